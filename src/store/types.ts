@@ -1,0 +1,218 @@
+/**
+ * The durable store: one interface, two implementations (SQLite file by default, PostgreSQL when
+ * DATABASE_URL is set). Everything here is plain data; secrets are handed in and out decrypted and
+ * are encrypted at rest by the implementation (AES-256-GCM under the master key).
+ *
+ * Timestamps are Unix seconds, except log records which carry milliseconds where noted.
+ */
+
+export type Role = 'admin' | 'member';
+
+export interface Organisation {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface Workspace {
+  id: string;
+  organisation_id: string;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ApiKey {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  role: Role;
+  /** First characters of the key, shown in listings so people can tell keys apart. */
+  key_prefix: string;
+  status: 'active' | 'revoked';
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  metadata: Record<string, string>;
+}
+
+/** Provider credentials and settings kept in the store: the keys of the config object that say how to
+ * reach a provider (api_key, custom_host and the vendora_/cloudb_/cloudc_/cloudd_ keys, deployments…). */
+export type ProviderSecret = Record<string, unknown>;
+
+/**
+ * Stored provider credentials, addressed by slug. `kind` tells the two ways of addressing them apart:
+ * a virtual key (`x-gateway-virtual-key: <slug>`, config `virtual_key`) or a model-catalog provider
+ * (`x-gateway-provider: @<slug>`, config `provider: "@<slug>"`).
+ */
+export interface ProviderCredential {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  kind: 'virtual_key' | 'provider';
+  slug: string;
+  name: string;
+  provider: string;
+  /** Decrypted; never sent back by the management API (see `redactSecret`). */
+  secret: ProviderSecret;
+  status: 'active' | 'revoked';
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredConfig {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  /** Stable, human-chosen id (e.g. `pc-prod-fallback`); `x-gateway-config: <slug>` resolves it. */
+  slug: string;
+  name: string;
+  /** The current (latest) version's config object. */
+  config: Record<string, unknown>;
+  version: number;
+  status: 'active' | 'archived';
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredConfigVersion {
+  config_id: string;
+  version: number;
+  config: Record<string, unknown>;
+  created_at: number;
+}
+
+export interface LogRecord {
+  id: string;
+  /** Milliseconds since the epoch. */
+  created_at_ms: number;
+  organisation_id: string | null;
+  workspace_id: string | null;
+  api_key_id: string | null;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  span_name: string | null;
+  method: string;
+  path: string;
+  endpoint: string;
+  provider: string | null;
+  model: string | null;
+  /** JSON path of the target that handled the call, e.g. `targets[1]`. */
+  target: string | null;
+  status: number;
+  /** true for a record of one attempt inside a request, false for the request itself. */
+  is_attempt: boolean;
+  stream: boolean;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  cache_status: string | null;
+  retry_count: number;
+  error_code: string | null;
+  error_message: string | null;
+  metadata: Record<string, string>;
+  /** Redacted request and response bodies, when body logging is on. */
+  request_body: unknown;
+  response_body: unknown;
+}
+
+export interface LogQuery {
+  workspace_id: string;
+  trace_id?: string;
+  provider?: string;
+  model?: string;
+  status?: number;
+  api_key_id?: string;
+  /** Milliseconds. */
+  from_ms?: number;
+  to_ms?: number;
+  /** Metadata key/value equality filters. */
+  metadata?: Record<string, string>;
+  limit: number;
+  /** Id of the last record of the previous page (records come newest first). */
+  after?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Runs pending migrations. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  createOrganisation(input: { name: string }): Promise<Organisation>;
+  getOrganisation(id: string): Promise<Organisation | undefined>;
+  createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace>;
+  getWorkspace(id: string): Promise<Workspace | undefined>;
+  listWorkspaces(organisation_id: string): Promise<Workspace[]>;
+
+  /** Creates a key and returns it with its secret value, which is never retrievable again. */
+  createApiKey(input: {
+    organisation_id: string;
+    workspace_id: string;
+    name: string;
+    role: Role;
+    expires_at?: number | null;
+    metadata?: Record<string, string>;
+    /** Use this value instead of generating one (GATEWAY_ADMIN_KEY). */
+    value?: string;
+  }): Promise<{ key: ApiKey; value: string }>;
+  /** Looks a key up by its secret value (hash comparison); revoked and expired keys included. */
+  findApiKeyByValue(value: string): Promise<ApiKey | undefined>;
+  getApiKey(workspace_id: string, id: string): Promise<ApiKey | undefined>;
+  listApiKeys(workspace_id: string): Promise<ApiKey[]>;
+  updateApiKey(
+    workspace_id: string,
+    id: string,
+    patch: Partial<Pick<ApiKey, 'name' | 'role' | 'status' | 'expires_at' | 'metadata'>>,
+  ): Promise<ApiKey | undefined>;
+  deleteApiKey(workspace_id: string, id: string): Promise<boolean>;
+  countApiKeys(): Promise<number>;
+  touchApiKey(id: string, at: number): Promise<void>;
+
+  createCredential(
+    input: Pick<ProviderCredential, 'workspace_id' | 'organisation_id' | 'kind' | 'slug' | 'name' | 'provider' | 'secret'>,
+  ): Promise<ProviderCredential>;
+  getCredential(
+    workspace_id: string,
+    kind: ProviderCredential['kind'],
+    slugOrId: string,
+  ): Promise<ProviderCredential | undefined>;
+  listCredentials(workspace_id: string, kind: ProviderCredential['kind']): Promise<ProviderCredential[]>;
+  updateCredential(
+    workspace_id: string,
+    kind: ProviderCredential['kind'],
+    slugOrId: string,
+    patch: Partial<Pick<ProviderCredential, 'name' | 'provider' | 'secret' | 'status'>>,
+  ): Promise<ProviderCredential | undefined>;
+  deleteCredential(workspace_id: string, kind: ProviderCredential['kind'], slugOrId: string): Promise<boolean>;
+
+  createConfig(
+    input: Pick<StoredConfig, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'config'>,
+  ): Promise<StoredConfig>;
+  getConfig(workspace_id: string, slugOrId: string): Promise<StoredConfig | undefined>;
+  listConfigs(workspace_id: string): Promise<StoredConfig[]>;
+  /** A new `config` makes a new version; `name`/`status` alone do not. */
+  updateConfig(
+    workspace_id: string,
+    slugOrId: string,
+    patch: Partial<Pick<StoredConfig, 'name' | 'config' | 'status'>>,
+  ): Promise<StoredConfig | undefined>;
+  listConfigVersions(workspace_id: string, slugOrId: string): Promise<StoredConfigVersion[]>;
+  deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean>;
+
+  insertLogs(records: LogRecord[]): Promise<void>;
+  getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
+  listLogs(query: LogQuery): Promise<Page<LogRecord>>;
+}
