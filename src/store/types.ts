@@ -182,7 +182,10 @@ export interface Store {
   touchApiKey(id: string, at: number): Promise<void>;
 
   createCredential(
-    input: Pick<ProviderCredential, 'workspace_id' | 'organisation_id' | 'kind' | 'slug' | 'name' | 'provider' | 'secret'>,
+    input: Pick<
+      ProviderCredential,
+      'workspace_id' | 'organisation_id' | 'kind' | 'slug' | 'name' | 'provider' | 'secret'
+    >,
   ): Promise<ProviderCredential>;
   getCredential(
     workspace_id: string,
@@ -196,7 +199,11 @@ export interface Store {
     slugOrId: string,
     patch: Partial<Pick<ProviderCredential, 'name' | 'provider' | 'secret' | 'status'>>,
   ): Promise<ProviderCredential | undefined>;
-  deleteCredential(workspace_id: string, kind: ProviderCredential['kind'], slugOrId: string): Promise<boolean>;
+  deleteCredential(
+    workspace_id: string,
+    kind: ProviderCredential['kind'],
+    slugOrId: string,
+  ): Promise<boolean>;
 
   createConfig(
     input: Pick<StoredConfig, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'config'>,

@@ -1,0 +1,78 @@
+/**
+ * Opens the database behind the store: a SQLite file under the data directory by default, or
+ * PostgreSQL when a `postgres://` URL is given. Only connection set-up lives here.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { GatewayError } from '../gateway/errors.js';
+import type { Database } from './schema.js';
+
+export const SQLITE_FILE = 'gateway.db';
+/** How long a SQLite writer waits for another process's lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export interface Connection {
+  db: Kysely<Database>;
+  kind: 'sqlite' | 'postgres';
+}
+
+export interface ConnectOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  pgSchema?: string;
+}
+
+export async function connect(options: ConnectOptions): Promise<Connection> {
+  if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.pgSchema);
+  return { db: connectSqlite(options.dataDir), kind: 'sqlite' };
+}
+
+function connectSqlite(dataDir: string): Kysely<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
+  // WAL lets readers run while the log writer writes; NORMAL is durable across process crashes in
+  // WAL mode and only risks the last commits on power loss, which is the right trade for logs.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  database.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function connectPostgres(databaseUrl: string, pgSchema: string | undefined): Promise<Connection> {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new GatewayError('internal_error', 'DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  if (pgSchema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(pgSchema)) {
+    throw new GatewayError('internal_error', `Invalid PostgreSQL schema name: ${pgSchema}`);
+  }
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool,
+      // Every connection resolves unqualified table names in the chosen schema only, so the store's
+      // queries and the migrator's own tables need no schema prefix.
+      onCreateConnection: pgSchema
+        ? async (connection) => {
+            await connection.executeQuery(CompiledQuery.raw(`set search_path to "${pgSchema}"`));
+          }
+        : undefined,
+    }),
+  });
+  if (pgSchema) {
+    try {
+      await sql`create schema if not exists ${sql.id(pgSchema)}`.execute(db);
+    } catch (error) {
+      // Two nodes starting together can both try; the loser sees a duplicate and the schema exists.
+      const code = (error as { code?: string }).code;
+      if (code !== '23505' && code !== '42P06') {
+        await db.destroy();
+        throw error;
+      }
+    }
+  }
+  return { db, kind: 'postgres' };
+}

@@ -1,0 +1,108 @@
+/**
+ * Log records: batch insert and the newest-first listing with keyset paging. Ordering is
+ * (created_at_ms desc, id desc); ids are unique, so records with the same timestamp still have one
+ * fixed order and a page boundary never skips or repeats a record.
+ */
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { GatewayError } from '../gateway/errors.js';
+import { toLogRecord, toLogRow, toNumber } from './rows.js';
+import type { Database } from './schema.js';
+import type { LogQuery, LogRecord, Page } from './types.js';
+
+/** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
+const MAX_PARAMETERS = 30_000;
+const LOG_COLUMNS = 32;
+const ROWS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / LOG_COLUMNS);
+export const MAX_LOG_PAGE = 1_000;
+
+export async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map(toLogRow);
+  if (rows.length <= ROWS_PER_STATEMENT) {
+    await db.insertInto('logs').values(rows).execute();
+    return;
+  }
+  // One transaction, so a batch is either stored whole or not at all (the writer retries it).
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      await trx
+        .insertInto('logs')
+        .values(rows.slice(start, start + ROWS_PER_STATEMENT))
+        .execute();
+    }
+  });
+}
+
+export async function getLog(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+): Promise<LogRecord | undefined> {
+  const row = await db
+    .selectFrom('logs')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toLogRecord(row) : undefined;
+}
+
+export async function listLogs(
+  db: Kysely<Database>,
+  kind: 'sqlite' | 'postgres',
+  query: LogQuery,
+): Promise<Page<LogRecord>> {
+  const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
+  let cursor: { createdAtMs: number; id: string } | undefined;
+  if (query.after !== undefined) {
+    const row = await db
+      .selectFrom('logs')
+      .select(['id', 'created_at_ms'])
+      .where('workspace_id', '=', query.workspace_id)
+      .where('id', '=', query.after)
+      .executeTakeFirst();
+    if (!row)
+      throw new GatewayError('invalid_query', 'Unknown cursor: no log record with that id', {
+        param: 'after',
+      });
+    cursor = { createdAtMs: toNumber(row.created_at_ms), id: row.id };
+  }
+
+  let builder = db.selectFrom('logs').selectAll().where('workspace_id', '=', query.workspace_id);
+  if (query.trace_id !== undefined) builder = builder.where('trace_id', '=', query.trace_id);
+  if (query.provider !== undefined) builder = builder.where('provider', '=', query.provider);
+  if (query.model !== undefined) builder = builder.where('model', '=', query.model);
+  if (query.status !== undefined) builder = builder.where('status', '=', query.status);
+  if (query.api_key_id !== undefined) builder = builder.where('api_key_id', '=', query.api_key_id);
+  if (query.from_ms !== undefined) builder = builder.where('created_at_ms', '>=', query.from_ms);
+  if (query.to_ms !== undefined) builder = builder.where('created_at_ms', '<=', query.to_ms);
+  for (const [key, value] of Object.entries(query.metadata ?? {})) {
+    builder = builder.where(metadataEquals(kind, key, value));
+  }
+  if (cursor) {
+    const { createdAtMs, id } = cursor;
+    builder = builder.where((eb) =>
+      eb.or([
+        eb('created_at_ms', '<', createdAtMs),
+        eb.and([eb('created_at_ms', '=', createdAtMs), eb('id', '<', id)]),
+      ]),
+    );
+  }
+  const rows = await builder
+    .orderBy('created_at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
+}
+
+/**
+ * Exact key/value match inside the metadata JSON text. Key and value are bound parameters in both
+ * forms, so any characters in them are safe and matched literally.
+ */
+function metadataEquals(kind: 'sqlite' | 'postgres', key: string, value: string): Expression<SqlBool> {
+  if (kind === 'postgres') {
+    return sql<SqlBool>`cast(metadata as jsonb) @> jsonb_build_object(cast(${key} as text), cast(${value} as text))`;
+  }
+  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where m.key = ${key} and m.type = 'text' and m.value = ${value})`;
+}

@@ -1,0 +1,14 @@
+/**
+ * Migrations are compiled into the program (no directory scanning), so a bundled or installed
+ * gateway always carries exactly the schema its code expects. Names sort in the order they run.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './0001_initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

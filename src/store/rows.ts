@@ -1,0 +1,168 @@
+/**
+ * Between database rows and the plain records of `types.ts`: numbers that pg returns as strings,
+ * 0/1 booleans, JSON kept as text. Pure functions; decryption is handed in by the caller.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type {
+  ApiKeysTable,
+  ConfigsTable,
+  ConfigVersionsTable,
+  CredentialsTable,
+  LogsTable,
+} from './schema.js';
+import type {
+  ApiKey,
+  LogRecord,
+  ProviderCredential,
+  ProviderSecret,
+  StoredConfig,
+  StoredConfigVersion,
+} from './types.js';
+
+export function toNumber(value: number | string | bigint): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+export function toNumberOrNull(value: number | string | bigint | null | undefined): number | null {
+  return value === null || value === undefined ? null : toNumber(value);
+}
+
+export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    role: row.role as ApiKey['role'],
+    key_prefix: row.key_prefix,
+    status: row.status as ApiKey['status'],
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+    expires_at: toNumberOrNull(row.expires_at),
+    last_used_at: toNumberOrNull(row.last_used_at),
+    metadata: parseJson(row.metadata) as Record<string, string>,
+  };
+}
+
+export function toCredential(row: Selectable<CredentialsTable>, secret: ProviderSecret): ProviderCredential {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    kind: row.kind as ProviderCredential['kind'],
+    slug: row.slug,
+    name: row.name,
+    provider: row.provider,
+    secret,
+    status: row.status as ProviderCredential['status'],
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}
+
+export function toConfig(row: Selectable<ConfigsTable>): StoredConfig {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    config: parseJson(row.config) as Record<string, unknown>,
+    version: toNumber(row.version),
+    status: row.status as StoredConfig['status'],
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}
+
+export function toConfigVersion(row: Selectable<ConfigVersionsTable>): StoredConfigVersion {
+  return {
+    config_id: row.config_id,
+    version: toNumber(row.version),
+    config: parseJson(row.config) as Record<string, unknown>,
+    created_at: toNumber(row.created_at),
+  };
+}
+
+export function toLogRow(record: LogRecord): Insertable<LogsTable> {
+  return {
+    id: record.id,
+    created_at_ms: record.created_at_ms,
+    organisation_id: record.organisation_id,
+    workspace_id: record.workspace_id,
+    api_key_id: record.api_key_id,
+    trace_id: record.trace_id,
+    span_id: record.span_id,
+    parent_span_id: record.parent_span_id,
+    span_name: record.span_name,
+    method: record.method,
+    path: record.path,
+    endpoint: record.endpoint,
+    provider: record.provider,
+    model: record.model,
+    target: record.target,
+    status: record.status,
+    is_attempt: record.is_attempt ? 1 : 0,
+    stream: record.stream ? 1 : 0,
+    latency_ms: record.latency_ms,
+    ttfb_ms: record.ttfb_ms,
+    prompt_tokens: record.prompt_tokens,
+    completion_tokens: record.completion_tokens,
+    total_tokens: record.total_tokens,
+    cached_tokens: record.cached_tokens,
+    reasoning_tokens: record.reasoning_tokens,
+    cache_status: record.cache_status,
+    retry_count: record.retry_count,
+    error_code: record.error_code,
+    error_message: record.error_message,
+    metadata: JSON.stringify(record.metadata ?? {}),
+    request_body: jsonOrNull(record.request_body),
+    response_body: jsonOrNull(record.response_body),
+  };
+}
+
+export function toLogRecord(row: Selectable<LogsTable>): LogRecord {
+  return {
+    id: row.id,
+    created_at_ms: toNumber(row.created_at_ms),
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    api_key_id: row.api_key_id,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    parent_span_id: row.parent_span_id,
+    span_name: row.span_name,
+    method: row.method,
+    path: row.path,
+    endpoint: row.endpoint,
+    provider: row.provider,
+    model: row.model,
+    target: row.target,
+    status: toNumber(row.status),
+    is_attempt: toNumber(row.is_attempt) === 1,
+    stream: toNumber(row.stream) === 1,
+    latency_ms: toNumber(row.latency_ms),
+    ttfb_ms: toNumberOrNull(row.ttfb_ms),
+    prompt_tokens: toNumberOrNull(row.prompt_tokens),
+    completion_tokens: toNumberOrNull(row.completion_tokens),
+    total_tokens: toNumberOrNull(row.total_tokens),
+    cached_tokens: toNumberOrNull(row.cached_tokens),
+    reasoning_tokens: toNumberOrNull(row.reasoning_tokens),
+    cache_status: row.cache_status,
+    retry_count: toNumber(row.retry_count),
+    error_code: row.error_code,
+    error_message: row.error_message,
+    metadata: parseJson(row.metadata) as Record<string, string>,
+    request_body: row.request_body === null ? null : parseJson(row.request_body),
+    response_body: row.response_body === null ? null : parseJson(row.response_body),
+  };
+}
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text);
+}
+
+/** `undefined` and `null` bodies both mean "not logged". */
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}

@@ -1,0 +1,117 @@
+/**
+ * Row types as the database holds them, for Kysely. Both dialects store the same things the same
+ * way: booleans as 0/1 integers, JSON as text, times as integer seconds (milliseconds for logs).
+ * pg hands bigint back as a string unless told otherwise, hence `number | string` where it matters.
+ */
+type Int8 = number | string;
+
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  created_at: Int8;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  organisation_id: string;
+  slug: string;
+  name: string;
+  created_at: Int8;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  role: string;
+  key_hash: string;
+  key_prefix: string;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+  expires_at: Int8 | null;
+  last_used_at: Int8 | null;
+  metadata: string;
+}
+
+export interface CredentialsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  kind: string;
+  slug: string;
+  name: string;
+  provider: string;
+  secret_encrypted: string;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+  deleted_at: Int8 | null;
+}
+
+export interface ConfigsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  config: string;
+  version: number;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+  deleted_at: Int8 | null;
+}
+
+export interface ConfigVersionsTable {
+  config_id: string;
+  version: number;
+  config: string;
+  created_at: Int8;
+}
+
+export interface LogsTable {
+  id: string;
+  created_at_ms: Int8;
+  organisation_id: string | null;
+  workspace_id: string | null;
+  api_key_id: string | null;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  span_name: string | null;
+  method: string;
+  path: string;
+  endpoint: string;
+  provider: string | null;
+  model: string | null;
+  target: string | null;
+  status: number;
+  is_attempt: number;
+  stream: number;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  cache_status: string | null;
+  retry_count: number;
+  error_code: string | null;
+  error_message: string | null;
+  metadata: string;
+  request_body: string | null;
+  response_body: string | null;
+}
+
+export interface Database {
+  organisations: OrganisationsTable;
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  credentials: CredentialsTable;
+  configs: ConfigsTable;
+  config_versions: ConfigVersionsTable;
+  logs: LogsTable;
+}
