@@ -1,0 +1,125 @@
+import type { EndpointKind } from '../types.js';
+
+/**
+ * Providers that speak the OpenAI wire format, as data. Adding one is adding a row.
+ * `baseUrl` is everything before the OpenAI path (`/chat/completions`…); `custom_host` replaces it.
+ */
+export interface OpenAICompatibleProvider {
+  id: string;
+  displayName: string;
+  aliases?: string[];
+  /** Absent: the provider has no public address and needs `custom_host` (self-hosted servers). */
+  baseUrl?: string;
+  /** `bearer`: `Authorization: Bearer <api_key>` required; `optional`: sent when given (local servers). */
+  auth: 'bearer' | 'optional';
+  endpoints: EndpointKind[];
+  /** Takes the gateway's `thinking` option as it is. */
+  acceptsThinking?: boolean;
+  /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
+  vendorHeaders?: boolean;
+  notes?: string[];
+}
+
+export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = [
+  {
+    id: 'openai',
+    displayName: 'OpenAI',
+    aliases: ['vendora'],
+    baseUrl: 'https://api.openai.com/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions', 'embeddings'],
+    vendorHeaders: true,
+  },
+  {
+    id: 'groq',
+    displayName: 'Groq',
+    baseUrl: 'https://api.groq.com/openai/v1',
+    auth: 'bearer',
+    endpoints: ['chat'],
+  },
+  {
+    id: 'mistral-ai',
+    displayName: 'Mistral AI',
+    aliases: ['mistral'],
+    baseUrl: 'https://api.mistral.ai/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'embeddings'],
+  },
+  {
+    id: 'together-ai',
+    displayName: 'Together AI',
+    aliases: ['together'],
+    baseUrl: 'https://api.together.xyz/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions', 'embeddings'],
+  },
+  {
+    id: 'fireworks-ai',
+    displayName: 'Fireworks AI',
+    aliases: ['fireworks'],
+    baseUrl: 'https://api.fireworks.ai/inference/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions', 'embeddings'],
+  },
+  {
+    id: 'deepseek',
+    displayName: 'DeepSeek',
+    baseUrl: 'https://api.deepseek.com/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions'],
+  },
+  {
+    id: 'x-ai',
+    displayName: 'xAI',
+    aliases: ['xai'],
+    baseUrl: 'https://api.x.ai/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'embeddings'],
+  },
+  {
+    id: 'openrouter',
+    displayName: 'OpenRouter',
+    baseUrl: 'https://openrouter.ai/api/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions', 'embeddings'],
+  },
+  {
+    id: 'perplexity-ai',
+    displayName: 'Perplexity',
+    aliases: ['perplexity'],
+    baseUrl: 'https://api.perplexity.ai',
+    auth: 'bearer',
+    endpoints: ['chat'],
+  },
+  {
+    id: 'cerebras',
+    displayName: 'Cerebras',
+    baseUrl: 'https://api.cerebras.ai/v1',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions'],
+  },
+  {
+    id: 'deepinfra',
+    displayName: 'DeepInfra',
+    baseUrl: 'https://api.deepinfra.com/v1/openai',
+    auth: 'bearer',
+    endpoints: ['chat', 'completions', 'embeddings'],
+  },
+  {
+    id: 'ollama',
+    displayName: 'Ollama',
+    baseUrl: 'http://127.0.0.1:11434/v1',
+    auth: 'optional',
+    endpoints: ['chat', 'completions', 'embeddings'],
+    notes: ['Local server: set `custom_host` when it does not listen on 127.0.0.1:11434.'],
+  },
+  {
+    id: 'openai-compatible',
+    displayName: 'Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp, TGI…)',
+    aliases: ['vllm', 'custom'],
+    auth: 'optional',
+    endpoints: ['chat', 'completions', 'embeddings'],
+    acceptsThinking: true,
+    notes: ['Needs `custom_host`: the server\'s base URL including its `/v1`.'],
+  },
+];

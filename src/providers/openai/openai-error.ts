@@ -1,0 +1,60 @@
+import { ProviderError } from '../../gateway/errors.js';
+import { retryAfterMs } from '../shared/retry-after.js';
+import type { UpstreamErrorResponse } from '../types.js';
+
+interface OpenAIErrorShape {
+  error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } | string;
+  message?: unknown;
+}
+
+const asString = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+
+/** Normalises an OpenAI-wire error answer (`{"error":{message,type,code,param}}`, or anything else). */
+export function openAIErrorFromResponse(provider: string, res: UpstreamErrorResponse): ProviderError {
+  let parsed: OpenAIErrorShape | undefined;
+  try {
+    parsed = JSON.parse(res.bodyText) as OpenAIErrorShape;
+  } catch {
+    parsed = undefined;
+  }
+  const error = parsed?.error;
+  const detail = typeof error === 'object' && error !== null ? error : undefined;
+  const message =
+    asString(detail?.message) ??
+    (typeof error === 'string' ? error : undefined) ??
+    asString(parsed?.message) ??
+    (res.bodyText.trim().slice(0, 500) || `${provider} answered with status ${res.status}`);
+  return new ProviderError({
+    status: res.status,
+    provider,
+    message,
+    type: asString(detail?.type),
+    code: asString(detail?.code) ?? null,
+    param: asString(detail?.param) ?? null,
+    retryAfterMs: retryAfterMs(res.headers),
+  });
+}
+
+/** An error object sent inside a 200 stream by OpenAI-wire providers. */
+export function openAIStreamError(provider: string, payload: Record<string, unknown>): ProviderError {
+  const detail = (payload.error ?? payload) as Record<string, unknown>;
+  const code = asString(detail.code);
+  const type = asString(detail.type);
+  const status =
+    typeof detail.status === 'number'
+      ? detail.status
+      : code === 'rate_limit_exceeded' || type === 'rate_limit_error'
+        ? 429
+        : type === 'invalid_request_error'
+          ? 400
+          : 502;
+  return new ProviderError({
+    status,
+    provider,
+    message: asString(detail.message) ?? 'The provider reported an error inside the stream',
+    type,
+    code: code ?? null,
+    param: asString(detail.param) ?? null,
+  });
+}

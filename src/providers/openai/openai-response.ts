@@ -1,0 +1,21 @@
+import { ProviderError } from '../../gateway/errors.js';
+import type { AdapterRequest, UpstreamResponse } from '../types.js';
+
+/** OpenAI-wire answers are already in the client's shape; a 2xx body carrying an `error` is a failure. */
+export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res: UpstreamResponse): unknown {
+  const body = res.body;
+  if (typeof body !== 'object' || body === null) {
+    throw new ProviderError({ status: 502, provider, message: `${provider} answered with a body that is not JSON` });
+  }
+  const error = (body as { error?: { message?: string; type?: string; code?: string } }).error;
+  if (error && !('choices' in body) && !('data' in body)) {
+    throw new ProviderError({
+      status: 502,
+      provider,
+      message: error.message ?? `${provider} answered 2xx with an error`,
+      type: error.type,
+      code: error.code ?? null,
+    });
+  }
+  return body;
+}

@@ -1,0 +1,50 @@
+import type { ChatCompletionChunk, Usage } from '../openai-types.js';
+import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
+import { openAIStreamError } from './openai-error.js';
+
+/**
+ * OpenAI-wire streams need no translation: each `data:` payload is forwarded as it came (its text is kept
+ * in `raw`), but it is parsed so the pipeline can see usage, finish reasons, errors in a 200 stream and
+ * malformed chunks.
+ */
+export function createOpenAIStreamTranslator(req: AdapterRequest, provider: string): StreamTranslator {
+  let usage: Usage | undefined;
+  const expectedChoices = typeof req.body.n === 'number' ? req.body.n : 1;
+  const finishedChoices = new Set<number>();
+
+  const push = (event: UpstreamEvent): StreamOutput[] => {
+    if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'unexpected binary event' }];
+    const data = event.data;
+    if (data === '[DONE]') return [{ type: 'done' }];
+    if (data.length === 0) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return [{ type: 'malformed', detail: `not JSON: ${data.slice(0, 200)}` }];
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return [{ type: 'malformed', detail: `not an object: ${data.slice(0, 200)}` }];
+    }
+    const object = parsed as Record<string, unknown>;
+    if (event.event === 'error' || (object.error !== undefined && object.choices === undefined)) {
+      return [{ type: 'error', error: openAIStreamError(provider, object) }];
+    }
+    if (!Array.isArray(object.choices)) {
+      return [{ type: 'malformed', detail: `chunk without choices: ${data.slice(0, 200)}` }];
+    }
+    const chunk = object as unknown as ChatCompletionChunk;
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      if (choice && choice.finish_reason) finishedChoices.add(choice.index);
+    }
+    return [{ type: 'chunk', chunk, raw: data }];
+  };
+
+  return {
+    push,
+    end: () => [],
+    usage: () => usage,
+    finished: () => finishedChoices.size >= expectedChoices,
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The provider adapter contract. An adapter is pure translation: it builds the upstream request from an
+ * OpenAI-shaped one, and turns the upstream's response, stream events and errors back into OpenAI shapes.
+ * It does no I/O of its own; the pipeline sends the request, reads the body, applies deadlines, retries and
+ * fallbacks. The one exception is `authenticate`, an optional token exchange (Vertex service accounts) kept
+ * in its own module and called by the pipeline before `buildRequest`.
+ */
+import type { ProviderError } from '../gateway/errors.js';
+import type { ChatCompletionChunk, TextCompletion, Usage } from './openai-types.js';
+
+export type EndpointKind = 'chat' | 'completions' | 'embeddings';
+
+export interface AzureDeployment {
+  deployment_id: string;
+  alias: string;
+  api_version: string;
+  is_default?: boolean;
+}
+
+/**
+ * How to reach one provider: the config keys of the spec that carry credentials and addresses, after a
+ * virtual key or `@slug` has been resolved and parent settings inherited. Names are the spec's own.
+ */
+export interface ProviderTarget {
+  /** Canonical adapter id, e.g. `openai`, `anthropic`, `bedrock`. */
+  provider: string;
+  api_key?: string;
+  custom_host?: string;
+  vendora_organization?: string;
+  vendora_project?: string;
+  cloudb_project_id?: string;
+  cloudb_region?: string;
+  cloudb_service_account_json?: Record<string, unknown>;
+  cloudc_access_key_id?: string;
+  cloudc_secret_access_key?: string;
+  cloudc_region?: string;
+  cloudc_session_token?: string;
+  cloudd_region?: string;
+  cloudd_deployment_name?: string;
+  cloudd_endpoint_name?: string;
+  cloudd_api_version?: string;
+  cloudd_deployment_type?: 'serverless' | 'managed';
+  cloudd_resource_name?: string;
+  cloudd_deployment_id?: string;
+  cloudd_model_name?: string;
+  resource_name?: string;
+  deployment_id?: string;
+  api_version?: string;
+  deployments?: AzureDeployment[];
+}
+
+/** The keys of ProviderTarget other than `provider`: what a config, virtual key or @slug may carry. */
+export const PROVIDER_TARGET_KEYS = [
+  'api_key',
+  'custom_host',
+  'vendora_organization',
+  'vendora_project',
+  'cloudb_project_id',
+  'cloudb_region',
+  'cloudb_service_account_json',
+  'cloudc_access_key_id',
+  'cloudc_secret_access_key',
+  'cloudc_region',
+  'cloudc_session_token',
+  'cloudd_region',
+  'cloudd_deployment_name',
+  'cloudd_endpoint_name',
+  'cloudd_api_version',
+  'cloudd_deployment_type',
+  'cloudd_resource_name',
+  'cloudd_deployment_id',
+  'cloudd_model_name',
+  'resource_name',
+  'deployment_id',
+  'api_version',
+  'deployments',
+] as const satisfies ReadonlyArray<keyof ProviderTarget>;
+
+/** One model call, as the adapter sees it. */
+export interface AdapterRequest {
+  endpoint: EndpointKind;
+  /** The validated OpenAI-shaped body with override_params applied (ChatRequest, CompletionRequest or
+   * EmbeddingRequest of ./openai-types.ts according to `endpoint`). */
+  body: Record<string, unknown>;
+  stream: boolean;
+  target: ProviderTarget;
+  /** Headers named by the config's `forward_headers`, lower-case, to send upstream as they are. */
+  forwardHeaders: Record<string, string>;
+  /** The client's request headers, lower-case (e.g. for `anthropic-beta` / `anthropic-version`). */
+  clientHeaders: Record<string, string | string[] | undefined>;
+  /** true: responses carry only standard OpenAI fields. false: extras such as `content_blocks`. */
+  strictCompat: boolean;
+  /** What `authenticate` returned, when the adapter has that step. */
+  auth?: AuthMaterial;
+}
+
+export interface AuthMaterial {
+  /** A bearer token obtained by a token exchange. */
+  accessToken?: string;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  url: string;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** The parsed JSON body. */
+  body: unknown;
+}
+
+export interface UpstreamErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The raw body text (may be JSON, HTML, empty…). */
+  bodyText: string;
+}
+
+/** One framed unit of an upstream stream. */
+export type UpstreamEvent =
+  /** A server-sent event: its `event:` name (if any) and its `data:` text. */
+  | { kind: 'sse'; event: string | undefined; data: string }
+  /** A binary event-stream message (AWS): string headers (`:event-type`, `:message-type`…) and its payload
+   * parsed as JSON (or the raw text when it is not JSON). */
+  | { kind: 'message'; headers: Record<string, string>; payload: unknown };
+
+/** Turns the bytes of an upstream stream into events. Pure and incremental. */
+export interface FrameDecoder {
+  push(bytes: Uint8Array): UpstreamEvent[];
+  /** The body ended; returns what is left. A partial frame at the end is dropped (the stream was cut). */
+  end(): UpstreamEvent[];
+}
+
+export type StreamOutput =
+  /** An OpenAI chunk. `raw` is its JSON text when the upstream already sent exactly that text, so the
+   * pipeline can forward the bytes without serialising again. */
+  | { type: 'chunk'; chunk: ChatCompletionChunk | TextCompletion; raw?: string }
+  /** The upstream reported an error inside a 200 stream. */
+  | { type: 'error'; error: ProviderError }
+  /** An event that could not be understood (malformed JSON, unknown shape); skipped and recorded. */
+  | { type: 'malformed'; detail: string }
+  /** The upstream said the answer is complete (`[DONE]`, `message_stop`, `messageStop`…). */
+  | { type: 'done' };
+
+export interface StreamTranslator {
+  push(event: UpstreamEvent): StreamOutput[];
+  /** The upstream body ended (cleanly or not); emit what is still owed (e.g. a final usage chunk). */
+  end(): StreamOutput[];
+  /** Usage seen so far, for the log. */
+  usage(): Usage | undefined;
+  /** true once every choice has a finish_reason: the answer is complete even without a `done` marker. */
+  finished(): boolean;
+}
+
+/** A pass-through call: any provider path under /v1, body and answer untouched. */
+export interface PassthroughRequest {
+  method: UpstreamRequest['method'];
+  /** The path after `/v1`, with its query string, e.g. `/rerank?x=1`. */
+  path: string;
+  /** Client headers that may be forwarded (hop-by-hop and x-gateway-* already removed), lower-case. */
+  headers: Record<string, string>;
+  body?: Uint8Array;
+  target: ProviderTarget;
+  auth?: AuthMaterial;
+}
+
+/** A short statement of what an adapter supports, rendered into docs/providers.md. */
+export interface ProviderCapabilities {
+  endpoints: EndpointKind[];
+  streaming: boolean;
+  tools: boolean;
+  parallelToolCalls: boolean;
+  images: boolean;
+  jsonSchema: boolean;
+  thinking: boolean;
+  /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. */
+  n: 'native' | 'fanout';
+  /** How each OpenAI parameter is handled, e.g. `max_tokens: "→ max_tokens"`,
+   * `logit_bias: "refused (400): not supported by the provider"`. */
+  parameters: Record<string, string>;
+  /** Credentials and addressing keys used, in the spec's names. */
+  credentials: string[];
+  notes?: string[];
+}
+
+export interface ProviderAdapter {
+  /** Canonical id used in `provider` / `x-gateway-provider`. */
+  readonly id: string;
+  /** Other names accepted (e.g. `vendora` for `openai`, `cloudc` for `bedrock`). */
+  readonly aliases?: readonly string[];
+  readonly displayName: string;
+  readonly capabilities: ProviderCapabilities;
+
+  /** Optional token exchange, e.g. a service-account access token; cached by its implementation. */
+  authenticate?(target: ProviderTarget, signal: AbortSignal): Promise<AuthMaterial>;
+
+  /** Builds the upstream request. Throws GatewayError (4xx) for what the provider cannot honour or a
+   * target that lacks what the provider needs (naming the parameter or config key). */
+  buildRequest(req: AdapterRequest): UpstreamRequest | Promise<UpstreamRequest>;
+
+  /** Translates a successful (2xx) JSON answer. Throws ProviderError when a 2xx body carries an error. */
+  parseResponse(req: AdapterRequest, res: UpstreamResponse): unknown;
+
+  /** The stream's framing; SSE when absent. */
+  createFrameDecoder?(): FrameDecoder;
+  createStreamTranslator(req: AdapterRequest): StreamTranslator;
+
+  /** Normalises a non-2xx answer: status kept, message/type/code from the provider's own error shape,
+   * `retryAfterMs` from Retry-After / Retry-After-ms or the provider's own hint. */
+  parseError(req: AdapterRequest, res: UpstreamErrorResponse): ProviderError;
+
+  /** Builds a pass-through request (provider base URL + path, provider auth added). */
+  buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;
+}
