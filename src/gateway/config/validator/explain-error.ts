@@ -1,0 +1,353 @@
+/**
+ * Finds the one error worth showing a caller for a value that failed a TypeBox schema.
+ *
+ * The compiled checker only says yes or no, and generic JSON-Schema error lists bury the useful
+ * message under "must match anyOf". This walker follows the value through the schema and, at a
+ * union, picks the branch the caller evidently meant (by JSON type, then by a discriminating
+ * literal such as `role` or `type`, then by whichever branch got furthest), so the message is
+ * "messages[1].content[0].type must be one of 'text', 'image_url'" rather than a list of all
+ * branches' complaints. It runs only after a check has failed, so it favours clarity over speed.
+ */
+import { Kind, type TSchema } from '@sinclair/typebox';
+
+export interface SchemaErrorDetail {
+  /** Dotted path of the offending field (`messages[0].role`, `config.retry.attempts`). */
+  path: string;
+  message: string;
+}
+
+interface Found extends SchemaErrorDetail {
+  depth: number;
+}
+
+/** Schemas looked up by `$id`, for recursive references (`Kind: 'This'` / `'Ref'`). */
+export type SchemaRefs = ReadonlyMap<string, TSchema>;
+
+/** An optional friendlier message a schema can carry for failures at its own level. */
+export const ERROR_MESSAGE_KEY = 'x-error-message';
+/** The same for a record whose key does not match its key pattern. */
+export const KEY_ERROR_MESSAGE_KEY = 'x-key-error-message';
+
+type Shape = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object';
+
+export function explainError(
+  schema: TSchema,
+  value: unknown,
+  rootPath: string,
+  refs: SchemaRefs = new Map(),
+): SchemaErrorDetail | null {
+  const found = walk(schema, value, rootPath, 0, refs);
+  return found === null ? null : { path: found.path, message: found.message };
+}
+
+function walk(schema: TSchema, value: unknown, path: string, depth: number, refs: SchemaRefs): Found | null {
+  const s = resolve(schema, refs);
+  switch (s[Kind]) {
+    case 'Any':
+    case 'Unknown':
+      return null;
+    case 'Null':
+      return value === null ? null : fail(s, path, depth, 'must be null');
+    case 'Boolean':
+      return typeof value === 'boolean' ? null : fail(s, path, depth, 'must be a boolean');
+    case 'Literal':
+      return value === s.const ? null : fail(s, path, depth, `must be ${quote(s.const)}`);
+    case 'String':
+      return checkString(s, value, path, depth);
+    case 'Number':
+    case 'Integer':
+      return checkNumber(s, value, path, depth);
+    case 'Array':
+      return checkArray(s, value, path, depth, refs);
+    case 'Object':
+      return checkObject(s, value, path, depth, refs);
+    case 'Record':
+      return checkRecord(s, value, path, depth, refs);
+    case 'Union':
+      return checkUnion(s, value, path, depth, refs);
+    default:
+      throw new Error(`explainError: unsupported schema kind ${String(s[Kind])}`);
+  }
+}
+
+function checkString(s: TSchema, value: unknown, path: string, depth: number): Found | null {
+  if (typeof value !== 'string') return fail(s, path, depth, 'must be a string');
+  if (typeof s.minLength === 'number' && value.length < s.minLength) {
+    return fail(
+      s,
+      path,
+      depth,
+      s.minLength === 1 ? 'must not be empty' : `must be at least ${s.minLength} characters`,
+    );
+  }
+  if (typeof s.maxLength === 'number' && value.length > s.maxLength) {
+    return fail(s, path, depth, `must be at most ${s.maxLength} characters`);
+  }
+  if (typeof s.pattern === 'string' && !new RegExp(s.pattern).test(value)) {
+    return fail(s, path, depth, `must match the pattern ${s.pattern}`);
+  }
+  return null;
+}
+
+function checkNumber(s: TSchema, value: unknown, path: string, depth: number): Found | null {
+  const integer = s[Kind] === 'Integer';
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return fail(s, path, depth, integer ? 'must be an integer' : 'must be a number');
+  }
+  if (integer && !Number.isInteger(value)) return fail(s, path, depth, 'must be an integer');
+  if (typeof s.minimum === 'number' && value < s.minimum) {
+    return fail(s, path, depth, `must be at least ${formatBound(s.minimum)}`);
+  }
+  if (typeof s.maximum === 'number' && value > s.maximum) {
+    return fail(s, path, depth, `must be at most ${formatBound(s.maximum)}`);
+  }
+  if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) {
+    return fail(s, path, depth, `must be greater than ${formatBound(s.exclusiveMinimum)}`);
+  }
+  if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) {
+    return fail(s, path, depth, `must be less than ${formatBound(s.exclusiveMaximum)}`);
+  }
+  return null;
+}
+
+function checkArray(s: TSchema, value: unknown, path: string, depth: number, refs: SchemaRefs): Found | null {
+  if (!Array.isArray(value)) return fail(s, path, depth, 'must be an array');
+  if (typeof s.minItems === 'number' && value.length < s.minItems) {
+    return fail(s, path, depth, `must have at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`);
+  }
+  if (typeof s.maxItems === 'number' && value.length > s.maxItems) {
+    return fail(s, path, depth, `must have at most ${s.maxItems} item${s.maxItems === 1 ? '' : 's'}`);
+  }
+  for (let i = 0; i < value.length; i++) {
+    const found = walk(s.items as TSchema, value[i], `${path}[${i}]`, depth + 1, refs);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function checkObject(
+  s: TSchema,
+  value: unknown,
+  path: string,
+  depth: number,
+  refs: SchemaRefs,
+): Found | null {
+  if (shapeOf(value) !== 'object') return fail(s, path, depth, 'must be an object');
+  const record = value as Record<string, unknown>;
+  const properties = (s.properties ?? {}) as Record<string, TSchema>;
+  for (const key of (s.required ?? []) as string[]) {
+    if (record[key] === undefined) return at(join(path, key), depth + 1, 'is required');
+  }
+  for (const key of Object.keys(record)) {
+    const child = join(path, key);
+    const known = properties[key];
+    if (known !== undefined) {
+      const found = walk(known, record[key], child, depth + 1, refs);
+      if (found !== null) return found;
+    } else if (s.additionalProperties === false) {
+      const allowed = Object.keys(properties).join(', ');
+      return at(child, depth + 1, `is not a known key${allowed ? ` (allowed: ${allowed})` : ''}`);
+    } else if (typeof s.additionalProperties === 'object') {
+      const found = walk(s.additionalProperties as TSchema, record[key], child, depth + 1, refs);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+function checkRecord(
+  s: TSchema,
+  value: unknown,
+  path: string,
+  depth: number,
+  refs: SchemaRefs,
+): Found | null {
+  if (shapeOf(value) !== 'object') return fail(s, path, depth, 'must be an object');
+  const [pattern, valueSchema] = Object.entries(s.patternProperties as Record<string, TSchema>)[0]!;
+  const keyPattern = new RegExp(pattern);
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const child = join(path, key);
+    if (!keyPattern.test(key)) {
+      const custom = s[KEY_ERROR_MESSAGE_KEY];
+      return at(
+        child,
+        depth + 1,
+        typeof custom === 'string' ? custom : `is not a valid key: keys must match ${pattern}`,
+      );
+    }
+    const found = walk(valueSchema, item, child, depth + 1, refs);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function checkUnion(s: TSchema, value: unknown, path: string, depth: number, refs: SchemaRefs): Found | null {
+  const branches = (s.anyOf as TSchema[]).map((b) => resolve(b, refs));
+  const shape = shapeOf(value);
+  let candidates = branches.filter((b) => accepts(b, shape));
+  if (candidates.length === 0) return fail(s, path, depth, `must be ${describeAll(branches)}`);
+
+  if (shape === 'string' && candidates.every((b) => b[Kind] === 'Literal')) {
+    if (candidates.some((b) => b.const === value)) return null;
+    return fail(s, path, depth, `must be ${describeAll(candidates)}`);
+  }
+  if (shape === 'object' && candidates.length > 1) {
+    const picked = pickByDiscriminator(candidates, value as Record<string, unknown>, path, depth);
+    if ('error' in picked) return picked.error;
+    candidates = picked.candidates;
+  }
+  if (shape === 'array' && candidates.length > 1 && (value as unknown[]).length > 0) {
+    const firstShape = shapeOf((value as unknown[])[0]);
+    const byFirst = candidates.filter(
+      (b) => b[Kind] !== 'Array' || accepts(resolve(b.items, refs), firstShape),
+    );
+    if (byFirst.length === 0) {
+      const items = candidates.map((b) => resolve(b.items as TSchema, refs));
+      return at(`${path}[0]`, depth + 1, `must be ${describeAll(items)}`);
+    }
+    candidates = byFirst;
+  }
+
+  let best: Found | null = null;
+  for (const branch of candidates) {
+    const found = walk(branch, value, path, depth, refs);
+    if (found === null) return null;
+    if (best === null || found.depth > best.depth) best = found;
+  }
+  return best;
+}
+
+/**
+ * Among object branches, a key that is a literal in every branch (`role`, `type`) tells which one
+ * the caller meant; its absence or an unknown value is the error worth reporting.
+ */
+function pickByDiscriminator(
+  candidates: TSchema[],
+  value: Record<string, unknown>,
+  path: string,
+  depth: number,
+): { candidates: TSchema[] } | { error: Found } {
+  const objects = candidates.filter((b) => b[Kind] === 'Object');
+  if (objects.length !== candidates.length) return { candidates };
+  const first = objects[0]!.properties as Record<string, TSchema>;
+  const key = Object.keys(first).find((k) =>
+    objects.every((b) => literalsOf((b.properties as Record<string, TSchema>)[k]) !== null),
+  );
+  if (key === undefined) return { candidates };
+  const actual = value[key];
+  if (actual === undefined) return { error: at(join(path, key), depth + 1, 'is required') };
+  const matching = objects.filter((b) => literalsOf(b.properties[key])!.includes(actual));
+  if (matching.length > 0) return { candidates: matching };
+  const allowed = [...new Set(objects.flatMap((b) => literalsOf(b.properties[key])!))];
+  return { error: at(join(path, key), depth + 1, `must be ${describeLiterals(allowed)}`) };
+}
+
+function literalsOf(schema: TSchema | undefined): unknown[] | null {
+  if (schema === undefined) return null;
+  if (schema[Kind] === 'Literal') return [schema.const];
+  if (schema[Kind] === 'Union' && (schema.anyOf as TSchema[]).every((b) => b[Kind] === 'Literal')) {
+    return (schema.anyOf as TSchema[]).map((b) => b.const);
+  }
+  return null;
+}
+
+function accepts(schema: TSchema, shape: Shape): boolean {
+  switch (schema[Kind]) {
+    case 'Any':
+    case 'Unknown':
+      return true;
+    case 'Null':
+      return shape === 'null';
+    case 'Boolean':
+      return shape === 'boolean';
+    case 'String':
+      return shape === 'string';
+    case 'Number':
+    case 'Integer':
+      return shape === 'number';
+    case 'Literal':
+      return shapeOf(schema.const) === shape;
+    case 'Array':
+      return shape === 'array';
+    case 'Object':
+    case 'Record':
+    case 'This':
+    case 'Ref':
+      return shape === 'object';
+    case 'Union':
+      return (schema.anyOf as TSchema[]).some((b) => accepts(b, shape));
+    default:
+      return false;
+  }
+}
+
+function describeAll(branches: TSchema[]): string {
+  const literals = branches.filter((b) => b[Kind] === 'Literal').map((b) => b.const);
+  const others = [...new Set(branches.filter((b) => b[Kind] !== 'Literal').map(describe))];
+  const parts = literals.length > 0 ? [describeLiterals(literals), ...others] : others;
+  return parts.length <= 1 ? (parts[0] ?? 'valid') : `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
+}
+
+function describe(schema: TSchema): string {
+  switch (schema[Kind]) {
+    case 'Null':
+      return 'null';
+    case 'Boolean':
+      return 'a boolean';
+    case 'String':
+      return 'a string';
+    case 'Number':
+      return 'a number';
+    case 'Integer':
+      return 'an integer';
+    case 'Array':
+      return 'an array';
+    case 'Union':
+      return describeAll(schema.anyOf as TSchema[]);
+    default:
+      return 'an object';
+  }
+}
+
+function describeLiterals(values: unknown[]): string {
+  return values.length === 1 ? quote(values[0]) : `one of ${values.map(quote).join(', ')}`;
+}
+
+function resolve(schema: TSchema, refs: SchemaRefs): TSchema {
+  if ((schema[Kind] === 'This' || schema[Kind] === 'Ref') && typeof schema.$ref === 'string') {
+    const target = refs.get(schema.$ref);
+    if (target === undefined) throw new Error(`explainError: unknown $ref ${schema.$ref}`);
+    return target;
+  }
+  return schema;
+}
+
+export function shapeOf(value: unknown): Shape {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  const t = typeof value;
+  if (t === 'boolean' || t === 'number' || t === 'string') return t;
+  return 'object';
+}
+
+function fail(schema: TSchema, path: string, depth: number, message: string): Found {
+  const custom = schema[ERROR_MESSAGE_KEY];
+  return at(path, depth, typeof custom === 'string' ? custom : message);
+}
+
+function at(path: string, depth: number, message: string): Found {
+  return { path, depth, message };
+}
+
+export function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function quote(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : String(value);
+}
+
+/** ±9223372036854775807 prints as 9223372036854776000 otherwise. */
+function formatBound(n: number): string {
+  return Math.abs(n) >= 2 ** 63 ? `${n < 0 ? '-' : ''}9223372036854775807` : String(n);
+}

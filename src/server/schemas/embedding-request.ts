@@ -1,0 +1,30 @@
+/**
+ * Body of POST /v1/embeddings. Unknown keys pass through to the provider (`input_type` and the like).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { compileValidator } from '../../gateway/config/validator/compile-validator.js';
+import { ModelField, TextOrTokens, UserField } from './common-fields.js';
+
+export const EmbeddingRequestSchema = Type.Object(
+  {
+    input: TextOrTokens({ nonEmpty: true, maxItems: 2048 }),
+    model: ModelField,
+    encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+    user: Type.Optional(UserField),
+  },
+  { $id: 'EmbeddingRequest', title: 'Embedding request' },
+);
+
+export type EmbeddingRequest = Static<typeof EmbeddingRequestSchema>;
+
+const validator = compileValidator(EmbeddingRequestSchema, {
+  code: 'invalid_body',
+  rootPath: '',
+  subject: 'The request body',
+  rootParam: null,
+});
+
+export function validateEmbeddingRequest(body: unknown): EmbeddingRequest {
+  return validator.assert(body);
+}

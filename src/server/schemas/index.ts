@@ -1,0 +1,21 @@
+export {
+  ChatCompletionRequestSchema,
+  validateChatCompletionRequest,
+  type ChatCompletionRequest,
+} from './chat-completion-request.js';
+export {
+  CompletionRequestSchema,
+  validateCompletionRequest,
+  type CompletionRequest,
+} from './completion-request.js';
+export {
+  EmbeddingRequestSchema,
+  validateEmbeddingRequest,
+  type EmbeddingRequest,
+} from './embedding-request.js';
+export type {
+  ChatMessage,
+  AssistantMessage,
+  UserContentPart,
+  AssistantContentPart,
+} from './chat-messages.js';
