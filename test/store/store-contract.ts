@@ -1,0 +1,608 @@
+/**
+ * One suite for every Store implementation: store.test.ts runs it against SQLite and PostgreSQL.
+ * Each test makes its own organisation and workspaces, so tests share one database without
+ * seeing each other's rows.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/gateway/errors.js';
+import { newId } from '../../src/store/ids.js';
+import type { LogRecord, Store, Workspace } from '../../src/store/types.js';
+
+export interface StoreHarness {
+  /** Opens (and migrates) the store at the harness's location with the given master key. */
+  open(masterKey: Buffer): Promise<Store>;
+  /** Runs SQL directly on the database, bypassing the store; `?` placeholders. */
+  raw(sqlText: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  cleanup(): Promise<void>;
+}
+
+export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
+  const masterKey = randomBytes(32);
+  let harness: StoreHarness;
+  let store: Store;
+
+  beforeAll(async () => {
+    harness = await makeHarness();
+    store = await harness.open(masterKey);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await harness?.cleanup();
+  });
+
+  async function tenant(): Promise<{ orgId: string; ws: Workspace; other: Workspace }> {
+    const org = await store.createOrganisation({ name: 'Acme' });
+    const ws = await store.createWorkspace({ organisation_id: org.id, name: 'Main', slug: 'main' });
+    const other = await store.createWorkspace({ organisation_id: org.id, name: 'Other', slug: 'other' });
+    return { orgId: org.id, ws, other };
+  }
+
+  async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe(code);
+  }
+
+  describe('migrations', () => {
+    it('opening the same database again runs no migration twice and keeps the data', async () => {
+      const org = await store.createOrganisation({ name: 'Persisted' });
+      const again = await harness.open(masterKey);
+      try {
+        await again.migrate();
+        expect(await again.getOrganisation(org.id)).toEqual(org);
+      } finally {
+        await again.close();
+      }
+      const applied = await harness.raw('select name from store_migrations order by name');
+      expect(applied.map((row) => row.name)).toEqual(['0001_initial']);
+    });
+  });
+
+  describe('organisations and workspaces', () => {
+    it('creates, reads and lists per organisation', async () => {
+      const { orgId, ws, other } = await tenant();
+      expect(orgId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(ws.id).toMatch(/^ws_[0-9A-Z]{26}$/);
+      expect(await store.getOrganisation(orgId)).toMatchObject({ id: orgId, name: 'Acme' });
+      expect(await store.getWorkspace(ws.id)).toEqual(ws);
+      expect(typeof ws.created_at).toBe('number');
+      expect((await store.listWorkspaces(orgId)).map((w) => w.id).sort()).toEqual([ws.id, other.id].sort());
+      const second = await tenant();
+      expect((await store.listWorkspaces(second.orgId)).map((w) => w.id)).not.toContain(ws.id);
+      expect(await store.getOrganisation('nope')).toBeUndefined();
+      expect(await store.getWorkspace('ws_nope')).toBeUndefined();
+    });
+
+    it('refuses a second workspace with the same slug in one organisation', async () => {
+      const { orgId } = await tenant();
+      await expectCode(
+        store.createWorkspace({ organisation_id: orgId, name: 'Again', slug: 'main' }),
+        'conflict',
+      );
+    });
+  });
+
+  describe('API keys', () => {
+    it('stores only a hash and finds the key by its value', async () => {
+      const { orgId, ws } = await tenant();
+      const { key, value } = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'ci',
+        role: 'member',
+        metadata: { team: 'search' },
+      });
+      expect(value).toMatch(/^gw-[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatchObject({
+        workspace_id: ws.id,
+        organisation_id: orgId,
+        name: 'ci',
+        role: 'member',
+        status: 'active',
+        key_prefix: value.slice(3, 11),
+        expires_at: null,
+        last_used_at: null,
+        metadata: { team: 'search' },
+      });
+      expect(key.id).toMatch(/^key_/);
+      expect(await store.findApiKeyByValue(value)).toEqual(key);
+      expect(await store.findApiKeyByValue(value + 'x')).toBeUndefined();
+      expect(await store.findApiKeyByValue(`gw-${randomBytes(32).toString('base64url')}`)).toBeUndefined();
+
+      const [row] = await harness.raw('select * from api_keys where id = ?', [key.id]);
+      expect(JSON.stringify(row)).not.toContain(value);
+      expect(JSON.stringify(row)).not.toContain(value.slice(3));
+      expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('the same value hashes differently under another master key', async () => {
+      const { orgId, ws } = await tenant();
+      const { value } = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'k',
+        role: 'admin',
+      });
+      const foreign = await harness.open(randomBytes(32));
+      try {
+        expect(await foreign.findApiKeyByValue(value)).toBeUndefined();
+      } finally {
+        await foreign.close();
+      }
+    });
+
+    it('reads, lists, updates, revokes, touches and deletes within the workspace only', async () => {
+      const { orgId, ws, other } = await tenant();
+      const a = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'a',
+        role: 'admin',
+      });
+      const b = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'b',
+        role: 'member',
+      });
+      const c = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: other.id,
+        name: 'c',
+        role: 'member',
+      });
+
+      expect(await store.getApiKey(ws.id, a.key.id)).toEqual(a.key);
+      expect(await store.getApiKey(other.id, a.key.id)).toBeUndefined();
+      expect((await store.listApiKeys(ws.id)).map((k) => k.id).sort()).toEqual([a.key.id, b.key.id].sort());
+      expect((await store.listApiKeys(other.id)).map((k) => k.id)).toEqual([c.key.id]);
+
+      expect(await store.updateApiKey(other.id, a.key.id, { name: 'stolen' })).toBeUndefined();
+      const renamed = await store.updateApiKey(ws.id, a.key.id, {
+        name: 'renamed',
+        role: 'member',
+        expires_at: 4_000_000_000,
+        metadata: { env: 'prod' },
+      });
+      expect(renamed).toMatchObject({
+        name: 'renamed',
+        role: 'member',
+        expires_at: 4_000_000_000,
+        metadata: { env: 'prod' },
+      });
+
+      await store.updateApiKey(ws.id, a.key.id, { status: 'revoked' });
+      expect(await store.findApiKeyByValue(a.value)).toMatchObject({ id: a.key.id, status: 'revoked' });
+
+      await store.touchApiKey(b.key.id, 2_000_000_000);
+      await store.touchApiKey(b.key.id, 1_900_000_000);
+      expect((await store.getApiKey(ws.id, b.key.id))?.last_used_at).toBe(2_000_000_000);
+
+      const before = await store.countApiKeys();
+      expect(await store.deleteApiKey(other.id, b.key.id)).toBe(false);
+      expect(await store.deleteApiKey(ws.id, b.key.id)).toBe(true);
+      expect(await store.deleteApiKey(ws.id, b.key.id)).toBe(false);
+      expect(await store.findApiKeyByValue(b.value)).toBeUndefined();
+      expect(await store.countApiKeys()).toBe(before - 1);
+      expect(typeof before).toBe('number');
+    });
+
+    it('stores a given value once and returns the existing key when given again', async () => {
+      const { orgId, ws } = await tenant();
+      const value = `admin-${randomBytes(12).toString('hex')}`;
+      const first = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'admin',
+        role: 'admin',
+        value,
+      });
+      expect(first.value).toBe(value);
+      expect(first.key.key_prefix).toBe(value.slice(0, 8));
+      const second = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'again',
+        role: 'admin',
+        value,
+      });
+      expect(second.key).toEqual(first.key);
+      expect(await store.findApiKeyByValue(value)).toEqual(first.key);
+      await expectCode(
+        store.createApiKey({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          name: 'weak',
+          role: 'admin',
+          value: 'short',
+        }),
+        'invalid_body',
+      );
+    });
+
+    it('refuses a workspace of another organisation', async () => {
+      const one = await tenant();
+      const two = await tenant();
+      await expectCode(
+        store.createApiKey({ organisation_id: one.orgId, workspace_id: two.ws.id, name: 'x', role: 'admin' }),
+        'not_found',
+      );
+    });
+  });
+
+  describe('provider credentials', () => {
+    const secret = {
+      api_key: 'sk-very-secret-provider-key-123',
+      cloudb_region: 'europe-west4',
+      deployments: [{ alias: 'a' }],
+    };
+
+    it('encrypts the secret at rest and reads it back by slug or id', async () => {
+      const { orgId, ws } = await tenant();
+      const created = await store.createCredential({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        kind: 'virtual_key',
+        slug: 'openai-prod',
+        name: 'OpenAI prod',
+        provider: 'openai',
+        secret,
+      });
+      expect(created).toMatchObject({ kind: 'virtual_key', slug: 'openai-prod', status: 'active', secret });
+      expect(created.id).toMatch(/^vk_/);
+      expect(await store.getCredential(ws.id, 'virtual_key', 'openai-prod')).toEqual(created);
+      expect(await store.getCredential(ws.id, 'virtual_key', created.id)).toEqual(created);
+      expect(await store.getCredential(ws.id, 'provider', 'openai-prod')).toBeUndefined();
+
+      const [row] = await harness.raw('select * from credentials where id = ?', [created.id]);
+      const rawText = JSON.stringify(row);
+      expect(rawText).not.toContain('sk-very-secret');
+      expect(rawText).not.toContain('europe-west4');
+      expect(String(row.secret_encrypted)).toMatch(/^v1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$/);
+    });
+
+    it('cannot decrypt under another master key, nor a blob moved to another row', async () => {
+      const { orgId, ws } = await tenant();
+      const one = await store.createCredential({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        kind: 'provider',
+        slug: 'one',
+        name: '1',
+        provider: 'openai',
+        secret,
+      });
+      const two = await store.createCredential({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        kind: 'provider',
+        slug: 'two',
+        name: '2',
+        provider: 'openai',
+        secret: { api_key: 'other' },
+      });
+      expect(two.id).toMatch(/^prv_/);
+
+      const foreign = await harness.open(randomBytes(32));
+      try {
+        await expectCode(foreign.getCredential(ws.id, 'provider', 'one'), 'internal_error');
+      } finally {
+        await foreign.close();
+      }
+
+      const [row] = await harness.raw('select secret_encrypted from credentials where id = ?', [one.id]);
+      await harness.raw('update credentials set secret_encrypted = ? where id = ?', [
+        row.secret_encrypted,
+        two.id,
+      ]);
+      await expectCode(store.getCredential(ws.id, 'provider', two.id), 'internal_error');
+    });
+
+    it('keeps slugs unique per workspace and kind among live rows', async () => {
+      const { orgId, ws, other } = await tenant();
+      const input = {
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        kind: 'virtual_key' as const,
+        slug: 'dup',
+        name: 'd',
+        provider: 'openai',
+        secret,
+      };
+      const first = await store.createCredential(input);
+      await expectCode(store.createCredential(input), 'conflict');
+      await store.createCredential({ ...input, kind: 'provider' });
+      await store.createCredential({ ...input, workspace_id: other.id });
+
+      expect(await store.deleteCredential(other.id, 'virtual_key', first.id)).toBe(false);
+      expect(await store.deleteCredential(ws.id, 'virtual_key', 'dup')).toBe(true);
+      expect(await store.deleteCredential(ws.id, 'virtual_key', 'dup')).toBe(false);
+      expect(await store.getCredential(ws.id, 'virtual_key', first.id)).toBeUndefined();
+      const reused = await store.createCredential(input);
+      expect(reused.id).not.toBe(first.id);
+    });
+
+    it('lists per workspace and kind, and updates secret, name and status', async () => {
+      const { orgId, ws, other } = await tenant();
+      const base = { organisation_id: orgId, workspace_id: ws.id, name: 'n', provider: 'openai', secret };
+      const a = await store.createCredential({ ...base, kind: 'virtual_key', slug: 'a' });
+      const b = await store.createCredential({ ...base, kind: 'virtual_key', slug: 'b' });
+      await store.createCredential({ ...base, kind: 'provider', slug: 'c' });
+      await store.createCredential({ ...base, workspace_id: other.id, kind: 'virtual_key', slug: 'd' });
+      expect((await store.listCredentials(ws.id, 'virtual_key')).map((c) => c.slug).sort()).toEqual([
+        'a',
+        'b',
+      ]);
+      expect((await store.listCredentials(ws.id, 'provider')).map((c) => c.slug)).toEqual(['c']);
+
+      expect(await store.updateCredential(other.id, 'virtual_key', a.id, { name: 'x' })).toBeUndefined();
+      const updated = await store.updateCredential(ws.id, 'virtual_key', 'a', {
+        name: 'renamed',
+        provider: 'anthropic',
+        secret: { api_key: 'sk-rotated-secret' },
+        status: 'revoked',
+      });
+      expect(updated).toMatchObject({
+        id: a.id,
+        name: 'renamed',
+        provider: 'anthropic',
+        status: 'revoked',
+        secret: { api_key: 'sk-rotated-secret' },
+      });
+      expect(await store.getCredential(ws.id, 'virtual_key', 'a')).toEqual(updated);
+      const [row] = await harness.raw('select secret_encrypted from credentials where id = ?', [a.id]);
+      expect(String(row.secret_encrypted)).not.toContain('rotated');
+      expect((await store.getCredential(ws.id, 'virtual_key', b.id))?.secret).toEqual(secret);
+    });
+  });
+
+  describe('stored configs', () => {
+    it('versions every config change and keeps the history', async () => {
+      const { orgId, ws } = await tenant();
+      const created = await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'pc-prod',
+        name: 'Prod',
+        config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }] },
+      });
+      expect(created).toMatchObject({ slug: 'pc-prod', version: 1, status: 'active' });
+      expect(created.id).toMatch(/^cfg_/);
+
+      const v2 = await store.updateConfig(ws.id, 'pc-prod', { config: { virtual_key: 'b' } });
+      expect(v2).toMatchObject({ id: created.id, version: 2, config: { virtual_key: 'b' } });
+      const renamed = await store.updateConfig(ws.id, created.id, { name: 'Production', status: 'archived' });
+      expect(renamed).toMatchObject({
+        version: 2,
+        name: 'Production',
+        status: 'archived',
+        config: { virtual_key: 'b' },
+      });
+      const v3 = await store.updateConfig(ws.id, created.id, { config: { virtual_key: 'c' } });
+      expect(v3?.version).toBe(3);
+
+      expect(await store.getConfig(ws.id, 'pc-prod')).toEqual(v3);
+      expect(await store.getConfig(ws.id, created.id)).toEqual(v3);
+      const versions = await store.listConfigVersions(ws.id, 'pc-prod');
+      expect(versions.map((v) => [v.version, v.config])).toEqual([
+        [1, { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }] }],
+        [2, { virtual_key: 'b' }],
+        [3, { virtual_key: 'c' }],
+      ]);
+      expect(versions.every((v) => v.config_id === created.id && typeof v.created_at === 'number')).toBe(
+        true,
+      );
+    });
+
+    it('gives concurrent updates distinct versions', async () => {
+      const { orgId, ws } = await tenant();
+      await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'race',
+        name: 'r',
+        config: { n: 0 },
+      });
+      await Promise.all([1, 2, 3, 4].map((n) => store.updateConfig(ws.id, 'race', { config: { n } })));
+      const versions = await store.listConfigVersions(ws.id, 'race');
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5]);
+      expect((await store.getConfig(ws.id, 'race'))?.version).toBe(5);
+    });
+
+    it('keeps slugs unique per workspace, isolates workspaces and deletes', async () => {
+      const { orgId, ws, other } = await tenant();
+      const input = {
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'same',
+        name: 's',
+        config: { a: 1 },
+      };
+      const first = await store.createConfig(input);
+      await expectCode(store.createConfig(input), 'conflict');
+      const elsewhere = await store.createConfig({ ...input, workspace_id: other.id, config: { b: 2 } });
+
+      expect(await store.getConfig(other.id, first.id)).toBeUndefined();
+      expect(await store.getConfig(other.id, 'same')).toEqual(elsewhere);
+      expect(await store.updateConfig(other.id, first.id, { name: 'x' })).toBeUndefined();
+      expect(await store.listConfigVersions(other.id, first.id)).toEqual([]);
+      expect((await store.listConfigs(ws.id)).map((c) => c.id)).toEqual([first.id]);
+
+      expect(await store.deleteConfig(other.id, first.id)).toBe(false);
+      expect(await store.deleteConfig(ws.id, 'same')).toBe(true);
+      expect(await store.getConfig(ws.id, 'same')).toBeUndefined();
+      expect(await store.listConfigs(ws.id)).toEqual([]);
+      expect(await store.deleteConfig(ws.id, first.id)).toBe(false);
+      const again = await store.createConfig(input);
+      expect(again.version).toBe(1);
+    });
+  });
+
+  describe('logs', () => {
+    let seq = 0;
+    function log(workspaceId: string, overrides: Partial<LogRecord> = {}): LogRecord {
+      seq += 1;
+      return {
+        id: newId('log'),
+        created_at_ms: 1_700_000_000_000 + seq,
+        organisation_id: 'org',
+        workspace_id: workspaceId,
+        api_key_id: 'key_a',
+        trace_id: `trace-${seq}`,
+        span_id: `span-${seq}`,
+        parent_span_id: null,
+        span_name: null,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        endpoint: 'chat.completions',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        target: null,
+        status: 200,
+        is_attempt: false,
+        stream: false,
+        latency_ms: 12.5,
+        ttfb_ms: null,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        total_tokens: 15,
+        cached_tokens: null,
+        reasoning_tokens: null,
+        cache_status: 'MISS',
+        retry_count: 0,
+        error_code: null,
+        error_message: null,
+        metadata: {},
+        request_body: null,
+        response_body: null,
+        ...overrides,
+      };
+    }
+
+    async function allPages(query: Omit<Parameters<Store['listLogs']>[0], 'after'>): Promise<LogRecord[]> {
+      const seen: LogRecord[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await store.listLogs({ ...query, after });
+        seen.push(...page.data);
+        if (!page.has_more) return seen;
+        expect(page.data).toHaveLength(query.limit);
+        after = page.data[page.data.length - 1].id;
+      }
+    }
+
+    it('round-trips every field', async () => {
+      const { ws } = await tenant();
+      const record = log(ws.id, {
+        parent_span_id: 'p1',
+        span_name: 'chat',
+        target: 'targets[1]',
+        is_attempt: true,
+        stream: true,
+        ttfb_ms: 3.25,
+        cached_tokens: 2,
+        reasoning_tokens: 9_000_000_000,
+        retry_count: 2,
+        status: 502,
+        error_code: 'upstream_unreachable',
+        error_message: 'boom',
+        metadata: { user: 'u1', 'a.b': 'c' },
+        request_body: { messages: [{ role: 'user', content: 'hi' }] },
+        response_body: 'text body',
+      });
+      await store.insertLogs([record]);
+      expect(await store.getLog(ws.id, record.id)).toEqual(record);
+    });
+
+    it('inserts a few thousand records in one batch quickly', async () => {
+      const { ws } = await tenant();
+      const records = Array.from({ length: 3000 }, (_, i) =>
+        log(ws.id, { metadata: { n: String(i) }, request_body: { i, text: 'x'.repeat(200) } }),
+      );
+      const started = performance.now();
+      await store.insertLogs(records);
+      const elapsed = performance.now() - started;
+      expect(elapsed).toBeLessThan(3_000);
+      const [row] = await harness.raw('select count(*) as n from logs where workspace_id = ?', [ws.id]);
+      expect(Number(row.n)).toBe(3000);
+      await store.insertLogs([]);
+    });
+
+    it('pages newest first with ties broken by id, never skipping or repeating', async () => {
+      const { ws } = await tenant();
+      const records = Array.from({ length: 23 }, (_, i) =>
+        log(ws.id, { created_at_ms: 1_800_000_000_000 + (i % 5) }),
+      );
+      // Insert in shuffled order so the result order cannot come from insertion order.
+      await store.insertLogs([...records].sort(() => Math.random() - 0.5));
+      const expected = [...records]
+        .sort((a, b) => b.created_at_ms - a.created_at_ms || (a.id < b.id ? 1 : -1))
+        .map((r) => r.id);
+      for (const limit of [1, 4, 5, 23, 50]) {
+        const seen = await allPages({ workspace_id: ws.id, limit });
+        expect(seen.map((r) => r.id)).toEqual(expected);
+      }
+      const first = await store.listLogs({ workspace_id: ws.id, limit: 23 });
+      expect(first.has_more).toBe(false);
+      await expectCode(
+        store.listLogs({ workspace_id: ws.id, limit: 5, after: 'log_missing' }),
+        'invalid_query',
+      );
+    });
+
+    it('filters by each field and by metadata, combined with paging', async () => {
+      const { ws } = await tenant();
+      const t = 1_750_000_000_000;
+      const records = [
+        log(ws.id, { created_at_ms: t, trace_id: 'tr-1', metadata: { env: 'prod', team: 'a' } }),
+        log(ws.id, {
+          created_at_ms: t + 1,
+          trace_id: 'tr-1',
+          provider: 'anthropic',
+          model: 'claude',
+          metadata: { env: 'prod', team: 'b' },
+        }),
+        log(ws.id, { created_at_ms: t + 2, status: 429, api_key_id: 'key_b', metadata: { env: 'dev' } }),
+        log(ws.id, { created_at_ms: t + 3, metadata: { 'we"ird.key': "va%l_ue's", env: 'prod' } }),
+        log(ws.id, { created_at_ms: t + 4, metadata: { envx: 'prod', note: '"env":"prod"' } }),
+      ];
+      await store.insertLogs(records);
+      const ids = async (q: Partial<Parameters<Store['listLogs']>[0]>) =>
+        (await allPages({ workspace_id: ws.id, limit: 2, ...q })).map((r) =>
+          records.findIndex((x) => x.id === r.id),
+        );
+
+      expect(await ids({})).toEqual([4, 3, 2, 1, 0]);
+      expect(await ids({ trace_id: 'tr-1' })).toEqual([1, 0]);
+      expect(await ids({ provider: 'anthropic' })).toEqual([1]);
+      expect(await ids({ model: 'claude' })).toEqual([1]);
+      expect(await ids({ status: 429 })).toEqual([2]);
+      expect(await ids({ api_key_id: 'key_b' })).toEqual([2]);
+      expect(await ids({ from_ms: t + 1, to_ms: t + 3 })).toEqual([3, 2, 1]);
+      expect(await ids({ metadata: { env: 'prod' } })).toEqual([3, 1, 0]);
+      expect(await ids({ metadata: { env: 'prod', team: 'b' } })).toEqual([1]);
+      expect(await ids({ metadata: { 'we"ird.key': "va%l_ue's" } })).toEqual([3]);
+      expect(await ids({ metadata: { 'we"ird.key': "va_l%ue's" } })).toEqual([]);
+      expect(await ids({ metadata: { env: 'pro' } })).toEqual([]);
+      expect(await ids({ metadata: { env: 'prod' }, trace_id: 'tr-1', provider: 'openai' })).toEqual([0]);
+    });
+
+    it('never shows one workspace the logs of another', async () => {
+      const { ws, other } = await tenant();
+      const mine = log(ws.id, { trace_id: 'shared-trace' });
+      const theirs = log(other.id, { trace_id: 'shared-trace' });
+      await store.insertLogs([mine, theirs]);
+      expect(await store.getLog(ws.id, theirs.id)).toBeUndefined();
+      expect(
+        (await store.listLogs({ workspace_id: ws.id, trace_id: 'shared-trace', limit: 10 })).data.map(
+          (r) => r.id,
+        ),
+      ).toEqual([mine.id]);
+      await expectCode(store.listLogs({ workspace_id: ws.id, limit: 10, after: theirs.id }), 'invalid_query');
+    });
+  });
+}
