@@ -1,0 +1,47 @@
+import type { ProviderCapabilities } from '../types.js';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic-config.js';
+
+export const anthropicCapabilities: ProviderCapabilities = {
+  endpoints: ['chat'],
+  streaming: true,
+  tools: true,
+  parallelToolCalls: true,
+  images: true,
+  jsonSchema: true,
+  thinking: true,
+  n: 'fanout',
+  parameters: {
+    messages:
+      '→ system (system and developer messages, wherever they appear) + alternating user/assistant messages',
+    max_tokens: `→ max_tokens (required by Anthropic: default ${ANTHROPIC_DEFAULT_MAX_TOKENS}, or budget_tokens + ${ANTHROPIC_DEFAULT_MAX_TOKENS} with thinking)`,
+    max_completion_tokens: '→ max_tokens (wins over max_tokens)',
+    temperature: '→ temperature (Anthropic accepts 0–1; values above 1 are refused by Anthropic)',
+    top_p: '→ top_p',
+    stop: '→ stop_sequences',
+    user: '→ metadata.user_id',
+    tools: '→ tools (parameters → input_schema; cache_control and strict passed through)',
+    tool_choice: '→ tool_choice (none → none, auto → auto, required → any, function → tool)',
+    parallel_tool_calls: '→ tool_choice.disable_parallel_tool_use when false',
+    response_format:
+      'json_schema → output_config.format; json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',
+    thinking: '→ thinking (extended thinking); thinking comes back in content_blocks when not strict',
+    stream_options: 'include_usage → a final usage chunk',
+    seed: 'dropped: Anthropic has no seed; determinism is best-effort in OpenAI too',
+    n: 'fanned out by the gateway (Anthropic returns one answer)',
+    frequency_penalty: 'refused (400) unless 0: not supported by Anthropic',
+    presence_penalty: 'refused (400) unless 0: not supported by Anthropic',
+    logit_bias: 'refused (400): not supported by Anthropic',
+    logprobs: 'refused (400) when true: not supported by Anthropic',
+    top_logprobs: 'refused (400): not supported by Anthropic',
+    functions: 'refused (400): use tools',
+    function_call: 'refused (400): use tool_choice',
+    reasoning_effort: 'refused (400): use thinking',
+  },
+  credentials: ['api_key', 'custom_host'],
+  notes: [
+    'prompt_tokens = input_tokens + cache_read_input_tokens + cache_creation_input_tokens; cached_tokens = cache_read_input_tokens.',
+    'Image URLs are passed to Anthropic as URL sources; data URLs as base64 sources. PDF files are accepted as data URLs.',
+    'anthropic-version defaults to 2023-06-01; a client anthropic-version or anthropic-beta header is passed on.',
+    'Embeddings are refused (Anthropic has no embeddings endpoint).',
+  ],
+};

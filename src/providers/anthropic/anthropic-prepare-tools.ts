@@ -1,0 +1,59 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatRequest } from '../openai-types.js';
+import type { AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.js';
+
+export interface AnthropicToolSettings {
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+}
+
+/**
+ * OpenAI `tools` / `tool_choice` / `parallel_tool_calls` → Anthropic `tools` / `tool_choice`.
+ * `required` is Anthropic's `any`; `parallel_tool_calls: false` is `disable_parallel_tool_use`.
+ * A `cache_control` set on an OpenAI tool object is passed through to the Anthropic tool.
+ */
+export function prepareAnthropicTools(body: ChatRequest): AnthropicToolSettings {
+  const tools = body.tools ?? [];
+  if (tools.length === 0) {
+    if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
+      throw new GatewayError('invalid_body', 'tool_choice needs tools', { param: 'tool_choice' });
+    }
+    return {};
+  }
+  const anthropicTools = tools.map((tool, i): AnthropicTool => {
+    if (tool.type !== 'function') {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `tools[${i}].type '${String(tool.type)}' is not supported by anthropic`,
+        {
+          param: `tools[${i}].type`,
+        },
+      );
+    }
+    const out: AnthropicTool = {
+      name: tool.function.name,
+      input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+    };
+    if (tool.function.description) out.description = tool.function.description;
+    if (tool.function.strict === true) out.strict = true;
+    const cacheControl = (tool as { cache_control?: Record<string, unknown> }).cache_control;
+    if (cacheControl) out.cache_control = cacheControl;
+    return out;
+  });
+
+  const disableParallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
+  const choice = body.tool_choice;
+  let toolChoice: AnthropicToolChoice | undefined;
+  if (choice === 'none') toolChoice = { type: 'none' };
+  else if (choice === 'required') toolChoice = { type: 'any', ...disableParallel };
+  else if (typeof choice === 'object' && choice !== null) {
+    const name = choice.function?.name;
+    if (!anthropicTools.some((tool) => tool.name === name)) {
+      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
+        param: 'tool_choice',
+      });
+    }
+    toolChoice = { type: 'tool', name, ...disableParallel };
+  } else if (body.parallel_tool_calls === false) toolChoice = { type: 'auto', ...disableParallel };
+  return toolChoice ? { tools: anthropicTools, tool_choice: toolChoice } : { tools: anthropicTools };
+}

@@ -1,0 +1,236 @@
+import { ProviderError } from '../../gateway/errors.js';
+import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../openai-types.js';
+import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
+import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
+import type { AnthropicStreamEvent, AnthropicUsage } from './anthropic-api-types.js';
+import { JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
+import { anthropicStreamError } from './anthropic-error.js';
+import { usesJsonResponseTool } from './anthropic-request-body.js';
+import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+
+/** What one Anthropic content block turns into on the OpenAI side. */
+type BlockState =
+  | { kind: 'text' }
+  | { kind: 'tool'; toolIndex: number; sentArguments: boolean }
+  /** The forced `json` tool of response_format json_object: its input is the answer's text. */
+  | { kind: 'json'; sentText: boolean }
+  | { kind: 'thinking' }
+  /** Server tools, fallbacks and other blocks the chat shape has no place for. */
+  | { kind: 'skip' };
+
+/**
+ * Anthropic Messages SSE events → OpenAI chat chunks. A role chunk opens the answer; text, tool-call and
+ * thinking deltas follow with tool indexes counted over tool blocks only; `message_delta` gives the
+ * finish reason and the final usage; with `include_usage` a choice-less usage chunk precedes `done`.
+ */
+export function createAnthropicStreamTranslator(
+  req: AdapterRequest,
+  provider = 'anthropic',
+): StreamTranslator {
+  const body = req.body as ChatRequest;
+  const includeUsage = body.stream_options?.include_usage === true;
+  const jsonMode = usesJsonResponseTool(req.body);
+  const blocks = new Map<number, BlockState>();
+  let identity: ChunkIdentity = { id: '', model: String(body.model ?? ''), created: unixSeconds() };
+  let messageId: string | undefined;
+  let toolCount = 0;
+  let usage: AnthropicUsage | undefined;
+  let finishReason: FinishReason | undefined;
+  let usageSent = false;
+  let done = false;
+  let failed = false;
+
+  const chunk = (delta: Delta, finish: FinishReason | null = null): StreamOutput => ({
+    type: 'chunk',
+    chunk: choiceChunk(identity, delta, finish),
+  });
+
+  const closing = (): StreamOutput[] => {
+    const out: StreamOutput[] = [];
+    if (includeUsage && !usageSent && finishReason !== undefined) {
+      usageSent = true;
+      out.push({ type: 'chunk', chunk: usageChunk(identity, toOpenAIUsage(usage)) });
+    }
+    return out;
+  };
+
+  const handle = (event: AnthropicStreamEvent): StreamOutput[] => {
+    switch (event.type) {
+      case 'message_start': {
+        const id = event.message?.id;
+        if (messageId !== undefined) {
+          if (id === messageId) return []; // a repeated message_start of the open message
+          failed = true;
+          return [
+            {
+              type: 'error',
+              error: new ProviderError({
+                status: 502,
+                provider,
+                message: `${provider} started message ${String(id)} while message ${messageId} was still open`,
+                code: 'upstream_invalid_response',
+              }),
+            },
+          ];
+        }
+        messageId = id;
+        identity = { id, model: event.message.model || identity.model, created: identity.created };
+        usage = mergeAnthropicUsage(usage, event.message.usage);
+        return [chunk({ role: 'assistant', content: '' })];
+      }
+      case 'content_block_start':
+        return blockStart(event.index, event.content_block as { type: string; [key: string]: unknown });
+      case 'content_block_delta':
+        return blockDelta(event.index, event.delta as { type: string; [key: string]: unknown });
+      case 'content_block_stop':
+        return blockStop(event.index);
+      case 'message_delta': {
+        usage = mergeAnthropicUsage(usage, event.usage);
+        if (event.delta?.stop_reason === undefined || event.delta.stop_reason === null) return [];
+        let reason = mapAnthropicFinishReason(event.delta.stop_reason);
+        if (jsonMode && reason === 'tool_calls' && toolCount === 0) reason = 'stop';
+        finishReason = reason;
+        return [chunk({}, reason)];
+      }
+      case 'message_stop':
+        done = true;
+        return [...closing(), { type: 'done' }];
+      case 'error':
+        failed = true;
+        return [{ type: 'error', error: anthropicStreamError(provider, event.error ?? {}) }];
+      default:
+        return []; // ping and future event types
+    }
+  };
+
+  const blockStart = (index: number, block: { type: string; [key: string]: unknown }): StreamOutput[] => {
+    switch (block.type) {
+      case 'text': {
+        blocks.set(index, { kind: 'text' });
+        const text = typeof block.text === 'string' ? block.text : '';
+        return text ? [chunk({ content: text })] : [];
+      }
+      case 'tool_use': {
+        if (jsonMode && block.name === JSON_RESPONSE_TOOL_NAME) {
+          blocks.set(index, { kind: 'json', sentText: false });
+          return [];
+        }
+        const toolIndex = toolCount++;
+        blocks.set(index, { kind: 'tool', toolIndex, sentArguments: false });
+        return [
+          chunk({
+            tool_calls: [
+              {
+                index: toolIndex,
+                id: String(block.id),
+                type: 'function',
+                function: { name: String(block.name), arguments: '' },
+              },
+            ],
+          }),
+        ];
+      }
+      case 'thinking': {
+        blocks.set(index, { kind: 'thinking' });
+        const thinking = typeof block.thinking === 'string' ? block.thinking : '';
+        return thinking && !req.strictCompat
+          ? [chunk({ content_blocks: [{ index, delta: { type: 'thinking', thinking } }] })]
+          : [];
+      }
+      case 'redacted_thinking':
+        blocks.set(index, { kind: 'thinking' });
+        return req.strictCompat
+          ? []
+          : [
+              chunk({
+                content_blocks: [{ index, delta: { type: 'redacted_thinking', data: String(block.data) } }],
+              }),
+            ];
+      default:
+        blocks.set(index, { kind: 'skip' });
+        return [];
+    }
+  };
+
+  const blockDelta = (index: number, delta: { type: string; [key: string]: unknown }): StreamOutput[] => {
+    const state = blocks.get(index) ?? { kind: 'text' };
+    if (delta.type === 'text_delta' && state.kind === 'text') {
+      const text = String(delta.text ?? '');
+      return text ? [chunk({ content: text })] : [];
+    }
+    if (delta.type === 'input_json_delta') {
+      const part = String(delta.partial_json ?? '');
+      if (part === '') return [];
+      if (state.kind === 'tool') {
+        state.sentArguments = true;
+        return [chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: part } }] })];
+      }
+      if (state.kind === 'json') {
+        state.sentText = true;
+        return [chunk({ content: part })];
+      }
+      return [];
+    }
+    if (state.kind === 'thinking' && !req.strictCompat) {
+      if (delta.type === 'thinking_delta' && delta.thinking) {
+        return [
+          chunk({
+            content_blocks: [{ index, delta: { type: 'thinking', thinking: String(delta.thinking) } }],
+          }),
+        ];
+      }
+      if (delta.type === 'signature_delta' && delta.signature) {
+        return [
+          chunk({
+            content_blocks: [{ index, delta: { type: 'thinking', signature: String(delta.signature) } }],
+          }),
+        ];
+      }
+    }
+    return [];
+  };
+
+  const blockStop = (index: number): StreamOutput[] => {
+    const state = blocks.get(index);
+    // A call without arguments streams no input at all; `{}` keeps the concatenation valid JSON.
+    if (state?.kind === 'tool' && !state.sentArguments) {
+      state.sentArguments = true;
+      return [chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: '{}' } }] })];
+    }
+    if (state?.kind === 'json' && !state.sentText) {
+      state.sentText = true;
+      return [chunk({ content: '{}' })];
+    }
+    return [];
+  };
+
+  return {
+    push(event: UpstreamEvent): StreamOutput[] {
+      if (failed || done) return [];
+      if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'expected a server-sent event' }];
+      let parsed: AnthropicStreamEvent;
+      try {
+        parsed = JSON.parse(event.data) as AnthropicStreamEvent;
+      } catch {
+        return [{ type: 'malformed', detail: `not JSON: ${event.data.slice(0, 200)}` }];
+      }
+      if (!parsed || typeof parsed !== 'object' || typeof parsed.type !== 'string') {
+        return [{ type: 'malformed', detail: `no event type: ${event.data.slice(0, 200)}` }];
+      }
+      return handle(parsed);
+    },
+    end(): StreamOutput[] {
+      if (failed || done) return [];
+      return closing();
+    },
+    usage(): Usage | undefined {
+      return usage ? toOpenAIUsage(usage) : undefined;
+    },
+    finished(): boolean {
+      return finishReason !== undefined;
+    },
+  };
+}

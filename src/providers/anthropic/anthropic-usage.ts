@@ -1,0 +1,40 @@
+import type { Usage } from '../openai-types.js';
+import type { AnthropicUsage } from './anthropic-api-types.js';
+
+/**
+ * Anthropic's `input_tokens` counts only the tokens after the last cache breakpoint; cache reads and
+ * cache writes are reported apart. OpenAI's `prompt_tokens` is the whole prompt, so the three are added,
+ * and the cache reads are also reported as `prompt_tokens_details.cached_tokens`.
+ */
+export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
+  const input = usage?.input_tokens ?? 0;
+  const cacheRead = usage?.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage?.cache_creation_input_tokens ?? 0;
+  const prompt = input + cacheRead + cacheWrite;
+  const completion = usage?.output_tokens ?? 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cacheRead },
+  };
+}
+
+/** Stream usage arrives in parts (message_start, then message_delta): later non-null values win. */
+export function mergeAnthropicUsage(
+  current: AnthropicUsage | undefined,
+  update: AnthropicUsage | undefined,
+): AnthropicUsage | undefined {
+  if (!update) return current;
+  const merged: AnthropicUsage = { ...current };
+  for (const key of [
+    'input_tokens',
+    'output_tokens',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
+  ] as const) {
+    const value = update[key];
+    if (typeof value === 'number') merged[key] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,161 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { parseDataUrl } from '../shared/data-url.js';
+import { parseToolArguments } from '../shared/tool-arguments.js';
+import type { AnthropicContentBlock, AnthropicMessage } from './anthropic-api-types.js';
+
+export interface AnthropicPrompt {
+  system: AnthropicContentBlock[];
+  messages: AnthropicMessage[];
+}
+
+const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * OpenAI messages → Anthropic `system` + alternating user/assistant turns. System and developer messages
+ * go to `system` wherever they appear (Anthropic has no mid-conversation system turn). Tool results become
+ * `tool_result` blocks of a user turn; consecutive turns of one role are merged, as Anthropic demands
+ * alternation. Assistant `content_blocks` (thinking with its signature, redacted thinking) are sent back
+ * before the text so that multi-turn extended thinking keeps working.
+ */
+export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPrompt {
+  const system: AnthropicContentBlock[] = [];
+  const turns: AnthropicMessage[] = [];
+
+  const push = (role: 'user' | 'assistant', blocks: AnthropicContentBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+
+  messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...userContent(message.content, where).filter(isText));
+        break;
+      case 'user':
+        push('user', userContent(message.content, where));
+        break;
+      case 'assistant':
+        push('assistant', assistantContent(message, where));
+        break;
+      case 'tool':
+        push('user', [toolResult(message, where)]);
+        break;
+      default:
+        throw new GatewayError(
+          'unsupported_parameter',
+          `${where}.role '${message.role}' is not supported by anthropic; use tools and role 'tool'`,
+          { param: `${where}.role` },
+        );
+    }
+  });
+  return { system, messages: turns };
+}
+
+function isText(block: AnthropicContentBlock): boolean {
+  return block.type === 'text';
+}
+
+function userContent(content: ChatMessage['content'], where: string): AnthropicContentBlock[] {
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.map((part, j) => contentPart(part, `${where}.content[${j}]`));
+}
+
+function withCacheControl<T extends AnthropicContentBlock>(block: T, part: ContentPart): T {
+  const cacheControl = (part as { cache_control?: Record<string, unknown> }).cache_control;
+  return cacheControl ? { ...block, cache_control: cacheControl } : block;
+}
+
+function contentPart(part: ContentPart, where: string): AnthropicContentBlock {
+  if (part.type === 'text') {
+    return withCacheControl({ type: 'text', text: String((part as { text: unknown }).text ?? '') }, part);
+  }
+  if (part.type === 'image_url') {
+    const url = (part as { image_url?: { url?: string } }).image_url?.url ?? '';
+    return withCacheControl(imageBlock(url, `${where}.image_url`), part);
+  }
+  if (part.type === 'file') {
+    const file = (part as { file?: { file_data?: string; file_id?: string } }).file ?? {};
+    const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
+    if (data?.mediaType === 'application/pdf') {
+      return withCacheControl(
+        { type: 'document', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } },
+        part,
+      );
+    }
+    throw new GatewayError(
+      'unsupported_parameter',
+      `${where}.file: anthropic accepts only PDF documents given inline as a data URL in file_data`,
+      { param: `${where}.file` },
+    );
+  }
+  throw new GatewayError(
+    'unsupported_parameter',
+    `${where}: content part type '${part.type}' is not supported by anthropic`,
+    {
+      param: where,
+    },
+  );
+}
+
+function imageBlock(url: string, param: string): AnthropicContentBlock {
+  const data = parseDataUrl(url);
+  if (data) {
+    if (!IMAGE_MEDIA_TYPES.has(data.mediaType)) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${param}: image type ${data.mediaType} is not supported by anthropic (jpeg, png, gif, webp)`,
+        { param },
+      );
+    }
+    return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } };
+  }
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  throw new GatewayError('invalid_body', `${param}: expected an http(s) URL or a base64 data URL`, { param });
+}
+
+function assistantContent(message: ChatMessage, where: string): AnthropicContentBlock[] {
+  const blocks: AnthropicContentBlock[] = [];
+  for (const block of message.content_blocks ?? []) {
+    if (block.type === 'thinking' && typeof block.thinking === 'string') {
+      blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature ?? '' });
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      blocks.push({ type: 'redacted_thinking', data: block.data });
+    }
+  }
+  if (typeof message.content === 'string') {
+    if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  } else if (Array.isArray(message.content)) {
+    message.content.forEach((part, j) => {
+      if (part.type === 'text') blocks.push(contentPart(part, `${where}.content[${j}]`));
+      // refusal parts of earlier answers carry nothing the model needs back
+    });
+  }
+  (message.tool_calls ?? []).forEach((call, k) => {
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: parseToolArguments(call.function.arguments, `${where}.tool_calls[${k}].function.arguments`),
+    });
+  });
+  return blocks;
+}
+
+function toolResult(message: ChatMessage, where: string): AnthropicContentBlock {
+  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
+    throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
+      param: `${where}.tool_call_id`,
+    });
+  }
+  const content =
+    typeof message.content === 'string' || message.content === undefined || message.content === null
+      ? (message.content ?? '')
+      : userContent(message.content, where);
+  return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
+}
