@@ -50,6 +50,9 @@ async function connectPostgres(databaseUrl: string, pgSchema: string | undefined
     throw new GatewayError('internal_error', `Invalid PostgreSQL schema name: ${pgSchema}`);
   }
   const pool = new pg.Pool({ connectionString: databaseUrl });
+  // An idle pooled connection that the server drops emits 'error' on the pool; unhandled, that
+  // would end the process. The pool discards the connection and the next query opens a new one.
+  pool.on('error', () => undefined);
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool,

@@ -4,6 +4,11 @@
  * are encrypted at rest by the implementation (AES-256-GCM under the master key).
  *
  * Timestamps are Unix seconds, except log records which carry milliseconds where noted.
+ *
+ * Errors (GatewayError): a duplicate slug is `conflict`; creating a key, credential or config in a
+ * workspace that is not of the given organisation is `not_found`; a stored secret that cannot be
+ * decrypted (wrong master key) is `internal_error`. Missing rows are `undefined` / `false`, not errors.
+ * Deleted credentials and configs are hidden from every read and free their slug.
  */
 
 export type Role = 'admin' | 'member';
@@ -130,13 +135,15 @@ export interface LogQuery {
   model?: string;
   status?: number;
   api_key_id?: string;
-  /** Milliseconds. */
+  /** Milliseconds, both bounds inclusive. */
   from_ms?: number;
   to_ms?: number;
   /** Metadata key/value equality filters. */
   metadata?: Record<string, string>;
+  /** Clamped to 1..1000. */
   limit: number;
-  /** Id of the last record of the previous page (records come newest first). */
+  /** Id of the last record of the previous page (records come newest first, ties by id). An id that
+   * is not a log of this workspace is refused with `invalid_query`. */
   after?: string;
 }
 
@@ -147,7 +154,7 @@ export interface Page<T> {
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
-  /** Runs pending migrations. */
+  /** Runs pending migrations (`openStore` already did). */
   migrate(): Promise<void>;
   close(): Promise<void>;
 
@@ -165,7 +172,8 @@ export interface Store {
     role: Role;
     expires_at?: number | null;
     metadata?: Record<string, string>;
-    /** Use this value instead of generating one (GATEWAY_ADMIN_KEY). */
+    /** Use this value instead of generating one (GATEWAY_ADMIN_KEY); at least 16 characters. When a
+     * key with this value already exists, that key is returned unchanged (idempotent start-up). */
     value?: string;
   }): Promise<{ key: ApiKey; value: string }>;
   /** Looks a key up by its secret value (hash comparison); revoked and expired keys included. */
