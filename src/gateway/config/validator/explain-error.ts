@@ -135,22 +135,27 @@ function checkObject(
   if (shapeOf(value) !== 'object') return fail(s, path, depth, 'must be an object');
   const record = value as Record<string, unknown>;
   const properties = (s.properties ?? {}) as Record<string, TSchema>;
+  // An unknown key first: in a closed object it is usually a misspelling of the "missing" one.
+  if (s.additionalProperties === false) {
+    const unknown = Object.keys(record).find((key) => properties[key] === undefined);
+    if (unknown !== undefined) {
+      const allowed = Object.keys(properties).join(', ');
+      return at(
+        join(path, unknown),
+        depth + 1,
+        `is not a known key${allowed ? ` (allowed: ${allowed})` : ''}`,
+      );
+    }
+  }
   for (const key of (s.required ?? []) as string[]) {
     if (record[key] === undefined) return at(join(path, key), depth + 1, 'is required');
   }
   for (const key of Object.keys(record)) {
-    const child = join(path, key);
-    const known = properties[key];
-    if (known !== undefined) {
-      const found = walk(known, record[key], child, depth + 1, refs);
-      if (found !== null) return found;
-    } else if (s.additionalProperties === false) {
-      const allowed = Object.keys(properties).join(', ');
-      return at(child, depth + 1, `is not a known key${allowed ? ` (allowed: ${allowed})` : ''}`);
-    } else if (typeof s.additionalProperties === 'object') {
-      const found = walk(s.additionalProperties as TSchema, record[key], child, depth + 1, refs);
-      if (found !== null) return found;
-    }
+    const known =
+      properties[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (known === undefined) continue;
+    const found = walk(known as TSchema, record[key], join(path, key), depth + 1, refs);
+    if (found !== null) return found;
   }
   return null;
 }

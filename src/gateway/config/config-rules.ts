@@ -1,0 +1,171 @@
+/**
+ * Rules of the config object that relate keys to each other, applied to the root and to every
+ * target after the shape has been checked.
+ */
+import { fieldError } from './validator/compile-validator.js';
+import type { GatewayConfig } from './config-schema.js';
+
+export interface ConfigRuleOptions {
+  /**
+   * The request carries `Authorization: Bearer <PROVIDER_API_KEY>`, which stands in for `api_key`
+   * of any node that names a provider without credentials of its own.
+   */
+  authorizationPresent?: boolean;
+}
+
+type Key = keyof GatewayConfig;
+
+/** "Valid when at least one of these key combinations is present" (spec, config object). */
+const REQUIRED_COMBINATIONS: readonly (readonly Key[])[] = [
+  ['provider', 'api_key'],
+  ['provider', 'custom_host'],
+  ['virtual_key'],
+  ['strategy', 'targets'],
+  ['cache'],
+  ['retry'],
+  ['prompt_id'],
+  ['forward_headers'],
+  ['request_timeout'],
+  ['provider', 'cloudc_access_key_id', 'cloudc_secret_access_key'],
+  ['provider', 'cloudb_region', 'cloudb_service_account_json'],
+  ['provider', 'cloudb_region', 'cloudb_project_id'],
+  ['provider', 'cloudd_deployment_name', 'cloudd_deployment_type', 'cloudd_region', 'cloudd_api_version'],
+  ['provider', 'cloudd_endpoint_name', 'cloudd_deployment_type'],
+  ['after_request_hooks'],
+  ['before_request_hooks'],
+  ['input_guardrails'],
+  ['output_guardrails'],
+];
+
+/** Key groups that, complete, are a provider credential in place of `api_key`. */
+const CLOUD_CREDENTIALS: readonly (readonly Key[])[] = [
+  ['cloudc_access_key_id', 'cloudc_secret_access_key'],
+  ['cloudb_region', 'cloudb_service_account_json'],
+  ['cloudb_region', 'cloudb_project_id'],
+  ['cloudd_deployment_name', 'cloudd_deployment_type', 'cloudd_region', 'cloudd_api_version'],
+  ['cloudd_endpoint_name', 'cloudd_deployment_type'],
+];
+
+const COMBINATIONS_TEXT = REQUIRED_COMBINATIONS.map((c) => c.join(' + ')).join(', ');
+
+export function checkConfigRules(node: GatewayConfig, path: string, options: ConfigRuleOptions): void {
+  // A provider without credentials is the likelier mistake, so it is named before the generic rule.
+  checkCredentials(node, path, options);
+  checkCombination(node, path, options);
+  checkCustomHost(node, path);
+  checkStrategy(node, path);
+  node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
+}
+
+function has(node: GatewayConfig, key: Key): boolean {
+  return node[key] !== undefined;
+}
+
+/** A model-catalog slug (`@openai-prod`) names stored credentials, so it needs no key of its own. */
+function isProviderSlug(provider: string | undefined): boolean {
+  return provider !== undefined && provider.startsWith('@');
+}
+
+function checkCombination(node: GatewayConfig, path: string, options: ConfigRuleOptions): void {
+  if (has(node, 'targets') && !has(node, 'strategy')) {
+    throw fieldError('invalid_config', `${path}.strategy`, 'is required when targets is given');
+  }
+  if (REQUIRED_COMBINATIONS.some((keys) => keys.every((k) => has(node, k)))) return;
+  if (isProviderSlug(node.provider)) return;
+  // The provider's key arrives in the Authorization header; the credential rule below accepts it.
+  if (has(node, 'provider') && options.authorizationPresent === true) return;
+  throw fieldError('invalid_config', path, `must contain at least one of: ${COMBINATIONS_TEXT}`);
+}
+
+/** The single-provider rule: a named provider needs some way to authenticate. */
+function checkCredentials(node: GatewayConfig, path: string, options: ConfigRuleOptions): void {
+  if (node.provider === undefined || isProviderSlug(node.provider)) return;
+  if (has(node, 'api_key') || has(node, 'virtual_key') || has(node, 'custom_host')) return;
+  if (CLOUD_CREDENTIALS.some((keys) => keys.every((k) => has(node, k)))) return;
+  if (options.authorizationPresent === true) return;
+  const partial = CLOUD_CREDENTIALS.find((keys) => keys.some((k) => has(node, k)));
+  const hint =
+    partial === undefined ? '' : ` (cloud credentials are incomplete: need ${partial.join(' + ')})`;
+  throw fieldError(
+    'invalid_config',
+    `${path}.api_key`,
+    `is required when provider is given without virtual_key, custom_host or cloud credentials${hint}`,
+  );
+}
+
+function checkCustomHost(node: GatewayConfig, path: string): void {
+  if (node.custom_host === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(node.custom_host);
+  } catch {
+    throw fieldError('invalid_config', `${path}.custom_host`, 'must be an http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw fieldError('invalid_config', `${path}.custom_host`, 'must be an http or https URL');
+  }
+}
+
+function checkStrategy(node: GatewayConfig, path: string): void {
+  const strategy = node.strategy;
+  if (strategy === undefined) return;
+  const targets = node.targets ?? [];
+  const mode = strategy.mode;
+
+  if ((mode === 'loadbalance' || mode === 'fallback' || mode === 'conditional') && targets.length === 0) {
+    throw fieldError('invalid_config', `${path}.targets`, `is required when strategy.mode is '${mode}'`);
+  }
+  // Routing to "the first of several" would silently ignore the rest; refuse instead.
+  if (mode === 'single' && targets.length > 1) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.targets`,
+      "must have at most 1 item when strategy.mode is 'single'",
+    );
+  }
+  if (mode !== 'conditional') return;
+
+  if (strategy.conditions === undefined) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.strategy.conditions`,
+      "is required when strategy.mode is 'conditional'",
+    );
+  }
+  if (strategy.default === undefined) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.strategy.default`,
+      "is required when strategy.mode is 'conditional'",
+    );
+  }
+  const names = new Set<string>();
+  targets.forEach((target, i) => {
+    if (target.name === undefined) return;
+    if (names.has(target.name)) {
+      throw fieldError(
+        'invalid_config',
+        `${path}.targets[${i}].name`,
+        `'${target.name}' is used by another target`,
+      );
+    }
+    names.add(target.name);
+  });
+  const known = names.size > 0 ? [...names].map((n) => `'${n}'`).join(', ') : 'none';
+  strategy.conditions.forEach((condition, i) => {
+    if (!names.has(condition.then)) {
+      throw fieldError(
+        'invalid_config',
+        `${path}.strategy.conditions[${i}].then`,
+        `must be the name of one of the targets (got '${condition.then}'; target names: ${known})`,
+      );
+    }
+  });
+  if (!names.has(strategy.default)) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.strategy.default`,
+      `must be the name of one of the targets (got '${strategy.default}'; target names: ${known})`,
+    );
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The config object: how a request is routed, retried, cached and checked. One node shape serves
+ * the root and every entry of `targets` (recursively). Every object is closed: a misspelt key is
+ * an error, never a silently ignored setting. Rules that relate keys to each other live in
+ * `config-rules.ts`.
+ */
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import {
+  AfterRequestHookSchema,
+  BeforeRequestHookSchema,
+  InputGuardrailSchema,
+  OutputGuardrailSchema,
+} from './hook-schemas.js';
+
+function Closed<T extends TProperties>(properties: T, options: { description?: string } = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+const Text = Type.String({ minLength: 1 });
+const OptionalText = Type.Optional(Text);
+
+export const StatusCodesSchema = Type.Array(Type.Integer({ minimum: 100, maximum: 599 }));
+
+export const StrategyModeSchema = Type.Union([
+  Type.Literal('single'),
+  Type.Literal('loadbalance'),
+  Type.Literal('fallback'),
+  Type.Literal('conditional'),
+]);
+
+export const StrategySchema = Closed({
+  mode: StrategyModeSchema,
+  conditions: Type.Optional(
+    Type.Array(
+      Closed({
+        // The query language (operators) is checked by the conditional router, not here.
+        query: Type.Object({}, { description: 'Condition over request metadata and parameters.' }),
+        then: Type.String({ minLength: 1, description: 'The `name` of the target to use.' }),
+      }),
+      { minItems: 1 },
+    ),
+  ),
+  default: Type.Optional(Type.String({ minLength: 1, description: 'The `name` of the target to use.' })),
+  on_status_codes: Type.Optional(StatusCodesSchema),
+});
+
+export const CacheSchema = Closed({
+  mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]),
+  max_age: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds an entry stays fresh.' })),
+});
+
+export const RetrySchema = Closed({
+  attempts: Type.Integer({ minimum: 0, maximum: 10 }),
+  on_status_codes: Type.Optional(StatusCodesSchema),
+  use_retry_after_headers: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const CircuitBreakerSchema = Closed({
+  failure_threshold: Type.Number({ minimum: 1 }),
+  cooldown_interval: Type.Number({ minimum: 30000, description: 'Milliseconds.' }),
+  failure_status_codes: Type.Optional(StatusCodesSchema),
+});
+
+export const DeploymentSchema = Closed({
+  deployment_id: Type.String(),
+  alias: Type.String(),
+  api_version: Type.String(),
+  is_default: Type.Optional(Type.Boolean()),
+});
+
+/** An HTTP header name (RFC 9110 token). */
+const HeaderName = Type.String({
+  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+  'x-error-message': 'must be an HTTP header name',
+});
+
+const CustomHost = Type.String({
+  pattern: '^https?://[^\\s/?#]+[^\\s]*$',
+  description: 'Base URL of a privately hosted, provider-compatible endpoint.',
+  'x-error-message': 'must be an http or https URL',
+});
+
+export const GatewayConfigSchema = Type.Recursive(
+  (Node) =>
+    Closed({
+      strategy: Type.Optional(StrategySchema),
+      name: OptionalText,
+      strict_compat_compliance: Type.Optional(Type.Boolean()),
+      provider: Type.Optional(
+        Type.String({ minLength: 1, description: 'A supported provider name, or `@<provider_slug>`.' }),
+      ),
+      api_key: OptionalText,
+      virtual_key: OptionalText,
+      prompt_id: OptionalText,
+      override_params: Type.Optional(Type.Object({}, { description: 'Request parameters to set.' })),
+      request_timeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Milliseconds.' })),
+      cache: Type.Optional(CacheSchema),
+      cb_config: Type.Optional(CircuitBreakerSchema),
+      retry: Type.Optional(RetrySchema),
+      weight: Type.Optional(Type.Number({ minimum: 0 })),
+      on_status_codes: Type.Optional(StatusCodesSchema),
+      custom_host: Type.Optional(CustomHost),
+      forward_headers: Type.Optional(Type.Array(HeaderName)),
+      targets: Type.Optional(Type.Array(Node, { minItems: 1 })),
+      resource_name: Type.Optional(Type.String()),
+      deployment_id: Type.Optional(Type.String()),
+      api_version: Type.Optional(Type.String()),
+      deployments: Type.Optional(Type.Array(DeploymentSchema)),
+      vendora_organization: Type.Optional(Type.String()),
+      vendora_project: Type.Optional(Type.String()),
+      cloudb_project_id: Type.Optional(Type.String()),
+      cloudb_region: Type.Optional(Type.String()),
+      cloudb_service_account_json: Type.Optional(Type.Object({})),
+      cloudc_access_key_id: Type.Optional(Type.String()),
+      cloudc_secret_access_key: Type.Optional(Type.String()),
+      cloudc_region: Type.Optional(Type.String()),
+      cloudc_session_token: Type.Optional(Type.String()),
+      cloudd_region: Type.Optional(Type.String()),
+      cloudd_deployment_name: Type.Optional(Type.String()),
+      cloudd_endpoint_name: Type.Optional(Type.String()),
+      cloudd_api_version: Type.Optional(Type.String()),
+      cloudd_deployment_type: Type.Optional(
+        Type.Union([Type.Literal('serverless'), Type.Literal('managed')]),
+      ),
+      cloudd_resource_name: Type.Optional(Type.String()),
+      cloudd_deployment_id: Type.Optional(Type.String()),
+      cloudd_model_name: Type.Optional(Type.String()),
+      before_request_hooks: Type.Optional(Type.Array(BeforeRequestHookSchema)),
+      after_request_hooks: Type.Optional(Type.Array(AfterRequestHookSchema)),
+      input_guardrails: Type.Optional(Type.Array(InputGuardrailSchema)),
+      output_guardrails: Type.Optional(Type.Array(OutputGuardrailSchema)),
+    }),
+  { $id: 'GatewayConfig', title: 'Gateway config' },
+);
+
+/** The root config object. */
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+/** One entry of `targets`: the same shape as the root. */
+export type TargetConfig = GatewayConfig;
+export type StrategyMode = Static<typeof StrategyModeSchema>;
+export type StrategyConfig = Static<typeof StrategySchema>;
+export type CacheConfig = Static<typeof CacheSchema>;
+export type RetryConfig = Static<typeof RetrySchema>;
+export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
+export type DeploymentConfig = Static<typeof DeploymentSchema>;

@@ -1,0 +1,68 @@
+/**
+ * Turns a config (inline from the `x-gateway-config` header, or loaded from the store) into a
+ * typed, checked GatewayConfig, once per request, before anything is routed.
+ */
+import { GatewayError } from '../errors.js';
+import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
+import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
+import { compileValidator } from './validator/compile-validator.js';
+
+export const CONFIG_HEADER = 'x-gateway-config';
+
+export type ParseConfigOptions = ConfigRuleOptions;
+
+/** The header named a stored config; the caller loads it and passes it to `parseConfig`. */
+export interface StoredConfigRef {
+  storedConfigId: string;
+}
+
+const validator = compileValidator(GatewayConfigSchema, {
+  code: 'invalid_config',
+  rootPath: 'config',
+  subject: 'config',
+  rootParam: 'config',
+});
+
+/** Stored configs are addressed by slug (`pc-prod-fallback`) or id (`cfg_01H…`). */
+const STORED_CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,255}$/;
+
+export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): GatewayConfig {
+  const config = validator.assert(raw);
+  checkConfigRules(config, 'config', options);
+  return config;
+}
+
+export function parseConfigHeader(
+  headerValue: string,
+  options: ParseConfigOptions = {},
+): GatewayConfig | StoredConfigRef {
+  const value = headerValue.trim();
+  if (value.startsWith('{')) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(value);
+    } catch (error) {
+      throw new GatewayError(
+        'invalid_config',
+        `${CONFIG_HEADER} is not valid JSON: ${(error as Error).message}`,
+        {
+          param: CONFIG_HEADER,
+          cause: error,
+        },
+      );
+    }
+    return parseConfig(raw, options);
+  }
+  if (!STORED_CONFIG_ID.test(value)) {
+    throw new GatewayError(
+      'invalid_config',
+      `${CONFIG_HEADER} must be a JSON object or the id of a stored config (letters, digits and . _ : @ -)`,
+      { param: CONFIG_HEADER },
+    );
+  }
+  return { storedConfigId: value };
+}
+
+export function isStoredConfigRef(value: GatewayConfig | StoredConfigRef): value is StoredConfigRef {
+  return 'storedConfigId' in value;
+}
