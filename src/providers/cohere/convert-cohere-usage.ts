@@ -1,0 +1,22 @@
+import type { Usage } from '../openai-types.js';
+import type { CohereUsage } from './cohere-api-types.js';
+
+/**
+ * Cohere reports `tokens` (what the model saw, system preamble included) and `billed_units` (what is
+ * charged). OpenAI's usage counts model tokens, so `tokens` wins and `billed_units` is the fallback.
+ */
+export function convertCohereUsage(usage: CohereUsage | undefined): Usage | undefined {
+  if (!usage) return undefined;
+  const counts = usage.tokens ?? usage.billed_units;
+  if (!counts) return undefined;
+  const prompt = counts.input_tokens ?? 0;
+  const completion = counts.output_tokens ?? 0;
+  const out: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+  if (typeof usage.cached_tokens === 'number')
+    out.prompt_tokens_details = { cached_tokens: usage.cached_tokens };
+  return out;
+}

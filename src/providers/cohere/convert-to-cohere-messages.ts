@@ -1,0 +1,105 @@
+/** OpenAI chat messages → Cohere v2 messages. */
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatMessage, ContentPart } from '../openai-types.js';
+import type { CohereImagePart, CohereMessage, CohereTextPart } from './cohere-api-types.js';
+
+export function convertToCohereMessages(messages: ChatMessage[]): CohereMessage[] {
+  return messages.map((message, i) => convertMessage(message, `messages[${i}]`));
+}
+
+function convertMessage(message: ChatMessage, where: string): CohereMessage {
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      // Cohere has no developer role; its system message plays that part.
+      return { role: 'system', content: textOnly(message.content, `${where}.content`) };
+    case 'user':
+      return { role: 'user', content: userContent(message.content, `${where}.content`) };
+    case 'assistant':
+      return assistantMessage(message, where);
+    case 'tool':
+      if (!message.tool_call_id) {
+        throw new GatewayError('invalid_body', 'A tool message needs its `tool_call_id`.', {
+          param: `${where}.tool_call_id`,
+        });
+      }
+      return {
+        role: 'tool',
+        tool_call_id: message.tool_call_id,
+        content: textOnly(message.content, `${where}.content`),
+      };
+    default:
+      throw new GatewayError(
+        'unsupported_parameter',
+        `Messages of role \`${message.role}\` are not supported for Cohere.`,
+        {
+          param: `${where}.role`,
+        },
+      );
+  }
+}
+
+function assistantMessage(message: ChatMessage, where: string): CohereMessage {
+  const out: Extract<CohereMessage, { role: 'assistant' }> = { role: 'assistant' };
+  const text = textOnly(message.content, `${where}.content`);
+  if (text) out.content = text;
+  if (message.tool_calls?.length) {
+    out.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
+    // The thinking the gateway returned for a tool-calling turn was Cohere's tool plan: give it back.
+    const plan = (message.content_blocks ?? [])
+      .filter((block) => block.type === 'thinking' && block.thinking)
+      .map((block) => block.thinking)
+      .join('');
+    if (plan) out.tool_plan = plan;
+  }
+  if (!out.content && !out.tool_calls) out.content = '';
+  return out;
+}
+
+function userContent(
+  content: ChatMessage['content'],
+  where: string,
+): string | Array<CohereTextPart | CohereImagePart> {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part, j) => userPart(part, `${where}[${j}]`));
+}
+
+function userPart(part: ContentPart, where: string): CohereTextPart | CohereImagePart {
+  if (part.type === 'text') return { type: 'text', text: String(part.text ?? '') };
+  if (part.type === 'image_url') {
+    const image = (part as Extract<ContentPart, { type: 'image_url' }>).image_url;
+    // Cohere takes http(s) URLs and base64 data URLs alike in `image_url.url`.
+    return {
+      type: 'image_url',
+      image_url: image.detail ? { url: image.url, detail: image.detail } : { url: image.url },
+    };
+  }
+  throw new GatewayError(
+    'unsupported_parameter',
+    `Content parts of type \`${part.type}\` are not supported for Cohere.`,
+    {
+      param: `${where}.type`,
+    },
+  );
+}
+
+/** Text of a message whose role takes text only (system, tool, assistant). */
+function textOnly(content: ChatMessage['content'], where: string): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .map((part, j) => {
+      if (part.type !== 'text') {
+        throw new GatewayError('unsupported_parameter', `Only text content is supported here for Cohere.`, {
+          param: `${where}[${j}].type`,
+        });
+      }
+      return String(part.text ?? '');
+    })
+    .join('');
+}

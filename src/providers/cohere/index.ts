@@ -1,0 +1,86 @@
+/** The Cohere adapter: Chat v2 and Embed v2, translated to and from the OpenAI shapes. */
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatRequest, EmbeddingRequest } from '../openai-types.js';
+import type { PassthroughRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
+import { COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js';
+import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';
+import { DEFAULT_INPUT_TYPE, buildCohereEmbedBody, parseCohereEmbedResponse } from './cohere-embeddings.js';
+import { COHERE_PROVIDER_ID, cohereErrorFromResponse } from './cohere-error.js';
+import { createCohereStreamTranslator } from './cohere-stream-translator.js';
+import { buildCohereChatBody } from './build-cohere-chat-body.js';
+import { parseCohereChatResponse } from './parse-cohere-chat-response.js';
+
+export const cohereAdapter: ProviderAdapter = {
+  id: COHERE_PROVIDER_ID,
+  displayName: 'Cohere',
+  capabilities: {
+    endpoints: ['chat', 'embeddings'],
+    streaming: true,
+    tools: true,
+    parallelToolCalls: true,
+    images: true,
+    jsonSchema: true,
+    thinking: true,
+    n: 'fanout',
+    parameters: {
+      ...parameterDocs(COHERE_CHAT_PARAMETERS),
+      'embeddings: input': '→ texts (strings only; token arrays refused with 400)',
+      'embeddings: dimensions': '→ output_dimension',
+      'embeddings: encoding_format': 'float from Cohere; base64 produced by the gateway from the floats',
+      'embeddings: input_type': `Cohere's own field, passed on; default ${DEFAULT_INPUT_TYPE}`,
+    },
+    credentials: ['api_key', 'custom_host'],
+    notes: [
+      'Auth: `Authorization: Bearer <api_key>`; base URL https://api.cohere.com (custom_host replaces it).',
+      "Cohere's tool plan comes back as a thinking content block (non-strict mode) and goes back as tool_plan.",
+      'Text completions (/v1/completions) are not offered by Cohere v2.',
+    ],
+  },
+
+  buildRequest(req): UpstreamRequest {
+    const headers = { ...req.forwardHeaders, ...cohereHeaders(req.target) };
+    if (req.endpoint === 'chat') {
+      if (req.stream) headers.accept = 'text/event-stream';
+      return {
+        method: 'POST',
+        url: cohereUrl(req.target, COHERE_PATHS.chat),
+        headers,
+        body: JSON.stringify(buildCohereChatBody(req.body as ChatRequest, req.stream)),
+      };
+    }
+    if (req.endpoint === 'embeddings') {
+      return {
+        method: 'POST',
+        url: cohereUrl(req.target, COHERE_PATHS.embeddings),
+        headers,
+        body: JSON.stringify(buildCohereEmbedBody(req.body as EmbeddingRequest)),
+      };
+    }
+    throw new GatewayError('unsupported_endpoint', `Cohere does not offer the ${req.endpoint} endpoint.`);
+  },
+
+  parseResponse(req, res) {
+    if (req.endpoint === 'embeddings')
+      return parseCohereEmbedResponse(req.body as EmbeddingRequest, res.body);
+    return parseCohereChatResponse(req, res);
+  },
+
+  createStreamTranslator: createCohereStreamTranslator,
+
+  parseError: (_req, res) => cohereErrorFromResponse(res),
+
+  buildPassthrough(req: PassthroughRequest): UpstreamRequest {
+    // Cohere versions its paths itself (/v1/rerank, /v2/rerank): a path that names its version is kept,
+    // any other is sent to v1, so `/v1/rerank` and `/v1/v2/rerank` at the gateway both reach Cohere.
+    const path = /^\/v\d+\//.test(req.path) ? req.path : `/v1${req.path}`;
+    const headers: Record<string, string> = { ...req.headers };
+    delete headers.authorization;
+    delete headers.host;
+    delete headers['content-length'];
+    const auth = cohereHeaders(req.target).authorization;
+    if (auth) headers.authorization = auth;
+    const out: UpstreamRequest = { method: req.method, url: cohereUrl(req.target, path), headers };
+    if (req.body !== undefined) out.body = req.body;
+    return out;
+  },
+};

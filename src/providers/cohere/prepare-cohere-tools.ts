@@ -1,0 +1,50 @@
+/**
+ * OpenAI tools and tool_choice → Cohere v2. Cohere's `tool_choice` knows only REQUIRED and NONE, so
+ * forcing one named function is done by offering only that function and requiring a call.
+ */
+import { GatewayError } from '../../gateway/errors.js';
+import type { FunctionTool, ToolChoice } from '../openai-types.js';
+import type { CohereChatBody, CohereTool } from './cohere-api-types.js';
+
+type ToolFields = Pick<CohereChatBody, 'tools' | 'tool_choice' | 'strict_tools'>;
+
+export function prepareCohereTools(
+  tools: FunctionTool[] | undefined,
+  choice: ToolChoice | undefined,
+): ToolFields {
+  if (!tools?.length) {
+    if (choice !== undefined && choice !== 'none' && choice !== 'auto') {
+      throw new GatewayError('invalid_body', '`tool_choice` needs `tools`.', { param: 'tool_choice' });
+    }
+    return {};
+  }
+  let offered = tools;
+  let toolChoice: CohereChatBody['tool_choice'];
+  if (choice === 'none') toolChoice = 'NONE';
+  else if (choice === 'required') toolChoice = 'REQUIRED';
+  else if (typeof choice === 'object' && choice !== null) {
+    const name = choice.function?.name;
+    offered = tools.filter((tool) => tool.function.name === name);
+    if (offered.length === 0) {
+      throw new GatewayError(
+        'invalid_body',
+        `\`tool_choice\` names \`${name}\`, which is not in \`tools\`.`,
+        {
+          param: 'tool_choice',
+        },
+      );
+    }
+    toolChoice = 'REQUIRED';
+  }
+  const out: ToolFields = { tools: offered.map(toCohereTool) };
+  if (toolChoice) out.tool_choice = toolChoice;
+  if (offered.some((tool) => tool.function.strict === true)) out.strict_tools = true;
+  return out;
+}
+
+function toCohereTool(tool: FunctionTool): CohereTool {
+  const fn: CohereTool['function'] = { name: tool.function.name };
+  if (tool.function.description !== undefined) fn.description = tool.function.description;
+  if (tool.function.parameters !== undefined) fn.parameters = tool.function.parameters;
+  return { type: 'function', function: fn };
+}
