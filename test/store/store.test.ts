@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { storeContract } from './store-contract.js';
@@ -52,5 +53,29 @@ describeWithPostgres('store on PostgreSQL', () => {
         await dropSchema(schema);
       },
     };
+  });
+});
+
+describeWithPostgres('store on PostgreSQL, several nodes starting together', () => {
+  it('creates the schema and applies each migration once', async () => {
+    const schema = freshSchemaName('store_nodes');
+    const masterKey = randomBytes(32);
+    try {
+      const stores = await Promise.all(
+        [1, 2, 3, 4].map(() =>
+          openStore({ databaseUrl: postgresUrl(), dataDir: '/nonexistent', masterKey, pgSchema: schema }),
+        ),
+      );
+      const org = await stores[0].createOrganisation({ name: 'shared' });
+      expect(await stores[3].getOrganisation(org.id)).toEqual(org);
+      await Promise.all(stores.map((store) => store.close()));
+      const client = new pg.Client({ connectionString: postgresUrl() });
+      await client.connect();
+      const { rows } = await client.query(`select name from ${pg.escapeIdentifier(schema)}.store_migrations`);
+      await client.end();
+      expect(rows.map((row) => row.name)).toEqual(['0001_initial']);
+    } finally {
+      await dropSchema(schema);
+    }
   });
 });
