@@ -1,0 +1,29 @@
+import type { Usage } from '../openai-types.js';
+import type { GeminiUsageMetadata } from './google-api-types.js';
+
+/**
+ * Gemini's `usageMetadata` → OpenAI usage. `candidatesTokenCount` leaves thoughts out while OpenAI's
+ * `completion_tokens` counts reasoning in, so thoughts are added to it (and also reported as
+ * `reasoning_tokens`); that keeps `total_tokens` equal to Google's `totalTokenCount` (tool-use prompt
+ * tokens join the prompt). Undefined when the metadata carries no counts (Vertex's early stream chunks).
+ */
+export function convertGoogleUsage(metadata: GeminiUsageMetadata | undefined): Usage | undefined {
+  if (!metadata || (metadata.promptTokenCount === undefined && metadata.candidatesTokenCount === undefined)) {
+    return undefined;
+  }
+  const prompt = (metadata.promptTokenCount ?? 0) + (metadata.toolUsePromptTokenCount ?? 0);
+  const thoughts = metadata.thoughtsTokenCount ?? 0;
+  const completion = (metadata.candidatesTokenCount ?? 0) + thoughts;
+  const usage: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+  if (metadata.cachedContentTokenCount !== undefined) {
+    usage.prompt_tokens_details = { cached_tokens: metadata.cachedContentTokenCount };
+  }
+  if (metadata.thoughtsTokenCount !== undefined) {
+    usage.completion_tokens_details = { reasoning_tokens: thoughts };
+  }
+  return usage;
+}
