@@ -75,7 +75,7 @@ export function fromAnthropicResponse(
         message: {
           role: 'assistant',
           content: hasText ? text : null,
-          refusal: null,
+          refusal: refusalOf(message),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           ...(!req.strictCompat && hasThinking ? { content_blocks: blocks } : {}),
         },
@@ -86,4 +86,11 @@ export function fromAnthropicResponse(
     usage: toOpenAIUsage(message.usage),
   };
   return completion;
+}
+
+/** A refused answer says why in `stop_details`; OpenAI clients read that from `message.refusal`. */
+function refusalOf(message: AnthropicMessageResponse): string | null {
+  if (message.stop_reason !== 'refusal') return null;
+  const details = (message as { stop_details?: { explanation?: unknown } }).stop_details;
+  return typeof details?.explanation === 'string' ? details.explanation : null;
 }

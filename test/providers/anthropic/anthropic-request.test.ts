@@ -1,0 +1,324 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/gateway/errors.js';
+import { anthropicAdapter, toAnthropicMessagesBody } from '../../../src/providers/anthropic/index.js';
+import type { UpstreamRequest } from '../../../src/providers/types.js';
+import { chatRequest } from './helpers.js';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+function build(
+  body: Record<string, unknown>,
+  overrides = {},
+): { req: UpstreamRequest; body: Record<string, any> } {
+  const req = anthropicAdapter.buildRequest(chatRequest(body, overrides)) as UpstreamRequest;
+  return { req, body: JSON.parse(String(req.body)) };
+}
+
+function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+describe('anthropic request translation', () => {
+  it('posts to /v1/messages with key, default version, and passes anthropic-beta on', () => {
+    const { req } = build({}, { clientHeaders: { 'anthropic-beta': 'prompt-caching-2024-07-31' } });
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('https://api.anthropic.com/v1/messages');
+    expect(req.headers['x-api-key']).toBe('sk-ant-test');
+    expect(req.headers['anthropic-version']).toBe('2023-06-01');
+    expect(req.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
+  });
+
+  it("lets the client's anthropic-version win and custom_host replace the base URL", () => {
+    const { req } = build(
+      {},
+      {
+        clientHeaders: { 'anthropic-version': '2024-01-01' },
+        target: { provider: 'anthropic', api_key: 'k', custom_host: 'http://127.0.0.1:9/base/' },
+      },
+    );
+    expect(req.headers['anthropic-version']).toBe('2024-01-01');
+    expect(req.url).toBe('http://127.0.0.1:9/base/v1/messages');
+  });
+
+  it('refuses a target without api_key, naming the key', () => {
+    const error = refusal(() =>
+      anthropicAdapter.buildRequest(chatRequest({}, { target: { provider: 'anthropic' } })),
+    );
+    expect(error.code).toBe('provider_config_error');
+    expect(error.param).toBe('api_key');
+  });
+
+  it('refuses embeddings with a clear 400', () => {
+    const error = refusal(() =>
+      anthropicAdapter.buildRequest({
+        ...chatRequest({}),
+        endpoint: 'embeddings',
+        body: { model: 'x', input: 'a' },
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('unsupported_endpoint');
+  });
+
+  it('hoists system and developer messages, keeps cache_control, and defaults max_tokens', () => {
+    const { body } = build({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        {
+          role: 'developer',
+          content: [{ type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } }],
+        },
+        { role: 'user', content: 'Hello' },
+      ],
+    });
+    expect(body.model).toBe('claude-sonnet-4-5');
+    expect(body.max_tokens).toBe(4096);
+    expect(body.system).toEqual([
+      { type: 'text', text: 'Be brief.' },
+      { type: 'text', text: 'Long context', cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }]);
+  });
+
+  it('maps sampling parameters, stop, user, stream; drops seed; max_completion_tokens wins', () => {
+    const { body } = build({
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: 'END',
+      user: 'user-42',
+      seed: 7,
+      max_tokens: 100,
+      max_completion_tokens: 200,
+      stream: true,
+    });
+    expect(body).toMatchObject({
+      temperature: 0.2,
+      top_p: 0.9,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'user-42' },
+      max_tokens: 200,
+      stream: true,
+    });
+    expect(body.seed).toBeUndefined();
+    expect(build({ stop: ['a', 'b'] }).body.stop_sequences).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    ['frequency_penalty', 0.5],
+    ['presence_penalty', 1],
+    ['logit_bias', { '50256': -100 }],
+    ['logprobs', true],
+    ['top_logprobs', 3],
+  ])('refuses %s naming the parameter', (name, value) => {
+    const error = refusal(() => build({ [name]: value }));
+    expect(error.code).toBe('unsupported_parameter');
+    expect(error.param).toBe(name);
+  });
+
+  it('accepts unsupported parameters at their neutral value', () => {
+    expect(() => build({ frequency_penalty: 0, logprobs: false })).not.toThrow();
+  });
+
+  it('translates URL and data URL images', () => {
+    const { body } = build({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
+    });
+    expect(body.messages[0].content).toEqual([
+      { type: 'text', text: 'What is this?' },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+    ]);
+  });
+
+  it('refuses an unsupported image type naming the content part', () => {
+    const error = refusal(() =>
+      build({
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'data:image/tiff;base64,AAAA' } }],
+          },
+        ],
+      }),
+    );
+    expect(error.param).toBe('messages[0].content[0].image_url');
+  });
+
+  it('translates tools and every tool_choice', () => {
+    const cases: Array<[unknown, unknown]> = [
+      ['auto', undefined],
+      ['none', { type: 'none' }],
+      ['required', { type: 'any' }],
+      [
+        { type: 'function', function: { name: 'get_weather' } },
+        { type: 'tool', name: 'get_weather' },
+      ],
+    ];
+    for (const [choice, expected] of cases) {
+      const { body } = build({
+        tools: [{ ...weatherTool, cache_control: { type: 'ephemeral' } }],
+        tool_choice: choice,
+      });
+      expect(body.tools).toEqual([
+        {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          input_schema: weatherTool.function.parameters,
+          cache_control: { type: 'ephemeral' },
+        },
+      ]);
+      expect(body.tool_choice).toEqual(expected);
+    }
+  });
+
+  it('maps parallel_tool_calls false to disable_parallel_tool_use', () => {
+    expect(build({ tools: [weatherTool], parallel_tool_calls: false }).body.tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
+    expect(
+      build({ tools: [weatherTool], tool_choice: 'required', parallel_tool_calls: false }).body.tool_choice,
+    ).toEqual({
+      type: 'any',
+      disable_parallel_tool_use: true,
+    });
+  });
+
+  it('sends history with tool calls back, merging tool results into one user turn', () => {
+    const { body } = build({
+      messages: [
+        { role: 'user', content: 'Weather in Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: 'Checking.',
+          tool_calls: [
+            {
+              id: 'toolu_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+            {
+              id: 'toolu_2',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Rome"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'Sunny' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: [{ type: 'text', text: 'Rainy' }] },
+        { role: 'user', content: 'Thanks, summarise.' },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'Sunny' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'Rainy' }] },
+          { type: 'text', text: 'Thanks, summarise.' },
+        ],
+      },
+    ]);
+  });
+
+  it('refuses tool call arguments that are not JSON, naming them', () => {
+    const error = refusal(() =>
+      build({
+        messages: [
+          { role: 'user', content: 'x' },
+          {
+            role: 'assistant',
+            tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{bad' } }],
+          },
+        ],
+      }),
+    );
+    expect(error.param).toBe('messages[1].tool_calls[0].function.arguments');
+  });
+
+  it('maps response_format json_schema to output_config.format', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    const { body } = build({
+      response_format: { type: 'json_schema', json_schema: { name: 'thing', schema } },
+    });
+    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  });
+
+  it('maps response_format json_object to a forced json tool', () => {
+    const { body } = build({ response_format: { type: 'json_object' } });
+    expect(body.tools).toHaveLength(1);
+    expect(body.tools[0].name).toBe('json');
+    expect(body.tool_choice).toEqual({ type: 'tool', name: 'json' });
+  });
+
+  it('maps thinking, leaves room above the budget, and sends signed thinking back', () => {
+    const { body } = build({
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages: [
+        { role: 'user', content: '925 / 5?' },
+        {
+          role: 'assistant',
+          content: '185',
+          content_blocks: [
+            { type: 'thinking', thinking: '925 / 5 = 185', signature: 'sig-1' },
+            { type: 'redacted_thinking', data: 'opaque' },
+            { type: 'text', text: '185' },
+          ],
+        },
+        { role: 'user', content: 'Times 2?' },
+      ],
+    });
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(body.max_tokens).toBe(2048 + 4096);
+    expect(body.messages[1].content).toEqual([
+      { type: 'thinking', thinking: '925 / 5 = 185', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'text', text: '185' },
+    ]);
+  });
+
+  it('leaves the model out of the body on request, for hosts that put it in the URL', () => {
+    const body = toAnthropicMessagesBody(chatRequest({}), { includeModel: false });
+    expect(body.model).toBeUndefined();
+    expect(body.messages).toBeDefined();
+  });
+});
