@@ -7,10 +7,13 @@ import { chatRequest } from './helpers.js';
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions dig into the wire body freely
+type WireBody = Record<string, any>;
+
 function build(
   body: Record<string, unknown>,
   overrides = {},
-): { req: UpstreamRequest; body: Record<string, any> } {
+): { req: UpstreamRequest; body: WireBody } {
   const req = anthropicAdapter.buildRequest(chatRequest(body, overrides)) as UpstreamRequest;
   return { req, body: JSON.parse(String(req.body)) };
 }
