@@ -4,10 +4,12 @@
  */
 import type { ProviderAdapter } from './types.js';
 import { openAICompatibleAdapters } from './openai-compatible/adapters.js';
+import { anthropicAdapter } from './anthropic/index.js';
 
 const adapters: ProviderAdapter[] = [
   ...openAICompatibleAdapters,
   // Native adapters: one line each.
+  anthropicAdapter,
 ];
 
 const byName = new Map<string, ProviderAdapter>();
