@@ -5,11 +5,15 @@
 import type { ProviderAdapter } from './types.js';
 import { openAICompatibleAdapters } from './openai-compatible/adapters.js';
 import { anthropicAdapter } from './anthropic/index.js';
+import { googleAdapter } from './google/index.js';
+import { vertexAIAdapter } from './vertex-ai/index.js';
 
 const adapters: ProviderAdapter[] = [
   ...openAICompatibleAdapters,
   // Native adapters: one line each.
   anthropicAdapter,
+  googleAdapter,
+  vertexAIAdapter,
 ];
 
 const byName = new Map<string, ProviderAdapter>();

@@ -1,0 +1,25 @@
+import type { AdapterRequest } from '../types.js';
+import { toAnthropicMessagesBody } from '../anthropic/index.js';
+
+/** The API version Vertex AI wants in the body of Anthropic calls (in place of the header). */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+/** Anthropic models on Vertex are named `claude-…`; everything else is a Gemini (Google) model. */
+export function isAnthropicModel(model: string): boolean {
+  return model.startsWith('claude-');
+}
+
+/** The Messages body without `model` (it is in the URL) and with Vertex's `anthropic_version`. */
+export function toVertexAnthropicBody(req: AdapterRequest): Record<string, unknown> {
+  return {
+    anthropic_version: VERTEX_ANTHROPIC_VERSION,
+    ...toAnthropicMessagesBody(req, { includeModel: false }),
+  };
+}
+
+/** Anthropic beta flags are honoured by Vertex as a header too. */
+export function vertexAnthropicHeaders(req: AdapterRequest): Record<string, string> {
+  const beta = req.clientHeaders['anthropic-beta'];
+  if (beta === undefined) return {};
+  return { 'anthropic-beta': Array.isArray(beta) ? beta.join(',') : beta };
+}

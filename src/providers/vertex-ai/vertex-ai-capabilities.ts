@@ -1,0 +1,30 @@
+import type { ProviderCapabilities } from '../types.js';
+import { geminiNotes, geminiParameters } from '../google/index.js';
+
+export const vertexAICapabilities: ProviderCapabilities = {
+  endpoints: ['chat', 'embeddings'],
+  streaming: true,
+  tools: true,
+  parallelToolCalls: true,
+  images: true,
+  jsonSchema: true,
+  thinking: true,
+  n: 'native',
+  parameters: geminiParameters,
+  credentials: [
+    'cloudb_project_id',
+    'cloudb_region',
+    'cloudb_service_account_json',
+    'api_key',
+    'custom_host',
+  ],
+  notes: [
+    'Gemini models: publishers/google …:generateContent / :streamGenerateContent?alt=sse, translated as for google.',
+    "Models named claude-* go to publishers/anthropic …:rawPredict / :streamRawPredict with the Anthropic Messages body (anthropic_version vertex-2023-10-16) and follow the anthropic adapter's parameter handling.",
+    'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
+    'Region global uses https://aiplatform.googleapis.com; others https://{region}-aiplatform.googleapis.com.',
+    'Embeddings use publishers/google …:predict; usage counts the tokens Vertex reports per input.',
+    'Pass-through paths are appended to {base}/v1.',
+    ...geminiNotes,
+  ],
+};

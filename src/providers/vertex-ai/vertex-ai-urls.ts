@@ -1,0 +1,37 @@
+import { GatewayError } from '../../gateway/errors.js';
+import { joinUrl } from '../shared/url.js';
+import type { ProviderTarget } from '../types.js';
+
+export type VertexPublisher = 'google' | 'anthropic';
+
+/** `https://{region}-aiplatform.googleapis.com`; the `global` region has no prefix. `custom_host` wins. */
+export function vertexBaseUrl(target: ProviderTarget): string {
+  if (target.custom_host) return target.custom_host;
+  const region = requireKey(target, 'cloudb_region');
+  return region === 'global'
+    ? 'https://aiplatform.googleapis.com'
+    : `https://${region}-aiplatform.googleapis.com`;
+}
+
+/** `{base}/v1/projects/{project}/locations/{region}/publishers/{publisher}/models/{model}:{action}`. */
+export function vertexModelUrl(
+  target: ProviderTarget,
+  publisher: VertexPublisher,
+  model: string,
+  action: string,
+): string {
+  const project = requireKey(target, 'cloudb_project_id');
+  const region = requireKey(target, 'cloudb_region');
+  const path =
+    `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}` +
+    `/publishers/${publisher}/models/${encodeURIComponent(model)}:${action}`;
+  return joinUrl(vertexBaseUrl(target), path);
+}
+
+function requireKey(target: ProviderTarget, key: 'cloudb_region' | 'cloudb_project_id'): string {
+  const value = target[key];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new GatewayError('provider_config_error', `vertex-ai needs ${key}`, { param: key });
+  }
+  return value;
+}
