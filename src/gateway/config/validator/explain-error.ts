@@ -147,6 +147,13 @@ function checkObject(
       );
     }
   }
+  // A wrong `type`/`role` literal says the caller meant another kind of object altogether, which
+  // explains the missing fields better than the missing fields do.
+  for (const [key, property] of Object.entries(properties)) {
+    if (property[Kind] === 'Literal' && record[key] !== undefined && record[key] !== property.const) {
+      return walk(property, record[key], join(path, key), depth + 1, refs);
+    }
+  }
   for (const key of (s.required ?? []) as string[]) {
     if (record[key] === undefined) return at(join(path, key), depth + 1, 'is required');
   }

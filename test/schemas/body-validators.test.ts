@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  validateChatCompletionRequest,
+  validateCompletionRequest,
+  validateEmbeddingRequest,
+} from '../../src/server/schemas/index.js';
+import { chatBodyCases, completionBodyCases, embeddingBodyCases } from './cases.js';
+import { goodCompletionBodies, goodEmbeddingBodies, minimalChatBodies, richChatBody } from './good-bodies.js';
+import { expectGatewayError } from './assert-rejects.js';
+
+const validators = [
+  ['chat', validateChatCompletionRequest, chatBodyCases],
+  ['completions', validateCompletionRequest, completionBodyCases],
+  ['embeddings', validateEmbeddingRequest, embeddingBodyCases],
+] as const;
+
+describe.each(validators)('%s body', (_name, validate, cases) => {
+  it.each(cases)('rejects $name (param $param)', ({ body, param }) => {
+    const error = expectGatewayError(() => validate(body), 'invalid_body', param);
+    if (param !== null) expect(error.message.startsWith(`${param} `)).toBe(true);
+    expect(error.message).not.toMatch(/anyOf|union/i);
+  });
+
+  it.each([null, 'text', 42, true, undefined])('rejects a non-object body %s with param null', (body) => {
+    expectGatewayError(() => validate(body), 'invalid_body', null);
+  });
+
+  it('cases are sent as JSON, so each must survive a JSON round trip unchanged', () => {
+    for (const { body } of cases) expect(JSON.parse(JSON.stringify(body))).toEqual(body);
+  });
+});
+
+describe('chat body', () => {
+  it('accepts a rich request with tools, json_schema and stream_options, returning it unchanged', () => {
+    const body = JSON.parse(JSON.stringify(richChatBody)) as unknown;
+    const result = validateChatCompletionRequest(body);
+    expect(result).toBe(body);
+    expect(result.messages).toHaveLength(richChatBody.messages.length);
+    expect((result as unknown as Record<string, unknown>).top_k).toBe(40);
+  });
+
+  it.each(minimalChatBodies)('accepts %j', (body) => {
+    expect(() => validateChatCompletionRequest(body)).not.toThrow();
+  });
+
+  it('names the field and the rule in the message', () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 3 };
+    expect(() => validateChatCompletionRequest(body)).toThrow('temperature must be at most 2');
+    const role = { model: 'm', messages: [{ role: 'robot', content: 'x' }] };
+    expect(() => validateChatCompletionRequest(role)).toThrow(/messages\[0\]\.role must be one of 'system'/);
+    const bias = { model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { '7': -101 } };
+    expect(() => validateChatCompletionRequest(bias)).toThrow('logit_bias.7 must be at least -100');
+  });
+
+  it('accepts the int64 bounds of seed and rejects the next representable number', () => {
+    const base = { model: 'm', messages: [{ role: 'user', content: 'x' }] };
+    const max = JSON.parse('{"seed": 9223372036854775807}') as object;
+    expect(() => validateChatCompletionRequest({ ...base, ...max })).not.toThrow();
+    const over = JSON.parse('{"seed": 9223372036854777856}') as object;
+    expectGatewayError(() => validateChatCompletionRequest({ ...base, ...over }), 'invalid_body', 'seed');
+  });
+
+  it('accepts exactly 128 tools and 4 stop sequences', () => {
+    const tools = Array.from({ length: 128 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } }));
+    const body = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools,
+      stop: ['a', 'b', 'c', 'd'],
+    };
+    expect(() => validateChatCompletionRequest(body)).not.toThrow();
+  });
+});
+
+describe('completions body', () => {
+  it.each(goodCompletionBodies)('accepts %j', (body) => {
+    expect(() => validateCompletionRequest(body)).not.toThrow();
+  });
+
+  it('says best_of must be greater than n', () => {
+    expect(() => validateCompletionRequest({ model: 'i', prompt: 'x', best_of: 2, n: 3 })).toThrow(
+      'best_of must be greater than n (3)',
+    );
+  });
+});
+
+describe('embeddings body', () => {
+  it.each(goodEmbeddingBodies)('accepts %j', (body) => {
+    expect(() => validateEmbeddingRequest(body)).not.toThrow();
+  });
+
+  it('accepts exactly 2048 inputs', () => {
+    const input = Array.from({ length: 2048 }, () => 'a');
+    expect(() => validateEmbeddingRequest({ model: 'e', input })).not.toThrow();
+  });
+});

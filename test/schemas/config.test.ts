@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { isStoredConfigRef, parseConfig, parseConfigHeader } from '../../src/gateway/config/index.js';
+import { configCases } from './cases.js';
+import { goodConfigs, richConfig } from './good-bodies.js';
+import { expectGatewayError } from './assert-rejects.js';
+
+describe('parseConfig', () => {
+  it.each(configCases)('rejects $name (param $param)', ({ body, param }) => {
+    const error = expectGatewayError(() => parseConfig(body), 'invalid_config', param);
+    expect(error.message.startsWith(`${param} `)).toBe(true);
+  });
+
+  // A header value that does not start with `{` is read as a stored config id, so the array case is
+  // reported against the header there; every other case reports the same param.
+  const inline = configCases.filter((c) => !Array.isArray(c.body));
+  it.each(inline)('rejects $name the same way when sent inline in the header', ({ body, param }) => {
+    expectGatewayError(() => parseConfigHeader(JSON.stringify(body)), 'invalid_config', param);
+  });
+
+  it('accepts a nested fallback / loadbalance / conditional config using every key', () => {
+    const raw = JSON.parse(JSON.stringify(richConfig)) as unknown;
+    const config = parseConfig(raw);
+    expect(config).toBe(raw);
+    expect(config.targets?.[1]?.strategy?.mode).toBe('conditional');
+  });
+
+  it('the rich config really uses every key of the schema', async () => {
+    const { GatewayConfigSchema } = await import('../../src/gateway/config/index.js');
+    const used = new Set<string>();
+    const visit = (node: Record<string, unknown>): void => {
+      for (const key of Object.keys(node)) used.add(key);
+      for (const child of (node.targets as Record<string, unknown>[] | undefined) ?? []) visit(child);
+    };
+    visit(richConfig);
+    expect([...Object.keys(GatewayConfigSchema.properties)].filter((k) => !used.has(k))).toEqual([]);
+  });
+
+  it.each(goodConfigs)('accepts %j', (config) => {
+    expect(() => parseConfig(config)).not.toThrow();
+  });
+
+  it('names api_key for a provider without credentials, unless Authorization carries them', () => {
+    expectGatewayError(() => parseConfig({ provider: 'openai' }), 'invalid_config', 'config.api_key');
+    expect(parseConfig({ provider: 'openai' }, { authorizationPresent: true })).toEqual({
+      provider: 'openai',
+    });
+    const nested = {
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai' }, { provider: 'groq' }],
+    };
+    expectGatewayError(() => parseConfig(nested), 'invalid_config', 'config.targets[0].api_key');
+    expect(() => parseConfig(nested, { authorizationPresent: true })).not.toThrow();
+  });
+
+  it('Authorization does not excuse a config with no usable combination', () => {
+    expectGatewayError(
+      () => parseConfig({ name: 'x' }, { authorizationPresent: true }),
+      'invalid_config',
+      'config',
+    );
+  });
+
+  it('accepts complete cloud credentials in place of api_key', () => {
+    expect(() =>
+      parseConfig({ provider: 'bedrock', cloudc_access_key_id: 'a', cloudc_secret_access_key: 'b' }),
+    ).not.toThrow();
+    expect(() =>
+      parseConfig({ provider: 'vertex-ai', cloudb_region: 'r', cloudb_project_id: 'p' }),
+    ).not.toThrow();
+    expectGatewayError(
+      () => parseConfig({ provider: 'vertex-ai', cloudb_project_id: 'p' }),
+      'invalid_config',
+      'config.api_key',
+    );
+  });
+
+  it('lists the allowed keys when one is misspelt', () => {
+    expect(() => parseConfig({ retry: { attemps: 3 } })).toThrow(
+      'config.retry.attemps is not a known key (allowed: attempts, on_status_codes, use_retry_after_headers)',
+    );
+  });
+});
+
+describe('parseConfigHeader', () => {
+  it('parses inline JSON (leading whitespace allowed)', () => {
+    const result = parseConfigHeader('  {"retry":{"attempts":2}}');
+    expect(isStoredConfigRef(result)).toBe(false);
+    expect(result).toEqual({ retry: { attempts: 2 } });
+  });
+
+  it('returns a stored-config marker for an id or slug', () => {
+    for (const id of ['pc-prod-fallback', 'cfg_01HZX5R2S9TQ8W3V4Y6B7C8D9E']) {
+      const result = parseConfigHeader(id);
+      expect(isStoredConfigRef(result)).toBe(true);
+      expect(result).toEqual({ storedConfigId: id });
+    }
+  });
+
+  it.each(['{"retry":', '{retry: {attempts: 2}}', '{"a":1}}'])('rejects malformed JSON %s', (value) => {
+    const error = expectGatewayError(() => parseConfigHeader(value), 'invalid_config', 'x-gateway-config');
+    expect(error.message).toMatch(/not valid JSON/);
+  });
+
+  it.each(['', '   ', '[1,2]', '"pc-prod"', 'has space', 'null'])(
+    'rejects %j as neither JSON object nor id',
+    (value) => {
+      if (value === 'null') {
+        // "null" is a well-formed id; it is the store that will not find it.
+        expect(parseConfigHeader(value)).toEqual({ storedConfigId: 'null' });
+        return;
+      }
+      expectGatewayError(() => parseConfigHeader(value), 'invalid_config', 'x-gateway-config');
+    },
+  );
+
+  it('passes the Authorization option through to the rules', () => {
+    expectGatewayError(() => parseConfigHeader('{"provider":"openai"}'), 'invalid_config', 'config.api_key');
+    expect(parseConfigHeader('{"provider":"openai"}', { authorizationPresent: true })).toEqual({
+      provider: 'openai',
+    });
+  });
+});
