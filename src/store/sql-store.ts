@@ -69,6 +69,16 @@ export class SqlStore implements Store {
     return row ? { ...row, created_at: toNumber(row.created_at) } : undefined;
   }
 
+  async listOrganisations(): Promise<Organisation[]> {
+    const rows = await this.db
+      .selectFrom('organisations')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({ ...row, created_at: toNumber(row.created_at) }));
+  }
+
   async createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace> {
     const workspace: Workspace = { id: newId('ws'), ...input, created_at: nowSeconds() };
     await this.insertOrConflict(

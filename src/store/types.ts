@@ -160,6 +160,8 @@ export interface Store {
 
   createOrganisation(input: { name: string }): Promise<Organisation>;
   getOrganisation(id: string): Promise<Organisation | undefined>;
+  /** Oldest first. */
+  listOrganisations(): Promise<Organisation[]>;
   createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | undefined>;
   listWorkspaces(organisation_id: string): Promise<Workspace[]>;

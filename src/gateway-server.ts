@@ -1,0 +1,73 @@
+/**
+ * Builds a whole gateway from settings: store, caches, upstream client, log writer and HTTP app.
+ * `main.ts` runs it as a process; tests start it in-process on a free port.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { bootstrap, type BootstrapResult } from './bootstrap.js';
+import type { GatewayDeps } from './gateway/deps.js';
+import { createLookups } from './gateway/lookups.js';
+import { createUpstreamClient } from './gateway/upstream.js';
+import { createLogWriter } from './observability/log-writer.js';
+import { createLogger } from './observability/logger.js';
+import { buildApp } from './server/app.js';
+import type { Settings } from './settings.js';
+import { loadMasterKey, openStore } from './store/index.js';
+
+export interface GatewayServer {
+  app: FastifyInstance;
+  deps: GatewayDeps;
+  bootstrap: BootstrapResult;
+  /** The address it listens on, e.g. `http://127.0.0.1:8787`. */
+  listen(): Promise<string>;
+  /** Stops taking requests, lets in-flight ones (streams included) finish, flushes the logs. */
+  close(): Promise<void>;
+}
+
+export async function createGatewayServer(
+  settings: Settings,
+  options: { env?: NodeJS.ProcessEnv; logger?: Logger; pgSchema?: string } = {},
+): Promise<GatewayServer> {
+  const logger = options.logger ?? createLogger(settings.logLevel);
+  const masterKey = loadMasterKey(options.env ?? process.env, settings.dataDir);
+  const store = await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    masterKey,
+    pgSchema: options.pgSchema,
+  });
+  const result = await bootstrap(store, settings.adminKey);
+  const deps: GatewayDeps = {
+    settings,
+    store,
+    lookups: createLookups(store, settings.lookupCacheTtlMs),
+    upstream: createUpstreamClient(settings.customHostPolicy),
+    logWriter: createLogWriter(store, logger, {
+      batchSize: settings.logBatchSize,
+      flushIntervalMs: settings.logFlushIntervalMs,
+    }),
+    logger,
+  };
+  const app = await buildApp(deps);
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    deps,
+    bootstrap: result,
+    async listen() {
+      return app.listen({ port: settings.port, host: settings.host });
+    },
+    close() {
+      closing ??= (async () => {
+        const grace = setTimeout(() => app.server.closeAllConnections(), settings.shutdownGraceMs);
+        grace.unref();
+        await app.close();
+        clearTimeout(grace);
+        await deps.logWriter.close();
+        await deps.upstream.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

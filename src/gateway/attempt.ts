@@ -1,0 +1,364 @@
+/**
+ * One call to one provider target: build the request with the adapter, send it, and either read the JSON
+ * answer or relay the stream to the client. Deadlines: `timeoutMs` bounds the wait for the first byte
+ * (and a whole non-streamed answer); in a stream, `idleTimeoutMs` bounds every silence between chunks.
+ * The outcome says what happened in terms the router decides on: status, reason, and whether any byte of
+ * this attempt already reached the client.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import { createSseDecoder } from '../providers/shared/sse-decoder.js';
+import type { ChatCompletionChunk, Usage } from '../providers/openai-types.js';
+import type { AdapterRequest, StreamOutput } from '../providers/types.js';
+import type { ClientStream } from './client-stream.js';
+import { GatewayError, ProviderError } from './errors.js';
+import type { ResolvedTarget } from './resolve-target.js';
+import { flattenHeaders, type UpstreamClient } from './upstream.js';
+
+export type FailureReason =
+  | 'status'
+  | 'connection'
+  | 'timeout'
+  | 'stream_error'
+  | 'stream_cut'
+  | 'invalid_response'
+  | 'config'
+  | 'client_gone';
+
+export interface AttemptSuccess {
+  ok: true;
+  status: number;
+  streamed: boolean;
+  /** Non-streamed: the OpenAI-shaped body, and its exact text when it can be sent as it came. */
+  body?: unknown;
+  rawText?: string;
+  usage: Usage | undefined;
+  model: string | undefined;
+  upstreamHeaders: Record<string, string>;
+  ttfbMs: number | null;
+  malformedChunks: number;
+}
+
+export interface AttemptFailure {
+  ok: false;
+  error: GatewayError | ProviderError;
+  status: number;
+  reason: FailureReason;
+  /** Bytes of this attempt already reached the client: the answer can no longer be replaced silently. */
+  afterFirstByte: boolean;
+  usage: Usage | undefined;
+  ttfbMs: number | null;
+  malformedChunks: number;
+}
+
+export type AttemptOutcome = AttemptSuccess | AttemptFailure;
+
+export interface AttemptInput {
+  resolved: ResolvedTarget;
+  request: AdapterRequest;
+  upstream: UpstreamClient;
+  clientSignal: AbortSignal;
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  /** Streams only: where chunks go. */
+  client?: ClientStream;
+  /** Streams only: the client asked for a usage chunk (otherwise usage is read but not forwarded). */
+  clientWantsUsage?: boolean;
+  /** Streams only: rewrites each chunk before it is sent (continuations renumber and re-id). */
+  transformChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk;
+}
+
+/** Provider response headers worth passing on to the client of a model call. */
+const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|x-request-id$|openai-processing-ms$)/;
+
+export function forwardableHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (FORWARDED_RESPONSE_HEADERS.test(name)) out[name] = value;
+  }
+  return out;
+}
+
+function connectionError(provider: string, err: unknown): GatewayError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new GatewayError('upstream_unreachable', `Could not reach ${provider}: ${message}`, { cause: err });
+}
+
+function timeoutError(provider: string, ms: number, phase: string): GatewayError {
+  return new GatewayError('request_timeout', `${provider} did not answer within ${ms} ms (${phase})`);
+}
+
+/** A timer that aborts the attempt; re-armed per chunk while streaming. */
+class Deadline {
+  private timer: NodeJS.Timeout | undefined;
+  expired = false;
+  ms = 0;
+
+  constructor(private readonly onExpire: () => void) {}
+
+  arm(ms: number): void {
+    this.clear();
+    this.ms = ms;
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.onExpire();
+    }, ms);
+  }
+
+  refresh(): void {
+    this.timer?.refresh();
+  }
+
+  clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** What the stream relay needs from the attempt around it. */
+interface AttemptScope {
+  ttfbMs: number | null;
+  malformedChunks: number;
+  deadline: Deadline;
+  enterStreamPhase(): void;
+  interrupted(err: unknown, afterFirstByte: boolean, usage?: Usage): AttemptFailure;
+  fail(
+    error: GatewayError | ProviderError,
+    reason: FailureReason,
+    afterFirstByte?: boolean,
+    usage?: Usage,
+  ): AttemptFailure;
+}
+
+export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+  const { resolved, request, upstream, clientSignal } = input;
+  const { adapter } = resolved;
+  const provider = adapter.id;
+  const started = performance.now();
+  let phase: 'first byte' | 'body' | 'stream idle' = 'first byte';
+
+  const controller = new AbortController();
+  const deadline = new Deadline(() => controller.abort());
+  deadline.arm(input.timeoutMs);
+  const onClientAbort = () => controller.abort();
+  clientSignal.addEventListener('abort', onClientAbort, { once: true });
+
+  const scope: AttemptScope = {
+    ttfbMs: null,
+    malformedChunks: 0,
+    deadline,
+    enterStreamPhase() {
+      phase = 'stream idle';
+      deadline.arm(input.idleTimeoutMs);
+    },
+    fail: (error, reason, afterFirstByte = false, usage) => ({
+      ok: false,
+      error,
+      status: error.status,
+      reason,
+      afterFirstByte,
+      usage,
+      ttfbMs: scope.ttfbMs,
+      malformedChunks: scope.malformedChunks,
+    }),
+    interrupted(err, afterFirstByte, usage) {
+      if (clientSignal.aborted) {
+        return scope.fail(
+          new GatewayError('request_timeout', 'The client went away'),
+          'client_gone',
+          afterFirstByte,
+          usage,
+        );
+      }
+      if (deadline.expired) {
+        return scope.fail(timeoutError(provider, deadline.ms, phase), 'timeout', afterFirstByte, usage);
+      }
+      return scope.fail(
+        connectionError(provider, err),
+        afterFirstByte ? 'stream_cut' : 'connection',
+        afterFirstByte,
+        usage,
+      );
+    },
+  };
+
+  try {
+    let response: Dispatcher.ResponseData;
+    try {
+      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, controller.signal);
+      const upstreamRequest = await adapter.buildRequest(request);
+      response = await upstream.send(upstreamRequest, controller.signal);
+    } catch (err) {
+      if (err instanceof GatewayError || err instanceof ProviderError) {
+        return scope.fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
+      }
+      return scope.interrupted(err, false);
+    }
+    scope.ttfbMs = performance.now() - started;
+    const headers = flattenHeaders(response.headers);
+    const status = response.statusCode;
+
+    if (status < 200 || status >= 300) {
+      phase = 'body';
+      let bodyText: string;
+      try {
+        bodyText = await response.body.text();
+      } catch (err) {
+        return scope.interrupted(err, false);
+      }
+      return scope.fail(adapter.parseError(request, { status, headers, bodyText }), 'status');
+    }
+
+    if (input.client) return await relayStream(input, response, headers, scope);
+
+    phase = 'body';
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (err) {
+      return scope.interrupted(err, false);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return scope.fail(
+        new GatewayError(
+          'upstream_invalid_response',
+          `${provider} answered ${status} with a body that is not JSON`,
+        ),
+        'invalid_response',
+      );
+    }
+    let body: unknown;
+    try {
+      body = adapter.parseResponse(request, { status, headers, body: json });
+    } catch (err) {
+      if (err instanceof ProviderError || err instanceof GatewayError)
+        return scope.fail(err, 'invalid_response');
+      throw err;
+    }
+    const answer = body as { usage?: Usage; model?: string };
+    return {
+      ok: true,
+      status,
+      streamed: false,
+      body,
+      rawText: body === json ? text : undefined,
+      usage: answer.usage,
+      model: answer.model,
+      upstreamHeaders: headers,
+      ttfbMs: scope.ttfbMs,
+      malformedChunks: 0,
+    };
+  } finally {
+    deadline.clear();
+    clientSignal.removeEventListener('abort', onClientAbort);
+  }
+}
+
+async function relayStream(
+  input: AttemptInput,
+  response: Dispatcher.ResponseData,
+  headers: Record<string, string>,
+  scope: AttemptScope,
+): Promise<AttemptOutcome> {
+  const { resolved, request } = input;
+  const client = input.client as ClientStream;
+  const { adapter } = resolved;
+  const decoder = adapter.createFrameDecoder?.() ?? createSseDecoder();
+  const translator = adapter.createStreamTranslator(request);
+  const attemptStartChunks = client.chunkCount;
+  let done = false;
+  let model: string | undefined;
+  scope.enterStreamPhase();
+
+  const wroteAny = () => client.chunkCount > attemptStartChunks;
+  const success = (): AttemptSuccess => ({
+    ok: true,
+    status: response.statusCode,
+    streamed: true,
+    usage: translator.usage(),
+    model,
+    upstreamHeaders: headers,
+    ttfbMs: scope.ttfbMs,
+    malformedChunks: scope.malformedChunks,
+  });
+
+  // Returns a failure to stop the stream, or undefined to go on.
+  const handle = async (outputs: StreamOutput[]): Promise<AttemptFailure | undefined> => {
+    for (const output of outputs) {
+      switch (output.type) {
+        case 'done':
+          done = true;
+          break;
+        case 'malformed':
+          scope.malformedChunks += 1;
+          break;
+        case 'error':
+          return scope.fail(output.error, 'stream_error', wroteAny(), translator.usage());
+        case 'chunk': {
+          let chunk = output.chunk as ChatCompletionChunk;
+          let raw = output.raw;
+          model ??= chunk.model;
+          if (!input.clientWantsUsage) {
+            if (chunk.choices.length === 0) break;
+            if (chunk.usage) {
+              chunk = { ...chunk, usage: undefined };
+              raw = undefined;
+            }
+          }
+          if (input.transformChunk) {
+            chunk = input.transformChunk(chunk);
+            raw = undefined;
+          }
+          for (const choice of chunk.choices) {
+            const content = choice.delta?.content;
+            if (content) client.addText(choice.index, content);
+          }
+          const pending = client.write(raw ?? JSON.stringify(chunk));
+          if (pending) await pending;
+          break;
+        }
+      }
+    }
+    return undefined;
+  };
+
+  try {
+    for await (const bytes of response.body) {
+      scope.deadline.refresh();
+      const failure = await handle(
+        decoder.push(bytes as Uint8Array).flatMap((event) => translator.push(event)),
+      );
+      if (failure) {
+        response.body.destroy();
+        return failure;
+      }
+      if (client.clientGone) {
+        response.body.destroy();
+        return scope.interrupted(new Error('client gone'), true, translator.usage());
+      }
+    }
+  } catch (err) {
+    // The body broke: what was decoded so far still counts, then the attempt is judged as cut.
+    const tail = await handle(translator.end());
+    if (tail) return tail;
+    if (done || translator.finished()) return success();
+    return scope.interrupted(err, wroteAny(), translator.usage());
+  }
+  const tail = await handle([
+    ...decoder.end().flatMap((event) => translator.push(event)),
+    ...translator.end(),
+  ]);
+  if (tail) return tail;
+  if (done || translator.finished()) return success();
+  return scope.fail(
+    new GatewayError(
+      'upstream_invalid_response',
+      `${adapter.id} ended the stream before the answer was complete`,
+    ),
+    'stream_cut',
+    wroteAny(),
+    translator.usage(),
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * The RequestContext: who is calling, the trace they belong to, their metadata and cache directives.
+ * Built once per request from the headers, read everywhere after.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from './errors.js';
+import type { ApiKey } from '../store/types.js';
+
+export const HEADERS = {
+  apiKey: 'x-gateway-api-key',
+  provider: 'x-gateway-provider',
+  virtualKey: 'x-gateway-virtual-key',
+  customHost: 'x-gateway-custom-host',
+  config: 'x-gateway-config',
+  traceId: 'x-gateway-trace-id',
+  spanId: 'x-gateway-span-id',
+  parentSpanId: 'x-gateway-parent-span-id',
+  spanName: 'x-gateway-span-name',
+  metadata: 'x-gateway-metadata',
+  cacheNamespace: 'x-gateway-cache-namespace',
+  cacheForceRefresh: 'x-gateway-cache-force-refresh',
+  strictCompat: 'x-gateway-strict-compat-compliance',
+  /* response headers */
+  retryAttemptCount: 'x-gateway-retry-attempt-count',
+  lastUsedOptionIndex: 'x-gateway-last-used-option-index',
+  cacheStatus: 'x-gateway-cache-status',
+  answeringProvider: 'x-gateway-provider',
+  requestId: 'x-gateway-request-id',
+} as const;
+
+export interface RequestContext {
+  requestId: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  spanName: string | null;
+  metadata: Record<string, string>;
+  apiKey: ApiKey;
+  headers: IncomingHttpHeaders;
+  /** Date.now() at arrival. */
+  startedAtMs: number;
+  /** performance.now() at arrival, for durations. */
+  startedAt: number;
+  cacheNamespace: string | null;
+  cacheForceRefresh: boolean;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+const MAX_ID_LENGTH = 128;
+const ID_PATTERN = /^[\w.:/@-]+$/;
+const METADATA_MAX_KEYS = 64;
+const METADATA_MAX_KEY_LENGTH = 128;
+const METADATA_MAX_VALUE_LENGTH = 512;
+
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (Array.isArray(value)) return value[0];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function idHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headerValue(headers, name);
+  if (value === undefined) return undefined;
+  if (value.length > MAX_ID_LENGTH || !ID_PATTERN.test(value)) {
+    throw new GatewayError(
+      'invalid_header',
+      `${name} must be 1-${MAX_ID_LENGTH} characters of letters, digits and . _ : / @ -`,
+      { param: name },
+    );
+  }
+  return value;
+}
+
+/** Parses `x-gateway-metadata`: a JSON object of string values (numbers and booleans are kept as text). */
+export function parseMetadata(raw: string | undefined): Record<string, string> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new GatewayError('invalid_header', `${HEADERS.metadata} must be a JSON object`, {
+      param: HEADERS.metadata,
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new GatewayError('invalid_header', `${HEADERS.metadata} must be a JSON object`, {
+      param: HEADERS.metadata,
+    });
+  }
+  const entries = Object.entries(parsed);
+  if (entries.length > METADATA_MAX_KEYS) {
+    throw new GatewayError(
+      'invalid_header',
+      `${HEADERS.metadata} may have at most ${METADATA_MAX_KEYS} keys`,
+      {
+        param: HEADERS.metadata,
+      },
+    );
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of entries) {
+    const param = `${HEADERS.metadata}.${key}`;
+    if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
+      throw new GatewayError(
+        'invalid_header',
+        `metadata keys must be 1-${METADATA_MAX_KEY_LENGTH} characters`,
+        {
+          param,
+        },
+      );
+    }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new GatewayError('invalid_header', `metadata value of "${key}" must be a string`, { param });
+    }
+    const text = String(value);
+    if (text.length > METADATA_MAX_VALUE_LENGTH) {
+      throw new GatewayError(
+        'invalid_header',
+        `metadata value of "${key}" must be at most ${METADATA_MAX_VALUE_LENGTH} characters`,
+        { param },
+      );
+    }
+    out[key] = text;
+  }
+  return out;
+}
+
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+export function newTraceId(): string {
+  return randomUUID();
+}
+
+/** Reads the trace headers; throws invalid_header for malformed ones. */
+export function readTrace(
+  headers: IncomingHttpHeaders,
+): Pick<RequestContext, 'traceId' | 'spanId' | 'parentSpanId' | 'spanName'> {
+  const spanName = headerValue(headers, HEADERS.spanName);
+  if (spanName !== undefined && spanName.length > 256) {
+    throw new GatewayError('invalid_header', `${HEADERS.spanName} must be at most 256 characters`, {
+      param: HEADERS.spanName,
+    });
+  }
+  return {
+    traceId: idHeader(headers, HEADERS.traceId) ?? newTraceId(),
+    spanId: idHeader(headers, HEADERS.spanId) ?? newSpanId(),
+    parentSpanId: idHeader(headers, HEADERS.parentSpanId) ?? null,
+    spanName: spanName ?? null,
+  };
+}
+
+export function readCacheDirectives(
+  headers: IncomingHttpHeaders,
+): Pick<RequestContext, 'cacheNamespace' | 'cacheForceRefresh'> {
+  const namespace = headerValue(headers, HEADERS.cacheNamespace);
+  if (namespace !== undefined && namespace.length > 256) {
+    throw new GatewayError('invalid_header', `${HEADERS.cacheNamespace} must be at most 256 characters`, {
+      param: HEADERS.cacheNamespace,
+    });
+  }
+  const refresh = headerValue(headers, HEADERS.cacheForceRefresh);
+  if (refresh !== undefined && refresh !== 'true' && refresh !== 'false') {
+    throw new GatewayError('invalid_header', `${HEADERS.cacheForceRefresh} must be true or false`, {
+      param: HEADERS.cacheForceRefresh,
+    });
+  }
+  return { cacheNamespace: namespace ?? null, cacheForceRefresh: refresh === 'true' };
+}

@@ -1,0 +1,121 @@
+/**
+ * Which addresses the gateway may call. Self-hosted deployments reach local servers (vLLM, Ollama) by
+ * default; a shared deployment sets GATEWAY_CUSTOM_HOST_POLICY=public so clients cannot aim the gateway at
+ * its own network. Cloud metadata and link-local addresses are refused under every policy. Literal IPs are
+ * checked here; names are checked when they are resolved, at connect time (see `guardedLookup`), so a DNS
+ * answer cannot slip past the check.
+ */
+import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { GatewayError } from './errors.js';
+
+export type CustomHostPolicy = 'private' | 'public';
+
+const alwaysRefused = new BlockList();
+alwaysRefused.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, incl. 169.254.169.254 and ECS 169.254.170.2
+alwaysRefused.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
+alwaysRefused.addSubnet('fe80::', 10, 'ipv6'); // link-local
+alwaysRefused.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
+
+const nonPublic = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  nonPublic.addSubnet(net, bits, 'ipv4');
+}
+nonPublic.addAddress('::', 'ipv6');
+nonPublic.addAddress('::1', 'ipv6');
+nonPublic.addSubnet('fc00::', 7, 'ipv6');
+nonPublic.addSubnet('ff00::', 8, 'ipv6');
+
+const METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata',
+  'instance-data',
+  'metadata.azure.com',
+]);
+
+function family(address: string): 'ipv4' | 'ipv6' | undefined {
+  const version = isIP(address);
+  return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
+}
+
+/** Maps `::ffff:10.0.0.1` to `10.0.0.1` so IPv4 rules apply to mapped addresses. */
+function unmapped(address: string): string {
+  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return match ? match[1] : address;
+}
+
+/** Why an address may not be called under the policy, or undefined when it may. */
+export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): string | undefined {
+  const address = unmapped(rawAddress);
+  const kind = family(address);
+  if (!kind) return undefined;
+  if (alwaysRefused.check(address, kind)) return `${address} is a link-local or cloud metadata address`;
+  if (policy === 'public' && nonPublic.check(address, kind)) return `${address} is not a public address`;
+  return undefined;
+}
+
+/** Checks a custom_host value before any request is made; throws a 400 naming `param`. */
+export function checkCustomHost(value: string, policy: CustomHostPolicy, param = 'custom_host'): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new GatewayError('custom_host_refused', `${param} is not a valid URL`, { param });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GatewayError('custom_host_refused', `${param} must use http or https`, { param });
+  }
+  if (url.username || url.password) {
+    throw new GatewayError('custom_host_refused', `${param} must not carry credentials`, { param });
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (METADATA_NAMES.has(host)) {
+    throw new GatewayError('custom_host_refused', `${param} points at a cloud metadata service`, { param });
+  }
+  if (policy === 'public' && (host === 'localhost' || host.endsWith('.localhost'))) {
+    throw new GatewayError('custom_host_refused', `${param} must be a public address`, { param });
+  }
+  const refusal = addressRefusal(host, policy);
+  if (refusal) throw new GatewayError('custom_host_refused', `${param} refused: ${refusal}`, { param });
+  return url;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A dns.lookup for outgoing connections that refuses addresses the policy forbids. */
+export function guardedLookup(policy: CustomHostPolicy) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      for (const entry of list) {
+        const refusal = addressRefusal(entry.address, policy);
+        if (refusal) {
+          const error: NodeJS.ErrnoException = new Error(`Refused to connect to ${hostname}: ${refusal}`);
+          error.code = 'EADDRREFUSEDBYPOLICY';
+          return callback(error, []);
+        }
+      }
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first)
+        return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}

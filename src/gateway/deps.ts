@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { LogWriter } from '../observability/log-writer.js';
+import type { Settings } from '../settings.js';
+import type { Store } from '../store/types.js';
+import type { Lookups } from './lookups.js';
+import type { UpstreamClient } from './upstream.js';
+
+/** Everything the pipeline and the routes need, built once in main.ts. */
+export interface GatewayDeps {
+  settings: Settings;
+  store: Store;
+  lookups: Lookups;
+  upstream: UpstreamClient;
+  logWriter: LogWriter;
+  logger: Logger;
+}

@@ -1,0 +1,86 @@
+/** Builds the log record of a model call or of one of its attempts. */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { redact } from '../observability/redact.js';
+import type { Usage } from '../providers/openai-types.js';
+import type { LogRecord } from '../store/types.js';
+import type { RequestContext } from './context.js';
+import { newSpanId } from './context.js';
+
+export interface LogBodies {
+  enabled: boolean;
+  maxBytes: number;
+}
+
+/** A body as stored in a record: redacted, and cut to a summary when it is too large. */
+export function bodyForLog(body: unknown, bodies: LogBodies): unknown {
+  if (!bodies.enabled || body === undefined) return null;
+  const redacted = redact(body);
+  const text = JSON.stringify(redacted);
+  if (text === undefined) return null;
+  if (text.length <= bodies.maxBytes) return redacted;
+  return { truncated: true, bytes: text.length, head: text.slice(0, bodies.maxBytes) };
+}
+
+export interface RecordFields {
+  endpoint: string;
+  method: string;
+  path: string;
+  status: number;
+  provider: string | null;
+  model: string | null;
+  target: string | null;
+  stream: boolean;
+  isAttempt: boolean;
+  ttfbMs: number | null;
+  usage: Usage | undefined;
+  cacheStatus: string | null;
+  retryCount: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  requestBody: unknown;
+  responseBody: unknown;
+  /** Attempts get their own span under the request's. */
+  startedAt?: number;
+}
+
+export function buildLogRecord(ctx: RequestContext, fields: RecordFields): LogRecord {
+  const usage = fields.usage;
+  const startedAt = fields.startedAt ?? ctx.startedAt;
+  return {
+    id: `log_${randomUUID().replaceAll('-', '')}`,
+    created_at_ms: fields.isAttempt
+      ? ctx.startedAtMs + Math.round(startedAt - ctx.startedAt)
+      : ctx.startedAtMs,
+    organisation_id: ctx.apiKey.organisation_id,
+    workspace_id: ctx.apiKey.workspace_id,
+    api_key_id: ctx.apiKey.id,
+    trace_id: ctx.traceId,
+    span_id: fields.isAttempt ? newSpanId() : ctx.spanId,
+    parent_span_id: fields.isAttempt ? ctx.spanId : ctx.parentSpanId,
+    span_name: fields.isAttempt ? `attempt ${fields.target ?? ''}`.trim() : ctx.spanName,
+    method: fields.method,
+    path: fields.path,
+    endpoint: fields.endpoint,
+    provider: fields.provider,
+    model: fields.model,
+    target: fields.target,
+    status: fields.status,
+    is_attempt: fields.isAttempt,
+    stream: fields.stream,
+    latency_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+    ttfb_ms: fields.ttfbMs === null ? null : Math.round(fields.ttfbMs * 100) / 100,
+    prompt_tokens: usage?.prompt_tokens ?? null,
+    completion_tokens: usage?.completion_tokens ?? null,
+    total_tokens: usage?.total_tokens ?? null,
+    cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
+    reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+    cache_status: fields.cacheStatus,
+    retry_count: fields.retryCount,
+    error_code: fields.errorCode,
+    error_message: fields.errorMessage,
+    metadata: ctx.metadata,
+    request_body: fields.requestBody,
+    response_body: fields.responseBody,
+  };
+}

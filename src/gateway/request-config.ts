@@ -1,0 +1,78 @@
+/**
+ * Which config governs a request: the `x-gateway-config` header (inline JSON or a stored config's id),
+ * or else one built from the provider-selection headers (`x-gateway-virtual-key`, `x-gateway-provider`
+ * with `Authorization: Bearer`, `x-gateway-custom-host`). Header-derived provider settings also fill in a
+ * config that names no provider of its own (e.g. one that only sets `cache` or `retry`).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseConfig, parseConfigHeader, type GatewayConfig } from './config/index.js';
+import { HEADERS, headerValue } from './context.js';
+import { GatewayError } from './errors.js';
+import type { Lookups } from './lookups.js';
+
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const value = headerValue(headers, 'authorization');
+  if (!value) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(value.trim());
+  return match ? match[1].trim() : undefined;
+}
+
+/** The provider settings carried by headers, as config keys. */
+function headerProvider(headers: IncomingHttpHeaders): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const virtualKey = headerValue(headers, HEADERS.virtualKey);
+  const provider = headerValue(headers, HEADERS.provider);
+  const customHost = headerValue(headers, HEADERS.customHost);
+  if (virtualKey) out.virtual_key = virtualKey;
+  if (provider) {
+    out.provider = provider;
+    const token = bearerToken(headers);
+    if (token) out.api_key = token;
+  }
+  if (customHost) out.custom_host = customHost;
+  return out;
+}
+
+const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets'] as const;
+
+export async function resolveRequestConfig(
+  headers: IncomingHttpHeaders,
+  workspaceId: string,
+  lookups: Lookups,
+): Promise<GatewayConfig> {
+  const fromHeaders = headerProvider(headers);
+  const raw = headerValue(headers, HEADERS.config);
+  if (raw === undefined) {
+    if (Object.keys(fromHeaders).length === 0 || (!fromHeaders.provider && !fromHeaders.virtual_key)) {
+      throw new GatewayError(
+        'missing_provider',
+        `Say which provider to call: send ${HEADERS.provider} (with Authorization: Bearer <provider key>), ` +
+          `${HEADERS.virtualKey}, or ${HEADERS.config}`,
+        { param: HEADERS.provider },
+      );
+    }
+    return parseConfig(fromHeaders, { authorizationPresent: fromHeaders.api_key !== undefined });
+  }
+  const parsed = parseConfigHeader(raw, { authorizationPresent: bearerToken(headers) !== undefined });
+  let config: GatewayConfig;
+  if ('storedConfigId' in parsed) {
+    const stored = await lookups.config(workspaceId, parsed.storedConfigId);
+    if (!stored || stored.status !== 'active') {
+      throw new GatewayError('config_not_found', `No config "${parsed.storedConfigId}" in this workspace`, {
+        param: HEADERS.config,
+      });
+    }
+    config = parseConfig(stored.config, { authorizationPresent: true });
+  } else {
+    config = parsed;
+  }
+  if (NAMES_A_PROVIDER.some((key) => (config as Record<string, unknown>)[key] !== undefined)) return config;
+  if (!fromHeaders.provider && !fromHeaders.virtual_key) {
+    throw new GatewayError(
+      'missing_provider',
+      `The config names no provider: add provider or virtual_key to it, or send ${HEADERS.provider}`,
+      { param: HEADERS.config },
+    );
+  }
+  return { ...fromHeaders, ...config } as GatewayConfig;
+}

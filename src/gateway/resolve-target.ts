@@ -1,0 +1,90 @@
+/**
+ * Turns one node of the config tree into something callable: the adapter and the provider settings
+ * (ProviderTarget), after resolving a virtual key or an `@slug` from the store and checking custom_host.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { findAdapter } from '../providers/registry.js';
+import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
+import type { TargetConfig } from './config/index.js';
+import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
+import { GatewayError } from './errors.js';
+import type { Lookups } from './lookups.js';
+import { bearerToken } from './request-config.js';
+
+export interface ResolvedTarget {
+  adapter: ProviderAdapter;
+  target: ProviderTarget;
+  /** The effective config node (parent settings already inherited). */
+  node: TargetConfig;
+  /** JSON path of the node in the config, e.g. `targets[1].targets[0]`; empty for the root. */
+  path: string;
+}
+
+function param(path: string, key: string): string {
+  return path ? `config.${path}.${key}` : key;
+}
+
+export async function resolveTarget(
+  node: TargetConfig,
+  path: string,
+  workspaceId: string,
+  headers: IncomingHttpHeaders,
+  lookups: Lookups,
+  policy: CustomHostPolicy,
+): Promise<ResolvedTarget> {
+  const fields = node as Record<string, unknown>;
+  let stored: Record<string, unknown> = {};
+  let provider = typeof node.provider === 'string' ? node.provider : undefined;
+
+  if (typeof node.virtual_key === 'string') {
+    const credential = await lookups.credential(workspaceId, 'virtual_key', node.virtual_key);
+    if (!credential || credential.status !== 'active') {
+      throw new GatewayError(
+        'virtual_key_not_found',
+        `No virtual key "${node.virtual_key}" in this workspace`,
+        {
+          param: path ? param(path, 'virtual_key') : 'x-gateway-virtual-key',
+        },
+      );
+    }
+    stored = credential.secret;
+    provider ??= credential.provider;
+  } else if (provider?.startsWith('@')) {
+    const slug = provider.slice(1);
+    const credential = await lookups.credential(workspaceId, 'provider', slug);
+    if (!credential || credential.status !== 'active') {
+      throw new GatewayError('virtual_key_not_found', `No provider "@${slug}" in this workspace's catalog`, {
+        param: param(path, 'provider'),
+      });
+    }
+    stored = credential.secret;
+    provider = credential.provider;
+  }
+
+  if (!provider) {
+    throw new GatewayError('missing_provider', 'The config names no provider for this target', {
+      param: param(path, 'provider'),
+    });
+  }
+  const adapter = findAdapter(provider);
+  if (!adapter) {
+    throw new GatewayError('unknown_provider', `Unknown provider "${provider}"`, {
+      param: param(path, 'provider'),
+    });
+  }
+
+  const target: ProviderTarget = { provider: adapter.id };
+  const writable = target as unknown as Record<string, unknown>;
+  for (const key of PROVIDER_TARGET_KEYS) {
+    const value = fields[key] ?? stored[key];
+    if (value !== undefined) writable[key] = value;
+  }
+  if (target.api_key === undefined) {
+    const token = bearerToken(headers);
+    if (token) target.api_key = token;
+  }
+  if (target.custom_host !== undefined) {
+    checkCustomHost(target.custom_host, policy, param(path, 'custom_host'));
+  }
+  return { adapter, target, node, path };
+}

@@ -1,0 +1,53 @@
+/**
+ * The HTTP client for provider calls: one undici Agent (a keep-alive pool per origin), with connections
+ * resolved through the custom-host policy. Bodies are streamed, never buffered by this module.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
+import type { UpstreamRequest } from '../providers/types.js';
+
+export interface UpstreamClient {
+  send(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData>;
+  close(): Promise<void>;
+}
+
+export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    // Deadlines are the pipeline's (request_timeout, stream idle); undici's own would cut long answers.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
+  });
+  return {
+    send(request, signal) {
+      return agent.request({
+        origin: new URL(request.url).origin,
+        path: pathOf(request.url),
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal,
+      });
+    },
+    close: () => agent.close(),
+  };
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
+
+/** Lower-cases and flattens undici's response headers. */
+export function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+/**
+ * The batched background writer of log records. `enqueue` never waits for the store: records are
+ * buffered and flushed in batches on a timer or when a batch fills. On shutdown `close` flushes what is
+ * left. If the store fails, the batch is kept and retried (bounded), so a blip loses nothing.
+ */
+import type { Logger } from 'pino';
+import type { LogRecord, Store } from '../store/types.js';
+
+export interface LogWriter {
+  enqueue(record: LogRecord): void;
+  /** Writes everything buffered now. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  readonly pending: number;
+}
+
+export interface LogWriterOptions {
+  batchSize: number;
+  flushIntervalMs: number;
+  /** Buffered records beyond this are dropped (and counted) rather than exhausting memory. */
+  maxBuffered?: number;
+}
+
+export function createLogWriter(store: Store, logger: Logger, options: LogWriterOptions): LogWriter {
+  const maxBuffered = options.maxBuffered ?? 100_000;
+  let buffer: LogRecord[] = [];
+  let flushing: Promise<void> | undefined;
+  let dropped = 0;
+  let closed = false;
+
+  const writeBatches = async (): Promise<void> => {
+    while (buffer.length > 0) {
+      const batch = buffer.slice(0, options.batchSize);
+      try {
+        await store.insertLogs(batch);
+        buffer = buffer.slice(batch.length);
+      } catch (err) {
+        logger.error({ err, records: batch.length }, 'log records could not be written; will retry');
+        return;
+      }
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (flushing) return flushing.then(() => (buffer.length > 0 ? flush() : undefined));
+    flushing = writeBatches().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  };
+
+  const timer = setInterval(() => {
+    if (buffer.length > 0) void flush();
+  }, options.flushIntervalMs);
+  timer.unref();
+
+  return {
+    enqueue(record) {
+      if (closed) return;
+      if (buffer.length >= maxBuffered) {
+        dropped += 1;
+        if (dropped % 1000 === 1) logger.error({ dropped }, 'log buffer full: dropping records');
+        return;
+      }
+      buffer.push(record);
+      if (buffer.length >= options.batchSize && !flushing) void flush();
+    },
+    flush,
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      // A few tries: a store that is briefly unavailable at shutdown should not lose the tail.
+      for (let i = 0; i < 3 && buffer.length > 0; i++) await flush();
+    },
+    get pending() {
+      return buffer.length;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Secret redaction for everything that is logged or stored as a record: keys whose names say they hold
+ * credentials are replaced, whatever their depth.
+ */
+const SECRET_KEY =
+  /(api[_-]?key|secret|password|passwd|authorization|private[_-]?key|(access|session|refresh|id|auth)[_-]?token|bearer|credential)/i;
+export const REDACTED = '[REDACTED]';
+
+export function isSecretKey(name: string): boolean {
+  return SECRET_KEY.test(name);
+}
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = isSecretKey(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1);
+  }
+  return out;
+}
+
+/** Headers safe to log: credentials and the gateway's config header (which may carry keys) redacted. */
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = isSecretKey(name) || name === 'x-gateway-config' || name === 'api-key' ? REDACTED : value;
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * The HTTP surface. Hook order for /v1: onRequest reads the trace headers and echoes the trace id,
+ * then authenticates the key and builds the RequestContext; routes validate their bodies and hand over
+ * to the pipeline. Errors of any kind leave through one handler (error-handler.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  HEADERS,
+  newTraceId,
+  parseMetadata,
+  readCacheDirectives,
+  readTrace,
+  headerValue,
+  type RequestContext,
+} from '../gateway/context.js';
+import type { GatewayDeps } from '../gateway/deps.js';
+import { GatewayError } from '../gateway/errors.js';
+import { authenticate } from './auth.js';
+import { createErrorHandler } from './error-handler.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerModelRoutes } from './routes/model.js';
+import { registerPassthroughRoutes } from './routes/passthrough.js';
+import { registerLogRoutes } from './routes/logs.js';
+import { registerOpenApiRoute } from './routes/openapi.js';
+import { registerManagementRoutes } from './routes/management/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    gw: RequestContext;
+  }
+}
+
+/** Paths under /v1 that need no API key. */
+const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
+
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: deps.settings.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    genReqId: () => randomUUID(),
+  });
+  app.decorateRequest('gw', null as unknown as RequestContext);
+  app.setErrorHandler(createErrorHandler(deps.logger));
+  app.setNotFoundHandler((request, reply) => {
+    const error = new GatewayError(
+      'not_found',
+      `No route for ${request.method} ${request.url.split('?')[0]}`,
+    );
+    void reply.code(404).header('x-gateway-error-source', 'gateway').send(error.toBody());
+  });
+
+  await registerHealthRoutes(app);
+
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', async (request, reply) => {
+        reply.header(HEADERS.traceId, headerValue(request.headers, HEADERS.traceId) ?? newTraceId());
+        if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
+        const trace = readTrace(request.headers);
+        reply.header(HEADERS.traceId, trace.traceId);
+        const apiKey = await authenticate(request.headers, deps.lookups);
+        const metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));
+        const controller = new AbortController();
+        reply.raw.on('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        });
+        request.gw = {
+          requestId: request.id,
+          ...trace,
+          ...readCacheDirectives(request.headers),
+          metadata,
+          apiKey,
+          headers: request.headers,
+          startedAtMs: Date.now(),
+          startedAt: performance.now(),
+          signal: controller.signal,
+        };
+      });
+      await registerOpenApiRoute(v1);
+      await registerModelRoutes(v1, deps);
+      await registerLogRoutes(v1, deps);
+      await registerManagementRoutes(v1, deps);
+      await registerPassthroughRoutes(v1, deps);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,37 @@
+/**
+ * `x-gateway-api-key` on every /v1 endpoint: the key is looked up (through the in-memory cache), must be
+ * active and unexpired, and gives the request its workspace and role.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { HEADERS, headerValue } from '../gateway/context.js';
+import { GatewayError } from '../gateway/errors.js';
+import type { Lookups } from '../gateway/lookups.js';
+import type { ApiKey, Role } from '../store/types.js';
+
+export async function authenticate(headers: IncomingHttpHeaders, lookups: Lookups): Promise<ApiKey> {
+  const value = headerValue(headers, HEADERS.apiKey);
+  if (!value) {
+    throw new GatewayError('missing_api_key', `Send your gateway API key in the ${HEADERS.apiKey} header`, {
+      param: HEADERS.apiKey,
+    });
+  }
+  if (value.length > 512) {
+    throw new GatewayError('invalid_api_key', 'The gateway API key is not valid', { param: HEADERS.apiKey });
+  }
+  const key = await lookups.apiKey(value);
+  if (!key || key.status !== 'active') {
+    throw new GatewayError('invalid_api_key', 'The gateway API key is not valid or has been revoked', {
+      param: HEADERS.apiKey,
+    });
+  }
+  if (key.expires_at !== null && key.expires_at * 1000 <= Date.now()) {
+    throw new GatewayError('invalid_api_key', 'The gateway API key has expired', { param: HEADERS.apiKey });
+  }
+  return key;
+}
+
+export function requireRole(key: ApiKey, role: Role): void {
+  if (role === 'admin' && key.role !== 'admin') {
+    throw new GatewayError('forbidden', 'This needs an admin API key');
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The gateway's OpenAPI document, assembled from the same TypeBox schemas that validate the bodies.
+ */
+import {
+  ChatCompletionRequestSchema,
+  CompletionRequestSchema,
+  EmbeddingRequestSchema,
+} from './schemas/index.js';
+import { GatewayConfigSchema } from '../gateway/config/index.js';
+import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
+
+export interface Operation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  tags: string[];
+  requestBody?: unknown;
+  response?: unknown;
+  parameters?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: unknown }>;
+}
+
+const ErrorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: ['string', 'null'] },
+        code: { type: ['string', 'null'] },
+      },
+      required: ['message', 'type', 'param', 'code'],
+    },
+  },
+  required: ['error'],
+};
+
+const MODEL_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/chat/completions',
+    summary: 'Create a chat completion (JSON, or server-sent events with stream: true)',
+    tags: ['Models'],
+    requestBody: ChatCompletionRequestSchema,
+  },
+  {
+    method: 'post',
+    path: '/completions',
+    summary: 'Create a text completion',
+    tags: ['Models'],
+    requestBody: CompletionRequestSchema,
+  },
+  {
+    method: 'post',
+    path: '/embeddings',
+    summary: 'Create embeddings',
+    tags: ['Models'],
+    requestBody: EmbeddingRequestSchema,
+  },
+  { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
+  {
+    method: 'get',
+    path: '/logs',
+    summary: 'List log records of the workspace, newest first',
+    tags: ['Logs'],
+  },
+  { method: 'get', path: '/logs/{id}', summary: 'Get one log record', tags: ['Logs'] },
+];
+
+function toPathItem(op: Operation): Record<string, unknown> {
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  return {
+    summary: op.summary,
+    tags: op.tags,
+    parameters: [
+      { name: 'x-gateway-api-key', in: 'header', required: true, schema: { type: 'string' } },
+      ...pathParams,
+      ...(op.parameters ?? []),
+    ],
+    ...(op.requestBody
+      ? { requestBody: { required: true, content: { 'application/json': { schema: op.requestBody } } } }
+      : {}),
+    responses: {
+      '200': {
+        description: 'Success',
+        ...(op.response ? { content: { 'application/json': { schema: op.response } } } : {}),
+      },
+      default: {
+        description: 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
+  };
+}
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of [...MODEL_OPERATIONS, ...MANAGEMENT_OPERATIONS]) {
+    paths[`/v1${op.path}`] ??= {};
+    paths[`/v1${op.path}`][op.method] = toPathItem(op);
+  }
+  return JSON.parse(
+    JSON.stringify({
+      openapi: '3.1.0',
+      info: {
+        title: 'AI Gateway',
+        version: '1',
+        description: 'One OpenAI-shaped API in front of every model provider.',
+      },
+      servers: [{ url: '/' }],
+      paths,
+      components: {
+        schemas: { Error: ErrorSchema, Config: GatewayConfigSchema },
+        securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } },
+      },
+      security: [{ gatewayKey: [] }],
+    }),
+  );
+}

@@ -1,0 +1,75 @@
+/** `GET /v1/logs` (filters, paging) and `GET /v1/logs/{id}`, always within the caller's workspace. */
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { GatewayError } from '../../gateway/errors.js';
+import type { LogQuery } from '../../store/types.js';
+
+const MAX_LIMIT = 1000;
+
+function integerParam(query: Record<string, string | undefined>, name: string, min: number, max: number) {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new GatewayError('invalid_query', `${name} must be an integer from ${min} to ${max}`, {
+      param: name,
+    });
+  }
+  return value;
+}
+
+function stringParam(query: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || raw.length > 256) {
+    throw new GatewayError('invalid_query', `${name} must be a string of at most 256 characters`, {
+      param: name,
+    });
+  }
+  return raw;
+}
+
+/** `metadata.<key>=<value>` query parameters filter on metadata. */
+function metadataFilters(query: Record<string, string | undefined>): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (name.startsWith('metadata.') && typeof value === 'string')
+      out[name.slice('metadata.'.length)] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export async function registerLogRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  app.get('/logs', async (request) => {
+    const query = request.query as Record<string, string | undefined>;
+    const logQuery: LogQuery = {
+      workspace_id: request.gw.apiKey.workspace_id,
+      trace_id: stringParam(query, 'trace_id'),
+      provider: stringParam(query, 'provider'),
+      model: stringParam(query, 'model'),
+      api_key_id: stringParam(query, 'api_key_id'),
+      status: integerParam(query, 'status', 100, 599),
+      from_ms: integerParam(query, 'from_ms', 0, Number.MAX_SAFE_INTEGER),
+      to_ms: integerParam(query, 'to_ms', 0, Number.MAX_SAFE_INTEGER),
+      metadata: metadataFilters(query),
+      limit: integerParam(query, 'limit', 1, MAX_LIMIT) ?? 50,
+      after: stringParam(query, 'after'),
+    };
+    const page = await deps.store.listLogs(logQuery);
+    return {
+      object: 'list',
+      data: page.data,
+      has_more: page.has_more,
+      first_id: page.data[0]?.id ?? null,
+      last_id: page.data.at(-1)?.id ?? null,
+    };
+  });
+
+  app.get('/logs/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const record = await deps.store.getLog(request.gw.apiKey.workspace_id, id);
+    if (!record)
+      throw new GatewayError('not_found', `No log record ${id} in this workspace`, { param: 'id' });
+    return record;
+  });
+}

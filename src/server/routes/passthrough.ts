@@ -1,0 +1,181 @@
+/**
+ * The pass-through: any other path under /v1, with POST, GET, PUT or DELETE, goes to the selected
+ * provider with the provider's own body, and the provider's answer comes back unchanged — status, body
+ * bytes (binary and streamed included) and its headers less the hop-by-hop ones. Recorded like any call.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { performance } from 'node:perf_hooks';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { GatewayError, ProviderError } from '../../gateway/errors.js';
+import { bodyForLog, buildLogRecord } from '../../gateway/log-record.js';
+import { resolveRequestConfig } from '../../gateway/request-config.js';
+import { resolveTarget } from '../../gateway/resolve-target.js';
+import { stripTree } from '../../gateway/router.js';
+import type { TargetConfig } from '../../gateway/config/index.js';
+import type { UpstreamRequest } from '../../providers/types.js';
+import { flattenHeaders } from '../../gateway/upstream.js';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
+
+/** Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials. */
+function requestHeadersToForward(headers: FastifyRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(name) ||
+      name.startsWith('x-gateway-') ||
+      name === 'authorization'
+    ) {
+      continue;
+    }
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function responseHeadersToReturn(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'content-length' && HOP_BY_HOP.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Sends the request to the provider the headers/config select, answering with its response as it is. */
+export async function proxyToProvider(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+): Promise<FastifyReply> {
+  const ctx = request.gw;
+  const started = performance.now();
+  const config = await resolveRequestConfig(ctx.headers, ctx.apiKey.workspace_id, deps.lookups);
+  const targets = config.targets as TargetConfig[] | undefined;
+  const node =
+    targets && targets.length > 0 ? ({ ...stripTree(config), ...targets[0] } as TargetConfig) : config;
+  const targetPath = node === config ? '' : 'targets[0]';
+  const resolved = await resolveTarget(
+    node,
+    targetPath,
+    ctx.apiKey.workspace_id,
+    ctx.headers,
+    deps.lookups,
+    deps.settings.customHostPolicy,
+  );
+  const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+  const controller = new AbortController();
+  ctx.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  const timeoutMs =
+    typeof node.request_timeout === 'number' ? node.request_timeout : deps.settings.defaultRequestTimeoutMs;
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+
+  let status = 0;
+  let errorCode: string | null = null;
+  let errorMessage: string | null = null;
+  try {
+    const auth = resolved.adapter.authenticate
+      ? await resolved.adapter.authenticate(resolved.target, controller.signal)
+      : undefined;
+    const upstreamRequest: UpstreamRequest = await resolved.adapter.buildPassthrough({
+      method: request.method as UpstreamRequest['method'],
+      path,
+      headers: requestHeadersToForward(request.headers),
+      body,
+      target: resolved.target,
+      auth,
+    });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await deps.upstream.send(upstreamRequest, controller.signal);
+    } catch (err) {
+      if (err instanceof GatewayError || err instanceof ProviderError) throw err;
+      if (controller.signal.aborted && !ctx.signal.aborted) {
+        throw new GatewayError(
+          'request_timeout',
+          `${resolved.adapter.id} did not answer within ${timeoutMs} ms`,
+        );
+      }
+      throw new GatewayError(
+        'upstream_unreachable',
+        `Could not reach ${resolved.adapter.id}: ${(err as Error).message}`,
+      );
+    }
+    clearTimeout(timer);
+    status = response.statusCode;
+    reply.header('x-gateway-provider', resolved.adapter.id);
+    reply.headers(responseHeadersToReturn(flattenHeaders(response.headers)));
+    reply.code(status);
+    return reply.send(response.body);
+  } catch (err) {
+    const mapped = err instanceof GatewayError || err instanceof ProviderError ? err : undefined;
+    status = mapped?.status ?? 500;
+    errorCode = mapped ? String(mapped.code ?? mapped.type) : 'internal_error';
+    errorMessage = mapped?.message ?? String(err);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    const contentType = String(request.headers['content-type'] ?? '');
+    deps.logWriter.enqueue(
+      buildLogRecord(ctx, {
+        endpoint: 'passthrough',
+        method: request.method,
+        path: request.url.split('?')[0],
+        status,
+        provider: resolved.adapter.id,
+        model: null,
+        target: targetPath,
+        stream: false,
+        isAttempt: false,
+        ttfbMs: status ? performance.now() - started : null,
+        usage: undefined,
+        cacheStatus: null,
+        retryCount: 0,
+        errorCode,
+        errorMessage,
+        requestBody:
+          body && contentType.includes('json')
+            ? bodyForLog(safeJson(body), {
+                enabled: deps.settings.logBodies,
+                maxBytes: deps.settings.logBodyMaxBytes,
+              })
+            : null,
+        responseBody: null,
+      }),
+    );
+  }
+}
+
+function safeJson(buffer: Buffer): unknown {
+  try {
+    return JSON.parse(buffer.toString('utf8'));
+  } catch {
+    return { bytes: buffer.length };
+  }
+}
+
+export async function registerPassthroughRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.route({
+      method: ['GET', 'POST', 'PUT', 'DELETE'],
+      url: '/*',
+      handler: (request, reply) => proxyToProvider(deps, request, reply, request.url.slice('/v1'.length)),
+    });
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Gateway settings: environment variables, optionally a JSON file named by GATEWAY_SETTINGS_FILE whose
+ * keys are the same variable names (the environment wins). Every setting is listed in docs/settings.md.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface Settings {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL URL; absent → embedded SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** Redis URL for shared state across nodes; absent → in-process memory. */
+  redisUrl: string | undefined;
+  adminKey: string | undefined;
+  logLevel: string;
+  /** Store request and response bodies in log records. */
+  logBodies: boolean;
+  /** Bodies larger than this (bytes of JSON) are stored truncated. */
+  logBodyMaxBytes: number;
+  logFlushIntervalMs: number;
+  logBatchSize: number;
+  /** Upper bound of a request body, bytes. */
+  bodyLimitBytes: number;
+  /** Default first-byte deadline and in-stream idle deadline when a config sets no request_timeout. */
+  defaultRequestTimeoutMs: number;
+  defaultStreamIdleTimeoutMs: number;
+  /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
+  customHostPolicy: 'private' | 'public';
+  /** How long draining in-flight requests may take on shutdown. */
+  shutdownGraceMs: number;
+  /** Lifetime of cached API keys, credentials and configs read from the store. */
+  lookupCacheTtlMs: number;
+}
+
+type Source = Record<string, string | undefined>;
+
+function readFileSource(env: NodeJS.ProcessEnv): Source {
+  const file = env.GATEWAY_SETTINGS_FILE;
+  if (!file) return {};
+  const parsed = JSON.parse(readFileSync(resolve(file), 'utf8')) as Record<string, unknown>;
+  const out: Source = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (value !== null && value !== undefined) out[key] = String(value);
+  }
+  return out;
+}
+
+function integer(source: Source, name: string, fallback: number, min = 0): number {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`Setting ${name} must be an integer ≥ ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(source: Source, name: string, fallback: boolean): boolean {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new Error(`Setting ${name} must be true or false, got "${raw}"`);
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const source: Source = { ...readFileSource(env), ...env };
+  const policy = source.GATEWAY_CUSTOM_HOST_POLICY ?? 'private';
+  if (policy !== 'private' && policy !== 'public') {
+    throw new Error(`Setting GATEWAY_CUSTOM_HOST_POLICY must be "private" or "public", got "${policy}"`);
+  }
+  return {
+    port: integer(source, 'PORT', 8787),
+    host: source.HOST || '127.0.0.1',
+    dataDir: resolve(source.GATEWAY_DATA_DIR || './data'),
+    databaseUrl: source.DATABASE_URL || undefined,
+    redisUrl: source.REDIS_URL || undefined,
+    adminKey: source.GATEWAY_ADMIN_KEY || undefined,
+    logLevel: source.LOG_LEVEL || 'info',
+    logBodies: boolean(source, 'GATEWAY_LOG_BODIES', true),
+    logBodyMaxBytes: integer(source, 'GATEWAY_LOG_BODY_MAX_BYTES', 65_536),
+    logFlushIntervalMs: integer(source, 'GATEWAY_LOG_FLUSH_INTERVAL_MS', 1000, 10),
+    logBatchSize: integer(source, 'GATEWAY_LOG_BATCH_SIZE', 500, 1),
+    bodyLimitBytes: integer(source, 'GATEWAY_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024),
+    defaultRequestTimeoutMs: integer(source, 'GATEWAY_REQUEST_TIMEOUT_MS', 600_000, 1),
+    defaultStreamIdleTimeoutMs: integer(source, 'GATEWAY_STREAM_IDLE_TIMEOUT_MS', 300_000, 1),
+    customHostPolicy: policy,
+    shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),
+    lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
+  };
+}

@@ -1,0 +1,68 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let client: OpenAI;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'primary' });
+  gateway = await startGateway();
+  client = new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'sk-provider-secret',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': fake.url,
+    },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+describe('OpenAI-compatible provider through the gateway', () => {
+  it('answers a chat completion through the openai SDK', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'ping' }],
+    });
+    expect(completion.choices[0].message.content).toBe('[primary] ping');
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    const received = fake.requests.at(-1);
+    expect(received?.headers.authorization).toBe('Bearer sk-provider-secret');
+  });
+
+  it('streams a chat completion ending with usage', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'stream me' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: unknown;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('[primary] stream me');
+    expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+  });
+
+  it('answers completions and embeddings', async () => {
+    const completion = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'hello' });
+    expectOpenAPIValid('CreateCompletionResponse', completion);
+    const embedding = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] });
+    expectOpenAPIValid('CreateEmbeddingResponse', embedding);
+    expect(embedding.data).toHaveLength(2);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * Starts a real gateway in-process on a free loopback port, on a fresh SQLite file (or, with
+ * `store: 'postgres'`, in a fresh PostgreSQL schema), with a known admin key.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { createGatewayServer, type GatewayServer } from '../../src/gateway-server.js';
+import { loadSettings } from '../../src/settings.js';
+
+export interface TestGateway {
+  /** Base URL ending with /v1, for the openai SDK. */
+  url: string;
+  /** Origin, e.g. http://127.0.0.1:PORT, for /health and raw fetches. */
+  origin: string;
+  adminKey: string;
+  server: GatewayServer;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface StartGatewayOptions {
+  env?: Record<string, string>;
+  /** Run against PostgreSQL: the URL and a schema of the test's own. */
+  postgres?: { url: string; schema: string };
+}
+
+export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const adminKey = `gw-test-${randomBytes(16).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_KEY: adminKey,
+    LOG_LEVEL: 'silent',
+    GATEWAY_LOG_FLUSH_INTERVAL_MS: '50',
+    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+    ...(options.postgres ? { DATABASE_URL: options.postgres.url } : {}),
+    ...options.env,
+  };
+  const settings = loadSettings(env);
+  const server = await createGatewayServer(settings, {
+    env,
+    logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
+    pgSchema: options.postgres?.schema,
+  });
+  const origin = await server.listen();
+  return {
+    url: `${origin}/v1`,
+    origin,
+    adminKey,
+    server,
+    dataDir,
+    async close() {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
