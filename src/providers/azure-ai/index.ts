@@ -1,0 +1,114 @@
+/**
+ * Azure AI Foundry / Azure AI model inference: models hosted on serverless or managed endpoints,
+ * speaking OpenAI's wire format.
+ */
+import { GatewayError } from '../../gateway/errors.js';
+import {
+  azureAuthHeaders,
+  azureErrorFromResponse,
+  cleanAzureResponse,
+  createAzureStreamTranslator,
+} from '../azure-openai/index.js';
+import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
+import { joinUrl } from '../shared/url.js';
+import type { ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import {
+  AZURE_AI_DEFAULT_API_VERSION,
+  azureAIApiVersion,
+  azureAIBase,
+  azureAIDeploymentType,
+  azureAIRoute,
+} from './azure-ai-address.js';
+
+const PROVIDER = 'azure-ai';
+
+function routingHeaders(target: ProviderTarget): Record<string, string> {
+  // Extra OpenAI parameters (parallel_tool_calls, user…) go on to the model instead of failing the call.
+  const headers: Record<string, string> = { 'extra-parameters': 'pass-through' };
+  if (target.cloudd_deployment_name) headers['azureml-model-deployment'] = target.cloudd_deployment_name;
+  return headers;
+}
+
+function withApiVersion(url: string, target: ProviderTarget): string {
+  if (azureAIDeploymentType(target) === 'managed' || /[?&]api-version=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(azureAIApiVersion(target))}`;
+}
+
+export const azureAIAdapter: ProviderAdapter = {
+  id: PROVIDER,
+  aliases: ['azure-ai-inference'],
+  displayName: 'Azure AI (model inference)',
+  capabilities: {
+    endpoints: ['chat', 'embeddings'],
+    streaming: true,
+    tools: true,
+    parallelToolCalls: true,
+    images: true,
+    jsonSchema: true,
+    thinking: true,
+    n: 'native',
+    parameters: {
+      '*': 'sent as given (OpenAI wire format), with `extra-parameters: pass-through`',
+      thinking:
+        "dropped: not a model inference parameter; a model's reasoning_content comes back as content_blocks",
+    },
+    credentials: [
+      'api_key',
+      'cloudd_endpoint_name',
+      'cloudd_region',
+      'cloudd_deployment_type',
+      'cloudd_deployment_name',
+      'cloudd_api_version',
+      'custom_host',
+    ],
+    notes: [
+      'serverless: https://{cloudd_endpoint_name}.{cloudd_region}.models.ai.azure.com/chat/completions?api-version=…',
+      'managed: https://{cloudd_endpoint_name}.{cloudd_region}.inference.ml.azure.com/score (chat only)',
+      'Auth: `Authorization: Bearer <api_key>`; cloudd_deployment_name → `azureml-model-deployment`.',
+      `api-version defaults to ${AZURE_AI_DEFAULT_API_VERSION} (cloudd_api_version overrides).`,
+    ],
+  },
+
+  buildRequest(req): UpstreamRequest {
+    const route = azureAIRoute(req.target, req.endpoint);
+    if (!route) {
+      throw new GatewayError(
+        'unsupported_endpoint',
+        `Azure AI ${azureAIDeploymentType(req.target)} deployments do not offer the ${req.endpoint} endpoint.`,
+      );
+    }
+    return {
+      method: 'POST',
+      url: withApiVersion(joinUrl(azureAIBase(req.target), route), req.target),
+      headers: {
+        ...req.forwardHeaders,
+        'content-type': 'application/json',
+        ...(req.stream ? { accept: 'text/event-stream' } : {}),
+        ...routingHeaders(req.target),
+        ...azureAuthHeaders(req.target, req.auth, 'bearer'),
+      },
+      body: toOpenAIBody(req),
+    };
+  },
+
+  parseResponse(req, res) {
+    return cleanAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
+  },
+
+  createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),
+
+  parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
+
+  buildPassthrough(req): UpstreamRequest {
+    const headers: Record<string, string> = { ...req.headers };
+    delete headers.authorization;
+    delete headers['api-key'];
+    delete headers.host;
+    delete headers['content-length'];
+    Object.assign(headers, azureAuthHeaders(req.target, req.auth, 'bearer'));
+    if (req.target.cloudd_deployment_name)
+      headers['azureml-model-deployment'] = req.target.cloudd_deployment_name;
+    const url = withApiVersion(joinUrl(azureAIBase(req.target), req.path), req.target);
+    return { method: req.method, url, headers, ...(req.body ? { body: req.body } : {}) };
+  },
+};

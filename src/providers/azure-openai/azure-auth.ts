@@ -1,0 +1,30 @@
+/**
+ * Azure authentication, shared by Azure OpenAI and Azure AI model inference: an API key goes in the
+ * `api-key` header; an `api_key` given as `Bearer <token>` (a Microsoft Entra ID token) goes in
+ * `Authorization` as it is.
+ */
+import { GatewayError } from '../../gateway/errors.js';
+import type { AuthMaterial, ProviderTarget } from '../types.js';
+
+export type AzureKeyStyle = 'api-key' | 'bearer';
+
+export function azureAuthHeaders(
+  target: ProviderTarget,
+  auth: AuthMaterial | undefined,
+  keyStyle: AzureKeyStyle = 'api-key',
+): Record<string, string> {
+  if (auth?.accessToken) return { authorization: `Bearer ${auth.accessToken}` };
+  const key = target.api_key;
+  if (!key) {
+    if (target.custom_host) return {};
+    throw new GatewayError(
+      'provider_config_error',
+      'Azure needs an `api_key` (a key, or `Bearer <token>`).',
+      {
+        param: 'api_key',
+      },
+    );
+  }
+  if (/^bearer\s/i.test(key)) return { authorization: `Bearer ${key.replace(/^bearer\s+/i, '')}` };
+  return keyStyle === 'bearer' ? { authorization: `Bearer ${key}` } : { 'api-key': key };
+}

@@ -1,0 +1,44 @@
+/**
+ * Azure's error answers → ProviderError. Azure speaks OpenAI's `{"error":{...}}` but with its own codes
+ * (`"401"`, `"429"`, `DeploymentNotFound`, `content_filter` with an `innererror` verdict) and often a
+ * `type` of null; the codes are mapped to OpenAI's and the wait hint of a 429 message is read.
+ */
+import { ProviderError } from '../../gateway/errors.js';
+import { openAIErrorFromResponse } from '../openai/index.js';
+import type { UpstreamErrorResponse } from '../types.js';
+
+const AZURE_CODES: Record<string, string> = {
+  '401': 'invalid_api_key',
+  '403': 'permission_denied',
+  '404': 'not_found',
+  '408': 'timeout',
+  '429': 'rate_limit_exceeded',
+  '500': 'server_error',
+  DeploymentNotFound: 'model_not_found',
+  ResponsibleAIPolicyViolation: 'content_filter',
+  content_filter: 'content_filter',
+};
+
+export function azureErrorFromResponse(provider: string, res: UpstreamErrorResponse): ProviderError {
+  const base = openAIErrorFromResponse(provider, res);
+  const code =
+    base.code === null ? null : (AZURE_CODES[base.code] ?? (/^\d+$/.test(base.code) ? null : base.code));
+  const retryAfterMs = base.retryAfterMs ?? retryHintMs(base.message);
+  if (code === base.code && retryAfterMs === base.retryAfterMs) return base;
+  return new ProviderError({
+    status: base.status,
+    provider,
+    message: base.message,
+    type: base.type,
+    code,
+    param: base.param,
+    retryAfterMs,
+    headers: base.headers,
+  });
+}
+
+/** "Please retry after 6 seconds." in the message of Azure's 429s. */
+function retryHintMs(message: string): number | undefined {
+  const match = /retry after (\d+) seconds?/i.exec(message);
+  return match ? Number(match[1]) * 1000 : undefined;
+}

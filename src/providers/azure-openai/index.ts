@@ -1,0 +1,105 @@
+/**
+ * Azure OpenAI: OpenAI's wire format on per-deployment URLs
+ * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`.
+ */
+import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
+import { joinUrl } from '../shared/url.js';
+import type { EndpointKind, ProviderAdapter, UpstreamRequest } from '../types.js';
+import { azureAuthHeaders } from './azure-auth.js';
+import { cleanAzureResponse } from './azure-content-filter.js';
+import { azureErrorFromResponse } from './azure-error.js';
+import { azureOpenAIBase, resolveAzureOpenAIAddress } from './azure-openai-address.js';
+import { createAzureStreamTranslator } from './azure-stream-translator.js';
+
+export { azureAuthHeaders } from './azure-auth.js';
+export { cleanAzureResponse, cleanAzureChunk } from './azure-content-filter.js';
+export { azureErrorFromResponse } from './azure-error.js';
+export { createAzureStreamTranslator } from './azure-stream-translator.js';
+
+const PROVIDER = 'azure-openai';
+
+const ENDPOINT_PATHS: Record<EndpointKind, string> = {
+  chat: '/chat/completions',
+  completions: '/completions',
+  embeddings: '/embeddings',
+};
+
+export const azureOpenAIAdapter: ProviderAdapter = {
+  id: PROVIDER,
+  aliases: ['cloudd'],
+  displayName: 'Azure OpenAI',
+  capabilities: {
+    endpoints: ['chat', 'completions', 'embeddings'],
+    streaming: true,
+    tools: true,
+    parallelToolCalls: true,
+    images: true,
+    jsonSchema: true,
+    thinking: false,
+    n: 'native',
+    parameters: {
+      '*': 'sent as given (OpenAI wire format)',
+      model:
+        'picks the deployment from `deployments[]` by alias; sent on (the deployment in the URL decides)',
+      thinking: 'dropped: not an Azure OpenAI parameter (use reasoning_effort)',
+    },
+    credentials: [
+      'api_key',
+      'cloudd_resource_name',
+      'resource_name',
+      'cloudd_deployment_name',
+      'cloudd_deployment_id',
+      'deployment_id',
+      'cloudd_api_version',
+      'api_version',
+      'deployments',
+      'custom_host',
+    ],
+    notes: [
+      'Auth: `api-key: <api_key>`; an api_key written `Bearer <token>` (Entra ID) is sent as `Authorization`.',
+      'Content-filter results (prompt_filter_results, content_filter_results) are removed in strict mode.',
+      "Azure's content_filter 400 keeps its status with code `content_filter`.",
+    ],
+  },
+
+  buildRequest(req): UpstreamRequest {
+    const address = resolveAzureOpenAIAddress(req.target, req.body.model);
+    const path = `/openai/deployments/${encodeURIComponent(address.deployment)}${ENDPOINT_PATHS[req.endpoint]}`;
+    return {
+      method: 'POST',
+      url: `${joinUrl(address.base, path)}?api-version=${encodeURIComponent(address.apiVersion)}`,
+      headers: {
+        ...req.forwardHeaders,
+        'content-type': 'application/json',
+        ...(req.stream ? { accept: 'text/event-stream' } : {}),
+        ...azureAuthHeaders(req.target, req.auth),
+      },
+      body: toOpenAIBody(req),
+    };
+  },
+
+  parseResponse(req, res) {
+    return cleanAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
+  },
+
+  createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),
+
+  parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
+
+  buildPassthrough(req): UpstreamRequest {
+    // `/v1/<path>` at the gateway is `{base}/openai/<path>` at Azure; the API version is added when the
+    // client did not give one and the target has one.
+    const headers: Record<string, string> = { ...req.headers };
+    delete headers.authorization;
+    delete headers['api-key'];
+    delete headers.host;
+    delete headers['content-length'];
+    Object.assign(headers, azureAuthHeaders(req.target, req.auth));
+    let url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
+    const apiVersion = req.target.cloudd_api_version ?? req.target.api_version;
+    if (apiVersion && !/[?&]api-version=/.test(url)) {
+      url += `${url.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(apiVersion)}`;
+    }
+    return { method: req.method, url, headers, ...(req.body ? { body: req.body } : {}) };
+  },
+};
