@@ -1,0 +1,57 @@
+import type { ProviderCapabilities } from '../types.js';
+import { THINKING_ANSWER_TOKENS } from './bedrock-config.js';
+
+export const bedrockCapabilities: ProviderCapabilities = {
+  endpoints: ['chat', 'embeddings'],
+  streaming: true,
+  tools: true,
+  parallelToolCalls: true,
+  images: true,
+  jsonSchema: true,
+  thinking: true,
+  n: 'fanout',
+  parameters: {
+    messages: '→ system + messages (Converse); tool results → toolResult blocks in a user turn',
+    max_tokens: `→ inferenceConfig.maxTokens (with thinking and no limit: budget_tokens + ${THINKING_ANSWER_TOKENS})`,
+    max_completion_tokens: '→ inferenceConfig.maxTokens (wins over max_tokens)',
+    temperature: '→ inferenceConfig.temperature',
+    top_p: '→ inferenceConfig.topP',
+    stop: '→ inferenceConfig.stopSequences',
+    tools: '→ toolConfig.tools[].toolSpec',
+    tool_choice:
+      '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; none → tools left out, or sent without a choice when the history holds tool calls)',
+    response_format:
+      'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',
+    thinking:
+      '→ additionalModelRequestFields.thinking (Anthropic Claude models only; others 400); reasoning comes back in content_blocks when not strict',
+    stream_options: 'include_usage → a final usage chunk from the metadata event',
+    image_url:
+      'data URLs only (Converse takes bytes; the adapter does not fetch URLs): an http(s) URL is refused (400)',
+    parallel_tool_calls: 'dropped: Converse has no switch for it',
+    seed: 'dropped: Converse has no seed',
+    user: 'dropped: Converse has no end-user field',
+    n: 'fanned out by the gateway',
+    frequency_penalty: 'refused (400) unless 0',
+    presence_penalty: 'refused (400) unless 0',
+    logit_bias: 'refused (400)',
+    logprobs: 'refused (400) when true',
+    top_logprobs: 'refused (400)',
+    functions: 'refused (400): use tools',
+    'embeddings.input':
+      'amazon.titan-embed-*: one string per request (more is refused); cohere.embed-*: texts array, input_type default search_document',
+    'embeddings.dimensions': 'titan → dimensions; cohere: refused (400)',
+    'embeddings.encoding_format': 'base64 is encoded by the gateway from the float vector',
+  },
+  credentials: [
+    'cloudc_region',
+    'cloudc_access_key_id',
+    'cloudc_secret_access_key',
+    'cloudc_session_token',
+    'custom_host',
+  ],
+  notes: [
+    'Requests are signed with AWS SigV4 (service bedrock) over the final URL, custom_host included.',
+    'prompt_tokens = inputTokens + cacheReadInputTokens + cacheWriteInputTokens; cached_tokens = cacheReadInputTokens.',
+    'Stream exceptions keep Bedrock statuses: throttlingException 429, modelStreamErrorException 424, internalServerException 500, serviceUnavailableException 503.',
+  ],
+};

@@ -1,0 +1,131 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatRequest } from '../openai-types.js';
+import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
+import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
+import { prepareBedrockTools } from './bedrock-prepare-tools.js';
+import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';
+
+/** OpenAI parameters Converse has no equivalent for; refused unless set to their neutral value. */
+export const BEDROCK_UNSUPPORTED_PARAMETERS = [
+  'frequency_penalty',
+  'presence_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'functions',
+  'function_call',
+  'audio',
+  'modalities',
+  'prediction',
+  'web_search_options',
+  'reasoning_effort',
+] as const;
+
+/** Extended thinking through Converse is Anthropic's own request field, so only Claude models take it. */
+function isAnthropicModel(modelId: string): boolean {
+  return /(^|\.)anthropic\./.test(modelId) || modelId.includes('anthropic.claude');
+}
+
+/** The Converse / ConverseStream request body (the model id goes in the URL). */
+export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown> {
+  refuseUnsupportedParameters(body, BEDROCK_UNSUPPORTED_PARAMETERS, 'bedrock');
+  const { system, messages } = convertToBedrockMessages(body.messages ?? []);
+  const out: Record<string, unknown> = { messages };
+  if (system.length > 0) out.system = system;
+
+  const inference: Record<string, unknown> = {};
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (maxTokens !== undefined && maxTokens !== null) inference.maxTokens = maxTokens;
+  if (body.temperature !== undefined && body.temperature !== null) inference.temperature = body.temperature;
+  if (body.top_p !== undefined && body.top_p !== null) inference.topP = body.top_p;
+  if (body.stop !== undefined && body.stop !== null) {
+    inference.stopSequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  }
+
+  const thinking = body.thinking;
+  if (thinking?.type === 'enabled') {
+    if (!isAnthropicModel(String(body.model))) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        'thinking is supported on bedrock for Anthropic Claude models only',
+        {
+          param: 'thinking',
+        },
+      );
+    }
+    const budget = thinking.budget_tokens;
+    if (typeof budget !== 'number' || !Number.isInteger(budget)) {
+      throw new GatewayError('invalid_body', 'thinking.budget_tokens is required when thinking is enabled', {
+        param: 'thinking.budget_tokens',
+      });
+    }
+    out.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: budget } };
+    if (inference.maxTokens === undefined) inference.maxTokens = budget + THINKING_ANSWER_TOKENS;
+  }
+  if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
+
+  const toolConfig = prepareBedrockTools(body);
+  if (toolConfig) out.toolConfig = toolConfig;
+  applyResponseFormat(body, out);
+  return out;
+}
+
+function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): void {
+  const format = body.response_format;
+  if (!format || format.type === 'text') return;
+  if (format.type === 'json_schema') {
+    const spec = format.json_schema;
+    if (!spec?.schema) {
+      throw new GatewayError('invalid_body', 'response_format.json_schema.schema is required', {
+        param: 'response_format.json_schema.schema',
+      });
+    }
+    out.outputConfig = {
+      textFormat: {
+        type: 'json_schema',
+        structure: {
+          jsonSchema: {
+            // Converse takes the schema as a JSON string
+            schema: JSON.stringify(spec.schema),
+            ...(spec.name ? { name: spec.name } : {}),
+            ...(spec.description ? { description: spec.description } : {}),
+          },
+        },
+      },
+    };
+    return;
+  }
+  if (format.type === 'json_object') {
+    if (out.toolConfig) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        'response_format json_object cannot be combined with tools on bedrock; use json_schema',
+        { param: 'response_format' },
+      );
+    }
+    out.toolConfig = {
+      tools: [
+        {
+          toolSpec: {
+            name: JSON_RESPONSE_TOOL_NAME,
+            description: 'Respond with a JSON object.',
+            inputSchema: { json: { type: 'object', additionalProperties: true } },
+          },
+        },
+      ],
+      toolChoice: { tool: { name: JSON_RESPONSE_TOOL_NAME } },
+    };
+    return;
+  }
+  throw new GatewayError(
+    'unsupported_parameter',
+    `response_format type '${String((format as { type: unknown }).type)}' is not supported`,
+    {
+      param: 'response_format',
+    },
+  );
+}
+
+export function usesJsonResponseTool(body: Record<string, unknown>): boolean {
+  return (body as ChatRequest).response_format?.type === 'json_object';
+}

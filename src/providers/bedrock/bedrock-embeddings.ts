@@ -1,0 +1,100 @@
+import { GatewayError, ProviderError } from '../../gateway/errors.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../openai-types.js';
+import { COHERE_DEFAULT_INPUT_TYPE } from './bedrock-config.js';
+
+export type BedrockEmbeddingFamily = 'titan' | 'cohere';
+
+/** Which InvokeModel body a model id takes; others are refused. */
+export function embeddingFamily(modelId: string): BedrockEmbeddingFamily {
+  if (modelId.includes('amazon.titan-embed')) return 'titan';
+  if (modelId.includes('cohere.embed')) return 'cohere';
+  throw new GatewayError(
+    'unsupported_parameter',
+    `bedrock embeddings support amazon.titan-embed-* and cohere.embed-* models, not ${modelId}`,
+    { param: 'model' },
+  );
+}
+
+function textInputs(input: EmbeddingRequest['input']): string[] {
+  if (typeof input === 'string') return [input];
+  if (Array.isArray(input) && input.every((item) => typeof item === 'string')) return input as string[];
+  throw new GatewayError('unsupported_parameter', 'bedrock embeddings take text input, not token arrays', {
+    param: 'input',
+  });
+}
+
+/**
+ * The InvokeModel body. Titan embeds one text per call (its API has no batch form), so more than one input
+ * is refused; Cohere takes a `texts` array and needs an `input_type` (default `search_document`, or the
+ * request's own `input_type`).
+ */
+export function toBedrockEmbeddingBody(body: EmbeddingRequest): Record<string, unknown> {
+  const family = embeddingFamily(String(body.model));
+  const texts = textInputs(body.input);
+  if (family === 'titan') {
+    if (texts.length !== 1) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        'amazon titan embedding models embed one input per request; send input as a single string',
+        { param: 'input' },
+      );
+    }
+    return { inputText: texts[0], ...(body.dimensions ? { dimensions: body.dimensions } : {}) };
+  }
+  if (body.dimensions !== undefined) {
+    throw new GatewayError(
+      'unsupported_parameter',
+      'dimensions is not supported by cohere embedding models on bedrock',
+      {
+        param: 'dimensions',
+      },
+    );
+  }
+  const inputType = typeof body.input_type === 'string' ? body.input_type : COHERE_DEFAULT_INPUT_TYPE;
+  return { texts, input_type: inputType };
+}
+
+function encode(vector: number[], format: EmbeddingRequest['encoding_format']): number[] | string {
+  if (format !== 'base64') return vector;
+  return Buffer.from(new Float32Array(vector).buffer).toString('base64');
+}
+
+/** The InvokeModel answer → OpenAI's embedding list. Cohere's token count comes in a response header. */
+export function fromBedrockEmbeddingResponse(
+  body: EmbeddingRequest,
+  answer: unknown,
+  headers: Record<string, string>,
+): EmbeddingResponse {
+  const family = embeddingFamily(String(body.model));
+  const invalid = (what: string) =>
+    new ProviderError({
+      status: 502,
+      provider: 'bedrock',
+      message: `bedrock embedding answer lacks ${what}`,
+      code: 'upstream_invalid_response',
+    });
+  let vectors: number[][];
+  let tokens: number;
+  if (family === 'titan') {
+    const titan = answer as { embedding?: number[]; inputTextTokenCount?: number };
+    if (!Array.isArray(titan?.embedding)) throw invalid('embedding');
+    vectors = [titan.embedding];
+    tokens = titan.inputTextTokenCount ?? 0;
+  } else {
+    const cohere = answer as { embeddings?: number[][] | { float?: number[][] } };
+    const embeddings = Array.isArray(cohere?.embeddings) ? cohere.embeddings : cohere?.embeddings?.float;
+    if (!Array.isArray(embeddings)) throw invalid('embeddings');
+    vectors = embeddings;
+    tokens = Number(headers['x-amzn-bedrock-input-token-count'] ?? 0) || 0;
+  }
+  return {
+    object: 'list',
+    data: vectors.map((vector, index) => ({
+      object: 'embedding',
+      index,
+      embedding: encode(vector, body.encoding_format),
+    })),
+    model: String(body.model),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}

@@ -1,0 +1,69 @@
+import { ProviderError } from '../../gateway/errors.js';
+import type { UpstreamErrorResponse } from '../types.js';
+import { retryAfterMs } from '../shared/retry-after.js';
+
+/**
+ * Statuses for exceptions that arrive inside a 200 event stream, where no HTTP status is left to read.
+ * They are the statuses Bedrock gives the same exceptions on a plain call.
+ */
+const STATUS_BY_EXCEPTION: Record<string, number> = {
+  throttlingexception: 429,
+  servicequotaexceededexception: 429,
+  modelstreamerrorexception: 424,
+  modelerrorexception: 424,
+  internalserverexception: 500,
+  serviceunavailableexception: 503,
+  modelnotreadyexception: 429,
+  modeltimeoutexception: 408,
+  validationexception: 400,
+  accessdeniedexception: 403,
+  resourcenotfoundexception: 404,
+};
+
+export function bedrockStatusForException(name: string): number {
+  return STATUS_BY_EXCEPTION[name.toLowerCase()] ?? 500;
+}
+
+/**
+ * A non-2xx Bedrock answer → ProviderError. The exception name comes from `x-amzn-errortype` (before its
+ * first `:`) or the body's `__type`; the message from the body's `message` / `Message`.
+ */
+export function bedrockErrorFromResponse(provider: string, res: UpstreamErrorResponse): ProviderError {
+  let message: string | undefined;
+  let typeName: string | undefined;
+  try {
+    const body = JSON.parse(res.bodyText) as Record<string, unknown>;
+    const text = body.message ?? body.Message;
+    if (typeof text === 'string') message = text;
+    if (typeof body.__type === 'string') typeName = body.__type.split('#').pop();
+  } catch {
+    // not JSON: the raw text is the message
+  }
+  const header = res.headers['x-amzn-errortype'];
+  if (header) typeName = header.split(':')[0];
+  return new ProviderError({
+    status: res.status,
+    provider,
+    message: message ?? (res.bodyText.trim().slice(0, 500) || `${provider} answered ${res.status}`),
+    code: typeName ?? null,
+    retryAfterMs: retryAfterMs(res.headers),
+    headers: res.headers['x-amzn-requestid'] ? { 'x-amzn-requestid': res.headers['x-amzn-requestid'] } : {},
+  });
+}
+
+/** An exception message inside a ConverseStream body. */
+export function bedrockStreamException(provider: string, name: string, payload: unknown): ProviderError {
+  const text = (payload as { message?: unknown; Message?: unknown } | undefined) ?? {};
+  const message =
+    typeof text.message === 'string'
+      ? text.message
+      : typeof text.Message === 'string'
+        ? text.Message
+        : undefined;
+  return new ProviderError({
+    status: bedrockStatusForException(name),
+    provider,
+    message: message ?? `${provider} stream failed with ${name}`,
+    code: name,
+  });
+}

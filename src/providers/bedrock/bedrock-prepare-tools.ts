@@ -1,0 +1,53 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatMessage, ChatRequest } from '../openai-types.js';
+import type { BedrockToolConfig } from './bedrock-api-types.js';
+
+/**
+ * OpenAI tools → Converse `toolConfig`. `required` is `any`, a named function is `tool`. Converse has no
+ * `none`: the tools are left out, unless the history holds tool calls (Converse then requires the tool
+ * definitions), in which case they are sent without a choice.
+ */
+export function prepareBedrockTools(body: ChatRequest): BedrockToolConfig | undefined {
+  const tools = body.tools ?? [];
+  if (tools.length === 0) {
+    if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
+      throw new GatewayError('invalid_body', 'tool_choice needs tools', { param: 'tool_choice' });
+    }
+    return undefined;
+  }
+  const specs = tools.map((tool, i) => {
+    if (tool.type !== 'function') {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `tools[${i}].type '${String(tool.type)}' is not supported by bedrock`,
+        {
+          param: `tools[${i}].type`,
+        },
+      );
+    }
+    return {
+      toolSpec: {
+        name: tool.function.name,
+        ...(tool.function.description ? { description: tool.function.description } : {}),
+        inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } },
+      },
+    };
+  });
+  const choice = body.tool_choice;
+  if (choice === 'none') return historyHasTools(body.messages ?? []) ? { tools: specs } : undefined;
+  if (choice === 'required') return { tools: specs, toolChoice: { any: {} } };
+  if (typeof choice === 'object' && choice !== null) {
+    const name = choice.function?.name;
+    if (!specs.some((spec) => spec.toolSpec.name === name)) {
+      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
+        param: 'tool_choice',
+      });
+    }
+    return { tools: specs, toolChoice: { tool: { name } } };
+  }
+  return { tools: specs, toolChoice: { auto: {} } };
+}
+
+function historyHasTools(messages: ChatMessage[]): boolean {
+  return messages.some((m) => m.role === 'tool' || (m.tool_calls?.length ?? 0) > 0);
+}

@@ -1,0 +1,51 @@
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { UpstreamRequest } from '../types.js';
+import { BEDROCK_SIGNING_SERVICE } from './bedrock-config.js';
+import type { BedrockCredentials } from './bedrock-target.js';
+
+/**
+ * Signs a request with AWS SigV4 over its final URL (custom_host included) and exact body bytes. The
+ * `host` header is signed but not returned: the HTTP client derives the same value from the URL.
+ */
+export async function signBedrockRequest(
+  request: UpstreamRequest,
+  credentials: BedrockCredentials,
+  signingDate?: Date,
+): Promise<UpstreamRequest> {
+  const url = new URL(request.url);
+  const signer = new SignatureV4({
+    service: BEDROCK_SIGNING_SERVICE,
+    region: credentials.region,
+    credentials: {
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      ...(credentials.sessionToken ? { sessionToken: credentials.sessionToken } : {}),
+    },
+    sha256: Sha256,
+  });
+  const query: Record<string, string | string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    const existing = query[key];
+    query[key] =
+      existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  const signed = await signer.sign(
+    {
+      method: request.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query,
+      headers: { ...request.headers, host: url.host },
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    },
+    signingDate ? { signingDate } : undefined,
+  );
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(signed.headers)) {
+    if (name.toLowerCase() !== 'host') headers[name.toLowerCase()] = String(value);
+  }
+  return { ...request, headers };
+}

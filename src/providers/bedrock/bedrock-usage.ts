@@ -1,0 +1,19 @@
+import type { Usage } from '../openai-types.js';
+import type { BedrockUsage } from './bedrock-api-types.js';
+
+/**
+ * Converse's `inputTokens` leaves out tokens read from or written to the prompt cache; OpenAI's
+ * `prompt_tokens` is the whole prompt, so they are added back, and cache reads become `cached_tokens`.
+ */
+export function toOpenAIUsage(usage: BedrockUsage | undefined): Usage {
+  const cacheRead = usage?.cacheReadInputTokens ?? 0;
+  const cacheWrite = usage?.cacheWriteInputTokens ?? 0;
+  const prompt = (usage?.inputTokens ?? 0) + cacheRead + cacheWrite;
+  const completion = usage?.outputTokens ?? 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cacheRead },
+  };
+}

@@ -1,0 +1,168 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { parseDataUrl } from '../shared/data-url.js';
+import { parseToolArguments } from '../shared/tool-arguments.js';
+import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
+
+export interface BedrockPrompt {
+  system: BedrockContentBlock[];
+  messages: BedrockMessage[];
+}
+
+const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+
+/**
+ * OpenAI messages → Converse `system` + alternating user/assistant messages. Tool results become
+ * `toolResult` blocks of a user turn, and turns of one role are merged (Converse demands alternation).
+ * Images must be inline bytes: an image URL would need the gateway to fetch it, which adapters do not, so
+ * it is refused naming the part. A `cache_control` on a text part becomes a `cachePoint` after it.
+ */
+export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt {
+  const system: BedrockContentBlock[] = [];
+  const turns: BedrockMessage[] = [];
+  const push = (role: 'user' | 'assistant', blocks: BedrockContentBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+
+  messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...content(message.content, where).filter((b) => 'text' in b || 'cachePoint' in b));
+        break;
+      case 'user':
+        push('user', content(message.content, where));
+        break;
+      case 'assistant':
+        push('assistant', assistantContent(message, where));
+        break;
+      case 'tool':
+        push('user', [toolResult(message, where)]);
+        break;
+      default:
+        throw new GatewayError(
+          'unsupported_parameter',
+          `${where}.role '${message.role}' is not supported by bedrock; use tools and role 'tool'`,
+          { param: `${where}.role` },
+        );
+    }
+  });
+  return { system, messages: turns };
+}
+
+function content(value: ChatMessage['content'], where: string): BedrockContentBlock[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value === '' ? [] : [{ text: value }];
+  return value.flatMap((part, j) => contentPart(part, `${where}.content[${j}]`));
+}
+
+function contentPart(part: ContentPart, where: string): BedrockContentBlock[] {
+  const cachePoint: BedrockContentBlock[] = (part as { cache_control?: unknown }).cache_control
+    ? [{ cachePoint: { type: 'default' } }]
+    : [];
+  if (part.type === 'text') return [{ text: String((part as { text: unknown }).text ?? '') }, ...cachePoint];
+  if (part.type === 'image_url') {
+    const param = `${where}.image_url`;
+    const url = (part as { image_url?: { url?: string } }).image_url?.url ?? '';
+    const data = parseDataUrl(url);
+    if (!data) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${param}: bedrock takes images as inline bytes only; send the image as a base64 data URL`,
+        { param },
+      );
+    }
+    const format = IMAGE_FORMATS[data.mediaType];
+    if (!format) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${param}: image type ${data.mediaType} is not supported by bedrock`,
+        {
+          param,
+        },
+      );
+    }
+    return [{ image: { format, source: { bytes: data.base64 } } }, ...cachePoint];
+  }
+  if (part.type === 'file') {
+    const file = (part as { file?: { file_data?: string; filename?: string } }).file ?? {};
+    const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
+    if (data?.mediaType === 'application/pdf') {
+      // Converse document names allow letters, digits, spaces, hyphens, parentheses and brackets only.
+      const name = (file.filename ?? 'document').replace(/\.pdf$/i, '').replace(/[^A-Za-z0-9 ()[\]-]/g, ' ');
+      return [
+        { document: { format: 'pdf', name: name.trim() || 'document', source: { bytes: data.base64 } } },
+        ...cachePoint,
+      ];
+    }
+    throw new GatewayError(
+      'unsupported_parameter',
+      `${where}.file: bedrock accepts PDF documents given as a data URL`,
+      {
+        param: `${where}.file`,
+      },
+    );
+  }
+  throw new GatewayError(
+    'unsupported_parameter',
+    `${where}: content part type '${part.type}' is not supported by bedrock`,
+    {
+      param: where,
+    },
+  );
+}
+
+function assistantContent(message: ChatMessage, where: string): BedrockContentBlock[] {
+  const blocks: BedrockContentBlock[] = [];
+  for (const block of message.content_blocks ?? []) {
+    if (block.type === 'thinking' && typeof block.thinking === 'string') {
+      blocks.push({
+        reasoningContent: {
+          reasoningText: { text: block.thinking, ...(block.signature ? { signature: block.signature } : {}) },
+        },
+      });
+    } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
+      blocks.push({ reasoningContent: { redactedContent: block.data } });
+    }
+  }
+  if (typeof message.content === 'string') {
+    if (message.content !== '') blocks.push({ text: message.content });
+  } else if (Array.isArray(message.content)) {
+    message.content.forEach((part, j) => {
+      if (part.type === 'text') blocks.push(...contentPart(part, `${where}.content[${j}]`));
+    });
+  }
+  (message.tool_calls ?? []).forEach((call, k) => {
+    blocks.push({
+      toolUse: {
+        toolUseId: call.id,
+        name: call.function.name,
+        input: parseToolArguments(call.function.arguments, `${where}.tool_calls[${k}].function.arguments`),
+      },
+    });
+  });
+  return blocks;
+}
+
+function toolResult(message: ChatMessage, where: string): BedrockContentBlock {
+  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
+    throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
+      param: `${where}.tool_call_id`,
+    });
+  }
+  const parts =
+    typeof message.content === 'string' || message.content === undefined || message.content === null
+      ? [{ text: message.content ?? '' }]
+      : content(message.content, where).flatMap((block) => ('text' in block ? [{ text: block.text }] : []));
+  return { toolResult: { toolUseId: message.tool_call_id, content: parts } };
+}
