@@ -5,6 +5,7 @@
 import type { ProviderAdapter } from './types.js';
 import { openAICompatibleAdapters } from './openai-compatible/adapters.js';
 import { anthropicAdapter } from './anthropic/index.js';
+import { bedrockAdapter } from './bedrock/index.js';
 import { googleAdapter } from './google/index.js';
 import { vertexAIAdapter } from './vertex-ai/index.js';
 
@@ -12,6 +13,7 @@ const adapters: ProviderAdapter[] = [
   ...openAICompatibleAdapters,
   // Native adapters: one line each.
   anthropicAdapter,
+  bedrockAdapter,
   googleAdapter,
   vertexAIAdapter,
 ];
