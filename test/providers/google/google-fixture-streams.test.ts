@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 // Every recorded Gemini stream, replayed through the adapter's decoder and translator: each chunk must be a
 // valid OpenAI chunk, and the text, tool calls and usage must equal what the recorded events carry.
 import { readdirSync, statSync } from 'node:fs';

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/gateway/errors.js';
 import { googleAdapter } from '../../../src/providers/google/index.js';
