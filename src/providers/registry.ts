@@ -8,6 +8,9 @@ import { anthropicAdapter } from './anthropic/index.js';
 import { bedrockAdapter } from './bedrock/index.js';
 import { googleAdapter } from './google/index.js';
 import { vertexAIAdapter } from './vertex-ai/index.js';
+import { cohereAdapter } from './cohere/index.js';
+import { azureOpenAIAdapter } from './azure-openai/index.js';
+import { azureAIAdapter } from './azure-ai/index.js';
 
 const adapters: ProviderAdapter[] = [
   ...openAICompatibleAdapters,
@@ -16,6 +19,9 @@ const adapters: ProviderAdapter[] = [
   bedrockAdapter,
   googleAdapter,
   vertexAIAdapter,
+  cohereAdapter,
+  azureOpenAIAdapter,
+  azureAIAdapter,
 ];
 
 const byName = new Map<string, ProviderAdapter>();
