@@ -94,3 +94,12 @@ describe('embeddings body', () => {
     expect(() => validateEmbeddingRequest({ model: 'e', input })).not.toThrow();
   });
 });
+
+describe('messages for pattern-checked fields', () => {
+  it('explains logit_bias keys', () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { hello: 1 } };
+    expect(() => validateChatCompletionRequest(body)).toThrow(
+      'logit_bias.hello is not a token id: logit_bias keys must be strings of digits',
+    );
+  });
+});

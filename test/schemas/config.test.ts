@@ -120,3 +120,14 @@ describe('parseConfigHeader', () => {
     });
   });
 });
+
+describe('messages for pattern-checked config keys', () => {
+  it('explains custom_host and forward_headers', () => {
+    expect(() => parseConfig({ provider: 'openai', custom_host: 'localhost:8000' })).toThrow(
+      'config.custom_host must be an http or https URL',
+    );
+    expect(() => parseConfig({ retry: { attempts: 1 }, forward_headers: ['a b'] })).toThrow(
+      'config.forward_headers[0] must be an HTTP header name',
+    );
+  });
+});

@@ -11,6 +11,7 @@ import {
   InputGuardrailSchema,
   OutputGuardrailSchema,
 } from './hook-schemas.js';
+import { withErrorMessage } from './validator/explain-error.js';
 
 function Closed<T extends TProperties>(properties: T, options: { description?: string } = {}) {
   return Type.Object(properties, { additionalProperties: false, ...options });
@@ -69,16 +70,18 @@ export const DeploymentSchema = Closed({
 });
 
 /** An HTTP header name (RFC 9110 token). */
-const HeaderName = Type.String({
-  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
-  'x-error-message': 'must be an HTTP header name',
-});
+const HeaderName = withErrorMessage(
+  Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
+  'must be an HTTP header name',
+);
 
-const CustomHost = Type.String({
-  pattern: '^https?://[^\\s/?#]+[^\\s]*$',
-  description: 'Base URL of a privately hosted, provider-compatible endpoint.',
-  'x-error-message': 'must be an http or https URL',
-});
+const CustomHost = withErrorMessage(
+  Type.String({
+    pattern: '^https?://[^\\s/?#]+[^\\s]*$',
+    description: 'Base URL of a privately hosted, provider-compatible endpoint.',
+  }),
+  'must be an http or https URL',
+);
 
 export const GatewayConfigSchema = Type.Recursive(
   (Node) =>

@@ -3,6 +3,7 @@
  * interface spec. Fields the OpenAI document marks nullable accept null, which means "not set".
  */
 import { Type, type TSchema, type TUnion, type TNull } from '@sinclair/typebox';
+import { withKeyErrorMessage } from '../../gateway/config/validator/explain-error.js';
 
 export function Nullable<T extends TSchema>(schema: T): TUnion<[T, TNull]> {
   return Type.Union([schema, Type.Null()]);
@@ -32,11 +33,13 @@ export const StopField = Nullable(
 );
 
 export const LogitBiasField = Nullable(
-  Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), {
-    additionalProperties: false,
-    description: 'Maps token ids (strings of digits) to a bias from -100 to 100.',
-    'x-key-error-message': 'is not a token id: logit_bias keys must be strings of digits',
-  }),
+  withKeyErrorMessage(
+    Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: -100, maximum: 100 }), {
+      additionalProperties: false,
+      description: 'Maps token ids (strings of digits) to a bias from -100 to 100.',
+    }),
+    'is not a token id: logit_bias keys must be strings of digits',
+  ),
 );
 
 export const StreamOptionsField = Nullable(

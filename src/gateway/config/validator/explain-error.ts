@@ -23,10 +23,28 @@ interface Found extends SchemaErrorDetail {
 /** Schemas looked up by `$id`, for recursive references (`Kind: 'This'` / `'Ref'`). */
 export type SchemaRefs = ReadonlyMap<string, TSchema>;
 
-/** An optional friendlier message a schema can carry for failures at its own level. */
-export const ERROR_MESSAGE_KEY = 'x-error-message';
-/** The same for a record whose key does not match its key pattern. */
-export const KEY_ERROR_MESSAGE_KEY = 'x-key-error-message';
+/**
+ * Friendlier messages for failures at a schema's own level. They live under symbol keys so they
+ * survive TypeBox's cloning (Optional, Union) yet never appear in the JSON Schema, which strict
+ * JSON-Schema tools would reject for an unknown keyword.
+ */
+const OWN_MESSAGE = Symbol.for('gateway.schema.errorMessage');
+const KEY_MESSAGE = Symbol.for('gateway.schema.keyErrorMessage');
+
+/** Sets the message shown when `schema` itself fails (wrong type, pattern, bounds). */
+export function withErrorMessage<T extends TSchema>(schema: T, message: string): T {
+  return Object.assign(schema, { [OWN_MESSAGE]: message });
+}
+
+/** Sets the message shown when a key of the record `schema` does not match its key pattern. */
+export function withKeyErrorMessage<T extends TSchema>(schema: T, message: string): T {
+  return Object.assign(schema, { [KEY_MESSAGE]: message });
+}
+
+function messageOf(schema: TSchema, key: symbol): string | undefined {
+  const message = (schema as Record<symbol, unknown>)[key];
+  return typeof message === 'string' ? message : undefined;
+}
 
 type Shape = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object';
 
@@ -180,11 +198,10 @@ function checkRecord(
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     const child = join(path, key);
     if (!keyPattern.test(key)) {
-      const custom = s[KEY_ERROR_MESSAGE_KEY];
       return at(
         child,
         depth + 1,
-        typeof custom === 'string' ? custom : `is not a valid key: keys must match ${pattern}`,
+        messageOf(s, KEY_MESSAGE) ?? `is not a valid key: keys must match ${pattern}`,
       );
     }
     const found = walk(valueSchema, item, child, depth + 1, refs);
@@ -343,8 +360,7 @@ export function shapeOf(value: unknown): Shape {
 }
 
 function fail(schema: TSchema, path: string, depth: number, message: string): Found {
-  const custom = schema[ERROR_MESSAGE_KEY];
-  return at(path, depth, typeof custom === 'string' ? custom : message);
+  return at(path, depth, messageOf(schema, OWN_MESSAGE) ?? message);
 }
 
 function at(path: string, depth: number, message: string): Found {
