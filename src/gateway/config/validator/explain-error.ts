@@ -42,7 +42,7 @@ export function withKeyErrorMessage<T extends TSchema>(schema: T, message: strin
 }
 
 function messageOf(schema: TSchema, key: symbol): string | undefined {
-  const message = (schema as Record<symbol, unknown>)[key];
+  const message = (schema as unknown as Record<symbol, unknown>)[key];
   return typeof message === 'string' ? message : undefined;
 }
 
