@@ -1,0 +1,285 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// The google adapter end to end: the openai SDK → the gateway → a fake Gemini API replaying recorded answers.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
+import { fakeEmbedding } from '../fakes/google/gemini-responder.js';
+import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+
+let gateway: TestGateway;
+let fake: FakeGoogle;
+let client: OpenAI;
+
+function clientWith(config: Record<string, unknown>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+  });
+}
+
+beforeAll(async () => {
+  fake = await startFakeGoogle();
+  gateway = await startGateway();
+  client = clientWith({ provider: 'google', api_key: fake.apiKey, custom_host: fake.url });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
+};
+
+function lastRequest(): { path: string; body: any; headers: Record<string, unknown> } {
+  const request = fake.requests.at(-1)!;
+  return { path: request.path, body: request.body, headers: request.headers };
+}
+
+/** What the recorded stream says: the text and the function calls, read straight from its events. */
+function recordedStream(name: string): { text: string; calls: Array<{ name: string; args: unknown }> } {
+  let text = '';
+  const calls: Array<{ name: string; args: unknown }> = [];
+  for (const line of readGoogleStream(name)) {
+    for (const part of JSON.parse(line).candidates?.[0]?.content?.parts ?? []) {
+      if (typeof part.text === 'string' && !part.thought) text += part.text;
+      if (part.functionCall?.name)
+        calls.push({ name: part.functionCall.name, args: part.functionCall.args ?? {} });
+      for (const arg of part.functionCall?.partialArgs ?? []) {
+        const key = String(arg.jsonPath).slice(2);
+        const call = calls[calls.length - 1] as { args: Record<string, string> };
+        call.args[key] = (call.args[key] ?? '') + String(arg.stringValue ?? '');
+      }
+    }
+  }
+  return { text, calls };
+}
+
+describe('google through the gateway', () => {
+  it('answers a plain chat completion with the recorded text and usage', async () => {
+    const fixture = readGoogleFixture('google-text.json') as any;
+    fake.enqueue({ fixture: 'google-text.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: 'How many r in strawberry?' },
+      ],
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(completion.choices[0].message.content).toBe(fixture.candidates[0].content.parts[0].text);
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: fixture.usageMetadata.promptTokenCount,
+      total_tokens: fixture.usageMetadata.totalTokenCount,
+      completion_tokens_details: { reasoning_tokens: fixture.usageMetadata.thoughtsTokenCount },
+    });
+    const sent = lastRequest();
+    expect(sent.path).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
+    expect(sent.headers['x-goog-api-key']).toBe(fake.apiKey);
+    expect(sent.body.systemInstruction).toEqual({ parts: [{ text: 'Answer briefly.' }] });
+    expect(sent.body.contents).toEqual([{ role: 'user', parts: [{ text: 'How many r in strawberry?' }] }]);
+  });
+
+  it('streams the recorded answer, ending with usage', async () => {
+    fake.enqueue({ fixture: 'google-text.chunks.txt' });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user', content: 'How many r in strawberry?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe(recordedStream('google-text.chunks.txt').text);
+    expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 23 + 185, total_tokens: 217 });
+    expect(fake.requests.at(-1)!.query.get('alt')).toBe('sse');
+  });
+
+  it('forces a tool call and returns it', async () => {
+    fake.enqueue({ fixture: 'google-tool-call.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
+      tools: [weather],
+      tool_choice: { type: 'function', function: { name: 'weather' } },
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    const call = completion.choices[0].message.tool_calls?.[0];
+    expect(completion.choices[0].finish_reason).toBe('tool_calls');
+    expect(call?.type === 'function' && call.function).toEqual({
+      name: 'weather',
+      arguments: '{"location":"San Francisco"}',
+    });
+    expect(lastRequest().body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['weather'] },
+    });
+    expect(lastRequest().body.tools[0].functionDeclarations[0].name).toBe('weather');
+  });
+
+  it('streams parallel tool calls, each with its own id and arguments', async () => {
+    fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-3-flash-preview',
+      messages: [{ role: 'user', content: 'Read the theme, then screens A, B and C.' }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'read_theme', parameters: { type: 'object', properties: {} } },
+        },
+        {
+          type: 'function',
+          function: {
+            name: 'read_screen',
+            parameters: { type: 'object', properties: { id: { type: 'string' } } },
+          },
+        },
+      ],
+      stream: true,
+    });
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        const slot = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+        slot.id += delta.id ?? '';
+        slot.name += delta.function?.name ?? '';
+        slot.arguments += delta.function?.arguments ?? '';
+      }
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe('tool_calls');
+    expect(calls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) as unknown }))).toEqual(
+      recordedStream('google-stream-no-args-tool-call.chunks.txt').calls,
+    );
+    expect(new Set(calls.map((c) => c.id)).size).toBe(4);
+  });
+
+  it('answers with JSON following a schema', async () => {
+    const answer = { name: 'Ada', age: 36 };
+    fake.enqueue({
+      json: {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ text: JSON.stringify(answer) }] },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 9, totalTokenCount: 21 },
+        modelVersion: 'gemini-2.5-flash',
+        responseId: 'json-1',
+      },
+    });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Who wrote the first program?' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'person',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' }, age: { type: 'integer' } },
+            required: ['name', 'age'],
+            additionalProperties: false,
+          },
+        },
+      },
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual(answer);
+    expect(lastRequest().body.generationConfig).toEqual({
+      responseMimeType: 'application/json',
+      responseSchema: {
+        type: 'OBJECT',
+        properties: { name: { type: 'STRING' }, age: { type: 'INTEGER' } },
+        required: ['name', 'age'],
+      },
+    });
+  });
+
+  it('sends an image inline', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+          ],
+        },
+      ],
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(lastRequest().body.contents[0].parts).toEqual([
+      { text: 'What is this?' },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ]);
+  });
+
+  it('embeds texts through batchEmbedContents', async () => {
+    const response = await client.embeddings.create({
+      model: 'gemini-embedding-001',
+      input: ['hello', 'world'],
+      dimensions: 4,
+      encoding_format: 'float',
+    });
+    expectOpenAPIValid('CreateEmbeddingResponse', response);
+    expect(response.data.map((d) => d.embedding)).toEqual([
+      fakeEmbedding('hello', 4),
+      fakeEmbedding('world', 4),
+    ]);
+    expect(lastRequest().path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
+  });
+
+  it('decodes base64 embeddings produced by the gateway', async () => {
+    // The SDK asks for base64 by default and decodes it to floats.
+    const response = await client.embeddings.create({
+      model: 'gemini-embedding-001',
+      input: 'hello',
+      dimensions: 4,
+    });
+    const expected = Array.from(new Float32Array(fakeEmbedding('hello', 4)));
+    expect(response.data[0].embedding).toEqual(expected);
+  });
+
+  it("passes on Google's refusal of a wrong key with its status and message", async () => {
+    const wrong = clientWith({ provider: 'google', api_key: 'wrong-key', custom_host: fake.url });
+    const error = await wrong.chat.completions
+      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('API key not valid');
+  });
+
+  it('passes on a 429 with its rate-limit type', async () => {
+    fake.enqueue({ status: 429, body: readGoogleFixture('google-429-retry-info.json') });
+    const error = await client.chat.completions
+      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+});

@@ -1,0 +1,132 @@
+// A fake of the Gemini API (generativelanguage.googleapis.com) on 127.0.0.1: generateContent,
+// streamGenerateContent?alt=sse and batchEmbedContents under /v1beta, answering with the recorded samples of
+// provider-fixtures/google/, checking `x-goog-api-key` as Google does, and failing in Google's error shape.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  answerGenerate,
+  fakeEmbedding,
+  parseJson,
+  readBody,
+  sendGoogleError,
+  sendJson,
+  type GeminiFakeBehaviour,
+  type RecordedRequest,
+} from './gemini-responder.js';
+
+export type { GeminiFakeBehaviour, RecordedRequest } from './gemini-responder.js';
+
+export interface FakeGoogle {
+  /** `http://127.0.0.1:PORT`: the Gemini API's base URL, to use as `custom_host`. */
+  url: string;
+  apiKey: string;
+  requests: RecordedRequest[];
+  /** Scripts the next generate calls, in order; unscripted calls get the recorded text answer. */
+  enqueue(...behaviours: GeminiFakeBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+const MODEL_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+
+export async function startFakeGoogle(options: { apiKey?: string } = {}): Promise<FakeGoogle> {
+  const apiKey = options.apiKey ?? 'AIza-fake-test-key';
+  const requests: RecordedRequest[] = [];
+  const queue: GeminiFakeBehaviour[] = [];
+
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: parseJson(raw),
+      };
+      requests.push(request);
+      handle(req, res, request);
+    });
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, request: RecordedRequest): void {
+    // Google's own answers: no key → 403 PERMISSION_DENIED; a wrong key → 400 API_KEY_INVALID.
+    const key = req.headers['x-goog-api-key'] ?? request.query.get('key');
+    if (!key) {
+      return sendGoogleError(
+        res,
+        403,
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+        'PERMISSION_DENIED',
+      );
+    }
+    if (key !== apiKey) {
+      return sendGoogleError(
+        res,
+        400,
+        'API key not valid. Please pass a valid API key.',
+        'INVALID_ARGUMENT',
+        [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+          },
+        ],
+      );
+    }
+    const match = MODEL_PATH.exec(request.path);
+    if (req.method !== 'POST' || !match) {
+      return sendGoogleError(res, 404, `Requested entity was not found: ${request.path}`, 'NOT_FOUND');
+    }
+    const [, model, action] = match;
+    if (action === 'batchEmbedContents') return embed(res, model, request.body);
+    if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
+      return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
+    }
+    return answerGenerate(res, action === 'streamGenerateContent', queue.shift());
+  }
+
+  function embed(res: ServerResponse, model: string, body: unknown): void {
+    const requests = (body as { requests?: Array<Record<string, any>> } | undefined)?.requests;
+    if (!Array.isArray(requests) || requests.length === 0) {
+      return sendGoogleError(
+        res,
+        400,
+        '* BatchEmbedContentsRequest.requests: contents is not specified',
+        'INVALID_ARGUMENT',
+      );
+    }
+    for (const r of requests) {
+      if (r.model !== `models/${model}`) {
+        return sendGoogleError(
+          res,
+          400,
+          `* BatchEmbedContentsRequest.requests[0].model: model must match ${model}`,
+        );
+      }
+    }
+    sendJson(res, 200, {
+      embeddings: requests.map((r) => ({
+        values: fakeEmbedding(
+          String(r.content?.parts?.[0]?.text ?? ''),
+          typeof r.outputDimensionality === 'number' ? r.outputDimensionality : 8,
+        ),
+      })),
+    });
+  }
+
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    requests,
+    enqueue: (...behaviours) => queue.push(...behaviours),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
