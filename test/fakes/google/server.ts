@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the fake reads free-form request JSON */
 // A fake of the Gemini API (generativelanguage.googleapis.com) on 127.0.0.1: generateContent,
 // streamGenerateContent?alt=sse and batchEmbedContents under /v1beta, answering with the recorded samples of
 // provider-fixtures/google/, checking `x-goog-api-key` as Google does, and failing in Google's error shape.
