@@ -32,7 +32,12 @@ export function compileValidator<T extends TSchema>(
   const refs = new Map<string, TSchema>(typeof schema.$id === 'string' ? [[schema.$id, schema]] : []);
 
   const firstError = (value: unknown): SchemaErrorDetail => {
-    const explained = explainError(schema, value, options.rootPath, refs);
+    let explained: SchemaErrorDetail | null = null;
+    try {
+      explained = explainError(schema, value, options.rootPath, refs);
+    } catch {
+      // A schema construct the walker does not know: fall through to the compiled errors.
+    }
     if (explained !== null) return explained;
     // The walker and the compiled check should always agree; if they ever do not, still answer
     // with the compiled checker's own first error rather than accept an invalid value.
