@@ -33,6 +33,39 @@ function headerProvider(headers: IncomingHttpHeaders): Record<string, unknown> {
   return out;
 }
 
+/** Configs built from the provider-selection headers, so errors can name the header, not a config key. */
+const headerDerived = new WeakSet<object>();
+
+const HEADER_FOR_KEY: Record<string, string> = {
+  provider: HEADERS.provider,
+  virtual_key: HEADERS.virtualKey,
+  custom_host: HEADERS.customHost,
+  api_key: 'authorization',
+};
+
+/** The name to report for a key of `node`: the header it came from, or its path in the config. */
+export function paramFor(node: object, path: string, key: string): string {
+  if (headerDerived.has(node) && HEADER_FOR_KEY[key]) return HEADER_FOR_KEY[key];
+  return path ? `config.${path}.${key}` : `config.${key}`;
+}
+
+function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig {
+  let config: GatewayConfig;
+  try {
+    config = parseConfig(fromHeaders, { authorizationPresent: fromHeaders.api_key !== undefined });
+  } catch (err) {
+    const key = err instanceof GatewayError ? err.param?.replace(/^config\./, '') : undefined;
+    if (err instanceof GatewayError && key && HEADER_FOR_KEY[key]) {
+      throw new GatewayError(err.code, err.message.replaceAll(`config.${key}`, HEADER_FOR_KEY[key]), {
+        param: HEADER_FOR_KEY[key],
+      });
+    }
+    throw err;
+  }
+  headerDerived.add(config);
+  return config;
+}
+
 const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets'] as const;
 
 export async function resolveRequestConfig(
@@ -51,7 +84,7 @@ export async function resolveRequestConfig(
         { param: HEADERS.provider },
       );
     }
-    return parseConfig(fromHeaders, { authorizationPresent: fromHeaders.api_key !== undefined });
+    return parseHeaderConfig(fromHeaders);
   }
   const parsed = parseConfigHeader(raw, { authorizationPresent: bearerToken(headers) !== undefined });
   let config: GatewayConfig;

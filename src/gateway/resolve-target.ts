@@ -9,7 +9,7 @@ import type { TargetConfig } from './config/index.js';
 import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from './errors.js';
 import type { Lookups } from './lookups.js';
-import { bearerToken } from './request-config.js';
+import { bearerToken, paramFor } from './request-config.js';
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -18,10 +18,6 @@ export interface ResolvedTarget {
   node: TargetConfig;
   /** JSON path of the node in the config, e.g. `targets[1].targets[0]`; empty for the root. */
   path: string;
-}
-
-function param(path: string, key: string): string {
-  return path ? `config.${path}.${key}` : key;
 }
 
 export async function resolveTarget(
@@ -33,6 +29,7 @@ export async function resolveTarget(
   policy: CustomHostPolicy,
 ): Promise<ResolvedTarget> {
   const fields = node as Record<string, unknown>;
+  const param = (key: string) => paramFor(node, path, key);
   let stored: Record<string, unknown> = {};
   let provider = typeof node.provider === 'string' ? node.provider : undefined;
 
@@ -43,7 +40,7 @@ export async function resolveTarget(
         'virtual_key_not_found',
         `No virtual key "${node.virtual_key}" in this workspace`,
         {
-          param: path ? param(path, 'virtual_key') : 'x-gateway-virtual-key',
+          param: param('virtual_key'),
         },
       );
     }
@@ -54,7 +51,7 @@ export async function resolveTarget(
     const credential = await lookups.credential(workspaceId, 'provider', slug);
     if (!credential || credential.status !== 'active') {
       throw new GatewayError('virtual_key_not_found', `No provider "@${slug}" in this workspace's catalog`, {
-        param: param(path, 'provider'),
+        param: param('provider'),
       });
     }
     stored = credential.secret;
@@ -63,13 +60,13 @@ export async function resolveTarget(
 
   if (!provider) {
     throw new GatewayError('missing_provider', 'The config names no provider for this target', {
-      param: param(path, 'provider'),
+      param: param('provider'),
     });
   }
   const adapter = findAdapter(provider);
   if (!adapter) {
     throw new GatewayError('unknown_provider', `Unknown provider "${provider}"`, {
-      param: param(path, 'provider'),
+      param: param('provider'),
     });
   }
 
@@ -84,7 +81,7 @@ export async function resolveTarget(
     if (token) target.api_key = token;
   }
   if (target.custom_host !== undefined) {
-    checkCustomHost(target.custom_host, policy, param(path, 'custom_host'));
+    checkCustomHost(target.custom_host, policy, param('custom_host'));
   }
   return { adapter, target, node, path };
 }
