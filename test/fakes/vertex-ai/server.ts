@@ -73,7 +73,8 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
   const queue: VertexFakeBehaviour[] = [];
   const issued = new Set<string>();
   const state = { tokenRequests: 0, refuse: false, counter: 0 };
-  let serviceAccount: TestServiceAccount;
+  // Known once the port is: its token_uri points at this server.
+  const trusted: { account?: TestServiceAccount } = {};
 
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -114,7 +115,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, any>;
     const now = Math.floor(Date.now() / 1000);
     if (head.alg !== 'RS256') return refuse('Invalid JWT: alg must be RS256.');
-    if (claims.iss !== serviceAccount.client_email) return refuse('Invalid JWT: unknown issuer.');
+    if (claims.iss !== trusted.account?.client_email) return refuse('Invalid JWT: unknown issuer.');
     if (claims.aud !== GOOGLE_TOKEN_AUDIENCE)
       return refuse('Invalid JWT: audience is not the token endpoint.');
     if (
@@ -227,7 +228,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
-  serviceAccount = {
+  const serviceAccount: TestServiceAccount = {
     type: 'service_account',
     project_id: 'test-project',
     private_key_id: 'fake-key-1',
@@ -236,6 +237,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     client_id: '100000000000000000001',
     token_uri: `${url}/token`,
   };
+  trusted.account = serviceAccount;
 
   return {
     url,
