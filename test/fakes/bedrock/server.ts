@@ -1,6 +1,7 @@
 // A fake of the Bedrock Runtime API on 127.0.0.1: Converse, ConverseStream (binary event-stream frames)
 // and InvokeModel for Titan / Cohere embeddings. It verifies each request's SigV4 signature with the
 // independent `aws4` implementation and answers wrong credentials with Bedrock's own 403 shapes.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import aws4 from 'aws4';
@@ -127,6 +128,14 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     const names = signedHeaderList.split(';');
     if (!names.includes('host') || !names.includes('x-amz-date')) {
       return { type: 'InvalidSignatureException', message: 'host and x-amz-date must be signed.' };
+    }
+    // aws4 trusts a declared payload hash, so the fake checks it against the body it received
+    const declaredHash = headers['x-amz-content-sha256'];
+    if (declaredHash && declaredHash !== createHash('sha256').update(body).digest('hex')) {
+      return {
+        type: 'InvalidSignatureException',
+        message: 'The provided x-amz-content-sha256 header does not match what was computed.',
+      };
     }
     const signedHeaders: Record<string, string> = {};
     for (const name of names) signedHeaders[name] = headers[name] ?? '';

@@ -1,0 +1,340 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/gateway/errors.js';
+import { bedrockAdapter } from '../../../src/providers/bedrock/index.js';
+import type { AdapterRequest, UpstreamRequest } from '../../../src/providers/types.js';
+import { startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';
+import { bedrockRequest, CREDENTIALS, MODEL } from './helpers.js';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions dig into the wire body freely
+type WireBody = Record<string, any>;
+
+async function build(body: Record<string, unknown>, overrides: Partial<AdapterRequest> = {}) {
+  const req = await bedrockAdapter.buildRequest(bedrockRequest(body, overrides));
+  return { req, body: JSON.parse(String(req.body)) as WireBody };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+};
+
+describe('bedrock request translation', () => {
+  it('posts to the regional Converse URL with the model id encoded, signed with SigV4', async () => {
+    const { req } = await build({});
+    expect(req.url).toBe(
+      `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(MODEL)}/converse`,
+    );
+    expect(req.url).toContain('%3A0/converse');
+    expect(req.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=.*host.*x-amz-date/,
+    );
+    expect(req.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(req.headers.host).toBeUndefined();
+    const stream = await build({ stream: true });
+    expect(stream.req.url).toMatch(/\/converse-stream$/);
+  });
+
+  it('sends the session token when set', async () => {
+    const { req } = await build({}, { target: { ...CREDENTIALS, cloudc_session_token: 'session-1' } });
+    expect(req.headers['x-amz-security-token']).toBe('session-1');
+    expect(req.headers.authorization).toContain('x-amz-security-token');
+  });
+
+  it.each([
+    [{ cloudc_region: undefined }, 'cloudc_region'],
+    [{ cloudc_region: 'moon-base-1' }, 'cloudc_region'],
+    [{ cloudc_region: 'us-east-1; rm -rf' }, 'cloudc_region'],
+    [{ cloudc_access_key_id: undefined }, 'cloudc_access_key_id'],
+    [{ cloudc_secret_access_key: '' }, 'cloudc_secret_access_key'],
+  ])('refuses a target %j naming %s', async (change, param) => {
+    const error = await refusal(Promise.resolve(build({}, { target: { ...CREDENTIALS, ...change } })));
+    expect(error.code).toBe('provider_config_error');
+    expect(error.status).toBe(400);
+    expect(error.param).toBe(param);
+  });
+
+  it('translates system, sampling, stop and max tokens into Converse fields', async () => {
+    const { body } = await build({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: 'Use metric units.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hello', cache_control: { type: 'ephemeral' } }] },
+      ],
+      temperature: 0.3,
+      top_p: 0.8,
+      stop: ['END'],
+      max_tokens: 50,
+      max_completion_tokens: 60,
+      seed: 1,
+      user: 'u',
+    });
+    expect(body.system).toEqual([{ text: 'Be brief.' }, { text: 'Use metric units.' }]);
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ text: 'Hello' }, { cachePoint: { type: 'default' } }] },
+    ]);
+    expect(body.inferenceConfig).toEqual({
+      maxTokens: 60,
+      temperature: 0.3,
+      topP: 0.8,
+      stopSequences: ['END'],
+    });
+    expect(body.seed).toBeUndefined();
+    expect(body.user).toBeUndefined();
+  });
+
+  it.each(['frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs'])(
+    'refuses %s naming it',
+    async (name) => {
+      const value = name === 'logit_bias' ? { 1: 1 } : name === 'logprobs' ? true : 1;
+      const error = await refusal(build({ [name]: value }));
+      expect(error.code).toBe('unsupported_parameter');
+      expect(error.param).toBe(name);
+    },
+  );
+
+  it('takes data URL images as bytes and refuses image URLs naming the part', async () => {
+    const { body } = await build({
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }],
+        },
+      ],
+    });
+    expect(body.messages[0].content).toEqual([{ image: { format: 'png', source: { bytes: PNG } } }]);
+    const error = await refusal(
+      build({
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: 'y' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('messages[2].content[1].image_url');
+  });
+
+  it('translates tools and tool_choice', async () => {
+    const expectations: Array<[unknown, unknown]> = [
+      ['auto', { auto: {} }],
+      ['required', { any: {} }],
+      [{ type: 'function', function: { name: 'get_weather' } }, { tool: { name: 'get_weather' } }],
+    ];
+    for (const [choice, expected] of expectations) {
+      const { body } = await build({ tools: [weatherTool], tool_choice: choice });
+      expect(body.toolConfig).toEqual({
+        tools: [
+          {
+            toolSpec: {
+              name: 'get_weather',
+              description: 'Weather',
+              inputSchema: { json: weatherTool.function.parameters },
+            },
+          },
+        ],
+        toolChoice: expected,
+      });
+    }
+    expect((await build({ tools: [weatherTool], tool_choice: 'none' })).body.toolConfig).toBeUndefined();
+  });
+
+  it('sends tool history back, merging tool results into one user turn', async () => {
+    const { body } = await build({
+      tools: [weatherTool],
+      tool_choice: 'none',
+      messages: [
+        { role: 'user', content: 'Paris and Rome?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 't1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            { id: 't2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 't1', content: 'Sunny' },
+        { role: 'tool', tool_call_id: 't2', content: 'Rainy' },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ text: 'Paris and Rome?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { toolUse: { toolUseId: 't1', name: 'get_weather', input: { city: 'Paris' } } },
+          { toolUse: { toolUseId: 't2', name: 'get_weather', input: { city: 'Rome' } } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 't1', content: [{ text: 'Sunny' }] } },
+          { toolResult: { toolUseId: 't2', content: [{ text: 'Rainy' }] } },
+        ],
+      },
+    ]);
+    // the history holds tool calls, so the definitions stay (without a choice)
+    expect(body.toolConfig.toolChoice).toBeUndefined();
+    expect(body.toolConfig.tools).toHaveLength(1);
+  });
+
+  it('maps json_schema to outputConfig.textFormat and json_object to a forced tool', async () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    const { body } = await build({
+      response_format: { type: 'json_schema', json_schema: { name: 'thing', schema } },
+    });
+    expect(body.outputConfig).toEqual({
+      textFormat: {
+        type: 'json_schema',
+        structure: { jsonSchema: { schema: JSON.stringify(schema), name: 'thing' } },
+      },
+    });
+    const json = await build({ response_format: { type: 'json_object' } });
+    expect(json.body.toolConfig.toolChoice).toEqual({ tool: { name: 'json' } });
+  });
+
+  it('maps thinking for Claude models, sends signed reasoning back, refuses it for others', async () => {
+    const { body } = await build({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: 'a',
+          content_blocks: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }],
+        },
+        { role: 'user', content: 'q2' },
+      ],
+    });
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
+    expect(body.inferenceConfig.maxTokens).toBe(1024 + 4096);
+    expect(body.messages[1].content).toEqual([
+      { reasoningContent: { reasoningText: { text: 'hmm', signature: 'sig' } } },
+      { text: 'a' },
+    ]);
+    const error = await refusal(
+      build({ model: 'amazon.nova-pro-v1:0', thinking: { type: 'enabled', budget_tokens: 1024 } }),
+    );
+    expect(error.param).toBe('thinking');
+  });
+
+  it('builds Titan and Cohere embedding calls and refuses what they cannot take', async () => {
+    const titan = await bedrockAdapter.buildRequest({
+      ...bedrockRequest({}),
+      endpoint: 'embeddings',
+      body: { model: 'amazon.titan-embed-text-v2:0', input: 'hello', dimensions: 256 },
+    });
+    expect(titan.url).toMatch(/\/model\/amazon\.titan-embed-text-v2%3A0\/invoke$/);
+    expect(JSON.parse(String(titan.body))).toEqual({ inputText: 'hello', dimensions: 256 });
+    const cohere = await bedrockAdapter.buildRequest({
+      ...bedrockRequest({}),
+      endpoint: 'embeddings',
+      body: { model: 'cohere.embed-english-v3', input: ['a', 'b'] },
+    });
+    expect(JSON.parse(String(cohere.body))).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
+    const many = await refusal(
+      Promise.resolve(
+        bedrockAdapter.buildRequest({
+          ...bedrockRequest({}),
+          endpoint: 'embeddings',
+          body: { model: 'amazon.titan-embed-text-v2:0', input: ['a', 'b'] },
+        }),
+      ),
+    );
+    expect(many.param).toBe('input');
+  });
+});
+
+describe('bedrock signing against the fake (verified by aws4)', () => {
+  let fake: FakeBedrock;
+  beforeAll(async () => {
+    fake = await startFakeBedrock({ sessionToken: 'session-1' });
+  });
+  afterAll(() => fake.close());
+
+  async function send(req: UpstreamRequest) {
+    const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body as string });
+    return {
+      status: res.status,
+      errorType: res.headers.get('x-amzn-errortype'),
+      body: (await res.json()) as WireBody,
+    };
+  }
+
+  it('accepts a request signed over the custom_host URL and body', async () => {
+    const target = { ...CREDENTIALS, cloudc_session_token: 'session-1', custom_host: fake.url };
+    const { req } = await build(
+      { messages: [{ role: 'user', content: 'Count the r in strawberry' }] },
+      { target },
+    );
+    const res = await send(req);
+    expect(res.status).toBe(200);
+    expect(fake.requests.at(-1)?.modelId).toBe(MODEL);
+    expect(fake.requests.at(-1)?.body.messages).toEqual([
+      { role: 'user', content: [{ text: 'Count the r in strawberry' }] },
+    ]);
+  });
+
+  it('is refused with 403 InvalidSignatureException for a wrong secret', async () => {
+    const target = {
+      ...CREDENTIALS,
+      cloudc_session_token: 'session-1',
+      custom_host: fake.url,
+      cloudc_secret_access_key: 'wrong',
+    };
+    const { req } = await build({}, { target });
+    const res = await send(req);
+    expect(res.status).toBe(403);
+    expect(res.errorType).toMatch(/^InvalidSignatureException:/);
+    const error = bedrockAdapter.parseError(bedrockRequest({}), {
+      status: res.status,
+      headers: { 'x-amzn-errortype': res.errorType ?? '' },
+      bodyText: JSON.stringify(res.body),
+    });
+    expect(error.status).toBe(403);
+    expect(error.code).toBe('InvalidSignatureException');
+    expect(error.type).toBe('permission_error');
+  });
+
+  it('is refused with 403 UnrecognizedClientException for an unknown key id', async () => {
+    const target = {
+      ...CREDENTIALS,
+      cloudc_session_token: 'session-1',
+      custom_host: fake.url,
+      cloudc_access_key_id: 'AKIDOTHER',
+    };
+    const res = await send((await build({}, { target })).req);
+    expect(res.status).toBe(403);
+    expect(res.errorType).toMatch(/^UnrecognizedClientException:/);
+  });
+
+  it('fails a body changed after signing', async () => {
+    const target = { ...CREDENTIALS, cloudc_session_token: 'session-1', custom_host: fake.url };
+    const { req } = await build({}, { target });
+    const res = await send({ ...req, body: String(req.body).replace('Hi', 'Ho') });
+    expect(res.status).toBe(403);
+  });
+});
