@@ -5,10 +5,20 @@
  * config that names no provider of its own (e.g. one that only sets `cache` or `retry`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { parseConfig, parseConfigHeader, type GatewayConfig } from './config/index.js';
 import { HEADERS, headerValue } from './context.js';
 import { GatewayError } from './errors.js';
 import type { Lookups } from './lookups.js';
+import type { StoredConfig } from '../store/types.js';
+
+/**
+ * Parsed configs, so a config is validated once and not on every request: inline ones by their header
+ * text, stored ones by the cached store record (a new version is a new record). Parsed configs are never
+ * mutated by their readers.
+ */
+const inlineConfigs = new LRUCache<string, GatewayConfig>({ max: 1000 });
+const storedConfigs = new WeakMap<StoredConfig, GatewayConfig>();
 
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const value = headerValue(headers, 'authorization');
@@ -86,18 +96,27 @@ export async function resolveRequestConfig(
     }
     return parseHeaderConfig(fromHeaders);
   }
-  const parsed = parseConfigHeader(raw, { authorizationPresent: bearerToken(headers) !== undefined });
-  let config: GatewayConfig;
-  if ('storedConfigId' in parsed) {
-    const stored = await lookups.config(workspaceId, parsed.storedConfigId);
-    if (!stored || stored.status !== 'active') {
-      throw new GatewayError('config_not_found', `No config "${parsed.storedConfigId}" in this workspace`, {
-        param: HEADERS.config,
-      });
+  const authorizationPresent = bearerToken(headers) !== undefined;
+  const inlineKey = `${authorizationPresent ? 1 : 0}${raw}`;
+  let config = inlineConfigs.get(inlineKey);
+  if (!config) {
+    const parsed = parseConfigHeader(raw, { authorizationPresent });
+    if ('storedConfigId' in parsed) {
+      const stored = await lookups.config(workspaceId, parsed.storedConfigId);
+      if (!stored || stored.status !== 'active') {
+        throw new GatewayError('config_not_found', `No config "${parsed.storedConfigId}" in this workspace`, {
+          param: HEADERS.config,
+        });
+      }
+      config = storedConfigs.get(stored);
+      if (!config) {
+        config = parseConfig(stored.config, { authorizationPresent: true });
+        storedConfigs.set(stored, config);
+      }
+    } else {
+      config = parsed;
+      inlineConfigs.set(inlineKey, config);
     }
-    config = parseConfig(stored.config, { authorizationPresent: true });
-  } else {
-    config = parsed;
   }
   if (NAMES_A_PROVIDER.some((key) => (config as Record<string, unknown>)[key] !== undefined)) return config;
   if (!fromHeaders.provider && !fromHeaders.virtual_key) {
