@@ -1,0 +1,319 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// The vertex-ai adapter end to end: the openai SDK → the gateway → a fake Vertex AI that issues access tokens
+// for a test service account (JWT-bearer grant) and replays recorded Gemini and Anthropic answers.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
+import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid, openAPIDocumentPath } from '../helpers/openapi.js';
+
+function anthropicSample(name: string): string {
+  return readFileSync(
+    path.join(path.dirname(openAPIDocumentPath()), 'provider-fixtures', 'anthropic', name),
+    'utf8',
+  );
+}
+
+let gateway: TestGateway;
+let fake: FakeVertex;
+let client: OpenAI;
+
+function clientWith(config: Record<string, unknown>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+  });
+}
+
+function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    provider: 'vertex-ai',
+    cloudb_project_id: 'test-project',
+    cloudb_region: 'europe-west4',
+    cloudb_service_account_json: fake.serviceAccount,
+    custom_host: fake.url,
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  fake = await startFakeVertex();
+  gateway = await startGateway();
+  client = clientWith(vertexConfig());
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+function lastRequest(): { path: string; body: any; headers: Record<string, unknown> } {
+  const request = fake.requests.at(-1)!;
+  return { path: request.path, body: request.body, headers: request.headers };
+}
+
+const geminiPath = (model: string, action: string) =>
+  `/v1/projects/test-project/locations/europe-west4/publishers/google/models/${model}:${action}`;
+
+describe('vertex-ai through the gateway', () => {
+  it('answers a plain chat completion with a token from the service account', async () => {
+    const fixture = readGoogleFixture('google-text.json') as any;
+    fake.enqueue({ fixture: 'google-text.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user', content: 'How many r in strawberry?' }],
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(completion.choices[0].message.content).toBe(fixture.candidates[0].content.parts[0].text);
+    expect(completion.usage?.total_tokens).toBe(fixture.usageMetadata.totalTokenCount);
+    const sent = lastRequest();
+    expect(sent.path).toBe(geminiPath('gemini-3-pro-preview', 'generateContent'));
+    expect(fake.issuedTokens.map((t) => `Bearer ${t}`)).toContain(sent.headers.authorization);
+  });
+
+  it('reuses the cached token across calls', async () => {
+    const before = fake.tokenRequests;
+    fake.enqueue({ fixture: 'google-text.json' }, { fixture: 'google-text.json' });
+    for (let i = 0; i < 2; i++) {
+      await client.chat.completions.create({
+        model: 'gemini-2.5-flash',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    }
+    expect(fake.tokenRequests).toBe(before);
+  });
+
+  it('streams the recorded answer, ending with usage', async () => {
+    fake.enqueue({ fixture: 'google-reasoning.chunks.txt' });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user', content: 'How many r in strawberry?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    const recorded = readGoogleStream('google-reasoning.chunks.txt').map((l) => JSON.parse(l));
+    expect(text).toBe(
+      recorded.map((e: any) => e.candidates[0].content.parts.map((p: any) => p.text ?? '').join('')).join(''),
+    );
+    expect(usage?.total_tokens).toBe(recorded.at(-1).usageMetadata.totalTokenCount);
+    expect(lastRequest().path).toBe(geminiPath('gemini-3-pro-preview', 'streamGenerateContent'));
+  });
+
+  it('forces a tool call', async () => {
+    fake.enqueue({ fixture: 'google-tool-call-gemini3.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'weather',
+            parameters: { type: 'object', properties: { location: { type: 'string' } } },
+          },
+        },
+      ],
+      tool_choice: 'required',
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    const call = completion.choices[0].message.tool_calls?.[0];
+    expect(call?.type === 'function' && call.function).toEqual({
+      name: 'weather',
+      arguments: '{"location":"San Francisco"}',
+    });
+    expect(lastRequest().body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+  });
+
+  it('streams parallel tool calls whose arguments Vertex streams as partialArgs', async () => {
+    fake.enqueue({ fixture: 'google-stream-tool-call-arguments.chunks.txt' });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-3.1-pro-preview',
+      messages: [{ role: 'user', content: 'Weather in Boston and San Francisco?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'getWeather',
+            parameters: { type: 'object', properties: { location: { type: 'string' } } },
+          },
+        },
+      ],
+      stream: true,
+    });
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        const slot = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+        slot.id += delta.id ?? '';
+        slot.name += delta.function?.name ?? '';
+        slot.arguments += delta.function?.arguments ?? '';
+      }
+    }
+    // The recorded stream names getWeather twice, with location Boston then San Francisco.
+    const recorded = readGoogleStream('google-stream-tool-call-arguments.chunks.txt')
+      .flatMap((l) => JSON.parse(l).candidates[0].content.parts)
+      .flatMap((p: any) => p.functionCall?.partialArgs ?? [])
+      .map((a: any) => a.stringValue)
+      .filter((v: string) => v);
+    expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual(
+      recorded.map((location: string) => ['getWeather', { location }]),
+    );
+    expect(new Set(calls.map((c) => c.id)).size).toBe(calls.length);
+  });
+
+  it('answers with JSON following a schema', async () => {
+    fake.enqueue({
+      json: {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: '{"city":"Oslo"}' }] }, finishReason: 'STOP' },
+        ],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+        modelVersion: 'gemini-2.5-flash',
+        createTime: '2025-01-01T00:00:00.000Z',
+        responseId: 'v-json',
+      },
+    });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Capital of Norway as JSON' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'c',
+          schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual({ city: 'Oslo' });
+    expect(completion.created).toBe(Date.parse('2025-01-01T00:00:00.000Z') / 1000);
+    expect(lastRequest().body.generationConfig.responseSchema).toEqual({
+      type: 'OBJECT',
+      properties: { city: { type: 'STRING' } },
+      required: ['city'],
+    });
+  });
+
+  it('sends a gs:// image as fileData', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe' },
+            { type: 'image_url', image_url: { url: 'gs://bucket/photo.png' } },
+          ],
+        },
+      ],
+    });
+    expect(lastRequest().body.contents[0].parts[1]).toEqual({
+      fileData: { mimeType: 'image/png', fileUri: 'gs://bucket/photo.png' },
+    });
+  });
+
+  it('embeds through predict', async () => {
+    const recorded = readGoogleFixture('google-vertex-embedding.json', 'google-vertex') as any;
+    const response = await client.embeddings.create({
+      model: 'text-embedding-005',
+      input: ['first text', 'second text'],
+      encoding_format: 'float',
+    });
+    expectOpenAPIValid('CreateEmbeddingResponse', response);
+    expect(response.data.map((d) => d.embedding)).toEqual(
+      recorded.predictions.map((p: any) => p.embeddings.values),
+    );
+    expect(response.usage.prompt_tokens).toBe(11);
+    expect(lastRequest().path).toMatch(/publishers\/google\/models\/text-embedding-005:predict$/);
+  });
+
+  it('answers a Claude model through rawPredict', async () => {
+    fake.enqueue({ anthropicFixture: 'anthropic-text' });
+    const completion = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Hello' }],
+      max_tokens: 200,
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    const recorded = JSON.parse(anthropicSample('anthropic-text.json')) as {
+      content: Array<{ type: string; text?: string }>;
+    };
+    expect(completion.choices[0].message.content).toBe(
+      recorded.content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join(''),
+    );
+    const sent = lastRequest();
+    expect(sent.path).toBe(
+      '/v1/projects/test-project/locations/europe-west4/publishers/anthropic/models/claude-sonnet-4-5:rawPredict',
+    );
+    expect(sent.body.anthropic_version).toBe('vertex-2023-10-16');
+  });
+
+  it('streams a Claude model through streamRawPredict', async () => {
+    fake.enqueue({ anthropicFixture: 'anthropic-text' });
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    const expected = anthropicSample('anthropic-text.chunks.txt')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
+      .filter((e: any) => e.type === 'content_block_delta' && e.delta.type === 'text_delta')
+      .map((e: any) => e.delta.text)
+      .join('');
+    expect(text).toBe(expected);
+    expect(lastRequest().path).toMatch(/:streamRawPredict$/);
+  });
+
+  it('refuses a config without cloudb_project_id with a 400 naming it', async () => {
+    const broken = clientWith(vertexConfig({ cloudb_project_id: undefined }));
+    const error = await broken.chat.completions
+      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).toContain(
+      'cloudb_project_id',
+    );
+  });
+
+  it('reports a refused token exchange as a 401', async () => {
+    const other = await startFakeVertex();
+    try {
+      other.refuseTokens(true);
+      const refused = clientWith({
+        ...vertexConfig(),
+        cloudb_service_account_json: other.serviceAccount,
+        custom_host: other.url,
+      });
+      const error = await refused.chat.completions
+        .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
+    } finally {
+      await other.close();
+    }
+  });
+});
