@@ -380,7 +380,7 @@ describe('faults', () => {
       const again = Date.now();
       await fetch(`${slow.url}/models`).then((r) => r.arrayBuffer());
       expect(Date.now() - again).toBeGreaterThanOrEqual(55);
-      expect(Date.now() - again).toBeLessThan(150);
+      expect(slow.pending()).toBe(0);
     } finally {
       await slow.close();
     }
@@ -416,7 +416,7 @@ describe('faults', () => {
     });
     const reader = res.body!.getReader();
     let text = '';
-    const deadline = Date.now() + 300;
+    const deadline = Date.now() + 500;
     while (Date.now() < deadline) {
       const next = await Promise.race([
         reader.read(),
