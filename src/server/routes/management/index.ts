@@ -1,5 +1,26 @@
+/**
+ * The management API: API keys, virtual keys, catalog providers, stored configs and workspaces. Every
+ * route here needs an admin key and works inside the caller's workspace (workspaces: its organisation).
+ * The routes live in their own Fastify scope so the admin check applies to them and to nothing else.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { requireRole } from '../../auth.js';
+import { registerApiKeyRoutes } from './api-keys.js';
+import { registerConfigRoutes } from './configs.js';
+import { CREDENTIAL_ROUTES, registerCredentialRoutes } from './credentials.js';
+import { registerWorkspaceRoutes } from './workspaces.js';
 
-/** The management API: API keys, virtual keys, provider slugs, stored configs, workspaces. */
-export async function registerManagementRoutes(_app: FastifyInstance, _deps: GatewayDeps): Promise<void> {}
+export async function registerManagementRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  await app.register(async (scope) => {
+    // onRequest (after the /v1 scope's authentication, before the body is read): a member hears 403
+    // whatever the body, and no body of a member is parsed at all.
+    scope.addHook('onRequest', async (request) => {
+      requireRole(request.gw.apiKey, 'admin');
+    });
+    await registerApiKeyRoutes(scope, deps);
+    for (const routes of CREDENTIAL_ROUTES) await registerCredentialRoutes(scope, deps, routes);
+    await registerConfigRoutes(scope, deps);
+    await registerWorkspaceRoutes(scope, deps);
+  });
+}

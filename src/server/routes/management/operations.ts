@@ -1,4 +1,97 @@
-import type { Operation } from '../../openapi.js';
-
 /** The management API's operations, for the OpenAPI document. */
-export const MANAGEMENT_OPERATIONS: Operation[] = [];
+import type { Operation } from '../../openapi.js';
+import {
+  CreateApiKeyBody,
+  CreateConfigBody,
+  CreateCredentialBody,
+  CreateWorkspaceBody,
+  UpdateApiKeyBody,
+  UpdateConfigBody,
+  UpdateCredentialBody,
+} from './body-schemas.js';
+
+function credentialOperations(path: string, noun: string, tag: string): Operation[] {
+  return [
+    {
+      method: 'post',
+      path,
+      summary: `Create a ${noun} (secrets are stored encrypted and never returned)`,
+      tags: [tag],
+      requestBody: CreateCredentialBody,
+    },
+    { method: 'get', path, summary: `List the workspace's ${noun}s`, tags: [tag] },
+    { method: 'get', path: `${path}/{slug}`, summary: `Get a ${noun} by slug or id`, tags: [tag] },
+    {
+      method: 'patch',
+      path: `${path}/{slug}`,
+      summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed`,
+      tags: [tag],
+      requestBody: UpdateCredentialBody,
+    },
+    { method: 'delete', path: `${path}/{slug}`, summary: `Delete a ${noun}`, tags: [tag] },
+  ];
+}
+
+export const MANAGEMENT_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/api-keys',
+    summary: 'Create an API key in the workspace; its value (`key`) is returned only here',
+    tags: ['API keys'],
+    requestBody: CreateApiKeyBody,
+  },
+  { method: 'get', path: '/api-keys', summary: "List the workspace's API keys", tags: ['API keys'] },
+  { method: 'get', path: '/api-keys/{id}', summary: 'Get an API key', tags: ['API keys'] },
+  {
+    method: 'patch',
+    path: '/api-keys/{id}',
+    summary: 'Update an API key (name, role, metadata, expires_at)',
+    tags: ['API keys'],
+    requestBody: UpdateApiKeyBody,
+  },
+  {
+    method: 'post',
+    path: '/api-keys/{id}/revoke',
+    summary: 'Revoke an API key; it stops working at once',
+    tags: ['API keys'],
+  },
+  { method: 'delete', path: '/api-keys/{id}', summary: 'Delete an API key', tags: ['API keys'] },
+  ...credentialOperations('/virtual-keys', 'virtual key', 'Virtual keys'),
+  ...credentialOperations('/providers', 'model catalog provider', 'Providers'),
+  {
+    method: 'post',
+    path: '/configs',
+    summary: 'Store a config (checked in full); version 1',
+    tags: ['Configs'],
+    requestBody: CreateConfigBody,
+  },
+  { method: 'get', path: '/configs', summary: "List the workspace's configs", tags: ['Configs'] },
+  { method: 'get', path: '/configs/{id}', summary: 'Get a config by slug or id', tags: ['Configs'] },
+  {
+    method: 'patch',
+    path: '/configs/{id}',
+    summary: 'Update a config; a new `config` makes a new version',
+    tags: ['Configs'],
+    requestBody: UpdateConfigBody,
+  },
+  {
+    method: 'get',
+    path: '/configs/{id}/versions',
+    summary: "List a config's versions, oldest first",
+    tags: ['Configs'],
+  },
+  { method: 'delete', path: '/configs/{id}', summary: 'Delete a config', tags: ['Configs'] },
+  {
+    method: 'post',
+    path: '/workspaces',
+    summary: "Create a workspace in the caller's organisation, with its first admin key (returned once)",
+    tags: ['Workspaces'],
+    requestBody: CreateWorkspaceBody,
+  },
+  {
+    method: 'get',
+    path: '/workspaces',
+    summary: "List the organisation's workspaces",
+    tags: ['Workspaces'],
+  },
+];

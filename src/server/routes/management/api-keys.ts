@@ -1,0 +1,89 @@
+/**
+ * Gateway API keys of the caller's workspace. A key's value is returned once, when it is created; the
+ * store keeps only its hash. Every change drops the cached keys, so a revoked, expired or demoted key
+ * loses its rights on the very next request.
+ *
+ * A key may not revoke, delete or demote itself: done by mistake, that could leave a workspace without
+ * an admin key, and a deliberate change is one request away with another admin key.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import { GatewayError } from '../../../gateway/errors.js';
+import type { ApiKey } from '../../../store/types.js';
+import { validateCreateApiKey, validateUpdateApiKey } from './body-schemas.js';
+import { notFound, nowSeconds, pathParam, requireSomeField } from './route-helpers.js';
+import { apiKeyView, deletedView, listView } from './views.js';
+
+function refuseSelf(caller: ApiKey, id: string, action: string): void {
+  if (caller.id === id) {
+    throw new GatewayError('conflict', `An API key cannot ${action} itself; use another admin key`, {
+      param: 'id',
+    });
+  }
+}
+
+export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { store, lookups } = deps;
+
+  app.post('/api-keys', async (request) => {
+    const body = validateCreateApiKey(request.body);
+    if (body.expires_at !== undefined && body.expires_at !== null && body.expires_at <= nowSeconds()) {
+      throw new GatewayError('invalid_body', 'expires_at must be in the future', { param: 'expires_at' });
+    }
+    const caller = request.gw.apiKey;
+    const { key, value } = await store.createApiKey({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      name: body.name,
+      role: body.role,
+      expires_at: body.expires_at ?? null,
+      metadata: body.metadata ?? {},
+    });
+    return { ...apiKeyView(key), key: value };
+  });
+
+  app.get('/api-keys', async (request) => {
+    const keys = await store.listApiKeys(request.gw.apiKey.workspace_id);
+    return listView(keys.map(apiKeyView));
+  });
+
+  app.get('/api-keys/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const key = await store.getApiKey(request.gw.apiKey.workspace_id, id);
+    if (!key) throw notFound('API key', id, 'id');
+    return apiKeyView(key);
+  });
+
+  app.patch('/api-keys/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const body = validateUpdateApiKey(request.body);
+    requireSomeField(body, ['name', 'role', 'metadata', 'expires_at']);
+    const caller = request.gw.apiKey;
+    if (body.role === 'member') refuseSelf(caller, id, 'demote');
+    // A past expires_at is allowed here: it is how a key is made to expire now.
+    const key = await store.updateApiKey(caller.workspace_id, id, body);
+    if (!key) throw notFound('API key', id, 'id');
+    lookups.invalidateApiKeys();
+    return apiKeyView(key);
+  });
+
+  app.post('/api-keys/:id/revoke', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const caller = request.gw.apiKey;
+    refuseSelf(caller, id, 'revoke');
+    const key = await store.updateApiKey(caller.workspace_id, id, { status: 'revoked' });
+    if (!key) throw notFound('API key', id, 'id');
+    lookups.invalidateApiKeys();
+    return apiKeyView(key);
+  });
+
+  app.delete('/api-keys/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const caller = request.gw.apiKey;
+    refuseSelf(caller, id, 'delete');
+    const deleted = await store.deleteApiKey(caller.workspace_id, id);
+    if (!deleted) throw notFound('API key', id, 'id');
+    lookups.invalidateApiKeys();
+    return deletedView('api_key', id);
+  });
+}

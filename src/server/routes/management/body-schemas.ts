@@ -1,0 +1,146 @@
+/**
+ * Bodies of the management API: one TypeBox schema each, which validates the body, types it and
+ * documents it in the OpenAPI document. Every object is closed, so a misspelt field is named in the
+ * error rather than silently ignored.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { GatewayConfigSchema } from '../../../gateway/config/index.js';
+import { compileValidator } from '../../../gateway/config/validator/compile-validator.js';
+import { withErrorMessage, withKeyErrorMessage } from '../../../gateway/config/validator/explain-error.js';
+import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
+
+/** Slugs travel in headers (`x-gateway-virtual-key`, `x-gateway-config`) and as `@slug`, so they stay
+ * plain: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+export const SlugField = withErrorMessage(
+  Type.String({
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$',
+    description: 'Letters, digits, `.`, `_` and `-`; starts with a letter or digit; at most 100 characters.',
+  }),
+  'must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+);
+
+const NameField = Type.String({ minLength: 1, maxLength: 200 });
+const RoleField = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+const ExpiresAtField = Type.Union([Type.Integer({ minimum: 0, description: 'Unix seconds.' }), Type.Null()]);
+
+/** Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values. */
+const MetadataField = withKeyErrorMessage(
+  Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
+    additionalProperties: false,
+    maxProperties: 16,
+    description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
+  }),
+  'is not a valid key: keys are 1 to 64 characters',
+);
+
+function Closed<T extends Parameters<typeof Type.Object>[0]>(properties: T, id: string) {
+  return Type.Object(properties, { additionalProperties: false, $id: id });
+}
+
+export const CreateApiKeyBody = Closed(
+  {
+    name: NameField,
+    role: RoleField,
+    expires_at: Type.Optional(ExpiresAtField),
+    metadata: Type.Optional(MetadataField),
+  },
+  'CreateApiKeyBody',
+);
+
+export const UpdateApiKeyBody = Closed(
+  {
+    name: Type.Optional(NameField),
+    role: Type.Optional(RoleField),
+    expires_at: Type.Optional(ExpiresAtField),
+    metadata: Type.Optional(MetadataField),
+  },
+  'UpdateApiKeyBody',
+);
+
+/** The provider settings a virtual key or catalog provider may store: the config's own keys and schemas. */
+const ProviderSettings = Type.Pick(GatewayConfigSchema, [...PROVIDER_TARGET_KEYS]);
+
+export const CreateCredentialBody = Type.Composite(
+  [
+    Type.Object({
+      slug: SlugField,
+      name: Type.Optional(NameField),
+      provider: Type.String({ minLength: 1, description: 'A supported provider name, e.g. `openai`.' }),
+    }),
+    ProviderSettings,
+  ],
+  { additionalProperties: false, $id: 'CreateCredentialBody' },
+);
+
+/** A setting given as null is removed from the stored credential; one left out is kept. */
+const NullableSettings = Type.Object(
+  Object.fromEntries(
+    Object.entries(ProviderSettings.properties).map(([key, schema]) => [
+      key,
+      Type.Optional(Type.Union([Type.Optional(schema as TSchema, false), Type.Null()])),
+    ]),
+  ),
+);
+
+export const UpdateCredentialBody = Type.Composite(
+  [
+    Type.Object({
+      name: Type.Optional(NameField),
+      provider: Type.Optional(Type.String({ minLength: 1 })),
+    }),
+    NullableSettings,
+  ],
+  { additionalProperties: false, $id: 'UpdateCredentialBody' },
+);
+
+const ConfigObject = Type.Object(
+  {},
+  { description: 'A config object (see components.schemas.Config); checked in full when stored.' },
+);
+
+export const CreateConfigBody = Closed(
+  { slug: SlugField, name: Type.Optional(NameField), config: ConfigObject },
+  'CreateConfigBody',
+);
+
+export const UpdateConfigBody = Closed(
+  {
+    name: Type.Optional(NameField),
+    config: Type.Optional(ConfigObject),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')])),
+  },
+  'UpdateConfigBody',
+);
+
+export const CreateWorkspaceBody = Closed({ name: NameField, slug: SlugField }, 'CreateWorkspaceBody');
+
+export type CreateApiKey = Static<typeof CreateApiKeyBody>;
+export type UpdateApiKey = Static<typeof UpdateApiKeyBody>;
+export type CreateCredential = Static<typeof CreateCredentialBody>;
+export type UpdateCredential = {
+  name?: string;
+  provider?: string;
+} & { [K in (typeof PROVIDER_TARGET_KEYS)[number]]?: unknown };
+export type CreateConfig = Static<typeof CreateConfigBody>;
+export type UpdateConfig = Static<typeof UpdateConfigBody>;
+export type CreateWorkspace = Static<typeof CreateWorkspaceBody>;
+
+function bodyValidator<T extends TSchema>(schema: T) {
+  const validator = compileValidator(schema, {
+    code: 'invalid_body',
+    rootPath: '',
+    subject: 'The request body',
+    rootParam: null,
+  });
+  return (body: unknown): Static<T> => validator.assert(body);
+}
+
+export const validateCreateApiKey = bodyValidator(CreateApiKeyBody);
+export const validateUpdateApiKey = bodyValidator(UpdateApiKeyBody);
+export const validateCreateCredential = bodyValidator(CreateCredentialBody);
+export const validateUpdateCredential = bodyValidator(UpdateCredentialBody) as (
+  body: unknown,
+) => UpdateCredential;
+export const validateCreateConfig = bodyValidator(CreateConfigBody);
+export const validateUpdateConfig = bodyValidator(UpdateConfigBody);
+export const validateCreateWorkspace = bodyValidator(CreateWorkspaceBody);

@@ -1,0 +1,77 @@
+/**
+ * Stored configs of the caller's workspace, addressed by slug or id. A config is checked in full when it
+ * is stored (as a request carrying it would be), so a stored config never fails to parse later. Every new
+ * `config` makes a new version. Configs may hold provider credentials; answers redact them.
+ */
+import type { FastifyInstance } from 'fastify';
+import { parseConfig } from '../../../gateway/config/index.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
+import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { configVersionView, configView, deletedView, listView } from './views.js';
+
+/** Stored configs are used with requests that may carry `Authorization`, so a provider without
+ * api_key is acceptable here, as it is in a request that sends one. */
+const STORED_CONFIG_OPTIONS = { authorizationPresent: true } as const;
+
+export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { store, lookups } = deps;
+
+  app.post('/configs', async (request) => {
+    const body = validateCreateConfig(request.body);
+    parseConfig(body.config, STORED_CONFIG_OPTIONS);
+    const caller = request.gw.apiKey;
+    const config = await store.createConfig({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      slug: body.slug,
+      name: body.name ?? body.slug,
+      config: body.config,
+    });
+    lookups.invalidateWorkspace(caller.workspace_id);
+    return configView(config);
+  });
+
+  app.get('/configs', async (request) => {
+    const configs = await store.listConfigs(request.gw.apiKey.workspace_id);
+    return listView(configs.map(configView));
+  });
+
+  app.get('/configs/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const config = await store.getConfig(request.gw.apiKey.workspace_id, id);
+    if (!config) throw notFound('config', id, 'id');
+    return configView(config);
+  });
+
+  app.patch('/configs/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const body = validateUpdateConfig(request.body);
+    requireSomeField(body, ['name', 'config', 'status']);
+    if (body.config !== undefined) parseConfig(body.config, STORED_CONFIG_OPTIONS);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const config = await store.updateConfig(workspaceId, id, body);
+    if (!config) throw notFound('config', id, 'id');
+    lookups.invalidateWorkspace(workspaceId);
+    return configView(config);
+  });
+
+  app.get('/configs/:id/versions', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    // An empty list would not tell a missing config from one without versions (there is none).
+    const config = await store.getConfig(workspaceId, id);
+    if (!config) throw notFound('config', id, 'id');
+    const versions = await store.listConfigVersions(workspaceId, config.id);
+    return listView(versions.map(configVersionView));
+  });
+
+  app.delete('/configs/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const config = await store.getConfig(workspaceId, id);
+    if (!config || !(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
+    lookups.invalidateWorkspace(workspaceId);
+    return deletedView('config', config.id);
+  });
+}

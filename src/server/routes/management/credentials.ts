@@ -1,0 +1,131 @@
+/**
+ * Stored provider credentials, in two flavours that share everything but their address: virtual keys
+ * (`/v1/virtual-keys`, used as `x-gateway-virtual-key: <slug>`) and model-catalog providers
+ * (`/v1/providers`, used as `@<slug>`). A credential is checked as a request would check it (the
+ * provider must be known, custom_host must pass the gateway's policy) so a mistake shows up here
+ * rather than on the first model call.
+ */
+import type { FastifyInstance } from 'fastify';
+import { checkCustomHost } from '../../../gateway/custom-host.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import { GatewayError } from '../../../gateway/errors.js';
+import { findAdapter } from '../../../providers/registry.js';
+import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
+import type { ProviderCredential, ProviderSecret } from '../../../store/types.js';
+import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
+import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { credentialView, deletedView, listView } from './views.js';
+
+export interface CredentialRoutes {
+  /** `/virtual-keys` or `/providers`. */
+  path: string;
+  kind: ProviderCredential['kind'];
+  /** For messages: "virtual key", "provider". */
+  noun: string;
+}
+
+export const CREDENTIAL_ROUTES: readonly CredentialRoutes[] = [
+  { path: '/virtual-keys', kind: 'virtual_key', noun: 'virtual key' },
+  { path: '/providers', kind: 'provider', noun: 'provider' },
+];
+
+/** The canonical id of a provider name or alias; unknown names are refused. */
+function canonicalProvider(name: string): string {
+  const adapter = findAdapter(name);
+  if (!adapter) {
+    throw new GatewayError('unknown_provider', `Unknown provider "${name}"`, { param: 'provider' });
+  }
+  return adapter.id;
+}
+
+function checkSecret(secret: ProviderSecret, deps: GatewayDeps): void {
+  if (typeof secret.custom_host === 'string') {
+    checkCustomHost(secret.custom_host, deps.settings.customHostPolicy, 'custom_host');
+  }
+}
+
+function settingsOf(body: Record<string, unknown>): ProviderSecret {
+  const secret: ProviderSecret = {};
+  for (const key of PROVIDER_TARGET_KEYS) if (body[key] !== undefined) secret[key] = body[key];
+  return secret;
+}
+
+export async function registerCredentialRoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  routes: CredentialRoutes,
+): Promise<void> {
+  const { store, lookups } = deps;
+  const { path, kind, noun } = routes;
+
+  app.post(path, async (request) => {
+    const body = validateCreateCredential(request.body);
+    const provider = canonicalProvider(body.provider);
+    const secret = settingsOf(body);
+    checkSecret(secret, deps);
+    const caller = request.gw.apiKey;
+    const credential = await store.createCredential({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      kind,
+      slug: body.slug,
+      name: body.name ?? body.slug,
+      provider,
+      secret,
+    });
+    lookups.invalidateWorkspace(caller.workspace_id);
+    return credentialView(credential);
+  });
+
+  app.get(path, async (request) => {
+    const credentials = await store.listCredentials(request.gw.apiKey.workspace_id, kind);
+    return listView(credentials.map(credentialView));
+  });
+
+  app.get(`${path}/:slug`, async (request) => {
+    const slug = pathParam(request.params, 'slug');
+    const credential = await store.getCredential(request.gw.apiKey.workspace_id, kind, slug);
+    if (!credential) throw notFound(noun, slug, 'slug');
+    return credentialView(credential);
+  });
+
+  app.patch(`${path}/:slug`, async (request) => {
+    const slug = pathParam(request.params, 'slug');
+    const body = validateUpdateCredential(request.body);
+    requireSomeField(body, ['name', 'provider', ...PROVIDER_TARGET_KEYS]);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const current = await store.getCredential(workspaceId, kind, slug);
+    if (!current) throw notFound(noun, slug, 'slug');
+    const provider = body.provider === undefined ? undefined : canonicalProvider(body.provider);
+    // Settings left out are kept, settings sent as null are removed, others replace the stored value.
+    const secret: ProviderSecret = { ...current.secret };
+    let secretChanged = false;
+    for (const key of PROVIDER_TARGET_KEYS) {
+      const value = body[key];
+      if (value === undefined) continue;
+      secretChanged = true;
+      if (value === null) delete secret[key];
+      else secret[key] = value;
+    }
+    checkSecret(secret, deps);
+    const updated = await store.updateCredential(workspaceId, kind, current.id, {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(provider !== undefined && { provider }),
+      ...(secretChanged && { secret }),
+    });
+    if (!updated) throw notFound(noun, slug, 'slug');
+    lookups.invalidateWorkspace(workspaceId);
+    return credentialView(updated);
+  });
+
+  app.delete(`${path}/:slug`, async (request) => {
+    const slug = pathParam(request.params, 'slug');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const current = await store.getCredential(workspaceId, kind, slug);
+    if (!current || !(await store.deleteCredential(workspaceId, kind, current.id))) {
+      throw notFound(noun, slug, 'slug');
+    }
+    lookups.invalidateWorkspace(workspaceId);
+    return deletedView(kind, current.id);
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * What the management API answers with. Stored secrets never leave the gateway: a credential is shown
+ * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
+ * people can tell keys apart; configs are shown with every credential value redacted.
+ */
+import { isSecretKey, redact } from '../../../observability/redact.js';
+import type { ApiKey, ProviderCredential, StoredConfig, StoredConfigVersion } from '../../../store/types.js';
+
+/** Settings that are credentials even though their names do not say so to `isSecretKey`. */
+const SECRET_SETTINGS = new Set([
+  'api_key',
+  'cloudc_access_key_id',
+  'cloudc_secret_access_key',
+  'cloudc_session_token',
+  'cloudb_service_account_json',
+]);
+
+/** A hint short enough to reveal nothing useful: the last 4 characters of a key of 12 or more. */
+const HINT_MIN_LENGTH = 12;
+const HINT_LENGTH = 4;
+
+export function isSecretSetting(name: string): boolean {
+  return SECRET_SETTINGS.has(name) || isSecretKey(name);
+}
+
+export function apiKeyHint(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length < HINT_MIN_LENGTH) return null;
+  return `…${value.slice(-HINT_LENGTH)}`;
+}
+
+export function apiKeyView(key: ApiKey) {
+  return { object: 'api_key' as const, ...key };
+}
+
+export function credentialView(credential: ProviderCredential) {
+  const { secret, ...rest } = credential;
+  const settings: Record<string, unknown> = {};
+  const secretKeys: string[] = [];
+  for (const [name, value] of Object.entries(secret)) {
+    if (value === undefined || value === null) continue;
+    if (isSecretSetting(name)) secretKeys.push(name);
+    // Non-secret settings are shown, but still through `redact` in case a nested value is a credential.
+    else settings[name] = redact(value);
+  }
+  return {
+    object: credential.kind,
+    ...rest,
+    secret_keys: secretKeys.sort(),
+    api_key_hint: apiKeyHint(secret.api_key),
+    settings,
+  };
+}
+
+export function configView(config: StoredConfig) {
+  return { object: 'config' as const, ...config, config: redact(config.config) };
+}
+
+export function configVersionView(version: StoredConfigVersion) {
+  return { object: 'config.version' as const, ...version, config: redact(version.config) };
+}
+
+export function listView<T>(data: T[]) {
+  return { object: 'list' as const, data };
+}
+
+export function deletedView(object: string, id: string) {
+  return { object: `${object}.deleted`, id, deleted: true };
+}
