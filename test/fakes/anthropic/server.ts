@@ -18,8 +18,14 @@ export interface RecordedAnthropicRequest {
 
 export type FakeAnthropicReply =
   | { kind: 'json'; fixture?: string; body?: unknown }
-  /** Replays a `.chunks.txt` recording; `error` is sent as an `event: error` after `afterEvents` events. */
-  | { kind: 'stream'; fixture: string; error?: { type: string; message: string; afterEvents: number } }
+  /** Replays a `.chunks.txt` recording (or the given events, in the same wire format); `error` is sent as
+   * an `event: error` after `afterEvents` events. */
+  | {
+      kind: 'stream';
+      fixture?: string;
+      events?: Array<Record<string, unknown>>;
+      error?: { type: string; message: string; afterEvents: number };
+    }
   | { kind: 'error'; status: number; type: string; message: string; headers?: Record<string, string> };
 
 export interface FakeAnthropic {
@@ -109,7 +115,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       'cache-control': 'no-cache',
       'request-id': requestId,
     });
-    const lines = readAnthropicStreamFixture(reply.fixture);
+    const lines = reply.fixture
+      ? readAnthropicStreamFixture(reply.fixture)
+      : (reply.events ?? []).map((event) => JSON.stringify(event));
     for (const [i, line] of lines.entries()) {
       if (reply.error && i === reply.error.afterEvents) {
         const error = { type: 'error', error: { type: reply.error.type, message: reply.error.message } };
