@@ -2,6 +2,7 @@
  * Rules of the config object that relate keys to each other, applied to the root and to every
  * target after the shape has been checked.
  */
+import { validateConditionQuery } from '../routing/conditions.js';
 import { fieldError } from './validator/compile-validator.js';
 import type { GatewayConfig } from './config-schema.js';
 
@@ -153,6 +154,7 @@ function checkStrategy(node: GatewayConfig, path: string): void {
   });
   const known = names.size > 0 ? [...names].map((n) => `'${n}'`).join(', ') : 'none';
   strategy.conditions.forEach((condition, i) => {
+    validateConditionQuery(condition.query, `${path}.strategy.conditions[${i}].query`);
     if (!names.has(condition.then)) {
       throw fieldError(
         'invalid_config',
