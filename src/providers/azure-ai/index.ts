@@ -6,7 +6,7 @@ import { GatewayError } from '../../gateway/errors.js';
 import {
   azureAuthHeaders,
   azureErrorFromResponse,
-  cleanAzureResponse,
+  normaliseAzureResponse,
   createAzureStreamTranslator,
 } from '../azure-openai/index.js';
 import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
@@ -92,7 +92,7 @@ export const azureAIAdapter: ProviderAdapter = {
   },
 
   parseResponse(req, res) {
-    return cleanAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
+    return normaliseAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
   },
 
   createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),

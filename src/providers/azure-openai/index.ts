@@ -6,13 +6,13 @@ import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
 import { joinUrl } from '../shared/url.js';
 import type { EndpointKind, ProviderAdapter, UpstreamRequest } from '../types.js';
 import { azureAuthHeaders } from './azure-auth.js';
-import { cleanAzureResponse } from './azure-content-filter.js';
+import { normaliseAzureResponse } from './normalise-azure-response.js';
 import { azureErrorFromResponse } from './azure-error.js';
 import { azureOpenAIBase, resolveAzureOpenAIAddress } from './azure-openai-address.js';
 import { createAzureStreamTranslator } from './azure-stream-translator.js';
 
 export { azureAuthHeaders } from './azure-auth.js';
-export { cleanAzureResponse, cleanAzureChunk } from './azure-content-filter.js';
+export { normaliseAzureResponse, normaliseAzureChunk } from './normalise-azure-response.js';
 export { azureErrorFromResponse } from './azure-error.js';
 export { createAzureStreamTranslator } from './azure-stream-translator.js';
 
@@ -79,7 +79,7 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   },
 
   parseResponse(req, res) {
-    return cleanAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
+    return normaliseAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
   },
 
   createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),

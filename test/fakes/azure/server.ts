@@ -1,0 +1,209 @@
+// A fake of Azure's inference endpoints on 127.0.0.1, standing in for both hosts the gateway calls:
+//   Azure OpenAI       POST /openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…
+//   Azure AI inference POST /chat/completions?api-version=…, /embeddings?api-version=… (serverless), /score (managed)
+// It checks the key (`api-key`, or `Authorization: Bearer`), answers in Azure's shapes (content-filter
+// verdicts included), replays the recorded Azure stream on request, and fails with Azure's error bodies.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { completionText, textCompletion, type CompletionRequest } from '../openai/completions.js';
+import { embeddingResponse, type EmbeddingRequest } from '../openai/embeddings.js';
+import {
+  azureChatCompletion,
+  azureChatCompletionChunks,
+  planAzureChat,
+  type AzureChatRequest,
+} from './answers.js';
+import { azureErrors } from './errors.js';
+import { assembledAzureChatCompletion, readAzureChatStream } from './recorded.js';
+
+export type AzureFakeBehaviour =
+  /** Replay the recorded Azure chat stream (or, for a plain call, the answer assembled from it). */
+  | { fixture: 'azure-model-router' }
+  /** Answer with this text instead of the echo. */
+  | { text: string }
+  /** Answer a plain call with this body. */
+  | { json: unknown }
+  /** Fail with this status and body (default: Azure's body for the status). */
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** A 200 stream that sends `after` events of the answer, then an error object, and ends. */
+  | { streamErrorAfter: number };
+
+export interface AzureRecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface FakeAzure {
+  /** `http://127.0.0.1:PORT`, to use as `custom_host`. */
+  url: string;
+  apiKey: string;
+  requests: AzureRecordedRequest[];
+  enqueue(...behaviours: AzureFakeBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+export interface FakeAzureOptions {
+  /** The key the fake accepts; default `azure-test-key`. */
+  apiKey?: string;
+  /** Deployment names that exist; any name when absent. */
+  deployments?: string[];
+}
+
+const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/;
+
+export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<FakeAzure> {
+  const apiKey = options.apiKey ?? 'azure-test-key';
+  const requests: AzureRecordedRequest[] = [];
+  const queue: AzureFakeBehaviour[] = [];
+
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        // kept as text
+      }
+      requests.push({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      });
+      handle(req, res, url, (body ?? {}) as Record<string, unknown>);
+    });
+  });
+
+  function authorised(headers: IncomingHttpHeaders): boolean {
+    return headers['api-key'] === apiKey || headers.authorization === `Bearer ${apiKey}`;
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: Record<string, unknown>): void {
+    if (!authorised(req.headers)) return sendJson(res, 401, azureErrors.unauthorized());
+    if (req.method !== 'POST') return sendJson(res, 404, azureErrors.resourceNotFound());
+    const deploymentRoute = DEPLOYMENT_ROUTE.exec(url.pathname);
+    let kind: string;
+    let deployment: string;
+    if (deploymentRoute) {
+      deployment = decodeURIComponent(deploymentRoute[1]!);
+      kind = deploymentRoute[2]!;
+      if (options.deployments && !options.deployments.includes(deployment)) {
+        return sendJson(res, 404, azureErrors.deploymentNotFound());
+      }
+    } else if (
+      url.pathname === '/chat/completions' ||
+      url.pathname === '/embeddings' ||
+      url.pathname === '/score'
+    ) {
+      kind = url.pathname === '/embeddings' ? 'embeddings' : 'chat/completions';
+      deployment = String(req.headers['azureml-model-deployment'] ?? 'serverless');
+    } else {
+      return sendJson(res, 404, azureErrors.resourceNotFound());
+    }
+    if (url.pathname !== '/score' && !url.searchParams.get('api-version')) {
+      return sendJson(res, 404, azureErrors.resourceNotFound());
+    }
+    const behaviour = queue.shift();
+    if (behaviour && 'status' in behaviour) {
+      return sendJson(
+        res,
+        behaviour.status,
+        behaviour.body ?? bodyForStatus(behaviour.status),
+        behaviour.headers,
+      );
+    }
+    if (kind === 'embeddings')
+      return sendJson(res, 200, embeddingResponse('azure', body as EmbeddingRequest));
+    if (kind === 'completions') {
+      const request = body as CompletionRequest;
+      return sendJson(res, 200, textCompletion('azure', request, completionText('azure', request)));
+    }
+    return chat(res, body as AzureChatRequest & { stream?: boolean }, deployment, behaviour);
+  }
+
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    requests,
+    enqueue: (...behaviours) => queue.push(...behaviours),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function chat(
+  res: ServerResponse,
+  request: AzureChatRequest & { stream?: boolean },
+  deployment: string,
+  behaviour: Exclude<AzureFakeBehaviour, { status: number }> | undefined,
+): void {
+  if (behaviour && 'json' in behaviour) return sendJson(res, 200, behaviour.json);
+  if (behaviour && 'fixture' in behaviour) {
+    if (request.stream) return sendStream(res, readAzureChatStream(), true);
+    return sendJson(res, 200, assembledAzureChatCompletion());
+  }
+  const plan = planAzureChat(
+    request,
+    deployment,
+    behaviour && 'text' in behaviour ? behaviour.text : undefined,
+  );
+  if (!request.stream) return sendJson(res, 200, azureChatCompletion(plan));
+  const events = azureChatCompletionChunks(plan, request.stream_options?.include_usage === true);
+  if (behaviour && 'streamErrorAfter' in behaviour) {
+    const cut = events.slice(0, behaviour.streamErrorAfter);
+    cut.push({
+      error: { code: '500', message: 'The server had an error while processing your request.', status: 500 },
+    });
+    return sendStream(res, cut, false);
+  }
+  sendStream(res, events, true);
+}
+
+function bodyForStatus(status: number): unknown {
+  if (status === 401) return azureErrors.unauthorized();
+  if (status === 404) return azureErrors.deploymentNotFound();
+  if (status === 429) return azureErrors.rateLimited();
+  if (status === 400) return azureErrors.contentFilter();
+  return azureErrors.serverError();
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'apim-request-id': 'fake-request',
+    ...headers,
+  });
+  res.end(JSON.stringify(body));
+}
+
+function sendStream(res: ServerResponse, events: object[], done: boolean): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  if (done) res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
