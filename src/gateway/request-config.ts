@@ -36,7 +36,9 @@ function headerProvider(headers: IncomingHttpHeaders): Record<string, unknown> {
   if (virtualKey) out.virtual_key = virtualKey;
   if (provider) {
     out.provider = provider;
-    const token = bearerToken(headers);
+    // An @slug carries its own stored credentials; the client's Authorization (which SDKs always send)
+    // must not override them. resolveTarget still falls back to it when the slug stores no key.
+    const token = provider.startsWith('@') ? undefined : bearerToken(headers);
     if (token) out.api_key = token;
   }
   if (customHost) out.custom_host = customHost;
