@@ -64,9 +64,13 @@ export interface AttemptInput {
   client?: ClientStream;
   /** Streams only: the client asked for a usage chunk (otherwise usage is read but not forwarded). */
   clientWantsUsage?: boolean;
-  /** Streams only: rewrites each chunk before it is sent (continuations renumber and re-id). */
-  transformChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk;
+  /** Streams only: rewrites each chunk before it is sent (continuations renumber and re-id); a chunk
+   * mapped to undefined is not sent. */
+  transformChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined;
 }
+
+/** After every choice finished, how long the rest of a stream (usage, [DONE]) may take. */
+const FINISHED_STREAM_GRACE_MS = 1000;
 
 /** Provider response headers worth passing on to the client of a model call. */
 const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|x-request-id$|openai-processing-ms$)/;
@@ -308,13 +312,12 @@ async function relayStream(
             }
           }
           if (input.transformChunk) {
-            chunk = input.transformChunk(chunk);
+            const rewritten = input.transformChunk(chunk);
+            if (!rewritten) break;
+            chunk = rewritten;
             raw = undefined;
           }
-          for (const choice of chunk.choices) {
-            const content = choice.delta?.content;
-            if (content) client.addText(choice.index, content);
-          }
+          client.note(chunk);
           const pending = client.write(raw ?? JSON.stringify(chunk));
           if (pending) await pending;
           break;
@@ -324,6 +327,7 @@ async function relayStream(
     return undefined;
   };
 
+  let closing = false;
   try {
     for await (const bytes of response.body) {
       scope.deadline.refresh();
@@ -333,6 +337,12 @@ async function relayStream(
       if (failure) {
         response.body.destroy();
         return failure;
+      }
+      if (!closing && !done && translator.finished()) {
+        // Every choice has finished: what may still come is the usage chunk and [DONE]. An upstream that
+        // then keeps the connection open is not waited on for a whole idle deadline.
+        closing = true;
+        scope.deadline.arm(Math.min(input.idleTimeoutMs, FINISHED_STREAM_GRACE_MS));
       }
       if (client.clientGone) {
         response.body.destroy();

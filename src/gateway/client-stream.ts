@@ -5,7 +5,15 @@
  * in-band error event and no `[DONE]`, so a broken answer is never presented as a complete one.
  */
 import type { ServerResponse } from 'node:http';
+import type { ChatCompletionChunk } from '../providers/openai-types.js';
 import type { ErrorBody } from './errors.js';
+
+/** What every chunk of the client's stream shares; a continuation on another target keeps it. */
+export interface StreamIdentity {
+  id: string;
+  created: number;
+  object: string;
+}
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -15,6 +23,11 @@ export class ClientStream {
   /** Text written so far per choice index (for continuation on another target, and the log). */
   readonly text = new Map<number, string>();
   chunkCount = 0;
+  /** The id, created and object of the first chunk sent. */
+  identity: StreamIdentity | undefined;
+  /** false once anything but text went out (tool calls, several choices): such an answer cannot be
+   * continued on another target. */
+  continuable = true;
 
   constructor(
     private readonly res: ServerResponse,
@@ -63,6 +76,22 @@ export class ClientStream {
   /** Records a choice's text as it goes out. */
   addText(index: number, content: string): void {
     this.text.set(index, (this.text.get(index) ?? '') + content);
+  }
+
+  /** Records what a chunk about to be written carries: identity, text, and anything not continuable. */
+  note(chunk: ChatCompletionChunk): void {
+    if (!this.identity && typeof chunk.id === 'string') {
+      this.identity = { id: chunk.id, created: chunk.created, object: chunk.object };
+    }
+    for (const choice of chunk.choices) {
+      if (choice.index !== 0) this.continuable = false;
+      const delta = choice.delta as Record<string, unknown> | undefined;
+      const content = delta ? delta.content : (choice as unknown as { text?: unknown }).text;
+      if (typeof content === 'string' && content.length > 0) this.addText(choice.index, content);
+      if (delta && (delta.tool_calls || delta.function_call)) {
+        this.continuable = false;
+      }
+    }
   }
 
   finish(): void {

@@ -80,6 +80,7 @@ export async function handleModelCall(deps: GatewayDeps, call: ModelCall): Promi
       config,
       strictCompat,
       state,
+      url: reply.request.url,
     });
   } catch (err) {
     failure = err;

@@ -1,20 +1,38 @@
 /**
- * The router: walks the config's target tree and runs attempts until one answers. This version runs the
- * `single` strategy (the root, or the first of its targets); loadbalance, fallback, conditional, retry,
- * the breaker and the cache plug in here.
+ * The router: walks the config's target tree and runs attempts until one answers.
+ *
+ * - `single` (or no strategy): the node itself, or its one target.
+ * - `loadbalance`: one target drawn by `weight`; its result is the node's (no second draw).
+ * - `fallback`: targets in order until one answers; a failure moves on when its status is in
+ *   `strategy.on_status_codes`, or on any failure when that list is absent.
+ * - `conditional`: the first condition whose query matches picks the target named by `then`, else
+ *   `default`.
+ *
+ * Children inherit their parent's settings (./routing/inherit.ts). Each leaf runs with its breaker and
+ * retry policy (./routing/target-runner.ts).
  */
-import type { AdapterRequest, EndpointKind } from '../providers/types.js';
+import { performance } from 'node:perf_hooks';
+import type { EndpointKind } from '../providers/types.js';
 import type { GatewayConfig, TargetConfig } from './config/index.js';
-import { runAttempt, type AttemptOutcome } from './attempt.js';
+import type { AttemptOutcome } from './attempt.js';
 import type { ClientStream } from './client-stream.js';
 import type { RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
-import { resolveTarget, type ResolvedTarget } from './resolve-target.js';
+import { GatewayError } from './errors.js';
+import type { ResolvedTarget } from './resolve-target.js';
+import { evaluateCondition, validateConditionQuery } from './routing/conditions.js';
+import { childPath, inheritFrom } from './routing/inherit.js';
+import { routingRuntime } from './routing/runtime.js';
+import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
+import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
+
+export { applyOverrides, forwardedHeaders } from './routing/target-runner.js';
 
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */
 export interface RouteState {
   targetPath: string | null;
   provider: string | null;
+  /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
   retryCount: number;
   cacheStatus: string | null;
 }
@@ -29,6 +47,8 @@ export interface RoutedCall {
   config: GatewayConfig;
   strictCompat: boolean;
   state: RouteState;
+  /** The request's URL (path and query), for conditions and the attempt records. */
+  url: string;
 }
 
 export interface RouteResult {
@@ -38,68 +58,107 @@ export interface RouteResult {
   requestBody: Record<string, unknown>;
 }
 
-/** Keys of a config node that are not provider settings and are never sent upstream. */
-export function applyOverrides(body: Record<string, unknown>, node: TargetConfig): Record<string, unknown> {
-  const overrides = node.override_params as Record<string, unknown> | undefined;
-  return overrides ? { ...body, ...overrides } : body;
-}
-
-export function forwardedHeaders(node: TargetConfig, ctx: RequestContext): Record<string, string> {
-  const names = node.forward_headers as string[] | undefined;
-  const out: Record<string, string> = {};
-  if (!names) return out;
-  for (const name of names) {
-    const value = ctx.headers[name.toLowerCase()];
-    if (typeof value === 'string') out[name.toLowerCase()] = value;
-  }
-  return out;
-}
-
 export async function route(deps: GatewayDeps, call: RoutedCall): Promise<RouteResult> {
-  const { ctx, config } = call;
-  const strategy = config.strategy as { mode?: string } | undefined;
-  const targets = config.targets as TargetConfig[] | undefined;
-  let node: TargetConfig = config;
-  let path = '';
-  if (strategy?.mode === 'single' && targets && targets.length > 0) {
-    node = { ...stripTree(config), ...targets[0] } as TargetConfig;
-    path = 'targets[0]';
-  }
-  const resolved = await resolveTarget(
-    node,
-    path,
-    ctx.apiKey.workspace_id,
-    ctx.headers,
-    deps.lookups,
-    deps.settings.customHostPolicy,
-  );
-  call.state.targetPath = path;
-  call.state.provider = resolved.adapter.id;
-  const body = applyOverrides(call.body, node);
-  const request: AdapterRequest = {
-    endpoint: call.endpoint,
-    body,
-    stream: call.stream,
-    target: resolved.target,
-    forwardHeaders: forwardedHeaders(node, ctx),
-    clientHeaders: ctx.headers,
-    strictCompat: call.strictCompat,
+  const run: RouteRun = {
+    deps,
+    call,
+    runtime: routingRuntime(deps),
+    deadline: call.ctx.startedAt + deps.settings.defaultRequestTimeoutMs,
+    lastFailure: undefined,
   };
-  const timeout = typeof node.request_timeout === 'number' ? node.request_timeout : undefined;
-  const outcome = await runAttempt({
-    resolved,
-    request,
-    upstream: deps.upstream,
-    clientSignal: ctx.signal,
-    timeoutMs: timeout ?? deps.settings.defaultRequestTimeoutMs,
-    idleTimeoutMs: timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
-    client: call.client,
-    clientWantsUsage: call.clientWantsUsage,
-  });
-  return { outcome, resolved, requestBody: body };
+  return runNode(run, call.config, '');
 }
 
-/** A node's own settings without its tree keys, for children to inherit. */
+function configParam(path: string, key: string): string {
+  return path ? `config.${path}.${key}` : `config.${key}`;
+}
+
+async function runNode(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
+  const strategy = node.strategy;
+  const targets = node.targets;
+  if (!strategy || !targets || targets.length === 0) return runTarget(run, node, path);
+  const child = (index: number) => runNode(run, inheritFrom(node, targets[index]), childPath(path, index));
+
+  switch (strategy.mode) {
+    case 'single':
+      return child(0);
+    case 'loadbalance': {
+      const index = pickWeighted(weightsOf(targets), run.runtime.random);
+      if (index < 0) {
+        throw new GatewayError(
+          'invalid_config',
+          `${configParam(path, 'targets')} has no target with a positive weight: give at least one a weight above 0`,
+          { param: configParam(path, 'targets') },
+        );
+      }
+      return child(index);
+    }
+    case 'conditional':
+      return child(conditionalTarget(run, node, path));
+    case 'fallback':
+      return fallback(run, node, path, child);
+    default:
+      throw new GatewayError('invalid_config', `Unknown strategy mode "${String(strategy.mode)}"`, {
+        param: configParam(path, 'strategy.mode'),
+      });
+  }
+}
+
+async function fallback(
+  run: RouteRun,
+  node: TargetConfig,
+  path: string,
+  child: (index: number) => Promise<NodeResult>,
+): Promise<NodeResult> {
+  const codes = node.strategy?.on_status_codes;
+  const { client, ctx } = run.call;
+  let last: NodeResult | undefined;
+  for (let i = 0; i < (node.targets?.length ?? 0); i++) {
+    if (last) {
+      if (last.outcome.ok || !fallsBack(last.outcome, codes)) return last;
+      // Part of an answer went out that no other target can take over (tool calls, several choices).
+      if (client?.started && !client.continuable) return last;
+    }
+    last = await child(i);
+    if (last.outcome.ok) return last;
+    if (ctx.signal.aborted) return last;
+  }
+  return last as NodeResult;
+}
+
+/** Whether a failed target hands over to the next one of a fallback node. */
+function fallsBack(outcome: AttemptOutcome, codes: readonly number[] | undefined): boolean {
+  if (outcome.ok || outcome.reason === 'client_gone') return false;
+  // An open circuit is the gateway's own decision to skip the target, never an answer to pass on.
+  if (outcome.error instanceof GatewayError && outcome.error.code === 'circuit_open') return true;
+  return codes === undefined || codes.includes(outcome.status);
+}
+
+function conditionalTarget(run: RouteRun, node: TargetConfig, path: string): number {
+  const strategy = node.strategy as NonNullable<TargetConfig['strategy']>;
+  const targets = node.targets as TargetConfig[];
+  const { ctx, body, url } = run.call;
+  const input = { metadata: ctx.metadata, params: body, url };
+  let name = strategy.default;
+  const conditions = strategy.conditions ?? [];
+  for (let i = 0; i < conditions.length; i++) {
+    const query = conditions[i].query;
+    validateConditionQuery(query, configParam(path, `strategy.conditions[${i}].query`));
+    if (evaluateCondition(query, input)) {
+      name = conditions[i].then;
+      break;
+    }
+  }
+  const index = targets.findIndex((t) => t.name === name);
+  if (index < 0) {
+    throw new GatewayError('invalid_config', `No target is named "${name ?? ''}"`, {
+      param: configParam(path, 'strategy'),
+    });
+  }
+  return index;
+}
+
+/** A node's own settings without its tree keys. */
 export function stripTree(node: TargetConfig): TargetConfig {
   const { targets: _targets, strategy: _strategy, ...rest } = node as Record<string, unknown>;
   return rest as TargetConfig;

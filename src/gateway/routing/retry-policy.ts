@@ -1,0 +1,70 @@
+/**
+ * Retry on one target (`retry`): which failures are retried and how long to wait before the next call.
+ * `attempts` is the number of retries after the first call (attempts: 3 → at most 4 calls). Without a
+ * retry config a target is called once.
+ */
+import type { RetryConfig } from '../config/index.js';
+import type { AttemptFailure } from '../attempt.js';
+
+export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
+/** Exponential backoff with full jitter: the n-th retry waits a random time in [0, min(cap, base·2ⁿ)). */
+export const BACKOFF_BASE_MS = 250;
+export const BACKOFF_CAP_MS = 8_000;
+
+export interface RetryPolicy {
+  retries: number;
+  statusCodes: readonly number[];
+  useRetryAfter: boolean;
+}
+
+export function retryPolicyOf(retry: RetryConfig | undefined): RetryPolicy {
+  if (!retry) return { retries: 0, statusCodes: DEFAULT_RETRY_STATUS_CODES, useRetryAfter: false };
+  return {
+    retries: Math.max(0, Math.floor(retry.attempts)),
+    statusCodes: retry.on_status_codes ?? DEFAULT_RETRY_STATUS_CODES,
+    useRetryAfter: retry.use_retry_after_headers === true,
+  };
+}
+
+/**
+ * Whether a failed call may be tried again on the same target. Connection failures before any byte are
+ * always retried; a timeout is retried only when 408 is listed; a status when it is listed (a 4xx that is
+ * not listed, such as context_length_exceeded, never is). Nothing is retried once bytes reached the client
+ * (the answer then continues on a fallback target) or when the failure is the gateway's own configuration.
+ */
+export function isRetryable(failure: AttemptFailure, policy: RetryPolicy): boolean {
+  if (failure.afterFirstByte) return false;
+  switch (failure.reason) {
+    case 'client_gone':
+    case 'config':
+      return false;
+    case 'connection':
+    case 'stream_cut':
+      return true;
+    case 'timeout':
+      return policy.statusCodes.includes(408);
+    default:
+      return policy.statusCodes.includes(failure.status);
+  }
+}
+
+/** The wait before retry number `retry` (1-based): backoff with full jitter. */
+export function backoffDelayMs(retry: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, retry - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * The wait before the next call: the provider's Retry-After (when the config says to honour it and the
+ * provider sent one), otherwise backoff with full jitter.
+ */
+export function retryDelayMs(
+  failure: AttemptFailure,
+  retry: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
+  const asked = 'retryAfterMs' in failure.error ? failure.error.retryAfterMs : undefined;
+  if (policy.useRetryAfter && asked !== undefined) return Math.max(0, Math.ceil(asked));
+  return backoffDelayMs(retry, random);
+}

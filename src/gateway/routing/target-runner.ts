@@ -1,0 +1,269 @@
+/**
+ * One leaf of the target tree: resolve it, ask its circuit breaker, then call it, retrying as its
+ * `retry` says, within the request's deadline. Every call is recorded as its own attempt under the
+ * request's trace. When the client's stream already holds part of an answer, the call is a continuation
+ * of that answer.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdapterRequest } from '../../providers/types.js';
+import type { TargetConfig } from '../config/index.js';
+import { runAttempt, type AttemptFailure, type AttemptOutcome } from '../attempt.js';
+import type { GatewayDeps } from '../deps.js';
+import { GatewayError } from '../errors.js';
+import { bodyForLog, buildLogRecord } from '../log-record.js';
+import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
+import type { RoutedCall } from '../router.js';
+import { breakerKey, countsAsBreakerFailure, type BreakerDecision } from './circuit-breaker.js';
+import { buildContinuation, type Continuation } from './continuation.js';
+import { isRetryable, retryDelayMs, retryPolicyOf } from './retry-policy.js';
+import type { RoutingRuntime } from './runtime.js';
+
+/** The state of one request's walk through the tree. */
+export interface RouteRun {
+  deps: GatewayDeps;
+  call: RoutedCall;
+  runtime: RoutingRuntime;
+  /** performance.now() after which no new call starts and no retry waits (the request's deadline). */
+  deadline: number;
+  /** The last failed attempt, whatever target it was on. */
+  lastFailure: NodeResult | undefined;
+}
+
+export interface NodeResult {
+  outcome: AttemptOutcome;
+  resolved: ResolvedTarget | undefined;
+  /** The body sent to the target (override_params applied; a continuation when one was needed). */
+  requestBody: Record<string, unknown>;
+}
+
+export function applyOverrides(body: Record<string, unknown>, node: TargetConfig): Record<string, unknown> {
+  const overrides = node.override_params as Record<string, unknown> | undefined;
+  return overrides ? { ...body, ...overrides } : body;
+}
+
+export function forwardedHeaders(node: TargetConfig, headers: RoutedCall['ctx']['headers']) {
+  const names = node.forward_headers;
+  const out: Record<string, string> = {};
+  if (!names) return out;
+  for (const name of names) {
+    const value = headers[name.toLowerCase()];
+    if (typeof value === 'string') out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+/** A failure the gateway decided on without calling the target (breaker open, deadline passed). */
+function gatewayFailure(error: GatewayError, reason: AttemptFailure['reason']): AttemptFailure {
+  return {
+    ok: false,
+    error,
+    status: error.status,
+    reason,
+    afterFirstByte: false,
+    usage: undefined,
+    ttfbMs: null,
+    malformedChunks: 0,
+  };
+}
+
+/** Where a target is reached, without secrets: its custom host, or its region / resource / deployment. */
+function addressOf(resolved: ResolvedTarget): string | undefined {
+  const t = resolved.target;
+  if (t.custom_host) return t.custom_host;
+  const parts = [
+    t.resource_name,
+    t.deployment_id,
+    t.cloudb_project_id,
+    t.cloudb_region,
+    t.cloudc_region,
+    t.cloudd_region,
+    t.cloudd_resource_name,
+    t.cloudd_deployment_name,
+    t.cloudd_endpoint_name,
+  ].filter((p): p is string => typeof p === 'string' && p.length > 0);
+  return parts.length > 0 ? parts.join('/') : undefined;
+}
+
+export async function runTarget(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
+  const { deps, call } = run;
+  const { ctx, state, client } = call;
+  const resolved = await resolveTarget(
+    node,
+    path,
+    ctx.apiKey.workspace_id,
+    ctx.headers,
+    deps.lookups,
+    deps.settings.customHostPolicy,
+  );
+  const provider = resolved.adapter.id;
+  state.targetPath = path;
+  state.provider = provider;
+
+  const policy = retryPolicyOf(node.retry);
+  const cb = node.cb_config;
+  const model = applyOverrides(call.body, node).model as string | undefined;
+  const key = cb
+    ? breakerKey({ workspaceId: ctx.apiKey.workspace_id, provider, baseUrl: addressOf(resolved), model })
+    : undefined;
+
+  for (let retry = 0; ; retry++) {
+    const started = performance.now();
+    let continuation: Continuation | undefined;
+    if (client?.started) {
+      continuation = client.continuable
+        ? buildContinuation({
+            endpoint: call.endpoint,
+            body: call.body,
+            text: client.text.get(0) ?? '',
+            identity: client.identity,
+            provider,
+            model,
+          })
+        : undefined;
+      // Part of an answer went out and this target cannot take it over: the earlier failure stands.
+      if (!continuation && run.lastFailure) return run.lastFailure;
+    }
+    const body = applyOverrides(continuation?.body ?? call.body, node);
+    const result = (outcome: AttemptOutcome): NodeResult => ({ outcome, resolved, requestBody: body });
+
+    let decision: BreakerDecision = 'closed';
+    if (cb && key) {
+      decision = await run.runtime.breakers.acquire(key, Date.now(), cb.cooldown_interval);
+      if (decision === 'open') {
+        const skipped = gatewayFailure(
+          new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
+          'status',
+        );
+        recordAttempt(run, { path, provider, model, body, outcome: skipped, started, retry });
+        return remember(run, result(skipped));
+      }
+    }
+
+    const remaining = run.deadline - performance.now();
+    const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
+    // Once the client has part of the answer, the request deadline no longer cuts it short: only the
+    // per-call deadlines apply to the continuation.
+    if (remaining <= 0 && !client?.started) {
+      const late = gatewayFailure(
+        new GatewayError('request_timeout', 'The request ran out of time before an answer'),
+        'timeout',
+      );
+      return remember(run, result(late));
+    }
+    const request: AdapterRequest = {
+      endpoint: call.endpoint,
+      body,
+      stream: call.stream,
+      target: resolved.target,
+      forwardHeaders: forwardedHeaders(node, ctx.headers),
+      clientHeaders: ctx.headers,
+      strictCompat: node.strict_compat_compliance ?? call.strictCompat,
+    };
+    const outcome = await runAttempt({
+      resolved,
+      request,
+      upstream: deps.upstream,
+      clientSignal: ctx.signal,
+      timeoutMs: client?.started ? nodeTimeout : Math.max(1, Math.min(nodeTimeout, remaining)),
+      idleTimeoutMs: node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
+      client,
+      clientWantsUsage: call.clientWantsUsage,
+      transformChunk: continuation?.rewrite,
+    });
+    recordAttempt(run, { path, provider, model, body, outcome, started, retry });
+
+    if (cb && key) {
+      if (!outcome.ok && countsAsBreakerFailure(outcome, cb)) {
+        await run.runtime.breakers.recordFailure(
+          key,
+          Date.now(),
+          cb.failure_threshold,
+          cb.cooldown_interval,
+          decision === 'probe',
+        );
+      } else if (outcome.ok || (outcome.reason !== 'client_gone' && outcome.reason !== 'config')) {
+        // An answer, even a 4xx, shows the target is up.
+        await run.runtime.breakers.recordSuccess(key);
+      }
+    }
+
+    if (outcome.ok) return result(outcome);
+    remember(run, result(outcome));
+    if (outcome.reason === 'client_gone' || ctx.signal.aborted) return result(outcome);
+    if (retry >= policy.retries || !isRetryable(outcome, policy)) return result(outcome);
+
+    const wait = retryDelayMs(outcome, retry + 1, policy, run.runtime.random);
+    // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
+    if (performance.now() + wait >= run.deadline) return result(outcome);
+    try {
+      await sleep(wait, undefined, { signal: ctx.signal });
+    } catch {
+      return result(
+        gatewayFailure(new GatewayError('request_timeout', 'The client went away'), 'client_gone'),
+      );
+    }
+    state.retryCount += 1;
+  }
+}
+
+function remember(run: RouteRun, result: NodeResult): NodeResult {
+  run.lastFailure = result;
+  return result;
+}
+
+interface AttemptRecord {
+  path: string;
+  provider: string;
+  model: string | undefined;
+  body: Record<string, unknown>;
+  outcome: AttemptOutcome;
+  started: number;
+  retry: number;
+}
+
+/** Records one call (or one skip by the breaker) as its own span under the request's. */
+function recordAttempt(run: RouteRun, record: AttemptRecord): void {
+  const { deps, call } = run;
+  const { outcome } = record;
+  const bodies = { enabled: deps.settings.logBodies, maxBytes: deps.settings.logBodyMaxBytes };
+  let errorCode: string | null = null;
+  let errorMessage: string | null = null;
+  let status: number;
+  if (outcome.ok) {
+    status = outcome.status;
+    if (outcome.malformedChunks > 0) {
+      errorCode = 'malformed_chunks_skipped';
+      errorMessage = `${outcome.malformedChunks} malformed stream chunk(s) skipped`;
+    }
+  } else {
+    status = outcome.reason === 'client_gone' ? 499 : outcome.status;
+    errorCode = String(outcome.error.code ?? outcome.error.type);
+    errorMessage = `${outcome.reason}: ${outcome.error.message}`;
+    if (outcome.malformedChunks > 0)
+      errorMessage += ` (${outcome.malformedChunks} malformed chunk(s) skipped)`;
+  }
+  deps.logWriter.enqueue(
+    buildLogRecord(call.ctx, {
+      endpoint: call.endpoint,
+      method: 'POST',
+      path: call.url.split('?')[0],
+      status,
+      provider: record.provider,
+      model: (outcome.ok ? outcome.model : undefined) ?? record.model ?? null,
+      target: record.path,
+      stream: call.stream,
+      isAttempt: true,
+      ttfbMs: outcome.ttfbMs,
+      // A failed call is not a billed completion.
+      usage: outcome.ok ? outcome.usage : undefined,
+      cacheStatus: null,
+      retryCount: record.retry,
+      errorCode,
+      errorMessage,
+      requestBody: bodyForLog(record.body, bodies),
+      responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
+      startedAt: record.started,
+    }),
+  );
+}
