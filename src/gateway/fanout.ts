@@ -1,0 +1,134 @@
+/**
+ * `n` > 1 for providers that return one choice per call (capabilities.n = 'fanout'): the gateway sends n
+ * calls at once and merges them into one answer whose choices are numbered 0…n-1. Streams are merged into the
+ * client's one stream as their chunks arrive, each renumbered to its choice. Usage is the sum of the calls
+ * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
+ */
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/openai-types.js';
+import {
+  runAttempt,
+  type AttemptFailure,
+  type AttemptInput,
+  type AttemptOutcome,
+  type AttemptSuccess,
+} from './attempt.js';
+
+export function needsFanout(input: AttemptInput): boolean {
+  const n = input.request.body.n;
+  return (
+    input.resolved.adapter.capabilities.n === 'fanout' &&
+    input.request.endpoint !== 'embeddings' &&
+    typeof n === 'number' &&
+    n > 1
+  );
+}
+
+function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | undefined {
+  if (!next) return total;
+  if (!total) return structuredClone(next);
+  const sum = (a?: number, b?: number) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  return {
+    prompt_tokens: total.prompt_tokens + next.prompt_tokens,
+    completion_tokens: total.completion_tokens + next.completion_tokens,
+    total_tokens: total.total_tokens + next.total_tokens,
+    prompt_tokens_details: {
+      cached_tokens: sum(
+        total.prompt_tokens_details?.cached_tokens,
+        next.prompt_tokens_details?.cached_tokens,
+      ),
+    },
+    completion_tokens_details: {
+      reasoning_tokens: sum(
+        total.completion_tokens_details?.reasoning_tokens,
+        next.completion_tokens_details?.reasoning_tokens,
+      ),
+    },
+  };
+}
+
+/** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively. */
+export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+  if (!needsFanout(input)) return runAttempt(input);
+  const n = input.request.body.n as number;
+  const { n: _n, ...single } = input.request.body;
+  const abort = new AbortController();
+  const onClientAbort = () => abort.abort();
+  input.clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  let streamId: string | undefined;
+
+  const calls = Array.from({ length: n }, async (_, index): Promise<AttemptOutcome> => {
+    const outcome = await runAttempt({
+      ...input,
+      request: { ...input.request, body: { ...single }, auth: undefined },
+      clientSignal: abort.signal,
+      clientWantsUsage: false,
+      transformChunk: input.client
+        ? (chunk: ChatCompletionChunk) => {
+            streamId ??= chunk.id;
+            const renumbered: ChatCompletionChunk = {
+              ...chunk,
+              id: streamId,
+              choices: chunk.choices.map((choice) => ({ ...choice, index })),
+            };
+            return input.transformChunk ? input.transformChunk(renumbered) : renumbered;
+          }
+        : undefined,
+    });
+    // One failed call dooms the merged answer: stop the others at once.
+    if (!outcome.ok) abort.abort();
+    return outcome;
+  });
+
+  try {
+    const outcomes = await Promise.all(calls);
+    const failures = outcomes.filter((outcome): outcome is AttemptFailure => !outcome.ok);
+    const successes = outcomes.filter((outcome): outcome is AttemptSuccess => outcome.ok);
+    const usage = outcomes.reduce<Usage | undefined>(
+      (total, outcome) => addUsage(total, outcome.usage),
+      undefined,
+    );
+    if (failures.length > 0) {
+      // The first real failure, not the calls cancelled because of it.
+      const cause = failures.find((failure) => failure.reason !== 'client_gone') ?? failures[0];
+      return {
+        ...cause,
+        afterFirstByte: input.client?.started ?? false,
+        usage,
+        reason: input.clientSignal.aborted ? 'client_gone' : cause.reason,
+      };
+    }
+    const first = successes[0];
+    const merged: AttemptSuccess = {
+      ...first,
+      usage,
+      ttfbMs: Math.min(...successes.map((s) => s.ttfbMs ?? Number.POSITIVE_INFINITY)),
+      malformedChunks: successes.reduce((total, s) => total + s.malformedChunks, 0),
+      rawText: undefined,
+    };
+    if (input.client) {
+      if (input.clientWantsUsage && usage) {
+        const usageChunk: ChatCompletionChunk = {
+          id: streamId ?? `chatcmpl-${Date.now()}`,
+          object: 'chat.completion.chunk',
+          created: Math.floor(Date.now() / 1000),
+          model: first.model ?? String(input.request.body.model),
+          choices: [],
+          usage,
+        };
+        const pending = input.client.write(JSON.stringify(usageChunk));
+        if (pending) await pending;
+      }
+      return merged;
+    }
+    const bodies = successes.map((s) => s.body as ChatCompletion);
+    merged.body = {
+      ...bodies[0],
+      choices: bodies.map((body, index) => ({ ...body.choices[0], index })),
+      usage,
+    };
+    return merged;
+  } finally {
+    input.clientSignal.removeEventListener('abort', onClientAbort);
+  }
+}
