@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client, expectError, type Client } from './http.js';
+
+let gateway: TestGateway;
+let admin: Client;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+describe('POST /v1/api-keys', () => {
+  it('creates a key, shows its value once, and the value works', async () => {
+    const expiresAt = nowSeconds() + 3600;
+    const created = await admin.post('/api-keys', {
+      name: 'ci',
+      role: 'member',
+      expires_at: expiresAt,
+      metadata: { team: 'search' },
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'api_key',
+      id: expect.stringMatching(/\S/),
+      name: 'ci',
+      role: 'member',
+      status: 'active',
+      expires_at: expiresAt,
+      metadata: { team: 'search' },
+      key: expect.stringMatching(/^\S{16,}$/),
+    });
+    expect(created.body.key).toContain(created.body.key_prefix);
+
+    const fetched = await admin.get(`/api-keys/${created.body.id}`);
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).not.toHaveProperty('key');
+    expect(fetched.text).not.toContain(created.body.key);
+
+    const listed = await admin.get('/api-keys');
+    expect(listed.body.object).toBe('list');
+    expect(listed.body.data.map((k: { id: string }) => k.id)).toContain(created.body.id);
+    expect(listed.text).not.toContain(created.body.key);
+
+    const asMember = await client(gateway.url, created.body.key).get('/logs');
+    expect(asMember.status).toBe(200);
+  });
+
+  it.each([
+    [{ role: 'admin' }, 'name'],
+    [{ name: 'x' }, 'role'],
+    [{ name: 'x', role: 'owner' }, 'role'],
+    [{ name: '', role: 'admin' }, 'name'],
+    [{ name: 'x', role: 'admin', expires_at: 'tomorrow' }, 'expires_at'],
+    [{ name: 'x', role: 'admin', expires_at: 1.5 }, 'expires_at'],
+    [{ name: 'x', role: 'admin', expires_at: 1000 }, 'expires_at'],
+    [{ name: 'x', role: 'admin', metadata: { a: 1 } }, 'metadata.a'],
+    [{ name: 'x', role: 'admin', metadata: { ['k'.repeat(65)]: 'v' } }, `metadata.${'k'.repeat(65)}`],
+    [{ name: 'x', role: 'admin', metadata: { a: 'v'.repeat(513) } }, 'metadata.a'],
+    [{ name: 'x', role: 'admin', scopes: ['all'] }, 'scopes'],
+  ])('refuses %j naming %s', async (body, param) => {
+    expectError(await admin.post('/api-keys', body), 400, 'invalid_body', param);
+  });
+
+  it('refuses more than 16 metadata pairs, a body that is not an object, and bad JSON', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    expectError(
+      await admin.post('/api-keys', { name: 'x', role: 'admin', metadata }),
+      400,
+      'invalid_body',
+      'metadata',
+    );
+    expectError(await admin.post('/api-keys', ['x']), 400, 'invalid_body', null);
+    const raw = await fetch(`${gateway.url}/api-keys`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: '{"name":',
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+  });
+});
+
+describe('PATCH, revoke and DELETE /v1/api-keys/{id}', () => {
+  it('updates name, role, metadata and expiry; an empty patch is refused', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'before', role: 'member' });
+    const patched = await admin.patch(`/api-keys/${key.id}`, {
+      name: 'after',
+      role: 'admin',
+      metadata: { env: 'prod' },
+      expires_at: null,
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({
+      id: key.id,
+      name: 'after',
+      role: 'admin',
+      metadata: { env: 'prod' },
+    });
+    expect(patched.body).not.toHaveProperty('key');
+    // The promotion takes effect on the next request.
+    expect((await client(gateway.url, key.key).get('/api-keys')).status).toBe(200);
+
+    expectError(await admin.patch(`/api-keys/${key.id}`, {}), 400, 'invalid_body', null);
+    expectError(await admin.patch(`/api-keys/${key.id}`, { role: 'root' }), 400, 'invalid_body', 'role');
+    expectError(
+      await admin.patch(`/api-keys/${key.id}`, { status: 'active' }),
+      400,
+      'invalid_body',
+      'status',
+    );
+  });
+
+  it('demoting a key to member takes its admin rights away at once', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'demote-me', role: 'admin' });
+    const own = client(gateway.url, key.key);
+    expect((await own.get('/api-keys')).status).toBe(200);
+    await admin.patch(`/api-keys/${key.id}`, { role: 'member' });
+    expectError(await own.get('/api-keys'), 403, 'forbidden');
+  });
+
+  it('a past expires_at expires the key at once', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'expire-me', role: 'member' });
+    const own = client(gateway.url, key.key);
+    expect((await own.get('/logs')).status).toBe(200);
+    await admin.patch(`/api-keys/${key.id}`, { expires_at: nowSeconds() - 1 });
+    expectError(await own.get('/logs'), 401, 'invalid_api_key');
+  });
+
+  it('revokes a key: the key stops working at once and shows as revoked', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'revoke-me', role: 'member' });
+    const own = client(gateway.url, key.key);
+    expect((await own.get('/logs')).status).toBe(200);
+    const revoked = await admin.post(`/api-keys/${key.id}/revoke`);
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body).toMatchObject({ id: key.id, status: 'revoked' });
+    expectError(await own.get('/logs'), 401, 'invalid_api_key');
+    expect((await admin.get(`/api-keys/${key.id}`)).body.status).toBe('revoked');
+  });
+
+  it('deletes a key: it stops working and is gone', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'delete-me', role: 'member' });
+    const own = client(gateway.url, key.key);
+    expect((await own.get('/logs')).status).toBe(200);
+    const deleted = await admin.delete(`/api-keys/${key.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ object: 'api_key.deleted', id: key.id, deleted: true });
+    expectError(await own.get('/logs'), 401, 'invalid_api_key');
+    expectError(await admin.get(`/api-keys/${key.id}`), 404, 'not_found', 'id');
+    expectError(await admin.delete(`/api-keys/${key.id}`), 404, 'not_found', 'id');
+  });
+
+  it('a key cannot revoke, delete or demote itself', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'self', role: 'admin' });
+    const own = client(gateway.url, key.key);
+    expectError(await own.post(`/api-keys/${key.id}/revoke`), 409, 'conflict', 'id');
+    expectError(await own.delete(`/api-keys/${key.id}`), 409, 'conflict', 'id');
+    expectError(await own.patch(`/api-keys/${key.id}`, { role: 'member' }), 409, 'conflict', 'id');
+    // Renaming itself is fine.
+    expect((await own.patch(`/api-keys/${key.id}`, { name: 'renamed' })).status).toBe(200);
+    expect((await own.get('/api-keys')).status).toBe(200);
+  });
+
+  it('404 names the id for every route of a missing key', async () => {
+    const missing = 'key_does_not_exist';
+    for (const reply of [
+      await admin.get(`/api-keys/${missing}`),
+      await admin.patch(`/api-keys/${missing}`, { name: 'x' }),
+      await admin.post(`/api-keys/${missing}/revoke`),
+      await admin.delete(`/api-keys/${missing}`),
+    ]) {
+      const error = expectError(reply, 404, 'not_found', 'id');
+      expect(error.message).toContain(missing);
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, client, expectError, type Client } from './http.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let admin: Client;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'configs' });
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const chatWithConfig = (config: string) =>
+  call(
+    gateway.url,
+    gateway.adminKey,
+    'POST',
+    '/chat/completions',
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+    { 'x-gateway-config': config },
+  );
+
+describe('/v1/configs', () => {
+  it('stores, reads, versions, uses and deletes a config; credentials inside are redacted', async () => {
+    const v1 = {
+      provider: 'openai',
+      api_key: 'sk-config-secret-v1',
+      custom_host: fake.url,
+      retry: { attempts: 1 },
+    };
+    const created = await admin.post('/configs', { slug: 'prod-chat', name: 'Production chat', config: v1 });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'config',
+      id: expect.any(String),
+      slug: 'prod-chat',
+      name: 'Production chat',
+      version: 1,
+      status: 'active',
+      config: { provider: 'openai', api_key: '[REDACTED]', custom_host: fake.url, retry: { attempts: 1 } },
+    });
+    expect(created.text).not.toContain('sk-config-secret');
+
+    for (const address of ['prod-chat', created.body.id]) {
+      const fetched = await admin.get(`/configs/${address}`);
+      expect(fetched.status).toBe(200);
+      expect(fetched.body.id).toBe(created.body.id);
+      expect(fetched.body.config.api_key).toBe('[REDACTED]');
+    }
+    const listed = await admin.get('/configs');
+    expect(listed.body.data.map((c: { slug: string }) => c.slug)).toContain('prod-chat');
+    expect(listed.text).not.toContain('sk-config-secret');
+
+    // The stored config routes a real call, by slug and by id.
+    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config-secret-v1');
+    expect((await chatWithConfig(created.body.id)).status).toBe(200);
+
+    // A renamed config keeps its version; a new config makes version 2 and is used at once.
+    const renamed = await admin.patch('/configs/prod-chat', { name: 'Renamed' });
+    expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1 });
+    const v2 = { ...v1, api_key: 'sk-config-secret-v2' };
+    const updated = await admin.patch(`/configs/${created.body.id}`, { config: v2 });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ version: 2, config: { api_key: '[REDACTED]' } });
+    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config-secret-v2');
+
+    const versions = await admin.get('/configs/prod-chat/versions');
+    expect(versions.status).toBe(200);
+    expect(versions.body.object).toBe('list');
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+    expect(versions.body.data[0]).toMatchObject({
+      config_id: created.body.id,
+      config: { api_key: '[REDACTED]' },
+    });
+    expect(versions.text).not.toContain('sk-config-secret');
+
+    // Archived configs are not used by requests.
+    expect((await admin.patch('/configs/prod-chat', { status: 'archived' })).body.status).toBe('archived');
+    expectError(await chatWithConfig('prod-chat'), 404, 'config_not_found');
+    await admin.patch('/configs/prod-chat', { status: 'active' });
+    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+
+    const deleted = await admin.delete('/configs/prod-chat');
+    expect(deleted.body).toEqual({ object: 'config.deleted', id: created.body.id, deleted: true });
+    expectError(await admin.get('/configs/prod-chat'), 404, 'not_found', 'id');
+    expectError(await chatWithConfig('prod-chat'), 404, 'config_not_found');
+  });
+
+  it('a config naming a provider with no key is accepted: the request may send Authorization', async () => {
+    const created = await admin.post('/configs', { slug: 'bring-your-key', config: { provider: 'openai' } });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.name).toBe('bring-your-key');
+  });
+
+  it.each([
+    [{ config: { retry: { attempts: 1 } } }, 'invalid_body', 'slug'],
+    [{ slug: 'x' }, 'invalid_body', 'config'],
+    [{ slug: 'x', config: 'provider=openai' }, 'invalid_body', 'config'],
+    [{ slug: '{json}', config: { retry: { attempts: 1 } } }, 'invalid_body', 'slug'],
+    [{ slug: 'x', config: { retry: { attempts: 1 } }, version: 3 }, 'invalid_body', 'version'],
+    [{ slug: 'x', config: { retry: { attempts: 'twice' } } }, 'invalid_config', 'config.retry.attempts'],
+    [{ slug: 'x', config: { provdier: 'openai' } }, 'invalid_config', 'config.provdier'],
+    [{ slug: 'x', config: {} }, 'invalid_config', undefined],
+    [
+      {
+        slug: 'x',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ provider: 'openai', api_key: 'k', weight: -1 }],
+        },
+      },
+      'invalid_config',
+      'config.targets[0].weight',
+    ],
+    [
+      { slug: 'x', config: { cb_config: { failure_threshold: 1, cooldown_interval: 10 } } },
+      'invalid_config',
+      'config.cb_config.cooldown_interval',
+    ],
+  ])('refuses %j (%s naming %s)', async (body, code, param) => {
+    const error = expectError(await admin.post('/configs', body), 400, code, param);
+    if (code === 'invalid_config') expect(error.param ?? '').toMatch(/^config/);
+  });
+
+  it('PATCH validates the new config and refuses an empty patch; missing configs are 404', async () => {
+    await admin.post('/configs', { slug: 'patchable', config: { retry: { attempts: 2 } } });
+    expectError(await admin.patch('/configs/patchable', {}), 400, 'invalid_body', null);
+    expectError(
+      await admin.patch('/configs/patchable', { config: { retry: { attempts: -1 } } }),
+      400,
+      'invalid_config',
+      'config.retry.attempts',
+    );
+    expectError(
+      await admin.patch('/configs/patchable', { status: 'deleted' }),
+      400,
+      'invalid_body',
+      'status',
+    );
+    expect((await admin.get('/configs/patchable')).body.version).toBe(1);
+    for (const reply of [
+      await admin.get('/configs/nope'),
+      await admin.patch('/configs/nope', { name: 'x' }),
+      await admin.get('/configs/nope/versions'),
+      await admin.delete('/configs/nope'),
+    ]) {
+      expect(expectError(reply, 404, 'not_found', 'id').message).toContain('nope');
+    }
+  });
+
+  it('a duplicate slug is 409', async () => {
+    const body = { slug: 'dup-config', config: { cache: { mode: 'simple' } } };
+    expect((await admin.post('/configs', body)).status).toBe(200);
+    expectError(await admin.post('/configs', body), 409, 'conflict');
+  });
+});

@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, client, expectError, type Client } from './http.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let admin: Client;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'creds' });
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const KINDS = [
+  {
+    path: '/virtual-keys',
+    object: 'virtual_key',
+    // How a model call selects the stored credential.
+    select: (slug: string): Record<string, string> => ({ 'x-gateway-virtual-key': slug }),
+  },
+  {
+    path: '/providers',
+    object: 'provider',
+    select: (slug: string): Record<string, string> => ({ 'x-gateway-provider': `@${slug}` }),
+  },
+] as const;
+
+async function chat(headers: Record<string, string>) {
+  return call(
+    gateway.url,
+    gateway.adminKey,
+    'POST',
+    '/chat/completions',
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    headers,
+  );
+}
+
+describe.each(KINDS)('$path', ({ path, object, select }) => {
+  it('creates, reads, lists, updates and deletes, never returning a secret', async () => {
+    const apiKey = `sk-mgmt-${object}-0123456789-WXYZ`;
+    const created = await admin.post(path, {
+      slug: `prod-openai-${object}`,
+      name: 'Production OpenAI',
+      provider: 'openai',
+      api_key: apiKey,
+      custom_host: fake.url,
+      vendora_organization: 'org-1',
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object,
+      id: expect.any(String),
+      slug: `prod-openai-${object}`,
+      name: 'Production OpenAI',
+      provider: 'openai',
+      status: 'active',
+      kind: object,
+      secret_keys: ['api_key'],
+      api_key_hint: '…WXYZ',
+      settings: { custom_host: fake.url, vendora_organization: 'org-1' },
+    });
+    expect(created.body).not.toHaveProperty('secret');
+    expect(created.text).not.toContain('0123456789');
+
+    const slug = created.body.slug as string;
+    for (const address of [slug, created.body.id]) {
+      const fetched = await admin.get(`${path}/${address}`);
+      expect(fetched.status).toBe(200);
+      expect(fetched.body.id).toBe(created.body.id);
+      expect(fetched.text).not.toContain('0123456789');
+    }
+    const listed = await admin.get(path);
+    expect(listed.body.object).toBe('list');
+    expect(listed.body.data.map((c: { slug: string }) => c.slug)).toContain(slug);
+    expect(listed.text).not.toContain('0123456789');
+
+    // The stored credential is what a model call uses.
+    const first = await chat(select(slug));
+    expect(first.status, first.text).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
+    expect(fake.requests.at(-1)?.headers['openai-organization']).toBe('org-1');
+
+    // A new key takes effect on the next call; a null setting is removed; others are kept.
+    const rotated = `sk-rotated-${object}-98765432`;
+    const patched = await admin.patch(`${path}/${slug}`, {
+      name: 'Rotated',
+      api_key: rotated,
+      vendora_organization: null,
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({
+      name: 'Rotated',
+      api_key_hint: '…5432',
+      secret_keys: ['api_key'],
+      settings: { custom_host: fake.url },
+    });
+    expect(patched.body.settings).not.toHaveProperty('vendora_organization');
+    expect(patched.text).not.toContain(rotated);
+    expect((await chat(select(slug))).status).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${rotated}`);
+    expect(fake.requests.at(-1)?.headers).not.toHaveProperty('openai-organization');
+
+    const deleted = await admin.delete(`${path}/${slug}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ object: `${object}.deleted`, id: created.body.id, deleted: true });
+    expectError(await admin.get(`${path}/${slug}`), 404, 'not_found', 'slug');
+    // A deleted credential stops working at once.
+    expectError(await chat(select(slug)), 404, 'virtual_key_not_found');
+    // ...and frees its slug.
+    expect((await admin.post(path, { slug, provider: 'openai', api_key: 'sk-again' })).status).toBe(200);
+  });
+
+  it('a short api_key gets no hint; cloud secrets show as set, never as values', async () => {
+    const short = await admin.post(path, {
+      slug: `short-${object}`,
+      provider: 'openai',
+      api_key: 'sk-short',
+    });
+    expect(short.body).toMatchObject({ api_key_hint: null, secret_keys: ['api_key'] });
+    expect(short.text).not.toContain('sk-short');
+
+    const cloud = await admin.post(path, {
+      slug: `cloud-${object}`,
+      provider: 'bedrock',
+      cloudc_access_key_id: 'AKIAMGMTEXAMPLE0001',
+      cloudc_secret_access_key: 'mgmt-secret-access-key-value',
+      cloudc_session_token: 'mgmt-session-token-value',
+      cloudc_region: 'us-east-1',
+    });
+    expect(cloud.status, cloud.text).toBe(200);
+    expect(cloud.body).toMatchObject({
+      provider: 'bedrock',
+      secret_keys: ['cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_session_token'],
+      api_key_hint: null,
+      settings: { cloudc_region: 'us-east-1' },
+    });
+    for (const secret of [
+      'AKIAMGMTEXAMPLE0001',
+      'mgmt-secret-access-key-value',
+      'mgmt-session-token-value',
+    ]) {
+      expect(cloud.text).not.toContain(secret);
+    }
+  });
+
+  it('stores the canonical provider id for an alias', async () => {
+    const created = await admin.post(path, {
+      slug: `alias-${object}`,
+      provider: 'cloudc',
+      cloudc_access_key_id: 'AKIA0000',
+      cloudc_secret_access_key: 'x',
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.provider).toBe('bedrock');
+  });
+
+  it.each([
+    [{ provider: 'openai' }, 'invalid_body', 'slug'],
+    [{ slug: 'has space', provider: 'openai' }, 'invalid_body', 'slug'],
+    [{ slug: '-leading', provider: 'openai' }, 'invalid_body', 'slug'],
+    [{ slug: 'ok' }, 'invalid_body', 'provider'],
+    [{ slug: 'ok', provider: 'no-such-provider' }, 'unknown_provider', 'provider'],
+    [{ slug: 'ok', provider: 'openai', api_key: 42 }, 'invalid_body', 'api_key'],
+    [{ slug: 'ok', provider: 'openai', apikey: 'x' }, 'invalid_body', 'apikey'],
+    [{ slug: 'ok', provider: 'openai', aws_secret_access_key: 'x' }, 'invalid_body', 'aws_secret_access_key'],
+    [{ slug: 'ok', provider: 'openai', strategy: { mode: 'single' } }, 'invalid_body', 'strategy'],
+    [
+      { slug: 'ok', provider: 'azure-ai', cloudd_deployment_type: 'shared' },
+      'invalid_body',
+      'cloudd_deployment_type',
+    ],
+    [
+      { slug: 'ok', provider: 'azure-openai', deployments: [{ alias: 'a' }] },
+      'invalid_body',
+      'deployments[0].deployment_id',
+    ],
+    [{ slug: 'ok', provider: 'openai', custom_host: 'ftp://example.com' }, 'invalid_body', 'custom_host'],
+    [
+      { slug: 'ok', provider: 'openai', custom_host: 'http://169.254.169.254/v1' },
+      'custom_host_refused',
+      'custom_host',
+    ],
+    [
+      { slug: 'ok', provider: 'openai', custom_host: 'http://metadata.google.internal/' },
+      'custom_host_refused',
+      'custom_host',
+    ],
+  ])('refuses %j (%s naming %s)', async (body, code, param) => {
+    expectError(await admin.post(path, body), 400, code, param);
+  });
+
+  it('PATCH validates like POST and refuses an empty patch', async () => {
+    const slug = `patch-${object}`;
+    await admin.post(path, { slug, provider: 'openai', api_key: 'sk-patch-original' });
+    expectError(await admin.patch(`${path}/${slug}`, {}), 400, 'invalid_body', null);
+    expectError(
+      await admin.patch(`${path}/${slug}`, { provider: 'nope' }),
+      400,
+      'unknown_provider',
+      'provider',
+    );
+    expectError(await admin.patch(`${path}/${slug}`, { api_key: 7 }), 400, 'invalid_body', 'api_key');
+    expectError(await admin.patch(`${path}/${slug}`, { slug: 'renamed' }), 400, 'invalid_body', 'slug');
+    expectError(
+      await admin.patch(`${path}/${slug}`, { custom_host: 'http://169.254.169.254/' }),
+      400,
+      'custom_host_refused',
+      'custom_host',
+    );
+    expectError(await admin.patch(`${path}/missing-${object}`, { name: 'x' }), 404, 'not_found', 'slug');
+    expectError(await admin.delete(`${path}/missing-${object}`), 404, 'not_found', 'slug');
+  });
+
+  it('a duplicate slug is 409', async () => {
+    const body = { slug: `dup-${object}`, provider: 'openai', api_key: 'sk-dup' };
+    expect((await admin.post(path, body)).status).toBe(200);
+    expectError(await admin.post(path, body), 409, 'conflict');
+  });
+});
+
+describe('virtual keys and catalog providers are separate namespaces', () => {
+  it('the same slug may exist once in each', async () => {
+    const body = { slug: 'shared-slug', provider: 'openai', api_key: 'sk-shared' };
+    expect((await admin.post('/virtual-keys', body)).status).toBe(200);
+    expect((await admin.post('/providers', body)).status).toBe(200);
+    await admin.delete('/virtual-keys/shared-slug');
+    expect((await admin.get('/providers/shared-slug')).status).toBe(200);
+  });
+});
+
+describe('custom_host under the public policy', () => {
+  it('refuses loopback and private addresses', async () => {
+    const strict = await startGateway({ env: { GATEWAY_CUSTOM_HOST_POLICY: 'public' } });
+    try {
+      const strictAdmin = client(strict.url, strict.adminKey);
+      for (const host of ['http://127.0.0.1:9/v1', 'http://10.1.2.3/v1', 'http://localhost:8080']) {
+        expectError(
+          await strictAdmin.post('/virtual-keys', { slug: 'local', provider: 'openai', custom_host: host }),
+          400,
+          'custom_host_refused',
+          'custom_host',
+        );
+      }
+      const ok = await strictAdmin.post('/virtual-keys', {
+        slug: 'public',
+        provider: 'openai',
+        custom_host: 'https://api.example.com/v1',
+      });
+      expect(ok.status, ok.text).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});

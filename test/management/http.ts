@@ -1,0 +1,59 @@
+/** A thin fetch wrapper for the management API tests: JSON in, status and JSON out. */
+import { expect } from 'vitest';
+
+export interface Reply {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  text: string;
+}
+
+export async function call(
+  baseUrl: string,
+  key: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(key === undefined ? {} : { 'x-gateway-api-key': key }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, text };
+}
+
+/** A client bound to one gateway and one key. */
+export function client(baseUrl: string, key: string | undefined) {
+  return {
+    get: (path: string) => call(baseUrl, key, 'GET', path),
+    post: (path: string, body?: unknown) => call(baseUrl, key, 'POST', path, body),
+    patch: (path: string, body: unknown) => call(baseUrl, key, 'PATCH', path, body),
+    delete: (path: string) => call(baseUrl, key, 'DELETE', path),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** Asserts the OpenAI-shaped error object (and, when given, the field it names) and returns it. */
+export function expectError(reply: Reply, status: number, code: string, param?: string | null) {
+  expect(reply.status, reply.text).toBe(status);
+  expect(Object.keys(reply.body ?? {})).toEqual(['error']);
+  const error = reply.body.error;
+  expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  expect(typeof error.message).toBe('string');
+  expect(error.code, reply.text).toBe(code);
+  if (param !== undefined) expect(error.param, reply.text).toBe(param);
+  return error as { message: string; type: string; param: string | null; code: string };
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client, expectError, type Client } from './http.js';
+
+let gateway: TestGateway;
+let admin: Client;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+describe('/v1/workspaces', () => {
+  it('creates a workspace with a first admin key that manages it', async () => {
+    const created = await admin.post('/workspaces', { name: 'Research', slug: 'research' });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'workspace',
+      id: expect.any(String),
+      slug: 'research',
+      name: 'Research',
+      admin_key: { object: 'api_key', role: 'admin', status: 'active', key: expect.any(String) },
+    });
+    expect(created.body.admin_key.workspace_id).toBe(created.body.id);
+
+    const own = client(gateway.url, created.body.admin_key.key);
+    const keys = await own.get('/api-keys');
+    expect(keys.status).toBe(200);
+    expect(keys.body.data.map((k: { id: string }) => k.id)).toEqual([created.body.admin_key.id]);
+    expect(keys.body.data[0]).not.toHaveProperty('key');
+
+    // Both workspaces belong to one organisation, so both keys list both.
+    const fromDefault = await admin.get('/workspaces');
+    const fromNew = await own.get('/workspaces');
+    expect(fromDefault.body.object).toBe('list');
+    expect(fromDefault.body.data.map((w: { slug: string }) => w.slug)).toEqual(['default', 'research']);
+    expect(fromNew.body).toEqual(fromDefault.body);
+    expect(fromDefault.body.data[1]).not.toHaveProperty('admin_key');
+  });
+
+  it.each([
+    [{ slug: 'x' }, 'name'],
+    [{ name: 'X' }, 'slug'],
+    [{ name: 'X', slug: 'has space' }, 'slug'],
+    [{ name: 'X', slug: 'x', organisation_id: 'org_other' }, 'organisation_id'],
+  ])('refuses %j naming %s', async (body, param) => {
+    expectError(await admin.post('/workspaces', body), 400, 'invalid_body', param);
+  });
+
+  it('a duplicate slug is 409', async () => {
+    expect((await admin.post('/workspaces', { name: 'A', slug: 'dup-ws' })).status).toBe(200);
+    expectError(await admin.post('/workspaces', { name: 'B', slug: 'dup-ws' }), 409, 'conflict');
+  });
+});
