@@ -41,7 +41,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const lastRequest = () => fake.requests.at(-1)!;
+const lastRequest = () =>
+  fake.requests.at(-1)! as { body: any; headers: Record<string, string>; [key: string]: any };
 
 const weatherTool = {
   type: 'function' as const,

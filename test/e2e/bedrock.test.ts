@@ -55,7 +55,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const lastRequest = () => fake.requests.at(-1)!;
+const lastRequest = () =>
+  fake.requests.at(-1)! as { body: any; headers: Record<string, string>; [key: string]: any };
 const asFloat32 = (vector: number[]) => Array.from(new Float32Array(vector));
 
 function streamTruth(name: string) {

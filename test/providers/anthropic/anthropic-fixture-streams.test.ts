@@ -147,3 +147,31 @@ describe('anthropic recorded streams', () => {
     });
   });
 });
+
+describe('anthropic streamed thinking', () => {
+  function chunksOf(name: string, strictCompat: boolean): ChatCompletionChunk[] {
+    const translator = anthropicAdapter.createStreamTranslator(
+      chatRequest({ stream: true }, { strictCompat }),
+    );
+    return readStreamFixture(name)
+      .flatMap((data) => translator.push({ kind: 'sse', event: undefined, data }))
+      .flatMap((o) => (o.type === 'chunk' ? [o.chunk as ChatCompletionChunk] : []));
+  }
+
+  it('streams thinking and its signature in content_blocks, and leaves them out when strict', () => {
+    const lines = readStreamFixture('anthropic-clear-thinking.1.chunks.txt').map((l) => JSON.parse(l));
+    const thinking = lines
+      .filter((e) => e.type === 'content_block_delta' && e.delta.type === 'thinking_delta')
+      .map((e) => e.delta.thinking)
+      .join('');
+    const signature = lines.find((e) => e.delta?.type === 'signature_delta').delta.signature;
+    const blocks = chunksOf('anthropic-clear-thinking.1.chunks.txt', false).flatMap(
+      (c) => c.choices[0]?.delta.content_blocks ?? [],
+    );
+    expect(blocks.map((b) => b.delta.thinking ?? '').join('')).toBe(thinking);
+    expect(blocks.map((b) => b.delta.signature ?? '').join('')).toBe(signature);
+    expect(blocks.every((b) => b.index === 0 && b.delta.type === 'thinking')).toBe(true);
+    const strict = chunksOf('anthropic-clear-thinking.1.chunks.txt', true);
+    expect(strict.some((c) => c.choices[0]?.delta.content_blocks)).toBe(false);
+  });
+});

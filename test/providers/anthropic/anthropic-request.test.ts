@@ -10,10 +10,7 @@ const PNG =
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions dig into the wire body freely
 type WireBody = Record<string, any>;
 
-function build(
-  body: Record<string, unknown>,
-  overrides = {},
-): { req: UpstreamRequest; body: WireBody } {
+function build(body: Record<string, unknown>, overrides = {}): { req: UpstreamRequest; body: WireBody } {
   const req = anthropicAdapter.buildRequest(chatRequest(body, overrides)) as UpstreamRequest;
   return { req, body: JSON.parse(String(req.body)) };
 }
