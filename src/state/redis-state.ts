@@ -1,0 +1,121 @@
+/**
+ * SharedState in Redis, shared by every gateway node. Every key is stored under a prefix, so several
+ * gateways (or test runs) can share one Redis. Compound operations run as Lua scripts, so they are
+ * atomic across nodes.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { checkAmount, checkTtl, type SharedState } from './types.js';
+
+export interface RedisStateOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */
+  url: string;
+  /** Put in front of every key, e.g. `gateway:`. */
+  prefix: string;
+  /** Called on connection errors (the client reconnects by itself). */
+  onError?: (error: Error) => void;
+  /** Extra ioredis options. */
+  redisOptions?: RedisOptions;
+}
+
+const INCR_BY = `
+local created = redis.call('EXISTS', KEYS[1]) == 0
+local value = redis.call('INCRBY', KEYS[1], ARGV[1])
+if created and ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return value`;
+
+const DELETE_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+interface Scripts {
+  gatewayIncrBy(key: string, amount: number, ttlMs: string): Promise<number>;
+  gatewayDeleteIfEquals(key: string, expected: string): Promise<number>;
+}
+
+export class RedisState implements SharedState {
+  readonly kind = 'redis' as const;
+  readonly prefix: string;
+  private readonly client: Redis & Scripts;
+
+  constructor(options: RedisStateOptions) {
+    this.prefix = options.prefix;
+    const client = new Redis(options.url, {
+      // A gateway request must fail fast, not wait out a long reconnect loop.
+      maxRetriesPerRequest: 2,
+      connectTimeout: 5_000,
+      // Commands issued in the same tick share one round trip (the breaker and cache issue several).
+      enableAutoPipelining: true,
+      ...options.redisOptions,
+    });
+    client.on('error', options.onError ?? (() => undefined));
+    client.defineCommand('gatewayIncrBy', { numberOfKeys: 1, lua: INCR_BY });
+    client.defineCommand('gatewayDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS });
+    this.client = client as Redis & Scripts;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.client.get(this.k(key))) ?? undefined;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    await this.write(key, value, checkTtl(ttlMs));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const ttl = checkTtl(ttlMs);
+    const reply =
+      ttl === undefined
+        ? await this.client.set(this.k(key), value, 'NX')
+        : await this.client.set(this.k(key), value, 'PX', ttl, 'NX');
+    return reply === 'OK';
+  }
+
+  async deleteIfEquals(key: string, expected: string): Promise<boolean> {
+    return (await this.client.gatewayDeleteIfEquals(this.k(key), expected)) === 1;
+  }
+
+  async del(key: string): Promise<void> {
+    await this.client.del(this.k(key));
+  }
+
+  async incr(key: string, ttlMs?: number): Promise<number> {
+    return this.incrBy(key, 1, ttlMs);
+  }
+
+  async incrBy(key: string, amount: number, ttlMs?: number): Promise<number> {
+    checkAmount(amount);
+    const ttl = checkTtl(ttlMs);
+    return Number(await this.client.gatewayIncrBy(this.k(key), amount, ttl === undefined ? '' : String(ttl)));
+  }
+
+  async ttl(key: string): Promise<number | undefined> {
+    const ms = await this.client.pttl(this.k(key));
+    return ms >= 0 ? Math.max(1, ms) : undefined;
+  }
+
+  async getBuffer(key: string): Promise<Buffer | undefined> {
+    return (await this.client.getBuffer(this.k(key))) ?? undefined;
+  }
+
+  async setBuffer(key: string, value: Buffer, ttlMs?: number): Promise<void> {
+    await this.write(key, value, checkTtl(ttlMs));
+  }
+
+  async close(): Promise<void> {
+    if (this.client.status === 'end') return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  private async write(key: string, value: string | Buffer, ttl: number | undefined): Promise<void> {
+    if (ttl === undefined) await this.client.set(this.k(key), value);
+    else await this.client.set(this.k(key), value, 'PX', ttl);
+  }
+
+  private k(key: string): string {
+    return this.prefix + key;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The fast shared state: counters, circuit breakers and cache entries. One interface, two
+ * implementations: in-process memory (one node) and Redis (many nodes). Both pass the same contract
+ * suite (test/state/shared-state.test.ts).
+ *
+ * Time-to-live values are milliseconds: a positive finite number (fractions round up). Omitting it
+ * means the key does not expire. A non-positive or non-finite TTL is a programming error and throws
+ * a RangeError, in both implementations.
+ */
+export interface SharedState {
+  readonly kind: 'memory' | 'redis';
+
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Stores `value` only when `key` holds nothing; true when this call stored it. Atomic. */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  /** Deletes `key` only when it holds `expected`; true when this call deleted it. Atomic. */
+  deleteIfEquals(key: string, expected: string): Promise<boolean>;
+  del(key: string): Promise<void>;
+
+  /**
+   * Adds 1 to the integer at `key` (missing → 0) and returns the new value. Atomic. `ttlMs` is applied
+   * only when this call creates the key, so a window counter expires at the end of its window.
+   */
+  incr(key: string, ttlMs?: number): Promise<number>;
+  /** As `incr`, by any integer amount (e.g. token counts). */
+  incrBy(key: string, amount: number, ttlMs?: number): Promise<number>;
+
+  /** Milliseconds until `key` expires; undefined when it is missing or never expires. */
+  ttl(key: string): Promise<number | undefined>;
+
+  getBuffer(key: string): Promise<Buffer | undefined>;
+  setBuffer(key: string, value: Buffer, ttlMs?: number): Promise<void>;
+
+  /** Releases connections and timers. Further calls fail. */
+  close(): Promise<void>;
+}
+
+/** Normalises a TTL argument: undefined stays undefined, else a positive whole number of ms. */
+export function checkTtl(ttlMs: number | undefined): number | undefined {
+  if (ttlMs === undefined) return undefined;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  }
+  return Math.ceil(ttlMs);
+}
+
+export function checkAmount(amount: number): number {
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`amount must be a safe integer, got ${amount}`);
+  return amount;
+}

@@ -1,0 +1,161 @@
+/**
+ * The circuit breaker over both SharedState implementations, with short cooldowns.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBreaker, type Breaker, type BreakerConfig } from '../../src/state/breaker.js';
+import { MemoryState } from '../../src/state/memory-state.js';
+import { RedisState } from '../../src/state/redis-state.js';
+import type { SharedState } from '../../src/state/types.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const COOLDOWN = 120;
+const cfg: BreakerConfig = { failure_threshold: 3, cooldown_interval: COOLDOWN };
+
+function breakerContract(make: () => SharedState[]): void {
+  let states: SharedState[];
+  let breaker: Breaker;
+  let n = 0;
+  const target = () => `target-${++n}`;
+
+  beforeAll(() => {
+    states = make();
+    breaker = createBreaker(states[0]);
+  });
+  afterAll(async () => {
+    await Promise.all(states.map((s) => s.close()));
+  });
+
+  async function trip(key: string, config = cfg): Promise<void> {
+    for (let i = 0; i < config.failure_threshold; i++) await breaker.recordFailure(key, config);
+    expect(await breaker.canPass(key, config)).toBe('open');
+  }
+
+  it('starts closed and stays closed below the threshold', async () => {
+    const key = target();
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+  });
+
+  it('opens after failure_threshold consecutive failures', async () => {
+    const key = target();
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+  });
+
+  it('a success resets the count: failures must be consecutive', async () => {
+    const key = target();
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordSuccess(key);
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+  });
+
+  it('a threshold of 1 opens on the first failure', async () => {
+    const key = target();
+    await breaker.recordFailure(key, { failure_threshold: 1, cooldown_interval: COOLDOWN });
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+  });
+
+  it('after the cooldown exactly one caller gets the probe; the others still see open', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => breaker.canPass(key, cfg)));
+    expect(answers.filter((a) => a === 'probe')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'open')).toHaveLength(11);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+  });
+
+  it('a probe success closes the circuit and starts the count afresh', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    await breaker.recordSuccess(key);
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    await breaker.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+  });
+
+  it('a probe failure re-opens for another full cooldown', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    await breaker.recordFailure(key, cfg);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await sleep(COOLDOWN / 2);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await sleep(COOLDOWN / 2 + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+  });
+
+  it('late results of calls sent before opening neither close nor extend the cooldown', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN / 2);
+    await breaker.recordSuccess(key);
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await breaker.recordFailure(key, cfg);
+    await sleep(COOLDOWN / 2 + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+  });
+
+  it('a probe that never reports is replaced after its lease (one cooldown)', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await sleep(COOLDOWN + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+  });
+
+  it('keys are independent circuits', async () => {
+    const broken = target();
+    const healthy = target();
+    await trip(broken);
+    expect(await breaker.canPass(healthy, cfg)).toBe('closed');
+  });
+
+  it('breakers over the same state are one circuit (as two nodes would be)', async () => {
+    const other = createBreaker(states[states.length - 1]);
+    const key = target();
+    await breaker.recordFailure(key, cfg);
+    await other.recordFailure(key, cfg);
+    await breaker.recordFailure(key, cfg);
+    expect(await other.canPass(key, cfg)).toBe('open');
+    await sleep(COOLDOWN + 40);
+    const answers = await Promise.all([breaker.canPass(key, cfg), other.canPass(key, cfg)]);
+    expect(answers.sort()).toEqual(['open', 'probe']);
+    await other.recordSuccess(key);
+    expect(await breaker.canPass(key, cfg)).toBe('closed');
+  });
+}
+
+describe('circuit breaker: memory', () => {
+  breakerContract(() => [new MemoryState()]);
+});
+
+describeWithRedis('circuit breaker: Redis', () => {
+  const prefix = freshRedisPrefix('breaker');
+  afterAll(async () => {
+    await deleteRedisKeys(prefix);
+  });
+  // Two clients on one prefix: the second stands for another gateway node.
+  breakerContract(() => [
+    new RedisState({ url: redisUrl(), prefix }),
+    new RedisState({ url: redisUrl(), prefix }),
+  ]);
+});
