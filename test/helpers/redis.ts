@@ -36,16 +36,18 @@ function connect(): Redis {
 
 async function probe(): Promise<ProbeResult> {
   const client = connect();
-  client.on('error', () => undefined);
+  // The connection error arrives as an event; the rejected promise only says the connection closed.
+  let cause: Error | undefined;
+  client.on('error', (error: Error) => {
+    cause ??= error;
+  });
   try {
     await client.connect();
     await client.ping();
     return { ok: true };
   } catch (error) {
-    return {
-      ok: false,
-      reason: `Redis is not reachable at ${redact(redisUrl())}: ${(error as Error).message}`,
-    };
+    const message = (cause ?? (error as Error)).message;
+    return { ok: false, reason: `Redis is not reachable at ${redact(redisUrl())}: ${message}` };
   } finally {
     client.disconnect();
   }
