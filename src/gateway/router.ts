@@ -11,7 +11,6 @@
  * Children inherit their parent's settings (./routing/inherit.ts). Each leaf runs with its breaker and
  * retry policy (./routing/target-runner.ts).
  */
-import { performance } from 'node:perf_hooks';
 import type { EndpointKind } from '../providers/types.js';
 import type { GatewayConfig, TargetConfig } from './config/index.js';
 import type { AttemptOutcome } from './attempt.js';
