@@ -7,7 +7,7 @@ import { readCohereChunks, readCohereJson } from './fixtures.js';
 
 export type CohereFakeBehaviour =
   /** Replay a recorded sample: `<name>.json` for a plain call, `<name>.chunks.txt` for a stream. */
-  | { fixture: string; model?: string }
+  | { fixture: string }
   /** Answer a plain call with this body. */
   | { json: unknown }
   /** Answer a stream with these events (each sent as `event: <type>` + `data: <json>`). */
