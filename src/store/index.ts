@@ -2,7 +2,9 @@
  * Entry point of the durable store. `openStore` connects (SQLite file under `dataDir`, or
  * PostgreSQL when `databaseUrl` is given), runs pending migrations and returns a ready Store.
  */
-import { connect } from './connect.js';
+import { join } from 'node:path';
+import { connect, SQLITE_FILE } from './connect.js';
+import { startSqliteLogThread } from './sqlite-log-thread.js';
 import { deriveKeys } from './crypto.js';
 import { SqlStore } from './sql-store.js';
 import type { Store } from './types.js';
@@ -20,14 +22,15 @@ export interface OpenStoreOptions {
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const keys = deriveKeys(options.masterKey);
   const { db, kind } = await connect(options);
-  const store = new SqlStore(db, kind, keys);
   try {
-    await store.migrate();
+    await new SqlStore(db, kind, keys).migrate();
   } catch (error) {
-    await store.close();
+    await db.destroy();
     throw error;
   }
-  return store;
+  // The log thread opens the file only once the migrations have created its table.
+  const logThread = kind === 'sqlite' ? startSqliteLogThread(join(options.dataDir, SQLITE_FILE)) : undefined;
+  return new SqlStore(db, kind, keys, logThread);
 }
 
 export { loadMasterKey } from './crypto.js';

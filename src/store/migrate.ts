@@ -1,13 +1,14 @@
-/** Runs the in-code migrations. On PostgreSQL Kysely's migrator holds an advisory lock, so nodes
- * starting together apply each migration once. */
-import { Migrator, type Kysely } from 'kysely';
+/** Runs the in-code migrations. On PostgreSQL the whole run holds a session advisory lock, so nodes
+ * starting together apply each migration once: Kysely's own lock only covers the migrations, not the
+ * creation of its bookkeeping tables, which races when several nodes start at the same moment. */
+import { Migrator, sql, type Kysely } from 'kysely';
 import { GatewayError } from '../gateway/errors.js';
 import { migrationProvider } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'store_migrations';
 export const MIGRATION_LOCK_TABLE = 'store_migration_lock';
 
-export async function runMigrations<T>(db: Kysely<T>): Promise<void> {
+async function migrate<T>(db: Kysely<T>): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
@@ -19,4 +20,17 @@ export async function runMigrations<T>(db: Kysely<T>): Promise<void> {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new GatewayError('internal_error', `Store migration ${failed} failed`, { cause: error });
   }
+}
+
+export async function runMigrations<T>(db: Kysely<T>, kind: 'sqlite' | 'postgres'): Promise<void> {
+  if (kind === 'sqlite') return migrate(db);
+  await db.connection().execute(async (connection) => {
+    // One lock per schema: test runs and tenants in other schemas do not wait for each other.
+    await sql`select pg_advisory_lock(hashtext(current_schema()))`.execute(connection);
+    try {
+      await migrate(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(current_schema()))`.execute(connection);
+    }
+  });
 }

@@ -11,7 +11,10 @@ import { isUniqueViolation } from './db-errors.js';
 import { newId, newOrganisationId } from './ids.js';
 import { getLog, insertLogs, listLogs } from './log-queries.js';
 import { runMigrations } from './migrate.js';
-import { toApiKey, toConfig, toConfigVersion, toCredential, toNumber } from './rows.js';
+import { toApiKey, toConfig, toConfigVersion, toCredential, toLogRow, toNumber } from './rows.js';
+import type { SqliteLogThread } from './sqlite-log-thread.js';
+
+type LogRow = Record<string, string | number | null>;
 import type { ConfigsTable, CredentialsTable, Database } from './schema.js';
 import type {
   ApiKey,
@@ -38,18 +41,28 @@ export class SqlStore implements Store {
   private readonly db: Kysely<Database>;
   private readonly keys: StoreKeys;
 
-  constructor(db: Kysely<Database>, kind: 'sqlite' | 'postgres', keys: StoreKeys) {
+  /** SQLite only: log inserts go to a worker thread so they never stall the event loop. */
+  private readonly logThread: SqliteLogThread | undefined;
+
+  constructor(
+    db: Kysely<Database>,
+    kind: 'sqlite' | 'postgres',
+    keys: StoreKeys,
+    logThread?: SqliteLogThread,
+  ) {
     this.db = db;
     this.kind = kind;
     this.keys = keys;
+    this.logThread = logThread;
   }
 
   migrate(): Promise<void> {
-    return runMigrations(this.db);
+    return runMigrations(this.db, this.kind);
   }
 
-  close(): Promise<void> {
-    return this.db.destroy();
+  async close(): Promise<void> {
+    await this.logThread?.close();
+    await this.db.destroy();
   }
 
   // Organisations and workspaces
@@ -440,6 +453,7 @@ export class SqlStore implements Store {
   // Logs
 
   insertLogs(records: LogRecord[]): Promise<void> {
+    if (this.logThread) return this.logThread.insert(records.map((record) => toLogRow(record) as LogRow));
     return insertLogs(this.db, records);
   }
 

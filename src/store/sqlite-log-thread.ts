@@ -1,0 +1,87 @@
+/**
+ * Log inserts into the SQLite file run on a worker thread with a connection of their own. better-sqlite3
+ * is synchronous: a batch of a few hundred rows written on the main thread would stall every request in
+ * flight for milliseconds. WAL mode lets the two connections share the file; the main connection's
+ * busy_timeout covers the moments the worker holds the write lock.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+type Row = Record<string, string | number | null>;
+
+// Plain JavaScript, evaluated as the worker's script, so it runs the same from `dist/` and from sources.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 5000');
+db.pragma('synchronous = NORMAL');
+const statements = new Map();
+function statementFor(columns) {
+  const key = columns.join(',');
+  let statement = statements.get(key);
+  if (!statement) {
+    const names = columns.map((c) => '"' + c + '"').join(', ');
+    const values = columns.map((c) => '@' + c).join(', ');
+    statement = db.prepare('INSERT INTO logs (' + names + ') VALUES (' + values + ')');
+    statements.set(key, statement);
+  }
+  return statement;
+}
+const insertAll = db.transaction((rows) => {
+  const statement = statementFor(Object.keys(rows[0]));
+  for (const row of rows) statement.run(row);
+});
+parentPort.on('message', (message) => {
+  if (message.close) {
+    db.close();
+    parentPort.postMessage({ id: message.id });
+    return;
+  }
+  try {
+    if (message.rows.length > 0) insertAll(message.rows);
+    parentPort.postMessage({ id: message.id });
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
+  }
+});
+`;
+
+export interface SqliteLogThread {
+  insert(rows: Row[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startSqliteLogThread(file: string): SqliteLogThread {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } });
+  worker.unref();
+  let nextId = 0;
+  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  worker.on('message', (message: { id: number; error?: string }) => {
+    const waiter = pending.get(message.id);
+    pending.delete(message.id);
+    if (message.error) waiter?.reject(new Error(message.error));
+    else waiter?.resolve();
+  });
+  worker.on('error', (error) => {
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  });
+  const send = (message: object): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id });
+    });
+  let closed: Promise<void> | undefined;
+  return {
+    insert: (rows) => send({ rows }),
+    close() {
+      closed ??= send({ close: true }).then(async () => {
+        await worker.terminate();
+      });
+      return closed;
+    },
+  };
+}
