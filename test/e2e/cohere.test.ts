@@ -192,6 +192,24 @@ describe('Cohere through the gateway', () => {
     );
   });
 
+  // Skipped until the pipeline calls runModelAttempt (src/gateway/fanout.ts); today one call is sent.
+  it.skip('fans n out into n Cohere calls merged into n choices', async () => {
+    fake.enqueue({ fixture: 'cohere-text' }, { fixture: 'cohere-max-tokens' });
+    const before = fake.requests.length;
+    const completion = await client().chat.completions.create({
+      model: 'command-a-03-2025',
+      messages: [{ role: 'user', content: 'Tell me about France' }],
+      n: 2,
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(fake.requests.length - before).toBe(2);
+    for (const request of fake.requests.slice(before)) expect(request.body).not.toHaveProperty('n');
+    expect(completion.choices.map((c) => c.index)).toEqual([0, 1]);
+    expect(completion.choices.map((c) => c.message.content).sort()).toEqual(
+      ['**The History of', 'The capital of France is Paris.'].sort(),
+    );
+  });
+
   it("returns Cohere's refusal of a wrong key as a 401", async () => {
     const error = await client({ api_key: 'wrong' })
       .chat.completions.create({ model: 'command-a-03-2025', messages: [{ role: 'user', content: 'hi' }] })
