@@ -14,7 +14,7 @@ import { GatewayError } from '../errors.js';
 import { bodyForLog, buildLogRecord } from '../log-record.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import type { RoutedCall } from '../router.js';
-import { breakerKey, countsAsBreakerFailure, type BreakerDecision } from './circuit-breaker.js';
+import { breakerKey, countsAsBreakerFailure } from './circuit-breaker.js';
 import { buildContinuation, type Continuation } from './continuation.js';
 import { isRetryable, retryDelayMs, retryPolicyOf } from './retry-policy.js';
 import type { RoutingRuntime } from './runtime.js';
@@ -127,9 +127,9 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
     const body = applyOverrides(continuation?.body ?? call.body, node);
     const result = (outcome: AttemptOutcome): NodeResult => ({ outcome, resolved, requestBody: body });
 
-    let decision: BreakerDecision = 'closed';
     if (cb && key) {
-      decision = await run.runtime.breakers.acquire(key, Date.now(), cb.cooldown_interval);
+      // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.
+      const decision = await run.runtime.breaker.canPass(key, cb);
       if (decision === 'open') {
         const skipped = gatewayFailure(
           new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
@@ -175,16 +175,10 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
 
     if (cb && key) {
       if (!outcome.ok && countsAsBreakerFailure(outcome, cb)) {
-        await run.runtime.breakers.recordFailure(
-          key,
-          Date.now(),
-          cb.failure_threshold,
-          cb.cooldown_interval,
-          decision === 'probe',
-        );
+        await run.runtime.breaker.recordFailure(key, cb);
       } else if (outcome.ok || (outcome.reason !== 'client_gone' && outcome.reason !== 'config')) {
         // An answer, even a 4xx, shows the target is up.
-        await run.runtime.breakers.recordSuccess(key);
+        await run.runtime.breaker.recordSuccess(key);
       }
     }
 
