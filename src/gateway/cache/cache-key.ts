@@ -1,0 +1,81 @@
+/**
+ * The key of the simple response cache: a SHA-256 over a canonical JSON of everything that can change
+ * the answer — and nothing else. Metadata and headers never enter it; the cache namespace header
+ * partitions it; the workspace always does, so tenants never share answers.
+ */
+import { createHash } from 'node:crypto';
+
+export interface CacheKeyInput {
+  /** Tenant boundary: answers are never shared across workspaces. */
+  workspaceId: string;
+  /** `chat`, `completions`, `embeddings`, … */
+  endpoint: string;
+  /** The answering provider's adapter id. */
+  provider: string;
+  /** The target's address when it is not the provider's default (custom_host, deployment, region). */
+  host?: string | null | undefined;
+  model: string;
+  /** The body as sent upstream (override_params applied). */
+  body: Record<string, unknown>;
+  /** The `x-gateway-cache-namespace` header. */
+  namespace?: string | null | undefined;
+}
+
+/**
+ * Body fields that do not change the answer. `stream` is left out of the body but kept as the
+ * answer's form: a streamed and a non-streamed answer are stored under different keys.
+ */
+export const IGNORED_BODY_FIELDS: ReadonlySet<string> = new Set([
+  'stream',
+  'stream_options', // usage is always requested upstream; the cached stream keeps its usage chunk
+  'user', // end-user identifier, for the provider's abuse monitoring
+  'safety_identifier', // the same, newer name
+  'metadata', // tags for the provider's stored completions
+  'store', // whether the provider keeps the completion
+  'prompt_cache_key', // a hint for the provider's own prompt cache
+]);
+
+/** Bumped whenever the key's makeup changes, so old entries are never read with a new meaning. */
+const KEY_VERSION = 1;
+
+export function cacheKey(input: CacheKeyInput): string {
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(input.body)) {
+    if (!IGNORED_BODY_FIELDS.has(field)) body[field] = value;
+  }
+  const material = canonicalJson({
+    v: KEY_VERSION,
+    workspace: input.workspaceId,
+    namespace: input.namespace ?? null,
+    endpoint: input.endpoint,
+    provider: input.provider,
+    host: input.host ?? null,
+    model: input.model,
+    stream: input.body.stream === true,
+    body,
+  });
+  return createHash('sha256').update(material).digest('hex');
+}
+
+/**
+ * JSON with object keys sorted at every depth, so two bodies that differ only in key order give the
+ * same text. As JSON.stringify: undefined members are left out (null in arrays), non-finite numbers
+ * become null.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    const text = JSON.stringify(value);
+    return text === undefined ? 'null' : text;
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item))).join(',')}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const members: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    members.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${members.join(',')}}`;
+}
