@@ -95,7 +95,13 @@ export async function logsOf(gateway: TestGateway, traceId: string, count: numbe
     });
     const page = (await response.json()) as { data: LogRecord[] };
     if (page.data.length >= count || Date.now() > deadline) {
-      return page.data.sort((a, b) => a.created_at_ms - b.created_at_ms);
+      // Attempts that start in the same millisecond are ordered by their place in the tree, then by retry.
+      return page.data.sort(
+        (a, b) =>
+          a.created_at_ms - b.created_at_ms ||
+          (a.target ?? '').localeCompare(b.target ?? '') ||
+          a.retry_count - b.retry_count,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
