@@ -89,7 +89,7 @@ function tenancySuite(options: () => StartGatewayOptions) {
     };
     // Real model calls through each way of naming stored credentials.
     for (const headers of [
-      { 'x-gateway-virtual-key': tenant.virtualKey.slug },
+      { 'x-gateway-virtual-key': tenant.virtualKey.slug } as Record<string, string>,
       { 'x-gateway-provider': `@${tenant.provider.slug}` },
       { 'x-gateway-config': tenant.config.slug },
     ]) {
@@ -178,7 +178,7 @@ function tenancySuite(options: () => StartGatewayOptions) {
         }
       }
       for (const headers of [
-        { 'x-gateway-virtual-key': other.virtualKey.slug },
+        { 'x-gateway-virtual-key': other.virtualKey.slug } as Record<string, string>,
         { 'x-gateway-virtual-key': other.virtualKey.id },
         { 'x-gateway-provider': `@${other.provider.slug}` },
       ]) {

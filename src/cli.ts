@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+/** The `gateway` executable (package.json `bin`). The commands themselves are in ./cli/. */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runCli } from './cli/run-cli.js';
+
+export { runCli } from './cli/run-cli.js';
+export type { CliIo } from './cli/io.js';
+
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    // npm installs `bin` entries as symlinks, so compare real paths.
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

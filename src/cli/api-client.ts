@@ -1,0 +1,70 @@
+/** The management API over HTTP, as the CLI uses it: JSON in and out, errors as CliError. */
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+/** A failure to show the user; the CLI prints its message and exits with status 1. */
+export class CliError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export interface ApiClient {
+  request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+/** `http://host:8787`, `http://host:8787/` and `http://host:8787/v1` all mean the same gateway. */
+export function apiBase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--url is not a URL: ${url}`);
+  }
+  const path = parsed.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${parsed.origin}${path}/v1`;
+}
+
+export function createApiClient(options: { url: string; key: string | undefined }): ApiClient {
+  const base = apiBase(options.url);
+  return {
+    async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+      if (!options.key) {
+        throw new CliError('No API key: pass --key or set GATEWAY_API_KEY');
+      }
+      let response: Response;
+      try {
+        response = await fetch(`${base}${path}`, {
+          method,
+          headers: {
+            'x-gateway-api-key': options.key,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        throw new CliError(`Cannot reach the gateway at ${base} (${cause})`);
+      }
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      if (!response.ok) throw new CliError(describeError(response.status, parsed, text));
+      return parsed as T;
+    },
+  };
+}
+
+function describeError(status: number, body: unknown, text: string): string {
+  const error = (body as { error?: { message?: unknown; code?: unknown; param?: unknown } } | undefined)
+    ?.error;
+  if (error && typeof error.message === 'string') {
+    const details = [error.code, error.param ? `param ${String(error.param)}` : undefined].filter(Boolean);
+    return `${error.message} (HTTP ${status}${details.length ? `, ${details.join(', ')}` : ''})`;
+  }
+  return `The gateway answered HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * The `gateway` command line: the management API over HTTP. `runCli` takes its arguments and its I/O
+ * from the caller and returns the exit status, so it runs the same in a terminal and inside a test.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, DEFAULT_URL } from './api-client.js';
+import { configsCommand } from './commands/configs.js';
+import { providersCommand, virtualKeysCommand } from './commands/credentials.js';
+import { keysCommand } from './commands/keys.js';
+import { logsCommand } from './commands/logs.js';
+import { processIo, type CliIo } from './io.js';
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('gateway')
+    .description('Manage an AI gateway: API keys, virtual keys, providers, configs and logs')
+    .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
+    .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
+    .option('--json', 'print the API response as JSON')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  for (const command of [
+    keysCommand(io),
+    virtualKeysCommand(io),
+    providersCommand(io),
+    configsCommand(io),
+    logsCommand(io),
+  ]) {
+    // Subcommands inherit the overrides so their errors also come back here instead of exiting.
+    command.exitOverride().configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+    });
+    for (const sub of command.commands) {
+      sub
+        .exitOverride()
+        .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+    }
+    program.addCommand(command);
+  }
+  return program;
+}
+
+/** Runs the CLI on `argv` (without the node and script names); resolves to the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version end here too, with exit code 0; commander has already printed its message.
+      return error.exitCode;
+    }
+    if (error instanceof CliError) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${(error as Error).message ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,326 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call } from '../management/http.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let dir: string;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'cli' });
+  gateway = await startGateway();
+  dir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API's JSON
+}
+
+/** Runs the CLI in-process with GATEWAY_URL and GATEWAY_API_KEY pointing at the test gateway. */
+async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey, ...env },
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+describe('gateway keys', () => {
+  it('creates, lists and revokes keys; the created key works until revoked', async () => {
+    const created = await cli([
+      'keys',
+      'create',
+      '--name',
+      'ci-bot',
+      '--role',
+      'member',
+      '--metadata',
+      'team=search',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.json();
+    expect(key).toMatchObject({
+      name: 'ci-bot',
+      role: 'member',
+      metadata: { team: 'search' },
+      key: expect.any(String),
+    });
+    expect((await call(gateway.url, key.key, 'GET', '/logs')).status).toBe(200);
+
+    const human = await cli(['keys', 'create', '--name', 'human']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^key\s+\S{16,}$/m);
+    expect(human.stdout).toContain('cannot be shown again');
+
+    const table = await cli(['keys', 'list']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+ROLE\s+STATUS\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED$/);
+    expect(lines.some((line) => line.startsWith(key.id) && /ci-bot\s+member\s+active/.test(line))).toBe(true);
+    expect(table.stdout).not.toContain(key.key);
+
+    const listed = await cli(['keys', 'list', '--json']);
+    expect(listed.json().data.map((k: { id: string }) => k.id)).toContain(key.id);
+
+    const revoked = await cli(['keys', 'revoke', key.id]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked ${key.id}`);
+    expect((await call(gateway.url, key.key, 'GET', '/logs')).status).toBe(401);
+  });
+
+  it('takes --url and --key over the environment, with or without /v1', async () => {
+    const run = await cli(
+      ['--url', `${gateway.origin}/v1/`, '--key', gateway.adminKey, 'keys', 'list', '--json'],
+      {
+        GATEWAY_URL: 'http://127.0.0.1:9',
+        GATEWAY_API_KEY: 'wrong',
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json().object).toBe('list');
+  });
+
+  it('reports API errors, a missing key and bad options on stderr with status 1', async () => {
+    const badKey = await cli(['keys', 'list'], { GATEWAY_API_KEY: 'gw-not-a-real-key-000000' });
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(
+      /^error: .*not valid.*\(HTTP 401, invalid_api_key, param x-gateway-api-key\)$/m,
+    );
+
+    const noKey = await cli(['keys', 'list'], { GATEWAY_API_KEY: undefined });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('GATEWAY_API_KEY');
+
+    const badRole = await cli(['keys', 'create', '--name', 'x', '--role', 'owner']);
+    expect(badRole.code).toBe(1);
+    expect(badRole.stderr).toContain('owner');
+
+    const missing = await cli(['keys', 'revoke', 'key_missing']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('(HTTP 404, not_found, param id)');
+
+    const unreachable = await cli(['keys', 'list'], { GATEWAY_URL: 'http://127.0.0.1:9' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('Cannot reach the gateway');
+
+    const unknown = await cli(['keys', 'rotate']);
+    expect(unknown.code).toBe(1);
+  });
+
+  it('prints help with status 0', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const name of ['keys', 'virtual-keys', 'providers', 'configs', 'logs'])
+      expect(help.stdout).toContain(name);
+  });
+});
+
+describe.each([
+  ['virtual-keys', (slug: string) => ({ 'x-gateway-virtual-key': slug })],
+  ['providers', (slug: string) => ({ 'x-gateway-provider': `@${slug}` })],
+] as const)('gateway %s', (group, select) => {
+  it('creates (key from the environment), lists and deletes; the credential routes calls', async () => {
+    const slug = `cli-${group}`;
+    const created = await cli(
+      [
+        '--json',
+        group,
+        'create',
+        '--slug',
+        slug,
+        '--provider',
+        'openai',
+        '--api-key-env',
+        'CLI_TEST_PROVIDER_KEY',
+        '--custom-host',
+        fake.url,
+        '--set',
+        'vendora_organization=org-cli',
+      ],
+      { CLI_TEST_PROVIDER_KEY: 'sk-cli-provider-key-123456' },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json()).toMatchObject({
+      slug,
+      provider: 'openai',
+      api_key_hint: '…3456',
+      secret_keys: ['api_key'],
+    });
+    expect(created.stdout).not.toContain('sk-cli-provider-key');
+
+    const reply = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'via cli' }] },
+      select(slug),
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-cli-provider-key-123456');
+    expect(fake.requests.at(-1)?.headers['openai-organization']).toBe('org-cli');
+
+    const table = await cli([group, 'list']);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^SLUG\s+NAME\s+PROVIDER\s+SECRETS\s+API KEY\s+CREATED\s+ID$/,
+    );
+    expect(table.stdout).toMatch(new RegExp(`^${slug}\\s+${slug}\\s+openai\\s+api_key\\s+…3456`, 'm'));
+
+    const missingEnv = await cli([
+      group,
+      'create',
+      '--slug',
+      'x',
+      '--provider',
+      'openai',
+      '--api-key-env',
+      'NOPE_UNSET',
+    ]);
+    expect(missingEnv.code).toBe(1);
+    expect(missingEnv.stderr).toContain('NOPE_UNSET');
+
+    const unknownProvider = await cli([group, 'create', '--slug', 'x', '--provider', 'nope']);
+    expect(unknownProvider.code).toBe(1);
+    expect(unknownProvider.stderr).toContain('unknown_provider');
+
+    const deleted = await cli([group, 'delete', slug]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect((await cli([group, 'list', '--json'])).json().data).toEqual([]);
+  });
+});
+
+describe('gateway configs', () => {
+  it('creates from --config and --file, lists and gets (credentials redacted)', async () => {
+    const inline = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-inline',
+      '--config',
+      JSON.stringify({ provider: 'openai', api_key: 'sk-cli-config-secret', custom_host: fake.url }),
+    ]);
+    expect(inline.code, inline.stderr).toBe(0);
+    expect(inline.stdout).toMatch(/^slug\s+cli-inline$/m);
+
+    const file = join(dir, 'fallback.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        strategy: { mode: 'fallback' },
+        targets: [{ virtual_key: 'a' }, { virtual_key: 'b' }],
+      }),
+    );
+    const fromFile = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-file',
+      '--name',
+      'Fallback',
+      '--file',
+      file,
+      '--json',
+    ]);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.json()).toMatchObject({ slug: 'cli-file', name: 'Fallback', version: 1 });
+
+    const list = await cli(['configs', 'list']);
+    expect(list.stdout).toMatch(/^cli-inline\s+cli-inline\s+1\s+active/m);
+    expect(list.stdout).toMatch(/^cli-file\s+Fallback\s+1\s+active/m);
+
+    const got = await cli(['configs', 'get', 'cli-inline']);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain('"api_key": "[REDACTED]"');
+    expect(got.stdout).not.toContain('sk-cli-config-secret');
+    const gotJson = await cli(['configs', 'get', fromFile.json().id, '--json']);
+    expect(gotJson.json().config.targets).toHaveLength(2);
+
+    // The stored config routes a call.
+    const reply = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'cli config' }] },
+      { 'x-gateway-config': 'cli-inline' },
+    );
+    expect(reply.status, reply.text).toBe(200);
+  });
+
+  it('refuses bad input before and after sending it', async () => {
+    const both = await cli(['configs', 'create', '--slug', 'x']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('exactly one of --config');
+    const badJson = await cli(['configs', 'create', '--slug', 'x', '--config', '{nope']);
+    expect(badJson.code).toBe(1);
+    expect(badJson.stderr).toContain('not valid JSON');
+    const invalid = await cli(['configs', 'create', '--slug', 'x', '--config', '{"retry":{"attempts":"x"}}']);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('param config.retry.attempts');
+    const missing = await cli(['configs', 'get', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('HTTP 404');
+  });
+});
+
+describe('gateway logs', () => {
+  it('lists the records of real calls, as a table and as JSON, with filters', async () => {
+    const headers = {
+      authorization: 'Bearer sk-logs',
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': fake.url,
+    };
+    const body = { model: 'gpt-logs-model', messages: [{ role: 'user', content: 'log me' }] };
+    expect(
+      (await call(gateway.url, gateway.adminKey, 'POST', '/chat/completions', body, headers)).status,
+    ).toBe(200);
+
+    let page: { data: Array<{ model: string; status: number }> } = { data: [] };
+    for (let i = 0; i < 100 && page.data.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      page = (await cli(['logs', 'list', '--model', 'gpt-logs-model', '--json'])).json();
+    }
+    expect(page.data.length).toBeGreaterThan(0);
+    expect(page.data.every((record) => record.model === 'gpt-logs-model')).toBe(true);
+
+    const table = await cli(['logs', 'list', '--model', 'gpt-logs-model', '--limit', '5']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^TIME\s+STATUS\s+ENDPOINT\s+PROVIDER\s+MODEL\s+MS\s+TOKENS\s+ERROR\s+ID$/,
+    );
+    expect(table.stdout).toMatch(/200\s+POST \/v1\/chat\/completions\s+openai\s+gpt-logs-model/);
+
+    const none = await cli(['logs', 'list', '--model', 'no-such-model']);
+    expect(none.stdout).toBe('(none)\n');
+    const badLimit = await cli(['logs', 'list', '--limit', 'many']);
+    expect(badLimit.code).toBe(1);
+  });
+
+  it('works with a member key', async () => {
+    const member = (await cli(['keys', 'create', '--name', 'reader', '--json'])).json();
+    const run = await cli(['logs', 'list', '--json'], { GATEWAY_API_KEY: member.key });
+    expect(run.code, run.stderr).toBe(0);
+    const forbidden = await cli(['keys', 'list'], { GATEWAY_API_KEY: member.key });
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain('HTTP 403');
+  });
+});
