@@ -1,0 +1,281 @@
+/**
+ * The gateway's life: /health without a key, its own OpenAPI document, and a graceful shutdown that lets
+ * an in-flight stream finish, refuses new work, and leaves the call's record in the store.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { CHAT_BODY, providerHeaders, sleep, sseData, uniqueId } from './support.js';
+
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'life' });
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+describe('health and the OpenAPI document', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('GET /health answers 200 with no key', async () => {
+    const response = await fetch(`${gateway.origin}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('other /v1 endpoints do need a key', async () => {
+    const response = await fetch(`${gateway.url}/logs`);
+    expect(response.status).toBe(401);
+  });
+
+  interface OpenApiDocument {
+    openapi: string;
+    info: { title: string; version: string };
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: object }> } }>>;
+    components?: { schemas?: Record<string, object> };
+  }
+
+  let document: OpenApiDocument;
+
+  it('GET /v1/openapi.json is an OpenAPI 3.1 document, with no key', async () => {
+    const response = await fetch(`${gateway.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    document = (await response.json()) as OpenApiDocument;
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(typeof document.info.title).toBe('string');
+    expect(typeof document.info.version).toBe('string');
+    expect(document.paths['/v1/chat/completions']?.post).toBeDefined();
+    expect(document.paths['/v1/completions']?.post).toBeDefined();
+    expect(document.paths['/v1/embeddings']?.post).toBeDefined();
+    expect(document.paths['/v1/logs']?.get).toBeDefined();
+    expect(document.paths['/v1/logs/{id}']?.get).toBeDefined();
+    for (const [path, item] of Object.entries(document.paths)) {
+      expect(path.startsWith('/v1/'), path).toBe(true);
+      for (const [method, operation] of Object.entries(item)) {
+        expect(['get', 'post', 'put', 'patch', 'delete'], `${method} ${path}`).toContain(method);
+        expect((operation as { responses?: object }).responses, `${method} ${path}`).toBeDefined();
+      }
+    }
+  });
+
+  it('every request schema compiles with Ajv (JSON Schema 2020-12) and judges bodies', () => {
+    expect(document).toBeDefined();
+    const compile = (schema: object) => new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+    let compiled = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [mediaType, { schema }] of Object.entries(operation.requestBody?.content ?? {})) {
+          expect(mediaType).toBe('application/json');
+          expect(() => compile(schema), `${method} ${path}`).not.toThrow();
+          compiled += 1;
+        }
+      }
+    }
+    expect(compiled).toBeGreaterThanOrEqual(3);
+
+    const bodySchema = (path: string) =>
+      document.paths[path].post.requestBody!.content['application/json'].schema;
+    const chat = compile(bodySchema('/v1/chat/completions'));
+    expect(chat(CHAT_BODY)).toBe(true);
+    expect(chat({ model: 'gpt-4o-mini', messages: [] })).toBe(false);
+    expect(chat({ messages: CHAT_BODY.messages })).toBe(false);
+    const completions = compile(bodySchema('/v1/completions'));
+    expect(completions({ model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })).toBe(true);
+    expect(completions({ model: 'gpt-3.5-turbo-instruct', prompt: 'hi', temperature: 9 })).toBe(false);
+    const embeddings = compile(bodySchema('/v1/embeddings'));
+    expect(embeddings({ model: 'text-embedding-3-small', input: 'hi' })).toBe(true);
+    expect(embeddings({ model: 'text-embedding-3-small' })).toBe(false);
+  });
+
+  // BUG: the same TypeBox schema with `$id: 'CreateCredentialBody'` is embedded under both POST
+  // /v1/virtual-keys and POST /v1/providers (src/server/routes/management/operations.ts via
+  // src/server/openapi.ts), so one 3.1 document holds two schema resources with the same $id; JSON Schema
+  // 2020-12 says a URI identifies one schema, and Ajv refuses the document ("reference
+  // .../CreateCredentialBody resolves to more than one schema"). Fix: put shared bodies once under
+  // components.schemas and point at them with $ref (or drop $id when embedding).
+  it.fails('the whole document loads as one schema resource (no repeated $id)', () => {
+    expect(document).toBeDefined();
+    const ajv = new Ajv2020({ strict: false });
+    expect(() => ajv.addSchema({ ...document, $id: 'https://gateway.local/openapi.json' })).not.toThrow();
+  });
+});
+
+/** A fresh-connection request (no keep-alive pool), resolving to the status or the connection error. */
+function freshRequest(origin: string, path: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const request = http.get(`${origin}${path}`, { agent: false, timeout: 3000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+  });
+}
+
+describe('graceful shutdown', () => {
+  const masterKey = randomBytes(32).toString('hex');
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      env: {
+        GATEWAY_MASTER_KEY: masterKey,
+        GATEWAY_SHUTDOWN_GRACE_MS: '20000',
+        // Long enough that only the shutdown flush can have written the record in time.
+        GATEWAY_LOG_FLUSH_INTERVAL_MS: '600000',
+        GATEWAY_LOG_BATCH_SIZE: '1000',
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.server.close();
+    if (gateway) rmSync(gateway.dataDir, { recursive: true, force: true });
+  });
+
+  it('finishes the in-flight stream, refuses new requests, and flushes its record to the store', async () => {
+    const traceId = uniqueId('shutdown');
+    fake.enqueue({ chunks: 5, chunkDelayMs: 300 });
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: providerHeaders(gateway, fake, {
+        'content-type': 'application/json',
+        'x-gateway-trace-id': traceId,
+      }),
+      body: JSON.stringify({
+        ...CHAT_BODY,
+        messages: [{ role: 'user', content: 'a b c d e' }],
+        stream: true,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const first = await reader.read();
+    text += decoder.decode(first.value, { stream: true });
+    expect(text).toContain('data: ');
+
+    // Shut down while the upstream still has ~1.5 s of chunks to send.
+    const closeStarted = Date.now();
+    const closing = gateway.server.close();
+    let closedAt: number | undefined;
+    void closing.then(() => {
+      closedAt = Date.now();
+    });
+
+    const refused = await freshRequest(gateway.origin, '/health');
+    expect(refused === 'ECONNREFUSED' || refused === 'ECONNRESET' || refused === 503, String(refused)).toBe(
+      true,
+    );
+    expect(closedAt).toBeUndefined();
+
+    for (let i = 0; i < 100; i++) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const events = sseData(text);
+    expect(events.at(-1)).toBe('[DONE]');
+    const content = events
+      .slice(0, -1)
+      .map((data) => (JSON.parse(data) as { choices: Array<{ delta?: { content?: string } }> }).choices)
+      .map((choices) => choices[0]?.delta?.content ?? '')
+      .join('');
+    expect(content).toBe('[life] a b c d e');
+
+    await Promise.race([
+      closing,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('close() did not resolve in 10 s')), 10_000),
+      ),
+    ]);
+    // The stream did not end the grace period by force: close resolved once the stream was done.
+    expect(Date.now() - closeStarted).toBeLessThan(10_000);
+    expect(await freshRequest(gateway.origin, '/health')).toBe('ECONNREFUSED');
+
+    // Reopen the store the gateway left behind: the in-flight call's record is there.
+    const store = await openStore({ dataDir: gateway.dataDir, masterKey: Buffer.from(masterKey, 'hex') });
+    try {
+      const page = await store.listLogs({
+        workspace_id: gateway.server.bootstrap.workspace.id,
+        trace_id: traceId,
+        limit: 100,
+      });
+      const request = page.data.find((record) => !record.is_attempt);
+      expect(request, 'record of the in-flight call').toBeDefined();
+      expect(request).toMatchObject({ trace_id: traceId, status: 200, stream: true, endpoint: 'chat' });
+      expect(request!.completion_tokens).toBeGreaterThan(0);
+      expect(JSON.stringify(request!.response_body)).toContain('[life] a b c d e');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('shutdown with a client that keeps its connection open', () => {
+  let gateway: TestGateway;
+  const agent = new http.Agent({ keepAlive: true });
+
+  beforeAll(async () => {
+    gateway = await startGateway({ env: { GATEWAY_SHUTDOWN_GRACE_MS: '8000' } });
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await gateway?.close();
+  });
+
+  // BUG: close() (src/gateway-server.ts) relies on Fastify's forceCloseConnections: 'idle', which closes
+  // only the connections idle at the moment close() is called. The connection of an in-flight stream
+  // becomes idle (keep-alive) when the stream ends and then stays open until the client drops it or the
+  // grace timer (GATEWAY_SHUTDOWN_GRACE_MS, default 30 s) calls closeAllConnections, so the shutdown
+  // (and the final log flush behind it) waits out the whole grace period; an orchestrator that kills
+  // at 30 s loses the tail of the logs. Fix: while closing, end each connection as its response
+  // finishes (Connection: close / closeIdleConnections after each in-flight response).
+  it.fails('close() resolves soon after the last in-flight stream ends', async () => {
+    fake.enqueue({ chunks: 3, chunkDelayMs: 200 });
+    const before = fake.requests.length;
+    const { hostname, port } = new URL(gateway.origin);
+    const done = new Promise<{ text: string; endedAt: number }>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/v1/chat/completions',
+          agent,
+          headers: providerHeaders(gateway, fake, { 'content-type': 'application/json' }),
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ text, endedAt: Date.now() }));
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ ...CHAT_BODY, stream: true }));
+    });
+    // Wait until the stream is under way before closing.
+    for (let i = 0; i < 40 && fake.requests.length === before; i++) await sleep(25);
+    await sleep(100);
+    const closing = gateway.server.close();
+    const { text, endedAt } = await done;
+    expect(sseData(text).at(-1)).toBe('[DONE]');
+    await closing;
+    expect(Date.now() - endedAt).toBeLessThan(2000);
+  });
+});
