@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/gateway/errors.js';
 import {
@@ -302,5 +305,33 @@ describe('validateConditionQuery names the exact place', () => {
 
   it('accepts a regex of exactly the length bound', () => {
     expect(() => validateConditionQuery({ url: { $regex: 'a'.repeat(512) } }, 'q')).not.toThrow();
+  });
+});
+
+describe('docs/conditions.md', () => {
+  it('every example query validates', () => {
+    const docPath = path.resolve(
+      path.dirname(fileURLToPath(import.meta.url)),
+      '..',
+      '..',
+      'docs',
+      'conditions.md',
+    );
+    const examples = readFileSync(docPath, 'utf8')
+      .split('## Examples')[1]
+      .split('## Evaluation')[0]
+      .match(/```json\n([\s\S]*?)```/g)!
+      .map((block) => JSON.parse(block.slice('```json\n'.length, -3)) as Record<string, unknown>);
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    for (const query of examples) expect(() => validateConditionQuery(query, 'doc')).not.toThrow();
+    const [tier, systemAndTools, longGpt4, europe] = examples;
+    expect(evaluateCondition(tier, input)).toBe(true);
+    expect(evaluateCondition(systemAndTools, input)).toBe(false); // no tools
+    expect(evaluateCondition(systemAndTools, { ...input, params: { ...input.params, tools: [] } })).toBe(
+      true,
+    );
+    expect(evaluateCondition(longGpt4, input)).toBe(false); // max_tokens 512
+    expect(evaluateCondition(europe, { ...input, metadata: { region: 'eu-west' }, params: {} })).toBe(true);
+    expect(evaluateCondition(europe, { ...input, metadata: { region: 'eu-west' } })).toBe(false); // json_object
   });
 });
