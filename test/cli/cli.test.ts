@@ -198,6 +198,33 @@ describe.each([
     expect(missingEnv.code).toBe(1);
     expect(missingEnv.stderr).toContain('NOPE_UNSET');
 
+    const cloud = await cli(
+      [
+        group,
+        'create',
+        '--slug',
+        `${slug}-cloud`,
+        '--provider',
+        'bedrock',
+        '--set',
+        'cloudc_region=eu-west-1',
+        '--set-env',
+        'cloudc_access_key_id=CLI_AKID',
+        '--set-env',
+        'cloudc_secret_access_key=CLI_SECRET',
+        '--json',
+      ],
+      { CLI_AKID: 'AKIACLITEST', CLI_SECRET: 'cli-secret-access-key' },
+    );
+    expect(cloud.code, cloud.stderr).toBe(0);
+    expect(cloud.json()).toMatchObject({
+      provider: 'bedrock',
+      secret_keys: ['cloudc_access_key_id', 'cloudc_secret_access_key'],
+      settings: { cloudc_region: 'eu-west-1' },
+    });
+    expect(cloud.stdout).not.toContain('cli-secret-access-key');
+    expect((await cli([group, 'delete', `${slug}-cloud`])).code).toBe(0);
+
     const unknownProvider = await cli([group, 'create', '--slug', 'x', '--provider', 'nope']);
     expect(unknownProvider.code).toBe(1);
     expect(unknownProvider.stderr).toContain('unknown_provider');

@@ -7,7 +7,7 @@ import { CliError } from '../api-client.js';
 import { commandContext } from '../context.js';
 import { formatRecord, formatTable, formatTime } from '../format-table.js';
 import type { CliIo } from '../io.js';
-import { collectSetting } from '../parse-values.js';
+import { collectPair, collectSetting } from '../parse-values.js';
 
 interface CredentialRecord {
   id: string;
@@ -29,6 +29,7 @@ interface CreateOptions {
   apiKeyEnv?: string;
   customHost?: string;
   set?: Record<string, unknown>;
+  setEnv?: Record<string, string>;
 }
 
 export function credentialCommand(
@@ -51,6 +52,11 @@ export function credentialCommand(
       'any other provider setting, e.g. cloudc_region=us-east-1 (repeatable; JSON values allowed)',
       collectSetting,
     )
+    .option(
+      '--set-env <key=VARIABLE>',
+      'a provider setting read from an environment variable, e.g. cloudc_secret_access_key=AWS_SECRET (repeatable)',
+      collectPair,
+    )
     .action(async (options: CreateOptions, command) => {
       const ctx = commandContext(command, io);
       let apiKey = options.apiKey;
@@ -58,8 +64,15 @@ export function credentialCommand(
         apiKey = io.env[options.apiKeyEnv];
         if (!apiKey) throw new CliError(`The environment variable ${options.apiKeyEnv} is not set`);
       }
+      const fromEnv: Record<string, string> = {};
+      for (const [key, variable] of Object.entries(options.setEnv ?? {})) {
+        const value = io.env[variable];
+        if (!value) throw new CliError(`The environment variable ${variable} is not set`);
+        fromEnv[key] = value;
+      }
       const credential = await ctx.api.request<CredentialRecord>('POST', spec.path, {
         ...options.set,
+        ...fromEnv,
         slug: options.slug,
         provider: options.provider,
         ...(options.name !== undefined && { name: options.name }),
