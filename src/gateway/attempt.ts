@@ -67,6 +67,9 @@ export interface AttemptInput {
   /** Streams only: rewrites each chunk before it is sent (continuations renumber and re-id); a chunk
    * mapped to undefined is not sent. */
   transformChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined;
+  /** Streams only: receives the payload of every chunk as the upstream's adapter produced it (usage
+   * included), e.g. to store a complete answer in the cache. */
+  capture?: string[];
 }
 
 /** After every choice finished, how long the rest of a stream (usage, [DONE]) may take. */
@@ -304,6 +307,7 @@ async function relayStream(
           let chunk = output.chunk as ChatCompletionChunk;
           let raw = output.raw;
           model ??= chunk.model;
+          input.capture?.push(raw ?? JSON.stringify(chunk));
           if (!input.clientWantsUsage) {
             if (chunk.choices.length === 0) break;
             if (chunk.usage) {

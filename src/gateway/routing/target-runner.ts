@@ -15,6 +15,7 @@ import { bodyForLog, buildLogRecord } from '../log-record.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import type { RoutedCall } from '../router.js';
 import { breakerKey, countsAsBreakerFailure } from './circuit-breaker.js';
+import { answerFromCache, planCache, storeInCache } from './cache-step.js';
 import { buildContinuation, type Continuation } from './continuation.js';
 import { isRetryable, retryDelayMs, retryPolicyOf } from './retry-policy.js';
 import type { RoutingRuntime } from './runtime.js';
@@ -103,9 +104,26 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
   const policy = retryPolicyOf(node.retry);
   const cb = node.cb_config;
   const model = applyOverrides(call.body, node).model as string | undefined;
+  const address = addressOf(resolved);
   const key = cb
-    ? breakerKey({ workspaceId: ctx.apiKey.workspace_id, provider, baseUrl: addressOf(resolved), model })
+    ? breakerKey({ workspaceId: ctx.apiKey.workspace_id, provider, baseUrl: address, model })
     : undefined;
+
+  // The cache stands in front of the target (and of its breaker). A continuation is never cached: it is
+  // a different question, and the client's answer comes from two targets.
+  const cachePlan = client?.started
+    ? undefined
+    : planCache(run, node, path, { provider, host: address, body: applyOverrides(call.body, node) });
+  state.cacheStatus = cachePlan ? cachePlan.status : 'DISABLED';
+  if (cachePlan) {
+    const started = performance.now();
+    const cached = await answerFromCache(run, cachePlan);
+    if (cached) {
+      const body = applyOverrides(call.body, node);
+      recordAttempt(run, { path, provider, model, body, outcome: cached, started, retry: 0 });
+      return { outcome: cached, resolved, requestBody: body };
+    }
+  }
 
   for (let retry = 0; ; retry++) {
     const started = performance.now();
@@ -160,6 +178,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       clientHeaders: ctx.headers,
       strictCompat: node.strict_compat_compliance ?? call.strictCompat,
     };
+    const capture = cachePlan && call.stream && !client?.started ? ([] as string[]) : undefined;
     const outcome = await runAttempt({
       resolved,
       request,
@@ -170,6 +189,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       client,
       clientWantsUsage: call.clientWantsUsage,
       transformChunk: continuation?.rewrite,
+      capture,
     });
     recordAttempt(run, { path, provider, model, body, outcome, started, retry });
 
@@ -182,7 +202,10 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       }
     }
 
-    if (outcome.ok) return result(outcome);
+    if (outcome.ok) {
+      if (cachePlan && !continuation) await storeInCache(run, cachePlan, outcome, capture);
+      return result(outcome);
+    }
     remember(run, result(outcome));
     if (outcome.reason === 'client_gone' || ctx.signal.aborted) return result(outcome);
     if (retry >= policy.retries || !isRetryable(outcome, policy)) return result(outcome);
@@ -251,7 +274,7 @@ function recordAttempt(run: RouteRun, record: AttemptRecord): void {
       ttfbMs: outcome.ttfbMs,
       // A failed call is not a billed completion.
       usage: outcome.ok ? outcome.usage : undefined,
-      cacheStatus: null,
+      cacheStatus: call.state.cacheStatus,
       retryCount: record.retry,
       errorCode,
       errorMessage,

@@ -1,0 +1,140 @@
+/**
+ * The simple cache as the router uses it: HIT / MISS / REFRESH / DISABLED, streams replayed as streams,
+ * and only complete successful answers stored.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client, logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
+
+let gateway: TestGateway;
+const fakes: FakeUpstream[] = [];
+
+async function fake(name: string): Promise<FakeUpstream> {
+  const upstream = await startFakeOpenAI({ name });
+  fakes.push(upstream);
+  return upstream;
+}
+
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all(fakes.map((f) => f.close()));
+});
+
+const simple = { mode: 'simple' };
+
+describe.concurrent('simple cache through the router', () => {
+  it('MISS then HIT for a JSON answer; the upstream is called once', async () => {
+    const upstream = await fake('cached');
+    const sdk = client(gateway, target(upstream, { cache: simple }));
+    const body = { model: 'gpt-4o-mini', messages: userMessage('cache me') };
+    const first = await sdk.chat.completions.create(body).withResponse();
+    expect(first.response.headers.get('x-gateway-cache-status')).toBe('MISS');
+    const { traceId, headers } = traceHeaders();
+    const second = await client(gateway, target(upstream, { cache: simple }), headers)
+      .chat.completions.create(body)
+      .withResponse();
+    expect(second.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(second.data).toEqual(first.data);
+    expect(upstream.requests).toHaveLength(1);
+    const request = (await logsOf(gateway, traceId, 2)).find((r) => !r.is_attempt);
+    expect(request).toMatchObject({ cache_status: 'HIT', status: 200, total_tokens: null });
+  });
+
+  it('MISS then HIT for a stream, replayed as a stream ending with [DONE]', async () => {
+    const upstream = await fake('cached');
+    const config = target(upstream, { cache: simple });
+    const body = { model: 'gpt-4o-mini', messages: userMessage('stream and cache me') };
+    const first = await rawChatStream(gateway, config, body);
+    expect(first.headers.get('x-gateway-cache-status')).toBe('MISS');
+    const second = await rawChatStream(gateway, config, body);
+    expect(second.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(second.text).toBe('[cached] stream and cache me');
+    expect(second.done).toBe(true);
+    // The client did not ask for usage, so the replay carries none either.
+    expect(second.events.some((e) => typeof e === 'object' && (e as { usage?: unknown }).usage)).toBe(false);
+    const withUsage = await rawChatStream(gateway, config, {
+      ...body,
+      stream_options: { include_usage: true },
+    });
+    expect(withUsage.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(withUsage.events.at(-2)).toMatchObject({ usage: { total_tokens: expect.any(Number) } });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('x-gateway-cache-force-refresh → REFRESH: called again and stored', async () => {
+    const upstream = await fake('cached');
+    const body = { model: 'gpt-4o-mini', messages: userMessage('refresh me') };
+    await client(gateway, target(upstream, { cache: simple })).chat.completions.create(body);
+    const refreshed = await client(gateway, target(upstream, { cache: simple }), {
+      'x-gateway-cache-force-refresh': 'true',
+    })
+      .chat.completions.create(body)
+      .withResponse();
+    expect(refreshed.response.headers.get('x-gateway-cache-status')).toBe('REFRESH');
+    expect(upstream.requests).toHaveLength(2);
+    const after = await client(gateway, target(upstream, { cache: simple }))
+      .chat.completions.create(body)
+      .withResponse();
+    expect(after.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(after.data.id).toBe(refreshed.data.id);
+  });
+
+  it('stores neither a failure nor a stream completed by another target', async () => {
+    const upstream = await fake('cached');
+    const spare = await fake('spare');
+    upstream.enqueue({ status: 503 });
+    const config = target(upstream, { cache: simple });
+    const body = { model: 'gpt-4o-mini', messages: userMessage('not a failure') };
+    await expect(client(gateway, config).chat.completions.create(body)).rejects.toBeInstanceOf(
+      OpenAI.APIError,
+    );
+    const next = await client(gateway, config).chat.completions.create(body).withResponse();
+    expect(next.response.headers.get('x-gateway-cache-status')).toBe('MISS');
+
+    upstream.enqueue({ chunks: 10, cutAfter: 5 });
+    spare.enqueue({ text: ' rest' });
+    const tree = {
+      strategy: { mode: 'fallback' },
+      cache: simple,
+      targets: [target(upstream), target(spare)],
+    };
+    const streamBody = { model: 'gpt-4o-mini', messages: userMessage('cut me') };
+    const broken = await rawChatStream(gateway, tree, streamBody);
+    expect(broken.done).toBe(true);
+    const again = await rawChatStream(gateway, tree, streamBody);
+    expect(again.headers.get('x-gateway-cache-status')).toBe('MISS');
+  });
+
+  it('DISABLED without a cache; the namespace header partitions the cache', async () => {
+    const upstream = await fake('cached');
+    const body = { model: 'gpt-4o-mini', messages: userMessage('namespaced') };
+    const plain = await client(gateway, target(upstream)).chat.completions.create(body).withResponse();
+    expect(plain.response.headers.get('x-gateway-cache-status')).toBe('DISABLED');
+    const config = target(upstream, { cache: simple });
+    await client(gateway, config, { 'x-gateway-cache-namespace': 'a' }).chat.completions.create(body);
+    const other = await client(gateway, config, { 'x-gateway-cache-namespace': 'b' })
+      .chat.completions.create(body)
+      .withResponse();
+    expect(other.response.headers.get('x-gateway-cache-status')).toBe('MISS');
+    const same = await client(gateway, config, { 'x-gateway-cache-namespace': 'a' })
+      .chat.completions.create(body)
+      .withResponse();
+    expect(same.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+  });
+
+  it('cache.mode semantic → 400 until the semantic cache exists', async () => {
+    const upstream = await fake('cached');
+    const error = await client(gateway, target(upstream, { cache: { mode: 'semantic' } }))
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('x') })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('config.cache.mode');
+    expect(upstream.requests).toHaveLength(0);
+  });
+});
