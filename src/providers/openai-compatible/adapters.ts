@@ -29,9 +29,13 @@ function authHeaders(entry: OpenAICompatibleProvider, target: ProviderTarget): R
   const headers: Record<string, string> = {};
   if (target.api_key) headers.authorization = `Bearer ${target.api_key}`;
   else if (entry.auth === 'bearer') {
-    throw new GatewayError('provider_config_error', `${entry.id} needs an API key (api_key or Authorization)`, {
-      param: 'api_key',
-    });
+    throw new GatewayError(
+      'provider_config_error',
+      `${entry.id} needs an API key (api_key or Authorization)`,
+      {
+        param: 'api_key',
+      },
+    );
   }
   if (entry.vendorHeaders) {
     if (target.vendora_organization) headers['openai-organization'] = target.vendora_organization;
@@ -70,7 +74,10 @@ export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): 
     capabilities: capabilitiesOf(entry),
     buildRequest(req) {
       if (!supported.has(req.endpoint)) {
-        throw new GatewayError('unsupported_endpoint', `${entry.id} does not offer ${ENDPOINT_PATHS[req.endpoint]}`);
+        throw new GatewayError(
+          'unsupported_endpoint',
+          `${entry.id} does not offer ${ENDPOINT_PATHS[req.endpoint]}`,
+        );
       }
       return {
         method: 'POST',
@@ -88,8 +95,14 @@ export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): 
     parseError: (_req, res) => openAIErrorFromResponse(entry.id, res),
     buildPassthrough(req) {
       const headers: Record<string, string> = { ...req.headers };
-      if (req.target.api_key || entry.auth === 'bearer') Object.assign(headers, authHeaders(entry, req.target));
-      return { method: req.method, url: joinUrl(baseUrlOf(entry, req.target), req.path), headers, body: req.body };
+      if (req.target.api_key || entry.auth === 'bearer')
+        Object.assign(headers, authHeaders(entry, req.target));
+      return {
+        method: req.method,
+        url: joinUrl(baseUrlOf(entry, req.target), req.path),
+        headers,
+        body: req.body,
+      };
     },
   };
 }

@@ -120,6 +120,6 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'optional',
     endpoints: ['chat', 'completions', 'embeddings'],
     acceptsThinking: true,
-    notes: ['Needs `custom_host`: the server\'s base URL including its `/v1`.'],
+    notes: ["Needs `custom_host`: the server's base URL including its `/v1`."],
   },
 ];

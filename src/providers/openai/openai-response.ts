@@ -5,7 +5,11 @@ import type { AdapterRequest, UpstreamResponse } from '../types.js';
 export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res: UpstreamResponse): unknown {
   const body = res.body;
   if (typeof body !== 'object' || body === null) {
-    throw new ProviderError({ status: 502, provider, message: `${provider} answered with a body that is not JSON` });
+    throw new ProviderError({
+      status: 502,
+      provider,
+      message: `${provider} answered with a body that is not JSON`,
+    });
   }
   const error = (body as { error?: { message?: string; type?: string; code?: string } }).error;
   if (error && !('choices' in body) && !('data' in body)) {
