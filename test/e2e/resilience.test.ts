@@ -12,6 +12,7 @@ import {
   type FakeUpstream,
 } from '../fakes/openai/server.js';
 import { splitIntoPieces } from '../fakes/openai/request-text.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
 import { CONTINUE_INSTRUCTION } from '../../src/gateway/routing/continuation.js';
@@ -29,10 +30,46 @@ beforeAll(async () => {
   gateway = await startGateway();
 });
 
+const anthropicFakes: FakeAnthropic[] = [];
+
 afterAll(async () => {
   await gateway?.close();
   await Promise.all(fakes.map((f) => f.close()));
+  await Promise.all(anthropicFakes.map((f) => f.close()));
 });
+
+/** An Anthropic Messages stream that says `text` in one delta per word. */
+function anthropicStream(text: string): Array<Record<string, unknown>> {
+  const words = text.match(/\s*\S+/g) ?? [];
+  return [
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-fake',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 30, output_tokens: 1 },
+      },
+    },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ...words.map((word) => ({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: word },
+    })),
+    { type: 'content_block_stop', index: 0 },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: words.length },
+    },
+    { type: 'message_stop' },
+  ];
+}
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('tell me a story') };
 
@@ -332,6 +369,40 @@ describe.concurrent('unbroken streams', () => {
       for await (const _chunk of stream) void _chunk;
     };
     await expect(read()).rejects.toBeInstanceOf(OpenAI.APIError);
+  });
+
+  it('cut mid-stream → an Anthropic fallback continues from an assistant prefill', async () => {
+    const primary = await fake('primary');
+    const claude = await startFakeAnthropic({ apiKey: 'sk-ant-test' });
+    anthropicFakes.push(claude);
+    const { pieces, whole } = fakeStream('primary', 20);
+    // 11 events: the role chunk and 10 pieces of text.
+    const sent = pieces.slice(0, 10).join('');
+    primary.enqueue({ chunks: 20, cutAfter: 11 });
+    claude.enqueue({ kind: 'stream', events: anthropicStream(pieces.slice(10).join('')) });
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        target(primary),
+        {
+          provider: 'anthropic',
+          api_key: 'sk-ant-test',
+          custom_host: claude.url,
+          override_params: { model: 'claude-fake', max_tokens: 256 },
+        },
+      ],
+    };
+    const result = await rawChatStream(gateway, config, { ...chat, stream_options: { include_usage: true } });
+    expect(result.text).toBe(whole);
+    expect(result.done).toBe(true);
+    const messages = claude.requests[0].body.messages as { role: string; content: unknown }[];
+    const last = messages.at(-1) as { role: string; content: unknown };
+    expect(last.role).toBe('assistant');
+    expect(JSON.stringify(last.content)).toContain(sent.trimEnd().slice(-10));
+    expect(JSON.stringify(messages)).not.toContain('Continue it exactly');
+    const chunks = result.events.filter((e) => e !== '[DONE]') as OpenAI.ChatCompletionChunk[];
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks.at(-1)?.usage?.completion_tokens).toBe(10);
   });
 
   it('stalls after 20 chunks → detected within the idle deadline, continued on the fallback', async () => {
