@@ -1,9 +1,11 @@
 /**
- * The circuit breaker over a real outage, with the real cooldown: the primary answers 503 for 60 s and
- * then recovers; a client calls every 2 s. The breaker must open after `failure_threshold` failures, the
- * fallback must serve every request meanwhile (the primary sees only the probes), and the primary must
- * serve again within one cooldown of its recovery. About 70 s, in a file of its own so that vitest runs
- * it alongside the other files.
+ * Resilience scenarios that need long real waits, all concurrent, in a file of their own so that vitest
+ * runs it alongside the other files (about 70 s in all):
+ * - the circuit breaker over a real outage, with the real cooldown: the primary answers 503 for 60 s and
+ *   then recovers; a client calls every 2 s. The breaker must open after `failure_threshold` failures,
+ *   the fallback must serve every request meanwhile (the primary sees only the probes), and the primary
+ *   must serve again within one cooldown of its recovery;
+ * - a first token that comes 20 s late, under the default deadline.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,8 +30,12 @@ beforeAll(async () => {
   fallback = await startFakeOpenAI({ name: 'fallback' });
 });
 
+// Fakes started by single tests.
+const late: FakeUpstream[] = [];
+
 afterAll(async () => {
   await gateway?.close();
+  await Promise.all(late.map((f) => f.close()));
   await primary?.close();
   await fallback?.close();
 });
@@ -40,7 +46,7 @@ interface Served {
   traceId: string;
 }
 
-describe.concurrent('circuit breaker through an outage', () => {
+describe.concurrent('long waits', () => {
   it(
     'opens, lets the fallback serve, probes once per cooldown, and closes after recovery',
     { timeout: 120_000 },
@@ -136,5 +142,23 @@ describe.concurrent('circuit breaker through an outage', () => {
     } finally {
       await down.close();
     }
+  });
+
+  it('first token 20 s late → still answered under the default deadline', { timeout: 60_000 }, async () => {
+    const primary = await startFakeOpenAI({
+      name: 'primary',
+      defaultBehaviour: { firstByteDelayMs: 20_000 },
+    });
+    late.push(primary);
+    const started = Date.now();
+    const stream = await client(gateway, target(primary)).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: userMessage('tell me a story'),
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[primary] tell me a story');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20_000);
   });
 });
