@@ -114,7 +114,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
   const cachePlan = client?.started
     ? undefined
     : planCache(run, node, path, { provider, host: address, body: applyOverrides(call.body, node) });
-  state.cacheStatus = cachePlan ? cachePlan.status : 'DISABLED';
+  if (!client?.started) state.cacheStatus = cachePlan ? cachePlan.status : 'DISABLED';
   if (cachePlan) {
     const started = performance.now();
     const cached = await answerFromCache(run, cachePlan);
