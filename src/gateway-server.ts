@@ -61,8 +61,16 @@ export async function createGatewayServer(
       closing ??= (async () => {
         const grace = setTimeout(() => app.server.closeAllConnections(), settings.shutdownGraceMs);
         grace.unref();
-        await app.close();
-        clearTimeout(grace);
+        // A keep-alive connection becomes idle when its last response (a long stream, say) ends; close
+        // it then instead of waiting for the client or the grace period.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+        sweep.unref();
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(grace);
+          clearInterval(sweep);
+        }
         await deps.logWriter.close();
         await deps.upstream.close();
         await store.close();

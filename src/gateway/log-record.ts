@@ -16,7 +16,13 @@ export interface LogBodies {
 export function bodyForLog(body: unknown, bodies: LogBodies): unknown {
   if (!bodies.enabled || body === undefined) return null;
   const redacted = redact(body);
-  const text = JSON.stringify(redacted);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(redacted);
+  } catch {
+    // Redaction already cut anything deeper than it walks; this guards what remains (e.g. BigInt).
+    return { unserialisable: true };
+  }
   if (text === undefined) return null;
   if (text.length <= bodies.maxBytes) return redacted;
   return { truncated: true, bytes: text.length, head: text.slice(0, bodies.maxBytes) };

@@ -10,8 +10,13 @@ export function isSecretKey(name: string): boolean {
   return SECRET_KEY.test(name);
 }
 
+/** Deeper than this, a subtree is replaced by a marker: it is never stored unredacted. */
+const MAX_REDACT_DEPTH = 64;
+export const TOO_DEEP = '[TRUNCATED: nested too deep]';
+
 export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_REDACT_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   HEADERS,
@@ -32,12 +33,43 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Requests Node's HTTP parser refuses (malformed request line, lying Content-Length, headers too large)
+ * never reach a route; they are answered here, in the same OpenAI error shape, and the socket closed.
+ */
+function writeClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    new GatewayError(
+      tooLarge ? 'payload_too_large' : 'invalid_body',
+      tooLarge ? 'The request headers are too large' : 'The request is not valid HTTP',
+    ).toBody(),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'content-type: application/json\r\n' +
+      'x-gateway-error-source: gateway\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}
+
 /** Paths under /v1 that need no API key. */
 const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.settings.bodyLimitBytes,
+    // Time to receive a whole request (not to answer it): a client trickling a body cannot hold a
+    // connection forever.
+    requestTimeout: 120_000,
+    clientErrorHandler: writeClientError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     genReqId: () => randomUUID(),
@@ -56,6 +88,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (v1) => {
+      // Model and management bodies are JSON only; text/plain would otherwise be parsed as a string.
+      v1.removeContentTypeParser('text/plain');
       v1.addHook('onRequest', async (request, reply) => {
         reply.header(HEADERS.traceId, headerValue(request.headers, HEADERS.traceId) ?? newTraceId());
         if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;

@@ -99,13 +99,38 @@ function toPathItem(op: Operation): Record<string, unknown> {
   };
 }
 
+/** Whether a schema refers to itself by its `$id` (a recursive schema needs its `$id` to resolve). */
+function refersTo(value: unknown, id: string): boolean {
+  if (Array.isArray(value)) return value.some((item) => refersTo(item, id));
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, item]) => (key === '$ref' && item === id) || refersTo(item, id));
+}
+
+/**
+ * Drops the `$id` of every schema that does not refer to itself. Shared bodies are embedded under several
+ * operations, and one document may not hold two schemas with one `$id`; without it, each embedded body
+ * stays a standalone schema. Recursive ones (the config) live once, in `components.schemas`.
+ */
+function dropIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropIds);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  const id = (value as Record<string, unknown>).$id;
+  const keepId = typeof id === 'string' && refersTo(value, id);
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '$id' && !keepId) continue;
+    out[key] = dropIds(item);
+  }
+  return out;
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of [...MODEL_OPERATIONS, ...MANAGEMENT_OPERATIONS]) {
     paths[`/v1${op.path}`] ??= {};
     paths[`/v1${op.path}`][op.method] = toPathItem(op);
   }
-  return JSON.parse(
+  const document = JSON.parse(
     JSON.stringify({
       openapi: '3.1.0',
       info: {
@@ -121,5 +146,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
       security: [{ gatewayKey: [] }],
     }),
-  );
+  ) as { paths: unknown; components: { schemas: Record<string, unknown> } };
+  document.paths = dropIds(document.paths);
+  return document;
 }

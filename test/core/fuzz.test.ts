@@ -265,7 +265,7 @@ describe('deep nesting', () => {
   // handleModelCall, which escapes as 500 internal_error and loses the log record. Either 5xx is
   // seen, depending on which overflows first. Fix: bound the nesting depth of request bodies at the
   // boundary (400 invalid_body), and make bodyForLog summarise a body it cannot serialise.
-  it.fails.each([
+  it.each([
     ['array', deepArray],
     ['object', deepObject],
   ])('10,000 levels of %s at an unknown key → 4xx, not 502', async (_kind, deep) => {
@@ -332,7 +332,7 @@ describe('content type', () => {
   // instead of 415 unsupported_media_type (which the error handler maps for every other wrong type).
   // Fix: removeContentTypeParser('text/plain') in the scope of the model routes (src/server/app.ts or
   // src/server/routes/model.ts).
-  it.fails.each(['text/plain', 'text/plain;charset=UTF-8'])('content-type %s → 415', async (contentType) => {
+  it.each(['text/plain', 'text/plain;charset=UTF-8'])('content-type %s → 415', async (contentType) => {
     const result = await postRaw(
       `${gateway.url}/chat/completions`,
       JSON.stringify(CHAT_BODY),
@@ -519,13 +519,13 @@ describe('malformed HTTP on a raw socket', () => {
   // {"error":"Bad Request","message":"Client Error","statusCode":400}, not the OpenAI error object every
   // other gateway error uses. Fix: pass a `clientErrorHandler` to Fastify() in src/server/app.ts that
   // writes the OpenAI error body (e.g. code invalid_request / request_header_fields_too_large).
-  it.fails('answers of the HTTP parser are in the OpenAI error shape', async () => {
+  it('answers of the HTTP parser are in the OpenAI error shape', async () => {
     const exchange = await rawExchange(gateway.origin, 'HELLO GATEWAY\r\n\r\n', { waitMs: 2000 });
     expect(exchange.responses).toHaveLength(1);
     expectOpenAIError(JSON.parse(exchange.responses[0].body));
   });
 
-  it.fails('a 431 for huge headers is in the OpenAI error shape', async () => {
+  it('a 431 for huge headers is in the OpenAI error shape', async () => {
     const result = await postRaw(
       `${gateway.url}/chat/completions`,
       JSON.stringify(CHAT_BODY),

@@ -9,6 +9,7 @@ import {
   validateEmbeddingRequest,
 } from '../schemas/index.js';
 import { registerModelListRoute } from './models-list.js';
+import { assertBodyDepth } from '../body-depth.js';
 
 const ENDPOINTS: Array<{ path: string; kind: EndpointKind; validate: (body: unknown) => unknown }> = [
   { path: '/chat/completions', kind: 'chat', validate: validateChatCompletionRequest },
@@ -19,6 +20,7 @@ const ENDPOINTS: Array<{ path: string; kind: EndpointKind; validate: (body: unkn
 export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   for (const endpoint of ENDPOINTS) {
     app.post(endpoint.path, async (request, reply) => {
+      assertBodyDepth(request.body);
       const body = endpoint.validate(request.body) as Record<string, unknown>;
       await handleModelCall(deps, { endpoint: endpoint.kind, body, ctx: request.gw, reply });
       return reply;

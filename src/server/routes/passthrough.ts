@@ -85,50 +85,8 @@ export async function proxyToProvider(
   const timer = setTimeout(() => controller.abort(), timeoutMs);
 
   let status = 0;
-  let errorCode: string | null = null;
-  let errorMessage: string | null = null;
-  try {
-    const auth = resolved.adapter.authenticate
-      ? await resolved.adapter.authenticate(resolved.target, controller.signal)
-      : undefined;
-    const upstreamRequest: UpstreamRequest = await resolved.adapter.buildPassthrough({
-      method: request.method as UpstreamRequest['method'],
-      path,
-      headers: requestHeadersToForward(request.headers),
-      body,
-      target: resolved.target,
-      auth,
-    });
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await deps.upstream.send(upstreamRequest, controller.signal);
-    } catch (err) {
-      if (err instanceof GatewayError || err instanceof ProviderError) throw err;
-      if (controller.signal.aborted && !ctx.signal.aborted) {
-        throw new GatewayError(
-          'request_timeout',
-          `${resolved.adapter.id} did not answer within ${timeoutMs} ms`,
-        );
-      }
-      throw new GatewayError(
-        'upstream_unreachable',
-        `Could not reach ${resolved.adapter.id}: ${(err as Error).message}`,
-      );
-    }
-    clearTimeout(timer);
-    status = response.statusCode;
-    reply.header('x-gateway-provider', resolved.adapter.id);
-    reply.headers(responseHeadersToReturn(flattenHeaders(response.headers)));
-    reply.code(status);
-    return reply.send(response.body);
-  } catch (err) {
-    const mapped = err instanceof GatewayError || err instanceof ProviderError ? err : undefined;
-    status = mapped?.status ?? 500;
-    errorCode = mapped ? String(mapped.code ?? mapped.type) : 'internal_error';
-    errorMessage = mapped?.message ?? String(err);
-    throw err;
-  } finally {
-    clearTimeout(timer);
+  let ttfbMs: number | null = null;
+  const record = (errorCode: string | null, errorMessage: string | null): void => {
     const contentType = String(request.headers['content-type'] ?? '');
     deps.logWriter.enqueue(
       buildLogRecord(ctx, {
@@ -141,7 +99,7 @@ export async function proxyToProvider(
         target: targetPath,
         stream: false,
         isAttempt: false,
-        ttfbMs: status ? performance.now() - started : null,
+        ttfbMs,
         usage: undefined,
         cacheStatus: null,
         retryCount: 0,
@@ -157,7 +115,56 @@ export async function proxyToProvider(
         responseBody: null,
       }),
     );
+  };
+
+  let response: Dispatcher.ResponseData;
+  try {
+    const auth = resolved.adapter.authenticate
+      ? await resolved.adapter.authenticate(resolved.target, controller.signal)
+      : undefined;
+    const upstreamRequest: UpstreamRequest = await resolved.adapter.buildPassthrough({
+      method: request.method as UpstreamRequest['method'],
+      path,
+      headers: requestHeadersToForward(request.headers),
+      body,
+      target: resolved.target,
+      auth,
+    });
+    try {
+      response = await deps.upstream.send(upstreamRequest, controller.signal);
+    } catch (err) {
+      if (err instanceof GatewayError || err instanceof ProviderError) throw err;
+      if (controller.signal.aborted && !ctx.signal.aborted) {
+        throw new GatewayError(
+          'request_timeout',
+          `${resolved.adapter.id} did not answer within ${timeoutMs} ms`,
+        );
+      }
+      throw new GatewayError(
+        'upstream_unreachable',
+        `Could not reach ${resolved.adapter.id}: ${(err as Error).message}`,
+      );
+    }
+  } catch (err) {
+    clearTimeout(timer);
+    const mapped = err instanceof GatewayError || err instanceof ProviderError ? err : undefined;
+    status = ctx.signal.aborted ? 499 : (mapped?.status ?? 500);
+    record(mapped ? String(mapped.code ?? mapped.type) : 'internal_error', mapped?.message ?? String(err));
+    throw err;
   }
+  clearTimeout(timer);
+  ttfbMs = performance.now() - started;
+  status = response.statusCode;
+  // The record is written when the relay ends, so latency covers the whole body and a relay cut short
+  // is recorded as such.
+  reply.raw.once('close', () => {
+    if (reply.raw.writableFinished) record(null, null);
+    else record('relay_interrupted', 'The response was cut before the whole body was relayed');
+  });
+  reply.header('x-gateway-provider', resolved.adapter.id);
+  reply.headers(responseHeadersToReturn(flattenHeaders(response.headers)));
+  reply.code(status);
+  return reply.send(response.body);
 }
 
 function safeJson(buffer: Buffer): unknown {
