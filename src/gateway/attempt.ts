@@ -13,6 +13,7 @@ import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { ClientStream } from './client-stream.js';
 import { GatewayError, ProviderError } from './errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
+import { scrubSecrets, targetSecrets } from './scrub-secrets.js';
 import { flattenHeaders, type UpstreamClient } from './upstream.js';
 
 export type FailureReason =
@@ -159,7 +160,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     },
     fail: (error, reason, afterFirstByte = false, usage) => ({
       ok: false,
-      error,
+      error: scrubSecrets(error, targetSecrets(request.target, request.auth)),
       status: error.status,
       reason,
       afterFirstByte,

@@ -307,7 +307,7 @@ describe('provider secrets, when the provider quotes the key back in its error',
   // key puts it in the error body returned to the client and in the log record's error_message. The fix
   // belongs where a ProviderError is built for a target: replace the target's credential values in its
   // message before it is returned or recorded.
-  it.fails('appear in no error body, no log record, no log line and no database file', async () => {
+  it('appear in no error body, no log record, no log line and no database file', async () => {
     await waitForLogs(16);
     expect(leaks()).toEqual([]);
     expect(databaseLeaks()).toEqual([]);

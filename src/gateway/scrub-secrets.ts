@@ -1,0 +1,37 @@
+/**
+ * Providers sometimes quote the credential they were sent in their error messages ("Incorrect API key
+ * provided: sk-…"). Before such a message reaches a client, a log line or a record, every credential of the
+ * target is cut out of it.
+ */
+import type { AuthMaterial, ProviderTarget } from '../providers/types.js';
+import type { GatewayError, ProviderError } from './errors.js';
+
+const MASK = '[REDACTED]';
+/** Shorter values are not credentials worth masking and would mangle ordinary words. */
+const MIN_SECRET_LENGTH = 6;
+
+export function targetSecrets(target: ProviderTarget, auth?: AuthMaterial): string[] {
+  const values = [
+    target.api_key,
+    target.api_key?.replace(/^Bearer\s+/i, ''),
+    target.cloudc_access_key_id,
+    target.cloudc_secret_access_key,
+    target.cloudc_session_token,
+    auth?.accessToken,
+    typeof target.cloudb_service_account_json?.private_key === 'string'
+      ? target.cloudb_service_account_json.private_key
+      : undefined,
+  ];
+  return values.filter(
+    (value): value is string => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH,
+  );
+}
+
+export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, secrets: string[]): E {
+  let message = error.message;
+  for (const secret of secrets) {
+    if (message.includes(secret)) message = message.split(secret).join(MASK);
+  }
+  if (message !== error.message) error.message = message;
+  return error;
+}
