@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { GatewayDeps } from './gateway/deps.js';
 import { createLookups } from './gateway/lookups.js';
+import { createRoutingRuntime } from './gateway/routing/runtime.js';
+import { createSharedState } from './state/index.js';
 import { createUpstreamClient } from './gateway/upstream.js';
 import { createLogWriter } from './observability/log-writer.js';
 import { createLogger } from './observability/logger.js';
@@ -37,6 +39,11 @@ export async function createGatewayServer(
     pgSchema: options.pgSchema,
   });
   const result = await bootstrap(store, settings.adminKey);
+  const state = createSharedState({
+    redisUrl: settings.redisUrl,
+    prefix: settings.redisPrefix,
+    onError: (err) => logger.error({ err }, 'shared state (Redis) error'),
+  });
   const deps: GatewayDeps = {
     settings,
     store,
@@ -47,6 +54,8 @@ export async function createGatewayServer(
       flushIntervalMs: settings.logFlushIntervalMs,
     }),
     logger,
+    state,
+    routing: createRoutingRuntime(state, { cacheMaxBytes: settings.cacheMaxBytes }),
   };
   const app = await buildApp(deps);
   let closing: Promise<void> | undefined;
@@ -73,6 +82,7 @@ export async function createGatewayServer(
         }
         await deps.logWriter.close();
         await deps.upstream.close();
+        await state.close();
         await store.close();
       })();
       return closing;

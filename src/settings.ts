@@ -32,6 +32,10 @@ export interface Settings {
   shutdownGraceMs: number;
   /** Lifetime of cached API keys, credentials and configs read from the store. */
   lookupCacheTtlMs: number;
+  /** Prefix of every Redis key the gateway writes. */
+  redisPrefix: string;
+  /** Bound of the in-memory response cache, bytes. */
+  cacheMaxBytes: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -89,5 +93,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     customHostPolicy: policy,
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
+    redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
+    cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
   };
 }

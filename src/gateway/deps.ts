@@ -2,10 +2,12 @@ import type { Logger } from 'pino';
 import type { LogWriter } from '../observability/log-writer.js';
 import type { Settings } from '../settings.js';
 import type { Store } from '../store/types.js';
+import type { SharedState } from '../state/index.js';
 import type { Lookups } from './lookups.js';
+import type { RoutingRuntime } from './routing/runtime.js';
 import type { UpstreamClient } from './upstream.js';
 
-/** Everything the pipeline and the routes need, built once in main.ts. */
+/** Everything the pipeline and the routes need, built once in gateway-server.ts. */
 export interface GatewayDeps {
   settings: Settings;
   store: Store;
@@ -13,4 +15,8 @@ export interface GatewayDeps {
   upstream: UpstreamClient;
   logWriter: LogWriter;
   logger: Logger;
+  /** Fast shared state: process memory, or Redis with REDIS_URL. */
+  state: SharedState;
+  /** Breakers and the response cache, over `state`. */
+  routing: RoutingRuntime;
 }
