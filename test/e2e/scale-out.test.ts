@@ -1,0 +1,118 @@
+/**
+ * Two gateway nodes on one PostgreSQL schema and one Redis prefix behave as one gateway: credentials made on
+ * one node work on the other, a cached answer stored by one is served by the other, and a circuit opened
+ * by one is open on the other.
+ */
+import { randomBytes } from 'node:crypto';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+
+describeWithPostgres('scale-out (PostgreSQL)', () => {
+  describeWithRedis('two nodes sharing PostgreSQL and Redis', () => {
+    const schema = freshSchemaName('scale_out');
+    const prefix = freshRedisPrefix('scale-out');
+    const env = {
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+      GATEWAY_ADMIN_KEY: `gw-scale-${randomBytes(12).toString('hex')}`,
+      REDIS_URL: redisUrl(),
+      GATEWAY_REDIS_PREFIX: prefix,
+    };
+    let nodeA: TestGateway;
+    let nodeB: TestGateway;
+    let primary: FakeUpstream;
+    let backup: FakeUpstream;
+
+    beforeAll(async () => {
+      primary = await startFakeOpenAI({ name: 'primary' });
+      backup = await startFakeOpenAI({ name: 'backup' });
+      nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+      nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+    });
+    afterAll(async () => {
+      await nodeA?.close();
+      await nodeB?.close();
+      await primary?.close();
+      await backup?.close();
+      await dropSchema(schema);
+      await deleteRedisKeys(prefix);
+    });
+
+    const sdk = (node: TestGateway, headers: Record<string, string>) =>
+      new OpenAI({
+        baseURL: node.url,
+        apiKey: 'sk-client',
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY, ...headers },
+      });
+    const ask = (client: OpenAI, content: string) =>
+      client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+        .withResponse();
+
+    it('a virtual key created on one node works on the other', async () => {
+      const created = await fetch(`${nodeA.url}/virtual-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY },
+        body: JSON.stringify({
+          slug: 'shared-vk',
+          name: 'shared',
+          provider: 'openai',
+          api_key: 'sk-shared-virtual-key',
+          custom_host: primary.url,
+        }),
+      });
+      expect(created.status).toBe(200);
+      const { data } = await ask(sdk(nodeB, { 'x-gateway-virtual-key': 'shared-vk' }), 'via node B');
+      expect(data.choices[0].message.content).toBe('[primary] via node B');
+      expect(primary.requests.at(-1)?.headers.authorization).toBe('Bearer sk-shared-virtual-key');
+    });
+
+    it('an answer cached by one node is served by the other', async () => {
+      const config = JSON.stringify({
+        provider: 'openai',
+        api_key: 'sk-cache',
+        custom_host: primary.url,
+        cache: { mode: 'simple', max_age: 60 },
+      });
+      const before = primary.requests.length;
+      const first = await ask(sdk(nodeA, { 'x-gateway-config': config }), 'cache me across nodes');
+      expect(first.response.headers.get('x-gateway-cache-status')).toBe('MISS');
+      const second = await ask(sdk(nodeB, { 'x-gateway-config': config }), 'cache me across nodes');
+      expect(second.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(second.data.choices[0].message.content).toBe(first.data.choices[0].message.content);
+      expect(primary.requests.length).toBe(before + 1);
+    });
+
+    it('a circuit opened by one node is open on the other', async () => {
+      const down = await startFakeOpenAI({ name: 'down', defaultBehaviour: { status: 503 } });
+      try {
+        const config = JSON.stringify({
+          strategy: { mode: 'fallback' },
+          targets: [
+            {
+              provider: 'openai',
+              api_key: 'sk-down',
+              custom_host: down.url,
+              cb_config: { failure_threshold: 1, cooldown_interval: 30_000 },
+            },
+            { provider: 'openai', api_key: 'sk-backup', custom_host: backup.url },
+          ],
+        });
+        const onA = await ask(sdk(nodeA, { 'x-gateway-config': config }), 'breaker');
+        expect(onA.data.choices[0].message.content).toBe('[backup] breaker');
+        expect(down.requests.length).toBe(1);
+        const onB = await ask(sdk(nodeB, { 'x-gateway-config': config }), 'breaker');
+        expect(onB.data.choices[0].message.content).toBe('[backup] breaker');
+        expect(onB.response.headers.get('x-gateway-last-used-option-index')).toBe('targets[1]');
+        // Node B never called the target whose circuit node A opened.
+        expect(down.requests.length).toBe(1);
+      } finally {
+        await down.close();
+      }
+    });
+  });
+});
