@@ -192,8 +192,7 @@ describe('Cohere through the gateway', () => {
     );
   });
 
-  // Skipped until the pipeline calls runModelAttempt (src/gateway/fanout.ts); today one call is sent.
-  it.skip('fans n out into n Cohere calls merged into n choices', async () => {
+  it('fans n out into n Cohere calls merged into n choices', async () => {
     fake.enqueue({ fixture: 'cohere-text' }, { fixture: 'cohere-max-tokens' });
     const before = fake.requests.length;
     const completion = await client().chat.completions.create({
@@ -208,6 +207,39 @@ describe('Cohere through the gateway', () => {
     expect(completion.choices.map((c) => c.message.content).sort()).toEqual(
       ['**The History of', 'The capital of France is Paris.'].sort(),
     );
+  });
+
+  it('fans a streamed n out into one stream with a choice per call and summed usage', async () => {
+    fake.enqueue({ fixture: 'cohere-text' }, { fixture: 'cohere-text' });
+    const before = fake.requests.length;
+    const stream = await client().chat.completions.create({
+      model: 'command-a-03-2025',
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+      n: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const text = new Map<number, string>();
+    const finish = new Map<number, string>();
+    const ids = new Set<string>();
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      ids.add(chunk.id);
+      for (const choice of chunk.choices) {
+        text.set(choice.index, (text.get(choice.index) ?? '') + (choice.delta?.content ?? ''));
+        if (choice.finish_reason) finish.set(choice.index, choice.finish_reason);
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(fake.requests.length - before).toBe(2);
+    expect(ids.size).toBe(1);
+    expect([...text.entries()].sort()).toEqual([
+      [0, 'The capital of France is Paris.'],
+      [1, 'The capital of France is Paris.'],
+    ]);
+    expect([...finish.values()]).toEqual(['stop', 'stop']);
+    expect(usage).toMatchObject({ prompt_tokens: 1014, completion_tokens: 20 });
   });
 
   it("returns Cohere's refusal of a wrong key as a 401", async () => {

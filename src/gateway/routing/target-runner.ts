@@ -8,7 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
-import { runAttempt, type AttemptFailure, type AttemptOutcome } from '../attempt.js';
+import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
+import { runModelAttempt } from '../fanout.js';
 import type { GatewayDeps } from '../deps.js';
 import { GatewayError } from '../errors.js';
 import { bodyForLog, buildLogRecord } from '../log-record.js';
@@ -179,7 +180,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       strictCompat: node.strict_compat_compliance ?? call.strictCompat,
     };
     const capture = cachePlan && call.stream && !client?.started ? ([] as string[]) : undefined;
-    const outcome = await runAttempt({
+    const outcome = await runModelAttempt({
       resolved,
       request,
       upstream: deps.upstream,
