@@ -144,3 +144,31 @@ describe('single-provider config', () => {
     expect((missing as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
   });
 });
+
+describe('override_params are checked like a body', () => {
+  it.each([
+    [{ temperature: 5 }, 'config.override_params.temperature'],
+    [{ n: 0 }, 'config.override_params.n'],
+    [{ stop: ['a', 'b', 'c', 'd', 'e'] }, 'config.override_params.stop'],
+  ])('%j → 400 naming %s', async (override_params, param) => {
+    const before = fake.requests.length;
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-config',
+          custom_host: fake.url,
+          override_params,
+        }),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const body = (await response.json()) as { error: { param: string } };
+    expect(response.status).toBe(400);
+    expect(body.error.param).toBe(param);
+    expect(fake.requests.length).toBe(before);
+  });
+});

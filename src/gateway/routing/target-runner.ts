@@ -6,7 +6,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdapterRequest } from '../../providers/types.js';
+import type { AdapterRequest, EndpointKind } from '../../providers/types.js';
+import {
+  validateChatCompletionRequest,
+  validateCompletionRequest,
+  validateEmbeddingRequest,
+} from '../../server/schemas/index.js';
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
 import { runModelAttempt } from '../fanout.js';
@@ -42,6 +47,36 @@ export interface NodeResult {
 export function applyOverrides(body: Record<string, unknown>, node: TargetConfig): Record<string, unknown> {
   const overrides = node.override_params as Record<string, unknown> | undefined;
   return overrides ? { ...body, ...overrides } : body;
+}
+
+const VALIDATORS: Record<EndpointKind, (body: unknown) => unknown> = {
+  chat: validateChatCompletionRequest,
+  completions: validateCompletionRequest,
+  embeddings: validateEmbeddingRequest,
+};
+
+/**
+ * The body a target is sent: the client's with the node's override_params applied. Overrides are checked
+ * by the same rules as a client's body, and a bad one is reported where it is in the config.
+ */
+function overriddenBody(
+  body: Record<string, unknown>,
+  node: TargetConfig,
+  endpoint: EndpointKind,
+  path: string,
+): Record<string, unknown> {
+  if (!node.override_params) return body;
+  const merged = applyOverrides(body, node);
+  try {
+    VALIDATORS[endpoint](merged);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    const where = `config.${path ? `${path}.` : ''}override_params`;
+    throw new GatewayError('invalid_config', `${where}: ${err.message}`, {
+      param: err.param ? `${where}.${err.param}` : where,
+    });
+  }
+  return merged;
 }
 
 export function forwardedHeaders(node: TargetConfig, headers: RoutedCall['ctx']['headers']) {
@@ -104,7 +139,8 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
 
   const policy = retryPolicyOf(node.retry);
   const cb = node.cb_config;
-  const model = applyOverrides(call.body, node).model as string | undefined;
+  const requestBody = overriddenBody(call.body, node, call.endpoint, path);
+  const model = requestBody.model as string | undefined;
   const address = addressOf(resolved);
   const key = cb
     ? breakerKey({ workspaceId: ctx.apiKey.workspace_id, provider, baseUrl: address, model })
@@ -114,15 +150,14 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
   // a different question, and the client's answer comes from two targets.
   const cachePlan = client?.started
     ? undefined
-    : planCache(run, node, path, { provider, host: address, body: applyOverrides(call.body, node) });
+    : planCache(run, node, path, { provider, host: address, body: requestBody });
   if (!client?.started) state.cacheStatus = cachePlan ? cachePlan.status : 'DISABLED';
   if (cachePlan) {
     const started = performance.now();
     const cached = await answerFromCache(run, cachePlan);
     if (cached) {
-      const body = applyOverrides(call.body, node);
-      recordAttempt(run, { path, provider, model, body, outcome: cached, started, retry: 0 });
-      return { outcome: cached, resolved, requestBody: body };
+      recordAttempt(run, { path, provider, model, body: requestBody, outcome: cached, started, retry: 0 });
+      return { outcome: cached, resolved, requestBody };
     }
   }
 
@@ -143,7 +178,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       // Part of an answer went out and this target cannot take it over: the earlier failure stands.
       if (!continuation && run.lastFailure) return run.lastFailure;
     }
-    const body = applyOverrides(continuation?.body ?? call.body, node);
+    const body = continuation ? applyOverrides(continuation.body, node) : requestBody;
     const result = (outcome: AttemptOutcome): NodeResult => ({ outcome, resolved, requestBody: body });
 
     if (cb && key) {
