@@ -60,14 +60,14 @@ export function toCredential(row: Selectable<CredentialsTable>, secret: Provider
   };
 }
 
-export function toConfig(row: Selectable<ConfigsTable>): StoredConfig {
+export function toConfig(row: Selectable<ConfigsTable>, config: Record<string, unknown>): StoredConfig {
   return {
     id: row.id,
     organisation_id: row.organisation_id,
     workspace_id: row.workspace_id,
     slug: row.slug,
     name: row.name,
-    config: parseJson(row.config) as Record<string, unknown>,
+    config,
     version: toNumber(row.version),
     status: row.status as StoredConfig['status'],
     created_at: toNumber(row.created_at),
@@ -75,11 +75,14 @@ export function toConfig(row: Selectable<ConfigsTable>): StoredConfig {
   };
 }
 
-export function toConfigVersion(row: Selectable<ConfigVersionsTable>): StoredConfigVersion {
+export function toConfigVersion(
+  row: Selectable<ConfigVersionsTable>,
+  config: Record<string, unknown>,
+): StoredConfigVersion {
   return {
     config_id: row.config_id,
     version: toNumber(row.version),
-    config: parseJson(row.config) as Record<string, unknown>,
+    config,
     created_at: toNumber(row.created_at),
   };
 }

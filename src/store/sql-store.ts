@@ -344,9 +344,10 @@ export class SqlStore implements Store {
   ): Promise<StoredConfig> {
     await this.assertWorkspaceOf(input.organisation_id, input.workspace_id);
     const now = nowSeconds();
-    const configText = JSON.stringify(input.config);
+    const id = newId('cfg');
+    const configText = this.encryptConfig(id, input.config);
     const row = {
-      id: newId('cfg'),
+      id,
       organisation_id: input.organisation_id,
       workspace_id: input.workspace_id,
       slug: input.slug,
@@ -369,12 +370,12 @@ export class SqlStore implements Store {
         }),
       `A config with slug '${input.slug}' already exists`,
     );
-    return toConfig(row);
+    return toConfig(row, input.config);
   }
 
   async getConfig(workspace_id: string, slugOrId: string): Promise<StoredConfig | undefined> {
     const row = await this.findConfigRow(this.db, workspace_id, slugOrId);
-    return row ? toConfig(row) : undefined;
+    return row ? this.decryptConfigRow(row) : undefined;
   }
 
   async listConfigs(workspace_id: string): Promise<StoredConfig[]> {
@@ -386,7 +387,7 @@ export class SqlStore implements Store {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map(toConfig);
+    return rows.map((row) => this.decryptConfigRow(row));
   }
 
   /** Every `config` given makes a new version, even one equal to the current config. */
@@ -399,7 +400,8 @@ export class SqlStore implements Store {
       const current = await this.findConfigRow(trx, workspace_id, slugOrId);
       if (!current) return undefined;
       const now = nowSeconds();
-      const configText = patch.config !== undefined ? JSON.stringify(patch.config) : undefined;
+      const configText =
+        patch.config !== undefined ? this.encryptConfig(current.id, patch.config) : undefined;
       // Incrementing in the UPDATE (not from the value read above) keeps two concurrent updates
       // from claiming the same version number.
       const row = await trx
@@ -420,7 +422,7 @@ export class SqlStore implements Store {
           .values({ config_id: row.id, version: row.version, config: configText, created_at: now })
           .execute();
       }
-      return toConfig(row);
+      return this.decryptConfigRow(row);
     });
   }
 
@@ -434,7 +436,7 @@ export class SqlStore implements Store {
       .where('config_id', '=', config.id)
       .orderBy('version')
       .execute();
-    return rows.map(toConfigVersion);
+    return rows.map((row) => toConfigVersion(row, this.decryptConfig(row.config_id, row.config)));
   }
 
   async deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean> {
@@ -524,6 +526,19 @@ export class SqlStore implements Store {
       .limit(2)
       .execute();
     return rows.find((row) => row.id === slugOrId) ?? rows[0];
+  }
+
+  /** Stored configs may carry provider credentials: they are encrypted at rest like credentials are. */
+  private encryptConfig(id: string, config: Record<string, unknown>): string {
+    return encryptSecret(this.keys.encryption, JSON.stringify(config), id);
+  }
+
+  private decryptConfig(id: string, text: string): Record<string, unknown> {
+    return JSON.parse(decryptSecret(this.keys.encryption, text, id)) as Record<string, unknown>;
+  }
+
+  private decryptConfigRow(row: Selectable<ConfigsTable>): StoredConfig {
+    return toConfig(row, this.decryptConfig(row.id, row.config));
   }
 
   private encryptCredentialSecret(id: string, secret: ProviderCredential['secret']): string {

@@ -171,9 +171,15 @@ function databaseLeaks(): string[] {
   const files = readdirSync(dataDir).filter((name) => name.startsWith('gateway.db'));
   expect(files.length).toBeGreaterThan(0);
   const bytes = files.map((name) => readFileSync(join(dataDir, name)).toString('latin1')).join('');
-  // Stored configs are kept as written (the store encrypts credentials, not configs), so their key is
-  // not searched for here; the management API and the logs are searched for it above.
-  const names = ['bearer', 'virtualKey', 'catalog', 'inlineApiKey', 'inlineCloudcSecret'] as const;
+  // Stored configs are encrypted at rest like credentials, so their key is searched for too.
+  const names = [
+    'bearer',
+    'virtualKey',
+    'catalog',
+    'inlineApiKey',
+    'inlineCloudcSecret',
+    'storedConfig',
+  ] as const;
   return names.filter((name) => bytes.includes(SECRETS[name]));
 }
 
