@@ -4,10 +4,13 @@ import type { ProviderTarget } from '../types.js';
 
 export type VertexPublisher = 'google' | 'anthropic';
 
+/** Vertex locations: `global`, or a region such as `us-central1`, `europe-west4`, `northamerica-northeast1`. */
+const VERTEX_REGION_PATTERN = /^(global|[a-z]+-[a-z]+\d+)$/;
+
 /** `https://{region}-aiplatform.googleapis.com`; the `global` region has no prefix. `custom_host` wins. */
 export function vertexBaseUrl(target: ProviderTarget): string {
   if (target.custom_host) return target.custom_host;
-  const region = requireKey(target, 'cloudb_region');
+  const region = vertexRegion(target);
   return region === 'global'
     ? 'https://aiplatform.googleapis.com'
     : `https://${region}-aiplatform.googleapis.com`;
@@ -21,11 +24,26 @@ export function vertexModelUrl(
   action: string,
 ): string {
   const project = requireKey(target, 'cloudb_project_id');
-  const region = requireKey(target, 'cloudb_region');
+  const region = vertexRegion(target);
   const path =
     `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}` +
     `/publishers/${publisher}/models/${encodeURIComponent(model)}:${action}`;
   return joinUrl(vertexBaseUrl(target), path);
+}
+
+/** The region goes into the host name and the path: anything but a region name is refused, not sent. */
+function vertexRegion(target: ProviderTarget): string {
+  const region = requireKey(target, 'cloudb_region');
+  if (!VERTEX_REGION_PATTERN.test(region)) {
+    throw new GatewayError(
+      'provider_config_error',
+      `cloudb_region '${region}' is not a Vertex AI region name`,
+      {
+        param: 'cloudb_region',
+      },
+    );
+  }
+  return region;
 }
 
 function requireKey(target: ProviderTarget, key: 'cloudb_region' | 'cloudb_project_id'): string {
