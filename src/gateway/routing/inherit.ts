@@ -5,6 +5,7 @@
  * child that names no provider or virtual key of its own, so one provider's key never reaches another.
  * The tree keys (strategy, targets) and the per-node keys (name, weight, on_status_codes) never pass.
  */
+import { PROVIDER_TARGET_KEYS } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
 
 /** Settings that apply to every target below the node that sets them. */
@@ -24,33 +25,7 @@ const INHERITED_SETTINGS = [
 ] as const;
 
 /** Keys that say which provider is called and how; inherited together or not at all. */
-const PROVIDER_IDENTITY = [
-  'provider',
-  'api_key',
-  'virtual_key',
-  'custom_host',
-  'resource_name',
-  'deployment_id',
-  'api_version',
-  'deployments',
-  'vendora_organization',
-  'vendora_project',
-  'cloudb_project_id',
-  'cloudb_region',
-  'cloudb_service_account_json',
-  'cloudc_access_key_id',
-  'cloudc_secret_access_key',
-  'cloudc_region',
-  'cloudc_session_token',
-  'cloudd_region',
-  'cloudd_deployment_name',
-  'cloudd_endpoint_name',
-  'cloudd_api_version',
-  'cloudd_deployment_type',
-  'cloudd_resource_name',
-  'cloudd_deployment_id',
-  'cloudd_model_name',
-] as const;
+const PROVIDER_IDENTITY = ['provider', 'virtual_key', ...PROVIDER_TARGET_KEYS] as const;
 
 export function inheritFrom(parent: TargetConfig, child: TargetConfig): TargetConfig {
   const from = parent as Record<string, unknown>;
