@@ -52,7 +52,7 @@ async function many<T>(count: number, parallel: number, call: (i: number) => Pro
 }
 
 describe.concurrent('loadbalance', () => {
-  it('splits 3:1 by weight (400 requests, within ±8 points of 75/25)', async () => {
+  it('splits 3:1 by weight (4,000 requests, within ±3 points of 75/25)', async () => {
     const a = await fake('a');
     const b = await fake('b');
     const config = {
@@ -60,13 +60,13 @@ describe.concurrent('loadbalance', () => {
       targets: [target(a, { weight: 3 }), target(b, { weight: 1 })],
     };
     const sdk = client(gateway, config);
-    const paths = await many(400, 16, async () => {
+    const paths = await many(4000, 32, async () => {
       const { response } = await sdk.chat.completions.create(chat).withResponse();
       return response.headers.get('x-gateway-last-used-option-index');
     });
-    const shareA = (a.requests.length / 400) * 100;
-    expect(a.requests.length + b.requests.length).toBe(400);
-    expect(Math.abs(shareA - 75)).toBeLessThanOrEqual(8);
+    const shareA = (a.requests.length / 4000) * 100;
+    expect(a.requests.length + b.requests.length).toBe(4000);
+    expect(Math.abs(shareA - 75)).toBeLessThanOrEqual(3);
     expect(paths.filter((p) => p === 'targets[0]')).toHaveLength(a.requests.length);
   });
 
