@@ -1,5 +1,6 @@
 import { GatewayError } from '../../gateway/errors.js';
 import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { AnthropicContentBlock, AnthropicMessage } from './anthropic-api-types.js';
@@ -19,39 +20,12 @@ const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'imag
  * before the text so that multi-turn extended thinking keeps working.
  */
 export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPrompt {
-  const system: AnthropicContentBlock[] = [];
-  const turns: AnthropicMessage[] = [];
-
-  const push = (role: 'user' | 'assistant', blocks: AnthropicContentBlock[]) => {
-    if (blocks.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
-
-  messages.forEach((message, i) => {
-    const where = `messages[${i}]`;
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        system.push(...userContent(message.content, where).filter(isText));
-        break;
-      case 'user':
-        push('user', userContent(message.content, where));
-        break;
-      case 'assistant':
-        push('assistant', assistantContent(message, where));
-        break;
-      case 'tool':
-        push('user', [toolResult(message, where)]);
-        break;
-      default:
-        throw new GatewayError(
-          'unsupported_parameter',
-          `${where}.role '${message.role}' is not supported by anthropic; use tools and role 'tool'`,
-          { param: `${where}.role` },
-        );
-    }
+  const { system, turns } = toAlternatingTurns<AnthropicContentBlock>(messages, {
+    provider: 'anthropic',
+    system: (message, where) => userContent(message.content, where).filter(isText),
+    user: (message, where) => userContent(message.content, where),
+    assistant: assistantContent,
+    toolResult,
   });
   return { system, messages: turns };
 }
@@ -147,15 +121,10 @@ function assistantContent(message: ChatMessage, where: string): AnthropicContent
   return blocks;
 }
 
-function toolResult(message: ChatMessage, where: string): AnthropicContentBlock {
-  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
-    throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
-      param: `${where}.tool_call_id`,
-    });
-  }
+function toolResult(message: ChatMessage, toolCallId: string, where: string): AnthropicContentBlock {
   const content =
     typeof message.content === 'string' || message.content === undefined || message.content === null
       ? (message.content ?? '')
       : userContent(message.content, where);
-  return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
+  return { type: 'tool_result', tool_use_id: toolCallId, content };
 }

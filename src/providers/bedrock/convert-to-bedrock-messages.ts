@@ -1,5 +1,6 @@
 import { GatewayError } from '../../gateway/errors.js';
 import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
@@ -24,38 +25,13 @@ const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
  * it is refused naming the part. A `cache_control` on a text part becomes a `cachePoint` after it.
  */
 export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt {
-  const system: BedrockContentBlock[] = [];
-  const turns: BedrockMessage[] = [];
-  const push = (role: 'user' | 'assistant', blocks: BedrockContentBlock[]) => {
-    if (blocks.length === 0) return;
-    const last = turns[turns.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  };
-
-  messages.forEach((message, i) => {
-    const where = `messages[${i}]`;
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        system.push(...content(message.content, where).filter((b) => 'text' in b || 'cachePoint' in b));
-        break;
-      case 'user':
-        push('user', content(message.content, where));
-        break;
-      case 'assistant':
-        push('assistant', assistantContent(message, where));
-        break;
-      case 'tool':
-        push('user', [toolResult(message, where)]);
-        break;
-      default:
-        throw new GatewayError(
-          'unsupported_parameter',
-          `${where}.role '${message.role}' is not supported by bedrock; use tools and role 'tool'`,
-          { param: `${where}.role` },
-        );
-    }
+  const { system, turns } = toAlternatingTurns<BedrockContentBlock>(messages, {
+    provider: 'bedrock',
+    system: (message, where) =>
+      content(message.content, where).filter((b) => 'text' in b || 'cachePoint' in b),
+    user: (message, where) => content(message.content, where),
+    assistant: assistantContent,
+    toolResult,
   });
   return { system, messages: turns };
 }
@@ -154,15 +130,10 @@ function assistantContent(message: ChatMessage, where: string): BedrockContentBl
   return blocks;
 }
 
-function toolResult(message: ChatMessage, where: string): BedrockContentBlock {
-  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
-    throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
-      param: `${where}.tool_call_id`,
-    });
-  }
+function toolResult(message: ChatMessage, toolCallId: string, where: string): BedrockContentBlock {
   const parts =
     typeof message.content === 'string' || message.content === undefined || message.content === null
       ? [{ text: message.content ?? '' }]
       : content(message.content, where).flatMap((block) => ('text' in block ? [{ text: block.text }] : []));
-  return { toolResult: { toolUseId: message.tool_call_id, content: parts } };
+  return { toolResult: { toolUseId: toolCallId, content: parts } };
 }

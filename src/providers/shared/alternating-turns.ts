@@ -1,0 +1,75 @@
+import { GatewayError } from '../../gateway/errors.js';
+import type { ChatMessage } from '../openai-types.js';
+
+export interface AlternatingTurn<Block> {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+/** How one provider turns each kind of OpenAI message into its own content blocks. */
+export interface TurnBlocks<Block> {
+  /** The provider's name, for the error refusing an unknown role. */
+  provider: string;
+  /** Blocks of a system or developer message, which go to the separate system prompt. */
+  system(message: ChatMessage, where: string): Block[];
+  user(message: ChatMessage, where: string): Block[];
+  assistant(message: ChatMessage, where: string): Block[];
+  /** The result block of a `tool` message; its `tool_call_id` has been checked already. */
+  toolResult(message: ChatMessage, toolCallId: string, where: string): Block;
+}
+
+/**
+ * OpenAI messages → a system prompt and user/assistant turns that alternate, as the Anthropic Messages
+ * and Bedrock Converse APIs demand. System and developer messages are collected wherever they appear
+ * (neither API has a mid-conversation system turn); a tool result becomes a block of a user turn; and
+ * consecutive turns of one role are merged, so parallel tool results end up in a single user turn.
+ */
+export function toAlternatingTurns<Block>(
+  messages: ChatMessage[],
+  blocks: TurnBlocks<Block>,
+): { system: Block[]; turns: AlternatingTurn<Block>[] } {
+  const system: Block[] = [];
+  const turns: AlternatingTurn<Block>[] = [];
+
+  const push = (role: 'user' | 'assistant', content: Block[]) => {
+    if (content.length === 0) return;
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  };
+
+  messages.forEach((message, i) => {
+    const where = `messages[${i}]`;
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...blocks.system(message, where));
+        break;
+      case 'user':
+        push('user', blocks.user(message, where));
+        break;
+      case 'assistant':
+        push('assistant', blocks.assistant(message, where));
+        break;
+      case 'tool':
+        push('user', [blocks.toolResult(message, requireToolCallId(message, where), where)]);
+        break;
+      default:
+        throw new GatewayError(
+          'unsupported_parameter',
+          `${where}.role '${message.role}' is not supported by ${blocks.provider}; use tools and role 'tool'`,
+          { param: `${where}.role` },
+        );
+    }
+  });
+  return { system, turns };
+}
+
+function requireToolCallId(message: ChatMessage, where: string): string {
+  if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
+    throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
+      param: `${where}.tool_call_id`,
+    });
+  }
+  return message.tool_call_id;
+}
