@@ -1,11 +1,11 @@
 /** Builds the log record of a model call or of one of its attempts. */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { redact } from '../observability/redact.js';
 import type { Usage } from '../providers/openai-types.js';
 import type { LogRecord } from '../store/types.js';
 import type { RequestContext } from './context.js';
 import { newSpanId } from './context.js';
+import { sequentialId } from './ids.js';
 
 export interface LogBodies {
   enabled: boolean;
@@ -54,7 +54,7 @@ export function buildLogRecord(ctx: RequestContext, fields: RecordFields): LogRe
   const usage = fields.usage;
   const startedAt = fields.startedAt ?? ctx.startedAt;
   return {
-    id: `log_${randomUUID().replaceAll('-', '')}`,
+    id: `log_${sequentialId()}`,
     created_at_ms: fields.isAttempt
       ? ctx.startedAtMs + Math.round(startedAt - ctx.startedAt)
       : ctx.startedAtMs,

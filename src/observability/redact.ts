@@ -14,15 +14,30 @@ export function isSecretKey(name: string): boolean {
 const MAX_REDACT_DEPTH = 64;
 export const TOO_DEEP = '[TRUNCATED: nested too deep]';
 
+/**
+ * A copy of `value` with secrets replaced. Parts that hold no secret are returned as they are, not copied:
+ * most bodies hold none, and this runs for every recorded call.
+ */
 export function redact(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_REDACT_DEPTH) return TOO_DEEP;
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    out[key] = isSecretKey(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = redact(value[i], depth + 1);
+      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+    }
+    return copy ?? value;
   }
-  return out;
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    const replaced =
+      isSecretKey(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1);
+    if (replaced !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = replaced;
+  }
+  return copy ?? value;
 }
 
 /** Headers safe to log: credentials and the gateway's config header (which may carry keys) redacted. */

@@ -4,7 +4,6 @@
  * to the pipeline. Errors of any kind leave through one handler (error-handler.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
@@ -17,6 +16,7 @@ import {
   type RequestContext,
 } from '../gateway/context.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { sequentialId } from '../gateway/ids.js';
 import { GatewayError } from '../gateway/errors.js';
 import { authenticate } from './auth.js';
 import { createErrorHandler } from './error-handler.js';
@@ -72,7 +72,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     clientErrorHandler: writeClientError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    genReqId: () => randomUUID(),
+    genReqId: sequentialId,
   });
   app.decorateRequest('gw', null as unknown as RequestContext);
   app.setErrorHandler(createErrorHandler(deps.logger));
