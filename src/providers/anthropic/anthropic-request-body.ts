@@ -1,6 +1,7 @@
 import { GatewayError } from '../../gateway/errors.js';
 import type { AdapterRequest } from '../types.js';
 import type { ChatRequest } from '../openai-types.js';
+import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
 import { prepareAnthropicTools } from './anthropic-prepare-tools.js';
@@ -51,12 +52,7 @@ export function toAnthropicMessagesBody(
   if (system.length > 0) out.system = system;
 
   const thinking = body.thinking;
-  const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : undefined;
-  if (thinking?.type === 'enabled' && (typeof budget !== 'number' || !Number.isInteger(budget))) {
-    throw new GatewayError('invalid_body', 'thinking.budget_tokens is required when thinking is enabled', {
-      param: 'thinking.budget_tokens',
-    });
-  }
+  const budget = thinking?.type === 'enabled' ? requireThinkingBudget(thinking) : undefined;
   // max_tokens must exceed the thinking budget, so the default leaves room for the answer after it.
   out.max_tokens =
     body.max_completion_tokens ??
@@ -68,7 +64,7 @@ export function toAnthropicMessagesBody(
   if (body.temperature !== undefined && body.temperature !== null) out.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) out.top_p = body.top_p;
   if (body.stop !== undefined && body.stop !== null) {
-    out.stop_sequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
+    out.stop_sequences = stopSequences(body.stop);
   }
   if (typeof body.user === 'string' && body.user !== '') out.metadata = { user_id: body.user };
   if (req.stream) out.stream = true;
@@ -79,19 +75,10 @@ export function toAnthropicMessagesBody(
 }
 
 function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): void {
-  const format = body.response_format;
-  if (!format || format.type === 'text') return;
-  if (format.type === 'json_schema') {
-    const schema = format.json_schema?.schema;
-    if (!schema) {
-      throw new GatewayError('invalid_body', 'response_format.json_schema.schema is required', {
-        param: 'response_format.json_schema.schema',
-      });
-    }
-    out.output_config = { format: { type: 'json_schema', schema } };
-    return;
-  }
-  if (format.type === 'json_object') {
+  const format = jsonResponseFormat(body);
+  if (format?.type === 'json_schema') {
+    out.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema } };
+  } else if (format?.type === 'json_object') {
     // No schema-free JSON mode exists: a forced tool taking any object carries the answer.
     if (out.tools) {
       throw new GatewayError(
@@ -108,19 +95,5 @@ function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): v
       },
     ];
     out.tool_choice = { type: 'tool', name: JSON_RESPONSE_TOOL_NAME };
-    return;
   }
-  throw new GatewayError(
-    'unsupported_parameter',
-    `response_format type '${String((format as { type: unknown }).type)}' is not supported`,
-    {
-      param: 'response_format',
-    },
-  );
-}
-
-/** true when the answer's `json` tool call is the json_object answer rather than a real tool call. */
-export function usesJsonResponseTool(body: Record<string, unknown>): boolean {
-  const format = (body as ChatRequest).response_format;
-  return format?.type === 'json_object';
 }

@@ -5,7 +5,7 @@ import { unixSeconds } from '../shared/chat-chunks.js';
 import type { AnthropicMessageResponse } from './anthropic-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
 import { toOpenAIUsage } from './anthropic-usage.js';
-import { usesJsonResponseTool } from './anthropic-request-body.js';
+import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
 
 /**

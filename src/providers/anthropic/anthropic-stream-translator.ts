@@ -5,7 +5,7 @@ import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../sha
 import type { AnthropicStreamEvent, AnthropicUsage } from './anthropic-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
 import { anthropicStreamError } from './anthropic-error.js';
-import { usesJsonResponseTool } from './anthropic-request-body.js';
+import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
 

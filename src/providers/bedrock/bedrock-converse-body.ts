@@ -1,5 +1,6 @@
 import { GatewayError } from '../../gateway/errors.js';
 import type { ChatRequest } from '../openai-types.js';
+import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 import { prepareBedrockTools } from './bedrock-prepare-tools.js';
@@ -39,7 +40,7 @@ export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown
   if (body.temperature !== undefined && body.temperature !== null) inference.temperature = body.temperature;
   if (body.top_p !== undefined && body.top_p !== null) inference.topP = body.top_p;
   if (body.stop !== undefined && body.stop !== null) {
-    inference.stopSequences = typeof body.stop === 'string' ? [body.stop] : body.stop;
+    inference.stopSequences = stopSequences(body.stop);
   }
 
   const thinking = body.thinking;
@@ -53,12 +54,7 @@ export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown
         },
       );
     }
-    const budget = thinking.budget_tokens;
-    if (typeof budget !== 'number' || !Number.isInteger(budget)) {
-      throw new GatewayError('invalid_body', 'thinking.budget_tokens is required when thinking is enabled', {
-        param: 'thinking.budget_tokens',
-      });
-    }
+    const budget = requireThinkingBudget(thinking);
     out.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: budget } };
     if (inference.maxTokens === undefined) inference.maxTokens = budget + THINKING_ANSWER_TOKENS;
   }
@@ -71,15 +67,9 @@ export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown
 }
 
 function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): void {
-  const format = body.response_format;
-  if (!format || format.type === 'text') return;
-  if (format.type === 'json_schema') {
+  const format = jsonResponseFormat(body);
+  if (format?.type === 'json_schema') {
     const spec = format.json_schema;
-    if (!spec?.schema) {
-      throw new GatewayError('invalid_body', 'response_format.json_schema.schema is required', {
-        param: 'response_format.json_schema.schema',
-      });
-    }
     out.outputConfig = {
       textFormat: {
         type: 'json_schema',
@@ -93,9 +83,7 @@ function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): v
         },
       },
     };
-    return;
-  }
-  if (format.type === 'json_object') {
+  } else if (format?.type === 'json_object') {
     if (out.toolConfig) {
       throw new GatewayError(
         'unsupported_parameter',
@@ -115,17 +103,5 @@ function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): v
       ],
       toolChoice: { tool: { name: JSON_RESPONSE_TOOL_NAME } },
     };
-    return;
   }
-  throw new GatewayError(
-    'unsupported_parameter',
-    `response_format type '${String((format as { type: unknown }).type)}' is not supported`,
-    {
-      param: 'response_format',
-    },
-  );
-}
-
-export function usesJsonResponseTool(body: Record<string, unknown>): boolean {
-  return (body as ChatRequest).response_format?.type === 'json_object';
 }

@@ -5,7 +5,7 @@ import type { AdapterRequest } from '../types.js';
 import { unixSeconds } from '../shared/chat-chunks.js';
 import type { BedrockConverseResponse } from './bedrock-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './bedrock-config.js';
-import { usesJsonResponseTool } from './bedrock-converse-body.js';
+import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { toOpenAIUsage } from './bedrock-usage.js';
 import { mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
 

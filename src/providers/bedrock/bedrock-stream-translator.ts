@@ -4,7 +4,7 @@ import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } fr
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
 import type { BedrockStreamPayloads, BedrockUsage } from './bedrock-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './bedrock-config.js';
-import { usesJsonResponseTool } from './bedrock-converse-body.js';
+import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { bedrockStreamException } from './bedrock-error.js';
 import { newChatCompletionId } from './bedrock-response.js';
 import { toOpenAIUsage } from './bedrock-usage.js';
