@@ -1,6 +1,7 @@
 import { ProviderError } from '../../gateway/errors.js';
 import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
+import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
 import type { AnthropicStreamEvent, AnthropicUsage } from './anthropic-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
@@ -14,9 +15,7 @@ type Delta = ChatCompletionChunk['choices'][number]['delta'];
 /** What one Anthropic content block turns into on the OpenAI side. */
 type BlockState =
   | { kind: 'text' }
-  | { kind: 'tool'; toolIndex: number; sentArguments: boolean }
-  /** The forced `json` tool of response_format json_object: its input is the answer's text. */
-  | { kind: 'json'; sentText: boolean }
+  | ToolBlock
   | { kind: 'thinking' }
   /** Server tools, fallbacks and other blocks the chat shape has no place for. */
   | { kind: 'skip' };
@@ -32,11 +31,10 @@ export function createAnthropicStreamTranslator(
 ): StreamTranslator {
   const body = req.body as ChatRequest;
   const includeUsage = body.stream_options?.include_usage === true;
-  const jsonMode = usesJsonResponseTool(req.body);
+  const tools = createToolCallStream(usesJsonResponseTool(req.body), JSON_RESPONSE_TOOL_NAME);
   const blocks = new Map<number, BlockState>();
   let identity: ChunkIdentity = { id: '', model: String(body.model ?? ''), created: unixSeconds() };
   let messageId: string | undefined;
-  let toolCount = 0;
   let usage: AnthropicUsage | undefined;
   let finishReason: FinishReason | undefined;
   let usageSent = false;
@@ -90,10 +88,8 @@ export function createAnthropicStreamTranslator(
       case 'message_delta': {
         usage = mergeAnthropicUsage(usage, event.usage);
         if (event.delta?.stop_reason === undefined || event.delta.stop_reason === null) return [];
-        let reason = mapAnthropicFinishReason(event.delta.stop_reason);
-        if (jsonMode && reason === 'tool_calls' && toolCount === 0) reason = 'stop';
-        finishReason = reason;
-        return [chunk({}, reason)];
+        finishReason = tools.finishReason(mapAnthropicFinishReason(event.delta.stop_reason));
+        return [chunk({}, finishReason)];
       }
       case 'message_stop':
         done = true;
@@ -114,24 +110,9 @@ export function createAnthropicStreamTranslator(
         return text ? [chunk({ content: text })] : [];
       }
       case 'tool_use': {
-        if (jsonMode && block.name === JSON_RESPONSE_TOOL_NAME) {
-          blocks.set(index, { kind: 'json', sentText: false });
-          return [];
-        }
-        const toolIndex = toolCount++;
-        blocks.set(index, { kind: 'tool', toolIndex, sentArguments: false });
-        return [
-          chunk({
-            tool_calls: [
-              {
-                index: toolIndex,
-                id: String(block.id),
-                type: 'function',
-                function: { name: String(block.name), arguments: '' },
-              },
-            ],
-          }),
-        ];
+        const tool = tools.open(String(block.id), String(block.name));
+        blocks.set(index, tool.block);
+        return tool.delta ? [chunk(tool.delta)] : [];
       }
       case 'thinking': {
         blocks.set(index, { kind: 'thinking' });
@@ -163,16 +144,8 @@ export function createAnthropicStreamTranslator(
     }
     if (delta.type === 'input_json_delta') {
       const part = String(delta.partial_json ?? '');
-      if (part === '') return [];
-      if (state.kind === 'tool') {
-        state.sentArguments = true;
-        return [chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: part } }] })];
-      }
-      if (state.kind === 'json') {
-        state.sentText = true;
-        return [chunk({ content: part })];
-      }
-      return [];
+      if (part === '' || (state.kind !== 'tool' && state.kind !== 'json')) return [];
+      return [chunk(tools.input(state, part))];
     }
     if (state.kind === 'thinking' && !req.strictCompat) {
       if (delta.type === 'thinking_delta' && delta.thinking) {
@@ -195,16 +168,9 @@ export function createAnthropicStreamTranslator(
 
   const blockStop = (index: number): StreamOutput[] => {
     const state = blocks.get(index);
-    // A call without arguments streams no input at all; `{}` keeps the concatenation valid JSON.
-    if (state?.kind === 'tool' && !state.sentArguments) {
-      state.sentArguments = true;
-      return [chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: '{}' } }] })];
-    }
-    if (state?.kind === 'json' && !state.sentText) {
-      state.sentText = true;
-      return [chunk({ content: '{}' })];
-    }
-    return [];
+    if (state?.kind !== 'tool' && state?.kind !== 'json') return [];
+    const delta = tools.close(state);
+    return delta ? [chunk(delta)] : [];
   };
 
   return {

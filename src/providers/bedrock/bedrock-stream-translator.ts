@@ -1,6 +1,7 @@
 import { ProviderError } from '../../gateway/errors.js';
 import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
+import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
 import type { BedrockStreamPayloads, BedrockUsage } from './bedrock-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './bedrock-config.js';
@@ -11,8 +12,6 @@ import { toOpenAIUsage } from './bedrock-usage.js';
 import { mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
-type BlockState =
-  { kind: 'tool'; toolIndex: number; sentArguments: boolean } | { kind: 'json'; sentText: boolean };
 
 /**
  * ConverseStream events → OpenAI chunks. Text blocks have no start event, tool blocks do; tool indexes
@@ -22,15 +21,14 @@ type BlockState =
 export function createBedrockStreamTranslator(req: AdapterRequest, provider = 'bedrock'): StreamTranslator {
   const body = req.body as ChatRequest;
   const includeUsage = body.stream_options?.include_usage === true;
-  const jsonMode = usesJsonResponseTool(req.body);
+  const tools = createToolCallStream(usesJsonResponseTool(req.body), JSON_RESPONSE_TOOL_NAME);
   const identity: ChunkIdentity = {
     id: newChatCompletionId(),
     model: String(body.model ?? ''),
     created: unixSeconds(),
   };
-  const blocks = new Map<number, BlockState>();
+  const blocks = new Map<number, ToolBlock>();
   let started = false;
-  let toolCount = 0;
   let usage: BedrockUsage | undefined;
   let finishReason: FinishReason | undefined;
   let usageSent = false;
@@ -66,25 +64,9 @@ export function createBedrockStreamTranslator(req: AdapterRequest, provider = 'b
         const event = payload as BedrockStreamPayloads['contentBlockStart'];
         const tool = event.start?.toolUse;
         if (!tool) return open();
-        if (jsonMode && tool.name === JSON_RESPONSE_TOOL_NAME) {
-          blocks.set(event.contentBlockIndex, { kind: 'json', sentText: false });
-          return open();
-        }
-        const toolIndex = toolCount++;
-        blocks.set(event.contentBlockIndex, { kind: 'tool', toolIndex, sentArguments: false });
-        return [
-          ...open(),
-          chunk({
-            tool_calls: [
-              {
-                index: toolIndex,
-                id: tool.toolUseId,
-                type: 'function',
-                function: { name: tool.name, arguments: '' },
-              },
-            ],
-          }),
-        ];
+        const { block, delta } = tools.open(tool.toolUseId, tool.name);
+        blocks.set(event.contentBlockIndex, block);
+        return delta ? [...open(), chunk(delta)] : open();
       }
       case 'contentBlockDelta': {
         const event = payload as BedrockStreamPayloads['contentBlockDelta'];
@@ -92,18 +74,8 @@ export function createBedrockStreamTranslator(req: AdapterRequest, provider = 'b
         const delta = event.delta ?? {};
         const state = blocks.get(event.contentBlockIndex);
         if (typeof delta.text === 'string' && delta.text !== '') out.push(chunk({ content: delta.text }));
-        if (delta.toolUse && delta.toolUse.input !== '') {
-          if (state?.kind === 'tool') {
-            state.sentArguments = true;
-            out.push(
-              chunk({
-                tool_calls: [{ index: state.toolIndex, function: { arguments: delta.toolUse.input } }],
-              }),
-            );
-          } else if (state?.kind === 'json') {
-            state.sentText = true;
-            out.push(chunk({ content: delta.toolUse.input }));
-          }
+        if (delta.toolUse && delta.toolUse.input !== '' && state) {
+          out.push(chunk(tools.input(state, delta.toolUse.input)));
         }
         const reasoning = delta.reasoningContent;
         if (reasoning && !req.strictCompat) {
@@ -133,23 +105,13 @@ export function createBedrockStreamTranslator(req: AdapterRequest, provider = 'b
       }
       case 'contentBlockStop': {
         const state = blocks.get((payload as BedrockStreamPayloads['contentBlockStop']).contentBlockIndex);
-        // A call without arguments streams an empty input; `{}` keeps the concatenation valid JSON.
-        if (state?.kind === 'tool' && !state.sentArguments) {
-          state.sentArguments = true;
-          return [chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: '{}' } }] })];
-        }
-        if (state?.kind === 'json' && !state.sentText) {
-          state.sentText = true;
-          return [chunk({ content: '{}' })];
-        }
-        return [];
+        const delta = state && tools.close(state);
+        return delta ? [chunk(delta)] : [];
       }
       case 'messageStop': {
         const event = payload as BedrockStreamPayloads['messageStop'];
-        let reason = mapBedrockFinishReason(event.stopReason);
-        if (jsonMode && reason === 'tool_calls' && toolCount === 0) reason = 'stop';
-        finishReason = reason;
-        return [...open(), chunk({}, reason), ...complete()];
+        finishReason = tools.finishReason(mapBedrockFinishReason(event.stopReason));
+        return [...open(), chunk({}, finishReason), ...complete()];
       }
       case 'metadata':
         usage = (payload as BedrockStreamPayloads['metadata']).usage ?? {};
