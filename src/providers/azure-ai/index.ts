@@ -6,8 +6,10 @@ import { GatewayError } from '../../gateway/errors.js';
 import {
   azureAuthHeaders,
   azureErrorFromResponse,
+  azurePassthroughHeaders,
   normaliseAzureResponse,
   createAzureStreamTranslator,
+  withAzureApiVersion,
 } from '../azure-openai/index.js';
 import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
 import { joinUrl } from '../shared/url.js';
@@ -29,9 +31,10 @@ function routingHeaders(target: ProviderTarget): Record<string, string> {
   return headers;
 }
 
+/** Managed endpoints take no api-version; serverless ones get the target's unless the URL has one. */
 function withApiVersion(url: string, target: ProviderTarget): string {
-  if (azureAIDeploymentType(target) === 'managed' || /[?&]api-version=/.test(url)) return url;
-  return `${url}${url.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(azureAIApiVersion(target))}`;
+  if (azureAIDeploymentType(target) === 'managed') return url;
+  return withAzureApiVersion(url, azureAIApiVersion(target));
 }
 
 export const azureAIAdapter: ProviderAdapter = {
@@ -100,12 +103,7 @@ export const azureAIAdapter: ProviderAdapter = {
   parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
 
   buildPassthrough(req): UpstreamRequest {
-    const headers: Record<string, string> = { ...req.headers };
-    delete headers.authorization;
-    delete headers['api-key'];
-    delete headers.host;
-    delete headers['content-length'];
-    Object.assign(headers, azureAuthHeaders(req.target, req.auth, 'bearer'));
+    const headers = azurePassthroughHeaders(req.headers, req.target, req.auth, 'bearer');
     if (req.target.cloudd_deployment_name)
       headers['azureml-model-deployment'] = req.target.cloudd_deployment_name;
     const url = withApiVersion(joinUrl(azureAIBase(req.target), req.path), req.target);

@@ -28,3 +28,21 @@ export function azureAuthHeaders(
   if (/^bearer\s/i.test(key)) return { authorization: `Bearer ${key.replace(/^bearer\s+/i, '')}` };
   return keyStyle === 'bearer' ? { authorization: `Bearer ${key}` } : { 'api-key': key };
 }
+
+/**
+ * The headers of a passthrough call: the client's own credentials and the hop-by-hop headers are
+ * dropped, and the target's Azure credentials take their place.
+ */
+export function azurePassthroughHeaders(
+  incoming: Record<string, string>,
+  target: ProviderTarget,
+  auth: AuthMaterial | undefined,
+  keyStyle: AzureKeyStyle = 'api-key',
+): Record<string, string> {
+  const headers: Record<string, string> = { ...incoming };
+  delete headers.authorization;
+  delete headers['api-key'];
+  delete headers.host;
+  delete headers['content-length'];
+  return Object.assign(headers, azureAuthHeaders(target, auth, keyStyle));
+}

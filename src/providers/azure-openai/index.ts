@@ -5,13 +5,15 @@
 import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
 import { joinUrl } from '../shared/url.js';
 import type { EndpointKind, ProviderAdapter, UpstreamRequest } from '../types.js';
-import { azureAuthHeaders } from './azure-auth.js';
+import { withAzureApiVersion } from './azure-api-version.js';
+import { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
 import { normaliseAzureResponse } from './normalise-azure-response.js';
 import { azureErrorFromResponse } from './azure-error.js';
 import { azureOpenAIBase, resolveAzureOpenAIAddress } from './azure-openai-address.js';
 import { createAzureStreamTranslator } from './azure-stream-translator.js';
 
-export { azureAuthHeaders } from './azure-auth.js';
+export { withAzureApiVersion } from './azure-api-version.js';
+export { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
 export { normaliseAzureResponse, normaliseAzureChunk } from './normalise-azure-response.js';
 export { azureErrorFromResponse } from './azure-error.js';
 export { createAzureStreamTranslator } from './azure-stream-translator.js';
@@ -89,17 +91,14 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   buildPassthrough(req): UpstreamRequest {
     // `/v1/<path>` at the gateway is `{base}/openai/<path>` at Azure; the API version is added when the
     // client did not give one and the target has one.
-    const headers: Record<string, string> = { ...req.headers };
-    delete headers.authorization;
-    delete headers['api-key'];
-    delete headers.host;
-    delete headers['content-length'];
-    Object.assign(headers, azureAuthHeaders(req.target, req.auth));
-    let url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
+    const headers = azurePassthroughHeaders(req.headers, req.target, req.auth);
+    const url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
     const apiVersion = req.target.cloudd_api_version ?? req.target.api_version;
-    if (apiVersion && !/[?&]api-version=/.test(url)) {
-      url += `${url.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(apiVersion)}`;
-    }
-    return { method: req.method, url, headers, ...(req.body ? { body: req.body } : {}) };
+    return {
+      method: req.method,
+      url: apiVersion ? withAzureApiVersion(url, apiVersion) : url,
+      headers,
+      ...(req.body ? { body: req.body } : {}),
+    };
   },
 };
