@@ -40,17 +40,24 @@ export function bodyToStreamChunks(body: unknown): string[] | undefined {
   return undefined;
 }
 
-interface ChoiceDraft {
-  message: Json;
-  toolCalls: Map<number, ToolCall>;
-  blocks: Map<number, Json>;
+/** One choice of a stream, folded from all its chunks. */
+interface FoldedChoice<Draft> {
+  index: number;
+  draft: Draft;
   finishReason: unknown;
   logprobs: Json | null;
 }
 
-function assembleChat(events: Json[]): ChatCompletion {
-  const head = envelope(events);
-  const choices = new Map<number, ChoiceDraft>();
+/**
+ * The choices of a stream in index order, each with the last finish reason and the logprobs of all
+ * its chunks, and its own content folded into `draft` by `merge`; and the stream's usage.
+ */
+function foldChoices<Draft>(
+  events: Json[],
+  start: () => Draft,
+  merge: (draft: Draft, choice: Json) => void,
+): { choices: FoldedChoice<Draft>[]; usage: unknown } {
+  const choices = new Map<number, FoldedChoice<Draft>>();
   let usage: unknown;
   for (const event of events) {
     if (isRecord(event.usage)) usage = event.usage;
@@ -58,24 +65,40 @@ function assembleChat(events: Json[]): ChatCompletion {
     for (const choice of event.choices as Json[]) {
       if (!isRecord(choice)) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
-      let draft = choices.get(index);
-      if (draft === undefined) {
-        draft = {
-          message: { role: 'assistant', content: null, refusal: null },
-          toolCalls: new Map(),
-          blocks: new Map(),
-          finishReason: null,
-          logprobs: null,
-        };
-        choices.set(index, draft);
+      let folded = choices.get(index);
+      if (folded === undefined) {
+        folded = { index, draft: start(), finishReason: null, logprobs: null };
+        choices.set(index, folded);
       }
-      if (isRecord(choice.delta)) mergeDelta(draft, choice.delta);
+      merge(folded.draft, choice);
       if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
-        draft.finishReason = choice.finish_reason;
+        folded.finishReason = choice.finish_reason;
       }
-      if (isRecord(choice.logprobs)) draft.logprobs = mergeLogprobs(draft.logprobs, choice.logprobs);
+      if (isRecord(choice.logprobs)) folded.logprobs = mergeLogprobs(folded.logprobs, choice.logprobs);
     }
   }
+  return { choices: sortedValues(choices), usage };
+}
+
+interface ChoiceDraft {
+  message: Json;
+  toolCalls: Map<number, ToolCall>;
+  blocks: Map<number, Json>;
+}
+
+function assembleChat(events: Json[]): ChatCompletion {
+  const head = envelope(events);
+  const { choices, usage } = foldChoices<ChoiceDraft>(
+    events,
+    () => ({
+      message: { role: 'assistant', content: null, refusal: null },
+      toolCalls: new Map(),
+      blocks: new Map(),
+    }),
+    (draft, choice) => {
+      if (isRecord(choice.delta)) mergeDelta(draft, choice.delta);
+    },
+  );
   const body: Json = {
     id: head.id,
     object: 'chat.completion',
@@ -83,14 +106,12 @@ function assembleChat(events: Json[]): ChatCompletion {
     model: head.model,
     ...(head.system_fingerprint !== undefined ? { system_fingerprint: head.system_fingerprint } : {}),
     ...(head.service_tier !== undefined ? { service_tier: head.service_tier } : {}),
-    choices: [...choices.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, draft]) => {
-        const message = { ...draft.message };
-        if (draft.toolCalls.size > 0) message.tool_calls = sortedValues(draft.toolCalls);
-        if (draft.blocks.size > 0) message.content_blocks = sortedValues(draft.blocks);
-        return { index, message, finish_reason: draft.finishReason, logprobs: draft.logprobs };
-      }),
+    choices: choices.map(({ index, draft, finishReason, logprobs }) => {
+      const message = { ...draft.message };
+      if (draft.toolCalls.size > 0) message.tool_calls = sortedValues(draft.toolCalls);
+      if (draft.blocks.size > 0) message.content_blocks = sortedValues(draft.blocks);
+      return { index, message, finish_reason: finishReason, logprobs };
+    }),
   };
   if (usage !== undefined) body.usage = usage;
   return body as unknown as ChatCompletion;
@@ -148,30 +169,25 @@ function mergeLogprobs(before: Json | null, next: Json): Json {
 
 function assembleText(events: Json[]): TextCompletion {
   const head = envelope(events);
-  const choices = new Map<number, { text: string; finish_reason: unknown; logprobs: Json | null }>();
-  let usage: unknown;
-  for (const event of events) {
-    if (isRecord(event.usage)) usage = event.usage;
-    if (!Array.isArray(event.choices)) continue;
-    for (const choice of event.choices as Json[]) {
-      if (!isRecord(choice)) continue;
-      const index = typeof choice.index === 'number' ? choice.index : 0;
-      const draft = choices.get(index) ?? { text: '', finish_reason: null, logprobs: null };
+  const { choices, usage } = foldChoices(
+    events,
+    () => ({ text: '' }),
+    (draft, choice) => {
       if (typeof choice.text === 'string') draft.text += choice.text;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
-        draft.finish_reason = choice.finish_reason;
-      }
-      if (isRecord(choice.logprobs)) draft.logprobs = mergeLogprobs(draft.logprobs, choice.logprobs);
-      choices.set(index, draft);
-    }
-  }
+    },
+  );
   const body: Json = {
     id: head.id,
     object: 'text_completion',
     created: head.created,
     model: head.model,
     ...(head.system_fingerprint !== undefined ? { system_fingerprint: head.system_fingerprint } : {}),
-    choices: [...choices.entries()].sort(([a], [b]) => a - b).map(([index, draft]) => ({ index, ...draft })),
+    choices: choices.map(({ index, draft, finishReason, logprobs }) => ({
+      index,
+      text: draft.text,
+      finish_reason: finishReason,
+      logprobs,
+    })),
   };
   if (usage !== undefined) body.usage = usage;
   return body as unknown as TextCompletion;
