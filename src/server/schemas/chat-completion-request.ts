@@ -3,7 +3,7 @@
  * have parameters of their own that the gateway forwards.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { compileValidator, fieldError } from '../../gateway/config/validator/compile-validator.js';
+import { fieldError } from '../../gateway/config/validator/compile-validator.js';
 import { ChatMessageSchema } from './chat-messages.js';
 import {
   FunctionCallField,
@@ -28,6 +28,7 @@ import {
   TopPField,
   UserField,
 } from './common-fields.js';
+import { checkStreamOptionsRule, compileRequestBodyValidator } from './request-body-validator.js';
 
 export const ChatCompletionRequestSchema = Type.Object(
   {
@@ -73,12 +74,7 @@ export const ChatCompletionRequestSchema = Type.Object(
 
 export type ChatCompletionRequest = Static<typeof ChatCompletionRequestSchema>;
 
-const validator = compileValidator(ChatCompletionRequestSchema, {
-  code: 'invalid_body',
-  rootPath: '',
-  subject: 'The request body',
-  rootParam: null,
-});
+const validator = compileRequestBodyValidator(ChatCompletionRequestSchema);
 
 export function validateChatCompletionRequest(body: unknown): ChatCompletionRequest {
   const request = validator.assert(body);
@@ -103,7 +99,5 @@ function checkChatRules(request: ChatCompletionRequest): void {
   if (request.top_logprobs != null && request.logprobs !== true) {
     throw fieldError('invalid_body', 'top_logprobs', 'requires logprobs to be true');
   }
-  if (request.stream_options != null && request.stream !== true) {
-    throw fieldError('invalid_body', 'stream_options', 'is only allowed when stream is true');
-  }
+  checkStreamOptionsRule(request);
 }

@@ -2,7 +2,7 @@
  * Body of POST /v1/completions (legacy text completions). Unknown keys pass through to the provider.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { compileValidator, fieldError } from '../../gateway/config/validator/compile-validator.js';
+import { fieldError } from '../../gateway/config/validator/compile-validator.js';
 import {
   LogitBiasField,
   MaxTokensField,
@@ -19,6 +19,7 @@ import {
   TopPField,
   UserField,
 } from './common-fields.js';
+import { checkStreamOptionsRule, compileRequestBodyValidator } from './request-body-validator.js';
 
 export const CompletionRequestSchema = Type.Object(
   {
@@ -46,12 +47,7 @@ export const CompletionRequestSchema = Type.Object(
 
 export type CompletionRequest = Static<typeof CompletionRequestSchema>;
 
-const validator = compileValidator(CompletionRequestSchema, {
-  code: 'invalid_body',
-  rootPath: '',
-  subject: 'The request body',
-  rootParam: null,
-});
+const validator = compileRequestBodyValidator(CompletionRequestSchema);
 
 export function validateCompletionRequest(body: unknown): CompletionRequest {
   const request = validator.assert(body);
@@ -67,7 +63,5 @@ function checkCompletionRules(request: CompletionRequest): void {
   if (request.best_of != null && request.best_of > 1 && request.stream === true) {
     throw fieldError('invalid_body', 'best_of', 'cannot be greater than 1 when stream is true');
   }
-  if (request.stream_options != null && request.stream !== true) {
-    throw fieldError('invalid_body', 'stream_options', 'is only allowed when stream is true');
-  }
+  checkStreamOptionsRule(request);
 }

@@ -2,8 +2,8 @@
  * Body of POST /v1/embeddings. Unknown keys pass through to the provider (`input_type` and the like).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { compileValidator } from '../../gateway/config/validator/compile-validator.js';
 import { ModelField, TextOrTokens, UserField } from './common-fields.js';
+import { compileRequestBodyValidator } from './request-body-validator.js';
 
 export const EmbeddingRequestSchema = Type.Object(
   {
@@ -18,12 +18,7 @@ export const EmbeddingRequestSchema = Type.Object(
 
 export type EmbeddingRequest = Static<typeof EmbeddingRequestSchema>;
 
-const validator = compileValidator(EmbeddingRequestSchema, {
-  code: 'invalid_body',
-  rootPath: '',
-  subject: 'The request body',
-  rootParam: null,
-});
+const validator = compileRequestBodyValidator(EmbeddingRequestSchema);
 
 export function validateEmbeddingRequest(body: unknown): EmbeddingRequest {
   return validator.assert(body);
