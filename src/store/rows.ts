@@ -9,14 +9,18 @@ import type {
   ConfigVersionsTable,
   CredentialsTable,
   LogsTable,
+  OrganisationsTable,
+  WorkspacesTable,
 } from './schema.js';
 import type {
   ApiKey,
   LogRecord,
+  Organisation,
   ProviderCredential,
   ProviderSecret,
   StoredConfig,
   StoredConfigVersion,
+  Workspace,
 } from './types.js';
 
 export function toNumber(value: number | string | bigint): number {
@@ -25,6 +29,14 @@ export function toNumber(value: number | string | bigint): number {
 
 export function toNumberOrNull(value: number | string | bigint | null | undefined): number | null {
   return value === null || value === undefined ? null : toNumber(value);
+}
+
+export function toOrganisation(row: Selectable<OrganisationsTable>): Organisation {
+  return { ...row, created_at: toNumber(row.created_at) };
+}
+
+export function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
+  return { ...row, created_at: toNumber(row.created_at) };
 }
 
 export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {

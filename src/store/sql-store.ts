@@ -11,7 +11,16 @@ import { isUniqueViolation } from './db-errors.js';
 import { newId, newOrganisationId } from './ids.js';
 import { getLog, insertLogs, listLogs } from './log-queries.js';
 import { runMigrations } from './migrate.js';
-import { toApiKey, toConfig, toConfigVersion, toCredential, toLogRow, toNumber } from './rows.js';
+import {
+  toApiKey,
+  toConfig,
+  toConfigVersion,
+  toCredential,
+  toLogRow,
+  toNumber,
+  toOrganisation,
+  toWorkspace,
+} from './rows.js';
 import type { SqliteLogThread } from './sqlite-log-thread.js';
 
 type LogRow = Record<string, string | number | null>;
@@ -34,6 +43,11 @@ type CredentialKind = ProviderCredential['kind'];
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
+}
+
+/** An id match wins over a slug match, should someone choose another row's id as a slug. */
+function preferIdMatch<Row extends { id: string }>(rows: Row[], slugOrId: string): Row | undefined {
+  return rows.find((row) => row.id === slugOrId) ?? rows[0];
 }
 
 export class SqlStore implements Store {
@@ -79,7 +93,7 @@ export class SqlStore implements Store {
 
   async getOrganisation(id: string): Promise<Organisation | undefined> {
     const row = await this.db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? { ...row, created_at: toNumber(row.created_at) } : undefined;
+    return row ? toOrganisation(row) : undefined;
   }
 
   async listOrganisations(): Promise<Organisation[]> {
@@ -89,7 +103,7 @@ export class SqlStore implements Store {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map((row) => ({ ...row, created_at: toNumber(row.created_at) }));
+    return rows.map(toOrganisation);
   }
 
   async createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace> {
@@ -103,7 +117,7 @@ export class SqlStore implements Store {
 
   async getWorkspace(id: string): Promise<Workspace | undefined> {
     const row = await this.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? { ...row, created_at: toNumber(row.created_at) } : undefined;
+    return row ? toWorkspace(row) : undefined;
   }
 
   async listWorkspaces(organisation_id: string): Promise<Workspace[]> {
@@ -114,7 +128,7 @@ export class SqlStore implements Store {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map((row) => ({ ...row, created_at: toNumber(row.created_at) }));
+    return rows.map(toWorkspace);
   }
 
   // API keys
@@ -326,15 +340,7 @@ export class SqlStore implements Store {
 
   async deleteCredential(workspace_id: string, kind: CredentialKind, slugOrId: string): Promise<boolean> {
     const current = await this.findCredentialRow(this.db, workspace_id, kind, slugOrId);
-    if (!current) return false;
-    const result = await this.db
-      .updateTable('credentials')
-      .set({ deleted_at: nowSeconds() })
-      .where('workspace_id', '=', workspace_id)
-      .where('id', '=', current.id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return toNumber(result.numUpdatedRows) > 0;
+    return current ? this.softDelete('credentials', workspace_id, current.id) : false;
   }
 
   // Stored configs
@@ -441,15 +447,7 @@ export class SqlStore implements Store {
 
   async deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean> {
     const current = await this.findConfigRow(this.db, workspace_id, slugOrId);
-    if (!current) return false;
-    const result = await this.db
-      .updateTable('configs')
-      .set({ deleted_at: nowSeconds() })
-      .where('workspace_id', '=', workspace_id)
-      .where('id', '=', current.id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return toNumber(result.numUpdatedRows) > 0;
+    return current ? this.softDelete('configs', workspace_id, current.id) : false;
   }
 
   // Logs
@@ -493,7 +491,22 @@ export class SqlStore implements Store {
     }
   }
 
-  /** An id match wins over a slug match, should someone choose another row's id as a slug. */
+  /** Credentials and configs stay as rows once deleted: logs keep naming them. */
+  private async softDelete(
+    table: 'credentials' | 'configs',
+    workspaceId: string,
+    id: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable(table)
+      .set({ deleted_at: nowSeconds() })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return toNumber(result.numUpdatedRows) > 0;
+  }
+
   private async findCredentialRow(
     db: Kysely<Database> | Transaction<Database>,
     workspaceId: string,
@@ -509,7 +522,7 @@ export class SqlStore implements Store {
       .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
       .limit(2)
       .execute();
-    return rows.find((row) => row.id === slugOrId) ?? rows[0];
+    return preferIdMatch(rows, slugOrId);
   }
 
   private async findConfigRow(
@@ -525,7 +538,7 @@ export class SqlStore implements Store {
       .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
       .limit(2)
       .execute();
-    return rows.find((row) => row.id === slugOrId) ?? rows[0];
+    return preferIdMatch(rows, slugOrId);
   }
 
   /** Stored configs may carry provider credentials: they are encrypted at rest like credentials are. */
