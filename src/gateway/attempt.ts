@@ -13,6 +13,7 @@ import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { ClientStream } from './client-stream.js';
 import { GatewayError, ProviderError } from './errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
+import { POLICY_REFUSAL_CODE } from './custom-host.js';
 import { scrubSecrets, targetSecrets } from './scrub-secrets.js';
 import { flattenHeaders, type UpstreamClient } from './upstream.js';
 
@@ -85,6 +86,14 @@ export function forwardableHeaders(headers: Record<string, string>): Record<stri
     if (FORWARDED_RESPONSE_HEADERS.test(name)) out[name] = value;
   }
   return out;
+}
+
+/** The address policy refused the resolved address (see custom-host.ts `guardedLookup`). */
+function refusedByPolicy(err: unknown): boolean {
+  for (let cause = err; cause instanceof Error; cause = cause.cause) {
+    if ((cause as NodeJS.ErrnoException).code === POLICY_REFUSAL_CODE) return true;
+  }
+  return false;
 }
 
 function connectionError(provider: string, err: unknown): GatewayError {
@@ -179,6 +188,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       }
       if (deadline.expired) {
         return scope.fail(timeoutError(provider, deadline.ms, phase), 'timeout', afterFirstByte, usage);
+      }
+      if (refusedByPolicy(err)) {
+        const refused = new GatewayError('custom_host_refused', (err as Error).message, {
+          param: 'custom_host',
+        });
+        return scope.fail(refused, 'config', afterFirstByte, usage);
       }
       return scope.fail(
         connectionError(provider, err),

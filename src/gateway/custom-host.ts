@@ -91,6 +91,9 @@ export function checkCustomHost(value: string, policy: CustomHostPolicy, param =
   return url;
 }
 
+/** The error code of a connection the policy refused after name resolution. */
+export const POLICY_REFUSAL_CODE = 'EADDRREFUSEDBYPOLICY';
+
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
@@ -107,7 +110,7 @@ export function guardedLookup(policy: CustomHostPolicy) {
         const refusal = addressRefusal(entry.address, policy);
         if (refusal) {
           const error: NodeJS.ErrnoException = new Error(`Refused to connect to ${hostname}: ${refusal}`);
-          error.code = 'EADDRREFUSEDBYPOLICY';
+          error.code = POLICY_REFUSAL_CODE;
           return callback(error, []);
         }
       }

@@ -1,0 +1,128 @@
+/**
+ * Where custom_host may point. Self-hosted defaults reach loopback and private servers; the `public`
+ * policy refuses them, including names that resolve to them (checked when the connection is made);
+ * metadata and link-local addresses are refused under every policy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import {
+  addressRefusal,
+  checkCustomHost,
+  guardedLookup,
+  POLICY_REFUSAL_CODE,
+} from '../../src/gateway/custom-host.js';
+import { GatewayError } from '../../src/gateway/errors.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+describe('address rules', () => {
+  it.each([
+    ['169.254.169.254', 'private'],
+    ['169.254.170.2', 'private'],
+    ['100.100.100.200', 'private'],
+    ['fd00:ec2::254', 'private'],
+    ['fe80::1', 'private'],
+    ['::ffff:169.254.169.254', 'private'],
+    ['127.0.0.1', 'public'],
+    ['10.1.2.3', 'public'],
+    ['172.20.0.1', 'public'],
+    ['192.168.1.1', 'public'],
+    ['100.64.0.1', 'public'],
+    ['::1', 'public'],
+    ['fd12:3456::1', 'public'],
+    ['::ffff:10.0.0.1', 'public'],
+    ['0.0.0.0', 'public'],
+  ] as const)('%s is refused under the %s policy', (address, policy) => {
+    expect(addressRefusal(address, policy)).toBeDefined();
+  });
+
+  it.each([
+    ['127.0.0.1', 'private'],
+    ['10.1.2.3', 'private'],
+    ['8.8.8.8', 'public'],
+    ['2606:4700::1111', 'public'],
+  ] as const)('%s is allowed under the %s policy', (address, policy) => {
+    expect(addressRefusal(address, policy)).toBeUndefined();
+  });
+
+  it.each([
+    'http://metadata.google.internal/computeMetadata/v1',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[fd00:ec2::254]/',
+    'file:///etc/passwd',
+    'gopher://example.com',
+    'http://user:pass@example.com/v1',
+    'not a url',
+  ])('%s is refused under every policy', (url) => {
+    for (const policy of ['private', 'public'] as const) {
+      expect(() => checkCustomHost(url, policy)).toThrow(GatewayError);
+    }
+  });
+
+  it('the connect-time lookup refuses what resolves to a forbidden address', async () => {
+    const result = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup('public')('localhost', {}, (err) => resolve(err)),
+    );
+    expect(result?.code).toBe(POLICY_REFUSAL_CODE);
+    const allowed = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup('private')('localhost', {}, (err) => resolve(err)),
+    );
+    expect(allowed).toBeNull();
+  });
+
+  it('localhost names are refused under the public policy only', () => {
+    expect(() => checkCustomHost('http://localhost:11434/v1', 'public')).toThrow(GatewayError);
+    expect(checkCustomHost('http://localhost:11434/v1', 'private').hostname).toBe('localhost');
+  });
+});
+
+describe('the public policy through the gateway', () => {
+  let gateway: TestGateway;
+  let fake: FakeUpstream;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    gateway = await startGateway({ env: { GATEWAY_CUSTOM_HOST_POLICY: 'public' } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  const call = (customHost: string) =>
+    fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': customHost,
+        authorization: 'Bearer sk-test',
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  it('refuses a loopback address with a 400 naming the header, and never calls it', async () => {
+    const response = await call(fake.url);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { param: string; code: string } };
+    expect(body.error).toMatchObject({ param: 'x-gateway-custom-host', code: 'custom_host_refused' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('refuses a name that resolves to loopback when it connects, with a 400', async (context) => {
+    // The machine's own name resolves to a loopback address on most hosts; the check happens at connect.
+    const name = hostname();
+    const resolved = await lookup(name).catch(() => undefined);
+    if (!resolved || addressRefusal(resolved.address, 'public') === undefined) {
+      context.skip(`${name} does not resolve to a non-public address on this machine`);
+      return;
+    }
+    const response = await call(fake.url.replace('127.0.0.1', name));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('custom_host_refused');
+    expect(fake.requests).toHaveLength(0);
+  });
+});
