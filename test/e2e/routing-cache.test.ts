@@ -128,6 +128,49 @@ describe.concurrent('simple cache through the router', () => {
     expect(same.response.headers.get('x-gateway-cache-status')).toBe('HIT');
   });
 
+  it.each([false, true])(
+    'max_age expires an answer (stream: %s): MISS, HIT, then MISS after max_age',
+    async (stream) => {
+      const upstream = await fake('cached');
+      const config = target(upstream, { cache: { mode: 'simple', max_age: 1 } });
+      const sdk = client(gateway, config);
+      const ask = async () => {
+        const body = { model: 'gpt-4o-mini', messages: userMessage(`expiring ${stream}`) };
+        if (!stream) return (await sdk.chat.completions.create(body).withResponse()).response;
+        const { data, response } = await sdk.chat.completions
+          .create({ ...body, stream: true })
+          .withResponse();
+        for await (const _chunk of data) {
+          // drain the stream
+        }
+        return response;
+      };
+      expect((await ask()).headers.get('x-gateway-cache-status')).toBe('MISS');
+      expect((await ask()).headers.get('x-gateway-cache-status')).toBe('HIT');
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect((await ask()).headers.get('x-gateway-cache-status')).toBe('MISS');
+      expect(upstream.requests).toHaveLength(2);
+    },
+  );
+
+  it('the namespace partitions streamed answers too', async () => {
+    const upstream = await fake('cached');
+    const config = target(upstream, { cache: simple });
+    const body = { model: 'gpt-4o-mini', messages: userMessage('namespaced stream'), stream: true as const };
+    const statuses: Array<string | null> = [];
+    for (const namespace of ['a', 'b', 'a']) {
+      const { data, response } = await client(gateway, config, { 'x-gateway-cache-namespace': namespace })
+        .chat.completions.create(body)
+        .withResponse();
+      let text = '';
+      for await (const chunk of data) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('[cached] namespaced stream');
+      statuses.push(response.headers.get('x-gateway-cache-status'));
+    }
+    expect(statuses).toEqual(['MISS', 'MISS', 'HIT']);
+    expect(upstream.requests).toHaveLength(2);
+  });
+
   it('cache.mode semantic → 400 until the semantic cache exists', async () => {
     const upstream = await fake('cached');
     const error = await client(gateway, target(upstream, { cache: { mode: 'semantic' } }))
