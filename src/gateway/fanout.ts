@@ -63,6 +63,8 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
       request: { ...input.request, body: { ...single }, auth: undefined },
       clientSignal: abort.signal,
       clientWantsUsage: false,
+      // The cache keeps the merged stream (renumbered, one usage chunk), not each call's own.
+      capture: undefined,
       transformChunk: input.client
         ? (chunk: ChatCompletionChunk) => {
             streamId ??= chunk.id;
@@ -71,6 +73,7 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
               id: streamId,
               choices: chunk.choices.map((choice) => ({ ...choice, index })),
             };
+            input.capture?.push(JSON.stringify(renumbered));
             return input.transformChunk ? input.transformChunk(renumbered) : renumbered;
           }
         : undefined,
@@ -107,17 +110,20 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
       rawText: undefined,
     };
     if (input.client) {
-      if (input.clientWantsUsage && usage) {
-        const usageChunk: ChatCompletionChunk = {
+      if (usage) {
+        const usageChunk = JSON.stringify({
           id: streamId ?? `chatcmpl-${Date.now()}`,
           object: 'chat.completion.chunk',
           created: Math.floor(Date.now() / 1000),
           model: first.model ?? String(input.request.body.model),
           choices: [],
           usage,
-        };
-        const pending = input.client.write(JSON.stringify(usageChunk));
-        if (pending) await pending;
+        } satisfies ChatCompletionChunk);
+        input.capture?.push(usageChunk);
+        if (input.clientWantsUsage) {
+          const pending = input.client.write(usageChunk);
+          if (pending) await pending;
+        }
       }
       return merged;
     }
