@@ -228,7 +228,10 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       } catch (err) {
         return scope.interrupted(err, false);
       }
-      return scope.fail(adapter.parseError(request, { status, headers, bodyText }), 'status');
+      const error = adapter.parseError(request, { status, headers, bodyText });
+      // The provider's rate-limit headers and request id go to the client with its error too.
+      for (const [name, value] of Object.entries(forwardableHeaders(headers))) error.headers[name] ??= value;
+      return scope.fail(error, 'status');
     }
 
     if (input.client) return await relayStream(input, response, headers, scope);

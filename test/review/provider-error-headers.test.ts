@@ -1,0 +1,42 @@
+/**
+ * docs/api.md: "The provider's rate-limit headers (`x-ratelimit-*`), `retry-after` and `x-request-id` are
+ * passed on" — on a provider's error as on its answer, since a 429 is when a client needs them most.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { faults, startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { target } from '../routing/support.js';
+
+let gateway: TestGateway;
+let upstream: FakeUpstream;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAI({ name: 'limited' });
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+describe('a provider error', () => {
+  it('carries the provider rate-limit headers and request id', async () => {
+    upstream.enqueue(faults.rateLimited(3));
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(target(upstream)),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('x-gateway-error-source')).toBe('provider');
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('10000');
+    expect(response.headers.get('x-request-id')).toMatch(/.+/);
+    await response.text();
+  });
+});
