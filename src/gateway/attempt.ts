@@ -158,6 +158,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   deadline.arm(input.timeoutMs);
   const onClientAbort = () => controller.abort();
   clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  // A client gone before this call started fired its abort already: the listener would never run.
+  if (clientSignal.aborted) controller.abort();
 
   const scope: AttemptScope = {
     ttfbMs: null,

@@ -55,6 +55,7 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
   const abort = new AbortController();
   const onClientAbort = () => abort.abort();
   input.clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  if (input.clientSignal.aborted) abort.abort();
   let streamId: string | undefined;
 
   const calls = Array.from({ length: n }, async (_, index): Promise<AttemptOutcome> => {

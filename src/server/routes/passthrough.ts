@@ -80,6 +80,7 @@ export async function proxyToProvider(
   const body = Buffer.isBuffer(request.body) ? request.body : undefined;
   const controller = new AbortController();
   ctx.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  if (ctx.signal.aborted) controller.abort();
   const timeoutMs =
     typeof node.request_timeout === 'number' ? node.request_timeout : deps.settings.defaultRequestTimeoutMs;
   const timer = setTimeout(() => controller.abort(), timeoutMs);
