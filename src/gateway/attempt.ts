@@ -363,9 +363,10 @@ async function relayStream(
         response.body.destroy();
         return failure;
       }
-      if (!closing && !done && translator.finished()) {
-        // Every choice has finished: what may still come is the usage chunk and [DONE]. An upstream that
-        // then keeps the connection open is not waited on for a whole idle deadline.
+      if (!closing && (done || translator.finished())) {
+        // [DONE] came, or every choice has finished: what may still come is the usage chunk, [DONE] and
+        // the end of the body. An upstream that then keeps the connection open is not waited on for a
+        // whole idle deadline.
         closing = true;
         scope.deadline.arm(Math.min(input.idleTimeoutMs, FINISHED_STREAM_GRACE_MS));
       }
