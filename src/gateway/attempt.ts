@@ -344,7 +344,13 @@ async function relayStream(
           }
           client.note(chunk);
           const pending = client.write(raw ?? JSON.stringify(chunk));
-          if (pending) await pending;
+          if (pending) {
+            // A slow reader is the client's pace, not the provider's silence: no deadline while it drains.
+            const ms = scope.deadline.ms;
+            scope.deadline.clear();
+            await pending;
+            scope.deadline.arm(ms);
+          }
           break;
         }
       }
@@ -372,14 +378,20 @@ async function relayStream(
       }
       if (client.clientGone) {
         response.body.destroy();
-        return scope.interrupted(new Error('client gone'), true, translator.usage());
+        return scope.fail(
+          new GatewayError('request_timeout', 'The client went away'),
+          'client_gone',
+          true,
+          translator.usage(),
+        );
       }
     }
   } catch (err) {
     // The body broke: what was decoded so far still counts, then the attempt is judged as cut.
     const tail = await handle(translator.end());
     if (tail) return tail;
-    if (done || translator.finished()) return success();
+    // A body that broke because the client left is the client's doing, not a complete answer delivered.
+    if ((done || translator.finished()) && !input.clientSignal.aborted) return success();
     return scope.interrupted(err, wroteAny(), translator.usage());
   }
   const tail = await handle([

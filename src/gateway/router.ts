@@ -19,7 +19,7 @@ import type { RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
 import { GatewayError } from './errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
-import { evaluateCondition, validateConditionQuery } from './routing/conditions.js';
+import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';
 import { routingRuntime } from './routing/runtime.js';
 import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
@@ -142,7 +142,6 @@ function conditionalTarget(run: RouteRun, node: TargetConfig, path: string): num
   const conditions = strategy.conditions ?? [];
   for (let i = 0; i < conditions.length; i++) {
     const query = conditions[i].query;
-    validateConditionQuery(query, configParam(path, `strategy.conditions[${i}].query`));
     if (evaluateCondition(query, input)) {
       name = conditions[i].then;
       break;
