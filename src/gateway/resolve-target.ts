@@ -11,6 +11,15 @@ import { GatewayError } from './errors.js';
 import type { Lookups } from './lookups.js';
 import { bearerToken, paramFor } from './request-config.js';
 
+/** Stored keys that are secrets (not mere addresses or names). */
+const STORED_SECRET_KEYS = [
+  'api_key',
+  'cloudc_access_key_id',
+  'cloudc_secret_access_key',
+  'cloudc_session_token',
+  'cloudb_service_account_json',
+] as const;
+
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
   target: ProviderTarget;
@@ -68,6 +77,20 @@ export async function resolveTarget(
     throw new GatewayError('unknown_provider', `Unknown provider "${provider}"`, {
       param: param('provider'),
     });
+  }
+
+  // A stored credential goes only to the host stored with it: a caller who may use a virtual key must not
+  // be able to point it at a server of their own and read the key from the request.
+  if (
+    typeof fields.custom_host === 'string' &&
+    fields.custom_host !== stored.custom_host &&
+    STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)
+  ) {
+    throw new GatewayError(
+      'custom_host_refused',
+      'Stored credentials are sent only to their own host: set custom_host on the virtual key or provider instead',
+      { param: param('custom_host') },
+    );
   }
 
   const target: ProviderTarget = { provider: adapter.id };

@@ -91,10 +91,16 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       // Model and management bodies are JSON only; text/plain would otherwise be parsed as a string.
       v1.removeContentTypeParser('text/plain');
       v1.addHook('onRequest', async (request, reply) => {
-        reply.header(HEADERS.traceId, headerValue(request.headers, HEADERS.traceId) ?? newTraceId());
-        if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
-        const trace = readTrace(request.headers);
+        let trace: ReturnType<typeof readTrace>;
+        try {
+          trace = readTrace(request.headers);
+        } catch (err) {
+          // A malformed trace header is refused; the refusal still carries a (fresh) trace id.
+          reply.header(HEADERS.traceId, newTraceId());
+          throw err;
+        }
         reply.header(HEADERS.traceId, trace.traceId);
+        if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
         const apiKey = await authenticate(request.headers, deps.lookups);
         const metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));
         const controller = new AbortController();

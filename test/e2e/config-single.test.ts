@@ -172,3 +172,37 @@ describe('override_params are checked like a body', () => {
     expect(fake.requests.length).toBe(before);
   });
 });
+
+describe('stored credentials stay with their host', () => {
+  it('refuses a custom_host that would send a virtual key elsewhere, and never calls it', async () => {
+    const store = gateway.server.deps.store;
+    const workspace = gateway.server.bootstrap.workspace;
+    await store.createCredential({
+      workspace_id: workspace.id,
+      organisation_id: workspace.organisation_id,
+      provider: 'openai',
+      kind: 'virtual_key',
+      slug: 'vk-pinned',
+      name: 'pinned',
+      secret: { api_key: 'sk-pinned-secret', custom_host: fake.url },
+    });
+    const elsewhere = await startFakeOpenAI({ name: 'elsewhere' });
+    try {
+      const cases: Array<Record<string, string>> = [
+        { 'x-gateway-virtual-key': 'vk-pinned', 'x-gateway-custom-host': elsewhere.url },
+        { 'x-gateway-config': JSON.stringify({ virtual_key: 'vk-pinned', custom_host: elsewhere.url }) },
+      ];
+      for (const headers of cases) {
+        const error = await ask(clientWith(headers)).catch((err: unknown) => err);
+        expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+        expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('custom_host_refused');
+      }
+      expect(elsewhere.requests).toHaveLength(0);
+      // Its own host still works.
+      await ask(clientWith({ 'x-gateway-virtual-key': 'vk-pinned' }));
+      expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-pinned-secret');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+});

@@ -13,7 +13,8 @@ import { resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';
 import { stripTree } from '../../gateway/router.js';
 import type { TargetConfig } from '../../gateway/config/index.js';
-import type { UpstreamRequest } from '../../providers/types.js';
+import type { AuthMaterial, UpstreamRequest } from '../../providers/types.js';
+import { scrubSecrets, targetSecrets } from '../../gateway/scrub-secrets.js';
 import { flattenHeaders } from '../../gateway/upstream.js';
 
 const HOP_BY_HOP = new Set([
@@ -49,7 +50,8 @@ function requestHeadersToForward(headers: FastifyRequest['headers']): Record<str
 function responseHeadersToReturn(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (name !== 'content-length' && HOP_BY_HOP.has(name)) continue;
+    // The gateway's own headers (trace id, provider…) are never the provider's to set.
+    if ((name !== 'content-length' && HOP_BY_HOP.has(name)) || name.startsWith('x-gateway-')) continue;
     out[name] = value;
   }
   return out;
@@ -119,8 +121,9 @@ export async function proxyToProvider(
   };
 
   let response: Dispatcher.ResponseData;
+  let auth: AuthMaterial | undefined;
   try {
-    const auth = resolved.adapter.authenticate
+    auth = resolved.adapter.authenticate
       ? await resolved.adapter.authenticate(resolved.target, controller.signal)
       : undefined;
     const upstreamRequest: UpstreamRequest = await resolved.adapter.buildPassthrough({
@@ -148,7 +151,10 @@ export async function proxyToProvider(
     }
   } catch (err) {
     clearTimeout(timer);
-    const mapped = err instanceof GatewayError || err instanceof ProviderError ? err : undefined;
+    const mapped =
+      err instanceof GatewayError || err instanceof ProviderError
+        ? scrubSecrets(err, targetSecrets(resolved.target, auth))
+        : undefined;
     status = ctx.signal.aborted ? 499 : (mapped?.status ?? 500);
     record(mapped ? String(mapped.code ?? mapped.type) : 'internal_error', mapped?.message ?? String(err));
     throw err;
@@ -158,6 +164,14 @@ export async function proxyToProvider(
   status = response.statusCode;
   // The record is written when the relay ends, so latency covers the whole body and a relay cut short
   // is recorded as such.
+  if (reply.raw.destroyed) {
+    // The client left while the provider was answering: nothing will be relayed.
+    response.body.destroy();
+    status = 499;
+    record('client_gone', 'The client went away before the answer was relayed');
+    reply.hijack();
+    return reply;
+  }
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) record(null, null);
     else record('relay_interrupted', 'The response was cut before the whole body was relayed');
