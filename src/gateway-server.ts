@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { GatewayDeps } from './gateway/deps.js';
+import { createRedisInvalidationBus, type InvalidationBus } from './gateway/invalidation.js';
 import { createLookups } from './gateway/lookups.js';
 import { createRoutingRuntime } from './gateway/routing/runtime.js';
 import { createSharedState } from './state/index.js';
@@ -44,10 +45,20 @@ export async function createGatewayServer(
     prefix: settings.redisPrefix,
     onError: (err) => logger.error({ err }, 'shared state (Redis) error'),
   });
+  let bus: InvalidationBus | undefined;
+  const lookups = createLookups(store, settings.lookupCacheTtlMs, (event) => bus?.publish(event));
+  if (settings.redisUrl) {
+    bus = await createRedisInvalidationBus({
+      url: settings.redisUrl,
+      prefix: settings.redisPrefix,
+      onEvent: (event) => lookups.applyRemote(event),
+      onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
+    });
+  }
   const deps: GatewayDeps = {
     settings,
     store,
-    lookups: createLookups(store, settings.lookupCacheTtlMs),
+    lookups,
     upstream: createUpstreamClient(settings.customHostPolicy),
     logWriter: createLogWriter(store, logger, {
       batchSize: settings.logBatchSize,
@@ -82,6 +93,7 @@ export async function createGatewayServer(
         }
         await deps.logWriter.close();
         await deps.upstream.close();
+        await bus?.close();
         await state.close();
         await store.close();
       })();

@@ -71,6 +71,34 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
       expect(primary.requests.at(-1)?.headers.authorization).toBe('Bearer sk-shared-virtual-key');
     });
 
+    it('a key revoked on one node stops working on the other at once', async () => {
+      const adminHeaders = { 'content-type': 'application/json', 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY };
+      const created = await fetch(`${nodeA.url}/api-keys`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: JSON.stringify({ name: 'short-lived', role: 'member' }),
+      });
+      const createdBody = (await created.json()) as { id: string; key: string };
+      expect(created.status, JSON.stringify(createdBody)).toBe(200);
+      const { id, key } = createdBody;
+      const logsOnB = () => fetch(`${nodeB.url}/logs?limit=1`, { headers: { 'x-gateway-api-key': key } });
+      // Node B now holds the key in its in-memory cache.
+      expect((await logsOnB()).status).toBe(200);
+      const revoked = await fetch(`${nodeA.url}/api-keys/${id}/revoke`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY },
+      });
+      expect(revoked.status).toBe(200);
+      // The invalidation travels through Redis; well within a second, not the 30 s cache lifetime.
+      const deadline = Date.now() + 1000;
+      let status = 200;
+      while (Date.now() < deadline && status !== 401) {
+        status = (await logsOnB()).status;
+        if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(status).toBe(401);
+    });
+
     it('an answer cached by one node is served by the other', async () => {
       const config = JSON.stringify({
         provider: 'openai',

@@ -1,0 +1,55 @@
+/**
+ * Cross-node cache invalidation. A change made through one node's management API (a key revoked, a
+ * virtual key or config changed) is published on a Redis channel; every node drops the matching entries
+ * of its in-memory lookup cache at once instead of waiting for their TTL.
+ */
+import { Redis } from 'ioredis';
+
+export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
+
+export interface InvalidationBus {
+  publish(event: InvalidationEvent): void;
+  close(): Promise<void>;
+}
+
+function parseEvent(message: string): InvalidationEvent | undefined {
+  try {
+    const event = JSON.parse(message) as Partial<InvalidationEvent> & { workspaceId?: unknown };
+    if (event.kind === 'api-keys') return { kind: 'api-keys' };
+    if (event.kind === 'workspace' && typeof event.workspaceId === 'string') {
+      return { kind: 'workspace', workspaceId: event.workspaceId };
+    }
+  } catch {
+    // Not ours: ignored.
+  }
+  return undefined;
+}
+
+export async function createRedisInvalidationBus(options: {
+  url: string;
+  prefix: string;
+  onEvent: (event: InvalidationEvent) => void;
+  onError: (error: Error) => void;
+}): Promise<InvalidationBus> {
+  const channel = `${options.prefix}invalidate`;
+  const publisher = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const subscriber = new Redis(options.url, { lazyConnect: true });
+  publisher.on('error', options.onError);
+  subscriber.on('error', options.onError);
+  await Promise.all([publisher.connect(), subscriber.connect()]);
+  subscriber.on('message', (from: string, message: string) => {
+    if (from !== channel) return;
+    const event = parseEvent(message);
+    if (event) options.onEvent(event);
+  });
+  await subscriber.subscribe(channel);
+  return {
+    publish(event) {
+      publisher.publish(channel, JSON.stringify(event)).catch(options.onError);
+    },
+    async close() {
+      subscriber.disconnect();
+      await publisher.quit().catch(() => publisher.disconnect());
+    },
+  };
+}
