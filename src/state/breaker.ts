@@ -28,6 +28,8 @@ export interface Breaker {
   canPass(key: string, cfg: BreakerConfig): Promise<BreakerState>;
   recordSuccess(key: string): Promise<void>;
   recordFailure(key: string, cfg: BreakerConfig): Promise<void>;
+  /** A probe that ended without a verdict (the client left) gives its turn to the next caller. */
+  releaseProbe(key: string): Promise<void>;
 }
 
 /** Failures older than this no longer count towards opening, so idle keys leave the state. */
@@ -89,6 +91,10 @@ export function createBreaker(state: SharedState): Breaker {
       }
       const failures = await state.incr(k.fail, FAILURE_RETENTION_MS);
       if (failures >= cfg.failure_threshold) await open(key, cfg);
+    },
+
+    async releaseProbe(key) {
+      await state.del(keys(key).probe);
     },
   };
 }

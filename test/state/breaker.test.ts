@@ -122,6 +122,17 @@ function breakerContract(make: () => SharedState[]): void {
     expect(await breaker.canPass(key, cfg)).toBe('probe');
   });
 
+  it('a released probe lets the next caller probe at once, the circuit staying half-open', async () => {
+    const key = target();
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await breaker.releaseProbe(key);
+    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await breaker.canPass(key, cfg)).toBe('open');
+  });
+
   it('keys are independent circuits', async () => {
     const broken = target();
     const healthy = target();

@@ -181,19 +181,6 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
     const body = continuation ? applyOverrides(continuation.body, node) : requestBody;
     const result = (outcome: AttemptOutcome): NodeResult => ({ outcome, resolved, requestBody: body });
 
-    if (cb && key) {
-      // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.
-      const decision = await run.runtime.breaker.canPass(key, cb);
-      if (decision === 'open') {
-        const skipped = gatewayFailure(
-          new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
-          'status',
-        );
-        recordAttempt(run, { path, provider, model, body, outcome: skipped, started, retry });
-        return remember(run, result(skipped));
-      }
-    }
-
     const remaining = run.deadline - performance.now();
     const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
     // Once the client has part of the answer, the request deadline no longer cuts it short: only the
@@ -205,6 +192,21 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       );
       return remember(run, result(late));
     }
+
+    let decision: 'closed' | 'open' | 'probe' = 'closed';
+    if (cb && key) {
+      // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.
+      decision = await run.runtime.breaker.canPass(key, cb);
+      if (decision === 'open') {
+        const skipped = gatewayFailure(
+          new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
+          'status',
+        );
+        recordAttempt(run, { path, provider, model, body, outcome: skipped, started, retry });
+        return remember(run, result(skipped));
+      }
+    }
+
     const request: AdapterRequest = {
       endpoint: call.endpoint,
       body,
@@ -235,6 +237,8 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
       } else if (outcome.ok || (outcome.reason !== 'client_gone' && outcome.reason !== 'config')) {
         // An answer, even a 4xx, shows the target is up.
         await run.runtime.breaker.recordSuccess(key);
+      } else if (decision === 'probe') {
+        await run.runtime.breaker.releaseProbe(key);
       }
     }
 
