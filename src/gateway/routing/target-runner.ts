@@ -107,7 +107,11 @@ function gatewayFailure(error: GatewayError, reason: AttemptFailure['reason']): 
 /** Where a target is reached, without secrets: its custom host, or its region / resource / deployment. */
 function addressOf(resolved: ResolvedTarget): string | undefined {
   const t = resolved.target;
-  if (t.custom_host) return t.custom_host;
+  if (t.custom_host) {
+    // Origin and path only: a query string (which may carry a token) never becomes a shared-state key.
+    const url = new URL(t.custom_host);
+    return url.origin + url.pathname;
+  }
   const parts = [
     t.resource_name,
     t.deployment_id,
