@@ -25,7 +25,6 @@ import { routingRuntime } from './routing/runtime.js';
 import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
-export { applyOverrides, forwardedHeaders } from './routing/target-runner.js';
 
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */
 export interface RouteState {
@@ -154,10 +153,4 @@ function conditionalTarget(run: RouteRun, node: TargetConfig, path: string): num
     });
   }
   return index;
-}
-
-/** A node's own settings without its tree keys. */
-export function stripTree(node: TargetConfig): TargetConfig {
-  const { targets: _targets, strategy: _strategy, ...rest } = node as Record<string, unknown>;
-  return rest as TargetConfig;
 }

@@ -11,7 +11,7 @@ import { GatewayError, ProviderError } from '../../gateway/errors.js';
 import { bodyForLog, buildLogRecord } from '../../gateway/log-record.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';
-import { stripTree } from '../../gateway/router.js';
+import { inheritFrom } from '../../gateway/routing/inherit.js';
 import type { TargetConfig } from '../../gateway/config/index.js';
 import type { AuthMaterial, UpstreamRequest } from '../../providers/types.js';
 import { scrubSecrets, targetSecrets } from '../../gateway/scrub-secrets.js';
@@ -69,7 +69,7 @@ export async function proxyToProvider(
   const config = await resolveRequestConfig(ctx.headers, ctx.apiKey.workspace_id, deps.lookups);
   const targets = config.targets as TargetConfig[] | undefined;
   const node =
-    targets && targets.length > 0 ? ({ ...stripTree(config), ...targets[0] } as TargetConfig) : config;
+    targets && targets.length > 0 ? inheritFrom(config, targets[0]) : config;
   const targetPath = node === config ? '' : 'targets[0]';
   const resolved = await resolveTarget(
     node,
