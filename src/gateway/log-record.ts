@@ -1,6 +1,7 @@
 /** Builds the log record of a model call or of one of its attempts. */
 import { performance } from 'node:perf_hooks';
 import { redact } from '../observability/redact.js';
+import { SerializedJson } from '../store/serialized-json.js';
 import type { Usage } from '../providers/openai-types.js';
 import type { LogRecord } from '../store/types.js';
 import type { RequestContext } from './context.js';
@@ -24,7 +25,8 @@ export function bodyForLog(body: unknown, bodies: LogBodies): unknown {
     return { unserialisable: true };
   }
   if (text === undefined) return null;
-  if (text.length <= bodies.maxBytes) return redacted;
+  // The text is kept: the store writes it as it is rather than serialising the body again.
+  if (text.length <= bodies.maxBytes) return new SerializedJson(text);
   return { truncated: true, bytes: text.length, head: text.slice(0, bodies.maxBytes) };
 }
 

@@ -3,6 +3,7 @@
  * 0/1 booleans, JSON kept as text. Pure functions; decryption is handed in by the caller.
  */
 import type { Insertable, Selectable } from 'kysely';
+import { SerializedJson } from './serialized-json.js';
 import type {
   ApiKeysTable,
   ConfigsTable,
@@ -179,5 +180,6 @@ function parseJson(text: string): unknown {
 
 /** `undefined` and `null` bodies both mean "not logged". */
 function jsonOrNull(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
+  if (value === undefined || value === null) return null;
+  return value instanceof SerializedJson ? value.text : JSON.stringify(value);
 }
