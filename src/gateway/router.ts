@@ -25,7 +25,6 @@ import { routingRuntime } from './routing/runtime.js';
 import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
-
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */
 export interface RouteState {
   targetPath: string | null;

@@ -68,8 +68,7 @@ export async function proxyToProvider(
   const started = performance.now();
   const config = await resolveRequestConfig(ctx.headers, ctx.apiKey.workspace_id, deps.lookups);
   const targets = config.targets as TargetConfig[] | undefined;
-  const node =
-    targets && targets.length > 0 ? inheritFrom(config, targets[0]) : config;
+  const node = targets && targets.length > 0 ? inheritFrom(config, targets[0]) : config;
   const targetPath = node === config ? '' : 'targets[0]';
   const resolved = await resolveTarget(
     node,
