@@ -21,7 +21,6 @@ import { GatewayError } from './errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';
-import { routingRuntime } from './routing/runtime.js';
 import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
@@ -59,7 +58,7 @@ export async function route(deps: GatewayDeps, call: RoutedCall): Promise<RouteR
   const run: RouteRun = {
     deps,
     call,
-    runtime: routingRuntime(deps),
+    runtime: deps.routing,
     deadline: call.ctx.startedAt + deps.settings.defaultRequestTimeoutMs,
     lastFailure: undefined,
   };

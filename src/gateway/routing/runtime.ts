@@ -5,7 +5,6 @@
  */
 import { createBreaker, type Breaker, type SharedState } from '../../state/index.js';
 import { createResponseCache, type ResponseCache } from '../cache/index.js';
-import type { GatewayDeps } from '../deps.js';
 
 export interface RoutingRuntime {
   breaker: Breaker;
@@ -21,8 +20,4 @@ export function createRoutingRuntime(state: SharedState, options: { cacheMaxByte
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
   };
-}
-
-export function routingRuntime(deps: GatewayDeps): RoutingRuntime {
-  return deps.routing;
 }
