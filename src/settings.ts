@@ -85,7 +85,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: source.LOG_LEVEL || 'info',
     logBodies: boolean(source, 'GATEWAY_LOG_BODIES', true),
     logBodyMaxBytes: integer(source, 'GATEWAY_LOG_BODY_MAX_BYTES', 65_536),
-    logFlushIntervalMs: integer(source, 'GATEWAY_LOG_FLUSH_INTERVAL_MS', 1000, 10),
+    logFlushIntervalMs: integer(source, 'GATEWAY_LOG_FLUSH_INTERVAL_MS', 20, 10),
     logBatchSize: integer(source, 'GATEWAY_LOG_BATCH_SIZE', 500, 1),
     bodyLimitBytes: integer(source, 'GATEWAY_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024),
     defaultRequestTimeoutMs: integer(source, 'GATEWAY_REQUEST_TIMEOUT_MS', 600_000, 1),

@@ -65,8 +65,20 @@ export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): st
   return undefined;
 }
 
+/** Values already accepted, per policy: the check is a pure function of the two, and runs per request. */
+const accepted = { private: new Set<string>(), public: new Set<string>() };
+const ACCEPTED_MAX = 1000;
+
 /** Checks a custom_host value before any request is made; throws a 400 naming `param`. */
-export function checkCustomHost(value: string, policy: CustomHostPolicy, param = 'custom_host'): URL {
+export function checkCustomHost(value: string, policy: CustomHostPolicy, param = 'custom_host'): void {
+  const seen = accepted[policy];
+  if (seen.has(value)) return;
+  refuseCustomHost(value, policy, param);
+  if (seen.size >= ACCEPTED_MAX) seen.clear();
+  seen.add(value);
+}
+
+function refuseCustomHost(value: string, policy: CustomHostPolicy, param: string): void {
   let url: URL;
   try {
     url = new URL(value);
@@ -88,7 +100,6 @@ export function checkCustomHost(value: string, policy: CustomHostPolicy, param =
   }
   const refusal = addressRefusal(host, policy);
   if (refusal) throw new GatewayError('custom_host_refused', `${param} refused: ${refusal}`, { param });
-  return url;
 }
 
 /** The error code of a connection the policy refused after name resolution. */

@@ -13,9 +13,26 @@ export interface LogBodies {
   maxBytes: number;
 }
 
+// The last body logged and what it became. A request's own record and its attempt's record usually carry
+// the same body object; bodies are never changed once a request holds them, so identity is enough.
+let lastSource: unknown;
+let lastBodies: LogBodies | undefined;
+let lastLogged: unknown;
+
 /** A body as stored in a record: redacted, and cut to a summary when it is too large. */
 export function bodyForLog(body: unknown, bodies: LogBodies): unknown {
   if (!bodies.enabled || body === undefined) return null;
+  if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
+    return lastLogged;
+  }
+  const logged = serialiseForLog(body, bodies);
+  lastSource = body;
+  lastBodies = bodies;
+  lastLogged = logged;
+  return logged;
+}
+
+function serialiseForLog(body: unknown, bodies: LogBodies): unknown {
   const redacted = redact(body);
   let text: string | undefined;
   try {

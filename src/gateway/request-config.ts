@@ -19,6 +19,8 @@ import type { StoredConfig } from '../store/types.js';
  */
 const inlineConfigs = new LRUCache<string, GatewayConfig>({ max: 1000 });
 const storedConfigs = new WeakMap<StoredConfig, GatewayConfig>();
+/** Configs built from provider-selection headers, by the header values they were built from. */
+const headerConfigs = new LRUCache<string, GatewayConfig>({ max: 1000 });
 
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const value = headerValue(headers, 'authorization');
@@ -96,7 +98,13 @@ export async function resolveRequestConfig(
         { param: HEADERS.provider },
       );
     }
-    return parseHeaderConfig(fromHeaders);
+    const key = `${fromHeaders.provider}\n${fromHeaders.virtual_key}\n${fromHeaders.custom_host}\n${fromHeaders.api_key}`;
+    let config = headerConfigs.get(key);
+    if (!config) {
+      config = parseHeaderConfig(fromHeaders);
+      headerConfigs.set(key, config);
+    }
+    return config;
   }
   const authorizationPresent = bearerToken(headers) !== undefined;
   const inlineKey = `${authorizationPresent ? 1 : 0}${raw}`;

@@ -73,7 +73,13 @@ describe('address rules', () => {
 
   it('localhost names are refused under the public policy only', () => {
     expect(() => checkCustomHost('http://localhost:11434/v1', 'public')).toThrow(GatewayError);
-    expect(checkCustomHost('http://localhost:11434/v1', 'private').hostname).toBe('localhost');
+    expect(() => checkCustomHost('http://localhost:11434/v1', 'private')).not.toThrow();
+  });
+
+  it('a value accepted under one policy is still checked under the other', () => {
+    expect(() => checkCustomHost('http://10.1.2.3:8000/v1', 'private')).not.toThrow();
+    expect(() => checkCustomHost('http://10.1.2.3:8000/v1', 'public')).toThrow(/not a public address/);
+    expect(() => checkCustomHost('http://10.1.2.3:8000/v1', 'private')).not.toThrow();
   });
 });
 
