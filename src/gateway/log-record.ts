@@ -67,6 +67,8 @@ export interface RecordFields {
   responseBody: unknown;
   /** Attempts get their own span under the request's. */
   startedAt?: number;
+  /** performance.now() when the call ended; the record's build time when absent. */
+  endedAt?: number;
 }
 
 export function buildLogRecord(ctx: RequestContext, fields: RecordFields): LogRecord {
@@ -93,7 +95,7 @@ export function buildLogRecord(ctx: RequestContext, fields: RecordFields): LogRe
     status: fields.status,
     is_attempt: fields.isAttempt,
     stream: fields.stream,
-    latency_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+    latency_ms: Math.round(((fields.endedAt ?? performance.now()) - startedAt) * 100) / 100,
     ttfb_ms: fields.ttfbMs === null ? null : Math.round(fields.ttfbMs * 100) / 100,
     prompt_tokens: usage?.prompt_tokens ?? null,
     completion_tokens: usage?.completion_tokens ?? null,

@@ -38,6 +38,21 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   return headers;
 }
 
+/** The record's error columns: the error, or on an answer how many malformed stream chunks were skipped. */
+function errorFields(
+  outcome: AttemptOutcome | undefined,
+  error: GatewayError | ProviderError | undefined,
+): { errorCode: string | null; errorMessage: string | null } {
+  if (error) return { errorCode: String(error.code ?? error.type), errorMessage: error.message };
+  if (outcome?.ok && outcome.malformedChunks > 0) {
+    return {
+      errorCode: 'malformed_chunks_skipped',
+      errorMessage: `${outcome.malformedChunks} malformed stream chunk(s) skipped`,
+    };
+  }
+  return { errorCode: null, errorMessage: null };
+}
+
 export async function handleModelCall(deps: GatewayDeps, call: ModelCall): Promise<void> {
   const { ctx, reply, endpoint, body } = call;
   const stream = endpoint !== 'embeddings' && body.stream === true;
@@ -148,8 +163,7 @@ export async function handleModelCall(deps: GatewayDeps, call: ModelCall): Promi
       usage: outcome?.usage,
       cacheStatus: state.cacheStatus,
       retryCount: state.retryCount,
-      errorCode: error ? String(error.code ?? error.type) : null,
-      errorMessage: error ? error.message : null,
+      ...errorFields(outcome, error),
       requestBody: bodyForLog(result?.requestBody ?? body, bodies),
       responseBody: bodyForLog(responseBody, bodies),
     }),

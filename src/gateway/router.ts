@@ -21,7 +21,7 @@ import { GatewayError } from './errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';
-import { runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
+import { recordAttempts, runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */
@@ -61,8 +61,13 @@ export async function route(deps: GatewayDeps, call: RoutedCall): Promise<RouteR
     runtime: deps.routing,
     deadline: call.ctx.startedAt + deps.settings.defaultRequestTimeoutMs,
     lastFailure: undefined,
+    attempts: [],
   };
-  return runNode(run, call.config, '');
+  try {
+    return await runNode(run, call.config, '');
+  } finally {
+    recordAttempts(run);
+  }
 }
 
 function configParam(path: string, key: string): string {

@@ -1,8 +1,9 @@
 /**
  * One leaf of the target tree: resolve it, ask its circuit breaker, then call it, retrying as its
- * `retry` says, within the request's deadline. Every call is recorded as its own attempt under the
- * request's trace. When the client's stream already holds part of an answer, the call is a continuation
- * of that answer.
+ * `retry` says, within the request's deadline. Every call (and every skip by the breaker, every cache hit)
+ * is noted as an attempt; when the request took more than one, each becomes a record of its own under the
+ * request's trace (see `recordAttempts`). When the client's stream already holds part of an answer, the
+ * call is a continuation of that answer.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,6 +26,7 @@ import { answerFromCache, planCache, storeInCache } from './cache-step.js';
 import { buildContinuation, type Continuation } from './continuation.js';
 import { isRetryable, retryDelayMs, retryPolicyOf } from './retry-policy.js';
 import type { RoutingRuntime } from './runtime.js';
+import type { LogRecord } from '../../store/types.js';
 
 /** The state of one request's walk through the tree. */
 export interface RouteRun {
@@ -35,6 +37,8 @@ export interface RouteRun {
   deadline: number;
   /** The last failed attempt, whatever target it was on. */
   lastFailure: NodeResult | undefined;
+  /** Every call, breaker skip and cache answer so far, in order; recorded when the walk ends. */
+  attempts: AttemptRecord[];
 }
 
 export interface NodeResult {
@@ -273,7 +277,7 @@ function remember(run: RouteRun, result: NodeResult): NodeResult {
   return result;
 }
 
-interface AttemptRecord {
+export interface AttemptRecord {
   path: string;
   provider: string;
   model: string | undefined;
@@ -281,10 +285,29 @@ interface AttemptRecord {
   outcome: AttemptOutcome;
   started: number;
   retry: number;
+  /** Filled in by recordAttempt. */
+  ended?: number;
+  cacheStatus?: string | null;
 }
 
-/** Records one call (or one skip by the breaker) as its own span under the request's. */
+/** Notes one call (or one skip by the breaker, or one cache answer) of the walk. */
 function recordAttempt(run: RouteRun, record: AttemptRecord): void {
+  record.ended = performance.now();
+  record.cacheStatus = run.call.state.cacheStatus;
+  run.attempts.push(record);
+}
+
+/**
+ * Writes the walk's attempts as records of their own, each a span under the request's. A request answered
+ * (or failed) by its only call writes none: its own record already says everything the attempt's would,
+ * and the log store writes half the rows.
+ */
+export function recordAttempts(run: RouteRun): void {
+  if (run.attempts.length < 2) return;
+  for (const attempt of run.attempts) run.deps.logWriter.enqueue(attemptLogRecord(run, attempt));
+}
+
+function attemptLogRecord(run: RouteRun, record: AttemptRecord): LogRecord {
   const { deps, call } = run;
   const { outcome } = record;
   const bodies = { enabled: deps.settings.logBodies, maxBytes: deps.settings.logBodyMaxBytes };
@@ -304,27 +327,26 @@ function recordAttempt(run: RouteRun, record: AttemptRecord): void {
     if (outcome.malformedChunks > 0)
       errorMessage += ` (${outcome.malformedChunks} malformed chunk(s) skipped)`;
   }
-  deps.logWriter.enqueue(
-    buildLogRecord(call.ctx, {
-      endpoint: call.endpoint,
-      method: 'POST',
-      path: call.url.split('?')[0],
-      status,
-      provider: record.provider,
-      model: (outcome.ok ? outcome.model : undefined) ?? record.model ?? null,
-      target: record.path,
-      stream: call.stream,
-      isAttempt: true,
-      ttfbMs: outcome.ttfbMs,
-      // A failed call is not a billed completion.
-      usage: outcome.ok ? outcome.usage : undefined,
-      cacheStatus: call.state.cacheStatus,
-      retryCount: record.retry,
-      errorCode,
-      errorMessage,
-      requestBody: bodyForLog(record.body, bodies),
-      responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
-      startedAt: record.started,
-    }),
-  );
+  return buildLogRecord(call.ctx, {
+    endpoint: call.endpoint,
+    method: 'POST',
+    path: call.url.split('?')[0],
+    status,
+    provider: record.provider,
+    model: (outcome.ok ? outcome.model : undefined) ?? record.model ?? null,
+    target: record.path,
+    stream: call.stream,
+    isAttempt: true,
+    ttfbMs: outcome.ttfbMs,
+    // A failed call is not a billed completion.
+    usage: outcome.ok ? outcome.usage : undefined,
+    cacheStatus: record.cacheStatus ?? null,
+    retryCount: record.retry,
+    errorCode,
+    errorMessage,
+    requestBody: bodyForLog(record.body, bodies),
+    responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
+    startedAt: record.started,
+    endedAt: record.ended,
+  });
 }
