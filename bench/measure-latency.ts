@@ -10,6 +10,8 @@ export interface SequentialOptions {
   /** Hard stop for the measured loop, whatever `requests` says. */
   maxMs: number;
   stream?: boolean;
+  /** Called once, when the warm-up is over and the measured requests begin. */
+  onMeasuredStart?: () => void;
 }
 
 export interface SequentialResult {
@@ -35,6 +37,7 @@ export async function measureSequential(
   try {
     const deadline = Date.now() + options.maxMs;
     for (let i = 0; i < options.warmup + options.requests && Date.now() < deadline; i++) {
+      if (i === options.warmup) options.onMeasuredStart?.();
       const started = process.hrtime.bigint();
       const res = await client.request({ method: 'POST', path: target.path, headers, body });
       let firstByteAt: bigint | undefined;

@@ -1,7 +1,7 @@
 // Child processes for the servers under test, so none of them shares an event loop with the load
 // generator (or with each other).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface Child {
@@ -127,6 +127,24 @@ export function peakRssMB(pid: number): number | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
     return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (user + system, every thread) a live process has used so far, in milliseconds; undefined where
+ * /proc is not available. Sampled before and after a phase, it gives the CPU a request costs.
+ */
+export function cpuTimeMs(pid: number): number | undefined {
+  try {
+    let ticks = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10; // USER_HZ is 100 on Linux
   } catch {
     return undefined;
   }

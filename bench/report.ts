@@ -23,6 +23,8 @@ export interface BenchReport {
   ttfbMs: Per<Distribution>;
   addedTtfbMs: { bare?: { p50: number; p99: number }; gateway?: { p50: number; p99: number } };
   peakRssMB: { gateway?: number; bare?: number; upstream?: number };
+  /** CPU time (all threads) of the server process per request in the concurrency-1 phase, in µs. */
+  cpuPerRequestUs: Per<number>;
   gateway: { status: 'measured' | 'failed' | 'skipped'; reason?: string };
 }
 
@@ -65,6 +67,12 @@ export function markdownTable(r: BenchReport): string {
       '—',
       ms(r.addedLatencyMs.bare?.p99),
       pending(ms(r.addedLatencyMs.gateway?.p99)),
+    ],
+    [
+      'server CPU per request, c=1 (µs, all threads)',
+      int(r.cpuPerRequestUs.direct),
+      int(r.cpuPerRequestUs.bare),
+      pending(int(r.cpuPerRequestUs.gateway)),
     ],
     [
       `requests/s, ${r.settings.throughputConnections} connections, ${r.settings.throughputUpstreamLatencyMs} ms upstream`,

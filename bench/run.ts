@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { compileChildren } from './compile-children.js';
 import { measureSequential, type SequentialResult } from './measure-latency.js';
 import { measureThroughput } from './measure-throughput.js';
-import { freePort, peakRssMB, startNodeServer, startScript, type Child } from './processes.js';
+import { cpuTimeMs, freePort, peakRssMB, startNodeServer, startScript, type Child } from './processes.js';
 import { added, markdownTable, type BenchReport } from './report.js';
 import { chatBody, type Target } from './target.js';
 
@@ -54,8 +54,17 @@ function parseArgs(argv: string[]): Args {
 
 const settings = (quick: boolean) =>
   quick
-    ? { latency: 200, latencyWarmup: 50, ttfb: 50, ttfbWarmup: 10, durationS: 2, phaseMaxMs: 8_000 }
-    : { latency: 2_000, latencyWarmup: 300, ttfb: 300, ttfbWarmup: 30, durationS: 10, phaseMaxMs: 30_000 };
+    ? { latency: 500, latencyWarmup: 200, ttfb: 50, ttfbWarmup: 10, durationS: 2, phaseMaxMs: 8_000 }
+    : {
+        latency: 10_000,
+        // Enough for every process's hot code to be optimised: a shorter warm-up measures the JIT, and the
+        // first thousand or so requests of each target then decide the p99.
+        latencyWarmup: 2_000,
+        ttfb: 1_000,
+        ttfbWarmup: 200,
+        durationS: 10,
+        phaseMaxMs: 40_000,
+      };
 
 const THROUGHPUT_CONNECTIONS = 64;
 const THROUGHPUT_UPSTREAM_LATENCY_MS = 20;
@@ -194,6 +203,7 @@ async function main(): Promise<void> {
     throughput: {},
     ttfbMs: {},
     addedTtfbMs: {},
+    cpuPerRequestUs: {},
     peakRssMB: {},
     gateway: { status: 'skipped' },
   };
@@ -239,12 +249,21 @@ async function main(): Promise<void> {
     console.log(
       `\nlatency at concurrency 1, 0 ms upstream (${s.latency} requests after ${s.latencyWarmup} warm-up)`,
     );
+    const cpuBefore: Partial<Record<Target['name'], number | undefined>> = {};
+    const pidOf = (name: Target['name']) =>
+      name === 'direct' ? upstream.pid : name === 'bare' ? bare.pid : gatewayChild?.pid;
     for (const t of targets) {
+      const pid = pidOf(t.name);
       const r = await measureSequential(t, {
         requests: s.latency,
         warmup: s.latencyWarmup,
         maxMs: s.phaseMaxMs,
+        onMeasuredStart: () => pid !== undefined && (cpuBefore[t.name] = cpuTimeMs(pid)),
       });
+      const before = cpuBefore[t.name];
+      const after = pid !== undefined ? cpuTimeMs(pid) : undefined;
+      if (before !== undefined && after !== undefined && r.total.n > 0)
+        report.cpuPerRequestUs[t.name] = Math.round(((after - before) * 1000) / r.total.n);
       note(t.name, r, 'total');
       report.latencyMs[t.name] = r.total;
       if (t.name === 'gateway' && r.failures) report.gateway = { status: 'failed', reason: r.firstFailure };

@@ -19,13 +19,19 @@ let lastSource: unknown;
 let lastBodies: LogBodies | undefined;
 let lastLogged: unknown;
 
-/** A body as stored in a record: redacted, and cut to a summary when it is too large. */
-export function bodyForLog(body: unknown, bodies: LogBodies): unknown {
+/**
+ * A body as stored in a record: redacted, and cut to a summary when it is too large. `text`, when given, is
+ * the JSON text `body` was parsed from: stored as it is when redaction finds nothing to change.
+ */
+export function bodyForLog(body: unknown, bodies: LogBodies, text?: string): unknown {
   if (!bodies.enabled || body === undefined) return null;
   if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
     return lastLogged;
   }
-  const logged = serialiseForLog(body, bodies);
+  const logged =
+    text !== undefined && text.length <= bodies.maxBytes && redact(body) === body
+      ? new SerializedJson(text)
+      : serialiseForLog(body, bodies);
   lastSource = body;
   lastBodies = bodies;
   lastLogged = logged;

@@ -165,7 +165,7 @@ export async function handleModelCall(deps: GatewayDeps, call: ModelCall): Promi
       retryCount: state.retryCount,
       ...errorFields(outcome, error),
       requestBody: bodyForLog(result?.requestBody ?? body, bodies),
-      responseBody: bodyForLog(responseBody, bodies),
+      responseBody: bodyForLog(responseBody, bodies, outcome?.ok ? outcome.rawText : undefined),
     }),
   );
 }
