@@ -28,12 +28,16 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
   let dropped = 0;
   let closed = false;
 
+  // Writes what is buffered when it starts; records that arrive meanwhile wait for the next flush, so a
+  // busy gateway writes one batch per interval rather than a stream of small ones.
   const writeBatches = async (): Promise<void> => {
-    while (buffer.length > 0) {
-      const batch = buffer.slice(0, options.batchSize);
+    let due = buffer.length;
+    while (due > 0) {
+      const batch = buffer.slice(0, Math.min(options.batchSize, due));
       try {
         await store.insertLogs(batch);
         buffer = buffer.slice(batch.length);
+        due -= batch.length;
       } catch (err) {
         logger.error({ err, records: batch.length }, 'log records could not be written; will retry');
         return;

@@ -2,16 +2,23 @@
  * Log inserts into the SQLite file run on a worker thread with a connection of their own. better-sqlite3
  * is synchronous: a batch of a few hundred rows written on the main thread would stall every request in
  * flight for milliseconds. WAL mode lets the two connections share the file; the main connection's
- * busy_timeout covers the moments the worker holds the write lock.
+ * busy_timeout covers the moments the worker holds the write lock. The thread runs at background
+ * priority while it keeps up (see thread-priority.ts).
  */
+import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { PriorityGovernor, setThreadPriority, type ThreadPriority } from './thread-priority.js';
 
 type Row = Record<string, string | number | null>;
 
 // Plain JavaScript, evaluated as the worker's script, so it runs the same from `dist/` and from sources.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// The thread's Linux task id, so the main thread can set its scheduling policy.
+try {
+  parentPort.postMessage({ tid: Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()) });
+} catch {}
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
@@ -57,10 +64,25 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } });
   worker.unref();
   let nextId = 0;
-  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  worker.on('message', (message: { id: number; error?: string }) => {
+  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void; sentAt: number }>();
+  const governor = new PriorityGovernor();
+  let tid: number | undefined;
+  const prioritise = (priority: ThreadPriority) => {
+    if (tid !== undefined) void setThreadPriority(tid, priority);
+  };
+  worker.on('message', (message: { id: number; error?: string } | { tid: number }) => {
+    if ('tid' in message) {
+      tid = message.tid;
+      prioritise(governor.priority);
+      return;
+    }
     const waiter = pending.get(message.id);
     pending.delete(message.id);
+    if (waiter) {
+      const now = performance.now();
+      const change = governor.observe(now - waiter.sentAt, now);
+      if (change) prioritise(change);
+    }
     if (message.error) waiter?.reject(new Error(message.error));
     else waiter?.resolve();
   });
@@ -71,7 +93,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const send = (message: object): Promise<void> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, sentAt: performance.now() });
       worker.postMessage({ ...message, id });
     });
   let closed: Promise<void> | undefined;

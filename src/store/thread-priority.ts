@@ -1,0 +1,54 @@
+/**
+ * Background priority for the log writer's thread. Writing records is work nobody waits for, yet on a
+ * small machine it competes for the cores that answer requests: a batch insert that holds a core for half
+ * a millisecond makes the request that needs that core wait for it. Under Linux's SCHED_IDLE policy the
+ * thread still gets every idle cycle, but a woken request-handling thread takes its core at once.
+ *
+ * An idle-priority thread can starve when the machine is saturated, and records must never be lost, so
+ * the policy is governed by how long the thread takes to answer: a batch acknowledged late moves it back
+ * to normal priority, and only a long stretch of prompt answers moves it to the background again.
+ *
+ * Node has no binding for sched_setscheduler; `chrt` (util-linux) sets the policy of a thread by id.
+ * Everything here is best effort: without Linux or `chrt` the thread keeps normal priority.
+ */
+import { execFile } from 'node:child_process';
+
+export type ThreadPriority = 'background' | 'normal';
+
+/** Sets the scheduling policy of a thread (Linux task id); resolves false when it could not. */
+export function setThreadPriority(tid: number, priority: ThreadPriority): Promise<boolean> {
+  const policy = priority === 'background' ? '--idle' : '--other';
+  return new Promise((resolve) => {
+    execFile('chrt', [policy, '-p', '0', String(tid)], { timeout: 2_000 }, (error) => resolve(!error));
+  });
+}
+
+export interface PriorityGovernorOptions {
+  /** An acknowledgement slower than this moves the thread to normal priority. */
+  slowAckMs: number;
+  /** After moving to normal priority, how long acknowledgements must stay prompt before going back. */
+  calmForMs: number;
+}
+
+export const DEFAULT_GOVERNOR: PriorityGovernorOptions = { slowAckMs: 250, calmForMs: 10_000 };
+
+/** Decides the thread's priority from how long its batches take to be acknowledged. */
+export class PriorityGovernor {
+  priority: ThreadPriority = 'background';
+  private lastSlowAt = -Infinity;
+
+  constructor(private readonly options: PriorityGovernorOptions = DEFAULT_GOVERNOR) {}
+
+  /** Records one acknowledgement; returns the new priority when it should change. */
+  observe(ackMs: number, now: number): ThreadPriority | undefined {
+    if (ackMs > this.options.slowAckMs) {
+      this.lastSlowAt = now;
+      if (this.priority === 'background') return (this.priority = 'normal');
+      return undefined;
+    }
+    if (this.priority === 'normal' && now - this.lastSlowAt >= this.options.calmForMs) {
+      return (this.priority = 'background');
+    }
+    return undefined;
+  }
+}

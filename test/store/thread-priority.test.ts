@@ -1,0 +1,68 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSqliteLogThread } from '../../src/store/sqlite-log-thread.js';
+import { PriorityGovernor } from '../../src/store/thread-priority.js';
+
+describe('the log thread priority governor', () => {
+  const options = { slowAckMs: 250, calmForMs: 10_000 };
+
+  it('starts in the background and stays there while batches are acknowledged promptly', () => {
+    const governor = new PriorityGovernor(options);
+    expect(governor.priority).toBe('background');
+    for (let t = 0; t < 60_000; t += 20) expect(governor.observe(5, t)).toBeUndefined();
+  });
+
+  it('moves to normal priority on a slow acknowledgement, and back only after a calm stretch', () => {
+    const governor = new PriorityGovernor(options);
+    expect(governor.observe(400, 1_000)).toBe('normal');
+    expect(governor.observe(300, 2_000)).toBeUndefined(); // still slow: stays normal, the calm restarts
+    expect(governor.observe(5, 11_999)).toBeUndefined();
+    expect(governor.observe(5, 12_000)).toBe('background');
+    expect(governor.priority).toBe('background');
+  });
+});
+
+/** Scheduling policies of this process's threads (field 41 of /proc/<pid>/task/<tid>/stat). */
+function threadPolicies(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[38]);
+  });
+}
+
+const SCHED_IDLE = 5;
+
+function chrtMissing(): string | undefined {
+  if (process.platform !== 'linux') return 'scheduling policies are Linux only';
+  try {
+    execFileSync('chrt', ['--version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'chrt (util-linux) is not installed';
+  }
+}
+
+const missing = chrtMissing();
+if (missing) console.log(`skipping the SCHED_IDLE test: ${missing}`);
+
+describe.skipIf(missing !== undefined)('the SQLite log thread', () => {
+  it('runs at idle priority (SCHED_IDLE) while it keeps up', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-log-thread-'));
+    const before = threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
+    const thread = startSqliteLogThread(path.join(dir, 'gateway.db'));
+    try {
+      let idle = 0;
+      for (let i = 0; i < 100 && idle <= before; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        idle = threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
+      }
+      expect(idle).toBe(before + 1);
+    } finally {
+      await thread.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
