@@ -82,14 +82,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node <entry>` and polls `GET /health` until it answers 200 (bounded by `timeoutMs`). */
+/** Starts `node <nodeFlags> <entry>` and polls `GET /health` until it answers 200 (bounded by `timeoutMs`). */
 export async function startNodeServer(
   entry: string,
   env: Record<string, string>,
   port: number,
+  nodeFlags: string[] = [],
   timeoutMs = 20_000,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...nodeFlags, entry], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

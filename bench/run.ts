@@ -5,7 +5,7 @@
 // --build (run the production build first), --no-gateway, --gateway-entry <file> (another build's main.js).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, platform } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,14 @@ const settings = (quick: boolean) =>
 const THROUGHPUT_CONNECTIONS = 64;
 const THROUGHPUT_UPSTREAM_LATENCY_MS = 20;
 
+/** The Node.js flags of `npm start` (package.json), so the bench measures the gateway as it is run. */
+function startScriptFlags(packageJson: string): string[] {
+  const pkg = JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts?: { start?: string } };
+  const words = (pkg.scripts?.start ?? '').split(/\s+/);
+  if (words[0] !== 'node') return [];
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
 async function startGateway(
   args: Args,
   upstreamUrl: string,
@@ -91,6 +99,10 @@ async function startGateway(
       reason: `${path.relative(repoRoot, entry)} is missing (run \`npm run build\`, or pass --build)`,
     };
 
+  const nodeFlags = startScriptFlags(path.join(repoRoot, 'package.json'));
+  console.log(
+    `gateway: node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,
+  );
   const port = await freePort();
   const adminKey = `gw-bench-${randomBytes(12).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
@@ -106,6 +118,7 @@ async function startGateway(
         LOG_LEVEL: 'warn',
       },
       port,
+      nodeFlags,
     );
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });

@@ -22,9 +22,10 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
   });
   return {
     send(request, signal) {
+      const url = new URL(request.url);
       return agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: request.method,
         headers: request.headers,
         body: request.body,
@@ -33,11 +34,6 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
     },
     close: () => agent.close(),
   };
-}
-
-function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
 }
 
 /** Lower-cases and flattens undici's response headers. */

@@ -1,9 +1,9 @@
 /**
- * The production build as a user starts it (`npm start` = `node dist/main.js`): health, the first-start admin
- * key printed once, and a chat completion through the official SDK.
+ * The production build as a user starts it (the command of `npm start`, flags included): health, the
+ * first-start admin key printed once, and a chat completion through the official SDK.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +11,19 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 
-const entry = resolve(import.meta.dirname, '../../dist/main.js');
+const root = resolve(import.meta.dirname, '../..');
+const entry = resolve(root, 'dist/main.js');
+
+/** `npm start`'s arguments to node (package.json), run from the repository root. */
+function startArguments(): string[] {
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = pkg.scripts.start.split(/\s+/);
+  expect(command).toBe('node');
+  expect(args.at(-1)).toBe('dist/main.js');
+  return args;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -34,7 +46,8 @@ interface Started {
 async function startBuilt(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, startArguments(), {
+    cwd: root,
     env: {
       ...process.env,
       PORT: String(port),

@@ -108,14 +108,24 @@ function gatewayFailure(error: GatewayError, reason: AttemptFailure['reason']): 
   };
 }
 
+const hostAddresses = new Map<string, string>();
+
+/** A custom host's origin and path: a query string (which may carry a token) never becomes a shared-state key. */
+function hostAddress(customHost: string): string {
+  let address = hostAddresses.get(customHost);
+  if (address === undefined) {
+    const url = new URL(customHost);
+    address = url.origin + url.pathname;
+    if (hostAddresses.size >= 1000) hostAddresses.clear();
+    hostAddresses.set(customHost, address);
+  }
+  return address;
+}
+
 /** Where a target is reached, without secrets: its custom host, or its region / resource / deployment. */
 function addressOf(resolved: ResolvedTarget): string | undefined {
   const t = resolved.target;
-  if (t.custom_host) {
-    // Origin and path only: a query string (which may carry a token) never becomes a shared-state key.
-    const url = new URL(t.custom_host);
-    return url.origin + url.pathname;
-  }
+  if (t.custom_host) return hostAddress(t.custom_host);
   const parts = [
     t.resource_name,
     t.deployment_id,
