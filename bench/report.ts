@@ -16,6 +16,8 @@ export interface BenchReport {
     throughputDurationS: number;
     throughputUpstreamLatencyMs: number;
     gatewayHeaders: 'provider' | 'config';
+    /** The `--config` JSON, as given (with `{{UPSTREAM}}`). */
+    gatewayConfig?: string;
   };
   latencyMs: Per<Distribution>;
   addedLatencyMs: { bare?: { p50: number; p99: number }; gateway?: { p50: number; p99: number } };

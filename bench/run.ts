@@ -210,6 +210,7 @@ async function main(): Promise<void> {
       throughputDurationS: s.durationS,
       throughputUpstreamLatencyMs: THROUGHPUT_UPSTREAM_LATENCY_MS,
       gatewayHeaders: args.config !== undefined ? 'config' : 'provider',
+      ...(args.config !== undefined ? { gatewayConfig: args.config } : {}),
     },
     latencyMs: {},
     addedLatencyMs: {},

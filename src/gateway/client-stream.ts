@@ -52,7 +52,8 @@ export class ClientStream {
       'x-accel-buffering': 'no',
       ...this.headers(),
     });
-    this.res.flushHeaders();
+    // No flushHeaders(): Node sends the head with the first chunk, in one write, so the client's first
+    // byte of body arrives with the headers instead of after a second packet.
   }
 
   /** Writes one `data:` event; resolves when the socket can take more (backpressure). */
