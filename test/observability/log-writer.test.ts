@@ -1,0 +1,78 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogWriter, type LogWriter } from '../../src/observability/log-writer.js';
+import type { LogRecord, Store } from '../../src/store/types.js';
+
+/** A store that records each insert and answers it when the test says so. */
+function fakeStore() {
+  const batches: string[][] = [];
+  const waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  const store = {
+    insertLogs(records: LogRecord[]) {
+      batches.push(records.map((record) => record.id));
+      return new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+  } as unknown as Store;
+  const settle = async (how: 'ok' | 'fail' = 'ok') => {
+    const next = waiting.shift();
+    if (how === 'ok') next?.resolve();
+    else next?.reject(new Error('database unavailable'));
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { store, batches, settle, pending: () => waiting.length };
+}
+
+const record = (id: string) => ({ id }) as LogRecord;
+const quiet = pino({ level: 'silent' });
+
+describe('the log writer', () => {
+  let writer: LogWriter | undefined;
+  afterEach(() => {
+    writer = undefined;
+  });
+
+  it('writes what was buffered when a flush starts; records arriving meanwhile wait for the next one', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    writer.enqueue(record('a'));
+    writer.enqueue(record('b'));
+    const first = writer.flush();
+    writer.enqueue(record('c')); // arrives while the first batch is being written
+    await fake.settle();
+    await first;
+    expect(fake.batches).toEqual([['a', 'b']]);
+    expect(writer.pending).toBe(1);
+    const second = writer.flush();
+    await fake.settle();
+    await second;
+    expect(fake.batches).toEqual([['a', 'b'], ['c']]);
+    expect(writer.pending).toBe(0);
+  });
+
+  it('keeps a batch the store refused and writes it with the next flush', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    writer.enqueue(record('a'));
+    const failed = writer.flush();
+    await fake.settle('fail');
+    await failed;
+    expect(writer.pending).toBe(1);
+    const retried = writer.flush();
+    await fake.settle();
+    await retried;
+    expect(fake.batches).toEqual([['a'], ['a']]);
+    expect(writer.pending).toBe(0);
+  });
+
+  it('close writes everything, in batches of batchSize', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, quiet, { batchSize: 2, flushIntervalMs: 60_000 });
+    // A full batch starts a flush at once; the rest waits for close.
+    for (const id of ['a', 'b', 'c', 'd', 'e']) writer.enqueue(record(id));
+    const closing = writer.close();
+    while (writer.pending > 0 || fake.pending() > 0) await fake.settle();
+    await closing;
+    expect(fake.batches.flat()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(fake.batches.every((batch) => batch.length <= 2)).toBe(true);
+  });
+});
