@@ -263,21 +263,22 @@ async function main(): Promise<void> {
     console.log(
       `\nlatency at concurrency 1, 0 ms upstream (${s.latency} requests after ${s.latencyWarmup} warm-up)`,
     );
-    const cpuBefore: Partial<Record<Target['name'], number | undefined>> = {};
     const pidOf = (name: Target['name']) =>
       name === 'direct' ? upstream.pid : name === 'bare' ? bare.pid : gatewayChild?.pid;
     for (const t of targets) {
       const pid = pidOf(t.name);
+      let cpuBefore: number | undefined;
       const r = await measureSequential(t, {
         requests: s.latency,
         warmup: s.latencyWarmup,
         maxMs: s.phaseMaxMs,
-        onMeasuredStart: () => pid !== undefined && (cpuBefore[t.name] = cpuTimeMs(pid)),
+        onMeasuredStart: () => {
+          cpuBefore = pid === undefined ? undefined : cpuTimeMs(pid);
+        },
       });
-      const before = cpuBefore[t.name];
-      const after = pid !== undefined ? cpuTimeMs(pid) : undefined;
-      if (before !== undefined && after !== undefined && r.total.n > 0)
-        report.cpuPerRequestUs[t.name] = Math.round(((after - before) * 1000) / r.total.n);
+      const cpuAfter = pid === undefined ? undefined : cpuTimeMs(pid);
+      if (cpuBefore !== undefined && cpuAfter !== undefined && r.total.n > 0)
+        report.cpuPerRequestUs[t.name] = Math.round(((cpuAfter - cpuBefore) * 1000) / r.total.n);
       note(t.name, r, 'total');
       report.latencyMs[t.name] = r.total;
       if (t.name === 'gateway' && r.failures) report.gateway = { status: 'failed', reason: r.firstFailure };
