@@ -28,18 +28,19 @@ export function bodyForLog(body: unknown, bodies: LogBodies, text?: string): unk
   if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
     return lastLogged;
   }
+  const redacted = redact(body);
   const logged =
-    text !== undefined && text.length <= bodies.maxBytes && redact(body) === body
+    text !== undefined && text.length <= bodies.maxBytes && redacted === body
       ? new SerializedJson(text)
-      : serialiseForLog(body, bodies);
+      : serialiseForLog(redacted, bodies);
   lastSource = body;
   lastBodies = bodies;
   lastLogged = logged;
   return logged;
 }
 
-function serialiseForLog(body: unknown, bodies: LogBodies): unknown {
-  const redacted = redact(body);
+/** The stored form of an already redacted body. */
+function serialiseForLog(redacted: unknown, bodies: LogBodies): unknown {
   let text: string | undefined;
   try {
     text = JSON.stringify(redacted);
@@ -51,6 +52,14 @@ function serialiseForLog(body: unknown, bodies: LogBodies): unknown {
   // The text is kept: the store writes it as it is rather than serialising the body again.
   if (text.length <= bodies.maxBytes) return new SerializedJson(text);
   return { truncated: true, bytes: text.length, head: text.slice(0, bodies.maxBytes) };
+}
+
+/** The error columns of an answer that came through although malformed stream chunks were skipped. */
+export function skippedChunksError(count: number): { errorCode: string; errorMessage: string } {
+  return {
+    errorCode: 'malformed_chunks_skipped',
+    errorMessage: `${count} malformed stream chunk(s) skipped`,
+  };
 }
 
 export interface RecordFields {

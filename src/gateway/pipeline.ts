@@ -10,7 +10,7 @@ import { ClientStream } from './client-stream.js';
 import { HEADERS, headerValue, type RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
 import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from './errors.js';
-import { bodyForLog, buildLogRecord } from './log-record.js';
+import { bodyForLog, buildLogRecord, skippedChunksError } from './log-record.js';
 import { resolveRequestConfig } from './request-config.js';
 import { route, type RouteResult, type RouteState } from './router.js';
 
@@ -44,12 +44,7 @@ function errorFields(
   error: GatewayError | ProviderError | undefined,
 ): { errorCode: string | null; errorMessage: string | null } {
   if (error) return { errorCode: String(error.code ?? error.type), errorMessage: error.message };
-  if (outcome?.ok && outcome.malformedChunks > 0) {
-    return {
-      errorCode: 'malformed_chunks_skipped',
-      errorMessage: `${outcome.malformedChunks} malformed stream chunk(s) skipped`,
-    };
-  }
+  if (outcome?.ok && outcome.malformedChunks > 0) return skippedChunksError(outcome.malformedChunks);
   return { errorCode: null, errorMessage: null };
 }
 

@@ -18,7 +18,7 @@ import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
 import { runModelAttempt } from '../fanout.js';
 import type { GatewayDeps } from '../deps.js';
 import { GatewayError } from '../errors.js';
-import { bodyForLog, buildLogRecord } from '../log-record.js';
+import { bodyForLog, buildLogRecord, skippedChunksError } from '../log-record.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import type { RoutedCall } from '../router.js';
 import { breakerKey, countsAsBreakerFailure } from './circuit-breaker.js';
@@ -326,10 +326,8 @@ function attemptLogRecord(run: RouteRun, record: AttemptRecord): LogRecord {
   let status: number;
   if (outcome.ok) {
     status = outcome.status;
-    if (outcome.malformedChunks > 0) {
-      errorCode = 'malformed_chunks_skipped';
-      errorMessage = `${outcome.malformedChunks} malformed stream chunk(s) skipped`;
-    }
+    if (outcome.malformedChunks > 0)
+      ({ errorCode, errorMessage } = skippedChunksError(outcome.malformedChunks));
   } else {
     status = outcome.reason === 'client_gone' ? 499 : outcome.status;
     errorCode = String(outcome.error.code ?? outcome.error.type);
