@@ -6,6 +6,7 @@
  * answer cannot slip past the check.
  */
 import { BlockList, isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { GatewayError } from './errors.js';
 
@@ -66,16 +67,16 @@ export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): st
 }
 
 /** Values already accepted, per policy: the check is a pure function of the two, and runs per request. */
-const accepted = { private: new Set<string>(), public: new Set<string>() };
-const ACCEPTED_MAX = 1000;
+const accepted = {
+  private: new LRUCache<string, true>({ max: 1000 }),
+  public: new LRUCache<string, true>({ max: 1000 }),
+};
 
 /** Checks a custom_host value before any request is made; throws a 400 naming `param`. */
 export function checkCustomHost(value: string, policy: CustomHostPolicy, param = 'custom_host'): void {
-  const seen = accepted[policy];
-  if (seen.has(value)) return;
+  if (accepted[policy].has(value)) return;
   refuseCustomHost(value, policy, param);
-  if (seen.size >= ACCEPTED_MAX) seen.clear();
-  seen.add(value);
+  accepted[policy].set(value, true);
 }
 
 function refuseCustomHost(value: string, policy: CustomHostPolicy, param: string): void {

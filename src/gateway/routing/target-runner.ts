@@ -6,6 +6,7 @@
  * call is a continuation of that answer.
  */
 import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterRequest, EndpointKind } from '../../providers/types.js';
 import {
@@ -108,7 +109,7 @@ function gatewayFailure(error: GatewayError, reason: AttemptFailure['reason']): 
   };
 }
 
-const hostAddresses = new Map<string, string>();
+const hostAddresses = new LRUCache<string, string>({ max: 1000 });
 
 /** A custom host's origin and path: a query string (which may carry a token) never becomes a shared-state key. */
 function hostAddress(customHost: string): string {
@@ -116,7 +117,6 @@ function hostAddress(customHost: string): string {
   if (address === undefined) {
     const url = new URL(customHost);
     address = url.origin + url.pathname;
-    if (hostAddresses.size >= 1000) hostAddresses.clear();
     hostAddresses.set(customHost, address);
   }
   return address;
