@@ -5,10 +5,11 @@
 // --build (run the production build first), --no-gateway, --gateway-entry <file> (another build's main.js).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, platform } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCommand } from '../scripts/start-command.js';
 import { compileChildren } from './compile-children.js';
 import { measureSequential, type SequentialResult } from './measure-latency.js';
 import { measureThroughput } from './measure-throughput.js';
@@ -69,14 +70,6 @@ const settings = (quick: boolean) =>
 const THROUGHPUT_CONNECTIONS = 64;
 const THROUGHPUT_UPSTREAM_LATENCY_MS = 20;
 
-/** The Node.js flags of `npm start` (package.json), so the bench measures the gateway as it is run. */
-function startScriptFlags(packageJson: string): string[] {
-  const pkg = JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts?: { start?: string } };
-  const words = (pkg.scripts?.start ?? '').split(/\s+/);
-  if (words[0] !== 'node') return [];
-  return words.slice(1).filter((word) => word.startsWith('--'));
-}
-
 async function startGateway(
   args: Args,
   upstreamUrl: string,
@@ -99,7 +92,8 @@ async function startGateway(
       reason: `${path.relative(repoRoot, entry)} is missing (run \`npm run build\`, or pass --build)`,
     };
 
-  const nodeFlags = startScriptFlags(path.join(repoRoot, 'package.json'));
+  const start = startCommand(repoRoot);
+  const nodeFlags = start.command === 'node' ? start.flags : [];
   console.log(
     `gateway: node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,
   );

@@ -3,12 +3,13 @@
  * first-start admin key printed once, and a chat completion through the official SDK.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCommand } from '../../scripts/start-command.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -16,10 +17,7 @@ const entry = resolve(root, 'dist/main.js');
 
 /** `npm start`'s arguments to node (package.json), run from the repository root. */
 function startArguments(): string[] {
-  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...args] = pkg.scripts.start.split(/\s+/);
+  const { command, args } = startCommand(root);
   expect(command).toBe('node');
   expect(args.at(-1)).toBe('dist/main.js');
   return args;
