@@ -43,45 +43,35 @@ const ms = (x?: number) => (x === undefined || Number.isNaN(x) ? PENDING : x.toF
 const int = (x?: number) =>
   x === undefined || Number.isNaN(x) ? PENDING : Math.round(x).toLocaleString('en-US');
 
+type TargetName = 'direct' | 'bare' | 'gateway';
+const rss = (x?: number) => x?.toFixed(1) ?? PENDING;
+
 export function markdownTable(r: BenchReport): string {
   const pending = (v: string) => (r.gateway.status === 'measured' ? v : PENDING);
-  const rows: [string, string, string, string][] = [
-    [
-      'latency p50, c=1, 0 ms upstream (ms)',
-      ms(r.latencyMs.direct?.p50),
-      ms(r.latencyMs.bare?.p50),
-      pending(ms(r.latencyMs.gateway?.p50)),
-    ],
-    [
-      'latency p99, c=1, 0 ms upstream (ms)',
-      ms(r.latencyMs.direct?.p99),
-      ms(r.latencyMs.bare?.p99),
-      pending(ms(r.latencyMs.gateway?.p99)),
-    ],
-    [
-      'added latency p50 vs direct (ms)',
-      '—',
-      ms(r.addedLatencyMs.bare?.p50),
-      pending(ms(r.addedLatencyMs.gateway?.p50)),
-    ],
-    [
-      'added latency p99 vs direct (ms)',
-      '—',
-      ms(r.addedLatencyMs.bare?.p99),
-      pending(ms(r.addedLatencyMs.gateway?.p99)),
-    ],
-    [
-      'server CPU per request, c=1 (µs, all threads)',
-      int(r.cpuPerRequestUs.direct),
-      int(r.cpuPerRequestUs.bare),
-      pending(int(r.cpuPerRequestUs.gateway)),
-    ],
-    [
+  /** A metric measured on all three targets. */
+  const each = (
+    label: string,
+    format: (x?: number) => string,
+    value: (target: TargetName) => number | undefined,
+  ): string[] => [label, format(value('direct')), format(value('bare')), pending(format(value('gateway')))];
+  /** A metric of the proxies, measured against the direct call. */
+  const vsDirect = (label: string, value: (target: 'bare' | 'gateway') => number | undefined): string[] => [
+    label,
+    '—',
+    ms(value('bare')),
+    pending(ms(value('gateway'))),
+  ];
+  const rows: string[][] = [
+    each('latency p50, c=1, 0 ms upstream (ms)', ms, (t) => r.latencyMs[t]?.p50),
+    each('latency p99, c=1, 0 ms upstream (ms)', ms, (t) => r.latencyMs[t]?.p99),
+    vsDirect('added latency p50 vs direct (ms)', (t) => r.addedLatencyMs[t]?.p50),
+    vsDirect('added latency p99 vs direct (ms)', (t) => r.addedLatencyMs[t]?.p99),
+    each('server CPU per request, c=1 (µs, all threads)', int, (t) => r.cpuPerRequestUs[t]),
+    each(
       `requests/s, ${r.settings.throughputConnections} connections, ${r.settings.throughputUpstreamLatencyMs} ms upstream`,
-      int(r.throughput.direct?.rps),
-      int(r.throughput.bare?.rps),
-      pending(int(r.throughput.gateway?.rps)),
-    ],
+      int,
+      (t) => r.throughput[t]?.rps,
+    ),
     [
       'requests/s ratio to bare proxy',
       r.throughput.direct && r.throughput.bare
@@ -90,42 +80,12 @@ export function markdownTable(r: BenchReport): string {
       '1.00',
       pending(r.throughput.gatewayToBare?.toFixed(2) ?? PENDING),
     ],
-    [
-      'latency p99 under that load (ms)',
-      int(r.throughput.direct?.latencyP99),
-      int(r.throughput.bare?.latencyP99),
-      pending(int(r.throughput.gateway?.latencyP99)),
-    ],
-    [
-      'stream time to first byte p50 (ms)',
-      ms(r.ttfbMs.direct?.p50),
-      ms(r.ttfbMs.bare?.p50),
-      pending(ms(r.ttfbMs.gateway?.p50)),
-    ],
-    [
-      'stream time to first byte p99 (ms)',
-      ms(r.ttfbMs.direct?.p99),
-      ms(r.ttfbMs.bare?.p99),
-      pending(ms(r.ttfbMs.gateway?.p99)),
-    ],
-    [
-      'added TTFB p50 vs direct (ms)',
-      '—',
-      ms(r.addedTtfbMs.bare?.p50),
-      pending(ms(r.addedTtfbMs.gateway?.p50)),
-    ],
-    [
-      'added TTFB p99 vs direct (ms)',
-      '—',
-      ms(r.addedTtfbMs.bare?.p99),
-      pending(ms(r.addedTtfbMs.gateway?.p99)),
-    ],
-    [
-      'peak RSS (VmHWM, MB)',
-      r.peakRssMB.upstream?.toFixed(1) ?? PENDING,
-      r.peakRssMB.bare?.toFixed(1) ?? PENDING,
-      pending(r.peakRssMB.gateway?.toFixed(1) ?? PENDING),
-    ],
+    each('latency p99 under that load (ms)', int, (t) => r.throughput[t]?.latencyP99),
+    each('stream time to first byte p50 (ms)', ms, (t) => r.ttfbMs[t]?.p50),
+    each('stream time to first byte p99 (ms)', ms, (t) => r.ttfbMs[t]?.p99),
+    vsDirect('added TTFB p50 vs direct (ms)', (t) => r.addedTtfbMs[t]?.p50),
+    vsDirect('added TTFB p99 vs direct (ms)', (t) => r.addedTtfbMs[t]?.p99),
+    each('peak RSS (VmHWM, MB)', rss, (t) => r.peakRssMB[t === 'direct' ? 'upstream' : t]),
   ];
   const lines = [
     '| metric | direct (fake upstream) | bare Node proxy | gateway |',
