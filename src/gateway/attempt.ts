@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
-import type { ChatCompletionChunk, Usage } from '../providers/openai-types.js';
+import type { ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { ClientStream } from './client-stream.js';
-import { GatewayError, ProviderError } from './errors.js';
+import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { POLICY_REFUSAL_CODE } from './custom-host.js';
 import { scrubSecrets, targetSecrets } from './scrub-secrets.js';

@@ -5,8 +5,8 @@
  * in-band error event and no `[DONE]`, so a broken answer is never presented as a complete one.
  */
 import type { ServerResponse } from 'node:http';
-import type { ChatCompletionChunk } from '../providers/openai-types.js';
-import type { ErrorBody } from './errors.js';
+import type { ChatCompletionChunk } from '../core/openai-types.js';
+import type { ErrorBody } from '../core/errors.js';
 
 /** What every chunk of the client's stream shares; a continuation on another target keeps it. */
 export interface StreamIdentity {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ApiKey } from '../store/types.js';
 
 export const HEADERS = {

@@ -8,7 +8,7 @@
 import { BlockList, isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 
 export type CustomHostPolicy = 'private' | 'public';
 

@@ -4,7 +4,7 @@
  * client's one stream as their chunks arrive, each renumbered to its choice. Usage is the sum of the calls
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../providers/openai-types.js';
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import {
   runAttempt,
   type AttemptFailure,

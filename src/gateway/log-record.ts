@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
-import type { Usage } from '../providers/openai-types.js';
+import type { Usage } from '../core/openai-types.js';
 import type { LogRecord } from '../store/types.js';
 import type { RequestContext } from './context.js';
 import { newSpanId } from './context.js';

@@ -9,7 +9,7 @@ import { forwardableHeaders, type AttemptOutcome } from './attempt.js';
 import { ClientStream } from './client-stream.js';
 import { HEADERS, headerValue, type RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
-import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from './errors.js';
+import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from '../core/errors.js';
 import { bodyForLog, buildLogRecord, skippedChunksError } from './log-record.js';
 import { resolveRequestConfig } from './request-config.js';
 import { route, type RouteResult, type RouteState } from './router.js';

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { parseConfig, parseConfigHeader, type GatewayConfig } from './config/index.js';
 import { HEADERS, headerValue } from './context.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
 import type { StoredConfig } from '../store/types.js';
 

@@ -7,7 +7,7 @@ import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
 import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
 import { bearerToken, paramFor } from './request-config.js';
 

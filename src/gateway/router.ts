@@ -17,7 +17,7 @@ import type { AttemptOutcome } from './attempt.js';
 import type { ClientStream } from './client-stream.js';
 import type { RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';

@@ -4,7 +4,7 @@
  * target is cut out of it.
  */
 import type { AuthMaterial, ProviderTarget } from '../providers/types.js';
-import type { GatewayError, ProviderError } from './errors.js';
+import type { GatewayError, ProviderError } from '../core/errors.js';
 
 const MASK = '[REDACTED]';
 /** Shorter values are not credentials worth masking and would mangle ordinary words. */

@@ -5,8 +5,8 @@
  * fallbacks. The one exception is `authenticate`, an optional token exchange (Vertex service accounts) kept
  * in its own module and called by the pipeline before `buildRequest`.
  */
-import type { ProviderError } from '../gateway/errors.js';
-import type { ChatCompletionChunk, TextCompletion, Usage } from './openai-types.js';
+import type { ProviderError } from '../core/errors.js';
+import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
 
 export type EndpointKind = 'chat' | 'completions' | 'embeddings';
 

@@ -17,7 +17,7 @@ import {
 } from '../gateway/context.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { sequentialId } from '../gateway/ids.js';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { authenticate } from './auth.js';
 import { createErrorHandler } from './error-handler.js';
 import { registerHealthRoutes } from './routes/health.js';

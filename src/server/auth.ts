@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { HEADERS, headerValue } from '../gateway/context.js';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Lookups } from '../gateway/lookups.js';
 import type { ApiKey, Role } from '../store/types.js';
 

@@ -3,7 +3,7 @@
  * (validation, serialisation, redaction would otherwise overflow the stack). Iterative, so the check itself
  * cannot overflow.
  */
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 
 export const MAX_BODY_DEPTH = 128;
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from '../gateway/errors.js';
+import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from '../core/errors.js';
 
 /** Fastify's own errors (body parsing, limits) in our vocabulary. */
 function fromFastify(error: FastifyError): GatewayError | undefined {

@@ -5,19 +5,10 @@ import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
-} from './schemas/index.js';
+} from '../core/schemas/index.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
-
-export interface Operation {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  path: string;
-  summary: string;
-  tags: string[];
-  requestBody?: unknown;
-  response?: unknown;
-  parameters?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: unknown }>;
-}
+import type { Operation } from '../core/operation.js';
 
 const ErrorSchema = {
   type: 'object',

@@ -3,7 +3,7 @@
  * store keeps only its HMAC (see `hashApiKeyValue`) and a short prefix for listings.
  */
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 
 export const API_KEY_PREFIX = 'gw-';
 const PREFIX_CHARS = 8;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { Database } from './schema.js';
 
 export const SQLITE_FILE = 'gateway.db';

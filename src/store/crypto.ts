@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;

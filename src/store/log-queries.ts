@@ -4,7 +4,7 @@
  * fixed order and a page boundary never skips or repeats a record.
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { toLogRecord, toLogRow, toNumber } from './rows.js';
 import type { Database } from './schema.js';
 import type { LogQuery, LogRecord, Page } from './types.js';

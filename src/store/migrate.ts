@@ -2,7 +2,7 @@
  * starting together apply each migration once: Kysely's own lock only covers the migrations, not the
  * creation of its bookkeeping tables, which races when several nodes start at the same moment. */
 import { Migrator, sql, type Kysely } from 'kysely';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { migrationProvider } from './migrations/index.js';
 
 export const MIGRATION_TABLE = 'store_migrations';

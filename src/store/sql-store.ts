@@ -4,7 +4,7 @@
  * Credentials and configs are soft-deleted (logs keep naming them); API keys are deleted outright.
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { apiKeyDisplayPrefix, assertUsableApiKeyValue, generateApiKeyValue } from './api-key-value.js';
 import { decryptSecret, encryptSecret, hashApiKeyValue, type StoreKeys } from './crypto.js';
 import { isUniqueViolation } from './db-errors.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bodyToStreamChunks, streamToBody } from '../../src/gateway/cache/index.js';
-import type { ChatCompletion, TextCompletion } from '../../src/providers/openai-types.js';
+import type { ChatCompletion, TextCompletion } from '../../src/core/openai-types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const fixtureDir = path.join(

@@ -10,7 +10,7 @@ import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
-} from '../../src/server/schemas/index.js';
+} from '../../src/core/schemas/index.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import {

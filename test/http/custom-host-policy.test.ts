@@ -12,7 +12,7 @@ import {
   guardedLookup,
   POLICY_REFUSAL_CODE,
 } from '../../src/gateway/custom-host.js';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 

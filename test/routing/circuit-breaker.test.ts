@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/gateway/attempt.js';
-import { ProviderError } from '../../src/gateway/errors.js';
+import { ProviderError } from '../../src/core/errors.js';
 import { breakerKey, countsAsBreakerFailure } from '../../src/gateway/routing/circuit-breaker.js';
 
 function failure(status: number, reason: AttemptFailure['reason'] = 'status'): AttemptFailure {

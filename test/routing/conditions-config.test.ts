@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/gateway/config/index.js';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { evaluateCondition } from '../../src/gateway/routing/conditions.js';
 
 function conditional(conditions: unknown[]): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatCompletionChunk } from '../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../src/core/openai-types.js';
 import {
   acceptsAssistantPrefill,
   buildContinuation,

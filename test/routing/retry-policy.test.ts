@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/gateway/attempt.js';
-import { GatewayError, ProviderError } from '../../src/gateway/errors.js';
+import { GatewayError, ProviderError } from '../../src/core/errors.js';
 import {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,

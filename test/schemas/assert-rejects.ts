@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 
 /** Runs `fn`, asserting it throws a 400 GatewayError with `code` and `param`; returns the error. */
 export function expectGatewayError(fn: () => unknown, code: string, param: string | null): GatewayError {

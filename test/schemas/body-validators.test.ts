@@ -3,7 +3,7 @@ import {
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
-} from '../../src/server/schemas/index.js';
+} from '../../src/core/schemas/index.js';
 import { chatBodyCases, completionBodyCases, embeddingBodyCases } from './cases.js';
 import { goodCompletionBodies, goodEmbeddingBodies, minimalChatBodies, richChatBody } from './good-bodies.js';
 import { expectGatewayError } from './assert-rejects.js';

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { GatewayConfigSchema, parseConfig } from '../../src/gateway/config/index.js';
-import { explainError } from '../../src/gateway/config/validator/explain-error.js';
+import { explainError } from '../../src/core/validator/explain-error.js';
 import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
@@ -15,7 +15,7 @@ import {
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
-} from '../../src/server/schemas/index.js';
+} from '../../src/core/schemas/index.js';
 import { goodCompletionBodies, goodEmbeddingBodies, richChatBody, richConfig } from './good-bodies.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -9,7 +9,7 @@ import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
-} from '../../src/server/schemas/index.js';
+} from '../../src/core/schemas/index.js';
 import {
   goodCompletionBodies,
   goodEmbeddingBodies,

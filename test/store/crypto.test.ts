@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import {
   decryptSecret,
   deriveKeys,

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/gateway/errors.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { newId } from '../../src/store/ids.js';
 import type { LogRecord, Store, Workspace } from '../../src/store/types.js';
 

@@ -4,7 +4,7 @@
  * need the other form of an answer: the log record of a streamed call, or serving one form from the
  * other.
  */
-import type { ChatCompletion, TextCompletion, ToolCall } from '../../providers/openai-types.js';
+import type { ChatCompletion, TextCompletion, ToolCall } from '../../core/openai-types.js';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * target after the shape has been checked.
  */
 import { validateConditionQuery } from '../routing/conditions.js';
-import { fieldError } from './validator/compile-validator.js';
+import { fieldError } from '../../core/validator/compile-validator.js';
 import type { GatewayConfig } from './config-schema.js';
 
 export interface ConfigRuleOptions {

@@ -11,7 +11,7 @@ import {
   InputGuardrailSchema,
   OutputGuardrailSchema,
 } from './hook-schemas.js';
-import { withErrorMessage } from './validator/explain-error.js';
+import { withErrorMessage } from '../../core/validator/explain-error.js';
 
 function Closed<T extends TProperties>(properties: T, options: { description?: string } = {}) {
   return Type.Object(properties, { additionalProperties: false, ...options });

@@ -2,10 +2,10 @@
  * Turns a config (inline from the `x-gateway-config` header, or loaded from the store) into a
  * typed, checked GatewayConfig, once per request, before anything is routed.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
-import { compileValidator } from './validator/compile-validator.js';
+import { compileValidator } from '../../core/validator/compile-validator.js';
 
 export const CONFIG_HEADER = 'x-gateway-config';
 

@@ -7,9 +7,9 @@
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { RoutedCall } from '../router.js';
-import type { Usage } from '../../providers/openai-types.js';
+import type { Usage } from '../../core/openai-types.js';
 import type { RouteRun } from './target-runner.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';

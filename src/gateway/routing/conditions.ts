@@ -4,7 +4,7 @@
  * is cached per query object; evaluating it is pure and never throws. The language is documented in
  * docs/conditions.md.
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 export interface ConditionInput {
   /** The request metadata (flat string map). */

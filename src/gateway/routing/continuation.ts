@@ -9,7 +9,7 @@
  * providers get the partial answer as an assistant message followed by a user message asking to continue
  * exactly where it stopped. Text completions append the partial text to the prompt.
  */
-import type { ChatCompletionChunk } from '../../providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../core/openai-types.js';
 import type { EndpointKind } from '../../providers/types.js';
 import type { StreamIdentity } from '../client-stream.js';
 

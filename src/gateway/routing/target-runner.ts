@@ -13,12 +13,12 @@ import {
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
-} from '../../server/schemas/index.js';
+} from '../../core/schemas/index.js';
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
 import { runModelAttempt } from '../fanout.js';
 import type { GatewayDeps } from '../deps.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { bodyForLog, buildLogRecord, skippedChunksError } from '../log-record.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import type { RoutedCall } from '../router.js';

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../gateway/errors.js';
+import { ProviderError } from '../../core/errors.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 

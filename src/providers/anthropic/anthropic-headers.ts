@@ -1,4 +1,4 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
 import { ANTHROPIC_DEFAULT_VERSION } from './anthropic-config.js';
 

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { AdapterRequest } from '../types.js';
-import type { ChatRequest } from '../openai-types.js';
+import type { ChatRequest } from '../../core/openai-types.js';
 import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';

@@ -1,4 +1,4 @@
-import type { Usage } from '../openai-types.js';
+import type { Usage } from '../../core/openai-types.js';
 import type { AnthropicUsage } from './anthropic-api-types.js';
 
 /**

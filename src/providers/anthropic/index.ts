@@ -2,7 +2,7 @@
  * The Anthropic Messages API adapter. The translation functions are exported on their own so that other
  * hosts of Anthropic models (Vertex AI) reuse them with their own URL and authentication.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ProviderAdapter } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { anthropicCapabilities } from './anthropic-capabilities.js';

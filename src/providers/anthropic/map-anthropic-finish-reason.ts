@@ -1,4 +1,4 @@
-import type { FinishReason } from '../openai-types.js';
+import type { FinishReason } from '../../core/openai-types.js';
 
 export function mapAnthropicFinishReason(stopReason: string | null | undefined): FinishReason {
   switch (stopReason) {

@@ -4,7 +4,7 @@
  * `/embeddings`, `?api-version=`); a managed online endpoint is
  * `https://{endpoint}.{region}.inference.ml.azure.com` and scores chat at `/score`.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { EndpointKind, ProviderTarget } from '../types.js';
 
 /** The model inference API version used when the target names none. */

@@ -2,7 +2,7 @@
  * Azure AI Foundry / Azure AI model inference: models hosted on serverless or managed endpoints,
  * speaking OpenAI's wire format.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import {
   azureAuthHeaders,
   azureErrorFromResponse,

@@ -3,7 +3,7 @@
  * `api-key` header; an `api_key` given as `Bearer <token>` (a Microsoft Entra ID token) goes in
  * `Authorization` as it is.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { AuthMaterial, ProviderTarget } from '../types.js';
 
 export type AzureKeyStyle = 'api-key' | 'bearer';

@@ -3,7 +3,7 @@
  * (`"401"`, `"429"`, `DeploymentNotFound`, `content_filter` with an `innererror` verdict) and often a
  * `type` of null; the codes are mapped to OpenAI's and the wait hint of a 429 message is read.
  */
-import { ProviderError } from '../../gateway/errors.js';
+import { ProviderError } from '../../core/errors.js';
 import { openAIErrorFromResponse } from '../openai/index.js';
 import type { UpstreamErrorResponse } from '../types.js';
 

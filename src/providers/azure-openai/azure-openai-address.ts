@@ -3,7 +3,7 @@
  * target's keys or its `deployments[]` list (the request's `model` picks a deployment by alias, else the
  * one marked `is_default`).
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
 
 export interface AzureOpenAIAddress {

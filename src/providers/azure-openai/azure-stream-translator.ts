@@ -5,7 +5,7 @@
  * offered as content blocks otherwise, invalid nulls removed).
  */
 import { createOpenAIStreamTranslator } from '../openai/index.js';
-import type { ChatCompletionChunk, Usage } from '../openai-types.js';
+import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator } from '../types.js';
 import { normaliseAzureChunk } from './normalise-azure-response.js';
 

@@ -6,7 +6,7 @@
  * This makes them valid OpenAI objects. Strict mode keeps OpenAI's fields only; otherwise Azure's extras
  * stay and the reasoning is offered as a thinking content block.
  */
-import type { ChatCompletionChunk, ContentBlock } from '../openai-types.js';
+import type { ChatCompletionChunk, ContentBlock } from '../../core/openai-types.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest } from '../../core/openai-types.js';
 import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';

@@ -1,5 +1,5 @@
-import { GatewayError, ProviderError } from '../../gateway/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../openai-types.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
 import { COHERE_DEFAULT_INPUT_TYPE } from './bedrock-config.js';
 
 export type BedrockEmbeddingFamily = 'titan' | 'cohere';

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatMessage, ChatRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage, ChatRequest } from '../../core/openai-types.js';
 import type { BedrockToolConfig } from './bedrock-api-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ProviderError } from '../../gateway/errors.js';
-import type { ChatCompletion, ContentBlock, ToolCall } from '../openai-types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { ChatCompletion, ContentBlock, ToolCall } from '../../core/openai-types.js';
 import type { AdapterRequest } from '../types.js';
 import { unixSeconds } from '../shared/chat-chunks.js';
 import type { BedrockConverseResponse } from './bedrock-api-types.js';

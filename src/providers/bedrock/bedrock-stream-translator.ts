@@ -1,5 +1,5 @@
-import { ProviderError } from '../../gateway/errors.js';
-import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../openai-types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
 import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';

@@ -1,6 +1,6 @@
 /** The Amazon Bedrock adapter: Converse / ConverseStream for chat, InvokeModel for embeddings. */
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { AdapterRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../openai-types.js';
+import type { FinishReason } from '../../core/openai-types.js';
 
 export function mapBedrockFinishReason(stopReason: string | undefined): FinishReason {
   switch (stopReason) {

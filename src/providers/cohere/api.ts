@@ -1,5 +1,5 @@
 /** Where Cohere lives and how it is authenticated. */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { joinUrl } from '../shared/url.js';
 import type { ProviderTarget } from '../types.js';
 

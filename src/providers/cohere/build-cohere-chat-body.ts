@@ -1,6 +1,6 @@
 /** OpenAI chat request → Cohere v2 chat body. */
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest, ResponseFormat } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest, ResponseFormat } from '../../core/openai-types.js';
 import type { CohereChatBody } from './cohere-api-types.js';
 import { COHERE_CHAT_PARAMETERS, assertParametersSupported } from './cohere-chat-parameters.js';
 import { convertToCohereMessages } from './convert-to-cohere-messages.js';

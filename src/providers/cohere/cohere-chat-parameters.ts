@@ -2,7 +2,7 @@
  * How every OpenAI chat parameter is handled by the Cohere adapter: as data, so the request builder
  * refuses what Cohere cannot honour and docs/providers.md shows the same table.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 export interface ParameterRule {
   /** What happens to the parameter, as shown in docs/providers.md. */

@@ -3,8 +3,8 @@
  * such field, so `search_document` is sent unless the request carries Cohere's own `input_type`.
  * `encoding_format: base64` is produced here from the float vectors (little-endian float32, as OpenAI).
  */
-import { GatewayError, ProviderError } from '../../gateway/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../openai-types.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
 import type { CohereEmbedBody, CohereEmbedResponse, CohereInputType } from './cohere-api-types.js';
 import { COHERE_PROVIDER_ID } from './cohere-error.js';
 

@@ -1,5 +1,5 @@
 /** Cohere's failures → ProviderError. Cohere answers errors as `{ "id": "...", "message": "..." }`. */
-import { ProviderError } from '../../gateway/errors.js';
+import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import type { CohereErrorBody } from './cohere-api-types.js';

@@ -6,7 +6,7 @@
  * deltas indexed in order of appearance; message-end → finish chunk, then the usage chunk when asked for.
  * A message-end with finish_reason ERROR/TIMEOUT is an error inside the 200 stream.
  */
-import type { ChatCompletionChunk, ChatRequest, ContentBlock, Usage } from '../openai-types.js';
+import type { ChatCompletionChunk, ChatRequest, ContentBlock, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import type { CohereStreamEvent } from './cohere-api-types.js';
 import { cohereGenerationError } from './cohere-error.js';

@@ -1,6 +1,6 @@
 /** OpenAI chat messages → Cohere v2 messages. */
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
 import type { CohereImagePart, CohereMessage, CohereTextPart } from './cohere-api-types.js';
 
 export function convertToCohereMessages(messages: ChatMessage[]): CohereMessage[] {

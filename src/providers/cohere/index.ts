@@ -1,6 +1,6 @@
 /** The Cohere adapter: Chat v2 and Embed v2, translated to and from the OpenAI shapes. */
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { PassthroughRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
 import { COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js';
 import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';

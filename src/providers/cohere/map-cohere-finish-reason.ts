@@ -1,4 +1,4 @@
-import type { FinishReason } from '../openai-types.js';
+import type { FinishReason } from '../../core/openai-types.js';
 
 /**
  * Cohere's finish reasons → OpenAI's. `ERROR` and `TIMEOUT` are not answers: the caller turns them into

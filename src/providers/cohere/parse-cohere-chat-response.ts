@@ -1,6 +1,6 @@
 /** Cohere v2 chat response → OpenAI chat completion. */
-import { ProviderError } from '../../gateway/errors.js';
-import type { ChatCompletion, ContentBlock, ToolCall } from '../openai-types.js';
+import { ProviderError } from '../../core/errors.js';
+import type { ChatCompletion, ContentBlock, ToolCall } from '../../core/openai-types.js';
 import type { AdapterRequest, UpstreamResponse } from '../types.js';
 import type { CohereChatResponse, CohereToolCall } from './cohere-api-types.js';
 import { COHERE_PROVIDER_ID, cohereGenerationError } from './cohere-error.js';

@@ -2,8 +2,8 @@
  * OpenAI tools and tool_choice → Cohere v2. Cohere's `tool_choice` knows only REQUIRED and NONE, so
  * forcing one named function is done by offering only that function and requiring a call.
  */
-import { GatewayError } from '../../gateway/errors.js';
-import type { FunctionTool, ToolChoice } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { FunctionTool, ToolChoice } from '../../core/openai-types.js';
 import type { CohereChatBody, CohereTool } from './cohere-api-types.js';
 
 type ToolFields = Pick<CohereChatBody, 'tools' | 'tool_choice' | 'strict_tools'>;

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ContentBlock, ToolCall } from '../openai-types.js';
+import type { ChatCompletion, ContentBlock, ToolCall } from '../../core/openai-types.js';
 import type { GeminiCandidate, GeminiGenerateContentResponse } from './google-api-types.js';
 import { convertGoogleUsage } from './convert-google-usage.js';
 import { googleErrorFromObject } from './google-error.js';

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatMessage, ContentPart } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
 import type { GeminiContent, GeminiPart } from './google-api-types.js';
 
 /**

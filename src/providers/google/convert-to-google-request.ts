@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest } from '../../core/openai-types.js';
 import type { GeminiGenerateContentRequest, GeminiGenerationConfig } from './google-api-types.js';
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 import { convertToGoogleMessages } from './convert-to-google-messages.js';

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
 import { embeddingToBase64 } from '../shared/embedding-base64.js';
 import type { GeminiBatchEmbedRequest, GeminiBatchEmbedResponse } from './google-api-types.js';
 

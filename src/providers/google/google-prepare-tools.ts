@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest } from '../../core/openai-types.js';
 import type { GeminiFunctionDeclaration, GeminiTool, GeminiToolConfig } from './google-api-types.js';
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from '../openai-types.js';
+import type { ChatCompletionChunk, FinishReason, ToolCallDelta, Usage } from '../../core/openai-types.js';
 import type { StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import type {
   GeminiCandidate,

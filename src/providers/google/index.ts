@@ -2,8 +2,8 @@
  * Google Gemini API (`generativelanguage.googleapis.com`). The Gemini translation exported here is pure
  * and shared with the `vertex-ai` adapter, which speaks the same body over a different address and auth.
  */
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import { joinUrl } from '../shared/url.js';
 import type { AdapterRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
 import type { GeminiBatchEmbedResponse, GeminiGenerateContentResponse } from './google-api-types.js';

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../openai-types.js';
+import type { FinishReason } from '../../core/openai-types.js';
 
 /**
  * Gemini's `finishReason` → OpenAI's. A candidate that stopped normally after calling functions reports

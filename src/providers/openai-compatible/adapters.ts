@@ -1,4 +1,4 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import {
   createOpenAIStreamTranslator,
   openAIErrorFromResponse,

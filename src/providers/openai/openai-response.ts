@@ -1,4 +1,4 @@
-import { ProviderError } from '../../gateway/errors.js';
+import { ProviderError } from '../../core/errors.js';
 import type { AdapterRequest, UpstreamResponse } from '../types.js';
 
 /** OpenAI-wire answers are already in the client's shape; a 2xx body carrying an `error` is a failure. */

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, Usage } from '../openai-types.js';
+import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { openAIStreamError } from './openai-error.js';
 

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatMessage } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage } from '../../core/openai-types.js';
 
 export interface AlternatingTurn<Block> {
   role: 'user' | 'assistant';

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, FinishReason, Usage } from '../openai-types.js';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 
 /** What every chunk of one streamed answer shares. */
 export interface ChunkIdentity {

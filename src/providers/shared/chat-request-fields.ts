@@ -1,5 +1,5 @@
-import { GatewayError } from '../../gateway/errors.js';
-import type { ChatRequest, ResponseFormat, ThinkingOption } from '../openai-types.js';
+import { GatewayError } from '../../core/errors.js';
+import type { ChatRequest, ResponseFormat, ThinkingOption } from '../../core/openai-types.js';
 
 type JsonSchemaSpec = Extract<ResponseFormat, { type: 'json_schema' }>['json_schema'];
 

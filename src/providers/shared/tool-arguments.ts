@@ -1,4 +1,4 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 /**
  * Parses the `arguments` string of an assistant tool call from the history into the object providers

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, FinishReason } from '../openai-types.js';
+import type { ChatCompletionChunk, FinishReason } from '../../core/openai-types.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 

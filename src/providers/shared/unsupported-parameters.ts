@@ -1,4 +1,4 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 /**
  * Refuses the OpenAI parameters a provider cannot honour. A parameter set to its neutral value (the one

@@ -2,7 +2,7 @@
  * Google Vertex AI (`cloudb`): Gemini models through the shared Gemini translation, Anthropic models
  * (`claude-*`) through the anthropic adapter's translation, both on Vertex's addresses and OAuth2 auth.
  */
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import {
   anthropicErrorFromResponse,
   createAnthropicStreamTranslator,
@@ -17,7 +17,7 @@ import {
   toGeminiRequestBody,
   type GeminiGenerateContentResponse,
 } from '../google/index.js';
-import type { ChatRequest, EmbeddingRequest } from '../openai-types.js';
+import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import { joinUrl } from '../shared/url.js';
 import type {
   AdapterRequest,

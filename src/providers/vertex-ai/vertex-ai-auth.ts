@@ -5,7 +5,7 @@
  */
 import { createHash, createPrivateKey } from 'node:crypto';
 import { JWT } from 'google-auth-library';
-import { GatewayError, ProviderError } from '../../gateway/errors.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, ProviderTarget } from '../types.js';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

@@ -1,4 +1,4 @@
-import type { EmbeddingRequest, EmbeddingResponse } from '../openai-types.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
 import { embeddingInputs, toEmbeddingResponse } from '../google/index.js';
 
 export interface VertexPredictEmbeddingRequest {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { joinUrl } from '../shared/url.js';
 import type { ProviderTarget } from '../types.js';
 

@@ -1,7 +1,7 @@
 /** `GET /v1/logs` (filters, paging) and `GET /v1/logs/{id}`, always within the caller's workspace. */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { LogQuery } from '../../store/types.js';
 
 const MAX_LIMIT = 1000;

@@ -7,7 +7,7 @@ import {
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
-} from '../schemas/index.js';
+} from '../../core/schemas/index.js';
 import { registerModelListRoute } from './models-list.js';
 import { assertBodyDepth } from '../body-depth.js';
 

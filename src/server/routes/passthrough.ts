@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { performance } from 'node:perf_hooks';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { GatewayError, ProviderError } from '../../gateway/errors.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
 import { bodyForLog, buildLogRecord } from '../../gateway/log-record.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';

@@ -2,7 +2,7 @@
 // checks the OpenAI chunk stream against what the recording itself says (computed here independently).
 import { describe, expect, it } from 'vitest';
 import { anthropicAdapter } from '../../../src/providers/anthropic/index.js';
-import type { ChatCompletionChunk } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../../src/core/openai-types.js';
 import { createSseDecoder } from '../../../src/providers/shared/sse-decoder.js';
 import type { StreamOutput } from '../../../src/providers/types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicAdapter } from '../../../src/providers/anthropic/index.js';
-import type { ChatCompletion } from '../../../src/providers/openai-types.js';
+import type { ChatCompletion } from '../../../src/core/openai-types.js';
 import type { StreamOutput } from '../../../src/providers/types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readJsonFixture } from './fixtures.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { azureAIAdapter } from '../../../src/providers/azure-ai/index.js';
 import { azureOpenAIAdapter } from '../../../src/providers/azure-openai/index.js';
-import type { ChatCompletion } from '../../../src/providers/openai-types.js';
+import type { ChatCompletion } from '../../../src/core/openai-types.js';
 import { azureErrors } from '../../fakes/azure/errors.js';
 import { assembledAzureChatCompletion } from '../../fakes/azure/recorded.js';
 import { providerFixturesDir } from '../../fakes/cohere/fixtures.js';

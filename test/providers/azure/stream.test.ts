@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { azureAIAdapter } from '../../../src/providers/azure-ai/index.js';
 import { azureOpenAIAdapter } from '../../../src/providers/azure-openai/index.js';
-import type { ChatCompletionChunk } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../../src/core/openai-types.js';
 import type { StreamOutput } from '../../../src/providers/types.js';
 import { providerFixturesDir } from '../../fakes/cohere/fixtures.js';
 import { AZURE_CHAT_STREAM_FIXTURE } from '../../fakes/azure/recorded.js';

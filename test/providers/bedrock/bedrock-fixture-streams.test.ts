@@ -2,7 +2,7 @@
 // and translator, and checks the OpenAI chunk stream against the recording (read independently here).
 import { describe, expect, it } from 'vitest';
 import { bedrockAdapter } from '../../../src/providers/bedrock/index.js';
-import type { ChatCompletionChunk } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../../src/core/openai-types.js';
 import type { StreamOutput } from '../../../src/providers/types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { encodeEvent, encodeException, parseChunkLine } from '../../fakes/bedrock/event-stream.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/gateway/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import { bedrockAdapter } from '../../../src/providers/bedrock/index.js';
 import type { AdapterRequest, UpstreamRequest } from '../../../src/providers/types.js';
 import { startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bedrockAdapter } from '../../../src/providers/bedrock/index.js';
-import type { ChatCompletion, EmbeddingResponse } from '../../../src/providers/openai-types.js';
+import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai-types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readBedrockJsonFixture } from '../../fakes/bedrock/fixtures.js';
 import { bedrockRequest } from './helpers.js';

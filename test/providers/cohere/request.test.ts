@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/gateway/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import { cohereAdapter } from '../../../src/providers/cohere/index.js';
 import type { UpstreamRequest } from '../../../src/providers/types.js';
 import { cohereRequest } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/gateway/errors.js';
+import { ProviderError } from '../../../src/core/errors.js';
 import { cohereAdapter } from '../../../src/providers/cohere/index.js';
-import type { ChatCompletion, EmbeddingResponse } from '../../../src/providers/openai-types.js';
+import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai-types.js';
 import { readCohereJson } from '../../fakes/cohere/fixtures.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { cohereRequest } from './helpers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cohereAdapter } from '../../../src/providers/cohere/index.js';
-import type { ChatCompletionChunk } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../../src/core/openai-types.js';
 import type { StreamOutput } from '../../../src/providers/types.js';
 import { listCohereStreams, readCohereChunks } from '../../fakes/cohere/fixtures.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';

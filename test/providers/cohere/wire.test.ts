@@ -1,7 +1,7 @@
 // The adapter against the fake Cohere over real HTTP: its requests are accepted, its SSE framing decoded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cohereAdapter } from '../../../src/providers/cohere/index.js';
-import type { ChatCompletionChunk } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk } from '../../../src/core/openai-types.js';
 import { createSseDecoder } from '../../../src/providers/shared/sse-decoder.js';
 import type { AdapterRequest, StreamOutput, UpstreamRequest } from '../../../src/providers/types.js';
 import { startFakeCohere, type FakeCohere } from '../../fakes/cohere/server.js';

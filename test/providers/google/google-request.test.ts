@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/gateway/errors.js';
+import { GatewayError } from '../../../src/core/errors.js';
 import { googleAdapter } from '../../../src/providers/google/index.js';
 import type { AdapterRequest } from '../../../src/providers/types.js';
 import { chatRequest } from './helpers.js';

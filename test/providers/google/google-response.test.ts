@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../src/gateway/errors.js';
+import { ProviderError } from '../../../src/core/errors.js';
 import { googleAdapter } from '../../../src/providers/google/index.js';
-import type { ChatCompletion, EmbeddingResponse } from '../../../src/providers/openai-types.js';
+import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai-types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readGoogleFixture, toSse } from '../../fakes/google/fixtures.js';
 import { assemble, chatRequest, replayStream } from './helpers.js';

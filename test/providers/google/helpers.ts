@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, Usage } from '../../../src/providers/openai-types.js';
+import type { ChatCompletionChunk, Usage } from '../../../src/core/openai-types.js';
 import { createSseDecoder } from '../../../src/providers/shared/sse-decoder.js';
 import type { AdapterRequest, ProviderAdapter, StreamOutput } from '../../../src/providers/types.js';
 

@@ -1,7 +1,7 @@
 // The service-account token exchange against the fake Vertex token endpoint (JWT-bearer grant, RS256).
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayError, ProviderError } from '../../../src/gateway/errors.js';
+import { GatewayError, ProviderError } from '../../../src/core/errors.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
 import type { ProviderTarget } from '../../../src/providers/types.js';
 import { startFakeVertex, type FakeVertex } from '../../fakes/vertex-ai/server.js';

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 import { describe, expect, it } from 'vitest';
-import { GatewayError, ProviderError } from '../../../src/gateway/errors.js';
-import type { EmbeddingResponse } from '../../../src/providers/openai-types.js';
+import { GatewayError, ProviderError } from '../../../src/core/errors.js';
+import type { EmbeddingResponse } from '../../../src/core/openai-types.js';
 import type { AdapterRequest, ProviderTarget } from '../../../src/providers/types.js';
 import { vertexAIAdapter } from '../../../src/providers/vertex-ai/index.js';
 import { findAdapter } from '../../../src/providers/registry.js';

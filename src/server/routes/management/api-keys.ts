@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { GatewayError } from '../../../gateway/errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import type { ApiKey } from '../../../store/types.js';
 import { validateCreateApiKey, validateUpdateApiKey } from './body-schemas.js';
 import { notFound, nowSeconds, pathParam, requireSomeField } from './route-helpers.js';

@@ -5,8 +5,8 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { GatewayConfigSchema } from '../../../gateway/config/index.js';
-import { compileValidator } from '../../../gateway/config/validator/compile-validator.js';
-import { withErrorMessage, withKeyErrorMessage } from '../../../gateway/config/validator/explain-error.js';
+import { compileValidator } from '../../../core/validator/compile-validator.js';
+import { withErrorMessage, withKeyErrorMessage } from '../../../core/validator/explain-error.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
 
 /** Slugs travel in headers (`x-gateway-virtual-key`, `x-gateway-config`) and as `@slug`, so they stay

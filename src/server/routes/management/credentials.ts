@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkCustomHost } from '../../../gateway/custom-host.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { GatewayError } from '../../../gateway/errors.js';
+import { GatewayError } from '../../../core/errors.js';
 import { findAdapter } from '../../../providers/registry.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
 import type { ProviderCredential, ProviderSecret } from '../../../store/types.js';

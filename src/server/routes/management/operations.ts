@@ -1,5 +1,5 @@
 /** The management API's operations, for the OpenAPI document. */
-import type { Operation } from '../../openapi.js';
+import type { Operation } from '../../../core/operation.js';
 import {
   CreateApiKeyBody,
   CreateConfigBody,

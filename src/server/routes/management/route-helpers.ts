@@ -1,5 +1,5 @@
 /** Small pieces shared by the management routes. */
-import { GatewayError } from '../../../gateway/errors.js';
+import { GatewayError } from '../../../core/errors.js';
 
 export function notFound(what: string, id: string, param: string): GatewayError {
   return new GatewayError('not_found', `No ${what} "${id}" in this workspace`, { param });

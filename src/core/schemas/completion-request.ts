@@ -2,7 +2,7 @@
  * Body of POST /v1/completions (legacy text completions). Unknown keys pass through to the provider.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { fieldError } from '../../gateway/config/validator/compile-validator.js';
+import { fieldError } from '../validator/compile-validator.js';
 import {
   LogitBiasField,
   MaxTokensField,

@@ -3,7 +3,7 @@
  * have parameters of their own that the gateway forwards.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { fieldError } from '../../gateway/config/validator/compile-validator.js';
+import { fieldError } from '../validator/compile-validator.js';
 import { ChatMessageSchema } from './chat-messages.js';
 import {
   FunctionCallField,

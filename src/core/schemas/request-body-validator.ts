@@ -3,11 +3,7 @@
  * reported, and the rules of the fields they share that tie one field to another.
  */
 import type { TSchema } from '@sinclair/typebox';
-import {
-  compileValidator,
-  fieldError,
-  type SchemaValidator,
-} from '../../gateway/config/validator/compile-validator.js';
+import { compileValidator, fieldError, type SchemaValidator } from '../validator/compile-validator.js';
 
 /** A request body's validator: `invalid_body` errors with paths from the body's root. */
 export function compileRequestBodyValidator<T extends TSchema>(schema: T): SchemaValidator<T> {

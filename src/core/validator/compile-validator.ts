@@ -5,7 +5,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { GatewayError, type ErrorCode } from '../../errors.js';
+import { GatewayError, type ErrorCode } from '../errors.js';
 import { explainError, shapeOf, type SchemaErrorDetail } from './explain-error.js';
 
 export interface SchemaValidator<T extends TSchema> {

@@ -3,7 +3,7 @@
  * interface spec. Fields the OpenAI document marks nullable accept null, which means "not set".
  */
 import { Type, type TSchema, type TUnion, type TNull } from '@sinclair/typebox';
-import { withKeyErrorMessage } from '../../gateway/config/validator/explain-error.js';
+import { withKeyErrorMessage } from '../validator/explain-error.js';
 
 export function Nullable<T extends TSchema>(schema: T): TUnion<[T, TNull]> {
   return Type.Union([schema, Type.Null()]);
