@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
+import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import type { ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { ClientStream } from './client-stream.js';
@@ -210,7 +211,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     let response: Dispatcher.ResponseData;
     try {
       if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, controller.signal);
-      const upstreamRequest = await adapter.buildRequest(request);
+      const upstreamRequest = await operationOf(adapter, request.endpoint).buildRequest(request);
       response = await upstream.send(upstreamRequest, controller.signal);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
@@ -259,7 +260,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     }
     let body: unknown;
     try {
-      body = adapter.parseResponse(request, { status, headers, body: json });
+      body = operationOf(adapter, request.endpoint).parseResponse(request, { status, headers, body: json });
     } catch (err) {
       if (err instanceof ProviderError || err instanceof GatewayError)
         return scope.fail(err, 'invalid_response');
@@ -294,7 +295,7 @@ async function relayStream(
   const client = input.client as ClientStream;
   const { adapter } = resolved;
   const decoder = adapter.createFrameDecoder?.() ?? createSseDecoder();
-  const translator = adapter.createStreamTranslator(request);
+  const translator = streamTranslatorOf(adapter, request);
   const attemptStartChunks = client.chunkCount;
   let done = false;
   let model: string | undefined;

@@ -2,7 +2,14 @@
  * Every provider the gateway can call, by id and alias. Native adapters are listed here; the
  * OpenAI-compatible family is data (./openai-compatible/table.ts) turned into adapters.
  */
-import type { ProviderAdapter } from './types.js';
+import { GatewayError } from '../core/errors.js';
+import type {
+  AdapterRequest,
+  EndpointKind,
+  OperationHandler,
+  ProviderAdapter,
+  StreamTranslator,
+} from './types.js';
 import { openAICompatibleAdapters } from './openai-compatible/adapters.js';
 import { anthropicAdapter } from './anthropic/index.js';
 import { bedrockAdapter } from './bedrock/index.js';
@@ -36,4 +43,30 @@ export function findAdapter(name: string): ProviderAdapter | undefined {
 
 export function listAdapters(): readonly ProviderAdapter[] {
   return adapters;
+}
+
+/** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
+export function operationOf(adapter: ProviderAdapter, endpoint: EndpointKind): OperationHandler {
+  if (!adapter.capabilities.endpoints.includes(endpoint)) throw unsupportedEndpoint(adapter, endpoint);
+  return adapter;
+}
+
+/** The stream translator of the request's operation; refused like an absent operation when it never streams. */
+export function streamTranslatorOf(adapter: ProviderAdapter, req: AdapterRequest): StreamTranslator {
+  const translator = operationOf(adapter, req.endpoint).createStreamTranslator?.(req);
+  if (!translator) throw unsupportedEndpoint(adapter, req.endpoint, ' with stream: true');
+  return translator;
+}
+
+const ENDPOINT_PATHS: Readonly<Record<EndpointKind, string>> = {
+  chat: '/chat/completions',
+  completions: '/completions',
+  embeddings: '/embeddings',
+};
+
+function unsupportedEndpoint(adapter: ProviderAdapter, endpoint: EndpointKind, qualifier = ''): GatewayError {
+  return new GatewayError(
+    'unsupported_endpoint',
+    `The provider ${adapter.id} (${adapter.displayName}) does not offer ${ENDPOINT_PATHS[endpoint]}${qualifier}.`,
+  );
 }

@@ -189,6 +189,19 @@ export interface ProviderCapabilities {
   notes?: string[];
 }
 
+/** What an adapter does for one operation (chat, completions, embeddings; later responses, messages…). */
+export interface OperationHandler {
+  /** Builds the upstream request. Throws GatewayError (4xx) for what the provider cannot honour or a
+   * target that lacks what the provider needs (naming the parameter or config key). */
+  buildRequest(req: AdapterRequest): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Translates a successful (2xx) JSON answer. Returns the very same object it was given when nothing
+   * needed changing (the gateway then relays the upstream's bytes exactly). Throws ProviderError when a 2xx
+   * body carries an error. */
+  parseResponse(req: AdapterRequest, res: UpstreamResponse): unknown;
+  /** Absent when the operation never streams (embeddings). */
+  createStreamTranslator?(req: AdapterRequest): StreamTranslator;
+}
+
 export interface ProviderAdapter {
   /** Canonical id used in `provider` / `x-gateway-provider`. */
   readonly id: string;
