@@ -111,7 +111,7 @@ async function fallback(
   path: string,
   child: (index: number) => Promise<NodeResult>,
 ): Promise<NodeResult> {
-  const codes = node.strategy?.on_status_codes;
+  const codes = node.strategy?.on_status_codes ?? node.on_status_codes;
   const { client, ctx } = run.call;
   let last: NodeResult | undefined;
   for (let i = 0; i < (node.targets?.length ?? 0); i++) {

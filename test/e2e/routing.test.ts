@@ -202,6 +202,38 @@ describe.concurrent('nested trees and inheritance', () => {
     const with401 = { ...only5xx, strategy: { mode: 'fallback', on_status_codes: [401] } };
     expect(await answeredBy(with401)).toBe('spare');
   });
+
+  it("fallback honours the node's own on_status_codes; strategy.on_status_codes wins when both are set", async () => {
+    const unauthorized = await fake('unauthorized', { defaultBehaviour: { status: 401 } });
+    const spare = await fake('spare');
+    const targets = [target(unauthorized), target(spare)];
+    const only5xx = { strategy: { mode: 'fallback' }, on_status_codes: [500, 503], targets };
+    const error = await client(gateway, only5xx)
+      .chat.completions.create(chat)
+      .catch((e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    expect(spare.requests).toHaveLength(0);
+
+    expect(await answeredBy({ ...only5xx, on_status_codes: [401] })).toBe('spare');
+    expect(spare.requests).toHaveLength(1);
+
+    const both = { strategy: { mode: 'fallback', on_status_codes: [500] }, on_status_codes: [401], targets };
+    const overruled = await client(gateway, both)
+      .chat.completions.create(chat)
+      .catch((e: unknown) => e);
+    expect((overruled as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    expect(spare.requests).toHaveLength(1);
+
+    // A fallback node in targets reads its own list; its parent's does not pass down.
+    const nested = {
+      strategy: { mode: 'fallback' },
+      on_status_codes: [500],
+      targets: [{ ...only5xx, on_status_codes: [401] }],
+    };
+    expect(await answeredBy(nested)).toBe('spare');
+    const listless = { strategy: { mode: 'fallback' }, targets };
+    expect(await answeredBy({ ...nested, targets: [listless] })).toBe('spare');
+  });
 });
 
 describe.concurrent('conditional', () => {
