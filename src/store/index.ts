@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { connect, SQLITE_FILE } from './connect.js';
 import { startSqliteLogThread } from './sqlite-log-thread.js';
 import { deriveKeys } from './crypto.js';
-import { SqlStore } from './sql-store.js';
+import { runMigrations } from './migrate.js';
+import { createSqlStore } from './sql-store.js';
 import type { Store } from './types.js';
 
 export interface OpenStoreOptions {
@@ -23,14 +24,14 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const keys = deriveKeys(options.masterKey);
   const { db, kind } = await connect(options);
   try {
-    await new SqlStore(db, kind, keys).migrate();
+    await runMigrations(db, kind);
   } catch (error) {
     await db.destroy();
     throw error;
   }
   // The log thread opens the file only once the migrations have created its table.
   const logThread = kind === 'sqlite' ? startSqliteLogThread(join(options.dataDir, SQLITE_FILE)) : undefined;
-  return new SqlStore(db, kind, keys, logThread);
+  return createSqlStore(db, kind, keys, logThread);
 }
 
 export { loadMasterKey } from './crypto.js';

@@ -152,12 +152,9 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-export interface Store {
-  readonly kind: 'sqlite' | 'postgres';
-  /** Runs pending migrations (`openStore` already did). */
-  migrate(): Promise<void>;
-  close(): Promise<void>;
+export type StoreKind = 'sqlite' | 'postgres';
 
+export interface OrganisationRepository {
   createOrganisation(input: { name: string }): Promise<Organisation>;
   getOrganisation(id: string): Promise<Organisation | undefined>;
   /** Oldest first. */
@@ -165,7 +162,9 @@ export interface Store {
   createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | undefined>;
   listWorkspaces(organisation_id: string): Promise<Workspace[]>;
+}
 
+export interface ApiKeyRepository {
   /** Creates a key and returns it with its secret value, which is never retrievable again. */
   createApiKey(input: {
     organisation_id: string;
@@ -190,7 +189,9 @@ export interface Store {
   deleteApiKey(workspace_id: string, id: string): Promise<boolean>;
   countApiKeys(): Promise<number>;
   touchApiKey(id: string, at: number): Promise<void>;
+}
 
+export interface CredentialRepository {
   createCredential(
     input: Pick<
       ProviderCredential,
@@ -214,7 +215,9 @@ export interface Store {
     kind: ProviderCredential['kind'],
     slugOrId: string,
   ): Promise<boolean>;
+}
 
+export interface ConfigRepository {
   createConfig(
     input: Pick<StoredConfig, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'config'>,
   ): Promise<StoredConfig>;
@@ -226,10 +229,24 @@ export interface Store {
     slugOrId: string,
     patch: Partial<Pick<StoredConfig, 'name' | 'config' | 'status'>>,
   ): Promise<StoredConfig | undefined>;
+  /** Oldest first. */
   listConfigVersions(workspace_id: string, slugOrId: string): Promise<StoredConfigVersion[]>;
   deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean>;
+}
 
+export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
   listLogs(query: LogQuery): Promise<Page<LogRecord>>;
+}
+
+/** The record repositories, composed under the method names the rest of the gateway calls. */
+export interface Repositories
+  extends OrganisationRepository, ApiKeyRepository, CredentialRepository, ConfigRepository, LogRepository {}
+
+export interface Store extends Repositories {
+  readonly kind: StoreKind;
+  /** Runs pending migrations (`openStore` already did). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
 }

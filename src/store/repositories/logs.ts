@@ -4,18 +4,32 @@
  * fixed order and a page boundary never skips or repeats a record.
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import { GatewayError } from '../core/errors.js';
-import { toLogRecord, toLogRow, toNumber } from './rows.js';
-import type { Database } from './schema.js';
-import type { LogQuery, LogRecord, Page } from './types.js';
+import { GatewayError } from '../../core/errors.js';
+import { toLogRecord, toLogRow, toNumber } from '../rows.js';
+import type { Database } from '../schema.js';
+import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
+import { inTransaction, type RepositoryContext } from './context.js';
 
 /** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
 const MAX_PARAMETERS = 30_000;
 const LOG_COLUMNS = 32;
 const ROWS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / LOG_COLUMNS);
-export const MAX_LOG_PAGE = 1_000;
+const MAX_LOG_PAGE = 1_000;
 
-export async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<void> {
+type LogRow = Record<string, string | number | null>;
+
+export function createLogRepository({ db, kind, logThread }: RepositoryContext): LogRepository {
+  return {
+    insertLogs(records) {
+      if (logThread) return logThread.insert(records.map((record) => toLogRow(record) as LogRow));
+      return insertLogs(db, records);
+    },
+    getLog: (workspace_id, id) => getLog(db, workspace_id, id),
+    listLogs: (query) => listLogs(db, kind, query),
+  };
+}
+
+async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<void> {
   if (records.length === 0) return;
   const rows = records.map(toLogRow);
   if (rows.length <= ROWS_PER_STATEMENT) {
@@ -23,7 +37,7 @@ export async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Pr
     return;
   }
   // One transaction, so a batch is either stored whole or not at all (the writer retries it).
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       await trx
         .insertInto('logs')
@@ -33,11 +47,7 @@ export async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Pr
   });
 }
 
-export async function getLog(
-  db: Kysely<Database>,
-  workspaceId: string,
-  id: string,
-): Promise<LogRecord | undefined> {
+async function getLog(db: Kysely<Database>, workspaceId: string, id: string): Promise<LogRecord | undefined> {
   const row = await db
     .selectFrom('logs')
     .selectAll()
@@ -47,11 +57,7 @@ export async function getLog(
   return row ? toLogRecord(row) : undefined;
 }
 
-export async function listLogs(
-  db: Kysely<Database>,
-  kind: 'sqlite' | 'postgres',
-  query: LogQuery,
-): Promise<Page<LogRecord>> {
+async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery): Promise<Page<LogRecord>> {
   const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
   let cursor: { createdAtMs: number; id: string } | undefined;
   if (query.after !== undefined) {
@@ -100,7 +106,7 @@ export async function listLogs(
  * Exact key/value match inside the metadata JSON text. Key and value are bound parameters in both
  * forms, so any characters in them are safe and matched literally.
  */
-function metadataEquals(kind: 'sqlite' | 'postgres', key: string, value: string): Expression<SqlBool> {
+function metadataEquals(kind: StoreKind, key: string, value: string): Expression<SqlBool> {
   if (kind === 'postgres') {
     return sql<SqlBool>`cast(metadata as jsonb) @> jsonb_build_object(cast(${key} as text), cast(${value} as text))`;
   }

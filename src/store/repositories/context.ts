@@ -1,0 +1,84 @@
+/**
+ * What every repository is built on: the database (or the transaction the repositories are bound to),
+ * the dialect, the keys, and the few helpers they share.
+ */
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../../core/errors.js';
+import type { StoreKeys } from '../crypto.js';
+import { isUniqueViolation } from '../db-errors.js';
+import { toNumber } from '../rows.js';
+import type { Database } from '../schema.js';
+import type { SqliteLogThread } from '../sqlite-log-thread.js';
+import type { StoreKind } from '../types.js';
+
+export interface RepositoryContext {
+  /** The database, or the open transaction (`db.isTransaction`) every query must go through. */
+  readonly db: Kysely<Database>;
+  readonly kind: StoreKind;
+  readonly keys: StoreKeys;
+  /** SQLite only, outside transactions: log inserts go to a worker thread so they never stall the
+   * event loop. */
+  readonly logThread?: SqliteLogThread;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Runs `work` in a transaction: the context's own when it is bound to one, a new one otherwise. */
+export function inTransaction<T>(
+  db: Kysely<Database>,
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
+/** An id match wins over a slug match, should someone choose another row's id as a slug. */
+export function preferIdMatch<Row extends { id: string }>(rows: Row[], slugOrId: string): Row | undefined {
+  return rows.find((row) => row.id === slugOrId) ?? rows[0];
+}
+
+export async function assertWorkspaceOf(
+  db: Kysely<Database>,
+  organisationId: string,
+  workspaceId: string,
+): Promise<void> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('id', '=', workspaceId)
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirst();
+  if (!row) {
+    throw new GatewayError(
+      'not_found',
+      `Workspace ${workspaceId} does not exist in organisation ${organisationId}`,
+    );
+  }
+}
+
+export async function insertOrConflict(insert: () => Promise<unknown>, message: string): Promise<void> {
+  try {
+    await insert();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new GatewayError('conflict', message, { cause: error });
+    throw error;
+  }
+}
+
+/** Credentials and configs stay as rows once deleted: logs keep naming them. */
+export async function softDelete(
+  db: Kysely<Database>,
+  table: 'credentials' | 'configs',
+  workspaceId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable(table)
+    .set({ deleted_at: nowSeconds() })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return toNumber(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,120 @@
+/**
+ * Stored provider credentials (virtual keys and catalog providers). The secret object is encrypted at
+ * rest, bound to the row id; rows are soft-deleted so logs keep naming them.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import { newId } from '../ids.js';
+import { toCredential } from '../rows.js';
+import type { CredentialsTable, Database } from '../schema.js';
+import type { CredentialRepository, ProviderCredential } from '../types.js';
+import {
+  assertWorkspaceOf,
+  insertOrConflict,
+  nowSeconds,
+  preferIdMatch,
+  softDelete,
+  type RepositoryContext,
+} from './context.js';
+
+type CredentialKind = ProviderCredential['kind'];
+
+async function findCredentialRow(
+  db: Kysely<Database>,
+  workspaceId: string,
+  kind: CredentialKind,
+  slugOrId: string,
+): Promise<Selectable<CredentialsTable> | undefined> {
+  const rows = await db
+    .selectFrom('credentials')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('kind', '=', kind)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
+    .limit(2)
+    .execute();
+  return preferIdMatch(rows, slugOrId);
+}
+
+export function createCredentialRepository({ db, keys }: RepositoryContext): CredentialRepository {
+  const encrypt = (id: string, secret: ProviderCredential['secret']) =>
+    encryptSecret(keys.encryption, JSON.stringify(secret), id);
+  const decrypt = (row: Selectable<CredentialsTable>): ProviderCredential =>
+    toCredential(
+      row,
+      JSON.parse(
+        decryptSecret(keys.encryption, row.secret_encrypted, row.id),
+      ) as ProviderCredential['secret'],
+    );
+
+  return {
+    async createCredential(input) {
+      await assertWorkspaceOf(db, input.organisation_id, input.workspace_id);
+      const now = nowSeconds();
+      const id = newId(input.kind === 'virtual_key' ? 'vk' : 'prv');
+      const row = {
+        id,
+        organisation_id: input.organisation_id,
+        workspace_id: input.workspace_id,
+        kind: input.kind,
+        slug: input.slug,
+        name: input.name,
+        provider: input.provider,
+        secret_encrypted: encrypt(id, input.secret),
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      await insertOrConflict(
+        () => db.insertInto('credentials').values(row).execute(),
+        `A ${input.kind === 'virtual_key' ? 'virtual key' : 'provider'} with slug '${input.slug}' already exists`,
+      );
+      return toCredential(row, structuredClone(input.secret));
+    },
+
+    async getCredential(workspace_id, kind, slugOrId) {
+      const row = await findCredentialRow(db, workspace_id, kind, slugOrId);
+      return row ? decrypt(row) : undefined;
+    },
+
+    async listCredentials(workspace_id, kind) {
+      const rows = await db
+        .selectFrom('credentials')
+        .selectAll()
+        .where('workspace_id', '=', workspace_id)
+        .where('kind', '=', kind)
+        .where('deleted_at', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(decrypt);
+    },
+
+    async updateCredential(workspace_id, kind, slugOrId, patch) {
+      const current = await findCredentialRow(db, workspace_id, kind, slugOrId);
+      if (!current) return undefined;
+      const row = await db
+        .updateTable('credentials')
+        .set({
+          ...(patch.name !== undefined && { name: patch.name }),
+          ...(patch.provider !== undefined && { provider: patch.provider }),
+          ...(patch.status !== undefined && { status: patch.status }),
+          ...(patch.secret !== undefined && { secret_encrypted: encrypt(current.id, patch.secret) }),
+          updated_at: nowSeconds(),
+        })
+        .where('workspace_id', '=', workspace_id)
+        .where('id', '=', current.id)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? decrypt(row) : undefined;
+    },
+
+    async deleteCredential(workspace_id, kind, slugOrId) {
+      const current = await findCredentialRow(db, workspace_id, kind, slugOrId);
+      return current ? softDelete(db, 'credentials', workspace_id, current.id) : false;
+    },
+  };
+}

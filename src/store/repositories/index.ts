@@ -1,0 +1,20 @@
+/** The repositories of one context (the database, or one transaction), composed into one object. */
+import type { Repositories } from '../types.js';
+import { createApiKeyRepository } from './api-keys.js';
+import { createConfigRepository } from './configs.js';
+import type { RepositoryContext } from './context.js';
+import { createCredentialRepository } from './credentials.js';
+import { createLogRepository } from './logs.js';
+import { createOrganisationRepository } from './organisations.js';
+
+export function createRepositories(context: RepositoryContext): Repositories {
+  return {
+    ...createOrganisationRepository(context),
+    ...createApiKeyRepository(context),
+    ...createCredentialRepository(context),
+    ...createConfigRepository(context),
+    ...createLogRepository(context),
+  };
+}
+
+export type { RepositoryContext } from './context.js';
