@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isStoredConfigRef, parseConfig, parseConfigHeader } from '../../src/gateway/config/index.js';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import {
+  GatewayConfigSchema,
+  isStoredConfigRef,
+  parseConfig,
+  parseConfigHeader,
+} from '../../src/gateway/config/index.js';
 import { configCases } from './cases.js';
-import { goodConfigs, richConfig } from './good-bodies.js';
+import { goodConfigs, richConfig, routableRichConfig, UNEXECUTED_CONFIG_KEYS } from './good-bodies.js';
 import { expectGatewayError } from './assert-rejects.js';
 
 describe('parseConfig', () => {
@@ -17,15 +23,18 @@ describe('parseConfig', () => {
     expectGatewayError(() => parseConfigHeader(JSON.stringify(body)), 'invalid_config', param);
   });
 
-  it('accepts a nested fallback / loadbalance / conditional config using every key', () => {
-    const raw = JSON.parse(JSON.stringify(richConfig)) as unknown;
+  it('the schema accepts a nested fallback / loadbalance / conditional config using every key', () => {
+    expect(TypeCompiler.Compile(GatewayConfigSchema).Check(richConfig)).toBe(true);
+  });
+
+  it('accepts that config without the keys not yet executed', () => {
+    const raw = JSON.parse(JSON.stringify(routableRichConfig)) as unknown;
     const config = parseConfig(raw);
     expect(config).toBe(raw);
     expect(config.targets?.[1]?.strategy?.mode).toBe('conditional');
   });
 
-  it('the rich config really uses every key of the schema', async () => {
-    const { GatewayConfigSchema } = await import('../../src/gateway/config/index.js');
+  it('the rich config really uses every key of the schema', () => {
     const used = new Set<string>();
     const visit = (node: Record<string, unknown>): void => {
       for (const key of Object.keys(node)) used.add(key);
@@ -77,6 +86,84 @@ describe('parseConfig', () => {
   it('lists the allowed keys when one is misspelt', () => {
     expect(() => parseConfig({ retry: { attemps: 3 } })).toThrow(
       'config.retry.attemps is not a known key (allowed: attempts, on_status_codes, use_retry_after_headers)',
+    );
+  });
+});
+
+describe('keys the gateway does not execute yet', () => {
+  const samples: Record<(typeof UNEXECUTED_CONFIG_KEYS)[number], unknown> = {
+    prompt_id: 'pp-123',
+    before_request_hooks: [{ id: 'pii', checks: [{ id: 'default.regexMatch', parameters: {} }] }],
+    after_request_hooks: [{ id: 'tone', async: true }],
+    input_guardrails: [{ id: 'block-x', deny: true, 'default.contains': { words: ['x'] } }],
+    output_guardrails: ['gr-out'],
+  };
+  const creds = { provider: 'openai', api_key: 'sk-test' };
+
+  it.each(UNEXECUTED_CONFIG_KEYS)(
+    'refuses %s alone with unsupported_parameter, not "no combination"',
+    (key) => {
+      const error = expectGatewayError(
+        () => parseConfig({ [key]: samples[key] }),
+        'unsupported_parameter',
+        `config.${key}`,
+      );
+      expect(error.message).toBe(
+        `config.${key} is not yet executed by this gateway; remove it (a config naming it is refused rather than routed without it)`,
+      );
+    },
+  );
+
+  it.each(UNEXECUTED_CONFIG_KEYS)('refuses %s beside a complete provider, and as an empty list', (key) => {
+    expectGatewayError(
+      () => parseConfig({ ...creds, [key]: samples[key] }),
+      'unsupported_parameter',
+      `config.${key}`,
+    );
+    const empty = key === 'prompt_id' ? undefined : [];
+    if (empty)
+      expectGatewayError(
+        () => parseConfig({ ...creds, [key]: empty }),
+        'unsupported_parameter',
+        `config.${key}`,
+      );
+  });
+
+  it.each(UNEXECUTED_CONFIG_KEYS)('refuses %s in a nested target, naming its path', (key) => {
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [creds, { strategy: { mode: 'single' }, targets: [{ ...creds, [key]: samples[key] }] }],
+    };
+    expectGatewayError(
+      () => parseConfig(config),
+      'unsupported_parameter',
+      `config.targets[1].targets[0].${key}`,
+    );
+    expectGatewayError(
+      () => parseConfigHeader(JSON.stringify(config)),
+      'unsupported_parameter',
+      `config.targets[1].targets[0].${key}`,
+    );
+  });
+
+  it('checks the shape first: a malformed hook is invalid_config, not the refusal', () => {
+    expectGatewayError(
+      () => parseConfig({ input_guardrails: [5] }),
+      'invalid_config',
+      'config.input_guardrails[0]',
+    );
+    expectGatewayError(
+      () => parseConfig({ ...creds, before_request_hooks: [{ type: 'guardrail' }] }),
+      'invalid_config',
+      'config.before_request_hooks[0].id',
+    );
+  });
+
+  it('refuses them even when Authorization carries the provider key', () => {
+    expectGatewayError(
+      () => parseConfig({ provider: 'openai', output_guardrails: ['g'] }, { authorizationPresent: true }),
+      'unsupported_parameter',
+      'config.output_guardrails',
     );
   });
 });

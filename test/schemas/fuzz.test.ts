@@ -16,7 +16,13 @@ import {
   validateCompletionRequest,
   validateEmbeddingRequest,
 } from '../../src/core/schemas/index.js';
-import { goodCompletionBodies, goodEmbeddingBodies, richChatBody, richConfig } from './good-bodies.js';
+import {
+  goodCompletionBodies,
+  goodEmbeddingBodies,
+  richChatBody,
+  richConfig,
+  routableRichConfig,
+} from './good-bodies.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = (string | number)[];
@@ -120,7 +126,7 @@ const subjects: [string, (value: unknown) => unknown, Json][] = [
   ['completions', validateCompletionRequest, goodCompletionBodies[1] as Json],
   ['completions tokens', validateCompletionRequest, goodCompletionBodies[3] as Json],
   ['embeddings', validateEmbeddingRequest, goodEmbeddingBodies[1] as Json],
-  ['config', (v) => parseConfig(v), richConfig as unknown as Json],
+  ['config', (v) => parseConfig(v), routableRichConfig as unknown as Json],
 ];
 
 describe.each(subjects)('%s validator under junk', (label, validate, good) => {

@@ -274,6 +274,32 @@ export const richConfig = {
   ],
 };
 
+/**
+ * The keys the schema accepts but the gateway refuses until it runs them (hooks, guardrails, stored
+ * prompts), listed here rather than imported so the refusal is checked against the issue, not itself.
+ */
+export const UNEXECUTED_CONFIG_KEYS = [
+  'prompt_id',
+  'before_request_hooks',
+  'after_request_hooks',
+  'input_guardrails',
+  'output_guardrails',
+] as const;
+
+type Node = Record<string, unknown>;
+
+function withoutUnexecutedKeys(node: Node): Node {
+  const out: Node = { ...node };
+  for (const key of UNEXECUTED_CONFIG_KEYS) delete out[key];
+  const targets = node.targets as Node[] | undefined;
+  // A target routed by prompt_id alone has nothing left to route with.
+  if (targets) out.targets = targets.filter((t) => t.prompt_id === undefined).map(withoutUnexecutedKeys);
+  return out;
+}
+
+/** The rich config as the gateway routes it today: every key but those it refuses. */
+export const routableRichConfig = withoutUnexecutedKeys(richConfig);
+
 export const goodConfigs: object[] = [
   creds,
   { virtual_key: 'vk' },
@@ -281,13 +307,8 @@ export const goodConfigs: object[] = [
   { provider: 'ollama', custom_host: 'https://models.internal/v1' },
   { cache: { mode: 'simple' } },
   { retry: { attempts: 0 } },
-  { prompt_id: 'pp' },
   { forward_headers: [] },
   { request_timeout: 1 },
-  { before_request_hooks: [] },
-  { after_request_hooks: [] },
-  { input_guardrails: [] },
-  { output_guardrails: [] },
   { strategy: { mode: 'single' }, targets: [creds] },
   { strategy: { mode: 'single' }, ...creds },
 ];
