@@ -5,7 +5,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
 import { GatewayError } from '../core/errors.js';
 import type { Database } from './schema.js';
@@ -39,7 +49,33 @@ function connectSqlite(dataDir: string): Kysely<Database> {
   database.pragma('synchronous = NORMAL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+}
+
+/**
+ * Transactions on SQLite start with BEGIN IMMEDIATE, taking the write lock at once (waiting up to
+ * busy_timeout for it). A plain BEGIN reads first and upgrades to a writer at its first write; if
+ * another connection — the log thread, or another Store on the file — committed in between, SQLite
+ * cannot upgrade the stale snapshot and fails at once with SQLITE_BUSY_SNAPSHOT, without waiting.
+ * That made a read-then-write transaction (a config update) fail now and then while logs were written.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  private readonly driverConfig: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.driverConfig = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.driverConfig);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 async function connectPostgres(databaseUrl: string, pgSchema: string | undefined): Promise<Connection> {

@@ -25,5 +25,8 @@ export function createSqlStore(
       await logThread?.close();
       await db.destroy();
     },
+    transaction(work) {
+      return db.transaction().execute((trx) => work(createRepositories({ db: trx, kind, keys })));
+    },
   };
 }

@@ -249,4 +249,12 @@ export interface Store extends Repositories {
   /** Runs pending migrations (`openStore` already did). */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Runs `work` in one database transaction, with repositories bound to it: what it writes is
+   * committed together when it resolves and rolled back when it throws (the error is passed on).
+   * Inside `work` use only `tx`: on SQLite the store's one connection is the transaction's until it
+   * ends, so a call on the store itself would wait for ever; on PostgreSQL it would run outside the
+   * transaction. SQLite transactions take the write lock when they begin (one writer at a time).
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

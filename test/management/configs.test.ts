@@ -96,6 +96,39 @@ describe('/v1/configs', () => {
     expectError(await chatWithConfig('prod-chat'), 404, 'config_not_found');
   });
 
+  // PATCH used to answer 500 now and then when the log thread had just written the record of a call
+  // (SQLite: the update's transaction read, then could not become a writer on a stale snapshot).
+  it('renames and re-versions a config right after calls that are being logged, 50 times', async () => {
+    const config = { provider: 'openai', api_key: 'sk-loop', custom_host: fake.url, retry: { attempts: 1 } };
+    for (let round = 0; round < 50; round++) {
+      const slug = `loop-${round}`;
+      expect((await admin.post('/configs', { slug, config })).status).toBe(200);
+      expect((await chatWithConfig(slug)).status).toBe(200);
+      const renamed = await admin.patch(`/configs/${slug}`, { name: `Renamed ${round}` });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect((await chatWithConfig(slug)).status).toBe(200);
+      const updated = await admin.patch(`/configs/${slug}`, { config: { ...config, api_key: 'sk-loop-2' } });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.version).toBe(2);
+    }
+  });
+
+  it('answers concurrent PATCHes of one config with distinct versions while calls are logged', async () => {
+    const config = { provider: 'openai', api_key: 'sk-many', custom_host: fake.url, retry: { attempts: 1 } };
+    expect((await admin.post('/configs', { slug: 'many-patches', config })).status).toBe(200);
+    const replies = await Promise.all([
+      ...Array.from({ length: 20 }, (_, n) =>
+        admin.patch('/configs/many-patches', { config: { ...config, api_key: `sk-many-${n}` } }),
+      ),
+      ...Array.from({ length: 10 }, () => chatWithConfig('many-patches')),
+    ]);
+    for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+    const versions = replies.slice(0, 20).map((reply) => reply.body.version as number);
+    expect(versions.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    const listed = await admin.get('/configs/many-patches/versions');
+    expect(listed.body.data).toHaveLength(21);
+  });
+
   it('a config naming a provider with no key is accepted: the request may send Authorization', async () => {
     const created = await admin.post('/configs', { slug: 'bring-your-key', config: { provider: 'openai' } });
     expect(created.status, created.text).toBe(200);

@@ -62,6 +62,133 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
     });
   });
 
+  describe('transactions', () => {
+    it('commits every change of the callback together', async () => {
+      const { orgId, ws } = await tenant();
+      const result = await store.transaction(async (tx) => {
+        const config = await tx.createConfig({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          slug: 'tx-config',
+          name: 't',
+          config: { a: 1 },
+        });
+        await tx.updateConfig(ws.id, config.id, { config: { a: 2 } });
+        const { key } = await tx.createApiKey({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          name: 'k',
+          role: 'member',
+        });
+        // A transaction reads its own writes.
+        expect((await tx.getConfig(ws.id, 'tx-config'))?.version).toBe(2);
+        return { configId: config.id, keyId: key.id };
+      });
+      expect((await store.getConfig(ws.id, result.configId))?.config).toEqual({ a: 2 });
+      expect((await store.listConfigVersions(ws.id, result.configId)).map((v) => v.version)).toEqual([1, 2]);
+      expect(await store.getApiKey(ws.id, result.keyId)).toBeDefined();
+    });
+
+    it('rolls every change back when the callback throws, and passes the error on', async () => {
+      const { orgId, ws } = await tenant();
+      const kept = await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'kept',
+        name: 'k',
+        config: { v: 1 },
+      });
+      const failure = new Error('changed my mind');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.updateConfig(ws.id, kept.id, { config: { v: 2 }, name: 'changed' });
+          await tx.createConfig({
+            organisation_id: orgId,
+            workspace_id: ws.id,
+            slug: 'dropped',
+            name: 'd',
+            config: {},
+          });
+          await tx.createCredential({
+            organisation_id: orgId,
+            workspace_id: ws.id,
+            kind: 'virtual_key',
+            slug: 'dropped-vk',
+            name: 'd',
+            provider: 'openai',
+            secret: { api_key: 'x' },
+          });
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await store.getConfig(ws.id, kept.id)).toEqual(kept);
+      expect((await store.listConfigVersions(ws.id, kept.id)).map((v) => v.version)).toEqual([1]);
+      expect(await store.getConfig(ws.id, 'dropped')).toBeUndefined();
+      expect(await store.getCredential(ws.id, 'virtual_key', 'dropped-vk')).toBeUndefined();
+    });
+
+    it('rolls back on a conflict inside the transaction', async () => {
+      const { orgId, ws } = await tenant();
+      await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'taken',
+        name: 't',
+        config: {},
+      });
+      await expectCode(
+        store.transaction(async (tx) => {
+          await tx.createConfig({
+            organisation_id: orgId,
+            workspace_id: ws.id,
+            slug: 'first',
+            name: 'f',
+            config: {},
+          });
+          await tx.createConfig({
+            organisation_id: orgId,
+            workspace_id: ws.id,
+            slug: 'taken',
+            name: 't',
+            config: {},
+          });
+        }),
+        'conflict',
+      );
+      expect(await store.getConfig(ws.id, 'first')).toBeUndefined();
+    });
+
+    it('an API key value given again inside a transaction returns the key and leaves the transaction usable', async () => {
+      const { orgId, ws } = await tenant();
+      const value = `tx-admin-${randomBytes(12).toString('hex')}`;
+      const first = await store.createApiKey({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        name: 'a',
+        role: 'admin',
+        value,
+      });
+      const config = await store.transaction(async (tx) => {
+        const again = await tx.createApiKey({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          name: 'b',
+          role: 'admin',
+          value,
+        });
+        expect(again.key).toEqual(first.key);
+        return tx.createConfig({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          slug: 'after-key',
+          name: 'a',
+          config: {},
+        });
+      });
+      expect(await store.getConfig(ws.id, 'after-key')).toEqual(config);
+    });
+  });
+
   describe('organisations and workspaces', () => {
     it('creates, reads and lists per organisation', async () => {
       const { orgId, ws, other } = await tenant();
@@ -413,6 +540,74 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       expect((await store.getConfig(ws.id, 'race'))?.version).toBe(5);
     });
 
+    it('updates a config while log batches are being written, 50 times in a row', async () => {
+      // On SQLite the log thread writes through its own connection: an update that read the config
+      // and then found the file changed under it failed with SQLITE_BUSY_SNAPSHOT (a 500 on PATCH).
+      const { orgId, ws } = await tenant();
+      await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'busy',
+        name: 'b',
+        config: {},
+      });
+      for (let n = 1; n <= 50; n++) {
+        const logs = Array.from({ length: 20 }, () => logRecord(ws.id));
+        const [, updated] = await Promise.all([
+          store.insertLogs(logs),
+          store.updateConfig(ws.id, 'busy', n % 2 === 0 ? { config: { n } } : { name: `name ${n}` }),
+        ]);
+        expect(updated?.version).toBe(1 + Math.floor(n / 2));
+      }
+      expect((await store.listConfigVersions(ws.id, 'busy')).map((v) => v.version)).toEqual(
+        Array.from({ length: 26 }, (_, i) => i + 1),
+      );
+    });
+
+    it('gives many concurrent updates distinct versions with no gaps', async () => {
+      const { orgId, ws } = await tenant();
+      await store.createConfig({
+        organisation_id: orgId,
+        workspace_id: ws.id,
+        slug: 'many',
+        name: 'm',
+        config: {},
+      });
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, n) => store.updateConfig(ws.id, 'many', { config: { n } })),
+      );
+      expect(results.map((r) => r?.version).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+        Array.from({ length: 30 }, (_, i) => i + 2),
+      );
+      const versions = await store.listConfigVersions(ws.id, 'many');
+      expect(versions.map((v) => v.version)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    });
+
+    it('an update racing a delete answers undefined, never an error, and adds no version', async () => {
+      const { orgId, ws } = await tenant();
+      for (let n = 0; n < 10; n++) {
+        const created = await store.createConfig({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          slug: `gone-${n}`,
+          name: 'g',
+          config: {},
+        });
+        const [updated, deleted] = await Promise.all([
+          store.updateConfig(ws.id, created.id, { config: { n } }),
+          store.deleteConfig(ws.id, created.id),
+        ]);
+        expect(deleted).toBe(true);
+        expect(await store.getConfig(ws.id, created.id)).toBeUndefined();
+        if (updated === undefined) {
+          const [row] = await harness.raw('select count(*) as n from config_versions where config_id = ?', [
+            created.id,
+          ]);
+          expect(Number(row.n)).toBe(1);
+        }
+      }
+    });
+
     it('keeps slugs unique per workspace, isolates workspaces and deletes', async () => {
       const { orgId, ws, other } = await tenant();
       const input = {
@@ -443,45 +638,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
   });
 
   describe('logs', () => {
-    let seq = 0;
-    function log(workspaceId: string, overrides: Partial<LogRecord> = {}): LogRecord {
-      seq += 1;
-      return {
-        id: newId('log'),
-        created_at_ms: 1_700_000_000_000 + seq,
-        organisation_id: 'org',
-        workspace_id: workspaceId,
-        api_key_id: 'key_a',
-        trace_id: `trace-${seq}`,
-        span_id: `span-${seq}`,
-        parent_span_id: null,
-        span_name: null,
-        method: 'POST',
-        path: '/v1/chat/completions',
-        endpoint: 'chat.completions',
-        provider: 'openai',
-        model: 'gpt-4o-mini',
-        target: null,
-        status: 200,
-        is_attempt: false,
-        stream: false,
-        latency_ms: 12.5,
-        ttfb_ms: null,
-        prompt_tokens: 10,
-        completion_tokens: 5,
-        total_tokens: 15,
-        cached_tokens: null,
-        reasoning_tokens: null,
-        cache_status: 'MISS',
-        retry_count: 0,
-        error_code: null,
-        error_message: null,
-        metadata: {},
-        request_body: null,
-        response_body: null,
-        ...overrides,
-      };
-    }
+    const log = logRecord;
 
     async function allPages(query: Omit<Parameters<Store['listLogs']>[0], 'after'>): Promise<LogRecord[]> {
       const seen: LogRecord[] = [];
@@ -605,4 +762,45 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       await expectCode(store.listLogs({ workspace_id: ws.id, limit: 10, after: theirs.id }), 'invalid_query');
     });
   });
+}
+
+let logSeq = 0;
+function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): LogRecord {
+  logSeq += 1;
+  const seq = logSeq;
+  return {
+    id: newId('log'),
+    created_at_ms: 1_700_000_000_000 + seq,
+    organisation_id: 'org',
+    workspace_id: workspaceId,
+    api_key_id: 'key_a',
+    trace_id: `trace-${seq}`,
+    span_id: `span-${seq}`,
+    parent_span_id: null,
+    span_name: null,
+    method: 'POST',
+    path: '/v1/chat/completions',
+    endpoint: 'chat.completions',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    target: null,
+    status: 200,
+    is_attempt: false,
+    stream: false,
+    latency_ms: 12.5,
+    ttfb_ms: null,
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    total_tokens: 15,
+    cached_tokens: null,
+    reasoning_tokens: null,
+    cache_status: 'MISS',
+    retry_count: 0,
+    error_code: null,
+    error_message: null,
+    metadata: {},
+    request_body: null,
+    response_body: null,
+    ...overrides,
+  };
 }

@@ -3,9 +3,9 @@
  * `countApiKeys` are the only reads not scoped to a workspace, because they run before it is known.
  * Keys are deleted outright: their hash must stop matching at once.
  */
+import { GatewayError } from '../../core/errors.js';
 import { apiKeyDisplayPrefix, assertUsableApiKeyValue, generateApiKeyValue } from '../api-key-value.js';
 import { hashApiKeyValue } from '../crypto.js';
-import { isUniqueViolation } from '../db-errors.js';
 import { newId } from '../ids.js';
 import { toApiKey, toNumber } from '../rows.js';
 import type { ApiKeyRepository } from '../types.js';
@@ -38,15 +38,17 @@ export function createApiKeyRepository({ db, keys }: RepositoryContext): ApiKeyR
         last_used_at: null,
         metadata: JSON.stringify(input.metadata ?? {}),
       };
-      try {
-        await db.insertInto('api_keys').values(row).execute();
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        const existing = await repository.findApiKeyByValue(value);
-        if (!existing) throw error;
-        return { key: existing, value };
-      }
-      return { key: toApiKey(row), value };
+      // ON CONFLICT rather than catching the unique violation: on PostgreSQL a failed statement
+      // would abort the transaction this may be part of.
+      const inserted = await db
+        .insertInto('api_keys')
+        .values(row)
+        .onConflict((conflict) => conflict.column('key_hash').doNothing())
+        .executeTakeFirst();
+      if (toNumber(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { key: toApiKey(row), value };
+      const existing = await repository.findApiKeyByValue(value);
+      if (!existing) throw new GatewayError('internal_error', 'An API key was neither stored nor found');
+      return { key: existing, value };
     },
 
     async findApiKeyByValue(value) {

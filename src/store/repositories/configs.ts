@@ -110,8 +110,11 @@ export function createConfigRepository({ db, keys }: RepositoryContext): ConfigR
           }))
           .where('workspace_id', '=', workspace_id)
           .where('id', '=', current.id)
+          // Deleted since it was read (PostgreSQL): gone, like a config that was never there.
+          .where('deleted_at', 'is', null)
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirst();
+        if (!row) return undefined;
         if (configText !== undefined) {
           await trx
             .insertInto('config_versions')
