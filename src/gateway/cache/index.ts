@@ -31,4 +31,3 @@ export {
 } from './response-cache.js';
 export { MemoryResponseCache, type MemoryResponseCacheOptions } from './memory-response-cache.js';
 export { SharedResponseCache, type SharedResponseCacheOptions } from './shared-response-cache.js';
-export { streamToBody, bodyToStreamChunks } from './stream-answer.js';
