@@ -20,16 +20,16 @@ function Closed<T extends TProperties>(properties: T, options: { description?: s
 const Text = Type.String({ minLength: 1 });
 const OptionalText = Type.Optional(Text);
 
-export const StatusCodesSchema = Type.Array(Type.Integer({ minimum: 100, maximum: 599 }));
+const StatusCodesSchema = Type.Array(Type.Integer({ minimum: 100, maximum: 599 }));
 
-export const StrategyModeSchema = Type.Union([
+const StrategyModeSchema = Type.Union([
   Type.Literal('single'),
   Type.Literal('loadbalance'),
   Type.Literal('fallback'),
   Type.Literal('conditional'),
 ]);
 
-export const StrategySchema = Closed({
+const StrategySchema = Closed({
   mode: StrategyModeSchema,
   conditions: Type.Optional(
     Type.Array(
@@ -45,24 +45,24 @@ export const StrategySchema = Closed({
   on_status_codes: Type.Optional(StatusCodesSchema),
 });
 
-export const CacheSchema = Closed({
+const CacheSchema = Closed({
   mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]),
   max_age: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds an entry stays fresh.' })),
 });
 
-export const RetrySchema = Closed({
+const RetrySchema = Closed({
   attempts: Type.Integer({ minimum: 0, maximum: 10 }),
   on_status_codes: Type.Optional(StatusCodesSchema),
   use_retry_after_headers: Type.Optional(Type.Boolean({ default: false })),
 });
 
-export const CircuitBreakerSchema = Closed({
+const CircuitBreakerSchema = Closed({
   failure_threshold: Type.Number({ minimum: 1 }),
   cooldown_interval: Type.Number({ minimum: 30000, description: 'Milliseconds.' }),
   failure_status_codes: Type.Optional(StatusCodesSchema),
 });
 
-export const DeploymentSchema = Closed({
+const DeploymentSchema = Closed({
   deployment_id: Type.String(),
   alias: Type.String(),
   api_version: Type.String(),
@@ -140,9 +140,5 @@ export const GatewayConfigSchema = Type.Recursive(
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;
 /** One entry of `targets`: the same shape as the root. */
 export type TargetConfig = GatewayConfig;
-export type StrategyMode = Static<typeof StrategyModeSchema>;
-export type StrategyConfig = Static<typeof StrategySchema>;
-export type CacheConfig = Static<typeof CacheSchema>;
 export type RetryConfig = Static<typeof RetrySchema>;
 export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
-export type DeploymentConfig = Static<typeof DeploymentSchema>;

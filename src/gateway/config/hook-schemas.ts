@@ -12,7 +12,7 @@ function Closed<T extends TProperties>(properties: T) {
 
 const OpenObject = Type.Object({});
 
-export const FeedbackSchema = Closed({
+const FeedbackSchema = Closed({
   value: Type.Optional(Type.Number()),
   weight: Type.Optional(Type.Number()),
   metadata: Type.Optional(OpenObject),
@@ -25,7 +25,7 @@ const OutcomeWithDeny = Closed({
 });
 const OutcomeFeedbackOnly = Closed({ feedback: Type.Optional(FeedbackSchema) });
 
-export const HookCheckSchema = Closed({
+const HookCheckSchema = Closed({
   id: Type.String({ minLength: 1 }),
   parameters: OpenObject,
 });

@@ -8,7 +8,7 @@ import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
 import { refuseUnexecutedKeys } from './unexecuted-keys.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 
-export const CONFIG_HEADER = 'x-gateway-config';
+const CONFIG_HEADER = 'x-gateway-config';
 
 export type ParseConfigOptions = ConfigRuleOptions;
 
