@@ -27,7 +27,7 @@ const layerZones = [
     message: 'The store, the shared state and observability never import the pipeline or the server.',
   },
   {
-    target: ['./src/core', './src/gateway', './src/providers', './src/store', './src/state'],
+    target: ['./src/core', './src/gateway', './src/ingress', './src/providers', './src/store', './src/state'],
     from: './src/server',
     message: 'Only the wiring (gateway-server.ts, main.ts) imports the HTTP server.',
   },

@@ -9,6 +9,8 @@ import type { GatewayDeps } from './gateway/deps.js';
 import { createRedisInvalidationBus, type InvalidationBus } from './gateway/invalidation.js';
 import { createLookups } from './gateway/lookups.js';
 import { createRoutingRuntime } from './gateway/routing/runtime.js';
+import { createLogObserver } from './gateway/log-observer.js';
+import type { TargetStep } from './gateway/steps/index.js';
 import { createSharedState } from './state/index.js';
 import { createUpstreamClient } from './gateway/upstream.js';
 import { createLogWriter } from './observability/log-writer.js';
@@ -29,7 +31,13 @@ export interface GatewayServer {
 
 export async function createGatewayServer(
   settings: Settings,
-  options: { env?: NodeJS.ProcessEnv; logger?: Logger; pgSchema?: string } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    logger?: Logger;
+    pgSchema?: string;
+    /** The steps every target runs (steps/index.ts DEFAULT_TARGET_STEPS when absent). */
+    targetSteps?: readonly TargetStep[];
+  } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
   const masterKey = loadMasterKey(options.env ?? process.env, settings.dataDir);
@@ -55,18 +63,25 @@ export async function createGatewayServer(
       onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
     });
   }
+  const logWriter = createLogWriter(store, logger, {
+    batchSize: settings.logBatchSize,
+    flushIntervalMs: settings.logFlushIntervalMs,
+  });
   const deps: GatewayDeps = {
     settings,
     store,
     lookups,
     upstream: createUpstreamClient(settings.customHostPolicy),
-    logWriter: createLogWriter(store, logger, {
-      batchSize: settings.logBatchSize,
-      flushIntervalMs: settings.logFlushIntervalMs,
-    }),
+    logWriter,
     logger,
     state,
-    routing: createRoutingRuntime(state, { cacheMaxBytes: settings.cacheMaxBytes }),
+    routing: createRoutingRuntime(state, {
+      cacheMaxBytes: settings.cacheMaxBytes,
+      targetSteps: options.targetSteps,
+    }),
+    observers: [
+      createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),
+    ],
   };
   const app = await buildApp(deps);
   let closing: Promise<void> | undefined;

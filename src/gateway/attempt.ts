@@ -9,9 +9,9 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
-import type { ChatCompletionChunk, Usage } from '../core/openai-types.js';
+import type { Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
-import type { ClientStream } from './client-stream.js';
+import type { AnswerChunk, CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { POLICY_REFUSAL_CODE } from './custom-host.js';
@@ -26,7 +26,9 @@ export type FailureReason =
   | 'stream_cut'
   | 'invalid_response'
   | 'config'
-  | 'client_gone';
+  | 'client_gone'
+  /** The target's circuit is open: the gateway skipped it without a call. */
+  | 'circuit_open';
 
 export interface AttemptSuccess {
   ok: true;
@@ -63,16 +65,8 @@ export interface AttemptInput {
   clientSignal: AbortSignal;
   timeoutMs: number;
   idleTimeoutMs: number;
-  /** Streams only: where chunks go. */
-  client?: ClientStream;
-  /** Streams only: the client asked for a usage chunk (otherwise usage is read but not forwarded). */
-  clientWantsUsage?: boolean;
-  /** Streams only: rewrites each chunk before it is sent (continuations renumber and re-id); a chunk
-   * mapped to undefined is not sent. */
-  transformChunk?: (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined;
-  /** Streams only: receives the payload of every chunk as the upstream's adapter produced it (usage
-   * included), e.g. to store a complete answer in the cache. */
-  capture?: string[];
+  /** Streams only: where chunks go, every one as the adapter produced it (usage included). */
+  sink?: CallSink;
 }
 
 /** After every choice finished, how long the rest of a stream (usage, [DONE]) may take. */
@@ -237,7 +231,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       return scope.fail(error, 'status');
     }
 
-    if (input.client) return await relayStream(input, response, headers, scope);
+    if (input.sink) return await relayStream(input, input.sink, response, headers, scope);
 
     phase = 'body';
     let text: string;
@@ -287,21 +281,21 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
 
 async function relayStream(
   input: AttemptInput,
+  sink: CallSink,
   response: Dispatcher.ResponseData,
   headers: Record<string, string>,
   scope: AttemptScope,
 ): Promise<AttemptOutcome> {
   const { resolved, request } = input;
-  const client = input.client as ClientStream;
   const { adapter } = resolved;
   const decoder = adapter.createFrameDecoder?.() ?? createSseDecoder();
   const translator = streamTranslatorOf(adapter, request);
-  const attemptStartChunks = client.chunkCount;
+  const attemptStartChunks = sink.written;
   let done = false;
   let model: string | undefined;
   scope.enterStreamPhase();
 
-  const wroteAny = () => client.chunkCount > attemptStartChunks;
+  const wroteAny = () => sink.written > attemptStartChunks;
   const success = (): AttemptSuccess => ({
     ok: true,
     status: response.statusCode,
@@ -326,25 +320,9 @@ async function relayStream(
         case 'error':
           return scope.fail(output.error, 'stream_error', wroteAny(), translator.usage());
         case 'chunk': {
-          let chunk = output.chunk as ChatCompletionChunk;
-          let raw = output.raw;
+          const chunk = output.chunk as AnswerChunk;
           model ??= chunk.model;
-          input.capture?.push(raw ?? JSON.stringify(chunk));
-          if (!input.clientWantsUsage) {
-            if (chunk.choices.length === 0) break;
-            if (chunk.usage) {
-              chunk = { ...chunk, usage: undefined };
-              raw = undefined;
-            }
-          }
-          if (input.transformChunk) {
-            const rewritten = input.transformChunk(chunk);
-            if (!rewritten) break;
-            chunk = rewritten;
-            raw = undefined;
-          }
-          client.note(chunk);
-          const pending = client.write(raw ?? JSON.stringify(chunk));
+          const pending = sink.chunk(chunk, output.raw);
           if (pending) {
             // A slow reader is the client's pace, not the provider's silence: no deadline while it drains.
             const ms = scope.deadline.ms;
@@ -377,7 +355,7 @@ async function relayStream(
         closing = true;
         scope.deadline.arm(Math.min(input.idleTimeoutMs, FINISHED_STREAM_GRACE_MS));
       }
-      if (client.clientGone) {
+      if (sink.gone) {
         response.body.destroy();
         return scope.fail(
           new GatewayError('request_timeout', 'The client went away'),
@@ -410,4 +388,18 @@ async function relayStream(
     wroteAny(),
     translator.usage(),
   );
+}
+
+/** A failure the gateway decided on without calling the target (breaker open, deadline passed). */
+export function gatewayFailure(error: GatewayError, reason: FailureReason): AttemptFailure {
+  return {
+    ok: false,
+    error,
+    status: error.status,
+    reason,
+    afterFirstByte: false,
+    usage: undefined,
+    ttfbMs: null,
+    malformedChunks: 0,
+  };
 }

@@ -4,6 +4,7 @@ import type { Settings } from '../settings.js';
 import type { Store } from '../store/types.js';
 import type { SharedState } from '../state/index.js';
 import type { Lookups } from './lookups.js';
+import type { CallObserver } from './observer.js';
 import type { RoutingRuntime } from './routing/runtime.js';
 import type { UpstreamClient } from './upstream.js';
 
@@ -17,6 +18,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Fast shared state: process memory, or Redis with REDIS_URL. */
   state: SharedState;
-  /** Breakers and the response cache, over `state`. */
+  /** Breakers, the response cache and the target step chain. */
   routing: RoutingRuntime;
+  /** See every call when it ends: the log (log-observer.ts), later metrics and traces. */
+  observers: CallObserver[];
 }

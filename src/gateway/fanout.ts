@@ -12,6 +12,33 @@ import {
   type AttemptOutcome,
   type AttemptSuccess,
 } from './attempt.js';
+import { ForwardingSink, type AnswerChunk, type CallSink } from './sink.js';
+
+/**
+ * One of the n calls' view of the merged stream: its chunks get the merged stream's id and its choice's
+ * index; its own usage is held back (the merged answer reports the sum once, at the end).
+ */
+class FanoutMemberSink extends ForwardingSink {
+  constructor(
+    next: CallSink,
+    private readonly index: number,
+    private readonly merged: { id: string | undefined },
+  ) {
+    super(next);
+  }
+
+  override chunk(chunk: AnswerChunk): Promise<void> | undefined {
+    if (chunk.choices.length === 0) return undefined;
+    this.merged.id ??= chunk.id;
+    const { usage: _usage, ...rest } = chunk as ChatCompletionChunk;
+    const renumbered = {
+      ...rest,
+      id: this.merged.id,
+      choices: chunk.choices.map((choice) => ({ ...choice, index: this.index })),
+    } as AnswerChunk;
+    return this.next.chunk(renumbered, undefined);
+  }
+}
 
 export function needsFanout(input: AttemptInput): boolean {
   const n = input.request.body.n;
@@ -56,28 +83,15 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
   const onClientAbort = () => abort.abort();
   input.clientSignal.addEventListener('abort', onClientAbort, { once: true });
   if (input.clientSignal.aborted) abort.abort();
-  let streamId: string | undefined;
+  const stream: { id: string | undefined } = { id: undefined };
+  const sink = input.sink;
 
   const calls = Array.from({ length: n }, async (_, index): Promise<AttemptOutcome> => {
     const outcome = await runAttempt({
       ...input,
       request: { ...input.request, body: { ...single }, auth: undefined },
       clientSignal: abort.signal,
-      clientWantsUsage: false,
-      // The cache keeps the merged stream (renumbered, one usage chunk), not each call's own.
-      capture: undefined,
-      transformChunk: input.client
-        ? (chunk: ChatCompletionChunk) => {
-            streamId ??= chunk.id;
-            const renumbered: ChatCompletionChunk = {
-              ...chunk,
-              id: streamId,
-              choices: chunk.choices.map((choice) => ({ ...choice, index })),
-            };
-            input.capture?.push(JSON.stringify(renumbered));
-            return input.transformChunk ? input.transformChunk(renumbered) : renumbered;
-          }
-        : undefined,
+      sink: sink ? new FanoutMemberSink(sink, index, stream) : undefined,
     });
     // One failed call dooms the merged answer: stop the others at once.
     if (!outcome.ok) abort.abort();
@@ -97,7 +111,7 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
       const cause = failures.find((failure) => failure.reason !== 'client_gone') ?? failures[0];
       return {
         ...cause,
-        afterFirstByte: input.client?.started ?? false,
+        afterFirstByte: (sink?.written ?? 0) > 0,
         usage,
         reason: input.clientSignal.aborted ? 'client_gone' : cause.reason,
       };
@@ -110,21 +124,18 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
       malformedChunks: successes.reduce((total, s) => total + s.malformedChunks, 0),
       rawText: undefined,
     };
-    if (input.client) {
+    if (sink) {
       if (usage) {
-        const usageChunk = JSON.stringify({
-          id: streamId ?? `chatcmpl-${Date.now()}`,
+        const usageChunk: ChatCompletionChunk = {
+          id: stream.id ?? `chatcmpl-${Date.now()}`,
           object: 'chat.completion.chunk',
           created: Math.floor(Date.now() / 1000),
           model: first.model ?? String(input.request.body.model),
           choices: [],
           usage,
-        } satisfies ChatCompletionChunk);
-        input.capture?.push(usageChunk);
-        if (input.clientWantsUsage) {
-          const pending = input.client.write(usageChunk);
-          if (pending) await pending;
-        }
+        };
+        const pending = sink.chunk(usageChunk, undefined);
+        if (pending) await pending;
       }
       return merged;
     }

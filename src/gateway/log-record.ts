@@ -4,7 +4,7 @@ import { redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
 import type { Usage } from '../core/openai-types.js';
 import type { LogRecord } from '../store/types.js';
-import type { RequestContext } from './context.js';
+import type { CallContext } from './call-context.js';
 import { newSpanId } from './context.js';
 import { sequentialId } from './ids.js';
 
@@ -86,7 +86,13 @@ export interface RecordFields {
   endedAt?: number;
 }
 
-export function buildLogRecord(ctx: RequestContext, fields: RecordFields): LogRecord {
+/** What a record takes from the call's context. */
+export type RecordContext = Pick<
+  CallContext,
+  'apiKey' | 'traceId' | 'spanId' | 'parentSpanId' | 'spanName' | 'startedAt' | 'startedAtMs' | 'metadata'
+>;
+
+export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRecord {
   const usage = fields.usage;
   const startedAt = fields.startedAt ?? ctx.startedAt;
   return {

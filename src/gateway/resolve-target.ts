@@ -2,14 +2,13 @@
  * Turns one node of the config tree into something callable: the adapter and the provider settings
  * (ProviderTarget), after resolving a virtual key or an `@slug` from the store and checking custom_host.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
 import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
-import { bearerToken, paramFor } from './request-config.js';
+import { paramFor } from './request-config.js';
 
 /** Stored keys that are secrets (not mere addresses or names). */
 const STORED_SECRET_KEYS = [
@@ -33,7 +32,8 @@ export async function resolveTarget(
   node: TargetConfig,
   path: string,
   workspaceId: string,
-  headers: IncomingHttpHeaders,
+  /** The client's own provider key (Authorization: Bearer), for a target that has none. */
+  clientApiKey: string | undefined,
   lookups: Lookups,
   policy: CustomHostPolicy,
 ): Promise<ResolvedTarget> {
@@ -99,10 +99,7 @@ export async function resolveTarget(
     const value = fields[key] ?? stored[key];
     if (value !== undefined) writable[key] = value;
   }
-  if (target.api_key === undefined) {
-    const token = bearerToken(headers);
-    if (token) target.api_key = token;
-  }
+  if (target.api_key === undefined && clientApiKey) target.api_key = clientApiKey;
   if (target.custom_host !== undefined) {
     checkCustomHost(target.custom_host, policy, param('custom_host'));
   }

@@ -11,51 +11,22 @@
  * Children inherit their parent's settings (./routing/inherit.ts). Each leaf runs with its breaker and
  * retry policy (./routing/target-runner.ts).
  */
-import type { EndpointKind } from '../providers/types.js';
-import type { GatewayConfig, TargetConfig } from './config/index.js';
+import type { TargetConfig } from './config/index.js';
 import type { AttemptOutcome } from './attempt.js';
-import type { ClientStream } from './client-stream.js';
-import type { RequestContext } from './context.js';
 import type { GatewayDeps } from './deps.js';
 import { GatewayError } from '../core/errors.js';
-import type { ResolvedTarget } from './resolve-target.js';
 import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';
-import { recordAttempts, runTarget, type NodeResult, type RouteRun } from './routing/target-runner.js';
+import type { NodeResult, RoutedCall, RouteRun } from './routing/route-types.js';
+import { runTarget } from './routing/target-runner.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
-/** What the response headers report; updated as attempts run (streams send headers mid-route). */
-export interface RouteState {
-  targetPath: string | null;
-  provider: string | null;
-  /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
-  retryCount: number;
-  cacheStatus: string | null;
-}
+export type { RouteState, RoutedCall } from './routing/route-types.js';
+export type RouteResult = NodeResult;
 
-export interface RoutedCall {
-  ctx: RequestContext;
-  endpoint: EndpointKind;
-  body: Record<string, unknown>;
-  stream: boolean;
-  client: ClientStream | undefined;
-  clientWantsUsage: boolean;
-  config: GatewayConfig;
-  strictCompat: boolean;
-  state: RouteState;
-  /** The request's URL (path and query), for conditions and the attempt records. */
-  url: string;
-}
-
-export interface RouteResult {
-  outcome: AttemptOutcome;
-  resolved: ResolvedTarget | undefined;
-  /** The body sent to the answering target (override_params applied). */
-  requestBody: Record<string, unknown>;
-}
-
-export async function route(deps: GatewayDeps, call: RoutedCall): Promise<RouteResult> {
-  const run: RouteRun = {
+/** Walks the call's config; `run` is handed in so the caller keeps the walk's history (attempts). */
+export function newRouteRun(deps: GatewayDeps, call: RoutedCall): RouteRun {
+  return {
     deps,
     call,
     runtime: deps.routing,
@@ -63,11 +34,10 @@ export async function route(deps: GatewayDeps, call: RoutedCall): Promise<RouteR
     lastFailure: undefined,
     attempts: [],
   };
-  try {
-    return await runNode(run, call.config, '');
-  } finally {
-    recordAttempts(run);
-  }
+}
+
+export function route(run: RouteRun): Promise<RouteResult> {
+  return runNode(run, run.call.ctx.config, '');
 }
 
 function configParam(path: string, key: string): string {
@@ -112,13 +82,13 @@ async function fallback(
   child: (index: number) => Promise<NodeResult>,
 ): Promise<NodeResult> {
   const codes = node.strategy?.on_status_codes ?? node.on_status_codes;
-  const { client, ctx } = run.call;
+  const { sink, ctx } = run.call;
   let last: NodeResult | undefined;
   for (let i = 0; i < (node.targets?.length ?? 0); i++) {
     if (last) {
       if (last.outcome.ok || !fallsBack(last.outcome, codes)) return last;
       // Part of an answer went out that no other target can take over (tool calls, several choices).
-      if (client?.started && !client.continuable) return last;
+      if (sink && sink.written > 0 && !sink.continuable) return last;
     }
     last = await child(i);
     if (last.outcome.ok) return last;
@@ -138,8 +108,8 @@ function fallsBack(outcome: AttemptOutcome, codes: readonly number[] | undefined
 function conditionalTarget(run: RouteRun, node: TargetConfig, path: string): number {
   const strategy = node.strategy as NonNullable<TargetConfig['strategy']>;
   const targets = node.targets as TargetConfig[];
-  const { ctx, body, url } = run.call;
-  const input = { metadata: ctx.metadata, params: body, url };
+  const { ctx, body } = run.call;
+  const input = { metadata: ctx.metadata, params: body, url: ctx.url };
   let name = strategy.default;
   const conditions = strategy.conditions ?? [];
   for (let i = 0; i < conditions.length; i++) {

@@ -1,11 +1,7 @@
 /**
  * The gateway's OpenAPI document, assembled from the same TypeBox schemas that validate the bodies.
  */
-import {
-  ChatCompletionRequestSchema,
-  CompletionRequestSchema,
-  EmbeddingRequestSchema,
-} from '../core/schemas/index.js';
+import { ENDPOINTS } from '../gateway/endpoints.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
 import type { Operation } from '../core/operation.js';
@@ -28,27 +24,7 @@ const ErrorSchema = {
 };
 
 const MODEL_OPERATIONS: Operation[] = [
-  {
-    method: 'post',
-    path: '/chat/completions',
-    summary: 'Create a chat completion (JSON, or server-sent events with stream: true)',
-    tags: ['Models'],
-    requestBody: ChatCompletionRequestSchema,
-  },
-  {
-    method: 'post',
-    path: '/completions',
-    summary: 'Create a text completion',
-    tags: ['Models'],
-    requestBody: CompletionRequestSchema,
-  },
-  {
-    method: 'post',
-    path: '/embeddings',
-    summary: 'Create embeddings',
-    tags: ['Models'],
-    requestBody: EmbeddingRequestSchema,
-  },
+  ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
   {
     method: 'get',

@@ -16,6 +16,7 @@ export function countsAsBreakerFailure(failure: AttemptFailure, config: CircuitB
   switch (failure.reason) {
     case 'client_gone':
     case 'config':
+    case 'circuit_open':
       return false;
     case 'timeout':
     case 'connection':

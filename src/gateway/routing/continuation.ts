@@ -11,7 +11,7 @@
  */
 import type { ChatCompletionChunk } from '../../core/openai-types.js';
 import type { EndpointKind } from '../../providers/types.js';
-import type { StreamIdentity } from '../client-stream.js';
+import type { StreamIdentity } from '../delivered-stream.js';
 
 export const CONTINUE_INSTRUCTION =
   'Your previous answer was cut off. Continue it exactly where it stopped: do not repeat anything ' +
@@ -31,6 +31,9 @@ export interface Continuation {
   body: Record<string, unknown>;
   /** Rewrites the next target's chunks into the client's stream; undefined drops a chunk. */
   rewrite: (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined;
+  /** true once the next target restarted the answer and then said it differently: what it says can no
+   * longer be joined to what the client has. */
+  readonly diverged: boolean;
 }
 
 export interface PartialAnswer {
@@ -51,19 +54,20 @@ export function buildContinuation(partial: PartialAnswer): Continuation | undefi
   if (endpoint === 'chat') {
     const messages = body.messages;
     if (!Array.isArray(messages)) return undefined;
-    if (text === '') return { body, rewrite: continuationRewriter(partial.identity, '') };
+    if (text === '') return continuationOf(body, partial, '');
     if (acceptsAssistantPrefill(partial.provider, partial.model)) {
       // A prefill must not end in whitespace (Anthropic refuses it); the client already has that
       // whitespace, so any the model repeats at its start is dropped.
       const prefill = text.trimEnd();
-      if (prefill === '') return { body, rewrite: continuationRewriter(partial.identity, '') };
-      return {
-        body: { ...body, messages: [...messages, { role: 'assistant', content: prefill }] },
-        rewrite: continuationRewriter(partial.identity, text.slice(prefill.length)),
-      };
+      if (prefill === '') return continuationOf(body, partial, '');
+      return continuationOf(
+        { ...body, messages: [...messages, { role: 'assistant', content: prefill }] },
+        partial,
+        text.slice(prefill.length),
+      );
     }
-    return {
-      body: {
+    return continuationOf(
+      {
         ...body,
         messages: [
           ...messages,
@@ -71,48 +75,90 @@ export function buildContinuation(partial: PartialAnswer): Continuation | undefi
           { role: 'user', content: CONTINUE_INSTRUCTION },
         ],
       },
-      rewrite: continuationRewriter(partial.identity, ''),
-    };
+      partial,
+      '',
+    );
   }
   if (endpoint === 'completions') {
     let prompt = body.prompt;
     if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') prompt = prompt[0];
     if (typeof prompt !== 'string') return undefined;
     const { echo: _echo, suffix: _suffix, ...rest } = body;
-    return {
-      body: { ...rest, prompt: prompt + text },
-      rewrite: continuationRewriter(partial.identity, ''),
-    };
+    return continuationOf({ ...rest, prompt: prompt + text }, partial, '');
   }
   return undefined;
 }
+
+function continuationOf(
+  body: Record<string, unknown>,
+  partial: PartialAnswer,
+  trailingWhitespace: string,
+): Continuation {
+  const rewriter = new ContinuationRewriter(partial.identity, trailingWhitespace, partial.text);
+  return {
+    body,
+    rewrite: (chunk) => rewriter.rewrite(chunk),
+    get diverged() {
+      return rewriter.diverged;
+    },
+  };
+}
+
+/**
+ * How much of the delivered text a continuation must repeat from its very beginning before it is taken
+ * for a restart of the answer rather than a continuation that happens to start the same way.
+ */
+const RESTART_EVIDENCE_CHARS = 24;
 
 /**
  * Rewrites chunks of the continuing stream: the first stream's id and created, choice index 0, no second
  * role delta. `trailingWhitespace` is whitespace the client has but the prefill did not carry; leading
  * whitespace of the continuation is dropped in that case so it is not doubled.
+ *
+ * A target asked to continue may instead start the answer over. Its text is held back while it repeats
+ * the delivered text from the beginning; once the repetition is certain (the whole delivered text, or
+ * its first RESTART_EVIDENCE_CHARS characters), the repeated part is skipped and only what comes after
+ * reaches the client. A restart that then says something else than the client already has `diverged`:
+ * the answer cannot be joined and ends with the in-band error. Text that stops repeating before the
+ * evidence is enough was a continuation after all, and is sent as it came.
  */
-export function continuationRewriter(
-  identity: StreamIdentity | undefined,
-  trailingWhitespace: string,
-): (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined {
-  let trimLeading = trailingWhitespace.length > 0;
-  return (chunk) => {
+class ContinuationRewriter {
+  diverged = false;
+  private trimLeading: boolean;
+  /** Continuation text held back while it repeats the delivered text; null once decided. */
+  private held: string | null;
+  /** The continuation repeats the delivered text for sure (restarted), and must go on repeating it. */
+  private restarting = false;
+
+  constructor(
+    private readonly identity: StreamIdentity | undefined,
+    trailingWhitespace: string,
+    private readonly delivered: string,
+  ) {
+    this.trimLeading = trailingWhitespace.length > 0;
+    this.held = delivered.length > 0 ? '' : null;
+  }
+
+  rewrite(chunk: ChatCompletionChunk): ChatCompletionChunk | undefined {
+    if (this.diverged) return undefined;
     const choices: ChatCompletionChunk['choices'] = [];
     for (const choice of chunk.choices) {
       const source = choice as typeof choice & { text?: string };
       const delta = source.delta ? { ...source.delta } : undefined;
       let text = source.text;
       if (delta) delete delta.role;
-      if (trimLeading) {
-        if (delta && typeof delta.content === 'string' && delta.content.length > 0) {
-          delta.content = delta.content.replace(/^\s+/, '');
-          trimLeading = delta.content.length === 0;
-        } else if (typeof text === 'string' && text.length > 0) {
-          text = text.replace(/^\s+/, '');
-          trimLeading = text.length === 0;
-        }
+      const isDelta = typeof delta?.content === 'string';
+      let content = isDelta ? (delta?.content as string) : text;
+      if (this.trimLeading && typeof content === 'string' && content.length > 0) {
+        content = content.replace(/^\s+/, '');
+        this.trimLeading = content.length === 0;
       }
+      if (typeof content === 'string') content = this.dedupe(content, Boolean(choice.finish_reason));
+      else if (choice.finish_reason) content = this.dedupe('', true);
+      if (this.diverged) return undefined;
+      if (isDelta && delta) delta.content = content as string;
+      else if (content !== undefined && text !== undefined) text = content;
+      else if (content !== undefined && content.length > 0 && delta) delta.content = content;
       const carries =
         choice.finish_reason ||
         (typeof text === 'string' && text.length > 0) ||
@@ -126,8 +172,42 @@ export function continuationRewriter(
     if (choices.length === 0 && !chunk.usage) return undefined;
     return {
       ...chunk,
-      ...(identity ? { id: identity.id, created: identity.created } : {}),
+      ...(this.identity ? { id: this.identity.id, created: this.identity.created } : {}),
       choices,
     };
-  };
+  }
+
+  /** The part of `content` the client is to get; holds back what may be a repetition. */
+  private dedupe(content: string, finishing: boolean): string {
+    if (this.held === null) return content;
+    const combined = this.held + content;
+    const { delivered } = this;
+    if (delivered.startsWith(combined)) {
+      if (combined.length === delivered.length) {
+        // The whole delivered text, repeated: what follows is new.
+        this.held = null;
+        this.restarting = false;
+        return '';
+      }
+      if (combined.length >= RESTART_EVIDENCE_CHARS) this.restarting = true;
+      if (finishing) {
+        // The target ended while still repeating: a restart that said less, or a short continuation.
+        if (this.restarting) this.diverged = true;
+        this.held = null;
+        return this.restarting ? '' : combined;
+      }
+      this.held = combined;
+      return '';
+    }
+    this.held = null;
+    if (combined.startsWith(delivered)) {
+      this.restarting = false;
+      return combined.slice(delivered.length);
+    }
+    if (this.restarting) {
+      this.diverged = true;
+      return '';
+    }
+    return combined;
+  }
 }

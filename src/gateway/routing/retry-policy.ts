@@ -37,6 +37,7 @@ export function isRetryable(failure: AttemptFailure, policy: RetryPolicy): boole
   switch (failure.reason) {
     case 'client_gone':
     case 'config':
+    case 'circuit_open':
       return false;
     case 'connection':
     case 'stream_cut':

@@ -5,6 +5,13 @@
  */
 import { createBreaker, type Breaker, type SharedState } from '../../state/index.js';
 import { createResponseCache, type ResponseCache } from '../cache/index.js';
+import {
+  callTarget,
+  composeSteps,
+  DEFAULT_TARGET_STEPS,
+  type TargetHandler,
+  type TargetStep,
+} from '../steps/index.js';
 
 export interface RoutingRuntime {
   breaker: Breaker;
@@ -12,12 +19,18 @@ export interface RoutingRuntime {
   cache: ResponseCache;
   /** [0, 1). */
   random: () => number;
+  /** The steps every target runs, composed around the call (../steps/). */
+  targetChain: TargetHandler;
 }
 
-export function createRoutingRuntime(state: SharedState, options: { cacheMaxBytes: number }): RoutingRuntime {
+export function createRoutingRuntime(
+  state: SharedState,
+  options: { cacheMaxBytes: number; targetSteps?: readonly TargetStep[] },
+): RoutingRuntime {
   return {
     breaker: createBreaker(state),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
+    targetChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
   };
 }

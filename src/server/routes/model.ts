@@ -1,28 +1,40 @@
-/** The model endpoints: chat completions, completions, embeddings — one pipeline, endpoint as data. */
+/** The model endpoints: one route per descriptor of the endpoint registry, each through `execute`. */
 import type { FastifyInstance } from 'fastify';
+import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleModelCall } from '../../gateway/pipeline.js';
-import type { EndpointKind } from '../../providers/types.js';
-import {
-  validateChatCompletionRequest,
-  validateCompletionRequest,
-  validateEmbeddingRequest,
-} from '../../core/schemas/index.js';
+import { ENDPOINTS, type EndpointDescriptor } from '../../gateway/endpoints.js';
+import { execute, refuseCall } from '../../gateway/execute.js';
+import { newRouteState } from '../../gateway/routing/route-types.js';
+import type { IngressCodec } from '../../ingress/codec.js';
+import { openAICodec } from '../../ingress/openai-codec.js';
+import { HttpSink } from '../http-sink.js';
 import { registerModelListRoute } from './models-list.js';
 import { assertBodyDepth } from '../body-depth.js';
 
-const ENDPOINTS: Array<{ path: string; kind: EndpointKind; validate: (body: unknown) => unknown }> = [
-  { path: '/chat/completions', kind: 'chat', validate: validateChatCompletionRequest },
-  { path: '/completions', kind: 'completions', validate: validateCompletionRequest },
-  { path: '/embeddings', kind: 'embeddings', validate: validateEmbeddingRequest },
+/** The OpenAI-shaped ingresses: each endpoint of the registry with the codec that frames its answers. */
+const INGRESSES: Array<{ endpoint: EndpointDescriptor; codec: IngressCodec<never> }> = [
+  { endpoint: ENDPOINTS.chat, codec: openAICodec },
+  { endpoint: ENDPOINTS.completions, codec: openAICodec },
+  { endpoint: ENDPOINTS.embeddings, codec: openAICodec },
 ];
 
 export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  for (const endpoint of ENDPOINTS) {
+  for (const { endpoint, codec } of INGRESSES) {
     app.post(endpoint.path, async (request, reply) => {
       assertBodyDepth(request.body);
-      const body = endpoint.validate(request.body) as Record<string, unknown>;
-      await handleModelCall(deps, { endpoint: endpoint.kind, body, ctx: request.gw, reply });
+      const body = endpoint.validate(request.body);
+      const stream = endpoint.streams && body.stream === true;
+      const state = newRouteState();
+      const sink = new HttpSink(reply, codec, stream ? codec.streamEncoder(body as never) : undefined, state);
+      const how = { method: request.method, url: request.url };
+      let ctx: CallContext;
+      try {
+        ctx = await callContextFromRequest(deps, request.gw, how);
+      } catch (err) {
+        refuseCall(deps, { ctx: { ...request.gw, ...how }, endpoint: endpoint.kind, body }, err, sink);
+        return reply;
+      }
+      await execute(deps, { ctx, endpoint: endpoint.kind, body, state }, sink);
       return reply;
     });
   }

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { bodyForLog, buildLogRecord } from '../../gateway/log-record.js';
-import { resolveRequestConfig } from '../../gateway/request-config.js';
+import { bearerToken, resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';
 import { inheritFrom } from '../../gateway/routing/inherit.js';
 import type { TargetConfig } from '../../gateway/config/index.js';
@@ -74,7 +74,7 @@ export async function proxyToProvider(
     node,
     targetPath,
     ctx.apiKey.workspace_id,
-    ctx.headers,
+    bearerToken(ctx.headers),
     deps.lookups,
     deps.settings.customHostPolicy,
   );

@@ -1,0 +1,129 @@
+/**
+ * The CallContext: everything the pipeline needs to know about one model call — who is calling, the trace,
+ * the resolved config, the client's provider key and the headers a config may forward — built once, by
+ * one of the two factories here: from an HTTP request's headers, or from a stored job. Nothing below
+ * this file reads the gateway's request headers.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from '../core/errors.js';
+import type { ApiKey } from '../store/types.js';
+import type { GatewayConfig } from './config/index.js';
+import { parseConfig } from './config/index.js';
+import { HEADERS, headerValue, newSpanId, newTraceId, type RequestContext } from './context.js';
+import type { GatewayDeps } from './deps.js';
+import { sequentialId } from './ids.js';
+import { performance } from 'node:perf_hooks';
+import { bearerToken, resolveRequestConfig } from './request-config.js';
+
+/** The key a call is made under: its tenant, for records, caches and lookups. */
+export type CallerKey = Pick<ApiKey, 'id' | 'organisation_id' | 'workspace_id'>;
+
+export interface CallContext {
+  requestId: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  spanName: string | null;
+  metadata: Record<string, string>;
+  apiKey: CallerKey;
+  /** Date.now() at arrival. */
+  startedAtMs: number;
+  /** performance.now() at arrival, for durations. */
+  startedAt: number;
+  cacheNamespace: string | null;
+  cacheForceRefresh: boolean;
+  /** Aborted when the client goes away (or the job is cancelled). */
+  signal: AbortSignal;
+  /** The config governing the call, validated. */
+  config: GatewayConfig;
+  /** true: answers carry only standard OpenAI fields (see docs/api.md). */
+  strictCompat: boolean;
+  /** The client's own provider key (`Authorization: Bearer`), for a target that has none of its own. */
+  clientApiKey: string | undefined;
+  /** The client's request headers (lower-case): what `forward_headers` may pass on and what some
+   * providers read (`anthropic-beta`). Empty for a job. */
+  clientHeaders: IncomingHttpHeaders;
+  /** How the call came in: the method and the path and query under which it is recorded. */
+  method: string;
+  url: string;
+}
+
+/** strict_compat_compliance: the config's value, else the header, else true (only standard fields). */
+function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): boolean {
+  if (typeof config.strict_compat_compliance === 'boolean') return config.strict_compat_compliance;
+  return headerValue(headers, HEADERS.strictCompat) !== 'false';
+}
+
+/** The context of a call that came in over HTTP: `request` is what the server's onRequest hook read. */
+export async function callContextFromRequest(
+  deps: GatewayDeps,
+  request: RequestContext,
+  how: { method: string; url: string },
+): Promise<CallContext> {
+  const { headers } = request;
+  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, deps.lookups);
+  return {
+    requestId: request.requestId,
+    traceId: request.traceId,
+    spanId: request.spanId,
+    parentSpanId: request.parentSpanId,
+    spanName: request.spanName,
+    metadata: request.metadata,
+    apiKey: request.apiKey,
+    startedAtMs: request.startedAtMs,
+    startedAt: request.startedAt,
+    cacheNamespace: request.cacheNamespace,
+    cacheForceRefresh: request.cacheForceRefresh,
+    signal: request.signal,
+    config,
+    strictCompat: strictCompatOf(config, headers),
+    clientApiKey: bearerToken(headers),
+    clientHeaders: headers,
+    method: how.method,
+    url: how.url,
+  };
+}
+
+/** What a stored job says of the call it makes (a batch line, a scheduled evaluation). */
+export interface JobCall {
+  caller: CallerKey;
+  /** The config as stored with the job (the same object a client would send). */
+  config: Record<string, unknown>;
+  /** The endpoint path the call is recorded under, e.g. `/v1/chat/completions`. */
+  url: string;
+  metadata?: Record<string, string>;
+  /** The trace the job's calls belong to; a new one when absent. */
+  traceId?: string;
+  signal: AbortSignal;
+}
+
+/** The context of a call made by the gateway itself for a stored job: no HTTP request behind it. */
+export function callContextFromJob(job: JobCall): CallContext {
+  let config: GatewayConfig;
+  try {
+    config = parseConfig(job.config, { authorizationPresent: false });
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('invalid_config', 'The job carries a config that cannot be read', { cause: err });
+  }
+  return {
+    requestId: sequentialId(),
+    traceId: job.traceId ?? newTraceId(),
+    spanId: newSpanId(),
+    parentSpanId: null,
+    spanName: null,
+    metadata: job.metadata ?? {},
+    apiKey: job.caller,
+    startedAtMs: Date.now(),
+    startedAt: performance.now(),
+    cacheNamespace: null,
+    cacheForceRefresh: false,
+    signal: job.signal,
+    config,
+    strictCompat: config.strict_compat_compliance !== false,
+    clientApiKey: undefined,
+    clientHeaders: {},
+    method: 'POST',
+    url: job.url,
+  };
+}

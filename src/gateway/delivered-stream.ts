@@ -1,0 +1,45 @@
+/**
+ * A streamed answer as the consumer has it so far: the text of each choice, the stream's identity, and
+ * whether anything but plain text went out. A stream that breaks after its first chunk is continued on the
+ * next target from exactly this (routing/continuation.ts); a tool call or a second choice cannot be, so
+ * such an answer then ends with the in-band error.
+ */
+import { ForwardingSink, type AnswerChunk } from './sink.js';
+
+/** What every chunk of the client's stream shares; a continuation on another target keeps it. */
+export interface StreamIdentity {
+  id: string;
+  created: number;
+  object: string;
+}
+
+export class DeliveredStream extends ForwardingSink {
+  /** Text delivered so far per choice index. */
+  readonly text = new Map<number, string>();
+  /** The id, created and object of the first chunk delivered. */
+  identity: StreamIdentity | undefined;
+  /** false once anything but text went out (tool calls, several choices). */
+  continuable = true;
+
+  override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
+    const before = this.next.written;
+    const pending = this.next.chunk(chunk, raw);
+    if (this.next.written > before) this.note(chunk);
+    return pending;
+  }
+
+  private note(chunk: AnswerChunk): void {
+    if (!this.identity && typeof chunk.id === 'string') {
+      this.identity = { id: chunk.id, created: chunk.created, object: chunk.object };
+    }
+    for (const choice of chunk.choices) {
+      if (choice.index !== 0) this.continuable = false;
+      const delta = (choice as { delta?: Record<string, unknown> }).delta;
+      const content = delta ? delta.content : (choice as { text?: unknown }).text;
+      if (typeof content === 'string' && content.length > 0) {
+        this.text.set(choice.index, (this.text.get(choice.index) ?? '') + content);
+      }
+      if (delta && (delta.tool_calls || delta.function_call)) this.continuable = false;
+    }
+  }
+}

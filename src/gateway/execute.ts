@@ -1,0 +1,155 @@
+/**
+ * The one entry of every model call: `execute(deps, call, sink)`. Routes, batch workers and the gateway's
+ * own internal calls (an embedding for the semantic cache, a model-judged guardrail) build a CallContext
+ * (call-context.ts) and a sink (sink.ts), and call this. It routes the call through the config's target
+ * tree (router.ts, each target through the step chain of steps/), tells the sink how it ended, and hands
+ * the call's summary to the observers (the log, later metrics and traces).
+ */
+import { GatewayError, ProviderError } from '../core/errors.js';
+import type { EndpointKind } from '../providers/types.js';
+import type { AttemptOutcome } from './attempt.js';
+import type { CallContext } from './call-context.js';
+import { HEADERS } from './context.js';
+import { DeliveredStream } from './delivered-stream.js';
+import type { GatewayDeps } from './deps.js';
+import type { CallSummary, SummaryContext } from './observer.js';
+import { newRouteRun, route, type RouteResult } from './router.js';
+import { newRouteState, type RouteState } from './routing/route-types.js';
+import type { CallSink } from './sink.js';
+
+export interface ModelCall {
+  ctx: CallContext;
+  endpoint: EndpointKind;
+  /** The validated body. */
+  body: Record<string, unknown>;
+  /** What the answer's headers report; the caller's sink may read it as the call goes (streams). */
+  state?: RouteState;
+}
+
+export interface CallResult {
+  outcome: AttemptOutcome | undefined;
+  /** Set when the call failed. */
+  error: GatewayError | ProviderError | undefined;
+  status: number;
+  state: RouteState;
+}
+
+export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
+  const { ctx, endpoint, body } = call;
+  const state = call.state ?? newRouteState();
+  const stream = endpoint !== 'embeddings' && body.stream === true;
+  const delivered = stream ? new DeliveredStream(sink) : undefined;
+  const run = newRouteRun(deps, {
+    ctx,
+    endpoint,
+    body: upstreamBody(body, stream),
+    stream,
+    sink: delivered,
+    state,
+  });
+  let result: RouteResult | undefined;
+  let failure: unknown;
+  try {
+    if (body.thinking !== undefined && ctx.strictCompat) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        'thinking needs strict_compat_compliance set to false (in the config, or the ' +
+          `${HEADERS.strictCompat} header)`,
+        { param: 'thinking' },
+      );
+    }
+    result = await route(run);
+  } catch (err) {
+    failure = err;
+  }
+
+  const outcome = result?.outcome;
+  let status: number;
+  let error: GatewayError | ProviderError | undefined;
+  let responseBody: unknown;
+  if (outcome?.ok) {
+    status = outcome.status;
+    if (delivered) {
+      delivered.end();
+      responseBody = { choices: [...delivered.text].map(([index, content]) => ({ index, content })) };
+    } else {
+      responseBody = outcome.body;
+      sink.answer({ status, body: outcome.body, rawText: outcome.rawText, headers: outcome.upstreamHeaders });
+    }
+  } else {
+    error = outcome ? outcome.error : asCallError(deps, ctx, failure);
+    status =
+      (outcome && !outcome.ok && outcome.reason === 'client_gone') || ctx.signal.aborted ? 499 : error.status;
+    responseBody = error.toBody();
+    sink.fail(error, status);
+  }
+
+  const summary: CallSummary = {
+    ctx,
+    endpoint,
+    stream,
+    state,
+    status,
+    model: (outcome?.ok ? outcome.model : undefined) ?? (typeof body.model === 'string' ? body.model : null),
+    usage: outcome?.usage,
+    ttfbMs: outcome?.ttfbMs ?? null,
+    error,
+    malformedChunks: outcome?.malformedChunks ?? 0,
+    requestBody: result?.requestBody ?? body,
+    responseBody,
+    responseText: outcome?.ok ? outcome.rawText : undefined,
+    attempts: run.attempts,
+  };
+  for (const observer of deps.observers) observer.callEnded(summary);
+  return { outcome, error, status, state };
+}
+
+function asCallError(deps: GatewayDeps, ctx: SummaryContext, failure: unknown): GatewayError | ProviderError {
+  if (failure instanceof GatewayError || failure instanceof ProviderError) return failure;
+  deps.logger.error({ err: failure, traceId: ctx.traceId }, 'model call failed');
+  return new GatewayError('internal_error', 'The gateway failed to handle the request', { cause: failure });
+}
+
+/**
+ * A call refused before it had a context (its config could not be resolved): answered through the sink
+ * and recorded like any other.
+ */
+export function refuseCall(
+  deps: GatewayDeps,
+  call: { ctx: SummaryContext; endpoint: EndpointKind; body: Record<string, unknown> },
+  failure: unknown,
+  sink: CallSink,
+): void {
+  const { ctx, body } = call;
+  const error = asCallError(deps, ctx, failure);
+  const status = ctx.signal.aborted ? 499 : error.status;
+  const state = newRouteState();
+  sink.fail(error, status);
+  const summary: CallSummary = {
+    ctx,
+    endpoint: call.endpoint,
+    stream: call.endpoint !== 'embeddings' && body.stream === true,
+    state,
+    status,
+    model: typeof body.model === 'string' ? body.model : null,
+    usage: undefined,
+    ttfbMs: null,
+    error,
+    malformedChunks: 0,
+    requestBody: body,
+    responseBody: error.toBody(),
+    responseText: undefined,
+    attempts: [],
+  };
+  for (const observer of deps.observers) observer.callEnded(summary);
+}
+
+/**
+ * Usage is always asked of the provider, so every streamed call is recorded with its tokens; the codec
+ * passes the usage chunk to the client only when it asked for it.
+ */
+function upstreamBody(body: Record<string, unknown>, stream: boolean): Record<string, unknown> {
+  if (!stream) return body;
+  const options = body.stream_options as Record<string, unknown> | undefined;
+  return { ...body, stream_options: { ...options, include_usage: true } };
+}

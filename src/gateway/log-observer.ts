@@ -1,0 +1,93 @@
+/**
+ * The log: every call becomes a record, queued to the batched writer. A call answered (or failed) by its
+ * only attempt writes just its own record; a call that took several (retries, fallbacks, breaker skips,
+ * cache answers, continuations) also writes one record per attempt, each a span under the call's.
+ */
+import type { LogWriter } from '../observability/log-writer.js';
+import type { LogRecord } from '../store/types.js';
+import { bodyForLog, buildLogRecord, skippedChunksError, type LogBodies } from './log-record.js';
+import type { CallObserver, CallSummary } from './observer.js';
+import type { AttemptRecord } from './routing/route-types.js';
+
+export function createLogObserver(writer: LogWriter, bodies: LogBodies): CallObserver {
+  return {
+    callEnded(summary) {
+      if (summary.attempts.length >= 2) {
+        for (const attempt of summary.attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies));
+      }
+      writer.enqueue(callLogRecord(summary, bodies));
+    },
+  };
+}
+
+function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
+  const { ctx, error } = summary;
+  const errorFields = error
+    ? { errorCode: String(error.code ?? error.type), errorMessage: error.message }
+    : summary.malformedChunks > 0
+      ? skippedChunksError(summary.malformedChunks)
+      : { errorCode: null, errorMessage: null };
+  return buildLogRecord(ctx, {
+    endpoint: summary.endpoint,
+    method: ctx.method,
+    path: pathOf(ctx.url),
+    status: summary.status,
+    provider: summary.state.provider,
+    model: summary.model,
+    target: summary.state.targetPath,
+    stream: summary.stream,
+    isAttempt: false,
+    ttfbMs: summary.ttfbMs,
+    usage: summary.usage,
+    cacheStatus: summary.state.cacheStatus,
+    retryCount: summary.state.retryCount,
+    ...errorFields,
+    requestBody: bodyForLog(summary.requestBody, bodies),
+    responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
+  });
+}
+
+function attemptLogRecord(summary: CallSummary, record: AttemptRecord, bodies: LogBodies): LogRecord {
+  const { outcome } = record;
+  let errorCode: string | null = null;
+  let errorMessage: string | null = null;
+  let status: number;
+  if (outcome.ok) {
+    status = outcome.status;
+    if (outcome.malformedChunks > 0)
+      ({ errorCode, errorMessage } = skippedChunksError(outcome.malformedChunks));
+  } else {
+    status = outcome.reason === 'client_gone' ? 499 : outcome.status;
+    errorCode = String(outcome.error.code ?? outcome.error.type);
+    errorMessage = `${outcome.reason}: ${outcome.error.message}`;
+    if (outcome.malformedChunks > 0)
+      errorMessage += ` (${outcome.malformedChunks} malformed chunk(s) skipped)`;
+  }
+  return buildLogRecord(summary.ctx, {
+    endpoint: summary.endpoint,
+    method: summary.ctx.method,
+    path: pathOf(summary.ctx.url),
+    status,
+    provider: record.provider,
+    model: (outcome.ok ? outcome.model : undefined) ?? record.model ?? null,
+    target: record.path,
+    stream: summary.stream,
+    isAttempt: true,
+    ttfbMs: outcome.ttfbMs,
+    // A failed call is not a billed completion.
+    usage: outcome.ok ? outcome.usage : undefined,
+    cacheStatus: record.cacheStatus,
+    retryCount: record.retry,
+    errorCode,
+    errorMessage,
+    requestBody: bodyForLog(record.body, bodies),
+    responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
+    startedAt: record.started,
+    endedAt: record.ended,
+  });
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}

@@ -1,0 +1,72 @@
+/** The shapes shared by the router, the target steps and the pipeline: one request's walk of the tree. */
+import type { EndpointKind } from '../../providers/types.js';
+import type { AttemptOutcome } from '../attempt.js';
+import type { CallContext } from '../call-context.js';
+import type { DeliveredStream } from '../delivered-stream.js';
+import type { GatewayDeps } from '../deps.js';
+import type { ResolvedTarget } from '../resolve-target.js';
+import type { RoutingRuntime } from './runtime.js';
+
+/** What the response headers report; updated as attempts run (streams send headers mid-route). */
+export interface RouteState {
+  targetPath: string | null;
+  provider: string | null;
+  /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
+  retryCount: number;
+  cacheStatus: string | null;
+}
+
+export function newRouteState(): RouteState {
+  return { targetPath: null, provider: null, retryCount: 0, cacheStatus: null };
+}
+
+/** A model call as the router sees it. */
+export interface RoutedCall {
+  ctx: CallContext;
+  endpoint: EndpointKind;
+  /** The validated body, as sent to the provider (before a target's override_params). */
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Streams only: the answer as delivered so far, in front of the caller's sink. */
+  sink: DeliveredStream | undefined;
+  state: RouteState;
+}
+
+/** Everything that happened for one target: a call, a breaker skip, or a cache answer. */
+export interface AttemptRecord {
+  path: string;
+  provider: string;
+  model: string | undefined;
+  body: Record<string, unknown>;
+  outcome: AttemptOutcome;
+  /** performance.now() at start and end. */
+  started: number;
+  ended: number;
+  retry: number;
+  cacheStatus: string | null;
+}
+
+/** The state of one request's walk through the tree. */
+export interface RouteRun {
+  deps: GatewayDeps;
+  call: RoutedCall;
+  runtime: RoutingRuntime;
+  /** performance.now() after which no new call starts and no retry waits (the request's deadline). */
+  deadline: number;
+  /** The last failed target, whatever it was. */
+  lastFailure: NodeResult | undefined;
+  /** Every call, breaker skip and cache answer so far, in order. */
+  attempts: AttemptRecord[];
+}
+
+export interface NodeResult {
+  outcome: AttemptOutcome;
+  resolved: ResolvedTarget | undefined;
+  /** The body sent to the target (override_params applied; a continuation when one was needed). */
+  requestBody: Record<string, unknown>;
+}
+
+/** Notes one call, breaker skip or cache answer of the walk. */
+export function recordAttempt(run: RouteRun, record: Omit<AttemptRecord, 'ended' | 'cacheStatus'>): void {
+  run.attempts.push({ ...record, ended: performance.now(), cacheStatus: run.call.state.cacheStatus });
+}

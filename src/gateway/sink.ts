@@ -1,0 +1,103 @@
+/**
+ * Where a call's answer goes. The pipeline produces canonical events — chunks of a streamed answer, its
+ * end, a whole JSON answer, or a failure — and a sink consumes them: the client's connection (through the
+ * ingress codec, server/http-sink.ts), a buffer (an internal call, a batch line), or a wrapper that looks at
+ * the events on their way (the cache tee, a continuation's rewriter, later output guardrails).
+ *
+ * A sink is told exactly one of `end`, `answer` or `fail`, once, after any number of `chunk`s.
+ */
+import type { GatewayError, ProviderError } from '../core/errors.js';
+import type { ChatCompletionChunk, TextCompletion } from '../core/openai-types.js';
+
+/** One chunk of a streamed answer, in the OpenAI shape of its operation. */
+export type AnswerChunk = ChatCompletionChunk | TextCompletion;
+
+/** A complete non-streamed answer. */
+export interface JsonAnswer {
+  status: number;
+  /** The OpenAI-shaped body. */
+  body: unknown;
+  /** The exact JSON text of `body` when the upstream sent it as it is (relayed byte for byte). */
+  rawText: string | undefined;
+  /** The provider's response headers (lower-case). */
+  headers: Record<string, string>;
+}
+
+export interface CallSink {
+  /** Chunks that reached the consumer so far. Once above 0, a failed attempt can no longer be replaced
+   * silently: the answer is continued elsewhere or ends with an in-band error. */
+  readonly written: number;
+  /** The consumer went away: stop producing. */
+  readonly gone: boolean;
+  /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
+   * is slow (backpressure). */
+  chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined;
+  /** The streamed answer is complete. */
+  end(): void;
+  /** The non-streamed answer. */
+  answer(answer: JsonAnswer): void;
+  /** The call failed; `status` is what the call is recorded with (499 when the client left). */
+  fail(error: GatewayError | ProviderError, status: number): void;
+}
+
+/** A sink that passes everything on; wrappers override what they look at. */
+export class ForwardingSink implements CallSink {
+  constructor(protected readonly next: CallSink) {}
+
+  get written(): number {
+    return this.next.written;
+  }
+
+  get gone(): boolean {
+    return this.next.gone;
+  }
+
+  chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
+    return this.next.chunk(chunk, raw);
+  }
+
+  end(): void {
+    this.next.end();
+  }
+
+  answer(answer: JsonAnswer): void {
+    this.next.answer(answer);
+  }
+
+  fail(error: GatewayError | ProviderError, status: number): void {
+    this.next.fail(error, status);
+  }
+}
+
+/** What a buffered call produced: for internal calls (a cache embedding, a judge model) and batch lines. */
+export type BufferedResult =
+  | { kind: 'stream'; chunks: AnswerChunk[] }
+  | { kind: 'answer'; answer: JsonAnswer }
+  | { kind: 'error'; error: GatewayError | ProviderError; status: number };
+
+/** Keeps the whole answer in memory; `result` resolves when the call has ended. */
+export class BufferSink implements CallSink {
+  written = 0;
+  gone = false;
+  private readonly chunks: AnswerChunk[] = [];
+  private settle!: (result: BufferedResult) => void;
+  readonly result = new Promise<BufferedResult>((resolve) => (this.settle = resolve));
+
+  chunk(chunk: AnswerChunk): undefined {
+    this.written += 1;
+    this.chunks.push(chunk);
+    return undefined;
+  }
+
+  end(): void {
+    this.settle({ kind: 'stream', chunks: this.chunks });
+  }
+
+  answer(answer: JsonAnswer): void {
+    this.settle({ kind: 'answer', answer });
+  }
+
+  fail(error: GatewayError | ProviderError, status: number): void {
+    this.settle({ kind: 'error', error, status });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The end of the chain: the call itself (fanned out into n calls for providers that give one choice per
+ * call), with the deadlines of the node, noted in the walk's history.
+ */
+import type { AdapterRequest } from '../../providers/types.js';
+import type { TargetConfig } from '../config/index.js';
+import type { CallContext } from '../call-context.js';
+import { runModelAttempt } from '../fanout.js';
+import { recordAttempt } from '../routing/route-types.js';
+import type { TargetHandler } from './target-step.js';
+
+/** The client headers named by the node's `forward_headers`, lower-case. */
+export function forwardedHeaders(node: TargetConfig, headers: CallContext['clientHeaders']) {
+  const names = node.forward_headers;
+  const out: Record<string, string> = {};
+  if (!names) return out;
+  for (const name of names) {
+    const value = headers[name.toLowerCase()];
+    if (typeof value === 'string') out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+export const callTarget: TargetHandler = async (call) => {
+  const { run, node, resolved } = call;
+  const { deps } = run;
+  const { ctx } = run.call;
+  const started = performance.now();
+  const request: AdapterRequest = {
+    endpoint: run.call.endpoint,
+    body: call.body,
+    stream: run.call.stream,
+    target: resolved.target,
+    forwardHeaders: forwardedHeaders(node, ctx.clientHeaders),
+    clientHeaders: ctx.clientHeaders,
+    strictCompat: node.strict_compat_compliance ?? ctx.strictCompat,
+  };
+  const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
+  const continuing = (run.call.sink?.written ?? 0) > 0;
+  const remaining = run.deadline - started;
+  const outcome = await runModelAttempt({
+    resolved,
+    request,
+    upstream: deps.upstream,
+    clientSignal: ctx.signal,
+    timeoutMs: continuing ? nodeTimeout : Math.max(1, Math.min(nodeTimeout, remaining)),
+    idleTimeoutMs: node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
+    sink: call.sink,
+  });
+  recordAttempt(run, {
+    path: call.path,
+    provider: resolved.adapter.id,
+    model: call.model,
+    body: call.body,
+    outcome,
+    started,
+    retry: call.retry,
+  });
+  return outcome;
+};

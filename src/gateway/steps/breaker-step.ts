@@ -1,0 +1,53 @@
+/**
+ * The circuit breaker of a target (`cb_config`): an open circuit answers at once with `circuit_open`
+ * (a fallback moves on); after the cooldown one call probes, and its outcome closes or reopens the
+ * circuit. What counts as a failure and the key are in routing/circuit-breaker.ts.
+ */
+import { GatewayError } from '../../core/errors.js';
+import { gatewayFailure } from '../attempt.js';
+import { breakerKey, countsAsBreakerFailure } from '../routing/circuit-breaker.js';
+import { recordAttempt } from '../routing/route-types.js';
+import type { TargetStep } from './target-step.js';
+
+export const breakerStep: TargetStep = (next) => async (call) => {
+  const cb = call.node.cb_config;
+  if (!cb) return next(call);
+  const { run, path } = call;
+  const provider = call.resolved.adapter.id;
+  const { breaker } = run.runtime;
+  const key = breakerKey({
+    workspaceId: run.call.ctx.apiKey.workspace_id,
+    provider,
+    baseUrl: call.address,
+    model: call.model,
+  });
+  const started = performance.now();
+  // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.
+  const decision = await breaker.canPass(key, cb);
+  if (decision === 'open') {
+    const skipped = gatewayFailure(
+      new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
+      'circuit_open',
+    );
+    recordAttempt(run, {
+      path,
+      provider,
+      model: call.model,
+      body: call.body,
+      outcome: skipped,
+      started,
+      retry: call.retry,
+    });
+    return skipped;
+  }
+  const outcome = await next(call);
+  if (!outcome.ok && countsAsBreakerFailure(outcome, cb)) {
+    await breaker.recordFailure(key, cb);
+  } else if (outcome.ok || (outcome.reason !== 'client_gone' && outcome.reason !== 'config')) {
+    // An answer, even a 4xx, shows the target is up.
+    await breaker.recordSuccess(key);
+  } else if (decision === 'probe') {
+    await breaker.releaseProbe(key);
+  }
+  return outcome;
+};

@@ -1,0 +1,18 @@
+/**
+ * The request's deadline: no new call starts once it has passed. Once the client holds part of a streamed
+ * answer, the deadline no longer cuts it short: only the per-call deadlines apply to a continuation.
+ */
+import { GatewayError } from '../../core/errors.js';
+import { gatewayFailure } from '../attempt.js';
+import type { TargetStep } from './target-step.js';
+
+export const deadlineStep: TargetStep = (next) => async (call) => {
+  const delivered = call.run.call.sink;
+  if (call.run.deadline - performance.now() <= 0 && !(delivered && delivered.written > 0)) {
+    return gatewayFailure(
+      new GatewayError('request_timeout', 'The request ran out of time before an answer'),
+      'timeout',
+    );
+  }
+  return next(call);
+};

@@ -1,0 +1,18 @@
+/** The chain of steps every target runs, outermost first (see target-step.ts). */
+import { breakerStep } from './breaker-step.js';
+import { cacheStep } from './cache-step.js';
+import { continuationStep } from './continuation-step.js';
+import { deadlineStep } from './deadline-step.js';
+import { retryStep } from './retry-step.js';
+import type { TargetStep } from './target-step.js';
+
+export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
+  cacheStep,
+  retryStep,
+  continuationStep,
+  deadlineStep,
+  breakerStep,
+];
+
+export { composeSteps, type TargetCall, type TargetHandler, type TargetStep } from './target-step.js';
+export { callTarget } from './attempt-step.js';

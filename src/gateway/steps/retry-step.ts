@@ -1,0 +1,31 @@
+/**
+ * The `retry` of a target: a failed call is made again, after a backoff with jitter (or the provider's
+ * Retry-After when asked), while the policy allows it and the request's deadline leaves time to wait.
+ * A call whose bytes already reached the client is never retried (routing/retry-policy.ts).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../../core/errors.js';
+import { gatewayFailure } from '../attempt.js';
+import { isRetryable, retryDelayMs, retryPolicyOf } from '../routing/retry-policy.js';
+import type { TargetStep } from './target-step.js';
+
+export const retryStep: TargetStep = (next) => async (call) => {
+  const { run } = call;
+  const { ctx, state } = run.call;
+  const policy = retryPolicyOf(call.node.retry);
+  for (let retry = 0; ; retry++) {
+    const outcome = await next(retry === 0 ? call : { ...call, retry });
+    if (outcome.ok) return outcome;
+    if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
+    if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
+    const wait = retryDelayMs(outcome, retry + 1, policy, run.runtime.random);
+    // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
+    if (performance.now() + wait >= run.deadline) return outcome;
+    try {
+      await sleep(wait, undefined, { signal: ctx.signal });
+    } catch {
+      return gatewayFailure(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
+    }
+    state.retryCount += 1;
+  }
+};

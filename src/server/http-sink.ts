@@ -1,0 +1,119 @@
+/**
+ * The client's connection as a sink: the answer's bytes come from the ingress codec; the gateway's route
+ * headers (answering provider, target, retries, cache status) go out with the first byte, so until then a
+ * failed attempt can still be replaced by another one, or end as a plain HTTP error. Streams are written
+ * with backpressure; a broken stream ends with the codec's in-band error, never as a complete answer.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from '../core/errors.js';
+import { forwardableHeaders } from '../gateway/attempt.js';
+import { HEADERS } from '../gateway/context.js';
+import type { RouteState } from '../gateway/router.js';
+import type { AnswerChunk, CallSink, JsonAnswer } from '../gateway/sink.js';
+import type { IngressCodec, StreamEncoder } from '../ingress/codec.js';
+
+export function routeHeaders(state: RouteState): Record<string, string> {
+  const headers: Record<string, string> = { [HEADERS.retryAttemptCount]: String(state.retryCount) };
+  if (state.provider) headers[HEADERS.answeringProvider] = state.provider;
+  if (state.targetPath !== null) headers[HEADERS.lastUsedOptionIndex] = state.targetPath;
+  if (state.cacheStatus) headers[HEADERS.cacheStatus] = state.cacheStatus;
+  return headers;
+}
+
+export class HttpSink implements CallSink {
+  written = 0;
+  private opened = false;
+  private closed = false;
+  private readonly res: ServerResponse;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly codec: IngressCodec<never>,
+    private readonly encoder: StreamEncoder | undefined,
+    private readonly state: RouteState,
+  ) {
+    this.res = reply.raw;
+  }
+
+  get gone(): boolean {
+    return this.closed || this.res.destroyed || this.res.writableEnded;
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.reply.hijack();
+    this.res.writeHead(200, {
+      ...(this.reply.getHeaders() as Record<string, string>),
+      'content-type': this.codec.streamContentType,
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...routeHeaders(this.state),
+    });
+    // No flushHeaders(): Node sends the head with the first chunk, in one write, so the client's first
+    // byte of body arrives with the headers instead of after a second packet.
+  }
+
+  chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
+    const text = (this.encoder as StreamEncoder).chunk(chunk, raw);
+    if (text === undefined) return undefined;
+    this.open();
+    if (this.gone) return undefined;
+    this.written += 1;
+    if (this.res.write(text)) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.open();
+    this.closed = true;
+    if (!this.res.destroyed) this.res.end((this.encoder as StreamEncoder).end());
+  }
+
+  answer(answer: JsonAnswer): void {
+    this.closed = true;
+    const { reply } = this;
+    reply.headers(routeHeaders(this.state)).headers(forwardableHeaders(answer.headers));
+    void reply.code(answer.status).type('application/json').send(this.codec.answer(answer));
+  }
+
+  fail(error: GatewayError | ProviderError, status: number): void {
+    if (this.closed) return;
+    if (this.opened) {
+      this.closed = true;
+      if (!this.res.destroyed) this.res.end((this.encoder as StreamEncoder).error(error));
+      return;
+    }
+    this.closed = true;
+    const { reply } = this;
+    if (status === 499) {
+      // The client is gone: there is no one to answer.
+      if (!reply.sent) {
+        reply.hijack();
+        this.res.destroy();
+      }
+      return;
+    }
+    reply.headers(routeHeaders(this.state));
+    reply.header(ERROR_SOURCE_HEADER, error instanceof ProviderError ? 'provider' : 'gateway');
+    if (error instanceof ProviderError) {
+      reply.headers(forwardableHeaders(error.headers));
+      if (error.retryAfterMs !== undefined)
+        reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+    } else if (error instanceof GatewayError) {
+      reply.headers(error.headers);
+    }
+    void reply.code(error.status).type('application/json').send(this.codec.errorBody(error));
+  }
+}
