@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { createGatewayServer, type GatewayServer } from '../../src/gateway-server.js';
 import { loadSettings } from '../../src/settings.js';
+import type { TargetStep } from '../../src/gateway/steps/index.js';
 
 export interface TestGateway {
   /** Base URL ending with /v1, for the openai SDK. */
@@ -25,6 +26,8 @@ export interface StartGatewayOptions {
   env?: Record<string, string>;
   /** Run against PostgreSQL: the URL and a schema of the test's own. */
   postgres?: { url: string; schema: string };
+  /** The steps every target runs, when not the default chain. */
+  targetSteps?: readonly TargetStep[];
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -46,6 +49,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     env,
     logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
     pgSchema: options.postgres?.schema,
+    targetSteps: options.targetSteps,
   });
   const origin = await server.listen();
   return {
