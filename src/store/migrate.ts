@@ -8,12 +8,13 @@ import { migrationProvider } from './migrations/index.js';
 export const MIGRATION_TABLE = 'store_migrations';
 export const MIGRATION_LOCK_TABLE = 'store_migration_lock';
 
-async function migrate<T>(db: Kysely<T>): Promise<void> {
+async function migrate<T>(db: Kysely<T>, schema?: string): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
+    migrationTableSchema: schema,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
@@ -28,7 +29,11 @@ export async function runMigrations<T>(db: Kysely<T>, kind: 'sqlite' | 'postgres
     // One lock per schema: test runs and tenants in other schemas do not wait for each other.
     await sql`select pg_advisory_lock(hashtext(current_schema()))`.execute(connection);
     try {
-      await migrate(connection);
+      // Named, because without a schema Kysely's migrator takes a bookkeeping table found in any
+      // schema of the database for its own: a store in a new schema next to another one's would then
+      // skip creating its lock table and fail.
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(connection);
+      await migrate(connection, rows[0].schema);
     } finally {
       await sql`select pg_advisory_unlock(hashtext(current_schema()))`.execute(connection);
     }

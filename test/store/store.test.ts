@@ -79,3 +79,21 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
     }
   });
 });
+
+describeWithPostgres('store on PostgreSQL, two schemas in one database', () => {
+  it('migrates a new schema while another one already holds the tables', async () => {
+    const [first, second] = [freshSchemaName('store_first'), freshSchemaName('store_second')];
+    const masterKey = randomBytes(32);
+    const open = (pgSchema: string) =>
+      openStore({ databaseUrl: postgresUrl(), dataDir: '/nonexistent', masterKey, pgSchema });
+    try {
+      const one = await open(first);
+      const two = await open(second);
+      const org = await two.createOrganisation({ name: 'second' });
+      expect(await one.getOrganisation(org.id)).toBeUndefined();
+      await Promise.all([one.close(), two.close()]);
+    } finally {
+      await Promise.all([dropSchema(first), dropSchema(second)]);
+    }
+  });
+});
