@@ -9,12 +9,14 @@ import type {
   ConfigsTable,
   ConfigVersionsTable,
   CredentialsTable,
+  JobsTable,
   LogsTable,
   OrganisationsTable,
   WorkspacesTable,
 } from './schema.js';
 import type {
   ApiKey,
+  Job,
   LogRecord,
   Organisation,
   ProviderCredential,
@@ -171,6 +173,26 @@ export function toLogRecord(row: Selectable<LogsTable>): LogRecord {
     metadata: parseJson(row.metadata) as Record<string, string>,
     request_body: row.request_body === null ? null : parseJson(row.request_body),
     response_body: row.response_body === null ? null : parseJson(row.response_body),
+  };
+}
+
+export function toJob(row: Selectable<JobsTable>): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status as Job['status'],
+    workspace_id: row.workspace_id,
+    payload: parseJson(row.payload),
+    result: row.result === null ? null : parseJson(row.result),
+    error: row.error,
+    attempts: toNumber(row.attempts),
+    max_attempts: toNumber(row.max_attempts),
+    run_at_ms: toNumber(row.run_at_ms),
+    lease_owner: row.lease_owner,
+    lease_expires_at_ms: toNumberOrNull(row.lease_expires_at_ms),
+    created_at_ms: toNumber(row.created_at_ms),
+    updated_at_ms: toNumber(row.updated_at_ms),
+    finished_at_ms: toNumberOrNull(row.finished_at_ms),
   };
 }
 

@@ -106,6 +106,24 @@ export interface LogsTable {
   response_body: string | null;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  status: string;
+  workspace_id: string | null;
+  payload: string;
+  result: string | null;
+  error: string | null;
+  attempts: number;
+  max_attempts: number;
+  run_at_ms: Int8;
+  lease_owner: string | null;
+  lease_expires_at_ms: Int8 | null;
+  created_at_ms: Int8;
+  updated_at_ms: Int8;
+  finished_at_ms: Int8 | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -114,4 +132,5 @@ export interface Database {
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
   logs: LogsTable;
+  jobs: JobsTable;
 }

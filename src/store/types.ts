@@ -152,6 +152,76 @@ export interface Page<T> {
   has_more: boolean;
 }
 
+/**
+ * A unit of background work. `queued` jobs are claimed once due (`run_at_ms`); a claim leases the job
+ * to one owner until `lease_expires_at_ms`, and a `running` job whose lease expired is claimable again
+ * (its node is presumed dead). Each claim counts an attempt; `fail` puts the job back in the queue
+ * until `max_attempts` is used up, then it is `failed`.
+ */
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
+
+export interface Job {
+  id: string;
+  kind: string;
+  status: JobStatus;
+  workspace_id: string | null;
+  /** JSON value given to `enqueue`. */
+  payload: unknown;
+  /** JSON value given to `complete`; null until then. */
+  result: unknown;
+  /** The last failure's message (kept if a later attempt succeeds). */
+  error: string | null;
+  attempts: number;
+  max_attempts: number;
+  /** Milliseconds since the epoch, as are all job times. */
+  run_at_ms: number;
+  /** Who holds (or last held) the lease. */
+  lease_owner: string | null;
+  /** Set while `running`. */
+  lease_expires_at_ms: number | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+  finished_at_ms: number | null;
+}
+
+export interface JobQuery {
+  kind?: string;
+  status?: JobStatus;
+  workspace_id?: string;
+  /** Clamped to 1..1000; 100 by default. */
+  limit?: number;
+  /** Id of the last job of the previous page (jobs come in id order, which is creation order to the millisecond). */
+  after?: string;
+}
+
+/**
+ * The job queue. Leases are compared with the clock of the node that calls (`Date.now()`): keep the
+ * nodes' clocks in sync and leases far longer than their drift. `heartbeat`, `complete` and `fail`
+ * answer `undefined` when `owner` no longer holds the job (another node took it over after its lease
+ * expired, or it already ended): the caller must then stop working on it.
+ */
+export interface JobRepository {
+  enqueue(input: {
+    kind: string;
+    payload: unknown;
+    workspace_id?: string | null;
+    /** Not before this time; now by default. */
+    run_at_ms?: number;
+    /** 3 by default. */
+    max_attempts?: number;
+  }): Promise<Job>;
+  /** Leases up to `limit` (1 by default, at most 100) due jobs of the given kinds to `owner`, the
+   * earliest `run_at_ms` first. No job is ever leased to two owners at once. */
+  claim(input: { kinds: readonly string[]; owner: string; leaseMs: number; limit?: number }): Promise<Job[]>;
+  /** Extends the lease to `leaseMs` from now while `owner` still holds it. */
+  heartbeat(id: string, owner: string, leaseMs: number): Promise<Job | undefined>;
+  complete(id: string, owner: string, result?: unknown): Promise<Job | undefined>;
+  /** Back to `queued` (due at `retryAtMs`, now by default) while attempts remain, `failed` after. */
+  fail(id: string, owner: string, error: string, retryAtMs?: number): Promise<Job | undefined>;
+  get(id: string): Promise<Job | undefined>;
+  list(query?: JobQuery): Promise<Page<Job>>;
+}
+
 export type StoreKind = 'sqlite' | 'postgres';
 
 export interface OrganisationRepository {
@@ -242,7 +312,10 @@ export interface LogRepository {
 
 /** The record repositories, composed under the method names the rest of the gateway calls. */
 export interface Repositories
-  extends OrganisationRepository, ApiKeyRepository, CredentialRepository, ConfigRepository, LogRepository {}
+  extends OrganisationRepository, ApiKeyRepository, CredentialRepository, ConfigRepository, LogRepository {
+  /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
+  readonly jobs: JobRepository;
+}
 
 export interface Store extends Repositories {
   readonly kind: StoreKind;

@@ -8,52 +8,59 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { storeContract } from './store-contract.js';
+import { jobsContract } from './jobs-contract.js';
+import { storeContract, type StoreHarness } from './store-contract.js';
+
+async function sqliteHarness(): Promise<StoreHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
+  let raw: BetterSqlite3.Database | undefined;
+  return {
+    open: (masterKey) => openStore({ dataDir, masterKey }),
+    async raw(sqlText, params = []) {
+      raw ??= new BetterSqlite3(join(dataDir, 'gateway.db'));
+      const statement = raw.prepare(sqlText);
+      if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
+      statement.run(...params);
+      return [];
+    },
+    async cleanup() {
+      raw?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresHarness(): Promise<StoreHarness> {
+  const schema = freshSchemaName('store');
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  await client.query(`set search_path to ${pg.escapeIdentifier(schema)}`);
+  return {
+    open: (masterKey) =>
+      openStore({ databaseUrl: postgresUrl(), dataDir: '/nonexistent', masterKey, pgSchema: schema }),
+    async raw(sqlText, params = []) {
+      let n = 0;
+      const result = await client.query(
+        sqlText.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
+      return result.rows as Record<string, unknown>[];
+    },
+    async cleanup() {
+      await client.end();
+      await dropSchema(schema);
+    },
+  };
+}
 
 describe('store on SQLite', () => {
-  storeContract(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-store-'));
-    let raw: BetterSqlite3.Database | undefined;
-    return {
-      open: (masterKey) => openStore({ dataDir, masterKey }),
-      async raw(sqlText, params = []) {
-        raw ??= new BetterSqlite3(join(dataDir, 'gateway.db'));
-        const statement = raw.prepare(sqlText);
-        if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
-        statement.run(...params);
-        return [];
-      },
-      async cleanup() {
-        raw?.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  });
+  storeContract(sqliteHarness);
+  jobsContract(sqliteHarness);
 });
 
 describeWithPostgres('store on PostgreSQL', () => {
-  storeContract(async () => {
-    const schema = freshSchemaName('store');
-    const client = new pg.Client({ connectionString: postgresUrl() });
-    await client.connect();
-    await client.query(`set search_path to ${pg.escapeIdentifier(schema)}`);
-    return {
-      open: (masterKey) =>
-        openStore({ databaseUrl: postgresUrl(), dataDir: '/nonexistent', masterKey, pgSchema: schema }),
-      async raw(sqlText, params = []) {
-        let n = 0;
-        const result = await client.query(
-          sqlText.replace(/\?/g, () => `$${++n}`),
-          params,
-        );
-        return result.rows as Record<string, unknown>[];
-      },
-      async cleanup() {
-        await client.end();
-        await dropSchema(schema);
-      },
-    };
-  });
+  storeContract(postgresHarness);
+  jobsContract(postgresHarness);
 });
 
 describeWithPostgres('store on PostgreSQL, several nodes starting together', () => {
@@ -73,7 +80,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
       await client.connect();
       const { rows } = await client.query(`select name from ${pg.escapeIdentifier(schema)}.store_migrations`);
       await client.end();
-      expect(rows.map((row) => row.name)).toEqual(['0001_initial']);
+      expect(rows.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs']);
     } finally {
       await dropSchema(schema);
     }

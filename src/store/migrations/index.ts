@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial.js';
+import * as jobs from './0002_jobs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_jobs': jobs,
 };
 
 export const migrationProvider: MigrationProvider = {
