@@ -35,5 +35,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 }
 
 export { loadMasterKey } from './crypto.js';
+export { createLocalBlobStore } from './local-blob-store.js';
+export type { BlobData, BlobStat, BlobStore, StoredBlob } from './blob-store.js';
 export { newId, newOrganisationId } from './ids.js';
 export type * from './types.js';
