@@ -10,6 +10,7 @@ import type {
   ProviderAdapter,
   StreamTranslator,
 } from './types.js';
+import { ENDPOINT_PATHS } from './shared/endpoint-paths.js';
 import { openAICompatibleAdapters } from './openai-compatible/adapters.js';
 import { anthropicAdapter } from './anthropic/index.js';
 import { bedrockAdapter } from './bedrock/index.js';
@@ -47,8 +48,9 @@ export function listAdapters(): readonly ProviderAdapter[] {
 
 /** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
 export function operationOf(adapter: ProviderAdapter, endpoint: EndpointKind): OperationHandler {
-  if (!adapter.capabilities.endpoints.includes(endpoint)) throw unsupportedEndpoint(adapter, endpoint);
-  return adapter;
+  const handler = adapter.operations[endpoint];
+  if (!handler) throw unsupportedEndpoint(adapter, endpoint);
+  return handler;
 }
 
 /** The stream translator of the request's operation; refused like an absent operation when it never streams. */
@@ -57,12 +59,6 @@ export function streamTranslatorOf(adapter: ProviderAdapter, req: AdapterRequest
   if (!translator) throw unsupportedEndpoint(adapter, req.endpoint, ' with stream: true');
   return translator;
 }
-
-const ENDPOINT_PATHS: Readonly<Record<EndpointKind, string>> = {
-  chat: '/chat/completions',
-  completions: '/completions',
-  embeddings: '/embeddings',
-};
 
 function unsupportedEndpoint(adapter: ProviderAdapter, endpoint: EndpointKind, qualifier = ''): GatewayError {
   return new GatewayError(

@@ -3,7 +3,8 @@
  * OpenAI-shaped one, and turns the upstream's response, stream events and errors back into OpenAI shapes.
  * It does no I/O of its own; the pipeline sends the request, reads the body, applies deadlines, retries and
  * fallbacks. The one exception is `authenticate`, an optional token exchange (Vertex service accounts) kept
- * in its own module and called by the pipeline before `buildRequest`.
+ * in its own module and called by the pipeline before `buildRequest`. Each operation (chat, completions,
+ * embeddings) has its own handler; the registry's `operationOf` finds it or refuses the call.
  */
 import type { ProviderError } from '../core/errors.js';
 import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
@@ -104,7 +105,7 @@ export interface UpstreamRequest {
   url: string;
   /** Lower-case header names. */
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
 }
 
 export interface UpstreamResponse {
@@ -165,7 +166,8 @@ export interface PassthroughRequest {
   path: string;
   /** Client headers that may be forwarded (hop-by-hop and x-gateway-* already removed), lower-case. */
   headers: Record<string, string>;
-  body?: Uint8Array;
+  /** The client's body: its bytes, or a stream of them as they arrive. */
+  body?: Uint8Array | AsyncIterable<Uint8Array>;
   target: ProviderTarget;
   auth?: AuthMaterial;
 }
@@ -213,16 +215,11 @@ export interface ProviderAdapter {
   /** Optional token exchange, e.g. a service-account access token; cached by its implementation. */
   authenticate?(target: ProviderTarget, signal: AbortSignal): Promise<AuthMaterial>;
 
-  /** Builds the upstream request. Throws GatewayError (4xx) for what the provider cannot honour or a
-   * target that lacks what the provider needs (naming the parameter or config key). */
-  buildRequest(req: AdapterRequest): UpstreamRequest | Promise<UpstreamRequest>;
-
-  /** Translates a successful (2xx) JSON answer. Throws ProviderError when a 2xx body carries an error. */
-  parseResponse(req: AdapterRequest, res: UpstreamResponse): unknown;
+  /** One handler per operation the provider offers; `capabilities.endpoints` lists the same keys. */
+  readonly operations: Readonly<Partial<Record<EndpointKind, OperationHandler>>>;
 
   /** The stream's framing; SSE when absent. */
   createFrameDecoder?(): FrameDecoder;
-  createStreamTranslator(req: AdapterRequest): StreamTranslator;
 
   /** Normalises a non-2xx answer: status kept, message/type/code from the provider's own error shape,
    * `retryAfterMs` from Retry-After / Retry-After-ms or the provider's own hint. */
@@ -230,4 +227,8 @@ export interface ProviderAdapter {
 
   /** Builds a pass-through request (provider base URL + path, provider auth added). */
   buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;
+
+  /** The pass-through request is signed over its body bytes (SigV4): the gateway reads the body whole
+   * first. Otherwise the body is streamed to the provider as it arrives. */
+  readonly passthroughSignsBody?: boolean;
 }

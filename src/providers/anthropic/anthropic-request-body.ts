@@ -36,12 +36,6 @@ export function toAnthropicMessagesBody(
   req: AdapterRequest,
   options: AnthropicBodyOptions = {},
 ): Record<string, unknown> {
-  if (req.endpoint !== 'chat') {
-    throw new GatewayError(
-      'unsupported_endpoint',
-      `anthropic supports chat completions only, not ${req.endpoint}`,
-    );
-  }
   const body = req.body as ChatRequest;
   refuseUnsupportedParameters(body, ANTHROPIC_UNSUPPORTED_PARAMETERS, 'anthropic');
 

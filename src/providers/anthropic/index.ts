@@ -2,16 +2,13 @@
  * The Anthropic Messages API adapter. The translation functions are exported on their own so that other
  * hosts of Anthropic models (Vertex AI) reuse them with their own URL and authentication.
  */
-import { GatewayError } from '../../core/errors.js';
 import type { ProviderAdapter } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { anthropicCapabilities } from './anthropic-capabilities.js';
-import { ANTHROPIC_BASE_URL, ANTHROPIC_MESSAGES_PATH } from './anthropic-config.js';
+import { anthropicChatOperation } from './anthropic-chat-operation.js';
+import { ANTHROPIC_BASE_URL } from './anthropic-config.js';
 import { anthropicErrorFromResponse } from './anthropic-error.js';
 import { anthropicHeaders } from './anthropic-headers.js';
-import { toAnthropicMessagesBody } from './anthropic-request-body.js';
-import { fromAnthropicResponse } from './anthropic-response.js';
-import { createAnthropicStreamTranslator } from './anthropic-stream-translator.js';
 
 export { toAnthropicMessagesBody, type AnthropicBodyOptions } from './anthropic-request-body.js';
 export { fromAnthropicResponse } from './anthropic-response.js';
@@ -25,29 +22,7 @@ export const anthropicAdapter: ProviderAdapter = {
   displayName: 'Anthropic',
   capabilities: anthropicCapabilities,
 
-  buildRequest(req) {
-    if (req.endpoint !== 'chat') {
-      throw new GatewayError(
-        'unsupported_endpoint',
-        `anthropic has no ${req.endpoint} endpoint; only chat completions are supported`,
-      );
-    }
-    const body = toAnthropicMessagesBody(req);
-    return {
-      method: 'POST',
-      url: joinUrl(req.target.custom_host ?? ANTHROPIC_BASE_URL, ANTHROPIC_MESSAGES_PATH),
-      headers: { ...req.forwardHeaders, ...anthropicHeaders(req.target, req.clientHeaders) },
-      body: JSON.stringify(body),
-    };
-  },
-
-  parseResponse(req, res) {
-    return fromAnthropicResponse(req, res.body, String(req.body.model ?? ''));
-  },
-
-  createStreamTranslator(req) {
-    return createAnthropicStreamTranslator(req);
-  },
+  operations: { chat: anthropicChatOperation },
 
   parseError(_req, res) {
     return anthropicErrorFromResponse('anthropic', res);

@@ -7,13 +7,19 @@ import {
   azureAuthHeaders,
   azureErrorFromResponse,
   azurePassthroughHeaders,
-  normaliseAzureResponse,
-  createAzureStreamTranslator,
+  azureWireOperation,
   withAzureApiVersion,
 } from '../azure-openai/index.js';
-import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
+import { toOpenAIBody } from '../openai/index.js';
+import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
-import type { ProviderAdapter, ProviderTarget, UpstreamRequest } from '../types.js';
+import type {
+  EndpointKind,
+  OperationHandler,
+  ProviderAdapter,
+  ProviderTarget,
+  UpstreamRequest,
+} from '../types.js';
 import {
   AZURE_AI_DEFAULT_API_VERSION,
   azureAIApiVersion,
@@ -35,6 +41,31 @@ function routingHeaders(target: ProviderTarget): Record<string, string> {
 function withApiVersion(url: string, target: ProviderTarget): string {
   if (azureAIDeploymentType(target) === 'managed') return url;
   return withAzureApiVersion(url, azureAIApiVersion(target));
+}
+
+/** The deployment's route for the operation; a managed deployment scores chat only. */
+function azureAIOperation(endpoint: EndpointKind): OperationHandler {
+  return azureWireOperation(PROVIDER, endpoint, (req) => {
+    const route = azureAIRoute(req.target, endpoint);
+    if (!route) {
+      throw new GatewayError(
+        'unsupported_endpoint',
+        `Azure AI ${azureAIDeploymentType(req.target)} deployments do not offer ${ENDPOINT_PATHS[endpoint]}.`,
+      );
+    }
+    return {
+      method: 'POST',
+      url: withApiVersion(joinUrl(azureAIBase(req.target), route), req.target),
+      headers: {
+        ...req.forwardHeaders,
+        'content-type': 'application/json',
+        ...(req.stream ? { accept: 'text/event-stream' } : {}),
+        ...routingHeaders(req.target),
+        ...azureAuthHeaders(req.target, req.auth, 'bearer'),
+      },
+      body: toOpenAIBody(req),
+    };
+  });
 }
 
 export const azureAIAdapter: ProviderAdapter = {
@@ -72,33 +103,7 @@ export const azureAIAdapter: ProviderAdapter = {
     ],
   },
 
-  buildRequest(req): UpstreamRequest {
-    const route = azureAIRoute(req.target, req.endpoint);
-    if (!route) {
-      throw new GatewayError(
-        'unsupported_endpoint',
-        `Azure AI ${azureAIDeploymentType(req.target)} deployments do not offer the ${req.endpoint} endpoint.`,
-      );
-    }
-    return {
-      method: 'POST',
-      url: withApiVersion(joinUrl(azureAIBase(req.target), route), req.target),
-      headers: {
-        ...req.forwardHeaders,
-        'content-type': 'application/json',
-        ...(req.stream ? { accept: 'text/event-stream' } : {}),
-        ...routingHeaders(req.target),
-        ...azureAuthHeaders(req.target, req.auth, 'bearer'),
-      },
-      body: toOpenAIBody(req),
-    };
-  },
-
-  parseResponse(req, res) {
-    return normaliseAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
-  },
-
-  createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),
+  operations: { chat: azureAIOperation('chat'), embeddings: azureAIOperation('embeddings') },
 
   parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
 

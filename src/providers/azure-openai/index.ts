@@ -2,29 +2,43 @@
  * Azure OpenAI: OpenAI's wire format on per-deployment URLs
  * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`.
  */
-import { parseOpenAIResponse, toOpenAIBody } from '../openai/index.js';
+import { toOpenAIBody } from '../openai/index.js';
+import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
-import type { EndpointKind, ProviderAdapter, UpstreamRequest } from '../types.js';
+import type { EndpointKind, OperationHandler, ProviderAdapter, UpstreamRequest } from '../types.js';
 import { withAzureApiVersion } from './azure-api-version.js';
 import { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
-import { normaliseAzureResponse } from './normalise-azure-response.js';
 import { azureErrorFromResponse } from './azure-error.js';
 import { azureOpenAIBase, resolveAzureOpenAIAddress } from './azure-openai-address.js';
-import { createAzureStreamTranslator } from './azure-stream-translator.js';
+import { azureWireOperation } from './azure-wire-operation.js';
 
 export { withAzureApiVersion } from './azure-api-version.js';
 export { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
 export { normaliseAzureResponse, normaliseAzureChunk } from './normalise-azure-response.js';
 export { azureErrorFromResponse } from './azure-error.js';
 export { createAzureStreamTranslator } from './azure-stream-translator.js';
+export { azureWireOperation } from './azure-wire-operation.js';
 
 const PROVIDER = 'azure-openai';
 
-const ENDPOINT_PATHS: Record<EndpointKind, string> = {
-  chat: '/chat/completions',
-  completions: '/completions',
-  embeddings: '/embeddings',
-};
+/** `{base}/openai/deployments/{deployment}{path}?api-version=…`, the deployment picked by the model. */
+function azureOpenAIOperation(endpoint: EndpointKind): OperationHandler {
+  return azureWireOperation(PROVIDER, endpoint, (req) => {
+    const address = resolveAzureOpenAIAddress(req.target, req.body.model);
+    const path = `/openai/deployments/${encodeURIComponent(address.deployment)}${ENDPOINT_PATHS[endpoint]}`;
+    return {
+      method: 'POST',
+      url: `${joinUrl(address.base, path)}?api-version=${encodeURIComponent(address.apiVersion)}`,
+      headers: {
+        ...req.forwardHeaders,
+        'content-type': 'application/json',
+        ...(req.stream ? { accept: 'text/event-stream' } : {}),
+        ...azureAuthHeaders(req.target, req.auth),
+      },
+      body: toOpenAIBody(req),
+    };
+  });
+}
 
 export const azureOpenAIAdapter: ProviderAdapter = {
   id: PROVIDER,
@@ -64,27 +78,11 @@ export const azureOpenAIAdapter: ProviderAdapter = {
     ],
   },
 
-  buildRequest(req): UpstreamRequest {
-    const address = resolveAzureOpenAIAddress(req.target, req.body.model);
-    const path = `/openai/deployments/${encodeURIComponent(address.deployment)}${ENDPOINT_PATHS[req.endpoint]}`;
-    return {
-      method: 'POST',
-      url: `${joinUrl(address.base, path)}?api-version=${encodeURIComponent(address.apiVersion)}`,
-      headers: {
-        ...req.forwardHeaders,
-        'content-type': 'application/json',
-        ...(req.stream ? { accept: 'text/event-stream' } : {}),
-        ...azureAuthHeaders(req.target, req.auth),
-      },
-      body: toOpenAIBody(req),
-    };
+  operations: {
+    chat: azureOpenAIOperation('chat'),
+    completions: azureOpenAIOperation('completions'),
+    embeddings: azureOpenAIOperation('embeddings'),
   },
-
-  parseResponse(req, res) {
-    return normaliseAzureResponse(parseOpenAIResponse(PROVIDER, req, res), req.strictCompat);
-  },
-
-  createStreamTranslator: (req) => createAzureStreamTranslator(req, PROVIDER),
 
   parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
-import { BEDROCK_REGION_PATTERN } from './bedrock-config.js';
+import { BEDROCK_REGION_PATTERN, bedrockRuntimeBaseUrl } from './bedrock-config.js';
 
 export interface BedrockCredentials {
   region: string;
@@ -38,4 +38,9 @@ export function bedrockCredentials(target: ProviderTarget): BedrockCredentials {
     secretAccessKey: target.cloudc_secret_access_key,
     ...(target.cloudc_session_token ? { sessionToken: target.cloudc_session_token } : {}),
   };
+}
+
+/** Bedrock Runtime in the target's region, or the target's custom_host. */
+export function bedrockBaseUrl(target: ProviderTarget, region: string): string {
+  return target.custom_host ?? bedrockRuntimeBaseUrl(region);
 }

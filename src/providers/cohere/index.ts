@@ -1,14 +1,10 @@
 /** The Cohere adapter: Chat v2 and Embed v2, translated to and from the OpenAI shapes. */
-import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { PassthroughRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
-import { COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js';
+import { cohereHeaders, cohereUrl } from './api.js';
 import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';
-import { DEFAULT_INPUT_TYPE, buildCohereEmbedBody, parseCohereEmbedResponse } from './cohere-embeddings.js';
+import { DEFAULT_INPUT_TYPE } from './cohere-embeddings.js';
 import { COHERE_PROVIDER_ID, cohereErrorFromResponse } from './cohere-error.js';
-import { createCohereStreamTranslator } from './cohere-stream-translator.js';
-import { buildCohereChatBody } from './build-cohere-chat-body.js';
-import { parseCohereChatResponse } from './parse-cohere-chat-response.js';
+import { cohereChatOperation, cohereEmbeddingsOperation } from './cohere-operations.js';
 
 export const cohereAdapter: ProviderAdapter = {
   id: COHERE_PROVIDER_ID,
@@ -37,35 +33,7 @@ export const cohereAdapter: ProviderAdapter = {
     ],
   },
 
-  buildRequest(req): UpstreamRequest {
-    const headers = { ...req.forwardHeaders, ...cohereHeaders(req.target) };
-    if (req.endpoint === 'chat') {
-      if (req.stream) headers.accept = 'text/event-stream';
-      return {
-        method: 'POST',
-        url: cohereUrl(req.target, COHERE_PATHS.chat),
-        headers,
-        body: JSON.stringify(buildCohereChatBody(req.body as ChatRequest, req.stream)),
-      };
-    }
-    if (req.endpoint === 'embeddings') {
-      return {
-        method: 'POST',
-        url: cohereUrl(req.target, COHERE_PATHS.embeddings),
-        headers,
-        body: JSON.stringify(buildCohereEmbedBody(req.body as EmbeddingRequest)),
-      };
-    }
-    throw new GatewayError('unsupported_endpoint', `Cohere does not offer the ${req.endpoint} endpoint.`);
-  },
-
-  parseResponse(req, res) {
-    if (req.endpoint === 'embeddings')
-      return parseCohereEmbedResponse(req.body as EmbeddingRequest, res.body);
-    return parseCohereChatResponse(req, res);
-  },
-
-  createStreamTranslator: createCohereStreamTranslator,
+  operations: { chat: cohereChatOperation, embeddings: cohereEmbeddingsOperation },
 
   parseError: (_req, res) => cohereErrorFromResponse(res),
 

@@ -1,19 +1,15 @@
 import { GatewayError } from '../../core/errors.js';
-import {
-  createOpenAIStreamTranslator,
-  openAIErrorFromResponse,
-  parseOpenAIResponse,
-  toOpenAIBody,
-} from '../openai/index.js';
+import { openAIErrorFromResponse, openAIWireOperation, toOpenAIBody } from '../openai/index.js';
+import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
-import type { EndpointKind, ProviderAdapter, ProviderCapabilities, ProviderTarget } from '../types.js';
+import type {
+  EndpointKind,
+  OperationHandler,
+  ProviderAdapter,
+  ProviderCapabilities,
+  ProviderTarget,
+} from '../types.js';
 import { OPENAI_COMPATIBLE_PROVIDERS, type OpenAICompatibleProvider } from './table.js';
-
-const ENDPOINT_PATHS: Record<EndpointKind, string> = {
-  chat: '/chat/completions',
-  completions: '/completions',
-  embeddings: '/embeddings',
-};
 
 function baseUrlOf(entry: OpenAICompatibleProvider, target: ProviderTarget): string {
   const base = target.custom_host ?? entry.baseUrl;
@@ -65,33 +61,29 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
   };
 }
 
+/** The entry's handler for one of its `endpoints`: the OpenAI path on the entry's base URL. */
+function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): OperationHandler {
+  return openAIWireOperation(entry.id, endpoint, (req) => ({
+    method: 'POST',
+    url: joinUrl(baseUrlOf(entry, req.target), ENDPOINT_PATHS[endpoint]),
+    headers: {
+      'content-type': 'application/json',
+      ...authHeaders(entry, req.target),
+      ...req.forwardHeaders,
+    },
+    body: toOpenAIBody(req, { acceptsThinking: entry.acceptsThinking }),
+  }));
+}
+
 export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): ProviderAdapter {
-  const supported = new Set(entry.endpoints);
   return {
     id: entry.id,
     aliases: entry.aliases,
     displayName: entry.displayName,
     capabilities: capabilitiesOf(entry),
-    buildRequest(req) {
-      if (!supported.has(req.endpoint)) {
-        throw new GatewayError(
-          'unsupported_endpoint',
-          `${entry.id} does not offer ${ENDPOINT_PATHS[req.endpoint]}`,
-        );
-      }
-      return {
-        method: 'POST',
-        url: joinUrl(baseUrlOf(entry, req.target), ENDPOINT_PATHS[req.endpoint]),
-        headers: {
-          'content-type': 'application/json',
-          ...authHeaders(entry, req.target),
-          ...req.forwardHeaders,
-        },
-        body: toOpenAIBody(req, { acceptsThinking: entry.acceptsThinking }),
-      };
-    },
-    parseResponse: (req, res) => parseOpenAIResponse(entry.id, req, res),
-    createStreamTranslator: (req) => createOpenAIStreamTranslator(req, entry.id),
+    operations: Object.fromEntries(
+      entry.endpoints.map((endpoint) => [endpoint, operationFor(entry, endpoint)]),
+    ),
     parseError: (_req, res) => openAIErrorFromResponse(entry.id, res),
     buildPassthrough(req) {
       const headers: Record<string, string> = { ...req.headers };

@@ -8,6 +8,7 @@ import type { StreamOutput } from '../../../src/providers/types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { listStreamFixtures, readStreamFixture } from './fixtures.js';
 import { chatRequest } from './helpers.js';
+import { createStreamTranslator } from '../operations.js';
 
 /** Recordings that are not one well-formed message: the adapter must fail them rather than answer. */
 const MUST_FAIL: Record<string, string> = {
@@ -76,7 +77,7 @@ function truthOf(lines: string[]): Truth {
 function replay(lines: string[]): StreamOutput[] {
   const req = chatRequest({ stream: true, stream_options: { include_usage: true } });
   const decoder = anthropicAdapter.createFrameDecoder?.() ?? createSseDecoder();
-  const translator = anthropicAdapter.createStreamTranslator(req);
+  const translator = createStreamTranslator(anthropicAdapter, req);
   const wire = lines.map((line) => `event: ${JSON.parse(line).type}\ndata: ${line}\n\n`).join('');
   const bytes = new TextEncoder().encode(wire);
   const out: StreamOutput[] = [];
@@ -150,7 +151,8 @@ describe('anthropic recorded streams', () => {
 
 describe('anthropic streamed thinking', () => {
   function chunksOf(name: string, strictCompat: boolean): ChatCompletionChunk[] {
-    const translator = anthropicAdapter.createStreamTranslator(
+    const translator = createStreamTranslator(
+      anthropicAdapter,
       chatRequest({ stream: true }, { strictCompat }),
     );
     return readStreamFixture(name)

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../src/core/errors.js';
 import { anthropicAdapter, toAnthropicMessagesBody } from '../../../src/providers/anthropic/index.js';
 import type { UpstreamRequest } from '../../../src/providers/types.js';
 import { chatRequest } from './helpers.js';
+import { buildRequest } from '../operations.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -11,7 +12,7 @@ const PNG =
 type WireBody = Record<string, any>;
 
 function build(body: Record<string, unknown>, overrides = {}): { req: UpstreamRequest; body: WireBody } {
-  const req = anthropicAdapter.buildRequest(chatRequest(body, overrides)) as UpstreamRequest;
+  const req = buildRequest(anthropicAdapter, chatRequest(body, overrides)) as UpstreamRequest;
   return { req, body: JSON.parse(String(req.body)) };
 }
 
@@ -58,7 +59,7 @@ describe('anthropic request translation', () => {
 
   it('refuses a target without api_key, naming the key', () => {
     const error = refusal(() =>
-      anthropicAdapter.buildRequest(chatRequest({}, { target: { provider: 'anthropic' } })),
+      buildRequest(anthropicAdapter, chatRequest({}, { target: { provider: 'anthropic' } })),
     );
     expect(error.code).toBe('provider_config_error');
     expect(error.param).toBe('api_key');
@@ -66,7 +67,7 @@ describe('anthropic request translation', () => {
 
   it('refuses embeddings with a clear 400', () => {
     const error = refusal(() =>
-      anthropicAdapter.buildRequest({
+      buildRequest(anthropicAdapter, {
         ...chatRequest({}),
         endpoint: 'embeddings',
         body: { model: 'x', input: 'a' },

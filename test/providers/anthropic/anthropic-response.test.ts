@@ -5,10 +5,11 @@ import type { StreamOutput } from '../../../src/providers/types.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readJsonFixture } from './fixtures.js';
 import { chatRequest } from './helpers.js';
+import { createStreamTranslator, parseResponse } from '../operations.js';
 
 function parse(fixture: string, body: Record<string, unknown> = {}, strictCompat = false): ChatCompletion {
   const req = chatRequest(body, { strictCompat });
-  const out = anthropicAdapter.parseResponse(req, {
+  const out = parseResponse(anthropicAdapter, req, {
     status: 200,
     headers: {},
     body: readJsonFixture(fixture),
@@ -40,7 +41,7 @@ describe('anthropic response translation', () => {
       cache_creation_input_tokens: 200,
       output_tokens: 5,
     };
-    const out = anthropicAdapter.parseResponse(chatRequest({}), {
+    const out = parseResponse(anthropicAdapter, chatRequest({}), {
       status: 200,
       headers: {},
       body,
@@ -144,7 +145,7 @@ describe('anthropic errors', () => {
     ['rate_limit_error', 429],
     ['api_error', 500],
   ])('turns an error event of type %s inside a 200 stream into a %i', (type, status) => {
-    const translator = anthropicAdapter.createStreamTranslator(chatRequest({ stream: true }));
+    const translator = createStreamTranslator(anthropicAdapter, chatRequest({ stream: true }));
     const start = JSON.stringify({
       type: 'message_start',
       message: {
@@ -173,7 +174,7 @@ describe('anthropic errors', () => {
   });
 
   it('reports a malformed event instead of failing', () => {
-    const translator = anthropicAdapter.createStreamTranslator(chatRequest({ stream: true }));
+    const translator = createStreamTranslator(anthropicAdapter, chatRequest({ stream: true }));
     expect(translator.push({ kind: 'sse', event: undefined, data: '{oops' })[0].type).toBe('malformed');
   });
 });

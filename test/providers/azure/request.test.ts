@@ -4,17 +4,19 @@ import { azureOpenAIAdapter } from '../../../src/providers/azure-openai/index.js
 import { findAdapter } from '../../../src/providers/registry.js';
 import type { UpstreamRequest } from '../../../src/providers/types.js';
 import { azureRequest } from './helpers.js';
+import { buildRequest } from '../operations.js';
 
 const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
 
 async function openai(body: Record<string, unknown>, options: Parameters<typeof azureRequest>[2] = {}) {
-  return (await azureOpenAIAdapter.buildRequest(
+  return (await buildRequest(
+    azureOpenAIAdapter,
     azureRequest('azure-openai', body, options),
   )) as UpstreamRequest;
 }
 
 async function ai(body: Record<string, unknown>, options: Parameters<typeof azureRequest>[2] = {}) {
-  return (await azureAIAdapter.buildRequest(azureRequest('azure-ai', body, options))) as UpstreamRequest;
+  return (await buildRequest(azureAIAdapter, azureRequest('azure-ai', body, options))) as UpstreamRequest;
 }
 
 describe('Azure OpenAI request', () => {

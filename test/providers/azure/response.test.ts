@@ -9,13 +9,14 @@ import { assembledAzureChatCompletion } from '../../fakes/azure/recorded.js';
 import { providerFixturesDir } from '../../fakes/cohere/fixtures.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { azureRequest } from './helpers.js';
+import { parseResponse } from '../operations.js';
 
 const req = (strict: boolean) => azureRequest('azure-openai', { model: 'gpt-4o', messages: [] }, { strict });
 
 describe('Azure chat response', () => {
   it('keeps the content-filter verdicts outside strict mode and removes them in strict mode', () => {
     const body = assembledAzureChatCompletion();
-    const loose = azureOpenAIAdapter.parseResponse(req(false), { status: 200, headers: {}, body }) as Record<
+    const loose = parseResponse(azureOpenAIAdapter, req(false), { status: 200, headers: {}, body }) as Record<
       string,
       unknown
     >;
@@ -23,7 +24,7 @@ describe('Azure chat response', () => {
     expect(loose.prompt_filter_results).toEqual(body.prompt_filter_results);
     expect((loose as unknown as ChatCompletion).choices[0]).toHaveProperty('content_filter_results');
 
-    const strict = azureOpenAIAdapter.parseResponse(req(true), {
+    const strict = parseResponse(azureOpenAIAdapter, req(true), {
       status: 200,
       headers: {},
       body,
@@ -56,7 +57,7 @@ describe('Azure chat response', () => {
     };
     const aiReq = (strict: boolean) =>
       azureRequest('azure-ai', { model: 'DeepSeek-R1', messages: [] }, { strict });
-    const loose = azureAIAdapter.parseResponse(aiReq(false), {
+    const loose = parseResponse(azureAIAdapter, aiReq(false), {
       status: 200,
       headers: {},
       body,
@@ -65,7 +66,7 @@ describe('Azure chat response', () => {
       { type: 'thinking', thinking: '2 + 2 is 4.' },
       { type: 'text', text: '4' },
     ]);
-    const strict = azureAIAdapter.parseResponse(aiReq(true), {
+    const strict = parseResponse(azureAIAdapter, aiReq(true), {
       status: 200,
       headers: {},
       body,
@@ -87,7 +88,7 @@ describe('Azure AI recorded answer of a reasoning model', () => {
   it.each([false, true])(
     'is a valid chat completion (strict %s) with the recorded text and usage',
     (strict) => {
-      const out = azureAIAdapter.parseResponse(aiReq(strict), {
+      const out = parseResponse(azureAIAdapter, aiReq(strict), {
         status: 200,
         headers: {},
         body,

@@ -9,6 +9,7 @@ import { providerFixturesDir } from '../../fakes/cohere/fixtures.js';
 import { AZURE_CHAT_STREAM_FIXTURE } from '../../fakes/azure/recorded.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { azureRequest } from './helpers.js';
+import { createStreamTranslator } from '../operations.js';
 
 const azureDir = providerFixturesDir('azure');
 const STREAMS = [
@@ -83,7 +84,7 @@ describe('Azure stream translation over every recorded stream', () => {
         { model: 'm', messages: [], stream: true, stream_options: { include_usage: true } },
         { strict },
       );
-      const translator = adapter.createStreamTranslator(req);
+      const translator = createStreamTranslator(adapter, req);
       const outputs: StreamOutput[] = [];
       for (const event of events) {
         outputs.push(...translator.push({ kind: 'sse', event: undefined, data: JSON.stringify(event) }));
@@ -132,7 +133,8 @@ describe('Azure stream translation over every recorded stream', () => {
 
 describe('Azure stream oddities', () => {
   it('turns an error object inside a 200 stream into an error event', () => {
-    const translator = azureOpenAIAdapter.createStreamTranslator(
+    const translator = createStreamTranslator(
+      azureOpenAIAdapter,
       azureRequest('azure-openai', { model: 'm', messages: [], stream: true }),
     );
     const [out] = translator.push({
@@ -153,7 +155,8 @@ describe('Azure stream oddities', () => {
       choices: [{ index: 0, delta: { reasoning_content: 'Let me think.' }, finish_reason: null }],
     };
     for (const strict of [false, true]) {
-      const translator = azureAIAdapter.createStreamTranslator(
+      const translator = createStreamTranslator(
+        azureAIAdapter,
         azureRequest('azure-ai', { model: 'm', messages: [], stream: true }, { strict }),
       );
       const [out] = translator.push({ kind: 'sse', event: undefined, data: JSON.stringify(chunk) });

@@ -8,6 +8,7 @@ import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { encodeEvent, encodeException, parseChunkLine } from '../../fakes/bedrock/event-stream.js';
 import { listBedrockStreamFixtures, readBedrockStreamFixture } from '../../fakes/bedrock/fixtures.js';
 import { bedrockRequest } from './helpers.js';
+import { createStreamTranslator } from '../operations.js';
 
 interface Truth {
   text: string;
@@ -49,7 +50,7 @@ function frames(lines: string[]): Uint8Array {
 function replay(bytes: Uint8Array, slice = 61): StreamOutput[] {
   const req = bedrockRequest({ stream: true, stream_options: { include_usage: true } });
   const decoder = bedrockAdapter.createFrameDecoder!();
-  const translator = bedrockAdapter.createStreamTranslator(req);
+  const translator = createStreamTranslator(bedrockAdapter, req);
   const out: StreamOutput[] = [];
   for (let i = 0; i < bytes.length; i += slice) {
     for (const event of decoder.push(bytes.subarray(i, i + slice))) out.push(...translator.push(event));

@@ -4,6 +4,7 @@ import { bedrockAdapter } from '../../../src/providers/bedrock/index.js';
 import type { AdapterRequest, UpstreamRequest } from '../../../src/providers/types.js';
 import { startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';
 import { bedrockRequest, CREDENTIALS, MODEL } from './helpers.js';
+import { buildRequest } from '../operations.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -11,7 +12,7 @@ const PNG =
 type WireBody = Record<string, any>;
 
 async function build(body: Record<string, unknown>, overrides: Partial<AdapterRequest> = {}) {
-  const req = await bedrockAdapter.buildRequest(bedrockRequest(body, overrides));
+  const req = await buildRequest(bedrockAdapter, bedrockRequest(body, overrides));
   return { req, body: JSON.parse(String(req.body)) as WireBody };
 }
 
@@ -242,14 +243,14 @@ describe('bedrock request translation', () => {
   });
 
   it('builds Titan and Cohere embedding calls and refuses what they cannot take', async () => {
-    const titan = await bedrockAdapter.buildRequest({
+    const titan = await buildRequest(bedrockAdapter, {
       ...bedrockRequest({}),
       endpoint: 'embeddings',
       body: { model: 'amazon.titan-embed-text-v2:0', input: 'hello', dimensions: 256 },
     });
     expect(titan.url).toMatch(/\/model\/amazon\.titan-embed-text-v2%3A0\/invoke$/);
     expect(JSON.parse(String(titan.body))).toEqual({ inputText: 'hello', dimensions: 256 });
-    const cohere = await bedrockAdapter.buildRequest({
+    const cohere = await buildRequest(bedrockAdapter, {
       ...bedrockRequest({}),
       endpoint: 'embeddings',
       body: { model: 'cohere.embed-english-v3', input: ['a', 'b'] },
@@ -257,7 +258,7 @@ describe('bedrock request translation', () => {
     expect(JSON.parse(String(cohere.body))).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
     const many = await refusal(
       Promise.resolve(
-        bedrockAdapter.buildRequest({
+        buildRequest(bedrockAdapter, {
           ...bedrockRequest({}),
           endpoint: 'embeddings',
           body: { model: 'amazon.titan-embed-text-v2:0', input: ['a', 'b'] },

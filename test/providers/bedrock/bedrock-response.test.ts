@@ -4,9 +4,10 @@ import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readBedrockJsonFixture } from '../../fakes/bedrock/fixtures.js';
 import { bedrockRequest } from './helpers.js';
+import { parseResponse } from '../operations.js';
 
 function parse(fixture: string, body: Record<string, unknown> = {}, strictCompat = false): ChatCompletion {
-  const out = bedrockAdapter.parseResponse(bedrockRequest(body, { strictCompat }), {
+  const out = parseResponse(bedrockAdapter, bedrockRequest(body, { strictCompat }), {
     status: 200,
     headers: {},
     body: readBedrockJsonFixture(fixture),
@@ -38,7 +39,7 @@ describe('bedrock response translation', () => {
       cacheWriteInputTokens: 20,
       totalTokens: 135,
     };
-    const out = bedrockAdapter.parseResponse(bedrockRequest({}), {
+    const out = parseResponse(bedrockAdapter, bedrockRequest({}), {
       status: 200,
       headers: {},
       body,
@@ -94,7 +95,7 @@ describe('bedrock response translation', () => {
       endpoint: 'embeddings' as const,
       body: { model: 'amazon.titan-embed-text-v2:0', input: 'hi' },
     };
-    const titan = bedrockAdapter.parseResponse(titanReq, {
+    const titan = parseResponse(bedrockAdapter, titanReq, {
       status: 200,
       headers: {},
       body: { embedding: [0.5, -0.25], inputTextTokenCount: 3 },
@@ -108,7 +109,7 @@ describe('bedrock response translation', () => {
       endpoint: 'embeddings' as const,
       body: { model: 'cohere.embed-english-v3', input: ['a', 'b'], encoding_format: 'base64' },
     };
-    const cohere = bedrockAdapter.parseResponse(cohereReq, {
+    const cohere = parseResponse(bedrockAdapter, cohereReq, {
       status: 200,
       headers: { 'x-amzn-bedrock-input-token-count': '4' },
       body: { id: 'x', texts: ['a', 'b'], embeddings: [[1], [2]], response_type: 'embeddings_floats' },

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../src/core/errors.js';
 import { cohereAdapter } from '../../../src/providers/cohere/index.js';
 import type { UpstreamRequest } from '../../../src/providers/types.js';
 import { cohereRequest } from './helpers.js';
+import { buildRequest } from '../operations.js';
 
 const tools = [
   { type: 'function', function: { name: 'weather', description: 'Weather', parameters: { type: 'object' } } },
@@ -14,13 +15,13 @@ const tools = [
 type LooseJson = any;
 
 async function build(body: Record<string, unknown>, options: Parameters<typeof cohereRequest>[1] = {}) {
-  const upstream = (await cohereAdapter.buildRequest(cohereRequest(body, options))) as UpstreamRequest;
+  const upstream = (await buildRequest(cohereAdapter, cohereRequest(body, options))) as UpstreamRequest;
   return { upstream, body: JSON.parse(String(upstream.body)) as Record<string, LooseJson> };
 }
 
 function refusal(body: Record<string, unknown>): GatewayError {
   try {
-    cohereAdapter.buildRequest(cohereRequest(body));
+    buildRequest(cohereAdapter, cohereRequest(body));
   } catch (error) {
     expect(error).toBeInstanceOf(GatewayError);
     return error as GatewayError;
@@ -48,7 +49,8 @@ describe('Cohere chat request', () => {
 
   it('refuses a target without api_key, naming the key', () => {
     expect(() =>
-      cohereAdapter.buildRequest(
+      buildRequest(
+        cohereAdapter,
         cohereRequest({ model: 'm', messages: [] }, { target: { api_key: undefined } }),
       ),
     ).toThrowError(expect.objectContaining({ code: 'provider_config_error', param: 'api_key' }));
@@ -221,7 +223,7 @@ describe('Cohere chat request', () => {
 
   it('does not offer text completions', () => {
     expect(() =>
-      cohereAdapter.buildRequest(cohereRequest({ model: 'm', prompt: 'x' }, { endpoint: 'completions' })),
+      buildRequest(cohereAdapter, cohereRequest({ model: 'm', prompt: 'x' }, { endpoint: 'completions' })),
     ).toThrowError(expect.objectContaining({ code: 'unsupported_endpoint' }));
   });
 });
@@ -250,7 +252,8 @@ describe('Cohere embed request', () => {
     expect(body.texts).toEqual(['q']);
     expect(body.input_type).toBe('search_query');
     expect(() =>
-      cohereAdapter.buildRequest(
+      buildRequest(
+        cohereAdapter,
         cohereRequest({ model: 'embed-v4.0', input: [1, 2, 3] }, { endpoint: 'embeddings' }),
       ),
     ).toThrowError(expect.objectContaining({ code: 'unsupported_parameter', param: 'input' }));

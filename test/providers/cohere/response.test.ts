@@ -5,11 +5,12 @@ import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai
 import { readCohereJson } from '../../fakes/cohere/fixtures.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { cohereRequest } from './helpers.js';
+import { parseResponse } from '../operations.js';
 
 const chatReq = (strict = false) => cohereRequest({ model: 'command-a-03-2025', messages: [] }, { strict });
 
 function parse(name: string, strict = false): ChatCompletion {
-  const completion = cohereAdapter.parseResponse(chatReq(strict), {
+  const completion = parseResponse(cohereAdapter, chatReq(strict), {
     status: 200,
     headers: {},
     body: readCohereJson(name),
@@ -92,7 +93,7 @@ describe('Cohere chat response', () => {
 
   it('throws a provider error for a 200 answer that Cohere ended with ERROR', () => {
     const body = { ...readCohereJson('cohere-text'), finish_reason: 'ERROR' };
-    expect(() => cohereAdapter.parseResponse(chatReq(), { status: 200, headers: {}, body })).toThrowError(
+    expect(() => parseResponse(cohereAdapter, chatReq(), { status: 200, headers: {}, body })).toThrowError(
       ProviderError,
     );
   });
@@ -103,7 +104,7 @@ describe('Cohere embed response', () => {
 
   it('translates float vectors and billed tokens', () => {
     const req = cohereRequest({ model: 'embed-v4.0', input: ['a', 'b'] }, { endpoint: 'embeddings' });
-    const out = cohereAdapter.parseResponse(req, {
+    const out = parseResponse(cohereAdapter, req, {
       status: 200,
       headers: {},
       body: sample,
@@ -120,7 +121,7 @@ describe('Cohere embed response', () => {
       { model: 'embed-v4.0', input: ['a', 'b'], encoding_format: 'base64' },
       { endpoint: 'embeddings' },
     );
-    const out = cohereAdapter.parseResponse(req, {
+    const out = parseResponse(cohereAdapter, req, {
       status: 200,
       headers: {},
       body: sample,

@@ -5,6 +5,7 @@ import type { StreamOutput } from '../../../src/providers/types.js';
 import { listCohereStreams, readCohereChunks } from '../../fakes/cohere/fixtures.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { cohereRequest } from './helpers.js';
+import { createStreamTranslator } from '../operations.js';
 
 // Every recorded stream is replayed; none is skipped.
 const SKIPPED: string[] = [];
@@ -68,7 +69,7 @@ function replay(name: string, strict: boolean): StreamOutput[] {
     { model: 'command-a-03-2025', messages: [], stream: true, stream_options: { include_usage: true } },
     { strict },
   );
-  const translator = cohereAdapter.createStreamTranslator(req);
+  const translator = createStreamTranslator(cohereAdapter, req);
   const outputs: StreamOutput[] = [];
   for (const event of readCohereChunks(name)) {
     outputs.push(...translator.push({ kind: 'sse', event: String(event.type), data: JSON.stringify(event) }));
@@ -136,7 +137,7 @@ describe('Cohere stream errors and oddities', () => {
   const req = cohereRequest({ model: 'command-a-03-2025', messages: [], stream: true });
 
   it('turns a message-end with finish_reason ERROR into an error event', () => {
-    const translator = cohereAdapter.createStreamTranslator(req);
+    const translator = createStreamTranslator(cohereAdapter, req);
     const events = readCohereChunks('cohere-text').slice(0, 3);
     const outputs = events.flatMap((e) =>
       translator.push({ kind: 'sse', event: String(e.type), data: JSON.stringify(e) }),
@@ -159,7 +160,7 @@ describe('Cohere stream errors and oddities', () => {
   });
 
   it('reports a TIMEOUT finish as a 504', () => {
-    const translator = cohereAdapter.createStreamTranslator(req);
+    const translator = createStreamTranslator(cohereAdapter, req);
     const [out] = translator.push({
       kind: 'sse',
       event: 'message-end',
@@ -170,7 +171,7 @@ describe('Cohere stream errors and oddities', () => {
   });
 
   it('marks a payload that is not JSON as malformed and goes on', () => {
-    const translator = cohereAdapter.createStreamTranslator(req);
+    const translator = createStreamTranslator(cohereAdapter, req);
     expect(translator.push({ kind: 'sse', event: undefined, data: '{"type":' })[0]!.type).toBe('malformed');
     const next = readCohereChunks('cohere-text')[0]!;
     expect(
@@ -179,7 +180,7 @@ describe('Cohere stream errors and oddities', () => {
   });
 
   it('sends no usage chunk without stream_options.include_usage but still keeps the usage for the log', () => {
-    const translator = cohereAdapter.createStreamTranslator(req);
+    const translator = createStreamTranslator(cohereAdapter, req);
     const outputs = readCohereChunks('cohere-text').flatMap((e) =>
       translator.push({ kind: 'sse', event: String(e.type), data: JSON.stringify(e) }),
     );

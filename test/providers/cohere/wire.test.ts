@@ -6,6 +6,7 @@ import { createSseDecoder } from '../../../src/providers/shared/sse-decoder.js';
 import type { AdapterRequest, StreamOutput, UpstreamRequest } from '../../../src/providers/types.js';
 import { startFakeCohere, type FakeCohere } from '../../fakes/cohere/server.js';
 import { cohereRequest } from './helpers.js';
+import { buildRequest, createStreamTranslator, parseResponse } from '../operations.js';
 
 let fake: FakeCohere;
 beforeAll(async () => {
@@ -28,10 +29,10 @@ async function send(upstream: UpstreamRequest): Promise<Response> {
 }
 
 async function streamOutputs(adapterReq: AdapterRequest): Promise<StreamOutput[]> {
-  const res = await send(await cohereAdapter.buildRequest(adapterReq));
+  const res = await send(await buildRequest(cohereAdapter, adapterReq));
   expect(res.status).toBe(200);
   const decoder = createSseDecoder();
-  const translator = cohereAdapter.createStreamTranslator(adapterReq);
+  const translator = createStreamTranslator(cohereAdapter, adapterReq);
   const out: StreamOutput[] = [];
   for await (const part of res.body!)
     for (const event of decoder.push(part)) out.push(...translator.push(event));
@@ -45,7 +46,7 @@ describe('Cohere adapter against the fake Cohere API', () => {
       { model: 'command-a-03-2025', messages: [{ role: 'user', content: 'hi' }] },
       'wrong',
     );
-    const res = await send(await cohereAdapter.buildRequest(adapterReq));
+    const res = await send(await buildRequest(cohereAdapter, adapterReq));
     expect(res.status).toBe(401);
     const bodyText = await res.text();
     expect(JSON.parse(bodyText)).toMatchObject({ message: 'invalid api token' });
@@ -96,9 +97,9 @@ describe('Cohere adapter against the fake Cohere API', () => {
       'co-test-key',
       'embeddings',
     );
-    const res = await send(await cohereAdapter.buildRequest(adapterReq));
+    const res = await send(await buildRequest(cohereAdapter, adapterReq));
     expect(res.status).toBe(200);
-    const out = cohereAdapter.parseResponse(adapterReq, {
+    const out = parseResponse(cohereAdapter, adapterReq, {
       status: 200,
       headers: {},
       body: await res.json(),

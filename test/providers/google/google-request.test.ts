@@ -4,9 +4,10 @@ import { GatewayError } from '../../../src/core/errors.js';
 import { googleAdapter } from '../../../src/providers/google/index.js';
 import type { AdapterRequest } from '../../../src/providers/types.js';
 import { chatRequest } from './helpers.js';
+import { buildRequest } from '../operations.js';
 
 async function build(body: Record<string, unknown>, overrides: Partial<AdapterRequest> = {}) {
-  const upstream = await googleAdapter.buildRequest(chatRequest(body, overrides));
+  const upstream = await buildRequest(googleAdapter, chatRequest(body, overrides));
   return { upstream, body: JSON.parse(String(upstream.body)) as Record<string, any> };
 }
 
@@ -15,7 +16,7 @@ async function refusal(
   overrides: Partial<AdapterRequest> = {},
 ): Promise<GatewayError> {
   try {
-    await googleAdapter.buildRequest(chatRequest(body, overrides));
+    await buildRequest(googleAdapter, chatRequest(body, overrides));
   } catch (error) {
     expect(error).toBeInstanceOf(GatewayError);
     return error as GatewayError;
@@ -346,7 +347,7 @@ describe('google request: generation settings', () => {
 
 describe('google request: embeddings', () => {
   it('posts batchEmbedContents with one request per input and outputDimensionality', async () => {
-    const upstream = await googleAdapter.buildRequest({
+    const upstream = await buildRequest(googleAdapter, {
       ...chatRequest({}),
       endpoint: 'embeddings',
       body: { model: 'gemini-embedding-001', input: ['a', 'b'], dimensions: 256 },
@@ -373,7 +374,7 @@ describe('google request: embeddings', () => {
   it('refuses token-array input', async () => {
     await expect(
       Promise.resolve().then(() =>
-        googleAdapter.buildRequest({
+        buildRequest(googleAdapter, {
           ...chatRequest({}),
           endpoint: 'embeddings',
           body: { model: 'm', input: [[1, 2]] },

@@ -6,9 +6,10 @@ import type { ChatCompletion, EmbeddingResponse } from '../../../src/core/openai
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readGoogleFixture, toSse } from '../../fakes/google/fixtures.js';
 import { assemble, chatRequest, replayStream } from './helpers.js';
+import { createStreamTranslator, parseResponse } from '../operations.js';
 
 function parse(body: unknown, strictCompat = false): ChatCompletion {
-  const completion = googleAdapter.parseResponse(chatRequest({}, { strictCompat }), {
+  const completion = parseResponse(googleAdapter, chatRequest({}, { strictCompat }), {
     status: 200,
     headers: {},
     body,
@@ -138,7 +139,8 @@ describe('google response', () => {
   it('translates embeddings, producing base64 from floats when asked', () => {
     const floats = [0.5, -1.25, 3];
     const parseEmbeddings = (encoding: 'float' | 'base64') =>
-      googleAdapter.parseResponse(
+      parseResponse(
+        googleAdapter,
         {
           ...chatRequest({}),
           endpoint: 'embeddings',
@@ -266,7 +268,7 @@ describe('google errors', () => {
     );
     expect(outputs.some((o) => o.type === 'done')).toBe(false);
     expect(assemble(outputs).usage).toBeUndefined();
-    const translator = googleAdapter.createStreamTranslator(req);
+    const translator = createStreamTranslator(googleAdapter, req);
     expect(translator.finished()).toBe(false);
   });
 

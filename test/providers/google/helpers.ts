@@ -1,6 +1,7 @@
 import type { ChatCompletionChunk, Usage } from '../../../src/core/openai-types.js';
 import { createSseDecoder } from '../../../src/providers/shared/sse-decoder.js';
 import type { AdapterRequest, ProviderAdapter, StreamOutput } from '../../../src/providers/types.js';
+import { createStreamTranslator } from '../operations.js';
 
 export function chatRequest(
   body: Record<string, unknown>,
@@ -21,7 +22,7 @@ export function chatRequest(
 /** Feeds an SSE body through the adapter's decoder and translator in small, uneven pieces. */
 export function replayStream(adapter: ProviderAdapter, req: AdapterRequest, sse: string): StreamOutput[] {
   const decoder = adapter.createFrameDecoder?.() ?? createSseDecoder();
-  const translator = adapter.createStreamTranslator(req);
+  const translator = createStreamTranslator(adapter, req);
   const bytes = new TextEncoder().encode(sse);
   const out: StreamOutput[] = [];
   for (let i = 0, step = 7; i < bytes.length; i += step, step = (step % 53) + 11) {

@@ -8,6 +8,7 @@ import { findAdapter } from '../../../src/providers/registry.js';
 import { expectOpenAPIValid } from '../../helpers/openapi.js';
 import { readGoogleFixture } from '../../fakes/google/fixtures.js';
 import { chatRequest } from '../google/helpers.js';
+import { buildRequest, parseResponse } from '../operations.js';
 
 const base: ProviderTarget = {
   provider: 'vertex-ai',
@@ -23,7 +24,7 @@ function vertexRequest(
 }
 
 async function build(body: Record<string, unknown>, overrides: Partial<AdapterRequest> = {}) {
-  const upstream = await vertexAIAdapter.buildRequest(vertexRequest(body, overrides));
+  const upstream = await buildRequest(vertexAIAdapter, vertexRequest(body, overrides));
   return { upstream, body: JSON.parse(String(upstream.body)) as Record<string, any> };
 }
 
@@ -65,7 +66,7 @@ describe('vertex-ai adapter', () => {
       const target = { ...base };
       delete target[key];
       const error = await Promise.resolve()
-        .then(() => vertexAIAdapter.buildRequest(vertexRequest({}, { target })))
+        .then(() => buildRequest(vertexAIAdapter, vertexRequest({}, { target })))
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect((error as GatewayError).status).toBe(400);
@@ -100,14 +101,14 @@ describe('vertex-ai adapter', () => {
       endpoint: 'embeddings',
       body: { model: 'text-embedding-005', input: ['a', 'bb'], dimensions: 5 },
     };
-    const upstream = await vertexAIAdapter.buildRequest(req);
+    const upstream = await buildRequest(vertexAIAdapter, req);
     expect(upstream.url).toMatch(/publishers\/google\/models\/text-embedding-005:predict$/);
     expect(JSON.parse(String(upstream.body))).toEqual({
       instances: [{ content: 'a' }, { content: 'bb' }],
       parameters: { outputDimensionality: 5 },
     });
     const recorded = readGoogleFixture('google-vertex-embedding.json', 'google-vertex') as any;
-    const response = vertexAIAdapter.parseResponse(req, {
+    const response = parseResponse(vertexAIAdapter, req, {
       status: 200,
       headers: {},
       body: recorded,

@@ -1,0 +1,90 @@
+/**
+ * Vertex AI's operations. Chat goes to the model's publisher: Anthropic models through the anthropic
+ * adapter's Messages translation (`rawPredict` / `streamRawPredict`), every other model through the shared
+ * Gemini translation (`generateContent` / `streamGenerateContent`). Embeddings use `predict`.
+ */
+import { createAnthropicStreamTranslator, fromAnthropicResponse } from '../anthropic/index.js';
+import {
+  createGeminiStreamTranslator,
+  fromGeminiResponse,
+  geminiModelId,
+  geminiStreamOptions,
+  toGeminiRequestBody,
+  type GeminiGenerateContentResponse,
+} from '../google/index.js';
+import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
+import type { AdapterRequest, OperationHandler } from '../types.js';
+import { isAnthropicModel, toVertexAnthropicBody, vertexAnthropicHeaders } from './vertex-ai-anthropic.js';
+import { vertexBearer } from './vertex-ai-bearer.js';
+import {
+  fromVertexEmbeddingResponse,
+  toVertexEmbeddingBody,
+  type VertexPredictEmbeddingResponse,
+} from './vertex-ai-embeddings.js';
+import { vertexModelUrl } from './vertex-ai-urls.js';
+
+export const VERTEX_PROVIDER = 'vertex-ai';
+
+export function vertexModelOf(req: AdapterRequest): string {
+  return geminiModelId(String((req.body as { model?: unknown }).model ?? ''));
+}
+
+function jsonHeaders(req: AdapterRequest): Record<string, string> {
+  return { 'content-type': 'application/json', ...req.forwardHeaders, ...vertexBearer(req) };
+}
+
+export const vertexChatOperation: OperationHandler = {
+  buildRequest(req) {
+    const model = vertexModelOf(req);
+    const headers = jsonHeaders(req);
+    if (isAnthropicModel(model)) {
+      const action = req.stream ? 'streamRawPredict' : 'rawPredict';
+      return {
+        method: 'POST',
+        url: vertexModelUrl(req.target, 'anthropic', model, action),
+        headers: { ...headers, ...vertexAnthropicHeaders(req) },
+        body: JSON.stringify(toVertexAnthropicBody(req)),
+      };
+    }
+    const action = req.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    const payload = toGeminiRequestBody(req.body as ChatRequest, {
+      provider: VERTEX_PROVIDER,
+      strictCompat: req.strictCompat,
+    });
+    return {
+      method: 'POST',
+      url: vertexModelUrl(req.target, 'google', model, action),
+      headers,
+      body: JSON.stringify(payload),
+    };
+  },
+
+  parseResponse(req, res) {
+    const model = vertexModelOf(req);
+    if (isAnthropicModel(model)) return fromAnthropicResponse(req, res.body, model, VERTEX_PROVIDER);
+    return fromGeminiResponse(res.body as GeminiGenerateContentResponse, {
+      provider: VERTEX_PROVIDER,
+      model,
+      strictCompat: req.strictCompat,
+    });
+  },
+
+  createStreamTranslator(req) {
+    if (isAnthropicModel(vertexModelOf(req))) return createAnthropicStreamTranslator(req, VERTEX_PROVIDER);
+    return createGeminiStreamTranslator(geminiStreamOptions(req, VERTEX_PROVIDER));
+  },
+};
+
+export const vertexEmbeddingsOperation: OperationHandler = {
+  buildRequest(req) {
+    const headers = jsonHeaders(req);
+    return {
+      method: 'POST',
+      url: vertexModelUrl(req.target, 'google', vertexModelOf(req), 'predict'),
+      headers,
+      body: JSON.stringify(toVertexEmbeddingBody(req.body as EmbeddingRequest)),
+    };
+  },
+  parseResponse: (req, res) =>
+    fromVertexEmbeddingResponse(res.body as VertexPredictEmbeddingResponse, req.body as EmbeddingRequest),
+};

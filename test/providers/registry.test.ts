@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/core/errors.js';
+import { findAdapter, listAdapters, operationOf, streamTranslatorOf } from '../../src/providers/registry.js';
+import type { AdapterRequest, EndpointKind } from '../../src/providers/types.js';
+
+const ENDPOINTS: EndpointKind[] = ['chat', 'completions', 'embeddings'];
+
+describe('the adapters’ operations', () => {
+  it.each(listAdapters().map((adapter) => [adapter.id, adapter] as const))(
+    '%s documents exactly the operations it has',
+    (_id, adapter) => {
+      const offered = ENDPOINTS.filter((endpoint) => adapter.operations[endpoint] !== undefined);
+      expect([...adapter.capabilities.endpoints].sort()).toEqual(offered.sort());
+      expect(Object.keys(adapter.operations).sort()).toEqual(offered.sort());
+    },
+  );
+
+  it.each(listAdapters().map((adapter) => [adapter.id, adapter] as const))(
+    '%s streams every operation but embeddings',
+    (_id, adapter) => {
+      for (const [endpoint, handler] of Object.entries(adapter.operations)) {
+        expect(typeof handler.createStreamTranslator, endpoint).toBe(
+          endpoint === 'embeddings' ? 'undefined' : 'function',
+        );
+      }
+    },
+  );
+
+  it('refuses an operation the provider lacks with one message naming provider and path', () => {
+    const anthropic = findAdapter('anthropic')!;
+    let error: unknown;
+    try {
+      operationOf(anthropic, 'embeddings');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 400, code: 'unsupported_endpoint' });
+    expect((error as Error).message).toBe('The provider anthropic (Anthropic) does not offer /embeddings.');
+    expect(() => operationOf(findAdapter('groq')!, 'completions')).toThrowError(
+      'The provider groq (Groq) does not offer /completions.',
+    );
+  });
+
+  it('refuses a stream of an operation that never streams', () => {
+    const req = { endpoint: 'embeddings', stream: true } as AdapterRequest;
+    expect(() => streamTranslatorOf(findAdapter('openai')!, req)).toThrowError(
+      expect.objectContaining({ code: 'unsupported_endpoint' }),
+    );
+  });
+});
