@@ -42,6 +42,16 @@ export interface AttemptSuccess {
   upstreamHeaders: Record<string, string>;
   ttfbMs: number | null;
   malformedChunks: number;
+  /** A pass-through answer: the provider's body, to be relayed as it is. */
+  relay?: UpstreamRelay;
+}
+
+/** A provider's answer relayed without translation (pass-through). */
+export interface UpstreamRelay {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as it arrives; a failed answer's body is read whole (and scrubbed of credentials). */
+  body: AsyncIterable<Uint8Array> | string;
 }
 
 export interface AttemptFailure {
@@ -54,6 +64,8 @@ export interface AttemptFailure {
   usage: Usage | undefined;
   ttfbMs: number | null;
   malformedChunks: number;
+  /** A pass-through failure answered by the provider: its answer, relayed when no other target takes over. */
+  relay?: UpstreamRelay;
 }
 
 export type AttemptOutcome = AttemptSuccess | AttemptFailure;
@@ -84,7 +96,7 @@ export function forwardableHeaders(headers: Record<string, string>): Record<stri
 }
 
 /** The address policy refused the resolved address (see custom-host.ts `guardedLookup`). */
-function refusedByPolicy(err: unknown): boolean {
+export function refusedByPolicy(err: unknown): boolean {
   for (let cause = err; cause instanceof Error; cause = cause.cause) {
     if ((cause as NodeJS.ErrnoException).code === POLICY_REFUSAL_CODE) return true;
   }

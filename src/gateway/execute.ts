@@ -42,6 +42,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   const run = newRouteRun(deps, {
     ctx,
     endpoint,
+    chain: deps.routing.modelChain,
     body: upstreamBody(body, stream),
     stream,
     sink: delivered,

@@ -27,11 +27,17 @@ export function targetSecrets(target: ProviderTarget, auth?: AuthMaterial): stri
   );
 }
 
-export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, secrets: string[]): E {
-  let message = error.message;
+/** `text` with every one of `secrets` masked. */
+export function scrubText(text: string, secrets: string[]): string {
+  let out = text;
   for (const secret of secrets) {
-    if (message.includes(secret)) message = message.split(secret).join(MASK);
+    if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
+  return out;
+}
+
+export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, secrets: string[]): E {
+  const message = scrubText(error.message, secrets);
   if (message !== error.message) error.message = message;
   return error;
 }

@@ -2,6 +2,7 @@
  * The HTTP client for provider calls: one undici Agent (a keep-alive pool per origin), with connections
  * resolved through the custom-host policy. Bodies are streamed, never buffered by this module.
  */
+import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
 import type { UpstreamRequest } from '../providers/types.js';
@@ -28,12 +29,16 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
         path: url.pathname + url.search,
         method: request.method,
         headers: request.headers,
-        body: request.body,
+        body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
         signal,
       });
     },
     close: () => agent.close(),
   };
+}
+
+function isStreamed(body: UpstreamRequest['body']): body is AsyncIterable<Uint8Array> {
+  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 }
 
 /** Lower-cases and flattens undici's response headers. */

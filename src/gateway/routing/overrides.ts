@@ -16,10 +16,11 @@ export function applyOverrides(body: Record<string, unknown>, node: TargetConfig
 export function overriddenBody(
   body: Record<string, unknown>,
   node: TargetConfig,
-  endpoint: EndpointKind,
+  endpoint: EndpointKind | 'passthrough',
   path: string,
 ): Record<string, unknown> {
-  if (!node.override_params) return body;
+  // A pass-through body is the provider's own, sent as it came: override_params are for model calls.
+  if (!node.override_params || endpoint === 'passthrough') return body;
   const merged = applyOverrides(body, node);
   try {
     ENDPOINTS[endpoint].validate(merged);

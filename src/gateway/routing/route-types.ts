@@ -1,5 +1,7 @@
 /** The shapes shared by the router, the target steps and the pipeline: one request's walk of the tree. */
-import type { EndpointKind } from '../../providers/types.js';
+import type { EndpointKind, UpstreamRequest } from '../../providers/types.js';
+import type { ReplayableBody } from '../passthrough/replayable-body.js';
+import type { TargetHandler } from '../steps/target-step.js';
 import type { AttemptOutcome } from '../attempt.js';
 import type { CallContext } from '../call-context.js';
 import type { DeliveredStream } from '../delivered-stream.js';
@@ -16,14 +18,35 @@ export interface RouteState {
   cacheStatus: string | null;
 }
 
+/** The operation of a model call; the steps that only model calls run (cache, continuation, the call
+ * itself) ask this, and a pass-through never reaches them. */
+export function modelEndpointOf(call: RoutedCall): EndpointKind {
+  if (call.endpoint === 'passthrough') throw new Error('a pass-through call reached a model-call step');
+  return call.endpoint;
+}
+
 export function newRouteState(): RouteState {
   return { targetPath: null, provider: null, retryCount: 0, cacheStatus: null };
 }
 
-/** A model call as the router sees it. */
+/** A pass-through call: the provider's own path and body, relayed without translation. */
+export interface PassthroughCall {
+  method: UpstreamRequest['method'];
+  /** The path after `/v1`, with its query string. */
+  path: string;
+  /** Client headers that may travel to the provider (hop-by-hop, x-gateway-* and credentials removed). */
+  headers: Record<string, string>;
+  body: ReplayableBody | undefined;
+}
+
+/** A call as the router sees it. */
 export interface RoutedCall {
   ctx: CallContext;
-  endpoint: EndpointKind;
+  endpoint: EndpointKind | 'passthrough';
+  /** The chain of steps every target of this call runs (model calls and pass-through differ). */
+  chain: TargetHandler;
+  /** Pass-through only. */
+  passthrough?: PassthroughCall;
   /** The validated body, as sent to the provider (before a target's override_params). */
   body: Record<string, unknown>;
   stream: boolean;

@@ -6,9 +6,11 @@
 import { createBreaker, type Breaker, type SharedState } from '../../state/index.js';
 import { createResponseCache, type ResponseCache } from '../cache/index.js';
 import {
+  callPassthrough,
   callTarget,
   composeSteps,
   DEFAULT_TARGET_STEPS,
+  PASSTHROUGH_STEPS,
   type TargetHandler,
   type TargetStep,
 } from '../steps/index.js';
@@ -19,8 +21,10 @@ export interface RoutingRuntime {
   cache: ResponseCache;
   /** [0, 1). */
   random: () => number;
-  /** The steps every target runs, composed around the call (../steps/). */
-  targetChain: TargetHandler;
+  /** The steps every target of a model call runs, composed around the call (../steps/). */
+  modelChain: TargetHandler;
+  /** The same for a pass-through call: no cache, no continuation; the call relays the provider's answer. */
+  passthroughChain: TargetHandler;
 }
 
 export function createRoutingRuntime(
@@ -31,6 +35,7 @@ export function createRoutingRuntime(
     breaker: createBreaker(state),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
-    targetChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
+    modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
+    passthroughChain: composeSteps(PASSTHROUGH_STEPS, callPassthrough),
   };
 }

@@ -72,7 +72,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
     sink: call.sink,
     retry: 0,
   };
-  const outcome = await run.runtime.targetChain(targetCall);
+  const outcome = await call.chain(targetCall);
   const result: NodeResult = { outcome, resolved, requestBody: body };
   if (!outcome.ok) run.lastFailure = result;
   return result;

@@ -6,7 +6,7 @@ import type { AdapterRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
 import type { CallContext } from '../call-context.js';
 import { runModelAttempt } from '../fanout.js';
-import { recordAttempt } from '../routing/route-types.js';
+import { modelEndpointOf, recordAttempt } from '../routing/route-types.js';
 import type { TargetHandler } from './target-step.js';
 
 /** The client headers named by the node's `forward_headers`, lower-case. */
@@ -27,7 +27,7 @@ export const callTarget: TargetHandler = async (call) => {
   const { ctx } = run.call;
   const started = performance.now();
   const request: AdapterRequest = {
-    endpoint: run.call.endpoint,
+    endpoint: modelEndpointOf(run.call),
     body: call.body,
     stream: run.call.stream,
     target: resolved.target,

@@ -8,7 +8,7 @@ import type { ChatCompletionChunk } from '../../core/openai-types.js';
 import { GatewayError } from '../../core/errors.js';
 import { applyOverrides } from '../routing/overrides.js';
 import { buildContinuation, type Continuation } from '../routing/continuation.js';
-import type { RouteRun } from '../routing/route-types.js';
+import { modelEndpointOf, type RouteRun } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { TargetCall, TargetStep } from './target-step.js';
 
@@ -35,7 +35,7 @@ export function continuationFor(run: RouteRun, call: Pick<TargetCall, 'resolved'
   const delivered = run.call.sink;
   if (!delivered || delivered.written === 0 || !delivered.continuable) return undefined;
   return buildContinuation({
-    endpoint: run.call.endpoint,
+    endpoint: modelEndpointOf(run.call),
     body: run.call.body,
     text: delivered.text.get(0) ?? '',
     identity: delivered.identity,

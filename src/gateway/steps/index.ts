@@ -14,5 +14,9 @@ export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   breakerStep,
 ];
 
+/** A pass-through call has no answer the gateway understands: nothing to cache or continue. */
+export const PASSTHROUGH_STEPS: readonly TargetStep[] = [retryStep, deadlineStep, breakerStep];
+
 export { composeSteps, type TargetCall, type TargetHandler, type TargetStep } from './target-step.js';
 export { callTarget } from './attempt-step.js';
+export { callPassthrough } from './passthrough-step.js';

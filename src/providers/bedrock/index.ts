@@ -30,6 +30,9 @@ export const bedrockAdapter: ProviderAdapter = {
     return bedrockErrorFromResponse('bedrock', res);
   },
 
+  // SigV4 signs the body's bytes: the gateway reads a pass-through body whole before this is called.
+  passthroughSignsBody: true,
+
   async buildPassthrough(req) {
     const credentials = bedrockCredentials(req.target);
     const headers: Record<string, string> = {};

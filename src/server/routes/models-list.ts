@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { proxyToProvider } from './passthrough.js';
+import { passThrough } from './passthrough.js';
 
 export async function registerModelListRoute(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   app.get('/models', async (request, reply) => {
@@ -14,7 +14,7 @@ export async function registerModelListRoute(app: FastifyInstance, deps: Gateway
       headerValue(headers, HEADERS.provider) ??
       headerValue(headers, HEADERS.virtualKey) ??
       headerValue(headers, HEADERS.config);
-    if (selects) return proxyToProvider(deps, request, reply, request.url.slice('/v1'.length));
+    if (selects) return passThrough(deps, request, reply);
     const providers = await deps.store.listCredentials(request.gw.apiKey.workspace_id, 'provider');
     return {
       object: 'list',

@@ -1,0 +1,159 @@
+/**
+ * A pass-through call through the same pipeline as a model call: the config's routing, retries, fallback
+ * and breaker apply (passthrough step chain, steps/index.ts); the provider's answer is relayed as it came,
+ * its body streamed; a failed answer's body has the target's credentials cut out. When the answer is JSON
+ * of a shape the log knows (an OpenAI-style `model` and `usage`), they are recorded.
+ */
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { Usage } from '../../core/openai-types.js';
+import type { UpstreamRelay } from '../attempt.js';
+import type { CallContext } from '../call-context.js';
+import type { GatewayDeps } from '../deps.js';
+import type { CallSummary } from '../observer.js';
+import { newRouteRun, route, type RouteResult } from '../router.js';
+import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
+
+/** The client's side of a pass-through. */
+export interface RelaySink {
+  /** Relays the provider's answer as it is; resolves true once the whole body reached the client. */
+  relay(answer: UpstreamRelay, state: RouteState): Promise<boolean>;
+  fail(error: GatewayError | ProviderError, status: number, state: RouteState): void;
+}
+
+/** How much of a JSON answer is kept to read its model and usage for the log. */
+const MAX_JSON_FOR_LOG = 1 << 20;
+
+export async function executePassthrough(
+  deps: GatewayDeps,
+  call: { ctx: CallContext; passthrough: PassthroughCall },
+  sink: RelaySink,
+): Promise<void> {
+  const { ctx, passthrough } = call;
+  const state = newRouteState();
+  const run = newRouteRun(deps, {
+    ctx,
+    endpoint: 'passthrough',
+    chain: deps.routing.passthroughChain,
+    body: {},
+    stream: false,
+    sink: undefined,
+    state,
+    passthrough,
+  });
+  let result: RouteResult | undefined;
+  let failure: unknown;
+  try {
+    result = await route(run);
+  } catch (err) {
+    failure = err;
+  }
+
+  const outcome = result?.outcome;
+  let status: number;
+  let error: GatewayError | ProviderError | undefined;
+  let read: JsonRead | undefined;
+  const relay = outcome?.relay;
+  if (relay) {
+    if (typeof relay.body !== 'string') {
+      read = jsonReader(relay.headers);
+      relay.body = read ? read.tap(relay.body) : relay.body;
+    }
+    const whole = await sink.relay(relay, state);
+    status = relay.status;
+    if (!outcome.ok) error = outcome.error;
+    else if (!whole) {
+      status = ctx.signal.aborted ? 499 : status;
+      error = new GatewayError(
+        'upstream_unreachable',
+        'The response was cut before the whole body was relayed',
+      );
+    }
+  } else {
+    if (outcome && !outcome.ok) error = outcome.error;
+    else if (failure instanceof GatewayError || failure instanceof ProviderError) error = failure;
+    else {
+      deps.logger.error({ err: failure, traceId: ctx.traceId }, 'pass-through call failed');
+      error = new GatewayError('internal_error', 'The gateway failed to handle the request', {
+        cause: failure,
+      });
+    }
+    status =
+      ctx.signal.aborted || (outcome && !outcome.ok && outcome.reason === 'client_gone') ? 499 : error.status;
+    sink.fail(error, status, state);
+  }
+
+  const answer = read?.result();
+  const summary: CallSummary = {
+    ctx,
+    endpoint: 'passthrough',
+    stream: false,
+    state,
+    status,
+    model: answer?.model ?? null,
+    usage: answer?.usage,
+    ttfbMs: outcome?.ttfbMs ?? null,
+    error,
+    malformedChunks: 0,
+    requestBody: requestBodyForLog(passthrough),
+    responseBody: null,
+    responseText: undefined,
+    attempts: run.attempts,
+  };
+  for (const observer of deps.observers) observer.callEnded(summary);
+}
+
+function requestBodyForLog(passthrough: PassthroughCall): unknown {
+  const whole = passthrough.body?.whole;
+  if (!whole || !String(passthrough.headers['content-type'] ?? '').includes('json')) return null;
+  try {
+    return JSON.parse(Buffer.from(whole).toString('utf8'));
+  } catch {
+    return { bytes: whole.byteLength };
+  }
+}
+
+interface JsonRead {
+  tap(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
+  result(): { model: string | undefined; usage: Usage | undefined } | undefined;
+}
+
+/** Keeps a copy of a JSON answer on its way to the client (up to MAX_JSON_FOR_LOG) to read it after. */
+function jsonReader(headers: Record<string, string>): JsonRead | undefined {
+  if (!(headers['content-type'] ?? '').includes('json')) return undefined;
+  const kept: Uint8Array[] = [];
+  let bytes = 0;
+  let complete = false;
+  return {
+    async *tap(body) {
+      for await (const chunk of body) {
+        if (bytes <= MAX_JSON_FOR_LOG) {
+          bytes += chunk.byteLength;
+          kept.push(chunk);
+        }
+        yield chunk;
+      }
+      complete = bytes <= MAX_JSON_FOR_LOG;
+    },
+    result() {
+      if (!complete) return undefined;
+      try {
+        const parsed = JSON.parse(Buffer.concat(kept).toString('utf8')) as {
+          model?: unknown;
+          usage?: unknown;
+        };
+        if (typeof parsed !== 'object' || parsed === null) return undefined;
+        return {
+          model: typeof parsed.model === 'string' ? parsed.model : undefined,
+          usage: isUsage(parsed.usage) ? parsed.usage : undefined,
+        };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+function isUsage(value: unknown): value is Usage {
+  const usage = value as Partial<Usage> | null | undefined;
+  return typeof usage?.prompt_tokens === 'number' && typeof usage.total_tokens === 'number';
+}

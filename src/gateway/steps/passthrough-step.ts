@@ -1,0 +1,157 @@
+/**
+ * The end of a pass-through call's chain: the provider's own request (its path, its body streamed as it
+ * arrives), with the target's credentials added by the adapter. A 2xx answer is handed on to be relayed as
+ * it comes; any other is read whole and has the target's credentials cut out, so a caller holding only a
+ * gateway key never reads a stored provider key in an error that echoes it; it is relayed when no retry or
+ * fallback takes over.
+ */
+import { performance } from 'node:perf_hooks';
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
+import { refusedByPolicy, type AttemptOutcome } from '../attempt.js';
+import { recordAttempt } from '../routing/route-types.js';
+import { scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
+import { flattenHeaders } from '../upstream.js';
+import { retryAfterMs } from '../../providers/shared/retry-after.js';
+import type { TargetHandler } from './target-step.js';
+
+export const callPassthrough: TargetHandler = async (call) => {
+  const { run, resolved, node } = call;
+  const { deps } = run;
+  const { ctx } = run.call;
+  const passthrough = run.call.passthrough as NonNullable<typeof run.call.passthrough>;
+  const { adapter } = resolved;
+  const started = performance.now();
+  const timeoutMs = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
+  const controller = new AbortController();
+  const onClientAbort = () => controller.abort();
+  ctx.signal.addEventListener('abort', onClientAbort, { once: true });
+  if (ctx.signal.aborted) controller.abort();
+  const timer = setTimeout(
+    () => controller.abort(),
+    Math.max(1, Math.min(timeoutMs, run.deadline - started)),
+  );
+  let auth: AuthMaterial | undefined;
+  const finish = (outcome: AttemptOutcome): AttemptOutcome => {
+    recordAttempt(run, {
+      path: call.path,
+      provider: adapter.id,
+      model: undefined,
+      body: {},
+      outcome,
+      started,
+      retry: call.retry,
+    });
+    return outcome;
+  };
+  const fail = (
+    error: GatewayError | ProviderError,
+    reason: 'config' | 'status' | 'connection' | 'timeout' | 'client_gone',
+  ) =>
+    finish({
+      ok: false,
+      error: scrubSecrets(error, targetSecrets(resolved.target, auth)),
+      status: error.status,
+      reason,
+      afterFirstByte: false,
+      usage: undefined,
+      ttfbMs: null,
+      malformedChunks: 0,
+    });
+
+  try {
+    let response;
+    try {
+      auth = adapter.authenticate
+        ? await adapter.authenticate(resolved.target, controller.signal)
+        : undefined;
+      const { body } = passthrough;
+      const request: PassthroughRequest = {
+        method: passthrough.method,
+        path: passthrough.path,
+        headers: passthrough.headers,
+        target: resolved.target,
+        auth,
+      };
+      if (body) request.body = adapter.passthroughSignsBody ? await body.bytes() : body.send();
+      response = await deps.upstream.send(await adapter.buildPassthrough(request), controller.signal);
+    } catch (err) {
+      if (err instanceof GatewayError || err instanceof ProviderError) {
+        return fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
+      }
+      if (ctx.signal.aborted)
+        return fail(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
+      if (controller.signal.aborted) {
+        return fail(
+          new GatewayError('request_timeout', `${adapter.id} did not answer within ${timeoutMs} ms`),
+          'timeout',
+        );
+      }
+      if (refusedByPolicy(err)) {
+        return fail(
+          new GatewayError('custom_host_refused', (err as Error).message, { param: 'custom_host' }),
+          'config',
+        );
+      }
+      return fail(
+        new GatewayError('upstream_unreachable', `Could not reach ${adapter.id}: ${(err as Error).message}`, {
+          cause: err,
+        }),
+        'connection',
+      );
+    }
+    clearTimeout(timer);
+    const ttfbMs = performance.now() - started;
+    const status = response.statusCode;
+    const headers = flattenHeaders(response.headers);
+    if (status >= 200 && status < 300) {
+      return finish({
+        ok: true,
+        status,
+        streamed: false,
+        usage: undefined,
+        model: undefined,
+        upstreamHeaders: headers,
+        ttfbMs,
+        malformedChunks: 0,
+        relay: { status, headers, body: response.body },
+      });
+    }
+    let bodyText: string;
+    try {
+      bodyText = await response.body.text();
+    } catch (err) {
+      return fail(
+        new GatewayError(
+          'upstream_unreachable',
+          `Could not read ${adapter.id}'s answer: ${(err as Error).message}`,
+        ),
+        'connection',
+      );
+    }
+    const scrubbed = scrubText(bodyText, targetSecrets(resolved.target, auth));
+    // What retries, fallbacks and the log go by; the client gets the provider's own body.
+    const error = new ProviderError({
+      status,
+      provider: adapter.id,
+      message: `${adapter.id} answered ${status}: ${scrubbed.slice(0, 500)}`,
+      retryAfterMs: retryAfterMs(headers),
+      headers,
+    });
+    const outcome: AttemptOutcome = {
+      ok: false,
+      error,
+      status,
+      reason: 'status',
+      afterFirstByte: false,
+      usage: undefined,
+      ttfbMs,
+      malformedChunks: 0,
+      relay: { status, headers, body: scrubbed },
+    };
+    return finish(outcome);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onClientAbort);
+  }
+};
