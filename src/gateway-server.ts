@@ -55,6 +55,7 @@ export async function createGatewayServer(
   });
   let bus: InvalidationBus | undefined;
   const lookups = createLookups(store, settings.lookupCacheTtlMs, (event) => bus?.publish(event));
+  store.onChange((change) => lookups.applyChange(change));
   if (settings.redisUrl) {
     bus = await createRedisInvalidationBus({
       url: settings.redisUrl,

@@ -1,12 +1,12 @@
 /**
  * Store reads on the hot path, through an in-memory cache: API keys, provider credentials and stored
- * configs. The management API invalidates entries when it changes them, so a revoked key stops working at
- * once on this node, and on the other nodes as soon as the invalidation published through Redis reaches
- * them; the TTL bounds staleness if a message is lost.
+ * configs. The store announces every committed change (`store.onChange`, wired to `applyChange` in
+ * gateway-server.ts), so a revoked key stops working at once on this node, and on the other nodes as soon
+ * as the invalidation published through Redis reaches them; the TTL bounds staleness if a message is lost.
  */
 import { LRUCache } from 'lru-cache';
-import type { ApiKey, ProviderCredential, Store, StoredConfig } from '../store/types.js';
-import type { InvalidationEvent } from './invalidation.js';
+import type { ApiKey, ProviderCredential, Store, StoreChange, StoredConfig } from '../store/types.js';
+import { invalidationFor, type InvalidationEvent } from './invalidation.js';
 
 const MISSING = Symbol('missing');
 type Cached<T> = T | typeof MISSING;
@@ -19,10 +19,9 @@ export interface Lookups {
     slug: string,
   ): Promise<ProviderCredential | undefined>;
   config(workspaceId: string, idOrSlug: string): Promise<StoredConfig | undefined>;
-  /** Forget everything cached for a workspace (or every key, for API keys), here and on every other
-   * node (through `publish`). */
-  invalidateApiKeys(): void;
-  invalidateWorkspace(workspaceId: string): void;
+  /** A change committed through this node's store: forget what it makes stale, here and (through
+   * `publish`) on every other node. */
+  applyChange(change: StoreChange): void;
   /** Apply an invalidation another node published. */
   applyRemote(event: InvalidationEvent): void;
 }
@@ -39,6 +38,9 @@ export function createLookups(
   });
   // Unknown keys are remembered briefly, so a client hammering with a bad key does not hammer the store.
   const missingTtl = Math.min(ttlMs, 5_000);
+  // Counts invalidations. A load that an invalidation overtook may have read the old row: its answer is
+  // returned but not cached, or it would be served until the TTL ran out.
+  let generation = 0;
 
   async function through<T extends object>(
     cache: LRUCache<string, Cached<T>>,
@@ -47,17 +49,23 @@ export function createLookups(
   ): Promise<T | undefined> {
     const hit = cache.get(key);
     if (hit !== undefined) return hit === MISSING ? undefined : hit;
+    const startedAt = generation;
     const value = await load();
+    if (startedAt !== generation) return value;
     if (value === undefined) cache.set(key, MISSING, { ttl: missingTtl });
     else cache.set(key, value);
     return value;
   }
 
-  const dropApiKeys = () => keys.clear();
-  const dropWorkspace = (workspaceId: string) => {
-    const prefix = `${workspaceId}\u0000`;
+  function drop(event: InvalidationEvent): void {
+    generation++;
+    if (event.kind === 'api-keys') {
+      keys.clear();
+      return;
+    }
+    const prefix = `${event.workspaceId}\u0000`;
     for (const key of records.keys()) if (key.startsWith(prefix)) records.delete(key);
-  };
+  }
 
   return {
     apiKey: (value) => through(keys, value, () => store.findApiKeyByValue(value)),
@@ -69,17 +77,12 @@ export function createLookups(
       through(records, `${workspaceId}\u0000config\u0000${idOrSlug}`, () =>
         store.getConfig(workspaceId, idOrSlug),
       ) as Promise<StoredConfig | undefined>,
-    invalidateApiKeys() {
-      dropApiKeys();
-      publish({ kind: 'api-keys' });
+    applyChange(change) {
+      const event = invalidationFor(change);
+      if (!event) return;
+      drop(event);
+      publish(event);
     },
-    invalidateWorkspace(workspaceId) {
-      dropWorkspace(workspaceId);
-      publish({ kind: 'workspace', workspaceId });
-    },
-    applyRemote(event) {
-      if (event.kind === 'api-keys') dropApiKeys();
-      else dropWorkspace(event.workspaceId);
-    },
+    applyRemote: drop,
   };
 }

@@ -9,7 +9,7 @@ import { runMigrations } from './migrate.js';
 import { createRepositories } from './repositories/index.js';
 import type { Database } from './schema.js';
 import type { SqliteLogThread } from './sqlite-log-thread.js';
-import type { Store, StoreKind } from './types.js';
+import type { StoreChange, StoreChangeListener, Store, StoreKind } from './types.js';
 
 export function createSqlStore(
   db: Kysely<Database>,
@@ -17,16 +17,39 @@ export function createSqlStore(
   keys: StoreKeys,
   logThread?: SqliteLogThread,
 ): Store {
+  const listeners = new Set<StoreChangeListener>();
+  const announce = (change: StoreChange) => {
+    for (const listener of listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // The change is committed whatever a listener does; the caller must still hear it succeeded.
+        process.emitWarning(error instanceof Error ? error : String(error), 'StoreChangeListenerWarning');
+      }
+    }
+  };
+
   return {
-    ...createRepositories({ db, kind, keys, logThread }),
+    ...createRepositories({ db, kind, keys, logThread, changed: announce }),
     kind,
     migrate: () => runMigrations(db, kind),
     async close() {
       await logThread?.close();
       await db.destroy();
     },
-    transaction(work) {
-      return db.transaction().execute((trx) => work(createRepositories({ db: trx, kind, keys })));
+    async transaction(work) {
+      const pending: StoreChange[] = [];
+      const result = await db
+        .transaction()
+        .execute((trx) =>
+          work(createRepositories({ db: trx, kind, keys, changed: (change) => pending.push(change) })),
+        );
+      pending.forEach(announce);
+      return result;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

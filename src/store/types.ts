@@ -224,6 +224,16 @@ export interface JobRepository {
 
 export type StoreKind = 'sqlite' | 'postgres';
 
+/** A committed change to a record that readers may hold in a cache. */
+export interface StoreChange {
+  resource: 'workspace' | 'api_key' | 'credential' | 'config';
+  action: 'created' | 'updated' | 'deleted';
+  workspace_id: string;
+  id: string;
+}
+
+export type StoreChangeListener = (change: StoreChange) => void;
+
 export interface OrganisationRepository {
   createOrganisation(input: { name: string }): Promise<Organisation>;
   getOrganisation(id: string): Promise<Organisation | undefined>;
@@ -330,4 +340,11 @@ export interface Store extends Repositories {
    * transaction. SQLite transactions take the write lock when they begin (one writer at a time).
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Calls `listener` after each change of a workspace, API key, credential or config made through this
+   * store, once it is committed (a transaction's changes when it commits, none if it rolls back), before
+   * the call that made it resolves. Changes made by other processes are not seen. Listeners must not
+   * throw (an error is reported as a process warning). Returns the unsubscribe function.
+   */
+  onChange(listener: StoreChangeListener): () => void;
 }

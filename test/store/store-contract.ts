@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { newId } from '../../src/store/ids.js';
-import type { LogRecord, Store, Workspace } from '../../src/store/types.js';
+import type { LogRecord, Store, StoreChange, Workspace } from '../../src/store/types.js';
 
 export interface StoreHarness {
   /** Opens (and migrates) the store at the harness's location with the given master key. */
@@ -186,6 +186,134 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         });
       });
       expect(await store.getConfig(ws.id, 'after-key')).toEqual(config);
+    });
+  });
+
+  describe('change announcements', () => {
+    it('announces each committed change of workspaces, keys, credentials and configs, and nothing else', async () => {
+      const heard: StoreChange[] = [];
+      const stop = store.onChange((change) => heard.push(change));
+      try {
+        const { orgId, ws } = await tenant();
+        const key = await store.createApiKey({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          name: 'k',
+          role: 'member',
+        });
+        await store.updateApiKey(ws.id, key.key.id, { status: 'revoked' });
+        await store.touchApiKey(key.key.id, 2_000_000_000);
+        await store.deleteApiKey(ws.id, key.key.id);
+        const credential = await store.createCredential({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          kind: 'provider',
+          slug: 'p',
+          name: 'p',
+          provider: 'openai',
+          secret: { api_key: 'x' },
+        });
+        await store.updateCredential(ws.id, 'provider', 'p', { name: 'renamed' });
+        await store.deleteCredential(ws.id, 'provider', 'p');
+        const config = await store.createConfig({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          slug: 'c',
+          name: 'c',
+          config: {},
+        });
+        await store.updateConfig(ws.id, 'c', { config: { a: 1 } });
+        await store.deleteConfig(ws.id, 'c');
+        // Nothing happens, nothing is announced.
+        await store.updateApiKey(ws.id, 'key_missing', { name: 'x' });
+        await store.deleteApiKey(ws.id, 'key_missing');
+        await store.updateCredential(ws.id, 'provider', 'p', { name: 'gone' });
+        await store.deleteCredential(ws.id, 'provider', 'p');
+        await store.updateConfig(ws.id, 'c', { name: 'gone' });
+        await store.deleteConfig(ws.id, 'c');
+        await store.insertLogs([logRecord(ws.id)]);
+        await store.jobs.enqueue({ kind: 'silent', payload: {} });
+
+        const mine = heard.filter((change) => change.workspace_id === ws.id);
+        expect(mine.map(({ resource, action, id }) => [resource, action, id])).toEqual([
+          ['workspace', 'created', ws.id],
+          ['api_key', 'created', key.key.id],
+          ['api_key', 'updated', key.key.id],
+          ['api_key', 'deleted', key.key.id],
+          ['credential', 'created', credential.id],
+          ['credential', 'updated', credential.id],
+          ['credential', 'deleted', credential.id],
+          ['config', 'created', config.id],
+          ['config', 'updated', config.id],
+          ['config', 'deleted', config.id],
+        ]);
+      } finally {
+        stop();
+      }
+      const before = heard.length;
+      await tenant();
+      expect(heard).toHaveLength(before);
+    });
+
+    it('announces the changes of a transaction when it commits, and none when it rolls back', async () => {
+      const { orgId, ws } = await tenant();
+      const heard: StoreChange[] = [];
+      const stop = store.onChange((change) => heard.push(change));
+      try {
+        let heardInside = -1;
+        await store.transaction(async (tx) => {
+          await tx.createConfig({
+            organisation_id: orgId,
+            workspace_id: ws.id,
+            slug: 'txc',
+            name: 't',
+            config: {},
+          });
+          await tx.updateConfig(ws.id, 'txc', { config: { b: 2 } });
+          heardInside = heard.length;
+        });
+        expect(heardInside).toBe(0);
+        expect(heard.map((change) => `${change.resource} ${change.action}`)).toEqual([
+          'config created',
+          'config updated',
+        ]);
+
+        heard.length = 0;
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.updateConfig(ws.id, 'txc', { config: { c: 3 } });
+            throw new Error('no');
+          }),
+        ).rejects.toThrow('no');
+        expect(heard).toEqual([]);
+      } finally {
+        stop();
+      }
+    });
+
+    it('a listener that throws does not fail the change it hears about', async () => {
+      const { orgId, ws } = await tenant();
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      const stop = store.onChange(() => {
+        throw new Error('listener broke');
+      });
+      try {
+        const created = await store.createConfig({
+          organisation_id: orgId,
+          workspace_id: ws.id,
+          slug: 'w',
+          name: 'w',
+          config: {},
+        });
+        expect(await store.getConfig(ws.id, created.id)).toEqual(created);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.map((warning) => warning.message)).toContain('listener broke');
+      } finally {
+        stop();
+        process.off('warning', onWarning);
+      }
     });
   });
 

@@ -11,7 +11,10 @@ import { toApiKey, toNumber } from '../rows.js';
 import type { ApiKeyRepository } from '../types.js';
 import { assertWorkspaceOf, nowSeconds, type RepositoryContext } from './context.js';
 
-export function createApiKeyRepository({ db, keys }: RepositoryContext): ApiKeyRepository {
+export function createApiKeyRepository({ db, keys, changed }: RepositoryContext): ApiKeyRepository {
+  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
+    changed({ resource: 'api_key', action, workspace_id, id });
+
   const repository: ApiKeyRepository = {
     /**
      * With `value` given and already stored, the existing key is returned unchanged (whatever its
@@ -45,7 +48,10 @@ export function createApiKeyRepository({ db, keys }: RepositoryContext): ApiKeyR
         .values(row)
         .onConflict((conflict) => conflict.column('key_hash').doNothing())
         .executeTakeFirst();
-      if (toNumber(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { key: toApiKey(row), value };
+      if (toNumber(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+        announce('created', row.workspace_id, row.id);
+        return { key: toApiKey(row), value };
+      }
       const existing = await repository.findApiKeyByValue(value);
       if (!existing) throw new GatewayError('internal_error', 'An API key was neither stored nor found');
       return { key: existing, value };
@@ -96,7 +102,9 @@ export function createApiKeyRepository({ db, keys }: RepositoryContext): ApiKeyR
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
-      return row ? toApiKey(row) : undefined;
+      if (!row) return undefined;
+      announce('updated', workspace_id, id);
+      return toApiKey(row);
     },
 
     async deleteApiKey(workspace_id, id) {
@@ -105,7 +113,9 @@ export function createApiKeyRepository({ db, keys }: RepositoryContext): ApiKeyR
         .where('workspace_id', '=', workspace_id)
         .where('id', '=', id)
         .executeTakeFirst();
-      return toNumber(result.numDeletedRows) > 0;
+      if (toNumber(result.numDeletedRows) === 0) return false;
+      announce('deleted', workspace_id, id);
+      return true;
     },
 
     async countApiKeys() {

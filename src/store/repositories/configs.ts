@@ -35,7 +35,9 @@ async function findConfigRow(
   return preferIdMatch(rows, slugOrId);
 }
 
-export function createConfigRepository({ db, keys }: RepositoryContext): ConfigRepository {
+export function createConfigRepository({ db, keys, changed }: RepositoryContext): ConfigRepository {
+  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
+    changed({ resource: 'config', action, workspace_id, id });
   const encrypt = (id: string, config: Record<string, unknown>) =>
     encryptSecret(keys.encryption, JSON.stringify(config), id);
   const decrypt = (id: string, text: string) =>
@@ -72,6 +74,7 @@ export function createConfigRepository({ db, keys }: RepositoryContext): ConfigR
           }),
         `A config with slug '${input.slug}' already exists`,
       );
+      announce('created', row.workspace_id, id);
       return toConfig(row, input.config);
     },
 
@@ -92,8 +95,8 @@ export function createConfigRepository({ db, keys }: RepositoryContext): ConfigR
       return rows.map(decryptRow);
     },
 
-    updateConfig(workspace_id, slugOrId, patch) {
-      return inTransaction(db, async (trx) => {
+    async updateConfig(workspace_id, slugOrId, patch) {
+      const updated = await inTransaction(db, async (trx) => {
         const current = await findConfigRow(trx, workspace_id, slugOrId);
         if (!current) return undefined;
         const now = nowSeconds();
@@ -123,6 +126,9 @@ export function createConfigRepository({ db, keys }: RepositoryContext): ConfigR
         }
         return decryptRow(row);
       });
+      // After the commit, so whoever drops a cached copy on hearing it cannot reload the old one.
+      if (updated) announce('updated', workspace_id, updated.id);
+      return updated;
     },
 
     async listConfigVersions(workspace_id, slugOrId) {
@@ -139,7 +145,9 @@ export function createConfigRepository({ db, keys }: RepositoryContext): ConfigR
 
     async deleteConfig(workspace_id, slugOrId) {
       const current = await findConfigRow(db, workspace_id, slugOrId);
-      return current ? softDelete(db, 'configs', workspace_id, current.id) : false;
+      if (!current || !(await softDelete(db, 'configs', workspace_id, current.id))) return false;
+      announce('deleted', workspace_id, current.id);
+      return true;
     },
   };
 }

@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../db-errors.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { SqliteLogThread } from '../sqlite-log-thread.js';
-import type { StoreKind } from '../types.js';
+import type { StoreChange, StoreKind } from '../types.js';
 
 export interface RepositoryContext {
   /** The database, or the open transaction (`db.isTransaction`) every query must go through. */
@@ -19,6 +19,8 @@ export interface RepositoryContext {
   /** SQLite only, outside transactions: log inserts go to a worker thread so they never stall the
    * event loop. */
   readonly logThread?: SqliteLogThread;
+  /** Announces a change once it is committed (at once, or when the context's transaction commits). */
+  readonly changed: (change: StoreChange) => void;
 }
 
 export function nowSeconds(): number {

@@ -37,7 +37,9 @@ async function findCredentialRow(
   return preferIdMatch(rows, slugOrId);
 }
 
-export function createCredentialRepository({ db, keys }: RepositoryContext): CredentialRepository {
+export function createCredentialRepository({ db, keys, changed }: RepositoryContext): CredentialRepository {
+  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
+    changed({ resource: 'credential', action, workspace_id, id });
   const encrypt = (id: string, secret: ProviderCredential['secret']) =>
     encryptSecret(keys.encryption, JSON.stringify(secret), id);
   const decrypt = (row: Selectable<CredentialsTable>): ProviderCredential =>
@@ -71,6 +73,7 @@ export function createCredentialRepository({ db, keys }: RepositoryContext): Cre
         () => db.insertInto('credentials').values(row).execute(),
         `A ${input.kind === 'virtual_key' ? 'virtual key' : 'provider'} with slug '${input.slug}' already exists`,
       );
+      announce('created', row.workspace_id, id);
       return toCredential(row, structuredClone(input.secret));
     },
 
@@ -109,12 +112,16 @@ export function createCredentialRepository({ db, keys }: RepositoryContext): Cre
         .where('deleted_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
-      return row ? decrypt(row) : undefined;
+      if (!row) return undefined;
+      announce('updated', workspace_id, row.id);
+      return decrypt(row);
     },
 
     async deleteCredential(workspace_id, kind, slugOrId) {
       const current = await findCredentialRow(db, workspace_id, kind, slugOrId);
-      return current ? softDelete(db, 'credentials', workspace_id, current.id) : false;
+      if (!current || !(await softDelete(db, 'credentials', workspace_id, current.id))) return false;
+      announce('deleted', workspace_id, current.id);
+      return true;
     },
   };
 }

@@ -4,7 +4,7 @@ import { toOrganisation, toWorkspace } from '../rows.js';
 import type { Organisation, OrganisationRepository, Workspace } from '../types.js';
 import { insertOrConflict, nowSeconds, type RepositoryContext } from './context.js';
 
-export function createOrganisationRepository({ db }: RepositoryContext): OrganisationRepository {
+export function createOrganisationRepository({ db, changed }: RepositoryContext): OrganisationRepository {
   return {
     async createOrganisation(input) {
       const organisation: Organisation = {
@@ -37,6 +37,7 @@ export function createOrganisationRepository({ db }: RepositoryContext): Organis
         () => db.insertInto('workspaces').values(workspace).execute(),
         `A workspace with slug '${input.slug}' already exists`,
       );
+      changed({ resource: 'workspace', action: 'created', workspace_id: workspace.id, id: workspace.id });
       return workspace;
     },
 

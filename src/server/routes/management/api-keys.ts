@@ -23,7 +23,7 @@ function refuseSelf(caller: ApiKey, id: string, action: string): void {
 }
 
 export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const { store, lookups } = deps;
+  const { store } = deps;
 
   app.post('/api-keys', async (request) => {
     const body = validateCreateApiKey(request.body);
@@ -63,7 +63,6 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     // A past expires_at is allowed here: it is how a key is made to expire now.
     const key = await store.updateApiKey(caller.workspace_id, id, body);
     if (!key) throw notFound('API key', id, 'id');
-    lookups.invalidateApiKeys();
     return apiKeyView(key);
   });
 
@@ -73,7 +72,6 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     refuseSelf(caller, id, 'revoke');
     const key = await store.updateApiKey(caller.workspace_id, id, { status: 'revoked' });
     if (!key) throw notFound('API key', id, 'id');
-    lookups.invalidateApiKeys();
     return apiKeyView(key);
   });
 
@@ -83,7 +81,6 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     refuseSelf(caller, id, 'delete');
     const deleted = await store.deleteApiKey(caller.workspace_id, id);
     if (!deleted) throw notFound('API key', id, 'id');
-    lookups.invalidateApiKeys();
     return deletedView('api_key', id);
   });
 }

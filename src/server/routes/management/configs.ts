@@ -15,7 +15,7 @@ import { configVersionView, configView, deletedView, listView } from './views.js
 const STORED_CONFIG_OPTIONS = { authorizationPresent: true } as const;
 
 export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const { store, lookups } = deps;
+  const { store } = deps;
 
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
@@ -28,7 +28,6 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       name: body.name ?? body.slug,
       config: body.config,
     });
-    lookups.invalidateWorkspace(caller.workspace_id);
     return configView(config);
   });
 
@@ -52,7 +51,6 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const workspaceId = request.gw.apiKey.workspace_id;
     const config = await store.updateConfig(workspaceId, id, body);
     if (!config) throw notFound('config', id, 'id');
-    lookups.invalidateWorkspace(workspaceId);
     return configView(config);
   });
 
@@ -71,7 +69,6 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const workspaceId = request.gw.apiKey.workspace_id;
     const config = await store.getConfig(workspaceId, id);
     if (!config || !(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
-    lookups.invalidateWorkspace(workspaceId);
     return deletedView('config', config.id);
   });
 }

@@ -55,7 +55,7 @@ export async function registerCredentialRoutes(
   deps: GatewayDeps,
   routes: CredentialRoutes,
 ): Promise<void> {
-  const { store, lookups } = deps;
+  const { store } = deps;
   const { path, kind, noun } = routes;
 
   app.post(path, async (request) => {
@@ -73,7 +73,6 @@ export async function registerCredentialRoutes(
       provider,
       secret,
     });
-    lookups.invalidateWorkspace(caller.workspace_id);
     return credentialView(credential);
   });
 
@@ -114,7 +113,6 @@ export async function registerCredentialRoutes(
       ...(secretChanged && { secret }),
     });
     if (!updated) throw notFound(noun, slug, 'slug');
-    lookups.invalidateWorkspace(workspaceId);
     return credentialView(updated);
   });
 
@@ -125,7 +123,6 @@ export async function registerCredentialRoutes(
     if (!current || !(await store.deleteCredential(workspaceId, kind, current.id))) {
       throw notFound(noun, slug, 'slug');
     }
-    lookups.invalidateWorkspace(workspaceId);
     return deletedView(kind, current.id);
   });
 }
