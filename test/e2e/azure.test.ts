@@ -1,7 +1,10 @@
 // Azure OpenAI and Azure AI through the gateway, spoken to with the openai SDK, against the fake Azure.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
+import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { assembledAzureChatCompletion } from '../fakes/azure/recorded.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
@@ -252,5 +255,53 @@ describe('Azure AI model inference through the gateway', () => {
     const embedding = await aiClient().embeddings.create({ model: 'cohere-embed-v3', input: 'a' });
     expect(embedding.data).toHaveLength(1);
     expect(last().path).toBe('/embeddings');
+  });
+
+  // Mistral-family models answer tool calls without `type`, without `content`, and stream them without
+  // `index` (recorded in provider-fixtures/mistral); the gateway repairs these into OpenAI's schema.
+  const mistralFixture = (name: string) =>
+    readFileSync(path.join(providerFixturesDir('mistral'), name), 'utf8');
+  const mistralTools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } },
+  ];
+
+  it("repairs a Mistral model's tool call that lacks type and content", async () => {
+    fake.enqueue({ json: JSON.parse(mistralFixture('mistral-tool-call.json')) });
+    const completion = await aiClient().chat.completions.create({
+      model: 'Mistral-Large-2411',
+      messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
+      tools: mistralTools,
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(completion.choices[0]!.message.content).toBeNull();
+    expect(completion.choices[0]!.message.tool_calls).toEqual([
+      {
+        id: 'gSIMJiOkT',
+        type: 'function',
+        function: { name: 'weather', arguments: '{"location": "San Francisco"}' },
+      },
+    ]);
+  });
+
+  it("repairs a Mistral model's streamed tool call, so the SDK can assemble it", async () => {
+    const events = mistralFixture('mistral-tool-call.chunks.txt')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as object);
+    fake.enqueue({ events });
+    const stream = aiClient().chat.completions.stream({
+      model: 'Mistral-Large-2411',
+      messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
+      tools: mistralTools,
+    });
+    for await (const chunk of stream) expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+    const completion = await stream.finalChatCompletion();
+    expect(completion.choices[0]!.message.tool_calls).toEqual([
+      {
+        id: 'gSIMJiOkT',
+        type: 'function',
+        function: { name: 'weather', arguments: '{"location": "San Francisco"}' },
+      },
+    ]);
   });
 });

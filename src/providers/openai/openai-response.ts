@@ -1,7 +1,9 @@
 import { ProviderError } from '../../core/errors.js';
 import type { AdapterRequest, UpstreamResponse } from '../types.js';
+import { repairChatCompletion } from './openai-schema-repair.js';
 
-/** OpenAI-wire answers are already in the client's shape; a 2xx body carrying an `error` is a failure. */
+/** OpenAI-wire answers are already in the client's shape (repaired where a provider breaks OpenAI's schema,
+ * ./openai-schema-repair.ts); a 2xx body carrying an `error` is a failure. */
 export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res: UpstreamResponse): unknown {
   const body = res.body;
   if (typeof body !== 'object' || body === null) {
@@ -21,5 +23,5 @@ export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res:
       code: error.code ?? null,
     });
   }
-  return body;
+  return repairChatCompletion(body as Record<string, unknown>);
 }

@@ -1,16 +1,18 @@
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { openAIStreamError } from './openai-error.js';
+import { createToolCallDeltaRepair } from './openai-schema-repair.js';
 
 /**
  * OpenAI-wire streams need no translation: each `data:` payload is forwarded as it came (its text is kept
  * in `raw`), but it is parsed so the pipeline can see usage, finish reasons, errors in a 200 stream and
- * malformed chunks.
+ * malformed chunks. A chunk whose tool-call deltas break OpenAI's schema is repaired and sent re-serialised.
  */
 export function createOpenAIStreamTranslator(req: AdapterRequest, provider: string): StreamTranslator {
   let usage: Usage | undefined;
   const expectedChoices = typeof req.body.n === 'number' ? req.body.n : 1;
   const finishedChoices = new Set<number>();
+  const repairToolCalls = createToolCallDeltaRepair();
 
   const push = (event: UpstreamEvent): StreamOutput[] => {
     if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'unexpected binary event' }];
@@ -38,7 +40,8 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
     for (const choice of chunk.choices) {
       if (choice && choice.finish_reason) finishedChoices.add(choice.index);
     }
-    return [{ type: 'chunk', chunk, raw: data }];
+    const repaired = repairToolCalls(chunk);
+    return [repaired ? { type: 'chunk', chunk: repaired } : { type: 'chunk', chunk, raw: data }];
   };
 
   return {

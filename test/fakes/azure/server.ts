@@ -23,6 +23,8 @@ export type AzureFakeBehaviour =
   | { text: string }
   /** Answer a plain call with this body. */
   | { json: unknown }
+  /** Answer a streamed call with these events as they are, then `[DONE]`. */
+  | { events: object[] }
   /** Fail with this status and body (default: Azure's body for the status). */
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** A 200 stream that sends `after` events of the answer, then an error object, and ends. */
@@ -149,6 +151,7 @@ function chat(
   behaviour: Exclude<AzureFakeBehaviour, { status: number }> | undefined,
 ): void {
   if (behaviour && 'json' in behaviour) return sendJson(res, 200, behaviour.json);
+  if (behaviour && 'events' in behaviour) return sendStream(res, behaviour.events, true);
   if (behaviour && 'fixture' in behaviour) {
     if (request.stream) return sendStream(res, readAzureChatStream(), true);
     return sendJson(res, 200, assembledAzureChatCompletion());
