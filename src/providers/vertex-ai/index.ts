@@ -1,6 +1,7 @@
 /**
  * Google Vertex AI (`cloudb`): Gemini models through the shared Gemini translation, Anthropic models
- * (`claude-*`) through the anthropic adapter's translation, both on Vertex's addresses and OAuth2 auth.
+ * (`claude-*`, `anthropic.claude-*`) through the anthropic adapter's translation, both on Vertex's
+ * addresses and OAuth2 auth.
  */
 import { anthropicErrorFromResponse } from '../anthropic/index.js';
 import { googleErrorFromResponse } from '../google/index.js';

@@ -4,9 +4,19 @@ import { toAnthropicMessagesBody } from '../anthropic/index.js';
 /** The API version Vertex AI wants in the body of Anthropic calls (in place of the header). */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
-/** Anthropic models on Vertex are named `claude-…`; everything else is a Gemini (Google) model. */
+const PUBLISHER_PREFIX = 'anthropic.';
+
+/** Anthropic models on Vertex are named `claude-…`, which users also write with the publisher's prefix
+ * (`anthropic.claude-…`); everything else is a Gemini (Google) model. */
 export function isAnthropicModel(model: string): boolean {
-  return model.startsWith('claude-');
+  return vertexAnthropicModelId(model) !== undefined;
+}
+
+/** The id Vertex addresses an Anthropic model by (`claude-…`, without the `anthropic.` prefix), or
+ * undefined when the model is not Anthropic's. */
+export function vertexAnthropicModelId(model: string): string | undefined {
+  const id = model.startsWith(PUBLISHER_PREFIX) ? model.slice(PUBLISHER_PREFIX.length) : model;
+  return id.startsWith('claude-') ? id : undefined;
 }
 
 /** The Messages body without `model` (it is in the URL) and with Vertex's `anthropic_version`. */

@@ -20,7 +20,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
   ],
   notes: [
     'Gemini models: publishers/google …:generateContent / :streamGenerateContent?alt=sse, translated as for google.',
-    "Models named claude-* go to publishers/anthropic …:rawPredict / :streamRawPredict with the Anthropic Messages body (anthropic_version vertex-2023-10-16) and follow the anthropic adapter's parameter handling.",
+    "Models named claude-* (or anthropic.claude-*, sent without the prefix) go to publishers/anthropic …:rawPredict / :streamRawPredict with the Anthropic Messages body (anthropic_version vertex-2023-10-16) and follow the anthropic adapter's parameter handling.",
     'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
     'Region global uses https://aiplatform.googleapis.com; others https://{region}-aiplatform.googleapis.com.',
     'Embeddings use publishers/google …:predict; usage counts the tokens Vertex reports per input.',

@@ -1,7 +1,8 @@
 /**
- * Vertex AI's operations. Chat goes to the model's publisher: Anthropic models through the anthropic
- * adapter's Messages translation (`rawPredict` / `streamRawPredict`), every other model through the shared
- * Gemini translation (`generateContent` / `streamGenerateContent`). Embeddings use `predict`.
+ * Vertex AI's operations. Chat goes to the model's publisher: Anthropic models (`claude-…`, also written
+ * `anthropic.claude-…`) through the anthropic adapter's Messages translation (`rawPredict` /
+ * `streamRawPredict`), every other model through the shared Gemini translation (`generateContent` /
+ * `streamGenerateContent`). Embeddings use `predict`.
  */
 import { createAnthropicStreamTranslator, fromAnthropicResponse } from '../anthropic/index.js';
 import {
@@ -14,7 +15,12 @@ import {
 } from '../google/index.js';
 import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { AdapterRequest, OperationHandler } from '../types.js';
-import { isAnthropicModel, toVertexAnthropicBody, vertexAnthropicHeaders } from './vertex-ai-anthropic.js';
+import {
+  isAnthropicModel,
+  toVertexAnthropicBody,
+  vertexAnthropicHeaders,
+  vertexAnthropicModelId,
+} from './vertex-ai-anthropic.js';
 import { vertexBearer } from './vertex-ai-bearer.js';
 import {
   fromVertexEmbeddingResponse,
@@ -37,11 +43,12 @@ export const vertexChatOperation: OperationHandler = {
   buildRequest(req) {
     const model = vertexModelOf(req);
     const headers = jsonHeaders(req);
-    if (isAnthropicModel(model)) {
+    const anthropicModel = vertexAnthropicModelId(model);
+    if (anthropicModel !== undefined) {
       const action = req.stream ? 'streamRawPredict' : 'rawPredict';
       return {
         method: 'POST',
-        url: vertexModelUrl(req.target, 'anthropic', model, action),
+        url: vertexModelUrl(req.target, 'anthropic', anthropicModel, action),
         headers: { ...headers, ...vertexAnthropicHeaders(req) },
         body: JSON.stringify(toVertexAnthropicBody(req)),
       };

@@ -95,6 +95,45 @@ describe('vertex-ai adapter', () => {
     expect(streamed.body.stream).toBe(true);
   });
 
+  it('treats anthropic.claude-* names as Anthropic models, addressed without the prefix', async () => {
+    const model = 'anthropic.claude-3-5-sonnet@20240620';
+    const { upstream, body } = await build({ model, max_tokens: 100 });
+    expect(upstream.url).toBe(
+      'https://us-central1-aiplatform.googleapis.com/v1/projects/proj-1/locations/us-central1/publishers/anthropic/models/claude-3-5-sonnet%4020240620:rawPredict',
+    );
+    expect(body.anthropic_version).toBe('vertex-2023-10-16');
+    expect(body.model).toBeUndefined();
+    expect(body.max_tokens).toBe(100);
+    const streamed = await build({ model, stream: true });
+    expect(streamed.upstream.url).toMatch(
+      /publishers\/anthropic\/models\/claude-3-5-sonnet%4020240620:streamRawPredict$/,
+    );
+
+    const req = vertexRequest({ model });
+    const answer = parseResponse(vertexAIAdapter, req, {
+      status: 200,
+      headers: {},
+      body: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-3-5-sonnet-20240620',
+        content: [{ type: 'text', text: 'Hello' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 1 },
+      },
+    }) as any;
+    expectOpenAPIValid('CreateChatCompletionResponse', answer);
+    expect(answer.choices[0].message.content).toBe('Hello');
+    const error = vertexAIAdapter.parseError(req, {
+      status: 529,
+      headers: {},
+      bodyText: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    });
+    expect([error.status, error.message]).toEqual([529, 'Overloaded']);
+  });
+
   it('embeds through predict and reads the recorded answer', async () => {
     const req: AdapterRequest = {
       ...vertexRequest({}),
