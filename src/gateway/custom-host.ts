@@ -56,9 +56,20 @@ function unmapped(address: string): string {
   return match ? match[1] : address;
 }
 
+/**
+ * A host as the rules compare it: lower case, without IPv6 brackets, without the one trailing dot of a
+ * fully qualified name. `METADATA.GOOGLE.INTERNAL.` names the same host as `metadata.google.internal`, and
+ * `169.254.169.254.` the same address as `169.254.169.254`.
+ */
+export function normaliseHost(host: string): string {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const lower = bare.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
 /** Why an address may not be called under the policy, or undefined when it may. */
 export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): string | undefined {
-  const address = unmapped(rawAddress);
+  const address = unmapped(normaliseHost(rawAddress));
   const kind = family(address);
   if (!kind) return undefined;
   if (alwaysRefused.check(address, kind)) return `${address} is a link-local or cloud metadata address`;
@@ -92,7 +103,7 @@ function refuseCustomHost(value: string, policy: CustomHostPolicy, param: string
   if (url.username || url.password) {
     throw new GatewayError('custom_host_refused', `${param} must not carry credentials`, { param });
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = normaliseHost(url.hostname);
   if (METADATA_NAMES.has(host)) {
     throw new GatewayError('custom_host_refused', `${param} points at a cloud metadata service`, { param });
   }

@@ -60,6 +60,28 @@ describe('address rules', () => {
     }
   });
 
+  it.each([
+    'http://METADATA.GOOGLE.INTERNAL./computeMetadata/v1',
+    'http://Metadata.Google.Internal./computeMetadata/v1',
+    'http://metadata./computeMetadata/v1',
+    'http://INSTANCE-DATA./latest/meta-data',
+    'http://metadata.azure.com./metadata/instance',
+    'http://169.254.169.254./latest/meta-data',
+    'http://0xA9.0xFE.0xA9.0xFE/latest/meta-data',
+    'http://[::FFFF:169.254.169.254]/latest/meta-data',
+    'http://[FD00:EC2::254]/',
+  ])('%s (other case, trailing dot, other notation) is refused under every policy', (url) => {
+    for (const policy of ['private', 'public'] as const) {
+      expect(() => checkCustomHost(url, policy)).toThrow(GatewayError);
+    }
+  });
+
+  it('IP literals written with a trailing dot or in upper case are judged as the address', () => {
+    expect(addressRefusal('169.254.169.254.', 'private')).toBeDefined();
+    expect(addressRefusal('FE80::1', 'private')).toBeDefined();
+    expect(addressRefusal('[::FFFF:10.0.0.1]', 'public')).toBeDefined();
+  });
+
   it('the connect-time lookup refuses what resolves to a forbidden address', async () => {
     const result = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
       guardedLookup('public')('localhost', {}, (err) => resolve(err)),
@@ -73,6 +95,8 @@ describe('address rules', () => {
 
   it('localhost names are refused under the public policy only', () => {
     expect(() => checkCustomHost('http://localhost:11434/v1', 'public')).toThrow(GatewayError);
+    expect(() => checkCustomHost('http://LOCALHOST.:11434/v1', 'public')).toThrow(GatewayError);
+    expect(() => checkCustomHost('http://ollama.LocalHost.:11434/v1', 'public')).toThrow(GatewayError);
     expect(() => checkCustomHost('http://localhost:11434/v1', 'private')).not.toThrow();
   });
 
@@ -130,5 +154,67 @@ describe('the public policy through the gateway', () => {
     const body = (await response.json()) as { error: { code: string } };
     expect(body.error.code).toBe('custom_host_refused');
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('host names in another case or with a trailing dot, through the gateway', () => {
+  let privateGateway: TestGateway;
+  let publicGateway: TestGateway;
+  let fake: FakeUpstream;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    privateGateway = await startGateway();
+    publicGateway = await startGateway({ env: { GATEWAY_CUSTOM_HOST_POLICY: 'public' } });
+  });
+  afterAll(async () => {
+    await privateGateway?.close();
+    await publicGateway?.close();
+    await fake?.close();
+  });
+
+  const call = (gateway: TestGateway, customHost: string) =>
+    fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-test',
+          custom_host: customHost,
+        }),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  async function expectRefused(response: Response, message: RegExp): Promise<void> {
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { param: string; code: string; message: string } };
+    expect(body.error).toMatchObject({ param: 'config.custom_host', code: 'custom_host_refused' });
+    expect(body.error.message).toMatch(message);
+  }
+
+  it.each([
+    'http://METADATA.GOOGLE.INTERNAL./computeMetadata/v1',
+    'http://metadata.google.internal./computeMetadata/v1',
+    'http://Metadata.Azure.Com./metadata/instance',
+  ])('refuses the metadata name %s under the default policy', async (customHost) => {
+    await expectRefused(await call(privateGateway, customHost), /metadata/);
+  });
+
+  it.each(['http://169.254.169.254./latest/meta-data', 'http://[::FFFF:A9FE:A9FE]/latest/meta-data'])(
+    'refuses the metadata address %s under the default policy',
+    async (customHost) => {
+      await expectRefused(await call(privateGateway, customHost), /metadata|link-local/);
+    },
+  );
+
+  it('refuses LOCALHOST. under the public policy, and never calls it', async () => {
+    const before = fake.requests.length;
+    const port = new URL(fake.url).port;
+    await expectRefused(await call(publicGateway, `http://LOCALHOST.:${port}/v1`), /public address/);
+    await expectRefused(await call(publicGateway, `http://api.LocalHost.:${port}/v1`), /public address/);
+    expect(fake.requests).toHaveLength(before);
   });
 });
