@@ -139,6 +139,83 @@ export function toLogRow(record: LogRecord): Insertable<LogsTable> {
   };
 }
 
+/** The columns of a log row, in the order of `toLogValues`. */
+export const LOG_ROW_COLUMNS = [
+  'id',
+  'created_at_ms',
+  'organisation_id',
+  'workspace_id',
+  'api_key_id',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'span_name',
+  'method',
+  'path',
+  'endpoint',
+  'provider',
+  'model',
+  'target',
+  'status',
+  'is_attempt',
+  'stream',
+  'latency_ms',
+  'ttfb_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'cache_status',
+  'retry_count',
+  'error_code',
+  'error_message',
+  'metadata',
+  'request_body',
+  'response_body',
+] as const satisfies ReadonlyArray<keyof LogsTable>;
+
+/**
+ * A log row as values in LOG_ROW_COLUMNS order: what the SQLite log thread is sent. An array of values
+ * crosses to a worker thread at a fraction of the cost of an object, whose every key is copied too.
+ */
+export function toLogValues(record: LogRecord): Array<string | number | null> {
+  return [
+    record.id,
+    record.created_at_ms,
+    record.organisation_id,
+    record.workspace_id,
+    record.api_key_id,
+    record.trace_id,
+    record.span_id,
+    record.parent_span_id,
+    record.span_name,
+    record.method,
+    record.path,
+    record.endpoint,
+    record.provider,
+    record.model,
+    record.target,
+    record.status,
+    record.is_attempt ? 1 : 0,
+    record.stream ? 1 : 0,
+    record.latency_ms,
+    record.ttfb_ms,
+    record.prompt_tokens,
+    record.completion_tokens,
+    record.total_tokens,
+    record.cached_tokens,
+    record.reasoning_tokens,
+    record.cache_status,
+    record.retry_count,
+    record.error_code,
+    record.error_message,
+    JSON.stringify(record.metadata ?? {}),
+    jsonOrNull(record.request_body),
+    jsonOrNull(record.response_body),
+  ];
+}
+
 export function toLogRecord(row: Selectable<LogsTable>): LogRecord {
   return {
     id: row.id,

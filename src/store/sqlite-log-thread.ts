@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { PriorityGovernor, setThreadPriority, type ThreadPriority } from './thread-priority.js';
 
-type Row = Record<string, string | number | null>;
+/** A row's values, in the order of the `columns` sent with them. */
+type RowValues = Array<string | number | null>;
 
 // Plain JavaScript, evaluated as the worker's script, so it runs the same from `dist/` and from sources.
 const WORKER_SOURCE = `
@@ -29,14 +30,14 @@ function statementFor(columns) {
   let statement = statements.get(key);
   if (!statement) {
     const names = columns.map((c) => '"' + c + '"').join(', ');
-    const values = columns.map((c) => '@' + c).join(', ');
+    const values = columns.map(() => '?').join(', ');
     statement = db.prepare('INSERT INTO logs (' + names + ') VALUES (' + values + ')');
     statements.set(key, statement);
   }
   return statement;
 }
-const insertAll = db.transaction((rows) => {
-  const statement = statementFor(Object.keys(rows[0]));
+const insertAll = db.transaction((columns, rows) => {
+  const statement = statementFor(columns);
   for (const row of rows) statement.run(row);
 });
 parentPort.on('message', (message) => {
@@ -46,7 +47,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    if (message.rows.length > 0) insertAll(message.rows);
+    if (message.rows.length > 0) insertAll(message.columns, message.rows);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
@@ -55,7 +56,7 @@ parentPort.on('message', (message) => {
 `;
 
 export interface SqliteLogThread {
-  insert(rows: Row[]): Promise<void>;
+  insert(columns: readonly string[], rows: RowValues[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,7 +99,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
     });
   let closed: Promise<void> | undefined;
   return {
-    insert: (rows) => send({ rows }),
+    insert: (columns, rows) => send({ columns, rows }),
     close() {
       closed ??= send({ close: true }).then(async () => {
         await worker.terminate();

@@ -5,7 +5,7 @@
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
-import { toLogRecord, toLogRow, toNumber } from '../rows.js';
+import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
 import { inTransaction, type RepositoryContext } from './context.js';
@@ -16,12 +16,10 @@ const LOG_COLUMNS = 32;
 const ROWS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / LOG_COLUMNS);
 const MAX_LOG_PAGE = 1_000;
 
-type LogRow = Record<string, string | number | null>;
-
 export function createLogRepository({ db, kind, logThread }: RepositoryContext): LogRepository {
   return {
     insertLogs(records) {
-      if (logThread) return logThread.insert(records.map((record) => toLogRow(record) as LogRow));
+      if (logThread) return logThread.insert(LOG_ROW_COLUMNS, records.map(toLogValues));
       return insertLogs(db, records);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
