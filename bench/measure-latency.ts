@@ -62,3 +62,12 @@ export async function measureSequential(
   }
   return { total: summarise(totals), firstByte: summarise(firstBytes), failures, firstFailure };
 }
+
+/** One line per target: `  gateway  n=10000 p50=0.471 ms p99=1.082 ms`, and the failures if any. */
+export function printSequential(label: string, result: SequentialResult, which: 'total' | 'firstByte'): void {
+  const d = result[which];
+  const failed = result.failures ? ` (${result.failures} failed: ${result.firstFailure})` : '';
+  console.log(
+    `  ${label.padEnd(8)} n=${d.n} p50=${d.p50?.toFixed(3)} ms p99=${d.p99?.toFixed(3)} ms${failed}`,
+  );
+}

@@ -1,7 +1,7 @@
 // Child processes for the servers under test, so none of them shares an event loop with the load
 // generator (or with each other).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface Child {
@@ -36,12 +36,25 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
+/**
+ * Spawns `node <nodeArgs>`, under `taskset -c <pin>` when a CPU list is given: taskset sets the affinity
+ * and execs node, so the pid is node's and every thread node starts inherits the affinity.
+ */
+function spawnNode(nodeArgs: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore', pin?: string) {
+  const [command, args] =
+    pin === undefined
+      ? [process.execPath, nodeArgs]
+      : ['taskset', ['-c', pin, process.execPath, ...nodeArgs]];
+  return spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+}
+
 /** Starts a JavaScript server script and waits for its `READY <port>` line. */
-export function startScript(script: string, env: Record<string, string>, timeoutMs = 15_000): Promise<Child> {
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startScript(
+  script: string,
+  env: Record<string, string>,
+  { pin, timeoutMs = 15_000 }: { pin?: string; timeoutMs?: number } = {},
+): Promise<Child> {
+  const child = spawnNode([script], env, 'pipe', pin);
   const stderr = tailCollector();
   child.stderr!.on('data', stderr.push);
   return new Promise<Child>((resolve, reject) => {
@@ -71,6 +84,27 @@ export function startScript(script: string, env: Record<string, string>, timeout
   });
 }
 
+/** Kills every child on Ctrl-C or once `hardLimitMs` has passed; call the returned function when done. */
+export function guardChildren(children: Child[], hardLimitMs: number): () => void {
+  const killAll = () => {
+    for (const c of children) c.process.kill('SIGKILL');
+  };
+  const onSigint = () => {
+    killAll();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSigint);
+  const hardStop = setTimeout(() => {
+    console.error(`bench exceeded ${hardLimitMs / 1000} s; stopping`);
+    killAll();
+    process.exit(1);
+  }, hardLimitMs);
+  return () => {
+    clearTimeout(hardStop);
+    process.removeListener('SIGINT', onSigint);
+  };
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -88,12 +122,10 @@ export async function startNodeServer(
   env: Record<string, string>,
   port: number,
   nodeFlags: string[] = [],
+  pin?: string,
   timeoutMs = 20_000,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeFlags, entry], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawnNode([...nodeFlags, entry], env, 'ignore', pin);
   const stderr = tailCollector();
   child.stderr!.on('data', stderr.push);
   const handle: Child = {
@@ -134,18 +166,30 @@ export function peakRssMB(pid: number): number | undefined {
 }
 
 /**
- * CPU time (user + system, every thread) a live process has used so far, in milliseconds; undefined where
- * /proc is not available. Sampled before and after a phase, it gives the CPU a request costs.
+ * CPU time (user + system, every thread, exited ones included) a live process has used so far, in
+ * milliseconds, from /proc/<pid>/stat; undefined where /proc is not available. Sampled before and after a
+ * phase, it gives the CPU a request costs.
  */
 export function cpuTimeMs(pid: number): number | undefined {
   try {
-    let ticks = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks * 10; // USER_HZ is 100 on Linux
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy (everything but idle and iowait) and softirq time of one core so far, in ms, from /proc/stat. */
+export function coreTimesMs(core: number): { busy: number; softirq: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`cpu${core} `));
+    if (!line) return undefined;
+    // user nice system idle iowait irq softirq steal (guest time is already counted in user)
+    const t = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { busy: (t[0] + t[1] + t[2] + t[5] + t[6] + t[7]) * 10, softirq: t[6] * 10 };
   } catch {
     return undefined;
   }

@@ -1,14 +1,31 @@
 // Turns the measurements into the markdown table printed at the end and the JSON kept in bench/results/.
+import { cpus, platform, totalmem } from 'node:os';
 import type { Distribution } from './stats.js';
 import { round } from './stats.js';
 import type { ThroughputResult } from './measure-throughput.js';
 
 type Per<T> = { direct?: T; bare?: T; gateway?: T };
 
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  node: string;
+  platform: string;
+  totalMemMB: number;
+}
+
+export const machineInfo = (): MachineInfo => ({
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+  node: process.version,
+  platform: `${platform()} ${process.arch}`,
+  totalMemMB: Math.round(totalmem() / 1024 / 1024),
+});
+
 export interface BenchReport {
   date: string;
   mode: 'full' | 'quick';
-  machine: { cpus: number; cpuModel: string; node: string; platform: string; totalMemMB: number };
+  machine: MachineInfo;
   settings: {
     latencyRequests: number;
     ttfbRequests: number;

@@ -1,57 +1,26 @@
 // `npm run bench`: what the gateway costs on top of a call, measured against a direct call to a fake
 // upstream and against a bare Node proxy (the floor for any Node gateway). Every server runs in its
-// own process; this process only generates load. Flags: --quick (smoke run), --config '<json>' (send
-// x-gateway-config instead of provider headers; `{{UPSTREAM}}` in it becomes the fake's /v1 URL),
-// --build (run the production build first), --no-gateway, --gateway-entry <file> (another build's main.js).
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem, platform } from 'node:os';
+// own process; this process only generates load. Flags: --mode saturation (bench/saturation.ts: each
+// proxy pinned to a core of its own and loaded until that core is full; the default, --mode latency, is
+// the run below), --quick (smoke run), --config '<json>' (send x-gateway-config instead of provider
+// headers; `{{UPSTREAM}}` in it becomes the fake's /v1 URL), --build (run the production build first),
+// --no-gateway, --gateway-entry <file> (another build's main.js).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCommand } from '../scripts/start-command.js';
+import { parseArgs } from './args.js';
 import { compileChildren } from './compile-children.js';
-import { measureSequential, type SequentialResult } from './measure-latency.js';
+import { checkTarget, startGateway } from './gateway.js';
+import { measureSequential, printSequential as note } from './measure-latency.js';
 import { measureThroughput } from './measure-throughput.js';
-import { cpuTimeMs, freePort, peakRssMB, startNodeServer, startScript, type Child } from './processes.js';
-import { added, markdownTable, type BenchReport } from './report.js';
-import { chatBody, type Target } from './target.js';
+import { cpuTimeMs, guardChildren, peakRssMB, startScript, type Child } from './processes.js';
+import { added, machineInfo, markdownTable, type BenchReport } from './report.js';
+import { runSaturation } from './saturation.js';
+import type { Target } from './target.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
 const HARD_LIMIT_MS = 240_000;
-
-interface Args {
-  quick: boolean;
-  config?: string;
-  build: boolean;
-  gateway: boolean;
-  gatewayEntry: string;
-}
-
-function parseArgs(argv: string[]): Args {
-  const args: Args = {
-    quick: false,
-    build: false,
-    gateway: true,
-    gatewayEntry: path.join(repoRoot, 'dist', 'main.js'),
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') args.quick = true;
-    else if (a === '--build') args.build = true;
-    else if (a === '--no-gateway') args.gateway = false;
-    else if (a === '--config') args.config = argv[++i];
-    else if (a === '--gateway-entry') args.gatewayEntry = path.resolve(argv[++i] ?? '');
-    else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
-    else
-      throw new Error(
-        `unknown argument ${a} (known: --quick, --config '<json>', --build, --no-gateway, --gateway-entry <file>)`,
-      );
-  }
-  if (args.config !== undefined) JSON.parse(args.config); // fail early on a typo, before any process starts
-  return args;
-}
 
 const settings = (quick: boolean) =>
   quick
@@ -70,133 +39,18 @@ const settings = (quick: boolean) =>
 const THROUGHPUT_CONNECTIONS = 64;
 const THROUGHPUT_UPSTREAM_LATENCY_MS = 20;
 
-async function startGateway(
-  args: Args,
-  upstreamUrl: string,
-): Promise<{ child: Child; target: Target; dataDir: string } | { reason: string }> {
-  const entry = args.gatewayEntry;
-  if (args.build) {
-    console.log('building: npx tsc -p tsconfig.build.json');
-    try {
-      execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
-        cwd: repoRoot,
-        stdio: 'inherit',
-        timeout: 120_000,
-      });
-    } catch (err) {
-      return { reason: `production build failed: ${(err as Error).message}` };
-    }
-  }
-  if (!existsSync(entry))
-    return {
-      reason: `${path.relative(repoRoot, entry)} is missing (run \`npm run build\`, or pass --build)`,
-    };
-
-  const start = startCommand(repoRoot);
-  const nodeFlags = start.command === 'node' ? start.flags : [];
-  console.log(
-    `gateway: node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,
-  );
-  const port = await freePort();
-  const adminKey = `gw-bench-${randomBytes(12).toString('hex')}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
-  let child: Child;
-  try {
-    child = await startNodeServer(
-      entry,
-      {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        GATEWAY_DATA_DIR: dataDir,
-        GATEWAY_ADMIN_KEY: adminKey,
-        LOG_LEVEL: 'warn',
-      },
-      port,
-      nodeFlags,
-    );
-  } catch (err) {
-    rmSync(dataDir, { recursive: true, force: true });
-    return { reason: `gateway did not start: ${(err as Error).message.slice(0, 2000)}` };
-  }
-  const routing: Record<string, string> =
-    args.config !== undefined
-      ? { 'x-gateway-config': args.config.replaceAll('{{UPSTREAM}}', upstreamUrl) }
-      : { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': upstreamUrl };
-  const target: Target = {
-    name: 'gateway',
-    origin: `http://127.0.0.1:${port}`,
-    path: '/v1/chat/completions',
-    headers: { 'x-gateway-api-key': adminKey, authorization: 'Bearer sk-bench', ...routing },
-  };
-  // One real request first: a gateway that answers /health but not chat is reported, not benchmarked.
-  const probe = await checkTarget(target);
-  if (probe) {
-    await child.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    return { reason: `gateway is up but the chat request failed: ${probe}${tail(child)}` };
-  }
-  return { child, target, dataDir };
-}
-
-const tail = (child: Child) => {
-  const t = child.stderrTail().trim();
-  return t ? `\n  gateway stderr: ${t.slice(-1500)}` : '';
-};
-
-/** Undefined when the target answers a chat request with the fake's reply, else what went wrong. */
-async function checkTarget(target: Target): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${target.origin}${target.path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...target.headers },
-      body: chatBody(0),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 500)}`;
-    if (!text.includes('Hello from the bench upstream.')) return `unexpected body: ${text.slice(0, 500)}`;
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
-function note(label: string, result: SequentialResult, which: 'total' | 'firstByte'): void {
-  const d = result[which];
-  const failed = result.failures ? ` (${result.failures} failed: ${result.firstFailure})` : '';
-  console.log(
-    `  ${label.padEnd(8)} n=${d.n} p50=${d.p50?.toFixed(3)} ms p99=${d.p99?.toFixed(3)} ms${failed}`,
-  );
-}
-
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs(process.argv.slice(2), repoRoot);
+  if (args.mode === 'saturation') return runSaturation(args, benchDir, repoRoot);
   const s = settings(args.quick);
   const children: Child[] = [];
   let gatewayDataDir: string | undefined;
-  const killAll = () => {
-    for (const c of children) c.process.kill('SIGKILL');
-  };
-  process.once('SIGINT', () => {
-    killAll();
-    process.exit(130);
-  });
-  const hardStop = setTimeout(() => {
-    console.error(`bench exceeded ${HARD_LIMIT_MS / 1000} s; stopping`);
-    killAll();
-    process.exit(1);
-  }, HARD_LIMIT_MS);
+  const release = guardChildren(children, HARD_LIMIT_MS);
 
   const report: BenchReport = {
     date: new Date().toISOString(),
     mode: args.quick ? 'quick' : 'full',
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      node: process.version,
-      platform: `${platform()} ${process.arch}`,
-      totalMemMB: Math.round(totalmem() / 1024 / 1024),
-    },
+    machine: machineInfo(),
     settings: {
       latencyRequests: s.latency,
       ttfbRequests: s.ttfb,
@@ -241,7 +95,7 @@ async function main(): Promise<void> {
 
     let gatewayChild: Child | undefined;
     if (args.gateway) {
-      const started = await startGateway(args, `${upstreamOrigin}/v1`);
+      const started = await startGateway(args, repoRoot, `${upstreamOrigin}/v1`);
       if ('reason' in started) {
         report.gateway = { status: 'failed', reason: started.reason };
         console.log(`gateway not measured: ${started.reason}`);
@@ -330,7 +184,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     if (gatewayDataDir) rmSync(gatewayDataDir, { recursive: true, force: true });
-    clearTimeout(hardStop);
+    release();
   }
 
   const table = markdownTable(report);

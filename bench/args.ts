@@ -1,0 +1,40 @@
+// The bench's command line, shared by both modes (bench/run.ts dispatches on --mode).
+import path from 'node:path';
+
+export interface Args {
+  mode: 'latency' | 'saturation';
+  quick: boolean;
+  config?: string;
+  build: boolean;
+  gateway: boolean;
+  gatewayEntry: string;
+}
+
+const KNOWN =
+  "--mode latency|saturation, --quick, --config '<json>', --build, --no-gateway, --gateway-entry <file>";
+
+export function parseArgs(argv: string[], repoRoot: string): Args {
+  const args: Args = {
+    mode: 'latency',
+    quick: false,
+    build: false,
+    gateway: true,
+    gatewayEntry: path.join(repoRoot, 'dist', 'main.js'),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') args.quick = true;
+    else if (a === '--build') args.build = true;
+    else if (a === '--no-gateway') args.gateway = false;
+    else if (a === '--config') args.config = argv[++i];
+    else if (a === '--gateway-entry') args.gatewayEntry = path.resolve(argv[++i] ?? '');
+    else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a === '--mode' || a.startsWith('--mode=')) {
+      const mode = a === '--mode' ? argv[++i] : a.slice('--mode='.length);
+      if (mode !== 'latency' && mode !== 'saturation') throw new Error(`unknown mode ${mode} (${KNOWN})`);
+      args.mode = mode;
+    } else throw new Error(`unknown argument ${a} (known: ${KNOWN})`);
+  }
+  if (args.config !== undefined) JSON.parse(args.config); // fail early on a typo, before any process starts
+  return args;
+}
