@@ -402,8 +402,8 @@ async function relayStream(
   );
 }
 
-/** A failure the gateway decided on without calling the target (breaker open, deadline passed). */
-export function gatewayFailure(error: GatewayError, reason: FailureReason): AttemptFailure {
+/** A failure before anything of an answer came (breaker open, deadline passed, the call not made). */
+export function gatewayFailure(error: GatewayError | ProviderError, reason: FailureReason): AttemptFailure {
   return {
     ok: false,
     error,

@@ -105,7 +105,12 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   return { outcome, error, status, state };
 }
 
-function asCallError(deps: GatewayDeps, ctx: SummaryContext, failure: unknown): GatewayError | ProviderError {
+/** The error a failed call answers with: its own, or an internal error (logged) for anything else. */
+export function asCallError(
+  deps: GatewayDeps,
+  ctx: SummaryContext,
+  failure: unknown,
+): GatewayError | ProviderError {
   if (failure instanceof GatewayError || failure instanceof ProviderError) return failure;
   deps.logger.error({ err: failure, traceId: ctx.traceId }, 'model call failed');
   return new GatewayError('internal_error', 'The gateway failed to handle the request', { cause: failure });

@@ -9,6 +9,7 @@ import type { Usage } from '../../core/openai-types.js';
 import type { UpstreamRelay } from '../attempt.js';
 import type { CallContext } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
+import { asCallError } from '../execute.js';
 import type { CallSummary } from '../observer.js';
 import { newRouteRun, route, type RouteResult } from '../router.js';
 import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
@@ -69,14 +70,7 @@ export async function executePassthrough(
       );
     }
   } else {
-    if (outcome && !outcome.ok) error = outcome.error;
-    else if (failure instanceof GatewayError || failure instanceof ProviderError) error = failure;
-    else {
-      deps.logger.error({ err: failure, traceId: ctx.traceId }, 'pass-through call failed');
-      error = new GatewayError('internal_error', 'The gateway failed to handle the request', {
-        cause: failure,
-      });
-    }
+    error = outcome && !outcome.ok ? outcome.error : asCallError(deps, ctx, failure);
     status =
       ctx.signal.aborted || (outcome && !outcome.ok && outcome.reason === 'client_gone') ? 499 : error.status;
     sink.fail(error, status, state);

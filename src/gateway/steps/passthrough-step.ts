@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
-import { refusedByPolicy, type AttemptOutcome } from '../attempt.js';
+import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
 import { flattenHeaders } from '../upstream.js';
@@ -47,17 +47,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   const fail = (
     error: GatewayError | ProviderError,
     reason: 'config' | 'status' | 'connection' | 'timeout' | 'client_gone',
-  ) =>
-    finish({
-      ok: false,
-      error: scrubSecrets(error, targetSecrets(resolved.target, auth)),
-      status: error.status,
-      reason,
-      afterFirstByte: false,
-      usage: undefined,
-      ttfbMs: null,
-      malformedChunks: 0,
-    });
+  ) => finish(gatewayFailure(scrubSecrets(error, targetSecrets(resolved.target, auth)), reason));
 
   try {
     let response;
