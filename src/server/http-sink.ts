@@ -83,9 +83,17 @@ export class HttpSink implements CallSink {
 
   answer(answer: JsonAnswer): void {
     this.closed = true;
-    const { reply } = this;
-    reply.headers(routeHeaders(this.state)).headers(forwardableHeaders(answer.headers));
-    void reply.code(answer.status).type('application/json').send(this.codec.answer(answer));
+    // Written straight to the connection, as a stream is: Fastify's send pipeline (serialisers, onSend
+    // hooks) has nothing to do for a body that is already its final text.
+    this.reply.hijack();
+    if (this.res.destroyed) return;
+    this.res.writeHead(answer.status, {
+      ...(this.reply.getHeaders() as Record<string, string>),
+      ...routeHeaders(this.state),
+      ...forwardableHeaders(answer.headers),
+      'content-type': 'application/json; charset=utf-8',
+    });
+    this.res.end(this.codec.answer(answer));
   }
 
   fail(error: GatewayError | ProviderError, status: number): void {
