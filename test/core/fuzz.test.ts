@@ -262,7 +262,7 @@ describe('deep nesting', () => {
   // (src/providers/openai/openai-body.ts) while building the upstream request, which runAttempt
   // (src/gateway/attempt.ts) files as a connection failure (502 upstream_unreachable "Maximum call stack
   // size exceeded"), and bodyForLog (src/gateway/log-record.ts, after redact stops at depth 32) in
-  // handleModelCall, which escapes as 500 internal_error and loses the log record. Either 5xx is
+  // the model call's log record, which escapes as 500 internal_error and loses the log record. Either 5xx is
   // seen, depending on which overflows first. Fix: bound the nesting depth of request bodies at the
   // boundary (400 invalid_body), and make bodyForLog summarise a body it cannot serialise.
   it.each([

@@ -3,7 +3,8 @@
  * module that wraps the next (cache → retry → continuation → deadline → breaker → the attempt itself).
  * A step may answer without calling on (a cache hit, an open circuit), call on several times (retry),
  * or change the call on its way in (a continuation's body, a sink that tees the stream). Hooks, rate
- * limits and the semantic cache are steps too; `GatewayDeps.targetSteps` is the chain a gateway runs.
+ * limits and the semantic cache are steps too. A gateway runs DEFAULT_TARGET_STEPS (steps/index.ts), or the
+ * `targetSteps` given to createGatewayServer; they are composed once, into `RoutingRuntime.modelChain`.
  */
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptOutcome } from '../attempt.js';
