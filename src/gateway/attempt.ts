@@ -118,15 +118,12 @@ class Deadline {
   expired = false;
   ms = 0;
 
-  constructor(private readonly onExpire: () => void) {}
+  constructor(private readonly attempt: AttemptScope) {}
 
   arm(ms: number): void {
     this.clear();
     this.ms = ms;
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.onExpire();
-    }, ms);
+    this.timer = setTimeout(expire, ms, this);
   }
 
   refresh(): void {
@@ -136,82 +133,115 @@ class Deadline {
   clear(): void {
     if (this.timer) clearTimeout(this.timer);
   }
+
+  fire(): void {
+    this.expired = true;
+    this.attempt.abort();
+  }
 }
 
-/** What the stream relay needs from the attempt around it. */
-interface AttemptScope {
-  ttfbMs: number | null;
-  malformedChunks: number;
-  deadline: Deadline;
-  enterStreamPhase(): void;
-  interrupted(err: unknown, afterFirstByte: boolean, usage?: Usage): AttemptFailure;
+function expire(deadline: Deadline): void {
+  deadline.fire();
+}
+
+/**
+ * One attempt's state: its abort, its deadline, its phase, and how a failure is reported. A class rather
+ * than closures: this is made for every call, and is also the listener of the client's abort.
+ */
+class AttemptScope {
+  readonly controller = new AbortController();
+  readonly deadline = new Deadline(this);
+  phase: 'first byte' | 'body' | 'stream idle' = 'first byte';
+  ttfbMs: number | null = null;
+  malformedChunks = 0;
+
+  constructor(private readonly input: AttemptInput) {
+    this.deadline.arm(input.timeoutMs);
+    input.clientSignal.addEventListener('abort', this, { once: true });
+    // A client gone before this call started fired its abort already: the listener would never run.
+    if (input.clientSignal.aborted) this.abort();
+  }
+
+  /** The client's abort (an EventListener object). */
+  handleEvent(): void {
+    this.abort();
+  }
+
+  abort(): void {
+    this.controller.abort();
+  }
+
+  end(): void {
+    this.deadline.clear();
+    this.input.clientSignal.removeEventListener('abort', this);
+  }
+
+  enterStreamPhase(): void {
+    this.phase = 'stream idle';
+    this.deadline.arm(this.input.idleTimeoutMs);
+  }
+
   fail(
     error: GatewayError | ProviderError,
     reason: FailureReason,
-    afterFirstByte?: boolean,
+    afterFirstByte = false,
     usage?: Usage,
-  ): AttemptFailure;
-}
-
-export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-  const { resolved, request, upstream, clientSignal } = input;
-  const { adapter } = resolved;
-  const provider = adapter.id;
-  const started = performance.now();
-  let phase: 'first byte' | 'body' | 'stream idle' = 'first byte';
-
-  const controller = new AbortController();
-  const deadline = new Deadline(() => controller.abort());
-  deadline.arm(input.timeoutMs);
-  const onClientAbort = () => controller.abort();
-  clientSignal.addEventListener('abort', onClientAbort, { once: true });
-  // A client gone before this call started fired its abort already: the listener would never run.
-  if (clientSignal.aborted) controller.abort();
-
-  const scope: AttemptScope = {
-    ttfbMs: null,
-    malformedChunks: 0,
-    deadline,
-    enterStreamPhase() {
-      phase = 'stream idle';
-      deadline.arm(input.idleTimeoutMs);
-    },
-    fail: (error, reason, afterFirstByte = false, usage) => ({
+  ): AttemptFailure {
+    const { request } = this.input;
+    return {
       ok: false,
       error: scrubSecrets(error, targetSecrets(request.target, request.auth)),
       status: error.status,
       reason,
       afterFirstByte,
       usage,
-      ttfbMs: scope.ttfbMs,
-      malformedChunks: scope.malformedChunks,
-    }),
-    interrupted(err, afterFirstByte, usage) {
-      if (clientSignal.aborted) {
-        return scope.fail(
-          new GatewayError('request_timeout', 'The client went away'),
-          'client_gone',
-          afterFirstByte,
-          usage,
-        );
-      }
-      if (deadline.expired) {
-        return scope.fail(timeoutError(provider, deadline.ms, phase), 'timeout', afterFirstByte, usage);
-      }
-      if (refusedByPolicy(err)) {
-        const refused = new GatewayError('custom_host_refused', (err as Error).message, {
-          param: 'custom_host',
-        });
-        return scope.fail(refused, 'config', afterFirstByte, usage);
-      }
-      return scope.fail(
-        connectionError(provider, err),
-        afterFirstByte ? 'stream_cut' : 'connection',
+      ttfbMs: this.ttfbMs,
+      malformedChunks: this.malformedChunks,
+    };
+  }
+
+  /** A call that broke off: the client left, a deadline passed, the address policy refused, or the
+   * connection failed. */
+  interrupted(err: unknown, afterFirstByte: boolean, usage?: Usage): AttemptFailure {
+    const provider = this.input.resolved.adapter.id;
+    if (this.input.clientSignal.aborted) {
+      return this.fail(
+        new GatewayError('request_timeout', 'The client went away'),
+        'client_gone',
         afterFirstByte,
         usage,
       );
-    },
-  };
+    }
+    if (this.deadline.expired) {
+      return this.fail(
+        timeoutError(provider, this.deadline.ms, this.phase),
+        'timeout',
+        afterFirstByte,
+        usage,
+      );
+    }
+    if (refusedByPolicy(err)) {
+      const refused = new GatewayError('custom_host_refused', (err as Error).message, {
+        param: 'custom_host',
+      });
+      return this.fail(refused, 'config', afterFirstByte, usage);
+    }
+    return this.fail(
+      connectionError(provider, err),
+      afterFirstByte ? 'stream_cut' : 'connection',
+      afterFirstByte,
+      usage,
+    );
+  }
+}
+
+export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+  const { resolved, request, upstream } = input;
+  const { adapter } = resolved;
+  const provider = adapter.id;
+  const started = performance.now();
+  const scope = new AttemptScope(input);
+  const { controller } = scope;
 
   try {
     let response: Dispatcher.ResponseData;
@@ -230,7 +260,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     const status = response.statusCode;
 
     if (status < 200 || status >= 300) {
-      phase = 'body';
+      scope.phase = 'body';
       let bodyText: string;
       try {
         bodyText = await response.body.text();
@@ -245,7 +275,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
 
     if (input.sink) return await relayStream(input, input.sink, response, headers, scope);
 
-    phase = 'body';
+    scope.phase = 'body';
     let text: string;
     try {
       text = await response.body.text();
@@ -286,8 +316,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       malformedChunks: 0,
     };
   } finally {
-    deadline.clear();
-    clientSignal.removeEventListener('abort', onClientAbort);
+    scope.end();
   }
 }
 
