@@ -1,102 +1,13 @@
 /**
- * The OpenAI wire shapes the gateway speaks to clients, as adapters read and produce them.
- * Request bodies are validated at the HTTP boundary (src/server/schemas); these are the views adapters
- * translate from and to. Field names are OpenAI's, snake_case, never rewritten.
+ * The OpenAI wire shapes of the answers the gateway gives clients, as adapters produce them. Request bodies
+ * are not here: their type is their schema's (src/core/schemas), validated at the boundary. Field names are
+ * OpenAI's, snake_case, never rewritten.
  */
-
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
-
-export type ContentPart =
-  | { type: 'text'; text: string; cache_control?: Record<string, unknown> }
-  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
-  | { type: 'input_audio'; input_audio: { data: string; format: string } }
-  | { type: 'file'; file: { file_id?: string; file_data?: string; filename?: string } }
-  | { type: string; [key: string]: unknown };
 
 export interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
-}
-
-export interface ChatMessage {
-  role: ChatRole;
-  content?: string | ContentPart[] | null;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-  function_call?: { name: string; arguments: string };
-  /** Reasoning carried back in multi-turn history (non-strict mode). */
-  content_blocks?: ContentBlock[];
-  [key: string]: unknown;
-}
-
-export interface FunctionTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
-
-export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
-
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | {
-      type: 'json_schema';
-      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean };
-    };
-
-export interface ThinkingOption {
-  type: 'enabled' | 'disabled';
-  budget_tokens?: number;
-}
-
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  n?: number;
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stop?: string | string[] | null;
-  seed?: number;
-  user?: string;
-  tools?: FunctionTool[];
-  tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  functions?: Array<{ name: string; description?: string; parameters?: Record<string, unknown> }>;
-  function_call?: 'none' | 'auto' | { name: string };
-  response_format?: ResponseFormat;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  logit_bias?: Record<string, number>;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  /** The reasoning-content option of the spec (only with strict_compat_compliance false). */
-  thinking?: ThinkingOption;
-  [key: string]: unknown;
-}
-
-export interface CompletionRequest {
-  model: string;
-  prompt: string | string[] | number[] | number[][];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  max_tokens?: number;
-  n?: number;
-  [key: string]: unknown;
-}
-
-export interface EmbeddingRequest {
-  model: string;
-  input: string | string[] | number[] | number[][];
-  encoding_format?: 'float' | 'base64';
-  dimensions?: number;
-  user?: string;
-  [key: string]: unknown;
 }
 
 export interface Usage {

@@ -13,37 +13,37 @@ import {
   validateCompletionRequest,
   validateEmbeddingRequest,
 } from '../core/schemas/index.js';
-import type { EndpointKind } from '../providers/types.js';
+import type { EndpointKind, ModelRequest, RequestBody } from '../providers/types.js';
 
-export interface EndpointDescriptor {
-  kind: EndpointKind;
+export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
+  kind: K;
   /** Under /v1. */
   path: string;
   /** Validates a body (throws invalid_body naming the field) and returns it typed. */
-  validate(body: unknown): Record<string, unknown>;
+  validate(body: unknown): RequestBody<K>;
   /** Whether `stream: true` asks for server-sent events. */
   streams: boolean;
   openapi: Operation;
 }
 
-function descriptor(
-  kind: EndpointKind,
+function descriptor<K extends EndpointKind>(
+  kind: K,
   path: string,
-  validate: (body: unknown) => unknown,
+  validate: (body: unknown) => RequestBody<K>,
   schema: unknown,
   summary: string,
   streams: boolean,
-): EndpointDescriptor {
+): EndpointDescriptor<K> {
   return {
     kind,
     path,
-    validate: validate as (body: unknown) => Record<string, unknown>,
+    validate,
     streams,
     openapi: { method: 'post', path, summary, tags: ['Models'], requestBody: schema },
   };
 }
 
-export const ENDPOINTS: Readonly<Record<EndpointKind, EndpointDescriptor>> = {
+export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } = {
   chat: descriptor(
     'chat',
     '/chat/completions',
@@ -69,3 +69,16 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, EndpointDescriptor>> = {
     false,
   ),
 };
+
+/** A client's body validated for its endpoint: the request the pipeline carries, told apart by `endpoint`. */
+export function validateRequest<K extends EndpointKind>(
+  endpoint: EndpointDescriptor<K>,
+  body: unknown,
+): ModelRequest<K> {
+  return { endpoint: endpoint.kind, body: endpoint.validate(body) };
+}
+
+/** Whether the client asked for server-sent events (embeddings never stream). */
+export function asksForStream(request: ModelRequest): boolean {
+  return request.endpoint !== 'embeddings' && request.body.stream === true;
+}

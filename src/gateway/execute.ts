@@ -6,25 +6,24 @@
  * the call's summary to the observers (the log, later metrics and traces).
  */
 import { GatewayError, ProviderError } from '../core/errors.js';
-import type { EndpointKind } from '../providers/types.js';
+import type { ModelRequest } from '../providers/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { CallContext } from './call-context.js';
 import { HEADERS } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
+import { asksForStream } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
 import { newRouteRun, route, type RouteResult } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
 import type { CallSink } from './sink.js';
 
-export interface ModelCall {
+/** One model call: its operation and validated body, told apart by `endpoint`, and whose call it is. */
+export type ModelCall = ModelRequest & {
   ctx: CallContext;
-  endpoint: EndpointKind;
-  /** The validated body. */
-  body: Record<string, unknown>;
   /** What the answer's headers report; the caller's sink may read it as the call goes (streams). */
   state?: RouteState;
-}
+};
 
 export interface CallResult {
   outcome: AttemptOutcome | undefined;
@@ -37,13 +36,14 @@ export interface CallResult {
 export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
   const { ctx, endpoint, body } = call;
   const state = call.state ?? newRouteState();
-  const stream = endpoint !== 'embeddings' && body.stream === true;
+  const stream = asksForStream(call);
   const delivered = stream ? new DeliveredStream(sink) : undefined;
+  // (`stream` already rules embeddings out; the endpoint test says so to the type checker.)
+  const request = stream && call.endpoint !== 'embeddings' ? withUsageAsked(call) : call;
   const run = newRouteRun(deps, {
+    ...request,
     ctx,
-    endpoint,
     chain: deps.routing.modelChain,
-    body: upstreamBody(body, stream),
     stream,
     sink: delivered,
     state,
@@ -51,7 +51,10 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   let result: RouteResult | undefined;
   let failure: unknown;
   try {
-    if (body.thinking !== undefined && ctx.strictCompat) {
+    // The gateway's own option, refused in strict mode on every endpoint: the chat schema names it, the
+    // others let it through as an unknown key.
+    const fields: Readonly<Record<string, unknown>> = body;
+    if (fields.thinking !== undefined && ctx.strictCompat) {
       throw new GatewayError(
         'unsupported_parameter',
         'thinking needs strict_compat_compliance set to false (in the config, or the ' +
@@ -122,7 +125,7 @@ export function asCallError(
  */
 export function refuseCall(
   deps: GatewayDeps,
-  call: { ctx: SummaryContext; endpoint: EndpointKind; body: Record<string, unknown> },
+  call: ModelRequest & { ctx: SummaryContext },
   failure: unknown,
   sink: CallSink,
 ): void {
@@ -134,7 +137,7 @@ export function refuseCall(
   const summary: CallSummary = {
     ctx,
     endpoint: call.endpoint,
-    stream: call.endpoint !== 'embeddings' && body.stream === true,
+    stream: asksForStream(call),
     state,
     status,
     model: typeof body.model === 'string' ? body.model : null,
@@ -151,11 +154,12 @@ export function refuseCall(
 }
 
 /**
- * Usage is always asked of the provider, so every streamed call is recorded with its tokens; the codec
- * passes the usage chunk to the client only when it asked for it.
+ * The request of a stream as sent upstream. Usage is always asked of the provider, so every streamed call is
+ * recorded with its tokens; the codec passes the usage chunk to the client only when it asked for it.
  */
-function upstreamBody(body: Record<string, unknown>, stream: boolean): Record<string, unknown> {
-  if (!stream) return body;
-  const options = body.stream_options as Record<string, unknown> | undefined;
-  return { ...body, stream_options: { ...options, include_usage: true } };
+function withUsageAsked<K extends 'chat' | 'completions'>({
+  endpoint,
+  body,
+}: ModelRequest<K>): ModelRequest<K> {
+  return { endpoint, body: { ...body, stream_options: { ...body.stream_options, include_usage: true } } };
 }

@@ -5,6 +5,7 @@
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
+import type { AdapterRequest } from '../providers/types.js';
 import {
   runAttempt,
   type AttemptFailure,
@@ -40,14 +41,22 @@ class FanoutMemberSink extends ForwardingSink {
   }
 }
 
-export function needsFanout(input: AttemptInput): boolean {
-  const n = input.request.body.n;
-  return (
-    input.resolved.adapter.capabilities.n === 'fanout' &&
-    input.request.endpoint !== 'embeddings' &&
-    typeof n === 'number' &&
-    n > 1
-  );
+/** The requests `n` is fanned out into, one per choice; undefined when the provider honours n itself, or n
+ * is 1. */
+export function fanoutRequests(input: AttemptInput): AdapterRequest[] | undefined {
+  const { request } = input;
+  if (input.resolved.adapter.capabilities.n !== 'fanout' || request.endpoint === 'embeddings') {
+    return undefined;
+  }
+  const n = request.body.n;
+  if (typeof n !== 'number' || n <= 1) return undefined;
+  return Array.from({ length: n }, () => oneChoice(request));
+}
+
+/** The request of one of the fanned-out calls: the same, asking for one choice. */
+function oneChoice<K extends 'chat' | 'completions'>(request: AdapterRequest<K>): AdapterRequest<K> {
+  const { n: _n, ...single } = request.body;
+  return { ...request, body: single, auth: undefined };
 }
 
 function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | undefined {
@@ -76,9 +85,8 @@ function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | un
 
 /** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively. */
 export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
-  if (!needsFanout(input)) return runAttempt(input);
-  const n = input.request.body.n as number;
-  const { n: _n, ...single } = input.request.body;
+  const requests = fanoutRequests(input);
+  if (!requests) return runAttempt(input);
   const abort = new AbortController();
   const onClientAbort = () => abort.abort();
   input.clientSignal.addEventListener('abort', onClientAbort, { once: true });
@@ -86,10 +94,10 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
   const stream: { id: string | undefined } = { id: undefined };
   const sink = input.sink;
 
-  const calls = Array.from({ length: n }, async (_, index): Promise<AttemptOutcome> => {
+  const calls = requests.map(async (request, index): Promise<AttemptOutcome> => {
     const outcome = await runAttempt({
       ...input,
-      request: { ...input.request, body: { ...single }, auth: undefined },
+      request,
       clientSignal: abort.signal,
       sink: sink ? new FanoutMemberSink(sink, index, stream) : undefined,
     });

@@ -47,7 +47,10 @@ export function listAdapters(): readonly ProviderAdapter[] {
 }
 
 /** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
-export function operationOf(adapter: ProviderAdapter, endpoint: EndpointKind): OperationHandler {
+export function operationOf<K extends EndpointKind>(
+  adapter: ProviderAdapter,
+  endpoint: K,
+): OperationHandler<K> {
   const handler = adapter.operations[endpoint];
   if (!handler) throw unsupportedEndpoint(adapter, endpoint);
   return handler;

@@ -8,8 +8,19 @@
  */
 import type { ProviderError } from '../core/errors.js';
 import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
+import type { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../core/schemas/index.js';
 
-export type EndpointKind = 'chat' | 'completions' | 'embeddings';
+/** Each model operation and the body it takes: the type its schema gives (core/schemas), validated once at
+ * the route and, with a target's override_params, once more before the target is called. */
+export interface RequestBodies {
+  chat: ChatCompletionRequest;
+  completions: CompletionRequest;
+  embeddings: EmbeddingRequest;
+}
+
+export type EndpointKind = keyof RequestBodies;
+
+export type RequestBody<K extends EndpointKind = EndpointKind> = RequestBodies[K];
 
 export interface AzureDeployment {
   deployment_id: string;
@@ -77,12 +88,20 @@ export const PROVIDER_TARGET_KEYS = [
   'deployments',
 ] as const satisfies ReadonlyArray<keyof ProviderTarget>;
 
-/** One model call, as the adapter sees it. */
-export interface AdapterRequest {
-  endpoint: EndpointKind;
-  /** The validated OpenAI-shaped body with override_params applied (ChatRequest, CompletionRequest or
-   * EmbeddingRequest of ./openai-types.ts according to `endpoint`). */
-  body: Record<string, unknown>;
+/** A model call's operation and its validated body, told apart by `endpoint`; with K, those of operation K. */
+export type ModelRequest<K extends EndpointKind = EndpointKind> = {
+  [P in K]: {
+    endpoint: P;
+    /** The validated OpenAI-shaped body (with the target's override_params applied, once routed). */
+    body: RequestBodies[P];
+  };
+}[K];
+
+/** One model call of operation K, as the adapter sees it; without K, any operation, told apart by `endpoint`. */
+export type AdapterRequest<K extends EndpointKind = EndpointKind> = AdapterRequestFields & ModelRequest<K>;
+
+/** What every operation's request carries besides its operation and body. */
+export interface AdapterRequestFields {
   stream: boolean;
   target: ProviderTarget;
   /** Headers named by the config's `forward_headers`, lower-case, to send upstream as they are. */
@@ -191,18 +210,21 @@ export interface ProviderCapabilities {
   notes?: string[];
 }
 
-/** What an adapter does for one operation (chat, completions, embeddings; later responses, messages…). */
-export interface OperationHandler {
+/** What an adapter does for operation K (chat, completions, embeddings; later responses, messages…). */
+export interface OperationHandler<K extends EndpointKind = EndpointKind> {
   /** Builds the upstream request. Throws GatewayError (4xx) for what the provider cannot honour or a
    * target that lacks what the provider needs (naming the parameter or config key). */
-  buildRequest(req: AdapterRequest): UpstreamRequest | Promise<UpstreamRequest>;
+  buildRequest(req: AdapterRequest<K>): UpstreamRequest | Promise<UpstreamRequest>;
   /** Translates a successful (2xx) JSON answer. Returns the very same object it was given when nothing
    * needed changing (the gateway then relays the upstream's bytes exactly). Throws ProviderError when a 2xx
    * body carries an error. */
-  parseResponse(req: AdapterRequest, res: UpstreamResponse): unknown;
+  parseResponse(req: AdapterRequest<K>, res: UpstreamResponse): unknown;
   /** Absent when the operation never streams (embeddings). */
-  createStreamTranslator?(req: AdapterRequest): StreamTranslator;
+  createStreamTranslator?(req: AdapterRequest<K>): StreamTranslator;
 }
+
+/** An adapter's handlers, each typed for its own operation. */
+export type OperationHandlers = { readonly [K in EndpointKind]?: OperationHandler<K> };
 
 export interface ProviderAdapter {
   /** Canonical id used in `provider` / `x-gateway-provider`. */
@@ -216,7 +238,7 @@ export interface ProviderAdapter {
   authenticate?(target: ProviderTarget, signal: AbortSignal): Promise<AuthMaterial>;
 
   /** One handler per operation the provider offers; `capabilities.endpoints` lists the same keys. */
-  readonly operations: Readonly<Partial<Record<EndpointKind, OperationHandler>>>;
+  readonly operations: OperationHandlers;
 
   /** The stream's framing; SSE when absent. */
   createFrameDecoder?(): FrameDecoder;

@@ -10,6 +10,7 @@ import { runModelAttempt } from '../../src/gateway/fanout.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/gateway/upstream.js';
 import { findAdapter } from '../../src/providers/registry.js';
 import type { ResolvedTarget } from '../../src/gateway/resolve-target.js';
+import { validateChatCompletionRequest } from '../../src/core/schemas/index.js';
 import type { AdapterRequest } from '../../src/providers/types.js';
 
 let upstream: FakeUpstream;
@@ -31,7 +32,7 @@ function call(provider: string, body: Record<string, unknown>) {
   const resolved: ResolvedTarget = { adapter, target, node: target, path: '' };
   const request: AdapterRequest = {
     endpoint: 'chat',
-    body,
+    body: validateChatCompletionRequest(body),
     stream: false,
     target,
     forwardHeaders: {},

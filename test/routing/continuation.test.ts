@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../src/core/openai-types.js';
+import type { ChatCompletionRequest } from '../../src/core/schemas/index.js';
 import {
   acceptsAssistantPrefill,
   buildContinuation,
   CONTINUE_INSTRUCTION,
+  type Continuation,
 } from '../../src/gateway/routing/continuation.js';
 
 const identity = { id: 'chatcmpl-first', created: 1700000000, object: 'chat.completion.chunk' };
-const body = { model: 'm', messages: [{ role: 'user', content: 'tell me' }], stream: true };
+const body: ChatCompletionRequest = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'tell me' }],
+  stream: true,
+};
+
+function messagesOf(continuation: Continuation | undefined) {
+  return continuation?.endpoint === 'chat' ? continuation.body.messages : undefined;
+}
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null, index = 0): ChatCompletionChunk {
   return {
@@ -21,15 +31,11 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null, ind
 
 describe('continuation of a broken stream', () => {
   it('asks an OpenAI-wire target to continue after the partial assistant message', () => {
-    const c = buildContinuation({
-      endpoint: 'chat',
-      body,
-      text: 'Once upon',
-      identity,
-      provider: 'openai',
-      model: 'm',
-    });
-    expect(c?.body.messages).toEqual([
+    const c = buildContinuation(
+      { endpoint: 'chat', body },
+      { text: 'Once upon', identity, provider: 'openai', model: 'm' },
+    );
+    expect(messagesOf(c)).toEqual([
       { role: 'user', content: 'tell me' },
       { role: 'assistant', content: 'Once upon' },
       { role: 'user', content: CONTINUE_INSTRUCTION },
@@ -37,15 +43,11 @@ describe('continuation of a broken stream', () => {
   });
 
   it('prefills an Anthropic-style target, without trailing whitespace, and drops the doubled space', () => {
-    const c = buildContinuation({
-      endpoint: 'chat',
-      body,
-      text: 'Once upon ',
-      identity,
-      provider: 'anthropic',
-      model: 'claude',
-    });
-    expect(c?.body.messages).toEqual([
+    const c = buildContinuation(
+      { endpoint: 'chat', body },
+      { text: 'Once upon ', identity, provider: 'anthropic', model: 'claude' },
+    );
+    expect(messagesOf(c)).toEqual([
       { role: 'user', content: 'tell me' },
       { role: 'assistant', content: 'Once upon' },
     ]);
@@ -65,14 +67,10 @@ describe('continuation of a broken stream', () => {
   });
 
   it('rewrites chunks to the first stream: id, created, index 0; drops the second role delta; keeps the model', () => {
-    const c = buildContinuation({
-      endpoint: 'chat',
-      body,
-      text: 'x',
-      identity,
-      provider: 'openai',
-      model: 'm',
-    });
+    const c = buildContinuation(
+      { endpoint: 'chat', body },
+      { text: 'x', identity, provider: 'openai', model: 'm' },
+    );
     expect(c?.rewrite(chunk({ role: 'assistant', content: '' }))).toBeUndefined();
     const out = c?.rewrite(chunk({ content: 'y' }));
     expect(out).toMatchObject({ id: 'chatcmpl-first', created: 1700000000, model: 'fallback-model' });
@@ -83,36 +81,24 @@ describe('continuation of a broken stream', () => {
   });
 
   it('restarts from scratch when only the role chunk went out', () => {
-    const c = buildContinuation({
-      endpoint: 'chat',
-      body,
-      text: '',
-      identity,
-      provider: 'openai',
-      model: 'm',
-    });
+    const c = buildContinuation(
+      { endpoint: 'chat', body },
+      { text: '', identity, provider: 'openai', model: 'm' },
+    );
     expect(c?.body).toBe(body);
   });
 
   it('continues a text completion by appending the partial text to the prompt', () => {
-    const c = buildContinuation({
-      endpoint: 'completions',
-      body: { model: 'i', prompt: 'Say:', echo: true, stream: true },
-      text: ' hello',
-      identity,
-      provider: 'openai',
-      model: 'i',
-    });
+    const c = buildContinuation(
+      { endpoint: 'completions', body: { model: 'i', prompt: 'Say:', echo: true, stream: true } },
+      { text: ' hello', identity, provider: 'openai', model: 'i' },
+    );
     expect(c?.body).toEqual({ model: 'i', prompt: 'Say: hello', stream: true });
     expect(
-      buildContinuation({
-        endpoint: 'completions',
-        body: { prompt: [[1, 2]] },
-        text: 'a',
-        identity,
-        provider: 'openai',
-        model: 'i',
-      }),
+      buildContinuation(
+        { endpoint: 'completions', body: { model: 'i', prompt: [[1, 2]] } },
+        { text: 'a', identity, provider: 'openai', model: 'i' },
+      ),
     ).toBeUndefined();
   });
 });

@@ -124,6 +124,12 @@ export const ChatMessageSchema = Type.Union([
 ]);
 
 export type ChatMessage = Static<typeof ChatMessageSchema>;
+export type SystemMessage = Static<typeof SystemMessageSchema>;
+export type DeveloperMessage = Static<typeof DeveloperMessageSchema>;
+export type UserMessage = Static<typeof UserMessageSchema>;
 export type AssistantMessage = Static<typeof AssistantMessageSchema>;
+export type ToolMessage = Static<typeof ToolMessageSchema>;
+export type FunctionMessage = Static<typeof FunctionMessageSchema>;
+export type TextPart = Static<typeof TextPartSchema>;
 export type UserContentPart = Static<typeof UserContentPartSchema>;
 export type AssistantContentPart = Static<typeof AssistantContentPartSchema>;

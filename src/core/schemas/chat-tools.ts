@@ -1,7 +1,7 @@
 /**
  * Tool-calling, structured-output and reasoning options of a chat request.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common-fields.js';
 
 const JsonSchemaObject = Type.Object({}, { description: 'A JSON Schema object.' });
@@ -82,3 +82,8 @@ export const ThinkingField = Type.Union([
   }),
   Type.Object({ type: Type.Literal('disabled') }),
 ]);
+
+export type Tool = Static<typeof ToolSchema>;
+export type ToolChoice = Static<typeof ToolChoiceField>;
+export type ResponseFormat = Static<typeof ResponseFormatField>;
+export type ThinkingOption = Static<typeof ThinkingField>;

@@ -15,7 +15,14 @@ export {
 } from './embedding-request.js';
 export type {
   ChatMessage,
+  SystemMessage,
+  DeveloperMessage,
+  UserMessage,
   AssistantMessage,
+  ToolMessage,
+  FunctionMessage,
+  TextPart,
   UserContentPart,
   AssistantContentPart,
 } from './chat-messages.js';
+export type { Tool, ToolChoice, ResponseFormat, ThinkingOption } from './chat-tools.js';

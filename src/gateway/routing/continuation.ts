@@ -10,7 +10,7 @@
  * exactly where it stopped. Text completions append the partial text to the prompt.
  */
 import type { ChatCompletionChunk } from '../../core/openai-types.js';
-import type { EndpointKind } from '../../providers/types.js';
+import type { ModelRequest } from '../../providers/types.js';
 import type { StreamIdentity } from '../delivered-stream.js';
 
 export const CONTINUE_INSTRUCTION =
@@ -26,9 +26,10 @@ export function acceptsAssistantPrefill(provider: string, model: string | undefi
   return false;
 }
 
-export interface Continuation {
-  /** The request body for the next target. */
-  body: Record<string, unknown>;
+/** The request for the next target (its operation and body), and how its answer joins the client's. */
+export type Continuation = ModelRequest & ContinuationJoin;
+
+export interface ContinuationJoin {
   /** Rewrites the next target's chunks into the client's stream; undefined drops a chunk. */
   rewrite: (chunk: ChatCompletionChunk) => ChatCompletionChunk | undefined;
   /** true once the next target restarted the answer and then said it differently: what it says can no
@@ -36,10 +37,9 @@ export interface Continuation {
   readonly diverged: boolean;
 }
 
+/** What the client already has of the answer to `request` (the request the first target was sent, without
+ * the target's override_params). */
 export interface PartialAnswer {
-  endpoint: EndpointKind;
-  /** The body the first target was sent (without the target's override_params). */
-  body: Record<string, unknown>;
   /** The text the client has of choice 0. */
   text: string;
   identity: StreamIdentity | undefined;
@@ -49,54 +49,62 @@ export interface PartialAnswer {
 }
 
 /** Builds the continuation, or undefined when the request cannot be continued this way. */
-export function buildContinuation(partial: PartialAnswer): Continuation | undefined {
-  const { endpoint, body, text } = partial;
-  if (endpoint === 'chat') {
+export function buildContinuation(request: ModelRequest, partial: PartialAnswer): Continuation | undefined {
+  const { text } = partial;
+  if (request.endpoint === 'chat') {
+    const { body } = request;
     const messages = body.messages;
     if (!Array.isArray(messages)) return undefined;
-    if (text === '') return continuationOf(body, partial, '');
+    if (text === '') return continuationOf({ endpoint: 'chat', body }, partial, '');
     if (acceptsAssistantPrefill(partial.provider, partial.model)) {
       // A prefill must not end in whitespace (Anthropic refuses it); the client already has that
       // whitespace, so any the model repeats at its start is dropped.
       const prefill = text.trimEnd();
-      if (prefill === '') return continuationOf(body, partial, '');
+      if (prefill === '') return continuationOf({ endpoint: 'chat', body }, partial, '');
       return continuationOf(
-        { ...body, messages: [...messages, { role: 'assistant', content: prefill }] },
+        {
+          endpoint: 'chat',
+          body: { ...body, messages: [...messages, { role: 'assistant', content: prefill }] },
+        },
         partial,
         text.slice(prefill.length),
       );
     }
     return continuationOf(
       {
-        ...body,
-        messages: [
-          ...messages,
-          { role: 'assistant', content: text },
-          { role: 'user', content: CONTINUE_INSTRUCTION },
-        ],
+        endpoint: 'chat',
+        body: {
+          ...body,
+          messages: [
+            ...messages,
+            { role: 'assistant', content: text },
+            { role: 'user', content: CONTINUE_INSTRUCTION },
+          ],
+        },
       },
       partial,
       '',
     );
   }
-  if (endpoint === 'completions') {
+  if (request.endpoint === 'completions') {
+    const { body } = request;
     let prompt = body.prompt;
     if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') prompt = prompt[0];
     if (typeof prompt !== 'string') return undefined;
     const { echo: _echo, suffix: _suffix, ...rest } = body;
-    return continuationOf({ ...rest, prompt: prompt + text }, partial, '');
+    return continuationOf({ endpoint: 'completions', body: { ...rest, prompt: prompt + text } }, partial, '');
   }
   return undefined;
 }
 
 function continuationOf(
-  body: Record<string, unknown>,
+  request: ModelRequest,
   partial: PartialAnswer,
   trailingWhitespace: string,
 ): Continuation {
   const rewriter = new ContinuationRewriter(partial.identity, trailingWhitespace, partial.text);
   return {
-    body,
+    ...request,
     rewrite: (chunk) => rewriter.rewrite(chunk),
     get diverged() {
       return rewriter.diverged;

@@ -1,29 +1,33 @@
 /** A node's `override_params`: merged over the client's body, and checked by the same rules as a body. */
 import { GatewayError } from '../../core/errors.js';
-import type { EndpointKind } from '../../providers/types.js';
+import type { EndpointKind, ModelRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
-import { ENDPOINTS } from '../endpoints.js';
+import { ENDPOINTS, validateRequest } from '../endpoints.js';
+import type { RoutedRequest } from './route-types.js';
 
-export function applyOverrides(body: Record<string, unknown>, node: TargetConfig): Record<string, unknown> {
-  const overrides = node.override_params as Record<string, unknown> | undefined;
-  return overrides ? { ...body, ...overrides } : body;
+/**
+ * The request with the node's override_params set over its body. Checked by the body's schema where a
+ * target's request is made (overriddenRequest); a continuation of it, whose body differs only in its
+ * messages or prompt, takes them unchecked.
+ */
+export function withOverrides<K extends EndpointKind>(
+  { endpoint, body }: ModelRequest<K>,
+  node: TargetConfig,
+): ModelRequest<K> {
+  const overrides = node.override_params;
+  return { endpoint, body: overrides ? { ...body, ...overrides } : body };
 }
 
 /**
- * The body a target is sent: the client's with the node's override_params applied. A bad override is
- * reported where it is in the config.
+ * The request a target is sent: the client's with the node's override_params applied, checked by the same
+ * rules as a body. A bad override is reported where it is in the config.
  */
-export function overriddenBody(
-  body: Record<string, unknown>,
-  node: TargetConfig,
-  endpoint: EndpointKind | 'passthrough',
-  path: string,
-): Record<string, unknown> {
+export function overriddenRequest(request: RoutedRequest, node: TargetConfig, path: string): RoutedRequest {
   // A pass-through body is the provider's own, sent as it came: override_params are for model calls.
-  if (!node.override_params || endpoint === 'passthrough') return body;
-  const merged = applyOverrides(body, node);
+  if (!node.override_params || request.endpoint === 'passthrough') return request;
+  const merged = { ...request.body, ...node.override_params };
   try {
-    ENDPOINTS[endpoint].validate(merged);
+    return validateRequest(ENDPOINTS[request.endpoint], merged);
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     const where = `config.${path ? `${path}.` : ''}override_params`;
@@ -31,5 +35,4 @@ export function overriddenBody(
       param: err.param ? `${where}.${err.param}` : where,
     });
   }
-  return merged;
 }

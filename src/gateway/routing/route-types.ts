@@ -1,5 +1,5 @@
 /** The shapes shared by the router, the target steps and the pipeline: one request's walk of the tree. */
-import type { EndpointKind, UpstreamRequest } from '../../providers/types.js';
+import type { ModelRequest, RequestBodies, UpstreamRequest } from '../../providers/types.js';
 import type { ReplayableBody } from '../passthrough/replayable-body.js';
 import type { TargetHandler } from '../steps/target-step.js';
 import type { AttemptOutcome } from '../attempt.js';
@@ -18,11 +18,24 @@ export interface RouteState {
   cacheStatus: string | null;
 }
 
-/** The operation of a model call; the steps that only model calls run (cache, continuation, the call
- * itself) ask this, and a pass-through never reaches them. */
-export function modelEndpointOf(call: RoutedCall): EndpointKind {
+/** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in
+ * `passthrough`); an empty object stands in, so records and steps read every call's body alike. */
+interface RoutedBodies extends RequestBodies {
+  passthrough: Record<string, undefined>;
+}
+
+export type RoutedKind = keyof RoutedBodies;
+
+/** A routed call's operation and body, told apart by `endpoint`; with K, those of kind K. */
+export type RoutedRequest<K extends RoutedKind = RoutedKind> = {
+  [P in K]: { endpoint: P; body: RoutedBodies[P] };
+}[K];
+
+/** The operation and body of a model call; the steps that only model calls run (cache, continuation, the
+ * call itself) ask this, and a pass-through never reaches them. */
+export function modelRequestOf(call: RoutedRequest): ModelRequest {
   if (call.endpoint === 'passthrough') throw new Error('a pass-through call reached a model-call step');
-  return call.endpoint;
+  return call;
 }
 
 export function newRouteState(): RouteState {
@@ -39,21 +52,19 @@ export interface PassthroughCall {
   body: ReplayableBody | undefined;
 }
 
-/** A call as the router sees it. */
-export interface RoutedCall {
+/** A call as the router sees it: its operation and body (the validated body as sent to the provider, before
+ * a target's override_params), and how it is run. */
+export type RoutedCall = RoutedRequest & {
   ctx: CallContext;
-  endpoint: EndpointKind | 'passthrough';
   /** The chain of steps every target of this call runs (model calls and pass-through differ). */
   chain: TargetHandler;
   /** Pass-through only. */
   passthrough?: PassthroughCall;
-  /** The validated body, as sent to the provider (before a target's override_params). */
-  body: Record<string, unknown>;
   stream: boolean;
   /** Streams only: the answer as delivered so far, in front of the caller's sink. */
   sink: DeliveredStream | undefined;
   state: RouteState;
-}
+};
 
 /** Everything that happened for one target: a call, a breaker skip, or a cache answer. */
 export interface AttemptRecord {

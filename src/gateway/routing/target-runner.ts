@@ -8,8 +8,9 @@ import { LRUCache } from 'lru-cache';
 import type { TargetConfig } from '../config/index.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import { continuationFor } from '../steps/continuation-step.js';
-import { overriddenBody } from './overrides.js';
-import type { NodeResult, RouteRun } from './route-types.js';
+import type { TargetCall } from '../steps/target-step.js';
+import { overriddenRequest } from './overrides.js';
+import type { NodeResult, RoutedKind, RoutedRequest, RouteRun } from './route-types.js';
 
 const hostAddresses = new LRUCache<string, string>({ max: 1000 });
 
@@ -55,25 +56,27 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
   );
   state.targetPath = path;
   state.provider = resolved.adapter.id;
-  const body = overriddenBody(call.body, node, call.endpoint, path);
-  const model = body.model as string | undefined;
+  const request = overriddenRequest(call, node, path);
+  const model = request.body.model;
   // Part of an answer went out and this target cannot take it over: the earlier failure stands.
   if (call.sink && call.sink.written > 0 && run.lastFailure && !continuationFor(run, { resolved, model })) {
     return run.lastFailure;
   }
-  const targetCall = {
-    run,
-    node,
-    path,
-    resolved,
-    body,
-    model,
-    address: addressOf(resolved),
-    sink: call.sink,
-    retry: 0,
-  };
-  const outcome = await call.chain(targetCall);
-  const result: NodeResult = { outcome, resolved, requestBody: body };
+  const outcome = await call.chain(targetCallOf(request, run, node, path, resolved, model));
+  const result: NodeResult = { outcome, resolved, requestBody: request.body };
   if (!outcome.ok) run.lastFailure = result;
   return result;
+}
+
+/** The first call of a target: the routed request with the node's override_params, and where it goes. */
+function targetCallOf<K extends RoutedKind>(
+  { endpoint, body }: RoutedRequest<K>,
+  run: RouteRun,
+  node: TargetConfig,
+  path: string,
+  resolved: ResolvedTarget,
+  model: string | undefined,
+): TargetCall<K> {
+  const address = addressOf(resolved);
+  return { run, node, path, resolved, endpoint, body, model, address, sink: run.call.sink, retry: 0 };
 }

@@ -2,11 +2,12 @@
  * The end of the chain: the call itself (fanned out into n calls for providers that give one choice per
  * call), with the deadlines of the node, noted in the walk's history.
  */
-import type { AdapterRequest } from '../../providers/types.js';
+import type { AdapterRequest, EndpointKind, ModelRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
 import type { CallContext } from '../call-context.js';
 import { runModelAttempt } from '../fanout.js';
-import { modelEndpointOf, recordAttempt } from '../routing/route-types.js';
+import type { ResolvedTarget } from '../resolve-target.js';
+import { modelRequestOf, recordAttempt, type RouteRun } from '../routing/route-types.js';
 import type { TargetHandler } from './target-step.js';
 
 /** The client headers named by the node's `forward_headers`, lower-case. */
@@ -21,20 +22,31 @@ export function forwardedHeaders(node: TargetConfig, headers: CallContext['clien
   return out;
 }
 
-export const callTarget: TargetHandler = async (call) => {
-  const { run, node, resolved } = call;
-  const { deps } = run;
+/** The call as the adapter sees it: the target's request (override_params applied) and how to reach it. */
+function adapterRequest<K extends EndpointKind>(
+  { endpoint, body }: ModelRequest<K>,
+  run: RouteRun,
+  node: TargetConfig,
+  resolved: ResolvedTarget,
+): AdapterRequest<K> {
   const { ctx } = run.call;
-  const started = performance.now();
-  const request: AdapterRequest = {
-    endpoint: modelEndpointOf(run.call),
-    body: call.body,
+  return {
+    endpoint,
+    body,
     stream: run.call.stream,
     target: resolved.target,
     forwardHeaders: forwardedHeaders(node, ctx.clientHeaders),
     clientHeaders: ctx.clientHeaders,
     strictCompat: node.strict_compat_compliance ?? ctx.strictCompat,
   };
+}
+
+export const callTarget: TargetHandler = async (call) => {
+  const { run, node, resolved } = call;
+  const { deps } = run;
+  const { ctx } = run.call;
+  const started = performance.now();
+  const request = adapterRequest(modelRequestOf(call), run, node, resolved);
   const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
   const continuing = (run.call.sink?.written ?? 0) > 0;
   const remaining = run.deadline - started;

@@ -6,9 +6,9 @@
  */
 import type { ChatCompletionChunk } from '../../core/openai-types.js';
 import { GatewayError } from '../../core/errors.js';
-import { applyOverrides } from '../routing/overrides.js';
+import { withOverrides } from '../routing/overrides.js';
 import { buildContinuation, type Continuation } from '../routing/continuation.js';
-import { modelEndpointOf, type RouteRun } from '../routing/route-types.js';
+import { modelRequestOf, type RouteRun } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { TargetCall, TargetStep } from './target-step.js';
 
@@ -34,9 +34,7 @@ class ContinuationSink extends ForwardingSink {
 export function continuationFor(run: RouteRun, call: Pick<TargetCall, 'resolved' | 'model'>) {
   const delivered = run.call.sink;
   if (!delivered || delivered.written === 0 || !delivered.continuable) return undefined;
-  return buildContinuation({
-    endpoint: modelEndpointOf(run.call),
-    body: run.call.body,
+  return buildContinuation(modelRequestOf(run.call), {
     text: delivered.text.get(0) ?? '',
     identity: delivered.identity,
     provider: call.resolved.adapter.id,
@@ -49,7 +47,7 @@ export const continuationStep: TargetStep = (next) => async (call) => {
   if (!continuation) return next(call);
   const outcome = await next({
     ...call,
-    body: applyOverrides(continuation.body, call.node),
+    ...withOverrides(continuation, call.node),
     sink: new ContinuationSink(call.sink as CallSink, continuation),
   });
   if (!continuation.diverged) return outcome;

@@ -9,18 +9,20 @@
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptOutcome } from '../attempt.js';
 import type { ResolvedTarget } from '../resolve-target.js';
-import type { RouteRun } from '../routing/route-types.js';
+import type { RoutedKind, RoutedRequest, RouteRun } from '../routing/route-types.js';
 import type { CallSink } from '../sink.js';
 
-/** One call of one target, as the steps see it. Steps pass it on, or a copy with fields replaced. */
-export interface TargetCall {
+/** One call of one target, as the steps see it. Steps pass it on, or a copy with fields replaced. Its
+ * `endpoint` is the routed call's, beside the body for the target: the client's with override_params
+ * applied (a continuation's later). */
+export type TargetCall<K extends RoutedKind = RoutedKind> = RoutedRequest<K> & TargetCallFields;
+
+export interface TargetCallFields {
   run: RouteRun;
   /** The effective config node (parent settings inherited) and its path, e.g. `targets[1]`. */
   node: TargetConfig;
   path: string;
   resolved: ResolvedTarget;
-  /** The body for the target: the client's with override_params applied (a continuation's later). */
-  body: Record<string, unknown>;
   /** The model the target is called with. */
   model: string | undefined;
   /** Where the target is reached, without secrets (custom host, region…): part of breaker and cache keys. */

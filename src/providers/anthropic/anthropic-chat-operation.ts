@@ -7,7 +7,7 @@ import { fromAnthropicResponse } from './anthropic-response.js';
 import { createAnthropicStreamTranslator } from './anthropic-stream-translator.js';
 
 /** Chat completions as Anthropic Messages (`POST /v1/messages`), streamed or not. */
-export const anthropicChatOperation: OperationHandler = {
+export const anthropicChatOperation: OperationHandler<'chat'> = {
   buildRequest(req) {
     return {
       method: 'POST',

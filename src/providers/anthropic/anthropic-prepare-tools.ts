@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import type { AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.js';
 
 export interface AnthropicToolSettings {
@@ -12,7 +12,7 @@ export interface AnthropicToolSettings {
  * `required` is Anthropic's `any`; `parallel_tool_calls: false` is `disable_parallel_tool_use`.
  * A `cache_control` set on an OpenAI tool object is passed through to the Anthropic tool.
  */
-export function prepareAnthropicTools(body: ChatRequest): AnthropicToolSettings {
+export function prepareAnthropicTools(body: ChatCompletionRequest): AnthropicToolSettings {
   const tools = body.tools ?? [];
   if (tools.length === 0) {
     if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
@@ -47,8 +47,8 @@ export function prepareAnthropicTools(body: ChatRequest): AnthropicToolSettings 
   if (choice === 'none') toolChoice = { type: 'none' };
   else if (choice === 'required') toolChoice = { type: 'any', ...disableParallel };
   else if (typeof choice === 'object' && choice !== null) {
-    const name = choice.function?.name;
-    if (!anthropicTools.some((tool) => tool.name === name)) {
+    const name = 'function' in choice ? choice.function?.name : undefined;
+    if (name === undefined || !anthropicTools.some((tool) => tool.name === name)) {
       throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
         param: 'tool_choice',
       });

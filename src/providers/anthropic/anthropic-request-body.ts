@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { AdapterRequest } from '../types.js';
-import type { ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
@@ -33,10 +33,10 @@ export interface AnthropicBodyOptions {
  * models (Anthropic's own API, Vertex AI, …), which add their own URL, headers and version field.
  */
 export function toAnthropicMessagesBody(
-  req: AdapterRequest,
+  req: AdapterRequest<'chat'>,
   options: AnthropicBodyOptions = {},
 ): Record<string, unknown> {
-  const body = req.body as ChatRequest;
+  const body = req.body;
   refuseUnsupportedParameters(body, ANTHROPIC_UNSUPPORTED_PARAMETERS, 'anthropic');
 
   const { system, messages } = convertToAnthropicMessages(body.messages ?? []);
@@ -68,7 +68,7 @@ export function toAnthropicMessagesBody(
   return out;
 }
 
-function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): void {
+function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, unknown>): void {
   const format = jsonResponseFormat(body);
   if (format?.type === 'json_schema') {
     out.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema } };

@@ -14,7 +14,7 @@ import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
  * in order) unless the request is strict. Server-tool blocks are not translated.
  */
 export function fromAnthropicResponse(
-  req: AdapterRequest,
+  req: AdapterRequest<'chat'>,
   body: unknown,
   model: string,
   provider = 'anthropic',

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js';
-import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../../core/openai-types.js';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
@@ -26,10 +26,10 @@ type BlockState =
  * finish reason and the final usage; with `include_usage` a choice-less usage chunk precedes `done`.
  */
 export function createAnthropicStreamTranslator(
-  req: AdapterRequest,
+  req: AdapterRequest<'chat'>,
   provider = 'anthropic',
 ): StreamTranslator {
-  const body = req.body as ChatRequest;
+  const body = req.body;
   const includeUsage = body.stream_options?.include_usage === true;
   const tools = createToolCallStream(usesJsonResponseTool(req.body), JSON_RESPONSE_TOOL_NAME);
   const blocks = new Map<number, BlockState>();

@@ -1,7 +1,14 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ToolMessage,
+  UserContentPart,
+  UserMessage,
+} from '../../core/schemas/index.js';
 import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
+import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { AnthropicContentBlock, AnthropicMessage } from './anthropic-api-types.js';
 
@@ -34,27 +41,27 @@ function isText(block: AnthropicContentBlock): boolean {
   return block.type === 'text';
 }
 
-function userContent(content: ChatMessage['content'], where: string): AnthropicContentBlock[] {
+function userContent(content: UserMessage['content'], where: string): AnthropicContentBlock[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return content.map((part, j) => contentPart(part, `${where}.content[${j}]`));
 }
 
-function withCacheControl<T extends AnthropicContentBlock>(block: T, part: ContentPart): T {
+function withCacheControl<T extends AnthropicContentBlock>(block: T, part: UserContentPart): T {
   const cacheControl = (part as { cache_control?: Record<string, unknown> }).cache_control;
   return cacheControl ? { ...block, cache_control: cacheControl } : block;
 }
 
-function contentPart(part: ContentPart, where: string): AnthropicContentBlock {
+function contentPart(part: UserContentPart, where: string): AnthropicContentBlock {
   if (part.type === 'text') {
-    return withCacheControl({ type: 'text', text: String((part as { text: unknown }).text ?? '') }, part);
+    return withCacheControl({ type: 'text', text: String(part.text ?? '') }, part);
   }
   if (part.type === 'image_url') {
-    const url = (part as { image_url?: { url?: string } }).image_url?.url ?? '';
+    const url = part.image_url?.url ?? '';
     return withCacheControl(imageBlock(url, `${where}.image_url`), part);
   }
   if (part.type === 'file') {
-    const file = (part as { file?: { file_data?: string; file_id?: string } }).file ?? {};
+    const file = part.file ?? {};
     const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
     if (data?.mediaType === 'application/pdf') {
       return withCacheControl(
@@ -93,9 +100,9 @@ function imageBlock(url: string, param: string): AnthropicContentBlock {
   throw new GatewayError('invalid_body', `${param}: expected an http(s) URL or a base64 data URL`, { param });
 }
 
-function assistantContent(message: ChatMessage, where: string): AnthropicContentBlock[] {
+function assistantContent(message: AssistantMessage, where: string): AnthropicContentBlock[] {
   const blocks: AnthropicContentBlock[] = [];
-  for (const block of message.content_blocks ?? []) {
+  for (const block of returnedContentBlocks(message)) {
     if (block.type === 'thinking' && typeof block.thinking === 'string') {
       blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature ?? '' });
     } else if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
@@ -121,7 +128,7 @@ function assistantContent(message: ChatMessage, where: string): AnthropicContent
   return blocks;
 }
 
-function toolResult(message: ChatMessage, toolCallId: string, where: string): AnthropicContentBlock {
+function toolResult(message: ToolMessage, toolCallId: string, where: string): AnthropicContentBlock {
   const content =
     typeof message.content === 'string' || message.content === undefined || message.content === null
       ? (message.content ?? '')

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
@@ -28,7 +28,7 @@ function isAnthropicModel(modelId: string): boolean {
 }
 
 /** The Converse / ConverseStream request body (the model id goes in the URL). */
-export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown> {
+export function toBedrockConverseBody(body: ChatCompletionRequest): Record<string, unknown> {
   refuseUnsupportedParameters(body, BEDROCK_UNSUPPORTED_PARAMETERS, 'bedrock');
   const { system, messages } = convertToBedrockMessages(body.messages ?? []);
   const out: Record<string, unknown> = { messages };
@@ -66,7 +66,7 @@ export function toBedrockConverseBody(body: ChatRequest): Record<string, unknown
   return out;
 }
 
-function applyResponseFormat(body: ChatRequest, out: Record<string, unknown>): void {
+function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, unknown>): void {
   const format = jsonResponseFormat(body);
   if (format?.type === 'json_schema') {
     const spec = format.json_schema;

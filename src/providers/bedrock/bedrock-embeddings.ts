@@ -1,5 +1,7 @@
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingRequest } from '../../core/schemas/index.js';
+import { extraField } from '../shared/extra-field.js';
 import { COHERE_DEFAULT_INPUT_TYPE } from './bedrock-config.js';
 
 export type BedrockEmbeddingFamily = 'titan' | 'cohere';
@@ -50,8 +52,8 @@ export function toBedrockEmbeddingBody(body: EmbeddingRequest): Record<string, u
       },
     );
   }
-  const inputType = typeof body.input_type === 'string' ? body.input_type : COHERE_DEFAULT_INPUT_TYPE;
-  return { texts, input_type: inputType };
+  const inputType = extraField(body, 'input_type');
+  return { texts, input_type: typeof inputType === 'string' ? inputType : COHERE_DEFAULT_INPUT_TYPE };
 }
 
 function encode(vector: number[], format: EmbeddingRequest['encoding_format']): number[] | string {

@@ -1,6 +1,5 @@
 /** Bedrock's operations: chat through Converse / ConverseStream, embeddings through InvokeModel. */
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { AdapterRequest, OperationHandler, UpstreamRequest } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { toBedrockConverseBody } from './bedrock-converse-body.js';
@@ -34,10 +33,10 @@ function modelCall(
   return signBedrockRequest(request, credentials);
 }
 
-export const bedrockChatOperation: OperationHandler = {
+export const bedrockChatOperation: OperationHandler<'chat'> = {
   async buildRequest(req) {
     const credentials = bedrockCredentials(req.target);
-    const body = toBedrockConverseBody(req.body as ChatRequest);
+    const body = toBedrockConverseBody(req.body);
     return req.stream
       ? modelCall(req, credentials, 'converse-stream', body, 'application/vnd.amazon.eventstream')
       : modelCall(req, credentials, 'converse', body, 'application/json');
@@ -46,12 +45,11 @@ export const bedrockChatOperation: OperationHandler = {
   createStreamTranslator: (req) => createBedrockStreamTranslator(req),
 };
 
-export const bedrockEmbeddingsOperation: OperationHandler = {
+export const bedrockEmbeddingsOperation: OperationHandler<'embeddings'> = {
   async buildRequest(req) {
     const credentials = bedrockCredentials(req.target);
-    const body = toBedrockEmbeddingBody(req.body as EmbeddingRequest);
+    const body = toBedrockEmbeddingBody(req.body);
     return modelCall(req, credentials, 'invoke', body, 'application/json');
   },
-  parseResponse: (req, res) =>
-    fromBedrockEmbeddingResponse(req.body as EmbeddingRequest, res.body, res.headers),
+  parseResponse: (req, res) => fromBedrockEmbeddingResponse(req.body, res.body, res.headers),
 };

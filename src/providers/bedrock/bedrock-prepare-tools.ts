@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage, ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../core/schemas/index.js';
 import type { BedrockToolConfig } from './bedrock-api-types.js';
 
 /**
@@ -7,7 +7,7 @@ import type { BedrockToolConfig } from './bedrock-api-types.js';
  * `none`: the tools are left out, unless the history holds tool calls (Converse then requires the tool
  * definitions), in which case they are sent without a choice.
  */
-export function prepareBedrockTools(body: ChatRequest): BedrockToolConfig | undefined {
+export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolConfig | undefined {
   const tools = body.tools ?? [];
   if (tools.length === 0) {
     if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
@@ -37,8 +37,8 @@ export function prepareBedrockTools(body: ChatRequest): BedrockToolConfig | unde
   if (choice === 'none') return historyHasTools(body.messages ?? []) ? { tools: specs } : undefined;
   if (choice === 'required') return { tools: specs, toolChoice: { any: {} } };
   if (typeof choice === 'object' && choice !== null) {
-    const name = choice.function?.name;
-    if (!specs.some((spec) => spec.toolSpec.name === name)) {
+    const name = 'function' in choice ? choice.function?.name : undefined;
+    if (name === undefined || !specs.some((spec) => spec.toolSpec.name === name)) {
       throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
         param: 'tool_choice',
       });
@@ -49,5 +49,5 @@ export function prepareBedrockTools(body: ChatRequest): BedrockToolConfig | unde
 }
 
 function historyHasTools(messages: ChatMessage[]): boolean {
-  return messages.some((m) => m.role === 'tool' || (m.tool_calls?.length ?? 0) > 0);
+  return messages.some((m) => m.role === 'tool' || ('tool_calls' in m && (m.tool_calls?.length ?? 0) > 0));
 }

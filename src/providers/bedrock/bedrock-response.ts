@@ -15,7 +15,7 @@ export function newChatCompletionId(): string {
 }
 
 /** A Converse answer → an OpenAI chat completion (reasoning in content_blocks unless strict). */
-export function fromBedrockConverseResponse(req: AdapterRequest, body: unknown): ChatCompletion {
+export function fromBedrockConverseResponse(req: AdapterRequest<'chat'>, body: unknown): ChatCompletion {
   const answer = body as BedrockConverseResponse;
   const content = answer?.output?.message?.content;
   if (!Array.isArray(content)) {

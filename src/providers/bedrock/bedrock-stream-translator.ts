@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js';
-import type { ChatCompletionChunk, ChatRequest, FinishReason, Usage } from '../../core/openai-types.js';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
 import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../shared/chat-chunks.js';
@@ -18,8 +18,11 @@ type Delta = ChatCompletionChunk['choices'][number]['delta'];
  * count tool blocks only. `messageStop` gives the finish reason, `metadata` the usage; the two come in
  * either order, and the answer is done once both are seen. Exceptions in the stream become errors.
  */
-export function createBedrockStreamTranslator(req: AdapterRequest, provider = 'bedrock'): StreamTranslator {
-  const body = req.body as ChatRequest;
+export function createBedrockStreamTranslator(
+  req: AdapterRequest<'chat'>,
+  provider = 'bedrock',
+): StreamTranslator {
+  const body = req.body;
   const includeUsage = body.stream_options?.include_usage === true;
   const tools = createToolCallStream(usesJsonResponseTool(req.body), JSON_RESPONSE_TOOL_NAME);
   const identity: ChunkIdentity = {

@@ -1,7 +1,14 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ToolMessage,
+  UserContentPart,
+  UserMessage,
+} from '../../core/schemas/index.js';
 import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
+import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
 
@@ -36,20 +43,20 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
   return { system, messages: turns };
 }
 
-function content(value: ChatMessage['content'], where: string): BedrockContentBlock[] {
+function content(value: UserMessage['content'], where: string): BedrockContentBlock[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value === '' ? [] : [{ text: value }];
   return value.flatMap((part, j) => contentPart(part, `${where}.content[${j}]`));
 }
 
-function contentPart(part: ContentPart, where: string): BedrockContentBlock[] {
+function contentPart(part: UserContentPart, where: string): BedrockContentBlock[] {
   const cachePoint: BedrockContentBlock[] = (part as { cache_control?: unknown }).cache_control
     ? [{ cachePoint: { type: 'default' } }]
     : [];
-  if (part.type === 'text') return [{ text: String((part as { text: unknown }).text ?? '') }, ...cachePoint];
+  if (part.type === 'text') return [{ text: String(part.text ?? '') }, ...cachePoint];
   if (part.type === 'image_url') {
     const param = `${where}.image_url`;
-    const url = (part as { image_url?: { url?: string } }).image_url?.url ?? '';
+    const url = part.image_url?.url ?? '';
     const data = parseDataUrl(url);
     if (!data) {
       throw new GatewayError(
@@ -71,7 +78,7 @@ function contentPart(part: ContentPart, where: string): BedrockContentBlock[] {
     return [{ image: { format, source: { bytes: data.base64 } } }, ...cachePoint];
   }
   if (part.type === 'file') {
-    const file = (part as { file?: { file_data?: string; filename?: string } }).file ?? {};
+    const file = part.file ?? {};
     const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
     if (data?.mediaType === 'application/pdf') {
       // Converse document names allow letters, digits, spaces, hyphens, parentheses and brackets only.
@@ -98,9 +105,9 @@ function contentPart(part: ContentPart, where: string): BedrockContentBlock[] {
   );
 }
 
-function assistantContent(message: ChatMessage, where: string): BedrockContentBlock[] {
+function assistantContent(message: AssistantMessage, where: string): BedrockContentBlock[] {
   const blocks: BedrockContentBlock[] = [];
-  for (const block of message.content_blocks ?? []) {
+  for (const block of returnedContentBlocks(message)) {
     if (block.type === 'thinking' && typeof block.thinking === 'string') {
       blocks.push({
         reasoningContent: {
@@ -130,7 +137,7 @@ function assistantContent(message: ChatMessage, where: string): BedrockContentBl
   return blocks;
 }
 
-function toolResult(message: ChatMessage, toolCallId: string, where: string): BedrockContentBlock {
+function toolResult(message: ToolMessage, toolCallId: string, where: string): BedrockContentBlock {
   const parts =
     typeof message.content === 'string' || message.content === undefined || message.content === null
       ? [{ text: message.content ?? '' }]

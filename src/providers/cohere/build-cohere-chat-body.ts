@@ -1,12 +1,12 @@
 /** OpenAI chat request → Cohere v2 chat body. */
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest, ResponseFormat } from '../../core/openai-types.js';
+import type { ChatCompletionRequest, ResponseFormat } from '../../core/schemas/index.js';
 import type { CohereChatBody } from './cohere-api-types.js';
 import { COHERE_CHAT_PARAMETERS, assertParametersSupported } from './cohere-chat-parameters.js';
 import { convertToCohereMessages } from './convert-to-cohere-messages.js';
 import { prepareCohereTools } from './prepare-cohere-tools.js';
 
-export function buildCohereChatBody(req: ChatRequest, stream: boolean): CohereChatBody {
+export function buildCohereChatBody(req: ChatCompletionRequest, stream: boolean): CohereChatBody {
   assertParametersSupported(req, COHERE_CHAT_PARAMETERS);
   const body: CohereChatBody = {
     model: req.model,
@@ -54,7 +54,7 @@ function responseFormat(format: ResponseFormat | undefined): CohereChatBody['res
   );
 }
 
-function thinkingOption(req: ChatRequest): CohereChatBody['thinking'] {
+function thinkingOption(req: ChatCompletionRequest): CohereChatBody['thinking'] {
   if (req.thinking) {
     if (req.thinking.type === 'disabled') return { type: 'disabled' };
     return req.thinking.budget_tokens !== undefined

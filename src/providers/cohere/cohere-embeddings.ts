@@ -4,7 +4,9 @@
  * `encoding_format: base64` is produced here from the float vectors (little-endian float32, as OpenAI).
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingRequest } from '../../core/schemas/index.js';
+import { extraField } from '../shared/extra-field.js';
 import type { CohereEmbedBody, CohereEmbedResponse, CohereInputType } from './cohere-api-types.js';
 import { COHERE_PROVIDER_ID } from './cohere-error.js';
 
@@ -27,7 +29,7 @@ export function buildCohereEmbedBody(req: EmbeddingRequest): CohereEmbedBody {
       },
     );
   }
-  const inputType = req.input_type ?? DEFAULT_INPUT_TYPE;
+  const inputType = extraField(req, 'input_type') ?? DEFAULT_INPUT_TYPE;
   if (!INPUT_TYPES.includes(inputType as CohereInputType)) {
     throw new GatewayError('invalid_body', `input_type must be one of ${INPUT_TYPES.join(', ')}.`, {
       param: 'input_type',

@@ -1,5 +1,4 @@
 /** Cohere's operations: chat through Chat v2, embeddings through Embed v2. */
-import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { OperationHandler } from '../types.js';
 import { COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js';
 import { buildCohereChatBody } from './build-cohere-chat-body.js';
@@ -7,7 +6,7 @@ import { buildCohereEmbedBody, parseCohereEmbedResponse } from './cohere-embeddi
 import { createCohereStreamTranslator } from './cohere-stream-translator.js';
 import { parseCohereChatResponse } from './parse-cohere-chat-response.js';
 
-export const cohereChatOperation: OperationHandler = {
+export const cohereChatOperation: OperationHandler<'chat'> = {
   buildRequest(req) {
     const headers = { ...req.forwardHeaders, ...cohereHeaders(req.target) };
     if (req.stream) headers.accept = 'text/event-stream';
@@ -15,21 +14,21 @@ export const cohereChatOperation: OperationHandler = {
       method: 'POST',
       url: cohereUrl(req.target, COHERE_PATHS.chat),
       headers,
-      body: JSON.stringify(buildCohereChatBody(req.body as ChatRequest, req.stream)),
+      body: JSON.stringify(buildCohereChatBody(req.body, req.stream)),
     };
   },
   parseResponse: parseCohereChatResponse,
   createStreamTranslator: createCohereStreamTranslator,
 };
 
-export const cohereEmbeddingsOperation: OperationHandler = {
+export const cohereEmbeddingsOperation: OperationHandler<'embeddings'> = {
   buildRequest(req) {
     return {
       method: 'POST',
       url: cohereUrl(req.target, COHERE_PATHS.embeddings),
       headers: { ...req.forwardHeaders, ...cohereHeaders(req.target) },
-      body: JSON.stringify(buildCohereEmbedBody(req.body as EmbeddingRequest)),
+      body: JSON.stringify(buildCohereEmbedBody(req.body)),
     };
   },
-  parseResponse: (req, res) => parseCohereEmbedResponse(req.body as EmbeddingRequest, res.body),
+  parseResponse: (req, res) => parseCohereEmbedResponse(req.body, res.body),
 };

@@ -6,7 +6,7 @@
  * deltas indexed in order of appearance; message-end → finish chunk, then the usage chunk when asked for.
  * A message-end with finish_reason ERROR/TIMEOUT is an error inside the 200 stream.
  */
-import type { ChatCompletionChunk, ChatRequest, ContentBlock, Usage } from '../../core/openai-types.js';
+import type { ChatCompletionChunk, ContentBlock, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import type { CohereStreamEvent } from './cohere-api-types.js';
 import { cohereGenerationError } from './cohere-error.js';
@@ -15,8 +15,8 @@ import { isCohereErrorFinish, mapCohereFinishReason } from './map-cohere-finish-
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
-export function createCohereStreamTranslator(req: AdapterRequest): StreamTranslator {
-  const body = req.body as ChatRequest;
+export function createCohereStreamTranslator(req: AdapterRequest<'chat'>): StreamTranslator {
+  const body = req.body;
   const includeUsage = body.stream_options?.include_usage === true;
   const model = String(body.model ?? '');
   const created = Math.floor(Date.now() / 1000);

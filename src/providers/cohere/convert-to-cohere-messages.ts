@@ -1,6 +1,12 @@
 /** OpenAI chat messages → Cohere v2 messages. */
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  UserContentPart,
+  UserMessage,
+} from '../../core/schemas/index.js';
+import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import type { CohereImagePart, CohereMessage, CohereTextPart } from './cohere-api-types.js';
 
 export function convertToCohereMessages(messages: ChatMessage[]): CohereMessage[] {
@@ -39,7 +45,7 @@ function convertMessage(message: ChatMessage, where: string): CohereMessage {
   }
 }
 
-function assistantMessage(message: ChatMessage, where: string): CohereMessage {
+function assistantMessage(message: AssistantMessage, where: string): CohereMessage {
   const out: Extract<CohereMessage, { role: 'assistant' }> = { role: 'assistant' };
   const text = textOnly(message.content, `${where}.content`);
   if (text) out.content = text;
@@ -50,7 +56,7 @@ function assistantMessage(message: ChatMessage, where: string): CohereMessage {
       function: { name: call.function.name, arguments: call.function.arguments },
     }));
     // The thinking the gateway returned for a tool-calling turn was Cohere's tool plan: give it back.
-    const plan = (message.content_blocks ?? [])
+    const plan = returnedContentBlocks(message)
       .filter((block) => block.type === 'thinking' && block.thinking)
       .map((block) => block.thinking)
       .join('');
@@ -61,7 +67,7 @@ function assistantMessage(message: ChatMessage, where: string): CohereMessage {
 }
 
 function userContent(
-  content: ChatMessage['content'],
+  content: UserMessage['content'],
   where: string,
 ): string | Array<CohereTextPart | CohereImagePart> {
   if (content === undefined || content === null) return '';
@@ -69,10 +75,10 @@ function userContent(
   return content.map((part, j) => userPart(part, `${where}[${j}]`));
 }
 
-function userPart(part: ContentPart, where: string): CohereTextPart | CohereImagePart {
+function userPart(part: UserContentPart, where: string): CohereTextPart | CohereImagePart {
   if (part.type === 'text') return { type: 'text', text: String(part.text ?? '') };
   if (part.type === 'image_url') {
-    const image = (part as Extract<ContentPart, { type: 'image_url' }>).image_url;
+    const image = part.image_url;
     // Cohere takes http(s) URLs and base64 data URLs alike in `image_url.url`.
     return {
       type: 'image_url',

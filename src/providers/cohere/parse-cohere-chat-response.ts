@@ -7,7 +7,7 @@ import { COHERE_PROVIDER_ID, cohereGenerationError } from './cohere-error.js';
 import { convertCohereUsage } from './convert-cohere-usage.js';
 import { isCohereErrorFinish, mapCohereFinishReason } from './map-cohere-finish-reason.js';
 
-export function parseCohereChatResponse(req: AdapterRequest, res: UpstreamResponse): ChatCompletion {
+export function parseCohereChatResponse(req: AdapterRequest<'chat'>, res: UpstreamResponse): ChatCompletion {
   const body = res.body as CohereChatResponse | null;
   if (!body || typeof body !== 'object' || !body.message) {
     throw new ProviderError({

@@ -3,15 +3,12 @@
  * forcing one named function is done by offering only that function and requiring a call.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { FunctionTool, ToolChoice } from '../../core/openai-types.js';
+import type { Tool, ToolChoice } from '../../core/schemas/index.js';
 import type { CohereChatBody, CohereTool } from './cohere-api-types.js';
 
 type ToolFields = Pick<CohereChatBody, 'tools' | 'tool_choice' | 'strict_tools'>;
 
-export function prepareCohereTools(
-  tools: FunctionTool[] | undefined,
-  choice: ToolChoice | undefined,
-): ToolFields {
+export function prepareCohereTools(tools: Tool[] | undefined, choice: ToolChoice | undefined): ToolFields {
   if (!tools?.length) {
     if (choice !== undefined && choice !== 'none' && choice !== 'auto') {
       throw new GatewayError('invalid_body', '`tool_choice` needs `tools`.', { param: 'tool_choice' });
@@ -23,7 +20,7 @@ export function prepareCohereTools(
   if (choice === 'none') toolChoice = 'NONE';
   else if (choice === 'required') toolChoice = 'REQUIRED';
   else if (typeof choice === 'object' && choice !== null) {
-    const name = choice.function?.name;
+    const name = 'function' in choice ? choice.function?.name : undefined;
     offered = tools.filter((tool) => tool.function.name === name);
     if (offered.length === 0) {
       throw new GatewayError(
@@ -42,7 +39,7 @@ export function prepareCohereTools(
   return out;
 }
 
-function toCohereTool(tool: FunctionTool): CohereTool {
+function toCohereTool(tool: Tool): CohereTool {
   const fn: CohereTool['function'] = { name: tool.function.name };
   if (tool.function.description !== undefined) fn.description = tool.function.description;
   if (tool.function.parameters !== undefined) fn.parameters = tool.function.parameters;

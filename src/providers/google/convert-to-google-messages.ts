@@ -1,5 +1,11 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage, ContentPart } from '../../core/openai-types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  UserContentPart,
+  UserMessage,
+} from '../../core/schemas/index.js';
+import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import type { GeminiContent, GeminiPart } from './google-api-types.js';
 
 /**
@@ -80,9 +86,10 @@ export function convertToGoogleMessages(messages: ChatMessage[], model: string):
         ]);
         break;
       default:
+        // Only a body that skipped the schema gets here.
         throw new GatewayError(
           'invalid_body',
-          `messages[${i}].role ${String(message.role)} is not supported`,
+          `messages[${i}].role ${String((message as ChatMessage).role)} is not supported`,
           {
             param: `messages[${i}].role`,
           },
@@ -111,20 +118,20 @@ function textsOf(message: ChatMessage, i: number): string[] {
   });
 }
 
-function userParts(message: ChatMessage, i: number): GeminiPart[] {
+function userParts(message: UserMessage, i: number): GeminiPart[] {
   const { content } = message;
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [{ text: content }];
   return content.map((part, j) => userPart(part, i, j));
 }
 
-function userPart(part: ContentPart, i: number, j: number): GeminiPart {
+function userPart(part: UserContentPart, i: number, j: number): GeminiPart {
   const where = `messages[${i}].content[${j}]`;
   switch (part.type) {
     case 'text':
       return { text: String(part.text) };
     case 'image_url': {
-      const url = (part.image_url as { url?: unknown } | undefined)?.url;
+      const url = part.image_url?.url;
       if (typeof url !== 'string') {
         throw new GatewayError('invalid_body', `${where}.image_url.url must be a string`, {
           param: `${where}.image_url`,
@@ -133,11 +140,11 @@ function userPart(part: ContentPart, i: number, j: number): GeminiPart {
       return mediaPart(url, `${where}.image_url`);
     }
     case 'input_audio': {
-      const audio = part.input_audio as { data: string; format: string };
+      const audio = part.input_audio;
       return { inlineData: { mimeType: `audio/${audio.format}`, data: audio.data } };
     }
     case 'file': {
-      const file = part.file as { file_data?: string; file_id?: string };
+      const file = part.file;
       if (typeof file.file_data === 'string') return mediaPart(file.file_data, `${where}.file`);
       throw new GatewayError(
         'unsupported_parameter',
@@ -150,7 +157,7 @@ function userPart(part: ContentPart, i: number, j: number): GeminiPart {
     default:
       throw new GatewayError(
         'unsupported_parameter',
-        `${where}: content part type ${part.type} is not supported by google`,
+        `${where}: content part type ${(part as UserContentPart).type} is not supported by google`,
         {
           param: where,
         },
@@ -190,7 +197,7 @@ function mediaPart(url: string, param: string): GeminiPart {
 }
 
 function assistantParts(
-  message: ChatMessage,
+  message: AssistantMessage,
   i: number,
   toolNames: Map<string, string>,
   injectSentinel: boolean,
@@ -216,7 +223,9 @@ function assistantParts(
       },
     });
   }
-  const signature = message.content_blocks?.find((block) => typeof block.signature === 'string')?.signature;
+  const signature = returnedContentBlocks(message).find(
+    (block) => typeof block.signature === 'string',
+  )?.signature;
   const first = calls[0] ?? parts[0];
   if (first && signature) first.thoughtSignature = signature;
   else if (calls[0] && injectSentinel) calls[0].thoughtSignature = SKIP_THOUGHT_SIGNATURE;

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import type { GeminiGenerateContentRequest, GeminiGenerationConfig } from './google-api-types.js';
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 import { convertToGoogleMessages } from './convert-to-google-messages.js';
@@ -18,7 +18,7 @@ export interface GoogleRequestOptions {
  * the few that are dropped are listed in the capabilities.
  */
 export function toGeminiRequestBody(
-  body: ChatRequest,
+  body: ChatCompletionRequest,
   options: GoogleRequestOptions,
 ): GeminiGenerateContentRequest {
   refuseUnsupported(body, options.provider);
@@ -33,7 +33,10 @@ export function toGeminiRequestBody(
   return request;
 }
 
-function toGenerationConfig(body: ChatRequest, options: GoogleRequestOptions): GeminiGenerationConfig {
+function toGenerationConfig(
+  body: ChatCompletionRequest,
+  options: GoogleRequestOptions,
+): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (typeof maxTokens === 'number') config.maxOutputTokens = maxTokens;
@@ -74,7 +77,7 @@ function toGenerationConfig(body: ChatRequest, options: GoogleRequestOptions): G
   return config;
 }
 
-function refuseUnsupported(body: ChatRequest, provider: string): void {
+function refuseUnsupported(body: ChatCompletionRequest, provider: string): void {
   if (body.logit_bias && Object.keys(body.logit_bias).length > 0) {
     throw new GatewayError('unsupported_parameter', `logit_bias is not supported by ${provider}`, {
       param: 'logit_bias',

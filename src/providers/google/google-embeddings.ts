@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingRequest } from '../../core/schemas/index.js';
 import { embeddingToBase64 } from '../shared/embedding-base64.js';
 import type { GeminiBatchEmbedRequest, GeminiBatchEmbedResponse } from './google-api-types.js';
 

@@ -1,7 +1,6 @@
 /** The Gemini API's operations: chat through generateContent / streamGenerateContent, embeddings through
  * batchEmbedContents. */
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import { joinUrl } from '../shared/url.js';
 import type { AdapterRequest, OperationHandler, ProviderTarget } from '../types.js';
 import type { GeminiBatchEmbedResponse, GeminiGenerateContentResponse } from './google-api-types.js';
@@ -19,8 +18,8 @@ export function geminiModelId(model: string): string {
 }
 
 /** The translation options every Gemini-speaking adapter derives from a request. */
-export function geminiStreamOptions(req: AdapterRequest, provider: string) {
-  const body = req.body as ChatRequest;
+export function geminiStreamOptions(req: AdapterRequest<'chat'>, provider: string) {
+  const body = req.body;
   return {
     provider,
     model: body.model,
@@ -51,9 +50,9 @@ function modelUrl(target: ProviderTarget, model: string, action: string): string
   return joinUrl(googleBaseUrl(target), `/v1beta/models/${geminiModelId(model)}:${action}`);
 }
 
-export const googleChatOperation: OperationHandler = {
+export const googleChatOperation: OperationHandler<'chat'> = {
   buildRequest(req) {
-    const body = req.body as ChatRequest;
+    const body = req.body;
     const url = modelUrl(
       req.target,
       body.model,
@@ -70,16 +69,16 @@ export const googleChatOperation: OperationHandler = {
   parseResponse(req, res) {
     return fromGeminiResponse(res.body as GeminiGenerateContentResponse, {
       provider: GOOGLE_PROVIDER,
-      model: (req.body as ChatRequest).model,
+      model: req.body.model,
       strictCompat: req.strictCompat,
     });
   },
   createStreamTranslator: (req) => createGeminiStreamTranslator(geminiStreamOptions(req, GOOGLE_PROVIDER)),
 };
 
-export const googleEmbeddingsOperation: OperationHandler = {
+export const googleEmbeddingsOperation: OperationHandler<'embeddings'> = {
   buildRequest(req) {
-    const body = req.body as EmbeddingRequest;
+    const body = req.body;
     const url = modelUrl(req.target, body.model, 'batchEmbedContents');
     const payload = toGeminiBatchEmbedBody(body, GOOGLE_PROVIDER);
     return {
@@ -89,6 +88,5 @@ export const googleEmbeddingsOperation: OperationHandler = {
       body: JSON.stringify(payload),
     };
   },
-  parseResponse: (req, res) =>
-    fromGeminiBatchEmbedResponse(res.body as GeminiBatchEmbedResponse, req.body as EmbeddingRequest),
+  parseResponse: (req, res) => fromGeminiBatchEmbedResponse(res.body as GeminiBatchEmbedResponse, req.body),
 };

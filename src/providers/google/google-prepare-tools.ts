@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest } from '../../core/openai-types.js';
+import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import type { GeminiFunctionDeclaration, GeminiTool, GeminiToolConfig } from './google-api-types.js';
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 
@@ -13,7 +13,7 @@ export interface GooglePreparedTools {
  * declarations and `functionCallingConfig`: none → NONE, auto → AUTO, required → ANY, a named function →
  * ANY restricted to that name.
  */
-export function prepareGoogleTools(body: ChatRequest): GooglePreparedTools {
+export function prepareGoogleTools(body: ChatCompletionRequest): GooglePreparedTools {
   const declarations: GeminiFunctionDeclaration[] = [];
   (body.tools ?? []).forEach((tool, i) => {
     if (tool.type !== 'function') {
@@ -69,7 +69,7 @@ function declaration(
   return out;
 }
 
-function legacyChoice(choice: ChatRequest['function_call']): ChatRequest['tool_choice'] {
+function legacyChoice(choice: ChatCompletionRequest['function_call']): ChatCompletionRequest['tool_choice'] {
   if (choice === undefined) return undefined;
   if (typeof choice === 'string') return choice;
   return { type: 'function', function: { name: choice.name } };

@@ -1,5 +1,12 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatMessage } from '../../core/openai-types.js';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  DeveloperMessage,
+  SystemMessage,
+  ToolMessage,
+  UserMessage,
+} from '../../core/schemas/index.js';
 
 export interface AlternatingTurn<Block> {
   role: 'user' | 'assistant';
@@ -11,11 +18,11 @@ export interface TurnBlocks<Block> {
   /** The provider's name, for the error refusing an unknown role. */
   provider: string;
   /** Blocks of a system or developer message, which go to the separate system prompt. */
-  system(message: ChatMessage, where: string): Block[];
-  user(message: ChatMessage, where: string): Block[];
-  assistant(message: ChatMessage, where: string): Block[];
+  system(message: SystemMessage | DeveloperMessage, where: string): Block[];
+  user(message: UserMessage, where: string): Block[];
+  assistant(message: AssistantMessage, where: string): Block[];
   /** The result block of a `tool` message; its `tool_call_id` has been checked already. */
-  toolResult(message: ChatMessage, toolCallId: string, where: string): Block;
+  toolResult(message: ToolMessage, toolCallId: string, where: string): Block;
 }
 
 /**
@@ -65,7 +72,7 @@ export function toAlternatingTurns<Block>(
   return { system, turns };
 }
 
-function requireToolCallId(message: ChatMessage, where: string): string {
+function requireToolCallId(message: ToolMessage, where: string): string {
   if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
     throw new GatewayError('invalid_body', `${where}.tool_call_id is required for role 'tool'`, {
       param: `${where}.tool_call_id`,

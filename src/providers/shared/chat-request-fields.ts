@@ -1,5 +1,5 @@
 import { GatewayError } from '../../core/errors.js';
-import type { ChatRequest, ResponseFormat, ThinkingOption } from '../../core/openai-types.js';
+import type { ChatCompletionRequest, ResponseFormat, ThinkingOption } from '../../core/schemas/index.js';
 
 type JsonSchemaSpec = Extract<ResponseFormat, { type: 'json_schema' }>['json_schema'];
 
@@ -12,7 +12,7 @@ export type JsonResponseFormat =
  * The JSON `response_format` of a chat request, or undefined when there is none or it is `text`. A
  * json_schema without its schema and any other type are refused.
  */
-export function jsonResponseFormat(body: ChatRequest): JsonResponseFormat | undefined {
+export function jsonResponseFormat(body: ChatCompletionRequest): JsonResponseFormat | undefined {
   const format = body.response_format;
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_schema') {
@@ -35,12 +35,12 @@ export function jsonResponseFormat(body: ChatRequest): JsonResponseFormat | unde
  * true when the request asked for json_object from a provider that has no schema-free JSON mode and
  * answers through a forced `json` tool instead: that tool call is then the answer, not a real call.
  */
-export function usesJsonResponseTool(body: Record<string, unknown>): boolean {
-  return (body as ChatRequest).response_format?.type === 'json_object';
+export function usesJsonResponseTool(body: ChatCompletionRequest): boolean {
+  return body.response_format?.type === 'json_object';
 }
 
 /** The `budget_tokens` of enabled thinking, which providers with a thinking budget require. */
-export function requireThinkingBudget(thinking: ThinkingOption): number {
+export function requireThinkingBudget(thinking: Extract<ThinkingOption, { type: 'enabled' }>): number {
   const budget = thinking.budget_tokens;
   if (typeof budget !== 'number' || !Number.isInteger(budget)) {
     throw new GatewayError('invalid_body', 'thinking.budget_tokens is required when thinking is enabled', {

@@ -20,7 +20,7 @@ export function vertexAnthropicModelId(model: string): string | undefined {
 }
 
 /** The Messages body without `model` (it is in the URL) and with Vertex's `anthropic_version`. */
-export function toVertexAnthropicBody(req: AdapterRequest): Record<string, unknown> {
+export function toVertexAnthropicBody(req: AdapterRequest<'chat'>): Record<string, unknown> {
   return {
     anthropic_version: VERTEX_ANTHROPIC_VERSION,
     ...toAnthropicMessagesBody(req, { includeModel: false }),

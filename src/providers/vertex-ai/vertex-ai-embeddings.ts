@@ -1,4 +1,5 @@
-import type { EmbeddingRequest, EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingResponse } from '../../core/openai-types.js';
+import type { EmbeddingRequest } from '../../core/schemas/index.js';
 import { embeddingInputs, toEmbeddingResponse } from '../google/index.js';
 
 export interface VertexPredictEmbeddingRequest {

@@ -13,7 +13,6 @@ import {
   toGeminiRequestBody,
   type GeminiGenerateContentResponse,
 } from '../google/index.js';
-import type { ChatRequest, EmbeddingRequest } from '../../core/openai-types.js';
 import type { AdapterRequest, OperationHandler } from '../types.js';
 import {
   isAnthropicModel,
@@ -32,14 +31,14 @@ import { vertexModelUrl } from './vertex-ai-urls.js';
 export const VERTEX_PROVIDER = 'vertex-ai';
 
 export function vertexModelOf(req: AdapterRequest): string {
-  return geminiModelId(String((req.body as { model?: unknown }).model ?? ''));
+  return geminiModelId(String(req.body.model ?? ''));
 }
 
 function jsonHeaders(req: AdapterRequest): Record<string, string> {
   return { 'content-type': 'application/json', ...req.forwardHeaders, ...vertexBearer(req) };
 }
 
-export const vertexChatOperation: OperationHandler = {
+export const vertexChatOperation: OperationHandler<'chat'> = {
   buildRequest(req) {
     const model = vertexModelOf(req);
     const headers = jsonHeaders(req);
@@ -54,7 +53,7 @@ export const vertexChatOperation: OperationHandler = {
       };
     }
     const action = req.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    const payload = toGeminiRequestBody(req.body as ChatRequest, {
+    const payload = toGeminiRequestBody(req.body, {
       provider: VERTEX_PROVIDER,
       strictCompat: req.strictCompat,
     });
@@ -82,16 +81,16 @@ export const vertexChatOperation: OperationHandler = {
   },
 };
 
-export const vertexEmbeddingsOperation: OperationHandler = {
+export const vertexEmbeddingsOperation: OperationHandler<'embeddings'> = {
   buildRequest(req) {
     const headers = jsonHeaders(req);
     return {
       method: 'POST',
       url: vertexModelUrl(req.target, 'google', vertexModelOf(req), 'predict'),
       headers,
-      body: JSON.stringify(toVertexEmbeddingBody(req.body as EmbeddingRequest)),
+      body: JSON.stringify(toVertexEmbeddingBody(req.body)),
     };
   },
   parseResponse: (req, res) =>
-    fromVertexEmbeddingResponse(res.body as VertexPredictEmbeddingResponse, req.body as EmbeddingRequest),
+    fromVertexEmbeddingResponse(res.body as VertexPredictEmbeddingResponse, req.body),
 };

@@ -2,7 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { ENDPOINTS, type EndpointDescriptor } from '../../gateway/endpoints.js';
+import {
+  asksForStream,
+  ENDPOINTS,
+  validateRequest,
+  type EndpointDescriptor,
+} from '../../gateway/endpoints.js';
 import { execute, refuseCall } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import type { IngressCodec } from '../../ingress/codec.js';
@@ -22,19 +27,24 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
   for (const { endpoint, codec } of INGRESSES) {
     app.post(endpoint.path, async (request, reply) => {
       assertBodyDepth(request.body);
-      const body = endpoint.validate(request.body);
-      const stream = endpoint.streams && body.stream === true;
+      const call = validateRequest(endpoint, request.body);
+      const stream = endpoint.streams && asksForStream(call);
       const state = newRouteState();
-      const sink = new HttpSink(reply, codec, stream ? codec.streamEncoder(body as never) : undefined, state);
+      const sink = new HttpSink(
+        reply,
+        codec,
+        stream ? codec.streamEncoder(call.body as never) : undefined,
+        state,
+      );
       const how = { method: request.method, url: request.url };
       let ctx: CallContext;
       try {
         ctx = await callContextFromRequest(deps, request.gw, how);
       } catch (err) {
-        refuseCall(deps, { ctx: { ...request.gw, ...how }, endpoint: endpoint.kind, body }, err, sink);
+        refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
         return reply;
       }
-      await execute(deps, { ctx, endpoint: endpoint.kind, body, state }, sink);
+      await execute(deps, { ...call, ctx, state }, sink);
       return reply;
     });
   }

@@ -9,6 +9,7 @@ export function azureRequest(
     provider === 'azure-openai'
       ? { cloudd_resource_name: 'contoso', cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21' }
       : { cloudd_endpoint_name: 'my-llama', cloudd_region: 'eastus2', cloudd_deployment_type: 'serverless' };
+  // The body reaches the adapter as the test wrote it, unvalidated: some are bodies the schema would refuse.
   return {
     endpoint: options.endpoint ?? 'chat',
     body,
@@ -17,5 +18,5 @@ export function azureRequest(
     forwardHeaders: {},
     clientHeaders: {},
     strictCompat: options.strict ?? false,
-  };
+  } as AdapterRequest;
 }

@@ -107,7 +107,7 @@ describe('bedrock response translation', () => {
     const cohereReq = {
       ...bedrockRequest({}),
       endpoint: 'embeddings' as const,
-      body: { model: 'cohere.embed-english-v3', input: ['a', 'b'], encoding_format: 'base64' },
+      body: { model: 'cohere.embed-english-v3', input: ['a', 'b'], encoding_format: 'base64' as const },
     };
     const cohere = parseResponse(bedrockAdapter, cohereReq, {
       status: 200,

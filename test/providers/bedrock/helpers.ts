@@ -12,7 +12,8 @@ export const CREDENTIALS = {
 export function bedrockRequest(
   body: Record<string, unknown>,
   overrides: Partial<AdapterRequest> = {},
-): AdapterRequest {
+): AdapterRequest<'chat'> {
+  // The body reaches the adapter as the test wrote it, unvalidated: some are bodies the schema would refuse.
   return {
     endpoint: 'chat',
     body: { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...body },
@@ -22,5 +23,5 @@ export function bedrockRequest(
     clientHeaders: {},
     strictCompat: false,
     ...overrides,
-  };
+  } as AdapterRequest<'chat'>;
 }

@@ -6,7 +6,8 @@ import { createStreamTranslator } from '../operations.js';
 export function chatRequest(
   body: Record<string, unknown>,
   overrides: Partial<AdapterRequest> = {},
-): AdapterRequest {
+): AdapterRequest<'chat'> {
+  // The body reaches the adapter as the test wrote it, unvalidated: some are bodies the schema would refuse.
   return {
     endpoint: 'chat',
     body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...body },
@@ -16,7 +17,7 @@ export function chatRequest(
     clientHeaders: {},
     strictCompat: false,
     ...overrides,
-  };
+  } as AdapterRequest<'chat'>;
 }
 
 /** Feeds an SSE body through the adapter's decoder and translator in small, uneven pieces. */
