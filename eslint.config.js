@@ -1,35 +1,37 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/** Import specifiers that reach into a layer of src/, whatever the importing file's depth. */
+const layer = (name) => ({ group: [`**/${name}/**`], message: `Layer boundary: see docs/architecture.md.` });
 
 /**
- * The layers of src/ and what each may import (docs/architecture.md, "Boundaries"). `core` is imported by
- * every layer and imports nothing of ours; providers see only the core; the store and the shared state
- * never see the pipeline; nothing but the wiring sees the HTTP server.
+ * The layers of src/ and what each may not import (docs/architecture.md, "Layers and their boundaries").
+ * `core` is imported by every layer and imports nothing of ours; providers see only the core; the store,
+ * the shared state and observability never see the pipeline; nothing but the wiring sees the HTTP
+ * server. Import cycles are refused by dependency-cruiser (.dependency-cruiser.cjs), also in `npm run lint`.
  */
-const layerZones = [
-  { target: './src/core', from: './src', except: ['./core'], message: 'core imports nothing of ours.' },
+const boundaries = [
   {
-    target: './src/providers',
-    from: './src',
-    except: ['./providers', './core'],
-    message: 'Provider adapters import only the core and their own folder.',
+    files: ['src/core/**/*.ts'],
+    forbidden: ['gateway', 'providers', 'server', 'store', 'state', 'observability', 'ingress', 'cli'],
   },
   {
-    target: ['./src/observability', './src/cli', './src/settings.ts', './src/bootstrap.ts'],
-    from: './src/server',
-    message: 'Only the wiring (gateway-server.ts, main.ts) imports the HTTP server.',
+    files: ['src/providers/**/*.ts'],
+    forbidden: ['gateway', 'server', 'store', 'state', 'observability', 'ingress', 'cli'],
   },
   {
-    target: ['./src/store', './src/state', './src/observability'],
-    from: ['./src/gateway', './src/server', './src/providers', './src/cli'],
-    message: 'The store, the shared state and observability never import the pipeline or the server.',
+    files: ['src/store/**/*.ts', 'src/state/**/*.ts', 'src/observability/**/*.ts'],
+    forbidden: ['gateway', 'server', 'providers', 'ingress', 'cli'],
   },
   {
-    target: ['./src/core', './src/gateway', './src/ingress', './src/providers', './src/store', './src/state'],
-    from: './src/server',
-    message: 'Only the wiring (gateway-server.ts, main.ts) imports the HTTP server.',
+    files: [
+      'src/gateway/**/*.ts',
+      'src/ingress/**/*.ts',
+      'src/cli/**/*.ts',
+      'src/settings.ts',
+      'src/bootstrap.ts',
+    ],
+    forbidden: ['server'],
   },
 ];
 
@@ -44,13 +46,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  {
-    files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
-    rules: {
-      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
-    },
-  },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
+  ...boundaries.map(({ files, forbidden }) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns: forbidden.map(layer) }] },
+  })),
 );

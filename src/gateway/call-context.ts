@@ -10,7 +10,7 @@ import type { ApiKey } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { parseConfig } from './config/index.js';
 import { HEADERS, headerValue, newSpanId, newTraceId, type RequestContext } from './context.js';
-import type { GatewayDeps } from './deps.js';
+import type { Lookups } from './lookups.js';
 import { sequentialId } from './ids.js';
 import { performance } from 'node:perf_hooks';
 import { bearerToken, resolveRequestConfig } from './request-config.js';
@@ -56,12 +56,12 @@ function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): bo
 
 /** The context of a call that came in over HTTP: `request` is what the server's onRequest hook read. */
 export async function callContextFromRequest(
-  deps: GatewayDeps,
+  lookups: Lookups,
   request: RequestContext,
   how: { method: string; url: string },
 ): Promise<CallContext> {
   const { headers } = request;
-  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, deps.lookups);
+  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,

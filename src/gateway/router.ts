@@ -29,7 +29,6 @@ export function newRouteRun(deps: GatewayDeps, call: RoutedCall): RouteRun {
   return {
     deps,
     call,
-    runtime: deps.routing,
     deadline: call.ctx.startedAt + deps.settings.defaultRequestTimeoutMs,
     lastFailure: undefined,
     attempts: [],
@@ -54,7 +53,7 @@ async function runNode(run: RouteRun, node: TargetConfig, path: string): Promise
     case 'single':
       return child(0);
     case 'loadbalance': {
-      const index = pickWeighted(weightsOf(targets), run.runtime.random);
+      const index = pickWeighted(weightsOf(targets), run.deps.routing.random);
       if (index < 0) {
         throw new GatewayError(
           'invalid_config',

@@ -14,7 +14,7 @@ export const breakerStep: TargetStep = (next) => async (call) => {
   if (!cb) return next(call);
   const { run, path } = call;
   const provider = call.resolved.adapter.id;
-  const { breaker } = run.runtime;
+  const { breaker } = run.deps.routing;
   const key = breakerKey({
     workspaceId: run.call.ctx.apiKey.workspace_id,
     provider,

@@ -92,7 +92,7 @@ async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<Attem
   const { run } = call;
   let cached: CachedAnswer | undefined;
   try {
-    cached = await run.runtime.cache.get(plan.key);
+    cached = await run.deps.routing.cache.get(plan.key);
   } catch (err) {
     // A cache that cannot be read is a miss, never a failed request.
     run.deps.logger.warn({ err }, 'response cache read failed');
@@ -151,7 +151,7 @@ async function storeInCache(
     answer = { kind: 'json', body: outcome.body, storedAt: Date.now() };
   }
   try {
-    await call.run.runtime.cache.set(plan.key, answer, plan.maxAgeMs);
+    await call.run.deps.routing.cache.set(plan.key, answer, plan.maxAgeMs);
   } catch (err) {
     call.run.deps.logger.warn({ err }, 'response cache write failed');
   }

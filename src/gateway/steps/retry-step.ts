@@ -18,7 +18,7 @@ export const retryStep: TargetStep = (next) => async (call) => {
     if (outcome.ok) return outcome;
     if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
     if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
-    const wait = retryDelayMs(outcome, retry + 1, policy, run.runtime.random);
+    const wait = retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random);
     // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
     if (performance.now() + wait >= run.deadline) return outcome;
     try {

@@ -39,7 +39,7 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
       const how = { method: request.method, url: request.url };
       let ctx: CallContext;
       try {
-        ctx = await callContextFromRequest(deps, request.gw, how);
+        ctx = await callContextFromRequest(deps.lookups, request.gw, how);
       } catch (err) {
         refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
         return reply;

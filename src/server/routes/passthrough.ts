@@ -101,7 +101,7 @@ export async function passThrough(
 ): Promise<FastifyReply> {
   const sink = new HttpRelaySink(reply);
   const how = { method: request.method, url: request.url };
-  const ctx: CallContext = await callContextFromRequest(deps, request.gw, how);
+  const ctx: CallContext = await callContextFromRequest(deps.lookups, request.gw, how);
   const stream = request.body as AsyncIterable<Uint8Array> | undefined;
   await executePassthrough(
     deps,

@@ -1,0 +1,198 @@
+/**
+ * The shapes of the pipeline that refer to one another — the gateway's dependencies, the routing runtime
+ * and its step chain, a call's walk of the target tree, and what observers are told — in one module, so
+ * that the modules working with them import each other's values without import cycles. Their helpers live
+ * beside what they serve: routing/route-types.ts, steps/target-step.ts, routing/runtime.ts, observer.ts.
+ */
+import type { Logger } from 'pino';
+import type { GatewayError, ProviderError } from '../core/errors.js';
+import type { Usage } from '../core/openai-types.js';
+import type { LogWriter } from '../observability/log-writer.js';
+import type { RequestBodies, UpstreamRequest } from '../providers/types.js';
+import type { Settings } from '../settings.js';
+import type { Breaker, SharedState } from '../state/index.js';
+import type { Store } from '../store/types.js';
+import type { AttemptOutcome } from './attempt.js';
+import type { ResponseCache } from './cache/index.js';
+import type { CallContext } from './call-context.js';
+import type { TargetConfig } from './config/index.js';
+import type { DeliveredStream } from './delivered-stream.js';
+import type { Lookups } from './lookups.js';
+import type { ReplayableBody } from './passthrough/replayable-body.js';
+import type { ResolvedTarget } from './resolve-target.js';
+import type { CallSink } from './sink.js';
+import type { UpstreamClient } from './upstream.js';
+
+/** Everything the pipeline and the routes need, built once in gateway-server.ts. */
+export interface GatewayDeps {
+  settings: Settings;
+  store: Store;
+  lookups: Lookups;
+  upstream: UpstreamClient;
+  logWriter: LogWriter;
+  logger: Logger;
+  /** Fast shared state: process memory, or Redis with REDIS_URL. */
+  state: SharedState;
+  /** Breakers, the response cache and the target step chain. */
+  routing: RoutingRuntime;
+  /** See every call when it ends: the log (log-observer.ts), later metrics and traces. */
+  observers: CallObserver[];
+}
+
+export interface RoutingRuntime {
+  breaker: Breaker;
+  /** The simple response cache (shared across nodes when the state is Redis). */
+  cache: ResponseCache;
+  /** [0, 1). */
+  random: () => number;
+  /** The steps every target of a model call runs, composed around the call (../steps/). */
+  modelChain: TargetHandler;
+  /** The same for a pass-through call: no cache, no continuation; the call relays the provider's answer. */
+  passthroughChain: TargetHandler;
+}
+
+/** What the response headers report; updated as attempts run (streams send headers mid-route). */
+export interface RouteState {
+  targetPath: string | null;
+  provider: string | null;
+  /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
+  retryCount: number;
+  cacheStatus: string | null;
+}
+
+/** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in
+ * `passthrough`); an empty object stands in, so records and steps read every call's body alike. */
+interface RoutedBodies extends RequestBodies {
+  passthrough: Record<string, undefined>;
+}
+
+export type RoutedKind = keyof RoutedBodies;
+
+/** A routed call's operation and body, told apart by `endpoint`; with K, those of kind K. */
+export type RoutedRequest<K extends RoutedKind = RoutedKind> = {
+  [P in K]: { endpoint: P; body: RoutedBodies[P] };
+}[K];
+
+/** A pass-through call: the provider's own path and body, relayed without translation. */
+export interface PassthroughCall {
+  method: UpstreamRequest['method'];
+  /** The path after `/v1`, with its query string. */
+  path: string;
+  /** Client headers that may travel to the provider (hop-by-hop, x-gateway-* and credentials removed). */
+  headers: Record<string, string>;
+  body: ReplayableBody | undefined;
+}
+
+/** A call as the router sees it: its operation and body (the validated body as sent to the provider, before
+ * a target's override_params), and how it is run. */
+export type RoutedCall = RoutedRequest & {
+  ctx: CallContext;
+  /** The chain of steps every target of this call runs (model calls and pass-through differ). */
+  chain: TargetHandler;
+  /** Pass-through only. */
+  passthrough?: PassthroughCall;
+  stream: boolean;
+  /** Streams only: the answer as delivered so far, in front of the caller's sink. */
+  sink: DeliveredStream | undefined;
+  state: RouteState;
+};
+
+/** Everything that happened for one target: a call, a breaker skip, or a cache answer. */
+export interface AttemptRecord {
+  path: string;
+  provider: string;
+  model: string | undefined;
+  body: Record<string, unknown>;
+  outcome: AttemptOutcome;
+  /** performance.now() at start and end. */
+  started: number;
+  ended: number;
+  retry: number;
+  cacheStatus: string | null;
+}
+
+/** The state of one request's walk through the tree. */
+export interface RouteRun {
+  deps: GatewayDeps;
+  call: RoutedCall;
+  /** performance.now() after which no new call starts and no retry waits (the request's deadline). */
+  deadline: number;
+  /** The last failed target, whatever it was. */
+  lastFailure: NodeResult | undefined;
+  /** Every call, breaker skip and cache answer so far, in order. */
+  attempts: AttemptRecord[];
+}
+
+export interface NodeResult {
+  outcome: AttemptOutcome;
+  resolved: ResolvedTarget | undefined;
+  /** The body sent to the target (override_params applied; a continuation when one was needed). */
+  requestBody: Record<string, unknown>;
+}
+
+/** One call of one target, as the steps see it. Steps pass it on, or a copy with fields replaced. Its
+ * `endpoint` is the routed call's, beside the body for the target: the client's with override_params
+ * applied (a continuation's later). */
+export type TargetCall<K extends RoutedKind = RoutedKind> = RoutedRequest<K> & TargetCallFields;
+
+export interface TargetCallFields {
+  run: RouteRun;
+  /** The effective config node (parent settings inherited) and its path, e.g. `targets[1]`. */
+  node: TargetConfig;
+  path: string;
+  resolved: ResolvedTarget;
+  /** The model the target is called with. */
+  model: string | undefined;
+  /** Where the target is reached, without secrets (custom host, region…): part of breaker and cache keys. */
+  address: string | undefined;
+  /** Streams only: where this call's chunks go. */
+  sink: CallSink | undefined;
+  /** 0 for the first call to this target, 1, 2… for its retries. */
+  retry: number;
+}
+
+export type TargetHandler = (call: TargetCall) => Promise<AttemptOutcome>;
+export type TargetStep = (next: TargetHandler) => TargetHandler;
+
+/** What a summary needs of the call's context; a call refused before its config was read has only this. */
+export type SummaryContext = Pick<
+  CallContext,
+  | 'apiKey'
+  | 'traceId'
+  | 'spanId'
+  | 'parentSpanId'
+  | 'spanName'
+  | 'startedAt'
+  | 'startedAtMs'
+  | 'metadata'
+  | 'signal'
+  | 'method'
+  | 'url'
+>;
+
+export interface CallSummary {
+  ctx: SummaryContext;
+  /** The operation (`chat`, `completions`, `embeddings`, `passthrough`…). */
+  endpoint: string;
+  stream: boolean;
+  state: RouteState;
+  /** The status the call is recorded with (499 when the client left). */
+  status: number;
+  model: string | null;
+  usage: Usage | undefined;
+  ttfbMs: number | null;
+  /** On failure. */
+  error: GatewayError | ProviderError | undefined;
+  /** Stream chunks skipped as malformed on the answering call. */
+  malformedChunks: number;
+  /** The body sent to the answering target, and what the client got (bodies as the log keeps them). */
+  requestBody: unknown;
+  responseBody: unknown;
+  /** The exact JSON text of `responseBody`, when it came as it is from the upstream. */
+  responseText: string | undefined;
+  attempts: readonly AttemptRecord[];
+}
+
+export interface CallObserver {
+  callEnded(summary: CallSummary): void;
+}
