@@ -9,11 +9,10 @@ import { hashApiKeyValue } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toApiKey, toNumber } from '../rows.js';
 import type { ApiKeyRepository } from '../types.js';
-import { assertWorkspaceOf, nowSeconds, type RepositoryContext } from './context.js';
+import { announcerOf, assertWorkspaceOf, nowSeconds, type RepositoryContext } from './context.js';
 
 export function createApiKeyRepository({ db, keys, changed }: RepositoryContext): ApiKeyRepository {
-  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
-    changed({ resource: 'api_key', action, workspace_id, id });
+  const announce = announcerOf(changed, 'api_key');
 
   const repository: ApiKeyRepository = {
     /**

@@ -17,6 +17,7 @@ import {
   preferIdMatch,
   softDelete,
   type RepositoryContext,
+  announcerOf,
 } from './context.js';
 
 async function findConfigRow(
@@ -36,8 +37,7 @@ async function findConfigRow(
 }
 
 export function createConfigRepository({ db, keys, changed }: RepositoryContext): ConfigRepository {
-  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
-    changed({ resource: 'config', action, workspace_id, id });
+  const announce = announcerOf(changed, 'config');
   const encrypt = (id: string, config: Record<string, unknown>) =>
     encryptSecret(keys.encryption, JSON.stringify(config), id);
   const decrypt = (id: string, text: string) =>

@@ -23,6 +23,14 @@ export interface RepositoryContext {
   readonly changed: (change: StoreChange) => void;
 }
 
+/** The announcer of one resource's changes: `announce('updated', workspaceId, id)`. */
+export function announcerOf(
+  changed: RepositoryContext['changed'],
+  resource: StoreChange['resource'],
+): (action: StoreChange['action'], workspace_id: string, id: string) => void {
+  return (action, workspace_id, id) => changed({ resource, action, workspace_id, id });
+}
+
 export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }

@@ -15,6 +15,7 @@ import {
   preferIdMatch,
   softDelete,
   type RepositoryContext,
+  announcerOf,
 } from './context.js';
 
 type CredentialKind = ProviderCredential['kind'];
@@ -38,8 +39,7 @@ async function findCredentialRow(
 }
 
 export function createCredentialRepository({ db, keys, changed }: RepositoryContext): CredentialRepository {
-  const announce = (action: 'created' | 'updated' | 'deleted', workspace_id: string, id: string) =>
-    changed({ resource: 'credential', action, workspace_id, id });
+  const announce = announcerOf(changed, 'credential');
   const encrypt = (id: string, secret: ProviderCredential['secret']) =>
     encryptSecret(keys.encryption, JSON.stringify(secret), id);
   const decrypt = (row: Selectable<CredentialsTable>): ProviderCredential =>
