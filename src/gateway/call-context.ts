@@ -9,7 +9,14 @@ import { GatewayError } from '../core/errors.js';
 import type { ApiKey } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { parseConfig } from './config/index.js';
-import { HEADERS, headerValue, newSpanId, newTraceId, type RequestContext } from './context.js';
+import {
+  HEADERS,
+  headerValue,
+  newSpanId,
+  newTraceId,
+  type CallIdentity,
+  type RequestContext,
+} from './context.js';
 import type { Lookups } from './lookups.js';
 import { sequentialId } from './ids.js';
 import { performance } from 'node:perf_hooks';
@@ -18,22 +25,8 @@ import { bearerToken, resolveRequestConfig } from './request-config.js';
 /** The key a call is made under: its tenant, for records, caches and lookups. */
 export type CallerKey = Pick<ApiKey, 'id' | 'organisation_id' | 'workspace_id'>;
 
-export interface CallContext {
-  requestId: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  spanName: string | null;
-  metadata: Record<string, string>;
+export interface CallContext extends CallIdentity {
   apiKey: CallerKey;
-  /** Date.now() at arrival. */
-  startedAtMs: number;
-  /** performance.now() at arrival, for durations. */
-  startedAt: number;
-  cacheNamespace: string | null;
-  cacheForceRefresh: boolean;
-  /** Aborted when the client goes away (or the job is cancelled). */
-  signal: AbortSignal;
   /** The config governing the call, validated. */
   config: GatewayConfig;
   /** true: answers carry only standard OpenAI fields (see docs/api.md). */

@@ -29,23 +29,28 @@ export const HEADERS = {
   requestId: 'x-gateway-request-id',
 } as const;
 
-export interface RequestContext {
+/** What every call knows of itself, however it came in: its ids, trace, metadata and cache directives. */
+export interface CallIdentity {
   requestId: string;
   traceId: string;
   spanId: string;
   parentSpanId: string | null;
   spanName: string | null;
   metadata: Record<string, string>;
-  apiKey: ApiKey;
-  headers: IncomingHttpHeaders;
   /** Date.now() at arrival. */
   startedAtMs: number;
   /** performance.now() at arrival, for durations. */
   startedAt: number;
   cacheNamespace: string | null;
   cacheForceRefresh: boolean;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away (or, for a job, when it is cancelled). */
   signal: AbortSignal;
+}
+
+/** An HTTP request's identity, as the server's onRequest hook reads it. */
+export interface RequestContext extends CallIdentity {
+  apiKey: ApiKey;
+  headers: IncomingHttpHeaders;
 }
 
 const MAX_ID_LENGTH = 128;
