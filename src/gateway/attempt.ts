@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
+import { CallAbort } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { AnswerChunk, CallSink } from './sink.js';
@@ -149,7 +150,8 @@ function expire(deadline: Deadline): void {
  * than closures: this is made for every call, and is also the listener of the client's abort.
  */
 class AttemptScope {
-  readonly controller = new AbortController();
+  /** Aborts this call's upstream request (deadline, client gone). */
+  readonly signal = new CallAbort();
   readonly deadline = new Deadline(this);
   phase: 'first byte' | 'body' | 'stream idle' = 'first byte';
   ttfbMs: number | null = null;
@@ -168,7 +170,7 @@ class AttemptScope {
   }
 
   abort(): void {
-    this.controller.abort();
+    this.signal.abort();
   }
 
   end(): void {
@@ -241,14 +243,14 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const provider = adapter.id;
   const started = performance.now();
   const scope = new AttemptScope(input);
-  const { controller } = scope;
+  const { signal } = scope;
 
   try {
     let response: Dispatcher.ResponseData;
     try {
-      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, controller.signal);
+      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, signal);
       const upstreamRequest = await operationOf(adapter, request.endpoint).buildRequest(request);
-      response = await upstream.send(upstreamRequest, controller.signal);
+      response = await upstream.send(upstreamRequest, signal);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
         return scope.fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');

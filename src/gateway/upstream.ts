@@ -5,10 +5,11 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
+import type { AbortSignalLike } from '../core/abort.js';
 import type { UpstreamRequest } from '../providers/types.js';
 
 export interface UpstreamClient {
-  send(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData>;
+  send(request: UpstreamRequest, signal: AbortSignalLike): Promise<Dispatcher.ResponseData>;
   close(): Promise<void>;
 }
 
@@ -30,7 +31,8 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
         method: request.method,
         headers: request.headers,
         body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
-        signal,
+        // undici takes any EventTarget-like signal (it reads `aborted` and `reason`, adds an abort listener).
+        signal: signal as AbortSignal,
       });
     },
     close: () => agent.close(),

@@ -6,6 +6,7 @@
  * in its own module and called by the pipeline before `buildRequest`. Each operation (chat, completions,
  * embeddings) has its own handler; the registry's `operationOf` finds it or refuses the call.
  */
+import type { AbortSignalLike } from '../core/abort.js';
 import type { ProviderError } from '../core/errors.js';
 import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
 import type { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../core/schemas/index.js';
@@ -235,7 +236,7 @@ export interface ProviderAdapter {
   readonly capabilities: ProviderCapabilities;
 
   /** Optional token exchange, e.g. a service-account access token; cached by its implementation. */
-  authenticate?(target: ProviderTarget, signal: AbortSignal): Promise<AuthMaterial>;
+  authenticate?(target: ProviderTarget, signal: AbortSignalLike): Promise<AuthMaterial>;
 
   /** One handler per operation the provider offers; `capabilities.endpoints` lists the same keys. */
   readonly operations: OperationHandlers;

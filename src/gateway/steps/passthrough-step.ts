@@ -6,6 +6,7 @@
  * fallback takes over.
  */
 import { performance } from 'node:perf_hooks';
+import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
 import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
@@ -23,7 +24,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   const { adapter } = resolved;
   const started = performance.now();
   const timeoutMs = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
-  const controller = new AbortController();
+  const controller = new CallAbort();
   const onClientAbort = () => controller.abort();
   ctx.signal.addEventListener('abort', onClientAbort, { once: true });
   if (ctx.signal.aborted) controller.abort();
@@ -52,9 +53,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   try {
     let response;
     try {
-      auth = adapter.authenticate
-        ? await adapter.authenticate(resolved.target, controller.signal)
-        : undefined;
+      auth = adapter.authenticate ? await adapter.authenticate(resolved.target, controller) : undefined;
       const { body } = passthrough;
       const request: PassthroughRequest = {
         method: passthrough.method,
@@ -64,14 +63,14 @@ export const callPassthrough: TargetHandler = async (call) => {
         auth,
       };
       if (body) request.body = adapter.passthroughSignsBody ? await body.bytes() : body.send();
-      response = await deps.upstream.send(await adapter.buildPassthrough(request), controller.signal);
+      response = await deps.upstream.send(await adapter.buildPassthrough(request), controller);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
         return fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
       }
       if (ctx.signal.aborted)
         return fail(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
-      if (controller.signal.aborted) {
+      if (controller.aborted) {
         return fail(
           new GatewayError('request_timeout', `${adapter.id} did not answer within ${timeoutMs} ms`),
           'timeout',

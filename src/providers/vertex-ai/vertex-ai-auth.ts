@@ -5,6 +5,7 @@
  */
 import { createHash, createPrivateKey } from 'node:crypto';
 import { JWT } from 'google-auth-library';
+import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, ProviderTarget } from '../types.js';
 
@@ -30,7 +31,10 @@ interface CachedToken {
 const tokens = new Map<string, CachedToken>();
 const inFlight = new Map<string, Promise<CachedToken>>();
 
-export async function authenticateVertex(target: ProviderTarget, signal: AbortSignal): Promise<AuthMaterial> {
+export async function authenticateVertex(
+  target: ProviderTarget,
+  signal: AbortSignalLike,
+): Promise<AuthMaterial> {
   const json = target.cloudb_service_account_json;
   if (json === undefined) {
     if (target.api_key) return { accessToken: target.api_key };
@@ -171,7 +175,7 @@ function tokenError(error: unknown): ProviderError {
   });
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignalLike): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
