@@ -5,28 +5,36 @@
 export interface AbortSignalLike {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
+/** A function, or an object whose `handleEvent` is called (which spares a closure per listener). */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
 /**
- * An abort for one upstream call: what an AbortController gives, at a fraction of its cost (an
- * AbortController builds a full EventTarget, and the gateway makes one per call). Listeners run once,
- * in order, when `abort` is first called.
+ * An abort for a request or one upstream call: what an AbortController gives, at a fraction of its cost
+ * (an AbortController builds a full EventTarget, and the gateway would make two per request). Listeners
+ * run once, in order, when `abort` is first called. Node's timers/promises and undici take it as a signal.
  */
 export class CallAbort implements AbortSignalLike {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: Array<() => void> | undefined;
+  private listeners: AbortListener[] | undefined;
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.aborted) return;
     (this.listeners ??= []).push(listener);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     const index = this.listeners?.indexOf(listener) ?? -1;
     if (index >= 0) this.listeners?.splice(index, 1);
+  }
+
+  /** As a listener of another signal: aborts along with it. */
+  handleEvent(): void {
+    this.abort();
   }
 
   abort(): void {
@@ -35,6 +43,11 @@ export class CallAbort implements AbortSignalLike {
     this.reason = new DOMException('This operation was aborted', 'AbortError');
     const listeners = this.listeners;
     this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    if (listeners) {
+      for (const listener of listeners) {
+        if (typeof listener === 'function') listener();
+        else listener.handleEvent();
+      }
+    }
   }
 }

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
-import { CallAbort } from '../core/abort.js';
+import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
 import type { AnswerChunk, CallSink } from './sink.js';
@@ -75,7 +75,7 @@ export interface AttemptInput {
   resolved: ResolvedTarget;
   request: AdapterRequest;
   upstream: UpstreamClient;
-  clientSignal: AbortSignal;
+  clientSignal: AbortSignalLike;
   timeoutMs: number;
   idleTimeoutMs: number;
   /** Streams only: where chunks go, every one as the adapter produced it (usage included). */

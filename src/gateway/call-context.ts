@@ -5,6 +5,7 @@
  * this file reads the gateway's request headers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import type { ApiKey } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
@@ -87,7 +88,7 @@ export interface JobCall {
   metadata?: Record<string, string>;
   /** The trace the job's calls belong to; a new one when absent. */
   traceId?: string;
-  signal: AbortSignal;
+  signal: AbortSignalLike;
 }
 
 /** The context of a call made by the gateway itself for a stored job: no HTTP request behind it. */

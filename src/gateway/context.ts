@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import type { ApiKey } from '../store/types.js';
 
@@ -44,7 +45,7 @@ export interface CallIdentity {
   cacheNamespace: string | null;
   cacheForceRefresh: boolean;
   /** Aborted when the client goes away (or, for a job, when it is cancelled). */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
 }
 
 /** An HTTP request's identity, as the server's onRequest hook reads it. */

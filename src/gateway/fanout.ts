@@ -4,6 +4,7 @@
  * client's one stream as their chunks arrive, each renumbered to its choice. Usage is the sum of the calls
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
+import { CallAbort } from '../core/abort.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest } from '../providers/types.js';
 import {
@@ -87,9 +88,8 @@ function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | un
 export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const requests = fanoutRequests(input);
   if (!requests) return runAttempt(input);
-  const abort = new AbortController();
-  const onClientAbort = () => abort.abort();
-  input.clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  const abort = new CallAbort();
+  input.clientSignal.addEventListener('abort', abort, { once: true });
   if (input.clientSignal.aborted) abort.abort();
   const stream: { id: string | undefined } = { id: undefined };
   const sink = input.sink;
@@ -98,7 +98,7 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
     const outcome = await runAttempt({
       ...input,
       request,
-      clientSignal: abort.signal,
+      clientSignal: abort,
       sink: sink ? new FanoutMemberSink(sink, index, stream) : undefined,
     });
     // One failed call dooms the merged answer: stop the others at once.
@@ -155,6 +155,6 @@ export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutco
     };
     return merged;
   } finally {
-    input.clientSignal.removeEventListener('abort', onClientAbort);
+    input.clientSignal.removeEventListener('abort', abort);
   }
 }

@@ -17,6 +17,7 @@ import {
 } from '../gateway/context.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { sequentialId } from '../gateway/ids.js';
+import { CallAbort } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import { authenticate } from './auth.js';
 import { createErrorHandler } from './error-handler.js';
@@ -103,9 +104,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
         if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
         const apiKey = await authenticate(request.headers, deps.lookups);
         const metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));
-        const controller = new AbortController();
+        const clientGone = new CallAbort();
         reply.raw.on('close', () => {
-          if (!reply.raw.writableFinished) controller.abort();
+          if (!reply.raw.writableFinished) clientGone.abort();
         });
         request.gw = {
           requestId: request.id,
@@ -116,7 +117,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           headers: request.headers,
           startedAtMs: Date.now(),
           startedAt: performance.now(),
-          signal: controller.signal,
+          signal: clientGone,
         };
       });
       await registerOpenApiRoute(v1);

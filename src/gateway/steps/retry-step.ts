@@ -3,7 +3,7 @@
  * Retry-After when asked), while the policy allows it and the request's deadline leaves time to wait.
  * A call whose bytes already reached the client is never retried (routing/retry-policy.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure } from '../attempt.js';
 import { isRetryable, retryDelayMs, retryPolicyOf } from '../routing/retry-policy.js';
@@ -21,11 +21,25 @@ export const retryStep: TargetStep = (next) => async (call) => {
     const wait = retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random);
     // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
     if (performance.now() + wait >= run.deadline) return outcome;
-    try {
-      await sleep(wait, undefined, { signal: ctx.signal });
-    } catch {
+    if (!(await waitUnlessAborted(wait, ctx.signal))) {
       return gatewayFailure(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
     }
     state.retryCount += 1;
   }
 };
+
+/** Waits `ms`; resolves false at once if `signal` aborts first. */
+function waitUnlessAborted(ms: number, signal: AbortSignalLike): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
