@@ -4,14 +4,22 @@
  * circuit. What counts as a failure and the key are in routing/circuit-breaker.ts.
  */
 import { GatewayError } from '../../core/errors.js';
-import { gatewayFailure } from '../attempt.js';
+import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { breakerKey, countsAsBreakerFailure } from '../routing/circuit-breaker.js';
 import { recordAttempt } from '../routing/route-types.js';
-import type { TargetStep } from './target-step.js';
+import type { CircuitBreakerConfig } from '../config/index.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
-export const breakerStep: TargetStep = (next) => async (call) => {
+export const breakerStep: TargetStep = (next) => (call) => {
   const cb = call.node.cb_config;
-  if (!cb) return next(call);
+  return cb ? throughBreaker(next, call, cb) : next(call);
+};
+
+async function throughBreaker(
+  next: TargetHandler,
+  call: TargetCall,
+  cb: CircuitBreakerConfig,
+): Promise<AttemptOutcome> {
   const { run, path } = call;
   const provider = call.resolved.adapter.id;
   const { breaker } = run.deps.routing;
@@ -50,4 +58,4 @@ export const breakerStep: TargetStep = (next) => async (call) => {
     await breaker.releaseProbe(key);
   }
   return outcome;
-};
+}

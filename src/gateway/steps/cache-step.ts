@@ -11,7 +11,7 @@ import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk } from '../sink.js';
-import type { TargetCall, TargetStep } from './target-step.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
 
@@ -56,15 +56,16 @@ class CacheTee extends ForwardingSink {
   }
 }
 
-export const cacheStep: TargetStep = (next) => async (call) => {
-  const { run } = call;
-  const { state } = run.call;
-  const delivered = run.call.sink;
+export const cacheStep: TargetStep = (next) => (call) => {
+  const delivered = call.run.call.sink;
   if (delivered && delivered.written > 0) return next(call);
   const plan = planCache(call);
-  state.cacheStatus = plan ? plan.status : 'DISABLED';
-  if (!plan) return next(call);
+  call.run.call.state.cacheStatus = plan ? plan.status : 'DISABLED';
+  return plan ? throughCache(next, call, plan) : next(call);
+};
 
+async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePlan): Promise<AttemptOutcome> {
+  const { run } = call;
   const started = performance.now();
   const cached = await answerFromCache(call, plan);
   if (cached) {
@@ -84,7 +85,7 @@ export const cacheStep: TargetStep = (next) => async (call) => {
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   await storeInCache(call, plan, outcome, tee?.chunks);
   return outcome;
-};
+}
 
 /** Answers from the cache when it holds this request's answer; undefined on a miss. */
 async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<AttemptSuccess | undefined> {

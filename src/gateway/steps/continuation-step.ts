@@ -10,7 +10,8 @@ import { withOverrides } from '../routing/overrides.js';
 import { buildContinuation, type Continuation } from '../routing/continuation.js';
 import { modelRequestOf, type RouteRun } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
-import type { TargetCall, TargetStep } from './target-step.js';
+import type { AttemptOutcome } from '../attempt.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 class ContinuationSink extends ForwardingSink {
   constructor(
@@ -42,9 +43,16 @@ export function continuationFor(run: RouteRun, call: Pick<TargetCall, 'resolved'
   });
 }
 
-export const continuationStep: TargetStep = (next) => async (call) => {
+export const continuationStep: TargetStep = (next) => (call) => {
   const continuation = continuationFor(call.run, call);
-  if (!continuation) return next(call);
+  return continuation ? continueOn(next, call, continuation) : next(call);
+};
+
+async function continueOn(
+  next: TargetHandler,
+  call: TargetCall,
+  continuation: Continuation,
+): Promise<AttemptOutcome> {
   const outcome = await next({
     ...call,
     ...withOverrides(continuation, call.node),
@@ -67,4 +75,4 @@ export const continuationStep: TargetStep = (next) => async (call) => {
     ttfbMs: outcome.ttfbMs,
     malformedChunks: outcome.malformedChunks,
   };
-};
+}

@@ -5,14 +5,22 @@
  */
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
-import { gatewayFailure } from '../attempt.js';
-import { isRetryable, retryDelayMs, retryPolicyOf } from '../routing/retry-policy.js';
-import type { TargetStep } from './target-step.js';
+import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
+import { isRetryable, retryDelayMs, retryPolicyOf, type RetryPolicy } from '../routing/retry-policy.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
-export const retryStep: TargetStep = (next) => async (call) => {
+export const retryStep: TargetStep = (next) => (call) => {
+  const policy = retryPolicyOf(call.node.retry);
+  return policy.retries > 0 ? withRetries(next, call, policy) : next(call);
+};
+
+async function withRetries(
+  next: TargetHandler,
+  call: TargetCall,
+  policy: RetryPolicy,
+): Promise<AttemptOutcome> {
   const { run } = call;
   const { ctx, state } = run.call;
-  const policy = retryPolicyOf(call.node.retry);
   for (let retry = 0; ; retry++) {
     const outcome = await next(retry === 0 ? call : { ...call, retry });
     if (outcome.ok) return outcome;
@@ -26,7 +34,7 @@ export const retryStep: TargetStep = (next) => async (call) => {
     }
     state.retryCount += 1;
   }
-};
+}
 
 /** Waits `ms`; resolves false at once if `signal` aborts first. */
 function waitUnlessAborted(ms: number, signal: AbortSignalLike): Promise<boolean> {
