@@ -26,5 +26,16 @@ export function newRouteState(): RouteState {
 
 /** Notes one call, breaker skip or cache answer of the walk. */
 export function recordAttempt(run: RouteRun, record: Omit<AttemptRecord, 'ended' | 'cacheStatus'>): void {
-  run.attempts.push({ ...record, ended: performance.now(), cacheStatus: run.call.state.cacheStatus });
+  // Field by field rather than a spread: one object of one shape, on every call's path.
+  run.attempts.push({
+    path: record.path,
+    provider: record.provider,
+    model: record.model,
+    body: record.body,
+    outcome: record.outcome,
+    started: record.started,
+    ended: performance.now(),
+    retry: record.retry,
+    cacheStatus: run.call.state.cacheStatus,
+  });
 }
