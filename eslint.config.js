@@ -20,6 +20,10 @@ const boundaries = [
     forbidden: ['gateway', 'server', 'store', 'state', 'observability', 'ingress', 'cli'],
   },
   {
+    files: ['src/hooks/**/*.ts'],
+    forbidden: ['gateway', 'server', 'store', 'state', 'observability', 'providers', 'ingress', 'cli'],
+  },
+  {
     files: ['src/store/**/*.ts', 'src/state/**/*.ts', 'src/observability/**/*.ts'],
     forbidden: ['gateway', 'server', 'providers', 'ingress', 'cli'],
   },

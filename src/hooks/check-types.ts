@@ -1,0 +1,76 @@
+/**
+ * The contract between the hook engine (src/gateway/hooks/, which runs the config's hook and guardrail
+ * lists as a pipeline step) and the checks it runs (src/hooks/checks/, one module per built-in check).
+ * A check is a pure function of what it is shown; anything that leaves the process (a webhook, a
+ * model-judged verdict) goes through the services the engine hands it, so the address policy, the
+ * timeout and the routing stay the engine's.
+ *
+ * Check ids and parameters are those the seed's users already write (`default.contains`, `{words,
+ * operator}`); docs/guardrails.md lists them.
+ */
+import type { TSchema } from '@sinclair/typebox';
+
+/** Where a hook runs: before the provider call (on the request) or after it (on the answer). */
+export type HookEvent = 'beforeRequestHook' | 'afterRequestHook';
+
+/** The kind of call, under the names `default.allowedRequestTypes` takes. */
+export type HookRequestType = 'chatComplete' | 'complete' | 'embed';
+
+type Json = Record<string, unknown>;
+
+/** What a check is shown. `text` is what text checks read: see hooks/text.ts for how it is drawn from a body. */
+export interface CheckContext {
+  event: HookEvent;
+  requestType: HookRequestType;
+  request: { json: Json; text: string };
+  /** Present after the call: the answer (for a stream, the assembled final answer) and its status. */
+  response?: { json: Json; text: string; statusCode: number };
+  /** The provider and model of the target that answered (after) or will be called (before). */
+  provider: string;
+  model: string | undefined;
+  /** The request's metadata (x-gateway-metadata). */
+  metadata: Record<string, string>;
+  /** Aborted when the check's timeout passes or the client goes away. */
+  signal: AbortSignal;
+}
+
+/** Outbound calls a check may make; given by the engine, which enforces the address policy and timeout. */
+export interface CheckServices {
+  /** POST a JSON body to `url` (custom-host address policy applied); resolves with the status and parsed JSON
+   * body (undefined when not JSON). Rejects on refusal, network error or abort. */
+  postJson(
+    url: string,
+    body: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: unknown }>;
+  /** Ask a model, reached through the gateway's own routing with the config or virtual key named, for a chat
+   * completion; resolves with the assistant's text. */
+  judge(
+    target: { config?: string; virtual_key?: string },
+    messages: Array<{ role: 'system' | 'user'; content: string }>,
+    signal: AbortSignal,
+  ): Promise<string>;
+}
+
+/** A check's result. `verdict: true` means the check passed (after `not` is applied by the engine). */
+export interface CheckVerdict {
+  verdict: boolean;
+  /** One sentence saying why, shown to the caller in hook_results. */
+  explanation?: string;
+  /** Check-specific detail (matched words, PII found, the webhook's answer …), shown in hook_results. */
+  data?: unknown;
+  /** A mutator's rewrite: the new request body (before) or answer body (after). The engine applies it. */
+  transformed?: Json;
+}
+
+/** One built-in check. */
+export interface CheckDefinition<P = Record<string, unknown>> {
+  /** Without the `default.` prefix: `contains`, `regexMatch`, `pii` … */
+  id: string;
+  /** The parameters, validated at config validation time (unknown keys refused). `not` is the engine's. */
+  parameters: TSchema;
+  /** Events the check makes sense on; a config using it elsewhere is refused. Omitted: both. */
+  events?: readonly HookEvent[];
+  run(ctx: CheckContext, parameters: P, services: CheckServices): CheckVerdict | Promise<CheckVerdict>;
+}
