@@ -6,7 +6,6 @@
  * this attempt already reached the client.
  */
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
@@ -17,7 +16,7 @@ import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { POLICY_REFUSAL_CODE } from './custom-host.js';
 import { scrubSecrets, targetSecrets } from './scrub-secrets.js';
-import { flattenHeaders, type UpstreamClient } from './upstream.js';
+import type { UpstreamClient, UpstreamResponse } from './upstream.js';
 
 export type FailureReason =
   | 'status'
@@ -246,7 +245,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { signal } = scope;
 
   try {
-    let response: Dispatcher.ResponseData;
+    let response: UpstreamResponse;
     try {
       if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, signal);
       const upstreamRequest = await operationOf(adapter, request.endpoint).buildRequest(request);
@@ -258,8 +257,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       return scope.interrupted(err, false);
     }
     scope.ttfbMs = performance.now() - started;
-    const headers = flattenHeaders(response.headers);
-    const status = response.statusCode;
+    const { headers, statusCode: status } = response;
 
     if (status < 200 || status >= 300) {
       scope.phase = 'body';
@@ -325,7 +323,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
 async function relayStream(
   input: AttemptInput,
   sink: CallSink,
-  response: Dispatcher.ResponseData,
+  response: UpstreamResponse,
   headers: Record<string, string>,
   scope: AttemptScope,
 ): Promise<AttemptOutcome> {

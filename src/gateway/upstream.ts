@@ -3,13 +3,17 @@
  * resolved through the custom-host policy. Bodies are streamed, never buffered by this module.
  */
 import { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
 import type { AbortSignalLike } from '../core/abort.js';
 import type { UpstreamRequest } from '../providers/types.js';
+import { UpstreamCall, type UpstreamResponse } from './upstream-response.js';
+
+export type { UpstreamBody, UpstreamResponse } from './upstream-response.js';
+export { flattenHeaders } from './upstream-response.js';
 
 export interface UpstreamClient {
-  send(request: UpstreamRequest, signal: AbortSignalLike): Promise<Dispatcher.ResponseData>;
+  send(request: UpstreamRequest, signal: AbortSignalLike): Promise<UpstreamResponse>;
   close(): Promise<void>;
 }
 
@@ -24,16 +28,20 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
   });
   return {
     send(request, signal) {
+      if (signal.aborted) return Promise.reject(signal.reason);
       const url = new URL(request.url);
-      return agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: request.method,
-        headers: request.headers,
-        body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
-        // undici takes any EventTarget-like signal (it reads `aborted` and `reason`, adds an abort listener).
-        signal: signal as AbortSignal,
-      });
+      const call = new UpstreamCall(signal);
+      agent.dispatch(
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: request.method,
+          headers: request.headers,
+          body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
+        },
+        call,
+      );
+      return call.head;
     },
     close: () => agent.close(),
   };
@@ -41,16 +49,4 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
 
 function isStreamed(body: UpstreamRequest['body']): body is AsyncIterable<Uint8Array> {
   return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
-}
-
-/** Lower-cases and flattens undici's response headers. */
-export function flattenHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
 }

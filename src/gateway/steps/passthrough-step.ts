@@ -12,7 +12,6 @@ import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js'
 import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
-import { flattenHeaders } from '../upstream.js';
 import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
 
@@ -92,7 +91,7 @@ export const callPassthrough: TargetHandler = async (call) => {
     clearTimeout(timer);
     const ttfbMs = performance.now() - started;
     const status = response.statusCode;
-    const headers = flattenHeaders(response.headers);
+    const { headers } = response;
     if (status >= 200 && status < 300) {
       return finish({
         ok: true,

@@ -1,0 +1,194 @@
+/**
+ * An upstream answer read through undici's `dispatch` handler API: the status and headers once they
+ * arrive, then the body's chunks as they come. undici's `request` wraps the body in a Readable stream;
+ * building and draining that stream (its state, events and ticks) was a visible share of what a call
+ * cost the gateway, for bodies that are read whole or relayed chunk by chunk anyway.
+ *
+ * One object is the handler, the response and its body, so a call allocates one thing for all three.
+ */
+import type { Dispatcher } from 'undici';
+import type { AbortSignalLike } from '../core/abort.js';
+
+export interface UpstreamResponse {
+  statusCode: number;
+  /** Lower-case names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: UpstreamBody;
+}
+
+/** The body: read whole with `text()`, or chunk by chunk (the pace of the reader holds the upstream back). */
+export interface UpstreamBody extends AsyncIterable<Uint8Array> {
+  text(): Promise<string>;
+  /** Stops reading and closes the upstream request; a reader waiting for a chunk ends. */
+  destroy(): void;
+}
+
+/** Chunks queued ahead of the reader before the upstream socket is paused. */
+const HIGH_WATER_CHUNKS = 16;
+
+type Waiter = {
+  resolve(value: IteratorResult<Uint8Array>): void;
+  reject(error: unknown): void;
+};
+
+export class UpstreamCall
+  implements Dispatcher.DispatchHandler, UpstreamResponse, UpstreamBody, AsyncIterator<Uint8Array>
+{
+  statusCode = 0;
+  headers: Record<string, string> = {};
+  readonly body: UpstreamBody = this;
+
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly chunks: Buffer[] = [];
+  private ended = false;
+  private failure: unknown = undefined;
+  private started = false;
+  private onHead: { resolve(response: UpstreamResponse): void; reject(error: unknown): void } | undefined;
+  private waiter: Waiter | undefined;
+  private onText: { resolve(text: string): void; reject(error: unknown): void } | undefined;
+
+  /** Resolves with this response once the status and headers came; rejects if the call failed before. */
+  readonly head: Promise<UpstreamResponse>;
+
+  constructor(private readonly signal: AbortSignalLike) {
+    this.head = new Promise((resolve, reject) => (this.onHead = { resolve, reject }));
+    signal.addEventListener('abort', this);
+  }
+
+  /** The signal's abort (an EventListener object, which spares a closure per call). */
+  handleEvent(): void {
+    this.controller?.abort(abortReason(this.signal));
+  }
+
+  // --- undici's side ---
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal.aborted) controller.abort(abortReason(this.signal));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return; // 1xx informational: the answer's own head follows
+    this.statusCode = statusCode;
+    this.headers = flattenHeaders(headers);
+    this.started = true;
+    this.onHead?.resolve(this);
+    this.onHead = undefined;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = undefined;
+      waiter.resolve({ done: false, value: chunk });
+      return;
+    }
+    this.chunks.push(chunk);
+    if (!this.onText && this.chunks.length >= HIGH_WATER_CHUNKS) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    this.settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.failure = error;
+    this.settle();
+  }
+
+  private settle(): void {
+    this.signal.removeEventListener('abort', this);
+    if (!this.started) {
+      this.onHead?.reject(this.failure ?? new Error('The upstream answer ended before its headers'));
+      this.onHead = undefined;
+      return;
+    }
+    if (this.onText) {
+      const onText = this.onText;
+      this.onText = undefined;
+      if (this.failure !== undefined) onText.reject(this.failure);
+      else onText.resolve(this.drainText());
+    }
+    const waiter = this.waiter;
+    if (waiter && this.chunks.length === 0) {
+      this.waiter = undefined;
+      if (this.failure !== undefined) waiter.reject(this.failure);
+      else waiter.resolve({ done: true, value: undefined });
+    }
+  }
+
+  // --- the reader's side ---
+
+  text(): Promise<string> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(this.drainText());
+    this.controller?.resume();
+    return new Promise((resolve, reject) => (this.onText = { resolve, reject }));
+  }
+
+  private drainText(): string {
+    const { chunks } = this;
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    chunks.length = 0;
+    return text;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    const chunk = this.chunks.shift();
+    if (chunk !== undefined) {
+      if (this.chunks.length === 0 && this.controller?.paused) this.controller.resume();
+      return Promise.resolve({ done: false, value: chunk });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve({ done: true, value: undefined });
+    if (this.controller?.paused) this.controller.resume();
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** A reader that stops early (`break` out of `for await`) closes the request. */
+  return(): Promise<IteratorResult<Uint8Array>> {
+    this.destroy();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  destroy(): void {
+    // Taken first: aborting the request reports its error synchronously, which must not reach this reader.
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    this.chunks.length = 0;
+    if (!this.ended && this.failure === undefined) {
+      this.failure = new Error('The upstream answer was not read to its end');
+      this.controller?.abort(this.failure as Error);
+    }
+    this.signal.removeEventListener('abort', this);
+    waiter?.resolve({ done: true, value: undefined });
+  }
+}
+
+function abortReason(signal: AbortSignalLike): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** Lower-cases and flattens undici's response headers. */
+export function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

@@ -1,0 +1,156 @@
+/**
+ * The upstream client reads answers through undici's dispatch handler API (gateway/upstream-response.ts)
+ * instead of undici's Readable body: whole bodies, chunk-by-chunk reading with the reader's pace holding
+ * the upstream back, early stops and aborts must behave as a stream would.
+ */
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallAbort } from '../../src/core/abort.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/gateway/upstream.js';
+
+let server: Server;
+let origin: string;
+let client: UpstreamClient;
+/** Responses the /hold route keeps open, to be written to by the test. */
+const held: ServerResponse[] = [];
+/** Bytes the /flood route managed to write before the socket pushed back. */
+let floodWritten = 0;
+let floodBlocked = false;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/json') {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-Mixed-Case': 'yes' });
+      res.write('{"a":');
+      setTimeout(() => res.end('"é"}'), 5);
+    } else if (req.url === '/hold') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      held.push(res);
+    } else if (req.url === '/flood') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 120);
+      const pump = () => {
+        while (floodWritten < 64 * 1024 * 1024) {
+          floodWritten += chunk.length;
+          if (!res.write(chunk)) {
+            floodBlocked = true;
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    } else {
+      res.writeHead(404).end('nope');
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  client = createUpstreamClient('private');
+});
+
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  await client?.close();
+  server?.close();
+});
+
+const get = (path: string, signal = new CallAbort()) =>
+  client.send({ method: 'GET', url: `${origin}${path}`, headers: {} }, signal);
+
+describe('upstream answers through the dispatch handler', () => {
+  it('gives the status, lower-cased headers and the whole body as text across chunks', async () => {
+    const response = await get('/json');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-mixed-case']).toBe('yes');
+    expect(await response.body.text()).toBe('{"a":"é"}');
+  });
+
+  it('reads an error answer whole', async () => {
+    const response = await get('/missing');
+    expect(response.statusCode).toBe(404);
+    expect(await response.body.text()).toBe('nope');
+  });
+
+  it('yields chunks as they arrive and ends when the answer ends', async () => {
+    const response = await get('/hold');
+    const reader = response.body[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('data: first\n\n');
+    const pending = reader.next();
+    held.at(-1)!.write('data: second\n\n');
+    expect(Buffer.from((await pending).value as Uint8Array).toString()).toBe('data: second\n\n');
+    held.at(-1)!.end();
+    expect((await reader.next()).done).toBe(true);
+  });
+
+  it('holds the upstream back while the reader does not read', async () => {
+    floodWritten = 0;
+    floodBlocked = false;
+    const response = await get('/flood');
+    const reader = response.body[Symbol.asyncIterator]();
+    let bytes = ((await reader.next()).value as Uint8Array).length;
+    // Unread, the answer stops at the high-water mark plus what the sockets buffer, far below its 64 MB.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(floodBlocked).toBe(true);
+    expect(floodWritten).toBeLessThan(16 * 1024 * 1024);
+    // Read on, it all comes through.
+    for (let next = await reader.next(); !next.done; next = await reader.next()) bytes += next.value.length;
+    expect(bytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('ends a waiting reader and closes the request when the body is destroyed', async () => {
+    const response = await get('/hold');
+    const res = held.at(-1)!;
+    const reader = response.body[Symbol.asyncIterator]();
+    await reader.next();
+    const pending = reader.next();
+    response.body.destroy();
+    expect((await pending).done).toBe(true);
+    await once(res, 'close');
+  });
+
+  it('closes the request when the reader stops early', async () => {
+    const response = await get('/hold');
+    const res = held.at(-1)!;
+    for await (const chunk of response.body) {
+      expect(chunk.length).toBeGreaterThan(0);
+      break;
+    }
+    await once(res, 'close');
+  });
+
+  it('fails a waiting reader when the signal aborts mid-answer', async () => {
+    const signal = new CallAbort();
+    const response = await get('/hold', signal);
+    const reader = response.body[Symbol.asyncIterator]();
+    await reader.next();
+    const pending = reader.next();
+    signal.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+    await once(held.at(-1)!, 'close');
+  });
+
+  it('refuses at once with a signal aborted before the call', async () => {
+    const signal = new CallAbort();
+    signal.abort();
+    await expect(get('/json', signal)).rejects.toThrow(/abort/i);
+  });
+
+  it('rejects the head when the upstream cannot be reached', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, 'close');
+    await expect(
+      client.send({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {} }, new CallAbort()),
+    ).rejects.toThrow();
+  });
+});
