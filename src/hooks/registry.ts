@@ -18,6 +18,9 @@ import { allUppercase } from './checks/all-uppercase.js';
 import { characterCount } from './checks/character-count.js';
 import { contains } from './checks/contains.js';
 import { endsWith } from './checks/ends-with.js';
+import { jsonKeys } from './checks/json-keys.js';
+import { jsonSchema } from './checks/json-schema.js';
+import { regexMatch } from './checks/regex-match.js';
 import { sentenceCount } from './checks/sentence-count.js';
 import { wordCount } from './checks/word-count.js';
 
@@ -29,6 +32,9 @@ const ALL: readonly BuiltInCheck[] = [
   characterCount,
   contains,
   endsWith,
+  jsonKeys,
+  jsonSchema,
+  regexMatch,
   sentenceCount,
   wordCount,
 ];
