@@ -1,0 +1,65 @@
+/**
+ * The definition of a stored guardrail: exactly the object a config's `input_guardrails` /
+ * `output_guardrails` item takes inline (`{id?, deny?, async?, on_fail?, on_success?, "default.<check>":
+ * {parameters}…}`), checked by the config's own schema for that item. Whatever is stored is therefore a
+ * guardrail a config could carry inline, and the engine turns it into a hook the same way.
+ *
+ * The hook form (`{id, checks: [{id, parameters}]}`) is not stored: a string item of a guardrail list
+ * names a stored guardrail, so the stored thing is what that list holds.
+ */
+import type { Static } from '@sinclair/typebox';
+import { compileValidator, fieldError } from '../../core/validator/compile-validator.js';
+import { OutputGuardrailSchema } from './hook-schemas.js';
+
+/**
+ * The object member of the guardrail item. The output side's, because it is the wider one (`on_fail`
+ * and `on_success` may also `deny`) and one stored guardrail may be listed on either side.
+ */
+export const GuardrailDefinitionSchema = OutputGuardrailSchema.anyOf[1];
+export type GuardrailDefinition = Static<typeof GuardrailDefinitionSchema>;
+
+/** The keys that say how the guardrail behaves; every other key names a check. */
+const OWN_KEYS = new Set(Object.keys(GuardrailDefinitionSchema.properties));
+
+const validator = compileValidator(GuardrailDefinitionSchema, {
+  code: 'invalid_config',
+  rootPath: 'guardrail',
+  subject: 'guardrail',
+  rootParam: 'guardrail',
+});
+
+/**
+ * Checks a definition sent to the management API; throws `invalid_config` naming the field
+ * (`guardrail.on_fail.deny`, `guardrail.default.contains`) and returns it typed otherwise.
+ */
+export function parseGuardrailDefinition(raw: unknown): GuardrailDefinition {
+  // The schema alone would say "must be an object", which does not help someone who wrote the hook form.
+  if (raw !== null && typeof raw === 'object' && Array.isArray((raw as { checks?: unknown }).checks)) {
+    throw fieldError(
+      'invalid_config',
+      'guardrail.checks',
+      'is the hook form; a stored guardrail names each check as a key: {"default.contains": {"words": […]}}',
+    );
+  }
+  const definition = validator.assert(raw);
+  const checks = Object.entries(definition).filter(([key]) => !OWN_KEYS.has(key));
+  if (checks.length === 0) {
+    throw fieldError('invalid_config', 'guardrail', 'names no check (add a key such as "default.contains")');
+  }
+  checkGuardrailChecks(checks as Array<[string, Record<string, unknown>]>);
+  return definition;
+}
+
+/**
+ * The one place where the checks of a stored guardrail meet the check registry: each id must name a
+ * known check and its parameters must be valid for it, on at least one side of the call (a stored
+ * guardrail may be listed in `input_guardrails` or `output_guardrails`). The registry
+ * (src/hooks/registry.ts) and the engine's reading of a guardrail item (config/hook-specs.ts) are
+ * written alongside this; until they are wired here, a stored guardrail's checks are validated when a
+ * call resolves it. A problem is thrown as `invalid_config` with `param` `guardrail.<check id>[.<field>]`.
+ */
+export function checkGuardrailChecks(
+  _checks: ReadonlyArray<[id: string, parameters: Record<string, unknown>]>,
+): void {
+  // Intentionally empty until the registry is wired (see above).
+}
