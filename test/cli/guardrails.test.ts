@@ -179,4 +179,13 @@ describe('gateway guardrails', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No guardrail "nope" in this workspace \(HTTP 404, not_found, param id\)/);
   });
+
+  it('lists its commands in the help', async () => {
+    const help = await cli(['guardrails', '--help']);
+    expect(help.code).toBe(0);
+    for (const name of ['create', 'list', 'get', 'update', 'versions', 'delete']) {
+      expect(help.stdout).toMatch(new RegExp(`^\\s+${name}\\b`, 'm'));
+    }
+    expect((await cli(['--help'])).stdout).toMatch(/^\s+guardrails\b/m);
+  });
 });
