@@ -4,15 +4,14 @@
  * "Here it is: {…} Hope this helps."). Every candidate is found by a forward scan and parsed by JSON.parse,
  * so the work is linear in the text.
  */
-
-const FENCE = '```';
+import { fencedBlocks } from './fenced-blocks.js';
 
 export function jsonValuesIn(text: string): unknown[] {
   const whole = parse(text.trim());
   if (whole !== undefined) return [whole.value];
   const found: unknown[] = [];
   for (const block of fencedBlocks(text)) {
-    const parsed = parse(block.trim());
+    const parsed = parse(block.body.trim());
     if (parsed !== undefined) found.push(parsed.value);
   }
   if (found.length > 0) return found;
@@ -23,21 +22,6 @@ export function jsonValuesIn(text: string): unknown[] {
     if (parsed !== undefined) found.push(parsed.value);
   }
   return found;
-}
-
-function* fencedBlocks(text: string): Generator<string> {
-  let from = 0;
-  for (;;) {
-    const start = text.indexOf(FENCE, from);
-    if (start === -1) return;
-    // The info string (`json`, `JSON`, nothing) runs to the end of the opening line.
-    const lineEnd = text.indexOf('\n', start + FENCE.length);
-    if (lineEnd === -1) return;
-    const end = text.indexOf(FENCE, lineEnd + 1);
-    if (end === -1) return;
-    yield text.slice(lineEnd + 1, end);
-    from = end + FENCE.length;
-  }
 }
 
 function parse(candidate: string): { value: unknown } | undefined {
