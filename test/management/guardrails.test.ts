@@ -184,6 +184,18 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       'invalid_config',
       'guardrail.on_success.feedbak',
     ],
+    // The check registry judges every check: a known id, valid parameters.
+    [{ slug: 'g', guardrail: { 'default.nope': {} } }, 'invalid_config', 'guardrail.default.nope'],
+    [
+      { slug: 'g', guardrail: { 'default.contains': { words: ['x'], operator: 'some' } } },
+      'invalid_config',
+      'guardrail.default.contains.operator',
+    ],
+    [
+      { slug: 'g', guardrail: { 'default.wordCount': { minWords: 9, maxWords: 1 }, deny: true } },
+      'invalid_config',
+      'guardrail.default.wordCount.maxWords',
+    ],
     // The hook form is not what a stored guardrail holds: its `checks` list is refused by name.
     [
       {

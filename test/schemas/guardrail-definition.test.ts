@@ -23,6 +23,41 @@ const good = [
   },
 ];
 
+/** Checks the registry knows, with parameters it accepts, on the side they run on. */
+const goodChecks = [
+  { 'default.requiredMetadataKeys': { metadataKeys: ['team'] }, deny: true },
+  { 'default.contains': { words: ['x'], not: true, timeout: 250, on_error: 'fail' } },
+  { 'default.webhook': { webhookURL: 'https://hooks.example/v', headers: { Authorization: 'Bearer t' } } },
+  { 'default.pii': { redact: true } },
+];
+
+/** What the check registry refuses, named where it sits in the definition. */
+const badChecks: Array<[unknown, string, RegExp]> = [
+  [{ 'default.nope': {} }, 'guardrail.default.nope', /not a known check/],
+  [{ 'default.allUppercase': {} }, 'guardrail.default.allUppercase', /did you mean default\.alluppercase/],
+  [{ 'acme.pii': {} }, 'guardrail.acme.pii', /only the built-in checks/],
+  [{ 'default.contains': { words: [] } }, 'guardrail.default.contains.words', /words/],
+  [
+    { 'default.contains': { words: ['x'], operator: 'some' } },
+    'guardrail.default.contains.operator',
+    /operator/,
+  ],
+  [{ 'default.contains': { words: ['x'], wrods: 1 } }, 'guardrail.default.contains.wrods', /wrods/],
+  [{ 'default.contains': { words: ['x'], not: 'yes' } }, 'guardrail.default.contains.not', /boolean/],
+  [{ 'default.wordCount': { minWords: 5, maxWords: 2 } }, 'guardrail.default.wordCount.maxWords', /minWords/],
+  [
+    { 'default.webhook': { webhookURL: 'ftp://hooks.example/v' } },
+    'guardrail.default.webhook.webhookURL',
+    /http/,
+  ],
+  // Valid checks before it do not hide the one that is not.
+  [
+    { 'default.contains': { words: ['x'] }, 'default.regexMatch': { rule: '(' }, deny: true },
+    'guardrail.default.regexMatch.rule',
+    /rule/,
+  ],
+];
+
 const bad: Array<[unknown, string]> = [
   [{ 'default.contains': { words: ['x'] }, deny: 'yes' }, 'guardrail.deny'],
   [{ 'default.contains': 'x' }, 'guardrail.default.contains'],
@@ -51,6 +86,23 @@ describe('stored guardrail definitions', () => {
 
   it.each(bad)('refuses %j naming %s', (definition, param) => {
     expect(paramOf(() => parseGuardrailDefinition(definition))).toBe(param);
+  });
+
+  it.each(goodChecks)('accepts the checks of %j', (definition) => {
+    expect(parseGuardrailDefinition(definition)).toEqual(definition);
+  });
+
+  it.each(badChecks)('refuses the checks of %j naming %s', (definition, param, message) => {
+    let thrown: unknown;
+    try {
+      parseGuardrailDefinition(definition);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect((thrown as GatewayError).code).toBe('invalid_config');
+    expect((thrown as GatewayError).param).toBe(param);
+    expect((thrown as GatewayError).message).toMatch(message);
   });
 
   it('refuses, inline in a config, what it refuses as a definition', () => {

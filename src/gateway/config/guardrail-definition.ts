@@ -8,7 +8,10 @@
  * names a stored guardrail, so the stored thing is what that list holds.
  */
 import type { Static } from '@sinclair/typebox';
+import { GatewayError } from '../../core/errors.js';
 import { compileValidator, fieldError } from '../../core/validator/compile-validator.js';
+import type { HookEvent } from '../../hooks/check-types.js';
+import { checkParameterError, findCheck } from '../../hooks/registry.js';
 import { OutputGuardrailSchema } from './hook-schemas.js';
 
 /**
@@ -51,15 +54,25 @@ export function parseGuardrailDefinition(raw: unknown): GuardrailDefinition {
 }
 
 /**
- * The one place where the checks of a stored guardrail meet the check registry: each id must name a
- * known check and its parameters must be valid for it, on at least one side of the call (a stored
- * guardrail may be listed in `input_guardrails` or `output_guardrails`). The registry
- * (src/hooks/registry.ts) and the engine's reading of a guardrail item (config/hook-specs.ts) are
- * written alongside this; until they are wired here, a stored guardrail's checks are validated when a
- * call resolves it. A problem is thrown as `invalid_config` with `param` `guardrail.<check id>[.<field>]`.
+ * The one place where the checks of a stored guardrail meet the check registry: each id must name a known
+ * check and its parameters must be valid for it. A stored guardrail may be listed in `input_guardrails` or
+ * `output_guardrails`, so a check is validated for the first side it can run on; the list that names it
+ * decides, per call, whether it may run there. `timeout` and `on_error` are the hook engine's parameters,
+ * not the check's, so the registry does not see them; the engine judges them where it reads the item.
+ * Throws `invalid_config` with `param` `guardrail.<check id>` or `guardrail.<check id>.<field>`.
  */
 export function checkGuardrailChecks(
-  _checks: ReadonlyArray<[id: string, parameters: Record<string, unknown>]>,
+  checks: ReadonlyArray<[id: string, parameters: Record<string, unknown>]>,
 ): void {
-  // Intentionally empty until the registry is wired (see above).
+  for (const [id, raw] of checks) {
+    const { timeout: _timeout, on_error: _onError, ...parameters } = raw;
+    // A check that says nothing of where it runs runs on both sides; its parameters are judged alike.
+    const side: HookEvent = findCheck(id)?.events?.[0] ?? 'beforeRequestHook';
+    const problem = checkParameterError(id, parameters, side);
+    if (problem === null) continue;
+    // The registry names the field relative to the check entry: `id`, `parameters`, `parameters.minWords`.
+    const param = `guardrail.${id}${problem.param === 'id' ? '' : problem.param.replace(/^parameters/, '')}`;
+    // The registry's message already names the check and the field within it.
+    throw new GatewayError('invalid_config', `guardrail: ${problem.message}`, { param });
+  }
 }
