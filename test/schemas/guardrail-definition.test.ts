@@ -50,6 +50,11 @@ const badChecks: Array<[unknown, string, RegExp]> = [
     'guardrail.default.webhook.webhookURL',
     /http/,
   ],
+  // The engine's own parameters of a check, held to the engine's limits.
+  [{ 'default.contains': { words: ['x'], timeout: '5s' } }, 'guardrail.default.contains.timeout', /1 to/],
+  [{ 'default.contains': { words: ['x'], timeout: 0 } }, 'guardrail.default.contains.timeout', /1 to/],
+  [{ 'default.contains': { words: ['x'], timeout: 300_001 } }, 'guardrail.default.contains.timeout', /1 to/],
+  [{ 'default.contains': { words: ['x'], on_error: 'skip' } }, 'guardrail.default.contains.on_error', /pass/],
   // Valid checks before it do not hide the one that is not.
   [
     { 'default.contains': { words: ['x'] }, 'default.regexMatch': { rule: '(' }, deny: true },

@@ -58,14 +58,16 @@ export function parseGuardrailDefinition(raw: unknown): GuardrailDefinition {
  * check and its parameters must be valid for it. A stored guardrail may be listed in `input_guardrails` or
  * `output_guardrails`, so a check is validated for the first side it can run on; the list that names it
  * decides, per call, whether it may run there. `timeout` and `on_error` are the hook engine's parameters,
- * not the check's, so the registry does not see them; the engine judges them where it reads the item.
- * Throws `invalid_config` with `param` `guardrail.<check id>` or `guardrail.<check id>.<field>`.
+ * not the check's, so the registry does not see them; they are held to the engine's limits here, so that a
+ * stored guardrail never fails on them at call time. Throws `invalid_config` with `param`
+ * `guardrail.<check id>` or `guardrail.<check id>.<field>`.
  */
 export function checkGuardrailChecks(
   checks: ReadonlyArray<[id: string, parameters: Record<string, unknown>]>,
 ): void {
   for (const [id, raw] of checks) {
-    const { timeout: _timeout, on_error: _onError, ...parameters } = raw;
+    const { timeout, on_error: onError, ...parameters } = raw;
+    checkEngineParameters(id, timeout, onError);
     // A check that says nothing of where it runs runs on both sides; its parameters are judged alike.
     const side: HookEvent = findCheck(id)?.events?.[0] ?? 'beforeRequestHook';
     const problem = checkParameterError(id, parameters, side);
@@ -74,5 +76,26 @@ export function checkGuardrailChecks(
     const param = `guardrail.${id}${problem.param === 'id' ? '' : problem.param.replace(/^parameters/, '')}`;
     // The registry's message already names the check and the field within it.
     throw new GatewayError('invalid_config', `guardrail: ${problem.message}`, { param });
+  }
+}
+
+/** The engine's limits on a check's `timeout` (milliseconds) and its fail mode (`on_error`). */
+const MAX_CHECK_TIMEOUT_MS = 300_000;
+
+function checkEngineParameters(id: string, timeout: unknown, onError: unknown): void {
+  const validTimeout =
+    typeof timeout === 'number' &&
+    Number.isInteger(timeout) &&
+    timeout >= 1 &&
+    timeout <= MAX_CHECK_TIMEOUT_MS;
+  if (timeout !== undefined && !validTimeout) {
+    throw fieldError(
+      'invalid_config',
+      `guardrail.${id}.timeout`,
+      `must be an integer of milliseconds from 1 to ${MAX_CHECK_TIMEOUT_MS}`,
+    );
+  }
+  if (onError !== undefined && onError !== 'pass' && onError !== 'fail') {
+    throw fieldError('invalid_config', `guardrail.${id}.on_error`, "must be 'pass' or 'fail'");
   }
 }
