@@ -28,7 +28,8 @@ export interface Lookups {
   ): Promise<ProviderCredential | undefined>;
   config(workspaceId: string, idOrSlug: string): Promise<StoredConfig | undefined>;
   /** The stored guardrail a config's `"<slug>"` guardrail item names (its id works too); undefined
-   * when the workspace has none by that name (never stored, or deleted). */
+   * when the workspace has none by that name (never stored, or deleted). The answer is the cached
+   * object itself, shared by every call: read it, never change it. */
   guardrailBySlug(workspaceId: string, slug: string): Promise<StoredGuardrail | undefined>;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
