@@ -3,7 +3,7 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
-  /** Reads a file named on the command line (configs). */
+  /** Reads a file named on the command line (configs, guardrails). */
   readFile?(path: string): Promise<string>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Cross-node cache invalidation. A change committed through one node's store (a key revoked, a virtual
- * key or config changed) is published on a Redis channel; every node drops the matching entries of its
- * in-memory lookup cache at once instead of waiting for their TTL.
+ * key, config or guardrail changed) is published on a Redis channel; every node drops the matching
+ * entries of its in-memory lookup cache at once instead of waiting for their TTL.
  */
 import { Redis } from 'ioredis';
 import type { StoreChange } from '../store/types.js';
@@ -9,13 +9,14 @@ import type { StoreChange } from '../store/types.js';
 export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
 
 /** What a store change makes stale in the lookup caches: every cached API key (they are cached by
- * value, which the store does not keep), or a workspace's credentials and configs. */
+ * value, which the store does not keep), or a workspace's credentials, configs and guardrails. */
 export function invalidationFor(change: StoreChange): InvalidationEvent | undefined {
   switch (change.resource) {
     case 'api_key':
       return { kind: 'api-keys' };
     case 'credential':
     case 'config':
+    case 'guardrail':
       return { kind: 'workspace', workspaceId: change.workspace_id };
     case 'workspace':
       return undefined;

@@ -1,11 +1,19 @@
 /**
- * Store reads on the hot path, through an in-memory cache: API keys, provider credentials and stored
- * configs. The store announces every committed change (`store.onChange`, wired to `applyChange` in
- * gateway-server.ts), so a revoked key stops working at once on this node, and on the other nodes as soon
- * as the invalidation published through Redis reaches them; the TTL bounds staleness if a message is lost.
+ * Store reads on the hot path, through an in-memory cache: API keys, provider credentials, stored
+ * configs and stored guardrails. The store announces every committed change (`store.onChange`, wired to
+ * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
+ * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
+ * if a message is lost.
  */
 import { LRUCache } from 'lru-cache';
-import type { ApiKey, ProviderCredential, Store, StoreChange, StoredConfig } from '../store/types.js';
+import type {
+  ApiKey,
+  ProviderCredential,
+  Store,
+  StoreChange,
+  StoredConfig,
+  StoredGuardrail,
+} from '../store/types.js';
 import { invalidationFor, type InvalidationEvent } from './invalidation.js';
 
 const MISSING = Symbol('missing');
@@ -19,6 +27,10 @@ export interface Lookups {
     slug: string,
   ): Promise<ProviderCredential | undefined>;
   config(workspaceId: string, idOrSlug: string): Promise<StoredConfig | undefined>;
+  /** The stored guardrail a config's `"<slug>"` guardrail item names (its id works too); undefined
+   * when the workspace has none by that name (never stored, or deleted). The answer is the cached
+   * object itself, shared by every call: read it, never change it. */
+  guardrailBySlug(workspaceId: string, slug: string): Promise<StoredGuardrail | undefined>;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
   applyChange(change: StoreChange): void;
@@ -32,7 +44,7 @@ export function createLookups(
   publish: (event: InvalidationEvent) => void = () => undefined,
 ): Lookups {
   const keys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
-  const records = new LRUCache<string, Cached<ProviderCredential | StoredConfig>>({
+  const records = new LRUCache<string, Cached<ProviderCredential | StoredConfig | StoredGuardrail>>({
     max: 10_000,
     ttl: ttlMs,
   });
@@ -77,6 +89,10 @@ export function createLookups(
       through(records, `${workspaceId}\u0000config\u0000${idOrSlug}`, () =>
         store.getConfig(workspaceId, idOrSlug),
       ) as Promise<StoredConfig | undefined>,
+    guardrailBySlug: (workspaceId, slug) =>
+      through(records, `${workspaceId}\u0000guardrail\u0000${slug}`, () =>
+        store.getGuardrail(workspaceId, slug),
+      ) as Promise<StoredGuardrail | undefined>,
     applyChange(change) {
       const event = invalidationFor(change);
       if (!event) return;

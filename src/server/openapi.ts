@@ -3,6 +3,7 @@
  */
 import { ENDPOINTS } from '../gateway/endpoints.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
+import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definition.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
 import type { Operation } from '../core/operation.js';
 
@@ -108,7 +109,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       servers: [{ url: '/' }],
       paths,
       components: {
-        schemas: { Error: ErrorSchema, Config: GatewayConfigSchema },
+        schemas: { Error: ErrorSchema, Config: GatewayConfigSchema, Guardrail: GuardrailDefinitionSchema },
         securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } },
       },
       security: [{ gatewayKey: [] }],

@@ -9,6 +9,8 @@ import type {
   ConfigsTable,
   ConfigVersionsTable,
   CredentialsTable,
+  GuardrailsTable,
+  GuardrailVersionsTable,
   JobsTable,
   LogsTable,
   OrganisationsTable,
@@ -23,6 +25,8 @@ import type {
   ProviderSecret,
   StoredConfig,
   StoredConfigVersion,
+  StoredGuardrail,
+  StoredGuardrailVersion,
   Workspace,
 } from './types.js';
 
@@ -98,6 +102,35 @@ export function toConfigVersion(
     config_id: row.config_id,
     version: toNumber(row.version),
     config,
+    created_at: toNumber(row.created_at),
+  };
+}
+
+export function toGuardrail(
+  row: Selectable<GuardrailsTable>,
+  guardrail: Record<string, unknown>,
+): StoredGuardrail {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    guardrail,
+    version: toNumber(row.version),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}
+
+export function toGuardrailVersion(
+  row: Selectable<GuardrailVersionsTable>,
+  guardrail: Record<string, unknown>,
+): StoredGuardrailVersion {
+  return {
+    guardrail_id: row.guardrail_id,
+    version: toNumber(row.version),
+    guardrail,
     created_at: toNumber(row.created_at),
   };
 }

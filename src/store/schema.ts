@@ -71,6 +71,26 @@ export interface ConfigVersionsTable {
   created_at: Int8;
 }
 
+export interface GuardrailsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  guardrail: string;
+  version: number;
+  created_at: Int8;
+  updated_at: Int8;
+  deleted_at: Int8 | null;
+}
+
+export interface GuardrailVersionsTable {
+  guardrail_id: string;
+  version: number;
+  guardrail: string;
+  created_at: Int8;
+}
+
 export interface LogsTable {
   id: string;
   created_at_ms: Int8;
@@ -131,6 +151,8 @@ export interface Database {
   credentials: CredentialsTable;
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
+  guardrails: GuardrailsTable;
+  guardrail_versions: GuardrailVersionsTable;
   logs: LogsTable;
   jobs: JobsTable;
 }

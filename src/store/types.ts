@@ -5,10 +5,10 @@
  *
  * Timestamps are Unix seconds, except log records which carry milliseconds where noted.
  *
- * Errors (GatewayError): a duplicate slug is `conflict`; creating a key, credential or config in a
- * workspace that is not of the given organisation is `not_found`; a stored secret that cannot be
+ * Errors (GatewayError): a duplicate slug is `conflict`; creating a key, credential, config or guardrail
+ * in a workspace that is not of the given organisation is `not_found`; a stored secret that cannot be
  * decrypted (wrong master key) is `internal_error`. Missing rows are `undefined` / `false`, not errors.
- * Deleted credentials and configs are hidden from every read and free their slug.
+ * Deleted credentials, configs and guardrails are hidden from every read and free their slug.
  */
 
 export type Role = 'admin' | 'member';
@@ -86,6 +86,32 @@ export interface StoredConfigVersion {
   config_id: string;
   version: number;
   config: Record<string, unknown>;
+  created_at: number;
+}
+
+/**
+ * A guardrail kept in the store, addressed by slug: a config's `input_guardrails` /
+ * `output_guardrails` item `"<slug>"` stands for it. `guardrail` is the hook definition in the form an
+ * inline guardrail item takes (`{id?, deny?, async?, on_fail?, on_success?, "default.<check>": {…}}`),
+ * validated by the management API before it is stored.
+ */
+export interface StoredGuardrail {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  /** The current (latest) version's definition. */
+  guardrail: Record<string, unknown>;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredGuardrailVersion {
+  guardrail_id: string;
+  version: number;
+  guardrail: Record<string, unknown>;
   created_at: number;
 }
 
@@ -226,7 +252,7 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 /** A committed change to a record that readers may hold in a cache. */
 export interface StoreChange {
-  resource: 'workspace' | 'api_key' | 'credential' | 'config';
+  resource: 'workspace' | 'api_key' | 'credential' | 'config' | 'guardrail';
   action: 'created' | 'updated' | 'deleted';
   workspace_id: string;
   id: string;
@@ -314,6 +340,24 @@ export interface ConfigRepository {
   deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean>;
 }
 
+export interface GuardrailRepository {
+  createGuardrail(
+    input: Pick<StoredGuardrail, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'guardrail'>,
+  ): Promise<StoredGuardrail>;
+  getGuardrail(workspace_id: string, slugOrId: string): Promise<StoredGuardrail | undefined>;
+  /** Oldest first. */
+  listGuardrails(workspace_id: string): Promise<StoredGuardrail[]>;
+  /** A new `guardrail` makes a new version (even one equal to the current); `name` alone does not. */
+  updateGuardrail(
+    workspace_id: string,
+    slugOrId: string,
+    patch: Partial<Pick<StoredGuardrail, 'name' | 'guardrail'>>,
+  ): Promise<StoredGuardrail | undefined>;
+  /** Oldest first. */
+  listGuardrailVersions(workspace_id: string, slugOrId: string): Promise<StoredGuardrailVersion[]>;
+  deleteGuardrail(workspace_id: string, slugOrId: string): Promise<boolean>;
+}
+
 export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
@@ -322,7 +366,13 @@ export interface LogRepository {
 
 /** The record repositories, composed under the method names the rest of the gateway calls. */
 export interface Repositories
-  extends OrganisationRepository, ApiKeyRepository, CredentialRepository, ConfigRepository, LogRepository {
+  extends
+    OrganisationRepository,
+    ApiKeyRepository,
+    CredentialRepository,
+    ConfigRepository,
+    GuardrailRepository,
+    LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;
 }
@@ -341,10 +391,10 @@ export interface Store extends Repositories {
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
-   * Calls `listener` after each change of a workspace, API key, credential or config made through this
-   * store, once it is committed (a transaction's changes when it commits, none if it rolls back), before
-   * the call that made it resolves. Changes made by other processes are not seen. Listeners must not
-   * throw (an error is reported as a process warning). Returns the unsubscribe function.
+   * Calls `listener` after each change of a workspace, API key, credential, config or guardrail made
+   * through this store, once it is committed (a transaction's changes when it commits, none if it rolls
+   * back), before the call that made it resolves. Changes made by other processes are not seen. Listeners
+   * must not throw (an error is reported as a process warning). Returns the unsubscribe function.
    */
   onChange(listener: StoreChangeListener): () => void;
 }

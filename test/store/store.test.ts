@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { guardrailsContract } from './guardrails-contract.js';
 import { jobsContract } from './jobs-contract.js';
 import { storeContract, type StoreHarness } from './store-contract.js';
 
@@ -56,11 +57,13 @@ async function postgresHarness(): Promise<StoreHarness> {
 describe('store on SQLite', () => {
   storeContract(sqliteHarness);
   jobsContract(sqliteHarness);
+  guardrailsContract(sqliteHarness);
 });
 
 describeWithPostgres('store on PostgreSQL', () => {
   storeContract(postgresHarness);
   jobsContract(postgresHarness);
+  guardrailsContract(postgresHarness);
 });
 
 describeWithPostgres('store on PostgreSQL, several nodes starting together', () => {
@@ -80,7 +83,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
       await client.connect();
       const { rows } = await client.query(`select name from ${pg.escapeIdentifier(schema)}.store_migrations`);
       await client.end();
-      expect(rows.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs']);
+      expect(rows.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs', '0004_guardrails']);
     } finally {
       await dropSchema(schema);
     }

@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as jobs from './0002_jobs.js';
+import * as guardrails from './0004_guardrails.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_jobs': jobs,
+  '0004_guardrails': guardrails,
 };
 
 export const migrationProvider: MigrationProvider = {

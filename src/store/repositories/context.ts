@@ -76,10 +76,10 @@ export async function insertOrConflict(insert: () => Promise<unknown>, message: 
   }
 }
 
-/** Credentials and configs stay as rows once deleted: logs keep naming them. */
+/** Credentials, configs and guardrails stay as rows once deleted: logs keep naming them. */
 export async function softDelete(
   db: Kysely<Database>,
-  table: 'credentials' | 'configs',
+  table: 'credentials' | 'configs' | 'guardrails',
   workspaceId: string,
   id: string,
 ): Promise<boolean> {

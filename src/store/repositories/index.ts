@@ -4,6 +4,7 @@ import { createApiKeyRepository } from './api-keys.js';
 import { createConfigRepository } from './configs.js';
 import type { RepositoryContext } from './context.js';
 import { createCredentialRepository } from './credentials.js';
+import { createGuardrailRepository } from './guardrails.js';
 import { createJobRepository } from './jobs.js';
 import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
@@ -14,6 +15,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createApiKeyRepository(context),
     ...createCredentialRepository(context),
     ...createConfigRepository(context),
+    ...createGuardrailRepository(context),
     ...createLogRepository(context),
     jobs: createJobRepository(context),
   };

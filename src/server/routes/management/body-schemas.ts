@@ -112,6 +112,25 @@ export const UpdateConfigBody = Closed(
   'UpdateConfigBody',
 );
 
+const GuardrailObject = Type.Object(
+  {},
+  {
+    description:
+      'A guardrail definition, as an inline item of `input_guardrails` / `output_guardrails` (see ' +
+      'components.schemas.Guardrail); checked in full when stored.',
+  },
+);
+
+export const CreateGuardrailBody = Closed(
+  { slug: SlugField, name: Type.Optional(NameField), guardrail: GuardrailObject },
+  'CreateGuardrailBody',
+);
+
+export const UpdateGuardrailBody = Closed(
+  { name: Type.Optional(NameField), guardrail: Type.Optional(GuardrailObject) },
+  'UpdateGuardrailBody',
+);
+
 export const CreateWorkspaceBody = Closed({ name: NameField, slug: SlugField }, 'CreateWorkspaceBody');
 
 export type CreateApiKey = Static<typeof CreateApiKeyBody>;
@@ -123,6 +142,8 @@ export type UpdateCredential = {
 } & { [K in (typeof PROVIDER_TARGET_KEYS)[number]]?: unknown };
 export type CreateConfig = Static<typeof CreateConfigBody>;
 export type UpdateConfig = Static<typeof UpdateConfigBody>;
+export type CreateGuardrail = Static<typeof CreateGuardrailBody>;
+export type UpdateGuardrail = Static<typeof UpdateGuardrailBody>;
 export type CreateWorkspace = Static<typeof CreateWorkspaceBody>;
 
 function bodyValidator<T extends TSchema>(schema: T) {
@@ -143,4 +164,6 @@ export const validateUpdateCredential = bodyValidator(UpdateCredentialBody) as (
 ) => UpdateCredential;
 export const validateCreateConfig = bodyValidator(CreateConfigBody);
 export const validateUpdateConfig = bodyValidator(UpdateConfigBody);
+export const validateCreateGuardrail = bodyValidator(CreateGuardrailBody);
+export const validateUpdateGuardrail = bodyValidator(UpdateGuardrailBody);
 export const validateCreateWorkspace = bodyValidator(CreateWorkspaceBody);

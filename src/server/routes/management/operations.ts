@@ -4,10 +4,12 @@ import {
   CreateApiKeyBody,
   CreateConfigBody,
   CreateCredentialBody,
+  CreateGuardrailBody,
   CreateWorkspaceBody,
   UpdateApiKeyBody,
   UpdateConfigBody,
   UpdateCredentialBody,
+  UpdateGuardrailBody,
 } from './body-schemas.js';
 
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
@@ -81,6 +83,34 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     tags: ['Configs'],
   },
   { method: 'delete', path: '/configs/{id}', summary: 'Delete a config', tags: ['Configs'] },
+  {
+    method: 'post',
+    path: '/guardrails',
+    summary: 'Store a guardrail (checked in full), used in a config by its slug; version 1',
+    tags: ['Guardrails'],
+    requestBody: CreateGuardrailBody,
+  },
+  { method: 'get', path: '/guardrails', summary: "List the workspace's guardrails", tags: ['Guardrails'] },
+  {
+    method: 'get',
+    path: '/guardrails/{id}',
+    summary: 'Get a guardrail (its latest version) by slug or id',
+    tags: ['Guardrails'],
+  },
+  {
+    method: 'patch',
+    path: '/guardrails/{id}',
+    summary: 'Update a guardrail; a new `guardrail` makes a new version, used by every node at once',
+    tags: ['Guardrails'],
+    requestBody: UpdateGuardrailBody,
+  },
+  {
+    method: 'get',
+    path: '/guardrails/{id}/versions',
+    summary: "List a guardrail's versions, oldest first",
+    tags: ['Guardrails'],
+  },
+  { method: 'delete', path: '/guardrails/{id}', summary: 'Delete a guardrail', tags: ['Guardrails'] },
   {
     method: 'post',
     path: '/workspaces',

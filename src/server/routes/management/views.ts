@@ -1,10 +1,17 @@
 /**
  * What the management API answers with. Stored secrets never leave the gateway: a credential is shown
  * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
- * people can tell keys apart; configs are shown with every credential value redacted.
+ * people can tell keys apart; configs and guardrails are shown with every credential value redacted.
  */
 import { isSecretKey, redact } from '../../../observability/redact.js';
-import type { ApiKey, ProviderCredential, StoredConfig, StoredConfigVersion } from '../../../store/types.js';
+import type {
+  ApiKey,
+  ProviderCredential,
+  StoredConfig,
+  StoredConfigVersion,
+  StoredGuardrail,
+  StoredGuardrailVersion,
+} from '../../../store/types.js';
 
 /** Settings that are credentials even though their names do not say so to `isSecretKey`. */
 const SECRET_SETTINGS = new Set([
@@ -57,6 +64,15 @@ export function configView(config: StoredConfig) {
 
 export function configVersionView(version: StoredConfigVersion) {
   return { object: 'config.version' as const, ...version, config: redact(version.config) };
+}
+
+/** A guardrail may hold credentials too (a webhook check's `headers`): redacted like a config's. */
+export function guardrailView(guardrail: StoredGuardrail) {
+  return { object: 'guardrail' as const, ...guardrail, guardrail: redact(guardrail.guardrail) };
+}
+
+export function guardrailVersionView(version: StoredGuardrailVersion) {
+  return { object: 'guardrail.version' as const, ...version, guardrail: redact(version.guardrail) };
 }
 
 export function listView<T>(data: T[]) {

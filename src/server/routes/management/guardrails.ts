@@ -1,0 +1,72 @@
+/**
+ * Stored guardrails of the caller's workspace, addressed by slug or id. A definition is checked in full
+ * when it is stored (as the same item inline in a config would be), so a config naming it by slug never
+ * meets a definition that cannot run. Every new `guardrail` makes a new version; the change reaches every
+ * node's lookup cache at once (store.onChange → lookups.applyChange, Redis between nodes).
+ */
+import type { FastifyInstance } from 'fastify';
+import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-definition.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
+import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
+
+export async function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { store } = deps;
+
+  app.post('/guardrails', async (request) => {
+    const body = validateCreateGuardrail(request.body);
+    parseGuardrailDefinition(body.guardrail);
+    const caller = request.gw.apiKey;
+    const guardrail = await store.createGuardrail({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      slug: body.slug,
+      name: body.name ?? body.slug,
+      guardrail: body.guardrail,
+    });
+    return guardrailView(guardrail);
+  });
+
+  app.get('/guardrails', async (request) => {
+    const guardrails = await store.listGuardrails(request.gw.apiKey.workspace_id);
+    return listView(guardrails.map(guardrailView));
+  });
+
+  app.get('/guardrails/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const guardrail = await store.getGuardrail(request.gw.apiKey.workspace_id, id);
+    if (!guardrail) throw notFound('guardrail', id, 'id');
+    return guardrailView(guardrail);
+  });
+
+  app.patch('/guardrails/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const body = validateUpdateGuardrail(request.body);
+    requireSomeField(body, ['name', 'guardrail']);
+    if (body.guardrail !== undefined) parseGuardrailDefinition(body.guardrail);
+    const guardrail = await store.updateGuardrail(request.gw.apiKey.workspace_id, id, body);
+    if (!guardrail) throw notFound('guardrail', id, 'id');
+    return guardrailView(guardrail);
+  });
+
+  app.get('/guardrails/:id/versions', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    // An empty list would not tell a missing guardrail from one without versions (there is none).
+    const guardrail = await store.getGuardrail(workspaceId, id);
+    if (!guardrail) throw notFound('guardrail', id, 'id');
+    const versions = await store.listGuardrailVersions(workspaceId, guardrail.id);
+    return listView(versions.map(guardrailVersionView));
+  });
+
+  app.delete('/guardrails/:id', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const guardrail = await store.getGuardrail(workspaceId, id);
+    if (!guardrail || !(await store.deleteGuardrail(workspaceId, guardrail.id))) {
+      throw notFound('guardrail', id, 'id');
+    }
+    return deletedView('guardrail', guardrail.id);
+  });
+}

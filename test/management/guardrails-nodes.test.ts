@@ -1,0 +1,107 @@
+/**
+ * Two gateway nodes on one PostgreSQL schema and one Redis prefix: a guardrail changed through one node's
+ * management API is what the other node's engine reads (lookups.guardrailBySlug) at once, though that node
+ * holds the old version in a cache that would keep it for ten minutes.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseMasterKey } from '../../src/store/crypto.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store, StoredGuardrail } from '../../src/store/types.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { client, type Client } from './http.js';
+
+const blockList = (words: string[]) => ({ 'default.contains': { operator: 'none', words }, deny: true });
+
+/** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
+const PROPAGATION_DEADLINE_MS = 5_000;
+
+describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
+  describeWithRedis('sharing PostgreSQL and Redis', () => {
+    const schema = freshSchemaName('guardrail_nodes');
+    const prefix = freshRedisPrefix('guardrail-nodes');
+    const env = {
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+      GATEWAY_ADMIN_KEY: `gw-nodes-${randomBytes(12).toString('hex')}`,
+      REDIS_URL: redisUrl(),
+      GATEWAY_REDIS_PREFIX: prefix,
+      GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
+    };
+    let nodeA: TestGateway;
+    let nodeB: TestGateway;
+    let onA: Client;
+    /** The same database reached by a process that announces nothing to the nodes (no Redis). */
+    let silent: Store;
+
+    beforeAll(async () => {
+      nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+      nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+      onA = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
+      silent = await openStore({
+        databaseUrl: postgresUrl(),
+        dataDir: '/nonexistent',
+        masterKey: parseMasterKey(env.GATEWAY_MASTER_KEY),
+        pgSchema: schema,
+      });
+    });
+    afterAll(async () => {
+      await silent?.close();
+      await nodeA?.close();
+      await nodeB?.close();
+      await dropSchema(schema);
+      await deleteRedisKeys(prefix);
+    });
+
+    /** Node B's engine view of the guardrail, read until `until` holds or the deadline passes. */
+    async function onBUntil(
+      workspaceId: string,
+      slug: string,
+      until: (guardrail: StoredGuardrail | undefined) => boolean,
+    ): Promise<StoredGuardrail | undefined> {
+      const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
+      let seen = await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, slug);
+      while (!until(seen) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, slug);
+      }
+      return seen;
+    }
+
+    it('an update or a delete on node A is what node B reads next, not its cached copy', async () => {
+      const created = await onA.post('/guardrails', { slug: 'shared-policy', guardrail: blockList(['v1']) });
+      expect(created.status, created.text).toBe(200);
+      const workspaceId = created.body.workspace_id as string;
+      const lookupsB = nodeB.server.deps.lookups;
+
+      // Node B loads version 1 into its cache.
+      expect(await lookupsB.guardrailBySlug(workspaceId, 'shared-policy')).toMatchObject({
+        version: 1,
+        guardrail: blockList(['v1']),
+      });
+      // A change nobody announces is not seen: node B really answers from its cache.
+      await silent.updateGuardrail(workspaceId, 'shared-policy', { guardrail: blockList(['unannounced']) });
+      expect((await lookupsB.guardrailBySlug(workspaceId, 'shared-policy'))?.version).toBe(1);
+
+      const updated = await onA.patch('/guardrails/shared-policy', { guardrail: blockList(['v3']) });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.version).toBe(3);
+      const afterUpdate = await onBUntil(workspaceId, 'shared-policy', (g) => g?.version !== 1);
+      expect(afterUpdate).toMatchObject({ version: 3, guardrail: blockList(['v3']) });
+
+      expect((await onA.delete('/guardrails/shared-policy')).status).toBe(200);
+      expect(await onBUntil(workspaceId, 'shared-policy', (g) => g === undefined)).toBeUndefined();
+    });
+
+    it('a rename on node A, which makes no new version, reaches node B too', async () => {
+      const first = await onA.post('/guardrails', { slug: 'first-policy', guardrail: blockList(['a']) });
+      const workspaceId = first.body.workspace_id as string;
+      expect((await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, 'first-policy'))?.version).toBe(1);
+      const renamed = await onA.patch('/guardrails/first-policy', { name: 'First policy' });
+      expect(renamed.body).toMatchObject({ version: 1, name: 'First policy' });
+      const seen = await onBUntil(workspaceId, 'first-policy', (g) => g?.name === 'First policy');
+      expect(seen).toMatchObject({ name: 'First policy', version: 1 });
+    });
+  });
+});

@@ -1,0 +1,312 @@
+/**
+ * /v1/guardrails through HTTP against a real gateway, on an SQLite file and on PostgreSQL: create, read,
+ * update (new versions), delete, validation naming the field, redaction and workspace isolation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { client, expectError, type Client } from './http.js';
+
+const noForbiddenWords = {
+  'default.contains': { operator: 'none', words: ['forbidden'] },
+  deny: true,
+};
+const signedWebhook = (token: string) => ({
+  id: 'compliance-webhook',
+  'default.webhook': {
+    webhookURL: 'https://hooks.example/verdict',
+    headers: { Authorization: `Bearer ${token}` },
+  },
+  deny: true,
+  on_fail: { feedback: { value: -1, weight: 1, metadata: { team: 'compliance' } } },
+});
+
+function guardrailRoutes(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+
+  beforeAll(async () => {
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('creates, reads, versions and deletes a guardrail by slug or id', async () => {
+    const created = await admin.post('/guardrails', {
+      slug: 'no-forbidden-words',
+      name: 'No forbidden words',
+      guardrail: noForbiddenWords,
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'guardrail',
+      id: expect.stringMatching(/^grd_/),
+      slug: 'no-forbidden-words',
+      name: 'No forbidden words',
+      version: 1,
+      guardrail: noForbiddenWords,
+      workspace_id: expect.any(String),
+      organisation_id: expect.any(String),
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
+    });
+    const id = created.body.id as string;
+
+    for (const address of ['no-forbidden-words', id]) {
+      const fetched = await admin.get(`/guardrails/${address}`);
+      expect(fetched.status, fetched.text).toBe(200);
+      expect(fetched.body).toEqual(created.body);
+    }
+    const listed = await admin.get('/guardrails');
+    expect(listed.body.object).toBe('list');
+    expect(listed.body.data.map((g: { slug: string }) => g.slug)).toContain('no-forbidden-words');
+
+    // A new name keeps the version; a new definition is version 2, and GET shows the latest.
+    const renamed = await admin.patch('/guardrails/no-forbidden-words', { name: 'Renamed' });
+    expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1, guardrail: noForbiddenWords });
+    const v2 = { ...noForbiddenWords, deny: false, async: true };
+    const updated = await admin.patch(`/guardrails/${id}`, { guardrail: v2 });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ id, version: 2, name: 'Renamed', guardrail: v2 });
+    expect((await admin.get('/guardrails/no-forbidden-words')).body).toMatchObject({
+      version: 2,
+      guardrail: v2,
+    });
+
+    const versions = await admin.get('/guardrails/no-forbidden-words/versions');
+    expect(versions.status, versions.text).toBe(200);
+    expect(versions.body.object).toBe('list');
+    expect(versions.body.data).toEqual([
+      {
+        object: 'guardrail.version',
+        guardrail_id: id,
+        version: 1,
+        guardrail: noForbiddenWords,
+        created_at: expect.any(Number),
+      },
+      {
+        object: 'guardrail.version',
+        guardrail_id: id,
+        version: 2,
+        guardrail: v2,
+        created_at: expect.any(Number),
+      },
+    ]);
+
+    const deleted = await admin.delete('/guardrails/no-forbidden-words');
+    expect(deleted.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
+    for (const [address, reply] of [
+      ['no-forbidden-words', await admin.get('/guardrails/no-forbidden-words')],
+      [id, await admin.get(`/guardrails/${id}`)],
+      ['no-forbidden-words', await admin.get('/guardrails/no-forbidden-words/versions')],
+      ['no-forbidden-words', await admin.patch('/guardrails/no-forbidden-words', { name: 'x' })],
+      ['no-forbidden-words', await admin.delete('/guardrails/no-forbidden-words')],
+    ] as const) {
+      expect(expectError(reply, 404, 'not_found', 'id').message).toContain(address);
+    }
+    expect((await admin.get('/guardrails')).body.data.map((g: { id: string }) => g.id)).not.toContain(id);
+
+    // The slug is free again: a new guardrail, with a history of its own.
+    const again = await admin.post('/guardrails', {
+      slug: 'no-forbidden-words',
+      guardrail: noForbiddenWords,
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ version: 1, name: 'no-forbidden-words' });
+    expect(again.body.id).not.toBe(id);
+  });
+
+  it('never answers with a credential held in a definition, versions included', async () => {
+    const created = await admin.post('/guardrails', {
+      slug: 'webhook-verdict',
+      guardrail: signedWebhook('hook-secret-v1'),
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.guardrail['default.webhook']).toEqual({
+      webhookURL: 'https://hooks.example/verdict',
+      headers: { Authorization: '[REDACTED]' },
+    });
+    expect(created.body.guardrail.on_fail).toEqual(signedWebhook('x').on_fail);
+    const updated = await admin.patch('/guardrails/webhook-verdict', {
+      guardrail: signedWebhook('hook-secret-v2'),
+    });
+    expect(updated.body.version).toBe(2);
+    for (const reply of [
+      created,
+      updated,
+      await admin.get('/guardrails/webhook-verdict'),
+      await admin.get('/guardrails'),
+      await admin.get('/guardrails/webhook-verdict/versions'),
+    ]) {
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.text).not.toContain('hook-secret');
+    }
+    // What the engine reads keeps the real value.
+    const stored = await gateway.server.deps.lookups.guardrailBySlug(
+      created.body.workspace_id,
+      'webhook-verdict',
+    );
+    expect(stored?.guardrail).toEqual(signedWebhook('hook-secret-v2'));
+  });
+
+  it.each([
+    [{ guardrail: noForbiddenWords }, 'invalid_body', 'slug'],
+    [{ slug: 'g' }, 'invalid_body', 'guardrail'],
+    [{ slug: 'g', guardrail: 'default.contains' }, 'invalid_body', 'guardrail'],
+    [{ slug: 'g', guardrail: [noForbiddenWords] }, 'invalid_body', 'guardrail'],
+    [{ slug: '{g}', guardrail: noForbiddenWords }, 'invalid_body', 'slug'],
+    [{ slug: 'g', name: '', guardrail: noForbiddenWords }, 'invalid_body', 'name'],
+    [{ slug: 'g', guardrail: noForbiddenWords, version: 2 }, 'invalid_body', 'version'],
+    [{ slug: 'g', guardrail: { ...noForbiddenWords, deny: 'yes' } }, 'invalid_config', 'guardrail.deny'],
+    [{ slug: 'g', guardrail: { ...noForbiddenWords, async: 1 } }, 'invalid_config', 'guardrail.async'],
+    [{ slug: 'g', guardrail: { ...noForbiddenWords, id: 7 } }, 'invalid_config', 'guardrail.id'],
+    [
+      { slug: 'g', guardrail: { 'default.contains': ['forbidden'] } },
+      'invalid_config',
+      'guardrail.default.contains',
+    ],
+    [{ slug: 'g', guardrail: { deny: true } }, 'invalid_config', 'guardrail'],
+    [{ slug: 'g', guardrail: {} }, 'invalid_config', 'guardrail'],
+    [
+      { slug: 'g', guardrail: { ...noForbiddenWords, on_fail: { deny: 'no' } } },
+      'invalid_config',
+      'guardrail.on_fail.deny',
+    ],
+    [
+      { slug: 'g', guardrail: { ...noForbiddenWords, on_fail: { feedback: { value: 'low' } } } },
+      'invalid_config',
+      'guardrail.on_fail.feedback.value',
+    ],
+    [
+      { slug: 'g', guardrail: { ...noForbiddenWords, on_success: { feedbak: {} } } },
+      'invalid_config',
+      'guardrail.on_success.feedbak',
+    ],
+    // The check registry judges every check: a known id, valid parameters.
+    [{ slug: 'g', guardrail: { 'default.nope': {} } }, 'invalid_config', 'guardrail.default.nope'],
+    [
+      { slug: 'g', guardrail: { 'default.contains': { words: ['x'], operator: 'some' } } },
+      'invalid_config',
+      'guardrail.default.contains.operator',
+    ],
+    [
+      { slug: 'g', guardrail: { 'default.wordCount': { minWords: 9, maxWords: 1 }, deny: true } },
+      'invalid_config',
+      'guardrail.default.wordCount.maxWords',
+    ],
+    // The hook form is not what a stored guardrail holds: its `checks` list is refused by name.
+    [
+      {
+        slug: 'g',
+        guardrail: { id: 'h', checks: [{ id: 'default.contains', parameters: { words: ['x'] } }] },
+      },
+      'invalid_config',
+      'guardrail.checks',
+    ],
+  ])('refuses %j (%s naming %s)', async (body, code, param) => {
+    expectError(await admin.post('/guardrails', body), 400, code, param);
+    expect((await admin.get('/guardrails/g')).status).toBe(404);
+  });
+
+  it('PATCH validates the new definition and refuses an empty patch', async () => {
+    expect((await admin.post('/guardrails', { slug: 'patchable', guardrail: noForbiddenWords })).status).toBe(
+      200,
+    );
+    expectError(await admin.patch('/guardrails/patchable', {}), 400, 'invalid_body', null);
+    expectError(
+      await admin.patch('/guardrails/patchable', { guardrail: { ...noForbiddenWords, deny: 'no' } }),
+      400,
+      'invalid_config',
+      'guardrail.deny',
+    );
+    expectError(await admin.patch('/guardrails/patchable', { slug: 'renamed' }), 400, 'invalid_body', 'slug');
+    expectError(
+      await admin.patch('/guardrails/patchable', { guardrail: null }),
+      400,
+      'invalid_body',
+      'guardrail',
+    );
+    const current = await admin.get('/guardrails/patchable');
+    expect(current.body).toMatchObject({ version: 1, guardrail: noForbiddenWords });
+    expect((await admin.get('/guardrails/patchable/versions')).body.data).toHaveLength(1);
+  });
+
+  it('a duplicate slug is 409', async () => {
+    const body = { slug: 'dup-guardrail', guardrail: noForbiddenWords };
+    expect((await admin.post('/guardrails', body)).status).toBe(200);
+    const error = expectError(await admin.post('/guardrails', body), 409, 'conflict');
+    expect(error.message).toContain('dup-guardrail');
+  });
+
+  it("keeps each workspace's guardrails to itself", async () => {
+    const workspace = await admin.post('/workspaces', { name: 'Research', slug: 'research-guardrails' });
+    expect(workspace.status, workspace.text).toBe(200);
+    const research = client(gateway.url, workspace.body.admin_key.key as string);
+
+    const mine = await admin.post('/guardrails', { slug: 'same-slug', guardrail: noForbiddenWords });
+    const theirs = await research.post('/guardrails', {
+      slug: 'same-slug',
+      guardrail: { ...noForbiddenWords, deny: false },
+    });
+    expect(mine.status, mine.text).toBe(200);
+    expect(theirs.status, theirs.text).toBe(200);
+    expect(theirs.body.workspace_id).toBe(workspace.body.id);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+
+    expect((await research.get('/guardrails/same-slug')).body.id).toBe(theirs.body.id);
+    expect((await research.get('/guardrails')).body.data.map((g: { id: string }) => g.id)).toEqual([
+      theirs.body.id,
+    ]);
+    for (const reply of [
+      await research.get(`/guardrails/${mine.body.id}`),
+      await research.get(`/guardrails/${mine.body.id}/versions`),
+      await research.patch(`/guardrails/${mine.body.id}`, { name: 'taken over' }),
+      await research.delete(`/guardrails/${mine.body.id}`),
+    ]) {
+      expectError(reply, 404, 'not_found', 'id');
+    }
+    expect((await admin.get('/guardrails/same-slug')).body).toMatchObject({
+      id: mine.body.id,
+      name: 'same-slug',
+      guardrail: noForbiddenWords,
+    });
+  });
+
+  it('the lookup the engine reads follows every change at once on the node that made it', async () => {
+    // Cached for far longer than this test runs: only the change announcement can refresh it.
+    const lookups = gateway.server.deps.lookups;
+    const created = await admin.post('/guardrails', { slug: 'looked-up', guardrail: noForbiddenWords });
+    const workspaceId = created.body.workspace_id as string;
+    expect(await lookups.guardrailBySlug(workspaceId, 'missing-one')).toBeUndefined();
+    expect((await lookups.guardrailBySlug(workspaceId, 'looked-up'))?.version).toBe(1);
+
+    const v2 = { ...noForbiddenWords, deny: false };
+    await admin.patch('/guardrails/looked-up', { guardrail: v2 });
+    expect(await lookups.guardrailBySlug(workspaceId, 'looked-up')).toMatchObject({
+      version: 2,
+      guardrail: v2,
+    });
+
+    await admin.post('/guardrails', { slug: 'missing-one', guardrail: noForbiddenWords });
+    expect((await lookups.guardrailBySlug(workspaceId, 'missing-one'))?.slug).toBe('missing-one');
+
+    await admin.delete('/guardrails/looked-up');
+    expect(await lookups.guardrailBySlug(workspaceId, 'looked-up')).toBeUndefined();
+  });
+}
+
+const LONG_CACHE = { GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000) };
+
+describe('/v1/guardrails on SQLite', () => {
+  guardrailRoutes(() => startGateway({ env: LONG_CACHE }));
+});
+
+describeWithPostgres('/v1/guardrails on PostgreSQL', () => {
+  const schema = freshSchemaName('guardrails_api');
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+  guardrailRoutes(() => startGateway({ env: LONG_CACHE, postgres: { url: postgresUrl(), schema } }));
+});
