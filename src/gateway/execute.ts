@@ -103,7 +103,10 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     responseBody,
     responseText: outcome?.ok ? outcome.rawText : undefined,
     attempts: run.attempts,
+    hooks: run.hooks?.results,
   };
+  // Async hooks never delay the answer (the sink has it); the record waits for their results.
+  if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
   for (const observer of deps.observers) observer.callEnded(summary);
   return { outcome, error, status, state };
 }
@@ -149,6 +152,7 @@ export function refuseCall(
     responseBody: error.toBody(),
     responseText: undefined,
     attempts: [],
+    hooks: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
 }

@@ -929,6 +929,7 @@ function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): Log
     metadata: {},
     request_body: null,
     response_body: null,
+    hook_results: null,
     ...overrides,
   };
 }

@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as jobs from './0002_jobs.js';
+import * as logHookResults from './0003_log_hook_results.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_jobs': jobs,
+  '0003_log_hook_results': logHookResults,
 };
 
 export const migrationProvider: MigrationProvider = {
