@@ -1,0 +1,127 @@
+/**
+ * Every built-in check by id, and the validation of a check as a config names it.
+ *
+ * Ids: a config names a built-in check `default.<id>` (`default.contains`), as the seed's users write it;
+ * the bare id (`contains`) is accepted too and means the same check, since no other namespace of checks
+ * exists here. Ids are case-sensitive (`default.allUppercase` is unknown; the problem says which id was
+ * meant). Any other namespace (`portkey.pii`, `acme.x`) is an unknown check.
+ *
+ * Parameters: each check's TypeBox schema, closed (unknown keys refused), plus `not` (a boolean, applied by
+ * the engine) on every check; then the rules a schema cannot say (`BuiltInCheck.refine`).
+ */
+import { GatewayError } from '../core/errors.js';
+import { compileValidator, type SchemaValidator } from '../core/validator/compile-validator.js';
+import type { BuiltInCheck } from './built-in-check.js';
+import type { HookEvent } from './check-types.js';
+import { allLowercase } from './checks/all-lowercase.js';
+import { allUppercase } from './checks/all-uppercase.js';
+import { characterCount } from './checks/character-count.js';
+import { contains } from './checks/contains.js';
+import { endsWith } from './checks/ends-with.js';
+import { sentenceCount } from './checks/sentence-count.js';
+import { wordCount } from './checks/word-count.js';
+
+export const CHECK_NAMESPACE = 'default';
+
+const ALL: readonly BuiltInCheck[] = [
+  allLowercase,
+  allUppercase,
+  characterCount,
+  contains,
+  endsWith,
+  sentenceCount,
+  wordCount,
+];
+
+const byId = new Map<string, BuiltInCheck>(ALL.map((check) => [check.id, check]));
+
+/** Every built-in check, in id order. */
+export const BUILT_IN_CHECKS: readonly BuiltInCheck[] = [...ALL].sort((a, b) => a.id.localeCompare(b.id));
+
+/** The check a config's id names (`default.contains` or `contains`), or undefined when there is none. */
+export function findCheck(id: string): BuiltInCheck | undefined {
+  return byId.get(bareId(id));
+}
+
+/** `default.<id>`: the form results and logs name a check by, whichever form the config used. */
+export function canonicalCheckId(id: string): string {
+  return `${CHECK_NAMESPACE}.${bareId(id)}`;
+}
+
+function bareId(id: string): string {
+  const prefix = `${CHECK_NAMESPACE}.`;
+  return id.startsWith(prefix) ? id.slice(prefix.length) : id;
+}
+
+/** Why a config's check cannot run: the message names the check and the field; `param` is the field alone. */
+export interface CheckProblem {
+  /** `default.wordCount: parameters.minWords must be at least 0` */
+  message: string;
+  /** Relative to the check entry: `id`, `parameters`, `parameters.minWords`. */
+  param: string;
+}
+
+const EVENT_NAMES: Record<HookEvent, string> = {
+  beforeRequestHook: 'before the request (before_request_hooks, input_guardrails)',
+  afterRequestHook: 'on the answer (after_request_hooks, output_guardrails)',
+};
+
+/**
+ * Validates a check as a config names it, for the hook list of `event`; null when it can run. The engine
+ * turns a problem into the 400 of config validation, with its own path before `param`.
+ */
+export function checkParameterError(id: string, parameters: unknown, event: HookEvent): CheckProblem | null {
+  const check = findCheck(id);
+  if (check === undefined) {
+    return { message: `${id}: ${unknownCheckMessage(id)}`, param: 'id' };
+  }
+  const name = canonicalCheckId(id);
+  if (check.events !== undefined && !check.events.includes(event)) {
+    const where = check.events.map((e) => EVENT_NAMES[e]).join(' or ');
+    return { message: `${name}: cannot be used ${EVENT_NAMES[event]}; it runs only ${where}`, param: 'id' };
+  }
+  const given = parameters ?? {};
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    return { message: `${name}: parameters must be an object`, param: 'parameters' };
+  }
+  const { not, ...own } = given as Record<string, unknown>;
+  if (not !== undefined && typeof not !== 'boolean') {
+    return { message: `${name}: parameters.not must be a boolean`, param: 'parameters.not' };
+  }
+  try {
+    validatorOf(check).assert(own);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { message: `${name}: ${error.message}`, param: error.param ?? 'parameters' };
+  }
+  const broken = check.refine?.(own);
+  if (broken != null) return { message: `${name}: ${broken.param} ${broken.message}`, param: broken.param };
+  return null;
+}
+
+const validators = new Map<BuiltInCheck, SchemaValidator<BuiltInCheck['parameters']>>();
+
+function validatorOf(check: BuiltInCheck): SchemaValidator<BuiltInCheck['parameters']> {
+  let validator = validators.get(check);
+  if (validator === undefined) {
+    validator = compileValidator(check.parameters, {
+      code: 'invalid_config',
+      rootPath: 'parameters',
+      subject: 'parameters',
+      rootParam: 'parameters',
+    });
+    validators.set(check, validator);
+  }
+  return validator;
+}
+
+function unknownCheckMessage(id: string): string {
+  const wanted = bareId(id).toLowerCase();
+  const near = ALL.find((check) => check.id.toLowerCase() === wanted);
+  if (near !== undefined) return `is not a known check (did you mean ${CHECK_NAMESPACE}.${near.id}?)`;
+  const namespace = id.includes('.') ? id.slice(0, id.indexOf('.')) : null;
+  if (namespace !== null && namespace !== CHECK_NAMESPACE) {
+    return `is not a known check: only the built-in checks (${CHECK_NAMESPACE}.<id>) are available`;
+  }
+  return 'is not a known check (see docs/guardrails.md for the built-in checks)';
+}
