@@ -13,19 +13,14 @@
  */
 import type { CheckDefinition, HookEvent } from '../../hooks/check-types.js';
 import { GatewayError } from '../../core/errors.js';
-import {
-  compileValidator,
-  fieldError,
-  type SchemaValidator,
-} from '../../core/validator/compile-validator.js';
-import { findCheck, knownCheckIds } from '../hooks/check-catalog.js';
+import { fieldError } from '../../core/validator/compile-validator.js';
+import { canonicalCheckId, checkParameterError, findCheck } from '../../hooks/registry.js';
 import type { GatewayConfig } from './config-schema.js';
 import type { AfterRequestHook, BeforeRequestHook, InputGuardrail, OutputGuardrail } from './hook-schemas.js';
 
 /** How long a check may take when its parameters set no `timeout`. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 const MAX_CHECK_TIMEOUT_MS = 300_000;
-const CHECK_PREFIX = 'default.';
 
 export interface Feedback {
   value?: number;
@@ -39,7 +34,7 @@ export interface HookOutcomeSpec {
 }
 
 export interface CheckSpec {
-  /** As written: `default.contains`. */
+  /** As results name it: `default.contains`, whichever form the config used. */
   id: string;
   definition: CheckDefinition;
   /** The check's own parameters (the engine's `not`, `timeout`, `on_error` taken out). */
@@ -204,22 +199,6 @@ function outcomeOf(outcome: { deny?: boolean; feedback?: Feedback } | undefined)
   return { deny: outcome?.deny === true, feedback: outcome?.feedback };
 }
 
-const validators = new Map<string, SchemaValidator<CheckDefinition['parameters']>>();
-
-function validatorOf(definition: CheckDefinition): SchemaValidator<CheckDefinition['parameters']> {
-  let validator = validators.get(definition.id);
-  if (!validator) {
-    validator = compileValidator(definition.parameters, {
-      code: 'invalid_config',
-      rootPath: '',
-      subject: 'parameters',
-      rootParam: null,
-    });
-    validators.set(definition.id, validator);
-  }
-  return validator;
-}
-
 function checkSpec(
   id: string,
   raw: Record<string, unknown>,
@@ -227,25 +206,16 @@ function checkSpec(
   idPath: string,
   parametersPath: string,
 ): CheckSpec {
-  const definition = id.startsWith(CHECK_PREFIX) ? findCheck(id.slice(CHECK_PREFIX.length)) : undefined;
-  if (!definition) {
-    const known = knownCheckIds()
-      .map((name) => `${CHECK_PREFIX}${name}`)
-      .join(', ');
-    throw new GatewayError('invalid_config', `${idPath}: unknown check '${id}' (known checks: ${known})`, {
-      param: idPath,
-    });
+  // The engine's own parameters; the check's schema sees the rest (and `not`, which it knows too).
+  const { timeout, on_error: onError, ...parameters } = raw;
+  const problem = checkParameterError(id, parameters, event);
+  if (problem !== null) {
+    // The registry names the field relative to the check entry (`id`, `parameters.minWords`).
+    const param =
+      problem.param === 'id' ? idPath : `${parametersPath}${problem.param.replace(/^parameters/, '')}`;
+    throw new GatewayError('invalid_config', `${param}: ${problem.message}`, { param });
   }
-  if (definition.events && !definition.events.includes(event)) {
-    const where = event === 'beforeRequestHook' ? 'before the call' : 'after the call';
-    throw new GatewayError('invalid_config', `${idPath}: check '${id}' cannot run ${where}`, {
-      param: idPath,
-    });
-  }
-  const { not, timeout, on_error: onError, ...parameters } = raw;
-  if (not !== undefined && typeof not !== 'boolean') {
-    throw checkFieldError(id, `${parametersPath}.not`, 'must be a boolean');
-  }
+  const name = canonicalCheckId(id);
   if (
     timeout !== undefined &&
     (typeof timeout !== 'number' ||
@@ -254,28 +224,19 @@ function checkSpec(
       timeout > MAX_CHECK_TIMEOUT_MS)
   ) {
     throw checkFieldError(
-      id,
+      name,
       `${parametersPath}.timeout`,
       `must be an integer of milliseconds from 1 to ${MAX_CHECK_TIMEOUT_MS}`,
     );
   }
   if (onError !== undefined && onError !== 'pass' && onError !== 'fail') {
-    throw checkFieldError(id, `${parametersPath}.on_error`, "must be 'pass' or 'fail'");
+    throw checkFieldError(name, `${parametersPath}.on_error`, "must be 'pass' or 'fail'");
   }
-  try {
-    validatorOf(definition).assert(parameters);
-  } catch (err) {
-    if (!(err instanceof GatewayError)) throw err;
-    // The validator names the field inside `parameters`; the caller needs its place in the config.
-    const inner = err.param ?? '';
-    const detail =
-      inner && err.message.startsWith(inner) ? err.message.slice(inner.length).trim() : err.message;
-    throw checkFieldError(id, inner ? `${parametersPath}.${inner}` : parametersPath, detail);
-  }
+  const { not, ...own } = parameters;
   return {
-    id,
-    definition,
-    parameters,
+    id: name,
+    definition: findCheck(id) as CheckDefinition,
+    parameters: own,
     not: not === true,
     timeoutMs: typeof timeout === 'number' ? timeout : DEFAULT_CHECK_TIMEOUT_MS,
     onError: onError === 'fail' ? 'fail' : 'pass',

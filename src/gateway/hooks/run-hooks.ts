@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { CheckContext, CheckServices, CheckVerdict } from '../../hooks/check-types.js';
 import type { AbortSignalLike } from '../../core/abort.js';
 import type { CheckSpec, HookSpec } from '../config/index.js';
-import { answerText, requestText } from './check-text.js';
+import { answerText, requestText } from '../../hooks/text.js';
 import type { CheckResult, HookResult } from './hook-result-types.js';
 
 type Json = Record<string, unknown>;

@@ -16,7 +16,7 @@ import { gatewayFailure, type AttemptOutcome, type AttemptSuccess } from '../att
 import { hooksOf, isStoredRef, type HookItem, type HookSpec } from '../config/index.js';
 import type { TargetCall, TargetHandler } from '../pipeline-types.js';
 import { modelRequestOf, recordAttempt } from '../routing/route-types.js';
-import { answerText, requestText } from './check-text.js';
+import { answerText, requestText } from '../../hooks/text.js';
 import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js';
 import { HookedStream } from './hooked-stream.js';
 import { HooksDeniedError } from './hooks-denied-error.js';

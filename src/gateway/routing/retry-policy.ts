@@ -75,5 +75,7 @@ export function retryDelayMs(
  * fallback target, when 246 is among `codes`. A stream cannot be: the client already has it.
  */
 export function asksAnotherTry(outcome: AttemptOutcome, codes: readonly number[] | undefined): boolean {
-  return outcome.ok && outcome.status === 246 && !outcome.streamed && codes !== undefined && codes.includes(246);
+  return (
+    outcome.ok && outcome.status === 246 && !outcome.streamed && codes !== undefined && codes.includes(246)
+  );
 }
