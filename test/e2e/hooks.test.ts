@@ -338,6 +338,17 @@ describe('outcomes, streamed', () => {
     });
   });
 
+  it('a 246 of a target that then failed does not stick to the stream of the fallback that answers', async () => {
+    const flagged = {
+      input_guardrails: [{ id: 'flag', ...notContaining(['password']) }],
+      override_params: { model: 'fake-status-503' },
+    };
+    const config = { strategy: { mode: 'fallback' }, targets: [target(fake, flagged), target(backup)] };
+    const stream = await rawChatStream(gateway, config, chat('password please'));
+    expect(stream.status).toBe(200);
+    expect(stream.text).toBe('[backup] password please');
+  });
+
   it('a denying before-hook: 446 before the first byte, the provider never called', async () => {
     const config = {
       ...target(fake),

@@ -105,7 +105,12 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     const hold = after.some(mayDenyOrRewrite);
     const sink = new HookedStream(call.sink, hold, after.length > 0, hold ? undefined : clientView(results));
     const outcome = await next({ ...call, sink });
-    if (!outcome.ok || after.length === 0) return withStatus(outcome, failed);
+    if (!outcome.ok) {
+      // Another target may answer in its place, without these hooks' verdict.
+      if (run.call.sink?.written === 0) state.streamStatus = null;
+      return outcome;
+    }
+    if (after.length === 0) return withStatus(outcome, failed);
     const ran = await runHooks(
       after,
       afterInput(assembleAnswer(sink.chunks), outcome.status),
