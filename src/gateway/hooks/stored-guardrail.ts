@@ -4,7 +4,13 @@
  * same object as an inline guardrail) becomes a hook through `guardrailSpec`, like the inline form.
  *
  * Until the store holds guardrails, every name is refused with a 400 rather than skipped: a guardrail
- * that silently let everything through would be a security hole.
+ * that silently let everything through would be a security hole. Wired to a lookup, the body becomes:
+ *
+ *   const stored = await deps.lookups.guardrailBySlug(workspaceId, ref.stored);
+ *   if (!stored) throw <this 400>;
+ *   return guardrailSpec(stored.guardrail, ref.event, ref.param, ref.stored);
+ *
+ * (`guardrailSpec` checks its checks and parameters like an inline guardrail's, naming `ref.param`.)
  */
 import { GatewayError } from '../../core/errors.js';
 import type { HookSpec, StoredGuardrailRef } from '../config/index.js';
