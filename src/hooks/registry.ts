@@ -15,10 +15,21 @@ import type { BuiltInCheck } from './built-in-check.js';
 import type { HookEvent } from './check-types.js';
 import { allLowercase } from './checks/all-lowercase.js';
 import { allUppercase } from './checks/all-uppercase.js';
+import { allowedRequestTypes } from './checks/allowed-request-types.js';
 import { characterCount } from './checks/character-count.js';
+import { containsCode } from './checks/contains-code.js';
 import { contains } from './checks/contains.js';
 import { endsWith } from './checks/ends-with.js';
+import { jsonKeys } from './checks/json-keys.js';
+import { jsonSchema } from './checks/json-schema.js';
+import { log } from './checks/log.js';
+import { modelJudge } from './checks/model-judge.js';
+import { modelWhitelist } from './checks/model-whitelist.js';
+import { regexMatch } from './checks/regex-match.js';
+import { requiredMetadataKeys } from './checks/required-metadata-keys.js';
 import { sentenceCount } from './checks/sentence-count.js';
+import { validUrls } from './checks/valid-urls.js';
+import { webhook } from './checks/webhook.js';
 import { wordCount } from './checks/word-count.js';
 
 export const CHECK_NAMESPACE = 'default';
@@ -26,10 +37,21 @@ export const CHECK_NAMESPACE = 'default';
 const ALL: readonly BuiltInCheck[] = [
   allLowercase,
   allUppercase,
+  allowedRequestTypes,
   characterCount,
   contains,
+  containsCode,
   endsWith,
+  jsonKeys,
+  jsonSchema,
+  log,
+  modelJudge,
+  modelWhitelist,
+  regexMatch,
+  requiredMetadataKeys,
   sentenceCount,
+  validUrls,
+  webhook,
   wordCount,
 ];
 

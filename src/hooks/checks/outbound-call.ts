@@ -1,0 +1,76 @@
+/**
+ * What `webhook` and `log` send and how they are configured. The body is the check's view of the call,
+ * `{request, response, event, requestType, provider, model, metadata}` (request and response as `{json,
+ * text}`; response null before the call). The engine's `postJson` applies the address policy, the timeout
+ * and the HMAC signature. Header values (often credentials) never appear in results or errors.
+ */
+import { Type } from '@sinclair/typebox';
+import type { ParameterRuleBreak } from '../built-in-check.js';
+import type { CheckContext } from '../check-types.js';
+
+/** Headers as an object of strings, or (as the seed also takes them) a string holding that JSON object. */
+export const HeadersSchema = Type.Union([Type.Record(Type.String(), Type.String()), Type.String()]);
+
+export const HttpUrlSchema = Type.String({ minLength: 1 });
+
+export function payloadOf(ctx: CheckContext): Record<string, unknown> {
+  return {
+    request: { json: ctx.request.json, text: ctx.request.text },
+    response:
+      ctx.response === undefined
+        ? null
+        : { json: ctx.response.json, text: ctx.response.text, statusCode: ctx.response.statusCode },
+    event: ctx.event,
+    requestType: ctx.requestType,
+    provider: ctx.provider,
+    model: ctx.model ?? null,
+    metadata: ctx.metadata,
+  };
+}
+
+export function headersOf(headers: Record<string, string> | string | undefined): Record<string, string> {
+  if (headers === undefined) return {};
+  if (typeof headers !== 'string') return headers;
+  return JSON.parse(headers) as Record<string, string>;
+}
+
+/** The rules of `<urlField>` and `headers` beyond their schema. */
+export function outboundRuleBreak(
+  urlField: string,
+  url: string,
+  headers: Record<string, string> | string | undefined,
+): ParameterRuleBreak | null {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    return { param: `parameters.${urlField}`, message: 'must be an http or https URL' };
+  }
+  if (typeof headers === 'string') {
+    let value: unknown;
+    try {
+      value = JSON.parse(headers);
+    } catch {
+      return {
+        param: 'parameters.headers',
+        message: 'must be an object of strings, or a JSON string of one',
+      };
+    }
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (!isObject || Object.values(value as object).some((v) => typeof v !== 'string')) {
+      return {
+        param: 'parameters.headers',
+        message: 'must be an object of strings, or a JSON string of one',
+      };
+    }
+  }
+  return null;
+}
+
+/** Throws unless the answer is 2xx: the engine's fail mode (`on_error`) decides what an error means. */
+export function requireSuccess(check: string, status: number): void {
+  if (status < 200 || status > 299) throw new Error(`${check} answered with status ${status}`);
+}
