@@ -25,6 +25,7 @@ import { jsonSchema } from './checks/json-schema.js';
 import { log } from './checks/log.js';
 import { modelJudge } from './checks/model-judge.js';
 import { modelWhitelist } from './checks/model-whitelist.js';
+import { pii } from './checks/pii.js';
 import { regexMatch } from './checks/regex-match.js';
 import { requiredMetadataKeys } from './checks/required-metadata-keys.js';
 import { sentenceCount } from './checks/sentence-count.js';
@@ -47,6 +48,7 @@ const ALL: readonly BuiltInCheck[] = [
   log,
   modelJudge,
   modelWhitelist,
+  pii,
   regexMatch,
   requiredMetadataKeys,
   sentenceCount,
