@@ -410,6 +410,56 @@ describe('outcomes, streamed', () => {
   });
 });
 
+describe('PII redaction', () => {
+  const email = 'jane.doe@example.com';
+  const redactIn = {
+    input_guardrails: [{ id: 'pii-in', 'default.pii': { categories: ['email'], redact: true } }],
+  };
+  const redactOut = {
+    output_guardrails: [{ id: 'pii-out', 'default.pii': { categories: ['email'], redact: true } }],
+  };
+
+  it('in the request: the provider never sees the raw value', async () => {
+    for (const stream of [false, true]) {
+      const calls = fake.requests.length;
+      const body = chat(`write to ${email} today`);
+      if (stream) {
+        const got = await rawChatStream(gateway, { ...target(fake), ...redactIn }, body);
+        expect(got.status).toBe(200);
+        expect(got.text).toBe('[hooks] write to [EMAIL_1] today');
+      } else {
+        const answer = await client(gateway, { ...target(fake), ...redactIn }).chat.completions.create(body);
+        expect(answer.choices[0].message.content).toBe('[hooks] write to [EMAIL_1] today');
+        expect((answer as unknown as WithResults).hook_results?.before_request_hooks[0]).toMatchObject({
+          id: 'pii-in',
+          verdict: true,
+          transformed: true,
+        });
+      }
+      expect(fake.requests.length).toBe(calls + 1);
+      const sent = JSON.stringify(fake.requests.at(-1)?.body);
+      expect(sent).not.toContain(email);
+      expect(sent).toContain('[EMAIL_1]');
+    }
+  });
+
+  it('in the answer: the client never sees the raw value, streamed or not', async () => {
+    fake.enqueue({ text: `Reach me at ${email}, thanks.` });
+    const answer = await client(gateway, { ...target(fake), ...redactOut }).chat.completions.create(
+      chat('contact?'),
+    );
+    expect(answer.choices[0].message.content).toBe('Reach me at [EMAIL_1], thanks.');
+
+    fake.enqueue({ text: `Reach me at ${email}, thanks.`, chunks: 9 });
+    const stream = await rawChatStream(gateway, { ...target(fake), ...redactOut }, chat('contact?'));
+    expect(stream.status).toBe(200);
+    expect(stream.done).toBe(true);
+    expect(stream.text).toContain('[EMAIL_1]');
+    expect(stream.text).toMatch(/^Reach me at \[EMAIL_1\], thanks\./);
+    expect(JSON.stringify(stream.events)).not.toContain('jane.doe');
+  });
+});
+
 describe('config validation', () => {
   it('an unknown check id is a 400 naming the check and the field', async () => {
     const config = { ...target(fake), input_guardrails: [{ 'default.nope': {} }] };
