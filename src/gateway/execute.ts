@@ -99,7 +99,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     ttfbMs: outcome?.ttfbMs ?? null,
     error,
     malformedChunks: outcome?.malformedChunks ?? 0,
-    requestBody: result?.requestBody ?? body,
+    // A request a hook rewrote (PII redacted) is recorded as the provider got it.
+    requestBody: run.hooks?.requestBody ?? result?.requestBody ?? body,
     responseBody,
     responseText: outcome?.ok ? outcome.rawText : undefined,
     attempts: run.attempts,

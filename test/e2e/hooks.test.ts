@@ -443,6 +443,16 @@ describe('PII redaction', () => {
     }
   });
 
+  it('the log records the request as the provider got it', async () => {
+    const { traceId, headers } = traceHeaders();
+    await client(gateway, { ...target(fake), ...redactIn }, headers).chat.completions.create(
+      chat(`write to ${email} today`),
+    );
+    const record = await requestLog(traceId);
+    expect(JSON.stringify(record.request_body)).toContain('[EMAIL_1]');
+    expect(JSON.stringify(record)).not.toContain(email);
+  });
+
   it('in the answer: the client never sees the raw value, streamed or not', async () => {
     fake.enqueue({ text: `Reach me at ${email}, thanks.` });
     const answer = await client(gateway, { ...target(fake), ...redactOut }).chat.completions.create(

@@ -58,7 +58,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         await again.close();
       }
       const applied = await harness.raw('select name from store_migrations order by name');
-      expect(applied.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs']);
+      expect(applied.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs', '0003_log_hook_results']);
     });
   });
 

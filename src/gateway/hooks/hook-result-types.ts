@@ -48,4 +48,6 @@ export interface HookRunLog {
   results: HookResults;
   /** Settles when every async hook of the call has finished (and its result is in `results`). */
   pending: Promise<unknown>[];
+  /** The request as a mutator rewrote it (PII redacted): what the provider got, and what the log keeps. */
+  requestBody: Record<string, unknown> | undefined;
 }

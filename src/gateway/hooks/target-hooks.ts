@@ -46,7 +46,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const after = request.endpoint === 'embeddings' ? NONE : await resolved(hooks.after, call);
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
   // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
-  const log: HookRunLog = { results, pending: run.hooks?.pending ?? [] };
+  const log: HookRunLog = { results, pending: run.hooks?.pending ?? [], requestBody: undefined };
   run.hooks = log;
   const env: HookEnv = {
     services: run.deps.hooks.servicesFor(run, call.model),
@@ -87,6 +87,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     }
     if (ran.transformed) {
       body = ran.transformed;
+      log.requestBody = body;
       base.request = { json: body, text: requestText(requestType, body) };
       call = { ...call, body } as TargetCall;
     }
