@@ -139,13 +139,26 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     if (ran.transformed) answer = ran.transformed;
     failed ||= ran.failed;
   }
+  if (!isJson(answer)) return withStatus(outcome, failed);
+  const shown = clientView(results);
   return {
     ...outcome,
     status: failed && outcome.status === 200 ? HOOKS_FAILED_STATUS : outcome.status,
-    body: isJson(answer) ? { ...answer, hook_results: clientView(results) } : answer,
-    // The answer is no longer the upstream's text.
-    rawText: undefined,
+    body: { ...answer, hook_results: shown },
+    rawText: answer === outcome.body ? withResultsText(outcome.rawText, answer, shown) : undefined,
   };
+}
+
+/**
+ * The upstream's answer text with `hook_results` added as its last key: the answer is then sent (and
+ * logged) from text, as an answer without hooks is, instead of being serialised again.
+ */
+function withResultsText(text: string | undefined, answer: Json, shown: HookResults): string | undefined {
+  if (text === undefined || 'hook_results' in answer) return undefined;
+  const end = text.lastIndexOf('}');
+  if (end < 0 || text.slice(end + 1).trim() !== '') return undefined;
+  const empty = Object.keys(answer).length === 0;
+  return `${text.slice(0, end)}${empty ? '' : ','}"hook_results":${JSON.stringify(shown)}}`;
 }
 
 /** The hooks of a list, stored guardrails loaded. */
