@@ -134,42 +134,87 @@ interface CheckRun {
   transformed: Json | undefined;
 }
 
+/**
+ * What one check is shown. Its `signal` is made when the check first reads it: a check that answers at
+ * once (every text check) never does, and an AbortController per check and call is not free.
+ */
+class CheckCall implements CheckContext {
+  readonly event: HookInput['event'];
+  readonly requestType: HookInput['requestType'];
+  readonly request: HookInput['request'];
+  readonly response: HookInput['response'];
+  readonly provider: string;
+  readonly model: string | undefined;
+  readonly metadata: Record<string, string>;
+  timedOut = false;
+  private stopped = false;
+  private controller: AbortController | undefined;
+
+  constructor(
+    input: HookInput,
+    private readonly callSignal: AbortSignalLike,
+  ) {
+    this.event = input.event;
+    this.requestType = input.requestType;
+    this.request = input.request;
+    this.response = input.response;
+    this.provider = input.provider;
+    this.model = input.model;
+    this.metadata = input.metadata;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.stopped || this.callSignal.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Stops a check still running (its timeout passed, or the client went away). */
+  abort(): void {
+    this.stopped = true;
+    this.controller?.abort();
+  }
+}
+
 function runCheck(check: CheckSpec, input: HookInput, env: HookEnv): CheckRun | Promise<CheckRun> {
   const started = performance.now();
-  const controller = new AbortController();
+  const ctx = new CheckCall(input, env.signal);
   let value: CheckVerdict | Promise<CheckVerdict>;
   try {
-    if (env.signal.aborted) controller.abort();
-    value = check.definition.run({ ...input, signal: controller.signal }, check.parameters, env.services);
+    value = check.definition.run(ctx, check.parameters, env.services);
   } catch (err) {
     return erred(check, started, errorMessage(err), false);
   }
   if (!(value instanceof Promise)) return verdictOf(check, started, value);
-  return withTimeout(value, check, controller, env.signal).then(
+  return withTimeout(value, check, ctx, env.signal).then(
     (verdict) => verdictOf(check, started, verdict),
     (err: unknown) =>
-      controller.signal.reason === TIMED_OUT
+      ctx.timedOut
         ? erred(check, started, `timed out after ${check.timeoutMs} ms`, true)
         : erred(check, started, errorMessage(err), false),
   );
 }
 
-const TIMED_OUT = Symbol('check timed out');
-
 /** Settles with the check, or rejects once its timeout passes or the call is aborted (aborting the check). */
 function withTimeout(
   value: Promise<CheckVerdict>,
   check: CheckSpec,
-  controller: AbortController,
+  ctx: CheckCall,
   callSignal: AbortSignalLike,
 ): Promise<CheckVerdict> {
   return new Promise<CheckVerdict>((resolve, reject) => {
-    const stop = (reason: unknown) => {
-      controller.abort(reason);
-      reject(reason instanceof Error ? reason : new Error('the call was aborted'));
+    const stop = (reason: Error) => {
+      ctx.abort();
+      reject(reason);
     };
     const onCallAbort = () => stop(new Error('the call was aborted'));
-    const timer = setTimeout(() => stop(TIMED_OUT), check.timeoutMs);
+    const timer = setTimeout(() => {
+      ctx.timedOut = true;
+      stop(new Error(`timed out after ${check.timeoutMs} ms`));
+    }, check.timeoutMs);
+    if (callSignal.aborted) onCallAbort();
     callSignal.addEventListener('abort', onCallAbort, { once: true });
     const settle = () => {
       clearTimeout(timer);
