@@ -189,6 +189,11 @@ describe('outcomes, not streamed', () => {
     expect((record.hook_results as HookResultsBody).after_request_hooks).toMatchObject([
       { id: 'audit', async: true, verdict: false, feedback: { value: 0 } },
     ]);
+    // The answer is recorded as the client got it, its hook_results in their own column only.
+    expect(record.response_body).toMatchObject({
+      choices: [{ message: { content: '[hooks] a secret plan' } }],
+    });
+    expect(record.response_body).not.toHaveProperty('hook_results');
   });
 
   it('sequential checks run in the order listed, and all of them are reported', async () => {

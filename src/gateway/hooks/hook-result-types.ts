@@ -50,4 +50,7 @@ export interface HookRunLog {
   pending: Promise<unknown>[];
   /** The request as a mutator rewrote it (PII redacted): what the provider got, and what the log keeps. */
   requestBody: Record<string, unknown> | undefined;
+  /** A JSON answer as the client got it but for `hook_results` (and its text, when it is the upstream's):
+   * what the log keeps as the response body, the results having a column of their own. */
+  answer: { sent: unknown; body: unknown; text: string | undefined } | undefined;
 }

@@ -46,7 +46,12 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const after = request.endpoint === 'embeddings' ? NONE : await resolved(hooks.after, call);
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
   // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
-  const log: HookRunLog = { results, pending: run.hooks?.pending ?? [], requestBody: undefined };
+  const log: HookRunLog = {
+    results,
+    pending: run.hooks?.pending ?? [],
+    requestBody: undefined,
+    answer: undefined,
+  };
   run.hooks = log;
   const env: HookEnv = {
     services: run.deps.hooks.servicesFor(run, call.model),
@@ -141,10 +146,12 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   }
   if (!isJson(answer)) return withStatus(outcome, failed);
   const shown = clientView(results);
+  const sent = { ...answer, hook_results: shown };
+  log.answer = { sent, body: answer, text: answer === outcome.body ? outcome.rawText : undefined };
   return {
     ...outcome,
     status: failed && outcome.status === 200 ? HOOKS_FAILED_STATUS : outcome.status,
-    body: { ...answer, hook_results: shown },
+    body: sent,
     rawText: answer === outcome.body ? withResultsText(outcome.rawText, answer, shown) : undefined,
   };
 }
