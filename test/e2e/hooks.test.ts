@@ -475,6 +475,26 @@ describe('PII redaction', () => {
   });
 });
 
+describe('pass-through calls', () => {
+  it('a config whose hooks would apply is refused, and the provider is not called', async () => {
+    const config = { ...target(fake), input_guardrails: [{ id: 'in', deny: true, ...notContaining(['x']) }] };
+    const calls = fake.requests.length;
+    const response = await fetch(`${gateway.url}/rerank`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+      },
+      body: JSON.stringify({ query: 'x' }),
+    });
+    const body = (await response.json()) as { error: { code: string; param: string } };
+    expect(response.status).toBe(400);
+    expect(body.error).toMatchObject({ code: 'unsupported_parameter', param: 'config.input_guardrails' });
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
 describe('config validation', () => {
   it('an unknown check id is a 400 naming the check and the field', async () => {
     const config = { ...target(fake), input_guardrails: [{ 'default.nope': {} }] };

@@ -4,6 +4,7 @@ import { cacheStep } from './cache-step.js';
 import { continuationStep } from './continuation-step.js';
 import { deadlineStep } from './deadline-step.js';
 import { hooksStep } from './hooks-step.js';
+import { passthroughHooksStep } from './passthrough-hooks-step.js';
 import { retryStep } from './retry-step.js';
 import type { TargetStep } from './target-step.js';
 
@@ -20,7 +21,12 @@ export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
 ];
 
 /** A pass-through call has no answer the gateway understands: nothing to cache or continue. */
-export const PASSTHROUGH_STEPS: readonly TargetStep[] = [retryStep, deadlineStep, breakerStep];
+export const PASSTHROUGH_STEPS: readonly TargetStep[] = [
+  passthroughHooksStep,
+  retryStep,
+  deadlineStep,
+  breakerStep,
+];
 
 export { composeSteps, type TargetCall, type TargetHandler, type TargetStep } from './target-step.js';
 export { callTarget } from './attempt-step.js';
