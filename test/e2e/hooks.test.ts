@@ -285,6 +285,45 @@ describe('outcomes, not streamed', () => {
     );
   });
 
+  it('text completions run both lists, streamed and not', async () => {
+    const config = {
+      ...target(fake),
+      input_guardrails: [{ id: 'in', deny: true, ...notContaining(['forbidden']) }],
+      output_guardrails: [{ id: 'out', deny: true, ...notContaining(['secret']) }],
+    };
+    const sdk = client(gateway, config);
+    const { data, response } = await sdk.completions
+      .create({ model: 'gpt-3.5-turbo-instruct', prompt: 'plain words' })
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect((data as unknown as WithResults).hook_results?.after_request_hooks).toMatchObject([
+      { id: 'out', verdict: true },
+    ]);
+    const calls = fake.requests.length;
+    const denied = await sdk.completions
+      .create({ model: 'gpt-3.5-turbo-instruct', prompt: 'forbidden words' })
+      .catch((err: unknown) => err);
+    expect((denied as APIError).status).toBe(446);
+    expect(fake.requests.length).toBe(calls);
+
+    let seen = '';
+    const withheld = await (async () => {
+      try {
+        const stream = await sdk.completions.create({
+          model: 'gpt-3.5-turbo-instruct',
+          prompt: 'a secret plan',
+          stream: true,
+        });
+        for await (const chunk of stream) seen += chunk.choices[0]?.text ?? '';
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect((withheld as APIError).status).toBe(446);
+    expect(seen).toBe('');
+  });
+
   it('embeddings run the input checks', async () => {
     const config = {
       ...target(fake),
