@@ -267,6 +267,34 @@ describe('outcomes, not streamed', () => {
     expect((await rawChat(unlisted, chat('who answers?'))).status).toBe(446);
   });
 
+  it('446 and 246 are retried when retry.on_status_codes lists them', async () => {
+    const denyBanana = {
+      output_guardrails: [{ id: 'no-banana', deny: true, ...notContaining(['banana']) }],
+      retry: { attempts: 1, on_status_codes: [446] },
+    };
+    let calls = fake.requests.length;
+    fake.enqueue({ text: 'a banana split' });
+    const answer = await client(gateway, { ...target(fake), ...denyBanana }).chat.completions.create(
+      chat('dessert?'),
+    );
+    expect(answer.choices[0].message.content).toBe('[hooks] dessert?');
+    expect(fake.requests.length).toBe(calls + 2);
+
+    const flagBanana = {
+      output_guardrails: [{ id: 'flag-banana', ...notContaining(['banana']) }],
+      retry: { attempts: 1, on_status_codes: [246] },
+    };
+    calls = fake.requests.length;
+    fake.enqueue({ text: 'a banana split' });
+    const { data, response } = await client(gateway, { ...target(fake), ...flagBanana })
+      .chat.completions.create(chat('dessert?'))
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.choices[0].message.content).toBe('[hooks] dessert?');
+    expect(fake.requests.length).toBe(calls + 2);
+    expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('1');
+  });
+
   it('a cache hit runs the output checks too', async () => {
     const config = {
       ...target(fake),
