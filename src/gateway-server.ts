@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { GatewayDeps } from './gateway/deps.js';
 import { createRedisInvalidationBus, type InvalidationBus } from './gateway/invalidation.js';
+import { createHookRuntime } from './gateway/hooks/check-services.js';
+import { runJudge } from './gateway/hooks/judge-call.js';
 import { createLookups } from './gateway/lookups.js';
 import { createRoutingRuntime } from './gateway/routing/runtime.js';
 import { createLogObserver } from './gateway/log-observer.js';
@@ -83,6 +85,7 @@ export async function createGatewayServer(
     observers: [
       createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),
     ],
+    hooks: createHookRuntime(settings, runJudge),
   };
   const app = await buildApp(deps);
   let closing: Promise<void> | undefined;
@@ -109,6 +112,7 @@ export async function createGatewayServer(
         }
         await deps.logWriter.close();
         await deps.upstream.close();
+        await deps.hooks.close();
         await bus?.close();
         await state.close();
         await store.close();

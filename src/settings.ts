@@ -36,6 +36,8 @@ export interface Settings {
   redisPrefix: string;
   /** Bound of the in-memory response cache, bytes. */
   cacheMaxBytes: number;
+  /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
+  hooksWebhookSecret: string | undefined;
 }
 
 type Source = Record<string, string | undefined>;
@@ -95,5 +97,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
+    hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
   };
 }

@@ -11,7 +11,9 @@ export type ErrorType =
   | 'not_found_error'
   | 'rate_limit_error'
   | 'timeout_error'
-  | 'api_error';
+  | 'api_error'
+  /** A hook with `deny` failed: the call was refused before, or its answer withheld after, the provider. */
+  | 'hooks_failed';
 
 /** Stable codes: the status and type of each are fixed here and nowhere else. */
 export const ERROR_CODES = {
@@ -37,6 +39,8 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
+  // 446: the status the seed's users know for a request denied by its hooks.
+  hooks_failed: { status: 446, type: 'hooks_failed' },
   internal_error: { status: 500, type: 'api_error' },
   upstream_unreachable: { status: 502, type: 'api_error' },
   upstream_invalid_response: { status: 502, type: 'api_error' },

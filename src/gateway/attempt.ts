@@ -28,7 +28,9 @@ export type FailureReason =
   | 'config'
   | 'client_gone'
   /** The target's circuit is open: the gateway skipped it without a call. */
-  | 'circuit_open';
+  | 'circuit_open'
+  /** A hook with `deny` failed: the call was not made, or its answer was withheld (446). */
+  | 'hooks_denied';
 
 export interface AttemptSuccess {
   ok: true;

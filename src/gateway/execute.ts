@@ -71,13 +71,17 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   let status: number;
   let error: GatewayError | ProviderError | undefined;
   let responseBody: unknown;
+  // The answer a hooks step sent (another target's, after a fallback, is not).
+  const hooked =
+    run.hooks?.answer && outcome?.ok && run.hooks.answer.sent === outcome.body ? run.hooks.answer : undefined;
   if (outcome?.ok) {
     status = outcome.status;
     if (delivered) {
       delivered.end();
       responseBody = { choices: [...delivered.text].map(([index, content]) => ({ index, content })) };
     } else {
-      responseBody = outcome.body;
+      // With hooks, the answer without its hook_results, which the record keeps in a column of their own.
+      responseBody = hooked ? hooked.body : outcome.body;
       sink.answer({ status, body: outcome.body, rawText: outcome.rawText, headers: outcome.upstreamHeaders });
     }
   } else {
@@ -99,11 +103,15 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     ttfbMs: outcome?.ttfbMs ?? null,
     error,
     malformedChunks: outcome?.malformedChunks ?? 0,
-    requestBody: result?.requestBody ?? body,
+    // A request a hook rewrote (PII redacted) is recorded as the provider got it.
+    requestBody: run.hooks?.requestBody ?? result?.requestBody ?? body,
     responseBody,
-    responseText: outcome?.ok ? outcome.rawText : undefined,
+    responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
     attempts: run.attempts,
+    hooks: run.hooks?.results,
   };
+  // Async hooks never delay the answer (the sink has it); the record waits for their results.
+  if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
   for (const observer of deps.observers) observer.callEnded(summary);
   return { outcome, error, status, state };
 }
@@ -149,6 +157,7 @@ export function refuseCall(
     responseBody: error.toBody(),
     responseText: undefined,
     attempts: [],
+    hooks: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
 }

@@ -4,6 +4,7 @@
  * cache answers, continuations) also writes one record per attempt, each a span under the call's.
  */
 import type { LogWriter } from '../observability/log-writer.js';
+import { redact } from '../observability/redact.js';
 import type { LogRecord } from '../store/types.js';
 import { bodyForLog, buildLogRecord, skippedChunksError, type LogBodies } from './log-record.js';
 import type { CallObserver, CallSummary } from './observer.js';
@@ -44,6 +45,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     ...errorFields,
     requestBody: bodyForLog(summary.requestBody, bodies),
     responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
+    hookResults: summary.hooks === undefined ? undefined : redact(summary.hooks),
   });
 }
 

@@ -80,6 +80,8 @@ export interface RecordFields {
   errorMessage: string | null;
   requestBody: unknown;
   responseBody: unknown;
+  /** The call's hook results and feedback; absent on attempts and calls without hooks. */
+  hookResults?: unknown;
   /** Attempts get their own span under the request's. */
   startedAt?: number;
   /** performance.now() when the call ended; the record's build time when absent. */
@@ -130,5 +132,6 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     metadata: ctx.metadata,
     request_body: fields.requestBody,
     response_body: fields.responseBody,
+    hook_results: fields.hookResults ?? null,
   };
 }

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { GatewayError, ProviderError } from '../core/errors.js';
 import type { Usage } from '../core/openai-types.js';
+import type { CheckServices } from '../hooks/check-types.js';
 import type { LogWriter } from '../observability/log-writer.js';
 import type { RequestBodies, UpstreamRequest } from '../providers/types.js';
 import type { Settings } from '../settings.js';
@@ -17,6 +18,7 @@ import type { ResponseCache } from './cache/index.js';
 import type { CallContext } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
 import type { DeliveredStream } from './delivered-stream.js';
+import type { HookRunLog } from './hooks/hook-result-types.js';
 import type { Lookups } from './lookups.js';
 import type { ReplayableBody } from './passthrough/replayable-body.js';
 import type { ResolvedTarget } from './resolve-target.js';
@@ -37,6 +39,15 @@ export interface GatewayDeps {
   routing: RoutingRuntime;
   /** See every call when it ends: the log (log-observer.ts), later metrics and traces. */
   observers: CallObserver[];
+  /** What hook checks may reach outside the process (webhooks, URL probes, a judge model). */
+  hooks: HookRuntime;
+}
+
+/** The outbound services of hook checks (hooks/check-services.ts), built once per gateway. */
+export interface HookRuntime {
+  /** The services for the checks of one call: a judge is asked under the call's tenant and trace. */
+  servicesFor(run: RouteRun, model: string | undefined): CheckServices;
+  close(): Promise<void>;
 }
 
 export interface RoutingRuntime {
@@ -58,6 +69,8 @@ export interface RouteState {
   /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
   retryCount: number;
   cacheStatus: string | null;
+  /** The status a stream goes out with when not 200: 246 when a hook failed without denying. */
+  streamStatus: number | null;
 }
 
 /** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in
@@ -121,6 +134,8 @@ export interface RouteRun {
   lastFailure: NodeResult | undefined;
   /** Every call, breaker skip and cache answer so far, in order. */
   attempts: AttemptRecord[];
+  /** The hooks run for the answering target, when its config has any (hooks/target-hooks.ts). */
+  hooks: HookRunLog | undefined;
 }
 
 export interface NodeResult {
@@ -191,6 +206,8 @@ export interface CallSummary {
   /** The exact JSON text of `responseBody`, when it came as it is from the upstream. */
   responseText: string | undefined;
   attempts: readonly AttemptRecord[];
+  /** The hooks' results and feedback, when the config has hooks. */
+  hooks: HookRunLog['results'] | undefined;
 }
 
 export interface CallObserver {

@@ -19,6 +19,7 @@ import { evaluateCondition } from './routing/conditions.js';
 import { childPath, inheritFrom } from './routing/inherit.js';
 import type { NodeResult, RoutedCall, RouteRun } from './routing/route-types.js';
 import { runTarget } from './routing/target-runner.js';
+import { asksAnotherTry } from './routing/retry-policy.js';
 import { pickWeighted, weightsOf } from './routing/weighted-pick.js';
 
 export type { RouteState, RoutedCall } from './routing/route-types.js';
@@ -32,6 +33,7 @@ export function newRouteRun(deps: GatewayDeps, call: RoutedCall): RouteRun {
     deadline: call.ctx.startedAt + deps.settings.defaultRequestTimeoutMs,
     lastFailure: undefined,
     attempts: [],
+    hooks: undefined,
   };
 }
 
@@ -85,12 +87,12 @@ async function fallback(
   let last: NodeResult | undefined;
   for (let i = 0; i < (node.targets?.length ?? 0); i++) {
     if (last) {
-      if (last.outcome.ok || !fallsBack(last.outcome, codes)) return last;
+      if (!fallsBack(last.outcome, codes)) return last;
       // Part of an answer went out that no other target can take over (tool calls, several choices).
       if (sink && sink.written > 0 && !sink.continuable) return last;
     }
     last = await child(i);
-    if (last.outcome.ok) return last;
+    if (last.outcome.ok && !asksAnotherTry(last.outcome, codes)) return last;
     if (ctx.signal.aborted) return last;
   }
   return last as NodeResult;
@@ -98,7 +100,10 @@ async function fallback(
 
 /** Whether a failed target hands over to the next one of a fallback node. */
 function fallsBack(outcome: AttemptOutcome, codes: readonly number[] | undefined): boolean {
-  if (outcome.ok || outcome.reason === 'client_gone') return false;
+  if (outcome.ok) return asksAnotherTry(outcome, codes);
+  if (outcome.reason === 'client_gone') return false;
+  // A denial is the config's own verdict: another target is asked only when 446 is listed.
+  if (outcome.reason === 'hooks_denied') return codes !== undefined && codes.includes(outcome.status);
   // An open circuit is the gateway's own decision to skip the target, never an answer to pass on.
   if (outcome.error instanceof GatewayError && outcome.error.code === 'circuit_open') return true;
   return codes === undefined || codes.includes(outcome.status);

@@ -44,7 +44,7 @@ export class HttpSink implements CallSink {
     if (this.opened) return;
     this.opened = true;
     this.reply.hijack();
-    this.res.writeHead(200, {
+    this.res.writeHead(this.state.streamStatus ?? 200, {
       ...(this.reply.getHeaders() as Record<string, string>),
       'content-type': this.codec.streamContentType,
       'cache-control': 'no-cache',

@@ -169,6 +169,7 @@ export function toLogRow(record: LogRecord): Insertable<LogsTable> {
     metadata: JSON.stringify(record.metadata ?? {}),
     request_body: jsonOrNull(record.request_body),
     response_body: jsonOrNull(record.response_body),
+    hook_results: jsonOrNull(record.hook_results),
   };
 }
 
@@ -206,6 +207,7 @@ export const LOG_ROW_COLUMNS = [
   'metadata',
   'request_body',
   'response_body',
+  'hook_results',
 ] as const satisfies ReadonlyArray<keyof LogsTable>;
 
 /**
@@ -246,6 +248,7 @@ export function toLogValues(record: LogRecord): Array<string | number | null> {
     JSON.stringify(record.metadata ?? {}),
     jsonOrNull(record.request_body),
     jsonOrNull(record.response_body),
+    jsonOrNull(record.hook_results),
   ];
 }
 
@@ -283,6 +286,7 @@ export function toLogRecord(row: Selectable<LogsTable>): LogRecord {
     metadata: parseJson(row.metadata) as Record<string, string>,
     request_body: row.request_body === null ? null : parseJson(row.request_body),
     response_body: row.response_body === null ? null : parseJson(row.response_body),
+    hook_results: row.hook_results === null ? null : parseJson(row.hook_results),
   };
 }
 

@@ -124,6 +124,8 @@ export interface LogsTable {
   metadata: string;
   request_body: string | null;
   response_body: string | null;
+  /** JSON text (0003_log_hook_results). */
+  hook_results: string | null;
 }
 
 export interface JobsTable {

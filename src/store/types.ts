@@ -152,6 +152,9 @@ export interface LogRecord {
   /** Redacted request and response bodies, when body logging is on. */
   request_body: unknown;
   response_body: unknown;
+  /** The hooks' results and feedback (`{before_request_hooks, after_request_hooks}`), when the config had
+   * hooks; null otherwise and on attempt records. */
+  hook_results: unknown;
 }
 
 export interface LogQuery {

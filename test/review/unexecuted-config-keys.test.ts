@@ -1,8 +1,7 @@
 /**
- * Hooks, guardrails and `prompt_id` are not executed by the gateway yet. A config naming them must be
- * refused wherever a config enters — the request header, the management API, a config stored before
- * the refusal existed — and never routed as if they were not there: a `deny: true` guardrail that let
- * everything through would be a security hole.
+ * `prompt_id` is not executed by the gateway yet. A config naming it must be refused wherever a config
+ * enters — the request header, the management API, a config stored before the refusal existed — and never
+ * routed as if it were not there. (Hooks and guardrails run: test/e2e/hooks.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -27,7 +26,6 @@ afterAll(async () => {
 
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 const target = () => ({ provider: 'openai', api_key: 'sk-test', custom_host: fake.url });
-const denyGuardrail = [{ id: 'block-x', deny: true, 'default.contains': { words: ['hi'] } }];
 
 async function chatWith(config: string): Promise<Response> {
   return fetch(`${gateway.url}/chat/completions`, {
@@ -54,59 +52,49 @@ async function expectRefusal(response: Response, param: string): Promise<void> {
   expectOpenAPIValid('ErrorResponse', body);
 }
 
-describe('x-gateway-config naming hooks, guardrails or prompt_id', () => {
-  it('refuses a deny guardrail beside a complete provider, and calls nobody', async () => {
+describe('x-gateway-config naming prompt_id', () => {
+  it('refuses it beside a complete provider, and calls nobody', async () => {
     const before = fake.requests.length;
     await expectRefusal(
-      await chatWith(JSON.stringify({ ...target(), input_guardrails: denyGuardrail })),
-      'config.input_guardrails',
+      await chatWith(JSON.stringify({ ...target(), prompt_id: 'pp-1' })),
+      'config.prompt_id',
     );
     expect(fake.requests.length).toBe(before);
-  });
-
-  it('refuses a config of only a guardrail with the refusal, not "no valid combination"', async () => {
-    await expectRefusal(
-      await chatWith(JSON.stringify({ output_guardrails: ['gr-out'] })),
-      'config.output_guardrails',
-    );
   });
 
   it('names the path of a nested target', async () => {
     const config = {
       strategy: { mode: 'fallback' },
-      targets: [target(), { ...target(), before_request_hooks: [{ id: 'pii' }] }],
+      targets: [target(), { ...target(), prompt_id: 'pp-1' }],
     };
     const before = fake.requests.length;
-    await expectRefusal(await chatWith(JSON.stringify(config)), 'config.targets[1].before_request_hooks');
+    await expectRefusal(await chatWith(JSON.stringify(config)), 'config.targets[1].prompt_id');
     expect(fake.requests.length).toBe(before);
   });
 });
 
-describe('stored configs naming hooks, guardrails or prompt_id', () => {
-  it('POST /v1/configs refuses them at the root and in targets, and stores nothing', async () => {
+describe('stored configs naming prompt_id', () => {
+  it('POST /v1/configs refuses it at the root and in targets, and stores nothing', async () => {
     expectError(
-      await admin.post('/configs', {
-        slug: 'guarded',
-        config: { ...target(), input_guardrails: denyGuardrail },
-      }),
+      await admin.post('/configs', { slug: 'prompted', config: { ...target(), prompt_id: 'pp-1' } }),
       400,
       'unsupported_parameter',
-      'config.input_guardrails',
+      'config.prompt_id',
     );
     const nested = {
       strategy: { mode: 'loadbalance' },
-      targets: [target(), { ...target(), after_request_hooks: [{ id: 'tone' }] }],
+      targets: [target(), { ...target(), prompt_id: 'pp-1' }],
     };
     expectError(
-      await admin.post('/configs', { slug: 'guarded', config: nested }),
+      await admin.post('/configs', { slug: 'prompted', config: nested }),
       400,
       'unsupported_parameter',
-      'config.targets[1].after_request_hooks',
+      'config.targets[1].prompt_id',
     );
-    expectError(await admin.get('/configs/guarded'), 404, 'not_found');
+    expectError(await admin.get('/configs/prompted'), 404, 'not_found');
   });
 
-  it('PATCH /v1/configs refuses them and keeps the stored version', async () => {
+  it('PATCH /v1/configs refuses it and keeps the stored version', async () => {
     const created = await admin.post('/configs', { slug: 'plain', config: target() });
     expect(created.status, created.text).toBe(200);
     const error = expectError(
@@ -126,12 +114,24 @@ describe('stored configs naming hooks, guardrails or prompt_id', () => {
     await store.createConfig({
       organisation_id: workspace.organisation_id,
       workspace_id: workspace.id,
-      slug: 'legacy-guarded',
-      name: 'legacy-guarded',
-      config: { ...target(), output_guardrails: denyGuardrail },
+      slug: 'legacy-prompted',
+      name: 'legacy-prompted',
+      config: { ...target(), prompt_id: 'pp-1' },
     });
     const before = fake.requests.length;
-    await expectRefusal(await chatWith('legacy-guarded'), 'config.output_guardrails');
+    await expectRefusal(await chatWith('legacy-prompted'), 'config.prompt_id');
     expect(fake.requests.length).toBe(before);
+  });
+
+  it('POST /v1/configs validates the checks of a stored config: a bad check is a 400 naming it', async () => {
+    expectError(
+      await admin.post('/configs', {
+        slug: 'bad-check',
+        config: { ...target(), output_guardrails: [{ 'default.wordCount': { minWords: -1 } }] },
+      }),
+      400,
+      'invalid_config',
+      'config.output_guardrails[0].default.wordCount.minWords',
+    );
   });
 });

@@ -641,8 +641,8 @@ export const configCases: BadCase[] = [
     param: 'config.after_request_hooks[0].async',
   },
   {
-    name: 'after hook on_success with deny',
-    body: { after_request_hooks: [{ id: 'h', on_success: { deny: true } }] },
+    name: 'after hook on_success deny a string',
+    body: { after_request_hooks: [{ id: 'h', on_success: { deny: 'yes' } }] },
     param: 'config.after_request_hooks[0].on_success.deny',
   },
   { name: 'input guardrail a number', body: { input_guardrails: [5] }, param: 'config.input_guardrails[0]' },

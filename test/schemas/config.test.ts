@@ -93,10 +93,6 @@ describe('parseConfig', () => {
 describe('keys the gateway does not execute yet', () => {
   const samples: Record<(typeof UNEXECUTED_CONFIG_KEYS)[number], unknown> = {
     prompt_id: 'pp-123',
-    before_request_hooks: [{ id: 'pii', checks: [{ id: 'default.regexMatch', parameters: {} }] }],
-    after_request_hooks: [{ id: 'tone', async: true }],
-    input_guardrails: [{ id: 'block-x', deny: true, 'default.contains': { words: ['x'] } }],
-    output_guardrails: ['gr-out'],
   };
   const creds = { provider: 'openai', api_key: 'sk-test' };
 
@@ -161,9 +157,32 @@ describe('keys the gateway does not execute yet', () => {
 
   it('refuses them even when Authorization carries the provider key', () => {
     expectGatewayError(
-      () => parseConfig({ provider: 'openai', output_guardrails: ['g'] }, { authorizationPresent: true }),
+      () => parseConfig({ provider: 'openai', prompt_id: 'pp-1' }, { authorizationPresent: true }),
       'unsupported_parameter',
-      'config.output_guardrails',
+      'config.prompt_id',
+    );
+  });
+
+  it('accepts hooks and guardrails, which run (test/e2e/hooks.test.ts), checks validated', () => {
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-test',
+      before_request_hooks: [
+        { id: 'pii', checks: [{ id: 'default.regexMatch', parameters: { rule: 'x' } }] },
+      ],
+      after_request_hooks: [{ id: 'tone', async: true, on_fail: { deny: false } }],
+      input_guardrails: [{ id: 'block-x', deny: true, 'default.contains': { words: ['x'] } }],
+      output_guardrails: ['gr-out'],
+    };
+    expect(parseConfig(config)).toEqual(config);
+    expectGatewayError(
+      () =>
+        parseConfig({
+          ...config,
+          before_request_hooks: [{ id: 'r', checks: [{ id: 'default.regexMatch', parameters: {} }] }],
+        }),
+      'invalid_config',
+      'config.before_request_hooks[0].checks[0].parameters.rule',
     );
   });
 });

@@ -174,7 +174,7 @@ export const richConfig = {
       id: 'tone',
       type: 'mutator',
       async: true,
-      checks: [{ id: 'default.wordCount', parameters: { min: 1, max: 500 } }],
+      checks: [{ id: 'default.wordCount', parameters: { minWords: 1, maxWords: 500 } }],
       on_fail: { feedback: { value: -1 } },
       on_success: { feedback: { value: 1 } },
     },
@@ -275,11 +275,15 @@ export const richConfig = {
 };
 
 /**
- * The keys the schema accepts but the gateway refuses until it runs them (hooks, guardrails, stored
- * prompts), listed here rather than imported so the refusal is checked against the issue, not itself.
+ * The keys the schema accepts but the gateway refuses until it runs them (stored prompts), listed here
+ * rather than imported so the refusal is checked against the issue, not itself.
  */
-export const UNEXECUTED_CONFIG_KEYS = [
-  'prompt_id',
+export const UNEXECUTED_CONFIG_KEYS = ['prompt_id'] as const;
+
+/** Keys left out of the routable rich config: the refused ones, and the hook lists, whose items show every
+ * shape the schema takes (a stored guardrail, a guardrail naming no check) rather than checks that run. */
+const NOT_ROUTED_KEYS = [
+  ...UNEXECUTED_CONFIG_KEYS,
   'before_request_hooks',
   'after_request_hooks',
   'input_guardrails',
@@ -290,7 +294,7 @@ type Node = Record<string, unknown>;
 
 function withoutUnexecutedKeys(node: Node): Node {
   const out: Node = { ...node };
-  for (const key of UNEXECUTED_CONFIG_KEYS) delete out[key];
+  for (const key of NOT_ROUTED_KEYS) delete out[key];
   const targets = node.targets as Node[] | undefined;
   // A target routed by prompt_id alone has nothing left to route with.
   if (targets) out.targets = targets.filter((t) => t.prompt_id === undefined).map(withoutUnexecutedKeys);

@@ -58,7 +58,12 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         await again.close();
       }
       const applied = await harness.raw('select name from store_migrations order by name');
-      expect(applied.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs', '0004_guardrails']);
+      expect(applied.map((row) => row.name)).toEqual([
+        '0001_initial',
+        '0002_jobs',
+        '0003_log_hook_results',
+        '0004_guardrails',
+      ]);
     });
   });
 
@@ -929,6 +934,7 @@ function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): Log
     metadata: {},
     request_body: null,
     response_body: null,
+    hook_results: null,
     ...overrides,
   };
 }

@@ -83,7 +83,12 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
       await client.connect();
       const { rows } = await client.query(`select name from ${pg.escapeIdentifier(schema)}.store_migrations`);
       await client.end();
-      expect(rows.map((row) => row.name)).toEqual(['0001_initial', '0002_jobs', '0004_guardrails']);
+      expect(rows.map((row) => row.name)).toEqual([
+        '0001_initial',
+        '0002_jobs',
+        '0003_log_hook_results',
+        '0004_guardrails',
+      ]);
     } finally {
       await dropSchema(schema);
     }

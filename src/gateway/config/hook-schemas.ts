@@ -2,7 +2,12 @@
  * Items of the config's hook and guardrail lists, as the spec's hook table gives them. Objects are
  * closed (unknown keys rejected) except where the table leaves them open: check `parameters`,
  * feedback `metadata`, and a guardrail's extra keys, each of which names a check and holds its
- * parameters as an object.
+ * parameters as an object. A check's parameters are checked against the check's own schema by
+ * hook-specs.ts, which also turns the guardrail shorthand into hooks.
+ *
+ * Beyond the spec's table, every hook may say `sequential` (its checks run one after the other) and
+ * `async` (its result is recorded only), and an after-request hook may `deny` like an output guardrail:
+ * the shorthand and its expansion must be able to say the same things.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
@@ -30,9 +35,23 @@ const HookCheckSchema = Closed({
   parameters: OpenObject,
 });
 
+const Sequential = Type.Optional(
+  Type.Boolean({ description: 'Run the checks one after the other, in order (default: in parallel).' }),
+);
+const Async = Type.Optional(
+  Type.Boolean({ description: 'Run without delaying or changing the answer; the result is only recorded.' }),
+);
+const HookType = Type.Optional(
+  Type.Union([Type.Literal('guardrail'), Type.Literal('mutator')], {
+    description: '`guardrail` (a verdict) or `mutator` (may rewrite the request or answer); both run alike.',
+  }),
+);
+
 export const BeforeRequestHookSchema = Closed({
   id: Type.String({ minLength: 1 }),
-  type: Type.Optional(Type.String()),
+  type: HookType,
+  async: Async,
+  sequential: Sequential,
   on_fail: Type.Optional(OutcomeWithDeny),
   on_success: Type.Optional(OutcomeWithDeny),
   checks: Type.Optional(Type.Array(HookCheckSchema)),
@@ -40,10 +59,11 @@ export const BeforeRequestHookSchema = Closed({
 
 export const AfterRequestHookSchema = Closed({
   id: Type.String({ minLength: 1 }),
-  type: Type.Optional(Type.String()),
-  async: Type.Optional(Type.Boolean()),
-  on_fail: Type.Optional(OutcomeFeedbackOnly),
-  on_success: Type.Optional(OutcomeFeedbackOnly),
+  type: HookType,
+  async: Async,
+  sequential: Sequential,
+  on_fail: Type.Optional(OutcomeWithDeny),
+  on_success: Type.Optional(OutcomeWithDeny),
   checks: Type.Optional(Type.Array(HookCheckSchema)),
 });
 
@@ -54,7 +74,8 @@ function Guardrail(outcome: typeof OutcomeWithDeny | typeof OutcomeFeedbackOnly)
       {
         id: Type.Optional(Type.String()),
         deny: Type.Optional(Type.Boolean()),
-        async: Type.Optional(Type.Boolean()),
+        async: Async,
+        sequential: Sequential,
         on_fail: Type.Optional(outcome),
         on_success: Type.Optional(outcome),
       },

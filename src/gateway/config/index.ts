@@ -13,3 +13,16 @@ export {
   type ParseConfigOptions,
   type StoredConfigRef,
 } from './parse-config.js';
+export {
+  hasHooks,
+  hooksOf,
+  guardrailSpec,
+  isStoredRef,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  type CheckSpec,
+  type Feedback,
+  type HookItem,
+  type HookSpec,
+  type NodeHooks,
+  type StoredGuardrailRef,
+} from './hook-specs.js';

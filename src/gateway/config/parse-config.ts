@@ -5,6 +5,7 @@
 import { GatewayError } from '../../core/errors.js';
 import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
+import { checkHooks } from './hook-specs.js';
 import { refuseUnexecutedKeys } from './unexecuted-keys.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 
@@ -29,9 +30,9 @@ const STORED_CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,255}$/;
 
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): GatewayConfig {
   const config = validator.assert(raw);
-  // Before the combination rule, which would otherwise call a config of only a guardrail incomplete.
   refuseUnexecutedKeys(config, 'config');
   checkConfigRules(config, 'config', options);
+  checkHooks(config, 'config');
   return config;
 }
 

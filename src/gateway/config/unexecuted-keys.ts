@@ -1,19 +1,12 @@
 /**
- * Config keys the spec defines but this gateway does not execute yet: hooks, guardrails and stored
- * prompts. A config naming one is refused rather than routed without it — a `deny: true` guardrail
- * that silently let everything through would be a security hole. Their shapes are still checked
- * first (hook-schemas.ts); once they run, this file and its one call in parse-config.ts go.
+ * Config keys the spec defines but this gateway does not execute yet: stored prompts (`prompt_id`). A
+ * config naming one is refused rather than routed without it. Its shape is still checked first; once it
+ * runs, this file and its one call in parse-config.ts go.
  */
 import { fieldError } from '../../core/validator/compile-validator.js';
 import type { GatewayConfig } from './config-schema.js';
 
-const UNEXECUTED_KEYS = [
-  'prompt_id',
-  'before_request_hooks',
-  'after_request_hooks',
-  'input_guardrails',
-  'output_guardrails',
-] as const satisfies readonly (keyof GatewayConfig)[];
+const UNEXECUTED_KEYS = ['prompt_id'] as const satisfies readonly (keyof GatewayConfig)[];
 
 /** Throws `unsupported_parameter` naming the first such key of `node` or of any target below it. */
 export function refuseUnexecutedKeys(node: GatewayConfig, path: string): void {

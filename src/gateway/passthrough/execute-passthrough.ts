@@ -92,6 +92,7 @@ export async function executePassthrough(
     responseBody: null,
     responseText: undefined,
     attempts: run.attempts,
+    hooks: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
 }

@@ -4,7 +4,7 @@
  * retry config a target is called once.
  */
 import type { RetryConfig } from '../config/index.js';
-import type { AttemptFailure } from '../attempt.js';
+import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
 
 export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
 /** Exponential backoff with full jitter: the n-th retry waits a random time in [0, min(cap, base·2ⁿ)). */
@@ -68,4 +68,14 @@ export function retryDelayMs(
   const asked = 'retryAfterMs' in failure.error ? failure.error.retryAfterMs : undefined;
   if (policy.useRetryAfter && asked !== undefined) return Math.max(0, Math.ceil(asked));
   return backoffDelayMs(retry, random);
+}
+
+/**
+ * An answer that went out with 246 (a hook failed without denying) is tried again, or handed to the next
+ * fallback target, when 246 is among `codes`. A stream cannot be: the client already has it.
+ */
+export function asksAnotherTry(outcome: AttemptOutcome, codes: readonly number[] | undefined): boolean {
+  return (
+    outcome.ok && outcome.status === 246 && !outcome.streamed && codes !== undefined && codes.includes(246)
+  );
 }

@@ -21,7 +21,7 @@ export function modelRequestOf(call: RoutedRequest): ModelRequest {
 }
 
 export function newRouteState(): RouteState {
-  return { targetPath: null, provider: null, retryCount: 0, cacheStatus: null };
+  return { targetPath: null, provider: null, retryCount: 0, cacheStatus: null, streamStatus: null };
 }
 
 /** Notes one call, breaker skip or cache answer of the walk. */

@@ -3,20 +3,32 @@ import { breakerStep } from './breaker-step.js';
 import { cacheStep } from './cache-step.js';
 import { continuationStep } from './continuation-step.js';
 import { deadlineStep } from './deadline-step.js';
+import { hooksStep } from './hooks-step.js';
+import { passthroughHooksStep } from './passthrough-hooks-step.js';
 import { retryStep } from './retry-step.js';
 import type { TargetStep } from './target-step.js';
 
+// Hooks wrap the cache: input guardrails apply before a cached answer is given, and output checks see
+// a cache hit as they see a provider's answer. Retry wraps both, so a 446 or 246 listed in
+// retry.on_status_codes is tried again.
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
-  cacheStep,
   retryStep,
   continuationStep,
   deadlineStep,
+  hooksStep,
+  cacheStep,
   breakerStep,
 ];
 
 /** A pass-through call has no answer the gateway understands: nothing to cache or continue. */
-export const PASSTHROUGH_STEPS: readonly TargetStep[] = [retryStep, deadlineStep, breakerStep];
+export const PASSTHROUGH_STEPS: readonly TargetStep[] = [
+  passthroughHooksStep,
+  retryStep,
+  deadlineStep,
+  breakerStep,
+];
 
 export { composeSteps, type TargetCall, type TargetHandler, type TargetStep } from './target-step.js';
 export { callTarget } from './attempt-step.js';
 export { callPassthrough } from './passthrough-step.js';
+export { hooksStep } from './hooks-step.js';

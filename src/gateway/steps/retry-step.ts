@@ -6,7 +6,14 @@
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
-import { isRetryable, retryDelayMs, retryPolicyOf, type RetryPolicy } from '../routing/retry-policy.js';
+import {
+  asksAnotherTry,
+  backoffDelayMs,
+  isRetryable,
+  retryDelayMs,
+  retryPolicyOf,
+  type RetryPolicy,
+} from '../routing/retry-policy.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export const retryStep: TargetStep = (next) => (call) => {
@@ -23,10 +30,15 @@ async function withRetries(
   const { ctx, state } = run.call;
   for (let retry = 0; ; retry++) {
     const outcome = await next(retry === 0 ? call : { ...call, retry });
-    if (outcome.ok) return outcome;
-    if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
-    if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
-    const wait = retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random);
+    if (outcome.ok) {
+      if (retry >= policy.retries || !asksAnotherTry(outcome, policy.statusCodes)) return outcome;
+    } else {
+      if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
+      if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
+    }
+    const wait = outcome.ok
+      ? backoffDelayMs(retry + 1, run.deps.routing.random)
+      : retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random);
     // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
     if (performance.now() + wait >= run.deadline) return outcome;
     if (!(await waitUnlessAborted(wait, ctx.signal))) {

@@ -12,7 +12,7 @@ import { inTransaction, type RepositoryContext } from './context.js';
 
 /** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
 const MAX_PARAMETERS = 30_000;
-const LOG_COLUMNS = 32;
+const LOG_COLUMNS = 33;
 const ROWS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / LOG_COLUMNS);
 const MAX_LOG_PAGE = 1_000;
 

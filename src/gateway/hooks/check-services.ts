@@ -1,0 +1,114 @@
+/**
+ * The services hook checks reach the outside through (hooks/check-types.ts `CheckServices`): a webhook
+ * POST, a URL probe and a judge model. Outbound addresses go through the custom-host policy — the literal
+ * URL is checked first, and every name is checked again when it resolves, at connect time — so a config
+ * cannot aim a check at the gateway's own network or a cloud metadata service. Bodies a webhook gets are
+ * signed (webhook-signature.ts). The caller's signal (the check's timeout) bounds every call.
+ */
+import { lookup } from 'node:dns/promises';
+import { Agent, type Dispatcher } from 'undici';
+import type { CheckServices } from '../../hooks/check-types.js';
+import { GatewayError } from '../../core/errors.js';
+import { addressRefusal, checkCustomHost, guardedLookup, normaliseHost } from '../custom-host.js';
+import type { HookRuntime, RouteRun } from '../pipeline-types.js';
+import type { Settings } from '../../settings.js';
+import { SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
+
+/** Asks a judge model for a chat completion through the gateway's own routing (hooks/judge-call.ts). */
+export type JudgeRunner = (
+  run: RouteRun,
+  target: { config?: string; virtual_key?: string },
+  messages: Array<{ role: 'system' | 'user'; content: string }>,
+  model: string | undefined,
+  signal: AbortSignal,
+) => Promise<string>;
+
+/** Answers larger than this are cut off: a check wants a verdict, not a download. */
+const MAX_WEBHOOK_ANSWER_BYTES = 1024 * 1024;
+
+export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookRuntime {
+  const policy = settings.customHostPolicy;
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
+  });
+  const secret = settings.hooksWebhookSecret;
+
+  const postJson: CheckServices['postJson'] = async (url, body, headers, signal) => {
+    checkCustomHost(url, policy, 'webhookURL');
+    const text = JSON.stringify(body);
+    const target = new URL(url);
+    const sent: Record<string, string> = { ...headers, 'content-type': 'application/json' };
+    if (secret !== undefined) sent[SIGNATURE_HEADER] = signWebhookBody(secret, text);
+    const response = await agent.request({
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: 'POST',
+      headers: sent,
+      body: text,
+      signal,
+    });
+    return { status: response.statusCode, body: await readJson(response) };
+  };
+
+  const probeUrl: CheckServices['probeUrl'] = async (url, dnsOnly, signal) => {
+    try {
+      checkCustomHost(url, policy, 'url');
+    } catch {
+      return false;
+    }
+    const target = new URL(url);
+    if (dnsOnly) {
+      try {
+        const addresses = await lookup(normaliseHost(target.hostname), { all: true });
+        return (
+          addresses.length > 0 && addresses.every((a) => addressRefusal(a.address, policy) === undefined)
+        );
+      } catch {
+        return false;
+      }
+    }
+    try {
+      const response = await agent.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method: 'HEAD',
+        signal,
+      });
+      await response.body.dump();
+      return response.statusCode < 400;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    servicesFor(run, model) {
+      return {
+        postJson,
+        probeUrl,
+        judge: (target, messages, signal) => judge(run, target, messages, model, signal),
+      };
+    },
+    close: () => agent.close(),
+  };
+}
+
+async function readJson(response: Dispatcher.ResponseData): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_WEBHOOK_ANSWER_BYTES) {
+      response.body.destroy();
+      throw new GatewayError('upstream_invalid_response', 'The webhook answered with more than 1 MiB');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * Runs one list of hooks (before or after the call) over what it is shown, and says what came of it.
+ *
+ * - Hooks run in the order listed, so a mutator's rewrite is what the hooks after it see.
+ * - A hook's checks run in parallel, or one after the other when it says `sequential` (then a rewrite by
+ *   one check is what the next sees). A hook passes when every check passes.
+ * - Every check has its own timeout (`timeout`, default 5 s) and fail mode (`on_error`, default pass): a
+ *   check that throws or runs out of time counts as its `on_error` says, and its result says so.
+ * - `not` inverts a check's verdict (never its error).
+ * - An `async` hook starts with the others but is not waited on: its result goes to the log only.
+ * - `on_fail` / `on_success` decide whether the hook denies the call and which feedback is recorded.
+ *
+ * A check that answers synchronously (most built-in ones) costs no timer and no extra promise.
+ */
+import { performance } from 'node:perf_hooks';
+import type { CheckContext, CheckServices, CheckVerdict } from '../../hooks/check-types.js';
+import type { AbortSignalLike } from '../../core/abort.js';
+import type { CheckSpec, HookSpec } from '../config/index.js';
+import { answerText, requestText } from '../../hooks/text.js';
+import type { CheckResult, HookResult } from './hook-result-types.js';
+
+type Json = Record<string, unknown>;
+
+/** What the checks of a list are shown; `signal` is added per check. */
+export type HookInput = Omit<CheckContext, 'signal'>;
+
+export interface HookEnv {
+  services: CheckServices;
+  /** The call's own abort (the client went away): every running check is aborted with it. */
+  signal: AbortSignalLike;
+  /** Where the promises of async hooks go; each resolves once its result is in `results`. */
+  pending: Promise<unknown>[];
+}
+
+export interface HookListOutcome {
+  /** Some hook (not async) failed. */
+  failed: boolean;
+  /** The first hook whose outcome denies the call. */
+  denied: HookResult | undefined;
+  /** The request (before) or answer (after) body as the mutators left it; undefined when untouched. */
+  transformed: Json | undefined;
+}
+
+/**
+ * Runs `hooks` over `input`, appending each result to `results` (async hooks' when they end). Resolves
+ * when every hook that is not async has ended.
+ */
+export async function runHooks(
+  hooks: readonly HookSpec[],
+  input: HookInput,
+  env: HookEnv,
+  results: HookResult[],
+): Promise<HookListOutcome> {
+  let failed = false;
+  let denied: HookResult | undefined;
+  let transformed: Json | undefined;
+  let current = input;
+  for (const hook of hooks) {
+    if (hook.async) {
+      // Shown the input as it stands; its rewrites are never applied.
+      env.pending.push(runHook(hook, current, env).then((ran) => results.push(ran.result)));
+      continue;
+    }
+    const ran = await runHook(hook, current, env);
+    results.push(ran.result);
+    if (!ran.result.verdict) failed = true;
+    if (ran.result.deny) denied ??= ran.result;
+    if (ran.transformed) {
+      transformed = ran.transformed;
+      current = withBody(current, ran.transformed);
+    }
+  }
+  return { failed, denied, transformed };
+}
+
+/** The input with the request (before) or answer (after) replaced by a mutator's rewrite. */
+function withBody(input: HookInput, body: Json): HookInput {
+  if (input.event === 'beforeRequestHook') {
+    return { ...input, request: { json: body, text: requestText(input.requestType, body) } };
+  }
+  const response = input.response as NonNullable<HookInput['response']>;
+  return { ...input, response: { ...response, json: body, text: answerText(input.requestType, body) } };
+}
+
+interface HookRun {
+  result: HookResult;
+  transformed: Json | undefined;
+}
+
+async function runHook(hook: HookSpec, input: HookInput, env: HookEnv): Promise<HookRun> {
+  const started = performance.now();
+  const checks: CheckResult[] = [];
+  let transformed: Json | undefined;
+  if (hook.sequential) {
+    let current = input;
+    for (const check of hook.checks) {
+      const ran = await runCheck(check, current, env);
+      checks.push(ran.result);
+      if (ran.transformed) {
+        transformed = ran.transformed;
+        current = withBody(current, ran.transformed);
+      }
+    }
+  } else {
+    const runs = hook.checks.map((check) => runCheck(check, input, env));
+    for (const run of runs) {
+      const ran = await run;
+      checks.push(ran.result);
+      // Parallel checks each saw the original: the last rewrite listed wins (chain them with `sequential`).
+      if (ran.transformed) transformed = ran.transformed;
+    }
+  }
+  const verdict = checks.every((check) => check.verdict);
+  const outcome = verdict ? hook.onSuccess : hook.onFail;
+  return {
+    result: {
+      id: hook.id,
+      type: hook.type,
+      event: hook.event,
+      verdict,
+      deny: outcome.deny && !hook.async,
+      async: hook.async,
+      transformed: transformed !== undefined,
+      feedback: outcome.feedback ?? null,
+      execution_time: elapsed(started),
+      checks,
+    },
+    transformed,
+  };
+}
+
+interface CheckRun {
+  result: CheckResult;
+  transformed: Json | undefined;
+}
+
+/**
+ * What one check is shown. Its `signal` is made when the check first reads it: a check that answers at
+ * once (every text check) never does, and an AbortController per check and call is not free.
+ */
+class CheckCall implements CheckContext {
+  readonly event: HookInput['event'];
+  readonly requestType: HookInput['requestType'];
+  readonly request: HookInput['request'];
+  readonly response: HookInput['response'];
+  readonly provider: string;
+  readonly model: string | undefined;
+  readonly metadata: Record<string, string>;
+  timedOut = false;
+  private stopped = false;
+  private controller: AbortController | undefined;
+
+  constructor(
+    input: HookInput,
+    private readonly callSignal: AbortSignalLike,
+  ) {
+    this.event = input.event;
+    this.requestType = input.requestType;
+    this.request = input.request;
+    this.response = input.response;
+    this.provider = input.provider;
+    this.model = input.model;
+    this.metadata = input.metadata;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.stopped || this.callSignal.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Stops a check still running (its timeout passed, or the client went away). */
+  abort(): void {
+    this.stopped = true;
+    this.controller?.abort();
+  }
+}
+
+function runCheck(check: CheckSpec, input: HookInput, env: HookEnv): CheckRun | Promise<CheckRun> {
+  const started = performance.now();
+  const ctx = new CheckCall(input, env.signal);
+  let value: CheckVerdict | Promise<CheckVerdict>;
+  try {
+    value = check.definition.run(ctx, check.parameters, env.services);
+  } catch (err) {
+    return erred(check, started, errorMessage(err), false);
+  }
+  if (!(value instanceof Promise)) return verdictOf(check, started, value);
+  return withTimeout(value, check, ctx, env.signal).then(
+    (verdict) => verdictOf(check, started, verdict),
+    (err: unknown) =>
+      ctx.timedOut
+        ? erred(check, started, `timed out after ${check.timeoutMs} ms`, true)
+        : erred(check, started, errorMessage(err), false),
+  );
+}
+
+/** Settles with the check, or rejects once its timeout passes or the call is aborted (aborting the check). */
+function withTimeout(
+  value: Promise<CheckVerdict>,
+  check: CheckSpec,
+  ctx: CheckCall,
+  callSignal: AbortSignalLike,
+): Promise<CheckVerdict> {
+  return new Promise<CheckVerdict>((resolve, reject) => {
+    const stop = (reason: Error) => {
+      ctx.abort();
+      reject(reason);
+    };
+    const onCallAbort = () => stop(new Error('the call was aborted'));
+    const timer = setTimeout(() => {
+      ctx.timedOut = true;
+      stop(new Error(`timed out after ${check.timeoutMs} ms`));
+    }, check.timeoutMs);
+    if (callSignal.aborted) onCallAbort();
+    callSignal.addEventListener('abort', onCallAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      callSignal.removeEventListener('abort', onCallAbort);
+    };
+    value.then(
+      (verdict) => {
+        settle();
+        resolve(verdict);
+      },
+      (err: unknown) => {
+        settle();
+        reject(err);
+      },
+    );
+  });
+}
+
+function verdictOf(check: CheckSpec, started: number, value: CheckVerdict): CheckRun {
+  return {
+    result: {
+      id: check.id,
+      verdict: check.not ? !value.verdict : value.verdict,
+      explanation: value.explanation ?? null,
+      data: value.data ?? null,
+      error: null,
+      on_error: check.onError,
+      execution_time: elapsed(started),
+    },
+    transformed: value.transformed,
+  };
+}
+
+function erred(check: CheckSpec, started: number, message: string, timedOut: boolean): CheckRun {
+  return {
+    result: {
+      id: check.id,
+      verdict: check.onError === 'pass',
+      explanation: `The check could not give a verdict (${message}); counted as ${check.onError === 'pass' ? 'passed' : 'failed'} (on_error: ${check.onError})`,
+      data: null,
+      error: { message, timed_out: timedOut },
+      on_error: check.onError,
+      execution_time: elapsed(started),
+    },
+    transformed: undefined,
+  };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}

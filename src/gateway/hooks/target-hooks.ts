@@ -1,0 +1,214 @@
+/**
+ * A target's call with its config's hooks around it (installed by steps/hooks-step.ts).
+ *
+ * Before the call, the before-request hooks and input guardrails see the request: a denying failure
+ * answers 446 and the provider is never called; a mutator's rewrite is what the provider gets. After it,
+ * the after-request hooks and output guardrails see the answer: a denying failure withholds it (446); a
+ * rewrite replaces it. Any failure that does not deny turns 200 into 246. `hook_results` go with the
+ * answer (in a stream's first chunk) and into the call's log record (RouteRun.hooks).
+ *
+ * Streams: the before-hooks run before the first byte. Output checks that may deny or rewrite hold the
+ * stream back until they pass (HookedStream); the others see the whole text once it has gone out, and
+ * their results reach the log only. Embeddings run the before-hooks only.
+ */
+import type { HookRequestType } from '../../hooks/check-types.js';
+import { gatewayFailure, type AttemptOutcome, type AttemptSuccess } from '../attempt.js';
+import { hooksOf, isStoredRef, type HookItem, type HookSpec } from '../config/index.js';
+import type { TargetCall, TargetHandler } from '../pipeline-types.js';
+import { modelRequestOf, recordAttempt } from '../routing/route-types.js';
+import { answerText, requestText } from '../../hooks/text.js';
+import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js';
+import { HookedStream } from './hooked-stream.js';
+import { HooksDeniedError } from './hooks-denied-error.js';
+import { runHooks, type HookEnv, type HookInput } from './run-hooks.js';
+import { resolveStoredGuardrail } from './stored-guardrail.js';
+import { assembleAnswer, rewriteChunks } from './stream-answer.js';
+
+type Json = Record<string, unknown>;
+
+/** The status of an answer that went out although a hook failed without denying. */
+export const HOOKS_FAILED_STATUS = 246;
+
+const REQUEST_TYPES = {
+  chat: 'chatComplete',
+  completions: 'complete',
+  embeddings: 'embed',
+} as const satisfies Record<string, HookRequestType>;
+
+const NONE: readonly HookSpec[] = [];
+
+export async function callWithHooks(next: TargetHandler, call: TargetCall): Promise<AttemptOutcome> {
+  const { run } = call;
+  const { ctx } = run.call;
+  const request = modelRequestOf(call);
+  const hooks = hooksOf(call.node, call.path ? `config.${call.path}` : 'config');
+  const before = await resolved(hooks.before, call);
+  const after = request.endpoint === 'embeddings' ? NONE : await resolved(hooks.after, call);
+  const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
+  // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
+  const log: HookRunLog = {
+    results,
+    pending: run.hooks?.pending ?? [],
+    requestBody: undefined,
+    answer: undefined,
+  };
+  run.hooks = log;
+  const env: HookEnv = {
+    services: run.deps.hooks.servicesFor(run, call.model),
+    signal: ctx.signal,
+    pending: log.pending,
+  };
+  const requestType = REQUEST_TYPES[request.endpoint];
+  let body = request.body as Json;
+  const base = {
+    requestType,
+    provider: call.resolved.adapter.id,
+    model: call.model,
+    metadata: ctx.metadata,
+    request: { json: body, text: requestText(requestType, body) },
+  };
+
+  let failed = false;
+  if (before.length > 0) {
+    const started = performance.now();
+    const ran = await runHooks(
+      before,
+      { ...base, event: 'beforeRequestHook' },
+      env,
+      results.before_request_hooks,
+    );
+    if (ran.denied) {
+      const denied = deniedOutcome(ran.denied, results, undefined);
+      recordAttempt(run, {
+        path: call.path,
+        provider: call.resolved.adapter.id,
+        model: call.model,
+        body,
+        outcome: denied,
+        started,
+        retry: call.retry,
+      });
+      return denied;
+    }
+    if (ran.transformed) {
+      body = ran.transformed;
+      log.requestBody = body;
+      base.request = { json: body, text: requestText(requestType, body) };
+      call = { ...call, body } as TargetCall;
+    }
+    failed = ran.failed;
+  }
+
+  const afterInput = (answer: Json, statusCode: number): HookInput => ({
+    ...base,
+    event: 'afterRequestHook',
+    response: { json: answer, text: answerText(requestType, answer), statusCode },
+  });
+
+  if (call.sink) {
+    const state = run.call.state;
+    state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
+    const hold = after.some(mayDenyOrRewrite);
+    const sink = new HookedStream(call.sink, hold, after.length > 0, hold ? undefined : clientView(results));
+    const outcome = await next({ ...call, sink });
+    if (!outcome.ok) {
+      // Another target may answer in its place, without these hooks' verdict.
+      if (run.call.sink?.written === 0) state.streamStatus = null;
+      return outcome;
+    }
+    if (after.length === 0) return withStatus(outcome, failed);
+    const ran = await runHooks(
+      after,
+      afterInput(assembleAnswer(sink.chunks), outcome.status),
+      env,
+      results.after_request_hooks,
+    );
+    // Not held: the answer has gone out as it was; the results are recorded.
+    if (!hold) return withStatus(outcome, failed);
+    if (ran.denied) return deniedOutcome(ran.denied, results, outcome);
+    failed ||= ran.failed;
+    state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
+    await sink.flush(
+      ran.transformed ? rewriteChunks(sink.chunks, ran.transformed) : sink.chunks,
+      clientView(results),
+    );
+    return withStatus(outcome, failed);
+  }
+
+  const outcome = await next(call);
+  if (!outcome.ok) return outcome;
+  let answer = outcome.body;
+  if (after.length > 0 && isJson(answer)) {
+    const ran = await runHooks(after, afterInput(answer, outcome.status), env, results.after_request_hooks);
+    if (ran.denied) return deniedOutcome(ran.denied, results, outcome);
+    if (ran.transformed) answer = ran.transformed;
+    failed ||= ran.failed;
+  }
+  if (!isJson(answer)) return withStatus(outcome, failed);
+  const shown = clientView(results);
+  const sent = { ...answer, hook_results: shown };
+  log.answer = { sent, body: answer, text: answer === outcome.body ? outcome.rawText : undefined };
+  return {
+    ...outcome,
+    status: failed && outcome.status === 200 ? HOOKS_FAILED_STATUS : outcome.status,
+    body: sent,
+    rawText: answer === outcome.body ? withResultsText(outcome.rawText, answer, shown) : undefined,
+  };
+}
+
+/**
+ * The upstream's answer text with `hook_results` added as its last key: the answer is then sent (and
+ * logged) from text, as an answer without hooks is, instead of being serialised again.
+ */
+function withResultsText(text: string | undefined, answer: Json, shown: HookResults): string | undefined {
+  if (text === undefined || 'hook_results' in answer) return undefined;
+  const end = text.lastIndexOf('}');
+  if (end < 0 || text.slice(end + 1).trim() !== '') return undefined;
+  const empty = Object.keys(answer).length === 0;
+  return `${text.slice(0, end)}${empty ? '' : ','}"hook_results":${JSON.stringify(shown)}}`;
+}
+
+/** The hooks of a list, stored guardrails loaded. */
+async function resolved(items: readonly HookItem[], call: TargetCall): Promise<readonly HookSpec[]> {
+  if (!items.some(isStoredRef)) return items as readonly HookSpec[];
+  const workspace = call.run.call.ctx.apiKey.workspace_id;
+  return Promise.all(
+    items.map((item) => (isStoredRef(item) ? resolveStoredGuardrail(call.run.deps, workspace, item) : item)),
+  );
+}
+
+/** An output hook that must see the answer before the client does. */
+function mayDenyOrRewrite(hook: HookSpec): boolean {
+  if (hook.async) return false;
+  if (hook.onFail.deny || hook.onSuccess.deny || hook.type === 'mutator') return true;
+  // The built-in mutator: `default.pii` with `redact: true`.
+  return hook.checks.some((check) => check.parameters.redact === true);
+}
+
+/** What the client is shown: the hooks that decided its answer (async ones reach the log only). */
+function clientView(results: HookResults): HookResults {
+  return {
+    before_request_hooks: results.before_request_hooks.filter((hook) => !hook.async),
+    after_request_hooks: results.after_request_hooks.filter((hook) => !hook.async),
+  };
+}
+
+function withStatus(outcome: AttemptOutcome, failed: boolean): AttemptOutcome {
+  if (!outcome.ok || !failed || outcome.status !== 200) return outcome;
+  return { ...outcome, status: HOOKS_FAILED_STATUS };
+}
+
+function deniedOutcome(
+  hook: HookResult,
+  results: HookResults,
+  answered: AttemptSuccess | undefined,
+): AttemptOutcome {
+  const failure = gatewayFailure(new HooksDeniedError(hook, clientView(results)), 'hooks_denied');
+  if (!answered) return failure;
+  // The provider answered (and billed it): its usage and timing are kept, its answer is not.
+  return { ...failure, usage: answered.usage, ttfbMs: answered.ttfbMs };
+}
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

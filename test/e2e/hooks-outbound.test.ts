@@ -1,0 +1,257 @@
+/**
+ * Checks that leave the process, end to end through the `openai` SDK: a webhook on a local server (the
+ * HMAC signature verified, the timeout honoured under each fail mode, a refused address never called)
+ * and a model-judged check whose judge is a fake provider reached through the gateway's own routing.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../src/gateway/hooks/webhook-signature.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client as managementClient } from '../management/http.js';
+import { client, logsOf, rawChatStream, target, traceHeaders } from '../routing/support.js';
+
+const SECRET = 'whsec-test-0123456789';
+
+interface Received {
+  path: string;
+  body: string;
+  signature: string | undefined;
+  authorization: string | undefined;
+  closedEarly: boolean;
+}
+
+/** A webhook receiver: `/pass`, `/fail`, `/hang` (never answers until the caller leaves). */
+interface Receiver {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      const entry: Received = {
+        path: req.url ?? '',
+        body: Buffer.concat(parts).toString('utf8'),
+        signature: req.headers['x-gateway-signature'] as string | undefined,
+        authorization: req.headers.authorization,
+        closedEarly: false,
+      };
+      received.push(entry);
+      if (entry.path === '/hang') {
+        res.on('close', () => (entry.closedEarly = !res.writableEnded));
+        return;
+      }
+      const valid =
+        entry.signature !== undefined && verifyWebhookSignature(SECRET, entry.body, entry.signature);
+      const verdict = valid && entry.path === '/pass';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ verdict, explanation: valid ? `said ${entry.path}` : 'bad signature' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let judgeFake: FakeUpstream;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'hooked' });
+  judgeFake = await startFakeOpenAI({ name: 'judge' });
+  receiver = await startReceiver();
+  gateway = await startGateway({ env: { GATEWAY_HOOKS_WEBHOOK_SECRET: SECRET } });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+  await judgeFake?.close();
+  await receiver?.close();
+});
+
+const chat = (content: string) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content }] });
+
+function webhookGuardrail(path: string, extra: Record<string, unknown> = {}, deny = true) {
+  return {
+    id: `hook${path.replace('/', '-')}`,
+    deny,
+    'default.webhook': {
+      webhookURL: `${receiver.url}${path}`,
+      headers: { authorization: 'Bearer receiver-token' },
+      ...extra,
+    },
+  };
+}
+
+interface CheckBody {
+  id: string;
+  verdict: boolean;
+  error: { message: string; timed_out: boolean } | null;
+  on_error: string;
+}
+interface HookBody {
+  id: string;
+  verdict: boolean;
+  checks: CheckBody[];
+}
+type Results = { before_request_hooks: HookBody[]; after_request_hooks: HookBody[] };
+
+describe('default.webhook', () => {
+  it('POSTs the request, HMAC-signed, and its verdict decides (pass: 200, fail with deny: 446)', async () => {
+    const before = receiver.received.length;
+    const { data, response } = await client(gateway, {
+      ...target(fake),
+      input_guardrails: [webhookGuardrail('/pass')],
+    })
+      .chat.completions.create(chat('check me'))
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.choices[0].message.content).toBe('[hooked] check me');
+    const sent = receiver.received[before];
+    expect(sent.path).toBe('/pass');
+    expect(sent.authorization).toBe('Bearer receiver-token');
+    expect(verifyWebhookSignature(SECRET, sent.body, sent.signature ?? '')).toBe(true);
+    expect(JSON.parse(sent.body)).toMatchObject({
+      event: 'beforeRequestHook',
+      request: { text: 'check me' },
+    });
+
+    const calls = fake.requests.length;
+    const error = await client(gateway, { ...target(fake), input_guardrails: [webhookGuardrail('/fail')] })
+      .chat.completions.create(chat('check me'))
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(446);
+    expect(fake.requests.length).toBe(calls);
+  });
+
+  it('an answer-side webhook that fails withholds a streamed answer', async () => {
+    const config = { ...target(fake), output_guardrails: [webhookGuardrail('/fail')] };
+    const stream = await rawChatStream(gateway, config, chat('stream me'));
+    expect(stream.status).toBe(446);
+    expect(stream.text).toBe('');
+    expect(JSON.stringify(stream.events)).not.toContain('stream me');
+    const sent = JSON.parse(receiver.received.at(-1)?.body ?? '{}') as { response?: { text?: string } };
+    expect(sent.response?.text).toBe('[hooked] stream me');
+  });
+
+  it('a webhook that does not answer in time counts as passed under on_error: pass', async () => {
+    const { traceId, headers } = traceHeaders();
+    const config = {
+      ...target(fake),
+      input_guardrails: [webhookGuardrail('/hang', { timeout: 200 })],
+    };
+    const { data, response } = await client(gateway, config, headers)
+      .chat.completions.create(chat('slow check'))
+      .withResponse();
+    expect(response.status).toBe(200);
+    const results = (data as unknown as { hook_results: Results }).hook_results;
+    expect(results.before_request_hooks[0].checks[0]).toMatchObject({
+      id: 'default.webhook',
+      verdict: true,
+      on_error: 'pass',
+      error: { timed_out: true },
+    });
+    // The timed-out call was aborted, not left hanging.
+    await expect
+      .poll(() => receiver.received.filter((r) => r.path === '/hang').at(-1)?.closedEarly)
+      .toBe(true);
+    const records = await logsOf(gateway, traceId, 1);
+    const record = records.find((r) => !r.is_attempt);
+    expect((record?.hook_results as Results).before_request_hooks[0].checks[0].error?.timed_out).toBe(true);
+  }, 20_000);
+
+  it('a webhook that does not answer in time counts as failed under on_error: fail (446 with deny)', async () => {
+    const config = {
+      ...target(fake),
+      input_guardrails: [webhookGuardrail('/hang', { timeout: 200, on_error: 'fail' })],
+    };
+    const calls = fake.requests.length;
+    const error = await client(gateway, config)
+      .chat.completions.create({ ...chat('slow check'), stream: true })
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(446);
+    expect(fake.requests.length).toBe(calls);
+  }, 20_000);
+
+  it('a refused address is never called: the check errs, and its on_error decides', async () => {
+    const before = receiver.received.length;
+    const config = {
+      ...target(fake),
+      input_guardrails: [
+        {
+          id: 'metadata',
+          deny: true,
+          'default.webhook': { webhookURL: 'http://169.254.169.254/latest/meta-data/', on_error: 'fail' },
+        },
+      ],
+    };
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+      },
+      body: JSON.stringify(chat('hi')),
+    });
+    const body = (await response.json()) as { hook_results: Results };
+    expect(response.status).toBe(446);
+    const result = body.hook_results.before_request_hooks[0].checks[0];
+    expect(result.verdict).toBe(false);
+    expect(result.error?.message).toMatch(/metadata|refused/);
+    expect(receiver.received.length).toBe(before);
+  });
+});
+
+describe('default.modelJudge', () => {
+  it('asks a judge model through the gateway routing; its verdict decides', async () => {
+    const admin = managementClient(gateway.url, gateway.adminKey);
+    const judgeConfig = { ...target(judgeFake), override_params: { model: 'judge-model' } };
+    expect((await admin.post('/configs', { slug: 'judge-cfg', config: judgeConfig })).status).toBe(200);
+    const config = {
+      ...target(fake),
+      output_guardrails: [
+        {
+          id: 'judged',
+          deny: true,
+          'default.modelJudge': { config: 'judge-cfg', instructions: 'Be polite.' },
+        },
+      ],
+    };
+
+    judgeFake.enqueue({ text: '{"verdict": true, "explanation": "polite enough"}' });
+    const { data, response } = await client(gateway, config)
+      .chat.completions.create(chat('thank you'))
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.choices[0].message.content).toBe('[hooked] thank you');
+    const asked = judgeFake.requests.at(-1)?.body as { model: string; messages: Array<{ content: string }> };
+    expect(asked.model).toBe('judge-model');
+    expect(asked.messages[0].content).toContain('Be polite.');
+    expect(asked.messages[1].content).toContain('[hooked] thank you');
+
+    judgeFake.enqueue({ text: '{"verdict": false, "explanation": "rude"}' });
+    const error = await client(gateway, config)
+      .chat.completions.create(chat('thank you'))
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(446);
+  });
+});
