@@ -1,14 +1,17 @@
 /**
  * Two gateway nodes on one PostgreSQL schema and one Redis prefix: a guardrail changed through one node's
- * management API is what the other node's engine reads (lookups.guardrailBySlug) at once, though that node
- * holds the old version in a cache that would keep it for ten minutes.
+ * management API is what the other node's engine reads (lookups.guardrailBySlug) and enforces at once,
+ * though that node holds the old version in a cache that would keep it for ten minutes.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseMasterKey } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store, StoredGuardrail } from '../../src/store/types.js';
+import { APIError } from 'openai';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client as sdkClient, target } from '../routing/support.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
 import { client, type Client } from './http.js';
@@ -34,8 +37,10 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
     let onA: Client;
     /** The same database reached by a process that announces nothing to the nodes (no Redis). */
     let silent: Store;
+    let fake: FakeUpstream;
 
     beforeAll(async () => {
+      fake = await startFakeOpenAI({ name: 'guardrail-nodes' });
       nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
       nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
       onA = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
@@ -48,6 +53,7 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
     });
     afterAll(async () => {
       await silent?.close();
+      await fake?.close();
       await nodeA?.close();
       await nodeB?.close();
       await dropSchema(schema);
@@ -92,6 +98,53 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
 
       expect((await onA.delete('/guardrails/shared-policy')).status).toBe(200);
       expect(await onBUntil(workspaceId, 'shared-policy', (g) => g === undefined)).toBeUndefined();
+    });
+
+    it('a config naming a stored guardrail is enforced on node B as node A last changed it', async () => {
+      const created = await onA.post('/guardrails', {
+        slug: 'enforced-policy',
+        guardrail: blockList(['alpha']),
+      });
+      expect(created.status, created.text).toBe(200);
+      const workspaceId = created.body.workspace_id as string;
+      const config = target(fake, { input_guardrails: ['enforced-policy'] });
+      const ask = (content: string) =>
+        sdkClient(nodeB, config, { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY }).chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content }],
+        });
+      const denied = async (content: string) => {
+        const calls = fake.requests.length;
+        const error = await ask(content).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(fake.requests.length, 'the provider was called for a denied request').toBe(calls);
+        return error instanceof APIError ? error.status : error;
+      };
+
+      // Version 1 on node B: "alpha" is refused before the call, "beta" goes through.
+      expect(await denied('say alpha')).toBe(446);
+      expect((await ask('say beta')).choices[0].message.content).toBeTruthy();
+
+      // Node A blocks "beta" instead; node B enforces the new version once the change has crossed Redis.
+      expect(
+        (await onA.patch('/guardrails/enforced-policy', { guardrail: blockList(['beta']) })).status,
+      ).toBe(200);
+      await onBUntil(workspaceId, 'enforced-policy', (g) => g?.version === 2);
+      expect(await denied('say beta')).toBe(446);
+      expect((await ask('say alpha')).choices[0].message.content).toBeTruthy();
+
+      // Deleted on node A: node B refuses the config rather than run without the guardrail.
+      expect((await onA.delete('/guardrails/enforced-policy')).status).toBe(200);
+      await onBUntil(workspaceId, 'enforced-policy', (g) => g === undefined);
+      const gone = await ask('say gamma').then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(gone).toBeInstanceOf(APIError);
+      expect((gone as APIError).status).toBe(400);
+      expect((gone as APIError).message).toContain("stored guardrail 'enforced-policy' not found");
     });
 
     it('a rename on node A, which makes no new version, reaches node B too', async () => {

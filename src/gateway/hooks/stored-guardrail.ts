@@ -1,29 +1,45 @@
 /**
  * A string item of `input_guardrails` / `output_guardrails` names a guardrail stored in the caller's
- * workspace. This is the one place it is resolved: the stored guardrail (its checks and outcomes, the
- * same object as an inline guardrail) becomes a hook through `guardrailSpec`, like the inline form.
+ * workspace (docs/management-api.md, "Guardrails"). This is the one place it is resolved: the stored
+ * definition (the same object as an inline guardrail) becomes a hook through `guardrailSpec`, which checks
+ * its checks and parameters like an inline guardrail's, naming the config item.
  *
- * Until the store holds guardrails, every name is refused with a 400 rather than skipped: a guardrail
- * that silently let everything through would be a security hole. Wired to a lookup, the body becomes:
- *
- *   const stored = await deps.lookups.guardrailBySlug(workspaceId, ref.stored);
- *   if (!stored) throw <this 400>;
- *   return guardrailSpec(stored.guardrail, ref.event, ref.param, ref.stored);
- *
- * (`guardrailSpec` checks its checks and parameters like an inline guardrail's, naming `ref.param`.)
+ * The lookup goes through the node's cache, which every node drops when the guardrail changes (the
+ * invalidation path configs use), so an update is enforced everywhere at once. A name the workspace does
+ * not hold is a 400, never a skipped guardrail.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { HookSpec, StoredGuardrailRef } from '../config/index.js';
+import type { StoredGuardrail } from '../../store/types.js';
+import { guardrailSpec, type HookSpec, type StoredGuardrailRef } from '../config/index.js';
 import type { GatewayDeps } from '../pipeline-types.js';
 
-export function resolveStoredGuardrail(
-  _deps: GatewayDeps,
-  _workspaceId: string,
+/** Specs built from a cached definition, per list and place: the lookup hands out one shared object per
+ * version, so a call does not re-validate the definition each time. */
+const specsOf = new WeakMap<StoredGuardrail, Map<string, HookSpec>>();
+
+export async function resolveStoredGuardrail(
+  deps: GatewayDeps,
+  workspaceId: string,
   ref: StoredGuardrailRef,
 ): Promise<HookSpec> {
-  return Promise.reject(
-    new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
+  const stored = await deps.lookups.guardrailBySlug(workspaceId, ref.stored);
+  if (!stored) {
+    throw new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
       param: ref.param,
-    }),
-  );
+    });
+  }
+  let specs = specsOf.get(stored);
+  if (!specs) specsOf.set(stored, (specs = new Map()));
+  const key = `${ref.event}\u0000${ref.param}`;
+  let spec = specs.get(key);
+  if (!spec) {
+    spec = guardrailSpec(
+      stored.guardrail as Parameters<typeof guardrailSpec>[0],
+      ref.event,
+      ref.param,
+      ref.stored,
+    );
+    specs.set(key, spec);
+  }
+  return spec;
 }
