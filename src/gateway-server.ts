@@ -50,7 +50,7 @@ export async function createGatewayServer(
     pgSchema: options.pgSchema,
   });
   const result = await bootstrap(store, settings.adminKey);
-  const state = createSharedState({
+  const state = await createSharedState({
     redisUrl: settings.redisUrl,
     prefix: settings.redisPrefix,
     onError: (err) => logger.error({ err }, 'shared state (Redis) error'),

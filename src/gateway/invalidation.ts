@@ -3,7 +3,6 @@
  * key, config or guardrail changed) is published on a Redis channel; every node drops the matching
  * entries of its in-memory lookup cache at once instead of waiting for their TTL.
  */
-import { Redis } from 'ioredis';
 import type { StoreChange } from '../store/types.js';
 
 export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
@@ -48,6 +47,8 @@ export async function createRedisInvalidationBus(options: {
   onError: (error: Error) => void;
 }): Promise<InvalidationBus> {
   const channel = `${options.prefix}invalidate`;
+  // Loaded here, not at start: only a gateway with REDIS_URL has an invalidation bus.
+  const { Redis } = await import('ioredis');
   const publisher = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   const subscriber = new Redis(options.url, { lazyConnect: true });
   publisher.on('error', options.onError);

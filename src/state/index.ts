@@ -2,7 +2,6 @@
  * The fast shared state: in-process memory by default, Redis when a URL is given (many nodes).
  */
 import { MemoryState, type MemoryStateOptions } from './memory-state.js';
-import { RedisState } from './redis-state.js';
 import type { SharedState } from './types.js';
 
 export interface SharedStateOptions {
@@ -16,8 +15,10 @@ export interface SharedStateOptions {
 
 export const DEFAULT_STATE_PREFIX = 'gateway:';
 
-export function createSharedState(options: SharedStateOptions = {}): SharedState {
+/** Redis's client is loaded only when a URL asks for it: a single-node gateway never pays its memory. */
+export async function createSharedState(options: SharedStateOptions = {}): Promise<SharedState> {
   if (options.redisUrl) {
+    const { RedisState } = await import('./redis-state.js');
     return new RedisState({
       url: options.redisUrl,
       prefix: options.prefix ?? DEFAULT_STATE_PREFIX,
@@ -29,5 +30,5 @@ export function createSharedState(options: SharedStateOptions = {}): SharedState
 
 export type { SharedState } from './types.js';
 export { MemoryState, type MemoryStateOptions } from './memory-state.js';
-export { RedisState, type RedisStateOptions } from './redis-state.js';
+export type { RedisStateOptions } from './redis-state.js';
 export { createBreaker, type Breaker, type BreakerConfig, type BreakerState } from './breaker.js';

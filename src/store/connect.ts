@@ -16,7 +16,6 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
-import pg from 'pg';
 import { GatewayError } from '../core/errors.js';
 import type { Database } from './schema.js';
 
@@ -85,6 +84,8 @@ async function connectPostgres(databaseUrl: string, pgSchema: string | undefined
   if (pgSchema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(pgSchema)) {
     throw new GatewayError('internal_error', `Invalid PostgreSQL schema name: ${pgSchema}`);
   }
+  // Loaded here, not at start: the embedded (SQLite) store never needs the PostgreSQL driver.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: databaseUrl });
   // An idle pooled connection that the server drops emits 'error' on the pool; unhandled, that
   // would end the process. The pool discards the connection and the next query opens a new one.

@@ -250,7 +250,7 @@ describe('MemoryState specifics', () => {
   });
 
   it('createSharedState without a Redis URL is memory', async () => {
-    const state = createSharedState({});
+    const state = await createSharedState({});
     expect(state.kind).toBe('memory');
     await state.close();
   });
@@ -262,10 +262,10 @@ describeWithRedis('RedisState specifics', () => {
   let b: SharedState;
   let sameAsA: SharedState;
 
-  beforeAll(() => {
-    a = createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}a:` });
-    b = createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}b:` });
-    sameAsA = createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}a:` });
+  beforeAll(async () => {
+    a = await createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}a:` });
+    b = await createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}b:` });
+    sameAsA = await createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}a:` });
   });
   afterEach(async () => {
     await deleteRedisKeys(prefix);
@@ -303,7 +303,7 @@ describeWithRedis('RedisState specifics', () => {
   });
 
   it('fails after close', async () => {
-    const state = createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}closed:` });
+    const state = await createSharedState({ redisUrl: redisUrl(), prefix: `${prefix}closed:` });
     await state.set('k', 'v');
     await state.close();
     await expect(state.get('k')).rejects.toThrow();

@@ -1,5 +1,4 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { UpstreamRequest } from '../types.js';
 import { BEDROCK_SIGNING_SERVICE } from './bedrock-config.js';
 import type { BedrockCredentials } from './bedrock-target.js';
@@ -14,6 +13,7 @@ export async function signBedrockRequest(
   signingDate?: Date,
 ): Promise<UpstreamRequest> {
   const url = new URL(request.url);
+  const { SignatureV4 } = await loadSigner();
   const signer = new SignatureV4({
     service: BEDROCK_SIGNING_SERVICE,
     region: credentials.region,
@@ -48,4 +48,11 @@ export async function signBedrockRequest(
     if (name.toLowerCase() !== 'host') headers[name.toLowerCase()] = String(value);
   }
   return { ...request, headers };
+}
+
+let signerModule: Promise<typeof import('@smithy/signature-v4')> | undefined;
+
+/** The SigV4 signer, loaded on the first Bedrock call rather than at start (and then kept). */
+function loadSigner(): Promise<typeof import('@smithy/signature-v4')> {
+  return (signerModule ??= import('@smithy/signature-v4'));
 }

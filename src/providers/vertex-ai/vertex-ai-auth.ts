@@ -4,7 +4,6 @@
  * as `api_key`. The only module of the adapter that does I/O.
  */
 import { createHash, createPrivateKey } from 'node:crypto';
-import { JWT } from 'google-auth-library';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, ProviderTarget } from '../types.js';
@@ -110,6 +109,8 @@ function cacheKey(account: ServiceAccount): string {
 }
 
 async function exchangeToken(account: ServiceAccount): Promise<CachedToken> {
+  // Loaded on the first token exchange, not at start: most gateways never call Vertex with a service account.
+  const { JWT } = await import('google-auth-library');
   const client = new JWT({
     email: account.client_email,
     key: account.private_key,
