@@ -7,4 +7,6 @@ export interface Operation {
   requestBody?: unknown;
   response?: unknown;
   parameters?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: unknown }>;
+  /** Statuses beyond 200 and the error default that the operation answers with, and their bodies. */
+  otherResponses?: Record<string, { description: string; schema?: unknown }>;
 }

@@ -39,9 +39,28 @@ function descriptor<K extends EndpointKind>(
     path,
     validate,
     streams,
-    openapi: { method: 'post', path, summary, tags: ['Models'], requestBody: schema },
+    openapi: {
+      method: 'post',
+      path,
+      summary,
+      tags: ['Models'],
+      requestBody: schema,
+      otherResponses: HOOK_RESPONSES,
+    },
   };
 }
+
+/** What a config's hooks and guardrails add to every model endpoint (docs/guardrails.md, "Outcomes"). */
+const HOOK_RESPONSES: NonNullable<Operation['otherResponses']> = {
+  '246': {
+    description:
+      'The answer, although a hook failed without denying; `hook_results` (beside the answer, or in the first chunk of a stream) says which',
+  },
+  '446': {
+    description: 'A hook that denies failed: no answer is given; `hook_results` says which',
+    schema: { $ref: '#/components/schemas/HooksFailed' },
+  },
+};
 
 export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } = {
   chat: descriptor(

@@ -24,6 +24,72 @@ const ErrorSchema = {
   required: ['error'],
 };
 
+/** `hook_results`: every hook that ran, before and after the call, with each of its checks. */
+const HookResultsSchema = {
+  type: 'object',
+  properties: {
+    before_request_hooks: { type: 'array', items: { $ref: '#/components/schemas/HookResult' } },
+    after_request_hooks: { type: 'array', items: { $ref: '#/components/schemas/HookResult' } },
+  },
+  required: ['before_request_hooks', 'after_request_hooks'],
+};
+
+const HookResultSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', enum: ['guardrail', 'mutator'] },
+    event: { type: 'string', enum: ['beforeRequestHook', 'afterRequestHook'] },
+    verdict: { type: 'boolean' },
+    deny: { type: 'boolean' },
+    async: { type: 'boolean' },
+    transformed: { type: 'boolean' },
+    feedback: { type: ['object', 'null'] },
+    execution_time: { type: 'number', description: 'Milliseconds.' },
+    checks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          verdict: { type: 'boolean' },
+          explanation: { type: ['string', 'null'] },
+          data: {},
+          error: {
+            type: ['object', 'null'],
+            properties: { message: { type: 'string' }, timed_out: { type: 'boolean' } },
+          },
+          on_error: { type: 'string', enum: ['pass', 'fail'] },
+          execution_time: { type: 'number', description: 'Milliseconds.' },
+        },
+        required: ['id', 'verdict', 'explanation', 'data', 'error', 'on_error', 'execution_time'],
+      },
+    },
+  },
+  required: [
+    'id',
+    'type',
+    'event',
+    'verdict',
+    'deny',
+    'async',
+    'transformed',
+    'feedback',
+    'execution_time',
+    'checks',
+  ],
+};
+
+/** A 446: the error (type `hooks_failed`) and the results that denied the call. */
+const HooksFailedSchema = {
+  type: 'object',
+  properties: {
+    error: ErrorSchema.properties.error,
+    hook_results: { $ref: '#/components/schemas/HookResults' },
+  },
+  required: ['error', 'hook_results'],
+};
+
 const MODEL_OPERATIONS: Operation[] = [
   ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
@@ -59,6 +125,12 @@ function toPathItem(op: Operation): Record<string, unknown> {
         description: 'Success',
         ...(op.response ? { content: { 'application/json': { schema: op.response } } } : {}),
       },
+      ...Object.fromEntries(
+        Object.entries(op.otherResponses ?? {}).map(([status, { description, schema }]) => [
+          status,
+          { description, ...(schema ? { content: { 'application/json': { schema } } } : {}) },
+        ]),
+      ),
       default: {
         description: 'Error',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -109,7 +181,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       servers: [{ url: '/' }],
       paths,
       components: {
-        schemas: { Error: ErrorSchema, Config: GatewayConfigSchema, Guardrail: GuardrailDefinitionSchema },
+        schemas: {
+          Error: ErrorSchema,
+          Config: GatewayConfigSchema,
+          Guardrail: GuardrailDefinitionSchema,
+          HookResults: HookResultsSchema,
+          HookResult: HookResultSchema,
+          HooksFailed: HooksFailedSchema,
+        },
         securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } },
       },
       security: [{ gatewayKey: [] }],

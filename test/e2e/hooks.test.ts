@@ -2,6 +2,7 @@
  * Hooks and guardrails end to end: the `openai` SDK against a real gateway and a fake OpenAI upstream,
  * streamed and not. The fake answers `[hooks] <last user message>`, so what a check reads is known.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -164,6 +165,24 @@ describe('outcomes, not streamed', () => {
     expect(fake.requests.length).toBe(calls + 1);
     expect(JSON.stringify(raw.body)).not.toContain('[hooks] say banana');
     expect(raw.body.hook_results?.after_request_hooks[0]).toMatchObject({ id: 'no-banana', deny: true });
+
+    // The body is the one the OpenAPI document declares for 446 on every model endpoint.
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { responses: Record<string, { content?: unknown }> } }>;
+      components: { schemas: Record<string, object> };
+    };
+    for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/embeddings']) {
+      expect(Object.keys(document.paths[path].post.responses)).toEqual(
+        expect.arrayContaining(['200', '246', '446']),
+      );
+    }
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema({ $id: 'https://gateway.local/openapi.json', components: document.components });
+    const valid = ajv.validate(
+      { $ref: 'https://gateway.local/openapi.json#/components/schemas/HooksFailed' },
+      raw.body,
+    );
+    expect(valid, JSON.stringify(ajv.errors)).toBe(true);
   });
 
   it('an async hook never changes the answer; its result is recorded in the log', async () => {
