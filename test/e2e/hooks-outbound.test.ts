@@ -11,7 +11,7 @@ import { verifyWebhookSignature } from '../../src/gateway/hooks/webhook-signatur
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client as managementClient } from '../management/http.js';
-import { client, logsOf, rawChatStream, target, traceHeaders } from '../routing/support.js';
+import { client, logsOf, postChat, rawChatStream, target, traceHeaders } from '../routing/support.js';
 
 const SECRET = 'whsec-test-0123456789';
 
@@ -203,15 +203,7 @@ describe('default.webhook', () => {
         },
       ],
     };
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config),
-      },
-      body: JSON.stringify(chat('hi')),
-    });
+    const response = await postChat(gateway, config, chat('hi'));
     const body = (await response.json()) as { hook_results: Results };
     expect(response.status).toBe(446);
     const result = body.hook_results.before_request_hooks[0].checks[0];

@@ -7,7 +7,15 @@ import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, logsOf, rawChatStream, target, traceHeaders, type Config } from '../routing/support.js';
+import {
+  client,
+  logsOf,
+  postChat,
+  rawChatStream,
+  target,
+  traceHeaders,
+  type Config,
+} from '../routing/support.js';
 import type { LogRecord } from '../../src/store/types.js';
 
 let gateway: TestGateway;
@@ -45,16 +53,7 @@ const chat = (content: string) => ({ model: 'gpt-4o-mini', messages: message(con
 const notContaining = (words: string[]) => ({ 'default.contains': { words, operator: 'none' } });
 
 async function rawChat(config: Config, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const response = await fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postChat(gateway, config, body, headers);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> & WithResults };
 }
 

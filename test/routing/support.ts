@@ -45,6 +45,25 @@ export interface RawStream {
   elapsedMs: number;
 }
 
+/** POSTs a chat completion body with fetch under `config`, as the admin key; the response as it came. */
+export function postChat(
+  gateway: TestGateway,
+  config: Config,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 /** Streams a chat completion with fetch and returns every event exactly as the gateway sent it. */
 export async function rawChatStream(
   gateway: TestGateway,
@@ -53,16 +72,7 @@ export async function rawChatStream(
   headers: Record<string, string> = {},
 ): Promise<RawStream> {
   const started = performance.now();
-  const response = await fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-    body: JSON.stringify({ ...body, stream: true }),
-  });
+  const response = await postChat(gateway, config, { ...body, stream: true }, headers);
   const raw = await response.text();
   const events: unknown[] = [];
   for (const block of raw.split('\n\n')) {
