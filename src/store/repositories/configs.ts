@@ -3,38 +3,22 @@
  * both tables is encrypted at rest, bound to the config's id. Every `config` given to an update makes
  * a new version, even one equal to the current config.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toConfig, toConfigVersion } from '../rows.js';
-import type { ConfigsTable, Database } from '../schema.js';
+import type { ConfigsTable } from '../schema.js';
 import type { ConfigRepository } from '../types.js';
 import {
   assertWorkspaceOf,
   inTransaction,
   insertOrConflict,
   nowSeconds,
-  preferIdMatch,
+  findLiveRow,
   softDelete,
   type RepositoryContext,
   announcerOf,
 } from './context.js';
-
-async function findConfigRow(
-  db: Kysely<Database>,
-  workspaceId: string,
-  slugOrId: string,
-): Promise<Selectable<ConfigsTable> | undefined> {
-  const rows = await db
-    .selectFrom('configs')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
-    .limit(2)
-    .execute();
-  return preferIdMatch(rows, slugOrId);
-}
 
 export function createConfigRepository({ db, keys, changed }: RepositoryContext): ConfigRepository {
   const announce = announcerOf(changed, 'config');
@@ -79,7 +63,7 @@ export function createConfigRepository({ db, keys, changed }: RepositoryContext)
     },
 
     async getConfig(workspace_id, slugOrId) {
-      const row = await findConfigRow(db, workspace_id, slugOrId);
+      const row = await findLiveRow(db, 'configs', workspace_id, slugOrId);
       return row ? decryptRow(row) : undefined;
     },
 
@@ -97,7 +81,7 @@ export function createConfigRepository({ db, keys, changed }: RepositoryContext)
 
     async updateConfig(workspace_id, slugOrId, patch) {
       const updated = await inTransaction(db, async (trx) => {
-        const current = await findConfigRow(trx, workspace_id, slugOrId);
+        const current = await findLiveRow(trx, 'configs', workspace_id, slugOrId);
         if (!current) return undefined;
         const now = nowSeconds();
         const configText = patch.config !== undefined ? encrypt(current.id, patch.config) : undefined;
@@ -132,7 +116,7 @@ export function createConfigRepository({ db, keys, changed }: RepositoryContext)
     },
 
     async listConfigVersions(workspace_id, slugOrId) {
-      const config = await findConfigRow(db, workspace_id, slugOrId);
+      const config = await findLiveRow(db, 'configs', workspace_id, slugOrId);
       if (!config) return [];
       const rows = await db
         .selectFrom('config_versions')
@@ -144,7 +128,7 @@ export function createConfigRepository({ db, keys, changed }: RepositoryContext)
     },
 
     async deleteConfig(workspace_id, slugOrId) {
-      const current = await findConfigRow(db, workspace_id, slugOrId);
+      const current = await findLiveRow(db, 'configs', workspace_id, slugOrId);
       if (!current || !(await softDelete(db, 'configs', workspace_id, current.id))) return false;
       announce('deleted', workspace_id, current.id);
       return true;

@@ -2,7 +2,7 @@
  * What every repository is built on: the database (or the transaction the repositories are bound to),
  * the dialect, the keys, and the few helpers they share.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
 import type { StoreKeys } from '../crypto.js';
 import { isUniqueViolation } from '../db-errors.js';
@@ -46,6 +46,27 @@ export function inTransaction<T>(
 /** An id match wins over a slug match, should someone choose another row's id as a slug. */
 export function preferIdMatch<Row extends { id: string }>(rows: Row[], slugOrId: string): Row | undefined {
   return rows.find((row) => row.id === slugOrId) ?? rows[0];
+}
+
+/** Versioned documents named by slug or id within a workspace (credentials add a kind: credentials.ts). */
+type VersionedTable = 'configs' | 'guardrails';
+
+/** The live row of `table` in a workspace whose id, or else whose slug, is `slugOrId`. */
+export async function findLiveRow<T extends VersionedTable>(
+  db: Kysely<Database>,
+  table: T,
+  workspaceId: string,
+  slugOrId: string,
+): Promise<Selectable<Database[T]> | undefined> {
+  const rows = await db
+    .selectFrom(table as VersionedTable)
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
+    .limit(2)
+    .execute();
+  return preferIdMatch(rows, slugOrId) as Selectable<Database[T]> | undefined;
 }
 
 export async function assertWorkspaceOf(

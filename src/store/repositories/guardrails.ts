@@ -3,11 +3,11 @@
  * to an update makes a new version. A guardrail may carry credentials (a webhook check's `headers`), so
  * the definition in both tables is encrypted at rest, bound to the guardrail's id.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toGuardrail, toGuardrailVersion } from '../rows.js';
-import type { Database, GuardrailsTable } from '../schema.js';
+import type { GuardrailsTable } from '../schema.js';
 import type { GuardrailRepository } from '../types.js';
 import {
   announcerOf,
@@ -15,26 +15,10 @@ import {
   inTransaction,
   insertOrConflict,
   nowSeconds,
-  preferIdMatch,
+  findLiveRow,
   softDelete,
   type RepositoryContext,
 } from './context.js';
-
-async function findGuardrailRow(
-  db: Kysely<Database>,
-  workspaceId: string,
-  slugOrId: string,
-): Promise<Selectable<GuardrailsTable> | undefined> {
-  const rows = await db
-    .selectFrom('guardrails')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
-    .limit(2)
-    .execute();
-  return preferIdMatch(rows, slugOrId);
-}
 
 export function createGuardrailRepository({ db, keys, changed }: RepositoryContext): GuardrailRepository {
   const announce = announcerOf(changed, 'guardrail');
@@ -78,7 +62,7 @@ export function createGuardrailRepository({ db, keys, changed }: RepositoryConte
     },
 
     async getGuardrail(workspace_id, slugOrId) {
-      const row = await findGuardrailRow(db, workspace_id, slugOrId);
+      const row = await findLiveRow(db, 'guardrails', workspace_id, slugOrId);
       return row ? decryptRow(row) : undefined;
     },
 
@@ -96,7 +80,7 @@ export function createGuardrailRepository({ db, keys, changed }: RepositoryConte
 
     async updateGuardrail(workspace_id, slugOrId, patch) {
       const updated = await inTransaction(db, async (trx) => {
-        const current = await findGuardrailRow(trx, workspace_id, slugOrId);
+        const current = await findLiveRow(trx, 'guardrails', workspace_id, slugOrId);
         if (!current) return undefined;
         const now = nowSeconds();
         const text = patch.guardrail !== undefined ? encrypt(current.id, patch.guardrail) : undefined;
@@ -129,7 +113,7 @@ export function createGuardrailRepository({ db, keys, changed }: RepositoryConte
     },
 
     async listGuardrailVersions(workspace_id, slugOrId) {
-      const guardrail = await findGuardrailRow(db, workspace_id, slugOrId);
+      const guardrail = await findLiveRow(db, 'guardrails', workspace_id, slugOrId);
       if (!guardrail) return [];
       const rows = await db
         .selectFrom('guardrail_versions')
@@ -141,7 +125,7 @@ export function createGuardrailRepository({ db, keys, changed }: RepositoryConte
     },
 
     async deleteGuardrail(workspace_id, slugOrId) {
-      const current = await findGuardrailRow(db, workspace_id, slugOrId);
+      const current = await findLiveRow(db, 'guardrails', workspace_id, slugOrId);
       if (!current || !(await softDelete(db, 'guardrails', workspace_id, current.id))) return false;
       announce('deleted', workspace_id, current.id);
       return true;
