@@ -109,6 +109,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
     attempts: run.attempts,
     hooks: run.hooks?.results,
+    hooksText: run.hooks?.resultsText,
   };
   // Async hooks never delay the answer (the sink has it); the record waits for their results.
   if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
@@ -158,6 +159,7 @@ export function refuseCall(
     responseText: undefined,
     attempts: [],
     hooks: undefined,
+    hooksText: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
 }

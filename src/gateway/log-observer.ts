@@ -5,6 +5,7 @@
  */
 import type { LogWriter } from '../observability/log-writer.js';
 import { redact } from '../observability/redact.js';
+import { SerializedJson } from '../store/serialized-json.js';
 import type { LogRecord } from '../store/types.js';
 import { bodyForLog, buildLogRecord, skippedChunksError, type LogBodies } from './log-record.js';
 import type { CallObserver, CallSummary } from './observer.js';
@@ -45,7 +46,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     ...errorFields,
     requestBody: bodyForLog(summary.requestBody, bodies),
     responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
-    hookResults: summary.hooks === undefined ? undefined : redact(summary.hooks),
+    hookResults: summary.hooks === undefined ? undefined : hooksForLog(summary.hooks, summary.hooksText),
   });
 }
 
@@ -92,4 +93,10 @@ function attemptLogRecord(summary: CallSummary, record: AttemptRecord, bodies: L
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
+}
+
+/** The hook results, secrets redacted; their text as the answer carried it when nothing was redacted. */
+function hooksForLog(results: NonNullable<CallSummary['hooks']>, text: string | undefined): unknown {
+  const redacted = redact(results);
+  return redacted === results && text !== undefined ? new SerializedJson(text) : redacted;
 }

@@ -208,6 +208,8 @@ export interface CallSummary {
   attempts: readonly AttemptRecord[];
   /** The hooks' results and feedback, when the config has hooks. */
   hooks: HookRunLog['results'] | undefined;
+  /** `hooks` as the answer carried them, when that text is all of them (no async hook). */
+  hooksText: string | undefined;
 }
 
 export interface CallObserver {

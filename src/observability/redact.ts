@@ -6,8 +6,18 @@ const SECRET_KEY =
   /(api[_-]?key|secret|password|passwd|authorization|private[_-]?key|(access|session|refresh|id|auth)[_-]?token|bearer|credential)/i;
 export const REDACTED = '[REDACTED]';
 
+// The same few key names come back in every body (`role`, `content`, `model`, …): each is tested once.
+// Bounded, so that bodies with endless distinct keys cannot grow it; past the bound names are tested anew.
+const knownKeys = new Map<string, boolean>();
+const MAX_KNOWN_KEYS = 2048;
+
 export function isSecretKey(name: string): boolean {
-  return SECRET_KEY.test(name);
+  let secret = knownKeys.get(name);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(name);
+    if (knownKeys.size < MAX_KNOWN_KEYS && name.length <= 64) knownKeys.set(name, secret);
+  }
+  return secret;
 }
 
 /** Deeper than this, a subtree is replaced by a marker: it is never stored unredacted. */

@@ -23,7 +23,7 @@ interface Received {
   closedEarly: boolean;
 }
 
-/** A webhook receiver: `/pass`, `/fail`, `/hang` (never answers until the caller leaves). */
+/** A webhook receiver: `/pass`, `/pass-with-data`, `/fail`, `/hang` (never answers until the caller leaves). */
 interface Receiver {
   url: string;
   received: Received[];
@@ -50,9 +50,12 @@ async function startReceiver(): Promise<Receiver> {
       }
       const valid =
         entry.signature !== undefined && verifyWebhookSignature(SECRET, entry.body, entry.signature);
-      const verdict = valid && entry.path === '/pass';
+      const verdict = valid && (entry.path === '/pass' || entry.path === '/pass-with-data');
+      // `/pass-with-data` answers with data holding a credential-named key, which no record may keep.
+      const data =
+        entry.path === '/pass-with-data' ? { api_key: 'wh-secret-value', tier: 'gold' } : undefined;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ verdict, explanation: valid ? `said ${entry.path}` : 'bad signature' }));
+      res.end(JSON.stringify({ verdict, explanation: valid ? `said ${entry.path}` : 'bad signature', data }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -140,6 +143,30 @@ describe('default.webhook', () => {
       .catch((err: unknown) => err);
     expect((error as APIError).status).toBe(446);
     expect(fake.requests.length).toBe(calls);
+  });
+
+  it("records the results the answer carried, a credential in a check's data redacted in the record", async () => {
+    const plainHook = { id: 'plain', 'default.wordCount': { minWords: 1 } };
+    for (const [hooks, secret] of [
+      [[plainHook], false],
+      [[plainHook, webhookGuardrail('/pass-with-data')], true],
+    ] as const) {
+      const config = { ...target(fake), input_guardrails: hooks };
+      const { traceId, headers } = traceHeaders();
+      const response = await postChat(gateway, config, chat(`record me ${secret}`), headers);
+      expect(response.status).toBe(200);
+      const shown = ((await response.json()) as { hook_results: Results }).hook_results;
+      const records = await logsOf(gateway, traceId, 1);
+      const logged = records.find((record) => !record.is_attempt)?.hook_results as Results;
+      if (!secret) {
+        expect(logged).toEqual(shown);
+        continue;
+      }
+      const data = (hook: HookBody) => (hook.checks[0] as unknown as { data: unknown }).data;
+      expect(data(shown.before_request_hooks[1])).toEqual({ api_key: 'wh-secret-value', tier: 'gold' });
+      expect(data(logged.before_request_hooks[1])).toEqual({ api_key: '[REDACTED]', tier: 'gold' });
+      expect(JSON.stringify(records)).not.toContain('wh-secret-value');
+    }
   });
 
   it('an answer-side webhook that fails withholds a streamed answer', async () => {

@@ -53,4 +53,7 @@ export interface HookRunLog {
   /** A JSON answer as the client got it but for `hook_results` (and its text, when it is the upstream's):
    * what the log keeps as the response body, the results having a column of their own. */
   answer: { sent: unknown; body: unknown; text: string | undefined } | undefined;
+  /** `results` serialised for the answer, when the client was shown all of them (no async hook): the log
+   * record keeps this text instead of serialising them again. */
+  resultsText: string | undefined;
 }

@@ -58,10 +58,12 @@ export async function runHooks(
   for (const hook of hooks) {
     if (hook.async) {
       // Shown the input as it stands; its rewrites are never applied.
-      env.pending.push(runHook(hook, current, env).then((ran) => results.push(ran.result)));
+      env.pending.push(Promise.resolve(runHook(hook, current, env)).then((ran) => results.push(ran.result)));
       continue;
     }
-    const ran = await runHook(hook, current, env);
+    const running = runHook(hook, current, env);
+    // Most checks answer at once: a list of them runs without waiting on a promise.
+    const ran = running instanceof Promise ? await running : running;
     results.push(ran.result);
     if (!ran.result.verdict) failed = true;
     if (ran.result.deny) denied ??= ran.result;
@@ -87,28 +89,42 @@ interface HookRun {
   transformed: Json | undefined;
 }
 
-async function runHook(hook: HookSpec, input: HookInput, env: HookEnv): Promise<HookRun> {
+/** A hook's run: synchronous when every check of it answers at once. */
+function runHook(hook: HookSpec, input: HookInput, env: HookEnv): HookRun | Promise<HookRun> {
   const started = performance.now();
+  if (hook.sequential) return runSequentially(hook, input, env, started);
+  const runs = hook.checks.map((check) => runCheck(check, input, env));
+  if (runs.some((run) => run instanceof Promise)) {
+    return Promise.all(runs).then((ran) => hookRun(hook, started, ran));
+  }
+  return hookRun(hook, started, runs as CheckRun[]);
+}
+
+/** Each check shown the input as the one before it left it (a rewrite is what the next check sees). */
+async function runSequentially(
+  hook: HookSpec,
+  input: HookInput,
+  env: HookEnv,
+  started: number,
+): Promise<HookRun> {
+  const runs: CheckRun[] = [];
+  let current = input;
+  for (const check of hook.checks) {
+    const ran = await runCheck(check, current, env);
+    runs.push(ran);
+    if (ran.transformed) current = withBody(current, ran.transformed);
+  }
+  return hookRun(hook, started, runs);
+}
+
+function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[]): HookRun {
   const checks: CheckResult[] = [];
   let transformed: Json | undefined;
-  if (hook.sequential) {
-    let current = input;
-    for (const check of hook.checks) {
-      const ran = await runCheck(check, current, env);
-      checks.push(ran.result);
-      if (ran.transformed) {
-        transformed = ran.transformed;
-        current = withBody(current, ran.transformed);
-      }
-    }
-  } else {
-    const runs = hook.checks.map((check) => runCheck(check, input, env));
-    for (const run of runs) {
-      const ran = await run;
-      checks.push(ran.result);
-      // Parallel checks each saw the original: the last rewrite listed wins (chain them with `sequential`).
-      if (ran.transformed) transformed = ran.transformed;
-    }
+  for (const ran of runs) {
+    checks.push(ran.result);
+    // The last rewrite listed wins: in a sequential hook it holds the others; parallel checks each saw the
+    // original (chain rewrites with `sequential`).
+    if (ran.transformed) transformed = ran.transformed;
   }
   const verdict = checks.every((check) => check.verdict);
   const outcome = verdict ? hook.onSuccess : hook.onFail;
@@ -139,28 +155,35 @@ interface CheckRun {
  * once (every text check) never does, and an AbortController per check and call is not free.
  */
 class CheckCall implements CheckContext {
-  readonly event: HookInput['event'];
-  readonly requestType: HookInput['requestType'];
-  readonly request: HookInput['request'];
-  readonly response: HookInput['response'];
-  readonly provider: string;
-  readonly model: string | undefined;
-  readonly metadata: Record<string, string>;
   timedOut = false;
   private stopped = false;
   private controller: AbortController | undefined;
 
   constructor(
-    input: HookInput,
+    private readonly input: HookInput,
     private readonly callSignal: AbortSignalLike,
-  ) {
-    this.event = input.event;
-    this.requestType = input.requestType;
-    this.request = input.request;
-    this.response = input.response;
-    this.provider = input.provider;
-    this.model = input.model;
-    this.metadata = input.metadata;
+  ) {}
+
+  get event(): HookInput['event'] {
+    return this.input.event;
+  }
+  get requestType(): HookInput['requestType'] {
+    return this.input.requestType;
+  }
+  get request(): HookInput['request'] {
+    return this.input.request;
+  }
+  get response(): HookInput['response'] {
+    return this.input.response;
+  }
+  get provider(): string {
+    return this.input.provider;
+  }
+  get model(): string | undefined {
+    return this.input.model;
+  }
+  get metadata(): Record<string, string> {
+    return this.input.metadata;
   }
 
   get signal(): AbortSignal {

@@ -45,12 +45,15 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const before = await resolved(hooks.before, call);
   const after = request.endpoint === 'embeddings' ? NONE : await resolved(hooks.after, call);
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
+  // What the client is shown: all the results, or (with an async hook) those that decided its answer.
+  const clientView = before.some(isAsync) || after.some(isAsync) ? decidingResults : allResults;
   // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
   const log: HookRunLog = {
     results,
     pending: run.hooks?.pending ?? [],
     requestBody: undefined,
     answer: undefined,
+    resultsText: undefined,
   };
   run.hooks = log;
   const env: HookEnv = {
@@ -78,7 +81,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
       results.before_request_hooks,
     );
     if (ran.denied) {
-      const denied = deniedOutcome(ran.denied, results, undefined);
+      const denied = deniedOutcome(ran.denied, clientView(results), undefined);
       recordAttempt(run, {
         path: call.path,
         provider: call.resolved.adapter.id,
@@ -125,7 +128,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     );
     // Not held: the answer has gone out as it was; the results are recorded.
     if (!hold) return withStatus(outcome, failed);
-    if (ran.denied) return deniedOutcome(ran.denied, results, outcome);
+    if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
     await sink.flush(
@@ -140,7 +143,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   let answer = outcome.body;
   if (after.length > 0 && isJson(answer)) {
     const ran = await runHooks(after, afterInput(answer, outcome.status), env, results.after_request_hooks);
-    if (ran.denied) return deniedOutcome(ran.denied, results, outcome);
+    if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     if (ran.transformed) answer = ran.transformed;
     failed ||= ran.failed;
   }
@@ -148,11 +151,17 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const shown = clientView(results);
   const sent = { ...answer, hook_results: shown };
   log.answer = { sent, body: answer, text: answer === outcome.body ? outcome.rawText : undefined };
+  let rawText: string | undefined;
+  if (answer === outcome.body && outcome.rawText !== undefined && !('hook_results' in answer)) {
+    const shownText = JSON.stringify(shown);
+    if (shown === results) log.resultsText = shownText;
+    rawText = withResultsText(outcome.rawText, answer, shownText);
+  }
   return {
     ...outcome,
     status: failed && outcome.status === 200 ? HOOKS_FAILED_STATUS : outcome.status,
     body: sent,
-    rawText: answer === outcome.body ? withResultsText(outcome.rawText, answer, shown) : undefined,
+    rawText,
   };
 }
 
@@ -160,12 +169,11 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
  * The upstream's answer text with `hook_results` added as its last key: the answer is then sent (and
  * logged) from text, as an answer without hooks is, instead of being serialised again.
  */
-function withResultsText(text: string | undefined, answer: Json, shown: HookResults): string | undefined {
-  if (text === undefined || 'hook_results' in answer) return undefined;
+function withResultsText(text: string, answer: Json, shownText: string): string | undefined {
   const end = text.lastIndexOf('}');
   if (end < 0 || text.slice(end + 1).trim() !== '') return undefined;
   const empty = Object.keys(answer).length === 0;
-  return `${text.slice(0, end)}${empty ? '' : ','}"hook_results":${JSON.stringify(shown)}}`;
+  return `${text.slice(0, end)}${empty ? '' : ','}"hook_results":${shownText}}`;
 }
 
 /** The hooks of a list, stored guardrails loaded. */
@@ -185,8 +193,16 @@ function mayDenyOrRewrite(hook: HookSpec): boolean {
   return hook.checks.some((check) => check.parameters.redact === true);
 }
 
-/** What the client is shown: the hooks that decided its answer (async ones reach the log only). */
-function clientView(results: HookResults): HookResults {
+function isAsync(hook: HookSpec): boolean {
+  return hook.async;
+}
+
+function allResults(results: HookResults): HookResults {
+  return results;
+}
+
+/** The results of the hooks that decided the answer: async ones reach the log only. */
+function decidingResults(results: HookResults): HookResults {
   return {
     before_request_hooks: results.before_request_hooks.filter((hook) => !hook.async),
     after_request_hooks: results.after_request_hooks.filter((hook) => !hook.async),
@@ -200,10 +216,10 @@ function withStatus(outcome: AttemptOutcome, failed: boolean): AttemptOutcome {
 
 function deniedOutcome(
   hook: HookResult,
-  results: HookResults,
+  shown: HookResults,
   answered: AttemptSuccess | undefined,
 ): AttemptOutcome {
-  const failure = gatewayFailure(new HooksDeniedError(hook, clientView(results)), 'hooks_denied');
+  const failure = gatewayFailure(new HooksDeniedError(hook, shown), 'hooks_denied');
   if (!answered) return failure;
   // The provider answered (and billed it): its usage and timing are kept, its answer is not.
   return { ...failure, usage: answered.usage, ttfbMs: answered.ttfbMs };

@@ -93,6 +93,7 @@ export async function executePassthrough(
     responseText: undefined,
     attempts: run.attempts,
     hooks: undefined,
+    hooksText: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
 }

@@ -35,11 +35,15 @@ export function countRangeRuleBreak(
   return null;
 }
 
-/** "12 words, within 10–20" / "3 sentences, above the maximum of 2". */
+/**
+ * "12 words, within 10 to 20" / "3 sentences, above the maximum of 2". ASCII only: the explanation is
+ * spliced into every answer's `hook_results`, and one non-Latin-1 character would make V8 hold the whole
+ * answer text at two bytes a character.
+ */
 export function describeCount(count: number, unit: string, range: CountRange): string {
   const counted = `${count} ${unit}${count === 1 ? '' : 's'}`;
-  const bounds = `${range.min}–${range.max === Infinity ? '∞' : range.max}`;
+  const bounds = range.max === Infinity ? `at least ${range.min}` : `${range.min} to ${range.max}`;
   if (count < range.min) return `${counted}, below the minimum of ${range.min}`;
   if (count > range.max) return `${counted}, above the maximum of ${range.max}`;
-  return `${counted}, within ${bounds}`;
+  return `${counted}, ${range.max === Infinity ? '' : 'within '}${bounds}`;
 }
