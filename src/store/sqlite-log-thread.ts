@@ -62,7 +62,11 @@ export interface SqliteLogThread {
 
 export function startSqliteLogThread(file: string): SqliteLogThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, driver },
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
   worker.unref();
   let nextId = 0;
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void; sentAt: number }>();
