@@ -11,6 +11,8 @@ import { createHookRuntime } from './gateway/hooks/check-services.js';
 import { runJudge } from './gateway/hooks/judge-call.js';
 import { createLookups } from './gateway/lookups.js';
 import { createRoutingRuntime } from './gateway/routing/runtime.js';
+import { createMetricsObserver } from './gateway/metrics-observer.js';
+import { GatewayMetrics } from './observability/metrics.js';
 import { createLogObserver } from './gateway/log-observer.js';
 import type { TargetStep } from './gateway/steps/index.js';
 import { createSharedState } from './state/index.js';
@@ -70,6 +72,7 @@ export async function createGatewayServer(
     batchSize: settings.logBatchSize,
     flushIntervalMs: settings.logFlushIntervalMs,
   });
+  const metrics = settings.metricsEnabled ? new GatewayMetrics() : undefined;
   const deps: GatewayDeps = {
     settings,
     store,
@@ -84,7 +87,9 @@ export async function createGatewayServer(
     }),
     observers: [
       createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),
+      ...(metrics ? [createMetricsObserver(metrics)] : []),
     ],
+    metrics,
     hooks: createHookRuntime(settings, runJudge),
   };
   const app = await buildApp(deps);

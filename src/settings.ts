@@ -38,6 +38,10 @@ export interface Settings {
   cacheMaxBytes: number;
   /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
   hooksWebhookSecret: string | undefined;
+  /** Calls are measured and `GET /metrics` serves them. */
+  metricsEnabled: boolean;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 type Source = Record<string, string | undefined>;
@@ -98,5 +102,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
+    metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
+    metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,
   };
 }

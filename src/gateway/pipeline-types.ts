@@ -22,6 +22,7 @@ import type { HookRunLog } from './hooks/hook-result-types.js';
 import type { Lookups } from './lookups.js';
 import type { ReplayableBody } from './passthrough/replayable-body.js';
 import type { ResolvedTarget } from './resolve-target.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 import type { CallSink } from './sink.js';
 import type { UpstreamClient } from './upstream.js';
 
@@ -37,8 +38,10 @@ export interface GatewayDeps {
   state: SharedState;
   /** Breakers, the response cache and the target step chain. */
   routing: RoutingRuntime;
-  /** See every call when it ends: the log (log-observer.ts), later metrics and traces. */
+  /** See every call when it ends: the log (log-observer.ts), metrics (metrics-observer.ts), later traces. */
   observers: CallObserver[];
+  /** The Prometheus registry `GET /metrics` serves; absent with GATEWAY_METRICS=off. */
+  metrics: GatewayMetrics | undefined;
   /** What hook checks may reach outside the process (webhooks, URL probes, a judge model). */
   hooks: HookRuntime;
 }

@@ -21,6 +21,7 @@ import { CallAbort } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import { authenticate } from './auth.js';
 import { createErrorHandler } from './error-handler.js';
+import { registerMetricsRoute } from './routes/metrics.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerModelRoutes } from './routes/model.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   await registerHealthRoutes(app);
+  await registerMetricsRoute(app, deps);
 
   await app.register(
     async (v1) => {

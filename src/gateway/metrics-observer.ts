@@ -1,0 +1,77 @@
+/**
+ * Metrics: every call's summary measured into the gateway's Prometheus registry
+ * (observability/metrics.ts), beside the log record the log observer writes from the same summary.
+ */
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { HookResult } from './hooks/hook-result-types.js';
+import type { CallObserver, CallSummary } from './observer.js';
+
+export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
+  return {
+    callEnded(summary) {
+      const { ctx, state, error, usage } = summary;
+      const upstreamMs = upstreamTimeMs(summary);
+      metrics.recordCall({
+        labels: metrics.callLabels({
+          endpoint: summary.endpoint,
+          provider: state.provider,
+          model: summary.model,
+          workspace: ctx.apiKey.workspace_id,
+          status: summary.status,
+        }),
+        durationSeconds: (performance.now() - ctx.startedAt) / 1000,
+        ttfbSeconds: summary.stream && summary.ttfbMs !== null ? summary.ttfbMs / 1000 : null,
+        upstreamSeconds: upstreamMs === null ? null : upstreamMs / 1000,
+        // A cache hit's usage is the cached answer's: no provider spent those tokens.
+        tokens: usage &&
+          state.cacheStatus !== 'HIT' && {
+            prompt: usage.prompt_tokens ?? 0,
+            completion: usage.completion_tokens ?? 0,
+            cached: usage.prompt_tokens_details?.cached_tokens ?? 0,
+            reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+          },
+        cacheStatus:
+          state.cacheStatus === null || state.cacheStatus === 'DISABLED' ? null : state.cacheStatus,
+        retries: state.retryCount,
+        fallbacks: fallbacksOf(summary),
+        errorCode: error ? String(error.code ?? error.type) : null,
+      });
+      if (summary.hooks) {
+        for (const hook of summary.hooks.before_request_hooks) metrics.recordHook(hookMeasure(hook));
+        for (const hook of summary.hooks.after_request_hooks) metrics.recordHook(hookMeasure(hook));
+      }
+    },
+  };
+}
+
+/** The time of every attempt that reached a provider (cache answers and breaker skips did not). */
+function upstreamTimeMs(summary: CallSummary): number | null {
+  let total: number | null = null;
+  for (const attempt of summary.attempts) {
+    if (attempt.cacheStatus === 'HIT' || !reachedProvider(attempt.outcome)) continue;
+    total = (total ?? 0) + (attempt.ended - attempt.started);
+  }
+  return total;
+}
+
+function reachedProvider(outcome: CallSummary['attempts'][number]['outcome']): boolean {
+  if (outcome.ok) return true;
+  if (outcome.reason === 'circuit_open' || outcome.reason === 'config') return false;
+  // Denied before the call: no answer, no time to first byte.
+  return outcome.reason !== 'hooks_denied' || outcome.ttfbMs !== null;
+}
+
+/** Targets tried after another had failed: each change of target path past the first. */
+function fallbacksOf(summary: CallSummary): number {
+  let moves = 0;
+  let path: string | undefined;
+  for (const attempt of summary.attempts) {
+    if (path !== undefined && attempt.path !== path) moves++;
+    path = attempt.path;
+  }
+  return moves;
+}
+
+function hookMeasure(hook: HookResult): { event: string; outcome: string } {
+  return { event: hook.event, outcome: hook.deny ? 'denied' : hook.verdict ? 'passed' : 'failed' };
+}
