@@ -18,6 +18,7 @@ import type { TargetStep } from './gateway/steps/index.js';
 import { createSharedState } from './state/index.js';
 import { createUpstreamClient } from './gateway/upstream.js';
 import { createLogWriter } from './observability/log-writer.js';
+import { DEFAULT_RETENTION, startLogRetention } from './observability/log-retention.js';
 import { createLogger } from './observability/logger.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
@@ -73,6 +74,13 @@ export async function createGatewayServer(
     flushIntervalMs: settings.logFlushIntervalMs,
   });
   const metrics = settings.metricsEnabled ? new GatewayMetrics() : undefined;
+  const retention =
+    settings.logRetentionDays > 0
+      ? startLogRetention(store, logger, {
+          ...DEFAULT_RETENTION,
+          maxAgeMs: settings.logRetentionDays * 86_400_000,
+        })
+      : undefined;
   const deps: GatewayDeps = {
     settings,
     store,
@@ -115,6 +123,7 @@ export async function createGatewayServer(
           clearTimeout(grace);
           clearInterval(sweep);
         }
+        await retention?.close();
         await deps.logWriter.close();
         await deps.upstream.close();
         await deps.hooks.close();

@@ -42,6 +42,8 @@ export interface Settings {
   metricsEnabled: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** Log records older than this many days are deleted in the background; 0 keeps them forever. */
+  logRetentionDays: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -104,5 +106,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
     metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
     metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,
+    logRetentionDays: integer(source, 'GATEWAY_LOG_RETENTION_DAYS', 0),
   };
 }

@@ -2,14 +2,14 @@
  * Metrics: every call's summary measured into the gateway's Prometheus registry
  * (observability/metrics.ts), beside the log record the log observer writes from the same summary.
  */
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { CallMeasures, GatewayMetrics } from '../observability/metrics.js';
 import type { HookResult } from './hooks/hook-result-types.js';
 import type { CallObserver, CallSummary } from './observer.js';
 
 export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
   return {
     callEnded(summary) {
-      const { ctx, state, error, usage } = summary;
+      const { ctx, state, error } = summary;
       const upstreamMs = upstreamTimeMs(summary);
       metrics.recordCall({
         labels: metrics.callLabels({
@@ -22,14 +22,7 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
         durationSeconds: (performance.now() - ctx.startedAt) / 1000,
         ttfbSeconds: summary.stream && summary.ttfbMs !== null ? summary.ttfbMs / 1000 : null,
         upstreamSeconds: upstreamMs === null ? null : upstreamMs / 1000,
-        // A cache hit's usage is the cached answer's: no provider spent those tokens.
-        tokens: usage &&
-          state.cacheStatus !== 'HIT' && {
-            prompt: usage.prompt_tokens ?? 0,
-            completion: usage.completion_tokens ?? 0,
-            cached: usage.prompt_tokens_details?.cached_tokens ?? 0,
-            reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
-          },
+        tokens: spentTokens(summary),
         cacheStatus:
           state.cacheStatus === null || state.cacheStatus === 'DISABLED' ? null : state.cacheStatus,
         retries: state.retryCount,
@@ -41,6 +34,17 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
         for (const hook of summary.hooks.after_request_hooks) metrics.recordHook(hookMeasure(hook));
       }
     },
+  };
+}
+
+/** Tokens a provider spent on the call: a cache hit's usage is the cached answer's, spent earlier. */
+function spentTokens({ usage, state }: CallSummary): CallMeasures['tokens'] {
+  if (!usage || state.cacheStatus === 'HIT') return undefined;
+  return {
+    prompt: usage.prompt_tokens ?? 0,
+    completion: usage.completion_tokens ?? 0,
+    cached: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
   };
 }
 

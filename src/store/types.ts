@@ -365,6 +365,8 @@ export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
   listLogs(query: LogQuery): Promise<Page<LogRecord>>;
+  /** Deletes up to `limit` of the oldest records created before `cutoffMs`; resolves with how many. */
+  deleteLogsBefore(cutoffMs: number, limit: number): Promise<number>;
 }
 
 /** The record repositories, composed under the method names the rest of the gateway calls. */

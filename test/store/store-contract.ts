@@ -63,6 +63,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         '0002_jobs',
         '0003_log_hook_results',
         '0004_guardrails',
+        '0007_log_retention',
       ]);
     });
   });
@@ -893,6 +894,33 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         ),
       ).toEqual([mine.id]);
       await expectCode(store.listLogs({ workspace_id: ws.id, limit: 10, after: theirs.id }), 'invalid_query');
+    });
+
+    it('deletes the oldest records before a time in bounded batches, and nothing else', async () => {
+      const { ws } = await tenant();
+      const { ws: other } = await tenant();
+      // Far older than any other test's records, so that this test's cutoff touches only its own.
+      const at = (ms: number, workspace = ws.id) => log(workspace, { created_at_ms: 1_000 + ms });
+      const old = [at(1), at(2), at(3), at(4, other.id), at(5), at(6, other.id), at(7)];
+      const kept = [at(10), at(11, other.id), at(12)];
+      await store.insertLogs([...kept, ...old]);
+
+      const cutoff = 1_000 + 10;
+      expect(await store.deleteLogsBefore(cutoff, 3)).toBe(3);
+      const left = async () =>
+        [
+          ...(await allPages({ workspace_id: ws.id, limit: 50 })),
+          ...(await allPages({ workspace_id: other.id, limit: 50 })),
+        ]
+          .map((record) => record.created_at_ms - 1_000)
+          .sort((a, b) => a - b);
+      // The oldest three went first.
+      expect(await left()).toEqual([4, 5, 6, 7, 10, 11, 12]);
+      expect(await store.deleteLogsBefore(cutoff, 3)).toBe(3);
+      expect(await store.deleteLogsBefore(cutoff, 3)).toBe(1);
+      expect(await store.deleteLogsBefore(cutoff, 3)).toBe(0);
+      expect(await left()).toEqual([10, 11, 12]);
+      expect(await store.getLog(ws.id, kept[0].id)).toBeDefined();
     });
   });
 }

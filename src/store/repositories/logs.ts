@@ -24,7 +24,29 @@ export function createLogRepository({ db, kind, logThread }: RepositoryContext):
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
     listLogs: (query) => listLogs(db, kind, query),
+    deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
+}
+
+/**
+ * One bounded batch of retention. On PostgreSQL the rows are locked with SKIP LOCKED, so nodes sweeping at
+ * the same time take different rows instead of waiting on each other.
+ */
+async function deleteLogsBefore(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  cutoffMs: number,
+  limit: number,
+): Promise<number> {
+  let oldest = db
+    .selectFrom('logs')
+    .select('id')
+    .where('created_at_ms', '<', cutoffMs)
+    .orderBy('created_at_ms')
+    .limit(Math.max(1, Math.floor(limit)));
+  if (kind === 'postgres') oldest = oldest.forUpdate().skipLocked();
+  const result = await db.deleteFrom('logs').where('id', 'in', oldest).executeTakeFirst();
+  return toNumber(result.numDeletedRows);
 }
 
 async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<void> {
