@@ -40,6 +40,14 @@ export interface CallContext extends CallIdentity {
   /** How the call came in: the method and the path and query under which it is recorded. */
   method: string;
   url: string;
+  /** The stored prompt a prompt completion runs (its id) and the version it runs: recorded in the log
+   * and reported in the answer's headers. */
+  prompt?: PromptRef;
+}
+
+export interface PromptRef {
+  id: string;
+  version: number;
 }
 
 /** strict_compat_compliance: the config's value, else the header, else true (only standard fields). */

@@ -183,6 +183,7 @@ export type SummaryContext = Pick<
   | 'signal'
   | 'method'
   | 'url'
+  | 'prompt'
 >;
 
 export interface CallSummary {

@@ -7,12 +7,14 @@ import * as initial from './0001_initial.js';
 import * as jobs from './0002_jobs.js';
 import * as logHookResults from './0003_log_hook_results.js';
 import * as guardrails from './0004_guardrails.js';
+import * as prompts from './0005_prompts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_jobs': jobs,
   '0003_log_hook_results': logHookResults,
   '0004_guardrails': guardrails,
+  '0005_prompts': prompts,
 };
 
 export const migrationProvider: MigrationProvider = {
