@@ -56,14 +56,19 @@ function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): bo
   return headerValue(headers, HEADERS.strictCompat) !== 'false';
 }
 
-/** The context of a call that came in over HTTP: `request` is what the server's onRequest hook read. */
+/**
+ * The context of a call that came in over HTTP: `request` is what the server's onRequest hook read.
+ * `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's own
+ * (a prompt's destination).
+ */
 export async function callContextFromRequest(
   lookups: Lookups,
   request: RequestContext,
-  how: { method: string; url: string },
+  how: { method: string; url: string; prompt?: PromptRef },
+  configHeaders: IncomingHttpHeaders = request.headers,
 ): Promise<CallContext> {
   const { headers } = request;
-  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, lookups);
+  const config = await resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,
@@ -83,6 +88,7 @@ export async function callContextFromRequest(
     clientHeaders: headers,
     method: how.method,
     url: how.url,
+    prompt: how.prompt,
   };
 }
 
