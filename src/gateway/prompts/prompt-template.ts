@@ -27,6 +27,8 @@ interface JsonState {
   inString: boolean;
   /** The last character was a backslash inside a string. */
   escaped: boolean;
+  /** A partial included inside a JSON string: its text must stay inside it. */
+  confined: boolean;
 }
 
 /** What rendering a template needs to know of it, computed once per text. */
@@ -86,14 +88,22 @@ function rootName(name: string): string | undefined {
 }
 
 /** Advances a JSON scan over template text (not over values: those are always string content). */
-function scanText(text: string, state: JsonState): void {
+function scanText(text: string, state: JsonState, param: string): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (!state.inString) {
       if (c === 0x22) state.inString = true;
     } else if (state.escaped) state.escaped = false;
     else if (c === 0x5c) state.escaped = true;
-    else if (c === 0x22) state.inString = false;
+    else if (c === 0x22) {
+      if (state.confined) {
+        throw invalid(
+          'The partial is included inside a JSON string and would close it: write its quotes as \\"',
+          param,
+        );
+      }
+      state.inString = false;
+    }
   }
 }
 
@@ -110,7 +120,7 @@ function walk(tokens: Token[], walkState: Walk, json: JsonState, inSection: bool
     const [kind, value] = token;
     switch (kind) {
       case 'text':
-        if (walkState.type === 'chat') scanText(value, json);
+        if (walkState.type === 'chat') scanText(value, json, walkState.param);
         break;
       case 'name': {
         const root = rootName(value);
@@ -171,7 +181,7 @@ export function compileTemplate(
 ): CompiledTemplate {
   const tokens = parse(text, param);
   const state: Walk = { type, param, required: new Set(), known: new Set(), partials: [] };
-  const json: JsonState = { inString, escaped: false };
+  const json: JsonState = { inString, escaped: false, confined: inString };
   walk(tokens, state, json, false);
   if (type === 'chat' && json.inString !== inString) {
     throw invalid(
