@@ -28,12 +28,17 @@ export const ERROR_CODES = {
   unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   unsupported_endpoint: { status: 400, type: 'invalid_request_error' },
   provider_config_error: { status: 400, type: 'invalid_request_error' },
+  /** A prompt's template (or a partial it includes) that cannot be read or rendered. */
+  invalid_prompt: { status: 400, type: 'invalid_request_error' },
+  /** A prompt completion's `variables`: one missing, unknown or too large. */
+  invalid_variables: { status: 400, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   forbidden: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   virtual_key_not_found: { status: 404, type: 'not_found_error' },
   config_not_found: { status: 404, type: 'not_found_error' },
+  prompt_not_found: { status: 404, type: 'not_found_error' },
   conflict: { status: 409, type: 'invalid_request_error' },
   request_timeout: { status: 408, type: 'timeout_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },

@@ -40,6 +40,14 @@ export interface CallContext extends CallIdentity {
   /** How the call came in: the method and the path and query under which it is recorded. */
   method: string;
   url: string;
+  /** The stored prompt a prompt completion runs (its id) and the version it runs: recorded in the log
+   * and reported in the answer's headers. */
+  prompt?: PromptRef;
+}
+
+export interface PromptRef {
+  id: string;
+  version: number;
 }
 
 /** strict_compat_compliance: the config's value, else the header, else true (only standard fields). */
@@ -48,14 +56,19 @@ function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): bo
   return headerValue(headers, HEADERS.strictCompat) !== 'false';
 }
 
-/** The context of a call that came in over HTTP: `request` is what the server's onRequest hook read. */
+/**
+ * The context of a call that came in over HTTP: `request` is what the server's onRequest hook read.
+ * `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's own
+ * (a prompt's destination).
+ */
 export async function callContextFromRequest(
   lookups: Lookups,
   request: RequestContext,
-  how: { method: string; url: string },
+  how: { method: string; url: string; prompt?: PromptRef },
+  configHeaders: IncomingHttpHeaders = request.headers,
 ): Promise<CallContext> {
   const { headers } = request;
-  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, lookups);
+  const config = await resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,
@@ -75,6 +88,7 @@ export async function callContextFromRequest(
     clientHeaders: headers,
     method: how.method,
     url: how.url,
+    prompt: how.prompt,
   };
 }
 

@@ -28,6 +28,8 @@ export const HEADERS = {
   cacheStatus: 'x-gateway-cache-status',
   answeringProvider: 'x-gateway-provider',
   requestId: 'x-gateway-request-id',
+  promptId: 'x-gateway-prompt-id',
+  promptVersion: 'x-gateway-prompt-version',
 } as const;
 
 /** What every call knows of itself, however it came in: its ids, trace, metadata and cache directives. */

@@ -14,6 +14,7 @@ import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
 import { asksForStream } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
+import { refusePromptTargets } from './prompts/prompt-targets.js';
 import { newRouteRun, route, type RouteResult } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
 import type { CallSink } from './sink.js';
@@ -62,6 +63,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
         { param: 'thinking' },
       );
     }
+    // Only a prompt completion runs prompt_id targets (it expands them before calling): refused elsewhere.
+    refusePromptTargets(ctx.config);
     result = await route(run);
   } catch (err) {
     failure = err;

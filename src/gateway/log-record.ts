@@ -91,7 +91,15 @@ export interface RecordFields {
 /** What a record takes from the call's context. */
 export type RecordContext = Pick<
   CallContext,
-  'apiKey' | 'traceId' | 'spanId' | 'parentSpanId' | 'spanName' | 'startedAt' | 'startedAtMs' | 'metadata'
+  | 'apiKey'
+  | 'traceId'
+  | 'spanId'
+  | 'parentSpanId'
+  | 'spanName'
+  | 'startedAt'
+  | 'startedAtMs'
+  | 'metadata'
+  | 'prompt'
 >;
 
 export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRecord {
@@ -133,5 +141,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     request_body: fields.requestBody,
     response_body: fields.responseBody,
     hook_results: fields.hookResults ?? null,
+    prompt_id: ctx.prompt?.id ?? null,
+    prompt_version: ctx.prompt?.version ?? null,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Store reads on the hot path, through an in-memory cache: API keys, provider credentials, stored
- * configs and stored guardrails. The store announces every committed change (`store.onChange`, wired to
+ * configs, stored guardrails, and stored prompts and partials with their versions. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
  * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
  * if a message is lost.
@@ -13,6 +13,10 @@ import type {
   StoreChange,
   StoredConfig,
   StoredGuardrail,
+  StoredPrompt,
+  StoredPromptPartial,
+  StoredPromptPartialVersion,
+  StoredPromptVersion,
 } from '../store/types.js';
 import { invalidationFor, type InvalidationEvent } from './invalidation.js';
 
@@ -31,6 +35,21 @@ export interface Lookups {
    * when the workspace has none by that name (never stored, or deleted). The answer is the cached
    * object itself, shared by every call: read it, never change it. */
   guardrailBySlug(workspaceId: string, slug: string): Promise<StoredGuardrail | undefined>;
+  /** A stored prompt by id or slug, and one of its versions (by the prompt's id). Cached objects, shared
+   * by every call (a version's parsed template is kept with it): read them, never change them. */
+  prompt(workspaceId: string, idOrSlug: string): Promise<StoredPrompt | undefined>;
+  promptVersion(
+    workspaceId: string,
+    promptId: string,
+    version: number,
+  ): Promise<StoredPromptVersion | undefined>;
+  /** The same for prompt partials. */
+  promptPartial(workspaceId: string, idOrSlug: string): Promise<StoredPromptPartial | undefined>;
+  promptPartialVersion(
+    workspaceId: string,
+    partialId: string,
+    version: number,
+  ): Promise<StoredPromptPartialVersion | undefined>;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
   applyChange(change: StoreChange): void;
@@ -44,7 +63,7 @@ export function createLookups(
   publish: (event: InvalidationEvent) => void = () => undefined,
 ): Lookups {
   const keys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
-  const records = new LRUCache<string, Cached<ProviderCredential | StoredConfig | StoredGuardrail>>({
+  const records = new LRUCache<string, Cached<object>>({
     max: 10_000,
     ttl: ttlMs,
   });
@@ -93,6 +112,23 @@ export function createLookups(
       through(records, `${workspaceId}\u0000guardrail\u0000${slug}`, () =>
         store.getGuardrail(workspaceId, slug),
       ) as Promise<StoredGuardrail | undefined>,
+    prompt: (workspaceId, idOrSlug) =>
+      through(records, `${workspaceId}\u0000prompt\u0000${idOrSlug}`, () =>
+        store.getPrompt(workspaceId, idOrSlug),
+      ) as Promise<StoredPrompt | undefined>,
+    // Versions never change, but a deleted prompt's versions must go with it: cached like the rest.
+    promptVersion: (workspaceId, promptId, version) =>
+      through(records, `${workspaceId}\u0000prompt-version\u0000${promptId}\u0000${version}`, () =>
+        store.getPromptVersion(workspaceId, promptId, version),
+      ) as Promise<StoredPromptVersion | undefined>,
+    promptPartial: (workspaceId, idOrSlug) =>
+      through(records, `${workspaceId}\u0000partial\u0000${idOrSlug}`, () =>
+        store.getPromptPartial(workspaceId, idOrSlug),
+      ) as Promise<StoredPromptPartial | undefined>,
+    promptPartialVersion: (workspaceId, partialId, version) =>
+      through(records, `${workspaceId}\u0000partial-version\u0000${partialId}\u0000${version}`, () =>
+        store.getPromptPartialVersion(workspaceId, partialId, version),
+      ) as Promise<StoredPromptPartialVersion | undefined>,
     applyChange(change) {
       const event = invalidationFor(change);
       if (!event) return;

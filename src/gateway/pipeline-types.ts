@@ -186,6 +186,7 @@ export type SummaryContext = Pick<
   | 'signal'
   | 'method'
   | 'url'
+  | 'prompt'
 >;
 
 export interface CallSummary {

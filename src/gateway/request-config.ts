@@ -80,7 +80,8 @@ function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig 
   return config;
 }
 
-const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets'] as const;
+// A `prompt_id` target takes the prompt's destination (prompts/prompt-targets.ts).
+const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets', 'prompt_id'] as const;
 
 export async function resolveRequestConfig(
   headers: IncomingHttpHeaders,

@@ -21,6 +21,19 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   return headers;
 }
 
+/** The headers a non-streamed answer goes out with: the reply's own, the route's, the provider's. */
+export function answerHeaders(
+  reply: FastifyReply,
+  state: RouteState,
+  answer: JsonAnswer,
+): Record<string, string> {
+  return {
+    ...(reply.getHeaders() as Record<string, string>),
+    ...routeHeaders(state),
+    ...forwardableHeaders(answer.headers),
+  };
+}
+
 export class HttpSink implements CallSink {
   written = 0;
   private opened = false;
@@ -88,9 +101,7 @@ export class HttpSink implements CallSink {
     this.reply.hijack();
     if (this.res.destroyed) return;
     this.res.writeHead(answer.status, {
-      ...(this.reply.getHeaders() as Record<string, string>),
-      ...routeHeaders(this.state),
-      ...forwardableHeaders(answer.headers),
+      ...answerHeaders(this.reply, this.state, answer),
       'content-type': 'application/json; charset=utf-8',
     });
     this.res.end(this.codec.answer(answer));

@@ -5,6 +5,7 @@ import { ENDPOINTS } from '../gateway/endpoints.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definition.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
+import { PROMPT_OPERATIONS, PromptCompletionEnvelopeSchema } from '../gateway/prompts/prompt-operations.js';
 import type { Operation } from '../core/operation.js';
 
 const ErrorSchema = {
@@ -92,6 +93,7 @@ const HooksFailedSchema = {
 
 const MODEL_OPERATIONS: Operation[] = [
   ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
+  ...PROMPT_OPERATIONS,
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
   {
     method: 'get',
@@ -188,6 +190,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           HookResults: HookResultsSchema,
           HookResult: HookResultSchema,
           HooksFailed: HooksFailedSchema,
+          PromptCompletionEnvelope: PromptCompletionEnvelopeSchema,
         },
         securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } },
       },

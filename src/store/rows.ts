@@ -7,13 +7,12 @@ import { SerializedJson } from './serialized-json.js';
 import type {
   ApiKeysTable,
   ConfigsTable,
-  ConfigVersionsTable,
   CredentialsTable,
   GuardrailsTable,
-  GuardrailVersionsTable,
   JobsTable,
   LogsTable,
   OrganisationsTable,
+  PromptsTable,
   WorkspacesTable,
 } from './schema.js';
 import type {
@@ -22,13 +21,27 @@ import type {
   LogRecord,
   Organisation,
   ProviderCredential,
+  PromptDocument,
+  PromptPartialDocument,
   ProviderSecret,
   StoredConfig,
   StoredConfigVersion,
   StoredGuardrail,
   StoredGuardrailVersion,
+  StoredPrompt,
+  StoredPromptPartial,
+  StoredPromptPartialVersion,
+  StoredPromptVersion,
   Workspace,
 } from './types.js';
+
+/** One version of a versioned document (repositories/versioned-documents.ts), decrypted. */
+export interface DocumentVersion<D> {
+  owner_id: string;
+  version: number;
+  document: D;
+  created_at: number | string;
+}
 
 export function toNumber(value: number | string | bigint): number {
   return typeof value === 'number' ? value : Number(value);
@@ -94,15 +107,12 @@ export function toConfig(row: Selectable<ConfigsTable>, config: Record<string, u
   };
 }
 
-export function toConfigVersion(
-  row: Selectable<ConfigVersionsTable>,
-  config: Record<string, unknown>,
-): StoredConfigVersion {
+export function toConfigVersion(version: DocumentVersion<Record<string, unknown>>): StoredConfigVersion {
   return {
-    config_id: row.config_id,
-    version: toNumber(row.version),
-    config,
-    created_at: toNumber(row.created_at),
+    config_id: version.owner_id,
+    version: version.version,
+    config: version.document,
+    created_at: toNumber(version.created_at),
   };
 }
 
@@ -124,14 +134,13 @@ export function toGuardrail(
 }
 
 export function toGuardrailVersion(
-  row: Selectable<GuardrailVersionsTable>,
-  guardrail: Record<string, unknown>,
+  version: DocumentVersion<Record<string, unknown>>,
 ): StoredGuardrailVersion {
   return {
-    guardrail_id: row.guardrail_id,
-    version: toNumber(row.version),
-    guardrail,
-    created_at: toNumber(row.created_at),
+    guardrail_id: version.owner_id,
+    version: version.version,
+    guardrail: version.document,
+    created_at: toNumber(version.created_at),
   };
 }
 
@@ -170,6 +179,8 @@ export function toLogRow(record: LogRecord): Insertable<LogsTable> {
     request_body: jsonOrNull(record.request_body),
     response_body: jsonOrNull(record.response_body),
     hook_results: jsonOrNull(record.hook_results),
+    prompt_id: record.prompt_id,
+    prompt_version: record.prompt_version,
   };
 }
 
@@ -208,6 +219,8 @@ export const LOG_ROW_COLUMNS = [
   'request_body',
   'response_body',
   'hook_results',
+  'prompt_id',
+  'prompt_version',
 ] as const satisfies ReadonlyArray<keyof LogsTable>;
 
 /**
@@ -249,6 +262,8 @@ export function toLogValues(record: LogRecord): Array<string | number | null> {
     jsonOrNull(record.request_body),
     jsonOrNull(record.response_body),
     jsonOrNull(record.hook_results),
+    record.prompt_id,
+    record.prompt_version,
   ];
 }
 
@@ -287,6 +302,8 @@ export function toLogRecord(row: Selectable<LogsTable>): LogRecord {
     request_body: row.request_body === null ? null : parseJson(row.request_body),
     response_body: row.response_body === null ? null : parseJson(row.response_body),
     hook_results: row.hook_results === null ? null : parseJson(row.hook_results),
+    prompt_id: row.prompt_id ?? null,
+    prompt_version: toNumberOrNull(row.prompt_version),
   };
 }
 
@@ -318,4 +335,53 @@ function parseJson(text: string): unknown {
 function jsonOrNull(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return value instanceof SerializedJson ? value.text : JSON.stringify(value);
+}
+
+/** The row columns a prompt or a partial shares: published versions keep their own number. */
+type PublishedRow = Pick<
+  PromptsTable,
+  'id' | 'organisation_id' | 'workspace_id' | 'slug' | 'name' | 'version' | 'published_version'
+> &
+  Pick<Selectable<PromptsTable>, 'created_at' | 'updated_at'>;
+
+function publishedRowFields(row: PublishedRow) {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    version: toNumber(row.version),
+    published_version: toNumber(row.published_version),
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
+  };
+}
+
+export function toPrompt(row: PublishedRow, prompt: PromptDocument): StoredPrompt {
+  return { ...publishedRowFields(row), prompt };
+}
+
+export function toPromptVersion(version: DocumentVersion<PromptDocument>): StoredPromptVersion {
+  return {
+    prompt_id: version.owner_id,
+    version: version.version,
+    prompt: version.document,
+    created_at: toNumber(version.created_at),
+  };
+}
+
+export function toPromptPartial(row: PublishedRow, partial: PromptPartialDocument): StoredPromptPartial {
+  return { ...publishedRowFields(row), partial };
+}
+
+export function toPromptPartialVersion(
+  version: DocumentVersion<PromptPartialDocument>,
+): StoredPromptPartialVersion {
+  return {
+    partial_id: version.owner_id,
+    version: version.version,
+    partial: version.document,
+    created_at: toNumber(version.created_at),
+  };
 }

@@ -91,6 +91,50 @@ export interface GuardrailVersionsTable {
   created_at: Int8;
 }
 
+/** A prompt and its versions (0005_prompts): `prompt` holds the version's document, encrypted like a
+ * config (an inline config may carry credentials). */
+export interface PromptsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  prompt: string;
+  version: number;
+  published_version: number;
+  created_at: Int8;
+  updated_at: Int8;
+  deleted_at: Int8 | null;
+}
+
+export interface PromptVersionsTable {
+  prompt_id: string;
+  version: number;
+  prompt: string;
+  created_at: Int8;
+}
+
+export interface PromptPartialsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  partial: string;
+  version: number;
+  published_version: number;
+  created_at: Int8;
+  updated_at: Int8;
+  deleted_at: Int8 | null;
+}
+
+export interface PromptPartialVersionsTable {
+  partial_id: string;
+  version: number;
+  partial: string;
+  created_at: Int8;
+}
+
 export interface LogsTable {
   id: string;
   created_at_ms: Int8;
@@ -126,6 +170,9 @@ export interface LogsTable {
   response_body: string | null;
   /** JSON text (0003_log_hook_results). */
   hook_results: string | null;
+  /** The stored prompt a prompt completion ran, and its version (0005_prompts). */
+  prompt_id: string | null;
+  prompt_version: number | null;
 }
 
 export interface JobsTable {
@@ -155,6 +202,10 @@ export interface Database {
   config_versions: ConfigVersionsTable;
   guardrails: GuardrailsTable;
   guardrail_versions: GuardrailVersionsTable;
+  prompts: PromptsTable;
+  prompt_versions: PromptVersionsTable;
+  prompt_partials: PromptPartialsTable;
+  prompt_partial_versions: PromptPartialVersionsTable;
   logs: LogsTable;
   jobs: JobsTable;
 }

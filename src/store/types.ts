@@ -115,6 +115,74 @@ export interface StoredGuardrailVersion {
   created_at: number;
 }
 
+/**
+ * One version of a stored prompt: the template, the model parameters, and where to send it. Checked by
+ * the management API before it is stored (the template parses, its variables sit inside JSON strings, its
+ * partials exist, it renders to valid messages).
+ */
+export interface PromptDocument {
+  /** `chat`: `string` is a JSON `messages` array written as Mustache text; `completion`: a text prompt. */
+  template_type: 'chat' | 'completion';
+  /** The Mustache template. */
+  string: string;
+  /** Body fields of the request (model, temperature, max_tokens, tools, response_format …). */
+  parameters: Record<string, unknown>;
+  /** Where the call goes, at most one of: a virtual key's slug, a provider (`@slug` or a name), or a
+   * config (a stored config's id or slug, or an inline config object). None: the request's headers say. */
+  virtual_key?: string;
+  provider?: string;
+  config?: string | Record<string, unknown>;
+}
+
+/** A prompt kept in the store, addressed by slug or id, with immutable numbered versions. */
+export interface StoredPrompt {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  /** The latest version's document. */
+  prompt: PromptDocument;
+  /** The latest version. */
+  version: number;
+  /** The version a call without `@…` runs. */
+  published_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredPromptVersion {
+  prompt_id: string;
+  version: number;
+  prompt: PromptDocument;
+  created_at: number;
+}
+
+/** A partial (`{{>slug}}` in a template), versioned and published like a prompt. */
+export interface PromptPartialDocument {
+  string: string;
+}
+
+export interface StoredPromptPartial {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  partial: PromptPartialDocument;
+  version: number;
+  published_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredPromptPartialVersion {
+  partial_id: string;
+  version: number;
+  partial: PromptPartialDocument;
+  created_at: number;
+}
+
 export interface LogRecord {
   id: string;
   /** Milliseconds since the epoch. */
@@ -155,6 +223,9 @@ export interface LogRecord {
   /** The hooks' results and feedback (`{before_request_hooks, after_request_hooks}`), when the config had
    * hooks; null otherwise and on attempt records. */
   hook_results: unknown;
+  /** The stored prompt a prompt completion ran (its id) and the version it ran; null for other calls. */
+  prompt_id: string | null;
+  prompt_version: number | null;
 }
 
 export interface LogQuery {
@@ -255,7 +326,7 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 /** A committed change to a record that readers may hold in a cache. */
 export interface StoreChange {
-  resource: 'workspace' | 'api_key' | 'credential' | 'config' | 'guardrail';
+  resource: 'workspace' | 'api_key' | 'credential' | 'config' | 'guardrail' | 'prompt' | 'prompt_partial';
   action: 'created' | 'updated' | 'deleted';
   workspace_id: string;
   id: string;
@@ -361,6 +432,58 @@ export interface GuardrailRepository {
   deleteGuardrail(workspace_id: string, slugOrId: string): Promise<boolean>;
 }
 
+/** Prompts; partials have the same verbs (`PromptPartialRepository`). A version that does not exist is
+ * refused by `publish…` with `not_found`. */
+export interface PromptRepository {
+  /** Version 1, published. */
+  createPrompt(
+    input: Pick<StoredPrompt, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'prompt'>,
+  ): Promise<StoredPrompt>;
+  getPrompt(workspace_id: string, slugOrId: string): Promise<StoredPrompt | undefined>;
+  /** Oldest first. */
+  listPrompts(workspace_id: string): Promise<StoredPrompt[]>;
+  /** A new `prompt` makes the next version, not published; `name` alone makes none. */
+  updatePrompt(
+    workspace_id: string,
+    slugOrId: string,
+    patch: Partial<Pick<StoredPrompt, 'name' | 'prompt'>>,
+  ): Promise<StoredPrompt | undefined>;
+  publishPrompt(workspace_id: string, slugOrId: string, version: number): Promise<StoredPrompt | undefined>;
+  /** Oldest first. */
+  listPromptVersions(workspace_id: string, slugOrId: string): Promise<StoredPromptVersion[]>;
+  getPromptVersion(
+    workspace_id: string,
+    slugOrId: string,
+    version: number,
+  ): Promise<StoredPromptVersion | undefined>;
+  deletePrompt(workspace_id: string, slugOrId: string): Promise<boolean>;
+}
+
+export interface PromptPartialRepository {
+  createPromptPartial(
+    input: Pick<StoredPromptPartial, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'partial'>,
+  ): Promise<StoredPromptPartial>;
+  getPromptPartial(workspace_id: string, slugOrId: string): Promise<StoredPromptPartial | undefined>;
+  listPromptPartials(workspace_id: string): Promise<StoredPromptPartial[]>;
+  updatePromptPartial(
+    workspace_id: string,
+    slugOrId: string,
+    patch: Partial<Pick<StoredPromptPartial, 'name' | 'partial'>>,
+  ): Promise<StoredPromptPartial | undefined>;
+  publishPromptPartial(
+    workspace_id: string,
+    slugOrId: string,
+    version: number,
+  ): Promise<StoredPromptPartial | undefined>;
+  listPromptPartialVersions(workspace_id: string, slugOrId: string): Promise<StoredPromptPartialVersion[]>;
+  getPromptPartialVersion(
+    workspace_id: string,
+    slugOrId: string,
+    version: number,
+  ): Promise<StoredPromptPartialVersion | undefined>;
+  deletePromptPartial(workspace_id: string, slugOrId: string): Promise<boolean>;
+}
+
 export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
@@ -377,6 +500,8 @@ export interface Repositories
     CredentialRepository,
     ConfigRepository,
     GuardrailRepository,
+    PromptRepository,
+    PromptPartialRepository,
     LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;

@@ -53,6 +53,8 @@ function record(createdAtMs: number, i: number): LogRecord {
     request_body: null,
     response_body: null,
     hook_results: null,
+    prompt_id: null,
+    prompt_version: null,
   };
 }
 

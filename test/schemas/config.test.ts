@@ -7,7 +7,7 @@ import {
   parseConfigHeader,
 } from '../../src/gateway/config/index.js';
 import { configCases } from './cases.js';
-import { goodConfigs, richConfig, routableRichConfig, UNEXECUTED_CONFIG_KEYS } from './good-bodies.js';
+import { goodConfigs, richConfig, routableRichConfig } from './good-bodies.js';
 import { expectGatewayError } from './assert-rejects.js';
 
 describe('parseConfig', () => {
@@ -90,59 +90,24 @@ describe('parseConfig', () => {
   });
 });
 
-describe('keys the gateway does not execute yet', () => {
-  const samples: Record<(typeof UNEXECUTED_CONFIG_KEYS)[number], unknown> = {
-    prompt_id: 'pp-123',
-  };
+describe('prompt_id, which prompt completions run (test/prompts/prompt-targets.test.ts)', () => {
   const creds = { provider: 'openai', api_key: 'sk-test' };
 
-  it.each(UNEXECUTED_CONFIG_KEYS)(
-    'refuses %s alone with unsupported_parameter, not "no combination"',
-    (key) => {
-      const error = expectGatewayError(
-        () => parseConfig({ [key]: samples[key] }),
-        'unsupported_parameter',
-        `config.${key}`,
-      );
-      expect(error.message).toBe(
-        `config.${key} is not yet executed by this gateway; remove it (a config naming it is refused rather than routed without it)`,
-      );
-    },
-  );
-
-  it.each(UNEXECUTED_CONFIG_KEYS)('refuses %s beside a complete provider, and as an empty list', (key) => {
-    expectGatewayError(
-      () => parseConfig({ ...creds, [key]: samples[key] }),
-      'unsupported_parameter',
-      `config.${key}`,
-    );
-    const empty = key === 'prompt_id' ? undefined : [];
-    if (empty)
-      expectGatewayError(
-        () => parseConfig({ ...creds, [key]: empty }),
-        'unsupported_parameter',
-        `config.${key}`,
-      );
-  });
-
-  it.each(UNEXECUTED_CONFIG_KEYS)('refuses %s in a nested target, naming its path', (key) => {
+  it('is a config on its own, beside a provider, and in a nested target', () => {
+    expect(parseConfig({ prompt_id: 'pp-123' })).toEqual({ prompt_id: 'pp-123' });
+    expect(parseConfig({ ...creds, prompt_id: 'pp-123@latest' }).prompt_id).toBe('pp-123@latest');
     const config = {
       strategy: { mode: 'fallback' },
-      targets: [creds, { strategy: { mode: 'single' }, targets: [{ ...creds, [key]: samples[key] }] }],
+      targets: [creds, { strategy: { mode: 'single' }, targets: [{ ...creds, prompt_id: 'pp-2' }] }],
     };
-    expectGatewayError(
-      () => parseConfig(config),
-      'unsupported_parameter',
-      `config.targets[1].targets[0].${key}`,
-    );
-    expectGatewayError(
-      () => parseConfigHeader(JSON.stringify(config)),
-      'unsupported_parameter',
-      `config.targets[1].targets[0].${key}`,
-    );
+    expect(parseConfigHeader(JSON.stringify(config))).toEqual(config);
   });
 
-  it('checks the shape first: a malformed hook is invalid_config, not the refusal', () => {
+  it('must be a non-empty string', () => {
+    expectGatewayError(() => parseConfig({ ...creds, prompt_id: '' }), 'invalid_config', 'config.prompt_id');
+  });
+
+  it('checks the shape of hooks: a malformed hook is invalid_config', () => {
     expectGatewayError(
       () => parseConfig({ input_guardrails: [5] }),
       'invalid_config',
@@ -152,14 +117,6 @@ describe('keys the gateway does not execute yet', () => {
       () => parseConfig({ ...creds, before_request_hooks: [{ type: 'guardrail' }] }),
       'invalid_config',
       'config.before_request_hooks[0].id',
-    );
-  });
-
-  it('refuses them even when Authorization carries the provider key', () => {
-    expectGatewayError(
-      () => parseConfig({ provider: 'openai', prompt_id: 'pp-1' }, { authorizationPresent: true }),
-      'unsupported_parameter',
-      'config.prompt_id',
     );
   });
 

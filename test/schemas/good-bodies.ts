@@ -274,16 +274,11 @@ export const richConfig = {
   ],
 };
 
-/**
- * The keys the schema accepts but the gateway refuses until it runs them (stored prompts), listed here
- * rather than imported so the refusal is checked against the issue, not itself.
- */
-export const UNEXECUTED_CONFIG_KEYS = ['prompt_id'] as const;
-
-/** Keys left out of the routable rich config: the refused ones, and the hook lists, whose items show every
- * shape the schema takes (a stored guardrail, a guardrail naming no check) rather than checks that run. */
+/** Keys left out of the routable rich config: `prompt_id`, which only a prompt completion routes, and the
+ * hook lists, whose items show every shape the schema takes (a stored guardrail, a guardrail naming no
+ * check) rather than checks that run. */
 const NOT_ROUTED_KEYS = [
-  ...UNEXECUTED_CONFIG_KEYS,
+  'prompt_id',
   'before_request_hooks',
   'after_request_hooks',
   'input_guardrails',
@@ -301,7 +296,7 @@ function withoutUnexecutedKeys(node: Node): Node {
   return out;
 }
 
-/** The rich config as the gateway routes it today: every key but those it refuses. */
+/** The rich config as the gateway routes a chat completion: every key but those it refuses there. */
 export const routableRichConfig = withoutUnexecutedKeys(richConfig);
 
 export const goodConfigs: object[] = [

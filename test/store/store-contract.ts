@@ -63,6 +63,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         '0002_jobs',
         '0003_log_hook_results',
         '0004_guardrails',
+        '0005_prompts',
         '0007_log_retention',
       ]);
     });
@@ -963,6 +964,8 @@ function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): Log
     request_body: null,
     response_body: null,
     hook_results: null,
+    prompt_id: null,
+    prompt_version: null,
     ...overrides,
   };
 }

@@ -88,6 +88,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
         '0002_jobs',
         '0003_log_hook_results',
         '0004_guardrails',
+        '0005_prompts',
         '0007_log_retention',
       ]);
     } finally {

@@ -26,3 +26,8 @@ export type {
   AssistantContentPart,
 } from './chat-messages.js';
 export type { Tool, ToolChoice, ResponseFormat, ThinkingOption } from './chat-tools.js';
+export {
+  PromptCompletionRequestSchema,
+  validatePromptCompletionRequest,
+  type PromptCompletionRequest,
+} from './prompt-completion-request.js';

@@ -6,7 +6,6 @@ import { GatewayError } from '../../core/errors.js';
 import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
 import { checkHooks } from './hook-specs.js';
-import { refuseUnexecutedKeys } from './unexecuted-keys.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 
 const CONFIG_HEADER = 'x-gateway-config';
@@ -30,7 +29,6 @@ const STORED_CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,255}$/;
 
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): GatewayConfig {
   const config = validator.assert(raw);
-  refuseUnexecutedKeys(config, 'config');
   checkConfigRules(config, 'config', options);
   checkHooks(config, 'config');
   return config;

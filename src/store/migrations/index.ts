@@ -7,6 +7,7 @@ import * as initial from './0001_initial.js';
 import * as jobs from './0002_jobs.js';
 import * as logHookResults from './0003_log_hook_results.js';
 import * as guardrails from './0004_guardrails.js';
+import * as prompts from './0005_prompts.js';
 import * as logRetention from './0007_log_retention.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_jobs': jobs,
   '0003_log_hook_results': logHookResults,
   '0004_guardrails': guardrails,
+  '0005_prompts': prompts,
   '0007_log_retention': logRetention,
 };
 

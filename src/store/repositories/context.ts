@@ -49,7 +49,7 @@ export function preferIdMatch<Row extends { id: string }>(rows: Row[], slugOrId:
 }
 
 /** Versioned documents named by slug or id within a workspace (credentials add a kind: credentials.ts). */
-type VersionedTable = 'configs' | 'guardrails';
+export type VersionedTable = 'configs' | 'guardrails' | 'prompts' | 'prompt_partials';
 
 /** The live row of `table` in a workspace whose id, or else whose slug, is `slugOrId`. */
 export async function findLiveRow<T extends VersionedTable>(
@@ -97,10 +97,10 @@ export async function insertOrConflict(insert: () => Promise<unknown>, message: 
   }
 }
 
-/** Credentials, configs and guardrails stay as rows once deleted: logs keep naming them. */
+/** Credentials and versioned documents stay as rows once deleted: logs keep naming them. */
 export async function softDelete(
   db: Kysely<Database>,
-  table: 'credentials' | 'configs' | 'guardrails',
+  table: 'credentials' | VersionedTable,
   workspaceId: string,
   id: string,
 ): Promise<boolean> {

@@ -131,6 +131,67 @@ export const UpdateGuardrailBody = Closed(
   'UpdateGuardrailBody',
 );
 
+/** Prompts: `partials` is a path of its own under /v1/prompts, so no prompt may take it as its slug. */
+const PromptSlugField = withErrorMessage(
+  Type.String({
+    pattern: '^(?!partials$)[A-Za-z0-9][A-Za-z0-9._-]{0,99}$',
+    description: SlugField.description + ' Not `partials`.',
+  }),
+  'must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, and not "partials"',
+);
+
+const TemplateField = Type.String({
+  minLength: 1,
+  maxLength: 256 * 1024,
+  description:
+    'The Mustache template: for `chat`, a JSON `messages` array written as Mustache text, every `{{variable}}` ' +
+    'inside a JSON string; for `completion`, the text prompt. `{{>slug}}` includes a partial.',
+});
+
+const PromptFields = {
+  name: Type.Optional(NameField),
+  string: TemplateField,
+  template_type: Type.Optional(
+    Type.Union([Type.Literal('chat'), Type.Literal('completion')], {
+      description: '`chat` (default): calls chat completions; `completion`: calls text completions.',
+    }),
+  ),
+  parameters: Type.Optional(
+    Type.Object({}, { description: 'Body fields of the request: model, temperature, max_tokens, tools …' }),
+  ),
+  virtual_key: Type.Optional(Type.String({ minLength: 1, description: 'A virtual key slug.' })),
+  provider: Type.Optional(
+    Type.String({ minLength: 1, description: 'A catalog provider (`@slug`) or a provider name.' }),
+  ),
+  config: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Object({})], {
+      description: "A stored config's id or slug, or an inline config object; checked in full when stored.",
+    }),
+  ),
+};
+
+export const CreatePromptBody = Closed({ slug: PromptSlugField, ...PromptFields }, 'CreatePromptBody');
+
+export const UpdatePromptBody = Closed(
+  { slug: Type.Optional(PromptSlugField), ...PromptFields },
+  'UpdatePromptBody',
+);
+
+export const PublishBody = Closed(
+  { version: Type.Integer({ minimum: 1, description: 'The version to publish.' }) },
+  'PublishBody',
+);
+
+export const CreatePromptPartialBody = Closed(
+  { slug: SlugField, name: Type.Optional(NameField), string: TemplateField },
+  'CreatePromptPartialBody',
+);
+
+export const UpdatePromptPartialBody = Closed(
+  { slug: Type.Optional(SlugField), name: Type.Optional(NameField), string: TemplateField },
+  'UpdatePromptPartialBody',
+);
+
 export const CreateWorkspaceBody = Closed({ name: NameField, slug: SlugField }, 'CreateWorkspaceBody');
 
 export type CreateApiKey = Static<typeof CreateApiKeyBody>;
@@ -145,6 +206,8 @@ export type UpdateConfig = Static<typeof UpdateConfigBody>;
 export type CreateGuardrail = Static<typeof CreateGuardrailBody>;
 export type UpdateGuardrail = Static<typeof UpdateGuardrailBody>;
 export type CreateWorkspace = Static<typeof CreateWorkspaceBody>;
+export type CreatePrompt = Static<typeof CreatePromptBody>;
+export type UpdatePrompt = Static<typeof UpdatePromptBody>;
 
 function bodyValidator<T extends TSchema>(schema: T) {
   const validator = compileValidator(schema, {
@@ -167,3 +230,8 @@ export const validateUpdateConfig = bodyValidator(UpdateConfigBody);
 export const validateCreateGuardrail = bodyValidator(CreateGuardrailBody);
 export const validateUpdateGuardrail = bodyValidator(UpdateGuardrailBody);
 export const validateCreateWorkspace = bodyValidator(CreateWorkspaceBody);
+export const validateCreatePrompt = bodyValidator(CreatePromptBody);
+export const validateUpdatePrompt = bodyValidator(UpdatePromptBody);
+export const validatePublish = bodyValidator(PublishBody);
+export const validateCreatePromptPartial = bodyValidator(CreatePromptPartialBody);
+export const validateUpdatePromptPartial = bodyValidator(UpdatePromptPartialBody);

@@ -11,6 +11,10 @@ import type {
   StoredConfigVersion,
   StoredGuardrail,
   StoredGuardrailVersion,
+  StoredPrompt,
+  StoredPromptPartial,
+  StoredPromptPartialVersion,
+  StoredPromptVersion,
 } from '../../../store/types.js';
 
 /** Settings that are credentials even though their names do not say so to `isSecretKey`. */
@@ -73,6 +77,27 @@ export function guardrailView(guardrail: StoredGuardrail) {
 
 export function guardrailVersionView(version: StoredGuardrailVersion) {
   return { object: 'guardrail.version' as const, ...version, guardrail: redact(version.guardrail) };
+}
+
+/** A prompt's version document may hold an inline config with credentials: redacted like a config. */
+export function promptView(prompt: StoredPrompt) {
+  const { prompt: document, ...rest } = prompt;
+  return { object: 'prompt' as const, ...rest, ...(redact(document) as object) };
+}
+
+export function promptVersionView(version: StoredPromptVersion) {
+  const { prompt: document, ...rest } = version;
+  return { object: 'prompt.version' as const, ...rest, ...(redact(document) as object) };
+}
+
+export function promptPartialView(partial: StoredPromptPartial) {
+  const { partial: document, ...rest } = partial;
+  return { object: 'prompt.partial' as const, ...rest, string: document.string };
+}
+
+export function promptPartialVersionView(version: StoredPromptPartialVersion) {
+  const { partial: document, ...rest } = version;
+  return { object: 'prompt.partial.version' as const, ...rest, string: document.string };
 }
 
 export function listView<T>(data: T[]) {

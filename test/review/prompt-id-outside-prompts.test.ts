@@ -1,7 +1,7 @@
 /**
- * `prompt_id` is not executed by the gateway yet. A config naming it must be refused wherever a config
- * enters — the request header, the management API, a config stored before the refusal existed — and never
- * routed as if it were not there. (Hooks and guardrails run: test/e2e/hooks.test.ts.)
+ * `prompt_id` is run by prompt completions only (test/prompts/prompt-targets.test.ts). A config naming it
+ * may be stored, but a chat, completion or embedding call under it is refused — inline or stored, at the
+ * root or in a target — and never routed as if the key were not there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -43,7 +43,7 @@ async function expectRefusal(response: Response, param: string): Promise<void> {
   const body = (await response.json()) as { error: Record<string, unknown> };
   expect(response.status, JSON.stringify(body)).toBe(400);
   expect(body.error).toEqual({
-    message: `${param} is not yet executed by this gateway; remove it (a config naming it is refused rather than routed without it)`,
+    message: `${param} applies to prompt completions only (POST /v1/prompts/{promptId}/completions): remove it, or call a prompt`,
     type: 'invalid_request_error',
     param,
     code: 'unsupported_parameter',
@@ -74,52 +74,25 @@ describe('x-gateway-config naming prompt_id', () => {
 });
 
 describe('stored configs naming prompt_id', () => {
-  it('POST /v1/configs refuses it at the root and in targets, and stores nothing', async () => {
-    expectError(
-      await admin.post('/configs', { slug: 'prompted', config: { ...target(), prompt_id: 'pp-1' } }),
-      400,
-      'unsupported_parameter',
-      'config.prompt_id',
-    );
+  it('POST and PATCH /v1/configs store it, at the root and in targets', async () => {
     const nested = {
-      strategy: { mode: 'loadbalance' },
+      strategy: { mode: 'fallback' },
       targets: [target(), { ...target(), prompt_id: 'pp-1' }],
     };
-    expectError(
-      await admin.post('/configs', { slug: 'prompted', config: nested }),
-      400,
-      'unsupported_parameter',
-      'config.targets[1].prompt_id',
-    );
-    expectError(await admin.get('/configs/prompted'), 404, 'not_found');
-  });
-
-  it('PATCH /v1/configs refuses it and keeps the stored version', async () => {
-    const created = await admin.post('/configs', { slug: 'plain', config: target() });
+    const created = await admin.post('/configs', { slug: 'prompted', config: nested });
     expect(created.status, created.text).toBe(200);
-    const error = expectError(
-      await admin.patch('/configs/plain', { config: { ...target(), prompt_id: 'pp-123' } }),
-      400,
-      'unsupported_parameter',
-      'config.prompt_id',
-    );
-    expect(error.message).toContain('not yet executed by this gateway');
-    expect((await admin.get('/configs/plain')).body).toMatchObject({ version: 1 });
-    expect((await chatWith('plain')).status).toBe(200);
+    const updated = await admin.patch('/configs/prompted', { config: { ...target(), prompt_id: 'pp-2' } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ version: 2, config: { prompt_id: 'pp-2' } });
   });
 
-  it('a config stored before the refusal existed is refused when a request names it', async () => {
-    const { store } = gateway.server.deps;
-    const workspace = gateway.server.bootstrap.workspace;
-    await store.createConfig({
-      organisation_id: workspace.organisation_id,
-      workspace_id: workspace.id,
-      slug: 'legacy-prompted',
-      name: 'legacy-prompted',
-      config: { ...target(), prompt_id: 'pp-1' },
-    });
+  it('a chat completion under a stored config naming it is refused, and calls nobody', async () => {
+    expect(
+      (await admin.post('/configs', { slug: 'stored-prompted', config: { ...target(), prompt_id: 'pp-1' } }))
+        .status,
+    ).toBe(200);
     const before = fake.requests.length;
-    await expectRefusal(await chatWith('legacy-prompted'), 'config.prompt_id');
+    await expectRefusal(await chatWith('stored-prompted'), 'config.prompt_id');
     expect(fake.requests.length).toBe(before);
   });
 

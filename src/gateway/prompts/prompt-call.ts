@@ -1,0 +1,102 @@
+/**
+ * A prompt completion before it runs: the body read, the prompt and version selected (through the lookups
+ * cache, so a new version or a publish is what every node serves next), the template rendered into the
+ * request, and where the version says to send it. What follows is any model call: a CallContext and
+ * `execute`.
+ */
+import { GatewayError } from '../../core/errors.js';
+import { validatePromptCompletionRequest } from '../../core/schemas/index.js';
+import type { ModelRequest } from '../../providers/types.js';
+import type { PromptDocument, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
+import type { PromptRef } from '../call-context.js';
+import type { Lookups } from '../lookups.js';
+import { parsePromptReference, selectedVersion } from './prompt-reference.js';
+import { renderPrompt, type PartialLoader } from './render-prompt.js';
+
+export interface PreparedPromptCall {
+  request: ModelRequest<'chat' | 'completions'>;
+  prompt: PromptRef & { slug: string };
+  /** The version's destination as an `x-gateway-config` value (a stored config's id, or config JSON);
+   * undefined when it names none and the request's headers say where to go. */
+  destination: string | undefined;
+}
+
+/** A stored prompt's version, selected by a reference (`slug`, `slug@latest`, `slug@3`); 404 naming what
+ * is not there. */
+export async function loadPromptVersion(
+  lookups: Lookups,
+  workspaceId: string,
+  reference: string,
+): Promise<{ prompt: StoredPrompt; version: StoredPromptVersion }> {
+  const { name, selector } = parsePromptReference(reference);
+  const prompt = await lookups.prompt(workspaceId, name);
+  if (!prompt) {
+    throw new GatewayError('prompt_not_found', `No prompt "${name}" in this workspace`, {
+      param: 'promptId',
+    });
+  }
+  const number = selectedVersion(prompt, selector);
+  const version = await lookups.promptVersion(workspaceId, prompt.id, number);
+  if (!version) {
+    throw new GatewayError('prompt_not_found', `The prompt "${name}" has no version ${number}`, {
+      param: 'promptId',
+    });
+  }
+  return { prompt, version };
+}
+
+/** Partials as a template names them, published or selected, through the lookups cache. */
+export function partialLoader(lookups: Lookups, workspaceId: string): PartialLoader {
+  return async (reference) => {
+    const { name, selector } = parsePromptReference(reference, 'partial');
+    const partial = await lookups.promptPartial(workspaceId, name);
+    if (!partial) return undefined;
+    const version = await lookups.promptPartialVersion(
+      workspaceId,
+      partial.id,
+      selectedVersion(partial, selector),
+    );
+    return version && { text: version.partial.string, record: version };
+  };
+}
+
+const destinations = new WeakMap<object, string | undefined>();
+
+/** Where a version sends its calls, as a value of the `x-gateway-config` header (kept per version). */
+export function destinationOf(version: { prompt: PromptDocument }): string | undefined {
+  if (destinations.has(version)) return destinations.get(version);
+  const { virtual_key, provider, config } = version.prompt;
+  const value =
+    typeof config === 'string'
+      ? config
+      : config !== undefined
+        ? JSON.stringify(config)
+        : virtual_key !== undefined
+          ? JSON.stringify({ virtual_key })
+          : provider !== undefined
+            ? JSON.stringify({ provider })
+            : undefined;
+  destinations.set(version, value);
+  return value;
+}
+
+export async function preparePromptCall(
+  lookups: Lookups,
+  workspaceId: string,
+  reference: string,
+  rawBody: unknown,
+): Promise<PreparedPromptCall> {
+  const { variables, allow_unknown_variables, stream, ...overrides } =
+    validatePromptCompletionRequest(rawBody);
+  const { prompt, version } = await loadPromptVersion(lookups, workspaceId, reference);
+  const request = await renderPrompt(
+    version,
+    { variables, allowUnknownVariables: allow_unknown_variables === true, overrides, stream },
+    partialLoader(lookups, workspaceId),
+  );
+  return {
+    request,
+    prompt: { id: prompt.id, slug: prompt.slug, version: version.version },
+    destination: destinationOf(version),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * How a prompt or a partial is named in a call: `<id or slug>` (the published version), `<…>@latest` (the
+ * newest) or `<…>@<n>` (version n). Slugs and ids never hold `@`, so the last one starts the selector.
+ */
+import { GatewayError } from '../../core/errors.js';
+
+export type VersionSelector = 'published' | 'latest' | number;
+
+export interface PromptReference {
+  /** The id or slug. */
+  name: string;
+  selector: VersionSelector;
+}
+
+export function parsePromptReference(reference: string, what = 'prompt'): PromptReference {
+  const at = reference.lastIndexOf('@');
+  if (at < 0) return { name: reference, selector: 'published' };
+  const name = reference.slice(0, at);
+  const suffix = reference.slice(at + 1);
+  if (suffix === 'latest') return { name, selector: 'latest' };
+  if (/^[1-9]\d{0,8}$/.test(suffix)) return { name, selector: Number(suffix) };
+  throw new GatewayError(
+    'prompt_not_found',
+    `No version "${suffix}" of ${what} "${name}": use ${name}, ${name}@latest or ${name}@<version number>`,
+    { param: 'promptId' },
+  );
+}
+
+/** The version number a selector picks on a record with a latest and a published version. */
+export function selectedVersion(
+  record: { version: number; published_version: number },
+  selector: VersionSelector,
+): number {
+  if (selector === 'published') return record.published_version;
+  if (selector === 'latest') return record.version;
+  return selector;
+}

@@ -1,0 +1,129 @@
+/**
+ * `prompt_id` in a config: a target that names a stored prompt (`slug`, `slug@latest`, `slug@3`) is sent
+ * that prompt instead of the one the call named — rendered with the call's variables, with the prompt's
+ * parameters and the caller's overrides as the target's `override_params`, and to the prompt's destination
+ * when the target names no provider of its own. So a fallback or a load balance can go across prompts
+ * written for different models. Like other settings it passes down to targets below the node that sets it.
+ *
+ * A prompt completion expands these targets before the call runs (`expandPromptTargets`); any other call
+ * naming one is refused (`promptIdPath`), rather than routed as if the key were not there.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { CallContext } from '../call-context.js';
+import type { GatewayConfig, TargetConfig } from '../config/index.js';
+import { HEADERS } from '../context.js';
+import type { Lookups } from '../lookups.js';
+import { resolveRequestConfig } from '../request-config.js';
+import { childPath } from '../routing/inherit.js';
+import { preparePromptCall } from './prompt-call.js';
+
+const paths = new WeakMap<object, string | null>();
+
+/** The config path of the first `prompt_id` in a config (e.g. `config.targets[1].prompt_id`), or null. */
+export function promptIdPath(config: GatewayConfig): string | null {
+  const cached = paths.get(config);
+  if (cached !== undefined) return cached;
+  const find = (node: TargetConfig, path: string): string | null => {
+    if (node.prompt_id !== undefined) return `config${path ? `.${path}` : ''}.prompt_id`;
+    for (const [i, child] of (node.targets ?? []).entries()) {
+      const found = find(child, childPath(path, i));
+      if (found) return found;
+    }
+    return null;
+  };
+  const found = find(config, '');
+  paths.set(config, found);
+  return found;
+}
+
+/** Refuses a config naming `prompt_id` on a call that is not a prompt completion. */
+export function refusePromptTargets(config: GatewayConfig): void {
+  const path = promptIdPath(config);
+  if (path === null) return;
+  throw new GatewayError(
+    'unsupported_parameter',
+    `${path} applies to prompt completions only (POST /v1/prompts/{promptId}/completions): ` +
+      'remove it, or call a prompt',
+    { param: path },
+  );
+}
+
+const NAMES_A_PROVIDER = ['provider', 'virtual_key'] as const;
+
+interface Expansion {
+  lookups: Lookups;
+  ctx: CallContext;
+  body: Record<string, unknown>;
+  endpoint: string;
+}
+
+async function expandNode(
+  node: TargetConfig,
+  path: string,
+  inherited: string | undefined,
+  how: Expansion,
+): Promise<TargetConfig> {
+  const { prompt_id: own, ...rest } = node;
+  const promptId = own ?? inherited;
+  if (rest.targets) {
+    const targets = await Promise.all(
+      rest.targets.map((child, i) => expandNode(child, childPath(path, i), promptId, how)),
+    );
+    return { ...rest, targets };
+  }
+  if (promptId === undefined) return rest;
+  const param = `config${path ? `.${path}` : ''}.prompt_id`;
+  const workspaceId = how.ctx.apiKey.workspace_id;
+  // Variables meant for the set of prompts: one prompt may not read them all.
+  const body = { ...how.body, allow_unknown_variables: true };
+  let prepared;
+  try {
+    prepared = await preparePromptCall(how.lookups, workspaceId, promptId, body);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    throw new GatewayError(err.code, `${param} "${promptId}": ${err.message}`, { param });
+  }
+  if (prepared.request.endpoint !== how.endpoint) {
+    throw new GatewayError(
+      'invalid_config',
+      `${param} "${promptId}" is a ${prepared.request.endpoint} prompt; this call is ${how.endpoint}`,
+      { param },
+    );
+  }
+  const {
+    stream: _stream,
+    stream_options: _options,
+    ...rendered
+  } = prepared.request.body as Record<string, unknown>;
+  const expanded: TargetConfig = { ...rest, override_params: { ...rendered, ...rest.override_params } };
+  if (prepared.destination === undefined || NAMES_A_PROVIDER.some((key) => rest[key] !== undefined)) {
+    return expanded;
+  }
+  const destination = await resolveRequestConfig(
+    { [HEADERS.config]: prepared.destination },
+    workspaceId,
+    how.lookups,
+  );
+  return {
+    ...destination,
+    ...expanded,
+    override_params: { ...destination.override_params, ...expanded.override_params },
+  };
+}
+
+/** The call's context with every target naming a prompt expanded; the same context when none does. */
+export async function expandPromptTargets(
+  lookups: Lookups,
+  ctx: CallContext,
+  body: unknown,
+  endpoint: string,
+): Promise<CallContext> {
+  if (promptIdPath(ctx.config) === null) return ctx;
+  const config = await expandNode(ctx.config, '', undefined, {
+    lookups,
+    ctx,
+    body: body as Record<string, unknown>,
+    endpoint,
+  });
+  return { ...ctx, config: config as GatewayConfig };
+}

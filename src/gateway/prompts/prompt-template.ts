@@ -1,0 +1,210 @@
+/**
+ * Prompt templates: Mustache (`{{var}}`, sections, `{{>partial}}`), parsed once per stored version and
+ * rendered per call.
+ *
+ * A chat template is a JSON `messages` array written as Mustache text. Every `{{var}}` must sit inside a
+ * JSON string, and its value is written as JSON string content (quotes, backslashes and control characters
+ * escaped; nothing else changed, so `<` stays `<` and unicode stays as it is). Whatever a variable holds
+ * — quotes, newlines, `{{`, a whole JSON document — it ends up as the literal text of that one string, and
+ * the structure of the messages is the template's alone. Mustache never renders a value again, so `{{` in
+ * a value is text. `{{{var}}}` and `{{&var}}` (unescaped) and delimiter changes are refused: they would
+ * let a value, or the template's own reading of it, escape its string.
+ *
+ * A text template (a completions prompt) renders values as they are: the result is one string whatever
+ * they hold.
+ */
+import Mustache from 'mustache';
+import { LRUCache } from 'lru-cache';
+import { GatewayError } from '../../core/errors.js';
+
+export type TemplateType = 'chat' | 'completion';
+
+/** Mustache's token: [type, value, start, end, (section) children, (section) close position, …]. */
+type Token = [string, string, number, number, ...unknown[]];
+
+/** Where a JSON scan stands between two pieces of text. */
+interface JsonState {
+  inString: boolean;
+  /** The last character was a backslash inside a string. */
+  escaped: boolean;
+  /** A partial included inside a JSON string: its text must stay inside it. */
+  confined: boolean;
+}
+
+/** What rendering a template needs to know of it, computed once per text. */
+export interface CompiledTemplate {
+  type: TemplateType;
+  text: string;
+  tokens: Token[];
+  /** Variables the template reads outside any section: a call must give each. */
+  required: ReadonlySet<string>;
+  /** Every name the template reads (first segment of a dotted name), sections included. */
+  known: ReadonlySet<string>;
+  /** Partials it includes, with whether the inclusion sits inside a section (its variables are then not
+   * required) and inside a JSON string (chat templates). */
+  partials: ReadonlyArray<PartialUse>;
+}
+
+export interface PartialUse {
+  name: string;
+  inSection: boolean;
+  inString: boolean;
+}
+
+/** Parses and caches template and partial texts (a partial's tokens are parsed by Mustache itself, through
+ * this writer's cache, when it is rendered). Bounded, so a stream of new versions does not grow it. */
+const writer = new Mustache.Writer();
+(writer as unknown as { templateCache: unknown }).templateCache = new LRUCache<string, Token[]>({
+  max: 2000,
+});
+
+const JSON_CONTENT = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return JSON.stringify(text).slice(1, -1);
+};
+const AS_TEXT = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+const ESCAPES: Record<TemplateType, { escape: (value: unknown) => string }> = {
+  chat: { escape: JSON_CONTENT },
+  completion: { escape: AS_TEXT },
+};
+
+function invalid(message: string, param: string): GatewayError {
+  return new GatewayError('invalid_prompt', message, { param });
+}
+
+/** The tokens of a text, or a 400 naming what Mustache could not read. */
+function parse(text: string, param: string): Token[] {
+  try {
+    return writer.parse(text) as Token[];
+  } catch (err) {
+    throw invalid(`The template is not valid Mustache: ${(err as Error).message}`, param);
+  }
+}
+
+function rootName(name: string): string | undefined {
+  if (name === '.') return undefined;
+  const dot = name.indexOf('.');
+  return dot < 0 ? name : name.slice(0, dot);
+}
+
+/** Advances a JSON scan over template text (not over values: those are always string content). */
+function scanText(text: string, state: JsonState, param: string): void {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!state.inString) {
+      if (c === 0x22) state.inString = true;
+    } else if (state.escaped) state.escaped = false;
+    else if (c === 0x5c) state.escaped = true;
+    else if (c === 0x22) {
+      if (state.confined) {
+        throw invalid(
+          'The partial is included inside a JSON string and would close it: write its quotes as \\"',
+          param,
+        );
+      }
+      state.inString = false;
+    }
+  }
+}
+
+interface Walk {
+  type: TemplateType;
+  param: string;
+  required: Set<string>;
+  known: Set<string>;
+  partials: PartialUse[];
+}
+
+function walk(tokens: Token[], walkState: Walk, json: JsonState, inSection: boolean): void {
+  for (const token of tokens) {
+    const [kind, value] = token;
+    switch (kind) {
+      case 'text':
+        if (walkState.type === 'chat') scanText(value, json, walkState.param);
+        break;
+      case 'name': {
+        const root = rootName(value);
+        if (root !== undefined) {
+          walkState.known.add(root);
+          if (!inSection) walkState.required.add(root);
+        }
+        if (walkState.type === 'chat' && (!json.inString || json.escaped)) {
+          throw invalid(
+            `{{${value}}} must sit inside a JSON string of the messages (e.g. "content": "… {{${value}}} …"), ` +
+              'so that its value is always text',
+            walkState.param,
+          );
+        }
+        break;
+      }
+      case '#':
+      case '^': {
+        const root = rootName(value);
+        if (root !== undefined) walkState.known.add(root);
+        const before = { ...json };
+        walk(token[4] as Token[], walkState, json, true);
+        // A section renders its content any number of times: it must leave the JSON as it found it.
+        if (walkState.type === 'chat' && (json.inString !== before.inString || json.escaped)) {
+          throw invalid(
+            `The section {{${kind}${value}}} opens or closes a JSON string without the other`,
+            walkState.param,
+          );
+        }
+        break;
+      }
+      case '>':
+        walkState.partials.push({ name: value, inSection, inString: json.inString });
+        break;
+      case '&':
+        throw invalid(
+          `{{{${value}}}} and {{&${value}}} (unescaped values) are not allowed: use {{${value}}}`,
+          walkState.param,
+        );
+      case '=':
+        throw invalid('Changing the Mustache delimiters is not allowed', walkState.param);
+      default:
+        // Comments.
+        break;
+    }
+  }
+}
+
+/**
+ * Reads a template: Mustache syntax, where its variables sit, which names it reads and which partials it
+ * includes. `inString` is where a partial's text is included (a template starts outside any string).
+ */
+export function compileTemplate(
+  type: TemplateType,
+  text: string,
+  param = 'string',
+  inString = false,
+): CompiledTemplate {
+  const tokens = parse(text, param);
+  const state: Walk = { type, param, required: new Set(), known: new Set(), partials: [] };
+  const json: JsonState = { inString, escaped: false, confined: inString };
+  walk(tokens, state, json, false);
+  if (type === 'chat' && json.inString !== inString) {
+    throw invalid(
+      inString
+        ? 'The partial closes the JSON string it is included in'
+        : 'The template leaves a JSON string open',
+      param,
+    );
+  }
+  return { type, text, tokens, required: state.required, known: state.known, partials: state.partials };
+}
+
+/** Renders a compiled template; `partials` maps every partial name it may include to its text. */
+export function renderTemplate(
+  compiled: CompiledTemplate,
+  variables: Record<string, unknown>,
+  partials: Record<string, string>,
+): string {
+  return writer.renderTokens(
+    compiled.tokens as never,
+    new Mustache.Context(variables),
+    partials,
+    compiled.text,
+    ESCAPES[compiled.type] as never,
+  );
+}

@@ -1,0 +1,249 @@
+/**
+ * A prompt version and a call's variables → the request the prompt makes: the template rendered (with its
+ * partials), the version's parameters, the caller's overrides over them, checked by the body schema of the
+ * prompt's endpoint. Parsed templates are kept per stored version object (the lookups cache hands out the
+ * same object until the record changes), so a call does not parse its template again.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { ModelRequest } from '../../providers/types.js';
+import type { PromptDocument } from '../../store/types.js';
+import { ENDPOINTS, validateRequest } from '../endpoints.js';
+import {
+  compileTemplate,
+  renderTemplate,
+  type CompiledTemplate,
+  type TemplateType,
+} from './prompt-template.js';
+
+/** The largest value a variable may hold (characters of a string, or of the JSON of any other value). */
+export const MAX_VARIABLE_LENGTH = 64 * 1024;
+
+/** A partial as the template names it (`{{>slug}}`, `{{>slug@latest}}`, `{{>slug@2}}`): its text, and
+ * the stored record it came from (its parse is kept per record). */
+export interface LoadedPartial {
+  text: string;
+  record: object;
+}
+
+export type PartialLoader = (reference: string) => Promise<LoadedPartial | undefined>;
+
+export interface PromptInput {
+  variables: Record<string, unknown>;
+  allowUnknownVariables: boolean;
+  /** The caller's body fields other than variables: they override the version's parameters. */
+  overrides: Record<string, unknown>;
+  stream: boolean | undefined;
+}
+
+/** The endpoint a template type calls, and the body field its rendered text fills. */
+const ENDPOINT_OF: Record<TemplateType, { endpoint: 'chat' | 'completions'; field: 'messages' | 'prompt' }> =
+  {
+    chat: { endpoint: 'chat', field: 'messages' },
+    completion: { endpoint: 'completions', field: 'prompt' },
+  };
+
+const compiled = new WeakMap<object, CompiledTemplate[]>();
+
+/** The parse of `text` kept with `record` (one per template type and starting JSON state). */
+function compiledFor(record: object, type: TemplateType, text: string, inString: boolean, param: string) {
+  let variants = compiled.get(record);
+  if (!variants) compiled.set(record, (variants = []));
+  const slot = (type === 'chat' ? 0 : 2) + (inString ? 1 : 0);
+  return (variants[slot] ??= compileTemplate(type, text, param, inString));
+}
+
+interface Collected {
+  partials: Record<string, string>;
+  required: Set<string>;
+  known: Set<string>;
+}
+
+/** Loads every partial the template includes, through partials of partials; refuses missing ones and cycles. */
+async function collectPartials(
+  root: CompiledTemplate,
+  load: PartialLoader,
+  into: Collected,
+  path: string[],
+  inSection: boolean,
+): Promise<void> {
+  for (const use of root.partials) {
+    if (path.includes(use.name)) {
+      throw new GatewayError(
+        'invalid_prompt',
+        `The partials include one another: ${[...path, use.name].map((p) => `{{>${p}}}`).join(' → ')}`,
+        { param: 'string' },
+      );
+    }
+    const partial = await load(use.name);
+    if (!partial) {
+      throw new GatewayError('invalid_prompt', `The template includes {{>${use.name}}}: no such partial`, {
+        param: 'string',
+      });
+    }
+    const param = `partials.${use.name}`;
+    const parsed = compiledFor(partial.record, root.type, partial.text, use.inString, param);
+    into.partials[use.name] = partial.text;
+    const sectioned = inSection || use.inSection;
+    for (const name of parsed.known) into.known.add(name);
+    if (!sectioned) for (const name of parsed.required) into.required.add(name);
+    await collectPartials(parsed, load, into, [...path, use.name], sectioned);
+  }
+}
+
+function variableError(name: string, message: string): GatewayError {
+  return new GatewayError('invalid_variables', `Variable "${name}" ${message}`, {
+    param: `variables.${name}`,
+  });
+}
+
+function checkVariables(input: PromptInput, required: ReadonlySet<string>, known: ReadonlySet<string>) {
+  for (const name of required) {
+    if (input.variables[name] === undefined) throw variableError(name, 'is missing: the template reads it');
+  }
+  for (const [name, value] of Object.entries(input.variables)) {
+    if (!known.has(name) && !input.allowUnknownVariables) {
+      throw variableError(
+        name,
+        'is not read by the template (send "allow_unknown_variables": true to allow variables it does not read)',
+      );
+    }
+    const length = typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0);
+    if (length > MAX_VARIABLE_LENGTH) {
+      throw variableError(name, `is too large: ${length} characters, at most ${MAX_VARIABLE_LENGTH}`);
+    }
+  }
+}
+
+/** The template's output as the body field it fills: the messages array of a chat template, the text of
+ * a completion template. */
+function renderedField(type: TemplateType, text: string): unknown {
+  if (type === 'completion') return text;
+  let messages: unknown;
+  try {
+    messages = JSON.parse(text);
+  } catch (err) {
+    throw new GatewayError(
+      'invalid_prompt',
+      `The template does not render to JSON messages: ${(err as Error).message}`,
+      { param: 'string' },
+    );
+  }
+  if (!Array.isArray(messages)) {
+    throw new GatewayError('invalid_prompt', 'The template must render to a JSON array of messages', {
+      param: 'string',
+    });
+  }
+  return messages;
+}
+
+interface PreparedTemplate {
+  template: CompiledTemplate;
+  partials: Record<string, string>;
+  required: ReadonlySet<string>;
+  known: ReadonlySet<string>;
+}
+
+/** A version's parsed template with the partials it includes and the variables they all read. */
+async function preparedTemplate(
+  version: { prompt: PromptDocument },
+  loadPartial: PartialLoader,
+): Promise<PreparedTemplate> {
+  const document = version.prompt;
+  const template = compiledFor(version, document.template_type, document.string, false, 'string');
+  if (template.partials.length === 0) {
+    return { template, partials: {}, required: template.required, known: template.known };
+  }
+  const collected: Collected = {
+    partials: {},
+    required: new Set(template.required),
+    known: new Set(template.known),
+  };
+  await collectPartials(template, loadPartial, collected, [], false);
+  return { template, ...collected };
+}
+
+function render(
+  document: PromptDocument,
+  prepared: PreparedTemplate,
+  input: PromptInput,
+): ModelRequest<'chat' | 'completions'> {
+  const type = document.template_type;
+  const { endpoint, field } = ENDPOINT_OF[type];
+  if (input.overrides[field] !== undefined) {
+    throw new GatewayError(
+      'invalid_body',
+      `${field} comes from the prompt's template: send variables instead`,
+      {
+        param: field,
+      },
+    );
+  }
+  const { stream: _stream, ...parameters } = document.parameters;
+  const body = {
+    ...parameters,
+    ...input.overrides,
+    [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
+    ...(input.stream !== undefined && { stream: input.stream }),
+  };
+  try {
+    return validateRequest(ENDPOINTS[endpoint], body) as ModelRequest<'chat' | 'completions'>;
+  } catch (err) {
+    if (err instanceof GatewayError && err.param?.startsWith(field)) {
+      throw new GatewayError('invalid_prompt', `The template renders to invalid ${field}: ${err.message}`, {
+        param: err.param,
+      });
+    }
+    throw err;
+  }
+}
+
+/** The request a prompt version makes with these variables and overrides. */
+export async function renderPrompt(
+  version: { prompt: PromptDocument },
+  input: PromptInput,
+  loadPartial: PartialLoader,
+): Promise<ModelRequest<'chat' | 'completions'>> {
+  const prepared = await preparedTemplate(version, loadPartial);
+  checkVariables(input, prepared.required, prepared.known);
+  return render(version.prompt, prepared, input);
+}
+
+/**
+ * Checks a version before it is stored: its template reads as Mustache, its variables sit where values
+ * stay text, its partials exist without including one another in a cycle, and — rendered with a sample
+ * value for each variable it requires — it makes a valid request with its parameters (a model may come
+ * later, from the call or a config's override_params).
+ */
+export async function checkPromptDocument(
+  document: PromptDocument,
+  loadPartial: PartialLoader,
+): Promise<void> {
+  const prepared = await preparedTemplate({ prompt: document }, loadPartial);
+  const variables = Object.fromEntries([...prepared.required].map((name) => [name, 'sample']));
+  const overrides = document.parameters.model === undefined ? { model: 'sample-model' } : {};
+  try {
+    render(document, prepared, { variables, allowUnknownVariables: true, overrides, stream: undefined });
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'invalid_body') {
+      const param = err.param ? `parameters.${err.param}` : 'parameters';
+      throw new GatewayError('invalid_body', `parameters: ${err.message}`, { param });
+    }
+    throw err;
+  }
+}
+
+/** Checks a partial before it is stored: Mustache, no unescaped values, and no cycle through its partials. */
+export async function checkPartialText(
+  slug: string,
+  text: string,
+  loadPartial: PartialLoader,
+): Promise<void> {
+  const compiled = compileTemplate('completion', text, 'string');
+  await collectPartials(
+    compiled,
+    loadPartial,
+    { partials: {}, required: new Set(), known: new Set() },
+    [slug],
+    false,
+  );
+}

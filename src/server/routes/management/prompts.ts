@@ -1,0 +1,257 @@
+/**
+ * Stored prompts and prompt partials of the caller's workspace, addressed by slug or id. A version is
+ * checked in full before it is stored (template, variables' places, partials, parameters, destination), so
+ * nothing is kept from a rejected write and a call never meets a version that cannot render for a reason
+ * of its own. Creating makes version 1 and publishes it; PUT makes the next version and leaves the
+ * published one; publishing names a version. Every change reaches every node's lookup cache at once
+ * (store.onChange → lookups.applyChange, Redis between nodes).
+ */
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../core/errors.js';
+import { parseConfig } from '../../../gateway/config/index.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
+import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
+import type { PromptDocument, StoredPrompt, StoredPromptPartial } from '../../../store/types.js';
+import {
+  validateCreatePrompt,
+  validateCreatePromptPartial,
+  validatePublish,
+  validateUpdatePrompt,
+  validateUpdatePromptPartial,
+  type CreatePrompt,
+} from './body-schemas.js';
+import { notFound, pathParam } from './route-helpers.js';
+import {
+  deletedView,
+  listView,
+  promptPartialVersionView,
+  promptPartialView,
+  promptVersionView,
+  promptView,
+} from './views.js';
+
+const DESTINATIONS = ['virtual_key', 'provider', 'config'] as const;
+
+/** A body's version document, checked; throws a 400 (or the 404 of a missing stored config) naming why. */
+async function promptDocument(
+  deps: GatewayDeps,
+  workspaceId: string,
+  body: Omit<CreatePrompt, 'slug'>,
+): Promise<PromptDocument> {
+  const given = DESTINATIONS.filter((key) => body[key] !== undefined);
+  if (given.length > 1) {
+    throw new GatewayError(
+      'invalid_body',
+      `Send at most one of ${DESTINATIONS.join(', ')}, not ${given.join(' and ')}`,
+      {
+        param: given[1],
+      },
+    );
+  }
+  if (typeof body.config === 'object') parseConfig(body.config, { authorizationPresent: true });
+  if (typeof body.config === 'string' && !(await deps.store.getConfig(workspaceId, body.config))) {
+    throw new GatewayError('config_not_found', `No config "${body.config}" in this workspace`, {
+      param: 'config',
+    });
+  }
+  const document: PromptDocument = {
+    template_type: body.template_type ?? 'chat',
+    string: body.string,
+    parameters: body.parameters ?? {},
+    ...(body.virtual_key !== undefined && { virtual_key: body.virtual_key }),
+    ...(body.provider !== undefined && { provider: body.provider }),
+    ...(body.config !== undefined && { config: body.config as PromptDocument['config'] }),
+  };
+  await checkPromptDocument(document, partialLoader(deps.lookups, workspaceId));
+  return document;
+}
+
+/** PUT sends the whole body again: its slug, if any, must be the one the record has. */
+function assertSameSlug(record: { slug: string }, slug: string | undefined): void {
+  if (slug !== undefined && slug !== record.slug) {
+    throw new GatewayError('invalid_body', `slug cannot change (it is "${record.slug}")`, { param: 'slug' });
+  }
+}
+
+export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { store } = deps;
+  const workspaceOf = (request: { gw: { apiKey: { workspace_id: string } } }) =>
+    request.gw.apiKey.workspace_id;
+
+  async function existingPrompt(workspaceId: string, id: string): Promise<StoredPrompt> {
+    const prompt = await store.getPrompt(workspaceId, id);
+    if (!prompt)
+      throw new GatewayError('prompt_not_found', `No prompt "${id}" in this workspace`, { param: 'id' });
+    return prompt;
+  }
+
+  async function existingPartial(workspaceId: string, id: string): Promise<StoredPromptPartial> {
+    const partial = await store.getPromptPartial(workspaceId, id);
+    if (!partial) throw notFound('prompt partial', id, 'id');
+    return partial;
+  }
+
+  // Partials first: `/prompts/partials` is a path of its own, not a prompt's slug.
+  app.post('/prompts/partials', async (request) => {
+    const body = validateCreatePromptPartial(request.body);
+    const caller = request.gw.apiKey;
+    await checkPartialText(body.slug, body.string, partialLoader(deps.lookups, caller.workspace_id));
+    const partial = await store.createPromptPartial({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      slug: body.slug,
+      name: body.name ?? body.slug,
+      partial: { string: body.string },
+    });
+    return promptPartialView(partial);
+  });
+
+  app.get('/prompts/partials', async (request) => {
+    const partials = await store.listPromptPartials(workspaceOf(request));
+    return listView(partials.map(promptPartialView));
+  });
+
+  app.get('/prompts/partials/:id', async (request) => {
+    return promptPartialView(await existingPartial(workspaceOf(request), pathParam(request.params, 'id')));
+  });
+
+  app.put('/prompts/partials/:id', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const body = validateUpdatePromptPartial(request.body);
+    const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    assertSameSlug(current, body.slug);
+    await checkPartialText(current.slug, body.string, partialLoader(deps.lookups, workspaceId));
+    const partial = await store.updatePromptPartial(workspaceId, current.id, {
+      name: body.name,
+      partial: { string: body.string },
+    });
+    if (!partial) throw notFound('prompt partial', current.slug, 'id');
+    return promptPartialView(partial);
+  });
+
+  app.put('/prompts/partials/:id/publish', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const { version } = validatePublish(request.body);
+    const id = pathParam(request.params, 'id');
+    const partial = await store.publishPromptPartial(workspaceId, id, version);
+    if (!partial) throw notFound('prompt partial', id, 'id');
+    return promptPartialView(partial);
+  });
+
+  app.get('/prompts/partials/:id/versions', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    const versions = await store.listPromptPartialVersions(workspaceId, partial.id);
+    return listView(versions.map(promptPartialVersionView));
+  });
+
+  app.get('/prompts/partials/:id/versions/:version', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    const raw = pathParam(request.params, 'version');
+    const number = Number(raw);
+    const version = Number.isInteger(number)
+      ? await store.getPromptPartialVersion(workspaceId, partial.id, number)
+      : undefined;
+    if (!version) {
+      throw new GatewayError('not_found', `The prompt partial "${partial.slug}" has no version ${raw}`, {
+        param: 'version',
+      });
+    }
+    return promptPartialVersionView(version);
+  });
+
+  app.delete('/prompts/partials/:id', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    if (!(await store.deletePromptPartial(workspaceId, partial.id)))
+      throw notFound('prompt partial', partial.slug, 'id');
+    return deletedView('prompt.partial', partial.id);
+  });
+
+  app.post('/prompts', async (request) => {
+    const { slug, ...body } = validateCreatePrompt(request.body);
+    const caller = request.gw.apiKey;
+    const prompt = await store.createPrompt({
+      organisation_id: caller.organisation_id,
+      workspace_id: caller.workspace_id,
+      slug,
+      name: body.name ?? slug,
+      prompt: await promptDocument(deps, caller.workspace_id, body),
+    });
+    return promptView(prompt);
+  });
+
+  app.get('/prompts', async (request) => {
+    const { name } = request.query as { name?: string };
+    const needle = name?.toLowerCase();
+    const prompts = await store.listPrompts(workspaceOf(request));
+    const matching = needle ? prompts.filter((p) => p.name.toLowerCase().includes(needle)) : prompts;
+    return listView(matching.map(promptView));
+  });
+
+  app.get('/prompts/:id', async (request) => {
+    return promptView(await existingPrompt(workspaceOf(request), pathParam(request.params, 'id')));
+  });
+
+  app.put('/prompts/:id', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const { slug, ...body } = validateUpdatePrompt(request.body);
+    const current = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
+    assertSameSlug(current, slug);
+    const prompt = await store.updatePrompt(workspaceId, current.id, {
+      name: body.name,
+      prompt: await promptDocument(deps, workspaceId, body),
+    });
+    if (!prompt)
+      throw new GatewayError('prompt_not_found', `No prompt "${current.slug}" in this workspace`, {
+        param: 'id',
+      });
+    return promptView(prompt);
+  });
+
+  app.put('/prompts/:id/publish', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const { version } = validatePublish(request.body);
+    const id = pathParam(request.params, 'id');
+    const prompt = await store.publishPrompt(workspaceId, id, version);
+    if (!prompt)
+      throw new GatewayError('prompt_not_found', `No prompt "${id}" in this workspace`, { param: 'id' });
+    return promptView(prompt);
+  });
+
+  app.get('/prompts/:id/versions', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
+    const versions = await store.listPromptVersions(workspaceId, prompt.id);
+    return listView(versions.map(promptVersionView));
+  });
+
+  app.get('/prompts/:id/versions/:version', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
+    const raw = pathParam(request.params, 'version');
+    const number = Number(raw);
+    const version = Number.isInteger(number)
+      ? await store.getPromptVersion(workspaceId, prompt.id, number)
+      : undefined;
+    if (!version) {
+      throw new GatewayError('prompt_not_found', `The prompt "${prompt.slug}" has no version ${raw}`, {
+        param: 'version',
+      });
+    }
+    return promptVersionView(version);
+  });
+
+  app.delete('/prompts/:id', async (request) => {
+    const workspaceId = workspaceOf(request);
+    const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
+    if (!(await store.deletePrompt(workspaceId, prompt.id))) {
+      throw new GatewayError('prompt_not_found', `No prompt "${prompt.slug}" in this workspace`, {
+        param: 'id',
+      });
+    }
+    return deletedView('prompt', prompt.id);
+  });
+}

@@ -1,0 +1,122 @@
+/** `gateway prompts …` against a real gateway and a fake provider: every command, as tables and as JSON. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { chatTemplate, fakeTarget } from '../prompts/support.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'cli-prompts' });
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+async function cli(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey },
+  };
+  const code = await runCli(args, io);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON
+  return { code, stdout, stderr, json: (): any => JSON.parse(stdout) };
+}
+
+describe('gateway prompts', () => {
+  it('creates, updates, publishes, lists, renders, runs and deletes a prompt and a partial', async () => {
+    const partial = await cli([
+      'prompts',
+      'partials',
+      'create',
+      '--slug',
+      'cli-tone',
+      '--string',
+      'Be {{tone}}.',
+    ]);
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(partial.stdout).toContain('cli-tone');
+
+    const created = await cli([
+      'prompts',
+      'create',
+      '--slug',
+      'cli-prompt',
+      '--name',
+      'CLI prompt',
+      '--string',
+      chatTemplate('{{>cli-tone}}', 'Say {{word}}'),
+      '--parameters',
+      '{"model": "gpt-4o-mini"}',
+      '--config',
+      JSON.stringify(fakeTarget(fake)),
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json()).toMatchObject({ slug: 'cli-prompt', version: 1, published_version: 1 });
+
+    const updated = await cli([
+      'prompts',
+      'update',
+      'cli-prompt',
+      '--string',
+      chatTemplate('{{>cli-tone}} v2', 'Say {{word}}'),
+      '--parameters',
+      '{"model": "gpt-4o-mini"}',
+      '--config',
+      JSON.stringify(fakeTarget(fake)),
+      '--json',
+    ]);
+    expect(updated.json()).toMatchObject({ version: 2, published_version: 1 });
+
+    const listed = await cli(['prompts', 'list', '--name', 'CLI']);
+    expect(listed.stdout).toMatch(/SLUG\s+NAME\s+LATEST\s+PUBLISHED/);
+    expect(listed.stdout).toContain('cli-prompt');
+
+    const rendered = await cli([
+      'prompts',
+      'render',
+      'cli-prompt',
+      '--variables',
+      '{"tone": "calm", "word": "hi"}',
+      '--json',
+    ]);
+    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.json().body.messages[0].content).toBe('Be calm.');
+
+    const published = await cli(['prompts', 'publish', 'cli-prompt', '--version', '2', '--json']);
+    expect(published.code, published.stderr).toBe(0);
+    expect(published.json().published_version).toBe(2);
+
+    const run = await cli([
+      'prompts',
+      'run',
+      'cli-prompt',
+      '--variables',
+      '{"tone": "calm", "word": "hi"}',
+      '--body',
+      '{"temperature": 0}',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json()).toMatchObject({ status: 'success', headers: { 'x-gateway-prompt-version': '2' } });
+
+    const versions = await cli(['prompts', 'versions', 'cli-prompt']);
+    expect(versions.stdout).toMatch(/VERSION\s+CREATED\s+TEMPLATE/);
+    expect((await cli(['prompts', 'version', 'cli-prompt', '1', '--json'])).json().version).toBe(1);
+
+    const bad = await cli(['prompts', 'run', 'cli-prompt', '--variables', '{"tone": "calm"}']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('word');
+
+    expect((await cli(['prompts', 'delete', 'cli-prompt'])).stdout).toContain('Deleted prompt cli-prompt');
+    expect((await cli(['prompts', 'partials', 'delete', 'cli-tone'])).code).toBe(0);
+  });
+});

@@ -1,0 +1,488 @@
+/**
+ * Prompt completions through HTTP and the `openai` SDK against a real gateway and a fake provider: version
+ * selection, variables rendered literally, partials, strict variables, overrides, the envelope (validated
+ * against the OpenAI document), streaming, a fallback config behind a prompt, the log record, and the
+ * refusals of bad templates that store nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { expectError } from '../management/http.js';
+import { logsOf, traceHeaders } from '../routing/support.js';
+import {
+  admin,
+  chatTemplate,
+  complete,
+  fakeTarget,
+  lastBody,
+  lastUserContent,
+  promptClient,
+  type Admin,
+} from './support.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let api: Admin;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'prompts' });
+  gateway = await startGateway();
+  api = admin(gateway);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+async function createPrompt(body: Record<string, unknown>) {
+  const created = await api.post('/prompts', {
+    parameters: { model: 'gpt-4o-mini' },
+    config: fakeTarget(fake),
+    ...body,
+  });
+  expect(created.status, created.text).toBe(200);
+  return created.body as { id: string; slug: string; version: number };
+}
+
+describe('version selection', () => {
+  let id: string;
+  beforeAll(async () => {
+    ({ id } = await createPrompt({ slug: 'versions', string: chatTemplate('v1', 'Say {{word}}') }));
+    for (const system of ['v2', 'v3']) {
+      const next = await api.put('/prompts/versions', {
+        string: chatTemplate(system, 'Say {{word}}'),
+        parameters: { model: 'gpt-4o-mini' },
+        config: fakeTarget(fake),
+      });
+      expect(next.status, next.text).toBe(200);
+    }
+  });
+
+  const systemSent = () => (lastBody(fake).messages as Array<{ content: string }>)[0].content;
+
+  it('runs the published version without a suffix, the newest with @latest, version n with @n', async () => {
+    const published = await complete(gateway, 'versions', { variables: { word: 'hi' } });
+    expect(published.status, published.text).toBe(200);
+    expect(systemSent()).toBe('v1');
+    expect(published.body.headers['x-gateway-prompt-version']).toBe('1');
+
+    expect((await complete(gateway, 'versions@latest', { variables: { word: 'hi' } })).status).toBe(200);
+    expect(systemSent()).toBe('v3');
+    expect((await complete(gateway, `${id}@2`, { variables: { word: 'hi' } })).status).toBe(200);
+    expect(systemSent()).toBe('v2');
+  });
+
+  it('serves a newly published version at once', async () => {
+    expect((await api.put('/prompts/versions/publish', { version: 3 })).body.published_version).toBe(3);
+    const reply = await complete(gateway, id, { variables: { word: 'hi' } });
+    expect(reply.body.headers['x-gateway-prompt-version']).toBe('3');
+    expect(systemSent()).toBe('v3');
+    expect((await api.put('/prompts/versions/publish', { version: 1 })).status).toBe(200);
+  });
+
+  it('answers 404 naming an unknown prompt or version', async () => {
+    const calls = fake.requests.length;
+    const unknown = expectError(await complete(gateway, 'nope', { variables: {} }), 404, 'prompt_not_found');
+    expect(unknown.message).toContain('"nope"');
+    const version = expectError(
+      await complete(gateway, 'versions@9', { variables: { word: 'x' } }),
+      404,
+      'prompt_not_found',
+    );
+    expect(version.message).toContain('no version 9');
+    expectError(await complete(gateway, 'versions@first', { variables: {} }), 404, 'prompt_not_found');
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
+describe('variables', () => {
+  beforeAll(async () => {
+    await createPrompt({
+      slug: 'literal',
+      string: chatTemplate('You are {{persona.name}}.', 'Question: {{question}}'),
+    });
+  });
+
+  it('render literally: quotes, backslashes, newlines, Mustache syntax, unicode and markup', async () => {
+    const question =
+      'He said "hi"\\n\nthen: {{persona}} {{#x}}{{/x}} }}{{ ]}, {"role":"system"} — 日本語 😀 <b>&amp;</b>';
+    const reply = await complete(gateway, 'literal', {
+      variables: { question, persona: { name: 'Ada "the" <first>' } },
+    });
+    expect(reply.status, reply.text).toBe(200);
+    const sent = lastBody(fake).messages as Array<{ role: string; content: string }>;
+    expect(sent).toEqual([
+      { role: 'system', content: 'You are Ada "the" <first>.' },
+      { role: 'user', content: `Question: ${question}` },
+    ]);
+  });
+
+  it('a missing variable is a 400 naming it, and nobody is called', async () => {
+    const calls = fake.requests.length;
+    const error = expectError(
+      await complete(gateway, 'literal', { variables: { persona: { name: 'x' } } }),
+      400,
+      'invalid_variables',
+      'variables.question',
+    );
+    expect(error.message).toContain('"question" is missing');
+    expect(fake.requests.length).toBe(calls);
+  });
+
+  it('an unknown variable is a 400, unless the request allows it', async () => {
+    const variables = { question: 'q', persona: { name: 'x' }, extra: 'unused' };
+    const error = expectError(
+      await complete(gateway, 'literal', { variables }),
+      400,
+      'invalid_variables',
+      'variables.extra',
+    );
+    expect(error.message).toContain('allow_unknown_variables');
+    const allowed = await complete(gateway, 'literal', { variables, allow_unknown_variables: true });
+    expect(allowed.status, allowed.text).toBe(200);
+  });
+
+  it('an oversize variable is a 400 naming it', async () => {
+    expectError(
+      await complete(gateway, 'literal', {
+        variables: { question: 'x'.repeat(64 * 1024 + 1), persona: { name: 'x' } },
+      }),
+      400,
+      'invalid_variables',
+      'variables.question',
+    );
+  });
+
+  it('sections loop over lists and skip what is absent', async () => {
+    await createPrompt({
+      slug: 'sections',
+      string: chatTemplate('Rules:{{#rules}} - {{.}}{{/rules}}{{^rules}} none{{/rules}}', '{{q}}'),
+    });
+    await complete(gateway, 'sections', { variables: { q: 'a', rules: ['be "brief"', 'be kind'] } });
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe(
+      'Rules: - be "brief" - be kind',
+    );
+    await complete(gateway, 'sections', { variables: { q: 'a' } });
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('Rules: none');
+  });
+});
+
+describe('partials', () => {
+  it('include the published version, or the one named, and a new published version at once', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'tone', string: 'Be {{tone}}.' })).status).toBe(200);
+    const template = chatTemplate('{{>tone}} Sign as {{>sig@1}}', '{{q}}');
+    expectError(
+      await api.post('/prompts', { slug: 'with-partial', string: template, parameters: { model: 'm' } }),
+      400,
+      'invalid_prompt',
+    );
+    // A prompt is stored once every partial it names exists.
+    expect((await api.post('/prompts/partials', { slug: 'sig', string: 'the "team"' })).status).toBe(200);
+    // Included inside a JSON string, its quotes would end it: refused, naming the partial.
+    const quoted = expectError(
+      await api.post('/prompts', { slug: 'with-partial', string: template, parameters: { model: 'm' } }),
+      400,
+      'invalid_prompt',
+      'partials.sig@1',
+    );
+    expect(quoted.message).toContain('would close it');
+    expect((await api.put('/prompts/partials/sig', { string: 'the \\"team\\"' })).status).toBe(200);
+    expect((await api.put('/prompts/partials/sig/publish', { version: 2 })).status).toBe(200);
+    await createPrompt({
+      slug: 'with-partial',
+      string: chatTemplate('{{>tone}} Sign as {{>sig@2}}', '{{q}}'),
+    });
+    const system = () => (lastBody(fake).messages as Array<{ content: string }>)[0].content;
+
+    expect((await complete(gateway, 'with-partial', { variables: { q: 'x', tone: 'warm' } })).status).toBe(
+      200,
+    );
+    expect(system()).toBe('Be warm. Sign as the "team"');
+
+    // A partial's variables are required like the template's own.
+    expectError(
+      await complete(gateway, 'with-partial', { variables: { q: 'x' } }),
+      400,
+      'invalid_variables',
+      'variables.tone',
+    );
+
+    expect((await api.put('/prompts/partials/tone', { string: 'Be very {{tone}}.' })).body.version).toBe(2);
+    await complete(gateway, 'with-partial', { variables: { q: 'x', tone: 'warm' } });
+    expect(system()).toBe('Be warm. Sign as the "team"');
+    expect((await api.put('/prompts/partials/tone/publish', { version: 2 })).status).toBe(200);
+    expect((await api.put('/prompts/partials/sig', { string: 'nobody' })).status).toBe(200);
+    await api.put('/prompts/partials/sig/publish', { version: 3 });
+    await complete(gateway, 'with-partial', { variables: { q: 'x', tone: 'warm' } });
+    expect(system()).toBe('Be very warm. Sign as the "team"');
+  });
+
+  it('refuses a cycle between partials, and a partial that does not exist', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'loop-a', string: 'a' })).status).toBe(200);
+    expect((await api.post('/prompts/partials', { slug: 'loop-b', string: 'b {{>loop-a}}' })).status).toBe(
+      200,
+    );
+    const cycle = expectError(
+      await api.put('/prompts/partials/loop-a', { string: 'a {{>loop-b}}' }),
+      400,
+      'invalid_prompt',
+    );
+    expect(cycle.message).toContain('{{>loop-a}} → {{>loop-b}} → {{>loop-a}}');
+    expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
+    const missing = expectError(
+      await api.post('/prompts', { slug: 'no-partial', string: chatTemplate('{{>ghost}}', 'x') }),
+      400,
+      'invalid_prompt',
+    );
+    expect(missing.message).toContain('{{>ghost}}');
+  });
+});
+
+describe('the request', () => {
+  beforeAll(async () => {
+    await createPrompt({
+      slug: 'params',
+      string: chatTemplate('Be brief.', '{{q}}'),
+      parameters: { model: 'gpt-4o-mini', temperature: 0.2, max_tokens: 50, stream: true },
+    });
+  });
+
+  it('takes the version parameters, overridden by the body, and stream only from the body', async () => {
+    const reply = await complete(gateway, 'params', { variables: { q: 'x' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.2, max_tokens: 50 });
+    expect(lastBody(fake).stream).toBeUndefined();
+    await complete(gateway, 'params', { variables: { q: 'x' }, temperature: 1.5, model: 'gpt-4o', seed: 7 });
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o', temperature: 1.5, max_tokens: 50, seed: 7 });
+  });
+
+  it('refuses a bad override naming it, and messages, which come from the template', async () => {
+    expectError(
+      await complete(gateway, 'params', { variables: { q: 'x' }, temperature: 9 }),
+      400,
+      'invalid_body',
+      'temperature',
+    );
+    expectError(
+      await complete(gateway, 'params', { variables: { q: 'x' }, messages: [] }),
+      400,
+      'invalid_body',
+      'messages',
+    );
+    expectError(await complete(gateway, 'params', {}), 400, 'invalid_body', 'variables');
+  });
+
+  it('/render returns the request without calling a model', async () => {
+    const calls = fake.requests.length;
+    const rendered = await api.post('/prompts/params/render', { variables: { q: 'a "b"' }, top_p: 0.5 });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(rendered.body).toMatchObject({
+      object: 'prompt.render',
+      slug: 'params',
+      version: 1,
+      endpoint: '/v1/chat/completions',
+      body: {
+        model: 'gpt-4o-mini',
+        temperature: 0.2,
+        top_p: 0.5,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'a "b"' },
+        ],
+      },
+    });
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
+describe('the answer', () => {
+  let id: string;
+  beforeAll(async () => {
+    ({ id } = await createPrompt({ slug: 'answer', string: chatTemplate('Be brief.', 'Echo {{q}}') }));
+  });
+
+  it('is the envelope: status, headers, and a chat completion as the OpenAI document defines it', async () => {
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(`${gateway.url}/prompts/answer/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey, ...headers },
+      body: JSON.stringify({ variables: { q: 'this' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gateway-prompt-id')).toBe(id);
+    expect(response.headers.get('x-gateway-prompt-version')).toBe('1');
+    const envelope = (await response.json()) as {
+      status: string;
+      headers: Record<string, string>;
+      body: unknown;
+    };
+    expect(Object.keys(envelope)).toEqual(['status', 'headers', 'body']);
+    expect(envelope.status).toBe('success');
+    expect(envelope.headers).toMatchObject({
+      'x-gateway-prompt-id': id,
+      'x-gateway-prompt-version': '1',
+      'x-gateway-provider': 'openai',
+      'x-gateway-trace-id': traceId,
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', envelope.body);
+
+    // The log record names the prompt and its version.
+    const [record] = await logsOf(gateway, traceId, 1);
+    const log = await api.get(`/logs/${record.id}`);
+    expect(log.body).toMatchObject({ prompt_id: id, prompt_version: 1, endpoint: 'chat', status: 200 });
+    expect(log.body.path).toBe('/v1/prompts/answer/completions');
+  });
+
+  it('streams data-only server-sent events ending with [DONE]', async () => {
+    const response = await fetch(`${gateway.url}/prompts/answer@1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({ variables: { q: 'streamed words' }, stream: true }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(response.headers.get('x-gateway-prompt-version')).toBe('1');
+    const events = (await response.text()).split('\n\n').filter(Boolean);
+    expect(events.every((event) => event.startsWith('data: '))).toBe(true);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice(6)) as unknown);
+    for (const chunk of chunks) expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+  });
+
+  it('reaches the openai SDK with its base URL at the prompt', async () => {
+    const client = promptClient(gateway, 'answer');
+    // completions.create posts to {baseURL}/completions: the envelope, as it came.
+    const envelope = (await client.completions.create({
+      variables: { q: 'sdk' },
+    } as never)) as unknown as { status: string; body: unknown };
+    expect(envelope.status).toBe('success');
+    expectOpenAPIValid('CreateChatCompletionResponse', envelope.body);
+
+    // chat.completions.create posts to {baseURL}/chat/completions: the plain chat completion.
+    const completion = await client.chat.completions.create({
+      variables: { q: 'plain' },
+      temperature: 0.3,
+    } as never);
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(lastBody(fake).temperature).toBe(0.3);
+
+    const stream = await client.chat.completions.create({ variables: { q: 'a b c' }, stream: true } as never);
+    let text = '';
+    for await (const chunk of stream as unknown as AsyncIterable<{
+      choices: Array<{ delta: { content?: string } }>;
+    }>) {
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(text.length).toBeGreaterThan(0);
+  });
+});
+
+describe('routing behind a prompt', () => {
+  it('a stored fallback config behind a prompt falls back, and the log has the version', async () => {
+    const config = await api.post('/configs', {
+      slug: 'prompt-fallback',
+      config: {
+        strategy: { mode: 'fallback', on_status_codes: [503] },
+        targets: [fakeTarget(fake, { override_params: { model: 'fake-status-503' } }), fakeTarget(fake)],
+      },
+    });
+    expect(config.status, config.text).toBe(200);
+    const { id } = await createPrompt({
+      slug: 'fallback',
+      string: chatTemplate('Be brief.', '{{q}}'),
+      config: 'prompt-fallback',
+    });
+    const { traceId, headers } = traceHeaders();
+    const reply = await complete(gateway, 'fallback', { variables: { q: 'x' } }, headers);
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.headers['x-gateway-last-used-option-index']).toBe('targets[1]');
+    const records = await logsOf(gateway, traceId, 3);
+    expect(records.map((r) => [r.is_attempt, r.status, r.prompt_id, r.prompt_version])).toEqual(
+      expect.arrayContaining([
+        [false, 200, id, 1],
+        [true, 503, id, 1],
+        [true, 200, id, 1],
+      ]),
+    );
+  });
+
+  it("the request's own config wins over the version's", async () => {
+    await createPrompt({ slug: 'overridden', string: chatTemplate('x', '{{q}}'), config: fakeTarget(fake) });
+    const reply = await complete(
+      gateway,
+      'overridden',
+      { variables: { q: 'x' } },
+      {
+        'x-gateway-config': JSON.stringify(
+          fakeTarget(fake, { override_params: { model: 'fake-status-429' } }),
+        ),
+      },
+    );
+    expect(reply.status).toBe(429);
+  });
+
+  it('prompt_id targets: a fallback across prompts, each rendered from its own template', async () => {
+    await createPrompt({
+      slug: 'for-a',
+      string: chatTemplate('A', '{{goal}}'),
+      parameters: { model: 'fake-status-500' },
+    });
+    await createPrompt({
+      slug: 'for-b',
+      string: chatTemplate('B', 'Goal: {{goal}}'),
+      parameters: { model: 'gpt-4o-mini' },
+    });
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [500] },
+      targets: [{ prompt_id: 'for-a' }, { prompt_id: 'for-b@1' }],
+    };
+    const reply = await complete(
+      gateway,
+      'for-a',
+      { variables: { goal: 'fit "soon"' } },
+      {
+        'x-gateway-config': JSON.stringify(config),
+      },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o-mini' });
+    expect(lastUserContent(fake)).toBe('Goal: fit "soon"');
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('B');
+  });
+});
+
+describe('templates refused when stored, storing nothing', () => {
+  const cases: Array<[string, string, string, string?]> = [
+    ['invalid Mustache', chatTemplate('{{#open}}', 'x'), 'Mustache'],
+    ['a variable outside a string', '[{"role":"user","content":"x","name":{{who}}}]', 'inside a JSON string'],
+    ['an unescaped variable', chatTemplate('{{{raw}}}', 'x'), 'unescaped'],
+    ['JSON that is not messages', '{"role":"user"}', 'array of messages'],
+    ['invalid JSON', '[{"role":"user","content":"x"]', 'JSON messages'],
+    ['a message without a role', '[{"content":"{{q}}"}]', 'invalid messages', 'messages[0]'],
+  ];
+
+  it.each(cases)('%s', async (_name, string, message, param) => {
+    const reply = await api.post('/prompts', { slug: 'refused', string, parameters: { model: 'm' } });
+    const error = expectError(reply, 400, 'invalid_prompt');
+    expect(error.message).toContain(message);
+    if (param) expect(error.param).toContain(param);
+    expectError(await api.get('/prompts/refused'), 404, 'prompt_not_found');
+  });
+
+  it('bad parameters are named, and an update keeps the stored version', async () => {
+    expectError(
+      await api.post('/prompts', {
+        slug: 'refused',
+        string: chatTemplate('x', 'y'),
+        parameters: { temperature: 7 },
+      }),
+      400,
+      'invalid_body',
+      'parameters.temperature',
+    );
+    await createPrompt({ slug: 'kept', string: chatTemplate('x', '{{y}}') });
+    expectError(await api.put('/prompts/kept', { string: '[{{x}}]' }), 400, 'invalid_prompt');
+    expect((await api.get('/prompts/kept')).body.version).toBe(1);
+  });
+});

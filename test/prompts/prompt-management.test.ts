@@ -1,0 +1,205 @@
+/**
+ * /v1/prompts and /v1/prompts/partials through HTTP against a real gateway, on an SQLite file and on
+ * PostgreSQL: create (version 1, published), list with the name filter, get, new versions that are not
+ * published, publish, versions, soft delete, redaction of an inline config's credentials, workspace roles.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { call, expectError } from '../management/http.js';
+import { admin, chatTemplate, type Admin } from './support.js';
+
+const template = chatTemplate('You are {{role}}.', '{{question}}');
+const inlineConfig = { provider: 'openai', api_key: 'sk-secret-prompt-key-0001' };
+
+function promptRoutes(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let api: Admin;
+
+  beforeAll(async () => {
+    gateway = await start();
+    api = admin(gateway);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('creates version 1, published; PUT makes the next version, unpublished; publish names one', async () => {
+    const created = await api.post('/prompts', {
+      slug: 'support-answer',
+      name: 'Support answer',
+      string: template,
+      parameters: { model: 'gpt-4o-mini', temperature: 0.3 },
+      config: inlineConfig,
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'prompt',
+      id: expect.stringMatching(/^pmt_/),
+      slug: 'support-answer',
+      name: 'Support answer',
+      version: 1,
+      published_version: 1,
+      template_type: 'chat',
+      string: template,
+      parameters: { model: 'gpt-4o-mini', temperature: 0.3 },
+      config: { provider: 'openai', api_key: '[REDACTED]' },
+    });
+    const id = created.body.id as string;
+    expect(created.text).not.toContain('sk-secret-prompt-key');
+
+    for (const address of ['support-answer', id]) {
+      expect((await api.get(`/prompts/${address}`)).body).toEqual(created.body);
+    }
+
+    const next = await api.put(`/prompts/${id}`, {
+      slug: 'support-answer',
+      string: chatTemplate('You are {{role}}, briefly.', '{{question}}'),
+      parameters: { model: 'gpt-4o' },
+      virtual_key: 'main-openai',
+    });
+    expect(next.status, next.text).toBe(200);
+    expect(next.body).toMatchObject({ version: 2, published_version: 1, virtual_key: 'main-openai' });
+    expect(next.body.config).toBeUndefined();
+
+    const versions = await api.get('/prompts/support-answer/versions');
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+    expect(versions.body.data[0]).toMatchObject({ object: 'prompt.version', prompt_id: id, version: 1 });
+    expect(versions.text).not.toContain('sk-secret-prompt-key');
+    expect((await api.get('/prompts/support-answer/versions/2')).body).toMatchObject({
+      version: 2,
+      parameters: { model: 'gpt-4o' },
+    });
+    expectError(await api.get('/prompts/support-answer/versions/3'), 404, 'prompt_not_found', 'version');
+
+    expect((await api.put('/prompts/support-answer/publish', { version: 2 })).body).toMatchObject({
+      version: 2,
+      published_version: 2,
+    });
+    expectError(
+      await api.put('/prompts/support-answer/publish', { version: 7 }),
+      404,
+      'not_found',
+      'version',
+    );
+    expect((await api.get('/prompts/support-answer')).body.published_version).toBe(2);
+  });
+
+  it('lists prompts, filtered by name', async () => {
+    await api.post('/prompts', { slug: 'billing-faq', name: 'Billing FAQ', string: template });
+    const all = await api.get('/prompts');
+    expect(all.body.object).toBe('list');
+    expect(all.body.data.map((p: { slug: string }) => p.slug)).toEqual(
+      expect.arrayContaining(['support-answer', 'billing-faq']),
+    );
+    const filtered = await api.get('/prompts?name=billing');
+    expect(filtered.body.data.map((p: { slug: string }) => p.slug)).toEqual(['billing-faq']);
+  });
+
+  it('refuses what it cannot store, naming the field, and stores nothing', async () => {
+    expectError(
+      await api.post('/prompts', { slug: 'two-ways', string: template, virtual_key: 'a', config: 'b' }),
+      400,
+      'invalid_body',
+      'config',
+    );
+    expectError(
+      await api.post('/prompts', { slug: 'no-config', string: template, config: 'missing-config' }),
+      404,
+      'config_not_found',
+      'config',
+    );
+    expectError(
+      await api.post('/prompts', { slug: 'bad-config', string: template, config: { retry: { attemps: 1 } } }),
+      400,
+      'invalid_config',
+    );
+    expectError(
+      await api.post('/prompts', { slug: 'partials', string: template }),
+      400,
+      'invalid_body',
+      'slug',
+    );
+    expectError(await api.post('/prompts', { slug: 'support-answer', string: template }), 409, 'conflict');
+    expectError(
+      await api.put('/prompts/billing-faq', { slug: 'renamed', string: template }),
+      400,
+      'invalid_body',
+      'slug',
+    );
+    for (const slug of ['two-ways', 'no-config', 'bad-config']) {
+      expectError(await api.get(`/prompts/${slug}`), 404, 'prompt_not_found');
+    }
+  });
+
+  it('deletes softly: gone from every read, its slug free again', async () => {
+    const created = await api.post('/prompts', { slug: 'short-lived', string: template });
+    const deleted = await api.delete('/prompts/short-lived');
+    expect(deleted.body).toEqual({ object: 'prompt.deleted', id: created.body.id, deleted: true });
+    expectError(await api.get('/prompts/short-lived'), 404, 'prompt_not_found');
+    expectError(await api.delete('/prompts/short-lived'), 404, 'prompt_not_found');
+    expect((await api.post('/prompts', { slug: 'short-lived', string: template })).body.version).toBe(1);
+  });
+
+  it('keeps partials with versions of their own', async () => {
+    const created = await api.post('/prompts/partials', { slug: 'house-style', string: 'Plain words.' });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({
+      object: 'prompt.partial',
+      id: expect.stringMatching(/^ptl_/),
+      slug: 'house-style',
+      version: 1,
+      published_version: 1,
+      string: 'Plain words.',
+    });
+    const next = await api.put('/prompts/partials/house-style', { string: 'Plainer words.' });
+    expect(next.body).toMatchObject({ version: 2, published_version: 1, string: 'Plainer words.' });
+    expect(
+      (await api.put('/prompts/partials/house-style/publish', { version: 2 })).body.published_version,
+    ).toBe(2);
+    const versions = await api.get('/prompts/partials/house-style/versions');
+    expect(versions.body.data.map((v: { string: string }) => v.string)).toEqual([
+      'Plain words.',
+      'Plainer words.',
+    ]);
+    expect((await api.get('/prompts/partials/house-style/versions/1')).body.string).toBe('Plain words.');
+    expect((await api.get('/prompts/partials')).body.data.map((p: { slug: string }) => p.slug)).toContain(
+      'house-style',
+    );
+    expectError(
+      await api.post('/prompts/partials', { slug: 'raw', string: '{{{x}}}' }),
+      400,
+      'invalid_prompt',
+    );
+    expect((await api.delete('/prompts/partials/house-style')).body.deleted).toBe(true);
+    expectError(await api.get('/prompts/partials/house-style'), 404, 'not_found');
+  });
+
+  it('management needs an admin key; completions take a member key', async () => {
+    const member = await api.post('/api-keys', { name: 'member', role: 'member' });
+    const key = member.body.key as string;
+    expectError(await call(gateway.url, key, 'GET', '/prompts'), 403, 'forbidden');
+    expectError(
+      await call(gateway.url, key, 'POST', '/prompts', { slug: 'x', string: template }),
+      403,
+      'forbidden',
+    );
+    const rendered = await call(gateway.url, key, 'POST', '/prompts/billing-faq/render', {
+      variables: { role: 'r', question: 'q' },
+      model: 'gpt-4o-mini',
+    });
+    expect(rendered.status, rendered.text).toBe(200);
+  });
+}
+
+describe('/v1/prompts on SQLite', () => {
+  promptRoutes(() => startGateway());
+});
+
+describeWithPostgres('/v1/prompts on PostgreSQL', () => {
+  const schema = freshSchemaName('prompts_api');
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+  promptRoutes(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+});
