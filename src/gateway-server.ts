@@ -39,6 +39,8 @@ export async function createGatewayServer(
     pgSchema?: string;
     /** The steps every target runs (steps/index.ts DEFAULT_TARGET_STEPS when absent). */
     targetSteps?: readonly TargetStep[];
+    /** The rate-limit counters' clock (ms), when not their own: tests move time without waiting. */
+    rateLimitClock?: () => number;
   } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
@@ -81,6 +83,12 @@ export async function createGatewayServer(
     routing: createRoutingRuntime(state, {
       cacheMaxBytes: settings.cacheMaxBytes,
       targetSteps: options.targetSteps,
+      rateLimits: {
+        failMode: settings.rateLimitFailMode,
+        timeoutMs: settings.rateLimitTimeoutMs,
+        logger,
+        clock: options.rateLimitClock,
+      },
     }),
     observers: [
       createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),

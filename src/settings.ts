@@ -38,6 +38,10 @@ export interface Settings {
   cacheMaxBytes: number;
   /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
   hooksWebhookSecret: string | undefined;
+  /** When rate-limit counters cannot be reached: `open` lets calls through unchecked, `closed` answers 503. */
+  rateLimitFailMode: 'open' | 'closed';
+  /** How long a rate-limit check may wait for the counters before the fail mode applies, ms. */
+  rateLimitTimeoutMs: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -77,6 +81,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (policy !== 'private' && policy !== 'public') {
     throw new Error(`Setting GATEWAY_CUSTOM_HOST_POLICY must be "private" or "public", got "${policy}"`);
   }
+  const failMode = source.GATEWAY_RATE_LIMIT_FAIL_MODE || 'open';
+  if (failMode !== 'open' && failMode !== 'closed') {
+    throw new Error(`Setting GATEWAY_RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${failMode}"`);
+  }
   return {
     port: integer(source, 'PORT', 8787),
     host: source.HOST || '127.0.0.1',
@@ -98,5 +106,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
+    rateLimitFailMode: failMode,
+    rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
   };
 }

@@ -21,7 +21,7 @@ import {
 import type { Lookups } from './lookups.js';
 import { sequentialId } from './ids.js';
 import { performance } from 'node:perf_hooks';
-import { bearerToken, resolveRequestConfig } from './request-config.js';
+import { bearerToken, resolveRequestConfig, type StoredConfigRef } from './request-config.js';
 
 /** The key a call is made under: its tenant, for records, caches and lookups. */
 export type CallerKey = Pick<ApiKey, 'id' | 'organisation_id' | 'workspace_id'>;
@@ -30,6 +30,10 @@ export interface CallContext extends CallIdentity {
   apiKey: CallerKey;
   /** The config governing the call, validated. */
   config: GatewayConfig;
+  /** The stored config it came from, when `x-gateway-config` named one (rate-limit policies' `config`). */
+  storedConfig?: StoredConfigRef | undefined;
+  /** The stored prompt the call renders, for prompt completions (rate-limit policies' `prompt`). */
+  prompt?: { id: string; slug: string };
   /** true: answers carry only standard OpenAI fields (see docs/api.md). */
   strictCompat: boolean;
   /** The client's own provider key (`Authorization: Bearer`), for a target that has none of its own. */
@@ -55,7 +59,7 @@ export async function callContextFromRequest(
   how: { method: string; url: string },
 ): Promise<CallContext> {
   const { headers } = request;
-  const config = await resolveRequestConfig(headers, request.apiKey.workspace_id, lookups);
+  const { config, stored } = await resolveRequestConfig(headers, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,
@@ -70,6 +74,7 @@ export async function callContextFromRequest(
     cacheForceRefresh: request.cacheForceRefresh,
     signal: request.signal,
     config,
+    storedConfig: stored,
     strictCompat: strictCompatOf(config, headers),
     clientApiKey: bearerToken(headers),
     clientHeaders: headers,

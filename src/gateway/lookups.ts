@@ -1,6 +1,6 @@
 /**
  * Store reads on the hot path, through an in-memory cache: API keys, provider credentials, stored
- * configs and stored guardrails. The store announces every committed change (`store.onChange`, wired to
+ * configs, stored guardrails and a workspace's active rate-limit policies. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
  * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
  * if a message is lost.
@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type {
   ApiKey,
   ProviderCredential,
+  RateLimitPolicy,
   Store,
   StoreChange,
   StoredConfig,
@@ -31,6 +32,9 @@ export interface Lookups {
    * when the workspace has none by that name (never stored, or deleted). The answer is the cached
    * object itself, shared by every call: read it, never change it. */
   guardrailBySlug(workspaceId: string, slug: string): Promise<StoredGuardrail | undefined>;
+  /** The workspace's active rate-limit policies, oldest first. The answer is the cached array itself,
+   * shared by every call until a change of the workspace's policies replaces it: read it, never change it. */
+  rateLimitPolicies(workspaceId: string): Promise<readonly RateLimitPolicy[]>;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
   applyChange(change: StoreChange): void;
@@ -44,7 +48,10 @@ export function createLookups(
   publish: (event: InvalidationEvent) => void = () => undefined,
 ): Lookups {
   const keys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
-  const records = new LRUCache<string, Cached<ProviderCredential | StoredConfig | StoredGuardrail>>({
+  const records = new LRUCache<
+    string,
+    Cached<ProviderCredential | StoredConfig | StoredGuardrail | readonly RateLimitPolicy[]>
+  >({
     max: 10_000,
     ttl: ttlMs,
   });
@@ -93,6 +100,11 @@ export function createLookups(
       through(records, `${workspaceId}\u0000guardrail\u0000${slug}`, () =>
         store.getGuardrail(workspaceId, slug),
       ) as Promise<StoredGuardrail | undefined>,
+    rateLimitPolicies: async (workspaceId) =>
+      ((await through(records, `${workspaceId}\u0000rate-limits`, async () => {
+        const { data } = await store.listRateLimitPolicies({ workspace_id: workspaceId, status: 'active' });
+        return data;
+      })) as readonly RateLimitPolicy[] | undefined) ?? [],
     applyChange(change) {
       const event = invalidationFor(change);
       if (!event) return;

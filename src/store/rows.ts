@@ -14,6 +14,7 @@ import type {
   JobsTable,
   LogsTable,
   OrganisationsTable,
+  RateLimitPoliciesTable,
   WorkspacesTable,
 } from './schema.js';
 import type {
@@ -23,6 +24,7 @@ import type {
   Organisation,
   ProviderCredential,
   ProviderSecret,
+  RateLimitPolicy,
   StoredConfig,
   StoredConfigVersion,
   StoredGuardrail,
@@ -132,6 +134,23 @@ export function toGuardrailVersion(
     version: toNumber(row.version),
     guardrail,
     created_at: toNumber(row.created_at),
+  };
+}
+
+export function toRateLimitPolicy(row: Selectable<RateLimitPoliciesTable>): RateLimitPolicy {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    type: row.type as RateLimitPolicy['type'],
+    unit: row.unit as RateLimitPolicy['unit'],
+    value: toNumber(row.value),
+    status: row.status as RateLimitPolicy['status'],
+    conditions: parseJson(row.conditions) as RateLimitPolicy['conditions'],
+    group_by: parseJson(row.group_by) as RateLimitPolicy['group_by'],
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
   };
 }
 

@@ -91,6 +91,22 @@ export interface GuardrailVersionsTable {
   created_at: Int8;
 }
 
+export interface RateLimitPoliciesTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  type: string;
+  unit: string;
+  value: number | string;
+  status: string;
+  /** JSON text (0006_rate_limit_policies). */
+  conditions: string;
+  group_by: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 export interface LogsTable {
   id: string;
   created_at_ms: Int8;
@@ -155,6 +171,7 @@ export interface Database {
   config_versions: ConfigVersionsTable;
   guardrails: GuardrailsTable;
   guardrail_versions: GuardrailVersionsTable;
+  rate_limit_policies: RateLimitPoliciesTable;
   logs: LogsTable;
   jobs: JobsTable;
 }

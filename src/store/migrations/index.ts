@@ -7,12 +7,15 @@ import * as initial from './0001_initial.js';
 import * as jobs from './0002_jobs.js';
 import * as logHookResults from './0003_log_hook_results.js';
 import * as guardrails from './0004_guardrails.js';
+import * as rateLimitPolicies from './0006_rate_limit_policies.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_jobs': jobs,
   '0003_log_hook_results': logHookResults,
   '0004_guardrails': guardrails,
+  // 0005 is the prompts' migration (another branch); names only need to sort in the order they run.
+  '0006_rate_limit_policies': rateLimitPolicies,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -8,6 +8,7 @@ import { createGuardrailRepository } from './guardrails.js';
 import { createJobRepository } from './jobs.js';
 import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
+import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
 
 export function createRepositories(context: RepositoryContext): Repositories {
   return {
@@ -16,6 +17,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createCredentialRepository(context),
     ...createConfigRepository(context),
     ...createGuardrailRepository(context),
+    ...createRateLimitPolicyRepository(context),
     ...createLogRepository(context),
     jobs: createJobRepository(context),
   };

@@ -1,6 +1,6 @@
 /**
- * The management API: API keys, virtual keys, catalog providers, stored configs and guardrails, and
- * workspaces. Every
+ * The management API: API keys, virtual keys, catalog providers, stored configs and guardrails,
+ * rate-limit policies, and workspaces. Every
  * route here needs an admin key and works inside the caller's workspace (workspaces: its organisation).
  * The routes live in their own Fastify scope so the admin check applies to them and to nothing else.
  */
@@ -11,6 +11,7 @@ import { registerApiKeyRoutes } from './api-keys.js';
 import { registerConfigRoutes } from './configs.js';
 import { CREDENTIAL_ROUTES, registerCredentialRoutes } from './credentials.js';
 import { registerGuardrailRoutes } from './guardrails.js';
+import { registerRateLimitPolicyRoutes } from './rate-limit-policies.js';
 import { registerWorkspaceRoutes } from './workspaces.js';
 
 export async function registerManagementRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -24,6 +25,7 @@ export async function registerManagementRoutes(app: FastifyInstance, deps: Gatew
     for (const routes of CREDENTIAL_ROUTES) await registerCredentialRoutes(scope, deps, routes);
     await registerConfigRoutes(scope, deps);
     await registerGuardrailRoutes(scope, deps);
+    await registerRateLimitPolicyRoutes(scope, deps);
     await registerWorkspaceRoutes(scope, deps);
   });
 }
