@@ -92,6 +92,8 @@ export class HttpSink implements CallSink {
       ...(this.reply.getHeaders() as Record<string, string>),
       ...routeHeaders(this.state),
       ...forwardableHeaders(answer.headers),
+      // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
+      ...this.state.rateLimitHeaders,
       'content-type': 'application/json; charset=utf-8',
     });
     this.res.end(this.codec.answer(answer));
@@ -118,6 +120,7 @@ export class HttpSink implements CallSink {
     reply.header(ERROR_SOURCE_HEADER, error instanceof ProviderError ? 'provider' : 'gateway');
     if (error instanceof ProviderError) {
       reply.headers(forwardableHeaders(error.headers));
+      if (this.state.rateLimitHeaders) reply.headers(this.state.rateLimitHeaders);
       if (error.retryAfterMs !== undefined)
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
     } else if (error instanceof GatewayError) {

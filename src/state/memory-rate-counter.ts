@@ -1,46 +1,54 @@
 /**
- * Rate counters in process memory, for a single gateway node: each counter's TAT in an LRU bounded in
- * size, its entry kept until the counter is full again. JavaScript runs one `take` at a time, so a take
- * over several counters is atomic without more.
+ * Rate counters in process memory, for a single gateway node: each counter's meter in an LRU bounded in
+ * size, kept until the bucket has drained. JavaScript runs one `take` at a time, so a take over several
+ * counters is atomic without more.
  */
 import { LRUCache } from 'lru-cache';
-import { gcraAdjusted, gcraReading, type RateCounter, type RateTakeResult } from './rate-counter.js';
+import {
+  drainMs,
+  meterAdjusted,
+  meterTake,
+  type Meter,
+  type RateCounter,
+  type RateTakeResult,
+} from './rate-counter.js';
 
 export class MemoryRateCounter implements RateCounter {
   readonly kind = 'memory' as const;
-  private readonly tats: LRUCache<string, number>;
+  private readonly meters: LRUCache<string, Meter>;
 
   constructor(
     private readonly clock: () => number = Date.now,
     maxCounters = 100_000,
   ) {
-    this.tats = new LRUCache<string, number>({ max: maxCounters });
+    this.meters = new LRUCache<string, Meter>({ max: maxCounters });
   }
 
   async take(takes: Parameters<RateCounter['take']>[0], now = this.clock()): Promise<RateTakeResult> {
-    const decisions = takes.map((take) => gcraReading(this.tats.get(take.key), now, take));
+    const decisions = takes.map((take) => meterTake(this.meters.get(take.key), now, take));
     const refused: number[] = [];
     decisions.forEach((decision, i) => {
       if (!decision.admitted) refused.push(i);
     });
     if (refused.length === 0) {
-      decisions.forEach((decision, i) =>
-        this.tats.set(takes[i].key, decision.tat, { ttl: ttlOf(decision.tat, now) }),
-      );
+      decisions.forEach((decision, i) => this.store(takes[i], decision.level, now));
     }
     return { admitted: refused.length === 0, readings: decisions.map((d) => d.reading), refused };
   }
 
   async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now = this.clock()): Promise<void> {
-    for (const adjust of adjusts) {
-      const next = gcraAdjusted(this.tats.get(adjust.key), now, adjust);
-      if (next === undefined) this.tats.delete(adjust.key);
-      else this.tats.set(adjust.key, next, { ttl: ttlOf(next, now) });
-    }
+    for (const adjust of adjusts)
+      this.store(adjust, meterAdjusted(this.meters.get(adjust.key), now, adjust), now);
   }
-}
 
-/** The entry lives until its counter is full again (on the real clock; a stale entry reads as full). */
-function ttlOf(tat: number, now: number): number {
-  return Math.max(1, Math.ceil(tat - now));
+  /** The entry lives until its bucket has drained (on the real clock; a stale entry drains to empty). */
+  private store(counter: { key: string; periodMs: number; limit: number }, level: number, now: number): void {
+    if (level <= 0) this.meters.delete(counter.key);
+    else
+      this.meters.set(
+        counter.key,
+        { level, at: now },
+        { ttl: drainMs(level, counter.periodMs, counter.limit) },
+      );
+  }
 }

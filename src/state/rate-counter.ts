@@ -1,12 +1,13 @@
 /**
- * Rate counters for rate-limit policies: GCRA (the generic cell rate algorithm), one number per counter.
+ * Rate counters for rate-limit policies: GCRA (the generic cell rate algorithm), kept in its "leaky bucket
+ * as a meter" form — per counter, the units in the bucket and when that was true.
  *
- * A counter of `limit` units per `periodMs` keeps a theoretical arrival time, TAT: the moment its bucket
- * would be full again. Each unit moves it `periodMs / limit` later; a call is admitted while
- * `max(TAT, now) + need × interval − now ≤ periodMs`, i.e. while the bucket has `need` units of room. So
- * `limit` units fit at once and room comes back continuously, one unit every interval: nothing ever
- * admits more than `limit` units within any `periodMs` of a full bucket, and a refused caller waits for
- * one interval's room, not for the end of a window.
+ * A counter of `limit` units per `periodMs` drains continuously, `limit` units per period. A call is
+ * admitted while the bucket has `need` units of room (`level + need ≤ limit`), and then adds `cost`. So
+ * `limit` units fit at once, and room comes back steadily, one unit every `periodMs / limit`: no more than
+ * `limit` units are ever admitted from a full bucket at once, and a refused caller waits for one unit's
+ * room, not for the end of a window. Kept in units (not as a theoretical arrival time), a policy whose
+ * `value` changes applies the new limit to what was used at once.
  *
  * `take` checks and charges several counters as one atomic step (all or none: the policies that met one
  * call), on one node (memory) or on every node together (Redis, one Lua script). `adjust` moves a counter
@@ -54,46 +55,64 @@ export interface RateCounter {
   adjust(adjusts: readonly RateAdjust[], now?: number): Promise<void>;
 }
 
+/** A counter's state: `level` units in the bucket at time `at` (ms). */
+export interface Meter {
+  level: number;
+  at: number;
+}
+
+/** Float slack in comparisons, far below one unit. */
+const EPSILON = 1e-9;
+
+/** The units in the bucket at `now`, after draining since `meter.at`. */
+export function levelAt(meter: Meter | undefined, now: number, periodMs: number, limit: number): number {
+  if (!meter) return 0;
+  const drained = (Math.max(0, now - meter.at) * limit) / periodMs;
+  return Math.max(0, meter.level - drained);
+}
+
 /** One counter's decision, pure: what both implementations compute (the Lua script is its twin). */
-export function gcraReading(
-  tat: number | undefined,
+export function meterTake(
+  meter: Meter | undefined,
   now: number,
   take: Pick<RateTake, 'periodMs' | 'limit' | 'need' | 'cost'>,
-): { admitted: boolean; tat: number; reading: RateReading } {
-  const interval = take.periodMs / take.limit;
-  const from = tat === undefined || tat < now ? now : tat;
-  const needed = from + take.need * interval - now;
-  if (needed > take.periodMs) {
+): { admitted: boolean; level: number; reading: RateReading } {
+  const { periodMs, limit } = take;
+  const unitMs = periodMs / limit;
+  const level = levelAt(meter, now, periodMs, limit);
+  if (level + take.need > limit + EPSILON) {
     return {
       admitted: false,
-      tat: from,
+      level,
       reading: {
-        remaining: roomOf(from, now, take.periodMs, interval),
-        resetMs: from - now,
-        retryAfterMs: needed - take.periodMs,
+        remaining: roomOf(level, limit),
+        resetMs: level * unitMs,
+        retryAfterMs: (level + take.need - limit) * unitMs,
       },
     };
   }
-  const next = from + take.cost * interval;
+  const next = level + take.cost;
   return {
     admitted: true,
-    tat: next,
-    reading: { remaining: roomOf(next, now, take.periodMs, interval), resetMs: next - now, retryAfterMs: 0 },
+    level: next,
+    reading: { remaining: roomOf(next, limit), resetMs: next * unitMs, retryAfterMs: 0 },
   };
 }
 
-/** A counter's TAT after `adjust`; undefined when the counter is back to full (its key may go). */
-export function gcraAdjusted(
-  tat: number | undefined,
+/** A counter's level after `adjust`; 0 means empty (its key may go). */
+export function meterAdjusted(
+  meter: Meter | undefined,
   now: number,
   adjust: Pick<RateAdjust, 'periodMs' | 'limit' | 'units'>,
-): number | undefined {
-  const interval = adjust.periodMs / adjust.limit;
-  const from = tat === undefined || tat < now ? now : tat;
-  const next = from + adjust.units * interval;
-  return next > now ? next : undefined;
+): number {
+  return Math.max(0, levelAt(meter, now, adjust.periodMs, adjust.limit) + adjust.units);
 }
 
-function roomOf(tat: number, now: number, periodMs: number, interval: number): number {
-  return Math.max(0, Math.floor((periodMs - (tat - now)) / interval + 1e-9));
+/** How long a counter at `level` takes to drain empty: its key's lifetime. */
+export function drainMs(level: number, periodMs: number, limit: number): number {
+  return Math.max(1, Math.ceil((level * periodMs) / limit));
+}
+
+function roomOf(level: number, limit: number): number {
+  return Math.max(0, Math.floor(limit - level + EPSILON));
 }

@@ -2,53 +2,66 @@
  * Rate counters in Redis, shared by every gateway node: each `take` and `adjust` is one Lua script, so
  * the check and the charge of every counter a call meets happen as one step that no other node's call
  * can interleave with. Time is Redis's own clock (`TIME`), one clock for every node, unless the caller
- * hands in `now` (tests inject time). TATs are kept as milliseconds with three decimals.
+ * hands in `now` (tests inject time). A counter is the string `<level>,<at ms>`, expiring once drained.
  */
-import { gcraReading, type RateCounter, type RateTakeResult } from './rate-counter.js';
+import { meterTake, type Meter, type RateCounter, type RateTakeResult } from './rate-counter.js';
 import type { ScriptingState } from './types.js';
 
-const CLOCK = `
+/** `now`, and the level of a key at `now` (the twin of rate-counter.ts `levelAt`). */
+const PRELUDE = `
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local function level_of(key, period, limit)
+  local stored = redis.call('GET', key)
+  if not stored then return 0 end
+  local level, at = string.match(stored, '^([^,]+),(.+)$')
+  local drained = math.max(0, now - tonumber(at)) * limit / period
+  return math.max(0, tonumber(level) - drained)
+end
+local function store(key, level, period, limit)
+  if level <= 0 then
+    redis.call('DEL', key)
+  else
+    local ttl = math.max(1, math.ceil(level * period / limit))
+    redis.call('SET', key, string.format('%.9f,%.3f', level, now), 'PX', ttl)
+  end
 end`;
 
-const TAKE = `${CLOCK}
+/** Reads every counter, then charges them all only if each had room. Answers `now`, then for each counter
+ * the level it read and whether it had room (1) or not (0). */
+const TAKE = `${PRELUDE}
 local results = {string.format('%.3f', now)}
-local nexts = {}
+local levels = {}
 local admitted = true
 for i = 1, #KEYS do
   local base = 1 + (i - 1) * 4
-  local period = tonumber(ARGV[base + 1])
-  local interval = period / tonumber(ARGV[base + 2])
-  local need = tonumber(ARGV[base + 3])
-  local cost = tonumber(ARGV[base + 4])
-  local tat = tonumber(redis.call('GET', KEYS[i]))
-  if not tat or tat < now then tat = now end
-  if tat + need * interval - now > period then admitted = false end
-  nexts[i] = tat + cost * interval
-  results[i + 1] = string.format('%.3f', tat)
+  local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  local level = level_of(KEYS[i], period, limit)
+  local room = 1
+  if level + tonumber(ARGV[base + 3]) > limit + 1e-9 then
+    admitted = false
+    room = 0
+  end
+  levels[i] = level
+  results[2 * i] = string.format('%.9f', level)
+  results[2 * i + 1] = room
 end
 if admitted then
   for i = 1, #KEYS do
-    redis.call('SET', KEYS[i], string.format('%.3f', nexts[i]), 'PX', math.max(1, math.ceil(nexts[i] - now)))
+    local base = 1 + (i - 1) * 4
+    store(KEYS[i], levels[i] + tonumber(ARGV[base + 4]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]))
   end
 end
 return results`;
 
-const ADJUST = `${CLOCK}
+const ADJUST = `${PRELUDE}
 for i = 1, #KEYS do
   local base = 1 + (i - 1) * 3
-  local interval = tonumber(ARGV[base + 1]) / tonumber(ARGV[base + 2])
-  local tat = tonumber(redis.call('GET', KEYS[i]))
-  if not tat or tat < now then tat = now end
-  local next = tat + tonumber(ARGV[base + 3]) * interval
-  if next > now then
-    redis.call('SET', KEYS[i], string.format('%.3f', next), 'PX', math.max(1, math.ceil(next - now)))
-  else
-    redis.call('DEL', KEYS[i])
-  end
+  local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  store(KEYS[i], level_of(KEYS[i], period, limit) + tonumber(ARGV[base + 3]), period, limit)
 end
 return 1`;
 
@@ -65,14 +78,15 @@ export class RedisRateCounter implements RateCounter {
       takes.map((take) => take.key),
       args,
     )) as string[];
-    // The script read every counter before it charged any: the same decision, read back here.
+    // The script decided; its readings (room left, reset, retry) are worked out here from the levels it read.
     const at = Number(reply[0]);
-    const decisions = takes.map((take, i) => gcraReading(Number(reply[i + 1]), at, take));
     const refused: number[] = [];
-    decisions.forEach((decision, i) => {
-      if (!decision.admitted) refused.push(i);
+    const readings = takes.map((take, i) => {
+      if (Number(reply[2 * i + 2]) === 0) refused.push(i);
+      const meter: Meter = { level: Number(reply[2 * i + 1]), at };
+      return meterTake(meter, at, take).reading;
     });
-    return { admitted: refused.length === 0, readings: decisions.map((d) => d.reading), refused };
+    return { admitted: refused.length === 0, readings, refused };
   }
 
   async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now?: number): Promise<void> {
