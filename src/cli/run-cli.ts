@@ -9,11 +9,14 @@ import { providersCommand, virtualKeysCommand } from './commands/credentials.js'
 import { guardrailsCommand } from './commands/guardrails.js';
 import { keysCommand } from './commands/keys.js';
 import { logsCommand } from './commands/logs.js';
+import { rateLimitsCommand } from './commands/rate-limits.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('gateway')
-    .description('Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails and logs')
+    .description(
+      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, rate limits and logs',
+    )
     .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
     .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
     .option('--json', 'print the API response as JSON')
@@ -26,6 +29,7 @@ function buildProgram(io: CliIo): Command {
     providersCommand(io),
     configsCommand(io),
     guardrailsCommand(io),
+    rateLimitsCommand(io),
     logsCommand(io),
   ]) {
     // Subcommands inherit the overrides so their errors also come back here instead of exiting.
