@@ -8,10 +8,15 @@ export interface Args {
   build: boolean;
   gateway: boolean;
   gatewayEntry: string;
+  /** Run the gateway with this REDIS_URL (shared state, rate-limit counters), under a prefix of its own. */
+  redis?: string;
+  /** Rate-limit policies (the POST /v1/policies/rate-limits body, or an array of them) created before measuring. */
+  rateLimitPolicies?: Record<string, unknown>[];
 }
 
 const KNOWN =
-  "--mode latency|saturation, --quick, --config '<json>', --build, --no-gateway, --gateway-entry <file>";
+  "--mode latency|saturation, --quick, --config '<json>', --redis <url>, --rate-limit-policy '<json>', " +
+  '--build, --no-gateway, --gateway-entry <file>';
 
 export function parseArgs(argv: string[], repoRoot: string): Args {
   const args: Args = {
@@ -29,6 +34,8 @@ export function parseArgs(argv: string[], repoRoot: string): Args {
     else if (a === '--config') args.config = argv[++i];
     else if (a === '--gateway-entry') args.gatewayEntry = path.resolve(argv[++i] ?? '');
     else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a === '--redis') args.redis = argv[++i];
+    else if (a === '--rate-limit-policy') args.rateLimitPolicies = [JSON.parse(argv[++i] ?? '')].flat();
     else if (a === '--mode' || a.startsWith('--mode=')) {
       const mode = a === '--mode' ? argv[++i] : a.slice('--mode='.length);
       if (mode !== 'latency' && mode !== 'saturation') throw new Error(`unknown mode ${mode} (${KNOWN})`);

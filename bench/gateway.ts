@@ -56,6 +56,10 @@ export async function startGateway(
         GATEWAY_DATA_DIR: dataDir,
         GATEWAY_ADMIN_KEY: adminKey,
         LOG_LEVEL: 'warn',
+        ...(args.redis !== undefined && {
+          REDIS_URL: args.redis,
+          GATEWAY_REDIS_PREFIX: `bench:${randomBytes(4).toString('hex')}:`,
+        }),
       },
       port,
       nodeFlags,
@@ -75,6 +79,12 @@ export async function startGateway(
     path: '/v1/chat/completions',
     headers: { 'x-gateway-api-key': adminKey, authorization: 'Bearer sk-bench', ...routing },
   };
+  const policyProblem = await createPolicies(target, args.rateLimitPolicies ?? []);
+  if (policyProblem) {
+    await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    return { reason: `a rate-limit policy was refused: ${policyProblem}` };
+  }
   // One real request first: a gateway that answers /health but not chat is reported, not benchmarked.
   const probe = await checkTarget(target);
   if (probe) {
@@ -89,6 +99,26 @@ const tail = (child: Child) => {
   const t = child.stderrTail().trim();
   return t ? `\n  gateway stderr: ${t.slice(-1500)}` : '';
 };
+
+/** Creates the bench's rate-limit policies (`--rate-limit-policy`) with the admin key; a problem, if any. */
+async function createPolicies(
+  target: Target,
+  policies: Record<string, unknown>[],
+): Promise<string | undefined> {
+  for (const policy of policies) {
+    const res = await fetch(`${target.origin}/v1/policies/rate-limits`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': target.headers['x-gateway-api-key'],
+      },
+      body: JSON.stringify(policy),
+    });
+    if (res.status !== 200) return `HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`;
+    console.log(`rate-limit policy ${((await res.json()) as { id: string }).id}: ${JSON.stringify(policy)}`);
+  }
+  return undefined;
+}
 
 /** Undefined when the target answers a chat request with the fake's reply, else what went wrong. */
 export async function checkTarget(target: Target): Promise<string | undefined> {

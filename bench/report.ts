@@ -35,6 +35,10 @@ export interface BenchReport {
     gatewayHeaders: 'provider' | 'config';
     /** The `--config` JSON, as given (with `{{UPSTREAM}}`). */
     gatewayConfig?: string;
+    /** The gateway ran with `--redis` (shared state and rate-limit counters in Redis). */
+    redis?: boolean;
+    /** The `--rate-limit-policy` policies created before measuring. */
+    rateLimitPolicies?: Record<string, unknown>[];
   };
   latencyMs: Per<Distribution>;
   addedLatencyMs: { bare?: { p50: number; p99: number }; gateway?: { p50: number; p99: number } };

@@ -4,7 +4,8 @@
 // proxy pinned to a core of its own and loaded until that core is full; the default, --mode latency, is
 // the run below), --quick (smoke run), --config '<json>' (send x-gateway-config instead of provider
 // headers; `{{UPSTREAM}}` in it becomes the fake's /v1 URL), --build (run the production build first),
-// --no-gateway, --gateway-entry <file> (another build's main.js).
+// --no-gateway, --gateway-entry <file> (another build's main.js), --redis <url> (the gateway's REDIS_URL,
+// under a key prefix of its own), --rate-limit-policy '<json>' (a policy created before measuring).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
       throughputUpstreamLatencyMs: THROUGHPUT_UPSTREAM_LATENCY_MS,
       gatewayHeaders: args.config !== undefined ? 'config' : 'provider',
       ...(args.config !== undefined ? { gatewayConfig: args.config } : {}),
+      ...(args.redis !== undefined ? { redis: true } : {}),
+      ...(args.rateLimitPolicies ? { rateLimitPolicies: args.rateLimitPolicies } : {}),
     },
     latencyMs: {},
     addedLatencyMs: {},

@@ -45,6 +45,8 @@ export interface SaturationReport {
     ttfbRequests: number;
     gatewayHeaders: 'provider' | 'config';
     gatewayConfig?: string;
+    redis?: boolean;
+    rateLimitPolicies?: Record<string, unknown>[];
   };
   rounds: SaturationRound[];
   /** Per target, the median of each field over its rounds. */

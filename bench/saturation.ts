@@ -148,6 +148,8 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
       ttfbRequests: s.ttfb,
       gatewayHeaders: args.config !== undefined ? 'config' : 'provider',
       ...(args.config !== undefined ? { gatewayConfig: args.config } : {}),
+      ...(args.redis !== undefined ? { redis: true } : {}),
+      ...(args.rateLimitPolicies ? { rateLimitPolicies: args.rateLimitPolicies } : {}),
     },
     rounds: [],
     median: {},

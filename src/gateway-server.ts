@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { GatewayDeps } from './gateway/deps.js';
+import type { RateLimitStats } from './gateway/pipeline-types.js';
 import { createRedisInvalidationBus, type InvalidationBus } from './gateway/invalidation.js';
 import { createHookRuntime } from './gateway/hooks/check-services.js';
 import { runJudge } from './gateway/hooks/judge-call.js';
@@ -42,6 +43,8 @@ export async function createGatewayServer(
     pgSchema?: string;
     /** The steps every target runs (steps/index.ts DEFAULT_TARGET_STEPS when absent). */
     targetSteps?: readonly TargetStep[];
+    /** The rate-limit counters' clock (ms), when not their own: tests move time without waiting. */
+    rateLimitClock?: () => number;
   } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
@@ -92,6 +95,12 @@ export async function createGatewayServer(
     routing: createRoutingRuntime(state, {
       cacheMaxBytes: settings.cacheMaxBytes,
       targetSteps: options.targetSteps,
+      rateLimits: {
+        failMode: settings.rateLimitFailMode,
+        timeoutMs: settings.rateLimitTimeoutMs,
+        logger,
+        clock: options.rateLimitClock,
+      },
     }),
     observers: [
       createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),
@@ -100,6 +109,12 @@ export async function createGatewayServer(
     metrics,
     hooks: createHookRuntime(settings, runJudge),
   };
+  metrics?.countsFrom(
+    'gateway_rate_limit_decisions_total',
+    'Rate-limit policy checks since start: checked, refused (429), unavailable counters and what came of them.',
+    'decision',
+    () => rateLimitDecisions(deps.routing.rateLimits.stats),
+  );
   const app = await buildApp(deps);
   let closing: Promise<void> | undefined;
   return {
@@ -133,5 +148,16 @@ export async function createGatewayServer(
       })();
       return closing;
     },
+  };
+}
+
+function rateLimitDecisions(stats: RateLimitStats): Record<string, number> {
+  return {
+    checked: stats.checked,
+    refused: stats.refused,
+    unavailable: stats.unavailable,
+    admitted_unchecked: stats.admittedUnchecked,
+    refused_unavailable: stats.refusedUnavailable,
+    settle_failures: stats.settleFailures,
   };
 }

@@ -44,6 +44,10 @@ export interface Settings {
   metricsToken: string | undefined;
   /** Log records older than this many days are deleted in the background; 0 keeps them forever. */
   logRetentionDays: number;
+  /** When rate-limit counters cannot be reached: `open` lets calls through unchecked, `closed` answers 503. */
+  rateLimitFailMode: 'open' | 'closed';
+  /** How long a rate-limit check may wait for the counters before the fail mode applies, ms. */
+  rateLimitTimeoutMs: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -83,6 +87,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (policy !== 'private' && policy !== 'public') {
     throw new Error(`Setting GATEWAY_CUSTOM_HOST_POLICY must be "private" or "public", got "${policy}"`);
   }
+  const failMode = source.GATEWAY_RATE_LIMIT_FAIL_MODE || 'open';
+  if (failMode !== 'open' && failMode !== 'closed') {
+    throw new Error(`Setting GATEWAY_RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${failMode}"`);
+  }
   return {
     port: integer(source, 'PORT', 8787),
     host: source.HOST || '127.0.0.1',
@@ -107,5 +115,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
     metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,
     logRetentionDays: integer(source, 'GATEWAY_LOG_RETENTION_DAYS', 0),
+    rateLimitFailMode: failMode,
+    rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
   };
 }

@@ -10,12 +10,13 @@ import { guardrailsCommand } from './commands/guardrails.js';
 import { promptsCommand } from './commands/prompts.js';
 import { keysCommand } from './commands/keys.js';
 import { logsCommand } from './commands/logs.js';
+import { rateLimitsCommand } from './commands/rate-limits.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('gateway')
     .description(
-      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts and logs',
+      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits and logs',
     )
     .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
     .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
@@ -30,6 +31,7 @@ function buildProgram(io: CliIo): Command {
     configsCommand(io),
     guardrailsCommand(io),
     promptsCommand(io),
+    rateLimitsCommand(io),
     logsCommand(io),
   ]) {
     // Subcommands inherit the overrides so their errors also come back here instead of exiting.

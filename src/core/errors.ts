@@ -12,6 +12,8 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'timeout_error'
   | 'api_error'
+  /** A rate-limit policy of the gateway refused the call (its `code` names the policy). */
+  | 'rate_limit_exceeded'
   /** A hook with `deny` failed: the call was refused before, or its answer withheld after, the provider. */
   | 'hooks_failed';
 
@@ -44,6 +46,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_exceeded' },
   // 446: the status the seed's users know for a request denied by its hooks.
   hooks_failed: { status: 446, type: 'hooks_failed' },
   internal_error: { status: 500, type: 'api_error' },
@@ -51,6 +54,8 @@ export const ERROR_CODES = {
   upstream_invalid_response: { status: 502, type: 'api_error' },
   circuit_open: { status: 503, type: 'api_error' },
   shutting_down: { status: 503, type: 'api_error' },
+  /** The shared rate counters cannot be reached and GATEWAY_RATE_LIMIT_FAIL_MODE is `closed`. */
+  rate_limit_unavailable: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

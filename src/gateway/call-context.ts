@@ -21,7 +21,7 @@ import {
 import type { Lookups } from './lookups.js';
 import { sequentialId } from './ids.js';
 import { performance } from 'node:perf_hooks';
-import { bearerToken, resolveRequestConfig } from './request-config.js';
+import { bearerToken, resolveRequestConfig, type StoredConfigRef } from './request-config.js';
 
 /** The key a call is made under: its tenant, for records, caches and lookups. */
 export type CallerKey = Pick<ApiKey, 'id' | 'organisation_id' | 'workspace_id'>;
@@ -30,6 +30,8 @@ export interface CallContext extends CallIdentity {
   apiKey: CallerKey;
   /** The config governing the call, validated. */
   config: GatewayConfig;
+  /** The stored config it came from, when `x-gateway-config` named one (rate-limit policies' `config`). */
+  storedConfig?: StoredConfigRef | undefined;
   /** true: answers carry only standard OpenAI fields (see docs/api.md). */
   strictCompat: boolean;
   /** The client's own provider key (`Authorization: Bearer`), for a target that has none of its own. */
@@ -40,13 +42,14 @@ export interface CallContext extends CallIdentity {
   /** How the call came in: the method and the path and query under which it is recorded. */
   method: string;
   url: string;
-  /** The stored prompt a prompt completion runs (its id) and the version it runs: recorded in the log
-   * and reported in the answer's headers. */
+  /** The stored prompt a prompt completion runs and the version it runs: recorded in the log, reported in
+   * the answer's headers, and matched by rate-limit policies' `prompt` (id or slug). */
   prompt?: PromptRef;
 }
 
 export interface PromptRef {
   id: string;
+  slug: string;
   version: number;
 }
 
@@ -68,7 +71,7 @@ export async function callContextFromRequest(
   configHeaders: IncomingHttpHeaders = request.headers,
 ): Promise<CallContext> {
   const { headers } = request;
-  const config = await resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
+  const { config, stored } = await resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,
@@ -83,6 +86,7 @@ export async function callContextFromRequest(
     cacheForceRefresh: request.cacheForceRefresh,
     signal: request.signal,
     config,
+    storedConfig: stored,
     strictCompat: strictCompatOf(config, headers),
     clientApiKey: bearerToken(headers),
     clientHeaders: headers,

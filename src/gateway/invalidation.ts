@@ -1,6 +1,6 @@
 /**
  * Cross-node cache invalidation. A change committed through one node's store (a key revoked, a virtual
- * key, config, guardrail, prompt or partial changed) is published on a Redis channel; every node drops the matching
+ * key, config, guardrail, prompt, partial or rate-limit policy changed) is published on a Redis channel; every node drops the matching
  * entries of its in-memory lookup cache at once instead of waiting for their TTL.
  */
 import type { StoreChange } from '../store/types.js';
@@ -8,8 +8,8 @@ import type { StoreChange } from '../store/types.js';
 export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
 
 /** What a store change makes stale in the lookup caches: every cached API key (they are cached by
- * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts and
- * partials. */
+ * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts,
+ * partials and rate-limit policies. */
 export function invalidationFor(change: StoreChange): InvalidationEvent | undefined {
   switch (change.resource) {
     case 'api_key':
@@ -19,6 +19,7 @@ export function invalidationFor(change: StoreChange): InvalidationEvent | undefi
     case 'guardrail':
     case 'prompt':
     case 'prompt_partial':
+    case 'rate_limit_policy':
       return { kind: 'workspace', workspaceId: change.workspace_id };
     case 'workspace':
       return undefined;

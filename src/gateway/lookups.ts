@@ -1,6 +1,6 @@
 /**
  * Store reads on the hot path, through an in-memory cache: API keys, provider credentials, stored
- * configs, stored guardrails, and stored prompts and partials with their versions. The store announces every committed change (`store.onChange`, wired to
+ * configs, stored guardrails, stored prompts and partials with their versions, and a workspace's active rate-limit policies. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
  * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
  * if a message is lost.
@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type {
   ApiKey,
   ProviderCredential,
+  RateLimitPolicy,
   Store,
   StoreChange,
   StoredConfig,
@@ -50,6 +51,9 @@ export interface Lookups {
     partialId: string,
     version: number,
   ): Promise<StoredPromptPartialVersion | undefined>;
+  /** The workspace's active rate-limit policies, oldest first. The answer is the cached array itself,
+   * shared by every call until a change of the workspace's policies replaces it: read it, never change it. */
+  rateLimitPolicies(workspaceId: string): Promise<readonly RateLimitPolicy[]>;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
   applyChange(change: StoreChange): void;
@@ -129,6 +133,11 @@ export function createLookups(
       through(records, `${workspaceId}\u0000partial-version\u0000${partialId}\u0000${version}`, () =>
         store.getPromptPartialVersion(workspaceId, partialId, version),
       ) as Promise<StoredPromptPartialVersion | undefined>,
+    rateLimitPolicies: async (workspaceId) =>
+      ((await through(records, `${workspaceId}\u0000rate-limits`, async () => {
+        const { data } = await store.listRateLimitPolicies({ workspace_id: workspaceId, status: 'active' });
+        return data;
+      })) as readonly RateLimitPolicy[] | undefined) ?? [],
     applyChange(change) {
       const event = invalidationFor(change);
       if (!event) return;

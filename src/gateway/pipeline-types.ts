@@ -63,6 +63,42 @@ export interface RoutingRuntime {
   modelChain: TargetHandler;
   /** The same for a pass-through call: no cache, no continuation; the call relays the provider's answer. */
   passthroughChain: TargetHandler;
+  /** Rate-limit policies' counters, fail mode and stats (rate-limits/rate-limiter.ts). */
+  rateLimits: RateLimits;
+}
+
+export type RateLimitFailMode = 'open' | 'closed';
+
+/** Counts since start, for a metrics endpoint to read (`deps.routing.rateLimits.stats`). */
+export interface RateLimitStats {
+  /** Calls checked against at least one policy. */
+  checked: number;
+  /** Calls refused with 429. */
+  refused: number;
+  /** Checks the counters could not answer (unreachable, or slower than the timeout)… */
+  unavailable: number;
+  /** …of which let through unchecked (fail mode `open`)… */
+  admittedUnchecked: number;
+  /** …and refused with 503 (fail mode `closed`). */
+  refusedUnavailable: number;
+  /** Token settlements that could not be written (the reservation stands). */
+  settleFailures: number;
+}
+
+/** Token reservations a call holds, settled when its answer's usage is known. */
+export interface RateLimitAdmission {
+  reservations: Array<{ key: string; periodMs: number; limit: number; reserved: number }>;
+}
+
+/** The rate-limit policies at work (the step steps/rate-limit-step.ts calls them). */
+export interface RateLimits {
+  readonly stats: RateLimitStats;
+  readonly failMode: RateLimitFailMode;
+  /** Charges the counters of every policy the target call meets; resolves with the token reservations
+   * to settle (undefined when none), or throws the 429 (or, closed and unreachable, the 503). */
+  admit(call: TargetCall): Promise<RateLimitAdmission | undefined>;
+  /** Moves each reservation to `used` tokens; `undefined` keeps the reservations as they are. */
+  settle(admission: RateLimitAdmission, used: number | undefined): Promise<void>;
 }
 
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */
@@ -74,6 +110,8 @@ export interface RouteState {
   cacheStatus: string | null;
   /** The status a stream goes out with when not 200: 246 when a hook failed without denying. */
   streamStatus: number | null;
+  /** The `x-ratelimit-*` headers when rate-limit policies govern the call (rate-limits/). */
+  rateLimitHeaders: Record<string, string> | null;
 }
 
 /** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in

@@ -83,11 +83,20 @@ function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig 
 // A `prompt_id` target takes the prompt's destination (prompts/prompt-targets.ts).
 const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets', 'prompt_id'] as const;
 
+/** A stored config a call runs under, as rate-limit policies name it (`config`: its id or slug). */
+export type StoredConfigRef = Pick<StoredConfig, 'id' | 'slug'>;
+
+export interface RequestConfig {
+  config: GatewayConfig;
+  /** Set when `x-gateway-config` named a stored config. */
+  stored: StoredConfigRef | undefined;
+}
+
 export async function resolveRequestConfig(
   headers: IncomingHttpHeaders,
   workspaceId: string,
   lookups: Lookups,
-): Promise<GatewayConfig> {
+): Promise<RequestConfig> {
   const fromHeaders = headerProvider(headers);
   const raw = headerValue(headers, HEADERS.config);
   if (raw === undefined) {
@@ -105,11 +114,12 @@ export async function resolveRequestConfig(
       config = parseHeaderConfig(fromHeaders);
       headerConfigs.set(key, config);
     }
-    return config;
+    return { config, stored: undefined };
   }
   const authorizationPresent = bearerToken(headers) !== undefined;
   const inlineKey = `${authorizationPresent ? 1 : 0}${raw}`;
   let config = inlineConfigs.get(inlineKey);
+  let storedRef: StoredConfigRef | undefined;
   if (!config) {
     const parsed = parseConfigHeader(raw, { authorizationPresent });
     if ('storedConfigId' in parsed) {
@@ -119,6 +129,7 @@ export async function resolveRequestConfig(
           param: HEADERS.config,
         });
       }
+      storedRef = { id: stored.id, slug: stored.slug };
       config = storedConfigs.get(stored);
       if (!config) {
         config = parseConfig(stored.config, { authorizationPresent: true });
@@ -129,7 +140,9 @@ export async function resolveRequestConfig(
       inlineConfigs.set(inlineKey, config);
     }
   }
-  if (NAMES_A_PROVIDER.some((key) => (config as Record<string, unknown>)[key] !== undefined)) return config;
+  if (NAMES_A_PROVIDER.some((key) => (config as Record<string, unknown>)[key] !== undefined)) {
+    return { config, stored: storedRef };
+  }
   if (!fromHeaders.provider && !fromHeaders.virtual_key) {
     throw new GatewayError(
       'missing_provider',
@@ -137,5 +150,5 @@ export async function resolveRequestConfig(
       { param: HEADERS.config },
     );
   }
-  return { ...fromHeaders, ...config } as GatewayConfig;
+  return { config: { ...fromHeaders, ...config } as GatewayConfig, stored: storedRef };
 }

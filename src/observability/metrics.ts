@@ -237,9 +237,26 @@ export class GatewayMetrics {
     this.hooks.get([hook.event, hook.outcome]).inc();
   }
 
-  /** Adds a metric of another part of the gateway (rate limits, breakers …) to this registry. */
+  /** Adds a metric of another part of the gateway to this registry. */
   register(metric: Metric): void {
     this.registry.registerMetric(metric);
+  }
+
+  /**
+   * A counter whose counts another part of the gateway keeps (since start, never decreasing), read at each
+   * scrape: one series per key of what `read` answers, under `label`.
+   */
+  countsFrom(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [key, count] of Object.entries(read())) this.labels(key).inc(count);
+      },
+    });
   }
 
   /** The text exposition, and its content type. */

@@ -1,6 +1,6 @@
 /**
  * The client's connection as a sink: the answer's bytes come from the ingress codec; the gateway's route
- * headers (answering provider, target, retries, cache status) go out with the first byte, so until then a
+ * headers (answering provider, target, retries, cache status, rate limits) go out with the first byte, so until then a
  * failed attempt can still be replaced by another one, or end as a plain HTTP error. Streams are written
  * with backpressure; a broken stream ends with the codec's in-band error, never as a complete answer.
  */
@@ -18,6 +18,7 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   if (state.provider) headers[HEADERS.answeringProvider] = state.provider;
   if (state.targetPath !== null) headers[HEADERS.lastUsedOptionIndex] = state.targetPath;
   if (state.cacheStatus) headers[HEADERS.cacheStatus] = state.cacheStatus;
+  if (state.rateLimitHeaders) Object.assign(headers, state.rateLimitHeaders);
   return headers;
 }
 
@@ -102,6 +103,8 @@ export class HttpSink implements CallSink {
     if (this.res.destroyed) return;
     this.res.writeHead(answer.status, {
       ...answerHeaders(this.reply, this.state, answer),
+      // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
+      ...this.state.rateLimitHeaders,
       'content-type': 'application/json; charset=utf-8',
     });
     this.res.end(this.codec.answer(answer));
@@ -128,6 +131,7 @@ export class HttpSink implements CallSink {
     reply.header(ERROR_SOURCE_HEADER, error instanceof ProviderError ? 'provider' : 'gateway');
     if (error instanceof ProviderError) {
       reply.headers(forwardableHeaders(error.headers));
+      if (this.state.rateLimitHeaders) reply.headers(this.state.rateLimitHeaders);
       if (error.retryAfterMs !== undefined)
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
     } else if (error instanceof GatewayError) {

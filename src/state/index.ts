@@ -2,7 +2,10 @@
  * The fast shared state: in-process memory by default, Redis when a URL is given (many nodes).
  */
 import { MemoryState, type MemoryStateOptions } from './memory-state.js';
-import type { SharedState } from './types.js';
+import { MemoryRateCounter } from './memory-rate-counter.js';
+import type { RateCounter } from './rate-counter.js';
+import { RedisRateCounter } from './redis-rate-counter.js';
+import { runsScripts, type SharedState } from './types.js';
 
 export interface SharedStateOptions {
   /** Redis URL; absent → in-process memory. */
@@ -28,7 +31,13 @@ export async function createSharedState(options: SharedStateOptions = {}): Promi
   return new MemoryState(options.memory);
 }
 
+/** Rate counters beside the state: in Redis when the state is Redis (every node), else in this process. */
+export function createRateCounter(state: SharedState, clock?: () => number): RateCounter {
+  return runsScripts(state) ? new RedisRateCounter(state) : new MemoryRateCounter(clock);
+}
+
 export type { SharedState } from './types.js';
+export type { RateCounter, RateReading, RateTake, RateTakeResult } from './rate-counter.js';
 export { MemoryState, type MemoryStateOptions } from './memory-state.js';
 export type { RedisStateOptions } from './redis-state.js';
 export { createBreaker, type Breaker, type BreakerConfig, type BreakerState } from './breaker.js';

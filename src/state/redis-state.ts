@@ -4,7 +4,7 @@
  * atomic across nodes.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { checkAmount, checkTtl, type SharedState } from './types.js';
+import { checkAmount, checkTtl, type ScriptingState, type StateScript } from './types.js';
 
 export interface RedisStateOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */
@@ -32,10 +32,11 @@ interface Scripts {
   gatewayDeleteIfEquals(key: string, expected: string): Promise<number>;
 }
 
-export class RedisState implements SharedState {
+export class RedisState implements ScriptingState {
   readonly kind = 'redis' as const;
   readonly prefix: string;
   private readonly client: Redis & Scripts;
+  private readonly defined = new Set<string>();
 
   constructor(options: RedisStateOptions) {
     this.prefix = options.prefix;
@@ -99,6 +100,22 @@ export class RedisState implements SharedState {
 
   async setBuffer(key: string, value: Buffer, ttlMs?: number): Promise<void> {
     await this.write(key, value, checkTtl(ttlMs));
+  }
+
+  async runScript(
+    script: StateScript,
+    keys: readonly string[],
+    args: ReadonlyArray<string | number>,
+  ): Promise<unknown> {
+    if (!this.defined.has(script.name)) {
+      // Without numberOfKeys, the command takes the number of keys as its first argument.
+      this.client.defineCommand(script.name, { lua: script.lua });
+      this.defined.add(script.name);
+    }
+    const command = (this.client as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
+      script.name
+    ];
+    return command.call(this.client, keys.length, ...keys.map((key) => this.k(key)), ...args);
   }
 
   async close(): Promise<void> {

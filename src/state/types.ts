@@ -36,6 +36,25 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
+/** A Lua script, run atomically by Redis; `name` identifies it (it is loaded once, then run by its hash). */
+export interface StateScript {
+  name: string;
+  lua: string;
+}
+
+/** Shared state that runs scripts: Redis. Keys are given without the state's prefix, as everywhere. */
+export interface ScriptingState extends SharedState {
+  runScript(
+    script: StateScript,
+    keys: readonly string[],
+    args: ReadonlyArray<string | number>,
+  ): Promise<unknown>;
+}
+
+export function runsScripts(state: SharedState): state is ScriptingState {
+  return typeof (state as Partial<ScriptingState>).runScript === 'function';
+}
+
 /** Normalises a TTL argument: undefined stays undefined, else a positive whole number of ms. */
 export function checkTtl(ttlMs: number | undefined): number | undefined {
   if (ttlMs === undefined) return undefined;

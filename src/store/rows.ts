@@ -13,6 +13,7 @@ import type {
   LogsTable,
   OrganisationsTable,
   PromptsTable,
+  RateLimitPoliciesTable,
   WorkspacesTable,
 } from './schema.js';
 import type {
@@ -24,6 +25,7 @@ import type {
   PromptDocument,
   PromptPartialDocument,
   ProviderSecret,
+  RateLimitPolicy,
   StoredConfig,
   StoredConfigVersion,
   StoredGuardrail,
@@ -141,6 +143,23 @@ export function toGuardrailVersion(
     version: version.version,
     guardrail: version.document,
     created_at: toNumber(version.created_at),
+  };
+}
+
+export function toRateLimitPolicy(row: Selectable<RateLimitPoliciesTable>): RateLimitPolicy {
+  return {
+    id: row.id,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    type: row.type as RateLimitPolicy['type'],
+    unit: row.unit as RateLimitPolicy['unit'],
+    value: toNumber(row.value),
+    status: row.status as RateLimitPolicy['status'],
+    conditions: parseJson(row.conditions) as RateLimitPolicy['conditions'],
+    group_by: parseJson(row.group_by) as RateLimitPolicy['group_by'],
+    created_at: toNumber(row.created_at),
+    updated_at: toNumber(row.updated_at),
   };
 }
 

@@ -135,6 +135,22 @@ export interface PromptPartialVersionsTable {
   created_at: Int8;
 }
 
+export interface RateLimitPoliciesTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  type: string;
+  unit: string;
+  value: number | string;
+  status: string;
+  /** JSON text (0006_rate_limit_policies). */
+  conditions: string;
+  group_by: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 export interface LogsTable {
   id: string;
   created_at_ms: Int8;
@@ -206,6 +222,7 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   prompt_partials: PromptPartialsTable;
   prompt_partial_versions: PromptPartialVersionsTable;
+  rate_limit_policies: RateLimitPoliciesTable;
   logs: LogsTable;
   jobs: JobsTable;
 }

@@ -151,6 +151,39 @@ export interface StoredPrompt {
   updated_at: number;
 }
 
+export type RateLimitType = 'requests' | 'tokens';
+export type RateLimitUnit = 'rpm' | 'rph' | 'rpd';
+
+/**
+ * Which calls a rate-limit policy applies to: the call's value of `key` (`api_key`, `model`,
+ * `metadata.user`…) is `value`, one of `value` (an array), or anything (`*`), and none of `excludes`.
+ * Values name things by id or slug, never by secret. The keys and their meaning: docs/rate-limits.md.
+ */
+export interface RateLimitCondition {
+  key: string;
+  value: string | string[];
+  excludes?: string | string[];
+}
+
+/** A user-defined limit on requests or tokens per minute, hour or day (docs/rate-limits.md). */
+export interface RateLimitPolicy {
+  /** A UUID. */
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  type: RateLimitType;
+  unit: RateLimitUnit;
+  value: number;
+  status: 'active' | 'archived';
+  /** All must hold (AND). */
+  conditions: RateLimitCondition[];
+  /** Each distinct combination of these keys' values has a counter of its own. */
+  group_by: Array<{ key: string }>;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface StoredPromptVersion {
   prompt_id: string;
   version: number;
@@ -181,6 +214,16 @@ export interface StoredPromptPartialVersion {
   version: number;
   partial: PromptPartialDocument;
   created_at: number;
+}
+
+export interface RateLimitPolicyQuery {
+  workspace_id: string;
+  status?: RateLimitPolicy['status'];
+  type?: RateLimitType;
+  unit?: RateLimitUnit;
+  /** Page size; all when absent. */
+  limit?: number;
+  offset?: number;
 }
 
 export interface LogRecord {
@@ -326,7 +369,15 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 /** A committed change to a record that readers may hold in a cache. */
 export interface StoreChange {
-  resource: 'workspace' | 'api_key' | 'credential' | 'config' | 'guardrail' | 'prompt' | 'prompt_partial';
+  resource:
+    | 'workspace'
+    | 'api_key'
+    | 'credential'
+    | 'config'
+    | 'guardrail'
+    | 'prompt'
+    | 'prompt_partial'
+    | 'rate_limit_policy';
   action: 'created' | 'updated' | 'deleted';
   workspace_id: string;
   id: string;
@@ -484,6 +535,26 @@ export interface PromptPartialRepository {
   deletePromptPartial(workspace_id: string, slugOrId: string): Promise<boolean>;
 }
 
+export interface RateLimitPolicyRepository {
+  createRateLimitPolicy(
+    input: Pick<
+      RateLimitPolicy,
+      'organisation_id' | 'workspace_id' | 'name' | 'type' | 'unit' | 'value' | 'conditions' | 'group_by'
+    >,
+  ): Promise<RateLimitPolicy>;
+  getRateLimitPolicy(workspace_id: string, id: string): Promise<RateLimitPolicy | undefined>;
+  /** Oldest first; `total` counts every match, whatever the page. */
+  listRateLimitPolicies(query: RateLimitPolicyQuery): Promise<{ data: RateLimitPolicy[]; total: number }>;
+  updateRateLimitPolicy(
+    workspace_id: string,
+    id: string,
+    patch: Partial<
+      Pick<RateLimitPolicy, 'name' | 'type' | 'unit' | 'value' | 'status' | 'conditions' | 'group_by'>
+    >,
+  ): Promise<RateLimitPolicy | undefined>;
+  deleteRateLimitPolicy(workspace_id: string, id: string): Promise<boolean>;
+}
+
 export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
@@ -502,6 +573,7 @@ export interface Repositories
     GuardrailRepository,
     PromptRepository,
     PromptPartialRepository,
+    RateLimitPolicyRepository,
     LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;
@@ -521,9 +593,9 @@ export interface Store extends Repositories {
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
-   * Calls `listener` after each change of a workspace, API key, credential, config or guardrail made
-   * through this store, once it is committed (a transaction's changes when it commits, none if it rolls
-   * back), before the call that made it resolves. Changes made by other processes are not seen. Listeners
+   * Calls `listener` after each change of a workspace, API key, credential, config, guardrail or rate-limit
+   * policy made through this store, once it is committed (a transaction's changes when it commits, none if
+   * it rolls back), before the call that made it resolves. Changes made by other processes are not seen. Listeners
    * must not throw (an error is reported as a process warning). Returns the unsubscribe function.
    */
   onChange(listener: StoreChangeListener): () => void;

@@ -152,6 +152,38 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('rate-limit decisions', () => {
+  it('are counted as the policies decide', async () => {
+    const created = await fetch(`${gateway.url}/policies/rate-limits`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'one a minute for the metered user',
+        conditions: [{ key: 'metadata.user', value: 'metered' }],
+        group_by: [{ key: 'metadata.user' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      }),
+    });
+    expect(created.status).toBe(200);
+    const before = await scrape();
+    const metered = client(gateway, target(fake), {
+      'x-gateway-metadata': JSON.stringify({ user: 'metered' }),
+    });
+    const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'limited' }] };
+    await metered.chat.completions.create(chat);
+    await expect(metered.chat.completions.create(chat)).rejects.toMatchObject({ status: 429 });
+    const after = await scrape();
+    const moved = (decision: string) =>
+      value(after, 'gateway_rate_limit_decisions_total', { decision }) -
+      value(before, 'gateway_rate_limit_decisions_total', { decision });
+    expect(moved('checked')).toBe(2);
+    expect(moved('refused')).toBe(1);
+    expect(moved('unavailable')).toBe(0);
+  });
+});
+
 describe('GATEWAY_METRICS=off', () => {
   it('serves no /metrics', async () => {
     const off = await startGateway({ env: { GATEWAY_METRICS: 'off' } });

@@ -28,6 +28,8 @@ export interface StartGatewayOptions {
   postgres?: { url: string; schema: string };
   /** The steps every target runs, when not the default chain. */
   targetSteps?: readonly TargetStep[];
+  /** The rate-limit counters' clock (ms), to move time without waiting. */
+  rateLimitClock?: () => number;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -50,6 +52,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
     pgSchema: options.postgres?.schema,
     targetSteps: options.targetSteps,
+    ...(options.rateLimitClock && { rateLimitClock: options.rateLimitClock }),
   });
   const origin = await server.listen();
   return {

@@ -40,6 +40,7 @@ export function client(baseUrl: string, key: string | undefined) {
     get: (path: string) => call(baseUrl, key, 'GET', path),
     post: (path: string, body?: unknown) => call(baseUrl, key, 'POST', path, body),
     patch: (path: string, body: unknown) => call(baseUrl, key, 'PATCH', path, body),
+    put: (path: string, body: unknown) => call(baseUrl, key, 'PUT', path, body),
     delete: (path: string) => call(baseUrl, key, 'DELETE', path),
   };
 }

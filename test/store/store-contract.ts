@@ -64,6 +64,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         '0003_log_hook_results',
         '0004_guardrails',
         '0005_prompts',
+        '0006_rate_limit_policies',
         '0007_log_retention',
       ]);
     });

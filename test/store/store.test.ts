@@ -89,6 +89,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
         '0003_log_hook_results',
         '0004_guardrails',
         '0005_prompts',
+        '0006_rate_limit_policies',
         '0007_log_retention',
       ]);
     } finally {

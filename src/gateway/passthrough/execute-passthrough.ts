@@ -5,7 +5,6 @@
  * of a shape the log knows (an OpenAI-style `model` and `usage`), they are recorded.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { Usage } from '../../core/openai-types.js';
 import type { UpstreamRelay } from '../attempt.js';
 import type { CallContext } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
@@ -13,6 +12,7 @@ import { asCallError } from '../execute.js';
 import type { CallSummary } from '../observer.js';
 import { newRouteRun, route, type RouteResult } from '../router.js';
 import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
+import { jsonReader, type JsonRead } from './json-answer.js';
 
 /** The client's side of a pass-through. */
 export interface RelaySink {
@@ -20,9 +20,6 @@ export interface RelaySink {
   relay(answer: UpstreamRelay, state: RouteState): Promise<boolean>;
   fail(error: GatewayError | ProviderError, status: number, state: RouteState): void;
 }
-
-/** How much of a JSON answer is kept to read its model and usage for the log. */
-const MAX_JSON_FOR_LOG = 1 << 20;
 
 export async function executePassthrough(
   deps: GatewayDeps,
@@ -106,50 +103,4 @@ function requestBodyForLog(passthrough: PassthroughCall): unknown {
   } catch {
     return { bytes: whole.byteLength };
   }
-}
-
-interface JsonRead {
-  tap(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
-  result(): { model: string | undefined; usage: Usage | undefined } | undefined;
-}
-
-/** Keeps a copy of a JSON answer on its way to the client (up to MAX_JSON_FOR_LOG) to read it after. */
-function jsonReader(headers: Record<string, string>): JsonRead | undefined {
-  if (!(headers['content-type'] ?? '').includes('json')) return undefined;
-  const kept: Uint8Array[] = [];
-  let bytes = 0;
-  let complete = false;
-  return {
-    async *tap(body) {
-      for await (const chunk of body) {
-        if (bytes <= MAX_JSON_FOR_LOG) {
-          bytes += chunk.byteLength;
-          kept.push(chunk);
-        }
-        yield chunk;
-      }
-      complete = bytes <= MAX_JSON_FOR_LOG;
-    },
-    result() {
-      if (!complete) return undefined;
-      try {
-        const parsed = JSON.parse(Buffer.concat(kept).toString('utf8')) as {
-          model?: unknown;
-          usage?: unknown;
-        };
-        if (typeof parsed !== 'object' || parsed === null) return undefined;
-        return {
-          model: typeof parsed.model === 'string' ? parsed.model : undefined,
-          usage: isUsage(parsed.usage) ? parsed.usage : undefined,
-        };
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
-
-function isUsage(value: unknown): value is Usage {
-  const usage = value as Partial<Usage> | null | undefined;
-  return typeof usage?.prompt_tokens === 'number' && typeof usage.total_tokens === 'number';
 }

@@ -15,7 +15,7 @@ import { renderPrompt, type PartialLoader } from './render-prompt.js';
 
 export interface PreparedPromptCall {
   request: ModelRequest<'chat' | 'completions'>;
-  prompt: PromptRef & { slug: string };
+  prompt: PromptRef;
   /** The version's destination as an `x-gateway-config` value (a stored config's id, or config JSON);
    * undefined when it names none and the request's headers say where to go. */
   destination: string | undefined;

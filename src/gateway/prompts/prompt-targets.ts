@@ -99,7 +99,7 @@ async function expandNode(
   if (prepared.destination === undefined || NAMES_A_PROVIDER.some((key) => rest[key] !== undefined)) {
     return expanded;
   }
-  const destination = await resolveRequestConfig(
+  const { config: destination } = await resolveRequestConfig(
     { [HEADERS.config]: prepared.destination },
     workspaceId,
     how.lookups,

@@ -21,7 +21,14 @@ export function modelRequestOf(call: RoutedRequest): ModelRequest {
 }
 
 export function newRouteState(): RouteState {
-  return { targetPath: null, provider: null, retryCount: 0, cacheStatus: null, streamStatus: null };
+  return {
+    targetPath: null,
+    provider: null,
+    retryCount: 0,
+    cacheStatus: null,
+    streamStatus: null,
+    rateLimitHeaders: null,
+  };
 }
 
 /** Notes one call, breaker skip or cache answer of the walk. */

@@ -1,9 +1,12 @@
 /**
- * What routing keeps between requests: the circuit breakers and the response cache, both in the gateway's
- * shared state (process memory, or Redis so every node sees the same circuit and answers), and the random
+ * What routing keeps between requests: the circuit breakers, the response cache and the rate-limit
+ * counters, all in the gateway's shared state (process memory, or Redis so every node sees the same
+ * circuit, answers and counts), and the random
  * source of the loadbalance picker and of backoff jitter. Built once per gateway in gateway-server.ts.
  */
-import { createBreaker, type SharedState } from '../../state/index.js';
+import type { Logger } from 'pino';
+import { createBreaker, createRateCounter, type SharedState } from '../../state/index.js';
+import { RateLimiter } from '../rate-limits/rate-limiter.js';
 import { createResponseCache } from '../cache/index.js';
 import {
   callPassthrough,
@@ -13,19 +16,31 @@ import {
   PASSTHROUGH_STEPS,
   type TargetStep,
 } from '../steps/index.js';
-import type { RoutingRuntime } from '../pipeline-types.js';
+import type { RateLimitFailMode, RoutingRuntime } from '../pipeline-types.js';
 
 export type { RoutingRuntime } from '../pipeline-types.js';
 
 export function createRoutingRuntime(
   state: SharedState,
-  options: { cacheMaxBytes: number; targetSteps?: readonly TargetStep[] },
+  options: {
+    cacheMaxBytes: number;
+    targetSteps?: readonly TargetStep[] | undefined;
+    rateLimits: {
+      failMode: RateLimitFailMode;
+      timeoutMs: number;
+      logger: Logger;
+      /** The counters' clock, when not their own (tests inject time). */
+      clock?: (() => number) | undefined;
+    };
+  },
 ): RoutingRuntime {
+  const { clock } = options.rateLimits;
   return {
     breaker: createBreaker(state),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
     modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
     passthroughChain: composeSteps(PASSTHROUGH_STEPS, callPassthrough),
+    rateLimits: new RateLimiter({ ...options.rateLimits, counter: createRateCounter(state, clock) }),
   };
 }

@@ -5,13 +5,16 @@ import { continuationStep } from './continuation-step.js';
 import { deadlineStep } from './deadline-step.js';
 import { hooksStep } from './hooks-step.js';
 import { passthroughHooksStep } from './passthrough-hooks-step.js';
+import { rateLimitStep } from './rate-limit-step.js';
 import { retryStep } from './retry-step.js';
 import type { TargetStep } from './target-step.js';
 
-// Hooks wrap the cache: input guardrails apply before a cached answer is given, and output checks see
-// a cache hit as they see a provider's answer. Retry wraps both, so a 446 or 246 listed in
-// retry.on_status_codes is tried again.
+// Rate limits come first, in both chains: a call over a limit ends there, before any retry, hook or cache,
+// and its 429 is thrown past the router, so no retry or fallback ever sees it. Hooks wrap the cache: input
+// guardrails apply before a cached answer is given, and output checks see a cache hit as they see a
+// provider's answer. Retry wraps both, so a 446 or 246 listed in retry.on_status_codes is tried again.
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
+  rateLimitStep,
   retryStep,
   continuationStep,
   deadlineStep,
@@ -22,6 +25,7 @@ export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
 
 /** A pass-through call has no answer the gateway understands: nothing to cache or continue. */
 export const PASSTHROUGH_STEPS: readonly TargetStep[] = [
+  rateLimitStep,
   passthroughHooksStep,
   retryStep,
   deadlineStep,
@@ -32,3 +36,4 @@ export { composeSteps, type TargetCall, type TargetHandler, type TargetStep } fr
 export { callTarget } from './attempt-step.js';
 export { callPassthrough } from './passthrough-step.js';
 export { hooksStep } from './hooks-step.js';
+export { rateLimitStep } from './rate-limit-step.js';

@@ -83,6 +83,8 @@ class HttpRelaySink implements RelaySink {
     const whole = new Promise<boolean>((resolve) => res.once('close', () => resolve(res.writableFinished)));
     reply.headers(routeHeaders(state));
     reply.headers(responseHeadersToReturn(answer.headers, typeof answer.body === 'string'));
+    // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
+    if (state.rateLimitHeaders) reply.headers(state.rateLimitHeaders);
     reply.code(answer.status);
     void reply.send(typeof answer.body === 'string' ? answer.body : Readable.from(answer.body));
     return whole;

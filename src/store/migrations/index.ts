@@ -8,6 +8,7 @@ import * as jobs from './0002_jobs.js';
 import * as logHookResults from './0003_log_hook_results.js';
 import * as guardrails from './0004_guardrails.js';
 import * as prompts from './0005_prompts.js';
+import * as rateLimitPolicies from './0006_rate_limit_policies.js';
 import * as logRetention from './0007_log_retention.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_log_hook_results': logHookResults,
   '0004_guardrails': guardrails,
   '0005_prompts': prompts,
+  '0006_rate_limit_policies': rateLimitPolicies,
   '0007_log_retention': logRetention,
 };
 

@@ -9,6 +9,7 @@ import { createJobRepository } from './jobs.js';
 import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
+import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
 
 export function createRepositories(context: RepositoryContext): Repositories {
   return {
@@ -19,6 +20,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createGuardrailRepository(context),
     ...createPromptRepository(context),
     ...createPromptPartialRepository(context),
+    ...createRateLimitPolicyRepository(context),
     ...createLogRepository(context),
     jobs: createJobRepository(context),
   };

@@ -8,6 +8,7 @@ import { GatewayConfigSchema } from '../../../gateway/config/index.js';
 import { compileValidator } from '../../../core/validator/compile-validator.js';
 import { withErrorMessage, withKeyErrorMessage } from '../../../core/validator/explain-error.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
+import { POLICY_KEYS } from '../../../gateway/rate-limits/policy-keys.js';
 
 /** Slugs travel in headers (`x-gateway-virtual-key`, `x-gateway-config`) and as `@slug`, so they stay
  * plain: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
@@ -194,6 +195,85 @@ export const UpdatePromptPartialBody = Closed(
 
 export const CreateWorkspaceBody = Closed({ name: NameField, slug: SlugField }, 'CreateWorkspaceBody');
 
+const PolicyKeyField = withErrorMessage(
+  Type.String({
+    pattern: `^(${POLICY_KEYS.join('|')}|metadata\\.[\\s\\S]{1,128})$`,
+    description: `One of ${POLICY_KEYS.map((key) => `\`${key}\``).join(', ')}, or \`metadata.<name>\`.`,
+  }),
+  `must be one of ${POLICY_KEYS.join(', ')}, or metadata.<name>`,
+);
+
+const ConditionValueField = Type.Union([
+  Type.String({ minLength: 1, maxLength: 512 }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { minItems: 1, maxItems: 100 }),
+]);
+
+const PolicyCondition = Type.Object(
+  {
+    key: PolicyKeyField,
+    value: ConditionValueField,
+    excludes: Type.Optional(ConditionValueField),
+  },
+  {
+    additionalProperties: false,
+    description:
+      '`value`: a value, any of an array, `*` (any value) or a prefix ending in `/*` (`@openai/*`); ' +
+      '`excludes`: values the call must not have.',
+  },
+);
+
+const PolicyGroupBy = Type.Object({ key: PolicyKeyField }, { additionalProperties: false });
+
+const PolicyFields = {
+  name: Type.String({ maxLength: 255 }),
+  conditions: Type.Array(PolicyCondition, { minItems: 1, maxItems: 32 }),
+  group_by: Type.Array(PolicyGroupBy, { minItems: 1, maxItems: 8 }),
+  type: Type.Union([Type.Literal('requests'), Type.Literal('tokens')]),
+  unit: Type.Union([Type.Literal('rpm'), Type.Literal('rph'), Type.Literal('rpd')]),
+  value: Type.Number({ minimum: 1, maximum: 1e12, description: 'The limit, per `unit`.' }),
+};
+
+const TenantFields = {
+  workspace_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description:
+        "Id or slug of a workspace of the caller's organisation; an organisation-level admin key only.",
+    }),
+  ),
+  organisation_id: Type.Optional(
+    withErrorMessage(
+      Type.String({
+        pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+      }),
+      'must be a UUID',
+    ),
+  ),
+};
+
+export const CreateRateLimitPolicyBody = Closed(
+  {
+    ...PolicyFields,
+    name: Type.Optional(PolicyFields.name),
+    ...TenantFields,
+  },
+  'CreateRateLimitPolicyBody',
+);
+
+export const UpdateRateLimitPolicyBody = Closed(
+  {
+    name: Type.Optional(PolicyFields.name),
+    conditions: Type.Optional(PolicyFields.conditions),
+    group_by: Type.Optional(PolicyFields.group_by),
+    type: Type.Optional(PolicyFields.type),
+    unit: Type.Optional(PolicyFields.unit),
+    value: Type.Optional(PolicyFields.value),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')])),
+  },
+  'UpdateRateLimitPolicyBody',
+);
+
 export type CreateApiKey = Static<typeof CreateApiKeyBody>;
 export type UpdateApiKey = Static<typeof UpdateApiKeyBody>;
 export type CreateCredential = Static<typeof CreateCredentialBody>;
@@ -208,6 +288,8 @@ export type UpdateGuardrail = Static<typeof UpdateGuardrailBody>;
 export type CreateWorkspace = Static<typeof CreateWorkspaceBody>;
 export type CreatePrompt = Static<typeof CreatePromptBody>;
 export type UpdatePrompt = Static<typeof UpdatePromptBody>;
+export type CreateRateLimitPolicy = Static<typeof CreateRateLimitPolicyBody>;
+export type UpdateRateLimitPolicy = Static<typeof UpdateRateLimitPolicyBody>;
 
 function bodyValidator<T extends TSchema>(schema: T) {
   const validator = compileValidator(schema, {
@@ -235,3 +317,5 @@ export const validateUpdatePrompt = bodyValidator(UpdatePromptBody);
 export const validatePublish = bodyValidator(PublishBody);
 export const validateCreatePromptPartial = bodyValidator(CreatePromptPartialBody);
 export const validateUpdatePromptPartial = bodyValidator(UpdatePromptPartialBody);
+export const validateCreateRateLimitPolicy = bodyValidator(CreateRateLimitPolicyBody);
+export const validateUpdateRateLimitPolicy = bodyValidator(UpdateRateLimitPolicyBody);

@@ -1,6 +1,6 @@
 /**
  * The management API: API keys, virtual keys, catalog providers, stored configs, guardrails, prompts
- * and prompt partials, and workspaces. Every
+ * and prompt partials, rate-limit policies, and workspaces. Every
  * route here needs an admin key and works inside the caller's workspace (workspaces: its organisation).
  * The routes live in their own Fastify scope so the admin check applies to them and to nothing else.
  */
@@ -12,6 +12,7 @@ import { registerConfigRoutes } from './configs.js';
 import { CREDENTIAL_ROUTES, registerCredentialRoutes } from './credentials.js';
 import { registerGuardrailRoutes } from './guardrails.js';
 import { registerPromptRoutes } from './prompts.js';
+import { registerRateLimitPolicyRoutes } from './rate-limit-policies.js';
 import { registerWorkspaceRoutes } from './workspaces.js';
 
 export async function registerManagementRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -26,6 +27,7 @@ export async function registerManagementRoutes(app: FastifyInstance, deps: Gatew
     await registerConfigRoutes(scope, deps);
     await registerGuardrailRoutes(scope, deps);
     await registerPromptRoutes(scope, deps);
+    await registerRateLimitPolicyRoutes(scope, deps);
     await registerWorkspaceRoutes(scope, deps);
   });
 }

@@ -5,6 +5,7 @@ import {
   CreateConfigBody,
   CreateCredentialBody,
   CreateGuardrailBody,
+  CreateRateLimitPolicyBody,
   CreateWorkspaceBody,
   UpdateApiKeyBody,
   UpdateConfigBody,
@@ -15,6 +16,7 @@ import {
   PublishBody,
   CreatePromptPartialBody,
   UpdatePromptPartialBody,
+  UpdateRateLimitPolicyBody,
 } from './body-schemas.js';
 
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
@@ -209,6 +211,46 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     tags: ['Prompts'],
   },
   { method: 'delete', path: '/prompts/partials/{id}', summary: 'Delete a partial', tags: ['Prompts'] },
+  {
+    method: 'post',
+    path: '/policies/rate-limits',
+    summary: 'Create a rate-limit policy; answers `{id, object: "policy_usage_limits"}`',
+    tags: ['Rate-limit policies'],
+    requestBody: CreateRateLimitPolicyBody,
+  },
+  {
+    method: 'get',
+    path: '/policies/rate-limits',
+    summary:
+      'List rate-limit policies (`workspace_id`, `status`, `type`, `unit`, `page_size`, `current_page`), with `total`',
+    tags: ['Rate-limit policies'],
+  },
+  {
+    method: 'get',
+    path: '/policies/rate-limits/{id}',
+    summary: 'Get a rate-limit policy',
+    tags: ['Rate-limit policies'],
+  },
+  {
+    method: 'put',
+    path: '/policies/rate-limits/{id}',
+    summary: 'Update a rate-limit policy (fields left out are kept); every node applies it within a second',
+    tags: ['Rate-limit policies'],
+    requestBody: UpdateRateLimitPolicyBody,
+  },
+  {
+    method: 'patch',
+    path: '/policies/rate-limits/{id}',
+    summary: 'The same as PUT',
+    tags: ['Rate-limit policies'],
+    requestBody: UpdateRateLimitPolicyBody,
+  },
+  {
+    method: 'delete',
+    path: '/policies/rate-limits/{id}',
+    summary: 'Delete a rate-limit policy',
+    tags: ['Rate-limit policies'],
+  },
   {
     method: 'post',
     path: '/workspaces',

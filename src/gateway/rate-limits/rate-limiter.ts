@@ -1,0 +1,223 @@
+/**
+ * Rate-limit policies at work: which of the workspace's policies meet a target call, one atomic charge of
+ * every counter they name (state/rate-counter.ts: process memory, or Redis shared by every node), the
+ * 429 when one has no room, and the settlement of token reservations to what the answer used.
+ *
+ * A call charges each (policy, group) once, however many targets it tries: a fallback's next target
+ * charges only the policies the earlier ones did not meet (a `provider` or `model` policy of its own).
+ *
+ * When the counters cannot answer (Redis unreachable, or slower than the timeout) the fail mode decides:
+ * `open` lets the call through unchecked, `closed` answers 503. Either way it is counted in `stats` and
+ * logged (at most one line per LOG_EVERY_MS while it lasts).
+ */
+import type { Logger } from 'pino';
+import { GatewayError } from '../../core/errors.js';
+import type { RateCounter, RateTake } from '../../state/rate-counter.js';
+import type {
+  RateLimitAdmission as Admission,
+  RateLimitFailMode,
+  RateLimits,
+  RateLimitStats,
+  RouteRun,
+  TargetCall,
+} from '../pipeline-types.js';
+import { callFacts } from './call-facts.js';
+import {
+  compilePolicies,
+  groupOf,
+  policyMatches,
+  type CompiledPolicy,
+  type PolicyGroup,
+} from './policy-match.js';
+import { RateLimitExceededError } from './rate-limit-error.js';
+import { rateLimitHeaders, retryAfterSeconds, type GoverningReading } from './rate-limit-headers.js';
+import { tokenReservation } from './token-estimate.js';
+
+export interface RateLimiterOptions {
+  counter: RateCounter;
+  failMode: RateLimitFailMode;
+  timeoutMs: number;
+  logger: Logger;
+  /** The clock of the counters, when not their own (tests inject time). */
+  clock?: (() => number) | undefined;
+}
+
+interface Charge {
+  policy: CompiledPolicy;
+  group: PolicyGroup;
+  take: RateTake;
+}
+
+/** Per call: the counters it already charged and what they read (for the headers). */
+interface CallRecord {
+  charged: Set<string>;
+  readings: GoverningReading[];
+}
+
+const LOG_EVERY_MS = 10_000;
+
+export class RateLimiter implements RateLimits {
+  readonly stats: RateLimitStats = {
+    checked: 0,
+    refused: 0,
+    unavailable: 0,
+    admittedUnchecked: 0,
+    refusedUnavailable: 0,
+    settleFailures: 0,
+  };
+  private readonly calls = new WeakMap<RouteRun, CallRecord>();
+  private lastLogged = -Infinity;
+  private unloggedFailures = 0;
+
+  constructor(private readonly options: RateLimiterOptions) {}
+
+  get failMode(): RateLimitFailMode {
+    return this.options.failMode;
+  }
+
+  async admit(call: TargetCall): Promise<Admission | undefined> {
+    const { run } = call;
+    const policies = await run.deps.lookups.rateLimitPolicies(run.call.ctx.apiKey.workspace_id);
+    if (policies.length === 0) return undefined;
+    const record = this.recordOf(run);
+    const facts = callFacts(call);
+    let charges: Charge[] | undefined;
+    let reservation: number | undefined;
+    for (const policy of compilePolicies(policies)) {
+      if (!policyMatches(policy, facts)) continue;
+      const group = groupOf(policy, facts);
+      if (!group || record.charged.has(group.counterKey)) continue;
+      const tokens = policy.policy.type === 'tokens';
+      if (tokens) reservation ??= tokenReservation(call);
+      (charges ??= []).push({
+        policy,
+        group,
+        take: {
+          key: group.counterKey,
+          periodMs: policy.periodMs,
+          limit: policy.policy.value,
+          need: 1,
+          cost: tokens ? (reservation as number) : 1,
+        },
+      });
+    }
+    if (!charges) return undefined;
+    this.stats.checked++;
+
+    let result;
+    try {
+      result = await this.withTimeout(
+        this.options.counter.take(
+          charges.map((charge) => charge.take),
+          this.options.clock?.(),
+        ),
+      );
+    } catch (error) {
+      this.unavailable(error, run);
+      return undefined;
+    }
+
+    charges.forEach((charge, i) => {
+      record.readings.push({
+        type: charge.policy.policy.type,
+        limit: charge.take.limit,
+        reading: result.readings[i],
+      });
+    });
+    const headers = rateLimitHeaders(record.readings);
+    run.call.state.rateLimitHeaders = headers;
+    if (!result.admitted) {
+      this.stats.refused++;
+      // The refusal that lasts longest is the one to wait for.
+      let refused = result.refused[0];
+      for (const i of result.refused) {
+        if (result.readings[i].retryAfterMs > result.readings[refused].retryAfterMs) refused = i;
+      }
+      const retryAfterMs = result.readings[refused].retryAfterMs;
+      throw new RateLimitExceededError(
+        charges[refused].policy.policy,
+        charges[refused].group.label,
+        retryAfterMs,
+        {
+          ...headers,
+          'retry-after': retryAfterSeconds(retryAfterMs),
+        },
+      );
+    }
+    for (const charge of charges) record.charged.add(charge.group.counterKey);
+    if (reservation === undefined) return undefined;
+    return {
+      reservations: charges
+        .filter((charge) => charge.policy.policy.type === 'tokens')
+        .map((charge) => ({
+          key: charge.take.key,
+          periodMs: charge.take.periodMs,
+          limit: charge.take.limit,
+          reserved: charge.take.cost,
+        })),
+    };
+  }
+
+  async settle(admission: Admission, used: number | undefined): Promise<void> {
+    if (used === undefined) return;
+    const adjusts = admission.reservations
+      .filter((r) => r.reserved !== used)
+      .map((r) => ({ key: r.key, periodMs: r.periodMs, limit: r.limit, units: used - r.reserved }));
+    if (adjusts.length === 0) return;
+    try {
+      await this.withTimeout(this.options.counter.adjust(adjusts, this.options.clock?.()));
+    } catch (error) {
+      this.stats.settleFailures++;
+      this.options.logger.warn({ err: error }, 'rate limits: a token reservation could not be settled');
+    }
+  }
+
+  private recordOf(run: RouteRun): CallRecord {
+    let record = this.calls.get(run);
+    if (!record) {
+      record = { charged: new Set(), readings: [] };
+      this.calls.set(run, record);
+    }
+    return record;
+  }
+
+  private unavailable(error: unknown, run: RouteRun): void {
+    this.stats.unavailable++;
+    const closed = this.options.failMode === 'closed';
+    if (closed) this.stats.refusedUnavailable++;
+    else this.stats.admittedUnchecked++;
+    this.unloggedFailures++;
+    const now = performance.now();
+    if (now - this.lastLogged >= LOG_EVERY_MS) {
+      this.options.logger.error(
+        {
+          err: error,
+          failMode: this.options.failMode,
+          calls: this.unloggedFailures,
+          traceId: run.call.ctx.traceId,
+        },
+        closed
+          ? 'rate limits: counters unreachable, calls refused with 503 (GATEWAY_RATE_LIMIT_FAIL_MODE=closed)'
+          : 'rate limits: counters unreachable, calls let through unchecked (GATEWAY_RATE_LIMIT_FAIL_MODE=open)',
+      );
+      this.lastLogged = now;
+      this.unloggedFailures = 0;
+    }
+    if (closed) {
+      throw new GatewayError(
+        'rate_limit_unavailable',
+        'Rate limits cannot be checked right now (their shared state is unreachable); try again shortly',
+        { cause: error, headers: { 'retry-after': '1' } },
+      );
+    }
+  }
+
+  private withTimeout<T>(work: Promise<T>): Promise<T> {
+    const ms = this.options.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rate counters did not answer within ${ms} ms`)), ms);
+    });
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+}

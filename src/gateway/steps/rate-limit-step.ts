@@ -1,0 +1,64 @@
+/**
+ * Rate-limit policies (docs/rate-limits.md), the outermost step of every target's chain, model calls and
+ * pass-through alike, so that every endpoint that reaches a model is governed by construction. Before the
+ * call: the counters of every policy the target meets are charged at once (rate-limits/rate-limiter.ts),
+ * or the call ends with the policy's 429, thrown past the router so that neither the config's retry (an
+ * inner step) nor its fallback sees it. After the call: token reservations are settled to the answer's
+ * usage — a stream's once its last chunk is in, before the client is told it ended; a pass-through's once
+ * its JSON body has been relayed.
+ */
+import type { AttemptOutcome } from '../attempt.js';
+import { jsonReader } from '../passthrough/json-answer.js';
+import type { RateLimitAdmission, RateLimits } from '../pipeline-types.js';
+import type { RouteState } from '../routing/route-types.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+
+export const rateLimitStep: TargetStep = (next) => async (call) => {
+  const limiter = call.run.deps.routing.rateLimits;
+  const admission = await limiter.admit(call);
+  if (!admission) return next(call);
+  return settled(next, call, limiter, admission);
+};
+
+async function settled(
+  next: TargetHandler,
+  call: TargetCall,
+  limiter: RateLimits,
+  admission: RateLimitAdmission,
+): Promise<AttemptOutcome> {
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await next(call);
+  } catch (error) {
+    await limiter.settle(admission, 0);
+    throw error;
+  }
+  const relay = outcome.relay;
+  if (relay && typeof relay.body !== 'string') {
+    const read = jsonReader(relay.headers);
+    const body = read ? read.tap(relay.body) : relay.body;
+    relay.body = settleAfter(body, () => limiter.settle(admission, read?.result()?.usage?.total_tokens));
+    return outcome;
+  }
+  await limiter.settle(admission, tokensUsed(outcome, call.run.call.state));
+  return outcome;
+}
+
+/** What a call used: its usage; none for a cache hit or a failure before any answer; unknown otherwise. */
+function tokensUsed(outcome: AttemptOutcome, state: RouteState): number | undefined {
+  if (state.cacheStatus === 'HIT') return 0;
+  if (outcome.usage) return outcome.usage.total_tokens;
+  if (outcome.ok) return undefined;
+  return outcome.afterFirstByte ? undefined : 0;
+}
+
+async function* settleAfter(
+  body: AsyncIterable<Uint8Array>,
+  settle: () => Promise<void>,
+): AsyncIterable<Uint8Array> {
+  try {
+    yield* body;
+  } finally {
+    await settle();
+  }
+}

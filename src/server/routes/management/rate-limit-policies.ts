@@ -1,0 +1,133 @@
+/**
+ * Rate-limit policies (docs/rate-limits.md): `POST /policies/rate-limits` → `{id, object}`, the list with
+ * filters and pages, and get, update, delete by id. A policy governs the calls of its workspace; each route
+ * works in the caller's workspace, or in the one `workspace_id` names (body for create, query otherwise)
+ * when the caller is an organisation-level admin key (tenant.ts). A change reaches every node's lookups at
+ * once (store.onChange → lookups.applyChange, Redis between nodes).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../../core/errors.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
+import type { RateLimitPolicy, RateLimitPolicyQuery } from '../../../store/types.js';
+import { validateCreateRateLimitPolicy, validateUpdateRateLimitPolicy } from './body-schemas.js';
+import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { tenantOf } from './tenant.js';
+import { deletedView } from './views.js';
+
+const OBJECT = 'policy_usage_limits';
+const DEFAULT_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 1000;
+
+type Query = Record<string, string | undefined>;
+
+export function rateLimitPolicyView(policy: RateLimitPolicy) {
+  return {
+    object: OBJECT,
+    id: policy.id,
+    name: policy.name,
+    type: policy.type,
+    unit: policy.unit,
+    value: policy.value,
+    status: policy.status,
+    workspace_id: policy.workspace_id,
+    organisation_id: policy.organisation_id,
+    conditions: policy.conditions,
+    group_by: policy.group_by,
+    created_at: new Date(policy.created_at * 1000).toISOString(),
+    last_updated_at: new Date(policy.updated_at * 1000).toISOString(),
+  };
+}
+
+function enumParam<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new GatewayError('invalid_query', `${name} must be one of ${allowed.join(', ')}`, { param: name });
+  }
+  return raw as T;
+}
+
+function countParam(query: Query, name: string, max: number): number | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > max) {
+    throw new GatewayError('invalid_query', `${name} must be an integer from 0 to ${max}`, { param: name });
+  }
+  return value;
+}
+
+function workspaceParam(query: Query): string | undefined {
+  const raw = query.workspace_id;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length > 128) {
+    throw new GatewayError('invalid_query', 'workspace_id must be at most 128 characters', {
+      param: 'workspace_id',
+    });
+  }
+  return raw;
+}
+
+export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const { store } = deps;
+  const path = '/policies/rate-limits';
+  /** The workspace a route acts on: the caller's, or the one `?workspace_id=` names (tenant.ts). */
+  const queryTenant = (request: FastifyRequest) =>
+    tenantOf(store, request.gw.apiKey, { workspace_id: workspaceParam(request.query as Query) });
+
+  app.post(path, async (request) => {
+    const body = validateCreateRateLimitPolicy(request.body);
+    const tenant = await tenantOf(store, request.gw.apiKey, body);
+    const policy = await store.createRateLimitPolicy({
+      ...tenant,
+      name: body.name ?? '',
+      type: body.type,
+      unit: body.unit,
+      value: body.value,
+      conditions: body.conditions,
+      group_by: body.group_by,
+    });
+    return { id: policy.id, object: OBJECT };
+  });
+
+  app.get(path, async (request) => {
+    const query = request.query as Query;
+    const tenant = await queryTenant(request);
+    const pageSize = countParam(query, 'page_size', MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+    const listQuery: RateLimitPolicyQuery = {
+      workspace_id: tenant.workspace_id,
+      status: enumParam(query, 'status', ['active', 'archived'] as const) ?? 'active',
+      type: enumParam(query, 'type', ['requests', 'tokens'] as const),
+      unit: enumParam(query, 'unit', ['rpm', 'rph', 'rpd'] as const),
+      limit: pageSize,
+      offset: pageSize * (countParam(query, 'current_page', Number.MAX_SAFE_INTEGER) ?? 0),
+    };
+    const { data, total } = await store.listRateLimitPolicies(listQuery);
+    return { object: 'list', data: data.map(rateLimitPolicyView), total };
+  });
+
+  app.get(`${path}/:id`, async (request) => {
+    const id = pathParam(request.params, 'id');
+    const policy = await store.getRateLimitPolicy((await queryTenant(request)).workspace_id, id);
+    if (!policy) throw notFound('rate-limit policy', id, 'id');
+    return rateLimitPolicyView(policy);
+  });
+
+  const update = async (request: FastifyRequest) => {
+    const id = pathParam(request.params, 'id');
+    const body = validateUpdateRateLimitPolicy(request.body);
+    requireSomeField(body, ['name', 'conditions', 'group_by', 'type', 'unit', 'value', 'status']);
+    const policy = await store.updateRateLimitPolicy((await queryTenant(request)).workspace_id, id, body);
+    if (!policy) throw notFound('rate-limit policy', id, 'id');
+    return rateLimitPolicyView(policy);
+  };
+  app.put(`${path}/:id`, update);
+  app.patch(`${path}/:id`, update);
+
+  app.delete(`${path}/:id`, async (request) => {
+    const id = pathParam(request.params, 'id');
+    const deleted = await store.deleteRateLimitPolicy((await queryTenant(request)).workspace_id, id);
+    if (!deleted) throw notFound('rate-limit policy', id, 'id');
+    return deletedView(OBJECT, id);
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Rate counters in process memory, for a single gateway node: each counter's meter in an LRU bounded in
+ * size, kept until the bucket has drained. JavaScript runs one `take` at a time, so a take over several
+ * counters is atomic without more.
+ */
+import { LRUCache } from 'lru-cache';
+import {
+  drainMs,
+  meterAdjusted,
+  meterTake,
+  type Meter,
+  type RateCounter,
+  type RateTakeResult,
+} from './rate-counter.js';
+
+export class MemoryRateCounter implements RateCounter {
+  readonly kind = 'memory' as const;
+  private readonly meters: LRUCache<string, Meter>;
+
+  constructor(
+    private readonly clock: () => number = Date.now,
+    maxCounters = 100_000,
+  ) {
+    this.meters = new LRUCache<string, Meter>({ max: maxCounters });
+  }
+
+  async take(takes: Parameters<RateCounter['take']>[0], now = this.clock()): Promise<RateTakeResult> {
+    const decisions = takes.map((take) => meterTake(this.meters.get(take.key), now, take));
+    const refused: number[] = [];
+    decisions.forEach((decision, i) => {
+      if (!decision.admitted) refused.push(i);
+    });
+    if (refused.length === 0) {
+      decisions.forEach((decision, i) => this.store(takes[i], decision.level, now));
+    }
+    return { admitted: refused.length === 0, readings: decisions.map((d) => d.reading), refused };
+  }
+
+  async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now = this.clock()): Promise<void> {
+    for (const adjust of adjusts)
+      this.store(adjust, meterAdjusted(this.meters.get(adjust.key), now, adjust), now);
+  }
+
+  /** The entry lives until its bucket has drained (on the real clock; a stale entry drains to empty). */
+  private store(counter: { key: string; periodMs: number; limit: number }, level: number, now: number): void {
+    if (level <= 0) this.meters.delete(counter.key);
+    else
+      this.meters.set(
+        counter.key,
+        { level, at: now },
+        { ttl: drainMs(level, counter.periodMs, counter.limit) },
+      );
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Rate counters in Redis, shared by every gateway node: each `take` and `adjust` is one Lua script, so
+ * the check and the charge of every counter a call meets happen as one step that no other node's call
+ * can interleave with. Time is Redis's own clock (`TIME`), one clock for every node, unless the caller
+ * hands in `now` (tests inject time). A counter is the string `<level>,<at ms>`, expiring once drained.
+ */
+import { meterTake, type Meter, type RateCounter, type RateTakeResult } from './rate-counter.js';
+import type { ScriptingState } from './types.js';
+
+/** `now`, and the level of a key at `now` (the twin of rate-counter.ts `levelAt`). */
+const PRELUDE = `
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local function level_of(key, period, limit)
+  local stored = redis.call('GET', key)
+  if not stored then return 0 end
+  local level, at = string.match(stored, '^([^,]+),(.+)$')
+  local drained = math.max(0, now - tonumber(at)) * limit / period
+  return math.max(0, tonumber(level) - drained)
+end
+local function store(key, level, period, limit)
+  if level <= 0 then
+    redis.call('DEL', key)
+  else
+    local ttl = math.max(1, math.ceil(level * period / limit))
+    redis.call('SET', key, string.format('%.9f,%.3f', level, now), 'PX', ttl)
+  end
+end`;
+
+/** Reads every counter, then charges them all only if each had room. Answers `now`, then for each counter
+ * the level it read and whether it had room (1) or not (0). */
+const TAKE = `${PRELUDE}
+local results = {string.format('%.3f', now)}
+local levels = {}
+local admitted = true
+for i = 1, #KEYS do
+  local base = 1 + (i - 1) * 4
+  local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  local level = level_of(KEYS[i], period, limit)
+  local room = 1
+  if level + tonumber(ARGV[base + 3]) > limit + 1e-9 then
+    admitted = false
+    room = 0
+  end
+  levels[i] = level
+  results[2 * i] = string.format('%.9f', level)
+  results[2 * i + 1] = room
+end
+if admitted then
+  for i = 1, #KEYS do
+    local base = 1 + (i - 1) * 4
+    store(KEYS[i], levels[i] + tonumber(ARGV[base + 4]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]))
+  end
+end
+return results`;
+
+const ADJUST = `${PRELUDE}
+for i = 1, #KEYS do
+  local base = 1 + (i - 1) * 3
+  local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  store(KEYS[i], level_of(KEYS[i], period, limit) + tonumber(ARGV[base + 3]), period, limit)
+end
+return 1`;
+
+export class RedisRateCounter implements RateCounter {
+  readonly kind = 'redis' as const;
+
+  constructor(private readonly state: ScriptingState) {}
+
+  async take(takes: Parameters<RateCounter['take']>[0], now?: number): Promise<RateTakeResult> {
+    const args: Array<string | number> = [now === undefined ? '' : String(now)];
+    for (const take of takes) args.push(take.periodMs, take.limit, take.need, take.cost);
+    const reply = (await this.state.runScript(
+      { name: 'gatewayRateTake', lua: TAKE },
+      takes.map((take) => take.key),
+      args,
+    )) as string[];
+    // The script decided; its readings (room left, reset, retry) are worked out here from the levels it read.
+    const at = Number(reply[0]);
+    const refused: number[] = [];
+    const readings = takes.map((take, i) => {
+      if (Number(reply[2 * i + 2]) === 0) refused.push(i);
+      const meter: Meter = { level: Number(reply[2 * i + 1]), at };
+      return meterTake(meter, at, take).reading;
+    });
+    return { admitted: refused.length === 0, readings, refused };
+  }
+
+  async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now?: number): Promise<void> {
+    if (adjusts.length === 0) return;
+    const args: Array<string | number> = [now === undefined ? '' : String(now)];
+    for (const adjust of adjusts) args.push(adjust.periodMs, adjust.limit, adjust.units);
+    await this.state.runScript(
+      { name: 'gatewayRateAdjust', lua: ADJUST },
+      adjusts.map((adjust) => adjust.key),
+      args,
+    );
+  }
+}

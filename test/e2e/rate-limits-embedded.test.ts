@@ -1,0 +1,88 @@
+/**
+ * Rate-limit policies on one embedded gateway (SQLite, counters in process memory), through the `openai`
+ * SDK: requests and tokens, settled from a JSON answer's usage, with time injected.
+ */
+import OpenAI, { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { target } from '../routing/support.js';
+import { client } from '../management/http.js';
+
+describe('rate-limit policies on one embedded node (memory counters)', () => {
+  let now = Date.UTC(2030, 0, 1);
+  let gateway: TestGateway;
+  let fake: FakeUpstream;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'limits-embedded' });
+    gateway = await startGateway({ rateLimitClock: () => now });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  const sdk = (metadata: Record<string, string>) =>
+    new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'sk-client',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(target(fake)),
+        'x-gateway-metadata': JSON.stringify(metadata),
+      },
+    });
+  const policy = async (body: Record<string, unknown>) => {
+    const created = await client(gateway.url, gateway.adminKey).post('/policies/rate-limits', body);
+    expect(created.status, created.text).toBe(200);
+    return created.body.id as string;
+  };
+
+  it('limits requests per key, and room comes back with time', async () => {
+    const id = await policy({
+      conditions: [{ key: 'metadata.case', value: 'requests' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'requests',
+      unit: 'rpm',
+      value: 2,
+    });
+    const ask = () =>
+      sdk({ case: 'requests' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+    expect((await ask()).response.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+    expect((await ask()).response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const refused = await ask().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(APIError);
+    expect((refused as APIError).status).toBe(429);
+    expect((refused as APIError).code).toBe(id);
+    expect((refused as APIError).headers?.get('retry-after')).toBe('30');
+    now += 30_000;
+    expect((await ask()).response.status).toBe(200);
+  });
+
+  it('settles a token reservation to the usage of a JSON answer', async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'tokens' }],
+      group_by: [{ key: 'metadata.user' }],
+      type: 'tokens',
+      unit: 'rpd',
+      value: 10_000,
+    });
+    const messages = [{ role: 'user' as const, content: 'a question of some length' }];
+    const reservation = Math.ceil(JSON.stringify(messages).length / 4) + 50;
+    const ask = () =>
+      sdk({ case: 'tokens', user: 'u1' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages, max_completion_tokens: 50 })
+        .withResponse();
+    const first = await ask();
+    expect(first.response.headers.get('x-ratelimit-remaining-tokens')).toBe(String(10_000 - reservation));
+    const used = first.data.usage?.total_tokens as number;
+    const second = await ask();
+    expect(second.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - used - reservation),
+    );
+  });
+});

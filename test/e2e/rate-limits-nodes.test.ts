@@ -1,0 +1,518 @@
+/**
+ * Rate-limit policies on two gateway nodes sharing PostgreSQL and Redis, driven through the `openai` SDK
+ * against a fake provider. The nodes share an injected clock that stands still unless a test moves it, so
+ * a burst is decided by the counters alone (no sleeps) and hours and days pass at once.
+ *
+ * Every policy here lives in the one workspace of the admin key, so each carries a `metadata.case`
+ * condition naming its test: the other tests' calls never meet it.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import OpenAI, { APIError } from 'openai';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { target, type Config } from '../routing/support.js';
+import { client, type Client } from '../management/http.js';
+
+/** How long a change may take to cross Redis: generous for a loaded machine. */
+const PROPAGATION_DEADLINE_MS = 5_000;
+
+/** The provider's own `x-ratelimit-*` values (the fake's): what an answer no policy governs passes on. */
+const FAKE_OWN_LIMITS = { requests: '10000', tokens: '10000000' };
+
+interface Key {
+  id: string;
+  key: string;
+}
+
+/** A TCP proxy in front of Redis that a test can cut, as if the Redis server had gone away. */
+async function startRedisProxy(): Promise<{ url: string; cut(): Promise<void> }> {
+  const upstream = new URL(redisUrl());
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const backend = connect(Number(upstream.port || 6379), upstream.hostname);
+    sockets.add(client).add(backend);
+    client.pipe(backend).pipe(client);
+    const drop = () => {
+      client.destroy();
+      backend.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    backend.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const url = new URL(redisUrl());
+  url.host = `127.0.0.1:${port}`;
+  return {
+    url: url.toString(),
+    async cut() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
+  describeWithRedis('sharing PostgreSQL and Redis', () => {
+    const schema = freshSchemaName('rate_limits');
+    const prefix = freshRedisPrefix('rate-limits');
+    let now = Date.UTC(2030, 0, 1);
+    const clock = () => now;
+    const env = {
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+      GATEWAY_ADMIN_KEY: `gw-limits-${randomBytes(12).toString('hex')}`,
+      REDIS_URL: redisUrl(),
+      GATEWAY_REDIS_PREFIX: prefix,
+    };
+    const postgres = () => ({ url: postgresUrl(), schema });
+    let nodeA: TestGateway;
+    let nodeB: TestGateway;
+    let fake: FakeUpstream;
+    let backup: FakeUpstream;
+    let admin: Client;
+    let workspaceId: string;
+    const extraNodes: TestGateway[] = [];
+
+    beforeAll(async () => {
+      fake = await startFakeOpenAI({ name: 'limits' });
+      backup = await startFakeOpenAI({ name: 'limits-backup' });
+      nodeA = await startGateway({ env, postgres: postgres(), rateLimitClock: clock });
+      nodeB = await startGateway({ env, postgres: postgres(), rateLimitClock: clock });
+      admin = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
+    });
+    afterAll(async () => {
+      for (const node of [nodeA, nodeB, ...extraNodes]) await node?.close();
+      await fake?.close();
+      await backup?.close();
+      await dropSchema(schema);
+      await deleteRedisKeys(prefix);
+    });
+
+    async function newKey(name: string): Promise<Key> {
+      const created = await admin.post('/api-keys', { name, role: 'member' });
+      expect(created.status, created.text).toBe(200);
+      workspaceId = created.body.workspace_id as string;
+      return { id: created.body.id as string, key: created.body.key as string };
+    }
+
+    /** Creates a policy on node A and waits until node B's lookups hold it too. */
+    async function createPolicy(body: Record<string, unknown>): Promise<string> {
+      const created = await admin.post('/policies/rate-limits', body);
+      expect(created.status, created.text).toBe(200);
+      expect(created.body).toEqual({ id: expect.any(String), object: 'policy_usage_limits' });
+      const id = created.body.id as string;
+      await onBUntil((ids) => ids.includes(id));
+      return id;
+    }
+
+    async function onBUntil(until: (ids: string[]) => boolean, read = () => policyIdsOnB()): Promise<void> {
+      const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
+      while (!until(await read()) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(until(await read())).toBe(true);
+    }
+
+    async function policyIdsOnB(): Promise<string[]> {
+      const policies = await nodeB.server.deps.lookups.rateLimitPolicies(workspaceId);
+      return policies.map((policy) => policy.id);
+    }
+
+    function sdk(
+      node: TestGateway,
+      key: Key,
+      metadata: Record<string, string>,
+      config: Config = target(fake),
+    ) {
+      return new OpenAI({
+        baseURL: node.url,
+        apiKey: 'sk-client',
+        maxRetries: 0,
+        defaultHeaders: {
+          'x-gateway-api-key': key.key,
+          'x-gateway-config': JSON.stringify(config),
+          'x-gateway-metadata': JSON.stringify(metadata),
+        },
+      });
+    }
+
+    const chat = (openai: OpenAI, model = 'gpt-4o-mini', content = 'hello') =>
+      openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }).withResponse();
+
+    /** The call's status and headers, whether it answered or failed. */
+    async function outcome(work: Promise<{ response: Response }>) {
+      try {
+        const { response } = await work;
+        return { status: response.status, headers: response.headers, error: undefined };
+      } catch (error) {
+        if (!(error instanceof APIError)) throw error;
+        return { status: error.status as number, headers: error.headers as Headers, error };
+      }
+    }
+
+    it('admits exactly `value` requests of one key across both nodes under a concurrent burst', async () => {
+      const key = await newKey('burst');
+      const policyId = await createPolicy({
+        name: 'per key',
+        conditions: [{ key: 'api_key', value: key.id }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 5,
+      });
+      const before = fake.requests.length;
+      const results = await Promise.all(
+        Array.from({ length: 14 }, (_, i) =>
+          outcome(chat(sdk(i % 2 ? nodeB : nodeA, key, { case: 'burst' }))),
+        ),
+      );
+      const admitted = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 429);
+      expect(admitted).toHaveLength(5);
+      expect(refused).toHaveLength(9);
+      expect(fake.requests.length - before).toBe(5);
+
+      // Every answer the policy governs says so: 200s count down, 429s say when to come back.
+      expect(admitted.map((r) => r.headers.get('x-ratelimit-remaining-requests')).sort()).toEqual([
+        '0',
+        '1',
+        '2',
+        '3',
+        '4',
+      ]);
+      for (const r of admitted) {
+        expect(r.headers.get('x-ratelimit-limit-requests')).toBe('5');
+        expect(r.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+(s|m\d+s)$/);
+      }
+      const { error, headers } = refused[0];
+      expect(headers.get('retry-after')).toBe('12');
+      expect(headers.get('x-ratelimit-limit-requests')).toBe('5');
+      expect(headers.get('x-ratelimit-remaining-requests')).toBe('0');
+      expect(headers.get('x-ratelimit-reset-requests')).toBe('1m0s');
+      expect(headers.get('x-gateway-error-source')).toBe('gateway');
+      expect(error?.type).toBe('rate_limit_exceeded');
+      expect(error?.code).toBe(policyId);
+      expect(error?.message).toContain(policyId);
+      expect(error?.message).toContain(`api_key=${key.id}`);
+
+      // One interval later (60 s / 5), room for exactly one more, on either node.
+      now += 12_000;
+      expect((await outcome(chat(sdk(nodeB, key, { case: 'burst' })))).status).toBe(200);
+      expect((await outcome(chat(sdk(nodeA, key, { case: 'burst' })))).status).toBe(429);
+    });
+
+    it('limits tokens per metadata user, settled from streamed usage, and skips calls without a user', async () => {
+      const key = await newKey('tokens');
+      const limit = 400;
+      await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'tokens' }],
+        group_by: [{ key: 'metadata.user' }],
+        type: 'tokens',
+        unit: 'rpm',
+        value: limit,
+      });
+      const messages = [{ role: 'user' as const, content: 'count my tokens please' }];
+      const reservation = Math.ceil(JSON.stringify(messages).length / 4) + 20;
+      const stream = async (node: TestGateway, user: string) => {
+        const { data, response } = await sdk(node, key, { case: 'tokens', user })
+          .chat.completions.create({
+            model: 'gpt-4o-mini',
+            messages,
+            max_tokens: 20,
+            stream: true,
+            stream_options: { include_usage: true },
+          })
+          .withResponse();
+        let used: number | undefined;
+        for await (const chunk of data) if (chunk.usage) used = chunk.usage.total_tokens;
+        expect(used).toBeGreaterThan(0);
+        return { used: used as number, headers: response.headers };
+      };
+
+      // A stream's headers go out with its first byte: the reservation is charged, not yet settled.
+      const first = await stream(nodeA, 'alice');
+      expect(first.headers.get('x-ratelimit-limit-tokens')).toBe(String(limit));
+      expect(first.headers.get('x-ratelimit-remaining-tokens')).toBe(String(limit - reservation));
+      // Settled to the streamed usage before the stream ended: node B sees what alice really used.
+      const second = await stream(nodeB, 'alice');
+      expect(second.headers.get('x-ratelimit-remaining-tokens')).toBe(
+        String(limit - first.used - reservation),
+      );
+      // Bob has a counter of his own.
+      const bob = await stream(nodeB, 'bob');
+      expect(bob.headers.get('x-ratelimit-remaining-tokens')).toBe(String(limit - reservation));
+
+      // Alice goes on until her settled usage reaches the limit; the next call is refused.
+      let used = first.used + second.used;
+      let calls = 0;
+      while (used < limit && calls++ < 100) used += (await stream(calls % 2 ? nodeA : nodeB, 'alice')).used;
+      const refused = await outcome(chat(sdk(nodeA, key, { case: 'tokens', user: 'alice' })));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+      expect(refused.error?.message).toContain('metadata.user=alice');
+
+      // Without the group_by value the policy does not count the call at all.
+      const anonymous = await outcome(chat(sdk(nodeA, key, { case: 'tokens' })));
+      expect(anonymous.status).toBe(200);
+      // (the provider's own headers are passed on as they came)
+      expect(anonymous.headers.get('x-ratelimit-limit-tokens')).toBe(FAKE_OWN_LIMITS.tokens);
+    });
+
+    it('`*` matches every key but those in `excludes`', async () => {
+      const limited = await newKey('star-limited');
+      const exempt = await newKey('star-exempt');
+      await createPolicy({
+        conditions: [
+          { key: 'metadata.case', value: 'star' },
+          { key: 'api_key', value: '*', excludes: [exempt.id] },
+        ],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      expect((await outcome(chat(sdk(nodeA, limited, { case: 'star' })))).status).toBe(200);
+      expect((await outcome(chat(sdk(nodeB, limited, { case: 'star' })))).status).toBe(429);
+      for (const node of [nodeA, nodeB, nodeA]) {
+        const answer = await outcome(chat(sdk(node, exempt, { case: 'star' })));
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('x-ratelimit-limit-requests')).toBe(FAKE_OWN_LIMITS.requests);
+      }
+    });
+
+    it('matches `model` as `@provider/model` and `@provider/*`', async () => {
+      const key = await newKey('models');
+      await createPolicy({
+        conditions: [
+          { key: 'metadata.case', value: 'model-exact' },
+          { key: 'model', value: '@openai/gpt-4o-mini' },
+        ],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const exact = { case: 'model-exact' };
+      expect((await outcome(chat(sdk(nodeA, key, exact), 'gpt-4o-mini'))).status).toBe(200);
+      expect((await outcome(chat(sdk(nodeB, key, exact), 'gpt-4o-mini'))).status).toBe(429);
+      expect((await outcome(chat(sdk(nodeB, key, exact), 'gpt-4o'))).status).toBe(200);
+      expect((await outcome(chat(sdk(nodeA, key, exact), 'gpt-4o'))).status).toBe(200);
+
+      await createPolicy({
+        conditions: [
+          { key: 'metadata.case', value: 'model-prefix' },
+          { key: 'model', value: '@openai/*' },
+        ],
+        group_by: [{ key: 'model' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const prefixed = { case: 'model-prefix' };
+      // One counter per model the prefix covers…
+      for (const model of ['gpt-4o-mini', 'gpt-4o']) {
+        const first = await outcome(chat(sdk(nodeA, key, prefixed), model));
+        expect(first.status).toBe(200);
+        const second = await outcome(chat(sdk(nodeB, key, prefixed), model));
+        expect(second.status).toBe(429);
+        expect(second.error?.message).toContain(`model=@openai/${model}`);
+      }
+      // …and another provider's models are not covered.
+      const groq = { provider: 'groq', api_key: 'sk-test', custom_host: fake.url };
+      for (const node of [nodeA, nodeB]) {
+        expect((await outcome(chat(sdk(node, key, prefixed, groq), 'gpt-4o-mini'))).status).toBe(200);
+      }
+    });
+
+    it('counts hours and days: the refused wait for their interval, which injected time skips', async () => {
+      const key = await newKey('units');
+      for (const unit of ['rph', 'rpd'] as const) {
+        await createPolicy({
+          conditions: [{ key: 'metadata.case', value: unit }],
+          group_by: [{ key: 'api_key' }],
+          type: 'requests',
+          unit,
+          value: 2,
+        });
+      }
+      const hour = 3_600_000;
+      const cases = [
+        { unit: 'rph', interval: hour / 2, reset: '1h0m0s' },
+        { unit: 'rpd', interval: (24 * hour) / 2, reset: '24h0m0s' },
+      ];
+      for (const { unit, interval, reset } of cases) {
+        const ask = (node: TestGateway) => outcome(chat(sdk(node, key, { case: unit })));
+        expect((await ask(nodeA)).status).toBe(200);
+        expect((await ask(nodeB)).status).toBe(200);
+        const refused = await ask(nodeA);
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toBe(String(interval / 1000));
+        expect(refused.headers.get('x-ratelimit-reset-requests')).toBe(reset);
+        now += interval - 1_000;
+        expect((await ask(nodeB)).status).toBe(429);
+        now += 1_000;
+        expect((await ask(nodeB)).status).toBe(200);
+        expect((await ask(nodeA)).status).toBe(429);
+      }
+    });
+
+    it("a policy's 429 never triggers the config's retry or fallback", async () => {
+      const key = await newKey('no-retry');
+      await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'no-retry' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const config = {
+        retry: { attempts: 3, on_status_codes: [429] },
+        strategy: { mode: 'fallback', on_status_codes: [429] },
+        targets: [target(fake), target(backup)],
+      };
+      expect((await outcome(chat(sdk(nodeA, key, { case: 'no-retry' }, config)))).status).toBe(200);
+      const calls = fake.requests.length + backup.requests.length;
+      const refused = await outcome(chat(sdk(nodeB, key, { case: 'no-retry' }, config)));
+      expect(refused.status).toBe(429);
+      expect(refused.error?.type).toBe('rate_limit_exceeded');
+      expect(refused.headers.get('x-gateway-retry-attempt-count')).toBe('0');
+      expect(fake.requests.length + backup.requests.length).toBe(calls);
+    });
+
+    it('governs every endpoint that calls a model: completions, embeddings and pass-through too', async () => {
+      const key = await newKey('endpoints');
+      await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'endpoints' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 4,
+      });
+      const openai = sdk(nodeA, key, { case: 'endpoints' });
+      const speech = () =>
+        fetch(`${nodeB.url}/audio/speech`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-gateway-api-key': key.key,
+            'x-gateway-config': JSON.stringify(target(fake)),
+            'x-gateway-metadata': JSON.stringify({ case: 'endpoints' }),
+          },
+          body: JSON.stringify({ model: 'tts-1', input: 'hi', voice: 'alloy' }),
+        });
+      const completion = await outcome(
+        openai.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'hi' }).withResponse(),
+      );
+      expect(completion.headers.get('x-ratelimit-remaining-requests')).toBe('3');
+      const embedding = await outcome(
+        openai.embeddings.create({ model: 'text-embedding-3-small', input: 'hi' }).withResponse(),
+      );
+      expect(embedding.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+      const relayed = await speech();
+      expect(relayed.status).toBe(200);
+      expect(relayed.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+      await relayed.arrayBuffer();
+      expect((await outcome(chat(openai))).status).toBe(200);
+      const refused = await speech();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('15');
+      expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('rate_limit_exceeded');
+    });
+
+    it('a change made on node A governs node B as soon as it crosses Redis', async () => {
+      const key = await newKey('changes');
+      const id = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'changes' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const ask = () => outcome(chat(sdk(nodeB, key, { case: 'changes' })));
+      expect((await ask()).status).toBe(200);
+      expect((await ask()).status).toBe(429);
+
+      const raised = await admin.put(`/policies/rate-limits/${id}`, { value: 3 });
+      expect(raised.status, raised.text).toBe(200);
+      const valueOnB = async () =>
+        (await nodeB.server.deps.lookups.rateLimitPolicies(workspaceId)).find((p) => p.id === id)?.value;
+      await onBUntil(
+        (ids) => ids.length > 0,
+        async () => ((await valueOnB()) === 3 ? [id] : []),
+      );
+      expect(await valueOnB()).toBe(3);
+      const afterRaise = await ask();
+      expect(afterRaise.status).toBe(200);
+      expect(afterRaise.headers.get('x-ratelimit-limit-requests')).toBe('3');
+
+      expect((await admin.delete(`/policies/rate-limits/${id}`)).status).toBe(200);
+      await onBUntil((ids) => !ids.includes(id));
+      for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+    });
+
+    it('when Redis goes away mid-test: `open` lets calls through and logs, `closed` answers 503', async () => {
+      const key = await newKey('outage');
+      await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'outage' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const start = async (failMode: 'open' | 'closed') => {
+        const proxy = await startRedisProxy();
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_FAIL_MODE: failMode,
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '500',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        return { node, proxy };
+      };
+      const open = await start('open');
+      const closed = await start('closed');
+      const ask = (node: TestGateway) => outcome(chat(sdk(node, key, { case: 'outage' })));
+
+      // Through the proxies, the nodes share the counter with A and B.
+      expect((await ask(open.node)).status).toBe(200);
+      expect((await ask(closed.node)).status).toBe(429);
+      expect((await ask(nodeA)).status).toBe(429);
+
+      const openLog = vi.spyOn(open.node.server.deps.logger, 'error');
+      await open.proxy.cut();
+      const through = await ask(open.node);
+      expect(through.status).toBe(200);
+      expect(through.headers.get('x-ratelimit-limit-requests')).toBe(FAKE_OWN_LIMITS.requests);
+      const openStats = open.node.server.deps.routing.rateLimits.stats;
+      expect(openStats).toMatchObject({ unavailable: 1, admittedUnchecked: 1, refusedUnavailable: 0 });
+      expect(openLog.mock.calls.map((call) => call[1])).toContainEqual(
+        expect.stringContaining('GATEWAY_RATE_LIMIT_FAIL_MODE=open'),
+      );
+
+      const closedLog = vi.spyOn(closed.node.server.deps.logger, 'error');
+      await closed.proxy.cut();
+      const refused = await ask(closed.node);
+      expect(refused.status).toBe(503);
+      expect(refused.error?.code).toBe('rate_limit_unavailable');
+      expect(refused.headers.get('retry-after')).toBe('1');
+      const closedStats = closed.node.server.deps.routing.rateLimits.stats;
+      expect(closedStats).toMatchObject({ unavailable: 1, admittedUnchecked: 0, refusedUnavailable: 1 });
+      expect(closedLog.mock.calls.map((call) => call[1])).toContainEqual(
+        expect.stringContaining('GATEWAY_RATE_LIMIT_FAIL_MODE=closed'),
+      );
+
+      // The nodes still reaching Redis still enforce the limit.
+      expect((await ask(nodeB)).status).toBe(429);
+    });
+  });
+});

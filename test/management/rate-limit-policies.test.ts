@@ -1,0 +1,231 @@
+/**
+ * /v1/policies/rate-limits through HTTP against a real gateway, on an SQLite file and on PostgreSQL: create
+ * (`{id, object}`), list with filters, pages and `total`, get, update, delete; a 400 naming the field for
+ * every bad body field and query parameter; and who may name another workspace.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { client, expectError, type Client } from './http.js';
+
+const PATH = '/policies/rate-limits';
+
+const valid = {
+  name: 'per key',
+  conditions: [{ key: 'api_key', value: '*' }],
+  group_by: [{ key: 'api_key' }],
+  type: 'requests',
+  unit: 'rpm',
+  value: 60,
+};
+
+function policyRoutes(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+
+  beforeAll(async () => {
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('creates, reads, updates and deletes a policy', async () => {
+    const created = await admin.post(PATH, {
+      ...valid,
+      conditions: [
+        { key: 'model', value: ['@openai/*', '@anthropic/claude-3-5-haiku'], excludes: '@openai/gpt-4o' },
+        { key: 'metadata.team', value: 'search' },
+      ],
+      group_by: [{ key: 'metadata.user' }, { key: 'model' }],
+      type: 'tokens',
+      unit: 'rph',
+      value: 50000,
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toEqual({ id: expect.any(String), object: 'policy_usage_limits' });
+    const id = created.body.id as string;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+
+    const read = await admin.get(`${PATH}/${id}`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual({
+      object: 'policy_usage_limits',
+      id,
+      name: 'per key',
+      type: 'tokens',
+      unit: 'rph',
+      value: 50000,
+      status: 'active',
+      workspace_id: expect.any(String),
+      organisation_id: expect.any(String),
+      conditions: [
+        { key: 'model', value: ['@openai/*', '@anthropic/claude-3-5-haiku'], excludes: '@openai/gpt-4o' },
+        { key: 'metadata.team', value: 'search' },
+      ],
+      group_by: [{ key: 'metadata.user' }, { key: 'model' }],
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      last_updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+
+    const updated = await admin.put(`${PATH}/${id}`, { value: 1000, unit: 'rpm', name: 'renamed' });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ id, value: 1000, unit: 'rpm', name: 'renamed', type: 'tokens' });
+    const patched = await admin.patch(`${PATH}/${id}`, { status: 'archived' });
+    expect(patched.body.status).toBe('archived');
+
+    expect((await admin.delete(`${PATH}/${id}`)).body).toEqual({
+      object: 'policy_usage_limits.deleted',
+      id,
+      deleted: true,
+    });
+    expectError(await admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expectError(await admin.put(`${PATH}/${id}`, { value: 1 }), 404, 'not_found', 'id');
+    expectError(await admin.delete(`${PATH}/${id}`), 404, 'not_found', 'id');
+  });
+
+  it('lists with filters, pages and the total', async () => {
+    const ids: string[] = [];
+    for (const [type, unit] of [
+      ['requests', 'rpd'],
+      ['tokens', 'rpd'],
+      ['requests', 'rpd'],
+      ['requests', 'rpd'],
+    ]) {
+      ids.push((await admin.post(PATH, { ...valid, type, unit })).body.id as string);
+    }
+    await admin.put(`${PATH}/${ids[3]}`, { status: 'archived' });
+
+    const list = await admin.get(`${PATH}?unit=rpd`);
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.object).toBe('list');
+    expect(list.body.total).toBe(3);
+    const listed = list.body.data.map((p: { id: string }) => p.id) as string[];
+    expect([...listed].sort()).toEqual(ids.slice(0, 3).sort());
+
+    // Pages follow the list's order (oldest first; within one second, by id).
+    const requestIds = listed.filter((id) => id !== ids[1]);
+    const pages = [];
+    for (const page of [0, 1]) {
+      const reply = await admin.get(`${PATH}?unit=rpd&type=requests&page_size=1&current_page=${page}`);
+      expect(reply.body.total).toBe(2);
+      pages.push(...reply.body.data.map((p: { id: string }) => p.id));
+    }
+    expect(pages).toEqual(requestIds);
+    const none = await admin.get(`${PATH}?unit=rpd&page_size=0`);
+    expect(none.body).toMatchObject({ data: [], total: 3 });
+    const beyond = await admin.get(`${PATH}?unit=rpd&page_size=2&current_page=5`);
+    expect(beyond.body).toMatchObject({ data: [], total: 3 });
+    const archived = await admin.get(`${PATH}?unit=rpd&status=archived`);
+    expect(archived.body.data.map((p: { id: string }) => p.id)).toEqual([ids[3]]);
+  });
+
+  it('names the offending field of a bad body', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...valid, conditions: [] }, 'conditions'],
+      [{ ...valid, conditions: undefined }, 'conditions'],
+      [{ ...valid, conditions: [{ key: 'api_key' }] }, 'conditions[0].value'],
+      [{ ...valid, conditions: [{ key: 'colour', value: 'x' }] }, 'conditions[0].key'],
+      [{ ...valid, conditions: [{ key: 'api_key', value: [] }] }, 'conditions[0].value'],
+      [{ ...valid, conditions: [{ key: 'api_key', value: 'x', excludes: 5 }] }, 'conditions[0].excludes'],
+      [{ ...valid, conditions: [{ key: 'api_key', value: 'x', other: 1 }] }, 'conditions[0].other'],
+      [{ ...valid, group_by: [] }, 'group_by'],
+      [{ ...valid, group_by: undefined }, 'group_by'],
+      [{ ...valid, group_by: [{ key: 'metadata.' }] }, 'group_by[0].key'],
+      [{ ...valid, type: 'bytes' }, 'type'],
+      [{ ...valid, type: undefined }, 'type'],
+      [{ ...valid, unit: 'rps' }, 'unit'],
+      [{ ...valid, unit: undefined }, 'unit'],
+      [{ ...valid, value: 0 }, 'value'],
+      [{ ...valid, value: '10' }, 'value'],
+      [{ ...valid, value: undefined }, 'value'],
+      [{ ...valid, name: 'x'.repeat(256) }, 'name'],
+      [{ ...valid, organisation_id: 'not-a-uuid' }, 'organisation_id'],
+      [{ ...valid, workspace_id: '' }, 'workspace_id'],
+      [{ ...valid, colour: 'blue' }, 'colour'],
+    ];
+    for (const [body, param] of cases) {
+      const error = expectError(await admin.post(PATH, body), 400, 'invalid_body', param);
+      expect(error.message, param).toContain(param);
+    }
+    expect((await admin.post(PATH, { ...valid, name: 'x'.repeat(255) })).status).toBe(200);
+
+    const id = (await admin.post(PATH, valid)).body.id as string;
+    expectError(await admin.put(`${PATH}/${id}`, { value: -1 }), 400, 'invalid_body', 'value');
+    expectError(await admin.put(`${PATH}/${id}`, { status: 'paused' }), 400, 'invalid_body', 'status');
+    expectError(await admin.put(`${PATH}/${id}`, { workspace_id: 'x' }), 400, 'invalid_body', 'workspace_id');
+    expectError(await admin.put(`${PATH}/${id}`, {}), 400, 'invalid_body');
+  });
+
+  it('names the offending query parameter of a bad list', async () => {
+    for (const [query, param] of [
+      ['page_size=-1', 'page_size'],
+      ['page_size=1.5', 'page_size'],
+      ['current_page=-1', 'current_page'],
+      ['current_page=x', 'current_page'],
+      ['type=bytes', 'type'],
+      ['unit=rps', 'unit'],
+      ['status=paused', 'status'],
+    ]) {
+      expectError(await admin.get(`${PATH}?${query}`), 400, 'invalid_query', param);
+    }
+  });
+
+  it('lets an organisation-level admin key name another workspace, and no other key', async () => {
+    const made = await admin.post('/workspaces', { name: 'Team', slug: 'team' });
+    expect(made.status, made.text).toBe(200);
+    const team = made.body as { id: string; organisation_id: string; admin_key: { key: string } };
+    const teamAdmin = client(gateway.url, team.admin_key.key);
+    const member = await admin.post('/api-keys', { name: 'member', role: 'member' });
+
+    // The organisation-level key (GATEWAY_ADMIN_KEY's) creates and manages the team's policy by slug or id.
+    const created = await admin.post(PATH, {
+      ...valid,
+      workspace_id: 'team',
+      organisation_id: team.organisation_id,
+    });
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.id as string;
+    expect((await admin.get(`${PATH}/${id}?workspace_id=${team.id}`)).body.workspace_id).toBe(team.id);
+    expectError(await admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expect((await teamAdmin.get(`${PATH}/${id}`)).body.workspace_id).toBe(team.id);
+    expect((await admin.get(`${PATH}?workspace_id=team`)).body.total).toBe(1);
+
+    // The team's own admin key works in its workspace only.
+    const home = (await admin.get('/api-keys')).body.data[0].workspace_id as string;
+    expectError(
+      await teamAdmin.post(PATH, { ...valid, workspace_id: home }),
+      403,
+      'forbidden',
+      'workspace_id',
+    );
+    expectError(await teamAdmin.get(`${PATH}?workspace_id=${home}`), 403, 'forbidden', 'workspace_id');
+    expect((await teamAdmin.post(PATH, { ...valid, workspace_id: 'team' })).status).toBe(200);
+    // Another organisation, or a workspace that is not there, is never seen.
+    expectError(
+      await admin.post(PATH, { ...valid, organisation_id: '00000000-0000-4000-8000-000000000000' }),
+      404,
+      'not_found',
+      'organisation_id',
+    );
+    expectError(
+      await admin.post(PATH, { ...valid, workspace_id: 'nowhere' }),
+      404,
+      'not_found',
+      'workspace_id',
+    );
+    // A member key manages nothing.
+    expectError(await client(gateway.url, member.body.key).get(PATH), 403, 'forbidden');
+  });
+}
+
+describe('rate-limit policies (SQLite)', () => {
+  policyRoutes(() => startGateway());
+});
+
+describeWithPostgres('rate-limit policies (PostgreSQL)', () => {
+  const schema = freshSchemaName('rate_limit_policies');
+  afterAll(async () => dropSchema(schema));
+  policyRoutes(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+});

@@ -1,0 +1,142 @@
+/**
+ * The rate counters' contract (state/rate-counter.ts), run against process memory and the real Redis. Time
+ * is handed in, so nothing here waits.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateCounter } from '../../src/state/memory-rate-counter.js';
+import { RedisRateCounter } from '../../src/state/redis-rate-counter.js';
+import { RedisState } from '../../src/state/redis-state.js';
+import type { RateCounter, RateTake } from '../../src/state/rate-counter.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2030, 0, 1);
+
+function contract(make: () => { counters: RateCounter[]; close(): Promise<void> }): void {
+  let counter: RateCounter;
+  let counters: RateCounter[];
+  let close: () => Promise<void>;
+  let n = 0;
+  const key = (name: string) => `rl:test:${name}:${++n}`;
+  const requests = (k: string, limit: number, periodMs = MINUTE): RateTake => ({
+    key: k,
+    periodMs,
+    limit,
+    need: 1,
+    cost: 1,
+  });
+
+  beforeAll(() => {
+    ({ counters, close } = make());
+    counter = counters[0];
+  });
+  afterAll(async () => close());
+
+  it('admits `limit` units at once and refuses the next, saying when there is room again', async () => {
+    const k = key('burst');
+    const remaining: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const result = await counter.take([requests(k, 5)], T0);
+      expect(result.admitted).toBe(true);
+      remaining.push(result.readings[0].remaining);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    const refused = await counter.take([requests(k, 5)], T0);
+    expect(refused).toMatchObject({ admitted: false, refused: [0] });
+    expect(refused.readings[0]).toEqual({ remaining: 0, resetMs: MINUTE, retryAfterMs: 12_000 });
+    // Room comes back one unit per interval (60 s / 5), not at the end of a window.
+    expect((await counter.take([requests(k, 5)], T0 + 11_999)).admitted).toBe(false);
+    expect((await counter.take([requests(k, 5)], T0 + 12_000)).admitted).toBe(true);
+    expect((await counter.take([requests(k, 5)], T0 + 12_000)).admitted).toBe(false);
+  });
+
+  it('admits exactly `limit` of a concurrent burst, across every client', async () => {
+    const k = key('concurrent');
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => counters[i % counters.length].take([requests(k, 17)], T0)),
+    );
+    expect(results.filter((r) => r.admitted)).toHaveLength(17);
+  });
+
+  it('charges several counters all or none', async () => {
+    const roomy = key('roomy');
+    const full = key('full');
+    await counter.take([requests(full, 1)], T0);
+    const refused = await counter.take([requests(roomy, 3), requests(full, 1)], T0);
+    expect(refused).toMatchObject({ admitted: false, refused: [1] });
+    // Nothing was charged to the counter that had room.
+    expect((await counter.take([requests(roomy, 3)], T0)).readings[0].remaining).toBe(2);
+  });
+
+  it('counts hours and days', async () => {
+    const hour = key('hour');
+    const day = key('day');
+    const HOUR = 60 * MINUTE;
+    for (const [k, period] of [
+      [hour, HOUR],
+      [day, 24 * HOUR],
+    ] as const) {
+      expect((await counter.take([requests(k, 2, period)], T0)).admitted).toBe(true);
+      expect((await counter.take([requests(k, 2, period)], T0)).admitted).toBe(true);
+      const refused = await counter.take([requests(k, 2, period)], T0);
+      expect(refused.readings[0].retryAfterMs).toBe(period / 2);
+      expect((await counter.take([requests(k, 2, period)], T0 + period / 2 - 1)).admitted).toBe(false);
+      expect((await counter.take([requests(k, 2, period)], T0 + period / 2)).admitted).toBe(true);
+    }
+  });
+
+  it('tokens: admitted while any room is left, the reservation charged whole, then settled', async () => {
+    const k = key('tokens');
+    const tokens = (cost: number): RateTake => ({ key: k, periodMs: MINUTE, limit: 1000, need: 1, cost });
+    expect((await counter.take([tokens(900)], T0)).readings[0].remaining).toBe(100);
+    // 100 left: a reservation of 300 still goes (one call's overshoot), and then nothing does.
+    expect((await counter.take([tokens(300)], T0)).admitted).toBe(true);
+    expect((await counter.take([tokens(1)], T0)).admitted).toBe(false);
+    // The 300 used only 50; the 900 used 1000.
+    await counter.adjust([{ key: k, periodMs: MINUTE, limit: 1000, units: -250 }], T0);
+    await counter.adjust([{ key: k, periodMs: MINUTE, limit: 1000, units: 100 }], T0);
+    expect((await counter.take([tokens(1)], T0)).admitted).toBe(false);
+    // 1050 used, draining 1000 a minute: room for one after 3.06 s.
+    expect((await counter.take([tokens(1)], T0 + 3_059)).admitted).toBe(false);
+    expect((await counter.take([tokens(1)], T0 + 3_060)).admitted).toBe(true);
+  });
+
+  it('a settlement below zero empties the counter and no further', async () => {
+    const k = key('refund');
+    await counter.take([{ key: k, periodMs: MINUTE, limit: 10, need: 1, cost: 4 }], T0);
+    await counter.adjust([{ key: k, periodMs: MINUTE, limit: 10, units: -100 }], T0);
+    expect((await counter.take([requests(k, 10)], T0)).readings[0].remaining).toBe(9);
+  });
+
+  it('a raised limit applies at once to what was used', async () => {
+    const k = key('raised');
+    expect((await counter.take([requests(k, 1)], T0)).admitted).toBe(true);
+    expect((await counter.take([requests(k, 1)], T0)).admitted).toBe(false);
+    const raised = await counter.take([requests(k, 3)], T0);
+    expect(raised.admitted).toBe(true);
+    expect(raised.readings[0].remaining).toBe(1);
+  });
+}
+
+describe('rate counters in memory', () => {
+  contract(() => {
+    const counter = new MemoryRateCounter();
+    return { counters: [counter], close: async () => undefined };
+  });
+});
+
+describeWithRedis('rate counters in Redis', () => {
+  const prefix = freshRedisPrefix('rate-counter');
+  const states: RedisState[] = [];
+  contract(() => {
+    // Two connections, as two gateway nodes would have.
+    for (let i = 0; i < 2; i++) states.push(new RedisState({ url: redisUrl(), prefix }));
+    return {
+      counters: states.map((state) => new RedisRateCounter(state)),
+      async close() {
+        for (const state of states) await state.close();
+        await deleteRedisKeys(prefix);
+      },
+    };
+  });
+});
