@@ -32,6 +32,8 @@ export function answerHeaders(
     ...(reply.getHeaders() as Record<string, string>),
     ...routeHeaders(state),
     ...forwardableHeaders(answer.headers),
+    // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
+    ...state.rateLimitHeaders,
   };
 }
 
@@ -103,8 +105,6 @@ export class HttpSink implements CallSink {
     if (this.res.destroyed) return;
     this.res.writeHead(answer.status, {
       ...answerHeaders(this.reply, this.state, answer),
-      // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
-      ...this.state.rateLimitHeaders,
       'content-type': 'application/json; charset=utf-8',
     });
     this.res.end(this.codec.answer(answer));

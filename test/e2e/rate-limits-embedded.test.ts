@@ -85,4 +85,37 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       String(10_000 - used - reservation),
     );
   });
+
+  it('governs prompt completions, matched by the prompt, with the headers in the envelope too', async () => {
+    const api = client(gateway.url, gateway.adminKey);
+    const prompt = await api.post('/prompts', {
+      slug: 'limited-prompt',
+      string: JSON.stringify([{ role: 'user', content: 'Say {{word}}' }]),
+      parameters: { model: 'gpt-4o-mini' },
+      config: target(fake),
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    const id = await policy({
+      conditions: [{ key: 'prompt', value: 'limited-prompt' }],
+      group_by: [{ key: 'prompt' }],
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+    });
+    const run = () =>
+      fetch(`${gateway.url}/prompts/limited-prompt/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ variables: { word: 'hello' } }),
+      });
+    const first = await run();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const envelope = (await first.json()) as { headers: Record<string, string> };
+    expect(envelope.headers['x-ratelimit-limit-requests']).toBe('1');
+    expect(envelope.headers['x-ratelimit-remaining-requests']).toBe('0');
+    const refused = await run();
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(id);
+  });
 });
