@@ -75,11 +75,45 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
       return seen;
     }
 
+    /**
+     * Watches the invalidations node B applies from other nodes (its bus calls `lookups.applyRemote` for each;
+     * the wrapper only records them): `applied(workspaceId)` resolves once one for that workspace has been.
+     */
+    function watchRemoteInvalidations(): { applied(workspaceId: string): Promise<void>; stop(): void } {
+      const lookups = nodeB.server.deps.lookups;
+      const apply = lookups.applyRemote;
+      const workspaces: string[] = [];
+      lookups.applyRemote = (event) => {
+        apply(event);
+        if (event.kind === 'workspace') workspaces.push(event.workspaceId);
+      };
+      return {
+        async applied(workspaceId) {
+          const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
+          while (!workspaces.includes(workspaceId)) {
+            if (Date.now() > deadline) throw new Error('node B applied no invalidation of the workspace');
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        },
+        stop: () => {
+          lookups.applyRemote = apply;
+        },
+      };
+    }
+
     it('an update or a delete on node A is what node B reads next, not its cached copy', async () => {
+      const invalidations = watchRemoteInvalidations();
       const created = await onA.post('/guardrails', { slug: 'shared-policy', guardrail: blockList(['v1']) });
       expect(created.status, created.text).toBe(200);
       const workspaceId = created.body.workspace_id as string;
       const lookupsB = nodeB.server.deps.lookups;
+      // The creation's invalidation reaches node B on its own time; were it to land after node B has loaded
+      // version 1 below, it would drop that copy and the check of the cache would read the store instead.
+      try {
+        await invalidations.applied(workspaceId);
+      } finally {
+        invalidations.stop();
+      }
 
       // Node B loads version 1 into its cache.
       expect(await lookupsB.guardrailBySlug(workspaceId, 'shared-policy')).toMatchObject({
