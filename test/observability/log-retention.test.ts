@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLogRetention } from '../../src/observability/log-retention.js';
 import { openStore } from '../../src/store/index.js';
 import type { LogRecord, Store } from '../../src/store/types.js';
+import { logRecord } from '../store/store-contract.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 23);
@@ -19,43 +20,7 @@ afterEach(async () => {
 });
 
 function record(createdAtMs: number, i: number): LogRecord {
-  return {
-    id: `log_retention_${i}`,
-    created_at_ms: createdAtMs,
-    organisation_id: 'org',
-    workspace_id: 'ws',
-    api_key_id: 'key',
-    trace_id: `trace-${i}`,
-    span_id: `span-${i}`,
-    parent_span_id: null,
-    span_name: null,
-    method: 'POST',
-    path: '/v1/chat/completions',
-    endpoint: 'chat',
-    provider: 'openai',
-    model: 'gpt-4o-mini',
-    target: null,
-    status: 200,
-    is_attempt: false,
-    stream: false,
-    latency_ms: 1,
-    ttfb_ms: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    total_tokens: null,
-    cached_tokens: null,
-    reasoning_tokens: null,
-    cache_status: null,
-    retry_count: 0,
-    error_code: null,
-    error_message: null,
-    metadata: {},
-    request_body: null,
-    response_body: null,
-    hook_results: null,
-    prompt_id: null,
-    prompt_version: null,
-  };
+  return logRecord('ws', { id: `log_retention_${i}`, created_at_ms: createdAtMs });
 }
 
 describe('log retention on a real SQLite store', () => {

@@ -928,7 +928,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
 }
 
 let logSeq = 0;
-function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): LogRecord {
+export function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {}): LogRecord {
   logSeq += 1;
   const seq = logSeq;
   return {
