@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../src/cli.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { runCliAgainst } from './run-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
 
@@ -23,25 +23,9 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API's JSON
-}
-
 /** Runs the CLI in-process with GATEWAY_URL and GATEWAY_API_KEY pointing at the test gateway. */
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey, ...env },
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runCliAgainst(gateway, args, env);
 
 describe('gateway keys', () => {
   it('creates, lists and revokes keys; the created key works until revoked', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../src/cli.js';
+import { runCliAgainst } from './run-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
 
@@ -20,24 +20,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API's JSON
-}
-
-async function cli(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey },
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const cli = (args: string[]) => runCliAgainst(gateway, args);
 
 const api = (method: string, path: string) => call(gateway.url, gateway.adminKey, method, path);
 

@@ -1,7 +1,7 @@
 /** `gateway prompts …` against a real gateway and a fake provider: every command, as tables and as JSON. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../src/cli.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { runCliAgainst } from './run-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { chatTemplate, fakeTarget } from '../prompts/support.js';
 
@@ -17,18 +17,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function cli(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey },
-  };
-  const code = await runCli(args, io);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON
-  return { code, stdout, stderr, json: (): any => JSON.parse(stdout) };
-}
+const cli = (args: string[]) => runCliAgainst(gateway, args);
 
 describe('gateway prompts', () => {
   it('creates, updates, publishes, lists, renders, runs and deletes a prompt and a partial', async () => {

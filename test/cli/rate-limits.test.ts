@@ -1,6 +1,6 @@
 /** `gateway rate-limits …` against a real gateway: every command, as tables and as JSON, and its errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../src/cli.js';
+import { runCliAgainst } from './run-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
 
@@ -14,24 +14,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API's JSON
-}
-
-async function cli(args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey },
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
-}
+const cli = (args: string[]) => runCliAgainst(gateway, args);
 
 describe('gateway rate-limits', () => {
   it('creates, lists, gets, updates and deletes', async () => {
