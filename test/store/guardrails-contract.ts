@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
-import type { Store, StoreChange, Workspace } from '../../src/store/types.js';
-import type { StoreHarness } from './store-contract.js';
+import type { Store, StoreChange } from '../../src/store/types.js';
+import { newTenant, type StoreHarness } from './store-contract.js';
 
 const noSecrets = { 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true };
 const webhook = (token: string) => ({
@@ -29,12 +29,7 @@ export function guardrailsContract(makeHarness: () => Promise<StoreHarness>): vo
     await harness?.cleanup();
   });
 
-  async function tenant(): Promise<{ orgId: string; ws: Workspace; other: Workspace }> {
-    const org = await store.createOrganisation({ name: 'Guarded' });
-    const ws = await store.createWorkspace({ organisation_id: org.id, name: 'Main', slug: 'main' });
-    const other = await store.createWorkspace({ organisation_id: org.id, name: 'Other', slug: 'other' });
-    return { orgId: org.id, ws, other };
-  }
+  const tenant = () => newTenant(store, 'Guarded');
 
   const create = (orgId: string, workspaceId: string, slug: string, guardrail: Record<string, unknown>) =>
     store.createGuardrail({ organisation_id: orgId, workspace_id: workspaceId, slug, name: slug, guardrail });

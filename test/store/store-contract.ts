@@ -17,6 +17,22 @@ export interface StoreHarness {
   cleanup(): Promise<void>;
 }
 
+export interface Tenant {
+  orgId: string;
+  /** Its `main` workspace. */
+  ws: Workspace;
+  /** A second workspace of the same organisation. */
+  other: Workspace;
+}
+
+/** A new organisation with two workspaces: each test makes its own, so tests share one database. */
+export async function newTenant(store: Store, name: string): Promise<Tenant> {
+  const org = await store.createOrganisation({ name });
+  const ws = await store.createWorkspace({ organisation_id: org.id, name: 'Main', slug: 'main' });
+  const other = await store.createWorkspace({ organisation_id: org.id, name: 'Other', slug: 'other' });
+  return { orgId: org.id, ws, other };
+}
+
 export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
   const masterKey = randomBytes(32);
   let harness: StoreHarness;
@@ -31,12 +47,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
     await harness?.cleanup();
   });
 
-  async function tenant(): Promise<{ orgId: string; ws: Workspace; other: Workspace }> {
-    const org = await store.createOrganisation({ name: 'Acme' });
-    const ws = await store.createWorkspace({ organisation_id: org.id, name: 'Main', slug: 'main' });
-    const other = await store.createWorkspace({ organisation_id: org.id, name: 'Other', slug: 'other' });
-    return { orgId: org.id, ws, other };
-  }
+  const tenant = () => newTenant(store, 'Acme');
 
   async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
     const error = await promise.then(
