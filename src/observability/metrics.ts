@@ -8,7 +8,8 @@
  * models; the bound keeps a scrape's size and Prometheus's series count in check whatever they send.
  *
  * Recording is on the path of every call: each metric keeps the children (prom-client's per-label-set
- * handles) it has made, so a call looks up one map entry per metric instead of hashing its labels anew.
+ * handles) it has made, so a call does not make and validate a new one per metric. prom-client still
+ * hashes the labels of every observation; that is most of what metrics cost a call (docs/benchmarks.md).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
 

@@ -22,7 +22,11 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   return headers;
 }
 
-/** The headers a non-streamed answer goes out with: the reply's own, the route's, the provider's. */
+/**
+ * The headers a non-streamed answer goes out with: the reply's own, the provider's, the route's. The
+ * route's come last: a gateway policy's `x-ratelimit-*` limits are the ones the client meets, so they
+ * replace the provider's of that name.
+ */
 export function answerHeaders(
   reply: FastifyReply,
   state: RouteState,
@@ -30,10 +34,8 @@ export function answerHeaders(
 ): Record<string, string> {
   return {
     ...(reply.getHeaders() as Record<string, string>),
-    ...routeHeaders(state),
     ...forwardableHeaders(answer.headers),
-    // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
-    ...state.rateLimitHeaders,
+    ...routeHeaders(state),
   };
 }
 
