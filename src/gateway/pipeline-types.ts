@@ -19,6 +19,7 @@ import type { CallContext } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
 import type { DeliveredStream } from './delivered-stream.js';
 import type { HookRunLog } from './hooks/hook-result-types.js';
+import type { RecordContext } from './log-record.js';
 import type { Lookups } from './lookups.js';
 import type { ReplayableBody } from './passthrough/replayable-body.js';
 import type { ResolvedTarget } from './resolve-target.js';
@@ -210,22 +211,11 @@ export interface TargetCallFields {
 export type TargetHandler = (call: TargetCall) => Promise<AttemptOutcome>;
 export type TargetStep = (next: TargetHandler) => TargetHandler;
 
-/** What a summary needs of the call's context; a call refused before its config was read has only this. */
-export type SummaryContext = Pick<
-  CallContext,
-  | 'apiKey'
-  | 'traceId'
-  | 'spanId'
-  | 'parentSpanId'
-  | 'spanName'
-  | 'startedAt'
-  | 'startedAtMs'
-  | 'metadata'
-  | 'signal'
-  | 'method'
-  | 'url'
-  | 'prompt'
->;
+/**
+ * What a summary needs of the call's context (what its log record takes, and how the call came in); a call
+ * refused before its config was read has only this.
+ */
+export type SummaryContext = RecordContext & Pick<CallContext, 'signal' | 'method' | 'url'>;
 
 export interface CallSummary {
   ctx: SummaryContext;
