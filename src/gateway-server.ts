@@ -21,6 +21,7 @@ import { createUpstreamClient } from './gateway/upstream.js';
 import { createLogWriter } from './observability/log-writer.js';
 import { DEFAULT_RETENTION, startLogRetention } from './observability/log-retention.js';
 import { createLogger } from './observability/logger.js';
+import { loadPriceTable } from './observability/pricing/price-table.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
 import { loadMasterKey, openStore } from './store/index.js';
@@ -48,6 +49,8 @@ export async function createGatewayServer(
   } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
+  // Read before anything opens: a broken price file stops the start with its reason.
+  const prices = loadPriceTable(settings.pricesFile);
   const masterKey = loadMasterKey(options.env ?? process.env, settings.dataDir);
   const store = await openStore({
     databaseUrl: settings.databaseUrl,
@@ -103,9 +106,14 @@ export async function createGatewayServer(
       },
     }),
     observers: [
-      createLogObserver(logWriter, { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes }),
+      createLogObserver(
+        logWriter,
+        { enabled: settings.logBodies, maxBytes: settings.logBodyMaxBytes },
+        prices,
+      ),
       ...(metrics ? [createMetricsObserver(metrics)] : []),
     ],
+    prices,
     metrics,
     hooks: createHookRuntime(settings, runJudge),
   };

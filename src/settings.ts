@@ -48,6 +48,8 @@ export interface Settings {
   rateLimitFailMode: 'open' | 'closed';
   /** How long a rate-limit check may wait for the counters before the fail mode applies, ms. */
   rateLimitTimeoutMs: number;
+  /** A price file laid over the shipped price table (docs/cost.md). */
+  pricesFile: string | undefined;
 }
 
 type Source = Record<string, string | undefined>;
@@ -117,5 +119,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logRetentionDays: integer(source, 'GATEWAY_LOG_RETENTION_DAYS', 0),
     rateLimitFailMode: failMode,
     rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
+    pricesFile: source.GATEWAY_PRICES_FILE ? resolve(source.GATEWAY_PRICES_FILE) : undefined,
   };
 }

@@ -14,7 +14,14 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number };
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    audio_tokens?: number;
+    /** Not OpenAI's: prompt tokens written to a provider's prompt cache (Anthropic, Bedrock), priced apart. */
+    cache_write_tokens?: number;
+    /** Not OpenAI's: image tokens of the prompt when the provider counts them apart (Gemini). */
+    image_tokens?: number;
+  };
   completion_tokens_details?: {
     reasoning_tokens?: number;
     accepted_prediction_tokens?: number;

@@ -12,6 +12,7 @@ import type { CallContext } from './call-context.js';
 import { HEADERS } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
+import { callCost } from './call-cost.js';
 import { asksForStream } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
 import { refusePromptTargets } from './prompts/prompt-targets.js';
@@ -71,6 +72,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   }
 
   const outcome = result?.outcome;
+  // Known before a JSON answer goes out, so its headers carry it; a stream's headers went out before.
+  state.cost = callCost(deps.prices, run.attempts);
   let status: number;
   let error: GatewayError | ProviderError | undefined;
   let responseBody: unknown;

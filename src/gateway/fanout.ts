@@ -63,25 +63,29 @@ function oneChoice<K extends 'chat' | 'completions'>(request: AdapterRequest<K>)
 function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | undefined {
   if (!next) return total;
   if (!total) return structuredClone(next);
-  const sum = (a?: number, b?: number) =>
-    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
-  return {
+  const usage: Usage = {
     prompt_tokens: total.prompt_tokens + next.prompt_tokens,
     completion_tokens: total.completion_tokens + next.completion_tokens,
     total_tokens: total.total_tokens + next.total_tokens,
-    prompt_tokens_details: {
-      cached_tokens: sum(
-        total.prompt_tokens_details?.cached_tokens,
-        next.prompt_tokens_details?.cached_tokens,
-      ),
-    },
-    completion_tokens_details: {
-      reasoning_tokens: sum(
-        total.completion_tokens_details?.reasoning_tokens,
-        next.completion_tokens_details?.reasoning_tokens,
-      ),
-    },
   };
+  const prompt = addCounts(total.prompt_tokens_details, next.prompt_tokens_details);
+  if (prompt) usage.prompt_tokens_details = prompt;
+  const completion = addCounts(total.completion_tokens_details, next.completion_tokens_details);
+  if (completion) usage.completion_tokens_details = completion;
+  return usage;
+}
+
+/** Every count of either side, summed (cached, cache-write, audio, image, reasoning tokens…). */
+function addCounts<T extends Partial<Record<string, number>>>(
+  a: T | undefined,
+  b: T | undefined,
+): T | undefined {
+  if (!a) return b && { ...b };
+  const sum: Partial<Record<string, number>> = { ...a };
+  for (const [key, value] of Object.entries(b ?? {})) {
+    if (typeof value === 'number') sum[key] = (sum[key] ?? 0) + value;
+  }
+  return sum as T;
 }
 
 /** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively. */

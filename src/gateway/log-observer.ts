@@ -4,18 +4,21 @@
  * cache answers, continuations) also writes one record per attempt, each a span under the call's.
  */
 import type { LogWriter } from '../observability/log-writer.js';
+import type { PriceTable } from '../observability/pricing/price-table.js';
 import { redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
 import type { LogRecord } from '../store/types.js';
+import { attemptCost } from './call-cost.js';
 import { bodyForLog, buildLogRecord, skippedChunksError, type LogBodies } from './log-record.js';
 import type { CallObserver, CallSummary } from './observer.js';
 import type { AttemptRecord } from './routing/route-types.js';
 
-export function createLogObserver(writer: LogWriter, bodies: LogBodies): CallObserver {
+export function createLogObserver(writer: LogWriter, bodies: LogBodies, prices: PriceTable): CallObserver {
   return {
     callEnded(summary) {
       if (summary.attempts.length >= 2) {
-        for (const attempt of summary.attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies));
+        for (const attempt of summary.attempts)
+          writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
       }
       writer.enqueue(callLogRecord(summary, bodies));
     },
@@ -41,6 +44,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     isAttempt: false,
     ttfbMs: summary.ttfbMs,
     usage: summary.usage,
+    cost: summary.state.cost,
     cacheStatus: summary.state.cacheStatus,
     retryCount: summary.state.retryCount,
     ...errorFields,
@@ -50,7 +54,12 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
   });
 }
 
-function attemptLogRecord(summary: CallSummary, record: AttemptRecord, bodies: LogBodies): LogRecord {
+function attemptLogRecord(
+  summary: CallSummary,
+  record: AttemptRecord,
+  bodies: LogBodies,
+  prices: PriceTable,
+): LogRecord {
   const { outcome } = record;
   let errorCode: string | null = null;
   let errorMessage: string | null = null;
@@ -79,6 +88,7 @@ function attemptLogRecord(summary: CallSummary, record: AttemptRecord, bodies: L
     ttfbMs: outcome.ttfbMs,
     // A failed call is not a billed completion.
     usage: outcome.ok ? outcome.usage : undefined,
+    cost: attemptCost(prices, record),
     cacheStatus: record.cacheStatus,
     retryCount: record.retry,
     errorCode,

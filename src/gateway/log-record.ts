@@ -74,6 +74,8 @@ export interface RecordFields {
   isAttempt: boolean;
   ttfbMs: number | null;
   usage: Usage | undefined;
+  /** Dollars; null when unknown. */
+  cost: number | null;
   cacheStatus: string | null;
   retryCount: number;
   errorCode: string | null;
@@ -133,6 +135,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     total_tokens: usage?.total_tokens ?? null,
     cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
     reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+    cost: fields.cost,
     cache_status: fields.cacheStatus,
     retry_count: fields.retryCount,
     error_code: fields.errorCode,

@@ -23,6 +23,7 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
         ttfbSeconds: summary.stream && summary.ttfbMs !== null ? summary.ttfbMs / 1000 : null,
         upstreamSeconds: upstreamMs === null ? null : upstreamMs / 1000,
         tokens: spentTokens(summary),
+        costDollars: state.cost,
         cacheStatus:
           state.cacheStatus === null || state.cacheStatus === 'DISABLED' ? null : state.cacheStatus,
         retries: state.retryCount,

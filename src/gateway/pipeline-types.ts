@@ -24,6 +24,7 @@ import type { Lookups } from './lookups.js';
 import type { ReplayableBody } from './passthrough/replayable-body.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { PriceTable } from '../observability/pricing/price-table.js';
 import type { CallSink } from './sink.js';
 import type { UpstreamClient } from './upstream.js';
 
@@ -41,6 +42,8 @@ export interface GatewayDeps {
   routing: RoutingRuntime;
   /** See every call when it ends: the log (log-observer.ts), metrics (metrics-observer.ts), later traces. */
   observers: CallObserver[];
+  /** List prices per provider and model, for every call's cost (observability/pricing/). */
+  prices: PriceTable;
   /** The Prometheus registry `GET /metrics` serves; absent with GATEWAY_METRICS=off. */
   metrics: GatewayMetrics | undefined;
   /** What hook checks may reach outside the process (webhooks, URL probes, a judge model). */
@@ -113,6 +116,8 @@ export interface RouteState {
   streamStatus: number | null;
   /** The `x-ratelimit-*` headers when rate-limit policies govern the call (rate-limits/). */
   rateLimitHeaders: Record<string, string> | null;
+  /** What the call cost in US dollars, once it has ended (call-cost.ts); null while unknown. */
+  cost: number | null;
 }
 
 /** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in

@@ -82,6 +82,8 @@ export interface CallMeasures {
   /** Seconds spent waiting on providers (every attempt together); null when no provider was called. */
   upstreamSeconds: number | null;
   tokens: { prompt: number; completion: number; cached: number; reasoning: number } | undefined;
+  /** US dollars the call cost (docs/cost.md); null when unknown. */
+  costDollars: number | null;
   /** `HIT`, `MISS`, `REFRESH` when the config has a cache; null otherwise. */
   cacheStatus: string | null;
   retries: number;
@@ -114,6 +116,7 @@ export class GatewayMetrics {
   private readonly upstream: Children<Histogram.Internal<CallLabelName>>;
   private readonly overhead: Children<Histogram.Internal<CallLabelName>>;
   private readonly tokens: Children<Counter.Internal>;
+  private readonly cost: Children<Counter.Internal>;
   private readonly cache: Children<Counter.Internal>;
   private readonly retries: Children<Counter.Internal>;
   private readonly fallbacks: Children<Counter.Internal>;
@@ -172,6 +175,13 @@ export class GatewayMetrics {
     this.tokens = counterChildren(
       counter('gateway_tokens_total', 'Tokens reported by providers, by type.', [...TARGET_LABELS, 'type']),
     );
+    this.cost = counterChildren(
+      counter(
+        'gateway_cost_usd_total',
+        'What calls cost in US dollars, priced from their usage (calls of unpriced models are left out).',
+        TARGET_LABELS,
+      ),
+    );
     this.cache = counterChildren(
       counter('gateway_cache_results_total', 'Cache lookups, by result.', [
         'endpoint',
@@ -227,6 +237,9 @@ export class GatewayMetrics {
         const count = call.tokens[type];
         if (count > 0) this.tokens.get([...target, type]).inc(count);
       }
+    }
+    if (call.costDollars !== null && call.costDollars > 0) {
+      this.cost.get([labels.endpoint, labels.provider, labels.model, labels.workspace]).inc(call.costDollars);
     }
     const scope = [labels.endpoint, labels.workspace];
     if (call.cacheStatus !== null) this.cache.get([...scope, call.cacheStatus.toLowerCase()]).inc();

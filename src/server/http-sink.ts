@@ -1,6 +1,6 @@
 /**
  * The client's connection as a sink: the answer's bytes come from the ingress codec; the gateway's route
- * headers (answering provider, target, retries, cache status, rate limits) go out with the first byte, so until then a
+ * headers (answering provider, target, retries, cache status, rate limits, a whole answer's cost) go out with the first byte, so until then a
  * failed attempt can still be replaced by another one, or end as a plain HTTP error. Streams are written
  * with backpressure; a broken stream ends with the codec's in-band error, never as a complete answer.
  */
@@ -12,6 +12,7 @@ import { HEADERS } from '../gateway/context.js';
 import type { RouteState } from '../gateway/router.js';
 import type { AnswerChunk, CallSink, JsonAnswer } from '../gateway/sink.js';
 import type { IngressCodec, StreamEncoder } from '../ingress/codec.js';
+import { formatCost } from '../observability/pricing/cost.js';
 
 export function routeHeaders(state: RouteState): Record<string, string> {
   const headers: Record<string, string> = { [HEADERS.retryAttemptCount]: String(state.retryCount) };
@@ -19,6 +20,7 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   if (state.targetPath !== null) headers[HEADERS.lastUsedOptionIndex] = state.targetPath;
   if (state.cacheStatus) headers[HEADERS.cacheStatus] = state.cacheStatus;
   if (state.rateLimitHeaders) Object.assign(headers, state.rateLimitHeaders);
+  if (state.cost !== null) headers[HEADERS.cost] = formatCost(state.cost);
   return headers;
 }
 

@@ -177,6 +177,8 @@ export interface LogsTable {
   total_tokens: number | null;
   cached_tokens: number | null;
   reasoning_tokens: number | null;
+  /** Dollars (0011_log_cost). */
+  cost: number | null;
   cache_status: string | null;
   retry_count: number;
   error_code: string | null;

@@ -255,6 +255,8 @@ export interface LogRecord {
   total_tokens: number | null;
   cached_tokens: number | null;
   reasoning_tokens: number | null;
+  /** What the call cost in US dollars (docs/cost.md); null when a model it used has no price. */
+  cost: number | null;
   cache_status: string | null;
   retry_count: number;
   error_code: string | null;

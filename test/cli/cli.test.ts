@@ -316,7 +316,7 @@ describe('gateway logs', () => {
     const table = await cli(['logs', 'list', '--model', 'gpt-logs-model', '--limit', '5']);
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(
-      /^TIME\s+STATUS\s+ENDPOINT\s+PROVIDER\s+MODEL\s+MS\s+TOKENS\s+ERROR\s+ID$/,
+      /^TIME\s+STATUS\s+ENDPOINT\s+PROVIDER\s+MODEL\s+MS\s+TOKENS\s+COST \$\s+ERROR\s+ID$/,
     );
     expect(table.stdout).toMatch(/200\s+POST \/v1\/chat\/completions\s+openai\s+gpt-logs-model/);
 

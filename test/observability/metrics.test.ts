@@ -17,6 +17,7 @@ describe('GatewayMetrics labels', () => {
         ttfbSeconds: null,
         upstreamSeconds: 0.009,
         tokens: undefined,
+        costDollars: null,
         cacheStatus: null,
         retries: 0,
         fallbacks: 0,

@@ -15,6 +15,8 @@ interface LogRecord {
   status: number;
   latency_ms: number;
   total_tokens: number | null;
+  /** US dollars; null when unpriced. */
+  cost: number | null;
   is_attempt: boolean;
   trace_id: string;
   error_code: string | null;
@@ -65,6 +67,7 @@ export function logsCommand(io: CliIo): Command {
             { header: 'MODEL', value: (r) => r.model },
             { header: 'MS', value: (r) => Math.round(r.latency_ms) },
             { header: 'TOKENS', value: (r) => r.total_tokens },
+            { header: 'COST $', value: (r) => (r.cost === null ? null : r.cost.toFixed(6)) },
             { header: 'ERROR', value: (r) => r.error_code },
             { header: 'ID', value: (r) => r.id },
           ]) + (page.has_more ? `More: --after ${page.data.at(-1)?.id}\n` : ''),

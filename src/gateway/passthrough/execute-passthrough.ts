@@ -6,6 +6,7 @@
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { UpstreamRelay } from '../attempt.js';
+import { callCost } from '../call-cost.js';
 import type { CallContext } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { asCallError } from '../execute.js';
@@ -74,6 +75,11 @@ export async function executePassthrough(
   }
 
   const answer = read?.result();
+  state.cost = callCost(deps.prices, run.attempts, {
+    provider: state.provider,
+    model: answer?.model ?? null,
+    usage: answer?.usage,
+  });
   const summary: CallSummary = {
     ctx,
     endpoint: 'passthrough',

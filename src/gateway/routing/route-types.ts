@@ -28,6 +28,7 @@ export function newRouteState(): RouteState {
     cacheStatus: null,
     streamStatus: null,
     rateLimitHeaders: null,
+    cost: null,
   };
 }
 

@@ -4,7 +4,8 @@ import type { AnthropicUsage } from './anthropic-api-types.js';
 /**
  * Anthropic's `input_tokens` counts only the tokens after the last cache breakpoint; cache reads and
  * cache writes are reported apart. OpenAI's `prompt_tokens` is the whole prompt, so the three are added,
- * and the cache reads are also reported as `prompt_tokens_details.cached_tokens`.
+ * and the cache reads are also reported as `prompt_tokens_details.cached_tokens`, the cache writes as
+ * `cache_write_tokens` (not OpenAI's: writes are priced apart, docs/cost.md).
  */
 export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const input = usage?.input_tokens ?? 0;
@@ -16,7 +17,10 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    prompt_tokens_details:
+      cacheWrite > 0
+        ? { cached_tokens: cacheRead, cache_write_tokens: cacheWrite }
+        : { cached_tokens: cacheRead },
   };
 }
 

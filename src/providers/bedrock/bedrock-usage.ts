@@ -3,7 +3,8 @@ import type { BedrockUsage } from './bedrock-api-types.js';
 
 /**
  * Converse's `inputTokens` leaves out tokens read from or written to the prompt cache; OpenAI's
- * `prompt_tokens` is the whole prompt, so they are added back, and cache reads become `cached_tokens`.
+ * `prompt_tokens` is the whole prompt, so they are added back; cache reads become `cached_tokens`, cache
+ * writes `cache_write_tokens` (not OpenAI's: writes are priced apart, docs/cost.md).
  */
 export function toOpenAIUsage(usage: BedrockUsage | undefined): Usage {
   const cacheRead = usage?.cacheReadInputTokens ?? 0;
@@ -14,6 +15,9 @@ export function toOpenAIUsage(usage: BedrockUsage | undefined): Usage {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    prompt_tokens_details:
+      cacheWrite > 0
+        ? { cached_tokens: cacheRead, cache_write_tokens: cacheWrite }
+        : { cached_tokens: cacheRead },
   };
 }

@@ -1,5 +1,5 @@
 import type { Usage } from '../../core/openai-types.js';
-import type { GeminiUsageMetadata } from './google-api-types.js';
+import type { GeminiModalityCount, GeminiUsageMetadata } from './google-api-types.js';
 
 /**
  * Gemini's `usageMetadata` → OpenAI usage. `candidatesTokenCount` leaves thoughts out while OpenAI's
@@ -25,5 +25,22 @@ export function convertGoogleUsage(metadata: GeminiUsageMetadata | undefined): U
   if (metadata.thoughtsTokenCount !== undefined) {
     usage.completion_tokens_details = { reasoning_tokens: thoughts };
   }
+  // Audio and image tokens are priced apart from text on some models (docs/cost.md).
+  const audioIn = modalityCount(metadata.promptTokensDetails, 'AUDIO');
+  const imageIn = modalityCount(metadata.promptTokensDetails, 'IMAGE');
+  if (audioIn > 0) usage.prompt_tokens_details = { ...usage.prompt_tokens_details, audio_tokens: audioIn };
+  if (imageIn > 0) usage.prompt_tokens_details = { ...usage.prompt_tokens_details, image_tokens: imageIn };
+  const audioOut = modalityCount(metadata.candidatesTokensDetails, 'AUDIO');
+  if (audioOut > 0) {
+    usage.completion_tokens_details = { ...usage.completion_tokens_details, audio_tokens: audioOut };
+  }
   return usage;
+}
+
+function modalityCount(details: GeminiModalityCount[] | undefined, modality: string): number {
+  let count = 0;
+  for (const detail of details ?? []) {
+    if (detail.modality === modality && typeof detail.tokenCount === 'number') count += detail.tokenCount;
+  }
+  return count;
 }

@@ -119,7 +119,15 @@ export interface GeminiUsageMetadata {
   cachedContentTokenCount?: number;
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** Counts per modality (`TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`). */
+  promptTokensDetails?: GeminiModalityCount[];
+  candidatesTokensDetails?: GeminiModalityCount[];
   trafficType?: string;
+}
+
+export interface GeminiModalityCount {
+  modality?: string;
+  tokenCount?: number;
 }
 
 export interface GeminiCandidate {

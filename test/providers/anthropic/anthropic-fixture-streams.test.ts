@@ -144,7 +144,10 @@ describe('anthropic recorded streams', () => {
       prompt_tokens: prompt,
       completion_tokens: truth.usage.output,
       total_tokens: prompt + truth.usage.output,
-      prompt_tokens_details: { cached_tokens: truth.usage.cacheRead },
+      prompt_tokens_details:
+        truth.usage.cacheWrite > 0
+          ? { cached_tokens: truth.usage.cacheRead, cache_write_tokens: truth.usage.cacheWrite }
+          : { cached_tokens: truth.usage.cacheRead },
     });
   });
 });

@@ -50,7 +50,7 @@ describe('anthropic response translation', () => {
       prompt_tokens: 1210,
       completion_tokens: 5,
       total_tokens: 1215,
-      prompt_tokens_details: { cached_tokens: 1000 },
+      prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 200 },
     });
   });
 

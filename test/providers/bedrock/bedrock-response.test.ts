@@ -48,7 +48,7 @@ describe('bedrock response translation', () => {
       prompt_tokens: 130,
       completion_tokens: 5,
       total_tokens: 135,
-      prompt_tokens_details: { cached_tokens: 100 },
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 20 },
     });
   });
 

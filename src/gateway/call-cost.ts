@@ -1,0 +1,58 @@
+/**
+ * What a call cost: the sum of its attempts' costs, each priced with the provider and model that answered
+ * it (a fallback from OpenAI to Anthropic is priced at both). A cache answer costs nothing; a failed attempt
+ * is not billed. Unknown (null) when an answering model is not in the price table, rather than a sum that
+ * leaves part of the call out.
+ */
+import type { Usage } from '../core/openai-types.js';
+import { usageCost } from '../observability/pricing/cost.js';
+import type { PriceTable } from '../observability/pricing/price-table.js';
+import type { AttemptRecord } from './pipeline-types.js';
+
+/** A cache status that means the answer came from a cache: `HIT`, `SEMANTIC_HIT`. */
+export function isCacheAnswer(cacheStatus: string | null): boolean {
+  return cacheStatus !== null && cacheStatus.endsWith('HIT');
+}
+
+/** Dollars of one priced answer, or null when the model has no price. */
+export function answerCost(
+  prices: PriceTable,
+  provider: string | null,
+  model: string | null | undefined,
+  usage: Usage | undefined,
+): number | null {
+  if (!usage || !provider || !model || typeof usage.prompt_tokens !== 'number') return null;
+  const match = prices.lookup(provider, model);
+  return match ? usageCost(match, usage) : null;
+}
+
+/** Dollars of one attempt: 0 for a cache answer or a failed call; null when the answer's usage or price is
+ * unknown. */
+export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number | null {
+  const { outcome } = attempt;
+  if (isCacheAnswer(attempt.cacheStatus) || !outcome.ok) return 0;
+  return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage);
+}
+
+/**
+ * Dollars of a whole call. `answered` prices a call whose answer's usage its attempts do not carry (a
+ * pass-through reads it from the relayed body).
+ */
+export function callCost(
+  prices: PriceTable,
+  attempts: readonly AttemptRecord[],
+  answered?: { provider: string | null; model: string | null; usage: Usage | undefined },
+): number | null {
+  let total = 0;
+  let unpriced = false;
+  for (const attempt of attempts) {
+    const cost = attemptCost(prices, attempt);
+    if (cost !== null) total += cost;
+    else if (attempt.outcome.ok && !attempt.outcome.usage) unpriced = true;
+    else return null;
+  }
+  if (!unpriced) return attempts.length > 0 ? total : null;
+  // Only the last answered attempt's usage is the relayed body's.
+  const last = answered ? answerCost(prices, answered.provider, answered.model, answered.usage) : null;
+  return last === null ? null : total + last;
+}

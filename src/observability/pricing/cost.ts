@@ -1,0 +1,56 @@
+/**
+ * A call's cost from its usage (OpenAI's shape, which every adapter reports) and its model's prices.
+ * `prompt_tokens` and `completion_tokens` are totals; the details say which of them are priced apart:
+ * cache reads and writes, audio and image tokens of the prompt; reasoning and audio tokens of the
+ * completion. What is left of each total is priced as text.
+ */
+import type { Usage } from '../../core/openai-types.js';
+import type { ModelPrice, PriceMatch } from './price-table.js';
+
+const PER_TOKEN = 1e-6;
+
+export interface CostOptions {
+  /** The call is a line of a provider batch: the provider's batch discount applies. */
+  batch?: boolean;
+}
+
+/** Dollars. */
+export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions = {}): number {
+  const prompt = usage.prompt_tokens ?? 0;
+  const tier = match.price.long_context;
+  const price: ModelPrice =
+    tier && prompt > tier.above_input_tokens ? { ...match.price, ...tier } : match.price;
+  const input = price.input ?? 0;
+  const output = price.output ?? 0;
+
+  const inDetails = usage.prompt_tokens_details;
+  const cacheRead = inDetails?.cached_tokens ?? 0;
+  const cacheWrite = inDetails?.cache_write_tokens ?? 0;
+  const audioIn = inDetails?.audio_tokens ?? 0;
+  const imageIn = inDetails?.image_tokens ?? 0;
+  const textIn = Math.max(0, prompt - cacheRead - cacheWrite - audioIn - imageIn);
+
+  const completion = usage.completion_tokens ?? 0;
+  const outDetails = usage.completion_tokens_details;
+  const reasoning = outDetails?.reasoning_tokens ?? 0;
+  const audioOut = outDetails?.audio_tokens ?? 0;
+  const textOut = Math.max(0, completion - reasoning - audioOut);
+
+  const dollars =
+    PER_TOKEN *
+    (textIn * input +
+      cacheRead * (price.cache_read ?? input) +
+      cacheWrite * (price.cache_write ?? input) +
+      audioIn * (price.input_audio ?? input) +
+      imageIn * (price.input_image ?? input) +
+      textOut * output +
+      reasoning * (price.reasoning ?? output) +
+      audioOut * (price.output_audio ?? output));
+  return options.batch ? dollars * (1 - match.batchDiscount) : dollars;
+}
+
+/** A cost as a header or a record shows it: dollars, at most ten decimals, no exponent, no trailing zeros. */
+export function formatCost(dollars: number): string {
+  const text = dollars.toFixed(10).replace(/\.?0+$/, '');
+  return text === '' || text === '-0' ? '0' : text;
+}

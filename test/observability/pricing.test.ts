@@ -1,0 +1,147 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatCost, usageCost } from '../../src/observability/pricing/cost.js';
+import { loadPriceTable, normaliseModel, PriceTable } from '../../src/observability/pricing/price-table.js';
+
+const shipped = loadPriceTable(undefined);
+
+function priceOf(provider: string, model: string) {
+  const match = shipped.lookup(provider, model);
+  if (!match) throw new Error(`no price for ${provider} ${model}`);
+  return match;
+}
+
+describe('price table lookup', () => {
+  it('finds a model by its exact name, or by the longest name it starts with followed by a version', () => {
+    expect(priceOf('openai', 'gpt-4o').price.input).toBe(2.5);
+    expect(priceOf('openai', 'gpt-4o-2024-08-06').price.input).toBe(2.5);
+    expect(priceOf('openai', 'gpt-4o-mini-2024-07-18').price.input).toBe(0.15);
+    // gpt-4 is not a prefix of gpt-4o: a name must be followed by a version, not more of a name.
+    expect(priceOf('openai', 'gpt-4-0613').price.input).toBe(30);
+    expect(shipped.lookup('openai', 'gpt-4.5-preview')).toBeUndefined();
+    expect(shipped.lookup('openai', 'gpt-4oops')).toBeUndefined();
+    expect(shipped.lookup('openai', 'my-fine-tune')).toBeUndefined();
+    expect(shipped.lookup('nobody', 'gpt-4o')).toBeUndefined();
+  });
+
+  it('reads Bedrock, Vertex AI and Gemini names, and shares tables between providers', () => {
+    expect(normaliseModel('us.anthropic.claude-3-5-sonnet-20240620-v1:0')).toBe(
+      'claude-3-5-sonnet-20240620-v1',
+    );
+    expect(normaliseModel('claude-3-5-sonnet-v2@20241022')).toBe('claude-3-5-sonnet-v2-20241022');
+    expect(normaliseModel('models/gemini-2.0-flash')).toBe('gemini-2.0-flash');
+    expect(priceOf('bedrock', 'us.anthropic.claude-3-5-haiku-20241022-v1:0').price.output).toBe(4);
+    expect(priceOf('bedrock', 'amazon.nova-pro-v1:0').price.input).toBe(0.8);
+    expect(priceOf('bedrock', 'amazon.titan-embed-text-v2:0').price.input).toBe(0.02);
+    expect(priceOf('vertex-ai', 'claude-3-5-sonnet-v2@20241022').price.input).toBe(3);
+    expect(priceOf('vertex-ai', 'gemini-2.5-flash').price.output).toBe(2.5);
+    expect(priceOf('google', 'models/gemini-2.5-flash-lite-preview-06-17').price.input).toBe(0.1);
+    expect(priceOf('azure-openai', 'gpt-4o-2024-11-20').price.input).toBe(2.5);
+  });
+});
+
+describe('usage cost', () => {
+  const million = 1_000_000;
+
+  it('prices prompt and completion tokens', () => {
+    const cost = usageCost(priceOf('openai', 'gpt-4o'), {
+      prompt_tokens: million,
+      completion_tokens: million,
+      total_tokens: 2 * million,
+    });
+    expect(cost).toBeCloseTo(12.5, 10);
+  });
+
+  it('prices cache reads and writes apart from the rest of the prompt', () => {
+    // Anthropic: 100 fresh, 1,000 written to the cache, 2,000 read from it; 50 out.
+    const cost = usageCost(priceOf('anthropic', 'claude-3-5-haiku-20241022'), {
+      prompt_tokens: 3100,
+      completion_tokens: 50,
+      total_tokens: 3150,
+      prompt_tokens_details: { cached_tokens: 2000, cache_write_tokens: 1000 },
+    });
+    expect(cost).toBeCloseTo((100 * 0.8 + 1000 * 1 + 2000 * 0.08 + 50 * 4) / million, 12);
+  });
+
+  it('prices reasoning and audio tokens inside the totals at their own rates', () => {
+    const audio = usageCost(priceOf('openai', 'gpt-4o-audio-preview-2024-12-17'), {
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      total_tokens: 1500,
+      prompt_tokens_details: { audio_tokens: 400 },
+      completion_tokens_details: { audio_tokens: 300 },
+    });
+    expect(audio).toBeCloseTo((600 * 2.5 + 400 * 40 + 200 * 10 + 300 * 80) / million, 12);
+    const reasoning = usageCost(
+      { price: { input: 1, output: 4, reasoning: 8 }, batchDiscount: 0 },
+      {
+        prompt_tokens: 10,
+        completion_tokens: 100,
+        total_tokens: 110,
+        completion_tokens_details: { reasoning_tokens: 60 },
+      },
+    );
+    expect(reasoning).toBeCloseTo((10 * 1 + 40 * 4 + 60 * 8) / million, 12);
+  });
+
+  it('takes the long-context prices for a prompt above the tier, and the batch discount for batch lines', () => {
+    const gemini = priceOf('google', 'gemini-2.5-pro');
+    const usage = (prompt: number) => ({
+      prompt_tokens: prompt,
+      completion_tokens: 1000,
+      total_tokens: prompt + 1000,
+    });
+    expect(usageCost(gemini, usage(200_000))).toBeCloseTo((200_000 * 1.25 + 1000 * 10) / million, 12);
+    expect(usageCost(gemini, usage(200_001))).toBeCloseTo((200_001 * 2.5 + 1000 * 15) / million, 12);
+    expect(usageCost(gemini, usage(1000), { batch: true })).toBeCloseTo(
+      ((1000 * 1.25 + 1000 * 10) / million) * 0.5,
+      12,
+    );
+  });
+
+  it('formats dollars without an exponent or trailing zeros', () => {
+    expect(formatCost(0)).toBe('0');
+    expect(formatCost(1.5e-7)).toBe('0.00000015');
+    expect(formatCost(12.5)).toBe('12.5');
+    expect(formatCost(100)).toBe('100');
+  });
+});
+
+describe('a deployment price file', () => {
+  function file(content: unknown): string {
+    const path = join(mkdtempSync(join(tmpdir(), 'prices-')), 'prices.json');
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  }
+
+  it('adds and replaces models and keeps the rest of the shipped table', () => {
+    const table = loadPriceTable(
+      file({
+        providers: {
+          openai: { models: { 'gpt-4o': { input: 2, output: 8 }, 'my-fine-tune': { input: 3, output: 12 } } },
+          'openai-compatible': { models: { 'llama-local': { input: 0, output: 0 } } },
+        },
+      }),
+    );
+    expect(table.lookup('openai', 'gpt-4o-2024-08-06')?.price).toEqual({ input: 2, output: 8 });
+    expect(table.lookup('openai', 'my-fine-tune')?.price.output).toBe(12);
+    expect(table.lookup('openai', 'gpt-4o-mini')?.price.input).toBe(0.15);
+    expect(table.lookup('openai', 'gpt-4o')?.batchDiscount).toBe(0.5);
+    expect(table.lookup('openai-compatible', 'llama-local')?.price.input).toBe(0);
+    expect(table.lookup('azure-openai', 'gpt-4o')?.price.input).toBe(2);
+  });
+
+  it('is refused with the offending field named, or when it is not JSON', () => {
+    expect(() => loadPriceTable(file({ providers: { openai: { models: { x: { input: -1 } } } } }))).toThrow(
+      /prices\.providers\.openai\.models\.x\.input/,
+    );
+    expect(() => loadPriceTable(file({ providers: { openai: { modles: {} } } }))).toThrow(/modles/);
+    expect(() => loadPriceTable(file('{ nope'))).toThrow(/GATEWAY_PRICES_FILE .* cannot be read as JSON/);
+  });
+
+  it('a table with no entry for a provider knows none of its models', () => {
+    expect(new PriceTable({ providers: {} }).lookup('openai', 'gpt-4o')).toBeUndefined();
+  });
+});
