@@ -15,6 +15,7 @@ import { createRoutingRuntime } from './gateway/routing/runtime.js';
 import { createMetricsObserver } from './gateway/metrics-observer.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { createLogObserver } from './gateway/log-observer.js';
+import { createTraceObserver } from './gateway/trace-observer.js';
 import type { TargetStep } from './gateway/steps/index.js';
 import { createSharedState } from './state/index.js';
 import { createUpstreamClient } from './gateway/upstream.js';
@@ -22,6 +23,7 @@ import { createLogWriter } from './observability/log-writer.js';
 import { DEFAULT_RETENTION, startLogRetention } from './observability/log-retention.js';
 import { createLogger } from './observability/logger.js';
 import { loadPriceTable } from './observability/pricing/price-table.js';
+import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
 import { loadMasterKey, openStore } from './store/index.js';
@@ -80,6 +82,14 @@ export async function createGatewayServer(
     flushIntervalMs: settings.logFlushIntervalMs,
   });
   const metrics = settings.metricsEnabled ? new GatewayMetrics() : undefined;
+  const traces = settings.tracesUrl
+    ? await createTraceExporter({
+        url: settings.tracesUrl,
+        serviceName: settings.tracesServiceName,
+        headers: settings.tracesHeaders,
+        delayMs: settings.tracesDelayMs,
+      })
+    : undefined;
   const retention =
     settings.logRetentionDays > 0
       ? startLogRetention(store, logger, {
@@ -112,6 +122,7 @@ export async function createGatewayServer(
         prices,
       ),
       ...(metrics ? [createMetricsObserver(metrics)] : []),
+      ...(traces ? [createTraceObserver(traces, prices)] : []),
     ],
     prices,
     metrics,
@@ -148,6 +159,7 @@ export async function createGatewayServer(
         }
         await retention?.close();
         await deps.logWriter.close();
+        await traces?.shutdown();
         await deps.upstream.close();
         await deps.hooks.close();
         await bus?.close();

@@ -50,6 +50,13 @@ export interface Settings {
   rateLimitTimeoutMs: number;
   /** A price file laid over the shipped price table (docs/cost.md). */
   pricesFile: string | undefined;
+  /** OTLP/HTTP traces URL; no traces when absent (docs/observability.md). */
+  tracesUrl: string | undefined;
+  tracesServiceName: string;
+  /** Headers sent with every OTLP export (an API key of the collector). */
+  tracesHeaders: Record<string, string>;
+  /** How long spans wait to be sent in a batch, ms. */
+  tracesDelayMs: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -120,5 +127,33 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimitFailMode: failMode,
     rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
     pricesFile: source.GATEWAY_PRICES_FILE ? resolve(source.GATEWAY_PRICES_FILE) : undefined,
+    tracesUrl: tracesUrl(source),
+    tracesServiceName: source.OTEL_SERVICE_NAME || 'ai-gateway',
+    tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),
+    tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
   };
+}
+
+/** OpenTelemetry's variables: the traces URL as it is, or the base URL with `/v1/traces`. */
+function tracesUrl(source: Source): string | undefined {
+  const traces = source.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (traces) return traces;
+  const base = source.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
+/** `key1=value1,key2=value2`, values URL-encoded (OpenTelemetry's format). */
+function otlpHeaders(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const value = pair.slice(at + 1).trim();
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(value);
+    } catch {
+      headers[pair.slice(0, at).trim()] = value;
+    }
+  }
+  return headers;
 }

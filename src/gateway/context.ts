@@ -6,6 +6,7 @@ import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
+import { readTraceparent } from '../observability/tracing.js';
 import type { ApiKey } from '../store/types.js';
 
 export const HEADERS = {
@@ -182,10 +183,15 @@ export function readTrace(
       param: HEADERS.spanName,
     });
   }
+  const traceId = idHeader(headers, HEADERS.traceId);
+  const parentSpanId = idHeader(headers, HEADERS.parentSpanId);
+  // W3C `traceparent` (an OpenTelemetry-instrumented client) joins its trace, unless the gateway's own
+  // trace header names another; an invalid one is ignored, as the W3C asks.
+  const parent = traceId === undefined ? readTraceparent(headerValue(headers, 'traceparent')) : undefined;
   return {
-    traceId: idHeader(headers, HEADERS.traceId) ?? newTraceId(),
+    traceId: traceId ?? parent?.traceId ?? newTraceId(),
     spanId: idHeader(headers, HEADERS.spanId) ?? newSpanId(),
-    parentSpanId: idHeader(headers, HEADERS.parentSpanId) ?? null,
+    parentSpanId: parentSpanId ?? parent?.parentSpanId ?? null,
     spanName: spanName ?? null,
   };
 }

@@ -95,6 +95,7 @@ function attemptLogRecord(
     errorMessage,
     requestBody: bodyForLog(record.body, bodies),
     responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
+    spanId: record.spanId,
     startedAt: record.started,
     endedAt: record.ended,
   });

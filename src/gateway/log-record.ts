@@ -5,7 +5,6 @@ import { SerializedJson } from '../store/serialized-json.js';
 import type { Usage } from '../core/openai-types.js';
 import type { LogRecord } from '../store/types.js';
 import type { CallContext } from './call-context.js';
-import { newSpanId } from './context.js';
 import { sequentialId } from './ids.js';
 
 export interface LogBodies {
@@ -84,7 +83,8 @@ export interface RecordFields {
   responseBody: unknown;
   /** The call's hook results and feedback; absent on attempts and calls without hooks. */
   hookResults?: unknown;
-  /** Attempts get their own span under the request's. */
+  /** An attempt's own span, under the request's. */
+  spanId?: string;
   startedAt?: number;
   /** performance.now() when the call ended; the record's build time when absent. */
   endedAt?: number;
@@ -116,7 +116,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     workspace_id: ctx.apiKey.workspace_id,
     api_key_id: ctx.apiKey.id,
     trace_id: ctx.traceId,
-    span_id: fields.isAttempt ? newSpanId() : ctx.spanId,
+    span_id: fields.spanId ?? ctx.spanId,
     parent_span_id: fields.isAttempt ? ctx.spanId : ctx.parentSpanId,
     span_name: fields.isAttempt ? `attempt ${fields.target ?? ''}`.trim() : ctx.spanName,
     method: fields.method,

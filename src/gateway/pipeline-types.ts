@@ -169,6 +169,8 @@ export interface AttemptRecord {
   ended: number;
   retry: number;
   cacheStatus: string | null;
+  /** Its span under the call's: the same in its log record and its trace span. */
+  spanId: string;
 }
 
 /** The state of one request's walk through the tree. */

@@ -29,6 +29,7 @@ import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerManagementRoutes } from './routes/management/index.js';
+import { traceparentOf } from '../observability/tracing.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -104,6 +105,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
           throw err;
         }
         reply.header(HEADERS.traceId, trace.traceId);
+        reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
         if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
         const apiKey = await authenticate(request.headers, deps.lookups);
         const metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));

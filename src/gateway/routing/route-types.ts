@@ -1,6 +1,7 @@
 /** The router's helpers over the shapes of one request's walk (the shapes are in ../pipeline-types.ts). */
 import type { ModelRequest } from '../../providers/types.js';
 import type { AttemptRecord, RouteRun, RouteState, RoutedRequest } from '../pipeline-types.js';
+import { newSpanId } from '../context.js';
 
 export type {
   AttemptRecord,
@@ -33,7 +34,10 @@ export function newRouteState(): RouteState {
 }
 
 /** Notes one call, breaker skip or cache answer of the walk. */
-export function recordAttempt(run: RouteRun, record: Omit<AttemptRecord, 'ended' | 'cacheStatus'>): void {
+export function recordAttempt(
+  run: RouteRun,
+  record: Omit<AttemptRecord, 'ended' | 'cacheStatus' | 'spanId'>,
+): void {
   // Field by field rather than a spread: one object of one shape, on every call's path.
   run.attempts.push({
     path: record.path,
@@ -45,5 +49,6 @@ export function recordAttempt(run: RouteRun, record: Omit<AttemptRecord, 'ended'
     ended: performance.now(),
     retry: record.retry,
     cacheStatus: run.call.state.cacheStatus,
+    spanId: newSpanId(),
   });
 }

@@ -1,0 +1,200 @@
+/**
+ * Traces: every call's summary written as OpenTelemetry spans (observability/tracing.ts), following the
+ * GenAI semantic conventions. The request is a span of its own (`chat gpt-4o`), each call to a provider a
+ * CLIENT span under it (a retry or a fallback is another such span, marked so), a cache answer or a skip
+ * by an open circuit an INTERNAL span, and each hook an INTERNAL span.
+ */
+import type { SpanRecord, TraceExporter } from '../observability/tracing.js';
+import { otelSpanId, otelTraceId } from '../observability/tracing.js';
+import { newSpanId } from './context.js';
+import { attemptCost, isCacheAnswer } from './call-cost.js';
+import type { HookResult } from './hooks/hook-result-types.js';
+import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
+import type { PriceTable } from '../observability/pricing/price-table.js';
+import type { Usage } from '../core/openai-types.js';
+
+/** `gen_ai.operation.name` of each endpoint. */
+const OPERATIONS: Readonly<Record<string, string>> = {
+  chat: 'chat',
+  completions: 'text_completion',
+  embeddings: 'embeddings',
+};
+
+/** `gen_ai.provider.name` of the providers the conventions name; the others keep the gateway's id. */
+const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  bedrock: 'aws.bedrock',
+  'vertex-ai': 'gcp.vertex_ai',
+  google: 'gcp.gemini',
+  'azure-openai': 'azure.ai.openai',
+  'azure-ai': 'azure.ai.inference',
+  'mistral-ai': 'mistral_ai',
+  'x-ai': 'x_ai',
+  'perplexity-ai': 'perplexity',
+};
+
+type Attributes = SpanRecord['attributes'];
+
+export function createTraceObserver(exporter: TraceExporter, prices: PriceTable): CallObserver {
+  return {
+    callEnded(summary) {
+      exporter.export(callSpans(summary, prices, performance.now()));
+    },
+  };
+}
+
+/** The spans of one call; `endedAt` is performance.now() when it ended. */
+export function callSpans(summary: CallSummary, prices: PriceTable, endedAt: number): SpanRecord[] {
+  const { ctx, state, error } = summary;
+  const traceId = otelTraceId(ctx.traceId);
+  const requestSpanId = otelSpanId(ctx.spanId);
+  const epoch = (t: number) => performance.timeOrigin + t;
+  const operation = OPERATIONS[summary.endpoint] ?? summary.endpoint;
+  const body = (summary.requestBody ?? {}) as Record<string, unknown>;
+  const requestModel = typeof body.model === 'string' ? body.model : undefined;
+
+  const request: SpanRecord = {
+    name: ctx.spanName ?? [operation, requestModel].filter(Boolean).join(' '),
+    kind: 'server',
+    traceId,
+    spanId: requestSpanId,
+    parentSpanId: ctx.parentSpanId === null ? undefined : otelSpanId(ctx.parentSpanId),
+    startMs: epoch(ctx.startedAt),
+    endMs: epoch(endedAt),
+    attributes: {
+      'gen_ai.operation.name': operation,
+      'gen_ai.provider.name': providerName(state.provider),
+      'gen_ai.request.model': requestModel,
+      'gen_ai.response.model': error ? undefined : (summary.model ?? undefined),
+      ...requestParameters(body),
+      ...usageAttributes(summary.usage),
+      'http.request.method': ctx.method,
+      'http.response.status_code': summary.status,
+      'gateway.trace_id': ctx.traceId,
+      'gateway.workspace_id': ctx.apiKey.workspace_id ?? undefined,
+      'gateway.target': state.targetPath ?? undefined,
+      'gateway.retry_count': state.retryCount,
+      'gateway.cache_status': state.cacheStatus ?? undefined,
+      'gateway.cost_usd': state.cost ?? undefined,
+      'gateway.stream': summary.stream,
+      'error.type': error ? String(error.code ?? error.type) : undefined,
+    },
+    error: error ? String(error.code ?? error.type) : undefined,
+  };
+  const spans = [request];
+  const firstPath = summary.attempts[0]?.path;
+  for (const attempt of summary.attempts) {
+    spans.push(attemptSpan(attempt, { traceId, parent: requestSpanId, operation, firstPath, prices, epoch }));
+  }
+  spans.push(...hookSpans(summary, { traceId, parent: requestSpanId, epoch, endedAt }));
+  return spans;
+}
+
+interface SpanPlace {
+  traceId: string;
+  parent: string;
+  epoch: (t: number) => number;
+}
+
+function attemptSpan(
+  attempt: AttemptRecord,
+  place: SpanPlace & { operation: string; firstPath: string | undefined; prices: PriceTable },
+): SpanRecord {
+  const { outcome } = attempt;
+  const base = {
+    traceId: place.traceId,
+    spanId: otelSpanId(attempt.spanId),
+    parentSpanId: place.parent,
+    startMs: place.epoch(attempt.started),
+    endMs: place.epoch(attempt.ended),
+  };
+  const where: Attributes = {
+    'gen_ai.provider.name': providerName(attempt.provider),
+    'gateway.target': attempt.path,
+    'gateway.retry': attempt.retry,
+    'gateway.fallback': attempt.path !== place.firstPath,
+  };
+  if (isCacheAnswer(attempt.cacheStatus) && outcome.ok) {
+    return { ...base, name: 'cache hit', kind: 'internal', attributes: where, error: undefined };
+  }
+  if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {
+    const name = outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused';
+    return { ...base, name, kind: 'internal', attributes: where, error: outcome.reason };
+  }
+  const model = (outcome.ok ? outcome.model : undefined) ?? attempt.model;
+  const errorType = outcome.ok ? undefined : outcome.reason;
+  return {
+    ...base,
+    name: [place.operation, attempt.model].filter(Boolean).join(' '),
+    kind: 'client',
+    attributes: {
+      'gen_ai.operation.name': place.operation,
+      ...where,
+      'gen_ai.request.model': attempt.model,
+      'gen_ai.response.model': outcome.ok ? model : undefined,
+      ...(outcome.ok ? usageAttributes(outcome.usage) : {}),
+      'http.response.status_code': outcome.ok ? outcome.status : outcome.status || undefined,
+      'gateway.cost_usd': attemptCost(place.prices, attempt) ?? undefined,
+      'error.type': errorType,
+    },
+    error: errorType,
+  };
+}
+
+/**
+ * Hooks report how long they took, not when they started: a before-request hook is placed to end where the
+ * first call to a provider began (or the request ended, when it denied), an after-request hook to start
+ * where the last call ended.
+ */
+function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number }): SpanRecord[] {
+  const hooks = summary.hooks;
+  if (!hooks) return [];
+  const calls = summary.attempts.filter((attempt) => attempt.outcome.ok || attempt.outcome.ttfbMs !== null);
+  const beforeEnd = calls[0]?.started ?? place.endedAt;
+  const afterStart = calls.at(-1)?.ended ?? place.endedAt;
+  const span = (hook: HookResult, start: number, end: number): SpanRecord => ({
+    name: `hook ${hook.id}`,
+    kind: 'internal',
+    traceId: place.traceId,
+    spanId: newSpanId(),
+    parentSpanId: place.parent,
+    startMs: place.epoch(start),
+    endMs: place.epoch(end),
+    attributes: {
+      'gateway.hook.id': hook.id,
+      'gateway.hook.type': hook.type,
+      'gateway.hook.event': hook.event,
+      'gateway.hook.verdict': hook.verdict,
+      'gateway.hook.deny': hook.deny,
+      'gateway.hook.async': hook.async,
+      'gateway.hook.checks': hook.checks.map((check) => check.id),
+    },
+    error: hook.deny ? 'hooks_failed' : undefined,
+  });
+  return [
+    ...hooks.before_request_hooks.map((hook) => span(hook, beforeEnd - hook.execution_time, beforeEnd)),
+    ...hooks.after_request_hooks.map((hook) => span(hook, afterStart, afterStart + hook.execution_time)),
+  ];
+}
+
+function providerName(provider: string | null): string | undefined {
+  if (provider === null) return undefined;
+  return PROVIDER_NAMES[provider] ?? provider;
+}
+
+function requestParameters(body: Record<string, unknown>): Attributes {
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return {
+    'gen_ai.request.max_tokens': number(body.max_completion_tokens) ?? number(body.max_tokens),
+    'gen_ai.request.temperature': number(body.temperature),
+    'gen_ai.request.top_p': number(body.top_p),
+    'gen_ai.request.choice.count': number(body.n),
+  };
+}
+
+function usageAttributes(usage: Usage | undefined): Attributes {
+  if (!usage) return {};
+  return {
+    'gen_ai.usage.input_tokens': usage.prompt_tokens,
+    'gen_ai.usage.output_tokens': usage.completion_tokens,
+  };
+}
