@@ -59,6 +59,7 @@ export async function createGatewayServer(
     dataDir: settings.dataDir,
     masterKey,
     pgSchema: options.pgSchema,
+    analyticsMetadataKeys: settings.analyticsMetadataKeys,
   });
   const result = await bootstrap(store, settings.adminKey);
   const state = await createSharedState({

@@ -50,6 +50,8 @@ export interface Settings {
   rateLimitTimeoutMs: number;
   /** A price file laid over the shipped price table (docs/cost.md). */
   pricesFile: string | undefined;
+  /** Metadata keys analytics can group and filter by (their values are rolled up with the log). */
+  analyticsMetadataKeys: string[];
   /** OTLP/HTTP traces URL; no traces when absent (docs/observability.md). */
   tracesUrl: string | undefined;
   tracesServiceName: string;
@@ -127,6 +129,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rateLimitFailMode: failMode,
     rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
     pricesFile: source.GATEWAY_PRICES_FILE ? resolve(source.GATEWAY_PRICES_FILE) : undefined,
+    analyticsMetadataKeys: (source.GATEWAY_ANALYTICS_METADATA_KEYS ?? '_user')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key.length > 0),
     tracesUrl: tracesUrl(source),
     tracesServiceName: source.OTEL_SERVICE_NAME || 'ai-gateway',
     tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),

@@ -27,6 +27,7 @@ import { registerModelRoutes } from './routes/model.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerLogRoutes } from './routes/logs.js';
+import { registerAnalyticsRoutes } from './routes/analytics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerManagementRoutes } from './routes/management/index.js';
 import { traceparentOf } from '../observability/tracing.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       await registerModelRoutes(v1, deps);
       await registerPromptCompletionRoutes(v1, deps);
       await registerLogRoutes(v1, deps);
+      await registerAnalyticsRoutes(v1, deps);
       await registerManagementRoutes(v1, deps);
       await registerPassthroughRoutes(v1, deps);
     },

@@ -102,6 +102,19 @@ const MODEL_OPERATIONS: Operation[] = [
     tags: ['Logs'],
   },
   { method: 'get', path: '/logs/{id}', summary: 'Get one log record', tags: ['Logs'] },
+  {
+    method: 'get',
+    path: '/analytics/timeseries',
+    summary:
+      'Requests, errors, tokens, cost and latency per time bucket, grouped and filtered (from rollups)',
+    tags: ['Analytics'],
+  },
+  {
+    method: 'get',
+    path: '/analytics/summary',
+    summary: 'Requests, errors, tokens, cost and latency over a range, grouped and filtered (from rollups)',
+    tags: ['Analytics'],
+  },
 ];
 
 function toPathItem(op: Operation): Record<string, unknown> {

@@ -18,6 +18,8 @@ export interface OpenStoreOptions {
   masterKey: Buffer;
   /** PostgreSQL schema holding every table (created if missing); the connection's default otherwise. */
   pgSchema?: string;
+  /** Metadata keys the analytics rollups group by (GATEWAY_ANALYTICS_METADATA_KEYS). */
+  analyticsMetadataKeys?: readonly string[];
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
@@ -31,7 +33,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
   // The log thread opens the file only once the migrations have created its table.
   const logThread = kind === 'sqlite' ? startSqliteLogThread(join(options.dataDir, SQLITE_FILE)) : undefined;
-  return createSqlStore(db, kind, keys, logThread);
+  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys);
 }
 
 export { loadMasterKey } from './crypto.js';

@@ -211,6 +211,54 @@ export interface JobsTable {
   finished_at_ms: Int8 | null;
 }
 
+/** Analytics rollups of the log (0013_log_rollups, store/rollups.ts); '' stands for "none" in key columns. */
+export interface LogRollupsTable {
+  workspace_id: string;
+  period: string;
+  bucket_ms: number;
+  provider: string;
+  model: string;
+  api_key_id: string;
+  prompt_id: string;
+  status_class: number;
+  meta_key: string;
+  meta_value: string;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  /** Requests whose cost is known (the others add nothing to `cost`). */
+  priced: number;
+  latency_ms_sum: number;
+  /** Requests per latency bucket (rollups.ts LATENCY_BOUNDS_MS). */
+  h00: number;
+  h01: number;
+  h02: number;
+  h03: number;
+  h04: number;
+  h05: number;
+  h06: number;
+  h07: number;
+  h08: number;
+  h09: number;
+  h10: number;
+  h11: number;
+  h12: number;
+  h13: number;
+  h14: number;
+  h15: number;
+  h16: number;
+  h17: number;
+  h18: number;
+  h19: number;
+  h20: number;
+  h21: number;
+  h22: number;
+  h23: number;
+  h24: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -226,5 +274,6 @@ export interface Database {
   prompt_partial_versions: PromptPartialVersionsTable;
   rate_limit_policies: RateLimitPoliciesTable;
   logs: LogsTable;
+  log_rollups: LogRollupsTable;
   jobs: JobsTable;
 }

@@ -16,6 +16,7 @@ export function createSqlStore(
   kind: StoreKind,
   keys: StoreKeys,
   logThread?: SqliteLogThread,
+  analyticsMetadataKeys: readonly string[] = [],
 ): Store {
   const listeners = new Set<StoreChangeListener>();
   const announce = (change: StoreChange) => {
@@ -30,7 +31,7 @@ export function createSqlStore(
   };
 
   return {
-    ...createRepositories({ db, kind, keys, logThread, changed: announce }),
+    ...createRepositories({ db, kind, keys, logThread, analyticsMetadataKeys, changed: announce }),
     kind,
     migrate: () => runMigrations(db, kind),
     async close() {
@@ -39,11 +40,17 @@ export function createSqlStore(
     },
     async transaction(work) {
       const pending: StoreChange[] = [];
-      const result = await db
-        .transaction()
-        .execute((trx) =>
-          work(createRepositories({ db: trx, kind, keys, changed: (change) => pending.push(change) })),
-        );
+      const result = await db.transaction().execute((trx) =>
+        work(
+          createRepositories({
+            db: trx,
+            kind,
+            keys,
+            analyticsMetadataKeys,
+            changed: (change) => pending.push(change),
+          }),
+        ),
+      );
       pending.forEach(announce);
       return result;
     },

@@ -36,9 +36,18 @@ function statementFor(columns) {
   }
   return statement;
 }
-const insertAll = db.transaction((columns, rows) => {
+const upserts = new Map();
+const insertAll = db.transaction((columns, rows, rollups) => {
   const statement = statementFor(columns);
   for (const row of rows) statement.run(row);
+  if (rollups && rollups.rows.length > 0) {
+    let upsert = upserts.get(rollups.sql);
+    if (!upsert) {
+      upsert = db.prepare(rollups.sql);
+      upserts.set(rollups.sql, upsert);
+    }
+    for (const row of rollups.rows) upsert.run(row);
+  }
 });
 parentPort.on('message', (message) => {
   if (message.close) {
@@ -47,7 +56,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    if (message.rows.length > 0) insertAll(message.columns, message.rows);
+    if (message.rows.length > 0) insertAll(message.columns, message.rows, message.rollups);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
@@ -55,8 +64,14 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** Rows added to the log's rollups in the same transaction: an upsert statement and its rows' values. */
+export interface RollupUpserts {
+  sql: string;
+  rows: unknown[][];
+}
+
 export interface SqliteLogThread {
-  insert(columns: readonly string[], rows: RowValues[]): Promise<void>;
+  insert(columns: readonly string[], rows: RowValues[], rollups?: RollupUpserts): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,7 +118,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
     });
   let closed: Promise<void> | undefined;
   return {
-    insert: (columns, rows) => send({ columns, rows }),
+    insert: (columns, rows, rollups) => send({ columns, rows, rollups }),
     close() {
       closed ??= send({ close: true }).then(async () => {
         await worker.terminate();

@@ -563,6 +563,45 @@ export interface LogRepository {
   listLogs(query: LogQuery): Promise<Page<LogRecord>>;
   /** Deletes up to `limit` of the oldest records created before `cutoffMs`; resolves with how many. */
   deleteLogsBefore(cutoffMs: number, limit: number): Promise<number>;
+  /** Sums of the log's rollups (store/rollups.ts), per time bucket and group. */
+  analytics(query: AnalyticsQuery): Promise<AnalyticsRow[]>;
+}
+
+/** What analytics can group and filter by: a rollup key column, or a metadata key's value. */
+export type AnalyticsDimension =
+  'provider' | 'model' | 'api_key_id' | 'prompt_id' | 'workspace_id' | 'status_class' | { metadata: string };
+
+export interface AnalyticsQuery {
+  /** The workspaces read: the caller's, or every workspace of its organisation. */
+  workspace_ids: string[];
+  /** The rollups read: per minute or per hour. */
+  period: 'minute' | 'hour';
+  /** [from_ms, to_ms), whole periods. */
+  from_ms: number;
+  to_ms: number;
+  /** The size of a time bucket (a multiple of the period); absent: one bucket for the whole range. */
+  interval_ms?: number;
+  group_by?: AnalyticsDimension;
+  /** Equality filters; a metadata filter must name the metadata key grouped by, if any. */
+  filters: Partial<Record<Exclude<AnalyticsDimension, object>, string | number>> & {
+    metadata?: { key: string; value: string };
+  };
+}
+
+export interface AnalyticsRow {
+  /** Start of the bucket; null without an interval. */
+  bucket_ms: number | null;
+  /** The group's value; null without a group (or for calls that have none, e.g. no prompt). */
+  group: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  priced: number;
+  latency_ms_sum: number;
+  /** Requests per latency bucket (rollups.ts LATENCY_BOUNDS_MS). */
+  histogram: number[];
 }
 
 /** The record repositories, composed under the method names the rest of the gateway calls. */

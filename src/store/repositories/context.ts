@@ -19,6 +19,8 @@ export interface RepositoryContext {
   /** SQLite only, outside transactions: log inserts go to a worker thread so they never stall the
    * event loop. */
   readonly logThread?: SqliteLogThread;
+  /** Metadata keys the log's analytics rollups group by (store/rollups.ts). */
+  readonly analyticsMetadataKeys: readonly string[];
   /** Announces a change once it is committed (at once, or when the context's transaction commits). */
   readonly changed: (change: StoreChange) => void;
 }

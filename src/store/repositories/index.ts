@@ -1,5 +1,6 @@
 /** The repositories of one context (the database, or one transaction), composed into one object. */
 import type { Repositories } from '../types.js';
+import { createAnalyticsRepository } from './analytics.js';
 import { createApiKeyRepository } from './api-keys.js';
 import { createConfigRepository } from './configs.js';
 import type { RepositoryContext } from './context.js';
@@ -22,6 +23,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createPromptPartialRepository(context),
     ...createRateLimitPolicyRepository(context),
     ...createLogRepository(context),
+    ...createAnalyticsRepository(context),
     jobs: createJobRepository(context),
   };
 }

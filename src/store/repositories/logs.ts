@@ -3,10 +3,17 @@
  * (created_at_ms desc, id desc); ids are unique, so records with the same timestamp still have one
  * fixed order and a page boundary never skips or repeats a record.
  */
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Insertable, type Kysely, type SqlBool } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
 import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
-import type { Database } from '../schema.js';
+import type { Database, LogRollupsTable } from '../schema.js';
+import {
+  ROLLUP_COLUMNS,
+  ROLLUP_KEY_COLUMNS,
+  ROLLUP_SUM_COLUMNS,
+  ROLLUP_UPSERT_SQL,
+  rollupValues,
+} from '../rollups.js';
 import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
 import { inTransaction, type RepositoryContext } from './context.js';
 
@@ -14,13 +21,25 @@ import { inTransaction, type RepositoryContext } from './context.js';
 const MAX_PARAMETERS = 30_000;
 const LOG_COLUMNS = 33;
 const ROWS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / LOG_COLUMNS);
+const ROLLUPS_PER_STATEMENT = Math.floor(MAX_PARAMETERS / ROLLUP_COLUMNS.length);
 const MAX_LOG_PAGE = 1_000;
 
-export function createLogRepository({ db, kind, logThread }: RepositoryContext): LogRepository {
+export function createLogRepository({
+  db,
+  kind,
+  logThread,
+  analyticsMetadataKeys,
+}: RepositoryContext): Omit<LogRepository, 'analytics'> {
   return {
     insertLogs(records) {
-      if (logThread) return logThread.insert(LOG_ROW_COLUMNS, records.map(toLogValues));
-      return insertLogs(db, records);
+      const rollups = rollupValues(records, analyticsMetadataKeys);
+      if (logThread) {
+        return logThread.insert(LOG_ROW_COLUMNS, records.map(toLogValues), {
+          sql: ROLLUP_UPSERT_SQL,
+          rows: rollups,
+        });
+      }
+      return insertLogs(db, records, rollups);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
     listLogs: (query) => listLogs(db, kind, query),
@@ -49,14 +68,10 @@ async function deleteLogsBefore(
   return toNumber(result.numDeletedRows);
 }
 
-async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<void> {
+async function insertLogs(db: Kysely<Database>, records: LogRecord[], rollups: unknown[][]): Promise<void> {
   if (records.length === 0) return;
   const rows = records.map(toLogRow);
-  if (rows.length <= ROWS_PER_STATEMENT) {
-    await db.insertInto('logs').values(rows).execute();
-    return;
-  }
-  // One transaction, so a batch is either stored whole or not at all (the writer retries it).
+  // One transaction, so a batch and its rollups are stored whole or not at all (the writer retries it).
   await inTransaction(db, async (trx) => {
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       await trx
@@ -64,7 +79,32 @@ async function insertLogs(db: Kysely<Database>, records: LogRecord[]): Promise<v
         .values(rows.slice(start, start + ROWS_PER_STATEMENT))
         .execute();
     }
+    // Rows in key order (rollupValues sorts them): nodes adding to the same rows lock them in one order.
+    for (let start = 0; start < rollups.length; start += ROLLUPS_PER_STATEMENT) {
+      await trx
+        .insertInto('log_rollups')
+        .values(rollups.slice(start, start + ROLLUPS_PER_STATEMENT).map(rollupRow))
+        .onConflict((conflict) =>
+          conflict
+            .columns([...ROLLUP_KEY_COLUMNS])
+            .doUpdateSet(
+              Object.fromEntries(
+                ROLLUP_SUM_COLUMNS.map((column) => [
+                  column,
+                  sql<number>`${sql.ref(`log_rollups.${column}`)} + ${sql.ref(`excluded.${column}`)}`,
+                ]),
+              ),
+            ),
+        )
+        .execute();
+    }
   });
+}
+
+function rollupRow(values: unknown[]): Insertable<LogRollupsTable> {
+  return Object.fromEntries(
+    ROLLUP_COLUMNS.map((column, index) => [column, values[index]]),
+  ) as Insertable<LogRollupsTable>;
 }
 
 async function getLog(db: Kysely<Database>, workspaceId: string, id: string): Promise<LogRecord | undefined> {

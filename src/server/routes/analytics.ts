@@ -1,0 +1,231 @@
+/**
+ * `GET /v1/analytics/timeseries` and `GET /v1/analytics/summary`: requests, errors, tokens, cost and latency
+ * percentiles, per time bucket (timeseries) or over the whole range (summary), grouped by one dimension,
+ * with filters. Answered from the log's rollups (store/rollups.ts), so a month of millions of records reads
+ * a few thousand rows. docs/observability.md, "Analytics".
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { LATENCY_BOUNDS_MS, PERIOD_MS } from '../../store/rollups.js';
+import type { AnalyticsDimension, AnalyticsQuery, AnalyticsRow } from '../../store/types.js';
+import { homeWorkspace, tenantOf } from './management/tenant.js';
+
+const DAY_MS = 86_400_000;
+const INTERVALS: Readonly<Record<string, number>> = { minute: 60_000, hour: 3_600_000, day: DAY_MS };
+/** At most this many time buckets in one answer. */
+const MAX_BUCKETS = 1_500;
+const GROUPS: Readonly<Record<string, AnalyticsDimension>> = {
+  provider: 'provider',
+  model: 'model',
+  api_key: 'api_key_id',
+  workspace: 'workspace_id',
+  prompt: 'prompt_id',
+  status_class: 'status_class',
+};
+const FILTERS = ['provider', 'model', 'api_key_id', 'prompt_id'] as const;
+const PERCENTILES = [50, 90, 95, 99] as const;
+
+type Query = Record<string, string | undefined>;
+
+function invalid(param: string, message: string): GatewayError {
+  return new GatewayError('invalid_query', message, { param });
+}
+
+/** An ISO 8601 time or milliseconds since the epoch. */
+function timeParam(query: Query, name: string): number | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    throw invalid(name, `${name} must be an ISO 8601 time or milliseconds since the epoch`);
+  }
+  return value;
+}
+
+function groupParam(query: Query, metadataKeys: readonly string[]): AnalyticsDimension | undefined {
+  const raw = query.group_by;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.startsWith('metadata.'))
+    return { metadata: metadataKey(raw.slice('metadata.'.length), metadataKeys, 'group_by') };
+  const group = GROUPS[raw];
+  if (!group) {
+    throw invalid('group_by', `group_by must be one of ${Object.keys(GROUPS).join(', ')} or metadata.<key>`);
+  }
+  return group;
+}
+
+function metadataKey(key: string, metadataKeys: readonly string[], param: string): string {
+  if (!metadataKeys.includes(key)) {
+    throw invalid(
+      param,
+      `metadata key "${key}" is not rolled up for analytics` +
+        (metadataKeys.length > 0 ? ` (rolled up: ${metadataKeys.join(', ')})` : '') +
+        '; see GATEWAY_ANALYTICS_METADATA_KEYS',
+    );
+  }
+  return key;
+}
+
+/** The workspaces read: the caller's; another of its organisation, or all of them (`*`), for an
+ * organisation-level admin key only. */
+async function workspacesOf(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  query: Query,
+  all: boolean,
+): Promise<string[]> {
+  const caller = request.gw.apiKey;
+  const named = query.workspace_id;
+  if (named !== '*' && !all) {
+    const tenant = await tenantOf(deps.store, caller, { workspace_id: named || undefined });
+    return [tenant.workspace_id];
+  }
+  const workspaces = await deps.store.listWorkspaces(caller.organisation_id);
+  if (caller.role !== 'admin' || homeWorkspace(workspaces)?.id !== caller.workspace_id) {
+    throw new GatewayError(
+      'forbidden',
+      "Only an organisation-level admin key (an admin key of the organisation's home workspace) may read every workspace",
+      { param: named === '*' ? 'workspace_id' : 'group_by' },
+    );
+  }
+  return workspaces.map((workspace) => workspace.id);
+}
+
+async function buildQuery(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  timeseries: boolean,
+): Promise<AnalyticsQuery> {
+  const query = request.query as Query;
+  const metadataKeys = deps.settings.analyticsMetadataKeys;
+  const now = Date.now();
+  const to = timeParam(query, 'to') ?? now;
+  const from = timeParam(query, 'from') ?? to - DAY_MS;
+  if (from >= to) throw invalid('from', 'from must be before to');
+
+  let interval: number | undefined;
+  if (timeseries) {
+    const named = query.interval;
+    if (named !== undefined && named !== '' && INTERVALS[named] === undefined) {
+      throw invalid('interval', 'interval must be minute, hour or day');
+    }
+    interval = named
+      ? INTERVALS[named]
+      : to - from <= 2 * 3_600_000
+        ? 60_000
+        : to - from <= 7 * DAY_MS
+          ? 3_600_000
+          : DAY_MS;
+    if ((to - from) / interval > MAX_BUCKETS) {
+      throw invalid(
+        'interval',
+        `the range holds more than ${MAX_BUCKETS} buckets of this interval; take a longer one`,
+      );
+    }
+  }
+  // Hourly rollups answer hourly and daily buckets, and summaries of ranges of 6 hours or more; the
+  // range is then widened to whole hours. Minute rollups answer the rest.
+  const hourly = interval === undefined ? to - from >= 6 * PERIOD_MS.hour : interval >= PERIOD_MS.hour;
+  const period = hourly ? 'hour' : 'minute';
+  const step = PERIOD_MS[period];
+  const group_by = groupParam(query, metadataKeys);
+
+  const filters: AnalyticsQuery['filters'] = {};
+  for (const name of FILTERS) {
+    const value = query[name];
+    if (value !== undefined && value !== '') filters[name] = value;
+  }
+  if (query.status_class !== undefined && query.status_class !== '') {
+    if (!/^[1-5]xx$/.test(query.status_class))
+      throw invalid('status_class', 'status_class must be 2xx, 4xx or 5xx');
+    filters.status_class = Number(query.status_class[0]);
+  }
+  const metadataFilters = Object.entries(query).filter(([name]) => name.startsWith('metadata.'));
+  if (metadataFilters.length > 1) {
+    throw invalid(metadataFilters[1][0], 'analytics filter on one metadata key at a time');
+  }
+  if (metadataFilters.length === 1) {
+    const [name, value] = metadataFilters[0];
+    const key = metadataKey(name.slice('metadata.'.length), metadataKeys, name);
+    if (typeof group_by === 'object' && group_by.metadata !== key) {
+      throw invalid(name, 'a metadata filter must name the metadata key grouped by');
+    }
+    filters.metadata = { key, value: value ?? '' };
+  }
+
+  return {
+    workspace_ids: await workspacesOf(deps, request, query, group_by === 'workspace_id'),
+    period,
+    // Whole periods: the range is widened to the rollups' buckets it touches.
+    from_ms: from - (from % step),
+    to_ms: Math.ceil(to / step) * step,
+    interval_ms: interval,
+    group_by,
+    filters,
+  };
+}
+
+/** The latency at percentile `p` of a histogram, interpolated inside the bucket the rank falls in. */
+export function percentile(histogram: readonly number[], p: number): number | null {
+  const total = histogram.reduce((sum, count) => sum + count, 0);
+  if (total === 0) return null;
+  const rank = (p / 100) * total;
+  let seen = 0;
+  for (let i = 0; i < histogram.length; i++) {
+    const count = histogram[i];
+    if (count > 0 && seen + count >= rank) {
+      const low = i === 0 ? 0 : LATENCY_BOUNDS_MS[i - 1];
+      // The last bucket has no upper bound: its lower bound is all that is known.
+      if (i >= LATENCY_BOUNDS_MS.length) return low;
+      const high = LATENCY_BOUNDS_MS[i];
+      return Math.round((low + ((rank - seen) / count) * (high - low)) * 100) / 100;
+    }
+    seen += count;
+  }
+  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+}
+
+function present(row: AnalyticsRow, group: AnalyticsDimension | undefined): Record<string, unknown> {
+  return {
+    ...(row.bucket_ms === null
+      ? {}
+      : { bucket: new Date(row.bucket_ms).toISOString(), bucket_ms: row.bucket_ms }),
+    group: row.group !== null && group === 'status_class' ? `${row.group}xx` : row.group,
+    requests: row.requests,
+    errors: row.errors,
+    error_rate: row.requests === 0 ? 0 : row.errors / row.requests,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    total_tokens: row.prompt_tokens + row.completion_tokens,
+    cost: row.cost,
+    priced_requests: row.priced,
+    latency_ms: {
+      avg: row.requests === 0 ? null : Math.round((row.latency_ms_sum / row.requests) * 100) / 100,
+      ...Object.fromEntries(PERCENTILES.map((p) => [`p${p}`, percentile(row.histogram, p)])),
+    },
+  };
+}
+
+function groupName(group: AnalyticsDimension | undefined): string | null {
+  if (group === undefined) return null;
+  if (typeof group === 'object') return `metadata.${group.metadata}`;
+  return Object.entries(GROUPS).find(([, value]) => value === group)?.[0] ?? null;
+}
+
+export async function registerAnalyticsRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  for (const kind of ['timeseries', 'summary'] as const) {
+    app.get(`/analytics/${kind}`, async (request) => {
+      const query = await buildQuery(deps, request, kind === 'timeseries');
+      const rows = await deps.store.analytics(query);
+      return {
+        object: `analytics.${kind}`,
+        from: new Date(query.from_ms).toISOString(),
+        to: new Date(query.to_ms).toISOString(),
+        ...(query.interval_ms === undefined ? {} : { interval_ms: query.interval_ms }),
+        group_by: groupName(query.group_by),
+        data: rows.map((row) => present(row, query.group_by)),
+      };
+    });
+  }
+}
