@@ -25,6 +25,7 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerModelRoutes } from './routes/model.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
+import { registerResponseRoutes } from './routes/responses.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
@@ -126,6 +127,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       await registerOpenApiRoute(v1);
       await registerModelRoutes(v1, deps);
       await registerPromptCompletionRoutes(v1, deps);
+      await registerResponseRoutes(v1, deps);
       await registerLogRoutes(v1, deps);
       await registerManagementRoutes(v1, deps);
       await registerPassthroughRoutes(v1, deps);

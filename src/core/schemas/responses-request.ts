@@ -5,7 +5,14 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { fieldError } from '../validator/compile-validator.js';
-import { ModelField, Nullable, StreamField, TemperatureField, TopPField, UserField } from './common-fields.js';
+import {
+  ModelField,
+  Nullable,
+  StreamField,
+  TemperatureField,
+  TopPField,
+  UserField,
+} from './common-fields.js';
 import { compileRequestBodyValidator } from './request-body-validator.js';
 
 const InputTextPart = Type.Object({ type: Type.Literal('input_text'), text: Type.String() });
@@ -117,7 +124,9 @@ export const INCLUDE_VALUES = [
   'message.output_text.logprobs',
 ] as const;
 
-export const IncludeField = Nullable(Type.Array(Type.Union(INCLUDE_VALUES.map((value) => Type.Literal(value)))));
+export const IncludeField = Nullable(
+  Type.Array(Type.Union(INCLUDE_VALUES.map((value) => Type.Literal(value)))),
+);
 
 export const ResponsesRequestSchema = Type.Object(
   {

@@ -200,7 +200,9 @@ export class ResponseAssembler {
   private add(item: OutputItem, events: ResponseEvent[]): number {
     const index = this.output.length;
     this.output.push(item);
-    events.push(this.event('response.output_item.added', { output_index: index, item: structuredClone(item) }));
+    events.push(
+      this.event('response.output_item.added', { output_index: index, item: structuredClone(item) }),
+    );
     return index;
   }
 

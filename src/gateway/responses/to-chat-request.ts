@@ -29,7 +29,10 @@ const THINKING_BUDGETS: Record<string, number> = {
   xhigh: 32768,
 };
 
-export function toChatRequest(request: ResponsesRequest, items: readonly ConversationItem[]): ChatCompletionRequest {
+export function toChatRequest(
+  request: ResponsesRequest,
+  items: readonly ConversationItem[],
+): ChatCompletionRequest {
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
   messages.push(...toChatMessages(items));
@@ -46,7 +49,8 @@ export function toChatRequest(request: ResponsesRequest, items: readonly Convers
   }
   const choice = request.tool_choice;
   if (choice !== undefined && tools.length > 0) {
-    chat.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+    chat.tool_choice =
+      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
   }
   const format = request.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
@@ -63,7 +67,8 @@ export function toChatRequest(request: ResponsesRequest, items: readonly Convers
   }
   const effort = request.reasoning?.effort;
   if (effort === 'none') chat.thinking = { type: 'disabled' };
-  else if (effort != null) chat.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGETS[effort] ?? 8192 };
+  else if (effort != null)
+    chat.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGETS[effort] ?? 8192 };
   return chat;
 }
 
@@ -163,7 +168,8 @@ function assistantParts(message: MessageItem): AssistantContentPart[] {
 
 function nonAssistantMessage(message: MessageItem): ChatMessage {
   const role = message.role as 'user' | 'system' | 'developer';
-  if (typeof message.content === 'string') return { role: role === 'developer' ? 'system' : role, content: message.content };
+  if (typeof message.content === 'string')
+    return { role: role === 'developer' ? 'system' : role, content: message.content };
   if (role !== 'user') {
     const text = message.content.map((part) => ('text' in part ? part.text : '')).join('');
     return { role: 'system', content: text };
@@ -172,11 +178,18 @@ function nonAssistantMessage(message: MessageItem): ChatMessage {
     switch (part.type) {
       case 'input_image':
         if (!part.image_url) {
-          throw new GatewayError('unsupported_parameter', 'An input_image needs an image_url (file ids are not supported)', {
-            param: 'input',
-          });
+          throw new GatewayError(
+            'unsupported_parameter',
+            'An input_image needs an image_url (file ids are not supported)',
+            {
+              param: 'input',
+            },
+          );
         }
-        return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail && { detail: part.detail }) } };
+        return {
+          type: 'image_url',
+          image_url: { url: part.image_url, ...(part.detail && { detail: part.detail }) },
+        };
       case 'input_file':
         return {
           type: 'file',

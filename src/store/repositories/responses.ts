@@ -23,7 +23,11 @@ async function responseExists(db: Kysely<Database>, workspace_id: string, id: st
   return row !== undefined;
 }
 
-async function positionOf(db: Kysely<Database>, responseId: string, itemId: string): Promise<number | undefined> {
+async function positionOf(
+  db: Kysely<Database>,
+  responseId: string,
+  itemId: string,
+): Promise<number | undefined> {
   const row = await db
     .selectFrom('response_input_items')
     .select('position')
