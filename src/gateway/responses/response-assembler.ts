@@ -318,11 +318,14 @@ function reasoningItem(
   };
 }
 
-function responseUsage(usage: Usage | undefined): ResponseUsage | null {
-  if (!usage) return null;
+function responseUsage(usage: Usage | undefined): ResponseUsage | undefined {
+  if (!usage) return undefined;
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    input_tokens_details: {
+      cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+      cache_write_tokens: 0,
+    },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: usage.total_tokens,

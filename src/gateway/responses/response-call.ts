@@ -97,8 +97,7 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     tools: body.tools ?? [],
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? 'disabled',
-    usage: null,
-    user: body.user ?? null,
+    ...(body.user !== undefined && { user: body.user }),
     metadata: body.metadata ?? {},
   };
 }

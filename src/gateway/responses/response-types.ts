@@ -50,7 +50,7 @@ export type ResponseStatus = 'completed' | 'failed' | 'in_progress' | 'incomplet
 
 export interface ResponseUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -78,8 +78,8 @@ export interface ResponseObject {
   tools: NonNullable<ResponsesRequest['tools']>;
   top_p: number | null;
   truncation: 'auto' | 'disabled';
-  usage?: ResponseUsage | null;
-  user: string | null;
+  usage?: ResponseUsage;
+  user?: string;
   metadata: Record<string, string>;
 }
 
