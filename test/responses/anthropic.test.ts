@@ -82,7 +82,10 @@ describe('responses translated to anthropic', () => {
     expect(events.filter((e) => /^response\.(completed|failed|incomplete)$/.test(e.type))).toHaveLength(1);
     const done = events.at(-1);
     expect(done.type).toBe('response.completed');
-    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
     expect(done.response.output[0].content[0].text).toBe(text);
     const stored = await client.responses.retrieve(done.response.id);
     expect(stored.status).toBe('completed');
