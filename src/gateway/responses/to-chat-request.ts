@@ -6,6 +6,7 @@
  * file search, computer use, code interpreter…) have no chat equivalent: refused, named.
  */
 import { GatewayError } from '../../core/errors.js';
+import type { ContentBlock } from '../../core/openai-types.js';
 import type {
   AssistantContentPart,
   AssistantMessage,
@@ -111,13 +112,14 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
   for (const item of items) {
     switch (item.type) {
       case 'reasoning': {
+        // Where the adapters look for thinking to send back (the gateway's `content_blocks` extra).
+        const message = openAssistant() as AssistantMessage & { content_blocks?: ContentBlock[] };
         const text = (item.content ?? item.summary).map((part) => part.text).join('');
-        const part: AssistantContentPart = {
+        (message.content_blocks ??= []).push({
           type: 'thinking',
           thinking: text,
           ...(item.encrypted_content != null && { signature: item.encrypted_content }),
-        };
-        addAssistantPart(openAssistant(), part);
+        });
         break;
       }
       case 'function_call': {
