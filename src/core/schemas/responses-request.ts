@@ -110,7 +110,9 @@ const TextFormatSchema = Type.Union([
 
 /** The spec's limits: at most 16 pairs, keys of at most 64 characters, values of at most 512. */
 export const ResponseMetadataField = Nullable(
-  Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { maxProperties: 16 }),
+  Type.Record(Type.String(), Type.String(), {
+    description: 'At most 16 pairs; keys of at most 64 characters, values of at most 512.',
+  }),
 );
 
 export const INCLUDE_VALUES = [
@@ -183,8 +185,38 @@ export type ResponseIncludeValue = (typeof INCLUDE_VALUES)[number];
 
 const validator = compileRequestBodyValidator(ResponsesRequestSchema);
 
+const METADATA_PAIRS = 16;
+const METADATA_KEY_LENGTH = 64;
+const METADATA_VALUE_LENGTH = 512;
+
+/** The spec's metadata limits, said plainly (a schema's record keys cannot carry a length). */
+export function checkResponseMetadata(metadata: Record<string, string> | null | undefined): void {
+  if (metadata == null) return;
+  const keys = Object.keys(metadata);
+  if (keys.length > METADATA_PAIRS) {
+    throw fieldError(
+      'invalid_body',
+      'metadata',
+      `has ${keys.length} pairs: at most ${METADATA_PAIRS} are allowed`,
+    );
+  }
+  for (const key of keys) {
+    if (key.length > METADATA_KEY_LENGTH) {
+      throw fieldError('invalid_body', 'metadata', `keys are at most ${METADATA_KEY_LENGTH} characters`);
+    }
+    if (metadata[key]!.length > METADATA_VALUE_LENGTH) {
+      throw fieldError(
+        'invalid_body',
+        `metadata.${key}`,
+        `is longer than ${METADATA_VALUE_LENGTH} characters`,
+      );
+    }
+  }
+}
+
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const request = validator.assert(body);
+  checkResponseMetadata(request.metadata);
   if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
     throw fieldError('invalid_body', 'input', 'must not be empty');
   }
