@@ -91,4 +91,33 @@ describe('responses translated to anthropic', () => {
     expect(stored.status).toBe('completed');
     expect(stored.output).toEqual(done.response.output);
   });
+
+  it('asks for thinking with reasoning.effort and streams it as reasoning events', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'anthropic-clear-thinking.1.chunks.txt' });
+    const stream = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'What is 925 / 5?',
+      reasoning: { effort: 'low' },
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+    expect(lastBody().thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const thought = events
+      .filter((e) => e.type === 'response.reasoning_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(thought.length).toBeGreaterThan(0);
+    const done = events.at(-1);
+    expect(done.type).toBe('response.completed');
+    expect(done.response.reasoning).toEqual({ effort: 'low', summary: null });
+    const [reasoning, message] = done.response.output;
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: thought }],
+    });
+    expect(reasoning.encrypted_content).toBeTruthy();
+    expect(message.type).toBe('message');
+  });
 });
