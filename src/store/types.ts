@@ -600,8 +600,20 @@ export interface ResponseRepository {
   ): Promise<boolean>;
   getResponse(workspace_id: string, id: string): Promise<StoredResponse | undefined>;
   deleteResponse(workspace_id: string, id: string): Promise<boolean>;
-  /** Every input item of the response in the order sent; undefined when there is no such response. */
-  getResponseInputItems(workspace_id: string, id: string): Promise<StoredResponseItem[] | undefined>;
+  /**
+   * The conversation that ends with response `id`: it and the responses its `previous_response_id` chain
+   * names, oldest first, each with its input items, at most `maxLength` of them. `missing` is the id
+   * where the chain breaks — a response not in the workspace, or the one before the oldest returned when
+   * the chain is longer than `maxLength` —; undefined when the chain is whole.
+   */
+  getResponseChain(
+    workspace_id: string,
+    id: string,
+    maxLength: number,
+  ): Promise<{
+    responses: Array<{ id: string; body: Record<string, unknown>; input_items: StoredResponseItem[] }>;
+    missing: string | undefined;
+  }>;
   /** A page of its input items; undefined when there is no such response. */
   listResponseInputItems(
     workspace_id: string,

@@ -49,14 +49,16 @@ export function responsesContract(makeHarness: () => Promise<StoreHarness>): voi
         previous_response_id: null,
         body: { id, status: 'in_progress', output: [] },
       });
-      expect(await store.getResponseInputItems(ws.id, id)).toEqual(input_items);
+      expect((await store.listResponseInputItems(ws.id, id, { limit: 100, order: 'asc' }))?.data).toEqual(
+        input_items,
+      );
 
       const body = { id, status: 'completed', output: [{ type: 'message', content: [] }] };
       expect(await store.updateResponse(ws.id, id, { status: 'completed', body })).toBe(true);
       expect((await store.getResponse(ws.id, id))?.body).toEqual(body);
 
       expect(await store.getResponse(other.id, id)).toBeUndefined();
-      expect(await store.getResponseInputItems(other.id, id)).toBeUndefined();
+      expect((await store.getResponseChain(other.id, id, 10)).responses).toEqual([]);
       expect(await store.listResponseInputItems(other.id, id, { limit: 20, order: 'asc' })).toBeUndefined();
       expect(await store.updateResponse(other.id, id, { status: 'failed', body: {} })).toBe(false);
       expect(await store.deleteResponse(other.id, id)).toBe(false);
@@ -96,6 +98,40 @@ export function responsesContract(makeHarness: () => Promise<StoreHarness>): voi
       ]);
     });
 
+    it('give their whole chain, oldest first, and say where it breaks', async () => {
+      const { ws, other } = await newTenant(store, 'Chain');
+      const ids = [responseId(), responseId(), responseId(), responseId()];
+      const itemsOf = ids.map(() => items(2));
+      for (const [n, id] of ids.entries()) {
+        await store.createResponse({
+          workspace_id: ws.id,
+          id,
+          previous_response_id: n === 0 ? null : ids[n - 1]!,
+          status: 'completed',
+          body: { id, output: [{ n }] },
+          input_items: itemsOf[n]!,
+        });
+      }
+      const whole = await store.getResponseChain(ws.id, ids[3]!, 100);
+      expect(whole.missing).toBeUndefined();
+      expect(whole.responses.map((r) => r.id)).toEqual(ids);
+      expect(whole.responses.map((r) => r.input_items)).toEqual(itemsOf);
+      expect(whole.responses[2]!.body).toEqual({ id: ids[2], output: [{ n: 2 }] });
+
+      const cut = await store.getResponseChain(ws.id, ids[3]!, 2);
+      expect(cut.responses.map((r) => r.id)).toEqual(ids.slice(2));
+      expect(cut.missing).toBe(ids[1]);
+
+      expect(await store.getResponseChain(other.id, ids[3]!, 100)).toEqual({
+        responses: [],
+        missing: ids[3],
+      });
+      await store.deleteResponse(ws.id, ids[1]!);
+      const broken = await store.getResponseChain(ws.id, ids[3]!, 100);
+      expect(broken.responses.map((r) => r.id)).toEqual(ids.slice(2));
+      expect(broken.missing).toBe(ids[1]);
+    });
+
     it('keep their chain and go with their items when deleted', async () => {
       const { ws } = await newTenant(store, 'Chained');
       const first = responseId();
@@ -116,7 +152,7 @@ export function responsesContract(makeHarness: () => Promise<StoreHarness>): voi
       expect((await store.getResponse(ws.id, second))?.previous_response_id).toBe(first);
       expect(await store.deleteResponse(ws.id, first)).toBe(true);
       expect(await store.getResponse(ws.id, first)).toBeUndefined();
-      expect(await store.getResponseInputItems(ws.id, first)).toBeUndefined();
+      expect(await store.listResponseInputItems(ws.id, first, { limit: 20, order: 'asc' })).toBeUndefined();
       const rows = await harness.raw('select count(*) as n from response_input_items where response_id = ?', [
         first,
       ]);

@@ -3,7 +3,7 @@
  * one transaction before its answer is complete, and updated once it is, so a follow-up that names it finds
  * it. Items are paged by their position: `after` / `before` name an item by id.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { ResponseRepository, StoredResponseItem } from '../types.js';
@@ -108,15 +108,62 @@ export function createResponseRepository({ db }: RepositoryContext): ResponseRep
       return toNumber(result.numDeletedRows) > 0;
     },
 
-    async getResponseInputItems(workspace_id, id) {
-      if (!(await responseExists(db, workspace_id, id))) return undefined;
+    async getResponseChain(workspace_id, id, maxLength) {
+      // One recursive query walks the chain, one more reads every item of it: two round trips, whatever
+      // the conversation's length.
       const rows = await db
+        .withRecursive('chain(id, previous_response_id, depth)', (qb) =>
+          qb
+            .selectFrom('responses')
+            .select(['id', 'previous_response_id', sql<number>`0`.as('depth')])
+            .where('workspace_id', '=', workspace_id)
+            .where('id', '=', id)
+            .unionAll((next) =>
+              next
+                .selectFrom('responses')
+                .innerJoin('chain', 'chain.previous_response_id', 'responses.id')
+                .select([
+                  'responses.id',
+                  'responses.previous_response_id',
+                  sql<number>`chain.depth + 1`.as('depth'),
+                ])
+                .where('responses.workspace_id', '=', workspace_id)
+                .where('chain.depth', '<', maxLength - 1),
+            ),
+        )
+        .selectFrom('chain')
+        .innerJoin('responses', 'responses.id', 'chain.id')
+        .select(['responses.id', 'responses.previous_response_id', 'responses.body', 'chain.depth'])
+        .orderBy('chain.depth', 'desc')
+        .execute();
+      if (rows.length === 0) return { responses: [], missing: id };
+      const items = await db
         .selectFrom('response_input_items')
-        .select(['id', 'item'])
-        .where('response_id', '=', id)
+        .select(['response_id', 'id', 'item'])
+        .where(
+          'response_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .orderBy('response_id')
         .orderBy('position')
         .execute();
-      return rows.map((row): StoredResponseItem => ({ id: row.id, item: parseObject(row.item) }));
+      const itemsOf = new Map<string, StoredResponseItem[]>();
+      for (const row of items) {
+        const list = itemsOf.get(row.response_id) ?? [];
+        list.push({ id: row.id, item: parseObject(row.item) });
+        itemsOf.set(row.response_id, list);
+      }
+      const oldest = rows[0]!;
+      return {
+        responses: rows.map((row) => ({
+          id: row.id,
+          body: parseObject(row.body),
+          input_items: itemsOf.get(row.id) ?? [],
+        })),
+        // The first response names one that is gone (deleted), or the chain is longer than allowed.
+        missing: oldest.previous_response_id ?? undefined,
+      };
     },
 
     async listResponseInputItems(workspace_id, id, query) {
