@@ -105,4 +105,25 @@ describe('the pipeline under /v1/responses', () => {
     const ok = await client.responses.create({ model: 'gpt-4o-mini', input: 'hello' });
     expect(ok.status).toBe('completed');
   });
+
+  it("is governed by the workspace's rate-limit policies", async () => {
+    await manage('/policies/rate-limits', {
+      conditions: [{ key: 'metadata.case', value: 'responses-rate' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+    });
+    const client = sdk({
+      'x-gateway-config': JSON.stringify(target()),
+      'x-gateway-metadata': JSON.stringify({ case: 'responses-rate' }),
+    });
+    expect((await client.responses.create({ model: 'gpt-4o-mini', input: 'one' })).status).toBe('completed');
+    const refused: any = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'two' })
+      .catch((e) => e);
+    expect(refused.status).toBe(429);
+    expect(refused.error.type).toBe('rate_limit_exceeded');
+    expect(upstream.requests).toHaveLength(1);
+  });
 });
