@@ -120,4 +120,39 @@ describe('responses translated to anthropic', () => {
     expect(reasoning.encrypted_content).toBeTruthy();
     expect(message.type).toBe('message');
   });
+
+  it('streams text then a tool call as two output items, each opened and closed', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'anthropic-tool-no-args.chunks.txt' });
+    const stream = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Update the issue list',
+      tools: [
+        {
+          type: 'function',
+          name: 'updateIssueList',
+          parameters: { type: 'object', properties: {} },
+          strict: false,
+        },
+      ],
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+    const items = events
+      .filter((e) => e.type === 'response.output_item.added' || e.type === 'response.output_item.done')
+      .map((e) => `${e.type.split('.').at(-1)}:${e.output_index}:${e.item.type}`);
+    expect(items).toEqual([
+      'added:0:message',
+      'done:0:message',
+      'added:1:function_call',
+      'done:1:function_call',
+    ]);
+    const done = events.at(-1);
+    expect(done.type).toBe('response.completed');
+    const call = done.response.output[1];
+    expect(call).toMatchObject({ type: 'function_call', name: 'updateIssueList', status: 'completed' });
+    expect(JSON.parse(call.arguments || '{}')).toEqual({});
+    expect(call.call_id).toMatch(/^toolu_/);
+  });
 });

@@ -260,6 +260,19 @@ describe('refusals', () => {
       'truncation',
     );
     await expect400(client.responses.create({ model: 'gpt-4o', input: [] }), 'input');
+    const first = await client.responses.create({ model: 'gpt-4o', input: 'one' });
+    const second = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'two',
+      previous_response_id: first.id,
+    });
+    await client.responses.delete(first.id);
+    const broken: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'three', previous_response_id: second.id })
+      .catch((e) => e);
+    expect(broken.status).toBe(404);
+    expect(broken.error).toMatchObject({ param: 'previous_response_id' });
+    expect(broken.error.message).toContain(first.id);
     const missing: any = await client.responses.retrieve('resp_nope').catch((e) => e);
     expect(missing.status).toBe(404);
   });
