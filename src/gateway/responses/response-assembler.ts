@@ -27,6 +27,8 @@ export interface Settled {
 
 type Open =
   | { kind: 'message'; item: OutputMessageItem; index: number; text: string }
+  /** A message whose one part is the model's refusal. */
+  | { kind: 'refusal'; item: OutputMessageItem; index: number; text: string }
   | { kind: 'function_call'; item: FunctionCallOutputItem; index: number; toolIndex: number }
   | { kind: 'reasoning'; item: ReasoningOutputItem; index: number; text: string };
 
@@ -122,7 +124,7 @@ export class ResponseAssembler {
       if (block.signature) open.item.encrypted_content = block.signature;
     }
     if (delta.content) {
-      const open = this.openMessage(events);
+      const open = this.openMessage(events, 'message');
       open.text += delta.content;
       events.push(
         this.event('response.output_text.delta', {
@@ -131,6 +133,18 @@ export class ResponseAssembler {
           content_index: 0,
           delta: delta.content,
           logprobs: [],
+        }),
+      );
+    }
+    if (delta.refusal) {
+      const open = this.openMessage(events, 'refusal');
+      open.text += delta.refusal;
+      events.push(
+        this.event('response.refusal.delta', {
+          item_id: open.item.id,
+          output_index: open.index,
+          content_index: 0,
+          delta: delta.refusal,
         }),
       );
     }
@@ -215,8 +229,11 @@ export class ResponseAssembler {
     return open;
   }
 
-  private openMessage(events: ResponseEvent[]): Extract<Open, { kind: 'message' }> {
-    if (this.open?.kind === 'message') return this.open;
+  private openMessage<K extends 'message' | 'refusal'>(
+    events: ResponseEvent[],
+    kind: K,
+  ): Extract<Open, { kind: K }> {
+    if (this.open?.kind === kind) return this.open as Extract<Open, { kind: K }>;
     events.push(...this.closeOpen());
     const item: OutputMessageItem = {
       type: 'message',
@@ -231,10 +248,13 @@ export class ResponseAssembler {
         item_id: item.id,
         output_index: index,
         content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        part:
+          kind === 'message'
+            ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
+            : { type: 'refusal', refusal: '' },
       }),
     );
-    const open = { kind: 'message' as const, item, index, text: '' };
+    const open = { kind, item, index, text: '' } as Extract<Open, { kind: K }>;
     this.open = open;
     return open;
   }
@@ -271,6 +291,13 @@ export class ResponseAssembler {
       const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
       const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
       events.push(this.event('response.output_text.done', { ...base, text: open.text, logprobs: [] }));
+      events.push(this.event('response.content_part.done', { ...base, part }));
+      open.item.content = [part];
+      open.item.status = status;
+    } else if (open.kind === 'refusal') {
+      const part = { type: 'refusal' as const, refusal: open.text };
+      const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
+      events.push(this.event('response.refusal.done', { ...base, refusal: open.text }));
       events.push(this.event('response.content_part.done', { ...base, part }));
       open.item.content = [part];
       open.item.status = status;
