@@ -126,4 +126,35 @@ describe('the pipeline under /v1/responses', () => {
     expect(refused.error.type).toBe('rate_limit_exceeded');
     expect(upstream.requests).toHaveLength(1);
   });
+
+  it("keeps responses private to their workspace: another workspace's key finds nothing", async () => {
+    const created = await fetch(`${gateway.url}/workspaces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({ name: 'Elsewhere', slug: `elsewhere-${Date.now()}` }),
+    });
+    expect(created.status).toBe(200);
+    const otherKey = ((await created.json()) as { admin_key: { key: string } }).admin_key.key;
+    const mine = sdk({ 'x-gateway-config': JSON.stringify(target()) });
+    const theirs = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': otherKey, 'x-gateway-config': JSON.stringify(target()) },
+    });
+    const response = await mine.responses.create({ model: 'gpt-4o-mini', input: 'private' });
+    for (const attempt of [
+      () => theirs.responses.retrieve(response.id),
+      () => theirs.responses.inputItems.list(response.id),
+      () => theirs.responses.delete(response.id),
+      () => theirs.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: response.id }),
+    ]) {
+      const error: any = await Promise.resolve(attempt()).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error?.status).toBe(404);
+    }
+    expect((await mine.responses.retrieve(response.id)).id).toBe(response.id);
+  });
 });
