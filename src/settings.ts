@@ -46,6 +46,8 @@ export interface Settings {
   logRetentionDays: number;
   /** When rate-limit counters cannot be reached: `open` lets calls through unchecked, `closed` answers 503. */
   rateLimitFailMode: 'open' | 'closed';
+  /** Context windows (tokens) by model id substring, checked before the built-in table (docs/responses.md). */
+  contextWindows: Readonly<Record<string, number>>;
   /** How long a rate-limit check may wait for the counters before the fail mode applies, ms. */
   rateLimitTimeoutMs: number;
 }
@@ -71,6 +73,29 @@ function integer(source: Source, name: string, fallback: number, min = 0): numbe
     throw new Error(`Setting ${name} must be an integer ≥ ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/** A JSON object of model id substrings and their context windows in tokens. */
+function contextWindows(source: Source, name: string): Record<string, number> {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`Setting ${name} must be a JSON object, got "${raw}"`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`Setting ${name} must be a JSON object of model names and token counts`);
+  }
+  for (const [model, tokens] of Object.entries(parsed)) {
+    if (model === '' || !Number.isInteger(tokens) || (tokens as number) < 1) {
+      throw new Error(
+        `Setting ${name}: "${model}" must name a model and map to a positive integer of tokens`,
+      );
+    }
+  }
+  return parsed as Record<string, number>;
 }
 
 function boolean(source: Source, name: string, fallback: boolean): boolean {
@@ -117,5 +142,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logRetentionDays: integer(source, 'GATEWAY_LOG_RETENTION_DAYS', 0),
     rateLimitFailMode: failMode,
     rateLimitTimeoutMs: integer(source, 'GATEWAY_RATE_LIMIT_TIMEOUT_MS', 1_000, 1),
+    contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
   };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { loadSettings } from '../../src/settings.js';
 
 let gateway: TestGateway;
 let upstream: FakeUpstream;
@@ -318,6 +319,39 @@ describe('truncation', () => {
     expect(messages[0]).toMatchObject({ role: 'user' });
     expect(messages[0].content[0].text.startsWith('1 ')).toBe(true);
     expect(messages.at(-1).content[0].text.startsWith('2 ')).toBe(true);
+  });
+});
+
+describe('context windows set by the operator', () => {
+  it('GATEWAY_CONTEXT_WINDOWS comes before the built-in table', async () => {
+    const small = await startGateway({ env: { GATEWAY_CONTEXT_WINDOWS: '{"gpt-4o-tiny":100}' } });
+    try {
+      const tiny = new OpenAI({
+        baseURL: small.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: {
+          'x-gateway-api-key': small.adminKey,
+          'x-gateway-config': JSON.stringify({
+            provider: 'openai',
+            api_key: 'sk-up',
+            custom_host: upstream.url,
+          }),
+        },
+      });
+      await expect400(tiny.responses.create({ model: 'gpt-4o-tiny', input: 'y'.repeat(600) }), 'input');
+      // gpt-4o's own window is untouched.
+      expect((await tiny.responses.create({ model: 'gpt-4o', input: 'y'.repeat(600) })).status).toBe(
+        'completed',
+      );
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a malformed setting stops the start', () => {
+    expect(() => loadSettings({ GATEWAY_CONTEXT_WINDOWS: '{"m":-1}' })).toThrow(/GATEWAY_CONTEXT_WINDOWS/);
+    expect(() => loadSettings({ GATEWAY_CONTEXT_WINDOWS: '[1]' })).toThrow(/JSON object/);
   });
 });
 

@@ -25,8 +25,13 @@ const CONTEXT_WINDOWS: ReadonlyArray<readonly [string, number]> = [
 
 const CHARACTERS_PER_TOKEN = 4;
 
-export function contextWindowOf(model: string): number | undefined {
+/** The window of a model: the setting's entries (GATEWAY_CONTEXT_WINDOWS) first, then the table's. */
+export function contextWindowOf(
+  model: string,
+  overrides: Readonly<Record<string, number>> = {},
+): number | undefined {
   const id = model.toLowerCase();
+  for (const [key, tokens] of Object.entries(overrides)) if (id.includes(key.toLowerCase())) return tokens;
   return CONTEXT_WINDOWS.find(([key]) => id.includes(key))?.[1];
 }
 

@@ -53,6 +53,7 @@ export async function prepareResponseCall(
   store: Store,
   workspaceId: string,
   body: ResponsesRequest,
+  contextWindows: Readonly<Record<string, number>> = {},
 ): Promise<PreparedResponseCall> {
   const input = inputItemsOf(body.input);
   const history: ConversationItem[] = body.previous_response_id
@@ -62,6 +63,7 @@ export async function prepareResponseCall(
     model: body.model,
     truncation: body.truncation ?? 'disabled',
     maxOutputTokens: body.max_output_tokens ?? 0,
+    contextWindows,
     items: [...history, ...input],
     build: (items) => toChatRequest(body, items),
   });

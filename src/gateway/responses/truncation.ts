@@ -12,6 +12,8 @@ export interface TruncationInput {
   model: string;
   truncation: 'auto' | 'disabled';
   maxOutputTokens: number;
+  /** Windows set by the operator, checked before the built-in table. */
+  contextWindows: Readonly<Record<string, number>>;
   items: readonly ConversationItem[];
   /** Builds the chat request for a list of items (the instructions and tools count too). */
   build(items: readonly ConversationItem[]): ChatCompletionRequest;
@@ -20,7 +22,7 @@ export interface TruncationInput {
 export function fitContextWindow(input: TruncationInput): ChatCompletionRequest {
   let items = input.items;
   let request = input.build(items);
-  const window = contextWindowOf(input.model);
+  const window = contextWindowOf(input.model, input.contextWindows);
   if (window === undefined) return request;
   const fits = (candidate: ChatCompletionRequest) =>
     estimateTokens(candidate.messages) + estimateTokens(candidate.tools ?? []) + input.maxOutputTokens <=

@@ -79,7 +79,7 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
     assertBodyDepth(request.body);
     const body = validateResponsesRequest(request.body);
     const workspaceId = request.gw.apiKey.workspace_id;
-    const prepared = await prepareResponseCall(deps.store, workspaceId, body);
+    const prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
     const { request: call, shell } = prepared;
     const assembler = new ResponseAssembler(shell);
     const codec = responsesCodec(assembler);
