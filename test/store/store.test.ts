@@ -94,6 +94,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
         '0005_prompts',
         '0006_rate_limit_policies',
         '0007_log_retention',
+        '0008_responses',
       ]);
     } finally {
       await dropSchema(schema);
