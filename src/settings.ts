@@ -46,6 +46,8 @@ export interface Settings {
   logRetentionDays: number;
   /** When rate-limit counters cannot be reached: `open` lets calls through unchecked, `closed` answers 503. */
   rateLimitFailMode: 'open' | 'closed';
+  /** Context windows (tokens) by model id substring, checked before the built-in table (docs/responses.md). */
+  contextWindows: Readonly<Record<string, number>>;
   /** How long a rate-limit check may wait for the counters before the fail mode applies, ms. */
   rateLimitTimeoutMs: number;
   /** A price file laid over the shipped price table (docs/cost.md). */
@@ -82,6 +84,29 @@ function integer(source: Source, name: string, fallback: number, min = 0): numbe
     throw new Error(`Setting ${name} must be an integer ≥ ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/** A JSON object of model id substrings and their context windows in tokens. */
+function contextWindows(source: Source, name: string): Record<string, number> {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`Setting ${name} must be a JSON object, got "${raw}"`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`Setting ${name} must be a JSON object of model names and token counts`);
+  }
+  for (const [model, tokens] of Object.entries(parsed)) {
+    if (model === '' || !Number.isInteger(tokens) || (tokens as number) < 1) {
+      throw new Error(
+        `Setting ${name}: "${model}" must name a model and map to a positive integer of tokens`,
+      );
+    }
+  }
+  return parsed as Record<string, number>;
 }
 
 function boolean(source: Source, name: string, fallback: boolean): boolean {
@@ -137,6 +162,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tracesServiceName: source.OTEL_SERVICE_NAME || 'ai-gateway',
     tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),
     tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
+    contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
   };
 }
 

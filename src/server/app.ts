@@ -25,6 +25,7 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerModelRoutes } from './routes/model.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
+import { registerResponseRoutes } from './routes/responses.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerAnalyticsRoutes } from './routes/analytics.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       await registerOpenApiRoute(v1);
       await registerModelRoutes(v1, deps);
       await registerPromptCompletionRoutes(v1, deps);
+      await registerResponseRoutes(v1, deps);
       await registerLogRoutes(v1, deps);
       await registerAnalyticsRoutes(v1, deps);
       await registerManagementRoutes(v1, deps);

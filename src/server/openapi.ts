@@ -7,6 +7,7 @@ import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definitio
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
 import { PROMPT_OPERATIONS, PromptCompletionEnvelopeSchema } from '../gateway/prompts/prompt-operations.js';
 import type { Operation } from '../core/operation.js';
+import { RESPONSE_OPERATIONS } from '../gateway/responses/response-operations.js';
 
 const ErrorSchema = {
   type: 'object',
@@ -94,6 +95,7 @@ const HooksFailedSchema = {
 const MODEL_OPERATIONS: Operation[] = [
   ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
   ...PROMPT_OPERATIONS,
+  ...RESPONSE_OPERATIONS,
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
   {
     method: 'get',

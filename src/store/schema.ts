@@ -259,6 +259,25 @@ export interface LogRollupsTable {
   h24: number;
 }
 
+/** Stored responses of the Responses API (0008_responses); `body` is the Response object as JSON text. */
+export interface ResponsesTable {
+  id: string;
+  workspace_id: string;
+  previous_response_id: string | null;
+  status: string;
+  body: string;
+  created_at_ms: Int8;
+  updated_at_ms: Int8;
+}
+
+export interface ResponseInputItemsTable {
+  response_id: string;
+  position: number;
+  id: string;
+  /** The item as JSON text. */
+  item: string;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -276,4 +295,6 @@ export interface Database {
   logs: LogsTable;
   log_rollups: LogRollupsTable;
   jobs: JobsTable;
+  responses: ResponsesTable;
+  response_input_items: ResponseInputItemsTable;
 }

@@ -557,6 +557,73 @@ export interface RateLimitPolicyRepository {
   deleteRateLimitPolicy(workspace_id: string, id: string): Promise<boolean>;
 }
 
+/** A stored response of the Responses API: its object as the gateway answered it (JSON). */
+export interface StoredResponse {
+  id: string;
+  workspace_id: string;
+  previous_response_id: string | null;
+  status: string;
+  /** The Response object. */
+  body: Record<string, unknown>;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/** One input item of a stored response, in the order it was sent. */
+export interface StoredResponseItem {
+  id: string;
+  item: Record<string, unknown>;
+}
+
+export interface ResponseItemQuery {
+  /** 1 to 100. */
+  limit: number;
+  order: 'asc' | 'desc';
+  /** Item ids: the page starts after, or ends before, that item (in `order`). */
+  after?: string;
+  before?: string;
+}
+
+export interface ResponseRepository {
+  /** The response and its input items, written together. */
+  createResponse(input: {
+    workspace_id: string;
+    id: string;
+    previous_response_id: string | null;
+    status: string;
+    body: Record<string, unknown>;
+    input_items: StoredResponseItem[];
+  }): Promise<void>;
+  /** Replaces the object (its status, output, usage) as the answer ends; false when it is gone. */
+  updateResponse(
+    workspace_id: string,
+    id: string,
+    patch: { status: string; body: Record<string, unknown> },
+  ): Promise<boolean>;
+  getResponse(workspace_id: string, id: string): Promise<StoredResponse | undefined>;
+  deleteResponse(workspace_id: string, id: string): Promise<boolean>;
+  /**
+   * The conversation that ends with response `id`: it and the responses its `previous_response_id` chain
+   * names, oldest first, each with its input items, at most `maxLength` of them. `missing` is the id
+   * where the chain breaks — a response not in the workspace, or the one before the oldest returned when
+   * the chain is longer than `maxLength` —; undefined when the chain is whole.
+   */
+  getResponseChain(
+    workspace_id: string,
+    id: string,
+    maxLength: number,
+  ): Promise<{
+    responses: Array<{ id: string; body: Record<string, unknown>; input_items: StoredResponseItem[] }>;
+    missing: string | undefined;
+  }>;
+  /** A page of its input items; undefined when there is no such response. */
+  listResponseInputItems(
+    workspace_id: string,
+    id: string,
+    query: ResponseItemQuery,
+  ): Promise<{ data: StoredResponseItem[]; has_more: boolean } | undefined>;
+}
+
 export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
@@ -615,6 +682,7 @@ export interface Repositories
     PromptRepository,
     PromptPartialRepository,
     RateLimitPolicyRepository,
+    ResponseRepository,
     LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;

@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/index.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { guardrailsContract } from './guardrails-contract.js';
 import { jobsContract } from './jobs-contract.js';
+import { responsesContract } from './responses-contract.js';
 import { storeContract, type StoreHarness } from './store-contract.js';
 
 async function sqliteHarness(): Promise<StoreHarness> {
@@ -59,12 +60,14 @@ describe('store on SQLite', () => {
   storeContract(sqliteHarness);
   jobsContract(sqliteHarness);
   guardrailsContract(sqliteHarness);
+  responsesContract(sqliteHarness);
 });
 
 describeWithPostgres('store on PostgreSQL', () => {
   storeContract(postgresHarness);
   jobsContract(postgresHarness);
   guardrailsContract(postgresHarness);
+  responsesContract(postgresHarness);
 });
 
 describeWithPostgres('store on PostgreSQL, several nodes starting together', () => {

@@ -11,6 +11,7 @@ import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
 import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
+import { createResponseRepository } from './responses.js';
 
 export function createRepositories(context: RepositoryContext): Repositories {
   return {
@@ -22,6 +23,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createPromptRepository(context),
     ...createPromptPartialRepository(context),
     ...createRateLimitPolicyRepository(context),
+    ...createResponseRepository(context),
     ...createLogRepository(context),
     ...createAnalyticsRepository(context),
     jobs: createJobRepository(context),

@@ -1,0 +1,224 @@
+/**
+ * Body of POST /v1/responses (the OpenAI document's `CreateResponse`). Input items are checked for their
+ * `type` / `role` and the fields the gateway reads to translate them; what else they carry passes through.
+ * Unknown top-level keys pass through too: the translation reads only what it names.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { fieldError } from '../validator/compile-validator.js';
+import {
+  ModelField,
+  Nullable,
+  StreamField,
+  TemperatureField,
+  TopPField,
+  UserField,
+} from './common-fields.js';
+import { compileRequestBodyValidator } from './request-body-validator.js';
+
+const InputTextPart = Type.Object({ type: Type.Literal('input_text'), text: Type.String() });
+const OutputTextPart = Type.Object({ type: Type.Literal('output_text'), text: Type.String() });
+const RefusalPart = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() });
+const InputImagePart = Type.Object({
+  type: Type.Literal('input_image'),
+  image_url: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  file_id: Type.Optional(Nullable(Type.String())),
+  detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
+});
+const InputFilePart = Type.Object({
+  type: Type.Literal('input_file'),
+  file_id: Type.Optional(Nullable(Type.String())),
+  file_data: Type.Optional(Type.String()),
+  filename: Type.Optional(Type.String()),
+});
+
+const MessageContent = Type.Union([
+  Type.String(),
+  Type.Array(Type.Union([InputTextPart, InputImagePart, InputFilePart, OutputTextPart, RefusalPart]), {
+    minItems: 1,
+  }),
+]);
+
+export const ResponseMessageItemSchema = Type.Object({
+  type: Type.Optional(Type.Literal('message')),
+  id: Type.Optional(Type.String()),
+  role: Type.Union([
+    Type.Literal('user'),
+    Type.Literal('assistant'),
+    Type.Literal('system'),
+    Type.Literal('developer'),
+  ]),
+  content: MessageContent,
+  status: Type.Optional(Type.String()),
+});
+
+export const FunctionCallItemSchema = Type.Object({
+  type: Type.Literal('function_call'),
+  id: Type.Optional(Type.String()),
+  call_id: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  arguments: Type.String(),
+  status: Type.Optional(Type.String()),
+});
+
+export const FunctionCallOutputItemSchema = Type.Object({
+  type: Type.Literal('function_call_output'),
+  id: Type.Optional(Nullable(Type.String())),
+  call_id: Type.String({ minLength: 1 }),
+  output: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }))]),
+  status: Type.Optional(Nullable(Type.String())),
+});
+
+export const ReasoningItemSchema = Type.Object({
+  type: Type.Literal('reasoning'),
+  id: Type.Optional(Type.String()),
+  summary: Type.Array(Type.Object({ type: Type.Literal('summary_text'), text: Type.String() })),
+  content: Type.Optional(
+    Type.Array(Type.Object({ type: Type.Literal('reasoning_text'), text: Type.String() })),
+  ),
+  encrypted_content: Type.Optional(Nullable(Type.String())),
+  status: Type.Optional(Type.String()),
+});
+
+export const ResponseInputItemSchema = Type.Union([
+  ResponseMessageItemSchema,
+  FunctionCallItemSchema,
+  FunctionCallOutputItemSchema,
+  ReasoningItemSchema,
+]);
+
+/** A function tool, the only kind a translated provider can run; the built-in kinds are named by type. */
+const FunctionToolSchema = Type.Object({
+  type: Type.Literal('function'),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Nullable(Type.String())),
+  parameters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  strict: Type.Optional(Nullable(Type.Boolean())),
+});
+const OtherToolSchema = Type.Object({ type: Type.String({ minLength: 1 }) });
+
+const TextFormatSchema = Type.Union([
+  Type.Object({ type: Type.Literal('text') }),
+  Type.Object({ type: Type.Literal('json_object') }),
+  Type.Object({
+    type: Type.Literal('json_schema'),
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    schema: Type.Record(Type.String(), Type.Unknown()),
+    description: Type.Optional(Type.String()),
+    strict: Type.Optional(Nullable(Type.Boolean())),
+  }),
+]);
+
+/** The spec's limits: at most 16 pairs, keys of at most 64 characters, values of at most 512. */
+export const ResponseMetadataField = Nullable(
+  Type.Record(Type.String(), Type.String(), {
+    description: 'At most 16 pairs; keys of at most 64 characters, values of at most 512.',
+  }),
+);
+
+export const INCLUDE_VALUES = [
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+] as const;
+
+export const IncludeField = Nullable(
+  Type.Array(Type.Union(INCLUDE_VALUES.map((value) => Type.Literal(value)))),
+);
+
+export const ResponsesRequestSchema = Type.Object(
+  {
+    model: ModelField,
+    input: Type.Union([Type.String(), Type.Array(ResponseInputItemSchema)]),
+    instructions: Type.Optional(Nullable(Type.String())),
+    previous_response_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+    metadata: Type.Optional(ResponseMetadataField),
+    temperature: Type.Optional(TemperatureField),
+    top_p: Type.Optional(TopPField),
+    user: Type.Optional(UserField),
+    reasoning: Type.Optional(
+      Nullable(
+        Type.Object({
+          effort: Type.Optional(
+            Nullable(
+              Type.Union(
+                ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].map((value) => Type.Literal(value)),
+              ),
+            ),
+          ),
+          summary: Type.Optional(Nullable(Type.String())),
+          generate_summary: Type.Optional(Nullable(Type.String())),
+        }),
+      ),
+    ),
+    max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16 }))),
+    text: Type.Optional(Nullable(Type.Object({ format: Type.Optional(TextFormatSchema) }))),
+    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, OtherToolSchema]))),
+    tool_choice: Type.Optional(
+      Type.Union([
+        Type.Literal('none'),
+        Type.Literal('auto'),
+        Type.Literal('required'),
+        Type.Object({ type: Type.Literal('function'), name: Type.String({ minLength: 1 }) }),
+      ]),
+    ),
+    truncation: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('disabled')]))),
+    include: Type.Optional(IncludeField),
+    parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+    store: Type.Optional(Nullable(Type.Boolean())),
+    stream: Type.Optional(StreamField),
+  },
+  { $id: 'CreateResponseRequest', title: 'Create response request' },
+);
+
+export type ResponsesRequest = Static<typeof ResponsesRequestSchema>;
+export type ResponseInputItem = Static<typeof ResponseInputItemSchema>;
+export type ResponseMessageItem = Static<typeof ResponseMessageItemSchema>;
+export type FunctionCallItem = Static<typeof FunctionCallItemSchema>;
+export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItemSchema>;
+export type ReasoningItem = Static<typeof ReasoningItemSchema>;
+export type ResponseIncludeValue = (typeof INCLUDE_VALUES)[number];
+
+const validator = compileRequestBodyValidator(ResponsesRequestSchema);
+
+const METADATA_PAIRS = 16;
+const METADATA_KEY_LENGTH = 64;
+const METADATA_VALUE_LENGTH = 512;
+
+/** The spec's metadata limits, said plainly (a schema's record keys cannot carry a length). */
+export function checkResponseMetadata(metadata: Record<string, string> | null | undefined): void {
+  if (metadata == null) return;
+  const keys = Object.keys(metadata);
+  if (keys.length > METADATA_PAIRS) {
+    throw fieldError(
+      'invalid_body',
+      'metadata',
+      `has ${keys.length} pairs: at most ${METADATA_PAIRS} are allowed`,
+    );
+  }
+  for (const key of keys) {
+    if (key.length > METADATA_KEY_LENGTH) {
+      throw fieldError('invalid_body', 'metadata', `keys are at most ${METADATA_KEY_LENGTH} characters`);
+    }
+    if (metadata[key]!.length > METADATA_VALUE_LENGTH) {
+      throw fieldError(
+        'invalid_body',
+        `metadata.${key}`,
+        `is longer than ${METADATA_VALUE_LENGTH} characters`,
+      );
+    }
+  }
+}
+
+export function validateResponsesRequest(body: unknown): ResponsesRequest {
+  const request = validator.assert(body);
+  checkResponseMetadata(request.metadata);
+  if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
+    throw fieldError('invalid_body', 'input', 'must not be empty');
+  }
+  return request;
+}

@@ -1,0 +1,365 @@
+/**
+ * Turns the canonical chat answer into a Response: a whole chat completion into the Response object, or
+ * chat chunks, as they arrive, into the Responses event grammar (`response.created`, `…in_progress`,
+ * `output_item.added/done`, `content_part.added/done`, `output_text.delta/done`,
+ * `function_call_arguments.delta/done`, `reasoning_text.delta/done`, then exactly one of
+ * `response.completed`, `response.incomplete` or `response.failed`), numbered by `sequence_number`.
+ * Pure: the sink stores what `finish()` / `fail()` return, the codec sends their events.
+ */
+import type { GatewayError, ProviderError } from '../../core/errors.js';
+import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
+import { newItemId } from './response-ids.js';
+import type {
+  FunctionCallOutputItem,
+  OutputItem,
+  OutputMessageItem,
+  ReasoningOutputItem,
+  ResponseEvent,
+  ResponseObject,
+  ResponseUsage,
+} from './response-types.js';
+
+export interface Settled {
+  /** The events that close the stream (the open items' `done` events and the terminal event). */
+  events: ResponseEvent[];
+  response: ResponseObject;
+}
+
+type Open =
+  | { kind: 'message'; item: OutputMessageItem; index: number; text: string }
+  /** A message whose one part is the model's refusal. */
+  | { kind: 'refusal'; item: OutputMessageItem; index: number; text: string }
+  | { kind: 'function_call'; item: FunctionCallOutputItem; index: number; toolIndex: number }
+  | { kind: 'reasoning'; item: ReasoningOutputItem; index: number; text: string };
+
+export class ResponseAssembler {
+  private sequence = 0;
+  private started = false;
+  private open: Open | undefined;
+  private readonly output: OutputItem[] = [];
+  private finishReason: FinishReason | null = null;
+  private usage: Usage | undefined;
+  private model: string | undefined;
+  private settled: Settled | undefined;
+
+  /** `shell` is the response as created: its id, the request's settings, no output yet. */
+  constructor(private readonly shell: ResponseObject) {}
+
+  /** The response as it stands, before it has ended (what is stored when the call begins). */
+  inProgress(): ResponseObject {
+    return { ...this.shell, status: 'in_progress', output: [...this.output] };
+  }
+
+  /** A whole chat completion as the Response object. */
+  fromCompletion(completion: ChatCompletion): ResponseObject {
+    const choice = completion.choices[0];
+    this.model = completion.model;
+    this.usage = completion.usage;
+    this.finishReason = choice?.finish_reason ?? null;
+    const message = choice?.message;
+    for (const block of message?.content_blocks ?? []) {
+      if (block.type === 'thinking') {
+        this.output.push(reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed'));
+      }
+    }
+    if (message?.content) {
+      this.output.push({
+        type: 'message',
+        id: newItemId('msg'),
+        role: 'assistant',
+        status: this.finishReason === 'length' ? 'incomplete' : 'completed',
+        content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }],
+      });
+    }
+    if (message?.refusal) {
+      this.output.push({
+        type: 'message',
+        id: newItemId('msg'),
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'refusal', refusal: message.refusal }],
+      });
+    }
+    for (const call of message?.tool_calls ?? []) {
+      this.output.push({
+        type: 'function_call',
+        id: newItemId('fc'),
+        call_id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+        status: 'completed',
+      });
+    }
+    return this.finish().response;
+  }
+
+  /** The events one chat chunk makes. */
+  push(chunk: ChatCompletionChunk): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    if (!this.started) {
+      this.started = true;
+      const response = this.inProgress();
+      events.push(this.event('response.created', { response }));
+      events.push(this.event('response.in_progress', { response }));
+    }
+    this.model ??= chunk.model;
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices.find((c) => c.index === 0);
+    if (!choice) return events;
+    const { delta } = choice;
+    for (const { delta: block } of delta.content_blocks ?? []) {
+      if (block.type !== 'thinking') continue;
+      const open = this.openReasoning(events);
+      if (block.thinking) {
+        open.text += block.thinking;
+        events.push(
+          this.event('response.reasoning_text.delta', {
+            item_id: open.item.id,
+            output_index: open.index,
+            content_index: 0,
+            delta: block.thinking,
+          }),
+        );
+      }
+      if (block.signature) open.item.encrypted_content = block.signature;
+    }
+    if (delta.content) {
+      const open = this.openMessage(events, 'message');
+      open.text += delta.content;
+      events.push(
+        this.event('response.output_text.delta', {
+          item_id: open.item.id,
+          output_index: open.index,
+          content_index: 0,
+          delta: delta.content,
+          logprobs: [],
+        }),
+      );
+    }
+    if (delta.refusal) {
+      const open = this.openMessage(events, 'refusal');
+      open.text += delta.refusal;
+      events.push(
+        this.event('response.refusal.delta', {
+          item_id: open.item.id,
+          output_index: open.index,
+          content_index: 0,
+          delta: delta.refusal,
+        }),
+      );
+    }
+    for (const call of delta.tool_calls ?? []) {
+      const open = this.openFunctionCall(events, call.index, call.id, call.function?.name);
+      const args = call.function?.arguments;
+      if (args) {
+        open.item.arguments += args;
+        events.push(
+          this.event('response.function_call_arguments.delta', {
+            item_id: open.item.id,
+            output_index: open.index,
+            delta: args,
+          }),
+        );
+      }
+    }
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    return events;
+  }
+
+  /** The end of a complete answer: idempotent, so the sink (to store it) and the codec (to send it) agree. */
+  finish(): Settled {
+    if (this.settled) return this.settled;
+    const events = this.started ? this.closeOpen() : [];
+    const incomplete =
+      this.finishReason === 'length'
+        ? ('max_output_tokens' as const)
+        : this.finishReason === 'content_filter'
+          ? ('content_filter' as const)
+          : undefined;
+    const response: ResponseObject = {
+      ...this.shell,
+      model: this.model ?? this.shell.model,
+      status: incomplete ? 'incomplete' : 'completed',
+      completed_at: incomplete ? null : Math.floor(Date.now() / 1000),
+      incomplete_details: incomplete ? { reason: incomplete } : null,
+      output: [...this.output],
+      usage: responseUsage(this.usage),
+    };
+    events.push(this.event(incomplete ? 'response.incomplete' : 'response.completed', { response }));
+    this.settled = { events, response };
+    return this.settled;
+  }
+
+  /** The end of a failed answer; idempotent like `finish`. */
+  fail(error: GatewayError | ProviderError): Settled {
+    if (this.settled) return this.settled;
+    const events = this.started ? this.closeOpen() : [];
+    const response: ResponseObject = {
+      ...this.shell,
+      model: this.model ?? this.shell.model,
+      status: 'failed',
+      error: { code: failureCode(error.status), message: error.message },
+      output: [...this.output],
+      usage: responseUsage(this.usage),
+    };
+    events.push(this.event('response.failed', { response }));
+    this.settled = { events, response };
+    return this.settled;
+  }
+
+  private event(type: string, fields: Record<string, unknown>): ResponseEvent {
+    return { type, sequence_number: this.sequence++, ...fields };
+  }
+
+  private add(item: OutputItem, events: ResponseEvent[]): number {
+    const index = this.output.length;
+    this.output.push(item);
+    events.push(
+      this.event('response.output_item.added', { output_index: index, item: structuredClone(item) }),
+    );
+    return index;
+  }
+
+  private openReasoning(events: ResponseEvent[]): Extract<Open, { kind: 'reasoning' }> {
+    if (this.open?.kind === 'reasoning') return this.open;
+    events.push(...this.closeOpen());
+    const item = reasoningItem('', null, 'in_progress');
+    const open = { kind: 'reasoning' as const, item, index: this.add(item, events), text: '' };
+    this.open = open;
+    return open;
+  }
+
+  private openMessage<K extends 'message' | 'refusal'>(
+    events: ResponseEvent[],
+    kind: K,
+  ): Extract<Open, { kind: K }> {
+    if (this.open?.kind === kind) return this.open as Extract<Open, { kind: K }>;
+    events.push(...this.closeOpen());
+    const item: OutputMessageItem = {
+      type: 'message',
+      id: newItemId('msg'),
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
+    };
+    const index = this.add(item, events);
+    events.push(
+      this.event('response.content_part.added', {
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part:
+          kind === 'message'
+            ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
+            : { type: 'refusal', refusal: '' },
+      }),
+    );
+    const open = { kind, item, index, text: '' } as Extract<Open, { kind: K }>;
+    this.open = open;
+    return open;
+  }
+
+  private openFunctionCall(
+    events: ResponseEvent[],
+    toolIndex: number,
+    callId: string | undefined,
+    name: string | undefined,
+  ): Extract<Open, { kind: 'function_call' }> {
+    if (this.open?.kind === 'function_call' && this.open.toolIndex === toolIndex) return this.open;
+    events.push(...this.closeOpen());
+    const item: FunctionCallOutputItem = {
+      type: 'function_call',
+      id: newItemId('fc'),
+      call_id: callId ?? newItemId('fc'),
+      name: name ?? '',
+      arguments: '',
+      status: 'in_progress',
+    };
+    const open = { kind: 'function_call' as const, item, index: this.add(item, events), toolIndex };
+    this.open = open;
+    return open;
+  }
+
+  /** The `done` events of the open item, which then takes its final shape in `output`. */
+  private closeOpen(): ResponseEvent[] {
+    const open = this.open;
+    if (!open) return [];
+    this.open = undefined;
+    const events: ResponseEvent[] = [];
+    const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
+    if (open.kind === 'message') {
+      const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
+      const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
+      events.push(this.event('response.output_text.done', { ...base, text: open.text, logprobs: [] }));
+      events.push(this.event('response.content_part.done', { ...base, part }));
+      open.item.content = [part];
+      open.item.status = status;
+    } else if (open.kind === 'refusal') {
+      const part = { type: 'refusal' as const, refusal: open.text };
+      const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
+      events.push(this.event('response.refusal.done', { ...base, refusal: open.text }));
+      events.push(this.event('response.content_part.done', { ...base, part }));
+      open.item.content = [part];
+      open.item.status = status;
+    } else if (open.kind === 'function_call') {
+      events.push(
+        this.event('response.function_call_arguments.done', {
+          item_id: open.item.id,
+          output_index: open.index,
+          name: open.item.name,
+          arguments: open.item.arguments,
+        }),
+      );
+      open.item.status = status;
+    } else {
+      events.push(
+        this.event('response.reasoning_text.done', {
+          item_id: open.item.id,
+          output_index: open.index,
+          content_index: 0,
+          text: open.text,
+        }),
+      );
+      open.item.content = [{ type: 'reasoning_text', text: open.text }];
+      open.item.status = status;
+    }
+    events.push(
+      this.event('response.output_item.done', { output_index: open.index, item: structuredClone(open.item) }),
+    );
+    return events;
+  }
+}
+
+function reasoningItem(
+  text: string,
+  signature: string | null,
+  status: 'in_progress' | 'completed',
+): ReasoningOutputItem {
+  return {
+    type: 'reasoning',
+    id: newItemId('rs'),
+    summary: [],
+    content: text === '' && status === 'in_progress' ? [] : [{ type: 'reasoning_text', text }],
+    encrypted_content: signature,
+    status,
+  };
+}
+
+function responseUsage(usage: Usage | undefined): ResponseUsage | undefined {
+  if (!usage) return undefined;
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: {
+      cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+      cache_write_tokens: 0,
+    },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+/** The Response error codes are few: a refused rate is `rate_limit_exceeded`, anything else the server's. */
+function failureCode(status: number): string {
+  return status === 429 ? 'rate_limit_exceeded' : 'server_error';
+}

@@ -1,0 +1,47 @@
+/** The Responses ingress's operations, for the OpenAPI document (server/openapi.ts). */
+import type { Operation } from '../../core/operation.js';
+import { INCLUDE_VALUES, ResponsesRequestSchema } from '../../core/schemas/responses-request.js';
+
+const IncludeParameter = {
+  name: 'include',
+  in: 'query' as const,
+  schema: { type: 'array', items: { type: 'string', enum: [...INCLUDE_VALUES] } },
+};
+
+export const RESPONSE_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/responses',
+    summary:
+      'Create a model response (the Response object, or its server-sent events with stream: true); any ' +
+      'chat-capable provider, the conversation continued with previous_response_id',
+    tags: ['Responses'],
+    requestBody: ResponsesRequestSchema,
+  },
+  {
+    method: 'get',
+    path: '/responses/{response_id}',
+    summary: 'Get a stored response of the workspace',
+    tags: ['Responses'],
+    parameters: [IncludeParameter],
+  },
+  {
+    method: 'delete',
+    path: '/responses/{response_id}',
+    summary: 'Delete a stored response and its input items',
+    tags: ['Responses'],
+  },
+  {
+    method: 'get',
+    path: '/responses/{response_id}/input_items',
+    summary: "List a stored response's input items (the input item list)",
+    tags: ['Responses'],
+    parameters: [
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      { name: 'order', in: 'query', schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' } },
+      { name: 'after', in: 'query', schema: { type: 'string' } },
+      { name: 'before', in: 'query', schema: { type: 'string' } },
+      IncludeParameter,
+    ],
+  },
+];

@@ -1,0 +1,211 @@
+/**
+ * A Responses request as the canonical chat request every adapter translates: the conversation's items
+ * (the previous responses' and this request's) become chat messages — reasoning and function calls merged
+ * into the assistant turn that carried them, function outputs as tool messages —, `instructions` the
+ * system message, function tools and `text.format` their chat equivalents. Built-in tools (web search,
+ * file search, computer use, code interpreter…) have no chat equivalent: refused, named.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { ContentBlock } from '../../core/openai-types.js';
+import type {
+  AssistantContentPart,
+  AssistantMessage,
+  ChatCompletionRequest,
+  ChatMessage,
+  UserContentPart,
+} from '../../core/schemas/index.js';
+import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import type { ConversationItem } from './response-types.js';
+
+type Tools = NonNullable<ChatCompletionRequest['tools']>;
+type MessageItem = Extract<ConversationItem, { role: string }>;
+
+/** Thinking budgets for `reasoning.effort` (the gateway's `thinking` option, which Anthropic, Bedrock and
+ * Gemini read). */
+const THINKING_BUDGETS: Record<string, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16384,
+  xhigh: 32768,
+};
+
+export function toChatRequest(
+  request: ResponsesRequest,
+  items: readonly ConversationItem[],
+): ChatCompletionRequest {
+  const messages: ChatMessage[] = [];
+  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
+  messages.push(...toChatMessages(items));
+  const chat: ChatCompletionRequest = { model: request.model, messages };
+  if (request.temperature != null) chat.temperature = request.temperature;
+  if (request.top_p != null) chat.top_p = request.top_p;
+  if (request.user !== undefined) chat.user = request.user;
+  if (request.max_output_tokens != null) chat.max_completion_tokens = request.max_output_tokens;
+  if (request.stream) chat.stream = true;
+  const tools = toChatTools(request.tools ?? []);
+  if (tools.length > 0) {
+    chat.tools = tools;
+    if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  const choice = request.tool_choice;
+  if (choice !== undefined && tools.length > 0) {
+    chat.tool_choice =
+      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  }
+  const format = request.text?.format;
+  if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
+  if (format?.type === 'json_schema') {
+    chat.response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.description !== undefined && { description: format.description }),
+        ...(format.strict != null && { strict: format.strict }),
+      },
+    };
+  }
+  const effort = request.reasoning?.effort;
+  if (effort === 'none') chat.thinking = { type: 'disabled' };
+  else if (effort != null)
+    chat.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGETS[effort] ?? 8192 };
+  return chat;
+}
+
+function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
+  const refused = tools.map((tool) => tool.type).filter((type) => type !== 'function');
+  if (refused.length > 0) {
+    const index = tools.findIndex((tool) => tool.type !== 'function');
+    throw new GatewayError(
+      'unsupported_parameter',
+      `Built-in tools cannot run on a translated provider: ${[...new Set(refused)].join(', ')}. ` +
+        'Only function tools are supported.',
+      { param: `tools[${index}].type` },
+    );
+  }
+  return tools.map((tool) => {
+    const fn = tool as Extract<typeof tool, { name: string }>;
+    return {
+      type: 'function' as const,
+      function: {
+        name: fn.name,
+        ...(fn.description != null && { description: fn.description }),
+        ...(fn.parameters != null && { parameters: fn.parameters }),
+        ...(fn.strict != null && { strict: fn.strict }),
+      },
+    };
+  });
+}
+
+/** The items as chat messages; an assistant turn gathers its reasoning, text and tool calls. */
+export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let assistant: AssistantMessage | undefined;
+  const openAssistant = (): AssistantMessage => {
+    if (!assistant) {
+      assistant = { role: 'assistant', content: null };
+      messages.push(assistant);
+    }
+    return assistant;
+  };
+  for (const item of items) {
+    switch (item.type) {
+      case 'reasoning': {
+        // Where the adapters look for thinking to send back (the gateway's `content_blocks` extra).
+        const message = openAssistant() as AssistantMessage & { content_blocks?: ContentBlock[] };
+        const text = (item.content ?? item.summary).map((part) => part.text).join('');
+        (message.content_blocks ??= []).push({
+          type: 'thinking',
+          thinking: text,
+          ...(item.encrypted_content != null && { signature: item.encrypted_content }),
+        });
+        break;
+      }
+      case 'function_call': {
+        const message = openAssistant();
+        message.tool_calls = [
+          ...(message.tool_calls ?? []),
+          { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } },
+        ];
+        break;
+      }
+      case 'function_call_output':
+        assistant = undefined;
+        messages.push({
+          role: 'tool',
+          tool_call_id: item.call_id,
+          content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+        });
+        break;
+      default: {
+        const message = item as MessageItem;
+        if (message.role === 'assistant') {
+          for (const part of assistantParts(message)) addAssistantPart(openAssistant(), part);
+        } else {
+          assistant = undefined;
+          messages.push(nonAssistantMessage(message));
+        }
+      }
+    }
+  }
+  return messages;
+}
+
+function addAssistantPart(message: AssistantMessage, part: AssistantContentPart): void {
+  const content = message.content;
+  if (content == null) message.content = [part];
+  else if (typeof content === 'string') message.content = [{ type: 'text', text: content }, part];
+  else content.push(part);
+}
+
+function assistantParts(message: MessageItem): AssistantContentPart[] {
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  return message.content.flatMap((part): AssistantContentPart[] => {
+    if (part.type === 'output_text' || part.type === 'input_text') return [{ type: 'text', text: part.text }];
+    if (part.type === 'refusal') return [{ type: 'refusal', refusal: part.refusal }];
+    return [];
+  });
+}
+
+function nonAssistantMessage(message: MessageItem): ChatMessage {
+  const role = message.role as 'user' | 'system' | 'developer';
+  if (typeof message.content === 'string')
+    return { role: role === 'developer' ? 'system' : role, content: message.content };
+  if (role !== 'user') {
+    const text = message.content.map((part) => ('text' in part ? part.text : '')).join('');
+    return { role: 'system', content: text };
+  }
+  const parts = message.content.map((part): UserContentPart => {
+    switch (part.type) {
+      case 'input_image':
+        if (!part.image_url) {
+          throw new GatewayError(
+            'unsupported_parameter',
+            'An input_image needs an image_url (file ids are not supported)',
+            {
+              param: 'input',
+            },
+          );
+        }
+        return {
+          type: 'image_url',
+          image_url: { url: part.image_url, ...(part.detail && { detail: part.detail }) },
+        };
+      case 'input_file':
+        return {
+          type: 'file',
+          file: {
+            ...(part.file_id != null && { file_id: part.file_id }),
+            ...(part.file_data !== undefined && { file_data: part.file_data }),
+            ...(part.filename !== undefined && { filename: part.filename }),
+          },
+        };
+      case 'refusal':
+        return { type: 'text', text: part.refusal };
+      default:
+        return { type: 'text', text: part.text };
+    }
+  });
+  return { role: 'user', content: parts };
+}

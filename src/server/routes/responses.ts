@@ -1,0 +1,160 @@
+/**
+ * The Responses API, an ingress of the one pipeline: `POST /v1/responses` is translated into the canonical
+ * chat request (gateway/responses/) and runs through `execute` like any model call — routing, retries,
+ * fallbacks, breaker, cache, hooks and guardrails, rate limits, the log —; its answer is framed by the
+ * Responses codec and stored (unless `store: false`) before the client sees it end. Stored responses are
+ * read, listed and deleted within the caller's workspace.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
+import { INCLUDE_VALUES, validateResponsesRequest } from '../../core/schemas/responses-request.js';
+import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { asksForStream } from '../../gateway/endpoints.js';
+import { execute, refuseCall } from '../../gateway/execute.js';
+import { ResponseAssembler } from '../../gateway/responses/response-assembler.js';
+import { prepareResponseCall } from '../../gateway/responses/response-call.js';
+import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
+import { newRouteState } from '../../gateway/routing/route-types.js';
+import { responsesCodec } from '../../ingress/responses-codec.js';
+import { assertBodyDepth } from '../body-depth.js';
+import { HttpSink } from '../http-sink.js';
+import { pathParam } from './management/route-helpers.js';
+
+type Query = Record<string, string | string[] | undefined>;
+
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+
+function single(query: Query, name: string): string | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') {
+    throw new GatewayError('invalid_query', `${name} may be given once`, { param: name });
+  }
+  return raw;
+}
+
+/** `include` (or `include[]`, as some clients send arrays): each value one the spec lists. */
+function checkInclude(query: Query): void {
+  const raw = query.include ?? query['include[]'];
+  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  for (const value of values) {
+    if (!(INCLUDE_VALUES as readonly string[]).includes(value)) {
+      throw new GatewayError('invalid_query', `include: unknown value "${value}"`, { param: 'include' });
+    }
+  }
+}
+
+function limitOf(query: Query): number {
+  const raw = single(query, 'limit');
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
+    throw new GatewayError('invalid_query', `limit must be an integer from 1 to ${MAX_LIMIT}`, {
+      param: 'limit',
+    });
+  }
+  return value;
+}
+
+function orderOf(query: Query): 'asc' | 'desc' {
+  const raw = single(query, 'order') ?? 'asc';
+  if (raw !== 'asc' && raw !== 'desc') {
+    throw new GatewayError('invalid_query', 'order must be "asc" or "desc"', { param: 'order' });
+  }
+  return raw;
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No response ${id} in this workspace`, { param: 'response_id' });
+}
+
+function responseIdOf(request: FastifyRequest): string {
+  return pathParam(request.params, 'response_id');
+}
+
+export async function registerResponseRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  app.post('/responses', async (request, reply) => {
+    assertBodyDepth(request.body);
+    const body = validateResponsesRequest(request.body);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
+    const { request: call, shell } = prepared;
+    const assembler = new ResponseAssembler(shell);
+    const codec = responsesCodec(assembler);
+    const state = newRouteState();
+    const stream = asksForStream(call);
+    const http = new HttpSink(reply, codec, stream ? codec.streamEncoder(undefined) : undefined, state);
+    const save: SaveResponse = prepared.store
+      ? async (response) => {
+          try {
+            await deps.store.updateResponse(workspaceId, response.id, {
+              status: response.status,
+              body: { ...response },
+            });
+          } catch (err) {
+            deps.logger.error({ err, traceId: request.gw.traceId }, 'storing a response failed');
+          }
+        }
+      : () => Promise.resolve();
+    const sink = new StoredResponseSink(http, assembler, save);
+    const how = { method: request.method, url: request.url };
+    let ctx: CallContext;
+    try {
+      ctx = await callContextFromRequest(deps.lookups, request.gw, how);
+    } catch (err) {
+      refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
+      await sink.settled;
+      return reply;
+    }
+    if (prepared.store) {
+      await deps.store.createResponse({
+        workspace_id: workspaceId,
+        id: shell.id,
+        previous_response_id: shell.previous_response_id,
+        status: 'in_progress',
+        body: { ...assembler.inProgress() },
+        input_items: prepared.inputItems,
+      });
+    }
+    // Thinking comes back (as content_blocks) only when not strict: the Response shows it as reasoning.
+    await execute(deps, { ...call, ctx: { ...ctx, strictCompat: false }, state }, sink);
+    await sink.settled;
+    return reply;
+  });
+
+  app.get('/responses/:response_id', async (request) => {
+    checkInclude(request.query as Query);
+    const id = responseIdOf(request);
+    const stored = await deps.store.getResponse(request.gw.apiKey.workspace_id, id);
+    if (!stored) throw notFound(id);
+    return stored.body;
+  });
+
+  app.delete('/responses/:response_id', async (request) => {
+    const id = responseIdOf(request);
+    if (!(await deps.store.deleteResponse(request.gw.apiKey.workspace_id, id))) throw notFound(id);
+    return { id, object: 'response', deleted: true };
+  });
+
+  app.get('/responses/:response_id/input_items', async (request) => {
+    const query = request.query as Query;
+    checkInclude(query);
+    const id = responseIdOf(request);
+    const page = await deps.store.listResponseInputItems(request.gw.apiKey.workspace_id, id, {
+      limit: limitOf(query),
+      order: orderOf(query),
+      after: single(query, 'after'),
+      before: single(query, 'before'),
+    });
+    if (!page) throw notFound(id);
+    return {
+      object: 'list',
+      data: page.data.map((stored) => stored.item),
+      has_more: page.has_more,
+      first_id: page.data[0]?.id ?? null,
+      last_id: page.data.at(-1)?.id ?? null,
+    };
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * Stored responses of the Responses API and their input items. A response is written with its items in
+ * one transaction before its answer is complete, and updated once it is, so a follow-up that names it finds
+ * it. Items are paged by their position: `after` / `before` name an item by id.
+ */
+import { sql, type Kysely } from 'kysely';
+import { toNumber } from '../rows.js';
+import type { Database } from '../schema.js';
+import type { ResponseRepository, StoredResponseItem } from '../types.js';
+import { inTransaction, type RepositoryContext } from './context.js';
+
+function parseObject(text: string): Record<string, unknown> {
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+async function responseExists(db: Kysely<Database>, workspace_id: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('responses')
+    .select('id')
+    .where('workspace_id', '=', workspace_id)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function positionOf(
+  db: Kysely<Database>,
+  responseId: string,
+  itemId: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('response_input_items')
+    .select('position')
+    .where('response_id', '=', responseId)
+    .where('id', '=', itemId)
+    .executeTakeFirst();
+  return row?.position;
+}
+
+export function createResponseRepository({ db }: RepositoryContext): ResponseRepository {
+  return {
+    async createResponse(input) {
+      const now = Date.now();
+      await inTransaction(db, async (trx) => {
+        await trx
+          .insertInto('responses')
+          .values({
+            id: input.id,
+            workspace_id: input.workspace_id,
+            previous_response_id: input.previous_response_id,
+            status: input.status,
+            body: JSON.stringify(input.body),
+            created_at_ms: now,
+            updated_at_ms: now,
+          })
+          .execute();
+        if (input.input_items.length === 0) return;
+        await trx
+          .insertInto('response_input_items')
+          .values(
+            input.input_items.map((item, position) => ({
+              response_id: input.id,
+              position,
+              id: item.id,
+              item: JSON.stringify(item.item),
+            })),
+          )
+          .execute();
+      });
+    },
+
+    async updateResponse(workspace_id, id, patch) {
+      const result = await db
+        .updateTable('responses')
+        .set({ status: patch.status, body: JSON.stringify(patch.body), updated_at_ms: Date.now() })
+        .where('workspace_id', '=', workspace_id)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    async getResponse(workspace_id, id) {
+      const row = await db
+        .selectFrom('responses')
+        .selectAll()
+        .where('workspace_id', '=', workspace_id)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        workspace_id: row.workspace_id,
+        previous_response_id: row.previous_response_id,
+        status: row.status,
+        body: parseObject(row.body),
+        created_at_ms: toNumber(row.created_at_ms),
+        updated_at_ms: toNumber(row.updated_at_ms),
+      };
+    },
+
+    async deleteResponse(workspace_id, id) {
+      // The items go with it (ON DELETE CASCADE).
+      const result = await db
+        .deleteFrom('responses')
+        .where('workspace_id', '=', workspace_id)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return toNumber(result.numDeletedRows) > 0;
+    },
+
+    async getResponseChain(workspace_id, id, maxLength) {
+      // One recursive query walks the chain, one more reads every item of it: two round trips, whatever
+      // the conversation's length.
+      const rows = await db
+        .withRecursive('chain(id, previous_response_id, depth)', (qb) =>
+          qb
+            .selectFrom('responses')
+            .select(['id', 'previous_response_id', sql<number>`0`.as('depth')])
+            .where('workspace_id', '=', workspace_id)
+            .where('id', '=', id)
+            .unionAll((next) =>
+              next
+                .selectFrom('responses')
+                .innerJoin('chain', 'chain.previous_response_id', 'responses.id')
+                .select([
+                  'responses.id',
+                  'responses.previous_response_id',
+                  sql<number>`chain.depth + 1`.as('depth'),
+                ])
+                .where('responses.workspace_id', '=', workspace_id)
+                .where('chain.depth', '<', maxLength - 1),
+            ),
+        )
+        .selectFrom('chain')
+        .innerJoin('responses', 'responses.id', 'chain.id')
+        .select(['responses.id', 'responses.previous_response_id', 'responses.body', 'chain.depth'])
+        .orderBy('chain.depth', 'desc')
+        .execute();
+      if (rows.length === 0) return { responses: [], missing: id };
+      const items = await db
+        .selectFrom('response_input_items')
+        .select(['response_id', 'id', 'item'])
+        .where(
+          'response_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .orderBy('response_id')
+        .orderBy('position')
+        .execute();
+      const itemsOf = new Map<string, StoredResponseItem[]>();
+      for (const row of items) {
+        const list = itemsOf.get(row.response_id) ?? [];
+        list.push({ id: row.id, item: parseObject(row.item) });
+        itemsOf.set(row.response_id, list);
+      }
+      const oldest = rows[0]!;
+      return {
+        responses: rows.map((row) => ({
+          id: row.id,
+          body: parseObject(row.body),
+          input_items: itemsOf.get(row.id) ?? [],
+        })),
+        // The first response names one that is gone (deleted), or the chain is longer than allowed.
+        missing: oldest.previous_response_id ?? undefined,
+      };
+    },
+
+    async listResponseInputItems(workspace_id, id, query) {
+      if (!(await responseExists(db, workspace_id, id))) return undefined;
+      const ascending = query.order === 'asc';
+      let select = db.selectFrom('response_input_items').select(['id', 'item']).where('response_id', '=', id);
+      if (query.after !== undefined) {
+        const position = await positionOf(db, id, query.after);
+        if (position !== undefined) select = select.where('position', ascending ? '>' : '<', position);
+      }
+      if (query.before !== undefined) {
+        const position = await positionOf(db, id, query.before);
+        if (position !== undefined) select = select.where('position', ascending ? '<' : '>', position);
+      }
+      const rows = await select
+        .orderBy('position', ascending ? 'asc' : 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      return {
+        data: rows.slice(0, query.limit).map((row) => ({ id: row.id, item: parseObject(row.item) })),
+        has_more: rows.length > query.limit,
+      };
+    },
+  };
+}

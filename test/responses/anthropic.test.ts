@@ -1,0 +1,158 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// POST /v1/responses translated to Anthropic's Messages API: the openai SDK's responses client against the
+// gateway and a fake Anthropic replaying recorded answers; every answer and event checked against the
+// OpenAI OpenAPI document, every stored response read back through the SDK.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+
+const API_KEY = 'sk-ant-responses';
+
+let gateway: TestGateway;
+let fake: FakeAnthropic;
+let client: OpenAI;
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic({ apiKey: API_KEY });
+  gateway = await startGateway();
+  client = new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: API_KEY, custom_host: fake.url }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const lastBody = () => fake.requests.at(-1)!.body as any;
+
+describe('responses translated to anthropic', () => {
+  it('answers text, stores it, and reads it back', async () => {
+    const recorded = readAnthropicJsonFixture('anthropic-text.json') as any;
+    const response = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      instructions: 'You are friendly.',
+      input: 'Hello, how are you?',
+      metadata: { team: 'a' },
+    });
+    expectOpenAPIValid('Response', response);
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe(recorded.content[0].text);
+    expect(response.usage?.input_tokens).toBe(recorded.usage.input_tokens);
+    expect(response.metadata).toEqual({ team: 'a' });
+    expect(lastBody()).toMatchObject({
+      system: [{ type: 'text', text: 'You are friendly.' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello, how are you?' }] }],
+    });
+
+    const again = await client.responses.retrieve(response.id);
+    expectOpenAPIValid('Response', again);
+    expect(again.output).toEqual(response.output);
+    const items = await client.responses.inputItems.list(response.id);
+    expectOpenAPIValid('ResponseItemList', (items as any).body);
+    expect(items.data).toHaveLength(1);
+    expect(items.data[0]).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text' }] });
+
+    await client.responses.delete(response.id);
+    await expect(client.responses.retrieve(response.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('streams the event grammar with sequence numbers', async () => {
+    const stream = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Hello',
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events[0].type).toBe('response.created');
+    expect(events[1].type).toBe('response.in_progress');
+    expect(events.filter((e) => /^response\.(completed|failed|incomplete)$/.test(e.type))).toHaveLength(1);
+    const done = events.at(-1);
+    expect(done.type).toBe('response.completed');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(done.response.output[0].content[0].text).toBe(text);
+    const stored = await client.responses.retrieve(done.response.id);
+    expect(stored.status).toBe('completed');
+    expect(stored.output).toEqual(done.response.output);
+  });
+
+  it('asks for thinking with reasoning.effort and streams it as reasoning events', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'anthropic-clear-thinking.1.chunks.txt' });
+    const stream = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'What is 925 / 5?',
+      reasoning: { effort: 'low' },
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+    expect(lastBody().thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const thought = events
+      .filter((e) => e.type === 'response.reasoning_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(thought.length).toBeGreaterThan(0);
+    const done = events.at(-1);
+    expect(done.type).toBe('response.completed');
+    expect(done.response.reasoning).toEqual({ effort: 'low', summary: null });
+    const [reasoning, message] = done.response.output;
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: thought }],
+    });
+    expect(reasoning.encrypted_content).toBeTruthy();
+    expect(message.type).toBe('message');
+  });
+
+  it('streams text then a tool call as two output items, each opened and closed', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'anthropic-tool-no-args.chunks.txt' });
+    const stream = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Update the issue list',
+      tools: [
+        {
+          type: 'function',
+          name: 'updateIssueList',
+          parameters: { type: 'object', properties: {} },
+          strict: false,
+        },
+      ],
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+    const items = events
+      .filter((e) => e.type === 'response.output_item.added' || e.type === 'response.output_item.done')
+      .map((e) => `${e.type.split('.').at(-1)}:${e.output_index}:${e.item.type}`);
+    expect(items).toEqual([
+      'added:0:message',
+      'done:0:message',
+      'added:1:function_call',
+      'done:1:function_call',
+    ]);
+    const done = events.at(-1);
+    expect(done.type).toBe('response.completed');
+    const call = done.response.output[1];
+    expect(call).toMatchObject({ type: 'function_call', name: 'updateIssueList', status: 'completed' });
+    expect(JSON.parse(call.arguments || '{}')).toEqual({});
+    expect(call.call_id).toMatch(/^toolu_/);
+  });
+});

@@ -1,0 +1,429 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// The states and errors of a response, and what the translation sends: `incomplete` at max_output_tokens,
+// `failed` when the stream breaks, function calls streamed as argument deltas, refused built-in tools,
+// metadata limits, truncation against the context window, the input item list's paging. The openai SDK
+// against the gateway and the fake OpenAI chat API.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { loadSettings } from '../../src/settings.js';
+
+let gateway: TestGateway;
+let upstream: FakeUpstream;
+let client: OpenAI;
+
+beforeAll(async () => {
+  [gateway, upstream] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'up' })]);
+  client = new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-up', custom_host: upstream.url }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+beforeEach(() => upstream.reset());
+
+const sentBody = () => upstream.requests.at(-1)!.body as any;
+
+async function collect(stream: AsyncIterable<any>): Promise<any[]> {
+  const events: any[] = [];
+  for await (const event of stream) events.push(event);
+  for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+  return events;
+}
+
+const weather = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: true,
+};
+
+async function expect400(promise: Promise<unknown>, param: string, message?: RegExp): Promise<void> {
+  const error: any = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  expect(error.status).toBe(400);
+  expect(error.error).toMatchObject({ param, type: 'invalid_request_error' });
+  if (message) expect(error.error.message).toMatch(message);
+}
+
+describe('states', () => {
+  it('is incomplete at max_output_tokens, streamed and not', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    upstream.enqueue({ text: words });
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Talk', max_output_tokens: 16 });
+    expectOpenAPIValid('Response', response);
+    expect(sentBody().max_completion_tokens).toBe(16);
+    expect(response.status).toBe('incomplete');
+    expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+
+    upstream.enqueue({ text: words });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Talk', max_output_tokens: 16, stream: true }),
+    );
+    const last = events.at(-1);
+    expect(last.type).toBe('response.incomplete');
+    expect(last.response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+    expect((await client.responses.retrieve(last.response.id)).status).toBe('incomplete');
+  });
+
+  it('fails in band when the stream breaks after it began, and is stored as failed', async () => {
+    upstream.enqueue({ text: 'one two three four five six', errorEventAfter: 3 });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Talk', stream: true }),
+    );
+    const terminal = events.filter((e) => /^response\.(completed|failed|incomplete)$/.test(e.type));
+    expect(terminal.map((e) => e.type)).toEqual(['response.failed']);
+    expect(events.at(-1)).toBe(terminal[0]);
+    expect(terminal[0].response.error).toMatchObject({ code: 'server_error' });
+    const stored = await client.responses.retrieve(terminal[0].response.id);
+    expect(stored.status).toBe('failed');
+    expect(stored.error?.code).toBe('server_error');
+  });
+
+  it('answers a failed call before any output with the OpenAI error', async () => {
+    upstream.enqueue({ status: 500 });
+    const error: any = await client.responses.create({ model: 'gpt-4o', input: 'Talk' }).catch((e) => e);
+    expect(error.status).toBe(500);
+  });
+
+  it('streams a function call as argument deltas and sends its output back', async () => {
+    const events = await collect(
+      await client.responses.create({
+        model: 'gpt-4o',
+        input: 'Weather in Paris?',
+        tools: [weather],
+        tool_choice: 'required',
+        stream: true,
+      }),
+    );
+    expect(sentBody().tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Current weather of a city',
+          parameters: weather.parameters,
+          strict: true,
+        },
+      },
+    ]);
+    expect(sentBody().tool_choice).toBe('required');
+    const types = events.map((e) => e.type);
+    expect(types).toContain('response.function_call_arguments.delta');
+    const done = events.find((e) => e.type === 'response.function_call_arguments.done');
+    const completed = events.at(-1);
+    expect(completed.type).toBe('response.completed');
+    const call = completed.response.output[0];
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: done.arguments });
+    expect(JSON.parse(call.arguments)).toEqual({ input: 'Weather in Paris?' });
+
+    await client.responses.create({
+      model: 'gpt-4o',
+      previous_response_id: completed.response.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }],
+      tools: [weather],
+    });
+    expect(sentBody().messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: call.call_id,
+            type: 'function',
+            function: { name: 'get_weather', arguments: call.arguments },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: call.call_id, content: '{"temp":21}' },
+    ]);
+  });
+
+  it('translates images, text.format, instructions and sampling', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      instructions: 'Answer in JSON.',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: 'https://example.com/cat.png', detail: 'low' },
+          ],
+        },
+      ],
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'answer',
+          schema: { type: 'object', properties: { thing: { type: 'string' } } },
+          strict: true,
+        },
+      },
+      temperature: 0.2,
+      top_p: 0.9,
+      user: 'user-1',
+    });
+    expectOpenAPIValid('Response', response);
+    expect(response.text?.format).toMatchObject({ type: 'json_schema', name: 'answer' });
+    expect(sentBody()).toMatchObject({
+      model: 'gpt-4o',
+      temperature: 0.2,
+      top_p: 0.9,
+      user: 'user-1',
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object' }, strict: true },
+      },
+      messages: [
+        { role: 'system', content: 'Answer in JSON.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } },
+          ],
+        },
+      ],
+    });
+  });
+});
+
+describe('refusals', () => {
+  it('refuses built-in tools a translated provider cannot run, naming them', async () => {
+    await expect400(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: 'Hi',
+        tools: [weather, { type: 'web_search' } as any],
+      }),
+      'tools[1].type',
+      /web_search/,
+    );
+    await expect400(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: 'Hi',
+        tools: [
+          { type: 'file_search', vector_store_ids: ['vs_1'] },
+          { type: 'code_interpreter', container: { type: 'auto' } },
+        ],
+      }),
+      'tools[0].type',
+      /file_search, code_interpreter/,
+    );
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('holds metadata to 16 pairs, keys of 64 and values of 512 characters', async () => {
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    await expect400(client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: many }), 'metadata');
+    await expect400(
+      client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: { ['k'.repeat(65)]: 'v' } }),
+      'metadata',
+    );
+    await expect400(
+      client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: { k: 'v'.repeat(513) } }),
+      'metadata.k',
+    );
+    const ok = Object.fromEntries(
+      Array.from({ length: 16 }, (_, i) => [`${i}`.padEnd(64, 'k'), 'v'.repeat(512)]),
+    );
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: ok });
+    expect(response.metadata).toEqual(ok);
+  });
+
+  it('names a missing previous response and a bad body field', async () => {
+    const error: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'Hi', previous_response_id: 'resp_nope' })
+      .catch((e) => e);
+    expect(error.status).toBe(404);
+    expect(error.error).toMatchObject({ param: 'previous_response_id' });
+    await expect400(
+      client.responses.create({ model: 'gpt-4o', input: 'Hi', truncation: 'sometimes' as any }),
+      'truncation',
+    );
+    await expect400(client.responses.create({ model: 'gpt-4o', input: [] }), 'input');
+    const first = await client.responses.create({ model: 'gpt-4o', input: 'one' });
+    const second = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'two',
+      previous_response_id: first.id,
+    });
+    await client.responses.delete(first.id);
+    const broken: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'three', previous_response_id: second.id })
+      .catch((e) => e);
+    expect(broken.status).toBe(404);
+    expect(broken.error).toMatchObject({ param: 'previous_response_id' });
+    expect(broken.error.message).toContain(first.id);
+    const missing: any = await client.responses.retrieve('resp_nope').catch((e) => e);
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe('truncation', () => {
+  // gpt-3.5-turbo's window is 16,385 tokens: about 65,000 characters.
+  const long = 'x'.repeat(30_000);
+
+  async function longConversation(): Promise<string> {
+    let previous: string | undefined;
+    for (let turn = 0; turn < 2; turn++) {
+      upstream.enqueue({ text: 'ok' });
+      const response = await client.responses.create({
+        model: 'gpt-4o',
+        input: `${turn} ${long}`,
+        previous_response_id: previous,
+      });
+      previous = response.id;
+    }
+    return previous!;
+  }
+
+  it('disabled (the default): an input over the context window is a 400', async () => {
+    const previous = await longConversation();
+    await expect400(
+      client.responses.create({ model: 'gpt-3.5-turbo', input: `2 ${long}`, previous_response_id: previous }),
+      'input',
+      /context window/,
+    );
+  });
+
+  it('auto: the oldest items are dropped until it fits', async () => {
+    const previous = await longConversation();
+    const response = await client.responses.create({
+      model: 'gpt-3.5-turbo',
+      input: `2 ${long}`,
+      previous_response_id: previous,
+      truncation: 'auto',
+    });
+    expect(response.status).toBe('completed');
+    const messages = sentBody().messages as any[];
+    expect(messages[0]).toMatchObject({ role: 'user' });
+    expect(messages[0].content[0].text.startsWith('1 ')).toBe(true);
+    expect(messages.at(-1).content[0].text.startsWith('2 ')).toBe(true);
+  });
+});
+
+describe('context windows set by the operator', () => {
+  it('GATEWAY_CONTEXT_WINDOWS comes before the built-in table', async () => {
+    const small = await startGateway({ env: { GATEWAY_CONTEXT_WINDOWS: '{"gpt-4o-tiny":100}' } });
+    try {
+      const tiny = new OpenAI({
+        baseURL: small.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: {
+          'x-gateway-api-key': small.adminKey,
+          'x-gateway-config': JSON.stringify({
+            provider: 'openai',
+            api_key: 'sk-up',
+            custom_host: upstream.url,
+          }),
+        },
+      });
+      await expect400(tiny.responses.create({ model: 'gpt-4o-tiny', input: 'y'.repeat(600) }), 'input');
+      // gpt-4o's own window is untouched.
+      expect((await tiny.responses.create({ model: 'gpt-4o', input: 'y'.repeat(600) })).status).toBe(
+        'completed',
+      );
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a malformed setting stops the start', () => {
+    expect(() => loadSettings({ GATEWAY_CONTEXT_WINDOWS: '{"m":-1}' })).toThrow(/GATEWAY_CONTEXT_WINDOWS/);
+    expect(() => loadSettings({ GATEWAY_CONTEXT_WINDOWS: '[1]' })).toThrow(/JSON object/);
+  });
+});
+
+describe('the input item list', () => {
+  it('pages by limit, order, after and before', async () => {
+    const input = Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `item ${i}` }));
+    const response = await client.responses.create({ model: 'gpt-4o', input });
+    const texts = (page: any) => page.data.map((item: any) => item.content[0].text);
+
+    const all = await client.responses.inputItems.list(response.id);
+    expectOpenAPIValid('ResponseItemList', (all as any).body);
+    expect(texts(all)).toEqual(['item 0', 'item 1', 'item 2', 'item 3', 'item 4']);
+    const ids = all.data.map((item) => item.id);
+
+    const first = await client.responses.inputItems.list(response.id, { limit: 2, order: 'asc' });
+    expect(texts(first)).toEqual(['item 0', 'item 1']);
+    expect((first as any).body).toMatchObject({ has_more: true, first_id: ids[0], last_id: ids[1] });
+    const next = await client.responses.inputItems.list(response.id, {
+      limit: 2,
+      order: 'asc',
+      after: ids[1],
+    });
+    expect(texts(next)).toEqual(['item 2', 'item 3']);
+    const desc = await client.responses.inputItems.list(response.id, { limit: 2, order: 'desc' });
+    expect(texts(desc)).toEqual(['item 4', 'item 3']);
+    const before = await gateway.server.app.inject({
+      method: 'GET',
+      url: `/v1/responses/${response.id}/input_items?before=${ids[3]}&limit=100`,
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(before.json().data.map((item: any) => item.content[0].text)).toEqual([
+      'item 0',
+      'item 1',
+      'item 2',
+    ]);
+    expect(before.json().has_more).toBe(false);
+
+    // Every page through the SDK's auto-pagination.
+    const paged: string[] = [];
+    for await (const item of client.responses.inputItems.list(response.id, { limit: 2, order: 'asc' }))
+      paged.push((item as any).content[0].text);
+    expect(paged).toHaveLength(5);
+
+    for (const [query, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['order=sideways', 'order'],
+      ['include=nonsense', 'include'],
+    ]) {
+      const bad = await gateway.server.app.inject({
+        method: 'GET',
+        url: `/v1/responses/${response.id}/input_items?${query}`,
+        headers: { 'x-gateway-api-key': gateway.adminKey },
+      });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.param).toBe(param);
+    }
+  });
+
+  it('is gone with its response', async () => {
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
+    await client.responses.delete(response.id);
+    const error: any = await client.responses.inputItems.list(response.id).catch((e) => e);
+    expect(error.status).toBe(404);
+    const again: any = await client.responses.delete(response.id).catch((e) => e);
+    expect(again.status).toBe(404);
+  });
+
+  it('stores nothing with store: false', async () => {
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', store: false });
+    expect((response as any).store).toBe(false);
+    const error: any = await client.responses.retrieve(response.id).catch((e) => e);
+    expect(error.status).toBe(404);
+  });
+});

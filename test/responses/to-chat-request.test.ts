@@ -1,0 +1,108 @@
+// The translation of a Responses request into the canonical chat request, on its own: every item kind,
+// the turns they gather into, and what is refused.
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/core/errors.js';
+import { validateResponsesRequest } from '../../src/core/schemas/responses-request.js';
+import { inputItemsOf } from '../../src/gateway/responses/response-call.js';
+import { toChatRequest } from '../../src/gateway/responses/to-chat-request.js';
+
+function translate(body: Record<string, unknown>) {
+  const request = validateResponsesRequest({ model: 'm', ...body });
+  return toChatRequest(request, inputItemsOf(request.input));
+}
+
+function refusal(body: Record<string, unknown>): GatewayError {
+  try {
+    translate(body);
+  } catch (err) {
+    if (err instanceof GatewayError) return err;
+    throw err;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+describe('toChatRequest', () => {
+  it('gathers reasoning, text and calls into one assistant turn, outputs into tool messages', () => {
+    const chat = translate({
+      instructions: 'Be brief.',
+      input: [
+        { role: 'developer', content: 'Use metric units.' },
+        {
+          role: 'user',
+          content: [{ type: 'input_file', file_data: 'data:application/pdf;base64,AA==', filename: 'a.pdf' }],
+        },
+        {
+          type: 'reasoning',
+          summary: [],
+          content: [{ type: 'reasoning_text', text: 'think' }],
+          encrypted_content: 'sig',
+        },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{"a":1}' },
+        { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'one' },
+        { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+      ],
+      reasoning: { effort: 'high' },
+      max_output_tokens: 100,
+      text: { format: { type: 'json_object' } },
+      tool_choice: { type: 'function', name: 'f' },
+      tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }],
+      parallel_tool_calls: false,
+    });
+    expect(chat).toEqual({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'system', content: 'Use metric units.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,AA==', filename: 'a.pdf' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Checking.' }],
+          content_blocks: [{ type: 'thinking', thinking: 'think', signature: 'sig' }],
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+            { id: 'c2', type: 'function', function: { name: 'g', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'one' },
+        { role: 'tool', tool_call_id: 'c2', content: '[{"type":"input_text","text":"two"}]' },
+      ],
+      max_completion_tokens: 100,
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      parallel_tool_calls: false,
+      tool_choice: { type: 'function', function: { name: 'f' } },
+      response_format: { type: 'json_object' },
+      thinking: { type: 'enabled', budget_tokens: 16384 },
+    });
+  });
+
+  it('gives every input item an id and text content as input_text parts', () => {
+    const items = inputItemsOf([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+      { type: 'function_call_output', call_id: 'c', output: 'x' },
+    ]);
+    expect(items.map((item) => item.id.split('_')[0])).toEqual(['msg', 'msg', 'fco']);
+    expect(items[0]).toMatchObject({ type: 'message', content: [{ type: 'input_text', text: 'hi' }] });
+    expect(items[1]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'hello' }] });
+  });
+
+  it('refuses built-in tools, file-id images, and turns reasoning effort none into thinking disabled', () => {
+    const builtIn = refusal({ input: 'x', tools: [{ type: 'computer_use_preview' }] });
+    expect(builtIn).toMatchObject({ status: 400, param: 'tools[0].type' });
+    expect(builtIn.message).toContain('computer_use_preview');
+    expect(
+      refusal({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }),
+    ).toMatchObject({
+      status: 400,
+      param: 'input',
+    });
+    expect(translate({ input: 'x', reasoning: { effort: 'none' } }).thinking).toEqual({ type: 'disabled' });
+  });
+});
