@@ -26,6 +26,7 @@ export const HEADERS = {
   retryAttemptCount: 'x-gateway-retry-attempt-count',
   lastUsedOptionIndex: 'x-gateway-last-used-option-index',
   cacheStatus: 'x-gateway-cache-status',
+  cacheSimilarity: 'x-gateway-cache-similarity',
   answeringProvider: 'x-gateway-provider',
   requestId: 'x-gateway-request-id',
   promptId: 'x-gateway-prompt-id',

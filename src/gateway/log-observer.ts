@@ -42,6 +42,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     ttfbMs: summary.ttfbMs,
     usage: summary.usage,
     cacheStatus: summary.state.cacheStatus,
+    cacheSimilarity: summary.state.cacheSimilarity,
     retryCount: summary.state.retryCount,
     ...errorFields,
     requestBody: bodyForLog(summary.requestBody, bodies),

@@ -75,6 +75,8 @@ export interface RecordFields {
   ttfbMs: number | null;
   usage: Usage | undefined;
   cacheStatus: string | null;
+  /** The semantic cache's similarity, when it answered or was asked. */
+  cacheSimilarity?: number | null;
   retryCount: number;
   errorCode: string | null;
   errorMessage: string | null;
@@ -134,6 +136,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
     reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
     cache_status: fields.cacheStatus,
+    cache_similarity: fields.cacheSimilarity ?? null,
     retry_count: fields.retryCount,
     error_code: fields.errorCode,
     error_message: fields.errorMessage,

@@ -969,6 +969,7 @@ export function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {
     cached_tokens: null,
     reasoning_tokens: null,
     cache_status: 'MISS',
+    cache_similarity: null,
     retry_count: 0,
     error_code: null,
     error_message: null,

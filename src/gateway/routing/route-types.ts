@@ -26,6 +26,7 @@ export function newRouteState(): RouteState {
     provider: null,
     retryCount: 0,
     cacheStatus: null,
+    cacheSimilarity: null,
     streamStatus: null,
     rateLimitHeaders: null,
   };

@@ -10,6 +10,7 @@ import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
 import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
+import { createSemanticCacheRepository } from './semantic-cache.js';
 
 export function createRepositories(context: RepositoryContext): Repositories {
   return {
@@ -21,6 +22,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createPromptRepository(context),
     ...createPromptPartialRepository(context),
     ...createRateLimitPolicyRepository(context),
+    ...createSemanticCacheRepository(context),
     ...createLogRepository(context),
     jobs: createJobRepository(context),
   };
