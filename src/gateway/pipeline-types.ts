@@ -127,6 +127,8 @@ export interface RouteState {
   cacheStatus: string | null;
   /** How close the request came to the semantic cache's nearest entry (x-gateway-cache-similarity). */
   cacheSimilarity: number | null;
+  /** The semantic cache entry that answered, or that the answer is stored as (x-gateway-cache-entry-id). */
+  cacheEntryId: string | null;
   /** The status a stream goes out with when not 200: 246 when a hook failed without denying. */
   streamStatus: number | null;
   /** The `x-ratelimit-*` headers when rate-limit policies govern the call (rate-limits/). */

@@ -27,6 +27,7 @@ export function newRouteState(): RouteState {
     retryCount: 0,
     cacheStatus: null,
     cacheSimilarity: null,
+    cacheEntryId: null,
     streamStatus: null,
     rateLimitHeaders: null,
   };

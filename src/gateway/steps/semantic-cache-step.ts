@@ -117,8 +117,11 @@ async function throughSemanticCache(
     const cached = parseAnswer(found.entry.answer);
     // The partition holds the stream flag, so a stored answer is always of the asked form.
     if (cached && answersCall(call, cached)) {
+      const { entry } = found;
+      const status = found.kind === 'exact' ? 'HIT' : 'SEMANTIC_HIT';
       const answer = await replayAnswer(call, cached, () => {
-        state.cacheStatus = found.kind === 'exact' ? 'HIT' : 'SEMANTIC_HIT';
+        state.cacheStatus = status;
+        state.cacheEntryId = entry.id;
       });
       recordCacheAnswer(call, answer, started);
       return answer;
@@ -126,6 +129,9 @@ async function throughSemanticCache(
   }
 
   const vector = found.kind === 'miss' ? found.vector : undefined;
+  // Named before the call, so the answer's headers can tell which entry it will be stored as.
+  const id = `sc_${randomUUID()}`;
+  if (vector && maxAgeMs(cache) > 0) state.cacheEntryId = id;
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
@@ -133,7 +139,7 @@ async function throughSemanticCache(
   if (!answer || !vector || !(ageMs > 0)) return outcome;
   try {
     await deps.routing.semantic.cache.add({
-      id: `sc_${randomUUID()}`,
+      id,
       workspace_id: workspaceId,
       namespace: ctx.cacheNamespace ?? '',
       partition_key: partition,
