@@ -291,6 +291,17 @@ describe('semantic cache', () => {
     expect(((await missing.json()) as { error: { param: string } }).error.param).toBe('namespace');
   });
 
+  it('answers from the provider when the embedding fails, and stores nothing', async () => {
+    const config = semanticConfig({ embedding: { virtual_key: 'no-such-key', model: 'bow-embedding' } });
+    const calls = chatCalls();
+    for (let i = 0; i < 2; i++) {
+      const answer = await ask('What is the speed of sound?', { config });
+      expect(answer).toMatchObject({ content: '[sem] What is the speed of sound?', status: 'SEMANTIC_MISS' });
+      expect(answer.entry).toBeNull();
+    }
+    expect(chatCalls()).toBe(calls + 2);
+  });
+
   it('refuses a semantic cache without an embedding model, naming the field', async () => {
     const config = target(fake, { cache: { mode: 'semantic' } });
     const error = await ask('Anything at all?', { config }).catch((err: unknown) => err);

@@ -26,6 +26,8 @@ interface Partition {
   index: VectorIndex | undefined;
   /** Exact key → entry id, for requests equal to a stored one. */
   exact: Map<string, { id: string; expiresAtMs: number }>;
+  /** Entry id → its exact key, to forget it by id. */
+  exactKeyOf: Map<string, string>;
 }
 
 export interface SemanticLookup {
@@ -123,10 +125,14 @@ export class SemanticCache {
   sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       const now = this.now();
-      for (const loading of this.partitions.values()) {
+      for (const [key, loading] of this.partitions) {
         const partition = await loading;
         partition.index?.sweep(now);
-        for (const [key, exact] of partition.exact) if (exact.expiresAtMs <= now) partition.exact.delete(key);
+        for (const [exactKey, exact] of partition.exact) {
+          if (exact.expiresAtMs <= now) forgetExact(partition, exactKey, exact.id);
+        }
+        // An empty partition is read again (cheaply) when next asked.
+        if (partition.exact.size === 0 && (partition.index?.size ?? 0) === 0) this.partitions.delete(key);
       }
       // In batches, so a large backlog never holds the database for long; every node may sweep.
       while ((await this.store.deleteExpiredSemanticCacheEntries(now, 1000)) === 1000);
@@ -159,7 +165,7 @@ export class SemanticCache {
   }
 
   private async load(workspaceId: string, key: string): Promise<Partition> {
-    const partition: Partition = { index: undefined, exact: new Map() };
+    const partition: Partition = { index: undefined, exact: new Map(), exactKeyOf: new Map() };
     for (const entry of await this.store.listSemanticCachePartition(workspaceId, key, this.now())) {
       addTo(partition, entry, this.options.index);
     }
@@ -219,10 +225,20 @@ function addTo(
   if (entry.vector.length === partition.index.dimensions) {
     partition.index.add(entry.id, entry.vector, entry.expires_at_ms);
   }
+  // The newer of two entries of one exact key answers it.
+  const previous = partition.exact.get(entry.exact_key);
+  if (previous) partition.exactKeyOf.delete(previous.id);
   partition.exact.set(entry.exact_key, { id: entry.id, expiresAtMs: entry.expires_at_ms });
+  partition.exactKeyOf.set(entry.id, entry.exact_key);
+}
+
+function forgetExact(partition: Partition, exactKey: string, id: string): void {
+  partition.exact.delete(exactKey);
+  partition.exactKeyOf.delete(id);
 }
 
 function removeFrom(partition: Partition, id: string): void {
   partition.index?.remove(id);
-  for (const [key, exact] of partition.exact) if (exact.id === id) partition.exact.delete(key);
+  const exactKey = partition.exactKeyOf.get(id);
+  if (exactKey !== undefined) forgetExact(partition, exactKey, id);
 }

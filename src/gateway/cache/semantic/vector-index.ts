@@ -196,7 +196,7 @@ export class VectorIndex {
     return true;
   }
 
-  /** Removes the entries expired at `nowMs`; resolves with how many. */
+  /** Removes the entries expired at `nowMs`; returns how many. */
   sweep(nowMs: number): number {
     const expired = this.slots.filter((slot) => slot.expiresAtMs <= nowMs).map((slot) => slot.id);
     for (const id of expired) this.remove(id);

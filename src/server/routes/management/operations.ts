@@ -254,7 +254,8 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'delete',
     path: '/cache/semantic/entries/{id}',
-    summary: 'Remove one semantic cache entry (the `x-gateway-cache-entry-id` of an answer); `workspace_id` for org admins',
+    summary:
+      'Remove one semantic cache entry (the `x-gateway-cache-entry-id` of an answer); `workspace_id` for org admins',
     tags: ['Semantic cache'],
   },
   {
