@@ -311,5 +311,11 @@ describe('semantic cache', () => {
     const invalid = await ask('Anything at all?', { config: bad }).catch((err: unknown) => err);
     expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
     expect((invalid as InstanceType<typeof OpenAI.BadRequestError>).param).toMatch(/similarity_threshold/);
+    const simple = target(fake, { cache: { mode: 'simple', similarity_threshold: 0.9 } });
+    const misplaced = await ask('Anything at all?', { config: simple }).catch((err: unknown) => err);
+    expect(misplaced).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((misplaced as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(
+      'config.cache.similarity_threshold',
+    );
   });
 });
