@@ -63,6 +63,7 @@ export const cacheStep: TargetStep = (next) => (call) => {
   const delivered = call.run.call.sink;
   if (delivered && delivered.written > 0) return next(call);
   const plan = planCache(call);
+  // A cache without a plan is the semantic step's to answer, and to report.
   if (!plan && call.node.cache) return next(call);
   call.run.call.state.cacheStatus = plan ? plan.status : 'DISABLED';
   return plan ? throughCache(next, call, plan) : next(call);
@@ -125,15 +126,17 @@ export async function replayAnswer(
   beforeFirstByte: () => void,
 ): Promise<AttemptSuccess> {
   beforeFirstByte();
-  if (cached.kind === 'json' || !call.sink) {
-    const body = (cached.kind === 'json' ? cached.body : undefined) as { model?: string };
-    return hit(body, body?.model);
+  if (cached.kind === 'json') {
+    const body = cached.body as { model?: string };
+    return hit(body, body.model);
   }
+  const { sink } = call;
+  if (!sink) throw new Error('a stored stream replayed to a call that asked for JSON');
   let model: string | undefined;
   for (const text of cached.chunks) {
     const chunk = JSON.parse(text) as AnswerChunk;
     model ??= chunk.model;
-    const pending = call.sink.chunk(chunk, text);
+    const pending = sink.chunk(chunk, text);
     if (pending) await pending;
   }
   return hit(undefined, model);
