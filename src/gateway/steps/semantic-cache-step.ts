@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../core/errors.js';
 import type { TargetConfig } from '../config/index.js';
 import type { AttemptOutcome } from '../attempt.js';
-import { maxAgeMs, parseAnswer, serializeAnswer } from '../cache/response-cache.js';
+import { maxAgeMs, parseAnswer, serializeAnswer, type CachedAnswer } from '../cache/response-cache.js';
 import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/semantic/semantic-key.js';
 import type { SemanticLookupResult } from '../cache/semantic/semantic-cache.js';
 import { unitVector } from '../cache/semantic/vector-index.js';
@@ -59,59 +59,61 @@ export const semanticCacheStep: TargetStep = (next) => (call) => {
   return throughSemanticCache(next, call, cache, request);
 };
 
+/** Where a request's entry lives and how it is found: its partition, exact key and vector. */
+interface SemanticPlan {
+  workspaceId: string;
+  partition: string;
+  exactKey: string;
+  maxAgeMs: number;
+  threshold: number;
+  /** The request's vector (unit length); undefined when the embedding failed (logged). */
+  embed: () => Promise<Float32Array | undefined>;
+}
+
+function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: SemanticRequest): SemanticPlan {
+  const { run } = call;
+  const { deps } = run;
+  const { ctx } = run.call;
+  const target = embeddingTargetOf(call, cache);
+  const workspaceId = ctx.apiKey.workspace_id;
+  return {
+    workspaceId,
+    partition: partitionKey({
+      workspaceId,
+      namespace: ctx.cacheNamespace,
+      endpoint: call.endpoint,
+      provider: call.resolved.adapter.id,
+      host: call.address,
+      model: call.model ?? '',
+      rest: request.rest,
+      embedder: target,
+    }),
+    exactKey: exactKeyOf(call),
+    maxAgeMs: maxAgeMs(cache),
+    threshold: cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+    embed: async () => {
+      try {
+        return unitVector(await deps.routing.semantic.embed(run, target, request.text));
+      } catch (err) {
+        deps.logger.warn({ err }, 'semantic cache: the request could not be embedded');
+        return undefined;
+      }
+    },
+  };
+}
+
 async function throughSemanticCache(
   next: TargetHandler,
   call: TargetCall,
   cache: SemanticCacheConfig,
   request: SemanticRequest,
 ): Promise<AttemptOutcome> {
-  const { run } = call;
-  const { deps } = run;
-  const { ctx } = run.call;
-  const { state } = run.call;
-  const target = embeddingTargetOf(call, cache);
+  const { state } = call.run.call;
   const started = performance.now();
-  const workspaceId = ctx.apiKey.workspace_id;
-  const partition = partitionKey({
-    workspaceId,
-    namespace: ctx.cacheNamespace,
-    endpoint: call.endpoint,
-    provider: call.resolved.adapter.id,
-    host: call.address,
-    model: call.model ?? '',
-    rest: request.rest,
-    embedder: target,
-  });
-  const exactKey = exactKeyOf(call);
-  const embed = async () => {
-    try {
-      return unitVector(await deps.routing.semantic.embed(run, target, request.text));
-    } catch (err) {
-      deps.logger.warn({ err }, 'semantic cache: the request could not be embedded');
-      return undefined;
-    }
-  };
-
-  let found: SemanticLookupResult;
-  if (ctx.cacheForceRefresh) {
-    state.cacheStatus = 'REFRESH';
-    found = { kind: 'miss', vector: await embed(), similarity: undefined };
-  } else {
-    try {
-      found = await deps.routing.semantic.cache.lookup({
-        workspaceId,
-        partition,
-        exactKey,
-        threshold: cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD,
-        embed,
-      });
-    } catch (err) {
-      deps.logger.warn({ err }, 'semantic cache read failed');
-      found = { kind: 'miss', vector: undefined, similarity: undefined };
-    }
-    state.cacheStatus = 'SEMANTIC_MISS';
-    state.cacheSimilarity = found.kind === 'exact' ? 1 : (found.similarity ?? null);
-  }
+  const plan = planSemantic(call, cache, request);
+  const found = await findEntry(call, plan);
+  state.cacheSimilarity = found.kind === 'exact' ? 1 : (found.similarity ?? null);
+  state.cacheEntryId = null;
 
   if (found.kind !== 'miss') {
     const cached = parseAnswer(found.entry.answer);
@@ -129,28 +131,56 @@ async function throughSemanticCache(
   }
 
   const vector = found.kind === 'miss' ? found.vector : undefined;
+  const storable = vector !== undefined && plan.maxAgeMs > 0;
   // Named before the call, so the answer's headers can tell which entry it will be stored as.
   const id = `sc_${randomUUID()}`;
-  if (vector && maxAgeMs(cache) > 0) state.cacheEntryId = id;
+  if (storable) state.cacheEntryId = id;
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
-  const ageMs = maxAgeMs(cache);
-  if (!answer || !vector || !(ageMs > 0)) return outcome;
+  if (storable && answer) await storeEntry(call, plan, id, vector, answer);
+  return outcome;
+}
+
+/** The entry that answers, or a miss with the request's vector; a forced refresh looks nothing up. */
+async function findEntry(call: TargetCall, plan: SemanticPlan): Promise<SemanticLookupResult> {
+  const { deps } = call.run;
+  const { ctx, state } = call.run.call;
+  if (ctx.cacheForceRefresh) {
+    state.cacheStatus = 'REFRESH';
+    return { kind: 'miss', vector: await plan.embed(), similarity: undefined };
+  }
+  state.cacheStatus = 'SEMANTIC_MISS';
+  try {
+    return await deps.routing.semantic.cache.lookup(plan);
+  } catch (err) {
+    // A cache that cannot be read is a miss, never a failed request.
+    deps.logger.warn({ err }, 'semantic cache read failed');
+    return { kind: 'miss', vector: undefined, similarity: undefined };
+  }
+}
+
+async function storeEntry(
+  call: TargetCall,
+  plan: SemanticPlan,
+  id: string,
+  vector: Float32Array,
+  answer: CachedAnswer,
+): Promise<void> {
+  const { deps } = call.run;
   try {
     await deps.routing.semantic.cache.add({
       id,
-      workspace_id: workspaceId,
-      namespace: ctx.cacheNamespace ?? '',
-      partition_key: partition,
-      exact_key: exactKey,
+      workspace_id: plan.workspaceId,
+      namespace: call.run.call.ctx.cacheNamespace ?? '',
+      partition_key: plan.partition,
+      exact_key: plan.exactKey,
       vector,
       answer: serializeAnswer(answer),
       created_at_ms: answer.storedAt,
-      expires_at_ms: answer.storedAt + ageMs,
+      expires_at_ms: answer.storedAt + plan.maxAgeMs,
     });
   } catch (err) {
     deps.logger.warn({ err }, 'semantic cache write failed');
   }
-  return outcome;
 }
