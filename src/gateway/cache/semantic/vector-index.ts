@@ -8,7 +8,7 @@
  * with it in at least one table with high probability. Candidates are then compared exactly, so the
  * approximation can only miss an entry (a cache miss, one provider call), never return one below the
  * threshold. With the defaults (10 tables of 12 bits), an entry at cosine 0.95 of the query is found
- * with probability ≈ 0.96, one at 0.98 with ≈ 0.999 (per bit, two vectors at angle θ differ with
+ * with probability ≈ 0.96, one at 0.98 with ≈ 0.998 (per bit, two vectors at angle θ differ with
  * probability θ/π).
  */
 
