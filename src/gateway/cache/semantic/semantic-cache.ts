@@ -51,6 +51,8 @@ export class SemanticCache {
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping: Promise<void> | undefined;
+  /** Whether this node has used the cache since it started: a gateway that never does writes nothing. */
+  private used = false;
 
   constructor(
     private readonly store: Store,
@@ -134,7 +136,9 @@ export class SemanticCache {
         // An empty partition is read again (cheaply) when next asked.
         if (partition.exact.size === 0 && (partition.index?.size ?? 0) === 0) this.partitions.delete(key);
       }
-      // In batches, so a large backlog never holds the database for long; every node may sweep.
+      // In batches, so a large backlog never holds the database for long; every node that uses the
+      // cache sweeps.
+      if (!this.used) return;
       while ((await this.store.deleteExpiredSemanticCacheEntries(now, 1000)) === 1000);
     })()
       .catch(() => undefined)
@@ -154,6 +158,7 @@ export class SemanticCache {
   }
 
   private partition(workspaceId: string, key: string): Promise<Partition> {
+    this.used = true;
     let loading = this.partitions.get(key);
     if (!loading) {
       loading = this.load(workspaceId, key);
