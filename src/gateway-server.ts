@@ -8,6 +8,8 @@ import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { GatewayDeps } from './gateway/deps.js';
 import type { RateLimitStats } from './gateway/pipeline-types.js';
 import { createRedisInvalidationBus, type InvalidationBus } from './gateway/invalidation.js';
+import { embedThroughGateway } from './gateway/cache/semantic/embedding-call.js';
+import { SemanticCache } from './gateway/cache/semantic/semantic-cache.js';
 import { createHookRuntime } from './gateway/hooks/check-services.js';
 import { runJudge } from './gateway/hooks/judge-call.js';
 import { createLookups } from './gateway/lookups.js';
@@ -70,11 +72,20 @@ export async function createGatewayServer(
   let bus: InvalidationBus | undefined;
   const lookups = createLookups(store, settings.lookupCacheTtlMs, (event) => bus?.publish(event));
   store.onChange((change) => lookups.applyChange(change));
+  const semanticCache = new SemanticCache(store, {
+    index: { exactLimit: settings.semanticCacheExactLimit },
+    publish: (event) => bus?.publish(event),
+  });
   if (settings.redisUrl) {
     bus = await createRedisInvalidationBus({
       url: settings.redisUrl,
       prefix: settings.redisPrefix,
-      onEvent: (event) => lookups.applyRemote(event),
+      onEvent: (event) => {
+        if (event.kind !== 'semantic-cache') return lookups.applyRemote(event);
+        semanticCache
+          .applyRemote(event)
+          .catch((err: unknown) => logger.warn({ err }, 'semantic cache update from another node failed'));
+      },
       onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
     });
   }
@@ -108,6 +119,7 @@ export async function createGatewayServer(
     state,
     routing: createRoutingRuntime(state, {
       cacheMaxBytes: settings.cacheMaxBytes,
+      semantic: { cache: semanticCache, embed: embedThroughGateway },
       targetSteps: options.targetSteps,
       rateLimits: {
         failMode: settings.rateLimitFailMode,
@@ -163,6 +175,7 @@ export async function createGatewayServer(
         await traces?.shutdown();
         await deps.upstream.close();
         await deps.hooks.close();
+        semanticCache.close();
         await bus?.close();
         await state.close();
         await store.close();

@@ -36,6 +36,12 @@ export interface Settings {
   redisPrefix: string;
   /** Bound of the in-memory response cache, bytes. */
   cacheMaxBytes: number;
+  /** The semantic cache's embedding target when a config's `cache.embedding` names none: a virtual key
+   * of the caller's workspace, and the model. */
+  semanticCacheVirtualKey: string | undefined;
+  semanticCacheEmbeddingModel: string;
+  /** Entries of one semantic cache partition compared exactly before the approximate index takes over. */
+  semanticCacheExactLimit: number;
   /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
   hooksWebhookSecret: string | undefined;
   /** Calls are measured and `GET /metrics` serves them. */
@@ -147,6 +153,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
+    semanticCacheVirtualKey: source.GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY || undefined,
+    semanticCacheEmbeddingModel: source.GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
+    semanticCacheExactLimit: integer(source, 'GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT', 1024, 1),
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
     metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
     metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,

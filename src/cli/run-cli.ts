@@ -11,6 +11,7 @@ import { promptsCommand } from './commands/prompts.js';
 import { keysCommand } from './commands/keys.js';
 import { logsCommand } from './commands/logs.js';
 import { rateLimitsCommand } from './commands/rate-limits.js';
+import { semanticCacheCommand } from './commands/semantic-cache.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
@@ -32,6 +33,7 @@ function buildProgram(io: CliIo): Command {
     guardrailsCommand(io),
     promptsCommand(io),
     rateLimitsCommand(io),
+    semanticCacheCommand(io),
     logsCommand(io),
   ]) {
     // Subcommands inherit the overrides so their errors also come back here instead of exiting.

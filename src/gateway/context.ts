@@ -28,6 +28,8 @@ export const HEADERS = {
   lastUsedOptionIndex: 'x-gateway-last-used-option-index',
   cacheStatus: 'x-gateway-cache-status',
   cost: 'x-gateway-cost',
+  cacheSimilarity: 'x-gateway-cache-similarity',
+  cacheEntryId: 'x-gateway-cache-entry-id',
   answeringProvider: 'x-gateway-provider',
   requestId: 'x-gateway-request-id',
   promptId: 'x-gateway-prompt-id',

@@ -1,11 +1,24 @@
 /**
  * Cross-node cache invalidation. A change committed through one node's store (a key revoked, a virtual
  * key, config, guardrail, prompt, partial or rate-limit policy changed) is published on a Redis channel; every node drops the matching
- * entries of its in-memory lookup cache at once instead of waiting for their TTL.
+ * entries of its in-memory lookup cache at once instead of waiting for their TTL. The semantic cache
+ * tells the other nodes on the same channel of the entries it added or removed (cache/semantic/).
  */
 import type { StoreChange } from '../store/types.js';
 
 export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
+
+/** Semantic cache entries a node added or removed in one partition. */
+export interface SemanticCacheEvent {
+  kind: 'semantic-cache';
+  op: 'added' | 'removed';
+  workspaceId: string;
+  partition: string;
+  ids: string[];
+}
+
+/** What travels on the channel. */
+export type BusEvent = InvalidationEvent | SemanticCacheEvent;
 
 /** What a store change makes stale in the lookup caches: every cached API key (they are cached by
  * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts,
@@ -27,16 +40,27 @@ export function invalidationFor(change: StoreChange): InvalidationEvent | undefi
 }
 
 export interface InvalidationBus {
-  publish(event: InvalidationEvent): void;
+  publish(event: BusEvent): void;
   close(): Promise<void>;
 }
 
-function parseEvent(message: string): InvalidationEvent | undefined {
+function parseEvent(message: string): BusEvent | undefined {
   try {
-    const event = JSON.parse(message) as Partial<InvalidationEvent> & { workspaceId?: unknown };
+    const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent, unknown>>;
     if (event.kind === 'api-keys') return { kind: 'api-keys' };
     if (event.kind === 'workspace' && typeof event.workspaceId === 'string') {
       return { kind: 'workspace', workspaceId: event.workspaceId };
+    }
+    if (
+      event.kind === 'semantic-cache' &&
+      (event.op === 'added' || event.op === 'removed') &&
+      typeof event.workspaceId === 'string' &&
+      typeof event.partition === 'string' &&
+      Array.isArray(event.ids) &&
+      event.ids.every((id) => typeof id === 'string')
+    ) {
+      const { op, workspaceId, partition } = event;
+      return { kind: 'semantic-cache', op, workspaceId, partition, ids: event.ids as string[] };
     }
   } catch {
     // Not ours: ignored.
@@ -47,7 +71,7 @@ function parseEvent(message: string): InvalidationEvent | undefined {
 export async function createRedisInvalidationBus(options: {
   url: string;
   prefix: string;
-  onEvent: (event: InvalidationEvent) => void;
+  onEvent: (event: BusEvent) => void;
   onError: (error: Error) => void;
 }): Promise<InvalidationBus> {
   const channel = `${options.prefix}invalidate`;

@@ -46,6 +46,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     usage: summary.usage,
     cost: summary.state.cost,
     cacheStatus: summary.state.cacheStatus,
+    cacheSimilarity: summary.state.cacheSimilarity,
     retryCount: summary.state.retryCount,
     ...errorFields,
     requestBody: bodyForLog(summary.requestBody, bodies),

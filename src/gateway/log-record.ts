@@ -76,6 +76,8 @@ export interface RecordFields {
   /** Dollars; null when unknown. */
   cost: number | null;
   cacheStatus: string | null;
+  /** The semantic cache's similarity, when it answered or was asked. */
+  cacheSimilarity?: number | null;
   retryCount: number;
   errorCode: string | null;
   errorMessage: string | null;
@@ -137,6 +139,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
     cost: fields.cost,
     cache_status: fields.cacheStatus,
+    cache_similarity: fields.cacheSimilarity ?? null,
     retry_count: fields.retryCount,
     error_code: fields.errorCode,
     error_message: fields.errorMessage,

@@ -3,6 +3,7 @@
  * (observability/metrics.ts), beside the log record the log observer writes from the same summary.
  */
 import type { CallMeasures, GatewayMetrics } from '../observability/metrics.js';
+import { answeredFromCache } from './cache/response-cache.js';
 import type { HookResult } from './hooks/hook-result-types.js';
 import type { CallObserver, CallSummary } from './observer.js';
 
@@ -40,7 +41,7 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
 
 /** Tokens a provider spent on the call: a cache hit's usage is the cached answer's, spent earlier. */
 function spentTokens({ usage, state }: CallSummary): CallMeasures['tokens'] {
-  if (!usage || state.cacheStatus === 'HIT') return undefined;
+  if (!usage || answeredFromCache(state.cacheStatus)) return undefined;
   return {
     prompt: usage.prompt_tokens ?? 0,
     completion: usage.completion_tokens ?? 0,
@@ -53,7 +54,7 @@ function spentTokens({ usage, state }: CallSummary): CallMeasures['tokens'] {
 function upstreamTimeMs(summary: CallSummary): number | null {
   let total: number | null = null;
   for (const attempt of summary.attempts) {
-    if (attempt.cacheStatus === 'HIT' || !reachedProvider(attempt.outcome)) continue;
+    if (answeredFromCache(attempt.cacheStatus) || !reachedProvider(attempt.outcome)) continue;
     total = (total ?? 0) + (attempt.ended - attempt.started);
   }
   return total;

@@ -15,6 +15,7 @@ import type { Breaker, SharedState } from '../state/index.js';
 import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { ResponseCache } from './cache/index.js';
+import type { SemanticCache } from './cache/semantic/semantic-cache.js';
 import type { CallContext } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
 import type { DeliveredStream } from './delivered-stream.js';
@@ -69,6 +70,21 @@ export interface RoutingRuntime {
   passthroughChain: TargetHandler;
   /** Rate-limit policies' counters, fail mode and stats (rate-limits/rate-limiter.ts). */
   rateLimits: RateLimits;
+  /** The semantic cache's entries and how it embeds a request (cache/semantic/). */
+  semantic: SemanticCacheRuntime;
+}
+
+/** Where the semantic cache's embeddings are asked: a virtual key or a stored config, and the model. */
+export type EmbeddingTarget = ({ virtual_key: string; config?: undefined } | { config: string }) & {
+  model: string;
+};
+
+/** Embeds a text through the gateway's own routing, under the call's tenant and trace. */
+export type SemanticEmbedder = (run: RouteRun, target: EmbeddingTarget, text: string) => Promise<number[]>;
+
+export interface SemanticCacheRuntime {
+  cache: SemanticCache;
+  embed: SemanticEmbedder;
 }
 
 export type RateLimitFailMode = 'open' | 'closed';
@@ -112,6 +128,10 @@ export interface RouteState {
   /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
   retryCount: number;
   cacheStatus: string | null;
+  /** How close the request came to the semantic cache's nearest entry (x-gateway-cache-similarity). */
+  cacheSimilarity: number | null;
+  /** The semantic cache entry that answered, or that the answer is stored as (x-gateway-cache-entry-id). */
+  cacheEntryId: string | null;
   /** The status a stream goes out with when not 200: 246 when a hook failed without denying. */
   streamStatus: number | null;
   /** The `x-ratelimit-*` headers when rate-limit policies govern the call (rate-limits/). */

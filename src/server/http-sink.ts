@@ -19,6 +19,8 @@ export function routeHeaders(state: RouteState): Record<string, string> {
   if (state.provider) headers[HEADERS.answeringProvider] = state.provider;
   if (state.targetPath !== null) headers[HEADERS.lastUsedOptionIndex] = state.targetPath;
   if (state.cacheStatus) headers[HEADERS.cacheStatus] = state.cacheStatus;
+  if (state.cacheSimilarity !== null) headers[HEADERS.cacheSimilarity] = state.cacheSimilarity.toFixed(4);
+  if (state.cacheEntryId) headers[HEADERS.cacheEntryId] = state.cacheEntryId;
   if (state.rateLimitHeaders) Object.assign(headers, state.rateLimitHeaders);
   if (state.cost !== null) headers[HEADERS.cost] = formatCost(state.cost);
   return headers;

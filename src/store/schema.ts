@@ -180,6 +180,8 @@ export interface LogsTable {
   /** Dollars (0011_log_cost). */
   cost: number | null;
   cache_status: string | null;
+  /** The similarity of a semantic cache answer (0010_semantic_cache). */
+  cache_similarity: number | string | null;
   retry_count: number;
   error_code: string | null;
   error_message: string | null;
@@ -191,6 +193,20 @@ export interface LogsTable {
   /** The stored prompt a prompt completion ran, and its version (0005_prompts). */
   prompt_id: string | null;
   prompt_version: number | null;
+}
+
+/** The semantic cache's entries (0010_semantic_cache). */
+export interface SemanticCacheEntriesTable {
+  id: string;
+  workspace_id: string;
+  namespace: string;
+  partition_key: string;
+  exact_key: string;
+  /** float32 little-endian, base64. */
+  vector: string;
+  answer: string;
+  created_at_ms: Int8;
+  expires_at_ms: Int8;
 }
 
 export interface JobsTable {
@@ -297,4 +313,5 @@ export interface Database {
   jobs: JobsTable;
   responses: ResponsesTable;
   response_input_items: ResponseInputItemsTable;
+  semantic_cache_entries: SemanticCacheEntriesTable;
 }

@@ -258,6 +258,8 @@ export interface LogRecord {
   /** What the call cost in US dollars (docs/cost.md); null when a model it used has no price. */
   cost: number | null;
   cache_status: string | null;
+  /** How close the request was to the semantic cache entry that answered it (1 for an exact match). */
+  cache_similarity: number | null;
   retry_count: number;
   error_code: string | null;
   error_message: string | null;
@@ -671,6 +673,50 @@ export interface AnalyticsRow {
   histogram: number[];
 }
 
+/** One answer of the semantic cache (docs/cache.md), as stored. */
+export interface SemanticCacheEntry {
+  id: string;
+  workspace_id: string;
+  /** The cache namespace it was stored under; '' for none. */
+  namespace: string;
+  /** The hash of everything that must be equal for the entry to answer (the index's partition). */
+  partition_key: string;
+  /** The simple cache's key of the request that stored it: an equal request is an exact match. */
+  exact_key: string;
+  /** Unit length. */
+  vector: Float32Array;
+  /** The answer, serialized as the simple cache keeps it. */
+  answer: string;
+  created_at_ms: number;
+  expires_at_ms: number;
+}
+
+/** What an index keeps of an entry: all but the answer. */
+export type SemanticCacheVector = Omit<SemanticCacheEntry, 'answer'>;
+
+/** Where a removed entry was, so every node can drop it from its index. */
+export interface SemanticCacheRemoval {
+  id: string;
+  workspace_id: string;
+  partition_key: string;
+}
+
+export interface SemanticCacheRepository {
+  insertSemanticCacheEntry(entry: SemanticCacheEntry): Promise<void>;
+  getSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheEntry | undefined>;
+  /** A partition's entries that are still fresh at `nowMs`, without their answers. */
+  listSemanticCachePartition(
+    workspace_id: string,
+    partition_key: string,
+    nowMs: number,
+  ): Promise<SemanticCacheVector[]>;
+  deleteSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheRemoval | undefined>;
+  /** Every entry stored under the namespace ('' for none). */
+  deleteSemanticCacheNamespace(workspace_id: string, namespace: string): Promise<SemanticCacheRemoval[]>;
+  /** Deletes up to `limit` entries expired before `nowMs`; resolves with how many. */
+  deleteExpiredSemanticCacheEntries(nowMs: number, limit: number): Promise<number>;
+}
+
 /** The record repositories, composed under the method names the rest of the gateway calls. */
 export interface Repositories
   extends
@@ -683,6 +729,7 @@ export interface Repositories
     PromptPartialRepository,
     RateLimitPolicyRepository,
     ResponseRepository,
+    SemanticCacheRepository,
     LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;

@@ -171,13 +171,27 @@ describe.concurrent('simple cache through the router', () => {
     expect(upstream.requests).toHaveLength(2);
   });
 
-  it('cache.mode semantic → 400 until the semantic cache exists', async () => {
+  it('cache.mode semantic without an embedding model → 400 naming it (test/e2e/semantic-cache.test.ts has the rest)', async () => {
     const upstream = await fake('cached');
     const error = await client(gateway, target(upstream, { cache: { mode: 'semantic' } }))
       .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('x') })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('config.cache.mode');
+    expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('config.cache.embedding');
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('cache.mode semantic caches exactly what it cannot compare by meaning', async () => {
+    const upstream = await fake('cached');
+    const sdk = client(gateway, target(upstream, { cache: { mode: 'semantic' } }));
+    const statuses: Array<string | null> = [];
+    for (let i = 0; i < 2; i++) {
+      const { response } = await sdk.embeddings
+        .create({ model: 'text-embedding-3-small', input: 'exactly cached' })
+        .withResponse();
+      statuses.push(response.headers.get('x-gateway-cache-status'));
+    }
+    expect(statuses).toEqual(['MISS', 'HIT']);
+    expect(upstream.requests).toHaveLength(1);
   });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { newId } from '../../src/store/ids.js';
-import type { LogRecord, Store, StoreChange, Workspace } from '../../src/store/types.js';
+import type { LogRecord, SemanticCacheEntry, Store, StoreChange, Workspace } from '../../src/store/types.js';
 
 export interface StoreHarness {
   /** Opens (and migrates) the store at the harness's location with the given master key. */
@@ -779,6 +779,49 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
     });
   });
 
+  describe('semantic cache entries', () => {
+    const entry = (workspaceId: string, overrides: Partial<SemanticCacheEntry> = {}): SemanticCacheEntry => ({
+      id: `sc_${randomBytes(6).toString('hex')}`,
+      workspace_id: workspaceId,
+      namespace: '',
+      partition_key: 'p1',
+      exact_key: 'x1',
+      vector: new Float32Array([0.6, 0.8, -0.0001220703125]),
+      answer: '{"kind":"json","body":{},"storedAt":1}',
+      created_at_ms: 1_000,
+      expires_at_ms: 10_000,
+      ...overrides,
+    });
+
+    it('keeps vectors bit for bit, lists the fresh entries of a partition and deletes by entry, namespace and age', async () => {
+      const { ws, other } = await tenant();
+      const a = entry(ws.id);
+      const expired = entry(ws.id, { expires_at_ms: 2_000 });
+      const elsewhere = entry(ws.id, { partition_key: 'p2', namespace: 'team' });
+      const foreign = entry(other.id);
+      for (const e of [a, expired, elsewhere, foreign]) await store.insertSemanticCacheEntry(e);
+
+      expect(await store.getSemanticCacheEntry(ws.id, a.id)).toEqual(a);
+      expect(await store.getSemanticCacheEntry(other.id, a.id)).toBeUndefined();
+      const listed = await store.listSemanticCachePartition(ws.id, 'p1', 5_000);
+      expect(listed.map((e) => e.id)).toEqual([a.id]);
+      expect(Array.from(listed[0].vector)).toEqual(Array.from(a.vector));
+
+      expect(await store.deleteSemanticCacheEntry(other.id, a.id)).toBeUndefined();
+      expect(await store.deleteSemanticCacheEntry(ws.id, a.id)).toEqual({
+        id: a.id,
+        workspace_id: ws.id,
+        partition_key: 'p1',
+      });
+      expect(await store.deleteSemanticCacheNamespace(ws.id, 'team')).toEqual([
+        { id: elsewhere.id, workspace_id: ws.id, partition_key: 'p2' },
+      ]);
+      expect(await store.deleteExpiredSemanticCacheEntries(5_000, 10)).toBeGreaterThanOrEqual(1);
+      expect(await store.getSemanticCacheEntry(ws.id, expired.id)).toBeUndefined();
+      expect(await store.getSemanticCacheEntry(other.id, foreign.id)).toEqual(foreign);
+    });
+  });
+
   describe('logs', () => {
     const log = logRecord;
 
@@ -966,6 +1009,7 @@ export function logRecord(workspaceId: string, overrides: Partial<LogRecord> = {
     reasoning_tokens: null,
     cost: null,
     cache_status: 'MISS',
+    cache_similarity: null,
     retry_count: 0,
     error_code: null,
     error_message: null,

@@ -23,6 +23,7 @@ export { cacheKey, canonicalJson, IGNORED_BODY_FIELDS, type CacheKeyInput } from
 export {
   DEFAULT_MAX_AGE_SECONDS,
   maxAgeMs,
+  answeredFromCache,
   ageSeconds,
   type CachedAnswer,
   type CachedJsonAnswer,

@@ -30,6 +30,11 @@ export interface ResponseCache {
   set(key: string, answer: CachedAnswer, maxAgeMs: number): Promise<void>;
 }
 
+/** Whether a call's cache status says a cache answered it (nothing was sent to the provider). */
+export function answeredFromCache(cacheStatus: string | null): boolean {
+  return cacheStatus === 'HIT' || cacheStatus === 'SEMANTIC_HIT';
+}
+
 /** Milliseconds an entry stays fresh, from the config's `cache.max_age` (seconds). */
 export function maxAgeMs(cache: { max_age?: number | undefined } | undefined): number {
   return (cache?.max_age ?? DEFAULT_MAX_AGE_SECONDS) * 1000;

@@ -54,6 +54,7 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkCredentials(node, path, options);
   checkCombination(node, path, options);
   checkCustomHost(node, path);
+  checkCache(node, path);
   checkStrategy(node, path);
   node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
 }
@@ -104,6 +105,17 @@ function checkCustomHost(node: GatewayConfig, path: string): void {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw fieldError('invalid_config', `${path}.custom_host`, 'must be an http or https URL');
+  }
+}
+
+/** The semantic cache's keys mean nothing to the simple cache: set there, they are a mistake. */
+function checkCache(node: GatewayConfig, path: string): void {
+  const cache = node.cache;
+  if (cache === undefined || cache.mode === 'semantic') return;
+  for (const key of ['similarity_threshold', 'embedding'] as const) {
+    if (cache[key] !== undefined) {
+      throw fieldError('invalid_config', `${path}.cache.${key}`, "is only read with cache.mode 'semantic'");
+    }
   }
 }
 

@@ -45,9 +45,24 @@ const StrategySchema = Closed({
   on_status_codes: Type.Optional(StatusCodesSchema),
 });
 
+/** The model that embeds requests for the semantic cache, reached through the gateway's own routing. */
+const CacheEmbeddingSchema = Closed({
+  virtual_key: Type.Optional(Type.String({ minLength: 1, description: 'A virtual key of the workspace.' })),
+  config: Type.Optional(Type.String({ minLength: 1, description: 'A stored config of the workspace.' })),
+  model: Type.Optional(Type.String({ minLength: 1, description: 'The embedding model.' })),
+});
+
 const CacheSchema = Closed({
   mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]),
   max_age: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds an entry stays fresh.' })),
+  similarity_threshold: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1,
+      description: 'Semantic mode: the least cosine similarity that answers (default 0.95).',
+    }),
+  ),
+  embedding: Type.Optional(CacheEmbeddingSchema),
 });
 
 const RetrySchema = Closed({

@@ -27,6 +27,8 @@ export function newRouteState(): RouteState {
     provider: null,
     retryCount: 0,
     cacheStatus: null,
+    cacheSimilarity: null,
+    cacheEntryId: null,
     streamStatus: null,
     rateLimitHeaders: null,
     cost: null,

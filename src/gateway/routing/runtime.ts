@@ -1,5 +1,5 @@
 /**
- * What routing keeps between requests: the circuit breakers, the response cache and the rate-limit
+ * What routing keeps between requests: the circuit breakers, the response caches and the rate-limit
  * counters, all in the gateway's shared state (process memory, or Redis so every node sees the same
  * circuit, answers and counts), and the random
  * source of the loadbalance picker and of backoff jitter. Built once per gateway in gateway-server.ts.
@@ -16,7 +16,7 @@ import {
   PASSTHROUGH_STEPS,
   type TargetStep,
 } from '../steps/index.js';
-import type { RateLimitFailMode, RoutingRuntime } from '../pipeline-types.js';
+import type { RateLimitFailMode, RoutingRuntime, SemanticCacheRuntime } from '../pipeline-types.js';
 
 export type { RoutingRuntime } from '../pipeline-types.js';
 
@@ -24,6 +24,7 @@ export function createRoutingRuntime(
   state: SharedState,
   options: {
     cacheMaxBytes: number;
+    semantic: SemanticCacheRuntime;
     targetSteps?: readonly TargetStep[] | undefined;
     rateLimits: {
       failMode: RateLimitFailMode;
@@ -42,5 +43,6 @@ export function createRoutingRuntime(
     modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
     passthroughChain: composeSteps(PASSTHROUGH_STEPS, callPassthrough),
     rateLimits: new RateLimiter({ ...options.rateLimits, counter: createRateCounter(state, clock) }),
+    semantic: options.semantic,
   };
 }

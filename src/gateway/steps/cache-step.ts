@@ -4,10 +4,11 @@
  * `x-gateway-cache-force-refresh`, calls on and stores the answer only when it is complete: a successful
  * JSON body, or a stream that one call delivered whole (teed on its way to the client). A continuation is
  * never cached: it is a different question, and the client's answer comes from two targets.
- * `semantic` is refused until it exists.
+ * With `cache.mode: semantic`, a request the semantic cache can compare by meaning is left to the next
+ * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
  */
-import { GatewayError } from '../../core/errors.js';
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
+import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk } from '../sink.js';
@@ -21,20 +22,10 @@ interface CachePlan {
   status: 'MISS' | 'REFRESH';
 }
 
-/** The cache plan of a call, or undefined when its node has no cache. Throws for `semantic`. */
-function planCache(call: TargetCall): CachePlan | undefined {
-  const cache = call.node.cache;
-  if (!cache) return undefined;
-  if (cache.mode !== 'simple') {
-    const param = call.path ? `config.${call.path}.cache.mode` : 'config.cache.mode';
-    throw new GatewayError(
-      'unsupported_parameter',
-      `cache.mode '${cache.mode}' is not available on this gateway; use 'simple'`,
-      { param },
-    );
-  }
+/** The simple cache's key of a call: the semantic cache keeps it too, for exact matches. */
+export function exactKeyOf(call: TargetCall): string {
   const { ctx, endpoint } = call.run.call;
-  const key = cacheKey({
+  return cacheKey({
     workspaceId: ctx.apiKey.workspace_id,
     endpoint,
     provider: call.resolved.adapter.id,
@@ -43,11 +34,23 @@ function planCache(call: TargetCall): CachePlan | undefined {
     body: call.body,
     namespace: ctx.cacheNamespace,
   });
-  return { key, maxAgeMs: maxAgeMs(cache), status: ctx.cacheForceRefresh ? 'REFRESH' : 'MISS' };
+}
+
+/** The cache plan of a call, or undefined when its node has no cache or the semantic step has it. */
+function planCache(call: TargetCall): CachePlan | undefined {
+  const cache = call.node.cache;
+  if (!cache) return undefined;
+  if (cache.mode === 'semantic' && semanticRequestOf(call.endpoint, call.body)) return undefined;
+  const { ctx } = call.run.call;
+  return {
+    key: exactKeyOf(call),
+    maxAgeMs: maxAgeMs(cache),
+    status: ctx.cacheForceRefresh ? 'REFRESH' : 'MISS',
+  };
 }
 
 /** Keeps the payload of every chunk on its way, to store a stream that came whole. */
-class CacheTee extends ForwardingSink {
+export class CacheTee extends ForwardingSink {
   readonly chunks: string[] = [];
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
@@ -60,25 +63,30 @@ export const cacheStep: TargetStep = (next) => (call) => {
   const delivered = call.run.call.sink;
   if (delivered && delivered.written > 0) return next(call);
   const plan = planCache(call);
+  // A cache without a plan is the semantic step's to answer, and to report.
+  if (!plan && call.node.cache) return next(call);
   call.run.call.state.cacheStatus = plan ? plan.status : 'DISABLED';
   return plan ? throughCache(next, call, plan) : next(call);
 };
 
+/** Notes a cache answer in the walk's history, as a call that took no time upstream. */
+export function recordCacheAnswer(call: TargetCall, answer: AttemptSuccess, started: number): void {
+  recordAttempt(call.run, {
+    path: call.path,
+    provider: call.resolved.adapter.id,
+    model: call.model,
+    body: call.body,
+    outcome: answer,
+    started,
+    retry: 0,
+  });
+}
+
 async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePlan): Promise<AttemptOutcome> {
-  const { run } = call;
   const started = performance.now();
   const cached = await answerFromCache(call, plan);
   if (cached) {
-    const provider = call.resolved.adapter.id;
-    recordAttempt(run, {
-      path: call.path,
-      provider,
-      model: call.model,
-      body: call.body,
-      outcome: cached,
-      started,
-      retry: 0,
-    });
+    recordCacheAnswer(call, cached, started);
     return cached;
   }
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
@@ -99,22 +107,36 @@ async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<Attem
     run.deps.logger.warn({ err }, 'response cache read failed');
     return undefined;
   }
-  if (!cached) return undefined;
-  const { state } = run.call;
+  if (!cached || !answersCall(call, cached)) return undefined;
+  return replayAnswer(call, cached, () => (run.call.state.cacheStatus = 'HIT'));
+}
+
+/** Whether a stored answer is of the form the call asks (a stream for a stream, JSON for JSON). */
+export function answersCall(call: TargetCall, cached: CachedAnswer): boolean {
+  return cached.kind === 'json' ? !call.sink : call.sink !== undefined;
+}
+
+/**
+ * Answers the call with a stored answer of its form (answersCall). `beforeFirstByte` runs before anything
+ * is sent, so the status it sets goes out with the response headers.
+ */
+export async function replayAnswer(
+  call: TargetCall,
+  cached: CachedAnswer,
+  beforeFirstByte: () => void,
+): Promise<AttemptSuccess> {
+  beforeFirstByte();
   if (cached.kind === 'json') {
-    if (call.sink) return undefined;
-    state.cacheStatus = 'HIT';
     const body = cached.body as { model?: string };
     return hit(body, body.model);
   }
-  if (!call.sink) return undefined;
-  // Before the first chunk: the response headers go out with it.
-  state.cacheStatus = 'HIT';
+  const { sink } = call;
+  if (!sink) throw new Error('a stored stream replayed to a call that asked for JSON');
   let model: string | undefined;
   for (const text of cached.chunks) {
     const chunk = JSON.parse(text) as AnswerChunk;
     model ??= chunk.model;
-    const pending = call.sink.chunk(chunk, text);
+    const pending = sink.chunk(chunk, text);
     if (pending) await pending;
   }
   return hit(undefined, model);
@@ -135,6 +157,21 @@ function hit(body: unknown, model: string | undefined): AttemptSuccess {
   };
 }
 
+/**
+ * The answer to keep of an outcome: a successful JSON body, or a stream whose every payload (`chunks`)
+ * came from one call; undefined for anything else.
+ */
+export function completeAnswer(
+  outcome: AttemptOutcome,
+  chunks: string[] | undefined,
+): CachedAnswer | undefined {
+  if (!outcome.ok || outcome.status < 200 || outcome.status >= 300) return undefined;
+  if (outcome.streamed) {
+    return chunks && chunks.length > 0 ? { kind: 'stream', chunks, storedAt: Date.now() } : undefined;
+  }
+  return outcome.body === undefined ? undefined : { kind: 'json', body: outcome.body, storedAt: Date.now() };
+}
+
 /** Stores a complete answer. `chunks` are the stream's payloads when the whole stream came from one call. */
 async function storeInCache(
   call: TargetCall,
@@ -142,15 +179,8 @@ async function storeInCache(
   outcome: AttemptOutcome,
   chunks: string[] | undefined,
 ): Promise<void> {
-  if (!outcome.ok || outcome.status < 200 || outcome.status >= 300) return;
-  let answer: CachedAnswer;
-  if (outcome.streamed) {
-    if (!chunks || chunks.length === 0) return;
-    answer = { kind: 'stream', chunks, storedAt: Date.now() };
-  } else {
-    if (outcome.body === undefined) return;
-    answer = { kind: 'json', body: outcome.body, storedAt: Date.now() };
-  }
+  const answer = completeAnswer(outcome, chunks);
+  if (!answer) return;
   try {
     await call.run.deps.routing.cache.set(plan.key, answer, plan.maxAgeMs);
   } catch (err) {

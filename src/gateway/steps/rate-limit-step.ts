@@ -7,6 +7,7 @@
  * usage — a stream's once its last chunk is in, before the client is told it ended; a pass-through's once
  * its JSON body has been relayed.
  */
+import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { jsonReader } from '../passthrough/json-answer.js';
 import type { RateLimitAdmission, RateLimits } from '../pipeline-types.js';
@@ -46,7 +47,7 @@ async function settled(
 
 /** What a call used: its usage; none for a cache hit or a failure before any answer; unknown otherwise. */
 function tokensUsed(outcome: AttemptOutcome, state: RouteState): number | undefined {
-  if (state.cacheStatus === 'HIT') return 0;
+  if (answeredFromCache(state.cacheStatus)) return 0;
   if (outcome.usage) return outcome.usage.total_tokens;
   if (outcome.ok) return undefined;
   return outcome.afterFirstByte ? undefined : 0;

@@ -12,6 +12,7 @@ import { createOrganisationRepository } from './organisations.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
 import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
 import { createResponseRepository } from './responses.js';
+import { createSemanticCacheRepository } from './semantic-cache.js';
 
 export function createRepositories(context: RepositoryContext): Repositories {
   return {
@@ -24,6 +25,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createPromptPartialRepository(context),
     ...createRateLimitPolicyRepository(context),
     ...createResponseRepository(context),
+    ...createSemanticCacheRepository(context),
     ...createLogRepository(context),
     ...createAnalyticsRepository(context),
     jobs: createJobRepository(context),

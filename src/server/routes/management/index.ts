@@ -1,6 +1,6 @@
 /**
  * The management API: API keys, virtual keys, catalog providers, stored configs, guardrails, prompts
- * and prompt partials, rate-limit policies, and workspaces. Every
+ * and prompt partials, rate-limit policies, semantic cache invalidation, and workspaces. Every
  * route here needs an admin key and works inside the caller's workspace (workspaces: its organisation).
  * The routes live in their own Fastify scope so the admin check applies to them and to nothing else.
  */
@@ -13,6 +13,7 @@ import { CREDENTIAL_ROUTES, registerCredentialRoutes } from './credentials.js';
 import { registerGuardrailRoutes } from './guardrails.js';
 import { registerPromptRoutes } from './prompts.js';
 import { registerRateLimitPolicyRoutes } from './rate-limit-policies.js';
+import { registerSemanticCacheRoutes } from './semantic-cache.js';
 import { registerWorkspaceRoutes } from './workspaces.js';
 
 export async function registerManagementRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -28,6 +29,7 @@ export async function registerManagementRoutes(app: FastifyInstance, deps: Gatew
     await registerGuardrailRoutes(scope, deps);
     await registerPromptRoutes(scope, deps);
     await registerRateLimitPolicyRoutes(scope, deps);
+    await registerSemanticCacheRoutes(scope, deps);
     await registerWorkspaceRoutes(scope, deps);
   });
 }

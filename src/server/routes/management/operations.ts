@@ -252,6 +252,20 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     tags: ['Rate-limit policies'],
   },
   {
+    method: 'delete',
+    path: '/cache/semantic/entries/{id}',
+    summary:
+      'Remove one semantic cache entry (the `x-gateway-cache-entry-id` of an answer); `workspace_id` for org admins',
+    tags: ['Semantic cache'],
+  },
+  {
+    method: 'delete',
+    path: '/cache/semantic/entries',
+    summary:
+      'Remove every semantic cache entry of a namespace (`namespace`, empty for none; `workspace_id`); answers `{deleted}`',
+    tags: ['Semantic cache'],
+  },
+  {
     method: 'post',
     path: '/workspaces',
     summary: "Create a workspace in the caller's organisation, with its first admin key (returned once)",

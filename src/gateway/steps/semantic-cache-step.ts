@@ -1,0 +1,186 @@
+/**
+ * The semantic cache in front of a target (`cache.mode: semantic`, docs/cache.md), for requests whose
+ * last turn it can compare by meaning (cache/semantic/semantic-key.ts; the cache step serves the others
+ * as the simple cache does). Within the request's partition, an entry stored by an equal request answers
+ * first (`HIT`, similarity 1); otherwise the request is embedded through the gateway's own routing and
+ * the nearest entry answers when its cosine similarity reaches the threshold (`SEMANTIC_HIT`). Else the
+ * call goes on (`SEMANTIC_MISS`, or `REFRESH` when forced) and its complete answer is stored with the
+ * request's vector. The nearest similarity is reported in both cases. An embedding that fails, or a
+ * cache that cannot be read or written, costs the cache and never the request.
+ */
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../core/errors.js';
+import type { TargetConfig } from '../config/index.js';
+import type { AttemptOutcome } from '../attempt.js';
+import { maxAgeMs, parseAnswer, serializeAnswer, type CachedAnswer } from '../cache/response-cache.js';
+import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/semantic/semantic-key.js';
+import type { SemanticLookupResult } from '../cache/semantic/semantic-cache.js';
+import { unitVector } from '../cache/semantic/vector-index.js';
+import type { EmbeddingTarget } from '../pipeline-types.js';
+import {
+  answersCall,
+  CacheTee,
+  completeAnswer,
+  exactKeyOf,
+  recordCacheAnswer,
+  replayAnswer,
+} from './cache-step.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+
+/** The least similarity that answers when the config sets none. */
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
+
+type SemanticCacheConfig = NonNullable<TargetConfig['cache']>;
+
+/** The embedding target of a config's cache, else the settings'; a 400 naming the field when neither has one. */
+function embeddingTargetOf(call: TargetCall, cache: SemanticCacheConfig): EmbeddingTarget {
+  const { settings } = call.run.deps;
+  const named = cache.embedding;
+  const model = named?.model ?? settings.semanticCacheEmbeddingModel;
+  if (named?.config !== undefined) return { config: named.config, model };
+  const virtualKey = named?.virtual_key ?? settings.semanticCacheVirtualKey;
+  if (virtualKey !== undefined) return { virtual_key: virtualKey, model };
+  const param = call.path ? `config.${call.path}.cache.embedding` : 'config.cache.embedding';
+  throw new GatewayError(
+    'invalid_config',
+    'cache.mode semantic needs an embedding model: set cache.embedding.virtual_key or cache.embedding.config',
+    { param },
+  );
+}
+
+export const semanticCacheStep: TargetStep = (next) => (call) => {
+  const cache = call.node.cache;
+  if (cache?.mode !== 'semantic') return next(call);
+  // A continuation is never cached (as in the cache step).
+  const delivered = call.run.call.sink;
+  if (delivered && delivered.written > 0) return next(call);
+  const request = semanticRequestOf(call.endpoint, call.body);
+  if (!request) return next(call);
+  return throughSemanticCache(next, call, cache, request);
+};
+
+/** Where a request's entry lives and how it is found: its partition, exact key and vector. */
+interface SemanticPlan {
+  workspaceId: string;
+  partition: string;
+  exactKey: string;
+  maxAgeMs: number;
+  threshold: number;
+  /** The request's vector (unit length); undefined when the embedding failed (logged). */
+  embed: () => Promise<Float32Array | undefined>;
+}
+
+function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: SemanticRequest): SemanticPlan {
+  const { run } = call;
+  const { deps } = run;
+  const { ctx } = run.call;
+  const target = embeddingTargetOf(call, cache);
+  const workspaceId = ctx.apiKey.workspace_id;
+  return {
+    workspaceId,
+    partition: partitionKey({
+      workspaceId,
+      namespace: ctx.cacheNamespace,
+      endpoint: call.endpoint,
+      provider: call.resolved.adapter.id,
+      host: call.address,
+      model: call.model ?? '',
+      rest: request.rest,
+      embedder: target,
+    }),
+    exactKey: exactKeyOf(call),
+    maxAgeMs: maxAgeMs(cache),
+    threshold: cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+    embed: async () => {
+      try {
+        return unitVector(await deps.routing.semantic.embed(run, target, request.text));
+      } catch (err) {
+        deps.logger.warn({ err }, 'semantic cache: the request could not be embedded');
+        return undefined;
+      }
+    },
+  };
+}
+
+async function throughSemanticCache(
+  next: TargetHandler,
+  call: TargetCall,
+  cache: SemanticCacheConfig,
+  request: SemanticRequest,
+): Promise<AttemptOutcome> {
+  const { state } = call.run.call;
+  const started = performance.now();
+  const plan = planSemantic(call, cache, request);
+  const found = await findEntry(call, plan);
+  state.cacheSimilarity = found.kind === 'exact' ? 1 : (found.similarity ?? null);
+  state.cacheEntryId = null;
+
+  if (found.kind !== 'miss') {
+    const cached = parseAnswer(found.entry.answer);
+    // The partition holds the stream flag, so a stored answer is always of the asked form.
+    if (cached && answersCall(call, cached)) {
+      const { entry } = found;
+      const status = found.kind === 'exact' ? 'HIT' : 'SEMANTIC_HIT';
+      const answer = await replayAnswer(call, cached, () => {
+        state.cacheStatus = status;
+        state.cacheEntryId = entry.id;
+      });
+      recordCacheAnswer(call, answer, started);
+      return answer;
+    }
+  }
+
+  const vector = found.kind === 'miss' ? found.vector : undefined;
+  const storable = vector !== undefined && plan.maxAgeMs > 0;
+  // Named before the call, so the answer's headers can tell which entry it will be stored as.
+  const id = `sc_${randomUUID()}`;
+  if (storable) state.cacheEntryId = id;
+  const tee = call.sink ? new CacheTee(call.sink) : undefined;
+  const outcome = await next(tee ? { ...call, sink: tee } : call);
+  const answer = completeAnswer(outcome, tee?.chunks);
+  if (storable && answer) await storeEntry(call, plan, id, vector, answer);
+  return outcome;
+}
+
+/** The entry that answers, or a miss with the request's vector; a forced refresh looks nothing up. */
+async function findEntry(call: TargetCall, plan: SemanticPlan): Promise<SemanticLookupResult> {
+  const { deps } = call.run;
+  const { ctx, state } = call.run.call;
+  if (ctx.cacheForceRefresh) {
+    state.cacheStatus = 'REFRESH';
+    return { kind: 'miss', vector: await plan.embed(), similarity: undefined };
+  }
+  state.cacheStatus = 'SEMANTIC_MISS';
+  try {
+    return await deps.routing.semantic.cache.lookup(plan);
+  } catch (err) {
+    // A cache that cannot be read is a miss, never a failed request.
+    deps.logger.warn({ err }, 'semantic cache read failed');
+    return { kind: 'miss', vector: undefined, similarity: undefined };
+  }
+}
+
+async function storeEntry(
+  call: TargetCall,
+  plan: SemanticPlan,
+  id: string,
+  vector: Float32Array,
+  answer: CachedAnswer,
+): Promise<void> {
+  const { deps } = call.run;
+  try {
+    await deps.routing.semantic.cache.add({
+      id,
+      workspace_id: plan.workspaceId,
+      namespace: call.run.call.ctx.cacheNamespace ?? '',
+      partition_key: plan.partition,
+      exact_key: plan.exactKey,
+      vector,
+      answer: serializeAnswer(answer),
+      created_at_ms: answer.storedAt,
+      expires_at_ms: answer.storedAt + plan.maxAgeMs,
+    });
+  } catch (err) {
+    deps.logger.warn({ err }, 'semantic cache write failed');
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The semantic cache's entries over a real SQLite store, with a clock the test moves: what the index
+ * proposes is read back from the store, expiry holds in both, and the sweep empties both.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SemanticCache } from '../../src/gateway/cache/semantic/semantic-cache.js';
+import type { SemanticCacheEvent } from '../../src/gateway/invalidation.js';
+import { unitVector } from '../../src/gateway/cache/semantic/vector-index.js';
+import { openStore } from '../../src/store/index.js';
+import type { SemanticCacheEntry, Store } from '../../src/store/types.js';
+
+let dataDir: string;
+let store: Store;
+let workspaceId: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'semantic-cache-'));
+  store = await openStore({ databaseUrl: undefined, dataDir, masterKey: randomBytes(32) });
+  const org = await store.createOrganisation({ name: 'o' });
+  workspaceId = (await store.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' })).id;
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const vector = (...values: number[]) => unitVector(values) as Float32Array;
+
+function entry(overrides: Partial<SemanticCacheEntry>): SemanticCacheEntry {
+  return {
+    id: `sc_${randomBytes(6).toString('hex')}`,
+    workspace_id: workspaceId,
+    namespace: '',
+    partition_key: 'p',
+    exact_key: `x_${randomBytes(4).toString('hex')}`,
+    vector: vector(1, 0, 0),
+    answer: JSON.stringify({ kind: 'json', body: { answer: 1 }, storedAt: 0 }),
+    created_at_ms: 0,
+    expires_at_ms: 1_000,
+    ...overrides,
+  };
+}
+
+describe('SemanticCache', () => {
+  it('answers exactly, then by similarity above the threshold, until the entry expires', async () => {
+    let now = 0;
+    const events: SemanticCacheEvent[] = [];
+    const cache = new SemanticCache(store, { now: () => now, publish: (event) => events.push(event) });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    const stored = entry({ partition_key: partition, exact_key: 'same' });
+    const lookup = (exactKey: string, query: Float32Array, threshold = 0.95) =>
+      cache.lookup({ workspaceId, partition, exactKey, threshold, embed: async () => query });
+
+    expect((await lookup('same', vector(1, 0, 0))).kind).toBe('miss');
+    await cache.add(stored);
+    expect(events).toEqual([
+      { kind: 'semantic-cache', op: 'added', workspaceId, partition, ids: [stored.id] },
+    ]);
+    expect(await lookup('same', vector(0, 1, 0))).toMatchObject({ kind: 'exact', entry: { id: stored.id } });
+    const close = await lookup('other', vector(1, 0.2, 0));
+    expect(close).toMatchObject({ kind: 'similar', entry: { id: stored.id } });
+    const far = await lookup('other', vector(1, 0.5, 0));
+    expect(far).toMatchObject({ kind: 'miss', similarity: expect.closeTo(0.894, 3) });
+    expect((await lookup('other', vector(1, 0.5, 0), 0.85)).kind).toBe('similar');
+
+    now = 1_000;
+    expect((await lookup('same', vector(1, 0, 0))).kind).toBe('miss');
+    await cache.sweep();
+    expect(await cache.heldEntries()).toBe(0);
+    expect(await store.getSemanticCacheEntry(workspaceId, stored.id)).toBeUndefined();
+    cache.close();
+  });
+
+  it('never answers with an entry the store no longer has', async () => {
+    const cache = new SemanticCache(store, { now: () => 0 });
+    const other = new SemanticCache(store, { now: () => 0 });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    const stored = entry({ partition_key: partition });
+    const lookup = (c: SemanticCache) =>
+      c.lookup({
+        workspaceId,
+        partition,
+        exactKey: 'k',
+        threshold: 0.95,
+        embed: async () => vector(1, 0, 0),
+      });
+    await cache.add(stored);
+    expect((await lookup(other)).kind).toBe('similar');
+    // Removed through the first; the second hears nothing (no channel here) but reads back from the store.
+    expect(await cache.removeEntry(workspaceId, stored.id)).toBe(true);
+    expect((await lookup(other)).kind).toBe('miss');
+    expect(await other.heldEntries()).toBe(0);
+    cache.close();
+    other.close();
+  });
+});
