@@ -29,6 +29,11 @@ export class DeliveredStream extends ForwardingSink {
   }
 
   private note(chunk: AnswerChunk): void {
+    if (!('choices' in chunk)) {
+      // An Anthropic Messages event relayed as it came: no OpenAI stream to continue elsewhere.
+      this.continuable = false;
+      return;
+    }
     if (!this.identity && typeof chunk.id === 'string') {
       this.identity = { id: chunk.id, created: chunk.created, object: chunk.object };
     }

@@ -9,9 +9,13 @@ import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
+  MessagesCountTokensRequestSchema,
+  MessagesRequestSchema,
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
+  validateMessagesCountTokensRequest,
+  validateMessagesRequest,
 } from '../core/schemas/index.js';
 import type { EndpointKind, ModelRequest, RequestBody } from '../providers/types.js';
 
@@ -87,6 +91,23 @@ export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } 
     'Create embeddings',
     false,
   ),
+  messages: descriptor(
+    'messages',
+    '/messages',
+    validateMessagesRequest,
+    MessagesRequestSchema,
+    "Create a message in Anthropic's Messages API (JSON, or server-sent events with stream: true); " +
+      'native on Anthropic, Bedrock and Vertex AI Claude models, translated for every other provider',
+    true,
+  ),
+  count_tokens: descriptor(
+    'count_tokens',
+    '/messages/count_tokens',
+    validateMessagesCountTokensRequest,
+    MessagesCountTokensRequestSchema,
+    "Count the input tokens of an Anthropic Messages request (Anthropic's own count, else an estimate)",
+    false,
+  ),
 };
 
 /** A client's body validated for its endpoint: the request the pipeline carries, told apart by `endpoint`. */
@@ -97,7 +118,7 @@ export function validateRequest<K extends EndpointKind>(
   return { endpoint: endpoint.kind, body: endpoint.validate(body) };
 }
 
-/** Whether the client asked for server-sent events (embeddings never stream). */
+/** Whether the client asked for server-sent events (embeddings and token counts never stream). */
 export function asksForStream(request: ModelRequest): boolean {
-  return request.endpoint !== 'embeddings' && request.body.stream === true;
+  return ENDPOINTS[request.endpoint].streams && (request.body as { stream?: unknown }).stream === true;
 }

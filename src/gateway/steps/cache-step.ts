@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.js';
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
-import { ForwardingSink, type AnswerChunk } from '../sink.js';
+import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
@@ -113,7 +113,7 @@ async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<Attem
   let model: string | undefined;
   for (const text of cached.chunks) {
     const chunk = JSON.parse(text) as AnswerChunk;
-    model ??= chunk.model;
+    model ??= chunkModel(chunk);
     const pending = call.sink.chunk(chunk, text);
     if (pending) await pending;
   }
