@@ -296,9 +296,10 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
         'invalid_response',
       );
     }
+    const handler = operationOf(adapter, request.endpoint);
     let body: unknown;
     try {
-      body = operationOf(adapter, request.endpoint).parseResponse(request, { status, headers, body: json });
+      body = handler.parseResponse(request, { status, headers, body: json });
     } catch (err) {
       if (err instanceof ProviderError || err instanceof GatewayError)
         return scope.fail(err, 'invalid_response');
@@ -311,7 +312,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       streamed: false,
       body,
       rawText: body === json ? text : undefined,
-      usage: answer.usage,
+      usage: handler.usageOf ? handler.usageOf(body) : answer.usage,
       model: answer.model,
       upstreamHeaders: headers,
       ttfbMs: scope.ttfbMs,

@@ -279,7 +279,7 @@ describe("errors in Anthropic's shape", () => {
       }),
     });
     expect(response.status).toBe(400);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expectAnthropicShape('ErrorResponse', body);
     expect(body.error.message).toContain('messages[0].content[0].input');
   });

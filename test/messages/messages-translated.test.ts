@@ -86,7 +86,8 @@ describe('an OpenAI-wire provider', () => {
       top_k: 3,
       stop_sequences: ['END'],
       metadata: { user_id: 'u-42' },
-    });
+      // The SDK's types no longer list temperature; the API still takes it.
+    } as Anthropic.MessageCreateParamsNonStreaming);
     expectAnthropicShape('Message', message);
     expect(message.content).toEqual([{ type: 'text', text: '[upstream] Hello there' }]);
     expect(message.stop_reason).toBe('end_turn');
@@ -258,7 +259,7 @@ describe('an OpenAI-wire provider', () => {
     const before = openai.requests.length;
     const counted = await anthropicClient(openaiTarget()).messages.countTokens(body);
     expectAnthropicShape('CountTokensResponse', counted);
-    expect(counted.input_tokens).toBe(estimateInputTokens(body));
+    expect(counted.input_tokens).toBe(await estimateInputTokens(body));
     // The sentences and the tool definition are some dozens of tokens: an estimate in that range.
     expect(counted.input_tokens).toBeGreaterThan(30);
     expect(counted.input_tokens).toBeLessThan(120);
@@ -299,9 +300,9 @@ describe('Gemini', () => {
       }),
     );
     expectMessagesGrammar(events);
-    const text = final.content
+    const text = (final.content as Array<{ type: string; text?: string }>)
       .filter((block) => block.type === 'text')
-      .map((block) => (block as { text: string }).text)
+      .map((block) => block.text)
       .join('');
     expect(text).toBe(expected);
   });

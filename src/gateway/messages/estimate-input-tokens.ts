@@ -3,9 +3,9 @@
  * its own: the request's text (system, every text block, tool results, tool inputs, thinking, and the tool
  * definitions as JSON) counted with the o200k_base encoding (`gpt-tokenizer`), plus a fixed allowance per
  * image and a few tokens per message for its framing. Providers tokenise differently; this is an estimate
- * within some percent, not the provider's count.
+ * within some percent, not the provider's count. The encoding's tables (some megabytes) are loaded on the
+ * first estimate, not at start.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { MessagesContentBlock, MessagesCountTokensRequest } from '../../core/schemas/index.js';
 
 /** Anthropic's figure for a ~1.15 megapixel image, the largest it takes without resizing. */
@@ -38,7 +38,8 @@ function blockText(block: MessagesContentBlock): { text: string; images: number 
   }
 }
 
-export function estimateInputTokens(request: MessagesCountTokensRequest): number {
+export async function estimateInputTokens(request: MessagesCountTokensRequest): Promise<number> {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   const texts: string[] = [];
   let images = 0;
   if (typeof request.system === 'string') texts.push(request.system);

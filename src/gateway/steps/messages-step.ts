@@ -44,12 +44,12 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
   });
 }
 
-function estimated(call: TargetCall<'count_tokens'>): AttemptOutcome {
+async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutcome> {
   return {
     ok: true,
     status: 200,
     streamed: false,
-    body: { input_tokens: estimateInputTokens(call.body) },
+    body: { input_tokens: await estimateInputTokens(call.body) },
     usage: undefined,
     model: call.model,
     upstreamHeaders: {},

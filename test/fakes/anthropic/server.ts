@@ -88,7 +88,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
     if (countTokens) {
-      requests.push({ method: 'POST', path: req.url, headers, body });
+      requests.push({ method: 'POST', path: req.url as string, headers, body });
       res.writeHead(200, {
         'content-type': 'application/json',
         'request-id': `req_fake_count_${requests.length}`,
@@ -100,7 +100,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       sendError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
       return;
     }
-    requests.push({ method: 'POST', path: req.url, headers, body });
+    requests.push({ method: 'POST', path: req.url as string, headers, body });
     const reply =
       queue.shift() ??
       (body.stream
