@@ -14,7 +14,9 @@ import type {
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import { messageId, messagesStopReason, messagesUsage } from './chat-to-message.js';
 
-type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number; toolIndex?: number };
+/** The block being written: its kind, its Messages index, and the chat index it comes from (a tool call's,
+ * or a thinking block's among `content_blocks`). */
+type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number; sourceIndex?: number };
 
 export function sse(event: MessagesStreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
@@ -36,15 +38,15 @@ export class ChatChunksToMessageEvents {
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return out;
     const { delta } = choice;
-    for (const { delta: block } of delta.content_blocks ?? []) {
+    for (const { index: sourceIndex, delta: block } of delta.content_blocks ?? []) {
       if (block.type === 'redacted_thinking') {
-        out += this.openBlock('thinking', { type: 'redacted_thinking', data: block.data ?? '' });
+        out += this.openBlock('thinking', { type: 'redacted_thinking', data: block.data ?? '' }, sourceIndex);
         out += this.closeBlock();
         continue;
       }
       if (block.type !== 'thinking') continue;
-      if (this.open?.kind !== 'thinking') {
-        out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+      if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
+        out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);
       }
       if (block.thinking) out += this.delta({ type: 'thinking_delta', thinking: block.thinking });
       if (block.signature) out += this.delta({ type: 'signature_delta', signature: block.signature });
@@ -65,6 +67,7 @@ export class ChatChunksToMessageEvents {
           },
           call.index,
         );
+        this.toolBlocks.set(call.index, this.nextIndex - 1);
       }
       const args = call.function?.arguments;
       if (args) {
@@ -112,11 +115,10 @@ export class ChatChunksToMessageEvents {
     return start + sse({ type: 'ping' });
   }
 
-  private openBlock(kind: OpenBlock['kind'], block: MessagesAnswerBlock, toolIndex?: number): string {
+  private openBlock(kind: OpenBlock['kind'], block: MessagesAnswerBlock, sourceIndex?: number): string {
     const out = this.closeBlock();
     const index = this.nextIndex++;
-    this.open = { kind, index, toolIndex };
-    if (toolIndex !== undefined) this.toolBlocks.set(toolIndex, index);
+    this.open = { kind, index, sourceIndex };
     return out + sse({ type: 'content_block_start', index, content_block: block });
   }
 
