@@ -99,17 +99,27 @@ describe('messages.create on Anthropic', () => {
 });
 
 describe('messages.stream on Anthropic', () => {
-  it("relays every event with Anthropic's own text", async () => {
+  it("relays every event with Anthropic's own text, and logs the stream's tokens", async () => {
     const lines = readAnthropicStreamFixture('anthropic-text.chunks.txt');
+    const { traceId, headers } = traceHeaders();
     const raw = await postRawSse(
       `${gateway.url}/messages`,
-      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config()) },
+      { ...headers, 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config()) },
       { model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] },
     );
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-type')).toContain('text/event-stream');
     expect(raw.frames.map((frame) => frame.data)).toEqual(lines);
-    expectMessagesGrammar(eventsOf(raw.frames));
+    const events = eventsOf(raw.frames);
+    expectMessagesGrammar(events);
+
+    const start = events[0] as any;
+    const delta = events.find((event) => event.type === 'message_delta') as any;
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.endpoint).toBe('messages');
+    expect(record.model).toBe(start.message.model);
+    expect(record.prompt_tokens).toBe(start.message.usage.input_tokens);
+    expect(record.completion_tokens).toBe(delta.usage.output_tokens);
   });
 
   it('gives the SDK its events and final message', async () => {

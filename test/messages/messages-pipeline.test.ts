@@ -53,6 +53,20 @@ afterAll(async () => {
   await openai?.close();
 });
 
+describe('the OpenAPI document', () => {
+  it('lists both routes with their request schemas', async () => {
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: unknown }> } } }>;
+    };
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      const schema = document.paths[path]?.post?.requestBody?.content['application/json'].schema as {
+        required?: string[];
+      };
+      expect(schema?.required, path).toContain('messages');
+    }
+  });
+});
+
 describe('targets chosen by the gateway', () => {
   it('reaches Anthropic through a virtual key', async () => {
     await admin('/virtual-keys', { slug: 'claude-vk', name: 'claude', ...anthropicTarget() });

@@ -134,6 +134,26 @@ describe('an OpenAI-wire provider', () => {
     expect(lastChat().stream_options).toEqual({ include_usage: true });
   });
 
+  it('ends a stream that breaks upstream with event: error and no message_stop', async () => {
+    openai.enqueue({ errorEventAfter: 3 });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(openaiTarget()) },
+      {
+        model: 'gpt-4o-mini',
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: 'user', content: 'one two three four five six' }],
+      },
+    );
+    expect(raw.status).toBe(200);
+    const last = raw.frames.at(-1)!;
+    expect(last.event).toBe('error');
+    expectAnthropicShape('ErrorResponse', JSON.parse(last.data));
+    expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
+    expect(raw.frames[0].event).toBe('message_start');
+  });
+
   it('names each event on the wire by its type, with a ping after message_start', async () => {
     const raw = await postRawSse(
       `${gateway.url}/messages`,
