@@ -114,6 +114,29 @@ describe('Claude on Bedrock', () => {
     expect(bedrock.requests.at(-1)!.action).toBe('invoke-with-response-stream');
   });
 
+  it("ends a stream with Bedrock's exception as event: error", async () => {
+    bedrock.enqueue({
+      kind: 'anthropic-stream',
+      fixture: 'anthropic-text.chunks.txt',
+      exception: { type: 'ThrottlingException', message: 'Too many tokens', afterEvents: 3 },
+    });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(bedrockConfig()) },
+      { model: CLAUDE_ON_BEDROCK, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+    );
+    expect(raw.frames.map((frame) => frame.data).slice(0, 3)).toEqual(
+      readAnthropicStreamFixture('anthropic-text.chunks.txt').slice(0, 3),
+    );
+    const last = raw.frames.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data)).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'Too many tokens' },
+    });
+    expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
+  });
+
   it('gives the SDK a stream it can assemble', async () => {
     const stream = anthropicClient(bedrockConfig()).messages.stream({
       model: CLAUDE_ON_BEDROCK,

@@ -34,7 +34,12 @@ export type FakeBedrockReply =
   /** A ConverseStream answer replaying a `.chunks.txt` recording; optionally an exception after N events. */
   | { kind: 'stream'; fixture: string; exception?: { type: string; message: string; afterEvents?: number } }
   /** An InvokeModelWithResponseStream answer of Claude replaying an Anthropic `.chunks.txt` recording. */
-  | { kind: 'anthropic-stream'; fixture: string }
+  | {
+      kind: 'anthropic-stream';
+      fixture: string;
+      /** An exception message in place of event `afterEvents` and what follows. */
+      exception?: { type: string; message: string; afterEvents: number };
+    }
   /** Bedrock's error shape: status, `x-amzn-errortype` and `{"message"}`. */
   | { kind: 'error'; status: number; errorType: string; message: string; headers?: Record<string, string> };
 
@@ -213,7 +218,14 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       'x-amzn-requestid': requestId,
     });
     if (answer.kind === 'anthropic-stream') {
-      for (const line of readAnthropicStreamFixture(answer.fixture)) res.write(encodeInvokeChunk(line));
+      const { exception } = answer;
+      for (const [i, line] of readAnthropicStreamFixture(answer.fixture).entries()) {
+        if (exception && i === exception.afterEvents) {
+          res.write(encodeException(exception.type, exception.message));
+          break;
+        }
+        res.write(encodeInvokeChunk(line));
+      }
       res.end();
       return;
     }
