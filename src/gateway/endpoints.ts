@@ -17,6 +17,11 @@ import {
   validateMessagesCountTokensRequest,
   validateMessagesRequest,
 } from '../core/schemas/index.js';
+import {
+  MessagesAnswerSchema,
+  MessagesCountTokensAnswerSchema,
+  MessagesErrorSchema,
+} from '../core/schemas/messages-answer.js';
 import type { EndpointKind, ModelRequest, RequestBody } from '../providers/types.js';
 
 export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
@@ -66,6 +71,29 @@ const HOOK_RESPONSES: NonNullable<Operation['otherResponses']> = {
   },
 };
 
+/** Anthropic's API answers in its own shapes: its answer, and its error object for every failure. */
+function anthropicShaped<K extends EndpointKind>(
+  endpoint: EndpointDescriptor<K>,
+  response: unknown,
+): EndpointDescriptor<K> {
+  const error = { description: "Anthropic's error object", schema: MessagesErrorSchema };
+  const { openapi } = endpoint;
+  return {
+    ...endpoint,
+    openapi: {
+      ...openapi,
+      tags: ['Anthropic Messages'],
+      response,
+      otherResponses: {
+        ...openapi.otherResponses,
+        '446': { ...HOOK_RESPONSES['446'], schema: MessagesErrorSchema },
+        '4XX': error,
+        '5XX': error,
+      },
+    },
+  };
+}
+
 export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } = {
   chat: descriptor(
     'chat',
@@ -91,22 +119,28 @@ export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } 
     'Create embeddings',
     false,
   ),
-  messages: descriptor(
-    'messages',
-    '/messages',
-    validateMessagesRequest,
-    MessagesRequestSchema,
-    "Create a message in Anthropic's Messages API (JSON, or server-sent events with stream: true); " +
-      'native on Anthropic, Bedrock and Vertex AI Claude models, translated for every other provider',
-    true,
+  messages: anthropicShaped(
+    descriptor(
+      'messages',
+      '/messages',
+      validateMessagesRequest,
+      MessagesRequestSchema,
+      "Create a message in Anthropic's Messages API (JSON, or server-sent events with stream: true); " +
+        'native on Anthropic, Bedrock and Vertex AI Claude models, translated for every other provider',
+      true,
+    ),
+    MessagesAnswerSchema,
   ),
-  count_tokens: descriptor(
-    'count_tokens',
-    '/messages/count_tokens',
-    validateMessagesCountTokensRequest,
-    MessagesCountTokensRequestSchema,
-    "Count the input tokens of an Anthropic Messages request (Anthropic's own count, else an estimate)",
-    false,
+  count_tokens: anthropicShaped(
+    descriptor(
+      'count_tokens',
+      '/messages/count_tokens',
+      validateMessagesCountTokensRequest,
+      MessagesCountTokensRequestSchema,
+      "Count the input tokens of an Anthropic Messages request (Anthropic's own count, else an estimate)",
+      false,
+    ),
+    MessagesCountTokensAnswerSchema,
   ),
 };
 

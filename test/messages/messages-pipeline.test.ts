@@ -141,6 +141,28 @@ describe('guardrails and rate limits', () => {
     expect(anthropic.requests.length).toBe(before);
   });
 
+  it('answers 246 with hook_results beside a translated Message when a check fails without deny', async () => {
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-stored',
+      custom_host: openai.url,
+      input_guardrails: [{ id: 'flag-pw', 'default.contains': { words: ['password'], operator: 'none' } }],
+    };
+    const response = await fetch(`${gateway.url}/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+      },
+      body: JSON.stringify(ask('my password is hunter2')),
+    });
+    expect(response.status).toBe(246);
+    const body = (await response.json()) as { hook_results: { before_request_hooks: unknown[] } };
+    expectAnthropicShape('Message', body);
+    expect(body.hook_results.before_request_hooks).toMatchObject([{ id: 'flag-pw', verdict: false }]);
+  });
+
   it('refuses past a rate-limit policy with rate_limit_error', async () => {
     await admin('/policies/rate-limits', {
       conditions: [{ key: 'metadata.case', value: 'messages' }],

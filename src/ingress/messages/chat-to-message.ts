@@ -53,7 +53,8 @@ export function toolInput(args: string): unknown {
   }
 }
 
-export function chatToMessage(completion: ChatCompletion): MessagesAnswer {
+/** The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it. */
+export function chatToMessage(completion: ChatCompletion & { hook_results?: unknown }): MessagesAnswer {
   const choice = completion.choices[0];
   const content: MessagesAnswerBlock[] = [];
   for (const block of choice?.message.content_blocks ?? []) {
@@ -81,5 +82,6 @@ export function chatToMessage(completion: ChatCompletion): MessagesAnswer {
     stop_reason: messagesStopReason(choice?.finish_reason ?? 'stop'),
     stop_sequence: null,
     usage: messagesUsage(completion.usage),
+    ...(completion.hook_results !== undefined ? { hook_results: completion.hook_results } : {}),
   };
 }
