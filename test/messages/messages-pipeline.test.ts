@@ -161,6 +161,16 @@ describe('guardrails and rate limits', () => {
     const body = (await response.json()) as { hook_results: { before_request_hooks: unknown[] } };
     expectAnthropicShape('Message', body);
     expect(body.hook_results.before_request_hooks).toMatchObject([{ id: 'flag-pw', verdict: false }]);
+
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+      { ...ask('my password is hunter2'), stream: true },
+    );
+    expect(raw.status).toBe(246);
+    const start = JSON.parse(raw.frames[0].data) as { type: string; hook_results: typeof body.hook_results };
+    expect(start.type).toBe('message_start');
+    expect(start.hook_results.before_request_hooks).toMatchObject([{ id: 'flag-pw', verdict: false }]);
   });
 
   it('refuses past a rate-limit policy with rate_limit_error', async () => {

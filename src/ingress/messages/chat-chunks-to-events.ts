@@ -96,10 +96,14 @@ export class ChatChunksToMessageEvents {
     return out + sse({ type: 'message_stop' });
   }
 
-  private start(chunk: ChatCompletionChunk | undefined): string {
+  /** `message_start` and a ping, once. The hooks' results, carried by the first chunk, go with it (as on a
+   * native stream). */
+  private start(chunk: (ChatCompletionChunk & { hook_results?: unknown }) | undefined): string {
     if (this.started) return '';
     this.started = true;
+    const hookResults = chunk?.hook_results;
     const start = sse({
+      ...(hookResults !== undefined ? { hook_results: hookResults } : {}),
       type: 'message_start',
       message: {
         id: messageId(chunk?.id ?? 'gateway'),
