@@ -50,7 +50,8 @@ async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutco
     status: 200,
     streamed: false,
     body: { input_tokens: await estimateInputTokens(call.body) },
-    usage: undefined,
+    // Counting spends no tokens: a rate-limit reservation is settled to none.
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     model: call.model,
     upstreamHeaders: {},
     ttfbMs: null,
