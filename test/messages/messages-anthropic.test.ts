@@ -120,6 +120,13 @@ describe('messages.stream on Anthropic', () => {
     expect(record.model).toBe(start.message.model);
     expect(record.prompt_tokens).toBe(start.message.usage.input_tokens);
     expect(record.completion_tokens).toBe(delta.usage.output_tokens);
+    const text = events
+      .filter((event) => event.delta?.type === 'text_delta')
+      .map((event) => (event.delta as { text: string }).text)
+      .join('');
+    expect((record as unknown as { response_body: unknown }).response_body).toEqual({
+      choices: [{ index: 0, content: text }],
+    });
   });
 
   it('gives the SDK its events and final message', async () => {
