@@ -11,7 +11,7 @@ import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
 import type { AdapterRequest, StreamOutput } from '../providers/types.js';
-import type { AnswerChunk, CallSink } from './sink.js';
+import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import { POLICY_REFUSAL_CODE } from './custom-host.js';
@@ -296,9 +296,10 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
         'invalid_response',
       );
     }
+    const handler = operationOf(adapter, request.endpoint);
     let body: unknown;
     try {
-      body = operationOf(adapter, request.endpoint).parseResponse(request, { status, headers, body: json });
+      body = handler.parseResponse(request, { status, headers, body: json });
     } catch (err) {
       if (err instanceof ProviderError || err instanceof GatewayError)
         return scope.fail(err, 'invalid_response');
@@ -311,7 +312,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       streamed: false,
       body,
       rawText: body === json ? text : undefined,
-      usage: answer.usage,
+      usage: handler.usageOf ? handler.usageOf(body) : answer.usage,
       model: answer.model,
       upstreamHeaders: headers,
       ttfbMs: scope.ttfbMs,
@@ -364,7 +365,7 @@ async function relayStream(
           return scope.fail(output.error, 'stream_error', wroteAny(), translator.usage());
         case 'chunk': {
           const chunk = output.chunk as AnswerChunk;
-          model ??= chunk.model;
+          model ??= chunkModel(chunk);
           const pending = sink.chunk(chunk, output.raw);
           if (pending) {
             // A slow reader is the client's pace, not the provider's silence: no deadline while it drains.

@@ -29,6 +29,15 @@ export class DeliveredStream extends ForwardingSink {
   }
 
   private note(chunk: AnswerChunk): void {
+    if (!('choices' in chunk)) {
+      // An Anthropic Messages event relayed as it came: no OpenAI stream to continue elsewhere. Its text is
+      // still noted, for the call's record.
+      this.continuable = false;
+      if (chunk.type === 'content_block_delta' && chunk.delta.type === 'text_delta') {
+        this.text.set(0, (this.text.get(0) ?? '') + chunk.delta.text);
+      }
+      return;
+    }
     if (!this.identity && typeof chunk.id === 'string') {
       this.identity = { id: chunk.id, created: chunk.created, object: chunk.object };
     }

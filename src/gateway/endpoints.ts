@@ -9,10 +9,19 @@ import {
   ChatCompletionRequestSchema,
   CompletionRequestSchema,
   EmbeddingRequestSchema,
+  MessagesCountTokensRequestSchema,
+  MessagesRequestSchema,
   validateChatCompletionRequest,
   validateCompletionRequest,
   validateEmbeddingRequest,
+  validateMessagesCountTokensRequest,
+  validateMessagesRequest,
 } from '../core/schemas/index.js';
+import {
+  MessagesAnswerSchema,
+  MessagesCountTokensAnswerSchema,
+  MessagesErrorSchema,
+} from '../core/schemas/messages-answer.js';
 import type { EndpointKind, ModelRequest, RequestBody } from '../providers/types.js';
 
 export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
@@ -62,6 +71,29 @@ const HOOK_RESPONSES: NonNullable<Operation['otherResponses']> = {
   },
 };
 
+/** Anthropic's API answers in its own shapes: its answer, and its error object for every failure. */
+function anthropicShaped<K extends EndpointKind>(
+  endpoint: EndpointDescriptor<K>,
+  response: unknown,
+): EndpointDescriptor<K> {
+  const error = { description: "Anthropic's error object", schema: MessagesErrorSchema };
+  const { openapi } = endpoint;
+  return {
+    ...endpoint,
+    openapi: {
+      ...openapi,
+      tags: ['Anthropic Messages'],
+      response,
+      otherResponses: {
+        ...openapi.otherResponses,
+        '446': { ...HOOK_RESPONSES['446'], schema: MessagesErrorSchema },
+        '4XX': error,
+        '5XX': error,
+      },
+    },
+  };
+}
+
 export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } = {
   chat: descriptor(
     'chat',
@@ -87,6 +119,29 @@ export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } 
     'Create embeddings',
     false,
   ),
+  messages: anthropicShaped(
+    descriptor(
+      'messages',
+      '/messages',
+      validateMessagesRequest,
+      MessagesRequestSchema,
+      "Create a message in Anthropic's Messages API (JSON, or server-sent events with stream: true); " +
+        'native on Anthropic, Bedrock and Vertex AI Claude models, translated for every other provider',
+      true,
+    ),
+    MessagesAnswerSchema,
+  ),
+  count_tokens: anthropicShaped(
+    descriptor(
+      'count_tokens',
+      '/messages/count_tokens',
+      validateMessagesCountTokensRequest,
+      MessagesCountTokensRequestSchema,
+      "Count the input tokens of an Anthropic Messages request (Anthropic's own count, else an estimate)",
+      false,
+    ),
+    MessagesCountTokensAnswerSchema,
+  ),
 };
 
 /** A client's body validated for its endpoint: the request the pipeline carries, told apart by `endpoint`. */
@@ -97,7 +152,7 @@ export function validateRequest<K extends EndpointKind>(
   return { endpoint: endpoint.kind, body: endpoint.validate(body) };
 }
 
-/** Whether the client asked for server-sent events (embeddings never stream). */
+/** Whether the client asked for server-sent events (embeddings and token counts never stream). */
 export function asksForStream(request: ModelRequest): boolean {
-  return request.endpoint !== 'embeddings' && request.body.stream === true;
+  return ENDPOINTS[request.endpoint].streams && (request.body as { stream?: unknown }).stream === true;
 }

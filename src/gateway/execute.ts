@@ -20,6 +20,9 @@ import { newRouteRun, route, type RouteResult } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
 import type { CallSink } from './sink.js';
 
+/** The endpoints of Anthropic's API, where `thinking` is a standard field. */
+const ANTHROPIC_ENDPOINTS: ReadonlySet<string> = new Set(['messages', 'count_tokens']);
+
 /** One model call: its operation and validated body, told apart by `endpoint`, and whose call it is. */
 export type ModelCall = ModelRequest & {
   ctx: CallContext;
@@ -40,8 +43,9 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   const state = call.state ?? newRouteState();
   const stream = asksForStream(call);
   const delivered = stream ? new DeliveredStream(sink) : undefined;
-  // (`stream` already rules embeddings out; the endpoint test says so to the type checker.)
-  const request = stream && call.endpoint !== 'embeddings' ? withUsageAsked(call) : call;
+  // Usage is asked of OpenAI-shaped streams; a Messages stream always reports it.
+  const request =
+    stream && (call.endpoint === 'chat' || call.endpoint === 'completions') ? withUsageAsked(call) : call;
   const run = newRouteRun(deps, {
     ...request,
     ctx,
@@ -53,10 +57,10 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   let result: RouteResult | undefined;
   let failure: unknown;
   try {
-    // The gateway's own option, refused in strict mode on every endpoint: the chat schema names it, the
-    // others let it through as an unknown key.
+    // The gateway's own option, refused in strict mode on every OpenAI endpoint: the chat schema names it,
+    // the others let it through as an unknown key. Anthropic's Messages API has it as its own.
     const fields: Readonly<Record<string, unknown>> = body;
-    if (fields.thinking !== undefined && ctx.strictCompat) {
+    if (fields.thinking !== undefined && ctx.strictCompat && !ANTHROPIC_ENDPOINTS.has(endpoint)) {
       throw new GatewayError(
         'unsupported_parameter',
         'thinking needs strict_compat_compliance set to false (in the config, or the ' +

@@ -14,7 +14,7 @@ import {
   type AttemptOutcome,
   type AttemptSuccess,
 } from './attempt.js';
-import { ForwardingSink, type AnswerChunk, type CallSink } from './sink.js';
+import { ForwardingSink, type AnswerChunk, type CallSink, type OpenAIChunk } from './sink.js';
 
 /**
  * One of the n calls' view of the merged stream: its chunks get the merged stream's id and its choice's
@@ -29,7 +29,9 @@ class FanoutMemberSink extends ForwardingSink {
     super(next);
   }
 
-  override chunk(chunk: AnswerChunk): Promise<void> | undefined {
+  override chunk(answerChunk: AnswerChunk): Promise<void> | undefined {
+    // Only chat and text completions are fanned out (fanoutRequests).
+    const chunk = answerChunk as OpenAIChunk;
     if (chunk.choices.length === 0) return undefined;
     this.merged.id ??= chunk.id;
     const { usage: _usage, ...rest } = chunk as ChatCompletionChunk;
@@ -46,7 +48,10 @@ class FanoutMemberSink extends ForwardingSink {
  * is 1. */
 export function fanoutRequests(input: AttemptInput): AdapterRequest[] | undefined {
   const { request } = input;
-  if (input.resolved.adapter.capabilities.n !== 'fanout' || request.endpoint === 'embeddings') {
+  if (
+    input.resolved.adapter.capabilities.n !== 'fanout' ||
+    (request.endpoint !== 'chat' && request.endpoint !== 'completions')
+  ) {
     return undefined;
   }
   const n = request.body.n;

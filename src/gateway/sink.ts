@@ -7,10 +7,21 @@
  * A sink is told exactly one of `end`, `answer` or `fail`, once, after any number of `chunk`s.
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';
+import type { MessagesStreamEvent } from '../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../core/openai-types.js';
 
-/** One chunk of a streamed answer, in the OpenAI shape of its operation. */
-export type AnswerChunk = ChatCompletionChunk | TextCompletion;
+/** A chunk in the OpenAI shape of its operation (chat or text completion). */
+export type OpenAIChunk = ChatCompletionChunk | TextCompletion;
+
+/** One chunk of a streamed answer: in the OpenAI shape of its operation, or an Anthropic Messages event
+ * relayed as the provider sent it (`/v1/messages` on a provider that has the API natively). */
+export type AnswerChunk = OpenAIChunk | MessagesStreamEvent;
+
+/** The model a chunk names: an OpenAI chunk's `model`, a Messages stream's `message_start`. */
+export function chunkModel(chunk: AnswerChunk): string | undefined {
+  if ('model' in chunk) return chunk.model;
+  return chunk.type === 'message_start' ? chunk.message?.model : undefined;
+}
 
 /** A complete non-streamed answer. */
 export interface JsonAnswer {

@@ -18,6 +18,7 @@ const OPERATIONS: Readonly<Record<string, string>> = {
   chat: 'chat',
   completions: 'text_completion',
   embeddings: 'embeddings',
+  messages: 'chat',
 };
 
 /** `gen_ai.provider.name` of the providers the conventions name; the others keep the gateway's id. */

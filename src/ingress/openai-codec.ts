@@ -5,7 +5,7 @@
  * tokens; the usage chunk reaches the client only when it asked (`stream_options.include_usage`).
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';
-import type { AnswerChunk, JsonAnswer } from '../gateway/sink.js';
+import type { AnswerChunk, JsonAnswer, OpenAIChunk } from '../gateway/sink.js';
 import type { IngressCodec, StreamEncoder } from './codec.js';
 
 const DONE = 'data: [DONE]\n\n';
@@ -13,7 +13,9 @@ const DONE = 'data: [DONE]\n\n';
 class OpenAIStreamEncoder implements StreamEncoder {
   constructor(private readonly includeUsage: boolean) {}
 
-  chunk(chunk: AnswerChunk, raw: string | undefined): string | undefined {
+  chunk(answerChunk: AnswerChunk, raw: string | undefined): string | undefined {
+    // The OpenAI routes' operations answer in OpenAI chunks only.
+    const chunk = answerChunk as OpenAIChunk;
     if (!this.includeUsage) {
       if (chunk.choices.length === 0) return undefined;
       if (chunk.usage) {

@@ -22,7 +22,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   constructor(private readonly assembler: ResponseAssembler) {}
 
   chunk(chunk: AnswerChunk): string | undefined {
-    if (chunk.object !== 'chat.completion.chunk') return undefined;
+    if (!('object' in chunk) || chunk.object !== 'chat.completion.chunk') return undefined;
     const events = this.assembler.push(chunk);
     return events.length === 0 ? undefined : framed(events);
   }

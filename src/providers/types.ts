@@ -8,8 +8,15 @@
  */
 import type { AbortSignalLike } from '../core/abort.js';
 import type { ProviderError } from '../core/errors.js';
+import type { MessagesStreamEvent } from '../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
-import type { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../core/schemas/index.js';
+import type {
+  ChatCompletionRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+  MessagesCountTokensRequest,
+  MessagesRequest,
+} from '../core/schemas/index.js';
 
 /** Each model operation and the body it takes: the type its schema gives (core/schemas), validated once at
  * the route and, with a target's override_params, once more before the target is called. */
@@ -17,6 +24,10 @@ export interface RequestBodies {
   chat: ChatCompletionRequest;
   completions: CompletionRequest;
   embeddings: EmbeddingRequest;
+  /** Anthropic's Messages API (`/v1/messages`): native where a provider has it, else translated to chat. */
+  messages: MessagesRequest;
+  /** Anthropic's `/v1/messages/count_tokens`. */
+  count_tokens: MessagesCountTokensRequest;
 }
 
 export type EndpointKind = keyof RequestBodies;
@@ -161,7 +172,7 @@ export interface FrameDecoder {
 export type StreamOutput =
   /** An OpenAI chunk. `raw` is its JSON text when the upstream already sent exactly that text, so the
    * pipeline can forward the bytes without serialising again. */
-  | { type: 'chunk'; chunk: ChatCompletionChunk | TextCompletion; raw?: string }
+  | { type: 'chunk'; chunk: ChatCompletionChunk | TextCompletion | MessagesStreamEvent; raw?: string }
   /** The upstream reported an error inside a 200 stream. */
   | { type: 'error'; error: ProviderError }
   /** An event that could not be understood (malformed JSON, unknown shape); skipped and recorded. */
@@ -222,6 +233,13 @@ export interface OperationHandler<K extends EndpointKind = EndpointKind> {
   parseResponse(req: AdapterRequest<K>, res: UpstreamResponse): unknown;
   /** Absent when the operation never streams (embeddings). */
   createStreamTranslator?(req: AdapterRequest<K>): StreamTranslator;
+  /** Whether this handler serves the request; absent means every request. A provider that hosts several
+   * model families has an operation natively for some only (Anthropic Messages on Bedrock and Vertex:
+   * Claude models); for the others the call is translated (gateway/steps/messages-translation-step.ts). */
+  accepts?(body: RequestBodies[K]): boolean;
+  /** The usage of a JSON answer in the OpenAI shape, for the log and rate limits, when the answer is not
+   * itself OpenAI-shaped (an answer relayed as the provider's own); absent means the body's `usage`. */
+  usageOf?(body: unknown): Usage | undefined;
 }
 
 /** An adapter's handlers, each typed for its own operation. */

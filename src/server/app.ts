@@ -24,6 +24,7 @@ import { createErrorHandler } from './error-handler.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerModelRoutes } from './routes/model.js';
+import { registerMessagesRoutes } from './routes/messages.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       });
       await registerOpenApiRoute(v1);
       await registerModelRoutes(v1, deps);
+      await registerMessagesRoutes(v1, deps);
       await registerPromptCompletionRoutes(v1, deps);
       await registerResponseRoutes(v1, deps);
       await registerLogRoutes(v1, deps);

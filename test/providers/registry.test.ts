@@ -3,7 +3,9 @@ import { GatewayError } from '../../src/core/errors.js';
 import { findAdapter, listAdapters, operationOf, streamTranslatorOf } from '../../src/providers/registry.js';
 import type { AdapterRequest, EndpointKind } from '../../src/providers/types.js';
 
-const ENDPOINTS: EndpointKind[] = ['chat', 'completions', 'embeddings'];
+const ENDPOINTS: EndpointKind[] = ['chat', 'completions', 'embeddings', 'messages', 'count_tokens'];
+/** The operations whose answer is never a stream. */
+const NEVER_STREAMED = ['embeddings', 'count_tokens'];
 
 describe('the adapters’ operations', () => {
   it.each(listAdapters().map((adapter) => [adapter.id, adapter] as const))(
@@ -16,11 +18,11 @@ describe('the adapters’ operations', () => {
   );
 
   it.each(listAdapters().map((adapter) => [adapter.id, adapter] as const))(
-    '%s streams every operation but embeddings',
+    '%s streams every operation but embeddings and token counts',
     (_id, adapter) => {
       for (const [endpoint, handler] of Object.entries(adapter.operations)) {
         expect(typeof handler.createStreamTranslator, endpoint).toBe(
-          endpoint === 'embeddings' ? 'undefined' : 'function',
+          NEVER_STREAMED.includes(endpoint) ? 'undefined' : 'function',
         );
       }
     },

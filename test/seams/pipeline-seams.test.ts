@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
+import type { ChatCompletionChunk } from '../../src/core/openai-types.js';
 import { gatewayFailure } from '../../src/gateway/attempt.js';
 import { callContextFromJob } from '../../src/gateway/call-context.js';
 import { execute } from '../../src/gateway/execute.js';
@@ -73,7 +74,9 @@ describe('a call with no HTTP request behind it', () => {
     if (buffered.kind !== 'stream') return;
     expect(buffered.chunks.length).toBeGreaterThan(1);
     // The usage chunk comes through: a buffer keeps everything, only the client's codec filters.
-    expect(buffered.chunks.at(-1)?.usage?.total_tokens).toBeGreaterThan(0);
+    expect((buffered.chunks.at(-1) as ChatCompletionChunk | undefined)?.usage?.total_tokens).toBeGreaterThan(
+      0,
+    );
   });
 });
 

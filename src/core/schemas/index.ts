@@ -31,3 +31,14 @@ export {
   validatePromptCompletionRequest,
   type PromptCompletionRequest,
 } from './prompt-completion-request.js';
+export {
+  MessagesRequestSchema,
+  MessagesCountTokensRequestSchema,
+  validateMessagesRequest,
+  validateMessagesCountTokensRequest,
+  type MessagesRequest,
+  type MessagesCountTokensRequest,
+  type MessagesMessage,
+  type MessagesContentBlock,
+  type MessagesTool,
+} from './messages-request.js';

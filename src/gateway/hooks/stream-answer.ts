@@ -5,15 +5,15 @@
  * the client gets the stream it asked for, with its ids, finish reasons and usage unchanged.
  */
 import type { ChatCompletionChunk, TextCompletion } from '../../core/openai-types.js';
-import type { AnswerChunk } from '../sink.js';
+import type { OpenAIChunk } from '../sink.js';
 
 type Json = Record<string, unknown>;
 
-function isChat(chunk: AnswerChunk): chunk is ChatCompletionChunk {
+function isChat(chunk: OpenAIChunk): chunk is ChatCompletionChunk {
   return chunk.object === 'chat.completion.chunk';
 }
 
-export function assembleAnswer(chunks: readonly AnswerChunk[]): Json {
+export function assembleAnswer(chunks: readonly OpenAIChunk[]): Json {
   const first = chunks[0];
   const texts = new Map<number, string>();
   const finish = new Map<number, string | null>();
@@ -61,7 +61,7 @@ function textsOf(answer: Json): Map<number, string> {
 }
 
 /** The chunks carrying `answer`'s text in place of their own. */
-export function rewriteChunks(chunks: readonly AnswerChunk[], answer: Json): AnswerChunk[] {
+export function rewriteChunks(chunks: readonly OpenAIChunk[], answer: Json): OpenAIChunk[] {
   const texts = textsOf(answer);
   const placed = new Set<number>();
   return chunks.map((chunk) => {

@@ -18,6 +18,7 @@ import type { TargetCall, TargetHandler } from '../pipeline-types.js';
 import { modelRequestOf, recordAttempt } from '../routing/route-types.js';
 import { answerText, requestText } from '../../hooks/text.js';
 import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js';
+import type { OpenAIChunk } from '../sink.js';
 import { HookedStream } from './hooked-stream.js';
 import { HooksDeniedError } from './hooks-denied-error.js';
 import { runHooks, type HookEnv, type HookInput } from './run-hooks.js';
@@ -33,7 +34,14 @@ const REQUEST_TYPES = {
   chat: 'chatComplete',
   completions: 'complete',
   embeddings: 'embed',
+  // Anthropic's messages have the chat's shape where checks read them (role, content string or text parts).
+  messages: 'chatComplete',
+  count_tokens: 'chatComplete',
 } as const satisfies Record<string, HookRequestType>;
+
+/** The operations whose answers output checks read: OpenAI-shaped ones. A Messages call translated to
+ * chat is a chat call by then (steps/messages-step.ts); one answered natively is Anthropic's own. */
+const ANSWER_CHECKED = new Set(['chat', 'completions']);
 
 const NONE: readonly HookSpec[] = [];
 
@@ -43,7 +51,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const request = modelRequestOf(call);
   const hooks = hooksOf(call.node, call.path ? `config.${call.path}` : 'config');
   const before = await resolved(hooks.before, call);
-  const after = request.endpoint === 'embeddings' ? NONE : await resolved(hooks.after, call);
+  const after = ANSWER_CHECKED.has(request.endpoint) ? await resolved(hooks.after, call) : NONE;
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
   // What the client is shown: all the results, or (with an async hook) those that decided its answer.
   const clientView = before.some(isAsync) || after.some(isAsync) ? decidingResults : allResults;
@@ -120,9 +128,11 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
       return outcome;
     }
     if (after.length === 0) return withStatus(outcome, failed);
+    // Output checks run on OpenAI-shaped answers only (ANSWER_CHECKED).
+    const chunks = sink.chunks as OpenAIChunk[];
     const ran = await runHooks(
       after,
-      afterInput(assembleAnswer(sink.chunks), outcome.status),
+      afterInput(assembleAnswer(chunks), outcome.status),
       env,
       results.after_request_hooks,
     );
@@ -131,10 +141,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
-    await sink.flush(
-      ran.transformed ? rewriteChunks(sink.chunks, ran.transformed) : sink.chunks,
-      clientView(results),
-    );
+    await sink.flush(ran.transformed ? rewriteChunks(chunks, ran.transformed) : chunks, clientView(results));
     return withStatus(outcome, failed);
   }
 

@@ -11,7 +11,7 @@ import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
-import { ForwardingSink, type AnswerChunk } from '../sink.js';
+import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
@@ -135,7 +135,7 @@ export async function replayAnswer(
   let model: string | undefined;
   for (const text of cached.chunks) {
     const chunk = JSON.parse(text) as AnswerChunk;
-    model ??= chunk.model;
+    model ??= chunkModel(chunk);
     const pending = sink.chunk(chunk, text);
     if (pending) await pending;
   }

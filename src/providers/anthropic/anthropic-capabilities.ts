@@ -2,7 +2,7 @@ import type { ProviderCapabilities } from '../types.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic-config.js';
 
 export const anthropicCapabilities: ProviderCapabilities = {
-  endpoints: ['chat'],
+  endpoints: ['chat', 'messages', 'count_tokens'],
   streaming: true,
   tools: true,
   parallelToolCalls: true,

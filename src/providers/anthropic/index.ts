@@ -6,6 +6,7 @@ import type { ProviderAdapter } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { anthropicCapabilities } from './anthropic-capabilities.js';
 import { anthropicChatOperation } from './anthropic-chat-operation.js';
+import { anthropicCountTokensOperation, anthropicMessagesOperation } from './anthropic-messages-operation.js';
 import { ANTHROPIC_BASE_URL } from './anthropic-config.js';
 import { anthropicErrorFromResponse } from './anthropic-error.js';
 import { anthropicHeaders } from './anthropic-headers.js';
@@ -16,13 +17,18 @@ export { createAnthropicStreamTranslator } from './anthropic-stream-translator.j
 export { anthropicErrorFromResponse, anthropicStreamError } from './anthropic-error.js';
 export { anthropicCapabilities } from './anthropic-capabilities.js';
 export { toOpenAIUsage as anthropicUsageToOpenAI } from './anthropic-usage.js';
+export { MessagesEventRelay, messagesAnswerUsage } from './anthropic-messages-relay.js';
 
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',
   displayName: 'Anthropic',
   capabilities: anthropicCapabilities,
 
-  operations: { chat: anthropicChatOperation },
+  operations: {
+    chat: anthropicChatOperation,
+    messages: anthropicMessagesOperation,
+    count_tokens: anthropicCountTokensOperation,
+  },
 
   parseError(_req, res) {
     return anthropicErrorFromResponse('anthropic', res);

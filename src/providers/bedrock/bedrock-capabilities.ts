@@ -2,7 +2,7 @@ import type { ProviderCapabilities } from '../types.js';
 import { THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 
 export const bedrockCapabilities: ProviderCapabilities = {
-  endpoints: ['chat', 'embeddings'],
+  endpoints: ['chat', 'embeddings', 'messages'],
   streaming: true,
   tools: true,
   parallelToolCalls: true,

@@ -1,9 +1,11 @@
-/** The Amazon Bedrock adapter: Converse / ConverseStream for chat, InvokeModel for embeddings. */
+/** The Amazon Bedrock adapter: Converse / ConverseStream for chat, InvokeModel for embeddings and for
+ * Anthropic Messages on Claude models. */
 import type { ProviderAdapter } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';
 import { bedrockErrorFromResponse } from './bedrock-error.js';
 import { createBedrockEventStreamDecoder } from './bedrock-event-stream-decoder.js';
+import { bedrockMessagesOperation } from './bedrock-messages-operation.js';
 import { bedrockChatOperation, bedrockEmbeddingsOperation } from './bedrock-operations.js';
 import { signBedrockRequest } from './bedrock-sign.js';
 import { bedrockBaseUrl, bedrockCredentials } from './bedrock-target.js';
@@ -22,7 +24,11 @@ export const bedrockAdapter: ProviderAdapter = {
   displayName: 'Amazon Bedrock',
   capabilities: bedrockCapabilities,
 
-  operations: { chat: bedrockChatOperation, embeddings: bedrockEmbeddingsOperation },
+  operations: {
+    chat: bedrockChatOperation,
+    embeddings: bedrockEmbeddingsOperation,
+    messages: bedrockMessagesOperation,
+  },
 
   createFrameDecoder: createBedrockEventStreamDecoder,
 

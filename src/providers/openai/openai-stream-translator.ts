@@ -10,7 +10,10 @@ import { createToolCallDeltaRepair } from './openai-schema-repair.js';
  */
 export function createOpenAIStreamTranslator(req: AdapterRequest, provider: string): StreamTranslator {
   let usage: Usage | undefined;
-  const expectedChoices = req.endpoint !== 'embeddings' && typeof req.body.n === 'number' ? req.body.n : 1;
+  const expectedChoices =
+    (req.endpoint === 'chat' || req.endpoint === 'completions') && typeof req.body.n === 'number'
+      ? req.body.n
+      : 1;
   const finishedChoices = new Set<number>();
   const repairToolCalls = createToolCallDeltaRepair();
 

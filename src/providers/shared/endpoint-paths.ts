@@ -6,4 +6,6 @@ export const ENDPOINT_PATHS: Readonly<Record<EndpointKind, string>> = {
   chat: '/chat/completions',
   completions: '/completions',
   embeddings: '/embeddings',
+  messages: '/messages',
+  count_tokens: '/messages/count_tokens',
 };

@@ -17,6 +17,7 @@ import {
   vertexEmbeddingsOperation,
   vertexModelOf,
 } from './vertex-ai-operations.js';
+import { vertexMessagesOperation } from './vertex-ai-messages-operation.js';
 import { vertexBaseUrl } from './vertex-ai-urls.js';
 
 export { authenticateVertex, clearVertexTokenCache, CLOUD_PLATFORM_SCOPE } from './vertex-ai-auth.js';
@@ -50,7 +51,11 @@ export const vertexAIAdapter: ProviderAdapter = {
     return authenticateVertex(target, signal);
   },
 
-  operations: { chat: vertexChatOperation, embeddings: vertexEmbeddingsOperation },
+  operations: {
+    chat: vertexChatOperation,
+    embeddings: vertexEmbeddingsOperation,
+    messages: vertexMessagesOperation,
+  },
 
   parseError(req, res) {
     if (isAnthropicRequest(req) && !isGoogleErrorBody(res))

@@ -2,7 +2,7 @@ import type { ProviderCapabilities } from '../types.js';
 import { geminiNotes, geminiParameters } from '../google/index.js';
 
 export const vertexAICapabilities: ProviderCapabilities = {
-  endpoints: ['chat', 'embeddings'],
+  endpoints: ['chat', 'embeddings', 'messages'],
   streaming: true,
   tools: true,
   parallelToolCalls: true,

@@ -35,6 +35,13 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
+/** The fake's token count: one per word of the request's JSON (the real count is the model's tokenizer). */
+export function countWords(body: unknown): number {
+  return JSON.stringify(body)
+    .split(/[\s"]+/)
+    .filter((word) => word !== '').length;
+}
+
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const apiKey = options.apiKey ?? 'sk-ant-fake';
   const queue: FakeAnthropicReply[] = [];
@@ -63,7 +70,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
       return;
     }
-    if (req.method !== 'POST' || req.url !== '/v1/messages') {
+    const countTokens = req.url === '/v1/messages/count_tokens';
+    if (req.method !== 'POST' || (req.url !== '/v1/messages' && !countTokens)) {
       sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${req.url}`);
       return;
     }
@@ -79,11 +87,20 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       );
       return;
     }
+    if (countTokens) {
+      requests.push({ method: 'POST', path: req.url as string, headers, body });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'request-id': `req_fake_count_${requests.length}`,
+      });
+      res.end(JSON.stringify({ input_tokens: countWords(body) }));
+      return;
+    }
     if (typeof body.max_tokens !== 'number') {
       sendError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
       return;
     }
-    requests.push({ method: 'POST', path: req.url, headers, body });
+    requests.push({ method: 'POST', path: req.url as string, headers, body });
     const reply =
       queue.shift() ??
       (body.stream

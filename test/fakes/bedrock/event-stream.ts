@@ -22,6 +22,18 @@ export function encodeEvent(eventType: string, payload: Record<string, unknown>)
   });
 }
 
+/** An InvokeModelWithResponseStream event: the model's own event JSON, base64 in `bytes`. */
+export function encodeInvokeChunk(json: string): Uint8Array {
+  return codec.encode({
+    headers: {
+      ':event-type': { type: 'string', value: 'chunk' },
+      ':content-type': { type: 'string', value: 'application/json' },
+      ':message-type': { type: 'string', value: 'event' },
+    },
+    body: fromUtf8(JSON.stringify({ bytes: Buffer.from(json, 'utf8').toString('base64'), p: padding(5) })),
+  });
+}
+
 export function encodeException(exceptionType: string, message: string): Uint8Array {
   return codec.encode({
     headers: {

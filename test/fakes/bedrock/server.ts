@@ -1,11 +1,14 @@
-// A fake of the Bedrock Runtime API on 127.0.0.1: Converse, ConverseStream (binary event-stream frames)
-// and InvokeModel for Titan / Cohere embeddings. It verifies each request's SigV4 signature with the
+// A fake of the Bedrock Runtime API on 127.0.0.1: Converse, ConverseStream (binary event-stream frames),
+// InvokeModel for Titan / Cohere embeddings, and InvokeModel / InvokeModelWithResponseStream for Claude with
+// Anthropic's own body (answers replayed from the Anthropic recordings; each stream event's JSON base64 in a
+// `chunk` event, as Bedrock sends it). It verifies each request's SigV4 signature with the
 // independent `aws4` implementation and answers wrong credentials with Bedrock's own 403 shapes.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import aws4 from 'aws4';
-import { encodeEvent, encodeException, parseChunkLine } from './event-stream.js';
+import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../anthropic/fixtures.js';
+import { encodeEvent, encodeException, encodeInvokeChunk, parseChunkLine } from './event-stream.js';
 import { readBedrockJsonFixture, readBedrockStreamFixture } from './fixtures.js';
 
 export interface FakeBedrockOptions {
@@ -30,6 +33,13 @@ export type FakeBedrockReply =
   | { kind: 'json'; fixture?: string; body?: unknown; status?: number; headers?: Record<string, string> }
   /** A ConverseStream answer replaying a `.chunks.txt` recording; optionally an exception after N events. */
   | { kind: 'stream'; fixture: string; exception?: { type: string; message: string; afterEvents?: number } }
+  /** An InvokeModelWithResponseStream answer of Claude replaying an Anthropic `.chunks.txt` recording. */
+  | {
+      kind: 'anthropic-stream';
+      fixture: string;
+      /** An exception message in place of event `afterEvents` and what follows. */
+      exception?: { type: string; message: string; afterEvents: number };
+    }
   /** Bedrock's error shape: status, `x-amzn-errortype` and `{"message"}`. */
   | { kind: 'error'; status: number; errorType: string; message: string; headers?: Record<string, string> };
 
@@ -75,7 +85,9 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       sendError(res, 403, authFailure.type, authFailure.message);
       return;
     }
-    const match = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/.exec(path.split('?')[0]);
+    const match = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(
+      path.split('?')[0],
+    );
     if (!match) {
       sendError(res, 404, 'UnknownOperationException', `unknown operation ${path}`);
       return;
@@ -169,6 +181,12 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
   function defaultReply(action: string, modelId: string, body: Record<string, unknown>): FakeBedrockReply {
     if (action === 'converse') return { kind: 'json', fixture: 'amazon-bedrock-text.json' };
     if (action === 'converse-stream') return { kind: 'stream', fixture: 'amazon-bedrock-text.chunks.txt' };
+    if (action === 'invoke-with-response-stream') {
+      return { kind: 'anthropic-stream', fixture: 'anthropic-text.chunks.txt' };
+    }
+    if (body.anthropic_version !== undefined) {
+      return { kind: 'json', body: readAnthropicJsonFixture('anthropic-text.json') };
+    }
     return { kind: 'json', body: embeddingAnswer(modelId, body) };
   }
 
@@ -199,6 +217,18 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       'content-type': 'application/vnd.amazon.eventstream',
       'x-amzn-requestid': requestId,
     });
+    if (answer.kind === 'anthropic-stream') {
+      const { exception } = answer;
+      for (const [i, line] of readAnthropicStreamFixture(answer.fixture).entries()) {
+        if (exception && i === exception.afterEvents) {
+          res.write(encodeException(exception.type, exception.message));
+          break;
+        }
+        res.write(encodeInvokeChunk(line));
+      }
+      res.end();
+      return;
+    }
     const lines = readBedrockStreamFixture(answer.fixture);
     lines.forEach((line, i) => {
       if (answer.exception && i === (answer.exception.afterEvents ?? 0)) {

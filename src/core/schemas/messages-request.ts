@@ -1,0 +1,156 @@
+/**
+ * Body of POST /v1/messages and /v1/messages/count_tokens: Anthropic's Messages request, as Anthropic
+ * documents it. Unknown top-level keys and unknown content-block types pass through to a provider that has
+ * the API natively (Anthropic adds fields faster than a gateway is released); the translation to other
+ * providers refuses what it cannot carry, naming it.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { fieldError } from '../validator/compile-validator.js';
+import { ModelField, Nullable } from './common-fields.js';
+import { compileRequestBodyValidator } from './request-body-validator.js';
+
+const CacheControlField = Type.Object(
+  { type: Type.Literal('ephemeral'), ttl: Type.Optional(Type.String()) },
+  { description: 'Marks a prompt-caching breakpoint.' },
+);
+
+/** A content block: its `type` decides its other fields (checked by `checkContentBlock`). */
+const ContentBlockSchema = Type.Object(
+  { type: Type.String({ minLength: 1 }), cache_control: Type.Optional(Nullable(CacheControlField)) },
+  { additionalProperties: true, description: 'text, image, document, tool_use, tool_result, thinking…' },
+);
+
+const MessageSchema = Type.Object({
+  role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+  content: Type.Union([Type.String(), Type.Array(ContentBlockSchema)]),
+});
+
+const ToolSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    description: Type.Optional(Type.String()),
+    input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    type: Type.Optional(Type.String()),
+    cache_control: Type.Optional(Nullable(CacheControlField)),
+  },
+  { additionalProperties: true },
+);
+
+const ToolChoiceSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('auto'), Type.Literal('any'), Type.Literal('tool'), Type.Literal('none')]),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    disable_parallel_tool_use: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const ThinkingSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('adaptive')]),
+    budget_tokens: Type.Optional(Type.Integer({ minimum: 1024 })),
+  },
+  { additionalProperties: true },
+);
+
+/** What a count_tokens body has: the prompt, without the answer's settings. */
+const promptFields = {
+  model: ModelField,
+  messages: Type.Array(MessageSchema),
+  system: Type.Optional(Type.Union([Type.String(), Type.Array(ContentBlockSchema)])),
+  tools: Type.Optional(Type.Array(ToolSchema)),
+  tool_choice: Type.Optional(ToolChoiceSchema),
+  thinking: Type.Optional(ThinkingSchema),
+};
+
+export const MessagesCountTokensRequestSchema = Type.Object(promptFields, {
+  $id: 'MessagesCountTokensRequest',
+  title: 'Anthropic Messages count_tokens request',
+});
+
+export const MessagesRequestSchema = Type.Object(
+  {
+    ...promptFields,
+    max_tokens: Type.Integer({ minimum: 1 }),
+    stop_sequences: Type.Optional(Type.Array(Type.String())),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+    metadata: Type.Optional(
+      Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))) }),
+    ),
+    stream: Type.Optional(Type.Boolean()),
+    service_tier: Type.Optional(Type.String()),
+  },
+  { $id: 'MessagesRequest', title: 'Anthropic Messages request' },
+);
+
+export type MessagesRequest = Static<typeof MessagesRequestSchema>;
+export type MessagesCountTokensRequest = Static<typeof MessagesCountTokensRequestSchema>;
+export type MessagesMessage = Static<typeof MessageSchema>;
+export type MessagesContentBlock = Static<typeof ContentBlockSchema> & Record<string, unknown>;
+export type MessagesTool = Static<typeof ToolSchema>;
+
+/** The fields each known block type must carry, by type. */
+const REQUIRED_BLOCK_FIELDS: Record<string, Record<string, 'string' | 'object' | 'array|string'>> = {
+  text: { text: 'string' },
+  image: { source: 'object' },
+  document: { source: 'object' },
+  tool_use: { id: 'string', name: 'string', input: 'object' },
+  tool_result: { tool_use_id: 'string' },
+  thinking: { thinking: 'string', signature: 'string' },
+  redacted_thinking: { data: 'string' },
+};
+
+function checkContentBlock(block: Record<string, unknown>, path: string): void {
+  const required = REQUIRED_BLOCK_FIELDS[block.type as string];
+  if (!required) return;
+  for (const [field, kind] of Object.entries(required)) {
+    const value = block[field];
+    const ok =
+      kind === 'string'
+        ? typeof value === 'string'
+        : kind === 'object'
+          ? typeof value === 'object' && value !== null && !Array.isArray(value)
+          : typeof value === 'string' || Array.isArray(value);
+    if (!ok) throw fieldError('invalid_body', `${path}.${field}`, `is required for a ${block.type} block`);
+  }
+}
+
+function checkPrompt(body: MessagesCountTokensRequest): void {
+  body.messages.forEach((message, i) => {
+    if (typeof message.content === 'string') return;
+    message.content.forEach((block, j) => checkContentBlock(block, `messages[${i}].content[${j}]`));
+  });
+  if (Array.isArray(body.system)) {
+    body.system.forEach((block, j) => {
+      if (block.type !== 'text') throw fieldError('invalid_body', `system[${j}].type`, 'must be text');
+      checkContentBlock(block, `system[${j}]`);
+    });
+  }
+  if (body.tool_choice?.type === 'tool' && !body.tool_choice.name) {
+    throw fieldError('invalid_body', 'tool_choice.name', 'is required when tool_choice.type is tool');
+  }
+  if (body.thinking?.type === 'enabled' && body.thinking.budget_tokens === undefined) {
+    throw fieldError('invalid_body', 'thinking.budget_tokens', 'is required when thinking is enabled');
+  }
+}
+
+const validator = compileRequestBodyValidator(MessagesRequestSchema);
+const countValidator = compileRequestBodyValidator(MessagesCountTokensRequestSchema);
+
+export function validateMessagesRequest(body: unknown): MessagesRequest {
+  const request = validator.assert(body);
+  checkPrompt(request);
+  const budget = request.thinking?.budget_tokens;
+  if (request.thinking?.type === 'enabled' && budget !== undefined && budget >= request.max_tokens) {
+    throw fieldError('invalid_body', 'thinking.budget_tokens', 'must be less than max_tokens');
+  }
+  return request;
+}
+
+export function validateMessagesCountTokensRequest(body: unknown): MessagesCountTokensRequest {
+  const request = countValidator.assert(body);
+  checkPrompt(request);
+  return request;
+}

@@ -1,0 +1,195 @@
+/**
+ * An Anthropic Messages request as a chat completion request, for a provider without the API natively.
+ * Kept: system (string or text blocks), text and images, tool definitions and tool_choice, tool_use and
+ * tool_result turns, thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
+ * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id.
+ * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
+ * the field): blocks and tools that have no chat equivalent (documents, server tools and their results).
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { ContentBlock } from '../../core/openai-types.js';
+import type {
+  ChatCompletionRequest,
+  ChatMessage,
+  MessagesContentBlock,
+  MessagesMessage,
+  MessagesRequest,
+  UserContentPart,
+} from '../../core/schemas/index.js';
+
+type Json = Record<string, unknown>;
+
+function refused(param: string, what: string): GatewayError {
+  return new GatewayError(
+    'unsupported_parameter',
+    `${param}: ${what} cannot be translated for this provider (only Anthropic, and Claude on Bedrock or Vertex AI, take it natively)`,
+    { param },
+  );
+}
+
+/** The text of a tool_result's content (a string, or text blocks). */
+function toolResultText(block: MessagesContentBlock, param: string): string {
+  const content = block.content;
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw refused(`${param}.content`, 'this content');
+  return (content as Json[])
+    .map((part, k) => {
+      if (part.type !== 'text' || typeof part.text !== 'string') {
+        throw refused(`${param}.content[${k}].type`, `a ${String(part.type)} block in a tool result`);
+      }
+      return part.text;
+    })
+    .join('\n');
+}
+
+function imagePart(block: MessagesContentBlock, param: string): UserContentPart {
+  const source = block.source as Json;
+  if (source.type === 'base64' && typeof source.data === 'string') {
+    return {
+      type: 'image_url',
+      image_url: { url: `data:${String(source.media_type)};base64,${source.data}` },
+    } as UserContentPart;
+  }
+  if (source.type === 'url' && typeof source.url === 'string') {
+    return { type: 'image_url', image_url: { url: source.url } } as UserContentPart;
+  }
+  throw refused(`${param}.source.type`, `an image source of type ${String(source.type)}`);
+}
+
+/** A user turn: its tool results become tool messages (first, as chat wants them right after the call),
+ * the rest one user message. */
+function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
+  if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
+  const tools: ChatMessage[] = [];
+  const parts: UserContentPart[] = [];
+  (message.content as MessagesContentBlock[]).forEach((block, j) => {
+    const param = `messages[${i}].content[${j}]`;
+    switch (block.type) {
+      case 'text':
+        parts.push({ type: 'text', text: block.text as string });
+        break;
+      case 'image':
+        parts.push(imagePart(block, param));
+        break;
+      case 'tool_result': {
+        const text = toolResultText(block, param);
+        tools.push({
+          role: 'tool',
+          tool_call_id: block.tool_use_id as string,
+          content: block.is_error === true ? `Error: ${text}` : text,
+        });
+        break;
+      }
+      default:
+        throw refused(`${param}.type`, `a ${block.type} block`);
+    }
+  });
+  if (parts.length === 0) return tools;
+  const onlyText = parts.every((part) => part.type === 'text');
+  const content = onlyText ? parts.map((part) => (part as { text: string }).text).join('\n') : parts;
+  return [...tools, { role: 'user', content }];
+}
+
+function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
+  if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
+  const text: string[] = [];
+  const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> =
+    [];
+  const blocks: ContentBlock[] = [];
+  (message.content as MessagesContentBlock[]).forEach((block, j) => {
+    switch (block.type) {
+      case 'text':
+        text.push(block.text as string);
+        break;
+      case 'tool_use':
+        toolCalls.push({
+          id: block.id as string,
+          type: 'function',
+          function: { name: block.name as string, arguments: JSON.stringify(block.input ?? {}) },
+        });
+        break;
+      case 'thinking':
+        blocks.push({
+          type: 'thinking',
+          thinking: block.thinking as string,
+          signature: block.signature as string,
+        });
+        break;
+      case 'redacted_thinking':
+        blocks.push({ type: 'redacted_thinking', data: block.data as string });
+        break;
+      default:
+        throw refused(`messages[${i}].content[${j}].type`, `a ${block.type} block`);
+    }
+  });
+  const out: Json = { role: 'assistant', content: text.length > 0 ? text.join('') : null };
+  if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  if (blocks.length > 0) out.content_blocks = blocks;
+  return out as ChatMessage;
+}
+
+function systemText(system: MessagesRequest['system']): string | undefined {
+  if (system === undefined) return undefined;
+  if (typeof system === 'string') return system;
+  return (system as MessagesContentBlock[]).map((block) => block.text as string).join('\n');
+}
+
+function tools(request: MessagesRequest): Json {
+  if (!request.tools) return {};
+  const out: Json = {
+    tools: request.tools.map((tool, i) => {
+      if (tool.type !== undefined && tool.type !== 'custom') {
+        throw refused(`tools[${i}].type`, `the server tool ${tool.type}`);
+      }
+      return {
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          parameters: tool.input_schema ?? { type: 'object', properties: {} },
+        },
+      };
+    }),
+  };
+  const choice = request.tool_choice;
+  if (choice) {
+    out.tool_choice =
+      choice.type === 'any'
+        ? 'required'
+        : choice.type === 'tool'
+          ? { type: 'function', function: { name: choice.name } }
+          : choice.type;
+    if (choice.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
+  }
+  return out;
+}
+
+export function messagesToChat(request: MessagesRequest): ChatCompletionRequest {
+  if (request.stop_sequences && request.stop_sequences.length > 4) {
+    throw refused('stop_sequences', 'more than 4 stop sequences');
+  }
+  const messages: ChatMessage[] = [];
+  const system = systemText(request.system);
+  if (system !== undefined) messages.push({ role: 'system', content: system });
+  request.messages.forEach((message, i) => {
+    if (message.role === 'user') messages.push(...userTurn(message, i));
+    else messages.push(assistantTurn(message, i));
+  });
+  const thinking = request.thinking;
+  const body: Json = {
+    model: request.model,
+    messages,
+    max_tokens: request.max_tokens,
+    ...tools(request),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
+    ...(request.stop_sequences?.length ? { stop: request.stop_sequences } : {}),
+    ...(request.metadata?.user_id ? { user: request.metadata.user_id } : {}),
+    ...(thinking?.type === 'enabled'
+      ? { thinking: { type: 'enabled', budget_tokens: thinking.budget_tokens } }
+      : {}),
+    ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  };
+  return body as ChatCompletionRequest;
+}

@@ -1,0 +1,71 @@
+/**
+ * Anthropic Messages on every provider. A target whose adapter has the API natively for the request's model
+ * (Anthropic; Claude on Bedrock and Vertex AI: `OperationHandler.accepts`) is called with the client's own
+ * body. Any other target gets the request translated to a chat completion (gateway/messages/), so every
+ * later step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request
+ * they know; its answer comes back as chat and the Messages codec (ingress/messages-codec.ts) frames it
+ * for the client. The translated call is not strict: thinking comes back as `content_blocks`, which the
+ * codec turns into thinking blocks.
+ *
+ * `count_tokens` on a target without a count of its own is answered here with an estimate
+ * (messages/estimate-input-tokens.ts), without a call.
+ */
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { EndpointKind, ProviderAdapter, RequestBodies } from '../../providers/types.js';
+import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
+import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
+import { messagesToChat } from '../messages/messages-to-chat.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+
+function hasNatively<K extends EndpointKind>(
+  adapter: ProviderAdapter,
+  kind: K,
+  body: RequestBodies[K],
+): boolean {
+  const handler = adapter.operations[kind];
+  return handler !== undefined && (handler.accepts?.(body) ?? true);
+}
+
+function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<AttemptOutcome> {
+  let body;
+  try {
+    body = messagesToChat(call.body);
+  } catch (err) {
+    if (err instanceof GatewayError || err instanceof ProviderError) {
+      return Promise.resolve(gatewayFailure(err, 'config'));
+    }
+    throw err;
+  }
+  return next({
+    ...call,
+    endpoint: 'chat',
+    body,
+    node: { ...call.node, strict_compat_compliance: false },
+  });
+}
+
+async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutcome> {
+  return {
+    ok: true,
+    status: 200,
+    streamed: false,
+    body: { input_tokens: await estimateInputTokens(call.body) },
+    // Counting spends no tokens: a rate-limit reservation is settled to none.
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    model: call.model,
+    upstreamHeaders: {},
+    ttfbMs: null,
+    malformedChunks: 0,
+  };
+}
+
+export const messagesStep: TargetStep = (next) => async (call) => {
+  const { adapter } = call.resolved;
+  if (call.endpoint === 'messages' && !hasNatively(adapter, 'messages', call.body)) {
+    return translated(next, call);
+  }
+  if (call.endpoint === 'count_tokens' && !hasNatively(adapter, 'count_tokens', call.body)) {
+    return estimated(call);
+  }
+  return next(call);
+};

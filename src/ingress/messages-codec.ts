@@ -1,0 +1,51 @@
+/**
+ * The Anthropic Messages wire (`/v1/messages`, `/v1/messages/count_tokens`). A provider that has the API
+ * natively answers in it already: its JSON answer is sent as it came (byte for byte) and its stream events
+ * each with their own `event:` name and JSON text. A translated call answers in chat: the answer becomes a
+ * Message (messages/chat-to-message.ts), the chunks Anthropic's event grammar
+ * (messages/chat-chunks-to-events.ts). Errors are Anthropic's error object; a stream that breaks ends with
+ * `event: error` and no `message_stop`.
+ */
+import type { GatewayError, ProviderError } from '../core/errors.js';
+import { isMessagesStreamEvent } from '../core/messages-types.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../core/openai-types.js';
+import type { AnswerChunk, JsonAnswer } from '../gateway/sink.js';
+import type { IngressCodec, StreamEncoder } from './codec.js';
+import { ChatChunksToMessageEvents } from './messages/chat-chunks-to-events.js';
+import { chatToMessage } from './messages/chat-to-message.js';
+import { messagesErrorBody } from './messages/messages-error.js';
+
+class MessagesStreamEncoder implements StreamEncoder {
+  private translated: ChatChunksToMessageEvents | undefined;
+
+  chunk(chunk: AnswerChunk, raw: string | undefined): string | undefined {
+    if (isMessagesStreamEvent(chunk))
+      return `event: ${chunk.type}\ndata: ${raw ?? JSON.stringify(chunk)}\n\n`;
+    this.translated ??= new ChatChunksToMessageEvents();
+    const text = this.translated.push(chunk as ChatCompletionChunk);
+    return text === '' ? undefined : text;
+  }
+
+  end(): string {
+    // A native stream's own message_stop went out already.
+    return this.translated ? this.translated.end() : '';
+  }
+
+  error(error: GatewayError | ProviderError): string {
+    return `event: error\ndata: ${JSON.stringify(messagesErrorBody(error))}\n\n`;
+  }
+}
+
+function isChatCompletion(body: unknown): body is ChatCompletion {
+  return (body as { object?: unknown } | null)?.object === 'chat.completion';
+}
+
+export const messagesCodec: IngressCodec<unknown> = {
+  streamContentType: 'text/event-stream; charset=utf-8',
+  streamEncoder: () => new MessagesStreamEncoder(),
+  answer: (answer: JsonAnswer) =>
+    isChatCompletion(answer.body)
+      ? JSON.stringify(chatToMessage(answer.body))
+      : (answer.rawText ?? JSON.stringify(answer.body)),
+  errorBody: (error) => JSON.stringify(messagesErrorBody(error)),
+};

@@ -1,0 +1,139 @@
+/**
+ * A translated call's chat chunks as Anthropic's stream grammar: `message_start` (and a `ping`) before
+ * anything else; each run of text, thinking or one tool call as a content block — `content_block_start`,
+ * its deltas (`text_delta`, `thinking_delta` / `signature_delta`, `input_json_delta`), `content_block_stop`
+ * when the next block starts —; at the end `message_delta` with the stop reason and the usage (the chat
+ * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one).
+ */
+import type {
+  MessagesAnswerBlock,
+  MessagesBlockDelta,
+  MessagesStopReason,
+  MessagesStreamEvent,
+} from '../../core/messages-types.js';
+import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
+import { messageId, messagesStopReason, messagesUsage } from './chat-to-message.js';
+
+/** The block being written: its kind, its Messages index, and the chat index it comes from (a tool call's,
+ * or a thinking block's among `content_blocks`). */
+type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number; sourceIndex?: number };
+
+export function sse(event: MessagesStreamEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export class ChatChunksToMessageEvents {
+  private started = false;
+  private open: OpenBlock | undefined;
+  private nextIndex = 0;
+  /** Tool calls by their chat index → their block index. */
+  private readonly toolBlocks = new Map<number, number>();
+  private stopReason: MessagesStopReason = null;
+  private usage: Usage | undefined;
+
+  /** The events of one chunk, framed. */
+  push(chunk: ChatCompletionChunk): string {
+    let out = this.start(chunk);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices.find((c) => c.index === 0);
+    if (!choice) return out;
+    const { delta } = choice;
+    for (const { index: sourceIndex, delta: block } of delta.content_blocks ?? []) {
+      if (block.type === 'redacted_thinking') {
+        out += this.openBlock('thinking', { type: 'redacted_thinking', data: block.data ?? '' }, sourceIndex);
+        out += this.closeBlock();
+        continue;
+      }
+      if (block.type !== 'thinking') continue;
+      if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
+        out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);
+      }
+      if (block.thinking) out += this.delta({ type: 'thinking_delta', thinking: block.thinking });
+      if (block.signature) out += this.delta({ type: 'signature_delta', signature: block.signature });
+    }
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
+      out += this.delta({ type: 'text_delta', text: delta.content });
+    }
+    for (const call of delta.tool_calls ?? []) {
+      if (!this.toolBlocks.has(call.index)) {
+        out += this.openBlock(
+          'tool',
+          {
+            type: 'tool_use',
+            id: call.id ?? `toolu_${call.index}`,
+            name: call.function?.name ?? '',
+            input: {},
+          },
+          call.index,
+        );
+        this.toolBlocks.set(call.index, this.nextIndex - 1);
+      }
+      const args = call.function?.arguments;
+      if (args) {
+        const index = this.toolBlocks.get(call.index) as number;
+        out += sse({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: args },
+        });
+      }
+    }
+    if (choice.finish_reason) this.stopReason = messagesStopReason(choice.finish_reason);
+    return out;
+  }
+
+  /** The end of a complete stream. */
+  end(): string {
+    let out = this.start(undefined);
+    out += this.closeBlock();
+    const usage = messagesUsage(this.usage);
+    out += sse({
+      type: 'message_delta',
+      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
+      usage,
+    });
+    return out + sse({ type: 'message_stop' });
+  }
+
+  /** `message_start` and a ping, once. The hooks' results, carried by the first chunk, go with it (as on a
+   * native stream). */
+  private start(chunk: (ChatCompletionChunk & { hook_results?: unknown }) | undefined): string {
+    if (this.started) return '';
+    this.started = true;
+    const hookResults = chunk?.hook_results;
+    const start = sse({
+      ...(hookResults !== undefined ? { hook_results: hookResults } : {}),
+      type: 'message_start',
+      message: {
+        id: messageId(chunk?.id ?? 'gateway'),
+        type: 'message',
+        role: 'assistant',
+        model: chunk?.model ?? '',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    });
+    return start + sse({ type: 'ping' });
+  }
+
+  private openBlock(kind: OpenBlock['kind'], block: MessagesAnswerBlock, sourceIndex?: number): string {
+    const out = this.closeBlock();
+    const index = this.nextIndex++;
+    this.open = { kind, index, sourceIndex };
+    return out + sse({ type: 'content_block_start', index, content_block: block });
+  }
+
+  private closeBlock(): string {
+    if (!this.open) return '';
+    const { index } = this.open;
+    this.open = undefined;
+    return sse({ type: 'content_block_stop', index });
+  }
+
+  private delta(delta: MessagesBlockDelta): string {
+    return sse({ type: 'content_block_delta', index: (this.open as OpenBlock).index, delta });
+  }
+}

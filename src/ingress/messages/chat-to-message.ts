@@ -1,0 +1,87 @@
+/**
+ * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`) first,
+ * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
+ * Anthropic's terms (cache reads apart from `input_tokens`).
+ */
+import type {
+  MessagesAnswer,
+  MessagesAnswerBlock,
+  MessagesStopReason,
+  MessagesUsage,
+} from '../../core/messages-types.js';
+import type { ChatCompletion, FinishReason, Usage } from '../../core/openai-types.js';
+
+export function messagesStopReason(reason: FinishReason | null): MessagesStopReason {
+  switch (reason) {
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    case null:
+      return null;
+    default:
+      return 'end_turn';
+  }
+}
+
+export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+    output_tokens: usage?.completion_tokens ?? 0,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: cached,
+  };
+}
+
+/** A chat id as a Message id (`msg_…`). */
+export function messageId(chatId: string): string {
+  return `msg_${chatId.replace(/^chatcmpl-/, '')}`;
+}
+
+/** Tool arguments as the input object; arguments that are not a JSON object are kept under `_raw`. */
+export function toolInput(args: string): unknown {
+  if (args.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : { _raw: args };
+  } catch {
+    return { _raw: args };
+  }
+}
+
+/** The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it. */
+export function chatToMessage(completion: ChatCompletion & { hook_results?: unknown }): MessagesAnswer {
+  const choice = completion.choices[0];
+  const content: MessagesAnswerBlock[] = [];
+  for (const block of choice?.message.content_blocks ?? []) {
+    if (block.type === 'thinking') {
+      content.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+    } else if (block.type === 'redacted_thinking') {
+      content.push({ type: 'redacted_thinking', data: block.data ?? '' });
+    }
+  }
+  if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
+  for (const call of choice?.message.tool_calls ?? []) {
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: toolInput(call.function.arguments),
+    });
+  }
+  return {
+    id: messageId(completion.id),
+    type: 'message',
+    role: 'assistant',
+    model: completion.model,
+    content,
+    stop_reason: messagesStopReason(choice?.finish_reason ?? 'stop'),
+    stop_sequence: null,
+    usage: messagesUsage(completion.usage),
+    ...(completion.hook_results !== undefined ? { hook_results: completion.hook_results } : {}),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * A Messages stream relayed as it came: every event goes to the client with its own JSON text (so the
+ * bytes and the event grammar are Anthropic's exactly), while the relay notes the usage for the log and
+ * tells the pipeline when the answer is complete (`message_stop`) or failed (`event: error`). Shared by
+ * every host of the API natively: Anthropic and Vertex AI send SSE, Bedrock wraps each event's JSON in an
+ * event-stream `chunk` (it unwraps, then hands the text here).
+ */
+import type { MessagesStreamEvent } from '../../core/messages-types.js';
+import type { Usage } from '../../core/openai-types.js';
+import type { StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
+import type { AnthropicUsage } from './anthropic-api-types.js';
+import { anthropicStreamError } from './anthropic-error.js';
+import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
+
+export class MessagesEventRelay implements StreamTranslator {
+  private anthropicUsage: AnthropicUsage | undefined;
+  private stopped = false;
+
+  constructor(private readonly provider: string) {}
+
+  /** One event's JSON text. */
+  relay(text: string): StreamOutput[] {
+    let event: MessagesStreamEvent;
+    try {
+      event = JSON.parse(text) as MessagesStreamEvent;
+    } catch {
+      return [{ type: 'malformed', detail: `not JSON: ${text.slice(0, 200)}` }];
+    }
+    if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
+      return [{ type: 'malformed', detail: `not a Messages event: ${text.slice(0, 200)}` }];
+    }
+    switch (event.type) {
+      case 'error':
+        return [{ type: 'error', error: anthropicStreamError(this.provider, event.error ?? {}) }];
+      case 'message_start':
+        this.anthropicUsage = mergeAnthropicUsage(this.anthropicUsage, event.message?.usage);
+        break;
+      case 'message_delta':
+        this.anthropicUsage = mergeAnthropicUsage(this.anthropicUsage, event.usage as AnthropicUsage);
+        break;
+      case 'message_stop':
+        this.stopped = true;
+        return [{ type: 'chunk', chunk: event, raw: text }, { type: 'done' }];
+      default:
+        break;
+    }
+    return [{ type: 'chunk', chunk: event, raw: text }];
+  }
+
+  push(event: UpstreamEvent): StreamOutput[] {
+    if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'not a server-sent event' }];
+    return this.relay(event.data);
+  }
+
+  end(): StreamOutput[] {
+    return [];
+  }
+
+  usage(): Usage | undefined {
+    return this.anthropicUsage ? toOpenAIUsage(this.anthropicUsage) : undefined;
+  }
+
+  finished(): boolean {
+    return this.stopped;
+  }
+}
+
+/** The usage of a Message object (a JSON answer relayed as it is), in the OpenAI shape for the log. */
+export function messagesAnswerUsage(body: unknown): Usage | undefined {
+  const usage = (body as { usage?: AnthropicUsage } | null)?.usage;
+  return usage && typeof usage === 'object' ? toOpenAIUsage(usage) : undefined;
+}

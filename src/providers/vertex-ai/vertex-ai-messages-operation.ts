@@ -1,0 +1,38 @@
+/**
+ * Anthropic Messages natively on Vertex AI, for Claude models: `rawPredict` / `streamRawPredict` on the
+ * `anthropic` publisher, with Anthropic's own body (the model in the URL, `anthropic_version:
+ * vertex-2023-10-16` in the body). The answer and the SSE events are Anthropic's and are relayed as they
+ * are. Gemini models on Vertex have no such API: their Messages calls are translated.
+ */
+import { MessagesEventRelay, messagesAnswerUsage } from '../anthropic/index.js';
+import type { OperationHandler } from '../types.js';
+import {
+  VERTEX_ANTHROPIC_VERSION,
+  vertexAnthropicHeaders,
+  vertexAnthropicModelId,
+} from './vertex-ai-anthropic.js';
+import { vertexBearer } from './vertex-ai-bearer.js';
+import { vertexModelUrl } from './vertex-ai-urls.js';
+
+export const vertexMessagesOperation: OperationHandler<'messages'> = {
+  accepts: (body) => vertexAnthropicModelId(body.model) !== undefined,
+
+  buildRequest(req) {
+    const { model, ...rest } = req.body;
+    const action = req.stream ? 'streamRawPredict' : 'rawPredict';
+    return {
+      method: 'POST',
+      url: vertexModelUrl(req.target, 'anthropic', vertexAnthropicModelId(model) ?? model, action),
+      headers: {
+        'content-type': 'application/json',
+        ...req.forwardHeaders,
+        ...vertexBearer(req),
+        ...vertexAnthropicHeaders(req),
+      },
+      body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
+    };
+  },
+  parseResponse: (_req, res) => res.body,
+  usageOf: messagesAnswerUsage,
+  createStreamTranslator: () => new MessagesEventRelay('vertex-ai'),
+};

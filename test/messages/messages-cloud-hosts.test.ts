@@ -1,0 +1,221 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// /v1/messages natively on the clouds that host Claude: Bedrock (InvokeModel / InvokeModelWithResponseStream
+// with `anthropic_version: bedrock-2023-05-31`, SigV4-signed) and Vertex AI (rawPredict / streamRawPredict
+// with `anthropic_version: vertex-2023-10-16`). The official @anthropic-ai/sdk is the client; the fakes replay
+// Anthropic's recorded answers in each cloud's framing. A model of another family on the same cloud is
+// translated (Converse on Bedrock, generateContent on Vertex).
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
+import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
+import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  eventsOf,
+  expectAnthropicShape,
+  expectMessagesGrammar,
+  postRawSse,
+  type StreamEvent,
+} from './anthropic-shapes.js';
+
+const CLAUDE_ON_BEDROCK = 'anthropic.claude-opus-5-v1:0';
+
+let gateway: TestGateway;
+let bedrock: FakeBedrock;
+let vertex: FakeVertex;
+
+const bedrockConfig = () => ({
+  provider: 'bedrock',
+  cloudc_region: 'us-east-1',
+  cloudc_access_key_id: 'AKIDFAKEBEDROCK',
+  cloudc_secret_access_key: 'fake-secret-key',
+  custom_host: bedrock.url,
+});
+
+const vertexConfig = () => ({
+  provider: 'vertex-ai',
+  cloudb_project_id: 'test-project',
+  cloudb_region: 'europe-west4',
+  cloudb_service_account_json: vertex.serviceAccount,
+  custom_host: vertex.url,
+});
+
+function anthropicClient(config: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return new Anthropic({
+    baseURL: gateway.origin,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config),
+      ...headers,
+    },
+  });
+}
+
+beforeAll(async () => {
+  bedrock = await startFakeBedrock();
+  vertex = await startFakeVertex();
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await bedrock?.close();
+  await vertex?.close();
+});
+
+describe('Claude on Bedrock', () => {
+  it('calls InvokeModel with Anthropic’s body and relays the answer', async () => {
+    const message = await anthropicClient(bedrockConfig(), {
+      'anthropic-beta': 'context-1m-2025-08-07',
+    }).messages.create({
+      model: CLAUDE_ON_BEDROCK,
+      max_tokens: 64,
+      system: 'Be brief.',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hello', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+    expectAnthropicShape('Message', message);
+    expect(message).toEqual(readAnthropicJsonFixture('anthropic-text.json'));
+    const sent = bedrock.requests.at(-1)!;
+    expect(sent.action).toBe('invoke');
+    expect(sent.modelId).toBe(CLAUDE_ON_BEDROCK);
+    expect(sent.body).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['context-1m-2025-08-07'],
+      max_tokens: 64,
+      system: 'Be brief.',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hello', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+  });
+
+  it('relays InvokeModelWithResponseStream events with their own text', async () => {
+    bedrock.enqueue({ kind: 'anthropic-stream', fixture: 'anthropic-clear-thinking.1.chunks.txt' });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(bedrockConfig()) },
+      {
+        model: CLAUDE_ON_BEDROCK,
+        max_tokens: 2048,
+        stream: true,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: 'What is 925 divided by 5?' }],
+      },
+    );
+    expect(raw.status).toBe(200);
+    expect(raw.frames.map((frame) => frame.data)).toEqual(
+      readAnthropicStreamFixture('anthropic-clear-thinking.1.chunks.txt'),
+    );
+    expectMessagesGrammar(eventsOf(raw.frames));
+    expect(bedrock.requests.at(-1)!.action).toBe('invoke-with-response-stream');
+  });
+
+  it("ends a stream with Bedrock's exception as event: error", async () => {
+    bedrock.enqueue({
+      kind: 'anthropic-stream',
+      fixture: 'anthropic-text.chunks.txt',
+      exception: { type: 'ThrottlingException', message: 'Too many tokens', afterEvents: 3 },
+    });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(bedrockConfig()) },
+      { model: CLAUDE_ON_BEDROCK, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+    );
+    expect(raw.frames.map((frame) => frame.data).slice(0, 3)).toEqual(
+      readAnthropicStreamFixture('anthropic-text.chunks.txt').slice(0, 3),
+    );
+    const last = raw.frames.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data)).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'Too many tokens' },
+    });
+    expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
+  });
+
+  it('gives the SDK a stream it can assemble', async () => {
+    const stream = anthropicClient(bedrockConfig()).messages.stream({
+      model: CLAUDE_ON_BEDROCK,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    const events: StreamEvent[] = [];
+    for await (const event of stream) events.push(event as unknown as StreamEvent);
+    expectMessagesGrammar(events);
+    expectAnthropicShape('Message', await stream.finalMessage());
+  });
+
+  it('translates a model of another family to Converse', async () => {
+    const message = await anthropicClient(bedrockConfig()).messages.create({
+      model: 'amazon.nova-pro-v1:0',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    expect(bedrock.requests.at(-1)!.action).toBe('converse');
+  });
+
+  it('estimates count_tokens (Bedrock has no count the gateway calls)', async () => {
+    const counted = await anthropicClient(bedrockConfig()).messages.countTokens({
+      model: CLAUDE_ON_BEDROCK,
+      messages: [{ role: 'user', content: 'How long is this?' }],
+    });
+    expectAnthropicShape('CountTokensResponse', counted);
+    expect(counted.input_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('Claude on Vertex AI', () => {
+  it('calls rawPredict with Anthropic’s body and relays the answer', async () => {
+    const message = await anthropicClient(vertexConfig()).messages.create({
+      model: 'claude-opus-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    expect(message).toEqual(readAnthropicJsonFixture('anthropic-text.json'));
+    const sent = vertex.requests.at(-1)!;
+    expect(sent.path).toMatch(/\/publishers\/anthropic\/models\/claude-opus-5:rawPredict$/);
+    expect(sent.body).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+  });
+
+  it('relays streamRawPredict events with their own text', async () => {
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(vertexConfig()) },
+      {
+        model: 'claude-opus-5',
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hello' }],
+      },
+    );
+    expect(raw.status).toBe(200);
+    expect(raw.frames.map((frame) => frame.data)).toEqual(
+      readAnthropicStreamFixture('anthropic-text.chunks.txt'),
+    );
+    expectMessagesGrammar(eventsOf(raw.frames));
+    expect(vertex.requests.at(-1)!.path).toMatch(/:streamRawPredict$/);
+    expect((vertex.requests.at(-1)!.body as any).stream).toBe(true);
+  });
+
+  it('translates a Gemini model to generateContent', async () => {
+    const message = await anthropicClient(vertexConfig()).messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    expect(vertex.requests.at(-1)!.path).toMatch(
+      /\/publishers\/google\/models\/gemini-2.5-flash:generateContent$/,
+    );
+  });
+});

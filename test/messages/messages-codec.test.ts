@@ -1,0 +1,227 @@
+// The Messages codec on its own: chat chunks of a translated call become Anthropic's stream grammar (text,
+// thinking with its signature, redacted thinking, several tool calls), native events go out as they came,
+// and every error gets Anthropic's type for its status or the provider's own.
+import { describe, expect, it } from 'vitest';
+import { GatewayError, ProviderError } from '../../src/core/errors.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../../src/core/openai-types.js';
+import { messagesCodec } from '../../src/ingress/messages-codec.js';
+import { expectAnthropicShape, expectMessagesGrammar, type StreamEvent } from './anthropic-shapes.js';
+
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+
+function chunk(
+  delta: Delta,
+  finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+): ChatCompletionChunk {
+  return {
+    id: 'chatcmpl-abc',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'some-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+}
+
+function framesOf(text: string): StreamEvent[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => {
+      const [eventLine, dataLine] = frame.split('\n');
+      const event = JSON.parse(dataLine.slice('data: '.length)) as StreamEvent;
+      expect(eventLine).toBe(`event: ${event.type}`);
+      return event;
+    });
+}
+
+describe('a translated stream', () => {
+  it('frames thinking, text and two tool calls as content blocks in order', () => {
+    const encoder = messagesCodec.streamEncoder({});
+    const chunks: ChatCompletionChunk[] = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: 'Let me think' } }] }),
+      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: ' hard.' } }] }),
+      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', signature: 'sig-1' } }] }),
+      chunk({ content_blocks: [{ index: 1, delta: { type: 'redacted_thinking', data: 'opaque' } }] }),
+      chunk({ content: 'Checking ' }),
+      chunk({ content: 'both.' }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '' } }],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
+      chunk({
+        tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } }],
+      }),
+      chunk({}, 'tool_calls'),
+      {
+        ...chunk({}),
+        choices: [],
+        usage: {
+          prompt_tokens: 30,
+          completion_tokens: 12,
+          total_tokens: 42,
+          prompt_tokens_details: { cached_tokens: 10 },
+        },
+      },
+    ];
+    const text = chunks.map((c) => encoder.chunk(c, undefined) ?? '').join('') + encoder.end();
+    const events = framesOf(text);
+    expectMessagesGrammar(events);
+    expect(events.filter((e) => e.type === 'content_block_start').map((e) => e.content_block)).toEqual([
+      { type: 'thinking', thinking: '', signature: '' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'text', text: '' },
+      { type: 'tool_use', id: 'call_1', name: 'a', input: {} },
+      { type: 'tool_use', id: 'call_2', name: 'b', input: {} },
+    ]);
+    const deltas = events.filter((e) => e.type === 'content_block_delta').map((e) => [e.index, e.delta]);
+    expect(deltas).toEqual([
+      [0, { type: 'thinking_delta', thinking: 'Let me think' }],
+      [0, { type: 'thinking_delta', thinking: ' hard.' }],
+      [0, { type: 'signature_delta', signature: 'sig-1' }],
+      [2, { type: 'text_delta', text: 'Checking ' }],
+      [2, { type: 'text_delta', text: 'both.' }],
+      [3, { type: 'input_json_delta', partial_json: '{"x":' }],
+      [3, { type: 'input_json_delta', partial_json: '1}' }],
+      [4, { type: 'input_json_delta', partial_json: '{}' }],
+    ]);
+    expect(events.find((e) => e.type === 'message_start')).toMatchObject({
+      message: { id: 'msg_abc', model: 'some-model', content: [] },
+    });
+    expect(events.find((e) => e.type === 'message_delta')).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null },
+      usage: {
+        input_tokens: 20,
+        output_tokens: 12,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: 10,
+      },
+    });
+  });
+
+  it('is still a whole message when the provider sent nothing but its end', () => {
+    const encoder = messagesCodec.streamEncoder({});
+    const events = framesOf((encoder.chunk(chunk({}, 'length'), undefined) ?? '') + encoder.end());
+    expectMessagesGrammar(events);
+    expect(events.find((e) => e.type === 'message_delta')?.delta).toEqual({
+      stop_reason: 'max_tokens',
+      stop_sequence: null,
+    });
+  });
+});
+
+describe('a native stream', () => {
+  it('goes out with the provider’s own text and nothing added at the end', () => {
+    const encoder = messagesCodec.streamEncoder({});
+    const raw = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}';
+    expect(encoder.chunk(JSON.parse(raw), raw)).toBe(`event: content_block_delta\ndata: ${raw}\n\n`);
+    expect(encoder.end()).toBe('');
+  });
+
+  it('ends a broken stream with event: error', () => {
+    const encoder = messagesCodec.streamEncoder({});
+    const text = encoder.error(new GatewayError('upstream_unreachable', 'Could not reach anthropic'));
+    expect(text.startsWith('event: error\ndata: ')).toBe(true);
+    const body = JSON.parse(text.slice('event: error\ndata: '.length));
+    expectAnthropicShape('ErrorResponse', body);
+    expect(body.error.type).toBe('api_error');
+  });
+});
+
+describe('a translated answer', () => {
+  it('becomes a Message', () => {
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-xyz',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-x',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Sure.',
+            refusal: null,
+            content_blocks: [{ type: 'thinking', thinking: 'hmm', signature: 's' }],
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+              { id: 'call_2', type: 'function', function: { name: 'g', arguments: 'not json' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    };
+    const message = JSON.parse(
+      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+    );
+    expectAnthropicShape('Message', message);
+    expect(message).toEqual({
+      id: 'msg_xyz',
+      type: 'message',
+      role: 'assistant',
+      model: 'gpt-x',
+      content: [
+        { type: 'thinking', thinking: 'hmm', signature: 's' },
+        { type: 'text', text: 'Sure.' },
+        { type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } },
+        { type: 'tool_use', id: 'call_2', name: 'g', input: { _raw: 'not json' } },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: {
+        input_tokens: 5,
+        output_tokens: 7,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: 0,
+      },
+    });
+  });
+
+  it('is relayed as it came when it is already Anthropic’s', () => {
+    const rawText = '{"id":"msg_1", "type":"message"}';
+    expect(messagesCodec.answer({ status: 200, body: JSON.parse(rawText), rawText, headers: {} })).toBe(
+      rawText,
+    );
+  });
+});
+
+describe("errors' Anthropic types", () => {
+  it.each([
+    [
+      new GatewayError('invalid_body', 'max_tokens is required', { param: 'max_tokens' }),
+      'invalid_request_error',
+    ],
+    [new GatewayError('invalid_api_key', 'bad key'), 'authentication_error'],
+    [new GatewayError('payload_too_large', 'too large'), 'request_too_large'],
+    [new GatewayError('request_timeout', 'slow'), 'timeout_error'],
+    [new GatewayError('hooks_failed', 'denied'), 'invalid_request_error'],
+    [
+      new ProviderError({
+        status: 529,
+        provider: 'anthropic',
+        message: 'Overloaded',
+        code: 'overloaded_error',
+      }),
+      'overloaded_error',
+    ],
+    [
+      new ProviderError({
+        status: 429,
+        provider: 'bedrock',
+        message: 'Slow down',
+        code: 'ThrottlingException',
+      }),
+      'rate_limit_error',
+    ],
+    [new ProviderError({ status: 503, provider: 'openai', message: 'down' }), 'api_error'],
+  ])('%s → %s', (error, type) => {
+    const body = JSON.parse(messagesCodec.errorBody(error));
+    expectAnthropicShape('ErrorResponse', body);
+    expect(body).toEqual({ type: 'error', error: { type, message: error.message } });
+  });
+});

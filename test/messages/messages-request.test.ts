@@ -1,0 +1,150 @@
+// The Messages request at the boundary (every refusal names its field) and its translation to chat for
+// providers without the API (what is carried, what is refused and named).
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/core/errors.js';
+import { validateMessagesCountTokensRequest, validateMessagesRequest } from '../../src/core/schemas/index.js';
+import { messagesToChat } from '../../src/gateway/messages/messages-to-chat.js';
+
+const base = { model: 'claude-opus-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
+
+function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    return err as GatewayError;
+  }
+  throw new Error('not refused');
+}
+
+describe('validation', () => {
+  it.each([
+    [{ ...base, max_tokens: undefined }, 'max_tokens'],
+    [{ ...base, model: '' }, 'model'],
+    [{ ...base, messages: undefined }, 'messages'],
+    [{ ...base, messages: [{ role: 'system', content: 'x' }] }, 'messages[0].role'],
+    [
+      { ...base, messages: [{ role: 'user', content: [{ text: 'no type' }] }] },
+      'messages[0].content[0].type',
+    ],
+    [{ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+    [
+      { ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] },
+      'messages[0].content[0].tool_use_id',
+    ],
+    [
+      { ...base, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }] }] },
+      'messages[0].content[0].signature',
+    ],
+    [{ ...base, system: [{ type: 'image', source: {} }] }, 'system[0].type'],
+    [{ ...base, temperature: 1.5 }, 'temperature'],
+    [{ ...base, tool_choice: { type: 'tool' } }, 'tool_choice.name'],
+    [{ ...base, tool_choice: { type: 'sometimes' } }, 'tool_choice.type'],
+    [{ ...base, thinking: { type: 'enabled' } }, 'thinking.budget_tokens'],
+    [{ ...base, thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking.budget_tokens'],
+    [{ ...base, stop_sequences: 'END' }, 'stop_sequences'],
+    [{ ...base, stream: 'yes' }, 'stream'],
+    [
+      {
+        ...base,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'x' } }] }],
+      },
+      'messages[0].content[0].cache_control.type',
+    ],
+  ])('refuses %j naming %s', (body, param) => {
+    const error = refusal(() => validateMessagesRequest(body));
+    expect(error.status).toBe(400);
+    expect(error.param).toBe(param);
+    expect(error.message).toContain(param);
+  });
+
+  it('lets unknown fields and block types through for the native providers', () => {
+    const body = {
+      ...base,
+      context_management: { edits: [] },
+      messages: [
+        { role: 'user', content: [{ type: 'search_result', source: 'x', title: 't', content: [] }] },
+      ],
+    };
+    expect(validateMessagesRequest(body)).toEqual(body);
+  });
+
+  it('takes a count_tokens body without max_tokens', () => {
+    const { max_tokens: _unused, ...body } = base;
+    expect(validateMessagesCountTokensRequest(body)).toEqual(body);
+  });
+});
+
+describe('translation to chat', () => {
+  it('carries images as image_url parts', () => {
+    const chat = messagesToChat(
+      validateMessagesRequest({
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+              { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(chat.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ],
+      },
+    ]);
+  });
+
+  it.each([
+    [{ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type'],
+    [
+      {
+        ...base,
+        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }],
+      },
+      'messages[0].content[0].source.type',
+    ],
+    [
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: {} }] }],
+          },
+        ],
+      },
+      'messages[0].content[0].content[0].type',
+    ],
+    [{ ...base, stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences'],
+  ])('refuses %j naming %s', (body, param) => {
+    const error = refusal(() => messagesToChat(validateMessagesRequest(body)));
+    expect(error.param).toBe(param);
+    expect(error.message).toContain(param);
+  });
+
+  it('maps tool_choice and the parallel switch', () => {
+    const tools = [{ name: 'f', input_schema: { type: 'object' } }];
+    expect(
+      messagesToChat(validateMessagesRequest({ ...base, tools, tool_choice: { type: 'tool', name: 'f' } })),
+    ).toMatchObject({ tool_choice: { type: 'function', function: { name: 'f' } } });
+    expect(
+      messagesToChat(
+        validateMessagesRequest({
+          ...base,
+          tools,
+          tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+        }),
+      ),
+    ).toMatchObject({ tool_choice: 'auto', parallel_tool_calls: false });
+  });
+});

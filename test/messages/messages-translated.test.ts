@@ -1,0 +1,408 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// /v1/messages on providers without Anthropic's API: the official @anthropic-ai/sdk → the gateway, which
+// translates the request to chat for an OpenAI-wire fake and a Gemini fake (replaying Google's recorded
+// answers), and answers in Anthropic's Message object and stream grammar. Also: a fallback from Anthropic
+// to an OpenAI-wire provider inside one call, and count_tokens estimated where there is no count.
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimateInputTokens } from '../../src/gateway/messages/estimate-input-tokens.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
+import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { logsOf, traceHeaders } from '../routing/support.js';
+import {
+  eventsOf,
+  expectAnthropicShape,
+  expectMessagesGrammar,
+  postRawSse,
+  type StreamEvent,
+} from './anthropic-shapes.js';
+
+const ANTHROPIC_KEY = 'sk-ant-translated';
+
+let gateway: TestGateway;
+let openai: FakeUpstream;
+let google: FakeGoogle;
+let anthropic: FakeAnthropic;
+
+function anthropicClient(config: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return new Anthropic({
+    baseURL: gateway.origin,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config),
+      ...headers,
+    },
+  });
+}
+
+const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-test', custom_host: openai.url });
+const googleTarget = () => ({ provider: 'google', api_key: google.apiKey, custom_host: google.url });
+const lastChat = () => openai.requests.at(-1)!.body as any;
+
+async function streamEvents(stream: ReturnType<Anthropic['messages']['stream']>) {
+  const events: StreamEvent[] = [];
+  for await (const event of stream) events.push(event as unknown as StreamEvent);
+  return { events, final: await stream.finalMessage() };
+}
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  input_schema: {
+    type: 'object' as const,
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  },
+};
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI({ name: 'upstream' });
+  google = await startFakeGoogle();
+  anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await openai?.close();
+  await google?.close();
+  await anthropic?.close();
+});
+
+describe('an OpenAI-wire provider', () => {
+  it('answers messages.create with a Message translated from the chat answer', async () => {
+    const { traceId, headers } = traceHeaders();
+    const message = await anthropicClient(openaiTarget(), headers).messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }],
+      temperature: 0.5,
+      top_k: 3,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'u-42' },
+      // The SDK's types no longer list temperature; the API still takes it.
+    } as Anthropic.MessageCreateParamsNonStreaming);
+    expectAnthropicShape('Message', message);
+    expect(message.content).toEqual([{ type: 'text', text: '[upstream] Hello there' }]);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.id).toMatch(/^msg_/);
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage.output_tokens).toBeGreaterThan(0);
+
+    const sent = lastChat();
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello there' },
+    ]);
+    expect(sent).toMatchObject({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      temperature: 0.5,
+      stop: ['END'],
+      user: 'u-42',
+    });
+    expect(sent.top_k).toBeUndefined();
+
+    const records = await logsOf(gateway, traceId, 1);
+    expect(records[0].endpoint).toBe('messages');
+    expect(records[0].provider).toBe('openai');
+    expect(records[0].prompt_tokens).toBe(message.usage.input_tokens);
+    expect(records[0].completion_tokens).toBe(message.usage.output_tokens);
+  });
+
+  it("streams Anthropic's event grammar with usage in message_delta", async () => {
+    const { events, final } = await streamEvents(
+      anthropicClient(openaiTarget()).messages.stream({
+        model: 'gpt-4o-mini',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Stream me a short answer' }],
+      }),
+    );
+    expectMessagesGrammar(events);
+    expectAnthropicShape('Message', final);
+    expect(final.content).toEqual([{ type: 'text', text: '[upstream] Stream me a short answer' }]);
+    const delta = events.find((e) => e.type === 'message_delta') as any;
+    expect(delta.delta.stop_reason).toBe('end_turn');
+    expect(delta.usage.output_tokens).toBeGreaterThan(0);
+    expect(delta.usage.input_tokens).toBeGreaterThan(0);
+    expect(lastChat().stream_options).toEqual({ include_usage: true });
+  });
+
+  it('ends a stream that breaks upstream with event: error and no message_stop', async () => {
+    openai.enqueue({ errorEventAfter: 3 });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(openaiTarget()) },
+      {
+        model: 'gpt-4o-mini',
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: 'user', content: 'one two three four five six' }],
+      },
+    );
+    expect(raw.status).toBe(200);
+    const last = raw.frames.at(-1)!;
+    expect(last.event).toBe('error');
+    expectAnthropicShape('ErrorResponse', JSON.parse(last.data));
+    expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
+    expect(raw.frames[0].event).toBe('message_start');
+  });
+
+  it('names each event on the wire by its type, with a ping after message_start', async () => {
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(openaiTarget()) },
+      {
+        model: 'gpt-4o-mini',
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi there' }],
+      },
+    );
+    expect(raw.status).toBe(200);
+    const events = eventsOf(raw.frames);
+    expectMessagesGrammar(events);
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(['message_start', 'ping']);
+  });
+
+  it('turns a tool call into tool_use, streamed as input_json_delta', async () => {
+    const client = anthropicClient(openaiTarget());
+    const request = {
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      tools: [weatherTool],
+      tool_choice: { type: 'any' as const },
+      messages: [{ role: 'user' as const, content: 'Weather in Paris?' }],
+    };
+    const message = await client.messages.create(request);
+    expectAnthropicShape('Message', message);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_use',
+        name: 'get_weather',
+        input: { input: 'Weather in Paris?' },
+      }),
+    ]);
+    expect(lastChat().tools[0]).toEqual({
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: weatherTool.description,
+        parameters: weatherTool.input_schema,
+      },
+    });
+    expect(lastChat().tool_choice).toBe('required');
+
+    const { events, final } = await streamEvents(client.messages.stream(request));
+    expectMessagesGrammar(events);
+    expect(events.some((e) => e.delta?.type === 'input_json_delta')).toBe(true);
+    expect(final.stop_reason).toBe('tool_use');
+    expect(final.content[0]).toMatchObject({ type: 'tool_use', input: { input: 'Weather in Paris?' } });
+  });
+
+  it('carries tool use, tool results and thinking of earlier turns into the chat history', async () => {
+    await anthropicClient(openaiTarget()).messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      tools: [weatherTool],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
+            { type: 'text', text: 'Let me check.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '18°C, sunny' }] },
+            { type: 'text', text: 'And tomorrow?' },
+          ],
+        },
+      ],
+    });
+    expect(lastChat().messages).toEqual([
+      { role: 'user', content: 'Weather in Paris?' },
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        tool_calls: [
+          {
+            id: 'toolu_1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+        content_blocks: [{ type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' }],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: '18°C, sunny' },
+      { role: 'user', content: 'And tomorrow?' },
+    ]);
+  });
+
+  it('refuses a block the chat API cannot carry, naming it', async () => {
+    const error = await anthropicClient(openaiTarget())
+      .messages.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 100,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }],
+          },
+        ],
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    const body = (error as any).error;
+    expectAnthropicShape('ErrorResponse', body);
+    expect(body.error.message).toContain('messages[0].content[0].type');
+  });
+
+  it('estimates count_tokens in Anthropic shape', async () => {
+    const body = {
+      model: 'gpt-4o-mini',
+      system: 'You are a helpful assistant.',
+      messages: [{ role: 'user' as const, content: 'Count the tokens of this sentence, please.' }],
+      tools: [weatherTool],
+    };
+    const before = openai.requests.length;
+    const counted = await anthropicClient(openaiTarget()).messages.countTokens(body);
+    expectAnthropicShape('CountTokensResponse', counted);
+    expect(counted.input_tokens).toBe(await estimateInputTokens(body));
+    // The sentences and the tool definition are some dozens of tokens: an estimate in that range.
+    expect(counted.input_tokens).toBeGreaterThan(30);
+    expect(counted.input_tokens).toBeLessThan(120);
+    expect(openai.requests.length).toBe(before);
+  });
+});
+
+describe('Gemini', () => {
+  it('answers messages.create from the recorded answer', async () => {
+    const recorded = readGoogleFixture('google-text.json') as any;
+    google.enqueue({ fixture: 'google-text.json' });
+    const message = await anthropicClient(googleTarget()).messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 500,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    const text = message.content.find((block) => block.type === 'text') as { text: string };
+    expect(text.text).toBe(recorded.candidates[0].content.parts[0].text);
+    expect(message.usage.input_tokens).toBe(recorded.usageMetadata.promptTokenCount);
+    const sent = google.requests.at(-1)!;
+    expect(sent.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect((sent.body as any).contents).toEqual([{ role: 'user', parts: [{ text: 'Hello' }] }]);
+  });
+
+  it('streams the recorded answer in Anthropic grammar', async () => {
+    const lines = readGoogleStream('google-text.chunks.txt').map((line) => JSON.parse(line));
+    const expected = lines
+      .flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? [])
+      .map((part: { text?: string; thought?: boolean }) => (part.thought ? '' : (part.text ?? '')))
+      .join('');
+    google.enqueue({ fixture: 'google-text.chunks.txt' });
+    const { events, final } = await streamEvents(
+      anthropicClient(googleTarget()).messages.stream({
+        model: 'gemini-2.5-flash',
+        max_tokens: 500,
+        messages: [{ role: 'user', content: 'Hello' }],
+      }),
+    );
+    expectMessagesGrammar(events);
+    const text = (final.content as Array<{ type: string; text?: string }>)
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('');
+    expect(text).toBe(expected);
+  });
+
+  it("keeps Gemini's thought signature across turns through a thinking block", async () => {
+    const recorded = readGoogleFixture('google-tool-call.json') as any;
+    const signature = recorded.candidates[0].content.parts[0].thoughtSignature;
+    google.enqueue({ fixture: 'google-tool-call.json' });
+    const client = anthropicClient(googleTarget());
+    const question = { role: 'user' as const, content: 'Weather in San Francisco?' };
+    const first = await client.messages.create({
+      model: 'gemini-3-pro-preview',
+      max_tokens: 500,
+      tools: [{ ...weatherTool, name: 'weather' }],
+      messages: [question],
+    });
+    expectAnthropicShape('Message', first);
+    expect(first.stop_reason).toBe('tool_use');
+    const thinking = first.content.find((block) => block.type === 'thinking') as { signature: string };
+    expect(thinking.signature).toBe(signature);
+    const toolUse = first.content.find((block) => block.type === 'tool_use') as {
+      id: string;
+      input: unknown;
+    };
+    expect(toolUse.input).toEqual({ location: 'San Francisco' });
+
+    google.enqueue({ fixture: 'google-text.json' });
+    await client.messages.create({
+      model: 'gemini-3-pro-preview',
+      max_tokens: 500,
+      tools: [{ ...weatherTool, name: 'weather' }],
+      messages: [
+        question,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'Foggy, 14°C' }] },
+      ],
+    });
+    const contents = (google.requests.at(-1)!.body as any).contents;
+    expect(contents[1].parts[0]).toMatchObject({
+      functionCall: { name: 'weather', args: { location: 'San Francisco' } },
+      thoughtSignature: signature,
+    });
+  });
+});
+
+describe('a fallback from Anthropic to an OpenAI-wire provider', () => {
+  const fallback = () => ({
+    strategy: { mode: 'fallback' },
+    targets: [{ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url }, openaiTarget()],
+  });
+
+  it('answers from the second provider in the same call, translated', async () => {
+    anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
+    const { traceId, headers } = traceHeaders();
+    const response = await anthropicClient(fallback(), headers)
+      .messages.create({
+        model: 'claude-opus-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Who answers?' }],
+      })
+      .withResponse();
+    expectAnthropicShape('Message', response.data);
+    expect(response.data.content).toEqual([{ type: 'text', text: '[upstream] Who answers?' }]);
+    expect(response.response.headers.get('x-gateway-provider')).toBe('openai');
+    expect(anthropic.requests.at(-1)!.body.messages).toEqual([{ role: 'user', content: 'Who answers?' }]);
+    expect(lastChat().model).toBe('claude-opus-5');
+    const records = await logsOf(gateway, traceId, 3);
+    expect(records.map((record) => record.provider).sort()).toEqual(['anthropic', 'openai', 'openai']);
+  });
+
+  it('streams from the second provider when the first fails before its first byte', async () => {
+    anthropic.enqueue({ kind: 'error', status: 500, type: 'api_error', message: 'Internal error' });
+    const { events, final } = await streamEvents(
+      anthropicClient(fallback()).messages.stream({
+        model: 'claude-opus-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Stream from whoever' }],
+      }),
+    );
+    expectMessagesGrammar(events);
+    expect(final.content).toEqual([{ type: 'text', text: '[upstream] Stream from whoever' }]);
+  });
+});
