@@ -10,6 +10,7 @@ import * as guardrails from './0004_guardrails.js';
 import * as prompts from './0005_prompts.js';
 import * as rateLimitPolicies from './0006_rate_limit_policies.js';
 import * as logRetention from './0007_log_retention.js';
+import * as filesBatches from './0009_files_batches.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_prompts': prompts,
   '0006_rate_limit_policies': rateLimitPolicies,
   '0007_log_retention': logRetention,
+  '0009_files_batches': filesBatches,
 };
 
 export const migrationProvider: MigrationProvider = {
