@@ -24,6 +24,11 @@ import { createLogger } from './observability/logger.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
 import { loadMasterKey, openStore } from './store/index.js';
+import type { BlobStore } from './store/blob-store.js';
+import { createLocalBlobStore } from './store/local-blob-store.js';
+import { createS3BlobStore } from './store/s3-blob-store.js';
+import { startBatchWorker } from './gateway/batches/batch-worker.js';
+import { join } from 'node:path';
 
 export interface GatewayServer {
   app: FastifyInstance;
@@ -72,6 +77,9 @@ export async function createGatewayServer(
       onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
     });
   }
+  const blobs: BlobStore & { close?(): void } = settings.s3
+    ? await createS3BlobStore(settings.s3)
+    : createLocalBlobStore(join(settings.dataDir, 'blobs'));
   const logWriter = createLogWriter(store, logger, {
     batchSize: settings.logBatchSize,
     flushIntervalMs: settings.logFlushIntervalMs,
@@ -108,6 +116,7 @@ export async function createGatewayServer(
     ],
     metrics,
     hooks: createHookRuntime(settings, runJudge),
+    blobs,
   };
   metrics?.countsFrom(
     'gateway_rate_limit_decisions_total',
@@ -115,7 +124,15 @@ export async function createGatewayServer(
     'decision',
     () => rateLimitDecisions(deps.routing.rateLimits.stats),
   );
-  const app = await buildApp(deps);
+  const batchWorker = settings.batchWorker
+    ? startBatchWorker(deps, {
+        nodeConcurrency: settings.batchNodeConcurrency,
+        batchConcurrency: settings.batchConcurrency,
+        leaseMs: settings.batchLeaseMs,
+        pollMs: settings.batchPollMs,
+      })
+    : undefined;
+  const app = await buildApp(deps, { batchesChanged: () => batchWorker?.poke() });
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -138,6 +155,7 @@ export async function createGatewayServer(
           clearTimeout(grace);
           clearInterval(sweep);
         }
+        await batchWorker?.close(settings.shutdownGraceMs);
         await retention?.close();
         await deps.logWriter.close();
         await deps.upstream.close();
@@ -145,6 +163,7 @@ export async function createGatewayServer(
         await bus?.close();
         await state.close();
         await store.close();
+        blobs.close?.();
       })();
       return closing;
     },

@@ -57,9 +57,12 @@ export interface BatchLineError {
   line: number | null;
 }
 
+/** OpenAI's batch usage: the sums over the batch's answered lines. */
 export interface BatchUsage {
   input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
   output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
 }
 
@@ -138,6 +141,8 @@ export interface SettledLine {
   result: string;
   input_tokens: number | null;
   output_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
 }
 
 export interface LineCounts {
@@ -172,7 +177,10 @@ export interface BatchRepository {
   /** Any workspace's: for the workers. */
   getById(id: string): Promise<StoredBatch | undefined>;
   /** Newest first; `after` is the id the next page starts after. */
-  list(workspaceId: string, query: { limit: number; after?: string }): Promise<{ data: StoredBatch[]; has_more: boolean }>;
+  list(
+    workspaceId: string,
+    query: { limit: number; after?: string },
+  ): Promise<{ data: StoredBatch[]; has_more: boolean }>;
   /** Batches in these states (any workspace): what workers look at. */
   withStatus(statuses: readonly BatchStatus[]): Promise<StoredBatch[]>;
   /** The call the batch's lines run under (decrypted). */
@@ -180,6 +188,9 @@ export interface BatchRepository {
   /** Applies `patch` when the batch is in one of `from` (all states when absent); the batch after, or
    * undefined when it was not in one of them. */
   update(id: string, patch: BatchPatch, from?: readonly BatchStatus[]): Promise<StoredBatch | undefined>;
+  /** Sets `patch` and marks the batch's finalization queued, when it is in `from` and not yet marked:
+   * true for the one caller that did it. */
+  markFinalizeQueued(id: string, from: BatchStatus, patch: BatchPatch): Promise<boolean>;
   /** Adds lines; a line already there is left as it is (validation may run again after a crash). */
   insertLines(batchId: string, lines: readonly NewBatchLine[]): Promise<void>;
   deleteLines(batchId: string): Promise<void>;

@@ -260,6 +260,8 @@ export interface BatchLinesTable {
   result: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
 }
 
 export interface Database {

@@ -51,7 +51,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // Set once, by whoever queues the finalization: a batch is finalized exactly once.
     .addColumn('finalize_queued', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('batches_workspace_idx').on('batches').columns(['workspace_id', 'id']).execute();
+  await db.schema
+    .createIndex('batches_workspace_idx')
+    .on('batches')
+    .columns(['workspace_id', 'id'])
+    .execute();
   await db.schema.createIndex('batches_status_idx').on('batches').columns(['status']).execute();
 
   await db.schema
@@ -68,6 +72,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('result', 'text')
     .addColumn('input_tokens', 'integer')
     .addColumn('output_tokens', 'integer')
+    .addColumn('cached_tokens', 'integer')
+    .addColumn('reasoning_tokens', 'integer')
     .addPrimaryKeyConstraint('batch_lines_pk', ['batch_id', 'line'])
     .execute();
   await db.schema

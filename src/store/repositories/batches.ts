@@ -175,7 +175,9 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         .select('call_encrypted')
         .where('id', '=', id)
         .executeTakeFirst();
-      return row ? (JSON.parse(decryptSecret(keys.encryption, row.call_encrypted, id)) as BatchCall) : undefined;
+      return row
+        ? (JSON.parse(decryptSecret(keys.encryption, row.call_encrypted, id)) as BatchCall)
+        : undefined;
     },
 
     async update(id, patch, from) {
@@ -183,6 +185,17 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
       if (from !== undefined) builder = builder.where('status', 'in', from);
       const row = await builder.returningAll().executeTakeFirst();
       return row ? toBatch(row) : undefined;
+    },
+
+    async markFinalizeQueued(id, from, patch) {
+      const result = await db
+        .updateTable('batches')
+        .set({ ...toRowPatch(patch), finalize_queued: 1 })
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .where('finalize_queued', '=', 0)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
     },
 
     async insertLines(batchId, lines) {
@@ -218,7 +231,12 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
           .set(leaseTo(owner, leaseMs, now))
           .whereRef('batch_lines.batch_id', '=', 'due.batch_id')
           .whereRef('batch_lines.line', '=', 'due.line')
-          .returning(['batch_lines.batch_id', 'batch_lines.line', 'batch_lines.custom_id', 'batch_lines.body'])
+          .returning([
+            'batch_lines.batch_id',
+            'batch_lines.line',
+            'batch_lines.custom_id',
+            'batch_lines.body',
+          ])
           .execute();
       } else {
         rows = await db
@@ -250,7 +268,12 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
 
     async releaseLine(batchId, line, owner, notBeforeMs) {
       await whileLeased(batchId, line, owner)
-        .set({ state: 'pending', not_before_ms: Math.floor(notBeforeMs), lease_owner: null, lease_expires_at_ms: null })
+        .set({
+          state: 'pending',
+          not_before_ms: Math.floor(notBeforeMs),
+          lease_owner: null,
+          lease_expires_at_ms: null,
+        })
         .execute();
     },
 
@@ -299,12 +322,20 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         .select((eb) => [
           eb.fn.sum<number | string | null>('input_tokens').as('input'),
           eb.fn.sum<number | string | null>('output_tokens').as('output'),
+          eb.fn.sum<number | string | null>('cached_tokens').as('cached'),
+          eb.fn.sum<number | string | null>('reasoning_tokens').as('reasoning'),
         ])
         .where('batch_id', '=', batchId)
         .executeTakeFirst();
       const input = toNumberOrNull(row?.input) ?? 0;
       const output = toNumberOrNull(row?.output) ?? 0;
-      return { input_tokens: input, output_tokens: output, total_tokens: input + output };
+      return {
+        input_tokens: input,
+        input_tokens_details: { cached_tokens: toNumberOrNull(row?.cached) ?? 0 },
+        output_tokens: output,
+        output_tokens_details: { reasoning_tokens: toNumberOrNull(row?.reasoning) ?? 0 },
+        total_tokens: input + output,
+      };
     },
   };
 }
