@@ -80,6 +80,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     timer.unref();
   }
 
+  /** The running batches as last read; a refill between polls claims lines of these without reading
+   * them again (a claim still checks that the batch is running). */
+  let active: StoredBatch[] = [];
+  let lastPollAt = 0;
+
   async function tick(): Promise<void> {
     if (closed) return;
     if (ticking) {
@@ -88,11 +93,15 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     }
     ticking = true;
     try {
-      await claimJobs();
-      const active = await store.batches.withStatus(['in_progress', 'cancelling']);
+      const poll = Date.now() - lastPollAt >= options.pollMs;
+      if (poll) {
+        lastPollAt = Date.now();
+        await claimJobs();
+        active = await store.batches.withStatus(['in_progress', 'cancelling']);
+      }
       for (const batch of active) {
         if (closed) break;
-        await advance(batch);
+        await advance(batch, poll);
       }
     } catch (err) {
       logger.error({ err }, 'batch worker: a round failed; trying again');
@@ -170,10 +179,12 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     calls.delete(batch.id);
   }
 
-  async function advance(batch: StoredBatch): Promise<void> {
+  /** Claims lines of a running batch; at a poll, also finalizes what is done, cancelled or expired. */
+  async function advance(batch: StoredBatch, poll: boolean): Promise<void> {
     if (batch.finalize_queued) return;
     const stopped = batch.status === 'cancelling' || expired(batch);
     if (stopped) {
+      if (!poll) return;
       const counts = await store.batches.lineCounts(batch.id);
       if (counts.running === 0 && (inFlight.get(batch.id) ?? 0) === 0) {
         await queueFinalize(batch, batch.status === 'cancelling' ? 'cancelled' : 'expired');
@@ -189,6 +200,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       for (const line of claimed) track(runLine(batch, line));
       if (claimed.length > 0) return;
     }
+    if (!poll && room <= 0) return;
     if ((inFlight.get(batch.id) ?? 0) > 0) return;
     const counts = await store.batches.lineCounts(batch.id);
     if (counts.open === 0) await queueFinalize(batch, 'completed');
@@ -277,6 +289,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
 
   return {
     poke() {
+      lastPollAt = 0;
       again = true;
       schedule(0);
     },

@@ -71,18 +71,31 @@ const INSERT_CHUNK = 500;
 
 export function createBatchRepository({ db, kind, keys }: RepositoryContext): BatchRepository {
   function dueLines(trx: Kysely<Database>, batchId: string, now: number, limit: number) {
-    return trx
-      .selectFrom('batch_lines')
-      .select(['batch_id', 'line'])
-      .where('batch_id', '=', batchId)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'pending'), eb('not_before_ms', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('lease_expires_at_ms', '<=', now)]),
-        ]),
-      )
-      .orderBy('line')
-      .limit(limit);
+    return (
+      trx
+        .selectFrom('batch_lines')
+        .select(['batch_id', 'line'])
+        .where('batch_id', '=', batchId)
+        // A batch cancelled (or finalized) on another node stops handing out lines at once.
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('batches')
+              .select('batches.id')
+              .where('batches.id', '=', batchId)
+              .where('batches.status', '=', 'in_progress')
+              .where('batches.finalize_queued', '=', 0),
+          ),
+        )
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'pending'), eb('not_before_ms', '<=', now)]),
+            eb.and([eb('state', '=', 'running'), eb('lease_expires_at_ms', '<=', now)]),
+          ]),
+        )
+        .orderBy('line')
+        .limit(limit)
+    );
   }
 
   function leaseTo(owner: string, leaseMs: number, now: number) {
