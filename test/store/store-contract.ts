@@ -77,6 +77,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         '0005_prompts',
         '0006_rate_limit_policies',
         '0007_log_retention',
+        '0009_files_batches',
       ]);
     });
   });

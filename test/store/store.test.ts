@@ -91,6 +91,7 @@ describeWithPostgres('store on PostgreSQL, several nodes starting together', () 
         '0005_prompts',
         '0006_rate_limit_policies',
         '0007_log_retention',
+        '0009_files_batches',
       ]);
     } finally {
       await dropSchema(schema);
