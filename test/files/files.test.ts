@@ -149,3 +149,50 @@ suite('files on S3-compatible storage', async () => {
     },
   };
 });
+
+describe('upload limits', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      env: {
+        GATEWAY_FILE_MAX_BYTES: '4096',
+        GATEWAY_BATCH_FILE_MAX_BYTES: '2048',
+        GATEWAY_BATCH_MAX_LINES: '3',
+      },
+    });
+  });
+  afterAll(async () => gateway?.close());
+
+  it('refuses a file over the limit with 413 and keeps nothing of it', async () => {
+    const client = sdk(gateway);
+    const big = await status(
+      client.files.create({ file: await toFile(Buffer.alloc(10_000, 1), 'big.bin'), purpose: 'vision' }),
+    );
+    expect(big).toEqual({ status: 413, param: 'file' });
+    const bigBatch = await status(
+      client.files.create({
+        file: await toFile(Buffer.from(`${'{"a":"' + 'x'.repeat(3000) + '"}'}\n`), 'b.jsonl'),
+        purpose: 'batch',
+      }),
+    );
+    expect(bigBatch).toEqual({ status: 413, param: 'file' });
+    expect((await client.files.list()).data).toEqual([]);
+  });
+
+  it('refuses a batch file with more lines than allowed', async () => {
+    const client = sdk(gateway);
+    const lines = await status(
+      client.files.create({
+        file: await toFile(Buffer.from('{}\n{}\n{}\n{}\n'), 'lines.jsonl'),
+        purpose: 'batch',
+      }),
+    );
+    expect(lines).toEqual({ status: 400, param: 'file' });
+    const ok = await client.files.create({
+      file: await toFile(Buffer.from('{}\n{}\n{}'), 'ok.jsonl'),
+      purpose: 'batch',
+    });
+    expect(ok.bytes).toBe(8);
+  });
+});
