@@ -144,18 +144,31 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
       logger.error({ err, job: job.id, kind: job.kind }, 'batch job failed');
-      await store.jobs.fail(
-        job.id,
-        owner,
-        err instanceof Error ? err.message : String(err),
-        Date.now() + 1000,
-      );
+      const message = err instanceof Error ? err.message : String(err);
+      await store.jobs.fail(job.id, owner, message, Date.now() + 1000);
+      if (job.kind === VALIDATE_JOB && job.attempts >= job.max_attempts) await giveUp(job, message);
     } finally {
       clearInterval(heartbeat);
       jobs -= 1;
       again = true;
       schedule(0);
     }
+  }
+
+  /** A validation that failed on its every attempt fails its batch, rather than leave it validating. */
+  async function giveUp(job: Job, message: string): Promise<void> {
+    const { batch_id } = job.payload as { batch_id: string };
+    const error = {
+      code: 'internal_error',
+      message: `The input could not be read: ${message}`,
+      param: null,
+      line: null,
+    };
+    await store.batches.update(
+      batch_id,
+      { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: [error] },
+      ['validating'],
+    );
   }
 
   function expired(batch: StoredBatch): boolean {
