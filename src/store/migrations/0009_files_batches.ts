@@ -76,10 +76,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('reasoning_tokens', 'integer')
     .addPrimaryKeyConstraint('batch_lines_pk', ['batch_id', 'line'])
     .execute();
+  // Claims walk one state's lines in input order (pending ones, leased ones whose lease ran out), and
+  // finalization reads one state's results in input order: both stop after a page.
   await db.schema
     .createIndex('batch_lines_state_idx')
     .on('batch_lines')
-    .columns(['batch_id', 'state', 'not_before_ms'])
+    .columns(['batch_id', 'state', 'line'])
     .execute();
 }
 

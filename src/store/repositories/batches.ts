@@ -70,12 +70,23 @@ function toRowPatch(patch: BatchPatch): Partial<BatchesTable> {
 const INSERT_CHUNK = 500;
 
 export function createBatchRepository({ db, kind, keys }: RepositoryContext): BatchRepository {
-  function dueLines(trx: Kysely<Database>, batchId: string, now: number, limit: number) {
+  /** Due lines of one state, in input order: `pending` ones whose wait is over, or `running` ones whose
+   * lease ran out. One state per query, so the (batch_id, state, line) index serves it and stops at
+   * `limit` instead of visiting every line of the batch. */
+  function dueLines(
+    trx: Kysely<Database>,
+    batchId: string,
+    state: 'pending' | 'running',
+    now: number,
+    limit: number,
+  ) {
     return (
       trx
         .selectFrom('batch_lines')
         .select(['batch_id', 'line'])
         .where('batch_id', '=', batchId)
+        .where('state', '=', state)
+        .where(state === 'pending' ? 'not_before_ms' : 'lease_expires_at_ms', '<=', now)
         // A batch cancelled (or finalized) on another node stops handing out lines at once.
         .where((eb) =>
           eb.exists(
@@ -86,12 +97,6 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
               .where('batches.status', '=', 'in_progress')
               .where('batches.finalize_queued', '=', 0),
           ),
-        )
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'pending'), eb('not_before_ms', '<=', now)]),
-            eb.and([eb('state', '=', 'running'), eb('lease_expires_at_ms', '<=', now)]),
-          ]),
         )
         .orderBy('line')
         .limit(limit)
@@ -235,32 +240,37 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
 
     async claimLines(batchId, owner, leaseMs, limit) {
       const now = Date.now();
-      let rows: ClaimedLine[];
-      if (kind === 'postgres') {
-        rows = await db
-          .with('due', () => dueLines(db, batchId, now, limit).forUpdate().skipLocked())
-          .updateTable('batch_lines')
-          .from('due')
-          .set(leaseTo(owner, leaseMs, now))
-          .whereRef('batch_lines.batch_id', '=', 'due.batch_id')
-          .whereRef('batch_lines.line', '=', 'due.line')
-          .returning([
-            'batch_lines.batch_id',
-            'batch_lines.line',
-            'batch_lines.custom_id',
-            'batch_lines.body',
-          ])
-          .execute();
-      } else {
-        rows = await db
-          .updateTable('batch_lines')
-          .set(leaseTo(owner, leaseMs, now))
-          .where('batch_id', '=', batchId)
-          .where('line', 'in', dueLines(db, batchId, now, limit).clearSelect().select('line'))
-          .returning(['batch_id', 'line', 'custom_id', 'body'])
-          .execute();
+      const claimed: ClaimedLine[] = [];
+      // Lines a dead node left first (they are older work), then new ones.
+      for (const state of ['running', 'pending'] as const) {
+        const room = limit - claimed.length;
+        if (room <= 0) break;
+        const rows =
+          kind === 'postgres'
+            ? await db
+                .with('due', () => dueLines(db, batchId, state, now, room).forUpdate().skipLocked())
+                .updateTable('batch_lines')
+                .from('due')
+                .set(leaseTo(owner, leaseMs, now))
+                .whereRef('batch_lines.batch_id', '=', 'due.batch_id')
+                .whereRef('batch_lines.line', '=', 'due.line')
+                .returning([
+                  'batch_lines.batch_id',
+                  'batch_lines.line',
+                  'batch_lines.custom_id',
+                  'batch_lines.body',
+                ])
+                .execute()
+            : await db
+                .updateTable('batch_lines')
+                .set(leaseTo(owner, leaseMs, now))
+                .where('batch_id', '=', batchId)
+                .where('line', 'in', dueLines(db, batchId, state, now, room).clearSelect().select('line'))
+                .returning(['batch_id', 'line', 'custom_id', 'body'])
+                .execute();
+        claimed.push(...rows.map((row) => ({ ...row, line: toNumber(row.line) })));
       }
-      return rows.map((row) => ({ ...row, line: toNumber(row.line) })).sort((a, b) => a.line - b.line);
+      return claimed.sort((a, b) => a.line - b.line);
     },
 
     async heartbeatLines(owner, leaseMs) {
