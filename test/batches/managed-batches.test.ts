@@ -1,11 +1,14 @@
 /**
  * Managed batches end to end with the official `openai` SDK against a real gateway (SQLite file) and two
  * fake OpenAI upstreams: every line through the whole pipeline (a fallback config), invalid lines
- * reported with their numbers, cancel keeping partial output, a batch whose every line fails.
+ * reported with their numbers, cancel keeping partial output, a batch whose every line fails, lines
+ * that wait out a rate-limit policy's window.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call } from '../management/http.js';
 import {
   chatLine,
   contentLines,
@@ -213,5 +216,43 @@ describe('listing and reading', () => {
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('limit');
+  });
+});
+
+describe('rate-limit policies', () => {
+  it('make a line wait for its window instead of failing it', async () => {
+    const limited = await startFakeOpenAI({ name: 'limited' });
+    try {
+      const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
+        conditions: [{ key: 'metadata.case', value: 'batch-limits' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 120,
+      });
+      expect(policy.status, policy.text).toBe(200);
+      const client = new OpenAI({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify(target(limited)),
+          'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
+        },
+      });
+      const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
+      // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).
+      const lines = Array.from({ length: 126 }, (_, i) => chatLine(`limited-${i}`));
+      const file = await upload(client, jsonl(lines));
+      const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+      expect(batch.status).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
+      expect(gateway.server.deps.routing.rateLimits.stats.refused).toBeGreaterThan(refusedBefore);
+      // Refusals never reached the provider: one request per line.
+      expect(limited.requests.length).toBe(126);
+    } finally {
+      await limited.close();
+    }
   });
 });
