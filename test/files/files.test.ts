@@ -77,6 +77,20 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       expect((await status(client.files.content(image.id))).status).toBe(404);
     });
 
+    it('streams a file larger than the JSON body limit in and out', async () => {
+      const client = sdk(gateway);
+      // 40 MB: above GATEWAY_BODY_LIMIT_BYTES, and several 8 MiB parts on S3.
+      const size = 40 * 1024 * 1024;
+      const data = Buffer.alloc(size);
+      for (let i = 0; i < size; i += 4096) data.writeUInt32LE(i, i);
+      const file = await client.files.create({ file: await toFile(data, 'large.bin'), purpose: 'fine-tune' });
+      expect(file.bytes).toBe(size);
+      const back = Buffer.from(await (await client.files.content(file.id)).arrayBuffer());
+      expect(back.length).toBe(size);
+      expect(back.equals(data)).toBe(true);
+      await client.files.delete(file.id);
+    });
+
     it('refuses a batch file whose line is not JSON, and a bad purpose, naming the field', async () => {
       const client = sdk(gateway);
       expect(
