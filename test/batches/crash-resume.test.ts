@@ -23,6 +23,7 @@ import {
   target,
   upload,
   waitFor,
+  SLOW_TEST_MS,
 } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -123,33 +124,37 @@ afterAll(async () => {
 });
 
 describe('a gateway killed mid-batch', () => {
-  it('resumes on restart with no line lost, duplicated or answered twice', async () => {
-    const port = await freePort();
-    child = await startNode(port);
-    const client = sdk(`http://127.0.0.1:${port}/v1`, adminKey, target(upstream));
-    const lines = Array.from({ length: LINES }, (_, i) => chatLine(`line-${i}`));
-    const file = await upload(client, jsonl(lines));
-    const created = await createBatch(client, file.id);
-    await waitFor(client, created.id, (batch) => (batch.request_counts?.completed ?? 0) >= 60);
+  it(
+    'resumes on restart with no line lost, duplicated or answered twice',
+    async () => {
+      const port = await freePort();
+      child = await startNode(port);
+      const client = sdk(`http://127.0.0.1:${port}/v1`, adminKey, target(upstream));
+      const lines = Array.from({ length: LINES }, (_, i) => chatLine(`line-${i}`));
+      const file = await upload(client, jsonl(lines));
+      const created = await createBatch(client, file.id);
+      await waitFor(client, created.id, (batch) => (batch.request_counts?.completed ?? 0) >= 60);
 
-    await kill(child);
-    const committed = committedLines(created.id);
-    expect(committed.length).toBeGreaterThanOrEqual(60);
-    expect(committed.length).toBeLessThan(LINES);
+      await kill(child);
+      const committed = committedLines(created.id);
+      expect(committed.length).toBeGreaterThanOrEqual(60);
+      expect(committed.length).toBeLessThan(LINES);
 
-    child = await startNode(port);
-    const batch = await waitFor(client, created.id, finished);
-    expect(batch.status).toBe('completed');
-    expect(batch.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
+      child = await startNode(port);
+      const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+      expect(batch.status).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
 
-    const output = await contentLines(client, batch.output_file_id);
-    expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
+      const output = await contentLines(client, batch.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
 
-    const calls = upstreamCalls();
-    for (const id of committed) expect(calls.get(id), `${id} was answered before the kill`).toBe(1);
-    for (const line of lines) expect(calls.get(line.custom_id), line.custom_id).toBeGreaterThanOrEqual(1);
-    // Only the lines in flight at the kill (at most the concurrency) were sent twice.
-    const repeated = [...calls.values()].filter((count) => count > 1).length;
-    expect(repeated).toBeLessThanOrEqual(8);
-  });
+      const calls = upstreamCalls();
+      for (const id of committed) expect(calls.get(id), `${id} was answered before the kill`).toBe(1);
+      for (const line of lines) expect(calls.get(line.custom_id), line.custom_id).toBeGreaterThanOrEqual(1);
+      // Only the lines in flight at the kill (at most the concurrency) were sent twice.
+      const repeated = [...calls.values()].filter((count) => count > 1).length;
+      expect(repeated).toBeLessThanOrEqual(8);
+    },
+    SLOW_TEST_MS,
+  );
 });

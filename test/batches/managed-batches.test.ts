@@ -19,6 +19,7 @@ import {
   target,
   upload,
   waitFor,
+  SLOW_TEST_MS,
 } from './support.js';
 
 let gateway: TestGateway;
@@ -52,51 +53,59 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 }
 
 describe('a managed batch over two providers with a fallback config', () => {
-  it('answers 1,000 lines, each custom_id exactly once, in input order', async () => {
-    primary.reset();
-    backup.reset();
-    const client = sdk(gateway.url, gateway.adminKey, fallback());
-    const lines = Array.from({ length: 1000 }, (_, i) =>
-      chatLine(`req-${i}`, i % 4 === 0 ? 'flaky' : 'gpt-4o-mini'),
-    );
-    const file = await upload(client, jsonl(lines));
-    expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
+  it(
+    'answers 1,000 lines, each custom_id exactly once, in input order',
+    async () => {
+      primary.reset();
+      backup.reset();
+      const client = sdk(gateway.url, gateway.adminKey, fallback());
+      const lines = Array.from({ length: 1000 }, (_, i) =>
+        chatLine(`req-${i}`, i % 4 === 0 ? 'flaky' : 'gpt-4o-mini'),
+      );
+      const file = await upload(client, jsonl(lines));
+      expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
 
-    const created = await createBatch(client, file.id, { metadata: { run: 'thousand' } });
-    expect(created).toMatchObject({ object: 'batch', status: 'validating', completion_window: 'immediate' });
-    const batch = await waitFor(client, created.id, finished);
+      const created = await createBatch(client, file.id, { metadata: { run: 'thousand' } });
+      expect(created).toMatchObject({
+        object: 'batch',
+        status: 'validating',
+        completion_window: 'immediate',
+      });
+      const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
 
-    expect(batch.status).toBe('completed');
-    expect(batch.request_counts).toEqual({ total: 1000, completed: 1000, failed: 0 });
-    expect(batch.error_file_id).toBeNull();
-    for (const at of [
-      'created_at',
-      'in_progress_at',
-      'finalizing_at',
-      'completed_at',
-      'expires_at',
-    ] as const) {
-      expect(batch[at], at).toBeGreaterThan(0);
-    }
-    expect(batch.metadata).toEqual({ run: 'thousand' });
-    expect(batch.usage?.total_tokens).toBeGreaterThan(0);
+      expect(batch.status).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: 1000, completed: 1000, failed: 0 });
+      expect(batch.error_file_id).toBeNull();
+      for (const at of [
+        'created_at',
+        'in_progress_at',
+        'finalizing_at',
+        'completed_at',
+        'expires_at',
+      ] as const) {
+        expect(batch[at], at).toBeGreaterThan(0);
+      }
+      expect(batch.metadata).toEqual({ run: 'thousand' });
+      expect(batch.usage?.total_tokens).toBeGreaterThan(0);
 
-    const output = await contentLines(client, batch.output_file_id);
-    expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
-    expect(output.every((line) => line.response?.status_code === 200 && line.error === null)).toBe(true);
-    expect(new Set(output.map((line) => line.id)).size).toBe(1000);
+      const output = await contentLines(client, batch.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
+      expect(output.every((line) => line.response?.status_code === 200 && line.error === null)).toBe(true);
+      expect(new Set(output.map((line) => line.id)).size).toBe(1000);
 
-    // The flaky quarter was answered by the backup, after the primary failed it once each.
-    const flaky = output.filter(
-      (line) => line.custom_id.endsWith('0') || Number(line.custom_id.slice(4)) % 4 === 0,
-    );
-    expect(flaky.length).toBeGreaterThan(0);
-    expect(countBy(backup.requests, (r) => r.path).get('/v1/chat/completions')).toBe(250);
-    expect(primary.requests.length).toBe(1000);
+      // The flaky quarter was answered by the backup, after the primary failed it once each.
+      const flaky = output.filter(
+        (line) => line.custom_id.endsWith('0') || Number(line.custom_id.slice(4)) % 4 === 0,
+      );
+      expect(flaky.length).toBeGreaterThan(0);
+      expect(countBy(backup.requests, (r) => r.path).get('/v1/chat/completions')).toBe(250);
+      expect(primary.requests.length).toBe(1000);
 
-    const outputFile = await client.files.retrieve(batch.output_file_id!);
-    expect(outputFile).toMatchObject({ purpose: 'batch_output', object: 'file' });
-  });
+      const outputFile = await client.files.retrieve(batch.output_file_id!);
+      expect(outputFile).toMatchObject({ purpose: 'batch_output', object: 'file' });
+    },
+    SLOW_TEST_MS,
+  );
 });
 
 describe('validation', () => {
@@ -116,7 +125,7 @@ describe('validation', () => {
     ]);
     const file = await upload(client, text);
     const created = await createBatch(client, file.id);
-    const batch = await waitFor(client, created.id, finished);
+    const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
     expect(batch.status).toBe('failed');
     expect(batch.failed_at).toBeGreaterThan(0);
     const errors = batch.errors?.data ?? [];
@@ -174,31 +183,35 @@ describe('failures and cancelling', () => {
     expect(errors[0].response?.body).toHaveProperty('error.message');
   });
 
-  it('cancels mid-run and keeps the lines already answered', async () => {
-    const slow = await startFakeOpenAI({ name: 'slow', latencyMs: 40 });
-    try {
-      const client = sdk(gateway.url, gateway.adminKey, target(slow));
-      const lines = Array.from({ length: 300 }, (_, i) => chatLine(`c-${i}`));
-      const file = await upload(client, jsonl(lines));
-      const created = await createBatch(client, file.id, { concurrency: 2 });
-      await waitFor(client, created.id, (b) => (b.request_counts?.completed ?? 0) >= 5);
-      const cancelling = await client.batches.cancel(created.id);
-      expect(cancelling.status).toBe('cancelling');
-      expect(cancelling.cancelling_at).toBeGreaterThan(0);
-      const batch = await waitFor(client, created.id, finished);
-      expect(batch.status).toBe('cancelled');
-      expect(batch.cancelled_at).toBeGreaterThan(0);
-      const output = await contentLines(client, batch.output_file_id);
-      expect(output.length).toBe(batch.request_counts?.completed);
-      expect(output.length).toBeGreaterThanOrEqual(5);
-      expect(output.length).toBeLessThan(300);
-      expect(new Set(output.map((line) => line.custom_id)).size).toBe(output.length);
-      // Nothing was sent after the cancel settled.
-      expect(slow.requests.length).toBe(output.length);
-    } finally {
-      await slow.close();
-    }
-  });
+  it(
+    'cancels mid-run and keeps the lines already answered',
+    async () => {
+      const slow = await startFakeOpenAI({ name: 'slow', latencyMs: 40 });
+      try {
+        const client = sdk(gateway.url, gateway.adminKey, target(slow));
+        const lines = Array.from({ length: 300 }, (_, i) => chatLine(`c-${i}`));
+        const file = await upload(client, jsonl(lines));
+        const created = await createBatch(client, file.id, { concurrency: 2 });
+        await waitFor(client, created.id, (b) => (b.request_counts?.completed ?? 0) >= 5);
+        const cancelling = await client.batches.cancel(created.id);
+        expect(cancelling.status).toBe('cancelling');
+        expect(cancelling.cancelling_at).toBeGreaterThan(0);
+        const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+        expect(batch.status).toBe('cancelled');
+        expect(batch.cancelled_at).toBeGreaterThan(0);
+        const output = await contentLines(client, batch.output_file_id);
+        expect(output.length).toBe(batch.request_counts?.completed);
+        expect(output.length).toBeGreaterThanOrEqual(5);
+        expect(output.length).toBeLessThan(300);
+        expect(new Set(output.map((line) => line.custom_id)).size).toBe(output.length);
+        // Nothing was sent after the cancel settled.
+        expect(slow.requests.length).toBe(output.length);
+      } finally {
+        await slow.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
 });
 
 describe('listing and reading', () => {
@@ -220,39 +233,43 @@ describe('listing and reading', () => {
 });
 
 describe('rate-limit policies', () => {
-  it('make a line wait for its window instead of failing it', async () => {
-    const limited = await startFakeOpenAI({ name: 'limited' });
-    try {
-      const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
-        conditions: [{ key: 'metadata.case', value: 'batch-limits' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'requests',
-        unit: 'rpm',
-        value: 120,
-      });
-      expect(policy.status, policy.text).toBe(200);
-      const client = new OpenAI({
-        baseURL: gateway.url,
-        apiKey: 'unused',
-        maxRetries: 0,
-        defaultHeaders: {
-          'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(target(limited)),
-          'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
-        },
-      });
-      const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
-      // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).
-      const lines = Array.from({ length: 126 }, (_, i) => chatLine(`limited-${i}`));
-      const file = await upload(client, jsonl(lines));
-      const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
-      expect(batch.status).toBe('completed');
-      expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
-      expect(gateway.server.deps.routing.rateLimits.stats.refused).toBeGreaterThan(refusedBefore);
-      // Refusals never reached the provider: one request per line.
-      expect(limited.requests.length).toBe(126);
-    } finally {
-      await limited.close();
-    }
-  });
+  it(
+    'make a line wait for its window instead of failing it',
+    async () => {
+      const limited = await startFakeOpenAI({ name: 'limited' });
+      try {
+        const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
+          conditions: [{ key: 'metadata.case', value: 'batch-limits' }],
+          group_by: [{ key: 'api_key' }],
+          type: 'requests',
+          unit: 'rpm',
+          value: 120,
+        });
+        expect(policy.status, policy.text).toBe(200);
+        const client = new OpenAI({
+          baseURL: gateway.url,
+          apiKey: 'unused',
+          maxRetries: 0,
+          defaultHeaders: {
+            'x-gateway-api-key': gateway.adminKey,
+            'x-gateway-config': JSON.stringify(target(limited)),
+            'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
+          },
+        });
+        const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
+        // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).
+        const lines = Array.from({ length: 126 }, (_, i) => chatLine(`limited-${i}`));
+        const file = await upload(client, jsonl(lines));
+        const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+        expect(batch.status).toBe('completed');
+        expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
+        expect(gateway.server.deps.routing.rateLimits.stats.refused).toBeGreaterThan(refusedBefore);
+        // Refusals never reached the provider: one request per line.
+        expect(limited.requests.length).toBe(126);
+      } finally {
+        await limited.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
 });

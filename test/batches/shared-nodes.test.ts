@@ -20,6 +20,7 @@ import {
   target,
   upload,
   waitFor,
+  SLOW_TEST_MS,
 } from './support.js';
 
 const LINES = 400;
@@ -61,22 +62,26 @@ describeWithPostgres('two nodes on PostgreSQL share one batch', () => {
     await dropSchema(schema);
   });
 
-  it('answers every line once, with both nodes working', async () => {
-    const client = sdk(nodeA.url, nodeA.adminKey, target(upstream));
-    const lines = Array.from({ length: LINES }, (_, i) => chatLine(`shared-${i}`));
-    const file = await upload(client, jsonl(lines));
-    const created = await createBatch(client, file.id);
-    // Read from the other node: the batch, its counts and its files are the store's, not a node's.
-    const reader = sdk(nodeB.url, nodeB.adminKey);
-    const batch = await waitFor(reader, created.id, finished);
-    expect(batch.status).toBe('completed');
-    expect(batch.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
+  it(
+    'answers every line once, with both nodes working',
+    async () => {
+      const client = sdk(nodeA.url, nodeA.adminKey, target(upstream));
+      const lines = Array.from({ length: LINES }, (_, i) => chatLine(`shared-${i}`));
+      const file = await upload(client, jsonl(lines));
+      const created = await createBatch(client, file.id);
+      // Read from the other node: the batch, its counts and its files are the store's, not a node's.
+      const reader = sdk(nodeB.url, nodeB.adminKey);
+      const batch = await waitFor(reader, created.id, finished, SLOW_TEST_MS - 10_000);
+      expect(batch.status).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
 
-    const output = await contentLines(reader, batch.output_file_id);
-    expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
-    expect(upstream.requests.length).toBe(LINES);
-    expect(counts.a.calls + counts.b.calls).toBe(LINES);
-    expect(counts.a.calls).toBeGreaterThan(0);
-    expect(counts.b.calls).toBeGreaterThan(0);
-  });
+      const output = await contentLines(reader, batch.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
+      expect(upstream.requests.length).toBe(LINES);
+      expect(counts.a.calls + counts.b.calls).toBe(LINES);
+      expect(counts.a.calls).toBeGreaterThan(0);
+      expect(counts.b.calls).toBeGreaterThan(0);
+    },
+    SLOW_TEST_MS,
+  );
 });

@@ -4,6 +4,9 @@ import type { FakeUpstream } from '../fakes/openai/server.js';
 
 export type Config = Record<string, unknown>;
 
+/** The timeout of a test that runs a whole batch: CI runs many test files at once on two cores. */
+export const SLOW_TEST_MS = 120_000;
+
 export function target(fake: FakeUpstream, extra: Config = {}): Config {
   return { provider: 'openai', api_key: 'sk-test', custom_host: fake.url, ...extra };
 }
