@@ -6,12 +6,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
-import { batchEndpoints } from '../../gateway/batches/batch-endpoints.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
 import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
+import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { integerQuery, stringQuery, type Query } from './query-params.js';
 
@@ -25,91 +25,11 @@ const CAPTURED_HEADERS = [
   'authorization',
 ] as const;
 
-const METADATA_PAIRS = 16;
-const METADATA_KEY = 64;
-const METADATA_VALUE = 512;
-const MAX_CONCURRENCY = 1_000;
 const EXPIRY_SECONDS = 24 * 60 * 60;
-const BODY_FIELDS = new Set([
-  'input_file_id',
-  'endpoint',
-  'completion_window',
-  'metadata',
-  'concurrency',
-  'output_expires_after',
-]);
 const FINISHED: readonly BatchStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
-
-interface CreateBatch {
-  input_file_id: string;
-  endpoint: string;
-  metadata: Record<string, string> | null;
-  concurrency: number | null;
-}
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_body', message, { param });
-}
-
-function parseMetadata(value: unknown): Record<string, string> | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw invalid('metadata', 'metadata must be an object');
-  const entries = Object.entries(value);
-  if (entries.length > METADATA_PAIRS) {
-    throw invalid('metadata', `metadata holds at most ${METADATA_PAIRS} pairs`);
-  }
-  for (const [key, item] of entries) {
-    if (key.length > METADATA_KEY) {
-      throw invalid(`metadata.${key.slice(0, 20)}`, `metadata keys are at most ${METADATA_KEY} characters`);
-    }
-    if (typeof item !== 'string' || item.length > METADATA_VALUE) {
-      throw invalid(`metadata.${key}`, `metadata values are strings of at most ${METADATA_VALUE} characters`);
-    }
-  }
-  return value as Record<string, string>;
-}
-
-function parseCreate(body: unknown): CreateBatch {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('body', 'The body must be a JSON object');
-  }
-  const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((key) => !BODY_FIELDS.has(key));
-  if (unknown) throw invalid(unknown, `Unknown field ${unknown}`);
-  const { input_file_id, endpoint, completion_window, concurrency } = fields;
-  if (typeof input_file_id !== 'string' || input_file_id === '') {
-    throw invalid('input_file_id', 'input_file_id is required');
-  }
-  const endpoints = [...batchEndpoints().keys()];
-  if (typeof endpoint !== 'string' || !endpoints.includes(endpoint)) {
-    throw invalid('endpoint', `endpoint must be one of ${endpoints.join(', ')}`);
-  }
-  if (completion_window === '24h') {
-    throw new GatewayError(
-      'unsupported_parameter',
-      'completion_window "24h" (a provider\'s own batch API) is not available yet: use "immediate"',
-      { param: 'completion_window' },
-    );
-  }
-  if (completion_window !== 'immediate') {
-    throw invalid('completion_window', 'completion_window must be "immediate"');
-  }
-  if (
-    concurrency !== undefined &&
-    concurrency !== null &&
-    (!Number.isInteger(concurrency) ||
-      (concurrency as number) < 1 ||
-      (concurrency as number) > MAX_CONCURRENCY)
-  ) {
-    throw invalid('concurrency', `concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
-  }
-  return {
-    input_file_id,
-    endpoint,
-    metadata: parseMetadata(fields.metadata),
-    concurrency: (concurrency as number | null | undefined) ?? null,
-  };
 }
 
 export async function registerBatchRoutes(
@@ -159,7 +79,7 @@ export async function registerBatchRoutes(
   }
 
   app.post('/batches', async (request) => {
-    const input = parseCreate(request.body);
+    const input = validateCreateBatch(request.body);
     const { apiKey } = request.gw;
     const file = await store.files.get(apiKey.workspace_id, input.input_file_id);
     if (!file) throw notFound('file', input.input_file_id, 'input_file_id');
@@ -183,8 +103,8 @@ export async function registerBatchRoutes(
         endpoint: input.endpoint,
         input_file_id: file.id,
         completion_window: 'immediate',
-        metadata: input.metadata,
-        concurrency: input.concurrency,
+        metadata: input.metadata ?? null,
+        concurrency: input.concurrency ?? null,
         expires_at: now + EXPIRY_SECONDS,
         call: {
           caller: {

@@ -1,30 +1,9 @@
 /** The files and batches routes' operations, for the OpenAPI document (shapes: OpenAI's). */
 import type { Operation } from '../../core/operation.js';
+import { CreateBatchBody } from './batch-body.js';
 
 const fileId = [{ name: 'file_id', in: 'path' as const, required: true, schema: { type: 'string' } }];
 const batchId = [{ name: 'batch_id', in: 'path' as const, required: true, schema: { type: 'string' } }];
-
-const CreateBatchBody = {
-  type: 'object',
-  properties: {
-    input_file_id: { type: 'string' },
-    endpoint: { type: 'string', description: 'A model endpoint of the gateway, e.g. /v1/chat/completions' },
-    completion_window: { type: 'string', enum: ['immediate'] },
-    metadata: {
-      type: 'object',
-      maxProperties: 16,
-      additionalProperties: { type: 'string', maxLength: 512 },
-    },
-    concurrency: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000,
-      description: 'Lines of this batch one node runs at once (default: GATEWAY_BATCH_CONCURRENCY)',
-    },
-  },
-  required: ['input_file_id', 'endpoint', 'completion_window'],
-  additionalProperties: false,
-};
 
 export const FILE_BATCH_OPERATIONS: Operation[] = [
   {
