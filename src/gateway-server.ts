@@ -29,6 +29,11 @@ import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
 import { loadMasterKey, openStore } from './store/index.js';
+import type { BlobStore } from './store/blob-store.js';
+import { createLocalBlobStore } from './store/local-blob-store.js';
+import { createS3BlobStore } from './store/s3-blob-store.js';
+import { startBatchWorker } from './gateway/batches/batch-worker.js';
+import { join } from 'node:path';
 
 export interface GatewayServer {
   app: FastifyInstance;
@@ -89,6 +94,9 @@ export async function createGatewayServer(
       onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
     });
   }
+  const blobs: BlobStore & { close?(): void } = settings.s3
+    ? await createS3BlobStore(settings.s3)
+    : createLocalBlobStore(join(settings.dataDir, 'blobs'));
   const logWriter = createLogWriter(store, logger, {
     batchSize: settings.logBatchSize,
     flushIntervalMs: settings.logFlushIntervalMs,
@@ -140,6 +148,7 @@ export async function createGatewayServer(
     prices,
     metrics,
     hooks: createHookRuntime(settings, runJudge),
+    blobs,
   };
   metrics?.countsFrom(
     'gateway_rate_limit_decisions_total',
@@ -147,7 +156,15 @@ export async function createGatewayServer(
     'decision',
     () => rateLimitDecisions(deps.routing.rateLimits.stats),
   );
-  const app = await buildApp(deps);
+  const batchWorker = settings.batchWorker
+    ? startBatchWorker(deps, {
+        nodeConcurrency: settings.batchNodeConcurrency,
+        batchConcurrency: settings.batchConcurrency,
+        leaseMs: settings.batchLeaseMs,
+        pollMs: settings.batchPollMs,
+      })
+    : undefined;
+  const app = await buildApp(deps, { batchesChanged: () => batchWorker?.poke() });
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -170,6 +187,7 @@ export async function createGatewayServer(
           clearTimeout(grace);
           clearInterval(sweep);
         }
+        await batchWorker?.close(settings.shutdownGraceMs);
         await retention?.close();
         await deps.logWriter.close();
         await traces?.shutdown();
@@ -179,6 +197,7 @@ export async function createGatewayServer(
         await bus?.close();
         await state.close();
         await store.close();
+        blobs.close?.();
       })();
       return closing;
     },

@@ -67,6 +67,49 @@ export interface Settings {
   tracesHeaders: Record<string, string>;
   /** How long spans wait to be sent in a batch, ms. */
   tracesDelayMs: number;
+  /** Where file contents live: S3-compatible storage when a bucket is set, else `<dataDir>/blobs`. */
+  s3: S3Settings | undefined;
+  /** Largest file upload, bytes; a `batch` file's own bound and its most lines. */
+  fileMaxBytes: number;
+  batchFileMaxBytes: number;
+  batchMaxLines: number;
+  /** This node runs batch lines (false: it only serves the API). */
+  batchWorker: boolean;
+  /** Lines one node runs at once, over all batches; and one batch's default on one node. */
+  batchNodeConcurrency: number;
+  batchConcurrency: number;
+  /** How long a claimed batch line (or batch job) stays leased without a heartbeat, ms. */
+  batchLeaseMs: number;
+  /** How often an idle worker looks for work, ms. */
+  batchPollMs: number;
+}
+
+export interface S3Settings {
+  bucket: string;
+  /** Key prefix inside the bucket, e.g. `gateway/`. */
+  prefix: string;
+  region: string;
+  /** An S3-compatible server's URL (MinIO, R2, …); absent → AWS. */
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** Absent → the AWS SDK's default credential chain. */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+}
+
+function s3Settings(source: Source): S3Settings | undefined {
+  const bucket = source.GATEWAY_S3_BUCKET;
+  if (!bucket) return undefined;
+  const endpoint = source.GATEWAY_S3_ENDPOINT || undefined;
+  return {
+    bucket,
+    prefix: source.GATEWAY_S3_PREFIX ?? '',
+    region: source.GATEWAY_S3_REGION || 'us-east-1',
+    endpoint,
+    forcePathStyle: boolean(source, 'GATEWAY_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    accessKeyId: source.GATEWAY_S3_ACCESS_KEY_ID || undefined,
+    secretAccessKey: source.GATEWAY_S3_SECRET_ACCESS_KEY || undefined,
+  };
 }
 
 type Source = Record<string, string | undefined>;
@@ -172,6 +215,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),
     tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
     contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
+    s3: s3Settings(source),
+    fileMaxBytes: integer(source, 'GATEWAY_FILE_MAX_BYTES', 512 * 1024 * 1024, 1),
+    batchFileMaxBytes: integer(source, 'GATEWAY_BATCH_FILE_MAX_BYTES', 200 * 1024 * 1024, 1),
+    batchMaxLines: integer(source, 'GATEWAY_BATCH_MAX_LINES', 50_000, 1),
+    batchWorker: boolean(source, 'GATEWAY_BATCH_WORKER', true),
+    batchNodeConcurrency: integer(source, 'GATEWAY_BATCH_NODE_CONCURRENCY', 64, 1),
+    batchConcurrency: integer(source, 'GATEWAY_BATCH_CONCURRENCY', 16, 1),
+    batchLeaseMs: integer(source, 'GATEWAY_BATCH_LEASE_MS', 30_000, 100),
+    batchPollMs: integer(source, 'GATEWAY_BATCH_POLL_MS', 500, 10),
   };
 }
 

@@ -10,7 +10,17 @@ export class CliError extends Error {
 }
 
 export interface ApiClient {
-  request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** `headers`: extra request headers (a batch's provider selection). */
+  request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<T>;
+  /** A multipart upload (the form's file parts stream from disk). */
+  upload<T = unknown>(path: string, form: FormData): Promise<T>;
+  /** A raw answer, for streaming a download. */
+  download(path: string): Promise<Response>;
 }
 
 /** `http://host:8787`, `http://host:8787/` and `http://host:8787/v1` all mean the same gateway. */
@@ -27,34 +37,55 @@ export function apiBase(url: string): string {
 
 export function createApiClient(options: { url: string; key: string | undefined }): ApiClient {
   const base = apiBase(options.url);
+
+  async function send(
+    path: string,
+    init: RequestInit & { headers?: Record<string, string> },
+  ): Promise<Response> {
+    if (!options.key) {
+      throw new CliError('No API key: pass --key or set GATEWAY_API_KEY');
+    }
+    try {
+      return await fetch(`${base}${path}`, {
+        ...init,
+        headers: { 'x-gateway-api-key': options.key, ...init.headers },
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new CliError(`Cannot reach the gateway at ${base} (${cause})`);
+    }
+  }
+
+  async function json<T>(response: Response): Promise<T> {
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) throw new CliError(describeError(response.status, parsed, text));
+    return parsed as T;
+  }
+
   return {
-    async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-      if (!options.key) {
-        throw new CliError('No API key: pass --key or set GATEWAY_API_KEY');
-      }
-      let response: Response;
-      try {
-        response = await fetch(`${base}${path}`, {
-          method,
-          headers: {
-            'x-gateway-api-key': options.key,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-        throw new CliError(`Cannot reach the gateway at ${base} (${cause})`);
-      }
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      if (!response.ok) throw new CliError(describeError(response.status, parsed, text));
-      return parsed as T;
+    async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+      const response = await send(path, {
+        method,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return json<T>(response);
+    },
+
+    async upload<T>(path: string, form: FormData) {
+      return json<T>(await send(path, { method: 'POST', body: form }));
+    },
+
+    async download(path: string) {
+      const response = await send(path, { method: 'GET' });
+      if (!response.ok) await json(response);
+      return response;
     },
   };
 }

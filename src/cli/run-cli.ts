@@ -12,12 +12,14 @@ import { keysCommand } from './commands/keys.js';
 import { logsCommand } from './commands/logs.js';
 import { rateLimitsCommand } from './commands/rate-limits.js';
 import { semanticCacheCommand } from './commands/semantic-cache.js';
+import { filesCommand } from './commands/files.js';
+import { batchesCommand } from './commands/batches.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('gateway')
     .description(
-      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits and logs',
+      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits, logs, files and batches',
     )
     .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
     .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
@@ -35,6 +37,8 @@ function buildProgram(io: CliIo): Command {
     rateLimitsCommand(io),
     semanticCacheCommand(io),
     logsCommand(io),
+    filesCommand(io),
+    batchesCommand(io),
   ]) {
     // Subcommands inherit the overrides so their errors also come back here instead of exiting.
     command.exitOverride().configureOutput({

@@ -118,6 +118,31 @@ export function callContextFromJob(job: JobCall): CallContext {
     if (err instanceof GatewayError) throw err;
     throw new GatewayError('invalid_config', 'The job carries a config that cannot be read', { cause: err });
   }
+  return jobContext(job, config);
+}
+
+/** A stored job that keeps the provider-selection headers of the request that created it (a batch):
+ * its calls resolve them as that request would have, a stored config by its current version. */
+export interface StoredRequestCall extends Omit<JobCall, 'config'> {
+  /** Lower-case: `x-gateway-config`, `x-gateway-provider`, `x-gateway-virtual-key`, `authorization`, … */
+  headers: IncomingHttpHeaders;
+}
+
+export async function callContextFromStoredRequest(
+  lookups: Lookups,
+  job: StoredRequestCall,
+): Promise<CallContext> {
+  const { config, stored } = await resolveRequestConfig(job.headers, job.caller.workspace_id, lookups);
+  return {
+    ...jobContext(job, config),
+    storedConfig: stored,
+    strictCompat: strictCompatOf(config, job.headers),
+    clientApiKey: bearerToken(job.headers),
+    clientHeaders: job.headers,
+  };
+}
+
+function jobContext(job: Omit<JobCall, 'config'>, config: GatewayConfig): CallContext {
   return {
     requestId: sequentialId(),
     traceId: job.traceId ?? newTraceId(),

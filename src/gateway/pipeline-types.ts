@@ -4,6 +4,7 @@
  * that the modules working with them import each other's values without import cycles. Their helpers live
  * beside what they serve: routing/route-types.ts, steps/target-step.ts, routing/runtime.ts, observer.ts.
  */
+import type { BlobStore } from '../store/blob-store.js';
 import type { Logger } from 'pino';
 import type { GatewayError, ProviderError } from '../core/errors.js';
 import type { Usage } from '../core/openai-types.js';
@@ -49,6 +50,8 @@ export interface GatewayDeps {
   metrics: GatewayMetrics | undefined;
   /** What hook checks may reach outside the process (webhooks, URL probes, a judge model). */
   hooks: HookRuntime;
+  /** File contents (uploads, batch inputs and outputs): a local directory, or S3-compatible storage. */
+  blobs: BlobStore;
 }
 
 /** The outbound services of hook checks (hooks/check-services.ts), built once per gateway. */

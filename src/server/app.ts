@@ -28,6 +28,8 @@ import { registerMessagesRoutes } from './routes/messages.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
+import { registerFileRoutes } from './routes/files.js';
+import { registerBatchRoutes } from './routes/batches.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerAnalyticsRoutes } from './routes/analytics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
@@ -70,7 +72,13 @@ function writeClientError(error: Error & { code?: string }, socket: Duplex): voi
 /** Paths under /v1 that need no API key. */
 const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
-export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+/** What the HTTP surface tells the rest of the node. */
+export interface AppHooks {
+  /** A batch was created or cancelled: the node's batch worker looks at once instead of at its next poll. */
+  batchesChanged?: () => void;
+}
+
+export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.settings.bodyLimitBytes,
     // Time to receive a whole request (not to answer it): a client trickling a body cannot hold a
@@ -136,6 +144,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       await registerLogRoutes(v1, deps);
       await registerAnalyticsRoutes(v1, deps);
       await registerManagementRoutes(v1, deps);
+      await registerFileRoutes(v1, deps);
+      await registerBatchRoutes(v1, deps, hooks.batchesChanged ?? (() => undefined));
       await registerPassthroughRoutes(v1, deps);
     },
     { prefix: '/v1' },

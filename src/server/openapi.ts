@@ -5,6 +5,7 @@ import { ENDPOINTS } from '../gateway/endpoints.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definition.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
+import { FILE_BATCH_OPERATIONS } from './routes/file-batch-operations.js';
 import { PROMPT_OPERATIONS, PromptCompletionEnvelopeSchema } from '../gateway/prompts/prompt-operations.js';
 import type { Operation } from '../core/operation.js';
 import { RESPONSE_OPERATIONS } from '../gateway/responses/response-operations.js';
@@ -96,6 +97,7 @@ const MODEL_OPERATIONS: Operation[] = [
   ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
   ...PROMPT_OPERATIONS,
   ...RESPONSE_OPERATIONS,
+  ...FILE_BATCH_OPERATIONS,
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
   {
     method: 'get',

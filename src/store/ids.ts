@@ -5,7 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
-export type IdPrefix = 'ws' | 'key' | 'vk' | 'prv' | 'cfg' | 'grd' | 'pmt' | 'ptl' | 'log' | 'job';
+export type IdPrefix =
+  'ws' | 'key' | 'vk' | 'prv' | 'cfg' | 'grd' | 'pmt' | 'ptl' | 'log' | 'job' | 'file' | 'batch';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

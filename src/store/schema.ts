@@ -294,6 +294,61 @@ export interface ResponseInputItemsTable {
   item: string;
 }
 
+export interface FilesTable {
+  id: string;
+  workspace_id: string;
+  purpose: string;
+  filename: string;
+  bytes: Int8;
+  line_count: number | null;
+  created_at: Int8;
+}
+
+export interface BatchesTable {
+  id: string;
+  workspace_id: string;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  status: string;
+  metadata: string | null;
+  errors: string | null;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  created_at: Int8;
+  in_progress_at: Int8 | null;
+  expires_at: Int8 | null;
+  finalizing_at: Int8 | null;
+  completed_at: Int8 | null;
+  failed_at: Int8 | null;
+  expired_at: Int8 | null;
+  cancelling_at: Int8 | null;
+  cancelled_at: Int8 | null;
+  total: number;
+  completed: number;
+  failed: number;
+  usage: string | null;
+  concurrency: number | null;
+  call_encrypted: string;
+  finalize_queued: number;
+}
+
+export interface BatchLinesTable {
+  batch_id: string;
+  line: number;
+  custom_id: string;
+  body: string;
+  state: string;
+  not_before_ms: Int8;
+  lease_owner: string | null;
+  lease_expires_at_ms: Int8 | null;
+  result: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -314,4 +369,7 @@ export interface Database {
   responses: ResponsesTable;
   response_input_items: ResponseInputItemsTable;
   semantic_cache_entries: SemanticCacheEntriesTable;
+  files: FilesTable;
+  batches: BatchesTable;
+  batch_lines: BatchLinesTable;
 }

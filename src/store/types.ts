@@ -10,6 +10,7 @@
  * decrypted (wrong master key) is `internal_error`. Missing rows are `undefined` / `false`, not errors.
  * Deleted credentials, configs and guardrails are hidden from every read and free their slug.
  */
+import type { BatchRepository, FileRepository } from './file-batch-types.js';
 
 export type Role = 'admin' | 'member';
 
@@ -733,6 +734,8 @@ export interface Repositories
     LogRepository {
   /** The queue's verbs are generic (`claim`, `complete`), so it keeps a namespace of its own. */
   readonly jobs: JobRepository;
+  readonly files: FileRepository;
+  readonly batches: BatchRepository;
 }
 
 export interface Store extends Repositories {

@@ -1,7 +1,7 @@
 /**
  * A single-node gateway on its embedded store never loads the clients of what it does not use: the
  * PostgreSQL driver, the Redis client, Google's auth library (Vertex service accounts) and the AWS signer
- * (Bedrock). Each is loaded where it is first needed; at start they cost about 17 MB of memory together.
+ * (Bedrock), the S3 client (files on S3-compatible storage). Each is loaded where it is first needed; at start they cost about 17 MB of memory together.
  * Run in a child process, so the modules this test runner itself loaded do not count.
  */
 import { execFile } from 'node:child_process';
@@ -54,7 +54,13 @@ describe('an embedded gateway at start', () => {
       const loaded = JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as string[];
       // The probe sees CommonJS packages: fastify being there shows it works.
       expect(loaded).toContain('fastify');
-      for (const name of ['pg', 'ioredis', 'google-auth-library', '@smithy/signature-v4']) {
+      for (const name of [
+        'pg',
+        'ioredis',
+        'google-auth-library',
+        '@smithy/signature-v4',
+        '@aws-sdk/client-s3',
+      ]) {
         expect(loaded, `${name} is loaded at start`).not.toContain(name);
       }
     } finally {

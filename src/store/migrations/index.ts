@@ -11,6 +11,7 @@ import * as prompts from './0005_prompts.js';
 import * as rateLimitPolicies from './0006_rate_limit_policies.js';
 import * as logRetention from './0007_log_retention.js';
 import * as responses from './0008_responses.js';
+import * as filesBatches from './0009_files_batches.js';
 import * as semanticCache from './0010_semantic_cache.js';
 import * as logCost from './0011_log_cost.js';
 import * as logRollups from './0013_log_rollups.js';
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_rate_limit_policies': rateLimitPolicies,
   '0007_log_retention': logRetention,
   '0008_responses': responses,
+  '0009_files_batches': filesBatches,
   '0010_semantic_cache': semanticCache,
   '0011_log_cost': logCost,
   '0013_log_rollups': logRollups,

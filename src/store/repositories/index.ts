@@ -6,6 +6,8 @@ import { createConfigRepository } from './configs.js';
 import type { RepositoryContext } from './context.js';
 import { createCredentialRepository } from './credentials.js';
 import { createGuardrailRepository } from './guardrails.js';
+import { createBatchRepository } from './batches.js';
+import { createFileRepository } from './files.js';
 import { createJobRepository } from './jobs.js';
 import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
@@ -29,6 +31,8 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createLogRepository(context),
     ...createAnalyticsRepository(context),
     jobs: createJobRepository(context),
+    files: createFileRepository(context),
+    batches: createBatchRepository(context),
   };
 }
 

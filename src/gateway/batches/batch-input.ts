@@ -1,0 +1,122 @@
+/**
+ * Reads a batch's input file line by line, as a stream: each line is checked the way OpenAI's batch API
+ * checks it (JSON, a unique `custom_id`, `method: POST`, the batch's `url`, a body valid for the
+ * endpoint, no streaming), and yields the lines to run or the errors to report with their line numbers
+ * (1-based, counting every line of the file; blank lines are skipped).
+ */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { GatewayError } from '../../core/errors.js';
+import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
+import type { EndpointDescriptor } from '../endpoints.js';
+
+/** `errors.data` keeps the first this many; the count goes on. */
+export const MAX_REPORTED_ERRORS = 1_000;
+
+export interface InputLimits {
+  maxLines: number;
+}
+
+export type InputItem = { line: NewBatchLine } | { error: BatchLineError };
+
+function lineError(line: number, code: string, message: string, param: string | null): InputItem {
+  return { error: { code, message, param, line } };
+}
+
+function checkLine(
+  text: string,
+  number: number,
+  endpointPath: string,
+  endpoint: EndpointDescriptor,
+  seen: Set<string>,
+): InputItem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return lineError(number, 'invalid_json_line', `Line ${number} is not valid JSON`, null);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return lineError(number, 'invalid_request', `Line ${number} is not a JSON object`, null);
+  }
+  const request = parsed as Record<string, unknown>;
+  const customId = request.custom_id;
+  if (typeof customId !== 'string' || customId.length === 0) {
+    return lineError(
+      number,
+      'missing_required_parameter',
+      'custom_id must be a non-empty string',
+      'custom_id',
+    );
+  }
+  if (seen.has(customId)) {
+    return lineError(
+      number,
+      'duplicate_custom_id',
+      `custom_id "${customId}" appears more than once`,
+      'custom_id',
+    );
+  }
+  seen.add(customId);
+  if (request.method !== 'POST') {
+    return lineError(number, 'invalid_method', 'method must be "POST"', 'method');
+  }
+  if (request.url !== endpointPath) {
+    return lineError(
+      number,
+      'mismatched_endpoint',
+      `url must be the batch's endpoint, ${endpointPath}`,
+      'url',
+    );
+  }
+  const body = request.body;
+  if (typeof body === 'object' && body !== null && (body as Record<string, unknown>).stream === true) {
+    return lineError(number, 'unsupported_parameter', 'A batch line cannot stream', 'body.stream');
+  }
+  try {
+    endpoint.validate(body);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    const param = err.param ? `body.${err.param}` : 'body';
+    return lineError(number, err.code, err.message, param);
+  }
+  return { line: { line: number, custom_id: customId, body: JSON.stringify(body) } };
+}
+
+/** The input's lines, checked, in file order; then (at most once) an error for too many lines. */
+export async function* readBatchInput(
+  input: Readable,
+  endpointPath: string,
+  endpoint: EndpointDescriptor,
+  limits: InputLimits,
+): AsyncGenerator<InputItem> {
+  const seen = new Set<string>();
+  let number = 0;
+  let requests = 0;
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const text of lines) {
+      number += 1;
+      if (text.trim() === '') continue;
+      requests += 1;
+      if (requests > limits.maxLines) {
+        yield lineError(
+          number,
+          'too_many_requests',
+          `A batch holds at most ${limits.maxLines} requests`,
+          null,
+        );
+        return;
+      }
+      yield checkLine(text, number, endpointPath, endpoint, seen);
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  if (requests === 0) {
+    yield {
+      error: { code: 'empty_file', message: 'The input file has no requests', param: null, line: null },
+    };
+  }
+}

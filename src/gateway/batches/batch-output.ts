@@ -1,0 +1,88 @@
+/**
+ * A batch line's result in OpenAI's output-file shape:
+ * `{id, custom_id, response: {status_code, request_id, body}, error}`. An answer goes to the output file;
+ * a failure to the error file, with the status and the error body a client would have had, and `error`
+ * (`code`, `message`) set when the gateway itself failed the request (no provider answer behind it).
+ */
+import { GatewayError, type ProviderError } from '../../core/errors.js';
+import type { SettledLine } from '../../store/file-batch-types.js';
+import type { BufferedResult } from '../sink.js';
+
+export function requestIdOf(batchId: string, line: number): string {
+  return `batch_req_${batchId.replace(/^batch_/, '')}_${line}`;
+}
+
+interface UsageFields {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function usageOf(
+  body: unknown,
+): Pick<SettledLine, 'input_tokens' | 'output_tokens' | 'cached_tokens' | 'reasoning_tokens'> {
+  const usage = (body as { usage?: UsageFields } | null)?.usage;
+  return {
+    input_tokens: count(usage?.prompt_tokens),
+    output_tokens: count(usage?.completion_tokens),
+    cached_tokens: count(usage?.prompt_tokens_details?.cached_tokens),
+    reasoning_tokens: count(usage?.completion_tokens_details?.reasoning_tokens),
+  };
+}
+
+const NO_USAGE = { input_tokens: null, output_tokens: null, cached_tokens: null, reasoning_tokens: null };
+
+export interface LineRef {
+  batchId: string;
+  line: number;
+  customId: string;
+  /** The gateway's id of the call (its log record's). */
+  callId: string;
+}
+
+function failedLine(ref: LineRef, error: GatewayError | ProviderError, status: number): SettledLine {
+  const fromGateway = error instanceof GatewayError;
+  return {
+    state: 'failed',
+    result: JSON.stringify({
+      id: requestIdOf(ref.batchId, ref.line),
+      custom_id: ref.customId,
+      response: { status_code: status, request_id: ref.callId, body: error.toBody() },
+      error: fromGateway ? { code: error.code, message: error.message } : null,
+    }),
+    ...NO_USAGE,
+  };
+}
+
+export function settledLineOf(ref: LineRef, result: BufferedResult): SettledLine {
+  if (result.kind === 'error') return failedLine(ref, result.error, result.status);
+  if (result.kind === 'stream') {
+    // Lines are checked not to stream; should one, it is not half-answered.
+    return failedLine(ref, new GatewayError('unsupported_parameter', 'A batch line cannot stream'), 400);
+  }
+  const { answer } = result;
+  const requestId = answer.headers['x-request-id'] ?? ref.callId;
+  return {
+    state: answer.status >= 400 ? 'failed' : 'succeeded',
+    result: JSON.stringify({
+      id: requestIdOf(ref.batchId, ref.line),
+      custom_id: ref.customId,
+      response: { status_code: answer.status, request_id: requestId, body: answer.body },
+      error: null,
+    }),
+    ...usageOf(answer.body),
+  };
+}
+
+/** When the result is a rate-limit policy's refusal: how long to wait before the line runs again, ms. */
+export function rateLimitWaitMs(result: BufferedResult): number | undefined {
+  if (result.kind !== 'error' || !(result.error instanceof GatewayError)) return undefined;
+  if (result.error.code !== 'rate_limit_exceeded') return undefined;
+  const seconds = Number(result.error.headers['retry-after']);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+}

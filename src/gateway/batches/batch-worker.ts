@@ -1,0 +1,319 @@
+/**
+ * The batch worker of one node. Every `pollMs` (and at once when a line ends) it
+ *  1. claims due batch jobs (validation, finalization; `batch-phases.ts`) and runs them under a lease;
+ *  2. looks at the running batches: one with no open line left is queued for finalization
+ *     (`completed`), as is a cancelled or expired one once no line of it is running any more;
+ *  3. claims lines of running batches — as many as the batch's concurrency and the node's allow — and
+ *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
+ *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
+ *     holds the line's lease. A rate-limit policy's refusal puts the line back until its window opens.
+ * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
+ * node (or this one restarted) claims them once they run out. A line answered and committed is never
+ * sent again; one in flight when its node died is sent again (its answer was never committed).
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { CallAbort } from '../../core/abort.js';
+import { GatewayError } from '../../core/errors.js';
+import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
+import type { Job } from '../../store/types.js';
+import { callContextFromStoredRequest } from '../call-context.js';
+import type { GatewayDeps } from '../deps.js';
+import { validateRequest } from '../endpoints.js';
+import { execute } from '../execute.js';
+import { BufferSink, type BufferedResult } from '../sink.js';
+import { batchEndpoint } from './batch-endpoints.js';
+import { rateLimitWaitMs, settledLineOf } from './batch-output.js';
+import {
+  FINALIZE_JOB,
+  finalizeBatch,
+  VALIDATE_JOB,
+  validateBatch,
+  type FinalizePayload,
+  type FinalOutcome,
+} from './batch-phases.js';
+
+export interface BatchWorkerOptions {
+  /** Lines this node runs at once, over all batches. */
+  nodeConcurrency: number;
+  /** A batch's lines on this node at once, when the batch sets none. */
+  batchConcurrency: number;
+  leaseMs: number;
+  pollMs: number;
+}
+
+export interface BatchWorker {
+  /** Look for work now (a batch was created or cancelled). */
+  poke(): void;
+  /** Stops claiming, lets the lines in flight end and commits them; lines still running when `graceMs`
+   * runs out are given back. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Jobs (validations, finalizations) one node runs at once. */
+const MAX_JOBS = 2;
+
+export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
+  const { store, logger } = deps;
+  const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  /** Aborts the calls of lines still running when the grace period of `close` runs out. */
+  const stopping = new CallAbort();
+  const inFlight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  const calls = new Map<string, Promise<BatchCall | undefined>>();
+  let lines = 0;
+  let jobs = 0;
+  let closed = false;
+  let ticking = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  function track(work: Promise<void>): void {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  }
+
+  function schedule(delayMs: number): void {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), delayMs);
+    timer.unref();
+  }
+
+  /** The running batches as last read; a refill between polls claims lines of these without reading
+   * them again (a claim still checks that the batch is running). */
+  let active: StoredBatch[] = [];
+  let lastPollAt = 0;
+
+  async function tick(): Promise<void> {
+    if (closed) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      const poll = Date.now() - lastPollAt >= options.pollMs;
+      if (poll) {
+        lastPollAt = Date.now();
+        await claimJobs();
+        active = await store.batches.withStatus(['in_progress', 'cancelling']);
+      }
+      for (const batch of active) {
+        if (closed) break;
+        await advance(batch, poll);
+      }
+    } catch (err) {
+      logger.error({ err }, 'batch worker: a round failed; trying again');
+    } finally {
+      ticking = false;
+    }
+    if (again) {
+      again = false;
+      schedule(0);
+    } else {
+      schedule(options.pollMs);
+    }
+  }
+
+  async function claimJobs(): Promise<void> {
+    if (jobs >= MAX_JOBS) return;
+    const claimed = await store.jobs.claim({
+      kinds: [VALIDATE_JOB, FINALIZE_JOB],
+      owner,
+      leaseMs: options.leaseMs,
+      limit: MAX_JOBS - jobs,
+    });
+    for (const job of claimed) track(runJob(job));
+  }
+
+  async function runJob(job: Job): Promise<void> {
+    jobs += 1;
+    const heartbeat = setInterval(
+      () => void store.jobs.heartbeat(job.id, owner, options.leaseMs).catch(() => undefined),
+      Math.max(options.leaseMs / 3, 10),
+    );
+    heartbeat.unref();
+    try {
+      if (job.kind === VALIDATE_JOB) {
+        const { batch_id } = job.payload as { batch_id: string };
+        await validateBatch(store, deps.blobs, batch_id, deps.settings.batchMaxLines);
+      } else {
+        await finalizeBatch(store, deps.blobs, job.payload as FinalizePayload);
+      }
+      await store.jobs.complete(job.id, owner, null);
+    } catch (err) {
+      logger.error({ err, job: job.id, kind: job.kind }, 'batch job failed');
+      const message = err instanceof Error ? err.message : String(err);
+      await store.jobs.fail(job.id, owner, message, Date.now() + 1000);
+      if (job.kind === VALIDATE_JOB && job.attempts >= job.max_attempts) await giveUp(job, message);
+    } finally {
+      clearInterval(heartbeat);
+      jobs -= 1;
+      again = true;
+      schedule(0);
+    }
+  }
+
+  /** A validation that failed on its every attempt fails its batch, rather than leave it validating. */
+  async function giveUp(job: Job, message: string): Promise<void> {
+    const { batch_id } = job.payload as { batch_id: string };
+    const error = {
+      code: 'internal_error',
+      message: `The input could not be read: ${message}`,
+      param: null,
+      line: null,
+    };
+    await store.batches.update(
+      batch_id,
+      { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: [error] },
+      ['validating'],
+    );
+  }
+
+  function expired(batch: StoredBatch): boolean {
+    return batch.expires_at !== null && batch.expires_at * 1000 <= Date.now();
+  }
+
+  /** Queues the batch's finalization, once: the flag is set and the job enqueued in one transaction. */
+  async function queueFinalize(batch: StoredBatch, outcome: FinalOutcome): Promise<void> {
+    await store.transaction(async (tx) => {
+      const now = Math.floor(Date.now() / 1000);
+      const patch = outcome === 'completed' ? { status: 'finalizing' as const, finalizing_at: now } : {};
+      if (!(await tx.batches.markFinalizeQueued(batch.id, batch.status, patch))) return;
+      const payload: FinalizePayload = { batch_id: batch.id, outcome };
+      await tx.jobs.enqueue({
+        kind: FINALIZE_JOB,
+        workspace_id: batch.workspace_id,
+        payload,
+        max_attempts: 10,
+      });
+    });
+    calls.delete(batch.id);
+  }
+
+  /** Claims lines of a running batch; at a poll, also finalizes what is done, cancelled or expired. */
+  async function advance(batch: StoredBatch, poll: boolean): Promise<void> {
+    if (batch.finalize_queued) return;
+    const stopped = batch.status === 'cancelling' || expired(batch);
+    if (stopped) {
+      if (!poll) return;
+      const counts = await store.batches.lineCounts(batch.id);
+      if (counts.running === 0 && (inFlight.get(batch.id) ?? 0) === 0) {
+        await queueFinalize(batch, batch.status === 'cancelling' ? 'cancelled' : 'expired');
+      }
+      return;
+    }
+    const room = Math.min(
+      options.nodeConcurrency - lines,
+      (batch.concurrency ?? options.batchConcurrency) - (inFlight.get(batch.id) ?? 0),
+    );
+    if (room > 0) {
+      const claimed = await store.batches.claimLines(batch.id, owner, options.leaseMs, room);
+      for (const line of claimed) track(runLine(batch, line));
+      if (claimed.length > 0) return;
+    }
+    if (!poll && room <= 0) return;
+    if ((inFlight.get(batch.id) ?? 0) > 0) return;
+    const counts = await store.batches.lineCounts(batch.id);
+    if (counts.open === 0) await queueFinalize(batch, 'completed');
+  }
+
+  function callOf(batchId: string): Promise<BatchCall | undefined> {
+    let call = calls.get(batchId);
+    if (!call) {
+      call = store.batches.callOf(batchId);
+      calls.set(batchId, call);
+    }
+    return call;
+  }
+
+  async function answer(
+    batch: StoredBatch,
+    line: ClaimedLine,
+  ): Promise<{ result: BufferedResult; callId: string }> {
+    const call = await callOf(batch.id);
+    const endpoint = batchEndpoint(batch.endpoint);
+    if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
+    const sink = new BufferSink();
+    let callId = '';
+    try {
+      const ctx = await callContextFromStoredRequest(deps.lookups, {
+        caller: call.caller,
+        headers: call.headers,
+        url: batch.endpoint,
+        metadata: call.metadata,
+        traceId: call.trace_id,
+        signal: stopping,
+      });
+      callId = ctx.requestId;
+      const request = validateRequest(endpoint, JSON.parse(line.body));
+      await execute(deps, { ...request, ctx }, sink);
+    } catch (err) {
+      // The call could not be made (its config or virtual key is gone): the line's answer is the error.
+      const error =
+        err instanceof GatewayError
+          ? err
+          : new GatewayError('internal_error', 'The request could not be made');
+      sink.fail(error, error.status);
+    }
+    return { result: await sink.result, callId };
+  }
+
+  async function runLine(batch: StoredBatch, line: ClaimedLine): Promise<void> {
+    lines += 1;
+    inFlight.set(batch.id, (inFlight.get(batch.id) ?? 0) + 1);
+    try {
+      const { result, callId } = await answer(batch, line);
+      if (stopping.aborted) {
+        await store.batches.releaseLine(batch.id, line.line, owner, Date.now());
+        return;
+      }
+      const waitMs = rateLimitWaitMs(result);
+      if (waitMs !== undefined) {
+        await store.batches.releaseLine(batch.id, line.line, owner, Date.now() + waitMs);
+        return;
+      }
+      const ref = { batchId: batch.id, line: line.line, customId: line.custom_id, callId };
+      const settled = await store.batches.settleLine(batch.id, line.line, owner, settledLineOf(ref, result));
+      if (!settled)
+        logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');
+    } catch (err) {
+      logger.error({ err, batch: batch.id, line: line.line }, 'batch line failed to run; it will be retried');
+    } finally {
+      lines -= 1;
+      inFlight.set(batch.id, (inFlight.get(batch.id) ?? 1) - 1);
+      again = true;
+      schedule(0);
+    }
+  }
+
+  const heartbeat = setInterval(
+    () => {
+      if (lines === 0) return;
+      store.batches.heartbeatLines(owner, options.leaseMs).catch((err: unknown) => {
+        logger.error({ err }, 'batch worker: lease renewal failed');
+      });
+    },
+    Math.max(options.leaseMs / 3, 10),
+  );
+  heartbeat.unref();
+  schedule(0);
+
+  return {
+    poke() {
+      lastPollAt = 0;
+      again = true;
+      schedule(0);
+    },
+    async close(graceMs) {
+      closed = true;
+      clearTimeout(timer);
+      const grace = setTimeout(() => stopping.abort(), graceMs);
+      grace.unref();
+      while (running.size > 0) await Promise.allSettled([...running]);
+      clearTimeout(grace);
+      clearInterval(heartbeat);
+    },
+  };
+}

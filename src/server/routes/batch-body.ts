@@ -1,0 +1,72 @@
+/**
+ * The body of `POST /v1/batches`: one TypeBox schema that validates it, types it and documents it in the
+ * OpenAPI document. The endpoint list comes from the endpoint registry, checked after the schema.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { GatewayError } from '../../core/errors.js';
+import { compileValidator } from '../../core/validator/compile-validator.js';
+import { withKeyErrorMessage } from '../../core/validator/explain-error.js';
+import { batchEndpoints } from '../../gateway/batches/batch-endpoints.js';
+
+export const CreateBatchBody = Type.Object(
+  {
+    input_file_id: Type.String({ minLength: 1, maxLength: 256 }),
+    endpoint: Type.String({ description: 'A model endpoint of the gateway, e.g. `/v1/chat/completions`.' }),
+    completion_window: Type.Union([Type.Literal('immediate'), Type.Literal('24h')], {
+      description: "`immediate`: a managed batch. `24h` (a provider's own batch API) is not available yet.",
+    }),
+    metadata: Type.Optional(
+      Type.Union([
+        withKeyErrorMessage(
+          Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
+            additionalProperties: false,
+            maxProperties: 16,
+            description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
+          }),
+          'is not a valid key: keys are 1 to 64 characters',
+        ),
+        Type.Null(),
+      ]),
+    ),
+    concurrency: Type.Optional(
+      Type.Union([
+        Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          description: 'Lines of this batch one node runs at once (default: `GATEWAY_BATCH_CONCURRENCY`).',
+        }),
+        Type.Null(),
+      ]),
+    ),
+    /** OpenAI's; accepted and not used (the gateway's output files do not expire). */
+    output_expires_after: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false, $id: 'CreateBatchBody' },
+);
+
+export type CreateBatch = Static<typeof CreateBatchBody>;
+
+const validator = compileValidator(CreateBatchBody, {
+  code: 'invalid_body',
+  rootPath: '',
+  subject: 'The request body',
+  rootParam: null,
+});
+
+export function validateCreateBatch(body: unknown): CreateBatch & { completion_window: 'immediate' } {
+  const batch = validator.assert(body);
+  const endpoints = [...batchEndpoints().keys()];
+  if (!endpoints.includes(batch.endpoint)) {
+    throw new GatewayError('invalid_body', `endpoint must be one of ${endpoints.join(', ')}`, {
+      param: 'endpoint',
+    });
+  }
+  if (batch.completion_window === '24h') {
+    throw new GatewayError(
+      'unsupported_parameter',
+      'completion_window "24h" (a provider\'s own batch API) is not available yet: use "immediate"',
+      { param: 'completion_window' },
+    );
+  }
+  return { ...batch, completion_window: 'immediate' };
+}

@@ -1,0 +1,166 @@
+/**
+ * `/v1/batches`, managed by the gateway (`completion_window: "immediate"`): create (the batch records the
+ * provider-selection headers of this request, encrypted, and its lines run under them), list, get and
+ * cancel. The work is done by each node's batch worker (gateway/batches/); this file only reads and
+ * changes the batch's row.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
+import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
+import { HEADERS, headerValue } from '../../gateway/context.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { resolveRequestConfig } from '../../gateway/request-config.js';
+import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
+import { validateCreateBatch } from './batch-body.js';
+import { notFound, pathParam } from './management/route-helpers.js';
+import { integerQuery, stringQuery, type Query } from './query-params.js';
+
+/** The headers a batch keeps: what selects and configures the provider its lines call. */
+const CAPTURED_HEADERS = [
+  HEADERS.config,
+  HEADERS.provider,
+  HEADERS.virtualKey,
+  HEADERS.customHost,
+  HEADERS.strictCompat,
+  'authorization',
+] as const;
+
+const EXPIRY_SECONDS = 24 * 60 * 60;
+const FINISHED: readonly BatchStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
+
+function invalid(param: string, message: string): GatewayError {
+  return new GatewayError('invalid_body', message, { param });
+}
+
+export async function registerBatchRoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  batchesChanged: () => void,
+): Promise<void> {
+  const { store } = deps;
+
+  /** The batch object; until it is finished its counts and usage are read from its lines. */
+  async function batchView(batch: StoredBatch) {
+    const live = !FINISHED.includes(batch.status);
+    const counts = live ? await store.batches.lineCounts(batch.id) : undefined;
+    const usage = live ? await store.batches.usageOf(batch.id) : batch.usage;
+    return {
+      id: batch.id,
+      object: 'batch' as const,
+      endpoint: batch.endpoint,
+      errors: batch.errors ? { object: 'list', data: batch.errors } : null,
+      input_file_id: batch.input_file_id,
+      completion_window: batch.completion_window,
+      status: batch.status,
+      output_file_id: batch.output_file_id,
+      error_file_id: batch.error_file_id,
+      created_at: batch.created_at,
+      in_progress_at: batch.in_progress_at,
+      expires_at: batch.expires_at,
+      finalizing_at: batch.finalizing_at,
+      completed_at: batch.completed_at,
+      failed_at: batch.failed_at,
+      expired_at: batch.expired_at,
+      cancelling_at: batch.cancelling_at,
+      cancelled_at: batch.cancelled_at,
+      request_counts: counts
+        ? { total: Math.max(counts.total, batch.total), completed: counts.succeeded, failed: counts.failed }
+        : { total: batch.total, completed: batch.completed, failed: batch.failed },
+      usage,
+      metadata: batch.metadata,
+    };
+  }
+
+  async function batchOf(request: FastifyRequest): Promise<StoredBatch> {
+    const id = pathParam(request.params, 'batchId');
+    const batch = await store.batches.get(request.gw.apiKey.workspace_id, id);
+    if (!batch) throw notFound('batch', id, 'batch_id');
+    return batch;
+  }
+
+  app.post('/batches', async (request) => {
+    const input = validateCreateBatch(request.body);
+    const { apiKey } = request.gw;
+    const file = await store.files.get(apiKey.workspace_id, input.input_file_id);
+    if (!file) throw notFound('file', input.input_file_id, 'input_file_id');
+    if (file.purpose !== 'batch') {
+      throw invalid(
+        'input_file_id',
+        `File ${file.id} was uploaded with purpose "${file.purpose}", not "batch"`,
+      );
+    }
+    // The lines will run under these headers: refuse now what would fail every line.
+    await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
+    const headers: Record<string, string> = {};
+    for (const name of CAPTURED_HEADERS) {
+      const value = headerValue(request.headers, name);
+      if (value !== undefined) headers[name] = value;
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const batch = await store.transaction(async (tx) => {
+      const created = await tx.batches.create({
+        workspace_id: apiKey.workspace_id,
+        endpoint: input.endpoint,
+        input_file_id: file.id,
+        completion_window: 'immediate',
+        metadata: input.metadata ?? null,
+        concurrency: input.concurrency ?? null,
+        expires_at: now + EXPIRY_SECONDS,
+        call: {
+          caller: {
+            id: apiKey.id,
+            organisation_id: apiKey.organisation_id,
+            workspace_id: apiKey.workspace_id,
+          },
+          headers,
+          metadata: request.gw.metadata,
+          trace_id: request.gw.traceId,
+        },
+      });
+      await tx.jobs.enqueue({
+        kind: VALIDATE_JOB,
+        workspace_id: apiKey.workspace_id,
+        payload: { batch_id: created.id },
+        max_attempts: 5,
+      });
+      return created;
+    });
+    batchesChanged();
+    return batchView(batch);
+  });
+
+  app.get('/batches', async (request) => {
+    const query = request.query as Query;
+    const limit = integerQuery(query, 'limit', 1, 100, 20);
+    const after = stringQuery(query, 'after');
+    const page = await store.batches.list(request.gw.apiKey.workspace_id, { limit, after });
+    const data = await Promise.all(page.data.map(batchView));
+    return {
+      object: 'list' as const,
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+      has_more: page.has_more,
+    };
+  });
+
+  app.get('/batches/:batchId', async (request) => batchView(await batchOf(request)));
+
+  app.post('/batches/:batchId/cancel', async (request) => {
+    const batch = await batchOf(request);
+    if (batch.status === 'cancelling' || batch.status === 'cancelled') return batchView(batch);
+    const cancelled = await store.batches.update(
+      batch.id,
+      { status: 'cancelling', cancelling_at: Math.floor(Date.now() / 1000) },
+      ['validating', 'in_progress'],
+    );
+    if (!cancelled) {
+      const now = (await store.batches.getById(batch.id)) ?? batch;
+      throw new GatewayError('conflict', `A batch that is ${now.status} cannot be cancelled`, {
+        param: 'batch_id',
+      });
+    }
+    batchesChanged();
+    return batchView(cancelled);
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * `/v1/files`: uploads streamed to the BlobStore (multipart, never held whole in memory), list, get,
+ * contents (streamed) and delete. Files belong to the caller's workspace. A `batch` file is checked as
+ * it arrives (bytes, lines) and read once more right after: every line must be JSON, so a batch made
+ * from it fails only on what a line asks, not on its syntax.
+ */
+import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
+import { fileKey } from '../../gateway/batches/batch-phases.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
+import { newId } from '../../store/ids.js';
+import { notFound, pathParam } from './management/route-helpers.js';
+import { integerQuery, oneOfQuery, stringQuery, type Query } from './query-params.js';
+
+/** The file object of the API (OpenAI's shape; `status` is deprecated and always `processed`). */
+export function fileView(file: StoredFile) {
+  return {
+    id: file.id,
+    object: 'file' as const,
+    bytes: file.bytes,
+    created_at: file.created_at,
+    filename: file.filename,
+    purpose: file.purpose,
+    status: 'processed' as const,
+    status_details: null,
+  };
+}
+
+const MAX_FILENAME = 255;
+const LIST_MAX = 10_000;
+
+/** Counts bytes and lines of what passes through. */
+class LineCounter extends Transform {
+  bytes = 0;
+  newlines = 0;
+  endsWithNewline = true;
+
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null, data?: Buffer) => void,
+  ) {
+    this.bytes += chunk.byteLength;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.newlines += 1;
+    if (chunk.byteLength > 0) this.endsWithNewline = chunk[chunk.byteLength - 1] === 10;
+    done(null, chunk);
+  }
+
+  get lines(): number {
+    return this.newlines + (this.endsWithNewline ? 0 : 1);
+  }
+}
+
+function purposeOf(value: string | undefined): FilePurpose {
+  if (!value) throw new GatewayError('invalid_body', 'purpose is required', { param: 'purpose' });
+  if (!(FILE_PURPOSES as readonly string[]).includes(value)) {
+    throw new GatewayError('invalid_body', `purpose must be one of ${FILE_PURPOSES.join(', ')}`, {
+      param: 'purpose',
+    });
+  }
+  return value as FilePurpose;
+}
+
+/** The first line of a batch file that is not JSON, if any (1-based). */
+async function firstNonJsonLine(deps: GatewayDeps, key: string): Promise<number | undefined> {
+  const input = await deps.blobs.get(key);
+  if (!input) throw new GatewayError('internal_error', 'The uploaded file cannot be read back');
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let number = 0;
+  try {
+    for await (const text of lines) {
+      number += 1;
+      if (text.trim() === '') continue;
+      try {
+        JSON.parse(text);
+      } catch {
+        return number;
+      }
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  return undefined;
+}
+
+interface Upload {
+  filename: string;
+  bytes: number;
+  lines: number;
+}
+
+async function receive(deps: GatewayDeps, request: FastifyRequest, key: string) {
+  let upload: Upload | undefined;
+  let purpose: string | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'field') {
+      if (part.fieldname === 'purpose') purpose = String(part.value);
+      continue;
+    }
+    if (part.fieldname !== 'file' || upload) {
+      part.file.resume();
+      throw new GatewayError('invalid_body', 'Send one file, in the field "file"', { param: 'file' });
+    }
+    const counter = new LineCounter();
+    await deps.blobs.put(key, part.file.pipe(counter));
+    if (part.file.truncated) {
+      throw new GatewayError(
+        'payload_too_large',
+        `A file holds at most ${deps.settings.fileMaxBytes} bytes`,
+        {
+          param: 'file',
+        },
+      );
+    }
+    upload = {
+      filename: part.filename.slice(0, MAX_FILENAME) || 'file',
+      bytes: counter.bytes,
+      lines: counter.lines,
+    };
+  }
+  return { upload, purpose };
+}
+
+async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): Promise<void> {
+  const { batchFileMaxBytes, batchMaxLines } = deps.settings;
+  if (upload.bytes > batchFileMaxBytes) {
+    throw new GatewayError('payload_too_large', `A batch file holds at most ${batchFileMaxBytes} bytes`, {
+      param: 'file',
+    });
+  }
+  if (upload.lines > batchMaxLines) {
+    throw new GatewayError('invalid_body', `A batch file holds at most ${batchMaxLines} lines`, {
+      param: 'file',
+    });
+  }
+  const bad = await firstNonJsonLine(deps, key);
+  if (bad !== undefined) {
+    throw new GatewayError('invalid_body', `Line ${bad} of the batch file is not valid JSON`, {
+      param: 'file',
+    });
+  }
+}
+
+export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: deps.settings.fileMaxBytes, files: 1, fields: 8, fieldSize: 1024, parts: 10 },
+    });
+
+    scope.post('/files', async (request) => {
+      if (!request.isMultipart()) {
+        throw new GatewayError('unsupported_media_type', 'Upload a file as multipart/form-data', {
+          param: 'file',
+        });
+      }
+      const now = Date.now();
+      const id = newId('file', now);
+      const key = fileKey(id);
+      try {
+        const { upload, purpose: purposeField } = await receive(deps, request, key);
+        if (!upload) throw new GatewayError('invalid_body', 'file is required', { param: 'file' });
+        const purpose = purposeOf(purposeField);
+        if (purpose === 'batch') await checkBatchFile(deps, key, upload);
+        const file = await deps.store.files.create({
+          id,
+          workspace_id: request.gw.apiKey.workspace_id,
+          purpose,
+          filename: upload.filename,
+          bytes: upload.bytes,
+          line_count: purpose === 'batch' ? upload.lines : null,
+          created_at: Math.floor(now / 1000),
+        });
+        return fileView(file);
+      } catch (err) {
+        await deps.blobs.delete(key).catch(() => undefined);
+        throw err;
+      }
+    });
+  });
+
+  app.get('/files', async (request) => {
+    const query = request.query as Query;
+    const purpose = stringQuery(query, 'purpose', 64);
+    const limit = integerQuery(query, 'limit', 1, LIST_MAX, LIST_MAX);
+    const order = oneOfQuery(query, 'order', ['asc', 'desc'] as const, 'desc');
+    const after = stringQuery(query, 'after');
+    const page = await deps.store.files.list(request.gw.apiKey.workspace_id, {
+      purpose,
+      limit,
+      order,
+      after,
+    });
+    const data = page.data.map(fileView);
+    return {
+      object: 'list' as const,
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+      has_more: page.has_more,
+    };
+  });
+
+  async function fileOf(request: FastifyRequest): Promise<StoredFile> {
+    const id = pathParam(request.params, 'fileId');
+    const file = await deps.store.files.get(request.gw.apiKey.workspace_id, id);
+    if (!file) throw notFound('file', id, 'file_id');
+    return file;
+  }
+
+  app.get('/files/:fileId', async (request) => fileView(await fileOf(request)));
+
+  app.get('/files/:fileId/content', async (request, reply) => {
+    const file = await fileOf(request);
+    const content = await deps.blobs.get(fileKey(file.id));
+    if (!content) throw notFound('file content of', file.id, 'file_id');
+    return reply
+      .type(file.filename.endsWith('.jsonl') ? 'application/jsonl' : 'application/octet-stream')
+      .header('content-length', String(file.bytes))
+      .send(content);
+  });
+
+  app.delete('/files/:fileId', async (request) => {
+    const file = await fileOf(request);
+    await deps.store.files.delete(file.workspace_id, file.id);
+    await deps.blobs.delete(fileKey(file.id));
+    return { id: file.id, object: 'file' as const, deleted: true };
+  });
+}

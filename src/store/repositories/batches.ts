@@ -1,0 +1,364 @@
+/**
+ * Managed batches and their lines. A line is leased like a job (jobs.ts): PostgreSQL claims in one
+ * statement over rows locked FOR UPDATE SKIP LOCKED, so nodes sharing a batch pass over each other's
+ * lines; SQLite claims in one UPDATE under the file's write lock. A line's result is written only while
+ * its claimer still holds the lease, so a line is settled once, by one node. The call a batch runs under
+ * (its provider headers may hold a provider key) is encrypted at rest, bound to the batch's id.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import type {
+  BatchCall,
+  BatchLineError,
+  BatchPatch,
+  BatchRepository,
+  BatchStatus,
+  BatchUsage,
+  ClaimedLine,
+  StoredBatch,
+} from '../file-batch-types.js';
+import { newId } from '../ids.js';
+import { toNumber, toNumberOrNull } from '../rows.js';
+import type { BatchesTable, Database } from '../schema.js';
+import type { RepositoryContext } from './context.js';
+
+function parsed<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+function toBatch(row: Selectable<BatchesTable>): StoredBatch {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    endpoint: row.endpoint,
+    input_file_id: row.input_file_id,
+    completion_window: row.completion_window,
+    status: row.status as BatchStatus,
+    metadata: parsed<Record<string, string>>(row.metadata),
+    errors: parsed<BatchLineError[]>(row.errors),
+    output_file_id: row.output_file_id,
+    error_file_id: row.error_file_id,
+    created_at: toNumber(row.created_at),
+    in_progress_at: toNumberOrNull(row.in_progress_at),
+    expires_at: toNumberOrNull(row.expires_at),
+    finalizing_at: toNumberOrNull(row.finalizing_at),
+    completed_at: toNumberOrNull(row.completed_at),
+    failed_at: toNumberOrNull(row.failed_at),
+    expired_at: toNumberOrNull(row.expired_at),
+    cancelling_at: toNumberOrNull(row.cancelling_at),
+    cancelled_at: toNumberOrNull(row.cancelled_at),
+    total: toNumber(row.total),
+    completed: toNumber(row.completed),
+    failed: toNumber(row.failed),
+    usage: parsed<BatchUsage>(row.usage),
+    concurrency: toNumberOrNull(row.concurrency),
+    finalize_queued: toNumber(row.finalize_queued) !== 0,
+  };
+}
+
+function toRowPatch(patch: BatchPatch): Partial<BatchesTable> {
+  const { errors, usage, finalize_queued, ...rest } = patch;
+  return {
+    ...rest,
+    ...(errors !== undefined && { errors: errors === null ? null : JSON.stringify(errors) }),
+    ...(usage !== undefined && { usage: usage === null ? null : JSON.stringify(usage) }),
+    ...(finalize_queued !== undefined && { finalize_queued: finalize_queued ? 1 : 0 }),
+  };
+}
+
+/** Lines inserted per statement (SQLite binds at most 32,766 parameters; each line binds 6). */
+const INSERT_CHUNK = 500;
+
+export function createBatchRepository({ db, kind, keys }: RepositoryContext): BatchRepository {
+  /** Due lines of one state, in input order: `pending` ones whose wait is over, or `running` ones whose
+   * lease ran out. One state per query, so the (batch_id, state, line) index serves it and stops at
+   * `limit` instead of visiting every line of the batch. */
+  function dueLines(
+    trx: Kysely<Database>,
+    batchId: string,
+    state: 'pending' | 'running',
+    now: number,
+    limit: number,
+  ) {
+    return (
+      trx
+        .selectFrom('batch_lines')
+        .select(['batch_id', 'line'])
+        .where('batch_id', '=', batchId)
+        .where('state', '=', state)
+        .where(state === 'pending' ? 'not_before_ms' : 'lease_expires_at_ms', '<=', now)
+        // A batch cancelled (or finalized) on another node stops handing out lines at once.
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('batches')
+              .select('batches.id')
+              .where('batches.id', '=', batchId)
+              .where('batches.status', '=', 'in_progress')
+              .where('batches.finalize_queued', '=', 0),
+          ),
+        )
+        .orderBy('line')
+        .limit(limit)
+    );
+  }
+
+  function leaseTo(owner: string, leaseMs: number, now: number) {
+    return { state: 'running', lease_owner: owner, lease_expires_at_ms: now + Math.ceil(leaseMs) } as const;
+  }
+
+  function whileLeased(batchId: string, line: number, owner: string) {
+    return db
+      .updateTable('batch_lines')
+      .where('batch_id', '=', batchId)
+      .where('line', '=', line)
+      .where('state', '=', 'running')
+      .where('lease_owner', '=', owner);
+  }
+
+  return {
+    async create(input) {
+      const now = Date.now();
+      const id = newId('batch', now);
+      const row: BatchesTable = {
+        id,
+        workspace_id: input.workspace_id,
+        endpoint: input.endpoint,
+        input_file_id: input.input_file_id,
+        completion_window: input.completion_window,
+        status: 'validating',
+        metadata: input.metadata === null ? null : JSON.stringify(input.metadata),
+        errors: null,
+        output_file_id: null,
+        error_file_id: null,
+        created_at: Math.floor(now / 1000),
+        in_progress_at: null,
+        expires_at: input.expires_at,
+        finalizing_at: null,
+        completed_at: null,
+        failed_at: null,
+        expired_at: null,
+        cancelling_at: null,
+        cancelled_at: null,
+        total: 0,
+        completed: 0,
+        failed: 0,
+        usage: null,
+        concurrency: input.concurrency,
+        call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.call), id),
+        finalize_queued: 0,
+      };
+      await db.insertInto('batches').values(row).execute();
+      return toBatch(row);
+    },
+
+    async get(workspaceId, id) {
+      const row = await db
+        .selectFrom('batches')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toBatch(row) : undefined;
+    },
+
+    async getById(id) {
+      const row = await db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toBatch(row) : undefined;
+    },
+
+    async list(workspaceId, query) {
+      let builder = db.selectFrom('batches').selectAll().where('workspace_id', '=', workspaceId);
+      if (query.after !== undefined) builder = builder.where('id', '<', query.after);
+      const rows = await builder
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      return { data: rows.slice(0, query.limit).map(toBatch), has_more: rows.length > query.limit };
+    },
+
+    async withStatus(statuses) {
+      const rows = await db
+        .selectFrom('batches')
+        .selectAll()
+        .where('status', 'in', statuses)
+        .orderBy('id')
+        .execute();
+      return rows.map(toBatch);
+    },
+
+    async callOf(id) {
+      const row = await db
+        .selectFrom('batches')
+        .select('call_encrypted')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row
+        ? (JSON.parse(decryptSecret(keys.encryption, row.call_encrypted, id)) as BatchCall)
+        : undefined;
+    },
+
+    async update(id, patch, from) {
+      let builder = db.updateTable('batches').set(toRowPatch(patch)).where('id', '=', id);
+      if (from !== undefined) builder = builder.where('status', 'in', from);
+      const row = await builder.returningAll().executeTakeFirst();
+      return row ? toBatch(row) : undefined;
+    },
+
+    async markFinalizeQueued(id, from, patch) {
+      const result = await db
+        .updateTable('batches')
+        .set({ ...toRowPatch(patch), finalize_queued: 1 })
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .where('finalize_queued', '=', 0)
+        .executeTakeFirst();
+      return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    async insertLines(batchId, lines) {
+      for (let start = 0; start < lines.length; start += INSERT_CHUNK) {
+        const values = lines.slice(start, start + INSERT_CHUNK).map((line) => ({
+          batch_id: batchId,
+          line: line.line,
+          custom_id: line.custom_id,
+          body: line.body,
+          state: 'pending',
+          not_before_ms: 0,
+        }));
+        await db
+          .insertInto('batch_lines')
+          .values(values)
+          .onConflict((oc) => oc.columns(['batch_id', 'line']).doNothing())
+          .execute();
+      }
+    },
+
+    async deleteLines(batchId) {
+      await db.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute();
+    },
+
+    async claimLines(batchId, owner, leaseMs, limit) {
+      const now = Date.now();
+      const claimed: ClaimedLine[] = [];
+      // Lines a dead node left first (they are older work), then new ones.
+      for (const state of ['running', 'pending'] as const) {
+        const room = limit - claimed.length;
+        if (room <= 0) break;
+        const rows =
+          kind === 'postgres'
+            ? await db
+                .with('due', () => dueLines(db, batchId, state, now, room).forUpdate().skipLocked())
+                .updateTable('batch_lines')
+                .from('due')
+                .set(leaseTo(owner, leaseMs, now))
+                .whereRef('batch_lines.batch_id', '=', 'due.batch_id')
+                .whereRef('batch_lines.line', '=', 'due.line')
+                .returning([
+                  'batch_lines.batch_id',
+                  'batch_lines.line',
+                  'batch_lines.custom_id',
+                  'batch_lines.body',
+                ])
+                .execute()
+            : await db
+                .updateTable('batch_lines')
+                .set(leaseTo(owner, leaseMs, now))
+                .where('batch_id', '=', batchId)
+                .where('line', 'in', dueLines(db, batchId, state, now, room).clearSelect().select('line'))
+                .returning(['batch_id', 'line', 'custom_id', 'body'])
+                .execute();
+        claimed.push(...rows.map((row) => ({ ...row, line: toNumber(row.line) })));
+      }
+      return claimed.sort((a, b) => a.line - b.line);
+    },
+
+    async heartbeatLines(owner, leaseMs) {
+      await db
+        .updateTable('batch_lines')
+        .set({ lease_expires_at_ms: Date.now() + Math.ceil(leaseMs) })
+        .where('lease_owner', '=', owner)
+        .where('state', '=', 'running')
+        .execute();
+    },
+
+    async settleLine(batchId, line, owner, result) {
+      const outcome = await whileLeased(batchId, line, owner)
+        .set({ ...result, lease_owner: null, lease_expires_at_ms: null })
+        .executeTakeFirst();
+      return toNumber(outcome.numUpdatedRows) > 0;
+    },
+
+    async releaseLine(batchId, line, owner, notBeforeMs) {
+      await whileLeased(batchId, line, owner)
+        .set({
+          state: 'pending',
+          not_before_ms: Math.floor(notBeforeMs),
+          lease_owner: null,
+          lease_expires_at_ms: null,
+        })
+        .execute();
+    },
+
+    async lineCounts(batchId) {
+      const now = Date.now();
+      const rows = await db
+        .selectFrom('batch_lines')
+        .select((eb) => [
+          'state',
+          eb.fn.countAll<number | string>().as('count'),
+          eb.fn
+            .count<number | string>(eb.case().when('lease_expires_at_ms', '>', now).then(1).end())
+            .as('live'),
+        ])
+        .where('batch_id', '=', batchId)
+        .groupBy('state')
+        .execute();
+      const counts = { total: 0, succeeded: 0, failed: 0, open: 0, running: 0 };
+      for (const row of rows) {
+        const count = toNumber(row.count);
+        counts.total += count;
+        if (row.state === 'succeeded') counts.succeeded = count;
+        else if (row.state === 'failed') counts.failed = count;
+        else counts.open += count;
+        if (row.state === 'running') counts.running = toNumber(row.live);
+      }
+      return counts;
+    },
+
+    async settledLines(batchId, state, afterLine, limit) {
+      const rows = await db
+        .selectFrom('batch_lines')
+        .select(['line', 'result'])
+        .where('batch_id', '=', batchId)
+        .where('state', '=', state)
+        .where('line', '>', afterLine)
+        .orderBy('line')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ line: toNumber(row.line), result: row.result ?? 'null' }));
+    },
+
+    async usageOf(batchId) {
+      const row = await db
+        .selectFrom('batch_lines')
+        .select((eb) => [
+          eb.fn.sum<number | string | null>('input_tokens').as('input'),
+          eb.fn.sum<number | string | null>('output_tokens').as('output'),
+          eb.fn.sum<number | string | null>('cached_tokens').as('cached'),
+          eb.fn.sum<number | string | null>('reasoning_tokens').as('reasoning'),
+        ])
+        .where('batch_id', '=', batchId)
+        .executeTakeFirst();
+      const input = toNumberOrNull(row?.input) ?? 0;
+      const output = toNumberOrNull(row?.output) ?? 0;
+      return {
+        input_tokens: input,
+        input_tokens_details: { cached_tokens: toNumberOrNull(row?.cached) ?? 0 },
+        output_tokens: output,
+        output_tokens_details: { reasoning_tokens: toNumberOrNull(row?.reasoning) ?? 0 },
+        total_tokens: input + output,
+      };
+    },
+  };
+}

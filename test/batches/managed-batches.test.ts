@@ -1,0 +1,275 @@
+/**
+ * Managed batches end to end with the official `openai` SDK against a real gateway (SQLite file) and two
+ * fake OpenAI upstreams: every line through the whole pipeline (a fallback config), invalid lines
+ * reported with their numbers, cancel keeping partial output, a batch whose every line fails, lines
+ * that wait out a rate-limit policy's window.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call } from '../management/http.js';
+import {
+  chatLine,
+  contentLines,
+  createBatch,
+  finished,
+  jsonl,
+  sdk,
+  target,
+  upload,
+  waitFor,
+  SLOW_TEST_MS,
+} from './support.js';
+
+let gateway: TestGateway;
+let primary: FakeUpstream;
+let backup: FakeUpstream;
+
+beforeAll(async () => {
+  // The primary fails every request for the model `flaky`: the config falls back to the backup.
+  primary = await startFakeOpenAI({ name: 'primary', models: { flaky: { status: 500 } } });
+  backup = await startFakeOpenAI({ name: 'backup', models: { broken: { status: 400 } } });
+  gateway = await startGateway({
+    env: { GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_CONCURRENCY: '32' },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await primary?.close();
+  await backup?.close();
+});
+
+const fallback = () => ({
+  strategy: { mode: 'fallback' },
+  targets: [target(primary), target(backup)],
+});
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}
+
+describe('a managed batch over two providers with a fallback config', () => {
+  it(
+    'answers 1,000 lines, each custom_id exactly once, in input order',
+    async () => {
+      primary.reset();
+      backup.reset();
+      const client = sdk(gateway.url, gateway.adminKey, fallback());
+      const lines = Array.from({ length: 1000 }, (_, i) =>
+        chatLine(`req-${i}`, i % 4 === 0 ? 'flaky' : 'gpt-4o-mini'),
+      );
+      const file = await upload(client, jsonl(lines));
+      expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
+
+      const created = await createBatch(client, file.id, { metadata: { run: 'thousand' } });
+      expect(created).toMatchObject({
+        object: 'batch',
+        status: 'validating',
+        completion_window: 'immediate',
+      });
+      const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+
+      expect(batch.status).toBe('completed');
+      expect(batch.request_counts).toEqual({ total: 1000, completed: 1000, failed: 0 });
+      expect(batch.error_file_id).toBeNull();
+      for (const at of [
+        'created_at',
+        'in_progress_at',
+        'finalizing_at',
+        'completed_at',
+        'expires_at',
+      ] as const) {
+        expect(batch[at], at).toBeGreaterThan(0);
+      }
+      expect(batch.metadata).toEqual({ run: 'thousand' });
+      expect(batch.usage?.total_tokens).toBeGreaterThan(0);
+
+      const output = await contentLines(client, batch.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(lines.map((line) => line.custom_id));
+      expect(output.every((line) => line.response?.status_code === 200 && line.error === null)).toBe(true);
+      expect(new Set(output.map((line) => line.id)).size).toBe(1000);
+
+      // The flaky quarter was answered by the backup, after the primary failed it once each.
+      const flaky = output.filter(
+        (line) => line.custom_id.endsWith('0') || Number(line.custom_id.slice(4)) % 4 === 0,
+      );
+      expect(flaky.length).toBeGreaterThan(0);
+      expect(countBy(backup.requests, (r) => r.path).get('/v1/chat/completions')).toBe(250);
+      expect(primary.requests.length).toBe(1000);
+
+      const outputFile = await client.files.retrieve(batch.output_file_id!);
+      expect(outputFile).toMatchObject({ purpose: 'batch_output', object: 'file' });
+    },
+    SLOW_TEST_MS,
+  );
+});
+
+describe('validation', () => {
+  it('fails a batch with invalid lines, each reported with its line number and field', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, fallback());
+    const text = jsonl([
+      chatLine('ok-1'),
+      { method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [] } },
+      chatLine('ok-1'),
+      { ...chatLine('wrong-url'), url: '/v1/embeddings' },
+      { custom_id: 'no-messages', method: 'POST', url: '/v1/chat/completions', body: { model: 'm' } },
+      {
+        ...chatLine('streams'),
+        body: { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true },
+      },
+      chatLine('ok-2'),
+    ]);
+    const file = await upload(client, text);
+    const created = await createBatch(client, file.id);
+    const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+    expect(batch.status).toBe('failed');
+    expect(batch.failed_at).toBeGreaterThan(0);
+    const errors = batch.errors?.data ?? [];
+    expect(errors.map((e) => [e.line, e.code, e.param])).toEqual([
+      [2, 'missing_required_parameter', 'custom_id'],
+      [3, 'duplicate_custom_id', 'custom_id'],
+      [4, 'mismatched_endpoint', 'url'],
+      [5, 'invalid_body', 'body.messages'],
+      [6, 'unsupported_parameter', 'body.stream'],
+    ]);
+  });
+
+  it('refuses a bad request with a 4xx naming the field', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, fallback());
+    const file = await upload(client, jsonl([chatLine('a')]));
+    const attempts: Array<[Record<string, unknown>, string]> = [
+      [{ input_file_id: 'file_missing' }, 'input_file_id'],
+      [{ input_file_id: file.id, endpoint: '/v1/images' }, 'endpoint'],
+      [{ input_file_id: file.id, completion_window: '1h' }, 'completion_window'],
+      [{ input_file_id: file.id, metadata: { k: 'v'.repeat(513) } }, 'metadata.k'],
+      [{ input_file_id: file.id, concurrency: 0 }, 'concurrency'],
+    ];
+    for (const [body, param] of attempts) {
+      const error = await client.batches
+        .create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: 'immediate' as '24h',
+          ...body,
+        } as never)
+        .catch((err: unknown) => err);
+      expect(error, param).toBeInstanceOf(Error);
+      expect((error as { status: number }).status, param).toBeGreaterThanOrEqual(400);
+      expect((error as { status: number }).status, param).toBeLessThan(500);
+      expect((error as { error: { param: string } }).error.param, param).toBe(param);
+    }
+    const noProvider = sdk(gateway.url, gateway.adminKey);
+    const error = await createBatch(noProvider, file.id).catch((err: unknown) => err);
+    expect((error as { status: number }).status).toBe(400);
+    expect((error as { error: { param: string } }).error.param).toBe('x-gateway-provider');
+  });
+});
+
+describe('failures and cancelling', () => {
+  it('completes a batch whose every line fails with an error file and no output file', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, { ...target(backup) });
+    const file = await upload(client, jsonl([chatLine('x-1', 'broken'), chatLine('x-2', 'broken')]));
+    const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+    expect(batch.status).toBe('completed');
+    expect(batch.output_file_id).toBeNull();
+    expect(batch.request_counts).toEqual({ total: 2, completed: 0, failed: 2 });
+    const errors = await contentLines(client, batch.error_file_id);
+    expect(errors.map((line) => line.custom_id)).toEqual(['x-1', 'x-2']);
+    expect(errors[0].response?.status_code).toBe(400);
+    expect(errors[0].response?.body).toHaveProperty('error.message');
+  });
+
+  it(
+    'cancels mid-run and keeps the lines already answered',
+    async () => {
+      const slow = await startFakeOpenAI({ name: 'slow', latencyMs: 40 });
+      try {
+        const client = sdk(gateway.url, gateway.adminKey, target(slow));
+        const lines = Array.from({ length: 300 }, (_, i) => chatLine(`c-${i}`));
+        const file = await upload(client, jsonl(lines));
+        const created = await createBatch(client, file.id, { concurrency: 2 });
+        await waitFor(client, created.id, (b) => (b.request_counts?.completed ?? 0) >= 5);
+        const cancelling = await client.batches.cancel(created.id);
+        expect(cancelling.status).toBe('cancelling');
+        expect(cancelling.cancelling_at).toBeGreaterThan(0);
+        const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+        expect(batch.status).toBe('cancelled');
+        expect(batch.cancelled_at).toBeGreaterThan(0);
+        const output = await contentLines(client, batch.output_file_id);
+        expect(output.length).toBe(batch.request_counts?.completed);
+        expect(output.length).toBeGreaterThanOrEqual(5);
+        expect(output.length).toBeLessThan(300);
+        expect(new Set(output.map((line) => line.custom_id)).size).toBe(output.length);
+        // Nothing was sent after the cancel settled.
+        expect(slow.requests.length).toBe(output.length);
+      } finally {
+        await slow.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+});
+
+describe('listing and reading', () => {
+  it('lists batches newest first with a cursor, and 404s another id', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, fallback());
+    const page = await client.batches.list({ limit: 2 });
+    expect(page.data.length).toBe(2);
+    expect(page.has_more).toBe(true);
+    const next = await client.batches.list({ limit: 2, after: page.data[1].id });
+    expect(next.data[0].id < page.data[1].id).toBe(true);
+    const missing = await client.batches.retrieve('batch_nope').catch((err: unknown) => err);
+    expect((missing as { status: number }).status).toBe(404);
+    const bad = await fetch(`${gateway.url}/batches?limit=101`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('limit');
+  });
+});
+
+describe('rate-limit policies', () => {
+  it(
+    'make a line wait for its window instead of failing it',
+    async () => {
+      const limited = await startFakeOpenAI({ name: 'limited' });
+      try {
+        const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
+          conditions: [{ key: 'metadata.case', value: 'batch-limits' }],
+          group_by: [{ key: 'api_key' }],
+          type: 'requests',
+          unit: 'rpm',
+          value: 120,
+        });
+        expect(policy.status, policy.text).toBe(200);
+        const client = new OpenAI({
+          baseURL: gateway.url,
+          apiKey: 'unused',
+          maxRetries: 0,
+          defaultHeaders: {
+            'x-gateway-api-key': gateway.adminKey,
+            'x-gateway-config': JSON.stringify(target(limited)),
+            'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
+          },
+        });
+        const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
+        // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).
+        const lines = Array.from({ length: 126 }, (_, i) => chatLine(`limited-${i}`));
+        const file = await upload(client, jsonl(lines));
+        const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+        expect(batch.status).toBe('completed');
+        expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
+        expect(gateway.server.deps.routing.rateLimits.stats.refused).toBeGreaterThan(refusedBefore);
+        // Refusals never reached the provider: one request per line.
+        expect(limited.requests.length).toBe(126);
+      } finally {
+        await limited.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+});

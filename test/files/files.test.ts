@@ -1,0 +1,212 @@
+/**
+ * `/v1/files` with the official `openai` SDK, on the local blob directory and on S3-compatible storage
+ * (s3rver on loopback): upload (streamed), list (purpose, limit, order, after), get, content, delete;
+ * files are private to their workspace; bad input is a 4xx naming the field.
+ */
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
+
+function sdk(gateway: TestGateway, apiKey = gateway.adminKey): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': apiKey },
+  });
+}
+
+async function status(promise: Promise<unknown>): Promise<{ status: number; param: string | null }> {
+  const error = (await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  )) as { status: number; error: { param: string | null } } | undefined;
+  if (!error) throw new Error('the request succeeded');
+  return { status: error.status, param: error.error?.param ?? null };
+}
+
+function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(): Promise<void> }>) {
+  describe(name, () => {
+    let gateway: TestGateway;
+    let close: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ gateway, close } = await start());
+    });
+    afterAll(async () => close?.());
+
+    it('uploads, lists, reads, streams and deletes a file', async () => {
+      const client = sdk(gateway);
+      const text = '{"a":1}\n{"b":2}\n';
+      const batchFile = await client.files.create({
+        file: await toFile(Buffer.from(text), 'in.jsonl'),
+        purpose: 'batch',
+      });
+      expect(batchFile).toMatchObject({
+        object: 'file',
+        purpose: 'batch',
+        filename: 'in.jsonl',
+        bytes: Buffer.byteLength(text),
+        status: 'processed',
+      });
+      expect(batchFile.created_at).toBeGreaterThan(0);
+      const image = await client.files.create({
+        file: await toFile(Buffer.alloc(300_000, 7), 'picture.png'),
+        purpose: 'vision',
+      });
+      expect(image.bytes).toBe(300_000);
+
+      expect(await client.files.retrieve(batchFile.id)).toEqual(batchFile);
+      expect(await (await client.files.content(batchFile.id)).text()).toBe(text);
+      const bytes = Buffer.from(await (await client.files.content(image.id)).arrayBuffer());
+      expect(bytes.equals(Buffer.alloc(300_000, 7))).toBe(true);
+
+      const onlyBatch = await client.files.list({ purpose: 'batch' });
+      expect(onlyBatch.data.map((f) => f.id)).toEqual([batchFile.id]);
+      const newestFirst = await client.files.list({ limit: 1 });
+      expect(newestFirst.data.map((f) => f.id)).toEqual([image.id]);
+      expect(newestFirst.has_more).toBe(true);
+      const oldestFirst = await client.files.list({ order: 'asc', limit: 1 });
+      expect(oldestFirst.data.map((f) => f.id)).toEqual([batchFile.id]);
+      const next = await client.files.list({ order: 'asc', after: batchFile.id });
+      expect(next.data.map((f) => f.id)).toEqual([image.id]);
+
+      expect(await client.files.delete(image.id)).toEqual({ id: image.id, object: 'file', deleted: true });
+      expect((await status(client.files.retrieve(image.id))).status).toBe(404);
+      expect((await status(client.files.content(image.id))).status).toBe(404);
+    });
+
+    it('streams a file larger than the JSON body limit in and out', async () => {
+      const client = sdk(gateway);
+      // 40 MB: above GATEWAY_BODY_LIMIT_BYTES, and several 8 MiB parts on S3.
+      const size = 40 * 1024 * 1024;
+      const data = Buffer.alloc(size);
+      for (let i = 0; i < size; i += 4096) data.writeUInt32LE(i, i);
+      const file = await client.files.create({ file: await toFile(data, 'large.bin'), purpose: 'fine-tune' });
+      expect(file.bytes).toBe(size);
+      const back = Buffer.from(await (await client.files.content(file.id)).arrayBuffer());
+      expect(back.length).toBe(size);
+      expect(back.equals(data)).toBe(true);
+      await client.files.delete(file.id);
+    });
+
+    it('refuses a batch file whose line is not JSON, and a bad purpose, naming the field', async () => {
+      const client = sdk(gateway);
+      expect(
+        await status(
+          client.files.create({
+            file: await toFile(Buffer.from('{"ok":1}\nnot json\n'), 'bad.jsonl'),
+            purpose: 'batch',
+          }),
+        ),
+      ).toEqual({ status: 400, param: 'file' });
+      expect(
+        await status(
+          client.files.create({
+            file: await toFile(Buffer.from('x'), 'x.txt'),
+            purpose: 'nonsense' as 'batch',
+          }),
+        ),
+      ).toEqual({ status: 400, param: 'purpose' });
+      const json = await fetch(`${gateway.url}/files`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(json.status).toBe(415);
+      const badLimit = await fetch(`${gateway.url}/files?limit=0`, {
+        headers: { 'x-gateway-api-key': gateway.adminKey },
+      });
+      expect(((await badLimit.json()) as { error: { param: string } }).error.param).toBe('limit');
+      // Nothing of the refused uploads was kept.
+      expect(
+        (await client.files.list({ purpose: 'batch' })).data.every((f) => f.filename !== 'bad.jsonl'),
+      ).toBe(true);
+    });
+
+    it('keeps files private to their workspace', async () => {
+      const admin = sdk(gateway);
+      const file = await admin.files.create({
+        file: await toFile(Buffer.from('secret'), 's.txt'),
+        purpose: 'vision',
+      });
+      const made = await fetch(`${gateway.url}/workspaces`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Other', slug: `other-${Date.now()}` }),
+      });
+      expect(made.status).toBe(200);
+      const { admin_key } = (await made.json()) as { admin_key: { key: string } };
+      const other = sdk(gateway, admin_key.key);
+      expect((await status(other.files.retrieve(file.id))).status).toBe(404);
+      expect((await status(other.files.content(file.id))).status).toBe(404);
+      expect((await other.files.list()).data).toEqual([]);
+    });
+  });
+}
+
+suite('files on the local blob directory', async () => {
+  const gateway = await startGateway();
+  return { gateway, close: () => gateway.close() };
+});
+
+let s3: TestS3 | undefined;
+suite('files on S3-compatible storage', async () => {
+  s3 = await startS3();
+  const gateway = await startGateway({ env: s3.env });
+  return {
+    gateway,
+    close: async () => {
+      await gateway.close();
+      await s3?.close();
+    },
+  };
+});
+
+describe('upload limits', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      env: {
+        GATEWAY_FILE_MAX_BYTES: '4096',
+        GATEWAY_BATCH_FILE_MAX_BYTES: '2048',
+        GATEWAY_BATCH_MAX_LINES: '3',
+      },
+    });
+  });
+  afterAll(async () => gateway?.close());
+
+  it('refuses a file over the limit with 413 and keeps nothing of it', async () => {
+    const client = sdk(gateway);
+    const big = await status(
+      client.files.create({ file: await toFile(Buffer.alloc(10_000, 1), 'big.bin'), purpose: 'vision' }),
+    );
+    expect(big).toEqual({ status: 413, param: 'file' });
+    const bigBatch = await status(
+      client.files.create({
+        file: await toFile(Buffer.from(`${'{"a":"' + 'x'.repeat(3000) + '"}'}\n`), 'b.jsonl'),
+        purpose: 'batch',
+      }),
+    );
+    expect(bigBatch).toEqual({ status: 413, param: 'file' });
+    expect((await client.files.list()).data).toEqual([]);
+  });
+
+  it('refuses a batch file with more lines than allowed', async () => {
+    const client = sdk(gateway);
+    const lines = await status(
+      client.files.create({
+        file: await toFile(Buffer.from('{}\n{}\n{}\n{}\n'), 'lines.jsonl'),
+        purpose: 'batch',
+      }),
+    );
+    expect(lines).toEqual({ status: 400, param: 'file' });
+    const ok = await client.files.create({
+      file: await toFile(Buffer.from('{}\n{}\n{}'), 'ok.jsonl'),
+      purpose: 'batch',
+    });
+    expect(ok.bytes).toBe(8);
+  });
+});
