@@ -32,6 +32,10 @@ export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
   validate(body: unknown): RequestBody<K>;
   /** Whether `stream: true` asks for server-sent events. */
   streams: boolean;
+  /** Whose API the endpoint is: OpenAI's (the gateway's `thinking` is an extension, refused in strict
+   * mode; a stream's usage is asked with `stream_options`) or Anthropic's (`thinking` is its own field;
+   * a stream always reports usage). */
+  api: 'openai' | 'anthropic';
   openapi: Operation;
 }
 
@@ -48,6 +52,7 @@ function descriptor<K extends EndpointKind>(
     path,
     validate,
     streams,
+    api: 'openai',
     openapi: {
       method: 'post',
       path,
@@ -80,6 +85,7 @@ function anthropicShaped<K extends EndpointKind>(
   const { openapi } = endpoint;
   return {
     ...endpoint,
+    api: 'anthropic',
     openapi: {
       ...openapi,
       tags: ['Anthropic Messages'],

@@ -13,15 +13,12 @@ import { HEADERS } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
-import { asksForStream } from './endpoints.js';
+import { asksForStream, ENDPOINTS } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
 import { refusePromptTargets } from './prompts/prompt-targets.js';
 import { newRouteRun, route, type RouteResult } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
 import type { CallSink } from './sink.js';
-
-/** The endpoints of Anthropic's API, where `thinking` is a standard field. */
-const ANTHROPIC_ENDPOINTS: ReadonlySet<string> = new Set(['messages', 'count_tokens']);
 
 /** One model call: its operation and validated body, told apart by `endpoint`, and whose call it is. */
 export type ModelCall = ModelRequest & {
@@ -43,7 +40,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   const state = call.state ?? newRouteState();
   const stream = asksForStream(call);
   const delivered = stream ? new DeliveredStream(sink) : undefined;
-  // Usage is asked of OpenAI-shaped streams; a Messages stream always reports it.
+  const api = ENDPOINTS[endpoint].api;
+  // Usage is asked of OpenAI's streaming operations; a Messages stream always reports it.
   const request =
     stream && (call.endpoint === 'chat' || call.endpoint === 'completions') ? withUsageAsked(call) : call;
   const run = newRouteRun(deps, {
@@ -60,7 +58,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     // The gateway's own option, refused in strict mode on every OpenAI endpoint: the chat schema names it,
     // the others let it through as an unknown key. Anthropic's Messages API has it as its own.
     const fields: Readonly<Record<string, unknown>> = body;
-    if (fields.thinking !== undefined && ctx.strictCompat && !ANTHROPIC_ENDPOINTS.has(endpoint)) {
+    if (fields.thinking !== undefined && ctx.strictCompat && api === 'openai') {
       throw new GatewayError(
         'unsupported_parameter',
         'thinking needs strict_compat_compliance set to false (in the config, or the ' +

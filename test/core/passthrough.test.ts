@@ -133,19 +133,19 @@ describe('requests reach the provider intact', () => {
   });
 
   it('DELETE reaches the provider with no body', async () => {
-    const response = await fetch(`${gateway.url}/files/file-abc`, {
+    const response = await fetch(`${gateway.url}/assistants/asst-abc`, {
       method: 'DELETE',
       headers: providerHeaders(gateway, fake),
     });
     const echo = await echoOf(response);
     expect(echo.method).toBe('DELETE');
-    expect(echo.path).toBe('/v1/files/file-abc');
+    expect(echo.path).toBe('/v1/assistants/asst-abc');
     expect(echo.body_base64).toBeNull();
   });
 
   it('POST with a form body keeps it as it was', async () => {
     const form = 'purpose=batch&name=a%20b&x=%E2%9C%93';
-    const response = await fetch(`${gateway.url}/files`, {
+    const response = await fetch(`${gateway.url}/uploads`, {
       method: 'POST',
       headers: providerHeaders(gateway, fake, { 'content-type': 'application/x-www-form-urlencoded' }),
       body: form,
@@ -156,7 +156,7 @@ describe('requests reach the provider intact', () => {
 
   it('methods other than GET, POST, PUT and DELETE are not passed through', async () => {
     const before = fake.requests.length;
-    const response = await fetch(`${gateway.url}/files/file-abc`, {
+    const response = await fetch(`${gateway.url}/assistants/asst-abc`, {
       method: 'PATCH',
       headers: providerHeaders(gateway, fake),
     });
@@ -187,7 +187,7 @@ describe('headers', () => {
 
   it('with a config, its api_key is the Bearer token and the client Authorization is dropped', async () => {
     const config = { provider: 'openai', api_key: 'sk-from-config', custom_host: fake.url };
-    const response = await fetch(`${gateway.url}/batches`, {
+    const response = await fetch(`${gateway.url}/vector_stores`, {
       headers: {
         'x-gateway-api-key': gateway.adminKey,
         'x-gateway-config': JSON.stringify(config),
