@@ -26,7 +26,8 @@ function record(workspaceId: string, i: number): LogRecord {
   const status = i % 29 === 0 ? 502 : i % 13 === 0 ? 429 : 200;
   return {
     id: newId('log'),
-    created_at_ms: START + Math.floor((((i * 2_654_435_761) % 4_294_967_296) / 4_294_967_296) * 30 * DAY),
+    // In time order, as a log is written.
+    created_at_ms: START + Math.floor((i / RECORDS) * 30 * DAY),
     organisation_id: 'org_bench',
     workspace_id: workspaceId,
     api_key_id: `key_${i % 20}`,
@@ -114,10 +115,17 @@ async function main(): Promise<void> {
 
     const base = { workspace_ids: [workspace.id], filters: {} };
     const queries: Record<string, AnalyticsQuery> = {
-      summary_30d_by_model: { ...base, period: 'hour', from_ms: START, to_ms: END, group_by: 'model' },
-      daily_30d_by_provider: {
+      summary_30d_by_model: { ...base, period: 'day', from_ms: START, to_ms: END, group_by: 'model' },
+      summary_30d_by_model_hourly_rows: {
         ...base,
         period: 'hour',
+        from_ms: START,
+        to_ms: END,
+        group_by: 'model',
+      },
+      daily_30d_by_provider: {
+        ...base,
+        period: 'day',
         from_ms: START,
         to_ms: END,
         interval_ms: DAY,
@@ -141,14 +149,14 @@ async function main(): Promise<void> {
       },
       summary_30d_by_user: {
         ...base,
-        period: 'hour',
+        period: 'day',
         from_ms: START,
         to_ms: END,
         group_by: { metadata: '_user' },
       },
       daily_30d_one_model: {
         ...base,
-        period: 'hour',
+        period: 'day',
         from_ms: START,
         to_ms: END,
         interval_ms: DAY,

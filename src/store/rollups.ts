@@ -1,15 +1,21 @@
 /**
  * Rollups of the log for analytics: every request record is also added, in the same transaction, to
- * per-minute and per-hour rows keyed by what analytics group and filter on (provider, model, API key,
+ * per-minute, per-hour and per-day (UTC) rows keyed by what analytics group and filter on (provider, model, API key,
  * prompt, status class; and one row per configured metadata key). A row holds sums — requests, errors,
  * tokens, cost, latency — and a latency histogram, so analytics over millions of records read thousands of
  * rows, never the log itself. Attempt records are not rolled up: their request's record counts the call.
  */
 import type { LogRecord } from './types.js';
 
-export type RollupPeriod = 'minute' | 'hour';
+export type RollupPeriod = 'minute' | 'hour' | 'day';
 
-export const PERIOD_MS: Readonly<Record<RollupPeriod, number>> = { minute: 60_000, hour: 3_600_000 };
+const ROLLUP_PERIODS = ['minute', 'hour', 'day'] as const;
+
+export const PERIOD_MS: Readonly<Record<RollupPeriod, number>> = {
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
 
 /**
  * Upper bounds (ms) of the latency histogram's buckets; the last bucket has none. Percentiles are read from
@@ -83,7 +89,7 @@ export function rollupValues(records: readonly LogRecord[], metadataKeys: readon
   };
   for (const record of records) {
     if (record.is_attempt || record.workspace_id === null) continue;
-    for (const period of ['minute', 'hour'] as const) {
+    for (const period of ROLLUP_PERIODS) {
       const bucket = record.created_at_ms - (record.created_at_ms % PERIOD_MS[period]);
       const dims = [
         record.workspace_id,

@@ -644,8 +644,8 @@ export type AnalyticsDimension =
 export interface AnalyticsQuery {
   /** The workspaces read: the caller's, or every workspace of its organisation. */
   workspace_ids: string[];
-  /** The rollups read: per minute or per hour. */
-  period: 'minute' | 'hour';
+  /** The rollups read: per minute, hour or day. */
+  period: 'minute' | 'hour' | 'day';
   /** [from_ms, to_ms), whole periods. */
   from_ms: number;
   to_ms: number;

@@ -104,9 +104,9 @@ function suite(open: () => Promise<{ store: Store; close: () => Promise<void> }>
     await close?.();
   });
 
-  it('sums per group match the records, from hourly and from minute rollups alike', async () => {
+  it('sums per group match the records, from daily, hourly and minute rollups alike', async () => {
     const expected = expectedSums(records, (record) => record.model);
-    for (const period of ['hour', 'minute'] as const) {
+    for (const period of ['day', 'hour', 'minute'] as const) {
       const rows = await store.analytics({ ...base(), period, group_by: 'model' });
       expect(rows.map((row) => row.group).sort()).toEqual([...expected.keys()].sort());
       for (const row of rows) {

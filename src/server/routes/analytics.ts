@@ -124,10 +124,7 @@ async function buildQuery(
       );
     }
   }
-  // Hourly rollups answer hourly and daily buckets, and summaries of ranges of 6 hours or more; the
-  // range is then widened to whole hours. Minute rollups answer the rest.
-  const hourly = interval === undefined ? to - from >= 6 * PERIOD_MS.hour : interval >= PERIOD_MS.hour;
-  const period = hourly ? 'hour' : 'minute';
+  const period = periodOf(from, to, interval);
   const step = PERIOD_MS[period];
   const group_by = groupParam(query, metadataKeys);
 
@@ -164,6 +161,18 @@ async function buildQuery(
     group_by,
     filters,
   };
+}
+
+/**
+ * The rollups that answer a query: a timeseries reads those of its interval; a summary reads daily rows
+ * for a range of whole days of 3 days or more, hourly rows for one of 6 hours or more, minute rows
+ * otherwise. The range is widened to the rows' whole periods.
+ */
+function periodOf(from: number, to: number, interval: number | undefined): 'minute' | 'hour' | 'day' {
+  if (interval !== undefined)
+    return interval >= PERIOD_MS.day ? 'day' : interval >= PERIOD_MS.hour ? 'hour' : 'minute';
+  if (to - from >= 3 * PERIOD_MS.day && from % PERIOD_MS.day === 0 && to % PERIOD_MS.day === 0) return 'day';
+  return to - from >= 6 * PERIOD_MS.hour ? 'hour' : 'minute';
 }
 
 /** The latency at percentile `p` of a histogram, interpolated inside the bucket the rank falls in. */

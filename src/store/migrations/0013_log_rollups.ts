@@ -1,5 +1,5 @@
 /**
- * Rollups of the log for analytics (store/rollups.ts): per minute and per hour, per provider, model, API
+ * Rollups of the log for analytics (store/rollups.ts): per minute, hour and day, per provider, model, API
  * key, prompt, status class and configured metadata key. Records already logged are rolled up here, once;
  * later ones as they are inserted.
  */
