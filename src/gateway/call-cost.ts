@@ -7,12 +7,8 @@
 import type { Usage } from '../core/openai-types.js';
 import { usageCost } from '../observability/pricing/cost.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
+import { answeredFromCache } from './cache/response-cache.js';
 import type { AttemptRecord } from './pipeline-types.js';
-
-/** A cache status that means the answer came from a cache: `HIT`, `SEMANTIC_HIT`. */
-export function isCacheAnswer(cacheStatus: string | null): boolean {
-  return cacheStatus !== null && cacheStatus.endsWith('HIT');
-}
 
 /** Dollars of one priced answer, or null when the model has no price. */
 export function answerCost(
@@ -30,7 +26,7 @@ export function answerCost(
  * unknown. */
 export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number | null {
   const { outcome } = attempt;
-  if (isCacheAnswer(attempt.cacheStatus) || !outcome.ok) return 0;
+  if (answeredFromCache(attempt.cacheStatus) || !outcome.ok) return 0;
   return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage);
 }
 

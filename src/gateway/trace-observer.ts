@@ -7,7 +7,8 @@
 import type { SpanRecord, TraceExporter } from '../observability/tracing.js';
 import { otelSpanId, otelTraceId } from '../observability/tracing.js';
 import { newSpanId } from './context.js';
-import { attemptCost, isCacheAnswer } from './call-cost.js';
+import { answeredFromCache } from './cache/response-cache.js';
+import { attemptCost } from './call-cost.js';
 import type { HookResult } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
@@ -114,7 +115,7 @@ function attemptSpan(
     'gateway.retry': attempt.retry,
     'gateway.fallback': attempt.path !== place.firstPath,
   };
-  if (isCacheAnswer(attempt.cacheStatus) && outcome.ok) {
+  if (answeredFromCache(attempt.cacheStatus) && outcome.ok) {
     return { ...base, name: 'cache hit', kind: 'internal', attributes: where, error: undefined };
   }
   if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {

@@ -13,7 +13,7 @@ import { resolveRequestConfig } from '../../gateway/request-config.js';
 import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
-import { integerQuery, stringQuery, type Query } from './query-params.js';
+import { integerQuery, stringQuery, type Query, listObject } from './query-params.js';
 
 /** The headers a batch keeps: what selects and configures the provider its lines call. */
 const CAPTURED_HEADERS = [
@@ -134,14 +134,7 @@ export async function registerBatchRoutes(
     const limit = integerQuery(query, 'limit', 1, 100, 20);
     const after = stringQuery(query, 'after');
     const page = await store.batches.list(request.gw.apiKey.workspace_id, { limit, after });
-    const data = await Promise.all(page.data.map(batchView));
-    return {
-      object: 'list' as const,
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: page.has_more,
-    };
+    return listObject(await Promise.all(page.data.map(batchView)), page.has_more);
   });
 
   app.get('/batches/:batchId', async (request) => batchView(await batchOf(request)));

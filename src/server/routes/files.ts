@@ -14,7 +14,7 @@ import type { GatewayDeps } from '../../gateway/deps.js';
 import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
 import { notFound, pathParam } from './management/route-helpers.js';
-import { integerQuery, oneOfQuery, stringQuery, type Query } from './query-params.js';
+import { integerQuery, oneOfQuery, stringQuery, type Query, listObject } from './query-params.js';
 
 /** The file object of the API (OpenAI's shape; `status` is deprecated and always `processed`). */
 export function fileView(file: StoredFile) {
@@ -195,14 +195,7 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
       order,
       after,
     });
-    const data = page.data.map(fileView);
-    return {
-      object: 'list' as const,
-      data,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-      has_more: page.has_more,
-    };
+    return listObject(page.data.map(fileView), page.has_more);
   });
 
   async function fileOf(request: FastifyRequest): Promise<StoredFile> {

@@ -39,3 +39,17 @@ export function oneOfQuery<T extends string>(
   }
   return raw as T;
 }
+
+/** A page of a list route as OpenAI's list objects are: its items, their first and last ids, more or not. */
+export function listObject<T extends { id: string }>(
+  data: T[],
+  hasMore: boolean,
+): { object: 'list'; data: T[]; first_id: string | null; last_id: string | null; has_more: boolean } {
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: hasMore,
+  };
+}

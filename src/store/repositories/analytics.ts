@@ -4,21 +4,11 @@
  * dimension, so its cost grows with the number of buckets and groups, not with the number of records.
  */
 import { sql, type Kysely } from 'kysely';
-import { HISTOGRAM_COLUMNS } from '../rollups.js';
+import { HISTOGRAM_COLUMNS, ROLLUP_SUM_COLUMNS } from '../rollups.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { AnalyticsQuery, AnalyticsRow, LogRepository } from '../types.js';
 import type { RepositoryContext } from './context.js';
-
-const SUMS = [
-  'requests',
-  'errors',
-  'prompt_tokens',
-  'completion_tokens',
-  'cost',
-  'priced',
-  'latency_ms_sum',
-] as const;
 
 export function createAnalyticsRepository({ db }: RepositoryContext): Pick<LogRepository, 'analytics'> {
   return { analytics: (query) => analytics(db, query) };
@@ -42,8 +32,7 @@ async function analytics(db: Kysely<Database>, query: AnalyticsQuery): Promise<A
   let builder = db
     .selectFrom('log_rollups')
     .select([bucket.as('bucket'), group.as('grp')])
-    .select(SUMS.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column)))
-    .select(HISTOGRAM_COLUMNS.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column)))
+    .select(ROLLUP_SUM_COLUMNS.map((column) => sql<number>`sum(${sql.ref(column)})`.as(column)))
     .where('workspace_id', 'in', query.workspace_ids)
     .where('period', '=', query.period)
     .where('meta_key', '=', metaKey)

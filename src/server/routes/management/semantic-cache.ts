@@ -5,6 +5,7 @@
  * (tenant.ts). Removed entries leave every node's index at once (the invalidation channel).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { stringQuery, type Query } from '../query-params.js';
 import { GatewayError } from '../../../core/errors.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { notFound, pathParam } from './route-helpers.js';
@@ -15,25 +16,12 @@ const OBJECT = 'semantic_cache_entry';
 /** As the `x-gateway-cache-namespace` header. */
 const MAX_NAMESPACE_LENGTH = 256;
 
-type Query = Record<string, string | undefined>;
-
-function stringParam(query: Query, name: string, maxLength: number): string | undefined {
-  const raw = query[name];
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || raw.length > maxLength) {
-    throw new GatewayError('invalid_query', `${name} must be a string of at most ${maxLength} characters`, {
-      param: name,
-    });
-  }
-  return raw;
-}
-
 export async function registerSemanticCacheRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { store } = deps;
   const { cache } = deps.routing.semantic;
   const path = '/cache/semantic/entries';
   const queryTenant = (request: FastifyRequest) => {
-    const workspace = stringParam(request.query as Query, 'workspace_id', 128);
+    const workspace = stringQuery(request.query as Query, 'workspace_id', 128);
     return tenantOf(store, request.gw.apiKey, { workspace_id: workspace === '' ? undefined : workspace });
   };
 
@@ -45,7 +33,7 @@ export async function registerSemanticCacheRoutes(app: FastifyInstance, deps: Ga
   });
 
   app.delete(path, async (request) => {
-    const namespace = stringParam(request.query as Query, 'namespace', MAX_NAMESPACE_LENGTH);
+    const namespace = stringQuery(request.query as Query, 'namespace', MAX_NAMESPACE_LENGTH);
     if (namespace === undefined) {
       throw new GatewayError(
         'invalid_query',
