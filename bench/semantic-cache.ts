@@ -146,10 +146,11 @@ async function benchEndToEnd() {
         embeddingMs = performance.now() - started;
       }
     };
-    // Four random words per request, shared with no other request: every one misses (a bag-of-words
-    // vector is near another only when most of their words are the same).
+    // Twelve random words per request, shared with no other request: every one misses. A bag-of-words
+    // vector is near another only when most of their words fall in the same dimensions: with four words
+    // in 256 dimensions two of a few thousand questions could hash to the same vector (and rightly hit).
     const word = () => `w${randomBytes(6).toString('hex')}`;
-    const question = () => `${word()} ${word()} ${word()} ${word()}`;
+    const question = () => Array.from({ length: 12 }, word).join(' ');
     for (let i = 0; i < Math.min(50, QUERIES); i++) {
       await ask(target, question());
       await ask(config, question());
