@@ -9,7 +9,7 @@ import { hashApiKeyValue } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toApiKey, toNumber } from '../rows.js';
 import type { ApiKeyRepository } from '../types.js';
-import { announcerOf, assertWorkspaceOf, nowSeconds, type RepositoryContext } from './context.js';
+import { announcerOf, assertWorkspaceOf, deleteRow, nowSeconds, type RepositoryContext } from './context.js';
 
 export function createApiKeyRepository({ db, keys, changed }: RepositoryContext): ApiKeyRepository {
   const announce = announcerOf(changed, 'api_key');
@@ -107,12 +107,7 @@ export function createApiKeyRepository({ db, keys, changed }: RepositoryContext)
     },
 
     async deleteApiKey(workspace_id, id) {
-      const result = await db
-        .deleteFrom('api_keys')
-        .where('workspace_id', '=', workspace_id)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (toNumber(result.numDeletedRows) === 0) return false;
+      if (!(await deleteRow(db, 'api_keys', workspace_id, id))) return false;
       announce('deleted', workspace_id, id);
       return true;
     },

@@ -115,3 +115,18 @@ export async function softDelete(
     .executeTakeFirst();
   return toNumber(result.numUpdatedRows) > 0;
 }
+
+/** Rows that go when deleted (nothing names them afterwards); rows of theirs go with them (ON DELETE CASCADE). */
+export async function deleteRow(
+  db: Kysely<Database>,
+  table: 'api_keys' | 'rate_limit_policies' | 'files' | 'responses',
+  workspaceId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom(table)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return toNumber(result.numDeletedRows) > 0;
+}

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { FileRepository, FilePurpose, StoredFile } from '../file-batch-types.js';
 import { toNumber, toNumberOrNull } from '../rows.js';
 import type { FilesTable } from '../schema.js';
-import type { RepositoryContext } from './context.js';
+import { deleteRow, type RepositoryContext } from './context.js';
 
 function toFile(row: Selectable<FilesTable>): StoredFile {
   return {
@@ -48,13 +48,6 @@ export function createFileRepository({ db }: RepositoryContext): FileRepository 
       return { data: rows.slice(0, query.limit).map(toFile), has_more: rows.length > query.limit };
     },
 
-    async delete(workspaceId, id) {
-      const result = await db
-        .deleteFrom('files')
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return toNumber(result.numDeletedRows) > 0;
-    },
+    delete: (workspaceId, id) => deleteRow(db, 'files', workspaceId, id),
   };
 }

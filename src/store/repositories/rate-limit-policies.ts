@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { toNumber, toRateLimitPolicy } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { RateLimitPolicyQuery, RateLimitPolicyRepository } from '../types.js';
-import { announcerOf, assertWorkspaceOf, nowSeconds, type RepositoryContext } from './context.js';
+import { announcerOf, assertWorkspaceOf, deleteRow, nowSeconds, type RepositoryContext } from './context.js';
 
 function filtered(db: Kysely<Database>, query: RateLimitPolicyQuery) {
   let select = db.selectFrom('rate_limit_policies').where('workspace_id', '=', query.workspace_id);
@@ -91,12 +91,7 @@ export function createRateLimitPolicyRepository({
     },
 
     async deleteRateLimitPolicy(workspace_id, id) {
-      const result = await db
-        .deleteFrom('rate_limit_policies')
-        .where('workspace_id', '=', workspace_id)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (toNumber(result.numDeletedRows) === 0) return false;
+      if (!(await deleteRow(db, 'rate_limit_policies', workspace_id, id))) return false;
       announce('deleted', workspace_id, id);
       return true;
     },

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { ResponseRepository, StoredResponseItem } from '../types.js';
-import { inTransaction, type RepositoryContext } from './context.js';
+import { deleteRow, inTransaction, type RepositoryContext } from './context.js';
 
 function parseObject(text: string): Record<string, unknown> {
   return JSON.parse(text) as Record<string, unknown>;
@@ -98,15 +98,8 @@ export function createResponseRepository({ db }: RepositoryContext): ResponseRep
       };
     },
 
-    async deleteResponse(workspace_id, id) {
-      // The items go with it (ON DELETE CASCADE).
-      const result = await db
-        .deleteFrom('responses')
-        .where('workspace_id', '=', workspace_id)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return toNumber(result.numDeletedRows) > 0;
-    },
+    // The items go with it (ON DELETE CASCADE).
+    deleteResponse: (workspace_id, id) => deleteRow(db, 'responses', workspace_id, id),
 
     async getResponseChain(workspace_id, id, maxLength) {
       // One recursive query walks the chain, one more reads every item of it: two round trips, whatever
