@@ -137,6 +137,25 @@ export function asCallError(
 }
 
 /**
+ * The context `build` makes for a call, or undefined when it could not be made (a config or virtual key
+ * that does not resolve): the call is then refused through the sink and recorded (refuseCall).
+ */
+export async function contextOrRefuse(
+  deps: GatewayDeps,
+  call: ModelRequest,
+  sink: CallSink,
+  refusal: SummaryContext,
+  build: () => Promise<CallContext>,
+): Promise<CallContext | undefined> {
+  try {
+    return await build();
+  } catch (err) {
+    refuseCall(deps, { ...call, ctx: refusal }, err, sink);
+    return undefined;
+  }
+}
+
+/**
  * A call refused before it had a context (its config could not be resolved): answered through the sink
  * and recorded like any other.
  */

@@ -13,7 +13,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_SOURCE_HEADER, ProviderError } from '../../core/errors.js';
-import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
+import { callContextFromRequest } from '../../gateway/call-context.js';
 import { headerValue, type RequestContext } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
@@ -22,7 +22,7 @@ import {
   validateRequest,
   type EndpointDescriptor,
 } from '../../gateway/endpoints.js';
-import { execute, refuseCall } from '../../gateway/execute.js';
+import { contextOrRefuse, execute } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { messagesCodec } from '../../ingress/messages-codec.js';
 import { assertBodyDepth } from '../body-depth.js';
@@ -65,13 +65,10 @@ function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: End
     );
     const how = { method: request.method, url: request.url };
     const gw = withAnthropicKey(request.gw);
-    let ctx: CallContext;
-    try {
-      ctx = await callContextFromRequest(deps.lookups, gw, how);
-    } catch (err) {
-      refuseCall(deps, { ...call, ctx: { ...gw, ...how } }, err, sink);
-      return reply;
-    }
+    const ctx = await contextOrRefuse(deps, call, sink, { ...gw, ...how }, () =>
+      callContextFromRequest(deps.lookups, gw, how),
+    );
+    if (!ctx) return reply;
     await execute(deps, { ...call, ctx, state }, sink);
     return reply;
   });

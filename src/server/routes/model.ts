@@ -1,6 +1,6 @@
 /** The model endpoints: one route per descriptor of the endpoint registry, each through `execute`. */
 import type { FastifyInstance } from 'fastify';
-import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
+import { callContextFromRequest } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
   asksForStream,
@@ -8,7 +8,7 @@ import {
   validateRequest,
   type EndpointDescriptor,
 } from '../../gateway/endpoints.js';
-import { execute, refuseCall } from '../../gateway/execute.js';
+import { contextOrRefuse, execute } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import type { IngressCodec } from '../../ingress/codec.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
@@ -37,13 +37,10 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
         state,
       );
       const how = { method: request.method, url: request.url };
-      let ctx: CallContext;
-      try {
-        ctx = await callContextFromRequest(deps.lookups, request.gw, how);
-      } catch (err) {
-        refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
-        return reply;
-      }
+      const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, () =>
+        callContextFromRequest(deps.lookups, request.gw, how),
+      );
+      if (!ctx) return reply;
       await execute(deps, { ...call, ctx, state }, sink);
       return reply;
     });

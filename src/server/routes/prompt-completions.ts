@@ -8,11 +8,11 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
+import { callContextFromRequest } from '../../gateway/call-context.js';
 import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { asksForStream } from '../../gateway/endpoints.js';
-import { execute, refuseCall } from '../../gateway/execute.js';
+import { contextOrRefuse, execute } from '../../gateway/execute.js';
 import { preparePromptCall, type PreparedPromptCall } from '../../gateway/prompts/prompt-call.js';
 import { expandPromptTargets } from '../../gateway/prompts/prompt-targets.js';
 import { newRouteState, type RouteState } from '../../gateway/routing/route-types.js';
@@ -68,14 +68,16 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
         state,
       );
       const how = { method: request.method, url: request.url, prompt };
-      let ctx: CallContext;
-      try {
-        ctx = await callContextFromRequest(deps.lookups, request.gw, how, configHeaders(request, prepared));
-        ctx = await expandPromptTargets(deps.lookups, ctx, request.body, call.endpoint);
-      } catch (err) {
-        refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
-        return reply;
-      }
+      const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, async () => {
+        const resolved = await callContextFromRequest(
+          deps.lookups,
+          request.gw,
+          how,
+          configHeaders(request, prepared),
+        );
+        return expandPromptTargets(deps.lookups, resolved, request.body, call.endpoint);
+      });
+      if (!ctx) return reply;
       await execute(deps, { ...call, ctx, state }, sink);
       return reply;
     });

@@ -8,10 +8,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { INCLUDE_VALUES, validateResponsesRequest } from '../../core/schemas/responses-request.js';
-import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
+import { callContextFromRequest } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { asksForStream } from '../../gateway/endpoints.js';
-import { execute, refuseCall } from '../../gateway/execute.js';
+import { contextOrRefuse, execute } from '../../gateway/execute.js';
 import { ResponseAssembler } from '../../gateway/responses/response-assembler.js';
 import { prepareResponseCall } from '../../gateway/responses/response-call.js';
 import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
@@ -100,11 +100,10 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
       : () => Promise.resolve();
     const sink = new StoredResponseSink(http, assembler, save);
     const how = { method: request.method, url: request.url };
-    let ctx: CallContext;
-    try {
-      ctx = await callContextFromRequest(deps.lookups, request.gw, how);
-    } catch (err) {
-      refuseCall(deps, { ...call, ctx: { ...request.gw, ...how } }, err, sink);
+    const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, () =>
+      callContextFromRequest(deps.lookups, request.gw, how),
+    );
+    if (!ctx) {
       await sink.settled;
       return reply;
     }
