@@ -1,7 +1,8 @@
 // `npx tsx bench/batch.ts [--lines 10000] [--concurrency 16] [--latency-ms 20]`: one managed batch
 // against the bench's fake upstream (`bench-lat-<ms>` answers after that many milliseconds), the gateway
 // and the fake each in a process of its own. Reports the line rate against the rate the concurrency
-// allows (concurrency / latency) and the gateway's peak RSS. Runs the sources through tsx unless
+// allows (concurrency / latency), against the rate of the same requests sent straight to the fake at the
+// same concurrency (what this machine manages without the gateway), and the gateway's peak RSS. Runs the sources through tsx unless
 // `--entry dist/main.js` names a build.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
-import { freePort, guardChildren, peakRssMB, startNodeServer, startScript, type Child } from './processes.js';
+import { Pool } from 'undici';
+import {
+  cpuTimeMs,
+  freePort,
+  guardChildren,
+  peakRssMB,
+  startNodeServer,
+  startScript,
+  type Child,
+} from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
@@ -92,16 +102,24 @@ async function main(): Promise<void> {
     });
     const { id } = (await created.json()) as { id: string };
     let runningAt: number | undefined;
+    let cpuAtRun: number | undefined;
     let batch: { status: string; request_counts: { completed: number; failed: number } };
     for (;;) {
       batch = (await (await fetch(`${origin}/v1/batches/${id}`, { headers })).json()) as typeof batch;
-      if (runningAt === undefined && batch.status !== 'validating') runningAt = performance.now();
+      if (runningAt === undefined && batch.status !== 'validating') {
+        runningAt = performance.now();
+        cpuAtRun = cpuTimeMs(gateway.pid);
+      }
       if (['completed', 'failed', 'cancelled', 'expired'].includes(batch.status)) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const ended = performance.now();
+    const cpuAtEnd = cpuTimeMs(gateway.pid);
+    const cpuPerLine =
+      cpuAtRun !== undefined && cpuAtEnd !== undefined ? (cpuAtEnd - cpuAtRun) / lines : undefined;
     const runSeconds = (ended - (runningAt ?? started)) / 1000;
     const rate = lines / runSeconds;
+    const direct = await directRate(`http://127.0.0.1:${fake.port}`, model);
     const allowed = concurrency / (latencyMs / 1000);
     const rss = peakRssMB(gateway.pid);
     console.log(
@@ -117,6 +135,9 @@ async function main(): Promise<void> {
           lines_per_s: Math.round(rate),
           allowed_lines_per_s: Math.round(allowed),
           of_allowed: `${Math.round((rate / allowed) * 100)}%`,
+          direct_lines_per_s: Math.round(direct),
+          of_direct: `${Math.round((rate / direct) * 100)}%`,
+          gateway_cpu_ms_per_line: cpuPerLine === undefined ? null : Math.round(cpuPerLine * 1000) / 1000,
           gateway_peak_rss_mb: rss,
         },
         null,
@@ -128,6 +149,34 @@ async function main(): Promise<void> {
     release();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The same requests sent straight to the fake upstream, `concurrency` at a time, after the batch: the
+ * rate this machine gives without the gateway, so a loaded machine shows as such. */
+async function directRate(origin: string, model: string): Promise<number> {
+  const pool = new Pool(origin, { connections: concurrency });
+  const count = Math.min(lines, 4000);
+  let next = 0;
+  const send = async () => {
+    while (next < count) {
+      const i = next++;
+      const response = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: `Say something about the number ${i}.` }],
+        }),
+      });
+      await response.body.text();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, send));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return count / seconds;
 }
 
 main().catch((err: unknown) => {

@@ -100,11 +100,13 @@ export interface StoredBatch extends Record<BatchTime, number | null> {
   output_file_id: string | null;
   error_file_id: string | null;
   created_at: number;
-  /** Set when the batch is finalized; live counts come from `lineCounts` until then. */
+  /** Lines read at validation. */
   total: number;
+  /** Settled lines so far: counted as each one settles, and set again from the lines at finalization. */
   completed: number;
   failed: number;
-  usage: BatchUsage | null;
+  /** The settled lines' usage so far; the finalized figure once the batch is finished. */
+  usage: BatchUsage;
   /** Lines this batch may run at once on one node; null: the gateway's default. */
   concurrency: number | null;
   finalize_queued: boolean;
@@ -151,8 +153,6 @@ export interface LineCounts {
   failed: number;
   /** Pending or leased. */
   open: number;
-  /** Leased with a lease that has not run out. */
-  running: number;
 }
 
 export type BatchPatch = Partial<
@@ -196,13 +196,23 @@ export interface BatchRepository {
   deleteLines(batchId: string): Promise<void>;
   /** Leases up to `limit` due lines of the batch: pending ones, and leased ones whose lease ran out. */
   claimLines(batchId: string, owner: string, leaseMs: number, limit: number): Promise<ClaimedLine[]>;
-  /** Extends every lease `owner` holds. */
-  heartbeatLines(owner: string, leaseMs: number): Promise<void>;
-  /** Commits a line's result while `owner` holds its lease; false when it no longer does. */
-  settleLine(batchId: string, line: number, owner: string, result: SettledLine): Promise<boolean>;
+  /** Extends the leases `owner` holds on these lines of the batch. */
+  heartbeatLines(batchId: string, lines: readonly number[], owner: string, leaseMs: number): Promise<void>;
+  /** Commits lines' results, in one transaction, for the lines whose lease `owner` still holds, and adds
+   * them to the batch's counts and usage; the lines it committed. */
+  settleLines(
+    batchId: string,
+    owner: string,
+    results: ReadonlyArray<{ line: number; settled: SettledLine }>,
+  ): Promise<Set<number>>;
   /** Gives a leased line back, due again at `notBeforeMs`. */
   releaseLine(batchId: string, line: number, owner: string, notBeforeMs: number): Promise<void>;
+  /** Counted from the lines (an index scan): for finalization. */
   lineCounts(batchId: string): Promise<LineCounts>;
+  /** Whether a line is still pending or leased (one index probe). */
+  hasOpenLines(batchId: string): Promise<boolean>;
+  /** Lines leased with a lease that has not run out, on any node. */
+  liveLeases(batchId: string): Promise<number>;
   /** Settled lines of one state in input order, `limit` at a time after line `afterLine`. */
   settledLines(
     batchId: string,

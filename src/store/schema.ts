@@ -3,7 +3,7 @@
  * way: booleans as 0/1 integers, JSON as text, times as integer seconds (milliseconds for logs).
  * pg hands bigint back as a string unless told otherwise, hence `number | string` where it matters.
  */
-type Int8 = number | string;
+export type Int8 = number | string;
 
 export interface OrganisationsTable {
   id: string;
@@ -328,6 +328,11 @@ export interface BatchesTable {
   completed: number;
   failed: number;
   usage: string | null;
+  /** Running sums of the settled lines' usage (the finalized `usage` replaces them). */
+  input_tokens: Int8;
+  output_tokens: Int8;
+  cached_tokens: Int8;
+  reasoning_tokens: Int8;
   concurrency: number | null;
   call_encrypted: string;
   finalize_queued: number;

@@ -214,6 +214,40 @@ describe('failures and cancelling', () => {
   );
 });
 
+describe('progress', () => {
+  it(
+    'shows counts and usage of the lines settled so far while the batch runs, consistent with each other',
+    async () => {
+      const slow = await startFakeOpenAI({ name: 'progress', latencyMs: 30 });
+      try {
+        const client = sdk(gateway.url, gateway.adminKey, target(slow));
+        // The same text on every line: every answer has the same usage.
+        const lines = Array.from({ length: 60 }, (_, i) =>
+          chatLine(`p-${i}`, 'gpt-4o-mini', 'same question'),
+        );
+        const file = await upload(client, jsonl(lines));
+        const created = await createBatch(client, file.id, { concurrency: 2 });
+        const midway = await waitFor(client, created.id, (b) => (b.request_counts?.completed ?? 0) >= 4);
+        const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+
+        expect(batch.request_counts).toEqual({ total: 60, completed: 60, failed: 0 });
+        const perLine = batch.usage!.total_tokens / 60;
+        expect(perLine).toBeGreaterThan(0);
+        expect(Number.isInteger(perLine)).toBe(true);
+        expect(midway.status).toBe('in_progress');
+        const settled = midway.request_counts!.completed;
+        expect(settled).toBeLessThan(60);
+        expect(midway.request_counts!.total).toBe(60);
+        expect(midway.usage!.total_tokens).toBe(settled * perLine);
+        expect(midway.usage!.input_tokens).toBe((settled * batch.usage!.input_tokens) / 60);
+      } finally {
+        await slow.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+});
+
 describe('listing and reading', () => {
   it('lists batches newest first with a cursor, and 404s another id', async () => {
     const client = sdk(gateway.url, gateway.adminKey, fallback());

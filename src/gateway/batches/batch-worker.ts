@@ -6,7 +6,8 @@
  *  3. claims lines of running batches — as many as the batch's concurrency and the node's allow — and
  *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
  *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
- *     holds the line's lease. A rate-limit policy's refusal puts the line back until its window opens.
+ *     holds the line's lease (results that end together are committed together: `settle-queue.ts`).
+ *     The line's slot goes to the next line as soon as its call ends. A rate-limit policy's refusal puts the line back until its window opens.
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -23,6 +24,7 @@ import { validateRequest } from '../endpoints.js';
 import { execute } from '../execute.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { batchEndpoint } from './batch-endpoints.js';
+import { createSettleQueue } from './settle-queue.js';
 import { rateLimitWaitMs, settledLineOf } from './batch-output.js';
 import {
   FINALIZE_JOB,
@@ -58,7 +60,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   /** Aborts the calls of lines still running when the grace period of `close` runs out. */
   const stopping = new CallAbort();
-  const inFlight = new Map<string, number>();
+  /** Lines this node holds (calling, or committing their result), by batch. */
+  const leased = new Map<string, Set<number>>();
+  /** Lines whose call is under way, by batch (`lines`: over all batches): what concurrency bounds. */
+  const calling = new Map<string, number>();
+  const settles = createSettleQueue(store.batches, owner);
   const running = new Set<Promise<void>>();
   const calls = new Map<string, Promise<BatchCall | undefined>>();
   let lines = 0;
@@ -67,6 +73,10 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   let ticking = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+
+  function inFlightOf(batchId: string): number {
+    return leased.get(batchId)?.size ?? 0;
+  }
 
   function track(work: Promise<void>): void {
     running.add(work);
@@ -198,15 +208,14 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const stopped = batch.status === 'cancelling' || expired(batch);
     if (stopped) {
       if (!poll) return;
-      const counts = await store.batches.lineCounts(batch.id);
-      if (counts.running === 0 && (inFlight.get(batch.id) ?? 0) === 0) {
+      if (inFlightOf(batch.id) === 0 && (await store.batches.liveLeases(batch.id)) === 0) {
         await queueFinalize(batch, batch.status === 'cancelling' ? 'cancelled' : 'expired');
       }
       return;
     }
     const room = Math.min(
       options.nodeConcurrency - lines,
-      (batch.concurrency ?? options.batchConcurrency) - (inFlight.get(batch.id) ?? 0),
+      (batch.concurrency ?? options.batchConcurrency) - (calling.get(batch.id) ?? 0),
     );
     if (room > 0) {
       const claimed = await store.batches.claimLines(batch.id, owner, options.leaseMs, room);
@@ -214,9 +223,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       if (claimed.length > 0) return;
     }
     if (!poll && room <= 0) return;
-    if ((inFlight.get(batch.id) ?? 0) > 0) return;
-    const counts = await store.batches.lineCounts(batch.id);
-    if (counts.open === 0) await queueFinalize(batch, 'completed');
+    if (inFlightOf(batch.id) > 0) return;
+    if (!(await store.batches.hasOpenLines(batch.id))) await queueFinalize(batch, 'completed');
   }
 
   function callOf(batchId: string): Promise<BatchCall | undefined> {
@@ -260,11 +268,34 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     return { result: await sink.result, callId };
   }
 
+  /** Looks for work again as soon as the current round ends. */
+  function refill(): void {
+    again = true;
+    schedule(0);
+  }
+
   async function runLine(batch: StoredBatch, line: ClaimedLine): Promise<void> {
+    let held = leased.get(batch.id);
+    if (!held) {
+      held = new Set();
+      leased.set(batch.id, held);
+    }
+    held.add(line.line);
     lines += 1;
-    inFlight.set(batch.id, (inFlight.get(batch.id) ?? 0) + 1);
+    calling.set(batch.id, (calling.get(batch.id) ?? 0) + 1);
+    let inCall = true;
+    // The slot is free once the call has ended: the next line starts while this one's result is being
+    // committed (the line stays leased, and renewed, until then).
+    const endCall = () => {
+      if (!inCall) return;
+      inCall = false;
+      lines -= 1;
+      calling.set(batch.id, (calling.get(batch.id) ?? 1) - 1);
+      refill();
+    };
     try {
       const { result, callId } = await answer(batch, line);
+      endCall();
       if (stopping.aborted) {
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now());
         return;
@@ -275,25 +306,26 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         return;
       }
       const ref = { batchId: batch.id, line: line.line, customId: line.custom_id, callId };
-      const settled = await store.batches.settleLine(batch.id, line.line, owner, settledLineOf(ref, result));
+      const settled = await settles.settle(batch.id, line.line, settledLineOf(ref, result));
       if (!settled)
         logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');
     } catch (err) {
       logger.error({ err, batch: batch.id, line: line.line }, 'batch line failed to run; it will be retried');
     } finally {
-      lines -= 1;
-      inFlight.set(batch.id, (inFlight.get(batch.id) ?? 1) - 1);
-      again = true;
-      schedule(0);
+      endCall();
+      held.delete(line.line);
+      if (held.size === 0) leased.delete(batch.id);
+      refill();
     }
   }
 
   const heartbeat = setInterval(
     () => {
-      if (lines === 0) return;
-      store.batches.heartbeatLines(owner, options.leaseMs).catch((err: unknown) => {
-        logger.error({ err }, 'batch worker: lease renewal failed');
-      });
+      for (const [batchId, held] of leased) {
+        store.batches.heartbeatLines(batchId, [...held], owner, options.leaseMs).catch((err: unknown) => {
+          logger.error({ err }, 'batch worker: lease renewal failed');
+        });
+      }
     },
     Math.max(options.leaseMs / 3, 10),
   );

@@ -10,7 +10,7 @@ import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
-import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
+import type { StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { integerQuery, stringQuery, type Query, listObject } from './query-params.js';
@@ -26,7 +26,6 @@ const CAPTURED_HEADERS = [
 ] as const;
 
 const EXPIRY_SECONDS = 24 * 60 * 60;
-const FINISHED: readonly BatchStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_body', message, { param });
@@ -39,11 +38,8 @@ export async function registerBatchRoutes(
 ): Promise<void> {
   const { store } = deps;
 
-  /** The batch object; until it is finished its counts and usage are read from its lines. */
-  async function batchView(batch: StoredBatch) {
-    const live = !FINISHED.includes(batch.status);
-    const counts = live ? await store.batches.lineCounts(batch.id) : undefined;
-    const usage = live ? await store.batches.usageOf(batch.id) : batch.usage;
+  /** The batch object: its counts and usage are kept on its row as its lines settle. */
+  function batchView(batch: StoredBatch) {
     return {
       id: batch.id,
       object: 'batch' as const,
@@ -63,10 +59,8 @@ export async function registerBatchRoutes(
       expired_at: batch.expired_at,
       cancelling_at: batch.cancelling_at,
       cancelled_at: batch.cancelled_at,
-      request_counts: counts
-        ? { total: Math.max(counts.total, batch.total), completed: counts.succeeded, failed: counts.failed }
-        : { total: batch.total, completed: batch.completed, failed: batch.failed },
-      usage,
+      request_counts: { total: batch.total, completed: batch.completed, failed: batch.failed },
+      usage: batch.usage,
       metadata: batch.metadata,
     };
   }
@@ -134,7 +128,7 @@ export async function registerBatchRoutes(
     const limit = integerQuery(query, 'limit', 1, 100, 20);
     const after = stringQuery(query, 'after');
     const page = await store.batches.list(request.gw.apiKey.workspace_id, { limit, after });
-    return listObject(await Promise.all(page.data.map(batchView)), page.has_more);
+    return listObject(page.data.map(batchView), page.has_more);
   });
 
   app.get('/batches/:batchId', async (request) => batchView(await batchOf(request)));

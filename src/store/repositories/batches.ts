@@ -15,12 +15,13 @@ import type {
   BatchStatus,
   BatchUsage,
   ClaimedLine,
+  SettledLine,
   StoredBatch,
 } from '../file-batch-types.js';
 import { newId } from '../ids.js';
 import { toNumber, toNumberOrNull } from '../rows.js';
-import type { BatchesTable, Database } from '../schema.js';
-import type { RepositoryContext } from './context.js';
+import type { BatchesTable, Database, Int8 } from '../schema.js';
+import { inTransaction, type RepositoryContext } from './context.js';
 
 function parsed<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -50,10 +51,45 @@ function toBatch(row: Selectable<BatchesTable>): StoredBatch {
     total: toNumber(row.total),
     completed: toNumber(row.completed),
     failed: toNumber(row.failed),
-    usage: parsed<BatchUsage>(row.usage),
+    usage: parsed<BatchUsage>(row.usage) ?? usageOfSums(row),
     concurrency: toNumberOrNull(row.concurrency),
     finalize_queued: toNumber(row.finalize_queued) !== 0,
   };
+}
+
+function usageOfSums(
+  sums: Record<'input_tokens' | 'output_tokens' | 'cached_tokens' | 'reasoning_tokens', Int8 | null>,
+): BatchUsage {
+  const input = toNumberOrNull(sums.input_tokens) ?? 0;
+  const output = toNumberOrNull(sums.output_tokens) ?? 0;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: toNumberOrNull(sums.cached_tokens) ?? 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: toNumberOrNull(sums.reasoning_tokens) ?? 0 },
+    total_tokens: input + output,
+  };
+}
+
+/** What settled lines add to their batch's row. */
+function progressOf(settled: readonly SettledLine[]) {
+  const add = {
+    completed: 0,
+    failed: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+  };
+  for (const line of settled) {
+    if (line.state === 'succeeded') add.completed += 1;
+    else add.failed += 1;
+    add.input_tokens += line.input_tokens ?? 0;
+    add.output_tokens += line.output_tokens ?? 0;
+    add.cached_tokens += line.cached_tokens ?? 0;
+    add.reasoning_tokens += line.reasoning_tokens ?? 0;
+  }
+  return add;
 }
 
 function toRowPatch(patch: BatchPatch): Partial<BatchesTable> {
@@ -107,8 +143,8 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
     return { state: 'running', lease_owner: owner, lease_expires_at_ms: now + Math.ceil(leaseMs) } as const;
   }
 
-  function whileLeased(batchId: string, line: number, owner: string) {
-    return db
+  function whileLeased(batchId: string, line: number, owner: string, trx: Kysely<Database> = db) {
+    return trx
       .updateTable('batch_lines')
       .where('batch_id', '=', batchId)
       .where('line', '=', line)
@@ -147,6 +183,10 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         concurrency: input.concurrency,
         call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.call), id),
         finalize_queued: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_tokens: 0,
+        reasoning_tokens: 0,
       };
       await db.insertInto('batches').values(row).execute();
       return toBatch(row);
@@ -273,20 +313,46 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
       return claimed.sort((a, b) => a.line - b.line);
     },
 
-    async heartbeatLines(owner, leaseMs) {
+    async heartbeatLines(batchId, lines, owner, leaseMs) {
+      if (lines.length === 0) return;
       await db
         .updateTable('batch_lines')
         .set({ lease_expires_at_ms: Date.now() + Math.ceil(leaseMs) })
+        .where('batch_id', '=', batchId)
+        .where('line', 'in', lines)
         .where('lease_owner', '=', owner)
         .where('state', '=', 'running')
         .execute();
     },
 
-    async settleLine(batchId, line, owner, result) {
-      const outcome = await whileLeased(batchId, line, owner)
-        .set({ ...result, lease_owner: null, lease_expires_at_ms: null })
-        .executeTakeFirst();
-      return toNumber(outcome.numUpdatedRows) > 0;
+    async settleLines(batchId, owner, results) {
+      return inTransaction(db, async (trx) => {
+        const committed = new Set<number>();
+        const settled: SettledLine[] = [];
+        for (const { line, settled: result } of results) {
+          const outcome = await whileLeased(batchId, line, owner, trx)
+            .set({ ...result, lease_owner: null, lease_expires_at_ms: null })
+            .executeTakeFirst();
+          if (toNumber(outcome.numUpdatedRows) === 0) continue;
+          committed.add(line);
+          settled.push(result);
+        }
+        if (settled.length === 0) return committed;
+        const add = progressOf(settled);
+        await trx
+          .updateTable('batches')
+          .set((eb) => ({
+            completed: eb('completed', '+', add.completed),
+            failed: eb('failed', '+', add.failed),
+            input_tokens: eb('input_tokens', '+', add.input_tokens),
+            output_tokens: eb('output_tokens', '+', add.output_tokens),
+            cached_tokens: eb('cached_tokens', '+', add.cached_tokens),
+            reasoning_tokens: eb('reasoning_tokens', '+', add.reasoning_tokens),
+          }))
+          .where('id', '=', batchId)
+          .execute();
+        return committed;
+      });
     },
 
     async releaseLine(batchId, line, owner, notBeforeMs) {
@@ -301,29 +367,44 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
     },
 
     async lineCounts(batchId) {
-      const now = Date.now();
+      // Only columns of the (batch_id, state, line) index: the count never reads the lines' bodies.
       const rows = await db
         .selectFrom('batch_lines')
-        .select((eb) => [
-          'state',
-          eb.fn.countAll<number | string>().as('count'),
-          eb.fn
-            .count<number | string>(eb.case().when('lease_expires_at_ms', '>', now).then(1).end())
-            .as('live'),
-        ])
+        .select((eb) => ['state', eb.fn.countAll<number | string>().as('count')])
         .where('batch_id', '=', batchId)
         .groupBy('state')
         .execute();
-      const counts = { total: 0, succeeded: 0, failed: 0, open: 0, running: 0 };
+      const counts = { total: 0, succeeded: 0, failed: 0, open: 0 };
       for (const row of rows) {
         const count = toNumber(row.count);
         counts.total += count;
         if (row.state === 'succeeded') counts.succeeded = count;
         else if (row.state === 'failed') counts.failed = count;
         else counts.open += count;
-        if (row.state === 'running') counts.running = toNumber(row.live);
       }
       return counts;
+    },
+
+    async hasOpenLines(batchId) {
+      const row = await db
+        .selectFrom('batch_lines')
+        .select('line')
+        .where('batch_id', '=', batchId)
+        .where('state', 'in', ['pending', 'running'])
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async liveLeases(batchId) {
+      const row = await db
+        .selectFrom('batch_lines')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'running')
+        .where('lease_expires_at_ms', '>', Date.now())
+        .executeTakeFirst();
+      return toNumber(row?.count ?? 0);
     },
 
     async settledLines(batchId, state, afterLine, limit) {
@@ -343,22 +424,14 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
       const row = await db
         .selectFrom('batch_lines')
         .select((eb) => [
-          eb.fn.sum<number | string | null>('input_tokens').as('input'),
-          eb.fn.sum<number | string | null>('output_tokens').as('output'),
-          eb.fn.sum<number | string | null>('cached_tokens').as('cached'),
-          eb.fn.sum<number | string | null>('reasoning_tokens').as('reasoning'),
+          eb.fn.sum<number | string | null>('input_tokens').as('input_tokens'),
+          eb.fn.sum<number | string | null>('output_tokens').as('output_tokens'),
+          eb.fn.sum<number | string | null>('cached_tokens').as('cached_tokens'),
+          eb.fn.sum<number | string | null>('reasoning_tokens').as('reasoning_tokens'),
         ])
         .where('batch_id', '=', batchId)
-        .executeTakeFirst();
-      const input = toNumberOrNull(row?.input) ?? 0;
-      const output = toNumberOrNull(row?.output) ?? 0;
-      return {
-        input_tokens: input,
-        input_tokens_details: { cached_tokens: toNumberOrNull(row?.cached) ?? 0 },
-        output_tokens: output,
-        output_tokens_details: { reasoning_tokens: toNumberOrNull(row?.reasoning) ?? 0 },
-        total_tokens: input + output,
-      };
+        .executeTakeFirstOrThrow();
+      return usageOfSums(row);
     },
   };
 }
