@@ -4,6 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setImmediate, setTimeout } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -14,6 +16,7 @@ import {
   sql,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
@@ -34,24 +37,28 @@ export interface ConnectOptions {
   databaseUrl?: string;
   dataDir: string;
   pgSchema?: string;
+  /** SQLite: called when a query finds the file's write lock taken (the log thread holds it). */
+  onSqliteBusy?: () => void;
 }
 
 export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.pgSchema);
-  return { db: connectSqlite(options.dataDir), kind: 'sqlite' };
+  return { db: connectSqlite(options.dataDir, options.onSqliteBusy), kind: 'sqlite' };
 }
 
-function connectSqlite(dataDir: string): Kysely<Database> {
+function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
   // WAL lets readers run while the log writer writes; NORMAL is durable across process crashes in
   // WAL mode and only risks the last commits on power loss, which is the right trade for logs.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  // No busy handler: it would sleep on the event loop. A query that finds the write lock taken is tried
+  // again asynchronously (RetryWhenBusy below), so requests in flight go on meanwhile.
+  database.pragma('busy_timeout = 0');
   database.pragma('foreign_keys = ON');
   return new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, onBusy),
   });
 }
 
@@ -81,27 +88,81 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
 
 /**
  * Transactions on SQLite start with BEGIN IMMEDIATE, taking the write lock at once (waiting up to
- * busy_timeout for it). A plain BEGIN reads first and upgrades to a writer at its first write; if
- * another connection — the log thread, or another Store on the file — committed in between, SQLite
+ * SQLITE_BUSY_TIMEOUT_MS for it). A plain BEGIN reads first and upgrades to a writer at its first write;
+ * if another connection — the log thread, or another Store on the file — committed in between, SQLite
  * cannot upgrade the stale snapshot and fails at once with SQLITE_BUSY_SNAPSHOT, without waiting.
  * That made a read-then-write transaction (a config update) fail now and then while logs were written.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   private readonly driverConfig: SqliteDialectConfig;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly onBusy: (() => void) | undefined,
+  ) {
     super(config);
     this.driverConfig = config;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.driverConfig);
+    return new ImmediateSqliteDriver(this.driverConfig, this.onBusy);
   }
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  private connection?: DatabaseConnection;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly onBusy: (() => void) | undefined,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.connection ??= new RetryWhenBusy(connection, this.onBusy);
+    return this.connection;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/**
+ * SQLite has one writer at a time, and the log thread writes every few milliseconds. SQLite's own busy
+ * handler waits by sleeping the calling thread — here the event loop, so every request in flight would
+ * stop for each wait (a millisecond at least). Instead a query refused with SQLITE_BUSY is tried again
+ * after yielding to the event loop, until SQLITE_BUSY_TIMEOUT_MS have passed. It is safe to try again:
+ * a refused statement did nothing, and inside a transaction (BEGIN IMMEDIATE holds the write lock) no
+ * statement is refused. Kysely's connection mutex keeps other queries waiting meanwhile, asynchronously.
+ */
+class RetryWhenBusy implements DatabaseConnection {
+  constructor(
+    private readonly connection: DatabaseConnection,
+    private readonly onBusy: (() => void) | undefined,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let deadline: number | undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.connection.executeQuery<R>(query);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+        const now = performance.now();
+        deadline ??= now + SQLITE_BUSY_TIMEOUT_MS;
+        if (now >= deadline) throw error;
+        if (attempt === 0) this.onBusy?.();
+        // The first tries come back right after the event loop's pending work; then every millisecond.
+        await (attempt < 3 ? setImmediate() : setTimeout(1));
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.connection.streamQuery<R>(query, chunkSize);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { connect, SQLITE_FILE } from './connect.js';
-import { startSqliteLogThread } from './sqlite-log-thread.js';
+import { startSqliteLogThread, type SqliteLogThread } from './sqlite-log-thread.js';
 import { deriveKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
 import { createSqlStore } from './sql-store.js';
@@ -24,7 +24,9 @@ export interface OpenStoreOptions {
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const keys = deriveKeys(options.masterKey);
-  const { db, kind } = await connect(options);
+  // A query of this connection that waits for the file's write lock raises the log thread's priority.
+  let logThread: SqliteLogThread | undefined;
+  const { db, kind } = await connect({ ...options, onSqliteBusy: () => logThread?.boost() });
   try {
     await runMigrations(db, kind);
   } catch (error) {
@@ -32,7 +34,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     throw error;
   }
   // The log thread opens the file only once the migrations have created its table.
-  const logThread = kind === 'sqlite' ? startSqliteLogThread(join(options.dataDir, SQLITE_FILE)) : undefined;
+  if (kind === 'sqlite') logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
   return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys);
 }
 

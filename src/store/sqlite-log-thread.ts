@@ -72,6 +72,8 @@ export interface RollupUpserts {
 
 export interface SqliteLogThread {
   insert(columns: readonly string[], rows: RowValues[], rollups?: RollupUpserts): Promise<void>;
+  /** Another connection waits for the write lock, which this thread may hold: run at normal priority. */
+  boost(): void;
   close(): Promise<void>;
 }
 
@@ -119,6 +121,10 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   let closed: Promise<void> | undefined;
   return {
     insert: (columns, rows, rollups) => send({ columns, rows, rollups }),
+    boost() {
+      const change = governor.boost(performance.now());
+      if (change) prioritise(change);
+    },
     close() {
       closed ??= send({ close: true }).then(async () => {
         await worker.terminate();

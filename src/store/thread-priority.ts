@@ -6,7 +6,10 @@
  *
  * An idle-priority thread can starve when the machine is saturated, and records must never be lost, so
  * the policy is governed by how long the thread takes to answer: a batch acknowledged late moves it back
- * to normal priority, and only a long stretch of prompt answers moves it to the background again.
+ * to normal priority, and only a long stretch of prompt answers moves it to the background again. The
+ * thread also holds the SQLite file's write lock while it writes, so a query of the main thread that
+ * finds the lock taken moves it to normal priority too (`boost`): otherwise, on a busy machine, the main
+ * thread's writes would wait for a thread that only runs when a core is idle.
  *
  * Node has no binding for sched_setscheduler; `chrt` (util-linux) sets the policy of a thread by id.
  * Everything here is best effort: without Linux or `chrt` the thread keeps normal priority.
@@ -38,6 +41,14 @@ export class PriorityGovernor {
   private lastSlowAt = -Infinity;
 
   constructor(private readonly options: PriorityGovernorOptions = DEFAULT_GOVERNOR) {}
+
+  /** Someone waits for the thread (it holds the lock they need): normal priority, so that it is not left
+   * off the cores while they wait — a priority inversion. Returns the new priority when it changes. */
+  boost(now: number): ThreadPriority | undefined {
+    this.lastSlowAt = now;
+    if (this.priority === 'background') return (this.priority = 'normal');
+    return undefined;
+  }
 
   /** Records one acknowledgement; returns the new priority when it should change. */
   observe(ackMs: number, now: number): ThreadPriority | undefined {

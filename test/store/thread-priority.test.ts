@@ -23,6 +23,14 @@ describe('the log thread priority governor', () => {
     expect(governor.observe(5, 12_000)).toBe('background');
     expect(governor.priority).toBe('background');
   });
+
+  it('moves to normal priority when another connection waits for its lock, for a calm stretch', () => {
+    const governor = new PriorityGovernor(options);
+    expect(governor.boost(1_000)).toBe('normal');
+    expect(governor.boost(1_500)).toBeUndefined();
+    expect(governor.observe(5, 11_000)).toBeUndefined();
+    expect(governor.observe(5, 11_500)).toBe('background');
+  });
 });
 
 /** Scheduling policies of this process's threads (field 41 of /proc/<pid>/task/<tid>/stat). */
