@@ -107,6 +107,8 @@ export interface StoredBatch extends Record<BatchTime, number | null> {
   failed: number;
   /** The settled lines' usage so far; the finalized figure once the batch is finished. */
   usage: BatchUsage;
+  /** What the settled lines cost, US dollars; null when one of them has no price. */
+  cost: number | null;
   /** Lines this batch may run at once on one node; null: the gateway's default. */
   concurrency: number | null;
   finalize_queued: boolean;
@@ -145,6 +147,8 @@ export interface SettledLine {
   output_tokens: number | null;
   cached_tokens: number | null;
   reasoning_tokens: number | null;
+  /** What the line's call cost, US dollars; null when a model it used has no price. */
+  cost: number | null;
 }
 
 export interface LineCounts {

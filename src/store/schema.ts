@@ -333,6 +333,9 @@ export interface BatchesTable {
   output_tokens: Int8;
   cached_tokens: Int8;
   reasoning_tokens: Int8;
+  /** What the settled lines cost, in US dollars, over those with a price; `unpriced`: the others. */
+  cost: number;
+  unpriced: Int8;
   concurrency: number | null;
   call_encrypted: string;
   finalize_queued: number;
@@ -352,6 +355,8 @@ export interface BatchLinesTable {
   output_tokens: number | null;
   cached_tokens: number | null;
   reasoning_tokens: number | null;
+  /** The line's call's cost, US dollars; null when a model it used has no price. */
+  cost: number | null;
 }
 
 export interface Database {

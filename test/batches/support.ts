@@ -49,13 +49,21 @@ export async function upload(client: OpenAI, text: string, name = 'input.jsonl')
 }
 
 /** `completion_window: "immediate"` is the gateway's own value, beyond the SDK's type. */
-export async function createBatch(client: OpenAI, inputFileId: string, extra: Record<string, unknown> = {}) {
-  return client.batches.create({
-    input_file_id: inputFileId,
-    endpoint: '/v1/chat/completions',
-    completion_window: 'immediate' as '24h',
-    ...extra,
-  });
+export async function createBatch(
+  client: OpenAI,
+  inputFileId: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  return client.batches.create(
+    {
+      input_file_id: inputFileId,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+      ...extra,
+    },
+    { headers },
+  );
 }
 
 export async function waitFor(

@@ -10,6 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  chatLine,
+  contentLines,
+  createBatch,
+  finished,
+  jsonl,
+  sdk,
+  upload,
+  waitFor,
+} from '../batches/support.js';
 import { client, logsOf, target, traceHeaders, userMessage } from '../routing/support.js';
 
 const ANTHROPIC_KEY = 'sk-ant-cost';
@@ -70,6 +80,36 @@ describe('cost', () => {
     for await (const chunk of stream) usage = chunk.usage ?? usage;
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record.cost).toBeCloseTo(gpt4oMini(usage!), 12);
+  });
+
+  it('prices each line of a managed batch, and sums them on the batch', async () => {
+    const batches = sdk(gateway.url, gateway.adminKey, target(openai));
+    const lines = Array.from({ length: 6 }, (_, i) =>
+      chatLine(`cost-${i}`, 'gpt-4o-mini', `line ${'x '.repeat(i)}`),
+    );
+    const file = await upload(batches, jsonl(lines));
+    // The lines' calls carry the trace id of the request that created the batch.
+    const { traceId, headers } = traceHeaders();
+    const created = await createBatch(batches, file.id, {}, headers);
+    const batch = await waitFor(batches, created.id, finished, 30_000);
+    expect(batch.request_counts).toEqual({ total: 6, completed: 6, failed: 0 });
+
+    const output = await contentLines(batches, batch.output_file_id);
+    const expected = output.map((line) =>
+      gpt4oMini(
+        (line.response!.body as { usage: { prompt_tokens: number; completion_tokens: number } }).usage,
+      ),
+    );
+    expect(new Set(expected).size).toBe(6);
+    // Each line's call is logged like any other, with its cost.
+    const records = await logsOf(gateway, traceId, 6);
+    const byCost = (a: number, b: number) => a - b;
+    expect(records.map((record) => record.cost!).sort(byCost)).toEqual(
+      expected.sort(byCost).map((cost) => expect.closeTo(cost, 12)),
+    );
+    const { response } = await batches.batches.retrieve(batch.id).withResponse();
+    const sum = expected.reduce((total, cost) => total + cost, 0);
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(sum, 10);
   });
 
   it('sums the attempts of a fallback, each at its own provider and model, and a failed attempt costs nothing', async () => {

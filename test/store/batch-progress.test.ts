@@ -36,6 +36,7 @@ function answered(input: number, output: number): SettledLine {
     output_tokens: output,
     cached_tokens: 1,
     reasoning_tokens: 2,
+    cost: (input + output) / 1000,
   };
 }
 
@@ -46,6 +47,7 @@ const refused: SettledLine = {
   output_tokens: null,
   cached_tokens: null,
   reasoning_tokens: null,
+  cost: 0,
 };
 
 async function runningBatch(lines: number) {
@@ -104,9 +106,16 @@ describe('batch progress on the batch row', () => {
       output_tokens_details: { reasoning_tokens: 2 },
       total_tokens: 15,
     });
+    expect(read?.cost).toBeCloseTo(0.015, 12);
     expect(await store.batches.hasOpenLines(batch.id)).toBe(true);
-    expect(await store.batches.liveLeases(batch.id)).toBe(1);
-    expect(await store.batches.lineCounts(batch.id)).toEqual({ total: 4, succeeded: 1, failed: 1, open: 2 });
+
+    // A line whose model has no price makes the batch's cost unknown, not a partial sum.
+    await store.batches.settleLines(batch.id, 'node-a', [
+      { line: 2, settled: { ...answered(1, 1), cost: null } },
+    ]);
+    expect((await store.batches.getById(batch.id))?.cost).toBeNull();
+    expect(await store.batches.liveLeases(batch.id)).toBe(0);
+    expect(await store.batches.lineCounts(batch.id)).toEqual({ total: 4, succeeded: 2, failed: 1, open: 1 });
   });
 
   it('is computed from the lines by the migration for a batch running when it is applied', async () => {
@@ -134,6 +143,9 @@ describe('batch progress on the batch row', () => {
     expect(after).toMatchObject({ completed: 2, failed: 1 });
     expect(after?.usage).toEqual(before?.usage);
     expect(after?.usage.total_tokens).toBe(41);
+    // Lines settled before the migration carry no cost: the batch's cost is unknown.
+    expect(before?.cost).toBeCloseTo(0.041, 12);
+    expect(after?.cost).toBeNull();
     expect(await store.batches.hasOpenLines(batch.id)).toBe(false);
   });
 });

@@ -43,6 +43,8 @@ export interface LineRef {
   customId: string;
   /** The gateway's id of the call (its log record's). */
   callId: string;
+  /** What the call cost (docs/cost.md): null when a model it used has no price. */
+  cost: number | null;
 }
 
 function failedLine(ref: LineRef, error: GatewayError | ProviderError, status: number): SettledLine {
@@ -56,6 +58,7 @@ function failedLine(ref: LineRef, error: GatewayError | ProviderError, status: n
       error: fromGateway ? { code: error.code, message: error.message } : null,
     }),
     ...NO_USAGE,
+    cost: ref.cost,
   };
 }
 
@@ -76,6 +79,7 @@ export function settledLineOf(ref: LineRef, result: BufferedResult): SettledLine
       error: null,
     }),
     ...usageOf(answer.body),
+    cost: ref.cost,
   };
 }
 

@@ -239,12 +239,14 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   async function answer(
     batch: StoredBatch,
     line: ClaimedLine,
-  ): Promise<{ result: BufferedResult; callId: string }> {
+  ): Promise<{ result: BufferedResult; callId: string; cost: number | null }> {
     const call = await callOf(batch.id);
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
     const sink = new BufferSink();
     let callId = '';
+    // A call the gateway could not make cost nothing.
+    let cost: number | null = 0;
     try {
       const ctx = await callContextFromStoredRequest(deps.lookups, {
         caller: call.caller,
@@ -256,7 +258,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       });
       callId = ctx.requestId;
       const request = validateRequest(endpoint, JSON.parse(line.body));
-      await execute(deps, { ...request, ctx }, sink);
+      ({ cost } = (await execute(deps, { ...request, ctx }, sink)).state);
     } catch (err) {
       // The call could not be made (its config or virtual key is gone): the line's answer is the error.
       const error =
@@ -265,7 +267,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
           : new GatewayError('internal_error', 'The request could not be made');
       sink.fail(error, error.status);
     }
-    return { result: await sink.result, callId };
+    return { result: await sink.result, callId, cost };
   }
 
   /** Looks for work again as soon as the current round ends. */
@@ -294,7 +296,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       refill();
     };
     try {
-      const { result, callId } = await answer(batch, line);
+      const { result, callId, cost } = await answer(batch, line);
       endCall();
       if (stopping.aborted) {
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now());
@@ -305,7 +307,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now() + waitMs);
         return;
       }
-      const ref = { batchId: batch.id, line: line.line, customId: line.custom_id, callId };
+      const ref = { batchId: batch.id, line: line.line, customId: line.custom_id, callId, cost };
       const settled = await settles.settle(batch.id, line.line, settledLineOf(ref, result));
       if (!settled)
         logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');

@@ -4,12 +4,13 @@
  * cancel. The work is done by each node's batch worker (gateway/batches/); this file only reads and
  * changes the batch's row.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
+import { formatCost } from '../../observability/pricing/cost.js';
 import type { StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
@@ -131,7 +132,13 @@ export async function registerBatchRoutes(
     return listObject(page.data.map(batchView), page.has_more);
   });
 
-  app.get('/batches/:batchId', async (request) => batchView(await batchOf(request)));
+  /** A single batch's answer says what its lines cost so far, as a call's answer does. */
+  function withCost(reply: FastifyReply, batch: StoredBatch) {
+    if (batch.cost !== null) void reply.header(HEADERS.cost, formatCost(batch.cost));
+    return batchView(batch);
+  }
+
+  app.get('/batches/:batchId', async (request, reply) => withCost(reply, await batchOf(request)));
 
   app.post('/batches/:batchId/cancel', async (request) => {
     const batch = await batchOf(request);

@@ -52,6 +52,7 @@ function toBatch(row: Selectable<BatchesTable>): StoredBatch {
     completed: toNumber(row.completed),
     failed: toNumber(row.failed),
     usage: parsed<BatchUsage>(row.usage) ?? usageOfSums(row),
+    cost: toNumber(row.unpriced) === 0 ? Number(row.cost) : null,
     concurrency: toNumberOrNull(row.concurrency),
     finalize_queued: toNumber(row.finalize_queued) !== 0,
   };
@@ -80,6 +81,8 @@ function progressOf(settled: readonly SettledLine[]) {
     output_tokens: 0,
     cached_tokens: 0,
     reasoning_tokens: 0,
+    cost: 0,
+    unpriced: 0,
   };
   for (const line of settled) {
     if (line.state === 'succeeded') add.completed += 1;
@@ -88,6 +91,8 @@ function progressOf(settled: readonly SettledLine[]) {
     add.output_tokens += line.output_tokens ?? 0;
     add.cached_tokens += line.cached_tokens ?? 0;
     add.reasoning_tokens += line.reasoning_tokens ?? 0;
+    if (line.cost === null) add.unpriced += 1;
+    else add.cost += line.cost;
   }
   return add;
 }
@@ -187,6 +192,8 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         output_tokens: 0,
         cached_tokens: 0,
         reasoning_tokens: 0,
+        cost: 0,
+        unpriced: 0,
       };
       await db.insertInto('batches').values(row).execute();
       return toBatch(row);
@@ -348,6 +355,8 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
             output_tokens: eb('output_tokens', '+', add.output_tokens),
             cached_tokens: eb('cached_tokens', '+', add.cached_tokens),
             reasoning_tokens: eb('reasoning_tokens', '+', add.reasoning_tokens),
+            cost: eb('cost', '+', add.cost),
+            unpriced: eb('unpriced', '+', add.unpriced),
           }))
           .where('id', '=', batchId)
           .execute();
