@@ -72,18 +72,22 @@ function usageOfSums(
   };
 }
 
+/** The sums a batch's row keeps of its settled lines, before any has settled. */
+const NO_SUMS = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_tokens: 0,
+  reasoning_tokens: 0,
+  cost: 0,
+  unpriced: 0,
+} as const;
+
 /** What settled lines add to their batch's row. */
 function progressOf(settled: readonly SettledLine[]) {
-  const add = {
-    completed: 0,
-    failed: 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    cached_tokens: 0,
-    reasoning_tokens: 0,
-    cost: 0,
-    unpriced: 0,
-  };
+  const add = { completed: 0, failed: 0, ...NO_SUMS } as Record<
+    keyof typeof NO_SUMS | 'completed' | 'failed',
+    number
+  >;
   for (const line of settled) {
     if (line.state === 'succeeded') add.completed += 1;
     else add.failed += 1;
@@ -188,12 +192,7 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         concurrency: input.concurrency,
         call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.call), id),
         finalize_queued: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cached_tokens: 0,
-        reasoning_tokens: 0,
-        cost: 0,
-        unpriced: 0,
+        ...NO_SUMS,
       };
       await db.insertInto('batches').values(row).execute();
       return toBatch(row);
