@@ -7,7 +7,8 @@
  *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
  *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
  *     holds the line's lease (results that end together are committed together: `settle-queue.ts`).
- *     The line's slot goes to the next line as soon as its call ends. A rate-limit policy's refusal puts the line back until its window opens.
+ *     The line's slot goes to the next line as soon as its call ends. A rate-limit policy's refusal
+ *     puts the line back until its window opens.
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -292,7 +293,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       if (!inCall) return;
       inCall = false;
       lines -= 1;
-      calling.set(batch.id, (calling.get(batch.id) ?? 1) - 1);
+      const left = (calling.get(batch.id) ?? 1) - 1;
+      if (left > 0) calling.set(batch.id, left);
+      else calling.delete(batch.id);
       refill();
     };
     try {
