@@ -1,0 +1,146 @@
+// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8]`: what metrics and traces cost at saturation.
+// Two gateways from the same build, started as `npm start` starts them and pinned to core 1 (wrk, the fake
+// upstream, the OTLP receiver and this process on core 0, as in `npm run bench -- --mode saturation`): one
+// with `GATEWAY_METRICS=off` and no traces, one with metrics on and every call traced to a local OTLP
+// receiver that accepts each export. Only one is loaded at a time, in interleaved rounds (off, on, off,
+// on, …) so that a disturbance hits both; reports the median requests/s and server CPU per request of
+// each, and their ratios. Run `npm run build` first.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs as parseNodeArgs } from 'node:util';
+import { parseArgs } from './args.js';
+import { compileChildren } from './compile-children.js';
+import { startGateway } from './gateway.js';
+import { cpuTimeMs, guardChildren, startScript, type Child } from './processes.js';
+import type { Target } from './target.js';
+import { runWrk } from './wrk.js';
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(benchDir, '..');
+const SERVER_CORE = '1';
+const LOAD_CORE = '0';
+const CONNECTIONS = 512;
+const UPSTREAM_LATENCY_MS = 20;
+const HARD_LIMIT_MS = 300_000;
+
+const { values } = parseNodeArgs({
+  options: { rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '8' } },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+
+interface Round {
+  rps: number;
+  cpuPerRequestUs: number;
+}
+
+async function measure(target: Target, server: Child, durationS: number): Promise<Round> {
+  const cpu0 = cpuTimeMs(server.pid) ?? NaN;
+  const r = await runWrk(target, {
+    connections: CONNECTIONS,
+    durationS,
+    upstreamLatencyMs: UPSTREAM_LATENCY_MS,
+    pin: LOAD_CORE,
+  });
+  const cpuMs = (cpuTimeMs(server.pid) ?? NaN) - cpu0;
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.rps, cpuPerRequestUs: (cpuMs * 1000) / r.total };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main(): Promise<void> {
+  execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
+  const children: Child[] = [];
+  const release = guardChildren(children, HARD_LIMIT_MS);
+  const dataDirs: string[] = [];
+  let exports = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverPort = (receiver.address() as { port: number }).port;
+  try {
+    const childDir = compileChildren(benchDir, repoRoot);
+    const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {}, { pin: LOAD_CORE });
+    children.push(upstream);
+    const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
+    const args = parseArgs([], repoRoot);
+
+    const variants = [
+      { name: 'off', env: { GATEWAY_METRICS: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: '' } },
+      {
+        name: 'on',
+        env: { GATEWAY_METRICS: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` },
+      },
+    ];
+    const started: Array<{ name: string; target: Target; child: Child }> = [];
+    for (const variant of variants) {
+      // The gateway's environment is this process's, plus what startGateway sets.
+      Object.assign(process.env, variant.env);
+      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE);
+      if ('reason' in gateway) throw new Error(`gateway (${variant.name}) did not start: ${gateway.reason}`);
+      children.push(gateway.child);
+      dataDirs.push(gateway.dataDir);
+      started.push({ name: variant.name, target: gateway.target, child: gateway.child });
+    }
+
+    for (const g of started) await measure(g.target, g.child, 3); // warm-up
+    const results = new Map<string, Round[]>(started.map((g) => [g.name, []]));
+    for (let i = 1; i <= rounds; i++) {
+      for (const g of started) {
+        const r = await measure(g.target, g.child, seconds);
+        results.get(g.name)!.push(r);
+        console.log(
+          `round ${i} ${g.name.padEnd(3)} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpuPerRequestUs.toFixed(0).padStart(5)} µs CPU/request`,
+        );
+      }
+    }
+    const off = results.get('off')!;
+    const on = results.get('on')!;
+    const rpsOff = median(off.map((r) => r.rps));
+    const rpsOn = median(on.map((r) => r.rps));
+    const cpuOff = median(off.map((r) => r.cpuPerRequestUs));
+    const cpuOn = median(on.map((r) => r.cpuPerRequestUs));
+    console.log(
+      JSON.stringify(
+        {
+          rounds,
+          seconds_per_round: seconds,
+          connections: CONNECTIONS,
+          off: { rps: Math.round(rpsOff), cpu_per_request_us: Math.round(cpuOff) },
+          on: { rps: Math.round(rpsOn), cpu_per_request_us: Math.round(cpuOn), otlp_exports: exports },
+          throughput_on_over_off: Math.round((rpsOn / rpsOff) * 1000) / 1000,
+          cpu_on_over_off: Math.round((cpuOn / cpuOff) * 1000) / 1000,
+          per_round_throughput_ratio: on.map((r, i) => Math.round((r.rps / off[i].rps) * 100) / 100),
+        },
+        null,
+        2,
+      ),
+    );
+    if (exports === 0)
+      throw new Error('no trace export reached the receiver: the "on" gateway traced nothing');
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    receiver.close();
+    release();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
