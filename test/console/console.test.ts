@@ -64,15 +64,13 @@ describeWithChromium('web console', () => {
     await page.getByLabel('Gateway API key').fill('gw-not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Not signed in').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
 
     await page.getByLabel('Gateway API key').fill(gateway.adminKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await heading('Logs');
-    expect(await page.evaluate(() => sessionStorage.getItem('gateway-console-api-key'))).toBe(
-      gateway.adminKey,
-    );
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate("sessionStorage.getItem('gateway-console-api-key')")).toBe(gateway.adminKey);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
     // The wrong key's 401 is the only error so far.
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('401');
@@ -199,7 +197,9 @@ describeWithChromium('web console', () => {
     await problems.waitFor();
     expect(await problems.textContent()).toContain('config.retry.attempts');
     expect(await problems.textContent()).toContain('config.targets[0]');
-    expect((await (await api('/configs/bad-config')).json()).error.code).toBe('not_found');
+    expect(
+      ((await (await api('/configs/bad-config')).json()) as { error: { code: string } }).error.code,
+    ).toBe('not_found');
 
     await submit({
       slug: 'good-config',
@@ -207,7 +207,7 @@ describeWithChromium('web console', () => {
       config: { retry: { attempts: 2 }, provider: 'openai' },
     });
     await page.locator('tr[data-row-id="good-config"]').waitFor();
-    const stored = await (await api('/configs/good-config')).json();
+    const stored = (await (await api('/configs/good-config')).json()) as { config: unknown };
     expect(stored.config).toEqual({ retry: { attempts: 2 }, provider: 'openai' });
     expect(errors).toEqual([]);
   });

@@ -2,9 +2,9 @@
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { api, errorText, query } from '../api';
+import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber } from '../format';
-import type { AnalyticsRow } from '../types';
+import type { AnalyticsRow, ApiKey } from '../types';
 
 const RANGES: Record<string, { ms: number; interval: string }> = {
   '1h': { ms: 3_600_000, interval: 'minute' },
@@ -90,13 +90,16 @@ export function AnalyticsPage() {
       api<Answer>(`/analytics/timeseries${query({ ...window, interval })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`),
+      // Key names for the key ids; a member key may not list keys, and then sees the ids.
+      api<ListAnswer<ApiKey>>('/api-keys').catch(() => ({ data: [] as ApiKey[] })),
     ])
-      .then(([timeseries, byModel, byKey]) => {
+      .then(([timeseries, byModel, byKey, apiKeys]) => {
         if (!live) return;
+        const names = new Map(apiKeys.data.map((key) => [key.id, key.name]));
         setError(null);
         setSeries(timeseries.data);
         setModels(top(byModel.data));
-        setKeys(top(byKey.data));
+        setKeys(top(byKey.data).map((row) => ({ ...row, group: names.get(row.group ?? '') ?? row.group })));
       })
       .catch((err: unknown) => live && setError(errorText(err)));
     return () => {
