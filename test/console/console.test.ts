@@ -211,4 +211,63 @@ describeWithChromium('web console', () => {
     expect(stored.config).toEqual({ retry: { attempts: 2 }, provider: 'openai' });
     expect(errors).toEqual([]);
   });
+
+  it('creates, changes and deletes a guardrail through the JSON editor', async () => {
+    await go('/guardrails');
+    await heading('Guardrails');
+    const editor = page.locator('.cm-content');
+    const replace = async (body: unknown) => {
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(JSON.stringify(body));
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    };
+    await page.getByRole('button', { name: 'New guardrail' }).click();
+    await replace({
+      slug: 'ui-words',
+      guardrail: { 'default.contains': { operator: 'none', words: ['x'] } },
+    });
+    const row = page.locator('tr[data-row-id="ui-words"]');
+    await row.waitFor();
+
+    // The gateway's own refusal (an unknown check) is shown in the editor, naming the field.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await replace({ guardrail: { 'default.nope': {} } });
+    expect(await page.getByTestId('editor-problems').textContent()).toContain('guardrail.default.nope');
+    await replace({
+      name: 'UI words',
+      guardrail: { 'default.contains': { operator: 'none', words: ['y'] } },
+    });
+    await row.getByText('UI words').waitFor();
+    const stored = (await (await api('/guardrails/ui-words')).json()) as { version: number; name: string };
+    expect(stored).toMatchObject({ version: 2, name: 'UI words' });
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api('/guardrails/ui-words')).status).toBe(404);
+  });
+
+  it('shows a member key its logs, and the gateway refusing it the management pages', async () => {
+    const created = await api('/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'reader', role: 'member' }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    await go('/guardrails');
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.getByLabel('Gateway API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signed in where it was: the guardrails page, which a member may not read.
+    await heading('Guardrails');
+    await page.getByRole('alert').getByText(/admin/i).waitFor();
+    await go('/logs');
+    await heading('Logs');
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await go('/configs');
+    await page.getByRole('alert').getByText(/admin/i).waitFor();
+  });
 });
