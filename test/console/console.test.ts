@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import {
   collectErrors,
@@ -15,7 +15,9 @@ import {
 } from '../helpers/chromium.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-const TIMEOUT_MS = 15_000;
+/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
+const TIMEOUT_MS = 20_000;
+vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
 
 describeWithChromium('web console', () => {
   let gateway: TestGateway;
