@@ -39,6 +39,9 @@ const boundaries = [
   },
 ];
 
+/** The gateway serves the built console as files (server/routes/console.ts) and never imports its code. */
+const notConsole = { group: ['**/console/src/**'], message: 'The server never imports the console.' };
+
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -51,8 +54,21 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
+  // Later entries replace this rule for their files, so each layer's entry repeats the console pattern.
+  { files: ['src/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [notConsole] }] } },
   ...boundaries.map(({ files, forbidden }) => ({
     files,
-    rules: { 'no-restricted-imports': ['error', { patterns: forbidden.map(layer) }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [...forbidden.map(layer), notConsole] }] },
   })),
+  // The web console runs in the browser and talks to the gateway only over HTTP: it imports nothing of src/
+  // (also refused by dependency-cruiser).
+  {
+    files: ['console/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**'], message: 'The console talks to the gateway over HTTP only.' }] },
+      ],
+    },
+  },
 );

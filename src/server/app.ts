@@ -34,6 +34,7 @@ import { registerLogRoutes } from './routes/logs.js';
 import { registerAnalyticsRoutes } from './routes/analytics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerManagementRoutes } from './routes/management/index.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { traceparentOf } from '../observability/tracing.js';
 
 declare module 'fastify' {
@@ -101,6 +102,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
 
   await registerHealthRoutes(app);
   await registerMetricsRoute(app, deps);
+  await registerConsoleRoutes(app);
 
   await app.register(
     async (v1) => {

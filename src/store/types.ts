@@ -288,6 +288,8 @@ export interface LogQuery {
   to_ms?: number;
   /** Metadata key/value equality filters. */
   metadata?: Record<string, string>;
+  /** Text found, in any case, inside a metadata key or value. */
+  search?: string;
   /** Clamped to 1..1000. */
   limit: number;
   /** Id of the last record of the previous page (records come newest first, ties by id). An id that

@@ -256,6 +256,14 @@ describe('errors', () => {
     const body: unknown = await response.json();
     expectOpenAIError(body);
     expect(body.error.param).toBe('limit');
+
+    const tooLong = await fetch(`${gateway.url}/logs?search=${'x'.repeat(257)}`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(tooLong.status).toBe(400);
+    const refused: unknown = await tooLong.json();
+    expectOpenAIError(refused);
+    expect(refused.error.param).toBe('search');
   });
 });
 
@@ -308,6 +316,10 @@ describe('filters and paging', () => {
     [{ provider: 'anthropic' }, []],
     [{ 'metadata.i': '3' }, ['3']],
     [{ 'metadata.i': '3', status: '200' }, []],
+    // search: inside any metadata key or value, in any case.
+    [{ search: run.toUpperCase() }, ['4', '3', '2', '1', '0']],
+    [{ search: 'RUN' }, ['4', '3', '2', '1', '0']],
+    [{ search: 'nowhere-in-any-metadata' }, []],
   ])('filter %o', async (filter, expected) => {
     const query: Record<string, string> = { 'metadata.run': run, limit: '1000', ...filter };
     if ('trace_id' in filter) query.trace_id = sharedTrace;

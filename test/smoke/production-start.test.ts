@@ -1,6 +1,6 @@
 /**
  * The production build as a user starts it (the command of `npm start`, flags included): health, the
- * first-start admin key printed once, and a chat completion through the official SDK.
+ * first-start admin key printed once, a chat completion through the official SDK, and the web console.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -119,6 +119,10 @@ describe.runIf(existsSync(entry))('production build', () => {
     expect(health.status).toBe(200);
     const logs = (await health.json()) as { data: unknown[] };
     expect(logs.data.length).toBeGreaterThan(0);
+    // The build includes the web console, served from dist/console.
+    const consolePage = await fetch(`${second.origin}/console/logs`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('<div id="root"></div>');
     expect(await stop(second)).toBe(0);
   });
 });

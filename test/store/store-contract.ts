@@ -932,6 +932,15 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       expect(await ids({ metadata: { 'we"ird.key': "va_l%ue's" } })).toEqual([]);
       expect(await ids({ metadata: { env: 'pro' } })).toEqual([]);
       expect(await ids({ metadata: { env: 'prod' }, trace_id: 'tr-1', provider: 'openai' })).toEqual([0]);
+      // Search: any case, inside a key or a value; % and _ literal.
+      expect(await ids({ search: 'PRO' })).toEqual([4, 3, 1, 0]);
+      expect(await ids({ search: 'team' })).toEqual([1, 0]);
+      expect(await ids({ search: 'ird.K' })).toEqual([3]);
+      expect(await ids({ search: 'l_ue' })).toEqual([3]);
+      expect(await ids({ search: 'l%ue' })).toEqual([]);
+      expect(await ids({ search: '"env"' })).toEqual([4]);
+      expect(await ids({ search: 'prod', metadata: { team: 'b' } })).toEqual([1]);
+      expect(await ids({ search: 'nowhere' })).toEqual([]);
     });
 
     it('never shows one workspace the logs of another', async () => {

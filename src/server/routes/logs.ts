@@ -52,6 +52,7 @@ export async function registerLogRoutes(app: FastifyInstance, deps: GatewayDeps)
       from_ms: integerParam(query, 'from_ms', 0, Number.MAX_SAFE_INTEGER),
       to_ms: integerParam(query, 'to_ms', 0, Number.MAX_SAFE_INTEGER),
       metadata: metadataFilters(query),
+      search: stringParam(query, 'search'),
       limit: integerParam(query, 'limit', 1, MAX_LIMIT) ?? 50,
       after: stringParam(query, 'after'),
     };

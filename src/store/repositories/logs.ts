@@ -145,6 +145,7 @@ async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery):
   for (const [key, value] of Object.entries(query.metadata ?? {})) {
     builder = builder.where(metadataEquals(kind, key, value));
   }
+  if (query.search !== undefined) builder = builder.where(metadataContains(kind, query.search));
   if (cursor) {
     const { createdAtMs, id } = cursor;
     builder = builder.where((eb) =>
@@ -171,4 +172,16 @@ function metadataEquals(kind: StoreKind, key: string, value: string): Expression
     return sql<SqlBool>`cast(metadata as jsonb) @> jsonb_build_object(cast(${key} as text), cast(${value} as text))`;
   }
   return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where m.key = ${key} and m.type = 'text' and m.value = ${value})`;
+}
+
+/**
+ * Case-insensitive substring search over the metadata's keys and values. `instr` / `strpos` rather than
+ * LIKE, so `%` and `_` in the text are matched literally with no escaping.
+ */
+function metadataContains(kind: StoreKind, text: string): Expression<SqlBool> {
+  const needle = text.toLowerCase();
+  if (kind === 'postgres') {
+    return sql<SqlBool>`exists (select 1 from jsonb_each_text(cast(logs.metadata as jsonb)) as m where strpos(lower(m.key), ${needle}) > 0 or strpos(lower(m.value), ${needle}) > 0)`;
+  }
+  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where instr(lower(m.key), ${needle}) > 0 or instr(lower(m.value), ${needle}) > 0)`;
 }

@@ -1,0 +1,76 @@
+/**
+ * The gateway's API as the console calls it: same origin, the signed-in key in `x-gateway-api-key`.
+ * The key lives in sessionStorage only, so it is gone when the tab is closed.
+ */
+const KEY_STORAGE = 'gateway-console-api-key';
+
+export function storedKey(): string | null {
+  return sessionStorage.getItem(KEY_STORAGE);
+}
+
+export function storeKey(key: string | null): void {
+  if (key === null) sessionStorage.removeItem(KEY_STORAGE);
+  else sessionStorage.setItem(KEY_STORAGE, key);
+}
+
+/** A gateway error, in the OpenAI shape the gateway answers with. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+export interface ListAnswer<T> {
+  object: 'list';
+  data: T[];
+  has_more?: boolean;
+  total?: number;
+}
+
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; key?: string } = {},
+): Promise<T> {
+  const key = init.key ?? storedKey();
+  const headers: Record<string, string> = {};
+  if (key) headers['x-gateway-api-key'] = key;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (!response.ok) {
+    const error = (parsed as { error?: { message?: string; param?: string; code?: string } } | undefined)
+      ?.error;
+    throw new ApiError(
+      response.status,
+      error?.message ?? `${response.status} ${response.statusText}`,
+      error?.param ?? null,
+      error?.code ?? null,
+    );
+  }
+  return parsed as T;
+}
+
+/** `?a=1&b=2` from the set values of `params`. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.param ? `${error.message} (${error.param})` : error.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,189 @@
+/** Requests, errors, cost, tokens and latency over time, and the top models and keys (GET /v1/analytics/…). */
+import { AreaChart, BarChart, LineChart } from '@mantine/charts';
+import { Alert, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { api, errorText, query, type ListAnswer } from '../api';
+import { formatCost, formatNumber } from '../format';
+import type { AnalyticsRow, ApiKey } from '../types';
+
+const RANGES: Record<string, { ms: number; interval: string }> = {
+  '1h': { ms: 3_600_000, interval: 'minute' },
+  '24h': { ms: 86_400_000, interval: 'hour' },
+  '7d': { ms: 7 * 86_400_000, interval: 'hour' },
+  '30d': { ms: 30 * 86_400_000, interval: 'day' },
+};
+const TOP = 10;
+
+interface Answer {
+  data: AnalyticsRow[];
+}
+
+function label(row: AnalyticsRow, interval: string): string {
+  const date = new Date(row.bucket_ms ?? 0);
+  return interval === 'day'
+    ? date.toLocaleDateString()
+    : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <Card withBorder padding="md">
+      <Text fw={600} mb="sm">
+        {title}
+      </Text>
+      {children}
+    </Card>
+  );
+}
+
+function TopTable({ title, rows, testId }: { title: string; rows: AnalyticsRow[]; testId: string }) {
+  return (
+    <ChartCard title={title}>
+      <BarChart
+        h={180}
+        data={rows.map((row) => ({ name: row.group ?? '(none)', requests: row.requests }))}
+        dataKey="name"
+        series={[{ name: 'requests', color: 'indigo.6' }]}
+      />
+      <Table mt="sm" data-testid={testId}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Requests</Table.Th>
+            <Table.Th>Errors</Table.Th>
+            <Table.Th>Tokens</Table.Th>
+            <Table.Th>Cost</Table.Th>
+            <Table.Th>p95 latency</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.group ?? ''}>
+              <Table.Td>{row.group ?? '(none)'}</Table.Td>
+              <Table.Td>{formatNumber(row.requests)}</Table.Td>
+              <Table.Td>{formatNumber(row.errors)}</Table.Td>
+              <Table.Td>{formatNumber(row.total_tokens)}</Table.Td>
+              <Table.Td>{formatCost(row.cost)}</Table.Td>
+              <Table.Td>{row.latency_ms.p95 === null ? '—' : `${row.latency_ms.p95} ms`}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ChartCard>
+  );
+}
+
+export function AnalyticsPage() {
+  const [range, setRange] = useState('24h');
+  const [series, setSeries] = useState<AnalyticsRow[]>([]);
+  const [models, setModels] = useState<AnalyticsRow[]>([]);
+  const [keys, setKeys] = useState<AnalyticsRow[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    const { ms, interval } = RANGES[range];
+    const to = Date.now();
+    const window = { from: to - ms, to };
+    const top = (rows: AnalyticsRow[]) => [...rows].sort((a, b) => b.requests - a.requests).slice(0, TOP);
+    Promise.all([
+      api<Answer>(`/analytics/timeseries${query({ ...window, interval })}`),
+      api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
+      api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`),
+      // Key names for the key ids; a member key may not list keys, and then sees the ids.
+      api<ListAnswer<ApiKey>>('/api-keys').catch(() => ({ data: [] as ApiKey[] })),
+    ])
+      .then(([timeseries, byModel, byKey, apiKeys]) => {
+        if (!live) return;
+        const names = new Map(apiKeys.data.map((key) => [key.id, key.name]));
+        setError(null);
+        setSeries(timeseries.data);
+        setModels(top(byModel.data));
+        setKeys(top(byKey.data).map((row) => ({ ...row, group: names.get(row.group ?? '') ?? row.group })));
+      })
+      .catch((err: unknown) => live && setError(errorText(err)));
+    return () => {
+      live = false;
+    };
+  }, [range]);
+
+  const interval = RANGES[range].interval;
+  const points = series.map((row) => ({
+    time: label(row, interval),
+    requests: row.requests,
+    errors: row.errors,
+    cost: row.cost,
+    prompt: row.prompt_tokens,
+    completion: row.completion_tokens,
+    p50: row.latency_ms.p50 ?? 0,
+    p95: row.latency_ms.p95 ?? 0,
+  }));
+  const totals = series.reduce(
+    (sum, row) => ({
+      requests: sum.requests + row.requests,
+      errors: sum.errors + row.errors,
+      tokens: sum.tokens + row.total_tokens,
+      cost: sum.cost + row.cost,
+    }),
+    { requests: 0, errors: 0, tokens: 0, cost: 0 },
+  );
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>Analytics</Title>
+        <SegmentedControl value={range} onChange={setRange} data={Object.keys(RANGES)} />
+      </Group>
+      {error && <Alert color="red">{error}</Alert>}
+      <SimpleGrid cols={4} data-testid="analytics-totals">
+        <ChartCard title="Requests">{formatNumber(totals.requests)}</ChartCard>
+        <ChartCard title="Errors">{formatNumber(totals.errors)}</ChartCard>
+        <ChartCard title="Tokens">{formatNumber(totals.tokens)}</ChartCard>
+        <ChartCard title="Cost">{formatCost(totals.cost)}</ChartCard>
+      </SimpleGrid>
+      <SimpleGrid cols={2}>
+        <ChartCard title="Requests and errors">
+          <AreaChart
+            h={200}
+            data={points}
+            dataKey="time"
+            series={[
+              { name: 'requests', color: 'blue.6' },
+              { name: 'errors', color: 'red.6' },
+            ]}
+          />
+        </ChartCard>
+        <ChartCard title="Cost (US$)">
+          <LineChart h={200} data={points} dataKey="time" series={[{ name: 'cost', color: 'teal.6' }]} />
+        </ChartCard>
+        <ChartCard title="Tokens">
+          <BarChart
+            h={200}
+            data={points}
+            dataKey="time"
+            type="stacked"
+            series={[
+              { name: 'prompt', color: 'violet.6' },
+              { name: 'completion', color: 'grape.4' },
+            ]}
+          />
+        </ChartCard>
+        <ChartCard title="Latency (ms)">
+          <LineChart
+            h={200}
+            data={points}
+            dataKey="time"
+            series={[
+              { name: 'p50', color: 'cyan.6' },
+              { name: 'p95', color: 'orange.6' },
+            ]}
+          />
+        </ChartCard>
+      </SimpleGrid>
+      <SimpleGrid cols={2}>
+        <TopTable title="Top models" rows={models} testId="top-models" />
+        <TopTable title="Top API keys" rows={keys} testId="top-keys" />
+      </SimpleGrid>
+    </Stack>
+  );
+}

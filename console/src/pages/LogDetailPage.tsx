@@ -1,0 +1,169 @@
+/** One log record: the request, the answer, the attempts of its trace, hook results, cost and trace id. */
+import { Alert, Anchor, Badge, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { api, errorText, query, type ListAnswer } from '../api';
+import { formatCost, formatNumber, formatTime, statusColor } from '../format';
+import type { LogRecord } from '../types';
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+function JsonBlock({ title, value }: { title: string; value: unknown }) {
+  return (
+    <Stack gap={4}>
+      <Title order={4}>{title}</Title>
+      {value === null || value === undefined ? (
+        <Text size="sm" c="dimmed">
+          Not recorded.
+        </Text>
+      ) : (
+        <Code block data-testid={`json-${title.toLowerCase().replace(/\s+/g, '-')}`} mah={400}>
+          {JSON.stringify(value, null, 2)}
+        </Code>
+      )}
+    </Stack>
+  );
+}
+
+export function LogDetailPage({ id }: { id: string }) {
+  const [record, setRecord] = useState<LogRecord | null>(null);
+  const [trace, setTrace] = useState<LogRecord[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      try {
+        const found = await api<LogRecord>(`/logs/${encodeURIComponent(id)}`);
+        const others = await api<ListAnswer<LogRecord>>(
+          `/logs${query({ trace_id: found.trace_id, limit: 100 })}`,
+        );
+        if (!live) return;
+        setRecord(found);
+        setTrace(others.data.filter((other) => other.id !== found.id).reverse());
+      } catch (err) {
+        if (live) setError(errorText(err));
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [id]);
+
+  if (error) return <Alert color="red">{error}</Alert>;
+  if (!record) return <Text c="dimmed">Loading…</Text>;
+
+  return (
+    <Stack>
+      <Group>
+        <Anchor component={Link} href="/logs" size="sm">
+          ← Logs
+        </Anchor>
+      </Group>
+      <Group>
+        <Title order={2}>Log {record.id}</Title>
+        <Badge color={statusColor(record.status)} size="lg" data-testid="log-status">
+          {record.status}
+        </Badge>
+      </Group>
+      <SimpleGrid cols={4} spacing="sm">
+        <Field label="Time">{formatTime(record.created_at_ms)}</Field>
+        <Field label="Endpoint">
+          {record.method} {record.path}
+        </Field>
+        <Field label="Provider / model">
+          {record.provider ?? '—'} / {record.model ?? '—'}
+        </Field>
+        <Field label="Target">{record.target ?? '—'}</Field>
+        <Field label="Latency">
+          {record.latency_ms} ms{record.ttfb_ms !== null ? ` (first byte ${record.ttfb_ms} ms)` : ''}
+        </Field>
+        <Field label="Tokens (prompt / completion / total)">
+          {formatNumber(record.prompt_tokens)} / {formatNumber(record.completion_tokens)} /{' '}
+          {formatNumber(record.total_tokens)}
+          {record.cached_tokens ? `, ${record.cached_tokens} cached` : ''}
+        </Field>
+        <Field label="Cost">
+          <span data-testid="log-cost">{formatCost(record.cost)}</span>
+        </Field>
+        <Field label="Cache">{record.cache_status ?? '—'}</Field>
+        <Field label="Trace id">
+          <Code data-testid="log-trace-id">{record.trace_id}</Code>
+        </Field>
+        <Field label="Span">
+          {record.span_name ?? '—'} <Code>{record.span_id}</Code>
+        </Field>
+        <Field label="API key">{record.api_key_id ?? '—'}</Field>
+        <Field label="Retries">{record.retry_count}</Field>
+        {record.prompt_id && (
+          <Field label="Prompt">
+            {record.prompt_id} v{record.prompt_version}
+          </Field>
+        )}
+        {record.error_code && (
+          <Field label="Error">
+            {record.error_code}: {record.error_message}
+          </Field>
+        )}
+      </SimpleGrid>
+      <JsonBlock title="Metadata" value={record.metadata} />
+      <Title order={4}>Attempts and other records of this trace</Title>
+      {trace.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          This record is the trace&apos;s only one: the call was answered by its first attempt.
+        </Text>
+      ) : (
+        <Table data-testid="attempts-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Record</Table.Th>
+              <Table.Th>Kind</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Provider / model</Table.Th>
+              <Table.Th>Target</Table.Th>
+              <Table.Th>Latency</Table.Th>
+              <Table.Th>Error</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {trace.map((other) => (
+              <Table.Tr key={other.id}>
+                <Table.Td>
+                  <Anchor component={Link} href={`/logs/${other.id}`} size="sm">
+                    {other.id}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>{other.is_attempt ? 'attempt' : 'request'}</Table.Td>
+                <Table.Td>
+                  <Badge color={statusColor(other.status)} variant="light">
+                    {other.status}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  {other.provider ?? '—'} / {other.model ?? '—'}
+                </Table.Td>
+                <Table.Td>{other.target ?? '—'}</Table.Td>
+                <Table.Td>{other.latency_ms} ms</Table.Td>
+                <Table.Td>{other.error_code ?? ''}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <JsonBlock title="Request" value={record.request_body} />
+      <JsonBlock title="Answer" value={record.response_body} />
+      <JsonBlock title="Hook results" value={record.hook_results} />
+    </Stack>
+  );
+}

@@ -1,0 +1,164 @@
+/** The workspace's log records, newest first, with filters and a search over metadata. */
+import { Alert, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useCallback, useEffect, useState } from 'react';
+import { useLocation } from 'wouter';
+import { api, errorText, query, type ListAnswer } from '../api';
+import { formatCost, formatNumber, formatTime, statusColor } from '../format';
+import type { LogRecord } from '../types';
+
+const RANGES: Record<string, number | null> = {
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+  all: null,
+};
+
+interface Filters {
+  search: string;
+  provider: string;
+  model: string;
+  status: string;
+  trace_id: string;
+  range: string;
+}
+
+const EMPTY: Filters = { search: '', provider: '', model: '', status: '', trace_id: '', range: '24h' };
+const PAGE = 50;
+
+function logsPath(filters: Filters, after?: string): string {
+  const span = RANGES[filters.range];
+  return `/logs${query({
+    search: filters.search.trim(),
+    provider: filters.provider.trim(),
+    model: filters.model.trim(),
+    status: filters.status.trim(),
+    trace_id: filters.trace_id.trim(),
+    from_ms: span === null ? undefined : Date.now() - span,
+    limit: PAGE,
+    after,
+  })}`;
+}
+
+export function LogsPage() {
+  const [, navigate] = useLocation();
+  const [draft, setDraft] = useState<Filters>(EMPTY);
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [rows, setRows] = useState<LogRecord[]>([]);
+  const [hasMore, setHasMore] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+
+  const load = useCallback(async (current: Filters, after?: string) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await api<ListAnswer<LogRecord>>(logsPath(current, after));
+      setRows((previous) => (after ? [...previous, ...page.data] : page.data));
+      setHasMore(Boolean(page.has_more));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(filters);
+  }, [filters, load]);
+
+  const field = (name: keyof Filters) => ({
+    value: draft[name],
+    onChange: (event: React.ChangeEvent<HTMLInputElement>) =>
+      setDraft({ ...draft, [name]: event.currentTarget.value }),
+  });
+
+  return (
+    <Stack>
+      <Title order={2}>Logs</Title>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          setFilters({ ...draft });
+        }}
+      >
+        <Group align="end">
+          <TextInput label="Search metadata" name="search" placeholder="user, team, …" {...field('search')} />
+          <TextInput label="Provider" name="provider" w={120} {...field('provider')} />
+          <TextInput label="Model" name="model" w={160} {...field('model')} />
+          <TextInput label="Status" name="status" w={80} {...field('status')} />
+          <TextInput label="Trace id" name="trace_id" w={200} {...field('trace_id')} />
+          <Select
+            label="Time"
+            w={100}
+            data={Object.keys(RANGES)}
+            value={draft.range}
+            allowDeselect={false}
+            onChange={(value) => setDraft({ ...draft, range: value ?? '24h' })}
+          />
+          <Button type="submit">Apply</Button>
+          <Button variant="subtle" onClick={() => void load(filters)}>
+            Refresh
+          </Button>
+        </Group>
+      </form>
+      {error && <Alert color="red">{error}</Alert>}
+      <Table striped highlightOnHover data-testid="logs-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Time</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Endpoint</Table.Th>
+            <Table.Th>Provider</Table.Th>
+            <Table.Th>Model</Table.Th>
+            <Table.Th>Latency</Table.Th>
+            <Table.Th>Tokens</Table.Th>
+            <Table.Th>Cost</Table.Th>
+            <Table.Th>Metadata</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr
+              key={row.id}
+              style={{ cursor: 'pointer' }}
+              data-log-id={row.id}
+              onClick={() => navigate(`/logs/${row.id}`)}
+            >
+              <Table.Td>{formatTime(row.created_at_ms)}</Table.Td>
+              <Table.Td>
+                <Badge color={statusColor(row.status)} variant="light">
+                  {row.status}
+                </Badge>
+                {row.is_attempt && (
+                  <Badge ml={4} variant="outline" size="xs">
+                    attempt
+                  </Badge>
+                )}
+              </Table.Td>
+              <Table.Td>{row.endpoint}</Table.Td>
+              <Table.Td>{row.provider ?? '—'}</Table.Td>
+              <Table.Td>{row.model ?? '—'}</Table.Td>
+              <Table.Td>{row.latency_ms} ms</Table.Td>
+              <Table.Td>{formatNumber(row.total_tokens)}</Table.Td>
+              <Table.Td>{formatCost(row.cost)}</Table.Td>
+              <Table.Td>
+                <Text size="xs" c="dimmed" lineClamp={1}>
+                  {Object.entries(row.metadata ?? {})
+                    .map(([name, value]) => `${name}=${value}`)
+                    .join(' ')}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {!loading && rows.length === 0 && !error && <Text c="dimmed">No log records match.</Text>}
+      {hasMore && (
+        <Button variant="light" loading={loading} onClick={() => void load(filters, rows.at(-1)?.id)}>
+          Load more
+        </Button>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,198 @@
+/** A management page of RESOURCES: list, create and edit as JSON, delete. */
+import { Alert, Button, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { useCallback, useEffect, useState } from 'react';
+import { api, errorText, type ListAnswer } from '../api';
+import { JsonEditor } from '../components/JsonEditor';
+import { configValidator, describeErrors } from '../config-schema';
+import type { Resource } from './resources';
+
+type Row = Record<string, unknown>;
+interface Editing {
+  /** The row changed; undefined for a new one. */
+  id?: string;
+  text: string;
+}
+
+/** Problems the body has before it is sent: JSON syntax, and the config schema where the resource has one. */
+async function problemsOf(resource: Resource, text: string): Promise<{ body?: Row; problems: string[] }> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { problems: [`Not JSON: ${(error as Error).message}`] };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { problems: ['The body must be a JSON object'] };
+  }
+  const row = body as Row;
+  if (resource.configField && row[resource.configField] !== undefined) {
+    const validate = await configValidator();
+    if (!validate(row[resource.configField])) {
+      return { problems: describeErrors(validate.errors, resource.configField) };
+    }
+  }
+  return { body: row, problems: [] };
+}
+
+export function ResourcePage({ resource }: { resource: Resource }) {
+  const [rows, setRows] = useState<Row[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [saving, setSaving] = useState(false);
+  const [deleting, setDeleting] = useState<Row | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setRows((await api<ListAnswer<Row>>(resource.path)).data);
+      setError(null);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }, [resource]);
+
+  useEffect(() => {
+    setRows([]);
+    void load();
+  }, [load]);
+
+  function open(next: Editing) {
+    setProblems([]);
+    setEditing(next);
+  }
+
+  async function save() {
+    if (!editing) return;
+    setSaving(true);
+    try {
+      const checked = await problemsOf(resource, editing.text);
+      setProblems(checked.problems);
+      if (!checked.body) return;
+      if (editing.id === undefined) await api(resource.path, { method: 'POST', body: checked.body });
+      else
+        await api(`${resource.path}/${encodeURIComponent(editing.id)}`, {
+          method: resource.updateMethod,
+          body: checked.body,
+        });
+      setEditing(null);
+      await load();
+    } catch (err) {
+      setProblems([`The gateway refused it: ${errorText(err)}`]);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  async function remove(row: Row) {
+    setDeleting(null);
+    try {
+      await api(`${resource.path}/${encodeURIComponent(resource.idOf(row))}`, { method: 'DELETE' });
+      await load();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{resource.title}</Title>
+        <Button onClick={() => open({ text: JSON.stringify(resource.template, null, 2) })}>
+          New {resource.noun}
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        {resource.description}
+      </Text>
+      {error && <Alert color="red">{error}</Alert>}
+      <Table striped data-testid="resource-table">
+        <Table.Thead>
+          <Table.Tr>
+            {resource.columns.map((column) => (
+              <Table.Th key={column.label}>{column.label}</Table.Th>
+            ))}
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={resource.idOf(row)} data-row-id={resource.idOf(row)}>
+              {resource.columns.map((column) => (
+                <Table.Td key={column.label}>
+                  <Text size="sm" lineClamp={2}>
+                    {column.value(row)}
+                  </Text>
+                </Table.Td>
+              ))}
+              <Table.Td>
+                <Group gap="xs" justify="end" wrap="nowrap">
+                  <Button
+                    size="xs"
+                    variant="light"
+                    onClick={() =>
+                      open({ id: resource.idOf(row), text: JSON.stringify(resource.editBody(row), null, 2) })
+                    }
+                  >
+                    Edit
+                  </Button>
+                  <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(row)}>
+                    Delete
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {rows.length === 0 && !error && <Text c="dimmed">None yet.</Text>}
+
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing?.id === undefined ? `New ${resource.noun}` : `Edit ${resource.noun} ${editing.id}`}
+        size="xl"
+      >
+        {editing && (
+          <Stack>
+            <JsonEditor value={editing.text} onChange={(text) => setEditing({ ...editing, text })} />
+            {problems.length > 0 && (
+              <Alert color="red" title="Not saved" data-testid="editor-problems">
+                <List size="sm">
+                  {problems.map((problem) => (
+                    <List.Item key={problem}>{problem}</List.Item>
+                  ))}
+                </List>
+              </Alert>
+            )}
+            <Group justify="end">
+              <Button variant="default" onClick={() => setEditing(null)}>
+                Cancel
+              </Button>
+              <Button loading={saving} onClick={() => void save()}>
+                Save
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Are you sure?">
+        {deleting && (
+          <Stack>
+            <Text size="sm">
+              Delete the {resource.noun} <b>{resource.idOf(deleting)}</b>?
+            </Text>
+            <Group justify="end">
+              <Button variant="default" onClick={() => setDeleting(null)}>
+                Cancel
+              </Button>
+              <Button color="red" onClick={() => void remove(deleting)}>
+                Delete
+              </Button>
+            </Group>
+          </Stack>
+        )}
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,275 @@
+/**
+ * The web console in a real Chromium against a real gateway (SQLite) and a fake provider: sign-in, every
+ * page loads without an error, a call made with the `openai` SDK shows up in the logs and its detail, a key
+ * is created and revoked through the UI, and the config editor refuses an invalid config before saving.
+ */
+import OpenAI from 'openai';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import {
+  collectErrors,
+  describeWithChromium,
+  ensureConsoleBuilt,
+  launchChromium,
+} from '../helpers/chromium.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
+const TIMEOUT_MS = 20_000;
+vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+
+describeWithChromium('web console', () => {
+  let gateway: TestGateway;
+  let upstream: FakeUpstream;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    upstream = await startFakeOpenAI({ name: 'console' });
+    gateway = await startGateway();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(TIMEOUT_MS);
+    errors = collectErrors(page);
+  }, 300_000);
+
+  beforeEach(() => {
+    errors.length = 0;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  async function go(path: string) {
+    await page.goto(`${gateway.origin}/console${path}`);
+  }
+
+  async function heading(text: string) {
+    await page.getByRole('heading', { name: text, exact: true }).waitFor();
+  }
+
+  function api(path: string, init: RequestInit = {}) {
+    return fetch(`${gateway.url}${path}`, {
+      ...init,
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...init.headers },
+    });
+  }
+
+  it('refuses a wrong key and signs in with a good one, kept for the tab only', async () => {
+    await go('/');
+    await page.getByLabel('Gateway API key').fill('gw-not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Not signed in').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+
+    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Logs');
+    expect(await page.evaluate("sessionStorage.getItem('gateway-console-api-key')")).toBe(gateway.adminKey);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    // The wrong key's 401 is the only error so far.
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('401');
+  });
+
+  it('loads every page without an error, and a reload of a deep link', async () => {
+    const pages: [string, string][] = [
+      ['/logs', 'Logs'],
+      ['/analytics', 'Analytics'],
+      ['/api-keys', 'API keys'],
+      ['/virtual-keys', 'Virtual keys'],
+      ['/configs', 'Configs'],
+      ['/prompts', 'Prompts'],
+      ['/guardrails', 'Guardrails'],
+      ['/rate-limits', 'Rate limits'],
+    ];
+    for (const [path, title] of pages) {
+      await go(path);
+      await heading(title);
+      await page.waitForLoadState('networkidle');
+      expect(await page.getByRole('alert').count(), path).toBe(0);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a call made with the openai SDK in the logs, found by metadata, with its detail', async () => {
+    const traceId = `console-${Date.now()}`;
+    const client = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-test',
+          custom_host: upstream.url,
+        }),
+        'x-gateway-trace-id': traceId,
+        'x-gateway-metadata': JSON.stringify({ team: 'Console-Search' }),
+      },
+    });
+    const answer = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hello console' }],
+    });
+    expect(answer.choices[0].message.content).toBeTruthy();
+
+    await go('/logs');
+    await heading('Logs');
+    await page.getByLabel('Search metadata').fill('console-search');
+    // The log is written in batches: apply until the record is there.
+    const row = page.locator('[data-log-id]');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Apply' }).click();
+          await page.waitForLoadState('networkidle');
+          return row.count();
+        },
+        { timeout: TIMEOUT_MS, interval: 250 },
+      )
+      .toBe(1);
+    expect(await row.textContent()).toContain('team=Console-Search');
+    expect(await row.textContent()).toContain('gpt-4o-mini');
+
+    await page.getByLabel('Search metadata').fill('no-such-metadata');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No log records match.').waitFor();
+
+    await page.getByLabel('Search metadata').fill('console-search');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await row.click();
+    await page.getByTestId('log-trace-id').waitFor();
+    expect(await page.getByTestId('log-trace-id').textContent()).toBe(traceId);
+    expect(await page.getByTestId('log-status').textContent()).toBe('200');
+    expect(await page.getByTestId('log-cost').textContent()).toMatch(/^\$\d/);
+    expect(await page.getByTestId('json-request').textContent()).toContain('hello console');
+    expect(await page.getByTestId('json-answer').textContent()).toContain(answer.choices[0].message.content!);
+
+    await go('/analytics');
+    await page.getByTestId('top-models').getByText('gpt-4o-mini').waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('creates a key, shows its secret once, and revokes it', async () => {
+    await go('/api-keys');
+    await heading('API keys');
+    await page.getByLabel('Name').fill('console-made');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-key-secret').textContent())!.trim();
+    expect(secret.length).toBeGreaterThan(20);
+    const using = (key: string) =>
+      fetch(`${gateway.url}/logs?limit=1`, { headers: { 'x-gateway-api-key': key } });
+    expect((await using(secret)).status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const row = page.locator('tr[data-key-name="console-made"]');
+    expect(await row.getByTestId('key-status').textContent()).toBe('active');
+    expect(await page.content()).not.toContain(secret);
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText('revoked').waitFor();
+    expect((await using(secret)).status).toBe(401);
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses an invalid config in the editor and saves a valid one', async () => {
+    await go('/configs');
+    await heading('Configs');
+
+    async function submit(body: unknown) {
+      const editor = page.locator('.cm-content');
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(JSON.stringify(body, null, 2));
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    }
+
+    await page.getByRole('button', { name: 'New config' }).click();
+    await submit({ slug: 'bad-config', config: { retry: { attempts: 'three' }, targets: [{ bogus: 1 }] } });
+    const problems = page.getByTestId('editor-problems');
+    await problems.waitFor();
+    expect(await problems.textContent()).toContain('config.retry.attempts');
+    expect(await problems.textContent()).toContain('config.targets[0]');
+    expect(
+      ((await (await api('/configs/bad-config')).json()) as { error: { code: string } }).error.code,
+    ).toBe('not_found');
+
+    await submit({
+      slug: 'good-config',
+      name: 'Good',
+      config: { retry: { attempts: 2 }, provider: 'openai' },
+    });
+    await page.locator('tr[data-row-id="good-config"]').waitFor();
+    const stored = (await (await api('/configs/good-config')).json()) as { config: unknown };
+    expect(stored.config).toEqual({ retry: { attempts: 2 }, provider: 'openai' });
+    expect(errors).toEqual([]);
+  });
+
+  it('creates, changes and deletes a guardrail through the JSON editor', async () => {
+    await go('/guardrails');
+    await heading('Guardrails');
+    const editor = page.locator('.cm-content');
+    const replace = async (body: unknown) => {
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(JSON.stringify(body));
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    };
+    await page.getByRole('button', { name: 'New guardrail' }).click();
+    await replace({
+      slug: 'ui-words',
+      guardrail: { 'default.contains': { operator: 'none', words: ['x'] } },
+    });
+    const row = page.locator('tr[data-row-id="ui-words"]');
+    await row.waitFor();
+
+    // The gateway's own refusal (an unknown check) is shown in the editor, naming the field.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await replace({ guardrail: { 'default.nope': {} } });
+    expect(await page.getByTestId('editor-problems').textContent()).toContain('guardrail.default.nope');
+    await replace({
+      name: 'UI words',
+      guardrail: { 'default.contains': { operator: 'none', words: ['y'] } },
+    });
+    await row.getByText('UI words').waitFor();
+    const stored = (await (await api('/guardrails/ui-words')).json()) as { version: number; name: string };
+    expect(stored).toMatchObject({ version: 2, name: 'UI words' });
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api('/guardrails/ui-words')).status).toBe(404);
+  });
+
+  it('shows a member key its logs, and the gateway refusing it the management pages', async () => {
+    const created = await api('/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'reader', role: 'member' }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    await go('/guardrails');
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.getByLabel('Gateway API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signed in where it was: the guardrails page, which a member may not read.
+    await heading('Guardrails');
+    await page.getByRole('alert').getByText(/admin/i).waitFor();
+    await go('/logs');
+    await heading('Logs');
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await go('/configs');
+    await page.getByRole('alert').getByText(/admin/i).waitFor();
+  });
+});
