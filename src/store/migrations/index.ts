@@ -15,6 +15,7 @@ import * as filesBatches from './0009_files_batches.js';
 import * as semanticCache from './0010_semantic_cache.js';
 import * as logCost from './0011_log_cost.js';
 import * as logRollups from './0013_log_rollups.js';
+import * as providerJobs from './0014_provider_jobs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_semantic_cache': semanticCache,
   '0011_log_cost': logCost,
   '0013_log_rollups': logRollups,
+  '0014_provider_jobs': providerJobs,
 };
 
 export const migrationProvider: MigrationProvider = {
