@@ -6,6 +6,8 @@
  * stale. An id the gateway does not know (a provider's own `file-…`) is passed on as it is.
  */
 import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
@@ -27,6 +29,7 @@ export async function providerFileId(
   fileId: string,
   purpose: string,
   param: string,
+  rewriteLine?: LineRewrite,
 ): Promise<string> {
   if (!fileId.startsWith('file_')) return fileId;
   const file = await deps.store.files.get(workspaceId, fileId);
@@ -47,7 +50,7 @@ export async function providerFileId(
     if (claim.state === 'known') return claim.provider_file_id;
     if (claim.state === 'claimed') {
       try {
-        const id = await uploadFile(deps, target, file, purpose);
+        const id = await uploadFile(deps, target, file, purpose, rewriteLine);
         await providerFiles.remember(file.id, target.account, claim.claimed_at_ms, id);
         return id;
       } catch (err) {
@@ -72,15 +75,26 @@ function quoted(value: string): string {
   return value.replace(/["\r\n\\]/g, '_');
 }
 
+/** Changes one line of a JSONL file on its way to the provider (a batch line's `url` for Azure). */
+export type LineRewrite = (line: string) => string;
+
+async function* rewritten(content: Readable, rewrite: LineRewrite): AsyncGenerator<Uint8Array> {
+  for await (const line of createInterface({ input: content, crlfDelay: Infinity })) {
+    yield Buffer.from(`${line.trim() === '' ? line : rewrite(line)}\n`);
+  }
+}
+
 /** Streams the file to the provider's `POST /files`; resolves with the provider's file id. */
 export async function uploadFile(
   deps: GatewayDeps,
   target: ResourceTarget,
   file: Pick<StoredFile, 'id' | 'filename' | 'bytes'>,
   purpose: string,
+  rewriteLine?: LineRewrite,
 ): Promise<string> {
-  const content = await deps.blobs.get(fileKey(file.id));
-  if (!content) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
+  const stored = await deps.blobs.get(fileKey(file.id));
+  if (!stored) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
+  const content: AsyncIterable<Uint8Array> = rewriteLine ? rewritten(stored, rewriteLine) : stored;
   const boundary = `----gateway${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${purpose}\r\n` +
@@ -90,7 +104,7 @@ export async function uploadFile(
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* body(): AsyncGenerator<Uint8Array> {
     yield head;
-    for await (const chunk of content as AsyncIterable<Uint8Array>) yield chunk;
+    for await (const chunk of content) yield chunk;
     yield tail;
   }
   const answer = await callResource(deps, target, {
@@ -98,7 +112,8 @@ export async function uploadFile(
     path: '/files',
     headers: {
       'content-type': `multipart/form-data; boundary=${boundary}`,
-      'content-length': String(head.length + file.bytes + tail.length),
+      // A rewritten file's length is known only once sent: then it goes chunked.
+      ...(!rewriteLine && { 'content-length': String(head.length + file.bytes + tail.length) }),
     },
     body: body(),
   });

@@ -2,7 +2,8 @@
  * `/v1/batches`, managed by the gateway (`completion_window: "immediate"`): create (the batch records the
  * provider-selection headers of this request, encrypted, and its lines run under them), list, get and
  * cancel. The work is done by each node's batch worker (gateway/batches/); this file only reads and
- * changes the batch's row.
+ * changes the batch's row. A `24h` batch runs on the provider's Batch API
+ * (gateway/provider-resources/provider-batches.ts): its row mirrors the provider's batch.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
@@ -10,6 +11,10 @@ import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
+import {
+  cancelProviderBatch,
+  createProviderBatch,
+} from '../../gateway/provider-resources/provider-batches.js';
 import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
@@ -41,7 +46,8 @@ export async function registerBatchRoutes(
 
   /** The batch object; until it is finished its counts and usage are read from its lines. */
   async function batchView(batch: StoredBatch) {
-    const live = !FINISHED.includes(batch.status);
+    // A managed batch's counts live in its lines until it ends; a provider batch's are mirrored.
+    const live = !FINISHED.includes(batch.status) && batch.completion_window === 'immediate';
     const counts = live ? await store.batches.lineCounts(batch.id) : undefined;
     const usage = live ? await store.batches.usageOf(batch.id) : batch.usage;
     return {
@@ -88,6 +94,16 @@ export async function registerBatchRoutes(
         'input_file_id',
         `File ${file.id} was uploaded with purpose "${file.purpose}", not "batch"`,
       );
+    }
+    if (input.completion_window === '24h') {
+      const { gw } = request;
+      const batch = await createProviderBatch(
+        deps,
+        { apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
+        { endpoint: input.endpoint, input_file_id: file.id, metadata: input.metadata ?? null },
+      );
+      batchesChanged();
+      return batchView(batch);
     }
     // The lines will run under these headers: refuse now what would fail every line.
     await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
@@ -142,6 +158,11 @@ export async function registerBatchRoutes(
   app.post('/batches/:batchId/cancel', async (request) => {
     const batch = await batchOf(request);
     if (batch.status === 'cancelling' || batch.status === 'cancelled') return batchView(batch);
+    if (batch.completion_window === '24h') {
+      const cancelled = await cancelProviderBatch(deps, batch);
+      batchesChanged();
+      return batchView(cancelled);
+    }
     const cancelled = await store.batches.update(
       batch.id,
       { status: 'cancelling', cancelling_at: Math.floor(Date.now() / 1000) },

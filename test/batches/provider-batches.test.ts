@@ -1,0 +1,179 @@
+/**
+ * `completion_window: "24h"` with the official `openai` SDK: the batch runs on the fake OpenAI's own Batch
+ * API (its Files and Batch endpoints in OpenAI's wire format). The gateway sends the input file once, polls
+ * the provider's batch, mirrors its status and counts, copies the output and error files into its own file
+ * store, forwards cancel, and turns a provider's refusal into a failed batch.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, upload, waitFor } from './support.js';
+
+const SECRET = 'sk-batch-secret-0123456789';
+
+function sdk(gateway: TestGateway, headers: Record<string, string>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, ...headers },
+  });
+}
+
+describe('provider batches (completion_window 24h)', () => {
+  let fake: FakeUpstream;
+  let gateway: TestGateway;
+  let client: OpenAI;
+  const uploads = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
+  const creates = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches');
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'pb' });
+    gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '20' } });
+    const created = await fetch(`${gateway.url}/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({
+        slug: 'pb-openai',
+        name: 'pb',
+        provider: 'openai',
+        api_key: SECRET,
+        custom_host: fake.url,
+      }),
+    });
+    expect(created.status, await created.text()).toBe(200);
+    client = sdk(gateway, { 'x-gateway-virtual-key': 'pb-openai' });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  let inputId: string;
+
+  it(
+    'runs on the provider, mirrors it, and copies its output and error files into the gateway',
+    async () => {
+      const input = await upload(
+        client,
+        jsonl([chatLine('a'), chatLine('b', 'fake-status-400'), chatLine('c')]),
+      );
+      inputId = input.id;
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { team: 'x' },
+      });
+      expect(batch).toMatchObject({ object: 'batch', status: 'validating', completion_window: '24h' });
+      expect(batch.id).toMatch(/^batch_/);
+
+      const statuses = new Set<string>();
+      const done = await waitFor(client, batch.id, (b) => {
+        statuses.add(b.status);
+        return finished(b);
+      });
+      expect(done.status).toBe('completed');
+      expect(statuses.has('in_progress') || statuses.has('finalizing')).toBe(true);
+      expect(done.request_counts).toEqual({ total: 3, completed: 2, failed: 1 });
+      expect(done.completed_at).toBeGreaterThan(0);
+      expect(done.in_progress_at).toBeGreaterThan(0);
+      expect(done.metadata).toEqual({ team: 'x' });
+
+      // The provider got the file once (multipart, purpose batch, with the key) and a batch naming it.
+      expect(uploads()).toHaveLength(1);
+      expect(uploads()[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      const providerInput = [...fake.resources.files.values()].find((f) => f.purpose === 'batch');
+      expect(creates()[0].body).toMatchObject({
+        input_file_id: providerInput?.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { team: 'x' },
+      });
+
+      // The output and error files are the gateway's own now, read by their gateway ids.
+      expect(done.output_file_id).toMatch(/^file_/);
+      expect(done.error_file_id).toMatch(/^file_/);
+      const output = await contentLines(client, done.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(['a', 'c']);
+      expect(output[0].response?.body).toMatchObject({ object: 'chat.completion' });
+      const errors = await contentLines(client, done.error_file_id);
+      expect(errors.map((line) => [line.custom_id, line.response?.status_code])).toEqual([['b', 400]]);
+      const outputFile = await client.files.retrieve(done.output_file_id!);
+      expect(outputFile).toMatchObject({ purpose: 'batch_output' });
+
+      expect((await client.batches.list()).data.map((b) => b.id)).toContain(batch.id);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'forwards cancel to the provider and ends cancelled; the input is not sent again',
+    async () => {
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      // Wait until the provider has it, then cancel.
+      const deadline = Date.now() + 30_000;
+      while (creates().length < 2) {
+        if (Date.now() > deadline) throw new Error('the batch never reached the provider');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(uploads()).toHaveLength(1);
+      const cancelling = await client.batches.cancel(batch.id);
+      expect(cancelling.status).toBe('cancelling');
+      expect(cancelling.cancelling_at).toBeGreaterThan(0);
+      expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toBe(true);
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status).toBe('cancelled');
+      expect(done.cancelled_at).toBeGreaterThan(0);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    "fails the batch with the provider's error when the provider refuses it",
+    async () => {
+      fake.enqueue({
+        status: 400,
+        body: {
+          error: {
+            message: 'The batch input file is not valid.',
+            type: 'invalid_request_error',
+            param: 'input_file_id',
+            code: 'invalid_file',
+          },
+        },
+      });
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status).toBe('failed');
+      expect(done.errors?.data).toEqual([
+        {
+          code: 'invalid_file',
+          message: 'The batch input file is not valid.',
+          param: 'input_file_id',
+          line: null,
+        },
+      ]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it('refuses a provider without a Batch API, naming it', async () => {
+    const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
+    const error = (await anthropic.batches
+      .create({ input_file_id: inputId, endpoint: '/v1/chat/completions', completion_window: '24h' })
+      .catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('"anthropic"');
+    expect((error.error as { param: string }).param).toBe('x-gateway-provider');
+  });
+});
