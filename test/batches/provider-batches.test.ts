@@ -104,6 +104,36 @@ describe('provider batches (completion_window 24h)', () => {
       expect(outputFile).toMatchObject({ purpose: 'batch_output' });
 
       expect((await client.batches.list()).data.map((b) => b.id)).toContain(batch.id);
+
+      // Each line is in the log under the batch's id, priced at the provider's batch price (half).
+      type LogRow = {
+        status: number;
+        model: string | null;
+        provider: string;
+        prompt_tokens: number | null;
+        completion_tokens: number | null;
+        cost: number | null;
+        metadata: Record<string, string>;
+      };
+      let records: LogRow[] = [];
+      for (let i = 0; i < 100 && records.length < 3; i++) {
+        const logs = await fetch(`${gateway.url}/logs?metadata.batch_id=${batch.id}`, {
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+        records = ((await logs.json()) as { data: LogRow[] }).data;
+        if (records.length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(records.map((r) => [r.metadata.custom_id, r.status]).sort()).toEqual([
+        ['a', 200],
+        ['b', 400],
+        ['c', 200],
+      ]);
+      for (const record of records.filter((r) => r.status === 200)) {
+        expect(record).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini' });
+        const full = (record.prompt_tokens! * 0.15 + record.completion_tokens! * 0.6) / 1e6;
+        expect(record.cost).toBeCloseTo(full / 2, 12);
+        expect(record.cost).toBeGreaterThan(0);
+      }
     },
     SLOW_TEST_MS,
   );

@@ -24,6 +24,7 @@ import {
 import type { Repositories } from '../../store/types.js';
 import { fileKey, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
+import { logProviderBatchLines } from './provider-batch-log.js';
 import { providerFileId, type LineRewrite } from './provider-files.js';
 import { callResource, jsonBody, openResource } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
@@ -290,6 +291,16 @@ export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Pro
       error_file_id: files.some((f) => f.id === ids.errors) ? ids.errors : null,
     });
   });
+  const call = await store.batches.callOf(batch.id);
+  if (call) {
+    await logProviderBatchLines(
+      deps,
+      batch,
+      call,
+      target.adapter.id,
+      files.map((file) => file.id),
+    ).catch((err: unknown) => deps.logger.warn({ err, batch: batch.id }, 'provider batch lines not logged'));
+  }
   return undefined;
 }
 
