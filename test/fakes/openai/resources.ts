@@ -75,6 +75,10 @@ export class FakeResources {
       const file = this.files.get(parts[1]);
       if (!file) return error(404, `No such File object: ${parts[1]}`, 'id');
       if (method === 'GET' && parts.length === 2) return { status: 200, body: fileObject(file) };
+      if (method === 'DELETE' && parts.length === 2) {
+        this.files.delete(file.id);
+        return { status: 200, body: { id: file.id, object: 'file', deleted: true } };
+      }
       if (method === 'GET' && parts[2] === 'content') return { status: 200, body: null, raw: file.content };
       return undefined;
     }
