@@ -8,27 +8,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
-import { HEADERS, headerValue } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
 import {
   cancelProviderBatch,
   createProviderBatch,
 } from '../../gateway/provider-resources/provider-batches.js';
+import { capturedHeaders } from '../../gateway/provider-resources/stored-call.js';
 import type { BatchStatus, StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { integerQuery, stringQuery, type Query, listObject } from './query-params.js';
-
-/** The headers a batch keeps: what selects and configures the provider its lines call. */
-const CAPTURED_HEADERS = [
-  HEADERS.config,
-  HEADERS.provider,
-  HEADERS.virtualKey,
-  HEADERS.customHost,
-  HEADERS.strictCompat,
-  'authorization',
-] as const;
 
 const EXPIRY_SECONDS = 24 * 60 * 60;
 const FINISHED: readonly BatchStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
@@ -107,11 +97,7 @@ export async function registerBatchRoutes(
     }
     // The lines will run under these headers: refuse now what would fail every line.
     await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
-    const headers: Record<string, string> = {};
-    for (const name of CAPTURED_HEADERS) {
-      const value = headerValue(request.headers, name);
-      if (value !== undefined) headers[name] = value;
-    }
+    const headers = capturedHeaders(request.headers);
     const now = Math.floor(Date.now() / 1000);
     const batch = await store.transaction(async (tx) => {
       const created = await tx.batches.create({
