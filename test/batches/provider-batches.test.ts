@@ -7,7 +7,10 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { randomBytes } from 'node:crypto';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
 import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, upload, waitFor } from './support.js';
 
 const SECRET = 'sk-batch-secret-0123456789';
@@ -206,4 +209,58 @@ describe('provider batches (completion_window 24h)', () => {
     expect(error.message).toContain('"anthropic"');
     expect((error.error as { param: string }).param).toBe('x-gateway-provider');
   });
+});
+
+describeWithPostgres('provider batches on PostgreSQL and S3-compatible storage, two nodes', () => {
+  let fake: FakeUpstream;
+  let s3: TestS3;
+  let nodes: TestGateway[] = [];
+  const schema = freshSchemaName('provider_batches');
+  const adminKey = `gw-test-${randomBytes(8).toString('hex')}`;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'pb-pg' });
+    s3 = await startS3();
+    const env = {
+      ...s3.env,
+      GATEWAY_BATCH_POLL_MS: '20',
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+    };
+    const postgres = { url: postgresUrl(), schema };
+    nodes = [await startGateway({ env, postgres }), await startGateway({ env, postgres })];
+  });
+  afterAll(async () => {
+    for (const node of nodes) await node.close();
+    await fake?.close();
+    await s3?.close();
+    await dropSchema(schema);
+  });
+
+  it(
+    'submits once and polls one chain at a time, whichever node runs the job',
+    async () => {
+      const config = {
+        'x-gateway-api-key': adminKey,
+        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-pg', custom_host: fake.url }),
+      };
+      const [a, b] = nodes.map((node) => sdk(node, config));
+      const input = await upload(a, jsonl([chatLine('p'), chatLine('q')]));
+      const batch = await a.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(b, batch.id, finished);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect((await contentLines(b, done.output_file_id)).map((l) => l.custom_id)).toEqual(['p', 'q']);
+      const providerId = [...fake.resources.batches.keys()][0];
+      const polls = fake.requests.filter((r) => r.method === 'GET' && r.path === `/v1/batches/${providerId}`);
+      // validating → in_progress → finalizing → completed: three reads, none twice.
+      expect(polls).toHaveLength(3);
+      expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches')).toHaveLength(1);
+      expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files')).toHaveLength(1);
+    },
+    SLOW_TEST_MS,
+  );
 });
