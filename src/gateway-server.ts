@@ -33,6 +33,7 @@ import type { BlobStore } from './store/blob-store.js';
 import { createLocalBlobStore } from './store/local-blob-store.js';
 import { createS3BlobStore } from './store/s3-blob-store.js';
 import { startBatchWorker } from './gateway/batches/batch-worker.js';
+import { startProviderJobWorker } from './gateway/provider-resources/provider-job-worker.js';
 import { join } from 'node:path';
 
 export interface GatewayServer {
@@ -164,7 +165,15 @@ export async function createGatewayServer(
         pollMs: settings.batchPollMs,
       })
     : undefined;
-  const app = await buildApp(deps, { batchesChanged: () => batchWorker?.poke() });
+  const providerJobWorker = settings.batchWorker
+    ? startProviderJobWorker(deps, { leaseMs: settings.batchLeaseMs, pollMs: settings.batchPollMs })
+    : undefined;
+  const app = await buildApp(deps, {
+    batchesChanged: () => {
+      batchWorker?.poke();
+      providerJobWorker?.poke();
+    },
+  });
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -188,6 +197,7 @@ export async function createGatewayServer(
           clearInterval(sweep);
         }
         await batchWorker?.close(settings.shutdownGraceMs);
+        await providerJobWorker?.close();
         await retention?.close();
         await deps.logWriter.close();
         await traces?.shutdown();

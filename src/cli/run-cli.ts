@@ -14,12 +14,13 @@ import { rateLimitsCommand } from './commands/rate-limits.js';
 import { semanticCacheCommand } from './commands/semantic-cache.js';
 import { filesCommand } from './commands/files.js';
 import { batchesCommand } from './commands/batches.js';
+import { fineTuningCommand } from './commands/fine-tuning.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('gateway')
     .description(
-      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits, logs, files and batches',
+      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits, logs, files, batches and fine-tuning jobs',
     )
     .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
     .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
@@ -39,6 +40,7 @@ function buildProgram(io: CliIo): Command {
     logsCommand(io),
     filesCommand(io),
     batchesCommand(io),
+    fineTuningCommand(io),
   ]) {
     // Subcommands inherit the overrides so their errors also come back here instead of exiting.
     command.exitOverride().configureOutput({

@@ -203,6 +203,35 @@ export interface PassthroughRequest {
   auth?: AuthMaterial;
 }
 
+/** A provider's own APIs for work the gateway cannot do itself or hands over: its Files API, its
+ * fine-tuning jobs and its Batch API. */
+export type ProviderResourceKind = 'files' | 'fine_tuning' | 'batches';
+
+/** One call of those APIs, in OpenAI's terms. */
+export interface ResourceRequest {
+  method: UpstreamRequest['method'];
+  /** OpenAI's path after `/v1`, with its query string: `/fine_tuning/jobs/ftjob-1/events?limit=10`. */
+  path: string;
+  /** Lower-case; `content-type` of the body. */
+  headers: Record<string, string>;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+  target: ProviderTarget;
+  auth?: AuthMaterial;
+}
+
+/** How an adapter reaches those APIs where the provider has them in OpenAI's wire format (OpenAI's own
+ * paths and objects; Azure OpenAI's under `/openai` with an API version). Pure, like the operations. */
+export interface ProviderResourceApi {
+  readonly kinds: readonly ProviderResourceKind[];
+  /** The upstream request, the target's credentials added. */
+  buildRequest(req: ResourceRequest): UpstreamRequest;
+  /** A non-2xx answer in the OpenAI error shape, status kept. */
+  parseError(res: UpstreamErrorResponse): ProviderError;
+  /** The batch `endpoint` (and input lines' `url`) the provider expects for an OpenAI path such as
+   * `/v1/chat/completions`; absent: the same path. */
+  batchEndpoint?(path: string): string;
+}
+
 /** A short statement of what an adapter supports, rendered into docs/providers.md. */
 export interface ProviderCapabilities {
   endpoints: EndpointKind[];
@@ -268,6 +297,9 @@ export interface ProviderAdapter {
 
   /** Builds a pass-through request (provider base URL + path, provider auth added). */
   buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;
+
+  /** The provider's own Files, fine-tuning and Batch APIs, where it has them (gateway/provider-resources/). */
+  readonly resources?: ProviderResourceApi;
 
   /** The pass-through request is signed over its body bytes (SigV4): the gateway reads the body whole
    * first. Otherwise the body is streamed to the provider as it arrives. */

@@ -30,6 +30,7 @@ import { registerResponseRoutes } from './routes/responses.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerBatchRoutes } from './routes/batches.js';
+import { registerFineTuningRoutes } from './routes/fine-tuning.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerAnalyticsRoutes } from './routes/analytics.js';
 import { registerOpenApiRoute } from './routes/openapi.js';
@@ -148,6 +149,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       await registerManagementRoutes(v1, deps);
       await registerFileRoutes(v1, deps);
       await registerBatchRoutes(v1, deps, hooks.batchesChanged ?? (() => undefined));
+      await registerFineTuningRoutes(v1, deps);
       await registerPassthroughRoutes(v1, deps);
     },
     { prefix: '/v1' },

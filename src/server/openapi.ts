@@ -6,6 +6,7 @@ import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definition.js';
 import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
 import { FILE_BATCH_OPERATIONS } from './routes/file-batch-operations.js';
+import { FINE_TUNING_OPERATIONS } from './routes/fine-tuning.js';
 import { PROMPT_OPERATIONS, PromptCompletionEnvelopeSchema } from '../gateway/prompts/prompt-operations.js';
 import type { Operation } from '../core/operation.js';
 import { RESPONSE_OPERATIONS } from '../gateway/responses/response-operations.js';
@@ -98,6 +99,7 @@ const MODEL_OPERATIONS: Operation[] = [
   ...PROMPT_OPERATIONS,
   ...RESPONSE_OPERATIONS,
   ...FILE_BATCH_OPERATIONS,
+  ...FINE_TUNING_OPERATIONS,
   { method: 'get', path: '/models', summary: 'List models', tags: ['Models'] },
   {
     method: 'get',

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 export type IdPrefix =
-  'ws' | 'key' | 'vk' | 'prv' | 'cfg' | 'grd' | 'pmt' | 'ptl' | 'log' | 'job' | 'file' | 'batch';
+  'ws' | 'key' | 'vk' | 'prv' | 'cfg' | 'grd' | 'pmt' | 'ptl' | 'log' | 'job' | 'file' | 'batch' | 'ftjob';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

@@ -359,6 +359,38 @@ export interface BatchLinesTable {
   cost: number | null;
 }
 
+export interface FineTuningJobsTable {
+  id: string;
+  workspace_id: string;
+  provider: string;
+  provider_job_id: string;
+  account: string;
+  status: string;
+  object: string;
+  file_ids: string;
+  call_encrypted: string;
+  created_at: Int8;
+  updated_at_ms: Int8;
+}
+
+export interface ProviderFilesTable {
+  file_id: string;
+  account: string;
+  provider: string;
+  provider_file_id: string | null;
+  claimed_at_ms: Int8;
+}
+
+export interface ProviderBatchesTable {
+  batch_id: string;
+  provider: string;
+  provider_batch_id: string;
+  account: string;
+  object: string;
+  polls: number;
+  updated_at_ms: Int8;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -382,4 +414,7 @@ export interface Database {
   files: FilesTable;
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
+  fine_tuning_jobs: FineTuningJobsTable;
+  provider_files: ProviderFilesTable;
+  provider_batches: ProviderBatchesTable;
 }

@@ -11,6 +11,11 @@
  * Deleted credentials, configs and guardrails are hidden from every read and free their slug.
  */
 import type { BatchRepository, FileRepository } from './file-batch-types.js';
+import type {
+  FineTuningJobRepository,
+  ProviderBatchRepository,
+  ProviderFileRepository,
+} from './provider-job-types.js';
 
 export type Role = 'admin' | 'member';
 
@@ -738,6 +743,9 @@ export interface Repositories
   readonly jobs: JobRepository;
   readonly files: FileRepository;
   readonly batches: BatchRepository;
+  readonly fineTuningJobs: FineTuningJobRepository;
+  readonly providerFiles: ProviderFileRepository;
+  readonly providerBatches: ProviderBatchRepository;
 }
 
 export interface Store extends Repositories {

@@ -1,6 +1,7 @@
 /**
- * `gateway batches …`: create a managed batch from a local JSONL file (uploaded first), watch its
- * progress with a progress bar, download its output and error files, list, get and cancel.
+ * `gateway batches …`: create a batch from a local JSONL file (uploaded first; managed, or with
+ * `--window 24h` on the provider's Batch API), watch its progress with a progress bar, download its output
+ * and error files, list, get and cancel.
  */
 import { Command } from 'commander';
 import { CliError, type ApiClient } from '../api-client.js';
@@ -90,11 +91,19 @@ interface CreateOptions extends WatchOptions {
   providerKey?: string;
   metadata?: Record<string, string>;
   concurrency?: number;
+  window: string;
   watch?: boolean;
   interval?: number;
 }
 
-function providerHeaders(options: CreateOptions): Record<string, string> {
+export interface ProviderOptions {
+  config?: string;
+  provider?: string;
+  virtualKey?: string;
+  providerKey?: string;
+}
+
+export function providerHeaders(options: ProviderOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   if (options.config) headers['x-gateway-config'] = options.config;
   if (options.provider) headers['x-gateway-provider'] = options.provider;
@@ -121,6 +130,7 @@ export function batchesCommand(io: CliIo): Command {
     .option('--provider-key <key>', "the provider's API key, with --provider")
     .option('--metadata <key=value>', 'metadata of the batch (repeatable)', collectPair)
     .option('--concurrency <n>', 'lines this batch runs at once on a node', parseInteger)
+    .option('--window <window>', "immediate (managed) or 24h (the provider's Batch API)", 'immediate')
     .option('--watch', 'show progress until the batch is finished')
     .option('--output <path>', 'with --watch: write the output file here')
     .option('--errors <path>', 'with --watch: write the error file here')
@@ -132,7 +142,7 @@ export function batchesCommand(io: CliIo): Command {
       const body = {
         input_file_id: file.id,
         endpoint: options.endpoint,
-        completion_window: 'immediate',
+        completion_window: options.window,
         ...(options.metadata && { metadata: options.metadata }),
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       };

@@ -5,7 +5,13 @@
 import { toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
-import type { EndpointKind, OperationHandler, ProviderAdapter, UpstreamRequest } from '../types.js';
+import type {
+  EndpointKind,
+  OperationHandler,
+  ProviderAdapter,
+  ProviderResourceApi,
+  UpstreamRequest,
+} from '../types.js';
 import { withAzureApiVersion } from './azure-api-version.js';
 import { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
 import { azureErrorFromResponse } from './azure-error.js';
@@ -20,6 +26,28 @@ export { createAzureStreamTranslator } from './azure-stream-translator.js';
 export { azureWireOperation } from './azure-wire-operation.js';
 
 const PROVIDER = 'azure-openai';
+
+/** The API version of Azure's Files, fine-tuning and Batch APIs when the target names none. */
+export const AZURE_RESOURCES_API_VERSION = '2024-10-21';
+
+/** Azure OpenAI's Files, fine-tuning and Batch APIs: OpenAI's paths under `{base}/openai`, with the
+ * target's API version (or a default that has all three). */
+const azureResources: ProviderResourceApi = {
+  kinds: ['files', 'fine_tuning', 'batches'],
+  buildRequest(req) {
+    const url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
+    const apiVersion = req.target.cloudd_api_version ?? req.target.api_version ?? AZURE_RESOURCES_API_VERSION;
+    return {
+      method: req.method,
+      url: withAzureApiVersion(url, apiVersion),
+      headers: { ...req.headers, ...azureAuthHeaders(req.target, req.auth) },
+      ...(req.body !== undefined && { body: req.body }),
+    };
+  },
+  parseError: (res) => azureErrorFromResponse(PROVIDER, res),
+  // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
+  batchEndpoint: (path) => path.replace(/^\/v1\//, '/'),
+};
 
 /** `{base}/openai/deployments/{deployment}{path}?api-version=…`, the deployment picked by the model. */
 function azureOpenAIOperation(endpoint: EndpointKind): OperationHandler {
@@ -85,6 +113,8 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   },
 
   parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),
+
+  resources: azureResources,
 
   buildPassthrough(req): UpstreamRequest {
     // `/v1/<path>` at the gateway is `{base}/openai/<path>` at Azure; the API version is added when the

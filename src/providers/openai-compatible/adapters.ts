@@ -7,6 +7,7 @@ import type {
   OperationHandler,
   ProviderAdapter,
   ProviderCapabilities,
+  ProviderResourceApi,
   ProviderTarget,
 } from '../types.js';
 import { OPENAI_COMPATIBLE_PROVIDERS, type OpenAICompatibleProvider } from './table.js';
@@ -75,8 +76,25 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
   }));
 }
 
-export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): ProviderAdapter {
+/** OpenAI's Files, fine-tuning and Batch APIs on the entry's base URL, where the entry has them. */
+function resourcesOf(entry: OpenAICompatibleProvider): ProviderResourceApi | undefined {
+  if (!entry.resources?.length) return undefined;
   return {
+    kinds: entry.resources,
+    buildRequest: (req) => ({
+      method: req.method,
+      url: joinUrl(baseUrlOf(entry, req.target), req.path),
+      headers: { ...req.headers, ...authHeaders(entry, req.target) },
+      ...(req.body !== undefined && { body: req.body }),
+    }),
+    parseError: (res) => openAIErrorFromResponse(entry.id, res),
+  };
+}
+
+export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): ProviderAdapter {
+  const resources = resourcesOf(entry);
+  return {
+    ...(resources && { resources }),
     id: entry.id,
     aliases: entry.aliases,
     displayName: entry.displayName,

@@ -1,4 +1,4 @@
-import type { EndpointKind } from '../types.js';
+import type { EndpointKind, ProviderResourceKind } from '../types.js';
 
 /**
  * Providers that speak the OpenAI wire format, as data. Adding one is adding a row.
@@ -17,6 +17,8 @@ export interface OpenAICompatibleProvider {
   acceptsThinking?: boolean;
   /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
   vendorHeaders?: boolean;
+  /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
+  resources?: ProviderResourceKind[];
   notes?: string[];
 }
 
@@ -29,6 +31,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'completions', 'embeddings'],
     vendorHeaders: true,
+    resources: ['files', 'fine_tuning', 'batches'],
   },
   {
     id: 'groq',

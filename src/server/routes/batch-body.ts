@@ -13,7 +13,8 @@ export const CreateBatchBody = Type.Object(
     input_file_id: Type.String({ minLength: 1, maxLength: 256 }),
     endpoint: Type.String({ description: 'A model endpoint of the gateway, e.g. `/v1/chat/completions`.' }),
     completion_window: Type.Union([Type.Literal('immediate'), Type.Literal('24h')], {
-      description: "`immediate`: a managed batch. `24h` (a provider's own batch API) is not available yet.",
+      description:
+        "`immediate`: a managed batch, run by the gateway. `24h`: run on the provider's own Batch API (OpenAI, Azure OpenAI).",
     }),
     metadata: Type.Optional(
       Type.Union([
@@ -53,7 +54,7 @@ const validator = compileValidator(CreateBatchBody, {
   rootParam: null,
 });
 
-export function validateCreateBatch(body: unknown): CreateBatch & { completion_window: 'immediate' } {
+export function validateCreateBatch(body: unknown): CreateBatch {
   const batch = validator.assert(body);
   const endpoints = [...batchEndpoints().keys()];
   if (!endpoints.includes(batch.endpoint)) {
@@ -61,12 +62,12 @@ export function validateCreateBatch(body: unknown): CreateBatch & { completion_w
       param: 'endpoint',
     });
   }
-  if (batch.completion_window === '24h') {
+  if (batch.completion_window === '24h' && batch.concurrency != null) {
     throw new GatewayError(
       'unsupported_parameter',
-      'completion_window "24h" (a provider\'s own batch API) is not available yet: use "immediate"',
-      { param: 'completion_window' },
+      'concurrency applies to managed batches only: the provider runs a "24h" batch at its own pace',
+      { param: 'concurrency' },
     );
   }
-  return { ...batch, completion_window: 'immediate' };
+  return batch;
 }

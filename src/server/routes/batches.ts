@@ -2,29 +2,25 @@
  * `/v1/batches`, managed by the gateway (`completion_window: "immediate"`): create (the batch records the
  * provider-selection headers of this request, encrypted, and its lines run under them), list, get and
  * cancel. The work is done by each node's batch worker (gateway/batches/); this file only reads and
- * changes the batch's row.
+ * changes the batch's row. A `24h` batch runs on the provider's Batch API
+ * (gateway/provider-resources/provider-batches.ts): its row mirrors the provider's batch.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
-import { HEADERS, headerValue } from '../../gateway/context.js';
+import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { resolveRequestConfig } from '../../gateway/request-config.js';
+import {
+  cancelProviderBatch,
+  createProviderBatch,
+} from '../../gateway/provider-resources/provider-batches.js';
+import { capturedHeaders } from '../../gateway/provider-resources/stored-call.js';
 import { formatCost } from '../../observability/pricing/cost.js';
 import type { StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { integerQuery, stringQuery, type Query, listObject } from './query-params.js';
-
-/** The headers a batch keeps: what selects and configures the provider its lines call. */
-const CAPTURED_HEADERS = [
-  HEADERS.config,
-  HEADERS.provider,
-  HEADERS.virtualKey,
-  HEADERS.customHost,
-  HEADERS.strictCompat,
-  'authorization',
-] as const;
 
 const EXPIRY_SECONDS = 24 * 60 * 60;
 
@@ -84,13 +80,19 @@ export async function registerBatchRoutes(
         `File ${file.id} was uploaded with purpose "${file.purpose}", not "batch"`,
       );
     }
+    if (input.completion_window === '24h') {
+      const { gw } = request;
+      const batch = await createProviderBatch(
+        deps,
+        { apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
+        { endpoint: input.endpoint, input_file_id: file.id, metadata: input.metadata ?? null },
+      );
+      batchesChanged();
+      return batchView(batch);
+    }
     // The lines will run under these headers: refuse now what would fail every line.
     await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
-    const headers: Record<string, string> = {};
-    for (const name of CAPTURED_HEADERS) {
-      const value = headerValue(request.headers, name);
-      if (value !== undefined) headers[name] = value;
-    }
+    const headers = capturedHeaders(request.headers);
     const now = Math.floor(Date.now() / 1000);
     const batch = await store.transaction(async (tx) => {
       const created = await tx.batches.create({
@@ -132,9 +134,12 @@ export async function registerBatchRoutes(
     return listObject(page.data.map(batchView), page.has_more);
   });
 
-  /** A single batch's answer says what its lines cost so far, as a call's answer does. */
+  /** A managed batch's answer says what its lines cost so far, as a call's answer does (a provider
+   * batch's lines are priced into the log once it has ended). */
   function withCost(reply: FastifyReply, batch: StoredBatch) {
-    if (batch.cost !== null) void reply.header(HEADERS.cost, formatCost(batch.cost));
+    if (batch.completion_window === 'immediate' && batch.cost !== null) {
+      void reply.header(HEADERS.cost, formatCost(batch.cost));
+    }
     return batchView(batch);
   }
 
@@ -143,6 +148,11 @@ export async function registerBatchRoutes(
   app.post('/batches/:batchId/cancel', async (request) => {
     const batch = await batchOf(request);
     if (batch.status === 'cancelling' || batch.status === 'cancelled') return batchView(batch);
+    if (batch.completion_window === '24h') {
+      const cancelled = await cancelProviderBatch(deps, batch);
+      batchesChanged();
+      return batchView(cancelled);
+    }
     const cancelled = await store.batches.update(
       batch.id,
       { status: 'cancelling', cancelling_at: Math.floor(Date.now() / 1000) },

@@ -2,7 +2,8 @@
  * `/v1/files`: uploads streamed to the BlobStore (multipart, never held whole in memory), list, get,
  * contents (streamed) and delete. Files belong to the caller's workspace. A `batch` file is checked as
  * it arrives (bytes, lines) and read once more right after: every line must be JSON, so a batch made
- * from it fails only on what a line asks, not on its syntax.
+ * from it fails only on what a line asks, not on its syntax. With `x-gateway-files: provider` the
+ * provider's own Files API answers instead (provider-files.ts).
  */
 import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
@@ -14,6 +15,7 @@ import type { GatewayDeps } from '../../gateway/deps.js';
 import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
 import { notFound, pathParam } from './management/route-helpers.js';
+import { answeredByProvider } from './provider-files.js';
 import { integerQuery, oneOfQuery, stringQuery, type Query, listObject } from './query-params.js';
 
 /** The file object of the API (OpenAI's shape; `status` is deprecated and always `processed`). */
@@ -152,7 +154,8 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
       limits: { fileSize: deps.settings.fileMaxBytes, files: 1, fields: 8, fieldSize: 1024, parts: 10 },
     });
 
-    scope.post('/files', async (request) => {
+    scope.post('/files', async (request, reply) => {
+      if (await answeredByProvider(deps, request, reply)) return reply;
       if (!request.isMultipart()) {
         throw new GatewayError('unsupported_media_type', 'Upload a file as multipart/form-data', {
           param: 'file',
@@ -183,7 +186,8 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     });
   });
 
-  app.get('/files', async (request) => {
+  app.get('/files', async (request, reply) => {
+    if (await answeredByProvider(deps, request, reply)) return reply;
     const query = request.query as Query;
     const purpose = stringQuery(query, 'purpose', 64);
     const limit = integerQuery(query, 'limit', 1, LIST_MAX, LIST_MAX);
@@ -205,9 +209,13 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     return file;
   }
 
-  app.get('/files/:fileId', async (request) => fileView(await fileOf(request)));
+  app.get('/files/:fileId', async (request, reply) => {
+    if (await answeredByProvider(deps, request, reply)) return reply;
+    return fileView(await fileOf(request));
+  });
 
   app.get('/files/:fileId/content', async (request, reply) => {
+    if (await answeredByProvider(deps, request, reply)) return reply;
     const file = await fileOf(request);
     const content = await deps.blobs.get(fileKey(file.id));
     if (!content) throw notFound('file content of', file.id, 'file_id');
@@ -217,7 +225,8 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
       .send(content);
   });
 
-  app.delete('/files/:fileId', async (request) => {
+  app.delete('/files/:fileId', async (request, reply) => {
+    if (await answeredByProvider(deps, request, reply)) return reply;
     const file = await fileOf(request);
     await deps.store.files.delete(file.workspace_id, file.id);
     await deps.blobs.delete(fileKey(file.id));

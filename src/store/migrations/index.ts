@@ -15,6 +15,7 @@ import * as filesBatches from './0009_files_batches.js';
 import * as semanticCache from './0010_semantic_cache.js';
 import * as logCost from './0011_log_cost.js';
 import * as logRollups from './0013_log_rollups.js';
+import * as providerJobs from './0014_provider_jobs.js';
 import * as batchProgress from './0018_batch_progress.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_semantic_cache': semanticCache,
   '0011_log_cost': logCost,
   '0013_log_rollups': logRollups,
+  '0014_provider_jobs': providerJobs,
   '0018_batch_progress': batchProgress,
 };
 

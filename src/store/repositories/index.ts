@@ -11,6 +11,11 @@ import { createFileRepository } from './files.js';
 import { createJobRepository } from './jobs.js';
 import { createLogRepository } from './logs.js';
 import { createOrganisationRepository } from './organisations.js';
+import {
+  createFineTuningJobRepository,
+  createProviderBatchRepository,
+  createProviderFileRepository,
+} from './provider-jobs.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
 import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
 import { createResponseRepository } from './responses.js';
@@ -33,6 +38,9 @@ export function createRepositories(context: RepositoryContext): Repositories {
     jobs: createJobRepository(context),
     files: createFileRepository(context),
     batches: createBatchRepository(context),
+    fineTuningJobs: createFineTuningJobRepository(context),
+    providerFiles: createProviderFileRepository(context),
+    providerBatches: createProviderBatchRepository(context),
   };
 }
 

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { completionText, textCompletion, type CompletionRequest } from '../openai/completions.js';
 import { embeddingResponse, type EmbeddingRequest } from '../openai/embeddings.js';
+import { FakeResources } from '../openai/resources.js';
 import {
   azureChatCompletion,
   azureChatCompletionChunks,
@@ -44,6 +45,8 @@ export interface FakeAzure {
   apiKey: string;
   requests: AzureRecordedRequest[];
   enqueue(...behaviours: AzureFakeBehaviour[]): void;
+  /** Files, fine-tuning jobs and batches under `/openai/…` (../openai/resources.ts). */
+  resources: FakeResources;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
   const apiKey = options.apiKey ?? 'azure-test-key';
   const requests: AzureRecordedRequest[] = [];
   const queue: AzureFakeBehaviour[] = [];
+  const resources = new FakeResources('azure');
 
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -77,9 +81,34 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
         headers: req.headers,
         body,
       });
+      if (url.pathname.startsWith('/openai/') && !url.pathname.startsWith('/openai/deployments/')) {
+        void resource(req, res, url, raw);
+        return;
+      }
       handle(req, res, url, (body ?? {}) as Record<string, unknown>);
     });
   });
+
+  /** Azure OpenAI's Files, fine-tuning and Batch APIs: OpenAI's, under `/openai`, with an api-version. */
+  async function resource(req: IncomingMessage, res: ServerResponse, url: URL, raw: string): Promise<void> {
+    if (!authorised(req.headers)) return sendJson(res, 401, azureErrors.unauthorized());
+    if (!url.searchParams.get('api-version')) return sendJson(res, 404, azureErrors.resourceNotFound());
+    const query = Object.fromEntries([...url.searchParams].filter(([key]) => key !== 'api-version'));
+    const answer = await resources.handle(
+      req.method ?? 'GET',
+      url.pathname.slice('/openai'.length),
+      query,
+      req.headers['content-type'],
+      Buffer.from(raw, 'utf8'),
+    );
+    if (!answer) return sendJson(res, 404, azureErrors.resourceNotFound());
+    if (answer.raw) {
+      res.writeHead(answer.status, { 'content-type': 'application/octet-stream' });
+      res.end(answer.raw);
+      return;
+    }
+    sendJson(res, answer.status, answer.body);
+  }
 
   function authorised(headers: IncomingHttpHeaders): boolean {
     return headers['api-key'] === apiKey || headers.authorization === `Bearer ${apiKey}`;
@@ -136,6 +165,7 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
     apiKey,
     requests,
     enqueue: (...behaviours) => queue.push(...behaviours),
+    resources,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

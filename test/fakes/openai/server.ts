@@ -14,6 +14,7 @@ import { embeddingResponse, type EmbeddingRequest } from './embeddings.js';
 import { errorBodyForStatus } from './errors.js';
 import { newRequestId } from './ids.js';
 import { listModels, modelObject } from './models.js';
+import { FakeResources } from './resources.js';
 import { planFrames, writeEventStream } from './sse.js';
 import type { FakeBehaviour, FakeOpenAIOptions, FakeUpstream, RecordedRequest } from './types.js';
 
@@ -66,6 +67,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const queue: FakeBehaviour[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const resources = new FakeResources(name);
 
   const baseHeaders = (): OutgoingHttpHeaders => ({
     'x-request-id': newRequestId(),
@@ -253,6 +255,25 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       sendStatic(res, behaviour, status);
       return;
     }
+    if (recorded.path.startsWith('/v1/')) {
+      const handled = await resources.handle(
+        recorded.method,
+        recorded.path.slice(3),
+        recorded.query,
+        req.headers['content-type'],
+        recorded.rawBody,
+      );
+      if (handled?.raw) {
+        res.writeHead(handled.status, {
+          ...baseHeaders(),
+          'content-type': 'application/octet-stream',
+          'content-length': handled.raw.length,
+        });
+        res.end(handled.raw);
+        return;
+      }
+      if (handled) return sendJson(res, handled.status, handled.body, behaviour.headers);
+    }
     answer(recorded, res, behaviour);
   }
 
@@ -308,6 +329,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       queue.length = 0;
     },
     pending: () => queue.length,
+    resources,
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FakeResources } from './resources.js';
 
 /**
  * What the fake does with one request. Fields combine: `{ chunks: 60, cutAfter: 40, chunkDelayMs: 5 }`
@@ -65,6 +66,8 @@ export interface FakeOpenAIOptions {
 }
 
 export interface FakeUpstream {
+  /** The fake's Files, fine-tuning and Batch APIs and their state (resources.ts). */
+  resources: FakeResources;
   /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:40123/v1`. */
   url: string;
   /** `http://127.0.0.1:PORT` */

@@ -1,0 +1,188 @@
+/**
+ * Fine-tuning jobs, run by the provider the request's routing names (resource-target.ts): the gateway
+ * sends the job to the provider's fine-tuning API (its training and validation files first, when they are
+ * gateway files: provider-files.ts), keeps a row that maps its own job id to the provider's (with the
+ * provider's object as last seen), and answers every read with the provider's object under the gateway's
+ * ids. Retrieve, cancel, events and checkpoints go to the provider that holds the job.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
+import type { GatewayDeps } from '../deps.js';
+import { providerFileId } from './provider-files.js';
+import { callResource, jsonBody } from './resource-client.js';
+import { resourceTarget, type ResourceTarget } from './resource-target.js';
+import { storedCallOf, type CallOrigin } from './stored-call.js';
+
+export const FINISHED_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
+
+type Json = Record<string, unknown>;
+
+export interface CreateFineTuningJob extends Json {
+  model: string;
+  training_file: string;
+  validation_file?: string | null;
+}
+
+function statusOf(object: Json): string {
+  return typeof object.status === 'string' ? object.status : 'queued';
+}
+
+/** A provider's job error as the spec's `{code, message, param}`; null when there is none. */
+function errorOf(error: unknown): { code: string; message: string; param: string | null } | null {
+  if (!error || typeof error !== 'object') return null;
+  const { code, message, param } = error as Json;
+  if (code === undefined && message === undefined) return null;
+  return {
+    code: typeof code === 'string' ? code : 'job_failed',
+    message: typeof message === 'string' ? message : 'The fine-tuning job failed',
+    param: typeof param === 'string' ? param : null,
+  };
+}
+
+/** The job object a client sees: the provider's, under the gateway's job and file ids. */
+export function jobView(job: StoredFineTuningJob, object: Json = job.object): Json {
+  const fileId = (id: unknown) => (typeof id === 'string' ? (job.file_ids[id] ?? id) : (id ?? null));
+  return {
+    ...object,
+    object: 'fine_tuning.job',
+    id: job.id,
+    training_file: fileId(object.training_file),
+    validation_file: fileId(object.validation_file),
+    error: errorOf(object.error),
+  };
+}
+
+async function targetOf(deps: GatewayDeps, job: StoredFineTuningJob): Promise<ResourceTarget> {
+  const call = await deps.store.fineTuningJobs.callOf(job.id);
+  if (!call)
+    throw new GatewayError('not_found', `No fine-tuning job "${job.id}"`, { param: 'fine_tuning_job_id' });
+  return resourceTarget(deps, call.headers, job.workspace_id, 'fine_tuning');
+}
+
+function jobPath(job: StoredFineTuningJob, rest = ''): string {
+  return `/fine_tuning/jobs/${encodeURIComponent(job.provider_job_id)}${rest}`;
+}
+
+export async function createFineTuningJob(
+  deps: GatewayDeps,
+  origin: CallOrigin,
+  body: CreateFineTuningJob,
+): Promise<Json> {
+  const workspaceId = origin.apiKey.workspace_id;
+  const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
+  const fileIds: Record<string, string> = {};
+  const send = { ...body };
+  for (const field of ['training_file', 'validation_file'] as const) {
+    const id = body[field];
+    if (typeof id !== 'string') continue;
+    const sent = await providerFileId(deps, target, workspaceId, id, 'fine-tune', field);
+    send[field] = sent;
+    if (sent !== id) fileIds[sent] = id;
+  }
+  const object = await callResource(deps, target, {
+    method: 'POST',
+    path: '/fine_tuning/jobs',
+    ...jsonBody(send),
+  });
+  if (typeof object.id !== 'string') {
+    throw new GatewayError(
+      'upstream_invalid_response',
+      `${target.adapter.id} answered the job without an id`,
+    );
+  }
+  const job = await deps.store.fineTuningJobs.create({
+    workspace_id: workspaceId,
+    provider: target.adapter.id,
+    provider_job_id: object.id,
+    account: target.account,
+    status: statusOf(object),
+    object,
+    file_ids: fileIds,
+    call: storedCallOf(origin),
+  });
+  return jobView(job);
+}
+
+/** The job as the provider has it now (and remembered as last seen). */
+export async function refreshFineTuningJob(deps: GatewayDeps, job: StoredFineTuningJob): Promise<Json> {
+  const target = await targetOf(deps, job);
+  const object = await callResource(deps, target, { method: 'GET', path: jobPath(job) });
+  await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
+  return jobView(job, object);
+}
+
+export async function cancelFineTuningJob(deps: GatewayDeps, job: StoredFineTuningJob): Promise<Json> {
+  const target = await targetOf(deps, job);
+  const object = await callResource(deps, target, { method: 'POST', path: jobPath(job, '/cancel') });
+  await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
+  return jobView(job, object);
+}
+
+/** A page of the workspace's jobs, newest first; a job not yet finished is read from its provider (as
+ * last seen when the provider cannot be reached). */
+export async function listFineTuningJobs(
+  deps: GatewayDeps,
+  workspaceId: string,
+  query: { limit: number; after?: string },
+): Promise<{ object: 'list'; data: Json[]; has_more: boolean }> {
+  const page = await deps.store.fineTuningJobs.list(workspaceId, query);
+  const data = await Promise.all(
+    page.data.map(async (job) => {
+      if ((FINISHED_JOB_STATUSES as readonly string[]).includes(job.status)) return jobView(job);
+      try {
+        return await refreshFineTuningJob(deps, job);
+      } catch {
+        return jobView(job);
+      }
+    }),
+  );
+  return { object: 'list', data, has_more: page.has_more };
+}
+
+function pageQuery(query: { after?: string; limit: number }): string {
+  const params = new URLSearchParams({ limit: String(query.limit) });
+  if (query.after !== undefined) params.set('after', query.after);
+  return `?${params.toString()}`;
+}
+
+export async function fineTuningJobEvents(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  query: { after?: string; limit: number },
+): Promise<Json> {
+  const target = await targetOf(deps, job);
+  const list = await callResource(deps, target, {
+    method: 'GET',
+    path: jobPath(job, `/events${pageQuery(query)}`),
+  });
+  return {
+    object: 'list',
+    data: Array.isArray(list.data) ? list.data : [],
+    has_more: list.has_more === true,
+  };
+}
+
+export async function fineTuningJobCheckpoints(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  query: { after?: string; limit: number },
+): Promise<Json> {
+  const target = await targetOf(deps, job);
+  const list = await callResource(deps, target, {
+    method: 'GET',
+    path: jobPath(job, `/checkpoints${pageQuery(query)}`),
+  });
+  const data: Json[] = (Array.isArray(list.data) ? (list.data as Json[]) : []).map((checkpoint) => ({
+    ...checkpoint,
+    fine_tuning_job_id: job.id,
+  }));
+  return {
+    object: 'list',
+    data,
+    first_id:
+      typeof list.first_id === 'string' ? list.first_id : ((data[0]?.id as string | undefined) ?? null),
+    last_id:
+      typeof list.last_id === 'string' ? list.last_id : ((data.at(-1)?.id as string | undefined) ?? null),
+    has_more: list.has_more === true,
+  };
+}

@@ -1,0 +1,331 @@
+/**
+ * Batches run on a provider's own Batch API (`completion_window: "24h"`). The gateway keeps the batch's
+ * row (its id, the workspace's view) and two jobs of the store's queue do the work, leased to one node at
+ * a time (provider-job-worker.ts):
+ *  - `batch.provider_submit`: sends the input file to the provider's Files API (once per account,
+ *    provider-files.ts) and creates the provider's batch;
+ *  - `batch.provider_poll`: reads the provider's batch, mirrors its status, timestamps, `request_counts`,
+ *    `errors` and `usage` into the gateway's row, and queues itself again with a growing delay; once the
+ *    provider's batch has ended it copies the output and error files into the gateway's file store (ids
+ *    derived from the batch's, so a poll run twice writes the same files) and commits the final state.
+ * The managed-batch worker never touches these rows: they are created with `finalize_queued` set, which
+ * tells it that the batch's end is someone else's to write.
+ */
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import {
+  BATCH_TIMES,
+  type BatchLineError,
+  type BatchPatch,
+  type BatchStatus,
+  type BatchUsage,
+  type StoredBatch,
+  type StoredFile,
+} from '../../store/file-batch-types.js';
+import type { Repositories } from '../../store/types.js';
+import { fileKey, resultFileIds } from '../batches/batch-phases.js';
+import type { GatewayDeps } from '../deps.js';
+import { logProviderBatchLines } from './provider-batch-log.js';
+import { providerFileId, type LineRewrite } from './provider-files.js';
+import { callResource, jsonBody, openResource } from './resource-client.js';
+import { resourceTarget, type ResourceTarget } from './resource-target.js';
+import { storedCallOf, type CallOrigin } from './stored-call.js';
+
+export const SUBMIT_JOB = 'batch.provider_submit';
+export const POLL_JOB = 'batch.provider_poll';
+export const PROVIDER_BATCH_JOBS = [SUBMIT_JOB, POLL_JOB] as const;
+
+export interface ProviderBatchPayload {
+  batch_id: string;
+}
+
+type Json = Record<string, unknown>;
+
+const EXPIRY_SECONDS = 24 * 60 * 60;
+const ENDED = ['completed', 'failed', 'expired', 'cancelled'] as const;
+const MIRRORED: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing', 'cancelling'];
+/** The longest wait between two polls of one batch. */
+const MAX_POLL_DELAY_MS = 5 * 60_000;
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** The delay before poll number `polls` (0-based): the worker's poll interval, doubled each time. */
+export function pollDelayMs(basePollMs: number, polls: number): number {
+  return Math.min(basePollMs * 2 ** Math.min(polls, 20), MAX_POLL_DELAY_MS);
+}
+
+/** Creates the gateway's batch and queues its submission; refuses at once a provider without a Batch API. */
+export async function createProviderBatch(
+  deps: GatewayDeps,
+  origin: CallOrigin,
+  input: { endpoint: string; input_file_id: string; metadata: Record<string, string> | null },
+): Promise<StoredBatch> {
+  const workspaceId = origin.apiKey.workspace_id;
+  await resourceTarget(deps, origin.headers, workspaceId, 'batches');
+  return deps.store.transaction(async (tx) => {
+    const created = await tx.batches.create({
+      workspace_id: workspaceId,
+      endpoint: input.endpoint,
+      input_file_id: input.input_file_id,
+      completion_window: '24h',
+      metadata: input.metadata,
+      concurrency: null,
+      expires_at: nowSeconds() + EXPIRY_SECONDS,
+      call: storedCallOf(origin),
+    });
+    // The managed-batch worker leaves a batch whose finalization is queued alone.
+    const batch = await tx.batches.update(created.id, { finalize_queued: true });
+    const payload: ProviderBatchPayload = { batch_id: created.id };
+    await tx.jobs.enqueue({ kind: SUBMIT_JOB, workspace_id: workspaceId, payload, max_attempts: 5 });
+    return batch ?? created;
+  });
+}
+
+async function targetOf(deps: GatewayDeps, batch: StoredBatch): Promise<ResourceTarget> {
+  const call = await deps.store.batches.callOf(batch.id);
+  if (!call) throw new GatewayError('not_found', `Batch ${batch.id} has no stored call`);
+  return resourceTarget(deps, call.headers, batch.workspace_id, 'batches');
+}
+
+function batchEndpointOf(target: ResourceTarget, path: string): string {
+  return target.resources.batchEndpoint?.(path) ?? path;
+}
+
+/** The input lines' `url` as the provider wants it, when it differs from OpenAI's. */
+function lineRewriteOf(target: ResourceTarget, endpoint: string): LineRewrite | undefined {
+  if (batchEndpointOf(target, endpoint) === endpoint) return undefined;
+  return (text) => {
+    try {
+      const line = JSON.parse(text) as Json;
+      if (typeof line.url === 'string') line.url = batchEndpointOf(target, line.url);
+      return JSON.stringify(line);
+    } catch {
+      return text;
+    }
+  };
+}
+
+/** What a failure to submit the batch leaves in its `errors`. */
+function submitErrors(err: unknown): BatchLineError[] {
+  if (err instanceof ProviderError || err instanceof GatewayError) {
+    return [{ code: err.code ?? 'provider_error', message: err.message, param: err.param, line: null }];
+  }
+  return [
+    {
+      code: 'internal_error',
+      message: 'The batch could not be sent to the provider',
+      param: null,
+      line: null,
+    },
+  ];
+}
+
+/** The submit job: input file to the provider, the provider's batch created, the first poll queued. A
+ * provider's refusal (4xx) fails the batch with the provider's error; anything else is retried. */
+export async function submitProviderBatch(deps: GatewayDeps, batchId: string): Promise<'poll' | 'done'> {
+  const { store } = deps;
+  const batch = await store.batches.getById(batchId);
+  if (!batch || batch.completion_window !== '24h') return 'done';
+  if (await store.providerBatches.get(batchId)) return 'poll';
+  if (batch.status === 'cancelling') {
+    await store.batches.update(batchId, { status: 'cancelled', cancelled_at: nowSeconds() }, ['cancelling']);
+    return 'done';
+  }
+  if (batch.status !== 'validating') return 'done';
+  try {
+    const target = await targetOf(deps, batch);
+    const inputId = await providerFileId(
+      deps,
+      target,
+      batch.workspace_id,
+      batch.input_file_id,
+      'batch',
+      'input_file_id',
+      lineRewriteOf(target, batch.endpoint),
+    );
+    const object = await callResource(deps, target, {
+      method: 'POST',
+      path: '/batches',
+      ...jsonBody({
+        input_file_id: inputId,
+        endpoint: batchEndpointOf(target, batch.endpoint),
+        completion_window: '24h',
+        ...(batch.metadata && { metadata: batch.metadata }),
+      }),
+    });
+    if (typeof object.id !== 'string') {
+      throw new GatewayError(
+        'upstream_invalid_response',
+        `${target.adapter.id} answered the batch without an id`,
+      );
+    }
+    await store.providerBatches.create({
+      batch_id: batchId,
+      provider: target.adapter.id,
+      provider_batch_id: object.id,
+      account: target.account,
+      object,
+    });
+    await mirror(store, batch, object);
+    return 'poll';
+  } catch (err) {
+    const refused =
+      (err instanceof ProviderError && err.status >= 400 && err.status < 500 && err.status !== 429) ||
+      (err instanceof GatewayError && err.status >= 400 && err.status < 500);
+    if (!refused) throw err;
+    await store.batches.update(
+      batchId,
+      { status: 'failed', failed_at: nowSeconds(), errors: submitErrors(err) },
+      ['validating', 'cancelling'],
+    );
+    return 'done';
+  }
+}
+
+function countsOf(object: Json): Pick<BatchPatch, 'total' | 'completed' | 'failed'> {
+  const counts = object.request_counts as
+    { total?: unknown; completed?: unknown; failed?: unknown } | undefined;
+  const num = (value: unknown) => (typeof value === 'number' ? value : 0);
+  return counts
+    ? { total: num(counts.total), completed: num(counts.completed), failed: num(counts.failed) }
+    : {};
+}
+
+function errorsOf(object: Json): BatchLineError[] | null {
+  const data = (object.errors as { data?: unknown } | null | undefined)?.data;
+  if (!Array.isArray(data) || data.length === 0) return null;
+  return (data as Json[]).map((item) => ({
+    code: typeof item.code === 'string' ? item.code : 'provider_error',
+    message: typeof item.message === 'string' ? item.message : '',
+    param: typeof item.param === 'string' ? item.param : null,
+    line: typeof item.line === 'number' ? item.line : null,
+  }));
+}
+
+/** The provider's batch object as a patch of the gateway's row (its status only while it runs). */
+function patchOf(object: Json): BatchPatch {
+  const patch: BatchPatch = { ...countsOf(object) };
+  for (const time of BATCH_TIMES) {
+    if (typeof object[time] === 'number') patch[time] = object[time];
+  }
+  const errors = errorsOf(object);
+  if (errors) patch.errors = errors;
+  if (object.usage && typeof object.usage === 'object') patch.usage = object.usage as BatchUsage;
+  if (MIRRORED.includes(object.status as BatchStatus)) patch.status = object.status as BatchStatus;
+  return patch;
+}
+
+async function mirror(store: GatewayDeps['store'], batch: StoredBatch, object: Json): Promise<void> {
+  const patch = patchOf(object);
+  // A batch cancelled here stays `cancelling` until the provider says how it ended.
+  if (batch.status === 'cancelling' && patch.status !== undefined) delete patch.status;
+  await store.batches.update(batch.id, patch, MIRRORED);
+}
+
+/** Copies one of the provider's result files into the gateway's file store. */
+async function copyFile(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  batch: StoredBatch,
+  providerFileId: string,
+  id: string,
+  kind: 'output' | 'error',
+): Promise<StoredFile> {
+  const answer = await openResource(deps, target, {
+    method: 'GET',
+    path: `/files/${encodeURIComponent(providerFileId)}/content`,
+  });
+  try {
+    const stored = await deps.blobs.put(fileKey(id), answer.body);
+    return {
+      id,
+      workspace_id: batch.workspace_id,
+      purpose: 'batch_output',
+      filename: `${batch.id}_${kind}.jsonl`,
+      bytes: stored.bytes,
+      line_count: null,
+      created_at: nowSeconds(),
+    };
+  } finally {
+    answer.done();
+  }
+}
+
+/** The poll job: mirrors the provider's batch; at its end, copies the files and commits the final state.
+ * Resolves with the delay before the next poll, or undefined when the batch has ended. */
+export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Promise<number | undefined> {
+  const { store } = deps;
+  const batch = await store.batches.getById(batchId);
+  const remote = await store.providerBatches.get(batchId);
+  if (!batch || !remote || (ENDED as readonly string[]).includes(batch.status)) return undefined;
+  const target = await targetOf(deps, batch);
+  const object = await callResource(deps, target, {
+    method: 'GET',
+    path: `/batches/${encodeURIComponent(remote.provider_batch_id)}`,
+  });
+  await store.providerBatches.saw(batchId, object);
+  const status = object.status as string;
+  if (!(ENDED as readonly string[]).includes(status)) {
+    await mirror(store, batch, object);
+    return pollDelayMs(deps.settings.batchPollMs, remote.polls);
+  }
+  const ids = resultFileIds(batch.id);
+  const files: StoredFile[] = [];
+  if (typeof object.output_file_id === 'string') {
+    files.push(await copyFile(deps, target, batch, object.output_file_id, ids.output, 'output'));
+  }
+  if (typeof object.error_file_id === 'string') {
+    files.push(await copyFile(deps, target, batch, object.error_file_id, ids.errors, 'error'));
+  }
+  const at = `${status}_at` as (typeof BATCH_TIMES)[number];
+  await store.transaction(async (tx: Repositories) => {
+    for (const file of files) {
+      if (!(await tx.files.get(file.workspace_id, file.id))) await tx.files.create(file);
+    }
+    await tx.batches.update(batch.id, {
+      ...patchOf(object),
+      status: status as BatchStatus,
+      [at]: typeof object[at] === 'number' ? object[at] : nowSeconds(),
+      output_file_id: files.some((f) => f.id === ids.output) ? ids.output : null,
+      error_file_id: files.some((f) => f.id === ids.errors) ? ids.errors : null,
+    });
+  });
+  const call = await store.batches.callOf(batch.id);
+  if (call) {
+    await logProviderBatchLines(
+      deps,
+      batch,
+      call,
+      target.adapter.id,
+      files.map((file) => file.id),
+    ).catch((err: unknown) => deps.logger.warn({ err, batch: batch.id }, 'provider batch lines not logged'));
+  }
+  return undefined;
+}
+
+/** Cancels the batch: at the provider once it has it (its answer mirrored), else before it is sent. */
+export async function cancelProviderBatch(deps: GatewayDeps, batch: StoredBatch): Promise<StoredBatch> {
+  const { store } = deps;
+  if ((ENDED as readonly string[]).includes(batch.status)) {
+    throw new GatewayError('conflict', `A batch that is ${batch.status} cannot be cancelled`, {
+      param: 'batch_id',
+    });
+  }
+  const remote = await store.providerBatches.get(batch.id);
+  if (remote) {
+    const target = await targetOf(deps, batch);
+    const object = await callResource(deps, target, {
+      method: 'POST',
+      path: `/batches/${encodeURIComponent(remote.provider_batch_id)}/cancel`,
+    });
+    await store.providerBatches.saw(batch.id, object);
+    await mirror(store, batch, object);
+  }
+  const cancelled = await store.batches.update(
+    batch.id,
+    { status: 'cancelling', cancelling_at: batch.cancelling_at ?? nowSeconds() },
+    MIRRORED,
+  );
+  return cancelled ?? (await store.batches.getById(batch.id)) ?? batch;
+}

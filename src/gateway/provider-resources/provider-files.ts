@@ -1,0 +1,127 @@
+/**
+ * A gateway file (`file_…` of `/v1/files`) sent to a provider's Files API, at most once per provider
+ * account: the first use claims the upload in the store (`provider_files`), streams the file from the blob
+ * store as `multipart/form-data`, and remembers the provider's id; later uses, on any node, get that id. A
+ * use that finds another node uploading waits for it; a claim left by a node that died is taken over once
+ * stale. An id the gateway does not know (a provider's own `file-…`) is passed on as it is.
+ */
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../../core/errors.js';
+import type { StoredFile } from '../../store/file-batch-types.js';
+import { fileKey } from '../batches/batch-phases.js';
+import type { GatewayDeps } from '../deps.js';
+import { callResource } from './resource-client.js';
+import type { ResourceTarget } from './resource-target.js';
+
+/** A claim on an upload older than this is taken over (its node is gone). */
+const STALE_CLAIM_MS = 10 * 60_000;
+const WAIT_STEP_MS = 250;
+
+/** The id to send the provider for `fileId`: the provider's copy of a gateway file (uploaded now if it has
+ * none yet), or the id itself when it is not a gateway file of this workspace. */
+export async function providerFileId(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  workspaceId: string,
+  fileId: string,
+  purpose: string,
+  param: string,
+  rewriteLine?: LineRewrite,
+): Promise<string> {
+  if (!fileId.startsWith('file_')) return fileId;
+  const file = await deps.store.files.get(workspaceId, fileId);
+  if (!file) {
+    throw new GatewayError('not_found', `No file ${fileId} in this workspace`, { param });
+  }
+  if (file.purpose !== purpose) {
+    throw new GatewayError(
+      'invalid_body',
+      `File ${file.id} was uploaded with purpose "${file.purpose}", not "${purpose}"`,
+      { param },
+    );
+  }
+  const { providerFiles } = deps.store;
+  const deadline = Date.now() + STALE_CLAIM_MS + WAIT_STEP_MS * 4;
+  for (;;) {
+    const claim = await providerFiles.claim(file.id, target.account, target.adapter.id, STALE_CLAIM_MS);
+    if (claim.state === 'known') return claim.provider_file_id;
+    if (claim.state === 'claimed') {
+      try {
+        const id = await uploadFile(deps, target, file, purpose, rewriteLine);
+        await providerFiles.remember(file.id, target.account, claim.claimed_at_ms, id);
+        return id;
+      } catch (err) {
+        await providerFiles.release(file.id, target.account, claim.claimed_at_ms).catch(() => undefined);
+        throw err;
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new GatewayError(
+        'request_timeout',
+        `File ${file.id} is still being sent to ${target.adapter.id}`,
+        {
+          param,
+        },
+      );
+    }
+    await sleep(WAIT_STEP_MS);
+  }
+}
+
+function quoted(value: string): string {
+  return value.replace(/["\r\n\\]/g, '_');
+}
+
+/** Changes one line of a JSONL file on its way to the provider (a batch line's `url` for Azure). */
+export type LineRewrite = (line: string) => string;
+
+async function* rewritten(content: Readable, rewrite: LineRewrite): AsyncGenerator<Uint8Array> {
+  for await (const line of createInterface({ input: content, crlfDelay: Infinity })) {
+    yield Buffer.from(`${line.trim() === '' ? line : rewrite(line)}\n`);
+  }
+}
+
+/** Streams the file to the provider's `POST /files`; resolves with the provider's file id. */
+export async function uploadFile(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  file: Pick<StoredFile, 'id' | 'filename' | 'bytes'>,
+  purpose: string,
+  rewriteLine?: LineRewrite,
+): Promise<string> {
+  const stored = await deps.blobs.get(fileKey(file.id));
+  if (!stored) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
+  const content: AsyncIterable<Uint8Array> = rewriteLine ? rewritten(stored, rewriteLine) : stored;
+  const boundary = `----gateway${randomBytes(12).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${purpose}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(file.filename)}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body(): AsyncGenerator<Uint8Array> {
+    yield head;
+    for await (const chunk of content) yield chunk;
+    yield tail;
+  }
+  const answer = await callResource(deps, target, {
+    method: 'POST',
+    path: '/files',
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      // A rewritten file's length is known only once sent: then it goes chunked.
+      ...(!rewriteLine && { 'content-length': String(head.length + file.bytes + tail.length) }),
+    },
+    body: body(),
+  });
+  if (typeof answer.id !== 'string') {
+    throw new GatewayError(
+      'upstream_invalid_response',
+      `${target.adapter.id} answered the upload without a file id`,
+    );
+  }
+  return answer.id;
+}

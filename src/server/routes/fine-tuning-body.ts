@@ -1,0 +1,80 @@
+/**
+ * The body of `POST /v1/fine_tuning/jobs` (OpenAI's `CreateFineTuningJobRequest`): one TypeBox schema that
+ * validates it, types it and documents it. The provider checks what only it can (the model, the files'
+ * contents); the gateway refuses early what OpenAI's API would refuse anyway.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { compileValidator } from '../../core/validator/compile-validator.js';
+import { withKeyErrorMessage } from '../../core/validator/explain-error.js';
+
+const Auto = Type.Literal('auto');
+
+export const CreateFineTuningJobBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256, description: 'The base model to fine-tune.' }),
+    training_file: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'A gateway file id (`file_…`, sent to the provider once) or a provider file id.',
+    }),
+    validation_file: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+    suffix: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+    hyperparameters: Type.Optional(
+      Type.Object(
+        {
+          batch_size: Type.Optional(Type.Union([Auto, Type.Integer({ minimum: 1, maximum: 256 })])),
+          learning_rate_multiplier: Type.Optional(Type.Union([Auto, Type.Number({ exclusiveMinimum: 0 })])),
+          n_epochs: Type.Optional(Type.Union([Auto, Type.Integer({ minimum: 1, maximum: 50 })])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    integrations: Type.Optional(
+      Type.Union([
+        Type.Array(
+          Type.Object({
+            type: Type.Literal('wandb'),
+            wandb: Type.Object({
+              project: Type.String({ minLength: 1 }),
+              name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+              entity: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+              tags: Type.Optional(Type.Array(Type.String())),
+            }),
+          }),
+          { maxItems: 5, description: 'At most 5.' },
+        ),
+        Type.Null(),
+      ]),
+    ),
+    seed: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+    /** OpenAI's `method` (supervised, dpo, reinforcement) is the provider's to check. */
+    method: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(
+      Type.Union([
+        withKeyErrorMessage(
+          Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
+            additionalProperties: false,
+            maxProperties: 16,
+            description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
+          }),
+          'is not a valid key: keys are 1 to 64 characters',
+        ),
+        Type.Null(),
+      ]),
+    ),
+  },
+  { additionalProperties: false, $id: 'CreateFineTuningJobBody' },
+);
+
+export type CreateFineTuningJob = Static<typeof CreateFineTuningJobBody>;
+
+const validator = compileValidator(CreateFineTuningJobBody, {
+  code: 'invalid_body',
+  rootPath: '',
+  subject: 'The request body',
+  rootParam: null,
+});
+
+export function validateCreateFineTuningJob(body: unknown): CreateFineTuningJob {
+  return validator.assert(body);
+}

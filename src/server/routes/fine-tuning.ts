@@ -1,0 +1,120 @@
+/**
+ * `/v1/fine_tuning/jobs`: create, list, get, cancel, events, checkpoints. The provider runs the job
+ * (gateway/provider-resources/fine-tuning.ts); the gateway keeps the mapping, so every operation reaches
+ * the provider that holds the job and the list shows only this workspace's jobs.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Operation } from '../../core/operation.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import {
+  cancelFineTuningJob,
+  createFineTuningJob,
+  fineTuningJobCheckpoints,
+  fineTuningJobEvents,
+  listFineTuningJobs,
+  refreshFineTuningJob,
+} from '../../gateway/provider-resources/fine-tuning.js';
+import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
+import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tuning-body.js';
+import { notFound, pathParam } from './management/route-helpers.js';
+import { integerQuery, stringQuery, type Query } from './query-params.js';
+
+export async function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  async function jobOf(request: FastifyRequest): Promise<StoredFineTuningJob> {
+    const id = pathParam(request.params, 'jobId');
+    const job = await deps.store.fineTuningJobs.get(request.gw.apiKey.workspace_id, id);
+    if (!job) throw notFound('fine-tuning job', id, 'fine_tuning_job_id');
+    return job;
+  }
+
+  function page(request: FastifyRequest, defaultLimit: number) {
+    const query = request.query as Query;
+    const after = stringQuery(query, 'after');
+    return {
+      limit: integerQuery(query, 'limit', 1, 100, defaultLimit),
+      ...(after !== undefined && { after }),
+    };
+  }
+
+  app.post('/fine_tuning/jobs', async (request) => {
+    const body = validateCreateFineTuningJob(request.body);
+    const { gw } = request;
+    return createFineTuningJob(
+      deps,
+      { apiKey: gw.apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
+      body,
+    );
+  });
+
+  app.get('/fine_tuning/jobs', async (request) =>
+    listFineTuningJobs(deps, request.gw.apiKey.workspace_id, page(request, 20)),
+  );
+
+  app.get('/fine_tuning/jobs/:jobId', async (request) => refreshFineTuningJob(deps, await jobOf(request)));
+
+  app.post('/fine_tuning/jobs/:jobId/cancel', async (request) =>
+    cancelFineTuningJob(deps, await jobOf(request)),
+  );
+
+  app.get('/fine_tuning/jobs/:jobId/events', async (request) =>
+    fineTuningJobEvents(deps, await jobOf(request), page(request, 20)),
+  );
+
+  app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request) =>
+    fineTuningJobCheckpoints(deps, await jobOf(request), page(request, 10)),
+  );
+}
+
+const jobId = [
+  { name: 'fine_tuning_job_id', in: 'path' as const, required: true, schema: { type: 'string' } },
+];
+const paging = (max: number) => [
+  { name: 'after', in: 'query' as const, schema: { type: 'string' } },
+  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: max } },
+];
+
+/** For the OpenAPI document (shapes: OpenAI's). */
+export const FINE_TUNING_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/fine_tuning/jobs',
+    summary: "Create a fine-tuning job on the provider the request's routing names (its first target)",
+    tags: ['Fine-tuning'],
+    requestBody: CreateFineTuningJobBody,
+  },
+  {
+    method: 'get',
+    path: '/fine_tuning/jobs',
+    summary: "List the workspace's fine-tuning jobs, newest first (limit default 20; after)",
+    tags: ['Fine-tuning'],
+    parameters: paging(100),
+  },
+  {
+    method: 'get',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}',
+    summary: 'Get a fine-tuning job',
+    tags: ['Fine-tuning'],
+    parameters: jobId,
+  },
+  {
+    method: 'post',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}/cancel',
+    summary: 'Cancel a fine-tuning job',
+    tags: ['Fine-tuning'],
+    parameters: jobId,
+  },
+  {
+    method: 'get',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}/events',
+    summary: "A fine-tuning job's events (limit default 20; after)",
+    tags: ['Fine-tuning'],
+    parameters: [...jobId, ...paging(100)],
+  },
+  {
+    method: 'get',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints',
+    summary: "A fine-tuning job's checkpoints (limit default 10; after)",
+    tags: ['Fine-tuning'],
+    parameters: [...jobId, ...paging(100)],
+  },
+];

@@ -1,0 +1,72 @@
+/**
+ * `/v1/files` answered by a provider's own Files API, when the client asks for it with
+ * `x-gateway-files: provider` (and names the provider as for any call: virtual key, provider header,
+ * config). Without that header `/v1/files` is the gateway's own store (files.ts), whatever provider the
+ * request names, since gateway files are what managed batches, provider batches and fine-tuning jobs take
+ * and send on themselves. Uploads stream through; answers are the provider's OpenAI-shaped objects.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { headerValue } from '../../gateway/context.js';
+import { callResource, openResource } from '../../gateway/provider-resources/resource-client.js';
+import { resourceTarget } from '../../gateway/provider-resources/resource-target.js';
+import { pathParam } from './management/route-helpers.js';
+
+export const FILES_HEADER = 'x-gateway-files';
+
+/** Answers the request from the provider's Files API when it asks for that; false when it does not. */
+export async function answeredByProvider(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  if (headerValue(request.headers, FILES_HEADER) !== 'provider') return false;
+  const target = await resourceTarget(deps, request.headers, request.gw.apiKey.workspace_id, 'files');
+  const id = pathParam(request.params, 'fileId');
+  const path = id === undefined ? '/files' : `/files/${encodeURIComponent(id)}`;
+  const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  if (request.method === 'POST') {
+    const headers: Record<string, string> = {};
+    const type = headerValue(request.headers, 'content-type');
+    const length = headerValue(request.headers, 'content-length');
+    if (type) headers['content-type'] = type;
+    if (length) headers['content-length'] = length;
+    await reply.send(
+      await callResource(
+        deps,
+        target,
+        { method: 'POST', path, headers, body: request.raw },
+        request.gw.signal,
+      ),
+    );
+    return true;
+  }
+  if (request.method === 'DELETE') {
+    await reply.send(await callResource(deps, target, { method: 'DELETE', path }, request.gw.signal));
+    return true;
+  }
+  if (request.url.split('?')[0].endsWith('/content')) {
+    const answer = await openResource(
+      deps,
+      target,
+      { method: 'GET', path: `${path}/content` },
+      request.gw.signal,
+    );
+    async function* body(): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const chunk of answer.body) yield chunk;
+      } finally {
+        answer.done();
+      }
+    }
+    await reply
+      .type(answer.headers['content-type'] ?? 'application/octet-stream')
+      .send(Readable.from(body()));
+    return true;
+  }
+  await reply.send(
+    await callResource(deps, target, { method: 'GET', path: `${path}${search}` }, request.gw.signal),
+  );
+  return true;
+}

@@ -1,0 +1,266 @@
+/**
+ * `completion_window: "24h"` with the official `openai` SDK: the batch runs on the fake OpenAI's own Batch
+ * API (its Files and Batch endpoints in OpenAI's wire format). The gateway sends the input file once, polls
+ * the provider's batch, mirrors its status and counts, copies the output and error files into its own file
+ * store, forwards cancel, and turns a provider's refusal into a failed batch.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { randomBytes } from 'node:crypto';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
+import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, upload, waitFor } from './support.js';
+
+const SECRET = 'sk-batch-secret-0123456789';
+
+function sdk(gateway: TestGateway, headers: Record<string, string>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, ...headers },
+  });
+}
+
+describe('provider batches (completion_window 24h)', () => {
+  let fake: FakeUpstream;
+  let gateway: TestGateway;
+  let client: OpenAI;
+  const uploads = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
+  const creates = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches');
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'pb' });
+    gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '20' } });
+    const created = await fetch(`${gateway.url}/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({
+        slug: 'pb-openai',
+        name: 'pb',
+        provider: 'openai',
+        api_key: SECRET,
+        custom_host: fake.url,
+      }),
+    });
+    expect(created.status, await created.text()).toBe(200);
+    client = sdk(gateway, { 'x-gateway-virtual-key': 'pb-openai' });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  let inputId: string;
+
+  it(
+    'runs on the provider, mirrors it, and copies its output and error files into the gateway',
+    async () => {
+      const input = await upload(
+        client,
+        jsonl([chatLine('a'), chatLine('b', 'fake-status-400'), chatLine('c')]),
+      );
+      inputId = input.id;
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { team: 'x' },
+      });
+      expect(batch).toMatchObject({ object: 'batch', status: 'validating', completion_window: '24h' });
+      expect(batch.id).toMatch(/^batch_/);
+
+      const statuses = new Set<string>();
+      const done = await waitFor(client, batch.id, (b) => {
+        statuses.add(b.status);
+        return finished(b);
+      });
+      expect(done.status).toBe('completed');
+      expect(statuses.has('in_progress') || statuses.has('finalizing')).toBe(true);
+      expect(done.request_counts).toEqual({ total: 3, completed: 2, failed: 1 });
+      expect(done.completed_at).toBeGreaterThan(0);
+      expect(done.in_progress_at).toBeGreaterThan(0);
+      expect(done.metadata).toEqual({ team: 'x' });
+
+      // The provider got the file once (multipart, purpose batch, with the key) and a batch naming it.
+      expect(uploads()).toHaveLength(1);
+      expect(uploads()[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      const providerInput = [...fake.resources.files.values()].find((f) => f.purpose === 'batch');
+      expect(creates()[0].body).toMatchObject({
+        input_file_id: providerInput?.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { team: 'x' },
+      });
+
+      // The output and error files are the gateway's own now, read by their gateway ids.
+      expect(done.output_file_id).toMatch(/^file_/);
+      expect(done.error_file_id).toMatch(/^file_/);
+      const output = await contentLines(client, done.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(['a', 'c']);
+      expect(output[0].response?.body).toMatchObject({ object: 'chat.completion' });
+      const errors = await contentLines(client, done.error_file_id);
+      expect(errors.map((line) => [line.custom_id, line.response?.status_code])).toEqual([['b', 400]]);
+      const outputFile = await client.files.retrieve(done.output_file_id!);
+      expect(outputFile).toMatchObject({ purpose: 'batch_output' });
+
+      expect((await client.batches.list()).data.map((b) => b.id)).toContain(batch.id);
+
+      // Each line is in the log under the batch's id, priced at the provider's batch price (half).
+      type LogRow = {
+        status: number;
+        model: string | null;
+        provider: string;
+        prompt_tokens: number | null;
+        completion_tokens: number | null;
+        cost: number | null;
+        metadata: Record<string, string>;
+      };
+      let records: LogRow[] = [];
+      for (let i = 0; i < 100 && records.length < 3; i++) {
+        const logs = await fetch(`${gateway.url}/logs?metadata.batch_id=${batch.id}`, {
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+        records = ((await logs.json()) as { data: LogRow[] }).data;
+        if (records.length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(records.map((r) => [r.metadata.custom_id, r.status]).sort()).toEqual([
+        ['a', 200],
+        ['b', 400],
+        ['c', 200],
+      ]);
+      for (const record of records.filter((r) => r.status === 200)) {
+        expect(record).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini' });
+        const full = (record.prompt_tokens! * 0.15 + record.completion_tokens! * 0.6) / 1e6;
+        expect(record.cost).toBeCloseTo(full / 2, 12);
+        expect(record.cost).toBeGreaterThan(0);
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'forwards cancel to the provider and ends cancelled; the input is not sent again',
+    async () => {
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      // Wait until the provider has it, then cancel.
+      const deadline = Date.now() + 30_000;
+      while (creates().length < 2) {
+        if (Date.now() > deadline) throw new Error('the batch never reached the provider');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(uploads()).toHaveLength(1);
+      const cancelling = await client.batches.cancel(batch.id);
+      expect(cancelling.status).toBe('cancelling');
+      expect(cancelling.cancelling_at).toBeGreaterThan(0);
+      expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toBe(true);
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status).toBe('cancelled');
+      expect(done.cancelled_at).toBeGreaterThan(0);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    "fails the batch with the provider's error when the provider refuses it",
+    async () => {
+      fake.enqueue({
+        status: 400,
+        body: {
+          error: {
+            message: 'The batch input file is not valid.',
+            type: 'invalid_request_error',
+            param: 'input_file_id',
+            code: 'invalid_file',
+          },
+        },
+      });
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status).toBe('failed');
+      expect(done.errors?.data).toEqual([
+        {
+          code: 'invalid_file',
+          message: 'The batch input file is not valid.',
+          param: 'input_file_id',
+          line: null,
+        },
+      ]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it('refuses a provider without a Batch API, naming it', async () => {
+    const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
+    const error = (await anthropic.batches
+      .create({ input_file_id: inputId, endpoint: '/v1/chat/completions', completion_window: '24h' })
+      .catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('"anthropic"');
+    expect((error.error as { param: string }).param).toBe('x-gateway-provider');
+  });
+});
+
+describeWithPostgres('provider batches on PostgreSQL and S3-compatible storage, two nodes', () => {
+  let fake: FakeUpstream;
+  let s3: TestS3;
+  let nodes: TestGateway[] = [];
+  const schema = freshSchemaName('provider_batches');
+  const adminKey = `gw-test-${randomBytes(8).toString('hex')}`;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'pb-pg' });
+    s3 = await startS3();
+    const env = {
+      ...s3.env,
+      GATEWAY_BATCH_POLL_MS: '20',
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+    };
+    const postgres = { url: postgresUrl(), schema };
+    nodes = [await startGateway({ env, postgres }), await startGateway({ env, postgres })];
+  });
+  afterAll(async () => {
+    for (const node of nodes) await node.close();
+    await fake?.close();
+    await s3?.close();
+    await dropSchema(schema);
+  });
+
+  it(
+    'submits once and polls one chain at a time, whichever node runs the job',
+    async () => {
+      const config = {
+        'x-gateway-api-key': adminKey,
+        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-pg', custom_host: fake.url }),
+      };
+      const [a, b] = nodes.map((node) => sdk(node, config));
+      const input = await upload(a, jsonl([chatLine('p'), chatLine('q')]));
+      const batch = await a.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(b, batch.id, finished);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect((await contentLines(b, done.output_file_id)).map((l) => l.custom_id)).toEqual(['p', 'q']);
+      const providerId = [...fake.resources.batches.keys()][0];
+      const polls = fake.requests.filter((r) => r.method === 'GET' && r.path === `/v1/batches/${providerId}`);
+      // validating → in_progress → finalizing → completed: three reads, none twice.
+      expect(polls).toHaveLength(3);
+      expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/batches')).toHaveLength(1);
+      expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files')).toHaveLength(1);
+    },
+    SLOW_TEST_MS,
+  );
+});

@@ -1,0 +1,98 @@
+/** `gateway fine-tuning …` and `gateway batches create --window 24h` against a real gateway and the fake
+ * OpenAI's Files, fine-tuning and Batch APIs. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { chatLine, jsonl, target } from '../batches/support.js';
+import { runCliAgainst } from './run-cli.js';
+
+let gateway: TestGateway;
+let upstream: FakeUpstream;
+let dir: string;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAI({ name: 'cli-ft' });
+  gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '20' } });
+  dir = mkdtempSync(join(tmpdir(), 'gateway-cli-ft-'));
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = (args: string[]) => runCliAgainst(gateway, args);
+
+describe('gateway fine-tuning', () => {
+  it('creates a job from a local file, follows it, and reads its events and checkpoints', async () => {
+    const training = join(dir, 'train.jsonl');
+    writeFileSync(training, '{"messages":[]}\n');
+    const config = JSON.stringify(target(upstream));
+    const created = await cli([
+      '--json',
+      'fine-tuning',
+      'create',
+      'gpt-4o-mini',
+      '--training-file',
+      training,
+      '--suffix',
+      'cli',
+      '--epochs',
+      '2',
+      '--config',
+      config,
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.json().id as string;
+    expect(created.json()).toMatchObject({ status: 'validating_files', hyperparameters: { n_epochs: 2 } });
+    expect([...upstream.resources.files.values()][0].content.toString()).toBe('{"messages":[]}\n');
+
+    let status = '';
+    for (let i = 0; i < 5 && status !== 'succeeded'; i++) {
+      status = (await cli(['--json', 'fine-tuning', 'get', id])).json().status as string;
+    }
+    expect(status).toBe('succeeded');
+    const listed = await cli(['fine-tuning', 'list']);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('ft:gpt-4o-mini:org-fake:cli:');
+    expect((await cli(['fine-tuning', 'events', id])).stdout).toContain('successfully completed');
+    expect((await cli(['fine-tuning', 'checkpoints', id])).stdout).toContain('ckpt-step-3');
+    const cancel = await cli(['fine-tuning', 'cancel', id]);
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain('HTTP 400');
+  });
+});
+
+describe('gateway batches create --window 24h', () => {
+  it("runs the batch on the provider's Batch API and downloads its output", async () => {
+    const input = join(dir, 'requests.jsonl');
+    writeFileSync(input, jsonl([chatLine('one'), chatLine('two')]));
+    const output = join(dir, 'output.jsonl');
+    const run = await cli([
+      'batches',
+      'create',
+      input,
+      '--window',
+      '24h',
+      '--config',
+      JSON.stringify(target(upstream)),
+      '--watch',
+      '--interval',
+      '30',
+      '--output',
+      output,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('2/2 100%  failed 0  completed');
+    const answered = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { custom_id: string });
+    expect(answered.map((line) => line.custom_id)).toEqual(['one', 'two']);
+    expect(upstream.requests.some((r) => r.method === 'POST' && r.path === '/v1/batches')).toBe(true);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Fine-tuning jobs and 24h batches on Azure OpenAI, with the official `openai` SDK against the fake Azure:
+ * OpenAI's paths under `/openai` with the API version, `api-key` auth, and Azure's batch endpoint and
+ * input lines without the version (`/chat/completions`).
+ */
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, waitFor } from '../batches/support.js';
+
+describe('Azure OpenAI fine-tuning and batches', () => {
+  let azure: FakeAzure;
+  let gateway: TestGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    azure = await startFakeAzure();
+    gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '20' } });
+    const config = {
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      api_version: '2024-10-21',
+    };
+    client = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await azure?.close();
+  });
+
+  const resourceRequests = () => azure.requests.filter((r) => !r.path.startsWith('/openai/deployments/'));
+
+  it('runs a fine-tuning job on Azure under the gateway’s ids', async () => {
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-35-turbo-0125',
+      training_file: training.id,
+    });
+    expect(job).toMatchObject({
+      object: 'fine_tuning.job',
+      training_file: training.id,
+      status: 'validating_files',
+    });
+    for (const request of resourceRequests()) {
+      expect(request.query.get('api-version')).toBe('2024-10-21');
+      expect(request.headers['api-key']).toBe(azure.apiKey);
+    }
+    expect(resourceRequests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /openai/files',
+      'POST /openai/fine_tuning/jobs',
+    ]);
+    let current = job;
+    while (current.status !== 'succeeded') current = await client.fineTuning.jobs.retrieve(job.id);
+    expect(current.fine_tuned_model).toMatch(/^ft:gpt-35-turbo-0125:/);
+    const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id);
+    expect(checkpoints.data.every((c) => c.fine_tuning_job_id === job.id)).toBe(true);
+  });
+
+  it(
+    'runs a 24h batch on Azure, its endpoint and lines named as Azure names them',
+    async () => {
+      const input = await client.files.create({
+        file: await toFile(Buffer.from(jsonl([chatLine('x'), chatLine('y')])), 'in.jsonl'),
+        purpose: 'batch',
+      });
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status).toBe('completed');
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      const sent = [...azure.resources.files.values()].find((f) => f.purpose === 'batch');
+      const lines = sent!.content
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { url: string; custom_id: string });
+      expect(lines.map((l) => [l.custom_id, l.url])).toEqual([
+        ['x', '/chat/completions'],
+        ['y', '/chat/completions'],
+      ]);
+      expect([...azure.resources.batches.values()][0].endpoint).toBe('/chat/completions');
+      const output = await contentLines(client, done.output_file_id);
+      expect(output.map((l) => l.custom_id)).toEqual(['x', 'y']);
+    },
+    SLOW_TEST_MS,
+  );
+});

@@ -1,0 +1,280 @@
+/**
+ * Fine-tuning jobs with the official `openai` SDK against a fake OpenAI that implements OpenAI's Files and
+ * fine-tuning APIs in their wire format: the job runs on the provider the virtual key names, gateway files
+ * are sent to the provider once per account, every read answers under the gateway's ids, the list is
+ * private to the workspace, and failures come back in the OpenAI error shape.
+ */
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+const SECRET = 'sk-ft-secret-0123456789';
+
+function sdk(gateway: TestGateway, headers: Record<string, string>, apiKey = gateway.adminKey): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': apiKey, ...headers },
+  });
+}
+
+async function failure(promise: Promise<unknown>) {
+  const error = (await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  )) as InstanceType<typeof OpenAI.APIError> | undefined;
+  if (!error) throw new Error('the request succeeded');
+  return error;
+}
+
+const TRAINING = [
+  {
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ],
+  },
+  {
+    messages: [
+      { role: 'user', content: 'bye' },
+      { role: 'assistant', content: 'goodbye' },
+    ],
+  },
+]
+  .map((line) => JSON.stringify(line))
+  .join('\n');
+
+describe('fine-tuning jobs', () => {
+  let fake: FakeUpstream;
+  let gateway: TestGateway;
+  let client: OpenAI;
+
+  const uploads = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'ft' });
+    gateway = await startGateway();
+    const created = await fetch(`${gateway.url}/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({
+        slug: 'ft-openai',
+        name: 'ft',
+        provider: 'openai',
+        api_key: SECRET,
+        custom_host: fake.url,
+      }),
+    });
+    expect(created.status, await created.text()).toBe(200);
+    client = sdk(gateway, { 'x-gateway-virtual-key': 'ft-openai' });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fake?.close();
+  });
+
+  async function gatewayFile(name = 'train.jsonl') {
+    return client.files.create({ file: await toFile(Buffer.from(TRAINING), name), purpose: 'fine-tune' });
+  }
+
+  it('creates a job from gateway files, sending each to the provider once, and follows it to success', async () => {
+    const training = await gatewayFile();
+    const validation = await gatewayFile('valid.jsonl');
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini-2024-07-18',
+      training_file: training.id,
+      validation_file: validation.id,
+      suffix: 'custom',
+      hyperparameters: { n_epochs: 3 },
+    });
+    expect(job).toMatchObject({
+      object: 'fine_tuning.job',
+      model: 'gpt-4o-mini-2024-07-18',
+      status: 'validating_files',
+      training_file: training.id,
+      validation_file: validation.id,
+      fine_tuned_model: null,
+      error: null,
+    });
+    expect(job.id).toMatch(/^ftjob_/);
+
+    // Both files went to the provider's Files API as multipart, purpose fine-tune, bytes intact.
+    expect(uploads()).toHaveLength(2);
+    expect(uploads()[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+    const sent = [...fake.resources.files.values()];
+    expect(sent.map((f) => [f.purpose, f.filename, f.content.toString()])).toEqual([
+      ['fine-tune', 'train.jsonl', TRAINING],
+      ['fine-tune', 'valid.jsonl', TRAINING],
+    ]);
+    const providerJob = [...fake.resources.jobs.values()][0];
+    expect(providerJob.training_file).toBe(sent[0].id);
+    expect(providerJob.hyperparameters).toMatchObject({ n_epochs: 3 });
+
+    // The same gateway file again: no second upload.
+    const again = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini-2024-07-18',
+      training_file: training.id,
+    });
+    expect(uploads()).toHaveLength(2);
+    expect([...fake.resources.jobs.values()][1].training_file).toBe(sent[0].id);
+    expect(again.training_file).toBe(training.id);
+
+    const seen: string[] = [];
+    let current = job;
+    while (current.status !== 'succeeded') {
+      current = await client.fineTuning.jobs.retrieve(job.id);
+      seen.push(current.status);
+      if (seen.length > 5) throw new Error(`stuck in ${current.status}`);
+    }
+    expect(seen).toEqual(['queued', 'running', 'succeeded']);
+    expect(current.id).toBe(job.id);
+    expect(current.fine_tuned_model).toMatch(/^ft:gpt-4o-mini-2024-07-18:org-fake:custom:/);
+    expect(current.result_files).toHaveLength(1);
+    expect(current.trained_tokens).toBe(5768);
+    expect(current.training_file).toBe(training.id);
+
+    const events = await client.fineTuning.jobs.listEvents(job.id);
+    expect(events.data.map((e) => e.message)).toContain('The job has successfully completed');
+    expect(events.data.every((e) => e.object === 'fine_tuning.job.event')).toBe(true);
+    const firstTwo = await client.fineTuning.jobs.listEvents(job.id, { limit: 2 });
+    expect(firstTwo.data).toHaveLength(2);
+    expect(firstTwo.has_more).toBe(true);
+    expect(fake.requests.at(-1)?.query).toMatchObject({ limit: '2' });
+
+    const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id);
+    expect(checkpoints.data.map((c) => c.step_number)).toEqual([3, 2, 1]);
+    for (const checkpoint of checkpoints.data) {
+      expect(checkpoint).toMatchObject({ object: 'fine_tuning.job.checkpoint', fine_tuning_job_id: job.id });
+      expect(checkpoint.metrics.train_loss).toBeGreaterThan(0);
+    }
+    expect(fake.requests.at(-1)?.query).toMatchObject({ limit: '10' });
+
+    // Cancel the second; a finished job cannot be cancelled (the provider's 400, in the OpenAI shape).
+    const cancelled = await client.fineTuning.jobs.cancel(again.id);
+    expect(cancelled).toMatchObject({ id: again.id, status: 'cancelled' });
+    const refused = await failure(client.fineTuning.jobs.cancel(job.id));
+    expect(refused.status).toBe(400);
+    expect(refused.message).toContain('already completed');
+    expect(refused.headers?.get('x-gateway-error-source')).toBe('provider');
+  });
+
+  it('passes a provider file id through without uploading anything', async () => {
+    const before = uploads().length;
+    const own = fake.resources.addFile('own.jsonl', 'fine-tune', Buffer.from(TRAINING));
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: own.id });
+    expect(job.training_file).toBe(own.id);
+    expect(uploads()).toHaveLength(before);
+  });
+
+  it('reports a failed job with error{code, message, param}', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'fake-ft-fail', training_file: training.id });
+    let current = job;
+    for (let i = 0; i < 5 && current.status !== 'failed'; i++)
+      current = await client.fineTuning.jobs.retrieve(job.id);
+    expect(current.status).toBe('failed');
+    expect(current.error).toEqual({
+      code: 'invalid_training_file',
+      message: 'The training file has too few examples.',
+      param: 'training_file',
+    });
+  });
+
+  it('lists the workspace’s jobs newest first with limit and after, privately', async () => {
+    const all = await client.fineTuning.jobs.list({ limit: 100 });
+    expect(all.data.length).toBeGreaterThanOrEqual(4);
+    const ids = all.data.map((job) => job.id);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    const first = await client.fineTuning.jobs.list({ limit: 1 });
+    expect(first.data.map((j) => j.id)).toEqual([ids[0]]);
+    expect(first.has_more).toBe(true);
+    const next = await client.fineTuning.jobs.list({ limit: 1, after: ids[0] });
+    expect(next.data.map((j) => j.id)).toEqual([ids[1]]);
+
+    const made = await fetch(`${gateway.url}/workspaces`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Other', slug: `other-${Date.now()}` }),
+    });
+    const { admin_key } = (await made.json()) as { admin_key: { key: string } };
+    const other = sdk(
+      gateway,
+      { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x' },
+      admin_key.key,
+    );
+    expect((await other.fineTuning.jobs.list()).data).toEqual([]);
+    expect((await failure(other.fineTuning.jobs.retrieve(ids[0]))).status).toBe(404);
+    expect((await failure(other.fineTuning.jobs.cancel(ids[0]))).status).toBe(404);
+  });
+
+  it('refuses a provider without a fine-tuning API, naming it', async () => {
+    const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
+    const error = await failure(
+      anthropic.fineTuning.jobs.create({ model: 'claude', training_file: 'file-x' }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('"anthropic"');
+    expect((error.error as { param: string }).param).toBe('x-gateway-provider');
+  });
+
+  it('refuses bad bodies with a 400 naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ model: 'm' }, 'training_file'],
+      [{ model: 'm', training_file: 'file-x', hyperparameters: { n_epochs: 0 } }, 'hyperparameters.n_epochs'],
+      [
+        {
+          model: 'm',
+          training_file: 'file-x',
+          integrations: Array(6).fill({ type: 'wandb', wandb: { project: 'p' } }),
+        },
+        'integrations',
+      ],
+      [{ model: 'm', training_file: 'file-x', suffix: 'x'.repeat(65) }, 'suffix'],
+    ];
+    for (const [body, param] of cases) {
+      const error = await failure(client.fineTuning.jobs.create(body as never));
+      expect(error.status, param).toBe(400);
+      expect((error.error as { param: string }).param, JSON.stringify(body)).toBe(param);
+    }
+    // A gateway file of another purpose, or one that does not exist.
+    const batchFile = await client.files.create({
+      file: await toFile(Buffer.from('{}\n'), 'b.jsonl'),
+      purpose: 'batch',
+    });
+    const wrong = await failure(client.fineTuning.jobs.create({ model: 'm', training_file: batchFile.id }));
+    expect([wrong.status, (wrong.error as { param: string }).param]).toEqual([400, 'training_file']);
+    const missing = await failure(client.fineTuning.jobs.create({ model: 'm', training_file: 'file_NOPE' }));
+    expect([missing.status, (missing.error as { param: string }).param]).toEqual([404, 'training_file']);
+  });
+
+  it('answers a provider error in the OpenAI shape without the key', async () => {
+    fake.enqueue({
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${SECRET}.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      },
+    });
+    const response = await fetch(`${gateway.url}/fine_tuning/jobs`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-virtual-key': 'ft-openai',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', training_file: 'file-abc' }),
+    });
+    expect(response.status).toBe(401);
+    const text = await response.text();
+    expect(text).not.toContain(SECRET);
+    expect(JSON.parse(text)).toMatchObject({
+      error: { code: 'invalid_api_key', type: 'invalid_request_error' },
+    });
+  });
+});

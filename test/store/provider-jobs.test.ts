@@ -1,0 +1,182 @@
+/**
+ * The fine-tuning job, provider file and provider batch repositories on SQLite and PostgreSQL: two stores
+ * on one database stand for two nodes. A file's upload to one account is claimed by exactly one of them;
+ * a job's call is encrypted at rest; the job list is private to its workspace and pages by id.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/types.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+
+interface Nodes {
+  a: Store;
+  b: Store;
+  /** The stored call's column, as it is in the database. */
+  rawCall(id: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+function contract(open: () => Promise<Nodes>) {
+  let nodes: Nodes;
+  beforeAll(async () => {
+    nodes = await open();
+  });
+  afterAll(async () => nodes?.close());
+
+  const call = {
+    caller: { id: 'key_1', organisation_id: 'org', workspace_id: 'ws_a' },
+    headers: { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-very-secret-key' },
+    metadata: {},
+    trace_id: 't',
+  };
+
+  it('lets exactly one node claim a file’s upload to one account, and the other wait for its id', async () => {
+    const file = `file_${randomBytes(6).toString('hex')}`;
+    const claims = await Promise.all([
+      nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000),
+      nodes.b.providerFiles.claim(file, 'acct', 'openai', 60_000),
+    ]);
+    const won = claims.filter((c) => c.state === 'claimed');
+    expect(won).toHaveLength(1);
+    expect(claims.filter((c) => c.state === 'busy')).toHaveLength(1);
+    // Another account is a claim of its own.
+    expect((await nodes.b.providerFiles.claim(file, 'other', 'openai', 60_000)).state).toBe('claimed');
+    const claim = won[0] as { claimed_at_ms: number };
+    await nodes.a.providerFiles.remember(file, 'acct', claim.claimed_at_ms, 'file-abc');
+    expect(await nodes.b.providerFiles.claim(file, 'acct', 'openai', 60_000)).toEqual({
+      state: 'known',
+      provider_file_id: 'file-abc',
+    });
+  });
+
+  it('takes over a stale claim, and frees a released one', async () => {
+    const file = `file_${randomBytes(6).toString('hex')}`;
+    const first = await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const taken = await nodes.b.providerFiles.claim(file, 'acct', 'openai', 1);
+    expect(taken.state).toBe('claimed');
+    // The first claimer's late answer no longer counts.
+    await nodes.a.providerFiles.remember(
+      file,
+      'acct',
+      (first as { claimed_at_ms: number }).claimed_at_ms,
+      'x',
+    );
+    expect((await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).state).toBe('busy');
+    await nodes.b.providerFiles.release(file, 'acct', (taken as { claimed_at_ms: number }).claimed_at_ms);
+    expect((await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).state).toBe('claimed');
+  });
+
+  it('keeps fine-tuning jobs per workspace, newest first, with the call encrypted', async () => {
+    const workspace = `ws_${randomBytes(4).toString('hex')}`;
+    const made = [];
+    for (const n of [1, 2, 3]) {
+      made.push(
+        await nodes.a.fineTuningJobs.create({
+          workspace_id: workspace,
+          provider: 'openai',
+          provider_job_id: `ftjob-${n}`,
+          account: 'acct',
+          status: 'queued',
+          object: { id: `ftjob-${n}`, status: 'queued' },
+          file_ids: { 'file-x': 'file_y' },
+          call,
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const page = await nodes.b.fineTuningJobs.list(workspace, { limit: 2 });
+    expect(page.data.map((j) => j.provider_job_id)).toEqual(['ftjob-3', 'ftjob-2']);
+    expect(page.has_more).toBe(true);
+    const rest = await nodes.b.fineTuningJobs.list(workspace, { limit: 2, after: page.data[1].id });
+    expect(rest.data.map((j) => j.provider_job_id)).toEqual(['ftjob-1']);
+    expect(rest.has_more).toBe(false);
+    expect(await nodes.b.fineTuningJobs.get('ws_other', made[0].id)).toBeUndefined();
+    expect(await nodes.b.fineTuningJobs.callOf(made[0].id)).toEqual(call);
+    expect(await nodes.rawCall(made[0].id)).not.toContain('sk-very-secret-key');
+    await nodes.b.fineTuningJobs.saw(made[0].id, 'succeeded', { id: 'ftjob-1', status: 'succeeded' });
+    expect(await nodes.a.fineTuningJobs.get(workspace, made[0].id)).toMatchObject({
+      status: 'succeeded',
+      object: { status: 'succeeded' },
+      file_ids: { 'file-x': 'file_y' },
+    });
+  });
+
+  it('records a provider batch and counts its polls', async () => {
+    const batchId = `batch_${randomBytes(6).toString('hex')}`;
+    await nodes.a.providerBatches.create({
+      batch_id: batchId,
+      provider: 'openai',
+      provider_batch_id: 'batch_p',
+      account: 'acct',
+      object: { status: 'validating' },
+    });
+    await nodes.b.providerBatches.saw(batchId, { status: 'in_progress' });
+    expect(await nodes.a.providerBatches.get(batchId)).toMatchObject({
+      provider_batch_id: 'batch_p',
+      object: { status: 'in_progress' },
+      polls: 1,
+    });
+  });
+}
+
+describe('provider job repositories on SQLite', () => {
+  contract(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-provider-jobs-'));
+    const masterKey = randomBytes(32);
+    const a = await openStore({ dataDir, masterKey });
+    const b = await openStore({ dataDir, masterKey });
+    const BetterSqlite3 = (await import('better-sqlite3')).default;
+    const raw = new BetterSqlite3(join(dataDir, 'gateway.db'));
+    return {
+      a,
+      b,
+      rawCall: async (id) =>
+        (
+          raw.prepare('select call_encrypted from fine_tuning_jobs where id = ?').get(id) as {
+            call_encrypted: string;
+          }
+        ).call_encrypted,
+      async close() {
+        raw.close();
+        await a.close();
+        await b.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  });
+});
+
+describeWithPostgres('provider job repositories on PostgreSQL', () => {
+  contract(async () => {
+    const schema = freshSchemaName('provider_jobs');
+    const masterKey = randomBytes(32);
+    const options = { databaseUrl: postgresUrl(), dataDir: '/nonexistent', masterKey, pgSchema: schema };
+    const a = await openStore(options);
+    const b = await openStore(options);
+    const client = new pg.Client({ connectionString: postgresUrl() });
+    await client.connect();
+    await client.query(`set search_path to ${pg.escapeIdentifier(schema)}`);
+    return {
+      a,
+      b,
+      rawCall: async (id) =>
+        (
+          (await client.query('select call_encrypted from fine_tuning_jobs where id = $1', [id])).rows[0] as {
+            call_encrypted: string;
+          }
+        ).call_encrypted,
+      async close() {
+        await client.end();
+        await a.close();
+        await b.close();
+        await dropSchema(schema);
+      },
+    };
+  });
+});
