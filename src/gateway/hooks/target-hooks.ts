@@ -37,6 +37,8 @@ const REQUEST_TYPES = {
   // Anthropic's messages have the chat's shape where checks read them (role, content string or text parts).
   messages: 'chatComplete',
   count_tokens: 'chatComplete',
+  // A Responses request's input items read like chat messages (role, content string or text parts).
+  responses: 'chatComplete',
 } as const satisfies Record<string, HookRequestType>;
 
 /** The operations whose answers output checks read: OpenAI-shaped ones. A Messages call translated to
