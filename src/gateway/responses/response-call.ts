@@ -95,10 +95,22 @@ function upstreamRequest(body: ResponsesRequest, items: readonly ConversationIte
   }
   return {
     ...rest,
-    input: items as ResponsesRequest['input'],
+    input: items.map(withoutOwnId) as ResponsesRequest['input'],
     store: false,
     ...(include.size > 0 && { include: [...include] }),
   };
+}
+
+/**
+ * An item as the provider gets it: the ids the gateway gave the client's messages and tool outputs are
+ * its own (the provider's input messages have none), and fresh on every request, which would make two
+ * equal requests differ (the cache). Output items keep theirs: the API requires them.
+ */
+function withoutOwnId(item: ConversationItem): ConversationItem {
+  const own = item.type === 'function_call_output' || ('role' in item && item.role !== 'assistant');
+  if (!own) return item;
+  const { id: _id, ...rest } = item;
+  return rest as ConversationItem;
 }
 
 /** The estimated tokens of the request with these items, as a chat request would carry them. */
