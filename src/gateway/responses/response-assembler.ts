@@ -96,6 +96,8 @@ export class ResponseAssembler {
     for (const block of message?.content_blocks ?? []) {
       if (block.type === 'thinking') {
         this.output.push(reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed'));
+      } else if (block.type === 'redacted_thinking' && block.data) {
+        this.output.push(redactedReasoningItem(block.data));
       }
     }
     if (message?.content) {
@@ -139,6 +141,16 @@ export class ResponseAssembler {
     if (!choice) return events;
     const { delta } = choice;
     for (const { delta: block } of delta.content_blocks ?? []) {
+      if (block.type === 'redacted_thinking' && block.data) {
+        // Whole in one delta: an item of its own, added and done at once.
+        events.push(...this.closeOpen());
+        const item = redactedReasoningItem(block.data);
+        const index = this.add(item, events);
+        events.push(
+          this.event('response.output_item.done', { output_index: index, item: structuredClone(item) }),
+        );
+        continue;
+      }
       if (block.type !== 'thinking') continue;
       const open = this.openReasoning(events);
       if (block.thinking) {
@@ -459,6 +471,19 @@ function reasoningItem(
     content: text === '' && status === 'in_progress' ? [] : [{ type: 'reasoning_text', text }],
     encrypted_content: signature,
     status,
+  };
+}
+
+/** Anthropic's redacted thinking: no text, its encrypted `data` kept in `encrypted_content` and sent back
+ * as `redacted_thinking` on a later turn (reasoning-items.ts). */
+function redactedReasoningItem(data: string): ReasoningOutputItem {
+  return {
+    type: 'reasoning',
+    id: newItemId('rs'),
+    summary: [],
+    content: [],
+    encrypted_content: data,
+    status: 'completed',
   };
 }
 
