@@ -26,7 +26,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   chunk(chunk: AnswerChunk): string | undefined {
     let events: ResponseEvent[];
     if (isResponsesStreamEvent(chunk)) events = this.assembler.pushNative(chunk);
-    else if ('object' in chunk && chunk.object === 'chat.completion.chunk') events = this.assembler.push(chunk);
+    else if ('object' in chunk && chunk.object === 'chat.completion.chunk')
+      events = this.assembler.push(chunk);
     else return undefined;
     return events.length === 0 ? undefined : framed(events);
   }
