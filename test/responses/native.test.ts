@@ -198,6 +198,40 @@ describe('OpenAI natively', () => {
   });
 });
 
+describe('guardrails on native answers', () => {
+  const guarded = (deny: string) =>
+    sdk({
+      ...openaiTarget(),
+      output_guardrails: [
+        { id: 'no-word', deny: true, 'default.contains': { words: [deny], operator: 'none' } },
+      ],
+    });
+
+  it('denies a native stream before any of its text goes out, and stores the response failed', async () => {
+    const error: any = await guarded('Secret')
+      .responses.create({ model: 'gpt-4o', input: 'Secret plans', stream: true })
+      .then(
+        async (stream) => {
+          for await (const _ of stream) void _;
+          return undefined;
+        },
+        (err: unknown) => err,
+      );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(446);
+    expect(JSON.stringify(error.error)).not.toMatch(/Secret plans/);
+    expect(openai.requests).toHaveLength(1);
+  });
+
+  it('lets a passing native stream through whole', async () => {
+    const events = await collect(
+      await guarded('zebra').responses.create({ model: 'gpt-4o', input: 'Open plans', stream: true }),
+    );
+    expect(events.at(-1).type).toBe('response.completed');
+    expect(events.at(-1).response.output[0].content[0].text).toBe('[oai] Open plans');
+  });
+});
+
 describe('one walk, native then translated', () => {
   it('moves the conversation from OpenAI (native) to Anthropic (translated) with the whole history', async () => {
     const client = sdk({
