@@ -223,6 +223,27 @@ describe('guardrails on native answers', () => {
     expect(openai.requests).toHaveLength(1);
   });
 
+  it('redacts personal data in a native stream, its done events and the stored response', async () => {
+    const client = sdk({
+      ...openaiTarget(),
+      output_guardrails: [{ id: 'pii', 'default.pii': { categories: ['email'], redact: true } }],
+    });
+    openai.enqueue({ text: 'Mail jane.doe@example.com now' });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Hi', stream: true }),
+    );
+    expect(JSON.stringify(events)).not.toMatch(/jane\.doe/);
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toBe('Mail [EMAIL_1] now');
+    const final = events.at(-1).response;
+    expect(final.output[0].content[0].text).toBe('Mail [EMAIL_1] now');
+    const stored = await client.responses.retrieve(final.id);
+    expect(stored.output_text).toBe('Mail [EMAIL_1] now');
+  });
+
   it('lets a passing native stream through whole', async () => {
     const events = await collect(
       await guarded('zebra').responses.create({ model: 'gpt-4o', input: 'Open plans', stream: true }),

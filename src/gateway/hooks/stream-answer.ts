@@ -185,10 +185,8 @@ function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
 /** The events carrying a rewritten Response's text: each message item's in its first text delta and,
  * whole, in its `…done` events. */
 function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: Json): AnswerChunk[] {
-  const texts = new Map<number, string>();
-  const assembled = assembleResponse(events);
-  const indexes = (assembled.output as Json[]).map((_, position) => position);
-  const sorted = [
+  // The assembled output lists the items in output-index order: the rewrite's items match them by position.
+  const indexes = [
     ...new Set(
       events.flatMap((e) =>
         e.type === 'response.output_item.added' && typeof e.output_index === 'number' ? [e.output_index] : [],
@@ -196,12 +194,12 @@ function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: 
     ),
   ].sort((a, b) => a - b);
   const output = Array.isArray(answer.output) ? (answer.output as Json[]) : [];
-  for (const position of indexes) {
+  const texts = new Map<number, string>();
+  indexes.forEach((index, position) => {
     const parts = output[position]?.content;
     const part = Array.isArray(parts) ? (parts as Json[]).find((p) => typeof p.text === 'string') : undefined;
-    const index = sorted[position];
-    if (part && index !== undefined) texts.set(index, part.text as string);
-  }
+    if (part) texts.set(index, part.text as string);
+  });
   const placed = new Set<number>();
   return events.map((event) => {
     const index = typeof event.output_index === 'number' ? event.output_index : undefined;
