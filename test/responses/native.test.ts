@@ -198,6 +198,30 @@ describe('OpenAI natively', () => {
   });
 });
 
+describe('the cache on native answers', () => {
+  it('replays a native stream and answer as new responses', async () => {
+    const client = sdk({ ...openaiTarget(), cache: { mode: 'simple' } });
+    const ask = { model: 'gpt-4o', input: 'Cache me natively' };
+    for (const stream of [false, true]) {
+      openai.reset();
+      const first = await client.responses.create({ ...ask, stream } as any).withResponse();
+      const second = await client.responses.create({ ...ask, stream } as any).withResponse();
+      expect(second.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(openai.requests).toHaveLength(1);
+      const read = async (data: any) => {
+        if (!stream) return data;
+        const events = await collect(data);
+        expect(events.at(-1).type).toBe('response.completed');
+        return events.at(-1).response;
+      };
+      const [a, b] = [await read(first.data), await read(second.data)];
+      expect(b.id).not.toBe(a.id);
+      expect(b.output[0].content[0].text).toBe('[oai] Cache me natively');
+      expect((await client.responses.retrieve(b.id)).status).toBe('completed');
+    }
+  });
+});
+
 describe('guardrails on native answers', () => {
   const guarded = (deny: string) =>
     sdk({
