@@ -58,5 +58,7 @@ export interface MessagesErrorBody {
 
 /** Whether a chunk of the pipeline is an Anthropic stream event (rather than an OpenAI chunk). */
 export function isMessagesStreamEvent(chunk: object): chunk is MessagesStreamEvent {
-  return !('object' in chunk) && typeof (chunk as { type?: unknown }).type === 'string';
+  const type = (chunk as { type?: unknown }).type;
+  // A native Responses stream's events (`response.…`) have a `type` too: they are not Anthropic's.
+  return !('object' in chunk) && typeof type === 'string' && !type.startsWith('response.');
 }

@@ -4,6 +4,8 @@
  * next target from exactly this (routing/continuation.ts); a tool call or a second choice cannot be, so
  * such an answer then ends with the in-band error.
  */
+import type { MessagesStreamEvent } from '../core/messages-types.js';
+import type { ResponsesStreamEvent } from '../core/responses-types.js';
 import { ForwardingSink, type AnswerChunk } from './sink.js';
 
 /** What every chunk of the client's stream shares; a continuation on another target keeps it. */
@@ -30,12 +32,11 @@ export class DeliveredStream extends ForwardingSink {
 
   private note(chunk: AnswerChunk): void {
     if (!('choices' in chunk)) {
-      // An Anthropic Messages event relayed as it came: no OpenAI stream to continue elsewhere. Its text is
-      // still noted, for the call's record.
+      // An Anthropic Messages or Responses event relayed as it came: no OpenAI stream to continue
+      // elsewhere. Its text is still noted, for the call's record.
       this.continuable = false;
-      if (chunk.type === 'content_block_delta' && chunk.delta.type === 'text_delta') {
-        this.text.set(0, (this.text.get(0) ?? '') + chunk.delta.text);
-      }
+      const text = eventText(chunk);
+      if (text !== undefined) this.text.set(0, (this.text.get(0) ?? '') + text);
       return;
     }
     if (!this.identity && typeof chunk.id === 'string') {
@@ -51,4 +52,17 @@ export class DeliveredStream extends ForwardingSink {
       if (delta && (delta.tool_calls || delta.function_call)) this.continuable = false;
     }
   }
+}
+
+/** The answer text an Anthropic Messages or Responses event carries. */
+export function eventText(chunk: MessagesStreamEvent | ResponsesStreamEvent): string | undefined {
+  if (chunk.type === 'content_block_delta') {
+    const delta = (chunk as Extract<MessagesStreamEvent, { type: 'content_block_delta' }>).delta;
+    return delta.type === 'text_delta' ? delta.text : undefined;
+  }
+  if (chunk.type === 'response.output_text.delta') {
+    const delta = (chunk as ResponsesStreamEvent).delta;
+    return typeof delta === 'string' ? delta : undefined;
+  }
+  return undefined;
 }

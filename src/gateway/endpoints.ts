@@ -22,6 +22,7 @@ import {
   MessagesCountTokensAnswerSchema,
   MessagesErrorSchema,
 } from '../core/schemas/messages-answer.js';
+import { ResponsesRequestSchema, validateResponsesRequest } from '../core/schemas/responses-request.js';
 import type { EndpointKind, ModelRequest, RequestBody } from '../providers/types.js';
 
 export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
@@ -148,7 +149,25 @@ export const ENDPOINTS: { readonly [K in EndpointKind]: EndpointDescriptor<K> } 
     ),
     MessagesCountTokensAnswerSchema,
   ),
+  responses: inResponsesTag(
+    descriptor(
+      'responses',
+      '/responses',
+      validateResponsesRequest,
+      ResponsesRequestSchema,
+      'Create a model response (the Response object, or its server-sent events with stream: true); any ' +
+        'chat-capable provider — native on OpenAI and Azure OpenAI, translated for every other —, the ' +
+        'conversation continued with previous_response_id',
+      true,
+    ),
+  ),
 };
+
+/** The Responses API's operations are listed together; its route is its own (server/routes/responses.ts:
+ * it stores the response and rebuilds conversations), the descriptor gives the pipeline its operation. */
+function inResponsesTag<K extends EndpointKind>(endpoint: EndpointDescriptor<K>): EndpointDescriptor<K> {
+  return { ...endpoint, openapi: { ...endpoint.openapi, tags: ['Responses'] } };
+}
 
 /** A client's body validated for its endpoint: the request the pipeline carries, told apart by `endpoint`. */
 export function validateRequest<K extends EndpointKind>(

@@ -9,18 +9,26 @@
 import type { GatewayError, ProviderError } from '../core/errors.js';
 import type { MessagesStreamEvent } from '../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../core/openai-types.js';
+import type { ResponsesStreamEvent } from '../core/responses-types.js';
 
 /** A chunk in the OpenAI shape of its operation (chat or text completion). */
 export type OpenAIChunk = ChatCompletionChunk | TextCompletion;
 
-/** One chunk of a streamed answer: in the OpenAI shape of its operation, or an Anthropic Messages event
- * relayed as the provider sent it (`/v1/messages` on a provider that has the API natively). */
-export type AnswerChunk = OpenAIChunk | MessagesStreamEvent;
+/** One chunk of a streamed answer: in the OpenAI shape of its operation, or an Anthropic Messages event or
+ * a Responses event relayed as the provider sent it (`/v1/messages`, `/v1/responses` on a provider that
+ * has the API natively). */
+export type AnswerChunk = OpenAIChunk | MessagesStreamEvent | ResponsesStreamEvent;
 
-/** The model a chunk names: an OpenAI chunk's `model`, a Messages stream's `message_start`. */
+/** The model a chunk names: an OpenAI chunk's `model`, a Messages stream's `message_start`, a Responses
+ * stream's `response.created`. */
 export function chunkModel(chunk: AnswerChunk): string | undefined {
   if ('model' in chunk) return chunk.model;
-  return chunk.type === 'message_start' ? chunk.message?.model : undefined;
+  if (chunk.type === 'message_start') return chunk.message?.model;
+  if (chunk.type === 'response.created') {
+    const model = (chunk.response as { model?: unknown } | undefined)?.model;
+    return typeof model === 'string' ? model : undefined;
+  }
+  return undefined;
 }
 
 /** A complete non-streamed answer. */

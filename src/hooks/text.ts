@@ -9,6 +9,10 @@
  * - embed request: the input (likewise); an embeddings answer has no text: `''`.
  * Token arrays (numbers) are not text and are skipped. A body without text is read as `''`.
  *
+ * The other APIs' bodies read the same way: a Responses request's `input` (a string, or items read as
+ * messages), an Anthropic Messages request's `messages`; an answer that is an Anthropic Message (its text
+ * blocks) or a Response (the `output_text` of its message items).
+ *
  * Every text, by contrast (`allRequestTexts`, `mapRequestTexts` …), covers every message, every content
  * part, the function-call arguments of every tool call, every prompt and input string, and every choice,
  * so a check that must see all of the body (PII) and a rewrite that must leave nothing behind do.
@@ -23,7 +27,7 @@ export type TextRewrite = (text: string) => string;
 export function requestText(requestType: HookRequestType, body: Json): string {
   switch (requestType) {
     case 'chatComplete': {
-      const messages = body.messages;
+      const messages = body.messages ?? inputAsMessages(body.input);
       if (!Array.isArray(messages) || messages.length === 0) return '';
       return contentText(asObject(messages[messages.length - 1])?.content);
     }
@@ -36,6 +40,8 @@ export function requestText(requestType: HookRequestType, body: Json): string {
 
 export function answerText(requestType: HookRequestType, body: Json): string {
   if (requestType === 'embed') return '';
+  if (isMessagesAnswer(body)) return messagesAnswerTexts(body).join('');
+  if (isResponsesAnswer(body)) return responsesAnswerTexts(body).join('');
   const first = Array.isArray(body.choices) ? asObject(body.choices[0]) : undefined;
   if (first === undefined) return '';
   if (requestType === 'complete') return typeof first.text === 'string' ? first.text : '';
@@ -46,9 +52,14 @@ export function answerText(requestType: HookRequestType, body: Json): string {
 export function mapRequestTexts(requestType: HookRequestType, body: Json, rewrite: TextRewrite): Json {
   switch (requestType) {
     case 'chatComplete':
-      return Array.isArray(body.messages)
-        ? { ...body, messages: body.messages.map((message) => mapMessage(message, rewrite)) }
-        : body;
+      if (Array.isArray(body.messages)) {
+        return { ...body, messages: body.messages.map((message) => mapMessage(message, rewrite)) };
+      }
+      if (typeof body.input === 'string') return { ...body, input: rewrite(body.input) };
+      if (Array.isArray(body.input)) {
+        return { ...body, input: body.input.map((item) => mapInputItem(item, rewrite)) };
+      }
+      return body;
     case 'complete':
       return 'prompt' in body ? { ...body, prompt: mapStrings(body.prompt, rewrite) } : body;
     case 'embed':
@@ -58,7 +69,14 @@ export function mapRequestTexts(requestType: HookRequestType, body: Json, rewrit
 
 /** A copy of the answer body with the text of every choice passed through `rewrite`. */
 export function mapAnswerTexts(requestType: HookRequestType, body: Json, rewrite: TextRewrite): Json {
-  if (requestType === 'embed' || !Array.isArray(body.choices)) return body;
+  if (requestType === 'embed') return body;
+  if (isMessagesAnswer(body)) {
+    return { ...body, content: (body.content as unknown[]).map((block) => mapPart(block, rewrite)) };
+  }
+  if (isResponsesAnswer(body)) {
+    return { ...body, output: (body.output as unknown[]).map((item) => mapOutputItem(item, rewrite)) };
+  }
+  if (!Array.isArray(body.choices)) return body;
   const choices = body.choices.map((item: unknown) => {
     const choice = asObject(item);
     if (choice === undefined) return item;
@@ -87,6 +105,70 @@ function collectInto(texts: string[]): TextRewrite {
     texts.push(text);
     return text;
   };
+}
+
+/** An Anthropic Message (`/v1/messages` answered natively). */
+function isMessagesAnswer(body: Json): boolean {
+  return body.type === 'message' && Array.isArray(body.content);
+}
+
+/** A Response (`/v1/responses` answered natively). */
+function isResponsesAnswer(body: Json): boolean {
+  return body.object === 'response' && Array.isArray(body.output);
+}
+
+function messagesAnswerTexts(body: Json): string[] {
+  const texts: string[] = [];
+  for (const block of body.content as unknown[]) {
+    const part = asObject(block);
+    if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+  }
+  return texts;
+}
+
+function responsesAnswerTexts(body: Json): string[] {
+  const texts: string[] = [];
+  for (const entry of body.output as unknown[]) {
+    const item = asObject(entry);
+    if (item?.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      const text = asObject(part);
+      if (text?.type === 'output_text' && typeof text.text === 'string') texts.push(text.text);
+    }
+  }
+  return texts;
+}
+
+/** A Responses input as messages: a string is one user message; items keep their role and content. */
+function inputAsMessages(input: unknown): unknown {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  return input;
+}
+
+/** A Responses input item: a message's texts, a tool output, a function call's arguments. */
+function mapInputItem(item: unknown, rewrite: TextRewrite): unknown {
+  const entry = asObject(item);
+  if (entry === undefined) return item;
+  if (entry.type === 'function_call_output' && typeof entry.output === 'string') {
+    return { ...entry, output: rewrite(entry.output) };
+  }
+  if (entry.type === 'function_call' && typeof entry.arguments === 'string') {
+    return { ...entry, arguments: rewrite(entry.arguments) };
+  }
+  return mapMessage(entry, rewrite);
+}
+
+/** A Response's output item: a message's texts, a function call's arguments. */
+function mapOutputItem(item: unknown, rewrite: TextRewrite): unknown {
+  const entry = asObject(item);
+  if (entry === undefined) return item;
+  if (entry.type === 'function_call' && typeof entry.arguments === 'string') {
+    return { ...entry, arguments: rewrite(entry.arguments) };
+  }
+  if (entry.type === 'message' && Array.isArray(entry.content)) {
+    return { ...entry, content: entry.content.map((part) => mapPart(part, rewrite)) };
+  }
+  return item;
 }
 
 function contentText(content: unknown): string {

@@ -9,6 +9,7 @@
 import type { AbortSignalLike } from '../core/abort.js';
 import type { ProviderError } from '../core/errors.js';
 import type { MessagesStreamEvent } from '../core/messages-types.js';
+import type { ResponsesStreamEvent } from '../core/responses-types.js';
 import type { ChatCompletionChunk, TextCompletion, Usage } from '../core/openai-types.js';
 import type {
   ChatCompletionRequest,
@@ -17,6 +18,7 @@ import type {
   MessagesCountTokensRequest,
   MessagesRequest,
 } from '../core/schemas/index.js';
+import type { ResponsesRequest } from '../core/schemas/responses-request.js';
 
 /** Each model operation and the body it takes: the type its schema gives (core/schemas), validated once at
  * the route and, with a target's override_params, once more before the target is called. */
@@ -28,6 +30,9 @@ export interface RequestBodies {
   messages: MessagesRequest;
   /** Anthropic's `/v1/messages/count_tokens`. */
   count_tokens: MessagesCountTokensRequest;
+  /** OpenAI's Responses API (`/v1/responses`) as a provider that has it natively is called: the whole
+   * conversation in `input`, `store: false` (gateway/responses/). Any other target gets it as chat. */
+  responses: ResponsesRequest;
 }
 
 export type EndpointKind = keyof RequestBodies;
@@ -172,7 +177,11 @@ export interface FrameDecoder {
 export type StreamOutput =
   /** An OpenAI chunk. `raw` is its JSON text when the upstream already sent exactly that text, so the
    * pipeline can forward the bytes without serialising again. */
-  | { type: 'chunk'; chunk: ChatCompletionChunk | TextCompletion | MessagesStreamEvent; raw?: string }
+  | {
+      type: 'chunk';
+      chunk: ChatCompletionChunk | TextCompletion | MessagesStreamEvent | ResponsesStreamEvent;
+      raw?: string;
+    }
   /** The upstream reported an error inside a 200 stream. */
   | { type: 'error'; error: ProviderError }
   /** An event that could not be understood (malformed JSON, unknown shape); skipped and recorded. */
@@ -264,7 +273,8 @@ export interface OperationHandler<K extends EndpointKind = EndpointKind> {
   createStreamTranslator?(req: AdapterRequest<K>): StreamTranslator;
   /** Whether this handler serves the request; absent means every request. A provider that hosts several
    * model families has an operation natively for some only (Anthropic Messages on Bedrock and Vertex:
-   * Claude models); for the others the call is translated (gateway/steps/messages-translation-step.ts). */
+   * Claude models); for the others the call is translated (gateway/steps/messages-step.ts,
+   * gateway/steps/responses-step.ts). */
   accepts?(body: RequestBodies[K]): boolean;
   /** The usage of a JSON answer in the OpenAI shape, for the log and rate limits, when the answer is not
    * itself OpenAI-shaped (an answer relayed as the provider's own); absent means the body's `usage`. */

@@ -3,7 +3,14 @@ import { GatewayError } from '../../src/core/errors.js';
 import { findAdapter, listAdapters, operationOf, streamTranslatorOf } from '../../src/providers/registry.js';
 import type { AdapterRequest, EndpointKind } from '../../src/providers/types.js';
 
-const ENDPOINTS: EndpointKind[] = ['chat', 'completions', 'embeddings', 'messages', 'count_tokens'];
+const ENDPOINTS: EndpointKind[] = [
+  'chat',
+  'completions',
+  'embeddings',
+  'messages',
+  'count_tokens',
+  'responses',
+];
 /** The operations whose answer is never a stream. */
 const NEVER_STREAMED = ['embeddings', 'count_tokens'];
 

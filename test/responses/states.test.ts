@@ -22,7 +22,11 @@ beforeAll(async () => {
     maxRetries: 0,
     defaultHeaders: {
       'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-up', custom_host: upstream.url }),
+      'x-gateway-config': JSON.stringify({
+        provider: 'openai-compatible',
+        api_key: 'sk-up',
+        custom_host: upstream.url,
+      }),
     },
   });
 });

@@ -1,11 +1,15 @@
 /**
  * A streamed answer as output checks see it: the chunks assembled into the JSON answer of the same
- * operation (a chat completion or a text completion), and a mutator's rewritten answer put back into the
- * same chunks (each choice's new text in its first text chunk, the rest of its text chunks emptied), so
- * the client gets the stream it asked for, with its ids, finish reasons and usage unchanged.
+ * operation (a chat completion or a text completion; for a stream relayed natively, an Anthropic Message
+ * or a Response), and a mutator's rewritten answer put back into the same chunks (each choice's — each
+ * text block's, each message item's — new text in its first text chunk, the rest of its text chunks
+ * emptied, a Response's `…done` events carrying the new text whole), so the client gets the stream it
+ * asked for, with its ids, finish reasons and usage unchanged.
  */
+import { isMessagesStreamEvent, type MessagesStreamEvent } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../../core/openai-types.js';
-import type { OpenAIChunk } from '../sink.js';
+import { isResponsesStreamEvent, type ResponsesStreamEvent } from '../../core/responses-types.js';
+import type { AnswerChunk, OpenAIChunk } from '../sink.js';
 
 type Json = Record<string, unknown>;
 
@@ -13,7 +17,31 @@ function isChat(chunk: OpenAIChunk): chunk is ChatCompletionChunk {
   return chunk.object === 'chat.completion.chunk';
 }
 
-export function assembleAnswer(chunks: readonly OpenAIChunk[]): Json {
+/** The chunks as the JSON answer of their kind. */
+export function assembleAnswer(chunks: readonly AnswerChunk[]): Json {
+  const first = chunks[0];
+  if (first !== undefined && isResponsesStreamEvent(first)) {
+    return assembleResponse(chunks as readonly ResponsesStreamEvent[]);
+  }
+  if (first !== undefined && isMessagesStreamEvent(first)) {
+    return assembleMessage(chunks as readonly MessagesStreamEvent[]);
+  }
+  return assembleOpenAIAnswer(chunks as readonly OpenAIChunk[]);
+}
+
+/** The chunks carrying `answer`'s text in place of their own. */
+export function rewriteChunks(chunks: readonly AnswerChunk[], answer: Json): AnswerChunk[] {
+  const first = chunks[0];
+  if (first !== undefined && isResponsesStreamEvent(first)) {
+    return rewriteResponseEvents(chunks as readonly ResponsesStreamEvent[], answer);
+  }
+  if (first !== undefined && isMessagesStreamEvent(first)) {
+    return rewriteMessageEvents(chunks as readonly MessagesStreamEvent[], answer);
+  }
+  return rewriteOpenAIChunks(chunks as readonly OpenAIChunk[], answer);
+}
+
+function assembleOpenAIAnswer(chunks: readonly OpenAIChunk[]): Json {
   const first = chunks[0];
   const texts = new Map<number, string>();
   const finish = new Map<number, string | null>();
@@ -60,8 +88,7 @@ function textsOf(answer: Json): Map<number, string> {
   return texts;
 }
 
-/** The chunks carrying `answer`'s text in place of their own. */
-export function rewriteChunks(chunks: readonly OpenAIChunk[], answer: Json): OpenAIChunk[] {
+function rewriteOpenAIChunks(chunks: readonly OpenAIChunk[], answer: Json): OpenAIChunk[] {
   const texts = textsOf(answer);
   const placed = new Set<number>();
   return chunks.map((chunk) => {
@@ -78,5 +105,125 @@ export function rewriteChunks(chunks: readonly OpenAIChunk[], answer: Json): Ope
         : { ...choice, text };
     });
     return changed ? ({ ...chunk, choices } as ChatCompletionChunk | TextCompletion) : chunk;
+  });
+}
+
+/** An Anthropic Messages stream as its Message: one entry of `content` per block, in block order. */
+function assembleMessage(events: readonly MessagesStreamEvent[]): Json {
+  const blocks = new Map<number, Json>();
+  let message: Json = {};
+  let stopReason: unknown = null;
+  for (const event of events) {
+    if (event.type === 'message_start') message = { ...event.message };
+    else if (event.type === 'content_block_start') blocks.set(event.index, { ...event.content_block });
+    else if (event.type === 'content_block_delta') {
+      const block = blocks.get(event.index) ?? { type: 'text', text: '' };
+      blocks.set(event.index, block);
+      const delta = event.delta;
+      if (delta.type === 'text_delta')
+        block.text = `${typeof block.text === 'string' ? block.text : ''}${delta.text}`;
+      if (delta.type === 'thinking_delta') {
+        block.thinking = `${typeof block.thinking === 'string' ? block.thinking : ''}${delta.thinking}`;
+      }
+    } else if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+  }
+  const content = [...blocks.keys()].sort((a, b) => a - b).map((index) => blocks.get(index));
+  return { ...message, type: 'message', content, stop_reason: stopReason };
+}
+
+/** The events carrying a rewritten Message's text: each text block's in its first text delta. */
+function rewriteMessageEvents(events: readonly MessagesStreamEvent[], answer: Json): AnswerChunk[] {
+  const content = Array.isArray(answer.content) ? (answer.content as Json[]) : [];
+  const order = [
+    ...new Set(events.flatMap((e) => ('index' in e && e.type === 'content_block_start' ? [e.index] : []))),
+  ];
+  const texts = new Map<number, string>();
+  order
+    .sort((a, b) => a - b)
+    .forEach((index, position) => {
+      const text = content[position]?.text;
+      if (typeof text === 'string') texts.set(index, text);
+    });
+  const placed = new Set<number>();
+  return events.map((event) => {
+    if (event.type !== 'content_block_delta' || event.delta.type !== 'text_delta') return event;
+    const replacement = texts.get(event.index);
+    if (replacement === undefined) return event;
+    const text = placed.has(event.index) ? '' : replacement;
+    placed.add(event.index);
+    return { ...event, delta: { ...event.delta, text } };
+  });
+}
+
+/** A Responses stream as its Response: the output items by index, a message's text from its deltas. */
+function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
+  const items = new Map<number, Json>();
+  const texts = new Map<number, string>();
+  let response: Json = {};
+  for (const event of events) {
+    const index = typeof event.output_index === 'number' ? event.output_index : undefined;
+    if (event.type === 'response.created' && typeof event.response === 'object') {
+      response = { ...(event.response as Json) };
+    } else if (event.type === 'response.output_item.added' && index !== undefined) {
+      items.set(index, { ...(event.item as Json) });
+    } else if (event.type === 'response.output_text.delta' && index !== undefined) {
+      texts.set(index, (texts.get(index) ?? '') + (typeof event.delta === 'string' ? event.delta : ''));
+    }
+  }
+  const output = [...items.keys()]
+    .sort((a, b) => a - b)
+    .map((index) => {
+      const item = items.get(index)!;
+      const text = texts.get(index);
+      return text === undefined
+        ? item
+        : { ...item, content: [{ type: 'output_text', text, annotations: [] }] };
+    });
+  return { ...response, object: 'response', output };
+}
+
+/** The events carrying a rewritten Response's text: each message item's in its first text delta and,
+ * whole, in its `…done` events. */
+function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: Json): AnswerChunk[] {
+  // The assembled output lists the items in output-index order: the rewrite's items match them by position.
+  const indexes = [
+    ...new Set(
+      events.flatMap((e) =>
+        e.type === 'response.output_item.added' && typeof e.output_index === 'number' ? [e.output_index] : [],
+      ),
+    ),
+  ].sort((a, b) => a - b);
+  const output = Array.isArray(answer.output) ? (answer.output as Json[]) : [];
+  const texts = new Map<number, string>();
+  indexes.forEach((index, position) => {
+    const parts = output[position]?.content;
+    const part = Array.isArray(parts) ? (parts as Json[]).find((p) => typeof p.text === 'string') : undefined;
+    if (part) texts.set(index, part.text as string);
+  });
+  const placed = new Set<number>();
+  return events.map((event) => {
+    const index = typeof event.output_index === 'number' ? event.output_index : undefined;
+    const text = index === undefined ? undefined : texts.get(index);
+    if (text === undefined) return event;
+    switch (event.type) {
+      case 'response.output_text.delta': {
+        const delta = placed.has(index!) ? '' : text;
+        placed.add(index!);
+        return { ...event, delta };
+      }
+      case 'response.output_text.done':
+        return { ...event, text };
+      case 'response.content_part.done':
+        return { ...event, part: { ...(event as { part?: Json }).part, text } };
+      case 'response.output_item.done': {
+        const item = event.item as Json;
+        const content = Array.isArray(item.content)
+          ? (item.content as Json[]).map((part) => (typeof part.text === 'string' ? { ...part, text } : part))
+          : item.content;
+        return { ...event, item: { ...item, content } };
+      }
+      default:
+        return event;
+    }
   });
 }

@@ -18,7 +18,6 @@ import type { TargetCall, TargetHandler } from '../pipeline-types.js';
 import { modelRequestOf, recordAttempt } from '../routing/route-types.js';
 import { answerText, requestText } from '../../hooks/text.js';
 import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js';
-import type { OpenAIChunk } from '../sink.js';
 import { HookedStream } from './hooked-stream.js';
 import { HooksDeniedError } from './hooks-denied-error.js';
 import { runHooks, type HookEnv, type HookInput } from './run-hooks.js';
@@ -37,11 +36,14 @@ const REQUEST_TYPES = {
   // Anthropic's messages have the chat's shape where checks read them (role, content string or text parts).
   messages: 'chatComplete',
   count_tokens: 'chatComplete',
+  // A Responses request's input items read like chat messages (role, content string or text parts).
+  responses: 'chatComplete',
 } as const satisfies Record<string, HookRequestType>;
 
-/** The operations whose answers output checks read: OpenAI-shaped ones. A Messages call translated to
- * chat is a chat call by then (steps/messages-step.ts); one answered natively is Anthropic's own. */
-const ANSWER_CHECKED = new Set(['chat', 'completions']);
+/** The operations whose answers output checks read: OpenAI's chat and completions, and the Messages and
+ * Responses answers a provider gave natively (an Anthropic Message, a Response: hooks/text.ts reads their
+ * text). A call translated to chat is a chat call by then (steps/messages-step.ts, responses-step.ts). */
+const ANSWER_CHECKED = new Set(['chat', 'completions', 'messages', 'responses']);
 
 const NONE: readonly HookSpec[] = [];
 
@@ -128,8 +130,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
       return outcome;
     }
     if (after.length === 0) return withStatus(outcome, failed);
-    // Output checks run on OpenAI-shaped answers only (ANSWER_CHECKED).
-    const chunks = sink.chunks as OpenAIChunk[];
+    const chunks = sink.chunks;
     const ran = await runHooks(
       after,
       afterInput(assembleAnswer(chunks), outcome.status),

@@ -1,7 +1,8 @@
 /**
  * The tokens a call reserves before it is made, settled to the answer's usage after: an estimate of
  * its input (about four characters a token, the usual rule for English text with the common
- * tokenizers) plus the most it may produce (`max_completion_tokens`, else `max_tokens`) when it says.
+ * tokenizers) plus the most it may produce (`max_completion_tokens`, else `max_tokens`, else a Responses
+ * request's `max_output_tokens`) when it says.
  * An answer may use more than was reserved; its usage is charged in full when it is settled.
  */
 import type { TargetCall } from '../pipeline-types.js';
@@ -17,7 +18,11 @@ export function tokenReservation(call: TargetCall): number {
   const body = call.body as Record<string, unknown>;
   const input = body.messages ?? body.prompt ?? body.input ?? '';
   const text = typeof input === 'string' ? input : JSON.stringify(input);
-  const output = numberOf(body.max_completion_tokens) ?? numberOf(body.max_tokens) ?? 0;
+  const output =
+    numberOf(body.max_completion_tokens) ??
+    numberOf(body.max_tokens) ??
+    numberOf(body.max_output_tokens) ??
+    0;
   return Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output);
 }
 

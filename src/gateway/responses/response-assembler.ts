@@ -4,11 +4,18 @@
  * `output_item.added/done`, `content_part.added/done`, `output_text.delta/done`,
  * `function_call_arguments.delta/done`, `reasoning_text.delta/done`, then exactly one of
  * `response.completed`, `response.incomplete` or `response.failed`), numbered by `sequence_number`.
+ *
+ * A provider that answered natively (OpenAI, Azure OpenAI) sent a Response or its events already: its
+ * output items are kept as they are but for their ids, which become the gateway's (one namespace for every
+ * provider's items), and its events are relayed with the gateway's ids, response and numbering; its own
+ * `response.created`, `…in_progress` and terminal event are replaced by the gateway's.
+ *
  * Pure: the sink stores what `finish()` / `fail()` return, the codec sends their events.
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
-import { newItemId } from './response-ids.js';
+import type { ResponsesStreamEvent } from '../../core/responses-types.js';
+import { newItemId, newItemIdLike } from './response-ids.js';
 import type {
   FunctionCallOutputItem,
   OutputItem,
@@ -23,6 +30,32 @@ export interface Settled {
   /** The events that close the stream (the open items' `done` events and the terminal event). */
   events: ResponseEvent[];
   response: ResponseObject;
+}
+
+/** A provider's own Response object (a native answer), as far as the gateway reads it. */
+export interface NativeResponse {
+  object: 'response';
+  status?: string;
+  model?: string;
+  output?: Array<Record<string, unknown>>;
+  incomplete_details?: { reason?: string } | null;
+  usage?: {
+    input_tokens?: number;
+    input_tokens_details?: { cached_tokens?: number } | null;
+    output_tokens?: number;
+    output_tokens_details?: { reasoning_tokens?: number } | null;
+    total_tokens?: number;
+  } | null;
+}
+
+export function isNativeResponse(body: unknown): body is NativeResponse {
+  return (body as { object?: unknown } | null)?.object === 'response';
+}
+
+/** How a native answer ended: its status, why it is incomplete, its usage. */
+interface NativeEnd {
+  incomplete: ResponseObject['incomplete_details'];
+  usage: ResponseUsage | undefined;
 }
 
 type Open =
@@ -41,6 +74,9 @@ export class ResponseAssembler {
   private usage: Usage | undefined;
   private model: string | undefined;
   private settled: Settled | undefined;
+  /** A native answer's item ids, the provider's → the gateway's. */
+  private readonly ids = new Map<string, string>();
+  private nativeEnd: NativeEnd | undefined;
 
   /** `shell` is the response as created: its id, the request's settings, no output yet. */
   constructor(private readonly shell: ResponseObject) {}
@@ -60,6 +96,8 @@ export class ResponseAssembler {
     for (const block of message?.content_blocks ?? []) {
       if (block.type === 'thinking') {
         this.output.push(reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed'));
+      } else if (block.type === 'redacted_thinking' && block.data) {
+        this.output.push(redactedReasoningItem(block.data));
       }
     }
     if (message?.content) {
@@ -96,18 +134,23 @@ export class ResponseAssembler {
   /** The events one chat chunk makes. */
   push(chunk: ChatCompletionChunk): ResponseEvent[] {
     const events: ResponseEvent[] = [];
-    if (!this.started) {
-      this.started = true;
-      const response = this.inProgress();
-      events.push(this.event('response.created', { response }));
-      events.push(this.event('response.in_progress', { response }));
-    }
+    this.start(events);
     this.model ??= chunk.model;
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return events;
     const { delta } = choice;
     for (const { delta: block } of delta.content_blocks ?? []) {
+      if (block.type === 'redacted_thinking' && block.data) {
+        // Whole in one delta: an item of its own, added and done at once.
+        events.push(...this.closeOpen());
+        const item = redactedReasoningItem(block.data);
+        const index = this.add(item, events);
+        events.push(
+          this.event('response.output_item.done', { output_index: index, item: structuredClone(item) }),
+        );
+        continue;
+      }
       if (block.type !== 'thinking') continue;
       const open = this.openReasoning(events);
       if (block.thinking) {
@@ -166,12 +209,50 @@ export class ResponseAssembler {
     return events;
   }
 
+  /** A provider's own Response (a native JSON answer) as the gateway's. */
+  fromNative(upstream: NativeResponse): ResponseObject {
+    if (typeof upstream.model === 'string') this.model = upstream.model;
+    for (const item of upstream.output ?? []) this.output.push(this.ownItem(item));
+    this.noteNativeEnd(upstream);
+    return this.finish().response;
+  }
+
+  /** The events one event of a native stream makes: itself, with the gateway's ids and numbering. */
+  pushNative(event: ResponsesStreamEvent): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    const upstream = event.response as NativeResponse | undefined;
+    if (typeof upstream?.model === 'string') this.model ??= upstream.model;
+    this.start(events);
+    switch (event.type) {
+      case 'response.created':
+      case 'response.in_progress':
+      case 'response.queued':
+        return events;
+      case 'response.completed':
+      case 'response.incomplete':
+        // The terminal event is the gateway's own (finish()), sent once the response is stored.
+        if (upstream) this.noteNativeEnd(upstream);
+        return events;
+    }
+    const { type, sequence_number: _sequence, ...fields } = event;
+    const out: Record<string, unknown> = { ...fields };
+    if (typeof out.item_id === 'string') out.item_id = this.ownId(out.item_id);
+    if (typeof out.item === 'object' && out.item !== null) {
+      const item = this.ownItem(out.item as Record<string, unknown>);
+      out.item = item;
+      if (typeof out.output_index === 'number') this.output[out.output_index] = structuredClone(item);
+    }
+    events.push(this.event(type, out));
+    return events;
+  }
+
   /** The end of a complete answer: idempotent, so the sink (to store it) and the codec (to send it) agree. */
   finish(): Settled {
     if (this.settled) return this.settled;
     const events = this.started ? this.closeOpen() : [];
-    const incomplete =
-      this.finishReason === 'length'
+    const incomplete = this.nativeEnd
+      ? this.nativeEnd.incomplete?.reason
+      : this.finishReason === 'length'
         ? ('max_output_tokens' as const)
         : this.finishReason === 'content_filter'
           ? ('content_filter' as const)
@@ -183,7 +264,7 @@ export class ResponseAssembler {
       completed_at: incomplete ? null : Math.floor(Date.now() / 1000),
       incomplete_details: incomplete ? { reason: incomplete } : null,
       output: [...this.output],
-      usage: responseUsage(this.usage),
+      usage: this.nativeEnd ? this.nativeEnd.usage : responseUsage(this.usage),
     };
     events.push(this.event(incomplete ? 'response.incomplete' : 'response.completed', { response }));
     this.settled = { events, response };
@@ -205,6 +286,54 @@ export class ResponseAssembler {
     events.push(this.event('response.failed', { response }));
     this.settled = { events, response };
     return this.settled;
+  }
+
+  /** `response.created` and `response.in_progress`, before the first event of the answer. */
+  private start(events: ResponseEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    const response = this.inProgress();
+    events.push(this.event('response.created', { response }));
+    events.push(this.event('response.in_progress', { response }));
+  }
+
+  private ownId(upstreamId: string): string {
+    let id = this.ids.get(upstreamId);
+    if (id === undefined) {
+      id = newItemIdLike(upstreamId);
+      this.ids.set(upstreamId, id);
+    }
+    return id;
+  }
+
+  /** A native output item with the gateway's id. */
+  private ownItem(item: Record<string, unknown>): OutputItem {
+    const own = typeof item.id === 'string' ? { ...item, id: this.ownId(item.id) } : { ...item };
+    return own as unknown as OutputItem;
+  }
+
+  private noteNativeEnd(upstream: NativeResponse): void {
+    const reason = upstream.incomplete_details?.reason;
+    const incomplete =
+      upstream.status === 'incomplete'
+        ? { reason: (reason ?? 'max_output_tokens') as 'max_output_tokens' | 'content_filter' }
+        : null;
+    const usage = upstream.usage;
+    this.nativeEnd = {
+      incomplete,
+      usage: usage
+        ? {
+            input_tokens: usage.input_tokens ?? 0,
+            input_tokens_details: {
+              cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0,
+              cache_write_tokens: 0,
+            },
+            output_tokens: usage.output_tokens ?? 0,
+            output_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
+            total_tokens: usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+          }
+        : undefined,
+    };
   }
 
   private event(type: string, fields: Record<string, unknown>): ResponseEvent {
@@ -342,6 +471,19 @@ function reasoningItem(
     content: text === '' && status === 'in_progress' ? [] : [{ type: 'reasoning_text', text }],
     encrypted_content: signature,
     status,
+  };
+}
+
+/** Anthropic's redacted thinking: no text, its encrypted `data` kept in `encrypted_content` and sent back
+ * as `redacted_thinking` on a later turn (reasoning-items.ts). */
+function redactedReasoningItem(data: string): ReasoningOutputItem {
+  return {
+    type: 'reasoning',
+    id: newItemId('rs'),
+    summary: [],
+    content: [],
+    encrypted_content: data,
+    status: 'completed',
   };
 }
 

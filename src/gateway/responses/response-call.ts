@@ -1,20 +1,23 @@
 /**
  * A Responses request before it runs: its input items given ids, the conversation of its
- * `previous_response_id` loaded, the whole translated into the canonical chat request (fitted to the
- * context window per `truncation`), and the Response it will answer with, as created. What follows is any
- * model call: a CallContext and `execute`.
+ * `previous_response_id` loaded and fitted to the context window per `truncation`, the whole made into the
+ * request the pipeline carries — the Responses request a provider with the API natively gets (the whole
+ * conversation in `input`, `store: false`: the gateway keeps the conversation, never the provider), which
+ * steps/responses-step.ts translates to chat for every other target —, and the Response it will answer
+ * with, as created. What follows is any model call: a CallContext and `execute`.
  */
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { Store, StoredResponseItem } from '../../store/types.js';
+import { estimateTokens } from './context-windows.js';
 import { loadConversation } from './conversation.js';
 import { newItemId, newResponseId, type ItemIdPrefix } from './response-ids.js';
 import type { ConversationItem, ResponseObject, StoredInputItem } from './response-types.js';
-import { toChatRequest } from './to-chat-request.js';
+import { toChatMessages } from './to-chat-request.js';
 import { fitContextWindow } from './truncation.js';
 
 export interface PreparedResponseCall {
-  request: ModelRequest<'chat'>;
+  request: ModelRequest<'responses'>;
   /** The response as created (status `in_progress`, no output). */
   shell: ResponseObject;
   /** This request's input items, with their ids: what is stored and listed. */
@@ -59,20 +62,68 @@ export async function prepareResponseCall(
   const history: ConversationItem[] = body.previous_response_id
     ? await loadConversation(store, workspaceId, body.previous_response_id)
     : [];
-  const chat = fitContextWindow({
+  const items = fitContextWindow({
     model: body.model,
     truncation: body.truncation ?? 'disabled',
     maxOutputTokens: body.max_output_tokens ?? 0,
     contextWindows,
     items: [...history, ...input],
-    build: (items) => toChatRequest(body, items),
+    measure: (kept) => measureInput(body, kept),
   });
   return {
-    request: { endpoint: 'chat', body: chat },
+    request: { endpoint: 'responses', body: upstreamRequest(body, items) },
     shell: responseShell(body),
     inputItems: input.map((item) => ({ id: item.id, item })),
     store: body.store !== false,
   };
+}
+
+/** Models that reason by default, whose reasoning is asked back encrypted even when `reasoning` is not set. */
+const REASONING_MODEL = /(^|[/.-])(o\d|gpt-5|codex)/i;
+
+/**
+ * The request the pipeline carries: the client's, with the whole conversation as its input, nothing of
+ * the gateway's own (`previous_response_id`, `metadata`) and nothing stored by the provider (`store: false`).
+ * Reasoning comes back encrypted (`include: ["reasoning.encrypted_content"]`) so that the next turn can
+ * send it again without the provider's storage.
+ */
+function upstreamRequest(body: ResponsesRequest, items: readonly ConversationItem[]): ResponsesRequest {
+  const { previous_response_id: _previous, metadata: _metadata, store: _store, ...rest } = body;
+  const include = new Set(body.include ?? []);
+  if (body.reasoning?.effort !== 'none' && (body.reasoning != null || REASONING_MODEL.test(body.model))) {
+    include.add('reasoning.encrypted_content');
+  }
+  return {
+    ...rest,
+    input: items.map(withoutOwnId) as ResponsesRequest['input'],
+    store: false,
+    ...(include.size > 0 && { include: [...include] }),
+  };
+}
+
+/**
+ * An item as the provider gets it: the ids the gateway gave the client's messages and tool outputs are
+ * its own (the provider's input messages have none), and fresh on every request, which would make two
+ * equal requests differ (the cache). Output items keep theirs: the API requires them.
+ */
+function withoutOwnId(item: ConversationItem): ConversationItem {
+  const own = item.type === 'function_call_output' || ('role' in item && item.role !== 'assistant');
+  if (!own) return item;
+  const { id: _id, ...rest } = item;
+  return rest as ConversationItem;
+}
+
+/** The estimated tokens of the request with these items, as a chat request would carry them. */
+function measureInput(body: ResponsesRequest, items: readonly ConversationItem[]): number {
+  let messages: unknown;
+  try {
+    messages = toChatMessages(items);
+  } catch {
+    // Items chat cannot carry (an image by file id) are measured as they are.
+    messages = items;
+  }
+  const instructions = body.instructions ? [{ role: 'system', content: body.instructions }] : [];
+  return estimateTokens([...instructions, ...(messages as unknown[])]) + estimateTokens(body.tools ?? []);
 }
 
 function responseShell(body: ResponsesRequest): ResponseObject {

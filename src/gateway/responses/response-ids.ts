@@ -10,3 +10,10 @@ export function newResponseId(): string {
 export function newItemId(prefix: ItemIdPrefix): string {
   return `${prefix}_${randomBytes(24).toString('hex')}`;
 }
+
+/** A new id of the gateway's for an item a provider answered natively, with the same prefix as the
+ * provider's id (`rs_…`, `msg_…`, `fc_…`, `ws_…` …). */
+export function newItemIdLike(upstreamId: unknown): string {
+  const prefix = typeof upstreamId === 'string' ? /^([a-z]+)_/.exec(upstreamId)?.[1] : undefined;
+  return `${prefix ?? 'item'}_${randomBytes(24).toString('hex')}`;
+}

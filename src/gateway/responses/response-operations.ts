@@ -1,6 +1,7 @@
-/** The Responses ingress's operations, for the OpenAPI document (server/openapi.ts). */
+/** The Responses ingress's operations beyond `POST /responses` (an endpoint descriptor, endpoints.ts), for
+ * the OpenAPI document (server/openapi.ts). */
 import type { Operation } from '../../core/operation.js';
-import { INCLUDE_VALUES, ResponsesRequestSchema } from '../../core/schemas/responses-request.js';
+import { INCLUDE_VALUES } from '../../core/schemas/responses-request.js';
 
 const IncludeParameter = {
   name: 'include',
@@ -9,15 +10,6 @@ const IncludeParameter = {
 };
 
 export const RESPONSE_OPERATIONS: Operation[] = [
-  {
-    method: 'post',
-    path: '/responses',
-    summary:
-      'Create a model response (the Response object, or its server-sent events with stream: true); any ' +
-      'chat-capable provider, the conversation continued with previous_response_id',
-    tags: ['Responses'],
-    requestBody: ResponsesRequestSchema,
-  },
   {
     method: 'get',
     path: '/responses/{response_id}',

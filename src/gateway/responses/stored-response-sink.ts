@@ -1,13 +1,13 @@
 /**
- * The sink of a Responses call: the canonical chat answer reaches it like any call's, and it hands the
- * client (the next sink, through the Responses codec) the Response. A stored response is updated with its
+ * The sink of a Responses call: the canonical chat answer (or a native provider's Response) reaches it
+ * like any call's, and it hands the client (the next sink, through the Responses codec) the Response. A stored response is updated with its
  * final state before the client is told the answer ended — before `response.completed` is written, or the
  * JSON answer sent —, so a follow-up sent the instant the answer is complete finds it.
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
 import type { ChatCompletion } from '../../core/openai-types.js';
 import { ForwardingSink, type CallSink, type JsonAnswer } from '../sink.js';
-import type { ResponseAssembler } from './response-assembler.js';
+import { isNativeResponse, type NativeResponse, type ResponseAssembler } from './response-assembler.js';
 import type { ResponseObject } from './response-types.js';
 
 /** Stores the response's final state; resolves once it is committed (or at once, when not stored). */
@@ -34,10 +34,12 @@ export class StoredResponseSink extends ForwardingSink {
   }
 
   override answer(answer: JsonAnswer): void {
-    const { hook_results: hookResults, ...completion } = answer.body as ChatCompletion & {
+    const { hook_results: hookResults, ...answered } = answer.body as (ChatCompletion | NativeResponse) & {
       hook_results?: unknown;
     };
-    const response = this.assembler.fromCompletion(completion);
+    const response = isNativeResponse(answered)
+      ? this.assembler.fromNative(answered)
+      : this.assembler.fromCompletion(answered as ChatCompletion);
     const body = hookResults === undefined ? response : { ...response, hook_results: hookResults };
     this.then(response, () => this.next.answer({ ...answer, body, rawText: undefined }));
   }

@@ -15,6 +15,7 @@ import type {
   UserContentPart,
 } from '../../core/schemas/index.js';
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import { isRedactedThinking, isThinkingReasoning } from './reasoning-items.js';
 import type { ConversationItem } from './response-types.js';
 
 type Tools = NonNullable<ChatCompletionRequest['tools']>;
@@ -112,9 +113,15 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
   for (const item of items) {
     switch (item.type) {
       case 'reasoning': {
+        // A Responses provider's encrypted reasoning is for that provider alone (reasoning-items.ts).
+        if (!isThinkingReasoning(item)) break;
         // Where the adapters look for thinking to send back (the gateway's `content_blocks` extra).
         const message = openAssistant() as AssistantMessage & { content_blocks?: ContentBlock[] };
-        const text = (item.content ?? item.summary).map((part) => part.text).join('');
+        if (isRedactedThinking(item)) {
+          (message.content_blocks ??= []).push({ type: 'redacted_thinking', data: item.encrypted_content! });
+          break;
+        }
+        const text = (item.content ?? []).map((part) => part.text).join('');
         (message.content_blocks ??= []).push({
           type: 'thinking',
           thinking: text,

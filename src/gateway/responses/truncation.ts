@@ -4,8 +4,7 @@
  * tool output or an assistant turn without the user message that began it.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { ChatCompletionRequest } from '../../core/schemas/index.js';
-import { contextWindowOf, estimateTokens } from './context-windows.js';
+import { contextWindowOf } from './context-windows.js';
 import type { ConversationItem } from './response-types.js';
 
 export interface TruncationInput {
@@ -15,39 +14,35 @@ export interface TruncationInput {
   /** Windows set by the operator, checked before the built-in table. */
   contextWindows: Readonly<Record<string, number>>;
   items: readonly ConversationItem[];
-  /** Builds the chat request for a list of items (the instructions and tools count too). */
-  build(items: readonly ConversationItem[]): ChatCompletionRequest;
+  /** The estimated tokens of the request with these items (the instructions and tools count too). */
+  measure(items: readonly ConversationItem[]): number;
 }
 
-export function fitContextWindow(input: TruncationInput): ChatCompletionRequest {
+/** The items that fit: all of them, or (`auto`) the newest that do. */
+export function fitContextWindow(input: TruncationInput): readonly ConversationItem[] {
   let items = input.items;
-  let request = input.build(items);
   const window = contextWindowOf(input.model, input.contextWindows);
-  if (window === undefined) return request;
-  const fits = (candidate: ChatCompletionRequest) =>
-    estimateTokens(candidate.messages) + estimateTokens(candidate.tools ?? []) + input.maxOutputTokens <=
-    window;
-  if (fits(request)) return request;
+  if (window === undefined) return items;
+  const fits = (candidate: readonly ConversationItem[]) =>
+    input.measure(candidate) + input.maxOutputTokens <= window;
+  if (fits(items)) return items;
   if (input.truncation === 'disabled') {
     throw new GatewayError(
       'invalid_body',
-      `The input (about ${estimateTokens(request.messages)} tokens) exceeds the context window of ` +
+      `The input (about ${input.measure(items)} tokens) exceeds the context window of ` +
         `${input.model} (${window} tokens). Shorten it, or set truncation to "auto".`,
       { param: 'input' },
     );
   }
-  while (items.length > 1 && !fits(request)) {
-    items = startOfTurn(items.slice(1));
-    request = input.build(items);
-  }
-  if (!fits(request)) {
+  while (items.length > 1 && !fits(items)) items = startOfTurn(items.slice(1));
+  if (!fits(items)) {
     throw new GatewayError(
       'invalid_body',
       `The last input item alone exceeds the context window of ${input.model} (${window} tokens)`,
       { param: 'input' },
     );
   }
-  return request;
+  return items;
 }
 
 /** Drops leading items until a user (or system) message begins the rest; keeps the last item at least. */

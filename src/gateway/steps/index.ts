@@ -7,12 +7,14 @@ import { hooksStep } from './hooks-step.js';
 import { messagesStep } from './messages-step.js';
 import { passthroughHooksStep } from './passthrough-hooks-step.js';
 import { rateLimitStep } from './rate-limit-step.js';
+import { responsesStep } from './responses-step.js';
 import { retryStep } from './retry-step.js';
 import { semanticCacheStep } from './semantic-cache-step.js';
 import type { TargetStep } from './target-step.js';
 
-// The Messages step comes first: a target without Anthropic's API natively is called with the request
-// translated to chat, and every later step sees that request. Rate limits come next, in both chains: a
+// The Messages and Responses steps come first: a target without Anthropic's Messages API (or OpenAI's
+// Responses API) natively is called with the request translated to chat, and every later step sees that
+// request. Rate limits come next, in both chains: a
 // call over a limit ends there, before any retry, hook or cache, and its 429 is thrown past the router, so
 // no retry or fallback ever sees it. Hooks wrap the cache: input guardrails apply before a cached answer
 // is given, and output checks see a cache hit as they see a provider's answer. Retry wraps both, so a 446
@@ -20,6 +22,7 @@ import type { TargetStep } from './target-step.js';
 // The semantic cache comes after the exact one, whose key it shares (semantic mode is a superset).
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   messagesStep,
+  responsesStep,
   rateLimitStep,
   retryStep,
   continuationStep,
@@ -45,3 +48,4 @@ export { callPassthrough } from './passthrough-step.js';
 export { hooksStep } from './hooks-step.js';
 export { rateLimitStep } from './rate-limit-step.js';
 export { messagesStep } from './messages-step.js';
+export { responsesStep } from './responses-step.js';

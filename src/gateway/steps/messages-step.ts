@@ -11,20 +11,11 @@
  * (messages/estimate-input-tokens.ts), without a call.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { EndpointKind, ProviderAdapter, RequestBodies } from '../../providers/types.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
 import { messagesToChat } from '../messages/messages-to-chat.js';
+import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
-
-function hasNatively<K extends EndpointKind>(
-  adapter: ProviderAdapter,
-  kind: K,
-  body: RequestBodies[K],
-): boolean {
-  const handler = adapter.operations[kind];
-  return handler !== undefined && (handler.accepts?.(body) ?? true);
-}
 
 function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<AttemptOutcome> {
   let body;

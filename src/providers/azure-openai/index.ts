@@ -1,8 +1,9 @@
 /**
  * Azure OpenAI: OpenAI's wire format on per-deployment URLs
- * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`.
+ * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`; the
+ * Responses API natively on `{base}/openai/responses?api-version=…`.
  */
-import { toOpenAIBody } from '../openai/index.js';
+import { openAIResponsesOperation, toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -68,12 +69,32 @@ function azureOpenAIOperation(endpoint: EndpointKind): OperationHandler {
   });
 }
 
+/**
+ * The Responses API on Azure OpenAI: `{base}/openai/responses?api-version=…` (one path for the resource,
+ * not per deployment), the deployment named by the body's `model`. The API version is the target's, which
+ * must be one that has the Responses API (`2025-03-01-preview` or later).
+ */
+const azureResponsesOperation = openAIResponsesOperation(PROVIDER, (req) => {
+  const address = resolveAzureOpenAIAddress(req.target, req.body.model);
+  return {
+    method: 'POST',
+    url: `${joinUrl(address.base, '/openai/responses')}?api-version=${encodeURIComponent(address.apiVersion)}`,
+    headers: {
+      ...req.forwardHeaders,
+      'content-type': 'application/json',
+      ...(req.stream ? { accept: 'text/event-stream' } : {}),
+      ...azureAuthHeaders(req.target, req.auth),
+    },
+    body: JSON.stringify({ ...req.body, model: address.deployment }),
+  };
+});
+
 export const azureOpenAIAdapter: ProviderAdapter = {
   id: PROVIDER,
   aliases: ['cloudd'],
   displayName: 'Azure OpenAI',
   capabilities: {
-    endpoints: ['chat', 'completions', 'embeddings'],
+    endpoints: ['chat', 'completions', 'embeddings', 'responses'],
     streaming: true,
     tools: true,
     parallelToolCalls: true,
@@ -110,6 +131,7 @@ export const azureOpenAIAdapter: ProviderAdapter = {
     chat: azureOpenAIOperation('chat'),
     completions: azureOpenAIOperation('completions'),
     embeddings: azureOpenAIOperation('embeddings'),
+    responses: azureResponsesOperation,
   },
 
   parseError: (_req, res) => azureErrorFromResponse(PROVIDER, res),

@@ -1,5 +1,10 @@
 import { GatewayError } from '../../core/errors.js';
-import { openAIErrorFromResponse, openAIWireOperation, toOpenAIBody } from '../openai/index.js';
+import {
+  openAIErrorFromResponse,
+  openAIResponsesOperation,
+  openAIWireOperation,
+  toOpenAIBody,
+} from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -62,9 +67,10 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
   };
 }
 
-/** The entry's handler for one of its `endpoints`: the OpenAI path on the entry's base URL. */
+/** The entry's handler for one of its `endpoints`: the OpenAI path on the entry's base URL. The Responses
+ * API is its own operation: the provider's Response object and events, relayed. */
 function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): OperationHandler {
-  return openAIWireOperation(entry.id, endpoint, (req) => ({
+  const buildRequest: OperationHandler['buildRequest'] = (req) => ({
     method: 'POST',
     url: joinUrl(baseUrlOf(entry, req.target), ENDPOINT_PATHS[endpoint]),
     headers: {
@@ -73,7 +79,9 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
       ...req.forwardHeaders,
     },
     body: toOpenAIBody(req, { acceptsThinking: entry.acceptsThinking }),
-  }));
+  });
+  if (endpoint === 'responses') return openAIResponsesOperation(entry.id, buildRequest) as OperationHandler;
+  return openAIWireOperation(entry.id, endpoint, buildRequest);
 }
 
 /** OpenAI's Files, fine-tuning and Batch APIs on the entry's base URL, where the entry has them. */

@@ -29,7 +29,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     aliases: ['vendora'],
     baseUrl: 'https://api.openai.com/v1',
     auth: 'bearer',
-    endpoints: ['chat', 'completions', 'embeddings'],
+    endpoints: ['chat', 'completions', 'embeddings', 'responses'],
     vendorHeaders: true,
     resources: ['files', 'fine_tuning', 'batches'],
   },

@@ -3,3 +3,8 @@ export { parseOpenAIResponse } from './openai-response.js';
 export { createOpenAIStreamTranslator } from './openai-stream-translator.js';
 export { openAIErrorFromResponse, openAIStreamError } from './openai-error.js';
 export { openAIWireOperation } from './openai-operation.js';
+export {
+  openAIResponsesOperation,
+  responsesUsage,
+  ResponsesEventRelay,
+} from './openai-responses-operation.js';

@@ -8,4 +8,5 @@ export const ENDPOINT_PATHS: Readonly<Record<EndpointKind, string>> = {
   embeddings: '/embeddings',
   messages: '/messages',
   count_tokens: '/messages/count_tokens',
+  responses: '/responses',
 };

@@ -1,5 +1,6 @@
 // A fake of Azure's inference endpoints on 127.0.0.1, standing in for both hosts the gateway calls:
 //   Azure OpenAI       POST /openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…
+//                      POST /openai/responses?api-version=… (the Responses API; the deployment in the body's `model`)
 //   Azure AI inference POST /chat/completions?api-version=…, /embeddings?api-version=… (serverless), /score (managed)
 // It checks the key (`api-key`, or `Authorization: Bearer`), answers in Azure's shapes (content-filter
 // verdicts included), replays the recorded Azure stream on request, and fails with Azure's error bodies.
@@ -8,6 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { completionText, textCompletion, type CompletionRequest } from '../openai/completions.js';
 import { embeddingResponse, type EmbeddingRequest } from '../openai/embeddings.js';
 import { FakeResources } from '../openai/resources.js';
+import {
+  planResponse,
+  responseAnswer,
+  responseEvents,
+  responseFrames,
+  type ResponsesRequestBody,
+} from '../openai/responses.js';
 import {
   azureChatCompletion,
   azureChatCompletionChunks,
@@ -126,6 +134,12 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
       if (options.deployments && !options.deployments.includes(deployment)) {
         return sendJson(res, 404, azureErrors.deploymentNotFound());
       }
+    } else if (url.pathname === '/openai/responses') {
+      kind = 'responses';
+      deployment = String(body.model);
+      if (options.deployments && !options.deployments.includes(deployment)) {
+        return sendJson(res, 404, azureErrors.deploymentNotFound());
+      }
     } else if (
       url.pathname === '/chat/completions' ||
       url.pathname === '/embeddings' ||
@@ -147,6 +161,18 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
         behaviour.body ?? bodyForStatus(behaviour.status),
         behaviour.headers,
       );
+    }
+    if (kind === 'responses') {
+      const request = body as ResponsesRequestBody;
+      const plan = planResponse(
+        'azure',
+        request,
+        behaviour && 'text' in behaviour ? behaviour.text : undefined,
+      );
+      if (!request.stream) return sendJson(res, 200, responseAnswer(request, plan));
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.end(responseFrames(responseEvents(request, plan)).join(''));
+      return;
     }
     if (kind === 'embeddings')
       return sendJson(res, 200, embeddingResponse('azure', body as EmbeddingRequest));

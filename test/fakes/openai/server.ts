@@ -15,6 +15,13 @@ import { errorBodyForStatus } from './errors.js';
 import { newRequestId } from './ids.js';
 import { listModels, modelObject } from './models.js';
 import { FakeResources } from './resources.js';
+import {
+  planResponse,
+  responseAnswer,
+  responseEvents,
+  responseFrames,
+  type ResponsesRequestBody,
+} from './responses.js';
 import { planFrames, writeEventStream } from './sse.js';
 import type { FakeBehaviour, FakeOpenAIOptions, FakeUpstream, RecordedRequest } from './types.js';
 
@@ -168,6 +175,24 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (chat.stream === true)
         sendStream(res, chatCompletionChunks(plan, includeUsage, behaviour.chunks), behaviour);
       else sendJson(res, 200, chatCompletion(plan), behaviour.headers);
+      return;
+    }
+    if (method === 'POST' && path === '/v1/responses') {
+      const request = body as ResponsesRequestBody;
+      if (typeof request.model !== 'string')
+        return invalidRequest(res, "Missing required parameter: 'model'.", 'model');
+      if (request.input === undefined)
+        return invalidRequest(res, "Missing required parameter: 'input'.", 'input');
+      const plan = planResponse(name, request, behaviour.text);
+      if (request.stream === true) {
+        res.writeHead(200, {
+          ...baseHeaders(),
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+          ...behaviour.headers,
+        });
+        writeEventStream(res, responseFrames(responseEvents(request, plan)), behaviour, timers);
+      } else sendJson(res, 200, responseAnswer(request, plan), behaviour.headers);
       return;
     }
     if (method === 'POST' && path === '/v1/completions') {

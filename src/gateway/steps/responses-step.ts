@@ -1,0 +1,71 @@
+/**
+ * The Responses API on every provider. A target whose adapter has the API natively (OpenAI, Azure OpenAI:
+ * a `responses` operation) is called with the Responses request the route rebuilt (the whole conversation,
+ * `store: false`), less the reasoning it cannot read: another provider's signed thinking. Any other target
+ * gets the request translated to a chat completion (gateway/responses/to-chat-request.ts), so every later
+ * step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request they
+ * know; the Responses ingress turns its chat answer into the Response. The choice is made per target: one
+ * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation.
+ *
+ * The translated call is not strict (thinking comes back as `content_blocks`, shown as reasoning items),
+ * asks a stream's usage, and carries `reasoning.effort` as the option the target reads: the gateway's
+ * `thinking` budget where the adapter has thinking, else `reasoning_effort` (OpenAI-wire providers).
+ */
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import type { ProviderAdapter } from '../../providers/types.js';
+import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
+import { inputItemsOf } from '../responses/response-call.js';
+import type { ConversationItem } from '../responses/response-types.js';
+import { isThinkingReasoning } from '../responses/reasoning-items.js';
+import { toChatRequest } from '../responses/to-chat-request.js';
+import { hasNatively } from './native-operation.js';
+import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+
+function itemsOf(body: ResponsesRequest): ConversationItem[] {
+  return typeof body.input === 'string' ? inputItemsOf(body.input) : (body.input as ConversationItem[]);
+}
+
+/** The request as a native target gets it: reasoning only where it is this kind of provider's own. */
+function nativeBody(body: ResponsesRequest): ResponsesRequest {
+  if (typeof body.input === 'string') return body;
+  const input = body.input.filter(
+    (item) => item.type !== 'reasoning' || (!isThinkingReasoning(item) && item.encrypted_content != null),
+  );
+  return input.length === body.input.length ? body : { ...body, input };
+}
+
+function translated(
+  next: TargetHandler,
+  call: TargetCall<'responses'>,
+  adapter: ProviderAdapter,
+): Promise<AttemptOutcome> {
+  let chat;
+  try {
+    chat = toChatRequest(call.body, itemsOf(call.body));
+  } catch (err) {
+    if (err instanceof GatewayError || err instanceof ProviderError) {
+      return Promise.resolve(gatewayFailure(err, 'config'));
+    }
+    throw err;
+  }
+  const effort = call.body.reasoning?.effort;
+  if (effort != null && !adapter.capabilities.thinking) {
+    delete chat.thinking;
+    chat.reasoning_effort = effort;
+  }
+  if (chat.stream) chat.stream_options = { include_usage: true };
+  return next({
+    ...call,
+    endpoint: 'chat',
+    body: chat,
+    node: { ...call.node, strict_compat_compliance: false },
+  });
+}
+
+export const responsesStep: TargetStep = (next) => (call) => {
+  if (call.endpoint !== 'responses') return next(call);
+  const { adapter } = call.resolved;
+  if (hasNatively(adapter, 'responses', call.body)) return next({ ...call, body: nativeBody(call.body) });
+  return translated(next, call, adapter);
+};

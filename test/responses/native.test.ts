@@ -1,0 +1,369 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// The Responses API natively on OpenAI and Azure OpenAI: the upstream's /v1/responses is called with the
+// whole conversation and `store: false`, its Response and events come back with the gateway's ids and
+// numbering, its encrypted reasoning carries over turns, and within one fallback walk a turn moves from
+// OpenAI (native) to Anthropic (translated) with the whole history. The openai SDK against the gateway; the
+// fakes answer in the real wire format (shaped after provider-fixtures/openai/responses/ and azure/).
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+
+const ANTHROPIC_KEY = 'sk-ant-native';
+const GATEWAY_ID = /^[a-z]+_[0-9a-f]{48}$/;
+
+let gateway: TestGateway;
+let openai: FakeUpstream;
+let anthropic: FakeAnthropic;
+let azure: FakeAzure;
+
+beforeAll(async () => {
+  [gateway, openai, anthropic, azure] = await Promise.all([
+    startGateway(),
+    startFakeOpenAI({ name: 'oai' }),
+    startFakeAnthropic({ apiKey: ANTHROPIC_KEY }),
+    startFakeAzure({ deployments: ['gpt5-dep'] }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), openai?.close(), anthropic?.close(), azure?.close()]);
+});
+
+beforeEach(() => openai.reset());
+
+function sdk(config: Record<string, unknown>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+  });
+}
+
+const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-oai', custom_host: openai.url });
+const anthropicTarget = () => ({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
+const sentToOpenAI = () => openai.requests.at(-1)!;
+
+async function collect(stream: AsyncIterable<any>): Promise<any[]> {
+  const events: any[] = [];
+  for await (const event of stream) events.push(event);
+  for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+  return events;
+}
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+describe('OpenAI natively', () => {
+  it('calls /v1/responses with the whole input and store: false, and answers with its own ids', async () => {
+    const client = sdk(openaiTarget());
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      instructions: 'Be brief.',
+      input: 'Hello there',
+      metadata: { team: 'a' },
+    });
+    expectOpenAPIValid('Response', response);
+    const sent = sentToOpenAI();
+    expect(sent.path).toBe('/v1/responses');
+    expect(sent.headers.authorization).toBe('Bearer sk-oai');
+    expect(sent.body).toMatchObject({
+      model: 'gpt-4o',
+      instructions: 'Be brief.',
+      store: false,
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello there' }] }],
+    });
+    // The gateway's own fields stay with the gateway; its ids are not the provider's.
+    expect(sent.body).not.toHaveProperty('metadata');
+    expect(sent.body).not.toHaveProperty('previous_response_id');
+    expect((sent.body as any).input[0]).not.toHaveProperty('id');
+    expect(response.id).toMatch(/^resp_[0-9a-f]{48}$/);
+    expect(response.output_text).toBe('[oai] Hello there');
+    expect(response.output[0]!.id).toMatch(GATEWAY_ID);
+    expect(response.metadata).toEqual({ team: 'a' });
+    expect(response.usage).toMatchObject({ input_tokens: 4, output_tokens: 3, total_tokens: 7 });
+
+    const stored = await client.responses.retrieve(response.id);
+    expect(stored).toEqual(response);
+    const items = await client.responses.inputItems.list(response.id);
+    expect(items.data).toHaveLength(1);
+  });
+
+  it('relays the stream with the gateway ids and numbering, and exactly one terminal event', async () => {
+    const client = sdk(openaiTarget());
+    const events = await collect(
+      await client.responses.create({
+        model: 'gpt-5',
+        input: 'Stream it please',
+        reasoning: { effort: 'low', summary: 'auto' },
+        stream: true,
+      }),
+    );
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events.filter((e) => TERMINAL.has(e.type)).map((e) => e.type)).toEqual(['response.completed']);
+    expect(events.at(-1).type).toBe('response.completed');
+    const ids = new Set(events.map((e) => e.response?.id).filter(Boolean));
+    expect(ids.size).toBe(1);
+    const [responseId] = [...ids] as string[];
+    expect(responseId).toMatch(/^resp_[0-9a-f]{48}$/);
+    // The provider's reasoning summary events are relayed, with the item ids rewritten.
+    expect(events.map((e) => e.type)).toContain('response.reasoning_summary_text.delta');
+    for (const event of events) {
+      if (event.item_id !== undefined) expect(event.item_id).toMatch(GATEWAY_ID);
+      if (event.item?.id !== undefined) expect(event.item.id).toMatch(GATEWAY_ID);
+    }
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toBe('[oai] Stream it please');
+    const final = events.at(-1).response;
+    expect(final.output.map((item: any) => item.type)).toEqual(['reasoning', 'message']);
+    expect(final.output[0].encrypted_content).toMatch(/^gAAAAAB/);
+    expect(final.usage.output_tokens_details.reasoning_tokens).toBe(8);
+    // Asked back encrypted, since the provider keeps nothing.
+    expect(sentToOpenAI().body).toMatchObject({
+      stream: true,
+      store: false,
+      include: ['reasoning.encrypted_content'],
+    });
+    const stored = await client.responses.retrieve(responseId);
+    expect(stored.output).toEqual(final.output);
+    expect(stored.status).toBe('completed');
+  });
+
+  it('sends the encrypted reasoning back on the next turn, with the whole history', async () => {
+    const client = sdk(openaiTarget());
+    const first = await client.responses.create({
+      model: 'gpt-5',
+      input: 'First question',
+      reasoning: { effort: 'medium' },
+    });
+    const reasoning = first.output.find((item) => item.type === 'reasoning') as any;
+    expect(reasoning.encrypted_content).toMatch(/^gAAAAAB/);
+    const second = await client.responses.create({
+      model: 'gpt-5',
+      previous_response_id: first.id,
+      input: 'Second question',
+      reasoning: { effort: 'medium' },
+    });
+    expectOpenAPIValid('Response', second);
+    const input = (sentToOpenAI().body as any).input;
+    expect(input.map((item: any) => item.type ?? 'message')).toEqual([
+      'message',
+      'reasoning',
+      'message',
+      'message',
+    ]);
+    expect(input[1]).toMatchObject({ id: reasoning.id, encrypted_content: reasoning.encrypted_content });
+    expect(input[2].content[0].text).toBe('[oai] First question');
+    expect(input[3].content[0].text).toBe('Second question');
+    expect(sentToOpenAI().body).not.toHaveProperty('previous_response_id');
+  });
+
+  it('is incomplete at max_output_tokens, as the provider says', async () => {
+    const client = sdk(openaiTarget());
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    openai.enqueue({ text: words });
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Talk', max_output_tokens: 16 });
+    expectOpenAPIValid('Response', response);
+    expect(response.status).toBe('incomplete');
+    expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
+  });
+
+  it('fails in band with response.failed when the stream breaks, and stores it failed', async () => {
+    const client = sdk(openaiTarget());
+    openai.enqueue({ cutAfter: 5 });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'one two three four five', stream: true }),
+    );
+    expect(events.at(-1).type).toBe('response.failed');
+    expect(events.filter((e) => TERMINAL.has(e.type))).toHaveLength(1);
+    const stored = await client.responses.retrieve(events.at(-1).response.id);
+    expect(stored.status).toBe('failed');
+  });
+
+  it('passes built-in tools to the provider that runs them', async () => {
+    const client = sdk(openaiTarget());
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Search',
+      tools: [{ type: 'web_search' } as any],
+    });
+    expect(response.status).toBe('completed');
+    expect((sentToOpenAI().body as any).tools).toEqual([{ type: 'web_search' }]);
+  });
+});
+
+describe('the cache on native answers', () => {
+  it('replays a native stream and answer as new responses', async () => {
+    const client = sdk({ ...openaiTarget(), cache: { mode: 'simple' } });
+    const ask = { model: 'gpt-4o', input: 'Cache me natively' };
+    for (const stream of [false, true]) {
+      openai.reset();
+      const first = await client.responses.create({ ...ask, stream } as any).withResponse();
+      const second = await client.responses.create({ ...ask, stream } as any).withResponse();
+      expect(second.response.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(openai.requests).toHaveLength(1);
+      const read = async (data: any) => {
+        if (!stream) return data;
+        const events = await collect(data);
+        expect(events.at(-1).type).toBe('response.completed');
+        return events.at(-1).response;
+      };
+      const [a, b] = [await read(first.data), await read(second.data)];
+      expect(b.id).not.toBe(a.id);
+      expect(b.output[0].content[0].text).toBe('[oai] Cache me natively');
+      expect((await client.responses.retrieve(b.id)).status).toBe('completed');
+    }
+  });
+});
+
+describe('guardrails on native answers', () => {
+  const guarded = (deny: string) =>
+    sdk({
+      ...openaiTarget(),
+      output_guardrails: [
+        { id: 'no-word', deny: true, 'default.contains': { words: [deny], operator: 'none' } },
+      ],
+    });
+
+  it('denies a native stream before any of its text goes out, and stores the response failed', async () => {
+    const error: any = await guarded('Secret')
+      .responses.create({ model: 'gpt-4o', input: 'Secret plans', stream: true })
+      .then(
+        async (stream) => {
+          for await (const _ of stream) void _;
+          return undefined;
+        },
+        (err: unknown) => err,
+      );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(446);
+    expect(JSON.stringify(error.error)).not.toMatch(/Secret plans/);
+    expect(openai.requests).toHaveLength(1);
+  });
+
+  it('redacts personal data in a native stream, its done events and the stored response', async () => {
+    const client = sdk({
+      ...openaiTarget(),
+      output_guardrails: [{ id: 'pii', 'default.pii': { categories: ['email'], redact: true } }],
+    });
+    openai.enqueue({ text: 'Mail jane.doe@example.com now' });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Hi', stream: true }),
+    );
+    expect(JSON.stringify(events)).not.toMatch(/jane\.doe/);
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toBe('Mail [EMAIL_1] now');
+    const final = events.at(-1).response;
+    expect(final.output[0].content[0].text).toBe('Mail [EMAIL_1] now');
+    const stored = await client.responses.retrieve(final.id);
+    expect(stored.output_text).toBe('Mail [EMAIL_1] now');
+  });
+
+  it('lets a passing native stream through whole', async () => {
+    const events = await collect(
+      await guarded('zebra').responses.create({ model: 'gpt-4o', input: 'Open plans', stream: true }),
+    );
+    expect(events.at(-1).type).toBe('response.completed');
+    expect(events.at(-1).response.output[0].content[0].text).toBe('[oai] Open plans');
+  });
+});
+
+describe('one walk, native then translated', () => {
+  it('moves the conversation from OpenAI (native) to Anthropic (translated) with the whole history', async () => {
+    const client = sdk({
+      strategy: { mode: 'fallback', on_status_codes: [503] },
+      targets: [openaiTarget(), { ...anthropicTarget(), override_params: { model: 'claude-sonnet-4-5' } }],
+    });
+    // Turn 1: OpenAI answers natively, with encrypted reasoning.
+    const first = await client.responses.create({
+      model: 'gpt-5',
+      input: 'Plan my trip',
+      reasoning: { effort: 'low' },
+    });
+    expect(first.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    const anthropicCalls = anthropic.requests.length;
+
+    // Turn 2: OpenAI is unavailable; Anthropic gets the history translated, without OpenAI's reasoning.
+    openai.enqueue({ status: 503 });
+    const second = await client.responses.create({
+      model: 'gpt-5',
+      previous_response_id: first.id,
+      input: 'And the hotel?',
+    });
+    expectOpenAPIValid('Response', second);
+    expect(anthropic.requests).toHaveLength(anthropicCalls + 1);
+    const claudeSaw = anthropic.requests.at(-1)!.body as any;
+    expect(claudeSaw.model).toBe('claude-sonnet-4-5');
+    expect(claudeSaw.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Plan my trip' }] },
+      { role: 'assistant', content: [{ type: 'text', text: '[oai] Plan my trip' }] },
+      { role: 'user', content: [{ type: 'text', text: 'And the hotel?' }] },
+    ]);
+    expect(second.previous_response_id).toBe(first.id);
+
+    // Turn 3: back on OpenAI natively, which gets its own reasoning and Claude's answer.
+    const third = await client.responses.create({
+      model: 'gpt-5',
+      previous_response_id: second.id,
+      input: 'Thanks',
+    });
+    expectOpenAPIValid('Response', third);
+    const input = (sentToOpenAI().body as any).input;
+    expect(input.map((item: any) => item.type)).toEqual([
+      'message',
+      'reasoning',
+      'message',
+      'message',
+      'message',
+      'message',
+    ]);
+    expect(input[1].encrypted_content).toBe((first.output[0] as any).encrypted_content);
+    expect(input[4].role).toBe('assistant');
+    expect(input[4].content[0].text).toBe(second.output_text);
+  });
+});
+
+describe('Azure OpenAI natively', () => {
+  const azureTarget = () => ({
+    provider: 'azure-openai',
+    api_key: azure.apiKey,
+    custom_host: azure.url,
+    cloudd_deployment_name: 'gpt5-dep',
+    api_version: '2025-04-01-preview',
+  });
+
+  it('calls {resource}/openai/responses with the api-version and the deployment as the model', async () => {
+    const client = sdk(azureTarget());
+    const response = await client.responses.create({ model: 'gpt-5', input: 'Hi Azure' });
+    expectOpenAPIValid('Response', response);
+    expect(response.output_text).toBe('[azure] Hi Azure');
+    const sent = azure.requests.at(-1)!;
+    expect(sent.path).toBe('/openai/responses');
+    expect(sent.query.get('api-version')).toBe('2025-04-01-preview');
+    expect(sent.headers['api-key']).toBe(azure.apiKey);
+    expect(sent.body).toMatchObject({ model: 'gpt5-dep', store: false });
+
+    const events = await collect(
+      await client.responses.create({
+        model: 'gpt-5',
+        previous_response_id: response.id,
+        input: 'Again',
+        stream: true,
+      }),
+    );
+    expect(events.at(-1).type).toBe('response.completed');
+    expect(events.at(-1).response.output_text ?? events.at(-1).response.output[0].content[0].text).toBe(
+      '[azure] Again',
+    );
+    expect((azure.requests.at(-1)!.body as any).input).toHaveLength(3);
+  });
+});

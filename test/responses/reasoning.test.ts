@@ -1,0 +1,146 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// Reasoning across turns on translated providers: Claude's redacted thinking is kept as a reasoning item
+// (its data in encrypted_content) and sent back as redacted_thinking on the next turn, streamed or not;
+// `reasoning.effort` reaches an OpenAI-wire chat provider as `reasoning_effort`. The openai SDK against the
+// gateway; Anthropic's and an OpenAI-compatible provider's fakes.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+
+const ANTHROPIC_KEY = 'sk-ant-reasoning';
+
+let gateway: TestGateway;
+let anthropic: FakeAnthropic;
+let compatible: FakeUpstream;
+
+beforeAll(async () => {
+  [gateway, anthropic, compatible] = await Promise.all([
+    startGateway(),
+    startFakeAnthropic({ apiKey: ANTHROPIC_KEY }),
+    startFakeOpenAI({ name: 'compat' }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), anthropic?.close(), compatible?.close()]);
+});
+
+function sdk(config: Record<string, unknown>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+  });
+}
+
+const claude = () => sdk({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
+
+const THINKING = { type: 'thinking', thinking: 'Let me think.', signature: 'sig-thinking' };
+const REDACTED = {
+  type: 'redacted_thinking',
+  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP',
+};
+
+const message = (text: string) => ({
+  id: 'msg_01redacted',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content: [THINKING, REDACTED, { type: 'text', text }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 10, output_tokens: 20 },
+});
+
+function streamOf(text: string): Array<Record<string, unknown>> {
+  return [
+    { type: 'message_start', message: { ...message(''), content: [], stop_reason: null } },
+    {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    },
+    { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: THINKING.thinking } },
+    {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'signature_delta', signature: THINKING.signature },
+    },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'content_block_start', index: 1, content_block: REDACTED },
+    { type: 'content_block_stop', index: 1 },
+    { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text } },
+    { type: 'content_block_stop', index: 2 },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 20 },
+    },
+    { type: 'message_stop' },
+  ];
+}
+
+describe('Claude’s redacted thinking', () => {
+  it('is kept as a reasoning item and sent back as redacted_thinking on the next turn', async () => {
+    const client = claude();
+    anthropic.enqueue({ kind: 'json', body: message('First answer') });
+    const first = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Think hard',
+      reasoning: { effort: 'low' },
+    });
+    expectOpenAPIValid('Response', first);
+    expect(first.output.map((item) => item.type)).toEqual(['reasoning', 'reasoning', 'message']);
+    expect(first.output[1]).toMatchObject({ content: [], encrypted_content: REDACTED.data });
+
+    anthropic.enqueue({ kind: 'stream', events: streamOf('Second answer') });
+    const events: any[] = [];
+    for await (const event of await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      previous_response_id: first.id,
+      input: 'Again',
+      reasoning: { effort: 'low' },
+      stream: true,
+    })) {
+      expectOpenAPIValid('ResponseStreamEvent', event);
+      events.push(event);
+    }
+    const claudeSaw = anthropic.requests.at(-1)!.body as any;
+    expect(claudeSaw.messages[1]).toEqual({
+      role: 'assistant',
+      content: [THINKING, REDACTED, { type: 'text', text: 'First answer' }],
+    });
+    const second = events.at(-1).response;
+    expect(events.at(-1).type).toBe('response.completed');
+    expect(second.output.map((item: any) => item.type)).toEqual(['reasoning', 'reasoning', 'message']);
+    expect(second.output[1]).toMatchObject({ content: [], encrypted_content: REDACTED.data });
+
+    anthropic.enqueue({ kind: 'json', body: message('Third answer') });
+    await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      previous_response_id: second.id,
+      input: 'Once more',
+    });
+    const messages = (anthropic.requests.at(-1)!.body as any).messages;
+    expect(messages[3]).toEqual({
+      role: 'assistant',
+      content: [THINKING, REDACTED, { type: 'text', text: 'Second answer' }],
+    });
+  });
+});
+
+describe('reasoning.effort on an OpenAI-wire chat provider without thinking', () => {
+  it('is sent as reasoning_effort, not as the gateway’s thinking option', async () => {
+    const client = sdk({ provider: 'groq', api_key: 'gsk-test', custom_host: compatible.url });
+    await client.responses.create({ model: 'o4-mini', input: 'Reason', reasoning: { effort: 'high' } });
+    const sent = compatible.requests.at(-1)!;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.body).toMatchObject({ reasoning_effort: 'high' });
+    expect(sent.body).not.toHaveProperty('thinking');
+  });
+});
