@@ -89,7 +89,11 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
         headers: req.headers,
         body,
       });
-      if (url.pathname.startsWith('/openai/') && !url.pathname.startsWith('/openai/deployments/')) {
+      const resourcePath =
+        url.pathname.startsWith('/openai/') &&
+        !url.pathname.startsWith('/openai/deployments/') &&
+        url.pathname !== '/openai/responses';
+      if (resourcePath) {
         void resource(req, res, url, raw);
         return;
       }
