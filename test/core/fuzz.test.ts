@@ -389,7 +389,7 @@ describe('sizes', () => {
     // The pass-through has no size cap: its body is the provider's own and is streamed, not parsed.
     const body = Buffer.alloc(1024 * 1024, 7);
     const result = await postRaw(
-      `${gateway.url}/files/upload`,
+      `${gateway.url}/raw/upload`,
       body,
       providerHeaders(gateway, fake, { 'content-type': 'application/octet-stream' }),
     );
