@@ -42,6 +42,8 @@ export interface Settings {
   semanticCacheEmbeddingModel: string;
   /** Entries of one semantic cache partition compared exactly before the approximate index takes over. */
   semanticCacheExactLimit: number;
+  /** Semantic cache entries one node holds in memory, over all partitions; the least recently used go. */
+  semanticCacheMaxEntries: number;
   /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
   hooksWebhookSecret: string | undefined;
   /** Calls are measured and `GET /metrics` serves them. */
@@ -199,6 +201,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     semanticCacheVirtualKey: source.GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY || undefined,
     semanticCacheEmbeddingModel: source.GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
     semanticCacheExactLimit: integer(source, 'GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT', 1024, 1),
+    semanticCacheMaxEntries: integer(source, 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES', 100_000, 1),
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
     metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
     metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,

@@ -275,6 +275,14 @@ export class VectorIndex {
     return true;
   }
 
+  /** The ids of the entries expired at `nowMs`. */
+  expired(nowMs: number): string[] {
+    const ids: string[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++)
+      if (this.expires[slot] <= nowMs) ids.push(this.ids[slot]);
+    return ids;
+  }
+
   /** Removes the entries expired at `nowMs`; returns how many. */
   sweep(nowMs: number): number {
     let removed = 0;
