@@ -203,14 +203,6 @@ export class VectorIndex {
     return this.hashing !== undefined;
   }
 
-  /** Bytes held for the entries' vectors and hashes (not counting ids and buckets). */
-  get bytes(): number {
-    const floats = this.chunks.length * CHUNK * this.dimensions * 4;
-    return (
-      floats + this.expires.byteLength * 2 + this.seen.byteLength + (this.hashing?.codes.byteLength ?? 0)
-    );
-  }
-
   has(id: string): boolean {
     return this.slotOf.has(id);
   }
