@@ -25,7 +25,7 @@ export interface VectorIndexOptions {
   exactLimit?: number;
   /** Hash tables of the approximate index. Default 20. */
   tables?: number;
-  /** Bits per table, at most 30. Default 14. */
+  /** Bits per table, at most 16 (a table has a head for each of its 2^bits buckets). Default 14. */
   bits?: number;
   /** Bits of each entry's sketch, compared before its floats; a multiple of 32. Default 256. */
   sketchBits?: number;
@@ -90,14 +90,21 @@ function grown<T extends Float64Array | Uint32Array | Int32Array>(array: T, need
   return next;
 }
 
-/** The hash tables and sketches, once the index holds more than its exact limit. */
+/**
+ * The hash tables and sketches, once the index holds more than its exact limit. A bucket is a chain of
+ * slots through typed arrays (a head per table and key, a next slot per slot and table), so the tables
+ * are a few flat arrays however many entries they hold, and never objects for the collector to trace.
+ */
 class Hashing {
   readonly rotation: RotationHash;
   /** First word of the sketch within a vector's hash words (table bits come first, word-aligned). */
   readonly sketchWord: number;
   readonly sketchWords: number;
   readonly words: number;
-  readonly buckets: Array<Map<number, number[]>>;
+  /** The first slot of each bucket, −1 when empty: `tables` × 2^`bits`. */
+  readonly heads: Int32Array;
+  /** The next slot of the same bucket, −1 at its end: `tables` per slot. */
+  next = new Int32Array(0);
   /** Every slot's hash words, `words` per slot. */
   codes = new Uint32Array(0);
 
@@ -112,43 +119,42 @@ class Hashing {
     this.sketchWords = sketchBits / 32;
     this.words = this.sketchWord + this.sketchWords;
     this.rotation = new RotationHash(dimensions, this.words * 32, seed);
-    this.buckets = Array.from({ length: tables }, () => new Map<number, number[]>());
+    this.heads = new Int32Array(tables * 2 ** bits).fill(-1);
   }
 
-  key(codes: Uint32Array, offset: number, table: number): number {
-    return bitsAt(codes, offset, table * this.bits, this.bits);
+  /** The bucket of the vector whose hash words are in `codes` at `offset`, in `table`. */
+  bucket(codes: Uint32Array, offset: number, table: number): number {
+    return table * 2 ** this.bits + bitsAt(codes, offset, table * this.bits, this.bits);
   }
 
-  /** Puts the slot (whose hash words are in `codes` at its place) into its buckets. */
+  /** Puts the slot (whose hash words are in `codes` at its place) at the head of its buckets. */
   insert(slot: number): void {
-    const offset = slot * this.words;
-    for (let table = 0; table < this.tables; table++) {
-      const map = this.buckets[table];
-      const key = this.key(this.codes, offset, table);
-      const bucket = map.get(key);
-      if (bucket) bucket.push(slot);
-      else map.set(key, [slot]);
+    const { tables } = this;
+    this.next = grown(this.next, (slot + 1) * tables);
+    for (let table = 0; table < tables; table++) {
+      const bucket = this.bucket(this.codes, slot * this.words, table);
+      this.next[slot * tables + table] = this.heads[bucket];
+      this.heads[bucket] = slot;
     }
   }
 
-  /** Takes `slot` out of its buckets, or renames it `to` there. */
+  /** Takes `slot` out of its buckets, or puts `to` in its place there (with its links). */
   replace(slot: number, to: number | undefined): void {
-    const offset = slot * this.words;
-    for (let table = 0; table < this.tables; table++) {
-      const map = this.buckets[table];
-      const key = this.key(this.codes, offset, table);
-      const bucket = map.get(key);
-      if (!bucket) continue;
-      const at = bucket.indexOf(slot);
-      if (at < 0) continue;
-      if (to !== undefined) {
-        bucket[at] = to;
-      } else if (bucket.length === 1) {
-        map.delete(key);
-      } else {
-        bucket[at] = bucket[bucket.length - 1];
-        bucket.pop();
+    const { tables, next, heads } = this;
+    for (let table = 0; table < tables; table++) {
+      const bucket = this.bucket(this.codes, slot * this.words, table);
+      let previous = -1;
+      let current = heads[bucket];
+      while (current >= 0 && current !== slot) {
+        previous = current;
+        current = next[current * tables + table];
       }
+      if (current < 0) continue;
+      const after = next[slot * tables + table];
+      const link = to ?? after;
+      if (previous < 0) heads[bucket] = link;
+      else next[previous * tables + table] = link;
+      if (to !== undefined) next[to * tables + table] = after;
     }
   }
 }
@@ -187,7 +193,9 @@ export class VectorIndex {
     this.sketchBits = options.sketchBits ?? DEFAULT_SKETCH_BITS;
     this.seed = options.seed ?? 0x5eed;
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError('dimensions must be ≥ 1');
-    if (!(this.bits >= 1 && this.bits <= 30)) throw new RangeError('bits must be in [1, 30]');
+    if (!(Number.isInteger(this.bits) && this.bits >= 1 && this.bits <= 16)) {
+      throw new RangeError('bits must be in [1, 16]');
+    }
     if (!(Number.isInteger(this.tables) && this.tables >= 1)) throw new RangeError('tables must be ≥ 1');
     if (!(this.sketchBits >= 32 && this.sketchBits % 32 === 0)) {
       throw new RangeError('sketchBits must be a positive multiple of 32');
@@ -331,11 +339,10 @@ export class VectorIndex {
     const lookup = this.lookup;
     let best = -1;
     let bestSimilarity = -Infinity;
-    for (let table = 0; table < hashing.tables; table++) {
-      const bucket = hashing.buckets[table].get(hashing.key(queryCodes, 0, table));
-      if (!bucket) continue;
-      for (let i = 0; i < bucket.length; i++) {
-        const slot = bucket[i];
+    const { tables, heads, next } = hashing;
+    for (let table = 0; table < tables; table++) {
+      const bucket = hashing.bucket(queryCodes, 0, table);
+      for (let slot = heads[bucket]; slot >= 0; slot = next[slot * tables + table]) {
         if (seen[slot] === lookup) continue;
         seen[slot] = lookup;
         if (this.expires[slot] <= nowMs) continue;
