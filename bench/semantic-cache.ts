@@ -136,6 +136,8 @@ async function benchEndToEnd() {
     GATEWAY_LOG_BODIES: 'false',
     GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
     GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
+    // Every entry of the bench held: none leaves memory.
+    GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: String(E2E_ENTRIES + 2 * QUERIES + 1_000),
   };
   const fake = await startFakeOpenAI({ name: 'bench' });
   const server = await createGatewayServer(loadSettings(env), { env, logger: pino({ level: 'silent' }) });
@@ -179,6 +181,23 @@ async function benchEndToEnd() {
       partition ??= entry;
       return add(entry);
     };
+    let embeddingMs = 0;
+    let embeddingCpuMs = 0;
+    const embed = semantic.embed;
+    semantic.embed = async (...args) => {
+      const cpu = cpuMicros();
+      const started = performance.now();
+      try {
+        const vector = await embed(...args);
+        // The fake's 256 dimensions repeated: the same cosines, a vector of the asked size.
+        const wide = new Array<number>(E2E_DIMENSIONS);
+        for (let i = 0; i < E2E_DIMENSIONS; i++) wide[i] = vector[i % vector.length];
+        return wide;
+      } finally {
+        embeddingMs = performance.now() - started;
+        embeddingCpuMs = (cpuMicros() - cpu) / 1000;
+      }
+    };
     const config = { ...target, cache: { mode: 'semantic' } };
     await ask(config, 'first question of the bench');
     if (!partition) throw new Error('the first request stored no entry');
@@ -197,24 +216,10 @@ async function benchEndToEnd() {
       await Promise.all(batch);
     }
     const fillMs = performance.now() - filled;
+    // Every vector must be in the index (one of other dimensions would be found only exactly).
+    const held = await semantic.cache.heldEntries();
+    if (held !== E2E_ENTRIES + 1) throw new Error(`the index holds ${held} of ${E2E_ENTRIES + 1} entries`);
 
-    let embeddingMs = 0;
-    let embeddingCpuMs = 0;
-    const embed = semantic.embed;
-    semantic.embed = async (...args) => {
-      const cpu = cpuMicros();
-      const started = performance.now();
-      try {
-        const vector = await embed(...args);
-        // The fake's 256 dimensions repeated: the same cosines, a vector of the asked size.
-        const wide = new Array<number>(E2E_DIMENSIONS);
-        for (let i = 0; i < E2E_DIMENSIONS; i++) wide[i] = vector[i % vector.length];
-        return wide;
-      } finally {
-        embeddingMs = performance.now() - started;
-        embeddingCpuMs = (cpuMicros() - cpu) / 1000;
-      }
-    };
     // Twenty-four random words per request, shared with no other request: every one misses. A
     // bag-of-words vector is near another only when most of their words fall in the same dimensions:
     // with four words in 256 dimensions two of a few thousand questions could hash to the same vector.
