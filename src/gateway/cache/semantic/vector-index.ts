@@ -15,7 +15,7 @@
  *
  * With the defaults (20 tables of 14 bits), an entry at cosine 0.95 of the query shares a bucket in
  * some table with probability ≈ 0.994, one at 0.98 with ≈ 0.9999; at random (unrelated entries) a table
- * yields 1 in 16,384 of the entries. Storage is contiguous (chunks of floats, flat arrays of hashes)
+ * yields 1 in 16,384 of the entries. Storage is contiguous (chunks of floats; hashes and buckets in flat typed arrays)
  * and a lookup allocates nothing but its answer.
  */
 import { bitsAt, popcount, RotationHash } from './rotation-hash.js';
