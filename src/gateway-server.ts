@@ -80,6 +80,7 @@ export async function createGatewayServer(
   store.onChange((change) => lookups.applyChange(change));
   const semanticCache = new SemanticCache(store, {
     index: { exactLimit: settings.semanticCacheExactLimit },
+    maxEntries: settings.semanticCacheMaxEntries,
     publish: (event) => bus?.publish(event),
   });
   if (settings.redisUrl) {
@@ -203,7 +204,7 @@ export async function createGatewayServer(
         await traces?.shutdown();
         await deps.upstream.close();
         await deps.hooks.close();
-        semanticCache.close();
+        await semanticCache.close();
         await bus?.close();
         await state.close();
         await store.close();

@@ -40,8 +40,13 @@ export interface Settings {
    * of the caller's workspace, and the model. */
   semanticCacheVirtualKey: string | undefined;
   semanticCacheEmbeddingModel: string;
-  /** Entries of one semantic cache partition compared exactly before the approximate index takes over. */
-  semanticCacheExactLimit: number;
+  /**
+   * Entries of one semantic cache partition compared exactly before the approximate index takes over;
+   * unset, as many as make 262,144 floats (1024 at 256 dimensions, 170 at 1536), at most 1024.
+   */
+  semanticCacheExactLimit: number | undefined;
+  /** Semantic cache entries one node holds in memory, over all partitions; the least recently used go. */
+  semanticCacheMaxEntries: number;
   /** Key of the HMAC-SHA256 signature on the bodies webhook checks send; unsigned when absent. */
   hooksWebhookSecret: string | undefined;
   /** Calls are measured and `GET /metrics` serves them. */
@@ -198,7 +203,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     semanticCacheVirtualKey: source.GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY || undefined,
     semanticCacheEmbeddingModel: source.GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
-    semanticCacheExactLimit: integer(source, 'GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT', 1024, 1),
+    semanticCacheExactLimit: source.GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT
+      ? integer(source, 'GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT', 1024, 1)
+      : undefined,
+    semanticCacheMaxEntries: integer(source, 'GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES', 100_000, 1),
     hooksWebhookSecret: source.GATEWAY_HOOKS_WEBHOOK_SECRET || undefined,
     metricsEnabled: boolean(source, 'GATEWAY_METRICS', true),
     metricsToken: source.GATEWAY_METRICS_TOKEN || undefined,

@@ -712,11 +712,15 @@ export interface SemanticCacheRemoval {
 export interface SemanticCacheRepository {
   insertSemanticCacheEntry(entry: SemanticCacheEntry): Promise<void>;
   getSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheEntry | undefined>;
-  /** A partition's entries that are still fresh at `nowMs`, without their answers. */
+  /**
+   * A partition's entries that are still fresh at `nowMs`, without their answers, oldest first; with
+   * `limit`, only the newest `limit` of them.
+   */
   listSemanticCachePartition(
     workspace_id: string,
     partition_key: string,
     nowMs: number,
+    limit?: number,
   ): Promise<SemanticCacheVector[]>;
   deleteSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheRemoval | undefined>;
   /** Every entry stored under the namespace ('' for none). */

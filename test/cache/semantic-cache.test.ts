@@ -97,4 +97,79 @@ describe('SemanticCache', () => {
     cache.close();
     other.close();
   });
+
+  it('holds at most maxEntries in memory, least recently used leaving first; the store keeps them', async () => {
+    const cache = new SemanticCache(store, { now: () => 0, maxEntries: 2 });
+    const [first, second] = [`p_${randomBytes(4).toString('hex')}`, `p_${randomBytes(4).toString('hex')}`];
+    const lookup = (partition: string, query: Float32Array) =>
+      cache.lookup({ workspaceId, partition, exactKey: 'k', threshold: 0.95, embed: async () => query });
+    const a = entry({ partition_key: first, vector: vector(1, 0, 0), created_at_ms: -3 });
+    const b = entry({ partition_key: first, vector: vector(0, 1, 0), created_at_ms: -2 });
+    expect((await lookup(first, vector(0, 0, 1))).kind).toBe('miss'); // holds the first partition
+    await cache.add(a);
+    await cache.add(b);
+    // a answers, so b is now the least recently used.
+    expect(await lookup(first, vector(1, 0, 0))).toMatchObject({ kind: 'similar', entry: { id: a.id } });
+    expect((await lookup(second, vector(0, 0, 1))).kind).toBe('miss');
+    const c = entry({ partition_key: second, vector: vector(0, 0, 1), created_at_ms: -1 });
+    await cache.add(c);
+    expect(await cache.heldEntries()).toBe(2);
+    // b left this node's memory, not the store: its partition still holds a, so b is not found here.
+    expect(await store.getSemanticCacheEntry(workspaceId, b.id)).toMatchObject({ id: b.id });
+    expect(await lookup(first, vector(0, 1, 0))).toMatchObject({
+      kind: 'miss',
+      similarity: expect.closeTo(0, 6),
+    });
+
+    // A partition that lost every entry is read again from the store when next asked: its newest ones.
+    const d = entry({ partition_key: second, vector: vector(0, 1, 1), created_at_ms: 0 });
+    await cache.add(d); // a, now the least recently used, leaves: its partition holds none and is let go
+    expect(await cache.heldEntries()).toBe(2);
+    expect(await lookup(first, vector(0, 1, 0))).toMatchObject({ kind: 'similar', entry: { id: b.id } });
+    expect(await lookup(first, vector(1, 0, 0))).toMatchObject({ kind: 'similar', entry: { id: a.id } });
+    expect(await cache.heldEntries()).toBe(2);
+    await cache.close();
+  });
+
+  it('holds an added entry at once and writes its row after the current turn', async () => {
+    const cache = new SemanticCache(store, { now: () => 0 });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    const lookup = () =>
+      cache.lookup({
+        workspaceId,
+        partition,
+        exactKey: 'k',
+        threshold: 0.95,
+        embed: async () => vector(1, 0, 0),
+      });
+    expect((await lookup()).kind).toBe('miss');
+    const stored = entry({ partition_key: partition });
+    const adding = cache.add(stored);
+    // Not in the store yet, but a lookup waits for the row rather than dropping the entry.
+    expect(await store.getSemanticCacheEntry(workspaceId, stored.id)).toBeUndefined();
+    expect(await lookup()).toMatchObject({ kind: 'similar', entry: { id: stored.id } });
+    await adding;
+    expect(await store.getSemanticCacheEntry(workspaceId, stored.id)).toMatchObject({ id: stored.id });
+    await cache.close();
+  });
+
+  it('forgets an entry whose row the store refuses', async () => {
+    const cache = new SemanticCache(store, { now: () => 0 });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    const lookup = () =>
+      cache.lookup({
+        workspaceId,
+        partition,
+        exactKey: 'k',
+        threshold: 0.95,
+        embed: async () => vector(1, 0, 0),
+      });
+    expect((await lookup()).kind).toBe('miss');
+    const stored = entry({ partition_key: partition });
+    await cache.add(stored);
+    // The same id again: the store's primary key refuses the row.
+    await expect(cache.add({ ...stored, exact_key: 'again' })).rejects.toThrow();
+    expect(await cache.heldEntries()).toBe(0);
+    await cache.close();
+  });
 });

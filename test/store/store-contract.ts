@@ -806,6 +806,12 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       const listed = await store.listSemanticCachePartition(ws.id, 'p1', 5_000);
       expect(listed.map((e) => e.id)).toEqual([a.id]);
       expect(Array.from(listed[0].vector)).toEqual(Array.from(a.vector));
+      // With a limit, the newest entries, still oldest first.
+      const newer = entry(ws.id, { created_at_ms: 2_000 });
+      const newest = entry(ws.id, { created_at_ms: 3_000 });
+      for (const e of [newest, newer]) await store.insertSemanticCacheEntry(e);
+      const limited = await store.listSemanticCachePartition(ws.id, 'p1', 5_000, 2);
+      expect(limited.map((e) => e.id)).toEqual([newer.id, newest.id]);
 
       expect(await store.deleteSemanticCacheEntry(other.id, a.id)).toBeUndefined();
       expect(await store.deleteSemanticCacheEntry(ws.id, a.id)).toEqual({

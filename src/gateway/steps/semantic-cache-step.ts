@@ -138,7 +138,8 @@ async function throughSemanticCache(
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
-  if (storable && answer) await storeEntry(call, plan, id, vector, answer);
+  // Not awaited: the entry is held at once and its row written after the answer has gone out.
+  if (storable && answer) void storeEntry(call, plan, id, vector, answer);
   return outcome;
 }
 

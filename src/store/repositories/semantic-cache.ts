@@ -64,16 +64,16 @@ export function createSemanticCacheRepository({ db }: RepositoryContext): Semant
       return row ? { ...toVector(row), answer: row.answer } : undefined;
     },
 
-    async listSemanticCachePartition(workspace_id, partition_key, nowMs) {
-      const rows = await db
+    async listSemanticCachePartition(workspace_id, partition_key, nowMs, limit) {
+      let query = db
         .selectFrom('semantic_cache_entries')
         .select(VECTOR_COLUMNS)
         .where('workspace_id', '=', workspace_id)
         .where('partition_key', '=', partition_key)
-        .where('expires_at_ms', '>', nowMs)
-        .orderBy('created_at_ms')
-        .execute();
-      return rows.map(toVector);
+        .where('expires_at_ms', '>', nowMs);
+      if (limit === undefined) return (await query.orderBy('created_at_ms').execute()).map(toVector);
+      query = query.orderBy('created_at_ms', 'desc').limit(limit);
+      return (await query.execute()).map(toVector).reverse();
     },
 
     async deleteSemanticCacheEntry(workspace_id, id) {

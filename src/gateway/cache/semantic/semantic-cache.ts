@@ -5,6 +5,14 @@
  * (Redis pub/sub; `publish`), and they update the partitions they hold. An index only proposes: a hit
  * is read back from the store by id and must still be there, fresh and of the asked partition, so a
  * stale index can cost a miss but never serve a removed, expired or foreign answer.
+ *
+ * A node holds at most `maxEntries` entries over all its partitions; past that the least recently used
+ * (added or answering) leave its memory, not the store. A partition left with none is read again when
+ * next asked (its newest `maxEntries`); until then the entries it let go are not found on this node.
+ *
+ * An added entry is held here at once, so this node's next equal question finds it; its row is written
+ * after the current turn of the event loop (once the answer that made it has gone out), and a read of
+ * it waits for that write. Other nodes are told only once the row is there.
  */
 import type { SemanticCacheEntry, SemanticCacheRemoval, Store } from '../../../store/types.js';
 import type { SemanticCacheEvent } from '../../invalidation.js';
@@ -15,6 +23,8 @@ export interface SemanticCacheOptions {
   index?: VectorIndexOptions;
   /** Tells the other nodes of an added or removed entry. */
   publish?: (event: SemanticCacheEvent) => void;
+  /** Entries held in memory over all partitions before the least recently used go. Default 100,000. */
+  maxEntries?: number;
   /** Milliseconds between sweeps of expired entries (index and store). Default one minute. */
   sweepIntervalMs?: number;
   /** Clock in milliseconds, for tests. */
@@ -22,6 +32,7 @@ export interface SemanticCacheOptions {
 }
 
 interface Partition {
+  key: string;
   /** Created with the first vector: its length sets the dimensions. */
   index: VectorIndex | undefined;
   /** Exact key → entry id, for requests equal to a stored one. */
@@ -46,8 +57,17 @@ export type SemanticLookupResult =
   /** `vector` is the request's, to store its answer under; `similarity` the nearest entry's, if any. */
   | { kind: 'miss'; vector: Float32Array | undefined; similarity: number | undefined };
 
+export const DEFAULT_MAX_ENTRIES = 100_000;
+
 export class SemanticCache {
   private readonly partitions = new Map<string, Promise<Partition>>();
+  /** The loaded partitions by key, to reach them without waiting. */
+  private readonly loaded = new Map<string, Partition>();
+  /** Every held entry id → its partition, least recently used first. */
+  private readonly recency = new Map<string, Partition>();
+  /** Rows being written, by entry id. */
+  private readonly writing = new Map<string, Promise<void>>();
+  private readonly maxEntries: number;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping: Promise<void> | undefined;
@@ -59,6 +79,7 @@ export class SemanticCache {
     private readonly options: SemanticCacheOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
     this.sweeper = setInterval(() => void this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
   }
@@ -69,22 +90,42 @@ export class SemanticCache {
     const exact = partition.exact.get(request.exactKey);
     if (exact && exact.expiresAtMs > now) {
       const entry = await this.readBack(request, exact.id, now);
-      if (entry) return { kind: 'exact', entry };
+      if (entry) {
+        this.touch(entry.id);
+        return { kind: 'exact', entry };
+      }
     }
     const vector = await request.embed();
     if (!vector) return { kind: 'miss', vector: undefined, similarity: undefined };
-    const nearest = partition.index?.nearest(vector, this.now());
+    const nearest = partition.index?.nearest(vector, this.now(), request.threshold);
     if (nearest && nearest.similarity >= request.threshold) {
       const entry = await this.readBack(request, nearest.id, this.now());
-      if (entry) return { kind: 'similar', entry, similarity: nearest.similarity };
+      if (entry) {
+        this.touch(entry.id);
+        return { kind: 'similar', entry, similarity: nearest.similarity };
+      }
     }
     return { kind: 'miss', vector, similarity: nearest?.similarity };
   }
 
-  /** Stores an entry, adds it to this node's index and tells the other nodes. */
+  /**
+   * Adds an entry to this node's index, stores it once the current turn is done, then tells the other
+   * nodes; rejects (and forgets the entry) when the store refuses it.
+   */
   async add(entry: SemanticCacheEntry): Promise<void> {
-    await this.store.insertSemanticCacheEntry(entry);
-    await this.addLocally(entry);
+    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      this.store.insertSemanticCacheEntry(entry),
+    );
+    this.writing.set(entry.id, written);
+    try {
+      await this.addLocally(entry);
+      await written;
+    } catch (err) {
+      this.forget(entry.partition_key, entry.id);
+      throw err;
+    } finally {
+      this.writing.delete(entry.id);
+    }
     this.options.publish?.({
       kind: 'semantic-cache',
       op: 'added',
@@ -95,6 +136,7 @@ export class SemanticCache {
   }
 
   async removeEntry(workspaceId: string, id: string): Promise<boolean> {
+    await this.written([id]);
     const removed = await this.store.deleteSemanticCacheEntry(workspaceId, id);
     if (!removed) return false;
     await this.removed([removed]);
@@ -103,6 +145,7 @@ export class SemanticCache {
 
   /** Removes every entry of a namespace ('' for requests without one); resolves with how many. */
   async removeNamespace(workspaceId: string, namespace: string): Promise<number> {
+    await this.written([...this.writing.keys()]);
     const removed = await this.store.deleteSemanticCacheNamespace(workspaceId, namespace);
     await this.removed(removed);
     return removed.length;
@@ -114,7 +157,7 @@ export class SemanticCache {
     if (!loading) return; // Not held here: it is read whole from the store when first asked.
     const partition = await loading;
     if (event.op === 'removed') {
-      for (const id of event.ids) removeFrom(partition, id);
+      for (const id of event.ids) this.removeFrom(partition, id);
       return;
     }
     for (const id of event.ids) {
@@ -129,12 +172,14 @@ export class SemanticCache {
       const now = this.now();
       for (const [key, loading] of this.partitions) {
         const partition = await loading;
-        partition.index?.sweep(now);
-        for (const [exactKey, exact] of partition.exact) {
-          if (exact.expiresAtMs <= now) forgetExact(partition, exactKey, exact.id);
+        for (const exact of [...partition.exact.values()]) {
+          if (exact.expiresAtMs <= now) this.removeFrom(partition, exact.id);
+        }
+        if (partition.index) {
+          for (const id of partition.index.expired(now)) this.removeFrom(partition, id);
         }
         // An empty partition is read again (cheaply) when next asked.
-        if (partition.exact.size === 0 && (partition.index?.size ?? 0) === 0) this.partitions.delete(key);
+        if (partition.exact.size === 0 && (partition.index?.size ?? 0) === 0) this.drop(key, partition);
       }
       // In batches, so a large backlog never holds the database for long; every node that uses the
       // cache sweeps.
@@ -146,8 +191,10 @@ export class SemanticCache {
     return this.sweeping;
   }
 
-  close(): void {
+  /** Stops the sweeps; resolves once the rows being written are. */
+  async close(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.written([...this.writing.keys()]);
   }
 
   /** Entries held in this node's indexes, for tests and metrics. */
@@ -170,16 +217,66 @@ export class SemanticCache {
   }
 
   private async load(workspaceId: string, key: string): Promise<Partition> {
-    const partition: Partition = { index: undefined, exact: new Map(), exactKeyOf: new Map() };
-    for (const entry of await this.store.listSemanticCachePartition(workspaceId, key, this.now())) {
-      addTo(partition, entry, this.options.index);
+    const partition: Partition = { key, index: undefined, exact: new Map(), exactKeyOf: new Map() };
+    const entries = await this.store.listSemanticCachePartition(
+      workspaceId,
+      key,
+      this.now(),
+      this.maxEntries,
+    );
+    // Held only once whole: a partition dropped meanwhile (emptied, invalidated) is not revived here.
+    if (this.partitions.has(key)) {
+      this.loaded.set(key, partition);
+      for (const entry of entries) this.addTo(partition, entry);
     }
     return partition;
   }
 
   private async addLocally(entry: Omit<SemanticCacheEntry, 'answer'>): Promise<void> {
     const loading = this.partitions.get(entry.partition_key);
-    if (loading) addTo(await loading, entry, this.options.index);
+    if (loading) this.addTo(await loading, entry);
+  }
+
+  private addTo(partition: Partition, entry: Omit<SemanticCacheEntry, 'answer'>): void {
+    addTo(partition, entry, this.options.index);
+    this.recency.delete(entry.id);
+    this.recency.set(entry.id, partition);
+    for (const [id, holder] of this.recency) {
+      if (this.recency.size <= this.maxEntries) break;
+      this.removeFrom(holder, id);
+    }
+  }
+
+  /** An entry answered: it is the last to leave memory. */
+  private touch(id: string): void {
+    const holder = this.recency.get(id);
+    if (!holder) return;
+    this.recency.delete(id);
+    this.recency.set(id, holder);
+  }
+
+  private removeFrom(partition: Partition, id: string): void {
+    removeFrom(partition, id);
+    this.recency.delete(id);
+    // A partition that holds nothing any more is read afresh from the store when next asked.
+    if (partition.exact.size === 0 && (partition.index?.size ?? 0) === 0) this.drop(partition.key, partition);
+  }
+
+  private forget(key: string, id: string): void {
+    const partition = this.loaded.get(key);
+    if (partition) this.removeFrom(partition, id);
+  }
+
+  private drop(key: string, partition: Partition): void {
+    if (this.loaded.get(key) !== partition) return;
+    this.loaded.delete(key);
+    this.partitions.delete(key);
+  }
+
+  /** Waits for the rows of these entries being written, whether or not the writes succeed. */
+  private async written(ids: string[]): Promise<void> {
+    const pending = ids.map((id) => this.writing.get(id)).filter((write) => write !== undefined);
+    await Promise.allSettled(pending);
   }
 
   private async removed(removals: SemanticCacheRemoval[]): Promise<void> {
@@ -193,7 +290,7 @@ export class SemanticCache {
       const loading = this.partitions.get(key);
       if (loading) {
         const partition = await loading;
-        for (const removal of list) removeFrom(partition, removal.id);
+        for (const removal of list) this.removeFrom(partition, removal.id);
       }
       this.options.publish?.({
         kind: 'semantic-cache',
@@ -211,10 +308,10 @@ export class SemanticCache {
     id: string,
     now: number,
   ): Promise<SemanticCacheEntry | undefined> {
+    await this.written([id]);
     const entry = await this.store.getSemanticCacheEntry(request.workspaceId, id);
     if (entry && entry.partition_key === request.partition && entry.expires_at_ms > now) return entry;
-    const loading = this.partitions.get(request.partition);
-    if (loading) removeFrom(await loading, id);
+    this.forget(request.partition, id);
     return undefined;
   }
 }
