@@ -7,8 +7,9 @@
  *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
  *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
  *     holds the line's lease (results that end together are committed together: `settle-queue.ts`).
- *     The line's slot goes to the next line as soon as its call ends. A rate-limit policy's refusal
- *     puts the line back until its window opens.
+ *     The line's slot goes to the next line as soon as its call ends, from lines claimed ahead (a
+ *     concurrency's worth), so no claim stands between them. A rate-limit policy's refusal puts the line
+ *     back until its window opens.
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -79,6 +80,52 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     return leased.get(batchId)?.size ?? 0;
   }
 
+  function hold(batchId: string, line: number): void {
+    let held = leased.get(batchId);
+    if (!held) {
+      held = new Set();
+      leased.set(batchId, held);
+    }
+    held.add(line);
+  }
+
+  function letGo(batchId: string, line: number): void {
+    const held = leased.get(batchId);
+    held?.delete(line);
+    if (held?.size === 0) leased.delete(batchId);
+  }
+
+  /** Lines claimed ahead, by batch: leased (and renewed) but not started yet, so that a slot that frees
+   * starts the next line at once instead of after a claim. */
+  const queued = new Map<string, ClaimedLine[]>();
+  /** Each running batch as last read: what a line ending between polls starts the next one for. */
+  const latest = new Map<string, StoredBatch>();
+
+  function roomOf(batch: StoredBatch): number {
+    return Math.min(
+      options.nodeConcurrency - lines,
+      (batch.concurrency ?? options.batchConcurrency) - (calling.get(batch.id) ?? 0),
+    );
+  }
+
+  /** Starts the batch's queued lines while it has room. */
+  function startQueued(batch: StoredBatch): void {
+    const queue = queued.get(batch.id);
+    if (!queue) return;
+    while (queue.length > 0 && roomOf(batch) > 0) track(runLine(batch, queue.shift()!));
+    if (queue.length === 0) queued.delete(batch.id);
+  }
+
+  /** Gives back the lines claimed ahead of a batch (cancelled, or the node is closing). */
+  async function releaseQueued(batchId: string): Promise<void> {
+    const queue = queued.get(batchId) ?? [];
+    queued.delete(batchId);
+    for (const line of queue) {
+      await store.batches.releaseLine(batchId, line.line, owner, Date.now());
+      letGo(batchId, line.line);
+    }
+  }
+
   function track(work: Promise<void>): void {
     running.add(work);
     void work.finally(() => running.delete(work));
@@ -109,6 +156,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         lastPollAt = Date.now();
         await claimJobs();
         active = await store.batches.withStatus(['in_progress', 'cancelling']);
+        latest.clear();
+        for (const batch of active) latest.set(batch.id, batch);
       }
       for (const batch of active) {
         if (closed) break;
@@ -209,20 +258,26 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const stopped = batch.status === 'cancelling' || expired(batch);
     if (stopped) {
       if (!poll) return;
+      await releaseQueued(batch.id);
       if (inFlightOf(batch.id) === 0 && (await store.batches.liveLeases(batch.id)) === 0) {
         await queueFinalize(batch, batch.status === 'cancelling' ? 'cancelled' : 'expired');
       }
       return;
     }
-    const room = Math.min(
-      options.nodeConcurrency - lines,
-      (batch.concurrency ?? options.batchConcurrency) - (calling.get(batch.id) ?? 0),
-    );
-    if (room > 0) {
-      const claimed = await store.batches.claimLines(batch.id, owner, options.leaseMs, room);
-      for (const line of claimed) track(runLine(batch, line));
+    startQueued(batch);
+    const room = roomOf(batch);
+    // Claim what fills the room and a concurrency's worth ahead, once fewer than half of that are queued.
+    const ahead = batch.concurrency ?? options.batchConcurrency;
+    const queuedCount = queued.get(batch.id)?.length ?? 0;
+    if (room > 0 || queuedCount < ahead / 2) {
+      const limit = Math.max(room, 0) + ahead - queuedCount;
+      const claimed = await store.batches.claimLines(batch.id, owner, options.leaseMs, limit);
+      for (const line of claimed) hold(batch.id, line.line);
+      queued.set(batch.id, [...(queued.get(batch.id) ?? []), ...claimed]);
+      startQueued(batch);
       if (claimed.length > 0) return;
     }
+    if (queuedCount > 0) return;
     if (!poll && room <= 0) return;
     if (inFlightOf(batch.id) > 0) return;
     if (!(await store.batches.hasOpenLines(batch.id))) await queueFinalize(batch, 'completed');
@@ -278,12 +333,6 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   }
 
   async function runLine(batch: StoredBatch, line: ClaimedLine): Promise<void> {
-    let held = leased.get(batch.id);
-    if (!held) {
-      held = new Set();
-      leased.set(batch.id, held);
-    }
-    held.add(line.line);
     lines += 1;
     calling.set(batch.id, (calling.get(batch.id) ?? 0) + 1);
     let inCall = true;
@@ -296,6 +345,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       const left = (calling.get(batch.id) ?? 1) - 1;
       if (left > 0) calling.set(batch.id, left);
       else calling.delete(batch.id);
+      const current = latest.get(batch.id);
+      if (!closed && current?.status === 'in_progress') startQueued(current);
       refill();
     };
     try {
@@ -318,8 +369,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       logger.error({ err, batch: batch.id, line: line.line }, 'batch line failed to run; it will be retried');
     } finally {
       endCall();
-      held.delete(line.line);
-      if (held.size === 0) leased.delete(batch.id);
+      letGo(batch.id, line.line);
       refill();
     }
   }
@@ -346,6 +396,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     async close(graceMs) {
       closed = true;
       clearTimeout(timer);
+      for (const batchId of [...queued.keys()]) {
+        await releaseQueued(batchId).catch((err: unknown) => {
+          logger.error({ err, batch: batchId }, 'batch worker: lines claimed ahead not given back');
+        });
+      }
       const grace = setTimeout(() => stopping.abort(), graceMs);
       grace.unref();
       while (running.size > 0) await Promise.allSettled([...running]);
