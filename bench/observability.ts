@@ -2,7 +2,7 @@
 // Two gateways from the same build, started as `npm start` starts them and pinned to core 1 (wrk, the fake
 // upstream, the OTLP receiver and this process on core 0, as in `npm run bench -- --mode saturation`): one
 // with `GATEWAY_METRICS=off` and no traces, one with metrics on and every call traced to a local OTLP
-// receiver that accepts each export. Only one is loaded at a time, in interleaved rounds (off, on, off,
+// receiver that accepts each export (`--no-traces`: metrics only). Only one is loaded at a time, in interleaved rounds (off, on, off,
 // on, …) so that a disturbance hits both; reports the median requests/s and server CPU per request of
 // each, and their ratios. Run `npm run build` first.
 import { execFileSync } from 'node:child_process';
@@ -27,10 +27,17 @@ const UPSTREAM_LATENCY_MS = 20;
 const HARD_LIMIT_MS = 300_000;
 
 const { values } = parseNodeArgs({
-  options: { rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '8' } },
+  options: {
+    rounds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '8' },
+    // `--no-traces`: the "on" gateway has metrics only, to tell the two costs apart.
+    traces: { type: 'boolean', default: true },
+    'no-traces': { type: 'boolean', default: false },
+  },
 });
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
+const traced = !values['no-traces'];
 
 interface Round {
   rps: number;
@@ -83,7 +90,10 @@ async function main(): Promise<void> {
       { name: 'off', env: { GATEWAY_METRICS: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: '' } },
       {
         name: 'on',
-        env: { GATEWAY_METRICS: 'on', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiverPort}` },
+        env: {
+          GATEWAY_METRICS: 'on',
+          OTEL_EXPORTER_OTLP_ENDPOINT: traced ? `http://127.0.0.1:${receiverPort}` : '',
+        },
       },
     ];
     const started: Array<{ name: string; target: Target; child: Child }> = [];
