@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayError } from '../../core/errors.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
-import { withKeyErrorMessage } from '../../core/validator/explain-error.js';
+import { MetadataField } from './management/body-schemas.js';
 import { batchEndpoints } from '../../gateway/batches/batch-endpoints.js';
 
 export const CreateBatchBody = Type.Object(
@@ -16,19 +16,7 @@ export const CreateBatchBody = Type.Object(
       description:
         "`immediate`: a managed batch, run by the gateway. `24h`: run on the provider's own Batch API (OpenAI, Azure OpenAI).",
     }),
-    metadata: Type.Optional(
-      Type.Union([
-        withKeyErrorMessage(
-          Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
-            additionalProperties: false,
-            maxProperties: 16,
-            description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
-          }),
-          'is not a valid key: keys are 1 to 64 characters',
-        ),
-        Type.Null(),
-      ]),
-    ),
+    metadata: Type.Optional(Type.Union([MetadataField, Type.Null()])),
     concurrency: Type.Optional(
       Type.Union([
         Type.Integer({

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { compileValidator } from '../../core/validator/compile-validator.js';
-import { withKeyErrorMessage } from '../../core/validator/explain-error.js';
+import { MetadataField } from './management/body-schemas.js';
 
 const Auto = Type.Literal('auto');
 
@@ -49,19 +49,7 @@ export const CreateFineTuningJobBody = Type.Object(
     seed: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
     /** OpenAI's `method` (supervised, dpo, reinforcement) is the provider's to check. */
     method: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    metadata: Type.Optional(
-      Type.Union([
-        withKeyErrorMessage(
-          Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
-            additionalProperties: false,
-            maxProperties: 16,
-            description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
-          }),
-          'is not a valid key: keys are 1 to 64 characters',
-        ),
-        Type.Null(),
-      ]),
-    ),
+    metadata: Type.Optional(Type.Union([MetadataField, Type.Null()])),
   },
   { additionalProperties: false, $id: 'CreateFineTuningJobBody' },
 );

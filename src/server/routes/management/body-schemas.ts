@@ -25,7 +25,7 @@ const RoleField = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
 const ExpiresAtField = Type.Union([Type.Integer({ minimum: 0, description: 'Unix seconds.' }), Type.Null()]);
 
 /** Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values. */
-const MetadataField = withKeyErrorMessage(
+export const MetadataField = withKeyErrorMessage(
   Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
     additionalProperties: false,
     maxProperties: 16,
