@@ -145,21 +145,32 @@ function pageQuery(query: { after?: string; limit: number }): string {
   return `?${params.toString()}`;
 }
 
+/** One page of a job's list at the provider (`/events`, `/checkpoints`): its items and `has_more`. */
+async function providerPage(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  list: '/events' | '/checkpoints',
+  query: { after?: string; limit: number },
+): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
+  const target = await targetOf(deps, job);
+  const page = await callResource(deps, target, {
+    method: 'GET',
+    path: jobPath(job, `${list}${pageQuery(query)}`),
+  });
+  return {
+    data: Array.isArray(page.data) ? (page.data as Json[]) : [],
+    has_more: page.has_more === true,
+    page,
+  };
+}
+
 export async function fineTuningJobEvents(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
   query: { after?: string; limit: number },
 ): Promise<Json> {
-  const target = await targetOf(deps, job);
-  const list = await callResource(deps, target, {
-    method: 'GET',
-    path: jobPath(job, `/events${pageQuery(query)}`),
-  });
-  return {
-    object: 'list',
-    data: Array.isArray(list.data) ? list.data : [],
-    has_more: list.has_more === true,
-  };
+  const { data, has_more } = await providerPage(deps, job, '/events', query);
+  return { object: 'list', data, has_more };
 }
 
 export async function fineTuningJobCheckpoints(
@@ -167,22 +178,15 @@ export async function fineTuningJobCheckpoints(
   job: StoredFineTuningJob,
   query: { after?: string; limit: number },
 ): Promise<Json> {
-  const target = await targetOf(deps, job);
-  const list = await callResource(deps, target, {
-    method: 'GET',
-    path: jobPath(job, `/checkpoints${pageQuery(query)}`),
-  });
-  const data: Json[] = (Array.isArray(list.data) ? (list.data as Json[]) : []).map((checkpoint) => ({
-    ...checkpoint,
-    fine_tuning_job_id: job.id,
-  }));
+  const { data: checkpoints, has_more, page } = await providerPage(deps, job, '/checkpoints', query);
+  const data: Json[] = checkpoints.map((checkpoint) => ({ ...checkpoint, fine_tuning_job_id: job.id }));
   return {
     object: 'list',
     data,
     first_id:
-      typeof list.first_id === 'string' ? list.first_id : ((data[0]?.id as string | undefined) ?? null),
+      typeof page.first_id === 'string' ? page.first_id : ((data[0]?.id as string | undefined) ?? null),
     last_id:
-      typeof list.last_id === 'string' ? list.last_id : ((data.at(-1)?.id as string | undefined) ?? null),
-    has_more: list.has_more === true,
+      typeof page.last_id === 'string' ? page.last_id : ((data.at(-1)?.id as string | undefined) ?? null),
+    has_more,
   };
 }
