@@ -1,9 +1,15 @@
 /**
- * Log inserts into the SQLite file run on a worker thread with a connection of their own. better-sqlite3
- * is synchronous: a batch of a few hundred rows written on the main thread would stall every request in
- * flight for milliseconds. WAL mode lets the two connections share the file; the main connection's
- * busy_timeout covers the moments the worker holds the write lock. The thread runs at background
+ * Appended rows — log records and semantic cache entries — are inserted into the SQLite file on a worker
+ * thread with a connection of their own. better-sqlite3 is synchronous: a batch of a few hundred log rows,
+ * or one cache entry with its 6 KB vector and three indexes to update, written on the main thread would
+ * stall every request in flight. WAL mode lets the two connections share the file; the main connection
+ * retries the moments the worker holds the write lock (connect.ts). The thread runs at background
  * priority while it keeps up (see thread-priority.ts).
+ *
+ * The WAL's checkpoints run here too: copying a few megabytes of WAL back into the database and syncing
+ * it takes tens of milliseconds, and SQLite runs it on whichever connection's commit crosses the limit.
+ * The main connection never checkpoints (connect.ts); this one does after its commits and every few
+ * seconds, so writes made on the main thread alone are checkpointed as well.
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
@@ -24,21 +30,29 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
+// A cache entry names its workspace: one of a workspace deleted meanwhile is refused, as on the main
+// connection (log rows reference nothing).
+db.pragma('foreign_keys = ON');
+setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {}
+}, workerData.checkpointIntervalMs).unref();
 const statements = new Map();
-function statementFor(columns) {
-  const key = columns.join(',');
+function statementFor(table, columns) {
+  const key = table + ':' + columns.join(',');
   let statement = statements.get(key);
   if (!statement) {
     const names = columns.map((c) => '"' + c + '"').join(', ');
     const values = columns.map(() => '?').join(', ');
-    statement = db.prepare('INSERT INTO logs (' + names + ') VALUES (' + values + ')');
+    statement = db.prepare('INSERT INTO "' + table + '" (' + names + ') VALUES (' + values + ')');
     statements.set(key, statement);
   }
   return statement;
 }
 const upserts = new Map();
-const insertAll = db.transaction((columns, rows, rollups) => {
-  const statement = statementFor(columns);
+const insertAll = db.transaction((table, columns, rows, rollups) => {
+  const statement = statementFor(table, columns);
   for (const row of rows) statement.run(row);
   if (rollups && rollups.rows.length > 0) {
     let upsert = upserts.get(rollups.sql);
@@ -56,7 +70,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    if (message.rows.length > 0) insertAll(message.columns, message.rows, message.rollups);
+    if (message.rows.length > 0) insertAll(message.table, message.columns, message.rows, message.rollups);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
@@ -70,8 +84,20 @@ export interface RollupUpserts {
   rows: unknown[][];
 }
 
+/** The tables whose rows are only ever appended by this thread. */
+export type AppendedTable = 'logs' | 'semantic_cache_entries';
+
+/** How often the thread checkpoints the WAL when its own commits have not. */
+const CHECKPOINT_INTERVAL_MS = 5_000;
+
 export interface SqliteLogThread {
-  insert(columns: readonly string[], rows: RowValues[], rollups?: RollupUpserts): Promise<void>;
+  /** Inserts the rows in one transaction, with the rollups' upserts; resolves once committed. */
+  insert(
+    table: AppendedTable,
+    columns: readonly string[],
+    rows: RowValues[],
+    rollups?: RollupUpserts,
+  ): Promise<void>;
   /** Another connection waits for the write lock, which this thread may hold: run at normal priority. */
   boost(): void;
   close(): Promise<void>;
@@ -81,7 +107,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver },
+    workerData: { file, driver, checkpointIntervalMs: CHECKPOINT_INTERVAL_MS },
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
@@ -120,7 +146,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
     });
   let closed: Promise<void> | undefined;
   return {
-    insert: (columns, rows, rollups) => send({ columns, rows, rollups }),
+    insert: (table, columns, rows, rollups) => send({ table, columns, rows, rollups }),
     boost() {
       const change = governor.boost(performance.now());
       if (change) prioritise(change);

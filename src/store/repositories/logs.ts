@@ -34,7 +34,7 @@ export function createLogRepository({
     insertLogs(records) {
       const rollups = rollupValues(records, analyticsMetadataKeys);
       if (logThread) {
-        return logThread.insert(LOG_ROW_COLUMNS, records.map(toLogValues), {
+        return logThread.insert('logs', LOG_ROW_COLUMNS, records.map(toLogValues), {
           sql: ROLLUP_UPSERT_SQL,
           rows: rollups,
         });

@@ -1,7 +1,8 @@
 /**
  * The semantic cache's entries (docs/cache.md). Vectors are float32 in base64 text, so one column type
  * serves SQLite and PostgreSQL. Entries are not announced through `onChange`: the semantic cache
- * publishes its own additions and removals to the other nodes (gateway/cache/semantic/).
+ * publishes its own additions and removals to the other nodes (gateway/cache/semantic/). On SQLite an
+ * entry is inserted by the log thread, off the event loop, as log records are (sqlite-log-thread.ts).
  */
 import type { Selectable } from 'kysely';
 import { toNumber } from '../rows.js';
@@ -45,9 +46,30 @@ const VECTOR_COLUMNS = [
   'expires_at_ms',
 ] as const;
 
-export function createSemanticCacheRepository({ db }: RepositoryContext): SemanticCacheRepository {
+/** The columns of an entry's row, in the order `entryValues` gives them. */
+const ENTRY_COLUMNS = [...VECTOR_COLUMNS, 'answer'] as const;
+
+function entryValues(entry: SemanticCacheEntry): Array<string | number> {
+  return [
+    entry.id,
+    entry.workspace_id,
+    entry.namespace,
+    entry.partition_key,
+    entry.exact_key,
+    encodeVector(entry.vector),
+    entry.created_at_ms,
+    entry.expires_at_ms,
+    entry.answer,
+  ];
+}
+
+export function createSemanticCacheRepository({ db, logThread }: RepositoryContext): SemanticCacheRepository {
   return {
     async insertSemanticCacheEntry(entry) {
+      if (logThread && !db.isTransaction) {
+        await logThread.insert('semantic_cache_entries', ENTRY_COLUMNS, [entryValues(entry)]);
+        return;
+      }
       await db
         .insertInto('semantic_cache_entries')
         .values({ ...entry, vector: encodeVector(entry.vector) })
