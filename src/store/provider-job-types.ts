@@ -19,17 +19,10 @@ export interface StoredFineTuningJob {
   created_at: number;
 }
 
-export interface NewFineTuningJob {
-  workspace_id: string;
-  provider: string;
-  provider_job_id: string;
-  account: string;
-  status: string;
-  object: Record<string, unknown>;
-  file_ids: Record<string, string>;
+export type NewFineTuningJob = Omit<StoredFineTuningJob, 'id' | 'created_at'> & {
   /** The caller and the headers that chose the provider; encrypted at rest. */
   call: BatchCall;
-}
+};
 
 export interface FineTuningJobRepository {
   create(job: NewFineTuningJob): Promise<StoredFineTuningJob>;
