@@ -5,7 +5,8 @@
  * gets the request translated to a chat completion (gateway/responses/to-chat-request.ts), so every later
  * step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request they
  * know; the Responses ingress turns its chat answer into the Response. The choice is made per target: one
- * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation.
+ * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation. A
+ * translated stream that broke mid-way is continued as chat on the next target, native or not.
  *
  * The translated call is not strict (thinking comes back as `content_blocks`, shown as reasoning items),
  * asks a stream's usage, and carries `reasoning.effort` as the option the target reads: the gateway's
@@ -63,9 +64,18 @@ function translated(
   });
 }
 
+/** The client already has part of a stream an earlier target translated: it goes on as chat
+ * (routing/continuation.ts), even on a target that has the API natively. A broken native stream is never
+ * continued (the runner's canTakeOver), so this is the only way a call here continues one. */
+function continuesStream(call: TargetCall<'responses'>): boolean {
+  return (call.sink?.written ?? 0) > 0;
+}
+
 export const responsesStep: TargetStep = (next) => (call) => {
   if (call.endpoint !== 'responses') return next(call);
   const { adapter } = call.resolved;
-  if (hasNatively(adapter, 'responses', call.body)) return next({ ...call, body: nativeBody(call.body) });
+  if (hasNatively(adapter, 'responses', call.body) && !continuesStream(call)) {
+    return next({ ...call, body: nativeBody(call.body) });
+  }
   return translated(next, call, adapter);
 };
