@@ -242,6 +242,11 @@ export class ResponseAssembler {
       out.item = item;
       if (typeof out.output_index === 'number') this.output[out.output_index] = structuredClone(item);
     }
+    if (type === 'response.function_call_arguments.done' && out.name === undefined) {
+      // OpenAI and Azure leave out the call's name, which the event's schema requires: it is the item's.
+      const item = typeof out.output_index === 'number' ? this.output[out.output_index] : undefined;
+      if (item?.type === 'function_call') out.name = item.name;
+    }
     events.push(this.event(type, out));
     return events;
   }
