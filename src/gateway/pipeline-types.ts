@@ -141,6 +141,10 @@ export interface RouteState {
   rateLimitHeaders: Record<string, string> | null;
   /** What the call cost in US dollars, once it has ended (call-cost.ts); null while unknown. */
   cost: number | null;
+  /** The tag of the provider account a Responses call is being answered by natively, null when it is
+   * translated (steps/responses-step.ts): the gateway's ids of its reasoning items carry it
+   * (responses/reasoning-accounts.ts). */
+  responsesAccount: string | null;
 }
 
 /** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in

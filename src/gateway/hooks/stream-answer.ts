@@ -4,12 +4,14 @@
  * or a Response), and a mutator's rewritten answer put back into the same chunks (each choice's — each
  * text block's, each message item's — new text in its first text chunk, the rest of its text chunks
  * emptied, a Response's `…done` events carrying the new text whole), so the client gets the stream it
- * asked for, with its ids, finish reasons and usage unchanged.
+ * asked for, with its ids, finish reasons and usage unchanged. Function-call arguments are read and put
+ * back the same way: whole in the call's first argument delta (streamed-tool-calls.ts for chat).
  */
 import { isMessagesStreamEvent, type MessagesStreamEvent } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../../core/openai-types.js';
 import { isResponsesStreamEvent, type ResponsesStreamEvent } from '../../core/responses-types.js';
 import type { AnswerChunk, OpenAIChunk } from '../sink.js';
+import { assembleToolCalls, rewriteToolCallArguments } from './streamed-tool-calls.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,6 +59,7 @@ function assembleOpenAIAnswer(chunks: readonly OpenAIChunk[]): Json {
   }
   const indexes = [...texts.keys()].sort((a, b) => a - b);
   const chat = first === undefined || isChat(first);
+  const toolCalls = chat ? assembleToolCalls(chunks as readonly ChatCompletionChunk[]) : new Map();
   return {
     id: first?.id,
     object: chat ? 'chat.completion' : 'text_completion',
@@ -66,7 +69,11 @@ function assembleOpenAIAnswer(chunks: readonly OpenAIChunk[]): Json {
       chat
         ? {
             index,
-            message: { role: 'assistant', content: texts.get(index) ?? '' },
+            message: {
+              role: 'assistant',
+              content: texts.get(index) ?? '',
+              ...(toolCalls.has(index) ? { tool_calls: toolCalls.get(index) } : {}),
+            },
             finish_reason: finish.get(index) ?? null,
           }
         : { index, text: texts.get(index) ?? '', finish_reason: finish.get(index) ?? null },
@@ -89,6 +96,13 @@ function textsOf(answer: Json): Map<number, string> {
 }
 
 function rewriteOpenAIChunks(chunks: readonly OpenAIChunk[], answer: Json): OpenAIChunk[] {
+  const first = chunks[0];
+  const rewritten = rewriteOpenAITexts(chunks, answer);
+  if (first === undefined || !isChat(first)) return rewritten;
+  return rewriteToolCallArguments(rewritten as ChatCompletionChunk[], answer);
+}
+
+function rewriteOpenAITexts(chunks: readonly OpenAIChunk[], answer: Json): OpenAIChunk[] {
   const texts = textsOf(answer);
   const placed = new Set<number>();
   return chunks.map((chunk) => {
@@ -159,6 +173,8 @@ function rewriteMessageEvents(events: readonly MessagesStreamEvent[], answer: Js
 function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
   const items = new Map<number, Json>();
   const texts = new Map<number, string>();
+  /** A function call's arguments, from its deltas (or its `…done` event, which repeats them whole). */
+  const args = new Map<number, string>();
   let response: Json = {};
   for (const event of events) {
     const index = typeof event.output_index === 'number' ? event.output_index : undefined;
@@ -168,6 +184,11 @@ function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
       items.set(index, { ...(event.item as Json) });
     } else if (event.type === 'response.output_text.delta' && index !== undefined) {
       texts.set(index, (texts.get(index) ?? '') + (typeof event.delta === 'string' ? event.delta : ''));
+    } else if (event.type === 'response.function_call_arguments.delta' && index !== undefined) {
+      args.set(index, (args.get(index) ?? '') + (typeof event.delta === 'string' ? event.delta : ''));
+    } else if (event.type === 'response.function_call_arguments.done' && index !== undefined) {
+      const whole = (event as { arguments?: unknown }).arguments;
+      if (typeof whole === 'string') args.set(index, whole);
     }
   }
   const output = [...items.keys()]
@@ -175,6 +196,8 @@ function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
     .map((index) => {
       const item = items.get(index)!;
       const text = texts.get(index);
+      const callArguments = args.get(index);
+      if (callArguments !== undefined) return { ...item, arguments: callArguments };
       return text === undefined
         ? item
         : { ...item, content: [{ type: 'output_text', text, annotations: [] }] };
@@ -183,7 +206,7 @@ function assembleResponse(events: readonly ResponsesStreamEvent[]): Json {
 }
 
 /** The events carrying a rewritten Response's text: each message item's in its first text delta and,
- * whole, in its `…done` events. */
+ * whole, in its `…done` events; each function call's arguments likewise. */
 function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: Json): AnswerChunk[] {
   // The assembled output lists the items in output-index order: the rewrite's items match them by position.
   const indexes = [
@@ -195,15 +218,24 @@ function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: 
   ].sort((a, b) => a - b);
   const output = Array.isArray(answer.output) ? (answer.output as Json[]) : [];
   const texts = new Map<number, string>();
+  const args = new Map<number, string>();
   indexes.forEach((index, position) => {
-    const parts = output[position]?.content;
+    const item = output[position];
+    if (item?.type === 'function_call' && typeof item.arguments === 'string') {
+      args.set(index, item.arguments);
+      return;
+    }
+    const parts = item?.content;
     const part = Array.isArray(parts) ? (parts as Json[]).find((p) => typeof p.text === 'string') : undefined;
     if (part) texts.set(index, part.text as string);
   });
   const placed = new Set<number>();
   return events.map((event) => {
     const index = typeof event.output_index === 'number' ? event.output_index : undefined;
-    const text = index === undefined ? undefined : texts.get(index);
+    if (index === undefined) return event;
+    const callArguments = args.get(index);
+    if (callArguments !== undefined) return withArguments(event, callArguments, placed);
+    const text = texts.get(index);
     if (text === undefined) return event;
     switch (event.type) {
       case 'response.output_text.delta': {
@@ -226,4 +258,25 @@ function rewriteResponseEvents(events: readonly ResponsesStreamEvent[], answer: 
         return event;
     }
   });
+}
+
+/** A function call's event carrying the rewritten arguments: whole in its first delta (the later ones
+ * emptied, so the client assembles exactly the rewrite), in its `…done` event and its finished item. */
+function withArguments(event: ResponsesStreamEvent, args: string, placed: Set<number>): ResponsesStreamEvent {
+  const index = event.output_index as number;
+  switch (event.type) {
+    case 'response.function_call_arguments.delta': {
+      const delta = placed.has(index) ? '' : args;
+      placed.add(index);
+      return { ...event, delta };
+    }
+    case 'response.function_call_arguments.done': {
+      const done: ResponsesStreamEvent & { arguments: string } = { ...event, arguments: args };
+      return done;
+    }
+    case 'response.output_item.done':
+      return { ...event, item: { ...(event.item as Json), arguments: args } };
+    default:
+      return event;
+  }
 }

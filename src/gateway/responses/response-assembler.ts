@@ -7,14 +7,16 @@
  *
  * A provider that answered natively (OpenAI, Azure OpenAI) sent a Response or its events already: its
  * output items are kept as they are but for their ids, which become the gateway's (one namespace for every
- * provider's items), and its events are relayed with the gateway's ids, response and numbering; its own
- * `response.created`, `…in_progress` and terminal event are replaced by the gateway's.
+ * provider's items; a reasoning item's id also names the account that produced it: reasoning-accounts.ts),
+ * and its events are relayed with the gateway's ids, response and numbering; its own `response.created`,
+ * `…in_progress` and terminal event are replaced by the gateway's.
  *
  * Pure: the sink stores what `finish()` / `fail()` return, the codec sends their events.
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 import type { ResponsesStreamEvent } from '../../core/responses-types.js';
+import { reasoningItemId } from './reasoning-accounts.js';
 import { newItemId, newItemIdLike } from './response-ids.js';
 import type {
   FunctionCallOutputItem,
@@ -78,8 +80,15 @@ export class ResponseAssembler {
   private readonly ids = new Map<string, string>();
   private nativeEnd: NativeEnd | undefined;
 
-  /** `shell` is the response as created: its id, the request's settings, no output yet. */
-  constructor(private readonly shell: ResponseObject) {}
+  /**
+   * `shell` is the response as created: its id, the request's settings, no output yet. `nativeAccount`
+   * tells the tag of the provider account answering natively (reasoning-accounts.ts), if known: its
+   * reasoning items get ids that carry it.
+   */
+  constructor(
+    private readonly shell: ResponseObject,
+    private readonly nativeAccount: () => string | null = () => null,
+  ) {}
 
   /** The response as it stands, before it has ended (what is stored when the call begins). */
   inProgress(): ResponseObject {
@@ -242,6 +251,11 @@ export class ResponseAssembler {
       out.item = item;
       if (typeof out.output_index === 'number') this.output[out.output_index] = structuredClone(item);
     }
+    if (type === 'response.function_call_arguments.done' && out.name === undefined) {
+      // OpenAI and Azure leave out the call's name, which the event's schema requires: it is the item's.
+      const item = typeof out.output_index === 'number' ? this.output[out.output_index] : undefined;
+      if (item?.type === 'function_call') out.name = item.name;
+    }
     events.push(this.event(type, out));
     return events;
   }
@@ -300,7 +314,8 @@ export class ResponseAssembler {
   private ownId(upstreamId: string): string {
     let id = this.ids.get(upstreamId);
     if (id === undefined) {
-      id = newItemIdLike(upstreamId);
+      const account = upstreamId.startsWith('rs_') ? this.nativeAccount() : null;
+      id = account ? reasoningItemId(account) : newItemIdLike(upstreamId);
       this.ids.set(upstreamId, id);
     }
     return id;

@@ -48,6 +48,21 @@ export interface PartialAnswer {
   model: string | undefined;
 }
 
+/**
+ * Whether a target given `request` can take over a partial answer. A Responses request is continued as
+ * the chat request the responses step makes of it (steps/responses-step.ts), which always has messages.
+ */
+export function isContinuable(request: ModelRequest): boolean {
+  if (request.endpoint === 'chat') return Array.isArray(request.body.messages);
+  if (request.endpoint === 'completions') return promptText(request.body.prompt) !== undefined;
+  return request.endpoint === 'responses';
+}
+
+function promptText(prompt: unknown): string | undefined {
+  if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') return prompt[0];
+  return typeof prompt === 'string' ? prompt : undefined;
+}
+
 /** Builds the continuation, or undefined when the request cannot be continued this way. */
 export function buildContinuation(request: ModelRequest, partial: PartialAnswer): Continuation | undefined {
   const { text } = partial;
@@ -88,9 +103,8 @@ export function buildContinuation(request: ModelRequest, partial: PartialAnswer)
   }
   if (request.endpoint === 'completions') {
     const { body } = request;
-    let prompt = body.prompt;
-    if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') prompt = prompt[0];
-    if (typeof prompt !== 'string') return undefined;
+    const prompt = promptText(body.prompt);
+    if (prompt === undefined) return undefined;
     const { echo: _echo, suffix: _suffix, ...rest } = body;
     return continuationOf({ endpoint: 'completions', body: { ...rest, prompt: prompt + text } }, partial, '');
   }

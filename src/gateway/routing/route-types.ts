@@ -32,6 +32,7 @@ export function newRouteState(): RouteState {
     streamStatus: null,
     rateLimitHeaders: null,
     cost: null,
+    responsesAccount: null,
   };
 }
 

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { TargetConfig } from '../config/index.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
-import { continuationFor } from '../steps/continuation-step.js';
+import { canTakeOver } from '../steps/continuation-step.js';
 import type { TargetCall } from '../steps/target-step.js';
 import { overriddenRequest } from './overrides.js';
 import type { NodeResult, RoutedKind, RoutedRequest, RouteRun } from './route-types.js';
@@ -59,7 +59,7 @@ export async function runTarget(run: RouteRun, node: TargetConfig, path: string)
   const request = overriddenRequest(call, node, path);
   const model = request.body.model;
   // Part of an answer went out and this target cannot take it over: the earlier failure stands.
-  if (call.sink && call.sink.written > 0 && run.lastFailure && !continuationFor(run, { resolved, model })) {
+  if (call.sink && call.sink.written > 0 && run.lastFailure && !canTakeOver(run, request)) {
     return run.lastFailure;
   }
   const outcome = await call.chain(targetCallOf(request, run, node, path, resolved, model));

@@ -5,10 +5,10 @@
  * client has fails the call: the client's stream ends with the in-band error, never with a doubled text.
  */
 import type { ChatCompletionChunk } from '../../core/openai-types.js';
+import type { ModelRequest } from '../../providers/types.js';
 import { GatewayError } from '../../core/errors.js';
-import { withOverrides } from '../routing/overrides.js';
-import { buildContinuation, type Continuation } from '../routing/continuation.js';
-import { modelRequestOf, type RouteRun } from '../routing/route-types.js';
+import { buildContinuation, isContinuable, type Continuation } from '../routing/continuation.js';
+import { modelRequestOf, type RoutedRequest, type RouteRun } from '../routing/route-types.js';
 import { ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { AttemptOutcome } from '../attempt.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
@@ -31,16 +31,33 @@ class ContinuationSink extends ForwardingSink {
   }
 }
 
-/** The continuation of the client's partial answer on this call's target, or undefined when it has none. */
-export function continuationFor(run: RouteRun, call: Pick<TargetCall, 'resolved' | 'model'>) {
+/** Whether the client holds part of a streamed answer that this target could take over, asked before the
+ * target's steps run (the request as routed: a Responses request is still one). */
+export function canTakeOver(run: RouteRun, request: RoutedRequest): boolean {
+  const delivered = run.call.sink;
+  if (!delivered || delivered.written === 0 || !delivered.continuable) return false;
+  return isContinuable(modelRequestOf(request));
+}
+
+/**
+ * The continuation of the client's partial answer on this call's target, or undefined when it has none.
+ * It is built from the request as this step receives it: the target's, with its override_params, and
+ * already translated to chat where an ingress step (messages, responses) translates it.
+ */
+function continuationFor(run: RouteRun, call: TargetCall) {
   const delivered = run.call.sink;
   if (!delivered || delivered.written === 0 || !delivered.continuable) return undefined;
-  return buildContinuation(modelRequestOf(run.call), {
+  return buildContinuation(modelRequestOf(call), {
     text: delivered.text.get(0) ?? '',
     identity: delivered.identity,
     provider: call.resolved.adapter.id,
     model: call.model,
   });
+}
+
+/** The continuation's operation and body alone (the call it is spread into takes nothing else of it). */
+function requestOf(continuation: Continuation): ModelRequest {
+  return { endpoint: continuation.endpoint, body: continuation.body } as ModelRequest;
 }
 
 export const continuationStep: TargetStep = (next) => (call) => {
@@ -55,7 +72,7 @@ async function continueOn(
 ): Promise<AttemptOutcome> {
   const outcome = await next({
     ...call,
-    ...withOverrides(continuation, call.node),
+    ...requestOf(continuation),
     sink: new ContinuationSink(call.sink as CallSink, continuation),
   });
   if (!continuation.diverged) return outcome;

@@ -1,11 +1,13 @@
 /**
  * The Responses API on every provider. A target whose adapter has the API natively (OpenAI, Azure OpenAI:
  * a `responses` operation) is called with the Responses request the route rebuilt (the whole conversation,
- * `store: false`), less the reasoning it cannot read: another provider's signed thinking. Any other target
+ * `store: false`), less the reasoning it cannot read: another provider's signed thinking, and reasoning
+ * another account encrypted (responses/reasoning-accounts.ts). Any other target
  * gets the request translated to a chat completion (gateway/responses/to-chat-request.ts), so every later
  * step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request they
  * know; the Responses ingress turns its chat answer into the Response. The choice is made per target: one
- * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation.
+ * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation. A
+ * translated stream that broke mid-way is continued as chat on the next target, native or not.
  *
  * The translated call is not strict (thinking comes back as `content_blocks`, shown as reasoning items),
  * asks a stream's usage, and carries `reasoning.effort` as the option the target reads: the gateway's
@@ -17,6 +19,7 @@ import type { ProviderAdapter } from '../../providers/types.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { inputItemsOf } from '../responses/response-call.js';
 import type { ConversationItem } from '../responses/response-types.js';
+import { accountTagOf, producedBy } from '../responses/reasoning-accounts.js';
 import { isThinkingReasoning } from '../responses/reasoning-items.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
 import { hasNatively } from './native-operation.js';
@@ -26,11 +29,17 @@ function itemsOf(body: ResponsesRequest): ConversationItem[] {
   return typeof body.input === 'string' ? inputItemsOf(body.input) : (body.input as ConversationItem[]);
 }
 
-/** The request as a native target gets it: reasoning only where it is this kind of provider's own. */
-function nativeBody(body: ResponsesRequest): ResponsesRequest {
+/** The request as a native target gets it: encrypted reasoning only where this very account produced it
+ * (another provider's thinking, or another account's reasoning, would be refused). */
+function nativeBody(body: ResponsesRequest, account: string | undefined): ResponsesRequest {
   if (typeof body.input === 'string') return body;
   const input = body.input.filter(
-    (item) => item.type !== 'reasoning' || (!isThinkingReasoning(item) && item.encrypted_content != null),
+    (item) =>
+      item.type !== 'reasoning' ||
+      (!isThinkingReasoning(item) &&
+        item.encrypted_content != null &&
+        account !== undefined &&
+        producedBy(item.id, account)),
   );
   return input.length === body.input.length ? body : { ...body, input };
 }
@@ -63,9 +72,22 @@ function translated(
   });
 }
 
+/** The client already has part of a stream an earlier target translated: it goes on as chat
+ * (routing/continuation.ts), even on a target that has the API natively. A broken native stream is never
+ * continued (the runner's canTakeOver), so this is the only way a call here continues one. */
+function continuesStream(call: TargetCall<'responses'>): boolean {
+  return (call.sink?.written ?? 0) > 0;
+}
+
 export const responsesStep: TargetStep = (next) => (call) => {
   if (call.endpoint !== 'responses') return next(call);
   const { adapter } = call.resolved;
-  if (hasNatively(adapter, 'responses', call.body)) return next({ ...call, body: nativeBody(call.body) });
+  const { state } = call.run.call;
+  if (hasNatively(adapter, 'responses', call.body) && !continuesStream(call)) {
+    const account = accountTagOf(call.resolved);
+    state.responsesAccount = account ?? null;
+    return next({ ...call, body: nativeBody(call.body, account) });
+  }
+  state.responsesAccount = null;
   return translated(next, call, adapter);
 };

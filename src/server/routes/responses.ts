@@ -81,9 +81,9 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
     const workspaceId = request.gw.apiKey.workspace_id;
     const prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
     const { request: call, shell } = prepared;
-    const assembler = new ResponseAssembler(shell);
-    const codec = responsesCodec(assembler);
     const state = newRouteState();
+    const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
+    const codec = responsesCodec(assembler);
     const stream = asksForStream(call);
     const http = new HttpSink(reply, codec, stream ? codec.streamEncoder(undefined) : undefined, state);
     const save: SaveResponse = prepared.store
