@@ -168,6 +168,35 @@ describe('provider batches (completion_window 24h)', () => {
   );
 
   it(
+    'a submission tried again after its answer was lost takes the batch it created, not a second one',
+    async () => {
+      fake.resources.loseBatchAnswers = 1;
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { team: 'y' },
+      });
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect(done.metadata).toEqual({ team: 'y' });
+      expect(fake.resources.loseBatchAnswers).toBe(0);
+      // The provider holds one batch for it, named in its metadata, and was asked to create it once.
+      const atProvider = [...fake.resources.batches.values()].filter(
+        (b) => (b.metadata as Record<string, string> | null)?.gateway_batch_id === batch.id,
+      );
+      expect(atProvider).toHaveLength(1);
+      expect(atProvider[0].metadata).toEqual({ team: 'y', gateway_batch_id: batch.id });
+      const asked = creates().filter(
+        (r) => (r.body as { metadata?: Record<string, string> }).metadata?.gateway_batch_id === batch.id,
+      );
+      expect(asked).toHaveLength(1);
+      expect(fake.requests.some((r) => r.method === 'GET' && r.path === '/v1/batches')).toBe(true);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     "fails the batch with the provider's error when the provider refuses it",
     async () => {
       fake.enqueue({

@@ -9,7 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { providerFileId } from './provider-files.js';
-import { callResource, jsonBody } from './resource-client.js';
+import { callResource, pageQuery, jsonBody } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
 
@@ -137,12 +137,6 @@ export async function listFineTuningJobs(
     }),
   );
   return { object: 'list', data, has_more: page.has_more };
-}
-
-function pageQuery(query: { after?: string; limit: number }): string {
-  const params = new URLSearchParams({ limit: String(query.limit) });
-  if (query.after !== undefined) params.set('after', query.after);
-  return `?${params.toString()}`;
 }
 
 /** One page of a job's list at the provider (`/events`, `/checkpoints`): its items and `has_more`. */

@@ -3,7 +3,9 @@
  * row (its id, the workspace's view) and two jobs of the store's queue do the work, leased to one node at
  * a time (provider-job-worker.ts):
  *  - `batch.provider_submit`: sends the input file to the provider's Files API (once per account,
- *    provider-files.ts) and creates the provider's batch;
+ *    provider-files.ts) and creates the provider's batch, named in its metadata (`gateway_batch_id`) so
+ *    that a submission tried again after a crash finds the batch an earlier try created instead of
+ *    creating a second one (the Batch API takes no idempotency key);
  *  - `batch.provider_poll`: reads the provider's batch, mirrors its status, timestamps, `request_counts`,
  *    `errors` and `usage` into the gateway's row, and queues itself again with a growing delay; once the
  *    provider's batch has ended it copies the output and error files into the gateway's file store (ids
@@ -26,7 +28,7 @@ import { fileKey, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
 import { providerFileId, type LineRewrite } from './provider-files.js';
-import { callResource, jsonBody, openResource } from './resource-client.js';
+import { callResource, jsonBody, openResource, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
 
@@ -45,6 +47,14 @@ const ENDED = ['completed', 'failed', 'expired', 'cancelled'] as const;
 const MIRRORED: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing', 'cancelling'];
 /** The longest wait between two polls of one batch. */
 const MAX_POLL_DELAY_MS = 5 * 60_000;
+/** The metadata key that names the gateway's batch on the provider's. */
+export const GATEWAY_BATCH_KEY = 'gateway_batch_id';
+/** Metadata pairs a provider's batch may hold (OpenAI's limit). */
+const MAX_METADATA_PAIRS = 16;
+/** Pages of the account's newest batches read to find an earlier try's batch. */
+const MAX_SEARCH_PAGES = 10;
+/** How far the provider's clock may run behind ours when telling batches older than ours apart. */
+const CLOCK_SKEW_SECONDS = 300;
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
@@ -121,9 +131,83 @@ function submitErrors(err: unknown): BatchLineError[] {
   ];
 }
 
-/** The submit job: input file to the provider, the provider's batch created, the first poll queued. A
- * provider's refusal (4xx) fails the batch with the provider's error; anything else is retried. */
-export async function submitProviderBatch(deps: GatewayDeps, batchId: string): Promise<'poll' | 'done'> {
+/** The metadata the provider's batch is created with: the client's, and the gateway's id when there is room. */
+function providerMetadata(batch: StoredBatch): Record<string, string> | undefined {
+  const own = batch.metadata ?? {};
+  if (Object.keys(own).length >= MAX_METADATA_PAIRS || GATEWAY_BATCH_KEY in own) {
+    return batch.metadata ?? undefined;
+  }
+  return { ...own, [GATEWAY_BATCH_KEY]: batch.id };
+}
+
+/**
+ * The provider's batch that an earlier try of this submission created (it crashed, or lost the answer,
+ * before recording it), found by its metadata among the account's batches, newest first, down to the
+ * first one older than the gateway's batch.
+ */
+async function earlierSubmission(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  batch: StoredBatch,
+): Promise<Json | undefined> {
+  let after: string | undefined;
+  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+    const list = await callResource(deps, target, {
+      method: 'GET',
+      path: `/batches${pageQuery({ limit: 100, after })}`,
+    });
+    const data = Array.isArray(list.data) ? (list.data as Json[]) : [];
+    for (const item of data) {
+      const metadata = item.metadata as Record<string, unknown> | null | undefined;
+      if (metadata?.[GATEWAY_BATCH_KEY] === batch.id && typeof item.id === 'string') return item;
+      if (typeof item.created_at === 'number' && item.created_at < batch.created_at - CLOCK_SKEW_SECONDS) {
+        return undefined;
+      }
+    }
+    const last = data.at(-1)?.id;
+    if (list.has_more !== true || typeof last !== 'string') return undefined;
+    after = last;
+  }
+  return undefined;
+}
+
+async function createAtProvider(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  batch: StoredBatch,
+): Promise<Json> {
+  const inputId = await providerFileId(
+    deps,
+    target,
+    batch.workspace_id,
+    batch.input_file_id,
+    'batch',
+    'input_file_id',
+    lineRewriteOf(target, batch.endpoint),
+  );
+  const metadata = providerMetadata(batch);
+  return callResource(deps, target, {
+    method: 'POST',
+    path: '/batches',
+    ...jsonBody({
+      input_file_id: inputId,
+      endpoint: batchEndpointOf(target, batch.endpoint),
+      completion_window: '24h',
+      ...(metadata && { metadata }),
+    }),
+  });
+}
+
+/**
+ * The submit job: input file to the provider, the provider's batch created (or, when the job is tried
+ * again, the one an earlier try created found), the first poll queued. A provider's refusal (4xx) fails
+ * the batch with the provider's error; anything else is retried.
+ */
+export async function submitProviderBatch(
+  deps: GatewayDeps,
+  batchId: string,
+  triedBefore: boolean,
+): Promise<'poll' | 'done'> {
   const { store } = deps;
   const batch = await store.batches.getById(batchId);
   if (!batch || batch.completion_window !== '24h') return 'done';
@@ -135,25 +219,9 @@ export async function submitProviderBatch(deps: GatewayDeps, batchId: string): P
   if (batch.status !== 'validating') return 'done';
   try {
     const target = await targetOf(deps, batch);
-    const inputId = await providerFileId(
-      deps,
-      target,
-      batch.workspace_id,
-      batch.input_file_id,
-      'batch',
-      'input_file_id',
-      lineRewriteOf(target, batch.endpoint),
-    );
-    const object = await callResource(deps, target, {
-      method: 'POST',
-      path: '/batches',
-      ...jsonBody({
-        input_file_id: inputId,
-        endpoint: batchEndpointOf(target, batch.endpoint),
-        completion_window: '24h',
-        ...(batch.metadata && { metadata: batch.metadata }),
-      }),
-    });
+    const object =
+      (triedBefore ? await earlierSubmission(deps, target, batch) : undefined) ??
+      (await createAtProvider(deps, target, batch));
     if (typeof object.id !== 'string') {
       throw new GatewayError(
         'upstream_invalid_response',

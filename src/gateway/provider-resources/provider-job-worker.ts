@@ -96,7 +96,8 @@ export function startProviderJobWorker(
       if (job.kind === POLL_JOB) {
         await completeWith(job, await pollProviderBatch(deps, batch_id));
       } else {
-        const next = await submitProviderBatch(deps, batch_id);
+        // A job claimed again (its last holder failed or died) may have created the provider's batch.
+        const next = await submitProviderBatch(deps, batch_id, job.attempts > 1);
         await completeWith(job, next === 'poll' ? pollDelayMs(options.pollMs, 0) : undefined);
       }
     } catch (err) {

@@ -100,3 +100,10 @@ export async function callResource(
 export function jsonBody(value: unknown): Pick<ResourceCall, 'body' | 'headers'> {
   return { body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
 }
+
+/** The query of one page of a provider's list: `?limit=…&after=…`. */
+export function pageQuery(query: { after?: string; limit: number }): string {
+  const params = new URLSearchParams({ limit: String(query.limit) });
+  if (query.after !== undefined) params.set('after', query.after);
+  return `?${params.toString()}`;
+}

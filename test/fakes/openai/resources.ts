@@ -12,6 +12,8 @@ export interface ResourceAnswer {
   body: unknown;
   /** Raw file contents instead of JSON. */
   raw?: Buffer;
+  /** The work is done but the connection is cut before the answer: a lost answer. */
+  lost?: boolean;
 }
 
 export interface FakeFile {
@@ -44,6 +46,8 @@ export class FakeResources {
   readonly jobs = new Map<string, Json>();
   readonly batches = new Map<string, Json>();
   private readonly events = new Map<string, Json[]>();
+  /** Batch creations still to be answered by cutting the connection once the batch exists. */
+  loseBatchAnswers = 0;
 
   constructor(private readonly name: string) {}
 
@@ -100,7 +104,16 @@ export class FakeResources {
       return undefined;
     }
     if (parts[0] === 'batches') {
-      if (method === 'POST' && parts.length === 1) return this.createBatch(body());
+      if (method === 'POST' && parts.length === 1) {
+        const created = this.createBatch(body());
+        if (created.status !== 200 || this.loseBatchAnswers === 0) return created;
+        this.loseBatchAnswers -= 1;
+        return { ...created, lost: true };
+      }
+      if (method === 'GET' && parts.length === 1) {
+        const newestFirst = [...this.batches.values()].reverse();
+        return { status: 200, body: withEnds(page(newestFirst, limit, after)) };
+      }
       const batch = this.batches.get(parts[1]);
       if (!batch) return error(404, `No batch found with id '${parts[1]}'.`, null, 'batch_not_found');
       if (method === 'GET' && parts.length === 2) return { status: 200, body: this.advanceBatch(batch) };

@@ -288,6 +288,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         req.headers['content-type'],
         recorded.rawBody,
       );
+      if (handled?.lost) {
+        req.socket.destroy();
+        return;
+      }
       if (handled?.raw) {
         res.writeHead(handled.status, {
           ...baseHeaders(),
