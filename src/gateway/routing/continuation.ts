@@ -49,13 +49,14 @@ export interface PartialAnswer {
 }
 
 /**
- * Whether a target given `request` can take over a partial answer. A Responses request is continued as
- * the chat request the responses step makes of it (steps/responses-step.ts), which always has messages.
+ * Whether a target given `request` can take over a partial answer. A Responses or Anthropic Messages
+ * request is continued as the chat request its ingress step makes of it (steps/responses-step.ts,
+ * steps/messages-step.ts), which always has messages.
  */
 export function isContinuable(request: ModelRequest): boolean {
   if (request.endpoint === 'chat') return Array.isArray(request.body.messages);
   if (request.endpoint === 'completions') return promptText(request.body.prompt) !== undefined;
-  return request.endpoint === 'responses';
+  return request.endpoint === 'responses' || request.endpoint === 'messages';
 }
 
 function promptText(prompt: unknown): string | undefined {

@@ -5,7 +5,8 @@
  * later step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request
  * they know; its answer comes back as chat and the Messages codec (ingress/messages-codec.ts) frames it
  * for the client. The translated call is not strict: thinking comes back as `content_blocks`, which the
- * codec turns into thinking blocks.
+ * codec turns into thinking blocks. A translated stream that broke mid-way is continued as chat on the
+ * next target, native or not.
  *
  * `count_tokens` on a target without a count of its own is answered here with an estimate
  * (messages/estimate-input-tokens.ts), without a call.
@@ -50,9 +51,20 @@ async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutco
   };
 }
 
+/** The client already has part of a stream an earlier target translated: it goes on as chat
+ * (routing/continuation.ts), even on a target that has the API natively, since only chat chunks can be
+ * joined to the content block the client has open. A broken native stream is never continued (the
+ * runner's canTakeOver), so this is the only way a call here continues one. */
+function continuesStream(call: TargetCall<'messages'>): boolean {
+  return (call.sink?.written ?? 0) > 0;
+}
+
 export const messagesStep: TargetStep = (next) => async (call) => {
   const { adapter } = call.resolved;
-  if (call.endpoint === 'messages' && !hasNatively(adapter, 'messages', call.body)) {
+  if (
+    call.endpoint === 'messages' &&
+    (!hasNatively(adapter, 'messages', call.body) || continuesStream(call))
+  ) {
     return translated(next, call);
   }
   if (call.endpoint === 'count_tokens' && !hasNatively(adapter, 'count_tokens', call.body)) {
