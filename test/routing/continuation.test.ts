@@ -57,6 +57,19 @@ describe('continuation of a broken stream', () => {
     expect(second?.choices[0].delta.content).toBe(' there');
   });
 
+  it('asks an Anthropic-style target with extended thinking on to continue instead of prefilling', () => {
+    const thinking = { ...body, thinking: { type: 'enabled', budget_tokens: 1024 } } as ChatCompletionRequest;
+    const c = buildContinuation(
+      { endpoint: 'chat', body: thinking },
+      { text: 'Once upon ', identity, provider: 'anthropic', model: 'claude' },
+    );
+    expect(messagesOf(c)).toEqual([
+      { role: 'user', content: 'tell me' },
+      { role: 'assistant', content: 'Once upon ' },
+      { role: 'user', content: CONTINUE_INSTRUCTION },
+    ]);
+  });
+
   it('knows which targets take a prefill', () => {
     expect(acceptsAssistantPrefill('anthropic', 'claude-3-5-haiku')).toBe(true);
     expect(acceptsAssistantPrefill('bedrock', 'anthropic.claude-3-haiku')).toBe(true);

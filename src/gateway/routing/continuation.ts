@@ -5,9 +5,9 @@
  * ends with [DONE].
  *
  * How the rest is asked for depends on the target: providers that accept an assistant prefill
- * (Anthropic-style) get the partial answer as the last, assistant, message and simply go on; OpenAI-wire
- * providers get the partial answer as an assistant message followed by a user message asking to continue
- * exactly where it stopped. Text completions append the partial text to the prompt.
+ * (Anthropic-style, without extended thinking) get the partial answer as the last, assistant, message and
+ * simply go on; OpenAI-wire providers, and Anthropic-style ones with thinking on, get the partial answer
+ * as an assistant message followed by a user message asking to continue exactly where it stopped. Text completions append the partial text to the prompt.
  */
 import type { ChatCompletionChunk } from '../../core/openai-types.js';
 import type { ModelRequest } from '../../providers/types.js';
@@ -24,6 +24,12 @@ export function acceptsAssistantPrefill(provider: string, model: string | undefi
   if (provider === 'vertex-ai') return name.includes('claude');
   if (provider === 'bedrock') return name.includes('anthropic.') || name.includes('claude');
   return false;
+}
+
+/** Whether the request turns extended thinking on. */
+function thinks(body: { thinking?: { type?: string } | null }): boolean {
+  const type = body.thinking?.type;
+  return type !== undefined && type !== 'disabled';
 }
 
 /** The request for the next target (its operation and body), and how its answer joins the client's. */
@@ -72,7 +78,8 @@ export function buildContinuation(request: ModelRequest, partial: PartialAnswer)
     const messages = body.messages;
     if (!Array.isArray(messages)) return undefined;
     if (text === '') return continuationOf({ endpoint: 'chat', body }, partial, '');
-    if (acceptsAssistantPrefill(partial.provider, partial.model)) {
+    // Anthropic refuses a prefill when extended thinking is on: such a target is asked to continue.
+    if (acceptsAssistantPrefill(partial.provider, partial.model) && !thinks(body)) {
       // A prefill must not end in whitespace (Anthropic refuses it); the client already has that
       // whitespace, so any the model repeats at its start is dropped.
       const prefill = text.trimEnd();
