@@ -33,11 +33,14 @@ const { values } = parseNodeArgs({
     // `--no-traces`: the "on" gateway has metrics only, to tell the two costs apart.
     traces: { type: 'boolean', default: true },
     'no-traces': { type: 'boolean', default: false },
+    // `--cpu-prof <dir>`: each gateway writes a V8 CPU profile there when it stops (node --cpu-prof).
+    'cpu-prof': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const traced = !values['no-traces'];
+const profileDir = values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']);
 
 interface Round {
   rps: number;
@@ -100,7 +103,11 @@ async function main(): Promise<void> {
     for (const variant of variants) {
       // The gateway's environment is this process's, plus what startGateway sets.
       Object.assign(process.env, variant.env);
-      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE);
+      const profileFlags =
+        profileDir === undefined
+          ? []
+          : ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, variant.name)}`];
+      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE, profileFlags);
       if ('reason' in gateway) throw new Error(`gateway (${variant.name}) did not start: ${gateway.reason}`);
       children.push(gateway.child);
       dataDirs.push(gateway.dataDir);

@@ -5,7 +5,8 @@
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
  */
 import { createHash } from 'node:crypto';
-import type { IdGenerator } from '@opentelemetry/sdk-trace';
+import type { Attributes } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
 export type SpanKindName = 'server' | 'client' | 'internal';
 
@@ -80,16 +81,21 @@ export function traceparentOf(traceId: string, spanId: string): string {
   return `00-${otelTraceId(traceId)}-${otelSpanId(spanId)}-01`;
 }
 
-/** Hands the SDK the ids of the span being written, instead of random ones. */
-class ChosenIds implements IdGenerator {
-  traceId = '';
-  spanId = '';
-  generateTraceId(): string {
-    return this.traceId;
+/** Milliseconds since the epoch, fractional, as OpenTelemetry's `[seconds, nanoseconds]`. */
+function hrTime(ms: number): [number, number] {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
+
+/** The attributes that have a value: OTLP has no "unset", so an undefined one is left out. */
+function definedAttributes(attributes: SpanRecord['attributes']): Attributes {
+  const defined: Attributes = {};
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value !== undefined) defined[key] = value;
   }
-  generateSpanId(): string {
-    return this.spanId;
-  }
+  return defined;
 }
 
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
@@ -99,51 +105,59 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
-  const ids = new ChosenIds();
-  const provider = new sdk.TracerProvider({
-    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
-    idGenerator: ids,
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({
-        exporter: new otlp.OTLPTraceExporter({ url: options.url, headers: options.headers }),
-        scheduledDelayMillis: options.delayMs,
-        maxQueueSize: 8192,
-        maxExportBatchSize: 512,
-      }),
-    ],
+  // The spans are finished when the gateway hands them over, with ids and times of its own: they go
+  // straight to the batch processor as the finished spans it exports, without the SDK's tracer, which
+  // would build each one as a live span (validating its attributes, keeping a context) only to end it.
+  const processor = new sdk.BatchSpanProcessor({
+    exporter: new otlp.OTLPTraceExporter({ url: options.url, headers: options.headers }),
+    scheduledDelayMillis: options.delayMs,
+    maxQueueSize: 8192,
+    maxExportBatchSize: 512,
   });
-  const tracer = provider.getTracer('ai-gateway');
+  const resource = resources.resourceFromAttributes({ 'service.name': options.serviceName });
+  const instrumentationScope = { name: 'ai-gateway' };
   const kinds = {
     server: api.SpanKind.SERVER,
     client: api.SpanKind.CLIENT,
     internal: api.SpanKind.INTERNAL,
   } as const;
+  const unset = { code: api.SpanStatusCode.UNSET };
+
+  const finished = (record: SpanRecord): ReadableSpan => {
+    const context = { traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED };
+    return {
+      name: record.name,
+      kind: kinds[record.kind],
+      spanContext: () => context,
+      parentSpanContext:
+        record.parentSpanId === undefined
+          ? undefined
+          : {
+              traceId: record.traceId,
+              spanId: record.parentSpanId,
+              traceFlags: api.TraceFlags.SAMPLED,
+              isRemote: true,
+            },
+      startTime: hrTime(record.startMs),
+      endTime: hrTime(record.endMs),
+      duration: hrTime(record.endMs - record.startMs),
+      status: record.error === undefined ? unset : { code: api.SpanStatusCode.ERROR, message: record.error },
+      attributes: definedAttributes(record.attributes),
+      links: [],
+      events: [],
+      ended: true,
+      resource,
+      instrumentationScope,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+  };
 
   return {
     export(spans) {
-      for (const record of spans) {
-        const parent =
-          record.parentSpanId === undefined
-            ? api.ROOT_CONTEXT
-            : api.trace.setSpanContext(api.ROOT_CONTEXT, {
-                traceId: record.traceId,
-                spanId: record.parentSpanId,
-                traceFlags: api.TraceFlags.SAMPLED,
-                isRemote: true,
-              });
-        ids.traceId = record.traceId;
-        ids.spanId = record.spanId;
-        const span = tracer.startSpan(
-          record.name,
-          { kind: kinds[record.kind], startTime: record.startMs, attributes: record.attributes },
-          parent,
-        );
-        if (record.error !== undefined) {
-          span.setStatus({ code: api.SpanStatusCode.ERROR, message: record.error });
-        }
-        span.end(record.endMs);
-      }
+      for (const record of spans) processor.onEnd(finished(record));
     },
-    shutdown: () => provider.shutdown(),
+    shutdown: () => processor.shutdown(),
   };
 }
