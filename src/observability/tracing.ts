@@ -5,7 +5,7 @@
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
  */
 import { createHash } from 'node:crypto';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, HrTime, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
 export type SpanKindName = 'server' | 'client' | 'internal';
@@ -21,7 +21,8 @@ export interface SpanRecord {
   /** Milliseconds since the Unix epoch, fractional. */
   startMs: number;
   endMs: number;
-  attributes: Record<string, string | number | boolean | string[] | undefined>;
+  /** Only the attributes that have a value (OTLP has no "unset"). */
+  attributes: Record<string, string | number | boolean | string[]>;
   /** Set when the span's operation failed: the error's type. */
   error: string | undefined;
 }
@@ -88,14 +89,68 @@ function hrTime(ms: number): [number, number] {
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
 }
 
-/** The attributes that have a value: OTLP has no "unset", so an undefined one is left out. */
-function definedAttributes(attributes: SpanRecord['attributes']): Attributes {
-  const defined: Attributes = {};
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (value !== undefined) defined[key] = value;
+const NO_LINKS: ReadableSpan['links'] = [];
+const NO_EVENTS: ReadableSpan['events'] = [];
+/** What every span of one exporter shares: the resource, the scope, and the API's numbers for kinds and flags. */
+interface SpanCommons {
+  resource: ReadableSpan['resource'];
+  instrumentationScope: ReadableSpan['instrumentationScope'];
+  kinds: Record<SpanKindName, SpanKind>;
+  unset: SpanStatus;
+  error: SpanStatus['code'];
+  sampled: number;
+}
+
+/**
+ * A span the gateway has finished, as the batch processor and the OTLP exporter read it: one object of one
+ * shape per span, its context, parent and `duration` made only when asked for (the exporter reads the
+ * context once, the duration never).
+ */
+class FinishedSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Attributes;
+  readonly links = NO_LINKS;
+  readonly events = NO_EVENTS;
+  readonly ended = true;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+
+  readonly resource: ReadableSpan['resource'];
+  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
+
+  constructor(
+    private readonly record: SpanRecord,
+    private readonly commons: SpanCommons,
+  ) {
+    this.name = record.name;
+    this.kind = commons.kinds[record.kind];
+    this.startTime = hrTime(record.startMs);
+    this.endTime = hrTime(record.endMs);
+    this.status = record.error === undefined ? commons.unset : { code: commons.error, message: record.error };
+    this.attributes = record.attributes;
+    this.resource = commons.resource;
+    this.instrumentationScope = commons.instrumentationScope;
   }
-  return defined;
+
+  spanContext(): SpanContext {
+    const { traceId, spanId } = this.record;
+    return { traceId, spanId, traceFlags: this.commons.sampled };
+  }
+
+  get parentSpanContext(): SpanContext | undefined {
+    const { traceId, parentSpanId } = this.record;
+    if (parentSpanId === undefined) return undefined;
+    return { traceId, spanId: parentSpanId, traceFlags: this.commons.sampled, isRemote: true };
+  }
+
+  get duration(): HrTime {
+    return hrTime(this.record.endMs - this.record.startMs);
+  }
 }
 
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
@@ -114,49 +169,18 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     maxQueueSize: 8192,
     maxExportBatchSize: 512,
   });
-  const resource = resources.resourceFromAttributes({ 'service.name': options.serviceName });
-  const instrumentationScope = { name: 'ai-gateway' };
-  const kinds = {
-    server: api.SpanKind.SERVER,
-    client: api.SpanKind.CLIENT,
-    internal: api.SpanKind.INTERNAL,
-  } as const;
-  const unset = { code: api.SpanStatusCode.UNSET };
-
-  const finished = (record: SpanRecord): ReadableSpan => {
-    const context = { traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED };
-    return {
-      name: record.name,
-      kind: kinds[record.kind],
-      spanContext: () => context,
-      parentSpanContext:
-        record.parentSpanId === undefined
-          ? undefined
-          : {
-              traceId: record.traceId,
-              spanId: record.parentSpanId,
-              traceFlags: api.TraceFlags.SAMPLED,
-              isRemote: true,
-            },
-      startTime: hrTime(record.startMs),
-      endTime: hrTime(record.endMs),
-      duration: hrTime(record.endMs - record.startMs),
-      status: record.error === undefined ? unset : { code: api.SpanStatusCode.ERROR, message: record.error },
-      attributes: definedAttributes(record.attributes),
-      links: [],
-      events: [],
-      ended: true,
-      resource,
-      instrumentationScope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
-    };
+  const commons: SpanCommons = {
+    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
+    instrumentationScope: { name: 'ai-gateway' },
+    kinds: { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL },
+    unset: { code: api.SpanStatusCode.UNSET },
+    error: api.SpanStatusCode.ERROR,
+    sampled: api.TraceFlags.SAMPLED,
   };
 
   return {
     export(spans) {
-      for (const record of spans) processor.onEnd(finished(record));
+      for (const record of spans) processor.onEnd(new FinishedSpan(record, commons));
     },
     shutdown: () => processor.shutdown(),
   };
