@@ -39,15 +39,21 @@ type Attributes = SpanRecord['attributes'];
 export function createTraceObserver(exporter: TraceExporter, prices: PriceTable): CallObserver {
   return {
     callEnded(summary) {
-      exporter.export(callSpans(summary, prices, performance.now()));
+      const traceId = otelTraceId(summary.ctx.traceId);
+      if (!exporter.sampled(traceId)) return;
+      exporter.export(callSpans(summary, prices, performance.now(), traceId));
     },
   };
 }
 
 /** The spans of one call; `endedAt` is performance.now() when it ended. */
-export function callSpans(summary: CallSummary, prices: PriceTable, endedAt: number): SpanRecord[] {
+export function callSpans(
+  summary: CallSummary,
+  prices: PriceTable,
+  endedAt: number,
+  traceId = otelTraceId(summary.ctx.traceId),
+): SpanRecord[] {
   const { ctx, state, error } = summary;
-  const traceId = otelTraceId(ctx.traceId);
   const requestSpanId = otelSpanId(ctx.spanId);
   const epoch = (t: number) => performance.timeOrigin + t;
   const operation = OPERATIONS[summary.endpoint] ?? summary.endpoint;

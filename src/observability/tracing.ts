@@ -28,6 +28,8 @@ export interface SpanRecord {
 }
 
 export interface TraceExporter {
+  /** Whether the calls of this trace (an OpenTelemetry trace id) are exported: the sampler's decision. */
+  sampled(traceId: string): boolean;
   export(spans: readonly SpanRecord[]): void;
   /** Sends what is queued and stops. */
   shutdown(): Promise<void>;
@@ -40,6 +42,8 @@ export interface TraceExportOptions {
   headers: Record<string, string>;
   /** How long spans wait to be sent in a batch, ms. */
   delayMs: number;
+  /** The share of traces exported, 0 to 1, decided by the trace id (OpenTelemetry's `traceidratio`). */
+  sampleRatio: number;
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -178,7 +182,17 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     sampled: api.TraceFlags.SAMPLED,
   };
 
+  // The SDK's own ratio sampler, so that the gateway keeps the same traces as other services sampling the
+  // same ratio; every trace when the ratio is 1, without asking it.
+  const sampler = options.sampleRatio < 1 ? new sdk.TraceIdRatioBasedSampler(options.sampleRatio) : undefined;
+  const recordAndSample = sdk.SamplingDecision.RECORD_AND_SAMPLED;
+
   return {
+    sampled(traceId) {
+      if (sampler === undefined) return true;
+      const { decision } = sampler.shouldSample(api.ROOT_CONTEXT, traceId);
+      return decision === recordAndSample;
+    },
     export(spans) {
       for (const record of spans) processor.onEnd(new FinishedSpan(record, commons));
     },
