@@ -1,10 +1,13 @@
-// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8]`: what metrics and traces cost at saturation.
+// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8] [--no-traces] [--cpu-prof <dir>]`: what metrics
+// and traces cost at saturation.
 // Two gateways from the same build, started as `npm start` starts them and pinned to core 1 (wrk, the fake
 // upstream, the OTLP receiver and this process on core 0, as in `npm run bench -- --mode saturation`): one
 // with `GATEWAY_METRICS=off` and no traces, one with metrics on and every call traced to a local OTLP
 // receiver that accepts each export (`--no-traces`: metrics only). Only one is loaded at a time, in interleaved rounds (off, on, off,
 // on, …) so that a disturbance hits both; reports the median requests/s and server CPU per request of
-// each, and their ratios. Run `npm run build` first.
+// each, and their ratios. `--cpu-prof <dir>`: each gateway also writes a V8 CPU profile under <dir>/off and
+// <dir>/on when it stops. The gateways' environment is this process's: `OTEL_TRACES_SAMPLER=traceidratio
+// OTEL_TRACES_SAMPLER_ARG=0.1` measures sampled traces. Run `npm run build` first.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
