@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../fakes/otlp/receiver.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { loadSettings } from '../../src/settings.js';
 import { client, target, userMessage } from '../routing/support.js';
 
 const RATIO = 0.5;
@@ -56,5 +57,18 @@ describe('trace sampling', () => {
     );
     // The last kept call's spans have arrived; a dropped call's would have been sent with them or before.
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set(expected));
+  });
+});
+
+describe('trace sampler settings', () => {
+  it("reads OpenTelemetry's sampler variables, every trace when unset", () => {
+    const ratio = (env: Record<string, string>) => loadSettings(env).tracesSampleRatio;
+    expect(ratio({})).toBe(1);
+    expect(ratio({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
+    expect(ratio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toBe(0.25);
+    expect(() => ratio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(
+      /OTEL_TRACES_SAMPLER_ARG/,
+    );
+    expect(() => ratio({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toThrow(/OTEL_TRACES_SAMPLER/);
   });
 });
