@@ -9,10 +9,12 @@
  *
  * Recording is on the path of every call: the children (prom-client's per-label-set handles) of every
  * metric a call touches are made once per distinct set of call labels and kept together (`CallSeries`),
- * so a call finds all of them with one lookup instead of building a label list per metric
- * (docs/benchmarks.md).
+ * so a call finds all of them with one lookup instead of building a label list per metric. The counters'
+ * counts are plain numbers the gateway keeps and prom-client reads at each scrape (kept-counter.ts); only
+ * the histograms' observations still go through prom-client's label hashing (docs/benchmarks.md).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
+import { KeptCounter, type CountCell } from './kept-counter.js';
 
 /** Distinct values one label may take in one process before the rest are counted as `other`. */
 export const MAX_LABEL_VALUES = 500;
@@ -69,17 +71,17 @@ class ChildrenBy<C> {
 
 /** The children of every metric a call with these labels touches. */
 interface CallSeries {
-  requests: Counter.Internal;
+  requests: CountCell;
   duration: Histogram.Internal<CallLabelName>;
   ttfb: Histogram.Internal<CallLabelName>;
   upstream: Histogram.Internal<CallLabelName>;
   overhead: Histogram.Internal<CallLabelName>;
-  errors: ChildrenBy<Counter.Internal>;
-  tokens: ChildrenBy<Counter.Internal>;
-  cost: Counter.Internal;
-  cache: ChildrenBy<Counter.Internal>;
-  retries: Counter.Internal;
-  fallbacks: Counter.Internal;
+  errors: ChildrenBy<CountCell>;
+  tokens: ChildrenBy<CountCell>;
+  cost: CountCell;
+  cache: ChildrenBy<CountCell>;
+  retries: CountCell;
+  fallbacks: CountCell;
 }
 
 /** `2xx` … for each hundred, made once. */
@@ -124,13 +126,14 @@ export class GatewayMetrics {
   /** By the call's labels joined with a separator no label value holds after bounding. */
   private readonly series = new Map<string, CallSeries>();
   private readonly makeSeries: (labels: CallLabels) => CallSeries;
-  private readonly hooks: ChildrenBy<Counter.Internal>;
+  private readonly hooks: ChildrenBy<CountCell>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registry = this.registry;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+    // The counters of calls are kept by the gateway (kept-counter.ts); histograms stay prom-client's.
     const counter = <T extends string>(name: string, help: string, labelNames: readonly T[]) =>
-      new Counter<T>({ name, help, labelNames, registers: [registry] });
+      new KeptCounter<T>(registry, { name, help, labelNames });
     const histogram = <T extends string>(
       name: string,
       help: string,
@@ -194,23 +197,21 @@ export class GatewayMetrics {
       'workspace',
     ]);
     const hooks = counter('gateway_hooks_total', 'Hook runs, by event and outcome.', ['event', 'outcome']);
-    this.hooks = new ChildrenBy((key) => hooks.labels(...(key.split('\u0000') as [string, string])));
+    this.hooks = new ChildrenBy((key) => hooks.cell(...key.split('\u0000')));
 
     // prom-client makes no series for a child until it is counted or observed into.
     this.makeSeries = ({ endpoint, provider, model, workspace, status_class }) => ({
-      requests: requests.labels(endpoint, provider, model, workspace, status_class),
+      requests: requests.cell(endpoint, provider, model, workspace, status_class),
       duration: duration.labels(endpoint, provider, model, workspace, status_class),
       ttfb: ttfb.labels(endpoint, provider, model, workspace, status_class),
       upstream: upstream.labels(endpoint, provider, model, workspace, status_class),
       overhead: overhead.labels(endpoint, provider, model, workspace, status_class),
-      errors: new ChildrenBy((code) =>
-        errors.labels(endpoint, provider, model, workspace, status_class, code),
-      ),
-      tokens: new ChildrenBy((type) => tokens.labels(endpoint, provider, model, workspace, type)),
-      cost: cost.labels(endpoint, provider, model, workspace),
-      cache: new ChildrenBy((result) => cache.labels(endpoint, workspace, result)),
-      retries: retries.labels(endpoint, workspace),
-      fallbacks: fallbacks.labels(endpoint, workspace),
+      errors: new ChildrenBy((code) => errors.cell(endpoint, provider, model, workspace, status_class, code)),
+      tokens: new ChildrenBy((type) => tokens.cell(endpoint, provider, model, workspace, type)),
+      cost: cost.cell(endpoint, provider, model, workspace),
+      cache: new ChildrenBy((result) => cache.cell(endpoint, workspace, result)),
+      retries: retries.cell(endpoint, workspace),
+      fallbacks: fallbacks.cell(endpoint, workspace),
     });
   }
 
@@ -235,28 +236,28 @@ export class GatewayMetrics {
 
   recordCall(call: CallMeasures): void {
     const series = this.seriesOf(call.labels);
-    series.requests.inc();
+    series.requests.value += 1;
     series.duration.observe(call.durationSeconds);
     if (call.ttfbSeconds !== null) series.ttfb.observe(call.ttfbSeconds);
     if (call.upstreamSeconds !== null) {
       series.upstream.observe(call.upstreamSeconds);
       series.overhead.observe(Math.max(0, call.durationSeconds - call.upstreamSeconds));
     }
-    if (call.errorCode !== null) series.errors.get(this.errorCodes.value(call.errorCode)).inc();
+    if (call.errorCode !== null) series.errors.get(this.errorCodes.value(call.errorCode)).value += 1;
     if (call.tokens) {
       for (const type of TOKEN_TYPES) {
         const count = call.tokens[type];
-        if (count > 0) series.tokens.get(type).inc(count);
+        if (count > 0) series.tokens.get(type).value += count;
       }
     }
-    if (call.costDollars !== null && call.costDollars > 0) series.cost.inc(call.costDollars);
-    if (call.cacheStatus !== null) series.cache.get(call.cacheStatus.toLowerCase()).inc();
-    if (call.retries > 0) series.retries.inc(call.retries);
-    if (call.fallbacks > 0) series.fallbacks.inc(call.fallbacks);
+    if (call.costDollars !== null && call.costDollars > 0) series.cost.value += call.costDollars;
+    if (call.cacheStatus !== null) series.cache.get(call.cacheStatus.toLowerCase()).value += 1;
+    if (call.retries > 0) series.retries.value += call.retries;
+    if (call.fallbacks > 0) series.fallbacks.value += call.fallbacks;
   }
 
   recordHook(hook: HookMeasure): void {
-    this.hooks.get(`${hook.event}\u0000${hook.outcome}`).inc();
+    this.hooks.get(`${hook.event}\u0000${hook.outcome}`).value += 1;
   }
 
   private seriesOf(labels: CallLabels): CallSeries {
