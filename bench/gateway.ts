@@ -12,12 +12,16 @@ import { chatBody, type Target } from './target.js';
 
 export type StartedGateway = { child: Child; target: Target; dataDir: string } | { reason: string };
 
-/** `pin`: a CPU list for `taskset -c` (saturation mode), else the gateway runs unpinned. */
+/**
+ * `pin`: a CPU list for `taskset -c` (saturation mode), else the gateway runs unpinned. `extraNodeFlags`
+ * go after `npm start`'s own (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
+ */
 export async function startGateway(
   args: Args,
   repoRoot: string,
   upstreamUrl: string,
   pin?: string,
+  extraNodeFlags: string[] = [],
 ): Promise<StartedGateway> {
   const entry = args.gatewayEntry;
   if (args.build) {
@@ -38,7 +42,7 @@ export async function startGateway(
     };
 
   const start = startCommand(repoRoot);
-  const nodeFlags = start.command === 'node' ? start.flags : [];
+  const nodeFlags = [...(start.command === 'node' ? start.flags : []), ...extraNodeFlags];
   const pinned = pin === undefined ? '' : `taskset -c ${pin} `;
   console.log(
     `gateway: ${pinned}node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,

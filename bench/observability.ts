@@ -1,10 +1,13 @@
-// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8]`: what metrics and traces cost at saturation.
+// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8] [--no-traces] [--cpu-prof <dir>]`: what metrics
+// and traces cost at saturation.
 // Two gateways from the same build, started as `npm start` starts them and pinned to core 1 (wrk, the fake
 // upstream, the OTLP receiver and this process on core 0, as in `npm run bench -- --mode saturation`): one
 // with `GATEWAY_METRICS=off` and no traces, one with metrics on and every call traced to a local OTLP
 // receiver that accepts each export (`--no-traces`: metrics only). Only one is loaded at a time, in interleaved rounds (off, on, off,
 // on, …) so that a disturbance hits both; reports the median requests/s and server CPU per request of
-// each, and their ratios. Run `npm run build` first.
+// each, and their ratios. `--cpu-prof <dir>`: each gateway also writes a V8 CPU profile under <dir>/off and
+// <dir>/on when it stops. The gateways' environment is this process's: `OTEL_TRACES_SAMPLER=traceidratio
+// OTEL_TRACES_SAMPLER_ARG=0.1` measures sampled traces. Run `npm run build` first.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -33,11 +36,14 @@ const { values } = parseNodeArgs({
     // `--no-traces`: the "on" gateway has metrics only, to tell the two costs apart.
     traces: { type: 'boolean', default: true },
     'no-traces': { type: 'boolean', default: false },
+    // `--cpu-prof <dir>`: each gateway writes a V8 CPU profile there when it stops (node --cpu-prof).
+    'cpu-prof': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const traced = !values['no-traces'];
+const profileDir = values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']);
 
 interface Round {
   rps: number;
@@ -100,7 +106,11 @@ async function main(): Promise<void> {
     for (const variant of variants) {
       // The gateway's environment is this process's, plus what startGateway sets.
       Object.assign(process.env, variant.env);
-      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE);
+      const profileFlags =
+        profileDir === undefined
+          ? []
+          : ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, variant.name)}`];
+      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE, profileFlags);
       if ('reason' in gateway) throw new Error(`gateway (${variant.name}) did not start: ${gateway.reason}`);
       children.push(gateway.child);
       dataDirs.push(gateway.dataDir);
@@ -140,7 +150,7 @@ async function main(): Promise<void> {
         2,
       ),
     );
-    if (exports === 0)
+    if (traced && exports === 0)
       throw new Error('no trace export reached the receiver: the "on" gateway traced nothing');
   } finally {
     for (const child of children.reverse()) await child.stop();

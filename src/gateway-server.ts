@@ -110,6 +110,7 @@ export async function createGatewayServer(
         serviceName: settings.tracesServiceName,
         headers: settings.tracesHeaders,
         delayMs: settings.tracesDelayMs,
+        sampleRatio: settings.tracesSampleRatio,
       })
     : undefined;
   const retention =

@@ -72,6 +72,8 @@ export interface Settings {
   tracesHeaders: Record<string, string>;
   /** How long spans wait to be sent in a batch, ms. */
   tracesDelayMs: number;
+  /** The share of traces whose calls are exported, 0 to 1 (`OTEL_TRACES_SAMPLER`); 1 unless set. */
+  tracesSampleRatio: number;
   /** Where file contents live: S3-compatible storage when a bucket is set, else `<dataDir>/blobs`. */
   s3: S3Settings | undefined;
   /** Largest file upload, bytes; a `batch` file's own bound and its most lines. */
@@ -222,6 +224,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tracesServiceName: source.OTEL_SERVICE_NAME || 'ai-gateway',
     tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),
     tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
+    tracesSampleRatio: tracesSampleRatio(source),
     contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
     s3: s3Settings(source),
     fileMaxBytes: integer(source, 'GATEWAY_FILE_MAX_BYTES', 512 * 1024 * 1024, 1),
@@ -233,6 +236,28 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     batchLeaseMs: integer(source, 'GATEWAY_BATCH_LEASE_MS', 30_000, 100),
     batchPollMs: integer(source, 'GATEWAY_BATCH_POLL_MS', 500, 10),
   };
+}
+
+/**
+ * OpenTelemetry's sampler variables, the samplers that decide by the trace id alone: `always_on` (the
+ * default), `always_off`, `traceidratio` with `OTEL_TRACES_SAMPLER_ARG` (0 to 1, default 1).
+ */
+function tracesSampleRatio(source: Source): number {
+  const sampler = source.OTEL_TRACES_SAMPLER || 'always_on';
+  if (sampler === 'always_on') return 1;
+  if (sampler === 'always_off') return 0;
+  if (sampler !== 'traceidratio') {
+    throw new Error(
+      `Setting OTEL_TRACES_SAMPLER must be always_on, always_off or traceidratio, got "${sampler}"`,
+    );
+  }
+  const raw = source.OTEL_TRACES_SAMPLER_ARG;
+  if (raw === undefined || raw === '') return 1;
+  const ratio = Number(raw);
+  if (!(ratio >= 0 && ratio <= 1)) {
+    throw new Error(`Setting OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${raw}"`);
+  }
+  return ratio;
 }
 
 /** OpenTelemetry's variables: the traces URL as it is, or the base URL with `/v1/traces`. */

@@ -39,48 +39,56 @@ type Attributes = SpanRecord['attributes'];
 export function createTraceObserver(exporter: TraceExporter, prices: PriceTable): CallObserver {
   return {
     callEnded(summary) {
-      exporter.export(callSpans(summary, prices, performance.now()));
+      const traceId = otelTraceId(summary.ctx.traceId);
+      if (!exporter.sampled(traceId)) return;
+      exporter.export(callSpans(summary, prices, performance.now(), traceId));
     },
   };
 }
 
 /** The spans of one call; `endedAt` is performance.now() when it ended. */
-export function callSpans(summary: CallSummary, prices: PriceTable, endedAt: number): SpanRecord[] {
+export function callSpans(
+  summary: CallSummary,
+  prices: PriceTable,
+  endedAt: number,
+  traceId = otelTraceId(summary.ctx.traceId),
+): SpanRecord[] {
   const { ctx, state, error } = summary;
-  const traceId = otelTraceId(ctx.traceId);
   const requestSpanId = otelSpanId(ctx.spanId);
   const epoch = (t: number) => performance.timeOrigin + t;
   const operation = OPERATIONS[summary.endpoint] ?? summary.endpoint;
   const body = (summary.requestBody ?? {}) as Record<string, unknown>;
   const requestModel = typeof body.model === 'string' ? body.model : undefined;
 
+  const errorType = error ? String(error.code ?? error.type) : undefined;
+  const attributes: Attributes = {
+    'gen_ai.operation.name': operation,
+    'http.request.method': ctx.method,
+    'http.response.status_code': summary.status,
+    'gateway.trace_id': ctx.traceId,
+    'gateway.retry_count': state.retryCount,
+    'gateway.stream': summary.stream,
+  };
+  put(attributes, 'gen_ai.provider.name', providerName(state.provider));
+  put(attributes, 'gen_ai.request.model', requestModel);
+  if (!error) put(attributes, 'gen_ai.response.model', summary.model ?? undefined);
+  putRequestParameters(attributes, body);
+  putUsage(attributes, summary.usage);
+  put(attributes, 'gateway.workspace_id', ctx.apiKey.workspace_id ?? undefined);
+  put(attributes, 'gateway.target', state.targetPath ?? undefined);
+  put(attributes, 'gateway.cache_status', state.cacheStatus ?? undefined);
+  put(attributes, 'gateway.cost_usd', state.cost ?? undefined);
+  put(attributes, 'error.type', errorType);
   const request: SpanRecord = {
-    name: ctx.spanName ?? [operation, requestModel].filter(Boolean).join(' '),
+    name: ctx.spanName ?? spanName(operation, requestModel),
     kind: 'server',
     traceId,
     spanId: requestSpanId,
     parentSpanId: ctx.parentSpanId === null ? undefined : otelSpanId(ctx.parentSpanId),
     startMs: epoch(ctx.startedAt),
     endMs: epoch(endedAt),
-    attributes: {
-      'gen_ai.operation.name': operation,
-      'gen_ai.provider.name': providerName(state.provider),
-      'gen_ai.request.model': requestModel,
-      'gen_ai.response.model': error ? undefined : (summary.model ?? undefined),
-      ...requestParameters(body),
-      ...usageAttributes(summary.usage),
-      'http.request.method': ctx.method,
-      'http.response.status_code': summary.status,
-      'gateway.trace_id': ctx.traceId,
-      'gateway.workspace_id': ctx.apiKey.workspace_id ?? undefined,
-      'gateway.target': state.targetPath ?? undefined,
-      'gateway.retry_count': state.retryCount,
-      'gateway.cache_status': state.cacheStatus ?? undefined,
-      'gateway.cost_usd': state.cost ?? undefined,
-      'gateway.stream': summary.stream,
-      'error.type': error ? String(error.code ?? error.type) : undefined,
-    },
-    error: error ? String(error.code ?? error.type) : undefined,
+    attributes,
+    error: errorType,
   };
   const spans = [request];
   const firstPath = summary.attempts[0]?.path;
@@ -102,44 +110,48 @@ function attemptSpan(
   place: SpanPlace & { operation: string; firstPath: string | undefined; prices: PriceTable },
 ): SpanRecord {
   const { outcome } = attempt;
-  const base = {
+  const spanId = otelSpanId(attempt.spanId);
+  const startMs = place.epoch(attempt.started);
+  const endMs = place.epoch(attempt.ended);
+  const attributes: Attributes = {};
+  put(attributes, 'gen_ai.provider.name', providerName(attempt.provider));
+  attributes['gateway.target'] = attempt.path;
+  attributes['gateway.retry'] = attempt.retry;
+  attributes['gateway.fallback'] = attempt.path !== place.firstPath;
+  const span = (name: string, kind: SpanRecord['kind'], error: string | undefined): SpanRecord => ({
+    name,
+    kind,
     traceId: place.traceId,
-    spanId: otelSpanId(attempt.spanId),
+    spanId,
     parentSpanId: place.parent,
-    startMs: place.epoch(attempt.started),
-    endMs: place.epoch(attempt.ended),
-  };
-  const where: Attributes = {
-    'gen_ai.provider.name': providerName(attempt.provider),
-    'gateway.target': attempt.path,
-    'gateway.retry': attempt.retry,
-    'gateway.fallback': attempt.path !== place.firstPath,
-  };
+    startMs,
+    endMs,
+    attributes,
+    error,
+  });
   if (answeredFromCache(attempt.cacheStatus) && outcome.ok) {
-    return { ...base, name: 'cache hit', kind: 'internal', attributes: where, error: undefined };
+    return span('cache hit', 'internal', undefined);
   }
   if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {
-    const name = outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused';
-    return { ...base, name, kind: 'internal', attributes: where, error: outcome.reason };
+    return span(
+      outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused',
+      'internal',
+      outcome.reason,
+    );
   }
-  const model = (outcome.ok ? outcome.model : undefined) ?? attempt.model;
+  attributes['gen_ai.operation.name'] = place.operation;
+  put(attributes, 'gen_ai.request.model', attempt.model);
+  if (outcome.ok) {
+    put(attributes, 'gen_ai.response.model', outcome.model ?? attempt.model);
+    putUsage(attributes, outcome.usage);
+    attributes['http.response.status_code'] = outcome.status;
+  } else if (outcome.status) {
+    attributes['http.response.status_code'] = outcome.status;
+  }
+  put(attributes, 'gateway.cost_usd', attemptCost(place.prices, attempt) ?? undefined);
   const errorType = outcome.ok ? undefined : outcome.reason;
-  return {
-    ...base,
-    name: [place.operation, attempt.model].filter(Boolean).join(' '),
-    kind: 'client',
-    attributes: {
-      'gen_ai.operation.name': place.operation,
-      ...where,
-      'gen_ai.request.model': attempt.model,
-      'gen_ai.response.model': outcome.ok ? model : undefined,
-      ...(outcome.ok ? usageAttributes(outcome.usage) : {}),
-      'http.response.status_code': outcome.ok ? outcome.status : outcome.status || undefined,
-      'gateway.cost_usd': attemptCost(place.prices, attempt) ?? undefined,
-      'error.type': errorType,
-    },
-    error: errorType,
-  };
+  put(attributes, 'error.type', errorType);
+  return span(spanName(place.operation, attempt.model), 'client', errorType);
 }
 
 /**
@@ -183,20 +195,26 @@ function providerName(provider: string | null): string | undefined {
   return PROVIDER_NAMES[provider] ?? provider;
 }
 
-function requestParameters(body: Record<string, unknown>): Attributes {
-  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
-  return {
-    'gen_ai.request.max_tokens': number(body.max_completion_tokens) ?? number(body.max_tokens),
-    'gen_ai.request.temperature': number(body.temperature),
-    'gen_ai.request.top_p': number(body.top_p),
-    'gen_ai.request.choice.count': number(body.n),
-  };
+/** `{operation} {model}`, or the operation alone when no model was named. */
+function spanName(operation: string, model: string | undefined): string {
+  return model ? `${operation} ${model}` : operation;
 }
 
-function usageAttributes(usage: Usage | undefined): Attributes {
-  if (!usage) return {};
-  return {
-    'gen_ai.usage.input_tokens': usage.prompt_tokens,
-    'gen_ai.usage.output_tokens': usage.completion_tokens,
-  };
+/** Sets an attribute that has a value: OTLP has no "unset", so an undefined one is left out. */
+function put(attributes: Attributes, key: string, value: Attributes[string] | undefined): void {
+  if (value !== undefined) attributes[key] = value;
+}
+
+function putRequestParameters(attributes: Attributes, body: Record<string, unknown>): void {
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  put(attributes, 'gen_ai.request.max_tokens', number(body.max_completion_tokens) ?? number(body.max_tokens));
+  put(attributes, 'gen_ai.request.temperature', number(body.temperature));
+  put(attributes, 'gen_ai.request.top_p', number(body.top_p));
+  put(attributes, 'gen_ai.request.choice.count', number(body.n));
+}
+
+function putUsage(attributes: Attributes, usage: Usage | undefined): void {
+  if (!usage) return;
+  put(attributes, 'gen_ai.usage.input_tokens', usage.prompt_tokens);
+  put(attributes, 'gen_ai.usage.output_tokens', usage.completion_tokens);
 }

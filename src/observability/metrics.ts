@@ -7,11 +7,14 @@
  * workspace id, the model a target named), never from free text, but a caller can still name endless
  * models; the bound keeps a scrape's size and Prometheus's series count in check whatever they send.
  *
- * Recording is on the path of every call: each metric keeps the children (prom-client's per-label-set
- * handles) it has made, so a call does not make and validate a new one per metric. prom-client still
- * hashes the labels of every observation; that is most of what metrics cost a call (docs/benchmarks.md).
+ * Recording is on the path of every call: the children (prom-client's per-label-set handles) of every
+ * metric a call touches are made once per distinct set of call labels and kept together (`CallSeries`),
+ * so a call finds all of them with one lookup instead of building a label list per metric. The counters'
+ * counts are plain numbers the gateway keeps and prom-client reads at each scrape (kept-counter.ts); only
+ * the histograms' observations still go through prom-client's label hashing (docs/benchmarks.md).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
+import { KeptCounter, type CountCell } from './kept-counter.js';
 
 /** Distinct values one label may take in one process before the rest are counted as `other`. */
 export const MAX_LABEL_VALUES = 500;
@@ -48,30 +51,41 @@ class BoundedLabel {
   }
 }
 
-/** A metric's children by label set, joined with a separator no label value holds after bounding. */
-class Children<C> {
-  private readonly byKey = new Map<string, C>();
+const TOKEN_TYPES = ['prompt', 'completion', 'cached', 'reasoning'] as const;
 
-  constructor(private readonly make: (values: string[]) => C) {}
+/** Children made on first use, by one more label's value (a token type, a cache result, an error code). */
+class ChildrenBy<C> {
+  private readonly byValue = new Map<string, C>();
 
-  get(values: string[]): C {
-    const key = values.join('\u0000');
-    let child = this.byKey.get(key);
+  constructor(private readonly make: (value: string) => C) {}
+
+  get(value: string): C {
+    let child = this.byValue.get(value);
     if (child === undefined) {
-      child = this.make(values);
-      this.byKey.set(key, child);
+      child = this.make(value);
+      this.byValue.set(value, child);
     }
     return child;
   }
 }
 
-function counterChildren<T extends string>(counter: Counter<T>): Children<Counter.Internal> {
-  return new Children((values) => counter.labels(...values));
+/** The children of every metric a call with these labels touches. */
+interface CallSeries {
+  requests: CountCell;
+  duration: Histogram.Internal<CallLabelName>;
+  ttfb: Histogram.Internal<CallLabelName>;
+  upstream: Histogram.Internal<CallLabelName>;
+  overhead: Histogram.Internal<CallLabelName>;
+  errors: ChildrenBy<CountCell>;
+  tokens: ChildrenBy<CountCell>;
+  cost: CountCell;
+  cache: ChildrenBy<CountCell>;
+  retries: CountCell;
+  fallbacks: CountCell;
 }
 
-function histogramChildren<T extends string>(histogram: Histogram<T>): Children<Histogram.Internal<T>> {
-  return new Children((values) => histogram.labels(...values));
-}
+/** `2xx` … for each hundred, made once. */
+const STATUS_CLASSES = Array.from({ length: 10 }, (_, hundred) => `${hundred}xx`);
 
 export interface CallMeasures {
   labels: CallLabels;
@@ -109,24 +123,17 @@ export class GatewayMetrics {
     status_class: new BoundedLabel(),
   };
   private readonly errorCodes = new BoundedLabel();
-  private readonly requests: Children<Counter.Internal>;
-  private readonly errors: Children<Counter.Internal>;
-  private readonly duration: Children<Histogram.Internal<CallLabelName>>;
-  private readonly ttfb: Children<Histogram.Internal<CallLabelName>>;
-  private readonly upstream: Children<Histogram.Internal<CallLabelName>>;
-  private readonly overhead: Children<Histogram.Internal<CallLabelName>>;
-  private readonly tokens: Children<Counter.Internal>;
-  private readonly cost: Children<Counter.Internal>;
-  private readonly cache: Children<Counter.Internal>;
-  private readonly retries: Children<Counter.Internal>;
-  private readonly fallbacks: Children<Counter.Internal>;
-  private readonly hooks: Children<Counter.Internal>;
+  /** By the call's labels joined with a separator no label value holds after bounding. */
+  private readonly series = new Map<string, CallSeries>();
+  private readonly makeSeries: (labels: CallLabels) => CallSeries;
+  private readonly hooks: ChildrenBy<CountCell>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registry = this.registry;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+    // The counters of calls are kept by the gateway (kept-counter.ts); histograms stay prom-client's.
     const counter = <T extends string>(name: string, help: string, labelNames: readonly T[]) =>
-      new Counter<T>({ name, help, labelNames, registers: [registry] });
+      new KeptCounter<T>(registry, { name, help, labelNames });
     const histogram = <T extends string>(
       name: string,
       help: string,
@@ -134,73 +141,78 @@ export class GatewayMetrics {
       buckets: number[],
     ) => new Histogram<T>({ name, help, labelNames, buckets, registers: [registry] });
 
-    this.requests = counterChildren(
-      counter('gateway_requests_total', 'Calls answered, by outcome status class.', CALL_LABELS),
+    const requests = counter(
+      'gateway_requests_total',
+      'Calls answered, by outcome status class.',
+      CALL_LABELS,
     );
-    this.errors = counterChildren(
-      counter('gateway_errors_total', 'Calls that failed, by error code.', [...CALL_LABELS, 'code']),
+    const errors = counter('gateway_errors_total', 'Calls that failed, by error code.', [
+      ...CALL_LABELS,
+      'code',
+    ]);
+    const duration = histogram(
+      'gateway_request_duration_seconds',
+      'Time from a request to the end of its answer.',
+      CALL_LABELS,
+      LATENCY_BUCKETS,
     );
-    this.duration = histogramChildren(
-      histogram(
-        'gateway_request_duration_seconds',
-        'Time from a request to the end of its answer.',
-        CALL_LABELS,
-        LATENCY_BUCKETS,
-      ),
+    const ttfb = histogram(
+      'gateway_time_to_first_byte_seconds',
+      'Streams: time from a request to its first byte.',
+      CALL_LABELS,
+      LATENCY_BUCKETS,
     );
-    this.ttfb = histogramChildren(
-      histogram(
-        'gateway_time_to_first_byte_seconds',
-        'Streams: time from a request to its first byte.',
-        CALL_LABELS,
-        LATENCY_BUCKETS,
-      ),
+    const upstream = histogram(
+      'gateway_upstream_duration_seconds',
+      'Time spent waiting on providers for one call, all its attempts together.',
+      CALL_LABELS,
+      LATENCY_BUCKETS,
     );
-    this.upstream = histogramChildren(
-      histogram(
-        'gateway_upstream_duration_seconds',
-        'Time spent waiting on providers for one call, all its attempts together.',
-        CALL_LABELS,
-        LATENCY_BUCKETS,
-      ),
+    const overhead = histogram(
+      'gateway_overhead_seconds',
+      "The gateway's own time in a call: its duration less the time spent waiting on providers.",
+      CALL_LABELS,
+      OVERHEAD_BUCKETS,
     );
-    this.overhead = histogramChildren(
-      histogram(
-        'gateway_overhead_seconds',
-        "The gateway's own time in a call: its duration less the time spent waiting on providers.",
-        CALL_LABELS,
-        OVERHEAD_BUCKETS,
-      ),
+    const tokens = counter('gateway_tokens_total', 'Tokens reported by providers, by type.', [
+      ...TARGET_LABELS,
+      'type',
+    ]);
+    const cost = counter(
+      'gateway_cost_usd_total',
+      'What calls cost in US dollars, priced from their usage (calls of unpriced models are left out).',
+      TARGET_LABELS,
     );
-    this.tokens = counterChildren(
-      counter('gateway_tokens_total', 'Tokens reported by providers, by type.', [...TARGET_LABELS, 'type']),
-    );
-    this.cost = counterChildren(
-      counter(
-        'gateway_cost_usd_total',
-        'What calls cost in US dollars, priced from their usage (calls of unpriced models are left out).',
-        TARGET_LABELS,
-      ),
-    );
-    this.cache = counterChildren(
-      counter('gateway_cache_results_total', 'Cache lookups, by result.', [
-        'endpoint',
-        'workspace',
-        'result',
-      ]),
-    );
-    this.retries = counterChildren(
-      counter('gateway_retries_total', 'Retries made (on any target).', ['endpoint', 'workspace']),
-    );
-    this.fallbacks = counterChildren(
-      counter('gateway_fallbacks_total', 'Moves to another target after one failed.', [
-        'endpoint',
-        'workspace',
-      ]),
-    );
-    this.hooks = counterChildren(
-      counter('gateway_hooks_total', 'Hook runs, by event and outcome.', ['event', 'outcome']),
-    );
+    const cache = counter('gateway_cache_results_total', 'Cache lookups, by result.', [
+      'endpoint',
+      'workspace',
+      'result',
+    ]);
+    const retries = counter('gateway_retries_total', 'Retries made (on any target).', [
+      'endpoint',
+      'workspace',
+    ]);
+    const fallbacks = counter('gateway_fallbacks_total', 'Moves to another target after one failed.', [
+      'endpoint',
+      'workspace',
+    ]);
+    const hooks = counter('gateway_hooks_total', 'Hook runs, by event and outcome.', ['event', 'outcome']);
+    this.hooks = new ChildrenBy((key) => hooks.cell(...key.split('\u0000')));
+
+    // prom-client makes no series for a child until it is counted or observed into.
+    this.makeSeries = ({ endpoint, provider, model, workspace, status_class }) => ({
+      requests: requests.cell(endpoint, provider, model, workspace, status_class),
+      duration: duration.labels(endpoint, provider, model, workspace, status_class),
+      ttfb: ttfb.labels(endpoint, provider, model, workspace, status_class),
+      upstream: upstream.labels(endpoint, provider, model, workspace, status_class),
+      overhead: overhead.labels(endpoint, provider, model, workspace, status_class),
+      errors: new ChildrenBy((code) => errors.cell(endpoint, provider, model, workspace, status_class, code)),
+      tokens: new ChildrenBy((type) => tokens.cell(endpoint, provider, model, workspace, type)),
+      cost: cost.cell(endpoint, provider, model, workspace),
+      cache: new ChildrenBy((result) => cache.cell(endpoint, workspace, result)),
+      retries: retries.cell(endpoint, workspace),
+      fallbacks: fallbacks.cell(endpoint, workspace),
+    });
   }
 
   /** The labels of a call, bounded. */
@@ -216,39 +228,46 @@ export class GatewayMetrics {
       provider: this.labels.provider.value(raw.provider),
       model: this.labels.model.value(raw.model),
       workspace: this.labels.workspace.value(raw.workspace),
-      status_class: this.labels.status_class.value(`${Math.floor(raw.status / 100)}xx`),
+      status_class: this.labels.status_class.value(
+        STATUS_CLASSES[Math.floor(raw.status / 100)] ?? `${Math.floor(raw.status / 100)}xx`,
+      ),
     };
   }
 
   recordCall(call: CallMeasures): void {
-    const { labels } = call;
-    const values = [labels.endpoint, labels.provider, labels.model, labels.workspace, labels.status_class];
-    this.requests.get(values).inc();
-    this.duration.get(values).observe(call.durationSeconds);
-    if (call.ttfbSeconds !== null) this.ttfb.get(values).observe(call.ttfbSeconds);
+    const series = this.seriesOf(call.labels);
+    series.requests.value += 1;
+    series.duration.observe(call.durationSeconds);
+    if (call.ttfbSeconds !== null) series.ttfb.observe(call.ttfbSeconds);
     if (call.upstreamSeconds !== null) {
-      this.upstream.get(values).observe(call.upstreamSeconds);
-      this.overhead.get(values).observe(Math.max(0, call.durationSeconds - call.upstreamSeconds));
+      series.upstream.observe(call.upstreamSeconds);
+      series.overhead.observe(Math.max(0, call.durationSeconds - call.upstreamSeconds));
     }
-    if (call.errorCode !== null) this.errors.get([...values, this.errorCodes.value(call.errorCode)]).inc();
+    if (call.errorCode !== null) series.errors.get(this.errorCodes.value(call.errorCode)).value += 1;
     if (call.tokens) {
-      const target = [labels.endpoint, labels.provider, labels.model, labels.workspace];
-      for (const type of ['prompt', 'completion', 'cached', 'reasoning'] as const) {
+      for (const type of TOKEN_TYPES) {
         const count = call.tokens[type];
-        if (count > 0) this.tokens.get([...target, type]).inc(count);
+        if (count > 0) series.tokens.get(type).value += count;
       }
     }
-    if (call.costDollars !== null && call.costDollars > 0) {
-      this.cost.get([labels.endpoint, labels.provider, labels.model, labels.workspace]).inc(call.costDollars);
-    }
-    const scope = [labels.endpoint, labels.workspace];
-    if (call.cacheStatus !== null) this.cache.get([...scope, call.cacheStatus.toLowerCase()]).inc();
-    if (call.retries > 0) this.retries.get(scope).inc(call.retries);
-    if (call.fallbacks > 0) this.fallbacks.get(scope).inc(call.fallbacks);
+    if (call.costDollars !== null && call.costDollars > 0) series.cost.value += call.costDollars;
+    if (call.cacheStatus !== null) series.cache.get(call.cacheStatus.toLowerCase()).value += 1;
+    if (call.retries > 0) series.retries.value += call.retries;
+    if (call.fallbacks > 0) series.fallbacks.value += call.fallbacks;
   }
 
   recordHook(hook: HookMeasure): void {
-    this.hooks.get([hook.event, hook.outcome]).inc();
+    this.hooks.get(`${hook.event}\u0000${hook.outcome}`).value += 1;
+  }
+
+  private seriesOf(labels: CallLabels): CallSeries {
+    const key = `${labels.endpoint}\u0000${labels.provider}\u0000${labels.model}\u0000${labels.workspace}\u0000${labels.status_class}`;
+    let series = this.series.get(key);
+    if (series === undefined) {
+      series = this.makeSeries(labels);
+      this.series.set(key, series);
+    }
+    return series;
   }
 
   /** Adds a metric of another part of the gateway to this registry. */

@@ -5,7 +5,8 @@
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
  */
 import { createHash } from 'node:crypto';
-import type { IdGenerator } from '@opentelemetry/sdk-trace';
+import type { Attributes, HrTime, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
 export type SpanKindName = 'server' | 'client' | 'internal';
 
@@ -20,12 +21,15 @@ export interface SpanRecord {
   /** Milliseconds since the Unix epoch, fractional. */
   startMs: number;
   endMs: number;
-  attributes: Record<string, string | number | boolean | string[] | undefined>;
+  /** Only the attributes that have a value (OTLP has no "unset"). */
+  attributes: Record<string, string | number | boolean | string[]>;
   /** Set when the span's operation failed: the error's type. */
   error: string | undefined;
 }
 
 export interface TraceExporter {
+  /** Whether the calls of this trace (an OpenTelemetry trace id) are exported: the sampler's decision. */
+  sampled(traceId: string): boolean;
   export(spans: readonly SpanRecord[]): void;
   /** Sends what is queued and stops. */
   shutdown(): Promise<void>;
@@ -38,6 +42,8 @@ export interface TraceExportOptions {
   headers: Record<string, string>;
   /** How long spans wait to be sent in a batch, ms. */
   delayMs: number;
+  /** The share of traces exported, 0 to 1, decided by the trace id (OpenTelemetry's `traceidratio`). */
+  sampleRatio: number;
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -80,15 +86,74 @@ export function traceparentOf(traceId: string, spanId: string): string {
   return `00-${otelTraceId(traceId)}-${otelSpanId(spanId)}-01`;
 }
 
-/** Hands the SDK the ids of the span being written, instead of random ones. */
-class ChosenIds implements IdGenerator {
-  traceId = '';
-  spanId = '';
-  generateTraceId(): string {
-    return this.traceId;
+/** Milliseconds since the epoch, fractional, as OpenTelemetry's `[seconds, nanoseconds]`. */
+function hrTime(ms: number): [number, number] {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
+
+const NO_LINKS: ReadableSpan['links'] = [];
+const NO_EVENTS: ReadableSpan['events'] = [];
+/** What every span of one exporter shares: the resource, the scope, and the API's numbers for kinds and flags. */
+interface SpanCommons {
+  resource: ReadableSpan['resource'];
+  instrumentationScope: ReadableSpan['instrumentationScope'];
+  kinds: Record<SpanKindName, SpanKind>;
+  unset: SpanStatus;
+  error: SpanStatus['code'];
+  sampled: number;
+}
+
+/**
+ * A span the gateway has finished, as the batch processor and the OTLP exporter read it: one object of one
+ * shape per span, its context, parent and `duration` made only when asked for (the exporter reads the
+ * context once, the duration never).
+ */
+class FinishedSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Attributes;
+  readonly links = NO_LINKS;
+  readonly events = NO_EVENTS;
+  readonly ended = true;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+
+  readonly resource: ReadableSpan['resource'];
+  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
+
+  constructor(
+    private readonly record: SpanRecord,
+    private readonly commons: SpanCommons,
+  ) {
+    this.name = record.name;
+    this.kind = commons.kinds[record.kind];
+    this.startTime = hrTime(record.startMs);
+    this.endTime = hrTime(record.endMs);
+    this.status = record.error === undefined ? commons.unset : { code: commons.error, message: record.error };
+    this.attributes = record.attributes;
+    this.resource = commons.resource;
+    this.instrumentationScope = commons.instrumentationScope;
   }
-  generateSpanId(): string {
-    return this.spanId;
+
+  spanContext(): SpanContext {
+    const { traceId, spanId } = this.record;
+    return { traceId, spanId, traceFlags: this.commons.sampled };
+  }
+
+  get parentSpanContext(): SpanContext | undefined {
+    const { traceId, parentSpanId } = this.record;
+    if (parentSpanId === undefined) return undefined;
+    return { traceId, spanId: parentSpanId, traceFlags: this.commons.sampled, isRemote: true };
+  }
+
+  get duration(): HrTime {
+    return hrTime(this.record.endMs - this.record.startMs);
   }
 }
 
@@ -99,51 +164,38 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
-  const ids = new ChosenIds();
-  const provider = new sdk.TracerProvider({
-    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
-    idGenerator: ids,
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({
-        exporter: new otlp.OTLPTraceExporter({ url: options.url, headers: options.headers }),
-        scheduledDelayMillis: options.delayMs,
-        maxQueueSize: 8192,
-        maxExportBatchSize: 512,
-      }),
-    ],
+  // The spans are finished when the gateway hands them over, with ids and times of its own: they go
+  // straight to the batch processor as the finished spans it exports, without the SDK's tracer, which
+  // would build each one as a live span (validating its attributes, keeping a context) only to end it.
+  const processor = new sdk.BatchSpanProcessor({
+    exporter: new otlp.OTLPTraceExporter({ url: options.url, headers: options.headers }),
+    scheduledDelayMillis: options.delayMs,
+    maxQueueSize: 8192,
+    maxExportBatchSize: 512,
   });
-  const tracer = provider.getTracer('ai-gateway');
-  const kinds = {
-    server: api.SpanKind.SERVER,
-    client: api.SpanKind.CLIENT,
-    internal: api.SpanKind.INTERNAL,
-  } as const;
+  const commons: SpanCommons = {
+    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
+    instrumentationScope: { name: 'ai-gateway' },
+    kinds: { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL },
+    unset: { code: api.SpanStatusCode.UNSET },
+    error: api.SpanStatusCode.ERROR,
+    sampled: api.TraceFlags.SAMPLED,
+  };
+
+  // The SDK's own ratio sampler, so that the gateway keeps the same traces as other services sampling the
+  // same ratio; every trace when the ratio is 1, without asking it.
+  const sampler = options.sampleRatio < 1 ? new sdk.TraceIdRatioBasedSampler(options.sampleRatio) : undefined;
+  const recordAndSample = sdk.SamplingDecision.RECORD_AND_SAMPLED;
 
   return {
-    export(spans) {
-      for (const record of spans) {
-        const parent =
-          record.parentSpanId === undefined
-            ? api.ROOT_CONTEXT
-            : api.trace.setSpanContext(api.ROOT_CONTEXT, {
-                traceId: record.traceId,
-                spanId: record.parentSpanId,
-                traceFlags: api.TraceFlags.SAMPLED,
-                isRemote: true,
-              });
-        ids.traceId = record.traceId;
-        ids.spanId = record.spanId;
-        const span = tracer.startSpan(
-          record.name,
-          { kind: kinds[record.kind], startTime: record.startMs, attributes: record.attributes },
-          parent,
-        );
-        if (record.error !== undefined) {
-          span.setStatus({ code: api.SpanStatusCode.ERROR, message: record.error });
-        }
-        span.end(record.endMs);
-      }
+    sampled(traceId) {
+      if (sampler === undefined) return true;
+      const { decision } = sampler.shouldSample(api.ROOT_CONTEXT, traceId);
+      return decision === recordAndSample;
     },
-    shutdown: () => provider.shutdown(),
+    export(spans) {
+      for (const record of spans) processor.onEnd(new FinishedSpan(record, commons));
+    },
+    shutdown: () => processor.shutdown(),
   };
 }
