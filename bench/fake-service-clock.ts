@@ -1,11 +1,13 @@
 // The fake upstream's clock: answers at a deadline, and keeps how long its answers took.
 //
-// A Node timer fires when the event loop's millisecond clock (read once per turn, so already stale when
-// the timer is set) says its delay has passed, and then only at the loop's next wake-up: a 20 ms timer
-// fires 0.5-2 ms late, and more when the process is busy. Spinning for the last millisecond would cost
-// a core on a 2-core machine, so the timer is set early instead, by the lateness it has shown so far.
-// The estimate moves by a bounded step towards each timer's lateness, so it follows the median: a
-// stall of the whole process (another program took the core) is not learnt as lateness to come.
+// A Node timer counts its delay in whole milliseconds from the event loop's clock, which is read once per
+// turn and so already stale when the timer is set; it fires at the loop's next wake-up after that. A
+// "20 ms" timer set for what is left of the wait therefore fires up to a millisecond early, or late
+// when the process is busy. Spinning for the exact moment would cost a core on a 2-core machine, so
+// the timer is moved instead, by the error it has shown so far. The answers fall into clusters about a
+// millisecond apart, so their median says little; what a concurrency's rate follows is their mean
+// (rate = concurrency / mean time), so the estimate follows the mean error, each timer's share bounded
+// so that a stall of the whole process (another program took the core) is not learnt.
 
 export interface ServiceTimeReport {
   count: number;
@@ -16,15 +18,18 @@ export interface ServiceTimeReport {
   max_ms: number | null;
 }
 
-/** How far one timer moves the estimate of the timers' lateness, at most, ms. */
-const STEP_MS = 0.02;
-/** The most the timers are set early by, ms. */
-const MAX_LATENESS_MS = 2;
+/** How much one timer's lateness moves the estimate. */
+const LEARNING_RATE = 0.02;
+/** The most one timer's lateness counts for, either way, ms. */
+const MAX_COUNTED_MS = 2;
+/** The most the timers are moved by, either way, ms. */
+const MAX_CORRECTION_MS = 2;
 /** Service times kept between two reports (a bench's phase). */
 const MAX_SAMPLES = 200_000;
 
 export function createServiceClock() {
-  let lateness = 1; // ms
+  /** How late the timers fire, on average (negative: early), ms. */
+  let lateness = 0;
   let samples: number[] = [];
 
   return {
@@ -34,7 +39,11 @@ export function createServiceClock() {
       setTimeout(
         () => {
           const late = performance.now() - deadline;
-          lateness = Math.min(Math.max(lateness + Math.sign(late) * STEP_MS, 0), MAX_LATENESS_MS);
+          const counted = Math.min(Math.max(late, -MAX_COUNTED_MS), MAX_COUNTED_MS);
+          lateness = Math.min(
+            Math.max(lateness + LEARNING_RATE * counted, -MAX_CORRECTION_MS),
+            MAX_CORRECTION_MS,
+          );
           then();
         },
         Math.max(remaining - lateness, 0),
