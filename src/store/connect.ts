@@ -57,6 +57,9 @@ function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysel
   // again asynchronously (RetryWhenBusy below), so requests in flight go on meanwhile.
   database.pragma('busy_timeout = 0');
   database.pragma('foreign_keys = ON');
+  // A commit that takes the WAL past its limit copies it into the file and syncs both: milliseconds on
+  // the event loop, every few hundred batch lines. The log thread checkpoints instead (sqlite-log-thread.ts).
+  database.pragma('wal_autocheckpoint = 0');
   return new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, onBusy),
   });

@@ -3,7 +3,7 @@
  * is synchronous: a batch of a few hundred rows written on the main thread would stall every request in
  * flight for milliseconds. WAL mode lets the two connections share the file; the main connection's
  * busy_timeout covers the moments the worker holds the write lock. The thread runs at background
- * priority while it keeps up (see thread-priority.ts).
+ * priority while it keeps up (see thread-priority.ts). It also checkpoints the WAL, for both connections.
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
@@ -24,6 +24,14 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
+// The WAL is copied back into the file here, off the event loop: the main connection never does it
+// (connect.ts). This connection's commits still checkpoint past SQLite's 1000 pages; the timer covers
+// the main connection's writes while no log is written. PASSIVE: it never waits for a writer.
+setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {}
+}, workerData.checkpointMs).unref();
 const statements = new Map();
 function statementFor(columns) {
   const key = columns.join(',');
@@ -64,6 +72,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** How often the thread copies the WAL back into the database file. */
+const CHECKPOINT_MS = 1_000;
+
 /** Rows added to the log's rollups in the same transaction: an upsert statement and its rows' values. */
 export interface RollupUpserts {
   sql: string;
@@ -81,7 +92,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver },
+    workerData: { file, driver, checkpointMs: CHECKPOINT_MS },
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
