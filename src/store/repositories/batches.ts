@@ -182,7 +182,7 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
   /**
    * A line's result, written while `owner` still holds the line (the same conditions as `whileLeased`).
    * Spelt as one SQL text rather than built with the query builder: it runs once per line, and building
-   * and compiling the update cost more of the event loop than SQLite took to run it.
+   * and compiling the update took more of the event loop than SQLite took to run it.
    */
   function settleLine(batchId: string, line: number, owner: string, result: SettledLine) {
     return sql`update batch_lines set state = ${result.state}, result = ${result.result},
@@ -190,6 +190,16 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
       cached_tokens = ${result.cached_tokens}, reasoning_tokens = ${result.reasoning_tokens},
       cost = ${result.cost}, lease_owner = null, lease_expires_at_ms = null
       where batch_id = ${batchId} and line = ${line} and state = 'running' and lease_owner = ${owner}`;
+  }
+
+  /** Adds settled lines' counts, usage and cost to the batch's row; SQL text for the reason above. */
+  function addProgress(batchId: string, add: ReturnType<typeof progressOf>) {
+    return sql`update batches set completed = completed + ${add.completed},
+      failed = failed + ${add.failed}, input_tokens = input_tokens + ${add.input_tokens},
+      output_tokens = output_tokens + ${add.output_tokens},
+      cached_tokens = cached_tokens + ${add.cached_tokens},
+      reasoning_tokens = reasoning_tokens + ${add.reasoning_tokens}, cost = cost + ${add.cost},
+      unpriced = unpriced + ${add.unpriced} where id = ${batchId}`;
   }
 
   function leaseTo(owner: string, leaseMs: number, now: number) {
@@ -380,21 +390,7 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
           settled.push(result);
         }
         if (settled.length === 0) return committed;
-        const add = progressOf(settled);
-        await trx
-          .updateTable('batches')
-          .set((eb) => ({
-            completed: eb('completed', '+', add.completed),
-            failed: eb('failed', '+', add.failed),
-            input_tokens: eb('input_tokens', '+', add.input_tokens),
-            output_tokens: eb('output_tokens', '+', add.output_tokens),
-            cached_tokens: eb('cached_tokens', '+', add.cached_tokens),
-            reasoning_tokens: eb('reasoning_tokens', '+', add.reasoning_tokens),
-            cost: eb('cost', '+', add.cost),
-            unpriced: eb('unpriced', '+', add.unpriced),
-          }))
-          .where('id', '=', batchId)
-          .execute();
+        await addProgress(batchId, progressOf(settled)).execute(trx);
         return committed;
       });
     },
