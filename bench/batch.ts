@@ -5,12 +5,14 @@
 // same concurrency (what this machine manages without the gateway), and the gateway's peak RSS. Runs the sources through tsx unless
 // `--entry dist/main.js` names a build.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { Pool } from 'undici';
+import { compileChildren } from './compile-children.js';
+import type { ServiceTimeReport } from './fake-service-clock.js';
 import {
   cpuTimeMs,
   freePort,
@@ -31,6 +33,7 @@ const { values } = parseNodeArgs({
     concurrency: { type: 'string', default: '16' },
     'latency-ms': { type: 'string', default: '20' },
     entry: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const lines = Number(values.lines);
@@ -43,7 +46,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-batch-'));
   const tsx = { NODE_OPTIONS: `--import tsx ${process.env.GATEWAY_NODE_OPTIONS ?? ''}`.trim() };
   try {
-    const fake = await startScript(path.join(benchDir, 'fake-upstream.ts'), { PORT: '0', ...tsx });
+    const childDir = compileChildren(benchDir, repoRoot);
+    const fake = await startScript(path.join(childDir, 'fake-upstream.js'), { PORT: '0' });
     children.push(fake);
     const port = await freePort();
     const adminKey = `gw-bench-${randomBytes(12).toString('hex')}`;
@@ -62,6 +66,7 @@ async function main(): Promise<void> {
         ...(values.entry ? {} : tsx),
       },
       port,
+      values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
     );
     children.push(gateway);
     const origin = `http://127.0.0.1:${port}`;
@@ -72,6 +77,9 @@ async function main(): Promise<void> {
       authorization: 'Bearer sk-bench',
     };
 
+    const fakeOrigin = `http://127.0.0.1:${fake.port}`;
+    const fakeServiceTime = async () =>
+      (await (await fetch(`${fakeOrigin}/__fake/service-time`)).json()) as ServiceTimeReport;
     const model = `bench-lat-${latencyMs}`;
     const input = Array.from({ length: lines }, (_, i) =>
       JSON.stringify({
@@ -90,6 +98,7 @@ async function main(): Promise<void> {
       id: string;
     };
 
+    await fakeServiceTime();
     const started = performance.now();
     const created = await fetch(`${origin}/v1/batches`, {
       method: 'POST',
@@ -119,7 +128,9 @@ async function main(): Promise<void> {
       cpuAtRun !== undefined && cpuAtEnd !== undefined ? (cpuAtEnd - cpuAtRun) / lines : undefined;
     const runSeconds = (ended - (runningAt ?? started)) / 1000;
     const rate = lines / runSeconds;
-    const direct = await directRate(`http://127.0.0.1:${fake.port}`, model);
+    const batchServiceTime = await fakeServiceTime();
+    const direct = await directRate(fakeOrigin, model);
+    const directServiceTime = await fakeServiceTime();
     const allowed = concurrency / (latencyMs / 1000);
     const rss = peakRssMB(gateway.pid);
     console.log(
@@ -137,8 +148,10 @@ async function main(): Promise<void> {
           of_allowed: `${Math.round((rate / allowed) * 100)}%`,
           direct_lines_per_s: Math.round(direct),
           of_direct: `${Math.round((rate / direct) * 100)}%`,
+          fake_service_ms: { batch: batchServiceTime, direct: directServiceTime },
           gateway_cpu_ms_per_line: cpuPerLine === undefined ? null : Math.round(cpuPerLine * 1000) / 1000,
           gateway_peak_rss_mb: rss,
+          load_average: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
         },
         null,
         2,

@@ -1,15 +1,20 @@
 // The bench's own upstream: as little work per request as possible, so what is measured is the thing
 // in front of it. Latency per request comes from the model name (`bench-lat-20` waits 20 ms), which
-// every proxy forwards untouched, so one process serves every scenario. Run as a child process; it
-// prints `READY <port>` when listening.
+// every proxy forwards untouched, so one process serves every scenario. The wait counts from the
+// request's arrival, and `GET /__fake/service-time` reports (and starts over) how long the answers
+// really took: a "20 ms" upstream that answers in 22 ms caps a concurrency at 10% less than it should.
+// Run as a child process; it prints `READY <port>` when listening.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exitWithParent } from './exit-with-parent.js';
+import { createServiceClock } from './fake-service-clock.js';
 
 const defaultLatencyMs = Number(process.env.LATENCY_MS ?? 0);
 const streamChunks = Number(process.env.STREAM_CHUNKS ?? 5);
 const streamGapMs = Number(process.env.STREAM_GAP_MS ?? 1);
 const FINGERPRINT = 'fp_bench0001';
+
+const serviceTime = createServiceClock();
 
 const replyCache = new Map<string, Buffer>();
 const streamCache = new Map<string, string[]>();
@@ -109,7 +114,13 @@ function sendStream(res: ServerResponse, list: string[]): void {
 }
 
 const server = createServer((req, res) => {
-  // Only the one route: a proxy that rewrites the path wrongly must fail the bench's check, not pass it.
+  const arrivedAt = performance.now();
+  if (req.method === 'GET' && req.url === '/__fake/service-time') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(serviceTime.report()));
+    return;
+  }
+  // Besides that report, only the one route: a proxy that rewrites the path wrongly must fail the bench's check, not pass it.
   if (req.method !== 'POST' || !(req.url ?? '').endsWith('/v1/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(
@@ -146,8 +157,11 @@ const server = createServer((req, res) => {
       res.end(body);
     };
     const latency = latencyOf(model);
-    if (latency > 0) setTimeout(respond, latency);
-    else respond();
+    if (latency === 0) return respond();
+    serviceTime.wait(arrivedAt + latency, () => {
+      respond();
+      serviceTime.record(performance.now() - arrivedAt);
+    });
   });
 });
 server.keepAliveTimeout = 65_000;

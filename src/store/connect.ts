@@ -56,8 +56,8 @@ function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysel
   // No busy handler: it would sleep on the event loop. A query that finds the write lock taken is tried
   // again asynchronously (RetryWhenBusy below), so requests in flight go on meanwhile.
   database.pragma('busy_timeout = 0');
-  // Checkpoints (tens of milliseconds of copying and syncing) run on the log thread, never on the event
-  // loop: see sqlite-log-thread.ts.
+  // A commit that takes the WAL past its limit copies it into the file and syncs both: up to tens of
+  // milliseconds on the event loop. The log thread checkpoints instead (sqlite-log-thread.ts).
   database.pragma('wal_autocheckpoint = 0');
   database.pragma('foreign_keys = ON');
   return new Kysely<Database>({

@@ -9,7 +9,7 @@
  * The WAL's checkpoints run here too: copying a few megabytes of WAL back into the database and syncing
  * it takes tens of milliseconds, and SQLite runs it on whichever connection's commit crosses the limit.
  * The main connection never checkpoints (connect.ts); this one does after its commits and every few
- * seconds, so writes made on the main thread alone are checkpointed as well.
+ * second, so writes made on the main thread alone are checkpointed as well.
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
@@ -33,11 +33,14 @@ db.pragma('synchronous = NORMAL');
 // A cache entry names its workspace: one of a workspace deleted meanwhile is refused, as on the main
 // connection (log rows reference nothing).
 db.pragma('foreign_keys = ON');
+// The WAL is copied back into the file here, off the event loop: the main connection never does it
+// (connect.ts). This connection's commits still checkpoint past SQLite's 1000 pages; the timer covers
+// the main connection's writes while no log is written. PASSIVE: it never waits for a writer.
 setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {}
-}, workerData.checkpointIntervalMs).unref();
+}, workerData.checkpointMs).unref();
 const statements = new Map();
 function statementFor(table, columns) {
   const key = table + ':' + columns.join(',');
@@ -78,6 +81,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** How often the thread copies the WAL back into the database file. */
+const CHECKPOINT_MS = 1_000;
+
 /** Rows added to the log's rollups in the same transaction: an upsert statement and its rows' values. */
 export interface RollupUpserts {
   sql: string;
@@ -86,9 +92,6 @@ export interface RollupUpserts {
 
 /** The tables whose rows are only ever appended by this thread. */
 export type AppendedTable = 'logs' | 'semantic_cache_entries';
-
-/** How often the thread checkpoints the WAL when its own commits have not. */
-const CHECKPOINT_INTERVAL_MS = 5_000;
 
 export interface SqliteLogThread {
   /** Inserts the rows in one transaction, with the rollups' upserts; resolves once committed. */
@@ -107,7 +110,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver, checkpointIntervalMs: CHECKPOINT_INTERVAL_MS },
+    workerData: { file, driver, checkpointMs: CHECKPOINT_MS },
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
