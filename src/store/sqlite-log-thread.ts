@@ -8,8 +8,8 @@
  *
  * The WAL's checkpoints run here too: copying a few megabytes of WAL back into the database and syncing
  * it takes tens of milliseconds, and SQLite runs it on whichever connection's commit crosses the limit.
- * The main connection never checkpoints (connect.ts); this one does after its commits and every few
- * second, so writes made on the main thread alone are checkpointed as well.
+ * The main connection never checkpoints (connect.ts); this one does after its commits and every second,
+ * so writes made on the main thread alone are checkpointed as well.
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
