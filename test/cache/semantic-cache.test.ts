@@ -45,6 +45,21 @@ function entry(overrides: Partial<SemanticCacheEntry>): SemanticCacheEntry {
   };
 }
 
+/** A cache over a partition of its own, and the lookup of one question in it (exact key `k`, along x). */
+function freshPartition() {
+  const cache = new SemanticCache(store, { now: () => 0 });
+  const partition = `p_${randomBytes(4).toString('hex')}`;
+  const lookup = () =>
+    cache.lookup({
+      workspaceId,
+      partition,
+      exactKey: 'k',
+      threshold: 0.95,
+      embed: async () => vector(1, 0, 0),
+    });
+  return { cache, partition, lookup };
+}
+
 describe('SemanticCache', () => {
   it('answers exactly, then by similarity above the threshold, until the entry expires', async () => {
     let now = 0;
@@ -132,16 +147,7 @@ describe('SemanticCache', () => {
   });
 
   it('holds an added entry at once and writes its row after the current turn', async () => {
-    const cache = new SemanticCache(store, { now: () => 0 });
-    const partition = `p_${randomBytes(4).toString('hex')}`;
-    const lookup = () =>
-      cache.lookup({
-        workspaceId,
-        partition,
-        exactKey: 'k',
-        threshold: 0.95,
-        embed: async () => vector(1, 0, 0),
-      });
+    const { cache, partition, lookup } = freshPartition();
     expect((await lookup()).kind).toBe('miss');
     const stored = entry({ partition_key: partition });
     const adding = cache.add(stored);
@@ -154,16 +160,7 @@ describe('SemanticCache', () => {
   });
 
   it('forgets an entry whose row the store refuses', async () => {
-    const cache = new SemanticCache(store, { now: () => 0 });
-    const partition = `p_${randomBytes(4).toString('hex')}`;
-    const lookup = () =>
-      cache.lookup({
-        workspaceId,
-        partition,
-        exactKey: 'k',
-        threshold: 0.95,
-        embed: async () => vector(1, 0, 0),
-      });
+    const { cache, partition, lookup } = freshPartition();
     expect((await lookup()).kind).toBe('miss');
     const stored = entry({ partition_key: partition });
     await cache.add(stored);
