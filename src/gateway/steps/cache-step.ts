@@ -13,6 +13,7 @@ import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+import { continuesAStream } from './continuation-step.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
 
@@ -60,8 +61,7 @@ export class CacheTee extends ForwardingSink {
 }
 
 export const cacheStep: TargetStep = (next) => (call) => {
-  const delivered = call.run.call.sink;
-  if (delivered && delivered.written > 0) return next(call);
+  if (continuesAStream(call)) return next(call);
   const plan = planCache(call);
   // A cache without a plan is the semantic step's to answer, and to report.
   if (!plan && call.node.cache) return next(call);

@@ -13,6 +13,12 @@ import { ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { AttemptOutcome } from '../attempt.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
+/** Whether the client already holds part of this call's streamed answer: the call continues it (and
+ * nothing may answer it that cannot be joined to what was sent: a cache hit, a native operation). */
+export function continuesAStream(call: TargetCall): boolean {
+  return (call.run.call.sink?.written ?? 0) > 0;
+}
+
 class ContinuationSink extends ForwardingSink {
   constructor(
     next: CallSink,

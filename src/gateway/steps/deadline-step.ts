@@ -5,12 +5,12 @@
 import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure } from '../attempt.js';
 import type { TargetStep } from './target-step.js';
+import { continuesAStream } from './continuation-step.js';
 
 // The steps hand the call on without an async frame of their own when they have nothing to do: each
 // would be one more promise and microtask per call.
 export const deadlineStep: TargetStep = (next) => (call) => {
-  const delivered = call.run.call.sink;
-  if (call.run.deadline - performance.now() <= 0 && !(delivered && delivered.written > 0)) {
+  if (call.run.deadline - performance.now() <= 0 && !continuesAStream(call)) {
     return Promise.resolve(
       gatewayFailure(
         new GatewayError('request_timeout', 'The request ran out of time before an answer'),

@@ -15,6 +15,7 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
 import { messagesToChat } from '../messages/messages-to-chat.js';
+import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -51,19 +52,13 @@ async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutco
   };
 }
 
-/** The client already has part of a stream an earlier target translated: it goes on as chat
- * (routing/continuation.ts), even on a target that has the API natively, since only chat chunks can be
- * joined to the content block the client has open. A broken native stream is never continued (the
- * runner's canTakeOver), so this is the only way a call here continues one. */
-function continuesStream(call: TargetCall<'messages'>): boolean {
-  return (call.sink?.written ?? 0) > 0;
-}
-
 export const messagesStep: TargetStep = (next) => async (call) => {
   const { adapter } = call.resolved;
+  // A stream an earlier target translated goes on as chat even on a native target: only chat chunks can be
+  // joined to the content block the client has open (a broken native stream is never continued).
   if (
     call.endpoint === 'messages' &&
-    (!hasNatively(adapter, 'messages', call.body) || continuesStream(call))
+    (!hasNatively(adapter, 'messages', call.body) || continuesAStream(call))
   ) {
     return translated(next, call);
   }

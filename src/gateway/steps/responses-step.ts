@@ -22,6 +22,7 @@ import type { ConversationItem } from '../responses/response-types.js';
 import { accountTagOf, producedBy } from '../responses/reasoning-accounts.js';
 import { isThinkingReasoning } from '../responses/reasoning-items.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
+import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -72,18 +73,13 @@ function translated(
   });
 }
 
-/** The client already has part of a stream an earlier target translated: it goes on as chat
- * (routing/continuation.ts), even on a target that has the API natively. A broken native stream is never
- * continued (the runner's canTakeOver), so this is the only way a call here continues one. */
-function continuesStream(call: TargetCall<'responses'>): boolean {
-  return (call.sink?.written ?? 0) > 0;
-}
-
 export const responsesStep: TargetStep = (next) => (call) => {
   if (call.endpoint !== 'responses') return next(call);
   const { adapter } = call.resolved;
   const { state } = call.run.call;
-  if (hasNatively(adapter, 'responses', call.body) && !continuesStream(call)) {
+  // A stream an earlier target translated goes on as chat even here: only a chat answer can be joined to
+  // the message item the client has open (a broken native stream is never continued: canTakeOver).
+  if (hasNatively(adapter, 'responses', call.body) && !continuesAStream(call)) {
     const account = accountTagOf(call.resolved);
     state.responsesAccount = account ?? null;
     return next({ ...call, body: nativeBody(call.body, account) });

@@ -26,6 +26,7 @@ import {
   replayAnswer,
 } from './cache-step.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
+import { continuesAStream } from './continuation-step.js';
 
 /** The least similarity that answers when the config sets none. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
@@ -52,8 +53,7 @@ export const semanticCacheStep: TargetStep = (next) => (call) => {
   const cache = call.node.cache;
   if (cache?.mode !== 'semantic') return next(call);
   // A continuation is never cached (as in the cache step).
-  const delivered = call.run.call.sink;
-  if (delivered && delivered.written > 0) return next(call);
+  if (continuesAStream(call)) return next(call);
   const request = semanticRequestOf(call.endpoint, call.body);
   if (!request) return next(call);
   return throughSemanticCache(next, call, cache, request);
