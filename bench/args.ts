@@ -12,11 +12,13 @@ export interface Args {
   redis?: string;
   /** Rate-limit policies (the POST /v1/policies/rate-limits body, or an array of them) created before measuring. */
   rateLimitPolicies?: Record<string, unknown>[];
+  /** A directory where the gateway writes a V8 CPU profile when it stops (`node --cpu-prof`). */
+  cpuProfileDir?: string;
 }
 
 const KNOWN =
   "--mode latency|saturation, --quick, --config '<json>', --redis <url>, --rate-limit-policy '<json>', " +
-  '--build, --no-gateway, --gateway-entry <file>';
+  '--build, --no-gateway, --gateway-entry <file>, --cpu-prof <dir>';
 
 export function parseArgs(argv: string[], repoRoot: string): Args {
   const args: Args = {
@@ -35,6 +37,7 @@ export function parseArgs(argv: string[], repoRoot: string): Args {
     else if (a === '--gateway-entry') args.gatewayEntry = path.resolve(argv[++i] ?? '');
     else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
     else if (a === '--redis') args.redis = argv[++i];
+    else if (a === '--cpu-prof') args.cpuProfileDir = path.resolve(argv[++i] ?? '');
     else if (a === '--rate-limit-policy') args.rateLimitPolicies = [JSON.parse(argv[++i] ?? '')].flat();
     else if (a === '--mode' || a.startsWith('--mode=')) {
       const mode = a === '--mode' ? argv[++i] : a.slice('--mode='.length);

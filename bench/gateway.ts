@@ -42,7 +42,9 @@ export async function startGateway(
     };
 
   const start = startCommand(repoRoot);
-  const nodeFlags = [...(start.command === 'node' ? start.flags : []), ...extraNodeFlags];
+  const profileFlags =
+    args.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfileDir}`];
+  const nodeFlags = [...(start.command === 'node' ? start.flags : []), ...extraNodeFlags, ...profileFlags];
   const pinned = pin === undefined ? '' : `taskset -c ${pin} `;
   console.log(
     `gateway: ${pinned}node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,

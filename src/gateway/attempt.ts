@@ -90,11 +90,18 @@ const FINISHED_STREAM_GRACE_MS = 1000;
 const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|x-request-id$|openai-processing-ms$)/;
 
 export function forwardableHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (FORWARDED_RESPONSE_HEADERS.test(name)) out[name] = value;
+  return copyForwardableHeaders(headers, {});
+}
+
+/** Adds the forwardable ones of a provider's `headers` to `into` (the answer's), and returns it. */
+export function copyForwardableHeaders(
+  headers: Record<string, string>,
+  into: Record<string, string>,
+): Record<string, string> {
+  for (const name in headers) {
+    if (FORWARDED_RESPONSE_HEADERS.test(name)) into[name] = headers[name];
   }
-  return out;
+  return into;
 }
 
 /** The address policy refused the resolved address (see custom-host.ts `guardedLookup`). */
@@ -250,7 +257,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     let response: UpstreamResponse;
     try {
       if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, signal);
-      const upstreamRequest = await operationOf(adapter, request.endpoint).buildRequest(request);
+      const built = operationOf(adapter, request.endpoint).buildRequest(request);
+      // Most adapters build synchronously: no await (and no turn of the microtask queue) for them.
+      const upstreamRequest = built instanceof Promise ? await built : built;
       response = await upstream.send(upstreamRequest, signal);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {

@@ -9,7 +9,7 @@ import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ModelRequest } from '../providers/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { CallContext } from './call-context.js';
-import { HEADERS } from './context.js';
+import { HEADERS, type RequestContext } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
@@ -144,12 +144,15 @@ export async function contextOrRefuse(
   deps: GatewayDeps,
   call: ModelRequest,
   sink: CallSink,
-  refusal: SummaryContext,
+  request: RequestContext,
+  how: { method: string; url: string },
   build: () => Promise<CallContext>,
 ): Promise<CallContext | undefined> {
   try {
     return await build();
   } catch (err) {
+    // Built only here: a call that is not refused never needs it.
+    const refusal: SummaryContext = { ...request, ...how };
     refuseCall(deps, { ...call, ctx: refusal }, err, sink);
     return undefined;
   }

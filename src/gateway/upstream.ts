@@ -29,12 +29,12 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
   return {
     send(request, signal) {
       if (signal.aborted) return Promise.reject(signal.reason);
-      const url = new URL(request.url);
+      const url = splitUrl(request.url);
       const call = new UpstreamCall(signal);
       agent.dispatch(
         {
           origin: url.origin,
-          path: url.pathname + url.search,
+          path: url.path,
           method: request.method,
           headers: request.headers,
           body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
@@ -45,6 +45,22 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
     },
     close: () => agent.close(),
   };
+}
+
+/** Distinct URLs whose split is kept; a gateway calls a few endpoints of a few providers. */
+const MAX_SPLIT_URLS = 1_000;
+const splitUrls = new Map<string, { origin: string; path: string }>();
+
+/** The origin and path of a URL, parsed once per distinct URL (WHATWG parsing is on every call's path). */
+function splitUrl(href: string): { origin: string; path: string } {
+  let split = splitUrls.get(href);
+  if (split === undefined) {
+    const url = new URL(href);
+    split = { origin: url.origin, path: url.pathname + url.search };
+    if (splitUrls.size >= MAX_SPLIT_URLS) splitUrls.clear();
+    splitUrls.set(href, split);
+  }
+  return split;
 }
 
 function isStreamed(body: UpstreamRequest['body']): body is AsyncIterable<Uint8Array> {

@@ -120,17 +120,22 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         }
         reply.header(HEADERS.traceId, trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
-        if (PUBLIC_PATHS.has(request.url.split('?')[0])) return;
+        if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) return;
         const apiKey = await authenticate(request.headers, deps.lookups);
         const metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));
         const clientGone = new CallAbort();
         reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) clientGone.abort();
         });
+        const cache = readCacheDirectives(request.headers);
         request.gw = {
           requestId: request.id,
-          ...trace,
-          ...readCacheDirectives(request.headers),
+          traceId: trace.traceId,
+          spanId: trace.spanId,
+          parentSpanId: trace.parentSpanId,
+          spanName: trace.spanName,
+          cacheNamespace: cache.cacheNamespace,
+          cacheForceRefresh: cache.cacheForceRefresh,
           metadata,
           apiKey,
           headers: request.headers,

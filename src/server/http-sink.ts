@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { ERROR_SOURCE_HEADER, GatewayError, ProviderError } from '../core/errors.js';
-import { forwardableHeaders } from '../gateway/attempt.js';
+import { copyForwardableHeaders, forwardableHeaders } from '../gateway/attempt.js';
 import { HEADERS } from '../gateway/context.js';
 import type { RouteState } from '../gateway/router.js';
 import type { AnswerChunk, CallSink, JsonAnswer } from '../gateway/sink.js';
@@ -15,7 +15,12 @@ import type { IngressCodec, StreamEncoder } from '../ingress/codec.js';
 import { formatCost } from '../observability/pricing/cost.js';
 
 export function routeHeaders(state: RouteState): Record<string, string> {
-  const headers: Record<string, string> = { [HEADERS.retryAttemptCount]: String(state.retryCount) };
+  return addRouteHeaders(state, {});
+}
+
+/** Adds the route's headers to `headers`, and returns it. */
+function addRouteHeaders(state: RouteState, headers: Record<string, string>): Record<string, string> {
+  headers[HEADERS.retryAttemptCount] = String(state.retryCount);
   if (state.provider) headers[HEADERS.answeringProvider] = state.provider;
   if (state.targetPath !== null) headers[HEADERS.lastUsedOptionIndex] = state.targetPath;
   if (state.cacheStatus) headers[HEADERS.cacheStatus] = state.cacheStatus;
@@ -29,18 +34,17 @@ export function routeHeaders(state: RouteState): Record<string, string> {
 /**
  * The headers a non-streamed answer goes out with: the reply's own, the provider's, the route's. The
  * route's come last: a gateway policy's `x-ratelimit-*` limits are the ones the client meets, so they
- * replace the provider's of that name.
+ * replace the provider's of that name. One object, written into in turn (this is on every answer's path).
  */
 export function answerHeaders(
   reply: FastifyReply,
   state: RouteState,
   answer: JsonAnswer,
 ): Record<string, string> {
-  return {
-    ...(reply.getHeaders() as Record<string, string>),
-    ...forwardableHeaders(answer.headers),
-    ...routeHeaders(state),
-  };
+  // A copy made for this call: Fastify builds a new object for each getHeaders().
+  const headers = reply.getHeaders() as Record<string, string>;
+  copyForwardableHeaders(answer.headers, headers);
+  return addRouteHeaders(state, headers);
 }
 
 export class HttpSink implements CallSink {
@@ -66,14 +70,12 @@ export class HttpSink implements CallSink {
     if (this.opened) return;
     this.opened = true;
     this.reply.hijack();
-    this.res.writeHead(this.state.streamStatus ?? 200, {
-      ...(this.reply.getHeaders() as Record<string, string>),
-      'content-type': this.codec.streamContentType,
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      ...routeHeaders(this.state),
-    });
+    const headers = this.reply.getHeaders() as Record<string, string>;
+    headers['content-type'] = this.codec.streamContentType;
+    headers['cache-control'] = 'no-cache';
+    headers.connection = 'keep-alive';
+    headers['x-accel-buffering'] = 'no';
+    this.res.writeHead(this.state.streamStatus ?? 200, addRouteHeaders(this.state, headers));
     // No flushHeaders(): Node sends the head with the first chunk, in one write, so the client's first
     // byte of body arrives with the headers instead of after a second packet.
   }
@@ -109,10 +111,9 @@ export class HttpSink implements CallSink {
     // hooks) has nothing to do for a body that is already its final text.
     this.reply.hijack();
     if (this.res.destroyed) return;
-    this.res.writeHead(answer.status, {
-      ...answerHeaders(this.reply, this.state, answer),
-      'content-type': 'application/json; charset=utf-8',
-    });
+    const headers = answerHeaders(this.reply, this.state, answer);
+    headers['content-type'] = 'application/json; charset=utf-8';
+    this.res.writeHead(answer.status, headers);
     this.res.end(this.codec.answer(answer));
   }
 

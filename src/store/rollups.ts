@@ -65,50 +65,89 @@ export function latencyBucket(latencyMs: number): number {
   return LATENCY_BOUNDS_MS.length;
 }
 
-/** The rollup rows of a batch of records, summed per key, as values in ROLLUP_COLUMNS order, sorted by key
- * (concurrent writers then lock rows in one order). */
+const SUMS_AT = ROLLUP_KEY_COLUMNS.length;
+
+/**
+ * The rollup rows of a batch of records, summed per key, as values in ROLLUP_COLUMNS order, sorted by key
+ * (concurrent writers then lock rows in one order).
+ *
+ * This runs for every request record: a record's dimensions are serialised once, and a row's key is that
+ * text with the period, bucket and metadata pair around it (JSON escapes control characters, so the NUL
+ * separators cannot occur inside a part). The row itself is only built the first time its key is met.
+ */
 export function rollupValues(records: readonly LogRecord[], metadataKeys: readonly string[]): unknown[][] {
-  const rows = new Map<string, unknown[]>();
-  const sumsAt = ROLLUP_KEY_COLUMNS.length;
-  const add = (key: unknown[], record: LogRecord) => {
-    const id = JSON.stringify(key);
-    let row = rows.get(id);
-    if (!row) {
-      row = [...key, ...ROLLUP_SUM_COLUMNS.map(() => 0)];
-      rows.set(id, row);
-    }
-    const sums = row as number[];
-    sums[sumsAt] += 1;
-    sums[sumsAt + 1] += record.status >= 400 ? 1 : 0;
-    sums[sumsAt + 2] += record.prompt_tokens ?? 0;
-    sums[sumsAt + 3] += record.completion_tokens ?? 0;
-    sums[sumsAt + 4] += record.cost ?? 0;
-    sums[sumsAt + 5] += record.cost === null ? 0 : 1;
-    sums[sumsAt + 6] += record.latency_ms;
-    sums[sumsAt + 7 + latencyBucket(record.latency_ms)] += 1;
-  };
+  const rows = new Map<string, number[]>();
   for (const record of records) {
     if (record.is_attempt || record.workspace_id === null) continue;
+    const dims = [
+      record.workspace_id,
+      record.provider ?? '',
+      record.model ?? '',
+      record.api_key_id ?? '',
+      record.prompt_id ?? '',
+      Math.floor(record.status / 100),
+    ] as const;
+    const dimsKey = JSON.stringify(dims);
     for (const period of ROLLUP_PERIODS) {
       const bucket = record.created_at_ms - (record.created_at_ms % PERIOD_MS[period]);
-      const dims = [
-        record.workspace_id,
-        period,
-        bucket,
-        record.provider ?? '',
-        record.model ?? '',
-        record.api_key_id ?? '',
-        record.prompt_id ?? '',
-        Math.floor(record.status / 100),
-      ];
-      add([...dims, '', ''], record);
+      const rowKey = `${period}\u0000${bucket}\u0000${dimsKey}`;
+      addRecord(rowOf(rows, rowKey, dims, period, bucket, '', ''), record);
       for (const key of metadataKeys) {
         const value = record.metadata?.[key];
-        if (typeof value === 'string' && value.length <= MAX_META_VALUE) add([...dims, key, value], record);
+        if (typeof value !== 'string' || value.length > MAX_META_VALUE) continue;
+        const metaKey = `${rowKey}\u0000${JSON.stringify([key, value])}`;
+        addRecord(rowOf(rows, metaKey, dims, period, bucket, key, value), record);
       }
     }
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+type RecordDims = readonly [string, string, string, string, string, number];
+
+/** The row under `key`, made with zero sums the first time the batch meets it. */
+function rowOf(
+  rows: Map<string, number[]>,
+  key: string,
+  dims: RecordDims,
+  period: RollupPeriod,
+  bucket: number,
+  metaKey: string,
+  metaValue: string,
+): number[] {
+  let row = rows.get(key);
+  if (row === undefined) {
+    const [workspace, provider, model, apiKey, prompt, statusClass] = dims;
+    const values: unknown[] = [
+      workspace,
+      period,
+      bucket,
+      provider,
+      model,
+      apiKey,
+      prompt,
+      statusClass,
+      metaKey,
+      metaValue,
+    ];
+    for (let i = 0; i < ROLLUP_SUM_COLUMNS.length; i++) values.push(0);
+    // Key columns (text and numbers) first, in ROLLUP_KEY_COLUMNS order; only the sums after them are added to.
+    row = values as number[];
+    rows.set(key, row);
+  }
+  return row;
+}
+
+/** Adds a record to a row's sums. */
+function addRecord(sums: number[], record: LogRecord): void {
+  sums[SUMS_AT] += 1;
+  sums[SUMS_AT + 1] += record.status >= 400 ? 1 : 0;
+  sums[SUMS_AT + 2] += record.prompt_tokens ?? 0;
+  sums[SUMS_AT + 3] += record.completion_tokens ?? 0;
+  sums[SUMS_AT + 4] += record.cost ?? 0;
+  sums[SUMS_AT + 5] += record.cost === null ? 0 : 1;
+  sums[SUMS_AT + 6] += record.latency_ms;
+  sums[SUMS_AT + 7 + latencyBucket(record.latency_ms)] += 1;
 }
 
 /** `INSERT … ON CONFLICT DO UPDATE` adding a row's sums to the stored ones; the same text on SQLite and

@@ -65,7 +65,7 @@ function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: End
     );
     const how = { method: request.method, url: request.url };
     const gw = withAnthropicKey(request.gw);
-    const ctx = await contextOrRefuse(deps, call, sink, { ...gw, ...how }, () =>
+    const ctx = await contextOrRefuse(deps, call, sink, gw, how, () =>
       callContextFromRequest(deps.lookups, gw, how),
     );
     if (!ctx) return reply;

@@ -37,7 +37,7 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
         state,
       );
       const how = { method: request.method, url: request.url };
-      const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, () =>
+      const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, () =>
         callContextFromRequest(deps.lookups, request.gw, how),
       );
       if (!ctx) return reply;

@@ -68,7 +68,7 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
         state,
       );
       const how = { method: request.method, url: request.url, prompt };
-      const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, async () => {
+      const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, async () => {
         const resolved = await callContextFromRequest(
           deps.lookups,
           request.gw,

@@ -100,7 +100,7 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
       : () => Promise.resolve();
     const sink = new StoredResponseSink(http, assembler, save);
     const how = { method: request.method, url: request.url };
-    const ctx = await contextOrRefuse(deps, call, sink, { ...request.gw, ...how }, () =>
+    const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, () =>
       callContextFromRequest(deps.lookups, request.gw, how),
     );
     if (!ctx) {
