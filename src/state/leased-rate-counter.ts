@@ -9,7 +9,7 @@
  *
  * - A lease is about what this node admitted on the counter in the last LEASE_HORIZON_MS, at least 1 and at
  *   most limit / LEASE_SHARE (and MAX_LEASE): a limit below LEASE_SHARE is never leased and stays exact
- *   per call. The script grants only room that leaves half the limit free (redis-rate-counter.ts), so near
+ *   per call. A counter the node called less than twice in about the last `lifetimeMs` is not leased. The script grants only room that leaves half the limit free (redis-rate-counter.ts), so near
  *   the limit every call asks Redis. Whether the call itself is admitted does not depend on its lease.
  * - Unused units go back to Redis (adjust by −unused) at the next sweep, every `lifetimeMs`, and at close.
  * - Calls that find no units while the node's lease request for the counter is in flight wait for it, as
@@ -169,12 +169,14 @@ export class LeasedRateCounter implements RateCounter {
     } finally {
       this.release(slots, remote, leases);
     }
-    remote.forEach((i, j) => this.recordReading(slots[i], takes[i], answer, j));
+    const answeredAt = performance.now();
+    remote.forEach((i, j) => this.recordReading(slots[i], takes[i], answer, j, answeredAt));
     if (!answer.admitted) this.putBack(slots, local);
     const readings: RateReading[] = [];
     remote.forEach((i, j) => (readings[i] = answer.readings[j]));
     takes.forEach((take, i) => {
-      if (local[i]) readings[i] = this.localReading(slots[i] as Slot, take, now, localNow, answer.admitted);
+      if (!local[i]) return;
+      readings[i] = this.localReading(slots[i] as Slot, take, now, answeredAt, answer.admitted);
     });
     return { admitted: answer.admitted, readings, refused: answer.refused.map((j) => remote[j]) };
   }
@@ -187,6 +189,8 @@ export class LeasedRateCounter implements RateCounter {
     localNow: number,
   ): number {
     if (!slot || slot.pending) return 0;
+    // A counter this node calls once in a while is not leased: its units would mostly go back unused.
+    if (slot.calls + slot.lastRate * this.lifetimeMs < 2) return 0;
     // The script grants nothing when less than half the limit is free: then calls must not queue for it.
     const level = levelAt(slot.meter, now ?? localNow + slot.clockOffset, take.periodMs, take.limit);
     if (level + take.cost > take.limit / 2) return 0;
@@ -203,13 +207,19 @@ export class LeasedRateCounter implements RateCounter {
   }
 
   /** The Redis answer for one of the call's counters: its new reading, and the lease's units. */
-  private recordReading(slot: Slot | undefined, take: RateTake, answer: LeasingTakeResult, j: number): void {
+  private recordReading(
+    slot: Slot | undefined,
+    take: RateTake,
+    answer: LeasingTakeResult,
+    j: number,
+    localNow: number,
+  ): void {
     if (!slot) return;
     const read = answer.meters[j];
     const charged = answer.admitted ? take.cost : 0;
     // The units this node holds were charged in what Redis read; as room they are not used yet.
     slot.meter = { level: Math.max(0, read.level + charged - slot.units), at: read.at };
-    slot.clockOffset = read.at - performance.now();
+    slot.clockOffset = read.at - localNow;
     slot.units += answer.leased[j];
   }
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LeasedRateCounter, type LeaseOptions } from '../../src/state/leased-rate-counter.js';
 import { RedisRateCounter } from '../../src/state/redis-rate-counter.js';
 import { RedisState } from '../../src/state/redis-state.js';
-import type { RateTake, RateTakeResult } from '../../src/state/rate-counter.js';
+import type { RateTake } from '../../src/state/rate-counter.js';
 import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
 
 /** A day: a key's expiry (real time, while the counters' time stands still) is then seconds per unit. */
@@ -53,6 +53,18 @@ describeWithRedis('rate counters in Redis with leases', () => {
     return stored === undefined ? 0 : Number(stored.split(',')[0]);
   }
 
+  /** Calls one by one until the node holds leased units (Redis holds more than the calls); how many. */
+  async function callUntilLeaseHeld(
+    { state, counter }: { state: RedisState; counter: LeasedRateCounter },
+    take: RateTake,
+  ): Promise<number> {
+    for (let calls = 1; calls <= 100; calls++) {
+      expect((await counter.take([take], T0)).admitted).toBe(true);
+      if ((await levelIn(state, take.key)) > calls) return calls;
+    }
+    throw new Error('no lease was taken in 100 calls');
+  }
+
   it('admits N calls of a roomy counter with far fewer than N scripts, counting down one by one', async () => {
     const { scripts, counter } = node({ lifetimeMs: NO_SWEEP });
     const k = key('roomy');
@@ -90,16 +102,13 @@ describeWithRedis('rate counters in Redis with leases', () => {
   it('unused leased units go back to Redis after the lifetime, and at close', async () => {
     const swept = node({ lifetimeMs: 20 });
     const closed = node({ lifetimeMs: NO_SWEEP });
-    for (const { state, counter } of [swept, closed]) {
+    for (const at of [swept, closed]) {
       const k = key('returned');
-      for (let i = 0; i < 20; i++) await counter.take([requests(k, 10_000)], T0);
-      // Leases were charged beyond the 20 calls…
-      if (counter === closed.counter) {
-        expect(await levelIn(state, k)).toBeGreaterThan(20);
-        await counter.close();
-      }
+      // Leases are charged beyond the calls made…
+      const calls = await callUntilLeaseHeld(at, requests(k, 10_000));
+      if (at === closed) await at.counter.close();
       // …and what was not used comes back.
-      await vi.waitFor(async () => expect(await levelIn(state, k)).toBe(20), { timeout: 2_000 });
+      await vi.waitFor(async () => expect(await levelIn(at.state, k)).toBe(calls), { timeout: 2_000 });
     }
   });
 
@@ -125,24 +134,24 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('a call refused by Redis puts the units it took from a lease back', async () => {
-    const { state, scripts, counter } = node({ lifetimeMs: NO_SWEEP });
-    const roomy = key('lease-held');
-    const full = key('full');
-    const take = (takes: RateTake[]) => counter.take(takes, T0) as RateTakeResult | Promise<RateTakeResult>;
-    // Enough calls that a lease is in hand: the next call runs no script.
-    for (let i = 0; i < 10; i++) await take([requests(roomy, 6_400)]);
+    const at = node({ lifetimeMs: NO_SWEEP });
+    const { state, scripts, counter } = at;
+    const roomy = requests(key('lease-held'), 6_400);
+    const full = requests(key('full'), 1);
+    const calls = await callUntilLeaseHeld(at, roomy);
+    expect((await counter.take([full], T0)).admitted).toBe(true);
+    // The roomy counter's unit comes from the lease in hand: only the full counter goes to Redis…
     const before = scripts.mock.calls.length;
-    expect((await take([requests(roomy, 6_400)])).readings[0].remaining).toBe(6_400 - 11);
-    expect(scripts.mock.calls.length).toBe(before);
-
-    expect((await take([requests(full, 1)])).admitted).toBe(true);
-    const refused = await take([requests(roomy, 6_400), requests(full, 1)]);
+    const refused = await counter.take([roomy, full], T0);
     expect(refused).toMatchObject({ admitted: false, refused: [1] });
-    // Nothing was charged to the leased counter: its next call counts the same unit again…
-    expect((await take([requests(roomy, 6_400)])).readings[0].remaining).toBe(6_400 - 12);
-    // …and once the lease is given back, Redis holds exactly the 12 admitted calls.
+    expect(scripts.mock.calls.length).toBe(before + 1);
+    // …and refused, the unit went back: the next call counts the same unit again, from the lease.
+    const next = await counter.take([roomy], T0);
+    expect(next.readings[0].remaining).toBe(6_400 - calls - 1);
+    expect(scripts.mock.calls.length).toBe(before + 1);
+    // Once the lease is given back, Redis holds exactly the admitted calls.
     await counter.close();
-    expect(await levelIn(state, roomy)).toBe(12);
+    expect(await levelIn(state, roomy.key)).toBe(calls + 1);
   });
 });
 
