@@ -38,7 +38,7 @@ const LEASE_HORIZON_MS = 50;
 /** A lease is at most this share of its limit: limits below it are never leased. */
 const LEASE_SHARE = 64;
 const MAX_LEASE = 1000;
-export const DEFAULT_LEASE_LIFETIME_MS = 200;
+const DEFAULT_LEASE_LIFETIME_MS = 200;
 
 export interface LeaseOptions {
   /** How long unused leased units may stay on this node before they go back. */
