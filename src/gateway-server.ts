@@ -207,6 +207,7 @@ export async function createGatewayServer(
         await deps.hooks.close();
         await semanticCache.close();
         await bus?.close();
+        await deps.routing.rateLimits.close();
         await state.close();
         await store.close();
         blobs.close?.();

@@ -122,6 +122,8 @@ export interface RateLimits {
   admit(call: TargetCall): Promise<RateLimitAdmission | undefined>;
   /** Moves each reservation to `used` tokens; `undefined` keeps the reservations as they are. */
   settle(admission: RateLimitAdmission, used: number | undefined): Promise<void>;
+  /** Gives back the room this node holds on shared counters (leases); before the shared state closes. */
+  close(): Promise<void>;
 }
 
 /** What the response headers report; updated as attempts run (streams send headers mid-route). */

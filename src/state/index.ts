@@ -2,6 +2,7 @@
  * The fast shared state: in-process memory by default, Redis when a URL is given (many nodes).
  */
 import { MemoryState, type MemoryStateOptions } from './memory-state.js';
+import { LeasedRateCounter } from './leased-rate-counter.js';
 import { MemoryRateCounter } from './memory-rate-counter.js';
 import type { RateCounter } from './rate-counter.js';
 import { RedisRateCounter } from './redis-rate-counter.js';
@@ -31,9 +32,18 @@ export async function createSharedState(options: SharedStateOptions = {}): Promi
   return new MemoryState(options.memory);
 }
 
-/** Rate counters beside the state: in Redis when the state is Redis (every node), else in this process. */
-export function createRateCounter(state: SharedState, clock?: () => number): RateCounter {
-  return runsScripts(state) ? new RedisRateCounter(state) : new MemoryRateCounter(clock);
+export interface RateCounterOptions {
+  /** The counters' clock, when not their own (tests inject time). */
+  clock?: (() => number) | undefined;
+  /** Leased units that could not be given back to Redis. */
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/** Rate counters beside the state: in Redis when the state is Redis (every node, with leases kept on this
+ * node: leased-rate-counter.ts), else in this process. */
+export function createRateCounter(state: SharedState, options: RateCounterOptions = {}): RateCounter {
+  if (runsScripts(state)) return new LeasedRateCounter(new RedisRateCounter(state), options);
+  return new MemoryRateCounter(options.clock);
 }
 
 export type { SharedState } from './types.js';

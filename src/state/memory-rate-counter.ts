@@ -1,7 +1,7 @@
 /**
  * Rate counters in process memory, for a single gateway node: each counter's meter in an LRU bounded in
  * size, kept until the bucket has drained. JavaScript runs one `take` at a time, so a take over several
- * counters is atomic without more.
+ * counters is atomic without more, and answers at once.
  */
 import { LRUCache } from 'lru-cache';
 import {
@@ -24,7 +24,7 @@ export class MemoryRateCounter implements RateCounter {
     this.meters = new LRUCache<string, Meter>({ max: maxCounters });
   }
 
-  async take(takes: Parameters<RateCounter['take']>[0], now = this.clock()): Promise<RateTakeResult> {
+  take(takes: Parameters<RateCounter['take']>[0], now = this.clock()): RateTakeResult {
     const decisions = takes.map((take) => meterTake(this.meters.get(take.key), now, take));
     const refused: number[] = [];
     decisions.forEach((decision, i) => {
@@ -51,4 +51,6 @@ export class MemoryRateCounter implements RateCounter {
         { ttl: drainMs(level, counter.periodMs, counter.limit) },
       );
   }
+
+  async close(): Promise<void> {}
 }

@@ -10,8 +10,10 @@
  * `value` changes applies the new limit to what was used at once.
  *
  * `take` checks and charges several counters as one atomic step (all or none: the policies that met one
- * call), on one node (memory) or on every node together (Redis, one Lua script). `adjust` moves a counter
- * by a signed number of units afterwards (a token reservation settled to what the answer used).
+ * call), on one node (memory) or on every node together (Redis, one Lua script, with leases of room kept
+ * on the node: leased-rate-counter.ts). It answers at once, without a promise, when it decides without
+ * waiting (memory; a lease in hand), so the caller need not arm a timeout. `adjust` moves a counter by a
+ * signed number of units afterwards (a token reservation settled to what the answer used).
  */
 
 export interface RateTake {
@@ -51,8 +53,10 @@ export interface RateAdjust {
 export interface RateCounter {
   readonly kind: 'memory' | 'redis';
   /** `now` (ms) when the caller's clock governs (tests); the counter's own clock otherwise. */
-  take(takes: readonly RateTake[], now?: number): Promise<RateTakeResult>;
+  take(takes: readonly RateTake[], now?: number): RateTakeResult | Promise<RateTakeResult>;
   adjust(adjusts: readonly RateAdjust[], now?: number): Promise<void>;
+  /** Gives back what this node holds (leased room) and stops its timers. */
+  close(): Promise<void>;
 }
 
 /** A counter's state: `level` units in the bucket at time `at` (ms). */

@@ -3,8 +3,19 @@
  * the check and the charge of every counter a call meets happen as one step that no other node's call
  * can interleave with. Time is Redis's own clock (`TIME`), one clock for every node, unless the caller
  * hands in `now` (tests inject time). A counter is the string `<level>,<at ms>`, expiring once drained.
+ *
+ * A take may also ask for a lease (leased-rate-counter.ts): units charged beyond its cost, for this node
+ * to hand out later without a round trip. Whether the call is admitted does not depend on it: an
+ * admitted take is granted as much of the lease as fits while leaving at least half the limit free (room
+ * near the limit is never leased), and the script answers what it granted.
  */
-import { meterTake, type Meter, type RateCounter, type RateTakeResult } from './rate-counter.js';
+import {
+  meterTake,
+  type Meter,
+  type RateCounter,
+  type RateTake,
+  type RateTakeResult,
+} from './rate-counter.js';
 import type { ScriptingState } from './types.js';
 
 /** `now`, and the level of a key at `now` (the twin of rate-counter.ts `levelAt`). */
@@ -30,14 +41,15 @@ local function store(key, level, period, limit)
   end
 end`;
 
-/** Reads every counter, then charges them all only if each had room. Answers `now`, then for each counter
- * the level it read and whether it had room (1) or not (0). */
+/** Reads every counter, then charges them all only if each had room, each with the lease it asked for as
+ * far as it fits below half the limit. Answers `now`, then for each counter the level it read, whether it
+ * had room (1) or not (0), and the units of lease it was granted. */
 const TAKE = `${PRELUDE}
 local results = {string.format('%.3f', now)}
 local levels = {}
 local admitted = true
 for i = 1, #KEYS do
-  local base = 1 + (i - 1) * 4
+  local base = 1 + (i - 1) * 5
   local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
   local level = level_of(KEYS[i], period, limit)
   local room = 1
@@ -46,13 +58,21 @@ for i = 1, #KEYS do
     room = 0
   end
   levels[i] = level
-  results[2 * i] = string.format('%.9f', level)
-  results[2 * i + 1] = room
+  results[3 * i - 1] = string.format('%.9f', level)
+  results[3 * i] = room
+  results[3 * i + 1] = 0
 end
 if admitted then
   for i = 1, #KEYS do
-    local base = 1 + (i - 1) * 4
-    store(KEYS[i], levels[i] + tonumber(ARGV[base + 4]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]))
+    local base = 1 + (i - 1) * 5
+    local period, limit = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+    local charged = levels[i] + tonumber(ARGV[base + 4])
+    local lease = math.min(tonumber(ARGV[base + 5]), math.floor(limit / 2 - charged + 1e-9))
+    if lease > 0 then
+      charged = charged + lease
+      results[3 * i + 1] = lease
+    end
+    store(KEYS[i], charged, period, limit)
   end
 end
 return results`;
@@ -65,28 +85,47 @@ for i = 1, #KEYS do
 end
 return 1`;
 
+/** A take's answer with what the script saw and granted, for a node that keeps leases. */
+export interface LeasingTakeResult extends RateTakeResult {
+  /** Per take, the counter as the script read it, before this call's charge. */
+  meters: Meter[];
+  /** Per take, the units of lease charged beyond its cost (0 when refused or none asked). */
+  leased: number[];
+}
+
 export class RedisRateCounter implements RateCounter {
   readonly kind = 'redis' as const;
 
   constructor(private readonly state: ScriptingState) {}
 
-  async take(takes: Parameters<RateCounter['take']>[0], now?: number): Promise<RateTakeResult> {
+  /** `leases[i]`: the units of lease take `i` asks for (none when absent). */
+  async take(
+    takes: readonly RateTake[],
+    now?: number,
+    leases?: readonly number[],
+  ): Promise<LeasingTakeResult> {
     const args: Array<string | number> = [now === undefined ? '' : String(now)];
-    for (const take of takes) args.push(take.periodMs, take.limit, take.need, take.cost);
+    takes.forEach((take, i) => {
+      args.push(take.periodMs, take.limit, take.need, take.cost, leases?.[i] ?? 0);
+    });
     const reply = (await this.state.runScript(
       { name: 'gatewayRateTake', lua: TAKE },
       takes.map((take) => take.key),
       args,
-    )) as string[];
+    )) as Array<string | number>;
     // The script decided; its readings (room left, reset, retry) are worked out here from the levels it read.
     const at = Number(reply[0]);
     const refused: number[] = [];
+    const meters: Meter[] = [];
+    const leased: number[] = [];
     const readings = takes.map((take, i) => {
-      if (Number(reply[2 * i + 2]) === 0) refused.push(i);
-      const meter: Meter = { level: Number(reply[2 * i + 1]), at };
+      if (Number(reply[3 * i + 2]) === 0) refused.push(i);
+      const meter: Meter = { level: Number(reply[3 * i + 1]), at };
+      meters.push(meter);
+      leased.push(Number(reply[3 * i + 3]));
       return meterTake(meter, at, take).reading;
     });
-    return { admitted: refused.length === 0, readings, refused };
+    return { admitted: refused.length === 0, readings, refused, meters, leased };
   }
 
   async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now?: number): Promise<void> {
@@ -99,4 +138,6 @@ export class RedisRateCounter implements RateCounter {
       args,
     );
   }
+
+  async close(): Promise<void> {}
 }

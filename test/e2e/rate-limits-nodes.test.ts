@@ -14,6 +14,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { RedisState } from '../../src/state/redis-state.js';
 import { target, type Config } from '../routing/support.js';
 import { client, type Client } from '../management/http.js';
 
@@ -453,6 +454,39 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       expect((await admin.delete(`/policies/rate-limits/${id}`)).status).toBe(200);
       await onBUntil((ids) => !ids.includes(id));
       for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+    });
+
+    it('a roomy policy is charged in leases: headers count down, and a stopping node gives back the rest', async () => {
+      const key = await newKey('leases');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'leases' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        // Per day: the counter's key expires in real time, seconds per unit, while the clock stands still.
+        unit: 'rpd',
+        value: 6_400,
+      });
+      const node = await startGateway({ env, postgres: postgres(), rateLimitClock: clock });
+      extraNodes.push(node);
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      const counter = `rl:${policyId}:requests:rpd:${JSON.stringify([key.id])}`;
+      const level = async () => Number((await redis.get(counter))?.split(',')[0]);
+      try {
+        // Calls until the node holds leased units (Redis holds more than the calls made), at least 20.
+        const remaining: string[] = [];
+        while (remaining.length < 20 || (await level()) === remaining.length) {
+          const answer = await outcome(chat(sdk(node, key, { case: 'leases' })));
+          expect(answer.status).toBe(200);
+          remaining.push(answer.headers.get('x-ratelimit-remaining-requests') as string);
+          expect(remaining.length).toBeLessThan(100);
+        }
+        expect(remaining).toEqual(remaining.map((_, i) => String(6_399 - i)));
+        expect(await level()).toBeGreaterThan(remaining.length);
+        await node.close();
+        expect(await level()).toBe(remaining.length);
+      } finally {
+        await redis.close();
+      }
     });
 
     it('when Redis goes away mid-test: `open` lets calls through and logs, `closed` answers 503', async () => {

@@ -3,6 +3,7 @@
  * is handed in, so nothing here waits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LeasedRateCounter } from '../../src/state/leased-rate-counter.js';
 import { MemoryRateCounter } from '../../src/state/memory-rate-counter.js';
 import { RedisRateCounter } from '../../src/state/redis-rate-counter.js';
 import { RedisState } from '../../src/state/redis-state.js';
@@ -125,18 +126,29 @@ describe('rate counters in memory', () => {
   });
 });
 
-describeWithRedis('rate counters in Redis', () => {
-  const prefix = freshRedisPrefix('rate-counter');
-  const states: RedisState[] = [];
-  contract(() => {
-    // Two connections, as two gateway nodes would have.
-    for (let i = 0; i < 2; i++) states.push(new RedisState({ url: redisUrl(), prefix }));
-    return {
-      counters: states.map((state) => new RedisRateCounter(state)),
-      async close() {
-        for (const state of states) await state.close();
-        await deleteRedisKeys(prefix);
-      },
-    };
+function inRedis(name: string, counterOf: (state: RedisState) => RateCounter): void {
+  describeWithRedis(name, () => {
+    const prefix = freshRedisPrefix('rate-counter');
+    const states: RedisState[] = [];
+    contract(() => {
+      // Two connections, as two gateway nodes would have.
+      for (let i = 0; i < 2; i++) states.push(new RedisState({ url: redisUrl(), prefix }));
+      const counters = states.map(counterOf);
+      return {
+        counters,
+        async close() {
+          for (const counter of counters) await counter.close();
+          for (const state of states) await state.close();
+          await deleteRedisKeys(prefix);
+        },
+      };
+    });
   });
-});
+}
+
+inRedis('rate counters in Redis', (state) => new RedisRateCounter(state));
+// The contract's limits are below what is ever leased: the leases layer must answer exactly as Redis does.
+inRedis(
+  'rate counters in Redis, through the leases layer',
+  (state) => new LeasedRateCounter(new RedisRateCounter(state), { clock: () => T0 }),
+);

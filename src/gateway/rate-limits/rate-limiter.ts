@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
-import type { RateCounter, RateTake } from '../../state/rate-counter.js';
+import type { RateCounter, RateTake, RateTakeResult } from '../../state/rate-counter.js';
 import type {
   RateLimitAdmission as Admission,
   RateLimitFailMode,
@@ -104,14 +104,14 @@ export class RateLimiter implements RateLimits {
     if (!charges) return undefined;
     this.stats.checked++;
 
-    let result;
+    let result: RateTakeResult;
     try {
-      result = await this.withTimeout(
-        this.options.counter.take(
-          charges.map((charge) => charge.take),
-          this.options.clock?.(),
-        ),
+      const answer = this.options.counter.take(
+        charges.map((charge) => charge.take),
+        this.options.clock?.(),
       );
+      // A counter that answers at once (memory, a lease in hand) needs no timeout.
+      result = answer instanceof Promise ? await this.withTimeout(answer) : answer;
     } catch (error) {
       this.unavailable(error, run);
       return undefined;
@@ -170,6 +170,10 @@ export class RateLimiter implements RateLimits {
       this.stats.settleFailures++;
       this.options.logger.warn({ err: error }, 'rate limits: a token reservation could not be settled');
     }
+  }
+
+  close(): Promise<void> {
+    return this.options.counter.close();
   }
 
   private recordOf(run: RouteRun): CallRecord {

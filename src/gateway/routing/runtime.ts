@@ -35,14 +35,18 @@ export function createRoutingRuntime(
     };
   },
 ): RoutingRuntime {
-  const { clock } = options.rateLimits;
+  const { clock, logger } = options.rateLimits;
+  const counter = createRateCounter(state, {
+    clock,
+    onError: (err) => logger.warn({ err }, 'rate limits: unused leased units could not be given back'),
+  });
   return {
     breaker: createBreaker(state),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
     modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
     passthroughChain: composeSteps(PASSTHROUGH_STEPS, callPassthrough),
-    rateLimits: new RateLimiter({ ...options.rateLimits, counter: createRateCounter(state, clock) }),
+    rateLimits: new RateLimiter({ ...options.rateLimits, counter }),
     semantic: options.semantic,
   };
 }
