@@ -54,6 +54,9 @@ export interface Lookups {
   /** The workspace's active rate-limit policies, oldest first. The answer is the cached array itself,
    * shared by every call until a change of the workspace's policies replaces it: read it, never change it. */
   rateLimitPolicies(workspaceId: string): Promise<readonly RateLimitPolicy[]>;
+  /** The workspace's active rate-limit policies if they are cached now; undefined when they must be
+   * loaded (`rateLimitPolicies`). Every call asks this first: most find them cached, often none. */
+  cachedRateLimitPolicies(workspaceId: string): readonly RateLimitPolicy[] | undefined;
   /** A change committed through this node's store: forget what it makes stale, here and (through
    * `publish`) on every other node. */
   applyChange(change: StoreChange): void;
@@ -134,10 +137,14 @@ export function createLookups(
         store.getPromptPartialVersion(workspaceId, partialId, version),
       ) as Promise<StoredPromptPartialVersion | undefined>,
     rateLimitPolicies: async (workspaceId) =>
-      ((await through(records, `${workspaceId}\u0000rate-limits`, async () => {
+      ((await through(records, rateLimitsKey(workspaceId), async () => {
         const { data } = await store.listRateLimitPolicies({ workspace_id: workspaceId, status: 'active' });
         return data;
       })) as readonly RateLimitPolicy[] | undefined) ?? [],
+    cachedRateLimitPolicies(workspaceId) {
+      const hit = records.get(rateLimitsKey(workspaceId));
+      return hit === undefined ? undefined : hit === MISSING ? [] : (hit as readonly RateLimitPolicy[]);
+    },
     applyChange(change) {
       const event = invalidationFor(change);
       if (!event) return;
@@ -146,4 +153,8 @@ export function createLookups(
     },
     applyRemote: drop,
   };
+}
+
+function rateLimitsKey(workspaceId: string): string {
+  return `${workspaceId}\u0000rate-limits`;
 }

@@ -118,8 +118,9 @@ export interface RateLimits {
   readonly stats: RateLimitStats;
   readonly failMode: RateLimitFailMode;
   /** Charges the counters of every policy the target call meets; resolves with the token reservations
-   * to settle (undefined when none), or throws the 429 (or, closed and unreachable, the 503). */
-  admit(call: TargetCall): Promise<RateLimitAdmission | undefined>;
+   * to settle (undefined when none), or throws the 429 (or, closed and unreachable, the 503). Undefined
+   * at once, without a promise, when it is already known that no policy can meet the call. */
+  admit(call: TargetCall): Promise<RateLimitAdmission | undefined> | undefined;
   /** Moves each reservation to `used` tokens; `undefined` keeps the reservations as they are. */
   settle(admission: RateLimitAdmission, used: number | undefined): Promise<void>;
   /** Gives back the room this node holds on shared counters (leases); before the shared state closes. */

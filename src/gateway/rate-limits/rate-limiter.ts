@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
 import type { RateCounter, RateTake, RateTakeResult } from '../../state/rate-counter.js';
+import type { RateLimitPolicy } from '../../store/types.js';
 import type {
   RateLimitAdmission as Admission,
   RateLimitFailMode,
@@ -75,10 +76,22 @@ export class RateLimiter implements RateLimits {
     return this.options.failMode;
   }
 
-  async admit(call: TargetCall): Promise<Admission | undefined> {
+  admit(call: TargetCall): Promise<Admission | undefined> | undefined {
+    const { lookups } = call.run.deps;
+    const workspaceId = call.run.call.ctx.apiKey.workspace_id;
+    const cached = lookups.cachedRateLimitPolicies(workspaceId);
+    if (cached !== undefined) return cached.length === 0 ? undefined : this.charge(call, cached);
+    return lookups
+      .rateLimitPolicies(workspaceId)
+      .then((policies) => (policies.length === 0 ? undefined : this.charge(call, policies)));
+  }
+
+  /** Charges the counters of the policies (the workspace's, at least one) that meet the call. */
+  private async charge(
+    call: TargetCall,
+    policies: readonly RateLimitPolicy[],
+  ): Promise<Admission | undefined> {
     const { run } = call;
-    const policies = await run.deps.lookups.rateLimitPolicies(run.call.ctx.apiKey.workspace_id);
-    if (policies.length === 0) return undefined;
     const record = this.recordOf(run);
     const facts = callFacts(call);
     let charges: Charge[] | undefined;

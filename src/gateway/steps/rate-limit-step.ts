@@ -14,12 +14,24 @@ import type { RateLimitAdmission, RateLimits } from '../pipeline-types.js';
 import type { RouteState } from '../routing/route-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
-export const rateLimitStep: TargetStep = (next) => async (call) => {
+export const rateLimitStep: TargetStep = (next) => (call) => {
   const limiter = call.run.deps.routing.rateLimits;
-  const admission = await limiter.admit(call);
+  const admitting = limiter.admit(call);
+  // No policy can meet the call (the common case): straight on, without a turn of the microtask queue.
+  if (admitting === undefined) return next(call);
+  return admitted(next, call, limiter, admitting);
+};
+
+async function admitted(
+  next: TargetHandler,
+  call: TargetCall,
+  limiter: RateLimits,
+  admitting: Promise<RateLimitAdmission | undefined>,
+): Promise<AttemptOutcome> {
+  const admission = await admitting;
   if (!admission) return next(call);
   return settled(next, call, limiter, admission);
-};
+}
 
 async function settled(
   next: TargetHandler,
