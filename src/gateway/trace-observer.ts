@@ -4,7 +4,8 @@
  * CLIENT span under it (a retry or a fallback is another such span, marked so), a cache answer or a skip
  * by an open circuit an INTERNAL span, and each hook an INTERNAL span.
  */
-import type { SpanRecord, TraceExporter } from '../observability/tracing.js';
+import type { SpanRecord } from '../observability/span-record.js';
+import type { TraceExporter } from '../observability/tracing.js';
 import { otelSpanId, otelTraceId } from '../observability/tracing.js';
 import { newSpanId } from './context.js';
 import { answeredFromCache } from './cache/response-cache.js';

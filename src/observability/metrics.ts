@@ -7,14 +7,15 @@
  * workspace id, the model a target named), never from free text, but a caller can still name endless
  * models; the bound keeps a scrape's size and Prometheus's series count in check whatever they send.
  *
- * Recording is on the path of every call: the children (prom-client's per-label-set handles) of every
- * metric a call touches are made once per distinct set of call labels and kept together (`CallSeries`),
+ * Recording is on the path of every call: the cells (one series' count or buckets) of every metric a call
+ * touches are made once per distinct set of call labels and kept together (`CallSeries`),
  * so a call finds all of them with one lookup instead of building a label list per metric. The counters'
- * counts are plain numbers the gateway keeps and prom-client reads at each scrape (kept-counter.ts); only
- * the histograms' observations still go through prom-client's label hashing (docs/benchmarks.md).
+ * counts and the histograms' buckets are plain numbers the gateway keeps and prom-client reads at each
+ * scrape (kept-counter.ts, kept-histogram.ts): recording a call hashes no labels (docs/benchmarks.md).
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 import { KeptCounter, type CountCell } from './kept-counter.js';
+import { KeptHistogram, type HistogramCell } from './kept-histogram.js';
 
 /** Distinct values one label may take in one process before the rest are counted as `other`. */
 export const MAX_LABEL_VALUES = 500;
@@ -53,7 +54,7 @@ class BoundedLabel {
 
 const TOKEN_TYPES = ['prompt', 'completion', 'cached', 'reasoning'] as const;
 
-/** Children made on first use, by one more label's value (a token type, a cache result, an error code). */
+/** Cells made on first use, by one more label's value (a token type, a cache result, an error code). */
 class ChildrenBy<C> {
   private readonly byValue = new Map<string, C>();
 
@@ -69,13 +70,13 @@ class ChildrenBy<C> {
   }
 }
 
-/** The children of every metric a call with these labels touches. */
+/** The cells of every metric a call with these labels touches. */
 interface CallSeries {
   requests: CountCell;
-  duration: Histogram.Internal<CallLabelName>;
-  ttfb: Histogram.Internal<CallLabelName>;
-  upstream: Histogram.Internal<CallLabelName>;
-  overhead: Histogram.Internal<CallLabelName>;
+  duration: HistogramCell;
+  ttfb: HistogramCell;
+  upstream: HistogramCell;
+  overhead: HistogramCell;
   errors: ChildrenBy<CountCell>;
   tokens: ChildrenBy<CountCell>;
   cost: CountCell;
@@ -131,7 +132,7 @@ export class GatewayMetrics {
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registry = this.registry;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-    // The counters of calls are kept by the gateway (kept-counter.ts); histograms stay prom-client's.
+    // The counts and buckets of calls are kept by the gateway (kept-counter.ts, kept-histogram.ts).
     const counter = <T extends string>(name: string, help: string, labelNames: readonly T[]) =>
       new KeptCounter<T>(registry, { name, help, labelNames });
     const histogram = <T extends string>(
@@ -139,7 +140,7 @@ export class GatewayMetrics {
       help: string,
       labelNames: readonly T[],
       buckets: number[],
-    ) => new Histogram<T>({ name, help, labelNames, buckets, registers: [registry] });
+    ) => new KeptHistogram<T>(registry, { name, help, labelNames, buckets });
 
     const requests = counter(
       'gateway_requests_total',
@@ -199,13 +200,13 @@ export class GatewayMetrics {
     const hooks = counter('gateway_hooks_total', 'Hook runs, by event and outcome.', ['event', 'outcome']);
     this.hooks = new ChildrenBy((key) => hooks.cell(...key.split('\u0000')));
 
-    // prom-client makes no series for a child until it is counted or observed into.
+    // No series shows until it is counted or observed into.
     this.makeSeries = ({ endpoint, provider, model, workspace, status_class }) => ({
       requests: requests.cell(endpoint, provider, model, workspace, status_class),
-      duration: duration.labels(endpoint, provider, model, workspace, status_class),
-      ttfb: ttfb.labels(endpoint, provider, model, workspace, status_class),
-      upstream: upstream.labels(endpoint, provider, model, workspace, status_class),
-      overhead: overhead.labels(endpoint, provider, model, workspace, status_class),
+      duration: duration.cell(endpoint, provider, model, workspace, status_class),
+      ttfb: ttfb.cell(endpoint, provider, model, workspace, status_class),
+      upstream: upstream.cell(endpoint, provider, model, workspace, status_class),
+      overhead: overhead.cell(endpoint, provider, model, workspace, status_class),
       errors: new ChildrenBy((code) => errors.cell(endpoint, provider, model, workspace, status_class, code)),
       tokens: new ChildrenBy((type) => tokens.cell(endpoint, provider, model, workspace, type)),
       cost: cost.cell(endpoint, provider, model, workspace),

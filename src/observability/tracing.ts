@@ -3,29 +3,15 @@
  * knows a call's whole shape only when it has ended — its attempts, retries, fallbacks, cache answers and
  * hooks, each with its times — so spans are written then, with their real start and end times and the ids
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
+ * They go, finished, to the SDK's batch span processor (finished-span.ts), whose batches the SDK's OTLP/HTTP
+ * transport sends, encoded by the gateway (otlp-json.ts).
  */
 import { createHash } from 'node:crypto';
-import type { Attributes, HrTime, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-
-export type SpanKindName = 'server' | 'client' | 'internal';
-
-/** One finished span, ids as OpenTelemetry writes them (lower-case hex: 32 for a trace, 16 for a span). */
-export interface SpanRecord {
-  name: string;
-  kind: SpanKindName;
-  traceId: string;
-  spanId: string;
-  /** Absent for a trace's root span. */
-  parentSpanId: string | undefined;
-  /** Milliseconds since the Unix epoch, fractional. */
-  startMs: number;
-  endMs: number;
-  /** Only the attributes that have a value (OTLP has no "unset"). */
-  attributes: Record<string, string | number | boolean | string[]>;
-  /** Set when the span's operation failed: the error's type. */
-  error: string | undefined;
-}
+import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { FinishedSpan, SCOPE_NAME, spanCommons } from './finished-span.js';
+import { encodeOtlpJson, otlpJsonFrame } from './otlp-json.js';
+import type { SpanRecord } from './span-record.js';
 
 export interface TraceExporter {
   /** Whether the calls of this trace (an OpenTelemetry trace id) are exported: the sampler's decision. */
@@ -86,101 +72,19 @@ export function traceparentOf(traceId: string, spanId: string): string {
   return `00-${otelTraceId(traceId)}-${otelSpanId(spanId)}-01`;
 }
 
-/** Milliseconds since the epoch, fractional, as OpenTelemetry's `[seconds, nanoseconds]`. */
-function hrTime(ms: number): [number, number] {
-  const seconds = Math.floor(ms / 1000);
-  const nanos = Math.round((ms - seconds * 1000) * 1e6);
-  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
-}
-
-const NO_LINKS: ReadableSpan['links'] = [];
-const NO_EVENTS: ReadableSpan['events'] = [];
-/** What every span of one exporter shares: the resource, the scope, and the API's numbers for kinds and flags. */
-interface SpanCommons {
-  resource: ReadableSpan['resource'];
-  instrumentationScope: ReadableSpan['instrumentationScope'];
-  kinds: Record<SpanKindName, SpanKind>;
-  unset: SpanStatus;
-  error: SpanStatus['code'];
-  sampled: number;
-}
-
-/**
- * A span the gateway has finished, as the batch processor and the OTLP exporter read it: one object of one
- * shape per span, its context, parent and `duration` made only when asked for (the exporter reads the
- * context once, the duration never).
- */
-class FinishedSpan implements ReadableSpan {
-  readonly name: string;
-  readonly kind: SpanKind;
-  readonly startTime: HrTime;
-  readonly endTime: HrTime;
-  readonly status: SpanStatus;
-  readonly attributes: Attributes;
-  readonly links = NO_LINKS;
-  readonly events = NO_EVENTS;
-  readonly ended = true;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-
-  readonly resource: ReadableSpan['resource'];
-  readonly instrumentationScope: ReadableSpan['instrumentationScope'];
-
-  constructor(
-    private readonly record: SpanRecord,
-    private readonly commons: SpanCommons,
-  ) {
-    this.name = record.name;
-    this.kind = commons.kinds[record.kind];
-    this.startTime = hrTime(record.startMs);
-    this.endTime = hrTime(record.endMs);
-    this.status = record.error === undefined ? commons.unset : { code: commons.error, message: record.error };
-    this.attributes = record.attributes;
-    this.resource = commons.resource;
-    this.instrumentationScope = commons.instrumentationScope;
-  }
-
-  spanContext(): SpanContext {
-    const { traceId, spanId } = this.record;
-    return { traceId, spanId, traceFlags: this.commons.sampled };
-  }
-
-  get parentSpanContext(): SpanContext | undefined {
-    const { traceId, parentSpanId } = this.record;
-    if (parentSpanId === undefined) return undefined;
-    return { traceId, spanId: parentSpanId, traceFlags: this.commons.sampled, isRemote: true };
-  }
-
-  get duration(): HrTime {
-    return hrTime(this.record.endMs - this.record.startMs);
-  }
-}
-
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
-  const [api, sdk, otlp, resources] = await Promise.all([
+  const [api, sdk, resources] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
-  // The spans are finished when the gateway hands them over, with ids and times of its own: they go
-  // straight to the batch processor as the finished spans it exports, without the SDK's tracer, which
-  // would build each one as a live span (validating its attributes, keeping a context) only to end it.
   const processor = new sdk.BatchSpanProcessor({
-    exporter: new otlp.OTLPTraceExporter({ url: options.url, headers: options.headers }),
+    exporter: await createOtlpJsonExporter(options),
     scheduledDelayMillis: options.delayMs,
     maxQueueSize: 8192,
     maxExportBatchSize: 512,
   });
-  const commons: SpanCommons = {
-    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
-    instrumentationScope: { name: 'ai-gateway' },
-    kinds: { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL },
-    unset: { code: api.SpanStatusCode.UNSET },
-    error: api.SpanStatusCode.ERROR,
-    sampled: api.TraceFlags.SAMPLED,
-  };
+  const commons = spanCommons(api, resources, options.serviceName);
 
   // The SDK's own ratio sampler, so that the gateway keeps the same traces as other services sampling the
   // same ratio; every trace when the ratio is 1, without asking it.
@@ -198,4 +102,45 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     },
     shutdown: () => processor.shutdown(),
   };
+}
+
+/**
+ * The SDK's OTLP/HTTP exporter — its transport, retries, timeouts, headers and `OTEL_EXPORTER_OTLP_*`
+ * settings, assembled as its `OTLPTraceExporter` assembles them — with the gateway's JSON encoder
+ * (otlp-json.ts) in place of the SDK's serializer.
+ */
+async function createOtlpJsonExporter(options: TraceExportOptions): Promise<SpanExporter> {
+  const [base, nodeHttp, transformer] = await Promise.all([
+    import('@opentelemetry/otlp-exporter-base'),
+    import('@opentelemetry/otlp-exporter-base/node-http'),
+    import('@opentelemetry/otlp-transformer'),
+  ]);
+  const frame = otlpJsonFrame(options.serviceName, SCOPE_NAME);
+  const serializer: ISerializer<ReadableSpan[], IExportTraceServiceResponse> = {
+    serializeRequest: (spans) => Buffer.from(encodeOtlpJson(frame, spans.map(recordOf))),
+    deserializeResponse: (data) => transformer.JsonTraceSerializer.deserializeResponse(data),
+  };
+  const http = nodeHttp.convertLegacyHttpOptions(
+    { url: options.url, headers: options.headers },
+    'TRACES',
+    'v1/traces',
+    { 'Content-Type': 'application/json' },
+  );
+  return new base.OTLPExporterBase(
+    nodeHttp.createOtlpHttpExportDelegate(
+      http,
+      serializer,
+      // What the SDK's own trace exporter calls itself in its self-observability metrics (off unless a
+      // meter provider is given).
+      'otlp_http_span_exporter',
+      transformer.TraceExporterMetricsHelper,
+      undefined,
+    ),
+  );
+}
+
+/** The gateway's record under a span the batch processor hands back: every span it holds is one of ours. */
+function recordOf(span: ReadableSpan): SpanRecord {
+  if (!(span instanceof FinishedSpan)) throw new TypeError(`not a span of the gateway's: ${span.name}`);
+  return span.record;
 }

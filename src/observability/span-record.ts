@@ -1,0 +1,33 @@
+/**
+ * A span as the gateway writes it: finished, with its times, ids and attributes. The trace observer makes
+ * them from a call's summary (gateway/trace-observer.ts); tracing.ts hands them to OpenTelemetry's batch
+ * processor and otlp-json.ts encodes them for the collector.
+ */
+export type SpanKindName = 'server' | 'client' | 'internal';
+
+/** One finished span, ids as OpenTelemetry writes them (lower-case hex: 32 for a trace, 16 for a span). */
+export interface SpanRecord {
+  name: string;
+  kind: SpanKindName;
+  traceId: string;
+  spanId: string;
+  /** Absent for a trace's root span. */
+  parentSpanId: string | undefined;
+  /** Milliseconds since the Unix epoch, fractional. */
+  startMs: number;
+  endMs: number;
+  /** Only the attributes that have a value (OTLP has no "unset"). */
+  attributes: Record<string, string | number | boolean | string[]>;
+  /** Set when the span's operation failed: the error's type. */
+  error: string | undefined;
+}
+
+/**
+ * Milliseconds since the epoch, fractional, as OpenTelemetry's `[seconds, nanoseconds]` (the nanoseconds
+ * rounded to the nearest).
+ */
+export function hrTime(ms: number): [number, number] {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
