@@ -33,6 +33,7 @@ function callSpans(i: number): SpanRecord[] {
     traceId,
     spanId: requestSpanId,
     parentSpanId: undefined,
+    parentIsRemote: false,
     startMs: start,
     endMs: start + 23.4567,
     attributes: {
@@ -61,6 +62,7 @@ function callSpans(i: number): SpanRecord[] {
     traceId,
     spanId: hex(16),
     parentSpanId: requestSpanId,
+    parentIsRemote: false,
     startMs: start + 0.8123,
     endMs: start + 22.901,
     attributes: {

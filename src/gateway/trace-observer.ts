@@ -86,6 +86,7 @@ export function callSpans(
     traceId,
     spanId: requestSpanId,
     parentSpanId: ctx.parentSpanId === null ? undefined : otelSpanId(ctx.parentSpanId),
+    parentIsRemote: true,
     startMs: epoch(ctx.startedAt),
     endMs: epoch(endedAt),
     attributes,
@@ -125,6 +126,7 @@ function attemptSpan(
     traceId: place.traceId,
     spanId,
     parentSpanId: place.parent,
+    parentIsRemote: false,
     startMs,
     endMs,
     attributes,
@@ -172,6 +174,7 @@ function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number })
     traceId: place.traceId,
     spanId: newSpanId(),
     parentSpanId: place.parent,
+    parentIsRemote: false,
     startMs: place.epoch(start),
     endMs: place.epoch(end),
     attributes: {

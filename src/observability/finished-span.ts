@@ -98,7 +98,12 @@ export class FinishedSpan implements ReadableSpan {
   get parentSpanContext(): SpanContext | undefined {
     const { traceId, parentSpanId } = this.record;
     if (parentSpanId === undefined) return undefined;
-    return { traceId, spanId: parentSpanId, traceFlags: this.commons.sampled, isRemote: true };
+    return {
+      traceId,
+      spanId: parentSpanId,
+      traceFlags: this.commons.sampled,
+      isRemote: this.record.parentIsRemote,
+    };
   }
 
   get duration(): HrTime {

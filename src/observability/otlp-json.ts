@@ -16,12 +16,12 @@ const OTLP_KINDS: Readonly<Record<SpanKindName, number>> = { internal: 1, server
 const STATUS_ERROR = 2;
 /**
  * OTLP span flags: W3C's sampled flag (the gateway exports only sampled spans), "has is-remote", and
- * "is remote" for a span with a parent (the SDK's reading of the gateway's spans, all parents marked remote).
+ * "is remote" for a span whose parent is another service's (the client's span, from `traceparent`).
  */
-const FLAGS_ROOT = 0x001 | 0x100;
-const FLAGS_CHILD = FLAGS_ROOT | 0x200;
-const FLAGS_ROOT_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_ROOT}}`;
-const FLAGS_CHILD_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_CHILD}}`;
+const FLAGS_LOCAL = 0x001 | 0x100;
+const FLAGS_REMOTE_PARENT = FLAGS_LOCAL | 0x200;
+const FLAGS_LOCAL_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_LOCAL}}`;
+const FLAGS_REMOTE_PARENT_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_REMOTE_PARENT}}`;
 
 /** No spans, no resource: as the SDK writes it. */
 const EMPTY_REQUEST = '{"resourceSpans":[]}';
@@ -73,7 +73,7 @@ export function encodeOtlpJson(frame: OtlpJsonFrame, spans: readonly SpanRecord[
       (span.error === undefined
         ? '{"code":0}'
         : `{"code":${STATUS_ERROR},"message":${JSON.stringify(span.error)}}`) +
-      (root ? FLAGS_ROOT_TAIL : FLAGS_CHILD_TAIL);
+      (!root && span.parentIsRemote ? FLAGS_REMOTE_PARENT_TAIL : FLAGS_LOCAL_TAIL);
   }
   return text + frame.tail;
 }

@@ -94,6 +94,9 @@ describe('traces', () => {
     expect(request.resource['service.name']).toBe('gateway-under-test');
     const call = spans.find((span) => span.kind === CLIENT)!;
     expect(call).toMatchObject({ parentSpanId: requestSpanId, name: 'chat gpt-4o-mini' });
+    // Sampled; the request span's parent is the client's (remote), the call's is the gateway's own.
+    expect(request.flags).toBe(0x301);
+    expect(call.flags).toBe(0x101);
     expect(call.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gateway.retry': 0 });
     // The call happened within the request.
     expect(call.startNs >= request.startNs && call.endNs <= request.endNs).toBe(true);

@@ -20,6 +20,7 @@ const request: SpanRecord = {
   traceId: TRACE,
   spanId: '00f067aa0ba902b7',
   parentSpanId: undefined,
+  parentIsRemote: false,
   startMs: START,
   endMs: 1795338000935.5,
   attributes: {
@@ -41,6 +42,7 @@ const attempt: SpanRecord = {
   traceId: TRACE,
   spanId: 'b7ad6b7169203331',
   parentSpanId: '00f067aa0ba902b7',
+  parentIsRemote: false,
   startMs: 1795338001000,
   endMs: 1795338001999.75,
   attributes: { 'gateway.retry': 1, 'gateway.fallback': true, 'gen_ai.usage.input_tokens': 12 },
@@ -51,7 +53,9 @@ const hook: SpanRecord = {
   kind: 'internal',
   traceId: TRACE,
   spanId: 'c7ad6b7169203331',
+  // As the gateway's request span under a client's span: the parent is another service's.
   parentSpanId: '00f067aa0ba902b7',
+  parentIsRemote: true,
   startMs: START - 3.25,
   endMs: START,
   attributes: { 'gateway.hook.checks': ['regexMatch', 'default.wordCount'], 'gateway.hook.async': false },
@@ -119,9 +123,9 @@ describe('OTLP JSON encoding', () => {
       startTimeUnixNano: '1795338001000000000',
       endTimeUnixNano: '1795338001999750000',
       status: { code: 0 },
-      flags: 0x301,
+      flags: 0x101,
     });
-    expect(internal).toMatchObject({ kind: 1, status: { code: 2, message: 'hooks_failed' } });
+    expect(internal).toMatchObject({ kind: 1, status: { code: 2, message: 'hooks_failed' }, flags: 0x301 });
     expect(internal.attributes).toContainEqual({
       key: 'gateway.hook.checks',
       value: {

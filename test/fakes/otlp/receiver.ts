@@ -26,6 +26,8 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** W3C trace flags in bits 0–7; 0x100 "has is-remote", 0x200 "parent is remote". */
+  flags: number;
   resource: Record<string, unknown>;
 }
 
@@ -88,6 +90,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               endNs: BigInt(span.endTimeUnixNano as string),
               attributes: attributesOf(span.attributes as KeyValue[]),
               statusCode: (span.status as { code?: number } | undefined)?.code ?? 0,
+              flags: (span.flags as number | undefined) ?? 0,
               resource,
             });
           }
