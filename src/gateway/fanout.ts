@@ -94,9 +94,14 @@ function addCounts<T extends Partial<Record<string, number>>>(
 }
 
 /** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively. */
-export async function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
+export function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const requests = fanoutRequests(input);
+  // One call (the common case): its own promise, with no async frame of this function's around it.
   if (!requests) return runAttempt(input);
+  return fanOut(input, requests);
+}
+
+async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<AttemptOutcome> {
   const abort = new CallAbort();
   input.clientSignal.addEventListener('abort', abort, { once: true });
   if (input.clientSignal.aborted) abort.abort();

@@ -45,10 +45,22 @@ function configParam(path: string, key: string): string {
   return path ? `config.${path}.${key}` : `config.${key}`;
 }
 
-async function runNode(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
+function runNode(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
   const strategy = node.strategy;
   const targets = node.targets;
+  // A leaf (most configs are one): its target's promise itself, with no async frame of this function's
+  // around it (returning a promise from an async function costs the call two more microtask turns).
   if (!strategy || !targets || targets.length === 0) return runTarget(run, node, path);
+  return runStrategy(run, node, strategy, targets, path);
+}
+
+async function runStrategy(
+  run: RouteRun,
+  node: TargetConfig,
+  strategy: NonNullable<TargetConfig['strategy']>,
+  targets: NonNullable<TargetConfig['targets']>,
+  path: string,
+): Promise<NodeResult> {
   const child = (index: number) => runNode(run, inheritFrom(node, targets[index]), childPath(path, index));
 
   switch (strategy.mode) {
