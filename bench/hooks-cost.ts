@@ -7,14 +7,17 @@
  * The gateway runs in this process (fresh SQLite data dir, bodies logged as by default) in front of the
  * bench's fake upstream (its own process, 0 ms). Rounds alternate the plain config and the checks' config,
  * each sending the same chat request over an undici pool of C connections, C requests in flight:
- * - **CPU**: `process.cpuUsage()` over N requests (all threads: the log writer's too), per request;
+ * - **CPU**: `process.cpuUsage()` (all threads: the log writer's too) per request, over blocks of 200
+ *   requests of each config in turn, so that a change in the host's load hits both alike; the added CPU is
+ *   the median of the pairs' differences, with their quartiles to show the spread;
  * - **allocation**: V8's sampling heap profiler, counting the objects that minor and major GCs collected,
- *   over N more requests; bytes per request, and the part allocated by the hook modules' own functions.
+ *   over N requests per round; bytes per request, and the part allocated by the hook modules' own
+ *   functions.
  * The client shares the process, so absolute figures include it; the difference between the configs is
  * the figure to read.
  *
- * `npx tsx bench/hooks-cost.ts [requests] [rounds] [connections]` (defaults 4,000, 3, 8). Prints one JSON
- * object with the medians over rounds.
+ * `npx tsx bench/hooks-cost.ts [requests] [rounds] [connections]` (defaults 4,000, 3, 8): rounds × requests
+ * of each config for the CPU, then as many for the allocation. Prints one JSON object of medians.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +37,7 @@ import { chatBody } from './target.js';
 const REQUESTS = Number(process.argv[2] ?? 4_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const CONNECTIONS = Number(process.argv[4] ?? 8);
+const CPU_BLOCK = 200;
 const SAMPLING_INTERVAL_BYTES = 1024;
 const HOOK_MODULES = /\/src\/(gateway\/)?hooks\//;
 
@@ -100,11 +104,11 @@ function allocated(root: ProfileNode): { total: number; hooks: number } {
   return { total, hooks };
 }
 
-async function cpuPerRequestUs(requests: Sent): Promise<number> {
+async function cpuPerRequestUs(requests: Sent, count: number): Promise<number> {
   const before = process.cpuUsage();
-  await requests.send(REQUESTS);
+  await requests.send(count);
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / REQUESTS;
+  return (used.user + used.system) / count;
 }
 
 async function bytesPerRequest(session: Session, requests: Sent) {
@@ -119,10 +123,12 @@ async function bytesPerRequest(session: Session, requests: Sent) {
   return { total: bytes.total / REQUESTS, hooks: bytes.hooks / REQUESTS };
 }
 
-function median(values: number[]): number {
+function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
+
+const median = (values: number[]) => quantile(values, 0.5);
 
 async function main(): Promise<void> {
   const childDir = compileChildren(benchDir, repoRoot);
@@ -151,37 +157,40 @@ async function main(): Promise<void> {
       'x-gateway-config': JSON.stringify(config).replaceAll('{{UPSTREAM}}', upstreamUrl),
     });
     const configs = { plain: sender(pool, headersOf(PLAIN)), checks: sender(pool, headersOf(CHECKS)) };
-    const rounds: Record<keyof typeof configs, { cpu: number[]; bytes: number[]; hooks: number[] }> = {
-      plain: { cpu: [], bytes: [], hooks: [] },
-      checks: { cpu: [], bytes: [], hooks: [] },
-    };
     for (const requests of Object.values(configs)) await requests.send(REQUESTS / 2);
+
+    const cpu = { plain: [] as number[], checks: [] as number[], added: [] as number[] };
+    for (let sent = 0; sent < ROUNDS * REQUESTS; sent += CPU_BLOCK) {
+      const plain = await cpuPerRequestUs(configs.plain, CPU_BLOCK);
+      const checks = await cpuPerRequestUs(configs.checks, CPU_BLOCK);
+      cpu.plain.push(plain);
+      cpu.checks.push(checks);
+      cpu.added.push(checks - plain);
+    }
+    const bytes = { plain: [] as number[], checks: [] as number[], hooks: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
-      for (const [name, requests] of Object.entries(configs) as [keyof typeof configs, Sent][]) {
-        rounds[name].cpu.push(await cpuPerRequestUs(requests));
-        const bytes = await bytesPerRequest(session, requests);
-        rounds[name].bytes.push(bytes.total);
-        rounds[name].hooks.push(bytes.hooks);
-      }
+      bytes.plain.push((await bytesPerRequest(session, configs.plain)).total);
+      const checks = await bytesPerRequest(session, configs.checks);
+      bytes.checks.push(checks.total);
+      bytes.hooks.push(checks.hooks);
     }
     await pool.close();
-    const summary = (name: keyof typeof configs) => ({
-      cpu_us_per_request: round(median(rounds[name].cpu), 1),
-      bytes_per_request: Math.round(median(rounds[name].bytes)),
-      bytes_in_hook_modules: Math.round(median(rounds[name].hooks)),
-    });
-    const plain = summary('plain');
-    const checks = summary('checks');
     console.log(
       JSON.stringify({
         requests: REQUESTS,
         rounds: ROUNDS,
         connections: CONNECTIONS,
-        plain,
-        checks,
-        added: {
-          cpu_us_per_request: round(checks.cpu_us_per_request - plain.cpu_us_per_request, 1),
-          bytes_per_request: checks.bytes_per_request - plain.bytes_per_request,
+        cpu_us_per_request: {
+          plain: round(median(cpu.plain), 1),
+          checks: round(median(cpu.checks), 1),
+          added: round(median(cpu.added), 1),
+          added_quartiles: [round(quantile(cpu.added, 0.25), 1), round(quantile(cpu.added, 0.75), 1)],
+        },
+        bytes_per_request: {
+          plain: Math.round(median(bytes.plain)),
+          checks: Math.round(median(bytes.checks)),
+          added: Math.round(median(bytes.checks) - median(bytes.plain)),
+          checks_in_hook_modules: Math.round(median(bytes.hooks)),
         },
         node: process.version,
       }),

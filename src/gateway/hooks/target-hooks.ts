@@ -192,10 +192,17 @@ function hookLists(call: TargetCall, endpoint: string): CallHooks | Promise<Call
   if (!hooks.before.some(isStoredRef) && !after.some(isStoredRef)) {
     return { before: hooks.before as readonly HookSpec[], after: after as readonly HookSpec[] };
   }
-  return Promise.all([resolved(hooks.before, call), resolved(after, call)]).then(([before, checked]) => ({
-    before,
-    after: checked,
-  }));
+  return withStoredGuardrails(hooks.before, after, call);
+}
+
+/** The lists with their stored guardrails loaded, the before list's first: its refusal is the one a call
+ * naming a missing guardrail in both lists reports. */
+async function withStoredGuardrails(
+  before: readonly HookItem[],
+  after: readonly HookItem[],
+  call: TargetCall,
+): Promise<CallHooks> {
+  return { before: await resolved(before, call), after: await resolved(after, call) };
 }
 
 /** The hooks of a list, stored guardrails loaded. */
