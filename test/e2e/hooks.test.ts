@@ -103,6 +103,22 @@ describe('outcomes, not streamed', () => {
     });
   });
 
+  it('the log records the hook_results the client got, and the answer without them', async () => {
+    const config = {
+      ...target(fake),
+      input_guardrails: [{ id: 'flag-pw', ...notContaining(['password']) }],
+      output_guardrails: [{ id: 'words', 'default.wordCount': { minWords: 1 } }],
+    };
+    const { traceId, headers } = traceHeaders();
+    const raw = await rawChat(config, chat('my password is hunter2'), headers);
+    expect(raw.status).toBe(246);
+    const { hook_results: sent, ...answer } = raw.body;
+
+    const record = await requestLog(traceId);
+    expect(record.hook_results).toEqual(sent);
+    expect(record.response_body).toEqual(answer);
+  });
+
   it('a denying before-hook fails: 446, and the provider is never called', async () => {
     const config = {
       ...target(fake),

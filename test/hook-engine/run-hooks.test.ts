@@ -90,6 +90,41 @@ describe('runHooks', () => {
     ]);
   });
 
+  it('a list whose checks all answer at once gives its outcome at once, without a promise', () => {
+    const results: HookResult[] = [];
+    const outcome = runHooks(
+      [hook([check(passes)]), hook([check(fails)], { id: 'h2' })],
+      input,
+      env(),
+      results,
+    );
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toMatchObject({ failed: true, denied: undefined });
+    expect(results.map((r) => [r.id, r.verdict])).toEqual([
+      ['h', true],
+      ['h2', false],
+    ]);
+  });
+
+  it('a list waits on a hook whose check answers later, then runs the hooks after it in order', async () => {
+    const later = definition('later', () => Promise.resolve({ verdict: false }));
+    const results: HookResult[] = [];
+    const running = runHooks(
+      [
+        hook([check(passes)], { id: 'first' }),
+        hook([check(later)], { id: 'second', onFail: { deny: true, feedback: undefined } }),
+        hook([check(passes)], { id: 'third' }),
+      ],
+      input,
+      env(),
+      results,
+    );
+    expect(running).toBeInstanceOf(Promise);
+    const outcome = await running;
+    expect(outcome).toMatchObject({ failed: true, denied: { id: 'second' } });
+    expect(results.map((r) => r.id)).toEqual(['first', 'second', 'third']);
+  });
+
   it('runs the checks of a sequential hook one after the other: the same pair waits in vain', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

@@ -97,12 +97,12 @@ export function hasHooks(node: GatewayConfig): boolean {
 export function hooksOf(node: GatewayConfig, path: string): NodeHooks {
   return {
     before: concat(
-      hookList(node.before_request_hooks, 'beforeRequestHook', `${path}.before_request_hooks`),
-      guardrailList(node.input_guardrails, 'beforeRequestHook', `${path}.input_guardrails`),
+      hookList(node.before_request_hooks, 'beforeRequestHook', path, 'before_request_hooks'),
+      guardrailList(node.input_guardrails, 'beforeRequestHook', path, 'input_guardrails'),
     ),
     after: concat(
-      hookList(node.after_request_hooks, 'afterRequestHook', `${path}.after_request_hooks`),
-      guardrailList(node.output_guardrails, 'afterRequestHook', `${path}.output_guardrails`),
+      hookList(node.after_request_hooks, 'afterRequestHook', path, 'after_request_hooks'),
+      guardrailList(node.output_guardrails, 'afterRequestHook', path, 'output_guardrails'),
     ),
   };
 }
@@ -119,25 +119,38 @@ function concat(a: readonly HookItem[], b: readonly HookItem[]): readonly HookIt
   return [...a, ...b];
 }
 
-function hookList(list: HookList | undefined, event: HookEvent, path: string): readonly HookItem[] {
+// The list's path (`<node>.<key>`) names a bad check at config validation; a call reading the kept specs
+// never builds it.
+function hookList(
+  list: HookList | undefined,
+  event: HookEvent,
+  node: string,
+  key: string,
+): readonly HookItem[] {
   if (list === undefined) return EMPTY;
   let specs = specsOfList.get(list);
   if (specs === undefined) {
+    const path = `${node}.${key}`;
     specs = list.map((hook, i) => hookSpec(hook, event, `${path}[${i}]`));
     specsOfList.set(list, specs);
   }
   return specs;
 }
 
-function guardrailList(list: GuardrailList | undefined, event: HookEvent, path: string): readonly HookItem[] {
+function guardrailList(
+  list: GuardrailList | undefined,
+  event: HookEvent,
+  node: string,
+  key: string,
+): readonly HookItem[] {
   if (list === undefined) return EMPTY;
   let specs = specsOfList.get(list);
   if (specs === undefined) {
     specs = list.map((item, i): HookItem => {
-      const param = `${path}[${i}]`;
+      const param = `${node}.${key}[${i}]`;
       return typeof item === 'string'
         ? { stored: item, event, param }
-        : guardrailSpec(item, event, param, `${path.slice(path.lastIndexOf('.') + 1)}[${i}]`);
+        : guardrailSpec(item, event, param, `${key}[${i}]`);
     });
     specsOfList.set(list, specs);
   }

@@ -10,19 +10,19 @@
  * - An `async` hook starts with the others but is not waited on: its result goes to the log only.
  * - `on_fail` / `on_success` decide whether the hook denies the call and which feedback is recorded.
  *
- * A check that answers synchronously (most built-in ones) costs no timer and no extra promise.
+ * A check that answers synchronously (most built-in ones) costs no timer and no extra promise, and a list
+ * whose checks all do runs and returns its outcome without any promise.
  */
 import { performance } from 'node:perf_hooks';
 import type { CheckContext, CheckServices, CheckVerdict } from '../../hooks/check-types.js';
 import type { AbortSignalLike } from '../../core/abort.js';
 import type { CheckSpec, HookSpec } from '../config/index.js';
-import { answerText, requestText } from '../../hooks/text.js';
 import type { CheckResult, HookResult } from './hook-result-types.js';
+import { withBody, type HookInput } from './hook-input.js';
+
+export type { HookInput } from './hook-input.js';
 
 type Json = Record<string, unknown>;
-
-/** What the checks of a list are shown; `signal` is added per check. */
-export type HookInput = Omit<CheckContext, 'signal'>;
 
 export interface HookEnv {
   services: CheckServices;
@@ -42,46 +42,62 @@ export interface HookListOutcome {
 }
 
 /**
- * Runs `hooks` over `input`, appending each result to `results` (async hooks' when they end). Resolves
- * when every hook that is not async has ended.
+ * Runs `hooks` over `input`, appending each result to `results` (async hooks' when they end). Settles
+ * when every hook that is not async has ended: at once, without a promise, when every check answered at
+ * once (most built-in checks do).
  */
-export async function runHooks(
+export function runHooks(
   hooks: readonly HookSpec[],
   input: HookInput,
   env: HookEnv,
   results: HookResult[],
-): Promise<HookListOutcome> {
-  let failed = false;
-  let denied: HookResult | undefined;
-  let transformed: Json | undefined;
+): HookListOutcome | Promise<HookListOutcome> {
+  const outcome: HookListOutcome = { failed: false, denied: undefined, transformed: undefined };
+  return runHooksFrom(0, hooks, input, env, results, outcome);
+}
+
+/** The hooks from index `from` on, shown `input`; waits only on a hook whose checks did not answer at once. */
+function runHooksFrom(
+  from: number,
+  hooks: readonly HookSpec[],
+  input: HookInput,
+  env: HookEnv,
+  results: HookResult[],
+  outcome: HookListOutcome,
+): HookListOutcome | Promise<HookListOutcome> {
   let current = input;
-  for (const hook of hooks) {
+  for (let i = from; i < hooks.length; i++) {
+    const hook = hooks[i];
     if (hook.async) {
       // Shown the input as it stands; its rewrites are never applied.
       env.pending.push(Promise.resolve(runHook(hook, current, env)).then((ran) => results.push(ran.result)));
       continue;
     }
     const running = runHook(hook, current, env);
-    // Most checks answer at once: a list of them runs without waiting on a promise.
-    const ran = running instanceof Promise ? await running : running;
-    results.push(ran.result);
-    if (!ran.result.verdict) failed = true;
-    if (ran.result.deny) denied ??= ran.result;
-    if (ran.transformed) {
-      transformed = ran.transformed;
-      current = withBody(current, ran.transformed);
+    if (running instanceof Promise) {
+      const shown = current;
+      return running.then((ran) =>
+        runHooksFrom(i + 1, hooks, recordRun(ran, shown, results, outcome), env, results, outcome),
+      );
     }
+    current = recordRun(running, current, results, outcome);
   }
-  return { failed, denied, transformed };
+  return outcome;
 }
 
-/** The input with the request (before) or answer (after) replaced by a mutator's rewrite. */
-function withBody(input: HookInput, body: Json): HookInput {
-  if (input.event === 'beforeRequestHook') {
-    return { ...input, request: { json: body, text: requestText(input.requestType, body) } };
-  }
-  const response = input.response as NonNullable<HookInput['response']>;
-  return { ...input, response: { ...response, json: body, text: answerText(input.requestType, body) } };
+/** Adds a hook's run to the list's results and outcome; returns what the next hook is shown. */
+function recordRun(
+  ran: HookRun,
+  input: HookInput,
+  results: HookResult[],
+  outcome: HookListOutcome,
+): HookInput {
+  results.push(ran.result);
+  if (!ran.result.verdict) outcome.failed = true;
+  if (ran.result.deny) outcome.denied ??= ran.result;
+  if (!ran.transformed) return input;
+  outcome.transformed = ran.transformed;
+  return withBody(input, ran.transformed);
 }
 
 interface HookRun {
@@ -93,10 +109,14 @@ interface HookRun {
 function runHook(hook: HookSpec, input: HookInput, env: HookEnv): HookRun | Promise<HookRun> {
   const started = performance.now();
   if (hook.sequential) return runSequentially(hook, input, env, started);
-  const runs = hook.checks.map((check) => runCheck(check, input, env));
-  if (runs.some((run) => run instanceof Promise)) {
-    return Promise.all(runs).then((ran) => hookRun(hook, started, ran));
+  const runs: Array<CheckRun | Promise<CheckRun>> = [];
+  let waiting = false;
+  for (const check of hook.checks) {
+    const run = runCheck(check, input, env);
+    if (run instanceof Promise) waiting = true;
+    runs.push(run);
   }
+  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran));
   return hookRun(hook, started, runs as CheckRun[]);
 }
 

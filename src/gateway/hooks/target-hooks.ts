@@ -16,11 +16,12 @@ import { gatewayFailure, type AttemptOutcome, type AttemptSuccess } from '../att
 import { hooksOf, isStoredRef, type HookItem, type HookSpec } from '../config/index.js';
 import type { TargetCall, TargetHandler } from '../pipeline-types.js';
 import { modelRequestOf, recordAttempt } from '../routing/route-types.js';
-import { answerText, requestText } from '../../hooks/text.js';
 import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js';
+import { spliceResults } from './answer-with-results.js';
 import { HookedStream } from './hooked-stream.js';
 import { HooksDeniedError } from './hooks-denied-error.js';
-import { runHooks, type HookEnv, type HookInput } from './run-hooks.js';
+import { shownAnswer, shownRequest, withBody, type HookInput } from './hook-input.js';
+import { runHooks, type HookEnv } from './run-hooks.js';
 import { resolveStoredGuardrail } from './stored-guardrail.js';
 import { assembleAnswer, rewriteChunks } from './stream-answer.js';
 
@@ -51,9 +52,8 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const { run } = call;
   const { ctx } = run.call;
   const request = modelRequestOf(call);
-  const hooks = hooksOf(call.node, call.path ? `config.${call.path}` : 'config');
-  const before = await resolved(hooks.before, call);
-  const after = ANSWER_CHECKED.has(request.endpoint) ? await resolved(hooks.after, call) : NONE;
+  const listed = hookLists(call, request.endpoint);
+  const { before, after } = listed instanceof Promise ? await listed : listed;
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
   // What the client is shown: all the results, or (with an async hook) those that decided its answer.
   const clientView = before.some(isAsync) || after.some(isAsync) ? decidingResults : allResults;
@@ -73,23 +73,20 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   };
   const requestType = REQUEST_TYPES[request.endpoint];
   let body = request.body as Json;
-  const base = {
+  let input: HookInput = {
+    event: 'beforeRequestHook',
     requestType,
     provider: call.resolved.adapter.id,
     model: call.model,
     metadata: ctx.metadata,
-    request: { json: body, text: requestText(requestType, body) },
+    request: shownRequest(requestType, body),
   };
 
   let failed = false;
   if (before.length > 0) {
     const started = performance.now();
-    const ran = await runHooks(
-      before,
-      { ...base, event: 'beforeRequestHook' },
-      env,
-      results.before_request_hooks,
-    );
+    const running = runHooks(before, input, env, results.before_request_hooks);
+    const ran = running instanceof Promise ? await running : running;
     if (ran.denied) {
       const denied = deniedOutcome(ran.denied, clientView(results), undefined);
       recordAttempt(run, {
@@ -106,17 +103,11 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     if (ran.transformed) {
       body = ran.transformed;
       log.requestBody = body;
-      base.request = { json: body, text: requestText(requestType, body) };
+      input = withBody(input, body);
       call = { ...call, body } as TargetCall;
     }
     failed = ran.failed;
   }
-
-  const afterInput = (answer: Json, statusCode: number): HookInput => ({
-    ...base,
-    event: 'afterRequestHook',
-    response: { json: answer, text: answerText(requestType, answer), statusCode },
-  });
 
   if (call.sink) {
     const state = run.call.state;
@@ -131,12 +122,9 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     }
     if (after.length === 0) return withStatus(outcome, failed);
     const chunks = sink.chunks;
-    const ran = await runHooks(
-      after,
-      afterInput(assembleAnswer(chunks), outcome.status),
-      env,
-      results.after_request_hooks,
-    );
+    const shown = answerInput(input, assembleAnswer(chunks), outcome.status);
+    const running = runHooks(after, shown, env, results.after_request_hooks);
+    const ran = running instanceof Promise ? await running : running;
     // Not held: the answer has gone out as it was; the results are recorded.
     if (!hold) return withStatus(outcome, failed);
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
@@ -150,7 +138,13 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   if (!outcome.ok) return outcome;
   let answer = outcome.body;
   if (after.length > 0 && isJson(answer)) {
-    const ran = await runHooks(after, afterInput(answer, outcome.status), env, results.after_request_hooks);
+    const running = runHooks(
+      after,
+      answerInput(input, answer, outcome.status),
+      env,
+      results.after_request_hooks,
+    );
+    const ran = running instanceof Promise ? await running : running;
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     if (ran.transformed) answer = ran.transformed;
     failed ||= ran.failed;
@@ -162,8 +156,9 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   let rawText: string | undefined;
   if (answer === outcome.body && outcome.rawText !== undefined && !('hook_results' in answer)) {
     const shownText = JSON.stringify(shown);
-    if (shown === results) log.resultsText = shownText;
-    rawText = withResultsText(outcome.rawText, answer, shownText);
+    const spliced = spliceResults(outcome.rawText, shownText);
+    rawText = spliced?.text;
+    if (shown === results) log.resultsText = spliced?.resultsText ?? shownText;
   }
   return {
     ...outcome,
@@ -173,20 +168,45 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   };
 }
 
+/** What the after-request hooks are shown: the request as the provider got it, and the answer. */
+function answerInput(before: HookInput, answer: Json, statusCode: number): HookInput {
+  return {
+    ...before,
+    event: 'afterRequestHook',
+    response: shownAnswer(before.requestType, answer, statusCode),
+  };
+}
+
+interface CallHooks {
+  before: readonly HookSpec[];
+  after: readonly HookSpec[];
+}
+
 /**
- * The upstream's answer text with `hook_results` added as its last key: the answer is then sent (and
- * logged) from text, as an answer without hooks is, instead of being serialised again.
+ * The node's hook lists for this call (the after list only where answers are checked), stored guardrails
+ * loaded: at once, without a promise, when the lists name none.
  */
-function withResultsText(text: string, answer: Json, shownText: string): string | undefined {
-  const end = text.lastIndexOf('}');
-  if (end < 0 || text.slice(end + 1).trim() !== '') return undefined;
-  const empty = Object.keys(answer).length === 0;
-  return `${text.slice(0, end)}${empty ? '' : ','}"hook_results":${shownText}}`;
+function hookLists(call: TargetCall, endpoint: string): CallHooks | Promise<CallHooks> {
+  const hooks = hooksOf(call.node, call.path ? `config.${call.path}` : 'config');
+  const after = ANSWER_CHECKED.has(endpoint) ? hooks.after : NONE;
+  if (!hooks.before.some(isStoredRef) && !after.some(isStoredRef)) {
+    return { before: hooks.before as readonly HookSpec[], after: after as readonly HookSpec[] };
+  }
+  return withStoredGuardrails(hooks.before, after, call);
+}
+
+/** The lists with their stored guardrails loaded, the before list's first: its refusal is the one a call
+ * naming a missing guardrail in both lists reports. */
+async function withStoredGuardrails(
+  before: readonly HookItem[],
+  after: readonly HookItem[],
+  call: TargetCall,
+): Promise<CallHooks> {
+  return { before: await resolved(before, call), after: await resolved(after, call) };
 }
 
 /** The hooks of a list, stored guardrails loaded. */
-async function resolved(items: readonly HookItem[], call: TargetCall): Promise<readonly HookSpec[]> {
-  if (!items.some(isStoredRef)) return items as readonly HookSpec[];
+function resolved(items: readonly HookItem[], call: TargetCall): Promise<readonly HookSpec[]> {
   const workspace = call.run.call.ctx.apiKey.workspace_id;
   return Promise.all(
     items.map((item) => (isStoredRef(item) ? resolveStoredGuardrail(call.run.deps, workspace, item) : item)),

@@ -19,8 +19,9 @@ export const contains = defineCheck({
   run(ctx, parameters) {
     const operator = parameters.operator ?? 'any';
     const text = checkedText(ctx);
-    const found = parameters.words.filter((word) => text.includes(word));
-    const missing = parameters.words.filter((word) => !text.includes(word));
+    const found: string[] = [];
+    const missing: string[] = [];
+    for (const word of parameters.words) (text.includes(word) ? found : missing).push(word);
     const verdict = operatorHolds(operator, found.length, parameters.words.length);
     return {
       verdict,
