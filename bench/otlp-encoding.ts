@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks';
 import * as api from '@opentelemetry/api';
 import * as resources from '@opentelemetry/resources';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { encodeOtlpJson, otlpJsonFrame } from '../src/observability/otlp-json.js';
-import { FinishedSpan, SCOPE_NAME, spanCommons } from '../src/observability/finished-span.js';
+import { otlpJsonFrame, otlpJsonRequest, SCOPE_NAME, spansJson } from '../src/observability/otlp-json.js';
+import { FinishedSpan, spanCommons } from '../test/helpers/finished-span.js';
 import type { SpanRecord } from '../src/observability/span-record.js';
 import { round, summarise } from './stats.js';
 
@@ -83,22 +83,20 @@ function callSpans(i: number): SpanRecord[] {
   return [request, attempt];
 }
 
-const records = Array.from({ length: BATCH_SIZE / 2 }, (_, i) => callSpans(i)).flat();
+const calls = Array.from({ length: BATCH_SIZE / 2 }, (_, i) => callSpans(i));
+const records = calls.flat();
 const commons = spanCommons(api, resources, 'ai-gateway');
 const frame = otlpJsonFrame('ai-gateway', SCOPE_NAME);
 
 /** Each path from the gateway's records to the bytes of one export, as the exporter would send them. */
 const paths: Record<string, () => Uint8Array | undefined> = {
   sdk: () => JsonTraceSerializer.serializeRequest(records.map((record) => new FinishedSpan(record, commons))),
-  gateway: () => {
-    const spans = records.map((record) => new FinishedSpan(record, commons));
-    return Buffer.from(
-      encodeOtlpJson(
-        frame,
-        spans.map((span) => span.record),
-      ),
-    );
-  },
+  // As the exporter does: each call's spans written to bytes when the call ends, then joined.
+  gateway: () =>
+    otlpJsonRequest(
+      frame,
+      calls.map((spans) => Buffer.from(spansJson(spans))),
+    ),
 };
 
 function timeBatch(path: () => Uint8Array | undefined): number {

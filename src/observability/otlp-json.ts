@@ -41,13 +41,22 @@ export function otlpJsonFrame(serviceName: string, scopeName: string): OtlpJsonF
   };
 }
 
-/**
- * The JSON text of one export request holding these spans. Written by appending to one string, whose pieces
- * V8 joins once when the text is encoded; each attribute's key is written once per process (keyPrefix).
- */
+/** The instrumentation scope of the gateway's spans. */
+export const SCOPE_NAME = 'ai-gateway';
+
+/** The JSON text of one export request holding these spans. */
 export function encodeOtlpJson(frame: OtlpJsonFrame, spans: readonly SpanRecord[]): string {
   if (spans.length === 0) return EMPTY_REQUEST;
-  let text = frame.head;
+  return frame.head + spansJson(spans) + frame.tail;
+}
+
+/**
+ * Spans' JSON objects, comma-separated: the part of an export request they take. Written by appending to
+ * one string, whose pieces V8 joins once when the text is encoded; each attribute's key is written once per
+ * process (keyPrefix).
+ */
+export function spansJson(spans: readonly SpanRecord[]): string {
+  let text = '';
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i];
     const root = span.parentSpanId === undefined;
@@ -75,7 +84,18 @@ export function encodeOtlpJson(frame: OtlpJsonFrame, spans: readonly SpanRecord[
         : `{"code":${STATUS_ERROR},"message":${JSON.stringify(span.error)}}`) +
       (!root && span.parentIsRemote ? FLAGS_REMOTE_PARENT_TAIL : FLAGS_LOCAL_TAIL);
   }
-  return text + frame.tail;
+  return text;
+}
+
+const COMMA = Buffer.from(',');
+
+/** One export request from parts already encoded (`spansJson` of each call's spans, as bytes). */
+export function otlpJsonRequest(frame: OtlpJsonFrame, parts: readonly Uint8Array[]): Buffer {
+  if (parts.length === 0) return Buffer.from(EMPTY_REQUEST);
+  const pieces: Uint8Array[] = [Buffer.from(frame.head)];
+  parts.forEach((part, i) => pieces.push(...(i === 0 ? [part] : [COMMA, part])));
+  pieces.push(Buffer.from(frame.tail));
+  return Buffer.concat(pieces);
 }
 
 /** `{"key":"…","value":` of each attribute key, made once: the gateway's keys are a fixed set of its own. */

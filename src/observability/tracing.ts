@@ -3,14 +3,14 @@
  * knows a call's whole shape only when it has ended — its attempts, retries, fallbacks, cache answers and
  * hooks, each with its times — so spans are written then, with their real start and end times and the ids
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
- * They go, finished, to the SDK's batch span processor (finished-span.ts), whose batches the SDK's OTLP/HTTP
- * transport sends, encoded by the gateway (otlp-json.ts).
+ * Each call's are written as OTLP JSON at once (otlp-json.ts) and wait in a queue of encoded calls
+ * (span-queue.ts), whose batches the SDK's OTLP/HTTP transport sends.
  */
 import { createHash } from 'node:crypto';
+import type { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import { FinishedSpan, SCOPE_NAME, spanCommons } from './finished-span.js';
-import { encodeOtlpJson, otlpJsonFrame } from './otlp-json.js';
+import { otlpJsonFrame, otlpJsonRequest, SCOPE_NAME, spansJson } from './otlp-json.js';
+import { SpanQueue } from './span-queue.js';
 import type { SpanRecord } from './span-record.js';
 
 export interface TraceExporter {
@@ -73,18 +73,13 @@ export function traceparentOf(traceId: string, spanId: string): string {
 }
 
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
-  const [api, sdk, resources] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/resources'),
-  ]);
-  const processor = new sdk.BatchSpanProcessor({
-    exporter: await createOtlpJsonExporter(options),
-    scheduledDelayMillis: options.delayMs,
-    maxQueueSize: 8192,
-    maxExportBatchSize: 512,
+  const [api, sdk] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace')]);
+  const exporter = await createOtlpJsonExporter(options);
+  const queue = new SpanQueue((batch) => new Promise((resolve) => exporter.export(batch, () => resolve())), {
+    delayMs: options.delayMs,
+    maxBatch: 256,
+    maxQueued: 4096,
   });
-  const commons = spanCommons(api, resources, options.serviceName);
 
   // The SDK's own ratio sampler, so that the gateway keeps the same traces as other services sampling the
   // same ratio; every trace when the ratio is 1, without asking it.
@@ -98,26 +93,30 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
       return decision === recordAndSample;
     },
     export(spans) {
-      for (const record of spans) processor.onEnd(new FinishedSpan(record, commons));
+      // Written now, into a buffer outside V8's heap: the spans' records are garbage at once (span-queue.ts).
+      if (spans.length > 0) queue.add(Buffer.from(spansJson(spans)));
     },
-    shutdown: () => processor.shutdown(),
+    async shutdown() {
+      await queue.flush();
+      await exporter.shutdown();
+    },
   };
 }
 
 /**
  * The SDK's OTLP/HTTP exporter — its transport, retries, timeouts, headers and `OTEL_EXPORTER_OTLP_*`
- * settings, assembled as its `OTLPTraceExporter` assembles them — with the gateway's JSON encoder
- * (otlp-json.ts) in place of the SDK's serializer.
+ * settings, assembled as its `OTLPTraceExporter` assembles them — exporting the gateway's calls' spans as
+ * they are queued: each call's already encoded (otlp-json.ts), joined into one request here.
  */
-async function createOtlpJsonExporter(options: TraceExportOptions): Promise<SpanExporter> {
+async function createOtlpJsonExporter(options: TraceExportOptions): Promise<OTLPExporterBase<EncodedCalls>> {
   const [base, nodeHttp, transformer] = await Promise.all([
     import('@opentelemetry/otlp-exporter-base'),
     import('@opentelemetry/otlp-exporter-base/node-http'),
     import('@opentelemetry/otlp-transformer'),
   ]);
   const frame = otlpJsonFrame(options.serviceName, SCOPE_NAME);
-  const serializer: ISerializer<ReadableSpan[], IExportTraceServiceResponse> = {
-    serializeRequest: (spans) => Buffer.from(encodeOtlpJson(frame, spans.map(recordOf))),
+  const serializer: ISerializer<EncodedCalls, IExportTraceServiceResponse> = {
+    serializeRequest: (calls) => otlpJsonRequest(frame, calls),
     deserializeResponse: (data) => transformer.JsonTraceSerializer.deserializeResponse(data),
   };
   const http = nodeHttp.convertLegacyHttpOptions(
@@ -131,16 +130,13 @@ async function createOtlpJsonExporter(options: TraceExportOptions): Promise<Span
       http,
       serializer,
       // What the SDK's own trace exporter calls itself in its self-observability metrics (off unless a
-      // meter provider is given).
+      // meter provider is given); its items here are calls, each with its spans.
       'otlp_http_span_exporter',
-      transformer.TraceExporterMetricsHelper,
+      { name: 'span', countItems: (calls: EncodedCalls) => calls.length },
       undefined,
     ),
   );
 }
 
-/** The gateway's record under a span the batch processor hands back: every span it holds is one of ours. */
-function recordOf(span: ReadableSpan): SpanRecord {
-  if (!(span instanceof FinishedSpan)) throw new TypeError(`not a span of the gateway's: ${span.name}`);
-  return span.record;
-}
+/** A batch: each call's spans as `spansJson` bytes. */
+type EncodedCalls = Uint8Array[];

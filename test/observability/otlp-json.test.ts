@@ -7,8 +7,15 @@ import * as api from '@opentelemetry/api';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import * as resources from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
-import { FinishedSpan, SCOPE_NAME, spanCommons } from '../../src/observability/finished-span.js';
-import { encodeOtlpJson, otlpJsonFrame, unixNanos } from '../../src/observability/otlp-json.js';
+import { FinishedSpan, spanCommons } from '../helpers/finished-span.js';
+import {
+  encodeOtlpJson,
+  otlpJsonFrame,
+  otlpJsonRequest,
+  SCOPE_NAME,
+  spansJson,
+  unixNanos,
+} from '../../src/observability/otlp-json.js';
 import type { SpanRecord } from '../../src/observability/span-record.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -136,6 +143,13 @@ describe('OTLP JSON encoding', () => {
 
   it('writes an empty batch as the SDK does', () => {
     expect(encodeOtlpJson(frame, [])).toBe(sdkBytes([]));
+    expect(otlpJsonRequest(frame, []).toString()).toBe(sdkBytes([]));
+  });
+
+  it('joins calls encoded one by one into the request the SDK writes for all their spans', () => {
+    const calls = [[request, attempt], [hook]].map((call) => Buffer.from(spansJson(call)));
+    expect(otlpJsonRequest(frame, calls).toString()).toBe(sdkBytes(spans));
+    expect(otlpJsonRequest(frame, calls.slice(1)).toString()).toBe(sdkBytes([hook]));
   });
 
   it('writes times as whole nanoseconds since the epoch', () => {

@@ -1,13 +1,12 @@
 /**
- * The gateway's finished spans as the OpenTelemetry SDK's batch span processor holds them (`ReadableSpan`).
- * The spans are finished when the gateway hands them over, with ids and times of its own, so they go straight
- * to the processor instead of through the SDK's tracer, which would build each one as a live span
- * (validating its attributes, keeping a context) only to end it. The exporter reads the record underneath
- * (otlp-json.ts), so the `ReadableSpan` view is made only of what is asked for.
+ * The gateway's span records (observability/span-record.ts) as the OpenTelemetry SDK's `ReadableSpan`, so
+ * that the SDK's own serializer can encode the same spans as the gateway's encoder (otlp-json.ts): the
+ * tests and the encoding bench compare the two byte for byte.
  */
 import type { Attributes, HrTime, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { hrTime, type SpanKindName, type SpanRecord } from './span-record.js';
+import { hrTime, type SpanKindName, type SpanRecord } from '../../src/observability/span-record.js';
+import { SCOPE_NAME } from '../../src/observability/otlp-json.js';
 
 const NO_LINKS: ReadableSpan['links'] = [];
 const NO_EVENTS: ReadableSpan['events'] = [];
@@ -20,9 +19,6 @@ export interface SpanCommons {
   error: SpanStatus['code'];
   sampled: number;
 }
-
-/** The instrumentation scope of the gateway's spans. */
-export const SCOPE_NAME = 'ai-gateway';
 
 export function spanCommons(
   api: typeof import('@opentelemetry/api'),

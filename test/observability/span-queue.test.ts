@@ -1,0 +1,94 @@
+/**
+ * The queue of encoded calls' spans: full batches go at once, a partial one after its delay, one batch at
+ * a time, nothing beyond the bound is kept, and a flush sends everything waiting.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SpanQueue } from '../../src/observability/span-queue.js';
+
+const call = (n: number) => Buffer.from(String(n));
+const names = (batch: Uint8Array[]) => batch.map((part) => Buffer.from(part).toString());
+
+/** A transport whose sends finish when the test says so. */
+function transport() {
+  const batches: string[][] = [];
+  const finishers: Array<() => void> = [];
+  const send = (batch: Uint8Array[]) => {
+    batches.push(names(batch));
+    return new Promise<void>((resolve) => finishers.push(resolve));
+  };
+  const finishNext = async () => {
+    finishers.shift()?.();
+    // The queue moves on in the send's settlement callbacks.
+    await vi.advanceTimersByTimeAsync(0);
+  };
+  return { batches, send, finishNext };
+}
+
+describe('span queue', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('sends a full batch at once and a partial one after the delay', async () => {
+    const t = transport();
+    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
+    queue.add(call(1));
+    expect(t.batches).toEqual([]);
+    queue.add(call(2));
+    expect(t.batches).toEqual([['1', '2']]);
+    await t.finishNext();
+    queue.add(call(3));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(t.batches).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.batches).toEqual([['1', '2'], ['3']]);
+  });
+
+  it('sends one batch at a time, the next full one as soon as the first is sent', async () => {
+    const t = transport();
+    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
+    for (let n = 1; n <= 5; n++) queue.add(call(n));
+    expect(t.batches).toEqual([['1', '2']]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(t.batches).toHaveLength(1);
+    await t.finishNext();
+    expect(t.batches).toEqual([
+      ['1', '2'],
+      ['3', '4'],
+    ]);
+    await t.finishNext();
+    // What is left waits for its delay.
+    expect(t.batches).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.batches.at(-1)).toEqual(['5']);
+  });
+
+  it('drops and counts calls beyond its bound', async () => {
+    const t = transport();
+    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 3 });
+    for (let n = 1; n <= 6; n++) queue.add(call(n));
+    // 1 and 2 went; 3, 4 and 5 wait; 6 found the queue full.
+    expect(queue.dropped).toBe(1);
+    await t.finishNext();
+    await t.finishNext();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.batches).toEqual([['1', '2'], ['3', '4'], ['5']]);
+  });
+
+  it('flushes everything waiting, and goes on after a failed send', async () => {
+    const batches: string[][] = [];
+    let fail = true;
+    const queue = new SpanQueue(
+      async (batch) => {
+        batches.push(names(batch));
+        if (fail) {
+          fail = false;
+          throw new Error('collector down');
+        }
+      },
+      { delayMs: 60_000, maxBatch: 2, maxQueued: 10 },
+    );
+    for (let n = 1; n <= 5; n++) queue.add(call(n));
+    await queue.flush();
+    expect(batches).toEqual([['1', '2'], ['3', '4'], ['5']]);
+  });
+});
