@@ -19,20 +19,15 @@
  * `npx tsx bench/hooks-cost.ts [requests] [rounds] [connections]` (defaults 4,000, 3, 8): rounds × requests
  * of each config for the CPU, then as many for the allocation. Prints one JSON object of medians.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { Pool } from 'undici';
-import { createGatewayServer } from '../src/gateway-server.js';
-import { loadSettings } from '../src/settings.js';
 import { compileChildren } from './compile-children.js';
 import { startScript } from './processes.js';
 import { round } from './stats.js';
 import { chatBody } from './target.js';
+import { startInProcessGateway } from './in-process-gateway.js';
 
 const REQUESTS = Number(process.argv[2] ?? 4_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -134,17 +129,7 @@ async function main(): Promise<void> {
   const childDir = compileChildren(benchDir, repoRoot);
   const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {});
   const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hooks-cost-'));
-  const adminKey = `gw-bench-${randomBytes(8).toString('hex')}`;
-  const env = {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_ADMIN_KEY: adminKey,
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  };
-  const server = await createGatewayServer(loadSettings(env), { env, logger: pino({ level: 'warn' }) });
+  const { server, adminKey, stop } = await startInProcessGateway('hooks-cost');
   const session = new Session();
   session.connect();
   try {
@@ -197,9 +182,8 @@ async function main(): Promise<void> {
     );
   } finally {
     session.disconnect();
-    await server.close();
+    await stop();
     await upstream.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

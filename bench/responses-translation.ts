@@ -15,25 +15,20 @@
  * Bounded by count: `npx tsx bench/responses-translation.ts [requests] [iterations]` (defaults 2,000 and
  * 20,000; warm-ups a tenth of each). Prints one JSON object.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { Client } from 'undici';
 import { validateResponsesRequest } from '../src/core/schemas/responses-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../src/core/openai-types.js';
-import { createGatewayServer } from '../src/gateway-server.js';
 import { ResponseAssembler } from '../src/gateway/responses/response-assembler.js';
 import { inputItemsOf, prepareResponseCall } from '../src/gateway/responses/response-call.js';
 import { toChatRequest } from '../src/gateway/responses/to-chat-request.js';
-import { loadSettings } from '../src/settings.js';
 import type { Store } from '../src/store/types.js';
 import { compileChildren } from './compile-children.js';
 import { startScript } from './processes.js';
 import { round, summarise } from './stats.js';
+import { startInProcessGateway } from './in-process-gateway.js';
 
 const REQUESTS = Number(process.argv[2] ?? 2_000);
 const ITERATIONS = Number(process.argv[3] ?? 20_000);
@@ -180,17 +175,7 @@ async function endToEnd(origin: string, adminKey: string, upstreamPort: number) 
 async function main(): Promise<void> {
   const childDir = compileChildren(benchDir, repoRoot);
   const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {});
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'responses-bench-'));
-  const adminKey = `gw-bench-${randomBytes(8).toString('hex')}`;
-  const env = {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_ADMIN_KEY: adminKey,
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  };
-  const server = await createGatewayServer(loadSettings(env), { env, logger: pino({ level: 'warn' }) });
+  const { server, adminKey, stop } = await startInProcessGateway('responses');
   try {
     const origin = await server.listen();
     const translated = await translation(server.deps.store);
@@ -205,9 +190,8 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await server.close();
+    await stop();
     await upstream.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -21,19 +21,14 @@
  * [queries] [e2e-entries] [e2e-dimensions] [index|e2e]`; defaults 100000 1536 2000 100000 1536, both
  * parts. Small smoke run: `npx tsx bench/semantic-cache.ts 5000 256 200 2000 256`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { pino } from 'pino';
 import { dot, unitVector, VectorIndex } from '../src/gateway/cache/semantic/vector-index.js';
-import { createGatewayServer } from '../src/gateway-server.js';
-import { loadSettings } from '../src/settings.js';
 import type { SemanticCacheEntry } from '../src/store/types.js';
 import { bagOfWordsVector } from '../test/fakes/openai/embeddings.js';
 import { startFakeOpenAI } from '../test/fakes/openai/server.js';
 import { round, summarise } from './stats.js';
+import { startInProcessGateway } from './in-process-gateway.js';
 
 const ENTRIES = Number(process.argv[2] ?? 100_000);
 const DIMENSIONS = Number(process.argv[3] ?? 1536);
@@ -131,22 +126,17 @@ interface Asked {
 }
 
 async function benchEndToEnd() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-semantic-'));
-  const adminKey = `gw-bench-${randomBytes(16).toString('hex')}`;
-  const env = {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_ADMIN_KEY: adminKey,
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    GATEWAY_LOG_BODIES: 'false',
-    GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
-    GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
-    // Every entry of the bench held: none leaves memory.
-    GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: String(E2E_ENTRIES + 2 * QUERIES + 1_000),
-  };
   const fake = await startFakeOpenAI({ name: 'bench' });
-  const server = await createGatewayServer(loadSettings(env), { env, logger: pino({ level: 'silent' }) });
+  const { server, adminKey, stop } = await startInProcessGateway('semantic', {
+    logLevel: 'silent',
+    env: {
+      GATEWAY_LOG_BODIES: 'false',
+      GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
+      GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
+      // Every entry of the bench held: none leaves memory.
+      GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: String(E2E_ENTRIES + 2 * QUERIES + 1_000),
+    },
+  });
   const origin = await server.listen();
   try {
     const admin = { 'content-type': 'application/json', 'x-gateway-api-key': adminKey };
@@ -292,9 +282,8 @@ async function benchEndToEnd() {
       recall: { paraphrases, semantic_hits: hits, rate: round(hits / (paraphrases || 1), 4) },
     };
   } finally {
-    await server.close();
+    await stop();
     await fake.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
