@@ -86,7 +86,7 @@ export function callSpans(
     traceId,
     spanId: requestSpanId,
     parentSpanId: ctx.parentSpanId === null ? undefined : otelSpanId(ctx.parentSpanId),
-    parentIsRemote: true,
+    parentIsRemote: ctx.parentSpanId !== null,
     startMs: epoch(ctx.startedAt),
     endMs: epoch(endedAt),
     attributes,

@@ -82,7 +82,7 @@ export function spansJson(spans: readonly SpanRecord[]): string {
       (span.error === undefined
         ? '{"code":0}'
         : `{"code":${STATUS_ERROR},"message":${JSON.stringify(span.error)}}`) +
-      (!root && span.parentIsRemote ? FLAGS_REMOTE_PARENT_TAIL : FLAGS_LOCAL_TAIL);
+      (span.parentIsRemote ? FLAGS_REMOTE_PARENT_TAIL : FLAGS_LOCAL_TAIL);
   }
   return text;
 }
@@ -93,7 +93,10 @@ const COMMA = Buffer.from(',');
 export function otlpJsonRequest(frame: OtlpJsonFrame, parts: readonly Uint8Array[]): Buffer {
   if (parts.length === 0) return Buffer.from(EMPTY_REQUEST);
   const pieces: Uint8Array[] = [Buffer.from(frame.head)];
-  parts.forEach((part, i) => pieces.push(...(i === 0 ? [part] : [COMMA, part])));
+  for (const part of parts) {
+    if (pieces.length > 1) pieces.push(COMMA);
+    pieces.push(part);
+  }
   pieces.push(Buffer.from(frame.tail));
   return Buffer.concat(pieces);
 }

@@ -13,7 +13,8 @@ export interface SpanRecord {
   spanId: string;
   /** Absent for a trace's root span. */
   parentSpanId: string | undefined;
-  /** The parent is another service's span (the client's, from `traceparent`), not one of the gateway's. */
+  /** The span has a parent, and it is another service's span (the client's, from `traceparent`), not one
+   * of the gateway's. */
   parentIsRemote: boolean;
   /** Milliseconds since the Unix epoch, fractional. */
   startMs: number;
