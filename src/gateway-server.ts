@@ -109,6 +109,7 @@ export async function createGatewayServer(
         url: settings.tracesUrl,
         serviceName: settings.tracesServiceName,
         headers: settings.tracesHeaders,
+        protocol: settings.tracesProtocol,
         delayMs: settings.tracesDelayMs,
         sampleRatio: settings.tracesSampleRatio,
       })

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { OtlpProtocol } from './observability/tracing.js';
 
 export interface Settings {
   port: number;
@@ -70,6 +71,8 @@ export interface Settings {
   tracesServiceName: string;
   /** Headers sent with every OTLP export (an API key of the collector). */
   tracesHeaders: Record<string, string>;
+  /** OTLP/HTTP's encoding of the export (`OTEL_EXPORTER_OTLP_PROTOCOL`): protobuf unless JSON is set. */
+  tracesProtocol: OtlpProtocol;
   /** How long spans wait to be sent in a batch, ms. */
   tracesDelayMs: number;
   /** The share of traces whose calls are exported, 0 to 1 (`OTEL_TRACES_SAMPLER`); 1 unless set. */
@@ -223,6 +226,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tracesUrl: tracesUrl(source),
     tracesServiceName: source.OTEL_SERVICE_NAME || 'ai-gateway',
     tracesHeaders: otlpHeaders(source.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? source.OTEL_EXPORTER_OTLP_HEADERS),
+    tracesProtocol: tracesProtocol(source),
     tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
     tracesSampleRatio: tracesSampleRatio(source),
     contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
@@ -258,6 +262,20 @@ function tracesSampleRatio(source: Source): number {
     throw new Error(`Setting OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${raw}"`);
   }
   return ratio;
+}
+
+/** OpenTelemetry's protocol variables, the traces' own first; OTLP's default, `http/protobuf`, unless set. */
+function tracesProtocol(source: Source): OtlpProtocol {
+  const name = source.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = source[name] || 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new Error(
+      `Setting ${name} must be http/protobuf or http/json (grpc is not supported), got "${protocol}"`,
+    );
+  }
+  return protocol;
 }
 
 /** OpenTelemetry's variables: the traces URL as it is, or the base URL with `/v1/traces`. */

@@ -9,6 +9,7 @@
  * makes — same fields, same order, same number and time formats — which the tests check against the SDK's
  * own output; it knows nothing of span events, links or trace state, which the gateway never sets.
  */
+import type { SpanBatch } from './span-queue.js';
 import { hrTime, type SpanKindName, type SpanRecord } from './span-record.js';
 
 /** OTLP's numbers for span kinds (the API's plus one: OTLP keeps 0 for "unspecified"). */
@@ -88,6 +89,28 @@ export function spansJson(spans: readonly SpanRecord[]): string {
 }
 
 const COMMA = Buffer.from(',');
+
+/**
+ * One export request being written: each call's spans as their JSON text, turned into bytes at once (a
+ * buffer outside V8's heap), joined with the frame when `request()` is asked for.
+ */
+export class JsonSpanBatch implements SpanBatch {
+  private readonly parts: Uint8Array[] = [];
+
+  constructor(private readonly frame: OtlpJsonFrame) {}
+
+  get calls(): number {
+    return this.parts.length;
+  }
+
+  add(spans: readonly SpanRecord[]): void {
+    this.parts.push(Buffer.from(spansJson(spans)));
+  }
+
+  request(): Buffer {
+    return otlpJsonRequest(this.frame, this.parts);
+  }
+}
 
 /** One export request from parts already encoded (`spansJson` of each call's spans, as bytes). */
 export function otlpJsonRequest(frame: OtlpJsonFrame, parts: readonly Uint8Array[]): Buffer {

@@ -3,14 +3,16 @@
  * knows a call's whole shape only when it has ended — its attempts, retries, fallbacks, cache answers and
  * hooks, each with its times — so spans are written then, with their real start and end times and the ids
  * the gateway already gave them (the same as in the call's log records and the `traceparent` it returned).
- * Each call's are written as OTLP JSON at once (otlp-json.ts) and wait in a queue of encoded calls
- * (span-queue.ts), whose batches the SDK's OTLP/HTTP transport sends.
+ * Each call's are written at once into the export request of its batch — OTLP's protobuf encoding
+ * (otlp-proto.ts) unless JSON is asked for (otlp-json.ts) — and the batches wait in a queue
+ * (span-queue.ts), which the SDK's OTLP/HTTP transport sends.
  */
 import { createHash } from 'node:crypto';
 import type { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
-import { otlpJsonFrame, otlpJsonRequest, SCOPE_NAME, spansJson } from './otlp-json.js';
-import { SpanQueue } from './span-queue.js';
+import { JsonSpanBatch, otlpJsonFrame, SCOPE_NAME } from './otlp-json.js';
+import { otlpProtoFrame, ProtoSpanBatch } from './otlp-proto.js';
+import { SpanQueue, type SpanBatch } from './span-queue.js';
 import type { SpanRecord } from './span-record.js';
 
 export interface TraceExporter {
@@ -26,11 +28,18 @@ export interface TraceExportOptions {
   url: string;
   serviceName: string;
   headers: Record<string, string>;
+  /** OTLP/HTTP's encoding: `http/protobuf` (OTLP's default) or `http/json`. */
+  protocol: OtlpProtocol;
   /** How long spans wait to be sent in a batch, ms. */
   delayMs: number;
   /** The share of traces exported, 0 to 1, decided by the trace id (OpenTelemetry's `traceidratio`). */
   sampleRatio: number;
 }
+
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** Calls per export request. */
+const MAX_BATCH = 256;
 
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -43,9 +52,27 @@ const ZERO16 = '0'.repeat(16);
  * to the same id.
  */
 export function otelTraceId(traceId: string): string {
+  const uuid = uuidHex(traceId);
+  if (uuid !== undefined) return uuid;
   const hex = traceId.replaceAll('-', '').toLowerCase();
   if (HEX32.test(hex) && hex !== ZERO32) return hex;
   return createHash('sha256').update(traceId).digest('hex').slice(0, 32);
+}
+
+/**
+ * A UUID in lower-case hex (the gateway's own trace ids, the common case) as its 32 digits, read without a
+ * regular expression; undefined for anything else, and for the all-zero id.
+ */
+function uuidHex(id: string): string | undefined {
+  if (id.length !== 36) return undefined;
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return undefined;
+    } else if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return undefined;
+  }
+  const hex = id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
+  return hex === ZERO32 ? undefined : hex;
 }
 
 export function otelSpanId(spanId: string): string {
@@ -74,12 +101,12 @@ export function traceparentOf(traceId: string, spanId: string): string {
 
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
   const [api, sdk] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace')]);
-  const exporter = await createOtlpJsonExporter(options);
-  const queue = new SpanQueue((batch) => new Promise((resolve) => exporter.export(batch, () => resolve())), {
-    delayMs: options.delayMs,
-    maxBatch: 256,
-    maxQueued: 4096,
-  });
+  const exporter = await createOtlpExporter(options);
+  const queue = new SpanQueue(
+    batchMaker(options),
+    (batch) => new Promise((resolve) => exporter.export(batch, () => resolve())),
+    { delayMs: options.delayMs, maxBatch: MAX_BATCH, maxQueued: 16 * MAX_BATCH },
+  );
 
   // The SDK's own ratio sampler, so that the gateway keeps the same traces as other services sampling the
   // same ratio; every trace when the ratio is 1, without asking it.
@@ -94,7 +121,7 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
     },
     export(spans) {
       // Written now, into a buffer outside V8's heap: the spans' records are garbage at once (span-queue.ts).
-      if (spans.length > 0) queue.add(Buffer.from(spansJson(spans)));
+      if (spans.length > 0) queue.add(spans);
     },
     async shutdown() {
       await queue.flush();
@@ -103,27 +130,48 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
   };
 }
 
+/** A batch's export request, in the encoding its exporter sends. */
+interface EncodedBatch extends SpanBatch {
+  request(): Uint8Array;
+}
+
+/** New batches for the protocol. A protobuf batch is one buffer, sized by what the last batch took. */
+function batchMaker(options: TraceExportOptions): () => EncodedBatch {
+  if (options.protocol === 'http/json') {
+    const frame = otlpJsonFrame(options.serviceName, SCOPE_NAME);
+    return () => new JsonSpanBatch(frame);
+  }
+  const frame = otlpProtoFrame(options.serviceName, SCOPE_NAME);
+  let last: ProtoSpanBatch | undefined;
+  return () => {
+    const perCall = last && last.calls > 0 ? last.size / last.calls : 1024;
+    last = new ProtoSpanBatch(frame, Math.ceil(perCall * MAX_BATCH * 1.1));
+    return last;
+  };
+}
+
 /**
  * The SDK's OTLP/HTTP exporter — its transport, retries, timeouts, headers and `OTEL_EXPORTER_OTLP_*`
- * settings, assembled as its `OTLPTraceExporter` assembles them — exporting the gateway's calls' spans as
- * they are queued: each call's already encoded (otlp-json.ts), joined into one request here.
+ * settings, assembled as its OTLP trace exporters assemble them — sending the gateway's batches, each
+ * already written in the protocol's encoding.
  */
-async function createOtlpJsonExporter(options: TraceExportOptions): Promise<OTLPExporterBase<EncodedCalls>> {
+async function createOtlpExporter(options: TraceExportOptions): Promise<OTLPExporterBase<EncodedBatch>> {
   const [base, nodeHttp, transformer] = await Promise.all([
     import('@opentelemetry/otlp-exporter-base'),
     import('@opentelemetry/otlp-exporter-base/node-http'),
     import('@opentelemetry/otlp-transformer'),
   ]);
-  const frame = otlpJsonFrame(options.serviceName, SCOPE_NAME);
-  const serializer: ISerializer<EncodedCalls, IExportTraceServiceResponse> = {
-    serializeRequest: (calls) => otlpJsonRequest(frame, calls),
-    deserializeResponse: (data) => transformer.JsonTraceSerializer.deserializeResponse(data),
+  const json = options.protocol === 'http/json';
+  const responses = json ? transformer.JsonTraceSerializer : transformer.ProtobufTraceSerializer;
+  const serializer: ISerializer<EncodedBatch, IExportTraceServiceResponse> = {
+    serializeRequest: (batch) => batch.request(),
+    deserializeResponse: (data) => responses.deserializeResponse(data),
   };
   const http = nodeHttp.convertLegacyHttpOptions(
     { url: options.url, headers: options.headers },
     'TRACES',
     'v1/traces',
-    { 'Content-Type': 'application/json' },
+    { 'Content-Type': json ? 'application/json' : 'application/x-protobuf' },
   );
   return new base.OTLPExporterBase(
     nodeHttp.createOtlpHttpExportDelegate(
@@ -132,11 +180,8 @@ async function createOtlpJsonExporter(options: TraceExportOptions): Promise<OTLP
       // What the SDK's own trace exporter calls itself in its self-observability metrics (off unless a
       // meter provider is given); its items here are calls, each with its spans.
       'otlp_http_span_exporter',
-      { name: 'span', countItems: (calls: EncodedCalls) => calls.length },
+      { name: 'span', countItems: (batch: EncodedBatch) => batch.calls },
       undefined,
     ),
   );
 }
-
-/** A batch: each call's spans as `spansJson` bytes. */
-type EncodedCalls = Uint8Array[];

@@ -27,6 +27,8 @@ beforeAll(async () => {
       OTEL_BSP_SCHEDULE_DELAY: '20',
       OTEL_TRACES_SAMPLER: 'traceidratio',
       OTEL_TRACES_SAMPLER_ARG: String(RATIO),
+      // The other encoding, end to end.
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
     },
   });
 });
@@ -57,10 +59,13 @@ describe('trace sampling', () => {
     );
     // The last kept call's spans have arrived; a dropped call's would have been sent with them or before.
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set(expected));
+    expect(new Set(receiver.exports.map((headers) => headers['content-type']))).toEqual(
+      new Set(['application/json']),
+    );
   });
 });
 
-describe('trace sampler settings', () => {
+describe('trace settings', () => {
   it("reads OpenTelemetry's sampler variables, every trace when unset", () => {
     const ratio = (env: Record<string, string>) => loadSettings(env).tracesSampleRatio;
     expect(ratio({})).toBe(1);
@@ -70,5 +75,18 @@ describe('trace sampler settings', () => {
       /OTEL_TRACES_SAMPLER_ARG/,
     );
     expect(() => ratio({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toThrow(/OTEL_TRACES_SAMPLER/);
+  });
+
+  it("reads OpenTelemetry's protocol variables, the traces' own first, protobuf when unset", () => {
+    const protocol = (env: Record<string, string>) => loadSettings(env).tracesProtocol;
+    expect(protocol({})).toBe('http/protobuf');
+    expect(protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(
+      protocol({
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+    ).toBe('http/protobuf');
+    expect(() => protocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
 });

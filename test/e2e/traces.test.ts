@@ -101,6 +101,8 @@ describe('traces', () => {
     // The call happened within the request.
     expect(call.startNs >= request.startNs && call.endNs <= request.endNs).toBe(true);
     expect(receiver.exports.at(-1)?.['x-collector-key']).toBe('secret key');
+    // OTLP's default encoding.
+    expect(receiver.exports.at(-1)?.['content-type']).toBe('application/x-protobuf');
 
     const [record] = await logsOf(gateway, uuidOf(traceId), 1);
     expect(record.span_id).toBe(requestSpanId);

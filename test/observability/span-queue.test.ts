@@ -3,17 +3,30 @@
  * a time, nothing beyond the bound is kept, and a flush sends everything waiting.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SpanQueue } from '../../src/observability/span-queue.js';
+import { SpanQueue, type SpanBatch } from '../../src/observability/span-queue.js';
+import type { SpanRecord } from '../../src/observability/span-record.js';
 
-const call = (n: number) => Buffer.from(String(n));
-const names = (batch: Uint8Array[]) => batch.map((part) => Buffer.from(part).toString());
+/** A call whose one span is named after it. */
+const call = (n: number): SpanRecord[] => [{ name: String(n) } as SpanRecord];
+
+/** A batch that keeps its calls' names. */
+class Names implements SpanBatch {
+  readonly names: string[] = [];
+  get calls(): number {
+    return this.names.length;
+  }
+  add(spans: readonly SpanRecord[]): void {
+    this.names.push(spans[0].name);
+  }
+}
+const newBatch = () => new Names();
 
 /** A transport whose sends finish when the test says so. */
 function transport() {
   const batches: string[][] = [];
   const finishers: Array<() => void> = [];
-  const send = (batch: Uint8Array[]) => {
-    batches.push(names(batch));
+  const send = (batch: Names) => {
+    batches.push(batch.names);
     return new Promise<void>((resolve) => finishers.push(resolve));
   };
   const finishNext = async () => {
@@ -30,7 +43,7 @@ describe('span queue', () => {
 
   it('sends a full batch at once and a partial one after the delay', async () => {
     const t = transport();
-    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
+    const queue = new SpanQueue(newBatch, t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
     queue.add(call(1));
     expect(t.batches).toEqual([]);
     queue.add(call(2));
@@ -45,7 +58,7 @@ describe('span queue', () => {
 
   it('sends one batch at a time, the next full one as soon as the first is sent', async () => {
     const t = transport();
-    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
+    const queue = new SpanQueue(newBatch, t.send, { delayMs: 100, maxBatch: 2, maxQueued: 10 });
     for (let n = 1; n <= 5; n++) queue.add(call(n));
     expect(t.batches).toEqual([['1', '2']]);
     await vi.advanceTimersByTimeAsync(500);
@@ -64,7 +77,7 @@ describe('span queue', () => {
 
   it('drops and counts calls beyond its bound', async () => {
     const t = transport();
-    const queue = new SpanQueue(t.send, { delayMs: 100, maxBatch: 2, maxQueued: 3 });
+    const queue = new SpanQueue(newBatch, t.send, { delayMs: 100, maxBatch: 2, maxQueued: 3 });
     for (let n = 1; n <= 6; n++) queue.add(call(n));
     // 1 and 2 went; 3, 4 and 5 wait; 6 found the queue full.
     expect(queue.dropped).toBe(1);
@@ -78,8 +91,9 @@ describe('span queue', () => {
     const batches: string[][] = [];
     let fail = true;
     const queue = new SpanQueue(
+      newBatch,
       async (batch) => {
-        batches.push(names(batch));
+        batches.push(batch.names);
         if (fail) {
           fail = false;
           throw new Error('collector down');

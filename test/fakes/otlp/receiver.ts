@@ -1,9 +1,11 @@
 /**
- * An OTLP/HTTP trace receiver on 127.0.0.1: takes `POST /v1/traces` in OTLP's JSON encoding, as a collector
- * does, and keeps every span with its resource's and its own attributes flattened.
+ * An OTLP/HTTP trace receiver on 127.0.0.1: takes `POST /v1/traces` in either of OTLP's encodings
+ * (protobuf or JSON, by the request's content type), as a collector does, and keeps every span with its
+ * resource's and its own attributes flattened.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from './protobuf.js';
 
 type AnyValue = {
   stringValue?: string;
@@ -34,7 +36,7 @@ export interface ReceivedSpan {
 export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
-  /** The request headers of each export. */
+  /** The request headers of each export (its encoding: `content-type`). */
   exports: Array<Record<string, string | string[] | undefined>>;
   /** Waits until `predicate` holds for the spans received (10 s at most). */
   waitFor(predicate: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]>;
@@ -61,16 +63,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (
-        req.method !== 'POST' ||
-        req.url !== '/v1/traces' ||
-        !req.headers['content-type']?.includes('json')
-      ) {
+      const type = req.headers['content-type'] ?? '';
+      const protobuf = type === 'application/x-protobuf';
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || !(protobuf || type.includes('json'))) {
         res.writeHead(415).end();
         return;
       }
       exports.push(req.headers);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      const raw = Buffer.concat(chunks);
+      const body = (protobuf ? decodeTraceRequest(raw) : JSON.parse(raw.toString('utf8'))) as {
         resourceSpans?: Array<{
           resource?: { attributes?: KeyValue[] };
           scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }>;
@@ -96,7 +97,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           }
         }
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse: full success.
+      if (protobuf) res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
