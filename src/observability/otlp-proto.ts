@@ -36,9 +36,9 @@ const FLAGS_TAG = [(tag(16, FIXED32) & 0x7f) | 0x80, tag(16, FIXED32) >>> 7];
 /** The bytes every export of one gateway shares: its resource and its scope, each as its field. */
 export interface OtlpProtoFrame {
   /** `ResourceSpans.resource`, tag and length included. */
-  resource: Uint8Array;
+  resource: Buffer;
   /** `ScopeSpans.scope`, tag and length included. */
-  scope: Uint8Array;
+  scope: Buffer;
 }
 
 export function otlpProtoFrame(serviceName: string, scopeName: string): OtlpProtoFrame {
@@ -61,9 +61,29 @@ function frameRoom(frame: OtlpProtoFrame): number {
 }
 
 /**
+ * The buffers batches are written into, kept and reused: a batch takes one and gives it back once its
+ * request has been sent (its transport may retry the same bytes until then). A buffer that a batch
+ * outgrew comes back grown, so the few in use settle at the size a batch takes. Reusing them keeps V8's
+ * count of memory held outside its heap flat: a fresh buffer per batch grows it by megabytes a second at
+ * a busy gateway, and V8 answers that growth with full collections.
+ */
+export class BatchBuffers {
+  private readonly free: Buffer[] = [];
+
+  constructor(private readonly initialBytes: number) {}
+
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.initialBytes);
+  }
+
+  give(buffer: Buffer): void {
+    if (this.free.length < 4) this.free.push(buffer);
+  }
+}
+
+/**
  * One export request being written: the spans of the calls added, then the frame when `request()` is
- * asked for. A batch is sent once (its transport may retry the same bytes), so each batch has its own
- * buffer.
+ * asked for. Its buffer is its own from `take` until `release`.
  */
 export class ProtoSpanBatch implements SpanBatch {
   calls = 0;
@@ -72,11 +92,16 @@ export class ProtoSpanBatch implements SpanBatch {
 
   constructor(
     private readonly frame: OtlpProtoFrame,
-    capacity: number,
+    private readonly buffers: BatchBuffers,
   ) {
     this.room = frameRoom(frame);
-    this.writer = new ProtoWriter(this.room + capacity);
+    this.writer = new ProtoWriter(0, buffers.take());
     this.writer.pos = this.room;
+  }
+
+  /** Gives the buffer back: the request is sent, or will not be. */
+  release(): void {
+    this.buffers.give(this.writer.buffer);
   }
 
   /** The spans' bytes so far (to size the next batch). */
@@ -124,7 +149,13 @@ function writeSpan(w: ProtoWriter, span: SpanRecord): void {
   w.byte(tag(8, FIXED64));
   w.time(span.endMs);
   const { attributes } = span;
-  for (const key in attributes) w.keyValue(tag(9, BYTES), key, attributes[key]);
+  for (const key in attributes) {
+    const value = attributes[key];
+    const entry =
+      typeof value === 'string' || typeof value === 'boolean' ? spanAttribute(key, value) : undefined;
+    if (entry !== undefined) w.raw(entry);
+    else w.keyValue(tag(9, BYTES), key, value);
+  }
   // dropped attributes, dropped events, dropped links: always written, as 0.
   w.byte(tag(10, VARINT));
   w.byte(0);
@@ -153,9 +184,9 @@ function varintSize(value: number): number {
 }
 
 /** `tag + length + key` of each attribute key, made once: the gateway's keys are a fixed set of its own. */
-const keyFields = new Map<string, Uint8Array>();
+const keyFields = new Map<string, Buffer>();
 
-function keyField(key: string): Uint8Array {
+function keyField(key: string): Buffer {
   let field = keyFields.get(key);
   if (field === undefined) {
     const w = new ProtoWriter(key.length * 3 + 8);
@@ -164,6 +195,34 @@ function keyField(key: string): Uint8Array {
     keyFields.set(key, field);
   }
   return field;
+}
+
+/**
+ * A span's attribute entry (`Span.attributes`, tag and length included) of each key and short text or
+ * boolean value met, made once: most of a call's attributes repeat from call to call (the operation, the
+ * provider, the model, the workspace), and copying an entry is several times cheaper than writing it. A
+ * key stops gaining entries at `MAX_VALUES_PER_KEY` (a value unique to each call, an id, is not kept at
+ * all: it is longer than an entry kept may be, or, once the key's entries are full, written each time).
+ */
+const spanAttributes = new Map<string, Map<string | boolean, Buffer>>();
+const MAX_VALUES_PER_KEY = 256;
+const MAX_KEPT_VALUE_LENGTH = 64;
+
+function spanAttribute(key: string, value: string | boolean): Buffer | undefined {
+  let byValue = spanAttributes.get(key);
+  if (byValue === undefined) {
+    byValue = new Map();
+    spanAttributes.set(key, byValue);
+  }
+  let entry = byValue.get(value);
+  if (entry !== undefined) return entry;
+  if (byValue.size >= MAX_VALUES_PER_KEY) return undefined;
+  if (typeof value === 'string' && value.length > MAX_KEPT_VALUE_LENGTH) return undefined;
+  const w = new ProtoWriter(256);
+  w.keyValue(tag(9, BYTES), key, value);
+  entry = w.bytes();
+  byValue.set(value, entry);
+  return entry;
 }
 
 const NANOS_PER_SECOND = 1_000_000_000;
@@ -178,12 +237,15 @@ class ProtoWriter {
     this.buffer = buffer ?? Buffer.allocUnsafeSlow(capacity);
   }
 
-  bytes(): Uint8Array {
-    return Uint8Array.prototype.slice.call(this.buffer, 0, this.pos);
+  bytes(): Buffer {
+    return Buffer.from(this.buffer.subarray(0, this.pos));
   }
 
   private ensure(more: number): void {
-    if (this.pos + more <= this.buffer.length) return;
+    if (this.pos + more > this.buffer.length) this.grow(more);
+  }
+
+  private grow(more: number): void {
     let size = this.buffer.length * 2;
     while (size < this.pos + more) size *= 2;
     const grown = Buffer.allocUnsafeSlow(size);
@@ -196,17 +258,10 @@ class ProtoWriter {
     this.buffer[this.pos++] = value;
   }
 
-  /** Copies bytes; a few at a time in a loop, cheaper than a native copy for the short ones written here. */
-  raw(bytes: Uint8Array): void {
-    const length = bytes.length;
-    this.ensure(length);
-    if (length > 64) {
-      this.buffer.set(bytes, this.pos);
-      this.pos += length;
-      return;
-    }
-    const buf = this.buffer;
-    for (let i = 0; i < length; i++) buf[this.pos++] = bytes[i];
+  raw(bytes: Buffer): void {
+    this.ensure(bytes.length);
+    this.buffer.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
   /** A varint of a non-negative integer up to 2^53, or a negative one as protobuf's ten-byte int64. */
@@ -312,11 +367,13 @@ class ProtoWriter {
     const length = hex.length >>> 1;
     this.ensure(2 + length);
     const buf = this.buffer;
-    buf[this.pos++] = fieldTag;
-    buf[this.pos++] = length;
-    for (let i = 0; i < length; i++) {
-      buf[this.pos++] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
+    let pos = this.pos;
+    buf[pos++] = fieldTag;
+    buf[pos++] = length;
+    for (let i = 0; i < 2 * length; i += 2) {
+      buf[pos++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
     }
+    this.pos = pos;
   }
 
   /**

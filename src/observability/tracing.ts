@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
 import { JsonSpanBatch, otlpJsonFrame, SCOPE_NAME } from './otlp-json.js';
-import { otlpProtoFrame, ProtoSpanBatch } from './otlp-proto.js';
+import { BatchBuffers, otlpProtoFrame, ProtoSpanBatch } from './otlp-proto.js';
 import { SpanQueue, type SpanBatch } from './span-queue.js';
 import type { SpanRecord } from './span-record.js';
 
@@ -104,7 +104,13 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
   const exporter = await createOtlpExporter(options);
   const queue = new SpanQueue(
     batchMaker(options),
-    (batch) => new Promise((resolve) => exporter.export(batch, () => resolve())),
+    (batch) =>
+      new Promise((resolve) =>
+        exporter.export(batch, () => {
+          batch.release?.();
+          resolve();
+        }),
+      ),
     { delayMs: options.delayMs, maxBatch: MAX_BATCH, maxQueued: 16 * MAX_BATCH },
   );
 
@@ -133,21 +139,20 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
 /** A batch's export request, in the encoding its exporter sends. */
 interface EncodedBatch extends SpanBatch {
   request(): Uint8Array;
+  /** The request has been sent, or will not be: what it was written into may be reused. */
+  release?(): void;
 }
 
-/** New batches for the protocol. A protobuf batch is one buffer, sized by what the last batch took. */
+/** New batches for the protocol. A protobuf batch is one buffer, taken from those the sent batches gave back. */
 function batchMaker(options: TraceExportOptions): () => EncodedBatch {
   if (options.protocol === 'http/json') {
     const frame = otlpJsonFrame(options.serviceName, SCOPE_NAME);
     return () => new JsonSpanBatch(frame);
   }
   const frame = otlpProtoFrame(options.serviceName, SCOPE_NAME);
-  let last: ProtoSpanBatch | undefined;
-  return () => {
-    const perCall = last && last.calls > 0 ? last.size / last.calls : 1024;
-    last = new ProtoSpanBatch(frame, Math.ceil(perCall * MAX_BATCH * 1.1));
-    return last;
-  };
+  // About what a full batch of calls with a few spans each takes; a larger one grows its buffer once.
+  const buffers = new BatchBuffers(MAX_BATCH * 1024);
+  return () => new ProtoSpanBatch(frame, buffers);
 }
 
 /**

@@ -11,7 +11,7 @@ import { decodeTraceRequest } from '../fakes/otlp/protobuf.js';
 import { FinishedSpan, spanCommons } from '../helpers/finished-span.js';
 import { attempt, hook, request, spans, START, TRACE } from '../helpers/sample-spans.js';
 import { SCOPE_NAME } from '../../src/observability/otlp-json.js';
-import { otlpProtoFrame, ProtoSpanBatch } from '../../src/observability/otlp-proto.js';
+import { BatchBuffers, otlpProtoFrame, ProtoSpanBatch } from '../../src/observability/otlp-proto.js';
 import type { SpanRecord } from '../../src/observability/span-record.js';
 
 const commons = spanCommons(api, resources, 'gateway-under-test');
@@ -23,9 +23,9 @@ function sdkBytes(records: SpanRecord[]): Buffer {
   );
 }
 
-/** Our request for these calls, written into a batch of this capacity. */
+/** Our request for these calls, written into a batch whose buffers start at this size. */
 function ours(calls: SpanRecord[][], capacity = 1 << 16): Buffer {
-  const batch = new ProtoSpanBatch(frame, capacity);
+  const batch = new ProtoSpanBatch(frame, new BatchBuffers(capacity));
   for (const call of calls) batch.add(call);
   expect(batch.calls).toBe(calls.length);
   return Buffer.from(batch.request());
@@ -56,6 +56,21 @@ describe('OTLP protobuf encoding', () => {
     };
     const calls = Array.from({ length: 50 }, () => [long, request]);
     expect(ours(calls, 64).equals(sdkBytes(calls.flat()))).toBe(true);
+  });
+
+  it("reuses a sent batch's buffer, grown, for a later batch, which writes its own request", () => {
+    const buffers = new BatchBuffers(64);
+    const first = new ProtoSpanBatch(frame, buffers);
+    for (let i = 0; i < 20; i++) first.add(spans);
+    const firstBytes = Buffer.from(first.request());
+    first.release();
+    const second = new ProtoSpanBatch(frame, buffers);
+    second.add([attempt]);
+    const view = second.request();
+    // The grown buffer came back: the second batch did not start a new one.
+    expect(view.buffer.byteLength).toBeGreaterThan(64 * 8);
+    expect(Buffer.from(view).equals(sdkBytes([attempt]))).toBe(true);
+    expect(firstBytes.equals(sdkBytes(Array.from({ length: 20 }, () => spans).flat()))).toBe(true);
   });
 
   it('decodes, field by field, to the spans it was given', () => {
