@@ -1,16 +1,18 @@
 /**
- * What encoding a batch of spans for OTLP/HTTP JSON costs, in-process: 512 spans shaped like a plain chat
- * call's (a request span and its provider call's, every second call failed), as the batch processor hands
- * them to the exporter, encoded by the SDK's JSON serializer (what the SDK's OTLP exporter sends) and by
- * the gateway's own encoder (observability/otlp-json.ts), each including the `ReadableSpan` views the batch
- * processor holds. Bounded: a warm-up, then N timed batches of each, interleaved.
+ * What encoding a batch of spans for OTLP/HTTP costs, in-process: 512 spans shaped like a plain chat call's
+ * (a request span and its provider call's, every second call failed), encoded in each of OTLP's encodings by
+ * the SDK's serializers (what the SDK's OTLP exporters send; given the `ReadableSpan` views a batch
+ * processor would hold) and by the gateway's own encoders (observability/otlp-json.ts, otlp-proto.ts, as
+ * its span queue uses them: each call's spans written when it ends). Bounded: a warm-up, then N timed
+ * batches of each, interleaved.
  * `npx tsx bench/otlp-encoding.ts [batches]`; prints µs per span (median and fastest batch) as JSON.
  */
 import { performance } from 'node:perf_hooks';
 import * as api from '@opentelemetry/api';
 import * as resources from '@opentelemetry/resources';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { otlpJsonFrame, otlpJsonRequest, SCOPE_NAME, spansJson } from '../src/observability/otlp-json.js';
+import { BatchBuffers, otlpProtoFrame, ProtoSpanBatch } from '../src/observability/otlp-proto.js';
 import { FinishedSpan, spanCommons } from '../test/helpers/finished-span.js';
 import type { SpanRecord } from '../src/observability/span-record.js';
 import { round, summarise } from './stats.js';
@@ -87,16 +89,29 @@ const calls = Array.from({ length: BATCH_SIZE / 2 }, (_, i) => callSpans(i));
 const records = calls.flat();
 const commons = spanCommons(api, resources, 'ai-gateway');
 const frame = otlpJsonFrame('ai-gateway', SCOPE_NAME);
+const protoFrame = otlpProtoFrame('ai-gateway', SCOPE_NAME);
+const buffers = new BatchBuffers(BATCH_SIZE * 1024);
 
 /** Each path from the gateway's records to the bytes of one export, as the exporter would send them. */
 const paths: Record<string, () => Uint8Array | undefined> = {
-  sdk: () => JsonTraceSerializer.serializeRequest(records.map((record) => new FinishedSpan(record, commons))),
+  sdk_json: () =>
+    JsonTraceSerializer.serializeRequest(records.map((record) => new FinishedSpan(record, commons))),
   // As the exporter does: each call's spans written to bytes when the call ends, then joined.
-  gateway: () =>
+  gateway_json: () =>
     otlpJsonRequest(
       frame,
       calls.map((spans) => Buffer.from(spansJson(spans))),
     ),
+  sdk_protobuf: () =>
+    ProtobufTraceSerializer.serializeRequest(records.map((record) => new FinishedSpan(record, commons))),
+  // Each call's spans written into the batch's buffer when it ends; the frame when it is sent.
+  gateway_protobuf: () => {
+    const batch = new ProtoSpanBatch(protoFrame, buffers);
+    for (const spans of calls) batch.add(spans);
+    const bytes = batch.request();
+    batch.release();
+    return bytes;
+  },
 };
 
 function timeBatch(path: () => Uint8Array | undefined): number {
@@ -105,7 +120,7 @@ function timeBatch(path: () => Uint8Array | undefined): number {
   return ((performance.now() - started) * 1000) / BATCH_SIZE;
 }
 
-const samples: Record<string, number[]> = { sdk: [], gateway: [] };
+const samples: Record<string, number[]> = Object.fromEntries(Object.keys(paths).map((name) => [name, []]));
 for (let i = 0; i < WARM_UP; i++) for (const path of Object.values(paths)) path();
 for (let i = 0; i < BATCHES; i++) {
   for (const [name, path] of Object.entries(paths)) samples[name].push(timeBatch(path));
@@ -117,9 +132,9 @@ console.log(
   JSON.stringify({
     spans_per_batch: BATCH_SIZE,
     batches: BATCHES,
-    us_per_span_p50: { sdk: p50('sdk'), gateway: p50('gateway') },
-    us_per_span_min: { sdk: min('sdk'), gateway: min('gateway') },
-    bytes_per_span: { sdk: bytes('sdk'), gateway: bytes('gateway') },
+    us_per_span_p50: Object.fromEntries(Object.keys(paths).map((name) => [name, p50(name)])),
+    us_per_span_min: Object.fromEntries(Object.keys(paths).map((name) => [name, min(name)])),
+    bytes_per_span: Object.fromEntries(Object.keys(paths).map((name) => [name, bytes(name)])),
     node: process.version,
   }),
 );
