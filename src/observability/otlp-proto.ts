@@ -63,9 +63,9 @@ function frameRoom(frame: OtlpProtoFrame): number {
 /**
  * The buffers batches are written into, kept and reused: a batch takes one and gives it back once its
  * request has been sent (its transport may retry the same bytes until then). A buffer that a batch
- * outgrew comes back grown, so the few in use settle at the size a batch takes. Reusing them keeps V8's
- * count of memory held outside its heap flat: a fresh buffer per batch grows it by megabytes a second at
- * a busy gateway, and V8 answers that growth with full collections.
+ * outgrew comes back grown, so the few in use settle at the size a batch takes. Reusing them keeps the
+ * memory held outside V8's heap from climbing by a batch's size with every batch (megabytes a second at a
+ * busy gateway), which V8 weighs when it schedules full collections.
  */
 export class BatchBuffers {
   private readonly free: Buffer[] = [];
@@ -95,18 +95,15 @@ export class ProtoSpanBatch implements SpanBatch {
     private readonly buffers: BatchBuffers,
   ) {
     this.room = frameRoom(frame);
-    this.writer = new ProtoWriter(0, buffers.take());
+    const buffer = buffers.take();
+    // The frame is written into the room before the spans, so the buffer must hold it from the start.
+    this.writer = new ProtoWriter(2 * this.room, buffer.length >= 2 * this.room ? buffer : undefined);
     this.writer.pos = this.room;
   }
 
   /** Gives the buffer back: the request is sent, or will not be. */
   release(): void {
     this.buffers.give(this.writer.buffer);
-  }
-
-  /** The spans' bytes so far (to size the next batch). */
-  get size(): number {
-    return this.writer.pos - this.room;
   }
 
   add(spans: readonly SpanRecord[]): void {
