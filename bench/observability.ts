@@ -17,7 +17,7 @@ import { parseArgs as parseNodeArgs } from 'node:util';
 import { parseArgs } from './args.js';
 import { compileChildren } from './compile-children.js';
 import { startGateway } from './gateway.js';
-import { cpuTimeMs, guardChildren, startScript, type Child } from './processes.js';
+import { cpuTimeMs, guardChildren, startScript, waitUntilIdle, type Child } from './processes.js';
 import type { Target } from './target.js';
 import { runWrk } from './wrk.js';
 
@@ -61,25 +61,11 @@ async function measure(target: Target, server: Child, durationS: number): Promis
     upstreamLatencyMs: UPSTREAM_LATENCY_MS,
     pin: LOAD_CORE,
   });
-  // What the load left to do (records to write, spans to send, garbage) is its cost too, and must not run
-  // on the server core while the other gateway is measured.
-  await settle(server);
+  await waitUntilIdle(server);
   const cpuMs = (cpuTimeMs(server.pid) ?? NaN) - cpu0;
   if (r.non2xx > 0 || r.errors > 0)
     throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return { rps: r.rps, cpuPerRequestUs: (cpuMs * 1000) / r.total };
-}
-
-/** Waits until the server has been idle (under 2 ms of CPU in 200 ms) or 5 s have passed. */
-async function settle(server: Child): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  let last = cpuTimeMs(server.pid) ?? 0;
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const now = cpuTimeMs(server.pid) ?? 0;
-    if (now - last < 2) return;
-    last = now;
-  }
 }
 
 function median(values: number[]): number {

@@ -180,6 +180,22 @@ export function cpuTimeMs(pid: number): number | undefined {
   }
 }
 
+/**
+ * Waits until a server has been idle (under 2 ms of CPU in 200 ms) or 5 s have passed: what a round of
+ * load left it to do (records to write, spans to send, garbage) is that round's cost, and must not run on
+ * the server core while the next round loads another server.
+ */
+export async function waitUntilIdle(server: Child): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let last = cpuTimeMs(server.pid) ?? 0;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuTimeMs(server.pid) ?? 0;
+    if (now - last < 2) return;
+    last = now;
+  }
+}
+
 /** Busy (everything but idle and iowait) and softirq time of one core so far, in ms, from /proc/stat. */
 export function coreTimesMs(core: number): { busy: number; softirq: number } | undefined {
   try {

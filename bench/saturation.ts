@@ -2,8 +2,9 @@
 // limit. The bare proxy and the gateway each run alone on core 1 (`taskset -c 1`); wrk, the fake upstream
 // and this process share core 0. 512 connections against a 20 ms upstream ask for up to 25,600
 // requests/s, far more than one core of Node serves, so each proxy answers as fast as its core allows:
-// the throughput ratio is then the ratio of their costs. Rounds are interleaved (bare, gateway, bare, …)
-// and the median of each is kept, so a disturbance on the machine hits both alike.
+// the throughput ratio is then the ratio of their costs. Rounds are interleaved, the two taking turns to go
+// first, each waiting for its server to be idle again, and the median of each is kept, so a disturbance
+// on the machine hits both alike.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -12,7 +13,15 @@ import type { Args } from './args.js';
 import { compileChildren } from './compile-children.js';
 import { checkTarget, startGateway } from './gateway.js';
 import { measureSequential, printSequential } from './measure-latency.js';
-import { coreTimesMs, cpuTimeMs, guardChildren, peakRssMB, startScript, type Child } from './processes.js';
+import {
+  coreTimesMs,
+  cpuTimeMs,
+  guardChildren,
+  peakRssMB,
+  startScript,
+  waitUntilIdle,
+  type Child,
+} from './processes.js';
 import { machineInfo } from './report.js';
 import {
   judgeSaturation,
@@ -76,8 +85,10 @@ async function measureRound(
     throw new Error(`${target.name}, round ${roundNo}: ${err.message}${serverState(server)}`);
   });
   const wallMs = performance.now() - started;
-  const cpuMs = (cpuTimeMs(pid) ?? NaN) - (cpu0 ?? NaN);
   const [d0, d1] = [coreTimesMs(0), coreTimesMs(1)];
+  // What the load left the server to do is this round's cost too (processes.ts, waitUntilIdle).
+  await waitUntilIdle(server);
+  const cpuMs = (cpuTimeMs(pid) ?? NaN) - (cpu0 ?? NaN);
   const pct = (ms: number) => round((ms * 100) / wallMs, 1);
   return {
     round: roundNo,
@@ -241,8 +252,10 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
         upstreamLatencyMs: UPSTREAM_LATENCY_MS,
         pin: LOAD_CORE,
       });
+    // The two take turns going first: the one measured second in a pair came out several percent cheaper
+    // with two identical servers (docs/benchmarks.md, "OTLP protobuf").
     for (let n = 1; n <= ROUNDS; n++)
-      for (const t of loaded) {
+      for (const t of n % 2 === 1 ? loaded : [...loaded].reverse()) {
         const r = await measureRound(t, servers.get(t.name)!, n, s.roundS);
         printRound(r);
         report.rounds.push(r);
