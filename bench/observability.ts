@@ -1,13 +1,15 @@
-// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8] [--no-traces] [--cpu-prof <dir>]`: what metrics
-// and traces cost at saturation.
+// `npx tsx bench/observability.ts [--rounds 4] [--seconds 8] [--generations 1] [--connections 512] [--no-traces]
+// [--cpu-prof <dir>]`: what metrics and traces cost at saturation (or, `--connections 64`, below it).
 // Two gateways from the same build, started as `npm start` starts them and pinned to core 1 (wrk, the fake
 // upstream, the OTLP receiver and this process on core 0, as in `npm run bench -- --mode saturation`): one
 // with `GATEWAY_METRICS=off` and no traces, one with metrics on and every call traced to a local OTLP
-// receiver that accepts each export (`--no-traces`: metrics only). Only one is loaded at a time, in interleaved rounds (taking turns to go first,
-// on, …) so that a disturbance hits both; reports the median requests/s and server CPU per request of
-// each, and their ratios; the two take turns going first. `--cpu-prof <dir>`: each gateway also writes a V8 CPU profile under <dir>/off and
-// <dir>/on when it stops. The gateways' environment is this process's: `OTEL_TRACES_SAMPLER=traceidratio
-// OTEL_TRACES_SAMPLER_ARG=0.1` measures sampled traces. Run `npm run build` first.
+// receiver that accepts each export (`--no-traces`: metrics only). Only one is loaded at a time, in
+// interleaved rounds that they take turns to start, each round followed by a wait for its gateway to be
+// idle again; `--generations N` repeats that with N fresh pairs of gateways. Reports the median requests/s
+// and server CPU per request of each, and their ratios. `--cpu-prof <dir>`: each gateway also writes a V8
+// CPU profile under <dir>/off and <dir>/on when it stops. The gateways' environment is this process's:
+// `OTEL_TRACES_SAMPLER=traceidratio OTEL_TRACES_SAMPLER_ARG=0.1` measures sampled traces. Run
+// `npm run build` first.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -31,6 +33,8 @@ const HARD_LIMIT_MS = 300_000;
 const { values } = parseNodeArgs({
   options: {
     rounds: { type: 'string', default: '4' },
+    // `--generations N`: N pairs of fresh gateways, `--rounds` each (see main).
+    generations: { type: 'string', default: '1' },
     seconds: { type: 'string', default: '8' },
     // `--connections 64`: below saturation (64 × 20 ms caps the load near 3,200 requests/s), where CPU per
     // request is the cost, without the feedback of a saturated event loop (docs/benchmarks.md).
@@ -43,6 +47,7 @@ const { values } = parseNodeArgs({
   },
 });
 const rounds = Number(values.rounds);
+const generations = Number(values.generations);
 const seconds = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const traced = !values['no-traces'];
@@ -106,33 +111,45 @@ async function main(): Promise<void> {
         },
       },
     ];
-    const started: Array<{ name: string; target: Target; child: Child }> = [];
-    for (const variant of variants) {
-      // The gateway's environment is this process's, plus what startGateway sets.
-      Object.assign(process.env, variant.env);
-      const profileFlags =
-        profileDir === undefined
-          ? []
-          : ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, variant.name)}`];
-      const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE, profileFlags);
-      if ('reason' in gateway) throw new Error(`gateway (${variant.name}) did not start: ${gateway.reason}`);
-      children.push(gateway.child);
-      dataDirs.push(gateway.dataDir);
-      started.push({ name: variant.name, target: gateway.target, child: gateway.child });
-    }
+    const results = new Map<string, Round[]>(variants.map((v) => [v.name, []]));
+    // Fresh gateways for each generation: one process can stay several percent cheaper or dearer than
+    // another of the same build and settings for its whole life (compiled code, heap layout), so a
+    // comparison of one pair of processes says as much about them as about the settings.
+    let round = 0;
+    for (let generation = 1; generation <= generations; generation++) {
+      const started: Array<{ name: string; target: Target; child: Child }> = [];
+      for (const variant of variants) {
+        // The gateway's environment is this process's, plus what startGateway sets.
+        Object.assign(process.env, variant.env);
+        const profileFlags =
+          profileDir === undefined
+            ? []
+            : ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, variant.name)}`];
+        const gateway = await startGateway(args, repoRoot, upstreamUrl, SERVER_CORE, profileFlags);
+        if ('reason' in gateway)
+          throw new Error(`gateway (${variant.name}) did not start: ${gateway.reason}`);
+        children.push(gateway.child);
+        dataDirs.push(gateway.dataDir);
+        started.push({ name: variant.name, target: gateway.target, child: gateway.child });
+      }
 
-    for (const g of started) await measure(g.target, g.child, 3); // warm-up
-    const results = new Map<string, Round[]>(started.map((g) => [g.name, []]));
-    for (let i = 1; i <= rounds; i++) {
-      // Off first in odd rounds, on first in even ones: whichever goes second in a pair measured several
-      // percent cheaper in a control run with two identical gateways, so each takes both places equally.
-      const order = i % 2 === 1 ? started : [...started].reverse();
-      for (const g of order) {
-        const r = await measure(g.target, g.child, seconds);
-        results.get(g.name)!.push(r);
-        console.log(
-          `round ${i} ${g.name.padEnd(3)} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpuPerRequestUs.toFixed(0).padStart(5)} µs CPU/request`,
-        );
+      for (const g of started) await measure(g.target, g.child, 3); // warm-up
+      for (let i = 1; i <= rounds; i++) {
+        round += 1;
+        // Off first in odd rounds, on first in even ones: whichever went second in a pair measured several
+        // percent cheaper in a control run with two identical gateways, so each takes both places equally.
+        const order = round % 2 === 1 ? started : [...started].reverse();
+        for (const g of order) {
+          const r = await measure(g.target, g.child, seconds);
+          results.get(g.name)!.push(r);
+          console.log(
+            `generation ${generation} round ${i} ${g.name.padEnd(3)} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpuPerRequestUs.toFixed(0).padStart(5)} µs CPU/request`,
+          );
+        }
+      }
+      for (const g of started) {
+        await g.child.stop();
+        children.splice(children.indexOf(g.child), 1);
       }
     }
     const off = results.get('off')!;
@@ -144,6 +161,7 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify(
         {
+          generations,
           rounds,
           seconds_per_round: seconds,
           connections: CONNECTIONS,
