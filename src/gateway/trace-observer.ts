@@ -13,7 +13,6 @@ import { attemptCost } from './call-cost.js';
 import type { HookResult } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
-import type { Usage } from '../core/openai-types.js';
 
 /** `gen_ai.operation.name` of each endpoint. */
 const OPERATIONS: Readonly<Record<string, string>> = {
@@ -62,6 +61,10 @@ export function callSpans(
   const requestModel = typeof body.model === 'string' ? body.model : undefined;
 
   const errorType = error ? String(error.code ?? error.type) : undefined;
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  const usage = summary.usage;
+  // One object of a fixed shape, the attributes without a value left undefined (the encoders skip them):
+  // built at once, it does not grow a property store key by key.
   const attributes: Attributes = {
     'gen_ai.operation.name': operation,
     'http.request.method': ctx.method,
@@ -69,17 +72,21 @@ export function callSpans(
     'gateway.trace_id': ctx.traceId,
     'gateway.retry_count': state.retryCount,
     'gateway.stream': summary.stream,
+    'gen_ai.provider.name': providerName(state.provider),
+    'gen_ai.request.model': requestModel,
+    'gen_ai.response.model': error ? undefined : (summary.model ?? undefined),
+    'gen_ai.request.max_tokens': number(body.max_completion_tokens) ?? number(body.max_tokens),
+    'gen_ai.request.temperature': number(body.temperature),
+    'gen_ai.request.top_p': number(body.top_p),
+    'gen_ai.request.choice.count': number(body.n),
+    'gen_ai.usage.input_tokens': usage?.prompt_tokens,
+    'gen_ai.usage.output_tokens': usage?.completion_tokens,
+    'gateway.workspace_id': ctx.apiKey.workspace_id ?? undefined,
+    'gateway.target': state.targetPath ?? undefined,
+    'gateway.cache_status': state.cacheStatus ?? undefined,
+    'gateway.cost_usd': state.cost ?? undefined,
+    'error.type': errorType,
   };
-  put(attributes, 'gen_ai.provider.name', providerName(state.provider));
-  put(attributes, 'gen_ai.request.model', requestModel);
-  if (!error) put(attributes, 'gen_ai.response.model', summary.model ?? undefined);
-  putRequestParameters(attributes, body);
-  putUsage(attributes, summary.usage);
-  put(attributes, 'gateway.workspace_id', ctx.apiKey.workspace_id ?? undefined);
-  put(attributes, 'gateway.target', state.targetPath ?? undefined);
-  put(attributes, 'gateway.cache_status', state.cacheStatus ?? undefined);
-  put(attributes, 'gateway.cost_usd', state.cost ?? undefined);
-  put(attributes, 'error.type', errorType);
   const request: SpanRecord = {
     name: ctx.spanName ?? spanName(operation, requestModel),
     kind: 'server',
@@ -115,12 +122,13 @@ function attemptSpan(
   const spanId = otelSpanId(attempt.spanId);
   const startMs = place.epoch(attempt.started);
   const endMs = place.epoch(attempt.ended);
-  const attributes: Attributes = {};
-  put(attributes, 'gen_ai.provider.name', providerName(attempt.provider));
-  attributes['gateway.target'] = attempt.path;
-  attributes['gateway.retry'] = attempt.retry;
-  attributes['gateway.fallback'] = attempt.path !== place.firstPath;
-  const span = (name: string, kind: SpanRecord['kind'], error: string | undefined): SpanRecord => ({
+  const fallback = attempt.path !== place.firstPath;
+  const span = (
+    name: string,
+    kind: SpanRecord['kind'],
+    error: string | undefined,
+    attributes: Attributes,
+  ): SpanRecord => ({
     name,
     kind,
     traceId: place.traceId,
@@ -132,29 +140,44 @@ function attemptSpan(
     attributes,
     error,
   });
+  const provider = providerName(attempt.provider);
   if (answeredFromCache(attempt.cacheStatus) && outcome.ok) {
-    return span('cache hit', 'internal', undefined);
+    return span('cache hit', 'internal', undefined, {
+      'gen_ai.provider.name': provider,
+      'gateway.target': attempt.path,
+      'gateway.retry': attempt.retry,
+      'gateway.fallback': fallback,
+    });
   }
   if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {
     return span(
       outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused',
       'internal',
       outcome.reason,
+      {
+        'gen_ai.provider.name': provider,
+        'gateway.target': attempt.path,
+        'gateway.retry': attempt.retry,
+        'gateway.fallback': fallback,
+      },
     );
   }
-  attributes['gen_ai.operation.name'] = place.operation;
-  put(attributes, 'gen_ai.request.model', attempt.model);
-  if (outcome.ok) {
-    put(attributes, 'gen_ai.response.model', outcome.model ?? attempt.model);
-    putUsage(attributes, outcome.usage);
-    attributes['http.response.status_code'] = outcome.status;
-  } else if (outcome.status) {
-    attributes['http.response.status_code'] = outcome.status;
-  }
-  put(attributes, 'gateway.cost_usd', attemptCost(place.prices, attempt) ?? undefined);
   const errorType = outcome.ok ? undefined : outcome.reason;
-  put(attributes, 'error.type', errorType);
-  return span(spanName(place.operation, attempt.model), 'client', errorType);
+  const usage = outcome.ok ? outcome.usage : undefined;
+  return span(spanName(place.operation, attempt.model), 'client', errorType, {
+    'gen_ai.provider.name': provider,
+    'gateway.target': attempt.path,
+    'gateway.retry': attempt.retry,
+    'gateway.fallback': fallback,
+    'gen_ai.operation.name': place.operation,
+    'gen_ai.request.model': attempt.model,
+    'gen_ai.response.model': outcome.ok ? (outcome.model ?? attempt.model) : undefined,
+    'gen_ai.usage.input_tokens': usage?.prompt_tokens,
+    'gen_ai.usage.output_tokens': usage?.completion_tokens,
+    'http.response.status_code': outcome.ok ? outcome.status : outcome.status || undefined,
+    'gateway.cost_usd': attemptCost(place.prices, attempt) ?? undefined,
+    'error.type': errorType,
+  });
 }
 
 /**
@@ -202,23 +225,4 @@ function providerName(provider: string | null): string | undefined {
 /** `{operation} {model}`, or the operation alone when no model was named. */
 function spanName(operation: string, model: string | undefined): string {
   return model ? `${operation} ${model}` : operation;
-}
-
-/** Sets an attribute that has a value: OTLP has no "unset", so an undefined one is left out. */
-function put(attributes: Attributes, key: string, value: Attributes[string] | undefined): void {
-  if (value !== undefined) attributes[key] = value;
-}
-
-function putRequestParameters(attributes: Attributes, body: Record<string, unknown>): void {
-  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
-  put(attributes, 'gen_ai.request.max_tokens', number(body.max_completion_tokens) ?? number(body.max_tokens));
-  put(attributes, 'gen_ai.request.temperature', number(body.temperature));
-  put(attributes, 'gen_ai.request.top_p', number(body.top_p));
-  put(attributes, 'gen_ai.request.choice.count', number(body.n));
-}
-
-function putUsage(attributes: Attributes, usage: Usage | undefined): void {
-  if (!usage) return;
-  put(attributes, 'gen_ai.usage.input_tokens', usage.prompt_tokens);
-  put(attributes, 'gen_ai.usage.output_tokens', usage.completion_tokens);
 }

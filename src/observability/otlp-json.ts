@@ -75,7 +75,9 @@ export function spansJson(spans: readonly SpanRecord[]): string {
       '","attributes":[';
     let first = true;
     for (const key in span.attributes) {
-      text += (first ? '' : ',') + keyPrefix(key) + anyValue(span.attributes[key]) + '}';
+      const value = span.attributes[key];
+      if (value === undefined) continue;
+      text += (first ? '' : ',') + keyPrefix(key) + anyValue(value) + '}';
       first = false;
     }
     text +=

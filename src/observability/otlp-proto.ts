@@ -12,7 +12,7 @@
  * (same fields, same order, the same defaults written), which the tests check against the SDK's own output;
  * it knows nothing of span events, links or trace state, which the gateway never sets.
  */
-import { hrTime, type SpanKindName, type SpanRecord } from './span-record.js';
+import { hrTime, type AttributeValue, type SpanKindName, type SpanRecord } from './span-record.js';
 import type { SpanBatch } from './span-queue.js';
 
 /** OTLP's numbers for span kinds (the API's plus one: OTLP keeps 0 for "unspecified"). */
@@ -148,6 +148,7 @@ function writeSpan(w: ProtoWriter, span: SpanRecord): void {
   const { attributes } = span;
   for (const key in attributes) {
     const value = attributes[key];
+    if (value === undefined) continue;
     const entry =
       typeof value === 'string' || typeof value === 'boolean' ? spanAttribute(key, value) : undefined;
     if (entry !== undefined) w.raw(entry);
@@ -401,7 +402,7 @@ class ProtoWriter {
   }
 
   /** A `KeyValue` attribute as a repeated field's entry. */
-  keyValue(fieldTag: number, key: string, value: SpanRecord['attributes'][string]): void {
+  keyValue(fieldTag: number, key: string, value: AttributeValue): void {
     const entryAt = this.begin(fieldTag);
     this.raw(keyField(key));
     const valueAt = this.begin(tag(2, BYTES));

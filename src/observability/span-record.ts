@@ -1,9 +1,11 @@
 /**
  * A span as the gateway writes it: finished, with its times, ids and attributes. The trace observer makes
- * them from a call's summary (gateway/trace-observer.ts); tracing.ts hands them to OpenTelemetry's batch
- * processor and otlp-json.ts encodes them for the collector.
+ * them from a call's summary (gateway/trace-observer.ts); otlp-proto.ts or otlp-json.ts encodes them for the
+ * collector.
  */
 export type SpanKindName = 'server' | 'client' | 'internal';
+
+export type AttributeValue = string | number | boolean | string[];
 
 /** One finished span, ids as OpenTelemetry writes them (lower-case hex: 32 for a trace, 16 for a span). */
 export interface SpanRecord {
@@ -19,8 +21,8 @@ export interface SpanRecord {
   /** Milliseconds since the Unix epoch, fractional. */
   startMs: number;
   endMs: number;
-  /** Only the attributes that have a value (OTLP has no "unset"). */
-  attributes: Record<string, string | number | boolean | string[]>;
+  /** An undefined one has no value and is left out (OTLP has no "unset"). */
+  attributes: Record<string, AttributeValue | undefined>;
   /** Set when the span's operation failed: the error's type. */
   error: string | undefined;
 }

@@ -44,6 +44,14 @@ describe('OTLP JSON encoding', () => {
     expect(encodeOtlpJson(frame, [attempt])).toBe(sdkBytes([attempt]));
   });
 
+  it('leaves out an attribute without a value', () => {
+    const sparse: SpanRecord = {
+      ...attempt,
+      attributes: { first: undefined, ...attempt.attributes, 'gen_ai.request.model': undefined },
+    };
+    expect(encodeOtlpJson(frame, [sparse])).toBe(sdkBytes([attempt]));
+  });
+
   it('decodes, field by field, to what the SDK encoded', () => {
     const ours = JSON.parse(encodeOtlpJson(frame, spans)) as Decoded;
     const theirs = JSON.parse(sdkBytes(spans)) as Decoded;

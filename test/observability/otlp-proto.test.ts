@@ -40,6 +40,14 @@ describe('OTLP protobuf encoding', () => {
     expect(ours([spans, spans, spans], 16).equals(sdkBytes([...spans, ...spans, ...spans]))).toBe(true);
   });
 
+  it('leaves out an attribute without a value', () => {
+    const sparse: SpanRecord = {
+      ...attempt,
+      attributes: { first: undefined, ...attempt.attributes, 'gen_ai.request.model': undefined },
+    };
+    expect(ours([[sparse]]).equals(sdkBytes([attempt]))).toBe(true);
+  });
+
   it('writes lengths of more than one byte, large and negative integers, as the SDK does', () => {
     const long: SpanRecord = {
       ...attempt,
