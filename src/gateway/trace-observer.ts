@@ -141,26 +141,17 @@ function attemptSpan(
     error,
   });
   const provider = providerName(attempt.provider);
-  if (answeredFromCache(attempt.cacheStatus) && outcome.ok) {
-    return span('cache hit', 'internal', undefined, {
+  // A cache answer or a target skipped without a call: where and when in the walk, nothing of a model.
+  const skipped = (name: string, error: string | undefined) =>
+    span(name, 'internal', error, {
       'gen_ai.provider.name': provider,
       'gateway.target': attempt.path,
       'gateway.retry': attempt.retry,
       'gateway.fallback': fallback,
     });
-  }
+  if (answeredFromCache(attempt.cacheStatus) && outcome.ok) return skipped('cache hit', undefined);
   if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {
-    return span(
-      outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused',
-      'internal',
-      outcome.reason,
-      {
-        'gen_ai.provider.name': provider,
-        'gateway.target': attempt.path,
-        'gateway.retry': attempt.retry,
-        'gateway.fallback': fallback,
-      },
-    );
+    return skipped(outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused', outcome.reason);
   }
   const errorType = outcome.ok ? undefined : outcome.reason;
   const usage = outcome.ok ? outcome.usage : undefined;
