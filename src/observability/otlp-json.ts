@@ -10,19 +10,19 @@
  * own output; it knows nothing of span events, links or trace state, which the gateway never sets.
  */
 import type { SpanBatch } from './span-queue.js';
-import { hrTime, type SpanKindName, type SpanRecord } from './span-record.js';
+import {
+  hrTime,
+  OTLP_FLAGS_LOCAL,
+  OTLP_FLAGS_REMOTE_PARENT,
+  OTLP_KINDS,
+  OTLP_STATUS_ERROR,
+  OTLP_STATUS_UNSET,
+  type SpanRecord,
+} from './span-record.js';
 
-/** OTLP's numbers for span kinds (the API's plus one: OTLP keeps 0 for "unspecified"). */
-const OTLP_KINDS: Readonly<Record<SpanKindName, number>> = { internal: 1, server: 2, client: 3 };
-const STATUS_ERROR = 2;
-/**
- * OTLP span flags: W3C's sampled flag (the gateway exports only sampled spans), "has is-remote", and
- * "is remote" for a span whose parent is another service's (the client's span, from `traceparent`).
- */
-const FLAGS_LOCAL = 0x001 | 0x100;
-const FLAGS_REMOTE_PARENT = FLAGS_LOCAL | 0x200;
-const FLAGS_LOCAL_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_LOCAL}}`;
-const FLAGS_REMOTE_PARENT_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${FLAGS_REMOTE_PARENT}}`;
+const STATUS_UNSET = `{"code":${OTLP_STATUS_UNSET}}`;
+const FLAGS_LOCAL_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${OTLP_FLAGS_LOCAL}}`;
+const FLAGS_REMOTE_PARENT_TAIL = `,"links":[],"droppedLinksCount":0,"flags":${OTLP_FLAGS_REMOTE_PARENT}}`;
 
 /** No spans, no resource: as the SDK writes it. */
 const EMPTY_REQUEST = '{"resourceSpans":[]}';
@@ -83,8 +83,8 @@ export function spansJson(spans: readonly SpanRecord[]): string {
     text +=
       '],"droppedAttributesCount":0,"events":[],"droppedEventsCount":0,"status":' +
       (span.error === undefined
-        ? '{"code":0}'
-        : `{"code":${STATUS_ERROR},"message":${JSON.stringify(span.error)}}`) +
+        ? STATUS_UNSET
+        : `{"code":${OTLP_STATUS_ERROR},"message":${JSON.stringify(span.error)}}`) +
       (span.parentIsRemote ? FLAGS_REMOTE_PARENT_TAIL : FLAGS_LOCAL_TAIL);
   }
   return text;

@@ -12,17 +12,17 @@
  * (same fields, same order, the same defaults written), which the tests check against the SDK's own output;
  * it knows nothing of span events, links or trace state, which the gateway never sets.
  */
-import { hrTime, type AttributeValue, type SpanKindName, type SpanRecord } from './span-record.js';
+import {
+  hrTime,
+  OTLP_FLAGS_LOCAL,
+  OTLP_FLAGS_REMOTE_PARENT,
+  OTLP_KINDS,
+  OTLP_STATUS_ERROR,
+  OTLP_STATUS_UNSET,
+  type AttributeValue,
+  type SpanRecord,
+} from './span-record.js';
 import type { SpanBatch } from './span-queue.js';
-
-/** OTLP's numbers for span kinds (the API's plus one: OTLP keeps 0 for "unspecified"). */
-const OTLP_KINDS: Readonly<Record<SpanKindName, number>> = { internal: 1, server: 2, client: 3 };
-const STATUS_UNSET = 0;
-const STATUS_ERROR = 2;
-/** OTLP span flags: W3C's sampled flag, "has is-remote", and "is remote" for a span whose parent is the
- * client's (from `traceparent`). */
-const FLAGS_LOCAL = 0x001 | 0x100;
-const FLAGS_REMOTE_PARENT = FLAGS_LOCAL | 0x200;
 
 /** A field's tag byte: its number and wire type (every field written here has a number under 16). */
 const tag = (field: number, wireType: number) => (field << 3) | wireType;
@@ -164,11 +164,11 @@ function writeSpan(w: ProtoWriter, span: SpanRecord): void {
   const statusAt = w.begin(tag(15, BYTES));
   if (span.error) w.string(tag(2, BYTES), span.error);
   w.byte(tag(3, VARINT));
-  w.byte(span.error === undefined ? STATUS_UNSET : STATUS_ERROR);
+  w.byte(span.error === undefined ? OTLP_STATUS_UNSET : OTLP_STATUS_ERROR);
   w.end(statusAt);
   w.byte(FLAGS_TAG[0]);
   w.byte(FLAGS_TAG[1]);
-  w.fixed32(span.parentIsRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL);
+  w.fixed32(span.parentIsRemote ? OTLP_FLAGS_REMOTE_PARENT : OTLP_FLAGS_LOCAL);
   w.end(spanAt);
 }
 

@@ -27,6 +27,17 @@ export interface SpanRecord {
   error: string | undefined;
 }
 
+/** OTLP's numbers for span kinds (the API's plus one: OTLP keeps 0 for "unspecified"), for both encoders. */
+export const OTLP_KINDS: Readonly<Record<SpanKindName, number>> = { internal: 1, server: 2, client: 3 };
+export const OTLP_STATUS_UNSET = 0;
+export const OTLP_STATUS_ERROR = 2;
+/**
+ * OTLP span flags: W3C's sampled flag (the gateway exports only sampled spans), "has is-remote", and
+ * "is remote" for a span whose parent is another service's (the client's span, from `traceparent`).
+ */
+export const OTLP_FLAGS_LOCAL = 0x001 | 0x100;
+export const OTLP_FLAGS_REMOTE_PARENT = OTLP_FLAGS_LOCAL | 0x200;
+
 /**
  * Milliseconds since the epoch, fractional, as OpenTelemetry's `[seconds, nanoseconds]` (the nanoseconds
  * rounded to the nearest).
