@@ -112,6 +112,7 @@ export async function createGatewayServer(
         protocol: settings.tracesProtocol,
         delayMs: settings.tracesDelayMs,
         sampleRatio: settings.tracesSampleRatio,
+        shutdownTimeoutMs: settings.tracesExportTimeoutMs,
       })
     : undefined;
   const retention =

@@ -77,6 +77,8 @@ export interface Settings {
   tracesDelayMs: number;
   /** The share of traces whose calls are exported, 0 to 1 (`OTEL_TRACES_SAMPLER`); 1 unless set. */
   tracesSampleRatio: number;
+  /** How long stopping may spend sending the spans still queued (`OTEL_BSP_EXPORT_TIMEOUT`), ms. */
+  tracesExportTimeoutMs: number;
   /** Where file contents live: S3-compatible storage when a bucket is set, else `<dataDir>/blobs`. */
   s3: S3Settings | undefined;
   /** Largest file upload, bytes; a `batch` file's own bound and its most lines. */
@@ -229,6 +231,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tracesProtocol: tracesProtocol(source),
     tracesDelayMs: integer(source, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1),
     tracesSampleRatio: tracesSampleRatio(source),
+    tracesExportTimeoutMs: integer(source, 'OTEL_BSP_EXPORT_TIMEOUT', 30_000),
     contextWindows: contextWindows(source, 'GATEWAY_CONTEXT_WINDOWS'),
     s3: s3Settings(source),
     fileMaxBytes: integer(source, 'GATEWAY_FILE_MAX_BYTES', 512 * 1024 * 1024, 1),

@@ -65,12 +65,28 @@ export class SpanQueue<B extends SpanBatch> {
     } else this.arm();
   }
 
-  /** Sends everything waiting, batch after batch. */
-  async flush(): Promise<void> {
+  /**
+   * Sends everything waiting, batch after batch, until `deadline` (a `performance.now()` time): what is
+   * still waiting then is dropped and counted, so that a stop does not wait on an unreachable collector
+   * for every batch's retries in turn.
+   */
+  async flush(deadline = Infinity): Promise<void> {
     while (this.sending !== undefined || this.waiting > 0) {
       this.sendNext();
-      await this.sending;
+      if (!(await settlesBy(this.sending, deadline))) {
+        this.dropWaiting();
+        return;
+      }
     }
+  }
+
+  private dropWaiting(): void {
+    this.dropped += this.waiting;
+    this.waiting = 0;
+    this.open = undefined;
+    this.full.length = 0;
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private arm(): void {
@@ -105,4 +121,18 @@ export class SpanQueue<B extends SpanBatch> {
         else if (this.open !== undefined) this.arm();
       });
   }
+}
+
+/** Waits for `promise` until `deadline` (a `performance.now()` time): true when it settled by then. */
+export function settlesBy(promise: Promise<unknown> | undefined, deadline: number): Promise<boolean> {
+  const settled = Promise.resolve(promise).then(
+    () => true,
+    () => true,
+  );
+  if (deadline === Infinity) return settled;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), false);
+  });
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

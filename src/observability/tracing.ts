@@ -12,14 +12,14 @@ import type { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
 import { JsonSpanBatch, otlpJsonFrame, SCOPE_NAME } from './otlp-json.js';
 import { BatchBuffers, otlpProtoFrame, ProtoSpanBatch } from './otlp-proto.js';
-import { SpanQueue, type SpanBatch } from './span-queue.js';
+import { settlesBy, SpanQueue, type SpanBatch } from './span-queue.js';
 import type { SpanRecord } from './span-record.js';
 
 export interface TraceExporter {
   /** Whether the calls of this trace (an OpenTelemetry trace id) are exported: the sampler's decision. */
   sampled(traceId: string): boolean;
   export(spans: readonly SpanRecord[]): void;
-  /** Sends what is queued and stops. */
+  /** Sends what is queued, for `shutdownTimeoutMs` at most, and stops. */
   shutdown(): Promise<void>;
 }
 
@@ -34,6 +34,8 @@ export interface TraceExportOptions {
   delayMs: number;
   /** The share of traces exported, 0 to 1, decided by the trace id (OpenTelemetry's `traceidratio`). */
   sampleRatio: number;
+  /** How long stopping may spend sending the spans still queued, ms; what is left then is dropped. */
+  shutdownTimeoutMs: number;
 }
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -130,8 +132,10 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
       if (spans.length > 0) queue.add(spans);
     },
     async shutdown() {
-      await queue.flush();
-      await exporter.shutdown();
+      // Bounded: with the collector unreachable, each batch would otherwise spend its retries in turn.
+      const deadline = performance.now() + options.shutdownTimeoutMs;
+      await queue.flush(deadline);
+      await settlesBy(exporter.shutdown(), deadline);
     },
   };
 }

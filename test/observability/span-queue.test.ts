@@ -1,6 +1,6 @@
 /**
  * The queue of encoded calls' spans: full batches go at once, a partial one after its delay, one batch at
- * a time, nothing beyond the bound is kept, and a flush sends everything waiting.
+ * a time, nothing beyond the bound is kept, and a flush sends everything waiting, until its deadline.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SpanQueue, type SpanBatch } from '../../src/observability/span-queue.js';
@@ -104,5 +104,43 @@ describe('span queue', () => {
     for (let n = 1; n <= 5; n++) queue.add(call(n));
     await queue.flush();
     expect(batches).toEqual([['1', '2'], ['3', '4'], ['5']]);
+  });
+
+  it('stops flushing at its deadline, dropping and counting what still waits', async () => {
+    // A collector that never answers: without a deadline, a stop would wait on it for ever.
+    const t = transport();
+    const queue = new SpanQueue(newBatch, t.send, { delayMs: 60_000, maxBatch: 2, maxQueued: 10 });
+    for (let n = 1; n <= 5; n++) queue.add(call(n));
+    let done = false;
+    const flushed = queue.flush(performance.now() + 1_000).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(990);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(10);
+    await flushed;
+    // 1 and 2 were being sent; 3, 4 and 5 never went.
+    expect(t.batches).toEqual([['1', '2']]);
+    expect(queue.dropped).toBe(3);
+  });
+
+  it('stops at the deadline between batches too', async () => {
+    const t = transport();
+    const queue = new SpanQueue(newBatch, t.send, { delayMs: 60_000, maxBatch: 2, maxQueued: 10 });
+    for (let n = 1; n <= 5; n++) queue.add(call(n));
+    const flushed = queue.flush(performance.now() + 1_000);
+    await vi.advanceTimersByTimeAsync(500);
+    await t.finishNext();
+    expect(t.batches).toEqual([
+      ['1', '2'],
+      ['3', '4'],
+    ]);
+    await vi.advanceTimersByTimeAsync(500);
+    await flushed;
+    expect(t.batches).toHaveLength(2);
+    expect(queue.dropped).toBe(1);
+    // The queue takes calls again afterwards.
+    queue.add(call(6));
+    await t.finishNext();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(t.batches.at(-1)).toEqual(['6']);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * The trace exporter's stop is bounded: with the collector unreachable, each queued batch would spend the
+ * transport's retries in turn (about 8 s each against a refused port), and a gateway with a backlog of
+ * spans took minutes to stop. It now stops within OTEL_BSP_EXPORT_TIMEOUT.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { createTraceExporter } from '../../src/observability/tracing.js';
+import { attempt, request } from '../helpers/sample-spans.js';
+
+/** A local port nothing listens on: connections to it are refused at once. */
+async function refusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('trace exporter stop', () => {
+  it('gives up on an unreachable collector at its deadline instead of retrying every batch', async () => {
+    const exporter = await createTraceExporter({
+      url: `http://127.0.0.1:${await refusedPort()}/v1/traces`,
+      serviceName: 'ai-gateway-test',
+      headers: {},
+      protocol: 'http/protobuf',
+      delayMs: 60_000,
+      sampleRatio: 1,
+      shutdownTimeoutMs: 500,
+    });
+    // Three full batches of calls waiting.
+    for (let n = 0; n < 3 * 256; n++) exporter.export([request, attempt]);
+    const started = performance.now();
+    await exporter.shutdown();
+    // The first batch alone retries for several seconds against a refused port.
+    expect(performance.now() - started).toBeLessThan(2_500);
+  });
+});
