@@ -14,11 +14,13 @@ export interface Args {
   rateLimitPolicies?: Record<string, unknown>[];
   /** A directory where the gateway writes a V8 CPU profile when it stops (`node --cpu-prof`). */
   cpuProfileDir?: string;
+  /** Saturation mode: fresh pairs of bare proxy and gateway whose saturation rounds are pooled. */
+  generations: number;
 }
 
 const KNOWN =
   "--mode latency|saturation, --quick, --config '<json>', --redis <url>, --rate-limit-policy '<json>', " +
-  '--build, --no-gateway, --gateway-entry <file>, --cpu-prof <dir>';
+  '--build, --no-gateway, --gateway-entry <file>, --cpu-prof <dir>, --generations <n>';
 
 export function parseArgs(argv: string[], repoRoot: string): Args {
   const args: Args = {
@@ -27,6 +29,7 @@ export function parseArgs(argv: string[], repoRoot: string): Args {
     build: false,
     gateway: true,
     gatewayEntry: path.join(repoRoot, 'dist', 'main.js'),
+    generations: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -38,7 +41,11 @@ export function parseArgs(argv: string[], repoRoot: string): Args {
     else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
     else if (a === '--redis') args.redis = argv[++i];
     else if (a === '--cpu-prof') args.cpuProfileDir = path.resolve(argv[++i] ?? '');
-    else if (a === '--rate-limit-policy') args.rateLimitPolicies = [JSON.parse(argv[++i] ?? '')].flat();
+    else if (a === '--generations') {
+      args.generations = Number(argv[++i]);
+      if (!Number.isInteger(args.generations) || args.generations < 1)
+        throw new Error(`--generations takes a whole number ≥ 1 (${KNOWN})`);
+    } else if (a === '--rate-limit-policy') args.rateLimitPolicies = [JSON.parse(argv[++i] ?? '')].flat();
     else if (a === '--mode' || a.startsWith('--mode=')) {
       const mode = a === '--mode' ? argv[++i] : a.slice('--mode='.length);
       if (mode !== 'latency' && mode !== 'saturation') throw new Error(`unknown mode ${mode} (${KNOWN})`);

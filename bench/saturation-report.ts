@@ -36,6 +36,8 @@ export interface SaturationReport {
     connections: number;
     upstreamLatencyMs: number;
     rounds: number;
+    /** Fresh pairs of servers, `rounds` rounds each, pooled. */
+    generations: number;
     roundDurationS: number;
     warmupS: number;
     loadGenerator: string;
@@ -146,7 +148,7 @@ export function saturationTable(r: SaturationReport): string {
   ];
   const rows: string[][] = [
     [
-      `requests/s, ${r.settings.connections} connections, ${r.settings.upstreamLatencyMs} ms upstream (median of ${r.settings.rounds})`,
+      `requests/s, ${r.settings.connections} connections, ${r.settings.upstreamLatencyMs} ms upstream (median of ${r.settings.rounds * (r.settings.generations ?? 1)})`,
       '—',
       num(bare?.rps, 0),
       g(num(gateway?.rps, 0)),

@@ -39,7 +39,8 @@ const UPSTREAM_LATENCY_MS = 20;
 const ROUNDS = 3;
 const SERVER_CORE = '1';
 const LOAD_CORE = '0';
-const HARD_LIMIT_MS = 360_000;
+/** The whole run's bound: 360 s, and 90 s more for each further generation. */
+const hardLimitMs = (generations: number) => 360_000 + (generations - 1) * 90_000;
 
 const settings = (quick: boolean) =>
   quick
@@ -127,6 +128,75 @@ function printRound(r: SaturationRound): void {
   );
 }
 
+const BARE_HEADERS = { authorization: 'Bearer sk-bench' };
+
+/** A bare proxy and (unless --no-gateway) a gateway on the server core: one generation's servers. */
+interface ServerPair {
+  targets: Target[];
+  servers: Map<Target['name'], Child>;
+  stop(): Promise<void>;
+}
+
+/** Starts a pair, checks that each answers, and notes in the report when the gateway could not start. */
+async function startPair(
+  args: Args,
+  childDir: string,
+  repoRoot: string,
+  upstreamOrigin: string,
+  children: Child[],
+  dataDirs: string[],
+  report: SaturationReport,
+): Promise<ServerPair> {
+  const bare = await startScript(
+    path.join(childDir, 'bare-proxy.js'),
+    { UPSTREAM: upstreamOrigin },
+    { pin: SERVER_CORE },
+  );
+  children.push(bare);
+  const bareTarget: Target = {
+    name: 'bare',
+    origin: `http://127.0.0.1:${bare.port}`,
+    path: '/v1/chat/completions',
+    headers: BARE_HEADERS,
+  };
+  const problem = await checkTarget(bareTarget);
+  if (problem) throw new Error(`bare target does not answer: ${problem}`);
+  const targets = [bareTarget];
+  const servers = new Map<Target['name'], Child>([['bare', bare]]);
+  if (args.gateway && report.gateway.status !== 'failed') {
+    const started = await startGateway(args, repoRoot, `${upstreamOrigin}/v1`, SERVER_CORE);
+    if ('reason' in started) {
+      report.gateway = { status: 'failed', reason: started.reason };
+      console.log(`gateway not measured: ${started.reason}`);
+    } else {
+      children.push(started.child);
+      dataDirs.push(started.dataDir);
+      targets.push(started.target);
+      servers.set('gateway', started.child);
+      report.gateway = { status: 'measured' };
+    }
+  }
+  return {
+    targets,
+    servers,
+    async stop() {
+      for (const child of servers.values()) {
+        await child.stop();
+        children.splice(children.indexOf(child), 1);
+      }
+    },
+  };
+}
+
+/** Keeps the highest peak RSS of each kind of server over the generations. */
+function recordPeakRss(report: SaturationReport, pair: ServerPair): void {
+  for (const name of ['bare', 'gateway'] as const) {
+    const child = pair.servers.get(name);
+    const peak = child && peakRssMB(child.pid);
+    if (peak !== undefined) report.peakRssMB[name] = Math.max(report.peakRssMB[name] ?? 0, peak);
+  }
+}
+
 export async function runSaturation(args: Args, benchDir: string, repoRoot: string): Promise<void> {
   const problem = preflight();
   if (problem) {
@@ -138,8 +208,8 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
   // This process (the concurrency-1 client) belongs to the load side, with every thread it has.
   execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
   const children: Child[] = [];
-  let gatewayDataDir: string | undefined;
-  const release = guardChildren(children, HARD_LIMIT_MS);
+  const dataDirs: string[] = [];
+  const release = guardChildren(children, hardLimitMs(args.generations));
 
   const report: SaturationReport = {
     date: new Date().toISOString(),
@@ -150,6 +220,7 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
       connections: CONNECTIONS,
       upstreamLatencyMs: UPSTREAM_LATENCY_MS,
       rounds: ROUNDS,
+      generations: args.generations,
       roundDurationS: s.roundS,
       warmupS: s.warmupS,
       loadGenerator: `${wrkVersion()}, 1 thread`,
@@ -176,43 +247,15 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
     const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {}, { pin: LOAD_CORE });
     children.push(upstream);
     const upstreamOrigin = `http://127.0.0.1:${upstream.port}`;
-    const bare = await startScript(
-      path.join(childDir, 'bare-proxy.js'),
-      { UPSTREAM: upstreamOrigin },
-      { pin: SERVER_CORE },
-    );
-    children.push(bare);
+    const path_ = '/v1/chat/completions';
+    const direct: Target = { name: 'direct', origin: upstreamOrigin, path: path_, headers: BARE_HEADERS };
+    const problem = await checkTarget(direct);
+    if (problem) throw new Error(`direct target does not answer: ${problem}`);
     console.log(
       `pinned: bare proxy and gateway on core ${SERVER_CORE}; wrk, fake upstream and this process on core ${LOAD_CORE}`,
     );
-
-    const path_ = '/v1/chat/completions';
-    const headers = { authorization: 'Bearer sk-bench' };
-    const targets: Target[] = [
-      { name: 'direct', origin: upstreamOrigin, path: path_, headers },
-      { name: 'bare', origin: `http://127.0.0.1:${bare.port}`, path: path_, headers },
-    ];
-    for (const t of targets) {
-      const problem = await checkTarget(t);
-      if (problem) throw new Error(`${t.name} target does not answer: ${problem}`);
-    }
-    const servers = new Map<Target['name'], Child>([['bare', bare]]);
-    let gatewayChild: Child | undefined;
-    if (args.gateway) {
-      const started = await startGateway(args, repoRoot, `${upstreamOrigin}/v1`, SERVER_CORE);
-      if ('reason' in started) {
-        report.gateway = { status: 'failed', reason: started.reason };
-        console.log(`gateway not measured: ${started.reason}`);
-      } else {
-        gatewayChild = started.child;
-        gatewayDataDir = started.dataDir;
-        children.push(started.child);
-        targets.push(started.target);
-        servers.set('gateway', started.child);
-        report.gateway = { status: 'measured' };
-      }
-    }
-
+    let pair = await startPair(args, childDir, repoRoot, upstreamOrigin, children, dataDirs, report);
+    const targets: Target[] = [direct, ...pair.targets];
     console.log(
       `\nlatency at concurrency 1, 0 ms upstream (${s.latency} requests after ${s.latencyWarmup} warm-up)`,
     );
@@ -238,28 +281,44 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
       report.ttfbMs[t.name] = r.firstByte;
     }
 
-    const loaded = targets.filter(
-      (t) => t.name === 'bare' || (t.name === 'gateway' && report.gateway.status === 'measured'),
-    );
     console.log(
       `\nsaturation: ${CONNECTIONS} connections, ${UPSTREAM_LATENCY_MS} ms upstream, ${report.settings.loadGenerator}; ` +
-        `${s.warmupS} s warm-up each, then ${ROUNDS} interleaved rounds of ${s.roundS} s`,
+        `${s.warmupS} s warm-up each, then ${ROUNDS} interleaved rounds of ${s.roundS} s` +
+        (args.generations > 1 ? `, for each of ${args.generations} fresh pairs of servers` : ''),
     );
-    for (const t of loaded)
-      await runWrk(t, {
-        connections: CONNECTIONS,
-        durationS: s.warmupS,
-        upstreamLatencyMs: UPSTREAM_LATENCY_MS,
-        pin: LOAD_CORE,
-      });
-    // The two take turns going first: the one measured second in a pair came out several percent cheaper
-    // with two identical servers (docs/benchmarks.md, "OTLP protobuf").
-    for (let n = 1; n <= ROUNDS; n++)
-      for (const t of n % 2 === 1 ? loaded : [...loaded].reverse()) {
-        const r = await measureRound(t, servers.get(t.name)!, n, s.roundS);
-        printRound(r);
-        report.rounds.push(r);
+    // A server process can stay several percent cheaper or dearer than another of the same build for its
+    // whole life (docs/benchmarks.md, "One pair of processes is not enough"): each generation measures a
+    // fresh pair, and their rounds are pooled. The concurrency-1 phases above ran on the first pair.
+    for (let generation = 1; generation <= args.generations; generation++) {
+      if (generation > 1) {
+        recordPeakRss(report, pair);
+        await pair.stop();
+        pair = await startPair(args, childDir, repoRoot, upstreamOrigin, children, dataDirs, report);
+        console.log(`generation ${generation}: fresh bare proxy and gateway`);
       }
+      const loaded = pair.targets.filter(
+        (t) => t.name === 'bare' || (t.name === 'gateway' && report.gateway.status === 'measured'),
+      );
+      for (const t of loaded)
+        await runWrk(t, {
+          connections: CONNECTIONS,
+          durationS: s.warmupS,
+          upstreamLatencyMs: UPSTREAM_LATENCY_MS,
+          pin: LOAD_CORE,
+        });
+      // The two take turns going first: the one measured second in a pair came out several percent cheaper
+      // with two identical servers (docs/benchmarks.md, "OTLP protobuf").
+      for (let i = 1; i <= ROUNDS; i++) {
+        const n = (generation - 1) * ROUNDS + i;
+        for (const t of n % 2 === 1 ? loaded : [...loaded].reverse()) {
+          const r = await measureRound(t, pair.servers.get(t.name)!, n, s.roundS);
+          printRound(r);
+          report.rounds.push(r);
+        }
+      }
+    }
+    recordPeakRss(report, pair);
+    report.peakRssMB.upstream = peakRssMB(upstream.pid);
 
     const of = (name: 'bare' | 'gateway') => report.rounds.filter((r) => r.target === name);
     report.median = { bare: medians(of('bare')), gateway: medians(of('gateway')) };
@@ -277,14 +336,9 @@ export async function runSaturation(args: Args, benchDir: string, repoRoot: stri
         p50: round(f.gateway.p50 - f.bare.p50),
         p99: round(f.gateway.p99 - f.bare.p99),
       };
-    report.peakRssMB = {
-      upstream: peakRssMB(upstream.pid),
-      bare: peakRssMB(bare.pid),
-      gateway: gatewayChild ? peakRssMB(gatewayChild.pid) : undefined,
-    };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
-    if (gatewayDataDir) rmSync(gatewayDataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     release();
   }
 
