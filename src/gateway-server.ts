@@ -161,6 +161,13 @@ export async function createGatewayServer(
     'decision',
     () => rateLimitDecisions(deps.routing.rateLimits.stats),
   );
+  if (traces)
+    metrics?.countsFrom(
+      'gateway_trace_calls_total',
+      'Calls whose spans were exported, failed to export (refused, or the collector unreachable through the retries), or were dropped unsent (the queue full, or a stop out of time), since start.',
+      'outcome',
+      () => traces.counts(),
+    );
   const batchWorker = settings.batchWorker
     ? startBatchWorker(deps, {
         nodeConcurrency: settings.batchNodeConcurrency,

@@ -21,6 +21,12 @@ export interface TraceExporter {
   export(spans: readonly SpanRecord[]): void;
   /** Sends what is queued, for `shutdownTimeoutMs` at most, and stops. */
   shutdown(): Promise<void>;
+  /**
+   * Calls since start whose spans were `exported`, whose export `failed` (refused by the collector, or it
+   * could not be reached through the transport's retries), and `dropped` unsent (the queue was full, or a
+   * stop ran out of time).
+   */
+  counts(): Record<'exported' | 'failed' | 'dropped', number>;
 }
 
 export interface TraceExportOptions {
@@ -39,6 +45,9 @@ export interface TraceExportOptions {
 }
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** `ExportResultCode.SUCCESS` of @opentelemetry/core, which is not loaded unless traces are on. */
+const EXPORT_SUCCESS = 0;
 
 /** Calls per export request. */
 const MAX_BATCH = 256;
@@ -104,11 +113,15 @@ export function traceparentOf(traceId: string, spanId: string): string {
 export async function createTraceExporter(options: TraceExportOptions): Promise<TraceExporter> {
   const [api, sdk] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-trace')]);
   const exporter = await createOtlpExporter(options);
+  let exported = 0;
+  let failed = 0;
   const queue = new SpanQueue(
     batchMaker(options),
     (batch) =>
       new Promise((resolve) =>
-        exporter.export(batch, () => {
+        exporter.export(batch, (result) => {
+          if (result.code === EXPORT_SUCCESS) exported += batch.calls;
+          else failed += batch.calls;
           batch.release?.();
           resolve();
         }),
@@ -137,6 +150,7 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
       await queue.flush(deadline);
       await settlesBy(exporter.shutdown(), deadline);
     },
+    counts: () => ({ exported, failed, dropped: queue.dropped }),
   };
 }
 

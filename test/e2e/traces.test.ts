@@ -193,4 +193,20 @@ describe('traces', () => {
       .withResponse();
     expect(response.headers.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
+
+  it('counts the calls it exported in gateway_trace_calls_total', async () => {
+    const exported = async () => {
+      const text = await (await fetch(`${gateway.origin}/metrics`)).text();
+      return Number(/^gateway_trace_calls_total\{outcome="exported"\} (\S+)$/m.exec(text)?.[1] ?? NaN);
+    };
+    const before = await exported();
+    expect(before).toBeGreaterThanOrEqual(0);
+    const { traceId } = newTraceparent();
+    await client(gateway, target(fake), {
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+    }).chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('counted') });
+    await spansOf(traceId, 2);
+    // The count moves once the collector has answered the export, just after it received the spans.
+    await expect.poll(exported, { timeout: 5_000 }).toBeGreaterThan(before);
+  });
 });
