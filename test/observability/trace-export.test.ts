@@ -21,7 +21,8 @@ async function refusedPort(): Promise<number> {
   return port;
 }
 
-const exporterTo = (url: string) =>
+/** `shutdownTimeoutMs` only bounds a stop: a reachable collector's exports end well before it. */
+const exporterTo = (url: string, shutdownTimeoutMs: number) =>
   createTraceExporter({
     url,
     serviceName: 'ai-gateway-test',
@@ -29,14 +30,14 @@ const exporterTo = (url: string) =>
     protocol: 'http/protobuf',
     delayMs: 60_000,
     sampleRatio: 1,
-    shutdownTimeoutMs: 500,
+    shutdownTimeoutMs,
   });
 
 describe('trace exporter', () => {
   it('counts the calls it exported', async () => {
     const receiver = await startOtlpReceiver();
     try {
-      const exporter = await exporterTo(`${receiver.url}/v1/traces`);
+      const exporter = await exporterTo(`${receiver.url}/v1/traces`, 10_000);
       // A full batch, sent at once, and a partial one sent by the stop.
       for (let n = 0; n < 300; n++) exporter.export([request, attempt]);
       await exporter.shutdown();
@@ -48,7 +49,7 @@ describe('trace exporter', () => {
   });
 
   it('gives up on an unreachable collector at its deadline instead of retrying every batch', async () => {
-    const exporter = await exporterTo(`http://127.0.0.1:${await refusedPort()}/v1/traces`);
+    const exporter = await exporterTo(`http://127.0.0.1:${await refusedPort()}/v1/traces`, 500);
     // Three full batches of calls waiting.
     for (let n = 0; n < 3 * 256; n++) exporter.export([request, attempt]);
     const started = performance.now();
