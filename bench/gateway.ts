@@ -22,6 +22,8 @@ export async function startGateway(
   upstreamUrl: string,
   pin?: string,
   extraNodeFlags: string[] = [],
+  /** Node flags in place of those `npm start` gives (bench/compare.ts's `--b-node-flags`). */
+  startFlags?: string[],
 ): Promise<StartedGateway> {
   const entry = args.gatewayEntry;
   if (args.build) {
@@ -44,10 +46,11 @@ export async function startGateway(
   const start = startCommand(repoRoot);
   const profileFlags =
     args.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfileDir}`];
-  const nodeFlags = [...(start.command === 'node' ? start.flags : []), ...extraNodeFlags, ...profileFlags];
+  const baseFlags = startFlags ?? (start.command === 'node' ? start.flags : []);
+  const nodeFlags = [...baseFlags, ...extraNodeFlags, ...profileFlags];
   const pinned = pin === undefined ? '' : `taskset -c ${pin} `;
   console.log(
-    `gateway: ${pinned}node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')} (as npm start runs it)`,
+    `gateway: ${pinned}node ${[...nodeFlags, path.relative(repoRoot, entry)].join(' ')}${startFlags === undefined ? ' (as npm start runs it)' : ''}`,
   );
   const port = await freePort();
   const adminKey = `gw-bench-${randomBytes(12).toString('hex')}`;

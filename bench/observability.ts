@@ -21,15 +21,21 @@ import { parseArgs as parseNodeArgs } from 'node:util';
 import { parseArgs } from './args.js';
 import { compileChildren } from './compile-children.js';
 import { startGateway } from './gateway.js';
-import { cpuTimeMs, guardChildren, startScript, waitUntilIdle, type Child } from './processes.js';
-import type { Target } from './target.js';
-import { runWrk } from './wrk.js';
+import {
+  concurrentRounds,
+  geomean,
+  measure as measureAtOnce,
+  median,
+  round3,
+  type Loaded,
+  type Round,
+} from './concurrent.js';
+import { guardChildren, startScript, type Child } from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
 const SERVER_CORE = '1';
 const LOAD_CORE = '0';
-const UPSTREAM_LATENCY_MS = 20;
 
 const { values } = parseNodeArgs({
   options: {
@@ -57,71 +63,6 @@ const traced = !values['no-traces'];
 const concurrent = values.concurrent;
 const profileDir = values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']);
 
-interface Round {
-  rps: number;
-  cpuPerRequestUs: number;
-}
-
-interface Loaded {
-  name: string;
-  target: Target;
-  child: Child;
-}
-
-/**
- * Loads the gateways for `durationS`, all at once (their wrk runs started in the order given), each with
- * `connections`; then waits until each is idle, so the CPU of the work a round left counts to it.
- */
-async function measure(gateways: Loaded[], durationS: number, connections: number): Promise<Round[]> {
-  const cpu0 = gateways.map((g) => cpuTimeMs(g.child.pid) ?? NaN);
-  const runs = await Promise.all(
-    gateways.map((g) =>
-      runWrk(g.target, { connections, durationS, upstreamLatencyMs: UPSTREAM_LATENCY_MS, pin: LOAD_CORE }),
-    ),
-  );
-  for (const g of gateways) await waitUntilIdle(g.child);
-  return gateways.map((g, i) => {
-    const r = runs[i];
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${g.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    const cpuMs = (cpuTimeMs(g.child.pid) ?? NaN) - cpu0[i];
-    return { rps: r.rps, cpuPerRequestUs: (cpuMs * 1000) / r.total };
-  });
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** `rounds` rounds of both gateways loaded at once; the median of their "on" ÷ "off" CPU per request. */
-async function concurrentRounds(
-  generation: number,
-  started: Loaded[],
-  results: Map<string, Round[]>,
-): Promise<number> {
-  // Warm-up: longer than alone, as each gateway gets half the core (a first round after 3 s still ran
-  // 10–20 % dearer than the next).
-  await measure(started, 6, CONNECTIONS / 2);
-  const ratios: number[] = [];
-  for (let i = 1; i <= rounds; i++) {
-    // Whose load starts first alternates too.
-    const order = i % 2 === 1 ? started : [...started].reverse();
-    const measured = await measure(order, seconds, CONNECTIONS / 2);
-    const byName = new Map(order.map((g, k) => [g.name, measured[k]]));
-    for (const [name, r] of byName) results.get(name)!.push(r);
-    const [off, on] = [byName.get('off')!, byName.get('on')!];
-    ratios.push(on.cpuPerRequestUs / off.cpuPerRequestUs);
-    console.log(
-      `generation ${generation} round ${i}: off ${off.rps.toFixed(0).padStart(6)} req/s ${off.cpuPerRequestUs.toFixed(0).padStart(4)} µs, on ${on.rps.toFixed(0).padStart(6)} req/s ${on.cpuPerRequestUs.toFixed(0).padStart(4)} µs CPU/request; on / off ${ratios.at(-1)!.toFixed(3)}`,
-    );
-  }
-  console.log(`generation ${generation}: CPU per request on / off ${median(ratios).toFixed(3)}`);
-  return median(ratios);
-}
-
 /** `rounds` rounds of each gateway loaded alone, in turns; returns the rounds counted so far. */
 async function roundsInTurn(
   generation: number,
@@ -129,14 +70,14 @@ async function roundsInTurn(
   results: Map<string, Round[]>,
   round: number,
 ): Promise<number> {
-  for (const g of started) await measure([g], 3, CONNECTIONS); // warm-up
+  for (const g of started) await measureAtOnce([g], 3, CONNECTIONS, LOAD_CORE); // warm-up
   for (let i = 1; i <= rounds; i++) {
     round += 1;
     // Off first in odd rounds, on first in even ones: whichever went second in a pair measured several
     // percent cheaper in a control run with two identical gateways, so each takes both places equally.
     const order = round % 2 === 1 ? started : [...started].reverse();
     for (const g of order) {
-      const [r] = await measure([g], seconds, CONNECTIONS);
+      const [r] = await measureAtOnce([g], seconds, CONNECTIONS, LOAD_CORE);
       results.get(g.name)!.push(r);
       console.log(
         `generation ${generation} round ${i} ${g.name.padEnd(3)} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpuPerRequestUs.toFixed(0).padStart(5)} µs CPU/request`,
@@ -206,7 +147,18 @@ async function main(): Promise<void> {
         started.push({ name: variant.name, target: gateway.target, child: gateway.child });
       }
 
-      if (concurrent) generationRatios.push(await concurrentRounds(generation, started, results));
+      if (concurrent) {
+        const [off, on] = ['off', 'on'].map((name) => started.find((g) => g.name === name)!);
+        generationRatios.push(
+          await concurrentRounds([off, on], results, {
+            rounds,
+            seconds,
+            connections: CONNECTIONS / 2,
+            loadCore: LOAD_CORE,
+            generation,
+          }),
+        );
+      }
       else round = await roundsInTurn(generation, started, results, round);
       for (const g of started) {
         await g.child.stop();
@@ -241,9 +193,7 @@ async function main(): Promise<void> {
           ...(concurrent && {
             // The figure of this mode: the generations' medians of on ÷ off CPU per request, pooled.
             generation_cpu_ratios: generationRatios.map(round3),
-            cpu_on_over_off_geomean: round3(
-              Math.exp(generationRatios.reduce((sum, r) => sum + Math.log(r), 0) / generationRatios.length),
-            ),
+            cpu_on_over_off_geomean: round3(geomean(generationRatios)),
             cpu_on_over_off_median_of_generations: round3(median(generationRatios)),
           }),
         },
