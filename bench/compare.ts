@@ -86,12 +86,7 @@ const seconds = wholeNumber('seconds');
 const generations = wholeNumber('generations');
 const connections = wholeNumber('connections');
 
-async function start(
-  s: Side,
-  childDir: string,
-  upstreamOrigin: string,
-  dataDirs: string[],
-): Promise<Loaded> {
+async function start(s: Side, childDir: string, upstreamOrigin: string, dataDirs: string[]): Promise<Loaded> {
   if (s.kind === 'bare') {
     const child = await startScript(
       path.join(childDir, 'bare-proxy.js'),
@@ -116,14 +111,7 @@ async function start(
   const saved = Object.fromEntries(Object.keys(s.env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, s.env);
   try {
-    const started = await startGateway(
-      args,
-      repoRoot,
-      `${upstreamOrigin}/v1`,
-      SERVER_CORE,
-      [],
-      s.nodeFlags,
-    );
+    const started = await startGateway(args, repoRoot, `${upstreamOrigin}/v1`, SERVER_CORE, [], s.nodeFlags);
     if ('reason' in started) throw new Error(`gateway (${s.name}) did not start: ${started.reason}`);
     dataDirs.push(started.dataDir);
     return { name: s.name, target: started.target, child: started.child };

@@ -158,8 +158,7 @@ async function main(): Promise<void> {
             generation,
           }),
         );
-      }
-      else round = await roundsInTurn(generation, started, results, round);
+      } else round = await roundsInTurn(generation, started, results, round);
       for (const g of started) {
         await g.child.stop();
         children.splice(children.indexOf(g.child), 1);
