@@ -1,11 +1,13 @@
-// `npx tsx bench/compare.ts [--a bare|gateway] [--b bare|gateway] [--a-entry <file>] [--b-entry <file>]
+// `npx tsx bench/compare.ts [--a <kind>] [--b <kind>] [--a-entry <file>] [--b-entry <file>]
 // [--a-node-flags '<flags>'] [--b-node-flags '<flags>'] [--a-env K=V]... [--b-env K=V]... [--rounds 3]
 // [--seconds 5] [--generations 2] [--connections 512]`
 //
 // Two servers, A and B, loaded at once on core 1 (half the connections each; wrk and the fake upstream on
 // core 0), their CPU per request compared round by round (bench/concurrent.ts): what B costs against A,
 // however fast the host is that minute. By default A is the bare proxy and B the gateway as `npm start`
-// starts it, so A ÷ B is the saturation mode's throughput ratio measured without the host's drift. Either
+// starts it, so A ÷ B is the saturation mode's throughput ratio measured without the host's drift. The
+// kinds: `bare` (bench/bare-proxy.ts), `forward` and `fastify-forward` (bench/forward-proxy.ts: the body
+// parsed and the answer read whole, on Node's HTTP server or in a Fastify route), `gateway`. Either
 // side can be a gateway from another build (`--b-entry`, e.g. a copy of dist/ with one step taken out),
 // with other node flags (`--b-node-flags ''` for V8's defaults) or other settings (`--b-env
 // GATEWAY_METRICS=off`). Each generation is a fresh pair of processes, started in alternating order;
@@ -44,17 +46,20 @@ const { values } = parseNodeArgs({
   },
 });
 
+const KINDS = ['bare', 'forward', 'fastify-forward', 'gateway'] as const;
+type Kind = (typeof KINDS)[number];
+
 interface Side {
   name: 'A' | 'B';
-  kind: 'bare' | 'gateway';
+  kind: Kind;
   entry?: string;
   nodeFlags?: string[];
   env: Record<string, string>;
 }
 
 function side(name: 'A' | 'B', key: 'a' | 'b'): Side {
-  const kind = values[key];
-  if (kind !== 'bare' && kind !== 'gateway') throw new Error(`--${key} is bare or gateway, got ${kind}`);
+  const kind = values[key] as Kind;
+  if (!KINDS.includes(kind)) throw new Error(`--${key} is one of ${KINDS.join(', ')}, got ${kind}`);
   const flags = values[`${key}-node-flags`];
   const env: Record<string, string> = {};
   for (const pair of values[`${key}-env`]) {
@@ -63,7 +68,7 @@ function side(name: 'A' | 'B', key: 'a' | 'b'): Side {
     env[pair.slice(0, at)] = pair.slice(at + 1);
   }
   const entry = values[`${key}-entry`];
-  if (kind === 'bare' && (entry !== undefined || flags !== undefined || Object.keys(env).length > 0))
+  if (kind !== 'gateway' && (entry !== undefined || flags !== undefined || Object.keys(env).length > 0))
     throw new Error(`--${key}-entry, --${key}-node-flags and --${key}-env are for a gateway`);
   return {
     name,
@@ -87,10 +92,10 @@ const generations = wholeNumber('generations');
 const connections = wholeNumber('connections');
 
 async function start(s: Side, childDir: string, upstreamOrigin: string, dataDirs: string[]): Promise<Loaded> {
-  if (s.kind === 'bare') {
+  if (s.kind !== 'gateway') {
     const child = await startScript(
-      path.join(childDir, 'bare-proxy.js'),
-      { UPSTREAM: upstreamOrigin },
+      path.join(childDir, s.kind === 'bare' ? 'bare-proxy.js' : 'forward-proxy.js'),
+      { UPSTREAM: upstreamOrigin, ...(s.kind === 'fastify-forward' && { FRAMEWORK: 'fastify' }) },
       { pin: SERVER_CORE },
     );
     const target = {
@@ -102,7 +107,7 @@ async function start(s: Side, childDir: string, upstreamOrigin: string, dataDirs
     const problem = await checkTarget(target);
     if (problem) {
       await child.stop();
-      throw new Error(`bare proxy (${s.name}) does not answer: ${problem}`);
+      throw new Error(`${s.kind} (${s.name}) does not answer: ${problem}`);
     }
     return { name: s.name, target, child };
   }

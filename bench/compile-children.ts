@@ -6,7 +6,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const CHILD_SOURCES = ['fake-upstream.ts', 'fake-service-clock.ts', 'bare-proxy.ts', 'exit-with-parent.ts'];
+const CHILD_SOURCES = [
+  'fake-upstream.ts',
+  'fake-service-clock.ts',
+  'bare-proxy.ts',
+  'forward-proxy.ts',
+  'exit-with-parent.ts',
+];
 
 /** Transpiles the child scripts and returns the folder holding the `.js` files. */
 export function compileChildren(benchDir: string, repoRoot: string): string {

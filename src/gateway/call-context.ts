@@ -21,7 +21,12 @@ import {
 import type { Lookups } from './lookups.js';
 import { sequentialId } from './ids.js';
 import { performance } from 'node:perf_hooks';
-import { bearerToken, resolveRequestConfig, type StoredConfigRef } from './request-config.js';
+import {
+  bearerToken,
+  resolveRequestConfig,
+  type RequestConfig,
+  type StoredConfigRef,
+} from './request-config.js';
 
 /** The key a call is made under: its tenant, for records, caches and lookups. */
 export type CallerKey = Pick<ApiKey, 'id' | 'organisation_id' | 'workspace_id'>;
@@ -64,14 +69,25 @@ function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): bo
  * `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's own
  * (a prompt's destination).
  */
-export async function callContextFromRequest(
+export function callContextFromRequest(
   lookups: Lookups,
   request: RequestContext,
   how: { method: string; url: string; prompt?: PromptRef },
   configHeaders: IncomingHttpHeaders = request.headers,
-): Promise<CallContext> {
+): CallContext | Promise<CallContext> {
+  // A header or inline config resolves at once (no promise); a stored one is looked up.
+  const resolved = resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
+  return resolved instanceof Promise
+    ? resolved.then((config) => requestCallContext(request, how, config))
+    : requestCallContext(request, how, resolved);
+}
+
+function requestCallContext(
+  request: RequestContext,
+  how: { method: string; url: string; prompt?: PromptRef },
+  { config, stored }: RequestConfig,
+): CallContext {
   const { headers } = request;
-  const { config, stored } = await resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
   return {
     requestId: request.requestId,
     traceId: request.traceId,

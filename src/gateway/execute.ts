@@ -138,24 +138,30 @@ export function asCallError(
 
 /**
  * The context `build` makes for a call, or undefined when it could not be made (a config or virtual key
- * that does not resolve): the call is then refused through the sink and recorded (refuseCall).
+ * that does not resolve): the call is then refused through the sink and recorded (refuseCall). A context
+ * built at once comes back at once, with no promise.
  */
-export async function contextOrRefuse(
+export function contextOrRefuse(
   deps: GatewayDeps,
   call: ModelRequest,
   sink: CallSink,
   request: RequestContext,
   how: { method: string; url: string },
-  build: () => Promise<CallContext>,
-): Promise<CallContext | undefined> {
-  try {
-    return await build();
-  } catch (err) {
+  build: () => CallContext | Promise<CallContext>,
+): CallContext | undefined | Promise<CallContext | undefined> {
+  const refuse = (err: unknown): undefined => {
     // Built only here: a call that is not refused never needs it.
     const refusal: SummaryContext = { ...request, ...how };
     refuseCall(deps, { ...call, ctx: refusal }, err, sink);
     return undefined;
+  };
+  let built: CallContext | Promise<CallContext>;
+  try {
+    built = build();
+  } catch (err) {
+    return refuse(err);
   }
+  return built instanceof Promise ? built.then(undefined, refuse) : built;
 }
 
 /**

@@ -26,6 +26,9 @@ type Cached<T> = T | typeof MISSING;
 
 export interface Lookups {
   apiKey(value: string): Promise<ApiKey | undefined>;
+  /** The key if the cache holds it now (null: held as unknown); undefined when it must be loaded
+   * (`apiKey`). Every request asks this first: nearly all find their key cached. */
+  cachedApiKey(value: string): ApiKey | null | undefined;
   credential(
     workspaceId: string,
     kind: ProviderCredential['kind'],
@@ -107,6 +110,10 @@ export function createLookups(
 
   return {
     apiKey: (value) => through(keys, value, () => store.findApiKeyByValue(value)),
+    cachedApiKey(value) {
+      const hit = keys.get(value);
+      return hit === undefined ? undefined : hit === MISSING ? null : hit;
+    },
     credential: (workspaceId, kind, slug) =>
       through(records, `${workspaceId}\u0000${kind}\u0000${slug}`, () =>
         store.getCredential(workspaceId, kind, slug),

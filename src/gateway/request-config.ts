@@ -92,11 +92,16 @@ export interface RequestConfig {
   stored: StoredConfigRef | undefined;
 }
 
-export async function resolveRequestConfig(
+/**
+ * The config a request's headers name: from its provider headers, an inline `x-gateway-config` or a stored
+ * config. Header and inline configs are parsed once and kept, so they come back at once, with no promise
+ * (this runs for every request); a stored config, which must be looked up, comes as a promise.
+ */
+export function resolveRequestConfig(
   headers: IncomingHttpHeaders,
   workspaceId: string,
   lookups: Lookups,
-): Promise<RequestConfig> {
+): RequestConfig | Promise<RequestConfig> {
   const fromHeaders = headerProvider(headers);
   const raw = headerValue(headers, HEADERS.config);
   if (raw === undefined) {
@@ -118,28 +123,34 @@ export async function resolveRequestConfig(
   }
   const authorizationPresent = bearerToken(headers) !== undefined;
   const inlineKey = `${authorizationPresent ? 1 : 0}${raw}`;
-  let config = inlineConfigs.get(inlineKey);
-  let storedRef: StoredConfigRef | undefined;
-  if (!config) {
-    const parsed = parseConfigHeader(raw, { authorizationPresent });
-    if ('storedConfigId' in parsed) {
-      const stored = await lookups.config(workspaceId, parsed.storedConfigId);
-      if (!stored || stored.status !== 'active') {
-        throw new GatewayError('config_not_found', `No config "${parsed.storedConfigId}" in this workspace`, {
-          param: HEADERS.config,
-        });
-      }
-      storedRef = { id: stored.id, slug: stored.slug };
-      config = storedConfigs.get(stored);
-      if (!config) {
-        config = parseConfig(stored.config, { authorizationPresent: true });
-        storedConfigs.set(stored, config);
-      }
-    } else {
-      config = parsed;
-      inlineConfigs.set(inlineKey, config);
-    }
+  const inline = inlineConfigs.get(inlineKey);
+  if (inline) return withProviderHeaders(inline, undefined, fromHeaders);
+  const parsed = parseConfigHeader(raw, { authorizationPresent });
+  if (!('storedConfigId' in parsed)) {
+    inlineConfigs.set(inlineKey, parsed);
+    return withProviderHeaders(parsed, undefined, fromHeaders);
   }
+  return lookups.config(workspaceId, parsed.storedConfigId).then((stored) => {
+    if (!stored || stored.status !== 'active') {
+      throw new GatewayError('config_not_found', `No config "${parsed.storedConfigId}" in this workspace`, {
+        param: HEADERS.config,
+      });
+    }
+    let config = storedConfigs.get(stored);
+    if (!config) {
+      config = parseConfig(stored.config, { authorizationPresent: true });
+      storedConfigs.set(stored, config);
+    }
+    return withProviderHeaders(config, { id: stored.id, slug: stored.slug }, fromHeaders);
+  });
+}
+
+/** A config that names no provider takes the one of the request's provider headers. */
+function withProviderHeaders(
+  config: GatewayConfig,
+  storedRef: StoredConfigRef | undefined,
+  fromHeaders: Record<string, unknown>,
+): RequestConfig {
   if (NAMES_A_PROVIDER.some((key) => (config as Record<string, unknown>)[key] !== undefined)) {
     return { config, stored: storedRef };
   }

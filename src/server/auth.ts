@@ -8,7 +8,11 @@ import { GatewayError } from '../core/errors.js';
 import type { Lookups } from '../gateway/lookups.js';
 import type { ApiKey, Role } from '../store/types.js';
 
-export async function authenticate(headers: IncomingHttpHeaders, lookups: Lookups): Promise<ApiKey> {
+/**
+ * The request's key, checked. From the lookup cache it is found and checked at once, with no promise (this
+ * runs for every request); a key that must be loaded first comes as a promise.
+ */
+export function authenticate(headers: IncomingHttpHeaders, lookups: Lookups): ApiKey | Promise<ApiKey> {
   const value = headerValue(headers, HEADERS.apiKey);
   if (!value) {
     throw new GatewayError('missing_api_key', `Send your gateway API key in the ${HEADERS.apiKey} header`, {
@@ -18,7 +22,12 @@ export async function authenticate(headers: IncomingHttpHeaders, lookups: Lookup
   if (value.length > 512) {
     throw new GatewayError('invalid_api_key', 'The gateway API key is not valid', { param: HEADERS.apiKey });
   }
-  const key = await lookups.apiKey(value);
+  const cached = lookups.cachedApiKey(value);
+  if (cached !== undefined) return usableKey(cached ?? undefined);
+  return lookups.apiKey(value).then(usableKey);
+}
+
+function usableKey(key: ApiKey | undefined): ApiKey {
   if (!key || key.status !== 'active') {
     throw new GatewayError('invalid_api_key', 'The gateway API key is not valid or has been revoked', {
       param: HEADERS.apiKey,
