@@ -28,7 +28,11 @@ export interface ResolvedTarget {
   path: string;
 }
 
-export async function resolveTarget(
+/**
+ * The target a node names. One that names its provider outright is resolved at once, with no promise
+ * (most calls); a virtual key or an `@slug` is looked up first, and comes as a promise.
+ */
+export function resolveTarget(
   node: TargetConfig,
   path: string,
   workspaceId: string,
@@ -36,37 +40,51 @@ export async function resolveTarget(
   clientApiKey: string | undefined,
   lookups: Lookups,
   policy: CustomHostPolicy,
-): Promise<ResolvedTarget> {
+): ResolvedTarget | Promise<ResolvedTarget> {
+  const provider = typeof node.provider === 'string' ? node.provider : undefined;
+  const virtualKey = node.virtual_key;
+  if (typeof virtualKey === 'string') {
+    return lookups.credential(workspaceId, 'virtual_key', virtualKey).then((credential) => {
+      if (!credential || credential.status !== 'active') {
+        throw new GatewayError('virtual_key_not_found', `No virtual key "${virtualKey}" in this workspace`, {
+          param: paramFor(node, path, 'virtual_key'),
+        });
+      }
+      const place = { path, clientApiKey, policy };
+      return targetOf(node, place, credential.secret, provider ?? credential.provider);
+    });
+  }
+  if (provider?.startsWith('@')) {
+    const slug = provider.slice(1);
+    return lookups.credential(workspaceId, 'provider', slug).then((credential) => {
+      if (!credential || credential.status !== 'active') {
+        throw new GatewayError(
+          'virtual_key_not_found',
+          `No provider "@${slug}" in this workspace's catalog`,
+          {
+            param: paramFor(node, path, 'provider'),
+          },
+        );
+      }
+      return targetOf(node, { path, clientApiKey, policy }, credential.secret, credential.provider);
+    });
+  }
+  return targetOf(node, { path, clientApiKey, policy }, {}, provider);
+}
+
+/** The adapter and provider settings of a node, with what a stored credential holds (`stored`). */
+function targetOf(
+  node: TargetConfig,
+  {
+    path,
+    clientApiKey,
+    policy,
+  }: { path: string; clientApiKey: string | undefined; policy: CustomHostPolicy },
+  stored: Record<string, unknown>,
+  provider: string | undefined,
+): ResolvedTarget {
   const fields = node as Record<string, unknown>;
   const param = (key: string) => paramFor(node, path, key);
-  let stored: Record<string, unknown> = {};
-  let provider = typeof node.provider === 'string' ? node.provider : undefined;
-
-  if (typeof node.virtual_key === 'string') {
-    const credential = await lookups.credential(workspaceId, 'virtual_key', node.virtual_key);
-    if (!credential || credential.status !== 'active') {
-      throw new GatewayError(
-        'virtual_key_not_found',
-        `No virtual key "${node.virtual_key}" in this workspace`,
-        {
-          param: param('virtual_key'),
-        },
-      );
-    }
-    stored = credential.secret;
-    provider ??= credential.provider;
-  } else if (provider?.startsWith('@')) {
-    const slug = provider.slice(1);
-    const credential = await lookups.credential(workspaceId, 'provider', slug);
-    if (!credential || credential.status !== 'active') {
-      throw new GatewayError('virtual_key_not_found', `No provider "@${slug}" in this workspace's catalog`, {
-        param: param('provider'),
-      });
-    }
-    stored = credential.secret;
-    provider = credential.provider;
-  }
-
   if (!provider) {
     throw new GatewayError('missing_provider', 'The config names no provider for this target', {
       param: param('provider'),

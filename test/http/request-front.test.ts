@@ -1,7 +1,8 @@
 /**
  * The request front answers at once from the caches: a key the lookup cache holds is checked with no
- * promise, a header or inline config is resolved with no promise, and only what must be read from the
- * store comes as a promise. Errors found at once are thrown at once; those found after a read reject.
+ * promise, a header or inline config is resolved with no promise, a target that names its provider too,
+ * and only what must be read from the store comes as a promise. Errors found at once are thrown at once;
+ * those found after a read reject.
  */
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
@@ -9,6 +10,7 @@ import { callContextFromRequest } from '../../src/gateway/call-context.js';
 import type { RequestContext } from '../../src/gateway/context.js';
 import { createLookups } from '../../src/gateway/lookups.js';
 import { resolveRequestConfig } from '../../src/gateway/request-config.js';
+import { resolveTarget } from '../../src/gateway/resolve-target.js';
 import { authenticate } from '../../src/server/auth.js';
 import type { ApiKey, Store, StoredConfig } from '../../src/store/types.js';
 
@@ -31,7 +33,7 @@ const stored = {
 
 /** A store that answers the two reads the front makes, and counts them. */
 function fakeStore() {
-  const reads = { keys: 0, configs: 0 };
+  const reads = { keys: 0, configs: 0, credentials: 0 };
   const store = {
     async findApiKeyByValue(value: string) {
       reads.keys += 1;
@@ -40,6 +42,12 @@ function fakeStore() {
     async getConfig(_workspace: string, slug: string) {
       reads.configs += 1;
       return slug === 'direct' ? stored : undefined;
+    },
+    async getCredential(_workspace: string, kind: string, slug: string) {
+      reads.credentials += 1;
+      return kind === 'virtual_key' && slug === 'vk-openai'
+        ? { status: 'active', provider: 'openai', secret: { api_key: 'sk-virtual' } }
+        : undefined;
     },
   } as unknown as Store;
   return { store, reads };
@@ -135,5 +143,32 @@ describe('resolveRequestConfig and callContextFromRequest', () => {
     expect(() => resolveRequestConfig({}, 'ws_1', createLookups(store, 60_000))).toThrow(
       expect.objectContaining({ code: 'missing_provider' }),
     );
+  });
+});
+
+describe('resolveTarget', () => {
+  const resolve = (node: Record<string, unknown>, lookups: ReturnType<typeof createLookups>) =>
+    resolveTarget(node as never, '', 'ws_1', 'sk-client', lookups, 'public');
+
+  it('resolves a target that names its provider with no promise', () => {
+    const { store, reads } = fakeStore();
+    const resolved = resolve({ provider: 'openai' }, createLookups(store, 60_000));
+    expect(resolved).not.toBeInstanceOf(Promise);
+    expect(resolved).toMatchObject({ target: { provider: 'openai', api_key: 'sk-client' } });
+    expect(() => resolve({ provider: 'nobody' }, createLookups(store, 60_000))).toThrow(
+      expect.objectContaining({ code: 'unknown_provider' }),
+    );
+    expect(reads.credentials).toBe(0);
+  });
+
+  it('looks a virtual key up (a promise), and rejects one the workspace does not have', async () => {
+    const { store } = fakeStore();
+    const lookups = createLookups(store, 60_000);
+    const resolved = resolve({ virtual_key: 'vk-openai' }, lookups);
+    expect(resolved).toBeInstanceOf(Promise);
+    expect(await resolved).toMatchObject({ target: { provider: 'openai', api_key: 'sk-virtual' } });
+    await expect(resolve({ virtual_key: 'vk-missing' }, lookups)).rejects.toMatchObject({
+      code: 'virtual_key_not_found',
+    });
   });
 });

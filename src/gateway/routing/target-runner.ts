@@ -43,29 +43,46 @@ export function addressOf(resolved: ResolvedTarget): string | undefined {
   return parts.length > 0 ? parts.join('/') : undefined;
 }
 
-export async function runTarget(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
+/**
+ * Runs one leaf. A target resolved at once (one that names its provider) goes to the step chain without
+ * an async frame of its own; one behind a virtual key or an `@slug` after its lookup.
+ */
+export function runTarget(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
   const { deps, call } = run;
-  const { ctx, state } = call;
-  const resolved = await resolveTarget(
+  const resolved = resolveTarget(
     node,
     path,
-    ctx.apiKey.workspace_id,
-    ctx.clientApiKey,
+    call.ctx.apiKey.workspace_id,
+    call.ctx.clientApiKey,
     deps.lookups,
     deps.settings.customHostPolicy,
   );
+  return resolved instanceof Promise
+    ? resolved.then((target) => runResolved(run, node, path, target))
+    : runResolved(run, node, path, resolved);
+}
+
+function runResolved(
+  run: RouteRun,
+  node: TargetConfig,
+  path: string,
+  resolved: ResolvedTarget,
+): Promise<NodeResult> {
+  const { call } = run;
+  const { state } = call;
   state.targetPath = path;
   state.provider = resolved.adapter.id;
   const request = overriddenRequest(call, node, path);
   const model = request.body.model;
   // Part of an answer went out and this target cannot take it over: the earlier failure stands.
   if (call.sink && call.sink.written > 0 && run.lastFailure && !canTakeOver(run, request)) {
-    return run.lastFailure;
+    return Promise.resolve(run.lastFailure);
   }
-  const outcome = await call.chain(targetCallOf(request, run, node, path, resolved, model));
-  const result: NodeResult = { outcome, resolved, requestBody: request.body };
-  if (!outcome.ok) run.lastFailure = result;
-  return result;
+  return call.chain(targetCallOf(request, run, node, path, resolved, model)).then((outcome) => {
+    const result: NodeResult = { outcome, resolved, requestBody: request.body };
+    if (!outcome.ok) run.lastFailure = result;
+    return result;
+  });
 }
 
 /** The first call of a target: the routed request with the node's override_params, and where it goes. */

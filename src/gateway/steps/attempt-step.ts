@@ -9,6 +9,7 @@ import { runModelAttempt } from '../fanout.js';
 import type { ResolvedTarget } from '../resolve-target.js';
 import { modelRequestOf, recordAttempt, type RouteRun } from '../routing/route-types.js';
 import type { TargetHandler } from './target-step.js';
+import type { AttemptOutcome } from '../attempt.js';
 
 /** The client headers named by the node's `forward_headers`, lower-case. */
 export function forwardedHeaders(node: TargetConfig, headers: CallContext['clientHeaders']) {
@@ -41,32 +42,41 @@ function adapterRequest<K extends EndpointKind>(
   };
 }
 
-export const callTarget: TargetHandler = async (call) => {
+// Not an async function: the attempt's own promise, with the record added when it settles.
+export const callTarget: TargetHandler = (call) => {
   const { run, node, resolved } = call;
   const { deps } = run;
   const { ctx } = run.call;
   const started = performance.now();
-  const request = adapterRequest(modelRequestOf(call), run, node, resolved);
-  const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
-  const continuing = (run.call.sink?.written ?? 0) > 0;
-  const remaining = run.deadline - started;
-  const outcome = await runModelAttempt({
-    resolved,
-    request,
-    upstream: deps.upstream,
-    clientSignal: ctx.signal,
-    timeoutMs: continuing ? nodeTimeout : Math.max(1, Math.min(nodeTimeout, remaining)),
-    idleTimeoutMs: node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
-    sink: call.sink,
+  let attempt: Promise<AttemptOutcome>;
+  try {
+    const request = adapterRequest(modelRequestOf(call), run, node, resolved);
+    const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
+    const continuing = (run.call.sink?.written ?? 0) > 0;
+    const remaining = run.deadline - started;
+    attempt = runModelAttempt({
+      resolved,
+      request,
+      upstream: deps.upstream,
+      clientSignal: ctx.signal,
+      timeoutMs: continuing ? nodeTimeout : Math.max(1, Math.min(nodeTimeout, remaining)),
+      idleTimeoutMs: node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
+      sink: call.sink,
+    });
+  } catch (err) {
+    // Failed as the async function it replaces would: by rejection, for the steps around it.
+    return Promise.reject(err);
+  }
+  return attempt.then((outcome) => {
+    recordAttempt(run, {
+      path: call.path,
+      provider: resolved.adapter.id,
+      model: call.model,
+      body: call.body,
+      outcome,
+      started,
+      retry: call.retry,
+    });
+    return outcome;
   });
-  recordAttempt(run, {
-    path: call.path,
-    provider: resolved.adapter.id,
-    model: call.model,
-    body: call.body,
-    outcome,
-    started,
-    retry: call.retry,
-  });
-  return outcome;
 };

@@ -52,17 +52,14 @@ async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutco
   };
 }
 
-export const messagesStep: TargetStep = (next) => async (call) => {
+// Not an async function: an OpenAI call passes through to the next step's own promise.
+export const messagesStep: TargetStep = (next) => (call) => {
   const { adapter } = call.resolved;
   // A stream an earlier target translated goes on as chat even on a native target: only chat chunks can be
   // joined to the content block the client has open (a broken native stream is never continued).
-  if (
-    call.endpoint === 'messages' &&
-    (!hasNatively(adapter, 'messages', call.body) || continuesAStream(call))
-  ) {
-    return translated(next, call);
-  }
-  if (call.endpoint === 'count_tokens' && !hasNatively(adapter, 'count_tokens', call.body)) {
+  if (call.endpoint === 'messages') {
+    if (!hasNatively(adapter, 'messages', call.body) || continuesAStream(call)) return translated(next, call);
+  } else if (call.endpoint === 'count_tokens' && !hasNatively(adapter, 'count_tokens', call.body)) {
     return estimated(call);
   }
   return next(call);
