@@ -20,14 +20,21 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { parseArgs } from './args.js';
 import { compileChildren } from './compile-children.js';
-import { concurrentRounds, geomean, median, round3, type Loaded, type Round } from './concurrent.js';
+import {
+  concurrentRounds,
+  geomean,
+  LOAD_CORE,
+  median,
+  round3,
+  SERVER_CORE,
+  type Loaded,
+  type Round,
+} from './concurrent.js';
 import { checkTarget, startGateway } from './gateway.js';
 import { guardChildren, peakRssMB, startScript, type Child } from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
-const SERVER_CORE = '1';
-const LOAD_CORE = '0';
 
 const { values } = parseNodeArgs({
   options: {

@@ -8,6 +8,9 @@ import type { Target } from './target.js';
 import { runWrk } from './wrk.js';
 
 export const UPSTREAM_LATENCY_MS = 20;
+/** The servers under test share this core; wrk, the fake upstream and the bench run on the other. */
+export const SERVER_CORE = '1';
+export const LOAD_CORE = '0';
 
 export interface Round {
   rps: number;

@@ -24,9 +24,11 @@ import { startGateway } from './gateway.js';
 import {
   concurrentRounds,
   geomean,
+  LOAD_CORE,
   measure as measureAtOnce,
   median,
   round3,
+  SERVER_CORE,
   type Loaded,
   type Round,
 } from './concurrent.js';
@@ -34,8 +36,6 @@ import { guardChildren, startScript, type Child } from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
-const SERVER_CORE = '1';
-const LOAD_CORE = '0';
 
 const { values } = parseNodeArgs({
   options: {

@@ -50,8 +50,12 @@ export function resolveTarget(
           param: paramFor(node, path, 'virtual_key'),
         });
       }
-      const place = { path, clientApiKey, policy };
-      return targetOf(node, place, credential.secret, provider ?? credential.provider);
+      return targetOf(
+        node,
+        { path, clientApiKey, policy },
+        credential.secret,
+        provider ?? credential.provider,
+      );
     });
   }
   if (provider?.startsWith('@')) {
