@@ -170,7 +170,7 @@ async function main(): Promise<void> {
         }),
       );
       for (const l of [a, b]) {
-        peakRss.set(l.name, Math.max(peakRss.get(l.name) ?? 0, peakRssMB(l.child.pid) ?? NaN));
+        peakRss.set(l.name, Math.max(peakRss.get(l.name) ?? 0, peakRssMB(l.child.pid) ?? 0));
         await l.child.stop();
         children.splice(children.indexOf(l.child), 1);
       }
