@@ -20,17 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { parseArgs } from './args.js';
 import { compileChildren } from './compile-children.js';
-import {
-  concurrentRounds,
-  geomean,
-  LOAD_CORE,
-  median,
-  round3,
-  SERVER_CORE,
-  type Loaded,
-  type Round,
-} from './concurrent.js';
+import { concurrentRounds, LOAD_CORE, SERVER_CORE, type Loaded, type Round } from './concurrent.js';
 import { checkTarget, startGateway } from './gateway.js';
+import { geomean, median, round } from './stats.js';
 import { guardChildren, peakRssMB, startScript, type Child } from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -199,11 +191,11 @@ async function main(): Promise<void> {
           connections_each: Math.floor(connections / 2),
           A: summary(sides[0]),
           B: summary(sides[1]),
-          generation_cpu_ratios_b_over_a: generationRatios.map(round3),
+          generation_cpu_ratios_b_over_a: generationRatios.map((r) => round(r)),
           // The figure: B's CPU per request against A's. Both CPU-bound on one core, A ÷ B is also B's
           // throughput as a share of A's (0.6 is the saturation target when A is the bare proxy).
-          cpu_b_over_a_geomean: round3(ratio),
-          throughput_b_over_a: round3(1 / ratio),
+          cpu_b_over_a_geomean: round(ratio),
+          throughput_b_over_a: round(1 / ratio),
         },
         null,
         2,

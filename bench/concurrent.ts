@@ -5,6 +5,7 @@
 import type { Child } from './processes.js';
 import { cpuTimeMs, waitUntilIdle } from './processes.js';
 import type { Target } from './target.js';
+import { median } from './stats.js';
 import { runWrk } from './wrk.js';
 
 export const UPSTREAM_LATENCY_MS = 20;
@@ -21,18 +22,6 @@ export interface Loaded {
   name: string;
   target: Target;
   child: Child;
-}
-
-export const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-export function geomean(values: number[]): number {
-  return Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
 }
 
 /**

@@ -23,15 +23,13 @@ import { compileChildren } from './compile-children.js';
 import { startGateway } from './gateway.js';
 import {
   concurrentRounds,
-  geomean,
   LOAD_CORE,
   measure as measureAtOnce,
-  median,
-  round3,
   SERVER_CORE,
   type Loaded,
   type Round,
 } from './concurrent.js';
+import { geomean, median, round as round3 } from './stats.js';
 import { guardChildren, startScript, type Child } from './processes.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -184,14 +182,12 @@ async function main(): Promise<void> {
           cpu_on_over_off: round3(cpuOn / cpuOff),
           // Each round's "on" against the "off" just before it: the pairs' median is steadier than the
           // ratio of the medians when the host's speed drifts between rounds.
-          median_pair_throughput_ratio:
-            Math.round(median(on.map((r, i) => r.rps / off[i].rps)) * 1000) / 1000,
-          median_pair_cpu_ratio:
-            Math.round(median(on.map((r, i) => r.cpuPerRequestUs / off[i].cpuPerRequestUs)) * 1000) / 1000,
+          median_pair_throughput_ratio: round3(median(on.map((r, i) => r.rps / off[i].rps))),
+          median_pair_cpu_ratio: round3(median(on.map((r, i) => r.cpuPerRequestUs / off[i].cpuPerRequestUs))),
           per_round_throughput_ratio: on.map((r, i) => Math.round((r.rps / off[i].rps) * 100) / 100),
           ...(concurrent && {
             // The figure of this mode: the generations' medians of on ÷ off CPU per request, pooled.
-            generation_cpu_ratios: generationRatios.map(round3),
+            generation_cpu_ratios: generationRatios.map((r) => round3(r)),
             cpu_on_over_off_geomean: round3(geomean(generationRatios)),
             cpu_on_over_off_median_of_generations: round3(median(generationRatios)),
           }),

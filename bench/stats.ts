@@ -17,3 +17,13 @@ export function summarise(samplesMs: number[]): Distribution {
 }
 
 export const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function geomean(values: number[]): number {
+  return Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
+}
