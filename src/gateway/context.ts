@@ -145,22 +145,27 @@ const RANDOM_BLOCK_BYTES = 2048;
 const randomBlock = Buffer.allocUnsafe(RANDOM_BLOCK_BYTES);
 let randomOffset = RANDOM_BLOCK_BYTES;
 
-function randomHex(bytes: number): string {
+/** Where the next `bytes` random bytes are in `randomBlock`. */
+function takeRandom(bytes: number): number {
   if (randomOffset + bytes > RANDOM_BLOCK_BYTES) {
     randomFillSync(randomBlock);
     randomOffset = 0;
   }
-  const hex = randomBlock.toString('hex', randomOffset, randomOffset + bytes);
+  const at = randomOffset;
   randomOffset += bytes;
-  return hex;
+  return at;
 }
 
 /** 16 hex characters. */
 export function newSpanId(): string {
-  return randomHex(8);
+  const at = takeRandom(8);
+  return randomBlock.toString('hex', at, at + 8);
 }
 
-const VARIANT = '89ab';
+/** The character codes of the hex digits, by value. */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** A trace id's text is written here, then read as one string: no string for each of its parts. */
+const traceIdText = Buffer.allocUnsafe(36);
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then randomness. Time-ordered ids keep the log
@@ -168,11 +173,31 @@ const VARIANT = '89ab';
  * insert more than twice as expensive.
  */
 export function newTraceId(now = Date.now()): string {
-  const time = now.toString(16).padStart(12, '0');
   // tttttttt-tttt-7rrr-Vrrr-rrrrrrrrrrrr: 18 random hex digits, V the variant (10xx) with 2 random bits.
-  const random = randomHex(10);
-  const variant = VARIANT[Number.parseInt(random[18] as string, 16) & 3];
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(0, 3)}-${variant}${random.slice(3, 6)}-${random.slice(6, 18)}`;
+  const out = traceIdText;
+  let time = now;
+  for (let i = 12; i >= 0; i--) {
+    if (i === 8) continue;
+    out[i] = HEX_DIGITS[time % 16] as number;
+    time = Math.floor(time / 16);
+  }
+  out[8] = 0x2d;
+  out[13] = 0x2d;
+  out[14] = 0x37; // the version, 7
+  out[18] = 0x2d;
+  out[23] = 0x2d;
+  // The 3 + 3 + 12 random hex digits after the version and the variant, and the variant digit's 2 random
+  // bits: the 10 random bytes' 20 nibbles, in order.
+  const at = takeRandom(10);
+  let nibble = 0;
+  for (let i = 15; i < 36; i++) {
+    if (i === 18 || i === 23) continue;
+    const byte = randomBlock[at + (nibble >>> 1)] as number;
+    const value = nibble & 1 ? byte & 0x0f : byte >>> 4;
+    nibble += 1;
+    out[i] = HEX_DIGITS[i === 19 ? 8 | (value & 3) : value] as number;
+  }
+  return out.toString('latin1', 0, 36);
 }
 
 /** Reads the trace headers; throws invalid_header for malformed ones. */

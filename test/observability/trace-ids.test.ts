@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { newSpanId, newTraceId } from '../../src/gateway/context.js';
 import { otelSpanId, otelTraceId, traceparentOf } from '../../src/observability/tracing.js';
 
 const sha = (text: string, length: number) =>
@@ -32,5 +33,20 @@ describe('OpenTelemetry ids', () => {
     expect(traceparentOf('0190a5b2-3c4d-7e8f-9a0b-1c2d3e4f5a6b', 'B7AD6B7169203331')).toBe(
       '00-0190a5b23c4d7e8f9a0b1c2d3e4f5a6b-b7ad6b7169203331-01',
     );
+  });
+
+  it("writes the same traceparent for any ids, the gateway's own or not", () => {
+    const zero = '00000000-0000-0000-0000-000000000000';
+    const cases: Array<[string, string]> = [
+      [zero, newSpanId()],
+      [newTraceId(), '0000000000000000'],
+      ['0190A5B2-3C4D-7E8F-9A0B-1C2D3E4F5A6B', 'b7ad6b7169203331'],
+      ['0190a5b2-3c4d-7e8f-9a0b-1c2d3e4f5a6g', 'b7ad6b7169203331'],
+      ['order-1234', 'step-1'],
+    ];
+    for (let i = 0; i < 200; i++) cases.push([newTraceId(), newSpanId()]);
+    for (const [traceId, spanId] of cases) {
+      expect(traceparentOf(traceId, spanId)).toBe(`00-${otelTraceId(traceId)}-${otelSpanId(spanId)}-01`);
+    }
   });
 });
