@@ -112,9 +112,12 @@ export class HttpSink implements CallSink {
     this.reply.hijack();
     if (this.res.destroyed) return;
     const headers = answerHeaders(this.reply, this.state, answer);
+    const body = this.codec.answer(answer);
     headers['content-type'] = 'application/json; charset=utf-8';
+    // The whole answer is known: sent with its length, in one piece, rather than as a chunked body.
+    headers['content-length'] = String(Buffer.byteLength(body));
     this.res.writeHead(answer.status, headers);
-    this.res.end(this.codec.answer(answer));
+    this.res.end(body);
   }
 
   fail(error: GatewayError | ProviderError, status: number): void {

@@ -49,6 +49,28 @@ describe('single-provider config', () => {
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config');
   });
 
+  it('sends a whole answer with its length, not as a chunked body', async () => {
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-config',
+          custom_host: fake.url,
+        }),
+      },
+      // Non-ASCII text: the length is in bytes, not characters.
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'héllo wörld ✓' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('transfer-encoding')).toBeNull();
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.headers.get('content-length')).toBe(String(body.length));
+    expect(JSON.parse(body.toString('utf8')).choices[0].message.content).toContain('héllo wörld ✓');
+  });
+
   it('forwards only the headers named in forward_headers', async () => {
     const client = clientWith({
       'x-gateway-config': JSON.stringify({
