@@ -71,12 +71,13 @@ const SUMS_AT = ROLLUP_KEY_COLUMNS.length;
  * The rollup rows of a batch of records, summed per key, as values in ROLLUP_COLUMNS order, sorted by key
  * (concurrent writers then lock rows in one order).
  *
- * This runs for every request record: a record's dimensions are serialised once, and a row's key is that
- * text with the period, bucket and metadata pair around it (JSON escapes control characters, so the NUL
- * separators cannot occur inside a part). The row itself is only built the first time its key is met.
+ * This runs for every request record: a record's dimensions are serialised once (JSON escapes control
+ * characters, so the NUL separators of the sort keys cannot occur inside a part), and its rows are found
+ * by that text and each period's bucket, with no key made per record. A row is built, and its sort key
+ * made, only the first time the batch meets it.
  */
 export function rollupValues(records: readonly LogRecord[], metadataKeys: readonly string[]): unknown[][] {
-  const rows = new Map<string, number[]>();
+  const rows = new BatchRows();
   for (const record of records) {
     if (record.is_attempt || record.workspace_id === null) continue;
     const dims = [
@@ -90,52 +91,79 @@ export function rollupValues(records: readonly LogRecord[], metadataKeys: readon
     const dimsKey = JSON.stringify(dims);
     for (const period of ROLLUP_PERIODS) {
       const bucket = record.created_at_ms - (record.created_at_ms % PERIOD_MS[period]);
-      const rowKey = `${period}\u0000${bucket}\u0000${dimsKey}`;
-      addRecord(rowOf(rows, rowKey, dims, period, bucket, '', ''), record);
+      addRecord(rows.of(period, bucket, dimsKey, dims, '', ''), record);
       for (const key of metadataKeys) {
         const value = record.metadata?.[key];
         if (typeof value !== 'string' || value.length > MAX_META_VALUE) continue;
-        const metaKey = `${rowKey}\u0000${JSON.stringify([key, value])}`;
-        addRecord(rowOf(rows, metaKey, dims, period, bucket, key, value), record);
+        addRecord(
+          rows.of(period, bucket, `${dimsKey}\u0000${JSON.stringify([key, value])}`, dims, key, value),
+          record,
+        );
       }
     }
   }
-  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return rows.sorted();
 }
 
 type RecordDims = readonly [string, string, string, string, string, number];
 
-/** The row under `key`, made with zero sums the first time the batch meets it. */
-function rowOf(
-  rows: Map<string, number[]>,
-  key: string,
+/** A batch's rows by period, bucket and dimensions (with a metadata pair, if any). */
+class BatchRows {
+  private readonly byPeriod = new Map<RollupPeriod, Map<number, Map<string, number[]>>>();
+  /** Each row with its sort key: period, bucket, dimensions, NUL-separated. */
+  private readonly all: Array<{ key: string; row: number[] }> = [];
+
+  /** The row of the key, made with zero sums the first time the batch meets it. */
+  of(
+    period: RollupPeriod,
+    bucket: number,
+    dimsKey: string,
+    dims: RecordDims,
+    metaKey: string,
+    metaValue: string,
+  ): number[] {
+    let byBucket = this.byPeriod.get(period);
+    if (byBucket === undefined) this.byPeriod.set(period, (byBucket = new Map()));
+    let byDims = byBucket.get(bucket);
+    if (byDims === undefined) byBucket.set(bucket, (byDims = new Map()));
+    let row = byDims.get(dimsKey);
+    if (row === undefined) {
+      row = newRow(dims, period, bucket, metaKey, metaValue);
+      byDims.set(dimsKey, row);
+      this.all.push({ key: `${period}\u0000${bucket}\u0000${dimsKey}`, row });
+    }
+    return row;
+  }
+
+  sorted(): number[][] {
+    return this.all.sort(({ key: a }, { key: b }) => (a < b ? -1 : a > b ? 1 : 0)).map(({ row }) => row);
+  }
+}
+
+/** A row with zero sums: key columns (text and numbers) first, in ROLLUP_KEY_COLUMNS order; only the sums
+ * after them are added to. */
+function newRow(
   dims: RecordDims,
   period: RollupPeriod,
   bucket: number,
   metaKey: string,
   metaValue: string,
 ): number[] {
-  let row = rows.get(key);
-  if (row === undefined) {
-    const [workspace, provider, model, apiKey, prompt, statusClass] = dims;
-    const values: unknown[] = [
-      workspace,
-      period,
-      bucket,
-      provider,
-      model,
-      apiKey,
-      prompt,
-      statusClass,
-      metaKey,
-      metaValue,
-    ];
-    for (let i = 0; i < ROLLUP_SUM_COLUMNS.length; i++) values.push(0);
-    // Key columns (text and numbers) first, in ROLLUP_KEY_COLUMNS order; only the sums after them are added to.
-    row = values as number[];
-    rows.set(key, row);
-  }
-  return row;
+  const [workspace, provider, model, apiKey, prompt, statusClass] = dims;
+  const values: unknown[] = [
+    workspace,
+    period,
+    bucket,
+    provider,
+    model,
+    apiKey,
+    prompt,
+    statusClass,
+    metaKey,
+    metaValue,
+  ];
+  for (let i = 0; i < ROLLUP_SUM_COLUMNS.length; i++) values.push(0);
+  return values as number[];
 }
 
 /** Adds a record to a row's sums. */
