@@ -25,6 +25,8 @@ export type ModelCall = ModelRequest & {
   ctx: CallContext;
   /** What the answer's headers report; the caller's sink may read it as the call goes (streams). */
   state?: RouteState;
+  /** The JSON text `body` was parsed from, when `body` is the client's body as parsed. */
+  bodyText?: string;
 };
 
 export interface CallResult {
@@ -100,6 +102,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     sink.fail(error, status);
   }
 
+  // A request a hook rewrote (PII redacted) is recorded as the provider got it.
+  const requestBody = run.hooks?.requestBody ?? result?.requestBody ?? body;
   const summary: CallSummary = {
     ctx,
     endpoint,
@@ -111,8 +115,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     ttfbMs: outcome?.ttfbMs ?? null,
     error,
     malformedChunks: outcome?.malformedChunks ?? 0,
-    // A request a hook rewrote (PII redacted) is recorded as the provider got it.
-    requestBody: run.hooks?.requestBody ?? result?.requestBody ?? body,
+    requestBody,
+    requestText: requestBody === body ? call.bodyText : undefined,
     responseBody,
     responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
     attempts: run.attempts,

@@ -49,7 +49,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     cacheSimilarity: summary.state.cacheSimilarity,
     retryCount: summary.state.retryCount,
     ...errorFields,
-    requestBody: bodyForLog(summary.requestBody, bodies),
+    requestBody: bodyForLog(summary.requestBody, bodies, summary.requestText),
     responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
     hookResults: summary.hooks === undefined ? undefined : hooksForLog(summary.hooks, summary.hooksText),
   });

@@ -1,6 +1,6 @@
 /** Builds the log record of a model call or of one of its attempts. */
 import { performance } from 'node:perf_hooks';
-import { redact } from '../observability/redact.js';
+import { mayNameSecret, redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
 import type { Usage } from '../core/openai-types.js';
 import type { LogRecord } from '../store/types.js';
@@ -20,18 +20,24 @@ let lastLogged: unknown;
 
 /**
  * A body as stored in a record: redacted, and cut to a summary when it is too large. `text`, when given, is
- * the JSON text `body` was parsed from: stored as it is when redaction finds nothing to change.
+ * the JSON text `body` was parsed from: stored as it is when redaction finds nothing to change, and
+ * without walking the body at all when the text names nothing redaction would replace.
  */
 export function bodyForLog(body: unknown, bodies: LogBodies, text?: string): unknown {
   if (!bodies.enabled || body === undefined) return null;
   if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
     return lastLogged;
   }
-  const redacted = redact(body);
-  const logged =
-    text !== undefined && text.length <= bodies.maxBytes && redacted === body
-      ? new SerializedJson(text)
-      : serialiseForLog(redacted, bodies);
+  let logged: unknown;
+  if (text !== undefined && text.length <= bodies.maxBytes && !mayNameSecret(text)) {
+    logged = new SerializedJson(text);
+  } else {
+    const redacted = redact(body);
+    logged =
+      text !== undefined && text.length <= bodies.maxBytes && redacted === body
+        ? new SerializedJson(text)
+        : serialiseForLog(redacted, bodies);
+  }
   lastSource = body;
   lastBodies = bodies;
   lastLogged = logged;

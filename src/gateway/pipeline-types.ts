@@ -274,6 +274,8 @@ export interface CallSummary {
   responseBody: unknown;
   /** The exact JSON text of `responseBody`, when it came as it is from the upstream. */
   responseText: string | undefined;
+  /** The JSON text `requestBody` was parsed from, when it is the client's body as it came. */
+  requestText?: string;
   attempts: readonly AttemptRecord[];
   /** The hooks' results and feedback, when the config has hooks. */
   hooks: HookRunLog['results'] | undefined;

@@ -20,6 +20,16 @@ export function isSecretKey(name: string): boolean {
   return secret;
 }
 
+/**
+ * Whether the JSON text of a body may name a secret: false only when no key of the body parsed from it can
+ * be one that `redact` replaces. Keys are tested in the text as it is: an escape other than `\u` stands for
+ * a character no secret key name holds, so a name that the regular expression finds in a key is in the
+ * text too; `\u` escapes could spell one out, so any text holding one may.
+ */
+export function mayNameSecret(text: string): boolean {
+  return text.includes('\\u') || SECRET_KEY.test(text);
+}
+
 /** Deeper than this, a subtree is replaced by a marker: it is never stored unredacted. */
 const MAX_REDACT_DEPTH = 64;
 export const TOO_DEEP = '[TRUNCATED: nested too deep]';

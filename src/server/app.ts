@@ -42,6 +42,8 @@ import { traceparentOf } from '../observability/tracing.js';
 declare module 'fastify' {
   interface FastifyRequest {
     gw: RequestContext;
+    /** The text a JSON body was parsed from (a log record stores it rather than serialising the body again). */
+    bodyText: string | null;
   }
 }
 
@@ -134,6 +136,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     genReqId: sequentialId,
   });
   app.decorateRequest('gw', null as unknown as RequestContext);
+  app.decorateRequest('bodyText', null);
   app.setErrorHandler(createErrorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => {
     const error = new GatewayError(
@@ -151,6 +154,14 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     async (v1) => {
       // Model and management bodies are JSON only; text/plain would otherwise be parsed as a string.
       v1.removeContentTypeParser('text/plain');
+      // Fastify's own JSON parser (its limits, its refusals of prototype poisoning, its errors), with the
+      // text kept on the request.
+      const parseJson = v1.getDefaultJsonParser('error', 'error');
+      v1.removeContentTypeParser('application/json');
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+        request.bodyText = text as string;
+        parseJson(request, text as string, done);
+      });
       // A callback hook, not an async one: a key found in the lookup cache (nearly every request's) admits
       // the request without a promise or a turn of the microtask queue.
       v1.addHook('onRequest', (request, reply, done) => {

@@ -9,12 +9,16 @@ export const MAX_BODY_DEPTH = 128;
 
 export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void {
   if (body === null || typeof body !== 'object') return;
-  // Each entry remembers the top-level field it sits under, so the error can name it.
-  const stack: Array<{ value: object; depth: number; field: string | null }> = [
-    { value: body, depth: 1, field: null },
-  ];
-  while (stack.length > 0) {
-    const { value, depth, field } = stack.pop()!;
+  // The objects still to look into, each with its depth and the top-level field it sits under (so that
+  // the error can name it): three stacks in step, nothing allocated per object looked into.
+  const values: object[] = [body];
+  const depths: number[] = [1];
+  const fields: Array<string | null> = [null];
+  const topIsArray = Array.isArray(body);
+  while (values.length > 0) {
+    const value = values.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
+    const field = fields.pop() as string | null;
     if (depth > maxDepth) {
       throw new GatewayError(
         'invalid_body',
@@ -24,9 +28,24 @@ export function assertBodyDepth(body: unknown, maxDepth = MAX_BODY_DEPTH): void 
         },
       );
     }
-    for (const [key, child] of Object.entries(value)) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+          fields.push(field);
+        }
+      }
+      continue;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const child = value[key];
       if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, depth: depth + 1, field: field ?? (Array.isArray(body) ? null : key) });
+        values.push(child);
+        depths.push(depth + 1);
+        fields.push(field ?? (topIsArray ? null : key));
       }
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bodyForLog } from '../../src/gateway/log-record.js';
+import { mayNameSecret, redact } from '../../src/observability/redact.js';
 import { SerializedJson } from '../../src/store/serialized-json.js';
 
 const bodies = { enabled: true, maxBytes: 65_536 };
@@ -39,5 +40,53 @@ describe('bodies as logged', () => {
 
   it('are not stored when body logging is off', () => {
     expect(bodyForLog({ a: 1 }, { enabled: false, maxBytes: 65_536 }, '{"a":1}')).toBeNull();
+  });
+
+  it('are redacted when a secret key is spelt with escapes in the text', () => {
+    const text = '{"model":"m","api\\u005fkey":"sk-live-123","x":{"PASS\\u0057ORD":"hunter2"}}';
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(body)).toContain('api_key');
+    const logged = JSON.stringify(stored(bodyForLog(body, bodies, text)));
+    expect(logged).not.toContain('sk-live-123');
+    expect(logged).not.toContain('hunter2');
+  });
+});
+
+describe('mayNameSecret', () => {
+  it('is true for any text whose parsed body redaction would change', () => {
+    // Keys in every spelling JSON allows for them (case, escapes, separators), at any depth.
+    const keys = [
+      'api_key',
+      'API-KEY',
+      'apikey',
+      'x_secret_y',
+      'Password',
+      'authorization',
+      'refresh_token',
+      'idToken',
+      'bearer',
+      'credentials',
+      'private-key',
+    ];
+    const escaped = (key: string) =>
+      [...key].map((c, i) => (i === 1 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
+    for (const key of keys) {
+      for (const spelt of [key, escaped(key)]) {
+        const text = `{"a":[{"b":{"${spelt}":"v"}}]}`;
+        const body = JSON.parse(text);
+        expect(redact(body)).not.toBe(body);
+        expect(mayNameSecret(text)).toBe(true);
+      }
+    }
+  });
+
+  it('is false for an ordinary request, whose body redaction leaves as it is', () => {
+    const text = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Say hello\n"quoted"' }],
+    });
+    expect(mayNameSecret(text)).toBe(false);
+    const body = JSON.parse(text);
+    expect(redact(body)).toBe(body);
   });
 });

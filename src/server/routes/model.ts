@@ -39,8 +39,10 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
         state,
       );
       const how = { method: request.method, url: request.url };
+      // The body's text, for its log record, unless validation made another body of it.
+      const bodyText = call.body === request.body ? (request.bodyText ?? undefined) : undefined;
       const run = (ctx: CallContext | undefined) =>
-        ctx ? execute(deps, { ...call, ctx, state }, sink).then(() => reply) : reply;
+        ctx ? execute(deps, { ...call, ctx, state, bodyText }, sink).then(() => reply) : reply;
       const ctx = contextOrRefuse(deps, call, sink, request.gw, how, () =>
         callContextFromRequest(deps.lookups, request.gw, how),
       );
