@@ -11,6 +11,8 @@ import type { Lookups } from './lookups.js';
 import { paramFor } from './request-config.js';
 
 /** Stored keys that are secrets (not mere addresses or names). */
+const TARGET_KEYS: ReadonlySet<string> = new Set(PROVIDER_TARGET_KEYS);
+
 const STORED_SECRET_KEYS = [
   'api_key',
   'cloudc_access_key_id',
@@ -115,11 +117,16 @@ function targetOf(
     );
   }
 
+  // Each provider setting the node or the credential holds, the node's unless it has none (`??`): read
+  // from the few keys they have, not by asking both for every setting a provider may take.
   const target: ProviderTarget = { provider: adapter.id };
   const writable = target as unknown as Record<string, unknown>;
-  for (const key of PROVIDER_TARGET_KEYS) {
-    const value = fields[key] ?? stored[key];
-    if (value !== undefined) writable[key] = value;
+  for (const key in stored) {
+    if (TARGET_KEYS.has(key) && stored[key] !== undefined) writable[key] = stored[key];
+  }
+  for (const key in fields) {
+    if (TARGET_KEYS.has(key) && fields[key] !== undefined && fields[key] !== null)
+      writable[key] = fields[key];
   }
   if (target.api_key === undefined && clientApiKey) target.api_key = clientApiKey;
   if (target.custom_host !== undefined) {

@@ -46,7 +46,15 @@ function fakeStore() {
     async getCredential(_workspace: string, kind: string, slug: string) {
       reads.credentials += 1;
       return kind === 'virtual_key' && slug === 'vk-openai'
-        ? { status: 'active', provider: 'openai', secret: { api_key: 'sk-virtual' } }
+        ? {
+            status: 'active',
+            provider: 'openai',
+            secret: {
+              api_key: 'sk-virtual',
+              vendora_organization: 'org-stored',
+              vendora_project: 'proj-stored',
+            },
+          }
         : undefined;
     },
   } as unknown as Store;
@@ -169,6 +177,26 @@ describe('resolveTarget', () => {
     expect(await resolved).toMatchObject({ target: { provider: 'openai', api_key: 'sk-virtual' } });
     await expect(resolve({ virtual_key: 'vk-missing' }, lookups)).rejects.toMatchObject({
       code: 'virtual_key_not_found',
+    });
+  });
+
+  it('takes each provider setting from the node, else from the credential, and nothing else', async () => {
+    const { store } = fakeStore();
+    const lookups = createLookups(store, 60_000);
+    const resolved = await resolve(
+      {
+        virtual_key: 'vk-openai',
+        vendora_project: 'proj-node',
+        vendora_organization: null,
+        retry: { attempts: 2 },
+      },
+      lookups,
+    );
+    expect(resolved.target).toEqual({
+      provider: 'openai',
+      api_key: 'sk-virtual',
+      vendora_organization: 'org-stored',
+      vendora_project: 'proj-node',
     });
   });
 });
