@@ -192,6 +192,15 @@ async function main(): Promise<void> {
           A: summary(sides[0]),
           B: summary(sides[1]),
           generation_cpu_ratios_b_over_a: generationRatios.map((r) => round(r)),
+          // The generations by which side was started first (odd: A, even: B). The two have differed by up
+          // to 17 % in one run (the one started first cheaper); the geometric mean of an even number of
+          // generations weighs both alike.
+          by_start_order: {
+            a_started_first: round(geomean(generationRatios.filter((_, i) => i % 2 === 0))),
+            ...(generationRatios.length > 1 && {
+              b_started_first: round(geomean(generationRatios.filter((_, i) => i % 2 === 1))),
+            }),
+          },
           // The figure: B's CPU per request against A's. Both CPU-bound on one core, A ÷ B is also B's
           // throughput as a share of A's (0.6 is the saturation target when A is the bare proxy).
           cpu_b_over_a_geomean: round(ratio),
