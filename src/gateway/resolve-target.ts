@@ -10,9 +10,10 @@ import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
 import { paramFor } from './request-config.js';
 
-/** Stored keys that are secrets (not mere addresses or names). */
+/** The provider settings a target takes from its node or its stored credential. */
 const TARGET_KEYS: ReadonlySet<string> = new Set(PROVIDER_TARGET_KEYS);
 
+/** Stored keys that are secrets (not mere addresses or names). */
 const STORED_SECRET_KEYS = [
   'api_key',
   'cloudc_access_key_id',

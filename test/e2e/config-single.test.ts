@@ -31,6 +31,23 @@ function clientWith(headers: Record<string, string>): OpenAI {
 const ask = (client: OpenAI, content = 'hi') =>
   client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
 
+/** A chat request straight over HTTP, with an inline config for the fake (and `more` of its keys). */
+const postChat = (content: string, more: Record<string, unknown> = {}) =>
+  fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify({
+        provider: 'openai',
+        api_key: 'sk-config',
+        custom_host: fake.url,
+        ...more,
+      }),
+    },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+  });
+
 describe('single-provider config', () => {
   it('applies override_params over the client body', async () => {
     const client = clientWith({
@@ -50,20 +67,8 @@ describe('single-provider config', () => {
   });
 
   it('sends a whole answer with its length, not as a chunked body', async () => {
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'openai',
-          api_key: 'sk-config',
-          custom_host: fake.url,
-        }),
-      },
-      // Non-ASCII text: the length is in bytes, not characters.
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'héllo wörld ✓' }] }),
-    });
+    // Non-ASCII text: the length is in bytes, not characters.
+    const response = await postChat('héllo wörld ✓');
     expect(response.status).toBe(200);
     expect(response.headers.get('transfer-encoding')).toBeNull();
     const body = Buffer.from(await response.arrayBuffer());
@@ -174,20 +179,7 @@ describe('override_params are checked like a body', () => {
     [{ stop: ['a', 'b', 'c', 'd', 'e'] }, 'config.override_params.stop'],
   ])('%j → 400 naming %s', async (override_params, param) => {
     const before = fake.requests.length;
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'openai',
-          api_key: 'sk-config',
-          custom_host: fake.url,
-          override_params,
-        }),
-      },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const response = await postChat('hi', { override_params });
     const body = (await response.json()) as { error: { param: string } };
     expect(response.status).toBe(400);
     expect(body.error.param).toBe(param);

@@ -57,19 +57,18 @@ describe('rollupValues', () => {
     const minute1 = HOUR + 60_000;
     const minute5 = HOUR + 5 * 60_000;
     const day = Date.UTC(2026, 10, 26);
+    // The hour's and the day's rows: one bucket each, every dimension and metadata pair of the batch.
+    const merged = (period: string, bucket: number) => [
+      `${period} ${bucket} gpt-4o 2  `,
+      `${period} ${bucket} gpt-4o 2 team blue`,
+      `${period} ${bucket} gpt-4o 2 team red`,
+      `${period} ${bucket} gpt-4o 5  `,
+      `${period} ${bucket} gpt-4o 5 team red`,
+      `${period} ${bucket} gpt-4o-mini 2  `,
+    ];
     expect(keys).toEqual([
-      `day ${day} gpt-4o 2  `,
-      `day ${day} gpt-4o 2 team blue`,
-      `day ${day} gpt-4o 2 team red`,
-      `day ${day} gpt-4o 5  `,
-      `day ${day} gpt-4o 5 team red`,
-      `day ${day} gpt-4o-mini 2  `,
-      `hour ${HOUR} gpt-4o 2  `,
-      `hour ${HOUR} gpt-4o 2 team blue`,
-      `hour ${HOUR} gpt-4o 2 team red`,
-      `hour ${HOUR} gpt-4o 5  `,
-      `hour ${HOUR} gpt-4o 5 team red`,
-      `hour ${HOUR} gpt-4o-mini 2  `,
+      ...merged('day', day),
+      ...merged('hour', HOUR),
       `minute ${minute1} gpt-4o 2  `,
       `minute ${minute1} gpt-4o 2 team blue`,
       `minute ${minute1} gpt-4o 5  `,
