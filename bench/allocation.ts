@@ -36,9 +36,14 @@ const { values } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
   },
 });
-const REQUESTS = Number(values.requests);
-const CONNECTIONS = Number(values.connections);
-const TOP = Number(values.top);
+function wholeNumber(name: 'requests' | 'connections' | 'top'): number {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a whole number ≥ 1`);
+  return n;
+}
+const REQUESTS = wholeNumber('requests');
+const CONNECTIONS = wholeNumber('connections');
+const TOP = wholeNumber('top');
 const SAMPLING_INTERVAL_BYTES = 512;
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -128,7 +133,8 @@ function tally(root: ProfileNode) {
     if (node.selfSize > 0) {
       total += node.selfSize;
       const module = moduleOf(url);
-      const fn = `${functionName || '(anonymous)'} ${module}:${lineNumber + 1}`;
+      // Modules tsx compiled report no line (0): their functions are told apart by name.
+      const fn = `${functionName || '(anonymous)'} ${module}${lineNumber > 0 ? `:${lineNumber + 1}` : ''}`;
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.selfSize);
       byModule.set(module, (byModule.get(module) ?? 0) + node.selfSize);
     }
