@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -33,20 +33,11 @@ const ask = (client: OpenAI, content = 'hi') =>
 
 /** A chat request straight over HTTP, with an inline config for the fake (and `more` of its keys). */
 const postChat = (content: string, more: Record<string, unknown> = {}) =>
-  fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'openai',
-        api_key: 'sk-config',
-        custom_host: fake.url,
-        ...more,
-      }),
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
-  });
+  postChatWithConfig(
+    gateway,
+    { provider: 'openai', api_key: 'sk-config', custom_host: fake.url, ...more },
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] },
+  );
 
 describe('single-provider config', () => {
   it('applies override_params over the client body', async () => {

@@ -67,3 +67,25 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     },
   };
 }
+
+/**
+ * A chat request to the gateway straight over HTTP, routed by an inline `x-gateway-config`; by default the
+ * body is one short user message to `gpt-4o-mini`.
+ */
+export function postChatWithConfig(
+  gateway: TestGateway,
+  config: Record<string, unknown>,
+  body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config),
+    },
+    body: JSON.stringify(body),
+    signal,
+  });
+}

@@ -14,7 +14,7 @@ import {
 } from '../../src/gateway/custom-host.js';
 import { GatewayError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 describe('address rules', () => {
   it.each([
@@ -174,19 +174,7 @@ describe('host names in another case or with a trailing dot, through the gateway
   });
 
   const call = (gateway: TestGateway, customHost: string) =>
-    fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'openai',
-          api_key: 'sk-test',
-          custom_host: customHost,
-        }),
-      },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    postChatWithConfig(gateway, { provider: 'openai', api_key: 'sk-test', custom_host: customHost });
 
   async function expectRefused(response: Response, message: RegExp): Promise<void> {
     expect(response.status).toBe(400);

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gateway: TestGateway;
 let upstream: Server;
@@ -53,24 +53,12 @@ afterAll(async () => {
 describe('a stream whose provider holds the connection after [DONE]', () => {
   it('ends for the client within the grace period', async () => {
     const started = performance.now();
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'openai',
-          api_key: 'sk-test',
-          custom_host: upstreamUrl,
-        }),
-      },
-      body: JSON.stringify({
-        model: 'gpt-4o-mini',
-        stream: true,
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postChatWithConfig(
+      gateway,
+      { provider: 'openai', api_key: 'sk-test', custom_host: upstreamUrl },
+      { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      AbortSignal.timeout(10_000),
+    );
     const text = await response.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(text).toContain('held');
