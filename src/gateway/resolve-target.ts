@@ -8,6 +8,7 @@ import type { TargetConfig } from './config/index.js';
 import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
+import type { ProviderCredential } from '../store/types.js';
 import { paramFor } from './request-config.js';
 
 /** The provider settings a target takes from its node or its stored credential. */
@@ -45,48 +46,53 @@ export function resolveTarget(
   policy: CustomHostPolicy,
 ): ResolvedTarget | Promise<ResolvedTarget> {
   const provider = typeof node.provider === 'string' ? node.provider : undefined;
-  const virtualKey = node.virtual_key;
-  if (typeof virtualKey === 'string') {
-    return lookups.credential(workspaceId, 'virtual_key', virtualKey).then((credential) => {
-      if (!credential || credential.status !== 'active') {
-        throw new GatewayError('virtual_key_not_found', `No virtual key "${virtualKey}" in this workspace`, {
-          param: paramFor(node, path, 'virtual_key'),
-        });
-      }
-      return targetOf(
-        node,
-        { path, clientApiKey, policy },
-        credential.secret,
-        provider ?? credential.provider,
-      );
-    });
+  const where = { path, clientApiKey, policy };
+  if (typeof node.virtual_key === 'string') {
+    return withCredential(lookups, workspaceId, node, where, 'virtual_key', node.virtual_key, provider);
   }
   if (provider?.startsWith('@')) {
-    const slug = provider.slice(1);
-    return lookups.credential(workspaceId, 'provider', slug).then((credential) => {
-      if (!credential || credential.status !== 'active') {
-        throw new GatewayError(
-          'virtual_key_not_found',
-          `No provider "@${slug}" in this workspace's catalog`,
-          {
-            param: paramFor(node, path, 'provider'),
-          },
-        );
-      }
-      return targetOf(node, { path, clientApiKey, policy }, credential.secret, credential.provider);
-    });
+    return withCredential(lookups, workspaceId, node, where, 'provider', provider.slice(1), undefined);
   }
-  return targetOf(node, { path, clientApiKey, policy }, {}, provider);
+  return targetOf(node, where, {}, provider);
+}
+
+/**
+ * A node's target with a stored credential's settings: its virtual key, or the catalog entry its `@slug`
+ * names (the node field that named it is the credential's kind). Refused when the workspace has no such
+ * active credential. `provider`: what the node names besides a virtual key, else the credential's.
+ */
+function withCredential(
+  lookups: Lookups,
+  workspaceId: string,
+  node: TargetConfig,
+  where: TargetPlace,
+  kind: ProviderCredential['kind'],
+  slug: string,
+  provider: string | undefined,
+): Promise<ResolvedTarget> {
+  return lookups.credential(workspaceId, kind, slug).then((credential) => {
+    if (!credential || credential.status !== 'active') {
+      const missing =
+        kind === 'virtual_key'
+          ? `No virtual key "${slug}" in this workspace`
+          : `No provider "@${slug}" in this workspace's catalog`;
+      throw new GatewayError('virtual_key_not_found', missing, { param: paramFor(node, where.path, kind) });
+    }
+    return targetOf(node, where, credential.secret, provider ?? credential.provider);
+  });
+}
+
+/** Where a target sits in the config, and what its resolution depends on besides the node. */
+interface TargetPlace {
+  path: string;
+  clientApiKey: string | undefined;
+  policy: CustomHostPolicy;
 }
 
 /** The adapter and provider settings of a node, with what a stored credential holds (`stored`). */
 function targetOf(
   node: TargetConfig,
-  {
-    path,
-    clientApiKey,
-    policy,
-  }: { path: string; clientApiKey: string | undefined; policy: CustomHostPolicy },
+  { path, clientApiKey, policy }: TargetPlace,
   stored: Record<string, unknown>,
   provider: string | undefined,
 ): ResolvedTarget {
