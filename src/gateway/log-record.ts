@@ -28,14 +28,15 @@ export function bodyForLog(body: unknown, bodies: LogBodies, text?: string): unk
   if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
     return lastLogged;
   }
+  const storable = text !== undefined && text.length <= bodies.maxBytes ? text : undefined;
   let logged: unknown;
-  if (text !== undefined && text.length <= bodies.maxBytes && !mayNameSecret(text)) {
-    logged = new SerializedJson(text);
+  if (storable !== undefined && !mayNameSecret(storable)) {
+    logged = new SerializedJson(storable);
   } else {
     const redacted = redact(body);
     logged =
-      text !== undefined && text.length <= bodies.maxBytes && redacted === body
-        ? new SerializedJson(text)
+      storable !== undefined && redacted === body
+        ? new SerializedJson(storable)
         : serialiseForLog(redacted, bodies);
   }
   lastSource = body;
