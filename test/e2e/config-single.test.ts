@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -32,8 +32,8 @@ const ask = (client: OpenAI, content = 'hi') =>
   client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
 
 /** A chat request straight over HTTP, with an inline config for the fake (and `more` of its keys). */
-const postChat = (content: string, more: Record<string, unknown> = {}) =>
-  postChatWithConfig(
+const chatOverHttp = (content: string, more: Record<string, unknown> = {}) =>
+  postChat(
     gateway,
     { provider: 'openai', api_key: 'sk-config', custom_host: fake.url, ...more },
     { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] },
@@ -59,7 +59,7 @@ describe('single-provider config', () => {
 
   it('sends a whole answer with its length, not as a chunked body', async () => {
     // Non-ASCII text: the length is in bytes, not characters.
-    const response = await postChat('héllo wörld ✓');
+    const response = await chatOverHttp('héllo wörld ✓');
     expect(response.status).toBe(200);
     expect(response.headers.get('transfer-encoding')).toBeNull();
     const body = Buffer.from(await response.arrayBuffer());
@@ -170,7 +170,7 @@ describe('override_params are checked like a body', () => {
     [{ stop: ['a', 'b', 'c', 'd', 'e'] }, 'config.override_params.stop'],
   ])('%j → 400 naming %s', async (override_params, param) => {
     const before = fake.requests.length;
-    const response = await postChat('hi', { override_params });
+    const response = await chatOverHttp('hi', { override_params });
     const body = (await response.json()) as { error: { param: string } };
     expect(response.status).toBe(400);
     expect(body.error.param).toBe(param);

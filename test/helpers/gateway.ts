@@ -68,14 +68,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   };
 }
 
-/**
- * A chat request to the gateway straight over HTTP, routed by an inline `x-gateway-config`; by default the
- * body is one short user message to `gpt-4o-mini`.
- */
-export function postChatWithConfig(
+/** POSTs a chat completion body with fetch under `config`, as the admin key; the response as it came. */
+export function postChat(
   gateway: TestGateway,
   config: Record<string, unknown>,
-  body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Response> {
   return fetch(`${gateway.url}/chat/completions`, {
@@ -84,6 +82,7 @@ export function postChatWithConfig(
       'content-type': 'application/json',
       'x-gateway-api-key': gateway.adminKey,
       'x-gateway-config': JSON.stringify(config),
+      ...headers,
     },
     body: JSON.stringify(body),
     signal,

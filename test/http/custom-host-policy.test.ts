@@ -14,7 +14,7 @@ import {
 } from '../../src/gateway/custom-host.js';
 import { GatewayError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 describe('address rules', () => {
   it.each([
@@ -174,7 +174,11 @@ describe('host names in another case or with a trailing dot, through the gateway
   });
 
   const call = (gateway: TestGateway, customHost: string) =>
-    postChatWithConfig(gateway, { provider: 'openai', api_key: 'sk-test', custom_host: customHost });
+    postChat(
+      gateway,
+      { provider: 'openai', api_key: 'sk-test', custom_host: customHost },
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    );
 
   async function expectRefused(response: Response, message: RegExp): Promise<void> {
     expect(response.status).toBe(400);

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postChatWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gateway: TestGateway;
 let upstream: Server;
@@ -53,10 +53,11 @@ afterAll(async () => {
 describe('a stream whose provider holds the connection after [DONE]', () => {
   it('ends for the client within the grace period', async () => {
     const started = performance.now();
-    const response = await postChatWithConfig(
+    const response = await postChat(
       gateway,
       { provider: 'openai', api_key: 'sk-test', custom_host: upstreamUrl },
       { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      {},
       AbortSignal.timeout(10_000),
     );
     const text = await response.text();

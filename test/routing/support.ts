@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { FakeUpstream } from '../fakes/openai/server.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { postChat, type TestGateway } from '../helpers/gateway.js';
+
+export { postChat };
 import type { LogRecord } from '../../src/store/types.js';
 
 export type Config = Record<string, unknown>;
@@ -43,25 +45,6 @@ export interface RawStream {
   done: boolean;
   text: string;
   elapsedMs: number;
-}
-
-/** POSTs a chat completion body with fetch under `config`, as the admin key; the response as it came. */
-export function postChat(
-  gateway: TestGateway,
-  config: Config,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
 }
 
 /** Streams a chat completion with fetch and returns every event exactly as the gateway sent it. */
