@@ -7,14 +7,16 @@
 // however fast the host is that minute. By default A is the bare proxy and B the gateway as `npm start`
 // starts it, so A ÷ B is the saturation mode's throughput ratio measured without the host's drift. The
 // kinds: `bare` (bench/bare-proxy.ts), `forward` and `fastify-forward` (bench/forward-proxy.ts: the body
-// parsed and the answer read whole, on Node's HTTP server or in a Fastify route), `gateway`. Either
-// side can be a gateway from another build (`--b-entry`, e.g. a copy of dist/ with one step taken out),
-// with other node flags (`--b-node-flags ''` for V8's defaults) or other settings (`--b-env
+// parsed and the answer read whole, on Node's HTTP server or in a Fastify route), `fastify-recorded` (the
+// Fastify forward writing a log record per call through the gateway's own log writer and SQLite store),
+// `gateway`. Either side can be a gateway from another build (`--b-entry`, e.g. a copy of dist/ with one
+// step taken out), with other node flags (`--b-node-flags ''` for V8's defaults) or other settings (`--b-env
 // GATEWAY_METRICS=off`). Each generation is a fresh pair of processes, started in alternating order;
 // the figure is the geometric mean of the generations' medians. Prints one line per round and a JSON
 // summary (with each side's peak RSS, the highest of its generations). Run `npm run build` first.
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
@@ -45,7 +47,7 @@ const { values } = parseNodeArgs({
   },
 });
 
-const KINDS = ['bare', 'forward', 'fastify-forward', 'gateway'] as const;
+const KINDS = ['bare', 'forward', 'fastify-forward', 'fastify-recorded', 'gateway'] as const;
 type Kind = (typeof KINDS)[number];
 
 interface Side {
@@ -90,11 +92,25 @@ const seconds = wholeNumber('seconds');
 const generations = wholeNumber('generations');
 const connections = wholeNumber('connections');
 
+/** A fresh folder for a `fastify-recorded` server's store, removed with the gateways' at the end. */
+function recordsDir(dataDirs: string[]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-recorded-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
 async function start(s: Side, childDir: string, upstreamOrigin: string, dataDirs: string[]): Promise<Loaded> {
   if (s.kind !== 'gateway') {
     const child = await startScript(
       path.join(childDir, s.kind === 'bare' ? 'bare-proxy.js' : 'forward-proxy.js'),
-      { UPSTREAM: upstreamOrigin, ...(s.kind === 'fastify-forward' && { FRAMEWORK: 'fastify' }) },
+      {
+        UPSTREAM: upstreamOrigin,
+        ...(s.kind.startsWith('fastify') && { FRAMEWORK: 'fastify' }),
+        ...(s.kind === 'fastify-recorded' && {
+          RECORDS_DIR: recordsDir(dataDirs),
+          GATEWAY_DIST: path.join(repoRoot, 'dist'),
+        }),
+      },
       { pin: SERVER_CORE },
     );
     const target = {

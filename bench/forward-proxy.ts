@@ -4,6 +4,12 @@
 // (Fastify's body parsing and reply), to tell what the framework costs. Nothing else: no keys, no
 // config, no records. Prints `READY <port>`; UPSTREAM is the upstream origin. Used by bench/compare.ts
 // (`--a forward`, `--a fastify-forward`).
+//
+// `RECORDS_DIR=<dir>` adds the one thing every call of the gateway also does: a log record of the
+// gateway's shape (both bodies, the answer's usage), handed to the gateway's own log writer and store (an
+// embedded SQLite store in that folder, with its migrations, log thread and rollups; `GATEWAY_DIST` names
+// the built gateway, dist/ by default). With FRAMEWORK=fastify it is `--a fastify-recorded`: what it costs
+// on top of the Fastify forward is the floor of a gateway that records every call.
 import Fastify from 'fastify';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +17,77 @@ import { Pool } from 'undici';
 import { exitWithParent } from './exit-with-parent.js';
 
 const pool = new Pool(process.env.UPSTREAM ?? 'http://127.0.0.1:8080', { connections: 1024 });
+
+type RecordCall = (
+  requestText: string,
+  body: unknown,
+  status: number,
+  answer: string,
+  startedAt: number,
+) => void;
+const record: RecordCall | undefined = process.env.RECORDS_DIR
+  ? await recorder(process.env.RECORDS_DIR)
+  : undefined;
+
+async function recorder(dataDir: string): Promise<RecordCall> {
+  const dist = process.env.GATEWAY_DIST ?? new URL('../../../dist/', import.meta.url).pathname;
+  const { openStore } = await import(`${dist}/store/index.js`);
+  const { SerializedJson } = await import(`${dist}/store/serialized-json.js`);
+  const { createLogWriter } = await import(`${dist}/observability/log-writer.js`);
+  const { newTraceId, newSpanId } = await import(`${dist}/gateway/context.js`);
+  const { sequentialId } = await import(`${dist}/gateway/ids.js`);
+  const store = await openStore({ dataDir, masterKey: Buffer.alloc(32, 7) });
+  const quiet = { error: () => {}, warn: () => {}, info: () => {} };
+  const writer = createLogWriter(store, quiet as never, { batchSize: 500, flushIntervalMs: 20 });
+  return (requestText, body, status, answer, startedAt) => {
+    const now = Date.now();
+    let usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined;
+    try {
+      usage = (JSON.parse(answer) as { usage?: typeof usage }).usage;
+    } catch {
+      usage = undefined;
+    }
+    writer.enqueue({
+      id: `log_${sequentialId()}`,
+      created_at_ms: now,
+      organisation_id: 'org_bench',
+      workspace_id: 'ws_bench',
+      api_key_id: 'key_bench',
+      trace_id: newTraceId(now),
+      span_id: newSpanId(),
+      parent_span_id: null,
+      span_name: null,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: (body as { model?: string }).model ?? null,
+      target: null,
+      status,
+      is_attempt: false,
+      stream: false,
+      latency_ms: performance.now() - startedAt,
+      ttfb_ms: null,
+      prompt_tokens: usage?.prompt_tokens ?? null,
+      completion_tokens: usage?.completion_tokens ?? null,
+      total_tokens: usage?.total_tokens ?? null,
+      cached_tokens: null,
+      reasoning_tokens: null,
+      cost: null,
+      cache_status: null,
+      cache_similarity: null,
+      retry_count: 0,
+      error_code: null,
+      error_message: null,
+      metadata: {},
+      request_body: new SerializedJson(requestText),
+      response_body: new SerializedJson(answer),
+      hook_results: null,
+      prompt_id: null,
+      prompt_version: null,
+    });
+  };
+}
 
 async function forward(
   path: string,
@@ -35,8 +112,19 @@ const ready = (address: AddressInfo) => console.log(`READY ${address.port}`);
 
 if (process.env.FRAMEWORK === 'fastify') {
   const app = Fastify({ logger: false });
+  if (record) {
+    // The request's own text, for its record, as the gateway keeps it (no second serialisation).
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+      (request as unknown as { bodyText: string }).bodyText = text as string;
+      parseJson(request, text as string, done);
+    });
+  }
   app.post('/*', async (request, reply) => {
+    const startedAt = performance.now();
     const { status, text } = await forward(request.url, request.headers, request.body);
+    record?.((request as unknown as { bodyText: string }).bodyText, request.body, status, text, startedAt);
     return reply.code(status).header('content-type', 'application/json').send(text);
   });
   await app.listen({ port, host: '127.0.0.1' });
@@ -47,15 +135,18 @@ if (process.env.FRAMEWORK === 'fastify') {
     const parts: Buffer[] = [];
     req.on('data', (chunk: Buffer) => parts.push(chunk));
     req.on('end', () => {
+      const startedAt = performance.now();
+      const requestText = Buffer.concat(parts).toString('utf8');
       let body: unknown;
       try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+        body = JSON.parse(requestText);
       } catch {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('the body is not JSON');
         return;
       }
       forward(req.url ?? '/', req.headers, body).then(
         ({ status, text }) => {
+          record?.(requestText, body, status, text, startedAt);
           res.writeHead(status, {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(text),
