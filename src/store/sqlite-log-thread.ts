@@ -13,8 +13,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { PriorityGovernor, setThreadPriority, type ThreadPriority } from './thread-priority.js';
+import { startWorker } from './worker-heap.js';
 
 /** A row's values, in the order of the `columns` sent with them. */
 type RowValues = Array<string | number | null>;
@@ -108,9 +108,10 @@ export interface SqliteLogThread {
 
 export function startSqliteLogThread(file: string): SqliteLogThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, {
+  const worker = startWorker(WORKER_SOURCE, {
     eval: true,
     workerData: { file, driver, checkpointMs: CHECKPOINT_MS },
+    // A batch of rows at a time: a small young generation (see worker-heap.ts for why it needs saying).
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
