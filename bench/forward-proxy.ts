@@ -9,7 +9,8 @@
 // gateway's shape (both bodies, the answer's usage), handed to the gateway's own log writer and store (an
 // embedded SQLite store in that folder, with its migrations, log thread and rollups; `GATEWAY_DIST` names
 // the built gateway, dist/ by default). With FRAMEWORK=fastify it is `--a fastify-recorded`: what it costs
-// on top of the Fastify forward is the floor of a gateway that records every call.
+// on top of the Fastify forward is the floor of a gateway that records every call. `RECORDS_FORMAT=ndjson`
+// appends the same rows to a file instead of a database (see ndjsonStore).
 import Fastify from 'fastify';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,10 @@ async function recorder(dataDir: string): Promise<RecordCall> {
   const { createLogWriter } = await import(`${dist}/observability/log-writer.js`);
   const { newTraceId, newSpanId } = await import(`${dist}/gateway/context.js`);
   const { sequentialId } = await import(`${dist}/gateway/ids.js`);
-  const store = await openStore({ dataDir, masterKey: Buffer.alloc(32, 7) });
+  const store =
+    process.env.RECORDS_FORMAT === 'ndjson'
+      ? await ndjsonStore(dist, dataDir)
+      : await openStore({ dataDir, masterKey: Buffer.alloc(32, 7) });
   const quiet = { error: () => {}, warn: () => {}, info: () => {} };
   const writer = createLogWriter(store, quiet as never, { batchSize: 500, flushIntervalMs: 20 });
   return (requestText, body, status, answer, startedAt) => {
@@ -86,6 +90,49 @@ async function recorder(dataDir: string): Promise<RecordCall> {
       prompt_id: null,
       prompt_version: null,
     });
+  };
+}
+
+/**
+ * `RECORDS_FORMAT=ndjson`: the records take the same way to a worker thread (the store's row values,
+ * posted in the writer's batches) and are appended to `<dir>/logs.ndjson`, one JSON line a row, one write
+ * a batch: what a record costs with no database under it.
+ */
+async function ndjsonStore(
+  dist: string,
+  dataDir: string,
+): Promise<{ insertLogs(records: unknown[]): Promise<void> }> {
+  const { startWorker } = await import(`${dist}/store/worker-heap.js`);
+  const { toLogValues } = await import(`${dist}/store/rows.js`);
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { openSync, writeSync } = require('node:fs');
+    const fd = openSync(workerData.file, 'a');
+    parentPort.on('message', ({ id, rows }) => {
+      let text = '';
+      for (const row of rows) text += JSON.stringify(row) + '\\n';
+      writeSync(fd, text);
+      parentPort.postMessage(id);
+    });`;
+  const worker = startWorker(source, {
+    eval: true,
+    workerData: { file: `${dataDir}/logs.ndjson` },
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
+  worker.unref();
+  const written = new Map<number, () => void>();
+  let nextId = 0;
+  worker.on('message', (id: number) => {
+    written.get(id)?.();
+    written.delete(id);
+  });
+  return {
+    insertLogs: (records) =>
+      new Promise<void>((resolve) => {
+        const id = nextId++;
+        written.set(id, resolve);
+        worker.postMessage({ id, rows: records.map(toLogValues) });
+      }),
   };
 }
 
