@@ -1,9 +1,9 @@
 // The floor under any JSON gateway, one step above the bare proxy: the request body is parsed as JSON and
 // serialised again for the upstream (through undici's pool), and the answer is read whole before it is
 // sent, as a gateway must to read its usage. `FRAMEWORK=fastify` serves the same from a Fastify route
-// (Fastify's body parsing and reply), to tell what the framework costs. Nothing else: no keys, no
+// (Fastify's body parsing and reply), to tell what the framework costs. Nothing else by default: no keys, no
 // config, no records. Prints `READY <port>`; UPSTREAM is the upstream origin. Used by bench/compare.ts
-// (`--a forward`, `--a fastify-forward`).
+// (`--a forward`, `--a fastify-forward`, `--a fastify-recorded`).
 //
 // `RECORDS_DIR=<dir>` adds the one thing every call of the gateway also does: a log record of the
 // gateway's shape (both bodies, the answer's usage), handed to the gateway's own log writer and store (an
