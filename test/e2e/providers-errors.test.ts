@@ -4,7 +4,7 @@
 // deployment, a parameter the provider cannot honour, an endpoint it does not have. Every answer is a
 // 4xx whose body is an OpenAI ErrorResponse naming what is wrong.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import {
   PROVIDER_CASE_NAMES,
@@ -39,16 +39,7 @@ async function post(
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const response = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postWithConfig(gateway, path, config, body, headers);
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -68,15 +68,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   };
 }
 
-/** POSTs a chat completion body with fetch under `config`, as the admin key; the response as it came. */
-export function postChat(
+/** POSTs `body` to `path` under `/v1` with fetch under `config`, as the admin key; the response as it came. */
+export function postWithConfig(
   gateway: TestGateway,
+  path: string,
   config: Record<string, unknown>,
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Response> {
-  return fetch(`${gateway.url}/chat/completions`, {
+  return fetch(`${gateway.url}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -87,4 +88,15 @@ export function postChat(
     body: JSON.stringify(body),
     signal,
   });
+}
+
+/** POSTs a chat completion body with fetch under `config`, as the admin key; the response as it came. */
+export function postChat(
+  gateway: TestGateway,
+  config: Record<string, unknown>,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
+  return postWithConfig(gateway, '/chat/completions', config, body, headers, signal);
 }
