@@ -1,6 +1,7 @@
 /**
  * A SQLite query that finds the file's write lock taken waits without stopping the event loop, says so
  * once (the store raises the log thread's priority then), and goes through once the lock is free.
+ * The job queue's idle polls take no write lock at all.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { connect, SQLITE_FILE } from '../../src/store/connect.js';
+import { openStore } from '../../src/store/index.js';
 
 let dataDir: string;
 
@@ -48,4 +50,32 @@ it('waits for the write lock asynchronously, then writes', async () => {
   expect(rows.rows.map((row) => row.v)).toEqual([1, 2, 3]);
   other.close();
   await db.destroy();
+});
+
+it('an idle poll of the job queue takes no write lock; a claim with work waits for it', async () => {
+  const store = await openStore({ dataDir, masterKey: Buffer.alloc(32, 7) });
+  const kinds = ['test.idle-poll'];
+  const other = new Database(join(dataDir, SQLITE_FILE));
+  try {
+    // Another connection holds the write lock, as the log thread does for each batch of records.
+    other.exec('begin immediate');
+    // Nothing is due: the poll answers at once, though the lock is taken.
+    expect(await store.jobs.claim({ kinds, owner: 'node-a', leaseMs: 1_000 })).toEqual([]);
+    other.exec('commit');
+
+    const job = await store.jobs.enqueue({ kind: kinds[0], payload: { n: 1 } });
+    other.exec('begin immediate');
+    let claimed: unknown[] | undefined;
+    const claim = store.jobs
+      .claim({ kinds, owner: 'node-a', leaseMs: 1_000 })
+      .then((jobs) => (claimed = jobs));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(claimed).toBeUndefined();
+    other.exec('commit');
+    await claim;
+    expect(claimed).toMatchObject([{ id: job.id, status: 'running', lease_owner: 'node-a' }]);
+  } finally {
+    other.close();
+    await store.close();
+  }
 });

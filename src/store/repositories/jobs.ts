@@ -64,6 +64,27 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
       .limit(limit);
   }
 
+  /**
+   * Whether a claim would find anything: a due job, or one whose lease ran out (to fail or to retry). A read,
+   * so that the idle polls of every node's workers — several a second, on a store that has no jobs — take
+   * no write lock (on SQLite the log thread's) and change nothing.
+   */
+  async function anythingToClaim(kinds: readonly string[], now: number): Promise<boolean> {
+    const row = await db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', 'in', kinds)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('run_at_ms', '<=', now)]),
+          eb.and([eb('status', '=', 'running'), eb('lease_expires_at_ms', '<=', now)]),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   function leaseTo(owner: string, leaseMs: number, now: number) {
     return {
       status: 'running',
@@ -73,8 +94,13 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
     } as const;
   }
 
-  async function claimPostgres(kinds: readonly string[], owner: string, leaseMs: number, limit: number) {
-    const now = Date.now();
+  async function claimPostgres(
+    kinds: readonly string[],
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+  ) {
     await failExhausted(db, kinds, now);
     // The CTE runs once; its rows stay locked by this statement, and SKIP LOCKED makes a concurrent
     // claimer pass over them to the next due jobs.
@@ -92,8 +118,13 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
   /** One statement: SQLite runs it atomically under the file's write lock, and never holds that lock
    * across an await (in one process, a second connection waiting for it would block the thread that
    * holds it). */
-  async function claimSqlite(kinds: readonly string[], owner: string, leaseMs: number, limit: number) {
-    const now = Date.now();
+  async function claimSqlite(
+    kinds: readonly string[],
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+  ) {
     await failExhausted(db, kinds, now);
     const rows = await db
       .updateTable('jobs')
@@ -152,10 +183,12 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
     async claim({ kinds, owner, leaseMs, limit = 1 }) {
       if (kinds.length === 0) return [];
       const count = clamp(limit, 1, MAX_CLAIM);
+      const now = Date.now();
+      if (!(await anythingToClaim(kinds, now))) return [];
       const jobs =
         kind === 'postgres'
-          ? await claimPostgres(kinds, owner, Math.ceil(leaseMs), count)
-          : await claimSqlite(kinds, owner, Math.ceil(leaseMs), count);
+          ? await claimPostgres(kinds, owner, Math.ceil(leaseMs), count, now)
+          : await claimSqlite(kinds, owner, Math.ceil(leaseMs), count, now);
       return jobs.sort((a, b) => a.run_at_ms - b.run_at_ms || (a.id < b.id ? -1 : 1));
     },
 
