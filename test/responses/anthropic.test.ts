@@ -121,6 +121,36 @@ describe('responses translated to anthropic', () => {
     expect(message.type).toBe('message');
   });
 
+  it("streams thinking in a form the openai SDK's stream helper assembles", async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'anthropic-clear-thinking.1.chunks.txt' });
+    // The helper builds each item from the events: a reasoning item's text needs its part opened first.
+    const stream = client.responses.stream({
+      model: 'claude-sonnet-4-5',
+      input: 'What is 925 / 5?',
+      reasoning: { effort: 'low' },
+    });
+    const types: string[] = [];
+    stream.on('event', (event) => types.push(event.type));
+    const final = await stream.finalResponse();
+    const reasoningAt = types.indexOf('response.output_item.added');
+    expect(types.slice(reasoningAt, reasoningAt + 3)).toEqual([
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning_text.delta',
+    ]);
+    const closeAt = types.indexOf('response.reasoning_text.done');
+    expect(types.slice(closeAt, closeAt + 3)).toEqual([
+      'response.reasoning_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+    ]);
+    const [reasoning] = final.output;
+    expect(reasoning).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text' }] });
+    // The helper's reasoning item is the stored one (its message text gains the helper's own `parsed`).
+    const stored = await client.responses.retrieve(final.id);
+    expect(reasoning).toEqual(stored.output[0]);
+  });
+
   it('streams text then a tool call as two output items, each opened and closed', async () => {
     fake.enqueue({ kind: 'stream', fixture: 'anthropic-tool-no-args.chunks.txt' });
     const stream = await client.responses.create({

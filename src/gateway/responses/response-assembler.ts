@@ -1,8 +1,9 @@
 /**
  * Turns the canonical chat answer into a Response: a whole chat completion into the Response object, or
  * chat chunks, as they arrive, into the Responses event grammar (`response.created`, `…in_progress`,
- * `output_item.added/done`, `content_part.added/done`, `output_text.delta/done`,
- * `function_call_arguments.delta/done`, `reasoning_text.delta/done`, then exactly one of
+ * `output_item.added/done`, `content_part.added/done` (around a message's text or refusal and a reasoning
+ * item's text), `output_text.delta/done`, `function_call_arguments.delta/done`, `reasoning_text.delta/done`,
+ * then exactly one of
  * `response.completed`, `response.incomplete` or `response.failed`), numbered by `sequence_number`.
  *
  * A provider that answered natively (OpenAI, Azure OpenAI) sent a Response or its events already: its
@@ -368,7 +369,18 @@ export class ResponseAssembler {
     if (this.open?.kind === 'reasoning') return this.open;
     events.push(...this.closeOpen());
     const item = reasoningItem('', null, 'in_progress');
-    const open = { kind: 'reasoning' as const, item, index: this.add(item, events), text: '' };
+    const index = this.add(item, events);
+    // The text's part opens before its first delta, as a message's does: a client that builds the item
+    // from the events (the openai SDK's stream helpers) adds its parts from `content_part.added`.
+    events.push(
+      this.event('response.content_part.added', {
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: '' },
+      }),
+    );
+    const open = { kind: 'reasoning' as const, item, index, text: '' };
     this.open = open;
     return open;
   }
@@ -456,15 +468,11 @@ export class ResponseAssembler {
       );
       open.item.status = status;
     } else {
-      events.push(
-        this.event('response.reasoning_text.done', {
-          item_id: open.item.id,
-          output_index: open.index,
-          content_index: 0,
-          text: open.text,
-        }),
-      );
-      open.item.content = [{ type: 'reasoning_text', text: open.text }];
+      const part = { type: 'reasoning_text' as const, text: open.text };
+      const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
+      events.push(this.event('response.reasoning_text.done', { ...base, text: open.text }));
+      events.push(this.event('response.content_part.done', { ...base, part }));
+      open.item.content = [part];
       open.item.status = status;
     }
     events.push(
