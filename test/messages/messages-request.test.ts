@@ -22,6 +22,20 @@ describe('validation', () => {
     [{ ...base, max_tokens: undefined }, 'max_tokens'],
     [{ ...base, model: '' }, 'model'],
     [{ ...base, messages: undefined }, 'messages'],
+    [{ ...base, messages: [] }, 'messages'],
+    [{ ...base, messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
+    [{ ...base, messages: [{ role: 'user', content: '' }] }, 'messages[0].content'],
+    [
+      {
+        ...base,
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [] },
+          { role: 'user', content: 'Again' },
+        ],
+      },
+      'messages[1].content',
+    ],
     [{ ...base, messages: [{ role: 'system', content: 'x' }] }, 'messages[0].role'],
     [
       { ...base, messages: [{ role: 'user', content: [{ text: 'no type' }] }] },
@@ -56,6 +70,16 @@ describe('validation', () => {
     expect(error.status).toBe(400);
     expect(error.param).toBe(param);
     expect(error.message).toContain(param);
+  });
+
+  it('takes an empty final assistant message (a prefill), as Anthropic does', () => {
+    for (const content of ['', []]) {
+      const messages = [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content },
+      ];
+      expect(validateMessagesRequest({ ...base, messages }).messages).toHaveLength(2);
+    }
   });
 
   it('lets unknown fields and block types through for the native providers', () => {

@@ -236,6 +236,22 @@ describe('refusals', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('checks a function tool as one: its name, its parameters', async () => {
+    await expect400(
+      client.responses.create({ model: 'gpt-4o', input: 'Hi', tools: [{ type: 'function' } as any] }),
+      'tools[0].name',
+    );
+    await expect400(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: 'Hi',
+        tools: [weather, { type: 'function', name: 'f', parameters: 5 } as any],
+      }),
+      'tools[1].parameters',
+    );
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('holds metadata to 16 pairs, keys of 64 and values of 512 characters', async () => {
     const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
     await expect400(client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: many }), 'metadata');

@@ -56,7 +56,7 @@ const ThinkingSchema = Type.Object(
 /** What a count_tokens body has: the prompt, without the answer's settings. */
 const promptFields = {
   model: ModelField,
-  messages: Type.Array(MessageSchema),
+  messages: Type.Array(MessageSchema, { minItems: 1 }),
   system: Type.Optional(Type.Union([Type.String(), Type.Array(ContentBlockSchema)])),
   tools: Type.Optional(Type.Array(ToolSchema)),
   tool_choice: Type.Optional(ToolChoiceSchema),
@@ -118,7 +118,16 @@ function checkContentBlock(block: Record<string, unknown>, path: string): void {
 }
 
 function checkPrompt(body: MessagesCountTokensRequest): void {
+  const last = body.messages.length - 1;
   body.messages.forEach((message, i) => {
+    // As Anthropic has it: only a final assistant message (a prefill the answer continues) may be empty.
+    if (message.content.length === 0 && !(i === last && message.role === 'assistant')) {
+      throw fieldError(
+        'invalid_body',
+        `messages[${i}].content`,
+        'must not be empty (only the final assistant message may be)',
+      );
+    }
     if (typeof message.content === 'string') return;
     message.content.forEach((block, j) => checkContentBlock(block, `messages[${i}].content[${j}]`));
   });

@@ -94,7 +94,8 @@ const FunctionToolSchema = Type.Object({
   parameters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   strict: Type.Optional(Nullable(Type.Boolean())),
 });
-const OtherToolSchema = Type.Object({ type: Type.String({ minLength: 1 }) });
+/** Any other tool (built-in tools, new types), passed on as it is; a function tool is checked as one. */
+const OtherToolSchema = Type.Object({ type: Type.String({ minLength: 1, pattern: '^(?!function$)' }) });
 
 const TextFormatSchema = Type.Union([
   Type.Object({ type: Type.Literal('text') }),
