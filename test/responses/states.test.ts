@@ -326,6 +326,21 @@ describe('truncation', () => {
     );
   });
 
+  it('a max_output_tokens that fills the window is refused as such, truncation or not', async () => {
+    for (const truncation of ['disabled', 'auto'] as const) {
+      await expect400(
+        client.responses.create({
+          model: 'gpt-3.5-turbo',
+          input: 'Hi',
+          max_output_tokens: 20_000,
+          truncation,
+        }),
+        'max_output_tokens',
+        /max_output_tokens \(20000\) leaves no room/,
+      );
+    }
+  });
+
   it('auto: the oldest items are dropped until it fits', async () => {
     const previous = await longConversation();
     const response = await client.responses.create({

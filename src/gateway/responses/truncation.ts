@@ -23,13 +23,24 @@ export function fitContextWindow(input: TruncationInput): readonly ConversationI
   let items = input.items;
   const window = contextWindowOf(input.model, input.contextWindows);
   if (window === undefined) return items;
+  // An answer that could not fit with no input at all: the limit is at fault, whatever the input.
+  if (input.maxOutputTokens >= window) {
+    throw new GatewayError(
+      'invalid_body',
+      `max_output_tokens (${input.maxOutputTokens}) leaves no room for the input in the context window ` +
+        `of ${input.model} (${window} tokens)`,
+      { param: 'max_output_tokens' },
+    );
+  }
   const fits = (candidate: readonly ConversationItem[]) =>
     input.measure(candidate) + input.maxOutputTokens <= window;
   if (fits(items)) return items;
+  // Both count against the window: the message says so when the answer's room is part of it.
+  const withOutput = input.maxOutputTokens > 0 ? ` with max_output_tokens (${input.maxOutputTokens})` : '';
   if (input.truncation === 'disabled') {
     throw new GatewayError(
       'invalid_body',
-      `The input (about ${input.measure(items)} tokens) exceeds the context window of ` +
+      `The input (about ${input.measure(items)} tokens)${withOutput} exceeds the context window of ` +
         `${input.model} (${window} tokens). Shorten it, or set truncation to "auto".`,
       { param: 'input' },
     );
@@ -38,7 +49,7 @@ export function fitContextWindow(input: TruncationInput): readonly ConversationI
   if (!fits(items)) {
     throw new GatewayError(
       'invalid_body',
-      `The last input item alone exceeds the context window of ${input.model} (${window} tokens)`,
+      `The last input item alone${withOutput} exceeds the context window of ${input.model} (${window} tokens)`,
       { param: 'input' },
     );
   }
