@@ -3,8 +3,12 @@
  * (s3rver on loopback): upload (streamed), list (purpose, limit, order, after), get, content, delete;
  * files are private to their workspace; bad input is a 4xx naming the field.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 
@@ -208,5 +212,98 @@ describe('upload limits', () => {
       purpose: 'batch',
     });
     expect(ok.bytes).toBe(8);
+  });
+});
+
+describe('malformed uploads', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+  afterAll(async () => gateway?.close());
+
+  const part = (name: string, value: string, filename?: string) =>
+    `--xx\r\nContent-Disposition: form-data; name="${name}"` +
+    (filename ? `; filename="${filename}"\r\nContent-Type: application/octet-stream` : '') +
+    `\r\n\r\n${value}\r\n`;
+
+  /** A raw request: status and body, or `undefined` when no answer came within `ms`. */
+  function post(body: string | Buffer, contentType: string, ms = 10_000) {
+    return new Promise<{ status: number; body: any } | undefined>((resolve, reject) => {
+      const url = new URL(`${gateway.url}/files`);
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            'x-gateway-api-key': gateway.adminKey,
+            'content-type': contentType,
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.setTimeout(ms, () => {
+        req.destroy();
+        resolve(undefined);
+      });
+      req.end(body);
+    });
+  }
+
+  const leftovers = () => {
+    const temp = join(gateway.dataDir, 'blobs', '.tmp');
+    return existsSync(temp) ? readdirSync(temp) : [];
+  };
+
+  it('answers a body without a boundary with a 400 naming the file', async () => {
+    const answer = await post('garbage', 'multipart/form-data');
+    expect(answer).toMatchObject({ status: 400, body: { error: { param: 'file', code: 'invalid_body' } } });
+  });
+
+  it('answers a body that ends before its closing boundary, and keeps nothing of it', async () => {
+    const body = part('purpose', 'batch') + part('file', '{"a":1}\n'.repeat(1000), 'a.jsonl').slice(0, -50);
+    const answer = await post(body, 'multipart/form-data; boundary=xx');
+    expect(answer).toMatchObject({ status: 400, body: { error: { param: 'file', code: 'invalid_body' } } });
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('refuses a second file naming the field', async () => {
+    const body =
+      part('purpose', 'batch') + part('file', '{}', 'a.jsonl') + part('file', '{}', 'b.jsonl') + '--xx--\r\n';
+    const answer = await post(body, 'multipart/form-data; boundary=xx');
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { error: { param: 'file', message: 'Send one file, in the field "file"' } },
+    });
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('keeps nothing of an upload whose client went away in the middle', async () => {
+    const url = new URL(`${gateway.url}/files`);
+    const head =
+      part('purpose', 'batch') +
+      `--xx\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n`;
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+        `content-type: multipart/form-data; boundary=xx\r\ncontent-length: 1000000\r\n\r\n` +
+        head +
+        '{"a":1}\n'.repeat(2000),
+    );
+    // The upload has begun: its temporary file exists.
+    await vi.waitFor(() => expect(leftovers()).toHaveLength(1), { timeout: 5_000 });
+    socket.destroy();
+    await vi.waitFor(() => expect(leftovers()).toEqual([]), { timeout: 5_000 });
+    expect((await sdk(gateway).files.list()).data).toEqual([]);
   });
 });

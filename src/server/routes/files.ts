@@ -6,7 +6,7 @@
  * provider's own Files API answers instead (provider-files.ts).
  */
 import { createInterface } from 'node:readline';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
@@ -96,7 +96,43 @@ interface Upload {
   lines: number;
 }
 
+const ONE_FILE = 'Send one file, in the field "file"';
+
+/**
+ * What a multipart body that could not be read is answered with: the parser's own limits and refusals (a
+ * second file, a body without a boundary or cut off before its end) as a 400 naming the file.
+ */
+function uploadError(err: unknown): unknown {
+  if (err instanceof GatewayError) return err;
+  const code = (err as { code?: unknown }).code;
+  if (code === 'FST_FILES_LIMIT') return new GatewayError('invalid_body', ONE_FILE, { param: 'file' });
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return new GatewayError('invalid_body', 'Send the fields purpose and file, and no others', {
+      param: 'file',
+    });
+  }
+  if (code === 'FST_PROTO_VIOLATION') {
+    return new GatewayError('invalid_body', 'A form field has a forbidden name', { param: 'file' });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new GatewayError(
+    'invalid_body',
+    `The upload is not a complete multipart/form-data body: ${message}`,
+    {
+      param: 'file',
+    },
+  );
+}
+
 async function receive(deps: GatewayDeps, request: FastifyRequest, key: string) {
+  try {
+    return await receiveParts(deps, request, key);
+  } catch (err) {
+    throw uploadError(err);
+  }
+}
+
+async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: string) {
   let upload: Upload | undefined;
   let purpose: string | undefined;
   for await (const part of request.parts()) {
@@ -106,10 +142,15 @@ async function receive(deps: GatewayDeps, request: FastifyRequest, key: string) 
     }
     if (part.fieldname !== 'file' || upload) {
       part.file.resume();
-      throw new GatewayError('invalid_body', 'Send one file, in the field "file"', { param: 'file' });
+      throw new GatewayError('invalid_body', ONE_FILE, { param: 'file' });
     }
     const counter = new LineCounter();
-    await deps.blobs.put(key, part.file.pipe(counter));
+    // pipeline, not pipe: a file part that ends in an error (the body cut off, the client gone) ends the
+    // store's write with it, and the write removes what it had kept.
+    await deps.blobs.put(
+      key,
+      pipeline(part.file, counter, () => undefined),
+    );
     if (part.file.truncated) {
       throw new GatewayError(
         'payload_too_large',
