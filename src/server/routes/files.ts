@@ -107,7 +107,7 @@ function uploadError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_FILES_LIMIT') return new GatewayError('invalid_body', ONE_FILE, { param: 'file' });
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return new GatewayError('invalid_body', 'Send the fields purpose and file, and no others', {
+    return new GatewayError('invalid_body', 'Send the fields purpose and file: the form has too many parts', {
       param: 'file',
     });
   }
