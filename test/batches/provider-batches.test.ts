@@ -168,6 +168,44 @@ describe('provider batches (completion_window 24h)', () => {
   );
 
   it(
+    'forwards a cancel made while the provider was still being asked for the batch',
+    async () => {
+      let release!: () => void;
+      fake.resources.holdBatchCreates = new Promise((resolve) => (release = resolve));
+      try {
+        const before = creates().length;
+        const batch = await client.batches.create({
+          input_file_id: inputId,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        // The submission is waiting on the provider's answer when the cancel comes.
+        const deadline = Date.now() + 30_000;
+        while (creates().length === before) {
+          if (Date.now() > deadline) throw new Error('the batch never reached the provider');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const cancelling = await client.batches.cancel(batch.id);
+        expect(cancelling.status).toBe('cancelling');
+        release();
+        const done = await waitFor(client, batch.id, finished);
+        expect(done.status).toBe('cancelled');
+        expect(done.cancelled_at).toBeGreaterThan(0);
+        const providerId = [...fake.resources.batches.values()].find(
+          (b) => (b.metadata as Record<string, string> | null)?.gateway_batch_id === batch.id,
+        )?.id;
+        expect(
+          fake.requests.some((r) => r.method === 'POST' && r.path === `/v1/batches/${providerId}/cancel`),
+        ).toBe(true);
+      } finally {
+        fake.resources.holdBatchCreates = undefined;
+        release();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'a submission tried again after its answer was lost takes the batch it created, not a second one',
     async () => {
       fake.resources.loseBatchAnswers = 1;

@@ -235,7 +235,15 @@ export async function submitProviderBatch(
       account: target.account,
       object,
     });
-    await mirror(store, batch, object);
+    await mirror(store, batchId, object);
+    // A cancel that came while the provider was being asked found no batch there to cancel: it is
+    // forwarded now. (The cancel looks for the provider's batch after marking the row, this looks at the
+    // row after recording the provider's batch, so one of the two always forwards it.)
+    if ((await store.batches.getById(batchId))?.status === 'cancelling') {
+      await cancelAtProvider(deps, target, batchId, object.id).catch((err: unknown) =>
+        deps.logger.warn({ err, batch: batchId }, 'provider batch: the cancel could not be forwarded'),
+      );
+    }
     return 'poll';
   } catch (err) {
     const refused =
@@ -284,11 +292,34 @@ function patchOf(object: Json): BatchPatch {
   return patch;
 }
 
-async function mirror(store: GatewayDeps['store'], batch: StoredBatch, object: Json): Promise<void> {
+/** The states a running batch takes from the provider's; `cancelling` is the gateway's own. */
+const MIRRORED_STATUS: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing'];
+
+/**
+ * Copies the provider's batch object onto the row. A batch cancelled here stays `cancelling` until the
+ * provider says how it ended: the status is taken only in an update conditional on the row not being
+ * `cancelling`, so a cancel that lands while the provider is being asked is not overwritten.
+ */
+async function mirror(store: GatewayDeps['store'], batchId: string, object: Json): Promise<void> {
   const patch = patchOf(object);
-  // A batch cancelled here stays `cancelling` until the provider says how it ended.
-  if (batch.status === 'cancelling' && patch.status !== undefined) delete patch.status;
-  await store.batches.update(batch.id, patch, MIRRORED);
+  if (patch.status !== undefined && (await store.batches.update(batchId, patch, MIRRORED_STATUS))) return;
+  const { status: _status, ...rest } = patch;
+  await store.batches.update(batchId, rest, MIRRORED);
+}
+
+/** Asks the provider to cancel its batch, and mirrors its answer. */
+async function cancelAtProvider(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  batchId: string,
+  providerBatchId: string,
+): Promise<void> {
+  const object = await callResource(deps, target, {
+    method: 'POST',
+    path: `/batches/${encodeURIComponent(providerBatchId)}/cancel`,
+  });
+  await deps.store.providerBatches.saw(batchId, object);
+  await mirror(deps.store, batchId, object);
 }
 
 /** Copies one of the provider's result files into the gateway's file store. */
@@ -335,7 +366,7 @@ export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Pro
   await store.providerBatches.saw(batchId, object);
   const status = object.status as string;
   if (!(ENDED as readonly string[]).includes(status)) {
-    await mirror(store, batch, object);
+    await mirror(store, batch.id, object);
     return pollDelayMs(deps.settings.batchPollMs, remote.polls);
   }
   const ids = resultFileIds(batch.id);
@@ -382,18 +413,23 @@ export async function cancelProviderBatch(deps: GatewayDeps, batch: StoredBatch)
   }
   const remote = await store.providerBatches.get(batch.id);
   if (remote) {
-    const target = await targetOf(deps, batch);
-    const object = await callResource(deps, target, {
-      method: 'POST',
-      path: `/batches/${encodeURIComponent(remote.provider_batch_id)}/cancel`,
-    });
-    await store.providerBatches.saw(batch.id, object);
-    await mirror(store, batch, object);
+    await cancelAtProvider(deps, await targetOf(deps, batch), batch.id, remote.provider_batch_id);
   }
   const cancelled = await store.batches.update(
     batch.id,
     { status: 'cancelling', cancelling_at: batch.cancelling_at ?? nowSeconds() },
     MIRRORED,
   );
-  return cancelled ?? (await store.batches.getById(batch.id)) ?? batch;
+  if (!remote) {
+    // Not at the provider when looked for: the submit job, if it was sending it meanwhile, forwards this
+    // cancel once it has recorded the provider's batch; if it recorded it already, it is forwarded here.
+    const sent = await store.providerBatches.get(batch.id);
+    if (sent) {
+      await cancelAtProvider(deps, await targetOf(deps, batch), batch.id, sent.provider_batch_id).catch(
+        (err: unknown) =>
+          deps.logger.warn({ err, batch: batch.id }, 'provider batch: a second cancel failed'),
+      );
+    }
+  }
+  return (await store.batches.getById(batch.id)) ?? cancelled ?? batch;
 }

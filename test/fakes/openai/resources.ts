@@ -48,6 +48,8 @@ export class FakeResources {
   private readonly events = new Map<string, Json[]>();
   /** Batch creations still to be answered by cutting the connection once the batch exists. */
   loseBatchAnswers = 0;
+  /** While set, a batch creation waits for it before it is answered (a slow provider). */
+  holdBatchCreates: Promise<void> | undefined;
 
   constructor(private readonly name: string) {}
 
@@ -105,6 +107,7 @@ export class FakeResources {
     }
     if (parts[0] === 'batches') {
       if (method === 'POST' && parts.length === 1) {
+        if (this.holdBatchCreates) await this.holdBatchCreates;
         const created = this.createBatch(body());
         if (created.status !== 200 || this.loseBatchAnswers === 0) return created;
         this.loseBatchAnswers -= 1;
