@@ -166,6 +166,17 @@ describe('validation', () => {
     const error = await createBatch(noProvider, file.id).catch((err: unknown) => err);
     expect((error as { status: number }).status).toBe(400);
     expect((error as { error: { param: string } }).error.param).toBe('x-gateway-provider');
+    // A virtual key the workspace does not have would fail every line: refused at once, naming it.
+    const unknownKey = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'no-such-key' },
+    });
+    const missing = await createBatch(unknownKey, file.id).catch((err: unknown) => err);
+    expect((missing as { status: number }).status).toBe(404);
+    expect((missing as { error: { param: string } }).error.param).toBe('x-gateway-virtual-key');
+    expect((await noProvider.batches.list()).data.map((b) => b.input_file_id)).not.toContain(file.id);
   });
 });
 

@@ -10,7 +10,8 @@ import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { resolveRequestConfig } from '../../gateway/request-config.js';
+import { bearerToken, resolveRequestConfig } from '../../gateway/request-config.js';
+import { resolveTarget } from '../../gateway/resolve-target.js';
 import {
   cancelProviderBatch,
   createProviderBatch,
@@ -90,8 +91,19 @@ export async function registerBatchRoutes(
       batchesChanged();
       return batchView(batch);
     }
-    // The lines will run under these headers: refuse now what would fail every line.
-    await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
+    // The lines will run under these headers: refuse now what would fail every line — a config that
+    // does not resolve, and a config of one target whose provider, virtual key or host cannot be used.
+    const { config } = await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
+    if (!config.targets?.length) {
+      await resolveTarget(
+        config,
+        '',
+        apiKey.workspace_id,
+        bearerToken(request.headers),
+        deps.lookups,
+        deps.settings.customHostPolicy,
+      );
+    }
     const headers = capturedHeaders(request.headers);
     const now = Math.floor(Date.now() / 1000);
     const batch = await store.transaction(async (tx) => {
