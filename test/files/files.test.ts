@@ -230,7 +230,7 @@ describe('malformed uploads', () => {
 
   /** A raw request: status and body, or `undefined` when no answer came within `ms`. */
   function post(body: string | Buffer, contentType: string, ms = 10_000) {
-    return new Promise<{ status: number; body: any } | undefined>((resolve, reject) => {
+    return new Promise<{ status: number; body: unknown } | undefined>((resolve, reject) => {
       const url = new URL(`${gateway.url}/files`);
       const req = http.request(
         {
