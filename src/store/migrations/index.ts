@@ -17,6 +17,7 @@ import * as logCost from './0011_log_cost.js';
 import * as logRollups from './0013_log_rollups.js';
 import * as providerJobs from './0014_provider_jobs.js';
 import * as batchProgress from './0018_batch_progress.js';
+import * as filesCreatedOrder from './0019_files_created_order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_log_rollups': logRollups,
   '0014_provider_jobs': providerJobs,
   '0018_batch_progress': batchProgress,
+  '0019_files_created_order': filesCreatedOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

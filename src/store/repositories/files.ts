@@ -35,13 +35,32 @@ export function createFileRepository({ db }: RepositoryContext): FileRepository 
     },
 
     async list(workspaceId, query) {
-      // Ids sort by creation time (store/ids.ts), so the id is the cursor and the order.
+      // By creation time, then id: most ids sort by creation time (store/ids.ts), but a batch's result
+      // files are named after the batch. The cursor is a file id; its row gives the position.
+      const op = query.order === 'asc' ? '>' : '<';
       let builder = db.selectFrom('files').selectAll().where('workspace_id', '=', workspaceId);
       if (query.purpose !== undefined) builder = builder.where('purpose', '=', query.purpose);
       if (query.after !== undefined) {
-        builder = builder.where('id', query.order === 'asc' ? '>' : '<', query.after);
+        const after = query.after;
+        const cursor = await db
+          .selectFrom('files')
+          .select('created_at')
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', after)
+          .executeTakeFirst();
+        builder =
+          cursor === undefined
+            ? // A file deleted since: its id still places it, near enough.
+              builder.where('id', op, after)
+            : builder.where((eb) =>
+                eb.or([
+                  eb('created_at', op, cursor.created_at),
+                  eb.and([eb('created_at', '=', cursor.created_at), eb('id', op, after)]),
+                ]),
+              );
       }
       const rows = await builder
+        .orderBy('created_at', query.order)
         .orderBy('id', query.order)
         .limit(query.limit + 1)
         .execute();
