@@ -129,12 +129,10 @@ export class HttpSink implements CallSink {
     }
     this.closed = true;
     const { reply } = this;
-    if (status === 499) {
-      // The client is gone: there is no one to answer.
-      if (!reply.sent) {
-        reply.hijack();
-        this.res.destroy();
-      }
+    if (this.res.destroyed) {
+      // The client is gone (the call is recorded as 499): there is no one to answer. Told by the
+      // connection, not by the status: a provider may answer 499 itself, and its client is waiting.
+      if (!reply.sent) reply.hijack();
       return;
     }
     reply.headers(routeHeaders(this.state));

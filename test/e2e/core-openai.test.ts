@@ -58,6 +58,21 @@ describe('OpenAI-compatible provider through the gateway', () => {
     expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
   });
 
+  it("answers a provider's own 499 with its status and error, not a closed connection", async () => {
+    // 499 is also what a call is recorded with when its client went away: the client is here.
+    for (const stream of [false, true]) {
+      const error = await client.chat.completions
+        .create({ model: 'fake-status-499', messages: [{ role: 'user', content: 'x' }], stream })
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(499);
+      expectOpenAPIValid('ErrorResponse', { error: (error as InstanceType<typeof OpenAI.APIError>).error });
+    }
+  });
+
   it('answers completions and embeddings', async () => {
     const completion = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'hello' });
     expectOpenAPIValid('CreateCompletionResponse', completion);
