@@ -89,6 +89,12 @@ export function createAnthropicStreamTranslator(
         usage = mergeAnthropicUsage(usage, event.usage);
         if (event.delta?.stop_reason === undefined || event.delta.stop_reason === null) return [];
         finishReason = tools.finishReason(mapAnthropicFinishReason(event.delta.stop_reason));
+        // A refusal says why in `stop_details`, as in a whole answer: OpenAI clients read it as `refusal`.
+        const explanation = (event.delta as { stop_details?: { explanation?: unknown } }).stop_details
+          ?.explanation;
+        if (event.delta.stop_reason === 'refusal' && typeof explanation === 'string') {
+          return [chunk({ refusal: explanation }), chunk({}, finishReason)];
+        }
         return [chunk({}, finishReason)];
       }
       case 'message_stop':

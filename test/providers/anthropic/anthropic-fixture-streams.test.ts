@@ -180,3 +180,18 @@ describe('anthropic streamed thinking', () => {
     expect(strict.some((c) => c.choices[0]?.delta.content_blocks)).toBe(false);
   });
 });
+
+describe('anthropic streamed refusal', () => {
+  it('says why in delta.refusal before the content_filter finish, as a whole answer says it in refusal', () => {
+    const translator = createStreamTranslator(anthropicAdapter, chatRequest({ stream: true }));
+    const chunks = readStreamFixture('anthropic-refusal.chunks.txt')
+      .flatMap((data) => translator.push({ kind: 'sse', event: undefined, data }))
+      .flatMap((o) => (o.type === 'chunk' ? [o.chunk as ChatCompletionChunk] : []));
+    for (const chunk of chunks) expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+    const refusal = chunks.map((c) => c.choices[0]?.delta.refusal ?? '').join('');
+    expect(refusal).toMatch(/^This request triggered restrictions on violative cyber content/);
+    const finishAt = chunks.findIndex((c) => c.choices[0]?.finish_reason);
+    expect(chunks[finishAt].choices[0].finish_reason).toBe('content_filter');
+    expect(chunks.findIndex((c) => c.choices[0]?.delta.refusal)).toBeLessThan(finishAt);
+  });
+});
