@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -56,6 +57,21 @@ describe('OpenAI-compatible provider through the gateway', () => {
     }
     expect(text).toBe('[primary] stream me');
     expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+  });
+
+  it('calls a custom_host without a key when none is given, as the spec allows', async () => {
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'keyless' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).choices[0].message.content).toBe('[primary] keyless');
+    expect(fake.requests.at(-1)?.headers.authorization).toBeUndefined();
   });
 
   it("answers a provider's own 499 with its status and error, not a closed connection", async () => {

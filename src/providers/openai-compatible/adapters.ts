@@ -30,7 +30,9 @@ function baseUrlOf(entry: OpenAICompatibleProvider, target: ProviderTarget): str
 function authHeaders(entry: OpenAICompatibleProvider, target: ProviderTarget): Record<string, string> {
   const headers: Record<string, string> = {};
   if (target.api_key) headers.authorization = `Bearer ${target.api_key}`;
-  else if (entry.auth === 'bearer') {
+  // Behind a custom_host (a local vLLM, a proxy of one's own) a key is the server's business: the call
+  // goes out without one, and a server that wants one refuses it itself.
+  else if (entry.auth === 'bearer' && target.custom_host === undefined) {
     throw new GatewayError(
       'provider_config_error',
       `${entry.id} needs an API key (api_key or Authorization)`,
