@@ -1,7 +1,7 @@
 /**
  * Providers sometimes quote the credential they were sent in their error messages ("Incorrect API key
- * provided: sk-…"). Before such a message reaches a client, a log line or a record, every credential of the
- * target is cut out of it.
+ * provided: sk-…"), or in a header of their answer. Before such a message reaches a client, a log line or
+ * a record, every credential of the target is cut out of it.
  */
 import type { AuthMaterial, ProviderTarget } from '../providers/types.js';
 import type { GatewayError, ProviderError } from '../core/errors.js';
@@ -34,6 +34,19 @@ export function scrubText(text: string, secrets: string[]): string {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   return out;
+}
+
+/** `headers` with every one of `secrets` masked in their values; the same object when none holds one. */
+export function scrubHeaders(headers: Record<string, string>, secrets: string[]): Record<string, string> {
+  let out: Record<string, string> | undefined;
+  for (const name in headers) {
+    const value = headers[name];
+    const scrubbed = scrubText(value, secrets);
+    if (scrubbed === value) continue;
+    out ??= { ...headers };
+    out[name] = scrubbed;
+  }
+  return out ?? headers;
 }
 
 export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, secrets: string[]): E {

@@ -306,15 +306,20 @@ describe('provider secrets, when the provider quotes the key back in its error',
     const passthrough = await send('POST', '/rerank', { query: 'q' }, bearerHeaders());
     expect(passthrough.status).toBe(401);
     UNSEARCHED.add(captured.at(-1)!);
+    // A pass-through call under a virtual key, to a provider that quotes the key in its body and in a
+    // header: the caller holds only a gateway key, so neither is relayed.
+    fake.enqueue({
+      ...echoingUnauthorized(SECRETS.virtualKey),
+      headers: { 'x-echo-authorization': `Bearer ${SECRETS.virtualKey}` },
+    });
+    const relayed = await send('POST', '/rerank', { query: 'q' }, vkHeaders);
+    expect(relayed.status).toBe(401);
   });
 
-  // KNOWN LEAK, marked `fails` so the suite stays green while it lasts and turns red once it is fixed
-  // (then drop `.fails`): a provider error message is passed on verbatim, so a provider that quotes the
-  // key puts it in the error body returned to the client and in the log record's error_message. The fix
-  // belongs where a ProviderError is built for a target: replace the target's credential values in its
-  // message before it is returned or recorded.
+  // A provider that quotes the key it was sent puts it in its error body (and may in a header): the
+  // target's credential values are cut out before an answer is returned, recorded or logged.
   it('appear in no error body, no log record, no log line and no database file', async () => {
-    await waitForLogs(16);
+    await waitForLogs(17);
     expect(leaks()).toEqual([]);
     expect(databaseLeaks()).toEqual([]);
   });

@@ -3,7 +3,7 @@
  * arrives), with the target's credentials added by the adapter. A 2xx answer is handed on to be relayed as
  * it comes; any other is read whole and has the target's credentials cut out, so a caller holding only a
  * gateway key never reads a stored provider key in an error that echoes it; it is relayed when no retry or
- * fallback takes over.
+ * fallback takes over. The answer's headers have the credentials cut out either way.
  */
 import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
@@ -11,7 +11,7 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
 import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
-import { scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
+import { scrubHeaders, scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
 import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
 
@@ -91,7 +91,9 @@ export const callPassthrough: TargetHandler = async (call) => {
     clearTimeout(timer);
     const ttfbMs = performance.now() - started;
     const status = response.statusCode;
-    const { headers } = response;
+    const secrets = targetSecrets(resolved.target, auth);
+    // A provider may echo the credential in a header as well as in a body: relayed headers never hold it.
+    const headers = scrubHeaders(response.headers, secrets);
     if (status >= 200 && status < 300) {
       return finish({
         ok: true,
@@ -117,7 +119,7 @@ export const callPassthrough: TargetHandler = async (call) => {
         'connection',
       );
     }
-    const scrubbed = scrubText(bodyText, targetSecrets(resolved.target, auth));
+    const scrubbed = scrubText(bodyText, secrets);
     // What retries, fallbacks and the log go by; the client gets the provider's own body.
     const error = new ProviderError({
       status,
