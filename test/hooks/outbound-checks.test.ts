@@ -47,6 +47,33 @@ describe('default.webhook', () => {
     expect(JSON.stringify(result)).not.toContain('s3cret');
   });
 
+  it('masks the header values it sent wherever the answer echoes them', async () => {
+    const token = 'whsecret-0123456789';
+    const services = fakeServices({
+      post: () => ({
+        status: 200,
+        body: {
+          verdict: false,
+          explanation: `auth was Bearer ${token}`,
+          data: { seen: { authorization: `Bearer ${token}` }, list: [token], [token]: 1 },
+        },
+      }),
+    });
+    const result = await runCheck(
+      'webhook',
+      onRequest('x'),
+      { webhookURL: URL_, headers: { Authorization: `Bearer ${token}` } },
+      services,
+    );
+    expect(services.posts[0]?.headers).toEqual({ Authorization: `Bearer ${token}` });
+    expect(JSON.stringify(result)).not.toContain(token);
+    expect(result).toEqual({
+      verdict: false,
+      explanation: 'auth was [REDACTED]',
+      data: { seen: { authorization: '[REDACTED]' }, list: ['[REDACTED]'], '[REDACTED]': 1 },
+    });
+  });
+
   it('takes headers as a JSON string too, and sends a null response before the call', async () => {
     const services = fakeServices({ post: () => ({ status: 200, body: { verdict: true } }) });
     const result = await runCheck(

@@ -13,6 +13,7 @@ import {
   outboundRuleBreak,
   payloadOf,
   requireSuccess,
+  withoutHeaderValues,
 } from './outbound-call.js';
 
 export const webhook = defineCheck({
@@ -23,7 +24,8 @@ export const webhook = defineCheck({
   ),
   refine: (p) => outboundRuleBreak('webhookURL', p.webhookURL, p.headers),
   async run(ctx, p, services) {
-    const answer = await services.postJson(p.webhookURL, payloadOf(ctx), headersOf(p.headers), ctx.signal);
+    const headers = headersOf(p.headers);
+    const answer = await services.postJson(p.webhookURL, payloadOf(ctx), headers, ctx.signal);
     requireSuccess('The webhook', answer.status);
     const body = answer.body;
     if (
@@ -38,13 +40,14 @@ export const webhook = defineCheck({
       explanation?: unknown;
       data?: unknown;
     };
+    // What the webhook says goes into the hook's results: never the header values it was sent.
     return {
       verdict,
       explanation:
         typeof explanation === 'string'
-          ? explanation
+          ? withoutHeaderValues(explanation, headers)
           : `The webhook ${verdict ? 'passed' : 'failed'} the check.`,
-      ...(data === undefined ? {} : { data }),
+      ...(data === undefined ? {} : { data: withoutHeaderValues(data, headers) }),
     };
   },
 });
