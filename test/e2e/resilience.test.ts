@@ -254,6 +254,34 @@ describe.concurrent('fallback after retries', () => {
   });
 });
 
+describe('the request deadline', () => {
+  it('names the last target tried when the deadline passes before the next one is called', async () => {
+    const tight = await startGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: '600' } });
+    try {
+      const slow = await fake('slow', { defaultBehaviour: { hang: true } });
+      const never = await fake('never');
+      const config = {
+        strategy: { mode: 'fallback' },
+        request_timeout: 300,
+        targets: [target(slow), target(slow), target(never)],
+      };
+      const { traceId, headers } = traceHeaders();
+      const error = await client(tight, config, headers)
+        .chat.completions.create(chat)
+        .catch((e: unknown) => e);
+      const apiError = error as InstanceType<typeof OpenAI.APIError>;
+      expect(apiError.status).toBe(408);
+      expect(never.requests).toHaveLength(0);
+      expect(apiError.headers?.get('x-gateway-last-used-option-index')).toBe('targets[1]');
+      const records = await logsOf(tight, traceId, 3);
+      expect(records.find((r) => !r.is_attempt)).toMatchObject({ target: 'targets[1]', status: 408 });
+      expect(records.filter((r) => r.is_attempt).map((r) => r.target)).toEqual(['targets[0]', 'targets[1]']);
+    } finally {
+      await tight.close();
+    }
+  });
+});
+
 describe.concurrent('deadlines', () => {
   it('no response at all → the attempt ends at request_timeout and the fallback answers', async () => {
     const primary = await fake('primary', { defaultBehaviour: { hang: true } });

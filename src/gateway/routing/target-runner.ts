@@ -70,17 +70,28 @@ function runResolved(
 ): Promise<NodeResult> {
   const { call } = run;
   const { state } = call;
-  state.targetPath = path;
-  state.provider = resolved.adapter.id;
   const request = overriddenRequest(call, node, path);
   const model = request.body.model;
   // Part of an answer went out and this target cannot take it over: the earlier failure stands.
   if (call.sink && call.sink.written > 0 && run.lastFailure && !canTakeOver(run, request)) {
     return Promise.resolve(run.lastFailure);
   }
+  // The target the answer's headers and record name: this one from here on (its steps read it), unless
+  // it fails without being tried at all (the request's deadline passed first), when the last one tried
+  // stays named.
+  const named = { path: state.targetPath, provider: state.provider };
+  const attempts = run.attempts.length;
+  state.targetPath = path;
+  state.provider = resolved.adapter.id;
   return call.chain(targetCallOf(request, run, node, path, resolved, model)).then((outcome) => {
     const result: NodeResult = { outcome, resolved, requestBody: request.body };
-    if (!outcome.ok) run.lastFailure = result;
+    if (!outcome.ok) {
+      run.lastFailure = result;
+      if (run.attempts.length === attempts) {
+        state.targetPath = named.path;
+        state.provider = named.provider;
+      }
+    }
     return result;
   });
 }
