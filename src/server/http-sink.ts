@@ -120,7 +120,7 @@ export class HttpSink implements CallSink {
     this.res.end(body);
   }
 
-  fail(error: GatewayError | ProviderError, status: number): void {
+  fail(error: GatewayError | ProviderError, _status: number): void {
     if (this.closed) return;
     if (this.opened) {
       this.closed = true;
