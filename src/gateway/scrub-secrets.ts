@@ -49,8 +49,22 @@ export function scrubHeaders(headers: Record<string, string>, secrets: string[])
   return out ?? headers;
 }
 
+/** The texts of an error a client or a record sees: a provider may quote the key in any of them. */
+const ERROR_TEXTS = ['message', 'param', 'code', 'type'] as const;
+
 export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, secrets: string[]): E {
-  const message = scrubText(error.message, secrets);
-  if (message !== error.message) error.message = message;
+  if (secrets.length === 0) return error;
+  // Scrubbed in place: the error was made for this call, from the provider's answer.
+  const fields = error as unknown as Record<(typeof ERROR_TEXTS)[number] | 'headers', unknown>;
+  for (const key of ERROR_TEXTS) {
+    const value = fields[key];
+    if (typeof value !== 'string') continue;
+    const scrubbed = scrubText(value, secrets);
+    if (scrubbed !== value) fields[key] = scrubbed;
+  }
+  const headers = fields.headers;
+  if (headers !== null && typeof headers === 'object') {
+    fields.headers = scrubHeaders(headers as Record<string, string>, secrets);
+  }
   return error;
 }

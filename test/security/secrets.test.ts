@@ -75,7 +75,7 @@ const chatBody = (content: string, stream = false) => ({
   ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
 });
 
-/** A provider 401 that quotes the key it was sent, as some providers do. */
+/** A provider 401 that quotes the key it was sent, as some providers do (here in its `param` too). */
 function echoingUnauthorized(secret: string) {
   return {
     status: 401,
@@ -83,7 +83,7 @@ function echoingUnauthorized(secret: string) {
       error: {
         message: `Incorrect API key provided: ${secret}. You can find your API key in your dashboard.`,
         type: 'invalid_request_error',
-        param: null,
+        param: secret,
         code: 'invalid_api_key',
       },
     },
