@@ -91,6 +91,10 @@ describe('analytics API', () => {
       ['group_by=metadata.team', 'group_by'],
       ['interval=week', 'interval'],
       ['from=yesterday', 'from'],
+      // Free text that JavaScript's lenient date parser would read as some date.
+      ['to=hello%202020', 'to'],
+      ['to=June%201', 'to'],
+      ['from=-5', 'from'],
       ['from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'from'],
       ['interval=minute&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'interval'],
       ['status_class=200', 'status_class'],

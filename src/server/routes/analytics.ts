@@ -32,11 +32,18 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_query', message, { param });
 }
 
+/**
+ * ISO 8601 as `Date.parse` reads it exactly: a date, optionally a time (minutes, seconds, fractions) and a
+ * zone. Anything else is refused before it reaches `Date.parse`, whose fallback reads free text
+ * ("June 1", "hello 2020") as some date.
+ */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
 /** An ISO 8601 time or milliseconds since the epoch. */
 function timeParam(query: Query, name: string): number | undefined {
   const raw = query[name];
   if (raw === undefined || raw === '') return undefined;
-  const value = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  const value = /^\d+$/.test(raw) ? Number(raw) : ISO_8601.test(raw) ? Date.parse(raw) : NaN;
   if (!Number.isFinite(value) || value < 0) {
     throw invalid(name, `${name} must be an ISO 8601 time or milliseconds since the epoch`);
   }
