@@ -230,6 +230,11 @@ describe('partials', () => {
     );
     expect(cycle.message).toContain('{{>loop-a}} → {{>loop-b}} → {{>loop-a}}');
     expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
+    // Itself by a version selector is itself too (the version stored would become the latest).
+    for (const self of ['{{>loop-a@latest}}', '{{>loop-a@1}}']) {
+      expectError(await api.put('/prompts/partials/loop-a', { string: `a ${self}` }), 400, 'invalid_prompt');
+    }
+    expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
     const missing = expectError(
       await api.post('/prompts', { slug: 'no-partial', string: chatTemplate('{{>ghost}}', 'x') }),
       400,

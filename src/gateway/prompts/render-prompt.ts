@@ -59,6 +59,12 @@ interface Collected {
 }
 
 /** Loads every partial the template includes, through partials of partials; refuses missing ones and cycles. */
+/** A partial's slug, without the `@version` or `@latest` a use may name. */
+function slugOfPartial(name: string): string {
+  const at = name.indexOf('@');
+  return at === -1 ? name : name.slice(0, at);
+}
+
 async function collectPartials(
   root: CompiledTemplate,
   load: PartialLoader,
@@ -67,7 +73,9 @@ async function collectPartials(
   inSection: boolean,
 ): Promise<void> {
   for (const use of root.partials) {
-    if (path.includes(use.name)) {
+    // By slug, whatever version is named: `{{>X@latest}}` inside X is X including itself (the version
+    // being stored becomes the latest once published).
+    if (path.some((name) => slugOfPartial(name) === slugOfPartial(use.name))) {
       throw new GatewayError(
         'invalid_prompt',
         `The partials include one another: ${[...path, use.name].map((p) => `{{>${p}}}`).join(' → ')}`,
