@@ -160,6 +160,22 @@ describe('/v1/configs', () => {
       'invalid_config',
       'config.cb_config.cooldown_interval',
     ],
+    [
+      { slug: 'x', config: { provider: 'no-such-provider', api_key: 'k' } },
+      'unknown_provider',
+      'config.provider',
+    ],
+    [
+      {
+        slug: 'x',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ provider: 'openai', api_key: 'k' }, { provider: 'nope' }],
+        },
+      },
+      'unknown_provider',
+      'config.targets[1].provider',
+    ],
   ])('refuses %j (%s naming %s)', async (body, code, param) => {
     const error = expectError(await admin.post('/configs', body), 400, code, param);
     if (code === 'invalid_config') expect(error.param ?? '').toMatch(/^config/);
@@ -173,6 +189,12 @@ describe('/v1/configs', () => {
       400,
       'invalid_config',
       'config.retry.attempts',
+    );
+    expectError(
+      await admin.patch('/configs/patchable', { config: { provider: 'nope' } }),
+      400,
+      'unknown_provider',
+      'config.provider',
     );
     expectError(
       await admin.patch('/configs/patchable', { status: 'deleted' }),

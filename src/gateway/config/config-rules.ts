@@ -3,7 +3,9 @@
  * target after the shape has been checked.
  */
 import { validateConditionQuery } from '../routing/conditions.js';
+import { GatewayError } from '../../core/errors.js';
 import { fieldError } from '../../core/validator/compile-validator.js';
+import { findAdapter } from '../../providers/registry.js';
 import type { GatewayConfig } from './config-schema.js';
 
 export interface ConfigRuleOptions {
@@ -57,6 +59,20 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkCache(node, path);
   checkStrategy(node, path);
   node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
+}
+
+/**
+ * Every provider the tree names outright (not an `@slug` of the catalog) is one the gateway has. A request
+ * finds an unknown one when its target is resolved; a config stored for later is checked for it at once.
+ */
+export function checkProvidersKnown(node: GatewayConfig, path: string): void {
+  const provider = node.provider;
+  if (typeof provider === 'string' && !isProviderSlug(provider) && !findAdapter(provider)) {
+    throw new GatewayError('unknown_provider', `Unknown provider "${provider}"`, {
+      param: `${path}.provider`,
+    });
+  }
+  node.targets?.forEach((target, i) => checkProvidersKnown(target, `${path}.targets[${i}]`));
 }
 
 function has(node: GatewayConfig, key: Key): boolean {

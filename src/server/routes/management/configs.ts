@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { parseConfig } from '../../../gateway/config/index.js';
+import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
@@ -14,12 +15,18 @@ import { configVersionView, configView, deletedView, listView } from './views.js
  * api_key is acceptable here, as it is in a request that sends one. */
 const STORED_CONFIG_OPTIONS = { authorizationPresent: true } as const;
 
+/** A config as a request carrying it would check it, and its providers too, which a request checks
+ * only when it resolves its target. */
+function checkStoredConfig(config: unknown): void {
+  checkProvidersKnown(parseConfig(config, STORED_CONFIG_OPTIONS), 'config');
+}
+
 export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { store } = deps;
 
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
-    parseConfig(body.config, STORED_CONFIG_OPTIONS);
+    checkStoredConfig(body.config);
     const caller = request.gw.apiKey;
     const config = await store.createConfig({
       organisation_id: caller.organisation_id,
@@ -47,7 +54,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const id = pathParam(request.params, 'id');
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
-    if (body.config !== undefined) parseConfig(body.config, STORED_CONFIG_OPTIONS);
+    if (body.config !== undefined) checkStoredConfig(body.config);
     const workspaceId = request.gw.apiKey.workspace_id;
     const config = await store.updateConfig(workspaceId, id, body);
     if (!config) throw notFound('config', id, 'id');
