@@ -22,6 +22,8 @@ import type {
 import { invalidationFor, type InvalidationEvent } from './invalidation.js';
 
 const MISSING = Symbol('missing');
+/** How often a key's `last_used_at` is written while it is in use. */
+const KEY_USE_WRITE_INTERVAL_MS = 60_000;
 type Cached<T> = T | typeof MISSING;
 
 export interface Lookups {
@@ -29,6 +31,9 @@ export interface Lookups {
   /** The key if the cache holds it now (null: held as unknown); undefined when it must be loaded
    * (`apiKey`). Every request asks this first: nearly all find their key cached. */
   cachedApiKey(value: string): ApiKey | null | undefined;
+  /** The key was used now: its `last_used_at` is written, at most once a minute per key and node, in
+   * the background (a failed write is only tried again a minute later). */
+  keyUsed(key: ApiKey): void;
   credential(
     workspaceId: string,
     kind: ProviderCredential['kind'],
@@ -79,6 +84,8 @@ export function createLookups(
   });
   // Unknown keys are remembered briefly, so a client hammering with a bad key does not hammer the store.
   const missingTtl = Math.min(ttlMs, 5_000);
+  // When each key's last use was last written (Date.now()), by key id.
+  const usedWrittenAt = new Map<string, number>();
   // Counts invalidations. A load that an invalidation overtook may have read the old row: its answer is
   // returned but not cached, or it would be served until the TTL ran out.
   let generation = 0;
@@ -113,6 +120,14 @@ export function createLookups(
     cachedApiKey(value) {
       const hit = keys.get(value);
       return hit === undefined ? undefined : hit === MISSING ? null : hit;
+    },
+    keyUsed(key) {
+      const now = Date.now();
+      const written = usedWrittenAt.get(key.id);
+      if (written !== undefined && now - written < KEY_USE_WRITE_INTERVAL_MS) return;
+      if (usedWrittenAt.size >= 10_000) usedWrittenAt.clear();
+      usedWrittenAt.set(key.id, now);
+      store.touchApiKey(key.id, Math.floor(now / 1000)).catch(() => undefined);
     },
     credential: (workspaceId, kind, slug) =>
       through(records, `${workspaceId}\u0000${kind}\u0000${slug}`, () =>

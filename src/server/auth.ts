@@ -23,11 +23,11 @@ export function authenticate(headers: IncomingHttpHeaders, lookups: Lookups): Ap
     throw new GatewayError('invalid_api_key', 'The gateway API key is not valid', { param: HEADERS.apiKey });
   }
   const cached = lookups.cachedApiKey(value);
-  if (cached !== undefined) return usableKey(cached ?? undefined);
-  return lookups.apiKey(value).then(usableKey);
+  if (cached !== undefined) return usableKey(lookups, cached ?? undefined);
+  return lookups.apiKey(value).then((key) => usableKey(lookups, key));
 }
 
-function usableKey(key: ApiKey | undefined): ApiKey {
+function usableKey(lookups: Lookups, key: ApiKey | undefined): ApiKey {
   if (!key || key.status !== 'active') {
     throw new GatewayError('invalid_api_key', 'The gateway API key is not valid or has been revoked', {
       param: HEADERS.apiKey,
@@ -36,6 +36,7 @@ function usableKey(key: ApiKey | undefined): ApiKey {
   if (key.expires_at !== null && key.expires_at * 1000 <= Date.now()) {
     throw new GatewayError('invalid_api_key', 'The gateway API key has expired', { param: HEADERS.apiKey });
   }
+  lookups.keyUsed(key);
   return key;
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, expectError, type Client } from './http.js';
 
@@ -48,8 +48,15 @@ describe('POST /v1/api-keys', () => {
     expect(listed.body.data.map((k: { id: string }) => k.id)).toContain(created.body.id);
     expect(listed.text).not.toContain(created.body.key);
 
+    expect(fetched.body.last_used_at).toBeNull();
+    const before = nowSeconds();
     const asMember = await client(gateway.url, created.body.key).get('/logs');
     expect(asMember.status).toBe(200);
+    // Its use is written in the background.
+    await vi.waitFor(async () => {
+      const used = (await admin.get(`/api-keys/${created.body.id}`)).body.last_used_at;
+      expect(used).toBeGreaterThanOrEqual(before);
+    });
   });
 
   it.each([
