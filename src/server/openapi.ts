@@ -94,6 +94,20 @@ const HooksFailedSchema = {
   required: ['error', 'hook_results'],
 };
 
+const stringQuery = (name: string) => ({ name, in: 'query' as const, schema: { type: 'string' } });
+
+/** What both analytics operations take (docs/observability.md); `metadata.<key>` filters too. */
+const ANALYTICS_PARAMETERS = [
+  ...['from', 'to'].map((name) => ({
+    name,
+    in: 'query' as const,
+    description: 'ISO 8601, or milliseconds since the epoch',
+    schema: { type: 'string' },
+  })),
+  ...['group_by', 'provider', 'model', 'api_key_id', 'prompt_id', 'workspace_id'].map(stringQuery),
+  { name: 'status_class', in: 'query' as const, schema: { type: 'string', pattern: '^[1-5]xx$' } },
+];
+
 const MODEL_OPERATIONS: Operation[] = [
   ...Object.values(ENDPOINTS).map((endpoint) => endpoint.openapi),
   ...PROMPT_OPERATIONS,
@@ -104,8 +118,16 @@ const MODEL_OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/logs',
-    summary: 'List log records of the workspace, newest first',
+    summary:
+      'List log records of the workspace, newest first (also `metadata.<key>=<value>` to filter by metadata)',
     tags: ['Logs'],
+    parameters: [
+      ...['trace_id', 'provider', 'model', 'api_key_id', 'search', 'after'].map(stringQuery),
+      { name: 'status', in: 'query', schema: { type: 'integer', minimum: 100, maximum: 599 } },
+      { name: 'from_ms', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      { name: 'to_ms', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+    ],
   },
   { method: 'get', path: '/logs/{id}', summary: 'Get one log record', tags: ['Logs'] },
   {
@@ -114,12 +136,17 @@ const MODEL_OPERATIONS: Operation[] = [
     summary:
       'Requests, errors, tokens, cost and latency per time bucket, grouped and filtered (from rollups)',
     tags: ['Analytics'],
+    parameters: [
+      ...ANALYTICS_PARAMETERS,
+      { name: 'interval', in: 'query', schema: { type: 'string', enum: ['minute', 'hour', 'day'] } },
+    ],
   },
   {
     method: 'get',
     path: '/analytics/summary',
     summary: 'Requests, errors, tokens, cost and latency over a range, grouped and filtered (from rollups)',
     tags: ['Analytics'],
+    parameters: ANALYTICS_PARAMETERS,
   },
 ];
 

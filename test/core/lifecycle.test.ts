@@ -107,6 +107,26 @@ describe('health and the OpenAPI document', () => {
   // 2020-12 says a URI identifies one schema, and Ajv refuses the document ("reference
   // .../CreateCredentialBody resolves to more than one schema"). Fix: put shared bodies once under
   // components.schemas and point at them with $ref (or drop $id when embedding).
+  it('declares the query parameters of the list and delete routes that take them', () => {
+    expect(document).toBeDefined();
+    const names = (path: string, method: string) =>
+      (
+        (
+          document.paths[path] as Record<string, { parameters?: Array<{ name: string; required?: boolean }> }>
+        )[method].parameters ?? []
+      ).map((p) => `${p.name}${p.required ? '!' : ''}`);
+    expect(names('/v1/logs', 'get')).toEqual(expect.arrayContaining(['trace_id', 'model', 'limit', 'after']));
+    expect(names('/v1/policies/rate-limits', 'get')).toEqual(
+      expect.arrayContaining(['workspace_id', 'status', 'type', 'unit', 'page_size', 'current_page']),
+    );
+    expect(names('/v1/cache/semantic/entries', 'delete')).toEqual(
+      expect.arrayContaining(['namespace!', 'workspace_id']),
+    );
+    expect(names('/v1/analytics/timeseries', 'get')).toEqual(
+      expect.arrayContaining(['from', 'to', 'interval', 'group_by', 'status_class']),
+    );
+  });
+
   it('the whole document loads as one schema resource (no repeated $id)', () => {
     expect(document).toBeDefined();
     const ajv = new Ajv2020({ strict: false });

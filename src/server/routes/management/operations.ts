@@ -224,6 +224,14 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary:
       'List rate-limit policies (`workspace_id`, `status`, `type`, `unit`, `page_size`, `current_page`), with `total`',
     tags: ['Rate-limit policies'],
+    parameters: [
+      { name: 'workspace_id', in: 'query', schema: { type: 'string' } },
+      { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'archived'] } },
+      { name: 'type', in: 'query', schema: { type: 'string', enum: ['requests', 'tokens'] } },
+      { name: 'unit', in: 'query', schema: { type: 'string', enum: ['rpm', 'rph', 'rpd'] } },
+      { name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 1000 } },
+      { name: 'current_page', in: 'query', schema: { type: 'integer', minimum: 0 } },
+    ],
   },
   {
     method: 'get',
@@ -257,6 +265,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary:
       'Remove one semantic cache entry (the `x-gateway-cache-entry-id` of an answer); `workspace_id` for org admins',
     tags: ['Semantic cache'],
+    parameters: [{ name: 'workspace_id', in: 'query', schema: { type: 'string' } }],
   },
   {
     method: 'delete',
@@ -264,6 +273,10 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary:
       'Remove every semantic cache entry of a namespace (`namespace`, empty for none; `workspace_id`); answers `{deleted}`',
     tags: ['Semantic cache'],
+    parameters: [
+      { name: 'namespace', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'workspace_id', in: 'query', schema: { type: 'string' } },
+    ],
   },
   {
     method: 'post',
