@@ -132,7 +132,9 @@ describe.concurrent('simple cache through the router', () => {
     'max_age expires an answer (stream: %s): MISS, HIT, then MISS after max_age',
     async (stream) => {
       const upstream = await fake('cached');
-      const config = target(upstream, { cache: { mode: 'simple', max_age: 1 } });
+      // max_age counts from when the answer was stored: 3 s leaves room for a loaded machine between the
+      // first answer and the second request's lookup, which must come before it.
+      const config = target(upstream, { cache: { mode: 'simple', max_age: 3 } });
       const sdk = client(gateway, config);
       const ask = async () => {
         const body = { model: 'gpt-4o-mini', messages: userMessage(`expiring ${stream}`) };
@@ -147,7 +149,7 @@ describe.concurrent('simple cache through the router', () => {
       };
       expect((await ask()).headers.get('x-gateway-cache-status')).toBe('MISS');
       expect((await ask()).headers.get('x-gateway-cache-status')).toBe('HIT');
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await new Promise((resolve) => setTimeout(resolve, 3200));
       expect((await ask()).headers.get('x-gateway-cache-status')).toBe('MISS');
       expect(upstream.requests).toHaveLength(2);
     },

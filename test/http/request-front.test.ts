@@ -31,10 +31,13 @@ const stored = {
   config: { provider: 'openai', api_key: 'sk-stored' },
 } as unknown as StoredConfig;
 
-/** A store that answers the two reads the front makes, and counts them. */
+/** A store that answers the two reads the front makes, and counts them (and the writes of a key's use). */
 function fakeStore() {
-  const reads = { keys: 0, configs: 0, credentials: 0 };
+  const reads = { keys: 0, configs: 0, credentials: 0, touches: 0 };
   const store = {
+    async touchApiKey() {
+      reads.touches += 1;
+    },
     async findApiKeyByValue(value: string) {
       reads.keys += 1;
       return value === 'gw-good' ? key : value === 'gw-revoked' ? { ...key, status: 'revoked' } : undefined;
@@ -76,6 +79,8 @@ describe('authenticate', () => {
     const second = authenticate(headers('gw-good'), lookups);
     expect(second).toBe(key);
     expect(reads.keys).toBe(1);
+    // Its use is written once, not at every request.
+    expect(reads.touches).toBe(1);
   });
 
   it('refuses an unknown or revoked key: by rejection when read, by a throw once cached', async () => {
