@@ -181,6 +181,44 @@ describe('/v1/configs', () => {
     if (code === 'invalid_config') expect(error.param ?? '').toMatch(/^config/);
   });
 
+  it('a config sent back as shown keeps its credentials; moved to another host, [REDACTED] is refused', async () => {
+    const config = { provider: 'openai', api_key: 'sk-kept-secret-1', custom_host: fake.url };
+    const created = await admin.post('/configs', { slug: 'edited-as-shown', config });
+    expect(created.status, created.text).toBe(200);
+    // An editor sends back what it was shown, with one setting changed.
+    const shown = (await admin.get('/configs/edited-as-shown')).body.config;
+    expect(shown.api_key).toBe('[REDACTED]');
+    const edited = await admin.patch('/configs/edited-as-shown', {
+      config: { ...shown, retry: { attempts: 1 } },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.version).toBe(2);
+    expect((await chatWithConfig('edited-as-shown')).status).toBe(200);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept-secret-1');
+    // The stored key never goes to a host it was not stored for.
+    expectError(
+      await admin.patch('/configs/edited-as-shown', {
+        config: { ...shown, custom_host: 'http://127.0.0.1:9/v1' },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expect((await admin.get('/configs/edited-as-shown')).body.version).toBe(2);
+  });
+
+  it('refuses a config naming a stored guardrail the workspace does not have', async () => {
+    expectError(
+      await admin.post('/configs', {
+        slug: 'ghost-guardrail',
+        config: { provider: 'openai', api_key: 'k', input_guardrails: ['no-such-guardrail'] },
+      }),
+      400,
+      'invalid_config',
+      'config.input_guardrails[0]',
+    );
+  });
+
   it('PATCH validates the new config and refuses an empty patch; missing configs are 404', async () => {
     await admin.post('/configs', { slug: 'patchable', config: { retry: { attempts: 2 } } });
     expectError(await admin.patch('/configs/patchable', {}), 400, 'invalid_body', null);

@@ -84,6 +84,14 @@ const specsOfList = new WeakMap<object, readonly HookItem[]>();
 const EMPTY: readonly HookItem[] = [];
 
 /** Whether a node has any hook at all: the one test a call without hooks pays. */
+/** The stored guardrails a config tree names (string items of its guardrail lists), in every node. */
+export function storedGuardrailRefs(node: GatewayConfig, path: string): StoredGuardrailRef[] {
+  const { before, after } = hooksOf(node, path);
+  const refs = [...before, ...after].filter(isStoredRef);
+  node.targets?.forEach((target, i) => refs.push(...storedGuardrailRefs(target, `${path}.targets[${i}]`)));
+  return refs;
+}
+
 export function hasHooks(node: GatewayConfig): boolean {
   return (
     node.before_request_hooks !== undefined ||

@@ -6,6 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { parseConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
+import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
+import { GatewayError } from '../../../core/errors.js';
+import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
@@ -15,19 +18,29 @@ import { configVersionView, configView, deletedView, listView } from './views.js
  * api_key is acceptable here, as it is in a request that sends one. */
 const STORED_CONFIG_OPTIONS = { authorizationPresent: true } as const;
 
-/** A config as a request carrying it would check it, and its providers too, which a request checks
- * only when it resolves its target. */
-function checkStoredConfig(config: unknown): void {
-  checkProvidersKnown(parseConfig(config, STORED_CONFIG_OPTIONS), 'config');
-}
-
 export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { store } = deps;
 
+  /**
+   * A config as a request carrying it would check it, and what a request checks only when it gets there:
+   * its providers, and the stored guardrails it names.
+   */
+  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<void> {
+    const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
+    checkProvidersKnown(parsed, 'config');
+    for (const ref of storedGuardrailRefs(parsed, 'config')) {
+      if (!(await deps.lookups.guardrailBySlug(workspaceId, ref.stored))) {
+        throw new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
+          param: ref.param,
+        });
+      }
+    }
+  }
+
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
-    checkStoredConfig(body.config);
     const caller = request.gw.apiKey;
+    await checkStoredConfig(body.config, caller.workspace_id);
     const config = await store.createConfig({
       organisation_id: caller.organisation_id,
       workspace_id: caller.workspace_id,
@@ -54,8 +67,14 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const id = pathParam(request.params, 'id');
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
-    if (body.config !== undefined) checkStoredConfig(body.config);
     const workspaceId = request.gw.apiKey.workspace_id;
+    if (body.config !== undefined) {
+      // Credentials sent back as shown ([REDACTED]) keep their stored values.
+      const current = await store.getConfig(workspaceId, id);
+      if (!current) throw notFound('config', id, 'id');
+      body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
+      await checkStoredConfig(body.config, workspaceId);
+    }
     const config = await store.updateConfig(workspaceId, id, body);
     if (!config) throw notFound('config', id, 'id');
     return configView(config);

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-definition.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
+import { keepRedactedValues } from './redacted-values.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
 
@@ -44,7 +45,17 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
     const id = pathParam(request.params, 'id');
     const body = validateUpdateGuardrail(request.body);
     requireSomeField(body, ['name', 'guardrail']);
-    if (body.guardrail !== undefined) parseGuardrailDefinition(body.guardrail);
+    if (body.guardrail !== undefined) {
+      // Credentials sent back as shown ([REDACTED]) keep their stored values.
+      const current = await store.getGuardrail(request.gw.apiKey.workspace_id, id);
+      if (!current) throw notFound('guardrail', id, 'id');
+      body.guardrail = keepRedactedValues(
+        body.guardrail,
+        current.guardrail,
+        'guardrail',
+      ) as typeof body.guardrail;
+      parseGuardrailDefinition(body.guardrail);
+    }
     const guardrail = await store.updateGuardrail(request.gw.apiKey.workspace_id, id, body);
     if (!guardrail) throw notFound('guardrail', id, 'id');
     return guardrailView(guardrail);

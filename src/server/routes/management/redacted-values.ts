@@ -1,0 +1,54 @@
+/**
+ * Stored configs and guardrails are shown with their credentials as `[REDACTED]` (views.ts), and an editor
+ * (the console's, a script's) sends a new version back as it was shown. A `[REDACTED]` under a credential
+ * key of the new version stands for the stored value at the same place, and is kept as it was — as long
+ * as every object on the way to it still says the same about where the credential goes (its `provider`,
+ * `custom_host`, a webhook's URL): a key is never carried over to another provider or host. Anywhere else
+ * the placeholder is refused, naming it, rather than stored as if it were the credential.
+ */
+import { GatewayError } from '../../../core/errors.js';
+import { isSecretKey, REDACTED } from '../../../observability/redact.js';
+
+/** Fields that say where a credential beside them (or below them) is sent. */
+const ADDRESS_FIELDS = ['provider', 'custom_host', 'virtual_key', 'webhookURL', 'url'] as const;
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. */
+export function keepRedactedValues(next: unknown, stored: unknown, path: string): unknown {
+  return walk(next, stored, path, true);
+}
+
+function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean): unknown {
+  if (Array.isArray(next)) {
+    const list = Array.isArray(stored) ? stored : [];
+    return next.map((item, i) => walk(item, list[i], `${path}[${i}]`, sameAddress));
+  }
+  if (!isObject(next)) return next;
+  const before = isObject(stored) ? stored : undefined;
+  const here =
+    sameAddress &&
+    before !== undefined &&
+    ADDRESS_FIELDS.every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
+  const out: Json = {};
+  for (const [key, value] of Object.entries(next)) {
+    const at = `${path}.${key}`;
+    if (value === REDACTED && isSecretKey(key)) {
+      const kept = here ? before[key] : undefined;
+      if (kept === undefined || kept === REDACTED) {
+        throw new GatewayError(
+          'invalid_body',
+          `${at} is ${REDACTED}, which stands for a stored value: there is none here (or its provider or host changed); send the real value`,
+          { param: at },
+        );
+      }
+      out[key] = kept;
+      continue;
+    }
+    out[key] = walk(value, before?.[key], at, here);
+  }
+  return out;
+}

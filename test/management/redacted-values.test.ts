@@ -1,0 +1,61 @@
+/**
+ * A stored config or guardrail sent back as it was shown: its `[REDACTED]` credentials stand for the
+ * stored values while they still go where they went, and are refused anywhere else.
+ */
+import { describe, expect, it } from 'vitest';
+import { keepRedactedValues } from '../../src/server/routes/management/redacted-values.js';
+
+const guardrail = (url: string, authorization: string) => ({
+  checks: [
+    { id: 'default.webhook', parameters: { webhookURL: url, headers: { Authorization: authorization } } },
+  ],
+  deny: true,
+});
+
+describe('keepRedactedValues', () => {
+  it("keeps a webhook's header value when its URL is the same", () => {
+    const stored = guardrail('https://hooks.example/a', 'Bearer hook-secret-1');
+    const sent = { ...guardrail('https://hooks.example/a', '[REDACTED]'), deny: false };
+    expect(keepRedactedValues(sent, stored, 'guardrail')).toEqual({
+      ...guardrail('https://hooks.example/a', 'Bearer hook-secret-1'),
+      deny: false,
+    });
+  });
+
+  it('refuses it, naming it, when the URL changed or there was no value', () => {
+    const stored = guardrail('https://hooks.example/a', 'Bearer hook-secret-1');
+    expect(() =>
+      keepRedactedValues(guardrail('https://elsewhere.example/', '[REDACTED]'), stored, 'guardrail'),
+    ).toThrow(expect.objectContaining({ param: 'guardrail.checks[0].parameters.headers.Authorization' }));
+    expect(() =>
+      keepRedactedValues({ provider: 'openai', api_key: '[REDACTED]' }, { provider: 'openai' }, 'config'),
+    ).toThrow(expect.objectContaining({ param: 'config.api_key' }));
+  });
+
+  it("keeps each target's own key in place, and refuses one whose provider changed", () => {
+    const stored = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-openai-secret' },
+        { provider: 'anthropic', api_key: 'sk-ant-secret' },
+      ],
+    };
+    const shown = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: '[REDACTED]' },
+        { provider: 'anthropic', api_key: '[REDACTED]' },
+      ],
+    };
+    expect(keepRedactedValues(shown, stored, 'config')).toEqual(stored);
+    const swapped = { ...shown, targets: [shown.targets[1], shown.targets[0]] };
+    expect(() => keepRedactedValues(swapped, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.targets[0].api_key' }),
+    );
+  });
+
+  it('leaves a [REDACTED] text under a key that holds no credential as it is', () => {
+    const sent = { provider: 'openai', api_key: 'sk-new', metadata: { note: '[REDACTED]' } };
+    expect(keepRedactedValues(sent, {}, 'config')).toEqual(sent);
+  });
+});
