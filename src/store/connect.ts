@@ -46,6 +46,9 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   return { db: connectSqlite(options.dataDir, options.onSqliteBusy), kind: 'sqlite' };
 }
 
+/** The name of the SQLite function that lower-cases every letter (registered on each connection). */
+const UNICODE_LOWER = 'unicode_lower';
+
 function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
@@ -60,6 +63,11 @@ function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysel
   // milliseconds on the event loop. The log thread checkpoints instead (sqlite-log-thread.ts).
   database.pragma('wal_autocheckpoint = 0');
   database.pragma('foreign_keys = ON');
+  // SQLite's own lower() folds ASCII letters only; searches that ignore case use this one, which folds
+  // every letter as JavaScript (and PostgreSQL's lower()) does: "ÉQUIPE" is found by "équipe".
+  database.function(UNICODE_LOWER, { deterministic: true }, (value: unknown) =>
+    value === null || value === undefined ? null : String(value).toLowerCase(),
+  );
   return new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, onBusy),
   });

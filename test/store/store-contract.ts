@@ -918,6 +918,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         log(ws.id, { created_at_ms: t + 2, status: 429, api_key_id: 'key_b', metadata: { env: 'dev' } }),
         log(ws.id, { created_at_ms: t + 3, metadata: { 'we"ird.key': "va%l_ue's", env: 'prod' } }),
         log(ws.id, { created_at_ms: t + 4, metadata: { envx: 'prod', note: '"env":"prod"' } }),
+        log(ws.id, { created_at_ms: t + 5, metadata: { équipe: 'ÉQUIPE-Zür' } }),
       ];
       await store.insertLogs(records);
       const ids = async (q: Partial<Parameters<Store['listLogs']>[0]>) =>
@@ -925,7 +926,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
           records.findIndex((x) => x.id === r.id),
         );
 
-      expect(await ids({})).toEqual([4, 3, 2, 1, 0]);
+      expect(await ids({})).toEqual([5, 4, 3, 2, 1, 0]);
       expect(await ids({ trace_id: 'tr-1' })).toEqual([1, 0]);
       expect(await ids({ provider: 'anthropic' })).toEqual([1]);
       expect(await ids({ model: 'claude' })).toEqual([1]);
@@ -947,6 +948,10 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       expect(await ids({ search: '"env"' })).toEqual([4]);
       expect(await ids({ search: 'prod', metadata: { team: 'b' } })).toEqual([1]);
       expect(await ids({ search: 'nowhere' })).toEqual([]);
+      // Any case of any letter, not only ASCII ones.
+      expect(await ids({ search: 'équipe-zür' })).toEqual([5]);
+      expect(await ids({ search: 'ÉQUIPE' })).toEqual([5]);
+      expect(await ids({ search: 'zÜR' })).toEqual([5]);
     });
 
     it('never shows one workspace the logs of another', async () => {

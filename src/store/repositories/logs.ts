@@ -183,5 +183,6 @@ function metadataContains(kind: StoreKind, text: string): Expression<SqlBool> {
   if (kind === 'postgres') {
     return sql<SqlBool>`exists (select 1 from jsonb_each_text(cast(logs.metadata as jsonb)) as m where strpos(lower(m.key), ${needle}) > 0 or strpos(lower(m.value), ${needle}) > 0)`;
   }
-  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where instr(lower(m.key), ${needle}) > 0 or instr(lower(m.value), ${needle}) > 0)`;
+  // unicode_lower (connect.ts): SQLite's lower() would leave "É" as it is.
+  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where instr(unicode_lower(m.key), ${needle}) > 0 or instr(unicode_lower(m.value), ${needle}) > 0)`;
 }
