@@ -365,6 +365,16 @@ export class ResponseAssembler {
     return index;
   }
 
+  /** The item's one content part, opened empty before its first delta. */
+  private partAdded(itemId: string, index: number, part: Record<string, unknown>): ResponseEvent {
+    return this.event('response.content_part.added', {
+      item_id: itemId,
+      output_index: index,
+      content_index: 0,
+      part,
+    });
+  }
+
   private openReasoning(events: ResponseEvent[]): Extract<Open, { kind: 'reasoning' }> {
     if (this.open?.kind === 'reasoning') return this.open;
     events.push(...this.closeOpen());
@@ -372,14 +382,7 @@ export class ResponseAssembler {
     const index = this.add(item, events);
     // The text's part opens before its first delta, as a message's does: a client that builds the item
     // from the events (the openai SDK's stream helpers) adds its parts from `content_part.added`.
-    events.push(
-      this.event('response.content_part.added', {
-        item_id: item.id,
-        output_index: index,
-        content_index: 0,
-        part: { type: 'reasoning_text', text: '' },
-      }),
-    );
+    events.push(this.partAdded(item.id, index, { type: 'reasoning_text', text: '' }));
     const open = { kind: 'reasoning' as const, item, index, text: '' };
     this.open = open;
     return open;
@@ -400,15 +403,13 @@ export class ResponseAssembler {
     };
     const index = this.add(item, events);
     events.push(
-      this.event('response.content_part.added', {
-        item_id: item.id,
-        output_index: index,
-        content_index: 0,
-        part:
-          kind === 'message'
-            ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
-            : { type: 'refusal', refusal: '' },
-      }),
+      this.partAdded(
+        item.id,
+        index,
+        kind === 'message'
+          ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
+          : { type: 'refusal', refusal: '' },
+      ),
     );
     const open = { kind, item, index, text: '' } as Extract<Open, { kind: K }>;
     this.open = open;

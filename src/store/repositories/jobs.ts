@@ -44,33 +44,9 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
       .execute();
   }
 
-  function dueJobs(trx: Kysely<Database>, kinds: readonly string[], now: number, limit: number) {
+  /** Jobs a claim has something to do with: due, or running on a lease that ran out (to retry or fail). */
+  function waitingJobs(trx: Kysely<Database>, kinds: readonly string[], now: number) {
     return trx
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', 'in', kinds)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at_ms', '<=', now)]),
-          eb.and([
-            eb('status', '=', 'running'),
-            eb('lease_expires_at_ms', '<=', now),
-            eb('attempts', '<', eb.ref('max_attempts')),
-          ]),
-        ]),
-      )
-      .orderBy('run_at_ms')
-      .orderBy('id')
-      .limit(limit);
-  }
-
-  /**
-   * Whether a claim would find anything: a due job, or one whose lease ran out (to fail or to retry). A read,
-   * so that the idle polls of every node's workers — several a second, on a store that has no jobs — take
-   * no write lock (on SQLite the log thread's) and change nothing.
-   */
-  async function anythingToClaim(kinds: readonly string[], now: number): Promise<boolean> {
-    const row = await db
       .selectFrom('jobs')
       .select('id')
       .where('kind', 'in', kinds)
@@ -79,10 +55,25 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
           eb.and([eb('status', '=', 'queued'), eb('run_at_ms', '<=', now)]),
           eb.and([eb('status', '=', 'running'), eb('lease_expires_at_ms', '<=', now)]),
         ]),
-      )
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+      );
+  }
+
+  /** The waiting jobs to lease: a lapsed one only while it has attempts left. */
+  function dueJobs(trx: Kysely<Database>, kinds: readonly string[], now: number, limit: number) {
+    return waitingJobs(trx, kinds, now)
+      .where((eb) => eb.or([eb('status', '=', 'queued'), eb('attempts', '<', eb.ref('max_attempts'))]))
+      .orderBy('run_at_ms')
+      .orderBy('id')
+      .limit(limit);
+  }
+
+  /**
+   * Whether a claim would find anything. A read, so that the idle polls of every node's workers — several
+   * a second, on a store that has no jobs — take no write lock (on SQLite the log thread's) and change
+   * nothing.
+   */
+  async function anythingToClaim(kinds: readonly string[], now: number): Promise<boolean> {
+    return (await waitingJobs(db, kinds, now).limit(1).executeTakeFirst()) !== undefined;
   }
 
   function leaseTo(owner: string, leaseMs: number, now: number) {
