@@ -83,7 +83,6 @@ type GuardrailList = readonly (InputGuardrail | OutputGuardrail)[];
 const specsOfList = new WeakMap<object, readonly HookItem[]>();
 const EMPTY: readonly HookItem[] = [];
 
-/** Whether a node has any hook at all: the one test a call without hooks pays. */
 /** The stored guardrails a config tree names (string items of its guardrail lists), in every node. */
 export function storedGuardrailRefs(node: GatewayConfig, path: string): StoredGuardrailRef[] {
   const { before, after } = hooksOf(node, path);
@@ -92,6 +91,7 @@ export function storedGuardrailRefs(node: GatewayConfig, path: string): StoredGu
   return refs;
 }
 
+/** Whether a node has any hook at all: the one test a call without hooks pays. */
 export function hasHooks(node: GatewayConfig): boolean {
   return (
     node.before_request_hooks !== undefined ||

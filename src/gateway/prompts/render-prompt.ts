@@ -58,13 +58,13 @@ interface Collected {
   known: Set<string>;
 }
 
-/** Loads every partial the template includes, through partials of partials; refuses missing ones and cycles. */
 /** A partial's slug, without the `@version` or `@latest` a use may name. */
 function slugOfPartial(name: string): string {
   const at = name.indexOf('@');
   return at === -1 ? name : name.slice(0, at);
 }
 
+/** Loads every partial the template includes, through partials of partials; refuses missing ones and cycles. */
 async function collectPartials(
   root: CompiledTemplate,
   load: PartialLoader,

@@ -114,7 +114,15 @@ function uploadError(err: unknown): unknown {
   if (code === 'FST_PROTO_VIOLATION') {
     return new GatewayError('invalid_body', 'A form field has a forbidden name', { param: 'file' });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  // The body's own faults: the parser's plain errors ("Unexpected end of form", "Boundary not found") and
+  // a part cut off by its client. The storage's (a system call's, S3's) stay errors of the gateway's.
+  const bodyFault =
+    err instanceof Error &&
+    (code === undefined || code === 'ERR_STREAM_PREMATURE_CLOSE') &&
+    !('syscall' in err) &&
+    !('$metadata' in err);
+  if (!bodyFault) return err;
+  const message = err.message;
   return new GatewayError(
     'invalid_body',
     `The upload is not a complete multipart/form-data body: ${message}`,
