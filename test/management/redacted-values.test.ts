@@ -54,6 +54,14 @@ describe('keepRedactedValues', () => {
     );
   });
 
+  it('refuses an Azure key whose resource name (its host) changed', () => {
+    const stored = { provider: 'azure-openai', api_key: 'azure-secret-1', cloudd_resource_name: 'ours' };
+    const sent = { ...stored, api_key: '[REDACTED]', cloudd_resource_name: 'theirs' };
+    expect(() => keepRedactedValues(sent, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.api_key' }),
+    );
+  });
+
   it('leaves a [REDACTED] text under a key that holds no credential as it is', () => {
     const sent = { provider: 'openai', api_key: 'sk-new', metadata: { note: '[REDACTED]' } };
     expect(keepRedactedValues(sent, {}, 'config')).toEqual(sent);

@@ -9,8 +9,26 @@
 import { GatewayError } from '../../../core/errors.js';
 import { isSecretKey, REDACTED } from '../../../observability/redact.js';
 
-/** Fields that say where a credential beside them (or below them) is sent. */
-const ADDRESS_FIELDS = ['provider', 'custom_host', 'virtual_key', 'webhookURL', 'url'] as const;
+/**
+ * Fields that say where a credential beside them (or below them) is sent: the provider, a host of one's
+ * own, a webhook's URL, and the cloud settings a host name is made from (an Azure resource or endpoint
+ * name is a host anyone can own).
+ */
+const ADDRESS_FIELDS = [
+  'provider',
+  'custom_host',
+  'virtual_key',
+  'webhookURL',
+  'url',
+  'resource_name',
+  'cloudd_resource_name',
+  'cloudd_endpoint_name',
+  'cloudd_region',
+  'cloudd_deployment_type',
+  'cloudb_region',
+  'cloudb_project_id',
+  'cloudc_region',
+] as const;
 
 type Json = Record<string, unknown>;
 
