@@ -54,10 +54,30 @@ export function redact(value: unknown, depth = 0): unknown {
     if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
     const replaced =
-      isSecretKey(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1);
+      isSecretKey(key) && item !== null && item !== undefined
+        ? REDACTED
+        : key === 'headers' && typeof item === 'string'
+          ? redactJsonText(item, depth + 1)
+          : redact(item, depth + 1);
     if (replaced !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = replaced;
   }
   return copy ?? value;
+}
+
+/**
+ * Headers given as the text of a JSON object (a webhook check takes them so, as the seed does): redacted
+ * inside, and written back as text; any other text as it is.
+ */
+function redactJsonText(text: string, depth: number): string {
+  if (!text.trimStart().startsWith('{')) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const redacted = redact(parsed, depth);
+  return redacted === parsed ? text : JSON.stringify(redacted);
 }
 
 /** Headers safe to log: credentials and the gateway's config header (which may carry keys) redacted. */

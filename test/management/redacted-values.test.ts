@@ -3,6 +3,7 @@
  * stored values while they still go where they went, and are refused anywhere else.
  */
 import { describe, expect, it } from 'vitest';
+import { redact } from '../../src/observability/redact.js';
 import { keepRedactedValues } from '../../src/server/routes/management/redacted-values.js';
 
 const guardrail = (url: string, authorization: string) => ({
@@ -59,6 +60,29 @@ describe('keepRedactedValues', () => {
     const sent = { ...stored, api_key: '[REDACTED]', cloudd_resource_name: 'theirs' };
     expect(() => keepRedactedValues(sent, stored, 'config')).toThrow(
       expect.objectContaining({ param: 'config.api_key' }),
+    );
+  });
+
+  it('redacts headers given as JSON text, and keeps their stored values when sent back as shown', () => {
+    const stored = {
+      checks: [
+        {
+          id: 'default.webhook',
+          parameters: {
+            webhookURL: 'https://hooks.example/a',
+            headers: '{"Authorization":"Bearer hook-secret-2"}',
+          },
+        },
+      ],
+    };
+    const shown = redact(stored) as typeof stored;
+    expect(JSON.stringify(shown)).not.toContain('hook-secret-2');
+    expect(shown.checks[0].parameters.headers).toBe('{"Authorization":"[REDACTED]"}');
+    expect(keepRedactedValues(shown, stored, 'guardrail')).toEqual(stored);
+    const moved = structuredClone(shown);
+    moved.checks[0].parameters.webhookURL = 'https://elsewhere.example/';
+    expect(() => keepRedactedValues(moved, stored, 'guardrail')).toThrow(
+      expect.objectContaining({ param: 'guardrail.checks[0].parameters.headers.Authorization' }),
     );
   });
 

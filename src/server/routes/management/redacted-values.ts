@@ -66,7 +66,26 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
       out[key] = kept;
       continue;
     }
-    out[key] = walk(value, before?.[key], at, here);
+    out[key] =
+      key === 'headers' && typeof value === 'string'
+        ? headersText(value, before?.[key], at, here)
+        : walk(value, before?.[key], at, here);
   }
   return out;
+}
+
+/** Headers given as the text of a JSON object, shown redacted inside: the same rule, inside the text. */
+function headersText(text: string, stored: unknown, path: string, sameAddress: boolean): string {
+  if (!text.includes(REDACTED)) return text;
+  const parse = (value: unknown): unknown => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  };
+  const parsed = parse(text);
+  if (!isObject(parsed)) return text;
+  return JSON.stringify(walk(parsed, parse(stored), path, sameAddress));
 }
