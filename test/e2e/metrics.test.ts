@@ -65,6 +65,9 @@ describe('GET /metrics', () => {
     expect(body.error.param).toBe('authorization');
     const wrong = await fetch(`${gateway.origin}/metrics`, { headers: { authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
+    // An authentication scheme is named in any case.
+    const lower = await fetch(`${gateway.origin}/metrics`, { headers: { authorization: `bearer ${TOKEN}` } });
+    expect(lower.status).toBe(200);
   });
 
   it('counts calls, errors, tokens, cache results, retries, fallbacks and hooks as they happen', async () => {

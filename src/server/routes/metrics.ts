@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
+import { bearerToken } from '../../gateway/request-config.js';
 
 /**
  * `GET /metrics`: the Prometheus text exposition (docs/observability.md). Not under /v1 and not behind a
@@ -12,10 +13,11 @@ export async function registerMetricsRoute(app: FastifyInstance, deps: GatewayDe
   const { metrics } = deps;
   if (!metrics) return;
   const token = deps.settings.metricsToken;
-  const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
+  const expected = token === undefined ? undefined : digest(token);
   app.get('/metrics', async (request, reply) => {
     if (expected !== undefined) {
-      const given = request.headers.authorization;
+      // The scheme in any case (`bearer` too), as HTTP has it.
+      const given = bearerToken(request.headers);
       if (given === undefined || !timingSafeEqual(digest(given), expected)) {
         throw new GatewayError(
           'invalid_api_key',
