@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
 import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
-import { GatewayError } from '../../../core/errors.js';
+import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -28,13 +28,9 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
   async function checkStoredConfig(config: unknown, workspaceId: string): Promise<void> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
-    for (const ref of storedGuardrailRefs(parsed, 'config')) {
-      if (!(await deps.lookups.guardrailBySlug(workspaceId, ref.stored))) {
-        throw new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
-          param: ref.param,
-        });
-      }
-    }
+    // Resolved as a call resolves them: a name the workspace does not hold is the call's 400.
+    for (const ref of storedGuardrailRefs(parsed, 'config'))
+      await resolveStoredGuardrail(deps, workspaceId, ref);
   }
 
   app.post('/configs', async (request) => {
