@@ -5,35 +5,18 @@
  */
 import type { AuthMaterial, ProviderTarget } from '../providers/types.js';
 import type { GatewayError, ProviderError } from '../core/errors.js';
-
-const MASK = '[REDACTED]';
-/** Shorter values are not credentials worth masking and would mangle ordinary words. */
-const MIN_SECRET_LENGTH = 6;
+import { maskSecrets, secretValues } from '../core/mask-secrets.js';
 
 export function targetSecrets(target: ProviderTarget, auth?: AuthMaterial): string[] {
-  const values = [
+  return secretValues([
     target.api_key,
     target.api_key?.replace(/^Bearer\s+/i, ''),
     target.cloudc_access_key_id,
     target.cloudc_secret_access_key,
     target.cloudc_session_token,
     auth?.accessToken,
-    typeof target.cloudb_service_account_json?.private_key === 'string'
-      ? target.cloudb_service_account_json.private_key
-      : undefined,
-  ];
-  return values.filter(
-    (value): value is string => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH,
-  );
-}
-
-/** `text` with every one of `secrets` masked. */
-export function scrubText(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (out.includes(secret)) out = out.split(secret).join(MASK);
-  }
-  return out;
+    target.cloudb_service_account_json?.private_key,
+  ]);
 }
 
 /** `headers` with every one of `secrets` masked in their values; the same object when none holds one. */
@@ -41,7 +24,7 @@ export function scrubHeaders(headers: Record<string, string>, secrets: string[])
   let out: Record<string, string> | undefined;
   for (const name in headers) {
     const value = headers[name];
-    const scrubbed = scrubText(value, secrets);
+    const scrubbed = maskSecrets(value, secrets);
     if (scrubbed === value) continue;
     out ??= { ...headers };
     out[name] = scrubbed;
@@ -59,7 +42,7 @@ export function scrubSecrets<E extends GatewayError | ProviderError>(error: E, s
   for (const key of ERROR_TEXTS) {
     const value = fields[key];
     if (typeof value !== 'string') continue;
-    const scrubbed = scrubText(value, secrets);
+    const scrubbed = maskSecrets(value, secrets);
     if (scrubbed !== value) fields[key] = scrubbed;
   }
   const headers = fields.headers;

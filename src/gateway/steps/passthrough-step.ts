@@ -11,7 +11,8 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
 import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
-import { scrubHeaders, scrubSecrets, scrubText, targetSecrets } from '../scrub-secrets.js';
+import { maskSecrets } from '../../core/mask-secrets.js';
+import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
 import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
 
@@ -119,7 +120,7 @@ export const callPassthrough: TargetHandler = async (call) => {
         'connection',
       );
     }
-    const scrubbed = scrubText(bodyText, secrets);
+    const scrubbed = maskSecrets(bodyText, secrets);
     // What retries, fallbacks and the log go by; the client gets the provider's own body.
     const error = new ProviderError({
       status,

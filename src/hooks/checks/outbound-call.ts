@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ParameterRuleBreak } from '../built-in-check.js';
 import type { CheckContext } from '../check-types.js';
+import { maskSecrets, secretValues } from '../../core/mask-secrets.js';
 
 /** Headers as an object of strings, or (as the seed also takes them) a string holding that JSON object. */
 export const HeadersSchema = Type.Union([Type.Record(Type.String(), Type.String()), Type.String()]);
@@ -34,30 +35,21 @@ export function headersOf(headers: Record<string, string> | string | undefined):
   return JSON.parse(headers) as Record<string, string>;
 }
 
-const MASK = '[REDACTED]';
-/** Shorter values are not credentials worth masking and would mangle ordinary words. */
-const MIN_SECRET_LENGTH = 6;
-
 /**
  * `value` (the explanation or data a service answered with) with the check's header values masked
  * wherever a string holds one: a service that echoes the credential it was sent must not put it in the
  * hook's results, the answer or the log. A `Bearer <token>` value's token is masked on its own too.
  */
 export function withoutHeaderValues<T>(value: T, headers: Record<string, string>): T {
-  const secrets = Object.values(headers)
-    .flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')])
-    .filter((v) => v.length >= MIN_SECRET_LENGTH);
+  const secrets = secretValues(
+    Object.values(headers).flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')]),
+  );
   if (secrets.length === 0) return value;
-  const mask = (text: string) => {
-    let out = text;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
-    return out;
-  };
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return mask(v);
+    if (typeof v === 'string') return maskSecrets(v, secrets);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [mask(k), walk(item)]));
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [maskSecrets(k, secrets), walk(item)]));
     }
     return v;
   };
