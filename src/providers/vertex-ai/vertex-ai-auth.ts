@@ -14,6 +14,8 @@ const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const PROVIDER = 'vertex-ai';
 /** A token is replaced this long before it expires (or half its life, when that is shorter). */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+/** How long one token exchange may take before it fails, whoever is waiting for it. */
+const EXCHANGE_TIMEOUT_MS = 30_000;
 
 interface ServiceAccount {
   client_email: string;
@@ -50,10 +52,18 @@ export async function authenticateVertex(
 
   let exchange = inFlight.get(key);
   if (!exchange) {
-    exchange = exchangeToken(account).finally(() => inFlight.delete(key));
+    const started: Promise<CachedToken> = exchangeToken(account).finally(() => {
+      if (inFlight.get(key) === started) inFlight.delete(key);
+    });
+    exchange = started;
     inFlight.set(key, exchange);
   }
-  const token = await abortable(exchange, signal);
+  const shared = exchange;
+  // A caller that gives up on a slow exchange takes it out of the way: the next request starts its own
+  // rather than joining one that may never answer (the one left runs out at its own timeout).
+  const token = await abortable(shared, signal, () => {
+    if (inFlight.get(key) === shared) inFlight.delete(key);
+  });
   tokens.set(key, token);
   return { accessToken: token.accessToken };
 }
@@ -116,6 +126,8 @@ async function exchangeToken(account: ServiceAccount): Promise<CachedToken> {
     key: account.private_key,
     ...(account.private_key_id ? { keyId: account.private_key_id } : {}),
     scopes: [CLOUD_PLATFORM_SCOPE],
+    // It sets no timeout of its own: an endpoint that never answers would hold the exchange forever.
+    transporterOptions: { timeout: EXCHANGE_TIMEOUT_MS },
   });
   const tokenUri = account.token_uri;
   if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
@@ -176,18 +188,25 @@ function tokenError(error: unknown): ProviderError {
   });
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignalLike): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+/** Waits for `promise` until `signal` aborts, when `onAbort` runs and the wait ends with the signal's reason. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignalLike, onAbort: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAbort();
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const aborted = (): void => {
+      onAbort();
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', aborted, { once: true });
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', aborted);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', aborted);
         reject(error as Error);
       },
     );
