@@ -1,5 +1,6 @@
 import type { AdapterRequest } from '../types.js';
 import { toAnthropicMessagesBody } from '../anthropic/index.js';
+import { vertexModelId } from './vertex-ai-urls.js';
 
 /** The API version Vertex AI wants in the body of Anthropic calls (in place of the header). */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -7,7 +8,8 @@ export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 const PUBLISHER_PREFIX = 'anthropic.';
 
 /** Anthropic models on Vertex are named `claude-…`, which users also write with the publisher's prefix
- * (`anthropic.claude-…`); everything else is a Gemini (Google) model. */
+ * (`anthropic.claude-…`) or as a resource name (`publishers/anthropic/models/claude-…`); everything else is
+ * a Gemini (Google) model. */
 export function isAnthropicModel(model: string): boolean {
   return vertexAnthropicModelId(model) !== undefined;
 }
@@ -15,7 +17,8 @@ export function isAnthropicModel(model: string): boolean {
 /** The id Vertex addresses an Anthropic model by (`claude-…`, without the `anthropic.` prefix), or
  * undefined when the model is not Anthropic's. */
 export function vertexAnthropicModelId(model: string): string | undefined {
-  const id = model.startsWith(PUBLISHER_PREFIX) ? model.slice(PUBLISHER_PREFIX.length) : model;
+  const named = vertexModelId(model);
+  const id = named.startsWith(PUBLISHER_PREFIX) ? named.slice(PUBLISHER_PREFIX.length) : named;
   return id.startsWith('claude-') ? id : undefined;
 }
 

@@ -8,7 +8,6 @@ import { createAnthropicStreamTranslator, fromAnthropicResponse } from '../anthr
 import {
   createGeminiStreamTranslator,
   fromGeminiResponse,
-  geminiModelId,
   geminiStreamOptions,
   toGeminiRequestBody,
   type GeminiGenerateContentResponse,
@@ -26,12 +25,12 @@ import {
   toVertexEmbeddingBody,
   type VertexPredictEmbeddingResponse,
 } from './vertex-ai-embeddings.js';
-import { vertexModelUrl } from './vertex-ai-urls.js';
+import { vertexModelId, vertexModelUrl } from './vertex-ai-urls.js';
 
 export const VERTEX_PROVIDER = 'vertex-ai';
 
 export function vertexModelOf(req: AdapterRequest): string {
-  return geminiModelId(String(req.body.model ?? ''));
+  return vertexModelId(String(req.body.model ?? ''));
 }
 
 function jsonHeaders(req: AdapterRequest): Record<string, string> {

@@ -4,16 +4,39 @@ import type { ProviderTarget } from '../types.js';
 
 export type VertexPublisher = 'google' | 'anthropic';
 
-/** Vertex locations: `global`, or a region such as `us-central1`, `europe-west4`, `northamerica-northeast1`. */
-const VERTEX_REGION_PATTERN = /^(global|[a-z]+-[a-z]+\d+)$/;
+/**
+ * A model's resource name as Vertex's REST API and SDKs write it: `publishers/{publisher}/models/{id}`,
+ * also under `projects/{project}/locations/{location}/`.
+ */
+const RESOURCE_NAME =
+  /^(?:projects\/[^/]+\/locations\/[^/]+\/)?publishers\/(?:google|anthropic)\/models\/([^/]+)$/;
 
-/** `https://{region}-aiplatform.googleapis.com`; the `global` region has no prefix. `custom_host` wins. */
+/**
+ * The id a model is addressed by in the URL, from any of the names users give it: the id itself
+ * (`gemini-2.5-flash`, `claude-sonnet-4@20250514`), Gemini's `models/{id}`, or the resource name.
+ */
+export function vertexModelId(model: string): string {
+  const resource = RESOURCE_NAME.exec(model);
+  if (resource) return resource[1];
+  return model.startsWith('models/') ? model.slice('models/'.length) : model;
+}
+
+/**
+ * Vertex locations: `global`, the multi-regions `us` and `eu`, or a region such as `us-central1`,
+ * `europe-west4`, `northamerica-northeast1`.
+ */
+const VERTEX_REGION_PATTERN = /^(global|us|eu|[a-z]+-[a-z]+\d+)$/;
+
+/**
+ * `https://{region}-aiplatform.googleapis.com`; the `global` location has no prefix, and the multi-regions
+ * have their own endpoints (`https://aiplatform.us.rep.googleapis.com`). `custom_host` wins.
+ */
 export function vertexBaseUrl(target: ProviderTarget): string {
   if (target.custom_host) return target.custom_host;
   const region = vertexRegion(target);
-  return region === 'global'
-    ? 'https://aiplatform.googleapis.com'
-    : `https://${region}-aiplatform.googleapis.com`;
+  if (region === 'global') return 'https://aiplatform.googleapis.com';
+  if (region === 'us' || region === 'eu') return `https://aiplatform.${region}.rep.googleapis.com`;
+  return `https://${region}-aiplatform.googleapis.com`;
 }
 
 /** `{base}/v1/projects/{project}/locations/{region}/publishers/{publisher}/models/{model}:{action}`. */

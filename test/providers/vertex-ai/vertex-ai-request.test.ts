@@ -53,6 +53,38 @@ describe('vertex-ai adapter', () => {
     );
   });
 
+  it.each(['us', 'eu'])('uses the multi-region endpoint of %s', async (region) => {
+    const { upstream } = await build(
+      { model: 'gemini-2.5-flash' },
+      { target: { ...base, cloudb_region: region } },
+    );
+    expect(upstream.url).toBe(
+      `https://aiplatform.${region}.rep.googleapis.com/v1/projects/proj-1/locations/${region}/publishers/google/models/gemini-2.5-flash:generateContent`,
+    );
+  });
+
+  it.each([
+    'publishers/google/models/gemini-2.5-flash',
+    'projects/proj-1/locations/us-central1/publishers/google/models/gemini-2.5-flash',
+    'models/gemini-2.5-flash',
+  ])('addresses a Gemini model named %s by its id', async (model) => {
+    const { upstream } = await build({ model });
+    expect(upstream.url).toBe(
+      'https://us-central1-aiplatform.googleapis.com/v1/projects/proj-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
+  });
+
+  it('sends a Claude model named as a resource to the anthropic publisher', async () => {
+    const { upstream, body } = await build({
+      model: 'publishers/anthropic/models/claude-3-5-sonnet-v2@20241022',
+      max_tokens: 10,
+    });
+    expect(upstream.url).toBe(
+      'https://us-central1-aiplatform.googleapis.com/v1/projects/proj-1/locations/us-central1/publishers/anthropic/models/claude-3-5-sonnet-v2%4020241022:rawPredict',
+    );
+    expect(body.anthropic_version).toBe('vertex-2023-10-16');
+  });
+
   it('keeps the provider path under custom_host', async () => {
     const { upstream } = await build({}, { target: { ...base, custom_host: 'http://127.0.0.1:1234' } });
     expect(upstream.url).toBe(
