@@ -168,4 +168,49 @@ describe('Azure stream oddities', () => {
       );
     }
   });
+
+  it('drops content-filter annotation events in strict mode, and sends them as chunks of the stream outside it', () => {
+    const verdicts = { hate: { filtered: false, severity: 'safe' } };
+    const annotation = {
+      id: '',
+      object: '',
+      created: 0,
+      model: '',
+      choices: [
+        {
+          index: 0,
+          finish_reason: null,
+          content_filter_results: verdicts,
+          content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 5 },
+        },
+      ],
+      usage: null,
+    };
+    const chunk = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1700000000,
+      model: 'gpt-4o-2024-08-06',
+      choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null, logprobs: null }],
+    };
+    for (const strict of [true, false]) {
+      const translator = createStreamTranslator(
+        azureOpenAIAdapter,
+        azureRequest('azure-openai', { model: 'm', messages: [], stream: true }, { strict }),
+      );
+      const chunks = [chunk, annotation, annotation]
+        .flatMap((event) => translator.push({ kind: 'sse', event: undefined, data: JSON.stringify(event) }))
+        .map((out) => (out as { chunk: ChatCompletionChunk }).chunk);
+      expect(chunks).toHaveLength(strict ? 1 : 3);
+      for (const out of chunks) expectOpenAPIValid('CreateChatCompletionStreamResponse', out);
+      if (!strict) {
+        expect(chunks[1]).toMatchObject({
+          id: 'chatcmpl-1',
+          model: 'gpt-4o-2024-08-06',
+          created: 1700000000,
+        });
+        expect(chunks[1]!.choices[0]).toMatchObject({ delta: {}, content_filter_results: verdicts });
+      }
+    }
+  });
 });
