@@ -5,6 +5,7 @@
  * `https://{endpoint}.{region}.inference.ml.azure.com` and scores chat at `/score`.
  */
 import { GatewayError } from '../../core/errors.js';
+import { hostLabel } from '../azure-openai/azure-openai-address.js';
 import type { EndpointKind, ProviderTarget } from '../types.js';
 
 /** The model inference API version used when the target names none. */
@@ -34,7 +35,8 @@ export function azureAIBase(target: ProviderTarget): string {
     });
   }
   const host = azureAIDeploymentType(target) === 'managed' ? 'inference.ml.azure.com' : 'models.ai.azure.com';
-  return `https://${encodeURIComponent(endpoint)}.${encodeURIComponent(region)}.${host}`;
+  const endpointLabel = hostLabel(endpoint, 'cloudd_endpoint_name', 'an Azure endpoint name');
+  return `https://${endpointLabel}.${hostLabel(region, 'cloudd_region', 'an Azure region name')}.${host}`;
 }
 
 /** The route of an endpoint for this deployment type, or undefined when the deployment type has none. */

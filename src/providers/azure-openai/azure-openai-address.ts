@@ -23,7 +23,24 @@ export function azureOpenAIBase(target: ProviderTarget): string {
       { param: 'cloudd_resource_name' },
     );
   }
-  return `https://${encodeURIComponent(resource)}.openai.azure.com`;
+  return `https://${hostLabel(resource, 'cloudd_resource_name', 'an Azure resource name')}.openai.azure.com`;
+}
+
+/** One label of a host name: letters, digits and inner hyphens, up to 63 characters. */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/**
+ * A key's value that becomes part of the provider's host name (a resource, an endpoint, a region), checked
+ * to be one: anything else is the config's fault, refused naming the key, not sent to a host that cannot
+ * exist and then taken for the provider being down.
+ */
+export function hostLabel(value: string, param: string, what: string): string {
+  if (HOST_LABEL.test(value)) return value;
+  throw new GatewayError(
+    'provider_config_error',
+    `${param} '${value}' is not ${what}: use letters, digits and hyphens.`,
+    { param },
+  );
 }
 
 export function resolveAzureOpenAIAddress(target: ProviderTarget, model: unknown): AzureOpenAIAddress {

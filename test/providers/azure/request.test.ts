@@ -112,6 +112,17 @@ describe('Azure OpenAI request', () => {
     });
   });
 
+  it.each(['my resource', 'contoso.evil.example', '-contoso', 'a/b'])(
+    'refuses a resource name %j that cannot be a host name, naming it',
+    async (name) => {
+      await expect(openai(chat, { target: { cloudd_resource_name: name } })).rejects.toMatchObject({
+        code: 'provider_config_error',
+        param: 'cloudd_resource_name',
+        status: 400,
+      });
+    },
+  );
+
   it('builds a pass-through under /openai with the api-version', async () => {
     const upstream = await azureOpenAIAdapter.buildPassthrough({
       method: 'GET',
@@ -164,6 +175,17 @@ describe('Azure AI model inference request', () => {
     ['cloudd_region', { cloudd_region: undefined }],
   ])('refuses a target without %s, naming it', async (param, target) => {
     await expect(ai(chat, { target })).rejects.toMatchObject({ code: 'provider_config_error', param });
+  });
+
+  it.each([
+    ['cloudd_region', { cloudd_region: 'east us' }],
+    ['cloudd_endpoint_name', { cloudd_endpoint_name: 'my.endpoint' }],
+  ])('refuses a %s that cannot be part of a host name, naming it', async (param, target) => {
+    await expect(ai(chat, { target })).rejects.toMatchObject({
+      code: 'provider_config_error',
+      param,
+      status: 400,
+    });
   });
 
   it('uses custom_host as the base', async () => {
