@@ -39,6 +39,8 @@ export async function authenticateVertex(
   const json = target.cloudb_service_account_json;
   if (json === undefined) {
     if (target.api_key) return { accessToken: target.api_key };
+    // A custom_host (a proxy, a private endpoint) may need no credentials: the call goes without them.
+    if (target.custom_host) return {};
     throw new GatewayError(
       'provider_config_error',
       'vertex-ai needs cloudb_service_account_json or an access token in api_key',

@@ -104,4 +104,9 @@ describe('vertex-ai authenticate', () => {
     const error = await authenticateVertex({ provider: 'vertex-ai' }, signal).catch((e: unknown) => e);
     expect((error as GatewayError).param).toBe('cloudb_service_account_json');
   });
+
+  it('calls a custom_host without credentials when none are given', async () => {
+    const target = { provider: 'vertex-ai', custom_host: 'http://127.0.0.1:9' };
+    expect(await authenticateVertex(target, signal)).toEqual({});
+  });
 });
