@@ -1,7 +1,8 @@
 /**
  * Azure authentication, shared by Azure OpenAI and Azure AI model inference: an API key goes in the
- * `api-key` header; an `api_key` given as `Bearer <token>` (a Microsoft Entra ID token) goes in
- * `Authorization` as it is.
+ * `api-key` header; a Microsoft Entra ID token goes in `Authorization` — an `api_key` written
+ * `Bearer <token>`, or one that is a token itself (a JWT: what a client sends as `Authorization: Bearer`
+ * when it signs in to Azure with Entra ID, which `api-key` would not take).
  */
 import { GatewayError } from '../../core/errors.js';
 import type { AuthMaterial, ProviderTarget } from '../types.js';
@@ -26,8 +27,11 @@ export function azureAuthHeaders(
     );
   }
   if (/^bearer\s/i.test(key)) return { authorization: `Bearer ${key.replace(/^bearer\s+/i, '')}` };
-  return keyStyle === 'bearer' ? { authorization: `Bearer ${key}` } : { 'api-key': key };
+  return keyStyle === 'bearer' || JWT.test(key) ? { authorization: `Bearer ${key}` } : { 'api-key': key };
 }
+
+/** A JSON Web Token: three base64url parts, the first a JSON header (`{"` is `eyJ`). Azure keys have no dots. */
+const JWT = /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/;
 
 /**
  * The headers of a passthrough call: the client's own credentials and the hop-by-hop headers are

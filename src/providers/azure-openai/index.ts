@@ -121,7 +121,7 @@ export const azureOpenAIAdapter: ProviderAdapter = {
       'custom_host',
     ],
     notes: [
-      'Auth: `api-key: <api_key>`; an api_key written `Bearer <token>` (Entra ID) is sent as `Authorization`.',
+      'Auth: `api-key: <api_key>`; an api_key written `Bearer <token>`, or that is an Entra ID token (a JWT) itself, is sent as `Authorization: Bearer`.',
       'Content-filter results (prompt_filter_results, content_filter_results) are removed in strict mode.',
       "Azure's content_filter 400 keeps its status with code `content_filter`.",
     ],

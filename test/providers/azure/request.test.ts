@@ -71,6 +71,14 @@ describe('Azure OpenAI request', () => {
     expect(token.headers['api-key']).toBeUndefined();
   });
 
+  it('sends an Entra ID token given as the key itself (a client signed in with Entra ID) as a bearer token', async () => {
+    const jwt =
+      'eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJodHRwczovL2NvZ25pdGl2ZXNlcnZpY2VzLmF6dXJlLmNvbSJ9.c2ln';
+    const upstream = await openai(chat, { target: { api_key: jwt } });
+    expect(upstream.headers.authorization).toBe(`Bearer ${jwt}`);
+    expect(upstream.headers['api-key']).toBeUndefined();
+  });
+
   it('uses custom_host as the base and keeps the Azure path', async () => {
     const upstream = await openai(chat, {
       target: { custom_host: 'http://127.0.0.1:4010', cloudd_resource_name: undefined },
