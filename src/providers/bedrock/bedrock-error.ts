@@ -67,3 +67,30 @@ export function bedrockStreamException(provider: string, name: string, payload: 
     code: name,
   });
 }
+
+/**
+ * The failure an event-stream message reports, or undefined for an event: an `exception` message (a modelled
+ * exception, named by `:exception-type`, its message in the payload) or an `error` message (the service's
+ * own, named by `:error-code`, its message in `:error-message`).
+ */
+export function bedrockEventFailure(
+  provider: string,
+  event: { headers: Record<string, string>; payload: unknown },
+): ProviderError | undefined {
+  const type = event.headers[':message-type'];
+  if (type === 'exception') {
+    return bedrockStreamException(
+      provider,
+      event.headers[':exception-type'] ?? 'InternalServerException',
+      event.payload,
+    );
+  }
+  if (type !== 'error') return undefined;
+  const code = event.headers[':error-code'] ?? 'InternalServerException';
+  return new ProviderError({
+    status: 500,
+    provider,
+    message: event.headers[':error-message'] ?? `${provider} stream error ${code}`,
+    code,
+  });
+}

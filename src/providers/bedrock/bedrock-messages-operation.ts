@@ -8,7 +8,7 @@
 import { MessagesEventRelay, messagesAnswerUsage } from '../anthropic/index.js';
 import type { OperationHandler, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { joinUrl } from '../shared/url.js';
-import { bedrockStreamException } from './bedrock-error.js';
+import { bedrockEventFailure } from './bedrock-error.js';
 import { signBedrockRequest } from './bedrock-sign.js';
 import { bedrockBaseUrl, bedrockCredentials } from './bedrock-target.js';
 
@@ -34,10 +34,8 @@ class BedrockMessagesRelay implements StreamTranslator {
 
   push(event: UpstreamEvent): StreamOutput[] {
     if (event.kind !== 'message') return [{ type: 'malformed', detail: 'not an event-stream message' }];
-    if (event.headers[':message-type'] === 'exception') {
-      const name = event.headers[':exception-type'] ?? 'InternalServerException';
-      return [{ type: 'error', error: bedrockStreamException('bedrock', name, event.payload) }];
-    }
+    const failure = bedrockEventFailure('bedrock', event);
+    if (failure !== undefined) return [{ type: 'error', error: failure }];
     const bytes = (event.payload as { bytes?: unknown } | null)?.bytes;
     if (event.headers[':event-type'] !== 'chunk' || typeof bytes !== 'string') {
       return [{ type: 'malformed', detail: `unexpected event ${event.headers[':event-type'] ?? '?'}` }];

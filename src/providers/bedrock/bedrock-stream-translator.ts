@@ -1,4 +1,3 @@
-import { ProviderError } from '../../core/errors.js';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { createToolCallStream, type ToolBlock } from '../shared/tool-call-stream.js';
@@ -6,7 +5,7 @@ import { choiceChunk, unixSeconds, usageChunk, type ChunkIdentity } from '../sha
 import type { BedrockStreamPayloads, BedrockUsage } from './bedrock-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './bedrock-config.js';
 import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
-import { bedrockStreamException } from './bedrock-error.js';
+import { bedrockEventFailure } from './bedrock-error.js';
 import { newChatCompletionId } from './bedrock-response.js';
 import { toOpenAIUsage } from './bedrock-usage.js';
 import { mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
@@ -129,22 +128,10 @@ export function createBedrockStreamTranslator(
       if (failed || done) return [];
       if (event.kind !== 'message')
         return [{ type: 'malformed', detail: 'expected an event-stream message' }];
-      const messageType = event.headers[':message-type'];
-      if (messageType === 'exception') {
+      const failure = bedrockEventFailure(provider, event);
+      if (failure !== undefined) {
         failed = true;
-        const name = event.headers[':exception-type'] ?? 'unknownException';
-        return [{ type: 'error', error: bedrockStreamException(provider, name, event.payload) }];
-      }
-      if (messageType === 'error') {
-        failed = true;
-        const code = event.headers[':error-code'] ?? 'InternalServerException';
-        const error = new ProviderError({
-          status: 500,
-          provider,
-          message: event.headers[':error-message'] ?? `${provider} stream error ${code}`,
-          code,
-        });
-        return [{ type: 'error', error }];
+        return [{ type: 'error', error: failure }];
       }
       if (typeof event.payload !== 'object' || event.payload === null) {
         return [{ type: 'malformed', detail: `payload is not JSON: ${String(event.payload).slice(0, 200)}` }];
