@@ -27,7 +27,7 @@ import type { ReplayableBody } from './passthrough/replayable-body.js';
 import type { ResolvedTarget } from './resolve-target.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
-import type { CallSink } from './sink.js';
+import type { AnswerChunk, CallSink } from './sink.js';
 import type { UpstreamClient } from './upstream.js';
 
 /** Everything the pipeline and the routes need, built once in gateway-server.ts. */
@@ -243,7 +243,27 @@ export interface TargetCallFields {
   sink: CallSink | undefined;
   /** 0 for the first call to this target, 1, 2… for its retries. */
   retry: number;
+  /** Set by the hooks step when the target's config has hooks: the answer's passage through its output
+   * checks, which the steps inside it that keep answers (the caches) wait for. */
+  outputChecks?: OutputChecks;
 }
+
+/**
+ * An answer's passage through the output checks of its target's hooks (hooks/target-hooks.ts). A step
+ * inside the hooks that keeps answers keeps one only once the checks have passed it, as the client got
+ * it, and never one they denied: a denied answer kept would answer the retry or fallback its 446 asks
+ * for, and every later equal request.
+ */
+export interface OutputChecks {
+  /** Runs `keep` once the answer has passed, with the rewrite a check made of it (undefined: as it came);
+   * never when it was denied or the call failed. The answer goes out once `keep` has settled. */
+  whenPassed(keep: (rewrite: CheckedRewrite | undefined) => Promise<void> | void): void;
+}
+
+/** An answer as a rewriting output check (`default.pii` with `redact`) left it: a JSON body (without
+ * `hook_results`), or a stream's chunks. */
+export type CheckedRewrite =
+  { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; chunks: readonly AnswerChunk[] };
 
 export type TargetHandler = (call: TargetCall) => Promise<AttemptOutcome>;
 export type TargetStep = (next: TargetHandler) => TargetHandler;

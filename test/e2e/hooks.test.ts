@@ -347,6 +347,54 @@ describe('outcomes, not streamed', () => {
     );
   });
 
+  it('with the cache on, a 446 retried asks the provider again: a denied answer is never cached', async () => {
+    const config = {
+      ...target(fake),
+      cache: { mode: 'simple' },
+      output_guardrails: [{ id: 'no-banana', deny: true, ...notContaining(['banana']) }],
+      retry: { attempts: 1, on_status_codes: [446] },
+    };
+    const body = chat(`dessert ${Date.now()}?`);
+    fake.enqueue({ text: 'a banana split' });
+    let calls = fake.requests.length;
+    const retried = await rawChat(config, body);
+    expect(retried.status).toBe(200);
+    expect(fake.requests.length).toBe(calls + 2);
+
+    const { retry: _, ...once } = config;
+    for (const stream of [false, true]) {
+      const asked = chat(`fruit ${stream} ${Date.now()}?`);
+      fake.enqueue({ text: 'a banana' });
+      const denied = stream ? await rawChatStream(gateway, once, asked) : await rawChat(once, asked);
+      expect(denied.status).toBe(446);
+      calls = fake.requests.length;
+      const again = stream ? await rawChatStream(gateway, once, asked) : await rawChat(once, asked);
+      expect(again.status).toBe(200);
+      expect(fake.requests.length).toBe(calls + 1);
+    }
+  });
+
+  it('the cache keeps an answer as the client got it: what an output check redacted is not stored', async () => {
+    const email = 'jane.doe@example.com';
+    const redacting = {
+      ...target(fake),
+      cache: { mode: 'simple' },
+      output_guardrails: [{ id: 'pii-out', 'default.pii': { categories: ['email'], redact: true } }],
+    };
+    const plain = { ...target(fake), cache: { mode: 'simple' } };
+    for (const stream of [false, true]) {
+      const body = chat(`contact ${stream} ${Date.now()}?`);
+      fake.enqueue({ text: `Reach me at ${email}.` });
+      const first = stream ? await rawChatStream(gateway, redacting, body) : await rawChat(redacting, body);
+      expect(first.status).toBe(200);
+      const calls = fake.requests.length;
+      const hit = stream ? await rawChatStream(gateway, plain, body) : await rawChat(plain, body);
+      expect(fake.requests.length).toBe(calls);
+      expect(JSON.stringify(hit)).toContain('Reach me at [EMAIL_1].');
+      expect(JSON.stringify(hit)).not.toContain(email);
+    }
+  });
+
   it('text completions run both lists, streamed and not', async () => {
     const config = {
       ...target(fake),

@@ -5,7 +5,8 @@
  * answers 446 and the provider is never called; a mutator's rewrite is what the provider gets. After it,
  * the after-request hooks and output guardrails see the answer: a denying failure withholds it (446); a
  * rewrite replaces it. Any failure that does not deny turns 200 into 246. `hook_results` go with the
- * answer (in a stream's first chunk) and into the call's log record (RouteRun.hooks).
+ * answer (in a stream's first chunk) and into the call's log record (RouteRun.hooks). The steps inside
+ * that keep the answer (the caches) are told once it has passed, as the client got it (PassedAnswer).
  *
  * Streams: the before-hooks run before the first byte. Output checks that may deny or rewrite hold the
  * stream back until they pass (HookedStream); the others see the whole text once it has gone out, and
@@ -20,6 +21,7 @@ import type { HookResult, HookResults, HookRunLog } from './hook-result-types.js
 import { spliceResults } from './answer-with-results.js';
 import { HookedStream } from './hooked-stream.js';
 import { HooksDeniedError } from './hooks-denied-error.js';
+import { PassedAnswer } from './passed-answer.js';
 import { shownAnswer, shownRequest, withBody, type HookInput } from './hook-input.js';
 import { runHooks, type HookEnv } from './run-hooks.js';
 import { resolveStoredGuardrail } from './stored-guardrail.js';
@@ -109,32 +111,42 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     failed = ran.failed;
   }
 
+  // The caches inside keep the answer only once it has passed, as the client got it.
+  const passed = new PassedAnswer();
   if (call.sink) {
     const state = run.call.state;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
     const hold = after.some(mayDenyOrRewrite);
     const sink = new HookedStream(call.sink, hold, after.length > 0, hold ? undefined : clientView(results));
-    const outcome = await next({ ...call, sink });
+    const outcome = await next({ ...call, sink, outputChecks: passed });
     if (!outcome.ok) {
       // Another target may answer in its place, without these hooks' verdict.
       if (run.call.sink?.written === 0) state.streamStatus = null;
       return outcome;
     }
-    if (after.length === 0) return withStatus(outcome, failed);
+    if (after.length === 0) {
+      await passed.passed(undefined);
+      return withStatus(outcome, failed);
+    }
     const chunks = sink.chunks;
     const shown = answerInput(input, assembleAnswer(chunks), outcome.status);
     const running = runHooks(after, shown, env, results.after_request_hooks);
     const ran = running instanceof Promise ? await running : running;
     // Not held: the answer has gone out as it was; the results are recorded.
-    if (!hold) return withStatus(outcome, failed);
+    if (!hold) {
+      await passed.passed(undefined);
+      return withStatus(outcome, failed);
+    }
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
-    await sink.flush(ran.transformed ? rewriteChunks(chunks, ran.transformed) : chunks, clientView(results));
+    const sent = ran.transformed ? rewriteChunks(chunks, ran.transformed) : chunks;
+    await sink.flush(sent, clientView(results));
+    await passed.passed(ran.transformed ? { kind: 'stream', chunks: sent } : undefined);
     return withStatus(outcome, failed);
   }
 
-  const outcome = await next(call);
+  const outcome = await next({ ...call, outputChecks: passed });
   if (!outcome.ok) return outcome;
   let answer = outcome.body;
   if (after.length > 0 && isJson(answer)) {
@@ -149,6 +161,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     if (ran.transformed) answer = ran.transformed;
     failed ||= ran.failed;
   }
+  await passed.passed(answer !== outcome.body && isJson(answer) ? { kind: 'json', body: answer } : undefined);
   if (!isJson(answer)) return withStatus(outcome, failed);
   const shown = clientView(results);
   const sent = { ...answer, hook_results: shown };

@@ -2,7 +2,8 @@
  * The simple cache in front of a target (`cache.mode: simple` on the effective node). A HIT answers from
  * the cache (a streamed request replays the stored stream); a MISS, or a REFRESH forced by
  * `x-gateway-cache-force-refresh`, calls on and stores the answer only when it is complete: a successful
- * JSON body, or a stream that one call delivered whole (teed on its way to the client). A continuation is
+ * JSON body, or a stream that one call delivered whole (teed on its way to the client), once the output
+ * checks of the config's hooks have passed it, as the client got it (keepWhenPassed). A continuation is
  * never cached: it is a different question, and the client's answer comes from two targets.
  * With `cache.mode: semantic`, a request the semantic cache can compare by meaning is left to the next
  * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
@@ -12,6 +13,7 @@ import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
+import type { CheckedRewrite } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
 
@@ -91,8 +93,32 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
   }
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
-  await storeInCache(call, plan, outcome, tee?.chunks);
+  const answer = completeAnswer(outcome, tee?.chunks);
+  if (answer) await keepWhenPassed(call, answer, (kept) => storeInCache(call, plan, kept));
   return outcome;
+}
+
+/**
+ * Keeps a complete answer once the call's output checks have passed it (at once when its config has no
+ * hooks): an answer they deny is never kept, so the retry or fallback its 446 asks for calls the provider
+ * again. What is kept is what the client got: a redacting check's rewrite replaces the provider's text, so
+ * the values it redacted are never stored. The checks run again on every answer the cache gives.
+ */
+export function keepWhenPassed(
+  call: TargetCall,
+  answer: CachedAnswer,
+  keep: (answer: CachedAnswer) => Promise<void> | void,
+): Promise<void> | void {
+  if (!call.outputChecks) return keep(answer);
+  call.outputChecks.whenPassed((rewrite) =>
+    keep(rewrite ? rewrittenAnswer(rewrite, answer.storedAt) : answer),
+  );
+}
+
+function rewrittenAnswer(rewrite: CheckedRewrite, storedAt: number): CachedAnswer {
+  return rewrite.kind === 'json'
+    ? { kind: 'json', body: rewrite.body, storedAt }
+    : { kind: 'stream', chunks: rewrite.chunks.map((chunk) => JSON.stringify(chunk)), storedAt };
 }
 
 /** Answers from the cache when it holds this request's answer; undefined on a miss. */
@@ -172,15 +198,8 @@ export function completeAnswer(
   return outcome.body === undefined ? undefined : { kind: 'json', body: outcome.body, storedAt: Date.now() };
 }
 
-/** Stores a complete answer. `chunks` are the stream's payloads when the whole stream came from one call. */
-async function storeInCache(
-  call: TargetCall,
-  plan: CachePlan,
-  outcome: AttemptOutcome,
-  chunks: string[] | undefined,
-): Promise<void> {
-  const answer = completeAnswer(outcome, chunks);
-  if (!answer) return;
+/** Stores a complete answer. */
+async function storeInCache(call: TargetCall, plan: CachePlan, answer: CachedAnswer): Promise<void> {
   try {
     await call.run.deps.routing.cache.set(plan.key, answer, plan.maxAgeMs);
   } catch (err) {

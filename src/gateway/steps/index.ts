@@ -17,7 +17,8 @@ import type { TargetStep } from './target-step.js';
 // request. Rate limits come next, in both chains: a
 // call over a limit ends there, before any retry, hook or cache, and its 429 is thrown past the router, so
 // no retry or fallback ever sees it. Hooks wrap the cache: input guardrails apply before a cached answer
-// is given, and output checks see a cache hit as they see a provider's answer. Retry wraps both, so a 446
+// is given, and output checks see a cache hit as they see a provider's answer; the caches keep an answer
+// only once those checks have passed it (TargetCall.outputChecks). Retry wraps both, so a 446
 // or 246 listed in retry.on_status_codes is tried again.
 // The semantic cache comes after the exact one, whose key it shares (semantic mode is a superset).
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [

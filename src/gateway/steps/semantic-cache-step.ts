@@ -5,7 +5,7 @@
  * first (`HIT`, similarity 1); otherwise the request is embedded through the gateway's own routing and
  * the nearest entry answers when its cosine similarity reaches the threshold (`SEMANTIC_HIT`). Else the
  * call goes on (`SEMANTIC_MISS`, or `REFRESH` when forced) and its complete answer is stored with the
- * request's vector. The nearest similarity is reported in both cases. An embedding that fails, or a
+ * request's vector, once the output checks have passed it (as the simple cache keeps one: keepWhenPassed). The nearest similarity is reported in both cases. An embedding that fails, or a
  * cache that cannot be read or written, costs the cache and never the request.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,7 @@ import {
   CacheTee,
   completeAnswer,
   exactKeyOf,
+  keepWhenPassed,
   recordCacheAnswer,
   replayAnswer,
 } from './cache-step.js';
@@ -138,8 +139,11 @@ async function throughSemanticCache(
   const tee = call.sink ? new CacheTee(call.sink) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
-  // Not awaited: the entry is held at once and its row written after the answer has gone out.
-  if (storable && answer) void storeEntry(call, plan, id, vector, answer);
+  // Not awaited: the entry is held at once (once the output checks have passed the answer) and its row
+  // written after the answer has gone out.
+  if (storable && answer) {
+    keepWhenPassed(call, answer, (kept) => void storeEntry(call, plan, id, vector, kept));
+  }
   return outcome;
 }
 
