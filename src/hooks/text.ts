@@ -15,7 +15,10 @@
  *
  * Every text, by contrast (`allRequestTexts`, `mapRequestTexts` …), covers every message, every content
  * part, the function-call arguments of every tool call, every prompt and input string, and every choice,
- * so a check that must see all of the body (PII) and a rewrite that must leave nothing behind do.
+ * so a check that must see all of the body (PII) and a rewrite that must leave nothing behind do. That
+ * includes what the natively relayed APIs carry beside their turns: a Messages request's `system` prompt,
+ * a Responses request's `instructions`, Anthropic's `tool_result` contents and the string values of a
+ * `tool_use` block's `input` (an object, where chat has arguments as JSON text).
  */
 import type { HookRequestType } from './check-types.js';
 
@@ -51,15 +54,18 @@ export function answerText(requestType: HookRequestType, body: Json): string {
 /** A copy of the request body with every text passed through `rewrite`; the body itself is not changed. */
 export function mapRequestTexts(requestType: HookRequestType, body: Json, rewrite: TextRewrite): Json {
   switch (requestType) {
-    case 'chatComplete':
+    case 'chatComplete': {
+      // The system prompt or instructions first: placeholders are numbered in the order the model reads.
+      const head = mapInstructions(body, rewrite);
       if (Array.isArray(body.messages)) {
-        return { ...body, messages: body.messages.map((message) => mapMessage(message, rewrite)) };
+        return { ...head, messages: body.messages.map((message) => mapMessage(message, rewrite)) };
       }
-      if (typeof body.input === 'string') return { ...body, input: rewrite(body.input) };
+      if (typeof body.input === 'string') return { ...head, input: rewrite(body.input) };
       if (Array.isArray(body.input)) {
-        return { ...body, input: body.input.map((item) => mapInputItem(item, rewrite)) };
+        return { ...head, input: body.input.map((item) => mapInputItem(item, rewrite)) };
       }
-      return body;
+      return head;
+    }
     case 'complete':
       return 'prompt' in body ? { ...body, prompt: mapStrings(body.prompt, rewrite) } : body;
     case 'embed':
@@ -145,12 +151,20 @@ function inputAsMessages(input: unknown): unknown {
   return input;
 }
 
+/** An Anthropic Messages request's `system` (a string or text blocks), a Responses request's `instructions`. */
+function mapInstructions(body: Json, rewrite: TextRewrite): Json {
+  let mapped = body;
+  if (body.system !== undefined) mapped = { ...mapped, system: mapContent(body.system, rewrite) };
+  if (typeof body.instructions === 'string') mapped = { ...mapped, instructions: rewrite(body.instructions) };
+  return mapped;
+}
+
 /** A Responses input item: a message's texts, a tool output, a function call's arguments. */
 function mapInputItem(item: unknown, rewrite: TextRewrite): unknown {
   const entry = asObject(item);
   if (entry === undefined) return item;
-  if (entry.type === 'function_call_output' && typeof entry.output === 'string') {
-    return { ...entry, output: rewrite(entry.output) };
+  if (entry.type === 'function_call_output' && entry.output !== undefined) {
+    return { ...entry, output: mapContent(entry.output, rewrite) };
   }
   if (entry.type === 'function_call' && typeof entry.arguments === 'string') {
     return { ...entry, arguments: rewrite(entry.arguments) };
@@ -186,17 +200,43 @@ function mapMessage(item: unknown, rewrite: TextRewrite): unknown {
   const message = asObject(item);
   if (message === undefined) return item;
   const mapped: Json = { ...message };
-  if (typeof message.content === 'string') mapped.content = rewrite(message.content);
-  else if (Array.isArray(message.content)) mapped.content = message.content.map((p) => mapPart(p, rewrite));
+  if (message.content !== undefined) mapped.content = mapContent(message.content, rewrite);
   if (Array.isArray(message.tool_calls)) {
     mapped.tool_calls = message.tool_calls.map((call) => mapToolCall(call, rewrite));
   }
   return mapped;
 }
 
+/** A content: a string, or parts; anything else is left as it is. */
+function mapContent(content: unknown, rewrite: TextRewrite): unknown {
+  if (typeof content === 'string') return rewrite(content);
+  return Array.isArray(content) ? content.map((part) => mapPart(part, rewrite)) : content;
+}
+
 function mapPart(item: unknown, rewrite: TextRewrite): unknown {
   const part = asObject(item);
-  return part !== undefined && typeof part.text === 'string' ? { ...part, text: rewrite(part.text) } : item;
+  if (part === undefined) return item;
+  if (typeof part.text === 'string') return { ...part, text: rewrite(part.text) };
+  // Anthropic's blocks: a tool's result sent back (a string or blocks), and a tool call's input, an object
+  // where chat has its arguments as JSON text.
+  if (part.type === 'tool_result' && part.content !== undefined) {
+    return { ...part, content: mapContent(part.content, rewrite) };
+  }
+  if (part.type === 'tool_use' && part.input !== undefined) {
+    return { ...part, input: mapStringValues(part.input, rewrite) };
+  }
+  return item;
+}
+
+/** A JSON value with every string in it, at any depth, passed through `rewrite`; keys are left as they are. */
+function mapStringValues(value: unknown, rewrite: TextRewrite): unknown {
+  if (typeof value === 'string') return rewrite(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => mapStringValues(item, rewrite));
+  const object = asObject(value);
+  if (object === undefined) return value;
+  const mapped: Json = {};
+  for (const [key, item] of Object.entries(object)) mapped[key] = mapStringValues(item, rewrite);
+  return mapped;
 }
 
 /** Tool-call arguments are JSON text the model wrote or the client sends back: PII travels there too. */

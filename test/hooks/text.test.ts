@@ -130,6 +130,42 @@ describe('mapRequestTexts', () => {
   });
 });
 
+describe('every text of a Messages or Responses body', () => {
+  it('a system prompt, instructions, tool_result contents and tool_use inputs', () => {
+    const messages = {
+      system: [{ type: 'text', text: 'sys' }],
+      messages: [
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't', name: 'f', input: { to: 'in', n: [1, 'x'] } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't', content: 'res' },
+            { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'blk' }] },
+          ],
+        },
+      ],
+    };
+    expect(allRequestTexts('chatComplete', messages)).toEqual(['sys', 'in', 'x', 'res', 'blk']);
+    expect(mapRequestTexts('chatComplete', { system: 's', messages: [] }, upper)).toEqual({
+      system: 'S',
+      messages: [],
+    });
+    const responses = { instructions: 'ins', input: 'hi' };
+    expect(mapRequestTexts('chatComplete', responses, upper)).toEqual({ instructions: 'INS', input: 'HI' });
+    const answer = {
+      type: 'message',
+      content: [{ type: 'tool_use', id: 't', name: 'f', input: { to: 'out' } }],
+    };
+    expect(mapAnswerTexts('chatComplete', answer, upper)).toEqual({
+      type: 'message',
+      content: [{ type: 'tool_use', id: 't', name: 'f', input: { to: 'OUT' } }],
+    });
+  });
+});
+
 describe('mapAnswerTexts', () => {
   it('rewrites every choice of a chat answer and of a completion; embeddings stay as they are', () => {
     const chat = {

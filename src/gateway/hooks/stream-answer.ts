@@ -5,7 +5,8 @@
  * text block's, each message item's — new text in its first text chunk, the rest of its text chunks
  * emptied, a Response's `…done` events carrying the new text whole), so the client gets the stream it
  * asked for, with its ids, finish reasons and usage unchanged. Function-call arguments are read and put
- * back the same way: whole in the call's first argument delta (streamed-tool-calls.ts for chat).
+ * back the same way: whole in the call's first argument delta (streamed-tool-calls.ts for chat; a
+ * Message's `tool_use` input from its `input_json_delta`s).
  */
 import { isMessagesStreamEvent, type MessagesStreamEvent } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../../core/openai-types.js';
@@ -125,6 +126,8 @@ function rewriteOpenAITexts(chunks: readonly OpenAIChunk[], answer: Json): OpenA
 /** An Anthropic Messages stream as its Message: one entry of `content` per block, in block order. */
 function assembleMessage(events: readonly MessagesStreamEvent[]): Json {
   const blocks = new Map<number, Json>();
+  /** A tool_use block's input, from its JSON deltas. */
+  const inputs = new Map<number, string>();
   let message: Json = {};
   let stopReason: unknown = null;
   for (const event of events) {
@@ -139,33 +142,59 @@ function assembleMessage(events: readonly MessagesStreamEvent[]): Json {
       if (delta.type === 'thinking_delta') {
         block.thinking = `${typeof block.thinking === 'string' ? block.thinking : ''}${delta.thinking}`;
       }
+      if (delta.type === 'input_json_delta') {
+        inputs.set(event.index, (inputs.get(event.index) ?? '') + delta.partial_json);
+      }
     } else if (event.type === 'message_delta') stopReason = event.delta.stop_reason;
+  }
+  for (const [index, json] of inputs) {
+    const block = blocks.get(index);
+    if (block && json !== '') block.input = parsedOr(json);
   }
   const content = [...blocks.keys()].sort((a, b) => a - b).map((index) => blocks.get(index));
   return { ...message, type: 'message', content, stop_reason: stopReason };
 }
 
-/** The events carrying a rewritten Message's text: each text block's in its first text delta. */
+/** JSON text as its value; text that is not JSON (a stream cut mid-way) stays text, which checks still read. */
+function parsedOr(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return json;
+  }
+}
+
+/** The events carrying a rewritten Message's text: each text block's in its first text delta, and each
+ * tool_use block's input, as JSON text, whole in its first input delta (the later ones emptied). */
 function rewriteMessageEvents(events: readonly MessagesStreamEvent[], answer: Json): AnswerChunk[] {
   const content = Array.isArray(answer.content) ? (answer.content as Json[]) : [];
   const order = [
     ...new Set(events.flatMap((e) => ('index' in e && e.type === 'content_block_start' ? [e.index] : []))),
   ];
   const texts = new Map<number, string>();
+  const inputs = new Map<number, string>();
   order
     .sort((a, b) => a - b)
     .forEach((index, position) => {
-      const text = content[position]?.text;
-      if (typeof text === 'string') texts.set(index, text);
+      const block = content[position];
+      if (typeof block?.text === 'string') texts.set(index, block.text);
+      else if (block?.type === 'tool_use' && block.input !== undefined) {
+        inputs.set(index, typeof block.input === 'string' ? block.input : JSON.stringify(block.input));
+      }
     });
   const placed = new Set<number>();
   return events.map((event) => {
-    if (event.type !== 'content_block_delta' || event.delta.type !== 'text_delta') return event;
-    const replacement = texts.get(event.index);
-    if (replacement === undefined) return event;
-    const text = placed.has(event.index) ? '' : replacement;
+    if (event.type !== 'content_block_delta') return event;
+    const { delta } = event;
+    const replacement = delta.type === 'text_delta' ? texts.get(event.index) : inputs.get(event.index);
+    if (replacement === undefined || (delta.type !== 'text_delta' && delta.type !== 'input_json_delta')) {
+      return event;
+    }
+    const whole = placed.has(event.index) ? '' : replacement;
     placed.add(event.index);
-    return { ...event, delta: { ...event.delta, text } };
+    return delta.type === 'text_delta'
+      ? { ...event, delta: { ...delta, text: whole } }
+      : { ...event, delta: { ...delta, partial_json: whole } };
   });
 }
 
