@@ -106,6 +106,27 @@ describe('the pipeline under /v1/responses', () => {
     expect(ok.status).toBe('completed');
   });
 
+  it('puts hook_results in the first event of a stream, response.created, native or translated', async () => {
+    const flag = { id: 'flag-pw', 'default.contains': { words: ['password'], operator: 'none' } };
+    const translated = { provider: 'groq', api_key: 'gsk-pipe', custom_host: upstream.url };
+    for (const config of [target(), translated]) {
+      const client = sdk({ 'x-gateway-config': JSON.stringify({ ...config, input_guardrails: [flag] }) });
+      const { data: stream, response } = await client.responses
+        .create({ model: 'gpt-4o-mini', input: 'my password is hunter2', stream: true })
+        .withResponse();
+      expect(response.status).toBe(246);
+      const events: any[] = [];
+      for await (const event of stream) events.push(event);
+      expect(events.at(-1).type).toBe('response.completed');
+      const carrying = events.filter((event) => 'hook_results' in event);
+      expect(carrying.map((event) => event.type)).toEqual(['response.created']);
+      expect(carrying[0].hook_results).toMatchObject({
+        before_request_hooks: [{ id: 'flag-pw', verdict: false }],
+        after_request_hooks: [],
+      });
+    }
+  });
+
   it("is governed by the workspace's rate-limit policies", async () => {
     await manage('/policies/rate-limits', {
       conditions: [{ key: 'metadata.case', value: 'responses-rate' }],

@@ -12,6 +12,10 @@
  * and its events are relayed with the gateway's ids, response and numbering; its own `response.created`,
  * `…in_progress` and terminal event are replaced by the gateway's.
  *
+ * The hooks' `hook_results`, which the first chunk of a stream carries (hooks/hooked-stream.ts), go into
+ * the first event, `response.created`, beside its `response`, as a chat stream has them in its first chunk
+ * and a Messages stream in its `message_start`.
+ *
  * Pure: the sink stores what `finish()` / `fail()` return, the codec sends their events.
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
@@ -144,7 +148,7 @@ export class ResponseAssembler {
   /** The events one chat chunk makes. */
   push(chunk: ChatCompletionChunk): ResponseEvent[] {
     const events: ResponseEvent[] = [];
-    this.start(events);
+    this.start(events, hookResultsOf(chunk));
     this.model ??= chunk.model;
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices.find((c) => c.index === 0);
@@ -232,7 +236,7 @@ export class ResponseAssembler {
     const events: ResponseEvent[] = [];
     const upstream = event.response as NativeResponse | undefined;
     if (typeof upstream?.model === 'string') this.model ??= upstream.model;
-    this.start(events);
+    this.start(events, hookResultsOf(event));
     switch (event.type) {
       case 'response.created':
       case 'response.in_progress':
@@ -244,7 +248,13 @@ export class ResponseAssembler {
         if (upstream) this.noteNativeEnd(upstream);
         return events;
     }
-    const { type, sequence_number: _sequence, ...fields } = event;
+    // The hooks' results went into the gateway's response.created: they are not repeated.
+    const {
+      type,
+      sequence_number: _sequence,
+      hook_results: _results,
+      ...fields
+    } = event as ResponsesStreamEvent & { hook_results?: unknown };
     const out: Record<string, unknown> = { ...fields };
     if (typeof out.item_id === 'string') out.item_id = this.ownId(out.item_id);
     if (typeof out.item === 'object' && out.item !== null) {
@@ -303,12 +313,14 @@ export class ResponseAssembler {
     return this.settled;
   }
 
-  /** `response.created` and `response.in_progress`, before the first event of the answer. */
-  private start(events: ResponseEvent[]): void {
+  /** `response.created` (with the hooks' results, when the call has hooks) and `response.in_progress`,
+   * before the first event of the answer. */
+  private start(events: ResponseEvent[], hookResults: unknown): void {
     if (this.started) return;
     this.started = true;
     const response = this.inProgress();
-    events.push(this.event('response.created', { response }));
+    const created = hookResults === undefined ? { response } : { response, hook_results: hookResults };
+    events.push(this.event('response.created', created));
     events.push(this.event('response.in_progress', { response }));
   }
 
@@ -481,6 +493,11 @@ export class ResponseAssembler {
     );
     return events;
   }
+}
+
+/** The hooks' results a stream's first chunk carries, if any. */
+function hookResultsOf(chunk: object): unknown {
+  return (chunk as { hook_results?: unknown }).hook_results;
 }
 
 function reasoningItem(
