@@ -372,6 +372,50 @@ describe.concurrent('unbroken streams', () => {
     expect(records.find((r) => !r.is_attempt)).toMatchObject({ status: 200, target: 'targets[1]' });
   });
 
+  it('with guardrails, input checks judge the client’s request, not its continuation; output checks the whole answer', async () => {
+    const primary = await fake('primary');
+    const fallback = await fake('fallback');
+    const { pieces, whole } = fakeStream('primary', 60);
+    primary.enqueue({ chunks: 60, cutAfter: 40 });
+    fallback.enqueue({ text: pieces.slice(39).join('') });
+    const config = {
+      strategy: { mode: 'fallback' },
+      input_guardrails: [{ id: 'asks', deny: true, 'default.regexMatch': { rule: 'tell me a story' } }],
+      // The first words went out before the cut, the last came from the fallback.
+      output_guardrails: [{ id: 'whole', 'default.contains': { words: ['story', ' 60'], operator: 'all' } }],
+      targets: [target(primary), target(fallback)],
+    };
+    const { traceId, headers } = traceHeaders();
+    const result = await rawChatStream(gateway, config, chat, headers);
+    expect(result.text).toBe(whole);
+    expect(result.done).toBe(true);
+    expect(fallback.requests).toHaveLength(1);
+    const records = await logsOf(gateway, traceId, 3);
+    const request = records.find((r) => !r.is_attempt);
+    expect(request?.status).toBe(200);
+    expect(request?.hook_results).toMatchObject({
+      before_request_hooks: [{ id: 'asks', verdict: true }],
+      after_request_hooks: [{ id: 'whole', verdict: true }],
+    });
+  });
+
+  it('a fallback that redacts its continuation rewrites only the rest, after what the client has', async () => {
+    const primary = await fake('primary');
+    const fallback = await fake('fallback');
+    const { pieces } = fakeStream('primary', 60);
+    const sent = pieces.slice(0, 39).join('');
+    primary.enqueue({ chunks: 60, cutAfter: 40 });
+    fallback.enqueue({ text: ' and write to jane.doe@example.com' });
+    const redact = { id: 'pii', 'default.pii': { categories: ['email'], redact: true } };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [target(primary), target(fallback, { output_guardrails: [redact] })],
+    };
+    const result = await rawChatStream(gateway, config, chat);
+    expect(result.done).toBe(true);
+    expect(result.text).toBe(`${sent} and write to [EMAIL_1]`);
+  });
+
   it('cut after 40 of 60 chunks with no fallback → an in-band error and no [DONE], never a truncated success', async () => {
     const primary = await fake('primary');
     primary.enqueue({ chunks: 60, cutAfter: 40 });

@@ -44,6 +44,41 @@ export function rewriteChunks(chunks: readonly AnswerChunk[], answer: Json): Ans
   return rewriteOpenAIChunks(chunks as readonly OpenAIChunk[], answer);
 }
 
+/**
+ * A continued stream's answer as the client has it (steps/continuation-step.ts): `sent`, what it held
+ * before this target took over, before choice 0's text, so that output checks judge the whole answer.
+ */
+export function withSentText(answer: Json, sent: string): Json {
+  return mapChoiceZeroText(answer, (text) => sent + text) ?? answer;
+}
+
+/**
+ * What a rewrite of a continued answer leaves for the continuation's chunks: the rewritten text after
+ * `sent`; undefined when the rewrite changed `sent`, which the client already has.
+ */
+export function withoutSentText(answer: Json, sent: string): Json | undefined {
+  return mapChoiceZeroText(answer, (text) => (text.startsWith(sent) ? text.slice(sent.length) : undefined));
+}
+
+/** The answer with choice 0's text (a message's content, a completion's text) mapped; undefined when
+ * `map` refuses it. */
+function mapChoiceZeroText(answer: Json, map: (text: string) => string | undefined): Json | undefined {
+  const choices = Array.isArray(answer.choices) ? (answer.choices as Json[]) : [];
+  let refused = false;
+  const mapped = choices.map((choice, i) => {
+    if ((typeof choice.index === 'number' ? choice.index : i) !== 0) return choice;
+    const message = choice.message as Json | undefined;
+    const text = message ? message.content : choice.text;
+    const next = map(typeof text === 'string' ? text : '');
+    if (next === undefined) {
+      refused = true;
+      return choice;
+    }
+    return message ? { ...choice, message: { ...message, content: next } } : { ...choice, text: next };
+  });
+  return refused ? undefined : { ...answer, choices: mapped };
+}
+
 function assembleOpenAIAnswer(chunks: readonly OpenAIChunk[]): Json {
   const first = chunks[0];
   const texts = new Map<number, string>();

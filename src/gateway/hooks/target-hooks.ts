@@ -11,8 +11,13 @@
  * Streams: the before-hooks run before the first byte. Output checks that may deny or rewrite hold the
  * stream back until they pass (HookedStream); the others see the whole text once it has gone out, and
  * their results reach the log only. Embeddings run the before-hooks only.
+ *
+ * A stream that broke after its first byte is continued on the next target inside these hooks
+ * (steps/index.ts): the before-hooks judge the client's request, as this target gets it, and the output
+ * checks the whole answer, what the client already had followed by the continuation.
  */
 import type { HookRequestType } from '../../hooks/check-types.js';
+import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome, type AttemptSuccess } from '../attempt.js';
 import { hooksOf, isStoredRef, type HookItem, type HookSpec } from '../config/index.js';
 import type { TargetCall, TargetHandler } from '../pipeline-types.js';
@@ -25,7 +30,7 @@ import { PassedAnswer } from './passed-answer.js';
 import { shownAnswer, shownRequest, withBody, type HookInput } from './hook-input.js';
 import { runHooks, type HookEnv } from './run-hooks.js';
 import { resolveStoredGuardrail } from './stored-guardrail.js';
-import { assembleAnswer, rewriteChunks } from './stream-answer.js';
+import { assembleAnswer, rewriteChunks, withoutSentText, withSentText } from './stream-answer.js';
 
 type Json = Record<string, unknown>;
 
@@ -115,6 +120,8 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const passed = new PassedAnswer();
   if (call.sink) {
     const state = run.call.state;
+    // What the client already has of the answer, when this target is to continue it.
+    const sent = run.call.sink && run.call.sink.written > 0 ? (run.call.sink.text.get(0) ?? '') : undefined;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
     const hold = after.some(mayDenyOrRewrite);
     const sink = new HookedStream(call.sink, hold, after.length > 0, hold ? undefined : clientView(results));
@@ -129,7 +136,9 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
       return withStatus(outcome, failed);
     }
     const chunks = sink.chunks;
-    const shown = answerInput(input, assembleAnswer(chunks), outcome.status);
+    const assembled = assembleAnswer(chunks);
+    const whole = sent === undefined ? assembled : withSentText(assembled, sent);
+    const shown = answerInput(input, whole, outcome.status);
     const running = runHooks(after, shown, env, results.after_request_hooks);
     const ran = running instanceof Promise ? await running : running;
     // Not held: the answer has gone out as it was; the results are recorded.
@@ -140,9 +149,14 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
-    const sent = ran.transformed ? rewriteChunks(chunks, ran.transformed) : chunks;
-    await sink.flush(sent, clientView(results));
-    await passed.passed(ran.transformed ? { kind: 'stream', chunks: sent } : undefined);
+    let delivered = chunks;
+    if (ran.transformed) {
+      const rewrite = sent === undefined ? ran.transformed : withoutSentText(ran.transformed, sent);
+      if (!rewrite) return unjoinableRewrite(outcome);
+      delivered = rewriteChunks(chunks, rewrite);
+    }
+    await sink.flush(delivered, clientView(results));
+    await passed.passed(ran.transformed ? { kind: 'stream', chunks: delivered } : undefined);
     return withStatus(outcome, failed);
   }
 
@@ -264,6 +278,18 @@ function deniedOutcome(
   if (!answered) return failure;
   // The provider answered (and billed it): its usage and timing are kept, its answer is not.
   return { ...failure, usage: answered.usage, ttfbMs: answered.ttfbMs };
+}
+
+/**
+ * A rewrite of a continued answer that changes what the client already has cannot be joined to it: the
+ * rest is withheld and the stream ends with the in-band error (the provider's usage is kept).
+ */
+function unjoinableRewrite(answered: AttemptSuccess): AttemptOutcome {
+  const error = new GatewayError(
+    'hooks_failed',
+    'An output check rewrote text the client already has of this continued answer: the rest cannot be joined to it',
+  );
+  return { ...gatewayFailure(error, 'hooks_denied'), usage: answered.usage, ttfbMs: answered.ttfbMs };
 }
 
 function isJson(value: unknown): value is Json {

@@ -19,16 +19,18 @@ import type { TargetStep } from './target-step.js';
 // no retry or fallback ever sees it. Hooks wrap the cache: input guardrails apply before a cached answer
 // is given, and output checks see a cache hit as they see a provider's answer; the caches keep an answer
 // only once those checks have passed it (TargetCall.outputChecks). Retry wraps both, so a 446
-// or 246 listed in retry.on_status_codes is tried again.
+// or 246 listed in retry.on_status_codes is tried again. Hooks also wrap the continuation of a broken
+// stream: input checks judge the client's request (a mutator's rewrite is what the continuation is built
+// from), never the gateway's own request for the rest, and output checks judge the whole answer.
 // The semantic cache comes after the exact one, whose key it shares (semantic mode is a superset).
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   messagesStep,
   responsesStep,
   rateLimitStep,
   retryStep,
-  continuationStep,
   deadlineStep,
   hooksStep,
+  continuationStep,
   cacheStep,
   semanticCacheStep,
   breakerStep,
