@@ -368,6 +368,92 @@ describe('Gemini', () => {
   });
 });
 
+describe('Gemini with thought summaries', () => {
+  const SIG = 'REAL-SIGNATURE-abc123';
+  const tool = { ...weatherTool, name: 'weather' };
+  const usageMetadata = {
+    promptTokenCount: 10,
+    candidatesTokenCount: 5,
+    totalTokenCount: 40,
+    thoughtsTokenCount: 25,
+  };
+  const call = { functionCall: { name: 'weather', args: { city: 'SF' } }, thoughtSignature: SIG };
+  const request = (messages: Anthropic.MessageParam[]) => ({
+    model: 'gemini-2.5-pro',
+    max_tokens: 3000,
+    thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+    tools: [tool],
+    messages,
+  });
+  const question = { role: 'user' as const, content: 'Weather in SF?' };
+
+  async function sentBack(first: Anthropic.Message) {
+    const toolUse = first.content.find((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock;
+    google.enqueue({ fixture: 'google-text.json' });
+    await anthropicClient(googleTarget()).messages.create(
+      request([
+        question,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'Foggy' }] },
+      ]),
+    );
+    return (google.requests.at(-1)!.body as any).contents[1].parts as any[];
+  }
+
+  it('sends the signature back with the function call (JSON answer)', async () => {
+    google.enqueue({
+      json: {
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [
+                { text: 'First thought.', thought: true },
+                { text: 'Second thought.', thought: true },
+                call,
+              ],
+            },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+        usageMetadata,
+        modelVersion: 'gemini-2.5-pro',
+        responseId: 'r1',
+      },
+    });
+    const first = await anthropicClient(googleTarget()).messages.create(request([question]));
+    const parts = await sentBack(first);
+    expect(parts.find((p) => p.functionCall).thoughtSignature).toBe(SIG);
+  });
+
+  it('streams the signature inside the thinking block, before the tool_use', async () => {
+    google.enqueue({
+      events: [
+        {
+          candidates: [
+            { content: { role: 'model', parts: [{ text: 'Thinking...', thought: true }] }, index: 0 },
+          ],
+          responseId: 'r2',
+        },
+        {
+          candidates: [{ content: { role: 'model', parts: [call] }, finishReason: 'STOP', index: 0 }],
+          usageMetadata,
+          responseId: 'r2',
+        },
+      ],
+    });
+    const { events, final } = await streamEvents(
+      anthropicClient(googleTarget()).messages.stream(request([question])),
+    );
+    expectMessagesGrammar(events);
+    expect(final.content.map((b: Anthropic.ContentBlock) => b.type)).toEqual(['thinking', 'tool_use']);
+    expect(final.content[0]).toMatchObject({ thinking: 'Thinking...', signature: SIG });
+    const parts = await sentBack(final);
+    expect(parts.find((p) => p.functionCall).thoughtSignature).toBe(SIG);
+  });
+});
+
 describe('a fallback from Anthropic to an OpenAI-wire provider', () => {
   const fallback = () => ({
     strategy: { mode: 'fallback' },

@@ -223,9 +223,9 @@ function assistantParts(
       },
     });
   }
-  const signature = returnedContentBlocks(message).find(
-    (block) => typeof block.signature === 'string',
-  )?.signature;
+  // The one signature Gemini gave rides on one thinking block; the others carry none, or "" where the
+  // answer went out as an Anthropic Message (whose thinking blocks all have a signature field).
+  const signature = returnedContentBlocks(message).find((block) => block.signature)?.signature;
   const first = calls[0] ?? parts[0];
   if (first && signature) first.thoughtSignature = signature;
   else if (calls[0] && injectSentinel) calls[0].thoughtSignature = SKIP_THOUGHT_SIGNATURE;

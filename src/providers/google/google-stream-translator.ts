@@ -123,19 +123,15 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
     const state = stateOf(index);
     if (state.finish !== null) return;
     for (const part of candidate.content?.parts ?? []) {
-      if (part.functionCall) onFunctionCall(out, index, part.functionCall);
-      else if (typeof part.text === 'string' && part.text.length > 0) {
-        if (part.thought) {
-          state.sawThought = true;
-          if (!options.strictCompat)
-            emit(out, index, {
-              content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: part.text } }],
-            });
-        } else {
-          emit(out, index, { content: part.text });
-        }
+      const text = typeof part.text === 'string' && part.text.length > 0 ? part.text : undefined;
+      if (text !== undefined && part.thought) {
+        state.sawThought = true;
+        if (!options.strictCompat)
+          emit(out, index, { content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: text } }] });
       }
-      // Surfaced (non-strict) where Gemini needs it back: with thoughts or function calls.
+      // Surfaced (non-strict) where Gemini needs it back: with thoughts or function calls. It goes out
+      // before the call or answer text of its part, so it joins the thinking it signs (a Messages client
+      // would otherwise get a second, empty thinking block after the tool_use).
       if (
         part.thoughtSignature &&
         !options.strictCompat &&
@@ -147,6 +143,8 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
           content_blocks: [{ index: 0, delta: { type: 'thinking', signature: part.thoughtSignature } }],
         });
       }
+      if (part.functionCall) onFunctionCall(out, index, part.functionCall);
+      else if (text !== undefined && !part.thought) emit(out, index, { content: text });
     }
     if (candidate.finishReason) {
       closeCall(out, index);
