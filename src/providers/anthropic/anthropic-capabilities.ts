@@ -20,7 +20,8 @@ export const anthropicCapabilities: ProviderCapabilities = {
     stop: '→ stop_sequences',
     user: '→ metadata.user_id',
     tools: '→ tools (parameters → input_schema; cache_control and strict passed through)',
-    tool_choice: '→ tool_choice (none → none, auto → auto, required → any, function → tool)',
+    tool_choice:
+      '→ tool_choice (none → none, auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any)',
     parallel_tool_calls: '→ tool_choice.disable_parallel_tool_use when false',
     response_format:
       'json_schema → output_config.format; json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionRequest } from '../../core/schemas/index.js';
+import { applyAllowedTools } from '../shared/allowed-tools.js';
 import type { AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.js';
 
 export interface AnthropicToolSettings {
@@ -10,12 +11,13 @@ export interface AnthropicToolSettings {
 /**
  * OpenAI `tools` / `tool_choice` / `parallel_tool_calls` → Anthropic `tools` / `tool_choice`.
  * `required` is Anthropic's `any`; `parallel_tool_calls: false` is `disable_parallel_tool_use`.
+ * `allowed_tools` offers only the allowed tools, with its mode as the choice.
  * A `cache_control` set on an OpenAI tool object is passed through to the Anthropic tool.
  */
 export function prepareAnthropicTools(body: ChatCompletionRequest): AnthropicToolSettings {
-  const tools = body.tools ?? [];
+  const { tools, choice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
   if (tools.length === 0) {
-    if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
+    if (typeof choice === 'object' || choice === 'required') {
       throw new GatewayError('invalid_body', 'tool_choice needs tools', { param: 'tool_choice' });
     }
     return {};
@@ -42,14 +44,13 @@ export function prepareAnthropicTools(body: ChatCompletionRequest): AnthropicToo
   });
 
   const disableParallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
-  const choice = body.tool_choice;
   let toolChoice: AnthropicToolChoice | undefined;
   if (choice === 'none') toolChoice = { type: 'none' };
   else if (choice === 'required') toolChoice = { type: 'any', ...disableParallel };
-  else if (typeof choice === 'object' && choice !== null) {
-    const name = 'function' in choice ? choice.function?.name : undefined;
-    if (name === undefined || !anthropicTools.some((tool) => tool.name === name)) {
-      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
+  else if (typeof choice === 'object') {
+    const name = choice.function.name;
+    if (!anthropicTools.some((tool) => tool.name === name)) {
+      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${name}`, {
         param: 'tool_choice',
       });
     }

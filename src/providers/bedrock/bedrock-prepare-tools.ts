@@ -1,16 +1,18 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionRequest, ChatMessage } from '../../core/schemas/index.js';
+import { applyAllowedTools } from '../shared/allowed-tools.js';
 import type { BedrockToolConfig } from './bedrock-api-types.js';
 
 /**
- * OpenAI tools → Converse `toolConfig`. `required` is `any`, a named function is `tool`. Converse has no
+ * OpenAI tools → Converse `toolConfig`. `required` is `any`, a named function is `tool`; `allowed_tools`
+ * offers only the allowed tools, with its mode as the choice. Converse has no
  * `none`: the tools are left out, unless the history holds tool calls (Converse then requires the tool
  * definitions), in which case they are sent without a choice.
  */
 export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolConfig | undefined {
-  const tools = body.tools ?? [];
+  const { tools, choice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
   if (tools.length === 0) {
-    if (typeof body.tool_choice === 'object' || body.tool_choice === 'required') {
+    if (typeof choice === 'object' || choice === 'required') {
       throw new GatewayError('invalid_body', 'tool_choice needs tools', { param: 'tool_choice' });
     }
     return undefined;
@@ -33,13 +35,12 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
       },
     };
   });
-  const choice = body.tool_choice;
   if (choice === 'none') return historyHasTools(body.messages ?? []) ? { tools: specs } : undefined;
   if (choice === 'required') return { tools: specs, toolChoice: { any: {} } };
-  if (typeof choice === 'object' && choice !== null) {
-    const name = 'function' in choice ? choice.function?.name : undefined;
-    if (name === undefined || !specs.some((spec) => spec.toolSpec.name === name)) {
-      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${String(name)}`, {
+  if (typeof choice === 'object') {
+    const name = choice.function.name;
+    if (!specs.some((spec) => spec.toolSpec.name === name)) {
+      throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${name}`, {
         param: 'tool_choice',
       });
     }

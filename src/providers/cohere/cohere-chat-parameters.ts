@@ -34,7 +34,7 @@ export const COHERE_CHAT_PARAMETERS: Record<string, ParameterRule> = {
   presence_penalty: { doc: '→ presence_penalty' },
   tools: { doc: '→ tools (any `strict: true` → strict_tools)' },
   tool_choice: {
-    doc: 'none → NONE, required → REQUIRED, auto → omitted, a named function → tools restricted to it + REQUIRED',
+    doc: 'none → NONE, required → REQUIRED, auto → omitted, a named function → tools restricted to it + REQUIRED, allowed_tools → tools restricted to the allowed ones + its mode (required → REQUIRED)',
   },
   parallel_tool_calls: { doc: 'dropped: Cohere has no switch; it may still return several calls' },
   response_format: {

@@ -1,15 +1,21 @@
 /**
  * OpenAI tools and tool_choice → Cohere v2. Cohere's `tool_choice` knows only REQUIRED and NONE, so
- * forcing one named function is done by offering only that function and requiring a call.
+ * forcing one named function is done by offering only that function and requiring a call, and
+ * `allowed_tools` by offering only the allowed functions (requiring a call when its mode is `required`).
  */
 import { GatewayError } from '../../core/errors.js';
 import type { Tool, ToolChoice } from '../../core/schemas/index.js';
+import { applyAllowedTools } from '../shared/allowed-tools.js';
 import type { CohereChatBody, CohereTool } from './cohere-api-types.js';
 
 type ToolFields = Pick<CohereChatBody, 'tools' | 'tool_choice' | 'strict_tools'>;
 
-export function prepareCohereTools(tools: Tool[] | undefined, choice: ToolChoice | undefined): ToolFields {
-  if (!tools?.length) {
+export function prepareCohereTools(
+  requested: Tool[] | undefined,
+  requestedChoice: ToolChoice | undefined,
+): ToolFields {
+  const { tools, choice } = applyAllowedTools(requested ?? [], requestedChoice);
+  if (tools.length === 0) {
     if (choice !== undefined && choice !== 'none' && choice !== 'auto') {
       throw new GatewayError('invalid_body', '`tool_choice` needs `tools`.', { param: 'tool_choice' });
     }
@@ -19,8 +25,8 @@ export function prepareCohereTools(tools: Tool[] | undefined, choice: ToolChoice
   let toolChoice: CohereChatBody['tool_choice'];
   if (choice === 'none') toolChoice = 'NONE';
   else if (choice === 'required') toolChoice = 'REQUIRED';
-  else if (typeof choice === 'object' && choice !== null) {
-    const name = 'function' in choice ? choice.function?.name : undefined;
+  else if (typeof choice === 'object') {
+    const name = choice.function.name;
     offered = tools.filter((tool) => tool.function.name === name);
     if (offered.length === 0) {
       throw new GatewayError(

@@ -15,7 +15,8 @@ export const geminiParameters: Record<string, string> = {
   response_format:
     "json_object → responseMimeType application/json; json_schema → also responseSchema (JSON Schema converted to Gemini's OpenAPI subset: $ref inlined, allOf merged, oneOf → anyOf; additionalProperties, not, if/then/else, patternProperties, prefixItems, non-string enums and unknown formats dropped)",
   tools: '→ tools[].functionDeclarations (parameters converted like response_format)',
-  tool_choice: 'none → NONE, auto → AUTO, required → ANY, {function} → ANY + allowedFunctionNames',
+  tool_choice:
+    'none → NONE, auto → AUTO, required → ANY, {function} → ANY + allowedFunctionNames, allowed_tools → only the allowed functions declared + its mode (auto → AUTO, required → ANY)',
   functions: '→ functionDeclarations (deprecated form)',
   function_call: '→ functionCallingConfig (deprecated form)',
   thinking:

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import type { GeminiFunctionDeclaration, GeminiTool, GeminiToolConfig } from './google-api-types.js';
+import { applyAllowedTools, type PlainToolChoice } from '../shared/allowed-tools.js';
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 
 export interface GooglePreparedTools {
@@ -11,11 +12,13 @@ export interface GooglePreparedTools {
 /**
  * `tools` / `tool_choice` (and the deprecated `functions` / `function_call`) → Gemini function
  * declarations and `functionCallingConfig`: none → NONE, auto → AUTO, required → ANY, a named function →
- * ANY restricted to that name.
+ * ANY restricted to that name; `allowed_tools` declares only the allowed functions, with its mode as the
+ * choice.
  */
 export function prepareGoogleTools(body: ChatCompletionRequest): GooglePreparedTools {
+  const { tools, choice: toolChoice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
   const declarations: GeminiFunctionDeclaration[] = [];
-  (body.tools ?? []).forEach((tool, i) => {
+  tools.forEach((tool, i) => {
     if (tool.type !== 'function') {
       throw new GatewayError(
         'unsupported_parameter',
@@ -32,7 +35,7 @@ export function prepareGoogleTools(body: ChatCompletionRequest): GooglePreparedT
   if (declarations.length === 0) return {};
 
   const prepared: GooglePreparedTools = { tools: [{ functionDeclarations: declarations }] };
-  const choice = body.tool_choice ?? legacyChoice(body.function_call);
+  const choice = toolChoice ?? legacyChoice(body.function_call);
   if (choice === undefined) return prepared;
   if (choice === 'none') prepared.toolConfig = { functionCallingConfig: { mode: 'NONE' } };
   else if (choice === 'auto') prepared.toolConfig = { functionCallingConfig: { mode: 'AUTO' } };
@@ -69,7 +72,7 @@ function declaration(
   return out;
 }
 
-function legacyChoice(choice: ChatCompletionRequest['function_call']): ChatCompletionRequest['tool_choice'] {
+function legacyChoice(choice: ChatCompletionRequest['function_call']): PlainToolChoice | undefined {
   if (choice === undefined) return undefined;
   if (typeof choice === 'string') return choice;
   return { type: 'function', function: { name: choice.name } };

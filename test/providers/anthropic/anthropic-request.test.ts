@@ -197,6 +197,38 @@ describe('anthropic request translation', () => {
     }
   });
 
+  it('offers only the tools of an allowed_tools choice, its mode as the choice', () => {
+    const timeTool = { type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } };
+    const required = build({
+      tools: [weatherTool, timeTool],
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_time' } }] },
+      },
+    }).body;
+    expect(required.tools.map((tool: WireBody) => tool.name)).toEqual(['get_time']);
+    expect(required.tool_choice).toEqual({ type: 'any' });
+    const auto = build({
+      tools: [weatherTool, timeTool],
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'get_time' } }] },
+      },
+    }).body;
+    expect(auto.tools.map((tool: WireBody) => tool.name)).toEqual(['get_time']);
+    expect(auto.tool_choice).toBeUndefined();
+    const error = refusal(() =>
+      build({
+        tools: [weatherTool],
+        tool_choice: {
+          type: 'allowed_tools',
+          allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'nope' } }] },
+        },
+      }),
+    );
+    expect(error.param).toBe('tool_choice.allowed_tools.tools[0]');
+  });
+
   it('maps parallel_tool_calls false to disable_parallel_tool_use', () => {
     expect(build({ tools: [weatherTool], parallel_tool_calls: false }).body.tool_choice).toEqual({
       type: 'auto',

@@ -162,6 +162,24 @@ describe('bedrock request translation', () => {
     expect((await build({ tools: [weatherTool], tool_choice: 'none' })).body.toolConfig).toBeUndefined();
   });
 
+  it('offers only the tools of an allowed_tools choice, its mode as the choice', async () => {
+    const timeTool = { type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } };
+    for (const [mode, expected] of [
+      ['required', { any: {} }],
+      ['auto', { auto: {} }],
+    ] as const) {
+      const { body } = await build({
+        tools: [weatherTool, timeTool],
+        tool_choice: {
+          type: 'allowed_tools',
+          allowed_tools: { mode, tools: [{ type: 'function', function: { name: 'get_time' } }] },
+        },
+      });
+      expect(body.toolConfig.tools.map((tool: WireBody) => tool.toolSpec.name)).toEqual(['get_time']);
+      expect(body.toolConfig.toolChoice).toEqual(expected);
+    }
+  });
+
   it('sends tool history back, merging tool results into one user turn', async () => {
     const { body } = await build({
       tools: [weatherTool],

@@ -164,6 +164,31 @@ describe('Cohere chat request', () => {
     expect(strict.body.tools[0].function).toEqual({ name: 'f', parameters: {} });
   });
 
+  it('offers only the tools of an allowed_tools choice, its mode as the choice', async () => {
+    const required = await build({
+      model: 'm',
+      messages: [],
+      tools,
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'weather' } }] },
+      },
+    });
+    expect(required.body.tools.map((t: LooseJson) => t.function.name)).toEqual(['weather']);
+    expect(required.body.tool_choice).toBe('REQUIRED');
+    const auto = await build({
+      model: 'm',
+      messages: [],
+      tools,
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'weather' } }] },
+      },
+    });
+    expect(auto.body.tools.map((t: LooseJson) => t.function.name)).toEqual(['weather']);
+    expect(auto.body.tool_choice).toBeUndefined();
+  });
+
   it('refuses a forced function that is not offered', () => {
     const error = refusal({
       model: 'm',

@@ -224,6 +224,19 @@ describe('google request: tools and tool_choice', () => {
     expect(body.toolConfig).toEqual({ functionCallingConfig: config });
   });
 
+  it('declares only the functions of an allowed_tools choice, its mode as the choice', async () => {
+    const timeTool = { type: 'function', function: { name: 'time', parameters: { type: 'object' } } };
+    const { body } = await build({
+      tools: [weatherTool, timeTool],
+      tool_choice: {
+        type: 'allowed_tools',
+        allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'time' } }] },
+      },
+    });
+    expect(body.tools[0].functionDeclarations.map((d: { name: string }) => d.name)).toEqual(['time']);
+    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+  });
+
   it('refuses a forced function that is not declared', async () => {
     const error = await refusal({
       tools: [weatherTool],
