@@ -48,12 +48,9 @@ class FanoutMemberSink extends ForwardingSink {
  * is 1. */
 export function fanoutRequests(input: AttemptInput): AdapterRequest[] | undefined {
   const { request } = input;
-  if (
-    input.resolved.adapter.capabilities.n !== 'fanout' ||
-    (request.endpoint !== 'chat' && request.endpoint !== 'completions')
-  ) {
-    return undefined;
-  }
+  if (request.endpoint !== 'chat' && request.endpoint !== 'completions') return undefined;
+  const handling = input.resolved.adapter.capabilities.n;
+  if ((typeof handling === 'function' ? handling(request) : handling) !== 'fanout') return undefined;
   const n = request.body.n;
   if (typeof n !== 'number' || n <= 1) return undefined;
   return Array.from({ length: n }, () => oneChoice(request));

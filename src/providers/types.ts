@@ -241,6 +241,9 @@ export interface ProviderResourceApi {
   batchEndpoint?(path: string): string;
 }
 
+/** How `n` > 1 is honoured: by the provider, or by the gateway's fan-out. */
+export type NHandling = 'native' | 'fanout';
+
 /** A short statement of what an adapter supports, rendered into docs/providers.md. */
 export interface ProviderCapabilities {
   endpoints: EndpointKind[];
@@ -250,8 +253,9 @@ export interface ProviderCapabilities {
   images: boolean;
   jsonSchema: boolean;
   thinking: boolean;
-  /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. */
-  n: 'native' | 'fanout';
+  /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. A
+   * provider hosting model families that differ answers per request (Vertex AI: Gemini native, Claude not). */
+  n: NHandling | ((req: AdapterRequest) => NHandling);
   /** How each OpenAI parameter is handled, e.g. `max_tokens: "→ max_tokens"`,
    * `logit_bias: "refused (400): not supported by the provider"`. */
   parameters: Record<string, string>;

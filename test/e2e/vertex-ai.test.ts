@@ -288,6 +288,20 @@ describe('vertex-ai through the gateway', () => {
     expect(lastRequest().path).toMatch(/:streamRawPredict$/);
   });
 
+  it('fans n out into one call per choice for a Claude model', async () => {
+    const before = fake.requests.length;
+    fake.enqueue({ anthropicFixture: 'anthropic-text' }, { anthropicFixture: 'anthropic-text' });
+    const completion = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Hello' }],
+      n: 2,
+    });
+    expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1]);
+    const calls = fake.requests.slice(before).filter((r) => r.path.endsWith(':rawPredict'));
+    expect(calls).toHaveLength(2);
+    expect(calls.every((call) => (call.body as { n?: number }).n === undefined)).toBe(true);
+  });
+
   it('refuses a config without cloudb_project_id with a 400 naming it', async () => {
     const broken = clientWith(vertexConfig({ cloudb_project_id: undefined }));
     const error = await broken.chat.completions

@@ -1,5 +1,7 @@
 import type { ProviderCapabilities } from '../types.js';
 import { geminiNotes, geminiParameters } from '../google/index.js';
+import { isAnthropicModel } from './vertex-ai-anthropic.js';
+import { vertexModelOf } from './vertex-ai-operations.js';
 
 export const vertexAICapabilities: ProviderCapabilities = {
   endpoints: ['chat', 'embeddings', 'messages'],
@@ -9,7 +11,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
   images: true,
   jsonSchema: true,
   thinking: true,
-  n: 'native',
+  // Gemini's candidateCount gives n choices; Claude returns one, as on the anthropic adapter.
+  n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
   parameters: geminiParameters,
   credentials: [
     'cloudb_project_id',
@@ -20,7 +23,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
   ],
   notes: [
     'Gemini models: publishers/google …:generateContent / :streamGenerateContent?alt=sse, translated as for google.',
-    "Models named claude-* (or anthropic.claude-*, sent without the prefix) go to publishers/anthropic …:rawPredict / :streamRawPredict with the Anthropic Messages body (anthropic_version vertex-2023-10-16) and follow the anthropic adapter's parameter handling.",
+    "Models named claude-* (or anthropic.claude-*, sent without the prefix) go to publishers/anthropic …:rawPredict / :streamRawPredict with the Anthropic Messages body (anthropic_version vertex-2023-10-16) and follow the anthropic adapter's parameter handling: n > 1 is fanned out by the gateway (Gemini models return n candidates natively).",
     'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
     'Region global uses https://aiplatform.googleapis.com, the multi-regions us and eu https://aiplatform.{us|eu}.rep.googleapis.com, others https://{region}-aiplatform.googleapis.com.',
     'Models may also be named as Vertex resources (publishers/{google|anthropic}/models/{id}, with or without projects/{project}/locations/{location}/ before it) or as models/{id}; the id alone is sent.',
