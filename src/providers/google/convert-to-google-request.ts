@@ -4,6 +4,7 @@ import type { GeminiGenerateContentRequest, GeminiGenerationConfig } from './goo
 import { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 import { convertToGoogleMessages } from './convert-to-google-messages.js';
 import { prepareGoogleTools } from './google-prepare-tools.js';
+import { geminiThinkingConfig } from './google-thinking-config.js';
 
 export interface GoogleRequestOptions {
   /** Adapter id named in errors (`google`, `vertex-ai`). */
@@ -66,14 +67,8 @@ function toGenerationConfig(
     );
   }
 
-  const thinking = body.thinking;
-  if (thinking?.type === 'enabled') {
-    config.thinkingConfig = { includeThoughts: !options.strictCompat };
-    if (typeof thinking.budget_tokens === 'number')
-      config.thinkingConfig.thinkingBudget = thinking.budget_tokens;
-  } else if (thinking?.type === 'disabled') {
-    config.thinkingConfig = { thinkingBudget: 0 };
-  }
+  const thinkingConfig = geminiThinkingConfig(body, body.model, options.strictCompat);
+  if (thinkingConfig) config.thinkingConfig = thinkingConfig;
   return config;
 }
 

@@ -83,8 +83,12 @@ export interface GeminiToolConfig {
   };
 }
 
+export type GeminiThinkingLevel = 'minimal' | 'low' | 'medium' | 'high';
+
+/** `thinkingBudget` (tokens; Gemini 2.5) and `thinkingLevel` (Gemini 3) are not to be sent together. */
 export interface GeminiThinkingConfig {
   thinkingBudget?: number;
+  thinkingLevel?: GeminiThinkingLevel;
   includeThoughts?: boolean;
 }
 

@@ -345,6 +345,31 @@ describe('google request: generation settings', () => {
   });
 
   it.each([
+    ['gemini-2.5-flash', 'high', { thinkingBudget: 24576, includeThoughts: true }],
+    ['gemini-2.5-flash', 'low', { thinkingBudget: 1024, includeThoughts: true }],
+    ['gemini-2.5-flash', 'none', { thinkingBudget: 0 }],
+    ['gemini-3-flash-preview', 'medium', { thinkingLevel: 'medium', includeThoughts: true }],
+    ['gemini-3-flash-preview', 'minimal', { thinkingLevel: 'minimal', includeThoughts: true }],
+    ['gemini-3.1-pro-preview', 'minimal', { thinkingLevel: 'low', includeThoughts: true }],
+    ['gemini-3.1-pro-preview', 'xhigh', { thinkingLevel: 'high', includeThoughts: true }],
+  ])('maps reasoning_effort on %s: %s → %j', async (model, effort, thinkingConfig) => {
+    const { body } = await build({ model, reasoning_effort: effort });
+    expect(body.generationConfig).toEqual({ thinkingConfig });
+  });
+
+  it('lets the thinking option win over reasoning_effort, and refuses an unknown effort', async () => {
+    const both = await build({
+      reasoning_effort: 'high',
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+    });
+    expect(both.body.generationConfig.thinkingConfig).toEqual({
+      thinkingBudget: 2048,
+      includeThoughts: true,
+    });
+    expect((await refusal({ reasoning_effort: 'extreme' })).param).toBe('reasoning_effort');
+  });
+
+  it.each([
     [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
     [{ logprobs: true }, 'logprobs'],
     [{ top_logprobs: 3 }, 'top_logprobs'],
