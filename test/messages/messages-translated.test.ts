@@ -102,11 +102,12 @@ describe('an OpenAI-wire provider', () => {
     ]);
     expect(sent).toMatchObject({
       model: 'gpt-4o-mini',
-      max_tokens: 100,
+      max_completion_tokens: 100,
       temperature: 0.5,
       stop: ['END'],
       user: 'u-42',
     });
+    expect(sent.max_tokens).toBeUndefined();
     expect(sent.top_k).toBeUndefined();
 
     const records = await logsOf(gateway, traceId, 1);

@@ -180,7 +180,9 @@ export function messagesToChat(request: MessagesRequest): ChatCompletionRequest 
   const body: Json = {
     model: request.model,
     messages,
-    max_tokens: request.max_tokens,
+    // OpenAI's reasoning models refuse the deprecated max_tokens; every adapter reads this one, and
+    // OpenAI-wire providers that know only max_tokens get it under that name (openai-body.ts).
+    max_completion_tokens: request.max_tokens,
     ...tools(request),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),

@@ -61,6 +61,11 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
     parameters: {
       '*': 'sent as given (OpenAI wire format)',
       thinking: entry.acceptsThinking ? 'sent as given' : 'dropped: not an OpenAI parameter',
+      ...(entry.maxCompletionTokens
+        ? {}
+        : {
+            max_completion_tokens: '→ max_tokens (wins over max_tokens): the provider knows only max_tokens',
+          }),
     },
     credentials: entry.vendorHeaders
       ? ['api_key', 'custom_host', 'vendora_organization', 'vendora_project']
@@ -80,7 +85,10 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
       ...authHeaders(entry, req.target),
       ...req.forwardHeaders,
     },
-    body: toOpenAIBody(req, { acceptsThinking: entry.acceptsThinking }),
+    body: toOpenAIBody(req, {
+      acceptsThinking: entry.acceptsThinking,
+      maxTokensOnly: !entry.maxCompletionTokens,
+    }),
   });
   if (endpoint === 'responses') return openAIResponsesOperation(entry.id, buildRequest) as OperationHandler;
   return openAIWireOperation(entry.id, endpoint, buildRequest);

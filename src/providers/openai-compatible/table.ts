@@ -15,6 +15,9 @@ export interface OpenAICompatibleProvider {
   endpoints: EndpointKind[];
   /** Takes the gateway's `thinking` option as it is. */
   acceptsThinking?: boolean;
+  /** Takes `max_completion_tokens` (OpenAI's limit, which its reasoning models require; `max_tokens` is
+   * deprecated). Absent: the limit is sent as `max_tokens`, the name every other server knows. */
+  maxCompletionTokens?: boolean;
   /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
   vendorHeaders?: boolean;
   /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
@@ -30,6 +33,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.openai.com/v1',
     auth: 'bearer',
     endpoints: ['chat', 'completions', 'embeddings', 'responses'],
+    maxCompletionTokens: true,
     vendorHeaders: true,
     resources: ['files', 'fine_tuning', 'batches'],
   },
@@ -39,6 +43,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.groq.com/openai/v1',
     auth: 'bearer',
     endpoints: ['chat'],
+    maxCompletionTokens: true,
   },
   {
     id: 'mistral-ai',
@@ -78,6 +83,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.x.ai/v1',
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
+    maxCompletionTokens: true,
   },
   {
     id: 'openrouter',
@@ -100,6 +106,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.cerebras.ai/v1',
     auth: 'bearer',
     endpoints: ['chat', 'completions'],
+    maxCompletionTokens: true,
   },
   {
     id: 'deepinfra',

@@ -3,16 +3,31 @@ import type { AdapterRequest } from '../types.js';
 /** Fields of the gateway's own that OpenAI-wire providers do not know. */
 const GATEWAY_ONLY_FIELDS = ['thinking'] as const;
 
+export interface OpenAIBodyOptions {
+  /** Takes the gateway's `thinking` option as it is. */
+  acceptsThinking?: boolean;
+  /** Knows only `max_tokens` as a chat answer's limit (Mistral refuses `max_completion_tokens` with a 422,
+   * others ignore it): the limit goes under that name, `max_completion_tokens` winning as on every adapter. */
+  maxTokensOnly?: boolean;
+}
+
 /**
  * The upstream body for OpenAI-wire providers: the client's body as it is (after override_params), less
  * the gateway's own fields. The reasoning option is sent only to providers that take it.
  */
-export function toOpenAIBody(req: AdapterRequest, options: { acceptsThinking?: boolean } = {}): string {
+export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {}): string {
   const body = req.body;
-  if (options.acceptsThinking || !GATEWAY_ONLY_FIELDS.some((field) => field in body)) {
-    return JSON.stringify(body);
-  }
+  const dropThinking = !options.acceptsThinking && GATEWAY_ONLY_FIELDS.some((field) => field in body);
+  const renameLimit =
+    options.maxTokensOnly === true &&
+    req.endpoint === 'chat' &&
+    (body as { max_completion_tokens?: unknown }).max_completion_tokens != null;
+  if (!dropThinking && !renameLimit) return JSON.stringify(body);
   const copy: Record<string, unknown> = { ...body };
-  for (const field of GATEWAY_ONLY_FIELDS) delete copy[field];
+  if (dropThinking) for (const field of GATEWAY_ONLY_FIELDS) delete copy[field];
+  if (renameLimit) {
+    copy.max_tokens = copy.max_completion_tokens;
+    delete copy.max_completion_tokens;
+  }
   return JSON.stringify(copy);
 }
