@@ -22,7 +22,7 @@ function convertMessage(message: ChatMessage, where: string): CohereMessage {
     case 'user':
       return { role: 'user', content: userContent(message.content, `${where}.content`) };
     case 'assistant':
-      return assistantMessage(message, where);
+      return assistantMessage(message);
     case 'tool':
       if (!message.tool_call_id) {
         throw new GatewayError('invalid_body', 'A tool message needs its `tool_call_id`.', {
@@ -45,9 +45,9 @@ function convertMessage(message: ChatMessage, where: string): CohereMessage {
   }
 }
 
-function assistantMessage(message: AssistantMessage, where: string): CohereMessage {
+function assistantMessage(message: AssistantMessage): CohereMessage {
   const out: Extract<CohereMessage, { role: 'assistant' }> = { role: 'assistant' };
-  const text = textOnly(message.content, `${where}.content`);
+  const text = assistantText(message.content);
   if (text) out.content = text;
   if (message.tool_calls?.length) {
     out.tool_calls = message.tool_calls.map((call) => ({
@@ -94,7 +94,15 @@ function userPart(part: UserContentPart, where: string): CohereTextPart | Cohere
   );
 }
 
-/** Text of a message whose role takes text only (system, tool, assistant). */
+/** The text an assistant message said. A refusal part of an earlier answer carries nothing the model needs
+ * back: it is left out, as on the other adapters. */
+function assistantText(content: AssistantMessage['content']): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** Text of a message whose role takes text only (system, tool). */
 function textOnly(content: ChatMessage['content'], where: string): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;

@@ -202,7 +202,7 @@ function assistantParts(
   toolNames: Map<string, string>,
   injectSentinel: boolean,
 ): GeminiPart[] {
-  const parts: GeminiPart[] = textsOf(message, i)
+  const parts: GeminiPart[] = assistantTexts(message)
     .filter((text) => text.length > 0)
     .map((text) => ({ text }));
   const calls: GeminiPart[] = [];
@@ -230,6 +230,15 @@ function assistantParts(
   if (first && signature) first.thoughtSignature = signature;
   else if (calls[0] && injectSentinel) calls[0].thoughtSignature = SKIP_THOUGHT_SIGNATURE;
   return [...parts, ...calls];
+}
+
+/** The text an assistant message said. A refusal part of an earlier answer carries nothing the model needs
+ * back: it is left out, as on the other adapters. */
+function assistantTexts(message: AssistantMessage): string[] {
+  const { content } = message;
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return [content];
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
 }
 
 function parseArguments(text: string, param: string): Record<string, unknown> {

@@ -236,6 +236,24 @@ describe('Cohere chat request', () => {
     expect(error.param).toBe(param);
   });
 
+  it('leaves refusal parts of an assistant message out', async () => {
+    const { body } = await build({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'refusal', refusal: 'I cannot help with that.' },
+            { type: 'text', text: 'Ask me something else.' },
+          ],
+        },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    expect(body.messages[1]).toEqual({ role: 'assistant', content: 'Ask me something else.' });
+  });
+
   it('refuses content parts Cohere cannot take', () => {
     const error = refusal({
       model: 'm',

@@ -164,6 +164,17 @@ describe('google request: messages', () => {
     expect(error.param).toBe('messages[0].tool_call_id');
   });
 
+  it('leaves refusal parts of an assistant message out', async () => {
+    const { body } = await build({
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'x' }, { text: 'hi' }] }]);
+  });
+
   it('sends back a thought signature from content_blocks, else the placeholder for Gemini 3', async () => {
     const history = (extra: Record<string, unknown>) => [
       { role: 'user', content: 'Weather?' },
