@@ -95,7 +95,8 @@ function userPart(part: UserContentPart, where: string): CohereTextPart | Cohere
 }
 
 /** The text an assistant message said. A refusal part of an earlier answer carries nothing the model needs
- * back: it is left out, as on the other adapters. */
+ * back: it is left out, as on the other adapters; thinking parts travel with the returned reasoning
+ * (returnedContentBlocks). */
 function assistantText(content: AssistantMessage['content']): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;

@@ -233,7 +233,8 @@ function assistantParts(
 }
 
 /** The text an assistant message said. A refusal part of an earlier answer carries nothing the model needs
- * back: it is left out, as on the other adapters. */
+ * back: it is left out, as on the other adapters; thinking parts travel with the returned reasoning
+ * (returnedContentBlocks). */
 function assistantTexts(message: AssistantMessage): string[] {
   const { content } = message;
   if (content === undefined || content === null) return [];

@@ -349,6 +349,34 @@ describe('anthropic request translation', () => {
     ]);
   });
 
+  it('sends thinking content parts back as thinking blocks before the tool_use', () => {
+    const { body } = build({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [weatherTool],
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
+            { type: 'redacted_thinking', data: 'opaque' },
+            { type: 'text', text: 'Checking.' },
+          ],
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+      ],
+    });
+    expect(body.messages[1].content).toEqual([
+      { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+    ]);
+  });
+
   it('leaves the model out of the body on request, for hosts that put it in the URL', () => {
     const body = toAnthropicMessagesBody(chatRequest({}), { includeModel: false });
     expect(body.model).toBeUndefined();

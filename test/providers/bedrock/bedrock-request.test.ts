@@ -235,6 +235,34 @@ describe('bedrock request translation', () => {
     expect(json.body.toolConfig.toolChoice).toEqual({ tool: { name: 'json' } });
   });
 
+  it('sends thinking content parts back as reasoningContent before the toolUse', async () => {
+    const { body } = await build({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [weatherTool],
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
+            { type: 'redacted_thinking', data: 'opaque' },
+            { type: 'text', text: 'Checking.' },
+          ],
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+      ],
+    });
+    expect(body.messages[1].content).toEqual([
+      { reasoningContent: { reasoningText: { text: 'I should call the tool.', signature: 'sig-abc' } } },
+      { reasoningContent: { redactedContent: 'opaque' } },
+      { text: 'Checking.' },
+      { toolUse: { toolUseId: 'toolu_1', name: 'get_weather', input: {} } },
+    ]);
+  });
+
   it('maps thinking for Claude models, sends signed reasoning back, refuses it for others', async () => {
     const { body } = await build({
       thinking: { type: 'enabled', budget_tokens: 1024 },

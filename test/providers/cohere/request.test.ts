@@ -254,6 +254,29 @@ describe('Cohere chat request', () => {
     expect(body.messages[1]).toEqual({ role: 'assistant', content: 'Ask me something else.' });
   });
 
+  it('sends thinking content parts beside tool calls back as the tool plan', async () => {
+    const { body } = await build({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I will look it up.' },
+            { type: 'redacted_thinking', data: 'opaque' },
+          ],
+          tool_calls: [{ id: 't1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 't1', content: 'sunny' },
+      ],
+    });
+    expect(body.messages[1]).toEqual({
+      role: 'assistant',
+      tool_calls: [{ id: 't1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+      tool_plan: 'I will look it up.',
+    });
+  });
+
   it('refuses content parts Cohere cannot take', () => {
     const error = refusal({
       model: 'm',

@@ -175,6 +175,27 @@ describe('google request: messages', () => {
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'x' }, { text: 'hi' }] }]);
   });
 
+  it('sends the signature of a thinking content part back with the function call, not its text', async () => {
+    const { body } = await build({
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Call it.', signature: 'SIG' },
+            { type: 'redacted_thinking', data: 'opaque' },
+          ],
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ],
+    });
+    expect(body.contents[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { name: 'weather', args: {} }, thoughtSignature: 'SIG' }],
+    });
+  });
+
   it('sends back a thought signature from content_blocks, else the placeholder for Gemini 3', async () => {
     const history = (extra: Record<string, unknown>) => [
       { role: 'user', content: 'Weather?' },
