@@ -251,6 +251,57 @@ describe('an OpenAI-wire provider', () => {
     ]);
   });
 
+  it('answers an OpenAI refusal with the refusal stop reason and its text, streamed and not', async () => {
+    const refusal = "I'm sorry, I can't help with that.";
+    openai.enqueue({
+      status: 200,
+      body: {
+        id: 'chatcmpl-ref',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, refusal },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 8, total_tokens: 18 },
+      },
+    });
+    const request = { model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user' as const, content: 'x' }] };
+    const message = await anthropicClient(openaiTarget()).messages.create(request);
+    expectAnthropicShape('Message', message);
+    expect(message.stop_reason).toBe('refusal');
+    expect(message.content).toEqual([{ type: 'text', text: refusal }]);
+
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-ref',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      })}\n\n`;
+    openai.enqueue({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', content: null, refusal: '' }),
+        chunk({ refusal: "I'm sorry, " }),
+        chunk({ refusal: "I can't help with that." }),
+        chunk({}, 'stop'),
+        'data: [DONE]\n\n',
+      ].join(''),
+    });
+    const { events, final } = await streamEvents(anthropicClient(openaiTarget()).messages.stream(request));
+    expectMessagesGrammar(events);
+    expect(final.stop_reason).toBe('refusal');
+    expect(final.content).toEqual([{ type: 'text', text: refusal }]);
+  });
+
   it('refuses a block the chat API cannot carry, naming it', async () => {
     const error = await anthropicClient(openaiTarget())
       .messages.create({

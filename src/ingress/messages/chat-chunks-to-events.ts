@@ -3,7 +3,8 @@
  * anything else; each run of text, thinking or one tool call as a content block — `content_block_start`,
  * its deltas (`text_delta`, `thinking_delta` / `signature_delta`, `input_json_delta`), `content_block_stop`
  * when the next block starts —; at the end `message_delta` with the stop reason and the usage (the chat
- * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one).
+ * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one). A
+ * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`.
  */
 import type {
   MessagesAnswerBlock,
@@ -29,6 +30,7 @@ export class ChatChunksToMessageEvents {
   /** Tool calls by their chat index → their block index. */
   private readonly toolBlocks = new Map<number, number>();
   private stopReason: MessagesStopReason = null;
+  private refused = false;
   private usage: Usage | undefined;
 
   /** The events of one chunk, framed. */
@@ -51,10 +53,12 @@ export class ChatChunksToMessageEvents {
       if (block.thinking) out += this.delta({ type: 'thinking_delta', thinking: block.thinking });
       if (block.signature) out += this.delta({ type: 'signature_delta', signature: block.signature });
     }
-    if (typeof delta.content === 'string' && delta.content !== '') {
+    for (const text of [delta.content, delta.refusal]) {
+      if (typeof text !== 'string' || text === '') continue;
       if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
-      out += this.delta({ type: 'text_delta', text: delta.content });
+      out += this.delta({ type: 'text_delta', text });
     }
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') this.refused = true;
     for (const call of delta.tool_calls ?? []) {
       if (!this.toolBlocks.has(call.index)) {
         out += this.openBlock(
@@ -90,7 +94,7 @@ export class ChatChunksToMessageEvents {
     const usage = messagesUsage(this.usage);
     out += sse({
       type: 'message_delta',
-      delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null },
+      delta: { stop_reason: this.refused ? 'refusal' : (this.stopReason ?? 'end_turn'), stop_sequence: null },
       usage,
     });
     return out + sse({ type: 'message_stop' });

@@ -1,7 +1,9 @@
 /**
  * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`) first,
  * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
- * Anthropic's terms (cache reads apart from `input_tokens`).
+ * Anthropic's terms (cache reads apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
+ * model that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a
+ * text block.
  */
 import type {
   MessagesAnswer,
@@ -65,6 +67,8 @@ export function chatToMessage(completion: ChatCompletion & { hook_results?: unkn
     }
   }
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
+  const refusal = choice?.message.refusal;
+  if (refusal) content.push({ type: 'text', text: refusal });
   for (const call of choice?.message.tool_calls ?? []) {
     content.push({
       type: 'tool_use',
@@ -79,7 +83,7 @@ export function chatToMessage(completion: ChatCompletion & { hook_results?: unkn
     role: 'assistant',
     model: completion.model,
     content,
-    stop_reason: messagesStopReason(choice?.finish_reason ?? 'stop'),
+    stop_reason: refusal ? 'refusal' : messagesStopReason(choice?.finish_reason ?? 'stop'),
     stop_sequence: null,
     usage: messagesUsage(completion.usage),
     ...(completion.hook_results !== undefined ? { hook_results: completion.hook_results } : {}),
