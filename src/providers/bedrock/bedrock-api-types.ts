@@ -25,7 +25,13 @@ export interface BedrockMessage {
 }
 
 export interface BedrockToolSpec {
-  toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } };
+  toolSpec: {
+    name: string;
+    description?: string;
+    inputSchema: { json: Record<string, unknown> };
+    /** Structured-output enforcement of the tool's input. */
+    strict?: boolean;
+  };
 }
 
 export type BedrockToolChoice =

@@ -17,7 +17,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     temperature: '→ inferenceConfig.temperature',
     top_p: '→ inferenceConfig.topP',
     stop: '→ inferenceConfig.stopSequences',
-    tools: '→ toolConfig.tools[].toolSpec',
+    tools: '→ toolConfig.tools[].toolSpec (strict passed through)',
     tool_choice:
       '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any; none → tools left out, or sent without a choice when the history holds tool calls)',
     response_format:

@@ -4,10 +4,10 @@ import { applyAllowedTools } from '../shared/allowed-tools.js';
 import type { BedrockToolConfig } from './bedrock-api-types.js';
 
 /**
- * OpenAI tools → Converse `toolConfig`. `required` is `any`, a named function is `tool`; `allowed_tools`
- * offers only the allowed tools, with its mode as the choice. Converse has no
- * `none`: the tools are left out, unless the history holds tool calls (Converse then requires the tool
- * definitions), in which case they are sent without a choice.
+ * OpenAI tools → Converse `toolConfig`; `strict: true` is kept (Converse then enforces the tool's input
+ * schema). `required` is `any`, a named function is `tool`; `allowed_tools` offers only the allowed tools,
+ * with its mode as the choice. Converse has no `none`: the tools are left out, unless the history holds
+ * tool calls (Converse then requires the tool definitions), in which case they are sent without a choice.
  */
 export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolConfig | undefined {
   const { tools, choice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
@@ -32,6 +32,7 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
         name: tool.function.name,
         ...(tool.function.description ? { description: tool.function.description } : {}),
         inputSchema: { json: tool.function.parameters ?? { type: 'object', properties: {} } },
+        ...(tool.function.strict === true ? { strict: true } : {}),
       },
     };
   });

@@ -162,6 +162,14 @@ describe('bedrock request translation', () => {
     expect((await build({ tools: [weatherTool], tool_choice: 'none' })).body.toolConfig).toBeUndefined();
   });
 
+  it('keeps strict on a tool', async () => {
+    const { body } = await build({
+      tools: [{ ...weatherTool, function: { ...weatherTool.function, strict: true } }],
+    });
+    expect(body.toolConfig.tools[0].toolSpec.strict).toBe(true);
+    expect((await build({ tools: [weatherTool] })).body.toolConfig.tools[0].toolSpec.strict).toBeUndefined();
+  });
+
   it('offers only the tools of an allowed_tools choice, its mode as the choice', async () => {
     const timeTool = { type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } };
     for (const [mode, expected] of [
