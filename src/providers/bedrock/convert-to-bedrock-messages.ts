@@ -81,10 +81,8 @@ function contentPart(part: UserContentPart, where: string): BedrockContentBlock[
     const file = part.file ?? {};
     const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
     if (data?.mediaType === 'application/pdf') {
-      // Converse document names allow letters, digits, spaces, hyphens, parentheses and brackets only.
-      const name = (file.filename ?? 'document').replace(/\.pdf$/i, '').replace(/[^A-Za-z0-9 ()[\]-]/g, ' ');
       return [
-        { document: { format: 'pdf', name: name.trim() || 'document', source: { bytes: data.base64 } } },
+        { document: { format: 'pdf', name: documentName(file.filename), source: { bytes: data.base64 } } },
         ...cachePoint,
       ];
     }
@@ -103,6 +101,24 @@ function contentPart(part: UserContentPart, where: string): BedrockContentBlock[
       param: where,
     },
   );
+}
+
+/** Converse's longest document name. */
+const DOCUMENT_NAME_MAX = 200;
+
+/**
+ * A file name as Converse takes a document's: letters, digits, hyphens, parentheses and square brackets,
+ * single spaces between them (no run of whitespace), 1–200 characters. Anything else becomes a space.
+ */
+function documentName(filename: string | undefined): string {
+  const name = (filename ?? '')
+    .replace(/\.pdf$/i, '')
+    .replace(/[^A-Za-z0-9 ()[\]-]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, DOCUMENT_NAME_MAX)
+    .trimEnd();
+  return name || 'document';
 }
 
 function assistantContent(message: AssistantMessage, where: string): BedrockContentBlock[] {

@@ -138,6 +138,33 @@ describe('bedrock request translation', () => {
     expect(error.param).toBe('messages[2].content[1].image_url');
   });
 
+  const documentOf = async (filename: string) =>
+    (
+      await build({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'file', file: { filename, file_data: 'data:application/pdf;base64,JVBERi0=' } },
+            ],
+          },
+        ],
+      })
+    ).body.messages[0].content[0].document;
+
+  it.each([
+    ['Q3__report.pdf', 'Q3 report'],
+    ['invoice_2024.v2.final.pdf', 'invoice 2024 v2 final'],
+    ['my  notes (draft) [v1].PDF', 'my notes (draft) [v1]'],
+    ['__.pdf', 'document'],
+  ])('names the PDF %s %j, as Converse allows', async (filename, name) => {
+    expect(await documentOf(filename)).toEqual({ format: 'pdf', name, source: { bytes: 'JVBERi0=' } });
+  });
+
+  it('cuts a PDF name to the 200 characters Converse allows', async () => {
+    expect((await documentOf(`${'x'.repeat(250)}.pdf`)).name).toBe('x'.repeat(200));
+  });
+
   it('translates tools and tool_choice', async () => {
     const expectations: Array<[unknown, unknown]> = [
       ['auto', { auto: {} }],
