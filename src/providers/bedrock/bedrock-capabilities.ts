@@ -19,7 +19,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     stop: '→ inferenceConfig.stopSequences',
     tools: '→ toolConfig.tools[].toolSpec (strict passed through)',
     tool_choice:
-      '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any; none → tools left out, or sent without a choice when the history holds tool calls)',
+      '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any; none → tools left out, or sent without a choice when the history holds tool calls; a history with tool calls and no tools gets one inert placeholder tool, no_tools_available, since Converse requires a toolConfig with it)',
     response_format:
       'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',
     thinking:

@@ -8,6 +8,8 @@ import type { BedrockToolConfig } from './bedrock-api-types.js';
  * schema). `required` is `any`, a named function is `tool`; `allowed_tools` offers only the allowed tools,
  * with its mode as the choice. Converse has no `none`: the tools are left out, unless the history holds
  * tool calls (Converse then requires the tool definitions), in which case they are sent without a choice.
+ * A history with tool calls and no tools at all (valid for OpenAI) gets one inert placeholder tool, since
+ * Converse refuses toolUse and toolResult blocks without a toolConfig.
  */
 export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolConfig | undefined {
   const { tools, choice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
@@ -15,7 +17,7 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
     if (typeof choice === 'object' || choice === 'required') {
       throw new GatewayError('invalid_body', 'tool_choice needs tools', { param: 'tool_choice' });
     }
-    return undefined;
+    return historyHasTools(body.messages ?? []) ? { tools: [NO_TOOLS_PLACEHOLDER] } : undefined;
   }
   const specs = tools.map((tool, i) => {
     if (tool.type !== 'function') {
@@ -49,6 +51,15 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
   }
   return { tools: specs, toolChoice: { auto: {} } };
 }
+
+/** What Converse is given as the tools of a turn that offers none after a history with tool calls. */
+const NO_TOOLS_PLACEHOLDER = {
+  toolSpec: {
+    name: 'no_tools_available',
+    description: 'No tools are available in this turn. Do not call this tool; answer in text.',
+    inputSchema: { json: { type: 'object', properties: {} } },
+  },
+};
 
 function historyHasTools(messages: ChatMessage[]): boolean {
   return messages.some((m) => m.role === 'tool' || ('tool_calls' in m && (m.tool_calls?.length ?? 0) > 0));

@@ -215,6 +215,24 @@ describe('bedrock request translation', () => {
     }
   });
 
+  it('gives a tool history without tools a placeholder tool, since Converse requires a toolConfig with it', async () => {
+    const history = [
+      { role: 'user', content: 'Paris?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 't1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 't1', content: 'Sunny' },
+    ];
+    const { body } = await build({ messages: history });
+    expect(body.toolConfig.tools.map((tool: WireBody) => tool.toolSpec.name)).toEqual(['no_tools_available']);
+    expect(body.toolConfig.toolChoice).toBeUndefined();
+    expect((await build({})).body.toolConfig).toBeUndefined();
+  });
+
   it('sends tool history back, merging tool results into one user turn', async () => {
     const { body } = await build({
       tools: [weatherTool],
