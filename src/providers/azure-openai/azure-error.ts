@@ -1,7 +1,9 @@
 /**
  * Azure's error answers → ProviderError. Azure speaks OpenAI's `{"error":{...}}` but with its own codes
  * (`"401"`, `"429"`, `DeploymentNotFound`, `content_filter` with an `innererror` verdict) and often a
- * `type` of null; the codes are mapped to OpenAI's and the wait hint of a 429 message is read.
+ * `type` of null; the codes are mapped to OpenAI's and the wait hint of a 429 message is read. Its
+ * authoring APIs (Files, fine-tuning, Batch) answer the Microsoft REST guidelines' ErrorResponse, which
+ * names the field at fault `target` where OpenAI says `param`.
  */
 import { ProviderError } from '../../core/errors.js';
 import { openAIErrorFromResponse } from '../openai/index.js';
@@ -24,14 +26,15 @@ export function azureErrorFromResponse(provider: string, res: UpstreamErrorRespo
   const code =
     base.code === null ? null : (AZURE_CODES[base.code] ?? (/^\d+$/.test(base.code) ? null : base.code));
   const retryAfterMs = base.retryAfterMs ?? retryHintMs(base.message);
-  if (code === base.code && retryAfterMs === base.retryAfterMs) return base;
+  const param = base.param ?? targetOf(res.bodyText);
+  if (code === base.code && retryAfterMs === base.retryAfterMs && param === base.param) return base;
   return new ProviderError({
     status: base.status,
     provider,
     message: base.message,
     type: base.type,
     code,
-    param: base.param,
+    param,
     retryAfterMs,
     headers: base.headers,
   });
@@ -41,4 +44,14 @@ export function azureErrorFromResponse(provider: string, res: UpstreamErrorRespo
 function retryHintMs(message: string): number | undefined {
   const match = /retry after (\d+) seconds?/i.exec(message);
   return match ? Number(match[1]) * 1000 : undefined;
+}
+
+/** The ErrorResponse's `target` ("the location where the error happened"), null when there is none. */
+function targetOf(bodyText: string): string | null {
+  try {
+    const target = (JSON.parse(bodyText) as { error?: { target?: unknown } } | null)?.error?.target;
+    return typeof target === 'string' && target !== '' ? target : null;
+  } catch {
+    return null;
+  }
 }

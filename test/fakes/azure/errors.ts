@@ -5,6 +5,8 @@ export interface AzureErrorBody {
     code: string;
     message: string;
     param?: string | null;
+    /** Azure's ErrorResponse (its authoring APIs: Files, fine-tuning, Batch): where the error happened. */
+    target?: string;
     type?: string | null;
     status?: number;
     innererror?: unknown;
@@ -52,6 +54,10 @@ export const azureErrors = {
         },
       },
     },
+  }),
+  /** The ErrorResponse of Azure's fine-tuning API (Microsoft REST guidelines: `target`, no `param`). */
+  invalidPayload: (target: string): AzureErrorBody => ({
+    error: { code: 'invalidPayload', message: 'The training file is not valid JSONL.', target },
   }),
   serverError: (): AzureErrorBody => ({
     error: {

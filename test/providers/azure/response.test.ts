@@ -134,6 +134,12 @@ describe('Azure errors', () => {
     expect(error(404, azureErrors.deploymentNotFound()).code).toBe('model_not_found');
   });
 
+  it("names the field of an ErrorResponse's target as param", () => {
+    const e = error(400, azureErrors.invalidPayload('training_file'));
+    expect([e.status, e.code, e.param]).toEqual([400, 'invalidPayload', 'training_file']);
+    expect(e.message).toBe('The training file is not valid JSONL.');
+  });
+
   it('keeps the status of a body that is not JSON', () => {
     const e = azureAIAdapter.parseError(req(false), {
       status: 503,
