@@ -217,6 +217,32 @@ describe('fine-tuning jobs', () => {
     expect(error.status).toBe(400);
     expect(error.message).toContain('"anthropic"');
     expect((error.error as { param: string }).param).toBe('x-gateway-provider');
+
+    // A virtual key chose it: the header or config key that named the virtual key.
+    const created = await fetch(`${gateway.url}/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({ slug: 'ft-claude', name: 'claude', provider: 'anthropic', api_key: 'sk-ant-x' }),
+    });
+    expect(created.status).toBe(200);
+    for (const [headers, param] of [
+      [{ 'x-gateway-virtual-key': 'ft-claude' }, 'x-gateway-virtual-key'],
+      [{ 'x-gateway-config': JSON.stringify({ virtual_key: 'ft-claude' }) }, 'config.virtual_key'],
+      [
+        {
+          'x-gateway-config': JSON.stringify({
+            strategy: { mode: 'fallback' },
+            targets: [{ virtual_key: 'ft-claude' }],
+          }),
+        },
+        'config.targets[0].virtual_key',
+      ],
+    ] as const) {
+      const refused = await failure(
+        sdk(gateway, headers).fineTuning.jobs.create({ model: 'claude', training_file: 'file-x' }),
+      );
+      expect([refused.status, (refused.error as { param: string }).param]).toEqual([400, param]);
+    }
   });
 
   it('refuses bad bodies with a 400 naming the field', async () => {

@@ -44,6 +44,14 @@ export function accountOf(resolved: ResolvedTarget, resources: ProviderResourceA
   return hash.digest('base64url');
 }
 
+/** The key of a node that chose its provider: `provider` when it names one, else its virtual key (whose
+ * stored provider applies, resolve-target.ts). */
+function choosingKey(node: TargetConfig): 'provider' | 'virtual_key' {
+  return typeof node.provider !== 'string' && typeof node.virtual_key === 'string'
+    ? 'virtual_key'
+    : 'provider';
+}
+
 /** The target of a request for `kind`; 400 naming the provider when it has no such API. */
 export async function resourceTarget(
   deps: GatewayDeps,
@@ -67,7 +75,7 @@ export async function resourceTarget(
       'unsupported_endpoint',
       `Provider "${resolved.adapter.id}" has no ${LABELS[kind]} API the gateway can use ` +
         '(OpenAI and Azure OpenAI have one)',
-      { param: paramFor(leaf.node, leaf.path, 'provider') },
+      { param: paramFor(leaf.node, leaf.path, choosingKey(leaf.node)) },
     );
   }
   return { ...resolved, resources, account: accountOf(resolved, resources) };
