@@ -7,6 +7,8 @@ import {
 import { chatBodyCases, completionBodyCases, embeddingBodyCases } from './cases.js';
 import { goodCompletionBodies, goodEmbeddingBodies, minimalChatBodies, richChatBody } from './good-bodies.js';
 import { expectGatewayError } from './assert-rejects.js';
+import { validateCreateBatch } from '../../src/server/routes/batch-body.js';
+import { validateCreateFineTuningJob } from '../../src/server/routes/fine-tuning-body.js';
 
 const validators = [
   ['chat', validateChatCompletionRequest, chatBodyCases],
@@ -101,5 +103,31 @@ describe('messages for pattern-checked fields', () => {
     expect(() => validateChatCompletionRequest(body)).toThrow(
       'logit_bias.hello is not a token id: logit_bias keys must be strings of digits',
     );
+  });
+});
+
+describe('metadata limits of the fine-tuning and batch bodies', () => {
+  const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+  it.each([
+    [
+      'fine-tuning job',
+      (metadata: unknown) => validateCreateFineTuningJob({ model: 'm', training_file: 'f', metadata }),
+    ],
+    [
+      'batch',
+      (metadata: unknown) =>
+        validateCreateBatch({
+          input_file_id: 'f',
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+          metadata,
+        }),
+    ],
+  ])('%s: says the 16-pair limit and the value length', (_name, validate) => {
+    expect(() => validate(tooMany)).toThrow('metadata has 17 keys: at most 16 are allowed');
+    expect(() => validate({ k: 'v'.repeat(513) })).toThrow('metadata.k must be at most 512 characters');
+    expect(() =>
+      validate(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']))),
+    ).not.toThrow();
   });
 });

@@ -152,6 +152,8 @@ function checkObject(
 ): Found | null {
   if (shapeOf(value) !== 'object') return fail(s, path, depth, 'must be an object');
   const record = value as Record<string, unknown>;
+  const counted = checkKeyCount(s, record, path, depth);
+  if (counted !== null) return counted;
   const properties = (s.properties ?? {}) as Record<string, TSchema>;
   // An unknown key first: in a closed object it is usually a misspelling of the "missing" one.
   if (s.additionalProperties === false) {
@@ -193,6 +195,8 @@ function checkRecord(
   refs: SchemaRefs,
 ): Found | null {
   if (shapeOf(value) !== 'object') return fail(s, path, depth, 'must be an object');
+  const counted = checkKeyCount(s, value as Record<string, unknown>, path, depth);
+  if (counted !== null) return counted;
   const [pattern, valueSchema] = Object.entries(s.patternProperties as Record<string, TSchema>)[0]!;
   const keyPattern = new RegExp(pattern);
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
@@ -206,6 +210,24 @@ function checkRecord(
     }
     const found = walk(valueSchema, item, child, depth + 1, refs);
     if (found !== null) return found;
+  }
+  return null;
+}
+
+/** `minProperties` / `maxProperties` (metadata's 16 pairs): said with the limit, not left to the compiled
+ * checker, whose message under a union is only "Expected union value". */
+function checkKeyCount(
+  s: TSchema,
+  record: Record<string, unknown>,
+  path: string,
+  depth: number,
+): Found | null {
+  const count = Object.keys(record).length;
+  if (typeof s.maxProperties === 'number' && count > s.maxProperties) {
+    return fail(s, path, depth, `has ${count} keys: at most ${s.maxProperties} are allowed`);
+  }
+  if (typeof s.minProperties === 'number' && count < s.minProperties) {
+    return fail(s, path, depth, `has ${count} keys: at least ${s.minProperties} are needed`);
   }
   return null;
 }
