@@ -50,6 +50,24 @@ describe('gateway files', () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('HTTP 404');
   });
+  it('downloads to stdout byte for byte: characters split across chunks, binary files', async () => {
+    // ~1.5 MB of 3-byte characters: many network chunks, most of them ending inside a character.
+    const line = JSON.stringify({ messages: [{ role: 'user', content: '日本語のテキスト'.repeat(20) }] });
+    const text = Buffer.from(`${Array(3000).fill(line).join('\n')}\n`);
+    const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00, 0x80]);
+    for (const [name, bytes] of [
+      ['train-ja.jsonl', text],
+      ['image.png', binary],
+    ] as const) {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      const uploaded = await cli(['--json', 'files', 'upload', path, '--purpose', 'vision']);
+      expect(uploaded.code, uploaded.stderr).toBe(0);
+      const printed = await cli(['files', 'download', uploaded.json().id as string]);
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdoutBytes.equals(bytes), name).toBe(true);
+    }
+  });
 });
 
 describe('gateway batches', () => {

@@ -5,6 +5,8 @@ import type { TestGateway } from '../helpers/gateway.js';
 export interface CliRun {
   code: number;
   stdout: string;
+  /** The bytes written to stdout, as a pipe would get them. */
+  stdoutBytes: Buffer;
   stderr: string;
   json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API's JSON
 }
@@ -15,13 +17,15 @@ export async function runCliAgainst(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CliRun> {
-  let stdout = '';
+  const stdout: Buffer[] = [];
   let stderr = '';
   const io: CliIo = {
-    stdout: (text) => void (stdout += text),
+    stdout: (data) => void stdout.push(Buffer.from(data)),
     stderr: (text) => void (stderr += text),
     env: { GATEWAY_URL: gateway.origin, GATEWAY_API_KEY: gateway.adminKey, ...env },
   };
   const code = await runCli(args, io);
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+  const stdoutBytes = Buffer.concat(stdout);
+  const text = stdoutBytes.toString('utf8');
+  return { code, stdout: text, stdoutBytes, stderr, json: () => JSON.parse(text) };
 }

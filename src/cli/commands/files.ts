@@ -36,7 +36,9 @@ export async function downloadFile(api: ApiClient, io: CliIo, id: string, output
     await pipeline(body, createWriteStream(output));
     return;
   }
-  for await (const chunk of body) io.stdout(Buffer.from(chunk as Uint8Array).toString('utf8'));
+  // Bytes as they come: decoding each chunk as text would break a character split between two chunks,
+  // and every binary file.
+  for await (const chunk of body) await io.stdout(chunk as Uint8Array);
 }
 
 const fileTable = (files: FileObject[]) =>
