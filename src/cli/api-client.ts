@@ -51,8 +51,14 @@ export function createApiClient(options: { url: string; key: string | undefined 
         headers: { 'x-gateway-api-key': options.key, ...init.headers },
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new CliError(`Cannot reach the gateway at ${base} (${cause})`);
+      const cause = (error as { cause?: { code?: unknown; name?: unknown; message?: unknown } }).cause;
+      // A file part that cannot be read (gone, or no longer readable, since it was checked) fails the
+      // request as fetch does for a network error; it is not the gateway's doing.
+      if (cause?.name === 'NotReadableError') {
+        throw new CliError(`A file being uploaded could not be read (${String(cause.message)})`);
+      }
+      const reason = typeof cause?.code === 'string' ? cause.code : (error as Error).message;
+      throw new CliError(`Cannot reach the gateway at ${base} (${reason})`);
     }
   }
 

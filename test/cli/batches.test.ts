@@ -1,5 +1,5 @@
 /** `gateway files …` and `gateway batches …` against a real gateway and a fake provider. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,19 @@ describe('gateway files', () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('HTTP 404');
   });
+  it('refuses to upload a path that is not a readable file, naming it', async () => {
+    const missing = join(dir, 'missing.jsonl');
+    const gone = await cli(['files', 'upload', missing]);
+    expect([gone.code, gone.stderr.trim()]).toEqual([1, `error: Cannot read ${missing}: no such file`]);
+    const folder = join(dir, 'folder');
+    mkdirSync(folder);
+    const directory = await cli(['files', 'upload', folder, '--purpose', 'fine-tune']);
+    expect([directory.code, directory.stderr.trim()]).toEqual([
+      1,
+      `error: ${folder} is not a file (it is a directory)`,
+    ]);
+  });
+
   it('downloads to stdout byte for byte: characters split across chunks, binary files', async () => {
     // ~1.5 MB of 3-byte characters: many network chunks, most of them ending inside a character.
     const line = JSON.stringify({ messages: [{ role: 'user', content: '日本語のテキスト'.repeat(20) }] });

@@ -1,6 +1,6 @@
 /** `gateway fine-tuning …` and `gateway batches create --window 24h` against a real gateway and the fake
  * OpenAI's Files, fine-tuning and Batch APIs. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,24 @@ describe('gateway fine-tuning', () => {
     const cancel = await cli(['fine-tuning', 'cancel', id]);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toContain('HTTP 400');
+  });
+});
+
+describe('gateway fine-tuning create with a training file that cannot be read', () => {
+  it('names the path (a directory), not an unreachable gateway', async () => {
+    const folder = join(dir, 'data');
+    mkdirSync(folder);
+    const run = await cli([
+      'fine-tuning',
+      'create',
+      'gpt-4o-mini',
+      '--training-file',
+      folder,
+      '--config',
+      JSON.stringify(target(upstream)),
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${folder} is not a file`);
   });
 });
 

@@ -1,11 +1,12 @@
 /** `gateway files …`: upload (streamed from disk), list, get, download (streamed to disk) and delete. */
-import { createWriteStream, openAsBlob } from 'node:fs';
+import { constants, createWriteStream, openAsBlob } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Command } from 'commander';
-import type { ApiClient } from '../api-client.js';
+import { CliError, type ApiClient } from '../api-client.js';
 import { commandContext } from '../context.js';
 import { formatTable } from '../format-table.js';
 import type { CliIo } from '../io.js';
@@ -19,7 +20,26 @@ export interface FileObject {
   purpose: string;
 }
 
+/** Refuses, naming it, a path that is not a file the CLI may read: otherwise the upload fails as it is
+ * sent, which looks like a gateway that cannot be reached. */
+async function checkReadableFile(path: string): Promise<void> {
+  try {
+    const stats = await stat(path);
+    if (!stats.isFile()) {
+      throw new CliError(`${path} is not a file${stats.isDirectory() ? ' (it is a directory)' : ''}`);
+    }
+    await access(path, constants.R_OK);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new CliError(`Cannot read ${path}: ${reason}`);
+  }
+}
+
 export async function uploadFile(api: ApiClient, path: string, purpose: string): Promise<FileObject> {
+  await checkReadableFile(path);
   const form = new FormData();
   form.set('purpose', purpose);
   // A Blob backed by the file: its bytes are read as the request is sent, not loaded first.
