@@ -60,6 +60,20 @@ describe('gateway fine-tuning', () => {
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toContain('ft:gpt-4o-mini:org-fake:cli:');
     expect((await cli(['fine-tuning', 'events', id])).stdout).toContain('successfully completed');
+    // The table shows the event ids that --after takes.
+    const firstPage = (await cli(['--json', 'fine-tuning', 'events', id, '--limit', '2'])).json();
+    const table = await cli(['fine-tuning', 'events', id, '--limit', '2']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+CREATED\s+LEVEL\s+MESSAGE/);
+    for (const event of firstPage.data as Array<{ id: string }>) expect(table.stdout).toContain(event.id);
+    const next = await cli([
+      '--json',
+      'fine-tuning',
+      'events',
+      id,
+      '--after',
+      firstPage.data[1].id as string,
+    ]);
+    expect(next.json().data[0].id).not.toBe(firstPage.data[0].id);
     expect((await cli(['fine-tuning', 'checkpoints', id])).stdout).toContain('ckpt-step-3');
     const cancel = await cli(['fine-tuning', 'cancel', id]);
     expect(cancel.code).toBe(1);

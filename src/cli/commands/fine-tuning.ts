@@ -116,6 +116,7 @@ export function fineTuningCommand(io: CliIo): Command {
       }>('GET', `/fine_tuning/jobs/${encodeURIComponent(id)}/events${pageQuery(options)}`);
       ctx.print(page, () =>
         formatTable(page.data, [
+          { header: 'ID', value: (e) => e.id },
           { header: 'CREATED', value: (e) => new Date(e.created_at * 1000).toISOString() },
           { header: 'LEVEL', value: (e) => e.level },
           { header: 'MESSAGE', value: (e) => e.message },
