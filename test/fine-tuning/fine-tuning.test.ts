@@ -273,6 +273,19 @@ describe('fine-tuning jobs', () => {
     expect([wrong.status, (wrong.error as { param: string }).param]).toEqual([400, 'training_file']);
     const missing = await failure(client.fineTuning.jobs.create({ model: 'm', training_file: 'file_NOPE' }));
     expect([missing.status, (missing.error as { param: string }).param]).toEqual([404, 'training_file']);
+
+    // Both files are checked before either is sent: a refused validation file sends no training data.
+    const training = await gatewayFile('unsent.jsonl');
+    const before = fake.requests.length;
+    const refused = await failure(
+      client.fineTuning.jobs.create({
+        model: 'm',
+        training_file: training.id,
+        validation_file: batchFile.id,
+      }),
+    );
+    expect([refused.status, (refused.error as { param: string }).param]).toEqual([400, 'validation_file']);
+    expect(fake.requests.slice(before)).toEqual([]);
   });
 
   it('answers a provider error in the OpenAI shape without the key', async () => {

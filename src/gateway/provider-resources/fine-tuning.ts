@@ -8,12 +8,14 @@
 import { GatewayError } from '../../core/errors.js';
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
-import { providerFileId } from './provider-files.js';
+import { gatewayFileOf, providerCopy } from './provider-files.js';
 import { callResource, pageQuery, jsonBody } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
 
 export const FINISHED_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
+
+const FILE_FIELDS = ['training_file', 'validation_file'] as const;
 
 type Json = Record<string, unknown>;
 
@@ -70,14 +72,23 @@ export async function createFineTuningJob(
 ): Promise<Json> {
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
+  // Both files are checked before either is sent: a refused validation file must not leave the
+  // training data at the provider.
+  const gatewayFiles = await Promise.all(
+    FILE_FIELDS.map(async (field) => {
+      const id = body[field];
+      if (typeof id !== 'string') return undefined;
+      const file = await gatewayFileOf(deps, workspaceId, id, 'fine-tune', field);
+      return file && { field, file };
+    }),
+  );
   const fileIds: Record<string, string> = {};
   const send = { ...body };
-  for (const field of ['training_file', 'validation_file'] as const) {
-    const id = body[field];
-    if (typeof id !== 'string') continue;
-    const sent = await providerFileId(deps, target, workspaceId, id, 'fine-tune', field);
-    send[field] = sent;
-    if (sent !== id) fileIds[sent] = id;
+  for (const named of gatewayFiles) {
+    if (!named) continue;
+    const copy = await providerCopy(deps, target, named.file, 'fine-tune', named.field);
+    send[named.field] = copy.id;
+    fileIds[copy.id] = named.file.id;
   }
   const object = await callResource(deps, target, {
     method: 'POST',

@@ -31,7 +31,22 @@ export async function providerFileId(
   param: string,
   rewriteLine?: LineRewrite,
 ): Promise<string> {
-  if (!fileId.startsWith('file_')) return fileId;
+  const file = await gatewayFileOf(deps, workspaceId, fileId, purpose, param);
+  if (!file) return fileId;
+  return (await providerCopy(deps, target, file, purpose, param, rewriteLine)).id;
+}
+
+/** The gateway file `fileId` names, checked: 404 when the workspace has no such file, 400 when it was
+ * uploaded for another purpose (both naming `param`). Undefined for an id that is not a gateway file's (a
+ * provider's own `file-…`, passed on as it is). Check every file of a request before sending any. */
+export async function gatewayFileOf(
+  deps: GatewayDeps,
+  workspaceId: string,
+  fileId: string,
+  purpose: string,
+  param: string,
+): Promise<StoredFile | undefined> {
+  if (!fileId.startsWith('file_')) return undefined;
   const file = await deps.store.files.get(workspaceId, fileId);
   if (!file) {
     throw new GatewayError('not_found', `No file ${fileId} in this workspace`, { param });
@@ -43,16 +58,35 @@ export async function providerFileId(
       { param },
     );
   }
+  return file;
+}
+
+/** The provider's copy of a gateway file in the target's account. */
+export interface ProviderCopy {
+  id: string;
+  /** Remembered from an earlier upload rather than sent now. */
+  known: boolean;
+}
+
+/** The provider's copy of `file` in the target's account: the one remembered, else uploaded now. */
+export async function providerCopy(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  file: StoredFile,
+  purpose: string,
+  param: string,
+  rewriteLine?: LineRewrite,
+): Promise<ProviderCopy> {
   const { providerFiles } = deps.store;
   const deadline = Date.now() + STALE_CLAIM_MS + WAIT_STEP_MS * 4;
   for (;;) {
     const claim = await providerFiles.claim(file.id, target.account, target.adapter.id, STALE_CLAIM_MS);
-    if (claim.state === 'known') return claim.provider_file_id;
+    if (claim.state === 'known') return { id: claim.provider_file_id, known: true };
     if (claim.state === 'claimed') {
       try {
         const id = await uploadFile(deps, target, file, purpose, rewriteLine);
         await providerFiles.remember(file.id, target.account, claim.claimed_at_ms, id);
-        return id;
+        return { id, known: false };
       } catch (err) {
         await providerFiles.release(file.id, target.account, claim.claimed_at_ms).catch(() => undefined);
         throw err;
