@@ -55,6 +55,9 @@ export interface ProviderFileRepository {
   remember(fileId: string, account: string, claimedAtMs: number, providerFileId: string): Promise<void>;
   /** Gives up the claim made at `claimedAtMs` (the upload failed). */
   release(fileId: string, account: string, claimedAtMs: number): Promise<void>;
+  /** Forgets the copy `providerFileId` (the provider no longer has it), so that the next use sends the
+   * file again; a copy remembered since by another use is kept. */
+  forget(fileId: string, account: string, providerFileId: string): Promise<void>;
 }
 
 /** A gateway batch that runs on the provider's Batch API. */

@@ -160,6 +160,24 @@ describe('fine-tuning jobs', () => {
     expect(refused.headers?.get('x-gateway-error-source')).toBe('provider');
   });
 
+  it('sends a gateway file again when the provider no longer has the copy it was given', async () => {
+    const training = await gatewayFile('lost.jsonl');
+    const first = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const lost = [...fake.resources.jobs.values()].at(-1)!.training_file as string;
+    fake.resources.files.delete(lost); // deleted in the provider's dashboard, or by its retention
+    const before = uploads().length;
+    const second = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    expect(second).toMatchObject({ training_file: training.id, status: 'validating_files' });
+    expect(second.id).not.toBe(first.id);
+    expect(uploads()).toHaveLength(before + 1);
+    const copy = [...fake.resources.jobs.values()].at(-1)!.training_file as string;
+    expect(copy).not.toBe(lost);
+    expect(fake.resources.files.get(copy)?.content.toString()).toBe(TRAINING);
+    // Remembered: the next job sends nothing again.
+    await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    expect(uploads()).toHaveLength(before + 1);
+  });
+
   it('passes a provider file id through without uploading anything', async () => {
     const before = uploads().length;
     const own = fake.resources.addFile('own.jsonl', 'fine-tune', Buffer.from(TRAINING));

@@ -72,6 +72,21 @@ function contract(open: () => Promise<Nodes>) {
     expect((await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).state).toBe('claimed');
   });
 
+  it('forgets a copy the provider lost, only while it is the one remembered', async () => {
+    const file = `file_${randomBytes(6).toString('hex')}`;
+    const claim = (await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)) as {
+      claimed_at_ms: number;
+    };
+    await nodes.a.providerFiles.remember(file, 'acct', claim.claimed_at_ms, 'file-lost');
+    await nodes.b.providerFiles.forget(file, 'acct', 'file-other');
+    expect(await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).toEqual({
+      state: 'known',
+      provider_file_id: 'file-lost',
+    });
+    await nodes.b.providerFiles.forget(file, 'acct', 'file-lost');
+    expect((await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).state).toBe('claimed');
+  });
+
   it('keeps fine-tuning jobs per workspace, newest first, with the call encrypted', async () => {
     const workspace = `ws_${randomBytes(4).toString('hex')}`;
     const made = [];

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import { fileKey } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
@@ -103,6 +103,24 @@ export async function providerCopy(
     }
     await sleep(WAIT_STEP_MS);
   }
+}
+
+/** Whether the provider has lost its copy `copyId` of gateway file `fileId` (its Files API answers 404
+ * for it); a lost copy is forgotten, so that the next use sends the file again. */
+export async function forgetLostCopy(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  fileId: string,
+  copyId: string,
+): Promise<boolean> {
+  try {
+    await callResource(deps, target, { method: 'GET', path: `/files/${encodeURIComponent(copyId)}` });
+    return false;
+  } catch (err) {
+    if (!(err instanceof ProviderError) || err.status !== 404) return false;
+  }
+  await deps.store.providerFiles.forget(fileId, target.account, copyId);
+  return true;
 }
 
 function quoted(value: string): string {

@@ -153,6 +153,15 @@ export function createProviderFileRepository({ db }: RepositoryContext): Provide
         .where('claimed_at_ms', '=', claimedAtMs)
         .execute();
     },
+
+    async forget(fileId, account, providerFileId) {
+      await db
+        .deleteFrom('provider_files')
+        .where('file_id', '=', fileId)
+        .where('account', '=', account)
+        .where('provider_file_id', '=', providerFileId)
+        .execute();
+    },
   };
 }
 
