@@ -6,7 +6,16 @@ export interface Operation {
   tags: string[];
   requestBody?: unknown;
   response?: unknown;
-  parameters?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: unknown }>;
+  parameters?: Array<{
+    name: string;
+    in: 'path' | 'query' | 'header';
+    required?: boolean;
+    schema: unknown;
+    /** An object in the query as `name[key]=value` pairs (with `explode: true`). */
+    style?: 'deepObject';
+    explode?: boolean;
+    description?: string;
+  }>;
   /** Statuses beyond 200 and the error default that the operation answers with, and their bodies. */
   otherResponses?: Record<string, { description: string; schema?: unknown }>;
 }

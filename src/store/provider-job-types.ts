@@ -15,6 +15,8 @@ export interface StoredFineTuningJob {
   object: Record<string, unknown>;
   /** The gateway file ids the client named, by the provider file id each was sent as. */
   file_ids: Record<string, string>;
+  /** The metadata the client gave the job; null for none. */
+  metadata: Record<string, string> | null;
   /** Unix seconds. */
   created_at: number;
 }
@@ -24,13 +26,20 @@ export type NewFineTuningJob = Omit<StoredFineTuningJob, 'id' | 'created_at'> & 
   call: BatchCall;
 };
 
+export interface FineTuningJobQuery {
+  limit: number;
+  after?: string;
+  metadata?: Record<string, string> | null;
+}
+
 export interface FineTuningJobRepository {
   create(job: NewFineTuningJob): Promise<StoredFineTuningJob>;
   get(workspaceId: string, id: string): Promise<StoredFineTuningJob | undefined>;
-  /** Newest first; `after` is the id the next page starts after. */
+  /** Newest first; `after` is the id the next page starts after. `metadata`: only the jobs with each of
+   * these pairs; null: only those without metadata. */
   list(
     workspaceId: string,
-    query: { limit: number; after?: string },
+    query: FineTuningJobQuery,
   ): Promise<{ data: StoredFineTuningJob[]; has_more: boolean }>;
   /** Records the provider's object as last seen. */
   saw(id: string, status: string, object: Record<string, unknown>): Promise<void>;

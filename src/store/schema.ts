@@ -369,6 +369,8 @@ export interface FineTuningJobsTable {
   object: string;
   file_ids: string;
   call_encrypted: string;
+  /** The client's metadata (JSON text); null for none (0020_fine_tuning_job_metadata). */
+  metadata: string | null;
   created_at: Int8;
   updated_at_ms: Int8;
 }

@@ -227,6 +227,44 @@ describe('fine-tuning jobs', () => {
     expect((await failure(other.fineTuning.jobs.cancel(ids[0]))).status).toBe(404);
   });
 
+  it('lists the jobs with the metadata asked for (metadata[k]=v; metadata=null: none), paging among them', async () => {
+    const training = await gatewayFile();
+    const make = (metadata?: Record<string, string>) =>
+      client.fineTuning.jobs.create({
+        model: 'gpt-4o-mini',
+        training_file: training.id,
+        ...(metadata && { metadata }),
+      });
+    const alpha = await make({ team: 'alpha', run: 'x' });
+    const beta = await make({ team: 'beta', run: 'x' });
+    const beta2 = await make({ team: 'beta' });
+    const plain = await make();
+    const ids = async (query: Parameters<typeof client.fineTuning.jobs.list>[0]) =>
+      (await client.fineTuning.jobs.list(query)).data.map((j) => j.id);
+    expect(await ids({ metadata: { team: 'beta' } })).toEqual([beta2.id, beta.id]);
+    expect(await ids({ metadata: { team: 'beta', run: 'x' } })).toEqual([beta.id]);
+    expect(await ids({ metadata: { run: 'x' }, limit: 1, after: beta.id })).toEqual([alpha.id]);
+    const page = await client.fineTuning.jobs.list({ metadata: { team: 'beta' }, limit: 1 });
+    expect([page.data[0].id, page.data[0].metadata, page.has_more]).toEqual([
+      beta2.id,
+      { team: 'beta' },
+      true,
+    ]);
+    const none = await fetch(`${gateway.url}/fine_tuning/jobs?metadata=null&limit=100`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    const withoutMetadata = ((await none.json()) as { data: Array<{ id: string }> }).data.map((j) => j.id);
+    expect(withoutMetadata).toContain(plain.id);
+    expect(withoutMetadata).not.toContain(alpha.id);
+    const refused = await fetch(`${gateway.url}/fine_tuning/jobs?metadata=team`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect([refused.status, ((await refused.json()) as { error: { param: string } }).error.param]).toEqual([
+      400,
+      'metadata',
+    ]);
+  });
+
   it('refuses a provider without a fine-tuning API, naming it', async () => {
     const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
     const error = await failure(

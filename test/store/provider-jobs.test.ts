@@ -7,9 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
+import * as fineTuningJobMetadata from '../../src/store/migrations/0020_fine_tuning_job_metadata.js';
 import type { Store } from '../../src/store/types.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 
@@ -100,6 +103,7 @@ function contract(open: () => Promise<Nodes>) {
           status: 'queued',
           object: { id: `ftjob-${n}`, status: 'queued' },
           file_ids: { 'file-x': 'file_y' },
+          metadata: n === 2 ? null : { team: n === 1 ? 'a' : 'b', "it's": '%_"' },
           call,
         }),
       );
@@ -111,6 +115,17 @@ function contract(open: () => Promise<Nodes>) {
     const rest = await nodes.b.fineTuningJobs.list(workspace, { limit: 2, after: page.data[1].id });
     expect(rest.data.map((j) => j.provider_job_id)).toEqual(['ftjob-1']);
     expect(rest.has_more).toBe(false);
+    const ids = async (query: Parameters<Store['fineTuningJobs']['list']>[1]) =>
+      (await nodes.b.fineTuningJobs.list(workspace, query)).data.map((j) => j.provider_job_id);
+    expect(await ids({ limit: 10, metadata: { team: 'b' } })).toEqual(['ftjob-3']);
+    expect(await ids({ limit: 10, metadata: { "it's": '%_"' } })).toEqual(['ftjob-3', 'ftjob-1']);
+    expect(await ids({ limit: 1, after: made[2].id, metadata: { "it's": '%_"' } })).toEqual(['ftjob-1']);
+    expect(await ids({ limit: 10, metadata: { team: 'a', "it's": 'x' } })).toEqual([]);
+    expect(await ids({ limit: 10, metadata: null })).toEqual(['ftjob-2']);
+    expect((await nodes.a.fineTuningJobs.get(workspace, made[0].id))?.metadata).toEqual({
+      team: 'a',
+      "it's": '%_"',
+    });
     expect(await nodes.b.fineTuningJobs.get('ws_other', made[0].id)).toBeUndefined();
     expect(await nodes.b.fineTuningJobs.callOf(made[0].id)).toEqual(call);
     expect(await nodes.rawCall(made[0].id)).not.toContain('sk-very-secret-key');
@@ -193,5 +208,41 @@ describeWithPostgres('provider job repositories on PostgreSQL', () => {
         await dropSchema(schema);
       },
     };
+  });
+});
+
+describe('0020_fine_tuning_job_metadata', () => {
+  it('gives jobs made before it the metadata of their provider object', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-ft-metadata-'));
+    const store = await openStore({ dataDir, masterKey: randomBytes(32) });
+    const job = (n: number, object: Record<string, unknown>) =>
+      store.fineTuningJobs.create({
+        workspace_id: 'ws',
+        provider: 'openai',
+        provider_job_id: `ftjob-${n}`,
+        account: 'acct',
+        status: 'queued',
+        object,
+        file_ids: {},
+        metadata: null,
+        call: {
+          caller: { id: 'k', organisation_id: 'o', workspace_id: 'ws' },
+          headers: {},
+          metadata: {},
+          trace_id: 't',
+        },
+      });
+    const tagged = await job(1, { id: 'ftjob-1', metadata: { team: 'a' } });
+    const untagged = await job(2, { id: 'ftjob-2', metadata: null });
+    const db = new Kysely<unknown>({
+      dialect: new SqliteDialect({ database: new Database(join(dataDir, 'gateway.db')) }),
+    });
+    await fineTuningJobMetadata.down(db);
+    await fineTuningJobMetadata.up(db);
+    await db.destroy();
+    expect((await store.fineTuningJobs.get('ws', tagged.id))?.metadata).toEqual({ team: 'a' });
+    expect((await store.fineTuningJobs.get('ws', untagged.id))?.metadata).toBeNull();
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });

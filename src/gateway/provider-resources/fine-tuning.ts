@@ -7,7 +7,7 @@
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
-import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
+import type { FineTuningJobQuery, StoredFineTuningJob } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { forgetLostCopy, gatewayFileOf, providerCopy, type ProviderCopy } from './provider-files.js';
 import { callResource, pageQuery, jsonBody } from './resource-client.js';
@@ -24,6 +24,7 @@ export interface CreateFineTuningJob extends Json {
   model: string;
   training_file: string;
   validation_file?: string | null;
+  metadata?: Record<string, string> | null;
 }
 
 function statusOf(object: Json): string {
@@ -52,6 +53,8 @@ export function jobView(job: StoredFineTuningJob, object: Json = job.object): Js
     training_file: fileId(object.training_file),
     validation_file: fileId(object.validation_file),
     error: errorOf(object.error),
+    // The client's own, when the provider does not echo it.
+    metadata: object.metadata ?? job.metadata,
   };
 }
 
@@ -151,6 +154,7 @@ export async function createFineTuningJob(
     status: statusOf(object),
     object,
     file_ids: fileIds,
+    metadata: body.metadata ?? null,
     call: storedCallOf(origin),
   });
   return jobView(job);
@@ -176,7 +180,7 @@ export async function cancelFineTuningJob(deps: GatewayDeps, job: StoredFineTuni
 export async function listFineTuningJobs(
   deps: GatewayDeps,
   workspaceId: string,
-  query: { limit: number; after?: string },
+  query: FineTuningJobQuery,
 ): Promise<{ object: 'list'; data: Json[]; has_more: boolean }> {
   const page = await deps.store.fineTuningJobs.list(workspaceId, query);
   const data = await Promise.all(

@@ -17,7 +17,10 @@ import {
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tuning-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
-import { integerQuery, stringQuery, type Query } from './query-params.js';
+import { deepObjectQuery, integerQuery, stringQuery, type Query } from './query-params.js';
+
+/** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
+const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
 
 export async function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   async function jobOf(request: FastifyRequest): Promise<StoredFineTuningJob> {
@@ -46,9 +49,13 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
     );
   });
 
-  app.get('/fine_tuning/jobs', async (request) =>
-    listFineTuningJobs(deps, request.gw.apiKey.workspace_id, page(request, 20)),
-  );
+  app.get('/fine_tuning/jobs', async (request) => {
+    const metadata = deepObjectQuery(request.query as Query, 'metadata', METADATA_LIMITS);
+    return listFineTuningJobs(deps, request.gw.apiKey.workspace_id, {
+      ...page(request, 20),
+      ...(metadata !== undefined && { metadata }),
+    });
+  });
 
   app.get('/fine_tuning/jobs/:jobId', async (request) => refreshFineTuningJob(deps, await jobOf(request)));
 
@@ -85,9 +92,21 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/fine_tuning/jobs',
-    summary: "List the workspace's fine-tuning jobs, newest first (limit default 20; after)",
+    summary:
+      "List the workspace's fine-tuning jobs, newest first (limit default 20; after; metadata[k]=v, or metadata=null)",
     tags: ['Fine-tuning'],
-    parameters: paging(100),
+    parameters: [
+      ...paging(100),
+      {
+        name: 'metadata',
+        in: 'query' as const,
+        style: 'deepObject' as const,
+        explode: true,
+        schema: { type: 'object', additionalProperties: { type: 'string' } },
+        description:
+          'Only the jobs with each of these metadata pairs (`metadata[k]=v`); `metadata=null`: only those without metadata.',
+      },
+    ],
   },
   {
     method: 'get',

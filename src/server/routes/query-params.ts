@@ -40,6 +40,49 @@ export function oneOfQuery<T extends string>(
   return raw as T;
 }
 
+/**
+ * An object query parameter in OpenAPI's deepObject style (`metadata[team]=a&metadata[env]=prod`): its
+ * pairs, undefined when none is given; `name=null` asks for the items that have none (null).
+ */
+export function deepObjectQuery(
+  query: Record<string, unknown>,
+  name: string,
+  limits: { maxKeys: number; maxKeyLength: number; maxValueLength: number },
+): Record<string, string> | null | undefined {
+  if (query[name] === 'null') return null;
+  if (query[name] !== undefined) {
+    throw new GatewayError('invalid_query', `${name} takes ${name}[key]=value pairs, or null`, {
+      param: name,
+    });
+  }
+  const prefix = `${name}[`;
+  const pairs: Record<string, string> = {};
+  let count = 0;
+  for (const [raw, value] of Object.entries(query)) {
+    if (!raw.startsWith(prefix) || !raw.endsWith(']')) continue;
+    const key = raw.slice(prefix.length, -1);
+    if (key.length === 0 || key.length > limits.maxKeyLength) {
+      throw new GatewayError('invalid_query', `${name} keys are 1 to ${limits.maxKeyLength} characters`, {
+        param: raw,
+      });
+    }
+    if (typeof value !== 'string' || value.length > limits.maxValueLength) {
+      throw new GatewayError(
+        'invalid_query',
+        `${raw} must be one value of at most ${limits.maxValueLength} characters`,
+        { param: raw },
+      );
+    }
+    if (++count > limits.maxKeys) {
+      throw new GatewayError('invalid_query', `${name} takes at most ${limits.maxKeys} pairs`, {
+        param: name,
+      });
+    }
+    pairs[key] = value;
+  }
+  return count === 0 ? undefined : pairs;
+}
+
 /** A page of a list route as OpenAI's list objects are: its items, their first and last ids, more or not. */
 export function listObject<T extends { id: string }>(
   data: T[],

@@ -18,6 +18,7 @@ import * as logRollups from './0013_log_rollups.js';
 import * as providerJobs from './0014_provider_jobs.js';
 import * as batchProgress from './0018_batch_progress.js';
 import * as filesCreatedOrder from './0019_files_created_order.js';
+import * as fineTuningJobMetadata from './0020_fine_tuning_job_metadata.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_provider_jobs': providerJobs,
   '0018_batch_progress': batchProgress,
   '0019_files_created_order': filesCreatedOrder,
+  '0020_fine_tuning_job_metadata': fineTuningJobMetadata,
 };
 
 export const migrationProvider: MigrationProvider = {

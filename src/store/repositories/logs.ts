@@ -16,6 +16,7 @@ import {
 } from '../rollups.js';
 import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
 import { inTransaction, type RepositoryContext } from './context.js';
+import { metadataEquals } from './metadata-filter.js';
 
 /** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
 const MAX_PARAMETERS = 30_000;
@@ -143,7 +144,7 @@ async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery):
   if (query.from_ms !== undefined) builder = builder.where('created_at_ms', '>=', query.from_ms);
   if (query.to_ms !== undefined) builder = builder.where('created_at_ms', '<=', query.to_ms);
   for (const [key, value] of Object.entries(query.metadata ?? {})) {
-    builder = builder.where(metadataEquals(kind, key, value));
+    builder = builder.where(metadataEquals(kind, 'logs.metadata', key, value));
   }
   if (query.search !== undefined) builder = builder.where(metadataContains(kind, query.search));
   if (cursor) {
@@ -161,17 +162,6 @@ async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery):
     .limit(limit + 1)
     .execute();
   return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
-}
-
-/**
- * Exact key/value match inside the metadata JSON text. Key and value are bound parameters in both
- * forms, so any characters in them are safe and matched literally.
- */
-function metadataEquals(kind: StoreKind, key: string, value: string): Expression<SqlBool> {
-  if (kind === 'postgres') {
-    return sql<SqlBool>`cast(metadata as jsonb) @> jsonb_build_object(cast(${key} as text), cast(${value} as text))`;
-  }
-  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where m.key = ${key} and m.type = 'text' and m.value = ${value})`;
 }
 
 /**

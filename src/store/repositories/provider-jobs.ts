@@ -16,6 +16,7 @@ import type {
 import { toNumber } from '../rows.js';
 import type { FineTuningJobsTable } from '../schema.js';
 import type { RepositoryContext } from './context.js';
+import { metadataEquals } from './metadata-filter.js';
 
 function toJob(row: Selectable<FineTuningJobsTable>): StoredFineTuningJob {
   return {
@@ -27,11 +28,16 @@ function toJob(row: Selectable<FineTuningJobsTable>): StoredFineTuningJob {
     status: row.status,
     object: JSON.parse(row.object) as Record<string, unknown>,
     file_ids: JSON.parse(row.file_ids) as Record<string, string>,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
     created_at: toNumber(row.created_at),
   };
 }
 
-export function createFineTuningJobRepository({ db, keys }: RepositoryContext): FineTuningJobRepository {
+export function createFineTuningJobRepository({
+  db,
+  keys,
+  kind,
+}: RepositoryContext): FineTuningJobRepository {
   return {
     async create(input) {
       const now = Date.now();
@@ -46,6 +52,8 @@ export function createFineTuningJobRepository({ db, keys }: RepositoryContext): 
         object: JSON.stringify(input.object),
         file_ids: JSON.stringify(input.file_ids),
         call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.call), id),
+        metadata:
+          input.metadata && Object.keys(input.metadata).length > 0 ? JSON.stringify(input.metadata) : null,
         created_at: Math.floor(now / 1000),
         updated_at_ms: now,
       };
@@ -67,6 +75,10 @@ export function createFineTuningJobRepository({ db, keys }: RepositoryContext): 
       // Ids sort by creation time (store/ids.ts): the id is the cursor and the order.
       let builder = db.selectFrom('fine_tuning_jobs').selectAll().where('workspace_id', '=', workspaceId);
       if (query.after !== undefined) builder = builder.where('id', '<', query.after);
+      if (query.metadata === null) builder = builder.where('metadata', 'is', null);
+      for (const [key, value] of Object.entries(query.metadata ?? {})) {
+        builder = builder.where(metadataEquals(kind, 'fine_tuning_jobs.metadata', key, value));
+      }
       const rows = await builder
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
