@@ -213,8 +213,8 @@ export interface PassthroughRequest {
 }
 
 /** A provider's own APIs for work the gateway cannot do itself or hands over: its Files API, its
- * fine-tuning jobs and its Batch API. */
-export type ProviderResourceKind = 'files' | 'fine_tuning' | 'batches';
+ * fine-tuning jobs (`fine_tuning_pause`: which it can also pause and resume) and its Batch API. */
+export type ProviderResourceKind = 'files' | 'fine_tuning' | 'fine_tuning_pause' | 'batches';
 
 /** One call of those APIs, in OpenAI's terms. */
 export interface ResourceRequest {

@@ -178,6 +178,29 @@ describe('fine-tuning jobs', () => {
     expect(uploads()).toHaveLength(before + 1);
   });
 
+  it('pauses and resumes a job at the provider under its provider id, as cancel does', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerId = [...fake.resources.jobs.keys()].at(-1)!;
+    await client.fineTuning.jobs.retrieve(job.id); // queued
+    const paused = await client.fineTuning.jobs.pause(job.id);
+    expect(paused).toMatchObject({ id: job.id, status: 'paused', training_file: training.id });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      path: `/v1/fine_tuning/jobs/${providerId}/pause`,
+    });
+    expect((await client.fineTuning.jobs.list({ limit: 1 })).data[0]).toMatchObject({
+      id: job.id,
+      status: 'paused',
+    });
+    const again = await failure(client.fineTuning.jobs.pause(job.id));
+    expect([again.status, again.headers?.get('x-gateway-error-source')]).toEqual([400, 'provider']);
+    const resumed = await client.fineTuning.jobs.resume(job.id);
+    expect(resumed).toMatchObject({ id: job.id, status: 'queued' });
+    expect(fake.requests.at(-1)?.path).toBe(`/v1/fine_tuning/jobs/${providerId}/resume`);
+    expect((await failure(client.fineTuning.jobs.pause('ftjob_nope'))).status).toBe(404);
+  });
+
   it('passes a provider file id through without uploading anything', async () => {
     const before = uploads().length;
     const own = fake.resources.addFile('own.jsonl', 'fine-tune', Buffer.from(TRAINING));

@@ -58,11 +58,15 @@ export function jobView(job: StoredFineTuningJob, object: Json = job.object): Js
   };
 }
 
-async function targetOf(deps: GatewayDeps, job: StoredFineTuningJob): Promise<ResourceTarget> {
+async function targetOf(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  kind: 'fine_tuning' | 'fine_tuning_pause' = 'fine_tuning',
+): Promise<ResourceTarget> {
   const call = await deps.store.fineTuningJobs.callOf(job.id);
   if (!call)
     throw new GatewayError('not_found', `No fine-tuning job "${job.id}"`, { param: 'fine_tuning_job_id' });
-  return resourceTarget(deps, call.headers, job.workspace_id, 'fine_tuning');
+  return resourceTarget(deps, call.headers, job.workspace_id, kind);
 }
 
 function jobPath(job: StoredFineTuningJob, rest = ''): string {
@@ -168,9 +172,19 @@ export async function refreshFineTuningJob(deps: GatewayDeps, job: StoredFineTun
   return jobView(job, object);
 }
 
-export async function cancelFineTuningJob(deps: GatewayDeps, job: StoredFineTuningJob): Promise<Json> {
-  const target = await targetOf(deps, job);
-  const object = await callResource(deps, target, { method: 'POST', path: jobPath(job, '/cancel') });
+/** What may be done to a job at its provider: `POST /fine_tuning/jobs/{id}/{action}`. */
+export type FineTuningJobAction = 'cancel' | 'pause' | 'resume';
+
+/** Cancels, pauses or resumes the job at the provider that holds it, under the provider's job id; the
+ * answer is remembered as last seen. Pause and resume are refused (400 `unsupported_endpoint`) for a
+ * provider without them. */
+export async function actOnFineTuningJob(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  action: FineTuningJobAction,
+): Promise<Json> {
+  const target = await targetOf(deps, job, action === 'cancel' ? 'fine_tuning' : 'fine_tuning_pause');
+  const object = await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) });
   await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
   return jobView(job, object);
 }

@@ -25,6 +25,7 @@ export interface ResourceTarget extends ResolvedTarget {
 const LABELS: Record<ProviderResourceKind, string> = {
   files: 'Files',
   fine_tuning: 'fine-tuning',
+  fine_tuning_pause: 'fine-tuning pause and resume',
   batches: 'Batch',
 };
 

@@ -32,9 +32,10 @@ const PROVIDER = 'azure-openai';
 export const AZURE_RESOURCES_API_VERSION = '2024-10-21';
 
 /** Azure OpenAI's Files, fine-tuning and Batch APIs: OpenAI's paths under `{base}/openai`, with the
- * target's API version (or a default that has all three). */
+ * target's API version (or a default that has all three). Pausing and resuming a job takes an API version
+ * that has them (the v1 API, recent previews); Azure answers 404 under one that does not. */
 const azureResources: ProviderResourceApi = {
-  kinds: ['files', 'fine_tuning', 'batches'],
+  kinds: ['files', 'fine_tuning', 'fine_tuning_pause', 'batches'],
   buildRequest(req) {
     const url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
     const apiVersion = req.target.cloudd_api_version ?? req.target.api_version ?? AZURE_RESOURCES_API_VERSION;

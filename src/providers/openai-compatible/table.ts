@@ -35,7 +35,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     endpoints: ['chat', 'completions', 'embeddings', 'responses'],
     maxCompletionTokens: true,
     vendorHeaders: true,
-    resources: ['files', 'fine_tuning', 'batches'],
+    resources: ['files', 'fine_tuning', 'fine_tuning_pause', 'batches'],
   },
   {
     id: 'groq',

@@ -1,13 +1,13 @@
 /**
- * `/v1/fine_tuning/jobs`: create, list, get, cancel, events, checkpoints. The provider runs the job
- * (gateway/provider-resources/fine-tuning.ts); the gateway keeps the mapping, so every operation reaches
- * the provider that holds the job and the list shows only this workspace's jobs.
+ * `/v1/fine_tuning/jobs`: create, list, get, cancel, pause, resume, events, checkpoints. The provider runs
+ * the job (gateway/provider-resources/fine-tuning.ts); the gateway keeps the mapping, so every operation
+ * reaches the provider that holds the job and the list shows only this workspace's jobs.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operation } from '../../core/operation.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
-  cancelFineTuningJob,
+  actOnFineTuningJob,
   createFineTuningJob,
   fineTuningJobCheckpoints,
   fineTuningJobEvents,
@@ -59,9 +59,11 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
 
   app.get('/fine_tuning/jobs/:jobId', async (request) => refreshFineTuningJob(deps, await jobOf(request)));
 
-  app.post('/fine_tuning/jobs/:jobId/cancel', async (request) =>
-    cancelFineTuningJob(deps, await jobOf(request)),
-  );
+  for (const action of ['cancel', 'pause', 'resume'] as const) {
+    app.post(`/fine_tuning/jobs/:jobId/${action}`, async (request) =>
+      actOnFineTuningJob(deps, await jobOf(request), action),
+    );
+  }
 
   app.get('/fine_tuning/jobs/:jobId/events', async (request) =>
     fineTuningJobEvents(deps, await jobOf(request), page(request, 20)),
@@ -119,6 +121,20 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
     method: 'post',
     path: '/fine_tuning/jobs/{fine_tuning_job_id}/cancel',
     summary: 'Cancel a fine-tuning job',
+    tags: ['Fine-tuning'],
+    parameters: jobId,
+  },
+  {
+    method: 'post',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}/pause',
+    summary: 'Pause a fine-tuning job (OpenAI, Azure OpenAI)',
+    tags: ['Fine-tuning'],
+    parameters: jobId,
+  },
+  {
+    method: 'post',
+    path: '/fine_tuning/jobs/{fine_tuning_job_id}/resume',
+    summary: 'Resume a paused fine-tuning job',
     tags: ['Fine-tuning'],
     parameters: jobId,
   },

@@ -1,7 +1,8 @@
 // OpenAI's Files, fine-tuning and Batch APIs, faked in their real wire format (shapes from the OpenAPI
 // document: OpenAIFile, FineTuningJob, FineTuningJobEvent, FineTuningJobCheckpoint, Batch). State lives in
 // memory; every read of a job or batch moves it one state on, so a test sees the whole life cycle:
-//   job:   validating_files → queued → running → succeeded (model `fake-ft-fail…` → failed)
+//   job:   validating_files → queued → running → succeeded (model `fake-ft-fail…` → failed); a queued
+//          or running job pauses (`paused`) until resumed (`queued`)
 //   batch: validating → in_progress → finalizing → completed (output and error files written then)
 // Paths are OpenAI's after `/v1`; the Azure fake mounts the same under `/openai`.
 import { chatCompletion, planChat, type ChatRequest } from './chat.js';
@@ -96,6 +97,8 @@ export class FakeResources {
       if (!job) return error(404, `Could not find fine-tune: ${parts[2]}`, null, 'fine_tune_not_found');
       if (method === 'GET' && parts.length === 3) return { status: 200, body: this.advanceJob(job) };
       if (method === 'POST' && parts[3] === 'cancel') return this.cancelJob(job);
+      if (method === 'POST' && parts[3] === 'pause') return this.pauseJob(job);
+      if (method === 'POST' && parts[3] === 'resume') return this.resumeJob(job);
       if (method === 'GET' && parts[3] === 'events')
         return {
           status: 200,
@@ -280,6 +283,23 @@ export class FakeResources {
     }
     Object.assign(job, { status: 'cancelled', finished_at: unixNow() });
     this.event(job.id as string, 'Job cancelled');
+    return { status: 200, body: job };
+  }
+
+  /** A queued or running job pauses (`paused`, where it stays); a paused one resumes as `queued`. */
+  private pauseJob(job: Json): ResourceAnswer {
+    if (!['queued', 'running'].includes(job.status as string)) {
+      return error(400, `Job ${String(job.id)} cannot be paused while ${String(job.status)}`);
+    }
+    job.status = 'paused';
+    this.event(job.id as string, 'Job paused');
+    return { status: 200, body: job };
+  }
+
+  private resumeJob(job: Json): ResourceAnswer {
+    if (job.status !== 'paused') return error(400, `Job ${String(job.id)} is not paused`);
+    job.status = 'queued';
+    this.event(job.id as string, 'Job resumed');
     return { status: 200, body: job };
   }
 
