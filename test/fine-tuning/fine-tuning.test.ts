@@ -288,6 +288,16 @@ describe('fine-tuning jobs', () => {
     ]);
   });
 
+  it('answers the list at once with a job as last seen when its provider does not answer', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    fake.enqueue({ hang: true }); // the job's refresh
+    const started = Date.now();
+    const page = await client.fineTuning.jobs.list({ limit: 1 }, { timeout: 15_000 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(page.data.map((j) => [j.id, j.status])).toEqual([[job.id, 'validating_files']]);
+  }, 30_000);
+
   it('refuses a provider without a fine-tuning API, naming it', async () => {
     const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
     const error = await failure(

@@ -5,6 +5,7 @@
  * provider's object as last seen), and answers every read with the provider's object under the gateway's
  * ids. Retrieve, cancel, events and checkpoints go to the provider that holds the job.
  */
+import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import type { FineTuningJobQuery, StoredFineTuningJob } from '../../store/provider-job-types.js';
@@ -165,9 +166,13 @@ export async function createFineTuningJob(
 }
 
 /** The job as the provider has it now (and remembered as last seen). */
-export async function refreshFineTuningJob(deps: GatewayDeps, job: StoredFineTuningJob): Promise<Json> {
+export async function refreshFineTuningJob(
+  deps: GatewayDeps,
+  job: StoredFineTuningJob,
+  signal?: AbortSignalLike,
+): Promise<Json> {
   const target = await targetOf(deps, job);
-  const object = await callResource(deps, target, { method: 'GET', path: jobPath(job) });
+  const object = await callResource(deps, target, { method: 'GET', path: jobPath(job) }, signal);
   await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
   return jobView(job, object);
 }
@@ -189,25 +194,39 @@ export async function actOnFineTuningJob(
   return jobView(job, object);
 }
 
-/** A page of the workspace's jobs, newest first; a job not yet finished is read from its provider (as
- * last seen when the provider cannot be reached). */
+/** How long the list waits for the providers to say how unfinished jobs stand: one provider that does
+ * not answer must not hold the whole list for the request timeout. */
+export const LIST_REFRESH_MS = 3_000;
+
+/** A page of the workspace's jobs, newest first; the jobs not yet finished are read from their providers
+ * at once, and a job whose provider has not answered within LIST_REFRESH_MS (or fails) is shown as last
+ * seen. */
 export async function listFineTuningJobs(
   deps: GatewayDeps,
   workspaceId: string,
   query: FineTuningJobQuery,
 ): Promise<{ object: 'list'; data: Json[]; has_more: boolean }> {
   const page = await deps.store.fineTuningJobs.list(workspaceId, query);
-  const data = await Promise.all(
-    page.data.map(async (job) => {
-      if ((FINISHED_JOB_STATUSES as readonly string[]).includes(job.status)) return jobView(job);
-      try {
-        return await refreshFineTuningJob(deps, job);
-      } catch {
-        return jobView(job);
-      }
-    }),
+  const deadline = new CallAbort();
+  const timer = setTimeout(
+    () => deadline.abort(),
+    Math.min(LIST_REFRESH_MS, deps.settings.defaultRequestTimeoutMs),
   );
-  return { object: 'list', data, has_more: page.has_more };
+  try {
+    const data = await Promise.all(
+      page.data.map(async (job) => {
+        if ((FINISHED_JOB_STATUSES as readonly string[]).includes(job.status)) return jobView(job);
+        try {
+          return await refreshFineTuningJob(deps, job, deadline);
+        } catch {
+          return jobView(job);
+        }
+      }),
+    );
+    return { object: 'list', data, has_more: page.has_more };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One page of a job's list at the provider (`/events`, `/checkpoints`): its items and `has_more`. */

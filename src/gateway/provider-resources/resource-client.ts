@@ -35,6 +35,8 @@ export async function openResource(
   const controller = new CallAbort();
   const onAbort = () => controller.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
+  // A signal that is already aborted calls no listener.
+  if (signal?.aborted) controller.abort();
   const timeoutMs = deps.settings.defaultRequestTimeoutMs;
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const done = () => {
