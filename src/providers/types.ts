@@ -236,6 +236,8 @@ export interface ProviderResourceApi {
   buildRequest(req: ResourceRequest): UpstreamRequest;
   /** A non-2xx answer in the OpenAI error shape, status kept. */
   parseError(res: UpstreamErrorResponse): ProviderError;
+  /** A fine-tuning job object of the provider's in OpenAI's shape (`FineTuningJob`); absent: it is. */
+  fineTuningJob?(job: Record<string, unknown>): Record<string, unknown>;
   /** The batch `endpoint` (and input lines' `url`) the provider expects for an OpenAI path such as
    * `/v1/chat/completions`; absent: the same path. */
   batchEndpoint?(path: string): string;

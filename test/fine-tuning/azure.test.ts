@@ -7,6 +7,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, waitFor } from '../batches/support.js';
 
 describe('Azure OpenAI fine-tuning and batches', () => {
@@ -46,11 +47,16 @@ describe('Azure OpenAI fine-tuning and batches', () => {
       model: 'gpt-35-turbo-0125',
       training_file: training.id,
     });
+    // Azure's own shape (`pending`, n_epochs -1, no organization_id …) comes back as OpenAI's.
     expect(job).toMatchObject({
       object: 'fine_tuning.job',
       training_file: training.id,
-      status: 'validating_files',
+      status: 'queued',
+      hyperparameters: { n_epochs: 'auto' },
+      fine_tuned_model: null,
+      result_files: [],
     });
+    expectOpenAPIValid('FineTuningJob', job);
     for (const request of resourceRequests()) {
       expect(request.query.get('api-version')).toBe('2024-10-21');
       expect(request.headers['api-key']).toBe(azure.apiKey);
@@ -62,6 +68,16 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     let current = job;
     while (current.status !== 'succeeded') current = await client.fineTuning.jobs.retrieve(job.id);
     expect(current.fine_tuned_model).toMatch(/^ft:gpt-35-turbo-0125:/);
+    expectOpenAPIValid('FineTuningJob', current);
+    const listed = await client.fineTuning.jobs.list();
+    for (const seen of listed.data) expectOpenAPIValid('FineTuningJob', seen);
+    const other = await client.fineTuning.jobs.create({
+      model: 'gpt-35-turbo-0125',
+      training_file: training.id,
+    });
+    const cancelled = await client.fineTuning.jobs.cancel(other.id);
+    expect(cancelled).toMatchObject({ id: other.id, status: 'cancelled' });
+    expectOpenAPIValid('FineTuningJob', cancelled);
     const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id);
     expect(checkpoints.data.every((c) => c.fine_tuning_job_id === job.id)).toBe(true);
   });

@@ -59,6 +59,11 @@ export function jobView(job: StoredFineTuningJob, object: Json = job.object): Js
   };
 }
 
+/** The provider's job object in OpenAI's shape (Azure OpenAI's is translated), as it is stored and shown. */
+function openAIJob(target: ResourceTarget, object: Json): Json {
+  return target.resources.fineTuningJob ? target.resources.fineTuningJob(object) : object;
+}
+
 async function targetOf(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
@@ -131,10 +136,11 @@ export async function createFineTuningJob(
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
   const files = await gatewayFilesOf(deps, workspaceId, body);
   let copies = await copiesOf(deps, target, files);
-  const create = () => {
+  const create = async () => {
     const send: CreateFineTuningJob = { ...body };
     for (const { field, copy } of copies) send[field] = copy.id;
-    return callResource(deps, target, { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) });
+    const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
+    return openAIJob(target, await callResource(deps, target, call));
   };
   let object: Json;
   try {
@@ -172,7 +178,10 @@ export async function refreshFineTuningJob(
   signal?: AbortSignalLike,
 ): Promise<Json> {
   const target = await targetOf(deps, job);
-  const object = await callResource(deps, target, { method: 'GET', path: jobPath(job) }, signal);
+  const object = openAIJob(
+    target,
+    await callResource(deps, target, { method: 'GET', path: jobPath(job) }, signal),
+  );
   await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
   return jobView(job, object);
 }
@@ -189,7 +198,10 @@ export async function actOnFineTuningJob(
   action: FineTuningJobAction,
 ): Promise<Json> {
   const target = await targetOf(deps, job, action === 'cancel' ? 'fine_tuning' : 'fine_tuning_pause');
-  const object = await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) });
+  const object = openAIJob(
+    target,
+    await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) }),
+  );
   await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
   return jobView(job, object);
 }

@@ -16,6 +16,7 @@ import type {
 import { withAzureApiVersion } from './azure-api-version.js';
 import { azureAuthHeaders, azurePassthroughHeaders } from './azure-auth.js';
 import { azureErrorFromResponse } from './azure-error.js';
+import { azureFineTuningJob } from './azure-fine-tuning-job.js';
 import { azureOpenAIBase, resolveAzureOpenAIAddress } from './azure-openai-address.js';
 import { azureWireOperation } from './azure-wire-operation.js';
 
@@ -47,6 +48,7 @@ const azureResources: ProviderResourceApi = {
     };
   },
   parseError: (res) => azureErrorFromResponse(PROVIDER, res),
+  fineTuningJob: azureFineTuningJob,
   // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
   batchEndpoint: (path) => path.replace(/^\/v1\//, '/'),
 };

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { completionText, textCompletion, type CompletionRequest } from '../openai/completions.js';
 import { embeddingResponse, type EmbeddingRequest } from '../openai/embeddings.js';
 import { FakeResources } from '../openai/resources.js';
+import { azureJobWire } from './fine-tuning-jobs.js';
 import {
   planResponse,
   responseAnswer,
@@ -65,6 +66,16 @@ export interface FakeAzureOptions {
   deployments?: string[];
 }
 
+/** Fine-tuning jobs, alone or in a list, in Azure's own shape (fine-tuning-jobs.ts). */
+function azureJobsWire(body: unknown): unknown {
+  const object = body as { object?: unknown; data?: unknown[] } | null;
+  if (object?.object === 'fine_tuning.job') return azureJobWire(object as Record<string, unknown>);
+  if (object?.object === 'list' && Array.isArray(object.data)) {
+    return { ...object, data: object.data.map(azureJobsWire) };
+  }
+  return body;
+}
+
 const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/;
 
 export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<FakeAzure> {
@@ -119,7 +130,7 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
       res.end(answer.raw);
       return;
     }
-    sendJson(res, answer.status, answer.body);
+    sendJson(res, answer.status, azureJobsWire(answer.body));
   }
 
   function authorised(headers: IncomingHttpHeaders): boolean {
