@@ -161,6 +161,12 @@ export async function createGatewayServer(
     'decision',
     () => rateLimitDecisions(deps.routing.rateLimits.stats),
   );
+  metrics?.countsFrom(
+    'gateway_breaker_state_errors_total',
+    'Circuit-breaker state (Redis) that could not be read (the call went through as if closed) or written (its outcome went uncounted), since start.',
+    'operation',
+    () => ({ ...deps.routing.breaker.stats }),
+  );
   if (traces)
     metrics?.countsFrom(
       'gateway_trace_calls_total',

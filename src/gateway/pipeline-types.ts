@@ -62,7 +62,8 @@ export interface HookRuntime {
 }
 
 export interface RoutingRuntime {
-  breaker: Breaker;
+  /** The circuit breakers, failing open when their state cannot be reached (routing/fail-open-breaker.ts). */
+  breaker: GuardedBreaker;
   /** The simple response cache (shared across nodes when the state is Redis). */
   cache: ResponseCache;
   /** [0, 1). */
@@ -88,6 +89,17 @@ export type SemanticEmbedder = (run: RouteRun, target: EmbeddingTarget, text: st
 export interface SemanticCacheRuntime {
   cache: SemanticCache;
   embed: SemanticEmbedder;
+}
+
+/** A breaker that never throws: state it cannot read or write is counted in `stats` instead. */
+export interface GuardedBreaker extends Breaker {
+  readonly stats: BreakerStateErrors;
+}
+
+/** Failed reads (the call went through unchecked) and writes (an outcome not counted) of breaker state. */
+export interface BreakerStateErrors {
+  read: number;
+  write: number;
 }
 
 export type RateLimitFailMode = 'open' | 'closed';

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createBreaker, createRateCounter, type SharedState } from '../../state/index.js';
 import { RateLimiter } from '../rate-limits/rate-limiter.js';
 import { createResponseCache } from '../cache/index.js';
+import { failOpenBreaker } from './fail-open-breaker.js';
 import {
   callPassthrough,
   callTarget,
@@ -41,7 +42,7 @@ export function createRoutingRuntime(
     onError: (err) => logger.warn({ err }, 'rate limits: unused leased units could not be given back'),
   });
   return {
-    breaker: createBreaker(state),
+    breaker: failOpenBreaker(createBreaker(state), logger),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
     random: Math.random,
     modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),

@@ -1,7 +1,8 @@
 /**
  * The circuit breaker of a target (`cb_config`): an open circuit answers at once with `circuit_open`
  * (a fallback moves on); after the cooldown one call probes, and its outcome closes or reopens the
- * circuit. What counts as a failure and the key are in routing/circuit-breaker.ts.
+ * circuit. What counts as a failure and the key are in routing/circuit-breaker.ts. The runtime's breaker
+ * fails open (routing/fail-open-breaker.ts): state that cannot be reached never fails the call.
  */
 import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';

@@ -1,0 +1,48 @@
+/**
+ * A TCP proxy in front of the test Redis that can fail the way a production Redis does: `refuse` (down:
+ * open connections are cut and new ones closed at once) and `stall` (a partition that leaves connections
+ * open but carries nothing either way).
+ */
+import { connect, createServer, type Socket } from 'node:net';
+import { redisUrl } from './redis.js';
+
+export type RedisProxyMode = 'pass' | 'refuse' | 'stall';
+
+export interface RedisProxy {
+  url: string;
+  set(mode: RedisProxyMode): void;
+  close(): Promise<void>;
+}
+
+export async function startRedisProxy(): Promise<RedisProxy> {
+  const target = new URL(redisUrl());
+  const sockets = new Set<Socket>();
+  let mode: RedisProxyMode = 'pass';
+  const server = createServer((client) => {
+    if (mode === 'refuse') return client.destroy();
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (data) => mode === 'pass' && upstream.write(data));
+    upstream.on('data', (data) => mode === 'pass' && client.write(data));
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    set(next) {
+      mode = next;
+      if (next === 'refuse') for (const socket of sockets) socket.destroy();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
