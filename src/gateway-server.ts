@@ -73,6 +73,7 @@ export async function createGatewayServer(
   const state = await createSharedState({
     redisUrl: settings.redisUrl,
     prefix: settings.redisPrefix,
+    commandTimeoutMs: settings.redisTimeoutMs,
     onError: (err) => logger.error({ err }, 'shared state (Redis) error'),
   });
   let bus: InvalidationBus | undefined;

@@ -35,6 +35,8 @@ export interface Settings {
   lookupCacheTtlMs: number;
   /** Prefix of every Redis key the gateway writes. */
   redisPrefix: string;
+  /** How long a command to the shared state (Redis) waits for its reply before it fails, ms. */
+  redisTimeoutMs: number;
   /** Bound of the in-memory response cache, bytes. */
   cacheMaxBytes: number;
   /** The semantic cache's embedding target when a config's `cache.embedding` names none: a virtual key
@@ -207,6 +209,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
+    redisTimeoutMs: integer(source, 'GATEWAY_REDIS_TIMEOUT_MS', 1_000, 1),
     cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
     semanticCacheVirtualKey: source.GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY || undefined,
     semanticCacheEmbeddingModel: source.GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',

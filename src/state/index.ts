@@ -13,6 +13,8 @@ export interface SharedStateOptions {
   redisUrl?: string | undefined;
   /** Prefix of every Redis key. Default `gateway:`. */
   prefix?: string;
+  /** How long a Redis command waits for its reply before it fails (RedisStateOptions.commandTimeoutMs). */
+  commandTimeoutMs?: number;
   onError?: (error: Error) => void;
   memory?: MemoryStateOptions;
 }
@@ -26,6 +28,7 @@ export async function createSharedState(options: SharedStateOptions = {}): Promi
     return new RedisState({
       url: options.redisUrl,
       prefix: options.prefix ?? DEFAULT_STATE_PREFIX,
+      ...(options.commandTimeoutMs ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }

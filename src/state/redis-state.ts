@@ -11,6 +11,13 @@ export interface RedisStateOptions {
   url: string;
   /** Put in front of every key, e.g. `gateway:`. */
   prefix: string;
+  /**
+   * How long a command waits for its reply before it fails with "Command timed out". Without it, a Redis
+   * that stops answering while its connection stays open (a partition, a blocked server) holds every
+   * caller for as long as it lasts; with it each caller's own failure rule applies (a cache read is a miss,
+   * the breaker fails open, rate limits apply their fail mode). Default DEFAULT_COMMAND_TIMEOUT_MS.
+   */
+  commandTimeoutMs?: number;
   /** Called on connection errors (the client reconnects by itself). */
   onError?: (error: Error) => void;
   /** Extra ioredis options. */
@@ -26,6 +33,8 @@ return value`;
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
 
 interface Scripts {
   gatewayIncrBy(key: string, amount: number, ttlMs: string): Promise<number>;
@@ -44,6 +53,7 @@ export class RedisState implements ScriptingState {
       // A gateway request must fail fast, not wait out a long reconnect loop.
       maxRetriesPerRequest: 2,
       connectTimeout: 5_000,
+      commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       // Commands issued in the same tick share one round trip (the breaker and cache issue several).
       enableAutoPipelining: true,
       ...options.redisOptions,

@@ -1,6 +1,7 @@
 /**
- * The shared state (Redis) failing under a gateway: the circuit breaker fails open, so a call with
- * `cb_config` is answered by its provider as one without it would be.
+ * The shared state (Redis) failing under a gateway, down or silent: the circuit breaker fails open and a
+ * cache that cannot answer is a miss, so a call with `cb_config` or `cache` is answered by its provider as
+ * one without them would be, within GATEWAY_REDIS_TIMEOUT_MS of each wait on Redis.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -18,7 +19,9 @@ describeWithRedis('Redis failing under the gateway', () => {
   beforeAll(async () => {
     proxy = await startRedisProxy();
     up = await startFakeOpenAI({ name: 'up' });
-    gateway = await startGateway({ env: { REDIS_URL: proxy.url, GATEWAY_REDIS_PREFIX: prefix } });
+    gateway = await startGateway({
+      env: { REDIS_URL: proxy.url, GATEWAY_REDIS_PREFIX: prefix, GATEWAY_REDIS_TIMEOUT_MS: '300' },
+    });
   });
   afterEach(() => proxy.set('pass'));
   afterAll(async () => {
@@ -64,5 +67,18 @@ describeWithRedis('Redis failing under the gateway', () => {
     const res = await pending;
     expect(res.status, await res.text()).toBe(200);
     expect(up.requests.length - calls).toBe(1);
+  });
+
+  it('Redis silent (connections open, no replies): cache and cb_config calls are answered, not held', async () => {
+    await reconnected();
+    const cached = () => target(up, { cache: { mode: 'simple' } });
+    expect((await ask(cached())).status).toBe(200);
+    proxy.set('stall');
+    for (const config of [cached(), breakerConfig()]) {
+      const started = Date.now();
+      const res = await ask(config);
+      expect(res.status, await res.text()).toBe(200);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
   });
 });
