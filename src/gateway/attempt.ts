@@ -1,7 +1,8 @@
 /**
  * One call to one provider target: build the request with the adapter, send it, and either read the JSON
  * answer or relay the stream to the client. Deadlines: `timeoutMs` bounds the wait for the first byte
- * (and a whole non-streamed answer); in a stream, `idleTimeoutMs` bounds every silence between chunks.
+ * (and a whole non-streamed answer); in a stream, `idleTimeoutMs` bounds every silence between chunks,
+ * and until the stream's first chunk reaches the sink, `firstChunkBy` (the request's deadline) too.
  * The outcome says what happened in terms the router decides on: status, reason, and whether any byte of
  * this attempt already reached the client.
  */
@@ -79,6 +80,13 @@ export interface AttemptInput {
   clientSignal: AbortSignalLike;
   timeoutMs: number;
   idleTimeoutMs: number;
+  /**
+   * performance.now() by which this stream's first chunk must reach the sink: the request's deadline,
+   * which bounds the walk until the client has a first byte. A response head followed by silence is cut
+   * there, not at the end of a whole idle deadline. Undefined when the client already holds part of the
+   * answer (a continuation): then only the call's own deadlines apply.
+   */
+  firstChunkBy?: number | undefined;
   /** Streams only: where chunks go, every one as the adapter produced it (usage included). */
   sink?: CallSink;
 }
@@ -161,7 +169,7 @@ class AttemptScope {
   /** Aborts this call's upstream request (deadline, client gone). */
   readonly signal = new CallAbort();
   readonly deadline = new Deadline(this);
-  phase: 'first byte' | 'body' | 'stream idle' = 'first byte';
+  phase: 'first byte' | 'body' | 'first chunk' | 'stream idle' = 'first byte';
   ttfbMs: number | null = null;
   malformedChunks = 0;
 
@@ -187,8 +195,31 @@ class AttemptScope {
   }
 
   enterStreamPhase(): void {
+    this.phase = this.input.firstChunkBy === undefined ? 'stream idle' : 'first chunk';
+    this.armIdle();
+  }
+
+  /** The provider was heard from: the silence the idle deadline measures starts over. */
+  heard(): void {
+    // Before the first chunk the deadline may be the request's, which does not move.
+    if (this.phase === 'first chunk') this.armIdle();
+    else this.deadline.refresh();
+  }
+
+  private armIdle(): void {
+    const { idleTimeoutMs, firstChunkBy } = this.input;
+    const left =
+      this.phase === 'first chunk' && firstChunkBy !== undefined
+        ? Math.max(1, firstChunkBy - performance.now())
+        : Infinity;
+    this.deadline.arm(Math.min(idleTimeoutMs, left));
+  }
+
+  /** The stream's first chunk reached the sink: from now on only the idle deadline bounds a silence. */
+  firstChunkSent(): void {
+    if (this.phase !== 'first chunk') return;
     this.phase = 'stream idle';
-    this.deadline.arm(this.input.idleTimeoutMs);
+    this.armIdle();
   }
 
   fail(
@@ -345,6 +376,7 @@ async function relayStream(
   const translator = streamTranslatorOf(adapter, request);
   const attemptStartChunks = sink.written;
   let done = false;
+  let chunked = false;
   let model: string | undefined;
   scope.enterStreamPhase();
 
@@ -375,6 +407,10 @@ async function relayStream(
         case 'chunk': {
           const chunk = output.chunk as AnswerChunk;
           model ??= chunkModel(chunk);
+          if (!chunked) {
+            chunked = true;
+            scope.firstChunkSent();
+          }
           const pending = sink.chunk(chunk, output.raw);
           if (pending) {
             // A slow reader is the client's pace, not the provider's silence: no deadline while it drains.
@@ -393,7 +429,7 @@ async function relayStream(
   let closing = false;
   try {
     for await (const bytes of response.body) {
-      scope.deadline.refresh();
+      scope.heard();
       const failure = await handle(
         decoder.push(bytes as Uint8Array).flatMap((event) => translator.push(event)),
       );

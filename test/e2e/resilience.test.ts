@@ -280,6 +280,20 @@ describe('the request deadline', () => {
       await tight.close();
     }
   });
+
+  it("bounds a stream whose head came but no chunk: 408 at the request's deadline, not the idle one", async () => {
+    const tight = await startGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: '1500' } });
+    try {
+      const silent = await fake('silent');
+      silent.enqueue({ stallAfter: 0 });
+      const started = Date.now();
+      const result = await rawChatStream(tight, target(silent), chat);
+      expect(result.status).toBe(408);
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      await tight.close();
+    }
+  });
 });
 
 describe.concurrent('deadlines', () => {
