@@ -199,7 +199,8 @@ class AttemptScope {
     this.armIdle();
   }
 
-  /** The provider was heard from: the silence the idle deadline measures starts over. */
+  /** The provider sent an event (not a keep-alive comment): the silence the idle deadline measures starts
+   * over. */
   heard(): void {
     // Before the first chunk the deadline may be the request's, which does not move.
     if (this.phase === 'first chunk') this.armIdle();
@@ -429,10 +430,12 @@ async function relayStream(
   let closing = false;
   try {
     for await (const bytes of response.body) {
+      const events = decoder.push(bytes as Uint8Array);
+      // Only a whole event is word from the provider: bytes of SSE comments (`: keep-alive`) that a stuck
+      // upstream or a proxy sends forever are not, and would hold the idle deadline off for good.
+      if (events.length === 0) continue;
       scope.heard();
-      const failure = await handle(
-        decoder.push(bytes as Uint8Array).flatMap((event) => translator.push(event)),
-      );
+      const failure = await handle(events.flatMap((event) => translator.push(event)));
       if (failure) {
         response.body.destroy();
         return failure;

@@ -323,6 +323,19 @@ describe.concurrent('deadlines', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(408);
   });
 
+  it('keep-alive comments but never a chunk → cut at request_timeout, the fallback answers', async () => {
+    const primary = await fake('primary', { defaultBehaviour: { stallAfter: 0, keepAliveMs: 100 } });
+    const fallback = await fake('fallback');
+    const config = {
+      strategy: { mode: 'fallback' },
+      request_timeout: 1000,
+      targets: [target(primary), target(fallback)],
+    };
+    const result = await rawChatStream(gateway, config, chat);
+    expect(result.text).toBe('[fallback] tell me a story');
+    expect(result.elapsedMs).toBeLessThan(3000);
+  });
+
   it('first token 20 s late with a 3 s first-byte deadline → the fallback answers', async () => {
     const primary = await fake('primary', { defaultBehaviour: { firstByteDelayMs: 20_000 } });
     const fallback = await fake('fallback');

@@ -47,6 +47,14 @@ export function writeEventStream(
       res.socket?.destroy();
     }
     // stalled: leave the socket open; close() of the fake or the client ends it
+    else if (behaviour.keepAliveMs !== undefined) {
+      const timer = setInterval(() => res.write(': keep-alive\n\n'), behaviour.keepAliveMs);
+      timers.add(timer);
+      res.on('close', () => {
+        clearInterval(timer);
+        timers.delete(timer);
+      });
+    }
   };
 
   if (gap <= 0) {

@@ -29,6 +29,8 @@ export interface FakeBehaviour {
   cutAfter?: number;
   /** Stop sending after K events but keep the socket open. */
   stallAfter?: number;
+  /** While stalled, send an SSE comment (`: keep-alive`) this often, as proxies and stuck servers do. */
+  keepAliveMs?: number;
   /** Event K (1-based) is a `data:` line that is not JSON; the stream then goes on. */
   malformedAt?: number;
   /** End the stream cleanly after the last (usage) chunk but without `data: [DONE]`. */
