@@ -129,6 +129,12 @@ function timeoutError(provider: string, ms: number, phase: string): GatewayError
   return new GatewayError('request_timeout', `${provider} did not answer within ${ms} ms (${phase})`);
 }
 
+/**
+ * The longest delay Node's timers hold (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms.
+ * `request_timeout` and the timeout settings have no upper bound, so a deadline is held at this instead.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A timer that aborts the attempt; re-armed per chunk while streaming. */
 class Deadline {
   private timer: NodeJS.Timeout | undefined;
@@ -139,8 +145,8 @@ class Deadline {
 
   arm(ms: number): void {
     this.clear();
-    this.ms = ms;
-    this.timer = setTimeout(expire, ms, this);
+    this.ms = Math.min(ms, MAX_TIMER_MS);
+    this.timer = setTimeout(expire, this.ms, this);
   }
 
   refresh(): void {

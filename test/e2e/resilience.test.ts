@@ -336,6 +336,13 @@ describe.concurrent('deadlines', () => {
     expect(result.elapsedMs).toBeLessThan(3000);
   });
 
+  it('a request_timeout past 2^31 ms (longer than a Node timer holds) does not cut a healthy stream', async () => {
+    const up = await fake('up', { defaultBehaviour: { chunkDelayMs: 20 } });
+    const result = await rawChatStream(gateway, target(up, { request_timeout: 2 ** 31 }), chat);
+    expect(result.text).toBe('[up] tell me a story');
+    expect(result.done).toBe(true);
+  });
+
   it('first token 20 s late with a 3 s first-byte deadline → the fallback answers', async () => {
     const primary = await fake('primary', { defaultBehaviour: { firstByteDelayMs: 20_000 } });
     const fallback = await fake('fallback');
