@@ -168,6 +168,9 @@ describe('override_params are checked like a body', () => {
     [{ temperature: 5 }, 'config.override_params.temperature'],
     [{ n: 0 }, 'config.override_params.n'],
     [{ stop: ['a', 'b', 'c', 'd', 'e'] }, 'config.override_params.stop'],
+    [{ stream: true }, 'config.override_params.stream'],
+    [{ stream: false }, 'config.override_params.stream'],
+    [{ stream_options: { include_usage: false } }, 'config.override_params.stream_options'],
   ])('%j → 400 naming %s', async (override_params, param) => {
     const before = fake.requests.length;
     const response = await chatOverHttp('hi', { override_params });
@@ -175,6 +178,17 @@ describe('override_params are checked like a body', () => {
     expect(response.status).toBe(400);
     expect(body.error.param).toBe(param);
     expect(fake.requests.length).toBe(before);
+  });
+
+  it('override_params.stream on a streamed request → 400 naming it, not the stream_options the gateway added', async () => {
+    const response = await postChat(
+      gateway,
+      { provider: 'openai', api_key: 'sk-config', custom_host: fake.url, override_params: { stream: false } },
+      { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    );
+    const body = (await response.json()) as { error: { param: string } };
+    expect(response.status).toBe(400);
+    expect(body.error.param).toBe('config.override_params.stream');
   });
 });
 

@@ -57,6 +57,7 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkCombination(node, path, options);
   checkCustomHost(node, path);
   checkCache(node, path);
+  checkOverrides(node, path);
   checkStrategy(node, path);
   node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
 }
@@ -73,6 +74,26 @@ export function checkProvidersKnown(node: GatewayConfig, path: string): void {
     });
   }
   node.targets?.forEach((target, i) => checkProvidersKnown(target, `${path}.targets[${i}]`));
+}
+
+/**
+ * Request keys override_params may not set. Whether an answer streams is the client's choice, which the
+ * gateway reads and answers in (a stream override made the provider stream to a gateway reading JSON, or
+ * the reverse), and a stream's `stream_options` are the gateway's: it always asks for the usage.
+ */
+const NOT_OVERRIDABLE: Readonly<Record<string, string>> = {
+  stream: "whether the answer streams is the client's request",
+  stream_options: "the gateway sets a stream's options itself (it always asks for the usage)",
+};
+
+function checkOverrides(node: GatewayConfig, path: string): void {
+  const overrides = node.override_params as Record<string, unknown> | undefined;
+  if (!overrides) return;
+  for (const [key, why] of Object.entries(NOT_OVERRIDABLE)) {
+    if (overrides[key] !== undefined) {
+      throw fieldError('invalid_config', `${path}.override_params.${key}`, `cannot be overridden: ${why}`);
+    }
+  }
 }
 
 function has(node: GatewayConfig, key: Key): boolean {
