@@ -14,7 +14,15 @@ import {
 import { splitIntoPieces } from '../fakes/openai/request-text.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
+import {
+  client,
+  logsOf,
+  postChat,
+  rawChatStream,
+  target,
+  traceHeaders,
+  userMessage,
+} from '../routing/support.js';
 import { CONTINUE_INSTRUCTION } from '../../src/gateway/routing/continuation.js';
 
 let gateway: TestGateway;
@@ -121,6 +129,23 @@ describe.concurrent('retry on one target', () => {
     expect(result.text).toBe('[primary] tell me a story');
     expect(result.done).toBe(true);
     expect(primary.requests).toHaveLength(2);
+  });
+
+  it('a retry into the circuit the earlier calls opened is not made: the provider error, one retry counted', async () => {
+    const primary = await fake('primary', { defaultBehaviour: { status: 502 } });
+    const config = target(primary, {
+      retry: { attempts: 3 },
+      cb_config: { failure_threshold: 2, cooldown_interval: 30_000 },
+    });
+    const { traceId, headers } = traceHeaders();
+    const response = await postChat(gateway, config, chat, headers);
+    expect(response.status).toBe(502);
+    expect(response.headers.get('x-gateway-error-source')).toBe('provider');
+    expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('1');
+    expect(primary.requests).toHaveLength(2);
+    const records = await logsOf(gateway, traceId, 4);
+    expect(records.find((r) => !r.is_attempt)).toMatchObject({ status: 502 });
+    expect(records.filter((r) => r.is_attempt).map((r) => r.error_code)).toContain('circuit_open');
   });
 
   it('without a retry config a failure is not retried', async () => {

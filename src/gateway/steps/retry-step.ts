@@ -1,7 +1,9 @@
 /**
  * The `retry` of a target: a failed call is made again, after a backoff with jitter (or the provider's
  * Retry-After when asked), while the policy allows it and the request's deadline leaves time to wait.
- * A call whose bytes already reached the client is never retried (routing/retry-policy.ts).
+ * A call whose bytes already reached the client is never retried (routing/retry-policy.ts). A retry the
+ * breaker skips (the circuit this request's own failures opened) is no retry made: it is not counted, and
+ * the answer is the last call's, the provider's own error rather than the gateway's `circuit_open`.
  */
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
@@ -28,8 +30,15 @@ async function withRetries(
 ): Promise<AttemptOutcome> {
   const { run } = call;
   const { ctx, state } = run.call;
+  let last: AttemptOutcome | undefined;
   for (let retry = 0; ; retry++) {
     const outcome = await next(retry === 0 ? call : { ...call, retry });
+    if (last && !outcome.ok && outcome.reason === 'circuit_open') {
+      // Counted before the call, for a stream's headers to carry it; a skip sent nothing.
+      state.retryCount -= 1;
+      return last;
+    }
+    last = outcome;
     if (outcome.ok) {
       if (retry >= policy.retries || !asksAnotherTry(outcome, policy.statusCodes)) return outcome;
     } else {
