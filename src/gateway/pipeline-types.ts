@@ -202,7 +202,8 @@ export type RoutedCall = RoutedRequest & {
 /** Everything that happened for one target: a call, a breaker skip, or a cache answer. */
 export interface AttemptRecord {
   path: string;
-  provider: string;
+  /** Null for a target that could not be resolved (an unknown virtual key or provider). */
+  provider: string | null;
   model: string | undefined;
   body: Record<string, unknown>;
   outcome: AttemptOutcome;

@@ -153,6 +153,27 @@ describe.concurrent('nested trees and inheritance', () => {
     );
   });
 
+  it('a target that cannot be resolved after a call was made: the call keeps its record, the error names the target', async () => {
+    const down = await fake('down', { defaultBehaviour: { status: 503 } });
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [target(down), { virtual_key: 'no-such-key' }],
+    };
+    const { traceId, headers } = traceHeaders();
+    const error = (await client(gateway, config, headers)
+      .chat.completions.create(chat)
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(error.status).toBe(404);
+    expect(error.headers?.get('x-gateway-last-used-option-index')).toBe('targets[1]');
+    expect(down.requests).toHaveLength(1);
+    const records = await logsOf(gateway, traceId, 3);
+    expect(records.find((r) => !r.is_attempt)).toMatchObject({ target: 'targets[1]', status: 404 });
+    expect(records.filter((r) => r.is_attempt).map((r) => [r.target, r.status])).toEqual([
+      ['targets[0]', 503],
+      ['targets[1]', 404],
+    ]);
+  });
+
   it('children inherit retry, request_timeout, override_params (merged) and forward_headers', async () => {
     const flaky = await fake('flaky');
     flaky.enqueue({ status: 502 });

@@ -5,12 +5,20 @@
  * over (tool calls, several choices), the earlier failure stands.
  */
 import { LRUCache } from 'lru-cache';
+import { GatewayError } from '../../core/errors.js';
+import { gatewayFailure } from '../attempt.js';
 import type { TargetConfig } from '../config/index.js';
 import { resolveTarget, type ResolvedTarget } from '../resolve-target.js';
 import { canTakeOver } from '../steps/continuation-step.js';
 import type { TargetCall } from '../steps/target-step.js';
 import { overriddenRequest } from './overrides.js';
-import type { NodeResult, RoutedKind, RoutedRequest, RouteRun } from './route-types.js';
+import {
+  recordAttempt,
+  type NodeResult,
+  type RoutedKind,
+  type RoutedRequest,
+  type RouteRun,
+} from './route-types.js';
 
 const hostAddresses = new LRUCache<string, string>({ max: 1000 });
 
@@ -49,17 +57,56 @@ export function addressOf(resolved: ResolvedTarget): string | undefined {
  */
 export function runTarget(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {
   const { deps, call } = run;
-  const resolved = resolveTarget(
-    node,
-    path,
-    call.ctx.apiKey.workspace_id,
-    call.ctx.clientApiKey,
-    deps.lookups,
-    deps.settings.customHostPolicy,
-  );
+  const started = performance.now();
+  let resolved: ResolvedTarget | Promise<ResolvedTarget>;
+  try {
+    resolved = resolveTarget(
+      node,
+      path,
+      call.ctx.apiKey.workspace_id,
+      call.ctx.clientApiKey,
+      deps.lookups,
+      deps.settings.customHostPolicy,
+    );
+  } catch (err) {
+    return refused(run, path, null, started, err);
+  }
   return resolved instanceof Promise
-    ? resolved.then((target) => runResolved(run, node, path, target))
+    ? resolved.then(
+        (target) => runResolved(run, node, path, target),
+        (err: unknown) => refused(run, path, null, started, err),
+      )
     : runResolved(run, node, path, resolved);
+}
+
+/**
+ * A target the config makes impossible to call (a virtual key or provider that does not exist, a bad
+ * override): the request fails with the config's error, even under a fallback node, so the mistake is not
+ * hidden. It is noted in the walk's history and named as the last target, so that the calls made before
+ * it keep their records and the answer's headers point at the target at fault.
+ */
+function refused(
+  run: RouteRun,
+  path: string,
+  provider: string | null,
+  started: number,
+  err: unknown,
+): Promise<never> {
+  if (err instanceof GatewayError) {
+    const { body, state } = run.call;
+    recordAttempt(run, {
+      path,
+      provider,
+      model: typeof body.model === 'string' ? body.model : undefined,
+      body,
+      outcome: gatewayFailure(err, 'config'),
+      started,
+      retry: 0,
+    });
+    state.targetPath = path;
+    state.provider = provider;
+  }
+  return Promise.reject(err);
 }
 
 function runResolved(
@@ -70,7 +117,12 @@ function runResolved(
 ): Promise<NodeResult> {
   const { call } = run;
   const { state } = call;
-  const request = overriddenRequest(call, node, path);
+  let request: RoutedRequest;
+  try {
+    request = overriddenRequest(call, node, path);
+  } catch (err) {
+    return refused(run, path, resolved.adapter.id, performance.now(), err);
+  }
   const model = request.body.model;
   // Part of an answer went out and this target cannot take it over: the earlier failure stands.
   if (call.sink && call.sink.written > 0 && run.lastFailure && !canTakeOver(run, request)) {
