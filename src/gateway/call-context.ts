@@ -52,6 +52,12 @@ export interface CallContext extends CallIdentity {
   prompt?: PromptRef;
 }
 
+/** The path of a call's `url`, without its query string: what the log records and conditions match. */
+export function requestPath(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
 export interface PromptRef {
   id: string;
   slug: string;

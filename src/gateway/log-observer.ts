@@ -9,6 +9,7 @@ import { redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
 import type { LogRecord } from '../store/types.js';
 import { attemptCost } from './call-cost.js';
+import { requestPath } from './call-context.js';
 import { bodyForLog, buildLogRecord, skippedChunksError, type LogBodies } from './log-record.js';
 import type { CallObserver, CallSummary } from './observer.js';
 import type { AttemptRecord } from './routing/route-types.js';
@@ -35,7 +36,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
   return buildLogRecord(ctx, {
     endpoint: summary.endpoint,
     method: ctx.method,
-    path: pathOf(ctx.url),
+    path: requestPath(ctx.url),
     status: summary.status,
     provider: summary.state.provider,
     model: summary.model,
@@ -79,7 +80,7 @@ function attemptLogRecord(
   return buildLogRecord(summary.ctx, {
     endpoint: summary.endpoint,
     method: summary.ctx.method,
-    path: pathOf(summary.ctx.url),
+    path: requestPath(summary.ctx.url),
     status,
     provider: record.provider,
     model: (outcome.ok ? outcome.model : undefined) ?? record.model ?? null,
@@ -100,11 +101,6 @@ function attemptLogRecord(
     startedAt: record.started,
     endedAt: record.ended,
   });
-}
-
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
 
 /** The hook results, secrets redacted; their text as the answer carried it when nothing was redacted. */

@@ -11,6 +11,7 @@
  * Children inherit their parent's settings (./routing/inherit.ts). Each leaf runs with its breaker and
  * retry policy (./routing/target-runner.ts).
  */
+import { requestPath } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { GatewayDeps } from './deps.js';
@@ -125,7 +126,7 @@ function conditionalTarget(run: RouteRun, node: TargetConfig, path: string): num
   const strategy = node.strategy as NonNullable<TargetConfig['strategy']>;
   const targets = node.targets as TargetConfig[];
   const { ctx, body } = run.call;
-  const input = { metadata: ctx.metadata, params: body, url: ctx.url };
+  const input = { metadata: ctx.metadata, params: body, url: requestPath(ctx.url) };
   let name = strategy.default;
   const conditions = strategy.conditions ?? [];
   for (let i = 0; i < conditions.length; i++) {

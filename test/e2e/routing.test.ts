@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIOptions, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, target, traceHeaders, userMessage, type Config } from '../routing/support.js';
 
 let gateway: TestGateway;
@@ -320,6 +320,13 @@ describe.concurrent('conditional', () => {
     expect(await answeredBy(combined, {}, { 'x-gateway-metadata': '{"region":"eu","plan":"pro"}' })).toBe(
       'eu',
     );
+  });
+
+  it('the url is the request path, without its query string', async () => {
+    const config = conditional([{ query: { url: '/v1/chat/completions' }, then: 'eu' }]);
+    const response = await postWithConfig(gateway, '/chat/completions?tenant=x', config, chat);
+    const answer = (await response.json()) as OpenAI.ChatCompletion;
+    expect(answer.choices[0].message.content).toBe('[eu] hi');
   });
 
   it('the first matching condition wins', async () => {

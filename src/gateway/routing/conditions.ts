@@ -11,7 +11,7 @@ export interface ConditionInput {
   metadata: Record<string, string>;
   /** The request body. */
   params: Record<string, unknown>;
-  /** The request URL (path and query). */
+  /** The request's path, without its query string (`/v1/chat/completions`). */
   url: string;
 }
 
