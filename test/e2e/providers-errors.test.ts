@@ -131,8 +131,8 @@ describe('a target missing a key, or naming an unknown region or deployment', ()
     ],
     [
       'vertex-ai (claude)',
-      'neither a service account nor a token',
-      (c) => ({ ...c.keys, cloudb_service_account_json: undefined }),
+      'neither a service account nor a token (and no custom_host)',
+      (c) => ({ ...c.keys, cloudb_service_account_json: undefined, custom_host: undefined }),
       'cloudb_service_account_json',
     ],
     [
