@@ -155,10 +155,16 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       // Model and management bodies are JSON only; text/plain would otherwise be parsed as a string.
       v1.removeContentTypeParser('text/plain');
       // Fastify's own JSON parser (its limits, its refusals of prototype poisoning, its errors), with the
-      // text kept on the request.
+      // text kept on the request. An empty body is no body, as if the header were absent: the openai SDKs
+      // send `Content-Type: application/json` with no body on operations that take none (cancelling a
+      // batch, deleting a file); a route that needs a body refuses its absence with a 400 naming it.
       const parseJson = v1.getDefaultJsonParser('error', 'error');
       v1.removeContentTypeParser('application/json');
       v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+        if (text === '') {
+          done(null, undefined);
+          return;
+        }
         request.bodyText = text as string;
         parseJson(request, text as string, done);
       });
