@@ -125,6 +125,7 @@ export interface AppHooks {
 }
 
 export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise<FastifyInstance> {
+  const handleError = createErrorHandler(deps.logger);
   const app = Fastify({
     bodyLimit: deps.settings.bodyLimitBytes,
     // Time to receive a whole request (not to answer it): a client trickling a body cannot hold a
@@ -134,10 +135,22 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     genReqId: sequentialId,
+    // Errors the router meets before any hook runs (a path that is not percent-encoded UTF-8): the same
+    // OpenAI error object and headers as every other error, not Fastify's own body.
+    frameworkErrors: (error, request, reply) => {
+      let traceId: string;
+      try {
+        traceId = readTrace(request.headers).traceId;
+      } catch {
+        traceId = newTraceId();
+      }
+      reply.header(HEADERS.traceId, traceId);
+      handleError(error, request, reply);
+    },
   });
   app.decorateRequest('gw', null as unknown as RequestContext);
   app.decorateRequest('bodyText', null);
-  app.setErrorHandler(createErrorHandler(deps.logger));
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const error = new GatewayError(
       'not_found',

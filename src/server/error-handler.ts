@@ -18,6 +18,8 @@ function fromFastify(error: FastifyError): GatewayError | undefined {
       return new GatewayError('unsupported_media_type', 'Send the body as application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('invalid_body', 'Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return new GatewayError('invalid_body', 'The path is not valid percent-encoded UTF-8');
     default:
       break;
   }
