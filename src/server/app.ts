@@ -135,6 +135,9 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     genReqId: sequentialId,
+    // Fastify's default (100) sent a longer id past its route into the pass-through; a path is bounded by
+    // Node's header limit anyway, and every route looks up or refuses what it is given.
+    routerOptions: { maxParamLength: 16_384 },
     // Errors the router meets before any hook runs (a path that is not percent-encoded UTF-8): the same
     // OpenAI error object and headers as every other error, not Fastify's own body.
     frameworkErrors: (error, request, reply) => {

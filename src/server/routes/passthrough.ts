@@ -3,7 +3,8 @@
  * config selects with the provider's own body, streamed both ways, and the provider's answer comes back
  * unchanged — status, body bytes (binary and streamed included) and its headers less the hop-by-hop ones —
  * except that a failed answer never carries the target's credentials. Routing, retries, fallback and the
- * breaker apply as to any call (gateway/passthrough/), and every call is recorded.
+ * breaker apply as to any call (gateway/passthrough/), and every call is recorded. The gateway's own
+ * paths never pass through.
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +17,7 @@ import type { RouteState } from '../../gateway/routing/route-types.js';
 import type { UpstreamRequest } from '../../providers/types.js';
 import { HttpSink, routeHeaders } from '../http-sink.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
+import { GatewayError } from '../../core/errors.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -95,6 +97,39 @@ class HttpRelaySink implements RelaySink {
   }
 }
 
+/**
+ * The first path segments under /v1 that are the gateway's own API (management, logs, analytics, its
+ * OpenAPI document): a request there that no route of the gateway takes (another method, an extra
+ * segment) is not the provider's to answer — it would reach the provider with the caller's credentials —
+ * but a 404 of the gateway's, as any unknown path outside /v1.
+ */
+const GATEWAY_OWN_SEGMENTS = new Set([
+  'logs',
+  'analytics',
+  'api-keys',
+  'virtual-keys',
+  'providers',
+  'configs',
+  'guardrails',
+  'prompts',
+  'policies',
+  'cache',
+  'workspaces',
+  'openapi.json',
+]);
+
+function isGatewayOwnPath(url: string): boolean {
+  const path = url.split('?')[0];
+  const segment = path.slice('/v1/'.length).split('/')[0];
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return false;
+  }
+  return GATEWAY_OWN_SEGMENTS.has(decoded);
+}
+
 /** Sends the request to the provider the headers or config select, answering with its response as it is. */
 export async function passThrough(
   deps: GatewayDeps,
@@ -129,7 +164,12 @@ export async function registerPassthroughRoutes(app: FastifyInstance, deps: Gate
     scope.route({
       method: ['GET', 'POST', 'PUT', 'DELETE'],
       url: '/*',
-      handler: (request, reply) => passThrough(deps, request, reply),
+      handler: (request, reply) => {
+        if (isGatewayOwnPath(request.url)) {
+          throw new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+        }
+        return passThrough(deps, request, reply);
+      },
     });
   });
 }
