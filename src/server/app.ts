@@ -20,6 +20,7 @@ import { sequentialId } from '../gateway/ids.js';
 import { CallAbort } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import { authenticate } from './auth.js';
+import { assertBodyDepth } from './body-depth.js';
 import type { ApiKey } from '../store/types.js';
 import { createErrorHandler } from './error-handler.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -174,6 +175,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       // text kept on the request. An empty body is no body, as if the header were absent: the openai SDKs
       // send `Content-Type: application/json` with no body on operations that take none (cancelling a
       // batch, deleting a file); a route that needs a body refuses its absence with a 400 naming it.
+      // Every body's depth is checked here, once, before any route walks it recursively.
       const parseJson = v1.getDefaultJsonParser('error', 'error');
       v1.removeContentTypeParser('application/json');
       v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
@@ -182,7 +184,19 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
           return;
         }
         request.bodyText = text as string;
-        parseJson(request, text as string, done);
+        parseJson(request, text as string, (err, body: unknown) => {
+          if (err) {
+            done(err);
+            return;
+          }
+          try {
+            assertBodyDepth(body);
+          } catch (depthError) {
+            done(depthError as Error);
+            return;
+          }
+          done(null, body);
+        });
       });
       // A callback hook, not an async one: a key found in the lookup cache (nearly every request's) admits
       // the request without a promise or a turn of the microtask queue.

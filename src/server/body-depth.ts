@@ -1,7 +1,7 @@
 /**
  * Bodies nested deeper than any real request are refused before anything walks them recursively
  * (validation, serialisation, redaction would otherwise overflow the stack). Iterative, so the check itself
- * cannot overflow.
+ * cannot overflow. The /v1 JSON parser (app.ts) applies it to every body, model calls and management alike.
  */
 import { GatewayError } from '../core/errors.js';
 

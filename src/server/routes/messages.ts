@@ -25,7 +25,6 @@ import {
 import { contextOrRefuse, execute } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { messagesCodec } from '../../ingress/messages-codec.js';
-import { assertBodyDepth } from '../body-depth.js';
 import { toGatewayOrProviderError } from '../error-handler.js';
 import { HttpSink } from '../http-sink.js';
 
@@ -53,7 +52,6 @@ function messagesErrorHandler(logger: Logger) {
 
 function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: EndpointDescriptor): void {
   app.post(endpoint.path, async (request, reply) => {
-    assertBodyDepth(request.body);
     const call = validateRequest(endpoint, request.body);
     const stream = asksForStream(call);
     const state = newRouteState();

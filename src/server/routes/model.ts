@@ -14,7 +14,6 @@ import type { IngressCodec } from '../../ingress/codec.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { HttpSink } from '../http-sink.js';
 import { registerModelListRoute } from './models-list.js';
-import { assertBodyDepth } from '../body-depth.js';
 
 /** The OpenAI-shaped ingresses: each endpoint of the registry with the codec that frames its answers. */
 const INGRESSES: Array<{ endpoint: EndpointDescriptor; codec: IngressCodec<never> }> = [
@@ -28,7 +27,6 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
     // Not an async handler: a call whose context is built at once (a key and config from the caches)
     // goes to `execute` without a promise of its own or a turn of the microtask queue.
     app.post(endpoint.path, (request, reply) => {
-      assertBodyDepth(request.body);
       const call = validateRequest(endpoint, request.body);
       const stream = endpoint.streams && asksForStream(call);
       const state = newRouteState();

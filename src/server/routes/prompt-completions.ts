@@ -19,7 +19,6 @@ import { newRouteState, type RouteState } from '../../gateway/routing/route-type
 import type { IngressCodec } from '../../ingress/codec.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { promptEnvelopeCodec } from '../../ingress/prompt-envelope-codec.js';
-import { assertBodyDepth } from '../body-depth.js';
 import { answerHeaders, HttpSink } from '../http-sink.js';
 import { pathParam } from './management/route-helpers.js';
 
@@ -35,7 +34,6 @@ const INGRESSES: Array<{ path: string; codec: CodecFor }> = [
 ];
 
 async function prepare(deps: GatewayDeps, request: FastifyRequest): Promise<PreparedPromptCall> {
-  assertBodyDepth(request.body);
   return preparePromptCall(
     deps.lookups,
     request.gw.apiKey.workspace_id,

@@ -17,7 +17,6 @@ import { prepareResponseCall } from '../../gateway/responses/response-call.js';
 import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { responsesCodec } from '../../ingress/responses-codec.js';
-import { assertBodyDepth } from '../body-depth.js';
 import { HttpSink } from '../http-sink.js';
 import { pathParam } from './management/route-helpers.js';
 
@@ -76,7 +75,6 @@ function responseIdOf(request: FastifyRequest): string {
 
 export async function registerResponseRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   app.post('/responses', async (request, reply) => {
-    assertBodyDepth(request.body);
     const body = validateResponsesRequest(request.body);
     const workspaceId = request.gw.apiKey.workspace_id;
     const prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
