@@ -20,7 +20,7 @@ import { sequentialId } from '../gateway/ids.js';
 import { CallAbort } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import { authenticate } from './auth.js';
-import { assertBodyDepth } from './body-depth.js';
+import { assertBodyDepth } from '../core/body-depth.js';
 import type { ApiKey } from '../store/types.js';
 import { createErrorHandler } from './error-handler.js';
 import { registerMetricsRoute } from './routes/metrics.js';

@@ -122,6 +122,9 @@ describe('validation', () => {
         body: { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true },
       },
       chatLine('ok-2'),
+      // Nested far past what JSON.stringify can walk: still one invalid line, not a failed validation.
+      '{"custom_id":"deep","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[],' +
+        `"tools":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`,
     ]);
     const file = await upload(client, text);
     const created = await createBatch(client, file.id);
@@ -135,6 +138,7 @@ describe('validation', () => {
       [4, 'mismatched_endpoint', 'url'],
       [5, 'invalid_body', 'body.messages'],
       [6, 'unsupported_parameter', 'body.stream'],
+      [8, 'invalid_body', 'body.tools'],
     ]);
   });
 

@@ -1,11 +1,13 @@
 /**
  * Reads a batch's input file line by line, as a stream: each line is checked the way OpenAI's batch API
  * checks it (JSON, a unique `custom_id`, `method: POST`, the batch's `url`, a body valid for the
- * endpoint, no streaming), and yields the lines to run or the errors to report with their line numbers
- * (1-based, counting every line of the file; blank lines are skipped).
+ * endpoint and nested no deeper than a request sent directly, no streaming), and yields the lines to run
+ * or the errors to report with their line numbers (1-based, counting every line of the file; blank lines
+ * are skipped).
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
 import type { EndpointDescriptor } from '../endpoints.js';
@@ -74,6 +76,8 @@ function checkLine(
     return lineError(number, 'unsupported_parameter', 'A batch line cannot stream', 'body.stream');
   }
   try {
+    // Before anything walks the body recursively (validation, and its text stored for the worker).
+    assertBodyDepth(body);
     endpoint.validate(body);
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;

@@ -1,9 +1,10 @@
 /**
  * Bodies nested deeper than any real request are refused before anything walks them recursively
  * (validation, serialisation, redaction would otherwise overflow the stack). Iterative, so the check itself
- * cannot overflow. The /v1 JSON parser (app.ts) applies it to every body, model calls and management alike.
+ * cannot overflow. The /v1 JSON parser (server/app.ts) applies it to every body, model calls and management
+ * alike; a managed batch to each line's body (gateway/batches/batch-input.ts).
  */
-import { GatewayError } from '../core/errors.js';
+import { GatewayError } from './errors.js';
 
 export const MAX_BODY_DEPTH = 128;
 
