@@ -11,10 +11,9 @@ import type { ApiKey } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { parseConfig } from './config/index.js';
 import {
-  HEADERS,
-  headerValue,
   newSpanId,
   newTraceId,
+  readStrictCompat,
   type CallIdentity,
   type RequestContext,
 } from './context.js';
@@ -64,10 +63,14 @@ export interface PromptRef {
   version: number;
 }
 
-/** strict_compat_compliance: the config's value, else the header, else true (only standard fields). */
+/**
+ * strict_compat_compliance: the config's value, else the header, else true (only standard fields). A
+ * malformed header is refused even when the config decides.
+ */
 function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): boolean {
+  const header = readStrictCompat(headers);
   if (typeof config.strict_compat_compliance === 'boolean') return config.strict_compat_compliance;
-  return headerValue(headers, HEADERS.strictCompat) !== 'false';
+  return header ?? true;
 }
 
 /**

@@ -223,6 +223,22 @@ export function readTrace(
   };
 }
 
+/**
+ * `x-gateway-strict-compat-compliance`: `true` or `false` as written (as `x-gateway-cache-force-refresh`),
+ * undefined when absent. Anything else is refused: a client sending `False` or `0` would otherwise keep
+ * strict mode without being told.
+ */
+export function readStrictCompat(headers: IncomingHttpHeaders): boolean | undefined {
+  const value = headerValue(headers, HEADERS.strictCompat);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') {
+    throw new GatewayError('invalid_header', `${HEADERS.strictCompat} must be true or false`, {
+      param: HEADERS.strictCompat,
+    });
+  }
+  return value === 'true';
+}
+
 export function readCacheDirectives(
   headers: IncomingHttpHeaders,
 ): Pick<RequestContext, 'cacheNamespace' | 'cacheForceRefresh'> {

@@ -84,6 +84,8 @@ describe('request headers', () => {
     ['x-gateway-trace-id', 'has spaces in it', 'x-gateway-trace-id'],
     ['x-gateway-span-id', 'x'.repeat(200), 'x-gateway-span-id'],
     ['x-gateway-cache-force-refresh', 'maybe', 'x-gateway-cache-force-refresh'],
+    ['x-gateway-strict-compat-compliance', 'False', 'x-gateway-strict-compat-compliance'],
+    ['x-gateway-strict-compat-compliance', '0', 'x-gateway-strict-compat-compliance'],
     ['x-gateway-custom-host', 'http://169.254.169.254/latest', 'x-gateway-custom-host'],
     ['x-gateway-custom-host', 'ftp://example.com', 'x-gateway-custom-host'],
   ])('%s: %s → 400 naming %s', async (name, value, param) => {
@@ -93,6 +95,15 @@ describe('request headers', () => {
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     });
     await expect400(response, param);
+  });
+
+  it.each(['Provider', 'gateway'])('x-gateway-files: %s → 400 naming it', async (value) => {
+    const before = fake.requests.length;
+    const response = await fetch(`${gateway.url}/files`, {
+      headers: { ...providerHeaders(), 'x-gateway-files': value },
+    });
+    await expect400(response, 'x-gateway-files');
+    expect(fake.requests.length).toBe(before);
   });
 
   it('no provider selected → 400 naming x-gateway-provider', async () => {

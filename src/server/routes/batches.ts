@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
-import { HEADERS } from '../../gateway/context.js';
+import { HEADERS, readStrictCompat } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { bearerToken, resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';
@@ -91,8 +91,10 @@ export async function registerBatchRoutes(
       batchesChanged();
       return batchView(batch);
     }
-    // The lines will run under these headers: refuse now what would fail every line — a config that
-    // does not resolve, and a config of one target whose provider, virtual key or host cannot be used.
+    // The lines will run under these headers: refuse now what would fail every line — a malformed
+    // header, a config that does not resolve, and a config of one target whose provider, virtual key or
+    // host cannot be used.
+    readStrictCompat(request.headers);
     const { config } = await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
     if (!config.targets?.length) {
       await resolveTarget(

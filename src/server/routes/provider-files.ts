@@ -7,6 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { headerValue } from '../../gateway/context.js';
 import { callResource, openResource } from '../../gateway/provider-resources/resource-client.js';
@@ -15,13 +16,21 @@ import { pathParam } from './management/route-helpers.js';
 
 export const FILES_HEADER = 'x-gateway-files';
 
-/** Answers the request from the provider's Files API when it asks for that; false when it does not. */
+/**
+ * Answers the request from the provider's Files API when it asks for that; false when it does not. The
+ * header has one value, `provider`: any other is refused rather than read as "the gateway's store", which
+ * would take an upload the client meant for the provider.
+ */
 export async function answeredByProvider(
   deps: GatewayDeps,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<boolean> {
-  if (headerValue(request.headers, FILES_HEADER) !== 'provider') return false;
+  const files = headerValue(request.headers, FILES_HEADER);
+  if (files === undefined) return false;
+  if (files !== 'provider') {
+    throw new GatewayError('invalid_header', `${FILES_HEADER} must be provider`, { param: FILES_HEADER });
+  }
   const target = await resourceTarget(deps, request.headers, request.gw.apiKey.workspace_id, 'files');
   const id = pathParam(request.params, 'fileId');
   const path = id === undefined ? '/files' : `/files/${encodeURIComponent(id)}`;
