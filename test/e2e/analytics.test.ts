@@ -100,6 +100,13 @@ describe('analytics API', () => {
       ['status_class=200', 'status_class'],
       ['metadata._user=a&metadata.team=b', 'metadata.team'],
       ['workspace_id=ws_elsewhere', 'workspace_id'],
+      // Names of Object.prototype's members are no group or interval; a repeated parameter is no value.
+      ['group_by=constructor', 'group_by'],
+      ['group_by=__proto__', 'group_by'],
+      ['interval=valueOf', 'interval'],
+      ['group_by=model&group_by=provider', 'group_by'],
+      ['model=a&model=b', 'model'],
+      ['provider=openai&provider=anthropic', 'provider'],
     ] as const) {
       const { status, body } = await get(`/analytics/timeseries?${query}`);
       expect([400, 404], query).toContain(status);

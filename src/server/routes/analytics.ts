@@ -12,17 +12,23 @@ import type { AnalyticsDimension, AnalyticsQuery, AnalyticsRow } from '../../sto
 import { homeWorkspace, tenantOf } from './management/tenant.js';
 
 const DAY_MS = 86_400_000;
-const INTERVALS: Readonly<Record<string, number>> = { minute: 60_000, hour: 3_600_000, day: DAY_MS };
+// Maps, not object literals: a lookup of a client's word must not find Object.prototype's members
+// (`constructor`, `__proto__`, `valueOf`).
+const INTERVALS: ReadonlyMap<string, number> = new Map([
+  ['minute', 60_000],
+  ['hour', 3_600_000],
+  ['day', DAY_MS],
+]);
 /** At most this many time buckets in one answer. */
 const MAX_BUCKETS = 1_500;
-const GROUPS: Readonly<Record<string, AnalyticsDimension>> = {
-  provider: 'provider',
-  model: 'model',
-  api_key: 'api_key_id',
-  workspace: 'workspace_id',
-  prompt: 'prompt_id',
-  status_class: 'status_class',
-};
+const GROUPS: ReadonlyMap<string, AnalyticsDimension> = new Map([
+  ['provider', 'provider'],
+  ['model', 'model'],
+  ['api_key', 'api_key_id'],
+  ['workspace', 'workspace_id'],
+  ['prompt', 'prompt_id'],
+  ['status_class', 'status_class'],
+]);
 const FILTERS = ['provider', 'model', 'api_key_id', 'prompt_id'] as const;
 const PERCENTILES = [50, 90, 95, 99] as const;
 
@@ -30,6 +36,14 @@ type Query = Record<string, string | undefined>;
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_query', message, { param });
+}
+
+/** The query with every parameter given once: a repeated one (an array) names a single value nowhere. */
+function singleValued(query: Record<string, unknown>): Query {
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value !== 'string') throw invalid(name, `${name} must be given once`);
+  }
+  return query as Query;
 }
 
 /**
@@ -55,9 +69,9 @@ function groupParam(query: Query, metadataKeys: readonly string[]): AnalyticsDim
   if (raw === undefined || raw === '') return undefined;
   if (raw.startsWith('metadata.'))
     return { metadata: metadataKey(raw.slice('metadata.'.length), metadataKeys, 'group_by') };
-  const group = GROUPS[raw];
+  const group = GROUPS.get(raw);
   if (!group) {
-    throw invalid('group_by', `group_by must be one of ${Object.keys(GROUPS).join(', ')} or metadata.<key>`);
+    throw invalid('group_by', `group_by must be one of ${[...GROUPS.keys()].join(', ')} or metadata.<key>`);
   }
   return group;
 }
@@ -104,7 +118,7 @@ async function buildQuery(
   request: FastifyRequest,
   timeseries: boolean,
 ): Promise<AnalyticsQuery> {
-  const query = request.query as Query;
+  const query = singleValued(request.query as Record<string, unknown>);
   const metadataKeys = deps.settings.analyticsMetadataKeys;
   const now = Date.now();
   const to = timeParam(query, 'to') ?? now;
@@ -114,11 +128,11 @@ async function buildQuery(
   let interval: number | undefined;
   if (timeseries) {
     const named = query.interval;
-    if (named !== undefined && named !== '' && INTERVALS[named] === undefined) {
+    if (named !== undefined && named !== '' && !INTERVALS.has(named)) {
       throw invalid('interval', 'interval must be minute, hour or day');
     }
     interval = named
-      ? INTERVALS[named]
+      ? (INTERVALS.get(named) as number)
       : to - from <= 2 * 3_600_000
         ? 60_000
         : to - from <= 7 * DAY_MS
@@ -226,7 +240,8 @@ function present(row: AnalyticsRow, group: AnalyticsDimension | undefined): Reco
 function groupName(group: AnalyticsDimension | undefined): string | null {
   if (group === undefined) return null;
   if (typeof group === 'object') return `metadata.${group.metadata}`;
-  return Object.entries(GROUPS).find(([, value]) => value === group)?.[0] ?? null;
+  for (const [name, value] of GROUPS) if (value === group) return name;
+  return null;
 }
 
 export async function registerAnalyticsRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
