@@ -12,13 +12,22 @@ export interface PromptReference {
   selector: VersionSelector;
 }
 
+/**
+ * A version number as text: 1 to 9 digits, no sign, exponent or leading zero; undefined for anything
+ * else. Bounded so that every number read stays within the store's integer column.
+ */
+export function parseVersionNumber(text: string): number | undefined {
+  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
+}
+
 export function parsePromptReference(reference: string, what = 'prompt'): PromptReference {
   const at = reference.lastIndexOf('@');
   if (at < 0) return { name: reference, selector: 'published' };
   const name = reference.slice(0, at);
   const suffix = reference.slice(at + 1);
   if (suffix === 'latest') return { name, selector: 'latest' };
-  if (/^[1-9]\d{0,8}$/.test(suffix)) return { name, selector: Number(suffix) };
+  const number = parseVersionNumber(suffix);
+  if (number !== undefined) return { name, selector: number };
   throw new GatewayError(
     'prompt_not_found',
     `No version "${suffix}" of ${what} "${name}": use ${name}, ${name}@latest or ${name}@<version number>`,

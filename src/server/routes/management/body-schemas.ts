@@ -22,7 +22,11 @@ export const SlugField = withErrorMessage(
 
 const NameField = Type.String({ minLength: 1, maxLength: 200 });
 const RoleField = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
-const ExpiresAtField = Type.Union([Type.Integer({ minimum: 0, description: 'Unix seconds.' }), Type.Null()]);
+/** Up to the last second of year 9999: a larger number is no date, and past the store's bigint column. */
+const ExpiresAtField = Type.Union([
+  Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'Unix seconds, at most year 9999.' }),
+  Type.Null(),
+]);
 
 /** Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values. */
 export const MetadataField = withKeyErrorMessage(
@@ -179,7 +183,8 @@ export const UpdatePromptBody = Closed(
 );
 
 export const PublishBody = Closed(
-  { version: Type.Integer({ minimum: 1, description: 'The version to publish.' }) },
+  // The largest version a reference can name (`<slug>@<n>`, prompt-reference.ts).
+  { version: Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'The version to publish.' }) },
   'PublishBody',
 );
 

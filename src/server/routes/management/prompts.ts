@@ -12,6 +12,7 @@ import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
+import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
 import type { PromptDocument, StoredPrompt, StoredPromptPartial } from '../../../store/types.js';
 import {
   validateCreatePrompt,
@@ -150,10 +151,9 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const workspaceId = workspaceOf(request);
     const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
     const raw = pathParam(request.params, 'version');
-    const number = Number(raw);
-    const version = Number.isInteger(number)
-      ? await store.getPromptPartialVersion(workspaceId, partial.id, number)
-      : undefined;
+    const number = parseVersionNumber(raw);
+    const version =
+      number === undefined ? undefined : await store.getPromptPartialVersion(workspaceId, partial.id, number);
     if (!version) {
       throw new GatewayError('not_found', `The prompt partial "${partial.slug}" has no version ${raw}`, {
         param: 'version',
@@ -232,10 +232,9 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const workspaceId = workspaceOf(request);
     const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
     const raw = pathParam(request.params, 'version');
-    const number = Number(raw);
-    const version = Number.isInteger(number)
-      ? await store.getPromptVersion(workspaceId, prompt.id, number)
-      : undefined;
+    const number = parseVersionNumber(raw);
+    const version =
+      number === undefined ? undefined : await store.getPromptVersion(workspaceId, prompt.id, number);
     if (!version) {
       throw new GatewayError('prompt_not_found', `The prompt "${prompt.slug}" has no version ${raw}`, {
         param: 'version',
