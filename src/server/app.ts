@@ -23,6 +23,7 @@ import { authenticate } from './auth.js';
 import { assertBodyDepth } from '../core/body-depth.js';
 import type { ApiKey } from '../store/types.js';
 import { createErrorHandler } from './error-handler.js';
+import { nulInUrl } from './nul-in-url.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerModelRoutes } from './routes/model.js';
@@ -212,6 +213,11 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         }
         reply.header(HEADERS.traceId, trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
+        const refused = nulInUrl(request);
+        if (refused) {
+          done(refused);
+          return;
+        }
         if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) {
           done();
           return;

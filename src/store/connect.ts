@@ -10,7 +10,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
-  PostgresDialect,
   SqliteDialect,
   SqliteDriver,
   sql,
@@ -23,6 +22,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../core/errors.js';
 import type { Database } from './schema.js';
+import { TextRefusalPostgresDialect } from './postgres-text-refusal.js';
 
 export const SQLITE_FILE = 'gateway.db';
 /** How long a SQLite writer waits for another process's lock before failing. */
@@ -191,7 +191,7 @@ async function connectPostgres(databaseUrl: string, pgSchema: string | undefined
   // would end the process. The pool discards the connection and the next query opens a new one.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({
+    dialect: new TextRefusalPostgresDialect({
       pool,
       // Every connection resolves unqualified table names in the chosen schema only, so the store's
       // queries and the migrator's own tables need no schema prefix.

@@ -42,6 +42,36 @@ describeWithPostgres('client input on PostgreSQL', () => {
   }
 
   it.each([
+    ['/configs/%00', 404, 'id'],
+    ['/virtual-keys/%00', 404, 'slug'],
+    ['/api-keys/%00', 404, 'id'],
+    ['/prompts/%00/versions/1', 404, 'id'],
+    ['/files/%00', 404, 'fileId'],
+    ['/batches/%00', 404, 'batchId'],
+    ['/fine_tuning/jobs/%00', 404, 'jobId'],
+    ['/responses/%00', 404, 'response_id'],
+    ['/logs/%00', 404, 'id'],
+    ['/logs?trace_id=%00', 400, 'trace_id'],
+    ['/logs?search=a%00', 400, 'search'],
+    ['/batches?after=%00', 400, 'after'],
+    ['/analytics/summary?model=%00', 400, 'model'],
+  ] as const)('GET %s (U+0000) → %i naming %s', async (path, status, param) => {
+    const response = await send('GET', path);
+    expect(response.status, JSON.stringify(response.body)).toBe(status);
+    expect(response.body.error?.param).toBe(param);
+  });
+
+  it.each([
+    ['/configs', { slug: 'nul', name: 'a\u0000b', config: { provider: 'openai', api_key: 'x' } }],
+    ['/api-keys', { name: 'a\u0000b', role: 'member' }],
+    ['/virtual-keys', { slug: 'nul', name: 'a\u0000b', provider: 'openai', api_key: 'sk-x' }],
+  ])('POST %s with a string holding U+0000 → 400', async (path, body) => {
+    const response = await send('POST', path, body);
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.error?.code).toBe('invalid_body');
+  });
+
+  it.each([
     ['PUT', '/prompts/p/publish', 400, 'version', { version: 2147483648 }],
     ['GET', '/prompts/p/versions/2147483648', 404, 'version', undefined],
     ['POST', '/api-keys', 400, 'expires_at', { name: 'x', role: 'member', expires_at: 1e20 }],
