@@ -1,9 +1,12 @@
 /**
  * The batched background writer of log records. `enqueue` never waits for the store: records are
  * buffered and flushed in batches on a timer or when a batch fills. On shutdown `close` flushes what is
- * left. If the store fails, the batch is kept and retried (bounded), so a blip loses nothing.
+ * left. If the store fails, the batch is kept and retried (bounded), so a blip loses nothing. If the
+ * store refuses the batch's values, its records are written one by one and only the refused ones are
+ * dropped (and counted): kept at the head of the buffer, one would block every later record for good.
  */
 import type { Logger } from 'pino';
+import { isRefusedValue } from '../store/db-errors.js';
 import type { LogRecord, Store } from '../store/types.js';
 
 export interface LogWriter {
@@ -12,6 +15,8 @@ export interface LogWriter {
   flush(): Promise<void>;
   close(): Promise<void>;
   readonly pending: number;
+  /** Records the store refused (their values, not its availability) and that were dropped. */
+  readonly refused: number;
 }
 
 export interface LogWriterOptions {
@@ -26,7 +31,44 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
   let buffer: LogRecord[] = [];
   let flushing: Promise<void> | undefined;
   let dropped = 0;
+  let refused = 0;
   let closed = false;
+
+  const refuse = (record: LogRecord, err: unknown): 1 => {
+    refused += 1;
+    logger.error(
+      { err, refused, id: record.id, trace_id: record.trace_id },
+      'log record refused by the store: dropped',
+    );
+    return 1;
+  };
+
+  /** Writes the batch; how many of its records are done with (written or refused), from its start. */
+  const writeBatch = async (batch: LogRecord[]): Promise<number> => {
+    try {
+      await store.insertLogs(batch);
+      return batch.length;
+    } catch (err) {
+      if (!isRefusedValue(err)) {
+        logger.error({ err, records: batch.length }, 'log records could not be written; will retry');
+        return 0;
+      }
+      if (batch.length === 1) return refuse(batch[0], err);
+    }
+    // A record of the batch cannot be stored: each on its own, so that only that one is lost.
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        await store.insertLogs([batch[i]]);
+      } catch (err) {
+        if (!isRefusedValue(err)) {
+          logger.error({ err, records: batch.length - i }, 'log records could not be written; will retry');
+          return i;
+        }
+        refuse(batch[i], err);
+      }
+    }
+    return batch.length;
+  };
 
   // Writes what is buffered when it starts; records that arrive meanwhile wait for the next flush, so a
   // busy gateway writes one batch per interval rather than a stream of small ones.
@@ -34,14 +76,10 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
     let due = buffer.length;
     while (due > 0) {
       const batch = buffer.slice(0, Math.min(options.batchSize, due));
-      try {
-        await store.insertLogs(batch);
-        buffer = buffer.slice(batch.length);
-        due -= batch.length;
-      } catch (err) {
-        logger.error({ err, records: batch.length }, 'log records could not be written; will retry');
-        return;
-      }
+      const done = await writeBatch(batch);
+      buffer = buffer.slice(done);
+      due -= done;
+      if (done < batch.length) return;
     }
   };
 
@@ -78,6 +116,9 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
     },
     get pending() {
       return buffer.length;
+    },
+    get refused() {
+      return refused;
     },
   };
 }

@@ -76,7 +76,7 @@ parentPort.on('message', (message) => {
     if (message.rows.length > 0) insertAll(message.table, message.columns, message.rows, message.rollups);
     parentPort.postMessage({ id: message.id });
   } catch (error) {
-    parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
+    parentPort.postMessage({ id: message.id, error: String(error && error.message || error), code: error && error.code });
   }
 });
 `;
@@ -122,7 +122,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const prioritise = (priority: ThreadPriority) => {
     if (tid !== undefined) void setThreadPriority(tid, priority);
   };
-  worker.on('message', (message: { id: number; error?: string } | { tid: number }) => {
+  worker.on('message', (message: { id: number; error?: string; code?: string } | { tid: number }) => {
     if ('tid' in message) {
       tid = message.tid;
       prioritise(governor.priority);
@@ -135,7 +135,9 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
       const change = governor.observe(now - waiter.sentAt, now);
       if (change) prioritise(change);
     }
-    if (message.error) waiter?.reject(new Error(message.error));
+    // The driver's code goes with the error (SQLITE_CONSTRAINT…): the log writer tells a refused record
+    // from a busy or failing database by it.
+    if (message.error) waiter?.reject(Object.assign(new Error(message.error), { code: message.code }));
     else waiter?.resolve();
   });
   worker.on('error', (error) => {

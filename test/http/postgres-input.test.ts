@@ -3,14 +3,17 @@
  * 4xx on PostgreSQL as it is on SQLite, never a 500.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 
 describeWithPostgres('client input on PostgreSQL', () => {
   let gateway: TestGateway;
+  let fake: FakeUpstream;
   const schema = freshSchemaName('postgres_input');
 
   beforeAll(async () => {
+    fake = await startFakeOpenAI();
     gateway = await startGateway({ postgres: { url: postgresUrl(), schema } });
     const created = await send('POST', '/prompts', {
       slug: 'p',
@@ -22,6 +25,7 @@ describeWithPostgres('client input on PostgreSQL', () => {
   });
   afterAll(async () => {
     await gateway?.close();
+    await fake?.close();
     await dropSchema(schema);
   });
 
@@ -84,4 +88,33 @@ describeWithPostgres('client input on PostgreSQL', () => {
       expect(response.body.error?.param).toBe(param);
     },
   );
+
+  it('a call whose model holds U+0000 is recorded, and so is every call after it', async () => {
+    const call = (traceId: string, model: string) =>
+      fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'content-type': 'application/json',
+          'x-gateway-provider': 'openai',
+          'x-gateway-custom-host': fake.url,
+          'x-gateway-trace-id': traceId,
+          authorization: 'Bearer sk-test',
+        },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await call('nul-first', 'gpt\u0000x')).status).toBe(200);
+    expect((await call('plain-second', 'gpt-4o-mini')).status).toBe(200);
+    const logged = async (traceId: string) => {
+      for (let i = 0; i < 50; i++) {
+        const page = await send('GET', `/logs?trace_id=${traceId}`);
+        const data = (page.body as unknown as { data: Array<{ model: string }> }).data;
+        if (data.length > 0) return data;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return [];
+    };
+    expect((await logged('plain-second')).length).toBe(1);
+    expect((await logged('nul-first'))[0]?.model).toBe('gpt\uFFFDx');
+  });
 });

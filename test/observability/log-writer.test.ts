@@ -64,6 +64,38 @@ describe('the log writer', () => {
     expect(writer.pending).toBe(0);
   });
 
+  it('drops only a record whose values the store refuses; one unreachable store keeps the rest', async () => {
+    const written: string[] = [];
+    let reachable = true;
+    const store = {
+      async insertLogs(records: LogRecord[]) {
+        if (!reachable) throw new Error('Connection terminated unexpectedly');
+        if (records.some((one) => one.id.startsWith('bad'))) {
+          throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+            code: '22021',
+          });
+        }
+        written.push(...records.map((one) => one.id));
+      },
+    } as unknown as Store;
+    writer = createLogWriter(store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    for (const id of ['a', 'bad-1', 'b']) writer.enqueue(record(id));
+    await writer.flush();
+    expect(written).toEqual(['a', 'b']);
+    expect(writer.pending).toBe(0);
+    expect(writer.refused).toBe(1);
+
+    reachable = false;
+    for (const id of ['c', 'bad-2']) writer.enqueue(record(id));
+    await writer.flush();
+    expect(writer.pending).toBe(2);
+    reachable = true;
+    await writer.flush();
+    expect(written).toEqual(['a', 'b', 'c']);
+    expect(writer.pending).toBe(0);
+    expect(writer.refused).toBe(2);
+  });
+
   it('close writes everything, in batches of batchSize', async () => {
     const fake = fakeStore();
     writer = createLogWriter(fake.store, quiet, { batchSize: 2, flushIntervalMs: 60_000 });

@@ -867,6 +867,24 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       expect(await store.getLog(ws.id, record.id)).toEqual(record);
     });
 
+    it('stores text holding U+0000 with U+FFFD in its place', async () => {
+      const { ws } = await tenant();
+      const record = log(ws.id, {
+        model: 'gpt\u0000x',
+        error_message: 'bad \u0000',
+        metadata: { 'k\u0000': 'v\u0000' },
+        response_body: 'text \u0000',
+      });
+      await store.insertLogs([record]);
+      expect(await store.getLog(ws.id, record.id)).toEqual({
+        ...record,
+        model: 'gpt\uFFFDx',
+        error_message: 'bad \uFFFD',
+        metadata: { 'k\uFFFD': 'v\uFFFD' },
+        // A body is stored as JSON, where U+0000 is the escape \u0000, which both databases keep.
+      });
+    });
+
     it('inserts a few thousand records in one batch quickly', async () => {
       const { ws } = await tenant();
       const records = Array.from({ length: 3000 }, (_, i) =>

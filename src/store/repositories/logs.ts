@@ -32,7 +32,8 @@ export function createLogRepository({
   analyticsMetadataKeys,
 }: RepositoryContext): Omit<LogRepository, 'analytics'> {
   return {
-    insertLogs(records) {
+    insertLogs(given) {
+      const records = given.map(storableLogRecord);
       const rollups = rollupValues(records, analyticsMetadataKeys);
       if (logThread) {
         return logThread.insert('logs', LOG_ROW_COLUMNS, records.map(toLogValues), {
@@ -46,6 +47,44 @@ export function createLogRepository({
     listLogs: (query) => listLogs(db, kind, query),
     deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
+}
+
+const NUL = '\u0000';
+const REPLACEMENT = '\uFFFD';
+
+function withoutNul(text: string): string {
+  return text.includes(NUL) ? text.replaceAll(NUL, REPLACEMENT) : text;
+}
+
+/** Fields stored as JSON text, where U+0000 is written as the escape `\u0000`, which both databases keep. */
+const JSON_FIELDS = new Set(['request_body', 'response_body', 'hook_results']);
+
+/**
+ * The record with U+0000 replaced by U+FFFD in its text columns (a model name, an error message; metadata,
+ * whose values the rollups keep as text), which PostgreSQL cannot hold: a call is recorded whatever its
+ * client or provider sent, on both databases alike. The record itself when it holds none, as nearly every
+ * one does.
+ */
+function storableLogRecord(record: LogRecord): LogRecord {
+  let copy: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (JSON_FIELDS.has(key)) continue;
+    const value: unknown = record[key as keyof LogRecord];
+    let storable: unknown = value;
+    if (typeof value === 'string') {
+      storable = withoutNul(value);
+    } else if (key === 'metadata' && value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, string>);
+      if (entries.some(([name, text]) => name.includes(NUL) || text.includes(NUL))) {
+        storable = Object.fromEntries(entries.map(([name, text]) => [withoutNul(name), withoutNul(text)]));
+      }
+    }
+    if (storable !== value) {
+      copy ??= { ...record };
+      copy[key] = storable;
+    }
+  }
+  return (copy as LogRecord | undefined) ?? record;
 }
 
 /**
