@@ -42,7 +42,11 @@ describe('vertex-ai token exchange that hangs once', () => {
       provider: 'vertex-ai',
       cloudb_project_id: 'p',
       cloudb_region: 'us-central1',
-      cloudb_service_account_json: { client_email: 'sa@p.iam.gserviceaccount.com', private_key: key, token_uri: url },
+      cloudb_service_account_json: {
+        client_email: 'sa@p.iam.gserviceaccount.com',
+        private_key: key,
+        token_uri: url,
+      },
     };
     // request 1: its deadline passes while the token endpoint hangs
     await expect(authenticateVertex(target, AbortSignal.timeout(500))).rejects.toBeDefined();
