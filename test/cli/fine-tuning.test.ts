@@ -79,6 +79,32 @@ describe('gateway fine-tuning', () => {
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toContain('HTTP 400');
   });
+  it('pauses and resumes a job', async () => {
+    const training = join(dir, 'pause.jsonl');
+    writeFileSync(training, '{"messages":[]}\n');
+    const config = JSON.stringify(target(upstream));
+    const created = await cli([
+      '--json',
+      'fine-tuning',
+      'create',
+      'gpt-4o-mini',
+      '--training-file',
+      training,
+      '--config',
+      config,
+    ]);
+    const id = created.json().id as string;
+    let status = created.json().status as string;
+    for (let i = 0; i < 5 && status === 'validating_files'; i++) {
+      status = (await cli(['--json', 'fine-tuning', 'get', id])).json().status as string;
+    }
+    const paused = await cli(['--json', 'fine-tuning', 'pause', id]);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.json()).toMatchObject({ id, status: 'paused' });
+    const resumed = await cli(['fine-tuning', 'resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('queued');
+  });
 });
 
 describe('gateway fine-tuning create with a training file that cannot be read', () => {

@@ -1,6 +1,6 @@
 /**
  * `gateway fine-tuning …`: create a fine-tuning job (a local training file is uploaded first), list, get,
- * cancel, and read its events and checkpoints. The job runs on the provider the options name.
+ * cancel, pause or resume it, and read its events and checkpoints. The job runs on the provider the options name.
  */
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
@@ -10,6 +10,13 @@ import type { CliIo } from '../io.js';
 import { parseInteger } from '../parse-values.js';
 import { providerHeaders, type ProviderOptions } from './batches.js';
 import { uploadFile } from './files.js';
+
+/** What may be done to a job, each a `POST /fine_tuning/jobs/{id}/{action}` answered with the job. */
+const JOB_ACTIONS = [
+  ['cancel', 'Cancel a fine-tuning job'],
+  ['pause', 'Pause a running fine-tuning job (where its provider can)'],
+  ['resume', 'Resume a paused fine-tuning job'],
+] as const;
 
 interface Job {
   id: string;
@@ -95,14 +102,17 @@ export function fineTuningCommand(io: CliIo): Command {
       ctx.print(job, () => jobTable([job]));
     });
 
-  jobs
-    .command('cancel <id>')
-    .description('Cancel a fine-tuning job')
-    .action(async (id: string, _options, command) => {
-      const ctx = commandContext(command, io);
-      const job = await ctx.api.request<Job>('POST', `/fine_tuning/jobs/${encodeURIComponent(id)}/cancel`);
-      ctx.print(job, () => jobTable([job]));
-    });
+  for (const [action, description] of JOB_ACTIONS) {
+    jobs
+      .command(`${action} <id>`)
+      .description(description)
+      .action(async (id: string, _options, command) => {
+        const ctx = commandContext(command, io);
+        const path = `/fine_tuning/jobs/${encodeURIComponent(id)}/${action}`;
+        const job = await ctx.api.request<Job>('POST', path);
+        ctx.print(job, () => jobTable([job]));
+      });
+  }
 
   jobs
     .command('events <id>')
