@@ -322,3 +322,36 @@ describe('rate-limit policies', () => {
     SLOW_TEST_MS,
   );
 });
+
+describe('the store failing under the worker', () => {
+  it(
+    'runs a batch whose stored call could not be read once, instead of failing its lines for good',
+    async () => {
+      const node = await startGateway({
+        env: { GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_LEASE_MS: '600' },
+      });
+      const up = await startFakeOpenAI({ name: 'after-outage' });
+      try {
+        const { batches } = node.server.deps.store;
+        const read = batches.callOf.bind(batches);
+        let failures = 1;
+        // The first read of the batch's call meets a store that cannot answer (a dropped connection).
+        batches.callOf = (id) =>
+          failures-- > 0 ? Promise.reject(new Error('connection terminated unexpectedly')) : read(id);
+        const client = sdk(node.url, node.adminKey, target(up));
+        const file = await upload(client, jsonl([chatLine('o-1'), chatLine('o-2')]));
+        const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished, 20_000);
+        expect(batch.status).toBe('completed');
+        expect(batch.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+        expect((await contentLines(client, batch.output_file_id)).map((line) => line.custom_id)).toEqual([
+          'o-1',
+          'o-2',
+        ]);
+      } finally {
+        await node.close();
+        await up.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+});

@@ -286,8 +286,14 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   function callOf(batchId: string): Promise<BatchCall | undefined> {
     let call = calls.get(batchId);
     if (!call) {
-      call = store.batches.callOf(batchId);
-      calls.set(batchId, call);
+      const read = store.batches.callOf(batchId);
+      calls.set(batchId, read);
+      // A read that failed (the store dropped a connection) is not kept: kept, it would fail every
+      // later line of the batch on this node, each claimed again when its lease ran out, for ever.
+      read.catch(() => {
+        if (calls.get(batchId) === read) calls.delete(batchId);
+      });
+      call = read;
     }
     return call;
   }
