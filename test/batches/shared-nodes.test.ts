@@ -84,4 +84,14 @@ describeWithPostgres('two nodes on PostgreSQL share one batch', () => {
     },
     SLOW_TEST_MS,
   );
+
+  it('reports a custom_id holding U+0000, which PostgreSQL cannot keep, as an invalid line', async () => {
+    const client = sdk(nodeA.url, nodeA.adminKey, target(upstream));
+    const file = await upload(client, jsonl([chatLine('fine'), { ...chatLine('x'), custom_id: 'a\u0000b' }]));
+    const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+    expect(batch.status).toBe('failed');
+    expect(batch.errors?.data).toEqual([
+      { code: 'invalid_request', message: expect.any(String), param: 'custom_id', line: 2 },
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * Reads a batch's input file line by line, as a stream: each line is checked the way OpenAI's batch API
- * checks it (JSON, a unique `custom_id`, `method: POST`, the batch's `url`, a body valid for the
+ * checks it (JSON, a unique `custom_id` without U+0000, `method: POST`, the batch's `url`, a body valid for the
  * endpoint and nested no deeper than a request sent directly, no streaming), and yields the lines to run
  * or the errors to report with their line numbers (1-based, counting every line of the file; blank lines
  * are skipped).
@@ -50,6 +50,10 @@ function checkLine(
       'custom_id must be a non-empty string',
       'custom_id',
     );
+  }
+  if (customId.includes('\u0000')) {
+    // Stored with the line, and PostgreSQL cannot keep U+0000 in text: refused on every store alike.
+    return lineError(number, 'invalid_request', 'custom_id cannot hold U+0000', 'custom_id');
   }
   if (seen.has(customId)) {
     return lineError(
