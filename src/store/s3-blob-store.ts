@@ -5,7 +5,7 @@
  * so a gateway that keeps its files on local disk never loads it.
  */
 import { createHash } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { blobKeySegments, type BlobData, type BlobStore } from './blob-store.js';
 
@@ -64,23 +64,31 @@ export async function createS3BlobStore(options: S3BlobStoreOptions): Promise<S3
     async put(key, data) {
       const hash = createHash('sha256');
       let bytes = 0;
-      const counted = readableOf(data).pipe(
-        new Transform({
-          transform(chunk: Buffer | string, _encoding, done) {
-            const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-            hash.update(buffer);
-            bytes += buffer.byteLength;
-            done(null, buffer);
-          },
-        }),
-      );
+      const counted = new Transform({
+        transform(chunk: Buffer | string, _encoding, done) {
+          const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+          hash.update(buffer);
+          bytes += buffer.byteLength;
+          done(null, buffer);
+        },
+      });
+      // pipeline, not pipe: a source that fails (an upload's client gone, a store read refused) fails
+      // the upload with its error, which then aborts the multipart upload. Piped, the upload waited for
+      // the rest of the body for ever, and so did the request or job that put it.
+      pipeline(readableOf(data), counted, () => undefined);
       const upload = new storage.Upload({
         client,
         params: { Bucket, Key: keyOf(key), Body: counted },
         partSize: PART_BYTES,
         queueSize: QUEUE,
       });
-      await upload.done();
+      try {
+        await upload.done();
+      } catch (error) {
+        // S3 refused: the source is not read any further.
+        counted.destroy();
+        throw error;
+      }
       return { bytes, sha256: hash.digest('hex') };
     },
 
