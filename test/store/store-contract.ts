@@ -885,6 +885,20 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       });
     });
 
+    it('stores metadata holding a lone surrogate with U+FFFD in its place, and still searches it', async () => {
+      const { ws } = await tenant();
+      // x-gateway-metadata: {"k\ud800":"v\udc00"} parses to lone surrogates, which JSON text escapes and
+      // PostgreSQL's jsonb (read by every metadata filter and search) refuses.
+      const record = log(ws.id, { metadata: { 'k\ud800': 'v\udc00', team: 'a' } });
+      const plain = log(ws.id, { metadata: { team: 'a' } });
+      await store.insertLogs([record, plain]);
+      expect((await store.getLog(ws.id, record.id))?.metadata).toEqual({ 'k\uFFFD': 'v\uFFFD', team: 'a' });
+      const ids = async (query: Partial<Parameters<Store['listLogs']>[0]>) =>
+        (await store.listLogs({ workspace_id: ws.id, limit: 10, ...query })).data.map((r) => r.id).sort();
+      expect(await ids({ search: 'team' })).toEqual([record.id, plain.id].sort());
+      expect(await ids({ metadata: { team: 'a' } })).toEqual([record.id, plain.id].sort());
+    });
+
     it('inserts a few thousand records in one batch quickly', async () => {
       const { ws } = await tenant();
       const records = Array.from({ length: 3000 }, (_, i) =>

@@ -56,14 +56,27 @@ function withoutNul(text: string): string {
   return text.includes(NUL) ? text.replaceAll(NUL, REPLACEMENT) : text;
 }
 
+/** A UTF-16 surrogate without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Metadata text as its JSON may hold it: no U+0000, and no lone surrogate (`{"k":"\ud800"}` in
+ * x-gateway-metadata parses to one), which JSON.stringify writes as an escape that PostgreSQL's jsonb
+ * refuses, and every metadata filter and search reads the column as jsonb: one such record made them fail
+ * for the whole workspace.
+ */
+function storableMetadataText(text: string): string {
+  return withoutNul(text).replace(LONE_SURROGATE, REPLACEMENT);
+}
+
 /** Fields stored as JSON text, where U+0000 is written as the escape `\u0000`, which both databases keep. */
 const JSON_FIELDS = new Set(['request_body', 'response_body', 'hook_results']);
 
 /**
  * The record with U+0000 replaced by U+FFFD in its text columns (a model name, an error message; metadata,
- * whose values the rollups keep as text), which PostgreSQL cannot hold: a call is recorded whatever its
- * client or provider sent, on both databases alike. The record itself when it holds none, as nearly every
- * one does.
+ * whose values the rollups keep as text), which PostgreSQL cannot hold, and with lone surrogates replaced
+ * so in its metadata: a call is recorded, and its workspace's records searched, whatever its client or
+ * provider sent, on both databases alike. The record itself when it holds none, as nearly every one does.
  */
 function storableLogRecord(record: LogRecord): LogRecord {
   let copy: Record<string, unknown> | undefined;
@@ -75,8 +88,11 @@ function storableLogRecord(record: LogRecord): LogRecord {
       storable = withoutNul(value);
     } else if (key === 'metadata' && value !== null && typeof value === 'object') {
       const entries = Object.entries(value as Record<string, string>);
-      if (entries.some(([name, text]) => name.includes(NUL) || text.includes(NUL))) {
-        storable = Object.fromEntries(entries.map(([name, text]) => [withoutNul(name), withoutNul(text)]));
+      const storableText = (text: string) => storableMetadataText(text) === text;
+      if (!entries.every(([name, text]) => storableText(name) && storableText(text))) {
+        storable = Object.fromEntries(
+          entries.map(([name, text]) => [storableMetadataText(name), storableMetadataText(text)]),
+        );
       }
     }
     if (storable !== value) {
