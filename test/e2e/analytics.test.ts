@@ -95,6 +95,12 @@ describe('analytics API', () => {
       ['to=hello%202020', 'to'],
       ['to=June%201', 'to'],
       ['from=-5', 'from'],
+      // Past what a date can hold (±8.64e15 ms): no bucket or ISO time can be written for it.
+      ['to=99999999999999999', 'to'],
+      ['from=8640000000000001', 'from'],
+      // A day the month does not have, which Date.parse reads as one in the next month.
+      ['from=2026-02-30', 'from'],
+      ['to=2026-04-31T00:00:00Z', 'to'],
       ['from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'from'],
       ['interval=minute&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'interval'],
       ['status_class=200', 'status_class'],

@@ -51,15 +51,33 @@ function singleValued(query: Record<string, unknown>): Query {
  * zone. Anything else is refused before it reaches `Date.parse`, whose fallback reads free text
  * ("June 1", "hello 2020") as some date.
  */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/** The last time a JavaScript date holds (±10^8 days from the epoch): later ones have no ISO text. */
+const MAX_TIME_MS = 8.64e15;
+
+/** Milliseconds of an ISO 8601 time; NaN when it is not one. */
+function isoTime(raw: string): number {
+  const match = ISO_8601.exec(raw);
+  if (!match) return NaN;
+  // Date.parse rolls a day the month does not have into the next month (2026-02-30 is read as March 2).
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day >= 1 && day <= days ? Date.parse(raw) : NaN;
+}
 
 /** An ISO 8601 time or milliseconds since the epoch. */
 function timeParam(query: Query, name: string): number | undefined {
   const raw = query[name];
   if (raw === undefined || raw === '') return undefined;
-  const value = /^\d+$/.test(raw) ? Number(raw) : ISO_8601.test(raw) ? Date.parse(raw) : NaN;
-  if (!Number.isFinite(value) || value < 0) {
-    throw invalid(name, `${name} must be an ISO 8601 time or milliseconds since the epoch`);
+  const value = /^\d+$/.test(raw) ? Number(raw) : isoTime(raw);
+  // Past MAX_TIME_MS the answer's `from` and `to` cannot be written, and PostgreSQL's bigint ends too.
+  if (!Number.isFinite(value) || value < 0 || value > MAX_TIME_MS) {
+    throw invalid(
+      name,
+      `${name} must be an ISO 8601 time or milliseconds since the epoch, up to ${MAX_TIME_MS}`,
+    );
   }
   return value;
 }
