@@ -265,6 +265,22 @@ describe('errors', () => {
     expectOpenAIError(refused);
     expect(refused.error.param).toBe('search');
   });
+
+  it('a repeated logs filter → 400 naming it, never a filter left out', async () => {
+    for (const [query, param] of [
+      ['metadata.team=a&metadata.team=b', 'metadata.team'],
+      ['provider=openai&provider=anthropic', 'provider'],
+      ['status=200&status=200', 'status'],
+    ] as const) {
+      const response = await fetch(`${gateway.url}/logs?${query}`, {
+        headers: { 'x-gateway-api-key': gateway.adminKey },
+      });
+      expect(response.status, query).toBe(400);
+      const body: unknown = await response.json();
+      expectOpenAIError(body);
+      expect(body.error.param, query).toBe(param);
+    }
+  });
 });
 
 describe('filters and paging', () => {

@@ -29,12 +29,18 @@ function stringParam(query: Record<string, string | undefined>, name: string): s
   return raw;
 }
 
-/** `metadata.<key>=<value>` query parameters filter on metadata. */
-function metadataFilters(query: Record<string, string | undefined>): Record<string, string> | undefined {
+/**
+ * `metadata.<key>=<value>` query parameters filter on metadata. A key given twice is refused: a record's key
+ * holds one value, and leaving the filter out would list records the caller asked to leave out.
+ */
+function metadataFilters(query: Record<string, unknown>): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) {
-    if (name.startsWith('metadata.') && typeof value === 'string')
-      out[name.slice('metadata.'.length)] = value;
+    if (!name.startsWith('metadata.')) continue;
+    if (typeof value !== 'string') {
+      throw new GatewayError('invalid_query', `${name} must be given once`, { param: name });
+    }
+    out[name.slice('metadata.'.length)] = value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
