@@ -3,9 +3,10 @@
  * prom-client's global one), so two gateways in one process, as in the tests, count apart.
  *
  * Labels are bounded: each label takes at most `MAX_LABEL_VALUES` distinct values per process, later ones
- * are counted under `other`. A label value comes from what the gateway resolved (a provider id, a
- * workspace id, the model a target named), never from free text, but a caller can still name endless
- * models; the bound keeps a scrape's size and Prometheus's series count in check whatever they send.
+ * (and any longer than `MAX_LABEL_LENGTH`) are counted under `other`. A label value comes from what the
+ * gateway resolved (a provider id, a workspace id, the model a target named), never from free text, but a
+ * caller can still name endless models, of any length; the bounds keep a scrape's size and Prometheus's
+ * series count in check whatever they send.
  *
  * Recording is on the path of every call: the cells (one series' count or buckets) of every metric a call
  * touches are made once per distinct set of call labels and kept together (`CallSeries`),
@@ -19,6 +20,11 @@ import { KeptHistogram, type HistogramCell } from './kept-histogram.js';
 
 /** Distinct values one label may take in one process before the rest are counted as `other`. */
 export const MAX_LABEL_VALUES = 500;
+/**
+ * Longer values are counted as `other` too: a label value is written on every line of every series that
+ * carries it, at every scrape, and a request's model may be megabytes long.
+ */
+export const MAX_LABEL_LENGTH = 256;
 export const OTHER_LABEL_VALUE = 'other';
 
 /** Seconds. Gateway overhead is sub-millisecond; calls to models take seconds. */
@@ -39,14 +45,14 @@ type CallLabelName = keyof CallLabels;
 const CALL_LABELS: CallLabelName[] = ['endpoint', 'provider', 'model', 'workspace', 'status_class'];
 const TARGET_LABELS = ['endpoint', 'provider', 'model', 'workspace'] as const;
 
-/** A label's values, at most MAX_LABEL_VALUES of them. */
+/** A label's values, at most MAX_LABEL_VALUES of them, each at most MAX_LABEL_LENGTH long. */
 class BoundedLabel {
   private readonly seen = new Set<string>();
 
   value(raw: string | null | undefined): string {
     if (raw === null || raw === undefined || raw === '') return 'none';
     if (this.seen.has(raw)) return raw;
-    if (this.seen.size >= MAX_LABEL_VALUES) return OTHER_LABEL_VALUE;
+    if (this.seen.size >= MAX_LABEL_VALUES || raw.length > MAX_LABEL_LENGTH) return OTHER_LABEL_VALUE;
     this.seen.add(raw);
     return raw;
   }

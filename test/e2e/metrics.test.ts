@@ -153,6 +153,25 @@ describe('GET /metrics', () => {
       process_cpu_seconds_total: 'COUNTER',
     });
   });
+
+  it('counts a call whose model name is too long to be a label under other, keeping the scrape small', async () => {
+    const before = await scrape();
+    // A model of a caller's own invention, 200 KB long: as a label it would be written on every line of
+    // every series of the call (some 80 of them) at every scrape, for good.
+    for (const letter of ['a', 'b']) {
+      await client(gateway, target(fake)).chat.completions.create({
+        model: `made-up-${letter.repeat(200_000)}`,
+        messages: [{ role: 'user' as const, content: 'long name' }],
+      });
+    }
+    const after = await scrape();
+    expect(after.text).not.toContain('made-up-');
+    expect(after.text.length - before.text.length).toBeLessThan(100_000);
+    const other = { endpoint: 'chat', provider: 'openai', model: 'other' };
+    expect(
+      value(after, 'gateway_requests_total', other) - value(before, 'gateway_requests_total', other),
+    ).toBe(2);
+  });
 });
 
 describe('rate-limit decisions', () => {
