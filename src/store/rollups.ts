@@ -60,6 +60,21 @@ export const ROLLUP_COLUMNS = [...ROLLUP_KEY_COLUMNS, ...ROLLUP_SUM_COLUMNS];
 /** Metadata values longer than this are not rolled up (they are identifiers of one call, not groups). */
 const MAX_META_VALUE = 128;
 
+/**
+ * Characters of a model name a rollup keeps. The model is part of a rollup row's key, and PostgreSQL's
+ * index entries end at 2,704 bytes: a caller's made-up model of a few thousand characters failed the insert
+ * of its whole batch of records, again at every retry, and no record was written after it.
+ */
+export const MAX_ROLLUP_MODEL = 256;
+
+/** The model as its rollup rows hold it, and as analytics filters on it: at most MAX_ROLLUP_MODEL long. */
+export function rollupModel(model: string): string {
+  if (model.length <= MAX_ROLLUP_MODEL) return model;
+  const end = model.charCodeAt(MAX_ROLLUP_MODEL - 1);
+  // Never half of a surrogate pair.
+  return model.slice(0, end >= 0xd800 && end <= 0xdbff ? MAX_ROLLUP_MODEL - 1 : MAX_ROLLUP_MODEL);
+}
+
 export function latencyBucket(latencyMs: number): number {
   for (let i = 0; i < LATENCY_BOUNDS_MS.length; i++) if (latencyMs <= LATENCY_BOUNDS_MS[i]) return i;
   return LATENCY_BOUNDS_MS.length;
@@ -83,7 +98,7 @@ export function rollupValues(records: readonly LogRecord[], metadataKeys: readon
     const dims = [
       record.workspace_id,
       record.provider ?? '',
-      record.model ?? '',
+      rollupModel(record.model ?? ''),
       record.api_key_id ?? '',
       record.prompt_id ?? '',
       Math.floor(record.status / 100),

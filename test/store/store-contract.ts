@@ -899,6 +899,26 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       expect(await ids({ metadata: { team: 'a' } })).toEqual([record.id, plain.id].sort());
     });
 
+    it('stores a record whose model is longer than an index entry may be', async () => {
+      const { ws } = await tenant();
+      // A model name of a caller's own invention, random so that no compression makes it fit: the rollups'
+      // key holds the model, and PostgreSQL's btree entries end at 2,704 bytes.
+      const model = `made-up-${randomBytes(6_000).toString('base64')}`;
+      const record = log(ws.id, { model });
+      await store.insertLogs([record]);
+      expect((await store.getLog(ws.id, record.id))?.model).toBe(model);
+      const [summary] = await store.analytics({
+        workspace_ids: [ws.id],
+        period: 'hour',
+        from_ms: record.created_at_ms - 3_600_000,
+        to_ms: record.created_at_ms + 3_600_000,
+        interval_ms: undefined,
+        group_by: 'model',
+        filters: {},
+      });
+      expect(summary).toMatchObject({ requests: 1, group: model.slice(0, 256) });
+    });
+
     it('inserts a few thousand records in one batch quickly', async () => {
       const { ws } = await tenant();
       const records = Array.from({ length: 3000 }, (_, i) =>

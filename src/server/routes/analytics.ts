@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { LATENCY_BOUNDS_MS, PERIOD_MS } from '../../store/rollups.js';
+import { LATENCY_BOUNDS_MS, PERIOD_MS, rollupModel } from '../../store/rollups.js';
 import type { AnalyticsDimension, AnalyticsQuery, AnalyticsRow } from '../../store/types.js';
 import { homeWorkspace, tenantOf } from './management/tenant.js';
 
@@ -170,7 +170,7 @@ async function buildQuery(
   const filters: AnalyticsQuery['filters'] = {};
   for (const name of FILTERS) {
     const value = query[name];
-    if (value !== undefined && value !== '') filters[name] = value;
+    if (value !== undefined && value !== '') filters[name] = name === 'model' ? rollupModel(value) : value;
   }
   if (query.status_class !== undefined && query.status_class !== '') {
     if (!/^[1-5]xx$/.test(query.status_class))
