@@ -58,7 +58,7 @@ export function callSpans(
   const epoch = (t: number) => performance.timeOrigin + t;
   const operation = OPERATIONS[summary.endpoint] ?? summary.endpoint;
   const body = (summary.requestBody ?? {}) as Record<string, unknown>;
-  const requestModel = typeof body.model === 'string' ? body.model : undefined;
+  const requestModel = typeof body.model === 'string' ? modelText(body.model) : undefined;
 
   const errorType = error ? String(error.code ?? error.type) : undefined;
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
@@ -74,7 +74,7 @@ export function callSpans(
     'gateway.stream': summary.stream,
     'gen_ai.provider.name': providerName(state.provider),
     'gen_ai.request.model': requestModel,
-    'gen_ai.response.model': error ? undefined : (summary.model ?? undefined),
+    'gen_ai.response.model': error ? undefined : modelText(summary.model),
     'gen_ai.request.max_tokens': number(body.max_completion_tokens) ?? number(body.max_tokens),
     'gen_ai.request.temperature': number(body.temperature),
     'gen_ai.request.top_p': number(body.top_p),
@@ -155,14 +155,15 @@ function attemptSpan(
   }
   const errorType = outcome.ok ? undefined : outcome.reason;
   const usage = outcome.ok ? outcome.usage : undefined;
-  return span(spanName(place.operation, attempt.model), 'client', errorType, {
+  const requestModel = modelText(attempt.model);
+  return span(spanName(place.operation, requestModel), 'client', errorType, {
     'gen_ai.provider.name': provider,
     'gateway.target': attempt.path,
     'gateway.retry': attempt.retry,
     'gateway.fallback': fallback,
     'gen_ai.operation.name': place.operation,
-    'gen_ai.request.model': attempt.model,
-    'gen_ai.response.model': outcome.ok ? (outcome.model ?? attempt.model) : undefined,
+    'gen_ai.request.model': requestModel,
+    'gen_ai.response.model': outcome.ok ? (modelText(outcome.model) ?? requestModel) : undefined,
     'gen_ai.usage.input_tokens': usage?.prompt_tokens,
     'gen_ai.usage.output_tokens': usage?.completion_tokens,
     'http.response.status_code': outcome.ok ? outcome.status : outcome.status || undefined,
@@ -206,6 +207,22 @@ function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number })
     ...hooks.before_request_hooks.map((hook) => span(hook, beforeEnd - hook.execution_time, beforeEnd)),
     ...hooks.after_request_hooks.map((hook) => span(hook, afterStart, afterStart + hook.execution_time)),
   ];
+}
+
+/** Characters of a model name written in a span's name and attributes. */
+const MAX_MODEL_TEXT = 256;
+
+/**
+ * A model name as spans carry it: its first MAX_MODEL_TEXT characters. A caller may name a model megabytes
+ * long, and it would be in every span of the call, in an export request shared with other calls, which
+ * collectors refuse past their size limit.
+ */
+function modelText(model: string | null | undefined): string | undefined {
+  if (model === null || model === undefined) return undefined;
+  if (model.length <= MAX_MODEL_TEXT) return model;
+  const end = model.charCodeAt(MAX_MODEL_TEXT - 1);
+  // Never half of a surrogate pair.
+  return model.slice(0, end >= 0xd800 && end <= 0xdbff ? MAX_MODEL_TEXT - 1 : MAX_MODEL_TEXT);
 }
 
 function providerName(provider: string | null): string | undefined {

@@ -187,6 +187,26 @@ describe('traces', () => {
     expect(request.attributes['gateway.trace_id']).toBe(mine);
   });
 
+  it('writes at most 256 characters of a model name in span names and attributes', async () => {
+    const { traceparent, traceId } = newTraceparent();
+    // A caller's made-up model of 200 KB in every span of the call would swell its export batch, shared with
+    // 255 other calls, past what collectors take (and be refused with them).
+    const model = `made-up-${'x'.repeat(200_000)}`;
+    await client(gateway, target(fake), { traceparent }).chat.completions.create({
+      model,
+      messages: userMessage('long name'),
+    });
+    const spans = await spansOf(traceId, 2);
+    for (const span of spans) {
+      expect(span.name.length).toBeLessThanOrEqual(300);
+      for (const name of ['gen_ai.request.model', 'gen_ai.response.model']) {
+        const value = span.attributes[name];
+        if (value !== undefined) expect(value).toBe(model.slice(0, 256));
+      }
+    }
+    expect(spans.find((span) => span.kind === SERVER)?.name).toBe(`chat ${model.slice(0, 256)}`);
+  });
+
   it('ignores an invalid traceparent', async () => {
     const { response } = await client(gateway, target(fake), { traceparent: '00-nope-01' })
       .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('bad parent') })
