@@ -10,8 +10,9 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /**
  * The database refused the values written, not the connection or the moment: writing the same values
- * again fails the same way. PostgreSQL's data exceptions (class 22: U+0000 in text, a number out of range)
- * and integrity violations (class 23), as the store reports them (postgres-text-refusal.ts turns U+0000
+ * again fails the same way. PostgreSQL's data exceptions (class 22: U+0000 in text, a number out of range),
+ * integrity violations (class 23) and limits exceeded (class 54: an index entry past its size), as the
+ * store reports them (postgres-text-refusal.ts turns U+0000
  * into the client's 400); SQLite's constraint, type and size refusals.
  */
 export function isRefusedValue(error: unknown): boolean {
@@ -19,7 +20,7 @@ export function isRefusedValue(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return false;
-  if (/^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  if (/^(2[23]|54)[0-9A-Z]{3}$/.test(code)) return true;
   return (
     code.startsWith('SQLITE_CONSTRAINT') ||
     code === 'SQLITE_MISMATCH' ||

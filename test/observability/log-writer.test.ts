@@ -96,6 +96,26 @@ describe('the log writer', () => {
     expect(writer.refused).toBe(2);
   });
 
+  it.each([
+    ['54000', 'index row size 3024 exceeds btree version 4 maximum 2704'],
+    ['54001', 'statement is too complex'],
+  ])('drops a record the store refuses as past its limits (SQLSTATE %s)', async (code, message) => {
+    const written: string[] = [];
+    const store = {
+      async insertLogs(records: LogRecord[]) {
+        if (records.some((one) => one.id.startsWith('bad')))
+          throw Object.assign(new Error(message), { code });
+        written.push(...records.map((one) => one.id));
+      },
+    } as unknown as Store;
+    writer = createLogWriter(store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    for (const id of ['a', 'bad', 'b']) writer.enqueue(record(id));
+    await writer.flush();
+    expect(written).toEqual(['a', 'b']);
+    expect(writer.pending).toBe(0);
+    expect(writer.refused).toBe(1);
+  });
+
   it('close writes everything, in batches of batchSize', async () => {
     const fake = fakeStore();
     writer = createLogWriter(fake.store, quiet, { batchSize: 2, flushIntervalMs: 60_000 });
