@@ -4,6 +4,9 @@
 // numbering, its encrypted reasoning carries over turns, and within one fallback walk a turn moves from
 // OpenAI (native) to Anthropic (translated) with the whole history. The openai SDK against the gateway; the
 // fakes answer in the real wire format (shaped after provider-fixtures/openai/responses/ and azure/).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
@@ -53,6 +56,13 @@ async function collect(stream: AsyncIterable<any>): Promise<any[]> {
   for await (const event of stream) events.push(event);
   for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
   return events;
+}
+
+/** A recorded OpenAI Responses answer (provider-fixtures/openai/responses/). */
+function recorded(name: string): unknown {
+  const shared = process.env.SHARED_DIR ?? fileURLToPath(new URL('../../../shared', import.meta.url));
+  const file = path.join(shared, 'reference', 'provider-fixtures', 'openai', 'responses', name);
+  return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -196,6 +206,27 @@ describe('OpenAI natively', () => {
     expect(response.status).toBe('completed');
     expect((sentToOpenAI().body as any).tools).toEqual([{ type: 'web_search' }]);
   });
+
+  it('takes the output of a native answer back as input, its built-in tool calls included', async () => {
+    const client = sdk(openaiTarget());
+    openai.enqueue({ status: 200, body: recorded('openai-web-search-tool.1.json') });
+    const first = await client.responses.create({
+      model: 'gpt-5-mini',
+      input: 'Tech news today?',
+      tools: [{ type: 'web_search' } as any],
+      store: false,
+    });
+    const searches = first.output.filter((item) => item.type === 'web_search_call');
+    expect(searches.length).toBeGreaterThan(0);
+    // Stateless, as the SDK's guides do it: the previous output, then the next message.
+    await client.responses.create({
+      model: 'gpt-5-mini',
+      input: [...(first.output as any[]), { role: 'user', content: 'Which one matters most?' }],
+      store: false,
+    });
+    const sent = (sentToOpenAI().body as any).input;
+    expect(sent.filter((item: any) => item.type === 'web_search_call')).toEqual(searches);
+  });
 });
 
 describe('the cache on native answers', () => {
@@ -329,6 +360,33 @@ describe('one walk, native then translated', () => {
     expect(input[1].encrypted_content).toBe((first.output[0] as any).encrypted_content);
     expect(input[4].role).toBe('assistant');
     expect(input[4].content[0].text).toBe(second.output_text);
+  });
+
+  it('leaves the items of built-in tools OpenAI ran out of the history a translated target gets', async () => {
+    const client = sdk({
+      strategy: { mode: 'fallback', on_status_codes: [503] },
+      targets: [openaiTarget(), { ...anthropicTarget(), override_params: { model: 'claude-sonnet-4-5' } }],
+    });
+    // Turn 1: OpenAI searched the web (the recorded answer: reasoning, web_search_call items, a message).
+    openai.enqueue({ status: 200, body: recorded('openai-web-search-tool.1.json') });
+    const first = await client.responses.create({
+      model: 'gpt-5-mini',
+      input: 'Tech news today?',
+      tools: [{ type: 'web_search' } as any],
+    });
+    expect(first.output.some((item) => item.type === 'web_search_call')).toBe(true);
+
+    // Turn 2 on Anthropic: chat has no turn for a search the provider ran; its answer text carries it.
+    openai.enqueue({ status: 503 });
+    const second = await client.responses.create({
+      model: 'gpt-5-mini',
+      previous_response_id: first.id,
+      input: 'Which one matters most?',
+    });
+    expect(second.status).toBe('completed');
+    const claudeSaw = anthropic.requests.at(-1)!.body as any;
+    expect(claudeSaw.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(claudeSaw.messages[1].content).toEqual([{ type: 'text', text: first.output_text }]);
   });
 });
 

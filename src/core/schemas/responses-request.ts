@@ -79,12 +79,30 @@ export const ReasoningItemSchema = Type.Object({
   status: Type.Optional(Type.String()),
 });
 
-export const ResponseInputItemSchema = Type.Union([
+/**
+ * Any other item (a built-in tool's call or output: `web_search_call`, `file_search_call`,
+ * `computer_call_output`, `mcp_call` …; new kinds), passed on as it is: a native provider's answer holds
+ * them, and a client sends them back with the rest of its output. Translation leaves them out
+ * (to-chat-request.ts). The four kinds above are checked as themselves.
+ */
+export const OtherItemSchema = Type.Object({
+  type: Type.String({
+    minLength: 1,
+    pattern: '^(?!(message|function_call|function_call_output|reasoning)$)',
+  }),
+  id: Type.Optional(Nullable(Type.String())),
+});
+
+/** The items the gateway reads and translates. */
+const KnownInputItemSchema = Type.Union([
   ResponseMessageItemSchema,
   FunctionCallItemSchema,
   FunctionCallOutputItemSchema,
   ReasoningItemSchema,
 ]);
+
+// Nested, so that an item of a known type is reported against its own schema (its `type` picks it).
+export const ResponseInputItemSchema = Type.Union([KnownInputItemSchema, OtherItemSchema]);
 
 /** A function tool, the only kind a translated provider can run; the built-in kinds are named by type. */
 const FunctionToolSchema = Type.Object({
@@ -177,7 +195,10 @@ export const ResponsesRequestSchema = Type.Object(
 );
 
 export type ResponsesRequest = Static<typeof ResponsesRequestSchema>;
-export type ResponseInputItem = Static<typeof ResponseInputItemSchema>;
+/** An input item of a kind the gateway reads: a message, a function call or its output, reasoning. */
+export type ResponseInputItem = Static<typeof KnownInputItemSchema>;
+/** An input item of any other kind, passed on as it is. */
+export type OtherResponseItem = Static<typeof OtherItemSchema>;
 export type ResponseMessageItem = Static<typeof ResponseMessageItemSchema>;
 export type FunctionCallItem = Static<typeof FunctionCallItemSchema>;
 export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItemSchema>;

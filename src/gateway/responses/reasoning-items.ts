@@ -11,6 +11,11 @@
  */
 import type { ReasoningItem } from '../../core/schemas/responses-request.js';
 
+/** A `reasoning` item (the other kinds pass a type check on `type` alone: `{ type: string }`). */
+export function isReasoningItem(item: { type?: string }): item is ReasoningItem {
+  return item.type === 'reasoning';
+}
+
 export function isThinkingReasoning(item: Pick<ReasoningItem, 'content'>): boolean {
   return Array.isArray(item.content);
 }

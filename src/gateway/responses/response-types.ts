@@ -2,7 +2,11 @@
  * The Responses API's wire shapes the gateway produces (the OpenAI document's `Response`, its output items
  * and its stream events). Field names are OpenAI's, never rewritten.
  */
-import type { ResponseInputItem, ResponsesRequest } from '../../core/schemas/responses-request.js';
+import type {
+  OtherResponseItem,
+  ResponseInputItem,
+  ResponsesRequest,
+} from '../../core/schemas/responses-request.js';
 
 export interface OutputTextPart {
   type: 'output_text';
@@ -41,10 +45,28 @@ export interface ReasoningOutputItem {
 export type OutputItem = OutputMessageItem | FunctionCallOutputItem | ReasoningOutputItem;
 
 /** An input item as stored and listed: every item has an id. */
-export type StoredInputItem = ResponseInputItem & { id: string };
+export type StoredInputItem = (ResponseInputItem | OtherResponseItem) & { id: string };
 
 /** Any item of a conversation: what the client sent, or what a model answered. */
 export type ConversationItem = StoredInputItem | OutputItem;
+
+/** An item of a kind the gateway reads: a message, a function call or its output, reasoning. */
+export type KnownConversationItem = (ResponseInputItem & { id: string }) | OutputItem;
+
+const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+]);
+
+/**
+ * Whether the gateway reads this item; any other (a built-in tool's call or output that a native
+ * provider answered with: `web_search_call`, `file_search_call` …) is kept and relayed as it is.
+ */
+export function isKnownItem(item: ConversationItem): item is KnownConversationItem {
+  return item.type === undefined || KNOWN_ITEM_TYPES.has(item.type);
+}
 
 export type ResponseStatus = 'completed' | 'failed' | 'in_progress' | 'incomplete';
 

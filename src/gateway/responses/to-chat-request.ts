@@ -3,7 +3,8 @@
  * (the previous responses' and this request's) become chat messages — reasoning and function calls merged
  * into the assistant turn that carried them, function outputs as tool messages —, `instructions` the
  * system message, function tools and `text.format` their chat equivalents. Built-in tools (web search,
- * file search, computer use, code interpreter…) have no chat equivalent: refused, named.
+ * file search, computer use, code interpreter…) have no chat equivalent: refused, named; the items of
+ * those a native provider ran on an earlier turn are left out of the history.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
@@ -16,10 +17,10 @@ import type {
 } from '../../core/schemas/index.js';
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
 import { isRedactedThinking, isThinkingReasoning } from './reasoning-items.js';
-import type { ConversationItem } from './response-types.js';
+import { isKnownItem, type ConversationItem, type KnownConversationItem } from './response-types.js';
 
 type Tools = NonNullable<ChatCompletionRequest['tools']>;
-type MessageItem = Extract<ConversationItem, { role: string }>;
+type MessageItem = Extract<KnownConversationItem, { role: string }>;
 
 /** Thinking budgets for `reasoning.effort` (the gateway's `thinking` option, which Anthropic, Bedrock and
  * Gemini read). */
@@ -111,6 +112,9 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
     return assistant;
   };
   for (const item of items) {
+    // A built-in tool's call or output (web_search_call …) ran at the native provider that answered that
+    // turn: chat has no such turn, and the answer that follows it says what came of it.
+    if (!isKnownItem(item)) continue;
     switch (item.type) {
       case 'reasoning': {
         // A Responses provider's encrypted reasoning is for that provider alone (reasoning-items.ts).

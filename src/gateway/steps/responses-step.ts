@@ -20,7 +20,7 @@ import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { inputItemsOf } from '../responses/response-call.js';
 import type { ConversationItem } from '../responses/response-types.js';
 import { accountTagOf, producedBy } from '../responses/reasoning-accounts.js';
-import { isThinkingReasoning } from '../responses/reasoning-items.js';
+import { isReasoningItem, isThinkingReasoning } from '../responses/reasoning-items.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
@@ -36,7 +36,7 @@ function nativeBody(body: ResponsesRequest, account: string | undefined): Respon
   if (typeof body.input === 'string') return body;
   const input = body.input.filter(
     (item) =>
-      item.type !== 'reasoning' ||
+      !isReasoningItem(item) ||
       (!isThinkingReasoning(item) &&
         item.encrypted_content != null &&
         account !== undefined &&
