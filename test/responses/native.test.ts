@@ -207,6 +207,23 @@ describe('OpenAI natively', () => {
     expect((sentToOpenAI().body as any).tools).toEqual([{ type: 'web_search' }]);
   });
 
+  it('passes a tool_choice of a built-in tool, or of allowed tools, to the provider', async () => {
+    const client = sdk(openaiTarget());
+    for (const toolChoice of [
+      { type: 'web_search_preview' },
+      { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search_preview' }] },
+    ]) {
+      const response = await client.responses.create({
+        model: 'gpt-4o',
+        input: 'Search',
+        tools: [{ type: 'web_search_preview' }],
+        tool_choice: toolChoice as any,
+      });
+      expect(response.status).toBe('completed');
+      expect((sentToOpenAI().body as any).tool_choice).toEqual(toolChoice);
+    }
+  });
+
   it('takes the output of a native answer back as input, its built-in tool calls included', async () => {
     const client = sdk(openaiTarget());
     openai.enqueue({ status: 200, body: recorded('openai-web-search-tool.1.json') });

@@ -105,4 +105,22 @@ describe('toChatRequest', () => {
     });
     expect(translate({ input: 'x', reasoning: { effort: 'none' } }).thinking).toEqual({ type: 'disabled' });
   });
+
+  it('refuses a tool_choice other than a function, which chat cannot say, naming it', () => {
+    const tools = [{ type: 'function', name: 'get_weather' }];
+    const allowed = refusal({
+      input: 'x',
+      tools,
+      tool_choice: {
+        type: 'allowed_tools',
+        mode: 'auto',
+        tools: [{ type: 'function', name: 'get_weather' }],
+      },
+    });
+    expect(allowed).toMatchObject({ status: 400, param: 'tool_choice.type' });
+    expect(allowed.message).toContain('allowed_tools');
+    expect(
+      translate({ input: 'x', tools, tool_choice: { type: 'function', name: 'get_weather' } }).tool_choice,
+    ).toEqual({ type: 'function', function: { name: 'get_weather' } });
+  });
 });

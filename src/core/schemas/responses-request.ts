@@ -115,6 +115,12 @@ const FunctionToolSchema = Type.Object({
 /** Any other tool (built-in tools, new types), passed on as it is; a function tool is checked as one. */
 const OtherToolSchema = Type.Object({ type: Type.String({ minLength: 1, pattern: '^(?!function$)' }) });
 
+/**
+ * Any other tool choice (a built-in tool's: `{"type": "web_search_preview"}`; `allowed_tools`, `mcp`,
+ * `custom`; new kinds), passed on as it is to a native provider; a translated target refuses it.
+ */
+const OtherToolChoiceSchema = Type.Object({ type: Type.String({ minLength: 1, pattern: '^(?!function$)' }) });
+
 const TextFormatSchema = Type.Union([
   Type.Object({ type: Type.Literal('text') }),
   Type.Object({ type: Type.Literal('json_object') }),
@@ -183,6 +189,7 @@ export const ResponsesRequestSchema = Type.Object(
         Type.Literal('auto'),
         Type.Literal('required'),
         Type.Object({ type: Type.Literal('function'), name: Type.String({ minLength: 1 }) }),
+        OtherToolChoiceSchema,
       ]),
     ),
     truncation: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('disabled')]))),

@@ -51,10 +51,7 @@ export function toChatRequest(
     if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
   }
   const choice = request.tool_choice;
-  if (choice !== undefined && tools.length > 0) {
-    chat.tool_choice =
-      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
-  }
+  if (choice !== undefined && tools.length > 0) chat.tool_choice = toChatToolChoice(choice);
   const format = request.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
@@ -73,6 +70,21 @@ export function toChatRequest(
   else if (effort != null)
     chat.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGETS[effort] ?? 8192 };
   return chat;
+}
+
+function toChatToolChoice(
+  choice: NonNullable<ResponsesRequest['tool_choice']>,
+): NonNullable<ChatCompletionRequest['tool_choice']> {
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function' && 'name' in choice) {
+    return { type: 'function', function: { name: choice.name } };
+  }
+  throw new GatewayError(
+    'unsupported_parameter',
+    `tool_choice of type ${choice.type} cannot be sent to a translated provider: ` +
+      'only none, auto, required or a function are supported.',
+    { param: 'tool_choice.type' },
+  );
 }
 
 function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
