@@ -436,6 +436,9 @@ describe('the input item list', () => {
       ['limit=101', 'limit'],
       ['order=sideways', 'order'],
       ['include=nonsense', 'include'],
+      // A cursor that is no item of this response (a typo, another response's item) is not the start.
+      ['after=msg_unknown', 'after'],
+      ['before=msg_unknown', 'before'],
     ]) {
       const bad = await gateway.server.app.inject({
         method: 'GET',

@@ -1,9 +1,10 @@
 /**
  * Stored responses of the Responses API and their input items. A response is written with its items in
  * one transaction before its answer is complete, and updated once it is, so a follow-up that names it finds
- * it. Items are paged by their position: `after` / `before` name an item by id.
+ * it. Items are paged by their position: `after` / `before` name an item by id (an unknown one is a 400).
  */
 import { sql, type Kysely } from 'kysely';
+import { GatewayError } from '../../core/errors.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { ResponseRepository, StoredResponseItem } from '../types.js';
@@ -35,6 +36,25 @@ async function positionOf(
     .where('id', '=', itemId)
     .executeTakeFirst();
   return row?.position;
+}
+
+/**
+ * The position of the item a cursor names. A response's items are never removed one by one, so an id
+ * that is none of them is the caller's mistake: read as no cursor, it would start the list over.
+ */
+async function cursorPosition(
+  db: Kysely<Database>,
+  responseId: string,
+  itemId: string,
+  param: 'after' | 'before',
+): Promise<number> {
+  const position = await positionOf(db, responseId, itemId);
+  if (position === undefined) {
+    throw new GatewayError('invalid_query', `Unknown cursor: no input item ${itemId} in this response`, {
+      param,
+    });
+  }
+  return position;
 }
 
 export function createResponseRepository({ db }: RepositoryContext): ResponseRepository {
@@ -164,12 +184,12 @@ export function createResponseRepository({ db }: RepositoryContext): ResponseRep
       const ascending = query.order === 'asc';
       let select = db.selectFrom('response_input_items').select(['id', 'item']).where('response_id', '=', id);
       if (query.after !== undefined) {
-        const position = await positionOf(db, id, query.after);
-        if (position !== undefined) select = select.where('position', ascending ? '>' : '<', position);
+        const position = await cursorPosition(db, id, query.after, 'after');
+        select = select.where('position', ascending ? '>' : '<', position);
       }
       if (query.before !== undefined) {
-        const position = await positionOf(db, id, query.before);
-        if (position !== undefined) select = select.where('position', ascending ? '<' : '>', position);
+        const position = await cursorPosition(db, id, query.before, 'before');
+        select = select.where('position', ascending ? '<' : '>', position);
       }
       const rows = await select
         .orderBy('position', ascending ? 'asc' : 'desc')
