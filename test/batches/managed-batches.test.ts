@@ -271,6 +271,13 @@ describe('listing and reading', () => {
     expect(page.has_more).toBe(true);
     const next = await client.batches.list({ limit: 2, after: page.data[1].id });
     expect(next.data[0].id < page.data[1].id).toBe(true);
+    // An empty cursor (a templated URL's `?after=`) is the first page.
+    const empty = await fetch(`${gateway.url}/batches?limit=2&after=`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(((await empty.json()) as { data: Array<{ id: string }> }).data.map((b) => b.id)).toEqual(
+      page.data.map((b) => b.id),
+    );
     const missing = await client.batches.retrieve('batch_nope').catch((err: unknown) => err);
     expect((missing as { status: number }).status).toBe(404);
     const bad = await fetch(`${gateway.url}/batches?limit=101`, {

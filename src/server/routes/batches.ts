@@ -21,7 +21,7 @@ import { formatCost } from '../../observability/pricing/cost.js';
 import type { StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
-import { integerQuery, stringQuery, type Query, listObject } from './query-params.js';
+import { afterCursor, integerQuery, listObject, type Query } from './query-params.js';
 
 const EXPIRY_SECONDS = 24 * 60 * 60;
 
@@ -143,7 +143,7 @@ export async function registerBatchRoutes(
   app.get('/batches', async (request) => {
     const query = request.query as Query;
     const limit = integerQuery(query, 'limit', 1, 100, 20);
-    const after = stringQuery(query, 'after');
+    const after = afterCursor(query);
     const page = await store.batches.list(request.gw.apiKey.workspace_id, { limit, after });
     return listObject(page.data.map(batchView), page.has_more);
   });

@@ -16,7 +16,14 @@ import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/fi
 import { newId } from '../../store/ids.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { answeredByProvider } from './provider-files.js';
-import { integerQuery, oneOfQuery, stringQuery, type Query, listObject } from './query-params.js';
+import {
+  afterCursor,
+  integerQuery,
+  listObject,
+  oneOfQuery,
+  stringQuery,
+  type Query,
+} from './query-params.js';
 
 /** The file object of the API (OpenAI's shape; `status` is deprecated and always `processed`). */
 export function fileView(file: StoredFile) {
@@ -241,7 +248,7 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     const purpose = stringQuery(query, 'purpose', 64);
     const limit = integerQuery(query, 'limit', 1, LIST_MAX, LIST_MAX);
     const order = oneOfQuery(query, 'order', ['asc', 'desc'] as const, 'desc');
-    const after = stringQuery(query, 'after');
+    const after = afterCursor(query);
     const page = await deps.store.files.list(request.gw.apiKey.workspace_id, {
       purpose,
       limit,

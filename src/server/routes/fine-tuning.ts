@@ -17,7 +17,7 @@ import {
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tuning-body.js';
 import { notFound, pathParam } from './management/route-helpers.js';
-import { deepObjectQuery, integerQuery, stringQuery, type Query } from './query-params.js';
+import { afterCursor, deepObjectQuery, integerQuery, type Query } from './query-params.js';
 
 /** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
 const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
@@ -32,7 +32,7 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
 
   function page(request: FastifyRequest, defaultLimit: number) {
     const query = request.query as Query;
-    const after = stringQuery(query, 'after');
+    const after = afterCursor(query);
     return {
       limit: integerQuery(query, 'limit', 1, 100, defaultLimit),
       ...(after !== undefined && { after }),

@@ -26,6 +26,14 @@ export function stringQuery(query: Query, name: string, maxLength = 256): string
   return raw;
 }
 
+/**
+ * A list's `after` cursor: the id of the last item of the page before. An empty one (`?after=`, as a
+ * templated URL leaves it) is no cursor, the first page, as if it were absent.
+ */
+export function afterCursor(query: Query): string | undefined {
+  return stringQuery(query, 'after') || undefined;
+}
+
 export function oneOfQuery<T extends string>(
   query: Query,
   name: string,
