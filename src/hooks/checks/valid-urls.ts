@@ -12,15 +12,26 @@ export const MAX_PROBED_URLS = 20;
 
 // Greedy over characters a URL cannot hold unescaped: no backtracking, linear in the text.
 const URL_PATTERN = /https?:\/\/[^\s<>"'`()[\]{}]+/g;
-const TRAILING_PUNCTUATION = /[.,;:!?]+$/;
+const TRAILING_PUNCTUATION = '.,;:!?';
 
 export function urlsIn(text: string): string[] {
   const urls = new Set<string>();
   for (const [match] of text.matchAll(URL_PATTERN)) {
-    const url = match.replace(TRAILING_PUNCTUATION, '');
+    const url = withoutTrailingPunctuation(match);
     if (URL.canParse(url)) urls.add(url);
   }
   return [...urls];
+}
+
+/**
+ * The sentence's punctuation after a URL ("see https://a.test/."), cut by a backward scan. A pattern
+ * anchored at the end (`/[.,;:]+$/`) would try every start in a run of punctuation inside the URL, time
+ * quadratic in the text a caller or model writes, spent on the event loop.
+ */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && TRAILING_PUNCTUATION.includes(url[end - 1]!)) end--;
+  return url.slice(0, end);
 }
 
 function withoutQuery(url: string): string {
