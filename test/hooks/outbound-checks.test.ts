@@ -122,6 +122,30 @@ describe('default.webhook', () => {
   });
 });
 
+describe('outbound headers', () => {
+  // A header HTTP cannot carry (a pasted token's trailing newline, a name with a space, a framing header
+  // the gateway sets itself) made every call of the check throw, and a check that throws passes by
+  // default (on_error: pass): the webhook's guard was silently off. It is a 400 naming the header, never
+  // echoing its value.
+  it('refuses a header HTTP cannot send, naming it without its value', () => {
+    for (const [id, field] of [
+      ['webhook', 'webhookURL'],
+      ['log', 'logURL'],
+    ] as const) {
+      const problem = (headers: unknown) =>
+        checkParameterError(`default.${id}`, { [field]: URL_, headers }, 'afterRequestHook');
+      const newline = problem({ Authorization: 'Bearer sk-secret-123\n' });
+      expect(newline?.param).toBe('parameters.headers.Authorization');
+      expect(newline?.message).not.toContain('sk-secret-123');
+      expect(problem('{"X-Key": "a\\r\\nb"}')?.param).toBe('parameters.headers.X-Key');
+      expect(problem({ 'bad name': 'x' })?.param).toBe('parameters.headers');
+      expect(problem({ 'Content-Length': '3' })?.param).toBe('parameters.headers.Content-Length');
+      expect(problem({ 'Transfer-Encoding': 'chunked' })?.param).toBe('parameters.headers.Transfer-Encoding');
+      expect(problem({ Authorization: 'Bearer sk-ok', 'X-Team': 'é tab\tok' })).toBeNull();
+    }
+  });
+});
+
 describe('default.log', () => {
   it('posts the call and passes; a failed post is an error', async () => {
     const services = fakeServices({ post: () => ({ status: 202, body: undefined }) });

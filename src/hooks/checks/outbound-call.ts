@@ -71,7 +71,10 @@ export function outboundRuleBreak(
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     return { param: `parameters.${urlField}`, message: 'must be an http or https URL' };
   }
-  if (typeof headers === 'string') {
+  let given: Record<string, string> | undefined;
+  if (typeof headers !== 'string') {
+    given = headers;
+  } else {
     let value: unknown;
     try {
       value = JSON.parse(headers);
@@ -86,6 +89,38 @@ export function outboundRuleBreak(
       return {
         param: 'parameters.headers',
         message: 'must be an object of strings, or a JSON string of one',
+      };
+    }
+    given = value as Record<string, string>;
+  }
+  return given === undefined ? null : headerRuleBreak(given);
+}
+
+/** RFC 9110's token: what a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Controls other than tab (CR and LF above all) cannot stand in a header value. */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** The body's framing, which the gateway sets for the JSON it sends. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding']);
+
+/**
+ * A header HTTP cannot carry is refused with the config, naming the header but never its value (often a
+ * credential). Accepted, it failed every call of the check — a pasted token's trailing newline is enough
+ * — and a failed call counts as a pass by default (`on_error: pass`): the check would be silently off.
+ */
+function headerRuleBreak(headers: Record<string, string>): ParameterRuleBreak | null {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      return { param: 'parameters.headers', message: 'holds a header name that is not an HTTP token' };
+    }
+    if (FRAMING_HEADERS.has(name.toLowerCase())) {
+      return { param: `parameters.headers.${name}`, message: 'is set by the gateway for the body it sends' };
+    }
+    if (FORBIDDEN_IN_VALUE.test(value)) {
+      return {
+        param: `parameters.headers.${name}`,
+        message: 'must not hold a line break or another control character',
       };
     }
   }
