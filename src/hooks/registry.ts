@@ -4,7 +4,7 @@
  * Ids: a config names a built-in check `default.<id>` (`default.contains`), as the seed's users write it;
  * the bare id (`contains`) is accepted too and means the same check, since no other namespace of checks
  * exists here. Ids are case-sensitive (`default.allUppercase` is unknown; the problem says which id was
- * meant). Any other namespace (`portkey.pii`, `acme.x`) is an unknown check.
+ * meant), but for the reference gateway's other spellings of an id (ALIASES). Any other namespace (`portkey.pii`, `acme.x`) is an unknown check.
  *
  * Parameters: each check's TypeBox schema, closed (unknown keys refused), plus `not` (a boolean, applied by
  * the engine) on every check; then the rules a schema cannot say (`BuiltInCheck.refine`).
@@ -59,17 +59,25 @@ const ALL: readonly BuiltInCheck[] = [
 
 const byId = new Map<string, BuiltInCheck>(ALL.map((check) => [check.id, check]));
 
+/**
+ * Other ids the reference gateway has given a check: its current releases name the model allow-list
+ * `modelwhitelist`, its earlier ones `modelWhitelist`, and configs of both kinds exist. Results and logs
+ * show the check's own id.
+ */
+const ALIASES = new Map<string, string>([['modelwhitelist', 'modelWhitelist']]);
+
 /** Every built-in check, in id order. */
 export const BUILT_IN_CHECKS: readonly BuiltInCheck[] = [...ALL].sort((a, b) => a.id.localeCompare(b.id));
 
 /** The check a config's id names (`default.contains` or `contains`), or undefined when there is none. */
 export function findCheck(id: string): BuiltInCheck | undefined {
-  return byId.get(bareId(id));
+  const bare = bareId(id);
+  return byId.get(ALIASES.get(bare) ?? bare);
 }
 
-/** `default.<id>`: the form results and logs name a check by, whichever form the config used. */
+/** `default.<id>`: the form results and logs name a check by, whichever form (or alias) the config used. */
 export function canonicalCheckId(id: string): string {
-  return `${CHECK_NAMESPACE}.${bareId(id)}`;
+  return `${CHECK_NAMESPACE}.${findCheck(id)?.id ?? bareId(id)}`;
 }
 
 function bareId(id: string): string {

@@ -21,6 +21,18 @@ describe('findCheck', () => {
     expect(canonicalCheckId('default.contains')).toBe('default.contains');
   });
 
+  // The reference gateway's current releases name the model allow-list `modelwhitelist` (earlier ones
+  // `modelWhitelist`): a config written for either is refused by neither.
+  it("takes the reference gateway's default.modelwhitelist for default.modelWhitelist", () => {
+    expect(findCheck('default.modelwhitelist')).toBe(findCheck('default.modelWhitelist'));
+    expect(findCheck('modelwhitelist')).toBe(findCheck('modelWhitelist'));
+    expect(canonicalCheckId('default.modelwhitelist')).toBe('default.modelWhitelist');
+    expect(
+      checkParameterError('default.modelwhitelist', { models: ['gpt-4o-mini'] }, 'beforeRequestHook'),
+    ).toBeNull();
+    expect(findCheck('default.ModelWhitelist')).toBeUndefined();
+  });
+
   it('has unique ids', () => {
     const ids = BUILT_IN_CHECKS.map((check) => check.id);
     expect(new Set(ids).size).toBe(ids.length);
