@@ -13,8 +13,16 @@ import type { TSchema } from '@sinclair/typebox';
 /** Where a hook runs: before the provider call (on the request) or after it (on the answer). */
 export type HookEvent = 'beforeRequestHook' | 'afterRequestHook';
 
-/** The kind of call, under the names `default.allowedRequestTypes` takes. */
+/** How a call's text is read (hooks/text.ts): a chat's, a completion's, or an embedding's input. */
 export type HookRequestType = 'chatComplete' | 'complete' | 'embed';
+
+/**
+ * The endpoint called, under the reference gateway's names for it: what `default.allowedRequestTypes`
+ * judges and what a webhook is told. Messages and Responses calls are read as chats (`requestType`) but are
+ * calls of their own kind.
+ */
+export type CallType =
+  'chatComplete' | 'complete' | 'embed' | 'messages' | 'messagesCountTokens' | 'createModelResponse';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +30,7 @@ type Json = Record<string, unknown>;
 export interface CheckContext {
   event: HookEvent;
   requestType: HookRequestType;
+  callType: CallType;
   request: { json: Json; text: string };
   /** Present after the call: the answer (for a stream, the assembled final answer) and its status. */
   response?: { json: Json; text: string; statusCode: number };

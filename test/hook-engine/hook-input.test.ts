@@ -44,6 +44,7 @@ describe('shown bodies', () => {
     const before: HookInput = {
       event: 'beforeRequestHook',
       requestType: 'chatComplete',
+      callType: 'chatComplete',
       request: shownRequest('chatComplete', { messages: [{ role: 'user', content: 'my pw' }] }),
       provider: 'openai',
       model: 'gpt-4o-mini',

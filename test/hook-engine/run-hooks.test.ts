@@ -23,6 +23,7 @@ function env(): HookEnv {
 const input: HookInput = {
   event: 'beforeRequestHook',
   requestType: 'chatComplete',
+  callType: 'chatComplete',
   request: { json: { messages: [{ role: 'user', content: 'hello' }] }, text: 'hello' },
   provider: 'openai',
   model: 'gpt-4o-mini',

@@ -80,6 +80,19 @@ describe('default.allowedRequestTypes', () => {
     expect((await runCheck('allowedRequestTypes', embed, { blockedTypes: ['complete'] })).verdict).toBe(true);
   });
 
+  it("tells Messages and Responses calls from chat calls, by the reference gateway's names", async () => {
+    for (const callType of ['messages', 'messagesCountTokens', 'createModelResponse'] as const) {
+      const call = context({ callType });
+      expect((await runCheck('allowedRequestTypes', call, { allowed: ['chatComplete'] })).verdict).toBe(
+        false,
+      );
+      expect(await runCheck('allowedRequestTypes', call, { allowed: [callType] })).toMatchObject({
+        verdict: true,
+        data: { requestType: callType },
+      });
+    }
+  });
+
   it('refuses unknown types, no list, two names for one list and a type both allowed and blocked', () => {
     const problem = (p: unknown) => checkParameterError('allowedRequestTypes', p, 'beforeRequestHook');
     expect(problem({ allowed: ['chat'] })?.param).toBe('parameters.allowed[0]');

@@ -2,7 +2,13 @@
  * Builds what the engine shows a check, from plain text or bodies, and fake `CheckServices` that record
  * their calls (the engine's real services are tested with the engine).
  */
-import type { CheckContext, CheckServices, HookEvent, HookRequestType } from '../../src/hooks/check-types.js';
+import type {
+  CallType,
+  CheckContext,
+  CheckServices,
+  HookEvent,
+  HookRequestType,
+} from '../../src/hooks/check-types.js';
 import { findCheck } from '../../src/hooks/registry.js';
 import { answerText, requestText } from '../../src/hooks/text.js';
 import type { CheckVerdict } from '../../src/hooks/check-types.js';
@@ -12,6 +18,8 @@ type Json = Record<string, unknown>;
 export interface ContextInput {
   event?: HookEvent;
   requestType?: HookRequestType;
+  /** The endpoint called; by default the one requestType reads as. */
+  callType?: CallType;
   request?: Json;
   response?: Json;
   provider?: string;
@@ -43,6 +51,7 @@ export function context(input: ContextInput = {}): CheckContext {
   const ctx: CheckContext = {
     event: input.event ?? (input.response === undefined ? 'beforeRequestHook' : 'afterRequestHook'),
     requestType,
+    callType: input.callType ?? requestType,
     request: { json: request, text: requestText(requestType, request) },
     provider: input.provider ?? 'openai',
     model: input.model ?? (typeof request.model === 'string' ? request.model : undefined),

@@ -190,6 +190,9 @@ class CheckCall implements CheckContext {
   get requestType(): HookInput['requestType'] {
     return this.input.requestType;
   }
+  get callType(): HookInput['callType'] {
+    return this.input.callType;
+  }
   get request(): HookInput['request'] {
     return this.input.request;
   }

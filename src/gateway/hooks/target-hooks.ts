@@ -16,7 +16,7 @@
  * (steps/index.ts): the before-hooks judge the client's request, as this target gets it, and the output
  * checks the whole answer, what the client already had followed by the continuation.
  */
-import type { HookRequestType } from '../../hooks/check-types.js';
+import type { CallType, HookRequestType } from '../../hooks/check-types.js';
 import { GatewayError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome, type AttemptSuccess } from '../attempt.js';
 import { hooksOf, isStoredRef, type HookItem, type HookSpec } from '../config/index.js';
@@ -36,6 +36,16 @@ type Json = Record<string, unknown>;
 
 /** The status of an answer that went out although a hook failed without denying. */
 export const HOOKS_FAILED_STATUS = 246;
+
+/** Each endpoint's call type (check-types.ts CallType). */
+const CALL_TYPES = {
+  chat: 'chatComplete',
+  completions: 'complete',
+  embeddings: 'embed',
+  messages: 'messages',
+  count_tokens: 'messagesCountTokens',
+  responses: 'createModelResponse',
+} as const satisfies Record<keyof typeof REQUEST_TYPES, CallType>;
 
 const REQUEST_TYPES = {
   chat: 'chatComplete',
@@ -83,6 +93,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   let input: HookInput = {
     event: 'beforeRequestHook',
     requestType,
+    callType: CALL_TYPES[request.endpoint],
     provider: call.resolved.adapter.id,
     model: call.model,
     metadata: ctx.metadata,

@@ -1,17 +1,24 @@
 /**
- * `default.allowedRequestTypes` {allowed}: passes when the call's type (`chatComplete`, `complete`, `embed`) is
- * in `allowed`. The seed's own names are accepted too: `allowedTypes` (the same list) and `blockedTypes`
+ * `default.allowedRequestTypes` {allowed}: passes when the call's type (`chatComplete`, `complete`, `embed`,
+ * `messages`, `messagesCountTokens`, `createModelResponse`: the endpoint, under the reference gateway's names)
+ * is in `allowed`. The seed's own names are accepted too: `allowedTypes` (the same list) and `blockedTypes`
  * (types refused; a blocked type fails even when allowed). A type named in both lists is a config error.
  * Before the request only: after the call it would only withhold what was paid for.
  */
 import { Type } from '@sinclair/typebox';
 import { defineCheck } from '../built-in-check.js';
-import type { HookRequestType } from '../check-types.js';
+import type { CallType } from '../check-types.js';
 
-const RequestTypes = Type.Array(
-  Type.Union([Type.Literal('chatComplete'), Type.Literal('complete'), Type.Literal('embed')]),
-  { minItems: 1 },
-);
+const CALL_TYPES = [
+  'chatComplete',
+  'complete',
+  'embed',
+  'messages',
+  'messagesCountTokens',
+  'createModelResponse',
+] as const satisfies readonly CallType[];
+
+const RequestTypes = Type.Array(Type.Union(CALL_TYPES.map((type) => Type.Literal(type))), { minItems: 1 });
 
 export const allowedRequestTypes = defineCheck({
   id: 'allowedRequestTypes',
@@ -39,7 +46,7 @@ export const allowedRequestTypes = defineCheck({
     return null;
   },
   run(ctx, p) {
-    const type: HookRequestType = ctx.requestType;
+    const type: CallType = ctx.callType;
     const allowed = p.allowed ?? p.allowedTypes;
     const blocked = p.blockedTypes?.includes(type) === true;
     const verdict = !blocked && (allowed === undefined || allowed.includes(type));

@@ -22,7 +22,7 @@ export function payloadOf(ctx: CheckContext): Record<string, unknown> {
         ? null
         : { json: ctx.response.json, text: ctx.response.text, statusCode: ctx.response.statusCode },
     event: ctx.event,
-    requestType: ctx.requestType,
+    requestType: ctx.callType,
     provider: ctx.provider,
     model: ctx.model ?? null,
     metadata: ctx.metadata,
