@@ -37,3 +37,16 @@ describe('the answer limit on OpenAI-wire providers', () => {
     },
   );
 });
+
+describe('Mistral, which refuses fields it does not know (422 extra_forbidden)', () => {
+  it('gets a stream without stream_options, which the gateway adds to every stream', async () => {
+    const body = await sent('mistral-ai', { stream: true, stream_options: { include_usage: true } });
+    expect(body.stream).toBe(true);
+    expect(body).not.toHaveProperty('stream_options');
+  });
+
+  it('others keep stream_options', async () => {
+    const body = await sent('groq', { stream: true, stream_options: { include_usage: true } });
+    expect(body.stream_options).toEqual({ include_usage: true });
+  });
+});

@@ -66,6 +66,7 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
         : {
             max_completion_tokens: '→ max_tokens (wins over max_tokens): the provider knows only max_tokens',
           }),
+      ...entry.omits,
     },
     credentials: entry.vendorHeaders
       ? ['api_key', 'custom_host', 'vendora_organization', 'vendora_project']
@@ -77,6 +78,7 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
 /** The entry's handler for one of its `endpoints`: the OpenAI path on the entry's base URL. The Responses
  * API is its own operation: the provider's Response object and events, relayed. */
 function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): OperationHandler {
+  const omit = Object.keys(entry.omits ?? {});
   const buildRequest: OperationHandler['buildRequest'] = (req) => ({
     method: 'POST',
     url: joinUrl(baseUrlOf(entry, req.target), ENDPOINT_PATHS[endpoint]),
@@ -88,6 +90,7 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
     body: toOpenAIBody(req, {
       acceptsThinking: entry.acceptsThinking,
       maxTokensOnly: !entry.maxCompletionTokens,
+      omit,
     }),
   });
   if (endpoint === 'responses') return openAIResponsesOperation(entry.id, buildRequest) as OperationHandler;

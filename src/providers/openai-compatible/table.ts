@@ -18,6 +18,9 @@ export interface OpenAICompatibleProvider {
   /** Takes `max_completion_tokens` (OpenAI's limit, which its reasoning models require; `max_tokens` is
    * deprecated). Absent: the limit is sent as `max_tokens`, the name every other server knows. */
   maxCompletionTokens?: boolean;
+  /** OpenAI fields the provider refuses (Mistral answers 422 `extra_forbidden` to any field it does not
+   * know), left out of the body, each with the reason the capabilities show. */
+  omits?: Record<string, string>;
   /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
   vendorHeaders?: boolean;
   /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
@@ -52,6 +55,10 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.mistral.ai/v1',
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
+    omits: {
+      // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.
+      stream_options: 'dropped: Mistral refuses it (422) and sends usage on the last chunk unasked',
+    },
   },
   {
     id: 'together-ai',

@@ -9,22 +9,27 @@ export interface OpenAIBodyOptions {
   /** Knows only `max_tokens` as a chat answer's limit (Mistral refuses `max_completion_tokens` with a 422,
    * others ignore it): the limit goes under that name, `max_completion_tokens` winning as on every adapter. */
   maxTokensOnly?: boolean;
+  /** OpenAI fields the provider refuses rather than ignores, left out of the body. */
+  omit?: readonly string[];
 }
 
 /**
  * The upstream body for OpenAI-wire providers: the client's body as it is (after override_params), less
- * the gateway's own fields. The reasoning option is sent only to providers that take it.
+ * the gateway's own fields and those the provider refuses. The reasoning option is sent only to providers
+ * that take it.
  */
 export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {}): string {
   const body = req.body;
-  const dropThinking = !options.acceptsThinking && GATEWAY_ONLY_FIELDS.some((field) => field in body);
+  const dropped = [...(options.acceptsThinking ? [] : GATEWAY_ONLY_FIELDS), ...(options.omit ?? [])].filter(
+    (field) => field in body,
+  );
   const renameLimit =
     options.maxTokensOnly === true &&
     req.endpoint === 'chat' &&
     (body as { max_completion_tokens?: unknown }).max_completion_tokens != null;
-  if (!dropThinking && !renameLimit) return JSON.stringify(body);
+  if (dropped.length === 0 && !renameLimit) return JSON.stringify(body);
   const copy: Record<string, unknown> = { ...body };
-  if (dropThinking) for (const field of GATEWAY_ONLY_FIELDS) delete copy[field];
+  for (const field of dropped) delete copy[field];
   if (renameLimit) {
     copy.max_tokens = copy.max_completion_tokens;
     delete copy.max_completion_tokens;
