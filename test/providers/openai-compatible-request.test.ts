@@ -50,3 +50,43 @@ describe('Mistral, which refuses fields it does not know (422 extra_forbidden)',
     expect(body.stream_options).toEqual({ include_usage: true });
   });
 });
+
+describe('tool call ids on Mistral, which takes only 9 letters or digits (400 otherwise)', () => {
+  const conversation = (first: string, second: string) => ({
+    messages: [
+      { role: 'user', content: 'weather in Paris and Rome?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: first, type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          { id: second, type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: first, content: 'sunny' },
+      { role: 'tool', tool_call_id: second, content: 'rainy' },
+    ],
+  });
+  type Sent = {
+    messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+  };
+
+  it('sends ids from other providers (call_…, toolu_…) as 9 letters or digits, each call still paired with its result', async () => {
+    const body = (await sent(
+      'mistral-ai',
+      conversation('call_Zx81bQ2d7TkP0a', 'toolu_01A09q90qw90lq917835lq9'),
+    )) as Sent;
+    const [a, b] = body.messages[1]!.tool_calls!.map((call) => call.id);
+    for (const id of [a, b]) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(a).not.toBe(b);
+    expect(body.messages[2]!.tool_call_id).toBe(a);
+    expect(body.messages[3]!.tool_call_id).toBe(b);
+  });
+
+  it('keeps Mistral’s own ids, and every id as it is for other providers', async () => {
+    const own = (await sent('mistral-ai', conversation('gSIMJiOkT', 'D681PevKs'))) as Sent;
+    expect(own.messages[1]!.tool_calls!.map((call) => call.id)).toEqual(['gSIMJiOkT', 'D681PevKs']);
+    const other = (await sent('groq', conversation('call_1', 'call_2'))) as Sent;
+    expect(other.messages[3]!.tool_call_id).toBe('call_2');
+  });
+});

@@ -8,6 +8,7 @@ import {
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
+  AdapterRequest,
   EndpointKind,
   OperationHandler,
   ProviderAdapter,
@@ -15,6 +16,7 @@ import type {
   ProviderResourceApi,
   ProviderTarget,
 } from '../types.js';
+import { withNineCharacterToolCallIds } from './nine-character-tool-call-ids.js';
 import { OPENAI_COMPATIBLE_PROVIDERS, type OpenAICompatibleProvider } from './table.js';
 
 function baseUrlOf(entry: OpenAICompatibleProvider, target: ProviderTarget): string {
@@ -67,12 +69,24 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
             max_completion_tokens: '→ max_tokens (wins over max_tokens): the provider knows only max_tokens',
           }),
       ...entry.omits,
+      ...(entry.nineCharacterToolCallIds && {
+        tool_call_id:
+          'sent as 9 letters or digits (made from its hash) when it is not, as the provider requires',
+      }),
     },
     credentials: entry.vendorHeaders
       ? ['api_key', 'custom_host', 'vendora_organization', 'vendora_project']
       : ['api_key', 'custom_host'],
     notes: entry.notes,
   };
+}
+
+/** The chat request with its tool call ids as the provider takes them; the same request when they are. */
+function withToolCallIdsFitted(req: AdapterRequest): AdapterRequest {
+  if (req.endpoint !== 'chat') return req;
+  const messages = (req.body as { messages?: unknown }).messages;
+  const fitted = withNineCharacterToolCallIds(messages);
+  return fitted === messages ? req : ({ ...req, body: { ...req.body, messages: fitted } } as AdapterRequest);
 }
 
 /** The entry's handler for one of its `endpoints`: the OpenAI path on the entry's base URL. The Responses
@@ -87,7 +101,7 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
       ...authHeaders(entry, req.target),
       ...req.forwardHeaders,
     },
-    body: toOpenAIBody(req, {
+    body: toOpenAIBody(entry.nineCharacterToolCallIds ? withToolCallIdsFitted(req) : req, {
       acceptsThinking: entry.acceptsThinking,
       maxTokensOnly: !entry.maxCompletionTokens,
       omit,

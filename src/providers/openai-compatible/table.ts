@@ -21,6 +21,9 @@ export interface OpenAICompatibleProvider {
   /** OpenAI fields the provider refuses (Mistral answers 422 `extra_forbidden` to any field it does not
    * know), left out of the body, each with the reason the capabilities show. */
   omits?: Record<string, string>;
+  /** Takes tool call ids only as 9 letters or digits (Mistral): others are sent as such ids, made from
+   * their hash (./nine-character-tool-call-ids.ts). */
+  nineCharacterToolCallIds?: boolean;
   /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
   vendorHeaders?: boolean;
   /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
@@ -55,6 +58,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     baseUrl: 'https://api.mistral.ai/v1',
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
+    nineCharacterToolCallIds: true,
     omits: {
       // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.
       stream_options: 'dropped: Mistral refuses it (422) and sends usage on the last chunk unasked',
