@@ -10,6 +10,12 @@ interface OpenAIErrorShape {
 const asString = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 
+/** An error `code` that is an HTTP status, as OpenRouter's are (`{"error":{"code":429,…}}` in a 200 answer
+ * or stream): the status the failure has, so that a retry, a fallback and the client see it. */
+export function statusOfErrorCode(code: unknown): number | undefined {
+  return typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599 ? code : undefined;
+}
+
 /** Normalises an OpenAI-wire error answer (`{"error":{message,type,code,param}}`, or anything else). */
 export function openAIErrorFromResponse(provider: string, res: UpstreamErrorResponse): ProviderError {
   let parsed: OpenAIErrorShape | undefined;
@@ -44,11 +50,12 @@ export function openAIStreamError(provider: string, payload: Record<string, unkn
   const status =
     typeof detail.status === 'number'
       ? detail.status
-      : code === 'rate_limit_exceeded' || type === 'rate_limit_error'
-        ? 429
-        : type === 'invalid_request_error'
-          ? 400
-          : 502;
+      : (statusOfErrorCode(detail.code) ??
+        (code === 'rate_limit_exceeded' || type === 'rate_limit_error'
+          ? 429
+          : type === 'invalid_request_error'
+            ? 400
+            : 502));
   return new ProviderError({
     status,
     provider,

@@ -1,5 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import type { AdapterRequest, UpstreamResponse } from '../types.js';
+import { statusOfErrorCode } from './openai-error.js';
 import { repairChatCompletion } from './openai-schema-repair.js';
 
 /** OpenAI-wire answers are already in the client's shape (repaired where a provider breaks OpenAI's schema,
@@ -13,14 +14,14 @@ export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res:
       message: `${provider} answered with a body that is not JSON`,
     });
   }
-  const error = (body as { error?: { message?: string; type?: string; code?: string } }).error;
+  const error = (body as { error?: { message?: string; type?: string; code?: unknown } }).error;
   if (error && !('choices' in body) && !('data' in body)) {
     throw new ProviderError({
-      status: 502,
+      status: statusOfErrorCode(error.code) ?? 502,
       provider,
       message: error.message ?? `${provider} answered 2xx with an error`,
       type: error.type,
-      code: error.code ?? null,
+      code: typeof error.code === 'string' ? error.code : null,
     });
   }
   return repairChatCompletion(body as Record<string, unknown>);

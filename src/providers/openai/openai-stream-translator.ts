@@ -32,7 +32,14 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
       return [{ type: 'malformed', detail: `not an object: ${data.slice(0, 200)}` }];
     }
     const object = parsed as Record<string, unknown>;
-    if (event.event === 'error' || (object.error !== undefined && object.choices === undefined)) {
+    // OpenAI's chunks carry no `error`: one that does is a failure even with choices, as OpenRouter ends a
+    // stream that broke after its first tokens (its choice closed with finish_reason "error").
+    const error = object.error;
+    if (
+      event.event === 'error' ||
+      (error !== undefined && object.choices === undefined) ||
+      (typeof error === 'object' && error !== null)
+    ) {
       return [{ type: 'error', error: openAIStreamError(provider, object) }];
     }
     if (!Array.isArray(object.choices)) {
