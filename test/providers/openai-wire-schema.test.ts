@@ -115,7 +115,9 @@ describe('non-streamed OpenAI-wire answers that break the schema', () => {
       ],
     };
     expect(parseResponse(mistral, mistralRequest(false), { status: 200, headers: {}, body: ok })).toBe(ok);
-    const text = readJson('mistral-text.json');
+    const text = JSON.parse(
+      readFileSync(path.join(providerFixturesDir('openai'), 'chat', 'openai-text.json'), 'utf8'),
+    ) as Record<string, unknown>;
     expect(parseResponse(mistral, mistralRequest(false), { status: 200, headers: {}, body: text })).toBe(
       text,
     );
@@ -178,5 +180,25 @@ describe('streamed OpenAI-wire answers that break the schema', () => {
     ]);
     for (const output of chunksOf(outputs))
       expectOpenAPIValid('CreateChatCompletionStreamResponse', output.chunk);
+  });
+});
+
+describe('recorded answers of OpenAI-wire providers, as the client gets them', () => {
+  // OpenAI's schema requires message.refusal and choice.logprobs (null when there is none) and has
+  // tool_calls absent rather than null; typed clients (openai-java) refuse an answer without them.
+  it.each([
+    ['deepseek', 'deepseek/chat/deepseek-text.json'],
+    ['deepseek', 'deepseek/chat/deepseek-reasoning.json'],
+    ['deepseek', 'deepseek/chat/deepseek-tool-call.json'],
+    ['x-ai', 'xai/xai-text.json'],
+    ['x-ai', 'xai/xai-tool-call.json'],
+    ['mistral-ai', 'mistral/mistral-text.json'],
+    ['mistral-ai', 'mistral/mistral-tool-call.json'],
+  ])('%s %s is a valid OpenAI chat completion', (provider, fixture) => {
+    const file = path.join(providerFixturesDir(fixture.split('/')[0]!), ...fixture.split('/').slice(1));
+    const recorded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const adapter = findAdapter(provider) as ProviderAdapter;
+    const req = { ...mistralRequest(false), target: { provider, api_key: 'k' }, strictCompat: true };
+    expectOpenAPIValid('CreateChatCompletionResponse', answer(adapter, req, recorded));
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Repairs of OpenAI-wire answers that break OpenAI's schema in ways clients trip on. Mistral-family models
  * (on Mistral's API and on Azure AI) send tool calls without `type`, streamed tool-call deltas without
- * `index`, and an assistant message without `content`; the openai SDKs' stream helpers refuse the first two
- * and typed clients read `content` as always present.
+ * `index`, an assistant message without `content` and `tool_calls: null`; the openai SDKs' stream helpers
+ * refuse the first two and typed clients read `content` as always present. Most servers of the wire format
+ * (DeepSeek, Groq, xAI, Mistral…) leave out `message.refusal` or `choice.logprobs`, which OpenAI's schema
+ * requires (null when there is none) and typed clients (openai-java) refuse an answer without.
  *
  * Each check is a walk over the choices with no allocation; an answer that needs nothing comes back as the
  * same object (or `undefined` for a chunk), so the gateway still relays the upstream's bytes exactly.
@@ -20,33 +22,41 @@ const lacksType = (call: unknown): call is Json =>
 
 function messageNeedsRepair(message: unknown): message is Json {
   if (!isObject(message)) return false;
-  if (!('content' in message)) return true;
+  if (!('content' in message) || !('refusal' in message) || message.tool_calls === null) return true;
   const calls = message.tool_calls;
   return Array.isArray(calls) && calls.some(lacksType);
 }
 
-/** A chat completion with `content: null` where the message had none and `type: 'function'` on its
- * function calls; the same object when no message needs either. The input is not changed. */
+/** A chat or text completion's choice (it has a `message` or a `text`) that lacks `logprobs`. */
+const lacksLogprobs = (choice: Json): boolean =>
+  !('logprobs' in choice) && ('message' in choice || 'text' in choice);
+
+const choiceNeedsRepair = (choice: unknown): choice is Json =>
+  isObject(choice) && (lacksLogprobs(choice) || messageNeedsRepair(choice.message));
+
+/** A completion with `content: null` and `refusal: null` where the message had none, `type: 'function'` on
+ * its function calls, no `tool_calls: null` and `logprobs: null` on a choice without them; the same object
+ * when nothing needs repair. The input is not changed. */
 export function repairChatCompletion(body: Json): Json {
   const choices = body.choices;
-  if (
-    !Array.isArray(choices) ||
-    !choices.some((choice) => isObject(choice) && messageNeedsRepair(choice.message))
-  )
-    return body;
+  if (!Array.isArray(choices) || !choices.some(choiceNeedsRepair)) return body;
   return {
     ...body,
-    choices: choices.map((choice: unknown) =>
-      isObject(choice) && messageNeedsRepair(choice.message)
-        ? { ...choice, message: repairMessage(choice.message) }
-        : choice,
-    ),
+    choices: choices.map((choice: unknown) => {
+      if (!choiceNeedsRepair(choice)) return choice;
+      const out: Json = { ...choice };
+      if (lacksLogprobs(choice)) out.logprobs = null;
+      if (messageNeedsRepair(choice.message)) out.message = repairMessage(choice.message);
+      return out;
+    }),
   };
 }
 
 function repairMessage(message: Json): Json {
   const out: Json = { ...message };
   if (!('content' in out)) out.content = null;
+  if (!('refusal' in out)) out.refusal = null;
+  if (out.tool_calls === null) delete out.tool_calls;
   if (Array.isArray(out.tool_calls)) {
     out.tool_calls = out.tool_calls.map((call: unknown) =>
       lacksType(call) ? { ...call, type: 'function' } : call,
