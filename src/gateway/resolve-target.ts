@@ -30,6 +30,15 @@ export interface ResolvedTarget {
   node: TargetConfig;
   /** JSON path of the node in the config, e.g. `targets[1].targets[0]`; empty for the root. */
   path: string;
+  /** The stored credential the node named (a virtual key, or a catalog provider's `@slug`), whichever of
+   * its slug or its id the node gave: what rate-limit policies count the call by, one credential one name. */
+  credential?: StoredCredentialName;
+}
+
+export interface StoredCredentialName {
+  kind: ProviderCredential['kind'];
+  id: string;
+  slug: string;
 }
 
 /**
@@ -78,7 +87,9 @@ function withCredential(
           : `No provider "@${slug}" in this workspace's catalog`;
       throw new GatewayError('virtual_key_not_found', missing, { param: paramFor(node, where.path, kind) });
     }
-    return targetOf(node, where, credential.secret, provider ?? credential.provider);
+    const resolved = targetOf(node, where, credential.secret, provider ?? credential.provider);
+    resolved.credential = { kind, id: credential.id, slug: credential.slug };
+    return resolved;
   });
 }
 

@@ -118,4 +118,51 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(id);
   });
+  it('counts a virtual key and a catalog provider by what they are, named by slug or by id', async () => {
+    const api = client(gateway.url, gateway.adminKey);
+    const stored: Record<string, string> = {};
+    for (const [route, slug] of [
+      ['/virtual-keys', 'limited-vk'],
+      ['/providers', 'limited-catalog'],
+    ] as const) {
+      const created = await api.post(route, {
+        slug,
+        provider: 'openai',
+        api_key: 'sk-stored',
+        custom_host: fake.url,
+      });
+      expect(created.status, created.text).toBe(200);
+      stored[slug] = created.body.id as string;
+    }
+    const byVirtualKey = await policy({
+      conditions: [{ key: 'virtual_key', value: 'limited-vk' }],
+      group_by: [{ key: 'virtual_key' }],
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+    });
+    const byCatalog = await policy({
+      conditions: [{ key: 'provider', value: '@limited-catalog' }],
+      group_by: [{ key: 'provider' }],
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+    });
+    const ask = (config: Record<string, unknown>) =>
+      new OpenAI({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
+      }).chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .then(
+          () => 200,
+          (error: unknown) => [(error as APIError).status, (error as APIError).code],
+        );
+    expect(await ask({ virtual_key: 'limited-vk' })).toBe(200);
+    expect(await ask({ virtual_key: stored['limited-vk'] })).toEqual([429, byVirtualKey]);
+    expect(await ask({ provider: `@${stored['limited-catalog']}` })).toBe(200);
+    expect(await ask({ provider: '@limited-catalog' })).toEqual([429, byCatalog]);
+  });
 });

@@ -9,9 +9,11 @@ import type { CallFacts } from './policy-match.js';
 export function callFacts(call: TargetCall): CallFacts {
   const { ctx } = call.run.call;
   const adapterId = call.resolved.adapter.id;
-  const node = call.node as { provider?: unknown; virtual_key?: unknown };
-  const catalogSlug =
-    typeof node.provider === 'string' && node.provider.startsWith('@') ? node.provider : undefined;
+  // A stored credential is counted by its slug, and matched by its slug or its id, however the call named
+  // it: a node may give either, and a limit must not be side-stepped by writing the other.
+  const credential = call.resolved.credential;
+  const virtualKey = credential?.kind === 'virtual_key' ? [credential.slug, credential.id] : undefined;
+  const catalog = credential?.kind === 'provider' ? [`@${credential.slug}`, `@${credential.id}`] : [];
   return (key) => {
     switch (key) {
       case 'api_key':
@@ -21,9 +23,9 @@ export function callFacts(call: TargetCall): CallFacts {
       case 'organisation_id':
         return [ctx.apiKey.organisation_id];
       case 'virtual_key':
-        return typeof node.virtual_key === 'string' ? [node.virtual_key] : undefined;
+        return virtualKey;
       case 'provider':
-        return catalogSlug ? [adapterId, catalogSlug] : [adapterId];
+        return [adapterId, ...catalog];
       case 'config':
         return ctx.storedConfig ? [ctx.storedConfig.id, ctx.storedConfig.slug] : undefined;
       case 'prompt':
@@ -31,10 +33,7 @@ export function callFacts(call: TargetCall): CallFacts {
       case 'model': {
         const model = call.model;
         if (model === undefined) return undefined;
-        const names = [`@${adapterId}/${model}`];
-        if (catalogSlug) names.push(`${catalogSlug}/${model}`);
-        names.push(model);
-        return names;
+        return [`@${adapterId}/${model}`, ...catalog.map((name) => `${name}/${model}`), model];
       }
       default: {
         if (!key.startsWith('metadata.')) return undefined;
