@@ -174,6 +174,20 @@ describe('PATCH, revoke and DELETE /v1/api-keys/{id}', () => {
     expect((await own.get('/api-keys')).status).toBe(200);
   });
 
+  it('a key cannot expire itself now, which is a revocation by another name', async () => {
+    const { body: key } = await admin.post('/api-keys', { name: 'self-expiry', role: 'admin' });
+    const own = client(gateway.url, key.key);
+    for (const expires_at of [0, nowSeconds() - 60, nowSeconds()]) {
+      expectError(await own.patch(`/api-keys/${key.id}`, { expires_at }), 409, 'conflict', 'id');
+    }
+    expect((await own.get('/api-keys')).status).toBe(200);
+    // A later expiry of its own, or none, is planning, not a lock-out; another admin key may expire it now.
+    expect((await own.patch(`/api-keys/${key.id}`, { expires_at: nowSeconds() + 3600 })).status).toBe(200);
+    expect((await own.patch(`/api-keys/${key.id}`, { expires_at: null })).status).toBe(200);
+    expect((await admin.patch(`/api-keys/${key.id}`, { expires_at: nowSeconds() - 1 })).status).toBe(200);
+    expectError(await own.get('/api-keys'), 401, 'invalid_api_key');
+  });
+
   it('404 names the id for every route of a missing key', async () => {
     const missing = 'key_does_not_exist';
     for (const reply of [

@@ -3,8 +3,8 @@
  * store keeps only its hash. Every change drops the cached keys, so a revoked, expired or demoted key
  * loses its rights on the very next request.
  *
- * A key may not revoke, delete or demote itself: done by mistake, that could leave a workspace without
- * an admin key, and a deliberate change is one request away with another admin key.
+ * A key may not revoke, delete, demote or expire itself now: done by mistake, that could leave a workspace
+ * without an admin key, and a deliberate change is one request away with another admin key.
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -60,7 +60,11 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     requireSomeField(body, ['name', 'role', 'metadata', 'expires_at']);
     const caller = request.gw.apiKey;
     if (body.role === 'member') refuseSelf(caller, id, 'demote');
-    // A past expires_at is allowed here: it is how a key is made to expire now.
+    // A past expires_at is allowed here: it is how a key is made to expire now. On the calling key itself
+    // that is a revocation by another name, refused like one; a later expiry of its own is allowed.
+    if (typeof body.expires_at === 'number' && body.expires_at <= nowSeconds()) {
+      refuseSelf(caller, id, 'expire');
+    }
     const key = await store.updateApiKey(caller.workspace_id, id, body);
     if (!key) throw notFound('API key', id, 'id');
     return apiKeyView(key);
