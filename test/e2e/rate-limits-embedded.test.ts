@@ -165,4 +165,39 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     expect(await ask({ provider: `@${stored['limited-catalog']}` })).toBe(200);
     expect(await ask({ provider: '@limited-catalog' })).toEqual([429, byCatalog]);
   });
+  it('counts the tokens of the fallback that answered when the first target failed', async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'fallback-tokens' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      unit: 'rpd',
+      value: 10_000,
+    });
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [target(fake, { override_params: { model: 'fake-status-503' } }), target(fake)],
+    };
+    const ask = () =>
+      new OpenAI({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify(config),
+          'x-gateway-metadata': JSON.stringify({ case: 'fallback-tokens' }),
+        },
+      }).chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+    const first = await ask();
+    const used = first.data.usage?.total_tokens as number;
+    expect(used).toBeGreaterThan(0);
+    const second = await ask();
+    const reservation = Math.ceil(JSON.stringify([{ role: 'user', content: 'hi' }]).length / 4);
+    // The first call's answer came from the fallback: its tokens are counted, not lost with the failure.
+    expect(second.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - used - reservation),
+    );
+  });
 });

@@ -3,8 +3,11 @@
  * every counter they name (state/rate-counter.ts: process memory, or Redis shared by every node), the
  * 429 when one has no room, and the settlement of token reservations to what the answer used.
  *
- * A call charges each (policy, group) once, however many targets it tries: a fallback's next target
- * charges only the policies the earlier ones did not meet (a `provider` or `model` policy of its own).
+ * A call charges each requests (policy, group) once, however many targets it tries: a fallback's next
+ * target charges only the requests policies the earlier ones did not meet (a `provider` or `model` policy
+ * of its own). A tokens policy reserves for every target the call tries, each reservation settled to what
+ * that target used: a target that failed before answering gave its reservation back, so the fallback that
+ * answers must reserve again, or its tokens would never be counted.
  *
  * When the counters cannot answer (Redis unreachable, or slower than the timeout) the fail mode decides:
  * `open` lets the call through unchecked, `closed` answers 503. Either way it is counted in `stats` and
@@ -49,10 +52,10 @@ interface Charge {
   take: RateTake;
 }
 
-/** Per call: the counters it already charged and what they read (for the headers). */
+/** Per call: the requests counters it already charged, and what each counter last read (for the headers). */
 interface CallRecord {
   charged: Set<string>;
-  readings: GoverningReading[];
+  readings: Map<string, GoverningReading>;
 }
 
 const LOG_EVERY_MS = 10_000;
@@ -99,8 +102,9 @@ export class RateLimiter implements RateLimits {
     for (const policy of compilePolicies(policies)) {
       if (!policyMatches(policy, facts)) continue;
       const group = groupOf(policy, facts);
-      if (!group || record.charged.has(group.counterKey)) continue;
+      if (!group) continue;
       const tokens = policy.policy.type === 'tokens';
+      if (!tokens && record.charged.has(group.counterKey)) continue;
       if (tokens) reservation ??= tokenReservation(call);
       (charges ??= []).push({
         policy,
@@ -131,13 +135,13 @@ export class RateLimiter implements RateLimits {
     }
 
     charges.forEach((charge, i) => {
-      record.readings.push({
+      record.readings.set(charge.take.key, {
         type: charge.policy.policy.type,
         limit: charge.take.limit,
         reading: result.readings[i],
       });
     });
-    const headers = rateLimitHeaders(record.readings);
+    const headers = rateLimitHeaders([...record.readings.values()]);
     run.call.state.rateLimitHeaders = headers;
     if (!result.admitted) {
       this.stats.refused++;
@@ -157,7 +161,9 @@ export class RateLimiter implements RateLimits {
         },
       );
     }
-    for (const charge of charges) record.charged.add(charge.group.counterKey);
+    for (const charge of charges) {
+      if (charge.policy.policy.type === 'requests') record.charged.add(charge.group.counterKey);
+    }
     if (reservation === undefined) return undefined;
     return {
       reservations: charges
@@ -192,7 +198,7 @@ export class RateLimiter implements RateLimits {
   private recordOf(run: RouteRun): CallRecord {
     let record = this.calls.get(run);
     if (!record) {
-      record = { charged: new Set(), readings: [] };
+      record = { charged: new Set(), readings: new Map() };
       this.calls.set(run, record);
     }
     return record;
