@@ -200,4 +200,32 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       String(10_000 - used - reservation),
     );
   });
+  it('a metadata key named like a built-in of objects is a value only when the call sends it', async () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      await policy({
+        conditions: [{ key: `metadata.${name}`, value: '*' }],
+        group_by: [{ key: `metadata.${name}` }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      const answer = await sdk({ case: 'built-in-names' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+      // No policy governs a call without those metadata keys: no 429, and the provider's own headers.
+      expect(answer.response.headers.get('x-ratelimit-limit-requests')).not.toBe('1');
+    }
+    const sent = () =>
+      sdk({ constructor: 'alice' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse()
+        .then(
+          (answer) => answer.response.status,
+          (error: unknown) => (error as APIError).status,
+        );
+    expect(await sent()).toBe(200);
+    expect(await sent()).toBe(429);
+  });
 });

@@ -37,8 +37,10 @@ export function callFacts(call: TargetCall): CallFacts {
       }
       default: {
         if (!key.startsWith('metadata.')) return undefined;
-        const value = ctx.metadata[key.slice('metadata.'.length)];
-        return value === undefined ? undefined : [value];
+        // Own entries only: `constructor` or `toString` would otherwise be found on every call's metadata
+        // object, and count calls that never sent them in one shared group.
+        const name = key.slice('metadata.'.length);
+        return Object.hasOwn(ctx.metadata, name) ? [ctx.metadata[name]] : undefined;
       }
     }
   };
