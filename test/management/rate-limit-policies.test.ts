@@ -202,6 +202,9 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     );
     expectError(await teamAdmin.get(`${PATH}?workspace_id=${home}`), 403, 'forbidden', 'workspace_id');
     expect((await teamAdmin.post(PATH, { ...valid, workspace_id: 'team' })).status).toBe(200);
+    // A UUID is the same UUID in capitals (as .NET and SQL Server write them).
+    const upper = await admin.post(PATH, { ...valid, organisation_id: team.organisation_id.toUpperCase() });
+    expect(upper.status, upper.text).toBe(200);
     // Another organisation, or a workspace that is not there, is never seen.
     expectError(
       await admin.post(PATH, { ...valid, organisation_id: '00000000-0000-4000-8000-000000000000' }),

@@ -24,7 +24,11 @@ export async function tenantOf(
   named: { workspace_id?: string | undefined; organisation_id?: string | undefined },
 ): Promise<Tenant> {
   const own = { organisation_id: caller.organisation_id, workspace_id: caller.workspace_id };
-  if (named.organisation_id !== undefined && named.organisation_id !== caller.organisation_id) {
+  // A UUID's hex digits may come in either case (RFC 9562); the gateway's own are lower-case.
+  if (
+    named.organisation_id !== undefined &&
+    named.organisation_id.toLowerCase() !== caller.organisation_id.toLowerCase()
+  ) {
     throw new GatewayError('not_found', `No organisation "${named.organisation_id}"`, {
       param: 'organisation_id',
     });
