@@ -429,6 +429,11 @@ export interface ApiKeyRepository {
     id: string,
     patch: Partial<Pick<ApiKey, 'name' | 'role' | 'status' | 'expires_at' | 'metadata'>>,
   ): Promise<ApiKey | undefined>;
+  /**
+   * Gives an active key a new value, keeping everything else (id, role, metadata, expiry); the old value
+   * stops matching at once. Undefined when the workspace has no active key by that id.
+   */
+  rotateApiKey(workspace_id: string, id: string): Promise<{ key: ApiKey; value: string } | undefined>;
   deleteApiKey(workspace_id: string, id: string): Promise<boolean>;
   countApiKeys(): Promise<number>;
   touchApiKey(id: string, at: number): Promise<void>;

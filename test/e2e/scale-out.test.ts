@@ -99,6 +99,33 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
       expect(status).toBe(401);
     });
 
+    it('a key rotated on one node: its old value stops working on the other at once, its new one works', async () => {
+      const adminHeaders = { 'content-type': 'application/json', 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY };
+      const created = await fetch(`${nodeA.url}/api-keys`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: JSON.stringify({ name: 'rotated', role: 'member' }),
+      });
+      const { id, key } = (await created.json()) as { id: string; key: string };
+      const logsOnB = (value: string) =>
+        fetch(`${nodeB.url}/logs?limit=1`, { headers: { 'x-gateway-api-key': value } });
+      expect((await logsOnB(key)).status).toBe(200);
+      const rotated = await fetch(`${nodeA.url}/api-keys/${id}/rotate`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY },
+      });
+      expect(rotated.status).toBe(200);
+      const { key: fresh } = (await rotated.json()) as { key: string };
+      const deadline = Date.now() + 1000;
+      let status = 200;
+      while (Date.now() < deadline && status !== 401) {
+        status = (await logsOnB(key)).status;
+        if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(status).toBe(401);
+      expect((await logsOnB(fresh)).status).toBe(200);
+    });
+
     it('an answer cached by one node is served by the other', async () => {
       const config = JSON.stringify({
         provider: 'openai',

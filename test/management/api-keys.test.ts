@@ -151,6 +151,42 @@ describe('PATCH, revoke and DELETE /v1/api-keys/{id}', () => {
     expect((await admin.get(`/api-keys/${key.id}`)).body.status).toBe('revoked');
   });
 
+  it('rotates a key: a new value for the same key, the old value stops working at once', async () => {
+    const { body: key } = await admin.post('/api-keys', {
+      name: 'rotate-me',
+      role: 'member',
+      metadata: { team: 'search' },
+    });
+    const old = client(gateway.url, key.key);
+    expect((await old.get('/logs')).status).toBe(200);
+    const rotated = await admin.post(`/api-keys/${key.id}/rotate`);
+    expect(rotated.status, rotated.text).toBe(200);
+    // The same key (id, role, metadata: what policies and logs know it by), with a new value shown once.
+    expect(rotated.body).toMatchObject({
+      object: 'api_key',
+      id: key.id,
+      name: 'rotate-me',
+      role: 'member',
+      status: 'active',
+      metadata: { team: 'search' },
+    });
+    expect(rotated.body.key).toMatch(/^gw-[A-Za-z0-9_-]{43}$/);
+    expect(rotated.body.key).not.toBe(key.key);
+    expect(rotated.body.key_prefix).toBe(rotated.body.key.slice(3, 11));
+    expectError(await old.get('/logs'), 401, 'invalid_api_key');
+    expect((await client(gateway.url, rotated.body.key).get('/logs')).status).toBe(200);
+    expect((await admin.get(`/api-keys/${key.id}`)).body).not.toHaveProperty('key');
+
+    // A key may rotate itself (its new value is in the answer); a revoked key stays revoked.
+    const { body: self } = await admin.post('/api-keys', { name: 'self-rotate', role: 'admin' });
+    const selfRotated = await client(gateway.url, self.key).post(`/api-keys/${self.id}/rotate`);
+    expect(selfRotated.status, selfRotated.text).toBe(200);
+    expect((await client(gateway.url, selfRotated.body.key).get('/api-keys')).status).toBe(200);
+    await admin.post(`/api-keys/${key.id}/revoke`);
+    expectError(await admin.post(`/api-keys/${key.id}/rotate`), 409, 'conflict', 'id');
+    expectError(await admin.post('/api-keys/key_missing/rotate'), 404, 'not_found', 'id');
+  });
+
   it('deletes a key: it stops working and is gone', async () => {
     const { body: key } = await admin.post('/api-keys', { name: 'delete-me', role: 'member' });
     const own = client(gateway.url, key.key);

@@ -451,6 +451,15 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       await store.touchApiKey(b.key.id, 1_900_000_000);
       expect((await store.getApiKey(ws.id, b.key.id))?.last_used_at).toBe(2_000_000_000);
 
+      // Rotation: a new value for the same active key, within its workspace only; a revoked key is not.
+      expect(await store.rotateApiKey(other.id, b.key.id)).toBeUndefined();
+      expect(await store.rotateApiKey(ws.id, a.key.id)).toBeUndefined();
+      const rotated = await store.rotateApiKey(ws.id, b.key.id);
+      expect(rotated?.key).toMatchObject({ id: b.key.id, status: 'active', last_used_at: 2_000_000_000 });
+      expect(await store.findApiKeyByValue(b.value)).toBeUndefined();
+      expect((await store.findApiKeyByValue(rotated!.value))?.id).toBe(b.key.id);
+      b.value = rotated!.value;
+
       const before = await store.countApiKeys();
       expect(await store.deleteApiKey(other.id, b.key.id)).toBe(false);
       expect(await store.deleteApiKey(ws.id, b.key.id)).toBe(true);

@@ -106,6 +106,26 @@ export function createApiKeyRepository({ db, keys, changed }: RepositoryContext)
       return toApiKey(row);
     },
 
+    async rotateApiKey(workspace_id, id) {
+      const value = generateApiKeyValue();
+      const row = await db
+        .updateTable('api_keys')
+        .set({
+          key_hash: hashApiKeyValue(keys.apiKeyHash, value),
+          key_prefix: apiKeyDisplayPrefix(value),
+          updated_at: nowSeconds(),
+        })
+        .where('workspace_id', '=', workspace_id)
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      // Cached keys are held by value: every node drops them, so the old value stops working everywhere.
+      announce('updated', workspace_id, id);
+      return { key: toApiKey(row), value };
+    },
+
     async deleteApiKey(workspace_id, id) {
       if (!(await deleteRow(db, 'api_keys', workspace_id, id))) return false;
       announce('deleted', workspace_id, id);

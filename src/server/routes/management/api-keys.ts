@@ -1,7 +1,7 @@
 /**
- * Gateway API keys of the caller's workspace. A key's value is returned once, when it is created; the
- * store keeps only its hash. Every change drops the cached keys, so a revoked, expired or demoted key
- * loses its rights on the very next request.
+ * Gateway API keys of the caller's workspace. A key's value is returned once, when it is created or
+ * rotated; the store keeps only its hash. Every change drops the cached keys, so a revoked, expired,
+ * demoted or rotated key loses its rights (or its old value) on the very next request.
  *
  * A key may not revoke, delete, demote or expire itself now: done by mistake, that could leave a workspace
  * without an admin key, and a deliberate change is one request away with another admin key.
@@ -77,6 +77,20 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     const key = await store.updateApiKey(caller.workspace_id, id, { status: 'revoked' });
     if (!key) throw notFound('API key', id, 'id');
     return apiKeyView(key);
+  });
+
+  // A new value for the same key: what policies, logs and analytics know the key by (its id) stays, so
+  // rotating is not a new key plus a revocation. A key may rotate itself: its new value is in the answer.
+  app.post('/api-keys/:id/rotate', async (request) => {
+    const id = pathParam(request.params, 'id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const rotated = await store.rotateApiKey(workspaceId, id);
+    if (rotated) return { ...apiKeyView(rotated.key), key: rotated.value };
+    const key = await store.getApiKey(workspaceId, id);
+    if (!key) throw notFound('API key', id, 'id');
+    throw new GatewayError('conflict', 'A revoked API key cannot be rotated; create a new key', {
+      param: 'id',
+    });
   });
 
   app.delete('/api-keys/:id', async (request) => {

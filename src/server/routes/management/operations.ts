@@ -64,6 +64,13 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: 'Revoke an API key; it stops working at once',
     tags: ['API keys'],
   },
+  {
+    method: 'post',
+    path: '/api-keys/{id}/rotate',
+    summary:
+      'Rotate an API key: a new value (`key`, returned only here) for the same key; the old one stops working at once',
+    tags: ['API keys'],
+  },
   { method: 'delete', path: '/api-keys/{id}', summary: 'Delete an API key', tags: ['API keys'] },
   ...credentialOperations('/virtual-keys', 'virtual key', 'Virtual keys'),
   ...credentialOperations('/providers', 'model catalog provider', 'Providers'),
