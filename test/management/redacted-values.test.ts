@@ -55,6 +55,25 @@ describe('keepRedactedValues', () => {
     );
   });
 
+  it("refuses a service account's private key once its token_uri (where assertions it signs go) changed", () => {
+    const account = (tokenUri: string, privateKey: string) => ({
+      provider: 'vertex-ai',
+      cloudb_region: 'us-central1',
+      cloudb_project_id: 'ours',
+      cloudb_service_account_json: {
+        client_email: 'gateway@ours.iam.gserviceaccount.com',
+        private_key: privateKey,
+        token_uri: tokenUri,
+      },
+    });
+    const stored = account('https://oauth2.googleapis.com/token', '-----BEGIN PRIVATE KEY-----\nMII…');
+    const shown = redact(stored);
+    expect(keepRedactedValues(shown, stored, 'config')).toEqual(stored);
+    expect(() =>
+      keepRedactedValues(account('https://tokens.attacker.example/', '[REDACTED]'), stored, 'config'),
+    ).toThrow(expect.objectContaining({ param: 'config.cloudb_service_account_json.private_key' }));
+  });
+
   it('refuses an Azure key whose resource name (its host) changed', () => {
     const stored = { provider: 'azure-openai', api_key: 'azure-secret-1', cloudd_resource_name: 'ours' };
     const sent = { ...stored, api_key: '[REDACTED]', cloudd_resource_name: 'theirs' };

@@ -11,8 +11,9 @@ import { isSecretKey, REDACTED } from '../../../observability/redact.js';
 
 /**
  * Fields that say where a credential beside them (or below them) is sent: the provider, a host of one's
- * own, a webhook's URL, and the cloud settings a host name is made from (an Azure resource or endpoint
- * name is a host anyone can own).
+ * own, a webhook's URL, a service account's `token_uri` (its private key signs the assertion posted
+ * there, which anyone holding can trade for the account's access tokens), and the cloud settings a host
+ * name is made from (an Azure resource or endpoint name is a host anyone can own).
  */
 const ADDRESS_FIELDS = [
   'provider',
@@ -20,6 +21,7 @@ const ADDRESS_FIELDS = [
   'virtual_key',
   'webhookURL',
   'url',
+  'token_uri',
   'resource_name',
   'cloudd_resource_name',
   'cloudd_endpoint_name',
