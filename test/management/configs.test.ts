@@ -207,6 +207,30 @@ describe('/v1/configs', () => {
     expect((await admin.get('/configs/edited-as-shown')).body.version).toBe(2);
   });
 
+  it('shows an AWS access key id as a credential, as virtual keys do, and keeps it when sent back', async () => {
+    const config = {
+      provider: 'bedrock',
+      cloudc_access_key_id: 'AKIAEXAMPLEEXAMPLE12',
+      cloudc_secret_access_key: 'aws-secret-access-key',
+      cloudc_region: 'us-east-1',
+    };
+    const created = await admin.post('/configs', { slug: 'aws-keys', config });
+    expect(created.status, created.text).toBe(200);
+    expect(created.text).not.toContain('AKIAEXAMPLEEXAMPLE12');
+    const shown = (await admin.get('/configs/aws-keys')).body.config;
+    expect(shown).toEqual({
+      ...config,
+      cloudc_access_key_id: '[REDACTED]',
+      cloudc_secret_access_key: '[REDACTED]',
+    });
+    expect((await admin.get('/configs')).text).not.toContain('AKIAEXAMPLEEXAMPLE12');
+    const edited = await admin.patch('/configs/aws-keys', { config: { ...shown, retry: { attempts: 1 } } });
+    expect(edited.status, edited.text).toBe(200);
+    expect((await admin.get('/configs/aws-keys/versions')).text).not.toContain('AKIAEXAMPLEEXAMPLE12');
+    const stored = await gateway.server.deps.store.getConfig(created.body.workspace_id, 'aws-keys');
+    expect(stored?.config).toMatchObject({ ...config, retry: { attempts: 1 } });
+  });
+
   it('refuses a config naming a stored guardrail the workspace does not have', async () => {
     expectError(
       await admin.post('/configs', {

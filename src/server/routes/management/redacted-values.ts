@@ -7,7 +7,8 @@
  * the placeholder is refused, naming it, rather than stored as if it were the credential.
  */
 import { GatewayError } from '../../../core/errors.js';
-import { isSecretKey, REDACTED } from '../../../observability/redact.js';
+import { REDACTED } from '../../../observability/redact.js';
+import { isSecretSetting } from './views.js';
 
 /**
  * Fields that say where a credential beside them (or below them) is sent: the provider, a host of one's
@@ -56,7 +57,7 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
   const out: Json = {};
   for (const [key, value] of Object.entries(next)) {
     const at = `${path}.${key}`;
-    if (value === REDACTED && isSecretKey(key)) {
+    if (value === REDACTED && isSecretSetting(key)) {
       const kept = here ? before[key] : undefined;
       if (kept === undefined || kept === REDACTED) {
         throw new GatewayError(

@@ -3,7 +3,7 @@
  * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
  * people can tell keys apart; configs and guardrails are shown with every credential value redacted.
  */
-import { isSecretKey, redact } from '../../../observability/redact.js';
+import { isSecretKey, redact, REDACTED } from '../../../observability/redact.js';
 import type {
   ApiKey,
   ProviderCredential,
@@ -32,6 +32,32 @@ const HINT_LENGTH = 4;
 
 export function isSecretSetting(name: string): boolean {
   return SECRET_SETTINGS.has(name) || isSecretKey(name);
+}
+
+/**
+ * A stored document (a config, a prompt's inline config) as answers show it: every credential redacted,
+ * those `redact` knows by name and the provider settings that are credentials though their names do not
+ * say so (`cloudc_access_key_id`), which a credential's view lists as secret too.
+ */
+function redactDocument(value: unknown): unknown {
+  return redactSettings(redact(value));
+}
+
+function redactSettings(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const items = value.map(redactSettings);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const replaced =
+      SECRET_SETTINGS.has(key) && item !== null && item !== undefined && item !== REDACTED
+        ? REDACTED
+        : redactSettings(item);
+    if (replaced !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = replaced;
+  }
+  return copy ?? value;
 }
 
 export function apiKeyHint(value: unknown): string | null {
@@ -63,11 +89,11 @@ export function credentialView(credential: ProviderCredential) {
 }
 
 export function configView(config: StoredConfig) {
-  return { object: 'config' as const, ...config, config: redact(config.config) };
+  return { object: 'config' as const, ...config, config: redactDocument(config.config) };
 }
 
 export function configVersionView(version: StoredConfigVersion) {
-  return { object: 'config.version' as const, ...version, config: redact(version.config) };
+  return { object: 'config.version' as const, ...version, config: redactDocument(version.config) };
 }
 
 /** A guardrail may hold credentials too (a webhook check's `headers`): redacted like a config's. */
@@ -82,12 +108,12 @@ export function guardrailVersionView(version: StoredGuardrailVersion) {
 /** A prompt's version document may hold an inline config with credentials: redacted like a config. */
 export function promptView(prompt: StoredPrompt) {
   const { prompt: document, ...rest } = prompt;
-  return { object: 'prompt' as const, ...rest, ...(redact(document) as object) };
+  return { object: 'prompt' as const, ...rest, ...(redactDocument(document) as object) };
 }
 
 export function promptVersionView(version: StoredPromptVersion) {
   const { prompt: document, ...rest } = version;
-  return { object: 'prompt.version' as const, ...rest, ...(redact(document) as object) };
+  return { object: 'prompt.version' as const, ...rest, ...(redactDocument(document) as object) };
 }
 
 export function promptPartialView(partial: StoredPromptPartial) {
