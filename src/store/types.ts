@@ -456,7 +456,12 @@ export interface CredentialRepository {
     workspace_id: string,
     kind: ProviderCredential['kind'],
     slugOrId: string,
-    patch: Partial<Pick<ProviderCredential, 'name' | 'provider' | 'secret' | 'status'>>,
+    patch: Partial<Pick<ProviderCredential, 'name' | 'provider' | 'secret' | 'status'>> & {
+      /** Settings to merge into the stored secret as it is when written (null removes one). */
+      settings?: Record<string, unknown>;
+      /** Judges the merged secret before it is written; throws to refuse the change. */
+      check?: (secret: ProviderSecret) => void;
+    },
   ): Promise<ProviderCredential | undefined>;
   deleteCredential(
     workspace_id: string,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { call, client, expectError, type Client } from './http.js';
 
 let gateway: TestGateway;
@@ -223,6 +224,59 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     const body = { slug: `dup-${object}`, provider: 'openai', api_key: 'sk-dup' };
     expect((await admin.post(path, body)).status).toBe(200);
     expectError(await admin.post(path, body), 409, 'conflict');
+  });
+});
+
+describeWithPostgres('concurrent PATCHes of one credential (PostgreSQL)', () => {
+  const schema = freshSchemaName('credential_patches');
+  let onPostgres: TestGateway;
+  beforeAll(async () => {
+    onPostgres = await startGateway({ postgres: { url: postgresUrl(), schema } });
+  });
+  afterAll(async () => {
+    await onPostgres?.close();
+    await dropSchema(schema);
+  });
+
+  it('each keeps the settings the others changed: a rotated api_key is never undone', async () => {
+    const api = client(onPostgres.url, onPostgres.adminKey);
+    const created = await api.post('/virtual-keys', {
+      slug: 'patched-at-once',
+      provider: 'openai',
+      api_key: 'sk-before-rotation-0',
+    });
+    expect(created.status, created.text).toBe(200);
+    for (let round = 1; round <= 5; round++) {
+      const replies = await Promise.all([
+        api.patch('/virtual-keys/patched-at-once', { api_key: `sk-after-rotation-${round}` }),
+        api.patch('/virtual-keys/patched-at-once', { vendora_organization: `org-${round}` }),
+        api.patch('/virtual-keys/patched-at-once', { vendora_project: `proj-${round}` }),
+      ]);
+      for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+      const stored = await onPostgres.server.deps.store.getCredential(
+        created.body.workspace_id,
+        'virtual_key',
+        'patched-at-once',
+      );
+      expect(stored?.secret).toEqual({
+        api_key: `sk-after-rotation-${round}`,
+        vendora_organization: `org-${round}`,
+        vendora_project: `proj-${round}`,
+      });
+    }
+    // A merged secret that breaks the custom-host policy is still refused, and nothing is written.
+    expectError(
+      await api.patch('/virtual-keys/patched-at-once', { custom_host: 'http://169.254.169.254/v1' }),
+      400,
+      'custom_host_refused',
+      'custom_host',
+    );
+    const after = await onPostgres.server.deps.store.getCredential(
+      created.body.workspace_id,
+      'virtual_key',
+      'patched-at-once',
+    );
+    expect(after?.secret.custom_host).toBeUndefined();
   });
 });
 

@@ -7,9 +7,10 @@ import { decryptSecret, encryptSecret } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toCredential } from '../rows.js';
 import type { CredentialsTable, Database } from '../schema.js';
-import type { CredentialRepository, ProviderCredential } from '../types.js';
+import type { CredentialRepository, ProviderCredential, ProviderSecret } from '../types.js';
 import {
   assertWorkspaceOf,
+  inTransaction,
   insertOrConflict,
   nowSeconds,
   preferIdMatch,
@@ -25,20 +26,38 @@ async function findCredentialRow(
   workspaceId: string,
   kind: CredentialKind,
   slugOrId: string,
+  /** Lock the rows until the transaction ends (PostgreSQL; SQLite runs one writer at a time anyway). */
+  forUpdate = false,
 ): Promise<Selectable<CredentialsTable> | undefined> {
-  const rows = await db
+  let select = db
     .selectFrom('credentials')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('kind', '=', kind)
     .where('deleted_at', 'is', null)
     .where((eb) => eb.or([eb('id', '=', slugOrId), eb('slug', '=', slugOrId)]))
-    .limit(2)
-    .execute();
-  return preferIdMatch(rows, slugOrId);
+    .limit(2);
+  if (forUpdate) select = select.forUpdate();
+  return preferIdMatch(await select.execute(), slugOrId);
 }
 
-export function createCredentialRepository({ db, keys, changed }: RepositoryContext): CredentialRepository {
+/** `secret` with `settings` applied: a setting given as null is removed, any other value replaces it. */
+function mergeSettings(secret: ProviderSecret, settings: Record<string, unknown>): ProviderSecret {
+  const merged: ProviderSecret = { ...secret };
+  for (const [key, value] of Object.entries(settings)) {
+    if (value === undefined) continue;
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+export function createCredentialRepository({
+  db,
+  kind: storeKind,
+  keys,
+  changed,
+}: RepositoryContext): CredentialRepository {
   const announce = announcerOf(changed, 'credential');
   const encrypt = (id: string, secret: ProviderCredential['secret']) =>
     encryptSecret(keys.encryption, JSON.stringify(secret), id);
@@ -95,26 +114,38 @@ export function createCredentialRepository({ db, keys, changed }: RepositoryCont
       return rows.map(decrypt);
     },
 
+    /**
+     * `settings` are merged into the stored secret in the same transaction that writes it, the row locked
+     * meanwhile: two PATCHes of different settings at once each keep the other's, where a merge read
+     * before the write would put back what the other had just changed (a rotated api_key included).
+     */
     async updateCredential(workspace_id, kind, slugOrId, patch) {
-      const current = await findCredentialRow(db, workspace_id, kind, slugOrId);
-      if (!current) return undefined;
-      const row = await db
-        .updateTable('credentials')
-        .set({
-          ...(patch.name !== undefined && { name: patch.name }),
-          ...(patch.provider !== undefined && { provider: patch.provider }),
-          ...(patch.status !== undefined && { status: patch.status }),
-          ...(patch.secret !== undefined && { secret_encrypted: encrypt(current.id, patch.secret) }),
-          updated_at: nowSeconds(),
-        })
-        .where('workspace_id', '=', workspace_id)
-        .where('id', '=', current.id)
-        .where('deleted_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return undefined;
-      announce('updated', workspace_id, row.id);
-      return decrypt(row);
+      const updated = await inTransaction(db, async (trx) => {
+        const current = await findCredentialRow(trx, workspace_id, kind, slugOrId, storeKind === 'postgres');
+        if (!current) return undefined;
+        let secret = patch.secret;
+        if (patch.settings !== undefined) {
+          secret = mergeSettings(secret ?? decrypt(current).secret, patch.settings);
+          patch.check?.(secret);
+        }
+        const row = await trx
+          .updateTable('credentials')
+          .set({
+            ...(patch.name !== undefined && { name: patch.name }),
+            ...(patch.provider !== undefined && { provider: patch.provider }),
+            ...(patch.status !== undefined && { status: patch.status }),
+            ...(secret !== undefined && { secret_encrypted: encrypt(current.id, secret) }),
+            updated_at: nowSeconds(),
+          })
+          .where('workspace_id', '=', workspace_id)
+          .where('id', '=', current.id)
+          .where('deleted_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        return row ? decrypt(row) : undefined;
+      });
+      if (updated) announce('updated', workspace_id, updated.id);
+      return updated;
     },
 
     async deleteCredential(workspace_id, kind, slugOrId) {

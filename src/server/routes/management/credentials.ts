@@ -96,21 +96,17 @@ export async function registerCredentialRoutes(
     const current = await store.getCredential(workspaceId, kind, slug);
     if (!current) throw notFound(noun, slug, 'slug');
     const provider = body.provider === undefined ? undefined : canonicalProvider(body.provider);
-    // Settings left out are kept, settings sent as null are removed, others replace the stored value.
-    const secret: ProviderSecret = { ...current.secret };
-    let secretChanged = false;
-    for (const key of PROVIDER_TARGET_KEYS) {
-      const value = body[key];
-      if (value === undefined) continue;
-      secretChanged = true;
-      if (value === null) delete secret[key];
-      else secret[key] = value;
-    }
-    checkSecret(secret, deps);
+    // Settings left out are kept, settings sent as null are removed, others replace the stored value:
+    // merged by the store into the secret as it is when written, so concurrent PATCHes keep each other's.
+    const settings: Record<string, unknown> = {};
+    for (const key of PROVIDER_TARGET_KEYS) if (body[key] !== undefined) settings[key] = body[key];
     const updated = await store.updateCredential(workspaceId, kind, current.id, {
       ...(body.name !== undefined && { name: body.name }),
       ...(provider !== undefined && { provider }),
-      ...(secretChanged && { secret }),
+      ...(Object.keys(settings).length > 0 && {
+        settings,
+        check: (secret: ProviderSecret) => checkSecret(secret, deps),
+      }),
     });
     if (!updated) throw notFound(noun, slug, 'slug');
     return credentialView(updated);
