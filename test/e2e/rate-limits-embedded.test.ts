@@ -86,6 +86,50 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     );
   });
 
+  it('counts the tokens of every answer a retried target was billed for, not only the last', async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'retried-tokens' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      unit: 'rpd',
+      value: 10_000,
+    });
+    const messages = [{ role: 'user' as const, content: 'dessert?' }];
+    const reservation = Math.ceil(JSON.stringify(messages).length / 4);
+    // What the provider bills for each of the two answers, asked of it directly.
+    const direct = new OpenAI({ baseURL: fake.url, apiKey: 'sk-test', maxRetries: 0 });
+    fake.enqueue({ text: 'a banana split' });
+    const denied = await direct.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    const passed = await direct.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    const billed = (denied.usage?.total_tokens as number) + (passed.usage?.total_tokens as number);
+
+    const config = {
+      ...target(fake),
+      output_guardrails: [
+        { id: 'no-banana', deny: true, 'default.contains': { words: ['banana'], operator: 'none' } },
+      ],
+      retry: { attempts: 1, on_status_codes: [446] },
+    };
+    const openai = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'sk-client',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        'x-gateway-metadata': JSON.stringify({ case: 'retried-tokens' }),
+      },
+    });
+    const ask = () => openai.chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+    fake.enqueue({ text: 'a banana split' });
+    const first = await ask();
+    expect(first.response.headers.get('x-gateway-retry-attempt-count')).toBe('1');
+    const second = await ask();
+    expect(second.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - billed - reservation),
+    );
+  });
+
   it('governs prompt completions, matched by the prompt, with the headers in the envelope too', async () => {
     const api = client(gateway.url, gateway.adminKey);
     const prompt = await api.post('/prompts', {

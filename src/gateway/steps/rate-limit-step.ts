@@ -10,8 +10,7 @@
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { jsonReader } from '../passthrough/json-answer.js';
-import type { RateLimitAdmission, RateLimits } from '../pipeline-types.js';
-import type { RouteState } from '../routing/route-types.js';
+import type { AttemptRecord, RateLimitAdmission, RateLimits, RouteRun } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export const rateLimitStep: TargetStep = (next) => (call) => {
@@ -39,11 +38,13 @@ async function settled(
   limiter: RateLimits,
   admission: RateLimitAdmission,
 ): Promise<AttemptOutcome> {
+  const { run } = call;
+  const firstAttempt = run.attempts.length;
   let outcome: AttemptOutcome;
   try {
     outcome = await next(call);
   } catch (error) {
-    await limiter.settle(admission, 0);
+    await limiter.settle(admission, billedSince(run.attempts, firstAttempt, undefined));
     throw error;
   }
   const relay = outcome.relay;
@@ -53,16 +54,36 @@ async function settled(
     relay.body = settleAfter(body, () => limiter.settle(admission, read?.result()?.usage?.total_tokens));
     return outcome;
   }
-  await limiter.settle(admission, tokensUsed(outcome, call.run.call.state));
+  await limiter.settle(admission, tokensUsed(outcome, run, firstAttempt));
   return outcome;
 }
 
-/** What a call used: its usage; none for a cache hit or a failure before any answer; unknown otherwise. */
-function tokensUsed(outcome: AttemptOutcome, state: RouteState): number | undefined {
-  if (answeredFromCache(state.cacheStatus)) return 0;
-  if (outcome.usage) return outcome.usage.total_tokens;
-  if (outcome.ok) return undefined;
-  return outcome.afterFirstByte ? undefined : 0;
+/**
+ * What the target's calls used: the usage of every answer a provider gave it, retries included (an answer
+ * an output guardrail denied and a retry replaced was billed all the same); none for a cache hit or a
+ * failure before any answer. Unknown — the reservation stands — when the answer that ends the call
+ * carries no usage and no earlier answer did.
+ */
+function tokensUsed(outcome: AttemptOutcome, run: RouteRun, firstAttempt: number): number | undefined {
+  const answerWithoutUsage =
+    !answeredFromCache(run.call.state.cacheStatus) &&
+    !outcome.usage &&
+    (outcome.ok || outcome.afterFirstByte);
+  return billedSince(run.attempts, firstAttempt, answerWithoutUsage ? undefined : 0);
+}
+
+/** The tokens of the provider answers recorded from `first` on; `none` when no answer had usage. */
+function billedSince(
+  attempts: readonly AttemptRecord[],
+  first: number,
+  none: number | undefined,
+): number | undefined {
+  let billed: number | undefined;
+  for (let i = first; i < attempts.length; i++) {
+    const { outcome, cacheStatus } = attempts[i];
+    if (outcome.usage && !answeredFromCache(cacheStatus)) billed = (billed ?? 0) + outcome.usage.total_tokens;
+  }
+  return billed ?? none;
 }
 
 async function* settleAfter(
