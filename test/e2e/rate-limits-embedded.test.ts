@@ -130,6 +130,35 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     );
   });
 
+  it('reserves an inline image as media, not as the characters of its base64', async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'image-tokens' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      unit: 'rpm',
+      value: 100_000,
+    });
+    const openai = sdk({ case: 'image-tokens' });
+    // A 300 kB picture inline, as a data URL: 400,000 characters of base64.
+    const picture = `data:image/png;base64,${Buffer.alloc(300_000, 7).toString('base64')}`;
+    const looking = openai.chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is in this picture?' },
+              { type: 'image_url', image_url: { url: picture } },
+            ],
+          },
+        ],
+      })
+      .withResponse();
+    const { response } = await looking;
+    expect(Number(response.headers.get('x-ratelimit-remaining-tokens'))).toBeGreaterThan(95_000);
+  });
+
   it('governs prompt completions, matched by the prompt, with the headers in the envelope too', async () => {
     const api = client(gateway.url, gateway.adminKey);
     const prompt = await api.post('/prompts', {

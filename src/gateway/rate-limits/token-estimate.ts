@@ -2,12 +2,25 @@
  * The tokens a call reserves before it is made, settled to the answer's usage after: an estimate of
  * its input (about four characters a token, the usual rule for English text with the common
  * tokenizers) plus the most it may produce (`max_completion_tokens`, else `max_tokens`, else a Responses
- * request's `max_output_tokens`) when it says.
+ * request's `max_output_tokens`) when it says. Inline media (a data URL, `input_audio.data`, `file_data`)
+ * counts as INLINE_MEDIA_TOKENS, not as its base64.
  * An answer may use more than was reserved; its usage is charged in full when it is settled.
  */
 import type { TargetCall } from '../pipeline-types.js';
 
 const CHARACTERS_PER_TOKEN = 4;
+
+/**
+ * What an inline picture, sound or file counts for. Its base64 is no text (a 300 kB image is 400,000
+ * characters, a whole minute's budget at 100,000 tokens) and providers bill it far below that: OpenAI at
+ * most about 1,100 tokens for an image in high detail.
+ */
+const INLINE_MEDIA_TOKENS = 1_000;
+const INLINE_MEDIA_CHARACTERS = INLINE_MEDIA_TOKENS * CHARACTERS_PER_TOKEN;
+
+/** Fields whose string is inline media (base64) wherever it appears: input_audio.data, file.file_data. */
+const MEDIA_FIELDS = new Set(['data', 'file_data']);
+const INLINE_MEDIA_PLACEHOLDER = ' '.repeat(INLINE_MEDIA_CHARACTERS);
 
 export function tokenReservation(call: TargetCall): number {
   if (call.endpoint === 'passthrough') {
@@ -17,7 +30,7 @@ export function tokenReservation(call: TargetCall): number {
   }
   const body = call.body as Record<string, unknown>;
   const input = body.messages ?? body.prompt ?? body.input ?? '';
-  const text = typeof input === 'string' ? input : JSON.stringify(input);
+  const text = typeof input === 'string' ? input : JSON.stringify(input, countingMediaAsTokens);
   const output =
     numberOf(body.max_completion_tokens) ??
     numberOf(body.max_tokens) ??
@@ -28,4 +41,10 @@ export function tokenReservation(call: TargetCall): number {
 
 function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+}
+
+/** A JSON.stringify replacer: inline media (a data URL, a base64 field) as INLINE_MEDIA_TOKENS' length. */
+function countingMediaAsTokens(key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || value.length <= INLINE_MEDIA_CHARACTERS) return value;
+  return value.startsWith('data:') || MEDIA_FIELDS.has(key) ? INLINE_MEDIA_PLACEHOLDER : value;
 }
