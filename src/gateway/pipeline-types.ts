@@ -83,8 +83,14 @@ export type EmbeddingTarget = ({ virtual_key: string; config?: undefined } | { c
   model: string;
 };
 
-/** Embeds a text through the gateway's own routing, under the call's tenant and trace. */
-export type SemanticEmbedder = (run: RouteRun, target: EmbeddingTarget, text: string) => Promise<number[]>;
+/** Embeds a text through the gateway's own routing, under the call's tenant and trace; the embedding
+ * call is abandoned (and the promise rejects) after `timeoutMs`. */
+export type SemanticEmbedder = (
+  run: RouteRun,
+  target: EmbeddingTarget,
+  text: string,
+  timeoutMs: number,
+) => Promise<number[]>;
 
 export interface SemanticCacheRuntime {
   cache: SemanticCache;

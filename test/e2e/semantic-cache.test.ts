@@ -302,6 +302,22 @@ describe('semantic cache', () => {
     expect(chatCalls()).toBe(calls + 2);
   });
 
+  it("answers from the provider when the embedding hangs, within the target's request_timeout", async () => {
+    const config = semanticConfig(
+      { embedding: { virtual_key: 'embedder', model: 'fake-hang' } },
+      { request_timeout: 1_000 },
+    );
+    const started = performance.now();
+    const answer = await ask('How deep is the Mariana Trench?', { config });
+    expect(answer).toMatchObject({
+      content: '[sem] How deep is the Mariana Trench?',
+      status: 'SEMANTIC_MISS',
+    });
+    expect(answer.entry).toBeNull();
+    // The embedding's second, then the answer: not the embedding call's own deadline of minutes.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  }, 15_000);
+
   it('refuses a semantic cache without an embedding model, naming the field', async () => {
     const config = target(fake, { cache: { mode: 'semantic' } });
     const error = await ask('Anything at all?', { config }).catch((err: unknown) => err);

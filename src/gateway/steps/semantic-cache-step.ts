@@ -94,7 +94,14 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
     threshold: cache.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD,
     embed: async () => {
       try {
-        return unitVector(await deps.routing.semantic.embed(run, target, request.text));
+        // No more time than the target gives its own call, within the request's deadline.
+        const timeoutMs = Math.min(
+          call.node.request_timeout ?? deps.settings.defaultRequestTimeoutMs,
+          run.deadline - performance.now(),
+        );
+        return unitVector(
+          await deps.routing.semantic.embed(run, target, request.text, Math.max(1, timeoutMs)),
+        );
       } catch (err) {
         deps.logger.warn({ err }, 'semantic cache: the request could not be embedded');
         return undefined;

@@ -4,6 +4,7 @@
  * names. It is logged like any call. Imported only by the wiring (gateway-server.ts), so the step chain
  * does not import the pipeline that runs it.
  */
+import { CallAbort } from '../../../core/abort.js';
 import type { EmbeddingResponse } from '../../../core/openai-types.js';
 import { callContextFromJob } from '../../call-context.js';
 import { execute } from '../../execute.js';
@@ -25,24 +26,36 @@ async function configOf(
   return { virtual_key: target.virtual_key };
 }
 
-export const embedThroughGateway: SemanticEmbedder = async (run, target, text) => {
+export const embedThroughGateway: SemanticEmbedder = async (run, target, text, timeoutMs) => {
   const { deps } = run;
   const { ctx } = run.call;
   const config = await configOf(deps.lookups, ctx.apiKey.workspace_id, target);
-  const embedCtx = callContextFromJob({
-    caller: ctx.apiKey,
-    config,
-    url: '/v1/embeddings',
-    metadata: ctx.metadata,
-    traceId: ctx.traceId,
-    signal: ctx.signal,
-  });
+  // Ended with the caller's request, or once its time is up: an embedding target that hangs must cost the
+  // request a miss, not hold it for the embedding call's own (default) deadline.
+  const abort = new CallAbort();
+  if (ctx.signal.aborted) abort.abort();
+  else ctx.signal.addEventListener('abort', abort, { once: true });
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
   const sink = new BufferSink();
-  await execute(
-    deps,
-    { endpoint: 'embeddings', body: { model: target.model, input: text }, ctx: embedCtx },
-    sink,
-  );
+  try {
+    const embedCtx = callContextFromJob({
+      caller: ctx.apiKey,
+      config,
+      url: '/v1/embeddings',
+      metadata: ctx.metadata,
+      traceId: ctx.traceId,
+      signal: abort,
+    });
+    await execute(
+      deps,
+      { endpoint: 'embeddings', body: { model: target.model, input: text }, ctx: embedCtx },
+      sink,
+    );
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', abort);
+  }
+  if (abort.aborted) throw new Error(`the embedding did not answer within ${timeoutMs} ms`);
   const result = await sink.result;
   if (result.kind === 'error') throw new Error(`the embedding failed: ${result.error.message}`);
   if (result.kind !== 'answer') throw new Error('the embedding answered with a stream');
