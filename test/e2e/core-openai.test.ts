@@ -97,3 +97,28 @@ describe('OpenAI-compatible provider through the gateway', () => {
     expect(embedding.data).toHaveLength(2);
   });
 });
+
+describe('a provider that answers one choice only', () => {
+  it('fans n out into one call per choice for Groq, which refuses n above 1', async () => {
+    const groq = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'gsk-provider-secret',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-provider': 'groq',
+        'x-gateway-custom-host': fake.url,
+      },
+    });
+    const before = fake.requests.length;
+    const completion = await groq.chat.completions.create({
+      model: 'llama-3.3-70b-versatile',
+      messages: [{ role: 'user', content: 'two of them' }],
+      n: 2,
+    });
+    expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1]);
+    const calls = fake.requests.slice(before);
+    expect(calls).toHaveLength(2);
+    expect(calls.every((call) => (call.body as { n?: number }).n === undefined)).toBe(true);
+  });
+});

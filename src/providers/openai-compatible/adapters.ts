@@ -59,7 +59,7 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
     images: true,
     jsonSchema: true,
     thinking: entry.acceptsThinking ?? false,
-    n: 'native',
+    n: entry.oneChoice ? 'fanout' : 'native',
     parameters: {
       '*': 'sent as given (OpenAI wire format)',
       thinking: entry.acceptsThinking ? 'sent as given' : 'dropped: not an OpenAI parameter',

@@ -18,6 +18,8 @@ export interface OpenAICompatibleProvider {
   /** Takes `max_completion_tokens` (OpenAI's limit, which its reasoning models require; `max_tokens` is
    * deprecated). Absent: the limit is sent as `max_tokens`, the name every other server knows. */
   maxCompletionTokens?: boolean;
+  /** Answers one choice only (`n` above 1 refused): several are made by one call per choice. */
+  oneChoice?: boolean;
   /** OpenAI fields the provider refuses (Mistral answers 422 `extra_forbidden` to any field it does not
    * know), left out of the body, each with the reason the capabilities show. */
   omits?: Record<string, string>;
@@ -50,6 +52,8 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat'],
     maxCompletionTokens: true,
+    // Groq refuses n above 1 (400 "'n' : number must be at most 1").
+    oneChoice: true,
   },
   {
     id: 'mistral-ai',
