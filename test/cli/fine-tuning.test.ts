@@ -27,25 +27,27 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runCliAgainst(gateway, args);
 
+/** `gateway --json fine-tuning create` of a one-line training file written as `name`. */
+function createJob(name: string, options: string[] = []) {
+  const training = join(dir, name);
+  writeFileSync(training, '{"messages":[]}\n');
+  const config = JSON.stringify(target(upstream));
+  return cli([
+    '--json',
+    'fine-tuning',
+    'create',
+    'gpt-4o-mini',
+    '--training-file',
+    training,
+    ...options,
+    '--config',
+    config,
+  ]);
+}
+
 describe('gateway fine-tuning', () => {
   it('creates a job from a local file, follows it, and reads its events and checkpoints', async () => {
-    const training = join(dir, 'train.jsonl');
-    writeFileSync(training, '{"messages":[]}\n');
-    const config = JSON.stringify(target(upstream));
-    const created = await cli([
-      '--json',
-      'fine-tuning',
-      'create',
-      'gpt-4o-mini',
-      '--training-file',
-      training,
-      '--suffix',
-      'cli',
-      '--epochs',
-      '2',
-      '--config',
-      config,
-    ]);
+    const created = await createJob('train.jsonl', ['--suffix', 'cli', '--epochs', '2']);
     expect(created.code, created.stderr).toBe(0);
     const id = created.json().id as string;
     expect(created.json()).toMatchObject({ status: 'validating_files', hyperparameters: { n_epochs: 2 } });
@@ -80,19 +82,7 @@ describe('gateway fine-tuning', () => {
     expect(cancel.stderr).toContain('HTTP 400');
   });
   it('pauses and resumes a job', async () => {
-    const training = join(dir, 'pause.jsonl');
-    writeFileSync(training, '{"messages":[]}\n');
-    const config = JSON.stringify(target(upstream));
-    const created = await cli([
-      '--json',
-      'fine-tuning',
-      'create',
-      'gpt-4o-mini',
-      '--training-file',
-      training,
-      '--config',
-      config,
-    ]);
+    const created = await createJob('pause.jsonl');
     const id = created.json().id as string;
     let status = created.json().status as string;
     for (let i = 0; i < 5 && status === 'validating_files'; i++) {

@@ -4,6 +4,7 @@ import { anthropicAdapter, toAnthropicMessagesBody } from '../../../src/provider
 import type { UpstreamRequest } from '../../../src/providers/types.js';
 import { chatRequest } from './helpers.js';
 import { buildRequest } from '../operations.js';
+import { THINKING_HISTORY } from '../thinking-history.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -353,21 +354,7 @@ describe('anthropic request translation', () => {
     const { body } = build({
       thinking: { type: 'enabled', budget_tokens: 1024 },
       tools: [weatherTool],
-      messages: [
-        { role: 'user', content: 'weather?' },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
-            { type: 'redacted_thinking', data: 'opaque' },
-            { type: 'text', text: 'Checking.' },
-          ],
-          tool_calls: [
-            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
-      ],
+      messages: THINKING_HISTORY,
     });
     expect(body.messages[1].content).toEqual([
       { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },

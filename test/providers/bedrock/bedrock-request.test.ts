@@ -5,6 +5,7 @@ import type { AdapterRequest, UpstreamRequest } from '../../../src/providers/typ
 import { startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';
 import { bedrockRequest, CREDENTIALS, MODEL } from './helpers.js';
 import { buildRequest } from '../operations.js';
+import { THINKING_HISTORY } from '../thinking-history.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -292,21 +293,7 @@ describe('bedrock request translation', () => {
     const { body } = await build({
       thinking: { type: 'enabled', budget_tokens: 1024 },
       tools: [weatherTool],
-      messages: [
-        { role: 'user', content: 'weather?' },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig-abc' },
-            { type: 'redacted_thinking', data: 'opaque' },
-            { type: 'text', text: 'Checking.' },
-          ],
-          tool_calls: [
-            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
-      ],
+      messages: THINKING_HISTORY,
     });
     expect(body.messages[1].content).toEqual([
       { reasoningContent: { reasoningText: { text: 'I should call the tool.', signature: 'sig-abc' } } },

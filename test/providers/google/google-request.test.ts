@@ -5,6 +5,7 @@ import { googleAdapter } from '../../../src/providers/google/index.js';
 import type { AdapterRequest } from '../../../src/providers/types.js';
 import { chatRequest } from './helpers.js';
 import { buildRequest } from '../operations.js';
+import { THINKING_HISTORY } from '../thinking-history.js';
 
 async function build(body: Record<string, unknown>, overrides: Partial<AdapterRequest> = {}) {
   const upstream = await buildRequest(googleAdapter, chatRequest(body, overrides));
@@ -177,22 +178,14 @@ describe('google request: messages', () => {
 
   it('sends the signature of a thinking content part back with the function call, not its text', async () => {
     const { body } = await build({
-      messages: [
-        { role: 'user', content: 'Weather?' },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'Call it.', signature: 'SIG' },
-            { type: 'redacted_thinking', data: 'opaque' },
-          ],
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
-        },
-        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
-      ],
+      messages: THINKING_HISTORY,
     });
     expect(body.contents[1]).toEqual({
       role: 'model',
-      parts: [{ functionCall: { name: 'weather', args: {} }, thoughtSignature: 'SIG' }],
+      parts: [
+        { text: 'Checking.' },
+        { functionCall: { name: 'get_weather', args: {} }, thoughtSignature: 'sig-abc' },
+      ],
     });
   });
 
