@@ -85,6 +85,19 @@ describe('analytics API', () => {
     expect(errorsOnly.body.data[0]).toMatchObject({ requests: 1, errors: 1, error_rate: 1 });
   });
 
+  it('reads a time without a zone as UTC, whatever the server zone', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const { status, body } = await get('/analytics/summary?from=2026-01-01T00:00&to=2026-01-01T06:00:00');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T06:00:00.000Z' });
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('refuses bad parameters naming them', async () => {
     for (const [query, param] of [
       ['group_by=colour', 'group_by'],

@@ -56,7 +56,7 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[
 /** The last time a JavaScript date holds (±10^8 days from the epoch): later ones have no ISO text. */
 const MAX_TIME_MS = 8.64e15;
 
-/** Milliseconds of an ISO 8601 time; NaN when it is not one. */
+/** Milliseconds of an ISO 8601 time, UTC unless it names its zone; NaN when it is not one. */
 function isoTime(raw: string): number {
   const match = ISO_8601.exec(raw);
   if (!match) return NaN;
@@ -64,7 +64,10 @@ function isoTime(raw: string): number {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day >= 1 && day <= days ? Date.parse(raw) : NaN;
+  if (day < 1 || day > days) return NaN;
+  // Date.parse reads a time without a zone in the server's own zone; every time here is UTC, as a date
+  // alone already is.
+  return Date.parse(match[4] !== undefined && match[7] === undefined ? `${raw}Z` : raw);
 }
 
 /** An ISO 8601 time or milliseconds since the epoch. */
