@@ -84,6 +84,14 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     expect(second.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
       String(10_000 - used - reservation),
     );
+
+    // Each of n choices may produce max_completion_tokens.
+    const several = await sdk({ case: 'tokens', user: 'u2' })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages, max_completion_tokens: 50, n: 3 })
+      .withResponse();
+    expect(several.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - (reservation - 50 + 3 * 50)),
+    );
   });
 
   it('counts the tokens of every answer a retried target was billed for, not only the last', async () => {

@@ -2,7 +2,7 @@
  * The tokens a call reserves before it is made, settled to the answer's usage after: an estimate of
  * its input (about four characters a token, the usual rule for English text with the common
  * tokenizers) plus the most it may produce (`max_completion_tokens`, else `max_tokens`, else a Responses
- * request's `max_output_tokens`) when it says. Inline media (a data URL, `input_audio.data`, `file_data`)
+ * request's `max_output_tokens`, for each of its `n` choices) when it says. Inline media (a data URL, `input_audio.data`, `file_data`)
  * counts as INLINE_MEDIA_TOKENS, not as its base64.
  * An answer may use more than was reserved; its usage is charged in full when it is settled.
  */
@@ -36,7 +36,9 @@ export function tokenReservation(call: TargetCall): number {
     numberOf(body.max_tokens) ??
     numberOf(body.max_output_tokens) ??
     0;
-  return Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output);
+  // Each of `n` choices may produce that much.
+  const choices = numberOf(body.n) ?? 1;
+  return Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output * choices);
 }
 
 function numberOf(value: unknown): number | undefined {
