@@ -257,6 +257,12 @@ describeWithRedis('SharedResponseCache on Redis', () => {
     expect(ttl).toBeLessThanOrEqual(30_000);
   });
 
+  it('keeps an answer whose max_age is past what Redis holds, for a hundred years', async () => {
+    const cache = createResponseCache({ state });
+    await cache.set('huge', jsonAnswer, maxAgeMs({ max_age: 1e17 }));
+    expect(await cache.get('huge')).toEqual(jsonAnswer);
+  });
+
   it('an answer stored by one node is a hit on another', async () => {
     await createResponseCache({ state }).set('shared', streamAnswer, 30_000);
     expect(await createResponseCache({ state: other }).get('shared')).toEqual(streamAnswer);

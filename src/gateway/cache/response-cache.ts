@@ -35,9 +35,16 @@ export function answeredFromCache(cacheStatus: string | null): boolean {
   return cacheStatus === 'HIT' || cacheStatus === 'SEMANTIC_HIT';
 }
 
+/**
+ * The longest an entry is kept, seconds: a hundred years. `max_age` has no bound in the config, and an
+ * expiry past what Redis and the databases hold (a 64-bit count of milliseconds) had every store refused,
+ * so the cache silently kept nothing.
+ */
+export const MAX_AGE_LIMIT_SECONDS = 100 * 365 * 86_400;
+
 /** Milliseconds an entry stays fresh, from the config's `cache.max_age` (seconds). */
 export function maxAgeMs(cache: { max_age?: number | undefined } | undefined): number {
-  return (cache?.max_age ?? DEFAULT_MAX_AGE_SECONDS) * 1000;
+  return Math.min(cache?.max_age ?? DEFAULT_MAX_AGE_SECONDS, MAX_AGE_LIMIT_SECONDS) * 1000;
 }
 
 /** Seconds since the answer was stored (for an `Age` header). */
