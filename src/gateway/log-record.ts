@@ -28,7 +28,7 @@ export function bodyForLog(body: unknown, bodies: LogBodies, text?: string): unk
   if (typeof body === 'object' && body === lastSource && bodies.maxBytes === lastBodies?.maxBytes) {
     return lastLogged;
   }
-  const storable = text !== undefined && text.length <= bodies.maxBytes ? text : undefined;
+  const storable = text !== undefined && fitsIn(text, bodies.maxBytes) ? text : undefined;
   let logged: unknown;
   if (storable !== undefined && !mayNameSecret(storable)) {
     logged = new SerializedJson(storable);
@@ -56,8 +56,20 @@ function serialiseForLog(redacted: unknown, bodies: LogBodies): unknown {
   }
   if (text === undefined) return null;
   // The text is kept: the store writes it as it is rather than serialising the body again.
-  if (text.length <= bodies.maxBytes) return new SerializedJson(text);
-  return { truncated: true, bytes: text.length, head: text.slice(0, bodies.maxBytes) };
+  if (fitsIn(text, bodies.maxBytes)) return new SerializedJson(text);
+  return { truncated: true, bytes: Buffer.byteLength(text), head: headOf(text, bodies.maxBytes) };
+}
+
+/** Whether `text` takes at most `maxBytes` in UTF-8; counted only when its length leaves any doubt. */
+function fitsIn(text: string, maxBytes: number): boolean {
+  if (text.length > maxBytes) return false;
+  return text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes;
+}
+
+/** The longest start of `text` that takes at most `maxBytes` in UTF-8, no character cut in two. */
+function headOf(text: string, maxBytes: number): string {
+  const { read } = new TextEncoder().encodeInto(text, new Uint8Array(maxBytes));
+  return text.slice(0, read);
 }
 
 /** The error columns of an answer that came through although malformed stream chunks were skipped. */

@@ -29,6 +29,17 @@ describe('bodies as logged', () => {
     expect(logged).toMatchObject({ truncated: true, bytes: text.length });
   });
 
+  it('are measured in UTF-8 bytes, and cut with no character split', () => {
+    // 20 characters, 80 bytes: within 50 by length, not by bytes.
+    const body = { content: '😀'.repeat(10) };
+    const text = JSON.stringify(body);
+    const logged = bodyForLog(body, { enabled: true, maxBytes: 50 }, text) as { bytes: number; head: string };
+    expect(logged).toMatchObject({ truncated: true, bytes: Buffer.byteLength(text) });
+    expect(Buffer.byteLength(logged.head)).toBeLessThanOrEqual(50);
+    expect(logged.head).toBe(text.slice(0, logged.head.length));
+    expect(/[\uD800-\uDBFF]$/.test(logged.head)).toBe(false);
+  });
+
   it('serialise one body once for the records that carry it, and a new body anew', () => {
     const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
     const first = bodyForLog(body, bodies);
