@@ -49,6 +49,13 @@ describe('Mistral, which refuses fields it does not know (422 extra_forbidden)',
     const body = await sent('groq', { stream: true, stream_options: { include_usage: true } });
     expect(body.stream_options).toEqual({ include_usage: true });
   });
+
+  it('gets seed as random_seed, its name for it; others get seed', async () => {
+    const body = await sent('mistral-ai', { seed: 42 });
+    expect(body.random_seed).toBe(42);
+    expect(body).not.toHaveProperty('seed');
+    expect((await sent('groq', { seed: 42 })).seed).toBe(42);
+  });
 });
 
 describe('tool call ids on Mistral, which takes only 9 letters or digits (400 otherwise)', () => {

@@ -69,6 +69,12 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
             max_completion_tokens: '→ max_tokens (wins over max_tokens): the provider knows only max_tokens',
           }),
       ...entry.omits,
+      ...Object.fromEntries(
+        Object.entries(entry.renames ?? {}).map(([field, name]) => [
+          field,
+          `→ ${name}, the provider's name for it`,
+        ]),
+      ),
       ...(entry.nineCharacterToolCallIds && {
         tool_call_id:
           'sent as 9 letters or digits (made from its hash) when it is not, as the provider requires',
@@ -105,6 +111,7 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
       acceptsThinking: entry.acceptsThinking,
       maxTokensOnly: !entry.maxCompletionTokens,
       omit,
+      renames: entry.renames,
     }),
   });
   if (endpoint === 'responses') return openAIResponsesOperation(entry.id, buildRequest) as OperationHandler;

@@ -23,6 +23,8 @@ export interface OpenAICompatibleProvider {
   /** OpenAI fields the provider refuses (Mistral answers 422 `extra_forbidden` to any field it does not
    * know), left out of the body, each with the reason the capabilities show. */
   omits?: Record<string, string>;
+  /** OpenAI fields the provider takes under another name: the field, its name there. */
+  renames?: Record<string, string>;
   /** Takes tool call ids only as 9 letters or digits (Mistral): others are sent as such ids, made from
    * their hash (./nine-character-tool-call-ids.ts). */
   nineCharacterToolCallIds?: boolean;
@@ -63,6 +65,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
     nineCharacterToolCallIds: true,
+    renames: { seed: 'random_seed' },
     omits: {
       // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.
       stream_options: 'dropped: Mistral refuses it (422) and sends usage on the last chunk unasked',

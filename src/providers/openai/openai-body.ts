@@ -11,11 +11,13 @@ export interface OpenAIBodyOptions {
   maxTokensOnly?: boolean;
   /** OpenAI fields the provider refuses rather than ignores, left out of the body. */
   omit?: readonly string[];
+  /** OpenAI fields the provider knows by another name (Mistral's `random_seed` for `seed`), sent under it. */
+  renames?: Readonly<Record<string, string>>;
 }
 
 /**
  * The upstream body for OpenAI-wire providers: the client's body as it is (after override_params), less
- * the gateway's own fields and those the provider refuses. The reasoning option is sent only to providers
+ * the gateway's own fields and those the provider refuses, and fields it names otherwise renamed. The reasoning option is sent only to providers
  * that take it.
  */
 export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {}): string {
@@ -27,9 +29,14 @@ export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {
     options.maxTokensOnly === true &&
     req.endpoint === 'chat' &&
     (body as { max_completion_tokens?: unknown }).max_completion_tokens != null;
-  if (dropped.length === 0 && !renameLimit) return JSON.stringify(body);
+  const renamed = Object.keys(options.renames ?? {}).filter((field) => field in body);
+  if (dropped.length === 0 && !renameLimit && renamed.length === 0) return JSON.stringify(body);
   const copy: Record<string, unknown> = { ...body };
   for (const field of dropped) delete copy[field];
+  for (const field of renamed) {
+    copy[options.renames![field]] = copy[field];
+    delete copy[field];
+  }
   if (renameLimit) {
     copy.max_tokens = copy.max_completion_tokens;
     delete copy.max_completion_tokens;
