@@ -168,6 +168,35 @@ describe('provider batches (completion_window 24h)', () => {
   );
 
   it(
+    'sends the input file again when the provider no longer has the copy it was given',
+    async () => {
+      const lost = [...fake.resources.files.values()].find((f) => f.purpose === 'batch')!.id;
+      fake.resources.files.delete(lost); // deleted in the provider's dashboard, or by its retention
+      const before = uploads().length;
+      const batch = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect(done.input_file_id).toBe(inputId);
+      expect(uploads()).toHaveLength(before + 1);
+      const copy = creates().at(-1)!.body as { input_file_id: string };
+      expect(copy.input_file_id).not.toBe(lost);
+      expect(fake.resources.files.has(copy.input_file_id)).toBe(true);
+      const again = await client.batches.create({
+        input_file_id: inputId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      expect((await waitFor(client, again.id, finished)).status).toBe('completed');
+      expect(uploads()).toHaveLength(before + 1);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'forwards a cancel made while the provider was still being asked for the batch',
     async () => {
       let release!: () => void;

@@ -6,11 +6,10 @@
  * ids. Retrieve, cancel, events and checkpoints go to the provider that holds the job.
  */
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
-import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { StoredFile } from '../../store/file-batch-types.js';
+import { GatewayError } from '../../core/errors.js';
 import type { FineTuningJobQuery, StoredFineTuningJob } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
-import { forgetLostCopy, gatewayFileOf, providerCopy, type ProviderCopy } from './provider-files.js';
+import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
 import { callResource, pageQuery, jsonBody } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
@@ -79,52 +78,18 @@ function jobPath(job: StoredFineTuningJob, rest = ''): string {
   return `/fine_tuning/jobs/${encodeURIComponent(job.provider_job_id)}${rest}`;
 }
 
-/** A gateway file named by a field of the job. */
-interface NamedFile {
-  field: (typeof FILE_FIELDS)[number];
-  file: StoredFile;
-}
-
 /** The job's gateway files, checked. Both are checked before either is sent: a refused validation file
  * must not leave the training data at the provider. */
 async function gatewayFilesOf(deps: GatewayDeps, workspaceId: string, body: CreateFineTuningJob) {
   const named = await Promise.all(
-    FILE_FIELDS.map(async (field): Promise<NamedFile | undefined> => {
-      const id = body[field];
+    FILE_FIELDS.map(async (param): Promise<FileToSend<(typeof FILE_FIELDS)[number]> | undefined> => {
+      const id = body[param];
       if (typeof id !== 'string') return undefined;
-      const file = await gatewayFileOf(deps, workspaceId, id, 'fine-tune', field);
-      return file && { field, file };
+      const file = await gatewayFileOf(deps, workspaceId, id, 'fine-tune', param);
+      return file && { param, file };
     }),
   );
   return named.filter((n) => n !== undefined);
-}
-
-/** Each gateway file's copy at the provider (sent now when it has none). */
-async function copiesOf(deps: GatewayDeps, target: ResourceTarget, files: NamedFile[]) {
-  const copies: Array<NamedFile & { copy: ProviderCopy }> = [];
-  for (const named of files) {
-    copies.push({ ...named, copy: await providerCopy(deps, target, named.file, 'fine-tune', named.field) });
-  }
-  return copies;
-}
-
-/**
- * After the provider refused a job: whether a copy remembered from an earlier job was lost there (deleted
- * in its dashboard, or by its retention), which the provider reports as an unknown file the user never
- * named. Such copies are forgotten, so that they are sent again.
- */
-async function forgotLostCopies(
-  deps: GatewayDeps,
-  target: ResourceTarget,
-  copies: Array<NamedFile & { copy: ProviderCopy }>,
-  err: unknown,
-): Promise<boolean> {
-  if (!(err instanceof ProviderError) || (err.status !== 400 && err.status !== 404)) return false;
-  let forgot = false;
-  for (const { file, copy } of copies) {
-    if (copy.known && (await forgetLostCopy(deps, target, file.id, copy.id))) forgot = true;
-  }
-  return forgot;
 }
 
 export async function createFineTuningJob(
@@ -135,22 +100,19 @@ export async function createFineTuningJob(
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
   const files = await gatewayFilesOf(deps, workspaceId, body);
-  let copies = await copiesOf(deps, target, files);
-  const create = async () => {
-    const send: CreateFineTuningJob = { ...body };
-    for (const { field, copy } of copies) send[field] = copy.id;
-    const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
-    return openAIJob(target, await callResource(deps, target, call));
-  };
-  let object: Json;
-  try {
-    object = await create();
-  } catch (err) {
-    if (!(await forgotLostCopies(deps, target, copies, err))) throw err;
-    copies = await copiesOf(deps, target, files);
-    object = await create();
-  }
-  const fileIds = Object.fromEntries(copies.map(({ file, copy }) => [copy.id, file.id]));
+  const { answer: object, sent } = await createWithCopies(
+    deps,
+    target,
+    'fine-tune',
+    files,
+    async (copies) => {
+      const send: CreateFineTuningJob = { ...body };
+      for (const { param, copy } of copies) send[param] = copy.id;
+      const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
+      return openAIJob(target, await callResource(deps, target, call));
+    },
+  );
+  const fileIds = Object.fromEntries(sent.map(({ file, copy }) => [copy.id, file.id]));
   if (typeof object.id !== 'string') {
     throw new GatewayError(
       'upstream_invalid_response',

@@ -27,7 +27,7 @@ import type { Repositories } from '../../store/types.js';
 import { fileKey, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
-import { providerFileId, type LineRewrite } from './provider-files.js';
+import { createWithCopies, gatewayFileOf, type LineRewrite } from './provider-files.js';
 import { callResource, jsonBody, openResource, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
@@ -171,31 +171,29 @@ async function earlierSubmission(
   return undefined;
 }
 
+/** Creates the provider's batch, its input sent first when it is a gateway file (provider-files.ts). */
 async function createAtProvider(
   deps: GatewayDeps,
   target: ResourceTarget,
   batch: StoredBatch,
 ): Promise<Json> {
-  const inputId = await providerFileId(
-    deps,
-    target,
-    batch.workspace_id,
-    batch.input_file_id,
-    'batch',
-    'input_file_id',
-    lineRewriteOf(target, batch.endpoint),
-  );
+  const param = 'input_file_id';
+  const file = await gatewayFileOf(deps, batch.workspace_id, batch.input_file_id, 'batch', param);
+  const files = file ? [{ param, file, rewriteLine: lineRewriteOf(target, batch.endpoint) }] : [];
   const metadata = providerMetadata(batch);
-  return callResource(deps, target, {
-    method: 'POST',
-    path: '/batches',
-    ...jsonBody({
-      input_file_id: inputId,
-      endpoint: batchEndpointOf(target, batch.endpoint),
-      completion_window: '24h',
-      ...(metadata && { metadata }),
+  const { answer } = await createWithCopies(deps, target, 'batch', files, (sent) =>
+    callResource(deps, target, {
+      method: 'POST',
+      path: '/batches',
+      ...jsonBody({
+        input_file_id: sent[0]?.copy.id ?? batch.input_file_id,
+        endpoint: batchEndpointOf(target, batch.endpoint),
+        completion_window: '24h',
+        ...(metadata && { metadata }),
+      }),
     }),
-  });
+  );
+  return answer;
 }
 
 /**

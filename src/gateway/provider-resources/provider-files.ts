@@ -20,22 +20,6 @@ import type { ResourceTarget } from './resource-target.js';
 const STALE_CLAIM_MS = 10 * 60_000;
 const WAIT_STEP_MS = 250;
 
-/** The id to send the provider for `fileId`: the provider's copy of a gateway file (uploaded now if it has
- * none yet), or the id itself when it is not a gateway file of this workspace. */
-export async function providerFileId(
-  deps: GatewayDeps,
-  target: ResourceTarget,
-  workspaceId: string,
-  fileId: string,
-  purpose: string,
-  param: string,
-  rewriteLine?: LineRewrite,
-): Promise<string> {
-  const file = await gatewayFileOf(deps, workspaceId, fileId, purpose, param);
-  if (!file) return fileId;
-  return (await providerCopy(deps, target, file, purpose, param, rewriteLine)).id;
-}
-
 /** The gateway file `fileId` names, checked: 404 when the workspace has no such file, 400 when it was
  * uploaded for another purpose (both naming `param`). Undefined for an id that is not a gateway file's (a
  * provider's own `file-…`, passed on as it is). Check every file of a request before sending any. */
@@ -105,9 +89,34 @@ export async function providerCopy(
   }
 }
 
+/** A gateway file that a provider's create call names in its field `param`. */
+export interface FileToSend<P extends string = string> {
+  param: P;
+  file: StoredFile;
+  /** How its lines change on the way (a batch line's `url` for Azure). */
+  rewriteLine?: LineRewrite;
+}
+
+/** A file to send, with the provider's copy of it. */
+export type SentFile<P extends string = string> = FileToSend<P> & { copy: ProviderCopy };
+
+async function copiesOf<P extends string>(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  purpose: string,
+  files: Array<FileToSend<P>>,
+): Promise<Array<SentFile<P>>> {
+  const sent: Array<SentFile<P>> = [];
+  for (const named of files) {
+    const copy = await providerCopy(deps, target, named.file, purpose, named.param, named.rewriteLine);
+    sent.push({ ...named, copy });
+  }
+  return sent;
+}
+
 /** Whether the provider has lost its copy `copyId` of gateway file `fileId` (its Files API answers 404
  * for it); a lost copy is forgotten, so that the next use sends the file again. */
-export async function forgetLostCopy(
+async function forgetLostCopy(
   deps: GatewayDeps,
   target: ResourceTarget,
   fileId: string,
@@ -121,6 +130,36 @@ export async function forgetLostCopy(
   }
   await deps.store.providerFiles.forget(fileId, target.account, copyId);
   return true;
+}
+
+/**
+ * Creates something at the provider (a fine-tuning job, a batch) that names gateway files: `create` is
+ * called with each file's copy at the provider (sent now when it has none). A copy remembered from an
+ * earlier use may have been lost there since (deleted in the provider's dashboard, or by its retention),
+ * which the provider reports as an unknown file the user never named: when it refuses the create (400 or
+ * 404) and a copy came from earlier, its Files API is asked for those copies; the lost ones are forgotten,
+ * sent again, and the create is tried once more. Resolves with the answer and the copies it was given.
+ */
+export async function createWithCopies<T, P extends string>(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  purpose: string,
+  files: Array<FileToSend<P>>,
+  create: (sent: Array<SentFile<P>>) => Promise<T>,
+): Promise<{ answer: T; sent: Array<SentFile<P>> }> {
+  const first = await copiesOf(deps, target, purpose, files);
+  try {
+    return { answer: await create(first), sent: first };
+  } catch (err) {
+    if (!(err instanceof ProviderError) || (err.status !== 400 && err.status !== 404)) throw err;
+    let forgot = false;
+    for (const { file, copy } of first) {
+      if (copy.known && (await forgetLostCopy(deps, target, file.id, copy.id))) forgot = true;
+    }
+    if (!forgot) throw err;
+  }
+  const sent = await copiesOf(deps, target, purpose, files);
+  return { answer: await create(sent), sent };
 }
 
 function quoted(value: string): string {
