@@ -199,6 +199,33 @@ describe('failures and cancelling', () => {
   });
 
   it(
+    'refuses to cancel a batch past its expiry, as a finished one, and ends it expired',
+    async () => {
+      const slow = await startFakeOpenAI({ name: 'expiring', latencyMs: 40 });
+      try {
+        const client = sdk(gateway.url, gateway.adminKey, target(slow));
+        const lines = Array.from({ length: 100 }, (_, i) => chatLine(`e-${i}`));
+        const file = await upload(client, jsonl(lines));
+        const created = await createBatch(client, file.id, { concurrency: 1 });
+        await waitFor(client, created.id, (b) => (b.request_counts?.completed ?? 0) >= 1);
+        const expiresAt = Math.floor(Date.now() / 1000) - 1;
+        await gateway.server.deps.store.batches.update(created.id, { expires_at: expiresAt });
+        const refused = (await client.batches
+          .cancel(created.id)
+          .catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+        expect(refused.status).toBe(409);
+        expect(refused.message).toContain('expired');
+        const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
+        expect(batch.status).toBe('expired');
+        expect(batch.cancelling_at).toBeNull();
+      } finally {
+        await slow.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'cancels mid-run and keeps the lines already answered',
     async () => {
       const slow = await startFakeOpenAI({ name: 'slow', latencyMs: 40 });

@@ -167,14 +167,21 @@ export async function registerBatchRoutes(
       batchesChanged();
       return batchView(cancelled);
     }
-    const cancelled = await store.batches.update(
-      batch.id,
-      { status: 'cancelling', cancelling_at: Math.floor(Date.now() / 1000) },
-      ['validating', 'in_progress'],
-    );
+    // Past its expiry a batch is ending as `expired` (its status stays `in_progress` until the worker has
+    // finalized it): a cancel is refused as for a finished batch, rather than answered `cancelling`.
+    const now = Math.floor(Date.now() / 1000);
+    if (batch.expires_at !== null && batch.expires_at <= now) {
+      throw new GatewayError('conflict', 'A batch that has expired cannot be cancelled', {
+        param: 'batch_id',
+      });
+    }
+    const cancelled = await store.batches.update(batch.id, { status: 'cancelling', cancelling_at: now }, [
+      'validating',
+      'in_progress',
+    ]);
     if (!cancelled) {
-      const now = (await store.batches.getById(batch.id)) ?? batch;
-      throw new GatewayError('conflict', `A batch that is ${now.status} cannot be cancelled`, {
+      const current = (await store.batches.getById(batch.id)) ?? batch;
+      throw new GatewayError('conflict', `A batch that is ${current.status} cannot be cancelled`, {
         param: 'batch_id',
       });
     }
