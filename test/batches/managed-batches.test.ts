@@ -198,6 +198,38 @@ describe('failures and cancelling', () => {
     expect(errors[0].response?.body).toHaveProperty('error.message');
   });
 
+  it('reports no requests for a batch cancelled while validating, as none of its lines ran', async () => {
+    const { batches } = gateway.server.deps.store;
+    const insert = batches.insertLines.bind(batches);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let stored!: () => void;
+    const storing = new Promise<void>((resolve) => (stored = resolve));
+    // Validation is held after its first 500 lines are stored.
+    batches.insertLines = async (id, lines) => {
+      await insert(id, lines);
+      stored();
+      await held;
+    };
+    try {
+      const client = sdk(gateway.url, gateway.adminKey, target(primary));
+      const lines = Array.from({ length: 1_200 }, (_, i) => chatLine(`v-${i}`));
+      const file = await upload(client, jsonl(lines));
+      const created = await createBatch(client, file.id);
+      await storing;
+      expect((await client.batches.cancel(created.id)).status).toBe('cancelling');
+      batches.insertLines = insert;
+      release();
+      const batch = await waitFor(client, created.id, finished);
+      expect(batch.status).toBe('cancelled');
+      expect(batch.request_counts).toEqual({ total: 0, completed: 0, failed: 0 });
+      expect(batch.output_file_id).toBeNull();
+    } finally {
+      batches.insertLines = insert;
+      release();
+    }
+  });
+
   it(
     'refuses to cancel a batch past its expiry, as a finished one, and ends it expired',
     async () => {

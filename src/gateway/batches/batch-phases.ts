@@ -76,8 +76,12 @@ export async function validateBatch(
     if (pending.length >= LINE_CHUNK) {
       await store.batches.insertLines(batchId, pending);
       pending = [];
-      // Cancelled while validating: stop here; the worker finalizes it.
-      if ((await store.batches.getById(batchId))?.status !== 'validating') return;
+      // Cancelled while validating: stop here, dropping the lines stored so far (none of them will run);
+      // the worker finalizes it.
+      if ((await store.batches.getById(batchId))?.status !== 'validating') {
+        await store.batches.deleteLines(batchId);
+        return;
+      }
     }
   }
   if (errors.length > 0) {
@@ -133,6 +137,9 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
   const batch = await store.batches.getById(payload.batch_id);
   if (!batch || TERMINAL.includes(batch.status)) return;
   const counts = await store.batches.lineCounts(batch.id);
+  // A batch cancelled while validating never ran a line: it reports 0 requests, as OpenAI's does, not
+  // however many lines its validation had stored when it stopped.
+  const total = batch.in_progress_at === null ? 0 : counts.total;
   const usage = await store.batches.usageOf(batch.id);
   const ids = resultFileIds(batch.id);
   const created = nowSeconds();
@@ -161,7 +168,7 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
       [final.at]: created,
       output_file_id: counts.succeeded > 0 ? ids.output : null,
       error_file_id: counts.failed > 0 ? ids.errors : null,
-      total: counts.total,
+      total,
       completed: counts.succeeded,
       failed: counts.failed,
       usage,
