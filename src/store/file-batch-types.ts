@@ -224,5 +224,12 @@ export interface BatchRepository {
     afterLine: number,
     limit: number,
   ): Promise<Array<{ line: number; result: string }>>;
+  /** Lines still pending or leased, in input order, `limit` at a time after line `afterLine`: the
+   * lines a cancelled or expired batch never ran. */
+  openLines(
+    batchId: string,
+    afterLine: number,
+    limit: number,
+  ): Promise<Array<{ line: number; custom_id: string }>>;
   usageOf(batchId: string): Promise<BatchUsage>;
 }

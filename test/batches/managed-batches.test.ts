@@ -184,6 +184,28 @@ describe('validation', () => {
   });
 });
 
+/** Every line a stopped batch never ran is in its error file, in input order, and counted as failed. */
+async function expectUnfinishedInErrorFile(
+  client: OpenAI,
+  batch: OpenAI.Batches.Batch,
+  total: number,
+  code: string,
+): Promise<void> {
+  const output = await contentLines(client, batch.output_file_id);
+  const errors = await contentLines(client, batch.error_file_id);
+  expect(batch.request_counts).toEqual({ total, completed: output.length, failed: total - output.length });
+  expect(errors.length).toBe(total - output.length);
+  for (const line of errors) {
+    expect(line.response).toBeNull();
+    expect(line.error?.code).toBe(code);
+    expect(line.error?.message).toBeTruthy();
+  }
+  const ids = (lines: typeof output) => lines.map((line) => line.custom_id);
+  const index = (id: string) => Number(id.split('-')[1]);
+  expect(ids(errors)).toEqual([...ids(errors)].sort((x, y) => index(x) - index(y)));
+  expect(new Set([...ids(output), ...ids(errors)]).size).toBe(total);
+}
+
 describe('failures and cancelling', () => {
   it('completes a batch whose every line fails with an error file and no output file', async () => {
     const client = sdk(gateway.url, gateway.adminKey, { ...target(backup) });
@@ -250,6 +272,7 @@ describe('failures and cancelling', () => {
         const batch = await waitFor(client, created.id, finished, SLOW_TEST_MS - 10_000);
         expect(batch.status).toBe('expired');
         expect(batch.cancelling_at).toBeNull();
+        await expectUnfinishedInErrorFile(client, batch, lines.length, 'batch_expired');
       } finally {
         await slow.close();
       }
@@ -280,6 +303,7 @@ describe('failures and cancelling', () => {
         expect(new Set(output.map((line) => line.custom_id)).size).toBe(output.length);
         // Nothing was sent after the cancel settled.
         expect(slow.requests.length).toBe(output.length);
+        await expectUnfinishedInErrorFile(client, batch, lines.length, 'batch_cancelled');
       } finally {
         await slow.close();
       }

@@ -83,6 +83,33 @@ export function settledLineOf(ref: LineRef, result: BufferedResult): SettledLine
   };
 }
 
+const UNFINISHED = {
+  expired: {
+    code: 'batch_expired',
+    message: 'This request could not be executed before the completion window expired.',
+  },
+  cancelled: { code: 'batch_cancelled', message: 'The batch was cancelled before this request executed.' },
+} as const;
+
+/**
+ * The error-file line of a request an expired or cancelled batch never ran, as OpenAI writes it:
+ * `response: null` and `error.code` `batch_expired` or `batch_cancelled`, so a client finds by `custom_id`
+ * exactly the requests to send again.
+ */
+export function unfinishedLineOf(
+  batchId: string,
+  line: number,
+  customId: string,
+  outcome: keyof typeof UNFINISHED,
+): string {
+  return JSON.stringify({
+    id: requestIdOf(batchId, line),
+    custom_id: customId,
+    response: null,
+    error: UNFINISHED[outcome],
+  });
+}
+
 /** When the result is a rate-limit policy's refusal: how long to wait before the line runs again, ms. */
 export function rateLimitWaitMs(result: BufferedResult): number | undefined {
   if (result.kind !== 'error' || !(result.error instanceof GatewayError)) return undefined;

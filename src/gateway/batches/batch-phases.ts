@@ -17,6 +17,7 @@ import type {
 import type { Store } from '../../store/types.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { MAX_REPORTED_ERRORS, readBatchInput } from './batch-input.js';
+import { unfinishedLineOf } from './batch-output.js';
 
 export const VALIDATE_JOB = 'batch.validate';
 export const FINALIZE_JOB = 'batch.finalize';
@@ -107,18 +108,66 @@ export function resultFileIds(batchId: string): { output: string; errors: string
 
 const PAGE = 1_000;
 
-/** The settled lines of one state, in input order, one JSON line each. */
-async function* resultLines(
-  store: Store,
-  batchId: string,
-  state: 'succeeded' | 'failed',
-): AsyncGenerator<Uint8Array> {
+/** Rows read a page at a time, each page after the last row's line. */
+async function* paged<T extends { line: number }>(
+  read: (afterLine: number) => Promise<T[]>,
+): AsyncGenerator<T> {
   let after = 0;
   for (;;) {
-    const page = await store.batches.settledLines(batchId, state, after, PAGE);
+    const page = await read(after);
     if (page.length === 0) return;
-    yield Buffer.from(page.map((row) => `${row.result}\n`).join(''));
+    yield* page;
     after = page[page.length - 1].line;
+  }
+}
+
+/** Output lines (`{line, result}`) as file content: one JSON line each, a page of lines per chunk. */
+async function* jsonl(lines: AsyncIterable<{ result: string }>): AsyncGenerator<Uint8Array> {
+  let chunk: string[] = [];
+  for await (const { result } of lines) {
+    chunk.push(`${result}\n`);
+    if (chunk.length >= PAGE) {
+      yield Buffer.from(chunk.join(''));
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield Buffer.from(chunk.join(''));
+}
+
+/** The settled lines of one state, in input order. */
+function settled(store: Store, batchId: string, state: 'succeeded' | 'failed') {
+  return paged((after) => store.batches.settledLines(batchId, state, after, PAGE));
+}
+
+/**
+ * The error file's lines, in input order: the failed lines, and with them, for a batch that ended
+ * expired or cancelled, the lines it never ran (`batch_expired` / `batch_cancelled`, as OpenAI writes
+ * them).
+ */
+async function* errorLines(
+  store: Store,
+  batchId: string,
+  unfinished: 'expired' | 'cancelled' | null,
+): AsyncGenerator<{ line: number; result: string }> {
+  const failed = settled(store, batchId, 'failed');
+  const open = paged(async (after) => {
+    if (!unfinished) return [];
+    const rows = await store.batches.openLines(batchId, after, PAGE);
+    return rows.map(({ line, custom_id }) => ({
+      line,
+      result: unfinishedLineOf(batchId, line, custom_id, unfinished),
+    }));
+  });
+  let a = await failed.next();
+  let b = await open.next();
+  for (;;) {
+    if (!a.done && (b.done || a.value.line < b.value.line)) {
+      yield a.value;
+      a = await failed.next();
+    } else if (!b.done) {
+      yield b.value;
+      b = await open.next();
+    } else return;
   }
 }
 
@@ -140,21 +189,25 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
   // A batch cancelled while validating never ran a line: it reports 0 requests, as OpenAI's does, not
   // however many lines its validation had stored when it stopped.
   const total = batch.in_progress_at === null ? 0 : counts.total;
+  // The lines an expired or cancelled batch never ran are failed requests of its error file, as OpenAI
+  // counts and writes them; none are left once a batch completes.
+  const unfinished = payload.outcome === 'completed' || total === 0 ? null : payload.outcome;
+  const failed = counts.failed + (unfinished ? counts.open : 0);
   const usage = await store.batches.usageOf(batch.id);
   const ids = resultFileIds(batch.id);
   const created = nowSeconds();
   const files: StoredFile[] = [];
-  for (const [state, id, count] of [
-    ['succeeded', ids.output, counts.succeeded],
-    ['failed', ids.errors, counts.failed],
+  for (const [kind, id, count, lines] of [
+    ['output', ids.output, counts.succeeded, () => settled(store, batch.id, 'succeeded')],
+    ['error', ids.errors, failed, () => errorLines(store, batch.id, unfinished)],
   ] as const) {
     if (count === 0) continue;
-    const stored = await blobs.put(fileKey(id), resultLines(store, batch.id, state));
+    const stored = await blobs.put(fileKey(id), jsonl(lines()));
     files.push({
       id,
       workspace_id: batch.workspace_id,
       purpose: 'batch_output' as const,
-      filename: `${batch.id}_${state === 'succeeded' ? 'output' : 'error'}.jsonl`,
+      filename: `${batch.id}_${kind}.jsonl`,
       bytes: stored.bytes,
       line_count: count,
       created_at: created,
@@ -167,10 +220,10 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
       status: final.status,
       [final.at]: created,
       output_file_id: counts.succeeded > 0 ? ids.output : null,
-      error_file_id: counts.failed > 0 ? ids.errors : null,
+      error_file_id: failed > 0 ? ids.errors : null,
       total,
       completed: counts.succeeded,
-      failed: counts.failed,
+      failed,
       usage,
     });
     await tx.batches.deleteLines(batch.id);

@@ -460,6 +460,19 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
       return rows.map((row) => ({ line: toNumber(row.line), result: row.result ?? 'null' }));
     },
 
+    async openLines(batchId, afterLine, limit) {
+      const rows = await db
+        .selectFrom('batch_lines')
+        .select(['line', 'custom_id'])
+        .where('batch_id', '=', batchId)
+        .where('state', 'in', ['pending', 'running'])
+        .where('line', '>', afterLine)
+        .orderBy('line')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ line: toNumber(row.line), custom_id: row.custom_id }));
+    },
+
     async usageOf(batchId) {
       const row = await db
         .selectFrom('batch_lines')
