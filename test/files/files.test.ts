@@ -129,6 +129,26 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toBe(true);
     });
 
+    it('splits a batch file into lines at \\n only, as the batch reader does', async () => {
+      const client = sdk(gateway);
+      const line = (id: string) =>
+        JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: {} });
+      const crlf = await client.files.create({
+        file: await toFile(Buffer.from(`${line('a')}\r\n${line('b')}\r\n`), 'crlf.jsonl'),
+        purpose: 'batch',
+      });
+      expect(crlf.bytes).toBeGreaterThan(0);
+      // A lone \r is not a line break: the upload counted one line, so two requests there are one bad line.
+      expect(
+        await status(
+          client.files.create({
+            file: await toFile(Buffer.from(`${line('a')}\r${line('b')}\n`), 'cr.jsonl'),
+            purpose: 'batch',
+          }),
+        ),
+      ).toEqual({ status: 400, param: 'file' });
+    });
+
     it('keeps files private to their workspace', async () => {
       const admin = sdk(gateway);
       const file = await admin.files.create({

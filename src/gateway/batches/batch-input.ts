@@ -3,14 +3,14 @@
  * checks it (JSON, a unique `custom_id` without U+0000, `method: POST`, the batch's `url`, a body valid for the
  * endpoint and nested no deeper than a request sent directly, no streaming), and yields the lines to run
  * or the errors to report with their line numbers (1-based, counting every line of the file; blank lines
- * are skipped).
+ * are skipped). Lines are split by the rule of jsonl-lines.ts, the one the upload counted them by.
  */
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
 import type { EndpointDescriptor } from '../endpoints.js';
+import { jsonlLines } from './jsonl-lines.js';
 
 /** `errors.data` keeps the first this many; the count goes on. */
 export const MAX_REPORTED_ERRORS = 1_000;
@@ -101,9 +101,8 @@ export async function* readBatchInput(
   const seen = new Set<string>();
   let number = 0;
   let requests = 0;
-  const lines = createInterface({ input, crlfDelay: Infinity });
   try {
-    for await (const text of lines) {
+    for await (const text of jsonlLines(input)) {
       number += 1;
       if (text.trim() === '') continue;
       requests += 1;
@@ -119,7 +118,6 @@ export async function* readBatchInput(
       yield checkLine(text, number, endpointPath, endpoint, seen);
     }
   } finally {
-    lines.close();
     input.destroy();
   }
   if (requests === 0) {

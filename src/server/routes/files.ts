@@ -5,12 +5,12 @@
  * from it fails only on what a line asks, not on its syntax. With `x-gateway-files: provider` the
  * provider's own Files API answers instead (provider-files.ts).
  */
-import { createInterface } from 'node:readline';
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
+import { JsonlLineCount, jsonlLines } from '../../gateway/batches/jsonl-lines.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
@@ -42,11 +42,10 @@ export function fileView(file: StoredFile) {
 const MAX_FILENAME = 255;
 const LIST_MAX = 10_000;
 
-/** Counts bytes and lines of what passes through. */
+/** Counts bytes and lines of what passes through (lines by the rule the batch reader splits them by). */
 class LineCounter extends Transform {
   bytes = 0;
-  newlines = 0;
-  endsWithNewline = true;
+  private readonly count = new JsonlLineCount();
 
   override _transform(
     chunk: Buffer,
@@ -54,13 +53,12 @@ class LineCounter extends Transform {
     done: (error?: Error | null, data?: Buffer) => void,
   ) {
     this.bytes += chunk.byteLength;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.newlines += 1;
-    if (chunk.byteLength > 0) this.endsWithNewline = chunk[chunk.byteLength - 1] === 10;
+    this.count.add(chunk);
     done(null, chunk);
   }
 
   get lines(): number {
-    return this.newlines + (this.endsWithNewline ? 0 : 1);
+    return this.count.lines;
   }
 }
 
@@ -78,10 +76,9 @@ function purposeOf(value: string | undefined): FilePurpose {
 async function firstNonJsonLine(deps: GatewayDeps, key: string): Promise<number | undefined> {
   const input = await deps.blobs.get(key);
   if (!input) throw new GatewayError('internal_error', 'The uploaded file cannot be read back');
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let number = 0;
   try {
-    for await (const text of lines) {
+    for await (const text of jsonlLines(input)) {
       number += 1;
       if (text.trim() === '') continue;
       try {
@@ -91,7 +88,6 @@ async function firstNonJsonLine(deps: GatewayDeps, key: string): Promise<number 
       }
     }
   } finally {
-    lines.close();
     input.destroy();
   }
   return undefined;

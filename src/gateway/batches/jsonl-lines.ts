@@ -1,0 +1,47 @@
+/**
+ * The one rule for the lines of a JSONL file (a batch input), shared by the upload's count, its JSON
+ * check and the batch's reader so the three always agree: a line ends at `\n`, a `\r` just before it is
+ * part of the line ending (`\r\n`), and a lone `\r` is not a line break (outside a string it is JSON
+ * whitespace). `node:readline` also breaks at a lone `\r`, which would make a file the upload counted as
+ * one line run as two requests.
+ */
+
+const LF = 0x0a;
+
+function lineText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+
+/** The file's lines, in order, without their line endings; an empty file has none, a final line
+ * without `\n` is a line. Bytes are split before decoding, so a character cut by a chunk stays whole. */
+export async function* jsonlLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    for (let end = bytes.indexOf(LF); end !== -1; end = bytes.indexOf(LF, start)) {
+      pending.push(bytes.subarray(start, end));
+      yield lineText(Buffer.concat(pending));
+      pending = [];
+      start = end + 1;
+    }
+    if (start < bytes.byteLength) pending.push(bytes.subarray(start));
+  }
+  if (pending.length > 0) yield lineText(Buffer.concat(pending));
+}
+
+/** Counts the lines of bytes passing through by the same rule, a chunk at a time. */
+export class JsonlLineCount {
+  private breaks = 0;
+  private open = false;
+
+  add(chunk: Buffer): void {
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) this.breaks += 1;
+    if (chunk.byteLength > 0) this.open = chunk[chunk.byteLength - 1] !== LF;
+  }
+
+  get lines(): number {
+    return this.breaks + (this.open ? 1 : 0);
+  }
+}

@@ -1,0 +1,35 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { JsonlLineCount, jsonlLines } from '../../src/gateway/batches/jsonl-lines.js';
+
+async function read(chunks: Buffer[]): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const line of jsonlLines(Readable.from(chunks))) lines.push(line);
+  return lines;
+}
+
+function counted(chunks: Buffer[]): number {
+  const count = new JsonlLineCount();
+  for (const chunk of chunks) count.add(chunk);
+  return count.lines;
+}
+
+describe('the lines of a JSONL file', () => {
+  it.each([
+    ['', []],
+    ['a', ['a']],
+    ['a\n', ['a']],
+    ['a\r\nb\r\n', ['a', 'b']],
+    ['a\rb\n', ['a\rb']],
+    ['a\n\nb', ['a', '', 'b']],
+    ['é\r\nü', ['é', 'ü']],
+  ])('splits %j at \\n only, and counts as many lines as it reads', async (text, expected) => {
+    const bytes = Buffer.from(text);
+    // Every split of the bytes into two chunks (a \r\n or a character cut in two) reads the same.
+    for (let cut = 0; cut <= bytes.byteLength; cut += 1) {
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      expect(await read(chunks)).toEqual(expected);
+      expect(counted(chunks)).toBe(expected.length);
+    }
+  });
+});
