@@ -35,16 +35,21 @@ const MAX_REDACT_DEPTH = 64;
 export const TOO_DEEP = '[TRUNCATED: nested too deep]';
 
 /**
- * A copy of `value` with secrets replaced. Parts that hold no secret are returned as they are, not copied:
- * most bodies hold none, and this runs for every recorded call.
+ * A copy of `value` with secrets replaced: the values of the keys `isSecret` names (by default those whose
+ * names say they hold credentials). Parts that hold no secret are returned as they are, not copied: most
+ * bodies hold none, and this runs for every recorded call.
  */
-export function redact(value: unknown, depth = 0): unknown {
+export function redact(value: unknown, isSecret: (key: string) => boolean = isSecretKey): unknown {
+  return redactAt(value, isSecret, 0);
+}
+
+function redactAt(value: unknown, isSecret: (key: string) => boolean, depth: number): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_REDACT_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = redact(value[i], depth + 1);
+      const item = redactAt(value[i], isSecret, depth + 1);
       if (item !== value[i]) (copy ??= value.slice())[i] = item;
     }
     return copy ?? value;
@@ -54,11 +59,11 @@ export function redact(value: unknown, depth = 0): unknown {
     if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
     const replaced =
-      isSecretKey(key) && item !== null && item !== undefined
+      isSecret(key) && item !== null && item !== undefined
         ? REDACTED
         : key === 'headers' && typeof item === 'string'
-          ? redactJsonText(item, depth + 1)
-          : redact(item, depth + 1);
+          ? redactJsonText(item, isSecret, depth + 1)
+          : redactAt(item, isSecret, depth + 1);
     if (replaced !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = replaced;
   }
   return copy ?? value;
@@ -68,7 +73,7 @@ export function redact(value: unknown, depth = 0): unknown {
  * Headers given as the text of a JSON object (a webhook check takes them so, as the seed does): redacted
  * inside, and written back as text; any other text as it is.
  */
-function redactJsonText(text: string, depth: number): string {
+function redactJsonText(text: string, isSecret: (key: string) => boolean, depth: number): string {
   if (!text.trimStart().startsWith('{')) return text;
   let parsed: unknown;
   try {
@@ -76,7 +81,7 @@ function redactJsonText(text: string, depth: number): string {
   } catch {
     return text;
   }
-  const redacted = redact(parsed, depth);
+  const redacted = redactAt(parsed, isSecret, depth);
   return redacted === parsed ? text : JSON.stringify(redacted);
 }
 

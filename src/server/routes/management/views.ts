@@ -3,7 +3,7 @@
  * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
  * people can tell keys apart; configs and guardrails are shown with every credential value redacted.
  */
-import { isSecretKey, redact, REDACTED } from '../../../observability/redact.js';
+import { isSecretKey, redact } from '../../../observability/redact.js';
 import type {
   ApiKey,
   ProviderCredential,
@@ -40,24 +40,7 @@ export function isSecretSetting(name: string): boolean {
  * say so (`cloudc_access_key_id`), which a credential's view lists as secret too.
  */
 function redactDocument(value: unknown): unknown {
-  return redactSettings(redact(value));
-}
-
-function redactSettings(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    const items = value.map(redactSettings);
-    return items.some((item, i) => item !== value[i]) ? items : value;
-  }
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const replaced =
-      SECRET_SETTINGS.has(key) && item !== null && item !== undefined && item !== REDACTED
-        ? REDACTED
-        : redactSettings(item);
-    if (replaced !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = replaced;
-  }
-  return copy ?? value;
+  return redact(value, isSecretSetting);
 }
 
 export function apiKeyHint(value: unknown): string | null {
