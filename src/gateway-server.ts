@@ -88,12 +88,14 @@ export async function createGatewayServer(
     bus = await createRedisInvalidationBus({
       url: settings.redisUrl,
       prefix: settings.redisPrefix,
+      commandTimeoutMs: settings.redisTimeoutMs,
       onEvent: (event) => {
         if (event.kind !== 'semantic-cache') return lookups.applyRemote(event);
         semanticCache
           .applyRemote(event)
           .catch((err: unknown) => logger.warn({ err }, 'semantic cache update from another node failed'));
       },
+      onResubscribed: () => lookups.applyRemote({ kind: 'all' }),
       onError: (err) => logger.error({ err }, 'cache invalidation (Redis) error'),
     });
   }

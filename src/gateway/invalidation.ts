@@ -6,7 +6,9 @@
  */
 import type { StoreChange } from '../store/types.js';
 
-export type InvalidationEvent = { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string };
+/** `all`: everything may be stale (this node missed what was published while its subscription was down). */
+export type InvalidationEvent =
+  { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string } | { kind: 'all' };
 
 /** Semantic cache entries a node added or removed in one partition. */
 export interface SemanticCacheEvent {
@@ -71,14 +73,23 @@ function parseEvent(message: string): BusEvent | undefined {
 export async function createRedisInvalidationBus(options: {
   url: string;
   prefix: string;
+  /** How long a command waits for Redis's answer; a silent Redis must not hold a publish or the close. */
+  commandTimeoutMs: number;
   onEvent: (event: BusEvent) => void;
+  /** Subscribed again after the connection was lost: what was published meanwhile never arrived. */
+  onResubscribed: () => void;
   onError: (error: Error) => void;
 }): Promise<InvalidationBus> {
   const channel = `${options.prefix}invalidate`;
   // Loaded here, not at start: only a gateway with REDIS_URL has an invalidation bus.
   const { Redis } = await import('ioredis');
-  const publisher = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  const subscriber = new Redis(options.url, { lazyConnect: true });
+  const commandTimeout = options.commandTimeoutMs;
+  const publisher = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout });
+  // ioredis's own resubscription after a reconnect sends SUBSCRIBE with no one waiting for its answer: a
+  // connection closed before Redis answers (the gateway closing, Redis going again) rejects it unhandled.
+  // The bus subscribes again itself.
+  const subscriber = new Redis(options.url, { lazyConnect: true, autoResubscribe: false, commandTimeout });
+  let closed = false;
   publisher.on('error', options.onError);
   subscriber.on('error', options.onError);
   await Promise.all([publisher.connect(), subscriber.connect()]);
@@ -88,11 +99,18 @@ export async function createRedisInvalidationBus(options: {
     if (event) options.onEvent(event);
   });
   await subscriber.subscribe(channel);
+  // 'ready' again: a new connection, not yet subscribed.
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).then(options.onResubscribed, (err: Error) => {
+      if (!closed) options.onError(err);
+    });
+  });
   return {
     publish(event) {
       publisher.publish(channel, JSON.stringify(event)).catch(options.onError);
     },
     async close() {
+      closed = true;
       subscriber.disconnect();
       await publisher.quit().catch(() => publisher.disconnect());
     },

@@ -107,6 +107,11 @@ export function createLookups(
 
   function drop(event: InvalidationEvent): void {
     generation++;
+    if (event.kind === 'all') {
+      keys.clear();
+      records.clear();
+      return;
+    }
     if (event.kind === 'api-keys') {
       keys.clear();
       return;

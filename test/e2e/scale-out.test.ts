@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { startRedisProxy } from '../helpers/redis-proxy.js';
 import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
 
 describeWithPostgres('scale-out (PostgreSQL)', () => {
@@ -97,6 +98,50 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
         if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(status).toBe(401);
+    });
+
+    it('a node cut from Redis while a key was revoked forgets its cached keys once it is back', async () => {
+      const proxy = await startRedisProxy();
+      const nodeC = await startGateway({
+        env: { ...env, REDIS_URL: proxy.url },
+        postgres: { url: postgresUrl(), schema },
+      });
+      try {
+        const adminHeaders = {
+          'content-type': 'application/json',
+          'x-gateway-api-key': env.GATEWAY_ADMIN_KEY,
+        };
+        const created = await fetch(`${nodeA.url}/api-keys`, {
+          method: 'POST',
+          headers: adminHeaders,
+          body: JSON.stringify({ name: 'revoked-while-away', role: 'member' }),
+        });
+        const { id, key } = (await created.json()) as { id: string; key: string };
+        const logsOnC = () => fetch(`${nodeC.url}/logs?limit=1`, { headers: { 'x-gateway-api-key': key } });
+        expect((await logsOnC()).status).toBe(200);
+
+        // Node C is away while the revocation is published: it never hears of it.
+        proxy.set('refuse');
+        const revoked = await fetch(`${nodeA.url}/api-keys/${id}/revoke`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY },
+        });
+        expect(revoked.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        proxy.set('pass');
+
+        // Subscribed again, it drops what it may have missed: well before the 30 s cache lifetime.
+        const deadline = Date.now() + 5_000;
+        let status = 200;
+        while (Date.now() < deadline && status !== 401) {
+          status = (await logsOnC()).status;
+          if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(status).toBe(401);
+      } finally {
+        await nodeC.close();
+        await proxy.close();
+      }
     });
 
     it('a key rotated on one node: its old value stops working on the other at once, its new one works', async () => {

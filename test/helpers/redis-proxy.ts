@@ -11,6 +11,8 @@ export type RedisProxyMode = 'pass' | 'refuse' | 'stall';
 export interface RedisProxy {
   url: string;
   set(mode: RedisProxyMode): void;
+  /** Switch to `stall` as soon as a client sends what `matches`, before carrying it. */
+  stallOn(matches: (sent: string) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export async function startRedisProxy(): Promise<RedisProxy> {
   const target = new URL(redisUrl());
   const sockets = new Set<Socket>();
   let mode: RedisProxyMode = 'pass';
+  let stallTrigger: ((sent: string) => boolean) | undefined;
   const server = createServer((client) => {
     if (mode === 'refuse') return client.destroy();
     const upstream = connect(Number(target.port || 6379), target.hostname);
@@ -25,7 +28,13 @@ export async function startRedisProxy(): Promise<RedisProxy> {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     }
-    client.on('data', (data) => mode === 'pass' && upstream.write(data));
+    client.on('data', (data: Buffer) => {
+      if (stallTrigger?.(data.toString('latin1'))) {
+        stallTrigger = undefined;
+        mode = 'stall';
+      }
+      if (mode === 'pass') upstream.write(data);
+    });
     upstream.on('data', (data) => mode === 'pass' && client.write(data));
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -39,6 +48,9 @@ export async function startRedisProxy(): Promise<RedisProxy> {
     set(next) {
       mode = next;
       if (next === 'refuse') for (const socket of sockets) socket.destroy();
+    },
+    stallOn(matches) {
+      stallTrigger = matches;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
