@@ -314,6 +314,11 @@ export interface ProviderAdapter {
   /** Builds a pass-through request (provider base URL + path, provider auth added). */
   buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;
 
+  /** The usage of a pass-through's JSON answer, in whichever of the provider's own shapes it comes, as the
+   * provider's translated calls convert it (providers/shared/answer-usage.ts); undefined for an answer
+   * without usage or of a shape it does not know. */
+  passthroughUsage(answer: Record<string, unknown>): Usage | undefined;
+
   /** The provider's own Files, fine-tuning and Batch APIs, where it has them (gateway/provider-resources/). */
   readonly resources?: ProviderResourceApi;
 

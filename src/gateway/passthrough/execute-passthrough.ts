@@ -1,8 +1,8 @@
 /**
  * A pass-through call through the same pipeline as a model call: the config's routing, retries, fallback
  * and breaker apply (passthrough step chain, steps/index.ts); the provider's answer is relayed as it came,
- * its body streamed; a failed answer's body has the target's credentials cut out. When the answer is JSON
- * of a shape the log knows (an OpenAI-style `model` and `usage`), they are recorded.
+ * its body streamed; a failed answer's body has the target's credentials cut out. When the answer is JSON,
+ * its `model` and its usage (in the provider's own shapes, read by its adapter) are recorded and priced.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { UpstreamRelay } from '../attempt.js';
@@ -13,7 +13,7 @@ import { asCallError } from '../execute.js';
 import type { CallSummary } from '../observer.js';
 import { newRouteRun, route, type RouteResult } from '../router.js';
 import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
-import { jsonReader, type JsonRead } from './json-answer.js';
+import { readJsonAnswer, type JsonRead } from './json-answer.js';
 
 /** The client's side of a pass-through. */
 export interface RelaySink {
@@ -53,10 +53,7 @@ export async function executePassthrough(
   let read: JsonRead | undefined;
   const relay = outcome?.relay;
   if (relay) {
-    if (typeof relay.body !== 'string') {
-      read = jsonReader(relay.headers);
-      relay.body = read ? read.tap(relay.body) : relay.body;
-    }
+    read = readJsonAnswer(relay);
     const whole = await sink.relay(relay, state);
     status = relay.status;
     if (!outcome.ok) error = outcome.error;

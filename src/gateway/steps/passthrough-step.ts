@@ -105,7 +105,12 @@ export const callPassthrough: TargetHandler = async (call) => {
         upstreamHeaders: headers,
         ttfbMs,
         malformedChunks: 0,
-        relay: { status, headers, body: response.body },
+        relay: {
+          status,
+          headers,
+          body: response.body,
+          usageOf: (answer) => adapter.passthroughUsage(answer),
+        },
       });
     }
     let bodyText: string;

@@ -9,7 +9,7 @@
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
-import { jsonReader } from '../passthrough/json-answer.js';
+import { readJsonAnswer } from '../passthrough/json-answer.js';
 import type { AttemptRecord, RateLimitAdmission, RateLimits, RouteRun } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -49,9 +49,10 @@ async function settled(
   }
   const relay = outcome.relay;
   if (relay && typeof relay.body !== 'string') {
-    const read = jsonReader(relay.headers);
-    const body = read ? read.tap(relay.body) : relay.body;
-    relay.body = settleAfter(body, () => limiter.settle(admission, read?.result()?.usage?.total_tokens));
+    const read = readJsonAnswer(relay);
+    relay.body = settleAfter(relay.body as AsyncIterable<Uint8Array>, () =>
+      limiter.settle(admission, read?.result()?.usage?.total_tokens),
+    );
     return outcome;
   }
   await limiter.settle(admission, tokensUsed(outcome, run, firstAttempt));

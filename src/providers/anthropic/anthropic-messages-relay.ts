@@ -9,6 +9,7 @@ import type { MessagesStreamEvent } from '../../core/messages-types.js';
 import type { Usage } from '../../core/openai-types.js';
 import type { StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import type { AnthropicUsage } from './anthropic-api-types.js';
+import { isCount, usageObject } from '../shared/answer-usage.js';
 import { anthropicStreamError } from './anthropic-error.js';
 import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
 
@@ -65,8 +66,11 @@ export class MessagesEventRelay implements StreamTranslator {
   }
 }
 
-/** The usage of a Message object (a JSON answer relayed as it is), in the OpenAI shape for the log. */
+/** The usage of a Message object (a JSON answer relayed as it is), in the OpenAI shape for the log;
+ * undefined for an answer that is not one. */
 export function messagesAnswerUsage(body: unknown): Usage | undefined {
-  const usage = (body as { usage?: AnthropicUsage } | null)?.usage;
-  return usage && typeof usage === 'object' ? toOpenAIUsage(usage) : undefined;
+  const usage =
+    typeof body === 'object' && body !== null ? usageObject(body as Record<string, unknown>) : undefined;
+  if (!usage || !isCount(usage.input_tokens) || !isCount(usage.output_tokens)) return undefined;
+  return toOpenAIUsage(usage as AnthropicUsage);
 }

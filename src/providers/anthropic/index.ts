@@ -3,6 +3,7 @@
  * hosts of Anthropic models (Vertex AI) reuse them with their own URL and authentication.
  */
 import type { ProviderAdapter } from '../types.js';
+import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
 import { anthropicCapabilities } from './anthropic-capabilities.js';
 import { anthropicChatOperation } from './anthropic-chat-operation.js';
@@ -10,6 +11,7 @@ import { anthropicCountTokensOperation, anthropicMessagesOperation } from './ant
 import { ANTHROPIC_BASE_URL } from './anthropic-config.js';
 import { anthropicErrorFromResponse } from './anthropic-error.js';
 import { anthropicHeaders } from './anthropic-headers.js';
+import { messagesAnswerUsage } from './anthropic-messages-relay.js';
 
 export { toAnthropicMessagesBody, type AnthropicBodyOptions } from './anthropic-request-body.js';
 export { fromAnthropicResponse } from './anthropic-response.js';
@@ -48,4 +50,7 @@ export const anthropicAdapter: ProviderAdapter = {
       ...(req.body ? { body: req.body } : {}),
     };
   },
+
+  // Messages, and the chat completions of Anthropic's OpenAI-compatible endpoint.
+  passthroughUsage: firstUsage(messagesAnswerUsage, openAIChatUsage),
 };

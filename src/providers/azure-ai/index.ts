@@ -10,7 +10,7 @@ import {
   azureWireOperation,
   withAzureApiVersion,
 } from '../azure-openai/index.js';
-import { toOpenAIBody } from '../openai/index.js';
+import { openAIAnswerUsage, toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -114,4 +114,6 @@ export const azureAIAdapter: ProviderAdapter = {
     const url = withApiVersion(joinUrl(azureAIBase(req.target), req.path), req.target);
     return { method: req.method, url, headers, ...(req.body ? { body: req.body } : {}) };
   },
+
+  passthroughUsage: openAIAnswerUsage,
 };

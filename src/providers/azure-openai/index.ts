@@ -3,7 +3,7 @@
  * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`; the
  * Responses API natively on `{base}/openai/responses?api-version=…`.
  */
-import { openAIResponsesOperation, toOpenAIBody } from '../openai/index.js';
+import { openAIAnswerUsage, openAIResponsesOperation, toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -154,4 +154,6 @@ export const azureOpenAIAdapter: ProviderAdapter = {
       ...(req.body ? { body: req.body } : {}),
     };
   },
+
+  passthroughUsage: openAIAnswerUsage,
 };

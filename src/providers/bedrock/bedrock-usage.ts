@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/openai-types.js';
+import { isCount, usageObject, type AnswerUsageReader } from '../shared/answer-usage.js';
 import type { BedrockUsage } from './bedrock-api-types.js';
 
 /**
@@ -21,3 +22,10 @@ export function toOpenAIUsage(usage: BedrockUsage | undefined): Usage {
         : { cached_tokens: cacheRead },
   };
 }
+
+/** A Converse answer's usage (`inputTokens`, `outputTokens`); undefined for an answer that is not one. */
+export const converseAnswerUsage: AnswerUsageReader = (answer) => {
+  const usage = usageObject(answer);
+  if (!usage || !isCount(usage.inputTokens) || !isCount(usage.outputTokens)) return undefined;
+  return toOpenAIUsage(usage as BedrockUsage);
+};

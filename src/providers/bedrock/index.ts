@@ -1,7 +1,10 @@
 /** The Amazon Bedrock adapter: Converse / ConverseStream for chat, InvokeModel for embeddings and for
  * Anthropic Messages on Claude models. */
 import type { ProviderAdapter } from '../types.js';
+import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
+import { messagesAnswerUsage } from '../anthropic/index.js';
+import { converseAnswerUsage } from './bedrock-usage.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';
 import { bedrockErrorFromResponse } from './bedrock-error.js';
 import { createBedrockEventStreamDecoder } from './bedrock-event-stream-decoder.js';
@@ -57,4 +60,7 @@ export const bedrockAdapter: ProviderAdapter = {
       credentials,
     );
   },
+
+  // Converse, InvokeModel of an Anthropic model (a Message), and the OpenAI-compatible chat completions.
+  passthroughUsage: firstUsage(converseAnswerUsage, messagesAnswerUsage, openAIChatUsage),
 };

@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/openai-types.js';
+import { usageObject, type AnswerUsageReader } from '../shared/answer-usage.js';
 import type { CohereUsage } from './cohere-api-types.js';
 
 /**
@@ -20,3 +21,11 @@ export function convertCohereUsage(usage: CohereUsage | undefined): Usage | unde
     out.prompt_tokens_details = { cached_tokens: usage.cached_tokens };
   return out;
 }
+
+/** An answer's usage (`tokens` or `billed_units`), in v2's `usage` or v1's `meta`; undefined for an
+ * answer without token counts. */
+export const cohereAnswerUsage: AnswerUsageReader = (answer) => {
+  const usage = (usageObject(answer) ?? usageObject({ usage: answer.meta })) as CohereUsage | undefined;
+  const counts = usage?.tokens ?? usage?.billed_units;
+  return typeof counts === 'object' && counts !== null ? convertCohereUsage(usage) : undefined;
+};

@@ -1,6 +1,8 @@
 /** The Cohere adapter: Chat v2 and Embed v2, translated to and from the OpenAI shapes. */
 import type { PassthroughRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
+import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { cohereHeaders, cohereUrl } from './api.js';
+import { cohereAnswerUsage } from './convert-cohere-usage.js';
 import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';
 import { DEFAULT_INPUT_TYPE } from './cohere-embeddings.js';
 import { COHERE_PROVIDER_ID, cohereErrorFromResponse } from './cohere-error.js';
@@ -51,4 +53,7 @@ export const cohereAdapter: ProviderAdapter = {
     if (req.body !== undefined) out.body = req.body;
     return out;
   },
+
+  // Cohere's own answers, and its OpenAI-compatible endpoint's.
+  passthroughUsage: firstUsage(openAIChatUsage, cohereAnswerUsage),
 };

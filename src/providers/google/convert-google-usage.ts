@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/openai-types.js';
+import type { AnswerUsageReader } from '../shared/answer-usage.js';
 import type { GeminiModalityCount, GeminiUsageMetadata } from './google-api-types.js';
 
 /**
@@ -44,3 +45,11 @@ function modalityCount(details: GeminiModalityCount[] | undefined, modality: str
   }
   return count;
 }
+
+/** A generateContent answer's usage (`usageMetadata`); undefined for an answer that is not one. */
+export const geminiAnswerUsage: AnswerUsageReader = (answer) => {
+  const metadata = answer.usageMetadata;
+  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+    ? convertGoogleUsage(metadata as GeminiUsageMetadata)
+    : undefined;
+};

@@ -2,7 +2,9 @@
  * Google Gemini API (`generativelanguage.googleapis.com`). The Gemini translation exported here is pure
  * and shared with the `vertex-ai` adapter, which speaks the same body over a different address and auth.
  */
+import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
+import { geminiAnswerUsage } from './convert-google-usage.js';
 import type { ProviderAdapter, UpstreamRequest } from '../types.js';
 import { googleCapabilities } from './google-capabilities.js';
 import { googleErrorFromResponse } from './google-error.js';
@@ -18,7 +20,7 @@ export { toGeminiRequestBody, type GoogleRequestOptions } from './convert-to-goo
 export { fromGeminiResponse, type GoogleResponseOptions } from './convert-from-google-response.js';
 export { createGeminiStreamTranslator, type GoogleStreamOptions } from './google-stream-translator.js';
 export { googleErrorFromResponse, googleErrorFromObject, retryDelayMs } from './google-error.js';
-export { convertGoogleUsage } from './convert-google-usage.js';
+export { convertGoogleUsage, geminiAnswerUsage } from './convert-google-usage.js';
 export { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 export { embeddingInputs, toEmbeddingResponse } from './google-embeddings.js';
 export { geminiParameters, geminiNotes } from './google-capabilities.js';
@@ -46,4 +48,7 @@ export const googleAdapter: ProviderAdapter = {
     if (req.body !== undefined) request.body = req.body;
     return request;
   },
+
+  // generateContent and embeddings, and the OpenAI-compatible endpoint's answers.
+  passthroughUsage: firstUsage(geminiAnswerUsage, openAIChatUsage),
 };

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import {
+  openAIAnswerUsage,
   openAIErrorFromResponse,
   openAIResponsesOperation,
   openAIWireOperation,
@@ -156,6 +157,7 @@ export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): 
         body: req.body,
       };
     },
+    passthroughUsage: openAIAnswerUsage,
   };
 }
 

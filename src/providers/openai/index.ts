@@ -3,6 +3,7 @@ export { parseOpenAIResponse } from './openai-response.js';
 export { createOpenAIStreamTranslator } from './openai-stream-translator.js';
 export { openAIErrorFromResponse, openAIStreamError } from './openai-error.js';
 export { openAIWireOperation } from './openai-operation.js';
+export { openAIAnswerUsage } from './openai-answer-usage.js';
 export {
   openAIResponsesOperation,
   responsesUsage,

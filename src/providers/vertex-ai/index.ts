@@ -3,8 +3,9 @@
  * (`claude-*`, `anthropic.claude-*`) through the anthropic adapter's translation, both on Vertex's
  * addresses and OAuth2 auth.
  */
-import { anthropicErrorFromResponse } from '../anthropic/index.js';
-import { googleErrorFromResponse } from '../google/index.js';
+import { anthropicErrorFromResponse, messagesAnswerUsage } from '../anthropic/index.js';
+import { geminiAnswerUsage, googleErrorFromResponse } from '../google/index.js';
+import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
 import type { AdapterRequest, ProviderAdapter, UpstreamErrorResponse, UpstreamRequest } from '../types.js';
 import { isAnthropicModel } from './vertex-ai-anthropic.js';
@@ -74,4 +75,7 @@ export const vertexAIAdapter: ProviderAdapter = {
     if (req.body !== undefined) request.body = req.body;
     return request;
   },
+
+  // Gemini's generateContent, Anthropic's rawPredict (a Message), and the OpenAI-compatible endpoint.
+  passthroughUsage: firstUsage(geminiAnswerUsage, messagesAnswerUsage, openAIChatUsage),
 };
