@@ -69,6 +69,11 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     omits: {
       // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.
       stream_options: 'dropped: Mistral refuses it (422) and sends usage on the last chunk unasked',
+      // OpenAI's own bookkeeping, which changes nothing in the answer: the OpenAI SDKs' users send them
+      // to every provider.
+      user: "dropped: Mistral refuses it (422); OpenAI's end-user id for abuse monitoring",
+      store: "dropped: Mistral refuses it (422); OpenAI's storage of completions",
+      service_tier: "dropped: Mistral refuses it (422); OpenAI's processing tiers",
     },
   },
   {
