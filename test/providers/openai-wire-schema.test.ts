@@ -194,11 +194,51 @@ describe('recorded answers of OpenAI-wire providers, as the client gets them', (
     ['x-ai', 'xai/xai-tool-call.json'],
     ['mistral-ai', 'mistral/mistral-text.json'],
     ['mistral-ai', 'mistral/mistral-tool-call.json'],
+    ['mistral-ai', 'mistral/mistral-reasoning.json'],
+    ['groq', 'groq/groq-text.json'],
+    ['groq', 'groq/groq-reasoning.json'],
+    ['groq', 'groq/groq-tool-call.json'],
   ])('%s %s is a valid OpenAI chat completion', (provider, fixture) => {
     const file = path.join(providerFixturesDir(fixture.split('/')[0]!), ...fixture.split('/').slice(1));
     const recorded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     const adapter = findAdapter(provider) as ProviderAdapter;
     const req = { ...mistralRequest(false), target: { provider, api_key: 'k' }, strictCompat: true };
     expectOpenAPIValid('CreateChatCompletionResponse', answer(adapter, req, recorded));
+  });
+});
+
+describe("Mistral's reasoning models, whose content is a list of thinking and text blocks", () => {
+  const thought = 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.';
+
+  it.each([true, false])('the answer has its text as content (strict: %s)', (strictCompat) => {
+    const req = { ...mistralRequest(false), strictCompat };
+    const message = answer(mistral, req, readJson('mistral-reasoning.json')).choices[0]!.message;
+    expect(message.content).toBe('2 + 2 = 4');
+    if (strictCompat) expect(message).not.toHaveProperty('content_blocks');
+    else
+      expect(message.content_blocks).toEqual([
+        { type: 'thinking', thinking: thought },
+        { type: 'text', text: '2 + 2 = 4' },
+      ]);
+    expectOpenAPIValid(
+      'CreateChatCompletionResponse',
+      answer(mistral, req, readJson('mistral-reasoning.json')),
+    );
+  });
+
+  it.each([true, false])('the stream has its text as content (strict: %s)', (strictCompat) => {
+    const req = { ...mistralRequest(true), strictCompat };
+    const chunks = chunksOf(translate(mistral, req, readChunks('mistral-reasoning.chunks.txt')));
+    const deltas = chunks.map((output) => (output.chunk as ChatCompletionChunk).choices[0]!.delta);
+    expect(deltas.map((delta) => delta.content ?? '').join('')).toBe('2 + 2 = 4');
+    const thinking = deltas.flatMap((delta) => delta.content_blocks ?? []);
+    if (strictCompat) expect(thinking).toEqual([]);
+    else {
+      expect(thinking.map((block) => block.index)).toEqual([0, 0]);
+      expect(thinking.map((block) => block.delta.thinking).join('')).toBe(thought);
+    }
+    for (const output of chunks) {
+      if (strictCompat) expectOpenAPIValid('CreateChatCompletionStreamResponse', output.chunk);
+    }
   });
 });

@@ -56,6 +56,9 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     maxCompletionTokens: true,
     // Groq refuses n above 1 (400 "'n' : number must be at most 1").
     oneChoice: true,
+    notes: [
+      "Strict mode leaves out Groq's own `service_tier` (`on_demand`), which OpenAI's schema does not have.",
+    ],
   },
   {
     id: 'mistral-ai',
@@ -66,6 +69,9 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     endpoints: ['chat', 'embeddings'],
     nineCharacterToolCallIds: true,
     renames: { seed: 'random_seed' },
+    notes: [
+      'Reasoning models (Magistral) answer content as a list of thinking and text blocks: the text becomes `content`, the thinking a thinking content block (`content_blocks`) unless strict.',
+    ],
     omits: {
       // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.
       stream_options: 'dropped: Mistral refuses it (422) and sends usage on the last chunk unasked',

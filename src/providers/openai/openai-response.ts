@@ -5,7 +5,7 @@ import { repairChatCompletion } from './openai-schema-repair.js';
 
 /** OpenAI-wire answers are already in the client's shape (repaired where a provider breaks OpenAI's schema,
  * ./openai-schema-repair.ts); a 2xx body carrying an `error` is a failure. */
-export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res: UpstreamResponse): unknown {
+export function parseOpenAIResponse(provider: string, req: AdapterRequest, res: UpstreamResponse): unknown {
   const body = res.body;
   if (typeof body !== 'object' || body === null) {
     throw new ProviderError({
@@ -24,5 +24,5 @@ export function parseOpenAIResponse(provider: string, _req: AdapterRequest, res:
       code: typeof error.code === 'string' ? error.code : null,
     });
   }
-  return repairChatCompletion(body as Record<string, unknown>);
+  return repairChatCompletion(body as Record<string, unknown>, req.strictCompat);
 }

@@ -1,12 +1,13 @@
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { openAIStreamError } from './openai-error.js';
-import { createToolCallDeltaRepair } from './openai-schema-repair.js';
+import { createContentListRepair, createToolCallDeltaRepair } from './openai-schema-repair.js';
 
 /**
  * OpenAI-wire streams need no translation: each `data:` payload is forwarded as it came (its text is kept
  * in `raw`), but it is parsed so the pipeline can see usage, finish reasons, errors in a 200 stream and
- * malformed chunks. A chunk whose tool-call deltas break OpenAI's schema is repaired and sent re-serialised.
+ * malformed chunks. A chunk whose tool-call deltas or content break OpenAI's schema is repaired and sent
+ * re-serialised (./openai-schema-repair.ts).
  */
 export function createOpenAIStreamTranslator(req: AdapterRequest, provider: string): StreamTranslator {
   let usage: Usage | undefined;
@@ -16,6 +17,7 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
       : 1;
   const finishedChoices = new Set<number>();
   const repairToolCalls = createToolCallDeltaRepair();
+  const repairContent = createContentListRepair(req.strictCompat);
 
   const push = (event: UpstreamEvent): StreamOutput[] => {
     if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'unexpected binary event' }];
@@ -50,7 +52,8 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
     for (const choice of chunk.choices) {
       if (choice && choice.finish_reason) finishedChoices.add(choice.index);
     }
-    const repaired = repairToolCalls(chunk);
+    const withCalls = repairToolCalls(chunk);
+    const repaired = repairContent(withCalls ?? chunk) ?? withCalls;
     return [repaired ? { type: 'chunk', chunk: repaired } : { type: 'chunk', chunk, raw: data }];
   };
 
