@@ -104,3 +104,48 @@ describe('tool call ids on Mistral, which takes only 9 letters or digits (400 ot
     expect(other.messages[3]!.tool_call_id).toBe('call_2');
   });
 });
+
+describe('an assistant message sent back with its content_blocks (the gateway returns them when not strict)', () => {
+  it.each(['openai', 'mistral-ai', 'groq'])(
+    "%s gets the message without them, the gateway's own field",
+    async (provider) => {
+      const assistant = {
+        role: 'assistant',
+        content: '4',
+        content_blocks: [
+          { type: 'thinking', thinking: '2+2' },
+          { type: 'text', text: '4' },
+        ],
+      };
+      const body = await sent(provider, {
+        messages: [{ role: 'user', content: '2+2?' }, assistant, { role: 'user', content: 'and 3+3?' }],
+      });
+      expect(body.messages).toEqual([
+        { role: 'user', content: '2+2?' },
+        { role: 'assistant', content: '4' },
+        { role: 'user', content: 'and 3+3?' },
+      ]);
+    },
+  );
+
+  it('and without thinking content parts, keeping the others', async () => {
+    const body = await sent('openai', {
+      messages: [
+        { role: 'user', content: '2+2?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: '2+2', signature: 's' },
+            { type: 'text', text: '4' },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }], tool_calls: [] },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: 'user', content: '2+2?' },
+      { role: 'assistant', content: [{ type: 'text', text: '4' }] },
+      { role: 'assistant', content: null, tool_calls: [] },
+    ]);
+  });
+});
