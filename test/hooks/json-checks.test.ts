@@ -52,6 +52,22 @@ describe('default.jsonSchema', () => {
     expect((await runCheck('jsonSchema', onAnswer('{"e":"nope"}'), { schema: email })).verdict).toBe(false);
   });
 
+  it('reads a schema without $schema written for draft-07 (as Portkey reads it) as draft-07', async () => {
+    const pair = { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false };
+    expect(checkParameterError('jsonSchema', { schema: pair }, 'afterRequestHook')).toBeNull();
+    expect((await runCheck('jsonSchema', onAnswer('["a", 1]'), { schema: pair })).verdict).toBe(true);
+    expect((await runCheck('jsonSchema', onAnswer('["a", 1, 2]'), { schema: pair })).verdict).toBe(false);
+    const dependent = { type: 'object', dependencies: { card: ['billing'] } };
+    expect((await runCheck('jsonSchema', onAnswer('{"card":1}'), { schema: dependent })).verdict).toBe(false);
+    expect(
+      (await runCheck('jsonSchema', onAnswer('{"card":1,"billing":2}'), { schema: dependent })).verdict,
+    ).toBe(true);
+    // Draft 2020-12's own keywords still read as 2020-12.
+    const tuple = { type: 'array', prefixItems: [{ type: 'string' }], items: false };
+    expect((await runCheck('jsonSchema', onAnswer('["a"]'), { schema: tuple })).verdict).toBe(true);
+    expect((await runCheck('jsonSchema', onAnswer('["a", 1]'), { schema: tuple })).verdict).toBe(false);
+  });
+
   it('refuses a schema Ajv cannot use, a misspelt keyword, and an unsafe pattern, naming the field', () => {
     const problem = (s: unknown) =>
       checkParameterError('default.jsonSchema', { schema: s }, 'afterRequestHook');

@@ -1,6 +1,6 @@
 /**
  * Compiles the JSON Schemas of `default.jsonSchema` with Ajv: draft 2020-12 by default, draft-07 when the
- * schema's `$schema` says so; unknown keywords refused (a misspelt `requried` would otherwise check
+ * schema's `$schema` says so or only draft-07 can read it; unknown keywords refused (a misspelt `requried` would otherwise check
  * nothing); standard formats (`email`, `date-time` …) from ajv-formats; `pattern` keywords on the
  * linear-time engine, since schemas come from configs.
  *
@@ -57,20 +57,41 @@ const cache = new LRUCache<string, Compiled>({
   dispose: (entry) => entry.ajv.removeSchema(entry.schema),
 });
 
-function ajvFor(schema: Record<string, unknown>): Ajv {
-  const declared = schema.$schema;
-  return typeof declared === 'string' && /draft-0[67]/.test(declared) ? draft07 : draft2020;
-}
-
-/** The schema's validator; throws an Error saying why when the schema is not a usable JSON Schema. */
+/**
+ * The schema's validator; throws an Error saying why when the schema is not a usable JSON Schema. A schema
+ * without `$schema` is read as draft 2020-12, or as draft-07 when 2020-12 refuses it and draft-07 does not:
+ * Portkey's check reads such schemas as draft-07 (Ajv's default), so one written for it (tuple `items`,
+ * `additionalItems`, `dependencies`) works as it did there.
+ */
 export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   const cached = cache.get(key);
   if (cached !== undefined) return cached.validate;
-  const ajv = ajvFor(schema);
+  const declared = schema.$schema;
+  if (typeof declared === 'string') {
+    return compileWith(/draft-0[67]/.test(declared) ? draft07 : draft2020, schema, key);
+  }
+  try {
+    return compileWith(draft2020, schema, key);
+  } catch (error) {
+    try {
+      return compileWith(draft07, schema, key);
+    } catch {
+      throw error;
+    }
+  }
+}
+
+function compileWith(ajv: Ajv, schema: Record<string, unknown>, key: string): ValidateFunction {
   // Compiling a copy keeps Ajv's cache keyed by an object only this module holds.
   const own = structuredClone(schema);
-  const validate = ajv.compile(own);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(own);
+  } catch (error) {
+    ajv.removeSchema(own);
+    throw error;
+  }
   cache.set(key, { ajv, schema: own, validate });
   return validate;
 }
