@@ -49,6 +49,16 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
         maxRetries: 0,
         defaultHeaders: { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY, ...headers },
       });
+    /** Asks until the answer is a 401 or `ms` have passed; the last status. */
+    async function statusWithin(ms: number, ask: () => Promise<Response>): Promise<number> {
+      const deadline = Date.now() + ms;
+      let status = (await ask()).status;
+      while (status !== 401 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = (await ask()).status;
+      }
+      return status;
+    }
     const ask = (client: OpenAI, content: string) =>
       client.chat.completions
         .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
@@ -91,13 +101,7 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
       });
       expect(revoked.status).toBe(200);
       // The invalidation travels through Redis; well within a second, not the 30 s cache lifetime.
-      const deadline = Date.now() + 1000;
-      let status = 200;
-      while (Date.now() < deadline && status !== 401) {
-        status = (await logsOnB()).status;
-        if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(status).toBe(401);
+      expect(await statusWithin(1_000, logsOnB)).toBe(401);
     });
 
     it('a node cut from Redis while a key was revoked forgets its cached keys once it is back', async () => {
@@ -131,13 +135,7 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
         proxy.set('pass');
 
         // Subscribed again, it drops what it may have missed: well before the 30 s cache lifetime.
-        const deadline = Date.now() + 5_000;
-        let status = 200;
-        while (Date.now() < deadline && status !== 401) {
-          status = (await logsOnC()).status;
-          if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        expect(status).toBe(401);
+        expect(await statusWithin(5_000, logsOnC)).toBe(401);
       } finally {
         await nodeC.close();
         await proxy.close();
@@ -161,13 +159,7 @@ describeWithPostgres('scale-out (PostgreSQL)', () => {
       });
       expect(rotated.status).toBe(200);
       const { key: fresh } = (await rotated.json()) as { key: string };
-      const deadline = Date.now() + 1000;
-      let status = 200;
-      while (Date.now() < deadline && status !== 401) {
-        status = (await logsOnB(key)).status;
-        if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(status).toBe(401);
+      expect(await statusWithin(1_000, () => logsOnB(key))).toBe(401);
       expect((await logsOnB(fresh)).status).toBe(200);
     });
 
