@@ -1,8 +1,8 @@
 /** The console's shell: sign-in, the navigation and one route per page. */
 import { AppShell, Button, Group, NavLink, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { storeKey, storedKey } from './api';
+import { storeKey, storedKey, whenKeyRefused } from './api';
 import { SignIn } from './SignIn';
 import { AnalyticsPage } from './pages/AnalyticsPage';
 import { ApiKeysPage } from './pages/ApiKeysPage';
@@ -20,13 +20,24 @@ const PAGES = [
 
 export function App() {
   const [key, setKey] = useState(storedKey());
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [location] = useLocation();
+
+  useEffect(() => {
+    whenKeyRefused((reason) => {
+      setRefusal(reason);
+      setKey(null);
+    });
+    return () => whenKeyRefused(undefined);
+  }, []);
 
   if (!key) {
     return (
       <SignIn
+        refusal={refusal}
         onSignIn={(value) => {
           storeKey(value);
+          setRefusal(null);
           setKey(value);
         }}
       />

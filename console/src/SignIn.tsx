@@ -3,7 +3,8 @@ import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from 
 import { useState } from 'react';
 import { api, errorText } from './api';
 
-export function SignIn({ onSignIn }: { onSignIn: (key: string) => void }) {
+/** `refusal`: why the gateway stopped taking the key the console was signed in with, if it did. */
+export function SignIn({ refusal, onSignIn }: { refusal: string | null; onSignIn: (key: string) => void }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -40,6 +41,11 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => void }) {
               onChange={(event) => setValue(event.currentTarget.value)}
               autoFocus
             />
+            {refusal && !error && (
+              <Alert color="orange" title="Signed out">
+                The gateway no longer takes the key this tab was signed in with: {refusal}
+              </Alert>
+            )}
             {error && (
               <Alert color="red" title="Not signed in">
                 {error}

@@ -13,6 +13,16 @@ export function storeKey(key: string | null): void {
   else sessionStorage.setItem(KEY_STORAGE, key);
 }
 
+let onRefused: ((reason: string) => void) | undefined;
+
+/**
+ * Called when the gateway refuses the signed-in key (revoked, expired or deleted since): the key is dropped
+ * then, so the console signs out rather than showing the same refusal on every page.
+ */
+export function whenKeyRefused(listener: ((reason: string) => void) | undefined): void {
+  onRefused = listener;
+}
+
 /** A gateway error, in the OpenAI shape the gateway answers with. */
 export class ApiError extends Error {
   constructor(
@@ -50,12 +60,17 @@ export async function api<T>(
   if (!response.ok) {
     const error = (parsed as { error?: { message?: string; param?: string; code?: string } } | undefined)
       ?.error;
-    throw new ApiError(
+    const failure = new ApiError(
       response.status,
       error?.message ?? `${response.status} ${response.statusText}`,
       error?.param ?? null,
       error?.code ?? null,
     );
+    if (response.status === 401 && init.key === undefined && key && key === storedKey()) {
+      storeKey(null);
+      onRefused?.(failure.message);
+    }
+    throw failure;
   }
   return parsed as T;
 }

@@ -50,6 +50,14 @@ describeWithChromium('web console', () => {
     await page.goto(`${gateway.origin}/console${path}`);
   }
 
+  /** Signs in afresh, with `key`, where the page is. */
+  async function signInWith(key: string) {
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.getByLabel('Gateway API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
   async function heading(text: string) {
     await page.getByRole('heading', { name: text, exact: true }).waitFor();
   }
@@ -258,10 +266,7 @@ describeWithChromium('web console', () => {
     });
     const { key } = (await created.json()) as { key: string };
     await go('/guardrails');
-    await page.evaluate('sessionStorage.clear()');
-    await page.reload();
-    await page.getByLabel('Gateway API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWith(key);
     // Signed in where it was: the guardrails page, which a member may not read.
     await heading('Guardrails');
     await page.getByRole('alert').getByText(/admin/i).waitFor();
@@ -271,5 +276,22 @@ describeWithChromium('web console', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
     await go('/configs');
     await page.getByRole('alert').getByText(/admin/i).waitFor();
+  });
+
+  it('signs out when the gateway stops taking the key, saying why', async () => {
+    const created = await api('/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'revoked-while-signed-in', role: 'admin' }),
+    });
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    await go('/logs');
+    await signInWith(key);
+    await heading('Logs');
+
+    expect((await api(`/api-keys/${id}/revoke`, { method: 'POST' })).status).toBe(200);
+    await page.getByRole('link', { name: 'Configs' }).click();
+    await page.getByRole('alert').getByText('Signed out').waitFor();
+    await page.getByLabel('Gateway API key').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
   });
 });
