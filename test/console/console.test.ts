@@ -166,6 +166,23 @@ describeWithChromium('web console', () => {
     expect(errors).toEqual([]);
   });
 
+  it('draws the analytics over every bucket of the range, empty ones included', async () => {
+    await go('/analytics');
+    await heading('Analytics');
+    const ticks = page
+      .locator('.mantine-Card-root', { hasText: 'Requests and errors' })
+      .locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
+    for (const range of ['1h', '7d']) {
+      await page.getByText(range, { exact: true }).click();
+      await page.waitForLoadState('networkidle');
+      // Requests made in this test file fall in one minute; the axis still spans the hour (or the week).
+      await expect.poll(() => ticks.count()).toBeGreaterThan(3);
+      const labels = await ticks.allTextContents();
+      expect(new Set(labels).size, labels.join(' | ')).toBe(labels.length);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('creates a key, shows its secret once, and revokes it', async () => {
     await go('/api-keys');
     await heading('API keys');

@@ -6,11 +6,16 @@ import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber } from '../format';
 import type { AnalyticsRow, ApiKey } from '../types';
 
-const RANGES: Record<string, { ms: number; interval: string }> = {
-  '1h': { ms: 3_600_000, interval: 'minute' },
-  '24h': { ms: 86_400_000, interval: 'hour' },
-  '7d': { ms: 7 * 86_400_000, interval: 'hour' },
-  '30d': { ms: 30 * 86_400_000, interval: 'day' },
+/** `label`: how a bucket's start reads on the time axis; a day is a UTC day, as the gateway rolls it up. */
+const RANGES: Record<string, { ms: number; interval: string; label: Intl.DateTimeFormatOptions }> = {
+  '1h': { ms: 3_600_000, interval: 'minute', label: { hour: '2-digit', minute: '2-digit', hour12: false } },
+  '24h': { ms: 86_400_000, interval: 'hour', label: { hour: '2-digit', minute: '2-digit', hour12: false } },
+  '7d': {
+    ms: 7 * 86_400_000,
+    interval: 'hour',
+    label: { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false },
+  },
+  '30d': { ms: 30 * 86_400_000, interval: 'day', label: { month: 'short', day: 'numeric', timeZone: 'UTC' } },
 };
 const TOP = 10;
 
@@ -18,11 +23,36 @@ interface Answer {
   data: AnalyticsRow[];
 }
 
-function label(row: AnalyticsRow, interval: string): string {
-  const date = new Date(row.bucket_ms ?? 0);
-  return interval === 'day'
-    ? date.toLocaleDateString()
-    : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+interface Timeseries extends Answer {
+  from: string;
+  to: string;
+  interval_ms: number;
+}
+
+/**
+ * A row for every bucket of the range: the gateway answers only the buckets that had requests, and a chart
+ * of those alone would draw two requests a day apart side by side, and an empty range as nothing at all.
+ */
+function everyBucket(answer: Timeseries): AnalyticsRow[] {
+  const rows = new Map(answer.data.map((row) => [row.bucket_ms, row]));
+  const out: AnalyticsRow[] = [];
+  for (let start = Date.parse(answer.from); start < Date.parse(answer.to); start += answer.interval_ms) {
+    out.push(
+      rows.get(start) ?? {
+        bucket_ms: start,
+        group: null,
+        requests: 0,
+        errors: 0,
+        error_rate: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost: 0,
+        latency_ms: { avg: null, p50: null, p90: null, p95: null, p99: null },
+      },
+    );
+  }
+  return out;
 }
 
 function ChartCard({ title, children }: { title: string; children: React.ReactNode }) {
@@ -87,7 +117,7 @@ export function AnalyticsPage() {
     const window = { from: to - ms, to };
     const top = (rows: AnalyticsRow[]) => [...rows].sort((a, b) => b.requests - a.requests).slice(0, TOP);
     Promise.all([
-      api<Answer>(`/analytics/timeseries${query({ ...window, interval })}`),
+      api<Timeseries>(`/analytics/timeseries${query({ ...window, interval })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`),
       // Key names for the key ids; a member key may not list keys, and then sees the ids.
@@ -97,7 +127,7 @@ export function AnalyticsPage() {
         if (!live) return;
         const names = new Map(apiKeys.data.map((key) => [key.id, key.name]));
         setError(null);
-        setSeries(timeseries.data);
+        setSeries(everyBucket(timeseries));
         setModels(top(byModel.data));
         setKeys(top(byKey.data).map((row) => ({ ...row, group: names.get(row.group ?? '') ?? row.group })));
       })
@@ -107,16 +137,15 @@ export function AnalyticsPage() {
     };
   }, [range]);
 
-  const interval = RANGES[range].interval;
   const points = series.map((row) => ({
-    time: label(row, interval),
+    time: new Date(row.bucket_ms ?? 0).toLocaleString(undefined, RANGES[range].label),
     requests: row.requests,
     errors: row.errors,
     cost: row.cost,
     prompt: row.prompt_tokens,
     completion: row.completion_tokens,
-    p50: row.latency_ms.p50 ?? 0,
-    p95: row.latency_ms.p95 ?? 0,
+    p50: row.latency_ms.p50,
+    p95: row.latency_ms.p95,
   }));
   const totals = series.reduce(
     (sum, row) => ({
