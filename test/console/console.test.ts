@@ -276,6 +276,37 @@ describeWithChromium('web console', () => {
     expect((await api('/guardrails/ui-words')).status).toBe(404);
   });
 
+  it('lists every rate-limit policy, past the first page and archived ones too', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const created = await api('/policies/rate-limits', {
+        method: 'POST',
+        body: JSON.stringify({
+          name: `paged-${i}`,
+          conditions: [{ key: 'metadata.team', value: `team-${i}` }],
+          group_by: [{ key: 'api_key' }],
+          type: 'requests',
+          unit: 'rpm',
+          value: 100,
+        }),
+      });
+      ids.push(((await created.json()) as { id: string }).id);
+    }
+    const archive = await api(`/policies/rate-limits/${ids[0]}`, {
+      method: 'PUT',
+      body: JSON.stringify({ status: 'archived' }),
+    });
+    expect(archive.status).toBe(200);
+
+    await go('/rate-limits');
+    await heading('Rate limits');
+    const row = (id: string) => page.locator(`tr[data-row-id="${id}"]`);
+    await row(ids[100]).waitFor();
+    expect(await row(ids[0]).textContent()).toContain('archived');
+    expect(await page.locator('tr[data-row-id]').count()).toBe(101);
+    expect(errors).toEqual([]);
+  });
+
   it('shows a member key its logs, and the gateway refusing it the management pages', async () => {
     const created = await api('/api-keys', {
       method: 'POST',

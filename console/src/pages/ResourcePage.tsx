@@ -44,7 +44,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
 
   const load = useCallback(async () => {
     try {
-      setRows((await api<ListAnswer<Row>>(resource.path)).data);
+      setRows(await (resource.list?.() ?? api<ListAnswer<Row>>(resource.path).then((answer) => answer.data)));
       setError(null);
     } catch (err) {
       setError(errorText(err));

@@ -3,6 +3,8 @@
  * Each entry says where the resource lives in the management API (docs/management-api.md) and what its
  * bodies look like.
  */
+import { api, query, type ListAnswer } from '../api';
+
 type Row = Record<string, unknown>;
 
 export interface Resource {
@@ -14,6 +16,8 @@ export interface Resource {
   /** The collection under /v1. */
   path: string;
   description: string;
+  /** Every row, when the collection's GET does not answer them all at once. */
+  list?(): Promise<Row[]>;
   /** The id the API addresses a row by. */
   idOf(row: Row): string;
   columns: { label: string; value(row: Row): string }[];
@@ -38,6 +42,25 @@ const time = (name: string) => (row: Row) => {
   if (typeof value === 'number') return new Date(value * 1000).toLocaleString(undefined, { hour12: false });
   return typeof value === 'string' ? new Date(value).toLocaleString(undefined, { hour12: false }) : '—';
 };
+/**
+ * Every rate-limit policy: the list answers one status at a time (active unless asked) and a page at a
+ * time (100 unless asked), so a policy archived here, or past the first page, would not be listed again.
+ */
+async function listRateLimitPolicies(): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const status of ['active', 'archived']) {
+    for (let page = 0, listed = 0; ; page++) {
+      const answer = await api<ListAnswer<Row>>(
+        `/policies/rate-limits${query({ status, page_size: 1000, current_page: page })}`,
+      );
+      rows.push(...answer.data);
+      listed += answer.data.length;
+      if (answer.data.length === 0 || listed >= (answer.total ?? 0)) break;
+    }
+  }
+  return rows;
+}
+
 const pick = (row: Row, names: string[]) =>
   Object.fromEntries(
     names.filter((name) => row[name] !== undefined && row[name] !== null).map((name) => [name, row[name]]),
@@ -154,6 +177,7 @@ export const RESOURCES: Resource[] = [
     title: 'Rate limits',
     noun: 'rate-limit policy',
     path: '/policies/rate-limits',
+    list: listRateLimitPolicies,
     description:
       'Limits on the requests or tokens of this workspace’s calls per minute, hour or day, counted per group.',
     idOf: (row) => String(row.id),
