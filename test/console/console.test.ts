@@ -13,7 +13,7 @@ import {
   ensureConsoleBuilt,
   launchChromium,
 } from '../helpers/chromium.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
 const TIMEOUT_MS = 20_000;
@@ -164,6 +164,38 @@ describeWithChromium('web console', () => {
     await go('/analytics');
     await page.getByTestId('top-models').getByText('gpt-4o-mini').waitFor();
     expect(errors).toEqual([]);
+  });
+
+  it('shows the logs of the latest filters, even when an earlier list answers after them', async () => {
+    const config = { provider: 'openai', api_key: 'sk-test', custom_host: upstream.url };
+    const call = await postChat(
+      gateway,
+      config,
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'race' }] },
+      { 'x-gateway-metadata': JSON.stringify({ team: 'race-match' }) },
+    );
+    expect(call.status).toBe(200);
+    const found = async () =>
+      ((await (await api('/logs?search=race-match')).json()) as { data: unknown[] }).data.length;
+    await expect.poll(found).toBe(1);
+
+    // The unfiltered list (the page's first) answers a second and a half late: after the search.
+    const unfiltered = (url: URL) => url.pathname === '/v1/logs' && !url.searchParams.has('search');
+    await page.route(unfiltered, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    const late = page.waitForResponse((response) => unfiltered(new URL(response.url())));
+    await go('/logs');
+    await heading('Logs');
+    await page.getByLabel('Search metadata').fill('race-match');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await late;
+    await page.waitForLoadState('networkidle');
+    await page.unroute(unfiltered);
+    const rows = page.locator('[data-log-id]');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.textContent()).toContain('team=race-match');
   });
 
   it('draws the analytics over every bucket of the range, empty ones included', async () => {

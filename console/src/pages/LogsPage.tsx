@@ -1,6 +1,6 @@
 /** The workspace's log records, newest first, with filters and a search over metadata. */
 import { Alert, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber, formatTime, statusColor } from '../format';
@@ -49,17 +49,22 @@ export function LogsPage() {
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
 
+  // Only the latest load may fill the table: an earlier one answering late (a slow search, a page asked for
+  // before the filters changed) would show records the filters leave out.
+  const latest = useRef(0);
   const load = useCallback(async (current: Filters, after?: string) => {
+    const mine = ++latest.current;
     setLoading(true);
     setError(null);
     try {
       const page = await api<ListAnswer<LogRecord>>(logsPath(current, after));
+      if (mine !== latest.current) return;
       setRows((previous) => (after ? [...previous, ...page.data] : page.data));
       setHasMore(Boolean(page.has_more));
     } catch (err) {
-      setError(errorText(err));
+      if (mine === latest.current) setError(errorText(err));
     } finally {
-      setLoading(false);
+      if (mine === latest.current) setLoading(false);
     }
   }, []);
 
