@@ -308,6 +308,38 @@ describeWithChromium('web console', () => {
     expect((await api('/guardrails/ui-words')).status).toBe(404);
   });
 
+  it('changes a prompt through the JSON editor and publishes the new version', async () => {
+    const created = await api('/prompts', {
+      method: 'POST',
+      body: JSON.stringify({
+        slug: 'ui-prompt',
+        string: '[{"role":"user","content":"One {{x}}"}]',
+        parameters: { model: 'gpt-4o-mini' },
+      }),
+    });
+    expect(created.status).toBe(200);
+    await go('/prompts');
+    await heading('Prompts');
+    const row = page.locator('tr[data-row-id="ui-prompt"]');
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(
+      JSON.stringify({
+        string: '[{"role":"user","content":"Two {{x}}"}]',
+        parameters: { model: 'gpt-4o-mini' },
+      }),
+    );
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+
+    await row.getByRole('button', { name: 'Publish v2' }).click();
+    await row.getByRole('button', { name: 'Publish v2' }).waitFor({ state: 'detached' });
+    const stored = (await (await api('/prompts/ui-prompt')).json()) as { published_version: number };
+    expect(stored.published_version).toBe(2);
+    expect(errors).toEqual([]);
+  });
+
   it('lists every rate-limit policy, past the first page and archived ones too', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 101; i++) {

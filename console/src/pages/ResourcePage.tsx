@@ -83,6 +83,15 @@ export function ResourcePage({ resource }: { resource: Resource }) {
     }
   }
 
+  async function act(run: (row: Row) => Promise<unknown>, row: Row) {
+    try {
+      await run(row);
+      await load();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
   async function remove(row: Row) {
     setDeleting(null);
     try {
@@ -126,6 +135,19 @@ export function ResourcePage({ resource }: { resource: Resource }) {
               ))}
               <Table.Td>
                 <Group gap="xs" justify="end" wrap="nowrap">
+                  {resource.actions
+                    ?.filter((action) => action.shown(row))
+                    .map((action) => (
+                      <Button
+                        key={action.label(row)}
+                        size="xs"
+                        variant="light"
+                        color="teal"
+                        onClick={() => void act(action.run, row)}
+                      >
+                        {action.label(row)}
+                      </Button>
+                    ))}
                   <Button
                     size="xs"
                     variant="light"

@@ -26,6 +26,8 @@ export interface Resource {
   /** The body of a change, from the row as listed. */
   editBody(row: Row): Row;
   updateMethod: 'PATCH' | 'PUT';
+  /** What a row offers besides Edit and Delete, where `shown`. */
+  actions?: { label(row: Row): string; shown(row: Row): boolean; run(row: Row): Promise<unknown> }[];
   /** A member of the body checked against the config schema before saving. */
   configField?: string;
 }
@@ -123,7 +125,7 @@ export const RESOURCES: Resource[] = [
     noun: 'prompt',
     path: '/prompts',
     description:
-      'Prompt templates (Mustache) with numbered versions. Saving a change makes a new version; the published version stays until it is published (PUT /v1/prompts/{slug}/publish).',
+      'Prompt templates (Mustache) with numbered versions. Saving a change makes a new version; calls keep the published version until the new one is published (Publish).',
     idOf: (row) => String(row.slug),
     columns: [
       { label: 'Slug', value: field('slug') },
@@ -142,6 +144,17 @@ export const RESOURCES: Resource[] = [
     editBody: (row) =>
       pick(row, ['name', 'string', 'template_type', 'parameters', 'virtual_key', 'provider', 'config']),
     updateMethod: 'PUT',
+    actions: [
+      {
+        label: (row) => `Publish v${text(row.version)}`,
+        shown: (row) => row.version !== row.published_version,
+        run: (row) =>
+          api(`/prompts/${encodeURIComponent(String(row.slug))}/publish`, {
+            method: 'PUT',
+            body: { version: row.version },
+          }),
+      },
+    ],
   },
   {
     page: 'guardrails',
