@@ -5,6 +5,8 @@ export interface LogRecord {
   api_key_id: string | null;
   trace_id: string;
   span_id: string;
+  /** An attempt's request's span_id; null for a request. */
+  parent_span_id: string | null;
   span_name: string | null;
   method: string;
   path: string;

@@ -198,6 +198,44 @@ describeWithChromium('web console', () => {
     expect(await rows.textContent()).toContain('team=race-match');
   });
 
+  it("shows a request's attempts however many records share its trace id", async () => {
+    const target = { provider: 'openai', api_key: 'sk-test', custom_host: upstream.url };
+    const trace = { 'x-gateway-trace-id': `busy-${Date.now()}` };
+    const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'busy trace' }] };
+    const fellBack = await postChat(
+      gateway,
+      {
+        strategy: { mode: 'fallback' },
+        targets: [{ ...target, override_params: { model: 'fake-status-500' } }, target],
+      },
+      chat,
+      { ...trace, 'x-gateway-metadata': JSON.stringify({ busy: 'fell-back' }) },
+    );
+    expect(fellBack.status).toBe(200);
+    for (let batch = 0; batch < 10; batch++) {
+      const calls = Array.from({ length: 10 }, () => postChat(gateway, target, chat, trace));
+      for (const call of await Promise.all(calls)) expect(call.status).toBe(200);
+    }
+    const traced = async () =>
+      (
+        (await (await api(`/logs?trace_id=${trace['x-gateway-trace-id']}&limit=1000`)).json()) as {
+          data: unknown[];
+        }
+      ).data.length;
+    await expect.poll(traced).toBe(103);
+    const request = (
+      (await (await api('/logs?metadata.busy=fell-back')).json()) as {
+        data: { id: string; is_attempt: boolean }[];
+      }
+    ).data.find((record) => !record.is_attempt)!;
+
+    await go(`/logs/${request.id}`);
+    const attempts = page.getByTestId('attempts-table').locator('tr', { hasText: 'attempt' });
+    await expect.poll(() => attempts.count()).toBe(2);
+    expect(await attempts.first().textContent()).toContain('fake-status-500');
+    expect(errors).toEqual([]);
+  });
+
   it('draws the analytics over every bucket of the range, empty ones included', async () => {
     await go('/analytics');
     await heading('Analytics');

@@ -36,6 +36,33 @@ function JsonBlock({ title, value }: { title: string; value: unknown }) {
   );
 }
 
+/** Other records of the trace shown besides the call's own. */
+const OTHERS_SHOWN = 100;
+
+/**
+ * The other records of `record`'s trace, oldest first: every one of its own call (the request and its
+ * attempts), however many records share the trace id, and the trace's newest others up to OTHERS_SHOWN.
+ */
+async function traceRecords(record: LogRecord): Promise<LogRecord[]> {
+  const requestSpan = record.parent_span_id ?? record.span_id;
+  const ofCall = (other: LogRecord) => other.span_id === requestSpan || other.parent_span_id === requestSpan;
+  const call: LogRecord[] = [];
+  const others: LogRecord[] = [];
+  let after: string | undefined;
+  do {
+    const page = await api<ListAnswer<LogRecord>>(
+      `/logs${query({ trace_id: record.trace_id, limit: 1000, after })}`,
+    );
+    for (const other of page.data) {
+      if (other.id === record.id) continue;
+      if (ofCall(other)) call.push(other);
+      else if (others.length < OTHERS_SHOWN) others.push(other);
+    }
+    after = page.has_more ? page.data.at(-1)?.id : undefined;
+  } while (after);
+  return [...call, ...others].sort((a, b) => a.created_at_ms - b.created_at_ms);
+}
+
 export function LogDetailPage({ id }: { id: string }) {
   const [record, setRecord] = useState<LogRecord | null>(null);
   const [trace, setTrace] = useState<LogRecord[]>([]);
@@ -46,12 +73,10 @@ export function LogDetailPage({ id }: { id: string }) {
     (async () => {
       try {
         const found = await api<LogRecord>(`/logs/${encodeURIComponent(id)}`);
-        const others = await api<ListAnswer<LogRecord>>(
-          `/logs${query({ trace_id: found.trace_id, limit: 100 })}`,
-        );
+        const others = await traceRecords(found);
         if (!live) return;
         setRecord(found);
-        setTrace(others.data.filter((other) => other.id !== found.id).reverse());
+        setTrace(others);
       } catch (err) {
         if (live) setError(errorText(err));
       }
