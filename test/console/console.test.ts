@@ -340,6 +340,18 @@ describeWithChromium('web console', () => {
     const stored = (await (await api('/guardrails/ui-words')).json()) as { version: number; name: string };
     expect(stored).toMatchObject({ version: 2, name: 'UI words' });
 
+    // Both versions, the latest first, each as it was saved.
+    await row.getByRole('button', { name: 'Versions' }).click();
+    const versions = page.getByTestId('versions').locator('[data-version]');
+    await versions.first().waitFor();
+    expect(
+      await versions.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-version'))),
+    ).toEqual(['2', '1']);
+    expect(await versions.nth(0).locator('pre').textContent()).toContain('"y"');
+    expect(await versions.nth(1).locator('pre').textContent()).toContain('"x"');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('versions').waitFor({ state: 'detached' });
+
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });

@@ -1,9 +1,10 @@
 /** A management page of RESOURCES: list, create and edit as JSON, delete. */
-import { Alert, Button, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type ListAnswer } from '../api';
 import { JsonEditor } from '../components/JsonEditor';
 import { configValidator, describeErrors } from '../config-schema';
+import { formatUnixSeconds } from '../format';
 import type { Resource } from './resources';
 
 type Row = Record<string, unknown>;
@@ -11,6 +12,21 @@ interface Editing {
   /** The row changed; undefined for a new one. */
   id?: string;
   text: string;
+}
+
+/** A version as listed: its number and time, and the document it held. */
+interface Version {
+  version: number;
+  created_at: number;
+  [field: string]: unknown;
+}
+
+/** What the versions list adds around a version's document. */
+const VERSION_FIELDS = new Set(['object', 'version', 'created_at', 'config_id', 'guardrail_id', 'prompt_id']);
+
+/** A version's document, as it was saved. */
+function versionBody(version: Version): Row {
+  return Object.fromEntries(Object.entries(version).filter(([name]) => !VERSION_FIELDS.has(name)));
 }
 
 /** Problems the body has before it is sent: JSON syntax, and the config schema where the resource has one. */
@@ -41,6 +57,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   const [problems, setProblems] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
   const [deleting, setDeleting] = useState<Row | null>(null);
+  const [history, setHistory] = useState<{ id: string; versions: Version[] } | null>(null);
 
   const load = useCallback(async () => {
     try {
@@ -87,6 +104,16 @@ export function ResourcePage({ resource }: { resource: Resource }) {
     try {
       await run(row);
       await load();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  async function showVersions(row: Row) {
+    const id = resource.idOf(row);
+    try {
+      const answer = await api<ListAnswer<Version>>(`${resource.path}/${encodeURIComponent(id)}/versions`);
+      setHistory({ id, versions: [...answer.data].reverse() });
     } catch (err) {
       setError(errorText(err));
     }
@@ -148,6 +175,11 @@ export function ResourcePage({ resource }: { resource: Resource }) {
                         {action.label(row)}
                       </Button>
                     ))}
+                  {resource.versioned && (
+                    <Button size="xs" variant="subtle" onClick={() => void showVersions(row)}>
+                      Versions
+                    </Button>
+                  )}
                   <Button
                     size="xs"
                     variant="light"
@@ -194,6 +226,28 @@ export function ResourcePage({ resource }: { resource: Resource }) {
                 Save
               </Button>
             </Group>
+          </Stack>
+        )}
+      </Modal>
+
+      <Modal
+        opened={history !== null}
+        onClose={() => setHistory(null)}
+        title={`Versions of ${resource.noun} ${history?.id ?? ''}`}
+        size="xl"
+      >
+        {history && (
+          <Stack data-testid="versions">
+            {history.versions.map((version) => (
+              <Stack key={version.version} gap={4} data-version={version.version}>
+                <Text size="sm" fw={600}>
+                  Version {version.version} · {formatUnixSeconds(version.created_at)}
+                </Text>
+                <Code block mah={240}>
+                  {JSON.stringify(versionBody(version), null, 2)}
+                </Code>
+              </Stack>
+            ))}
           </Stack>
         )}
       </Modal>

@@ -26,6 +26,8 @@ export interface Resource {
   /** The body of a change, from the row as listed. */
   editBody(row: Row): Row;
   updateMethod: 'PATCH' | 'PUT';
+  /** Whether `GET <path>/<id>/versions` lists the row's versions, oldest first. */
+  versioned?: boolean;
   /** What a row offers besides Edit and Delete, where `shown`. */
   actions?: { label(row: Row): string; shown(row: Row): boolean; run(row: Row): Promise<unknown> }[];
   /** A member of the body checked against the config schema before saving. */
@@ -118,6 +120,7 @@ export const RESOURCES: Resource[] = [
     editBody: (row) => pick(row, ['name', 'config', 'status']),
     updateMethod: 'PATCH',
     configField: 'config',
+    versioned: true,
   },
   {
     page: 'prompts',
@@ -144,6 +147,7 @@ export const RESOURCES: Resource[] = [
     editBody: (row) =>
       pick(row, ['name', 'string', 'template_type', 'parameters', 'virtual_key', 'provider', 'config']),
     updateMethod: 'PUT',
+    versioned: true,
     actions: [
       {
         label: (row) => `Publish v${text(row.version)}`,
@@ -184,6 +188,7 @@ export const RESOURCES: Resource[] = [
     },
     editBody: (row) => pick(row, ['name', 'guardrail']),
     updateMethod: 'PATCH',
+    versioned: true,
   },
   {
     page: 'rate-limits',
