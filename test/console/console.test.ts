@@ -166,6 +166,25 @@ describeWithChromium('web console', () => {
     expect(errors).toEqual([]);
   });
 
+  it('keeps the logs filters in the URL: a link or a reload shows the same records', async () => {
+    await go('/logs?search=console-search&range=all');
+    await heading('Logs');
+    const rows = page.locator('[data-log-id]');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.getByLabel('Search metadata').inputValue()).toBe('console-search');
+    expect(await page.locator('input[name="range"]').inputValue()).toBe('all');
+
+    await rows.click();
+    const traceId = (await page.getByTestId('log-trace-id').textContent())!;
+    await page.getByRole('link', { name: 'all its records' }).click();
+    await expect.poll(() => page.getByLabel('Trace id').inputValue()).toBe(traceId);
+    expect(new URL(page.url()).searchParams.get('trace_id')).toBe(traceId);
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
   it('shows the logs of the latest filters, even when an earlier list answers after them', async () => {
     const config = { provider: 'openai', api_key: 'sk-test', custom_host: upstream.url };
     const call = await postChat(

@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber, formatTime, statusColor } from '../format';
 import type { LogRecord } from '../types';
+import { logsPage } from './LogsPage';
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -124,7 +125,10 @@ export function LogDetailPage({ id }: { id: string }) {
         </Field>
         <Field label="Cache">{record.cache_status ?? '—'}</Field>
         <Field label="Trace id">
-          <Code data-testid="log-trace-id">{record.trace_id}</Code>
+          <Code data-testid="log-trace-id">{record.trace_id}</Code>{' '}
+          <Anchor component={Link} href={logsPage({ trace_id: record.trace_id, range: 'all' })} size="xs">
+            all its records
+          </Anchor>
         </Field>
         <Field label="Span">
           {record.span_name ?? '—'} <Code>{record.span_id}</Code>

@@ -1,7 +1,7 @@
 /** The workspace's log records, newest first, with filters and a search over metadata. */
 import { Alert, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
 import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber, formatTime, statusColor } from '../format';
 import type { LogRecord } from '../types';
@@ -26,6 +26,21 @@ interface Filters {
 const EMPTY: Filters = { search: '', provider: '', model: '', status: '', trace_id: '', range: '24h' };
 const PAGE = 50;
 
+/** The filters a URL's query names (`/console/logs?trace_id=…&range=all`), so a link or a reload keeps them. */
+function filtersOf(search: string): Filters {
+  const params = new URLSearchParams(search);
+  const filters = { ...EMPTY };
+  for (const name of Object.keys(EMPTY) as (keyof Filters)[]) filters[name] = params.get(name) ?? EMPTY[name];
+  if (!Object.hasOwn(RANGES, filters.range)) filters.range = EMPTY.range;
+  return filters;
+}
+
+/** `/logs?…` naming the filters that are not the default ones. */
+export function logsPage(filters: Partial<Filters>): string {
+  const given = { ...EMPTY, ...filters };
+  return `/logs${query({ ...given, range: given.range === EMPTY.range ? undefined : given.range })}`;
+}
+
 function logsPath(filters: Filters, after?: string): string {
   const span = RANGES[filters.range];
   return `/logs${query({
@@ -42,8 +57,9 @@ function logsPath(filters: Filters, after?: string): string {
 
 export function LogsPage() {
   const [, navigate] = useLocation();
-  const [draft, setDraft] = useState<Filters>(EMPTY);
-  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const search = useSearch();
+  const filters = useMemo(() => filtersOf(search), [search]);
+  const [draft, setDraft] = useState<Filters>(filters);
   const [rows, setRows] = useState<LogRecord[]>([]);
   const [hasMore, setHasMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -69,6 +85,7 @@ export function LogsPage() {
   }, []);
 
   useEffect(() => {
+    setDraft(filters);
     void load(filters);
   }, [filters, load]);
 
@@ -84,7 +101,10 @@ export function LogsPage() {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          setFilters({ ...draft });
+          const next = logsPage(draft);
+          // The same filters again: their URL does not change, so load them again here.
+          if (next === logsPage(filters)) void load(filters);
+          else navigate(next);
         }}
       >
         <Group align="end">
@@ -95,6 +115,7 @@ export function LogsPage() {
           <TextInput label="Trace id" name="trace_id" w={200} {...field('trace_id')} />
           <Select
             label="Time"
+            name="range"
             w={100}
             data={Object.keys(RANGES)}
             value={draft.range}
