@@ -47,4 +47,13 @@ describe('the count_tokens estimate', () => {
     expect(plain).toBe(asText);
     expect(blocks).toBe(asText);
   });
+
+  // The encoding's time for one word grows with the square of its length: 100,000 characters without a
+  // break took tens of seconds, the process doing nothing else meanwhile.
+  it('counts a long run without a break in a moment', { timeout: 3_000 }, async () => {
+    const run = 'a'.repeat(100_000);
+    const counted = await estimateInputTokens(oneMessage(run));
+    const short = await estimateInputTokens(oneMessage('a'.repeat(4_000)));
+    expect(counted - 4).toBe((short - 4) * 25);
+  });
 });
