@@ -171,4 +171,19 @@ describe('translation to chat', () => {
       ),
     ).toMatchObject({ tool_choice: 'auto', parallel_tool_calls: false });
   });
+
+  // Anthropic takes an empty tools list as none; OpenAI refuses one (400 empty_array), and a tool_choice
+  // without tools.
+  it('sends no tools and no tool_choice for an empty tools list', () => {
+    const chat = messagesToChat(
+      validateMessagesRequest({
+        ...base,
+        tools: [],
+        tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+      }),
+    ) as Record<string, unknown>;
+    expect(chat).not.toHaveProperty('tools');
+    expect(chat).not.toHaveProperty('tool_choice');
+    expect(chat).not.toHaveProperty('parallel_tool_calls');
+  });
 });

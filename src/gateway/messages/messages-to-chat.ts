@@ -136,7 +136,8 @@ function systemText(system: MessagesRequest['system']): string | undefined {
 }
 
 function tools(request: MessagesRequest): Json {
-  if (!request.tools) return {};
+  // Anthropic takes an empty list as no tools; OpenAI refuses one, and a tool_choice without tools.
+  if (!request.tools?.length) return {};
   const out: Json = {
     tools: request.tools.map((tool, i) => {
       if (tool.type !== undefined && tool.type !== 'custom') {
