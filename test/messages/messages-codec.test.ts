@@ -182,6 +182,40 @@ describe('a translated answer', () => {
     });
   });
 
+  // A chat answer's prompt_tokens is the whole prompt; Anthropic's input_tokens is what neither was read
+  // from the cache nor written to it (Bedrock's Converse and Anthropic's chat report writes).
+  it('gives the prompt cache writes as cache_creation_input_tokens, apart from input_tokens', () => {
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-cached',
+      object: 'chat.completion',
+      created: 1,
+      model: 'amazon.nova-pro-v1:0',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Done.', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: 1200,
+        completion_tokens: 7,
+        total_tokens: 1207,
+        prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 900 },
+      },
+    };
+    const message = JSON.parse(
+      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+    );
+    expect(message.usage).toEqual({
+      input_tokens: 100,
+      output_tokens: 7,
+      cache_creation_input_tokens: 900,
+      cache_read_input_tokens: 200,
+    });
+  });
+
   it('is relayed as it came when it is already Anthropic’s', () => {
     const rawText = '{"id":"msg_1", "type":"message"}';
     expect(messagesCodec.answer({ status: 200, body: JSON.parse(rawText), rawText, headers: {} })).toBe(

@@ -1,7 +1,7 @@
 /**
  * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`) first,
  * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
- * Anthropic's terms (cache reads apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
+ * Anthropic's terms (cache reads and writes apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
  * model that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a
  * text block.
  */
@@ -29,12 +29,15 @@ export function messagesStopReason(reason: FinishReason | null): MessagesStopRea
   }
 }
 
+/** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
+ * read from the prompt cache nor written to it. Writes are null when the provider does not report them. */
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = usage?.prompt_tokens_details?.cache_write_tokens;
   return {
-    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached - (written ?? 0)),
     output_tokens: usage?.completion_tokens ?? 0,
-    cache_creation_input_tokens: null,
+    cache_creation_input_tokens: written ?? null,
     cache_read_input_tokens: cached,
   };
 }
