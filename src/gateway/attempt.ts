@@ -96,8 +96,9 @@ export interface AttemptInput {
 /** After every choice finished, how long the rest of a stream (usage, [DONE]) may take. */
 const FINISHED_STREAM_GRACE_MS = 1000;
 
-/** Provider response headers worth passing on to the client of a model call. */
-const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|x-request-id$|openai-processing-ms$)/;
+/** Provider response headers worth passing on to the client of a model call. A request's id is OpenAI's
+ * `x-request-id` or Anthropic's `request-id`, which each SDK gives its user (`_request_id`). */
+const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|(x-)?request-id$|openai-processing-ms$)/;
 
 export function forwardableHeaders(headers: Record<string, string>): Record<string, string> {
   return copyForwardableHeaders(headers, {});

@@ -86,6 +86,17 @@ describe('messages.create on Anthropic', () => {
     expect(record.completion_tokens).toBe(usage.output_tokens);
   });
 
+  // The SDK's _request_id and APIError.requestID, what Anthropic's support asks for, are its request-id.
+  it("gives the SDK Anthropic's request-id on answers and errors", async () => {
+    const client = anthropicClient(config());
+    const params = { model: MODEL, max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    const message = await client.messages.create(params);
+    expect(message._request_id).toMatch(/^req_fake_\d+$/);
+    fake.enqueue({ kind: 'error', status: 400, type: 'invalid_request_error', message: 'bad' });
+    const error = await client.messages.create(params).catch((err: unknown) => err);
+    expect((error as InstanceType<typeof Anthropic.APIError>).requestID).toMatch(/^req_fake_error_\d+$/);
+  });
+
   it("takes the client's x-api-key as its provider key when the target has none", async () => {
     const client = anthropicClient({ provider: 'anthropic', custom_host: fake.url }, {}, API_KEY);
     const message = await client.messages.create({
