@@ -186,4 +186,32 @@ describe('translation to chat', () => {
     expect(chat).not.toHaveProperty('tool_choice');
     expect(chat).not.toHaveProperty('parallel_tool_calls');
   });
+
+  // Structured outputs: the answer must follow the schema, on every provider or none.
+  it('carries output_config.format (and the beta output_format) as a json_schema response_format', () => {
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    };
+    const expected = { type: 'json_schema', json_schema: { name: 'output', schema } };
+    expect(
+      messagesToChat(
+        validateMessagesRequest({ ...base, output_config: { format: { type: 'json_schema', schema } } }),
+      ).response_format,
+    ).toEqual(expected);
+    expect(
+      messagesToChat(validateMessagesRequest({ ...base, output_format: { type: 'json_schema', schema } }))
+        .response_format,
+    ).toEqual(expected);
+    const error = refusal(() =>
+      messagesToChat(validateMessagesRequest({ ...base, output_config: { format: { type: 'grammar' } } })),
+    );
+    expect(error.param).toBe('output_config.format.type');
+    const missing = refusal(() =>
+      validateMessagesRequest({ ...base, output_config: { format: { type: 'json_schema' } } }),
+    );
+    expect(missing.param).toBe('output_config.format.schema');
+  });
 });

@@ -53,6 +53,15 @@ const ThinkingSchema = Type.Object(
   { additionalProperties: true },
 );
 
+/** Structured outputs: the schema the answer's text follows. Other types pass through to the native APIs. */
+const OutputFormatSchema = Type.Object(
+  {
+    type: Type.String({ minLength: 1 }),
+    schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true },
+);
+
 /** What a count_tokens body has: the prompt, without the answer's settings. */
 const promptFields = {
   model: ModelField,
@@ -81,6 +90,17 @@ export const MessagesRequestSchema = Type.Object(
     ),
     stream: Type.Optional(Type.Boolean()),
     service_tier: Type.Optional(Type.String()),
+    output_config: Type.Optional(
+      Type.Object(
+        {
+          format: Type.Optional(Nullable(OutputFormatSchema)),
+          effort: Type.Optional(Nullable(Type.String())),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    /** The structured-outputs beta's name for `output_config.format`. */
+    output_format: Type.Optional(Nullable(OutputFormatSchema)),
   },
   { $id: 'MessagesRequest', title: 'Anthropic Messages request' },
 );
@@ -148,9 +168,17 @@ function checkPrompt(body: MessagesCountTokensRequest): void {
 const validator = compileRequestBodyValidator(MessagesRequestSchema);
 const countValidator = compileRequestBodyValidator(MessagesCountTokensRequestSchema);
 
+function checkOutputFormat(format: MessagesRequest['output_format'], param: string): void {
+  if (format?.type === 'json_schema' && format.schema === undefined) {
+    throw fieldError('invalid_body', `${param}.schema`, 'is required for a json_schema format');
+  }
+}
+
 export function validateMessagesRequest(body: unknown): MessagesRequest {
   const request = validator.assert(body);
   checkPrompt(request);
+  checkOutputFormat(request.output_config?.format, 'output_config.format');
+  checkOutputFormat(request.output_format, 'output_format');
   const budget = request.thinking?.budget_tokens;
   if (request.thinking?.type === 'enabled' && budget !== undefined && budget >= request.max_tokens) {
     throw fieldError('invalid_body', 'thinking.budget_tokens', 'must be less than max_tokens');

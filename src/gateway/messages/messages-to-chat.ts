@@ -2,7 +2,8 @@
  * An Anthropic Messages request as a chat completion request, for a provider without the API natively.
  * Kept: system (string or text blocks), text and images, tool definitions and tool_choice, tool_use and
  * tool_result turns, thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
- * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id.
+ * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id,
+ * structured outputs (a JSON schema as `response_format`).
  * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
  * the field): blocks and tools that have no chat equivalent (documents, server tools and their results).
  */
@@ -166,6 +167,17 @@ function tools(request: MessagesRequest): Json {
   return out;
 }
 
+/** Structured outputs as a JSON-schema response format (the chat API's needs a name; Anthropic's has none). */
+function responseFormat(request: MessagesRequest): Json {
+  const [param, format] = request.output_config?.format
+    ? ['output_config.format', request.output_config.format]
+    : ['output_format', request.output_format];
+  if (!format) return {};
+  if (format.type !== 'json_schema')
+    throw refused(`${param}.type`, `an output format of type ${format.type}`);
+  return { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } } };
+}
+
 export function messagesToChat(request: MessagesRequest): ChatCompletionRequest {
   if (request.stop_sequences && request.stop_sequences.length > 4) {
     throw refused('stop_sequences', 'more than 4 stop sequences');
@@ -185,6 +197,7 @@ export function messagesToChat(request: MessagesRequest): ChatCompletionRequest 
     // OpenAI-wire providers that know only max_tokens get it under that name (openai-body.ts).
     max_completion_tokens: request.max_tokens,
     ...tools(request),
+    ...responseFormat(request),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
     ...(request.stop_sequences?.length ? { stop: request.stop_sequences } : {}),
