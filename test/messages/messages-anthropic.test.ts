@@ -157,6 +157,37 @@ describe('messages.stream on Anthropic', () => {
     expect(final.stop_reason).toBe(recorded.stop_reason);
   });
 
+  // Recorded: a message_start sent twice. The SDK refuses a second one ("Unexpected event order").
+  it('relays a repeated message_start once', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'duplicate-message-start.chunks.txt' });
+    const stream = anthropicClient(config()).messages.stream({
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    const events: StreamEvent[] = [];
+    for await (const event of stream) events.push(event as unknown as StreamEvent);
+    expectMessagesGrammar(events);
+    expect(events.filter((event) => event.type === 'message_start')).toHaveLength(1);
+    expect((await stream.finalMessage()).content).toEqual([{ type: 'text', text: 'Hello, World!' }]);
+  });
+
+  // Recorded: a second message (another id) begun while the first was still open, its tool call cut.
+  it('ends a stream that starts a second message inside the first with event: error', async () => {
+    fake.enqueue({ kind: 'stream', fixture: 'spliced-message-start.chunks.txt' });
+    const raw = await postRawSse(
+      `${gateway.url}/messages`,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config()) },
+      { model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] },
+    );
+    expect(raw.frames.filter((frame) => frame.event === 'message_start')).toHaveLength(1);
+    const last = raw.frames.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data).error).toMatchObject({ type: 'api_error' });
+    expect(JSON.parse(last.data).error.message).toContain('msg_second');
+    expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
+  });
+
   it('ends a stream that fails inside Anthropic with event: error and no message_stop', async () => {
     fake.enqueue({
       kind: 'stream',

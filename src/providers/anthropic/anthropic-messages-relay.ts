@@ -1,10 +1,12 @@
 /**
  * A Messages stream relayed as it came: every event goes to the client with its own JSON text (so the
  * bytes and the event grammar are Anthropic's exactly), while the relay notes the usage for the log and
- * tells the pipeline when the answer is complete (`message_stop`) or failed (`event: error`). Shared by
+ * tells the pipeline when the answer is complete (`message_stop`) or failed (`event: error`, or a second
+ * message begun inside the first; a repeat of the first's `message_start` is dropped). Shared by
  * every host of the API natively: Anthropic and Vertex AI send SSE, Bedrock wraps each event's JSON in an
  * event-stream `chunk` (it unwraps, then hands the text here).
  */
+import { ProviderError } from '../../core/errors.js';
 import type { MessagesStreamEvent } from '../../core/messages-types.js';
 import type { Usage } from '../../core/openai-types.js';
 import type { StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
@@ -16,6 +18,7 @@ import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
 export class MessagesEventRelay implements StreamTranslator {
   private anthropicUsage: AnthropicUsage | undefined;
   private stopped = false;
+  private messageId: string | undefined;
 
   constructor(private readonly provider: string) {}
 
@@ -33,9 +36,17 @@ export class MessagesEventRelay implements StreamTranslator {
     switch (event.type) {
       case 'error':
         return [{ type: 'error', error: anthropicStreamError(this.provider, event.error ?? {}) }];
-      case 'message_start':
+      case 'message_start': {
+        const id = event.message?.id;
+        if (this.messageId !== undefined) {
+          // A repeat of the open message's start is dropped: clients refuse a second message_start.
+          if (id === this.messageId) return [];
+          return [{ type: 'error', error: this.splicedMessage(id) }];
+        }
+        this.messageId = id;
         this.anthropicUsage = mergeAnthropicUsage(this.anthropicUsage, event.message?.usage);
         break;
+      }
       case 'message_delta':
         this.anthropicUsage = mergeAnthropicUsage(this.anthropicUsage, event.usage as AnthropicUsage);
         break;
@@ -46,6 +57,16 @@ export class MessagesEventRelay implements StreamTranslator {
         break;
     }
     return [{ type: 'chunk', chunk: event, raw: text }];
+  }
+
+  /** Another message begun while one is open: two answers spliced into one stream, neither whole. */
+  private splicedMessage(id: string | undefined): ProviderError {
+    return new ProviderError({
+      status: 502,
+      provider: this.provider,
+      message: `${this.provider} started message ${String(id)} while message ${String(this.messageId)} was still open`,
+      code: 'upstream_invalid_response',
+    });
   }
 
   push(event: UpstreamEvent): StreamOutput[] {
