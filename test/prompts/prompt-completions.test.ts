@@ -244,6 +244,45 @@ describe('partials', () => {
   });
 });
 
+describe('partials that multiply', () => {
+  it('are read once however often they are included, and a render past the limit is refused', async () => {
+    // Each level includes the one below twice: twice-24 is 2^24 copies of the text, a gigabyte.
+    expect((await api.post('/prompts/partials', { slug: 'twice-0', string: 'x'.repeat(64) })).status).toBe(
+      200,
+    );
+    for (let level = 1; level <= 24; level++) {
+      const below = `{{>twice-${level - 1}}}`;
+      const stored = await api.post('/prompts/partials', { slug: `twice-${level}`, string: below + below });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const tooLarge = expectError(
+      await api.post('/prompts', { slug: 'huge', template_type: 'completion', string: '{{>twice-24}}' }),
+      400,
+      'invalid_prompt',
+      'string',
+    );
+    expect(tooLarge.message).toContain(`more than ${4 * 1024 * 1024} characters`);
+
+    // 64 KiB a copy: a list of variables decides how large it gets.
+    await createPrompt({
+      slug: 'per-item',
+      template_type: 'completion',
+      string: '{{#items}}{{>twice-10}}{{/items}}',
+    });
+    const rendered = await api.post('/prompts/per-item/render', { variables: { items: [1, 2] } });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(rendered.body.body.prompt).toHaveLength(2 * 64 * 1024);
+    const calls = fake.requests.length;
+    expectError(
+      await complete(gateway, 'per-item', { variables: { items: Array.from({ length: 100 }, () => 1) } }),
+      400,
+      'invalid_variables',
+      'variables',
+    );
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
 describe('the request', () => {
   beforeAll(async () => {
     await createPrompt({

@@ -51,9 +51,52 @@ export interface PartialUse {
   inString: boolean;
 }
 
+/**
+ * The most characters a template may render to. Partials that include a partial twice, or a section over
+ * a list around a partial, multiply text at each level: without a bound a few stored partials render to
+ * gigabytes and hold the event loop for minutes.
+ */
+export const MAX_RENDERED_LENGTH = 4 * 1024 * 1024;
+
+/** One render's escape, and the characters it may still write. */
+interface RenderBudget {
+  escape: (value: unknown) => string;
+  charge: (characters: number) => void;
+}
+
+const textLengths = new WeakMap<object, number>();
+
+/** The characters of a token list's own text (not of its sections' or partials'), kept per list. */
+function textLength(tokens: Token[]): number {
+  let length = textLengths.get(tokens);
+  if (length === undefined) {
+    length = 0;
+    for (const [kind, value] of tokens) if (kind === 'text') length += value.length;
+    textLengths.set(tokens, length);
+  }
+  return length;
+}
+
+/**
+ * Charges a render's budget before it writes: a token list's text each time the list is rendered (once
+ * per item of a section, once per inclusion of a partial), and each value as it is escaped (budget.escape).
+ */
+class BoundedWriter extends Mustache.Writer {
+  override renderTokens(
+    tokens: string[][],
+    context: Mustache.Context,
+    partials?: Mustache.PartialsOrLookupFn,
+    originalTemplate?: string,
+    config?: Mustache.RenderOptions,
+  ): string {
+    (config as RenderBudget).charge(textLength(tokens as Token[]));
+    return super.renderTokens(tokens, context, partials, originalTemplate, config);
+  }
+}
+
 /** Parses and caches template and partial texts (a partial's tokens are parsed by Mustache itself, through
  * this writer's cache, when it is rendered). Bounded, so a stream of new versions does not grow it. */
-const writer = new Mustache.Writer();
+const writer = new BoundedWriter();
 (writer as unknown as { templateCache: unknown }).templateCache = new LRUCache<string, Token[]>({
   max: 2000,
 });
@@ -63,10 +106,32 @@ const JSON_CONTENT = (value: unknown): string => {
   return JSON.stringify(text).slice(1, -1);
 };
 const AS_TEXT = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
-const ESCAPES: Record<TemplateType, { escape: (value: unknown) => string }> = {
-  chat: { escape: JSON_CONTENT },
-  completion: { escape: AS_TEXT },
+const ESCAPES: Record<TemplateType, (value: unknown) => string> = {
+  chat: JSON_CONTENT,
+  completion: AS_TEXT,
 };
+
+function renderBudget(type: TemplateType): RenderBudget {
+  let left = MAX_RENDERED_LENGTH;
+  const charge = (characters: number) => {
+    left -= characters;
+    if (left < 0) {
+      throw new GatewayError(
+        'invalid_variables',
+        `The prompt renders to more than ${MAX_RENDERED_LENGTH} characters`,
+        { param: 'variables' },
+      );
+    }
+  };
+  return {
+    charge,
+    escape: (value) => {
+      const text = ESCAPES[type](value);
+      charge(text.length);
+      return text;
+    },
+  };
+}
 
 function invalid(message: string, param: string): GatewayError {
   return new GatewayError('invalid_prompt', message, { param });
@@ -194,7 +259,10 @@ export function compileTemplate(
   return { type, text, tokens, required: state.required, known: state.known, partials: state.partials };
 }
 
-/** Renders a compiled template; `partials` maps every partial name it may include to its text. */
+/**
+ * Renders a compiled template; `partials` maps every partial name it may include to its text. A render
+ * past MAX_RENDERED_LENGTH is stopped as it gets there: a 400 `invalid_variables` naming `variables`.
+ */
 export function renderTemplate(
   compiled: CompiledTemplate,
   variables: Record<string, unknown>,
@@ -205,6 +273,6 @@ export function renderTemplate(
     new Mustache.Context(variables),
     partials,
     compiled.text,
-    ESCAPES[compiled.type] as never,
+    renderBudget(compiled.type) as never,
   );
 }

@@ -56,6 +56,9 @@ interface Collected {
   partials: Record<string, string>;
   required: Set<string>;
   known: Set<string>;
+  /** Inclusions already read (name, in a section, in a string): a partial included many times, or
+   * through many partials, is read once, so the walk stays linear in the partials named. */
+  visited: Set<string>;
 }
 
 /** A partial's slug, without the `@version` or `@latest` a use may name. */
@@ -82,6 +85,10 @@ async function collectPartials(
         { param: 'string' },
       );
     }
+    const sectioned = inSection || use.inSection;
+    const visit = `${use.name} ${sectioned} ${use.inString}`;
+    if (into.visited.has(visit)) continue;
+    into.visited.add(visit);
     const partial = await load(use.name);
     if (!partial) {
       throw new GatewayError('invalid_prompt', `The template includes {{>${use.name}}}: no such partial`, {
@@ -91,7 +98,6 @@ async function collectPartials(
     const param = `partials.${use.name}`;
     const parsed = compiledFor(partial.record, root.type, partial.text, use.inString, param);
     into.partials[use.name] = partial.text;
-    const sectioned = inSection || use.inSection;
     for (const name of parsed.known) into.known.add(name);
     if (!sectioned) for (const name of parsed.required) into.required.add(name);
     await collectPartials(parsed, load, into, [...path, use.name], sectioned);
@@ -165,6 +171,7 @@ async function preparedTemplate(
     partials: {},
     required: new Set(template.required),
     known: new Set(template.known),
+    visited: new Set(),
   };
   await collectPartials(template, loadPartial, collected, [], false);
   return { template, ...collected };
@@ -236,6 +243,12 @@ export async function checkPromptDocument(
       const param = err.param ? `parameters.${err.param}` : 'parameters';
       throw new GatewayError('invalid_body', `parameters: ${err.message}`, { param });
     }
+    // With sample values the only variables error is the size of the render: the template's own.
+    if (err instanceof GatewayError && err.code === 'invalid_variables') {
+      throw new GatewayError('invalid_prompt', `${err.message}, with a sample value for each variable`, {
+        param: 'string',
+      });
+    }
     throw err;
   }
 }
@@ -250,7 +263,7 @@ export async function checkPartialText(
   await collectPartials(
     compiled,
     loadPartial,
-    { partials: {}, required: new Set(), known: new Set() },
+    { partials: {}, required: new Set(), known: new Set(), visited: new Set() },
     [slug],
     false,
   );
