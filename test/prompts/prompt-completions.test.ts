@@ -301,6 +301,20 @@ describe('the request', () => {
     expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o', temperature: 1.5, max_tokens: 50, seed: 7 });
   });
 
+  it('takes the limit from the body under either of its names', async () => {
+    await complete(gateway, 'params', { variables: { q: 'x' }, max_completion_tokens: 20 });
+    expect(lastBody(fake)).toMatchObject({ max_completion_tokens: 20 });
+    expect(lastBody(fake).max_tokens).toBeUndefined();
+    await createPrompt({
+      slug: 'newer-limit',
+      string: chatTemplate('Be brief.', '{{q}}'),
+      parameters: { model: 'gpt-4o-mini', max_completion_tokens: 300 },
+    });
+    await complete(gateway, 'newer-limit', { variables: { q: 'x' }, max_tokens: 20 });
+    expect(lastBody(fake)).toMatchObject({ max_tokens: 20 });
+    expect(lastBody(fake).max_completion_tokens).toBeUndefined();
+  });
+
   it('refuses a bad override naming it, and messages, which come from the template', async () => {
     expectError(
       await complete(gateway, 'params', { variables: { q: 'x' }, temperature: 9 }),

@@ -177,6 +177,25 @@ async function preparedTemplate(
   return { template, ...collected };
 }
 
+/** Names of one setting: the deprecated one and the one that replaces it. */
+const SAME_SETTING = [['max_tokens', 'max_completion_tokens']] as const;
+
+/**
+ * The version's parameters that the request leaves as they are: less `stream` (always the request's), and
+ * less a setting the request sends under either of its names — a version's `max_completion_tokens` would
+ * otherwise win over the request's `max_tokens` at every provider, or both be sent.
+ */
+function versionParameters(
+  parameters: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+): Record<string, unknown> {
+  const { stream: _stream, ...kept } = parameters;
+  for (const names of SAME_SETTING) {
+    if (names.some((name) => overrides[name] !== undefined)) for (const name of names) delete kept[name];
+  }
+  return kept;
+}
+
 function render(
   document: PromptDocument,
   prepared: PreparedTemplate,
@@ -193,9 +212,8 @@ function render(
       },
     );
   }
-  const { stream: _stream, ...parameters } = document.parameters;
   const body = {
-    ...parameters,
+    ...versionParameters(document.parameters, input.overrides),
     ...input.overrides,
     [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
     ...(input.stream !== undefined && { stream: input.stream }),
