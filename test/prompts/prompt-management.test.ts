@@ -94,6 +94,7 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     );
     const filtered = await api.get('/prompts?name=billing');
     expect(filtered.body.data.map((p: { slug: string }) => p.slug)).toEqual(['billing-faq']);
+    expectError(await api.get('/prompts?name=billing&name=support'), 400, 'invalid_query', 'name');
   });
 
   it('refuses what it cannot store, naming the field, and stores nothing', async () => {

@@ -22,6 +22,7 @@ import {
   validateUpdatePromptPartial,
   type CreatePrompt,
 } from './body-schemas.js';
+import { stringQuery, type Query } from '../query-params.js';
 import { notFound, pathParam } from './route-helpers.js';
 import {
   deletedView,
@@ -184,8 +185,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   });
 
   app.get('/prompts', async (request) => {
-    const { name } = request.query as { name?: string };
-    const needle = name?.toLowerCase();
+    const needle = stringQuery(request.query as Query, 'name')?.toLowerCase();
     const prompts = await store.listPrompts(workspaceOf(request));
     const matching = needle ? prompts.filter((p) => p.name.toLowerCase().includes(needle)) : prompts;
     return listView(matching.map(promptView));
