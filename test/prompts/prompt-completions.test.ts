@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
-import { expectError } from '../management/http.js';
+import { call, expectError } from '../management/http.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
 import {
   admin,
@@ -507,6 +507,44 @@ describe('routing behind a prompt', () => {
     expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o-mini' });
     expect(lastUserContent(fake)).toBe('Goal: fit "soon"');
     expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('B');
+  });
+});
+
+describe('a config across prompts stored as their destination', () => {
+  it('needs the provider on each target, and says so when a target has none', async () => {
+    const targets = [{ prompt_id: 'across-first' }, { prompt_id: 'across-second' }];
+    const stored = await api.post('/configs', {
+      slug: 'across-prompts',
+      config: { strategy: { mode: 'fallback', on_status_codes: [500] }, targets },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    await createPrompt({
+      slug: 'across-first',
+      string: chatTemplate('First', '{{q}}'),
+      parameters: { model: 'fake-status-500' },
+      config: 'across-prompts',
+    });
+    await createPrompt({ slug: 'across-second', string: chatTemplate('Second', '{{q}}') });
+    const calls = fake.requests.length;
+    const error = expectError(
+      await complete(gateway, 'across-first', { variables: { q: 'x' } }),
+      400,
+      'invalid_config',
+      'config.targets[0].prompt_id',
+    );
+    expect(error.message).toContain('name the provider or virtual_key on this target');
+    expect(fake.requests.length).toBe(calls);
+
+    const updated = await call(gateway.url, gateway.adminKey, 'PATCH', '/configs/across-prompts', {
+      config: {
+        strategy: { mode: 'fallback', on_status_codes: [500] },
+        targets: targets.map((target) => fakeTarget(fake, target)),
+      },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    const reply = await complete(gateway, 'across-first', { variables: { q: 'x' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('Second');
   });
 });
 

@@ -104,6 +104,15 @@ async function expandNode(
     workspaceId,
     how.lookups,
   );
+  // A config naming prompts (this very one, when it is the called prompt's) says where no call goes.
+  if (promptIdPath(destination) !== null) {
+    throw new GatewayError(
+      'invalid_config',
+      `${param} "${promptId}": the prompt's destination is a config naming prompt_id targets, not a ` +
+        'provider; name the provider or virtual_key on this target',
+      { param },
+    );
+  }
   return {
     ...destination,
     ...expanded,
