@@ -577,6 +577,30 @@ describe('templates refused when stored, storing nothing', () => {
       'invalid_body',
       'parameters.temperature',
     );
+    for (const name of ['messages', 'variables', 'allow_unknown_variables']) {
+      expectError(
+        await api.post('/prompts', {
+          slug: 'refused',
+          string: chatTemplate('x', 'y'),
+          parameters: { model: 'm', [name]: name === 'messages' ? [] : {} },
+        }),
+        400,
+        'invalid_body',
+        `parameters.${name}`,
+      );
+    }
+    expectError(
+      await api.post('/prompts', {
+        slug: 'refused',
+        template_type: 'completion',
+        string: 'x',
+        parameters: { model: 'm', prompt: 'y' },
+      }),
+      400,
+      'invalid_body',
+      'parameters.prompt',
+    );
+    expectError(await api.get('/prompts/refused'), 404, 'prompt_not_found');
     await createPrompt({ slug: 'kept', string: chatTemplate('x', '{{y}}') });
     expectError(await api.put('/prompts/kept', { string: '[{{x}}]' }), 400, 'invalid_prompt');
     expect((await api.get('/prompts/kept')).body.version).toBe(1);

@@ -241,6 +241,24 @@ export async function renderPrompt(
   return render(version.prompt, prepared, input);
 }
 
+/** Fields of a call to the prompt, not of the request it makes. */
+const CALL_FIELDS = ['variables', 'allow_unknown_variables'] as const;
+
+/**
+ * Refuses parameters that are not the request's to hold: the field the template fills (it would be
+ * replaced, silently) and the call's own fields (they would be sent to the provider with every call).
+ */
+function checkParameterNames(document: PromptDocument): void {
+  const { field } = ENDPOINT_OF[document.template_type];
+  for (const name of [field, ...CALL_FIELDS]) {
+    if (document.parameters[name] === undefined) continue;
+    const why = name === field ? 'the template makes it' : 'each call sends it';
+    throw new GatewayError('invalid_body', `parameters.${name} cannot be stored: ${why}`, {
+      param: `parameters.${name}`,
+    });
+  }
+}
+
 /**
  * Checks a version before it is stored: its template reads as Mustache, its variables sit where values
  * stay text, its partials exist without including one another in a cycle, and — rendered with a sample
@@ -251,6 +269,7 @@ export async function checkPromptDocument(
   document: PromptDocument,
   loadPartial: PartialLoader,
 ): Promise<void> {
+  checkParameterNames(document);
   const prepared = await preparedTemplate({ prompt: document }, loadPartial);
   const variables = Object.fromEntries([...prepared.required].map((name) => [name, 'sample']));
   const overrides = document.parameters.model === undefined ? { model: 'sample-model' } : {};
