@@ -154,6 +154,25 @@ describe('variables', () => {
     );
   });
 
+  it('names every object has are variables like any other: required, or absent when not given', async () => {
+    await createPrompt({
+      slug: 'object-names',
+      string: chatTemplate('{{#toString}}listed{{/toString}}{{^valueOf}}none{{/valueOf}}', '{{constructor}}'),
+    });
+    expectError(
+      await complete(gateway, 'object-names', { variables: {} }),
+      400,
+      'invalid_variables',
+      'variables.constructor',
+    );
+    const reply = await complete(gateway, 'object-names', { variables: { constructor: 'c' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake).messages).toEqual([
+      { role: 'system', content: 'none' },
+      { role: 'user', content: 'c' },
+    ]);
+  });
+
   it('sections loop over lists and skip what is absent', async () => {
     await createPrompt({
       slug: 'sections',

@@ -270,7 +270,9 @@ export function renderTemplate(
 ): string {
   return writer.renderTokens(
     compiled.tokens as never,
-    new Mustache.Context(variables),
+    // Without a prototype: a name the call does not give (`constructor`, `toString`) is absent, not
+    // Object's method, which Mustache would call.
+    new Mustache.Context({ __proto__: null, ...variables }),
     partials,
     compiled.text,
     renderBudget(compiled.type) as never,

@@ -112,7 +112,10 @@ function variableError(name: string, message: string): GatewayError {
 
 function checkVariables(input: PromptInput, required: ReadonlySet<string>, known: ReadonlySet<string>) {
   for (const name of required) {
-    if (input.variables[name] === undefined) throw variableError(name, 'is missing: the template reads it');
+    // Own names only: `constructor` or `toString` is not given by every object's prototype.
+    if (!Object.hasOwn(input.variables, name) || input.variables[name] === undefined) {
+      throw variableError(name, 'is missing: the template reads it');
+    }
   }
   for (const [name, value] of Object.entries(input.variables)) {
     if (!known.has(name) && !input.allowUnknownVariables) {
