@@ -302,6 +302,29 @@ describe('partials that multiply', () => {
   });
 });
 
+describe('partials inside partials', () => {
+  it('nest at most 32 deep', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'nest-0', string: 'core' })).status).toBe(200);
+    for (let level = 1; level < 32; level++) {
+      const stored = await api.post('/prompts/partials', {
+        slug: `nest-${level}`,
+        string: `{{>nest-${level - 1}}}`,
+      });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const tooDeep = expectError(
+      await api.post('/prompts/partials', { slug: 'nest-32', string: '{{>nest-31}}' }),
+      400,
+      'invalid_prompt',
+      'string',
+    );
+    expect(tooDeep.message).toContain('more than 32 deep');
+    await createPrompt({ slug: 'deepest', template_type: 'completion', string: '{{>nest-31}}' });
+    const rendered = await api.post('/prompts/deepest/render', { variables: {} });
+    expect(rendered.body.body.prompt).toBe('core');
+  });
+});
+
 describe('the request', () => {
   beforeAll(async () => {
     await createPrompt({

@@ -56,10 +56,14 @@ interface Collected {
   partials: Record<string, string>;
   required: Set<string>;
   known: Set<string>;
-  /** Inclusions already read (name, in a section, in a string): a partial included many times, or
-   * through many partials, is read once, so the walk stays linear in the partials named. */
-  visited: Set<string>;
+  /** Inclusions already read (name, in a section, in a string), with the deepest depth each was read
+   * at: a partial included many times, or through many partials, is read again only when found deeper, so
+   * the walk stays linear in the partials named. */
+  visited: Map<string, number>;
 }
+
+/** How many partials may nest, one inside the other: rendering recurses through each. */
+export const MAX_PARTIAL_DEPTH = 32;
 
 /** A partial's slug, without the `@version` or `@latest` a use may name. */
 function slugOfPartial(name: string): string {
@@ -85,10 +89,18 @@ async function collectPartials(
         { param: 'string' },
       );
     }
+    if (path.length >= MAX_PARTIAL_DEPTH) {
+      throw new GatewayError(
+        'invalid_prompt',
+        `Partials nest more than ${MAX_PARTIAL_DEPTH} deep: {{>${path[0]}}} → … → {{>${use.name}}}`,
+        { param: 'string' },
+      );
+    }
     const sectioned = inSection || use.inSection;
+    // Read already at this depth or deeper: what it includes was checked with as little room as here.
     const visit = `${use.name} ${sectioned} ${use.inString}`;
-    if (into.visited.has(visit)) continue;
-    into.visited.add(visit);
+    if ((into.visited.get(visit) ?? -1) >= path.length) continue;
+    into.visited.set(visit, path.length);
     const partial = await load(use.name);
     if (!partial) {
       throw new GatewayError('invalid_prompt', `The template includes {{>${use.name}}}: no such partial`, {
@@ -174,7 +186,7 @@ async function preparedTemplate(
     partials: {},
     required: new Set(template.required),
     known: new Set(template.known),
-    visited: new Set(),
+    visited: new Map(),
   };
   await collectPartials(template, loadPartial, collected, [], false);
   return { template, ...collected };
@@ -303,7 +315,7 @@ export async function checkPartialText(
   await collectPartials(
     compiled,
     loadPartial,
-    { partials: {}, required: new Set(), known: new Set(), visited: new Set() },
+    { partials: {}, required: new Set(), known: new Set(), visited: new Map() },
     [slug],
     false,
   );
