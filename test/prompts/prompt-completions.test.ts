@@ -598,6 +598,11 @@ describe('templates refused when stored, storing nothing', () => {
     ['JSON that is not messages', '{"role":"user"}', 'array of messages'],
     ['invalid JSON', '[{"role":"user","content":"x"]', 'JSON messages'],
     ['a message without a role', '[{"content":"{{q}}"}]', 'invalid messages', 'messages[0]'],
+    ...[17, 2000].map((depth): [string, string, string] => [
+      `${depth} nested sections`,
+      chatTemplate(`${'{{#a}}'.repeat(depth)}x${'{{/a}}'.repeat(depth)}`, 'y'),
+      'more than 16 deep',
+    ]),
   ];
 
   it.each(cases)('%s', async (_name, string, message, param) => {

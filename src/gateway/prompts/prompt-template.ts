@@ -180,7 +180,12 @@ interface Walk {
   partials: PartialUse[];
 }
 
-function walk(tokens: Token[], walkState: Walk, json: JsonState, inSection: boolean): void {
+/** How many sections may nest in one template (or partial): rendering recurses through each. */
+export const MAX_SECTION_DEPTH = 16;
+
+/** `depth`: the sections the tokens sit in. */
+function walk(tokens: Token[], walkState: Walk, json: JsonState, depth: number): void {
+  const inSection = depth > 0;
   for (const token of tokens) {
     const [kind, value] = token;
     switch (kind) {
@@ -204,10 +209,13 @@ function walk(tokens: Token[], walkState: Walk, json: JsonState, inSection: bool
       }
       case '#':
       case '^': {
+        if (depth === MAX_SECTION_DEPTH) {
+          throw invalid(`Sections nest more than ${MAX_SECTION_DEPTH} deep`, walkState.param);
+        }
         const root = rootName(value);
         if (root !== undefined) walkState.known.add(root);
         const before = { ...json };
-        walk(token[4] as Token[], walkState, json, true);
+        walk(token[4] as Token[], walkState, json, depth + 1);
         // A section renders its content any number of times: it must leave the JSON as it found it.
         if (walkState.type === 'chat' && (json.inString !== before.inString || json.escaped)) {
           throw invalid(
@@ -247,7 +255,7 @@ export function compileTemplate(
   const tokens = parse(text, param);
   const state: Walk = { type, param, required: new Set(), known: new Set(), partials: [] };
   const json: JsonState = { inString, escaped: false, confined: inString };
-  walk(tokens, state, json, false);
+  walk(tokens, state, json, 0);
   if (type === 'chat' && json.inString !== inString) {
     throw invalid(
       inString
