@@ -478,6 +478,25 @@ describe('the answer', () => {
   });
 });
 
+describe('a text completion prompt', () => {
+  it('answers the envelope of a text completion, and is not a chat completion', async () => {
+    await createPrompt({ slug: 'text', template_type: 'completion', string: 'Say {{word}}' });
+    const reply = await complete(gateway, 'text', { variables: { word: 'hi' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.body.object).toBe('text_completion');
+    expect(lastBody(fake).prompt).toBe('Say hi');
+    const calls = fake.requests.length;
+    const chat = promptClient(gateway, 'text').chat.completions.create({
+      variables: { word: 'hi' },
+    } as never);
+    await expect(chat).rejects.toMatchObject({
+      status: 400,
+      error: { code: 'unsupported_endpoint', param: 'promptId' },
+    });
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
 describe('routing behind a prompt', () => {
   it('a stored fallback config behind a prompt falls back, and the log has the version', async () => {
     const config = await api.post('/configs', {

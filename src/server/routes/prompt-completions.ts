@@ -8,6 +8,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../core/errors.js';
 import { callContextFromRequest } from '../../gateway/call-context.js';
 import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
@@ -24,13 +25,14 @@ import { pathParam } from './management/route-helpers.js';
 
 type CodecFor = (reply: FastifyReply, state: RouteState) => IngressCodec<never>;
 
-/** The prompt ingresses: each path with the codec that frames its answers. */
-const INGRESSES: Array<{ path: string; codec: CodecFor }> = [
+/** The prompt ingresses: each path with the codec that frames its answers, and the one kind of prompt
+ * it runs when it is not any (a chat completion path answers chat completions only). */
+const INGRESSES: Array<{ path: string; codec: CodecFor; only?: 'chat' }> = [
   {
     path: '/prompts/:promptId/completions',
     codec: (reply, state) => promptEnvelopeCodec((answer) => answerHeaders(reply, state, answer)),
   },
-  { path: '/prompts/:promptId/chat/completions', codec: () => openAICodec },
+  { path: '/prompts/:promptId/chat/completions', codec: () => openAICodec, only: 'chat' },
 ];
 
 async function prepare(deps: GatewayDeps, request: FastifyRequest): Promise<PreparedPromptCall> {
@@ -50,10 +52,18 @@ function configHeaders(request: FastifyRequest, prepared: PreparedPromptCall): I
 }
 
 export async function registerPromptCompletionRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  for (const { path, codec: codecFor } of INGRESSES) {
+  for (const { path, codec: codecFor, only } of INGRESSES) {
     app.post(path, async (request, reply) => {
       const prepared = await prepare(deps, request);
       const { request: call, prompt } = prepared;
+      if (only !== undefined && call.endpoint !== only) {
+        throw new GatewayError(
+          'unsupported_endpoint',
+          `The prompt "${prompt.slug}" is a text completion prompt, answered at ` +
+            `POST /v1/prompts/${prompt.slug}/completions`,
+          { param: 'promptId' },
+        );
+      }
       reply.header(HEADERS.promptId, prompt.id);
       reply.header(HEADERS.promptVersion, String(prompt.version));
       const state = newRouteState();
