@@ -450,6 +450,25 @@ describe('the input item list', () => {
     }
   });
 
+  it('lists a function call and its output as items with a status', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: '{"celsius":21}' },
+      ],
+      tools: [weather],
+    });
+    const items = await client.responses.inputItems.list(response.id);
+    expectOpenAPIValid('ResponseItemList', (items as any).body);
+    expect(items.data.map((item: any) => [item.type, item.status])).toEqual([
+      ['message', 'completed'],
+      ['function_call', 'completed'],
+      ['function_call_output', 'completed'],
+    ]);
+  });
+
   it('is gone with its response', async () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
     await client.responses.delete(response.id);

@@ -6,7 +6,11 @@
  * steps/responses-step.ts translates to chat for every other target —, and the Response it will answer
  * with, as created. What follows is any model call: a CallContext and `execute`.
  */
-import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import type {
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  ResponsesRequest,
+} from '../../core/schemas/responses-request.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { Store, StoredResponseItem } from '../../store/types.js';
 import { estimateTokens } from './context-windows.js';
@@ -33,12 +37,19 @@ const ID_PREFIXES: Record<string, ItemIdPrefix> = {
   reasoning: 'rs',
 };
 
-/** The input as items with ids; text content as `input_text` parts, as the input item list shows them. */
+/**
+ * The input as items with ids, text content as `input_text` parts, as the input item list shows them; a
+ * message, a function call and its output also with a status (the OpenAI document requires theirs).
+ */
 export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[] {
   const items = typeof input === 'string' ? [{ role: 'user' as const, content: input }] : input;
   return items.map((item): StoredInputItem => {
     const type = item.type ?? 'message';
     const id = item.id ?? newItemId(ID_PREFIXES[type] ?? 'msg');
+    if (type === 'function_call' || type === 'function_call_output') {
+      const call = item as FunctionCallItem | FunctionCallOutputItem;
+      return { ...call, id, status: call.status ?? 'completed' };
+    }
     if (!('role' in item)) return { ...item, id };
     const content =
       typeof item.content === 'string'
