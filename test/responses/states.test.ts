@@ -99,6 +99,10 @@ describe('states', () => {
     const stored = await client.responses.retrieve(terminal[0].response.id);
     expect(stored.status).toBe('failed');
     expect(stored.error?.code).toBe('server_error');
+    // The message the break cut short is incomplete, in its done event and where it is stored.
+    const done = events.find((e) => e.type === 'response.output_item.done');
+    expect(done.item.status).toBe('incomplete');
+    expect(stored.output.map((item: any) => item.status)).toEqual(['incomplete']);
   });
 
   it('answers a failed call before any output with the OpenAI error', async () => {

@@ -299,7 +299,8 @@ export class ResponseAssembler {
   /** The end of a failed answer; idempotent like `finish`. */
   fail(error: GatewayError | ProviderError): Settled {
     if (this.settled) return this.settled;
-    const events = this.started ? this.closeOpen() : [];
+    // The item the failure cut short is incomplete.
+    const events = this.started ? this.closeOpen('incomplete') : [];
     const response: ResponseObject = {
       ...this.shell,
       model: this.model ?? this.shell.model,
@@ -449,13 +450,14 @@ export class ResponseAssembler {
     return open;
   }
 
-  /** The `done` events of the open item, which then takes its final shape in `output`. */
-  private closeOpen(): ResponseEvent[] {
+  /** The `done` events of the open item, which then takes its final shape (and `status`) in `output`. */
+  private closeOpen(
+    status: 'completed' | 'incomplete' = this.finishReason === 'length' ? 'incomplete' : 'completed',
+  ): ResponseEvent[] {
     const open = this.open;
     if (!open) return [];
     this.open = undefined;
     const events: ResponseEvent[] = [];
-    const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
     if (open.kind === 'message') {
       const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
       const base = { item_id: open.item.id, output_index: open.index, content_index: 0 };
