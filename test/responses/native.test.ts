@@ -102,6 +102,17 @@ describe('OpenAI natively', () => {
     expect(items.data).toHaveLength(1);
   });
 
+  it('answers a background request in the foreground, the provider asked for no background run', async () => {
+    const client = sdk(openaiTarget());
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Later', background: true });
+    expectOpenAPIValid('Response', response);
+    // A background run would be the provider's to keep (store: false forbids it) and answers `queued`.
+    expect(sentToOpenAI().body).not.toHaveProperty('background');
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe('[oai] Later');
+    expect((await client.responses.retrieve(response.id)).output_text).toBe('[oai] Later');
+  });
+
   it('relays the stream with the gateway ids and numbering, and exactly one terminal event', async () => {
     const client = sdk(openaiTarget());
     const events = await collect(

@@ -197,6 +197,8 @@ export const ResponsesRequestSchema = Type.Object(
     parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
     store: Type.Optional(Nullable(Type.Boolean())),
     stream: Type.Optional(StreamField),
+    /** Accepted, and answered in the foreground: the gateway runs no background responses. */
+    background: Type.Optional(Nullable(Type.Boolean())),
   },
   { $id: 'CreateResponseRequest', title: 'Create response request' },
 );

@@ -94,12 +94,19 @@ const REASONING_MODEL = /(^|[/.-])(o\d|gpt-5|codex)/i;
 
 /**
  * The request the pipeline carries: the client's, with the whole conversation as its input, nothing of
- * the gateway's own (`previous_response_id`, `metadata`) and nothing stored by the provider (`store: false`).
- * Reasoning comes back encrypted (`include: ["reasoning.encrypted_content"]`) so that the next turn can
- * send it again without the provider's storage.
+ * the gateway's own (`previous_response_id`, `metadata`) and nothing stored by the provider (`store: false`,
+ * no `background` run, which the provider would keep and answer `queued`: the gateway answers in the
+ * foreground). Reasoning comes back encrypted (`include: ["reasoning.encrypted_content"]`) so that the next
+ * turn can send it again without the provider's storage.
  */
 function upstreamRequest(body: ResponsesRequest, items: readonly ConversationItem[]): ResponsesRequest {
-  const { previous_response_id: _previous, metadata: _metadata, store: _store, ...rest } = body;
+  const {
+    previous_response_id: _previous,
+    metadata: _metadata,
+    store: _store,
+    background: _background,
+    ...rest
+  } = body;
   const include = new Set(body.include ?? []);
   if (body.reasoning?.effort !== 'none' && (body.reasoning != null || REASONING_MODEL.test(body.model))) {
     include.add('reasoning.encrypted_content');
