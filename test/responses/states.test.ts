@@ -302,6 +302,20 @@ describe('refusals', () => {
     const missing: any = await client.responses.retrieve('resp_nope').catch((e) => e);
     expect(missing.status).toBe(404);
   });
+
+  it('refuses a conversation object, which it does not keep, before any provider is called', async () => {
+    for (const conversation of ['conv_123', { id: 'conv_123' }]) {
+      await expect400(
+        client.responses.create({ model: 'gpt-4o', input: 'Hi', conversation }),
+        'conversation',
+        /previous_response_id/,
+      );
+    }
+    expect(upstream.requests).toHaveLength(0);
+    // null is no conversation.
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', conversation: null });
+    expect(response.status).toBe('completed');
+  });
 });
 
 describe('truncation', () => {

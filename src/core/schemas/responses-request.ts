@@ -248,6 +248,14 @@ export function checkResponseMetadata(metadata: Record<string, string> | null | 
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const request = validator.assert(body);
   checkResponseMetadata(request.metadata);
+  // OpenAI's conversation objects live at OpenAI: no provider would get the conversation's items.
+  if ((request as { conversation?: unknown }).conversation != null) {
+    throw fieldError(
+      'unsupported_parameter',
+      'conversation',
+      'is not supported: the gateway continues a conversation by previous_response_id',
+    );
+  }
   if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
     throw fieldError('invalid_body', 'input', 'must not be empty');
   }
