@@ -205,6 +205,17 @@ describe('OpenAI natively', () => {
     expect(events.filter((e) => TERMINAL.has(e.type))).toHaveLength(1);
     const stored = await client.responses.retrieve(events.at(-1).response.id);
     expect(stored.status).toBe('failed');
+    // The message it cut short is done, incomplete, with the text the client was sent; so it is stored.
+    const sent = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(sent).not.toBe('');
+    const done = events.filter((e) => e.type === 'response.output_item.done');
+    expect(done.map((e) => [e.item.status, e.item.content[0].text])).toEqual([['incomplete', sent]]);
+    expect(events.at(-2)).toBe(done[0]);
+    expect(stored.output).toEqual([done[0].item]);
+    expect(events.at(-1).response.output).toEqual([done[0].item]);
   });
 
   it('passes built-in tools to the provider that runs them', async () => {

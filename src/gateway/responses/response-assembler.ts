@@ -267,8 +267,49 @@ export class ResponseAssembler {
       const item = typeof out.output_index === 'number' ? this.output[out.output_index] : undefined;
       if (item?.type === 'function_call') out.name = item.name;
     }
+    this.applyNative(type, out);
     events.push(this.event(type, out));
     return events;
+  }
+
+  /**
+   * What a native event adds to its item while it is open (a part, a delta), so that the response a
+   * broken stream ends with holds what the client was sent; the item's `done` event then replaces it whole.
+   */
+  private applyNative(type: string, event: Record<string, unknown>): void {
+    const item = typeof event.output_index === 'number' ? this.output[event.output_index] : undefined;
+    if (!item) return;
+    const fields = item as unknown as Record<string, unknown>;
+    const partsOf = (key: 'content' | 'summary'): Array<Record<string, unknown>> => {
+      if (!Array.isArray(fields[key])) fields[key] = [];
+      return fields[key] as Array<Record<string, unknown>>;
+    };
+    const append = (target: Record<string, unknown> | undefined, key: string): void => {
+      if (target && typeof event.delta === 'string') target[key] = String(target[key] ?? '') + event.delta;
+    };
+    const content = event.content_index as number;
+    const summary = event.summary_index as number;
+    switch (type) {
+      case 'response.content_part.added':
+        partsOf('content')[content] = structuredClone(event.part) as Record<string, unknown>;
+        break;
+      case 'response.reasoning_summary_part.added':
+        partsOf('summary')[summary] = structuredClone(event.part) as Record<string, unknown>;
+        break;
+      case 'response.output_text.delta':
+      case 'response.reasoning_text.delta':
+        append(partsOf('content')[content], 'text');
+        break;
+      case 'response.refusal.delta':
+        append(partsOf('content')[content], 'refusal');
+        break;
+      case 'response.reasoning_summary_text.delta':
+        append(partsOf('summary')[summary], 'text');
+        break;
+      case 'response.function_call_arguments.delta':
+        append(fields, 'arguments');
+        break;
+    }
   }
 
   /** The end of a complete answer: idempotent, so the sink (to store it) and the codec (to send it) agree. */
@@ -299,8 +340,8 @@ export class ResponseAssembler {
   /** The end of a failed answer; idempotent like `finish`. */
   fail(error: GatewayError | ProviderError): Settled {
     if (this.settled) return this.settled;
-    // The item the failure cut short is incomplete.
-    const events = this.started ? this.closeOpen('incomplete') : [];
+    // The item the failure cut short is incomplete; a native stream's, with what it had.
+    const events = this.started ? [...this.closeOpen('incomplete'), ...this.closeNative()] : [];
     const response: ResponseObject = {
       ...this.shell,
       model: this.model ?? this.shell.model,
@@ -312,6 +353,15 @@ export class ResponseAssembler {
     events.push(this.event('response.failed', { response }));
     this.settled = { events, response };
     return this.settled;
+  }
+
+  /** The `done` event of each item of a native stream still in progress, which is then incomplete. */
+  private closeNative(): ResponseEvent[] {
+    return this.output.flatMap((item, index) => {
+      if (item.status !== 'in_progress') return [];
+      item.status = 'incomplete';
+      return [this.event('response.output_item.done', { output_index: index, item: structuredClone(item) })];
+    });
   }
 
   /** `response.created` (with the hooks' results, when the call has hooks) and `response.in_progress`,
