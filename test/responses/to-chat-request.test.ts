@@ -71,7 +71,7 @@ describe('toChatRequest', () => {
           ],
         },
         { role: 'tool', tool_call_id: 'c1', content: 'one' },
-        { role: 'tool', tool_call_id: 'c2', content: '[{"type":"input_text","text":"two"}]' },
+        { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'two' }] },
       ],
       max_completion_tokens: 100,
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
@@ -104,6 +104,19 @@ describe('toChatRequest', () => {
       param: 'input',
     });
     expect(translate({ input: 'x', reasoning: { effort: 'none' } }).thinking).toEqual({ type: 'disabled' });
+    // A tool message carries text: an image a function returned is not sent as its JSON.
+    const image = refusal({
+      input: [
+        { type: 'function_call', call_id: 'c', name: 'shot', arguments: '{}' },
+        {
+          type: 'function_call_output',
+          call_id: 'c',
+          output: [{ type: 'input_image', image_url: 'data:image/png;base64,AA==' }],
+        },
+      ],
+    });
+    expect(image).toMatchObject({ status: 400, param: 'input' });
+    expect(image.message).toContain('input_image');
   });
 
   it('refuses a tool_choice other than a function, which chat cannot say, naming it', () => {

@@ -21,6 +21,7 @@ import { isKnownItem, type ConversationItem, type KnownConversationItem } from '
 
 type Tools = NonNullable<ChatCompletionRequest['tools']>;
 type MessageItem = Extract<KnownConversationItem, { role: string }>;
+type FunctionCallOutput = Extract<KnownConversationItem, { type: 'function_call_output' }>;
 
 /** Thinking budgets for `reasoning.effort` (the gateway's `thinking` option, which Anthropic, Bedrock and
  * Gemini read). */
@@ -155,11 +156,7 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
       }
       case 'function_call_output':
         assistant = undefined;
-        messages.push({
-          role: 'tool',
-          tool_call_id: item.call_id,
-          content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
-        });
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolOutput(item.output) });
         break;
       default: {
         const message = item as MessageItem;
@@ -173,6 +170,25 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
     }
   }
   return messages;
+}
+
+/**
+ * A function call's output as a tool message's content: its text, or its `input_text` parts as text parts.
+ * A chat tool message carries text only: an image or a file among the parts is refused, not sent as JSON.
+ */
+function toolOutput(output: FunctionCallOutput['output']): string | Array<{ type: 'text'; text: string }> {
+  if (typeof output === 'string') return output;
+  return output.map((part) => {
+    const { type, text } = part as { type: string; text?: unknown };
+    if (type !== 'input_text' || typeof text !== 'string') {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `A function_call_output's ${type} part cannot be sent to this provider (text only)`,
+        { param: 'input' },
+      );
+    }
+    return { type: 'text', text };
+  });
 }
 
 function addAssistantPart(message: AssistantMessage, part: AssistantContentPart): void {
