@@ -316,6 +316,23 @@ describe('refusals', () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', conversation: null });
     expect(response.status).toBe('completed');
   });
+
+  it('refuses an item_reference, which no provider could resolve, rather than leave the item out', async () => {
+    const first = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
+    upstream.reset();
+    await expect400(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: [
+          { role: 'user', content: 'Hi' },
+          { type: 'item_reference', id: first.output[0]!.id! },
+        ],
+      }),
+      'input[1].type',
+      /item_reference/,
+    );
+    expect(upstream.requests).toHaveLength(0);
+  });
 });
 
 describe('truncation', () => {

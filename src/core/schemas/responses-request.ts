@@ -256,6 +256,17 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
       'is not supported: the gateway continues a conversation by previous_response_id',
     );
   }
+  // The ids of stored items are the gateway's, which no provider knows, and it sends items, never references.
+  const reference = Array.isArray(request.input)
+    ? request.input.findIndex((item) => item.type === 'item_reference')
+    : -1;
+  if (reference >= 0) {
+    throw fieldError(
+      'unsupported_parameter',
+      `input[${reference}].type`,
+      'item_reference is not supported: send the item itself, or continue by previous_response_id',
+    );
+  }
   if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
     throw fieldError('invalid_body', 'input', 'must not be empty');
   }
