@@ -513,6 +513,20 @@ describe('the input item list', () => {
     expect(again.status).toBe(404);
   });
 
+  it('has nothing to cancel: every response is answered in the foreground', async () => {
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', background: true });
+    upstream.reset();
+    const error: any = await client.responses.cancel(response.id).catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'response_id', type: 'invalid_request_error' });
+    const missing: any = await client.responses.cancel('resp_nope').catch((e) => e);
+    expect(missing.status).toBe(404);
+    // The provider never issued the gateway's ids.
+    expect(upstream.requests).toHaveLength(0);
+    expect((await client.responses.retrieve(response.id)).status).toBe('completed');
+  });
+
   it('stores nothing with store: false', async () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', store: false });
     expect((response as any).store).toBe(false);

@@ -24,6 +24,12 @@ export const RESPONSE_OPERATIONS: Operation[] = [
     tags: ['Responses'],
   },
   {
+    method: 'post',
+    path: '/responses/{response_id}/cancel',
+    summary: 'Refused (400): every response is answered in the foreground, none runs in the background',
+    tags: ['Responses'],
+  },
+  {
     method: 'get',
     path: '/responses/{response_id}/input_items',
     summary: "List a stored response's input items (the input item list)",

@@ -3,7 +3,7 @@
  * chat request (gateway/responses/) and runs through `execute` like any model call — routing, retries,
  * fallbacks, breaker, cache, hooks and guardrails, rate limits, the log —; its answer is framed by the
  * Responses codec and stored (unless `store: false`) before the client sees it end. Stored responses are
- * read, listed and deleted within the caller's workspace.
+ * read, listed and deleted within the caller's workspace; none is ever running in the background to cancel.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
@@ -133,6 +133,18 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
     const id = responseIdOf(request);
     if (!(await deps.store.deleteResponse(request.gw.apiKey.workspace_id, id))) throw notFound(id);
     return { id, object: 'response', deleted: true };
+  });
+
+  // Every response is answered in the foreground (`background: true` included): none is left running to
+  // cancel. Its id is the gateway's, which no provider issued, so the cancel is not passed through either.
+  app.post('/responses/:response_id/cancel', async (request) => {
+    const id = responseIdOf(request);
+    if (!(await deps.store.getResponse(request.gw.apiKey.workspace_id, id))) throw notFound(id);
+    throw new GatewayError(
+      'unsupported_endpoint',
+      `Response ${id} cannot be cancelled: only a background response can be, and the gateway answers every response in the foreground`,
+      { param: 'response_id' },
+    );
   });
 
   app.get('/responses/:response_id/input_items', async (request) => {
