@@ -459,6 +459,22 @@ describe('the input item list', () => {
       'item 2',
     ]);
     expect(before.json().has_more).toBe(false);
+    // `before` pages back: the page just before the cursor, in the list's order, not the list's start.
+    const page = async (query: string) =>
+      (
+        await gateway.server.app.inject({
+          method: 'GET',
+          url: `/v1/responses/${response.id}/input_items?${query}`,
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        })
+      ).json();
+    const previous = await page(`limit=2&before=${ids[3]}`);
+    expect(texts(previous)).toEqual(['item 1', 'item 2']);
+    expect(previous).toMatchObject({ has_more: true, first_id: ids[1], last_id: ids[2] });
+    const previousDesc = await page(`limit=2&order=desc&before=${ids[1]}`);
+    expect(texts(previousDesc)).toEqual(['item 3', 'item 2']);
+    expect(previousDesc.has_more).toBe(true);
+    expect(texts(await page(`limit=2&after=${ids[0]}&before=${ids[4]}`))).toEqual(['item 1', 'item 2']);
 
     // Every page through the SDK's auto-pagination.
     const paged: string[] = [];

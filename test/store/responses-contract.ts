@@ -91,6 +91,10 @@ export function responsesContract(makeHarness: () => Promise<StoreHarness>): voi
         'item 0',
       ]);
       expect(texts(await page({ limit: 10, order: 'asc', before: ids[2] }))).toEqual(['item 0', 'item 1']);
+      // `before` alone is the previous page: the items just before it, in the list's order.
+      expect(await page({ limit: 2, order: 'asc', before: ids[4] })).toMatchObject({ has_more: true });
+      expect(texts(await page({ limit: 2, order: 'asc', before: ids[4] }))).toEqual(['item 2', 'item 3']);
+      expect(texts(await page({ limit: 2, order: 'desc', before: ids[0] }))).toEqual(['item 2', 'item 1']);
       expect(texts(await page({ limit: 10, order: 'asc', after: ids[0], before: ids[4] }))).toEqual([
         'item 1',
         'item 2',

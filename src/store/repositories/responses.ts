@@ -1,7 +1,8 @@
 /**
  * Stored responses of the Responses API and their input items. A response is written with its items in
  * one transaction before its answer is complete, and updated once it is, so a follow-up that names it finds
- * it. Items are paged by their position: `after` / `before` name an item by id (an unknown one is a 400).
+ * it. Items are paged by their position: `after` / `before` name an item by id (an unknown one is a 400);
+ * `before` alone gives the page just before its item, as a previous page.
  */
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
@@ -191,12 +192,16 @@ export function createResponseRepository({ db }: RepositoryContext): ResponseRep
         const position = await cursorPosition(db, id, query.before, 'before');
         select = select.where('position', ascending ? '<' : '>', position);
       }
+      // `before` alone pages back: the items nearest the cursor, read from it outwards, then put in order.
+      const backwards = query.before !== undefined && query.after === undefined;
       const rows = await select
-        .orderBy('position', ascending ? 'asc' : 'desc')
+        .orderBy('position', ascending !== backwards ? 'asc' : 'desc')
         .limit(query.limit + 1)
         .execute();
+      const page = rows.slice(0, query.limit);
+      if (backwards) page.reverse();
       return {
-        data: rows.slice(0, query.limit).map((row) => ({ id: row.id, item: parseObject(row.item) })),
+        data: page.map((row) => ({ id: row.id, item: parseObject(row.item) })),
         has_more: rows.length > query.limit,
       };
     },
