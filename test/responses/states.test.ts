@@ -303,6 +303,29 @@ describe('refusals', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('refuses to continue a response still in progress, whose answer the next turn would lack', async () => {
+    upstream.enqueue({ text: 'one two three four five six', chunkDelayMs: 100 });
+    const stream = await client.responses.create({ model: 'gpt-4o', input: 'Talk', stream: true });
+    const iterator = stream[Symbol.asyncIterator]();
+    const created: any = (await iterator.next()).value;
+    expect(created.type).toBe('response.created');
+    const sent = upstream.requests.length;
+    const error: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'And?', previous_response_id: created.response.id })
+      .catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'previous_response_id' });
+    expect(error.error.message).toContain('in_progress');
+    expect(upstream.requests).toHaveLength(sent);
+    while (!(await iterator.next()).done);
+    const next = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'And?',
+      previous_response_id: created.response.id,
+    });
+    expect(next.status).toBe('completed');
+  });
+
   it('refuses a conversation object, which it does not keep, before any provider is called', async () => {
     for (const conversation of ['conv_123', { id: 'conv_123' }]) {
       await expect400(

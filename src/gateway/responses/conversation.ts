@@ -2,7 +2,8 @@
  * A conversation rebuilt from the store: the chain of `previous_response_id` walked back to its first
  * response, each response's input items followed by its output, oldest first. Whatever provider answered
  * each turn, the items are the Responses API's own, so the next turn's provider gets the whole history in
- * its own wire format (to-chat-request.ts). `instructions` are not carried over (the spec says so).
+ * its own wire format (to-chat-request.ts). `instructions` are not carried over (the spec says so). A
+ * response still in progress cannot be continued yet.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { Store } from '../../store/types.js';
@@ -27,6 +28,15 @@ export async function loadConversation(
     throw new GatewayError('not_found', `No response ${missing} in this workspace${where}`, {
       param: 'previous_response_id',
     });
+  }
+  // A response still being answered has no output yet: the next turn would go without its answer.
+  const running = responses.find((response) => response.body.status === 'in_progress');
+  if (running !== undefined) {
+    throw new GatewayError(
+      'invalid_body',
+      `Response ${running.id} is in_progress: a conversation continues from a response once it has ended`,
+      { param: 'previous_response_id' },
+    );
   }
   return responses.flatMap((response) => [
     ...response.input_items.map((stored) => stored.item as ConversationItem),
