@@ -67,6 +67,28 @@ describe('responses translated to anthropic', () => {
     await expect(client.responses.retrieve(response.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it("counts the prompt cache's reads and writes in usage", async () => {
+    const recorded = readAnthropicJsonFixture('anthropic-text.json') as any;
+    fake.enqueue({
+      kind: 'json',
+      body: {
+        ...recorded,
+        usage: {
+          input_tokens: 10,
+          cache_read_input_tokens: 300,
+          cache_creation_input_tokens: 2000,
+          output_tokens: 29,
+        },
+      },
+    });
+    const response = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Hello' });
+    expectOpenAPIValid('Response', response);
+    expect(response.usage).toMatchObject({
+      input_tokens: 2310,
+      input_tokens_details: { cached_tokens: 300, cache_write_tokens: 2000 },
+    });
+  });
+
   it('streams the event grammar with sequence numbers', async () => {
     const stream = await client.responses.create({
       model: 'claude-sonnet-4-5',

@@ -113,6 +113,31 @@ describe('OpenAI natively', () => {
     expect((await client.responses.retrieve(response.id)).output_text).toBe('[oai] Later');
   });
 
+  it("keeps the provider's usage, its cache writes included", async () => {
+    const client = sdk(openaiTarget());
+    const usage = {
+      input_tokens: 2400,
+      input_tokens_details: { cached_tokens: 300, cache_write_tokens: 2000 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 2405,
+    };
+    openai.enqueue({
+      status: 200,
+      body: {
+        id: 'resp_upstream',
+        object: 'response',
+        created_at: 1,
+        status: 'completed',
+        model: 'gpt-4o',
+        output: [],
+        usage,
+      },
+    });
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
+    expect(response.usage).toEqual(usage);
+  });
+
   it('relays the stream with the gateway ids and numbering, and exactly one terminal event', async () => {
     const client = sdk(openaiTarget());
     const events = await collect(

@@ -48,7 +48,7 @@ export interface NativeResponse {
   incomplete_details?: { reason?: string } | null;
   usage?: {
     input_tokens?: number;
-    input_tokens_details?: { cached_tokens?: number } | null;
+    input_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
     output_tokens?: number;
     output_tokens_details?: { reasoning_tokens?: number } | null;
     total_tokens?: number;
@@ -405,7 +405,7 @@ export class ResponseAssembler {
             input_tokens: usage.input_tokens ?? 0,
             input_tokens_details: {
               cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0,
-              cache_write_tokens: 0,
+              cache_write_tokens: usage.input_tokens_details?.cache_write_tokens ?? 0,
             },
             output_tokens: usage.output_tokens ?? 0,
             output_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
@@ -586,7 +586,7 @@ function responseUsage(usage: Usage | undefined): ResponseUsage | undefined {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: {
       cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-      cache_write_tokens: 0,
+      cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
     },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
