@@ -249,10 +249,20 @@ describe('partials', () => {
     );
     expect(cycle.message).toContain('{{>loop-a}} → {{>loop-b}} → {{>loop-a}}');
     expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
-    // Itself by a version selector is itself too (the version stored would become the latest).
-    for (const self of ['{{>loop-a@latest}}', '{{>loop-a@1}}']) {
+    // Itself by a version selector, or by its id, is itself too (the version stored would become the
+    // latest); and so is a partial that includes it by its id.
+    const { id } = (await api.get('/prompts/partials/loop-a')).body as { id: string };
+    for (const self of ['{{>loop-a@latest}}', '{{>loop-a@1}}', `{{>${id}}}`, `{{>${id}@latest}}`]) {
       expectError(await api.put('/prompts/partials/loop-a', { string: `a ${self}` }), 400, 'invalid_prompt');
     }
+    expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
+    expect((await api.put('/prompts/partials/loop-b', { string: `b {{>${id}}}` })).status).toBe(200);
+    await api.put('/prompts/partials/loop-b/publish', { version: 2 });
+    expectError(
+      await api.put('/prompts/partials/loop-a', { string: 'a {{>loop-b}}' }),
+      400,
+      'invalid_prompt',
+    );
     expect((await api.get('/prompts/partials/loop-a')).body.version).toBe(1);
     const missing = expectError(
       await api.post('/prompts', { slug: 'no-partial', string: chatTemplate('{{>ghost}}', 'x') }),

@@ -56,7 +56,7 @@ export function partialLoader(lookups: Lookups, workspaceId: string): PartialLoa
       partial.id,
       selectedVersion(partial, selector),
     );
-    return version && { text: version.partial.string, record: version };
+    return version && { text: version.partial.string, record: version, id: partial.id };
   };
 }
 

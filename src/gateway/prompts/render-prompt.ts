@@ -23,6 +23,8 @@ export const MAX_VARIABLE_LENGTH = 64 * 1024;
 export interface LoadedPartial {
   text: string;
   record: object;
+  /** The partial's id, the same in every version. */
+  id: string;
 }
 
 export type PartialLoader = (reference: string) => Promise<LoadedPartial | undefined>;
@@ -71,28 +73,38 @@ function slugOfPartial(name: string): string {
   return at === -1 ? name : name.slice(0, at);
 }
 
+/** A partial on the way down from the template: as it was named, and its id once known. */
+interface Step {
+  name: string;
+  id?: string;
+}
+
+function cycleError(path: Step[], name: string): GatewayError {
+  return new GatewayError(
+    'invalid_prompt',
+    `The partials include one another: ${[...path.map((step) => step.name), name].map((p) => `{{>${p}}}`).join(' → ')}`,
+    { param: 'string' },
+  );
+}
+
 /** Loads every partial the template includes, through partials of partials; refuses missing ones and cycles. */
 async function collectPartials(
   root: CompiledTemplate,
   load: PartialLoader,
   into: Collected,
-  path: string[],
+  path: Step[],
   inSection: boolean,
 ): Promise<void> {
   for (const use of root.partials) {
     // By slug, whatever version is named: `{{>X@latest}}` inside X is X including itself (the version
     // being stored becomes the latest once published).
-    if (path.some((name) => slugOfPartial(name) === slugOfPartial(use.name))) {
-      throw new GatewayError(
-        'invalid_prompt',
-        `The partials include one another: ${[...path, use.name].map((p) => `{{>${p}}}`).join(' → ')}`,
-        { param: 'string' },
-      );
+    if (path.some((step) => slugOfPartial(step.name) === slugOfPartial(use.name))) {
+      throw cycleError(path, use.name);
     }
     if (path.length >= MAX_PARTIAL_DEPTH) {
       throw new GatewayError(
         'invalid_prompt',
-        `Partials nest more than ${MAX_PARTIAL_DEPTH} deep: {{>${path[0]}}} → … → {{>${use.name}}}`,
+        `Partials nest more than ${MAX_PARTIAL_DEPTH} deep: {{>${path[0].name}}} → … → {{>${use.name}}}`,
         { param: 'string' },
       );
     }
@@ -107,12 +119,14 @@ async function collectPartials(
         param: 'string',
       });
     }
+    // And by id: a partial named by its id in one place and by its slug in another is one partial.
+    if (path.some((step) => step.id === partial.id)) throw cycleError(path, use.name);
     const param = `partials.${use.name}`;
     const parsed = compiledFor(partial.record, root.type, partial.text, use.inString, param);
     into.partials[use.name] = partial.text;
     for (const name of parsed.known) into.known.add(name);
     if (!sectioned) for (const name of parsed.required) into.required.add(name);
-    await collectPartials(parsed, load, into, [...path, use.name], sectioned);
+    await collectPartials(parsed, load, into, [...path, { name: use.name, id: partial.id }], sectioned);
   }
 }
 
@@ -305,9 +319,10 @@ export async function checkPromptDocument(
   }
 }
 
-/** Checks a partial before it is stored: Mustache, no unescaped values, and no cycle through its partials. */
+/** Checks a partial before it is stored (`id`: once it exists): Mustache, no unescaped values, and no cycle
+ * through its partials. */
 export async function checkPartialText(
-  slug: string,
+  partial: { slug: string; id?: string },
   text: string,
   loadPartial: PartialLoader,
 ): Promise<void> {
@@ -316,7 +331,7 @@ export async function checkPartialText(
     compiled,
     loadPartial,
     { partials: {}, required: new Set(), known: new Set(), visited: new Map() },
-    [slug],
+    [{ name: partial.slug, id: partial.id }],
     false,
   );
 }

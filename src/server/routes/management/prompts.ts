@@ -98,7 +98,11 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.post('/prompts/partials', async (request) => {
     const body = validateCreatePromptPartial(request.body);
     const caller = request.gw.apiKey;
-    await checkPartialText(body.slug, body.string, partialLoader(deps.lookups, caller.workspace_id));
+    await checkPartialText(
+      { slug: body.slug },
+      body.string,
+      partialLoader(deps.lookups, caller.workspace_id),
+    );
     const partial = await store.createPromptPartial({
       organisation_id: caller.organisation_id,
       workspace_id: caller.workspace_id,
@@ -123,7 +127,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const body = validateUpdatePromptPartial(request.body);
     const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, body.slug);
-    await checkPartialText(current.slug, body.string, partialLoader(deps.lookups, workspaceId));
+    await checkPartialText(current, body.string, partialLoader(deps.lookups, workspaceId));
     const partial = await store.updatePromptPartial(workspaceId, current.id, {
       name: body.name,
       partial: { string: body.string },
