@@ -381,6 +381,14 @@ describe('the request', () => {
       'messages',
     );
     expectError(await complete(gateway, 'params', {}), 400, 'invalid_body', 'variables');
+    const calls = fake.requests.length;
+    expectError(
+      await complete(gateway, 'params', { variables: { q: 'x' }, hyperparameters: { temperature: 1 } }),
+      400,
+      'invalid_body',
+      'hyperparameters',
+    );
+    expect(fake.requests.length).toBe(calls);
   });
 
   it('/render returns the request without calling a model', async () => {

@@ -206,6 +206,9 @@ async function preparedTemplate(
   return { template, ...collected };
 }
 
+/** Where some clients nest a prompt call's hyperparameters; they go at the root of the body. */
+const NESTED = 'hyperparameters';
+
 /** Names of one setting: the deprecated one and the one that replaces it. */
 const SAME_SETTING = [['max_tokens', 'max_completion_tokens']] as const;
 
@@ -239,6 +242,14 @@ function render(
       {
         param: field,
       },
+    );
+  }
+  // Forwarded, it would be refused by some providers and dropped by others, the values in it unused.
+  if (input.overrides[NESTED] !== undefined) {
+    throw new GatewayError(
+      'invalid_body',
+      `${NESTED} are not nested: send temperature, max_completion_tokens … at the root of the body`,
+      { param: NESTED },
     );
   }
   const body = {
