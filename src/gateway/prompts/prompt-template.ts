@@ -95,11 +95,19 @@ class BoundedWriter extends Mustache.Writer {
 }
 
 /** Parses and caches template and partial texts (a partial's tokens are parsed by Mustache itself, through
- * this writer's cache, when it is rendered). Bounded, so a stream of new versions does not grow it. */
+ * this writer's cache, when it is rendered). Bounded in entries and in size, so a stream of new versions
+ * does not grow it: an entry holds its text twice, as its key and in its tokens, and texts may be large. */
 const writer = new BoundedWriter();
-(writer as unknown as { templateCache: unknown }).templateCache = new LRUCache<string, Token[]>({
-  max: 2000,
-});
+(writer as unknown as { templateCache: unknown }).templateCache = createTemplateCache(32 * 1024 * 1024);
+
+/** A cache of parsed texts (Mustache's key is the text) holding at most `maxBytes` of them. */
+export function createTemplateCache(maxBytes: number): LRUCache<string, Token[]> {
+  return new LRUCache<string, Token[]>({
+    max: 2000,
+    maxSize: maxBytes,
+    sizeCalculation: (_tokens, text) => 2 * text.length + 64,
+  });
+}
 
 const JSON_CONTENT = (value: unknown): string => {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
