@@ -440,6 +440,24 @@ describeWithChromium('web console', () => {
     expect(errors).toEqual([]);
   });
 
+  it("shows a new workspace's key that workspace only, and analytics saying there is nothing yet", async () => {
+    const created = await api('/workspaces', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Empty', slug: 'empty' }),
+    });
+    const { admin_key } = (await created.json()) as { admin_key: { key: string } };
+    await go('/logs');
+    await signInWith(admin_key.key);
+    await page.getByText('No log records match.').waitFor();
+    await go('/analytics');
+    await heading('Analytics');
+    for (const top of ['top-models', 'top-keys']) {
+      await expect.poll(() => page.getByTestId(top).textContent()).toBe('No requests in this range.');
+    }
+    expect(await page.getByTestId('analytics-totals').textContent()).toContain('Requests0');
+    expect(errors).toEqual([]);
+  });
+
   it('shows a member key its logs, and the gateway refusing it the management pages', async () => {
     const created = await api('/api-keys', {
       method: 'POST',

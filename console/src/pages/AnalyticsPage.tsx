@@ -66,39 +66,48 @@ function ChartCard({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
-function TopTable({ title, rows, testId }: { title: string; rows: AnalyticsRow[]; testId: string }) {
+/** `rows` null: not loaded yet. */
+function TopTable({ title, rows, testId }: { title: string; rows: AnalyticsRow[] | null; testId: string }) {
   return (
     <ChartCard title={title}>
-      <BarChart
-        h={180}
-        data={rows.map((row) => ({ name: row.group ?? '(none)', requests: row.requests }))}
-        dataKey="name"
-        series={[{ name: 'requests', color: 'indigo.6' }]}
-      />
-      <Table mt="sm" data-testid={testId}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Requests</Table.Th>
-            <Table.Th>Errors</Table.Th>
-            <Table.Th>Tokens</Table.Th>
-            <Table.Th>Cost</Table.Th>
-            <Table.Th>p95 latency</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((row) => (
-            <Table.Tr key={row.group ?? ''}>
-              <Table.Td>{row.group ?? '(none)'}</Table.Td>
-              <Table.Td>{formatNumber(row.requests)}</Table.Td>
-              <Table.Td>{formatNumber(row.errors)}</Table.Td>
-              <Table.Td>{formatNumber(row.total_tokens)}</Table.Td>
-              <Table.Td>{formatCost(row.cost)}</Table.Td>
-              <Table.Td>{row.latency_ms.p95 === null ? '—' : `${row.latency_ms.p95} ms`}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      {rows === null || rows.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid={testId}>
+          {rows === null ? 'Loading…' : 'No requests in this range.'}
+        </Text>
+      ) : (
+        <>
+          <BarChart
+            h={180}
+            data={rows.map((row) => ({ name: row.group ?? '(none)', requests: row.requests }))}
+            dataKey="name"
+            series={[{ name: 'requests', color: 'indigo.6' }]}
+          />
+          <Table mt="sm" data-testid={testId}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Requests</Table.Th>
+                <Table.Th>Errors</Table.Th>
+                <Table.Th>Tokens</Table.Th>
+                <Table.Th>Cost</Table.Th>
+                <Table.Th>p95 latency</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((row) => (
+                <Table.Tr key={row.group ?? ''}>
+                  <Table.Td>{row.group ?? '(none)'}</Table.Td>
+                  <Table.Td>{formatNumber(row.requests)}</Table.Td>
+                  <Table.Td>{formatNumber(row.errors)}</Table.Td>
+                  <Table.Td>{formatNumber(row.total_tokens)}</Table.Td>
+                  <Table.Td>{formatCost(row.cost)}</Table.Td>
+                  <Table.Td>{row.latency_ms.p95 === null ? '—' : `${row.latency_ms.p95} ms`}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </>
+      )}
     </ChartCard>
   );
 }
@@ -106,8 +115,8 @@ function TopTable({ title, rows, testId }: { title: string; rows: AnalyticsRow[]
 export function AnalyticsPage() {
   const [range, setRange] = useState('24h');
   const [series, setSeries] = useState<AnalyticsRow[]>([]);
-  const [models, setModels] = useState<AnalyticsRow[]>([]);
-  const [keys, setKeys] = useState<AnalyticsRow[]>([]);
+  const [models, setModels] = useState<AnalyticsRow[] | null>(null);
+  const [keys, setKeys] = useState<AnalyticsRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
