@@ -294,6 +294,32 @@ describeWithChromium('web console', () => {
     expect(errors).toEqual([]);
   });
 
+  it('copies a new key where the page has no Clipboard API (plain http under a name)', async () => {
+    const other = await launchChromium(['--host-resolver-rules=MAP gateway.internal 127.0.0.1']);
+    try {
+      const context = await other.newContext();
+      await context.grantPermissions(['clipboard-read'], { origin: gateway.origin });
+      const insecure = await context.newPage();
+      insecure.setDefaultTimeout(TIMEOUT_MS);
+      await insecure.goto(`http://gateway.internal:${new URL(gateway.origin).port}/console/api-keys`);
+      expect(await insecure.evaluate('isSecureContext')).toBe(false);
+      await insecure.getByLabel('Gateway API key').fill(gateway.adminKey);
+      await insecure.getByRole('button', { name: 'Sign in' }).click();
+      await insecure.getByLabel('Name').fill('copied-over-http');
+      await insecure.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await insecure.getByTestId('new-key-secret').textContent())!.trim();
+      await insecure.getByRole('button', { name: 'Copy' }).click();
+      await insecure.getByRole('button', { name: 'Copied' }).waitFor();
+
+      // Read back where the Clipboard API is: the gateway's own loopback origin.
+      const reader = await context.newPage();
+      await reader.goto(`${gateway.origin}/console/`);
+      expect(await reader.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses an invalid config in the editor and saves a valid one', async () => {
     await go('/configs');
     await heading('Configs');

@@ -44,9 +44,12 @@ export function describeWithChromium(name: string, fn: () => void): void {
   describe.skip(name, fn);
 }
 
-/** A fresh browser: playwright gives each launch a profile directory of its own, removed on close. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, timeout: 30_000 });
+/**
+ * A fresh browser: playwright gives each launch a profile directory of its own, removed on close. `args`:
+ * more command-line switches (`--host-resolver-rules=…` to reach the gateway under another name).
+ */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...ARGS, ...args], timeout: 30_000 });
 }
 
 /** Builds the console once when dist/console has no build (a fresh clone before `npm run build`). */

@@ -4,7 +4,6 @@ import {
   Badge,
   Button,
   Code,
-  CopyButton,
   Group,
   Modal,
   Select,
@@ -16,6 +15,7 @@ import {
 } from '@mantine/core';
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type ListAnswer } from '../api';
+import { copyText } from '../clipboard';
 import { formatUnixSeconds } from '../format';
 import type { ApiKey } from '../types';
 
@@ -27,6 +27,8 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [role, setRole] = useState<string>('member');
   const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [copyError, setCopyError] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
 
   const load = useCallback(async () => {
@@ -45,6 +47,8 @@ export function ApiKeysPage() {
     event.preventDefault();
     setError(null);
     try {
+      setCopied(false);
+      setCopyError(null);
       setCreated(await api<ApiKey & { key: string }>('/api-keys', { method: 'POST', body: { name, role } }));
       setName('');
       await load();
@@ -164,9 +168,21 @@ export function ApiKeysPage() {
               {created.key}
             </Code>
             <Group justify="end">
-              <CopyButton value={created.key}>
-                {({ copied, copy }) => <Button onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}
-              </CopyButton>
+              {copyError && (
+                <Text size="sm" c="red">
+                  {copyError}
+                </Text>
+              )}
+              <Button
+                onClick={() =>
+                  copyText(created.key).then(
+                    () => setCopied(true),
+                    (err: unknown) => setCopyError(errorText(err)),
+                  )
+                }
+              >
+                {copied ? 'Copied' : 'Copy'}
+              </Button>
               <Button variant="default" onClick={() => setCreated(null)}>
                 Done
               </Button>
