@@ -252,6 +252,13 @@ describeWithChromium('web console', () => {
     const attempts = page.getByTestId('attempts-table').locator('tr', { hasText: 'attempt' });
     await expect.poll(() => attempts.count()).toBe(2);
     expect(await attempts.first().textContent()).toContain('fake-status-500');
+
+    // From an attempt: its request and the other attempt.
+    await attempts.first().getByRole('link').click();
+    await page.getByTestId('log-status').getByText('500').waitFor();
+    const table = page.getByTestId('attempts-table');
+    await expect.poll(() => table.locator('tr', { hasText: request.id }).count()).toBe(1);
+    expect(await table.locator('tr', { hasText: 'attempt' }).count()).toBe(1);
     expect(errors).toEqual([]);
   });
 

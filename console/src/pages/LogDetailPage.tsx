@@ -41,27 +41,60 @@ function JsonBlock({ title, value }: { title: string; value: unknown }) {
 const OTHERS_SHOWN = 100;
 
 /**
- * The other records of `record`'s trace, oldest first: every one of its own call (the request and its
- * attempts), however many records share the trace id, and the trace's newest others up to OTHERS_SHOWN.
+ * Pages through the records of `record`'s trace within `window`, newest first, handing each to `visit` until
+ * it answers true.
  */
-async function traceRecords(record: LogRecord): Promise<LogRecord[]> {
-  const requestSpan = record.parent_span_id ?? record.span_id;
-  const ofCall = (other: LogRecord) => other.span_id === requestSpan || other.parent_span_id === requestSpan;
-  const call: LogRecord[] = [];
-  const others: LogRecord[] = [];
+async function scanTrace(
+  record: LogRecord,
+  window: { from_ms?: number; to_ms: number },
+  visit: (other: LogRecord) => boolean,
+): Promise<void> {
   let after: string | undefined;
   do {
     const page = await api<ListAnswer<LogRecord>>(
-      `/logs${query({ trace_id: record.trace_id, limit: 1000, after })}`,
+      `/logs${query({ trace_id: record.trace_id, ...window, limit: 1000, after })}`,
     );
-    for (const other of page.data) {
-      if (other.id === record.id) continue;
-      if (ofCall(other)) call.push(other);
-      else if (others.length < OTHERS_SHOWN) others.push(other);
-    }
+    if (page.data.some(visit)) return;
     after = page.has_more ? page.data.at(-1)?.id : undefined;
   } while (after);
-  return [...call, ...others].sort((a, b) => a.created_at_ms - b.created_at_ms);
+}
+
+/**
+ * The records of `record`'s call, however many share its trace id: a request's attempts started while it
+ * ran; an attempt's request is the record of its parent span that started before it.
+ */
+async function callRecords(record: LogRecord): Promise<LogRecord[]> {
+  let request: LogRecord | undefined = record;
+  if (record.parent_span_id) {
+    request = undefined;
+    await scanTrace(record, { to_ms: record.created_at_ms }, (other) => {
+      if (other.span_id === record.parent_span_id) request = other;
+      return request !== undefined;
+    });
+  }
+  if (!request) return [];
+  const call: LogRecord[] = [request];
+  const { span_id, created_at_ms, latency_ms } = request;
+  await scanTrace(
+    request,
+    { from_ms: created_at_ms, to_ms: created_at_ms + Math.ceil(latency_ms) },
+    (other) => {
+      if (other.parent_span_id === span_id) call.push(other);
+      return false;
+    },
+  );
+  return call;
+}
+
+/** The other records of `record`'s trace, oldest first: all of its own call, and the trace's newest others. */
+async function traceRecords(record: LogRecord): Promise<LogRecord[]> {
+  const [call, newest] = await Promise.all([
+    callRecords(record),
+    api<ListAnswer<LogRecord>>(`/logs${query({ trace_id: record.trace_id, limit: OTHERS_SHOWN })}`),
+  ]);
+  const byId = new Map([...newest.data, ...call].map((other) => [other.id, other]));
+  byId.delete(record.id);
+  return [...byId.values()].sort((a, b) => a.created_at_ms - b.created_at_ms);
 }
 
 export function LogDetailPage({ id }: { id: string }) {
