@@ -268,7 +268,7 @@ describeWithChromium('web console', () => {
     const ticks = page
       .locator('.mantine-Card-root', { hasText: 'Requests and errors' })
       .locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
-    for (const range of ['1h', '7d']) {
+    for (const range of ['1h', '24h', '7d']) {
       await page.getByText(range, { exact: true }).click();
       await page.waitForLoadState('networkidle');
       // Requests made in this test file fall in one minute; the axis still spans the hour (or the week).

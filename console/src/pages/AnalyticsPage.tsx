@@ -9,7 +9,12 @@ import type { AnalyticsRow, ApiKey } from '../types';
 /** `label`: how a bucket's start reads on the time axis; a day is a UTC day, as the gateway rolls it up. */
 const RANGES: Record<string, { ms: number; interval: string; label: Intl.DateTimeFormatOptions }> = {
   '1h': { ms: 3_600_000, interval: 'minute', label: { hour: '2-digit', minute: '2-digit', hour12: false } },
-  '24h': { ms: 86_400_000, interval: 'hour', label: { hour: '2-digit', minute: '2-digit', hour12: false } },
+  // A day's range has 25 hours: the weekday tells the first from the last.
+  '24h': {
+    ms: 86_400_000,
+    interval: 'hour',
+    label: { weekday: 'short', hour: '2-digit', minute: '2-digit', hour12: false },
+  },
   '7d': {
     ms: 7 * 86_400_000,
     interval: 'hour',
