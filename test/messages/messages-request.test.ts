@@ -17,6 +17,11 @@ function refusal(fn: () => unknown): GatewayError {
   throw new Error('not refused');
 }
 
+const toolResult = (content: unknown) => ({
+  ...base,
+  messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content }] }],
+});
+
 describe('validation', () => {
   it.each([
     [{ ...base, max_tokens: undefined }, 'max_tokens'],
@@ -50,6 +55,11 @@ describe('validation', () => {
       { ...base, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }] }] },
       'messages[0].content[0].signature',
     ],
+    // A tool result's content: a string, or blocks checked as any other.
+    [toolResult({ a: 1 }), 'messages[0].content[0].content'],
+    [toolResult([null]), 'messages[0].content[0].content[0]'],
+    [toolResult([{ text: 'no type' }]), 'messages[0].content[0].content[0].type'],
+    [toolResult([{ type: 'text' }]), 'messages[0].content[0].content[0].text'],
     [{ ...base, system: [{ type: 'image', source: {} }] }, 'system[0].type'],
     [{ ...base, temperature: 1.5 }, 'temperature'],
     [{ ...base, tool_choice: { type: 'tool' } }, 'tool_choice.name'],

@@ -122,7 +122,26 @@ const REQUIRED_BLOCK_FIELDS: Record<string, Record<string, 'string' | 'object' |
   redacted_thinking: { data: 'string' },
 };
 
+/** A tool result's content: a string, or content blocks (each checked as a message's are). */
+function checkToolResultContent(content: unknown, path: string): void {
+  if (content === undefined || typeof content === 'string') return;
+  if (!Array.isArray(content)) {
+    throw fieldError('invalid_body', path, 'must be a string or an array of content blocks');
+  }
+  content.forEach((block: unknown, k) => {
+    if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+      throw fieldError('invalid_body', `${path}[${k}]`, 'must be a content block (an object)');
+    }
+    const { type } = block as Record<string, unknown>;
+    if (typeof type !== 'string' || type === '') {
+      throw fieldError('invalid_body', `${path}[${k}].type`, 'is required for a content block');
+    }
+    checkContentBlock(block as Record<string, unknown>, `${path}[${k}]`);
+  });
+}
+
 function checkContentBlock(block: Record<string, unknown>, path: string): void {
+  if (block.type === 'tool_result') checkToolResultContent(block.content, `${path}.content`);
   const required = REQUIRED_BLOCK_FIELDS[block.type as string];
   if (!required) return;
   for (const [field, kind] of Object.entries(required)) {
