@@ -60,6 +60,15 @@ describe('validation', () => {
     [toolResult([null]), 'messages[0].content[0].content[0]'],
     [toolResult([{ text: 'no type' }]), 'messages[0].content[0].content[0].type'],
     [toolResult([{ type: 'text' }]), 'messages[0].content[0].content[0].text'],
+    [
+      {
+        ...base,
+        messages: [
+          { role: 'user', content: [{ type: 'document', source: { type: 'content', content: [null] } }] },
+        ],
+      },
+      'messages[0].content[0].source.content[0]',
+    ],
     [{ ...base, system: [{ type: 'image', source: {} }] }, 'system[0].type'],
     [{ ...base, temperature: 1.5 }, 'temperature'],
     [{ ...base, tool_choice: { type: 'tool' } }, 'tool_choice.name'],

@@ -122,8 +122,9 @@ const REQUIRED_BLOCK_FIELDS: Record<string, Record<string, 'string' | 'object' |
   redacted_thinking: { data: 'string' },
 };
 
-/** A tool result's content: a string, or content blocks (each checked as a message's are). */
-function checkToolResultContent(content: unknown, path: string): void {
+/** A tool result's or a content document's content: a string, or content blocks (each checked as a
+ * message's are). */
+function checkNestedContent(content: unknown, path: string): void {
   if (content === undefined || typeof content === 'string') return;
   if (!Array.isArray(content)) {
     throw fieldError('invalid_body', path, 'must be a string or an array of content blocks');
@@ -141,7 +142,11 @@ function checkToolResultContent(content: unknown, path: string): void {
 }
 
 function checkContentBlock(block: Record<string, unknown>, path: string): void {
-  if (block.type === 'tool_result') checkToolResultContent(block.content, `${path}.content`);
+  if (block.type === 'tool_result') checkNestedContent(block.content, `${path}.content`);
+  const source = block.source as Record<string, unknown> | undefined;
+  if (block.type === 'document' && source?.type === 'content') {
+    checkNestedContent(source.content, `${path}.source.content`);
+  }
   const required = REQUIRED_BLOCK_FIELDS[block.type as string];
   if (!required) return;
   for (const [field, kind] of Object.entries(required)) {
