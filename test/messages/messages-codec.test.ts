@@ -112,6 +112,45 @@ describe('a translated stream', () => {
   });
 });
 
+// OpenAI answers a call forced by name (tool_choice naming the function) with finish_reason "stop", and
+// some OpenAI-wire servers every tool call; Anthropic's answer with tool_use blocks stops for tool_use.
+describe('tool calls that finished with stop', () => {
+  const call = { id: 'call_1', type: 'function' as const, function: { name: 'f', arguments: '{"a":1}' } };
+
+  it('end a streamed Message with the stop reason tool_use', () => {
+    const encoder = messagesCodec.streamEncoder({});
+    const text =
+      (encoder.chunk(chunk({ role: 'assistant', tool_calls: [{ index: 0, ...call }] }), undefined) ?? '') +
+      (encoder.chunk(chunk({}, 'stop'), undefined) ?? '') +
+      encoder.end();
+    expect(framesOf(text).find((e) => e.type === 'message_delta')?.delta).toEqual({
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+    });
+  });
+
+  it('end a Message with the stop reason tool_use', () => {
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-named',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-x',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, refusal: null, tool_calls: [call] },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+    };
+    const message = JSON.parse(
+      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+    );
+    expect(message.stop_reason).toBe('tool_use');
+  });
+});
+
 describe('a native stream', () => {
   it('goes out with the provider’s own text and nothing added at the end', () => {
     const encoder = messagesCodec.streamEncoder({});

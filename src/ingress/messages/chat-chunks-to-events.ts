@@ -9,11 +9,10 @@
 import type {
   MessagesAnswerBlock,
   MessagesBlockDelta,
-  MessagesStopReason,
   MessagesStreamEvent,
 } from '../../core/messages-types.js';
-import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
-import { messageId, messagesStopReason, messagesUsage } from './chat-to-message.js';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
+import { answerStopReason, messageId, messagesUsage } from './chat-to-message.js';
 
 /** The block being written: its kind, its Messages index, and the chat index it comes from (a tool call's,
  * or a thinking block's among `content_blocks`). */
@@ -29,7 +28,7 @@ export class ChatChunksToMessageEvents {
   private nextIndex = 0;
   /** Tool calls by their chat index → their block index. */
   private readonly toolBlocks = new Map<number, number>();
-  private stopReason: MessagesStopReason = null;
+  private finishReason: FinishReason | null = null;
   private refused = false;
   private usage: Usage | undefined;
 
@@ -83,7 +82,7 @@ export class ChatChunksToMessageEvents {
         });
       }
     }
-    if (choice.finish_reason) this.stopReason = messagesStopReason(choice.finish_reason);
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return out;
   }
 
@@ -94,7 +93,10 @@ export class ChatChunksToMessageEvents {
     const usage = messagesUsage(this.usage);
     out += sse({
       type: 'message_delta',
-      delta: { stop_reason: this.refused ? 'refusal' : (this.stopReason ?? 'end_turn'), stop_sequence: null },
+      delta: {
+        stop_reason: answerStopReason(this.finishReason, this.toolBlocks.size > 0, this.refused),
+        stop_sequence: null,
+      },
       usage,
     });
     return out + sse({ type: 'message_stop' });

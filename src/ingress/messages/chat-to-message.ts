@@ -31,6 +31,22 @@ export function messagesStopReason(reason: FinishReason | null): MessagesStopRea
 
 /** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
  * read from the prompt cache nor written to it. Writes are null when the provider does not report them. */
+/**
+ * The stop reason of a whole answer: `refusal` for a refusal; `tool_use` for an answer with tool calls
+ * that the provider says simply stopped (OpenAI's finish reason for a call forced by name is `stop`, as is
+ * some OpenAI-wire servers' for every call), as Anthropic's answer with tool_use blocks stops for them;
+ * else the finish reason's (`end_turn` when there is none).
+ */
+export function answerStopReason(
+  reason: FinishReason | null,
+  toolUse: boolean,
+  refused: boolean,
+): MessagesStopReason {
+  if (refused) return 'refusal';
+  const stop = messagesStopReason(reason) ?? 'end_turn';
+  return toolUse && stop === 'end_turn' ? 'tool_use' : stop;
+}
+
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
   const written = usage?.prompt_tokens_details?.cache_write_tokens;
@@ -86,7 +102,11 @@ export function chatToMessage(completion: ChatCompletion & { hook_results?: unkn
     role: 'assistant',
     model: completion.model,
     content,
-    stop_reason: refusal ? 'refusal' : messagesStopReason(choice?.finish_reason ?? 'stop'),
+    stop_reason: answerStopReason(
+      choice?.finish_reason ?? 'stop',
+      (choice?.message.tool_calls?.length ?? 0) > 0,
+      Boolean(refusal),
+    ),
     stop_sequence: null,
     usage: messagesUsage(completion.usage),
     ...(completion.hook_results !== undefined ? { hook_results: completion.hook_results } : {}),
