@@ -203,10 +203,8 @@ export function validateMessagesRequest(body: unknown): MessagesRequest {
   checkPrompt(request);
   checkOutputFormat(request.output_config?.format, 'output_config.format');
   checkOutputFormat(request.output_format, 'output_format');
-  const budget = request.thinking?.budget_tokens;
-  if (request.thinking?.type === 'enabled' && budget !== undefined && budget >= request.max_tokens) {
-    throw fieldError('invalid_body', 'thinking.budget_tokens', 'must be less than max_tokens');
-  }
+  // A thinking budget at or above max_tokens is not refused here: with interleaved thinking it is the
+  // whole turn's and may exceed it, which only the provider, knowing the model and flags, can judge.
   return request;
 }
 
