@@ -552,7 +552,7 @@ describe('the input item list', () => {
     expect(again.status).toBe(404);
   });
 
-  it('has nothing to cancel: every response is answered in the foreground', async () => {
+  it('has nothing to cancel or stream again: every response is answered in the foreground', async () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', background: true });
     upstream.reset();
     const error: any = await client.responses.cancel(response.id).catch((e) => e);
@@ -564,6 +564,17 @@ describe('the input item list', () => {
     // The provider never issued the gateway's ids.
     expect(upstream.requests).toHaveLength(0);
     expect((await client.responses.retrieve(response.id)).status).toBe('completed');
+    // Nor is one streamed again, which the SDK would read as an empty stream.
+    const again: any = await client.responses.retrieve(response.id, { stream: true }).catch((e) => e);
+    expect(again).toBeInstanceOf(OpenAI.APIError);
+    expect(again.status).toBe(400);
+    expect(again.error).toMatchObject({ param: 'stream' });
+    const plain = await gateway.server.app.inject({
+      method: 'GET',
+      url: `/v1/responses/${response.id}?stream=false`,
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(plain.json().id).toBe(response.id);
   });
 
   it('stores nothing with store: false', async () => {

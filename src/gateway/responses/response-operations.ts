@@ -15,7 +15,16 @@ export const RESPONSE_OPERATIONS: Operation[] = [
     path: '/responses/{response_id}',
     summary: 'Get a stored response of the workspace',
     tags: ['Responses'],
-    parameters: [IncludeParameter],
+    parameters: [
+      IncludeParameter,
+      {
+        name: 'stream',
+        in: 'query',
+        description:
+          'true is refused (400): only a background response can be streamed again, and none runs so',
+        schema: { type: 'boolean' },
+      },
+    ],
   },
   {
     method: 'delete',

@@ -3,7 +3,8 @@
  * chat request (gateway/responses/) and runs through `execute` like any model call — routing, retries,
  * fallbacks, breaker, cache, hooks and guardrails, rate limits, the log —; its answer is framed by the
  * Responses codec and stored (unless `store: false`) before the client sees it end. Stored responses are
- * read, listed and deleted within the caller's workspace; none is ever running in the background to cancel.
+ * read, listed and deleted within the caller's workspace; none runs in the background, to cancel or to
+ * stream again.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
@@ -69,6 +70,15 @@ function notFound(id: string): GatewayError {
   return new GatewayError('not_found', `No response ${id} in this workspace`, { param: 'response_id' });
 }
 
+/** What only a background response allows; the gateway answers every response in the foreground. */
+function foregroundOnly(id: string, what: string, param: string): GatewayError {
+  return new GatewayError(
+    'unsupported_endpoint',
+    `Response ${id} cannot be ${what}: only a background response can be, and the gateway answers every response in the foreground`,
+    { param },
+  );
+}
+
 function responseIdOf(request: FastifyRequest): string {
   return pathParam(request.params, 'response_id');
 }
@@ -122,10 +132,12 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
   });
 
   app.get('/responses/:response_id', async (request) => {
-    checkInclude(request.query as Query);
+    const query = request.query as Query;
+    checkInclude(query);
     const id = responseIdOf(request);
     const stored = await deps.store.getResponse(request.gw.apiKey.workspace_id, id);
     if (!stored) throw notFound(id);
+    if (single(query, 'stream') === 'true') throw foregroundOnly(id, 'streamed again', 'stream');
     return stored.body;
   });
 
@@ -136,15 +148,12 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
   });
 
   // Every response is answered in the foreground (`background: true` included): none is left running to
-  // cancel. Its id is the gateway's, which no provider issued, so the cancel is not passed through either.
+  // cancel (nor to stream again, above). Its id is the gateway's, which no provider issued, so the cancel
+  // is not passed through either.
   app.post('/responses/:response_id/cancel', async (request) => {
     const id = responseIdOf(request);
     if (!(await deps.store.getResponse(request.gw.apiKey.workspace_id, id))) throw notFound(id);
-    throw new GatewayError(
-      'unsupported_endpoint',
-      `Response ${id} cannot be cancelled: only a background response can be, and the gateway answers every response in the foreground`,
-      { param: 'response_id' },
-    );
+    throw foregroundOnly(id, 'cancelled', 'response_id');
   });
 
   app.get('/responses/:response_id/input_items', async (request) => {
