@@ -119,7 +119,7 @@ export class ResponseAssembler {
         type: 'message',
         id: newItemId('msg'),
         role: 'assistant',
-        status: this.finishReason === 'length' ? 'incomplete' : 'completed',
+        status: 'completed',
         content: [{ type: 'output_text', text: message.content, annotations: [], logprobs: [] }],
       });
     }
@@ -142,6 +142,9 @@ export class ResponseAssembler {
         status: 'completed',
       });
     }
+    // The token limit cut the last item, as a stream closes the item it has open (closeOpen).
+    const last = this.output.at(-1);
+    if (last && this.finishReason === 'length') last.status = 'incomplete';
     return this.finish().response;
   }
 
