@@ -111,6 +111,16 @@ describe('ResponseAssembler', () => {
     }
   });
 
+  it('opens a stream that had no chunk at all before its terminal event', async () => {
+    const { events, response } = (await assembler()).finish();
+    expect(validAndNumbered(events)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.completed',
+    ]);
+    expect(response).toMatchObject({ status: 'completed', output: [] });
+  });
+
   it('closes what is open and ends with response.failed when the answer breaks', async () => {
     const a = await assembler();
     const events = [...a.push(chunk({ content: 'Hel' })), ...a.push(chunk({ content: 'lo' }))];

@@ -318,7 +318,10 @@ export class ResponseAssembler {
   /** The end of a complete answer: idempotent, so the sink (to store it) and the codec (to send it) agree. */
   finish(): Settled {
     if (this.settled) return this.settled;
-    const events = this.started ? this.closeOpen() : [];
+    // A stream that had no chunk at all still opens before it ends (a JSON answer sends no events).
+    const events: ResponseEvent[] = [];
+    this.start(events, undefined);
+    events.push(...this.closeOpen());
     const incomplete = this.nativeEnd
       ? this.nativeEnd.incomplete?.reason
       : this.finishReason === 'length'
