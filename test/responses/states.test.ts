@@ -326,6 +326,19 @@ describe('refusals', () => {
     expect(next.status).toBe('completed');
   });
 
+  it('echoes a function tool given without strict or parameters as the Response shows one', async () => {
+    const tools = [{ type: 'function', name: 'now', description: 'The time' }] as any;
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Time?', tools });
+    expectOpenAPIValid('Response', response);
+    expect(response.tools).toEqual([
+      { type: 'function', name: 'now', description: 'The time', parameters: null, strict: null },
+    ]);
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Time?', tools, stream: true }),
+    );
+    expect(events[0].response.tools).toEqual(response.tools);
+  });
+
   it('refuses a conversation object, which it does not keep, before any provider is called', async () => {
     for (const conversation of ['conv_123', { id: 'conv_123' }]) {
       await expect400(

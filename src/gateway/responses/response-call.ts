@@ -144,6 +144,12 @@ function measureInput(body: ResponsesRequest, items: readonly ConversationItem[]
   return estimateTokens([...instructions, ...(messages as unknown[])]) + estimateTokens(body.tools ?? []);
 }
 
+/** A function tool as the Response shows it: `parameters` and `strict` always there (null when not given). */
+function echoedTool(tool: NonNullable<ResponsesRequest['tools']>[number]): typeof tool {
+  if (tool.type !== 'function' || !('name' in tool)) return tool;
+  return { ...tool, parameters: tool.parameters ?? null, strict: tool.strict ?? null };
+}
+
 function responseShell(body: ResponsesRequest): ResponseObject {
   return {
     id: newResponseId(),
@@ -165,7 +171,7 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     temperature: body.temperature ?? 1,
     text: { format: body.text?.format ?? { type: 'text' } },
     tool_choice: body.tool_choice ?? 'auto',
-    tools: body.tools ?? [],
+    tools: (body.tools ?? []).map(echoedTool),
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? 'disabled',
     ...(body.user !== undefined && { user: body.user }),
