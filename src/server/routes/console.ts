@@ -1,10 +1,12 @@
 /**
  * The web console (console/, docs/console.md): the static files Vite built into dist/console, served under
- * /console. Hashed assets are cached for good; index.html is revalidated, and any other path under
+ * /console. Hashed assets are cached for good (those built after the start are served too, so a rebuild
+ * while the gateway runs works at once); index.html is revalidated, and any other path under
  * /console is the single-page app's (its own router reads it), so a reload on /console/logs/<id> works.
  * The console calls only /v1 with the key it was signed in with; these files need no key.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -54,8 +56,14 @@ export async function registerConsoleRoutes(app: FastifyInstance, dir: string = 
   app.get('/console', (_request, reply) => reply.redirect('/console/'));
   app.get('/console/', (_request, reply) => sendIndex(reply));
   app.get('/console/*', (request, reply) => {
-    // A missing asset is a 404, not the app: a stale page asking for an old bundle must not get HTML.
     if (request.url.startsWith('/console/assets/')) {
+      // An asset built after the start (a rebuild while running: index.html, read at each request, names
+      // the new bundle) has no route of its own.
+      const asset = /^\/console\/(assets\/[\w.-]+)(?:\?|$)/.exec(request.url)?.[1];
+      if (asset !== undefined && existsSync(join(dir, asset))) {
+        return reply.headers(SECURITY_HEADERS).header('cache-control', IMMUTABLE).sendFile(asset);
+      }
+      // A missing asset is a 404, not the app: a stale page asking for an old bundle must not get HTML.
       return reply
         .code(404)
         .header('x-gateway-error-source', 'gateway')

@@ -1,0 +1,58 @@
+/** The console's files as the gateway serves them: headers, the app's fallback, and a rebuild while running. */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { registerConsoleRoutes } from '../../src/server/routes/console.js';
+
+let dir: string;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'console-files-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<script src="/console/assets/index-old.js"></script>');
+  writeFileSync(join(dir, 'assets', 'index-old.js'), 'old();');
+  app = Fastify();
+  await registerConsoleRoutes(app, dir);
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('serves hashed assets for good and the app, revalidated, on any other path', async () => {
+  const asset = await app.inject('/console/assets/index-old.js');
+  expect(asset.statusCode).toBe(200);
+  expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  const page = await app.inject('/console/logs/abc');
+  expect(page.statusCode).toBe(200);
+  expect(page.headers['cache-control']).toBe('no-cache');
+  expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(page.body).toContain('index-old.js');
+});
+
+it('serves the bundle of a rebuild made while running, named by the new index.html', async () => {
+  writeFileSync(join(dir, 'assets', 'index-new.js'), 'fresh();');
+  writeFileSync(join(dir, 'index.html'), '<script src="/console/assets/index-new.js"></script>');
+  expect((await app.inject('/console/')).body).toContain('index-new.js');
+  const asset = await app.inject('/console/assets/index-new.js?v=1');
+  expect(asset.statusCode).toBe(200);
+  expect(asset.body).toBe('fresh();');
+  expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(asset.headers['x-content-type-options']).toBe('nosniff');
+});
+
+it('answers a missing or outside asset with a 404 in the error shape, never the app', async () => {
+  for (const path of [
+    '/console/assets/gone.js',
+    '/console/assets/..%2F..%2Findex.html',
+    '/console/assets/..%2F..%2F..%2Fpackage.json',
+  ]) {
+    const res = await app.inject(path);
+    expect(res.statusCode, path).toBe(404);
+    expect(res.json(), path).toMatchObject({ error: { code: 'not_found' } });
+  }
+});
