@@ -97,6 +97,15 @@ describe('validation', () => {
     expect(validateMessagesRequest(body).thinking).toEqual({ type: 'enabled', budget_tokens: 16000 });
   });
 
+  // Anthropic's toolsets (computer_toolset_20260801, browser_toolset_20260801) have a type and no name.
+  it('takes a tool without a name when it is not a custom one, and names the field of a custom one', () => {
+    const tools = [{ type: 'computer_toolset_20260801', configs: null }];
+    expect(validateMessagesRequest({ ...base, tools }).tools).toEqual(tools);
+    for (const tool of [{ input_schema: { type: 'object' } }, { type: 'custom', input_schema: {} }]) {
+      expect(refusal(() => validateMessagesRequest({ ...base, tools: [tool] })).param).toBe('tools[0].name');
+    }
+  });
+
   it('takes an empty final assistant message (a prefill), as Anthropic does', () => {
     for (const content of ['', []]) {
       const messages = [

@@ -25,9 +25,11 @@ const MessageSchema = Type.Object({
   content: Type.Union([Type.String(), Type.Array(ContentBlockSchema)]),
 });
 
+/** A tool: a custom one (no `type`, or `custom`) has a name; Anthropic's own tools are told by their type,
+ * and its toolsets have no name. */
 const ToolSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 128 }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     description: Type.Optional(Type.String()),
     input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
     type: Type.Optional(Type.String()),
@@ -181,6 +183,11 @@ function checkPrompt(body: MessagesCountTokensRequest): void {
       checkContentBlock(block, `system[${j}]`);
     });
   }
+  body.tools?.forEach((tool, i) => {
+    if ((tool.type === undefined || tool.type === 'custom') && tool.name === undefined) {
+      throw fieldError('invalid_body', `tools[${i}].name`, 'is required for a custom tool');
+    }
+  });
   if (body.tool_choice?.type === 'tool' && !body.tool_choice.name) {
     throw fieldError('invalid_body', 'tool_choice.name', 'is required when tool_choice.type is tool');
   }
