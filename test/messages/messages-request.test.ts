@@ -106,6 +106,13 @@ describe('validation', () => {
     }
   });
 
+  // Thinking types Anthropic adds (between_tools) reach it; a translated call has budgets only.
+  it('takes a thinking type it does not know, and leaves it out of a translated call', () => {
+    const request = validateMessagesRequest({ ...base, thinking: { type: 'between_tools' } });
+    expect(request.thinking).toEqual({ type: 'between_tools' });
+    expect(messagesToChat(request)).not.toHaveProperty('thinking');
+  });
+
   it('takes an empty final assistant message (a prefill), as Anthropic does', () => {
     for (const content of ['', []]) {
       const messages = [

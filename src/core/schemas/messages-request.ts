@@ -47,9 +47,10 @@ const ToolChoiceSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** `enabled` (with its budget), `disabled`, `adaptive`, `between_tools`, and whatever type Anthropic adds. */
 const ThinkingSchema = Type.Object(
   {
-    type: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('adaptive')]),
+    type: Type.String({ minLength: 1 }),
     budget_tokens: Type.Optional(Type.Integer({ minimum: 1024 })),
   },
   { additionalProperties: true },
