@@ -40,7 +40,8 @@ describe('retry policy', () => {
 
   it('retries the default statuses, never an unlisted 4xx', () => {
     const policy = retryPolicyOf({ attempts: 2 });
-    for (const status of [429, 500, 502, 503, 504]) expect(isRetryable(failure(status), policy)).toBe(true);
+    for (const status of [429, 500, 502, 503, 504, 529])
+      expect(isRetryable(failure(status), policy)).toBe(true);
     for (const status of [400, 401, 403, 404, 422, 501])
       expect(isRetryable(failure(status), policy)).toBe(false);
   });

@@ -6,7 +6,8 @@
 import type { RetryConfig } from '../config/index.js';
 import type { AttemptFailure, AttemptOutcome } from '../attempt.js';
 
-export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504];
+/** Transient failures: rate limited, the server's errors, and Anthropic's overloaded (529), its most common one. */
+export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503, 504, 529];
 /** Exponential backoff with full jitter: the n-th retry waits a random time in [0, min(cap, base·2ⁿ)). */
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_CAP_MS = 8_000;
