@@ -11,6 +11,8 @@ const base: CacheKeyInput = {
   endpoint: 'chat',
   provider: 'openai',
   model: 'gpt-4o-mini',
+  strict: true,
+  headers: { 'content-type': 'application/json', 'x-request-id': 'abc' },
   body: {
     model: 'gpt-4o-mini',
     messages: [
@@ -42,6 +44,8 @@ describe('cacheKey', () => {
 
   it('does not depend on key order at any depth', () => {
     const reordered: CacheKeyInput = {
+      headers: base.headers,
+      strict: true,
       namespace: undefined,
       model: base.model,
       body: {
@@ -107,6 +111,24 @@ describe('cacheKey', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it('ignores headers but those that change the answer: Anthropic version and beta features', () => {
+    const key = cacheKey(base);
+    expect(cacheKey({ ...base, headers: { 'x-request-id': 'other', traceparent: 't' } })).toBe(key);
+    const beta = (value: string) =>
+      cacheKey({ ...base, headers: { ...base.headers, 'anthropic-beta': value } });
+    const keys = [
+      key,
+      beta('interleaved-thinking-2025-05-14'),
+      beta('context-1m-2025-08-07'),
+      cacheKey({ ...base, headers: { 'anthropic-version': '2023-01-01' } }),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('keeps strict and non-strict answers apart (their fields differ)', () => {
+    expect(cacheKey({ ...base, strict: false })).not.toBe(cacheKey(base));
+  });
+
   it('keeps streamed and non-streamed answers apart', () => {
     expect(cacheKey(withBody({ stream: true }))).not.toBe(cacheKey(base));
   });
@@ -160,4 +182,4 @@ describe('canonicalJson', () => {
   });
 });
 
-const PINNED_KEY = 'd4954409f261dd1ad713b3a228eb6e6acb2ea59b0896ca01f4688f8c6168ba31';
+const PINNED_KEY = '37ca74027f0289d4801930a39f31aacb6c930ee72c83916872fe6a8cf96ebb27';

@@ -1,7 +1,8 @@
 /**
  * The key of the simple response cache: a SHA-256 over a canonical JSON of everything that can change
- * the answer — and nothing else. Metadata and headers never enter it; the cache namespace header
- * partitions it; the workspace always does, so tenants never share answers.
+ * the answer — and nothing else. Metadata never enters it, nor do headers but those a provider reads
+ * that change its answer (ANSWER_HEADERS); strict compatibility does (it changes the answer's fields); the
+ * cache namespace header partitions it; the workspace always does, so tenants never share answers.
  */
 import { createHash } from 'node:crypto';
 
@@ -19,7 +20,15 @@ export interface CacheKeyInput {
   body: Record<string, unknown>;
   /** The `x-gateway-cache-namespace` header. */
   namespace?: string | null | undefined;
+  /** Whether the answer keeps to OpenAI's fields only (strict compatibility). */
+  strict: boolean;
+  /** The client's request headers (lower-case); only ANSWER_HEADERS are read. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
+
+/** Client headers that providers pass on and that change the answer: Anthropic's API version and beta
+ * features (a longer context, interleaved thinking…). */
+export const ANSWER_HEADERS: readonly string[] = ['anthropic-beta', 'anthropic-version'];
 
 /**
  * Body fields that do not change the answer. `stream` is left out of the body but kept as the
@@ -36,15 +45,22 @@ export const IGNORED_BODY_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Bumped whenever the key's makeup changes, so old entries are never read with a new meaning. */
-const KEY_VERSION = 1;
+const KEY_VERSION = 2;
 
 export function cacheKey(input: CacheKeyInput): string {
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(input.body)) {
     if (!IGNORED_BODY_FIELDS.has(field)) body[field] = value;
   }
+  const headers: Record<string, string | string[]> = {};
+  for (const name of ANSWER_HEADERS) {
+    const value = input.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
   const material = canonicalJson({
     v: KEY_VERSION,
+    strict: input.strict,
+    headers,
     workspace: input.workspaceId,
     namespace: input.namespace ?? null,
     endpoint: input.endpoint,

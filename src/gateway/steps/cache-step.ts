@@ -36,6 +36,8 @@ export function exactKeyOf(call: TargetCall): string {
     model: call.model ?? '',
     body: call.body,
     namespace: ctx.cacheNamespace,
+    strict: call.node.strict_compat_compliance ?? ctx.strictCompat,
+    headers: ctx.clientHeaders,
   });
 }
 
