@@ -390,6 +390,7 @@ async function relayStream(
   let model: string | undefined;
   scope.enterStreamPhase();
 
+  sink.upstreamHeaders?.(headers);
   const wroteAny = () => sink.written > attemptStartChunks;
   const success = (): AttemptSuccess => ({
     ok: true,

@@ -51,6 +51,9 @@ export interface CallSink {
   /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
    * is slow (backpressure). */
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined;
+  /** The provider's response headers of the stream about to be relayed, before its first chunk (each
+   * attempt's in turn: the last before the first chunk is the answer's). */
+  upstreamHeaders?(headers: Record<string, string>): void;
   /** The streamed answer is complete. */
   end(): void;
   /** The non-streamed answer. */
@@ -73,6 +76,10 @@ export class ForwardingSink implements CallSink {
 
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
     return this.next.chunk(chunk, raw);
+  }
+
+  upstreamHeaders(headers: Record<string, string>): void {
+    this.next.upstreamHeaders?.(headers);
   }
 
   end(): void {

@@ -52,6 +52,8 @@ export class HttpSink implements CallSink {
   private opened = false;
   private closed = false;
   private readonly res: ServerResponse;
+  /** The relayed stream's provider headers, of which the forwardable ones go out with the stream's head. */
+  private upstream: Record<string, string> | undefined;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -66,11 +68,16 @@ export class HttpSink implements CallSink {
     return this.closed || this.res.destroyed || this.res.writableEnded;
   }
 
+  upstreamHeaders(headers: Record<string, string>): void {
+    if (!this.opened) this.upstream = headers;
+  }
+
   private open(): void {
     if (this.opened) return;
     this.opened = true;
     this.reply.hijack();
     const headers = this.reply.getHeaders() as Record<string, string>;
+    if (this.upstream) copyForwardableHeaders(this.upstream, headers);
     headers['content-type'] = this.codec.streamContentType;
     headers['cache-control'] = 'no-cache';
     headers.connection = 'keep-alive';

@@ -95,6 +95,11 @@ describe('messages.create on Anthropic', () => {
     fake.enqueue({ kind: 'error', status: 400, type: 'invalid_request_error', message: 'bad' });
     const error = await client.messages.create(params).catch((err: unknown) => err);
     expect((error as InstanceType<typeof Anthropic.APIError>).requestID).toMatch(/^req_fake_error_\d+$/);
+    const streamed = await client.messages.create({ ...params, stream: true }).withResponse();
+    expect(streamed.request_id).toMatch(/^req_fake_\d+$/);
+    for await (const _event of streamed.data) {
+      // read to the end
+    }
   });
 
   it("takes the client's x-api-key as its provider key when the target has none", async () => {

@@ -1,6 +1,7 @@
 /**
  * docs/api.md: "The provider's rate-limit headers (`x-ratelimit-*`), `retry-after` and `x-request-id` are
- * passed on" — on a provider's error as on its answer, since a 429 is when a client needs them most.
+ * passed on" — on a provider's error as on its answer, since a 429 is when a client needs them most, and
+ * on a stream as on a whole answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults, startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -38,5 +39,28 @@ describe('a provider error', () => {
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('10000');
     expect(response.headers.get('x-request-id')).toMatch(/.+/);
     await response.text();
+  });
+});
+
+describe('a streamed answer', () => {
+  it('carries the provider rate-limit headers and request id with its head', async () => {
+    const response = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(target(upstream)),
+      },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('10000');
+    expect(response.headers.get('x-request-id')).toMatch(/.+/);
+    expect(await response.text()).toContain('data: [DONE]');
   });
 });
