@@ -75,41 +75,46 @@ describe('ResponseAssembler', () => {
     expect(a.finish().response).toBe(response);
   });
 
-  it('marks the item the token limit cut as incomplete, whole answer or streamed alike', async () => {
-    const call = { index: 0, id: 'call_1', type: 'function' as const };
-    const whole = (await assembler()).fromCompletion({
-      id: 'c',
-      object: 'chat.completion',
-      created: 1,
-      model: 'gpt-4o',
-      choices: [
-        {
-          index: 0,
-          finish_reason: 'length',
-          logprobs: null,
-          message: {
-            role: 'assistant',
-            content: 'Checking.',
-            refusal: null,
-            tool_calls: [
-              { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"city": "Par' } },
-            ],
+  it.each(['length', 'content_filter'] as const)(
+    'marks the item a %s stop cut as incomplete, whole answer or streamed alike',
+    async (reason) => {
+      const call = { index: 0, id: 'call_1', type: 'function' as const };
+      const whole = (await assembler()).fromCompletion({
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o',
+        choices: [
+          {
+            index: 0,
+            finish_reason: reason,
+            logprobs: null,
+            message: {
+              role: 'assistant',
+              content: 'Checking.',
+              refusal: null,
+              tool_calls: [
+                { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"city": "Par' } },
+              ],
+            },
           },
-        },
-      ],
-    });
-    const streamed = await assembler();
-    streamed.push(chunk({ content: 'Checking.' }));
-    streamed.push(chunk({ tool_calls: [{ ...call, function: { name: 'f', arguments: '{"city": "Par' } }] }));
-    streamed.push({ ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: 'length' }] });
-    for (const response of [whole, streamed.finish().response]) {
-      expect(response.status).toBe('incomplete');
-      expect(response.output.map((item) => [item.type, item.status])).toEqual([
-        ['message', 'completed'],
-        ['function_call', 'incomplete'],
-      ]);
-    }
-  });
+        ],
+      });
+      const streamed = await assembler();
+      streamed.push(chunk({ content: 'Checking.' }));
+      streamed.push(
+        chunk({ tool_calls: [{ ...call, function: { name: 'f', arguments: '{"city": "Par' } }] }),
+      );
+      streamed.push({ ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+      for (const response of [whole, streamed.finish().response]) {
+        expect(response.status).toBe('incomplete');
+        expect(response.output.map((item) => [item.type, item.status])).toEqual([
+          ['message', 'completed'],
+          ['function_call', 'incomplete'],
+        ]);
+      }
+    },
+  );
 
   it('opens a stream that had no chunk at all before its terminal event', async () => {
     const { events, response } = (await assembler()).finish();

@@ -142,9 +142,9 @@ export class ResponseAssembler {
         status: 'completed',
       });
     }
-    // The token limit cut the last item, as a stream closes the item it has open (closeOpen).
+    // The token limit (or the content filter) cut the last item, as a stream's the item it has open.
     const last = this.output.at(-1);
-    if (last && this.finishReason === 'length') last.status = 'incomplete';
+    if (last && this.cutShort()) last.status = 'incomplete';
     return this.finish().response;
   }
 
@@ -506,9 +506,14 @@ export class ResponseAssembler {
     return open;
   }
 
+  /** Whether the answer was stopped before its end: by the token limit, or by the content filter. */
+  private cutShort(): boolean {
+    return this.finishReason === 'length' || this.finishReason === 'content_filter';
+  }
+
   /** The `done` events of the open item, which then takes its final shape (and `status`) in `output`. */
   private closeOpen(
-    status: 'completed' | 'incomplete' = this.finishReason === 'length' ? 'incomplete' : 'completed',
+    status: 'completed' | 'incomplete' = this.cutShort() ? 'incomplete' : 'completed',
   ): ResponseEvent[] {
     const open = this.open;
     if (!open) return [];
