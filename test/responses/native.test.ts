@@ -243,15 +243,18 @@ describe('OpenAI natively', () => {
     expect(events.at(-1).response.output).toEqual([done[0].item]);
   });
 
-  it('passes built-in tools to the provider that runs them', async () => {
+  it('passes built-in tools and a stored prompt to the provider that runs them', async () => {
     const client = sdk(openaiTarget());
+    const prompt = { id: 'pmpt_123', version: '2', variables: { city: 'Paris' } };
     const response = await client.responses.create({
       model: 'gpt-4o',
       input: 'Search',
       tools: [{ type: 'web_search' } as any],
+      prompt,
     });
     expect(response.status).toBe('completed');
     expect((sentToOpenAI().body as any).tools).toEqual([{ type: 'web_search' }]);
+    expect((sentToOpenAI().body as any).prompt).toEqual(prompt);
   });
 
   it('passes a tool_choice of a built-in tool, or of allowed tools, to the provider', async () => {

@@ -241,6 +241,19 @@ describe('refusals', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it("refuses a prompt, OpenAI's stored template, which a translated provider would answer without", async () => {
+    await expect400(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: 'Hi',
+        prompt: { id: 'pmpt_123', variables: { city: 'Paris' } },
+      }),
+      'prompt',
+      /pmpt_123/,
+    );
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('checks a function tool as one: its name, its parameters', async () => {
     await expect400(
       client.responses.create({ model: 'gpt-4o', input: 'Hi', tools: [{ type: 'function' } as any] }),

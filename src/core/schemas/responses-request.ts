@@ -197,6 +197,8 @@ export const ResponsesRequestSchema = Type.Object(
     parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
     store: Type.Optional(Nullable(Type.Boolean())),
     stream: Type.Optional(StreamField),
+    /** OpenAI's stored prompt template (its `variables`, `version` pass through): native providers only. */
+    prompt: Type.Optional(Nullable(Type.Object({ id: Type.String({ minLength: 1 }) }))),
     /** Accepted, and answered in the foreground: the gateway runs no background responses. */
     background: Type.Optional(Nullable(Type.Boolean())),
   },

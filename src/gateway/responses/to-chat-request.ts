@@ -3,8 +3,9 @@
  * (the previous responses' and this request's) become chat messages — reasoning and function calls merged
  * into the assistant turn that carried them, function outputs as tool messages —, `instructions` the
  * system message, function tools and `text.format` their chat equivalents. Built-in tools (web search,
- * file search, computer use, code interpreter…) have no chat equivalent: refused, named; the items of
- * those a native provider ran on an earlier turn are left out of the history.
+ * file search, computer use, code interpreter…) and OpenAI's stored prompts have no chat equivalent:
+ * refused, named; the items of the tools a native provider ran on an earlier turn are left out of the
+ * history.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
@@ -37,6 +38,13 @@ export function toChatRequest(
   request: ResponsesRequest,
   items: readonly ConversationItem[],
 ): ChatCompletionRequest {
+  if (request.prompt != null) {
+    throw new GatewayError(
+      'unsupported_parameter',
+      `The prompt ${request.prompt.id} is a template stored at OpenAI: a translated provider cannot read it`,
+      { param: 'prompt' },
+    );
+  }
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
   messages.push(...toChatMessages(items));
