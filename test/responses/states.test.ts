@@ -569,6 +569,23 @@ describe('the input item list', () => {
     ]);
   });
 
+  it("lists an assistant message of the input as an output message, its text's annotations included", async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello.' },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'How can I help?' }] } as any,
+        { role: 'user', content: 'Weather?' },
+      ],
+    });
+    const items = await client.responses.inputItems.list(response.id);
+    expectOpenAPIValid('ResponseItemList', (items as any).body);
+    expect((items.data[1] as any).content).toEqual([
+      { type: 'output_text', text: 'Hello.', annotations: [], logprobs: [] },
+    ]);
+  });
+
   it('is gone with its response', async () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
     await client.responses.delete(response.id);

@@ -38,8 +38,9 @@ const ID_PREFIXES: Record<string, ItemIdPrefix> = {
 };
 
 /**
- * The input as items with ids, text content as `input_text` parts, as the input item list shows them; a
- * message, a function call and its output also with a status (the OpenAI document requires theirs).
+ * The input as items with ids, text content as `input_text` parts (an assistant's as `output_text` parts,
+ * with annotations and logprobs), as the input item list shows them; a message, a function call and its
+ * output also with a status (the OpenAI document requires theirs).
  */
 export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[] {
   const items = typeof input === 'string' ? [{ role: 'user' as const, content: input }] : input;
@@ -51,7 +52,7 @@ export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[
       return { ...call, id, status: call.status ?? 'completed' };
     }
     if (!('role' in item)) return { ...item, id };
-    const content =
+    const parts =
       typeof item.content === 'string'
         ? [
             item.role === 'assistant'
@@ -59,8 +60,15 @@ export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[
               : { type: 'input_text' as const, text: item.content },
           ]
         : item.content;
+    const content = parts.map((part) => (part.type === 'output_text' ? outputText(part) : part));
     return { ...item, type: 'message', id, content, status: item.status ?? 'completed' };
   });
+}
+
+/** An assistant's text as an output message holds it: with its annotations and logprobs (none given: []). */
+function outputText<T extends { type: 'output_text'; text: string }>(part: T): T {
+  const given = part as T & { annotations?: unknown; logprobs?: unknown };
+  return { ...part, annotations: given.annotations ?? [], logprobs: given.logprobs ?? [] };
 }
 
 export async function prepareResponseCall(
