@@ -27,6 +27,8 @@ function partitionOf(body: Record<string, unknown>, overrides: Partial<Partition
     model: 'gpt-4o-mini',
     rest: request.rest,
     embedder: { virtual_key: 'e', model: 'm' },
+    strict: true,
+    headers: { 'x-request-id': 'r' },
     ...overrides,
   });
 }
@@ -120,6 +122,8 @@ describe('partitionKey', () => {
       ['host', partitionOf(base, { host: 'https://example.com' })],
       ['model', partitionOf(base, { model: 'gpt-4o' })],
       ['embedder', partitionOf(base, { embedder: { virtual_key: 'e', model: 'other' } })],
+      ['strict', partitionOf(base, { strict: false })],
+      ['anthropic-beta', partitionOf(base, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })],
     ];
     for (const [name, variant] of variants) expect(variant, name).not.toBe(key);
   });

@@ -44,6 +44,18 @@ export const IGNORED_BODY_FIELDS: ReadonlySet<string> = new Set([
   'prompt_cache_key', // a hint for the provider's own prompt cache
 ]);
 
+/** The client's headers that change the answer (ANSWER_HEADERS), of `headers`. */
+export function answerHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name of ANSWER_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
 /** Bumped whenever the key's makeup changes, so old entries are never read with a new meaning. */
 const KEY_VERSION = 2;
 
@@ -52,15 +64,10 @@ export function cacheKey(input: CacheKeyInput): string {
   for (const [field, value] of Object.entries(input.body)) {
     if (!IGNORED_BODY_FIELDS.has(field)) body[field] = value;
   }
-  const headers: Record<string, string | string[]> = {};
-  for (const name of ANSWER_HEADERS) {
-    const value = input.headers[name];
-    if (value !== undefined) headers[name] = value;
-  }
   const material = canonicalJson({
     v: KEY_VERSION,
     strict: input.strict,
-    headers,
+    headers: answerHeaders(input.headers),
     workspace: input.workspaceId,
     namespace: input.namespace ?? null,
     endpoint: input.endpoint,

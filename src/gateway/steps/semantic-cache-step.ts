@@ -88,6 +88,8 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
       model: call.model ?? '',
       rest: request.rest,
       embedder: target,
+      strict: call.node.strict_compat_compliance ?? ctx.strictCompat,
+      headers: ctx.clientHeaders,
     }),
     exactKey: exactKeyOf(call),
     maxAgeMs: maxAgeMs(cache),

@@ -6,10 +6,10 @@
  * set or earlier turn can never be matched, however close the last question is.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson, IGNORED_BODY_FIELDS } from '../cache-key.js';
+import { answerHeaders, canonicalJson, IGNORED_BODY_FIELDS } from '../cache-key.js';
 
 /** Bumped whenever the partition's makeup changes, so entries stored under an old meaning never match. */
-const PARTITION_VERSION = 1;
+const PARTITION_VERSION = 2;
 
 export interface SemanticRequest {
   /** The text that is embedded. */
@@ -74,6 +74,10 @@ export interface PartitionInput {
   rest: Record<string, unknown>;
   /** Which embedding model made the vectors: vectors of two models are not comparable. */
   embedder: unknown;
+  /** Whether the answer keeps to OpenAI's fields only (strict compatibility). */
+  strict: boolean;
+  /** The client's request headers (lower-case); only those that change the answer are read. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 export function partitionKey(input: PartitionInput): string {
@@ -90,6 +94,8 @@ export function partitionKey(input: PartitionInput): string {
     host: input.host ?? null,
     model: input.model,
     stream: input.rest.stream === true,
+    strict: input.strict,
+    headers: answerHeaders(input.headers),
     body,
     embedder: input.embedder,
   });
