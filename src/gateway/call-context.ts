@@ -49,6 +49,8 @@ export interface CallContext extends CallIdentity {
   /** The stored prompt a prompt completion runs and the version it runs: recorded in the log, reported in
    * the answer's headers, and matched by rate-limit policies' `prompt` (id or slug). */
   prompt?: PromptRef;
+  /** The prompt each `prompt_id` target sends instead, by the target's path (e.g. `targets[1]`). */
+  targetPrompts?: ReadonlyMap<string, PromptRef>;
 }
 
 /** The path of a call's `url`, without its query string: what the log records and conditions match. */

@@ -97,6 +97,7 @@ function attemptLogRecord(
     errorMessage,
     requestBody: bodyForLog(record.body, bodies),
     responseBody: outcome.ok ? null : bodyForLog(outcome.error.toBody(), bodies),
+    prompt: record.prompt,
     spanId: record.spanId,
     startedAt: record.started,
     endedAt: record.ended,

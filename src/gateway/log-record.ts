@@ -4,7 +4,7 @@ import { mayNameSecret, redact } from '../observability/redact.js';
 import { SerializedJson } from '../store/serialized-json.js';
 import type { Usage } from '../core/openai-types.js';
 import type { LogRecord } from '../store/types.js';
-import type { CallContext } from './call-context.js';
+import type { CallContext, PromptRef } from './call-context.js';
 import { sequentialId } from './ids.js';
 
 export interface LogBodies {
@@ -104,6 +104,8 @@ export interface RecordFields {
   responseBody: unknown;
   /** The call's hook results and feedback; absent on attempts and calls without hooks. */
   hookResults?: unknown;
+  /** The stored prompt an attempt sent, when not the call's (a `prompt_id` target's). */
+  prompt?: PromptRef;
   /** An attempt's own span, under the request's. */
   spanId?: string;
   startedAt?: number;
@@ -128,6 +130,7 @@ export type RecordContext = Pick<
 export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRecord {
   const usage = fields.usage;
   const startedAt = fields.startedAt ?? ctx.startedAt;
+  const prompt = fields.prompt ?? ctx.prompt;
   return {
     id: `log_${sequentialId()}`,
     created_at_ms: fields.isAttempt
@@ -166,7 +169,7 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     request_body: fields.requestBody,
     response_body: fields.responseBody,
     hook_results: fields.hookResults ?? null,
-    prompt_id: ctx.prompt?.id ?? null,
-    prompt_version: ctx.prompt?.version ?? null,
+    prompt_id: prompt?.id ?? null,
+    prompt_version: prompt?.version ?? null,
   };
 }

@@ -17,7 +17,7 @@ import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { ResponseCache } from './cache/index.js';
 import type { SemanticCache } from './cache/semantic/semantic-cache.js';
-import type { CallContext } from './call-context.js';
+import type { CallContext, PromptRef } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
 import type { DeliveredStream } from './delivered-stream.js';
 import type { HookRunLog } from './hooks/hook-result-types.js';
@@ -218,6 +218,8 @@ export interface AttemptRecord {
   ended: number;
   retry: number;
   cacheStatus: string | null;
+  /** The stored prompt the target sent: its `prompt_id` target's, else the call's; none outside prompts. */
+  prompt: PromptRef | undefined;
   /** Its span under the call's: the same in its log record and its trace span. */
   spanId: string;
 }

@@ -560,12 +560,12 @@ describe('routing behind a prompt', () => {
   });
 
   it('prompt_id targets: a fallback across prompts, each rendered from its own template', async () => {
-    await createPrompt({
+    const forA = await createPrompt({
       slug: 'for-a',
       string: chatTemplate('A', '{{goal}}'),
       parameters: { model: 'fake-status-500' },
     });
-    await createPrompt({
+    const forB = await createPrompt({
       slug: 'for-b',
       string: chatTemplate('B', 'Goal: {{goal}}'),
       parameters: { model: 'gpt-4o-mini' },
@@ -574,18 +574,26 @@ describe('routing behind a prompt', () => {
       strategy: { mode: 'fallback', on_status_codes: [500] },
       targets: [{ prompt_id: 'for-a' }, { prompt_id: 'for-b@1' }],
     };
+    const { traceId, headers } = traceHeaders();
     const reply = await complete(
       gateway,
       'for-a',
       { variables: { goal: 'fit "soon"' } },
-      {
-        'x-gateway-config': JSON.stringify(config),
-      },
+      { ...headers, 'x-gateway-config': JSON.stringify(config) },
     );
     expect(reply.status, reply.text).toBe(200);
     expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o-mini' });
     expect(lastUserContent(fake)).toBe('Goal: fit "soon"');
     expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('B');
+    // Each attempt's record names the prompt its target sent; the call's, the prompt called.
+    const records = await logsOf(gateway, traceId, 3);
+    expect(records.map((r) => [r.is_attempt, r.target, r.status, r.prompt_id, r.prompt_version])).toEqual(
+      expect.arrayContaining([
+        [false, 'targets[1]', 200, forA.id, 1],
+        [true, 'targets[0]', 500, forA.id, 1],
+        [true, 'targets[1]', 200, forB.id, 1],
+      ]),
+    );
   });
 });
 

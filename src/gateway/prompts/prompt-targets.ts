@@ -9,7 +9,7 @@
  * naming one is refused (`promptIdPath`), rather than routed as if the key were not there.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { CallContext } from '../call-context.js';
+import type { CallContext, PromptRef } from '../call-context.js';
 import type { GatewayConfig, TargetConfig } from '../config/index.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
@@ -55,6 +55,8 @@ interface Expansion {
   ctx: CallContext;
   body: Record<string, unknown>;
   endpoint: string;
+  /** The prompt each expanded target sends, by its path. */
+  prompts: Map<string, PromptRef>;
 }
 
 async function expandNode(
@@ -90,6 +92,7 @@ async function expandNode(
       { param },
     );
   }
+  how.prompts.set(path, prepared.prompt);
   const {
     stream: _stream,
     stream_options: _options,
@@ -128,11 +131,13 @@ export async function expandPromptTargets(
   endpoint: string,
 ): Promise<CallContext> {
   if (promptIdPath(ctx.config) === null) return ctx;
+  const prompts = new Map<string, PromptRef>();
   const config = await expandNode(ctx.config, '', undefined, {
     lookups,
     ctx,
     body: body as Record<string, unknown>,
     endpoint,
+    prompts,
   });
-  return { ...ctx, config: config as GatewayConfig };
+  return { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };
 }

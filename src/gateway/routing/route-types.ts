@@ -39,8 +39,9 @@ export function newRouteState(): RouteState {
 /** Notes one call, breaker skip or cache answer of the walk. */
 export function recordAttempt(
   run: RouteRun,
-  record: Omit<AttemptRecord, 'ended' | 'cacheStatus' | 'spanId'>,
+  record: Omit<AttemptRecord, 'ended' | 'cacheStatus' | 'prompt' | 'spanId'>,
 ): void {
+  const { ctx } = run.call;
   // Field by field rather than a spread: one object of one shape, on every call's path.
   run.attempts.push({
     path: record.path,
@@ -52,6 +53,7 @@ export function recordAttempt(
     ended: performance.now(),
     retry: record.retry,
     cacheStatus: run.call.state.cacheStatus,
+    prompt: ctx.targetPrompts?.get(record.path) ?? ctx.prompt,
     spanId: newSpanId(),
   });
 }
