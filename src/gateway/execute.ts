@@ -88,7 +88,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     status = outcome.status;
     if (delivered) {
       delivered.end();
-      responseBody = { choices: [...delivered.text].map(([index, content]) => ({ index, content })) };
+      responseBody = deliveredBody(delivered);
     } else {
       // With hooks, the answer without its hook_results, which the record keeps in a column of their own.
       responseBody = hooked ? hooked.body : outcome.body;
@@ -98,7 +98,11 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     error = outcome ? outcome.error : asCallError(deps, ctx, failure);
     status =
       (outcome && !outcome.ok && outcome.reason === 'client_gone') || ctx.signal.aborted ? 499 : error.status;
-    responseBody = error.toBody();
+    // A stream that broke part way: the text the client was sent, beside the error.
+    responseBody =
+      delivered && delivered.text.size > 0
+        ? { ...deliveredBody(delivered), ...error.toBody() }
+        : error.toBody();
     sink.fail(error, status);
   }
 
@@ -127,6 +131,11 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
   for (const observer of deps.observers) observer.callEnded(summary);
   return { outcome, error, status, state };
+}
+
+/** The record's response body of a stream: the text each choice was sent. */
+function deliveredBody(delivered: DeliveredStream): { choices: Array<{ index: number; content: string }> } {
+  return { choices: [...delivered.text].map(([index, content]) => ({ index, content })) };
 }
 
 /** The error a failed call answers with: its own, or an internal error (logged) for anything else. */
