@@ -22,11 +22,16 @@ export class DeliveredStream extends ForwardingSink {
   identity: StreamIdentity | undefined;
   /** false once anything but text went out (tool calls, several choices). */
   continuable = true;
+  /** performance.now() when the first chunk went out (with the answer's headers). */
+  firstChunkAt: number | undefined;
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
     const before = this.next.written;
     const pending = this.next.chunk(chunk, raw);
-    if (this.next.written > before) this.note(chunk);
+    if (this.next.written > before) {
+      this.firstChunkAt ??= performance.now();
+      this.note(chunk);
+    }
     return pending;
   }
 

@@ -15,6 +15,7 @@ import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
 import { asksForStream, ENDPOINTS } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
+import type { AttemptRecord } from './pipeline-types.js';
 import { refusePromptTargets } from './prompts/prompt-targets.js';
 import { newRouteRun, route, type RouteResult } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
@@ -116,7 +117,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     status,
     model: (outcome?.ok ? outcome.model : undefined) ?? (typeof body.model === 'string' ? body.model : null),
     usage: outcome?.usage,
-    ttfbMs: outcome?.ttfbMs ?? null,
+    ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome, delivered),
     error,
     malformedChunks: outcome?.malformedChunks ?? 0,
     requestBody,
@@ -131,6 +132,23 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
   for (const observer of deps.observers) observer.callEnded(summary);
   return { outcome, error, status, state };
+}
+
+/**
+ * A call's time to first byte, from its start: a stream's to its first chunk sent, which may have come
+ * from an attempt before the one that finished it; a JSON answer's to the answering attempt's first byte,
+ * after any attempts before it. An attempt's own `ttfbMs` counts from that attempt's start.
+ */
+export function callTtfbMs(
+  startedAt: number,
+  attempts: readonly AttemptRecord[],
+  outcome: AttemptOutcome | undefined,
+  delivered?: DeliveredStream,
+): number | null {
+  if (delivered?.firstChunkAt !== undefined) return delivered.firstChunkAt - startedAt;
+  const last = attempts.at(-1);
+  if (!outcome || outcome.ttfbMs === null || !last) return null;
+  return last.started - startedAt + outcome.ttfbMs;
 }
 
 /** The record's response body of a stream: the text each choice was sent. */

@@ -62,3 +62,56 @@ describe('a stream that broke after its first chunks', () => {
     });
   });
 });
+
+describe('the time to first byte of a call that fell back', () => {
+  const fallback = () => ({
+    'x-gateway-config': JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [0, 1].map(() => ({ provider: 'openai', api_key: 'sk-fallback-test', custom_host: fake.url })),
+    }),
+  });
+
+  it('is counted from the call’s start on a pass-through too', async () => {
+    fake.enqueue({ status: 503, firstByteDelayMs: 400 });
+    const traceId = uniqueId('ttfb');
+    const response = await fetch(`${gateway.url}/some/provider/path`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'content-type': 'application/json',
+        'x-gateway-trace-id': traceId,
+        ...fallback(),
+      },
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    expect(record).toMatchObject({ endpoint: 'passthrough', target: 'targets[1]' });
+    expect(record.ttfb_ms).toBeGreaterThanOrEqual(400);
+  });
+
+  it.each([true, false])(
+    'is counted from the call’s start, not the answering attempt’s (stream: %s)',
+    async (stream) => {
+      fake.enqueue({ status: 503, firstByteDelayMs: 400 });
+      const traceId = uniqueId('ttfb');
+      const response = await fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'content-type': 'application/json',
+          'x-gateway-trace-id': traceId,
+          ...fallback(),
+        },
+        body: JSON.stringify({ ...CHAT_BODY, stream }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      const [record] = await waitForLogs(gateway, { trace_id: traceId });
+      expect(record).toMatchObject({ status: 200, target: 'targets[1]', stream });
+      expect(record.ttfb_ms).toBeGreaterThanOrEqual(400);
+      expect(record.ttfb_ms).toBeLessThanOrEqual(record.latency_ms);
+    },
+  );
+});

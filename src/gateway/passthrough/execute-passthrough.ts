@@ -9,7 +9,7 @@ import type { UpstreamRelay } from '../attempt.js';
 import { callCost } from '../call-cost.js';
 import type { CallContext } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
-import { asCallError } from '../execute.js';
+import { asCallError, callTtfbMs } from '../execute.js';
 import type { CallSummary } from '../observer.js';
 import { newRouteRun, route, type RouteResult } from '../router.js';
 import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
@@ -85,7 +85,7 @@ export async function executePassthrough(
     status,
     model: answer?.model ?? null,
     usage: answer?.usage,
-    ttfbMs: outcome?.ttfbMs ?? null,
+    ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome),
     error,
     malformedChunks: 0,
     requestBody: requestBodyForLog(passthrough),
