@@ -98,6 +98,26 @@ describe('analytics API', () => {
     }
   });
 
+  it('grouped by workspace, reads the workspace named, and only it', async () => {
+    const created = await fetch(`${gateway.url}/workspaces`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Quiet', slug: 'quiet' }),
+    });
+    expect(created.status).toBe(200);
+    const quiet = (await created.json()) as { id: string };
+    const all = await get('/analytics/summary?group_by=workspace&workspace_id=*');
+    expect(all.body.data.length).toBeGreaterThan(0);
+    for (const named of [quiet.id, 'quiet']) {
+      const one = await get(`/analytics/summary?group_by=workspace&workspace_id=${named}`);
+      expect(one.status).toBe(200);
+      expect(one.body.data).toEqual([]);
+    }
+    const unknown = await get('/analytics/summary?group_by=workspace&workspace_id=ws_elsewhere');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.param).toBe('workspace_id');
+  });
+
   it('refuses bad parameters naming them', async () => {
     for (const [query, param] of [
       ['group_by=colour', 'group_by'],

@@ -109,29 +109,29 @@ function metadataKey(key: string, metadataKeys: readonly string[], param: string
   return key;
 }
 
-/** The workspaces read: the caller's; another of its organisation, or all of them (`*`), for an
- * organisation-level admin key only. */
+/** The workspaces read: the caller's, or another of its organisation; all of them (`*`, or grouped by
+ * workspace with none named) for an organisation-level admin key only, who alone may group by workspace. */
 async function workspacesOf(
   deps: GatewayDeps,
   request: FastifyRequest,
   query: Query,
-  all: boolean,
+  byWorkspace: boolean,
 ): Promise<string[]> {
   const caller = request.gw.apiKey;
-  const named = query.workspace_id;
-  if (named !== '*' && !all) {
-    const tenant = await tenantOf(deps.store, caller, { workspace_id: named || undefined });
-    return [tenant.workspace_id];
+  const named = query.workspace_id || undefined;
+  if (named === '*' || byWorkspace) {
+    const workspaces = await deps.store.listWorkspaces(caller.organisation_id);
+    if (caller.role !== 'admin' || homeWorkspace(workspaces)?.id !== caller.workspace_id) {
+      throw new GatewayError(
+        'forbidden',
+        "Only an organisation-level admin key (an admin key of the organisation's home workspace) may read every workspace",
+        { param: named === '*' ? 'workspace_id' : 'group_by' },
+      );
+    }
+    if (named === undefined || named === '*') return workspaces.map((workspace) => workspace.id);
   }
-  const workspaces = await deps.store.listWorkspaces(caller.organisation_id);
-  if (caller.role !== 'admin' || homeWorkspace(workspaces)?.id !== caller.workspace_id) {
-    throw new GatewayError(
-      'forbidden',
-      "Only an organisation-level admin key (an admin key of the organisation's home workspace) may read every workspace",
-      { param: named === '*' ? 'workspace_id' : 'group_by' },
-    );
-  }
-  return workspaces.map((workspace) => workspace.id);
+  const tenant = await tenantOf(deps.store, caller, { workspace_id: named });
+  return [tenant.workspace_id];
 }
 
 async function buildQuery(
