@@ -106,6 +106,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
         : error.toBody();
     sink.fail(error, status);
   }
+  const endedAt = performance.now();
 
   // A request a hook rewrote (PII redacted) is recorded as the provider got it.
   const requestBody = run.hooks?.requestBody ?? result?.requestBody ?? body;
@@ -118,6 +119,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     model: (outcome?.ok ? outcome.model : undefined) ?? (typeof body.model === 'string' ? body.model : null),
     usage: outcome?.usage,
     ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome, delivered),
+    endedAt,
     error,
     malformedChunks: outcome?.malformedChunks ?? 0,
     requestBody,
@@ -219,6 +221,7 @@ export function refuseCall(
     model: typeof body.model === 'string' ? body.model : null,
     usage: undefined,
     ttfbMs: null,
+    endedAt: performance.now(),
     error,
     malformedChunks: 0,
     requestBody: body,

@@ -53,6 +53,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     requestBody: bodyForLog(summary.requestBody, bodies, summary.requestText),
     responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
     hookResults: summary.hooks === undefined ? undefined : hooksForLog(summary.hooks, summary.hooksText),
+    endedAt: summary.endedAt,
   });
 }
 

@@ -20,7 +20,7 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
           workspace: ctx.apiKey.workspace_id,
           status: summary.status,
         }),
-        durationSeconds: (performance.now() - ctx.startedAt) / 1000,
+        durationSeconds: (summary.endedAt - ctx.startedAt) / 1000,
         ttfbSeconds: summary.stream && summary.ttfbMs !== null ? summary.ttfbMs / 1000 : null,
         upstreamSeconds: upstreamMs === null ? null : upstreamMs / 1000,
         tokens: spentTokens(summary),

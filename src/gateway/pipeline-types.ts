@@ -306,6 +306,8 @@ export interface CallSummary {
   model: string | null;
   usage: Usage | undefined;
   ttfbMs: number | null;
+  /** performance.now() when the answer had gone out (or failed): async hooks may run on after it. */
+  endedAt: number;
   /** On failure. */
   error: GatewayError | ProviderError | undefined;
   /** Stream chunks skipped as malformed on the answering call. */

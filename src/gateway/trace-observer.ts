@@ -41,7 +41,7 @@ export function createTraceObserver(exporter: TraceExporter, prices: PriceTable)
     callEnded(summary) {
       const traceId = otelTraceId(summary.ctx.traceId);
       if (!exporter.sampled(traceId)) return;
-      exporter.export(callSpans(summary, prices, performance.now(), traceId));
+      exporter.export(callSpans(summary, prices, summary.endedAt, traceId));
     },
   };
 }

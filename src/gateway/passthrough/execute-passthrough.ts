@@ -86,6 +86,7 @@ export async function executePassthrough(
     model: answer?.model ?? null,
     usage: answer?.usage,
     ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome),
+    endedAt: performance.now(),
     error,
     malformedChunks: 0,
     requestBody: requestBodyForLog(passthrough),
