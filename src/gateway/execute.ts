@@ -82,9 +82,11 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   let status: number;
   let error: GatewayError | ProviderError | undefined;
   let responseBody: unknown;
+  // The answering target's hooks: an earlier target's ran on a request this one was not sent.
+  const hooks = run.hooks?.path === state.targetPath ? run.hooks : undefined;
   // The answer a hooks step sent (another target's, after a fallback, is not).
   const hooked =
-    run.hooks?.answer && outcome?.ok && run.hooks.answer.sent === outcome.body ? run.hooks.answer : undefined;
+    hooks?.answer && outcome?.ok && hooks.answer.sent === outcome.body ? hooks.answer : undefined;
   if (outcome?.ok) {
     status = outcome.status;
     if (delivered) {
@@ -109,7 +111,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   const endedAt = performance.now();
 
   // A request a hook rewrote (PII redacted) is recorded as the provider got it.
-  const requestBody = run.hooks?.requestBody ?? result?.requestBody ?? body;
+  const requestBody = hooks?.requestBody ?? result?.requestBody ?? body;
   const summary: CallSummary = {
     ctx,
     endpoint,
@@ -127,8 +129,8 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     responseBody,
     responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
     attempts: run.attempts,
-    hooks: run.hooks?.results,
-    hooksText: run.hooks?.resultsText,
+    hooks: hooks?.results,
+    hooksText: hooks?.resultsText,
   };
   // Async hooks never delay the answer (the sink has it); the record waits for their results.
   if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);

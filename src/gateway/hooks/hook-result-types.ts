@@ -45,6 +45,8 @@ export interface HookResults {
 
 /** A call's hooks as the log keeps them: the results, and the async hooks still running. */
 export interface HookRunLog {
+  /** The path of the target these hooks ran for (`targets[0]`). */
+  path: string;
   results: HookResults;
   /** Settles when every async hook of the call has finished (and its result is in `results`). */
   pending: Promise<unknown>[];

@@ -76,6 +76,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   const clientView = before.some(isAsync) || after.some(isAsync) ? decidingResults : allResults;
   // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
   const log: HookRunLog = {
+    path: call.path,
     results,
     pending: run.hooks?.pending ?? [],
     requestBody: undefined,
