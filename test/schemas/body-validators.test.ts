@@ -7,6 +7,8 @@ import {
 import { chatBodyCases, completionBodyCases, embeddingBodyCases } from './cases.js';
 import { goodCompletionBodies, goodEmbeddingBodies, minimalChatBodies, richChatBody } from './good-bodies.js';
 import { expectGatewayError } from './assert-rejects.js';
+import { validateResponsesRequest } from '../../src/core/schemas/responses-request.js';
+import { validateMessagesRequest } from '../../src/core/schemas/messages-request.js';
 import { validateCreateBatch } from '../../src/server/routes/batch-body.js';
 import { validateCreateFineTuningJob } from '../../src/server/routes/fine-tuning-body.js';
 
@@ -71,6 +73,32 @@ describe('chat body', () => {
       stop: ['a', 'b', 'c', 'd'],
     };
     expect(() => validateChatCompletionRequest(body)).not.toThrow();
+  });
+});
+
+describe('the field named under a union of kinds', () => {
+  it('a Responses message without type (its usual form) is checked as a message', () => {
+    const part = { model: 'm', input: [{ role: 'user', content: [{ type: 'input_text' }] }] };
+    expectGatewayError(() => validateResponsesRequest(part), 'invalid_body', 'input[0].content[0].text');
+    const role = { model: 'm', input: [{ role: 'bogus', content: 'x' }] };
+    expect(() => validateResponsesRequest(role)).toThrow(/^input\[0\]\.role must be one of 'user'/);
+    const output = { model: 'm', input: [{ call_id: 'call_1', output: '21C' }] };
+    expectGatewayError(() => validateResponsesRequest(output), 'invalid_body', 'input[0].type');
+  });
+
+  it('a key every kind requires is still reported missing', () => {
+    const chat = { model: 'm', messages: [{ role: 'user', content: [{ text: 'x' }] }] };
+    expectGatewayError(
+      () => validateChatCompletionRequest(chat),
+      'invalid_body',
+      'messages[0].content[0].type',
+    );
+    const messages = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: [{ text: 'x' }] }] };
+    expectGatewayError(
+      () => validateMessagesRequest(messages),
+      'invalid_body',
+      'messages[0].content[0].type',
+    );
   });
 });
 

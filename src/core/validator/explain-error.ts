@@ -270,7 +270,8 @@ function checkUnion(s: TSchema, value: unknown, path: string, depth: number, ref
 
 /**
  * Among object branches, a key that is a literal in every branch (`role`, `type`) tells which one
- * the caller meant; its absence or an unknown value is the error worth reporting.
+ * the caller meant; an unknown value is the error worth reporting, and so is its absence unless
+ * some branches may go without it.
  */
 function pickByDiscriminator(
   candidates: TSchema[],
@@ -286,7 +287,15 @@ function pickByDiscriminator(
   );
   if (key === undefined) return { candidates };
   const actual = value[key];
-  if (actual === undefined) return { error: at(join(path, key), depth + 1, 'is required') };
+  if (actual === undefined) {
+    // A key some branches leave optional (a Responses message's `type`) picks those branches, unless
+    // the value has a key only the others know (a function_call_output's `call_id`).
+    const optional = objects.filter((b) => !((b.required ?? []) as string[]).includes(key));
+    const knows = (branches: TSchema[], k: string) => branches.some((b) => k in b.properties);
+    const meantAnother = Object.keys(value).some((k) => !knows(optional, k) && knows(objects, k));
+    if (optional.length > 0 && !meantAnother) return { candidates: optional };
+    return { error: at(join(path, key), depth + 1, 'is required') };
+  }
   const matching = objects.filter((b) => literalsOf(b.properties[key])!.includes(actual));
   if (matching.length > 0) return { candidates: matching };
   const allowed = [...new Set(objects.flatMap((b) => literalsOf(b.properties[key])!))];
