@@ -72,7 +72,7 @@ export function convertToGoogleMessages(messages: ChatMessage[], model: string):
             { param: `messages[${i}].tool_call_id` },
           );
         }
-        push('user', [{ functionResponse: { name, response: toolResponse(textsOf(message, i).join('')) } }]);
+        push('user', [{ functionResponse: { name, response: toolResponse(message, i) } }]);
         break;
       }
       case 'function':
@@ -80,7 +80,7 @@ export function convertToGoogleMessages(messages: ChatMessage[], model: string):
           {
             functionResponse: {
               name: message.name ?? '',
-              response: toolResponse(textsOf(message, i).join('')),
+              response: toolResponse(message, i),
             },
           },
         ]);
@@ -254,8 +254,12 @@ function parseArguments(text: string, param: string): Record<string, unknown> {
   throw new GatewayError('invalid_body', `${param} must be a JSON object`, { param });
 }
 
-/** Gemini wants an object: a JSON object result is passed as it is, anything else wrapped as `{content}`. */
-function toolResponse(text: string): Record<string, unknown> {
+/**
+ * Gemini wants an object: a JSON object result is passed as it is, anything else wrapped as `{content}`.
+ * Text parts are joined one line each (Anthropic and Bedrock receive them as separate blocks).
+ */
+function toolResponse(message: ChatMessage, i: number): Record<string, unknown> {
+  const text = textsOf(message, i).join('\n');
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value))

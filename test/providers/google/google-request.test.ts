@@ -160,6 +160,30 @@ describe('google request: messages', () => {
     ]);
   });
 
+  it('sends the text parts of a tool result one line each, not run together', async () => {
+    const { body } = await build({
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_a',
+          content: [
+            { type: 'text', text: '21C' },
+            { type: 'text', text: 'sunny' },
+          ],
+        },
+      ],
+    });
+    expect(body.contents[2].parts).toEqual([
+      { functionResponse: { name: 'weather', response: { content: '21C\nsunny' } } },
+    ]);
+  });
+
   it('refuses a tool message whose id matches no earlier tool call', async () => {
     const error = await refusal({ messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] });
     expect(error.param).toBe('messages[0].tool_call_id');

@@ -43,6 +43,29 @@ describe('vertex-ai adapter', () => {
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'Hi' }] }]);
   });
 
+  it('sends a Gemini tool result of several text parts one line each', async () => {
+    const { body } = await build({
+      model: 'gemini-2.5-flash',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_a',
+          content: [
+            { type: 'text', text: '21C' },
+            { type: 'text', text: 'sunny' },
+          ],
+        },
+      ],
+    });
+    expect(body.contents[2].parts[0].functionResponse.response).toEqual({ content: '21C\nsunny' });
+  });
+
   it('uses the global endpoint for the global region, and streams with alt=sse', async () => {
     const { upstream } = await build(
       { model: 'gemini-2.5-pro', stream: true },
