@@ -228,6 +228,17 @@ describe('translation to chat', () => {
     expect(chat).not.toHaveProperty('parallel_tool_calls');
   });
 
+  // Anthropic refuses a tool_choice that must call a tool when there is none to call.
+  it.each([
+    [{ type: 'any' }, undefined],
+    [{ type: 'tool', name: 'f' }, []],
+  ])('refuses tool_choice %j without tools, naming tool_choice', (toolChoice, tools) => {
+    const body = { ...base, tool_choice: toolChoice, ...(tools ? { tools } : {}) };
+    const error = refusal(() => messagesToChat(validateMessagesRequest(body)));
+    expect({ param: error.param, status: error.status }).toEqual({ param: 'tool_choice', status: 400 });
+    expect(error.message).toContain('tool_choice');
+  });
+
   // Structured outputs: the answer must follow the schema, on every provider or none.
   it('carries output_config.format (and the beta output_format) as a json_schema response_format', () => {
     const schema = {

@@ -138,7 +138,16 @@ function systemText(system: MessagesRequest['system']): string | undefined {
 
 function tools(request: MessagesRequest): Json {
   // Anthropic takes an empty list as no tools; OpenAI refuses one, and a tool_choice without tools.
-  if (!request.tools?.length) return {};
+  if (!request.tools?.length) {
+    const type = request.tool_choice?.type;
+    // Anthropic refuses a choice that must call a tool when there is none.
+    if (type === 'any' || type === 'tool') {
+      throw new GatewayError('invalid_body', `tool_choice of type ${type} needs tools`, {
+        param: 'tool_choice',
+      });
+    }
+    return {};
+  }
   const out: Json = {
     tools: request.tools.map((tool, i) => {
       if (tool.type !== undefined && tool.type !== 'custom') {
