@@ -239,6 +239,21 @@ describe('translation to chat', () => {
     expect(error.message).toContain('tool_choice');
   });
 
+  it('names the missing data of a base64 image and the missing url of a url one', () => {
+    const image = (source: unknown) => ({
+      ...base,
+      messages: [{ role: 'user', content: [{ type: 'image', source }] }],
+    });
+    for (const [source, param] of [
+      [{ type: 'base64', media_type: 'image/png' }, 'messages[0].content[0].source.data'],
+      [{ type: 'url' }, 'messages[0].content[0].source.url'],
+    ] as const) {
+      const error = refusal(() => messagesToChat(validateMessagesRequest(image(source))));
+      expect({ param: error.param, code: error.code }).toEqual({ param, code: 'invalid_body' });
+      expect(error.message).toBe(`${param} is required for an image source of type ${source.type}`);
+    }
+  });
+
   // Structured outputs: the answer must follow the schema, on every provider or none.
   it('carries output_config.format (and the beta output_format) as a json_schema response_format', () => {
     const schema = {

@@ -46,16 +46,19 @@ function toolResultText(block: MessagesContentBlock, param: string): string {
 
 function imagePart(block: MessagesContentBlock, param: string): UserContentPart {
   const source = block.source as Json;
-  if (source.type === 'base64' && typeof source.data === 'string') {
-    return {
-      type: 'image_url',
-      image_url: { url: `data:${String(source.media_type)};base64,${source.data}` },
-    } as UserContentPart;
+  const type = String(source.type);
+  // The field holding the image, for the source types the chat API can carry.
+  const field = type === 'base64' ? 'data' : type === 'url' ? 'url' : undefined;
+  if (field === undefined) throw refused(`${param}.source.type`, `an image source of type ${type}`);
+  const value = source[field];
+  if (typeof value !== 'string') {
+    const missing = `${param}.source.${field}`;
+    throw new GatewayError('invalid_body', `${missing} is required for an image source of type ${type}`, {
+      param: missing,
+    });
   }
-  if (source.type === 'url' && typeof source.url === 'string') {
-    return { type: 'image_url', image_url: { url: source.url } } as UserContentPart;
-  }
-  throw refused(`${param}.source.type`, `an image source of type ${String(source.type)}`);
+  const url = type === 'base64' ? `data:${String(source.media_type)};base64,${value}` : value;
+  return { type: 'image_url', image_url: { url } } as UserContentPart;
 }
 
 /** A user turn: its tool results become tool messages (first, as chat wants them right after the call),
