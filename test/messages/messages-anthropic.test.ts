@@ -193,6 +193,36 @@ describe('messages.stream on Anthropic', () => {
     expect(raw.frames.some((frame) => frame.event === 'message_stop')).toBe(false);
   });
 
+  // The SDK throws on a content event before message_start ("Unexpected event order"), with no error
+  // the caller can tell from its own.
+  it.each([
+    [
+      'content_block_start',
+      [
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+      ],
+    ],
+    [
+      'message_delta',
+      [{ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }],
+    ],
+  ])(
+    'answers a stream whose %s comes before message_start as an invalid upstream answer',
+    async (_name, events) => {
+      fake.enqueue({ kind: 'stream', events: [...events, { type: 'message_stop' }] });
+      const stream = anthropicClient(config()).messages.stream({
+        model: MODEL,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
+      const error = await stream.finalMessage().catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(Anthropic.APIError);
+      expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+      expect((error as Error).message).toContain('before message_start');
+    },
+  );
+
   it('ends a stream that fails inside Anthropic with event: error and no message_stop', async () => {
     fake.enqueue({
       kind: 'stream',

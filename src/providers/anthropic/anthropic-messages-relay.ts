@@ -1,10 +1,10 @@
 /**
  * A Messages stream relayed as it came: every event goes to the client with its own JSON text (so the
  * bytes and the event grammar are Anthropic's exactly), while the relay notes the usage for the log and
- * tells the pipeline when the answer is complete (`message_stop`) or failed (`event: error`, or a second
- * message begun inside the first; a repeat of the first's `message_start` is dropped). Shared by
- * every host of the API natively: Anthropic and Vertex AI send SSE, Bedrock wraps each event's JSON in an
- * event-stream `chunk` (it unwraps, then hands the text here).
+ * tells the pipeline when the answer is complete (`message_stop`) or failed (`event: error`, a content
+ * event before `message_start`, or a second message begun inside the first; a repeat of the first's
+ * `message_start` is dropped). Shared by every host of the API natively: Anthropic and Vertex AI send
+ * SSE, Bedrock wraps each event's JSON in an event-stream `chunk` (it unwraps, then hands the text here).
  */
 import { ProviderError } from '../../core/errors.js';
 import type { MessagesStreamEvent } from '../../core/messages-types.js';
@@ -15,8 +15,18 @@ import { isCount, usageObject } from '../shared/answer-usage.js';
 import { anthropicStreamError } from './anthropic-error.js';
 import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
 
+/** The events of an open message: they need its `message_start` first. */
+const MESSAGE_EVENTS = new Set([
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+]);
+
 export class MessagesEventRelay implements StreamTranslator {
   private anthropicUsage: AnthropicUsage | undefined;
+  private started = false;
   private stopped = false;
   private messageId: string | undefined;
 
@@ -33,16 +43,21 @@ export class MessagesEventRelay implements StreamTranslator {
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
       return [{ type: 'malformed', detail: `not a Messages event: ${text.slice(0, 200)}` }];
     }
+    if (!this.started && MESSAGE_EVENTS.has(event.type)) {
+      // Clients refuse a message's events before its start (the Anthropic SDK throws on them).
+      return [{ type: 'error', error: this.invalid(`sent ${event.type} before message_start`) }];
+    }
     switch (event.type) {
       case 'error':
         return [{ type: 'error', error: anthropicStreamError(this.provider, event.error ?? {}) }];
       case 'message_start': {
         const id = event.message?.id;
-        if (this.messageId !== undefined) {
+        if (this.started) {
           // A repeat of the open message's start is dropped: clients refuse a second message_start.
           if (id === this.messageId) return [];
           return [{ type: 'error', error: this.splicedMessage(id) }];
         }
+        this.started = true;
         this.messageId = id;
         this.anthropicUsage = mergeAnthropicUsage(this.anthropicUsage, event.message?.usage);
         break;
@@ -61,10 +76,16 @@ export class MessagesEventRelay implements StreamTranslator {
 
   /** Another message begun while one is open: two answers spliced into one stream, neither whole. */
   private splicedMessage(id: string | undefined): ProviderError {
+    return this.invalid(
+      `started message ${String(id)} while message ${String(this.messageId)} was still open`,
+    );
+  }
+
+  private invalid(what: string): ProviderError {
     return new ProviderError({
       status: 502,
       provider: this.provider,
-      message: `${this.provider} started message ${String(id)} while message ${String(this.messageId)} was still open`,
+      message: `${this.provider} ${what}`,
       code: 'upstream_invalid_response',
     });
   }
