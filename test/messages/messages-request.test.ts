@@ -239,13 +239,14 @@ describe('translation to chat', () => {
     expect(error.message).toContain('tool_choice');
   });
 
-  it('names the missing data of a base64 image and the missing url of a url one', () => {
+  it('names the missing data or media type of a base64 image and the missing url of a url one', () => {
     const image = (source: unknown) => ({
       ...base,
       messages: [{ role: 'user', content: [{ type: 'image', source }] }],
     });
     for (const [source, param] of [
       [{ type: 'base64', media_type: 'image/png' }, 'messages[0].content[0].source.data'],
+      [{ type: 'base64', data: 'AAAA' }, 'messages[0].content[0].source.media_type'],
       [{ type: 'url' }, 'messages[0].content[0].source.url'],
     ] as const) {
       const error = refusal(() => messagesToChat(validateMessagesRequest(image(source))));

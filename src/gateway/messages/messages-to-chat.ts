@@ -47,17 +47,18 @@ function toolResultText(block: MessagesContentBlock, param: string): string {
 function imagePart(block: MessagesContentBlock, param: string): UserContentPart {
   const source = block.source as Json;
   const type = String(source.type);
-  // The field holding the image, for the source types the chat API can carry.
-  const field = type === 'base64' ? 'data' : type === 'url' ? 'url' : undefined;
-  if (field === undefined) throw refused(`${param}.source.type`, `an image source of type ${type}`);
-  const value = source[field];
-  if (typeof value !== 'string') {
+  // The fields making the image, for the source types the chat API can carry.
+  const fields = type === 'base64' ? ['media_type', 'data'] : type === 'url' ? ['url'] : undefined;
+  if (fields === undefined) throw refused(`${param}.source.type`, `an image source of type ${type}`);
+  const field = fields.find((name) => typeof source[name] !== 'string');
+  if (field !== undefined) {
     const missing = `${param}.source.${field}`;
     throw new GatewayError('invalid_body', `${missing} is required for an image source of type ${type}`, {
       param: missing,
     });
   }
-  const url = type === 'base64' ? `data:${String(source.media_type)};base64,${value}` : value;
+  const url =
+    type === 'base64' ? `data:${String(source.media_type)};base64,${String(source.data)}` : source.url;
   return { type: 'image_url', image_url: { url } } as UserContentPart;
 }
 
