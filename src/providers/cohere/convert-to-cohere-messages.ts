@@ -32,7 +32,8 @@ function convertMessage(message: ChatMessage, where: string): CohereMessage {
       return {
         role: 'tool',
         tool_call_id: message.tool_call_id,
-        content: textOnly(message.content, `${where}.content`),
+        // One line each, as the Gemini adapter joins them (Anthropic and Bedrock take them as blocks).
+        content: textOnly(message.content, `${where}.content`, '\n'),
       };
     default:
       throw new GatewayError(
@@ -103,8 +104,8 @@ function assistantText(content: AssistantMessage['content']): string {
   return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
-/** Text of a message whose role takes text only (system, tool). */
-function textOnly(content: ChatMessage['content'], where: string): string {
+/** Text of a message whose role takes text only (system, tool), its parts joined by `separator`. */
+function textOnly(content: ChatMessage['content'], where: string, separator = ''): string {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   return content
@@ -116,5 +117,5 @@ function textOnly(content: ChatMessage['content'], where: string): string {
       }
       return String(part.text ?? '');
     })
-    .join('');
+    .join(separator);
 }

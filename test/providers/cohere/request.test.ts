@@ -107,6 +107,29 @@ describe('Cohere chat request', () => {
     ]);
   });
 
+  it("joins a tool result's text parts one line each, never run together", async () => {
+    const { body } = await build({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'w', arguments: '{}' } }],
+        },
+        {
+          role: 'tool',
+          tool_call_id: 'call_1',
+          content: [
+            { type: 'text', text: '21C' },
+            { type: 'text', text: 'sunny' },
+          ],
+        },
+      ],
+    });
+    expect((body.messages as Array<{ content: unknown }>)[2]!.content).toBe('21C\nsunny');
+  });
+
   it('maps sampling parameters, stop, max tokens, seed and penalties', async () => {
     const { body } = await build({
       model: 'command-a-03-2025',
