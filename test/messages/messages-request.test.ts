@@ -255,6 +255,17 @@ describe('translation to chat', () => {
     }
   });
 
+  it('names a block field that is missing, with the article its type takes', () => {
+    const error = refusal(() =>
+      validateMessagesRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image' }] }] }),
+    );
+    expect(error.message).toBe('messages[0].content[0].source is required for an image block');
+    const text = refusal(() =>
+      validateMessagesRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }),
+    );
+    expect(text.message).toBe('messages[0].content[0].text is required for a text block');
+  });
+
   // Structured outputs: the answer must follow the schema, on every provider or none.
   it('carries output_config.format (and the beta output_format) as a json_schema response_format', () => {
     const schema = {

@@ -160,7 +160,10 @@ function checkContentBlock(block: Record<string, unknown>, path: string): void {
         : kind === 'object'
           ? typeof value === 'object' && value !== null && !Array.isArray(value)
           : typeof value === 'string' || Array.isArray(value);
-    if (!ok) throw fieldError('invalid_body', `${path}.${field}`, `is required for a ${block.type} block`);
+    if (!ok) {
+      const article = /^[aeiou]/.test(String(block.type)) ? 'an' : 'a';
+      throw fieldError('invalid_body', `${path}.${field}`, `is required for ${article} ${block.type} block`);
+    }
   }
 }
 
