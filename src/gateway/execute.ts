@@ -6,7 +6,7 @@
  * the call's summary to the observers (the log, later metrics and traces).
  */
 import { GatewayError, ProviderError } from '../core/errors.js';
-import type { ModelRequest } from '../providers/types.js';
+import type { EndpointKind, ModelRequest } from '../providers/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { CallContext } from './call-context.js';
 import { HEADERS, type RequestContext } from './context.js';
@@ -234,6 +234,26 @@ export function refuseCall(
     hooksText: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
+}
+
+/**
+ * A request refused before it was a call (its body did not validate): answered through the sink and
+ * recorded with its body as the client sent it, so that every request answered leaves its record and its
+ * metrics, as a call refused for its config does.
+ */
+export function refuseRequest(
+  deps: GatewayDeps,
+  endpoint: EndpointKind,
+  body: unknown,
+  sink: CallSink,
+  request: RequestContext,
+  how: { method: string; url: string },
+  failure: unknown,
+): void {
+  const received = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+  // Recorded as received; it goes nowhere else.
+  const call = { endpoint, body: received } as ModelRequest;
+  refuseCall(deps, { ...call, ctx: { ...request, ...how } }, failure, sink);
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   validateRequest,
   type EndpointDescriptor,
 } from '../../gateway/endpoints.js';
-import { contextOrRefuse, execute } from '../../gateway/execute.js';
+import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { messagesCodec } from '../../ingress/messages-codec.js';
 import { toGatewayOrProviderError } from '../error-handler.js';
@@ -52,7 +52,16 @@ function messagesErrorHandler(logger: Logger) {
 
 function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: EndpointDescriptor): void {
   app.post(endpoint.path, async (request, reply) => {
-    const call = validateRequest(endpoint, request.body);
+    const how = { method: request.method, url: request.url };
+    const gw = withAnthropicKey(request.gw);
+    let call: ReturnType<typeof validateRequest>;
+    try {
+      call = validateRequest(endpoint, request.body);
+    } catch (err) {
+      const sink = new HttpSink(reply, messagesCodec, undefined, newRouteState());
+      refuseRequest(deps, endpoint.kind, request.body, sink, gw, how, err);
+      return reply;
+    }
     const stream = asksForStream(call);
     const state = newRouteState();
     const sink = new HttpSink(
@@ -61,8 +70,6 @@ function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: End
       stream ? messagesCodec.streamEncoder(call.body) : undefined,
       state,
     );
-    const how = { method: request.method, url: request.url };
-    const gw = withAnthropicKey(request.gw);
     const ctx = await contextOrRefuse(deps, call, sink, gw, how, () =>
       callContextFromRequest(deps.lookups, gw, how),
     );

@@ -8,7 +8,8 @@ import {
   validateRequest,
   type EndpointDescriptor,
 } from '../../gateway/endpoints.js';
-import { contextOrRefuse, execute } from '../../gateway/execute.js';
+import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
+import type { ModelRequest } from '../../providers/types.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import type { IngressCodec } from '../../ingress/codec.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
@@ -27,7 +28,15 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
     // Not an async handler: a call whose context is built at once (a key and config from the caches)
     // goes to `execute` without a promise of its own or a turn of the microtask queue.
     app.post(endpoint.path, (request, reply) => {
-      const call = validateRequest(endpoint, request.body);
+      const how = { method: request.method, url: request.url };
+      let call: ModelRequest;
+      try {
+        call = validateRequest(endpoint, request.body);
+      } catch (err) {
+        const sink = new HttpSink(reply, codec, undefined, newRouteState());
+        refuseRequest(deps, endpoint.kind, request.body, sink, request.gw, how, err);
+        return reply;
+      }
       const stream = endpoint.streams && asksForStream(call);
       const state = newRouteState();
       const sink = new HttpSink(
@@ -36,7 +45,6 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
         stream ? codec.streamEncoder(call.body as never) : undefined,
         state,
       );
-      const how = { method: request.method, url: request.url };
       // The body's text, for its log record, unless validation made another body of it.
       const bodyText = call.body === request.body ? (request.bodyText ?? undefined) : undefined;
       const run = (ctx: CallContext | undefined) =>

@@ -12,11 +12,12 @@ import { INCLUDE_VALUES, validateResponsesRequest } from '../../core/schemas/res
 import { callContextFromRequest } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { asksForStream } from '../../gateway/endpoints.js';
-import { contextOrRefuse, execute } from '../../gateway/execute.js';
+import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
 import { ResponseAssembler } from '../../gateway/responses/response-assembler.js';
 import { prepareResponseCall } from '../../gateway/responses/response-call.js';
 import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
+import { openAICodec } from '../../ingress/openai-codec.js';
 import { responsesCodec } from '../../ingress/responses-codec.js';
 import { HttpSink } from '../http-sink.js';
 import { pathParam } from './management/route-helpers.js';
@@ -85,9 +86,18 @@ function responseIdOf(request: FastifyRequest): string {
 
 export async function registerResponseRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   app.post('/responses', async (request, reply) => {
-    const body = validateResponsesRequest(request.body);
+    const how = { method: request.method, url: request.url };
     const workspaceId = request.gw.apiKey.workspace_id;
-    const prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
+    let prepared: Awaited<ReturnType<typeof prepareResponseCall>>;
+    try {
+      const body = validateResponsesRequest(request.body);
+      prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
+    } catch (err) {
+      // Its body did not validate, or what it continues cannot be: refused, and recorded.
+      const sink = new HttpSink(reply, openAICodec, undefined, newRouteState());
+      refuseRequest(deps, 'responses', request.body, sink, request.gw, how, err);
+      return reply;
+    }
     const { request: call, shell } = prepared;
     const state = newRouteState();
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
@@ -107,7 +117,6 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
         }
       : () => Promise.resolve();
     const sink = new StoredResponseSink(http, assembler, save);
-    const how = { method: request.method, url: request.url };
     const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, () =>
       callContextFromRequest(deps.lookups, request.gw, how),
     );
