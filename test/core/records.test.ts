@@ -266,6 +266,24 @@ describe('errors', () => {
     expect(refused.error.param).toBe('search');
   });
 
+  it('a logs number not written in digits, or a time range backwards → 400 naming it', async () => {
+    for (const [query, param] of [
+      ['status=2e2', 'status'],
+      ['from_ms=0x10', 'from_ms'],
+      ['limit=1.0', 'limit'],
+      ['limit=%2010', 'limit'],
+      ['from_ms=2000&to_ms=1000', 'from_ms'],
+    ] as const) {
+      const response = await fetch(`${gateway.url}/logs?${query}`, {
+        headers: { 'x-gateway-api-key': gateway.adminKey },
+      });
+      expect(response.status, query).toBe(400);
+      const body: unknown = await response.json();
+      expectOpenAIError(body);
+      expect(body.error.param, query).toBe(param);
+    }
+  });
+
   it('a repeated logs filter → 400 naming it, never a filter left out', async () => {
     for (const [query, param] of [
       ['metadata.team=a&metadata.team=b', 'metadata.team'],

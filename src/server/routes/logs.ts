@@ -3,19 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { GatewayError } from '../../core/errors.js';
 import type { LogQuery } from '../../store/types.js';
+import { integerValue } from './query-params.js';
 
 const MAX_LIMIT = 1000;
 
 function integerParam(query: Record<string, string | undefined>, name: string, min: number, max: number) {
   const raw = query[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new GatewayError('invalid_query', `${name} must be an integer from ${min} to ${max}`, {
-      param: name,
-    });
-  }
-  return value;
+  return raw === undefined || raw === '' ? undefined : integerValue(raw, name, min, max);
 }
 
 function stringParam(query: Record<string, string | undefined>, name: string): string | undefined {
@@ -62,6 +56,9 @@ export async function registerLogRoutes(app: FastifyInstance, deps: GatewayDeps)
       limit: integerParam(query, 'limit', 1, MAX_LIMIT) ?? 50,
       after: stringParam(query, 'after'),
     };
+    if (logQuery.from_ms !== undefined && logQuery.to_ms !== undefined && logQuery.from_ms > logQuery.to_ms) {
+      throw new GatewayError('invalid_query', 'from_ms must not be after to_ms', { param: 'from_ms' });
+    }
     const page = await deps.store.listLogs(logQuery);
     return {
       object: 'list',

@@ -6,8 +6,14 @@ export type Query = Record<string, string | undefined>;
 export function integerQuery(query: Query, name: string, min: number, max: number, fallback: number): number {
   const raw = query[name];
   if (raw === undefined || raw === '') return fallback;
+  return integerValue(raw, name, min, max);
+}
+
+/** `raw` as an integer from `min` to `max`, written in decimal digits (not `2e2`, `0x10` or `1.0`, which
+ * Number() reads); a 400 naming `name` otherwise. */
+export function integerValue(raw: string, name: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!/^-?\d{1,16}$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new GatewayError('invalid_query', `${name} must be an integer from ${min} to ${max}`, {
       param: name,
     });

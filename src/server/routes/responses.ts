@@ -21,6 +21,7 @@ import { openAICodec } from '../../ingress/openai-codec.js';
 import { responsesCodec } from '../../ingress/responses-codec.js';
 import { HttpSink } from '../http-sink.js';
 import { pathParam } from './management/route-helpers.js';
+import { integerValue } from './query-params.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -49,14 +50,7 @@ function checkInclude(query: Query): void {
 
 function limitOf(query: Query): number {
   const raw = single(query, 'limit');
-  if (raw === undefined) return DEFAULT_LIMIT;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
-    throw new GatewayError('invalid_query', `limit must be an integer from 1 to ${MAX_LIMIT}`, {
-      param: 'limit',
-    });
-  }
-  return value;
+  return raw === undefined ? DEFAULT_LIMIT : integerValue(raw, 'limit', 1, MAX_LIMIT);
 }
 
 function orderOf(query: Query): 'asc' | 'desc' {
