@@ -150,6 +150,25 @@ export async function listLogs(gateway: TestGateway, query: Record<string, strin
   return (await response.json()) as LogPage;
 }
 
+/** POSTs JSON to the gateway as its admin, under `traceId` (to find its records), with `headers` added. */
+export function postTraced(
+  gateway: TestGateway,
+  path: string,
+  traceId: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Response> {
+  return fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'x-gateway-api-key': gateway.adminKey,
+      'content-type': 'application/json',
+      'x-gateway-trace-id': traceId,
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
 /**
  * Polls `GET /v1/logs` (records are written in the background) until `count` records of requests match
  * (attempt records, `is_attempt: true`, are left out unless `withAttempts`); bounded in time and tries.

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { CHAT_BODY, uniqueId, waitForLogs } from '../core/support.js';
+import { CHAT_BODY, postTraced, uniqueId, waitForLogs } from '../core/support.js';
 
 const HOOK_DELAY_MS = 700;
 
@@ -51,16 +51,13 @@ describe('a call with a slow async hook', () => {
       ],
     };
     const started = Date.now();
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'x-gateway-api-key': gateway.adminKey,
-        'content-type': 'application/json',
-        'x-gateway-trace-id': traceId,
-        'x-gateway-config': JSON.stringify(config),
-      },
-      body: JSON.stringify({ ...CHAT_BODY, stream }),
-    });
+    const response = await postTraced(
+      gateway,
+      '/chat/completions',
+      traceId,
+      { 'x-gateway-config': JSON.stringify(config) },
+      { ...CHAT_BODY, stream },
+    );
     await response.text();
     const answeredIn = Date.now() - started;
     expect(response.status).toBe(200);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { uniqueId, waitForLogs } from '../core/support.js';
+import { postTraced, uniqueId, waitForLogs } from '../core/support.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -27,19 +27,14 @@ describe('a fallback past a target that redacted the request', () => {
       input_guardrails: [{ id: 'pii-in', 'default.pii': { categories: ['email'], redact: true } }],
     };
     const traceId = uniqueId('fallback-records');
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'x-gateway-api-key': gateway.adminKey,
-        'content-type': 'application/json',
-        'x-gateway-trace-id': traceId,
-        'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [redacting, target] }),
-      },
-      body: JSON.stringify({
-        model: 'gpt-4o-mini',
-        messages: [{ role: 'user', content: 'mail me at bob@example.com' }],
-      }),
-    });
+    const config = { strategy: { mode: 'fallback' }, targets: [redacting, target] };
+    const response = await postTraced(
+      gateway,
+      '/chat/completions',
+      traceId,
+      { 'x-gateway-config': JSON.stringify(config) },
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'mail me at bob@example.com' }] },
+    );
     expect(response.status).toBe(200);
     const sent = fake.requests.at(-1)!.body as Record<string, unknown>;
     expect(sent).toMatchObject({ model: 'gpt-4o-mini' });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { uniqueId, waitForLogs } from '../core/support.js';
+import { postTraced, uniqueId, waitForLogs } from '../core/support.js';
 
 let gateway: TestGateway;
 beforeAll(async () => {
@@ -22,16 +22,7 @@ describe('a request refused for its body', () => {
     ['/messages', { model: 'claude-x', messages: [] }, 'max_tokens'],
   ])('%s: is answered 400 naming the field, and recorded', async (path, body, param) => {
     const traceId = uniqueId('refused');
-    const response = await fetch(`${gateway.url}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-provider': 'openai',
-        'x-gateway-trace-id': traceId,
-      },
-      body: JSON.stringify(body),
-    });
+    const response = await postTraced(gateway, path, traceId, { 'x-gateway-provider': 'openai' }, body);
     expect(response.status).toBe(400);
     const answer = (await response.json()) as { error: { message: string; param?: string } };
     expect(JSON.stringify(answer)).toContain(param);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { CHAT_BODY, providerHeaders, sseData, uniqueId, waitForLogs } from '../core/support.js';
+import { CHAT_BODY, postTraced, providerHeaders, sseData, uniqueId, waitForLogs } from '../core/support.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -74,16 +74,7 @@ describe('the time to first byte of a call that fell back', () => {
   it('is counted from the call’s start on a pass-through too', async () => {
     fake.enqueue({ status: 503, firstByteDelayMs: 400 });
     const traceId = uniqueId('ttfb');
-    const response = await fetch(`${gateway.url}/some/provider/path`, {
-      method: 'POST',
-      headers: {
-        'x-gateway-api-key': gateway.adminKey,
-        'content-type': 'application/json',
-        'x-gateway-trace-id': traceId,
-        ...fallback(),
-      },
-      body: '{}',
-    });
+    const response = await postTraced(gateway, '/some/provider/path', traceId, fallback(), '{}');
     expect(response.status).toBe(200);
     await response.text();
     const [record] = await waitForLogs(gateway, { trace_id: traceId });
@@ -96,15 +87,9 @@ describe('the time to first byte of a call that fell back', () => {
     async (stream) => {
       fake.enqueue({ status: 503, firstByteDelayMs: 400 });
       const traceId = uniqueId('ttfb');
-      const response = await fetch(`${gateway.url}/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'x-gateway-api-key': gateway.adminKey,
-          'content-type': 'application/json',
-          'x-gateway-trace-id': traceId,
-          ...fallback(),
-        },
-        body: JSON.stringify({ ...CHAT_BODY, stream }),
+      const response = await postTraced(gateway, '/chat/completions', traceId, fallback(), {
+        ...CHAT_BODY,
+        stream,
       });
       expect(response.status).toBe(200);
       await response.text();

@@ -21,18 +21,22 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** A chat completion through the gateway to the fake, with `extra` in its body. */
+const chat = (extra: Record<string, unknown>) =>
+  fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(target(upstream)),
+    },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+  });
+
 describe('a provider error', () => {
   it('carries the provider rate-limit headers and request id', async () => {
     upstream.enqueue(faults.rateLimited(3));
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(target(upstream)),
-      },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const response = await chat({});
     expect(response.status).toBe(429);
     expect(response.headers.get('x-gateway-error-source')).toBe('provider');
     expect(response.headers.get('retry-after')).toBe('3');
@@ -44,19 +48,7 @@ describe('a provider error', () => {
 
 describe('a streamed answer', () => {
   it('carries the provider rate-limit headers and request id with its head', async () => {
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(target(upstream)),
-      },
-      body: JSON.stringify({
-        model: 'gpt-4o-mini',
-        stream: true,
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
-    });
+    const response = await chat({ stream: true });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('10000');
