@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import type { ApiKey } from '../store/types.js';
-import type { GatewayConfig } from './config/index.js';
+import type { GatewayConfig, TargetConfig } from './config/index.js';
 import { parseConfig } from './config/index.js';
 import {
   newSpanId,
@@ -73,6 +73,12 @@ function strictCompatOf(config: GatewayConfig, headers: IncomingHttpHeaders): bo
   const header = readStrictCompat(headers);
   if (typeof config.strict_compat_compliance === 'boolean') return config.strict_compat_compliance;
   return header ?? true;
+}
+
+/** Whether a target's answers keep to OpenAI's fields only: its node's own setting, else the call's. What
+ * the adapter is asked for, and so part of what a cached answer is. */
+export function targetStrictCompat(node: TargetConfig, ctx: Pick<CallContext, 'strictCompat'>): boolean {
+  return node.strict_compat_compliance ?? ctx.strictCompat;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { AdapterRequest, EndpointKind, ModelRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
-import type { CallContext } from '../call-context.js';
+import { targetStrictCompat, type CallContext } from '../call-context.js';
 import { runModelAttempt } from '../fanout.js';
 import type { ResolvedTarget } from '../resolve-target.js';
 import { modelRequestOf, recordAttempt, type RouteRun } from '../routing/route-types.js';
@@ -38,7 +38,7 @@ function adapterRequest<K extends EndpointKind>(
     target: resolved.target,
     forwardHeaders: forwardedHeaders(node, ctx.clientHeaders),
     clientHeaders: ctx.clientHeaders,
-    strictCompat: node.strict_compat_compliance ?? ctx.strictCompat,
+    strictCompat: targetStrictCompat(node, ctx),
   };
 }
 

@@ -9,6 +9,7 @@
  * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
  */
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
+import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
@@ -36,7 +37,7 @@ export function exactKeyOf(call: TargetCall): string {
     model: call.model ?? '',
     body: call.body,
     namespace: ctx.cacheNamespace,
-    strict: call.node.strict_compat_compliance ?? ctx.strictCompat,
+    strict: targetStrictCompat(call.node, ctx),
     headers: ctx.clientHeaders,
   });
 }

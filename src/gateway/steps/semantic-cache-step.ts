@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../core/errors.js';
 import type { TargetConfig } from '../config/index.js';
+import { targetStrictCompat } from '../call-context.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { maxAgeMs, parseAnswer, serializeAnswer, type CachedAnswer } from '../cache/response-cache.js';
 import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/semantic/semantic-key.js';
@@ -88,7 +89,7 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
       model: call.model ?? '',
       rest: request.rest,
       embedder: target,
-      strict: call.node.strict_compat_compliance ?? ctx.strictCompat,
+      strict: targetStrictCompat(call.node, ctx),
       headers: ctx.clientHeaders,
     }),
     exactKey: exactKeyOf(call),
