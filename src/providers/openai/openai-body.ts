@@ -1,3 +1,4 @@
+import { carriesReturnedThinking, withoutReturnedThinking } from '../shared/returned-content-blocks.js';
 import type { AdapterRequest } from '../types.js';
 
 /** Fields of the gateway's own that OpenAI-wire providers do not know. */
@@ -32,14 +33,14 @@ export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {
     (body as { max_completion_tokens?: unknown }).max_completion_tokens != null;
   const renamed = Object.keys(options.renames ?? {}).filter((field) => field in body);
   const messages = req.endpoint === 'chat' ? req.body.messages : undefined;
-  const blocksSentBack = Array.isArray(messages) && messages.some(carriesThinking);
+  const blocksSentBack = Array.isArray(messages) && messages.some(carriesReturnedThinking);
   if (dropped.length === 0 && !renameLimit && renamed.length === 0 && !blocksSentBack) {
     return JSON.stringify(body);
   }
   const copy: Record<string, unknown> = { ...body };
   if (blocksSentBack) {
     copy.messages = messages.map((message) =>
-      carriesThinking(message) ? withoutThinking(message) : message,
+      carriesReturnedThinking(message) ? withoutReturnedThinking(message) : message,
     );
   }
   for (const field of dropped) delete copy[field];
@@ -52,30 +53,4 @@ export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {
     delete copy.max_completion_tokens;
   }
   return JSON.stringify(copy);
-}
-
-type Message = Record<string, unknown>;
-
-const isThinkingPart = (part: unknown): boolean =>
-  typeof part === 'object' &&
-  part !== null &&
-  ((part as Message).type === 'thinking' || (part as Message).type === 'redacted_thinking');
-
-/** An assistant message sent back with its thinking, as the gateway returned it when not strict
- * (`content_blocks`) or as thinking content parts: the gateway's own shapes, which OpenAI refuses in a
- * message (400) as Mistral does (422), and which no OpenAI-wire provider takes back. */
-function carriesThinking(message: unknown): message is Message {
-  if (typeof message !== 'object' || message === null) return false;
-  if ('content_blocks' in message) return true;
-  const content = (message as Message).content;
-  return Array.isArray(content) && content.some(isThinkingPart);
-}
-
-function withoutThinking(message: Message): Message {
-  const { content_blocks: _blocks, ...rest } = message;
-  if (Array.isArray(rest.content)) {
-    const parts = rest.content.filter((part) => !isThinkingPart(part));
-    rest.content = parts.length > 0 ? parts : rest.tool_calls ? null : '';
-  }
-  return rest;
 }
