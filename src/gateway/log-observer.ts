@@ -1,7 +1,9 @@
 /**
  * The log: every call becomes a record, queued to the batched writer. A call answered (or failed) by its
  * only attempt writes just its own record; a call that took several (retries, fallbacks, breaker skips,
- * cache answers, continuations) also writes one record per attempt, each a span under the call's.
+ * cache answers, continuations) also writes one record per attempt, each a span under the call's. So does a
+ * call whose only attempt sent another stored prompt than the one called (a `prompt_id` target): the call's
+ * record names the prompt called, the attempt's the prompt it sent.
  */
 import type { LogWriter } from '../observability/log-writer.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
@@ -17,13 +19,19 @@ import type { AttemptRecord } from './routing/route-types.js';
 export function createLogObserver(writer: LogWriter, bodies: LogBodies, prices: PriceTable): CallObserver {
   return {
     callEnded(summary) {
-      if (summary.attempts.length >= 2) {
-        for (const attempt of summary.attempts)
-          writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
+      const { attempts } = summary;
+      if (attempts.length >= 2 || (attempts.length === 1 && sentAnotherPrompt(attempts[0], summary))) {
+        for (const attempt of attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
       }
       writer.enqueue(callLogRecord(summary, bodies));
     },
   };
+}
+
+function sentAnotherPrompt(attempt: AttemptRecord, summary: CallSummary): boolean {
+  const called = summary.ctx.prompt;
+  const sent = attempt.prompt;
+  return sent !== undefined && (sent.id !== called?.id || sent.version !== called.version);
 }
 
 function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {

@@ -595,6 +595,34 @@ describe('routing behind a prompt', () => {
       ]),
     );
   });
+
+  it('prompt_id target answering alone: the attempt sent another prompt, so it has its own record', async () => {
+    const caller = await createPrompt({ slug: 'caller-alone', string: chatTemplate('C', '{{q}}') });
+    const sent = await createPrompt({
+      slug: 'sent-alone',
+      string: chatTemplate('S', 'Sent: {{q}}'),
+      parameters: { model: 'gpt-4o-mini' },
+    });
+    const { traceId, headers } = traceHeaders();
+    const reply = await complete(
+      gateway,
+      'caller-alone',
+      { variables: { q: 'x' } },
+      { ...headers, 'x-gateway-config': JSON.stringify({
+        strategy: { mode: 'fallback' },
+        targets: [{ prompt_id: 'sent-alone' }],
+      }) },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastUserContent(fake)).toBe('Sent: x');
+    const records = await logsOf(gateway, traceId, 2);
+    expect(records.map((r) => [r.is_attempt, r.target, r.status, r.prompt_id, r.prompt_version])).toEqual(
+      expect.arrayContaining([
+        [false, 'targets[0]', 200, caller.id, 1],
+        [true, 'targets[0]', 200, sent.id, 1],
+      ]),
+    );
+  });
 });
 
 describe('a config across prompts stored as their destination', () => {
