@@ -176,7 +176,7 @@ async function buildQuery(
     if (value !== undefined && value !== '') filters[name] = name === 'model' ? rollupModel(value) : value;
   }
   if (query.status_class !== undefined && query.status_class !== '') {
-    if (!/^[1-5]xx$/.test(query.status_class))
+    if (!/^[245]xx$/.test(query.status_class))
       throw invalid('status_class', 'status_class must be 2xx, 4xx or 5xx');
     filters.status_class = Number(query.status_class[0]);
   }
