@@ -34,6 +34,12 @@ import { createLocalBlobStore } from './store/local-blob-store.js';
 import { createS3BlobStore } from './store/s3-blob-store.js';
 import { startBatchWorker } from './gateway/batches/batch-worker.js';
 import { startProviderJobWorker } from './gateway/provider-resources/provider-job-worker.js';
+import {
+  BACKGROUND_EVENT_RETENTION_MS,
+  BACKGROUND_RESPONSE_CONCURRENCY,
+  BackgroundHub,
+} from './gateway/responses/background.js';
+import { startBackgroundResponseWorker } from './gateway/responses/background-worker.js';
 import { join } from 'node:path';
 
 export interface GatewayServer {
@@ -188,11 +194,21 @@ export async function createGatewayServer(
   const providerJobWorker = settings.batchWorker
     ? startProviderJobWorker(deps, { leaseMs: settings.batchLeaseMs, pollMs: settings.batchPollMs })
     : undefined;
+  const backgroundResponses = new BackgroundHub();
+  const responseWorker = settings.batchWorker
+    ? startBackgroundResponseWorker(deps, backgroundResponses, {
+        leaseMs: settings.batchLeaseMs,
+        pollMs: settings.batchPollMs,
+        concurrency: BACKGROUND_RESPONSE_CONCURRENCY,
+        eventRetentionMs: BACKGROUND_EVENT_RETENTION_MS,
+      })
+    : undefined;
   const app = await buildApp(deps, {
     batchesChanged: () => {
       batchWorker?.poke();
       providerJobWorker?.poke();
     },
+    backgroundResponses,
   });
   let closing: Promise<void> | undefined;
   return {
@@ -218,6 +234,7 @@ export async function createGatewayServer(
         }
         await batchWorker?.close(settings.shutdownGraceMs);
         await providerJobWorker?.close();
+        await responseWorker?.close(settings.shutdownGraceMs);
         await retention?.close();
         await deps.logWriter.close();
         await traces?.shutdown();

@@ -30,6 +30,7 @@ import { registerModelRoutes } from './routes/model.js';
 import { registerMessagesRoutes } from './routes/messages.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
+import { BackgroundHub } from '../gateway/responses/background.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerBatchRoutes } from './routes/batches.js';
@@ -124,6 +125,9 @@ const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 export interface AppHooks {
   /** A batch was created or cancelled: the node's batch worker looks at once instead of at its next poll. */
   batchesChanged?: () => void;
+  /** The node's background responses (its worker's, when it runs one): a follower hears of new events and
+   * a cancel reaches the call at once on this node. */
+  backgroundResponses?: BackgroundHub;
 }
 
 export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise<FastifyInstance> {
@@ -240,7 +244,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       await registerModelRoutes(v1, deps);
       await registerMessagesRoutes(v1, deps);
       await registerPromptCompletionRoutes(v1, deps);
-      await registerResponseRoutes(v1, deps);
+      await registerResponseRoutes(v1, deps, hooks.backgroundResponses ?? new BackgroundHub());
       await registerLogRoutes(v1, deps);
       await registerAnalyticsRoutes(v1, deps);
       await registerManagementRoutes(v1, deps);

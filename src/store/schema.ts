@@ -294,6 +294,21 @@ export interface ResponseInputItemsTable {
   item: string;
 }
 
+/** The call a background response runs (0021_response_background): `call_encrypted` holds its caller
+ * and provider headers, `request` the request the pipeline carries (JSON text). */
+export interface ResponseRunsTable {
+  response_id: string;
+  call_encrypted: string;
+  request: string;
+}
+
+/** The events of a streamed background response, by `sequence_number`; `event` is its JSON text. */
+export interface ResponseEventsTable {
+  response_id: string;
+  sequence_number: number;
+  event: string;
+}
+
 export interface FilesTable {
   id: string;
   workspace_id: string;
@@ -412,6 +427,8 @@ export interface Database {
   jobs: JobsTable;
   responses: ResponsesTable;
   response_input_items: ResponseInputItemsTable;
+  response_runs: ResponseRunsTable;
+  response_events: ResponseEventsTable;
   semantic_cache_entries: SemanticCacheEntriesTable;
   files: FilesTable;
   batches: BatchesTable;

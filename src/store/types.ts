@@ -10,7 +10,7 @@
  * decrypted (wrong master key) is `internal_error`. Missing rows are `undefined` / `false`, not errors.
  * Deleted credentials, configs and guardrails are hidden from every read and free their slug.
  */
-import type { BatchRepository, FileRepository } from './file-batch-types.js';
+import type { BatchCall, BatchRepository, FileRepository } from './file-batch-types.js';
 import type {
   FineTuningJobRepository,
   ProviderBatchRepository,
@@ -604,8 +604,22 @@ export interface ResponseItemQuery {
   before?: string;
 }
 
+/** What a background response runs: the call that created it (encrypted at rest) and the request the
+ * pipeline carries. */
+export interface ResponseRun {
+  call: BatchCall;
+  request: Record<string, unknown>;
+}
+
+/** One event of a streamed background response: its number and its JSON text. */
+export interface StoredResponseEvent {
+  sequence_number: number;
+  event: string;
+}
+
 export interface ResponseRepository {
-  /** The response and its input items, written together. */
+  /** The response and its input items (and, for a background response, its run and first events),
+   * written together. */
   createResponse(input: {
     workspace_id: string;
     id: string;
@@ -613,13 +627,27 @@ export interface ResponseRepository {
     status: string;
     body: Record<string, unknown>;
     input_items: StoredResponseItem[];
+    run?: ResponseRun;
+    events?: StoredResponseEvent[];
   }): Promise<void>;
-  /** Replaces the object (its status, output, usage) as the answer ends; false when it is gone. */
+  /** Replaces the object (its status, output, usage) as the answer ends; false when it is gone, or,
+   * with `from`, when its status is none of those. */
   updateResponse(
     workspace_id: string,
     id: string,
     patch: { status: string; body: Record<string, unknown> },
+    from?: readonly string[],
   ): Promise<boolean>;
+  /** The run of a background response; undefined when there is none (any more). */
+  responseRun(workspace_id: string, id: string): Promise<ResponseRun | undefined>;
+  appendResponseEvents(id: string, events: readonly StoredResponseEvent[]): Promise<void>;
+  /** Its events after `after`, in order, at most `limit`. */
+  listResponseEvents(id: string, after: number, limit: number): Promise<StoredResponseEvent[]>;
+  /** The number of its last event; -1 when it has none. */
+  lastResponseEvent(id: string): Promise<number>;
+  /** Removes the runs and events of responses that ended (neither `queued` nor `in_progress`) before
+   * `endedBeforeMs`; the number of events removed. */
+  pruneResponseRuns(endedBeforeMs: number): Promise<number>;
   getResponse(workspace_id: string, id: string): Promise<StoredResponse | undefined>;
   deleteResponse(workspace_id: string, id: string): Promise<boolean>;
   /**

@@ -595,8 +595,8 @@ describe('the input item list', () => {
     expect(again.status).toBe(404);
   });
 
-  it('has nothing to cancel or stream again: every response is answered in the foreground', async () => {
-    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', background: true });
+  it('has nothing to cancel or stream again when answered in the foreground', async () => {
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
     upstream.reset();
     const error: any = await client.responses.cancel(response.id).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);

@@ -163,5 +163,86 @@ export function responsesContract(makeHarness: () => Promise<StoreHarness>): voi
       expect(Number(rows[0]!.n)).toBe(0);
       expect(await store.deleteResponse(ws.id, first)).toBe(false);
     });
+
+    describe('background responses', () => {
+      const call = {
+        caller: { id: 'key_1', organisation_id: 'org_1', workspace_id: 'ws_1' },
+        headers: { authorization: 'Bearer sk-secret-provider-key', 'x-gateway-provider': 'openai' },
+        metadata: {},
+        trace_id: 'trace-1',
+      };
+
+      it('keep their run encrypted, change status only from the statuses named, and keep events in order', async () => {
+        const { ws, other } = await newTenant(store, 'Backgrounding');
+        const id = responseId();
+        const event = (n: number) => ({
+          sequence_number: n,
+          event: JSON.stringify({ type: 't', sequence_number: n }),
+        });
+        await store.createResponse({
+          workspace_id: ws.id,
+          id,
+          previous_response_id: null,
+          status: 'queued',
+          body: { id, status: 'queued' },
+          input_items: items(1),
+          run: { call, request: { model: 'gpt-4o', stream: true } },
+          events: [event(0), event(1)],
+        });
+        expect(await store.responseRun(ws.id, id)).toEqual({
+          call,
+          request: { model: 'gpt-4o', stream: true },
+        });
+        expect(await store.responseRun(other.id, id)).toBeUndefined();
+        const [row] = await harness.raw('select call_encrypted from response_runs where response_id = ?', [
+          id,
+        ]);
+        expect(String(row!.call_encrypted)).not.toContain('sk-secret-provider-key');
+
+        await store.appendResponseEvents(id, [event(2), event(3)]);
+        expect(await store.lastResponseEvent(id)).toBe(3);
+        expect((await store.listResponseEvents(id, 1, 10)).map((e) => e.sequence_number)).toEqual([2, 3]);
+        expect((await store.listResponseEvents(id, -1, 2)).map((e) => e.sequence_number)).toEqual([0, 1]);
+        expect(await store.lastResponseEvent(responseId())).toBe(-1);
+
+        const running = ['queued', 'in_progress'];
+        expect(await store.updateResponse(ws.id, id, { status: 'cancelled', body: { id } }, running)).toBe(
+          true,
+        );
+        expect(
+          await store.updateResponse(ws.id, id, { status: 'completed', body: { id } }, ['in_progress']),
+        ).toBe(false);
+        expect((await store.getResponse(ws.id, id))?.status).toBe('cancelled');
+
+        // Pruned once ended long enough ago; the response itself stays.
+        expect(await store.pruneResponseRuns(Date.now() - 60_000)).toBe(0);
+        expect(await store.pruneResponseRuns(Date.now() + 1)).toBe(4);
+        expect(await store.lastResponseEvent(id)).toBe(-1);
+        expect(await store.responseRun(ws.id, id)).toBeUndefined();
+        expect((await store.getResponse(ws.id, id))?.status).toBe('cancelled');
+      });
+
+      it('keep the runs and events of responses that have not ended, and lose them with their response', async () => {
+        const { ws } = await newTenant(store, 'StillRunning');
+        const id = responseId();
+        await store.createResponse({
+          workspace_id: ws.id,
+          id,
+          previous_response_id: null,
+          status: 'in_progress',
+          body: { id },
+          input_items: [],
+          run: { call, request: {} },
+          events: [{ sequence_number: 0, event: '{}' }],
+        });
+        await store.pruneResponseRuns(Date.now() + 1);
+        expect(await store.lastResponseEvent(id)).toBe(0);
+        expect(await store.responseRun(ws.id, id)).toBeDefined();
+        expect(await store.deleteResponse(ws.id, id)).toBe(true);
+        expect(await store.lastResponseEvent(id)).toBe(-1);
+        const rows = await harness.raw('select count(*) as n from response_runs where response_id = ?', [id]);
+        expect(Number(rows[0]!.n)).toBe(0);
+      });
+    });
   });
 }

@@ -199,7 +199,7 @@ export const ResponsesRequestSchema = Type.Object(
     stream: Type.Optional(StreamField),
     /** OpenAI's stored prompt template (its `variables`, `version` pass through): native providers only. */
     prompt: Type.Optional(Nullable(Type.Object({ id: Type.String({ minLength: 1 }) }))),
-    /** Accepted, and answered in the foreground: the gateway runs no background responses. */
+    /** Run by a job, the response answered at once `queued` (docs/responses.md, Background responses). */
     background: Type.Optional(Nullable(Type.Boolean())),
   },
   { $id: 'CreateResponseRequest', title: 'Create response request' },

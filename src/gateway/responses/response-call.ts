@@ -103,8 +103,8 @@ const REASONING_MODEL = /(^|[/.-])(o\d|gpt-5|codex)/i;
 /**
  * The request the pipeline carries: the client's, with the whole conversation as its input, nothing of
  * the gateway's own (`previous_response_id`, `metadata`) and nothing stored by the provider (`store: false`,
- * no `background` run, which the provider would keep and answer `queued`: the gateway answers in the
- * foreground). Reasoning comes back encrypted (`include: ["reasoning.encrypted_content"]`) so that the next
+ * no `background` run, which the provider would keep and answer `queued`: a background response is the
+ * gateway's own job, which calls the provider in the foreground). Reasoning comes back encrypted (`include: ["reasoning.encrypted_content"]`) so that the next
  * turn can send it again without the provider's storage.
  */
 function upstreamRequest(body: ResponsesRequest, items: readonly ConversationItem[]): ResponsesRequest {
@@ -183,6 +183,7 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? 'disabled',
     ...(body.user !== undefined && { user: body.user }),
+    ...(body.background != null && { background: body.background }),
     metadata: body.metadata ?? {},
   };
 }

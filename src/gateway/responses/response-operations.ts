@@ -21,8 +21,14 @@ export const RESPONSE_OPERATIONS: Operation[] = [
         name: 'stream',
         in: 'query',
         description:
-          'true is refused (400): only a background response can be streamed again, and none runs so',
+          'true streams the events of a background response created with stream: true (kept until an hour after it ended): those stored, then the live ones until it ends; any other response is a 400',
         schema: { type: 'boolean' },
+      },
+      {
+        name: 'starting_after',
+        in: 'query',
+        description: 'With stream=true: the sequence number of the event after which to start streaming',
+        schema: { type: 'integer', minimum: 0 },
       },
     ],
   },
@@ -35,7 +41,8 @@ export const RESPONSE_OPERATIONS: Operation[] = [
   {
     method: 'post',
     path: '/responses/{response_id}/cancel',
-    summary: 'Refused (400): every response is answered in the foreground, none runs in the background',
+    summary:
+      'Cancel a background response that is queued or in progress (one that ended is answered as it is; a foreground one is a 400)',
     tags: ['Responses'],
   },
   {

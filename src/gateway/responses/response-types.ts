@@ -68,7 +68,8 @@ export function isKnownItem(item: ConversationItem): item is KnownConversationIt
   return item.type === undefined || KNOWN_ITEM_TYPES.has(item.type);
 }
 
-export type ResponseStatus = 'completed' | 'failed' | 'in_progress' | 'incomplete';
+/** `queued` and `cancelled` only a background response has (OpenAI's list; background.ts). */
+export type ResponseStatus = 'completed' | 'failed' | 'in_progress' | 'incomplete' | 'queued' | 'cancelled';
 
 export interface ResponseUsage {
   input_tokens: number;
@@ -102,6 +103,8 @@ export interface ResponseObject {
   truncation: 'auto' | 'disabled';
   usage?: ResponseUsage;
   user?: string;
+  /** Given when the request set it: whether the response runs in the background. */
+  background?: boolean;
   metadata: Record<string, string>;
 }
 

@@ -2,11 +2,13 @@
  * The Responses API, an ingress of the one pipeline: `POST /v1/responses` is translated into the canonical
  * chat request (gateway/responses/) and runs through `execute` like any model call — routing, retries,
  * fallbacks, breaker, cache, hooks and guardrails, rate limits, the log —; its answer is framed by the
- * Responses codec and stored (unless `store: false`) before the client sees it end. Stored responses are
- * read, listed and deleted within the caller's workspace; none runs in the background, to cancel or to
- * stream again.
+ * Responses codec and stored (unless `store: false`) before the client sees it end. A background one
+ * (`background: true`) is stored `queued` with a job that a node's worker runs
+ * (gateway/responses/background-worker.ts): the client gets it at once — or, streamed, its events as
+ * the store receives them —, reads it again (`?stream=true&starting_after=N` replays and follows its
+ * events) and may cancel it. Stored responses are read, listed and deleted within the caller's workspace.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { INCLUDE_VALUES, validateResponsesRequest } from '../../core/schemas/responses-request.js';
 import { callContextFromRequest } from '../../gateway/call-context.js';
@@ -14,7 +16,18 @@ import type { GatewayDeps } from '../../gateway/deps.js';
 import { asksForStream } from '../../gateway/endpoints.js';
 import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
 import { ResponseAssembler } from '../../gateway/responses/response-assembler.js';
-import { prepareResponseCall } from '../../gateway/responses/response-call.js';
+import {
+  BACKGROUND_JOB,
+  BACKGROUND_JOB_ATTEMPTS,
+  followResponseEvents,
+  queuedEvents,
+  RUNNING_STATUSES,
+  type BackgroundHub,
+  type BackgroundPayload,
+} from '../../gateway/responses/background.js';
+import { prepareResponseCall, type PreparedResponseCall } from '../../gateway/responses/response-call.js';
+import type { ResponseObject } from '../../gateway/responses/response-types.js';
+import { storedCallOf } from '../../gateway/provider-resources/stored-call.js';
 import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
@@ -65,11 +78,11 @@ function notFound(id: string): GatewayError {
   return new GatewayError('not_found', `No response ${id} in this workspace`, { param: 'response_id' });
 }
 
-/** What only a background response allows; the gateway answers every response in the foreground. */
-function foregroundOnly(id: string, what: string, param: string): GatewayError {
+/** What only a background response allows. */
+function notBackground(id: string, what: string, param: string): GatewayError {
   return new GatewayError(
     'unsupported_endpoint',
-    `Response ${id} cannot be ${what}: only a background response can be, and the gateway answers every response in the foreground`,
+    `Response ${id} cannot be ${what}: only a response created with background: true can be`,
     { param },
   );
 }
@@ -78,13 +91,112 @@ function responseIdOf(request: FastifyRequest): string {
   return pathParam(request.params, 'response_id');
 }
 
-export async function registerResponseRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function registerResponseRoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  hub: BackgroundHub,
+): Promise<void> {
+  /** The events of a streamed background response after `after`, then the live ones, as server-sent
+   * events, until it ends or the client leaves. */
+  async function streamEvents(reply: FastifyReply, workspaceId: string, id: string, after: number) {
+    reply.hijack();
+    const res = reply.raw;
+    const headers = reply.getHeaders() as Record<string, string>;
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const open = () => !res.destroyed && !res.writableEnded;
+    try {
+      await followResponseEvents(deps.store, hub, workspaceId, id, after, async (event) => {
+        if (!open()) return false;
+        if (!res.write(`event: ${event.type}\ndata: ${event.data}\n\n`)) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          });
+        }
+        return open();
+      });
+    } catch (err) {
+      deps.logger.error({ err, response: id }, 'following a background response failed');
+    }
+    if (open()) res.end();
+  }
+
+  async function createBackground(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    prepared: PreparedResponseCall,
+  ): Promise<FastifyReply | ResponseObject> {
+    const how = { method: request.method, url: request.url };
+    const { gw } = request;
+    const workspaceId = gw.apiKey.workspace_id;
+    const { request: call, shell } = prepared;
+    // A config that does not resolve is refused now, not when the job runs.
+    const refusal = new HttpSink(reply, openAICodec, undefined, newRouteState());
+    const ctx = await contextOrRefuse(deps, call, refusal, gw, how, () =>
+      callContextFromRequest(deps.lookups, gw, how),
+    );
+    if (!ctx) return reply;
+    const queued: ResponseObject = { ...shell, status: 'queued', background: true };
+    const stream = asksForStream(call);
+    await deps.store.transaction(async (tx) => {
+      await tx.createResponse({
+        workspace_id: workspaceId,
+        id: shell.id,
+        previous_response_id: shell.previous_response_id,
+        status: 'queued',
+        body: { ...queued },
+        input_items: prepared.inputItems,
+        run: {
+          call: storedCallOf({
+            apiKey: gw.apiKey,
+            headers: gw.headers,
+            metadata: gw.metadata,
+            traceId: gw.traceId,
+          }),
+          request: call.body as unknown as Record<string, unknown>,
+        },
+        ...(stream && { events: queuedEvents(queued) }),
+      });
+      const payload: BackgroundPayload = { workspace_id: workspaceId, response_id: shell.id };
+      await tx.jobs.enqueue({
+        kind: BACKGROUND_JOB,
+        workspace_id: workspaceId,
+        payload,
+        max_attempts: BACKGROUND_JOB_ATTEMPTS,
+      });
+    });
+    hub.onQueued();
+    if (!stream) return queued;
+    await streamEvents(reply, workspaceId, shell.id, -1);
+    return reply;
+  }
+
   app.post('/responses', async (request, reply) => {
     const how = { method: request.method, url: request.url };
     const workspaceId = request.gw.apiKey.workspace_id;
-    let prepared: Awaited<ReturnType<typeof prepareResponseCall>>;
+    let prepared: PreparedResponseCall;
+    let background = false;
     try {
       const body = validateResponsesRequest(request.body);
+      background = body.background === true;
+      if (background && body.store === false) {
+        throw new GatewayError(
+          'invalid_body',
+          'store: a background response is stored (background: true cannot go with store: false)',
+          { param: 'store' },
+        );
+      }
       prepared = await prepareResponseCall(deps.store, workspaceId, body, deps.settings.contextWindows);
     } catch (err) {
       // Its body did not validate, or what it continues cannot be: refused, and recorded.
@@ -92,6 +204,7 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
       refuseRequest(deps, 'responses', request.body, sink, request.gw, how, err);
       return reply;
     }
+    if (background) return createBackground(request, reply, prepared);
     const { request: call, shell } = prepared;
     const state = newRouteState();
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
@@ -134,14 +247,29 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
     return reply;
   });
 
-  app.get('/responses/:response_id', async (request) => {
+  app.get('/responses/:response_id', async (request, reply) => {
     const query = request.query as Query;
     checkInclude(query);
     const id = responseIdOf(request);
-    const stored = await deps.store.getResponse(request.gw.apiKey.workspace_id, id);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const stored = await deps.store.getResponse(workspaceId, id);
     if (!stored) throw notFound(id);
-    if (single(query, 'stream') === 'true') throw foregroundOnly(id, 'streamed again', 'stream');
-    return stored.body;
+    if (single(query, 'stream') !== 'true') return stored.body;
+    const startingAfter = single(query, 'starting_after');
+    const after =
+      startingAfter === undefined
+        ? -1
+        : integerValue(startingAfter, 'starting_after', 0, Number.MAX_SAFE_INTEGER);
+    if (stored.body.background !== true) throw notBackground(id, 'streamed again', 'stream');
+    if ((await deps.store.lastResponseEvent(id)) < 0) {
+      throw new GatewayError(
+        'unsupported_endpoint',
+        `Response ${id} has no events to stream: only a background response created with stream: true has, until an hour after it ended`,
+        { param: 'stream' },
+      );
+    }
+    await streamEvents(reply, workspaceId, id, after);
+    return reply;
   });
 
   app.delete('/responses/:response_id', async (request) => {
@@ -150,13 +278,33 @@ export async function registerResponseRoutes(app: FastifyInstance, deps: Gateway
     return { id, object: 'response', deleted: true };
   });
 
-  // Every response is answered in the foreground (`background: true` included): none is left running to
-  // cancel (nor to stream again, above). Its id is the gateway's, which no provider issued, so the cancel
-  // is not passed through either.
+  // A background response that has not ended is cancelled (its call stopped where it runs); one that
+  // has ended is answered as it is, as is a second cancel: the final object. Its id is the gateway's,
+  // which no provider issued, so the cancel is not passed through.
   app.post('/responses/:response_id/cancel', async (request) => {
     const id = responseIdOf(request);
-    if (!(await deps.store.getResponse(request.gw.apiKey.workspace_id, id))) throw notFound(id);
-    throw foregroundOnly(id, 'cancelled', 'response_id');
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const stored = await deps.store.getResponse(workspaceId, id);
+    if (!stored) throw notFound(id);
+    if (stored.body.background !== true) throw notBackground(id, 'cancelled', 'response_id');
+    if (!(RUNNING_STATUSES as readonly string[]).includes(stored.status)) return stored.body;
+    const cancelled = { ...stored.body, status: 'cancelled' };
+    if (
+      await deps.store.updateResponse(
+        workspaceId,
+        id,
+        { status: 'cancelled', body: cancelled },
+        RUNNING_STATUSES,
+      )
+    ) {
+      hub.cancel(id);
+      hub.notify(id);
+      return cancelled;
+    }
+    // It ended (or was cancelled) meanwhile: as it is now.
+    const now = await deps.store.getResponse(workspaceId, id);
+    if (!now) throw notFound(id);
+    return now.body;
   });
 
   app.get('/responses/:response_id/input_items', async (request) => {

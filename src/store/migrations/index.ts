@@ -19,6 +19,7 @@ import * as providerJobs from './0014_provider_jobs.js';
 import * as batchProgress from './0018_batch_progress.js';
 import * as filesCreatedOrder from './0019_files_created_order.js';
 import * as fineTuningJobMetadata from './0020_fine_tuning_job_metadata.js';
+import * as responseBackground from './0021_response_background.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_batch_progress': batchProgress,
   '0019_files_created_order': filesCreatedOrder,
   '0020_fine_tuning_job_metadata': fineTuningJobMetadata,
+  '0021_response_background': responseBackground,
 };
 
 export const migrationProvider: MigrationProvider = {

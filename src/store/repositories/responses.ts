@@ -6,6 +6,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
+import { decryptSecret, encryptSecret } from '../crypto.js';
+import type { BatchCall } from '../file-batch-types.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
 import type { ResponseRepository, StoredResponseItem } from '../types.js';
@@ -58,7 +60,10 @@ async function cursorPosition(
   return position;
 }
 
-export function createResponseRepository({ db }: RepositoryContext): ResponseRepository {
+/** Statuses of a response that has not ended. */
+const RUNNING = ['queued', 'in_progress'];
+
+export function createResponseRepository({ db, keys }: RepositoryContext): ResponseRepository {
   return {
     async createResponse(input) {
       const now = Date.now();
@@ -75,29 +80,106 @@ export function createResponseRepository({ db }: RepositoryContext): ResponseRep
             updated_at_ms: now,
           })
           .execute();
-        if (input.input_items.length === 0) return;
-        await trx
-          .insertInto('response_input_items')
-          .values(
-            input.input_items.map((item, position) => ({
+        if (input.input_items.length > 0) {
+          await trx
+            .insertInto('response_input_items')
+            .values(
+              input.input_items.map((item, position) => ({
+                response_id: input.id,
+                position,
+                id: item.id,
+                item: JSON.stringify(item.item),
+              })),
+            )
+            .execute();
+        }
+        if (input.run) {
+          await trx
+            .insertInto('response_runs')
+            .values({
               response_id: input.id,
-              position,
-              id: item.id,
-              item: JSON.stringify(item.item),
-            })),
-          )
-          .execute();
+              call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.run.call), input.id),
+              request: JSON.stringify(input.run.request),
+            })
+            .execute();
+        }
+        if (input.events?.length) {
+          await trx
+            .insertInto('response_events')
+            .values(input.events.map((event) => ({ response_id: input.id, ...event })))
+            .execute();
+        }
       });
     },
 
-    async updateResponse(workspace_id, id, patch) {
-      const result = await db
+    async updateResponse(workspace_id, id, patch, from) {
+      let update = db
         .updateTable('responses')
         .set({ status: patch.status, body: JSON.stringify(patch.body), updated_at_ms: Date.now() })
         .where('workspace_id', '=', workspace_id)
-        .where('id', '=', id)
-        .executeTakeFirst();
+        .where('id', '=', id);
+      if (from) update = update.where('status', 'in', from.length > 0 ? [...from] : ['']);
+      const result = await update.executeTakeFirst();
       return toNumber(result.numUpdatedRows) > 0;
+    },
+
+    async responseRun(workspace_id, id) {
+      const row = await db
+        .selectFrom('response_runs')
+        .innerJoin('responses', 'responses.id', 'response_runs.response_id')
+        .select(['response_runs.call_encrypted', 'response_runs.request'])
+        .where('responses.workspace_id', '=', workspace_id)
+        .where('responses.id', '=', id)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        call: JSON.parse(decryptSecret(keys.encryption, row.call_encrypted, id)) as BatchCall,
+        request: parseObject(row.request),
+      };
+    },
+
+    async appendResponseEvents(id, events) {
+      if (events.length === 0) return;
+      await db
+        .insertInto('response_events')
+        .values(events.map((event) => ({ response_id: id, ...event })))
+        .execute();
+    },
+
+    async listResponseEvents(id, after, limit) {
+      return db
+        .selectFrom('response_events')
+        .select(['sequence_number', 'event'])
+        .where('response_id', '=', id)
+        .where('sequence_number', '>', after)
+        .orderBy('sequence_number')
+        .limit(limit)
+        .execute();
+    },
+
+    async lastResponseEvent(id) {
+      const row = await db
+        .selectFrom('response_events')
+        .select((eb) => eb.fn.max('sequence_number').as('last'))
+        .where('response_id', '=', id)
+        .executeTakeFirst();
+      return row?.last == null ? -1 : toNumber(row.last);
+    },
+
+    async pruneResponseRuns(endedBeforeMs) {
+      // Read from the runs, which only background responses have: the foreground ones are never looked at.
+      const ended = db
+        .selectFrom('response_runs')
+        .innerJoin('responses', 'responses.id', 'response_runs.response_id')
+        .select('response_runs.response_id')
+        .where('responses.status', 'not in', RUNNING)
+        .where('responses.updated_at_ms', '<', endedBeforeMs);
+      const result = await db
+        .deleteFrom('response_events')
+        .where('response_id', 'in', ended)
+        .executeTakeFirst();
+      await db.deleteFrom('response_runs').where('response_id', 'in', ended).execute();
+      return toNumber(result.numDeletedRows);
     },
 
     async getResponse(workspace_id, id) {

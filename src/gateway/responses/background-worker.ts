@@ -1,0 +1,298 @@
+/**
+ * The background-response worker of one node. Every `pollMs` (and at once when a response is queued on
+ * this node) it claims due `response.background` jobs from the store's queue — leased, so no two nodes run
+ * one response — and runs each response's call: `callContextFromStoredRequest` with the headers it was
+ * created with, `execute` into `StoredResponseSink` (the stored response, `in_progress` then its final
+ * state, as the foreground path stores it) in front of the response's event log (a streamed one) or a
+ * `BufferSink`. The call is logged, measured and priced as any call is.
+ *
+ * While it runs, the lease is renewed and the response read every `CANCEL_POLL_MS`: cancelled (here or on
+ * another node) or the lease lost, the call is aborted and nothing more of it is written. A node that
+ * dies stops renewing; once the lease has run out another node claims the job again: a response whose
+ * client had not yet been sent any of the run is run again, up to `BACKGROUND_RUNS` runs; any other is
+ * failed, so none stays `in_progress` for ever. Every minute the runs and events of responses that ended
+ * more than `eventRetentionMs` ago are removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { CallAbort } from '../../core/abort.js';
+import { GatewayError, type ProviderError } from '../../core/errors.js';
+import type { Job } from '../../store/types.js';
+import { callContextFromStoredRequest } from '../call-context.js';
+import type { GatewayDeps } from '../deps.js';
+import { execute } from '../execute.js';
+import { newRouteState } from '../routing/route-types.js';
+import { BufferSink } from '../sink.js';
+import type { ModelRequest } from '../../providers/types.js';
+import {
+  BACKGROUND_JOB,
+  BACKGROUND_RUNS,
+  RUNNING_STATUSES,
+  ResponseEventLog,
+  QUEUED_EVENTS,
+  type BackgroundHub,
+  type BackgroundPayload,
+} from './background.js';
+import { ResponseAssembler } from './response-assembler.js';
+import type { ResponseObject } from './response-types.js';
+import { StoredResponseSink, type SaveResponse } from './stored-response-sink.js';
+
+export interface BackgroundWorkerOptions {
+  leaseMs: number;
+  pollMs: number;
+  /** Background responses this node runs at once. */
+  concurrency: number;
+  /** How long a streamed response's events are kept once it has ended. */
+  eventRetentionMs: number;
+}
+
+export interface BackgroundWorker {
+  poke(): void;
+  /** Stops claiming; responses still running when `graceMs` runs out are stopped and given back to the
+   * queue (another node, or this one restarted, takes them up). */
+  close(graceMs: number): Promise<void>;
+}
+
+/** How often a running response is read for a cancel made on another node. */
+const CANCEL_POLL_MS = 500;
+const PRUNE_EVERY_MS = 60_000;
+const RUNNING: readonly string[] = RUNNING_STATUSES;
+
+export function startBackgroundResponseWorker(
+  deps: GatewayDeps,
+  hub: BackgroundHub,
+  options: BackgroundWorkerOptions,
+): BackgroundWorker {
+  const { store, logger } = deps;
+  const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-responses`;
+  const running = new Set<Promise<void>>();
+  /** Aborts the calls still running when the grace period of `close` runs out. */
+  const stopping = new CallAbort();
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastPrune = 0;
+
+  function schedule(delayMs: number): void {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), delayMs);
+    timer.unref();
+  }
+
+  async function tick(): Promise<void> {
+    try {
+      const room = options.concurrency - running.size;
+      if (room > 0) {
+        const claimed = await store.jobs.claim({
+          kinds: [BACKGROUND_JOB],
+          owner,
+          leaseMs: options.leaseMs,
+          limit: room,
+        });
+        for (const job of claimed) {
+          const work = runJob(job).finally(() => {
+            running.delete(work);
+            schedule(0);
+          });
+          running.add(work);
+        }
+      }
+      if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = Date.now();
+        await store.pruneResponseRuns(Date.now() - options.eventRetentionMs);
+      }
+    } catch (err) {
+      logger.error({ err }, 'background responses: a round failed; trying again');
+    }
+    schedule(options.pollMs);
+  }
+
+  /** Fails a response whose runs were all cut short (or that cannot be run), with its stream's end. */
+  async function giveUp(job: Job, body: Record<string, unknown>, stream: boolean, message: string) {
+    const { workspace_id, response_id } = job.payload as BackgroundPayload;
+    const assembler = new ResponseAssembler({ ...(body as unknown as ResponseObject) });
+    const { response, events } = assembler.fail(new GatewayError('internal_error', message));
+    const failed = await store.updateResponse(
+      workspace_id,
+      response_id,
+      { status: 'failed', body: { ...response } },
+      RUNNING,
+    );
+    if (failed && stream) {
+      let next = (await store.lastResponseEvent(response_id)) + 1;
+      await store.appendResponseEvents(
+        response_id,
+        events.map((event) => {
+          const sequence_number = next++;
+          return { sequence_number, event: JSON.stringify({ ...event, sequence_number }) };
+        }),
+      );
+      hub.notify(response_id);
+    }
+  }
+
+  async function runJob(job: Job): Promise<void> {
+    const { workspace_id, response_id } = job.payload as BackgroundPayload;
+    const abort = new CallAbort();
+    /** Why nothing more of the call is written: it was cancelled, the lease is lost, the node stops. */
+    let detached: 'cancelled' | 'lost' | 'stopping' | undefined;
+    let log: ResponseEventLog | undefined;
+    const detach = (why: NonNullable<typeof detached>) => {
+      detached ??= why;
+      log?.stop();
+      abort.abort();
+    };
+    const onStop = () => detach('stopping');
+    stopping.addEventListener('abort', onStop);
+    const forget = hub.running(response_id, () => detach('cancelled'));
+    let lastBeat = Date.now();
+    const watch = setInterval(
+      () =>
+        void (async () => {
+          if (Date.now() - lastBeat >= options.leaseMs / 3) {
+            lastBeat = Date.now();
+            if (!(await store.jobs.heartbeat(job.id, owner, options.leaseMs))) return detach('lost');
+          }
+          const current = await store.getResponse(workspace_id, response_id);
+          if (!current || current.status === 'cancelled') detach('cancelled');
+        })().catch(() => undefined),
+      Math.min(CANCEL_POLL_MS, Math.max(options.leaseMs / 3, 10)),
+    );
+    watch.unref();
+    try {
+      const stored = await store.getResponse(workspace_id, response_id);
+      if (!stored || !RUNNING.includes(stored.status)) {
+        await store.jobs.complete(job.id, owner, null);
+        return;
+      }
+      const run = await store.responseRun(workspace_id, response_id);
+      const stream = run?.request.stream === true;
+      const last = stream ? await store.lastResponseEvent(response_id) : -1;
+      // A run the client has seen part of cannot be run again: its next events would not follow.
+      const seen = last >= QUEUED_EVENTS.length;
+      if (!run || job.attempts > BACKGROUND_RUNS || seen) {
+        await giveUp(
+          job,
+          stored.body,
+          stream,
+          run
+            ? 'The response was interrupted: the gateway node running it stopped'
+            : 'The response cannot be run: its request is no longer stored',
+        );
+        await store.jobs.complete(job.id, owner, null);
+        return;
+      }
+      const shell = { ...(stored.body as unknown as ResponseObject), status: 'in_progress' as const };
+      if (
+        !(await store.updateResponse(
+          workspace_id,
+          response_id,
+          { status: 'in_progress', body: { ...shell } },
+          RUNNING,
+        ))
+      ) {
+        await store.jobs.complete(job.id, owner, null);
+        return;
+      }
+      await runCall(
+        job,
+        run,
+        shell,
+        stream ? last : undefined,
+        abort,
+        (made) => (log = made),
+        () => detached,
+      );
+      if (detached === 'lost') return;
+      if (detached === 'stopping') {
+        // Given back at once: another node (or this one restarted) takes it up.
+        await store.jobs.fail(job.id, owner, 'The gateway node stopped while running it');
+        return;
+      }
+      await store.jobs.complete(job.id, owner, null);
+    } catch (err) {
+      logger.error({ err, job: job.id, response: response_id }, 'background response failed to run');
+      const message = err instanceof Error ? err.message : String(err);
+      await store.jobs.fail(job.id, owner, message, Date.now() + 1000).catch(() => undefined);
+    } finally {
+      clearInterval(watch);
+      forget();
+      stopping.removeEventListener('abort', onStop);
+    }
+  }
+
+  async function runCall(
+    job: Job,
+    run: NonNullable<Awaited<ReturnType<typeof store.responseRun>>>,
+    shell: ResponseObject,
+    lastEvent: number | undefined,
+    abort: CallAbort,
+    madeLog: (log: ResponseEventLog) => void,
+    detached: () => string | undefined,
+  ): Promise<void> {
+    const { workspace_id, response_id } = job.payload as BackgroundPayload;
+    const state = newRouteState();
+    const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
+    let end: ResponseEventLog | BufferSink;
+    if (lastEvent !== undefined) {
+      const log = new ResponseEventLog(store, hub, response_id, assembler, lastEvent, (err) =>
+        logger.error({ err, response: response_id }, 'storing background response events failed'),
+      );
+      madeLog(log);
+      end = log;
+    } else {
+      end = new BufferSink();
+    }
+    const save: SaveResponse = async (response) => {
+      if (detached()) return;
+      try {
+        await store.updateResponse(
+          workspace_id,
+          response_id,
+          { status: response.status, body: { ...response } },
+          ['in_progress'],
+        );
+      } catch (err) {
+        logger.error({ err, response: response_id }, 'storing a response failed');
+      }
+    };
+    const sink = new StoredResponseSink(end, assembler, save);
+    const request = { endpoint: 'responses', body: run.request } as ModelRequest<'responses'>;
+    try {
+      const ctx = await callContextFromStoredRequest(deps.lookups, {
+        caller: run.call.caller,
+        headers: run.call.headers,
+        url: '/v1/responses',
+        metadata: run.call.metadata,
+        traceId: run.call.trace_id,
+        signal: abort,
+      });
+      // Thinking comes back (as content_blocks) only when not strict: the Response shows it as reasoning.
+      await execute(deps, { ...request, ctx: { ...ctx, strictCompat: false }, state }, sink);
+    } catch (err) {
+      // The call could not be made (its config or virtual key is gone): the response failed with it.
+      const error =
+        err instanceof GatewayError
+          ? err
+          : new GatewayError('internal_error', 'The request could not be made');
+      sink.fail(error as GatewayError | ProviderError, error.status);
+    }
+    await sink.settled;
+    if (end instanceof ResponseEventLog) await end.flushed();
+  }
+
+  schedule(0);
+  hub.onQueued = () => schedule(0);
+  return {
+    poke: () => schedule(0),
+    async close(graceMs) {
+      closed = true;
+      clearTimeout(timer);
+      hub.onQueued = () => undefined;
+      const grace = setTimeout(() => stopping.abort(), graceMs);
+      grace.unref();
+      while (running.size > 0) await Promise.allSettled([...running]);
+      clearTimeout(grace);
+    },
+  };
+}

@@ -1,0 +1,434 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// Background responses: `background: true` answers `queued` at once and a job on the store's queue runs the
+// call (the stored response goes queued → in_progress → its end, logged and priced as a foreground call);
+// streamed, its events are kept in the store, so `retrieve(id, { stream: true, starting_after })` replays
+// them and follows the live ones; `cancel` stops the upstream call; a job whose node died is run again once
+// its lease has run out, or the response is failed; and a job is run by one node only, with two gateways on
+// one store — SQLite and PostgreSQL. The openai SDK against the gateway; the fake OpenAI answers natively.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { logsOf, traceHeaders } from '../routing/support.js';
+
+let upstream: FakeUpstream;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAI({ name: 'bg' });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+});
+
+const target = () => ({ provider: 'openai', api_key: 'sk-bg', custom_host: upstream.url });
+
+function sdk(gateway: TestGateway, headers: Record<string, string> = {}): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(target()),
+      ...headers,
+    },
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Retrieves the response until `done` holds of it; every status seen, in order, without repeats. */
+async function pollUntil(
+  client: OpenAI,
+  id: string,
+  done: (response: any) => boolean,
+  timeoutMs = 10_000,
+): Promise<{ response: any; statuses: string[] }> {
+  const statuses: string[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response: any = await client.responses.retrieve(id);
+    if (statuses.at(-1) !== response.status) statuses.push(response.status);
+    if (done(response)) return { response, statuses };
+    if (Date.now() > deadline) throw new Error(`response ${id} still ${response.status}`);
+    await sleep(20);
+  }
+}
+
+const ended = (response: any) => !['queued', 'in_progress'].includes(response.status);
+
+async function collect(stream: AsyncIterable<any>, stopAfter = Infinity): Promise<any[]> {
+  const events: any[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (events.length >= stopAfter) break;
+  }
+  for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
+  return events;
+}
+
+function withUpstreamRequests(path = '/v1/responses') {
+  return upstream.requests.filter((request) => request.path === path);
+}
+
+describe('a background response', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startGateway();
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+  beforeEach(() => upstream.reset());
+
+  it('answers queued at once, runs in a job, and is stored as the foreground path stores it', async () => {
+    const { traceId, headers } = traceHeaders();
+    const client = sdk(gateway, headers);
+    upstream.enqueue({ delayMs: 1500 });
+    const started = Date.now();
+    const created: any = await client.responses.create({ model: 'gpt-4o', input: 'Later', background: true });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expectOpenAPIValid('Response', created);
+    expect(created).toMatchObject({ status: 'queued', background: true, output: [] });
+    expect(created.id).toMatch(/^resp_[0-9a-f]{48}$/);
+
+    const { response, statuses } = await pollUntil(client, created.id, ended);
+    expect(statuses.filter((s) => s !== 'queued')).toEqual(['in_progress', 'completed']);
+    expectOpenAPIValid('Response', response);
+    expect(response).toMatchObject({ id: created.id, status: 'completed', background: true });
+    expect(response.output_text).toBe('[bg] Later');
+    expect(response.usage).toMatchObject({ input_tokens: expect.any(Number) });
+    // The provider ran it in the foreground, as it runs every gateway call.
+    const sent = withUpstreamRequests();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toMatchObject({ store: false });
+    expect(sent[0]!.body).not.toHaveProperty('background');
+    // Recorded as a foreground call is: under /v1/responses, with its tokens and cost, in the caller's trace.
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ path: '/v1/responses', endpoint: 'responses', status: 200 });
+    expect(record!.cost).toBeGreaterThan(0);
+    const items = await client.responses.inputItems.list(created.id);
+    expect(items.data).toHaveLength(1);
+  });
+
+  it('is refused with store: false, naming store', async () => {
+    const client = sdk(gateway);
+    const error: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'x', background: true, store: false })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'store', type: 'invalid_request_error' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('streams its events as they come, and replays them after starting_after', async () => {
+    const client = sdk(gateway);
+    upstream.enqueue({ chunks: 6, chunkDelayMs: 20, text: 'one two three four five six' });
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Tell', background: true, stream: true }),
+    );
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ type: 'response.created', response: { status: 'queued' } });
+    expect(events[1]).toMatchObject({ type: 'response.queued', response: { status: 'queued' } });
+    expect(events[2]).toMatchObject({ type: 'response.in_progress' });
+    expect(events.filter((e) => e.type === 'response.created')).toHaveLength(1);
+    const last = events.at(-1);
+    expect(last.type).toBe('response.completed');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toBe(last.response.output_text ?? 'one two three four five six');
+    const id = events[0].response.id;
+    expect((await client.responses.retrieve(id)).output_text).toBe(text);
+
+    const replay = await collect(await client.responses.retrieve(id, { stream: true, starting_after: 3 }));
+    expect(replay).toEqual(events.slice(4));
+    const whole = await collect(await client.responses.retrieve(id, { stream: true }));
+    expect(whole).toEqual(events);
+  });
+
+  it('keeps its events until they are pruned once it has ended, then only the response', async () => {
+    const client = sdk(gateway);
+    const events = await collect(
+      await client.responses.create({ model: 'gpt-4o', input: 'Brief', background: true, stream: true }),
+    );
+    const id = events[0].response.id;
+    const { store } = gateway.server.deps;
+    // A response still running keeps them whatever the time; an ended one loses them after the retention.
+    expect(await store.pruneResponseRuns(Date.now() - 60_000)).toBe(0);
+    expect(await store.pruneResponseRuns(Date.now() + 1)).toBeGreaterThanOrEqual(events.length);
+    const error: any = await client.responses.retrieve(id, { stream: true }).catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'stream' });
+    expect((await client.responses.retrieve(id)).output_text).toBe(
+      events.at(-1).response.output[0].content[0].text,
+    );
+  });
+
+  it('is followed live by a client that comes back after leaving', async () => {
+    const client = sdk(gateway);
+    upstream.enqueue({ chunks: 12, chunkDelayMs: 60 });
+    const first = await collect(
+      await client.responses.create({
+        model: 'gpt-4o',
+        input: 'Stream slowly',
+        background: true,
+        stream: true,
+      }),
+      4,
+    );
+    const id = first[0].response.id;
+    const cursor = first.at(-1).sequence_number;
+    // The client left; the response runs on.
+    expect((await client.responses.retrieve(id)).status).toBe('in_progress');
+    const rest = await collect(await client.responses.retrieve(id, { stream: true, starting_after: cursor }));
+    expect(rest[0].sequence_number).toBe(cursor + 1);
+    expect(rest.map((e) => e.sequence_number)).toEqual(rest.map((_, i) => cursor + 1 + i));
+    const done = rest.at(-1);
+    expect(done.type).toBe('response.completed');
+    const deltas = [...first, ...rest].filter((e) => e.type === 'response.output_text.delta');
+    expect(deltas.map((e) => e.delta).join('')).toBe(done.response.output[0].content[0].text);
+    expect(withUpstreamRequests()).toHaveLength(1);
+  });
+
+  it('is cancelled while it runs: the upstream call stops, and a second cancel answers the same', async () => {
+    const { traceId, headers } = traceHeaders();
+    const client = sdk(gateway, headers);
+    upstream.enqueue({ hang: true });
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Forever', background: true });
+    await pollUntil(client, created.id, (r) => r.status === 'in_progress');
+    await pollUntil(client, created.id, () => withUpstreamRequests().length === 1);
+    const cancelled: any = await client.responses.cancel(created.id);
+    expectOpenAPIValid('Response', cancelled);
+    expect(cancelled).toMatchObject({ id: created.id, status: 'cancelled' });
+    // The call ended (it is recorded once it has), well before any timeout of the hanging upstream.
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toBeDefined();
+    expect(record!.status).not.toBe(200);
+    const again: any = await client.responses.cancel(created.id);
+    expect(again).toEqual(cancelled);
+    await sleep(100);
+    expect((await client.responses.retrieve(created.id)).status).toBe('cancelled');
+  });
+
+  it('is cancelled while streamed: the stream ends after the events before the cancel', async () => {
+    const client = sdk(gateway);
+    upstream.enqueue({ chunks: 50, chunkDelayMs: 40 });
+    const stream = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Long',
+      background: true,
+      stream: true,
+    });
+    const events: any[] = [];
+    let cancelled: any;
+    for await (const event of stream) {
+      events.push(event);
+      if (events.length === 5) cancelled = await client.responses.cancel(events[0].response.id);
+    }
+    expect(cancelled.status).toBe('cancelled');
+    expect(events.length).toBeLessThan(50);
+    // No terminal event: the response was neither completed nor failed.
+    expect(events.filter((e) => /^response\.(completed|incomplete|failed)$/.test(e.type))).toEqual([]);
+    expect((await client.responses.retrieve(events[0].response.id)).status).toBe('cancelled');
+  });
+
+  it('answers a cancel of a finished one with the response as it ended; a foreground one is a 400', async () => {
+    const client = sdk(gateway);
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Quick', background: true });
+    const { response } = await pollUntil(client, created.id, ended);
+    expect(response.status).toBe('completed');
+    const answered = await client.responses.cancel(created.id);
+    // The object as stored (the SDK adds output_text to what create and retrieve answer only).
+    const { output_text: _text, ...stored } = response;
+    expect(answered).toEqual(stored);
+
+    const foreground = await client.responses.create({ model: 'gpt-4o', input: 'Now' });
+    const error: any = await client.responses.cancel(foreground.id).catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'response_id', type: 'invalid_request_error' });
+    const stream: any = await client.responses.retrieve(foreground.id, { stream: true }).catch((e) => e);
+    expect(stream.status).toBe(400);
+    expect(stream.error).toMatchObject({ param: 'stream' });
+    const notStreamed: any = await client.responses.retrieve(created.id, { stream: true }).catch((e) => e);
+    expect(notStreamed.status).toBe(400);
+    expect(notStreamed.error).toMatchObject({ param: 'stream' });
+    const badCursor = await fetch(`${gateway.url}/responses/${created.id}?stream=true&starting_after=x`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(badCursor.status).toBe(400);
+    expect(((await badCursor.json()) as any).error.param).toBe('starting_after');
+    expect((await client.responses.cancel('resp_nope').catch((e) => e)).status).toBe(404);
+  });
+});
+
+/** Two gateways on one store (a SQLite file, or a PostgreSQL schema), the first without a worker. */
+function sharedStore(store: 'sqlite' | 'postgres') {
+  const shared: Record<string, string> = {
+    GATEWAY_ADMIN_KEY: `gw-test-${randomBytes(16).toString('hex')}`,
+    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+  };
+  let dataDir: string | undefined;
+  let schema: string | undefined;
+  const options = (env: Record<string, string>): StartGatewayOptions => {
+    if (store === 'postgres') {
+      schema ??= freshSchemaName('bg_responses');
+      return { postgres: { url: postgresUrl(), schema }, env: { ...shared, ...env } };
+    }
+    dataDir ??= mkdtempSync(join(tmpdir(), 'gateway-bg-'));
+    return { env: { ...shared, GATEWAY_DATA_DIR: dataDir, ...env } };
+  };
+  return {
+    start: async (env: Record<string, string>): Promise<TestGateway> => ({
+      ...(await startGateway(options(env))),
+      adminKey: shared.GATEWAY_ADMIN_KEY!,
+    }),
+    async cleanup() {
+      if (schema) await dropSchema(schema);
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function nodesSuite(store: 'sqlite' | 'postgres') {
+  let nodes: ReturnType<typeof sharedStore>;
+  let front: TestGateway;
+  /** Nodes that run jobs, started by a test once its scene is set. */
+  const startWorker = () => nodes.start({ GATEWAY_BATCH_LEASE_MS: '300', GATEWAY_BATCH_POLL_MS: '50' });
+  beforeAll(async () => {
+    nodes = sharedStore(store);
+    // The front node takes requests and runs no job.
+    front = await nodes.start({ GATEWAY_BATCH_WORKER: 'false' });
+  });
+  afterAll(async () => {
+    await front?.server.close();
+    await nodes?.cleanup();
+  });
+  beforeEach(() => upstream.reset());
+
+  it('runs each job on one of two nodes only', async () => {
+    const client = sdk(front);
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        client.responses.create({ model: 'gpt-4o', input: `job ${i}`, background: true }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual(created.map(() => 'queued'));
+    const workers = await Promise.all([startWorker(), startWorker()]);
+    try {
+      const done = await Promise.all(created.map((r) => pollUntil(client, r.id, ended)));
+      expect(done.map((d) => d.response.status)).toEqual(created.map(() => 'completed'));
+      expect(done.map((d) => d.response.output_text)).toEqual(created.map((_, i) => `[bg] job ${i}`));
+      // Each response was asked of the provider once: no job ran on both nodes.
+      const inputs = withUpstreamRequests().map((r) => (r.body as any).input[0].content[0].text);
+      expect(inputs.sort()).toEqual(created.map((_, i) => `job ${i}`).sort());
+    } finally {
+      for (const worker of workers) await worker.server.close();
+    }
+  });
+
+  it('is run again once the lease of a node that died has run out', async () => {
+    const client = sdk(front);
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Survive', background: true });
+    // A node claims the job, marks the response in progress, and dies.
+    const [job] = await claimAsDeadNode(front);
+    expect((job!.payload as any).response_id).toBe(created.id);
+    await front.server.deps.store.updateResponse(job!.workspace_id!, created.id, {
+      status: 'in_progress',
+      body: { ...(created as any), status: 'in_progress' },
+    });
+    const worker = await startWorker();
+    try {
+      const { response } = await pollUntil(client, created.id, ended);
+      expect(response.status).toBe('completed');
+      expect(response.output_text).toBe('[bg] Survive');
+      expect(withUpstreamRequests()).toHaveLength(1);
+    } finally {
+      await worker.server.close();
+    }
+  });
+
+  it('is failed, not left in progress, when every run was cut short', async () => {
+    const client = sdk(front);
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Doomed', background: true });
+    // The first run's node died; so did the second's, once the first lease had run out.
+    expect(await claimAsDeadNode(front)).toHaveLength(1);
+    expect(await claimAsDeadNode(front)).toHaveLength(1);
+    const worker = await startWorker();
+    try {
+      const { response } = await pollUntil(client, created.id, ended);
+      expect(response.status).toBe('failed');
+      expect(response.error).toMatchObject({ code: 'server_error' });
+      expectOpenAPIValid('Response', response);
+      expect(withUpstreamRequests()).toHaveLength(0);
+    } finally {
+      await worker.server.close();
+    }
+  });
+
+  it('is failed with its stream ended when its node died part way through the stream', async () => {
+    const client = sdk(front);
+    const stream = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Half',
+      background: true,
+      stream: true,
+    });
+    const [job] = await claimAsDeadNode(front);
+    const id = (job!.payload as any).response_id;
+    // The dead node had stored the first event of its run: a client may have read it.
+    await front.server.deps.store.appendResponseEvents(id, [
+      {
+        sequence_number: 2,
+        event: JSON.stringify({ type: 'response.in_progress', sequence_number: 2, response: { id } }),
+      },
+    ]);
+    const worker = await startWorker();
+    try {
+      const events: any[] = [];
+      for await (const event of stream) events.push(event);
+      expect(events.map((e) => e.type)).toEqual([
+        'response.created',
+        'response.queued',
+        'response.in_progress',
+        'response.failed',
+      ]);
+      expect(events.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3]);
+      expect((await client.responses.retrieve(id)).status).toBe('failed');
+      expect(withUpstreamRequests()).toHaveLength(0);
+    } finally {
+      await worker.server.close();
+    }
+  });
+}
+
+/** Claims the next background job as a node that then dies (never renews nor ends it). */
+async function claimAsDeadNode(gateway: TestGateway, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const claimed = await gateway.server.deps.store.jobs.claim({
+      kinds: ['response.background'],
+      owner: 'dead-node',
+      leaseMs: 300,
+    });
+    if (claimed.length > 0 || Date.now() > deadline) return claimed;
+    await sleep(1);
+  }
+}
+
+describe('background responses on two nodes over SQLite', () => {
+  nodesSuite('sqlite');
+});
+
+describeWithPostgres('background responses on two nodes over PostgreSQL', () => {
+  nodesSuite('postgres');
+});
