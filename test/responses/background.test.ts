@@ -336,6 +336,29 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('cannot be continued while it waits in the queue', async () => {
+    const client = sdk(front);
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'First', background: true });
+    const error: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'Next', previous_response_id: created.id })
+      .catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'previous_response_id', type: 'invalid_request_error' });
+    expect(error.error.message).toContain('queued');
+    const worker = await startWorker();
+    try {
+      await pollUntil(client, created.id, ended);
+      const next = await client.responses.create({
+        model: 'gpt-4o',
+        input: 'Next',
+        previous_response_id: created.id,
+      });
+      expect(next.output_text).toBe('[bg] Next');
+    } finally {
+      await worker.server.close();
+    }
+  });
+
   it('is run again once the lease of a node that died has run out', async () => {
     const client = sdk(front);
     const created = await client.responses.create({ model: 'gpt-4o', input: 'Survive', background: true });
