@@ -359,6 +359,29 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('is cancelled from a node other than the one running it: the call stops there', async () => {
+    const { traceId, headers } = traceHeaders();
+    const client = sdk(front, headers);
+    upstream.enqueue({ hang: true });
+    const worker = await startWorker();
+    try {
+      const created = await client.responses.create({ model: 'gpt-4o', input: 'Hang', background: true });
+      await pollUntil(
+        client,
+        created.id,
+        (r) => r.status === 'in_progress' && withUpstreamRequests().length === 1,
+      );
+      expect((await client.responses.cancel(created.id)).status).toBe('cancelled');
+      // The running node saw the cancel and ended the call: it is recorded (by that node, in the shared store).
+      const [record] = await logsOf(front, traceId, 1);
+      expect(record).toBeDefined();
+      expect(record!.status).not.toBe(200);
+      expect((await client.responses.retrieve(created.id)).status).toBe('cancelled');
+    } finally {
+      await worker.server.close();
+    }
+  });
+
   it('is run again once the lease of a node that died has run out', async () => {
     const client = sdk(front);
     const created = await client.responses.create({ model: 'gpt-4o', input: 'Survive', background: true });
