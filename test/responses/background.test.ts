@@ -129,6 +129,20 @@ describe('a background response', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('is refused at once, not queued, under a config that does not resolve', async () => {
+    const client = sdk(gateway, { 'x-gateway-config': JSON.stringify({ provider: 'no-such-provider' }) });
+    const error: any = await client.responses
+      .create({ model: 'gpt-4o', input: 'x', background: true })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error.status).toBe(400);
+    const queued = await gateway.server.deps.store.jobs.list({
+      kind: 'response.background',
+      status: 'queued',
+    });
+    expect(queued.data).toEqual([]);
+  });
+
   it('streams its events as they come, and replays them after starting_after', async () => {
     const client = sdk(gateway);
     upstream.enqueue({ chunks: 6, chunkDelayMs: 20, text: 'one two three four five six' });

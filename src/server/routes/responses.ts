@@ -28,6 +28,7 @@ import {
 import { prepareResponseCall, type PreparedResponseCall } from '../../gateway/responses/response-call.js';
 import type { ResponseObject } from '../../gateway/responses/response-types.js';
 import { storedCallOf } from '../../gateway/provider-resources/stored-call.js';
+import { resolveTarget } from '../../gateway/resolve-target.js';
 import { StoredResponseSink, type SaveResponse } from '../../gateway/responses/stored-response-sink.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
@@ -141,11 +142,23 @@ export async function registerResponseRoutes(
     const { gw } = request;
     const workspaceId = gw.apiKey.workspace_id;
     const { request: call, shell } = prepared;
-    // A config that does not resolve is refused now, not when the job runs.
+    // A config that does not resolve is refused now, not when the job runs, as is a config of one target
+    // whose provider, virtual key or host cannot be used (as a batch's are).
     const refusal = new HttpSink(reply, openAICodec, undefined, newRouteState());
-    const ctx = await contextOrRefuse(deps, call, refusal, gw, how, () =>
-      callContextFromRequest(deps.lookups, gw, how),
-    );
+    const ctx = await contextOrRefuse(deps, call, refusal, gw, how, async () => {
+      const built = await callContextFromRequest(deps.lookups, gw, how);
+      if (!built.config.targets?.length) {
+        await resolveTarget(
+          built.config,
+          '',
+          workspaceId,
+          built.clientApiKey,
+          deps.lookups,
+          deps.settings.customHostPolicy,
+        );
+      }
+      return built;
+    });
     if (!ctx) return reply;
     const queued: ResponseObject = { ...shell, status: 'queued', background: true };
     const stream = asksForStream(call);
