@@ -129,6 +129,32 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toBe(true);
     });
 
+    it('refuses a batch file that is not UTF-8, naming its line, as OpenAI refuses it', async () => {
+      const client = sdk(gateway);
+      const line = (id: string) =>
+        JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: {} });
+      // Latin-1 "é" (0xE9) in a custom_id: decoded it would be U+FFFD, and the batch's answer for it would
+      // carry a custom_id the client never sent.
+      const [before, after] = line('café').split('é');
+      const latin1 = Buffer.concat([
+        Buffer.from(`${line('a')}\n${before}`),
+        Buffer.from([0xe9]),
+        Buffer.from(`${after}\n`),
+      ]);
+      const refused = await client.files
+        .create({ file: await toFile(latin1, 'latin1.jsonl'), purpose: 'batch' })
+        .then(
+          () => undefined,
+          (err: unknown) => err as { status: number; error: { param: string; message: string } },
+        );
+      expect(refused?.status).toBe(400);
+      expect(refused?.error).toMatchObject({ param: 'file', message: expect.stringContaining('Line 2') });
+      expect(refused?.error.message).toContain('UTF-8');
+      expect(
+        (await client.files.list({ purpose: 'batch' })).data.every((f) => f.filename !== 'latin1.jsonl'),
+      ).toBe(true);
+    });
+
     it('splits a batch file into lines at \\n only, as the batch reader does', async () => {
       const client = sdk(gateway);
       const line = (id: string) =>

@@ -7,28 +7,34 @@
  */
 
 const LF = 0x0a;
+const CR = 0x0d;
 
-function lineText(bytes: Buffer): string {
-  const text = bytes.toString('utf8');
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
+function lineBytes(bytes: Buffer): Buffer {
+  return bytes.byteLength > 0 && bytes[bytes.byteLength - 1] === CR ? bytes.subarray(0, -1) : bytes;
 }
 
-/** The file's lines, in order, without their line endings; an empty file has none, a final line
- * without `\n` is a line. Bytes are split before decoding, so a character cut by a chunk stays whole. */
-export async function* jsonlLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+/** The file's lines as bytes, in order, without their line endings; an empty file has none, a final
+ * line without `\n` is a line. Bytes are split before decoding, so a character cut by a chunk stays
+ * whole. */
+export async function* jsonlLineBytes(input: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [];
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let start = 0;
     for (let end = bytes.indexOf(LF); end !== -1; end = bytes.indexOf(LF, start)) {
       pending.push(bytes.subarray(start, end));
-      yield lineText(Buffer.concat(pending));
+      yield lineBytes(Buffer.concat(pending));
       pending = [];
       start = end + 1;
     }
     if (start < bytes.byteLength) pending.push(bytes.subarray(start));
   }
-  if (pending.length > 0) yield lineText(Buffer.concat(pending));
+  if (pending.length > 0) yield lineBytes(Buffer.concat(pending));
+}
+
+/** The file's lines as text (UTF-8; the upload refused a batch file that is not). */
+export async function* jsonlLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  for await (const bytes of jsonlLineBytes(input)) yield bytes.toString('utf8');
 }
 
 /** Counts the lines of bytes passing through by the same rule, a chunk at a time. */

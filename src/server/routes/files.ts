@@ -5,12 +5,13 @@
  * from it fails only on what a line asks, not on its syntax. With `x-gateway-files: provider` the
  * provider's own Files API answers instead (provider-files.ts).
  */
+import { isUtf8 } from 'node:buffer';
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
-import { JsonlLineCount, jsonlLines } from '../../gateway/batches/jsonl-lines.js';
+import { JsonlLineCount, jsonlLineBytes } from '../../gateway/batches/jsonl-lines.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
@@ -72,19 +73,25 @@ function purposeOf(value: string | undefined): FilePurpose {
   return value as FilePurpose;
 }
 
-/** The first line of a batch file that is not JSON, if any (1-based). */
-async function firstNonJsonLine(deps: GatewayDeps, key: string): Promise<number | undefined> {
+/** The first line of a batch file that is not UTF-8 or not JSON, if any (1-based), and what it is not. */
+async function firstBadLine(
+  deps: GatewayDeps,
+  key: string,
+): Promise<{ line: number; not: 'UTF-8 text' | 'valid JSON' } | undefined> {
   const input = await deps.blobs.get(key);
   if (!input) throw new GatewayError('internal_error', 'The uploaded file cannot be read back');
   let number = 0;
   try {
-    for await (const text of jsonlLines(input)) {
+    for await (const bytes of jsonlLineBytes(input)) {
       number += 1;
+      // Decoded, a byte that is not UTF-8 would become U+FFFD: a custom_id the client never sent.
+      if (!isUtf8(bytes)) return { line: number, not: 'UTF-8 text' };
+      const text = bytes.toString('utf8');
       if (text.trim() === '') continue;
       try {
         JSON.parse(text);
       } catch {
-        return number;
+        return { line: number, not: 'valid JSON' };
       }
     }
   } finally {
@@ -192,9 +199,9 @@ async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): P
       param: 'file',
     });
   }
-  const bad = await firstNonJsonLine(deps, key);
+  const bad = await firstBadLine(deps, key);
   if (bad !== undefined) {
-    throw new GatewayError('invalid_body', `Line ${bad} of the batch file is not valid JSON`, {
+    throw new GatewayError('invalid_body', `Line ${bad.line} of the batch file is not ${bad.not}`, {
       param: 'file',
     });
   }
