@@ -23,6 +23,9 @@ describe('the lines of a JSONL file', () => {
     ['a\rb\n', ['a\rb']],
     ['a\n\nb', ['a', '', 'b']],
     ['é\r\nü', ['é', 'ü']],
+    ['\uFEFFa\nb', ['a', 'b']],
+    ['\uFEFF', ['']],
+    ['a\n\uFEFFb', ['a', '\uFEFFb']],
   ])('splits %j at \\n only, and counts as many lines as it reads', async (text, expected) => {
     const bytes = Buffer.from(text);
     // Every split of the bytes into two chunks (a \r\n or a character cut in two) reads the same.

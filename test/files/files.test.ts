@@ -129,6 +129,18 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toBe(true);
     });
 
+    it('takes a batch file that starts with a UTF-8 byte order mark', async () => {
+      const client = sdk(gateway);
+      const line = JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: {} });
+      // What Windows PowerShell's Out-File -Encoding utf8 and Notepad's "UTF-8 with BOM" write.
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(`\uFEFF${line}\r\n`), 'bom.jsonl'),
+        purpose: 'batch',
+      });
+      expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'bom.jsonl' });
+      await client.files.delete(file.id);
+    });
+
     it('refuses a batch file that is not UTF-8, naming its line, as OpenAI refuses it', async () => {
       const client = sdk(gateway);
       const line = (id: string) =>

@@ -1,9 +1,10 @@
 /**
  * The one rule for the lines of a JSONL file (a batch input), shared by the upload's count, its JSON
  * check and the batch's reader so the three always agree: a line ends at `\n`, a `\r` just before it is
- * part of the line ending (`\r\n`), and a lone `\r` is not a line break (outside a string it is JSON
- * whitespace). `node:readline` also breaks at a lone `\r`, which would make a file the upload counted as
- * one line run as two requests.
+ * part of the line ending (`\r\n`), a lone `\r` is not a line break (outside a string it is JSON
+ * whitespace), and a byte order mark at the start of the file is not part of its first line.
+ * `node:readline` also breaks at a lone `\r`, which would make a file the upload counted as one line run
+ * as two requests.
  */
 
 const LF = 0x0a;
@@ -13,23 +14,34 @@ function lineBytes(bytes: Buffer): Buffer {
   return bytes.byteLength > 0 && bytes[bytes.byteLength - 1] === CR ? bytes.subarray(0, -1) : bytes;
 }
 
-/** The file's lines as bytes, in order, without their line endings; an empty file has none, a final
- * line without `\n` is a line. Bytes are split before decoding, so a character cut by a chunk stays
- * whole. */
+/** UTF-8's byte order mark, which some editors write at the start of a file (Notepad's "UTF-8 with BOM",
+ * Windows PowerShell's `Out-File -Encoding utf8`): it marks the encoding and is not part of the text. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The file's lines as bytes, in order, without their line endings (nor the first line's byte order
+ * mark); an empty file has none, a final line without `\n` is a line. Bytes are split before decoding, so
+ * a character cut by a chunk stays whole. */
 export async function* jsonlLineBytes(input: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [];
+  let first = true;
+  const line = (bytes: Buffer): Buffer => {
+    const text =
+      first && bytes.subarray(0, BOM.byteLength).equals(BOM) ? bytes.subarray(BOM.byteLength) : bytes;
+    first = false;
+    return lineBytes(text);
+  };
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let start = 0;
     for (let end = bytes.indexOf(LF); end !== -1; end = bytes.indexOf(LF, start)) {
       pending.push(bytes.subarray(start, end));
-      yield lineBytes(Buffer.concat(pending));
+      yield line(Buffer.concat(pending));
       pending = [];
       start = end + 1;
     }
     if (start < bytes.byteLength) pending.push(bytes.subarray(start));
   }
-  if (pending.length > 0) yield lineBytes(Buffer.concat(pending));
+  if (pending.length > 0) yield line(Buffer.concat(pending));
 }
 
 /** The file's lines as text (UTF-8; the upload refused a batch file that is not). */
