@@ -81,6 +81,22 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       expect((await status(client.files.content(image.id))).status).toBe(404);
     });
 
+    it('keeps a long file name to 255 characters without cutting a character in two', async () => {
+      const client = sdk(gateway);
+      // 200 emoji: 400 UTF-16 code units, each a surrogate pair; the 255th unit is the first half of one.
+      const name = `${'😀'.repeat(200)}.txt`;
+      const file = await client.files.create({
+        file: await toFile(Buffer.from('x'), name),
+        purpose: 'vision',
+      });
+      const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+      expect(file.filename.length).toBeLessThanOrEqual(255);
+      expect(name.startsWith(file.filename)).toBe(true);
+      expect(loneSurrogate.test(file.filename)).toBe(false);
+      expect((await client.files.retrieve(file.id)).filename).toBe(file.filename);
+      await client.files.delete(file.id);
+    });
+
     it('streams a file larger than the JSON body limit in and out', async () => {
       const client = sdk(gateway);
       // 40 MB: above GATEWAY_BODY_LIMIT_BYTES, and several 8 MiB parts on S3.

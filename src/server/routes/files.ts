@@ -41,6 +41,14 @@ export function fileView(file: StoredFile) {
 }
 
 const MAX_FILENAME = 255;
+
+/** The name kept for an upload: at most MAX_FILENAME UTF-16 units, never ending in half a character (a
+ * lone surrogate, which strict JSON decoders refuse in every answer naming the file). */
+function filenameOf(name: string): string {
+  let cut = name.slice(0, MAX_FILENAME);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut || 'file';
+}
 const LIST_MAX = 10_000;
 
 /** Counts bytes and lines of what passes through (lines by the rule the batch reader splits them by). */
@@ -179,7 +187,7 @@ async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: str
       );
     }
     upload = {
-      filename: part.filename.slice(0, MAX_FILENAME) || 'file',
+      filename: filenameOf(part.filename),
       bytes: counter.bytes,
       lines: counter.lines,
     };
