@@ -113,4 +113,41 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     },
     SLOW_TEST_MS,
   );
+
+  it(
+    'names every line of a 24h batch as Azure names it, split into lines as the upload counted them',
+    async () => {
+      // A byte order mark, CRLF endings, and a lone \r inside a line (JSON whitespace, not a line break).
+      const [x, y] = [JSON.stringify(chatLine('bom-x')), JSON.stringify(chatLine('bom-y'))];
+      const text = `\uFEFF${x}\r\n${y.replace('"method"', '\r"method"')}\r\n`;
+      const input = await client.files.create({
+        file: await toFile(Buffer.from(text), 'windows.jsonl'),
+        purpose: 'batch',
+      });
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      const sent = async () => {
+        for (;;) {
+          const file = [...azure.resources.files.values()].find((f) => f.filename === 'windows.jsonl');
+          if (file) return file;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      const lines = (await sent()).content
+        .toString()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { url: string; custom_id: string });
+      expect(lines.map((l) => [l.custom_id, l.url])).toEqual([
+        ['bom-x', '/chat/completions'],
+        ['bom-y', '/chat/completions'],
+      ]);
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    },
+    SLOW_TEST_MS,
+  );
 });

@@ -6,12 +6,12 @@
  * stale. An id the gateway does not know (a provider's own `file-…`) is passed on as it is.
  */
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import { fileKey } from '../batches/batch-phases.js';
+import { jsonlLines } from '../batches/jsonl-lines.js';
 import type { GatewayDeps } from '../deps.js';
 import { callResource } from './resource-client.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -169,8 +169,10 @@ function quoted(value: string): string {
 /** Changes one line of a JSONL file on its way to the provider (a batch line's `url` for Azure). */
 export type LineRewrite = (line: string) => string;
 
+/** The file's lines rewritten, split by the rule the upload counted them by (jsonl-lines.ts): a lone `\r`
+ * inside a line is not a break, and a byte order mark is not part of the first line. */
 async function* rewritten(content: Readable, rewrite: LineRewrite): AsyncGenerator<Uint8Array> {
-  for await (const line of createInterface({ input: content, crlfDelay: Infinity })) {
+  for await (const line of jsonlLines(content)) {
     yield Buffer.from(`${line.trim() === '' ? line : rewrite(line)}\n`);
   }
 }
