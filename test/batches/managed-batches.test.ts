@@ -444,4 +444,39 @@ describe('the store failing under the worker', () => {
     },
     SLOW_TEST_MS,
   );
+
+  it(
+    'finalizes a batch whose output file could not be written for longer than a job tries, once it can',
+    async () => {
+      const node = await startGateway({
+        env: { GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_LEASE_MS: '600' },
+      });
+      const up = await startFakeOpenAI({ name: 'storage-outage' });
+      const { blobs } = node.server.deps;
+      const put = blobs.put.bind(blobs);
+      try {
+        // The blob storage refuses the output file 11 times in a row: one more than a job's attempts.
+        let failures = 11;
+        blobs.put = (key, data) =>
+          key.endsWith('_output') && failures-- > 0
+            ? Promise.reject(new Error('connect ECONNREFUSED (storage)'))
+            : put(key, data);
+        const client = sdk(node.url, node.adminKey, target(up));
+        const file = await upload(client, jsonl([chatLine('s-1'), chatLine('s-2')]));
+        const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished, 60_000);
+        expect(failures).toBeLessThan(0);
+        expect(batch.status).toBe('completed');
+        expect(batch.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+        expect((await contentLines(client, batch.output_file_id)).map((line) => line.custom_id)).toEqual([
+          's-1',
+          's-2',
+        ]);
+      } finally {
+        blobs.put = put;
+        await node.close();
+        await up.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
 });

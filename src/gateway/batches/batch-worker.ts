@@ -205,8 +205,13 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     } catch (err) {
       logger.error({ err, job: job.id, kind: job.kind }, 'batch job failed');
       const message = err instanceof Error ? err.message : String(err);
-      await store.jobs.fail(job.id, owner, message, Date.now() + 1000);
-      if (job.kind === VALIDATE_JOB && job.attempts >= job.max_attempts) await giveUp(job, message);
+      const exhausted = job.attempts >= job.max_attempts;
+      if (job.kind === FINALIZE_JOB && exhausted) {
+        await finalizeLater(job, message);
+      } else {
+        await store.jobs.fail(job.id, owner, message, Date.now() + 1000);
+        if (job.kind === VALIDATE_JOB && exhausted) await giveUp(job, message);
+      }
     } finally {
       clearInterval(heartbeat);
       jobs -= 1;
@@ -229,6 +234,24 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: [error] },
       ['validating'],
     );
+  }
+
+  /**
+   * A finalization that failed on its every attempt (the blob storage or the store down for a while) is
+   * queued afresh, to run again a lease's time later: its batch ends only through it (the worker leaves a
+   * batch whose finalization is queued alone), and its results stay in the store until it has run.
+   */
+  async function finalizeLater(job: Job, message: string): Promise<void> {
+    await store.transaction(async (tx) => {
+      if (!(await tx.jobs.fail(job.id, owner, message))) return;
+      await tx.jobs.enqueue({
+        kind: FINALIZE_JOB,
+        workspace_id: job.workspace_id,
+        payload: job.payload,
+        max_attempts: job.max_attempts,
+        run_at_ms: Date.now() + options.leaseMs,
+      });
+    });
   }
 
   function expired(batch: StoredBatch): boolean {
