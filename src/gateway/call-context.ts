@@ -13,6 +13,7 @@ import { parseConfig } from './config/index.js';
 import {
   newSpanId,
   newTraceId,
+  readCacheDirectives,
   readStrictCompat,
   type CallIdentity,
   type RequestContext,
@@ -168,6 +169,8 @@ export async function callContextFromStoredRequest(
   const { config, stored } = await resolveRequestConfig(job.headers, job.caller.workspace_id, lookups);
   return {
     ...jobContext(job, config),
+    // The cache namespace (and force-refresh) of the request that created the job.
+    ...readCacheDirectives(job.headers),
     storedConfig: stored,
     strictCompat: strictCompatOf(config, job.headers),
     clientApiKey: bearerToken(job.headers),

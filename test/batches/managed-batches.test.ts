@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
 import {
   chatLine,
@@ -411,6 +411,33 @@ describe('rate-limit policies', () => {
     },
     SLOW_TEST_MS,
   );
+});
+
+describe('the cache', () => {
+  it('keeps a batch in the cache namespace it was created in', async () => {
+    const cached = await startFakeOpenAI({ name: 'cached' });
+    try {
+      const config = target(cached, { cache: { mode: 'simple' } });
+      const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'shared question' }] };
+      // Answered and cached outside any namespace.
+      const direct = await postChat(gateway, config, body);
+      expect(direct.status).toBe(200);
+      expect(cached.requests.length).toBe(1);
+
+      const client = sdk(gateway.url, gateway.adminKey, config);
+      const file = await upload(client, jsonl([{ ...chatLine('ns-1'), body }]));
+      const created = await createBatch(client, file.id, {}, { 'x-gateway-cache-namespace': 'tenant-a' });
+      const batch = await waitFor(client, created.id, finished);
+      expect(batch.request_counts).toEqual({ total: 1, completed: 1, failed: 0 });
+      // tenant-a had nothing cached: the line went to the provider, and its answer is tenant-a's.
+      expect(cached.requests.length).toBe(2);
+      const again = await postChat(gateway, config, body, { 'x-gateway-cache-namespace': 'tenant-a' });
+      expect(again.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(cached.requests.length).toBe(2);
+    } finally {
+      await cached.close();
+    }
+  });
 });
 
 describe('the store failing under the worker', () => {

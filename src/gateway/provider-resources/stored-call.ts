@@ -9,13 +9,16 @@ import type { BatchCall } from '../../store/file-batch-types.js';
 import { HEADERS, headerValue } from '../context.js';
 import type { CallerKey } from '../call-context.js';
 
-/** The headers kept: what selects and configures the provider. */
+/** The headers kept: what selects and configures the provider, and the cache partition a managed batch's
+ * lines read and fill (`x-gateway-cache-namespace`, `x-gateway-cache-force-refresh`). */
 export const CAPTURED_HEADERS = [
   HEADERS.config,
   HEADERS.provider,
   HEADERS.virtualKey,
   HEADERS.customHost,
   HEADERS.strictCompat,
+  HEADERS.cacheNamespace,
+  HEADERS.cacheForceRefresh,
   'authorization',
 ] as const;
 
