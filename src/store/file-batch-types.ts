@@ -11,6 +11,15 @@ export const FILE_PURPOSES = [
 ] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
+/** The purposes a client may upload a file with, as OpenAI's `POST /files` takes them; the others are
+ * those of the files the gateway writes itself (a batch's results). */
+export const UPLOAD_PURPOSES = [
+  'assistants',
+  'batch',
+  'fine-tune',
+  'vision',
+] as const satisfies readonly FilePurpose[];
+
 export interface StoredFile {
   id: string;
   workspace_id: string;

@@ -183,6 +183,22 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toBe(true);
     });
 
+    it('refuses an upload with a purpose only the gateway gives its own files, naming purpose', async () => {
+      const client = sdk(gateway);
+      for (const purpose of ['batch_output', 'fine-tune-results', 'assistants_output']) {
+        const refused = await client.files
+          .create({ file: await toFile(Buffer.from('{}\n'), 'fake.jsonl'), purpose: purpose as 'batch' })
+          .then(
+            () => undefined,
+            (err: unknown) => err as { status: number; error: { param: string; message: string } },
+          );
+        expect(refused?.status, purpose).toBe(400);
+        expect(refused?.error.param).toBe('purpose');
+        expect(refused?.error.message).toContain('assistants, batch, fine-tune, vision');
+      }
+      expect((await client.files.list({ purpose: 'batch_output' })).data).toEqual([]);
+    });
+
     it('splits a batch file into lines at \\n only, as the batch reader does', async () => {
       const client = sdk(gateway);
       const line = (id: string) =>

@@ -13,7 +13,7 @@ import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
 import { JsonlLineCount, jsonlLineBytes } from '../../gateway/batches/jsonl-lines.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
+import { UPLOAD_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { answeredByProvider } from './provider-files.js';
@@ -73,8 +73,8 @@ class LineCounter extends Transform {
 
 function purposeOf(value: string | undefined): FilePurpose {
   if (!value) throw new GatewayError('invalid_body', 'purpose is required', { param: 'purpose' });
-  if (!(FILE_PURPOSES as readonly string[]).includes(value)) {
-    throw new GatewayError('invalid_body', `purpose must be one of ${FILE_PURPOSES.join(', ')}`, {
+  if (!(UPLOAD_PURPOSES as readonly string[]).includes(value)) {
+    throw new GatewayError('invalid_body', `purpose must be one of ${UPLOAD_PURPOSES.join(', ')}`, {
       param: 'purpose',
     });
   }
