@@ -250,6 +250,23 @@ describe('fine-tuning jobs', () => {
     expect((await failure(other.fineTuning.jobs.cancel(ids[0]))).status).toBe(404);
   });
 
+  it('takes a limit past 100 on the job, event and checkpoint lists, as OpenAI sets them no maximum', async () => {
+    const all = await client.fineTuning.jobs.list({ limit: 500 });
+    expect(all.data.length).toBeGreaterThanOrEqual(1);
+    expect(all.data.length).toBeLessThanOrEqual(100);
+    const job = all.data[0];
+    const events = await client.fineTuning.jobs.listEvents(job.id, { limit: 250 });
+    expect(Array.isArray(events.data)).toBe(true);
+    const asked = fake.requests.filter((r) => r.path.endsWith('/events')).at(-1);
+    expect(asked?.query.limit).toBe('250');
+    const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id, { limit: 250 });
+    expect(Array.isArray(checkpoints.data)).toBe(true);
+    expect(fake.requests.filter((r) => r.path.endsWith('/checkpoints')).at(-1)?.query.limit).toBe('250');
+    const refused = await failure(client.fineTuning.jobs.list({ limit: 0 }));
+    expect(refused.status).toBe(400);
+    expect((refused.error as { param: string }).param).toBe('limit');
+  });
+
   it('lists the jobs with the metadata asked for (metadata[k]=v; metadata=null: none), paging among them', async () => {
     const training = await gatewayFile();
     const make = (metadata?: Record<string, string>) =>

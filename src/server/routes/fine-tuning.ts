@@ -19,6 +19,9 @@ import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tun
 import { notFound, pathParam } from './management/route-helpers.js';
 import { afterCursor, deepObjectQuery, integerQuery, type Query } from './query-params.js';
 
+/** Most jobs one page of the list holds; `has_more` says there are others. */
+const MAX_JOBS_PAGE = 100;
+
 /** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
 const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
 
@@ -30,11 +33,13 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
     return job;
   }
 
+  /** `limit` and `after` of a list. OpenAI sets `limit` no maximum: any positive one is taken (the job list
+   * answers at most MAX_JOBS_PAGE of them a page; events and checkpoints pass it to the provider). */
   function page(request: FastifyRequest, defaultLimit: number) {
     const query = request.query as Query;
     const after = afterCursor(query);
     return {
-      limit: integerQuery(query, 'limit', 1, 100, defaultLimit),
+      limit: integerQuery(query, 'limit', 1, Number.MAX_SAFE_INTEGER, defaultLimit),
       ...(after !== undefined && { after }),
     };
   }
@@ -51,8 +56,11 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
 
   app.get('/fine_tuning/jobs', async (request) => {
     const metadata = deepObjectQuery(request.query as Query, 'metadata', METADATA_LIMITS);
+    const { limit, ...after } = page(request, 20);
     return listFineTuningJobs(deps, request.gw.apiKey.workspace_id, {
-      ...page(request, 20),
+      ...after,
+      // Each job not yet finished is read from its provider as the page is answered.
+      limit: Math.min(limit, MAX_JOBS_PAGE),
       ...(metadata !== undefined && { metadata }),
     });
   });
@@ -77,9 +85,9 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
 const jobId = [
   { name: 'fine_tuning_job_id', in: 'path' as const, required: true, schema: { type: 'string' } },
 ];
-const paging = (max: number) => [
+const paging = [
   { name: 'after', in: 'query' as const, schema: { type: 'string' } },
-  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: max } },
+  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1 } },
 ];
 
 /** For the OpenAPI document (shapes: OpenAI's). */
@@ -98,7 +106,7 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
       "List the workspace's fine-tuning jobs, newest first (limit default 20; after; metadata[k]=v, or metadata=null)",
     tags: ['Fine-tuning'],
     parameters: [
-      ...paging(100),
+      ...paging,
       {
         name: 'metadata',
         in: 'query' as const,
@@ -143,13 +151,13 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
     path: '/fine_tuning/jobs/{fine_tuning_job_id}/events',
     summary: "A fine-tuning job's events (limit default 20; after)",
     tags: ['Fine-tuning'],
-    parameters: [...jobId, ...paging(100)],
+    parameters: [...jobId, ...paging],
   },
   {
     method: 'get',
     path: '/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints',
     summary: "A fine-tuning job's checkpoints (limit default 10; after)",
     tags: ['Fine-tuning'],
-    parameters: [...jobId, ...paging(100)],
+    parameters: [...jobId, ...paging],
   },
 ];
