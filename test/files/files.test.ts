@@ -68,6 +68,14 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
 
       const onlyBatch = await client.files.list({ purpose: 'batch' });
       expect(onlyBatch.data.map((f) => f.id)).toEqual([batchFile.id]);
+      // An empty purpose (a templated URL's ?purpose=) filters nothing, as an empty order or after.
+      const emptyPurpose = await fetch(`${gateway.url}/files?purpose=`, {
+        headers: { 'x-gateway-api-key': gateway.adminKey },
+      });
+      expect(((await emptyPurpose.json()) as { data: Array<{ id: string }> }).data.map((f) => f.id)).toEqual([
+        image.id,
+        batchFile.id,
+      ]);
       const newestFirst = await client.files.list({ limit: 1 });
       expect(newestFirst.data.map((f) => f.id)).toEqual([image.id]);
       expect(newestFirst.has_more).toBe(true);

@@ -256,7 +256,8 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
   app.get('/files', async (request, reply) => {
     if (await answeredByProvider(deps, request, reply)) return reply;
     const query = request.query as Query;
-    const purpose = stringQuery(query, 'purpose', 64);
+    // An empty purpose (a templated URL's `?purpose=`) filters nothing, as an empty `after` or `order`.
+    const purpose = stringQuery(query, 'purpose', 64) || undefined;
     const limit = integerQuery(query, 'limit', 1, LIST_MAX, LIST_MAX);
     const order = oneOfQuery(query, 'order', ['asc', 'desc'] as const, 'desc');
     const after = afterCursor(query);
