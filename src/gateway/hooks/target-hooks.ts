@@ -37,7 +37,8 @@ type Json = Record<string, unknown>;
 /** The status of an answer that went out although a hook failed without denying. */
 export const HOOKS_FAILED_STATUS = 246;
 
-/** Each endpoint's call type (check-types.ts CallType). */
+/** Each endpoint's call type (check-types.ts CallType): the client's call, read from the routed call's
+ * endpoint, so that a Messages or Responses call sent to its target as chat is still its own type. */
 const CALL_TYPES = {
   chat: 'chatComplete',
   completions: 'complete',
@@ -94,7 +95,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
   let input: HookInput = {
     event: 'beforeRequestHook',
     requestType,
-    callType: CALL_TYPES[request.endpoint],
+    callType: CALL_TYPES[callEndpoint(run.call.endpoint, request.endpoint)],
     provider: call.resolved.adapter.id,
     model: call.model,
     metadata: ctx.metadata,
@@ -205,6 +206,11 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     body: sent,
     rawText,
   };
+}
+
+/** The endpoint whose call type checks are told: the client's, unless it has none (never for a model call). */
+function callEndpoint(client: string, target: keyof typeof CALL_TYPES): keyof typeof CALL_TYPES {
+  return client in CALL_TYPES ? (client as keyof typeof CALL_TYPES) : target;
 }
 
 /** What the after-request hooks are shown: the request as the provider got it, and the answer. */
