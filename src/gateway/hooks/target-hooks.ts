@@ -9,8 +9,8 @@
  * that keep the answer (the caches) are told once it has passed, as the client got it (PassedAnswer).
  *
  * Streams: the before-hooks run before the first byte. Output checks that may deny or rewrite hold the
- * stream back until they pass (HookedStream); the others see the whole text once it has gone out, and
- * their results reach the log only. Embeddings run the before-hooks only.
+ * stream back until they pass (HookedStream); the others see the whole text once it has gone out, without
+ * keeping the stream from its end, and their results reach the log only. Embeddings run the before-hooks only.
  *
  * A stream that broke after its first byte is continued on the next target inside these hooks
  * (steps/index.ts): the before-hooks judge the client's request, as this target gets it, and the output
@@ -153,12 +153,14 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     const whole = sent === undefined ? assembled : withSentText(assembled, sent);
     const shown = answerInput(input, whole, outcome.status);
     const running = runHooks(after, shown, env, results.after_request_hooks);
-    const ran = running instanceof Promise ? await running : running;
-    // Not held: the answer has gone out as it was; the results are recorded.
+    // Not held: the answer has gone out as it was and no verdict can change it. The stream ends now; the
+    // results are recorded once the checks have ended, as an async hook's are.
     if (!hold) {
+      if (running instanceof Promise) log.pending.push(running);
       await passed.passed(undefined);
       return withStatus(outcome, failed);
     }
+    const ran = running instanceof Promise ? await running : running;
     if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
