@@ -4,7 +4,7 @@ import { cacheStep } from './cache-step.js';
 import { continuationStep } from './continuation-step.js';
 import { deadlineStep } from './deadline-step.js';
 import { hooksStep } from './hooks-step.js';
-import { messagesStep } from './messages-step.js';
+import { estimatedCountStep, messagesStep } from './messages-step.js';
 import { passthroughHooksStep } from './passthrough-hooks-step.js';
 import { rateLimitStep } from './rate-limit-step.js';
 import { responsesStep } from './responses-step.js';
@@ -22,6 +22,8 @@ import type { TargetStep } from './target-step.js';
 // or 246 listed in retry.on_status_codes is tried again. Hooks also wrap the continuation of a broken
 // stream: input checks judge the client's request (a mutator's rewrite is what the continuation is built
 // from), never the gateway's own request for the rest, and output checks judge the whole answer.
+// A Messages token count a target cannot make is estimated just inside the hooks: the input checks judge
+// it as they judge a count the provider makes.
 // The semantic cache comes after the exact one, whose key it shares (semantic mode is a superset).
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   messagesStep,
@@ -30,6 +32,7 @@ export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   retryStep,
   deadlineStep,
   hooksStep,
+  estimatedCountStep,
   continuationStep,
   cacheStep,
   semanticCacheStep,
@@ -50,5 +53,5 @@ export { callTarget } from './attempt-step.js';
 export { callPassthrough } from './passthrough-step.js';
 export { hooksStep } from './hooks-step.js';
 export { rateLimitStep } from './rate-limit-step.js';
-export { messagesStep } from './messages-step.js';
+export { estimatedCountStep, messagesStep } from './messages-step.js';
 export { responsesStep } from './responses-step.js';

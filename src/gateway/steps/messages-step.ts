@@ -8,8 +8,9 @@
  * codec turns into thinking blocks. A translated stream that broke mid-way is continued as chat on the
  * next target, native or not.
  *
- * `count_tokens` on a target without a count of its own is answered here with an estimate
- * (messages/estimate-input-tokens.ts), without a call.
+ * `count_tokens` on a target without a count of its own is answered with an estimate
+ * (messages/estimate-input-tokens.ts), without a call, by `estimatedCountStep`: a step of its own inside
+ * the hooks, so that the config's input checks judge an estimated count as they judge a native one.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
@@ -54,13 +55,18 @@ async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutco
 
 // Not an async function: an OpenAI call passes through to the next step's own promise.
 export const messagesStep: TargetStep = (next) => (call) => {
-  const { adapter } = call.resolved;
   // A stream an earlier target translated goes on as chat even on a native target: only chat chunks can be
   // joined to the content block the client has open (a broken native stream is never continued).
   if (call.endpoint === 'messages') {
-    if (!hasNatively(adapter, 'messages', call.body) || continuesAStream(call)) return translated(next, call);
-  } else if (call.endpoint === 'count_tokens' && !hasNatively(adapter, 'count_tokens', call.body)) {
-    return estimated(call);
+    if (!hasNatively(call.resolved.adapter, 'messages', call.body) || continuesAStream(call)) {
+      return translated(next, call);
+    }
   }
   return next(call);
 };
+
+/** A count on a target without one of its own: answered with the estimate, past the rate limits and hooks. */
+export const estimatedCountStep: TargetStep = (next) => (call) =>
+  call.endpoint === 'count_tokens' && !hasNatively(call.resolved.adapter, 'count_tokens', call.body)
+    ? estimated(call)
+    : next(call);
