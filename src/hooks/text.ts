@@ -10,7 +10,8 @@
  * Token arrays (numbers) are not text and are skipped. A body without text is read as `''`.
  *
  * The other APIs' bodies read the same way: a Responses request's `input` (a string, or items read as
- * messages), an Anthropic Messages request's `messages`; an answer that is an Anthropic Message (its text
+ * messages, a `function_call_output` as its output), an Anthropic Messages request's `messages` (a
+ * `tool_result` block as its content); an answer that is an Anthropic Message (its text
  * blocks) or a Response (the `output_text` of its message items).
  *
  * Every text, by contrast (`allRequestTexts`, `mapRequestTexts` …), covers every message, every content
@@ -32,7 +33,9 @@ export function requestText(requestType: HookRequestType, body: Json): string {
     case 'chatComplete': {
       const messages = body.messages ?? inputAsMessages(body.input);
       if (!Array.isArray(messages) || messages.length === 0) return '';
-      return contentText(asObject(messages[messages.length - 1])?.content);
+      const last = asObject(messages[messages.length - 1]);
+      // A Responses tool output is its `output`, as a chat tool message's is its content.
+      return contentText(last?.type === 'function_call_output' ? last.output : last?.content);
     }
     case 'complete':
       return stringsOf(body.prompt).join('\n');
@@ -185,12 +188,15 @@ function mapOutputItem(item: unknown, rewrite: TextRewrite): unknown {
   return item;
 }
 
+/** A content's text: a string, or its text parts joined by a newline; an Anthropic `tool_result` block
+ * reads as its own content, as a chat tool message's content is read. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const texts: string[] = [];
-  for (const part of content) {
-    const text = asObject(part)?.text;
+  for (const item of content) {
+    const part = asObject(item);
+    const text = part?.type === 'tool_result' ? contentText(part.content) : part?.text;
     if (typeof text === 'string' && text !== '') texts.push(text);
   }
   return texts.join('\n');
