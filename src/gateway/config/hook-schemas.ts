@@ -43,7 +43,8 @@ const Async = Type.Optional(
 );
 const HookType = Type.Optional(
   Type.Union([Type.Literal('guardrail'), Type.Literal('mutator')], {
-    description: '`guardrail` (a verdict) or `mutator` (may rewrite the request or answer); both run alike.',
+    description:
+      '`guardrail` (a verdict) or `mutator` (may rewrite the request or answer; its checks run one after the other).',
   }),
 );
 

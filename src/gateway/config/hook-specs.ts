@@ -169,12 +169,15 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
   const checks = (hook.checks ?? []).map((check, i) =>
     checkSpec(check.id, check.parameters, event, `${path}.checks[${i}]`, `${path}.checks[${i}].parameters`),
   );
+  const type = hook.type ?? 'guardrail';
   return {
     id: hook.id,
     event,
-    type: hook.type ?? 'guardrail',
+    type,
     async: hook.async === true,
-    sequential: hook.sequential === true,
+    // A mutator's checks each rewrite what the one before left, as the reference gateway runs them: run
+    // side by side, each would rewrite the original and only the last rewrite would stand.
+    sequential: hook.sequential === true || type === 'mutator',
     onFail: outcomeOf(hook.on_fail),
     onSuccess: outcomeOf(hook.on_success),
     checks,
