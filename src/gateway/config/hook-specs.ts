@@ -91,14 +91,19 @@ export function storedGuardrailRefs(node: GatewayConfig, path: string): StoredGu
   return refs;
 }
 
-/** Whether a node has any hook at all: the one test a call without hooks pays. */
+/** Whether a node has any hook at all: the one test a call without hooks pays. An empty list (a config
+ * whose last guardrail was taken out) holds none. */
 export function hasHooks(node: GatewayConfig): boolean {
   return (
-    node.before_request_hooks !== undefined ||
-    node.after_request_hooks !== undefined ||
-    node.input_guardrails !== undefined ||
-    node.output_guardrails !== undefined
+    holdsAny(node.before_request_hooks) ||
+    holdsAny(node.after_request_hooks) ||
+    holdsAny(node.input_guardrails) ||
+    holdsAny(node.output_guardrails)
   );
+}
+
+function holdsAny(list: readonly unknown[] | undefined): boolean {
+  return list !== undefined && list.length > 0;
 }
 
 /** The node's hooks; throws `invalid_config` naming the field for any bad check. */

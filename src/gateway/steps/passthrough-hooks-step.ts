@@ -17,7 +17,7 @@ const HOOK_KEYS = [
 
 export const passthroughHooksStep: TargetStep = (next) => (call) => {
   if (!hasHooks(call.node)) return next(call);
-  const key = HOOK_KEYS.find((name) => call.node[name] !== undefined) as (typeof HOOK_KEYS)[number];
+  const key = HOOK_KEYS.find((name) => (call.node[name]?.length ?? 0) > 0) as (typeof HOOK_KEYS)[number];
   const param = call.path ? `config.${call.path}.${key}` : `config.${key}`;
   return Promise.resolve(
     gatewayFailure(
