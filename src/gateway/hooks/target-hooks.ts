@@ -139,9 +139,12 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     const hold = after.some(mayDenyOrRewrite);
     const sink = new HookedStream(call.sink, hold, after.length > 0, hold ? undefined : clientView(results));
     const outcome = await next({ ...call, sink, outputChecks: passed });
-    if (!outcome.ok) {
-      // Another target may answer in its place, without these hooks' verdict.
+    // Another target may answer in its place, without these hooks' verdict.
+    const forgetStatus = () => {
       if (run.call.sink?.written === 0) state.streamStatus = null;
+    };
+    if (!outcome.ok) {
+      forgetStatus();
       return outcome;
     }
     if (after.length === 0) {
@@ -161,7 +164,10 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
       return withStatus(outcome, failed);
     }
     const ran = running instanceof Promise ? await running : running;
-    if (ran.denied) return deniedOutcome(ran.denied, clientView(results), outcome);
+    if (ran.denied) {
+      forgetStatus();
+      return deniedOutcome(ran.denied, clientView(results), outcome);
+    }
     failed ||= ran.failed;
     state.streamStatus = failed ? HOOKS_FAILED_STATUS : null;
     let delivered = chunks;
