@@ -37,12 +37,14 @@ export const runJudge: JudgeRunner = async (run, target, messages, model, signal
   judgeCalls.add(judgeCtx);
   const sink = new BufferSink();
   // The judged call's model unless the judge's config sets its own (override_params.model).
-  await execute(
+  const running = execute(
     deps,
     { endpoint: 'chat', body: { model: model ?? 'default', messages }, ctx: judgeCtx },
     sink,
   );
-  const result = await sink.result;
+  // The judgement is the judge's answer: `execute` goes on to record the call once the async hooks of the
+  // judge's own config have ended, which the judged call does not wait for.
+  const result = await Promise.race([sink.result, running.then(() => sink.result)]);
   if (result.kind === 'error') throw new Error(`the judge failed: ${result.error.message}`);
   if (result.kind !== 'answer') throw new Error('the judge answered with a stream');
   const content = (result.answer.body as ChatCompletion).choices[0]?.message?.content;
