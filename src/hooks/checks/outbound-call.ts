@@ -101,6 +101,9 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Controls other than tab (CR and LF above all) cannot stand in a header value. */
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_IN_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** A header value is bytes: a character beyond Latin-1 (typographic quotes “…” around a pasted token, an
+ * emoji) has none to be sent as, and the request is refused before it leaves. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 /** The body's framing, which the gateway sets for the JSON it sends. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding']);
 
@@ -121,6 +124,12 @@ function headerRuleBreak(headers: Record<string, string>): ParameterRuleBreak | 
       return {
         param: `parameters.headers.${name}`,
         message: 'must not hold a line break or another control character',
+      };
+    }
+    if (BEYOND_LATIN1.test(value)) {
+      return {
+        param: `parameters.headers.${name}`,
+        message: 'must hold only characters HTTP can send (none beyond Latin-1, such as typographic quotes)',
       };
     }
   }
