@@ -2,7 +2,8 @@
  * A webhook header value with a character HTTP cannot carry beyond Latin-1 (a token pasted with typographic
  * quotes, “…”) is refused with the config, naming the header and never its value: accepted, every call of
  * the check failed before it was sent, which counts as a pass by default, so the guard was silently off.
- * fetch against a real gateway.
+ * A webhook URL carrying credentials, which the gateway never sends, is refused the same way. fetch
+ * against a real gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -75,5 +76,28 @@ describe('webhook header values', () => {
     // The webhook's address answers nothing: the check errs, and passes (on_error: pass).
     const response = await chatUnder(config);
     expect(response.status, await response.text()).toBe(200);
+  });
+});
+
+describe('webhook URLs', () => {
+  it('one carrying credentials (user:password@) is a 400 naming it, without them; nothing is called', async () => {
+    const calls = fake.requests.length;
+    const config = {
+      ...target(fake),
+      input_guardrails: [
+        {
+          id: 'hook',
+          deny: true,
+          'default.webhook': { webhookURL: 'https://guard:pw-hook-secret@guard.example.com/check' },
+        },
+      ],
+    };
+    const response = await chatUnder(config);
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    const { error } = JSON.parse(text) as { error: { param: string } };
+    expect(error.param).toMatch(/webhookURL$/);
+    expect(text).not.toContain('pw-hook-secret');
+    expect(fake.requests.length).toBe(calls);
   });
 });

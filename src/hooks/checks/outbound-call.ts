@@ -71,6 +71,13 @@ export function outboundRuleBreak(
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     return { param: `parameters.${urlField}`, message: 'must be an http or https URL' };
   }
+  // The address policy never sends credentials written into a URL: every call would fail, and pass.
+  if (parsed.username !== '' || parsed.password !== '') {
+    return {
+      param: `parameters.${urlField}`,
+      message: 'must not carry credentials (user:password@); send them in headers, such as Authorization',
+    };
+  }
   let given: Record<string, string> | undefined;
   if (typeof headers !== 'string') {
     given = headers;
