@@ -33,13 +33,30 @@ describe('/v1/workspaces', () => {
     expect(keys.body.data.map((k: { id: string }) => k.id)).toEqual([created.body.admin_key.id]);
     expect(keys.body.data[0]).not.toHaveProperty('key');
 
-    // Both workspaces belong to one organisation, so both keys list both.
+    // The organisation-level key lists the organisation's workspaces; the new workspace's key its own.
     const fromDefault = await admin.get('/workspaces');
     const fromNew = await own.get('/workspaces');
     expect(fromDefault.body.object).toBe('list');
     expect(fromDefault.body.data.map((w: { slug: string }) => w.slug)).toEqual(['default', 'research']);
-    expect(fromNew.body).toEqual(fromDefault.body);
+    expect(fromNew.status, fromNew.text).toBe(200);
+    expect(fromNew.body).toEqual({ object: 'list', data: [fromDefault.body.data[1]] });
     expect(fromDefault.body.data[1]).not.toHaveProperty('admin_key');
+  });
+
+  it("a workspace's own admin key may not create workspaces, nor see the organisation's others", async () => {
+    const made = await admin.post('/workspaces', { name: 'Team', slug: 'team-scoped' });
+    const team = client(gateway.url, made.body.admin_key.key);
+    const error = expectError(
+      await team.post('/workspaces', { name: 'Escape', slug: 'escape' }),
+      403,
+      'forbidden',
+    );
+    expect(error.message).toMatch(/organisation-level admin key/);
+    const listed = await team.get('/workspaces');
+    expect(listed.body.data.map((w: { slug: string }) => w.slug)).toEqual(['team-scoped']);
+    // Nothing was created by the refused request.
+    const all = await admin.get('/workspaces');
+    expect(all.body.data.map((w: { slug: string }) => w.slug)).not.toContain('escape');
   });
 
   it.each([

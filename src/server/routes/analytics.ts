@@ -9,7 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { LATENCY_BOUNDS_MS, PERIOD_MS, rollupModel } from '../../store/rollups.js';
 import type { AnalyticsDimension, AnalyticsQuery, AnalyticsRow } from '../../store/types.js';
-import { homeWorkspace, tenantOf } from './management/tenant.js';
+import { isOrganisationAdmin, tenantOf } from './management/tenant.js';
 
 const DAY_MS = 86_400_000;
 // Maps, not object literals: a lookup of a client's word must not find Object.prototype's members
@@ -121,7 +121,7 @@ async function workspacesOf(
   const named = query.workspace_id || undefined;
   if (named === '*' || byWorkspace) {
     const workspaces = await deps.store.listWorkspaces(caller.organisation_id);
-    if (caller.role !== 'admin' || homeWorkspace(workspaces)?.id !== caller.workspace_id) {
+    if (!isOrganisationAdmin(caller, workspaces)) {
       throw new GatewayError(
         'forbidden',
         "Only an organisation-level admin key (an admin key of the organisation's home workspace) may read every workspace",

@@ -18,6 +18,11 @@ export function homeWorkspace(workspaces: readonly Workspace[]): Workspace | und
   return workspaces.find((workspace) => workspace.slug === 'default') ?? workspaces[0];
 }
 
+/** Whether `caller` is an organisation-level admin key: an admin key of its organisation's home workspace. */
+export function isOrganisationAdmin(caller: ApiKey, workspaces: readonly Workspace[]): boolean {
+  return caller.role === 'admin' && homeWorkspace(workspaces)?.id === caller.workspace_id;
+}
+
 export async function tenantOf(
   store: Store,
   caller: ApiKey,
@@ -43,7 +48,7 @@ export async function tenantOf(
     });
   }
   if (workspace.id === caller.workspace_id) return own;
-  if (caller.role !== 'admin' || homeWorkspace(workspaces)?.id !== caller.workspace_id) {
+  if (!isOrganisationAdmin(caller, workspaces)) {
     throw new GatewayError(
       'forbidden',
       "Only an organisation-level admin key (an admin key of the organisation's home workspace) may act on another workspace",

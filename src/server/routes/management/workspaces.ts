@@ -1,12 +1,16 @@
 /**
- * Workspaces of the caller's organisation. A new workspace comes with its first admin key, returned once:
+ * Workspaces of the caller's organisation. Creating one is the organisation's business: only an
+ * organisation-level admin key may (tenant.ts); the admin key of any other workspace manages that
+ * workspace alone, and lists only it. A new workspace comes with its first admin key, returned once:
  * every other management route works inside the workspace of the key that calls it, so without that key
  * nobody could manage the new workspace.
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import type { Workspace } from '../../../store/types.js';
+import { GatewayError } from '../../../core/errors.js';
 import { validateCreateWorkspace } from './body-schemas.js';
+import { isOrganisationAdmin } from './tenant.js';
 import { listView, apiKeyView } from './views.js';
 
 function workspaceView(workspace: Workspace) {
@@ -17,8 +21,15 @@ export async function registerWorkspaceRoutes(app: FastifyInstance, deps: Gatewa
   const { store } = deps;
 
   app.post('/workspaces', async (request) => {
+    const caller = request.gw.apiKey;
+    if (!isOrganisationAdmin(caller, await store.listWorkspaces(caller.organisation_id))) {
+      throw new GatewayError(
+        'forbidden',
+        "Only an organisation-level admin key (an admin key of the organisation's home workspace) may create workspaces",
+      );
+    }
     const body = validateCreateWorkspace(request.body);
-    const organisationId = request.gw.apiKey.organisation_id;
+    const organisationId = caller.organisation_id;
     const workspace = await store.createWorkspace({
       organisation_id: organisationId,
       name: body.name,
@@ -34,7 +45,11 @@ export async function registerWorkspaceRoutes(app: FastifyInstance, deps: Gatewa
   });
 
   app.get('/workspaces', async (request) => {
-    const workspaces = await store.listWorkspaces(request.gw.apiKey.organisation_id);
-    return listView(workspaces.map(workspaceView));
+    const caller = request.gw.apiKey;
+    const workspaces = await store.listWorkspaces(caller.organisation_id);
+    const visible = isOrganisationAdmin(caller, workspaces)
+      ? workspaces
+      : workspaces.filter((workspace) => workspace.id === caller.workspace_id);
+    return listView(visible.map(workspaceView));
   });
 }
