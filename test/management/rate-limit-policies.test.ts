@@ -202,6 +202,20 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     );
     expectError(await teamAdmin.get(`${PATH}?workspace_id=${home}`), 403, 'forbidden', 'workspace_id');
     expect((await teamAdmin.post(PATH, { ...valid, workspace_id: 'team' })).status).toBe(200);
+    // Whether a workspace it may not act on exists is not told: 403 for one that does and one that does not.
+    const absent = expectError(
+      await teamAdmin.get(`${PATH}?workspace_id=nowhere`),
+      403,
+      'forbidden',
+      'workspace_id',
+    );
+    const present = expectError(
+      await teamAdmin.get(`${PATH}?workspace_id=default`),
+      403,
+      'forbidden',
+      'workspace_id',
+    );
+    expect(absent.message).toBe(present.message);
     // A UUID is the same UUID in capitals (as .NET and SQL Server write them).
     const upper = await admin.post(PATH, { ...valid, organisation_id: team.organisation_id.toUpperCase() });
     expect(upper.status, upper.text).toBe(200);

@@ -3,8 +3,9 @@
  * the caller's own unless it names another, which only an organisation-level admin key may do. An
  * organisation-level key is an admin key of the organisation's home workspace — the one created with the
  * organisation (slug `default`, else the oldest), where `GATEWAY_ADMIN_KEY` and the first start's key live;
- * the admin key a new workspace comes with manages that workspace only. Another organisation is never
- * seen: naming it, or a workspace outside the caller's organisation, is a 404.
+ * the admin key a new workspace comes with manages that workspace only, and naming any other workspace,
+ * whether there is one by that name or not, is a 403 for it. Another organisation is never seen: naming
+ * it, or (for an organisation-level key) a workspace outside the caller's organisation, is a 404.
  */
 import { GatewayError } from '../../../core/errors.js';
 import type { ApiKey, Store, Workspace } from '../../../store/types.js';
@@ -42,18 +43,20 @@ export async function tenantOf(
   if (wanted === undefined || wanted === caller.workspace_id) return own;
   const workspaces = await store.listWorkspaces(caller.organisation_id);
   const workspace = workspaces.find((w) => w.id === wanted) ?? workspaces.find((w) => w.slug === wanted);
-  if (!workspace) {
-    throw new GatewayError('not_found', `No workspace "${wanted}" in this organisation`, {
-      param: 'workspace_id',
-    });
-  }
-  if (workspace.id === caller.workspace_id) return own;
+  if (workspace?.id === caller.workspace_id) return own;
+  // Asked before whether the workspace exists: a key that may not act on other workspaces is not told
+  // which of them there are.
   if (!isOrganisationAdmin(caller, workspaces)) {
     throw new GatewayError(
       'forbidden',
       "Only an organisation-level admin key (an admin key of the organisation's home workspace) may act on another workspace",
       { param: 'workspace_id' },
     );
+  }
+  if (!workspace) {
+    throw new GatewayError('not_found', `No workspace "${wanted}" in this organisation`, {
+      param: 'workspace_id',
+    });
   }
   return { organisation_id: caller.organisation_id, workspace_id: workspace.id };
 }
