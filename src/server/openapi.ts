@@ -4,7 +4,7 @@
 import { ENDPOINTS } from '../gateway/endpoints.js';
 import { GatewayConfigSchema } from '../gateway/config/index.js';
 import { GuardrailDefinitionSchema } from '../gateway/config/guardrail-definition.js';
-import { MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
+import { API_KEY_SELF_OPERATION, MANAGEMENT_OPERATIONS } from './routes/management/operations.js';
 import { FILE_BATCH_OPERATIONS } from './routes/file-batch-operations.js';
 import { FINE_TUNING_OPERATIONS } from './routes/fine-tuning.js';
 import { PROMPT_OPERATIONS, PromptCompletionEnvelopeSchema } from '../gateway/prompts/prompt-operations.js';
@@ -214,7 +214,7 @@ function dropIds(value: unknown): unknown {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of [...MODEL_OPERATIONS, ...MANAGEMENT_OPERATIONS]) {
+  for (const op of [...MODEL_OPERATIONS, API_KEY_SELF_OPERATION, ...MANAGEMENT_OPERATIONS]) {
     paths[`/v1${op.path}`] ??= {};
     paths[`/v1${op.path}`][op.method] = toPathItem(op);
   }

@@ -12,7 +12,8 @@ import { GatewayError } from '../../../core/errors.js';
 import type { ApiKey } from '../../../store/types.js';
 import { validateCreateApiKey, validateUpdateApiKey } from './body-schemas.js';
 import { notFound, nowSeconds, pathParam, requireSomeField } from './route-helpers.js';
-import { apiKeyView, deletedView, listView } from './views.js';
+import { isOrganisationAdmin } from './tenant.js';
+import { apiKeyView, deletedView, listView, workspaceView } from './views.js';
 
 function refuseSelf(caller: ApiKey, id: string, action: string): void {
   if (caller.id === id) {
@@ -20,6 +21,24 @@ function refuseSelf(caller: ApiKey, id: string, action: string): void {
       param: 'id',
     });
   }
+}
+
+/**
+ * `GET /api-keys/self`: the calling key's own record (never its value), its workspace and whether it is
+ * an organisation-level key, for any key, a member's included: what a client such as the web console
+ * reads to know what the key it holds may do, rather than finding out from 403s.
+ */
+export async function registerApiKeySelfRoute(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  app.get('/api-keys/self', async (request) => {
+    const caller = request.gw.apiKey;
+    const workspaces = await deps.store.listWorkspaces(caller.organisation_id);
+    const workspace = workspaces.find((w) => w.id === caller.workspace_id);
+    return {
+      ...apiKeyView(caller),
+      workspace: workspace ? workspaceView(workspace) : null,
+      scope: isOrganisationAdmin(caller, workspaces) ? ('organisation' as const) : ('workspace' as const),
+    };
+  });
 }
 
 export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {

@@ -41,6 +41,16 @@ function credentialOperations(path: string, noun: string, tag: string): Operatio
   ];
 }
 
+/** The one management route any key may call, a member's included (not in MANAGEMENT_OPERATIONS, which
+ * need an admin key). */
+export const API_KEY_SELF_OPERATION: Operation = {
+  method: 'get',
+  path: '/api-keys/self',
+  summary:
+    "The calling key's own record (never its value), its workspace, and its scope (`organisation` or `workspace`)",
+  tags: ['API keys'],
+};
+
 export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'post',

@@ -15,6 +15,7 @@ import type {
   StoredPromptPartial,
   StoredPromptPartialVersion,
   StoredPromptVersion,
+  Workspace,
 } from '../../../store/types.js';
 
 /** Settings that are credentials even though their names do not say so to `isSecretKey`. */
@@ -50,6 +51,10 @@ export function apiKeyHint(value: unknown): string | null {
 
 export function apiKeyView(key: ApiKey) {
   return { object: 'api_key' as const, ...key };
+}
+
+export function workspaceView(workspace: Workspace) {
+  return { object: 'workspace' as const, ...workspace };
 }
 
 export function credentialView(credential: ProviderCredential) {

@@ -7,15 +7,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import type { Workspace } from '../../../store/types.js';
 import { GatewayError } from '../../../core/errors.js';
 import { validateCreateWorkspace } from './body-schemas.js';
 import { isOrganisationAdmin } from './tenant.js';
-import { listView, apiKeyView } from './views.js';
-
-function workspaceView(workspace: Workspace) {
-  return { object: 'workspace' as const, ...workspace };
-}
+import { apiKeyView, listView, workspaceView } from './views.js';
 
 export async function registerWorkspaceRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { store } = deps;
