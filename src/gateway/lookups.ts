@@ -78,42 +78,73 @@ export function createLookups(
   publish: (event: InvalidationEvent) => void = () => undefined,
 ): Lookups {
   const keys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
+  // Unknown keys are remembered briefly, so a client hammering with a bad key does not hammer the store,
+  // and apart from the keys that exist, so a flood of different bad keys cannot push those out.
+  const missingKeys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
   const records = new LRUCache<string, Cached<object>>({
     max: 10_000,
     ttl: ttlMs,
   });
-  // Unknown keys are remembered briefly, so a client hammering with a bad key does not hammer the store.
   const missingTtl = Math.min(ttlMs, 5_000);
+  // Loads under way, by cache and entry, with the generation they started in: requests arriving together
+  // for what is not cached wait for one read, unless a change came since it started.
+  const pending = new Map<object, Map<string, { generation: number; load: Promise<unknown> }>>();
   // When each key's last use was last written (Date.now()), by key id.
   const usedWrittenAt = new Map<string, number>();
   // Counts invalidations. A load that an invalidation overtook may have read the old row: its answer is
   // returned but not cached, or it would be served until the TTL ran out.
   let generation = 0;
 
-  async function through<T extends object>(
+  function through<T extends object>(
     cache: LRUCache<string, Cached<T>>,
     key: string,
     load: () => Promise<T | undefined>,
+    missing: LRUCache<string, Cached<T>> = cache,
   ): Promise<T | undefined> {
-    const hit = cache.get(key);
-    if (hit !== undefined) return hit === MISSING ? undefined : hit;
+    const hit = cache.get(key) ?? (missing === cache ? undefined : missing.get(key));
+    if (hit !== undefined) return Promise.resolve(hit === MISSING ? undefined : hit);
+    let loads = pending.get(cache);
+    if (!loads) pending.set(cache, (loads = new Map()));
+    const running = loads.get(key);
+    if (running && running.generation === generation) return running.load as Promise<T | undefined>;
     const startedAt = generation;
-    const value = await load();
-    if (startedAt !== generation) return value;
-    if (value === undefined) cache.set(key, MISSING, { ttl: missingTtl });
-    else cache.set(key, value);
-    return value;
+    let loading: Promise<T | undefined>;
+    try {
+      loading = load();
+    } catch (err) {
+      loading = Promise.reject(err as Error);
+    }
+    const entry = {
+      generation: startedAt,
+      load: loading.then(
+        (value) => {
+          if (loads.get(key) === entry) loads.delete(key);
+          if (startedAt !== generation) return value;
+          if (value === undefined) missing.set(key, MISSING, { ttl: missingTtl });
+          else cache.set(key, value);
+          return value;
+        },
+        (err: unknown) => {
+          if (loads.get(key) === entry) loads.delete(key);
+          throw err;
+        },
+      ),
+    };
+    loads.set(key, entry);
+    return entry.load;
   }
 
   function drop(event: InvalidationEvent): void {
     generation++;
     if (event.kind === 'all') {
       keys.clear();
+      missingKeys.clear();
       records.clear();
       return;
     }
     if (event.kind === 'api-keys') {
       keys.clear();
+      missingKeys.clear();
       return;
     }
     const prefix = `${event.workspaceId}\u0000`;
@@ -121,9 +152,9 @@ export function createLookups(
   }
 
   return {
-    apiKey: (value) => through(keys, value, () => store.findApiKeyByValue(value)),
+    apiKey: (value) => through(keys, value, () => store.findApiKeyByValue(value), missingKeys),
     cachedApiKey(value) {
-      const hit = keys.get(value);
+      const hit = keys.get(value) ?? missingKeys.get(value);
       return hit === undefined ? undefined : hit === MISSING ? null : hit;
     },
     keyUsed(key) {

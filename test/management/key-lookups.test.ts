@@ -1,0 +1,71 @@
+/**
+ * How often an API key costs a store read: a client flooding the gateway with bad keys, the same one at
+ * once or many different ones, must neither reach the store for each request nor push the good keys out
+ * of the cache.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLookups } from '../../src/gateway/lookups.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/types.js';
+
+let dataDir: string;
+let store: Store;
+let value: string;
+let reads: number;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gateway-key-lookups-'));
+  store = await openStore({ dataDir, masterKey: randomBytes(32) });
+  const org = await store.createOrganisation({ name: 'o' });
+  const ws = await store.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' });
+  ({ value } = await store.createApiKey({
+    organisation_id: org.id,
+    workspace_id: ws.id,
+    name: 'k',
+    role: 'member',
+  }));
+  reads = 0;
+  const find = store.findApiKeyByValue.bind(store);
+  store.findApiKeyByValue = (key) => {
+    reads++;
+    return find(key);
+  };
+});
+
+afterEach(async () => {
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('API key lookups', () => {
+  it('requests arriving together with one unknown key read the store once', async () => {
+    const lookups = createLookups(store, 60_000);
+    const bad = `gw-${randomBytes(32).toString('base64url')}`;
+    const found = await Promise.all(Array.from({ length: 40 }, () => lookups.apiKey(bad)));
+    expect(found.every((key) => key === undefined)).toBe(true);
+    expect(reads).toBe(1);
+    expect(lookups.cachedApiKey(bad)).toBeNull();
+  });
+
+  it('a load that a change overtook is not shared with the requests that come after the change', async () => {
+    const lookups = createLookups(store, 60_000);
+    store.onChange((change) => lookups.applyChange(change));
+    const before = lookups.apiKey(value);
+    const key = await store.findApiKeyByValue(value);
+    await store.updateApiKey(key!.workspace_id, key!.id, { status: 'revoked' });
+    const after = lookups.apiKey(value);
+    expect((await before)?.status).toBe('active');
+    expect((await after)?.status).toBe('revoked');
+  });
+
+  it('many different unknown keys do not push a good key out of the cache', async () => {
+    const lookups = createLookups(store, 60_000);
+    expect((await lookups.apiKey(value))?.name).toBe('k');
+    for (let i = 0; i < 10_050; i++) await lookups.apiKey(`gw-unknown-${i}-0000000000`);
+    expect(lookups.cachedApiKey(value)?.name).toBe('k');
+  });
+});
