@@ -119,6 +119,49 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     expect((await admin.post(path, { slug, provider: 'openai', api_key: 'sk-again' })).status).toBe(200);
   });
 
+  it('a stored secret never moves to another host or provider: a PATCH that moves it sends it again', async () => {
+    const elsewhere = await startFakeOpenAI({ name: `elsewhere-${object}` });
+    try {
+      const slug = `pinned-${object}`;
+      const secret = `sk-pinned-${object}-0123456789`;
+      const created = await admin.post(path, {
+        slug,
+        provider: 'openai',
+        api_key: secret,
+        custom_host: fake.url,
+      });
+      expect(created.status, created.text).toBe(200);
+      // The same host, or a name alone, keeps the key.
+      expect((await admin.patch(`${path}/${slug}`, { custom_host: fake.url, name: 'Pinned' })).status).toBe(
+        200,
+      );
+
+      const error = expectError(
+        await admin.patch(`${path}/${slug}`, { custom_host: elsewhere.url }),
+        400,
+        'invalid_body',
+        'api_key',
+      );
+      expect(error.message).toMatch(/custom_host/);
+      expectError(await admin.patch(`${path}/${slug}`, { provider: 'groq' }), 400, 'invalid_body', 'api_key');
+      // Nothing moved: the next call still goes to the first host, and nothing reached the other.
+      expect((await chat(select(slug))).status).toBe(200);
+      expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${secret}`);
+      expect(elsewhere.requests).toHaveLength(0);
+
+      // Sent again (or removed), the move is the caller's own.
+      const moved = await admin.patch(`${path}/${slug}`, {
+        custom_host: elsewhere.url,
+        api_key: 'sk-other-0000',
+      });
+      expect(moved.status, moved.text).toBe(200);
+      expect((await chat(select(slug))).status).toBe(200);
+      expect(elsewhere.requests.at(-1)?.headers.authorization).toBe('Bearer sk-other-0000');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('a short api_key gets no hint; cloud secrets show as set, never as values', async () => {
     const short = await admin.post(path, {
       slug: `short-${object}`,

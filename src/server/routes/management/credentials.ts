@@ -13,8 +13,9 @@ import { findAdapter } from '../../../providers/registry.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
 import type { ProviderCredential, ProviderSecret } from '../../../store/types.js';
 import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
+import { ADDRESS_FIELDS } from './redacted-values.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { credentialView, deletedView, listView } from './views.js';
+import { credentialView, deletedView, isSecretSetting, listView } from './views.js';
 
 export interface CredentialRoutes {
   /** `/virtual-keys` or `/providers`. */
@@ -48,6 +49,36 @@ function settingsOf(body: Record<string, unknown>): ProviderSecret {
   const secret: ProviderSecret = {};
   for (const key of PROVIDER_TARGET_KEYS) if (body[key] !== undefined) secret[key] = body[key];
   return secret;
+}
+
+/**
+ * A PATCH that changes where the credential goes (its provider, custom_host, or a setting a host is made
+ * from) must send each stored secret again, or null it: a secret the API never shows must not be carried
+ * to a host the caller picks, as configs' `[REDACTED]` values never are (redacted-values.ts).
+ */
+function refuseCarriedSecrets(
+  body: Record<string, unknown>,
+  provider: string | undefined,
+  current: ProviderCredential,
+): void {
+  const moved =
+    provider !== undefined && provider !== current.provider
+      ? 'provider'
+      : ADDRESS_FIELDS.find(
+          (field) =>
+            field !== 'provider' &&
+            body[field] !== undefined &&
+            JSON.stringify(body[field]) !== JSON.stringify(current.secret[field] ?? null),
+        );
+  if (moved === undefined) return;
+  for (const [name, value] of Object.entries(current.secret)) {
+    if (value === undefined || value === null || !isSecretSetting(name) || body[name] !== undefined) continue;
+    throw new GatewayError(
+      'invalid_body',
+      `${name} must be sent again (or null) with a new ${moved}: a stored secret is never carried to another provider or host`,
+      { param: name },
+    );
+  }
 }
 
 export async function registerCredentialRoutes(
@@ -96,6 +127,9 @@ export async function registerCredentialRoutes(
     const current = await store.getCredential(workspaceId, kind, slug);
     if (!current) throw notFound(noun, slug, 'slug');
     const provider = body.provider === undefined ? undefined : canonicalProvider(body.provider);
+    // A host the policy refuses is named as such before anything is said of the secrets it would get.
+    checkSecret(body as ProviderSecret, deps);
+    refuseCarriedSecrets(body, provider, current);
     // Settings left out are kept, settings sent as null are removed, others replace the stored value:
     // merged by the store into the secret as it is when written, so concurrent PATCHes keep each other's.
     const settings: Record<string, unknown> = {};

@@ -16,7 +16,7 @@ import { isSecretSetting } from './views.js';
  * there, which anyone holding can trade for the account's access tokens), and the cloud settings a host
  * name is made from (an Azure resource or endpoint name is a host anyone can own).
  */
-const ADDRESS_FIELDS = [
+export const ADDRESS_FIELDS = [
   'provider',
   'custom_host',
   'virtual_key',
