@@ -71,6 +71,13 @@ export function createApiClient(options: { url: string; key: string | undefined 
       parsed = undefined;
     }
     if (!response.ok) throw new CliError(describeError(response.status, parsed, text));
+    // Every answer of the management API is JSON: anything else is another server at that address (a
+    // web server's page, the console), which the commands must not read as an answer.
+    if (parsed === undefined && response.status !== 204) {
+      throw new CliError(
+        `${base} answered HTTP ${response.status} with a body that is not JSON: is it the gateway's address?`,
+      );
+    }
     return parsed as T;
   }
 

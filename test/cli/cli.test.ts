@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +110,30 @@ describe('gateway keys', () => {
 
     const unknown = await cli(['keys', 'rotate']);
     expect(unknown.code).toBe(1);
+  });
+
+  it('says so when the address answers something that is not the gateway', async () => {
+    // A web server's page where the gateway was meant: 200, but HTML.
+    const page = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>Welcome</body></html>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+      for (const args of [
+        ['keys', 'list'],
+        ['keys', 'create', '--name', 'x'],
+      ]) {
+        const run = await cli(args, { GATEWAY_URL: url });
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(
+          `error: ${url}/v1 answered HTTP 200 with a body that is not JSON: is it the gateway's address?\n`,
+        );
+      }
+    } finally {
+      page.close();
+    }
   });
 
   it('prints help with status 0', async () => {
