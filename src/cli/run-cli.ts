@@ -8,7 +8,7 @@ import { configsCommand } from './commands/configs.js';
 import { providersCommand, virtualKeysCommand } from './commands/credentials.js';
 import { guardrailsCommand } from './commands/guardrails.js';
 import { promptsCommand } from './commands/prompts.js';
-import { keysCommand } from './commands/keys.js';
+import { keysCommand, whoamiCommand } from './commands/keys.js';
 import { logsCommand } from './commands/logs.js';
 import { rateLimitsCommand } from './commands/rate-limits.js';
 import { semanticCacheCommand } from './commands/semantic-cache.js';
@@ -29,6 +29,7 @@ function buildProgram(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   for (const command of [
+    whoamiCommand(io),
     keysCommand(io),
     virtualKeysCommand(io),
     providersCommand(io),

@@ -108,8 +108,36 @@ describe('gateway keys', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('Cannot reach the gateway');
 
-    const unknown = await cli(['keys', 'rotate']);
+    const unknown = await cli(['keys', 'nope']);
     expect(unknown.code).toBe(1);
+  });
+
+  it('rotates and deletes keys, and tells a key who it is', async () => {
+    const created = (await cli(['keys', 'create', '--name', 'to-rotate', '--json'])).json();
+    const rotated = await cli(['keys', 'rotate', created.id]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const value = /^key\s+(\S+)$/m.exec(rotated.stdout)?.[1];
+    expect(value).toMatch(/^gw-/);
+    expect(rotated.stdout).toContain('cannot be shown again');
+    expect((await call(gateway.url, created.key, 'GET', '/logs')).status).toBe(401);
+    expect((await call(gateway.url, value, 'GET', '/logs')).status).toBe(200);
+
+    const who = await cli(['whoami'], { GATEWAY_API_KEY: value });
+    expect(who.code, who.stderr).toBe(0);
+    expect(who.stdout).toMatch(/^role\s+member$/m);
+    expect(who.stdout).toMatch(/^workspace\s+default$/m);
+    expect(who.stdout).toMatch(/^scope\s+workspace$/m);
+    expect(who.stdout).not.toContain(value);
+    const whoJson = await cli(['whoami', '--json']);
+    expect(whoJson.json()).toMatchObject({ object: 'api_key', role: 'admin', scope: 'organisation' });
+
+    const deleted = await cli(['keys', 'delete', created.id]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe(`Deleted ${created.id}\n`);
+    expect((await call(gateway.url, value, 'GET', '/logs')).status).toBe(401);
+    const again = await cli(['keys', 'delete', created.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('(HTTP 404, not_found, param id)');
   });
 
   it('says so when the address answers something that is not the gateway', async () => {

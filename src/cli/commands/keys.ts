@@ -1,4 +1,7 @@
-/** `gateway keys create|list|revoke`: the workspace's gateway API keys. */
+/**
+ * `gateway keys create|list|rotate|revoke|delete`: the workspace's gateway API keys; `gateway whoami`: the
+ * calling key itself.
+ */
 import { Command, Option } from 'commander';
 import { commandContext } from '../context.js';
 import { formatRecord, formatTable, formatTime } from '../format-table.js';
@@ -82,5 +85,54 @@ export function keysCommand(io: CliIo): Command {
       ctx.print(key, () => `Revoked ${key.id} (${key.name})\n`);
     });
 
+  keys
+    .command('rotate')
+    .description('Give an API key a new value, printed once; the old value stops working at once')
+    .argument('<id>', 'the key id')
+    .action(async (id: string, _options, command) => {
+      const ctx = commandContext(command, io);
+      const key = await ctx.api.request<ApiKeyRecord>('POST', `/api-keys/${encodeURIComponent(id)}/rotate`);
+      ctx.print(
+        key,
+        () =>
+          formatRecord({ id: key.id, name: key.name, role: key.role, key: key.key }) +
+          'Keep the key now: it cannot be shown again.\n',
+      );
+    });
+
+  keys
+    .command('delete')
+    .description('Delete an API key; it stops working at once')
+    .argument('<id>', 'the key id')
+    .action(async (id: string, _options, command) => {
+      const ctx = commandContext(command, io);
+      const deleted = await ctx.api.request<{ id: string }>('DELETE', `/api-keys/${encodeURIComponent(id)}`);
+      ctx.print(deleted, () => `Deleted ${deleted.id}\n`);
+    });
+
   return keys;
+}
+
+interface SelfRecord extends ApiKeyRecord {
+  workspace: { id: string; slug: string; name: string } | null;
+  scope: string;
+}
+
+export function whoamiCommand(io: CliIo): Command {
+  return new Command('whoami')
+    .description('The API key in use: its name, role, workspace and scope (never its value)')
+    .action(async (_options, command) => {
+      const ctx = commandContext(command, io);
+      const self = await ctx.api.request<SelfRecord>('GET', '/api-keys/self');
+      ctx.print(self, () =>
+        formatRecord({
+          id: self.id,
+          name: self.name,
+          role: self.role,
+          workspace: self.workspace?.slug,
+          scope: self.scope,
+          expires: formatTime(self.expires_at),
+        }),
+      );
+    });
 }
