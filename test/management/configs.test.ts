@@ -278,6 +278,6 @@ describe('/v1/configs', () => {
   it('a duplicate slug is 409', async () => {
     const body = { slug: 'dup-config', config: { cache: { mode: 'simple' } } };
     expect((await admin.post('/configs', body)).status).toBe(200);
-    expectError(await admin.post('/configs', body), 409, 'conflict');
+    expectError(await admin.post('/configs', body), 409, 'conflict', 'slug');
   });
 });

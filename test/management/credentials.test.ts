@@ -266,7 +266,7 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
   it('a duplicate slug is 409', async () => {
     const body = { slug: `dup-${object}`, provider: 'openai', api_key: 'sk-dup' };
     expect((await admin.post(path, body)).status).toBe(200);
-    expectError(await admin.post(path, body), 409, 'conflict');
+    expectError(await admin.post(path, body), 409, 'conflict', 'slug');
   });
 });
 

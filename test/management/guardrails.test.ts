@@ -236,7 +236,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   it('a duplicate slug is 409', async () => {
     const body = { slug: 'dup-guardrail', guardrail: noForbiddenWords };
     expect((await admin.post('/guardrails', body)).status).toBe(200);
-    const error = expectError(await admin.post('/guardrails', body), 409, 'conflict');
+    const error = expectError(await admin.post('/guardrails', body), 409, 'conflict', 'slug');
     expect(error.message).toContain('dup-guardrail');
   });
 

@@ -70,6 +70,6 @@ describe('/v1/workspaces', () => {
 
   it('a duplicate slug is 409', async () => {
     expect((await admin.post('/workspaces', { name: 'A', slug: 'dup-ws' })).status).toBe(200);
-    expectError(await admin.post('/workspaces', { name: 'B', slug: 'dup-ws' }), 409, 'conflict');
+    expectError(await admin.post('/workspaces', { name: 'B', slug: 'dup-ws' }), 409, 'conflict', 'slug');
   });
 });

@@ -121,7 +121,12 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
       'invalid_body',
       'slug',
     );
-    expectError(await api.post('/prompts', { slug: 'support-answer', string: template }), 409, 'conflict');
+    expectError(
+      await api.post('/prompts', { slug: 'support-answer', string: template }),
+      409,
+      'conflict',
+      'slug',
+    );
     expectError(
       await api.put('/prompts/billing-faq', { slug: 'renamed', string: template }),
       400,

@@ -90,11 +90,16 @@ export async function assertWorkspaceOf(
   }
 }
 
-export async function insertOrConflict(insert: () => Promise<unknown>, message: string): Promise<void> {
+/** `param`: the field whose value is taken (a slug, for every unique row there is). */
+export async function insertOrConflict(
+  insert: () => Promise<unknown>,
+  message: string,
+  param = 'slug',
+): Promise<void> {
   try {
     await insert();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new GatewayError('conflict', message, { cause: error });
+    if (isUniqueViolation(error)) throw new GatewayError('conflict', message, { param, cause: error });
     throw error;
   }
 }
