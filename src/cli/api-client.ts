@@ -57,8 +57,7 @@ export function createApiClient(options: { url: string; key: string | undefined 
       if (cause?.name === 'NotReadableError') {
         throw new CliError(`A file being uploaded could not be read (${String(cause.message)})`);
       }
-      const reason = typeof cause?.code === 'string' ? cause.code : (error as Error).message;
-      throw new CliError(`Cannot reach the gateway at ${base} (${reason})`);
+      throw new CliError(`Cannot reach the gateway at ${base} (${unreachableReason(error, base)})`);
     }
   }
 
@@ -101,6 +100,18 @@ export function createApiClient(options: { url: string; key: string | undefined 
       return response;
     },
   };
+}
+
+/** Why fetch could not send: the system's error code, else fetch's own reason ("fetch failed" says none). */
+function unreachableReason(error: unknown, base: string): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  // fetch refuses some ports outright (the Fetch standard's "bad ports": 9, 6000, 6665–6669, …).
+  if (cause?.message === 'bad port') {
+    return `bad port: fetch does not connect to port ${new URL(base).port}`;
+  }
+  if (typeof cause?.message === 'string' && cause.message) return cause.message;
+  return (error as Error).message;
 }
 
 function describeError(status: number, body: unknown, text: string): string {

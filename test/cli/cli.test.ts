@@ -25,6 +25,15 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The address of a loopback port nothing listens on. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
 /** Runs the CLI in-process with GATEWAY_URL and GATEWAY_API_KEY pointing at the test gateway. */
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
   runCliAgainst(gateway, args, env);
@@ -107,6 +116,12 @@ describe('gateway keys', () => {
     const unreachable = await cli(['keys', 'list'], { GATEWAY_URL: 'http://127.0.0.1:9' });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('Cannot reach the gateway');
+    // Why not, rather than fetch's "fetch failed": here a port that fetch refuses to connect to at all.
+    expect(unreachable.stderr).toBe(
+      'error: Cannot reach the gateway at http://127.0.0.1:9/v1 (bad port: fetch does not connect to port 9)\n',
+    );
+    const closed = await cli(['keys', 'list'], { GATEWAY_URL: await closedPortUrl() });
+    expect(closed.stderr).toMatch(/^error: Cannot reach the gateway at \S+ \(ECONNREFUSED\)\n$/);
 
     const unknown = await cli(['keys', 'nope']);
     expect(unknown.code).toBe(1);
