@@ -19,5 +19,11 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // The reader of the output went away (`gateway logs list --json | head`): nothing more can be shown,
+  // and that is no error of the command's. Stop quietly, as command-line tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   process.exitCode = await runCli(process.argv.slice(2));
 }
