@@ -14,10 +14,14 @@ export function generateApiKeyValue(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** The characters shown in listings: the first 8 after `gw-` (or the first 8 of a foreign value). */
+/**
+ * The characters shown in listings: the first 8 after `gw-` (or at the start of a foreign value), and
+ * never more than a quarter of the value. A generated key shows 8 of its 43 random characters; an
+ * operator's GATEWAY_ADMIN_KEY may be as short as 16, and half of it in every listing would be too much.
+ */
 export function apiKeyDisplayPrefix(value: string): string {
   const body = value.startsWith(API_KEY_PREFIX) ? value.slice(API_KEY_PREFIX.length) : value;
-  return body.slice(0, PREFIX_CHARS);
+  return body.slice(0, Math.min(PREFIX_CHARS, Math.floor(value.length / 4)));
 }
 
 export function assertUsableApiKeyValue(value: string): void {

@@ -237,3 +237,19 @@ describe('PATCH, revoke and DELETE /v1/api-keys/{id}', () => {
     }
   });
 });
+
+describe('key_prefix of a value the operator chose (GATEWAY_ADMIN_KEY)', () => {
+  it('shows at most a quarter of it', async () => {
+    const chosen = 'Tr0ub4dor-and-3x'; // 16 characters, the shortest allowed
+    const own = await startGateway({ env: { GATEWAY_ADMIN_KEY: chosen } });
+    try {
+      const listed = await client(own.url, chosen).get('/api-keys');
+      expect(listed.status, listed.text).toBe(200);
+      const record = listed.body.data.find((k: { name: string }) => k.name.includes('GATEWAY_ADMIN_KEY'));
+      expect(record.key_prefix).toBe('Tr0u');
+      expect(listed.text).not.toContain('Tr0ub4do');
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -31,6 +31,8 @@ describe('API key values', () => {
     expect(value).toMatch(/^gw-[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(value.slice(3), 'base64url')).toHaveLength(32);
     expect(apiKeyDisplayPrefix(value)).toBe(value.slice(3, 11));
-    expect(apiKeyDisplayPrefix('my-admin-key-0123456789')).toBe('my-admin');
+    expect(apiKeyDisplayPrefix('my-admin-key-0123456789-abcdefgh')).toBe('my-admin');
+    // A foreign value shows a quarter of itself at most: 5 of these 23 characters.
+    expect(apiKeyDisplayPrefix('my-admin-key-0123456789')).toBe('my-ad');
   });
 });
