@@ -3,7 +3,7 @@
  * configs, stored guardrails, stored prompts and partials with their versions, and a workspace's active rate-limit policies. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
  * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
- * if a message is lost.
+ * if a message is lost. A TTL of 0 keeps nothing: every read goes to the store.
  */
 import { LRUCache } from 'lru-cache';
 import type {
@@ -77,6 +77,8 @@ export function createLookups(
   ttlMs: number,
   publish: (event: InvalidationEvent) => void = () => undefined,
 ): Lookups {
+  // A TTL of 0 turns the cache off (LRUCache would read it as "no TTL", and keep entries for ever).
+  const caching = ttlMs > 0;
   const keys = new LRUCache<string, Cached<ApiKey>>({ max: 10_000, ttl: ttlMs });
   // Unknown keys are remembered briefly, so a client hammering with a bad key does not hammer the store,
   // and apart from the keys that exist, so a flood of different bad keys cannot push those out.
@@ -119,7 +121,7 @@ export function createLookups(
       load: loading.then(
         (value) => {
           if (loads.get(key) === entry) loads.delete(key);
-          if (startedAt !== generation) return value;
+          if (!caching || startedAt !== generation) return value;
           if (value === undefined) missing.set(key, MISSING, { ttl: missingTtl });
           else cache.set(key, value);
           return value;
