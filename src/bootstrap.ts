@@ -22,7 +22,15 @@ export async function ensureDefaultWorkspace(store: Store): Promise<Workspace> {
   );
 }
 
-export async function bootstrap(store: Store, adminKey: string | undefined): Promise<BootstrapResult> {
+/**
+ * One node at a time (store.serialized): nodes starting together on an empty database would each find no
+ * organisation, no workspace and no key, and each make its own.
+ */
+export function bootstrap(store: Store, adminKey: string | undefined): Promise<BootstrapResult> {
+  return store.serialized('bootstrap', () => firstStart(store, adminKey));
+}
+
+async function firstStart(store: Store, adminKey: string | undefined): Promise<BootstrapResult> {
   const workspace = await ensureDefaultWorkspace(store);
   if (adminKey) {
     await store.createApiKey({

@@ -3,7 +3,7 @@
  * one object, plus the store's life cycle. Every query on tenant data names the workspace, so a caller
  * holding workspace A's id can never read or change a row of workspace B.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { StoreKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
 import { createRepositories } from './repositories/index.js';
@@ -53,6 +53,20 @@ export function createSqlStore(
       );
       pending.forEach(announce);
       return result;
+    },
+    async serialized(name, work) {
+      if (kind !== 'postgres') return work();
+      // One connection holds the lock while `work` runs on the others: a lock of this schema only, as the
+      // migrations' (migrate.ts) is, under a name of its own.
+      const lock = sql`hashtext(current_schema() || ${`/${name}`})`;
+      return db.connection().execute(async (connection) => {
+        await sql`select pg_advisory_lock(${lock})`.execute(connection);
+        try {
+          return await work();
+        } finally {
+          await sql`select pg_advisory_unlock(${lock})`.execute(connection);
+        }
+      });
     },
     onChange(listener) {
       listeners.add(listener);

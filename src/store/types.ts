@@ -804,6 +804,12 @@ export interface Store extends Repositories {
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` while no other process on this database runs `serialized` with the same `name`: on
+   * PostgreSQL under a session advisory lock of the schema (nodes starting together make the first
+   * organisation, workspace and key once); on SQLite as it is (one process per file).
+   */
+  serialized<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /**
    * Calls `listener` after each change of a workspace, API key, credential, config, guardrail or rate-limit
    * policy made through this store, once it is committed (a transaction's changes when it commits, none if
    * it rolls back), before the call that made it resolves. Changes made by other processes are not seen. Listeners
