@@ -94,6 +94,34 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     );
   });
 
+  it('a call asking for more tokens than a number holds reserves a bounded number, and the limit still counts', async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'huge-max-tokens' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      unit: 'rpd',
+      value: 10_000,
+    });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const ask = (extra: Record<string, number> = {}) =>
+      sdk({ case: 'huge-max-tokens' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages, ...extra })
+        .withResponse();
+    // 1e308 tokens for each of two choices: more than a number holds.
+    const huge = await ask({ max_tokens: 1e308, n: 2 });
+    expect(huge.response.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+    const used = huge.data.usage?.total_tokens as number;
+    const reservation = Math.ceil(JSON.stringify(messages).length / 4);
+    const next = await ask();
+    expect(next.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - used - reservation),
+    );
+    const last = await ask();
+    expect(last.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(10_000 - used - (next.data.usage?.total_tokens as number) - reservation),
+    );
+  });
+
   it('counts the tokens of every answer a retried target was billed for, not only the last', async () => {
     await policy({
       conditions: [{ key: 'metadata.case', value: 'retried-tokens' }],

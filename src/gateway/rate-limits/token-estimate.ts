@@ -11,6 +11,13 @@ import type { TargetCall } from '../pipeline-types.js';
 const CHARACTERS_PER_TOKEN = 4;
 
 /**
+ * The most a call reserves: the largest `value` a policy may have, so a reservation fills any counter
+ * and no more. A call may ask for more than a number holds (`max_tokens: 1e308` for each of two choices
+ * is Infinity), and a counter charged Infinity and settled back would hold NaN, admitting every call.
+ */
+const MAX_RESERVATION = 1e12;
+
+/**
  * What an inline picture, sound or file counts for. Its base64 is no text (a 300 kB image is 400,000
  * characters, a whole minute's budget at 100,000 tokens) and providers bill it far below that: OpenAI at
  * most about 1,100 tokens for an image in high detail.
@@ -26,7 +33,10 @@ export function tokenReservation(call: TargetCall): number {
   if (call.endpoint === 'passthrough') {
     // The body is the provider's own and streams through unread: its size is the estimate.
     const length = Number(call.run.call.passthrough?.headers['content-length'] ?? 0);
-    return Math.max(1, Math.ceil((Number.isFinite(length) ? length : 0) / CHARACTERS_PER_TOKEN));
+    return Math.min(
+      MAX_RESERVATION,
+      Math.max(1, Math.ceil((Number.isFinite(length) ? length : 0) / CHARACTERS_PER_TOKEN)),
+    );
   }
   const body = call.body as Record<string, unknown>;
   const input = body.messages ?? body.prompt ?? body.input ?? '';
@@ -38,7 +48,10 @@ export function tokenReservation(call: TargetCall): number {
     0;
   // Each of `n` choices may produce that much.
   const choices = numberOf(body.n) ?? 1;
-  return Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output * choices);
+  return Math.min(
+    MAX_RESERVATION,
+    Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output * choices),
+  );
 }
 
 function numberOf(value: unknown): number | undefined {
