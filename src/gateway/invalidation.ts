@@ -92,19 +92,31 @@ export async function createRedisInvalidationBus(options: {
   let closed = false;
   publisher.on('error', options.onError);
   subscriber.on('error', options.onError);
-  await Promise.all([publisher.connect(), subscriber.connect()]);
   subscriber.on('message', (from: string, message: string) => {
     if (from !== channel) return;
     const event = parseEvent(message);
     if (event) options.onEvent(event);
   });
-  await subscriber.subscribe(channel);
-  // 'ready' again: a new connection, not yet subscribed.
+  // 'ready' after the start's own subscription: a new connection, not yet subscribed.
+  let starting = true;
   subscriber.on('ready', () => {
+    if (starting) return;
     subscriber.subscribe(channel).then(options.onResubscribed, (err: Error) => {
       if (!closed) options.onError(err);
     });
   });
+  // Redis down at the start does not keep the node from starting, as it does not stop one that runs: the
+  // clients go on connecting by themselves, and the subscription is made on the first connection that is
+  // ready (the node then forgets what it cached meanwhile, as after any lost subscription).
+  publisher.connect().catch(() => undefined);
+  try {
+    await subscriber.connect();
+    await subscriber.subscribe(channel);
+  } catch (error) {
+    options.onError(error as Error);
+  } finally {
+    starting = false;
+  }
   return {
     publish(event) {
       publisher.publish(channel, JSON.stringify(event)).catch(options.onError);

@@ -14,6 +14,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { startRedisProxy as startSwitchableRedisProxy } from '../helpers/redis-proxy.js';
 import { RedisState } from '../../src/state/redis-state.js';
 import { target, type Config } from '../routing/support.js';
 import { client, type Client } from '../management/http.js';
@@ -493,6 +494,60 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
         expect(await level()).toBe(remaining.length);
       } finally {
         await redis.close();
+      }
+    });
+
+    it('a node started while Redis is down answers, and shares counters and changes once Redis is back', async () => {
+      const key = await newKey('down-at-start');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'down-at-start' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const proxy = await startSwitchableRedisProxy();
+      try {
+        proxy.set('refuse');
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
+            GATEWAY_REDIS_TIMEOUT_MS: '300',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        const ask = (on: TestGateway) => outcome(chat(sdk(on, key, { case: 'down-at-start' })));
+        // The counters cannot be reached: the call goes through unchecked (fail mode `open`).
+        expect((await ask(node)).status).toBe(200);
+
+        proxy.set('pass');
+        expect((await ask(nodeA)).status).toBe(200);
+        // Back in Redis, the node meets the counter node A charged.
+        const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
+        let status = (await ask(node)).status;
+        while (status !== 429 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          status = (await ask(node)).status;
+        }
+        expect(status).toBe(429);
+        // And hears the changes made on the others: a raised limit applies on it too.
+        const raised = await admin.patch(`/policies/rate-limits/${policyId}`, { value: 3 });
+        expect(raised.status, raised.text).toBe(200);
+        const valueOnNode = async () =>
+          (await node.server.deps.lookups.rateLimitPolicies(workspaceId)).find((p) => p.id === policyId)
+            ?.value;
+        const changed = Date.now() + PROPAGATION_DEADLINE_MS;
+        while ((await valueOnNode()) !== 3 && Date.now() < changed) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(await valueOnNode()).toBe(3);
+        expect((await ask(node)).status).toBe(200);
+      } finally {
+        await proxy.close();
       }
     });
 
