@@ -23,6 +23,7 @@
  */
 import {
   levelAt,
+  meterReading,
   meterTake,
   type Meter,
   type RateAdjust,
@@ -232,8 +233,10 @@ export class LeasedRateCounter implements RateCounter {
     charge: boolean,
   ): RateReading {
     const at = now ?? localNow + slot.clockOffset;
+    // A call refused for another counter put its unit back: this counter reads as it stands.
+    if (!charge) return meterReading(slot.meter, at, take);
     const decision = meterTake(slot.meter, at, take);
-    if (charge && decision.admitted) slot.meter = { level: decision.level, at };
+    if (decision.admitted) slot.meter = { level: decision.level, at };
     return decision.reading;
   }
 

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import {
   drainMs,
   meterAdjusted,
+  meterReading,
   meterTake,
   type Meter,
   type RateCounter,
@@ -32,8 +33,13 @@ export class MemoryRateCounter implements RateCounter {
     });
     if (refused.length === 0) {
       decisions.forEach((decision, i) => this.store(takes[i], decision.level, now));
+      return { admitted: true, readings: decisions.map((d) => d.reading), refused };
     }
-    return { admitted: refused.length === 0, readings: decisions.map((d) => d.reading), refused };
+    // Nothing was charged: the counters that had room read as they stand.
+    const readings = decisions.map((d, i) =>
+      d.admitted ? meterReading(this.meters.get(takes[i].key), now, takes[i]) : d.reading,
+    );
+    return { admitted: false, readings, refused };
   }
 
   async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now = this.clock()): Promise<void> {

@@ -37,7 +37,8 @@ export interface RateReading {
 
 export interface RateTakeResult {
   admitted: boolean;
-  /** One per take, in order. When refused nothing was charged; `refused` lists the takes that had no room. */
+  /** One per take, in order. When refused nothing was charged (a take that had room reads its counter as it
+   * stands); `refused` lists the takes that had no room. */
   readings: RateReading[];
   refused: number[];
 }
@@ -100,6 +101,20 @@ export function meterTake(
     admitted: true,
     level: next,
     reading: { remaining: roomOf(next, limit), resetMs: next * unitMs, retryAfterMs: 0 },
+  };
+}
+
+/** A counter as it stands at `now`, charged nothing: what a take refused for another counter reads. */
+export function meterReading(
+  meter: Meter | undefined,
+  now: number,
+  take: Pick<RateTake, 'periodMs' | 'limit'>,
+): RateReading {
+  const level = levelAt(meter, now, take.periodMs, take.limit);
+  return {
+    remaining: roomOf(level, take.limit),
+    resetMs: (level * take.periodMs) / take.limit,
+    retryAfterMs: 0,
   };
 }
 

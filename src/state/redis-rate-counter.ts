@@ -10,6 +10,7 @@
  * near the limit is never leased), and the script answers what it granted.
  */
 import {
+  meterReading,
   meterTake,
   type Meter,
   type RateCounter,
@@ -118,14 +119,19 @@ export class RedisRateCounter implements RateCounter {
     const refused: number[] = [];
     const meters: Meter[] = [];
     const leased: number[] = [];
-    const readings = takes.map((take, i) => {
+    takes.forEach((_, i) => {
       if (Number(reply[3 * i + 2]) === 0) refused.push(i);
-      const meter: Meter = { level: Number(reply[3 * i + 1]), at };
-      meters.push(meter);
+      meters.push({ level: Number(reply[3 * i + 1]), at });
       leased.push(Number(reply[3 * i + 3]));
-      return meterTake(meter, at, take).reading;
     });
-    return { admitted: refused.length === 0, readings, refused, meters, leased };
+    const admitted = refused.length === 0;
+    // Refused, nothing was charged: the counters that had room read as they stand.
+    const readings = takes.map((take, i) =>
+      admitted || refused.includes(i)
+        ? meterTake(meters[i], at, take).reading
+        : meterReading(meters[i], at, take),
+    );
+    return { admitted, readings, refused, meters, leased };
   }
 
   async adjust(adjusts: Parameters<RateCounter['adjust']>[0], now?: number): Promise<void> {

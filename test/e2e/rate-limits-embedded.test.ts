@@ -122,6 +122,36 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     );
   });
 
+  it("a 429 of one policy reads the others' counters as they stand, charged nothing", async () => {
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'two-types' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'requests',
+      unit: 'rpd',
+      value: 100,
+    });
+    await policy({
+      conditions: [{ key: 'metadata.case', value: 'two-types' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      unit: 'rpd',
+      value: 2,
+    });
+    const ask = () =>
+      sdk({ case: 'two-types' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+    // The first call uses the tokens policy's room up (its usage is more than 2 tokens).
+    const first = await ask();
+    expect(first.data.usage?.total_tokens).toBeGreaterThanOrEqual(2);
+    expect(first.response.headers.get('x-ratelimit-remaining-requests')).toBe('99');
+    const refused = (await ask().catch((error: unknown) => error)) as APIError;
+    expect(refused.status).toBe(429);
+    expect(refused.headers?.get('x-ratelimit-remaining-tokens')).toBe('0');
+    // Refused, the call took no request: 99 are left, as before it.
+    expect(refused.headers?.get('x-ratelimit-remaining-requests')).toBe('99');
+  });
+
   it('counts the tokens of every answer a retried target was billed for, not only the last', async () => {
     await policy({
       conditions: [{ key: 'metadata.case', value: 'retried-tokens' }],

@@ -144,6 +144,7 @@ describeWithRedis('rate counters in Redis with leases', () => {
     const before = scripts.mock.calls.length;
     const refused = await counter.take([roomy, full], T0);
     expect(refused).toMatchObject({ admitted: false, refused: [1] });
+    expect(refused.readings[0].remaining).toBe(6_400 - calls);
     expect(scripts.mock.calls.length).toBe(before + 1);
     // …and refused, the unit went back: the next call counts the same unit again, from the lease.
     const next = await counter.take([roomy], T0);

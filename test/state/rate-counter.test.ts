@@ -65,6 +65,8 @@ function contract(make: () => { counters: RateCounter[]; close(): Promise<void> 
     await counter.take([requests(full, 1)], T0);
     const refused = await counter.take([requests(roomy, 3), requests(full, 1)], T0);
     expect(refused).toMatchObject({ admitted: false, refused: [1] });
+    // The counter that had room reads as it stands: this call was charged to it no more than to the other.
+    expect(refused.readings[0]).toEqual({ remaining: 3, resetMs: 0, retryAfterMs: 0 });
     // Nothing was charged to the counter that had room.
     expect((await counter.take([requests(roomy, 3)], T0)).readings[0].remaining).toBe(2);
   });
