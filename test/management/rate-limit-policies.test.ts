@@ -172,6 +172,22 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     }
   });
 
+  it('its OpenAPI entries name the workspace_id every route takes', async () => {
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>>;
+    };
+    for (const [path, methods] of [
+      [PATH, ['get']],
+      [`${PATH}/{id}`, ['get', 'put', 'patch', 'delete']],
+    ] as const) {
+      for (const method of methods) {
+        expect(document.paths[`/v1${path}`][method].parameters, `${method} ${path}`).toContainEqual(
+          expect.objectContaining({ name: 'workspace_id', in: 'query' }),
+        );
+      }
+    }
+  });
+
   it('lets an organisation-level admin key name another workspace, and no other key', async () => {
     const made = await admin.post('/workspaces', { name: 'Team', slug: 'team' });
     expect(made.status, made.text).toBe(200);

@@ -51,6 +51,9 @@ export const API_KEY_SELF_OPERATION: Operation = {
   tags: ['API keys'],
 };
 
+/** The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice. */
+const POLICY_WORKSPACE = { name: 'workspace_id', in: 'query', schema: { type: 'string' } } as const;
+
 export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'post',
@@ -242,7 +245,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
       'List rate-limit policies (`workspace_id`, `status`, `type`, `unit`, `page_size`, `current_page`), with `total`',
     tags: ['Rate-limit policies'],
     parameters: [
-      { name: 'workspace_id', in: 'query', schema: { type: 'string' } },
+      POLICY_WORKSPACE,
       { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'archived'] } },
       { name: 'type', in: 'query', schema: { type: 'string', enum: ['requests', 'tokens'] } },
       { name: 'unit', in: 'query', schema: { type: 'string', enum: ['rpm', 'rph', 'rpd'] } },
@@ -253,14 +256,16 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/policies/rate-limits/{id}',
-    summary: 'Get a rate-limit policy',
+    summary: 'Get a rate-limit policy (`workspace_id` for org admins)',
     tags: ['Rate-limit policies'],
+    parameters: [POLICY_WORKSPACE],
   },
   {
     method: 'put',
     path: '/policies/rate-limits/{id}',
     summary: 'Update a rate-limit policy (fields left out are kept); every node applies it within a second',
     tags: ['Rate-limit policies'],
+    parameters: [POLICY_WORKSPACE],
     requestBody: UpdateRateLimitPolicyBody,
   },
   {
@@ -268,6 +273,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/policies/rate-limits/{id}',
     summary: 'The same as PUT',
     tags: ['Rate-limit policies'],
+    parameters: [POLICY_WORKSPACE],
     requestBody: UpdateRateLimitPolicyBody,
   },
   {
@@ -275,6 +281,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/policies/rate-limits/{id}',
     summary: 'Delete a rate-limit policy',
     tags: ['Rate-limit policies'],
+    parameters: [POLICY_WORKSPACE],
   },
   {
     method: 'delete',
