@@ -1,10 +1,18 @@
 /** Sign-in with a gateway API key, checked against the gateway before it is kept. */
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { api, errorText } from './api';
+import { errorText } from './api';
+import { fetchSelf } from './self';
+import type { KeySelf } from './types';
 
 /** `refusal`: why the gateway stopped taking the key the console was signed in with, if it did. */
-export function SignIn({ refusal, onSignIn }: { refusal: string | null; onSignIn: (key: string) => void }) {
+export function SignIn({
+  refusal,
+  onSignIn,
+}: {
+  refusal: string | null;
+  onSignIn: (key: string, self: KeySelf) => void;
+}) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -14,9 +22,9 @@ export function SignIn({ refusal, onSignIn }: { refusal: string | null; onSignIn
     setBusy(true);
     setError(null);
     try {
-      // Any key may read its workspace's logs: the cheapest call that proves the key.
-      await api('/logs?limit=1', { key: value.trim() });
-      onSignIn(value.trim());
+      // Any key may ask who it is: the call that proves the key and tells what it may do.
+      const key = value.trim();
+      onSignIn(key, await fetchSelf(key));
     } catch (err) {
       setError(errorText(err));
     } finally {

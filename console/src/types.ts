@@ -68,3 +68,9 @@ export interface AnalyticsRow {
     p99: number | null;
   };
 }
+
+/** `GET /v1/api-keys/self`: the signed-in key, its workspace and its scope. */
+export interface KeySelf extends ApiKey {
+  workspace: { id: string; slug: string; name: string };
+  scope: 'organisation' | 'workspace';
+}

@@ -52,6 +52,9 @@ describeWithChromium('web console', () => {
 
   /** Signs in afresh, with `key`, where the page is. */
   async function signInWith(key: string) {
+    // The page shown under the key signed in before may still be loading: a reload would cut its requests,
+    // which the errors collected count as failed.
+    await page.waitForLoadState('networkidle');
     await page.evaluate('sessionStorage.clear()');
     await page.reload();
     await page.getByLabel('Gateway API key').fill(key);
@@ -491,23 +494,36 @@ describeWithChromium('web console', () => {
     expect(errors).toEqual([]);
   });
 
-  it('shows a member key its logs, and the gateway refusing it the management pages', async () => {
+  it('shows a member key its logs and analytics, and no management page, asking the gateway nothing it refuses', async () => {
     const created = await api('/api-keys', {
       method: 'POST',
       body: JSON.stringify({ name: 'reader', role: 'member' }),
     });
-    const { key } = (await created.json()) as { key: string };
+    const { key, key_prefix } = (await created.json()) as { key: string; key_prefix: string };
     await go('/guardrails');
     await signInWith(key);
     // Signed in where it was: the guardrails page, which a member may not read.
     await heading('Guardrails');
-    await page.getByRole('alert').getByText(/admin/i).waitFor();
+    await page.getByRole('alert').getByText('Admin key needed').waitFor();
+    // Who is signed in, by name and the key's listed prefix: never more of the key's value.
+    const signedInAs = await page.getByTestId('signed-in-as').textContent();
+    expect(signedInAs).toContain('reader (member)');
+    expect(signedInAs).toContain(`${key_prefix}…`);
+    expect(signedInAs).not.toContain(key.slice(0, key_prefix.length + 1));
+    for (const hidden of ['API keys', 'Configs', 'Guardrails', 'Rate limits'])
+      expect(await page.getByRole('link', { name: hidden, exact: true }).count(), hidden).toBe(0);
     await go('/logs');
     await heading('Logs');
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('alert').count()).toBe(0);
+    await go('/analytics');
+    await heading('Analytics');
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('alert').count()).toBe(0);
     await go('/configs');
-    await page.getByRole('alert').getByText(/admin/i).waitFor();
+    await page.getByRole('alert').getByText('Admin key needed').waitFor();
+    // Not a 403 among them: the console knew the key's role before it asked.
+    expect(errors, errors.join('\n')).toEqual([]);
   });
 
   it('signs out when the gateway stops taking the key, saying why', async () => {

@@ -4,6 +4,7 @@ import { Alert, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, T
 import { useEffect, useState } from 'react';
 import { api, errorText, query, type ListAnswer } from '../api';
 import { formatCost, formatNumber } from '../format';
+import { isAdmin, useSelf } from '../self';
 import type { AnalyticsRow, ApiKey } from '../types';
 
 /** `label`: how a bucket's start reads on the time axis; a day is a UTC day, as the gateway rolls it up. */
@@ -118,6 +119,8 @@ function TopTable({ title, rows, testId }: { title: string; rows: AnalyticsRow[]
 }
 
 export function AnalyticsPage() {
+  const self = useSelf();
+  const admin = isAdmin(self);
   const [range, setRange] = useState('24h');
   const [series, setSeries] = useState<AnalyticsRow[]>([]);
   const [models, setModels] = useState<AnalyticsRow[] | null>(null);
@@ -134,8 +137,10 @@ export function AnalyticsPage() {
       api<Timeseries>(`/analytics/timeseries${query({ ...window, interval })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`),
-      // Key names for the key ids; a member key may not list keys, and then sees the ids.
-      api<ListAnswer<ApiKey>>('/api-keys').catch(() => ({ data: [] as ApiKey[] })),
+      // Key names for the key ids: an admin key lists them; a member key may not, and knows its own name.
+      admin
+        ? api<ListAnswer<ApiKey>>('/api-keys').catch(() => ({ data: [self] as ApiKey[] }))
+        : Promise.resolve({ data: [self] as ApiKey[] }),
     ])
       .then(([timeseries, byModel, byKey, apiKeys]) => {
         if (!live) return;
@@ -149,7 +154,7 @@ export function AnalyticsPage() {
     return () => {
       live = false;
     };
-  }, [range]);
+  }, [range, self, admin]);
 
   const points = series.map((row) => ({
     time: new Date(row.bucket_ms ?? 0).toLocaleString(undefined, RANGES[range].label),
