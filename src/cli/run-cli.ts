@@ -15,12 +15,13 @@ import { semanticCacheCommand } from './commands/semantic-cache.js';
 import { filesCommand } from './commands/files.js';
 import { batchesCommand } from './commands/batches.js';
 import { fineTuningCommand } from './commands/fine-tuning.js';
+import { workspacesCommand } from './commands/workspaces.js';
 import { processIo, type CliIo } from './io.js';
 
 function buildProgram(io: CliIo): Command {
   const program = new Command('gateway')
     .description(
-      'Manage an AI gateway: API keys, virtual keys, providers, configs, guardrails, prompts, rate limits, logs, files, batches and fine-tuning jobs',
+      'Manage an AI gateway: API keys, workspaces, virtual keys, providers, configs, guardrails, prompts, rate limits, logs, files, batches and fine-tuning jobs',
     )
     .addOption(new Option('--url <url>', `the gateway's address (env GATEWAY_URL, default ${DEFAULT_URL})`))
     .addOption(new Option('--key <key>', 'an admin API key (env GATEWAY_API_KEY)'))
@@ -31,6 +32,7 @@ function buildProgram(io: CliIo): Command {
   for (const command of [
     whoamiCommand(io),
     keysCommand(io),
+    workspacesCommand(io),
     virtualKeysCommand(io),
     providersCommand(io),
     configsCommand(io),

@@ -127,6 +127,32 @@ describe('gateway keys', () => {
     expect(unknown.code).toBe(1);
   });
 
+  it('creates workspaces, printing the first admin key once, and lists them', async () => {
+    const created = await cli(['workspaces', 'create', '--name', 'Research', '--slug', 'cli-research']);
+    expect(created.code, created.stderr).toBe(0);
+    const value = /^admin key\s+(\S+)$/m.exec(created.stdout)?.[1];
+    expect(value).toMatch(/^gw-/);
+    expect(created.stdout).toContain('cannot be shown again');
+    const who = await cli(['whoami', '--json'], { GATEWAY_API_KEY: value });
+    expect(who.json()).toMatchObject({
+      role: 'admin',
+      scope: 'workspace',
+      workspace: { slug: 'cli-research' },
+    });
+
+    const table = await cli(['workspaces', 'list']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+SLUG\s+NAME\s+CREATED$/);
+    expect(table.stdout).toMatch(/\scli-research\s+Research\s/);
+    expect(table.stdout).not.toContain(value);
+    // The new workspace's own key is refused what only the organisation's may do.
+    const refused = await cli(['workspaces', 'create', '--name', 'X', '--slug', 'x'], {
+      GATEWAY_API_KEY: value,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('(HTTP 403, forbidden)');
+  });
+
   it('rotates and deletes keys, and tells a key who it is', async () => {
     const created = (await cli(['keys', 'create', '--name', 'to-rotate', '--json'])).json();
     const rotated = await cli(['keys', 'rotate', created.id]);
