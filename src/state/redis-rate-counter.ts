@@ -19,6 +19,12 @@ import {
 } from './rate-counter.js';
 import type { ScriptingState } from './types.js';
 
+/**
+ * The longest a counter's key lives: 10¹⁵ ms, some 30,000 years. A bucket charged far past its limit (a
+ * reservation of 10¹² tokens on a limit of one a day) would take longer to drain than Redis can say.
+ */
+const MAX_TTL_MS = 1e15;
+
 /** `now`, and the level of a key at `now` (the twin of rate-counter.ts `levelAt`). */
 const PRELUDE = `
 local now = tonumber(ARGV[1])
@@ -37,8 +43,10 @@ local function store(key, level, period, limit)
   if level <= 0 then
     redis.call('DEL', key)
   else
-    local ttl = math.max(1, math.ceil(level * period / limit))
-    redis.call('SET', key, string.format('%.9f,%.3f', level, now), 'PX', ttl)
+    -- At most MAX_TTL_MS, written as digits: Redis refuses a lifetime past its range, and one written as
+    -- Lua writes a large number (1e+17).
+    local ttl = math.min(math.max(1, math.ceil(level * period / limit)), ${MAX_TTL_MS})
+    redis.call('SET', key, string.format('%.9f,%.3f', level, now), 'PX', string.format('%.0f', ttl))
   end
 end`;
 

@@ -104,6 +104,17 @@ function contract(make: () => { counters: RateCounter[]; close(): Promise<void> 
     expect((await counter.take([tokens(1)], T0 + 3_060)).admitted).toBe(true);
   });
 
+  it('a reservation of the most a call may reserve on the smallest daily limit is charged, and settled', async () => {
+    const k = key('far-past');
+    const DAY = 24 * 60 * MINUTE;
+    // 10¹² tokens (token-estimate.ts's bound) on a limit of one a day: a bucket that drains in 10¹² days.
+    const take = (cost: number): RateTake => ({ key: k, periodMs: DAY, limit: 1, need: 1, cost });
+    expect((await counter.take([take(1e12)], T0)).admitted).toBe(true);
+    expect((await counter.take([take(1)], T0)).admitted).toBe(false);
+    await counter.adjust([{ key: k, periodMs: DAY, limit: 1, units: 1 - 1e12 }], T0);
+    expect((await counter.take([take(1)], T0 + DAY)).admitted).toBe(true);
+  });
+
   it('a settlement below zero empties the counter and no further', async () => {
     const k = key('refund');
     await counter.take([{ key: k, periodMs: MINUTE, limit: 10, need: 1, cost: 4 }], T0);
