@@ -12,6 +12,7 @@ import { callContextFromRequest, type CallContext } from '../../gateway/call-con
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { UpstreamRelay } from '../../gateway/attempt.js';
 import { executePassthrough, type RelaySink } from '../../gateway/passthrough/execute-passthrough.js';
+import { discardBody } from '../../gateway/passthrough/discard-body.js';
 import { ReplayableBody } from '../../gateway/passthrough/replayable-body.js';
 import type { RouteState } from '../../gateway/routing/route-types.js';
 import type { UpstreamRequest } from '../../providers/types.js';
@@ -78,7 +79,7 @@ class HttpRelaySink implements RelaySink {
     const res = reply.raw;
     if (res.destroyed) {
       // The client left while the provider was answering: nothing will be relayed.
-      if (typeof answer.body !== 'string') void Readable.from(answer.body).destroy();
+      if (typeof answer.body !== 'string') discardBody(answer.body);
       reply.hijack();
       return Promise.resolve(false);
     }
