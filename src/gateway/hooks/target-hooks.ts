@@ -109,11 +109,13 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     const ran = running instanceof Promise ? await running : running;
     if (ran.denied) {
       const denied = deniedOutcome(ran.denied, clientView(results), undefined);
+      // Recorded as the hooks left it: what a redacting check took out stays out of the log.
+      if (ran.transformed) log.requestBody = ran.transformed;
       recordAttempt(run, {
         path: call.path,
         provider: call.resolved.adapter.id,
         model: call.model,
-        body,
+        body: ran.transformed ?? body,
         outcome: denied,
         started,
         retry: call.retry,
