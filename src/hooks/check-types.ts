@@ -46,13 +46,14 @@ export interface CheckContext {
 /** Outbound calls a check may make; given by the engine, which enforces the address policy and timeout. */
 export interface CheckServices {
   /** POST a JSON body to `url` (custom-host address policy applied, the body HMAC-signed in a header the engine
-   * documents); resolves with the status and parsed JSON body (undefined when not JSON). Rejects on refusal,
-   * network error or abort. */
+   * documents); resolves with the status and parsed JSON body (undefined when not JSON). Rejects on refusal
+   * (naming `field`, the check's parameter that holds the URL), network error or abort. */
   postJson(
     url: string,
     body: unknown,
     headers: Record<string, string>,
     signal: AbortSignal,
+    field: string,
   ): Promise<{ status: number; body: unknown }>;
   /** Whether `url` is reachable: its host resolves (`dnsOnly`), or it answers a HEAD request with a status
    * below 400 (redirects not followed count as reachable). Refused addresses count as unreachable. */

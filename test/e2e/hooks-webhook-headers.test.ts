@@ -2,8 +2,8 @@
  * A webhook header value with a character HTTP cannot carry beyond Latin-1 (a token pasted with typographic
  * quotes, “…”) is refused with the config, naming the header and never its value: accepted, every call of
  * the check failed before it was sent, which counts as a pass by default, so the guard was silently off.
- * A webhook URL carrying credentials, which the gateway never sends, is refused the same way. fetch
- * against a real gateway.
+ * A webhook URL carrying credentials, which the gateway never sends, is refused the same way, and a log
+ * URL the address policy refuses is named by its own field. fetch against a real gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -99,5 +99,27 @@ describe('webhook URLs', () => {
     expect(error.param).toMatch(/webhookURL$/);
     expect(text).not.toContain('pw-hook-secret');
     expect(fake.requests.length).toBe(calls);
+  });
+});
+
+describe('a log URL the address policy refuses', () => {
+  it("is named as the log check's own field in the check's error", async () => {
+    const config = {
+      ...target(fake),
+      output_guardrails: [
+        {
+          id: 'audit',
+          deny: true,
+          'default.log': { logURL: 'http://169.254.169.254/collect', on_error: 'fail' },
+        },
+      ],
+    };
+    const response = await chatUnder(config);
+    const body = (await response.json()) as {
+      hook_results: { after_request_hooks: Array<{ checks: Array<{ error: { message: string } | null }> }> };
+    };
+    expect(response.status).toBe(446);
+    const message = body.hook_results.after_request_hooks[0].checks[0].error?.message;
+    expect(message).toMatch(/^logURL /);
   });
 });

@@ -34,8 +34,8 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
   });
   const secret = settings.hooksWebhookSecret;
 
-  const postJson: CheckServices['postJson'] = async (url, body, headers, signal) => {
-    checkCustomHost(url, policy, 'webhookURL');
+  const postJson: CheckServices['postJson'] = async (url, body, headers, signal, field) => {
+    checkCustomHost(url, policy, field);
     const text = JSON.stringify(body);
     const target = new URL(url);
     const sent: Record<string, string> = { ...headers, 'content-type': 'application/json' };

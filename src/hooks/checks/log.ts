@@ -22,7 +22,13 @@ export const log = defineCheck({
   ),
   refine: (p) => outboundRuleBreak('logURL', p.logURL, p.headers),
   async run(ctx, p, services) {
-    const answer = await services.postJson(p.logURL, payloadOf(ctx), headersOf(p.headers), ctx.signal);
+    const answer = await services.postJson(
+      p.logURL,
+      payloadOf(ctx),
+      headersOf(p.headers),
+      ctx.signal,
+      'logURL',
+    );
     requireSuccess('The log URL', answer.status);
     return { verdict: true, explanation: 'The call was logged.' };
   },

@@ -25,7 +25,7 @@ export const webhook = defineCheck({
   refine: (p) => outboundRuleBreak('webhookURL', p.webhookURL, p.headers),
   async run(ctx, p, services) {
     const headers = headersOf(p.headers);
-    const answer = await services.postJson(p.webhookURL, payloadOf(ctx), headers, ctx.signal);
+    const answer = await services.postJson(p.webhookURL, payloadOf(ctx), headers, ctx.signal, 'webhookURL');
     requireSuccess('The webhook', answer.status);
     const body = answer.body;
     if (
