@@ -6,6 +6,8 @@
  * which request stored it.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -334,4 +336,44 @@ describe('semantic cache', () => {
       'config.cache.similarity_threshold',
     );
   });
+
+  it("does not wait for the async hooks of the embedding's own config", async () => {
+    const SLOW_MS = 3_000;
+    let audited = 0;
+    const audit = createServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        setTimeout(() => {
+          audited += 1;
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        }, SLOW_MS),
+      );
+    });
+    await new Promise<void>((resolve) => audit.listen(0, '127.0.0.1', resolve));
+    try {
+      const logURL = `http://127.0.0.1:${(audit.address() as AddressInfo).port}/audit`;
+      const stored = await fetch(`${gateway.url}/configs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+        body: JSON.stringify({
+          slug: 'audited-embedder',
+          config: {
+            virtual_key: 'embedder',
+            input_guardrails: [{ id: 'audit', async: true, 'default.log': { logURL } }],
+          },
+        }),
+      });
+      expect(stored.status, await stored.text()).toBe(200);
+      const config = semanticConfig({ embedding: { config: 'audited-embedder', model: 'bow-embedding' } });
+      const started = performance.now();
+      const answer = await ask('How tall is the Eiffel Tower in winter?', { config });
+      expect(answer.status).toBe('SEMANTIC_MISS');
+      expect(performance.now() - started).toBeLessThan(SLOW_MS - 1_000);
+      // The audit still happens, after the answer.
+      await expect.poll(() => audited, { timeout: SLOW_MS + 2_000 }).toBe(1);
+    } finally {
+      audit.closeAllConnections();
+      await new Promise<void>((resolve) => audit.close(() => resolve()));
+    }
+  }, 15_000);
 });

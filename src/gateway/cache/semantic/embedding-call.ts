@@ -37,6 +37,7 @@ export const embedThroughGateway: SemanticEmbedder = async (run, target, text, t
   else ctx.signal.addEventListener('abort', abort, { once: true });
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   const sink = new BufferSink();
+  let result: Awaited<BufferSink['result']>;
   try {
     const embedCtx = callContextFromJob({
       caller: ctx.apiKey,
@@ -46,17 +47,19 @@ export const embedThroughGateway: SemanticEmbedder = async (run, target, text, t
       traceId: ctx.traceId,
       signal: abort,
     });
-    await execute(
+    const running = execute(
       deps,
       { endpoint: 'embeddings', body: { model: target.model, input: text }, ctx: embedCtx },
       sink,
     );
+    // The vector is the embedding's answer: `execute` goes on to record the call once the async hooks of
+    // the embedding's own config have ended, which the request does not wait for.
+    result = await Promise.race([sink.result, running.then(() => sink.result)]);
   } finally {
     clearTimeout(timer);
     ctx.signal.removeEventListener('abort', abort);
   }
   if (abort.aborted) throw new Error(`the embedding did not answer within ${timeoutMs} ms`);
-  const result = await sink.result;
   if (result.kind === 'error') throw new Error(`the embedding failed: ${result.error.message}`);
   if (result.kind !== 'answer') throw new Error('the embedding answered with a stream');
   const vector = (result.answer.body as EmbeddingResponse).data?.[0]?.embedding;
