@@ -80,6 +80,17 @@ function writeClientError(error: Error & { code?: string }, socket: Duplex): voi
 type Trace = ReturnType<typeof readTrace>;
 
 /**
+ * The request's metadata with its API key's over it, as Portkey merges them: the key's pairs (a team, a
+ * cost centre) are what its calls are recorded, limited and routed by, whatever the client sends.
+ */
+function withKeyMetadata(given: Record<string, string>, apiKey: ApiKey): Record<string, string> {
+  const own = apiKey.metadata;
+  // Most keys carry none: the request's object as it is.
+  for (const _ in own) return { ...given, ...own };
+  return given;
+}
+
+/**
  * Gives an authenticated request its RequestContext (`request.gw`); an error when a header is malformed.
  */
 function admit(
@@ -91,7 +102,7 @@ function admit(
   let metadata: Record<string, string>;
   let cache: ReturnType<typeof readCacheDirectives>;
   try {
-    metadata = parseMetadata(headerValue(request.headers, HEADERS.metadata));
+    metadata = withKeyMetadata(parseMetadata(headerValue(request.headers, HEADERS.metadata)), apiKey);
     cache = readCacheDirectives(request.headers);
   } catch (err) {
     return err as Error;

@@ -1,0 +1,70 @@
+/**
+ * An API key's metadata goes with every call made with it, as Portkey's does: merged into the request's
+ * `x-gateway-metadata`, the key's value winning a key both name, so that a team's key is found in the logs
+ * by its team and met by the rate-limit policies and conditional routing of that team, whatever the client
+ * sends. The `openai` SDK against a real gateway and a fake provider.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client as managementClient } from '../management/http.js';
+import { client, logsOf, target, traceHeaders } from '../routing/support.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  [gateway, fake] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'meta' })]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), fake?.close()]);
+});
+
+describe("an API key's metadata", () => {
+  it('is in the record of each call, over the same keys of the request metadata', async () => {
+    const admin = managementClient(gateway.url, gateway.adminKey);
+    const created = await admin.post('/api-keys', {
+      name: 'search team',
+      role: 'member',
+      metadata: { team: 'search', cost_centre: 'cc-7' },
+    });
+    expect(created.status, created.text).toBe(200);
+    const memberKey = (created.body as { key: string }).key;
+    const { traceId, headers } = traceHeaders();
+    await client(gateway, target(fake), {
+      ...headers,
+      'x-gateway-api-key': memberKey,
+      'x-gateway-metadata': JSON.stringify({ env: 'dev', team: 'someone-else' }),
+    }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.metadata).toEqual({ env: 'dev', team: 'search', cost_centre: 'cc-7' });
+  });
+
+  it('routes a conditional config by the key, whatever the request says', async () => {
+    const admin = managementClient(gateway.url, gateway.adminKey);
+    const created = await admin.post('/api-keys', { name: 'paid', role: 'member', metadata: { plan: 'paid' } });
+    const paidKey = (created.body as { key: string }).key;
+    const config = {
+      strategy: {
+        mode: 'conditional',
+        conditions: [{ query: { 'metadata.plan': { $eq: 'paid' } }, then: 'paid' }],
+        default: 'free',
+      },
+      targets: [
+        { name: 'paid', ...target(fake, { override_params: { model: 'paid-model' } }) },
+        { name: 'free', ...target(fake, { override_params: { model: 'free-model' } }) },
+      ],
+    };
+    const ask = (key: string) =>
+      client(gateway, config, {
+        'x-gateway-api-key': key,
+        'x-gateway-metadata': JSON.stringify({ plan: 'paid' }),
+      }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await ask(paidKey)).model).toBe('paid-model');
+    // The admin key has no plan: the request's own claim to one is what routes it.
+    expect((await ask(gateway.adminKey)).model).toBe('paid-model');
+    const free = await admin.post('/api-keys', { name: 'free', role: 'member', metadata: { plan: 'free' } });
+    expect((await ask((free.body as { key: string }).key)).model).toBe('free-model');
+  });
+});
