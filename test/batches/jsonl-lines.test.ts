@@ -35,4 +35,23 @@ describe('the lines of a JSONL file', () => {
       expect(counted(chunks)).toBe(expected.length);
     }
   });
+
+  it.each([
+    ['', 0],
+    ['{}', 1],
+    ['{}\n\n{}\r\n \t\r\n{}\n\n', 3],
+    ['\uFEFF\n{}\n', 1],
+    ['\n\n', 0],
+    ['  {}  ', 1],
+  ])('counts the requests of %j as the reader finds them, blank lines apart', async (text, expected) => {
+    const bytes = Buffer.from(text);
+    for (let cut = 0; cut <= bytes.byteLength; cut += 1) {
+      const count = new JsonlLineCount();
+      count.add(bytes.subarray(0, cut));
+      count.add(bytes.subarray(cut));
+      expect(count.requests).toBe(expected);
+      const lines = await read([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      expect(lines.filter((line) => line.trim() !== '').length).toBe(expected);
+    }
+  });
 });

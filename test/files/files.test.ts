@@ -311,6 +311,25 @@ describe('upload limits', () => {
     });
     expect(ok.bytes).toBe(8);
   });
+
+  it('counts the requests of a batch file against the limit, not its blank lines', async () => {
+    const client = sdk(gateway);
+    // Three requests (the limit), with blank lines between and after them, as the batch reader skips.
+    const text = '{}\n\n{}\r\n  \n{}\n\n';
+    const ok = await client.files.create({
+      file: await toFile(Buffer.from(text), 'spaced.jsonl'),
+      purpose: 'batch',
+    });
+    expect(ok.bytes).toBe(Buffer.byteLength(text));
+    expect(
+      await status(
+        client.files.create({
+          file: await toFile(Buffer.from('\n{}\n{}\n \n{}\n{}'), 'four.jsonl'),
+          purpose: 'batch',
+        }),
+      ),
+    ).toEqual({ status: 400, param: 'file' });
+  });
 });
 
 describe('malformed uploads', () => {

@@ -49,17 +49,42 @@ export async function* jsonlLines(input: AsyncIterable<Buffer | string>): AsyncG
   for await (const bytes of jsonlLineBytes(input)) yield bytes.toString('utf8');
 }
 
-/** Counts the lines of bytes passing through by the same rule, a chunk at a time. */
+/** Bytes a line may hold and still be blank to the count of requests: JSON's whitespace but the line feed,
+ * and those of a byte order mark. Any line the count takes for blank and the reader does not is one the
+ * upload refuses as not JSON. */
+const BLANK = new Uint8Array(256);
+for (const byte of [0x20, 0x09, CR, ...BOM]) BLANK[byte] = 1;
+
+/** Counts the lines of bytes passing through by the same rule, a chunk at a time, and the requests among
+ * them: the lines that are not blank, which the batch reader runs. */
 export class JsonlLineCount {
   private breaks = 0;
   private open = false;
+  private filled = 0;
+  /** Whether the line being counted holds more than blanks so far. */
+  private lineFilled = false;
 
   add(chunk: Buffer): void {
-    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) this.breaks += 1;
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf(LF, start);
+      const stop = end === -1 ? chunk.byteLength : end;
+      // A request's line starts with `{`: the scan stops at its first byte.
+      for (let i = start; !this.lineFilled && i < stop; i += 1) if (!BLANK[chunk[i]]) this.lineFilled = true;
+      if (end === -1) break;
+      this.breaks += 1;
+      if (this.lineFilled) this.filled += 1;
+      this.lineFilled = false;
+      start = end + 1;
+    }
     if (chunk.byteLength > 0) this.open = chunk[chunk.byteLength - 1] !== LF;
   }
 
   get lines(): number {
     return this.breaks + (this.open ? 1 : 0);
+  }
+
+  get requests(): number {
+    return this.filled + (this.open && this.lineFilled ? 1 : 0);
   }
 }

@@ -51,7 +51,8 @@ function filenameOf(name: string): string {
 }
 const LIST_MAX = 10_000;
 
-/** Counts bytes and lines of what passes through (lines by the rule the batch reader splits them by). */
+/** Counts bytes and requests (lines that are not blank) of what passes through, by the rule the batch reader
+ * splits lines by. */
 class LineCounter extends Transform {
   bytes = 0;
   private readonly count = new JsonlLineCount();
@@ -66,8 +67,9 @@ class LineCounter extends Transform {
     done(null, chunk);
   }
 
-  get lines(): number {
-    return this.count.lines;
+  /** Lines that are not blank: the requests a batch made from the file runs. */
+  get requests(): number {
+    return this.count.requests;
   }
 }
 
@@ -111,7 +113,8 @@ async function firstBadLine(
 interface Upload {
   filename: string;
   bytes: number;
-  lines: number;
+  /** Lines that are not blank. */
+  requests: number;
 }
 
 const ONE_FILE = 'Send one file, in the field "file"';
@@ -189,7 +192,7 @@ async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: str
     upload = {
       filename: filenameOf(part.filename),
       bytes: counter.bytes,
-      lines: counter.lines,
+      requests: counter.requests,
     };
   }
   return { upload, purpose };
@@ -202,8 +205,8 @@ async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): P
       param: 'file',
     });
   }
-  if (upload.lines > batchMaxLines) {
-    throw new GatewayError('invalid_body', `A batch file holds at most ${batchMaxLines} lines`, {
+  if (upload.requests > batchMaxLines) {
+    throw new GatewayError('invalid_body', `A batch file holds at most ${batchMaxLines} requests`, {
       param: 'file',
     });
   }
@@ -242,7 +245,7 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
           purpose,
           filename: upload.filename,
           bytes: upload.bytes,
-          line_count: purpose === 'batch' ? upload.lines : null,
+          line_count: purpose === 'batch' ? upload.requests : null,
           created_at: Math.floor(now / 1000),
         });
         return fileView(file);
