@@ -85,6 +85,31 @@ describeWithPostgres('two nodes on PostgreSQL share one batch', () => {
     SLOW_TEST_MS,
   );
 
+  it(
+    'answers cancels sent to both nodes at once each with the batch cancelling, none with 409',
+    async () => {
+      const [a, b] = [nodeA, nodeB].map((node) => sdk(node.url, node.adminKey, target(upstream)));
+      const lines = Array.from({ length: LINES }, (_, i) => chatLine(`cancel-${i}`));
+      const file = await upload(a, jsonl(lines));
+      const batches = await Promise.all([1, 2, 3].map(() => createBatch(a, file.id, { concurrency: 1 })));
+      for (const batch of batches) await waitFor(a, batch.id, (seen) => seen.status === 'in_progress');
+      // Clients retrying their cancels through either node: each is told the batch is cancelling.
+      const answers = await Promise.allSettled(
+        batches.flatMap((batch) =>
+          Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).batches.cancel(batch.id)),
+        ),
+      );
+      const seen = answers.map((answer) =>
+        answer.status === 'fulfilled' ? answer.value.status : String(answer.reason),
+      );
+      expect(seen).toEqual(Array(48).fill('cancelling'));
+      for (const batch of batches) {
+        expect((await waitFor(b, batch.id, finished, SLOW_TEST_MS - 10_000)).status).toBe('cancelled');
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
   it('reports a custom_id holding U+0000, which PostgreSQL cannot keep, as an invalid line', async () => {
     const client = sdk(nodeA.url, nodeA.adminKey, target(upstream));
     const file = await upload(client, jsonl([chatLine('fine'), { ...chatLine('x'), custom_id: 'a\u0000b' }]));

@@ -181,6 +181,8 @@ export async function registerBatchRoutes(
     ]);
     if (!cancelled) {
       const current = (await store.batches.getById(batch.id)) ?? batch;
+      // Another cancel (a retry, through this node or another) changed it first: answered as a second one.
+      if (current.status === 'cancelling' || current.status === 'cancelled') return batchView(current);
       throw new GatewayError('conflict', `A batch that is ${current.status} cannot be cancelled`, {
         param: 'batch_id',
       });
