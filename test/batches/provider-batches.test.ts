@@ -4,7 +4,7 @@
  * the provider's batch, mirrors its status and counts, copies the output and error files into its own file
  * store, forwards cancel, and turns a provider's refusal into a failed batch.
  */
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { randomBytes } from 'node:crypto';
@@ -292,6 +292,32 @@ describe('provider batches (completion_window 24h)', () => {
           line: null,
         },
       ]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'sends the provider a batch file saved with a byte order mark without it, as the gateway read it',
+    async () => {
+      const text = `\uFEFF${jsonl([chatLine('bom-1'), chatLine('bom-2')]).replace(/\n/g, '\r\n')}`;
+      const input = await client.files.create({
+        file: await toFile(Buffer.from(text), 'bom.jsonl'),
+        purpose: 'batch',
+      });
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      let sent: Buffer | undefined;
+      for (let i = 0; i < 200 && !sent; i++) {
+        sent = [...fake.resources.files.values()].find((f) => f.filename === 'bom.jsonl')?.content;
+        if (!sent) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Bytes as uploaded, the BOM's three apart: a provider reading line 1 as JSON meets no U+FEFF.
+      expect(sent?.equals(Buffer.from(text).subarray(3))).toBe(true);
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
     },
     SLOW_TEST_MS,
   );

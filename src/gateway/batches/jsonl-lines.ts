@@ -16,7 +16,7 @@ function lineBytes(bytes: Buffer): Buffer {
 
 /** UTF-8's byte order mark, which some editors write at the start of a file (Notepad's "UTF-8 with BOM",
  * Windows PowerShell's `Out-File -Encoding utf8`): it marks the encoding and is not part of the text. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+export const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The file's lines as bytes, in order, without their line endings (nor the first line's byte order
  * mark); an empty file has none, a final line without `\n` is a line. Bytes are split before decoding, so

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import { fileKey } from '../batches/batch-phases.js';
-import { jsonlLines } from '../batches/jsonl-lines.js';
+import { BOM, jsonlLines } from '../batches/jsonl-lines.js';
 import type { GatewayDeps } from '../deps.js';
 import { callResource } from './resource-client.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -177,6 +177,25 @@ async function* rewritten(content: Readable, rewrite: LineRewrite): AsyncGenerat
   }
 }
 
+/**
+ * The file's bytes without a byte order mark at its start, and how many they are: the gateway's JSONL
+ * reader skips the mark (jsonl-lines.ts), a provider reading the first line as JSON would not.
+ */
+async function withoutBom(
+  stored: Readable,
+  size: number,
+): Promise<{ content: AsyncIterable<Uint8Array>; bytes: number }> {
+  const chunks = stored[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  const head = first.done ? Buffer.alloc(0) : first.value;
+  const marked = head.subarray(0, BOM.byteLength).equals(BOM);
+  async function* content(): AsyncGenerator<Uint8Array> {
+    yield marked ? head.subarray(BOM.byteLength) : head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { content: content(), bytes: marked ? size - BOM.byteLength : size };
+}
+
 /** Streams the file to the provider's `POST /files`; resolves with the provider's file id. */
 export async function uploadFile(
   deps: GatewayDeps,
@@ -187,7 +206,9 @@ export async function uploadFile(
 ): Promise<string> {
   const stored = await deps.blobs.get(fileKey(file.id));
   if (!stored) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
-  const content: AsyncIterable<Uint8Array> = rewriteLine ? rewritten(stored, rewriteLine) : stored;
+  const { content, bytes } = rewriteLine
+    ? { content: rewritten(stored, rewriteLine), bytes: undefined }
+    : await withoutBom(stored, file.bytes);
   const boundary = `----gateway${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${purpose}\r\n` +
@@ -206,7 +227,7 @@ export async function uploadFile(
     headers: {
       'content-type': `multipart/form-data; boundary=${boundary}`,
       // A rewritten file's length is known only once sent: then it goes chunked.
-      ...(!rewriteLine && { 'content-length': String(head.length + file.bytes + tail.length) }),
+      ...(bytes !== undefined && { 'content-length': String(head.length + bytes + tail.length) }),
     },
     body: body(),
   });
