@@ -66,6 +66,23 @@ describe('files at the provider (x-gateway-files: provider)', () => {
     expect(fake.requests.length).toBe(before);
   });
 
+  it('refuses an upload that is not multipart with 415 naming the file, sending nothing', async () => {
+    const before = fake.requests.length;
+    const answer = await fetch(`${gateway.url}/files`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': config(),
+        'x-gateway-files': 'provider',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ purpose: 'batch', file: 'a.jsonl' }),
+    });
+    expect(answer.status).toBe(415);
+    expect(((await answer.json()) as { error: { param: string } }).error.param).toBe('file');
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('refuses a provider without a Files API, naming it', async () => {
     const client = new OpenAI({
       baseURL: gateway.url,

@@ -225,12 +225,14 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     });
 
     scope.post('/files', async (request, reply) => {
-      if (await answeredByProvider(deps, request, reply)) return reply;
+      // Before the provider is asked too: the body of any other type has been read (and parsed) already,
+      // so there would be nothing left to stream to it.
       if (!request.isMultipart()) {
         throw new GatewayError('unsupported_media_type', 'Upload a file as multipart/form-data', {
           param: 'file',
         });
       }
+      if (await answeredByProvider(deps, request, reply)) return reply;
       const now = Date.now();
       const id = newId('file', now);
       const key = fileKey(id);
