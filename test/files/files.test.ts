@@ -381,6 +381,16 @@ describe('malformed uploads', () => {
     return existsSync(temp) ? readdirSync(temp) : [];
   };
 
+  it('takes a file part sent without a file name (RFC 7578 makes it optional), named file', async () => {
+    const body =
+      part('purpose', 'vision') +
+      '--xx\r\nContent-Disposition: form-data; name="file"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n--xx--\r\n';
+    const answer = await post(body, 'multipart/form-data; boundary=xx');
+    expect(answer?.status).toBe(200);
+    expect(answer?.body).toMatchObject({ object: 'file', filename: 'file', bytes: 5, purpose: 'vision' });
+    await sdk(gateway).files.delete((answer?.body as { id: string }).id);
+  });
+
   it('answers a body without a boundary with a 400 naming the file', async () => {
     const answer = await post('garbage', 'multipart/form-data');
     expect(answer).toMatchObject({ status: 400, body: { error: { param: 'file', code: 'invalid_body' } } });

@@ -43,9 +43,10 @@ export function fileView(file: StoredFile) {
 const MAX_FILENAME = 255;
 
 /** The name kept for an upload: at most MAX_FILENAME UTF-16 units, never ending in half a character (a
- * lone surrogate, which strict JSON decoders refuse in every answer naming the file). */
-function filenameOf(name: string): string {
-  let cut = name.slice(0, MAX_FILENAME);
+ * lone surrogate, which strict JSON decoders refuse in every answer naming the file); `file` when none. */
+function filenameOf(name: string | undefined): string {
+  // A file part may come without a file name (its Content-Type says it is a file): RFC 7578 allows it.
+  let cut = (name ?? '').slice(0, MAX_FILENAME);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return cut || 'file';
 }
