@@ -110,10 +110,14 @@ export function unfinishedLineOf(
   });
 }
 
-/** When the result is a rate-limit policy's refusal: how long to wait before the line runs again, ms. */
+/** Refusals of the rate limits that a later run of the line may pass: a policy's limit reached, or the
+ * limits' shared state unreachable (fail mode `closed`). */
+const WAIT_ON = new Set(['rate_limit_exceeded', 'rate_limit_unavailable']);
+
+/** When the result is a rate-limit refusal: how long to wait before the line runs again, ms. */
 export function rateLimitWaitMs(result: BufferedResult): number | undefined {
   if (result.kind !== 'error' || !(result.error instanceof GatewayError)) return undefined;
-  if (result.error.code !== 'rate_limit_exceeded') return undefined;
+  if (!WAIT_ON.has(result.error.code)) return undefined;
   const seconds = Number(result.error.headers['retry-after']);
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
 }
