@@ -43,7 +43,11 @@ describe("an API key's metadata", () => {
 
   it('routes a conditional config by the key, whatever the request says', async () => {
     const admin = managementClient(gateway.url, gateway.adminKey);
-    const created = await admin.post('/api-keys', { name: 'paid', role: 'member', metadata: { plan: 'paid' } });
+    const created = await admin.post('/api-keys', {
+      name: 'paid',
+      role: 'member',
+      metadata: { plan: 'paid' },
+    });
     const paidKey = (created.body as { key: string }).key;
     const config = {
       strategy: {

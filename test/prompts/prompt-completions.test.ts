@@ -608,10 +608,13 @@ describe('routing behind a prompt', () => {
       gateway,
       'caller-alone',
       { variables: { q: 'x' } },
-      { ...headers, 'x-gateway-config': JSON.stringify({
-        strategy: { mode: 'fallback' },
-        targets: [{ prompt_id: 'sent-alone' }],
-      }) },
+      {
+        ...headers,
+        'x-gateway-config': JSON.stringify({
+          strategy: { mode: 'fallback' },
+          targets: [{ prompt_id: 'sent-alone' }],
+        }),
+      },
     );
     expect(reply.status, reply.text).toBe(200);
     expect(lastUserContent(fake)).toBe('Sent: x');
