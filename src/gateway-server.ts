@@ -232,9 +232,12 @@ export async function createGatewayServer(
           clearTimeout(grace);
           clearInterval(sweep);
         }
-        await batchWorker?.close(settings.shutdownGraceMs);
+        // Their grace periods run together: a node stops within one of them.
+        await Promise.all([
+          batchWorker?.close(settings.shutdownGraceMs),
+          responseWorker?.close(settings.shutdownGraceMs),
+        ]);
         await providerJobWorker?.close();
-        await responseWorker?.close(settings.shutdownGraceMs);
         await retention?.close();
         await deps.logWriter.close();
         await traces?.shutdown();

@@ -396,6 +396,34 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('is given back to the queue by a node that stops, and run by the next', async () => {
+    const client = sdk(front);
+    upstream.enqueue({ hang: true });
+    const stopping = await nodes.start({ GATEWAY_SHUTDOWN_GRACE_MS: '300', GATEWAY_BATCH_POLL_MS: '50' });
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Again', background: true });
+    await pollUntil(
+      client,
+      created.id,
+      (r) => r.status === 'in_progress' && withUpstreamRequests().length === 1,
+    );
+    const started = Date.now();
+    await stopping.server.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Not failed by the node that stopped: still in progress, its job queued again.
+    expect((await client.responses.retrieve(created.id)).status).toBe('in_progress');
+    const jobs = await front.server.deps.store.jobs.list({ kind: 'response.background', status: 'queued' });
+    expect(jobs.data.map((job) => (job.payload as any).response_id)).toContain(created.id);
+    const worker = await startWorker();
+    try {
+      const { response } = await pollUntil(client, created.id, ended);
+      expect(response.status).toBe('completed');
+      expect(response.output_text).toBe('[bg] Again');
+      expect(withUpstreamRequests()).toHaveLength(2);
+    } finally {
+      await worker.server.close();
+    }
+  });
+
   it('is run again once the lease of a node that died has run out', async () => {
     const client = sdk(front);
     const created = await client.responses.create({ model: 'gpt-4o', input: 'Survive', background: true });
