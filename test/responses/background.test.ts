@@ -168,6 +168,14 @@ describe('a background response', () => {
     expect(replay).toEqual(events.slice(4));
     const whole = await collect(await client.responses.retrieve(id, { stream: true }));
     expect(whole).toEqual(events);
+    // A cursor at the terminal event: the stream ends at once, empty.
+    const started = Date.now();
+    expect(
+      await collect(
+        await client.responses.retrieve(id, { stream: true, starting_after: last.sequence_number }),
+      ),
+    ).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('keeps its events until they are pruned once it has ended, then only the response', async () => {

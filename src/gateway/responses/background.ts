@@ -251,11 +251,19 @@ export async function followResponseEvents(
       return;
     }
     if (!(RUNNING_STATUSES as readonly string[]).includes(response.status)) {
+      // Ended, and its terminal event already read (a cursor at or past it): nothing more will come.
+      const last = await store.lastResponseEvent(id);
+      if (last <= cursor && (await isTerminal(store, id, last))) return;
       endedAt ??= Date.now();
       if (Date.now() - endedAt > TERMINAL_GRACE_MS) return;
     }
     await hub.wait(id, FOLLOW_POLL_MS);
   }
+}
+
+async function isTerminal(store: Store, id: string, sequence: number): Promise<boolean> {
+  const [event] = await store.listResponseEvents(id, sequence - 1, 1);
+  return event !== undefined && TERMINAL_EVENTS.has((JSON.parse(event.event) as { type: string }).type);
 }
 
 export interface StoredEventText {
