@@ -37,8 +37,8 @@ import { startProviderJobWorker } from './gateway/provider-resources/provider-jo
 import {
   BACKGROUND_EVENT_RETENTION_MS,
   BACKGROUND_RESPONSE_CONCURRENCY,
-  BackgroundHub,
 } from './gateway/responses/background.js';
+import { BackgroundHub } from './gateway/responses/background-hub.js';
 import { startBackgroundResponseWorker } from './gateway/responses/background-worker.js';
 import { join } from 'node:path';
 

@@ -30,7 +30,7 @@ import { registerModelRoutes } from './routes/model.js';
 import { registerMessagesRoutes } from './routes/messages.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
-import { BackgroundHub } from '../gateway/responses/background.js';
+import { BackgroundHub } from '../gateway/responses/background-hub.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerBatchRoutes } from './routes/batches.js';

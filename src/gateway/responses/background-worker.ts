@@ -27,12 +27,12 @@ import type { ModelRequest } from '../../providers/types.js';
 import {
   BACKGROUND_JOB,
   BACKGROUND_RUNS,
-  RUNNING_STATUSES,
-  ResponseEventLog,
   QUEUED_EVENTS,
-  type BackgroundHub,
+  RUNNING_STATUSES,
   type BackgroundPayload,
 } from './background.js';
+import type { BackgroundHub } from './background-hub.js';
+import { ResponseEventLog } from './response-event-log.js';
 import { ResponseAssembler } from './response-assembler.js';
 import type { ResponseObject } from './response-types.js';
 import { StoredResponseSink, type SaveResponse } from './stored-response-sink.js';

@@ -19,12 +19,12 @@ import { ResponseAssembler } from '../../gateway/responses/response-assembler.js
 import {
   BACKGROUND_JOB,
   BACKGROUND_JOB_ATTEMPTS,
-  followResponseEvents,
   queuedEvents,
   RUNNING_STATUSES,
-  type BackgroundHub,
   type BackgroundPayload,
 } from '../../gateway/responses/background.js';
+import type { BackgroundHub } from '../../gateway/responses/background-hub.js';
+import { followResponseEvents } from '../../gateway/responses/follow-response-events.js';
 import { prepareResponseCall, type PreparedResponseCall } from '../../gateway/responses/response-call.js';
 import type { ResponseObject } from '../../gateway/responses/response-types.js';
 import { storedCallOf } from '../../gateway/provider-resources/stored-call.js';
