@@ -129,6 +129,27 @@ describe('a background response', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it("runs the config's guardrails: a denied one is stored failed, the provider never called", async () => {
+    const config = {
+      ...target(),
+      input_guardrails: [
+        { id: 'no-secrets', deny: true, 'default.contains': { operator: 'none', words: ['password'] } },
+      ],
+    };
+    const client = sdk(gateway, { 'x-gateway-config': JSON.stringify(config) });
+    const created = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'my password is x',
+      background: true,
+    });
+    expect(created.status).toBe('queued');
+    const { response } = await pollUntil(client, created.id, ended);
+    expect(response.status).toBe('failed');
+    expect(response.error).toMatchObject({ code: 'server_error' });
+    expectOpenAPIValid('Response', response);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('is refused at once, not queued, under a config that does not resolve', async () => {
     const client = sdk(gateway, { 'x-gateway-config': JSON.stringify({ provider: 'no-such-provider' }) });
     const error: any = await client.responses
