@@ -217,6 +217,28 @@ describe('a background response', () => {
     );
   });
 
+  it('runs on when its client leaves at the first event', async () => {
+    upstream.enqueue({ chunks: 4, chunkDelayMs: 30 });
+    const abort = new AbortController();
+    const answer = await fetch(`${gateway.url}/responses`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(target()),
+      },
+      body: JSON.stringify({ model: 'gpt-4o', input: 'Gone', background: true, stream: true }),
+      signal: abort.signal,
+    });
+    const reader = answer.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const id = /"id":"(resp_[0-9a-f]{48})"/.exec(first)![1]!;
+    const { response } = await pollUntil(sdk(gateway), id, ended);
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe('[bg] Gone');
+  });
+
   it('is followed live by a client that comes back after leaving', async () => {
     const client = sdk(gateway);
     upstream.enqueue({ chunks: 12, chunkDelayMs: 60 });
