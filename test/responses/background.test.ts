@@ -475,6 +475,32 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('ends its stream without the end a run stored after it was cancelled on another node', async () => {
+    const client = sdk(front);
+    const stream = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Late',
+      background: true,
+      stream: true,
+    });
+    const [job] = await claimAsDeadNode(front);
+    const id = (job!.payload as any).response_id;
+    expect((await client.responses.cancel(id)).status).toBe('cancelled');
+    // The node running it had not yet heard of the cancel and stored the run's end.
+    const completed = {
+      type: 'response.completed',
+      sequence_number: 2,
+      response: { id, status: 'completed' },
+    };
+    await front.server.deps.store.appendResponseEvents(id, [
+      { sequence_number: 2, event: JSON.stringify(completed) },
+    ]);
+    const events = await collect(stream);
+    expect(events.map((e) => e.type)).toEqual(['response.created', 'response.queued']);
+    const again = await collect(await client.responses.retrieve(id, { stream: true }));
+    expect(again.map((e) => e.type)).toEqual(['response.created', 'response.queued']);
+  });
+
   it('is run again once the lease of a node that died has run out', async () => {
     const client = sdk(front);
     const created = await client.responses.create({ model: 'gpt-4o', input: 'Survive', background: true });

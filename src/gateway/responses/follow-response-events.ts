@@ -38,8 +38,14 @@ export async function followResponseEvents(
     for (const stored of events) {
       cursor = stored.sequence_number;
       const type = (JSON.parse(stored.event) as { type: string }).type;
+      if (TERMINAL_EVENTS.has(type)) {
+        // A run cancelled from another node may have stored its end before it heard of the cancel: the
+        // response is cancelled, whatever that event says.
+        const response = await store.getResponse(workspaceId, id);
+        if (response?.status !== 'cancelled') await write({ type, data: stored.event });
+        return;
+      }
       if (!(await write({ type, data: stored.event }))) return;
-      if (TERMINAL_EVENTS.has(type)) return;
     }
     if (events.length === FOLLOW_PAGE) continue;
     const response = await store.getResponse(workspaceId, id);
@@ -48,7 +54,7 @@ export async function followResponseEvents(
       const rest = response ? await store.listResponseEvents(id, cursor, FOLLOW_PAGE) : [];
       for (const stored of rest) {
         const type = (JSON.parse(stored.event) as { type: string }).type;
-        if (!(await write({ type, data: stored.event }))) return;
+        if (TERMINAL_EVENTS.has(type) || !(await write({ type, data: stored.event }))) return;
       }
       return;
     }
