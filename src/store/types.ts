@@ -339,6 +339,11 @@ export interface Job {
   finished_at_ms: number | null;
 }
 
+/** A claimed job whose every attempt was cut short (its node died each time): not to be run again. */
+export function exhaustedJob(job: Job): boolean {
+  return job.attempts > job.max_attempts;
+}
+
 export interface JobQuery {
   kind?: string;
   status?: JobStatus;
@@ -366,7 +371,9 @@ export interface JobRepository {
     max_attempts?: number;
   }): Promise<Job>;
   /** Leases up to `limit` (1 by default, at most 100) due jobs of the given kinds to `owner`, the
-   * earliest `run_at_ms` first. No job is ever leased to two owners at once. */
+   * earliest `run_at_ms` first. No job is ever leased to two owners at once. A job whose lease ran out
+   * on its last attempt comes back once more with `attempts` past `max_attempts` (see `exhaustedJob`):
+   * its worker gives up on what it was for, then `fail`s it. */
   claim(input: { kinds: readonly string[]; owner: string; leaseMs: number; limit?: number }): Promise<Job[]>;
   /** Extends the lease to `leaseMs` from now while `owner` still holds it. */
   heartbeat(id: string, owner: string, leaseMs: number): Promise<Job | undefined>;

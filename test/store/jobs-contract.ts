@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Job, Store } from '../../src/store/types.js';
+import { exhaustedJob, type Job, type Store } from '../../src/store/types.js';
 import type { StoreHarness } from './store-contract.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -149,17 +149,20 @@ export function jobsContract(makeHarness: () => Promise<StoreHarness>): void {
       });
     });
 
-    it('a job whose lease expired during its last attempt fails instead of running again', async () => {
+    it('a job whose lease expired during its last attempt is claimed once more, exhausted, for its worker to give up on', async () => {
       const kind = freshKind('exhausted');
       const job = await nodeA.jobs.enqueue({ kind, payload: {}, max_attempts: 1 });
       await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 50 });
       await sleep(100);
-      expect(await nodeB.jobs.claim({ kinds: [kind], owner: 'node-b', leaseMs: 10_000 })).toEqual([]);
-      expect(await nodeB.jobs.get(job.id)).toMatchObject({
+      const [again] = await nodeB.jobs.claim({ kinds: [kind], owner: 'node-b', leaseMs: 10_000 });
+      // Not to run: the worker fails what the job was for (a batch left validating), then the job.
+      expect(again).toMatchObject({ id: job.id, status: 'running', lease_owner: 'node-b', attempts: 2 });
+      expect(exhaustedJob(again)).toBe(true);
+      expect(await nodeB.jobs.fail(job.id, 'node-b', 'given up')).toMatchObject({
         status: 'failed',
-        attempts: 1,
         lease_expires_at_ms: null,
       });
+      expect(await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 10_000 })).toEqual([]);
     });
 
     it('never leases one job to two owners, with many claims running at once on two nodes', async () => {

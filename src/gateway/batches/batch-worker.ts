@@ -19,7 +19,7 @@ import { hostname } from 'node:os';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
-import type { Job } from '../../store/types.js';
+import { exhaustedJob, type Job } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
@@ -195,6 +195,16 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     );
     heartbeat.unref();
     try {
+      if (exhaustedJob(job)) {
+        const message = 'The gateway node running it stopped during each of its attempts';
+        if (job.kind === FINALIZE_JOB) {
+          await finalizeLater(job, message);
+        } else {
+          await store.jobs.fail(job.id, owner, message);
+          await giveUp(job, message);
+        }
+        return;
+      }
       if (job.kind === VALIDATE_JOB) {
         const { batch_id } = job.payload as { batch_id: string };
         await validateBatch(store, deps.blobs, batch_id, deps.settings.batchMaxLines);

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Job } from '../../store/types.js';
+import { exhaustedJob, type Job } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
 import {
   POLL_JOB,
@@ -93,6 +93,12 @@ export function startProviderJobWorker(
     heartbeat.unref();
     const { batch_id } = job.payload as ProviderBatchPayload;
     try {
+      if (exhaustedJob(job)) {
+        const message = 'The gateway node running it stopped during each of its attempts';
+        await store.jobs.fail(job.id, owner, message).catch(() => undefined);
+        await giveUp(batch_id, message);
+        return;
+      }
       if (job.kind === POLL_JOB) {
         await completeWith(job, await pollProviderBatch(deps, batch_id));
       } else {

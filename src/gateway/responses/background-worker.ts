@@ -170,6 +170,7 @@ export function startBackgroundResponseWorker(
       const last = stream ? await store.lastResponseEvent(response_id) : -1;
       // A run the client has seen part of cannot be run again: its next events would not follow.
       const seen = last >= QUEUED_EVENTS.length;
+      // Past its runs, or claimed once more after its every attempt was cut short (exhaustedJob).
       if (!run || job.attempts > BACKGROUND_RUNS || seen) {
         await giveUp(
           job,

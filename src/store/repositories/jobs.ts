@@ -26,25 +26,11 @@ function jsonText(value: unknown): string {
 }
 
 export function createJobRepository({ db, kind }: RepositoryContext): JobRepository {
-  /** A running job whose lease ran out on its last attempt will not be retried: it failed. */
-  async function failExhausted(trx: Kysely<Database>, kinds: readonly string[], now: number): Promise<void> {
-    await trx
-      .updateTable('jobs')
-      .set({
-        status: 'failed',
-        error: 'The lease expired during the last attempt',
-        lease_expires_at_ms: null,
-        updated_at_ms: now,
-        finished_at_ms: now,
-      })
-      .where('kind', 'in', kinds)
-      .where('status', '=', 'running')
-      .where('lease_expires_at_ms', '<=', now)
-      .where((eb) => eb('attempts', '>=', eb.ref('max_attempts')))
-      .execute();
-  }
-
-  /** Jobs a claim has something to do with: due, or running on a lease that ran out (to retry or fail). */
+  /**
+   * Jobs a claim has something to do with: due, or running on a lease that ran out. One that ran out on its
+   * last attempt is claimed once more, its attempts then past `max_attempts`: not to run again, but for its
+   * worker to give up on what it was for (fail a batch left validating) and then `fail` it.
+   */
   function waitingJobs(trx: Kysely<Database>, kinds: readonly string[], now: number) {
     return trx
       .selectFrom('jobs')
@@ -58,13 +44,8 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
       );
   }
 
-  /** The waiting jobs to lease: a lapsed one only while it has attempts left. */
   function dueJobs(trx: Kysely<Database>, kinds: readonly string[], now: number, limit: number) {
-    return waitingJobs(trx, kinds, now)
-      .where((eb) => eb.or([eb('status', '=', 'queued'), eb('attempts', '<', eb.ref('max_attempts'))]))
-      .orderBy('run_at_ms')
-      .orderBy('id')
-      .limit(limit);
+    return waitingJobs(trx, kinds, now).orderBy('run_at_ms').orderBy('id').limit(limit);
   }
 
   /**
@@ -92,7 +73,6 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
     limit: number,
     now: number,
   ) {
-    await failExhausted(db, kinds, now);
     // The CTE runs once; its rows stay locked by this statement, and SKIP LOCKED makes a concurrent
     // claimer pass over them to the next due jobs.
     const rows = await db
@@ -116,7 +96,6 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
     limit: number,
     now: number,
   ) {
-    await failExhausted(db, kinds, now);
     const rows = await db
       .updateTable('jobs')
       .set((eb) => ({ ...leaseTo(owner, leaseMs, now), attempts: eb('attempts', '+', 1) }))
