@@ -139,12 +139,13 @@ function readFileSource(env: NodeJS.ProcessEnv): Source {
   return out;
 }
 
-function integer(source: Source, name: string, fallback: number, min = 0): number {
+function integer(source: Source, name: string, fallback: number, min = 0, max = Infinity): number {
   const raw = source[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`Setting ${name} must be an integer ≥ ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Infinity ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new Error(`Setting ${name} must be an integer ${range}, got "${raw}"`);
   }
   return value;
 }
@@ -191,7 +192,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new Error(`Setting GATEWAY_RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${failMode}"`);
   }
   return {
-    port: integer(source, 'PORT', 8787),
+    port: integer(source, 'PORT', 8787, 0, 65_535),
     host: source.HOST || '127.0.0.1',
     dataDir: resolve(source.GATEWAY_DATA_DIR || './data'),
     databaseUrl: source.DATABASE_URL || undefined,
