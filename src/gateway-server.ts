@@ -36,6 +36,7 @@ import { startBatchWorker } from './gateway/batches/batch-worker.js';
 import { startProviderJobWorker } from './gateway/provider-resources/provider-job-worker.js';
 import {
   BACKGROUND_EVENT_RETENTION_MS,
+  FOREGROUND_INTERRUPTED_AFTER_MS,
   BACKGROUND_RESPONSE_CONCURRENCY,
 } from './gateway/responses/background.js';
 import { BackgroundHub } from './gateway/responses/background-hub.js';
@@ -62,6 +63,8 @@ export async function createGatewayServer(
     targetSteps?: readonly TargetStep[];
     /** The rate-limit counters' clock (ms), when not their own: tests move time without waiting. */
     rateLimitClock?: () => number;
+    /** How long before a foreground response left `in_progress` is failed, when not six hours (tests). */
+    responsesInterruptedAfterMs?: number;
   } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
@@ -201,6 +204,7 @@ export async function createGatewayServer(
         pollMs: settings.batchPollMs,
         concurrency: BACKGROUND_RESPONSE_CONCURRENCY,
         eventRetentionMs: BACKGROUND_EVENT_RETENTION_MS,
+        interruptedAfterMs: options.responsesInterruptedAfterMs ?? FOREGROUND_INTERRUPTED_AFTER_MS,
       })
     : undefined;
   const app = await buildApp(deps, {

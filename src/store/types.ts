@@ -656,6 +656,10 @@ export interface ResponseRepository {
    * `endedBeforeMs`; the number of events removed. */
   pruneResponseRuns(endedBeforeMs: number): Promise<number>;
   getResponse(workspace_id: string, id: string): Promise<StoredResponse | undefined>;
+  /** Foreground responses still `in_progress` last written before `writtenBeforeMs` — left so by a node
+   * that stopped while answering them (a background one has a run, and its job) — the oldest first, at
+   * most `limit`. */
+  interruptedResponses(writtenBeforeMs: number, limit: number): Promise<StoredResponse[]>;
   deleteResponse(workspace_id: string, id: string): Promise<boolean>;
   /**
    * The conversation that ends with response `id`: it and the responses its `previous_response_id` chain

@@ -30,6 +30,8 @@ export interface StartGatewayOptions {
   targetSteps?: readonly TargetStep[];
   /** The rate-limit counters' clock (ms), to move time without waiting. */
   rateLimitClock?: () => number;
+  /** How long before a foreground response left `in_progress` is failed (six hours by default). */
+  responsesInterruptedAfterMs?: number;
 }
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
@@ -53,6 +55,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     pgSchema: options.postgres?.schema,
     targetSteps: options.targetSteps,
     ...(options.rateLimitClock && { rateLimitClock: options.rateLimitClock }),
+    ...(options.responsesInterruptedAfterMs !== undefined && {
+      responsesInterruptedAfterMs: options.responsesInterruptedAfterMs,
+    }),
   });
   const origin = await server.listen();
   return {

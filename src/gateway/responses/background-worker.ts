@@ -11,7 +11,9 @@
  * dies stops renewing; once the lease has run out another node claims the job again: a response whose
  * client had not yet been sent any of the run is run again, up to `BACKGROUND_RUNS` runs; any other is
  * failed, so none stays `in_progress` for ever. Every minute the runs and events of responses that ended
- * more than `eventRetentionMs` ago are removed.
+ * more than `eventRetentionMs` ago are removed, and foreground responses a stopped node left `in_progress`
+ * (not written for `interruptedAfterMs`) are failed, so that neither they nor a conversation continued
+ * from them stay waiting for an answer that will never come.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -44,7 +46,12 @@ export interface BackgroundWorkerOptions {
   concurrency: number;
   /** How long a streamed response's events are kept once it has ended. */
   eventRetentionMs: number;
+  /** How long a foreground response may stay `in_progress` before it is taken for one whose node stopped. */
+  interruptedAfterMs: number;
 }
+
+/** Interrupted foreground responses failed per minute, at most: a backlog is worked through over minutes. */
+const INTERRUPTED_PER_ROUND = 100;
 
 export interface BackgroundWorker {
   poke(): void;
@@ -100,11 +107,35 @@ export function startBackgroundResponseWorker(
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await store.pruneResponseRuns(Date.now() - options.eventRetentionMs);
+        await failInterrupted();
       }
     } catch (err) {
       logger.error({ err }, 'background responses: a round failed; trying again');
     }
     schedule(options.pollMs);
+  }
+
+  /** Fails the foreground responses whose node stopped while answering them (see the module's comment). */
+  async function failInterrupted(): Promise<void> {
+    const left = await store.interruptedResponses(
+      Date.now() - options.interruptedAfterMs,
+      INTERRUPTED_PER_ROUND,
+    );
+    for (const stored of left) {
+      const assembler = new ResponseAssembler({ ...(stored.body as unknown as ResponseObject) });
+      const { response } = assembler.fail(
+        new GatewayError(
+          'internal_error',
+          'The response was interrupted: the gateway node answering it stopped',
+        ),
+      );
+      await store.updateResponse(
+        stored.workspace_id,
+        stored.id,
+        { status: 'failed', body: { ...response } },
+        ['in_progress'],
+      );
+    }
   }
 
   /** Fails a response whose runs were all cut short (or that cannot be run), with its stream's end. */

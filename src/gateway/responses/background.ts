@@ -27,6 +27,10 @@ export const BACKGROUND_RESPONSE_CONCURRENCY = 32;
 /** How long a streamed background response's events (and its run) are kept once it has ended. */
 export const BACKGROUND_EVENT_RETENTION_MS = 60 * 60 * 1000;
 
+/** A foreground response still `in_progress` this long after its last write was left so by a node that
+ * stopped: no answer streams for six hours. */
+export const FOREGROUND_INTERRUPTED_AFTER_MS = 6 * 60 * 60 * 1000;
+
 /** Statuses of a background response that has not ended. */
 export const RUNNING_STATUSES = ['queued', 'in_progress'] as const;
 

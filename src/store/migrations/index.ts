@@ -20,6 +20,7 @@ import * as batchProgress from './0018_batch_progress.js';
 import * as filesCreatedOrder from './0019_files_created_order.js';
 import * as fineTuningJobMetadata from './0020_fine_tuning_job_metadata.js';
 import * as responseBackground from './0021_response_background.js';
+import * as responsesStatusIndex from './0022_responses_status_index.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_files_created_order': filesCreatedOrder,
   '0020_fine_tuning_job_metadata': fineTuningJobMetadata,
   '0021_response_background': responseBackground,
+  '0022_responses_status_index': responsesStatusIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,13 +4,13 @@
  * it. Items are paged by their position: `after` / `before` name an item by id (an unknown one is a 400);
  * `before` alone gives the page just before its item, as a previous page.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import type { BatchCall } from '../file-batch-types.js';
 import { toNumber } from '../rows.js';
-import type { Database } from '../schema.js';
-import type { ResponseRepository, StoredResponseItem } from '../types.js';
+import type { Database, ResponsesTable } from '../schema.js';
+import type { ResponseRepository, StoredResponse, StoredResponseItem } from '../types.js';
 import { deleteRow, inTransaction, type RepositoryContext } from './context.js';
 
 function parseObject(text: string): Record<string, unknown> {
@@ -62,6 +62,18 @@ async function cursorPosition(
 
 /** Statuses of a response that has not ended. */
 const RUNNING = ['queued', 'in_progress'];
+
+function storedResponse(row: Selectable<ResponsesTable>): StoredResponse {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    previous_response_id: row.previous_response_id,
+    status: row.status,
+    body: parseObject(row.body),
+    created_at_ms: toNumber(row.created_at_ms),
+    updated_at_ms: toNumber(row.updated_at_ms),
+  };
+}
 
 export function createResponseRepository({ db, keys }: RepositoryContext): ResponseRepository {
   return {
@@ -189,16 +201,30 @@ export function createResponseRepository({ db, keys }: RepositoryContext): Respo
         .where('workspace_id', '=', workspace_id)
         .where('id', '=', id)
         .executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        id: row.id,
-        workspace_id: row.workspace_id,
-        previous_response_id: row.previous_response_id,
-        status: row.status,
-        body: parseObject(row.body),
-        created_at_ms: toNumber(row.created_at_ms),
-        updated_at_ms: toNumber(row.updated_at_ms),
-      };
+      return row ? storedResponse(row) : undefined;
+    },
+
+    async interruptedResponses(writtenBeforeMs, limit) {
+      const rows = await db
+        .selectFrom('responses')
+        .selectAll()
+        .where('status', '=', 'in_progress')
+        .where('updated_at_ms', '<', writtenBeforeMs)
+        // A background response has a run, and its job sees to it.
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('response_runs')
+                .select('response_runs.response_id')
+                .whereRef('response_runs.response_id', '=', 'responses.id'),
+            ),
+          ),
+        )
+        .orderBy('updated_at_ms')
+        .limit(limit)
+        .execute();
+      return rows.map(storedResponse);
     },
 
     // The items go with it (ON DELETE CASCADE).
