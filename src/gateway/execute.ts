@@ -39,7 +39,8 @@ export interface CallResult {
 }
 
 export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
-  const { ctx, endpoint, body } = call;
+  const { endpoint, body } = call;
+  const ctx = withEndUser(call.ctx, call);
   const state = call.state ?? newRouteState();
   const stream = asksForStream(call);
   const delivered = stream ? new DeliveredStream(sink) : undefined;
@@ -265,4 +266,17 @@ function withUsageAsked<K extends 'chat' | 'completions'>({
   body,
 }: ModelRequest<K>): ModelRequest<K> {
   return { endpoint, body: { ...body, stream_options: { ...body.stream_options, include_usage: true } } };
+}
+
+/**
+ * The call's metadata with `_user` from the body's end user (`user`; a Messages request's
+ * `metadata.user_id`), as Portkey records it, unless the metadata names one already: the user is then
+ * found in the logs, grouped by in analytics and met by policies and conditional routing.
+ */
+function withEndUser(ctx: CallContext, call: ModelRequest): CallContext {
+  if (ctx.metadata._user !== undefined) return ctx;
+  const body = call.body as { user?: unknown; metadata?: { user_id?: unknown } | null };
+  const user = call.endpoint === 'messages' ? body.metadata?.user_id : body.user;
+  if (typeof user !== 'string' || user === '') return ctx;
+  return { ...ctx, metadata: { ...ctx.metadata, _user: user } };
 }

@@ -21,7 +21,7 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), fake?.close()]);
 });
 
-describe("an API key's metadata", () => {
+describe("an API key's metadata, and the body's end user", () => {
   it('is in the record of each call, over the same keys of the request metadata', async () => {
     const admin = managementClient(gateway.url, gateway.adminKey);
     const created = await admin.post('/api-keys', {
@@ -70,5 +70,21 @@ describe("an API key's metadata", () => {
     expect((await ask(gateway.adminKey)).model).toBe('paid-model');
     const free = await admin.post('/api-keys', { name: 'free', role: 'member', metadata: { plan: 'free' } });
     expect((await ask((free.body as { key: string }).key)).model).toBe('free-model');
+  });
+
+  it("records the body's end user as _user, unless the metadata names one", async () => {
+    const ask = async (headers: Record<string, string>) => {
+      const { traceId, headers: trace } = traceHeaders();
+      await client(gateway, target(fake), { ...trace, ...headers }).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        user: 'end-user-42',
+      });
+      return (await logsOf(gateway, traceId, 1))[0].metadata;
+    };
+    expect(await ask({})).toEqual({ _user: 'end-user-42' });
+    expect(await ask({ 'x-gateway-metadata': JSON.stringify({ _user: 'named' }) })).toEqual({
+      _user: 'named',
+    });
   });
 });
