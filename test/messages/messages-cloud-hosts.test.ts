@@ -159,6 +159,41 @@ describe('Claude on Bedrock', () => {
     expect(bedrock.requests.at(-1)!.action).toBe('converse');
   });
 
+  // Converse takes images as bytes only. The refusal names the image's source in the client's request, as
+  // Anthropic numbers it (a system prompt and tool results do not shift it), not the chat request's part.
+  it("refuses an image by URL on a Converse model, naming the block's source", async () => {
+    const calls = bedrock.requests.length;
+    const error = await anthropicClient(bedrockConfig())
+      .messages.create({
+        model: 'amazon.nova-pro-v1:0',
+        max_tokens: 64,
+        system: 'Describe images.',
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
+              { type: 'text', text: 'And this?' },
+              { type: 'image', source: { type: 'url', url: 'https://example.com/sky.png' } },
+            ],
+          },
+        ],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    const body = (error as InstanceType<typeof Anthropic.BadRequestError>).error as any;
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.message).toMatch(/^messages\[2\]\.content\[2\]\.source: /);
+    expect(body.error.message).not.toContain('image_url');
+    expect(bedrock.requests.length).toBe(calls);
+  });
+
   it('estimates count_tokens (Bedrock has no count the gateway calls)', async () => {
     const counted = await anthropicClient(bedrockConfig()).messages.countTokens({
       model: CLAUDE_ON_BEDROCK,

@@ -62,23 +62,39 @@ function imagePart(block: MessagesContentBlock, param: string): UserContentPart 
   return { type: 'image_url', image_url: { url } } as UserContentPart;
 }
 
+/**
+ * Where a chat message came from in the Messages request, so that a refusal of the chat request (an
+ * adapter's, naming `messages[k].content[m]…`) can name the client's field: the system prompt, or message
+ * `message`, and in it the tool_result block a tool message was made of, or the block each part of a user
+ * message's content came from.
+ */
+export type ChatOrigin = { system: true } | { message: number; block?: number; parts?: readonly number[] };
+
 /** A user turn: its tool results become tool messages (first, as chat wants them right after the call),
  * the rest one user message. */
-function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
-  if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
+function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): ChatMessage[] {
+  if (typeof message.content === 'string') {
+    origins.push({ message: i });
+    return [{ role: 'user', content: message.content }];
+  }
   const tools: ChatMessage[] = [];
+  const toolBlocks: number[] = [];
   const parts: UserContentPart[] = [];
+  const partBlocks: number[] = [];
   (message.content as MessagesContentBlock[]).forEach((block, j) => {
     const param = `messages[${i}].content[${j}]`;
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: block.text as string });
+        partBlocks.push(j);
         break;
       case 'image':
         parts.push(imagePart(block, param));
+        partBlocks.push(j);
         break;
       case 'tool_result': {
         const text = toolResultText(block, param);
+        toolBlocks.push(j);
         tools.push({
           role: 'tool',
           tool_call_id: block.tool_use_id as string,
@@ -90,9 +106,11 @@ function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
         throw refused(`${param}.type`, `a ${block.type} block`);
     }
   });
+  origins.push(...toolBlocks.map((block) => ({ message: i, block })));
   if (parts.length === 0) return tools;
   const onlyText = parts.every((part) => part.type === 'text');
   const content = onlyText ? parts.map((part) => (part as { text: string }).text).join('\n') : parts;
+  origins.push(onlyText ? { message: i } : { message: i, parts: partBlocks });
   return [...tools, { role: 'user', content }];
 }
 
@@ -192,15 +210,30 @@ function responseFormat(request: MessagesRequest): Json {
 }
 
 export function messagesToChat(request: MessagesRequest): ChatCompletionRequest {
+  return translateMessages(request).body;
+}
+
+/** The chat request, and where each of its messages came from (`origins[k]` for `messages[k]`). */
+export function translateMessages(request: MessagesRequest): {
+  body: ChatCompletionRequest;
+  origins: ChatOrigin[];
+} {
   if (request.stop_sequences && request.stop_sequences.length > 4) {
     throw refused('stop_sequences', 'more than 4 stop sequences');
   }
   const messages: ChatMessage[] = [];
+  const origins: ChatOrigin[] = [];
   const system = systemText(request.system);
-  if (system !== undefined) messages.push({ role: 'system', content: system });
+  if (system !== undefined) {
+    messages.push({ role: 'system', content: system });
+    origins.push({ system: true });
+  }
   request.messages.forEach((message, i) => {
-    if (message.role === 'user') messages.push(...userTurn(message, i));
-    else messages.push(assistantTurn(message, i));
+    if (message.role === 'user') messages.push(...userTurn(message, i, origins));
+    else {
+      messages.push(assistantTurn(message, i));
+      origins.push({ message: i });
+    }
   });
   const thinking = request.thinking;
   const body: Json = {
@@ -220,5 +253,24 @@ export function messagesToChat(request: MessagesRequest): ChatCompletionRequest 
       : {}),
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
-  return body as ChatCompletionRequest;
+  return { body: body as ChatCompletionRequest, origins };
+}
+
+/**
+ * The Messages request's field a chat request's field `param` was made from (an image part's `image_url`
+ * is its block's `source`); undefined for a field that is not in a message.
+ */
+export function messagesParam(param: string, origins: readonly ChatOrigin[]): string | undefined {
+  const match = /^messages\[(\d+)\](.*)$/s.exec(param);
+  const origin = match ? origins[Number(match[1])] : undefined;
+  if (!match || !origin) return undefined;
+  const rest = match[2] ?? '';
+  if ('system' in origin) return 'system';
+  const message = `messages[${origin.message}]`;
+  if (origin.block !== undefined) return `${message}.content[${origin.block}]${rest}`;
+  const part = /^\.content\[(\d+)\](.*)$/s.exec(rest);
+  const block = part && origin.parts ? origin.parts[Number(part[1])] : undefined;
+  if (!part || block === undefined) return `${message}${rest}`;
+  const field = (part[2] ?? '').replace(/^\.image_url(\..*)?$/s, '.source');
+  return `${message}.content[${block}]${field}`;
 }

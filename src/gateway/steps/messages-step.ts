@@ -15,15 +15,34 @@
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
-import { messagesToChat } from '../messages/messages-to-chat.js';
+import { messagesParam, translateMessages, type ChatOrigin } from '../messages/messages-to-chat.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
+/**
+ * A refusal of the translated request (an adapter's: Converse takes no image by URL, say) names the
+ * client's field, not the chat request's: `messages[2].content[1].image_url` of the chat request may be the
+ * client's `messages[1].content[2].source`.
+ */
+function inClientTerms(outcome: AttemptOutcome, origins: readonly ChatOrigin[]): AttemptOutcome {
+  if (outcome.ok || !(outcome.error instanceof GatewayError) || outcome.error.param === null) return outcome;
+  const { error } = outcome;
+  const chatParam = error.param as string;
+  const param = messagesParam(chatParam, origins);
+  if (param === undefined) return outcome;
+  const message = error.message.split(chatParam).join(param);
+  return {
+    ...outcome,
+    error: new GatewayError(error.code, message, { param, headers: error.headers, cause: error.cause }),
+  };
+}
+
 function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<AttemptOutcome> {
   let body;
+  let origins: ChatOrigin[];
   try {
-    body = messagesToChat(call.body);
+    ({ body, origins } = translateMessages(call.body));
   } catch (err) {
     if (err instanceof GatewayError || err instanceof ProviderError) {
       return Promise.resolve(gatewayFailure(err, 'config'));
@@ -35,7 +54,7 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
     endpoint: 'chat',
     body,
     node: { ...call.node, strict_compat_compliance: false },
-  });
+  }).then((outcome) => inClientTerms(outcome, origins));
 }
 
 async function estimated(call: TargetCall<'count_tokens'>): Promise<AttemptOutcome> {
