@@ -53,6 +53,30 @@ function anthropicClient(config: Record<string, unknown>, headers: Record<string
   });
 }
 
+/** A Claude request with an image by URL: the block at messages[1].content[1], or inside a tool result. */
+const urlImageRequest = (model: string) => ({
+  model,
+  max_tokens: 64,
+  messages: [
+    { role: 'user' as const, content: 'Hello' },
+    { role: 'assistant' as const, content: 'Hi' },
+    {
+      role: 'user' as const,
+      content: [
+        { type: 'text' as const, text: 'What is in it?' },
+        { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/sky.png' } },
+      ],
+    },
+  ],
+});
+
+/** The answer to a request the gateway refuses before any call, in Anthropic's error shape. */
+async function refusal(request: Promise<unknown>): Promise<{ type: string; message: string }> {
+  const error = await request.catch((err: unknown) => err);
+  expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+  return ((error as InstanceType<typeof Anthropic.BadRequestError>).error as any).error;
+}
+
 beforeAll(async () => {
   bedrock = await startFakeBedrock();
   vertex = await startFakeVertex();
@@ -194,6 +218,18 @@ describe('Claude on Bedrock', () => {
     expect(bedrock.requests.length).toBe(calls);
   });
 
+  // Claude on Bedrock takes image sources of type base64 only: a URL one is refused before the call,
+  // naming it, rather than answered by Bedrock's ValidationException.
+  it('refuses an image by URL for Claude, naming its source', async () => {
+    const calls = bedrock.requests.length;
+    const error = await refusal(
+      anthropicClient(bedrockConfig()).messages.create(urlImageRequest(CLAUDE_ON_BEDROCK)),
+    );
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toMatch(/^messages\[2\]\.content\[1\]\.source: .*base64/);
+    expect(bedrock.requests.length).toBe(calls);
+  });
+
   it('estimates count_tokens (Bedrock has no count the gateway calls)', async () => {
     const counted = await anthropicClient(bedrockConfig()).messages.countTokens({
       model: CLAUDE_ON_BEDROCK,
@@ -220,6 +256,17 @@ describe('Claude on Vertex AI', () => {
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
     });
+  });
+
+  // As on Bedrock: Claude on Vertex AI takes image sources of type base64 only.
+  it('refuses an image by URL for Claude, naming its source', async () => {
+    const calls = vertex.requests.length;
+    const error = await refusal(
+      anthropicClient(vertexConfig()).messages.create(urlImageRequest('claude-opus-5')),
+    );
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toMatch(/^messages\[2\]\.content\[1\]\.source: .*base64/);
+    expect(vertex.requests.length).toBe(calls);
   });
 
   it('relays streamRawPredict events with their own text', async () => {

@@ -20,6 +20,7 @@ export { anthropicErrorFromResponse, anthropicStreamError } from './anthropic-er
 export { anthropicCapabilities } from './anthropic-capabilities.js';
 export { toOpenAIUsage as anthropicUsageToOpenAI } from './anthropic-usage.js';
 export { MessagesEventRelay, messagesAnswerUsage } from './anthropic-messages-relay.js';
+export { refuseNonBase64Images } from './base64-image-sources.js';
 
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',

@@ -5,7 +5,7 @@
  * Anthropic's exactly. The stream is an AWS event-stream whose `chunk` events carry each Anthropic event's
  * JSON, base64-encoded; that text is relayed as it is.
  */
-import { MessagesEventRelay, messagesAnswerUsage } from '../anthropic/index.js';
+import { MessagesEventRelay, messagesAnswerUsage, refuseNonBase64Images } from '../anthropic/index.js';
 import type { OperationHandler, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { bedrockEventFailure } from './bedrock-error.js';
@@ -52,6 +52,7 @@ export const bedrockMessagesOperation: OperationHandler<'messages'> = {
   accepts: (body) => isBedrockClaudeModel(body.model),
 
   buildRequest(req) {
+    refuseNonBase64Images(req.body, 'bedrock');
     const credentials = bedrockCredentials(req.target);
     const { model, stream: _stream, ...rest } = req.body;
     const anthropicBeta = betaFlags(req.clientHeaders['anthropic-beta']);

@@ -4,7 +4,7 @@
  * vertex-2023-10-16` in the body). The answer and the SSE events are Anthropic's and are relayed as they
  * are. Gemini models on Vertex have no such API: their Messages calls are translated.
  */
-import { MessagesEventRelay, messagesAnswerUsage } from '../anthropic/index.js';
+import { MessagesEventRelay, messagesAnswerUsage, refuseNonBase64Images } from '../anthropic/index.js';
 import type { OperationHandler } from '../types.js';
 import {
   VERTEX_ANTHROPIC_VERSION,
@@ -18,6 +18,7 @@ export const vertexMessagesOperation: OperationHandler<'messages'> = {
   accepts: (body) => vertexAnthropicModelId(body.model) !== undefined,
 
   buildRequest(req) {
+    refuseNonBase64Images(req.body, 'vertex-ai');
     const { model, ...rest } = req.body;
     const action = req.stream ? 'streamRawPredict' : 'rawPredict';
     return {
