@@ -24,6 +24,8 @@ export class DeliveredStream extends ForwardingSink {
   continuable = true;
   /** performance.now() when the first chunk went out (with the answer's headers). */
   firstChunkAt: number | undefined;
+  /** The content blocks a relayed Messages stream has opened. */
+  private blocks = 0;
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
     const before = this.next.written;
@@ -35,11 +37,18 @@ export class DeliveredStream extends ForwardingSink {
     return pending;
   }
 
+  private continuesAsText(chunk: MessagesStreamEvent | ResponsesStreamEvent): boolean {
+    const ok = this.continuable && textOnlyEvent(chunk, this.blocks);
+    if (chunk.type === 'content_block_start') this.blocks++;
+    return ok;
+  }
+
   private note(chunk: AnswerChunk): void {
     if (!('choices' in chunk)) {
-      // An Anthropic Messages or Responses event relayed as it came: no OpenAI stream to continue
-      // elsewhere. Its text is still noted, for the call's record.
-      this.continuable = false;
+      // An Anthropic Messages or Responses event relayed as it came. Its text is noted, for the call's
+      // record and for a continuation: a Messages stream that has opened nothing but one text block can
+      // be continued inside it (ingress/messages-codec.ts); anything else cannot be continued elsewhere.
+      if (!this.continuesAsText(chunk)) this.continuable = false;
       const text = eventText(chunk);
       if (text !== undefined) this.text.set(0, (this.text.get(0) ?? '') + text);
       return;
@@ -56,6 +65,24 @@ export class DeliveredStream extends ForwardingSink {
       }
       if (delta && (delta.tool_calls || delta.function_call)) this.continuable = false;
     }
+  }
+}
+
+/** Whether a relayed Messages event leaves the stream one another target can finish: the message's
+ * start, pings, and the start and text deltas of its first and only block, a text block. */
+function textOnlyEvent(chunk: MessagesStreamEvent | ResponsesStreamEvent, blocks: number): boolean {
+  switch (chunk.type) {
+    case 'message_start':
+    case 'ping':
+      return true;
+    case 'content_block_start': {
+      const block = (chunk as Extract<MessagesStreamEvent, { type: 'content_block_start' }>).content_block;
+      return blocks === 0 && block.type === 'text' && block.text === '' && !('citations' in block);
+    }
+    case 'content_block_delta':
+      return eventText(chunk) !== undefined;
+    default:
+      return false;
   }
 }
 

@@ -7,7 +7,7 @@
  * `event: error` and no `message_stop`.
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';
-import { isMessagesStreamEvent } from '../core/messages-types.js';
+import { isMessagesStreamEvent, type MessagesStreamEvent } from '../core/messages-types.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../core/openai-types.js';
 import type { AnswerChunk, JsonAnswer } from '../gateway/sink.js';
 import type { IngressCodec, StreamEncoder } from './codec.js';
@@ -17,13 +17,27 @@ import { messagesErrorBody } from './messages/messages-error.js';
 
 class MessagesStreamEncoder implements StreamEncoder {
   private translated: ChatChunksToMessageEvents | undefined;
+  /** The Message a native stream began, which chat chunks continuing it (another target's, after the
+   * native stream broke) go on: its text block still open, and the index of its next block. */
+  private native: { openText: number | undefined; nextIndex: number } | undefined;
 
   chunk(chunk: AnswerChunk, raw: string | undefined): string | undefined {
-    if (isMessagesStreamEvent(chunk))
+    if (isMessagesStreamEvent(chunk)) {
+      this.noteNative(chunk);
       return `event: ${chunk.type}\ndata: ${raw ?? JSON.stringify(chunk)}\n\n`;
-    this.translated ??= new ChatChunksToMessageEvents();
+    }
+    this.translated ??= new ChatChunksToMessageEvents(this.native);
     const text = this.translated.push(chunk as ChatCompletionChunk);
     return text === '' ? undefined : text;
+  }
+
+  private noteNative(event: MessagesStreamEvent): void {
+    if (event.type === 'message_start') this.native ??= { openText: undefined, nextIndex: 0 };
+    if (!this.native) return;
+    if (event.type === 'content_block_start') {
+      this.native.openText = event.content_block.type === 'text' ? event.index : undefined;
+      this.native.nextIndex = event.index + 1;
+    } else if (event.type === 'content_block_stop') this.native.openText = undefined;
   }
 
   end(): string {

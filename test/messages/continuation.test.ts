@@ -218,28 +218,71 @@ describe('a broken native Messages stream under a fallback config', () => {
   });
   afterAll(() => native?.close());
 
-  it('ends with event: error and is not continued on the next target', async () => {
+  const nativeFirst = () =>
+    fallback({ ...anthropicTarget(), custom_host: native.url }, translatedTarget(second));
+
+  it("is continued on the next target inside Anthropic's open text block: one message, the text once", async () => {
+    // message_start, the text block's start and three words ("Once upon a"), then Anthropic fails.
     native.enqueue({
       kind: 'stream',
       events: anthropicEvents(WHOLE),
       error: { type: 'overloaded_error', message: 'Overloaded', afterEvents: 5 },
     });
+    const sent = 'Once upon a';
+    second.enqueue({ text: WHOLE.slice(sent.length) });
+    const { events, final } = await streamed(sdk(nativeFirst()).messages.stream(REQUEST));
+
+    expectOneMessage(events, final);
+    expect(final.id).toBe('msg_continued');
+    expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
+    expect(second.requests.map((r) => (r.body as any).messages)).toEqual([
+      [
+        { role: 'user', content: 'Tell me a story' },
+        { role: 'assistant', content: sent },
+        { role: 'user', content: CONTINUE_INSTRUCTION },
+      ],
+    ]);
+  });
+
+  it('is continued when it broke after message_start, before any block: the next target answers in full', async () => {
+    native.enqueue({
+      kind: 'stream',
+      events: anthropicEvents(WHOLE),
+      error: { type: 'overloaded_error', message: 'Overloaded', afterEvents: 1 },
+    });
+    second.enqueue({ text: WHOLE });
+    const { events, final } = await streamed(sdk(nativeFirst()).messages.stream(REQUEST));
+
+    expectOneMessage(events, final);
+    expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
+    expect(final.id).toBe('msg_continued');
+  });
+
+  it('ends with event: error and is not continued once a block other than text went out', async () => {
+    const [start, ...rest] = anthropicEvents(WHOLE);
+    native.enqueue({
+      kind: 'stream',
+      events: [
+        start,
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        },
+        { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm' } },
+        ...rest,
+      ],
+      error: { type: 'overloaded_error', message: 'Overloaded', afterEvents: 3 },
+    });
     const raw = await postRawSse(
       `${gateway.url}/messages`,
-      {
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(
-          fallback({ ...anthropicTarget(), custom_host: native.url }, translatedTarget(second)),
-        ),
-      },
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(nativeFirst()) },
       { ...REQUEST, stream: true },
     );
 
     expect(raw.frames.map((f) => f.event)).toEqual([
       'message_start',
       'content_block_start',
-      'content_block_delta',
-      'content_block_delta',
       'content_block_delta',
       'error',
     ]);

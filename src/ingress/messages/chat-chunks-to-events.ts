@@ -32,6 +32,17 @@ export class ChatChunksToMessageEvents {
   private refused = false;
   private usage: Usage | undefined;
 
+  /**
+   * `resumed`: the chunks go on a Message the client already has from another target (a native stream
+   * that broke before its end): no `message_start`, and their text joins the text block left open, if any.
+   */
+  constructor(resumed?: { openText: number | undefined; nextIndex: number }) {
+    if (!resumed) return;
+    this.started = true;
+    this.nextIndex = resumed.nextIndex;
+    if (resumed.openText !== undefined) this.open = { kind: 'text', index: resumed.openText };
+  }
+
   /** The events of one chunk, framed. */
   push(chunk: ChatCompletionChunk): string {
     let out = this.start(chunk);
