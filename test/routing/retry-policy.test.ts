@@ -5,6 +5,7 @@ import {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
   backoffDelayMs,
+  MAX_RETRY_AFTER_WAIT_MS,
   isRetryable,
   retryDelayMs,
   retryPolicyOf,
@@ -87,12 +88,30 @@ describe('retry policy', () => {
 
   it('uses Retry-After only when use_retry_after_headers is set', () => {
     const rateLimited = failure(429, 'status', {}, 2000);
-    expect(retryDelayMs(rateLimited, 1, retryPolicyOf({ attempts: 1, use_retry_after_headers: true }))).toBe(
-      2000,
-    );
-    expect(retryDelayMs(rateLimited, 1, retryPolicyOf({ attempts: 1 }), () => 0.5)).toBe(125);
-    expect(
-      retryDelayMs(failure(429), 1, retryPolicyOf({ attempts: 1, use_retry_after_headers: true }), () => 0),
-    ).toBe(0);
+    const honouring = retryPolicyOf({ attempts: 1, use_retry_after_headers: true });
+    expect(retryDelayMs(rateLimited, 1, honouring)).toEqual({ waitMs: 2000, retryAfterMs: 2000 });
+    expect(retryDelayMs(rateLimited, 1, retryPolicyOf({ attempts: 1 }), () => 0.5)).toEqual({
+      waitMs: 125,
+      retryAfterMs: 0,
+    });
+    expect(retryDelayMs(failure(429), 1, honouring, () => 0)).toEqual({ waitMs: 0, retryAfterMs: 0 });
+  });
+
+  it("does not wait on a Retry-After beyond what is left of the target's 60 s", () => {
+    const honouring = retryPolicyOf({ attempts: 3, use_retry_after_headers: true });
+    const asking = (ms: number) => failure(429, 'status', {}, ms);
+    expect(retryDelayMs(asking(MAX_RETRY_AFTER_WAIT_MS), 1, honouring)).toEqual({
+      waitMs: MAX_RETRY_AFTER_WAIT_MS,
+      retryAfterMs: MAX_RETRY_AFTER_WAIT_MS,
+    });
+    expect(retryDelayMs(asking(MAX_RETRY_AFTER_WAIT_MS + 1), 1, honouring)).toBeUndefined();
+    // 20 s waited already: 50 s more would make 70 s.
+    expect(retryDelayMs(asking(50_000), 2, honouring, Math.random, 40_000)).toBeUndefined();
+    expect(retryDelayMs(asking(40_000), 2, honouring, Math.random, 40_000)?.waitMs).toBe(40_000);
+    // Without use_retry_after_headers the header is not read, so it stops nothing.
+    expect(retryDelayMs(asking(90_000), 1, retryPolicyOf({ attempts: 3 }), () => 0)).toEqual({
+      waitMs: 0,
+      retryAfterMs: 0,
+    });
   });
 });

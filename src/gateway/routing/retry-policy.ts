@@ -11,6 +11,12 @@ export const DEFAULT_RETRY_STATUS_CODES: readonly number[] = [429, 500, 502, 503
 /** Exponential backoff with full jitter: the n-th retry waits a random time in [0, min(cap, base·2ⁿ)). */
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_CAP_MS = 8_000;
+/**
+ * The most a target's retries wait on the provider's Retry-After, all waits together. A provider that asks
+ * for longer is not waited on: the target gives up at once (a fallback takes over, or the client gets the
+ * provider's error and its Retry-After), as Portkey does, rather than holding the client for minutes.
+ */
+export const MAX_RETRY_AFTER_WAIT_MS = 60_000;
 
 export interface RetryPolicy {
   retries: number;
@@ -56,19 +62,30 @@ export function backoffDelayMs(retry: number, random: () => number = Math.random
   return Math.floor(random() * ceiling);
 }
 
+/** The wait before the next call, and how much of it is the provider's Retry-After. */
+export interface RetryDelay {
+  waitMs: number;
+  retryAfterMs: number;
+}
+
 /**
  * The wait before the next call: the provider's Retry-After (when the config says to honour it and the
- * provider sent one), otherwise backoff with full jitter.
+ * provider sent one), otherwise backoff with full jitter. Undefined when the provider asks for more than
+ * `retryAfterLeftMs`, what is left of the target's MAX_RETRY_AFTER_WAIT_MS: no retry then.
  */
 export function retryDelayMs(
   failure: AttemptFailure,
   retry: number,
   policy: RetryPolicy,
   random: () => number = Math.random,
-): number {
+  retryAfterLeftMs: number = MAX_RETRY_AFTER_WAIT_MS,
+): RetryDelay | undefined {
   const asked = 'retryAfterMs' in failure.error ? failure.error.retryAfterMs : undefined;
-  if (policy.useRetryAfter && asked !== undefined) return Math.max(0, Math.ceil(asked));
-  return backoffDelayMs(retry, random);
+  if (policy.useRetryAfter && asked !== undefined) {
+    const waitMs = Math.max(0, Math.ceil(asked));
+    return waitMs > retryAfterLeftMs ? undefined : { waitMs, retryAfterMs: waitMs };
+  }
+  return { waitMs: backoffDelayMs(retry, random), retryAfterMs: 0 };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The `retry` of a target: a failed call is made again, after a backoff with jitter (or the provider's
- * Retry-After when asked), while the policy allows it and the request's deadline leaves time to wait.
+ * Retry-After when asked, at most MAX_RETRY_AFTER_WAIT_MS in all), while the policy allows it and the
+ * request's deadline leaves time to wait.
  * A call whose bytes already reached the client is never retried (routing/retry-policy.ts). A retry the
  * breaker skips (the circuit this request's own failures opened) is no retry made: it is not counted, and
  * the answer is the last call's, the provider's own error rather than the gateway's `circuit_open`.
@@ -12,6 +13,7 @@ import {
   asksAnotherTry,
   backoffDelayMs,
   isRetryable,
+  MAX_RETRY_AFTER_WAIT_MS,
   retryDelayMs,
   retryPolicyOf,
   type RetryPolicy,
@@ -31,6 +33,7 @@ async function withRetries(
   const { run } = call;
   const { ctx, state } = run.call;
   let last: AttemptOutcome | undefined;
+  let retryAfterLeftMs = MAX_RETRY_AFTER_WAIT_MS;
   for (let retry = 0; ; retry++) {
     const outcome = await next(retry === 0 ? call : { ...call, retry });
     if (last && !outcome.ok && outcome.reason === 'circuit_open') {
@@ -45,9 +48,13 @@ async function withRetries(
       if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
       if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
     }
-    const wait = outcome.ok
-      ? backoffDelayMs(retry + 1, run.deps.routing.random)
-      : retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random);
+    const delay = outcome.ok
+      ? { waitMs: backoffDelayMs(retry + 1, run.deps.routing.random), retryAfterMs: 0 }
+      : retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random, retryAfterLeftMs);
+    // The provider asks for a longer wait than the gateway gives it: the target gives up now.
+    if (delay === undefined) return outcome;
+    const wait = delay.waitMs;
+    retryAfterLeftMs -= delay.retryAfterMs;
     // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
     if (performance.now() + wait >= run.deadline) return outcome;
     if (!(await waitUnlessAborted(wait, ctx.signal))) {

@@ -1,0 +1,59 @@
+/**
+ * Routing and resilience as users write configs: the `openai` SDK (or fetch) against a real gateway on
+ * loopback, fake providers speaking OpenAI's wire format.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client, postChat, target, userMessage } from '../routing/support.js';
+
+let gateway: TestGateway;
+const fakes: FakeUpstream[] = [];
+
+async function fake(name: string): Promise<FakeUpstream> {
+  const upstream = await startFakeOpenAI({ name });
+  fakes.push(upstream);
+  return upstream;
+}
+
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all(fakes.map((f) => f.close()));
+});
+
+const chat = { model: 'gpt-4o-mini', messages: userMessage('hello there') };
+
+describe.concurrent('retry honouring the provider', () => {
+  it('a Retry-After longer than the gateway waits (60 s) is not slept: the fallback answers at once', async () => {
+    const primary = await fake('primary');
+    const backup = await fake('backup');
+    primary.enqueue({ status: 429, headers: { 'retry-after': '90' } });
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [target(primary, { retry: { attempts: 2, use_retry_after_headers: true } }), target(backup)],
+    };
+    const started = performance.now();
+    const { data, response } = await client(gateway, config).chat.completions.create(chat).withResponse();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(data.choices[0].message.content).toBe('[backup] hello there');
+    expect(primary.requests).toHaveLength(1);
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('targets[1]');
+    expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('0');
+  });
+
+  it('without a fallback, the provider 429 and its Retry-After reach the client at once', async () => {
+    const primary = await fake('primary');
+    primary.enqueue({ status: 429, headers: { 'retry-after-ms': '75000' } });
+    const config = target(primary, { retry: { attempts: 3, use_retry_after_headers: true } });
+    const started = performance.now();
+    const response = await postChat(gateway, config, chat);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(response.status).toBe(429);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    expect(primary.requests).toHaveLength(1);
+  });
+});
