@@ -57,3 +57,27 @@ describe.concurrent('retry honouring the provider', () => {
     expect(primary.requests).toHaveLength(1);
   });
 });
+
+describe.concurrent('conditional routing on metadata', () => {
+  /** Two named targets; `smart` when `query` matches, else `cheap`. */
+  async function routedBy(query: Record<string, unknown>, metadata: Record<string, string>) {
+    const smart = await fake('smart');
+    const cheap = await fake('cheap');
+    const config = {
+      strategy: { mode: 'conditional', conditions: [{ query, then: 'smart' }], default: 'cheap' },
+      targets: [target(smart, { name: 'smart' }), target(cheap, { name: 'cheap' })],
+    };
+    const headers = { 'x-gateway-metadata': JSON.stringify(metadata) };
+    const { data } = await client(gateway, config, headers).chat.completions.create(chat).withResponse();
+    return data.choices[0].message.content?.startsWith('[smart]') ? 'smart' : 'cheap';
+  }
+
+  it('$gt, $gte, $lt and $lte with a number compare a metadata value as the number it writes', async () => {
+    expect(await routedBy({ 'metadata.level': { $gte: 3 } }, { level: '5' })).toBe('smart');
+    expect(await routedBy({ 'metadata.level': { $gt: 9 } }, { level: '10' })).toBe('smart');
+    expect(await routedBy({ 'metadata.level': { $lt: 9 } }, { level: '10' })).toBe('cheap');
+    expect(await routedBy({ 'metadata.level': { $lte: 2.5 } }, { level: '2.5' })).toBe('smart');
+    expect(await routedBy({ 'metadata.level': { $gt: 1 } }, { level: 'gold' })).toBe('cheap');
+    expect(await routedBy({ 'metadata.level': { $gt: 1 } }, {})).toBe('cheap');
+  });
+});

@@ -112,8 +112,15 @@ describe('condition values and types', () => {
     expect(matches({ 'params.max_tokens': { $gt: 99 } })).toBe(true); // "512" < "99" lexically
   });
 
+  it('compares a string that writes a number (metadata values are strings) with a number operand', () => {
+    expect(matches({ 'metadata.age': { $gt: 10 } })).toBe(true);
+    expect(matches({ 'metadata.age': { $gte: 42, $lte: 42 } })).toBe(true);
+    expect(matches({ 'metadata.age': { $lt: 9 } })).toBe(false); // "42" < "9" by code unit
+    expect(matches({ 'metadata.region': { $gt: 0 } })).toBe(false);
+    expect(matches({ 'metadata.age': 42 })).toBe(false); // equality never converts
+  });
+
   it('never matches across types', () => {
-    expect(matches({ 'metadata.age': { $gt: 10 } })).toBe(false); // metadata values are strings
     expect(matches({ 'metadata.age': { $gt: '10' } })).toBe(true);
     expect(matches({ 'params.max_tokens': '512' })).toBe(false);
     expect(matches({ 'params.max_tokens': { $lt: 'zzz' } })).toBe(false);

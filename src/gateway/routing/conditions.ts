@@ -41,6 +41,8 @@ const FIELD_OPERATORS = new Set([
   '$not',
 ]);
 const REGEX_FLAGS = /^(?!.*(.).*\1)[imsu]*$/;
+/** A string that writes a number in decimal: `42`, `-1.5`, `.5`, `1e3`; not `0x10`, ` 4` or ``. */
+const DECIMAL_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 const compiled = new WeakMap<object, Predicate>();
 const NEVER: Predicate = () => false;
@@ -231,7 +233,10 @@ function comparisonTest(operator: string, operand: unknown, param: string): Valu
     return order <= 0;
   };
   return (value) => {
-    // Mismatched types never match: "10" is neither greater nor smaller than 9.
+    // Metadata values are strings, so a number is also compared with a string that writes one ("42"),
+    // as Portkey compares them. Other mismatched types never match: "ten" is neither greater nor
+    // smaller than 9, and "10" is no string operand's number.
+    if (isNumber && typeof value === 'string' && DECIMAL_NUMBER.test(value)) value = Number(value);
     if (typeof value !== typeof operand) return false;
     if (typeof value === 'number' && Number.isNaN(value)) return false;
     const a = value as number | string;
