@@ -81,3 +81,27 @@ describe.concurrent('conditional routing on metadata', () => {
     expect(await routedBy({ 'metadata.level': { $gt: 1 } }, {})).toBe('cheap');
   });
 });
+
+describe.concurrent('loadbalance weights', () => {
+  it('a loadbalance node whose weights are all 0 is refused with the config, not when a fallback reaches it', async () => {
+    const primary = await fake('primary');
+    const spare = await fake('spare');
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        target(primary),
+        {
+          strategy: { mode: 'loadbalance' },
+          targets: [target(spare, { weight: 0 }), target(spare, { weight: 0 })],
+        },
+      ],
+    };
+    const response = await postChat(gateway, config, chat);
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; param: string; message: string } };
+    expect(error.code).toBe('invalid_config');
+    expect(error.param).toBe('config.targets[1].targets');
+    expect(error.message).toContain('positive weight');
+    expect(primary.requests).toHaveLength(0);
+  });
+});

@@ -3,6 +3,7 @@
  * target after the shape has been checked.
  */
 import { validateConditionQuery } from '../routing/conditions.js';
+import { weightsOf } from '../routing/weighted-pick.js';
 import { GatewayError } from '../../core/errors.js';
 import { fieldError } from '../../core/validator/compile-validator.js';
 import { findAdapter } from '../../providers/registry.js';
@@ -171,6 +172,14 @@ function checkStrategy(node: GatewayConfig, path: string): void {
       'invalid_config',
       `${path}.targets`,
       "must have at most 1 item when strategy.mode is 'single'",
+    );
+  }
+  // All weights 0 leaves nothing to draw: refused with the config, not when a fallback first reaches it.
+  if (mode === 'loadbalance' && !weightsOf(targets).some((w) => w > 0)) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.targets`,
+      'has no target with a positive weight: give at least one a weight above 0',
     );
   }
   if (mode !== 'conditional') return;

@@ -1,7 +1,7 @@
 /**
  * The loadbalance picker: one index drawn with probability proportional to its weight. A target without
  * `weight` weighs 1; weight 0 is never chosen. When every weight is 0 there is nothing to choose from:
- * the caller refuses the config (400) rather than guessing.
+ * the config is refused (400, config-rules.ts) rather than guessing.
  */
 export const DEFAULT_WEIGHT = 1;
 
