@@ -105,3 +105,27 @@ describe.concurrent('loadbalance weights', () => {
     expect(primary.requests).toHaveLength(0);
   });
 });
+
+describe.concurrent('conditional routing on the request path', () => {
+  it("routes on url.pathname, Portkey's name for the request path", async () => {
+    const embedder = await fake('embedder');
+    const chatter = await fake('chatter');
+    const config = {
+      strategy: {
+        mode: 'conditional',
+        conditions: [{ query: { 'url.pathname': { $regex: '/embeddings$' } }, then: 'embed' }],
+        default: 'chat',
+      },
+      targets: [target(embedder, { name: 'embed' }), target(chatter, { name: 'chat' })],
+    };
+    const sdk = client(gateway, config);
+    const { response } = await sdk.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'hello' })
+      .withResponse();
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('targets[0]');
+    const { data } = await sdk.chat.completions.create(chat).withResponse();
+    expect(data.choices[0].message.content).toBe('[chatter] hello there');
+    expect(embedder.requests.map((r) => r.path)).toEqual(['/v1/embeddings']);
+    expect(chatter.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+  });
+});

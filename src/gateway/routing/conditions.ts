@@ -121,9 +121,10 @@ function compileField(path: string, operand: unknown, param: string, depth: numb
   return (input) => test(read(input));
 }
 
-/** `metadata.<key>`, `params.<a>.<b>.<0>…` or `url`. */
+/** `metadata.<key>`, `params.<a>.<b>.<0>…`, or `url` (also `url.pathname`, as Portkey names it). */
 function compilePath(path: string, param: string): (input: ConditionInput) => unknown {
-  if (path === 'url') return (input) => (isObjectLike(input) ? ownValue(input, 'url') : undefined);
+  if (path === 'url' || path === 'url.pathname')
+    return (input) => (isObjectLike(input) ? ownValue(input, 'url') : undefined);
   const dot = path.indexOf('.');
   const root = dot === -1 ? path : path.slice(0, dot);
   const rest = dot === -1 ? '' : path.slice(dot + 1);
@@ -146,7 +147,7 @@ function compilePath(path: string, param: string): (input: ConditionInput) => un
       return value;
     };
   }
-  throw invalid(param, "must be a path rooted at 'metadata.', 'params.' or equal to 'url'");
+  throw invalid(param, "must be a path rooted at 'metadata.' or 'params.', or 'url' ('url.pathname')");
 }
 
 function compileValueTest(operand: unknown, param: string, depth: number): ValueTest {
