@@ -2,7 +2,8 @@
  * The router: walks the config's target tree and runs attempts until one answers.
  *
  * - `single` (or no strategy): the node itself, or its one target.
- * - `loadbalance`: one target drawn by `weight`; its result is the node's (no second draw).
+ * - `loadbalance`: one target drawn by `weight`; its result is the node's (no second draw), unless its
+ *   circuit is open: then another is drawn from the rest.
  * - `fallback`: targets in order until one answers; a failure moves on when its status is in
  *   `strategy.on_status_codes`, or on any failure when that list is absent.
  * - `conditional`: the first condition whose query matches picks the target named by `then`, else
@@ -67,17 +68,8 @@ async function runStrategy(
   switch (strategy.mode) {
     case 'single':
       return child(0);
-    case 'loadbalance': {
-      const index = pickWeighted(weightsOf(targets), run.deps.routing.random);
-      if (index < 0) {
-        throw new GatewayError(
-          'invalid_config',
-          `${configParam(path, 'targets')} has no target with a positive weight: give at least one a weight above 0`,
-          { param: configParam(path, 'targets') },
-        );
-      }
-      return child(index);
-    }
+    case 'loadbalance':
+      return loadbalance(run, path, targets, child);
     case 'conditional':
       return child(conditionalTarget(run, node, path));
     case 'fallback':
@@ -87,6 +79,41 @@ async function runStrategy(
         param: configParam(path, 'strategy.mode'),
       });
   }
+}
+
+/**
+ * One target drawn by weight. A target skipped because its circuit is open (no call was made) leaves the
+ * pool and another is drawn, so traffic moves to the healthy targets; when every one is open, the last
+ * skip is the answer.
+ */
+async function loadbalance(
+  run: RouteRun,
+  path: string,
+  targets: NonNullable<TargetConfig['targets']>,
+  child: (index: number) => Promise<NodeResult>,
+): Promise<NodeResult> {
+  const weights = weightsOf(targets);
+  let index = pickWeighted(weights, run.deps.routing.random);
+  if (index < 0) {
+    throw new GatewayError(
+      'invalid_config',
+      `${configParam(path, 'targets')} has no target with a positive weight: give at least one a weight above 0`,
+      { param: configParam(path, 'targets') },
+    );
+  }
+  for (;;) {
+    const result = await child(index);
+    if (!isCircuitOpen(result.outcome) || run.call.ctx.signal.aborted) return result;
+    weights[index] = 0;
+    const next = pickWeighted(weights, run.deps.routing.random);
+    if (next < 0) return result;
+    index = next;
+  }
+}
+
+/** The target was skipped without a call: its circuit (or that of every target below it) is open. */
+function isCircuitOpen(outcome: AttemptOutcome): boolean {
+  return !outcome.ok && outcome.error instanceof GatewayError && outcome.error.code === 'circuit_open';
 }
 
 async function fallback(
@@ -118,7 +145,7 @@ function fallsBack(outcome: AttemptOutcome, codes: readonly number[] | undefined
   // A denial is the config's own verdict: another target is asked only when 446 is listed.
   if (outcome.reason === 'hooks_denied') return codes !== undefined && codes.includes(outcome.status);
   // An open circuit is the gateway's own decision to skip the target, never an answer to pass on.
-  if (outcome.error instanceof GatewayError && outcome.error.code === 'circuit_open') return true;
+  if (isCircuitOpen(outcome)) return true;
   return codes === undefined || codes.includes(outcome.status);
 }
 

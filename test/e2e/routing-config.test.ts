@@ -129,3 +129,55 @@ describe.concurrent('conditional routing on the request path', () => {
     expect(chatter.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
   });
 });
+
+describe.concurrent('circuit breaker under loadbalance', () => {
+  it('a drawn target whose circuit is open is put aside and another is drawn, as Portkey removes it from the pool', async () => {
+    const down = await fake('down');
+    const healthy = await fake('healthy');
+    down.enqueue({ status: 503 });
+    const config = {
+      strategy: { mode: 'loadbalance' },
+      targets: [
+        target(down, {
+          weight: 1,
+          cb_config: { failure_threshold: 1, cooldown_interval: 60_000 },
+        }),
+        // Drawn about once in a million: the first draw is the failing target.
+        target(healthy, { weight: 0.000001 }),
+      ],
+    };
+    const sdk = client(gateway, config);
+    // The call that opens the circuit fails: a loadbalance node does not fall back.
+    const opening = await sdk.chat.completions.create(chat).catch((e: unknown) => e);
+    expect(opening).toBeInstanceOf(Error);
+    expect(down.requests).toHaveLength(1);
+    for (let i = 0; i < 5; i++) {
+      const { data, response } = await sdk.chat.completions.create(chat).withResponse();
+      expect(data.choices[0].message.content).toBe('[healthy] hello there');
+      expect(response.headers.get('x-gateway-last-used-option-index')).toBe('targets[1]');
+    }
+    expect(down.requests).toHaveLength(1);
+    expect(healthy.requests).toHaveLength(5);
+  });
+
+  it('when every target of the pool is open, the answer is 503 circuit_open', async () => {
+    const a = await fake('a');
+    const b = await fake('b');
+    a.enqueue({ status: 503 });
+    b.enqueue({ status: 503 });
+    const config = {
+      strategy: { mode: 'loadbalance' },
+      cb_config: { failure_threshold: 1, cooldown_interval: 60_000 },
+      targets: [target(a), target(b)],
+    };
+    // Two failing calls open both circuits (a draw that lands on an open one moves to the other).
+    await postChat(gateway, config, chat);
+    await postChat(gateway, config, chat);
+    expect(a.requests.length + b.requests.length).toBe(2);
+    const response = await postChat(gateway, config, chat);
+    expect(response.status).toBe(503);
+    const { error } = (await response.json()) as { error: { code: string } };
+    expect(error.code).toBe('circuit_open');
+    expect(a.requests.length + b.requests.length).toBe(2);
+  });
+});
