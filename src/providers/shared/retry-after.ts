@@ -1,10 +1,15 @@
+/** Waits given in milliseconds, in the order they are read: OpenAI's, then Azure's own name for it. */
+const MILLISECOND_HEADERS = ['retry-after-ms', 'x-ms-retry-after-ms'];
+
 /**
- * Reads how long a provider asked us to wait, in milliseconds: `retry-after-ms` first (OpenAI, Azure),
- * then `retry-after` as seconds or as an HTTP date. Undefined when absent or unreadable.
+ * Reads how long a provider asked us to wait, in milliseconds: `retry-after-ms` (OpenAI, Azure) or
+ * `x-ms-retry-after-ms` (Azure) first, then `retry-after` as seconds or as an HTTP date. Undefined when
+ * absent or unreadable.
  */
 export function retryAfterMs(headers: Record<string, string>, now = Date.now()): number | undefined {
-  const ms = headers['retry-after-ms'];
-  if (ms !== undefined) {
+  for (const name of MILLISECOND_HEADERS) {
+    const ms = headers[name];
+    if (ms === undefined) continue;
     const value = Number(ms);
     if (Number.isFinite(value) && value >= 0) return value;
   }

@@ -128,6 +128,8 @@ describe('Azure errors', () => {
     expect(limited.type).toBe('rate_limit_error');
     expect(limited.retryAfterMs).toBe(6000);
     expect(error(429, azureErrors.rateLimited(6), { 'retry-after-ms': '1500' }).retryAfterMs).toBe(1500);
+    // Azure's own name for it, which Azure OpenAI and Azure AI Foundry send.
+    expect(error(429, azureErrors.rateLimited(6), { 'x-ms-retry-after-ms': '2500' }).retryAfterMs).toBe(2500);
     const auth = error(401, azureErrors.unauthorized());
     expect(auth.code).toBe('invalid_api_key');
     expect(auth.type).toBe('authentication_error');
