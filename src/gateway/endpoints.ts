@@ -37,6 +37,8 @@ export interface EndpointDescriptor<K extends EndpointKind = EndpointKind> {
    * mode; a stream's usage is asked with `stream_options`) or Anthropic's (`thinking` is its own field;
    * a stream always reports usage). */
   api: 'openai' | 'anthropic';
+  /** The body fields its schema names. */
+  fields: ReadonlySet<string>;
   openapi: Operation;
 }
 
@@ -54,6 +56,7 @@ function descriptor<K extends EndpointKind>(
     validate,
     streams,
     api: 'openai',
+    fields: new Set(Object.keys((schema as { properties?: object }).properties ?? {})),
     openapi: {
       method: 'post',
       path,

@@ -181,3 +181,23 @@ describe.concurrent('circuit breaker under loadbalance', () => {
     expect(a.requests.length + b.requests.length).toBe(2);
   });
 });
+
+describe.concurrent('override_params shared by the calls of several endpoints', () => {
+  it('sends each endpoint only the parameters it has, and every parameter no endpoint knows', async () => {
+    const upstream = await fake('overrides-shared');
+    const config = target(upstream, {
+      override_params: { temperature: 0.2, max_tokens: 64, dimensions: 256 },
+    });
+    const sdk = client(gateway, config);
+    await sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'hello' });
+    const embedding = upstream.requests.at(-1)?.body as Record<string, unknown>;
+    // Chat's parameters would be refused by the provider's embeddings API.
+    expect(embedding).toMatchObject({ dimensions: 256 });
+    expect(embedding).not.toHaveProperty('temperature');
+    expect(embedding).not.toHaveProperty('max_tokens');
+    await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('hi') });
+    const chatBody = upstream.requests.at(-1)?.body as Record<string, unknown>;
+    expect(chatBody).toMatchObject({ temperature: 0.2, max_tokens: 64 });
+    expect(chatBody).not.toHaveProperty('dimensions');
+  });
+});

@@ -5,6 +5,27 @@ import type { TargetConfig } from '../config/index.js';
 import { ENDPOINTS, validateRequest } from '../endpoints.js';
 import type { RoutedRequest } from './route-types.js';
 
+/** Every field some model endpoint's schema names. */
+const MODEL_FIELDS: ReadonlySet<string> = new Set(
+  Object.values(ENDPOINTS).flatMap((endpoint) => [...endpoint.fields]),
+);
+
+/**
+ * The overrides an endpoint is sent: a config shared by chat and embeddings calls sets chat's parameters
+ * (temperature, max_tokens), which a provider's embeddings API refuses. A parameter of another endpoint
+ * only is left out, as Portkey leaves it; one no endpoint names (a provider's own, `top_k`) is kept.
+ */
+function overridesFor(endpoint: EndpointKind, overrides: Record<string, unknown>): Record<string, unknown> {
+  const own = ENDPOINTS[endpoint].fields;
+  let kept: Record<string, unknown> | undefined;
+  for (const key in overrides) {
+    if (own.has(key) || !MODEL_FIELDS.has(key)) continue;
+    kept ??= { ...overrides };
+    delete kept[key];
+  }
+  return kept ?? overrides;
+}
+
 /**
  * The request with the node's override_params set over its body. Checked by the body's schema where a
  * target's request is made (overriddenRequest); a continuation of it, whose body differs only in its
@@ -15,7 +36,7 @@ export function withOverrides<K extends EndpointKind>(
   node: TargetConfig,
 ): ModelRequest<K> {
   const overrides = node.override_params;
-  return { endpoint, body: overrides ? { ...body, ...overrides } : body };
+  return { endpoint, body: overrides ? { ...body, ...overridesFor(endpoint, overrides) } : body };
 }
 
 /**
@@ -25,7 +46,7 @@ export function withOverrides<K extends EndpointKind>(
 export function overriddenRequest(request: RoutedRequest, node: TargetConfig, path: string): RoutedRequest {
   // A pass-through body is the provider's own, sent as it came: override_params are for model calls.
   if (!node.override_params || request.endpoint === 'passthrough') return request;
-  const merged = { ...request.body, ...node.override_params };
+  const merged = { ...request.body, ...overridesFor(request.endpoint, node.override_params) };
   try {
     return validateRequest(ENDPOINTS[request.endpoint], merged);
   } catch (err) {
