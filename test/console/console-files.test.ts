@@ -2,9 +2,12 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { registerConsoleRoutes } from '../../src/server/routes/console.js';
+
+const PACKED = 'compressed();'.repeat(100);
 
 let dir: string;
 let app: FastifyInstance;
@@ -14,6 +17,9 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<script src="/console/assets/index-old.js"></script>');
   writeFileSync(join(dir, 'assets', 'index-old.js'), 'old();');
+  writeFileSync(join(dir, 'assets', 'index-start.js'), PACKED);
+  writeFileSync(join(dir, 'assets', 'index-start.js.br'), brotliCompressSync(PACKED));
+  writeFileSync(join(dir, 'assets', 'index-start.js.gz'), gzipSync(PACKED));
   app = Fastify();
   await registerConsoleRoutes(app, dir);
   await app.ready();
@@ -54,5 +60,28 @@ it('answers a missing or outside asset with a 404 in the error shape, never the 
     const res = await app.inject(path);
     expect(res.statusCode, path).toBe(404);
     expect(res.json(), path).toMatchObject({ error: { code: 'not_found' } });
+  }
+});
+
+it('serves the precompressed copy a client accepts, brotli first, and the file as it is to others', async () => {
+  // One there at the start (a route of its own), one built after it (the assets' fallback).
+  writeFileSync(join(dir, 'assets', 'index-packed.js'), PACKED);
+  writeFileSync(join(dir, 'assets', 'index-packed.js.br'), brotliCompressSync(PACKED));
+  writeFileSync(join(dir, 'assets', 'index-packed.js.gz'), gzipSync(PACKED));
+  for (const name of ['index-start.js', 'index-packed.js']) {
+    const url = `/console/assets/${name}`;
+    const both = await app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(both.statusCode, name).toBe(200);
+    expect(both.headers['content-encoding'], name).toBe('br');
+    expect(both.headers['content-type'], name).toMatch(/javascript/);
+    expect(both.headers['cache-control'], name).toBe('public, max-age=31536000, immutable');
+    expect(both.headers.vary, name).toMatch(/accept-encoding/i);
+    expect(brotliDecompressSync(both.rawPayload).toString(), name).toBe(PACKED);
+    const gzipOnly = await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipOnly.headers['content-encoding'], name).toBe('gzip');
+    expect(gunzipSync(gzipOnly.rawPayload).toString(), name).toBe(PACKED);
+    const plain = await app.inject({ url, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding'], name).toBeUndefined();
+    expect(plain.body, name).toBe(PACKED);
   }
 });
