@@ -150,6 +150,27 @@ function integer(source: Source, name: string, fallback: number, min = 0, max = 
   return value;
 }
 
+/**
+ * A URL of the store or of Redis, of one of `schemes`. The error names the scheme found, never the URL:
+ * it carries the password.
+ */
+function serviceUrl(source: Source, name: string, schemes: readonly string[]): string | undefined {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return undefined;
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(raw).protocol;
+  } catch {
+    scheme = undefined;
+  }
+  if (scheme === undefined || !schemes.includes(scheme)) {
+    const expected = schemes.map((s) => `${s}//`).join(' or ');
+    const found = scheme === undefined ? 'not a URL' : `a ${scheme}// URL`;
+    throw new Error(`Setting ${name} must be a ${expected} URL, got ${found}`);
+  }
+  return raw;
+}
+
 /** A JSON object of model id substrings and their context windows in tokens. */
 function contextWindows(source: Source, name: string): Record<string, number> {
   const raw = source[name];
@@ -195,8 +216,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port: integer(source, 'PORT', 8787, 0, 65_535),
     host: source.HOST || '127.0.0.1',
     dataDir: resolve(source.GATEWAY_DATA_DIR || './data'),
-    databaseUrl: source.DATABASE_URL || undefined,
-    redisUrl: source.REDIS_URL || undefined,
+    databaseUrl: serviceUrl(source, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: serviceUrl(source, 'REDIS_URL', ['redis:', 'rediss:']),
     adminKey: source.GATEWAY_ADMIN_KEY || undefined,
     logLevel: source.LOG_LEVEL || 'info',
     logBodies: boolean(source, 'GATEWAY_LOG_BODIES', true),

@@ -18,3 +18,26 @@ describe('settings bounds', () => {
     expect(loadSettings({ PORT: '0' }).port).toBe(0);
   });
 });
+
+describe('service URLs', () => {
+  it('refuses a DATABASE_URL or REDIS_URL of another kind, without echoing it', () => {
+    expect(() => loadSettings({ DATABASE_URL: 'mysql://root:s3cret@db/app' })).toThrow(
+      'Setting DATABASE_URL must be a postgres:// or postgresql:// URL, got a mysql:// URL',
+    );
+    expect(() => loadSettings({ REDIS_URL: 'cache-host:6379' })).toThrow(
+      'Setting REDIS_URL must be a redis:// or rediss:// URL, got a cache-host:// URL',
+    );
+    expect(() => loadSettings({ REDIS_URL: 'not a url with p4ss' })).toThrow(
+      'Setting REDIS_URL must be a redis:// or rediss:// URL, got not a URL',
+    );
+    try {
+      loadSettings({ DATABASE_URL: 'mysql://root:s3cret@db/app' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('s3cret');
+    }
+    expect(loadSettings({ DATABASE_URL: 'postgresql://u:p@127.0.0.1/test' }).databaseUrl).toBe(
+      'postgresql://u:p@127.0.0.1/test',
+    );
+    expect(loadSettings({ REDIS_URL: 'rediss://:p@cache:6380/2' }).redisUrl).toBe('rediss://:p@cache:6380/2');
+  });
+});
