@@ -51,7 +51,7 @@ describe('Cohere through the gateway', () => {
     });
     expectOpenAPIValid('CreateChatCompletionResponse', completion);
     expect(completion.choices[0]!.message.content).toBe('The capital of France is Paris.');
-    expect(completion.usage).toMatchObject({ prompt_tokens: 507, completion_tokens: 10, total_tokens: 517 });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
     expect(fake.requests.at(-1)!.path).toBe('/v2/chat');
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
     expect(lastBody()).toMatchObject({ model: 'command-a-03-2025', max_tokens: 20 });
@@ -76,7 +76,7 @@ describe('Cohere through the gateway', () => {
     }
     expect(text).toBe('The capital of France is Paris.');
     expect(finish).toBe('stop');
-    expect(usage).toMatchObject({ prompt_tokens: 507, completion_tokens: 10 });
+    expect(usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
   });
 
   it('forces a named tool call', async () => {
@@ -239,7 +239,7 @@ describe('Cohere through the gateway', () => {
       [1, 'The capital of France is Paris.'],
     ]);
     expect([...finish.values()]).toEqual(['stop', 'stop']);
-    expect(usage).toMatchObject({ prompt_tokens: 1014, completion_tokens: 20 });
+    expect(usage).toMatchObject({ prompt_tokens: 24, completion_tokens: 14 });
   });
 
   it("returns Cohere's refusal of a wrong key as a 401", async () => {

@@ -108,9 +108,12 @@ describe('pass-through usage', () => {
       "Cohere's v2 chat",
       {
         id: 'c',
-        usage: { tokens: { input_tokens: 12, output_tokens: 4 }, billed_units: { input_tokens: 9 } },
+        usage: {
+          tokens: { input_tokens: 12, output_tokens: 4 },
+          billed_units: { input_tokens: 9, output_tokens: 3 },
+        },
       },
-      { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 },
+      { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 },
     ],
   ])('%s: reads %s', async (provider, _name, answer, usage) => {
     expect(await usageOf(provider, answer)).toEqual(usage);

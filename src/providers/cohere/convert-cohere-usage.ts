@@ -3,12 +3,15 @@ import { usageObject, type AnswerUsageReader } from '../shared/answer-usage.js';
 import type { CohereUsage } from './cohere-api-types.js';
 
 /**
- * Cohere reports `tokens` (what the model saw, system preamble included) and `billed_units` (what is
- * charged). OpenAI's usage counts model tokens, so `tokens` wins and `billed_units` is the fallback.
+ * Cohere reports `billed_units` (what is charged) and `tokens` (what the model saw: the prompt wrapped in
+ * Cohere's own template and preamble, several hundred tokens more, most of them `cached_tokens`). OpenAI's
+ * usage is what the call is billed for, and the gateway prices and rate-limits it, so `billed_units` wins
+ * and `tokens` is the fallback; the cached count, which is of the template's tokens, goes with `tokens`.
  */
 export function convertCohereUsage(usage: CohereUsage | undefined): Usage | undefined {
   if (!usage) return undefined;
-  const counts = usage.tokens ?? usage.billed_units;
+  const billed = usage.billed_units;
+  const counts = billed ?? usage.tokens;
   if (!counts) return undefined;
   const prompt = counts.input_tokens ?? 0;
   const completion = counts.output_tokens ?? 0;
@@ -17,7 +20,7 @@ export function convertCohereUsage(usage: CohereUsage | undefined): Usage | unde
     completion_tokens: completion,
     total_tokens: prompt + completion,
   };
-  if (typeof usage.cached_tokens === 'number')
+  if (!billed && typeof usage.cached_tokens === 'number')
     out.prompt_tokens_details = { cached_tokens: usage.cached_tokens };
   return out;
 }

@@ -20,7 +20,7 @@ function parse(name: string, strict = false): ChatCompletion {
 }
 
 describe('Cohere chat response', () => {
-  it('translates a text answer with usage and cached tokens', () => {
+  it('translates a text answer with its billed units as usage', () => {
     const completion = parse('cohere-text');
     expect(completion.id).toBe('e7592632-1e3d-424f-b129-bd5f9f980f7b');
     expect(completion.object).toBe('chat.completion');
@@ -35,10 +35,9 @@ describe('Cohere chat response', () => {
       },
     ]);
     expect(completion.usage).toEqual({
-      prompt_tokens: 507,
-      completion_tokens: 10,
-      total_tokens: 517,
-      prompt_tokens_details: { cached_tokens: 448 },
+      prompt_tokens: 12,
+      completion_tokens: 7,
+      total_tokens: 19,
     });
   });
 
