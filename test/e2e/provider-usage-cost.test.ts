@@ -3,8 +3,12 @@
  * fakes that answer with the providers' recorded wire shapes; the cost checked against the provider's own
  * billing terms and the shipped price table.
  */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCohereJson } from '../fakes/cohere/fixtures.js';
+import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, traceHeaders, userMessage } from '../routing/support.js';
@@ -13,15 +17,45 @@ const PER_MILLION = 1e-6;
 
 let gateway: TestGateway;
 let cohere: FakeCohere;
+/** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
+ * as server-sent events for a stream. */
+let recorded: Server;
+let recordedUrl: string;
+
+function readRecorded(provider: string, name: string): string {
+  return readFileSync(path.join(providerFixturesDir(provider), name), 'utf8');
+}
 
 beforeAll(async () => {
   cohere = await startFakeCohere();
+  recorded = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (part: Buffer) => (raw += part.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as { model: string; stream?: boolean };
+      const [provider, name] = body.model.split('/') as [string, string];
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(readRecorded(provider, `${name}.json`));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const line of readRecorded(provider, `${name}.chunks.txt`).split('\n')) {
+        if (line.trim() !== '') res.write(`data: ${line}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  recorded.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => recorded.once('listening', resolve));
+  recordedUrl = `http://127.0.0.1:${(recorded.address() as AddressInfo).port}`;
   gateway = await startGateway();
 });
 
 afterAll(async () => {
   await gateway?.close();
   await cohere?.close();
+  await new Promise((resolve) => recorded?.close(resolve));
 });
 
 describe('Cohere usage', () => {
@@ -69,5 +103,71 @@ describe('Cohere usage', () => {
     expect(usage).toEqual({ prompt_tokens: 8, completion_tokens: 50, total_tokens: 58 });
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record.cost).toBeCloseTo(commandA(8, 50), 12);
+  });
+});
+
+describe('xAI usage', () => {
+  const config = () => ({ provider: 'x-ai', api_key: 'xai-test', custom_host: recordedUrl });
+  /** xAI prices each answer itself, in ten-billionths of a dollar. */
+  const ticks = (usage: unknown) => (usage as { cost_in_usd_ticks: number }).cost_in_usd_ticks * 1e-10;
+
+  it('counts the reasoning tokens in completion_tokens, as OpenAI does, and prices them as xAI does', async () => {
+    // xAI's chat usage leaves reasoning out of completion_tokens: 291 + 26 + 189 reasoning = 506 total.
+    const sample = JSON.parse(readRecorded('xai', 'xai-tool-call.json')) as {
+      usage: { total_tokens: number };
+    };
+    const { traceId, headers } = traceHeaders();
+    const { data, response } = await client(gateway, config(), headers)
+      .chat.completions.create({ model: 'xai/xai-tool-call', messages: userMessage('weather?') })
+      .withResponse();
+    expect(data.usage).toMatchObject({
+      prompt_tokens: 291,
+      completion_tokens: 215,
+      total_tokens: 506,
+      completion_tokens_details: { reasoning_tokens: 189 },
+    });
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(ticks(sample.usage), 12);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ completion_tokens: 215, total_tokens: 506 });
+    expect(record.cost).toBeCloseTo(ticks(sample.usage), 12);
+  });
+
+  it("does the same for a stream's usage chunk", async () => {
+    const chunks = readRecorded('xai', 'xai-tool-call.chunks.txt').trim().split('\n');
+    const last = JSON.parse(chunks.at(-1)!) as { usage: unknown };
+    const { traceId, headers } = traceHeaders();
+    const stream = await client(gateway, config(), headers).chat.completions.create({
+      model: 'xai/xai-tool-call',
+      messages: userMessage('weather?'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: unknown;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    // 291 + 26 + 196 reasoning = 513.
+    expect(usage).toMatchObject({ prompt_tokens: 291, completion_tokens: 222, total_tokens: 513 });
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(ticks(last.usage), 12);
+  });
+
+  it('prices a pass-through answer the same way', async () => {
+    const sample = JSON.parse(readRecorded('xai', 'xai-tool-call.json')) as { usage: unknown };
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(`${gateway.url}/recorded/chat`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config()),
+        ...headers,
+      },
+      body: JSON.stringify({ model: 'xai/xai-tool-call', messages: userMessage('weather?') }),
+    });
+    expect(response.status).toBe(200);
+    // Relayed as xAI sent it.
+    expect(await response.json()).toEqual(sample);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ endpoint: 'passthrough', completion_tokens: 215, total_tokens: 506 });
+    expect(record.cost).toBeCloseTo(ticks(sample.usage), 12);
   });
 });

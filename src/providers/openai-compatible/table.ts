@@ -113,6 +113,9 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
     maxCompletionTokens: true,
+    notes: [
+      "completion_tokens counts the reasoning tokens, as OpenAI's does: xAI's chat usage leaves them out (its total_tokens adds them apart), so they are added to it.",
+    ],
   },
   {
     id: 'openrouter',

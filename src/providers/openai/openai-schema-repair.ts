@@ -8,7 +8,9 @@
  * reasoning models (Magistral) answer `content` as a list of blocks, thinking and text, where OpenAI's is a
  * string: the text becomes `content`, the thinking a thinking content block when the call is not strict
  * (as every adapter returns thinking). Strict mode also leaves out a `service_tier` OpenAI does not have
- * (Groq's `on_demand`).
+ * (Groq's `on_demand`). xAI's chat usage leaves the reasoning tokens out of `completion_tokens` (its
+ * `total_tokens` adds them apart), where OpenAI's counts them in: they are added to it, so clients, the
+ * price and the token limits read the output as OpenAI's usage means it.
  *
  * Each check is a walk over the choices with no allocation; an answer that needs nothing comes back as the
  * same object (or `undefined` for a chunk), so the gateway still relays the upstream's bytes exactly.
@@ -42,6 +44,29 @@ const lacksLogprobs = (choice: Json): boolean =>
 const choiceNeedsRepair = (choice: unknown): choice is Json =>
   isObject(choice) && (lacksLogprobs(choice) || messageNeedsRepair(choice.message));
 
+/** A usage whose `completion_tokens` leave out its reasoning tokens, as xAI's do: its total is the prompt,
+ * the completion and the reasoning. OpenAI's total is the prompt and the completion (reasoning within). */
+function reasoningLeftOut(usage: unknown): usage is Json & { completion_tokens: number } {
+  if (!isObject(usage)) return false;
+  const { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total } = usage;
+  const details = usage.completion_tokens_details;
+  const reasoning = isObject(details) ? details.reasoning_tokens : undefined;
+  return (
+    typeof prompt === 'number' &&
+    typeof completion === 'number' &&
+    typeof reasoning === 'number' &&
+    reasoning > 0 &&
+    total === prompt + completion + reasoning
+  );
+}
+
+/** The usage with its reasoning tokens counted in `completion_tokens`; the same object when they are. */
+export function repairUsage<T>(usage: T): T {
+  if (!reasoningLeftOut(usage)) return usage;
+  const reasoning = (usage.completion_tokens_details as { reasoning_tokens: number }).reasoning_tokens;
+  return { ...usage, completion_tokens: usage.completion_tokens + reasoning };
+}
+
 /** A completion with `content: null` and `refusal: null` where the message had none, its text as `content`
  * where it was a list of blocks, `type: 'function'` on its function calls, no `tool_calls: null` and
  * `logprobs: null` on a choice without them; the same object when nothing needs repair. The input is not
@@ -51,9 +76,11 @@ export function repairChatCompletion(body: Json, strict: boolean): Json {
   const repairChoices = Array.isArray(choices) && choices.some(choiceNeedsRepair);
   const foreignTier =
     strict && typeof body.service_tier === 'string' && !SERVICE_TIERS.has(body.service_tier);
-  if (!repairChoices && !foreignTier) return body;
+  const repairCounts = reasoningLeftOut(body.usage);
+  if (!repairChoices && !foreignTier && !repairCounts) return body;
   const out: Json = { ...body };
   if (foreignTier) delete out.service_tier;
+  if (repairCounts) out.usage = repairUsage(body.usage);
   if (!repairChoices) return out;
   out.choices = (choices as unknown[]).map((choice: unknown) => {
     if (!choiceNeedsRepair(choice)) return choice;

@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { openAIStreamError } from './openai-error.js';
-import { createContentListRepair, createToolCallDeltaRepair } from './openai-schema-repair.js';
+import { createContentListRepair, createToolCallDeltaRepair, repairUsage } from './openai-schema-repair.js';
 
 /**
  * OpenAI-wire streams need no translation: each `data:` payload is forwarded as it came (its text is kept
@@ -47,13 +47,20 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
     if (!Array.isArray(object.choices)) {
       return [{ type: 'malformed', detail: `chunk without choices: ${data.slice(0, 200)}` }];
     }
-    const chunk = object as unknown as ChatCompletionChunk;
-    if (chunk.usage) usage = chunk.usage;
+    let chunk = object as unknown as ChatCompletionChunk;
+    let counted = false;
+    if (chunk.usage) {
+      usage = repairUsage(chunk.usage);
+      if (usage !== chunk.usage) {
+        chunk = { ...chunk, usage };
+        counted = true;
+      }
+    }
     for (const choice of chunk.choices) {
       if (choice && choice.finish_reason) finishedChoices.add(choice.index);
     }
     const withCalls = repairToolCalls(chunk);
-    const repaired = repairContent(withCalls ?? chunk) ?? withCalls;
+    const repaired = repairContent(withCalls ?? chunk) ?? withCalls ?? (counted ? chunk : undefined);
     return [repaired ? { type: 'chunk', chunk: repaired } : { type: 'chunk', chunk, raw: data }];
   };
 

@@ -5,6 +5,7 @@
  * these are the parts they share.
  */
 import type { Usage } from '../../core/openai-types.js';
+import { repairUsage } from '../openai/openai-schema-repair.js';
 
 /** Reads one shape of answer; undefined when the answer is not of that shape. */
 export type AnswerUsageReader = (answer: Record<string, unknown>) => Usage | undefined;
@@ -32,12 +33,13 @@ export function firstUsage(...readers: AnswerUsageReader[]): AnswerUsageReader {
 }
 
 /** OpenAI's chat, completions and embeddings answers: `prompt_tokens` and `total_tokens` (an embedding's
- * usage has no `completion_tokens`). */
+ * usage has no `completion_tokens`; xAI's leave the reasoning tokens out of them, added back as the
+ * translated calls do). */
 export const openAIChatUsage: AnswerUsageReader = (answer) => {
   const usage = usageObject(answer);
   if (!usage || !isCount(usage.prompt_tokens) || !isCount(usage.total_tokens)) return undefined;
   const completion = isCount(usage.completion_tokens)
     ? usage.completion_tokens
     : Math.max(0, usage.total_tokens - usage.prompt_tokens);
-  return { ...(usage as unknown as Usage), completion_tokens: completion };
+  return repairUsage({ ...(usage as unknown as Usage), completion_tokens: completion });
 };
