@@ -19,6 +19,8 @@ export interface Usage {
     audio_tokens?: number;
     /** Not OpenAI's: prompt tokens written to a provider's prompt cache (Anthropic, Bedrock), priced apart. */
     cache_write_tokens?: number;
+    /** Not OpenAI's: those of `cache_write_tokens` written to be kept an hour (Anthropic), priced higher. */
+    cache_write_1h_tokens?: number;
     /** Not OpenAI's: image tokens of the prompt when the provider counts them apart (Gemini). */
     image_tokens?: number;
   };

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -17,6 +18,7 @@ const PER_MILLION = 1e-6;
 
 let gateway: TestGateway;
 let cohere: FakeCohere;
+let anthropic: FakeAnthropic;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
  * as server-sent events for a stream. */
 let recorded: Server;
@@ -28,6 +30,7 @@ function readRecorded(provider: string, name: string): string {
 
 beforeAll(async () => {
   cohere = await startFakeCohere();
+  anthropic = await startFakeAnthropic({ apiKey: 'sk-ant-usage' });
   recorded = createServer((req, res) => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
@@ -55,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await cohere?.close();
+  await anthropic?.close();
   await new Promise((resolve) => recorded?.close(resolve));
 });
 
@@ -169,5 +173,74 @@ describe('xAI usage', () => {
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record).toMatchObject({ endpoint: 'passthrough', completion_tokens: 215, total_tokens: 506 });
     expect(record.cost).toBeCloseTo(ticks(sample.usage), 12);
+  });
+});
+
+describe('Anthropic usage', () => {
+  const config = () => ({ provider: 'anthropic', api_key: 'sk-ant-usage', custom_host: anthropic.url });
+  // 100 fresh, 2,000 read, 1,000 written to the cache: 400 for five minutes, 600 for an hour; 50 out.
+  const usage = {
+    input_tokens: 100,
+    cache_creation_input_tokens: 1000,
+    cache_read_input_tokens: 2000,
+    cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 600 },
+    output_tokens: 50,
+  };
+  // claude-3-5-haiku: $0.80 in; writes $1 for five minutes (1.25×), $1.60 for an hour (2×); reads $0.08;
+  // $4 out.
+  const expected = (100 * 0.8 + 400 * 1 + 600 * 1.6 + 2000 * 0.08 + 50 * 4) * PER_MILLION;
+  const message = {
+    id: 'msg_ttl',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-3-5-haiku-20241022',
+    content: [{ type: 'text', text: 'cached' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+  };
+
+  it('prices cache writes of an hour at twice the input price, those of five minutes at 1.25 times', async () => {
+    anthropic.enqueue({ kind: 'json', body: { ...message, usage } });
+    const { traceId, headers } = traceHeaders();
+    const { data, response } = await client(gateway, config(), headers)
+      .chat.completions.create({ model: 'claude-3-5-haiku-20241022', messages: userMessage('hi') })
+      .withResponse();
+    expect(data.usage).toMatchObject({ prompt_tokens: 3100, completion_tokens: 50, total_tokens: 3150 });
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
+
+  it('does the same for a stream, whose message_start carries the writes', async () => {
+    anthropic.enqueue({
+      kind: 'stream',
+      events: [
+        {
+          type: 'message_start',
+          message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+        },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'cached' } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 50 },
+        },
+        { type: 'message_stop' },
+      ],
+    });
+    const { traceId, headers } = traceHeaders();
+    const stream = await client(gateway, config(), headers).chat.completions.create({
+      model: 'claude-3-5-haiku-20241022',
+      messages: userMessage('hi'),
+      stream: true,
+    });
+    for await (const _chunk of stream) {
+      // read to the end
+    }
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ prompt_tokens: 3100, completion_tokens: 50 });
+    expect(record.cost).toBeCloseTo(expected, 12);
   });
 });

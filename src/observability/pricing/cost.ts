@@ -1,8 +1,8 @@
 /**
  * A call's cost from its usage (OpenAI's shape, which every adapter reports) and its model's prices.
  * `prompt_tokens` and `completion_tokens` are totals; the details say which of them are priced apart:
- * cache reads and writes, audio and image tokens of the prompt; reasoning and audio tokens of the
- * completion. What is left of each total is priced as text.
+ * cache reads and writes (those kept an hour apart), audio and image tokens of the prompt; reasoning and
+ * audio tokens of the completion. What is left of each total is priced as text.
  */
 import type { Usage } from '../../core/openai-types.js';
 import type { ModelPrice, PriceMatch } from './price-table.js';
@@ -26,6 +26,7 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
   const inDetails = usage.prompt_tokens_details;
   const cacheRead = inDetails?.cached_tokens ?? 0;
   const cacheWrite = inDetails?.cache_write_tokens ?? 0;
+  const cacheWriteHour = Math.min(inDetails?.cache_write_1h_tokens ?? 0, cacheWrite);
   const audioIn = inDetails?.audio_tokens ?? 0;
   const imageIn = inDetails?.image_tokens ?? 0;
   const textIn = Math.max(0, prompt - cacheRead - cacheWrite - audioIn - imageIn);
@@ -40,7 +41,8 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
     PER_TOKEN *
     (textIn * input +
       cacheRead * (price.cache_read ?? input) +
-      cacheWrite * (price.cache_write ?? input) +
+      (cacheWrite - cacheWriteHour) * (price.cache_write ?? input) +
+      cacheWriteHour * (price.cache_write_1h ?? price.cache_write ?? input) +
       audioIn * (price.input_audio ?? input) +
       imageIn * (price.input_image ?? input) +
       textOut * output +

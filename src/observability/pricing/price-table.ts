@@ -19,6 +19,8 @@ const TokenPrices = {
   cache_read: Type.Optional(Price),
   /** Prompt tokens written to the provider's prompt cache; `input` when absent. */
   cache_write: Type.Optional(Price),
+  /** Prompt tokens written to be kept an hour (Anthropic's 1h TTL); `cache_write` when absent. */
+  cache_write_1h: Type.Optional(Price),
   input_audio: Type.Optional(Price),
   input_image: Type.Optional(Price),
   output: Type.Optional(Price),

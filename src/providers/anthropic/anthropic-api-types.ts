@@ -48,6 +48,11 @@ export interface AnthropicUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by how long they are kept: an hour's cost twice the input price, five minutes' 1.25×. */
+  cache_creation?: {
+    ephemeral_5m_input_tokens?: number | null;
+    ephemeral_1h_input_tokens?: number | null;
+  } | null;
 }
 
 /** A content block of an answer. Server-tool blocks and others the gateway does not translate are kept

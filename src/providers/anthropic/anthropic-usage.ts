@@ -5,7 +5,8 @@ import type { AnthropicUsage } from './anthropic-api-types.js';
  * Anthropic's `input_tokens` counts only the tokens after the last cache breakpoint; cache reads and
  * cache writes are reported apart. OpenAI's `prompt_tokens` is the whole prompt, so the three are added,
  * and the cache reads are also reported as `prompt_tokens_details.cached_tokens`, the cache writes as
- * `cache_write_tokens` (not OpenAI's: writes are priced apart, docs/cost.md).
+ * `cache_write_tokens`, and those of them kept an hour (`cache_creation.ephemeral_1h_input_tokens`) as
+ * `cache_write_1h_tokens` (not OpenAI's: writes are priced apart, an hour's higher, docs/cost.md).
  */
 export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const input = usage?.input_tokens ?? 0;
@@ -13,13 +14,18 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const cacheWrite = usage?.cache_creation_input_tokens ?? 0;
   const prompt = input + cacheRead + cacheWrite;
   const completion = usage?.output_tokens ?? 0;
+  const hour = Math.min(usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details:
       cacheWrite > 0
-        ? { cached_tokens: cacheRead, cache_write_tokens: cacheWrite }
+        ? {
+            cached_tokens: cacheRead,
+            cache_write_tokens: cacheWrite,
+            ...(hour > 0 && { cache_write_1h_tokens: hour }),
+          }
         : { cached_tokens: cacheRead },
   };
 }
@@ -40,5 +46,6 @@ export function mergeAnthropicUsage(
     const value = update[key];
     if (typeof value === 'number') merged[key] = value;
   }
+  if (update.cache_creation) merged.cache_creation = update.cache_creation;
   return merged;
 }
