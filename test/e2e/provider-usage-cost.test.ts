@@ -10,15 +10,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, logsOf, traceHeaders, userMessage } from '../routing/support.js';
+import { client, logsOf, target, traceHeaders, userMessage } from '../routing/support.js';
 
 const PER_MILLION = 1e-6;
 
 let gateway: TestGateway;
 let cohere: FakeCohere;
 let anthropic: FakeAnthropic;
+let openai: FakeUpstream;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
  * as server-sent events for a stream. */
 let recorded: Server;
@@ -31,6 +33,7 @@ function readRecorded(provider: string, name: string): string {
 beforeAll(async () => {
   cohere = await startFakeCohere();
   anthropic = await startFakeAnthropic({ apiKey: 'sk-ant-usage' });
+  openai = await startFakeOpenAI({ name: 'usage' });
   recorded = createServer((req, res) => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
@@ -59,6 +62,7 @@ afterAll(async () => {
   await gateway?.close();
   await cohere?.close();
   await anthropic?.close();
+  await openai?.close();
   await new Promise((resolve) => recorded?.close(resolve));
 });
 
@@ -242,5 +246,34 @@ describe('Anthropic usage', () => {
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record).toMatchObject({ prompt_tokens: 3100, completion_tokens: 50 });
     expect(record.cost).toBeCloseTo(expected, 12);
+  });
+});
+
+describe('finding a price', () => {
+  it('prices a dated or versioned name as its model, and leaves another model of the family unpriced', async () => {
+    const costOf = async (model: string) => {
+      const { traceId, headers } = traceHeaders();
+      const { data, response } = await client(gateway, target(openai), headers)
+        .chat.completions.create({ model, messages: userMessage('price me') })
+        .withResponse();
+      const [record] = await logsOf(gateway, traceId, 1);
+      expect(record.prompt_tokens).toBeGreaterThan(0);
+      return { usage: data.usage!, header: response.headers.get('x-gateway-cost'), cost: record.cost };
+    };
+    // gpt-4o: $2.50 in, $10 out.
+    const dated = await costOf('gpt-4o-2024-08-06');
+    const gpt4o = (dated.usage.prompt_tokens * 2.5 + dated.usage.completion_tokens * 10) * PER_MILLION;
+    expect(Number(dated.header)).toBeCloseTo(gpt4o, 12);
+    expect(dated.cost).toBeCloseTo(gpt4o, 12);
+    // o1-pro costs ten times o1, gpt-4o's realtime and search models more than gpt-4o: none of them is
+    // priced as the model its name starts with.
+    for (const model of [
+      'o1-pro-2025-03-19',
+      'gpt-4o-realtime-preview',
+      'gpt-4o-search-preview-2025-03-11',
+    ]) {
+      const other = await costOf(model);
+      expect({ model, header: other.header, cost: other.cost }).toEqual({ model, header: null, cost: null });
+    }
   });
 });

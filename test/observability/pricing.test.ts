@@ -26,6 +26,26 @@ describe('price table lookup', () => {
     expect(shipped.lookup('nobody', 'gpt-4o')).toBeUndefined();
   });
 
+  it('takes dates, numbers, revisions, latest, preview, exp and beta as versions, and no other word', () => {
+    expect(priceOf('openai', 'gpt-4o-audio-preview-2024-12-17').price.input_audio).toBe(40);
+    expect(priceOf('openai', 'o1-preview').price.input).toBe(15);
+    expect(priceOf('anthropic', 'claude-3-5-haiku-latest').price.input).toBe(0.8);
+    expect(priceOf('cohere', 'command-r-plus-08-2024').price.input).toBe(2.5);
+    expect(priceOf('google', 'gemini-2.5-pro-exp-03-25').price.input).toBe(1.25);
+    expect(priceOf('x-ai', 'grok-3-mini-beta').price.input).toBe(0.3);
+    expect(priceOf('bedrock', 'anthropic.claude-3-haiku-20240307-v1:0:200k').price.input).toBe(0.25);
+    for (const [provider, model] of [
+      ['openai', 'o1-pro-2025-03-19'],
+      ['openai', 'gpt-4o-realtime-preview'],
+      ['openai', 'gpt-4o-mini-search-preview'],
+      ['openai', 'gpt-4-32k'],
+      ['google', 'gemini-1.5-flash-8b'],
+      ['x-ai', 'grok-4-fast-reasoning'],
+    ] as const) {
+      expect(shipped.lookup(provider, model), model).toBeUndefined();
+    }
+  });
+
   it('reads Bedrock, Vertex AI and Gemini names, and shares tables between providers', () => {
     expect(normaliseModel('us.anthropic.claude-3-5-sonnet-20240620-v1:0')).toBe(
       'claude-3-5-sonnet-20240620-v1',

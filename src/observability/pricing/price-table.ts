@@ -2,7 +2,7 @@
  * The price table: list prices per provider and model, shipped as data (`prices.json`) and overridable per
  * deployment by a file of the same shape (GATEWAY_PRICES_FILE). A model is found by its name as the provider
  * reports it: the exact entry, else the longest entry the name starts with followed by a version
- * (`gpt-4o-2024-08-06` → `gpt-4o`), on the provider's own table, then on the tables it shares prices with
+ * (`gpt-4o-2024-08-06` → `gpt-4o`, but not `o1-pro` → `o1`), on the provider's own table, then on the tables it shares prices with
  * (`same_as`: Azure OpenAI prices OpenAI's models, Bedrock and Vertex AI Anthropic's).
  */
 import { readFileSync } from 'node:fs';
@@ -113,7 +113,15 @@ export class PriceTable {
   }
 }
 
-/** The exact entry, else the longest that `model` starts with, followed by `-` or `:`. */
+/**
+ * What may follow a model's name in the name of one of its versions: dates and numbers (`-2024-08-06`,
+ * `-20241022`, `-0613`, `-001`), revisions (`-v2`), `-latest`, `-preview`, `-exp`, `-beta`, and Bedrock's
+ * `:0` and `:200k`. Another word makes another model, at another price (`o1-pro`, `gpt-4o-realtime-preview`,
+ * `grok-4-fast-reasoning`), which its family's entry does not price.
+ */
+const VERSION_SUFFIX = /^(?:-(?:\d+|v\d+(?:\.\d+)?|latest|preview|exp|beta)|:\d+k?)+$/;
+
+/** The exact entry, else the longest that `model` starts with, followed by a version (VERSION_SUFFIX). */
 function bestEntry(models: ProviderPrices['models'], model: string): ModelPrice | undefined {
   if (!models) return undefined;
   const exact = models[model];
@@ -123,7 +131,7 @@ function bestEntry(models: ProviderPrices['models'], model: string): ModelPrice 
     if (
       model.length > name.length &&
       model.startsWith(name) &&
-      (model[name.length] === '-' || model[name.length] === ':') &&
+      VERSION_SUFFIX.test(model.slice(name.length)) &&
       (best === undefined || name.length > best.length)
     ) {
       best = name;
