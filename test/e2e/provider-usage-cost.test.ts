@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
@@ -21,6 +22,7 @@ let gateway: TestGateway;
 let cohere: FakeCohere;
 let anthropic: FakeAnthropic;
 let openai: FakeUpstream;
+let bedrock: FakeBedrock;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
  * as server-sent events for a stream. */
 let recorded: Server;
@@ -34,6 +36,7 @@ beforeAll(async () => {
   cohere = await startFakeCohere();
   anthropic = await startFakeAnthropic({ apiKey: 'sk-ant-usage' });
   openai = await startFakeOpenAI({ name: 'usage' });
+  bedrock = await startFakeBedrock();
   recorded = createServer((req, res) => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
@@ -63,6 +66,7 @@ afterAll(async () => {
   await cohere?.close();
   await anthropic?.close();
   await openai?.close();
+  await bedrock?.close();
   await new Promise((resolve) => recorded?.close(resolve));
 });
 
@@ -245,6 +249,50 @@ describe('Anthropic usage', () => {
     }
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record).toMatchObject({ prompt_tokens: 3100, completion_tokens: 50 });
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
+});
+
+describe('Bedrock usage', () => {
+  it('prices Converse cache writes of an hour (cacheDetails) at twice the input price', async () => {
+    bedrock.enqueue({
+      kind: 'json',
+      body: {
+        output: { message: { role: 'assistant', content: [{ text: 'cached' }] } },
+        stopReason: 'end_turn',
+        usage: {
+          inputTokens: 100,
+          cacheReadInputTokens: 2000,
+          cacheWriteInputTokens: 1000,
+          cacheDetails: [
+            { ttl: '1h', inputTokens: 600 },
+            { ttl: '5m', inputTokens: 400 },
+          ],
+          outputTokens: 50,
+          totalTokens: 3150,
+        },
+        metrics: { latencyMs: 10 },
+      },
+    });
+    const { traceId, headers } = traceHeaders();
+    const config = {
+      provider: 'bedrock',
+      cloudc_region: 'us-east-1',
+      cloudc_access_key_id: 'AKIDFAKEBEDROCK',
+      cloudc_secret_access_key: 'fake-secret-key',
+      custom_host: bedrock.url,
+    };
+    const { data, response } = await client(gateway, config, headers)
+      .chat.completions.create({
+        model: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+        messages: userMessage('hi'),
+      })
+      .withResponse();
+    expect(data.usage).toMatchObject({ prompt_tokens: 3100, completion_tokens: 50 });
+    // claude-3-5-haiku, as on Anthropic's API.
+    const expected = (100 * 0.8 + 400 * 1 + 600 * 1.6 + 2000 * 0.08 + 50 * 4) * PER_MILLION;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(gateway, traceId, 1);
     expect(record.cost).toBeCloseTo(expected, 12);
   });
 });

@@ -48,6 +48,8 @@ export interface BedrockUsage {
   totalTokens?: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** The cache writes by how long they are kept (`5m`, `1h`): an hour's cost more. */
+  cacheDetails?: Array<{ ttl?: string; inputTokens?: number }>;
 }
 
 /** A content block of an answer (one member set). */

@@ -51,7 +51,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
   ],
   notes: [
     'Requests are signed with AWS SigV4 (service bedrock) over the final URL, custom_host included.',
-    "prompt_tokens = inputTokens + cacheReadInputTokens + cacheWriteInputTokens; cached_tokens = cacheReadInputTokens; cache_write_tokens (not OpenAI's) = cacheWriteInputTokens when above 0.",
+    "prompt_tokens = inputTokens + cacheReadInputTokens + cacheWriteInputTokens; cached_tokens = cacheReadInputTokens; cache_write_tokens (not OpenAI's) = cacheWriteInputTokens when above 0, and cache_write_1h_tokens (not OpenAI's) = the cacheDetails written with ttl 1h when above 0.",
     'Stream exceptions keep Bedrock statuses: throttlingException 429, modelStreamErrorException 424, internalServerException 500, serviceUnavailableException 503.',
   ],
 };

@@ -5,22 +5,37 @@ import type { BedrockUsage } from './bedrock-api-types.js';
 /**
  * Converse's `inputTokens` leaves out tokens read from or written to the prompt cache; OpenAI's
  * `prompt_tokens` is the whole prompt, so they are added back; cache reads become `cached_tokens`, cache
- * writes `cache_write_tokens` (not OpenAI's: writes are priced apart, docs/cost.md).
+ * writes `cache_write_tokens`, and those of them kept an hour (`cacheDetails` with `ttl: "1h"`)
+ * `cache_write_1h_tokens` (not OpenAI's: writes are priced apart, an hour's higher, docs/cost.md).
  */
 export function toOpenAIUsage(usage: BedrockUsage | undefined): Usage {
   const cacheRead = usage?.cacheReadInputTokens ?? 0;
   const cacheWrite = usage?.cacheWriteInputTokens ?? 0;
   const prompt = (usage?.inputTokens ?? 0) + cacheRead + cacheWrite;
   const completion = usage?.outputTokens ?? 0;
+  const hour = Math.min(hourWrites(usage?.cacheDetails), cacheWrite);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details:
       cacheWrite > 0
-        ? { cached_tokens: cacheRead, cache_write_tokens: cacheWrite }
+        ? {
+            cached_tokens: cacheRead,
+            cache_write_tokens: cacheWrite,
+            ...(hour > 0 && { cache_write_1h_tokens: hour }),
+          }
         : { cached_tokens: cacheRead },
   };
+}
+
+function hourWrites(details: BedrockUsage['cacheDetails']): number {
+  let tokens = 0;
+  if (!Array.isArray(details)) return tokens;
+  for (const detail of details) {
+    if (detail?.ttl === '1h' && isCount(detail.inputTokens)) tokens += detail.inputTokens;
+  }
+  return tokens;
 }
 
 /** A Converse answer's usage (`inputTokens`, `outputTokens`); undefined for an answer that is not one. */
