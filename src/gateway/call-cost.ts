@@ -1,8 +1,9 @@
 /**
  * What a call cost: the sum of its attempts' costs, each priced with the provider and model that answered
  * it (a fallback from OpenAI to Anthropic is priced at both). A cache answer costs nothing; a failed attempt
- * is not billed. Unknown (null) when an answering model is not in the price table, rather than a sum that
- * leaves part of the call out.
+ * is not billed, unless the provider had counted tokens before it broke (a stream cut, or left by its
+ * client, after Anthropic's message_start or Gemini's first chunk): those it bills. Unknown (null) when an
+ * answering model is not in the price table, rather than a sum that leaves part of the call out.
  */
 import type { Usage } from '../core/openai-types.js';
 import { usageCost } from '../observability/pricing/cost.js';
@@ -22,11 +23,14 @@ export function answerCost(
   return match ? usageCost(match, usage) : null;
 }
 
-/** Dollars of one attempt: 0 for a cache answer or a failed call; null when the answer's usage or price is
- * unknown. */
+/** Dollars of one attempt: 0 for a cache answer or a call that failed before the provider counted tokens;
+ * null when the answer's usage or price is unknown. */
 export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number | null {
   const { outcome } = attempt;
-  if (answeredFromCache(attempt.cacheStatus) || !outcome.ok) return 0;
+  if (answeredFromCache(attempt.cacheStatus)) return 0;
+  if (!outcome.ok) {
+    return outcome.usage ? answerCost(prices, attempt.provider, attempt.model, outcome.usage) : 0;
+  }
   return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage);
 }
 

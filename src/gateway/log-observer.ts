@@ -97,8 +97,8 @@ function attemptLogRecord(
     stream: summary.stream,
     isAttempt: true,
     ttfbMs: outcome.ttfbMs,
-    // A failed call is not a billed completion.
-    usage: outcome.ok ? outcome.usage : undefined,
+    // A failed call has usage only when the provider counted tokens before it broke, which it bills.
+    usage: outcome.usage,
     cost: attemptCost(prices, record),
     cacheStatus: record.cacheStatus,
     retryCount: record.retry,

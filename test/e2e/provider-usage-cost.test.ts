@@ -253,6 +253,50 @@ describe('Anthropic usage', () => {
   });
 });
 
+describe('a stream cut part way', () => {
+  it('is priced from the usage the provider reported before it broke, as the provider bills it', async () => {
+    // Anthropic counts the prompt in message_start: 1,000 tokens read, then the stream ends unfinished.
+    anthropic.enqueue({
+      kind: 'stream',
+      events: [
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_cut',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-3-5-haiku-20241022',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 1000, output_tokens: 1 },
+          },
+        },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'half an ans' } },
+      ],
+    });
+    const { traceId, headers } = traceHeaders();
+    const config = { provider: 'anthropic', api_key: 'sk-ant-usage', custom_host: anthropic.url };
+    const stream = await client(gateway, config, headers).chat.completions.create({
+      model: 'claude-3-5-haiku-20241022',
+      messages: userMessage('hi'),
+      stream: true,
+    });
+    await expect(
+      (async () => {
+        for await (const _chunk of stream) {
+          // read until it breaks
+        }
+      })(),
+    ).rejects.toThrow();
+    const [call] = await logsOf(gateway, traceId, 1);
+    const expected = (1000 * 0.8 + 1 * 4) * PER_MILLION;
+    expect(call).toMatchObject({ status: 502, prompt_tokens: 1000, completion_tokens: 1 });
+    expect(call.cost).toBeCloseTo(expected, 12);
+  });
+});
+
 describe('Bedrock usage', () => {
   it('prices Converse cache writes of an hour (cacheDetails) at twice the input price', async () => {
     bedrock.enqueue({
