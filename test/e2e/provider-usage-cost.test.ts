@@ -24,7 +24,7 @@ let anthropic: FakeAnthropic;
 let openai: FakeUpstream;
 let bedrock: FakeBedrock;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
- * as server-sent events for a stream. */
+ * as server-sent events for a stream; or with the request's `answer`, when it has one. */
 let recorded: Server;
 let recordedUrl: string;
 
@@ -41,7 +41,12 @@ beforeAll(async () => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
     req.on('end', () => {
-      const body = JSON.parse(raw) as { model: string; stream?: boolean };
+      const body = JSON.parse(raw) as { model: string; stream?: boolean; answer?: unknown };
+      if (body.answer !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body.answer));
+        return;
+      }
       const [provider, name] = body.model.split('/') as [string, string];
       if (!body.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -367,5 +372,68 @@ describe('finding a price', () => {
       const other = await costOf(model);
       expect({ model, header: other.header, cost: other.cost }).toEqual({ model, header: null, cost: null });
     }
+  });
+});
+
+describe('pass-through pricing', () => {
+  async function passthrough(path: string, config: Record<string, unknown>, answer: unknown) {
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        ...headers,
+      },
+      body: JSON.stringify({ answer }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const [record] = await logsOf(gateway, traceId, 1);
+    return record;
+  }
+
+  it('prices a Gemini answer as the model of its modelVersion', async () => {
+    const answer = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'hi' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: {
+        promptTokenCount: 9,
+        candidatesTokenCount: 28,
+        thoughtsTokenCount: 244,
+        totalTokenCount: 281,
+      },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    const record = await passthrough(
+      '/models/gemini-2.5-flash:generateContent',
+      { provider: 'google', api_key: 'AIza-test', custom_host: recordedUrl },
+      answer,
+    );
+    // gemini-2.5-flash: $0.30 in, $2.50 out (thoughts included).
+    expect(record).toMatchObject({ endpoint: 'passthrough', model: 'gemini-2.5-flash', prompt_tokens: 9 });
+    expect(record.cost).toBeCloseTo((9 * 0.3 + 272 * 2.5) * PER_MILLION, 12);
+  });
+
+  it('prices a Bedrock Converse answer, which names no model, as the model of its path', async () => {
+    const answer = {
+      output: { message: { role: 'assistant', content: [{ text: 'hi' }] } },
+      stopReason: 'end_turn',
+      usage: { inputTokens: 100, outputTokens: 50, totalTokens: 150 },
+      metrics: { latencyMs: 10 },
+    };
+    const record = await passthrough(
+      '/model/anthropic.claude-3-5-haiku-20241022-v1:0/converse',
+      {
+        provider: 'bedrock',
+        cloudc_region: 'us-east-1',
+        cloudc_access_key_id: 'AKIDFAKEBEDROCK',
+        cloudc_secret_access_key: 'fake-secret-key',
+        custom_host: recordedUrl,
+      },
+      answer,
+    );
+    expect(record).toMatchObject({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', prompt_tokens: 100 });
+    expect(record.cost).toBeCloseTo((100 * 0.8 + 50 * 4) * PER_MILLION, 12);
   });
 });

@@ -72,9 +72,10 @@ export async function executePassthrough(
   }
 
   const answer = read?.result();
+  const model = answer?.model ?? modelOfPath(passthrough.path);
   state.cost = callCost(deps.prices, run.attempts, {
     provider: state.provider,
-    model: answer?.model ?? null,
+    model,
     usage: answer?.usage,
   });
   const summary: CallSummary = {
@@ -83,7 +84,7 @@ export async function executePassthrough(
     stream: false,
     state,
     status,
-    model: answer?.model ?? null,
+    model,
     usage: answer?.usage,
     ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome),
     endedAt: performance.now(),
@@ -106,5 +107,20 @@ function requestBodyForLog(passthrough: PassthroughCall): unknown {
     return JSON.parse(Buffer.from(whole).toString('utf8'));
   } catch {
     return { bytes: whole.byteLength };
+  }
+}
+
+/**
+ * The model a pass-through's path names, for an answer that names none (Bedrock's Converse and InvokeModel
+ * answers): `/model/{id}/…` (Bedrock, the id URL-encoded or not), `…/models/{name}:…` (Gemini, Vertex AI).
+ */
+function modelOfPath(path: string): string | null {
+  const match = /\/model\/([^/?]+)\/|\/models\/([^/:?]+)[:?/]?/.exec(path);
+  const named = match?.[1] ?? match?.[2];
+  if (!named) return null;
+  try {
+    return decodeURIComponent(named);
+  } catch {
+    return named;
   }
 }

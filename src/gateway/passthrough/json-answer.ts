@@ -49,7 +49,13 @@ export function readJsonAnswer(relay: UpstreamRelay): JsonRead | undefined {
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
         const answer = parsed as Record<string, unknown>;
         return {
-          model: typeof answer.model === 'string' ? answer.model : undefined,
+          // Gemini names the model that answered `modelVersion`.
+          model:
+            typeof answer.model === 'string'
+              ? answer.model
+              : typeof answer.modelVersion === 'string'
+                ? answer.modelVersion
+                : undefined,
           usage: usageOf(answer),
         };
       } catch {
