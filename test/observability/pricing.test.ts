@@ -17,6 +17,8 @@ describe('price table lookup', () => {
   it('finds a model by its exact name, or by the longest name it starts with followed by a version', () => {
     expect(priceOf('openai', 'gpt-4o').price.input).toBe(2.5);
     expect(priceOf('openai', 'gpt-4o-2024-08-06').price.input).toBe(2.5);
+    // gpt-4o's first snapshot kept its own, higher, prices.
+    expect(priceOf('openai', 'gpt-4o-2024-05-13').price).toEqual({ input: 5, output: 15 });
     expect(priceOf('openai', 'gpt-4o-mini-2024-07-18').price.input).toBe(0.15);
     // gpt-4 is not a prefix of gpt-4o: a name must be followed by a version, not more of a name.
     expect(priceOf('openai', 'gpt-4-0613').price.input).toBe(30);
@@ -33,6 +35,11 @@ describe('price table lookup', () => {
     expect(priceOf('cohere', 'command-r-plus-08-2024').price.input).toBe(2.5);
     expect(priceOf('google', 'gemini-2.5-pro-exp-03-25').price.input).toBe(1.25);
     expect(priceOf('x-ai', 'grok-3-mini-beta').price.input).toBe(0.3);
+    // Models of a family at the family's price have entries of their own.
+    expect(priceOf('openai', 'gpt-5-chat-latest').price.input).toBe(1.25);
+    expect(priceOf('openai', 'gpt-5-codex').price.input).toBe(1.25);
+    expect(priceOf('cohere', 'command-a-reasoning-08-2025').price.input).toBe(2.5);
+    expect(priceOf('cohere', 'command-a-vision-07-2025').price.input).toBe(2.5);
     expect(priceOf('bedrock', 'anthropic.claude-3-haiku-20240307-v1:0:200k').price.input).toBe(0.25);
     for (const [provider, model] of [
       ['openai', 'o1-pro-2025-03-19'],
