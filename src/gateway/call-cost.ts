@@ -2,8 +2,9 @@
  * What a call cost: the sum of its attempts' costs, each priced with the provider and model that answered
  * it (a fallback from OpenAI to Anthropic is priced at both). A cache answer costs nothing; a failed attempt
  * is not billed, unless the provider had counted tokens before it broke (a stream cut, or left by its
- * client, after Anthropic's message_start or Gemini's first chunk): those it bills. Unknown (null) when an
- * answering model is not in the price table, rather than a sum that leaves part of the call out.
+ * client, after Anthropic's message_start or Gemini's first chunk): those it bills. A call that reached no
+ * provider costs nothing. Unknown (null) when an answering model is not in the price table, rather than a
+ * sum that leaves part of the call out.
  */
 import type { Usage } from '../core/openai-types.js';
 import { usageCost } from '../observability/pricing/cost.js';
@@ -51,7 +52,9 @@ export function callCost(
     else if (attempt.outcome.ok && !attempt.outcome.usage) unpriced = true;
     else return null;
   }
-  if (!unpriced) return attempts.length > 0 ? total : null;
+  // A call refused before it reached a provider (its config, the gateway's own checks) made no attempt and
+  // cost nothing.
+  if (!unpriced) return total;
   // Only the last answered attempt's usage is the relayed body's.
   const last = answered ? answerCost(prices, answered.provider, answered.model, answered.usage) : null;
   return last === null ? null : total + last;

@@ -13,6 +13,16 @@ import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
+import {
+  chatLine,
+  contentLines,
+  createBatch,
+  finished,
+  jsonl,
+  sdk,
+  upload,
+  waitFor,
+} from '../batches/support.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, target, traceHeaders, userMessage } from '../routing/support.js';
 
@@ -435,5 +445,37 @@ describe('pass-through pricing', () => {
     );
     expect(record).toMatchObject({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', prompt_tokens: 100 });
     expect(record.cost).toBeCloseTo((100 * 0.8 + 50 * 4) * PER_MILLION, 12);
+  });
+});
+
+describe('a call that reached no provider', () => {
+  it('costs nothing, so a managed batch with such a line still has its cost', async () => {
+    const batches = sdk(gateway.url, gateway.adminKey, target(openai));
+    // The gateway's own option, refused before any call in strict mode.
+    const refused = chatLine('refused');
+    const lines = [
+      chatLine('priced-1'),
+      {
+        ...refused,
+        body: { ...(refused.body as object), thinking: { type: 'enabled', budget_tokens: 1024 } },
+      },
+      chatLine('priced-2'),
+    ];
+    const file = await upload(batches, jsonl(lines));
+    const created = await createBatch(batches, file.id);
+    const batch = await waitFor(batches, created.id, finished, 30_000);
+    expect(batch.request_counts).toEqual({ total: 3, completed: 2, failed: 1 });
+    const output = await contentLines(batches, batch.output_file_id);
+    const expected = output
+      .map(
+        (line) =>
+          (line.response!.body as { usage: { prompt_tokens: number; completion_tokens: number } }).usage,
+      )
+      .reduce(
+        (sum, usage) => sum + (usage.prompt_tokens * 0.15 + usage.completion_tokens * 0.6) * PER_MILLION,
+        0,
+      );
+    const { response } = await batches.batches.retrieve(batch.id).withResponse();
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 10);
   });
 });
