@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { providerFixturesDir, readCohereJson } from '../fakes/cohere/fixtures.js';
+import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import {
@@ -33,6 +34,7 @@ let cohere: FakeCohere;
 let anthropic: FakeAnthropic;
 let openai: FakeUpstream;
 let bedrock: FakeBedrock;
+let google: FakeGoogle;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
  * as server-sent events for a stream; or with the request's `answer`, when it has one. */
 let recorded: Server;
@@ -47,6 +49,7 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic({ apiKey: 'sk-ant-usage' });
   openai = await startFakeOpenAI({ name: 'usage' });
   bedrock = await startFakeBedrock();
+  google = await startFakeGoogle();
   recorded = createServer((req, res) => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
@@ -82,6 +85,7 @@ afterAll(async () => {
   await anthropic?.close();
   await openai?.close();
   await bedrock?.close();
+  await google?.close();
   await new Promise((resolve) => recorded?.close(resolve));
 });
 
@@ -477,5 +481,45 @@ describe('a call that reached no provider', () => {
       );
     const { response } = await batches.batches.retrieve(batch.id).withResponse();
     expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 10);
+  });
+});
+
+describe('Gemini usage', () => {
+  it('prices audio read from the prompt cache once, at the cache price, not also as fresh audio', async () => {
+    // 5,000 prompt tokens: 1,000 of text and 4,000 of audio, of which 3,000 were read from the cache
+    // (cacheTokensDetails: 500 text, 2,500 audio); 100 out.
+    google.enqueue({
+      json: {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: 'heard' }] }, finishReason: 'STOP', index: 0 },
+        ],
+        usageMetadata: {
+          promptTokenCount: 5000,
+          candidatesTokenCount: 100,
+          totalTokenCount: 5100,
+          cachedContentTokenCount: 3000,
+          promptTokensDetails: [
+            { modality: 'TEXT', tokenCount: 1000 },
+            { modality: 'AUDIO', tokenCount: 4000 },
+          ],
+          cacheTokensDetails: [
+            { modality: 'TEXT', tokenCount: 500 },
+            { modality: 'AUDIO', tokenCount: 2500 },
+          ],
+        },
+        modelVersion: 'gemini-2.5-flash',
+      },
+    });
+    const { traceId, headers } = traceHeaders();
+    const config = { provider: 'google', api_key: google.apiKey, custom_host: google.url };
+    const { data, response } = await client(gateway, config, headers)
+      .chat.completions.create({ model: 'gemini-2.5-flash', messages: userMessage('listen') })
+      .withResponse();
+    expect(data.usage).toMatchObject({ prompt_tokens: 5000, completion_tokens: 100, total_tokens: 5100 });
+    // gemini-2.5-flash: text $0.30, audio $1, cache reads $0.03, output $2.50. Fresh: 500 text, 1,500 audio.
+    const expected = (500 * 0.3 + 1500 * 1 + 3000 * 0.03 + 100 * 2.5) * PER_MILLION;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
   });
 });

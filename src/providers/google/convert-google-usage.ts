@@ -26,9 +26,16 @@ export function convertGoogleUsage(metadata: GeminiUsageMetadata | undefined): U
   if (metadata.thoughtsTokenCount !== undefined) {
     usage.completion_tokens_details = { reasoning_tokens: thoughts };
   }
-  // Audio and image tokens are priced apart from text on some models (docs/cost.md).
-  const audioIn = modalityCount(metadata.promptTokensDetails, 'AUDIO');
-  const imageIn = modalityCount(metadata.promptTokensDetails, 'IMAGE');
+  // Audio and image tokens are priced apart from text on some models (docs/cost.md); those read from the
+  // cache are in `cached_tokens`, priced as such, so they are left out here (Gemini counts them in both).
+  const fresh = (modality: string) =>
+    Math.max(
+      0,
+      modalityCount(metadata.promptTokensDetails, modality) -
+        modalityCount(metadata.cacheTokensDetails, modality),
+    );
+  const audioIn = fresh('AUDIO');
+  const imageIn = fresh('IMAGE');
   if (audioIn > 0) usage.prompt_tokens_details = { ...usage.prompt_tokens_details, audio_tokens: audioIn };
   if (imageIn > 0) usage.prompt_tokens_details = { ...usage.prompt_tokens_details, image_tokens: imageIn };
   const audioOut = modalityCount(metadata.candidatesTokensDetails, 'AUDIO');

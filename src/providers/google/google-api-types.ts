@@ -125,6 +125,8 @@ export interface GeminiUsageMetadata {
   toolUsePromptTokenCount?: number;
   /** Counts per modality (`TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`). */
   promptTokensDetails?: GeminiModalityCount[];
+  /** Counts per modality of `cachedContentTokenCount`, which `promptTokensDetails` count too. */
+  cacheTokensDetails?: GeminiModalityCount[];
   candidatesTokensDetails?: GeminiModalityCount[];
   trafficType?: string;
 }
