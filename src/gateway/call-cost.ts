@@ -7,7 +7,7 @@
  * sum that leaves part of the call out.
  */
 import type { Usage } from '../core/openai-types.js';
-import { usageCost } from '../observability/pricing/cost.js';
+import { usageCost, type CostOptions } from '../observability/pricing/cost.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
 import { answeredFromCache } from './cache/response-cache.js';
 import type { AttemptRecord } from './pipeline-types.js';
@@ -18,10 +18,11 @@ export function answerCost(
   provider: string | null,
   model: string | null | undefined,
   usage: Usage | undefined,
+  options?: CostOptions,
 ): number | null {
   if (!usage || !provider || !model || typeof usage.prompt_tokens !== 'number') return null;
   const match = prices.lookup(provider, model);
-  return match ? usageCost(match, usage) : null;
+  return match ? usageCost(match, usage, options) : null;
 }
 
 /** Dollars of one attempt: 0 for a cache answer or a call that failed before the provider counted tokens;
@@ -29,10 +30,12 @@ export function answerCost(
 export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number | null {
   const { outcome } = attempt;
   if (answeredFromCache(attempt.cacheStatus)) return 0;
+  // A call asked for the flex tier is served on it or refused (OpenAI's 429), and billed at its price.
+  const options = { flex: attempt.body.service_tier === 'flex' };
   if (!outcome.ok) {
-    return outcome.usage ? answerCost(prices, attempt.provider, attempt.model, outcome.usage) : 0;
+    return outcome.usage ? answerCost(prices, attempt.provider, attempt.model, outcome.usage, options) : 0;
   }
-  return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage);
+  return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage, options);
 }
 
 /**

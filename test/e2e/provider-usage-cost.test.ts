@@ -523,3 +523,22 @@ describe('Gemini usage', () => {
     expect(record.cost).toBeCloseTo(expected, 12);
   });
 });
+
+describe('OpenAI service tiers', () => {
+  it('prices a call asked for the flex tier at the Batch API price, as OpenAI bills flex processing', async () => {
+    const { traceId, headers } = traceHeaders();
+    const { data, response } = await client(gateway, target(openai), headers)
+      .chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: userMessage('slowly'),
+        service_tier: 'flex',
+      })
+      .withResponse();
+    // gpt-4o-mini at half its $0.15 and $0.60.
+    const usage = data.usage!;
+    const expected = ((usage.prompt_tokens * 0.15 + usage.completion_tokens * 0.6) / 2) * PER_MILLION;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
+});

@@ -102,7 +102,7 @@ describe('usage cost', () => {
     });
     expect(audio).toBeCloseTo((600 * 2.5 + 400 * 40 + 200 * 10 + 300 * 80) / million, 12);
     const reasoning = usageCost(
-      { price: { input: 1, output: 4, reasoning: 8 }, batchDiscount: 0 },
+      { price: { input: 1, output: 4, reasoning: 8 }, batchDiscount: 0, flexDiscount: 0 },
       {
         prompt_tokens: 10,
         completion_tokens: 100,

@@ -12,6 +12,8 @@ const PER_TOKEN = 1e-6;
 export interface CostOptions {
   /** The call is a line of a provider batch: the provider's batch discount applies. */
   batch?: boolean;
+  /** The call asked for the flex tier (`service_tier: "flex"`): the provider's flex discount applies. */
+  flex?: boolean;
 }
 
 /** Dollars. */
@@ -48,7 +50,8 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
       textOut * output +
       reasoning * (price.reasoning ?? output) +
       audioOut * (price.output_audio ?? output));
-  return options.batch ? dollars * (1 - match.batchDiscount) : dollars;
+  if (options.batch) return dollars * (1 - match.batchDiscount);
+  return options.flex ? dollars * (1 - match.flexDiscount) : dollars;
 }
 
 /** A cost as a header or a record shows it: dollars, at most ten decimals, no exponent, no trailing zeros. */

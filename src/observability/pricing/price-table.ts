@@ -47,6 +47,8 @@ const ProviderPricesSchema = Type.Object(
   {
     /** Share of the price taken off for a provider batch's lines (0.5: half price). */
     batch_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Share of the price taken off for a call asked for the flex tier (`service_tier: "flex"`, OpenAI's). */
+    flex_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     /** Tables looked at, in order, for a model this provider's own table does not have. */
     same_as: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema)),
@@ -78,6 +80,8 @@ export interface PriceMatch {
   price: ModelPrice;
   /** The share taken off when the call is a line of a provider batch. */
   batchDiscount: number;
+  /** The share taken off when the call asked for the flex tier. */
+  flexDiscount: number;
 }
 
 export class PriceTable {
@@ -105,9 +109,10 @@ export class PriceTable {
     const own = this.providers.get(provider);
     if (!own) return undefined;
     const batchDiscount = own.batch_discount ?? 0;
+    const flexDiscount = own.flex_discount ?? 0;
     for (const table of [provider, ...(own.same_as ?? [])]) {
       const price = bestEntry(this.providers.get(table)?.models, model);
-      if (price) return { price, batchDiscount };
+      if (price) return { price, batchDiscount, flexDiscount };
     }
     return undefined;
   }
