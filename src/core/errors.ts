@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   invalid_body: { status: 400, type: 'invalid_request_error' },
   invalid_header: { status: 400, type: 'invalid_request_error' },
   invalid_query: { status: 400, type: 'invalid_request_error' },
+  invalid_path: { status: 400, type: 'invalid_request_error' },
   invalid_config: { status: 400, type: 'invalid_request_error' },
   unknown_provider: { status: 400, type: 'invalid_request_error' },
   missing_provider: { status: 400, type: 'invalid_request_error' },

@@ -131,6 +131,16 @@ function isGatewayOwnPath(url: string): boolean {
   return GATEWAY_OWN_SEGMENTS.has(decoded);
 }
 
+/**
+ * Whether the path has a `.` or `..` segment, as a URL parser reads it (`%2e` is a dot, `\` a slash):
+ * resolved against the provider's base URL, it would leave the base's own path (`{base}/../other`), so
+ * such a path is refused rather than sent anywhere.
+ */
+function hasDotSegment(url: string): boolean {
+  const path = url.split('?')[0];
+  return path.split(/[/\\]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+}
+
 /** Sends the request to the provider the headers or config select, answering with its response as it is. */
 export async function passThrough(
   deps: GatewayDeps,
@@ -168,6 +178,12 @@ export async function registerPassthroughRoutes(app: FastifyInstance, deps: Gate
       handler: (request, reply) => {
         if (isGatewayOwnPath(request.url)) {
           throw new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+        }
+        if (hasDotSegment(request.url)) {
+          throw new GatewayError(
+            'invalid_path',
+            `The path ${request.url.split('?')[0]} has a '.' or '..' segment: a pass-through path must name the provider endpoint itself`,
+          );
         }
         return passThrough(deps, request, reply);
       },

@@ -1,0 +1,101 @@
+/**
+ * The pass-through's edges: a path never leaves the provider's base URL, what is forwarded and relayed
+ * is the end-to-end part of a request and its answer only, and a failed answer comes back readable.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectOpenAIError, rawExchange } from './support.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+interface RecordingUpstream {
+  url: string;
+  seen: Seen[];
+  close(): Promise<void>;
+}
+
+type Answer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+
+/** An OpenAI-style upstream that notes each request as it came and answers with `answer` (JSON echo by default). */
+async function startRecordingUpstream(answer?: Answer): Promise<RecordingUpstream> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      if (answer) return answer(req, res, body);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'echo', url: req.url }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let gateway: TestGateway;
+let upstream: RecordingUpstream;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream();
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+/** A config whose provider lives under a path of a shared host (one tenant's prefix). */
+function tenantConfig(host: string): string {
+  return JSON.stringify({ provider: 'openai', api_key: 'sk-tenant-a', custom_host: `${host}/tenant-a/v1` });
+}
+
+function rawGet(path: string, host: string): string {
+  return (
+    `GET ${path} HTTP/1.1\r\nhost: gateway\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+    `x-gateway-config: ${tenantConfig(host)}\r\nconnection: close\r\n\r\n`
+  );
+}
+
+describe('the path stays under the provider base URL', () => {
+  it.each([
+    '/v1/../../tenant-b/v1/files',
+    '/v1/%2e%2e/%2E%2E/tenant-b/v1/files',
+    '/v1/vector_stores/.%2e/.%2e/.%2e/tenant-b/v1/files',
+    '/v1/vector_stores/%2e/../../../admin',
+  ])('%s is refused before it reaches any provider', async (path) => {
+    const before = upstream.seen.length;
+    const exchange = await rawExchange(gateway.origin, rawGet(path, upstream.url));
+    const [response] = exchange.responses;
+    expect(response.status).toBe(400);
+    const body = JSON.parse(response.body) as unknown;
+    expectOpenAIError(body);
+    expect(body.error.code).toBe('invalid_path');
+    expect(upstream.seen.length).toBe(before);
+  });
+
+  it('dots inside a segment, encoded slashes and double slashes go as they came', async () => {
+    for (const path of ['/v1/vector_stores/a..b/.hidden', '/v1/vector_stores/a%2Fb', '/v1//vector_stores']) {
+      const exchange = await rawExchange(gateway.origin, rawGet(path, upstream.url));
+      expect(exchange.responses[0].status).toBe(200);
+      expect(upstream.seen.at(-1)?.url).toBe(`/tenant-a${path}`);
+    }
+  });
+});
