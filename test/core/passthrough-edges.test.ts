@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { expectOpenAIError, rawExchange } from './support.js';
+import { expectOpenAIError, parseRawResponses, rawExchange } from './support.js';
 
 interface Seen {
   method: string;
@@ -99,3 +99,26 @@ describe('the path stays under the provider base URL', () => {
     }
   });
 });
+
+describe('what is forwarded', () => {
+  it('an upload sent with Expect: 100-continue (as curl sends a large one) reaches the provider', async () => {
+    const body = JSON.stringify({ input: 'x'.repeat(2048) });
+    const head =
+      `POST /v1/uploads HTTP/1.1\r\nhost: gateway\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+      `x-gateway-config: ${tenantConfig(upstream.url)}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nexpect: 100-continue\r\nconnection: close\r\n\r\n`;
+    const exchange = await rawExchange(gateway.origin, head + body);
+    const text = exchange.received.toString('latin1');
+    expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+    const [response] = parseAfterContinue(text);
+    expect(response.status).toBe(200);
+    const seen = upstream.seen.at(-1)!;
+    expect(seen.url).toBe('/tenant-a/v1/uploads');
+    expect(seen.body.toString()).toBe(body);
+    expect(seen.headers.expect).toBeUndefined();
+  });
+});
+
+function parseAfterContinue(text: string): ReturnType<typeof parseRawResponses> {
+  return parseRawResponses(Buffer.from(text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''), 'latin1'));
+}

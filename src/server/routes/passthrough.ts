@@ -34,7 +34,8 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials.
+ * Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials,
+ * not `expect` (the client's `100-continue` is the gateway's to answer, and undici refuses to send one).
  * `accept-encoding` stays behind too: answers then come uncompressed, so that a failed answer can be read
  * and have credentials cut out of it (a compressed body would carry them past the scrub).
  */
@@ -47,7 +48,9 @@ function requestHeadersToForward(headers: FastifyRequest['headers']): Record<str
       (name !== 'content-length' && HOP_BY_HOP.has(name)) ||
       name.startsWith('x-gateway-') ||
       name === 'authorization' ||
-      name === 'accept-encoding'
+      name === 'accept-encoding' ||
+      // Answered here (100 Continue) before the body was read; the provider's side is the gateway's.
+      name === 'expect'
     ) {
       continue;
     }
