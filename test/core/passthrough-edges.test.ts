@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAIError, parseRawResponses, rawExchange } from './support.js';
@@ -122,3 +123,52 @@ describe('what is forwarded', () => {
 function parseAfterContinue(text: string): ReturnType<typeof parseRawResponses> {
   return parseRawResponses(Buffer.from(text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''), 'latin1'));
 }
+
+describe('a failed answer', () => {
+  it.each([
+    ['gzip', gzipSync],
+    ['br', brotliCompressSync],
+  ] as const)(
+    'sent %s-compressed is relayed readable, with the stored key cut out',
+    async (encoding, compress) => {
+      const key = 'sk-compressed-error-key-123456';
+      const errorBody = {
+        error: {
+          message: `Incorrect API key provided: ${key}.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      };
+      const compressing = await startRecordingUpstream((_req, res) => {
+        const bytes = compress(Buffer.from(JSON.stringify(errorBody)));
+        res.writeHead(401, {
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+          'content-length': bytes.length,
+        });
+        res.end(bytes);
+      });
+      try {
+        const response = await fetch(`${gateway.url}/vector_stores`, {
+          headers: {
+            'x-gateway-api-key': gateway.adminKey,
+            'x-gateway-config': JSON.stringify({
+              provider: 'openai',
+              api_key: key,
+              custom_host: `${compressing.url}/v1`,
+            }),
+          },
+        });
+        expect(response.status).toBe(401);
+        const text = await response.text();
+        expect(text).not.toContain(key);
+        const body = JSON.parse(text) as typeof errorBody;
+        expect(body.error.message).toBe('Incorrect API key provided: [REDACTED].');
+        expect(body.error.code).toBe('invalid_api_key');
+      } finally {
+        await compressing.close();
+      }
+    },
+  );
+});

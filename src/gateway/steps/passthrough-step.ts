@@ -15,6 +15,7 @@ import { maskSecrets } from '../../core/mask-secrets.js';
 import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
 import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
+import { failedAnswerText } from '../passthrough/failed-answer-text.js';
 
 export const callPassthrough: TargetHandler = async (call) => {
   const { run, resolved, node } = call;
@@ -114,8 +115,9 @@ export const callPassthrough: TargetHandler = async (call) => {
       });
     }
     let bodyText: string;
+    let relayHeaders = headers;
     try {
-      bodyText = await response.body.text();
+      ({ text: bodyText, headers: relayHeaders } = await failedAnswerText(response.body, headers));
     } catch (err) {
       return fail(
         new GatewayError(
@@ -143,7 +145,7 @@ export const callPassthrough: TargetHandler = async (call) => {
       usage: undefined,
       ttfbMs,
       malformedChunks: 0,
-      relay: { status, headers, body: scrubbed },
+      relay: { status, headers: relayHeaders, body: scrubbed },
     };
     return finish(outcome);
   } finally {
