@@ -172,3 +172,67 @@ describe('a failed answer', () => {
     },
   );
 });
+
+describe('a body too large to be kept for a second send', () => {
+  const LIMIT = 65536;
+  let small: TestGateway;
+  let busy: RecordingUpstream;
+
+  beforeAll(async () => {
+    small = await startGateway({ env: { GATEWAY_BODY_LIMIT_BYTES: String(LIMIT) } });
+    busy = await startRecordingUpstream((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'x-busy': 'yes' });
+      res.end(JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error' } }));
+    });
+  });
+  afterAll(async () => {
+    await small?.close();
+    await busy?.close();
+  });
+
+  function send(config: Record<string, unknown>): Promise<Response> {
+    return fetch(`${small.url}/uploads/up_1/parts`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': small.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        'content-type': 'application/octet-stream',
+      },
+      body: Buffer.alloc(LIMIT * 3, 'a'),
+    });
+  }
+
+  it('is not retried: the provider failure stands', async () => {
+    const before = busy.seen.length;
+    const response = await send({
+      provider: 'openai',
+      api_key: 'sk-busy',
+      custom_host: `${busy.url}/v1`,
+      retry: { attempts: 2, on_status_codes: [503] },
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-busy')).toBe('yes');
+    expect(await response.json()).toEqual({
+      error: { message: 'The server is overloaded', type: 'server_error' },
+    });
+    expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('0');
+    expect(busy.seen.length - before).toBe(1);
+    expect(busy.seen.at(-1)!.body.length).toBe(LIMIT * 3);
+  });
+
+  it('does not fall back: the provider failure stands', async () => {
+    const before = { busy: busy.seen.length, other: upstream.seen.length };
+    const response = await send({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-busy', custom_host: `${busy.url}/v1` },
+        { provider: 'openai', api_key: 'sk-other', custom_host: `${upstream.url}/v1` },
+      ],
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-busy')).toBe('yes');
+    expect(response.headers.get('x-gateway-last-used-option-index')).toBe('targets[0]');
+    expect(busy.seen.length - before.busy).toBe(1);
+    expect(upstream.seen.length - before.other).toBe(0);
+  });
+});

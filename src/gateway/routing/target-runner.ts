@@ -124,8 +124,13 @@ function runResolved(
     return refused(run, path, resolved.adapter.id, performance.now(), err);
   }
   const model = request.body.model;
-  // Part of an answer went out and this target cannot take it over: the earlier failure stands.
-  if (call.sink && call.sink.written > 0 && run.lastFailure && !canTakeOver(run, request)) {
+  // Part of an answer went out and this target cannot take it over, or a pass-through's body went out
+  // and was too large to be kept for another send: the earlier failure stands.
+  if (
+    run.lastFailure &&
+    ((call.sink && call.sink.written > 0 && !canTakeOver(run, request)) ||
+      call.passthrough?.body?.canSend === false)
+  ) {
     return Promise.resolve(run.lastFailure);
   }
   // The target the answer's headers and record name: this one from here on (its steps read it), unless

@@ -5,6 +5,7 @@
  * A call whose bytes already reached the client is never retried (routing/retry-policy.ts). A retry the
  * breaker skips (the circuit this request's own failures opened) is no retry made: it is not counted, and
  * the answer is the last call's, the provider's own error rather than the gateway's `circuit_open`.
+ * Nor is a pass-through whose body was too large to be kept for a second send (passthrough/replayable-body.ts).
  */
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
@@ -48,6 +49,8 @@ async function withRetries(
       if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
       if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
     }
+    // A pass-through body larger than could be kept went once and cannot go again: the answer stands.
+    if (run.call.passthrough?.body?.canSend === false) return outcome;
     const delay = outcome.ok
       ? { waitMs: backoffDelayMs(retry + 1, run.deps.routing.random), retryAfterMs: 0 }
       : retryDelayMs(outcome, retry + 1, policy, run.deps.routing.random, retryAfterLeftMs);
