@@ -120,6 +120,42 @@ describe('what is forwarded', () => {
   });
 });
 
+describe('hop-by-hop headers named in Connection', () => {
+  it('stay behind in both directions', async () => {
+    const hopping = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        connection: 'keep-alive, x-upstream-hop',
+        'x-upstream-hop': 'between-provider-and-gateway',
+        'x-end-to-end': 'kept',
+      });
+      res.end('{"ok":true}');
+    });
+    try {
+      const config = JSON.stringify({
+        provider: 'openai',
+        api_key: 'sk-hop',
+        custom_host: `${hopping.url}/v1`,
+      });
+      const exchange = await rawExchange(
+        gateway.origin,
+        `GET /v1/vector_stores HTTP/1.1\r\nhost: gateway\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+          `x-gateway-config: ${config}\r\nconnection: close, X-Client-Hop\r\nx-client-hop: between-client-and-gateway\r\n` +
+          `x-client-end-to-end: kept\r\n\r\n`,
+      );
+      const head = exchange.received.toString('latin1').split('\r\n\r\n')[0].toLowerCase();
+      expect(head.startsWith('http/1.1 200')).toBe(true);
+      expect(head).not.toContain('x-upstream-hop');
+      expect(head).toContain('x-end-to-end: kept');
+      const seen = hopping.seen.at(-1)!;
+      expect(seen.headers['x-client-hop']).toBeUndefined();
+      expect(seen.headers['x-client-end-to-end']).toBe('kept');
+    } finally {
+      await hopping.close();
+    }
+  });
+});
+
 function parseAfterContinue(text: string): ReturnType<typeof parseRawResponses> {
   return parseRawResponses(Buffer.from(text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''), 'latin1'));
 }

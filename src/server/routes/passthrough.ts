@@ -33,6 +33,12 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 
+/** The headers a `Connection` header names: hop-by-hop for that one connection (RFC 9110 §7.6.1). */
+function connectionOptions(connection: string | string[] | undefined): Set<string> {
+  const value = Array.isArray(connection) ? connection.join(',') : (connection ?? '');
+  return new Set(value.split(',').map((name) => name.trim().toLowerCase()));
+}
+
 /**
  * Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials,
  * not `expect` (the client's `100-continue` is the gateway's to answer, and undici refuses to send one).
@@ -41,9 +47,11 @@ const HOP_BY_HOP = new Set([
  */
 function requestHeadersToForward(headers: FastifyRequest['headers']): Record<string, string> {
   const out: Record<string, string> = {};
+  const hops = connectionOptions(headers.connection);
   for (const [name, value] of Object.entries(headers)) {
     if (
       value === undefined ||
+      hops.has(name) ||
       // The body is streamed as it came, so its length stays what the client said.
       (name !== 'content-length' && HOP_BY_HOP.has(name)) ||
       name.startsWith('x-gateway-') ||
@@ -64,9 +72,15 @@ function responseHeadersToReturn(
   bodyChanged: boolean,
 ): Record<string, string> {
   const out: Record<string, string> = {};
+  const hops = connectionOptions(headers.connection);
   for (const [name, value] of Object.entries(headers)) {
     // The gateway's own headers (trace id, provider…) are never the provider's to set.
-    if ((name !== 'content-length' && HOP_BY_HOP.has(name)) || name.startsWith('x-gateway-')) continue;
+    if (
+      (name !== 'content-length' && (HOP_BY_HOP.has(name) || hops.has(name))) ||
+      name.startsWith('x-gateway-')
+    ) {
+      continue;
+    }
     if (bodyChanged && name === 'content-length') continue;
     out[name] = value;
   }
