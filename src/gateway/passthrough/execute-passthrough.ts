@@ -72,7 +72,9 @@ export async function executePassthrough(
   }
 
   const answer = read?.result();
-  const model = answer?.model ?? modelOfPath(passthrough.path);
+  const requestBody = requestBodyForLog(passthrough);
+  // The model the provider says answered, else the one the request names: in its body, else its path.
+  const model = answer?.model ?? bodyModel(requestBody) ?? modelOfPath(passthrough.path);
   state.cost = callCost(deps.prices, run.attempts, {
     provider: state.provider,
     model,
@@ -90,7 +92,7 @@ export async function executePassthrough(
     endedAt: performance.now(),
     error,
     malformedChunks: 0,
-    requestBody: requestBodyForLog(passthrough),
+    requestBody,
     responseBody: null,
     responseText: undefined,
     attempts: run.attempts,
@@ -98,6 +100,12 @@ export async function executePassthrough(
     hooksText: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
+}
+
+/** The `model` a pass-through's JSON body names. */
+function bodyModel(body: unknown): string | undefined {
+  const model = (body as { model?: unknown } | null)?.model;
+  return typeof model === 'string' ? model : undefined;
 }
 
 function requestBodyForLog(passthrough: PassthroughCall): unknown {
