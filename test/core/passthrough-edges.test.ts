@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { expectOpenAIError, parseRawResponses, rawExchange } from './support.js';
+import {
+  expectOpenAIError,
+  parseRawResponses,
+  rawExchange,
+  sleep,
+  uniqueId,
+  waitForLogs,
+} from './support.js';
 
 interface Seen {
   method: string;
@@ -153,6 +160,66 @@ describe('hop-by-hop headers named in Connection', () => {
     } finally {
       await hopping.close();
     }
+  });
+});
+
+describe('an answer that does not reach its end', () => {
+  let breaking: RecordingUpstream;
+  let closedAt: number | undefined;
+
+  beforeAll(async () => {
+    breaking = await startRecordingUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"i":0}\n\n');
+      if (req.url?.includes('breaks')) {
+        setTimeout(() => res.socket?.destroy(), 100);
+        return;
+      }
+      let i = 1;
+      const timer = setInterval(() => res.write(`data: {"i":${i++}}\n\n`), 50);
+      res.on('close', () => {
+        clearInterval(timer);
+        closedAt = Date.now();
+      });
+    });
+  });
+  afterAll(() => breaking?.close());
+
+  function stream(path: string, traceId: string, signal?: AbortSignal): Promise<Response> {
+    const config = { provider: 'openai', api_key: 'sk-sse', custom_host: `${breaking.url}/v1` };
+    return fetch(`${gateway.url}${path}`, {
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        'x-gateway-trace-id': traceId,
+      },
+      signal,
+    });
+  }
+
+  it('cut by the provider is recorded as the provider failing, not as the client leaving', async () => {
+    const traceId = uniqueId('pt-provider-cut');
+    const response = await stream('/stream/breaks', traceId);
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    expect(record.status).toBe(502);
+    expect(record.error_code).toBe('upstream_unreachable');
+  });
+
+  it('left by the client is recorded as 499 and the provider connection is closed', async () => {
+    const traceId = uniqueId('pt-client-left');
+    const leaving = new AbortController();
+    const response = await stream('/stream/long', traceId, leaving.signal);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('data: {"i":0}');
+    closedAt = undefined;
+    leaving.abort();
+    const left = Date.now();
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    expect(record.status).toBe(499);
+    for (let i = 0; i < 40 && closedAt === undefined; i++) await sleep(25);
+    expect(closedAt! - left).toBeLessThan(1000);
   });
 });
 

@@ -54,10 +54,18 @@ export async function executePassthrough(
   const relay = outcome?.relay;
   if (relay) {
     read = readJsonAnswer(relay);
+    const broke = watchBody(relay);
     const whole = await sink.relay(relay, state);
     status = relay.status;
     if (!outcome.ok) error = outcome.error;
-    else if (!whole) {
+    else if (broke.error !== undefined) {
+      // The provider's answer broke off: the client's connection is cut too (its side reads as gone).
+      error = new GatewayError(
+        'upstream_unreachable',
+        `${state.provider ?? 'The provider'}'s answer broke off before its end: ${(broke.error as Error).message}`,
+      );
+      status = error.status;
+    } else if (!whole) {
       status = ctx.signal.aborted ? 499 : status;
       error = new GatewayError(
         'upstream_unreachable',
@@ -100,6 +108,22 @@ export async function executePassthrough(
     hooksText: undefined,
   };
   for (const observer of deps.observers) observer.callEnded(summary);
+}
+
+/** Notes an error of the relayed body's source (the provider's answer breaking off) as it goes by. */
+function watchBody(relay: UpstreamRelay): { error: unknown } {
+  const seen: { error: unknown } = { error: undefined };
+  const body = relay.body;
+  if (typeof body === 'string') return seen;
+  relay.body = (async function* watched() {
+    try {
+      yield* body;
+    } catch (err) {
+      seen.error = err ?? new Error('unknown error');
+      throw err;
+    }
+  })();
+  return seen;
 }
 
 /** The `model` a pass-through's JSON body names. */
