@@ -171,6 +171,10 @@ describe('an answer that does not reach its end', () => {
     breaking = await startRecordingUpstream((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"i":0}\n\n');
+      if (req.url?.includes('stalls')) {
+        res.on('close', () => (closedAt = Date.now()));
+        return;
+      }
       if (req.url?.includes('breaks')) {
         setTimeout(() => res.socket?.destroy(), 100);
         return;
@@ -185,8 +189,13 @@ describe('an answer that does not reach its end', () => {
   });
   afterAll(() => breaking?.close());
 
-  function stream(path: string, traceId: string, signal?: AbortSignal): Promise<Response> {
-    const config = { provider: 'openai', api_key: 'sk-sse', custom_host: `${breaking.url}/v1` };
+  function stream(
+    path: string,
+    traceId: string,
+    signal?: AbortSignal,
+    more: Record<string, unknown> = {},
+  ): Promise<Response> {
+    const config = { provider: 'openai', api_key: 'sk-sse', custom_host: `${breaking.url}/v1`, ...more };
     return fetch(`${gateway.url}${path}`, {
       headers: {
         'x-gateway-api-key': gateway.adminKey,
@@ -205,6 +214,30 @@ describe('an answer that does not reach its end', () => {
     const [record] = await waitForLogs(gateway, { trace_id: traceId });
     expect(record.status).toBe(502);
     expect(record.error_code).toBe('upstream_unreachable');
+  });
+
+  it('gone silent for longer than request_timeout is ended, not held open', async () => {
+    const traceId = uniqueId('pt-stalled');
+    closedAt = undefined;
+    const started = Date.now();
+    const response = await stream('/stream/stalls', traceId, undefined, { request_timeout: 300 });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('data: {"i":0}');
+    const rest = await Promise.race([
+      reader.read().then(
+        () => 'ended',
+        () => 'cut',
+      ),
+      sleep(3000).then(() => 'held'),
+    ]);
+    expect(rest).toBe('cut');
+    expect(Date.now() - started).toBeLessThan(2000);
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    expect(record.status).toBe(408);
+    expect(record.error_code).toBe('request_timeout');
+    for (let i = 0; i < 40 && closedAt === undefined; i++) await sleep(25);
+    expect(closedAt).toBeDefined();
   });
 
   it('left by the client is recorded as 499 and the provider connection is closed', async () => {

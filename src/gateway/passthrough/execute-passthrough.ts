@@ -59,11 +59,15 @@ export async function executePassthrough(
     status = relay.status;
     if (!outcome.ok) error = outcome.error;
     else if (broke.error !== undefined) {
-      // The provider's answer broke off: the client's connection is cut too (its side reads as gone).
-      error = new GatewayError(
-        'upstream_unreachable',
-        `${state.provider ?? 'The provider'}'s answer broke off before its end: ${(broke.error as Error).message}`,
-      );
+      // The provider's answer broke off (or went silent too long): the client's connection is cut too
+      // (its side reads as gone).
+      error =
+        broke.error instanceof GatewayError
+          ? broke.error
+          : new GatewayError(
+              'upstream_unreachable',
+              `${state.provider ?? 'The provider'}'s answer broke off before its end: ${(broke.error as Error).message}`,
+            );
       status = error.status;
     } else if (!whole) {
       status = ctx.signal.aborted ? 499 : status;

@@ -3,7 +3,9 @@
  * arrives), with the target's credentials added by the adapter. A 2xx answer is handed on to be relayed as
  * it comes; any other is read whole and has the target's credentials cut out, so a caller holding only a
  * gateway key never reads a stored provider key in an error that echoes it; it is relayed when no retry or
- * fallback takes over. The answer's headers have the credentials cut out either way.
+ * fallback takes over. The answer's headers have the credentials cut out either way. A relayed body that
+ * goes silent for longer than `request_timeout` (GATEWAY_STREAM_IDLE_TIMEOUT_MS without one) is ended, as a
+ * model stream is: a provider that stalls does not hold the client and its connection for ever.
  */
 import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
@@ -15,6 +17,7 @@ import { maskSecrets } from '../../core/mask-secrets.js';
 import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
 import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
+import type { UpstreamBody } from '../upstream.js';
 import { failedAnswerText } from '../passthrough/failed-answer-text.js';
 
 export const callPassthrough: TargetHandler = async (call) => {
@@ -25,6 +28,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   const { adapter } = resolved;
   const started = performance.now();
   const timeoutMs = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
+  const idleMs = node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs;
   const controller = new CallAbort();
   const onClientAbort = () => controller.abort();
   ctx.signal.addEventListener('abort', onClientAbort, { once: true });
@@ -109,7 +113,7 @@ export const callPassthrough: TargetHandler = async (call) => {
         relay: {
           status,
           headers,
-          body: response.body,
+          body: idleBounded(response.body, idleMs, adapter.id),
           usageOf: (answer) => adapter.passthroughUsage(answer),
         },
       });
@@ -153,3 +157,37 @@ export const callPassthrough: TargetHandler = async (call) => {
     ctx.signal.removeEventListener('abort', onClientAbort);
   }
 };
+
+/** The body as it arrives; when nothing comes for `idleMs`, the provider's answer is closed and it fails. */
+async function* idleBounded(
+  body: UpstreamBody,
+  idleMs: number,
+  provider: string,
+): AsyncGenerator<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      let silent = false;
+      // Closing the answer ends the wait for its next chunk, which then reads as the end: `silent` tells.
+      const timer = setTimeout(() => {
+        silent = true;
+        body.destroy();
+      }, idleMs);
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (silent) throw new GatewayError('request_timeout', `${provider} sent nothing for ${idleMs} ms`);
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!ended) await iterator.return?.();
+  }
+}
