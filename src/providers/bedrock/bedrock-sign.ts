@@ -13,6 +13,7 @@ export async function signBedrockRequest(
   signingDate?: Date,
 ): Promise<UpstreamRequest> {
   const url = new URL(request.url);
+  url.pathname = uriPath(url.pathname);
   const { SignatureV4 } = await loadSigner();
   const signer = new SignatureV4({
     service: BEDROCK_SIGNING_SERVICE,
@@ -47,7 +48,19 @@ export async function signBedrockRequest(
   for (const [name, value] of Object.entries(signed.headers)) {
     if (name.toLowerCase() !== 'host') headers[name.toLowerCase()] = String(value);
   }
-  return { ...request, headers };
+  return { ...request, url: url.href, headers };
+}
+
+/**
+ * The path with every character a URI path cannot hold raw (`[`, `]`, `|`, `^`, a `%` that begins no
+ * escape…) percent-encoded, as an AWS SDK sends it. AWS reads the canonical path as that path encoded once
+ * more; the signer encodes the path it is given once, so the path signed and sent must already be the
+ * encoded one, or a raw `|` is signed as `%7C` where AWS reads `%257C`.
+ */
+function uriPath(pathname: string): string {
+  return pathname.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (char) =>
+    char === '%' ? '%25' : encodeURIComponent(char),
+  );
 }
 
 let signerModule: Promise<typeof import('@smithy/signature-v4')> | undefined;
