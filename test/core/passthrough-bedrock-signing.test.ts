@@ -46,3 +46,34 @@ describe('Bedrock pass-through paths are signed as AWS reads them', () => {
     expect(bedrock.requests.at(-1)!.path).toBe(`${sent}?q=a+b&z=%2F`);
   });
 });
+
+describe('a Bedrock pass-through body larger than can be signed', () => {
+  let small: TestGateway;
+  beforeAll(async () => {
+    small = await startGateway({ env: { GATEWAY_BODY_LIMIT_BYTES: '65536' } });
+  });
+  afterAll(() => small?.close());
+
+  it('is refused with 413 as soon as it passes the limit, not once the whole upload is in', async () => {
+    const config = {
+      provider: 'bedrock',
+      cloudc_access_key_id: 'AKIDFAKEBEDROCK',
+      cloudc_secret_access_key: 'fake-secret-key',
+      cloudc_region: 'us-east-1',
+      custom_host: bedrock.url,
+    };
+    const before = bedrock.requests.length;
+    // A 10 MB upload of which only the first 100 kB is sent: the rest would take as long as it takes.
+    const exchange = await rawExchange(
+      small.origin,
+      `POST /v1/model/amazon.nova-pro-v1:0/converse HTTP/1.1\r\nhost: gateway\r\n` +
+        `x-gateway-api-key: ${small.adminKey}\r\nx-gateway-config: ${JSON.stringify(config)}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${10 << 20}\r\n\r\n${'a'.repeat(100_000)}`,
+      { waitMs: 1500 },
+    );
+    const [response] = exchange.responses;
+    expect(response?.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'payload_too_large' } });
+    expect(bedrock.requests.length).toBe(before);
+  });
+});

@@ -43,9 +43,13 @@ export class ReplayableBody {
     return this.iterate();
   }
 
-  /** Reads the whole body (for providers that sign its bytes); refused beyond the replay limit. */
+  /** Reads the whole body (for providers that sign its bytes); refused as soon as it passes the replay
+   * limit, without waiting for the rest of it. */
   async bytes(): Promise<Uint8Array> {
-    for await (const _chunk of this.send()) void _chunk;
+    for await (const _chunk of this.send()) {
+      void _chunk;
+      if (!this.replayable) break;
+    }
     const whole = this.whole;
     if (!whole) {
       throw new GatewayError(
