@@ -127,6 +127,38 @@ describe('what is forwarded', () => {
   });
 });
 
+describe('an upload keeps the length the client gave it', () => {
+  it.each([
+    ['openai', {}],
+    ['anthropic', {}],
+    [
+      'azure-openai',
+      { cloudd_resource_name: 'r', cloudd_deployment_id: 'd', cloudd_api_version: '2024-10-21' },
+    ],
+    ['azure-ai', { cloudd_api_version: '2024-05-01-preview' }],
+    ['cohere', {}],
+    ['google', {}],
+  ])('%s', async (provider, extra) => {
+    const config = { provider, api_key: 'k-upload', custom_host: upstream.url, ...extra };
+    const bytes = Buffer.alloc(300_000, 'z');
+    const response = await fetch(`${gateway.url}/uploads/up_1/parts`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        'content-type': 'application/octet-stream',
+      },
+      body: bytes,
+    });
+    expect(response.status).toBe(200);
+    const seen = upstream.seen.at(-1)!;
+    expect(seen.url).toContain('/uploads/up_1/parts');
+    expect(seen.body.length).toBe(bytes.length);
+    expect(seen.headers['content-length']).toBe(String(bytes.length));
+    expect(seen.headers['transfer-encoding']).toBeUndefined();
+  });
+});
+
 describe('hop-by-hop headers named in Connection', () => {
   it('stay behind in both directions', async () => {
     const hopping = await startRecordingUpstream((_req, res) => {

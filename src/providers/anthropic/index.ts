@@ -41,7 +41,6 @@ export const anthropicAdapter: ProviderAdapter = {
     const headers: Record<string, string> = { ...req.headers };
     delete headers.authorization;
     delete headers.host;
-    delete headers['content-length'];
     Object.assign(headers, anthropicHeaders(req.target, req.headers));
     if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
     return {

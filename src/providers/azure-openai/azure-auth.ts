@@ -34,8 +34,8 @@ export function azureAuthHeaders(
 const JWT = /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/;
 
 /**
- * The headers of a passthrough call: the client's own credentials and the hop-by-hop headers are
- * dropped, and the target's Azure credentials take their place.
+ * The headers of a passthrough call: the client's own credentials and `host` are dropped (the body goes
+ * as the client sent it, with its length), and the target's Azure credentials take their place.
  */
 export function azurePassthroughHeaders(
   incoming: Record<string, string>,
@@ -47,6 +47,5 @@ export function azurePassthroughHeaders(
   delete headers.authorization;
   delete headers['api-key'];
   delete headers.host;
-  delete headers['content-length'];
   return Object.assign(headers, azureAuthHeaders(target, auth, keyStyle));
 }

@@ -46,7 +46,6 @@ export const cohereAdapter: ProviderAdapter = {
     const headers: Record<string, string> = { ...req.headers };
     delete headers.authorization;
     delete headers.host;
-    delete headers['content-length'];
     const auth = cohereHeaders(req.target).authorization;
     if (auth) headers.authorization = auth;
     const out: UpstreamRequest = { method: req.method, url: cohereUrl(req.target, path), headers };
