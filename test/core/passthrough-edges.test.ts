@@ -272,6 +272,40 @@ describe('an answer that does not reach its end', () => {
     expect(closedAt).toBeDefined();
   });
 
+  it('a failed answer whose body stalls ends within request_timeout', async () => {
+    const stalling = await startRecordingUpstream((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.write('{"error":{"message":"half an err');
+    });
+    try {
+      const traceId = uniqueId('pt-stalled-error');
+      const started = Date.now();
+      const config = {
+        provider: 'openai',
+        api_key: 'sk-err',
+        custom_host: `${stalling.url}/v1`,
+        request_timeout: 300,
+      };
+      const response = await Promise.race([
+        fetch(`${gateway.url}/vector_stores`, {
+          headers: {
+            'x-gateway-api-key': gateway.adminKey,
+            'x-gateway-config': JSON.stringify(config),
+            'x-gateway-trace-id': traceId,
+          },
+        }),
+        sleep(3000).then(() => undefined),
+      ]);
+      expect(response?.status).toBe(408);
+      expect(Date.now() - started).toBeLessThan(2000);
+      const body = (await response!.json()) as unknown;
+      expectOpenAIError(body);
+      expect(body.error.code).toBe('request_timeout');
+    } finally {
+      await stalling.close();
+    }
+  });
+
   it('left by the client is recorded as 499 and the provider connection is closed', async () => {
     const traceId = uniqueId('pt-client-left');
     const leaving = new AbortController();

@@ -54,6 +54,18 @@ export const callPassthrough: TargetHandler = async (call) => {
     error: GatewayError | ProviderError,
     reason: 'config' | 'status' | 'connection' | 'timeout' | 'client_gone',
   ) => finish(gatewayFailure(scrubSecrets(error, targetSecrets(resolved.target, auth)), reason));
+  /** The failure of a call the client left or request_timeout ended; undefined when neither did. */
+  const cutShort = () => {
+    if (ctx.signal.aborted)
+      return fail(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
+    if (controller.aborted) {
+      return fail(
+        new GatewayError('request_timeout', `${adapter.id} did not answer within ${timeoutMs} ms`),
+        'timeout',
+      );
+    }
+    return undefined;
+  };
 
   try {
     let response;
@@ -73,14 +85,8 @@ export const callPassthrough: TargetHandler = async (call) => {
       if (err instanceof GatewayError || err instanceof ProviderError) {
         return fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
       }
-      if (ctx.signal.aborted)
-        return fail(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
-      if (controller.aborted) {
-        return fail(
-          new GatewayError('request_timeout', `${adapter.id} did not answer within ${timeoutMs} ms`),
-          'timeout',
-        );
-      }
+      const cut = cutShort();
+      if (cut) return cut;
       if (refusedByPolicy(err)) {
         return fail(
           new GatewayError('custom_host_refused', (err as Error).message, { param: 'custom_host' }),
@@ -94,13 +100,14 @@ export const callPassthrough: TargetHandler = async (call) => {
         'connection',
       );
     }
-    clearTimeout(timer);
     const ttfbMs = performance.now() - started;
     const status = response.statusCode;
     const secrets = targetSecrets(resolved.target, auth);
     // A provider may echo the credential in a header as well as in a body: relayed headers never hold it.
     const headers = scrubHeaders(response.headers, secrets);
     if (status >= 200 && status < 300) {
+      // From here the relay's own silence deadline applies; a failed answer is read within request_timeout.
+      clearTimeout(timer);
       return finish({
         ok: true,
         status,
@@ -123,6 +130,8 @@ export const callPassthrough: TargetHandler = async (call) => {
     try {
       ({ text: bodyText, headers: relayHeaders } = await failedAnswerText(response.body, headers));
     } catch (err) {
+      const cut = cutShort();
+      if (cut) return cut;
       return fail(
         new GatewayError(
           'upstream_unreachable',
