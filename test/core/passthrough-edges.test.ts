@@ -127,6 +127,50 @@ describe('what is forwarded', () => {
   });
 });
 
+describe('a redirect or a not-modified answer', () => {
+  it.each([
+    [302, { location: 'https://files.example.com/signed/abc' }],
+    [304, { etag: '"v1"' }],
+  ] as const)(
+    '%i is the answer, relayed and recorded without an error, not a failure to fall back from',
+    async (status, headers) => {
+      const answering = await startRecordingUpstream((_req, res) => {
+        res.writeHead(status, headers);
+        res.end();
+      });
+      try {
+        const traceId = uniqueId('pt-3xx');
+        const before = upstream.seen.length;
+        const config = {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { provider: 'openai', api_key: 'sk-a', custom_host: `${answering.url}/v1` },
+            { provider: 'openai', api_key: 'sk-b', custom_host: `${upstream.url}/v1` },
+          ],
+        };
+        const response = await fetch(`${gateway.url}/vector_stores/vs_1/content`, {
+          redirect: 'manual',
+          headers: {
+            'x-gateway-api-key': gateway.adminKey,
+            'x-gateway-config': JSON.stringify(config),
+            'x-gateway-trace-id': traceId,
+            'if-none-match': '"v1"',
+          },
+        });
+        expect(response.status).toBe(status);
+        for (const [name, value] of Object.entries(headers)) expect(response.headers.get(name)).toBe(value);
+        expect(response.headers.get('x-gateway-last-used-option-index')).toBe('targets[0]');
+        expect(upstream.seen.length).toBe(before);
+        const [record] = await waitForLogs(gateway, { trace_id: traceId });
+        expect(record.status).toBe(status);
+        expect(record.error_code).toBeNull();
+      } finally {
+        await answering.close();
+      }
+    },
+  );
+});
+
 describe('an upload keeps the length the client gave it', () => {
   it.each([
     ['openai', {}],

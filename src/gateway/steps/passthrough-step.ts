@@ -3,7 +3,8 @@
  * arrives), with the target's credentials added by the adapter. A 2xx answer is handed on to be relayed as
  * it comes; any other is read whole and has the target's credentials cut out, so a caller holding only a
  * gateway key never reads a stored provider key in an error that echoes it; it is relayed when no retry or
- * fallback takes over. The answer's headers have the credentials cut out either way. A relayed body that
+ * fallback takes over (a 3xx — a redirect, a `304` — is read and scrubbed so too, but is an answer, never
+ * retried or fallen back from). The answer's headers have the credentials cut out either way. A relayed body that
  * goes silent for longer than `request_timeout` (GATEWAY_STREAM_IDLE_TIMEOUT_MS without one) is ended, as a
  * model stream is: a provider that stalls does not hold the client and its connection for ever.
  */
@@ -141,6 +142,20 @@ export const callPassthrough: TargetHandler = async (call) => {
       );
     }
     const scrubbed = maskSecrets(bodyText, secrets);
+    if (status < 400) {
+      // A redirect or a `304 Not Modified` is the provider's answer, not a failure to retry or fall back from.
+      return finish({
+        ok: true,
+        status,
+        streamed: false,
+        usage: undefined,
+        model: undefined,
+        upstreamHeaders: relayHeaders,
+        ttfbMs,
+        malformedChunks: 0,
+        relay: { status, headers: relayHeaders, body: scrubbed },
+      });
+    }
     // What retries, fallbacks and the log go by; the client gets the provider's own body.
     const error = new ProviderError({
       status,
