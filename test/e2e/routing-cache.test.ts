@@ -155,6 +155,33 @@ describe.concurrent('simple cache through the router', () => {
     },
   );
 
+  it.each([false, true])(
+    "a request's max_age bounds the age of what answers it (stream: %s), whatever the config that stored it",
+    async (stream) => {
+      const upstream = await fake('cached');
+      const ask = async (maxAge: number) => {
+        const sdk = client(gateway, target(upstream, { cache: { mode: 'simple', max_age: maxAge } }));
+        const body = { model: 'gpt-4o-mini', messages: userMessage(`max_age lowered ${stream}`) };
+        if (!stream) return (await sdk.chat.completions.create(body).withResponse()).response;
+        const { data, response } = await sdk.chat.completions
+          .create({ ...body, stream: true })
+          .withResponse();
+        for await (const _chunk of data) {
+          // drain the stream
+        }
+        return response;
+      };
+      // Stored for a day; then the config's max_age is lowered to 1 s.
+      expect((await ask(86_400)).headers.get('x-gateway-cache-status')).toBe('MISS');
+      expect((await ask(86_400)).headers.get('x-gateway-cache-status')).toBe('HIT');
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await ask(1)).headers.get('x-gateway-cache-status')).toBe('MISS');
+      expect(upstream.requests).toHaveLength(2);
+      // The answer stored by the lowered config answers within its own max_age.
+      expect((await ask(60)).headers.get('x-gateway-cache-status')).toBe('HIT');
+    },
+  );
+
   it('the namespace partitions streamed answers too', async () => {
     const upstream = await fake('cached');
     const config = target(upstream, { cache: simple });

@@ -238,6 +238,22 @@ describe('semantic cache', () => {
     expect(chatCalls()).toBe(calls + 1);
   });
 
+  it("answers only with entries within the request's max_age, whatever the config that stored them", async () => {
+    const daylong = semanticConfig({ max_age: 86_400 });
+    await ask('How deep is the Mariana Trench?', { config: daylong });
+    await ask('How long is the river Nile?', { config: daylong });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const lowered = semanticConfig({ max_age: 1 });
+    const calls = chatCalls();
+    // Neither an equal request nor a paraphrase is answered by the day-old entries.
+    expect((await ask('How deep is the Mariana Trench?', { config: lowered })).status).toBe('SEMANTIC_MISS');
+    expect((await ask('The river Nile: how long?', { config: lowered })).status).toBe('SEMANTIC_MISS');
+    expect(chatCalls()).toBe(calls + 2);
+    // What the lowered config stored answers it within its max_age.
+    expect((await ask('How deep is the Mariana Trench?', { config: lowered })).status).toBe('HIT');
+    expect((await ask('How long is the river Nile?', { config: lowered })).status).toBe('SEMANTIC_HIT');
+  });
+
   it('records the status and the similarity in the log', async () => {
     await ask('Who painted the Mona Lisa?');
     const { traceId, headers } = traceHeaders();

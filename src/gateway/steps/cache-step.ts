@@ -136,8 +136,17 @@ async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<Attem
     run.deps.logger.warn({ err }, 'response cache read failed');
     return undefined;
   }
-  if (!cached || !answersCall(call, cached)) return undefined;
+  if (!cached || !answersCall(call, cached) || !withinMaxAge(cached, plan.maxAgeMs)) return undefined;
   return replayAnswer(call, cached, () => (run.call.state.cacheStatus = 'HIT'));
+}
+
+/**
+ * Whether a stored answer is young enough for the call's `max_age`: an entry lives as long as the config
+ * that stored it said, but answers only a request whose own `max_age` it is within, so a lowered
+ * `max_age` holds at once rather than once the older entries expire.
+ */
+export function withinMaxAge(cached: CachedAnswer, maxAgeMs: number, now: number = Date.now()): boolean {
+  return now - cached.storedAt < maxAgeMs;
 }
 
 /** Whether a stored answer is of the form the call asks (a stream for a stream, JSON for JSON). */

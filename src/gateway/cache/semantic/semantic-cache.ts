@@ -46,6 +46,9 @@ export interface SemanticLookup {
   partition: string;
   exactKey: string;
   threshold: number;
+  /** The request's `max_age`, ms: an older entry does not answer it (it stays for the requests it is
+   * young enough for). Unset: any fresh entry answers. */
+  maxAgeMs?: number;
   /** The request's vector (unit length), asked only when no entry matches exactly; undefined when it
    * could not be had (the request then misses). */
   embed: () => Promise<Float32Array | undefined>;
@@ -90,7 +93,7 @@ export class SemanticCache {
     const exact = partition.exact.get(request.exactKey);
     if (exact && exact.expiresAtMs > now) {
       const entry = await this.readBack(request, exact.id, now);
-      if (entry) {
+      if (entry && youngEnough(entry, request, now)) {
         this.touch(entry.id);
         return { kind: 'exact', entry };
       }
@@ -100,7 +103,7 @@ export class SemanticCache {
     const nearest = partition.index?.nearest(vector, this.now(), request.threshold);
     if (nearest && nearest.similarity >= request.threshold) {
       const entry = await this.readBack(request, nearest.id, this.now());
-      if (entry) {
+      if (entry && youngEnough(entry, request, this.now())) {
         this.touch(entry.id);
         return { kind: 'similar', entry, similarity: nearest.similarity };
       }
@@ -314,6 +317,11 @@ export class SemanticCache {
     this.forget(request.partition, id);
     return undefined;
   }
+}
+
+/** Whether an entry is within the request's `max_age`. */
+function youngEnough(entry: SemanticCacheEntry, request: SemanticLookup, now: number): boolean {
+  return request.maxAgeMs === undefined || now - entry.created_at_ms < request.maxAgeMs;
 }
 
 function addTo(
