@@ -254,6 +254,19 @@ describe('semantic cache', () => {
     expect((await ask('How long is the river Nile?', { config: lowered })).status).toBe('SEMANTIC_HIT');
   });
 
+  it('stores no answer larger than 8 MiB, as the simple cache does', async () => {
+    const huge = 'x'.repeat(9 * 1024 * 1024);
+    // The request is embedded first, then asked.
+    fake.enqueue({}, { text: huge });
+    const first = await ask('Write me the longest answer you can');
+    expect(first.status).toBe('SEMANTIC_MISS');
+    expect(first.content).toHaveLength(huge.length);
+    const calls = chatCalls();
+    const again = await ask('Write me the longest answer you can');
+    expect(again.status).toBe('SEMANTIC_MISS');
+    expect(chatCalls()).toBe(calls + 1);
+  });
+
   it('records the status and the similarity in the log', async () => {
     await ask('Who painted the Mona Lisa?');
     const { traceId, headers } = traceHeaders();

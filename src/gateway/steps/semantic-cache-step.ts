@@ -14,6 +14,7 @@ import type { TargetConfig } from '../config/index.js';
 import { targetStrictCompat } from '../call-context.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { maxAgeMs, parseAnswer, serializeAnswer, type CachedAnswer } from '../cache/response-cache.js';
+import { DEFAULT_SHARED_MAX_ENTRY_BYTES } from '../cache/shared-response-cache.js';
 import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/semantic/semantic-key.js';
 import type { SemanticLookupResult } from '../cache/semantic/semantic-cache.js';
 import { unitVector } from '../cache/semantic/vector-index.js';
@@ -29,6 +30,9 @@ import {
 } from './cache-step.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
+
+/** The largest answer an entry keeps, bytes of its stored text: as the simple cache's shared store keeps. */
+export const MAX_ANSWER_BYTES = DEFAULT_SHARED_MAX_ENTRY_BYTES;
 
 /** The least similarity that answers when the config sets none. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
@@ -183,6 +187,9 @@ async function storeEntry(
   answer: CachedAnswer,
 ): Promise<void> {
   const { deps } = call.run;
+  const text = serializeAnswer(answer);
+  // A row of tens of megabytes would be written, held and read back whole on every hit.
+  if (Buffer.byteLength(text, 'utf8') > MAX_ANSWER_BYTES) return;
   try {
     await deps.routing.semantic.cache.add({
       id,
@@ -191,7 +198,7 @@ async function storeEntry(
       partition_key: plan.partition,
       exact_key: plan.exactKey,
       vector,
-      answer: serializeAnswer(answer),
+      answer: text,
       created_at_ms: answer.storedAt,
       expires_at_ms: answer.storedAt + plan.maxAgeMs,
     });
