@@ -182,6 +182,21 @@ describe.concurrent('simple cache through the router', () => {
     },
   );
 
+  it('headers the config forwards to the provider partition the cache by their values', async () => {
+    const upstream = await fake('cached');
+    const config = target(upstream, { cache: simple, forward_headers: ['X-Tenant'] });
+    const body = { model: 'gpt-4o-mini', messages: userMessage('whose answer?') };
+    const statuses: Array<string | null> = [];
+    for (const tenant of ['a', 'b', 'a', 'b']) {
+      const { response } = await client(gateway, config, { 'x-tenant': tenant })
+        .chat.completions.create(body)
+        .withResponse();
+      statuses.push(response.headers.get('x-gateway-cache-status'));
+    }
+    expect(statuses).toEqual(['MISS', 'MISS', 'HIT', 'HIT']);
+    expect(upstream.requests.map((r) => r.headers['x-tenant'])).toEqual(['a', 'b']);
+  });
+
   it('the namespace partitions streamed answers too', async () => {
     const upstream = await fake('cached');
     const config = target(upstream, { cache: simple });

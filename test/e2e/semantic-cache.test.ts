@@ -267,6 +267,16 @@ describe('semantic cache', () => {
     expect(chatCalls()).toBe(calls + 1);
   });
 
+  it('headers the config forwards to the provider partition the entries by their values', async () => {
+    const config = semanticConfig({}, { forward_headers: ['x-tenant'] });
+    const first = await ask('What is the tallest tree?', { config, headers: { 'x-tenant': 'a' } });
+    expect(first.status).toBe('SEMANTIC_MISS');
+    const other = await ask('What is the tallest tree?', { config, headers: { 'x-tenant': 'b' } });
+    expect(other.status).toBe('SEMANTIC_MISS');
+    const paraphrase = await ask('The tallest tree is what?', { config, headers: { 'x-tenant': 'b' } });
+    expect(paraphrase).toMatchObject({ status: 'SEMANTIC_HIT', entry: other.entry });
+  });
+
   it('records the status and the similarity in the log', async () => {
     await ask('Who painted the Mona Lisa?');
     const { traceId, headers } = traceHeaders();

@@ -1,7 +1,7 @@
 /**
  * The key of the simple response cache: a SHA-256 over a canonical JSON of everything that can change
  * the answer — and nothing else. Metadata never enters it, nor do headers but those a provider reads
- * that change its answer (ANSWER_HEADERS); strict compatibility does (it changes the answer's fields); the
+ * that change its answer (ANSWER_HEADERS) and those the target forwards to the provider; strict compatibility does (it changes the answer's fields); the
  * cache namespace header partitions it; the workspace always does, so tenants never share answers.
  */
 import { createHash } from 'node:crypto';
@@ -24,6 +24,9 @@ export interface CacheKeyInput {
   strict: boolean;
   /** The client's request headers (lower-case); only ANSWER_HEADERS are read. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The headers the target sends the provider as they are (its `forward_headers`), lower-case names:
+   * the provider may answer by them, so their values are part of the key. */
+  forwarded?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Client headers that providers pass on and that change the answer: Anthropic's API version and beta
@@ -56,6 +59,13 @@ export function answerHeaders(
   return out;
 }
 
+/** The forwarded headers as a part of a key: none leaves the key as it was without `forward_headers`. */
+export function forwardedPart(
+  forwarded: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  return forwarded && Object.keys(forwarded).length > 0 ? forwarded : undefined;
+}
+
 /** Bumped whenever the key's makeup changes, so old entries are never read with a new meaning. */
 const KEY_VERSION = 2;
 
@@ -68,6 +78,7 @@ export function cacheKey(input: CacheKeyInput): string {
     v: KEY_VERSION,
     strict: input.strict,
     headers: answerHeaders(input.headers),
+    forwarded: forwardedPart(input.forwarded),
     workspace: input.workspaceId,
     namespace: input.namespace ?? null,
     endpoint: input.endpoint,

@@ -17,6 +17,7 @@ import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
 import type { CheckedRewrite } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
+import { forwardedHeaders } from './attempt-step.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
 
@@ -39,6 +40,7 @@ export function exactKeyOf(call: TargetCall): string {
     namespace: ctx.cacheNamespace,
     strict: targetStrictCompat(call.node, ctx),
     headers: ctx.clientHeaders,
+    forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
   });
 }
 

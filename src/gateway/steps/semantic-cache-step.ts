@@ -30,6 +30,7 @@ import {
 } from './cache-step.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
+import { forwardedHeaders } from './attempt-step.js';
 
 /** The largest answer an entry keeps, bytes of its stored text: as the simple cache's shared store keeps. */
 export const MAX_ANSWER_BYTES = DEFAULT_SHARED_MAX_ENTRY_BYTES;
@@ -95,6 +96,7 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
       embedder: target,
       strict: targetStrictCompat(call.node, ctx),
       headers: ctx.clientHeaders,
+      forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
     }),
     exactKey: exactKeyOf(call),
     maxAgeMs: maxAgeMs(cache),

@@ -6,7 +6,7 @@
  * set or earlier turn can never be matched, however close the last question is.
  */
 import { createHash } from 'node:crypto';
-import { answerHeaders, canonicalJson, IGNORED_BODY_FIELDS } from '../cache-key.js';
+import { answerHeaders, canonicalJson, forwardedPart, IGNORED_BODY_FIELDS } from '../cache-key.js';
 
 /** Bumped whenever the partition's makeup changes, so entries stored under an old meaning never match. */
 const PARTITION_VERSION = 2;
@@ -78,6 +78,8 @@ export interface PartitionInput {
   strict: boolean;
   /** The client's request headers (lower-case); only those that change the answer are read. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The headers the target forwards to the provider (as in the simple key). */
+  forwarded?: Readonly<Record<string, string>> | undefined;
 }
 
 export function partitionKey(input: PartitionInput): string {
@@ -96,6 +98,7 @@ export function partitionKey(input: PartitionInput): string {
     stream: input.rest.stream === true,
     strict: input.strict,
     headers: answerHeaders(input.headers),
+    forwarded: forwardedPart(input.forwarded),
     body,
     embedder: input.embedder,
   });
