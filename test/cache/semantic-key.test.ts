@@ -127,4 +127,20 @@ describe('partitionKey', () => {
     ];
     for (const [name, variant] of variants) expect(variant, name).not.toBe(key);
   });
+
+  it("differs by the target's deployment and API version, never by its credentials", () => {
+    const azure = (extra: Record<string, unknown>) =>
+      partitionOf(base, { target: { provider: 'azure-openai', api_key: 'k1', ...extra } });
+    const big = azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21' });
+    expect(azure({ cloudd_deployment_name: 'gpt4o-mini', cloudd_api_version: '2024-10-21' })).not.toBe(big);
+    expect(azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2025-01-01' })).not.toBe(big);
+    expect(
+      azure({ deployments: [{ deployment_id: 'gpt4o-mini', alias: 'gpt-4o-mini', api_version: 'v' }] }),
+    ).not.toBe(azure({ deployments: [{ deployment_id: 'gpt4o', alias: 'gpt-4o-mini', api_version: 'v' }] }));
+    expect(azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21', api_key: 'k2' })).toBe(
+      big,
+    );
+    // A target without such settings leaves the partition as it was.
+    expect(partitionOf(base, { target: { provider: 'openai', api_key: 'sk' } })).toBe(partitionOf(base));
+  });
 });

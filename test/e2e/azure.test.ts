@@ -180,6 +180,32 @@ describe('Azure OpenAI through the gateway', () => {
     expect(last().query.get('api-version')).toBe('2024-06-01');
   });
 
+  it('caches the answers of two deployments apart, the same model name sent to each', async () => {
+    const ask = async (config: Record<string, unknown>) => {
+      const { data, response } = await client({ cache: { mode: 'simple' }, ...config })
+        .chat.completions.create({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'which deployment?' }],
+        })
+        .withResponse();
+      return { status: response.headers.get('x-gateway-cache-status'), id: data.id, path: last().path };
+    };
+    const big = await ask({ cloudd_deployment_name: 'gpt4o' });
+    expect(big).toMatchObject({ status: 'MISS', path: '/openai/deployments/gpt4o/chat/completions' });
+    const small = await ask({ cloudd_deployment_name: 'gpt4o-mini' });
+    expect(small).toMatchObject({ status: 'MISS', path: '/openai/deployments/gpt4o-mini/chat/completions' });
+    const aliased = await ask({
+      deployments: [{ deployment_id: 'embedding', alias: 'gpt-4o', api_version: '2024-10-21' }],
+      cloudd_deployment_name: undefined,
+      cloudd_api_version: undefined,
+    });
+    expect(aliased).toMatchObject({ status: 'MISS', path: '/openai/deployments/embedding/chat/completions' });
+    expect(await ask({ cloudd_deployment_name: 'gpt4o-mini' })).toMatchObject({
+      status: 'HIT',
+      id: small.id,
+    });
+  });
+
   it('sends an Entra ID token given as `Bearer …` in Authorization', async () => {
     await client({ api_key: `Bearer ${fake.apiKey}` }).chat.completions.create({
       model: 'gpt-4o',

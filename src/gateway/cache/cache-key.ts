@@ -24,6 +24,9 @@ export interface CacheKeyInput {
   strict: boolean;
   /** The client's request headers (lower-case); only ANSWER_HEADERS are read. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The target's settings that choose what answers behind its address (deployment, API version), as
+   * written: TARGET_FIELDS of the resolved target. */
+  target?: object | undefined;
   /** The headers the target sends the provider as they are (its `forward_headers`), lower-case names:
    * the provider may answer by them, so their values are part of the key. */
   forwarded?: Readonly<Record<string, string>> | undefined;
@@ -59,6 +62,36 @@ export function answerHeaders(
   return out;
 }
 
+/**
+ * A target's settings that choose the model behind its address: the address (custom host, resource) is
+ * one Azure endpoint for all its deployments, and the body's `model` is whatever the client names, so two
+ * deployments asked with the same model name are told apart only by these. Secrets are never among them.
+ */
+export const TARGET_FIELDS = [
+  'resource_name',
+  'cloudd_resource_name',
+  'deployment_id',
+  'cloudd_deployment_id',
+  'cloudd_deployment_name',
+  'cloudd_endpoint_name',
+  'cloudd_model_name',
+  'cloudd_deployment_type',
+  'api_version',
+  'cloudd_api_version',
+  'deployments',
+] as const;
+
+/** The TARGET_FIELDS a target sets; undefined (left out of the key) when it sets none. */
+export function targetPart(target: object | undefined): Record<string, unknown> | undefined {
+  if (!target) return undefined;
+  const fields = target as Readonly<Record<string, unknown>>;
+  let out: Record<string, unknown> | undefined;
+  for (const field of TARGET_FIELDS) {
+    if (fields[field] !== undefined) (out ??= {})[field] = fields[field];
+  }
+  return out;
+}
+
 /** The forwarded headers as a part of a key: none leaves the key as it was without `forward_headers`. */
 export function forwardedPart(
   forwarded: Readonly<Record<string, string>> | undefined,
@@ -79,6 +112,7 @@ export function cacheKey(input: CacheKeyInput): string {
     strict: input.strict,
     headers: answerHeaders(input.headers),
     forwarded: forwardedPart(input.forwarded),
+    target: targetPart(input.target),
     workspace: input.workspaceId,
     namespace: input.namespace ?? null,
     endpoint: input.endpoint,

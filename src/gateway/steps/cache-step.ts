@@ -41,6 +41,7 @@ export function exactKeyOf(call: TargetCall): string {
     strict: targetStrictCompat(call.node, ctx),
     headers: ctx.clientHeaders,
     forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
+    target: call.resolved.target,
   });
 }
 

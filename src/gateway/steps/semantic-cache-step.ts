@@ -97,6 +97,7 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
       strict: targetStrictCompat(call.node, ctx),
       headers: ctx.clientHeaders,
       forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
+      target: call.resolved.target,
     }),
     exactKey: exactKeyOf(call),
     maxAgeMs: maxAgeMs(cache),

@@ -6,7 +6,13 @@
  * set or earlier turn can never be matched, however close the last question is.
  */
 import { createHash } from 'node:crypto';
-import { answerHeaders, canonicalJson, forwardedPart, IGNORED_BODY_FIELDS } from '../cache-key.js';
+import {
+  answerHeaders,
+  canonicalJson,
+  forwardedPart,
+  IGNORED_BODY_FIELDS,
+  targetPart,
+} from '../cache-key.js';
 
 /** Bumped whenever the partition's makeup changes, so entries stored under an old meaning never match. */
 const PARTITION_VERSION = 2;
@@ -78,6 +84,8 @@ export interface PartitionInput {
   strict: boolean;
   /** The client's request headers (lower-case); only those that change the answer are read. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The target's deployment and API version settings (as in the simple key). */
+  target?: object | undefined;
   /** The headers the target forwards to the provider (as in the simple key). */
   forwarded?: Readonly<Record<string, string>> | undefined;
 }
@@ -99,6 +107,7 @@ export function partitionKey(input: PartitionInput): string {
     strict: input.strict,
     headers: answerHeaders(input.headers),
     forwarded: forwardedPart(input.forwarded),
+    target: targetPart(input.target),
     body,
     embedder: input.embedder,
   });
