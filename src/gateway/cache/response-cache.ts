@@ -25,6 +25,8 @@ export interface CachedStreamAnswer {
 export type CachedAnswer = CachedJsonAnswer | CachedStreamAnswer;
 
 export interface ResponseCache {
+  /** The largest entry stored, bytes: a larger answer is not kept. */
+  readonly maxEntryBytes: number;
   get(key: string): Promise<CachedAnswer | undefined>;
   /** Stores (or replaces) the answer for `maxAgeMs`; a non-positive age stores nothing. */
   set(key: string, answer: CachedAnswer, maxAgeMs: number): Promise<void>;

@@ -13,7 +13,7 @@ import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
-import { chunkModel, ForwardingSink, type AnswerChunk } from '../sink.js';
+import { chunkModel, ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { CheckedRewrite } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
@@ -58,12 +58,30 @@ function planCache(call: TargetCall): CachePlan | undefined {
   };
 }
 
-/** Keeps the payload of every chunk on its way, to store a stream that came whole. */
+/**
+ * Keeps the payload of every chunk on its way, to store a stream that came whole; lets go of them (chunks
+ * undefined) once they are more than `maxBytes` characters, past which the cache would refuse the entry,
+ * so a long stream that will not be stored is not held whole in memory.
+ */
 export class CacheTee extends ForwardingSink {
-  readonly chunks: string[] = [];
+  chunks: string[] | undefined = [];
+  private size = 0;
+
+  constructor(
+    next: CallSink,
+    private readonly maxBytes: number,
+  ) {
+    super(next);
+  }
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
-    this.chunks.push(raw ?? JSON.stringify(chunk));
+    if (this.chunks) {
+      const text = raw ?? JSON.stringify(chunk);
+      // Characters never outnumber UTF-8 bytes, and the stored entry is larger than its payloads.
+      this.size += text.length;
+      if (this.size > this.maxBytes) this.chunks = undefined;
+      else this.chunks.push(text);
+    }
     return this.next.chunk(chunk, raw);
   }
 }
@@ -97,7 +115,7 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
     recordCacheAnswer(call, cached, started);
     return cached;
   }
-  const tee = call.sink ? new CacheTee(call.sink) : undefined;
+  const tee = call.sink ? new CacheTee(call.sink, call.run.deps.routing.cache.maxEntryBytes) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
   if (answer) await keepWhenPassed(call, answer, (kept) => storeInCache(call, plan, kept));

@@ -153,7 +153,7 @@ async function throughSemanticCache(
   // Named before the call, so the answer's headers can tell which entry it will be stored as.
   const id = `sc_${randomUUID()}`;
   if (storable) state.cacheEntryId = id;
-  const tee = call.sink ? new CacheTee(call.sink) : undefined;
+  const tee = call.sink ? new CacheTee(call.sink, MAX_ANSWER_BYTES) : undefined;
   const outcome = await next(tee ? { ...call, sink: tee } : call);
   const answer = completeAnswer(outcome, tee?.chunks);
   // Not awaited: the entry is held at once (once the output checks have passed the answer) and its row
