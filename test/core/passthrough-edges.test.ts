@@ -109,6 +109,38 @@ describe('the path stays under the provider base URL', () => {
 });
 
 describe('what is forwarded', () => {
+  it("a client's provider key in another provider's header never reaches a target with a key of its own", async () => {
+    for (const header of ['x-api-key', 'api-key', 'x-goog-api-key']) {
+      const response = await fetch(`${gateway.url}/vector_stores`, {
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': tenantConfig(upstream.url),
+          [header]: 'sk-ant-client-secret',
+        },
+      });
+      expect(response.status, header).toBe(200);
+      const seen = upstream.seen.at(-1);
+      expect(seen?.headers[header], header).toBeUndefined();
+      expect(JSON.stringify(seen?.headers), header).not.toContain('sk-ant-client-secret');
+      expect(seen?.headers.authorization, header).toBe('Bearer sk-tenant-a');
+    }
+  });
+
+  it("a client's x-api-key is the key of a target that has none, sent in the target's own header", async () => {
+    const response = await fetch(`${gateway.url}/models`, {
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': `${upstream.url}/v1`,
+        'x-api-key': 'sk-client-own',
+      },
+    });
+    expect(response.status).toBe(200);
+    const seen = upstream.seen.at(-1);
+    expect(seen?.headers.authorization).toBe('Bearer sk-client-own');
+    expect(seen?.headers['x-api-key']).toBeUndefined();
+  });
+
   it('an upload sent with Expect: 100-continue (as curl sends a large one) reaches the provider', async () => {
     const body = JSON.stringify({ input: 'x'.repeat(2048) });
     const head =

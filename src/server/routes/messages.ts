@@ -14,7 +14,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_SOURCE_HEADER, ProviderError } from '../../core/errors.js';
 import { callContextFromRequest } from '../../gateway/call-context.js';
-import { headerValue, type RequestContext } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
   asksForStream,
@@ -26,17 +25,11 @@ import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.j
 import { newRouteState } from '../../gateway/routing/route-types.js';
 import { messagesCodec } from '../../ingress/messages-codec.js';
 import { toGatewayOrProviderError } from '../error-handler.js';
+import { withClientProviderKey } from '../client-provider-key.js';
 import { HttpSink } from '../http-sink.js';
 
 /** The header Anthropic's clients carry their key in. */
-export const ANTHROPIC_KEY_HEADER = 'x-api-key';
-
-/** The request's context with `x-api-key` read as the client's provider key (`Authorization: Bearer`). */
-function withAnthropicKey(gw: RequestContext): RequestContext {
-  const key = headerValue(gw.headers, ANTHROPIC_KEY_HEADER);
-  if (!key || headerValue(gw.headers, 'authorization')) return gw;
-  return { ...gw, headers: { ...gw.headers, authorization: `Bearer ${key}` } };
-}
+const ANTHROPIC_KEY_HEADERS = ['x-api-key'];
 
 function messagesErrorHandler(logger: Logger) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
@@ -53,7 +46,7 @@ function messagesErrorHandler(logger: Logger) {
 function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: EndpointDescriptor): void {
   app.post(endpoint.path, async (request, reply) => {
     const how = { method: request.method, url: request.url };
-    const gw = withAnthropicKey(request.gw);
+    const gw = withClientProviderKey(request.gw, ANTHROPIC_KEY_HEADERS);
     let call: ReturnType<typeof validateRequest>;
     try {
       call = validateRequest(endpoint, request.body);

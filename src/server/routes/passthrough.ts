@@ -16,6 +16,7 @@ import { discardBody } from '../../gateway/passthrough/discard-body.js';
 import { ReplayableBody } from '../../gateway/passthrough/replayable-body.js';
 import type { RouteState } from '../../gateway/routing/route-types.js';
 import type { UpstreamRequest } from '../../providers/types.js';
+import { PROVIDER_KEY_HEADERS, withClientProviderKey } from '../client-provider-key.js';
 import { HttpSink, routeHeaders } from '../http-sink.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { GatewayError } from '../../core/errors.js';
@@ -40,7 +41,8 @@ function connectionOptions(connection: string | string[] | undefined): Set<strin
 }
 
 /**
- * Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials,
+ * Client headers that may travel to the provider: not hop-by-hop, not the gateway's, not credentials
+ * (`authorization` and the provider key headers are the client's key, which the target's adapter sends),
  * not `expect` (the client's `100-continue` is the gateway's to answer, and undici refuses to send one).
  * `accept-encoding` stays behind too: answers then come uncompressed, so that a failed answer can be read
  * and have credentials cut out of it (a compressed body would carry them past the scrub).
@@ -56,6 +58,7 @@ function requestHeadersToForward(headers: FastifyRequest['headers']): Record<str
       (name !== 'content-length' && HOP_BY_HOP.has(name)) ||
       name.startsWith('x-gateway-') ||
       name === 'authorization' ||
+      PROVIDER_KEY_HEADERS.includes(name as (typeof PROVIDER_KEY_HEADERS)[number]) ||
       name === 'accept-encoding' ||
       // Answered here (100 Continue) before the body was read; the provider's side is the gateway's.
       name === 'expect'
@@ -166,7 +169,7 @@ export async function passThrough(
 ): Promise<FastifyReply> {
   const sink = new HttpRelaySink(reply);
   const how = { method: request.method, url: request.url };
-  const ctx: CallContext = await callContextFromRequest(deps.lookups, request.gw, how);
+  const ctx: CallContext = await callContextFromRequest(deps.lookups, withClientProviderKey(request.gw), how);
   const stream = request.body as AsyncIterable<Uint8Array> | undefined;
   await executePassthrough(
     deps,
