@@ -237,6 +237,37 @@ describe('bedrock through the gateway', () => {
     });
   });
 
+  it('answers json_object with the json tool input alone, not the text the model wrote beside it', async () => {
+    const recorded = readBedrockJsonFixture('amazon-bedrock-json-tool-with-answer.1.json') as any;
+    const input = recorded.output.message.content.find((b: any) => b.toolUse).toolUse.input;
+    fake.enqueue({ kind: 'json', fixture: 'amazon-bedrock-json-tool-with-answer.1.json' });
+    const completion = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'John Doe, as JSON.' }],
+      response_format: { type: 'json_object' },
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual(input);
+    expect(completion.choices[0].finish_reason).toBe('stop');
+
+    fake.enqueue({ kind: 'stream', fixture: 'amazon-bedrock-json-only-text-first.1.chunks.txt' });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'John, as JSON.' }],
+      response_format: { type: 'json_object' },
+      stream: true,
+    });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(JSON.parse(text)).toEqual({ name: 'John' });
+    expect(finish).toBe('stop');
+  });
+
   it('sends an image as bytes and refuses an image URL naming the part', async () => {
     const completion = await client.chat.completions.create({
       model: MODEL,

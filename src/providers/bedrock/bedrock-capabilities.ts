@@ -21,7 +21,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     tool_choice:
       '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any; none → tools left out, or sent without a choice when the history holds tool calls; a history with tool calls and no tools gets one inert placeholder tool, no_tools_available, since Converse requires a toolConfig with it)',
     response_format:
-      'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',
+      'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
     thinking:
       '→ additionalModelRequestFields.thinking (Anthropic Claude models only; others 400); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',

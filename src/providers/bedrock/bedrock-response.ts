@@ -27,6 +27,10 @@ export function fromBedrockConverseResponse(req: AdapterRequest<'chat'>, body: u
     });
   }
   const jsonMode = usesJsonResponseTool(req.body);
+  // The forced `json` tool's input is the whole answer: text the model wrote beside it would make it invalid JSON.
+  const jsonAnswer = jsonMode
+    ? content.find((block) => block.toolUse?.name === JSON_RESPONSE_TOOL_NAME)
+    : undefined;
   let text = '';
   let hasText = false;
   let hasReasoning = false;
@@ -34,6 +38,7 @@ export function fromBedrockConverseResponse(req: AdapterRequest<'chat'>, body: u
   const blocks: ContentBlock[] = [];
   for (const block of content) {
     if (typeof block.text === 'string') {
+      if (jsonAnswer) continue;
       text += block.text;
       hasText = true;
       blocks.push({ type: 'text', text: block.text });

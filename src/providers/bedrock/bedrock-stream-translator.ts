@@ -36,6 +36,11 @@ export function createBedrockStreamTranslator(
   let usageSent = false;
   let done = false;
   let failed = false;
+  // json_object: the forced `json` tool's input is the answer, so text is held until it is known whether the
+  // tool comes (the text is then dropped, being no part of the JSON) or not (the text is the answer).
+  const jsonMode = usesJsonResponseTool(req.body);
+  let heldText = '';
+  let jsonAnswerSeen = false;
 
   const chunk = (delta: Delta, finish: FinishReason | null = null): StreamOutput => ({
     type: 'chunk',
@@ -68,6 +73,10 @@ export function createBedrockStreamTranslator(
         if (!tool) return open();
         const { block, delta } = tools.open(tool.toolUseId, tool.name);
         blocks.set(event.contentBlockIndex, block);
+        if (block.kind === 'json') {
+          jsonAnswerSeen = true;
+          heldText = '';
+        }
         return delta ? [...open(), chunk(delta)] : open();
       }
       case 'contentBlockDelta': {
@@ -75,7 +84,10 @@ export function createBedrockStreamTranslator(
         const out = open();
         const delta = event.delta ?? {};
         const state = blocks.get(event.contentBlockIndex);
-        if (typeof delta.text === 'string' && delta.text !== '') out.push(chunk({ content: delta.text }));
+        if (typeof delta.text === 'string' && delta.text !== '') {
+          if (!jsonMode) out.push(chunk({ content: delta.text }));
+          else if (!jsonAnswerSeen) heldText += delta.text;
+        }
         if (delta.toolUse && delta.toolUse.input !== '' && state) {
           out.push(chunk(tools.input(state, delta.toolUse.input)));
         }
@@ -113,7 +125,9 @@ export function createBedrockStreamTranslator(
       case 'messageStop': {
         const event = payload as BedrockStreamPayloads['messageStop'];
         finishReason = tools.finishReason(mapBedrockFinishReason(event.stopReason));
-        return [...open(), chunk({}, finishReason), ...complete()];
+        const held = heldText !== '' ? [chunk({ content: heldText })] : [];
+        heldText = '';
+        return [...open(), ...held, chunk({}, finishReason), ...complete()];
       }
       case 'metadata':
         usage = (payload as BedrockStreamPayloads['metadata']).usage ?? {};
