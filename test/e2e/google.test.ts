@@ -132,6 +132,41 @@ describe('google through the gateway', () => {
     expect(lastRequest().body.tools[0].functionDeclarations[0].name).toBe('weather');
   });
 
+  it('fails an answer Gemini ended with MALFORMED_FUNCTION_CALL and nothing in it, as OpenAI fails invalid model output', async () => {
+    // The recorded forced tool call, as Gemini answers when the call it wrote does not parse.
+    const recorded = readGoogleFixture('google-tool-call.json') as any;
+    const malformed = {
+      ...recorded,
+      candidates: [
+        {
+          content: { role: 'model', parts: [] },
+          finishReason: 'MALFORMED_FUNCTION_CALL',
+          finishMessage: 'Malformed function call: print(default_api.weather(location=San Francisco))',
+          index: 0,
+        },
+      ],
+    };
+    const ask = {
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user' as const, content: 'Weather in San Francisco?' }],
+      tools: [weather],
+      tool_choice: 'required' as const,
+    };
+    fake.enqueue({ json: malformed });
+    const error = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('MALFORMED_FUNCTION_CALL');
+
+    fake.enqueue({ events: [malformed] });
+    // Nothing went out before the failure: the client gets it as the call's status.
+    const streamed = await (async () => {
+      const stream = await client.chat.completions.create({ ...ask, stream: true });
+      for await (const chunk of stream) expect(chunk.choices[0]?.finish_reason ?? null).toBeNull();
+    })().catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(String((streamed as Error).message)).toContain('MALFORMED_FUNCTION_CALL');
+  });
+
   it('streams parallel tool calls, each with its own id and arguments', async () => {
     fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
     const stream = await client.chat.completions.create({

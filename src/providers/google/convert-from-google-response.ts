@@ -3,6 +3,7 @@ import type { GeminiCandidate, GeminiGenerateContentResponse } from './google-ap
 import { convertGoogleUsage } from './convert-google-usage.js';
 import { googleErrorFromObject } from './google-error.js';
 import { completionId, createdAt, generateToolCallId } from './google-ids.js';
+import { invalidOutputError, isInvalidCallFinish } from './google-invalid-output.js';
 import { mapGoogleFinishReason } from './map-google-finish-reason.js';
 
 export interface GoogleResponseOptions {
@@ -27,6 +28,10 @@ export function fromGeminiResponse(
   const choices: ChatCompletion['choices'] = candidates.map((candidate, position) =>
     toChoice(candidate, position, options.strictCompat),
   );
+  const failed = candidates.findIndex((candidate) => isInvalidCallFinish(candidate.finishReason));
+  if (failed >= 0 && choices.every((choice) => !hasAnswer(choice))) {
+    throw invalidOutputError(options.provider, candidates[failed]);
+  }
   if (choices.length === 0) {
     choices.push({
       index: 0,
@@ -45,6 +50,11 @@ export function fromGeminiResponse(
   const usage = convertGoogleUsage(body.usageMetadata);
   if (usage) completion.usage = usage;
   return completion;
+}
+
+/** Text or a tool call: what a client reads as the answer (thought summaries are not). */
+function hasAnswer(choice: ChatCompletion['choices'][number]): boolean {
+  return Boolean(choice.message.content) || (choice.message.tool_calls?.length ?? 0) > 0;
 }
 
 function toChoice(

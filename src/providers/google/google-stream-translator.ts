@@ -8,6 +8,7 @@ import type {
 import { convertGoogleUsage } from './convert-google-usage.js';
 import { googleErrorFromObject } from './google-error.js';
 import { completionId, createdAt, generateToolCallId } from './google-ids.js';
+import { invalidOutputError, isInvalidCallFinish } from './google-invalid-output.js';
 import { PartialArgsBuilder } from './google-partial-args.js';
 import { mapGoogleFinishReason } from './map-google-finish-reason.js';
 
@@ -35,6 +36,8 @@ interface ChoiceState {
   finish: FinishReason | null;
   signatureSent: boolean;
   sawThought: boolean;
+  /** Text or a tool call went out. */
+  answered: boolean;
 }
 
 /**
@@ -72,6 +75,7 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
         finish: null,
         signatureSent: false,
         sawThought: false,
+        answered: false,
       };
       choices.set(index, state);
     }
@@ -85,6 +89,7 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
     finish: FinishReason | null = null,
   ): void => {
     const state = stateOf(index);
+    if (delta.content || delta.tool_calls) state.answered = true;
     const full: ChoiceDelta = state.roleSent ? delta : { role: 'assistant', ...delta };
     state.roleSent = true;
     out.push({ type: 'chunk', chunk: chunk([{ index, delta: full, finish_reason: finish }]) });
@@ -118,6 +123,13 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
     if (call.willContinue !== true) closeCall(out, index);
   };
 
+  /** The one expected choice ended with an invalid call and no answer: the stream fails (as a plain call does). */
+  const invalidEnd = (candidate: GeminiCandidate, index: number): boolean =>
+    options.choiceCount === 1 &&
+    isInvalidCallFinish(candidate.finishReason) &&
+    !stateOf(index).answered &&
+    stateOf(index).open === undefined;
+
   const onCandidate = (out: StreamOutput[], candidate: GeminiCandidate, position: number): void => {
     const index = candidate.index ?? position;
     const state = stateOf(index);
@@ -145,6 +157,11 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
       }
       if (part.functionCall) onFunctionCall(out, index, part.functionCall);
       else if (text !== undefined && !part.thought) emit(out, index, { content: text });
+    }
+    if (candidate.finishReason && invalidEnd(candidate, index)) {
+      failed = true;
+      out.push({ type: 'error', error: invalidOutputError(options.provider, candidate) });
+      return;
     }
     if (candidate.finishReason) {
       closeCall(out, index);
@@ -201,6 +218,7 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
         }
       }
       candidates.forEach((candidate, position) => onCandidate(out, candidate, position));
+      if (failed) return out;
       if (allFinished()) finishOutputs(out);
       return out;
     },
