@@ -268,6 +268,44 @@ describe('bedrock through the gateway', () => {
     expect(finish).toBe('stop');
   });
 
+  it('fails an answer Bedrock ended with malformed_tool_use and nothing in it, as OpenAI fails invalid model output', async () => {
+    // The recorded tool call, as Bedrock answers when the call the model wrote does not parse.
+    const recorded = readBedrockJsonFixture('amazon-bedrock-tool-call.1.json') as any;
+    fake.enqueue({
+      kind: 'json',
+      body: {
+        ...recorded,
+        output: { message: { role: 'assistant', content: [] } },
+        stopReason: 'malformed_tool_use',
+      },
+    });
+    const ask = {
+      model: MODEL,
+      messages: [{ role: 'user' as const, content: 'List the files.' }],
+      tools: [
+        {
+          type: 'function' as const,
+          function: { name: 'bash', parameters: { type: 'object', properties: {} } },
+        },
+      ],
+    };
+    const error = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as Error).message).toContain('malformed_tool_use');
+
+    const fixture = 'amazon-bedrock-tool-call.1.chunks.txt';
+    const lines = readBedrockStreamFixture(fixture)
+      .filter((line) => !line.includes('contentBlock'))
+      .map((line) => line.replace('"stopReason":"tool_use"', '"stopReason":"malformed_tool_use"'));
+    fake.enqueue({ kind: 'stream', fixture, lines });
+    const streamed = await (async () => {
+      const stream = await client.chat.completions.create({ ...ask, stream: true });
+      for await (const chunk of stream) expect(chunk.choices[0]?.finish_reason ?? null).toBeNull();
+    })().catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(OpenAI.APIError);
+    expect((streamed as Error).message).toContain('malformed_tool_use');
+  });
+
   it('sends an image as bytes and refuses an image URL naming the part', async () => {
     const completion = await client.chat.completions.create({
       model: MODEL,

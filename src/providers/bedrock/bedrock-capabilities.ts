@@ -52,6 +52,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
   notes: [
     'Requests are signed with AWS SigV4 (service bedrock) over the final URL, custom_host included.',
     "prompt_tokens = inputTokens + cacheReadInputTokens + cacheWriteInputTokens; cached_tokens = cacheReadInputTokens; cache_write_tokens (not OpenAI's) = cacheWriteInputTokens when above 0, and cache_write_1h_tokens (not OpenAI's) = the cacheDetails written with ttl 1h when above 0.",
+    'An answer ended with malformed_tool_use or malformed_model_output and neither text nor a tool call fails with a 500 (code: the stop reason).',
     'Stream exceptions keep Bedrock statuses: throttlingException 429, modelStreamErrorException 424, internalServerException 500, serviceUnavailableException 503.',
   ],
 };

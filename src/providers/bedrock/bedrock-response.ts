@@ -7,7 +7,7 @@ import type { BedrockConverseResponse } from './bedrock-api-types.js';
 import { JSON_RESPONSE_TOOL_NAME } from './bedrock-config.js';
 import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { toOpenAIUsage } from './bedrock-usage.js';
-import { mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
+import { bedrockInvalidOutput, mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
 
 /** Converse answers carry no id; the gateway makes one in OpenAI's style. */
 export function newChatCompletionId(): string {
@@ -64,6 +64,8 @@ export function fromBedrockConverseResponse(req: AdapterRequest<'chat'>, body: u
       blocks.push({ type: 'redacted_thinking', data: block.reasoningContent.redactedContent });
     }
   }
+  const invalid = bedrockInvalidOutput('bedrock', answer.stopReason, hasText || toolCalls.length > 0);
+  if (invalid) throw invalid;
   let finishReason = mapBedrockFinishReason(answer.stopReason);
   if (jsonMode && finishReason === 'tool_calls' && toolCalls.length === 0) finishReason = 'stop';
   return {

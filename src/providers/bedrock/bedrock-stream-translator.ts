@@ -8,7 +8,7 @@ import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { bedrockEventFailure } from './bedrock-error.js';
 import { newChatCompletionId } from './bedrock-response.js';
 import { toOpenAIUsage } from './bedrock-usage.js';
-import { mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
+import { bedrockInvalidOutput, mapBedrockFinishReason } from './map-bedrock-finish-reason.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -42,10 +42,13 @@ export function createBedrockStreamTranslator(
   let heldText = '';
   let jsonAnswerSeen = false;
 
-  const chunk = (delta: Delta, finish: FinishReason | null = null): StreamOutput => ({
-    type: 'chunk',
-    chunk: choiceChunk(identity, delta, finish),
-  });
+  /** Text or a tool call went out (or is held). */
+  let answered = false;
+
+  const chunk = (delta: Delta, finish: FinishReason | null = null): StreamOutput => {
+    if (delta.content || delta.tool_calls) answered = true;
+    return { type: 'chunk', chunk: choiceChunk(identity, delta, finish) };
+  };
   /** The role chunk opens the answer, also for streams that send no messageStart. */
   const open = (): StreamOutput[] => {
     if (started) return [];
@@ -124,6 +127,11 @@ export function createBedrockStreamTranslator(
       }
       case 'messageStop': {
         const event = payload as BedrockStreamPayloads['messageStop'];
+        const invalid = bedrockInvalidOutput(provider, event.stopReason, answered || heldText !== '');
+        if (invalid) {
+          failed = true;
+          return [{ type: 'error', error: invalid }];
+        }
         finishReason = tools.finishReason(mapBedrockFinishReason(event.stopReason));
         const held = heldText !== '' ? [chunk({ content: heldText })] : [];
         heldText = '';

@@ -32,7 +32,13 @@ export type FakeBedrockReply =
   /** A JSON answer: a recorded fixture file (e.g. `amazon-bedrock-text.json`) or an explicit body. */
   | { kind: 'json'; fixture?: string; body?: unknown; status?: number; headers?: Record<string, string> }
   /** A ConverseStream answer replaying a `.chunks.txt` recording; optionally an exception after N events. */
-  | { kind: 'stream'; fixture: string; exception?: { type: string; message: string; afterEvents?: number } }
+  | {
+      kind: 'stream';
+      fixture: string;
+      /** The recording's lines as the test edited them, in place of the file's. */
+      lines?: string[];
+      exception?: { type: string; message: string; afterEvents?: number };
+    }
   /** An InvokeModelWithResponseStream answer of Claude replaying an Anthropic `.chunks.txt` recording. */
   | {
       kind: 'anthropic-stream';
@@ -229,7 +235,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       res.end();
       return;
     }
-    const lines = readBedrockStreamFixture(answer.fixture);
+    const lines = answer.lines ?? readBedrockStreamFixture(answer.fixture);
     lines.forEach((line, i) => {
       if (answer.exception && i === (answer.exception.afterEvents ?? 0)) {
         res.write(encodeException(answer.exception.type, answer.exception.message));
