@@ -86,6 +86,8 @@ export interface ChatCompletionChunk {
       content?: string | null;
       refusal?: string | null;
       tool_calls?: ToolCallDelta[];
+      /** The deprecated form of a call, answering a request made with `functions`. */
+      function_call?: { name?: string; arguments?: string };
       content_blocks?: Array<{ index: number; delta: ContentBlock }>;
     };
     finish_reason: FinishReason | null;

@@ -167,6 +167,44 @@ describe('google through the gateway', () => {
     expect(String((streamed as Error).message)).toContain('MALFORMED_FUNCTION_CALL');
   });
 
+  it('answers a request made with the deprecated functions in their form: function_call, finish_reason function_call', async () => {
+    const legacy = {
+      model: 'gemini-3-pro-preview',
+      messages: [{ role: 'user' as const, content: 'Weather in San Francisco?' }],
+      functions: [weather.function],
+      function_call: { name: 'weather' },
+    };
+    fake.enqueue({ fixture: 'google-tool-call.json' });
+    const completion = await client.chat.completions.create(legacy);
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(completion.choices[0].finish_reason).toBe('function_call');
+    expect(completion.choices[0].message.function_call).toEqual({
+      name: 'weather',
+      arguments: '{"location":"San Francisco"}',
+    });
+    expect(completion.choices[0].message.tool_calls).toBeUndefined();
+
+    fake.enqueue({ fixture: 'google-tool-call.chunks.txt' });
+    const stream = await client.chat.completions.create({ ...legacy, stream: true });
+    const call = { name: '', arguments: '' };
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      const delta = chunk.choices[0]?.delta;
+      expect(delta?.tool_calls).toBeUndefined();
+      call.name += delta?.function_call?.name ?? '';
+      call.arguments += delta?.function_call?.arguments ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(call).toEqual(
+      recordedStream('google-tool-call.chunks.txt').calls.map((c) => ({
+        name: c.name,
+        arguments: JSON.stringify(c.args),
+      }))[0],
+    );
+    expect(finish).toBe('function_call');
+  });
+
   it('streams parallel tool calls, each with its own id and arguments', async () => {
     fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
     const stream = await client.chat.completions.create({

@@ -12,6 +12,8 @@ export interface GoogleResponseOptions {
   model: string;
   /** false: thought summaries and signatures come back in `message.content_blocks`. */
   strictCompat: boolean;
+  /** The request used the deprecated `functions`: the call comes back as `function_call`. */
+  legacyFunctions?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export function fromGeminiResponse(
   if (body.error) throw googleErrorFromObject(options.provider, body.error);
   const candidates = body.candidates ?? [];
   const choices: ChatCompletion['choices'] = candidates.map((candidate, position) =>
-    toChoice(candidate, position, options.strictCompat),
+    toChoice(candidate, position, options.strictCompat, options.legacyFunctions === true),
   );
   const failed = candidates.findIndex((candidate) => isInvalidCallFinish(candidate.finishReason));
   if (failed >= 0 && choices.every((choice) => !hasAnswer(choice))) {
@@ -61,6 +63,7 @@ function toChoice(
   candidate: GeminiCandidate,
   position: number,
   strictCompat: boolean,
+  legacyFunctions: boolean,
 ): ChatCompletion['choices'][number] {
   let text = '';
   const thinking: ContentBlock[] = [];
@@ -87,15 +90,18 @@ function toChoice(
     content: text.length > 0 || toolCalls.length === 0 ? text : null,
     refusal: null,
   };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  // The deprecated form carries one call.
+  if (toolCalls.length > 0 && legacyFunctions) message.function_call = toolCalls[0].function;
+  else if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (!strictCompat) {
     const blocks = contentBlocks(thinking, signature, toolCalls.length > 0, text);
     if (blocks) message.content_blocks = blocks;
   }
+  const finish = mapGoogleFinishReason(candidate.finishReason, toolCalls.length > 0) ?? 'stop';
   return {
     index: candidate.index ?? position,
     message,
-    finish_reason: mapGoogleFinishReason(candidate.finishReason, toolCalls.length > 0) ?? 'stop',
+    finish_reason: legacyFunctions && finish === 'tool_calls' ? 'function_call' : finish,
     logprobs: null,
   };
 }

@@ -17,7 +17,8 @@ export const geminiParameters: Record<string, string> = {
   tools: '→ tools[].functionDeclarations (parameters converted like response_format)',
   tool_choice:
     'none → NONE, auto → AUTO, required → ANY, {function} → ANY + allowedFunctionNames, allowed_tools → only the allowed functions declared + its mode (auto → AUTO, required → ANY)',
-  functions: '→ functionDeclarations (deprecated form)',
+  functions:
+    '→ functionDeclarations (deprecated form); answered in that form too: the first call as function_call, finish_reason function_call',
   function_call: '→ functionCallingConfig (deprecated form)',
   thinking:
     '→ generationConfig.thinkingConfig {thinkingBudget, includeThoughts}; type disabled → thinkingBudget 0',

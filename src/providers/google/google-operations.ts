@@ -7,6 +7,7 @@ import type { GeminiBatchEmbedResponse, GeminiGenerateContentResponse } from './
 import { fromGeminiResponse } from './convert-from-google-response.js';
 import { toGeminiRequestBody } from './convert-to-google-request.js';
 import { fromGeminiBatchEmbedResponse, toGeminiBatchEmbedBody } from './google-embeddings.js';
+import { usesLegacyFunctions } from './google-prepare-tools.js';
 import { createGeminiStreamTranslator } from './google-stream-translator.js';
 
 export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -26,6 +27,7 @@ export function geminiStreamOptions(req: AdapterRequest<'chat'>, provider: strin
     strictCompat: req.strictCompat,
     includeUsage: body.stream_options?.include_usage === true,
     choiceCount: typeof body.n === 'number' && body.n > 0 ? body.n : 1,
+    legacyFunctions: usesLegacyFunctions(body),
   };
 }
 
@@ -71,6 +73,7 @@ export const googleChatOperation: OperationHandler<'chat'> = {
       provider: GOOGLE_PROVIDER,
       model: req.body.model,
       strictCompat: req.strictCompat,
+      legacyFunctions: usesLegacyFunctions(req.body),
     });
   },
   createStreamTranslator: (req) => createGeminiStreamTranslator(geminiStreamOptions(req, GOOGLE_PROVIDER)),

@@ -60,6 +60,15 @@ export function prepareGoogleTools(body: ChatCompletionRequest): GooglePreparedT
   return prepared;
 }
 
+/**
+ * true when the request declared its functions the deprecated way (`functions`, no `tools`): OpenAI then
+ * answers in that form too (`message.function_call`, finish_reason `function_call`), which is all such a
+ * client reads.
+ */
+export function usesLegacyFunctions(body: ChatCompletionRequest): boolean {
+  return (body.functions?.length ?? 0) > 0 && (body.tools?.length ?? 0) === 0;
+}
+
 function declaration(
   name: string,
   description: string | undefined,

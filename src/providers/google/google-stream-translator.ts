@@ -20,6 +20,8 @@ export interface GoogleStreamOptions {
   includeUsage: boolean;
   /** Choices expected (`n`); the answer is complete once that many have finished. */
   choiceCount: number;
+  /** The request used the deprecated `functions`: the first call streams as `function_call`. */
+  legacyFunctions?: boolean;
 }
 
 type ChoiceDelta = ChatCompletionChunk['choices'][number]['delta'];
@@ -90,6 +92,11 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
   ): void => {
     const state = stateOf(index);
     if (delta.content || delta.tool_calls) state.answered = true;
+    if (options.legacyFunctions) {
+      const legacy = toLegacyDelta(delta, finish);
+      if (!legacy) return;
+      [delta, finish] = legacy;
+    }
     const full: ChoiceDelta = state.roleSent ? delta : { role: 'assistant', ...delta };
     state.roleSent = true;
     out.push({ type: 'chunk', chunk: chunk([{ index, delta: full, finish_reason: finish }]) });
@@ -231,4 +238,23 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
     usage: () => usage,
     finished: () => allFinished(),
   };
+}
+
+/**
+ * A delta in the deprecated `functions` form: the first call's pieces become `function_call` (which holds one
+ * call; later calls are left out) and a `tool_calls` finish becomes `function_call`. Undefined: nothing left.
+ */
+function toLegacyDelta(
+  delta: ChoiceDelta,
+  finish: FinishReason | null,
+): [ChoiceDelta, FinishReason | null] | undefined {
+  const legacyFinish = finish === 'tool_calls' ? 'function_call' : finish;
+  if (!delta.tool_calls) return [delta, legacyFinish];
+  const { tool_calls: calls, ...rest } = delta;
+  const first = calls.find((call) => call.index === 0);
+  if (!first) return Object.keys(rest).length > 0 || finish !== null ? [rest, legacyFinish] : undefined;
+  const functionCall: { name?: string; arguments?: string } = {};
+  if (first.function?.name !== undefined) functionCall.name = first.function.name;
+  if (first.function?.arguments !== undefined) functionCall.arguments = first.function.arguments;
+  return [{ ...rest, function_call: functionCall }, legacyFinish];
 }

@@ -22,6 +22,7 @@ export { createGeminiStreamTranslator, type GoogleStreamOptions } from './google
 export { googleErrorFromResponse, googleErrorFromObject, retryDelayMs } from './google-error.js';
 export { convertGoogleUsage, geminiAnswerUsage } from './convert-google-usage.js';
 export { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
+export { usesLegacyFunctions } from './google-prepare-tools.js';
 export { embeddingInputs, toEmbeddingResponse } from './google-embeddings.js';
 export { geminiParameters, geminiNotes } from './google-capabilities.js';
 export type * from './google-api-types.js';

@@ -10,6 +10,7 @@ import {
   fromGeminiResponse,
   geminiStreamOptions,
   toGeminiRequestBody,
+  usesLegacyFunctions,
   type GeminiGenerateContentResponse,
 } from '../google/index.js';
 import type { AdapterRequest, OperationHandler } from '../types.js';
@@ -71,6 +72,7 @@ export const vertexChatOperation: OperationHandler<'chat'> = {
       provider: VERTEX_PROVIDER,
       model,
       strictCompat: req.strictCompat,
+      legacyFunctions: usesLegacyFunctions(req.body),
     });
   },
 
