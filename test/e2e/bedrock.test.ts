@@ -306,6 +306,25 @@ describe('bedrock through the gateway', () => {
     expect((streamed as Error).message).toContain('malformed_tool_use');
   });
 
+  it('thinks on an application inference profile, whose ARN does not name its model', async () => {
+    const profile = 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
+    const recorded = readBedrockJsonFixture('amazon-bedrock-reasoning.json') as any;
+    fake.enqueue({ kind: 'json', fixture: 'amazon-bedrock-reasoning.json' });
+    const thinker = clientWith(config({ strict_compat_compliance: false }));
+    const completion = await thinker.chat.completions.create({
+      model: profile,
+      messages: [{ role: 'user', content: 'How many r in strawberry?' }],
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(completion.choices[0].message.content).toBe(
+      recorded.output.message.content.find((b: any) => typeof b.text === 'string').text,
+    );
+    expect(lastRequest().modelId).toBe(profile);
+    expect(lastRequest().body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
+  });
+
   it('sends an image as bytes and refuses an image URL naming the part', async () => {
     const completion = await client.chat.completions.create({
       model: MODEL,

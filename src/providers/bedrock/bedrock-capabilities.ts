@@ -23,7 +23,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     response_format:
       'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
     thinking:
-      '→ additionalModelRequestFields.thinking (Anthropic Claude models only; others 400); reasoning comes back in content_blocks when not strict',
+      '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',
     image_url:
       'data URLs only (Converse takes bytes; the adapter does not fetch URLs): an http(s) URL is refused (400)',

@@ -22,9 +22,23 @@ export const BEDROCK_UNSUPPORTED_PARAMETERS = [
   'reasoning_effort',
 ] as const;
 
-/** Extended thinking through Converse is Anthropic's own request field, so only Claude models take it. */
-function isAnthropicModel(modelId: string): boolean {
-  return /(^|\.)anthropic\./.test(modelId) || modelId.includes('anthropic.claude');
+/**
+ * ARNs that name no model (an application inference profile, a provisioned or custom model, an imported one):
+ * what runs behind them is only known to Bedrock.
+ */
+const OPAQUE_MODEL_ARN =
+  /^arn:aws[a-z-]*:bedrock:[^:]*:\d*:(application-inference-profile|provisioned-model|custom-model|custom-model-deployment|imported-model)\//;
+
+/**
+ * Extended thinking through Converse is Anthropic's own request field, so only Claude models take it; a model
+ * id that does not say which model it runs gets it too, and Bedrock refuses it if that is not Claude.
+ */
+function mayBeAnthropicModel(modelId: string): boolean {
+  return (
+    /(^|\.)anthropic\./.test(modelId) ||
+    modelId.includes('anthropic.claude') ||
+    OPAQUE_MODEL_ARN.test(modelId)
+  );
 }
 
 /** The Converse / ConverseStream request body (the model id goes in the URL). */
@@ -45,7 +59,7 @@ export function toBedrockConverseBody(body: ChatCompletionRequest): Record<strin
 
   const thinking = body.thinking;
   if (thinking?.type === 'enabled') {
-    if (!isAnthropicModel(String(body.model))) {
+    if (!mayBeAnthropicModel(String(body.model))) {
       throw new GatewayError(
         'unsupported_parameter',
         'thinking is supported on bedrock for Anthropic Claude models only',
