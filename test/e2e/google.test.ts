@@ -205,6 +205,35 @@ describe('google through the gateway', () => {
     expect(finish).toBe('function_call');
   });
 
+  it('rebuilds streamed arguments named __proto__ as the keys they are, without touching the prototype of objects', async () => {
+    // The recorded partialArgs stream, its argument renamed as a prompt may make the model name it.
+    const events = readGoogleStream('google-stream-tool-call-arguments.chunks.txt').map((line) =>
+      JSON.parse(line.replaceAll('"$.location"', '"$.__proto__.polluted"')),
+    );
+    fake.enqueue({ events });
+    try {
+      const stream = await client.chat.completions.create({
+        model: 'gemini-3.1-pro-preview',
+        messages: [{ role: 'user', content: 'Weather in Boston and San Francisco?' }],
+        tools: [weather],
+        stream: true,
+      });
+      const args: string[] = [];
+      for await (const chunk of stream) {
+        for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
+          args[call.index] = (args[call.index] ?? '') + (call.function?.arguments ?? '');
+        }
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(args).toEqual([
+        '{"__proto__":{"polluted":"Boston"}}',
+        '{"__proto__":{"polluted":"San Francisco"}}',
+      ]);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
+  });
+
   it('streams parallel tool calls, each with its own id and arguments', async () => {
     fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
     const stream = await client.chat.completions.create({
