@@ -318,6 +318,34 @@ describe('google through the gateway', () => {
     });
   });
 
+  it('types an enum of numbers or booleans by its values, not as a string', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Rate it.' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'rating',
+          schema: {
+            type: 'object',
+            properties: {
+              stars: { enum: [1, 2, 3] },
+              score: { enum: [0.5, 1] },
+              ok: { enum: [true, false] },
+            },
+            required: ['stars', 'score', 'ok'],
+          },
+        },
+      },
+    });
+    expect(lastRequest().body.generationConfig.responseSchema.properties).toEqual({
+      stars: { type: 'INTEGER' },
+      score: { type: 'NUMBER' },
+      ok: { type: 'BOOLEAN' },
+    });
+  });
+
   it('sends an image inline', async () => {
     fake.enqueue({ fixture: 'google-text.json' });
     const png =

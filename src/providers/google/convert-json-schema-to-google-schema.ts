@@ -60,7 +60,7 @@ function convert(node: JsonSchema, root: JsonSchema, depth: number): GeminiSchem
     }
   }
   if (typeName === undefined && resolved.const !== undefined) typeName = jsonTypeOf(resolved.const);
-  if (typeName === undefined && Array.isArray(resolved.enum)) typeName = 'string';
+  if (typeName === undefined && Array.isArray(resolved.enum)) typeName = enumType(resolved.enum);
   if (typeName === undefined && isObject(resolved.properties)) typeName = 'object';
   if (typeName !== undefined && TYPE_NAMES[typeName]) out.type = TYPE_NAMES[typeName];
 
@@ -183,6 +183,17 @@ function isEmptyObjectSchema(schema: JsonSchema): boolean {
   return (
     noProperties && schema.anyOf === undefined && schema.oneOf === undefined && schema.allOf === undefined
   );
+}
+
+/**
+ * The type an enum's values share (`[1, 2]` integer, `[0.5, 1]` number, `[true, false]` boolean; null is left
+ * aside); string for strings or for values of several types, as the enum is only described then.
+ */
+function enumType(values: unknown[]): string {
+  const types = new Set(values.filter((v) => v !== null).map(jsonTypeOf));
+  if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
+  const [only] = types;
+  return types.size === 1 && only !== undefined ? only : 'string';
 }
 
 function jsonTypeOf(value: unknown): string | undefined {
