@@ -325,6 +325,28 @@ describe('bedrock through the gateway', () => {
     });
   });
 
+  it('offers tools to a model that takes no toolChoice (Llama) when the client left tool_choice out or chose auto', async () => {
+    const recorded = readBedrockJsonFixture('amazon-bedrock-tool-call.1.json') as any;
+    const bash = {
+      type: 'function' as const,
+      function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' } } } },
+    };
+    for (const choice of [undefined, 'auto' as const]) {
+      fake.enqueue({ kind: 'json', fixture: 'amazon-bedrock-tool-call.1.json' });
+      const completion = await client.chat.completions.create({
+        model: 'us.meta.llama3-3-70b-instruct-v1:0',
+        messages: [{ role: 'user', content: 'List the files.' }],
+        tools: [bash],
+        ...(choice ? { tool_choice: choice } : {}),
+      });
+      const call = completion.choices[0].message.tool_calls?.[0];
+      expect(call?.type === 'function' && JSON.parse(call.function.arguments)).toEqual(
+        recorded.output.message.content[0].toolUse.input,
+      );
+      expect(lastRequest().body.toolConfig.toolChoice).toBeUndefined();
+    }
+  });
+
   it('sends an image as bytes and refuses an image URL naming the part', async () => {
     const completion = await client.chat.completions.create({
       model: MODEL,

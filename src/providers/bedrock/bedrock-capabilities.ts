@@ -19,7 +19,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     stop: '→ inferenceConfig.stopSequences',
     tools: '→ toolConfig.tools[].toolSpec (strict passed through)',
     tool_choice:
-      '→ toolConfig.toolChoice (auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any; none → tools left out, or sent without a choice when the history holds tool calls; a history with tool calls and no tools gets one inert placeholder tool, no_tools_available, since Converse requires a toolConfig with it)',
+      "→ toolConfig.toolChoice (auto or none given → no toolChoice, Converse's default, as only Claude, Mistral Large and Nova take the field; required → any, function → tool; allowed_tools → only the allowed tools sent, its mode as the choice; none → tools left out, or sent without a choice when the history holds tool calls; a history with tool calls and no tools gets one inert placeholder tool, no_tools_available, since Converse requires a toolConfig with it)",
     response_format:
       'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
     thinking:

@@ -5,8 +5,9 @@ import type { BedrockToolConfig } from './bedrock-api-types.js';
 
 /**
  * OpenAI tools → Converse `toolConfig`; `strict: true` is kept (Converse then enforces the tool's input
- * schema). `required` is `any`, a named function is `tool`; `allowed_tools` offers only the allowed tools,
- * with its mode as the choice. Converse has no `none`: the tools are left out, unless the history holds
+ * schema). `required` is `any`, a named function is `tool`; `auto` (or no choice) sends no toolChoice, as
+ * auto is Converse's default and models other than Claude, Mistral Large and Nova refuse the field;
+ * `allowed_tools` offers only the allowed tools, with its mode as the choice. Converse has no `none`: the tools are left out, unless the history holds
  * tool calls (Converse then requires the tool definitions), in which case they are sent without a choice.
  * A history with tool calls and no tools at all (valid for OpenAI) gets one inert placeholder tool, since
  * Converse refuses toolUse and toolResult blocks without a toolConfig.
@@ -49,7 +50,8 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
     }
     return { tools: specs, toolChoice: { tool: { name } } };
   }
-  return { tools: specs, toolChoice: { auto: {} } };
+  // auto is Converse's default, and only some models (Claude, Mistral Large, Nova) take a toolChoice at all.
+  return { tools: specs };
 }
 
 /** What Converse is given as the tools of a turn that offers none after a history with tool calls. */

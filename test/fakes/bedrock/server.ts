@@ -107,6 +107,21 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     }
     const modelId = decodeURIComponent(match[1]);
     const action = match[2];
+    // Bedrock's own refusal: only some models take a toolChoice (Claude, Mistral Large, Nova).
+    const toolConfig = body.toolConfig as { toolChoice?: unknown } | undefined;
+    if (
+      (action === 'converse' || action === 'converse-stream') &&
+      toolConfig?.toolChoice !== undefined &&
+      !/anthropic\.|mistral\.mistral-large|amazon\.nova/.test(modelId)
+    ) {
+      sendError(
+        res,
+        400,
+        'ValidationException',
+        "This model doesn't support the toolConfig.toolChoice field. Remove toolChoice and try again.",
+      );
+      return;
+    }
     requests.push({ method: req.method ?? 'POST', path, modelId, action, headers, body });
     reply(res, queue.shift() ?? defaultReply(action, modelId, body), action);
   }

@@ -168,7 +168,7 @@ describe('bedrock request translation', () => {
 
   it('translates tools and tool_choice', async () => {
     const expectations: Array<[unknown, unknown]> = [
-      ['auto', { auto: {} }],
+      ['auto', undefined],
       ['required', { any: {} }],
       [{ type: 'function', function: { name: 'get_weather' } }, { tool: { name: 'get_weather' } }],
     ];
@@ -184,7 +184,7 @@ describe('bedrock request translation', () => {
             },
           },
         ],
-        toolChoice: expected,
+        ...(expected ? { toolChoice: expected } : {}),
       });
     }
     expect((await build({ tools: [weatherTool], tool_choice: 'none' })).body.toolConfig).toBeUndefined();
@@ -202,7 +202,7 @@ describe('bedrock request translation', () => {
     const timeTool = { type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } };
     for (const [mode, expected] of [
       ['required', { any: {} }],
-      ['auto', { auto: {} }],
+      ['auto', undefined],
     ] as const) {
       const { body } = await build({
         tools: [weatherTool, timeTool],
