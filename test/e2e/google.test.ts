@@ -369,6 +369,28 @@ describe('google through the gateway', () => {
     ]);
   });
 
+  it('sends an image given as data:image/jpg as image/jpeg, the type Google knows', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    const jpeg =
+      '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=';
+    const completion = await client.chat.completions.create({
+      model: 'gemini-3-pro-preview',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: `data:image/jpg;base64,${jpeg}` } },
+          ],
+        },
+      ],
+    });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(lastRequest().body.contents[0].parts[1]).toEqual({
+      inlineData: { mimeType: 'image/jpeg', data: jpeg },
+    });
+  });
+
   it('embeds texts through batchEmbedContents', async () => {
     const response = await client.embeddings.create({
       model: 'gemini-embedding-001',

@@ -180,7 +180,7 @@ function mediaPart(url: string, param: string): GeminiPart {
         { param },
       );
     }
-    return { inlineData: { mimeType: match[1], data: match[2] } };
+    return { inlineData: { mimeType: mediaType(match[1]), data: match[2] } };
   }
   if (/^(https?|gs):\/\//i.test(url)) {
     const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase();
@@ -194,6 +194,14 @@ function mediaPart(url: string, param: string): GeminiPart {
       param,
     },
   );
+}
+
+/** Media type names Google does not take, under the name it does (data:image/jpg is common, and OpenAI's). */
+const MEDIA_TYPE_ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg' };
+
+function mediaType(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return MEDIA_TYPE_ALIASES[lower] ?? lower;
 }
 
 function assistantParts(

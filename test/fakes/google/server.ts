@@ -27,6 +27,25 @@ export interface FakeGoogle {
   close(): Promise<void>;
 }
 
+const KNOWN_MEDIA_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/heic',
+  'image/heif',
+  'image/gif',
+  'application/pdf',
+  'audio/wav',
+  'audio/mp3',
+  'audio/mpeg',
+  'audio/aiff',
+  'audio/aac',
+  'audio/ogg',
+  'audio/flac',
+  'text/plain',
+  'video/mp4',
+]);
+
 const MODEL_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
 
 export async function startFakeGoogle(options: { apiKey?: string } = {}): Promise<FakeGoogle> {
@@ -83,6 +102,14 @@ export async function startFakeGoogle(options: { apiKey?: string } = {}): Promis
     if (action === 'batchEmbedContents') return embed(res, model, request.body);
     if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
       return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
+    }
+    // Google's own refusal of a media type it does not know (image/jpg is not one: image/jpeg is).
+    const contents = (request.body as { contents?: Array<{ parts?: Array<Record<string, any>> }> }).contents;
+    for (const part of (contents ?? []).flatMap((content) => content.parts ?? [])) {
+      const mimeType = part.inlineData?.mimeType ?? part.fileData?.mimeType;
+      if (typeof mimeType === 'string' && !KNOWN_MEDIA_TYPES.has(mimeType)) {
+        return sendGoogleError(res, 400, `Unsupported MIME type: ${mimeType}`, 'INVALID_ARGUMENT');
+      }
     }
     return answerGenerate(res, action === 'streamGenerateContent', queue.shift());
   }
