@@ -346,6 +346,47 @@ describe('google through the gateway', () => {
     });
   });
 
+  it('sends schemas Google takes: no empty properties on an object, no properties on a string', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    // An action with no arguments, and a tool schema that wrongly gives a string properties (as MCP servers do).
+    const completion = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Next step?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'page',
+            parameters: {
+              type: 'object',
+              properties: {
+                data: { type: 'string', properties: { id: { type: 'string' } }, required: ['id'] },
+                go_back: { type: 'object', properties: {} },
+              },
+            },
+          },
+        },
+      ],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'step',
+          schema: {
+            type: 'object',
+            properties: { go_back: { type: 'object', properties: {}, additionalProperties: false } },
+          },
+        },
+      },
+    });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    const sent = lastRequest().body;
+    expect(sent.tools[0].functionDeclarations[0].parameters.properties).toEqual({
+      data: { type: 'STRING' },
+      go_back: { type: 'OBJECT' },
+    });
+    expect(sent.generationConfig.responseSchema.properties).toEqual({ go_back: { type: 'OBJECT' } });
+  });
+
   it('sends an image inline', async () => {
     fake.enqueue({ fixture: 'google-text.json' });
     const png =

@@ -89,14 +89,17 @@ function convert(node: JsonSchema, root: JsonSchema, depth: number): GeminiSchem
     }
   }
 
-  if (isObject(resolved.properties)) {
+  // Google takes properties on an OBJECT only, and never empty ones: an object without named properties
+  // goes as a bare OBJECT, and properties written on another type (as some tool schemas do) are left out.
+  const properties = isObject(resolved.properties) ? Object.entries(resolved.properties) : [];
+  if (properties.length > 0 && (out.type === 'OBJECT' || out.type === undefined)) {
     out.properties = {};
-    for (const [name, child] of Object.entries(resolved.properties)) {
+    for (const [name, child] of properties) {
       out.properties[name] = isObject(child) ? convert(child, root, depth + 1) : {};
     }
-  }
-  if (Array.isArray(resolved.required) && resolved.required.length > 0) {
-    out.required = resolved.required.filter((r): r is string => typeof r === 'string');
+    if (Array.isArray(resolved.required) && resolved.required.length > 0) {
+      out.required = resolved.required.filter((r): r is string => typeof r === 'string');
+    }
   }
   if (isObject(resolved.items)) out.items = convert(resolved.items, root, depth + 1);
 

@@ -103,6 +103,8 @@ export async function startFakeGoogle(options: { apiKey?: string } = {}): Promis
     if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
       return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
     }
+    const schemaFault = schemaFaultOf(request.body);
+    if (schemaFault) return sendGoogleError(res, 400, schemaFault, 'INVALID_ARGUMENT');
     // Google's own refusal of a media type it does not know (image/jpg is not one: image/jpeg is).
     const contents = (request.body as { contents?: Array<{ parts?: Array<Record<string, any>> }> }).contents;
     for (const part of (contents ?? []).flatMap((content) => content.parts ?? [])) {
@@ -157,4 +159,51 @@ export async function startFakeGoogle(options: { apiKey?: string } = {}): Promis
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Google's own refusals of a Schema (response_schema, function parameters): `properties` on a type other
+ * than OBJECT, and an OBJECT whose `properties` are empty.
+ */
+function schemaFaultOf(body: unknown): string | undefined {
+  const request = body as {
+    generationConfig?: { responseSchema?: unknown };
+    tools?: Array<{ functionDeclarations?: Array<{ parameters?: unknown }> }>;
+  };
+  const roots: Array<[string, unknown]> = [
+    ['GenerateContentRequest.generation_config.response_schema', request?.generationConfig?.responseSchema],
+  ];
+  (request?.tools ?? []).forEach((tool, i) =>
+    (tool.functionDeclarations ?? []).forEach((declaration, j) =>
+      roots.push([
+        `GenerateContentRequest.tools[${i}].function_declarations[${j}].parameters`,
+        declaration.parameters,
+      ]),
+    ),
+  );
+  const walk = (path: string, node: unknown): string | undefined => {
+    if (typeof node !== 'object' || node === null) return undefined;
+    const schema = node as Record<string, any>;
+    if (schema.properties !== undefined) {
+      if (schema.type !== 'OBJECT') return `* ${path}.properties: only allowed for OBJECT type\n`;
+      if (Object.keys(schema.properties).length === 0) {
+        return `* ${path}.properties: should be non-empty for OBJECT type\n`;
+      }
+      for (const [name, child] of Object.entries(schema.properties)) {
+        const fault = walk(`${path}.properties["${name}"]`, child);
+        if (fault) return fault;
+      }
+    }
+    if (schema.items) return walk(`${path}.items`, schema.items);
+    for (const [k, branch] of ((schema.anyOf as unknown[]) ?? []).entries()) {
+      const fault = walk(`${path}.any_of[${k}]`, branch);
+      if (fault) return fault;
+    }
+    return undefined;
+  };
+  for (const [path, schema] of roots) {
+    const fault = walk(path, schema);
+    if (fault) return fault;
+  }
+  return undefined;
 }
