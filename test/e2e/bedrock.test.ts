@@ -347,6 +347,49 @@ describe('bedrock through the gateway', () => {
     }
   });
 
+  it('leaves out text that is only whitespace, which Bedrock refuses and OpenAI takes', async () => {
+    fake.enqueue({ kind: 'json', fixture: 'amazon-bedrock-text.json' });
+    const completion = await client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'user', content: 'List the files.' },
+        {
+          role: 'assistant',
+          content: '\n\n',
+          tool_calls: [
+            { id: 'tooluse_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'tooluse_1', content: '' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: ' ' },
+            { type: 'text', text: 'How many are there?' },
+          ],
+        },
+      ],
+      tools: [
+        { type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: {} } } },
+      ],
+    });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(lastRequest().body.messages).toEqual([
+      { role: 'user', content: [{ text: 'List the files.' }] },
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'bash', input: { command: 'ls' } } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 'tooluse_1', content: [{ text: '' }] } },
+          { text: 'How many are there?' },
+        ],
+      },
+    ]);
+  });
+
   it('sends an image as bytes and refuses an image URL naming the part', async () => {
     const completion = await client.chat.completions.create({
       model: MODEL,

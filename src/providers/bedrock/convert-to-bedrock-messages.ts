@@ -45,7 +45,7 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
 
 function content(value: UserMessage['content'], where: string): BedrockContentBlock[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'string') return value === '' ? [] : [{ text: value }];
+  if (typeof value === 'string') return isBlank(value) ? [] : [{ text: value }];
   return value.flatMap((part, j) => contentPart(part, `${where}.content[${j}]`));
 }
 
@@ -53,7 +53,10 @@ function contentPart(part: UserContentPart, where: string): BedrockContentBlock[
   const cachePoint: BedrockContentBlock[] = (part as { cache_control?: unknown }).cache_control
     ? [{ cachePoint: { type: 'default' } }]
     : [];
-  if (part.type === 'text') return [{ text: String(part.text ?? '') }, ...cachePoint];
+  if (part.type === 'text') {
+    const text = String(part.text ?? '');
+    return isBlank(text) ? [] : [{ text }, ...cachePoint];
+  }
   if (part.type === 'image_url') {
     const param = `${where}.image_url`;
     const url = part.image_url?.url ?? '';
@@ -135,7 +138,7 @@ function assistantContent(message: AssistantMessage, where: string): BedrockCont
     }
   }
   if (typeof message.content === 'string') {
-    if (message.content !== '') blocks.push({ text: message.content });
+    if (!isBlank(message.content)) blocks.push({ text: message.content });
   } else if (Array.isArray(message.content)) {
     message.content.forEach((part, j) => {
       if (part.type === 'text') blocks.push(...contentPart(part, `${where}.content[${j}]`));
@@ -151,6 +154,15 @@ function assistantContent(message: AssistantMessage, where: string): BedrockCont
     });
   });
   return blocks;
+}
+
+/**
+ * Converse refuses a text block of nothing but whitespace ("The text field in the ContentBlock object … is
+ * blank"), which OpenAI takes (an assistant's "\n\n" before its tool calls): such text is left out, as it
+ * tells the model nothing. A tool result's text may be blank and is kept.
+ */
+function isBlank(text: string): boolean {
+  return text.trim() === '';
 }
 
 function toolResult(message: ToolMessage, toolCallId: string, where: string): BedrockContentBlock {

@@ -107,6 +107,23 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     }
     const modelId = decodeURIComponent(match[1]);
     const action = match[2];
+    // Bedrock's own refusal of a text block with nothing but whitespace in it (a tool result's may be blank).
+    if (action === 'converse' || action === 'converse-stream') {
+      const turns = (body.messages as Array<{ content?: Array<{ text?: unknown }> }> | undefined) ?? [];
+      for (const [i, turn] of turns.entries()) {
+        for (const [j, block] of (turn.content ?? []).entries()) {
+          if (typeof block.text === 'string' && block.text.trim() === '') {
+            sendError(
+              res,
+              400,
+              'ValidationException',
+              `The text field in the ContentBlock object at messages.${i}.content.${j} is blank. Add text to the text field, and try again.`,
+            );
+            return;
+          }
+        }
+      }
+    }
     // Bedrock's own refusal: only some models take a toolChoice (Claude, Mistral Large, Nova).
     const toolConfig = body.toolConfig as { toolChoice?: unknown } | undefined;
     if (
