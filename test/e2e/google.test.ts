@@ -387,6 +387,30 @@ describe('google through the gateway', () => {
     expect(sent.generationConfig.responseSchema.properties).toEqual({ go_back: { type: 'OBJECT' } });
   });
 
+  it('leaves out text parts with no text, which Google refuses and OpenAI takes', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: 'Hello.' },
+        { role: 'user', content: '' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '' },
+            { type: 'text', text: 'How many r in strawberry?' },
+          ],
+        },
+      ],
+    });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(lastRequest().body.systemInstruction).toBeUndefined();
+    expect(lastRequest().body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Hello.' }, { text: 'How many r in strawberry?' }] },
+    ]);
+  });
+
   it('sends an image inline', async () => {
     fake.enqueue({ fixture: 'google-text.json' });
     const png =

@@ -54,7 +54,7 @@ export function convertToGoogleMessages(messages: ChatMessage[], model: string):
     switch (message.role) {
       case 'system':
       case 'developer':
-        for (const text of textsOf(message, i)) systemParts.push({ text });
+        for (const text of textsOf(message, i)) if (text !== '') systemParts.push({ text });
         break;
       case 'user':
         push('user', userParts(message, i));
@@ -121,8 +121,11 @@ function textsOf(message: ChatMessage, i: number): string[] {
 function userParts(message: UserMessage, i: number): GeminiPart[] {
   const { content } = message;
   if (content === undefined || content === null) return [];
-  if (typeof content === 'string') return [{ text: content }];
-  return content.map((part, j) => userPart(part, i, j));
+  // Google refuses a text part with no text ("empty text parameter"), which OpenAI takes: it is left out.
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  return content.flatMap((part, j) =>
+    part.type === 'text' && String(part.text) === '' ? [] : [userPart(part, i, j)],
+  );
 }
 
 function userPart(part: UserContentPart, i: number, j: number): GeminiPart {

@@ -103,6 +103,23 @@ export async function startFakeGoogle(options: { apiKey?: string } = {}): Promis
     if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
       return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
     }
+    // Google's own refusal of a text part with no text.
+    const sent = request.body as {
+      contents?: Array<{ parts?: Array<Record<string, any>> }>;
+      systemInstruction?: { parts?: Array<Record<string, any>> };
+    };
+    const allParts = [
+      ...(sent.contents ?? []).flatMap((content) => content.parts ?? []),
+      ...(sent.systemInstruction?.parts ?? []),
+    ];
+    if (allParts.some((part) => part.text === '' && !part.thoughtSignature)) {
+      return sendGoogleError(
+        res,
+        400,
+        'Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini',
+        'INVALID_ARGUMENT',
+      );
+    }
     const schemaFault = schemaFaultOf(request.body);
     if (schemaFault) return sendGoogleError(res, 400, schemaFault, 'INVALID_ARGUMENT');
     // Google's own refusal of a media type it does not know (image/jpg is not one: image/jpeg is).
