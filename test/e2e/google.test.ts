@@ -411,6 +411,36 @@ describe('google through the gateway', () => {
     ]);
   });
 
+  it('gives an array whose items are not described items Google takes', async () => {
+    fake.enqueue({ fixture: 'google-text.json' });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Tag it.' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'tag',
+            parameters: {
+              type: 'object',
+              properties: {
+                tags: { type: 'array' },
+                ids: { type: 'array', items: {} },
+                scores: { type: 'array', items: { type: 'number' } },
+              },
+            },
+          },
+        },
+      ],
+    });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    expect(lastRequest().body.tools[0].functionDeclarations[0].parameters.properties).toEqual({
+      tags: { type: 'ARRAY', items: { type: 'STRING' } },
+      ids: { type: 'ARRAY', items: { type: 'STRING' } },
+      scores: { type: 'ARRAY', items: { type: 'NUMBER' } },
+    });
+  });
+
   it('sends an image inline', async () => {
     fake.enqueue({ fixture: 'google-text.json' });
     const png =

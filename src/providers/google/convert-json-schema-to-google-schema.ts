@@ -102,6 +102,14 @@ function convert(node: JsonSchema, root: JsonSchema, depth: number): GeminiSchem
     }
   }
   if (isObject(resolved.items)) out.items = convert(resolved.items, root, depth + 1);
+  // Google refuses an ARRAY whose items have no type ("items: missing field"), which JSON Schema allows: such
+  // items are described as strings, the commonest case, rather than the tool or schema being refused.
+  if (
+    out.type === 'ARRAY' &&
+    (out.items === undefined || (out.items.type === undefined && !out.items.anyOf))
+  ) {
+    out.items = { ...out.items, type: 'STRING' };
+  }
 
   const union = Array.isArray(resolved.anyOf)
     ? resolved.anyOf

@@ -211,6 +211,11 @@ function schemaFaultOf(body: unknown): string | undefined {
         if (fault) return fault;
       }
     }
+    if (schema.type === 'ARRAY') {
+      const items = schema.items as Record<string, unknown> | undefined;
+      if (!items || (items.type === undefined && items.anyOf === undefined))
+        return `* ${path}.items: missing field.\n`;
+    }
     if (schema.items) return walk(`${path}.items`, schema.items);
     for (const [k, branch] of ((schema.anyOf as unknown[]) ?? []).entries()) {
       const fault = walk(`${path}.any_of[${k}]`, branch);
