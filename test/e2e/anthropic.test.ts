@@ -289,4 +289,92 @@ describe('anthropic through the gateway', () => {
     expect(outcome).toBeInstanceOf(Error);
     expect(String(outcome.message)).toMatch(/Overloaded/);
   });
+
+  it('answers json_object with the json tool input alone, not the text Claude wrote before it', async () => {
+    const message = (content: unknown[]) => ({
+      id: 'msg_json_text',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content,
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 20, output_tokens: 12 },
+    });
+    const tool = { type: 'tool_use', id: 'toolu_01', name: 'json', input: { name: 'John', age: 30 } };
+    fake.enqueue({ kind: 'json', body: message([{ type: 'text', text: 'Here is the JSON:' }, tool]) });
+    const completion = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'John, 30, as JSON.' }],
+      response_format: { type: 'json_object' },
+    });
+    expectOpenAPIValid('CreateChatCompletionResponse', completion);
+    expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual({ name: 'John', age: 30 });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+
+    const start = message([]);
+    fake.enqueue({
+      kind: 'stream',
+      events: [
+        { type: 'message_start', message: { ...start, stop_reason: null } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Here is the JSON:' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { ...tool, input: {} } },
+        {
+          type: 'content_block_delta',
+          index: 1,
+          delta: { type: 'input_json_delta', partial_json: '{"name": "John", "age": 30}' },
+        },
+        { type: 'content_block_stop', index: 1 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'tool_use', stop_sequence: null },
+          usage: { output_tokens: 12 },
+        },
+        { type: 'message_stop' },
+      ],
+    });
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'John, 30, as JSON.' }],
+      response_format: { type: 'json_object' },
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) {
+      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    expect(JSON.parse(text)).toEqual({ name: 'John', age: 30 });
+
+    // Without the tool, the text is the answer, streamed or not.
+    fake.enqueue({
+      kind: 'stream',
+      events: [
+        { type: 'message_start', message: { ...start, stop_reason: null } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '{"name": "John"}' } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 5 },
+        },
+        { type: 'message_stop' },
+      ],
+    });
+    let plain = '';
+    for await (const chunk of await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'John as JSON.' }],
+      response_format: { type: 'json_object' },
+      stream: true,
+    }))
+      plain += chunk.choices[0]?.delta?.content ?? '';
+    expect(JSON.parse(plain)).toEqual({ name: 'John' });
+  });
 });

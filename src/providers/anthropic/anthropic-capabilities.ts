@@ -24,7 +24,7 @@ export const anthropicCapabilities: ProviderCapabilities = {
       '→ tool_choice (none → none, auto → auto, required → any, function → tool; allowed_tools → only the allowed tools sent, its mode auto → auto, required → any)',
     parallel_tool_calls: '→ tool_choice.disable_parallel_tool_use when false',
     response_format:
-      'json_schema → output_config.format; json_object → a forced tool `json` whose input is returned as content (not combinable with tools)',
+      'json_schema → output_config.format; json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
     thinking: '→ thinking (extended thinking); thinking comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk',
     seed: 'dropped: Anthropic has no seed; determinism is best-effort in OpenAI too',

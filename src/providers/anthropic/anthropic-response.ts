@@ -29,6 +29,12 @@ export function fromAnthropicResponse(
     });
   }
   const jsonMode = usesJsonResponseTool(req.body);
+  // The forced `json` tool's input is the whole answer: text Claude wrote beside it would make it invalid JSON.
+  const jsonAnswer =
+    jsonMode &&
+    message.content.some(
+      (block) => block.type === 'tool_use' && (block as { name?: string }).name === JSON_RESPONSE_TOOL_NAME,
+    );
   let text = '';
   let hasText = false;
   const toolCalls: ToolCall[] = [];
@@ -37,6 +43,7 @@ export function fromAnthropicResponse(
 
   for (const block of message.content) {
     if (block.type === 'text') {
+      if (jsonAnswer) continue;
       const value = (block as { text: string }).text;
       text += value;
       hasText = true;

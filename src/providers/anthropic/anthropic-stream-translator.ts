@@ -31,7 +31,18 @@ export function createAnthropicStreamTranslator(
 ): StreamTranslator {
   const body = req.body;
   const includeUsage = body.stream_options?.include_usage === true;
-  const tools = createToolCallStream(usesJsonResponseTool(req.body), JSON_RESPONSE_TOOL_NAME);
+  const jsonMode = usesJsonResponseTool(req.body);
+  const tools = createToolCallStream(jsonMode, JSON_RESPONSE_TOOL_NAME);
+  // json_object: the forced `json` tool's input is the answer, so text is held until it is known whether the
+  // tool comes (the text is then dropped, being no part of the JSON) or not (the text is the answer).
+  let heldText = '';
+  let jsonAnswerSeen = false;
+  const text = (value: string): StreamOutput[] => {
+    if (!value) return [];
+    if (!jsonMode) return [chunk({ content: value })];
+    if (!jsonAnswerSeen) heldText += value;
+    return [];
+  };
   const blocks = new Map<number, BlockState>();
   let identity: ChunkIdentity = { id: '', model: String(body.model ?? ''), created: unixSeconds() };
   let messageId: string | undefined;
@@ -89,13 +100,15 @@ export function createAnthropicStreamTranslator(
         usage = mergeAnthropicUsage(usage, event.usage);
         if (event.delta?.stop_reason === undefined || event.delta.stop_reason === null) return [];
         finishReason = tools.finishReason(mapAnthropicFinishReason(event.delta.stop_reason));
+        const held = heldText ? [chunk({ content: heldText })] : [];
+        heldText = '';
         // A refusal says why in `stop_details`, as in a whole answer: OpenAI clients read it as `refusal`.
         const explanation = (event.delta as { stop_details?: { explanation?: unknown } }).stop_details
           ?.explanation;
         if (event.delta.stop_reason === 'refusal' && typeof explanation === 'string') {
-          return [chunk({ refusal: explanation }), chunk({}, finishReason)];
+          return [...held, chunk({ refusal: explanation }), chunk({}, finishReason)];
         }
-        return [chunk({}, finishReason)];
+        return [...held, chunk({}, finishReason)];
       }
       case 'message_stop':
         done = true;
@@ -112,12 +125,15 @@ export function createAnthropicStreamTranslator(
     switch (block.type) {
       case 'text': {
         blocks.set(index, { kind: 'text' });
-        const text = typeof block.text === 'string' ? block.text : '';
-        return text ? [chunk({ content: text })] : [];
+        return text(typeof block.text === 'string' ? block.text : '');
       }
       case 'tool_use': {
         const tool = tools.open(String(block.id), String(block.name));
         blocks.set(index, tool.block);
+        if (tool.block.kind === 'json') {
+          jsonAnswerSeen = true;
+          heldText = '';
+        }
         return tool.delta ? [chunk(tool.delta)] : [];
       }
       case 'thinking': {
@@ -144,10 +160,7 @@ export function createAnthropicStreamTranslator(
 
   const blockDelta = (index: number, delta: { type: string; [key: string]: unknown }): StreamOutput[] => {
     const state = blocks.get(index) ?? { kind: 'text' };
-    if (delta.type === 'text_delta' && state.kind === 'text') {
-      const text = String(delta.text ?? '');
-      return text ? [chunk({ content: text })] : [];
-    }
+    if (delta.type === 'text_delta' && state.kind === 'text') return text(String(delta.text ?? ''));
     if (delta.type === 'input_json_delta') {
       const part = String(delta.partial_json ?? '');
       if (part === '' || (state.kind !== 'tool' && state.kind !== 'json')) return [];
