@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
-import { gatewayFailure, refusedByPolicy, type AttemptOutcome } from '../attempt.js';
+import { gatewayFailure, refusedByPolicy, type AttemptOutcome, type UpstreamRelay } from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { maskSecrets } from '../../core/mask-secrets.js';
 import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
@@ -109,22 +109,14 @@ export const callPassthrough: TargetHandler = async (call) => {
     if (status >= 200 && status < 300) {
       // From here the relay's own silence deadline applies; a failed answer is read within request_timeout.
       clearTimeout(timer);
-      return finish({
-        ok: true,
-        status,
-        streamed: false,
-        usage: undefined,
-        model: undefined,
-        upstreamHeaders: headers,
-        ttfbMs,
-        malformedChunks: 0,
-        relay: {
+      return finish(
+        relayed(ttfbMs, {
           status,
           headers,
           body: idleBounded(response.body, idleMs, adapter.id),
           usageOf: (answer) => adapter.passthroughUsage(answer),
-        },
-      });
+        }),
+      );
     }
     let bodyText: string;
     let relayHeaders = headers;
@@ -144,17 +136,7 @@ export const callPassthrough: TargetHandler = async (call) => {
     const scrubbed = maskSecrets(bodyText, secrets);
     if (status < 400) {
       // A redirect or a `304 Not Modified` is the provider's answer, not a failure to retry or fall back from.
-      return finish({
-        ok: true,
-        status,
-        streamed: false,
-        usage: undefined,
-        model: undefined,
-        upstreamHeaders: relayHeaders,
-        ttfbMs,
-        malformedChunks: 0,
-        relay: { status, headers: relayHeaders, body: scrubbed },
-      });
+      return finish(relayed(ttfbMs, { status, headers: relayHeaders, body: scrubbed }));
     }
     // What retries, fallbacks and the log go by; the client gets the provider's own body.
     const error = new ProviderError({
@@ -214,4 +196,19 @@ async function* idleBounded(
   } finally {
     if (!ended) await iterator.return?.();
   }
+}
+
+/** The provider's answer, relayed to the client as it is (a 2xx, a redirect, a 304). */
+function relayed(ttfbMs: number | null, relay: UpstreamRelay): AttemptOutcome {
+  return {
+    ok: true,
+    status: relay.status,
+    streamed: false,
+    usage: undefined,
+    model: undefined,
+    upstreamHeaders: relay.headers,
+    ttfbMs,
+    malformedChunks: 0,
+    relay,
+  };
 }
