@@ -64,7 +64,8 @@ const MAX_ID_LENGTH = 128;
 const ID_PATTERN = /^[\w.:/@-]+$/;
 const METADATA_MAX_KEYS = 64;
 const METADATA_MAX_KEY_LENGTH = 128;
-const METADATA_MAX_VALUE_LENGTH = 512;
+/** The longest metadata value taken; a longer `user` of a body is not recorded as `_user` either. */
+export const METADATA_MAX_VALUE_LENGTH = 512;
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

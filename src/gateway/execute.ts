@@ -9,7 +9,7 @@ import { GatewayError, ProviderError } from '../core/errors.js';
 import type { EndpointKind, ModelRequest } from '../providers/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { CallContext } from './call-context.js';
-import { HEADERS, type RequestContext } from './context.js';
+import { HEADERS, METADATA_MAX_VALUE_LENGTH, type RequestContext } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
@@ -277,6 +277,7 @@ function withEndUser(ctx: CallContext, call: ModelRequest): CallContext {
   if (ctx.metadata._user !== undefined) return ctx;
   const body = call.body as { user?: unknown; metadata?: { user_id?: unknown } | null };
   const user = call.endpoint === 'messages' ? body.metadata?.user_id : body.user;
-  if (typeof user !== 'string' || user === '') return ctx;
+  // A value longer than metadata takes is not cut down to a different user.
+  if (typeof user !== 'string' || user === '' || user.length > METADATA_MAX_VALUE_LENGTH) return ctx;
   return { ...ctx, metadata: { ...ctx.metadata, _user: user } };
 }

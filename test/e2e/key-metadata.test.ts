@@ -73,16 +73,18 @@ describe("an API key's metadata, and the body's end user", () => {
   });
 
   it("records the body's end user as _user, unless the metadata names one", async () => {
-    const ask = async (headers: Record<string, string>) => {
+    const ask = async (headers: Record<string, string>, user = 'end-user-42') => {
       const { traceId, headers: trace } = traceHeaders();
       await client(gateway, target(fake), { ...trace, ...headers }).chat.completions.create({
         model: 'gpt-4o-mini',
         messages: [{ role: 'user', content: 'hi' }],
-        user: 'end-user-42',
+        user,
       });
       return (await logsOf(gateway, traceId, 1))[0].metadata;
     };
     expect(await ask({})).toEqual({ _user: 'end-user-42' });
+    // Longer than a metadata value may be: not recorded, rather than cut down to another user's id.
+    expect(await ask({}, 'u'.repeat(513))).toEqual({});
     expect(await ask({ 'x-gateway-metadata': JSON.stringify({ _user: 'named' }) })).toEqual({
       _user: 'named',
     });
