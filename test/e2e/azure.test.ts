@@ -330,4 +330,20 @@ describe('Azure AI model inference through the gateway', () => {
       },
     ]);
   });
+
+  it("keeps one circuit per deployment: a failing deployment's open circuit leaves another behind the same host alone", async () => {
+    const cb = { cb_config: { failure_threshold: 1, cooldown_interval: 60_000 } };
+    const ask = (deployment: string) =>
+      client({ cloudd_deployment_name: deployment, ...cb }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'circuit per deployment' }],
+      });
+    fake.enqueue({ status: 503 });
+    await expect(ask('gpt4o')).rejects.toMatchObject({ status: 503 });
+    // gpt4o's circuit is open now (one failure); gpt4o-mini, asked with the same model name, is not.
+    await expect(ask('gpt4o')).rejects.toMatchObject({ status: 503, error: { code: 'circuit_open' } });
+    const answer = await ask('gpt4o-mini');
+    expect(answer.choices[0].message.content).toBeTruthy();
+    expect(last().path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
+  });
 });

@@ -5,6 +5,7 @@
  */
 import type { CircuitBreakerConfig } from '../config/index.js';
 import type { AttemptFailure } from '../attempt.js';
+import { targetPart } from './target-settings.js';
 
 /**
  * Whether a failed attempt counts against the breaker. Timeouts and connection failures (including a
@@ -39,6 +40,13 @@ export function breakerKey(parts: {
   provider: string;
   baseUrl: string | undefined;
   model: string | undefined;
+  /** The target's deployment settings (routing/target-settings.ts): two deployments behind one address
+   * fail apart. */
+  target?: object;
 }): string {
-  return [parts.workspaceId, parts.provider, parts.baseUrl ?? 'default', parts.model ?? ''].join('|');
+  const key = [parts.workspaceId, parts.provider, parts.baseUrl ?? 'default', parts.model ?? ''];
+  const settings = targetPart(parts.target);
+  // In TARGET_FIELDS' order, so the same settings always write the same text.
+  if (settings) key.push(JSON.stringify(settings));
+  return key.join('|');
 }

@@ -29,6 +29,7 @@ async function throughBreaker(
     provider,
     baseUrl: call.address,
     model: call.model,
+    target: call.resolved.target,
   });
   const started = performance.now();
   // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.

@@ -6,13 +6,8 @@
  * set or earlier turn can never be matched, however close the last question is.
  */
 import { createHash } from 'node:crypto';
-import {
-  answerHeaders,
-  canonicalJson,
-  forwardedPart,
-  IGNORED_BODY_FIELDS,
-  targetPart,
-} from '../cache-key.js';
+import { targetPart } from '../../routing/target-settings.js';
+import { answerHeaders, canonicalJson, forwardedPart, IGNORED_BODY_FIELDS } from '../cache-key.js';
 
 /** Bumped whenever the partition's makeup changes, so entries stored under an old meaning never match. */
 const PARTITION_VERSION = 2;
