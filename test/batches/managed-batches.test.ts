@@ -108,6 +108,26 @@ describe('a managed batch over two providers with a fallback config', () => {
   );
 });
 
+describe('the log of a managed batch', () => {
+  it("records each line under the batch's id and the line's custom_id, beside the creating request's metadata", async () => {
+    const client = sdk(gateway.url, gateway.adminKey, target(backup));
+    const file = await upload(client, jsonl([chatLine('log-a'), chatLine('log-b')]));
+    const created = await createBatch(client, file.id, {}, { 'x-gateway-metadata': '{"team":"search"}' });
+    const batch = await waitFor(client, created.id, finished);
+    expect(batch.status).toBe('completed');
+    const logs = await call(
+      gateway.url,
+      gateway.adminKey,
+      'GET',
+      `/logs?metadata.batch_id=${created.id}&limit=10`,
+    );
+    const records = (logs.body as { data: Array<{ metadata: Record<string, string> }> }).data;
+    expect(records.map((r) => r.metadata.custom_id).sort()).toEqual(['log-a', 'log-b']);
+    for (const record of records)
+      expect(record.metadata).toMatchObject({ team: 'search', batch_id: created.id });
+  });
+});
+
 describe('validation', () => {
   it('fails a batch with invalid lines, each reported with its line number and field', async () => {
     const client = sdk(gateway.url, gateway.adminKey, fallback());

@@ -20,6 +20,7 @@ import { CallAbort } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
 import { exhaustedJob, type Job } from '../../store/types.js';
+import { METADATA_MAX_VALUE_LENGTH } from '../context.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
@@ -347,7 +348,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         caller: call.caller,
         headers: call.headers,
         url: batch.endpoint,
-        metadata: call.metadata,
+        metadata: lineMetadata(call.metadata, batch.id, line.custom_id),
         traceId: call.trace_id,
         signal: stopping,
       });
@@ -447,4 +448,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       clearInterval(heartbeat);
     },
   };
+}
+
+/**
+ * A line's record is found by its batch and its custom_id, beside the metadata of the request that made
+ * the batch, as a provider batch's lines are; a custom_id longer than a metadata value is left out.
+ */
+function lineMetadata(
+  metadata: Record<string, string> | undefined,
+  batchId: string,
+  customId: string,
+): Record<string, string> {
+  const own: Record<string, string> = { ...metadata, batch_id: batchId };
+  if (customId.length <= METADATA_MAX_VALUE_LENGTH) own.custom_id = customId;
+  return own;
 }
