@@ -14,6 +14,7 @@ import {
   type AttemptOutcome,
   type AttemptSuccess,
 } from './attempt.js';
+import { embeddingRequests, fanOutEmbeddings } from './embeddings-fanout.js';
 import { ForwardingSink, type AnswerChunk, type CallSink, type OpenAIChunk } from './sink.js';
 
 /**
@@ -90,12 +91,15 @@ function addCounts<T extends Partial<Record<string, number>>>(
   return sum as T;
 }
 
-/** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively. */
+/** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively, and
+ * embedding inputs out into calls of as many as the provider takes (embeddings-fanout.ts). */
 export function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const requests = fanoutRequests(input);
+  if (requests) return fanOut(input, requests);
+  const embeddings = embeddingRequests(input);
+  if (embeddings) return fanOutEmbeddings(input, embeddings);
   // One call (the common case): its own promise, with no async frame of this function's around it.
-  if (!requests) return runAttempt(input);
-  return fanOut(input, requests);
+  return runAttempt(input);
 }
 
 async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<AttemptOutcome> {

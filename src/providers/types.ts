@@ -258,6 +258,10 @@ export interface ProviderCapabilities {
   /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. A
    * provider hosting model families that differ answers per request (Vertex AI: Gemini native, Claude not). */
   n: NHandling | ((req: AdapterRequest) => NHandling);
+  /** The most embedding inputs one call takes, when the provider limits it below OpenAI's 2048 (Vertex AI:
+   * one for Gemini embedding models, 250 for the others): the gateway sends a longer `input` as calls of at
+   * most that many and merges their answers (gateway/embeddings-fanout.ts). Absent: every input in one call. */
+  embeddingInputsPerCall?: (req: AdapterRequest<'embeddings'>) => number;
   /** How each OpenAI parameter is handled, e.g. `max_tokens: "→ max_tokens"`,
    * `logit_bias: "refused (400): not supported by the provider"`. */
   parameters: Record<string, string>;

@@ -241,6 +241,48 @@ describe('vertex-ai through the gateway', () => {
     expect(lastRequest().path).toMatch(/publishers\/google\/models\/text-embedding-005:predict$/);
   });
 
+  it('embeds several inputs with a one-input model: one call each, answers in input order', async () => {
+    // Longest first: the fake answers a text after its length in ms, so the first input comes back last.
+    const input = Array.from({ length: 20 }, (_, i) => `${'word '.repeat(20 - i)}end`.trim());
+    const before = fake.requests.length;
+    const response = await client.embeddings.create({ model: 'gemini-embedding-001', input });
+    expectOpenAPIValid('CreateEmbeddingResponse', JSON.parse(JSON.stringify(response)));
+    expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    // The openai SDK asks for base64 and decodes it: each vector is that of its own text.
+    expect(response.data.map((d) => d.embedding[0])).toEqual(input.map((text) => text.length));
+    const words = input.reduce((sum, text) => sum + text.split(' ').length, 0);
+    expect(response.usage).toEqual({ prompt_tokens: words, total_tokens: words });
+    expect(response.model).toBe('gemini-embedding-001');
+    const calls = fake.requests.slice(before);
+    expect(calls).toHaveLength(20);
+    expect(calls.map((c) => (c.body as any).instances.length)).toEqual(calls.map(() => 1));
+    expect(fake.predictPeak).toBeGreaterThan(1);
+    expect(fake.predictPeak).toBeLessThanOrEqual(8);
+  });
+
+  it("answers Vertex's refusal of one of the inputs when their calls are fanned out", async () => {
+    const error = await client.embeddings
+      .create({ model: 'gemini-embedding-001', input: ['first', 'over quota', 'third'] })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('Quota exceeded');
+  });
+
+  it('embeds more inputs than a predict call takes in calls of 250', async () => {
+    const before = fake.requests.length;
+    const input = Array.from({ length: 251 }, (_, i) => `text ${i}`);
+    const response = await client.embeddings.create({
+      model: 'text-embedding-005',
+      input,
+      encoding_format: 'float',
+    });
+    expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    const sizes = fake.requests.slice(before).map((c) => (c.body as any).instances.length as number);
+    expect(sizes.sort((a, b) => b - a)).toEqual([250, 1]);
+    expect(response.usage.prompt_tokens).toBe(125 * 11 + 5);
+  });
+
   it('answers a Claude model through rawPredict', async () => {
     fake.enqueue({ anthropicFixture: 'anthropic-text' });
     const completion = await client.chat.completions.create({

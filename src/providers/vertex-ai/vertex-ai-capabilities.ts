@@ -13,6 +13,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
   thinking: true,
   // Gemini's candidateCount gives n choices; Claude returns one, as on the anthropic adapter.
   n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
+  // :predict takes one instance for Gemini embedding models, 250 for the others.
+  embeddingInputsPerCall: (req) => (vertexModelOf(req).startsWith('gemini-embedding') ? 1 : 250),
   parameters: geminiParameters,
   credentials: [
     'cloudb_project_id',
@@ -27,7 +29,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
     'Region global uses https://aiplatform.googleapis.com, the multi-regions us and eu https://aiplatform.{us|eu}.rep.googleapis.com, others https://{region}-aiplatform.googleapis.com.',
     'Models may also be named as Vertex resources (publishers/{google|anthropic}/models/{id}, with or without projects/{project}/locations/{location}/ before it) or as models/{id}; the id alone is sent.',
-    'Embeddings use publishers/google …:predict; usage counts the tokens Vertex reports per input.',
+    'Embeddings use publishers/google …:predict; usage counts the tokens Vertex reports per input. A call takes one input for Gemini embedding models (gemini-embedding-001) and 250 for the others, so the gateway sends a longer input list as several calls (8 at a time) and merges the answers in input order.',
     'Pass-through paths are appended to {base}/v1.',
     ...geminiNotes,
   ],

@@ -47,6 +47,8 @@ export interface FakeVertex {
   requests: RecordedRequest[];
   /** Token exchanges answered, successful or not. */
   tokenRequests: number;
+  /** The most embedding (`:predict`) calls that were in flight at once. */
+  predictPeak: number;
   /** Access tokens issued so far. */
   issuedTokens: string[];
   enqueue(...behaviours: VertexFakeBehaviour[]): void;
@@ -72,7 +74,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
   const requests: RecordedRequest[] = [];
   const queue: VertexFakeBehaviour[] = [];
   const issued = new Set<string>();
-  const state = { tokenRequests: 0, refuse: false, counter: 0 };
+  const state = { tokenRequests: 0, refuse: false, counter: 0, predicting: 0, predictPeak: 0 };
   // Known once the port is: its token_uri points at this server.
   const trusted: { account?: TestServiceAccount } = {};
 
@@ -159,9 +161,9 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     const match = MODEL_PATH.exec(request.path);
     if (req.method !== 'POST' || !match)
       return sendGoogleError(res, 404, `Requested entity was not found.`, 'NOT_FOUND');
-    const [, , , publisher, , action] = match;
+    const [, , , publisher, model, action] = match;
     if (publisher === 'anthropic') return anthropic(res, action, request.body);
-    if (action === 'predict') return predict(res, request.body);
+    if (action === 'predict') return predict(res, model, request.body);
     if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
       return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
     }
@@ -175,8 +177,13 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     return answerGenerate(res, action === 'streamGenerateContent', next);
   }
 
-  /** Vertex text embeddings: the recorded sample's shape, one prediction per instance. */
-  function predict(res: ServerResponse, body: unknown): void {
+  /**
+   * Vertex text embeddings: the recorded sample's shape, one prediction per instance. Gemini embedding
+   * models take one instance per call, the others 250, and refuse more as Vertex does. A Gemini embedding
+   * model's answer is made from its one text (values[0] its length, token_count its words) and comes after
+   * that many milliseconds, so answers to parallel calls arrive out of order.
+   */
+  function predict(res: ServerResponse, model: string, body: unknown): void {
     const instances = (body as { instances?: Array<{ content?: unknown }> } | undefined)?.instances;
     if (!Array.isArray(instances) || instances.length === 0) {
       return sendGoogleError(
@@ -186,11 +193,45 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
         'INVALID_ARGUMENT',
       );
     }
+    const single = model.startsWith('gemini-embedding');
+    const allowed = single ? 1 : 250;
+    if (instances.length > allowed) {
+      return sendGoogleError(
+        res,
+        400,
+        `${allowed} instance(s) is allowed per prediction. Actual: ${instances.length}`,
+        'INVALID_ARGUMENT',
+      );
+    }
     const recorded = readGoogleFixture('google-vertex-embedding.json', 'google-vertex') as {
-      predictions: unknown[];
+      predictions: Array<{ embeddings: { values: number[]; statistics: Record<string, unknown> } }>;
     };
-    const predictions = instances.map((_, i) => recorded.predictions[i % recorded.predictions.length]);
-    sendJson(res, 200, { predictions, metadata: { billableCharacterCount: 35 } });
+    if (!single) {
+      const predictions = instances.map((_, i) => recorded.predictions[i % recorded.predictions.length]);
+      return sendJson(res, 200, { predictions, metadata: { billableCharacterCount: 35 } });
+    }
+    const text = String(instances[0].content ?? '');
+    // A text the test marks stands for a call Vertex refuses for quota.
+    if (text === 'over quota') {
+      return sendGoogleError(
+        res,
+        429,
+        'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model with base model: gemini-embedding. Please submit a quota increase request. https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.',
+        'RESOURCE_EXHAUSTED',
+      );
+    }
+    const [first] = recorded.predictions;
+    const prediction = {
+      embeddings: {
+        statistics: { ...first.embeddings.statistics, token_count: text.split(' ').length },
+        values: [text.length, ...first.embeddings.values.slice(1)],
+      },
+    };
+    state.predictPeak = Math.max(state.predictPeak, ++state.predicting);
+    setTimeout(() => {
+      state.predicting--;
+      sendJson(res, 200, { predictions: [prediction], metadata: { billableCharacterCount: text.length } });
+    }, text.length);
   }
 
   function anthropic(res: ServerResponse, action: string, body: any): void {
@@ -245,6 +286,9 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     requests,
     get tokenRequests() {
       return state.tokenRequests;
+    },
+    get predictPeak() {
+      return state.predictPeak;
     },
     get issuedTokens() {
       return [...issued];

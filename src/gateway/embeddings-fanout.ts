@@ -1,0 +1,118 @@
+/**
+ * Embeddings for providers that take fewer inputs per call than the client sent
+ * (capabilities.embeddingInputsPerCall): the gateway splits `input` into calls of at most that many, runs a
+ * few at a time, and merges their answers into one list in input order, each item's `index` its place in
+ * the client's `input`, usage the sum of the calls. Any call failing fails the whole attempt, so routing
+ * treats it as one.
+ */
+import { CallAbort } from '../core/abort.js';
+import type { EmbeddingResponse, Usage } from '../core/openai-types.js';
+import type { AdapterRequest } from '../providers/types.js';
+import {
+  runAttempt,
+  type AttemptFailure,
+  type AttemptInput,
+  type AttemptOutcome,
+  type AttemptSuccess,
+} from './attempt.js';
+
+/** Calls of one request in flight at once: a 2048-input request to a one-input model is not 2048 sockets. */
+export const EMBEDDING_CALLS_AT_ONCE = 8;
+
+/** The requests an embeddings request is split into; undefined when one call takes it all. */
+export function embeddingRequests(input: AttemptInput): AdapterRequest<'embeddings'>[] | undefined {
+  if (input.request.endpoint !== 'embeddings') return undefined;
+  const request = input.request as AdapterRequest<'embeddings'>;
+  const perCall = input.resolved.adapter.capabilities.embeddingInputsPerCall?.(request);
+  const texts = request.body.input;
+  // Only a list of texts is split: a token array is refused by the adapters that set a limit.
+  if (!perCall || !Array.isArray(texts) || texts.length <= perCall) return undefined;
+  if (!texts.every((text) => typeof text === 'string')) return undefined;
+  const requests: AdapterRequest<'embeddings'>[] = [];
+  for (let start = 0; start < texts.length; start += perCall) {
+    const body = { ...request.body, input: texts.slice(start, start + perCall) as string[] };
+    requests.push({ ...request, body, auth: undefined });
+  }
+  return requests;
+}
+
+export async function fanOutEmbeddings(
+  input: AttemptInput,
+  requests: AdapterRequest<'embeddings'>[],
+): Promise<AttemptOutcome> {
+  const abort = new CallAbort();
+  input.clientSignal.addEventListener('abort', abort, { once: true });
+  if (input.clientSignal.aborted) abort.abort();
+  const outcomes: AttemptOutcome[] = [];
+  let next = 0;
+  let failed = false;
+
+  async function worker(): Promise<void> {
+    while (next < requests.length && !failed) {
+      const index = next++;
+      const outcome = await runAttempt({ ...input, request: requests[index], clientSignal: abort });
+      outcomes[index] = outcome;
+      // One failed call dooms the merged answer: stop the others at once, and start no more.
+      if (!outcome.ok) {
+        failed = true;
+        abort.abort();
+      }
+    }
+  }
+
+  try {
+    await Promise.all(
+      Array.from({ length: Math.min(EMBEDDING_CALLS_AT_ONCE, requests.length) }, () => worker()),
+    );
+    // Calls not started after a failure have no outcome.
+    const made = outcomes.filter((outcome): outcome is AttemptOutcome => outcome !== undefined);
+    const usage = sumUsage(made);
+    const failures = made.filter((outcome): outcome is AttemptFailure => !outcome.ok);
+    if (failures.length > 0) {
+      // The first real failure, not the calls cancelled because of it.
+      const cause = failures.find((failure) => failure.reason !== 'client_gone') ?? failures[0];
+      return { ...cause, usage, reason: input.clientSignal.aborted ? 'client_gone' : cause.reason };
+    }
+    const successes = made as AttemptSuccess[];
+    const bodies = successes.map((success) => success.body as EmbeddingResponse);
+    let offset = 0;
+    const data: EmbeddingResponse['data'] = [];
+    for (const [call, body] of bodies.entries()) {
+      for (const item of body.data) data.push({ ...item, index: offset + item.index });
+      offset += requests[call].body.input.length;
+    }
+    const first = successes[0];
+    const ttfbMs = Math.min(...successes.map((s) => s.ttfbMs ?? Number.POSITIVE_INFINITY));
+    const merged: EmbeddingResponse = {
+      ...bodies[0],
+      data,
+      usage: {
+        prompt_tokens: usage?.prompt_tokens ?? 0,
+        total_tokens: usage?.total_tokens ?? 0,
+      },
+    };
+    return {
+      ...first,
+      body: merged,
+      rawText: undefined,
+      usage,
+      ttfbMs: Number.isFinite(ttfbMs) ? ttfbMs : null,
+    };
+  } finally {
+    input.clientSignal.removeEventListener('abort', abort);
+  }
+}
+
+/** The calls' usage summed, in the shape one call reports (prompt and total tokens). */
+function sumUsage(outcomes: AttemptOutcome[]): Usage | undefined {
+  let total: Usage | undefined;
+  for (const { usage } of outcomes) {
+    if (!usage) continue;
+    total ??= { prompt_tokens: 0, total_tokens: 0 } as Usage;
+    total.prompt_tokens += usage.prompt_tokens ?? 0;
+    total.total_tokens += usage.total_tokens ?? 0;
+    if (typeof usage.completion_tokens === 'number')
+      total.completion_tokens = (total.completion_tokens ?? 0) + usage.completion_tokens;
+  }
+  return total;
+}
