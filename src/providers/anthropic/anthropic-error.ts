@@ -1,6 +1,7 @@
 import { ProviderError } from '../../core/errors.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import { retryAfterMs } from '../shared/retry-after.js';
+import { withContextLengthCode } from '../shared/context-length.js';
 
 /** Anthropic's error types and the HTTP status each stands for (used for errors inside a 200 stream). */
 const STATUS_BY_ERROR_TYPE: Record<string, number> = {
@@ -31,7 +32,7 @@ export function anthropicStatusForErrorType(type: string): number {
 export function anthropicErrorFromResponse(provider: string, res: UpstreamErrorResponse): ProviderError {
   const parsed = parseErrorBody(res.bodyText);
   const anthropicType = parsed?.type;
-  return new ProviderError({
+  const error = new ProviderError({
     status: res.status,
     provider,
     message: parsed?.message ?? (res.bodyText.trim().slice(0, 500) || `${provider} answered ${res.status}`),
@@ -40,6 +41,7 @@ export function anthropicErrorFromResponse(provider: string, res: UpstreamErrorR
     retryAfterMs: retryAfterMs(res.headers),
     headers: pick(res.headers, ['request-id', 'retry-after']),
   });
+  return withContextLengthCode(error);
 }
 
 /** An `event: error` inside a 200 stream → ProviderError with the status its type stands for. */
@@ -48,13 +50,14 @@ export function anthropicStreamError(
   error: { type?: string; message?: string },
 ): ProviderError {
   const type = error.type ?? 'api_error';
-  return new ProviderError({
+  const failure = new ProviderError({
     status: anthropicStatusForErrorType(type),
     provider,
     message: error.message ?? `${provider} stream error`,
     type: OPENAI_TYPE_BY_ERROR_TYPE[type] ?? type,
     code: type,
   });
+  return withContextLengthCode(failure);
 }
 
 function parseErrorBody(text: string): { type?: string; message?: string } | undefined {

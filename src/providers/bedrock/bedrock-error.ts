@@ -1,6 +1,7 @@
 import { ProviderError } from '../../core/errors.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import { retryAfterMs } from '../shared/retry-after.js';
+import { withContextLengthCode } from '../shared/context-length.js';
 
 /**
  * Statuses for exceptions that arrive inside a 200 event stream, where no HTTP status is left to read.
@@ -41,7 +42,7 @@ export function bedrockErrorFromResponse(provider: string, res: UpstreamErrorRes
   }
   const header = res.headers['x-amzn-errortype'];
   if (header) typeName = header.split(':')[0];
-  return new ProviderError({
+  const error = new ProviderError({
     status: res.status,
     provider,
     message: message ?? (res.bodyText.trim().slice(0, 500) || `${provider} answered ${res.status}`),
@@ -49,6 +50,7 @@ export function bedrockErrorFromResponse(provider: string, res: UpstreamErrorRes
     retryAfterMs: retryAfterMs(res.headers),
     headers: res.headers['x-amzn-requestid'] ? { 'x-amzn-requestid': res.headers['x-amzn-requestid'] } : {},
   });
+  return withContextLengthCode(error);
 }
 
 /** An exception message inside a ConverseStream body. */
@@ -60,12 +62,14 @@ export function bedrockStreamException(provider: string, name: string, payload: 
       : typeof text.Message === 'string'
         ? text.Message
         : undefined;
-  return new ProviderError({
-    status: bedrockStatusForException(name),
-    provider,
-    message: message ?? `${provider} stream failed with ${name}`,
-    code: name,
-  });
+  return withContextLengthCode(
+    new ProviderError({
+      status: bedrockStatusForException(name),
+      provider,
+      message: message ?? `${provider} stream failed with ${name}`,
+      code: name,
+    }),
+  );
 }
 
 /**

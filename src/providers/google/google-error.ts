@@ -1,5 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
+import { withContextLengthCode } from '../shared/context-length.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import type { GoogleErrorObject } from './google-api-types.js';
 
@@ -34,7 +35,7 @@ export function googleErrorFromResponse(provider: string, res: UpstreamErrorResp
   const message =
     error?.message ??
     (res.bodyText.trim() ? res.bodyText.trim().slice(0, 500) : `${provider} answered HTTP ${res.status}`);
-  return new ProviderError({
+  const failure = new ProviderError({
     status: res.status,
     message,
     provider,
@@ -42,6 +43,7 @@ export function googleErrorFromResponse(provider: string, res: UpstreamErrorResp
     retryAfterMs: retryAfterMs(res.headers) ?? retryDelayMs(error),
     headers: pickHeaders(res.headers),
   });
+  return withContextLengthCode(failure);
 }
 
 /** An `error` object found inside a 200 stream (or a 2xx body) → ProviderError with a fitting status. */
@@ -49,13 +51,14 @@ export function googleErrorFromObject(provider: string, error: GoogleErrorObject
   const byCode =
     typeof error.code === 'number' && error.code >= 400 && error.code < 600 ? error.code : undefined;
   const status = byCode ?? (error.status ? STATUS_BY_RPC_CODE[error.status] : undefined) ?? 500;
-  return new ProviderError({
+  const failure = new ProviderError({
     status,
     message: error.message ?? `${provider} reported an error`,
     provider,
     code: error.status?.toLowerCase() ?? null,
     retryAfterMs: retryDelayMs(error),
   });
+  return withContextLengthCode(failure);
 }
 
 function readErrorObject(text: string): GoogleErrorObject | undefined {

@@ -1,5 +1,6 @@
 import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
+import { withContextLengthCode } from '../shared/context-length.js';
 import type { UpstreamErrorResponse } from '../types.js';
 
 interface OpenAIErrorShape {
@@ -31,7 +32,7 @@ export function openAIErrorFromResponse(provider: string, res: UpstreamErrorResp
     (typeof error === 'string' ? error : undefined) ??
     asString(parsed?.message) ??
     (res.bodyText.trim().slice(0, 500) || `${provider} answered with status ${res.status}`);
-  return new ProviderError({
+  const failure = new ProviderError({
     status: res.status,
     provider,
     message,
@@ -40,6 +41,7 @@ export function openAIErrorFromResponse(provider: string, res: UpstreamErrorResp
     param: asString(detail?.param) ?? null,
     retryAfterMs: retryAfterMs(res.headers),
   });
+  return withContextLengthCode(failure);
 }
 
 /** An error object sent inside a 200 stream by OpenAI-wire providers. */
@@ -56,7 +58,7 @@ export function openAIStreamError(provider: string, payload: Record<string, unkn
           : type === 'invalid_request_error'
             ? 400
             : 502));
-  return new ProviderError({
+  const failure = new ProviderError({
     status,
     provider,
     message: asString(detail.message) ?? 'The provider reported an error inside the stream',
@@ -64,4 +66,5 @@ export function openAIStreamError(provider: string, payload: Record<string, unkn
     code: code ?? null,
     param: asString(detail.param) ?? null,
   });
+  return withContextLengthCode(failure);
 }
