@@ -501,6 +501,24 @@ describe('google through the gateway', () => {
     expect(lastRequest().path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
   });
 
+  it('embeds more texts than one batch takes (100) in several batches, merged in input order', async () => {
+    const input = Array.from({ length: 230 }, (_, i) => `text ${i}`);
+    const before = fake.requests.length;
+    const response = await client.embeddings.create({
+      model: 'gemini-embedding-001',
+      input,
+      dimensions: 4,
+      encoding_format: 'float',
+    });
+    expectOpenAPIValid('CreateEmbeddingResponse', response);
+    expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    expect(response.data.map((d) => d.embedding)).toEqual(input.map((text) => fakeEmbedding(text, 4)));
+    const batches = fake.requests
+      .slice(before)
+      .map((r) => (r.body as { requests: unknown[] }).requests.length);
+    expect(batches.sort((a, b) => b - a)).toEqual([100, 100, 30]);
+  });
+
   it('decodes base64 embeddings produced by the gateway', async () => {
     // The SDK asks for base64 by default and decodes it to floats.
     const response = await client.embeddings.create({

@@ -53,11 +53,13 @@ export const googleCapabilities: ProviderCapabilities = {
   jsonSchema: true,
   thinking: true,
   n: 'native',
+  // :batchEmbedContents takes at most 100 requests in one batch.
+  embeddingInputsPerCall: () => 100,
   parameters: geminiParameters,
   credentials: ['api_key', 'custom_host'],
   notes: [
     ...geminiNotes,
-    'Embeddings use :batchEmbedContents, which reports no token counts: usage is 0.',
+    'Embeddings use :batchEmbedContents, which reports no token counts: usage is 0. More than 100 inputs (one batch at most) are sent as batches of 100, merged in input order.',
     'Pass-through paths are appended to {base}/v1beta.',
   ],
 };

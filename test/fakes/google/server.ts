@@ -143,6 +143,15 @@ export async function startFakeGoogle(options: { apiKey?: string } = {}): Promis
         'INVALID_ARGUMENT',
       );
     }
+    if (requests.length > 100) {
+      // Google's own limit on one batch, and its words for it.
+      return sendGoogleError(
+        res,
+        400,
+        '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch',
+        'INVALID_ARGUMENT',
+      );
+    }
     for (const r of requests) {
       if (r.model !== `models/${model}`) {
         return sendGoogleError(
