@@ -5,10 +5,9 @@
  * once its lease runs out — and runs them. A poll that finds the batch still running queues the next poll
  * and completes itself in one transaction, so a batch always has exactly one poll queued until it ends.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { exhaustedJob, type Job } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
+import { jobOwner, startJobPoller } from '../job-poller.js';
 import {
   POLL_JOB,
   PROVIDER_BATCH_JOBS,
@@ -35,40 +34,7 @@ export function startProviderJobWorker(
   options: { leaseMs: number; pollMs: number },
 ): ProviderJobWorker {
   const { store, logger } = deps;
-  const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-provider`;
-  const running = new Set<Promise<void>>();
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  function schedule(delayMs: number): void {
-    if (closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => void tick(), delayMs);
-    timer.unref();
-  }
-
-  async function tick(): Promise<void> {
-    try {
-      const room = MAX_JOBS - running.size;
-      if (room > 0) {
-        const claimed = await store.jobs.claim({
-          kinds: PROVIDER_BATCH_JOBS,
-          owner,
-          leaseMs: options.leaseMs,
-          limit: room,
-        });
-        for (const job of claimed) {
-          const work = runJob(job);
-          running.add(work);
-          void work.finally(() => running.delete(work));
-        }
-      }
-    } catch (err) {
-      logger.error({ err }, 'provider batch worker: a round failed; trying again');
-    }
-    schedule(options.pollMs);
-  }
-
+  const owner = jobOwner('provider');
   /** Completes the job and queues the next poll of its batch, together. */
   async function completeWith(job: Job, nextPollInMs: number | undefined): Promise<void> {
     await store.transaction(async (tx) => {
@@ -134,13 +100,20 @@ export function startProviderJobWorker(
       .catch((err: unknown) => logger.error({ err, batch: batchId }, 'provider batch could not be failed'));
   }
 
-  schedule(0);
+  const poller = startJobPoller(store, logger, {
+    kinds: PROVIDER_BATCH_JOBS,
+    owner,
+    name: 'provider batch worker',
+    leaseMs: options.leaseMs,
+    pollMs: options.pollMs,
+    concurrency: MAX_JOBS,
+    run: runJob,
+  });
   return {
-    poke: () => schedule(0),
+    poke: () => poller.poke(),
     async close() {
-      closed = true;
-      clearTimeout(timer);
-      while (running.size > 0) await Promise.allSettled([...running]);
+      poller.stop();
+      while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
     },
   };
 }

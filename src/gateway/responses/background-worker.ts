@@ -15,13 +15,12 @@
  * (not written for `interruptedAfterMs`) are failed, so that neither they nor a conversation continued
  * from them stay waiting for an answer that will never come.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, type ProviderError } from '../../core/errors.js';
 import type { Job } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
+import { jobOwner, startJobPoller } from '../job-poller.js';
 import { execute } from '../execute.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink } from '../sink.js';
@@ -71,48 +70,17 @@ export function startBackgroundResponseWorker(
   options: BackgroundWorkerOptions,
 ): BackgroundWorker {
   const { store, logger } = deps;
-  const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-responses`;
-  const running = new Set<Promise<void>>();
+  const owner = jobOwner('responses');
   /** Aborts the calls still running when the grace period of `close` runs out. */
   const stopping = new CallAbort();
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
   let lastPrune = 0;
 
-  function schedule(delayMs: number): void {
-    if (closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => void tick(), delayMs);
-    timer.unref();
-  }
-
-  async function tick(): Promise<void> {
-    try {
-      const room = options.concurrency - running.size;
-      if (room > 0) {
-        const claimed = await store.jobs.claim({
-          kinds: [BACKGROUND_JOB],
-          owner,
-          leaseMs: options.leaseMs,
-          limit: room,
-        });
-        for (const job of claimed) {
-          const work = runJob(job).finally(() => {
-            running.delete(work);
-            schedule(0);
-          });
-          running.add(work);
-        }
-      }
-      if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
-        lastPrune = Date.now();
-        await store.pruneResponseRuns(Date.now() - options.eventRetentionMs);
-        await failInterrupted();
-      }
-    } catch (err) {
-      logger.error({ err }, 'background responses: a round failed; trying again');
-    }
-    schedule(options.pollMs);
+  /** Every minute: the ended responses' runs and events, and the foreground responses left in progress. */
+  async function sweep(): Promise<void> {
+    if (Date.now() - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = Date.now();
+    await store.pruneResponseRuns(Date.now() - options.eventRetentionMs);
+    await failInterrupted();
   }
 
   /** Fails the foreground responses whose node stopped while answering them (see the module's comment). */
@@ -313,17 +281,26 @@ export function startBackgroundResponseWorker(
     if (end instanceof ResponseEventLog) await end.flushed();
   }
 
-  schedule(0);
-  hub.onQueued = () => schedule(0);
+  const poller = startJobPoller(store, logger, {
+    kinds: [BACKGROUND_JOB],
+    owner,
+    name: 'background responses',
+    leaseMs: options.leaseMs,
+    pollMs: options.pollMs,
+    concurrency: options.concurrency,
+    run: runJob,
+    claimWhenDone: true,
+    afterClaims: sweep,
+  });
+  hub.onQueued = () => poller.poke();
   return {
-    poke: () => schedule(0),
+    poke: () => poller.poke(),
     async close(graceMs) {
-      closed = true;
-      clearTimeout(timer);
+      poller.stop();
       hub.onQueued = () => undefined;
       const grace = setTimeout(() => stopping.abort(), graceMs);
       grace.unref();
-      while (running.size > 0) await Promise.allSettled([...running]);
+      while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
       clearTimeout(grace);
     },
   };

@@ -1,0 +1,88 @@
+/**
+ * The claim loop of a node's job worker: every `pollMs` (and at once when poked) it claims as many due jobs
+ * of its kinds as it has room for — leased from the store's queue, so two nodes never run one job — and
+ * runs each, the jobs in flight tracked so that the worker can wait for them when it closes. A round that
+ * fails (the store away for a moment) is logged and the next comes `pollMs` later.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Job, Store } from '../store/types.js';
+
+/** A worker's lease owner: unique to the node, the process and the worker (`<host>-<pid>-<random>-<name>`). */
+export function jobOwner(name: string): string {
+  return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-${name}`;
+}
+
+export interface JobPollerOptions {
+  kinds: readonly string[];
+  /** Who the jobs are leased to (jobOwner). */
+  owner: string;
+  /** The worker's name in its log lines (`<name>: a round failed; trying again`). */
+  name: string;
+  leaseMs: number;
+  pollMs: number;
+  /** Jobs this node runs at once. */
+  concurrency: number;
+  run(job: Job): Promise<void>;
+  /** Looks for the next job as soon as one ends, rather than at the next poll. */
+  claimWhenDone?: boolean;
+  /** Work of the worker's own, after each round's claims (a sweep). */
+  afterClaims?(): Promise<void>;
+}
+
+export interface JobPoller {
+  /** The jobs in flight. */
+  readonly running: ReadonlySet<Promise<void>>;
+  poke(): void;
+  /** Claims nothing more; the jobs in flight run on (`running`). */
+  stop(): void;
+}
+
+export function startJobPoller(store: Store, logger: Logger, options: JobPollerOptions): JobPoller {
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  function schedule(delayMs: number): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), delayMs);
+    timer.unref();
+  }
+
+  async function tick(): Promise<void> {
+    try {
+      const room = options.concurrency - running.size;
+      if (room > 0) {
+        const claimed = await store.jobs.claim({
+          kinds: options.kinds,
+          owner: options.owner,
+          leaseMs: options.leaseMs,
+          limit: room,
+        });
+        for (const job of claimed) {
+          const work = options.run(job).finally(() => {
+            running.delete(work);
+            if (options.claimWhenDone) schedule(0);
+          });
+          running.add(work);
+        }
+      }
+      await options.afterClaims?.();
+    } catch (err) {
+      logger.error({ err }, `${options.name}: a round failed; trying again`);
+    }
+    schedule(options.pollMs);
+  }
+
+  schedule(0);
+  return {
+    running,
+    poke: () => schedule(0),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
