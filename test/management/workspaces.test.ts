@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, expectError, type Client } from './http.js';
@@ -71,5 +73,24 @@ describe('/v1/workspaces', () => {
   it('a duplicate slug is 409', async () => {
     expect((await admin.post('/workspaces', { name: 'A', slug: 'dup-ws' })).status).toBe(200);
     expectError(await admin.post('/workspaces', { name: 'B', slug: 'dup-ws' }), 409, 'conflict', 'slug');
+  });
+
+  it('a workspace whose admin key cannot be stored is not created, and its slug stays free', async () => {
+    // The database refuses the new workspace's first key: no workspace may be left that nobody can manage.
+    const db = new Database(join(gateway.dataDir, 'gateway.db'));
+    db.exec(`CREATE TRIGGER refuse_first_key BEFORE INSERT ON api_keys
+      WHEN NEW.name = 'admin (workspace half-made)'
+      BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    try {
+      const refused = await admin.post('/workspaces', { name: 'Half', slug: 'half-made' });
+      expect(refused.status, refused.text).toBe(500);
+      const all = await admin.get('/workspaces');
+      expect(all.body.data.map((w: { slug: string }) => w.slug)).not.toContain('half-made');
+    } finally {
+      db.exec('DROP TRIGGER refuse_first_key');
+      db.close();
+    }
+    const again = await admin.post('/workspaces', { name: 'Half', slug: 'half-made' });
+    expect(again.status, again.text).toBe(200);
   });
 });

@@ -3,7 +3,7 @@
  * organisation-level admin key may (tenant.ts); the admin key of any other workspace manages that
  * workspace alone, and lists only it. A new workspace comes with its first admin key, returned once:
  * every other management route works inside the workspace of the key that calls it, so without that key
- * nobody could manage the new workspace.
+ * nobody could manage the new workspace, so the two are created in one transaction.
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -25,16 +25,21 @@ export async function registerWorkspaceRoutes(app: FastifyInstance, deps: Gatewa
     }
     const body = validateCreateWorkspace(request.body);
     const organisationId = caller.organisation_id;
-    const workspace = await store.createWorkspace({
-      organisation_id: organisationId,
-      name: body.name,
-      slug: body.slug,
-    });
-    const { key, value } = await store.createApiKey({
-      organisation_id: organisationId,
-      workspace_id: workspace.id,
-      name: `admin (workspace ${workspace.slug})`,
-      role: 'admin',
+    // One transaction: a workspace whose first key could not be stored would be one nobody can manage,
+    // holding its slug.
+    const { workspace, key, value } = await store.transaction(async (tx) => {
+      const made = await tx.createWorkspace({
+        organisation_id: organisationId,
+        name: body.name,
+        slug: body.slug,
+      });
+      const first = await tx.createApiKey({
+        organisation_id: organisationId,
+        workspace_id: made.id,
+        name: `admin (workspace ${made.slug})`,
+        role: 'admin',
+      });
+      return { workspace: made, ...first };
     });
     return { ...workspaceView(workspace), admin_key: { ...apiKeyView(key), key: value } };
   });
