@@ -55,7 +55,7 @@ export interface UpstreamRelay {
   headers: Record<string, string>;
   /** The body as it arrives; a failed answer's body is read whole (and scrubbed of credentials). */
   body: AsyncIterable<Uint8Array> | string;
-  /** Reads the usage of the answer's JSON body in the target's provider's shapes (passthrough/json-answer.ts). */
+  /** Reads the usage of an answer (its JSON body, or a stream event's) in the target's provider's shapes (passthrough/relayed-answer.ts). */
   usageOf?: (answer: Record<string, unknown>) => Usage | undefined;
 }
 

@@ -429,6 +429,35 @@ describe('pass-through pricing', () => {
     expect(record.cost).toBeCloseTo((9 * 0.3 + 272 * 2.5) * PER_MILLION, 12);
   });
 
+  it("records a Gemini stream's usage (alt=sse) from its last chunk's running totals", async () => {
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(`${gateway.url}/models/gemini-3-pro-preview:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'google',
+          api_key: 'AIza-test',
+          custom_host: recordedUrl,
+        }),
+        ...headers,
+      },
+      body: JSON.stringify({ model: 'google/google-text', stream: true }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(await response.text()).toContain('"modelVersion":"gemini-3-pro-preview"');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({
+      endpoint: 'passthrough',
+      model: 'gemini-3-pro-preview',
+      prompt_tokens: 9,
+      completion_tokens: 208,
+      total_tokens: 217,
+    });
+  });
+
   it('prices a Bedrock Converse answer, which names no model, as the model of its path', async () => {
     const answer = {
       output: { message: { role: 'assistant', content: [{ text: 'hi' }] } },

@@ -2,10 +2,13 @@
  * The usage a pass-through answer is logged, priced and settled with: read by the target's adapter from its
  * provider's own answer shapes, with the conversions its translated calls use.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamRelay } from '../../src/gateway/attempt.js';
-import { readJsonAnswer } from '../../src/gateway/passthrough/json-answer.js';
+import { readRelayedAnswer } from '../../src/gateway/passthrough/relayed-answer.js';
 import { findAdapter } from '../../src/providers/registry.js';
+import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 
 async function usageOf(provider: string, answer: unknown) {
   const adapter = findAdapter(provider)!;
@@ -18,9 +21,9 @@ async function usageOf(provider: string, answer: unknown) {
     body: body(),
     usageOf: (parsed) => adapter.passthroughUsage(parsed),
   };
-  const reader = readJsonAnswer(relay)!;
+  const reader = readRelayedAnswer(relay)!;
   // The same relay read again (the rate-limit step, then the log) shares the one copy.
-  expect(readJsonAnswer(relay)).toBe(reader);
+  expect(readRelayedAnswer(relay)).toBe(reader);
   for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
     // relayed to the client
   }
@@ -126,5 +129,106 @@ describe('pass-through usage', () => {
       await usageOf('openai', { usageMetadata: { promptTokenCount: 1, totalTokenCount: 1 } }),
     ).toBeUndefined();
     expect(await usageOf('google', [1, 2])).toBeUndefined();
+  });
+});
+
+/** The recorded stream's events as server-sent events, split at awkward places as a socket may. */
+function sse(events: string[], cut = false): Uint8Array[] {
+  const text = events.map((event) => `data: ${event}\n\n`).join('') + (cut ? '' : 'data: [DONE]\n\n');
+  const bytes = Buffer.from(cut ? text.slice(0, Math.floor(text.length * 0.6)) : text);
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += 97) parts.push(bytes.subarray(at, at + 97));
+  return parts;
+}
+
+function recordedEvents(provider: string, name: string): string[] {
+  return readFileSync(path.join(providerFixturesDir(provider), name), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+async function streamRead(provider: string, parts: Uint8Array[]) {
+  const adapter = findAdapter(provider)!;
+  async function* body() {
+    yield* parts;
+  }
+  const relay: UpstreamRelay = {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+    body: body(),
+    usageOf: (parsed) => adapter.passthroughUsage(parsed),
+  };
+  const reader = readRelayedAnswer(relay)!;
+  expect(reader).toBeDefined();
+  const relayed: Uint8Array[] = [];
+  for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
+  // Relayed unchanged.
+  expect(Buffer.concat(relayed).equals(Buffer.concat(parts))).toBe(true);
+  return reader.result();
+}
+
+describe('pass-through usage of a stream (server-sent events)', () => {
+  it("OpenAI's chat stream: the usage of its last chunk", async () => {
+    const read = await streamRead('openai', sse(recordedEvents('openai', 'chat/openai-text.chunks.txt')));
+    expect(read?.model).toBe('gpt-4.1-nano-2025-04-14');
+    expect(read?.usage).toMatchObject({ prompt_tokens: 16, completion_tokens: 300, total_tokens: 316 });
+  });
+
+  it("the Responses API's stream: the usage of response.completed, the model of response.created", async () => {
+    const events = recordedEvents('openai', 'responses/openai-apply-patch-tool.1.chunks.txt');
+    const read = await streamRead('openai', sse(events));
+    expect(read?.model).toMatch(/^gpt-/);
+    expect(read?.usage).toMatchObject({ prompt_tokens: 642, completion_tokens: 67, total_tokens: 709 });
+  });
+
+  it("Anthropic's stream: message_start's model, message_delta's counts", async () => {
+    const read = await streamRead('anthropic', sse(recordedEvents('anthropic', 'anthropic-text.chunks.txt')));
+    expect(read).toEqual({
+      model: 'claude-sonnet-4-5-20250929',
+      usage: expect.objectContaining({ prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 }),
+    });
+  });
+
+  it('an Anthropic stream whose message_delta counts only the output: the input from message_start', async () => {
+    const events = [
+      {
+        type: 'message_start',
+        message: { model: 'claude-x', usage: { input_tokens: 20, output_tokens: 1 } },
+      },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } },
+      { type: 'message_stop' },
+    ].map((event) => JSON.stringify(event));
+    const read = await streamRead('anthropic', sse(events));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 });
+  });
+
+  it("Gemini's stream (alt=sse): the running totals of its last chunk, thoughts counted as output", async () => {
+    const read = await streamRead('google', sse(recordedEvents('google', 'google-text.chunks.txt')));
+    expect(read).toEqual({
+      model: 'gemini-3-pro-preview',
+      usage: expect.objectContaining({ prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }),
+    });
+  });
+
+  it('a stream cut short reads no usage', async () => {
+    const events = recordedEvents('openai', 'chat/openai-text.chunks.txt');
+    async function* body() {
+      yield* sse(events, true);
+      throw new Error('socket closed');
+    }
+    const relay: UpstreamRelay = {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: body(),
+      usageOf: (parsed) => findAdapter('openai')!.passthroughUsage(parsed),
+    };
+    const reader = readRelayedAnswer(relay)!;
+    await expect(async () => {
+      for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
+        // relayed
+      }
+    }).rejects.toThrow('socket closed');
+    expect(reader.result()).toBeUndefined();
   });
 });

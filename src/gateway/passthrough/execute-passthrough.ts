@@ -13,7 +13,7 @@ import { asCallError, callTtfbMs } from '../execute.js';
 import type { CallSummary } from '../observer.js';
 import { newRouteRun, route, type RouteResult } from '../router.js';
 import { newRouteState, type PassthroughCall, type RouteState } from '../routing/route-types.js';
-import { readJsonAnswer, type JsonRead } from './json-answer.js';
+import { readRelayedAnswer, type AnswerReader } from './relayed-answer.js';
 
 /** The client's side of a pass-through. */
 export interface RelaySink {
@@ -50,10 +50,10 @@ export async function executePassthrough(
   const outcome = result?.outcome;
   let status: number;
   let error: GatewayError | ProviderError | undefined;
-  let read: JsonRead | undefined;
+  let read: AnswerReader | undefined;
   const relay = outcome?.relay;
   if (relay) {
-    read = readJsonAnswer(relay);
+    read = readRelayedAnswer(relay);
     const broke = watchBody(relay);
     const whole = await sink.relay(relay, state);
     status = relay.status;

@@ -9,7 +9,7 @@
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
-import { readJsonAnswer } from '../passthrough/json-answer.js';
+import { readRelayedAnswer } from '../passthrough/relayed-answer.js';
 import type { AttemptRecord, RateLimitAdmission, RateLimits, RouteRun } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -49,7 +49,7 @@ async function settled(
   }
   const relay = outcome.relay;
   if (relay && typeof relay.body !== 'string') {
-    const read = readJsonAnswer(relay);
+    const read = readRelayedAnswer(relay);
     relay.body = settleAfter(relay.body as AsyncIterable<Uint8Array>, () =>
       limiter.settle(admission, read?.result()?.usage?.total_tokens),
     );
