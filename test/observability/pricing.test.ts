@@ -53,6 +53,39 @@ describe('price table lookup', () => {
     }
   });
 
+  it('prices Claude Opus 4.6 and later at their own prices, not as the Claude 4 they start with', () => {
+    // Anthropic's price page: Opus 4.6, 4.7, 4.8 and 5 at $5 / $25 (Opus 4 is $15 / $75), Sonnet 4.6
+    // flat at $3 / $15 over its whole window (Sonnet 4's prompts above 200k cost $6 / $22.50).
+    const opus = { input: 5, cache_write: 6.25, cache_write_1h: 10, cache_read: 0.5, output: 25 };
+    for (const model of ['claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-opus-5']) {
+      expect(priceOf('anthropic', model).price, model).toEqual(opus);
+    }
+    expect(priceOf('bedrock', 'us.anthropic.claude-opus-4-6-v1').price.input).toBe(5);
+    expect(priceOf('vertex-ai', 'claude-opus-4-7@20260301').price.output).toBe(25);
+    expect(priceOf('anthropic', 'claude-sonnet-4-6').price).toEqual({
+      input: 3,
+      cache_write: 3.75,
+      cache_write_1h: 6,
+      cache_read: 0.3,
+      output: 15,
+    });
+    expect(priceOf('anthropic', 'claude-sonnet-5').price).toMatchObject({
+      input: 2,
+      cache_read: 0.2,
+      output: 10,
+    });
+    expect(priceOf('anthropic', 'claude-fable-5').price).toMatchObject({
+      input: 10,
+      cache_read: 1,
+      output: 50,
+    });
+    expect(priceOf('anthropic', 'claude-fable-5-1').price).toMatchObject({
+      input: 10,
+      cache_read: 0.25,
+      output: 50,
+    });
+  });
+
   it('reads Bedrock, Vertex AI and Gemini names, and shares tables between providers', () => {
     expect(normaliseModel('us.anthropic.claude-3-5-sonnet-20240620-v1:0')).toBe(
       'claude-3-5-sonnet-20240620-v1',
