@@ -86,6 +86,22 @@ describe('price table lookup', () => {
     });
   });
 
+  it("prices DeepSeek's current models at their peak rates, and not the retired deepseek-chat and deepseek-reasoner", () => {
+    // DeepSeek's price page: deepseek-flash (the legacy deepseek-v4-flash names are served and billed as it)
+    // and deepseek-v4-pro, peak rates; off-peak is half of them.
+    const flash = { input: 0.3, cache_read: 0.006, output: 1.2 };
+    expect(priceOf('deepseek', 'deepseek-flash').price).toEqual(flash);
+    expect(priceOf('deepseek', 'deepseek-v4-flash').price).toEqual(flash);
+    expect(priceOf('deepseek', 'deepseek-v4-flash-vision-exp').price).toEqual(flash);
+    expect(priceOf('deepseek', 'deepseek-v4-pro').price).toEqual({
+      input: 1.32,
+      cache_read: 0.044,
+      output: 3.96,
+    });
+    expect(shipped.lookup('deepseek', 'deepseek-chat')).toBeUndefined();
+    expect(shipped.lookup('deepseek', 'deepseek-reasoner')).toBeUndefined();
+  });
+
   it('reads Bedrock, Vertex AI and Gemini names, and shares tables between providers', () => {
     expect(normaliseModel('us.anthropic.claude-3-5-sonnet-20240620-v1:0')).toBe(
       'claude-3-5-sonnet-20240620-v1',
