@@ -118,6 +118,14 @@ describe('price table lookup', () => {
   });
 });
 
+describe('Azure AI (Foundry model inference)', () => {
+  it("is unpriced, as Azure bills its models at its own prices, not at their vendors' list prices", () => {
+    for (const model of ['gpt-4o', 'mistral-large', 'command-r-plus', 'deepseek-v4-pro', 'grok-4']) {
+      expect(shipped.lookup('azure-ai', model), model).toBeUndefined();
+    }
+  });
+});
+
 describe('usage cost', () => {
   const million = 1_000_000;
 
