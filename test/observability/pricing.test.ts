@@ -41,7 +41,15 @@ describe('price table lookup', () => {
     expect(priceOf('cohere', 'command-a-reasoning-08-2025').price.input).toBe(2.5);
     expect(priceOf('cohere', 'command-a-vision-07-2025').price.input).toBe(2.5);
     expect(priceOf('bedrock', 'anthropic.claude-3-haiku-20240307-v1:0:200k').price.input).toBe(0.25);
+    // A single digit right after the name is a minor version, another model at another price: Claude Opus
+    // 5.5 ($4 / $20) is not Claude Opus 5 ($5 / $25), nor Sonnet 5.5 Sonnet 5. Dates still follow one.
+    expect(priceOf('anthropic', 'claude-opus-4-7-20260301').price.input).toBe(5);
+    expect(priceOf('anthropic', 'claude-sonnet-4-20250514').price.input).toBe(3);
     for (const [provider, model] of [
+      ['anthropic', 'claude-opus-5-5'],
+      ['anthropic', 'claude-sonnet-5-5'],
+      ['anthropic', 'claude-fable-5-2'],
+      ['bedrock', 'us.anthropic.claude-opus-5-5-v1:0'],
       ['openai', 'o1-pro-2025-03-19'],
       ['openai', 'gpt-4o-realtime-preview'],
       ['openai', 'gpt-4o-mini-search-preview'],

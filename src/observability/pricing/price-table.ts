@@ -122,9 +122,10 @@ export class PriceTable {
  * What may follow a model's name in the name of one of its versions: dates and numbers (`-2024-08-06`,
  * `-20241022`, `-0613`, `-001`), revisions (`-v2`), `-latest`, `-preview`, `-exp`, `-beta`, and Bedrock's
  * `:0` and `:200k`. Another word makes another model, at another price (`o1-pro`, `gpt-4o-realtime-preview`,
- * `grok-4-fast-reasoning`), which its family's entry does not price.
+ * `grok-4-fast-reasoning`), which its family's entry does not price; so does a single digit right after the
+ * name, a minor version (`claude-opus-5-5` is not `claude-opus-5`).
  */
-const VERSION_SUFFIX = /^(?:-(?:\d+|v\d+(?:\.\d+)?|latest|preview|exp|beta)|:\d+k?)+$/;
+const VERSION_SUFFIX = /^(?!-\d(?:\D|$))(?:-(?:\d+|v\d+(?:\.\d+)?|latest|preview|exp|beta)|:\d+k?)+$/;
 
 /** The exact entry, else the longest that `model` starts with, followed by a version (VERSION_SUFFIX). */
 function bestEntry(models: ProviderPrices['models'], model: string): ModelPrice | undefined {
