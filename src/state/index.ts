@@ -53,4 +53,10 @@ export type { SharedState } from './types.js';
 export type { RateCounter, RateReading, RateTake, RateTakeResult } from './rate-counter.js';
 export { MemoryState, type MemoryStateOptions } from './memory-state.js';
 export type { RedisStateOptions } from './redis-state.js';
-export { createBreaker, type Breaker, type BreakerConfig, type BreakerState } from './breaker.js';
+export {
+  createBreaker,
+  type Breaker,
+  type BreakerConfig,
+  type BreakerPass,
+  type BreakerState,
+} from './breaker.js';

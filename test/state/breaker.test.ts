@@ -30,132 +30,175 @@ function breakerContract(make: () => SharedState[]): void {
     await Promise.all(states.map((s) => s.close()));
   });
 
+  /** The state a caller is given now. */
+  const stateOf = async (key: string, config = cfg, b = breaker) => (await b.canPass(key, config)).state;
+  /** A call let through now that fails (or succeeds). */
+  async function fail(key: string, config = cfg, b = breaker): Promise<void> {
+    await b.recordFailure(key, config, await b.canPass(key, config));
+  }
+  async function succeed(key: string, b = breaker): Promise<void> {
+    await b.recordSuccess(key, await b.canPass(key, cfg));
+  }
+
   async function trip(key: string, config = cfg): Promise<void> {
-    for (let i = 0; i < config.failure_threshold; i++) await breaker.recordFailure(key, config);
-    expect(await breaker.canPass(key, config)).toBe('open');
+    for (let i = 0; i < config.failure_threshold; i++) await fail(key, config);
+    expect(await stateOf(key, config)).toBe('open');
   }
 
   it('starts closed and stays closed below the threshold', async () => {
     const key = target();
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    expect(await stateOf(key)).toBe('closed');
+    await fail(key);
+    await fail(key);
+    expect(await stateOf(key)).toBe('closed');
   });
 
   it('opens after failure_threshold consecutive failures', async () => {
     const key = target();
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await fail(key);
+    await fail(key);
+    await fail(key);
+    expect(await stateOf(key)).toBe('open');
   });
 
   it('a success resets the count: failures must be consecutive', async () => {
     const key = target();
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordSuccess(key);
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await fail(key);
+    await fail(key);
+    await succeed(key);
+    await fail(key);
+    await fail(key);
+    expect(await stateOf(key)).toBe('closed');
+    await fail(key);
+    expect(await stateOf(key)).toBe('open');
   });
 
   it('a threshold of 1 opens on the first failure', async () => {
     const key = target();
-    await breaker.recordFailure(key, { failure_threshold: 1, cooldown_interval: COOLDOWN });
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    await fail(key, { failure_threshold: 1, cooldown_interval: COOLDOWN });
+    expect(await stateOf(key)).toBe('open');
   });
 
   it('after the cooldown exactly one caller gets the probe; the others still see open', async () => {
     const key = target();
     await trip(key);
     await sleep(COOLDOWN + 40);
-    const answers = await Promise.all(Array.from({ length: 12 }, () => breaker.canPass(key, cfg)));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => stateOf(key)));
     expect(answers.filter((a) => a === 'probe')).toHaveLength(1);
     expect(answers.filter((a) => a === 'open')).toHaveLength(11);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    expect(await stateOf(key)).toBe('open');
   });
 
   it('a probe success closes the circuit and starts the count afresh', async () => {
     const key = target();
     await trip(key);
     await sleep(COOLDOWN + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
-    await breaker.recordSuccess(key);
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
-    await breaker.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    const probe = await breaker.canPass(key, cfg);
+    expect(probe.state).toBe('probe');
+    await breaker.recordSuccess(key, probe);
+    expect(await stateOf(key)).toBe('closed');
+    expect(await stateOf(key)).toBe('closed');
+    await fail(key);
+    await fail(key);
+    expect(await stateOf(key)).toBe('closed');
   });
 
   it('a probe failure re-opens for another full cooldown', async () => {
     const key = target();
     await trip(key);
     await sleep(COOLDOWN + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
-    await breaker.recordFailure(key, cfg);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    const probe = await breaker.canPass(key, cfg);
+    expect(probe.state).toBe('probe');
+    await breaker.recordFailure(key, cfg, probe);
+    expect(await stateOf(key)).toBe('open');
     await sleep(COOLDOWN / 4);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    expect(await stateOf(key)).toBe('open');
     await sleep((COOLDOWN * 3) / 4 + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await stateOf(key)).toBe('probe');
   });
 
   it('late results of calls sent before opening neither close nor extend the cooldown', async () => {
     const key = target();
+    const early = await Promise.all([breaker.canPass(key, cfg), breaker.canPass(key, cfg)]);
     await trip(key);
     await sleep(COOLDOWN / 4);
-    await breaker.recordSuccess(key);
-    expect(await breaker.canPass(key, cfg)).toBe('open');
-    await breaker.recordFailure(key, cfg);
+    await breaker.recordSuccess(key, early[0]);
+    expect(await stateOf(key)).toBe('open');
+    await breaker.recordFailure(key, cfg, early[1]);
     await sleep((COOLDOWN * 3) / 4 + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await stateOf(key)).toBe('probe');
+  });
+
+  it('only the probe decides a half-open circuit: late results of calls sent before opening do not', async () => {
+    const key = target();
+    const early = await Promise.all([breaker.canPass(key, cfg), breaker.canPass(key, cfg)]);
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    const probe = await breaker.canPass(key, cfg);
+    expect(probe.state).toBe('probe');
+    await breaker.recordSuccess(key, early[0]);
+    expect(await stateOf(key)).toBe('open');
+    await breaker.recordFailure(key, cfg, early[1]);
+    await breaker.recordSuccess(key, probe);
+    expect(await stateOf(key)).toBe('closed');
+  });
+
+  it('a call of a circuit since tripped and closed again counts for nothing', async () => {
+    const key = target();
+    const early = await breaker.canPass(key, cfg);
+    await trip(key);
+    await sleep(COOLDOWN + 40);
+    await breaker.recordSuccess(key, await breaker.canPass(key, cfg));
+    await fail(key);
+    await fail(key);
+    await breaker.recordFailure(key, cfg, early);
+    expect(await stateOf(key)).toBe('closed');
   });
 
   it('a probe that never reports is replaced after its lease (one cooldown)', async () => {
     const key = target();
     await trip(key);
     await sleep(COOLDOWN + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    expect(await stateOf(key)).toBe('probe');
+    expect(await stateOf(key)).toBe('open');
     await sleep(COOLDOWN + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
+    expect(await stateOf(key)).toBe('probe');
   });
 
   it('a released probe lets the next caller probe at once, the circuit staying half-open', async () => {
     const key = target();
     await trip(key);
     await sleep(COOLDOWN + 40);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
-    expect(await breaker.canPass(key, cfg)).toBe('open');
-    await breaker.releaseProbe(key);
-    expect(await breaker.canPass(key, cfg)).toBe('probe');
-    expect(await breaker.canPass(key, cfg)).toBe('open');
+    const probe = await breaker.canPass(key, cfg);
+    expect(probe.state).toBe('probe');
+    expect(await stateOf(key)).toBe('open');
+    await breaker.releaseProbe(key, probe);
+    expect(await stateOf(key)).toBe('probe');
+    expect(await stateOf(key)).toBe('open');
   });
 
   it('keys are independent circuits', async () => {
     const broken = target();
     const healthy = target();
     await trip(broken);
-    expect(await breaker.canPass(healthy, cfg)).toBe('closed');
+    expect(await stateOf(healthy)).toBe('closed');
   });
 
   it('breakers over the same state are one circuit (as two nodes would be)', async () => {
     const other = createBreaker(states[states.length - 1]);
     const key = target();
-    await breaker.recordFailure(key, cfg);
-    await other.recordFailure(key, cfg);
-    await breaker.recordFailure(key, cfg);
-    expect(await other.canPass(key, cfg)).toBe('open');
+    await fail(key);
+    await fail(key, cfg, other);
+    await fail(key);
+    expect(await stateOf(key, cfg, other)).toBe('open');
     await sleep(COOLDOWN + 40);
-    const answers = await Promise.all([breaker.canPass(key, cfg), other.canPass(key, cfg)]);
-    expect(answers.sort()).toEqual(['open', 'probe']);
-    await other.recordSuccess(key);
-    expect(await breaker.canPass(key, cfg)).toBe('closed');
+    const passes = await Promise.all([breaker.canPass(key, cfg), other.canPass(key, cfg)]);
+    expect(passes.map((p) => p.state).sort()).toEqual(['open', 'probe']);
+    await other.recordSuccess(
+      key,
+      passes.find((p) => p.state === 'probe')!,
+    );
+    expect(await stateOf(key)).toBe('closed');
   });
 }
 

@@ -9,7 +9,7 @@
  * one line per LOG_EVERY_MS with the number of failures since the last line.
  */
 import type { Logger } from 'pino';
-import type { Breaker, BreakerConfig, BreakerState } from '../../state/index.js';
+import type { Breaker, BreakerConfig, BreakerPass } from '../../state/index.js';
 import type { BreakerStateErrors, GuardedBreaker } from '../pipeline-types.js';
 
 const LOG_EVERY_MS = 10_000;
@@ -42,16 +42,17 @@ export function failOpenBreaker(breaker: Breaker, logger: Logger): GuardedBreake
 
   return {
     stats,
-    async canPass(key: string, cfg: BreakerConfig): Promise<BreakerState> {
+    async canPass(key: string, cfg: BreakerConfig): Promise<BreakerPass> {
       try {
         return await breaker.canPass(key, cfg);
       } catch (err) {
         failed('read', err);
-        return 'closed';
+        // Of no generation: its outcome, should the state be back by then, is not counted.
+        return { state: 'closed', ticket: '' };
       }
     },
-    recordSuccess: (key) => write(() => breaker.recordSuccess(key)),
-    recordFailure: (key, cfg) => write(() => breaker.recordFailure(key, cfg)),
-    releaseProbe: (key) => write(() => breaker.releaseProbe(key)),
+    recordSuccess: (key, pass) => write(() => breaker.recordSuccess(key, pass)),
+    recordFailure: (key, cfg, pass) => write(() => breaker.recordFailure(key, cfg, pass)),
+    releaseProbe: (key, pass) => write(() => breaker.releaseProbe(key, pass)),
   };
 }

@@ -32,9 +32,10 @@ async function throughBreaker(
     target: call.resolved.target,
   });
   const started = performance.now();
-  // 'probe' after a cooldown: this call decides whether the circuit closes or opens again.
-  const decision = await breaker.canPass(key, cb);
-  if (decision === 'open') {
+  // 'probe' after a cooldown: this call decides whether the circuit closes or opens again. The pass goes
+  // back with the outcome: only calls let through by the circuit as it is now decide it.
+  const pass = await breaker.canPass(key, cb);
+  if (pass.state === 'open') {
     const skipped = gatewayFailure(
       new GatewayError('circuit_open', `The circuit of ${provider} at ${path || 'the root'} is open`),
       'circuit_open',
@@ -52,12 +53,12 @@ async function throughBreaker(
   }
   const outcome = await next(call);
   if (!outcome.ok && countsAsBreakerFailure(outcome, cb)) {
-    await breaker.recordFailure(key, cb);
+    await breaker.recordFailure(key, cb, pass);
   } else if (outcome.ok || (outcome.reason !== 'client_gone' && outcome.reason !== 'config')) {
     // An answer, even a 4xx, shows the target is up.
-    await breaker.recordSuccess(key);
-  } else if (decision === 'probe') {
-    await breaker.releaseProbe(key);
+    await breaker.recordSuccess(key, pass);
+  } else if (pass.state === 'probe') {
+    await breaker.releaseProbe(key, pass);
   }
   return outcome;
 }
