@@ -535,6 +535,16 @@ export const configCases: BadCase[] = [
     param: 'config.cb_config.cooldown_interval',
   },
   {
+    name: 'cb_config cooldown above a day',
+    body: { ...P, cb_config: { failure_threshold: 3, cooldown_interval: 86_400_001 } },
+    param: 'config.cb_config.cooldown_interval',
+  },
+  {
+    name: 'cb_config cooldown beyond what a timer or Redis holds',
+    body: { ...P, cb_config: { failure_threshold: 3, cooldown_interval: 1e21 } },
+    param: 'config.cb_config.cooldown_interval',
+  },
+  {
     name: 'cb_config without cooldown',
     body: { ...P, cb_config: { failure_threshold: 3 } },
     param: 'config.cb_config.cooldown_interval',

@@ -71,9 +71,20 @@ const RetrySchema = Closed({
   use_retry_after_headers: Type.Optional(Type.Boolean({ default: false })),
 });
 
+/**
+ * The longest cooldown: a day. The spec bounds it only from below; a longer one is a mistake (a circuit
+ * shut for weeks on one outage), and one beyond what Redis takes as an expiry left the circuit unable to
+ * open on a scaled-out gateway.
+ */
+export const MAX_COOLDOWN_INTERVAL_MS = 86_400_000;
+
 const CircuitBreakerSchema = Closed({
   failure_threshold: Type.Number({ minimum: 1 }),
-  cooldown_interval: Type.Number({ minimum: 30000, description: 'Milliseconds.' }),
+  cooldown_interval: Type.Number({
+    minimum: 30000,
+    maximum: MAX_COOLDOWN_INTERVAL_MS,
+    description: 'Milliseconds, from 30 000 to 86 400 000 (a day).',
+  }),
   failure_status_codes: Type.Optional(StatusCodesSchema),
 });
 
