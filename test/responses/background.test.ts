@@ -78,6 +78,67 @@ function withUpstreamRequests(path = '/v1/responses') {
   return upstream.requests.filter((request) => request.path === path);
 }
 
+describe('a background response under a rate-limit policy', () => {
+  let gateway: TestGateway;
+  // The policies' clock stands still until the test moves it: the refusal is certain, then its end.
+  let now = Date.now();
+  beforeAll(async () => {
+    gateway = await startGateway({ rateLimitClock: () => now });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+  beforeEach(() => upstream.reset());
+
+  it("waits queued for the policy's window when refused at run time, then runs", async () => {
+    const policy = await fetch(`${gateway.url}/policies/rate-limits`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        conditions: [{ key: 'metadata.case', value: 'bg-limits' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 60,
+      }),
+    });
+    expect(policy.status, await policy.clone().text()).toBe(200);
+    const { traceId, headers } = traceHeaders();
+    const client = sdk(gateway, { ...headers, 'x-gateway-metadata': JSON.stringify({ case: 'bg-limits' }) });
+    // The minute's 60 requests, taken in the foreground: the next is free a second later.
+    for (let i = 0; i < 60; i++) {
+      await client.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: `${i}` }],
+      });
+    }
+    const created: any = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Limited',
+      background: true,
+    });
+    const refused = (await logsOf(gateway, traceId, 61)).filter((r) => r.path === '/v1/responses');
+    expect(refused.map((r) => [r.status, r.error_code])).toEqual([[429, 'rate_limit_exceeded']]);
+    expect((await client.responses.retrieve(created.id)).status).toBe('queued');
+    now += 1_000;
+
+    const { response } = await pollUntil(client, created.id, ended);
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe('[bg] Limited');
+    // Run once the window had room (a refusal more if it came back before the clock moved); the
+    // provider saw it once.
+    const records = (await logsOf(gateway, traceId, 62)).filter((r) => r.path === '/v1/responses');
+    expect(records.at(-1)!.status).toBe(200);
+    expect(records.slice(0, -1).every((r) => r.status === 429)).toBe(true);
+    expect(withUpstreamRequests()).toHaveLength(1);
+    // Waited out on a job of its own, which counts no run of the first as cut short.
+    const jobs = await gateway.server.deps.store.jobs.list({ kind: 'response.background' });
+    const mine = jobs.data.filter((job) => (job.payload as any).response_id === created.id);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine.at(-1)!.payload).toMatchObject({ earlier_runs: 0 });
+  });
+});
+
 describe('a background response', () => {
   let gateway: TestGateway;
   beforeAll(async () => {

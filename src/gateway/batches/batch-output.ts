@@ -7,6 +7,7 @@
 import { GatewayError, type ProviderError } from '../../core/errors.js';
 import type { SettledLine } from '../../store/file-batch-types.js';
 import type { BufferedResult } from '../sink.js';
+import { refusalWaitMs } from '../rate-limits/refusal-wait.js';
 
 export function requestIdOf(batchId: string, line: number): string {
   return `batch_req_${batchId.replace(/^batch_/, '')}_${line}`;
@@ -110,14 +111,7 @@ export function unfinishedLineOf(
   });
 }
 
-/** Refusals of the rate limits that a later run of the line may pass: a policy's limit reached, or the
- * limits' shared state unreachable (fail mode `closed`). */
-const WAIT_ON = new Set(['rate_limit_exceeded', 'rate_limit_unavailable']);
-
 /** When the result is a rate-limit refusal: how long to wait before the line runs again, ms. */
 export function rateLimitWaitMs(result: BufferedResult): number | undefined {
-  if (result.kind !== 'error' || !(result.error instanceof GatewayError)) return undefined;
-  if (!WAIT_ON.has(result.error.code)) return undefined;
-  const seconds = Number(result.error.headers['retry-after']);
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+  return result.kind === 'error' ? refusalWaitMs(result.error) : undefined;
 }

@@ -10,10 +10,12 @@
  * another node) or the lease lost, the call is aborted and nothing more of it is written. A node that
  * dies stops renewing; once the lease has run out another node claims the job again: a response whose
  * client had not yet been sent any of the run is run again, up to `BACKGROUND_RUNS` runs; any other is
- * failed, so none stays `in_progress` for ever. Every minute the runs and events of responses that ended
- * more than `eventRetentionMs` ago are removed, and foreground responses a stopped node left `in_progress`
- * (not written for `interruptedAfterMs`) are failed, so that neither they nor a conversation continued
- * from them stay waiting for an answer that will never come.
+ * failed, so none stays `in_progress` for ever. A run the rate limits refuse before it began waits, the
+ * response `queued` again, for the policy's window (`Retry-After`) and is run again then, as a batch line
+ * is, while that falls within BACKGROUND_RATE_LIMIT_WAIT_MS of the response's creation. Every minute the
+ * runs and events of responses that ended more than `eventRetentionMs` ago are removed, and foreground
+ * responses a stopped node left `in_progress` (not written for `interruptedAfterMs`) are failed, so that
+ * neither they nor a conversation continued from them stay waiting for an answer that will never come.
  */
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, type ProviderError } from '../../core/errors.js';
@@ -27,12 +29,14 @@ import { BufferSink } from '../sink.js';
 import type { ModelRequest } from '../../providers/types.js';
 import {
   BACKGROUND_JOB,
+  BACKGROUND_RATE_LIMIT_WAIT_MS,
   BACKGROUND_RUNS,
   QUEUED_EVENTS,
   RUNNING_STATUSES,
   type BackgroundPayload,
 } from './background.js';
 import type { BackgroundHub } from './background-hub.js';
+import { RateLimitHold } from './rate-limit-hold.js';
 import { ResponseEventLog } from './response-event-log.js';
 import { ResponseAssembler } from './response-assembler.js';
 import type { ResponseObject } from './response-types.js';
@@ -169,8 +173,10 @@ export function startBackgroundResponseWorker(
       const last = stream ? await store.lastResponseEvent(response_id) : -1;
       // A run the client has seen part of cannot be run again: its next events would not follow.
       const seen = last >= QUEUED_EVENTS.length;
-      // Past its runs, or claimed once more after its every attempt was cut short (exhaustedJob).
-      if (!run || job.attempts > BACKGROUND_RUNS || seen) {
+      // Past its runs (those of the jobs it waited out a rate limit on too), or claimed once more after its
+      // every attempt was cut short (exhaustedJob).
+      const runs = job.attempts + ((job.payload as BackgroundPayload).earlier_runs ?? 0);
+      if (!run || runs > BACKGROUND_RUNS || seen) {
         await giveUp(
           job,
           stored.body,
@@ -194,7 +200,7 @@ export function startBackgroundResponseWorker(
         await store.jobs.complete(job.id, owner, null);
         return;
       }
-      await runCall(
+      const waitMs = await runCall(
         job,
         run,
         shell,
@@ -209,6 +215,10 @@ export function startBackgroundResponseWorker(
         await store.jobs.fail(job.id, owner, 'The gateway node stopped while running it');
         return;
       }
+      if (waitMs !== undefined && !detached) {
+        await waitForWindow(job, stored.body, waitMs);
+        return;
+      }
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
       logger.error({ err, job: job.id, response: response_id }, 'background response failed to run');
@@ -221,6 +231,36 @@ export function startBackgroundResponseWorker(
     }
   }
 
+  /**
+   * A run the rate limits refused before it began: the response is `queued` again and runs once the
+   * policy's window has room, on a job of its own, so that waiting spends none of the runs a node that
+   * dies may need.
+   */
+  async function waitForWindow(job: Job, body: Record<string, unknown>, waitMs: number): Promise<void> {
+    const payload = job.payload as BackgroundPayload;
+    const { workspace_id, response_id } = payload;
+    // This job's runs before the one refused were cut short by their node: the next job counts them.
+    const earlier_runs = (payload.earlier_runs ?? 0) + job.attempts - 1;
+    await store.transaction(async (tx) => {
+      if (!(await tx.jobs.complete(job.id, owner, null))) return;
+      const requeued = await tx.updateResponse(
+        workspace_id,
+        response_id,
+        { status: 'queued', body: { ...body, status: 'queued' } },
+        ['in_progress'],
+      );
+      if (!requeued) return;
+      await tx.jobs.enqueue({
+        kind: BACKGROUND_JOB,
+        workspace_id: job.workspace_id,
+        payload: { ...payload, earlier_runs } satisfies BackgroundPayload,
+        max_attempts: job.max_attempts,
+        run_at_ms: Date.now() + waitMs,
+      });
+    });
+  }
+
+  /** Runs the response's call; answers how long to wait when the rate limits refused it (RateLimitHold). */
   async function runCall(
     job: Job,
     run: NonNullable<Awaited<ReturnType<typeof store.responseRun>>>,
@@ -229,7 +269,7 @@ export function startBackgroundResponseWorker(
     abort: CallAbort,
     madeLog: (log: ResponseEventLog) => void,
     detached: () => string | undefined,
-  ): Promise<void> {
+  ): Promise<number | undefined> {
     const { workspace_id, response_id } = job.payload as BackgroundPayload;
     const state = newRouteState();
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
@@ -257,6 +297,7 @@ export function startBackgroundResponseWorker(
       }
     };
     const sink = new StoredResponseSink(end, assembler, save);
+    const hold = new RateLimitHold(sink, shell.created_at * 1000 + BACKGROUND_RATE_LIMIT_WAIT_MS);
     const request = { endpoint: 'responses', body: run.request } as ModelRequest<'responses'>;
     try {
       const ctx = await callContextFromStoredRequest(deps.lookups, {
@@ -268,7 +309,8 @@ export function startBackgroundResponseWorker(
         signal: abort,
       });
       // Thinking comes back (as content_blocks) only when not strict: the Response shows it as reasoning.
-      await execute(deps, { ...request, ctx: { ...ctx, strictCompat: false }, state }, sink);
+      await execute(deps, { ...request, ctx: { ...ctx, strictCompat: false }, state }, hold);
+      if (hold.waitMs !== undefined) return hold.waitMs;
     } catch (err) {
       // The call could not be made (its config or virtual key is gone): the response failed with it.
       const error =
@@ -279,6 +321,7 @@ export function startBackgroundResponseWorker(
     }
     await sink.settled;
     if (end instanceof ResponseEventLog) await end.flushed();
+    return undefined;
   }
 
   const poller = startJobPoller(store, logger, {

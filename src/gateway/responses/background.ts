@@ -14,6 +14,9 @@ export const BACKGROUND_JOB = 'response.background';
 export interface BackgroundPayload {
   workspace_id: string;
   response_id: string;
+  /** Runs of the response's earlier jobs cut short by their node, when a job was put back to wait out a
+   * rate limit (background-worker.ts): they count towards BACKGROUND_RUNS. */
+  earlier_runs?: number;
 }
 
 /** The runs of one response: a run cut short by its node's end (the lease ran out) is run again, until
@@ -21,6 +24,10 @@ export interface BackgroundPayload {
 export const BACKGROUND_RUNS = 2;
 /** The job's attempts: the runs, and claims to spare for failing the response after them. */
 export const BACKGROUND_JOB_ATTEMPTS = BACKGROUND_RUNS + 3;
+
+/** How long after its creation a background response may still wait for a rate-limit policy's window
+ * (a run refused later fails with the 429): a day, a batch's window. */
+export const BACKGROUND_RATE_LIMIT_WAIT_MS = 24 * 60 * 60 * 1000;
 
 /** Background responses one node runs at once (more wait `queued` for a node with room). */
 export const BACKGROUND_RESPONSE_CONCURRENCY = 32;
