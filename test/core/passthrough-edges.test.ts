@@ -348,6 +348,23 @@ describe('an answer that does not reach its end', () => {
     expect(closedAt).toBeDefined();
   });
 
+  it('flows on under a request_timeout longer than a timer holds (2^31 ms and more)', async () => {
+    const traceId = uniqueId('pt-long-timeout');
+    const abort = new AbortController();
+    const response = await stream('/stream/flows', traceId, abort.signal, { request_timeout: 3_000_000_000 });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    // Several chunks 50 ms apart: a deadline read as 1 ms would have cut the stream after the first.
+    while (!text.includes('data: {"i":4}')) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      text += new TextDecoder().decode(value);
+    }
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
+  });
+
   it('a failed answer whose body stalls ends within request_timeout', async () => {
     const stalling = await startRecordingUpstream((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });

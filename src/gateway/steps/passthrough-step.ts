@@ -12,7 +12,13 @@ import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
-import { gatewayFailure, refusedByPolicy, type AttemptOutcome, type UpstreamRelay } from '../attempt.js';
+import {
+  gatewayFailure,
+  MAX_TIMER_MS,
+  refusedByPolicy,
+  type AttemptOutcome,
+  type UpstreamRelay,
+} from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { maskSecrets } from '../../core/mask-secrets.js';
 import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
@@ -36,7 +42,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   if (ctx.signal.aborted) controller.abort();
   const timer = setTimeout(
     () => controller.abort(),
-    Math.max(1, Math.min(timeoutMs, run.deadline - started)),
+    Math.max(1, Math.min(timeoutMs, run.deadline - started, MAX_TIMER_MS)),
   );
   let auth: AuthMaterial | undefined;
   const finish = (outcome: AttemptOutcome): AttemptOutcome => {
@@ -176,10 +182,14 @@ async function* idleBounded(
     for (;;) {
       let silent = false;
       // Closing the answer ends the wait for its next chunk, which then reads as the end: `silent` tells.
-      const timer = setTimeout(() => {
-        silent = true;
-        body.destroy();
-      }, idleMs);
+      // Held at what a timer holds: a longer one (request_timeout has no upper bound) would fire at once.
+      const timer = setTimeout(
+        () => {
+          silent = true;
+          body.destroy();
+        },
+        Math.min(idleMs, MAX_TIMER_MS),
+      );
       let next: IteratorResult<Uint8Array>;
       try {
         next = await iterator.next();
