@@ -301,6 +301,69 @@ describe('an OpenAI-wire provider', () => {
     expect(final.content).toEqual([{ type: 'text', text: refusal }]);
   });
 
+  // vLLM says which stop string ended the answer (`stop_reason` beside finish_reason "stop"), SGLang
+  // (`matched_stop`) too; Anthropic's answer names it with the stop reason stop_sequence.
+  it('answers stop_sequence and the matched sequence where the provider says which stop matched', async () => {
+    const target = { provider: 'openai-compatible', custom_host: openai.url };
+    const request = {
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      max_tokens: 100,
+      stop_sequences: ['</answer>', 'END'],
+      messages: [{ role: 'user' as const, content: 'x' }],
+    };
+    const answer = (choice: object) => ({
+      id: 'chatcmpl-vllm',
+      object: 'chat.completion',
+      created: 1,
+      model: request.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: '42' }, logprobs: null, ...choice }],
+      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+    });
+    openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: '</answer>' }) });
+    const message = await anthropicClient(target).messages.create(request);
+    expectAnthropicShape('Message', message);
+    expect(message.stop_reason).toBe('stop_sequence');
+    expect(message.stop_sequence).toBe('</answer>');
+
+    openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', matched_stop: 'END' }) });
+    const sglang = await anthropicClient(target).messages.create(request);
+    expect([sglang.stop_reason, sglang.stop_sequence]).toEqual(['stop_sequence', 'END']);
+
+    // The end of sequence token: vLLM's stop_reason is null, a stop token's id a number.
+    openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: null }) });
+    const natural = await anthropicClient(target).messages.create(request);
+    expect([natural.stop_reason, natural.stop_sequence]).toEqual(['end_turn', null]);
+    openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: 128009 }) });
+    const token = await anthropicClient(target).messages.create(request);
+    expect([token.stop_reason, token.stop_sequence]).toEqual(['end_turn', null]);
+
+    const chunk = (delta: object, choice: object = { finish_reason: null }) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-vllm',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: request.model,
+        choices: [{ index: 0, delta, logprobs: null, ...choice }],
+      })}\n\n`;
+    openai.enqueue({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: '42' }, { finish_reason: null, stop_reason: null }),
+        chunk({}, { finish_reason: 'stop', stop_reason: '</answer>' }),
+        'data: [DONE]\n\n',
+      ].join(''),
+    });
+    const { events, final } = await streamEvents(anthropicClient(target).messages.stream(request));
+    expectMessagesGrammar(events);
+    expect((events.find((e) => e.type === 'message_delta') as any).delta).toEqual({
+      stop_reason: 'stop_sequence',
+      stop_sequence: '</answer>',
+    });
+    expect([final.stop_reason, final.stop_sequence]).toEqual(['stop_sequence', '</answer>']);
+  });
+
   it('refuses a block the chat API cannot carry, naming it', async () => {
     const error = await anthropicClient(openaiTarget())
       .messages.create({

@@ -12,7 +12,7 @@ import type {
   MessagesStreamEvent,
 } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
-import { answerStopReason, messageId, messagesUsage } from './chat-to-message.js';
+import { answerStopReason, matchedStopSequence, messageId, messagesUsage } from './chat-to-message.js';
 
 /** The block being written: its kind, its Messages index, and the chat index it comes from (a tool call's,
  * or a thinking block's among `content_blocks`). */
@@ -29,6 +29,8 @@ export class ChatChunksToMessageEvents {
   /** Tool calls by their chat index → their block index. */
   private readonly toolBlocks = new Map<number, number>();
   private finishReason: FinishReason | null = null;
+  /** The stop string the provider says the answer ended on (on the chunk that finishes it). */
+  private stopSequence: string | null = null;
   private refused = false;
   private usage: Usage | undefined;
 
@@ -93,7 +95,10 @@ export class ChatChunksToMessageEvents {
         });
       }
     }
-    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    if (choice.finish_reason) {
+      this.finishReason = choice.finish_reason;
+      this.stopSequence = matchedStopSequence(choice);
+    }
     return out;
   }
 
@@ -102,11 +107,17 @@ export class ChatChunksToMessageEvents {
     let out = this.start(undefined);
     out += this.closeBlock();
     const usage = messagesUsage(this.usage);
+    const stopReason = answerStopReason(
+      this.finishReason,
+      this.toolBlocks.size > 0,
+      this.refused,
+      this.stopSequence,
+    );
     out += sse({
       type: 'message_delta',
       delta: {
-        stop_reason: answerStopReason(this.finishReason, this.toolBlocks.size > 0, this.refused),
-        stop_sequence: null,
+        stop_reason: stopReason,
+        stop_sequence: stopReason === 'stop_sequence' ? this.stopSequence : null,
       },
       usage,
     });

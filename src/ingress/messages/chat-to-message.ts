@@ -3,7 +3,7 @@
  * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
  * Anthropic's terms (cache reads and writes apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
  * model that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a
- * text block.
+ * text block. A stop sequence is named where the provider says which stop matched (`matchedStopSequence`).
  */
 import type {
   MessagesAnswer,
@@ -29,23 +29,42 @@ export function messagesStopReason(reason: FinishReason | null): MessagesStopRea
   }
 }
 
-/** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
- * read from the prompt cache nor written to it. Writes are null when the provider does not report them. */
+/**
+ * The stop string a choice ended on, where the provider says which: vLLM's `stop_reason` (the matched stop
+ * string; a stop token's id is a number, the end-of-sequence token null) and SGLang's `matched_stop`.
+ * OpenAI's finish reason `stop` is the same for a stop sequence and a natural end, and says nothing more:
+ * such an answer is `end_turn`, its `stop_sequence` null.
+ */
+export function matchedStopSequence(choice: object | undefined): string | null {
+  const { stop_reason: vllm, matched_stop: sglang } = (choice ?? {}) as {
+    stop_reason?: unknown;
+    matched_stop?: unknown;
+  };
+  if (typeof vllm === 'string' && vllm !== '') return vllm;
+  return typeof sglang === 'string' && sglang !== '' ? sglang : null;
+}
+
 /**
  * The stop reason of a whole answer: `refusal` for a refusal; `tool_use` for an answer with tool calls
  * that the provider says simply stopped (OpenAI's finish reason for a call forced by name is `stop`, as is
  * some OpenAI-wire servers' for every call), as Anthropic's answer with tool_use blocks stops for them;
- * else the finish reason's (`end_turn` when there is none).
+ * `stop_sequence` for one that stopped on a stop string the provider named; else the finish reason's
+ * (`end_turn` when there is none).
  */
 export function answerStopReason(
   reason: FinishReason | null,
   toolUse: boolean,
   refused: boolean,
+  stopSequence: string | null = null,
 ): MessagesStopReason {
   if (refused) return 'refusal';
   const stop = messagesStopReason(reason) ?? 'end_turn';
-  return toolUse && stop === 'end_turn' ? 'tool_use' : stop;
+  if (stop !== 'end_turn') return stop;
+  return toolUse ? 'tool_use' : stopSequence !== null ? 'stop_sequence' : stop;
 }
+
+/** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
+ * read from the prompt cache nor written to it. Writes are null when the provider does not report them. */
 
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
@@ -96,18 +115,21 @@ export function chatToMessage(completion: ChatCompletion & { hook_results?: unkn
       input: toolInput(call.function.arguments),
     });
   }
+  const matched = matchedStopSequence(choice);
+  const stopReason = answerStopReason(
+    choice?.finish_reason ?? 'stop',
+    (choice?.message.tool_calls?.length ?? 0) > 0,
+    Boolean(refusal),
+    matched,
+  );
   return {
     id: messageId(completion.id),
     type: 'message',
     role: 'assistant',
     model: completion.model,
     content,
-    stop_reason: answerStopReason(
-      choice?.finish_reason ?? 'stop',
-      (choice?.message.tool_calls?.length ?? 0) > 0,
-      Boolean(refusal),
-    ),
-    stop_sequence: null,
+    stop_reason: stopReason,
+    stop_sequence: stopReason === 'stop_sequence' ? matched : null,
     usage: messagesUsage(completion.usage),
     ...(completion.hook_results !== undefined ? { hook_results: completion.hook_results } : {}),
   };
