@@ -213,6 +213,26 @@ describe('translation to chat', () => {
     ).toMatchObject({ tool_choice: 'auto', parallel_tool_calls: false });
   });
 
+  // Anthropic's strict tool use (inputs that follow the schema) is OpenAI's strict function calling.
+  it("carries a tool's strict as the function's strict", () => {
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    const chat = messagesToChat(
+      validateMessagesRequest({
+        ...base,
+        tools: [
+          { name: 'f', input_schema: schema, strict: true },
+          { name: 'g', input_schema: schema, strict: false },
+          { name: 'h', input_schema: schema },
+        ],
+      }),
+    );
+    expect(chat.tools?.map((tool) => (tool as { function: object }).function)).toEqual([
+      { name: 'f', parameters: schema, strict: true },
+      { name: 'g', parameters: schema, strict: false },
+      { name: 'h', parameters: schema },
+    ]);
+  });
+
   // Anthropic takes an empty tools list as none; OpenAI refuses one (400 empty_array), and a tool_choice
   // without tools.
   it('sends no tools and no tool_choice for an empty tools list', () => {

@@ -34,6 +34,8 @@ const ToolSchema = Type.Object(
     input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
     type: Type.Optional(Type.String()),
     cache_control: Type.Optional(Nullable(CacheControlField)),
+    /** Strict tool use: the call's input follows `input_schema`. */
+    strict: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 );

@@ -181,6 +181,9 @@ function tools(request: MessagesRequest): Json {
           name: tool.name,
           ...(tool.description !== undefined ? { description: tool.description } : {}),
           parameters: tool.input_schema ?? { type: 'object', properties: {} },
+          // Anthropic's strict tool use is OpenAI's strict function calling; the tool's other fields
+          // (cache_control, defer_loading, input_examples, eager_input_streaming…) have no chat equivalent.
+          ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
         },
       };
     }),
