@@ -5,8 +5,11 @@
 // to an OpenAI-wire provider inside one call, and count_tokens estimated where there is no count.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { estimateInputTokens } from '../../src/gateway/messages/estimate-input-tokens.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -362,6 +365,51 @@ describe('an OpenAI-wire provider', () => {
       stop_sequence: '</answer>',
     });
     expect([final.stop_reason, final.stop_sequence]).toEqual(['stop_sequence', '</answer>']);
+  });
+
+  // DeepSeek (and xAI, vLLM) answer their reasoning as reasoning_content, Groq as reasoning: Anthropic's
+  // thinking blocks, before the text, as a Claude answer with thinking has them.
+  it.each([
+    ['deepseek', 'deepseek/chat/deepseek-reasoning', 'reasoning_content'],
+    ['groq', 'groq/groq-reasoning', 'reasoning'],
+  ])('answers %s reasoning as a thinking block, streamed and not', async (provider, fixture, field) => {
+    const read = (name: string) => readFileSync(path.join(providerFixturesDir(provider), '..', name), 'utf8');
+    const recorded = JSON.parse(read(`${fixture}.json`));
+    const target = { provider, api_key: 'sk-test', custom_host: openai.url };
+    const request = {
+      model: recorded.model,
+      max_tokens: 2000,
+      messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
+    };
+    openai.enqueue({ status: 200, body: recorded });
+    const message = await anthropicClient(target).messages.create(request);
+    expectAnthropicShape('Message', message);
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: recorded.choices[0].message[field], signature: '' },
+      { type: 'text', text: recorded.choices[0].message.content },
+    ]);
+
+    const lines = read(`${fixture}.chunks.txt`)
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const deltas = lines.map((line) => JSON.parse(line).choices[0]?.delta ?? {});
+    openai.enqueue({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: lines.map((line) => `data: ${line}\n\n`).join('') + 'data: [DONE]\n\n',
+    });
+    const { events, final } = await streamEvents(
+      anthropicClient(target).messages.stream({ ...request, stream: true }),
+    );
+    expectMessagesGrammar(events);
+    expect(final.content).toEqual([
+      { type: 'thinking', thinking: deltas.map((d) => d[field] ?? '').join(''), signature: '' },
+      { type: 'text', text: deltas.map((d) => d.content ?? '').join('') },
+    ]);
+    const thinkingDeltas = events.filter(
+      (e) => e.type === 'content_block_delta' && (e as any).delta.type === 'thinking_delta',
+    );
+    expect(thinkingDeltas.length).toBeGreaterThan(1);
   });
 
   it('refuses a block the chat API cannot carry, naming it', async () => {

@@ -4,7 +4,8 @@
  * its deltas (`text_delta`, `thinking_delta` / `signature_delta`, `input_json_delta`), `content_block_stop`
  * when the next block starts —; at the end `message_delta` with the stop reason and the usage (the chat
  * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one). A
- * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`.
+ * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`. Reasoning a provider
+ * streams in a field of its own (`reasoning_content`, `reasoning`) is a thinking block, without signature.
  */
 import type {
   MessagesAnswerBlock,
@@ -12,7 +13,16 @@ import type {
   MessagesStreamEvent,
 } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
-import { answerStopReason, matchedStopSequence, messageId, messagesUsage } from './chat-to-message.js';
+import {
+  answerStopReason,
+  matchedStopSequence,
+  messageId,
+  messagesUsage,
+  reasoningText,
+} from './chat-to-message.js';
+
+/** The source index of thinking that came as a delta's `reasoning_content` / `reasoning`, not a block. */
+const REASONING_FIELD = -1;
 
 /** The block being written: its kind, its Messages index, and the chat index it comes from (a tool call's,
  * or a thinking block's among `content_blocks`). */
@@ -59,12 +69,10 @@ export class ChatChunksToMessageEvents {
         continue;
       }
       if (block.type !== 'thinking') continue;
-      if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
-        out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);
-      }
-      if (block.thinking) out += this.delta({ type: 'thinking_delta', thinking: block.thinking });
-      if (block.signature) out += this.delta({ type: 'signature_delta', signature: block.signature });
+      out += this.thinking(sourceIndex, block.thinking, block.signature);
     }
+    const reasoning = delta.content_blocks ? undefined : reasoningText(delta);
+    if (reasoning !== undefined) out += this.thinking(REASONING_FIELD, reasoning, undefined);
     for (const text of [delta.content, delta.refusal]) {
       if (typeof text !== 'string' || text === '') continue;
       if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
@@ -145,6 +153,17 @@ export class ChatChunksToMessageEvents {
       },
     });
     return start + sse({ type: 'ping' });
+  }
+
+  /** A thinking delta, in the thinking block of its source (opened when another block is). */
+  private thinking(sourceIndex: number, text: string | undefined, signature: string | undefined): string {
+    let out = '';
+    if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
+      out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);
+    }
+    if (text) out += this.delta({ type: 'thinking_delta', thinking: text });
+    if (signature) out += this.delta({ type: 'signature_delta', signature });
+    return out;
   }
 
   private openBlock(kind: OpenBlock['kind'], block: MessagesAnswerBlock, sourceIndex?: number): string {

@@ -1,5 +1,6 @@
 /**
- * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`) first,
+ * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`, or the
+ * provider's `reasoning_content` / `reasoning`) first,
  * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
  * Anthropic's terms (cache reads and writes apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
  * model that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a
@@ -93,6 +94,20 @@ export function toolInput(args: string): unknown {
   }
 }
 
+/**
+ * The reasoning an OpenAI-wire provider answers beside the text, in a field of its own that the gateway
+ * relays as it came: `reasoning_content` (DeepSeek, xAI, Qwen, vLLM) or `reasoning` (Groq, OpenRouter,
+ * newer vLLM), on a message or a stream's delta. Anthropic's answer has it as a thinking block.
+ */
+export function reasoningText(message: object | undefined): string | undefined {
+  const { reasoning_content: content, reasoning } = (message ?? {}) as {
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+  };
+  const text = typeof content === 'string' && content !== '' ? content : reasoning;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
 /** The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it. */
 export function chatToMessage(completion: ChatCompletion & { hook_results?: unknown }): MessagesAnswer {
   const choice = completion.choices[0];
@@ -104,6 +119,9 @@ export function chatToMessage(completion: ChatCompletion & { hook_results?: unkn
       content.push({ type: 'redacted_thinking', data: block.data ?? '' });
     }
   }
+  const reasoning = content.length === 0 ? reasoningText(choice?.message) : undefined;
+  // Such reasoning has no signature: only a provider's own thinking is signed.
+  if (reasoning !== undefined) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   const refusal = choice?.message.refusal;
   if (refusal) content.push({ type: 'text', text: refusal });
