@@ -367,6 +367,44 @@ describe('an OpenAI-wire provider', () => {
     expect([final.stop_reason, final.stop_sequence]).toEqual(['stop_sequence', '</answer>']);
   });
 
+  // OpenAI's chat API has no thinking budget: its reasoning models take reasoning_effort, bucketed from the
+  // budget as LiteLLM's Messages adapter does (but for minimal, which o-series and GPT-5.1 models refuse);
+  // gpt-4o and the GPT-5 chat models refuse reasoning_effort, and get no reasoning parameter.
+  it.each([
+    ['openai', 'o3-mini', 1024, 'low'],
+    ['openai', 'o1', 4999, 'low'],
+    ['openai', 'gpt-5', 5000, 'medium'],
+    ['openai', 'gpt-5.1-2025-11-13', 16000, 'high'],
+    ['groq', 'openai/gpt-oss-120b', 12000, 'high'],
+    ['openai', 'gpt-4o', 16000, undefined],
+    ['openai', 'gpt-5-chat-latest', 16000, undefined],
+    ['openai', 'o1-mini', 16000, undefined],
+  ])(
+    'sends thinking to %s %s (budget %d) as reasoning_effort %s',
+    async (provider, model, budget, effort) => {
+      await anthropicClient({ provider, api_key: 'sk-test', custom_host: openai.url }).messages.create({
+        model,
+        max_tokens: 20000,
+        thinking: { type: 'enabled', budget_tokens: budget },
+        messages: [{ role: 'user', content: 'Think about it' }],
+      });
+      const sent = lastChat();
+      expect(sent.reasoning_effort).toBe(effort);
+      expect(sent.thinking).toBeUndefined();
+    },
+  );
+
+  it('sends thinking as it is to a server that takes it (openai-compatible)', async () => {
+    await anthropicClient({ provider: 'openai-compatible', custom_host: openai.url }).messages.create({
+      model: 'gpt-5',
+      max_tokens: 20000,
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages: [{ role: 'user', content: 'Think about it' }],
+    });
+    expect(lastChat().thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(lastChat().reasoning_effort).toBeUndefined();
+  });
+
   // DeepSeek (and xAI, vLLM) answer their reasoning as reasoning_content, Groq as reasoning: Anthropic's
   // thinking blocks, before the text, as a Claude answer with thinking has them.
   it.each([

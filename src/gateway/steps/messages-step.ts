@@ -5,7 +5,8 @@
  * later step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request
  * they know; its answer comes back as chat and the Messages codec (ingress/messages-codec.ts) frames it
  * for the client. The translated call is not strict: thinking comes back as `content_blocks`, which the
- * codec turns into thinking blocks. A translated stream that broke mid-way is continued as chat on the
+ * codec turns into thinking blocks. Thinking is asked as the gateway's option where the adapter has one, else
+ * as OpenAI's `reasoning_effort` (messages/thinking-as-reasoning-effort.ts). A translated stream that broke mid-way is continued as chat on the
  * next target, native or not.
  *
  * `count_tokens` on a target without a count of its own is answered with an estimate
@@ -16,6 +17,7 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
 import { messagesParam, translateMessages, type ChatOrigin } from '../messages/messages-to-chat.js';
+import { thinkingAsReasoningEffort } from '../messages/thinking-as-reasoning-effort.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
@@ -48,6 +50,11 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
       return Promise.resolve(gatewayFailure(err, 'config'));
     }
     throw err;
+  }
+  // The gateway's thinking option reaches the providers whose adapters have thinking; the others take
+  // OpenAI's reasoning_effort, where their model does.
+  if (!call.resolved.adapter.capabilities.thinking) {
+    body = thinkingAsReasoningEffort(body, call.model ?? body.model);
   }
   return next({
     ...call,
