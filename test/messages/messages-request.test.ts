@@ -3,7 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { validateMessagesCountTokensRequest, validateMessagesRequest } from '../../src/core/schemas/index.js';
-import { messagesToChat } from '../../src/gateway/messages/messages-to-chat.js';
+import {
+  messagesParam,
+  messagesToChat,
+  translateMessages,
+} from '../../src/gateway/messages/messages-to-chat.js';
 
 const base = { model: 'claude-opus-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -169,8 +173,110 @@ describe('translation to chat', () => {
     ]);
   });
 
+  // A PDF is the chat API's file part (OpenAI, Gemini, Bedrock and Claude read it); a plain-text or
+  // content-block document is its text and images.
+  it('carries documents as file parts (PDF) and as their text and images', () => {
+    const chat = messagesToChat(
+      validateMessagesRequest({
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'document',
+                title: 'report.pdf',
+                source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+                cache_control: { type: 'ephemeral' },
+                citations: { enabled: true },
+              },
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } },
+              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Plain text.' } },
+              {
+                type: 'document',
+                source: {
+                  type: 'content',
+                  content: [
+                    { type: 'text', text: 'First part.' },
+                    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+                  ],
+                },
+              },
+              { type: 'document', source: { type: 'content', content: 'Content as a string.' } },
+              { type: 'text', text: 'Summarise them.' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(chat.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'file',
+            file: { filename: 'report.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' },
+          },
+          { type: 'file', file: { filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBE' } },
+          { type: 'text', text: 'Plain text.' },
+          { type: 'text', text: 'First part.' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'text', text: 'Content as a string.' },
+          { type: 'text', text: 'Summarise them.' },
+        ],
+      },
+    ]);
+  });
+
+  it('names the chat part a provider refuses by the document it came from', () => {
+    const { origins } = translateMessages(
+      validateMessagesRequest({
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Read:' },
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(messagesParam('messages[0].content[1].file', origins)).toBe('messages[0].content[1].source');
+    expect(messagesParam('messages[0].content[1].file.file_data', origins)).toBe(
+      'messages[0].content[1].source',
+    );
+  });
+
   it.each([
     [{ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type'],
+    [
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }],
+          },
+        ],
+      },
+      'messages[0].content[0].source.type',
+    ],
+    [
+      {
+        ...base,
+        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: 'f' } }] }],
+      },
+      'messages[0].content[0].source.type',
+    ],
+    [
+      {
+        ...base,
+        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', data: 'x' } }] }],
+      },
+      'messages[0].content[0].source.media_type',
+    ],
     [
       {
         ...base,

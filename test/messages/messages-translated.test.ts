@@ -450,6 +450,31 @@ describe('an OpenAI-wire provider', () => {
     expect(thinkingDeltas.length).toBeGreaterThan(1);
   });
 
+  it('sends a PDF document as a file part', async () => {
+    const message = await anthropicClient(openaiTarget()).messages.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'document',
+              title: 'q3.pdf',
+              source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' },
+            },
+            { type: 'text', text: 'Summarise it.' },
+          ],
+        },
+      ],
+    });
+    expectAnthropicShape('Message', message);
+    expect(lastChat().messages[0].content).toEqual([
+      { type: 'file', file: { filename: 'q3.pdf', file_data: 'data:application/pdf;base64,JVBERi0xLjQK' } },
+      { type: 'text', text: 'Summarise it.' },
+    ]);
+  });
+
   it('refuses a block the chat API cannot carry, naming it', async () => {
     const error = await anthropicClient(openaiTarget())
       .messages.create({
@@ -458,7 +483,14 @@ describe('an OpenAI-wire provider', () => {
         messages: [
           {
             role: 'user',
-            content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }],
+            content: [
+              {
+                type: 'search_result',
+                source: 'https://example.com',
+                title: 'Example',
+                content: [{ type: 'text', text: 'x' }],
+              },
+            ],
           },
         ],
       })

@@ -1,11 +1,13 @@
 /**
  * An Anthropic Messages request as a chat completion request, for a provider without the API natively.
- * Kept: system (string or text blocks), text and images, tool definitions and tool_choice, tool_use and
+ * Kept: system (string or text blocks), text and images, documents (a PDF as a file part, text as text),
+ * tool definitions and tool_choice, tool_use and
  * tool_result turns, thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
  * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id,
  * structured outputs (a JSON schema as `response_format`).
  * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
- * the field): blocks and tools that have no chat equivalent (documents, server tools and their results).
+ * the field): blocks and tools that have no chat equivalent (documents by URL or file id, server tools and
+ * their results).
  */
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
@@ -44,29 +46,75 @@ function toolResultText(block: MessagesContentBlock, param: string): string {
     .join('\n');
 }
 
-function imagePart(block: MessagesContentBlock, param: string): UserContentPart {
+/** A block's source, of a type the chat API can carry (by the fields it needs), with those fields. */
+function sourceOf(
+  block: MessagesContentBlock,
+  param: string,
+  kind: 'image' | 'document',
+  fieldsByType: Readonly<Record<string, readonly string[]>>,
+): Record<string, string> & { type: string } {
   const source = block.source as Json;
   const type = String(source.type);
-  // The fields making the image, for the source types the chat API can carry.
-  const fields = type === 'base64' ? ['media_type', 'data'] : type === 'url' ? ['url'] : undefined;
-  if (fields === undefined) throw refused(`${param}.source.type`, `an image source of type ${type}`);
+  const fields = Object.hasOwn(fieldsByType, type) ? fieldsByType[type] : undefined;
+  if (fields === undefined) throw refused(`${param}.source.type`, `${article(kind)} source of type ${type}`);
   const field = fields.find((name) => typeof source[name] !== 'string');
   if (field !== undefined) {
     const missing = `${param}.source.${field}`;
-    throw new GatewayError('invalid_body', `${missing} is required for an image source of type ${type}`, {
-      param: missing,
-    });
+    throw new GatewayError(
+      'invalid_body',
+      `${missing} is required for ${article(kind)} source of type ${type}`,
+      {
+        param: missing,
+      },
+    );
   }
-  const url =
-    type === 'base64' ? `data:${String(source.media_type)};base64,${String(source.data)}` : source.url;
+  return source as Record<string, string> & { type: string };
+}
+
+const article = (kind: 'image' | 'document'): string => (kind === 'image' ? 'an image' : 'a document');
+
+const IMAGE_SOURCES = { base64: ['media_type', 'data'], url: ['url'] } as const;
+
+function imagePart(block: MessagesContentBlock, param: string): UserContentPart {
+  const source = sourceOf(block, param, 'image', IMAGE_SOURCES);
+  const url = source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url;
   return { type: 'image_url', image_url: { url } } as UserContentPart;
+}
+
+/** A document's sources the chat API can carry: inline data (a PDF), plain text, content blocks. A URL or a
+ * Files API id names a file only Anthropic can fetch. */
+const DOCUMENT_SOURCES = { base64: ['media_type', 'data'], text: ['data'], content: [] } as const;
+
+/**
+ * A document as chat content parts: inline data (a PDF) as a file part, which OpenAI, Gemini, Bedrock and
+ * Claude read; plain text as its text; content blocks as their text and images. Its title names the file;
+ * `context` and `citations` have no chat equivalent (chat answers cite nothing).
+ */
+function documentParts(block: MessagesContentBlock, param: string): UserContentPart[] {
+  const source = sourceOf(block, param, 'document', DOCUMENT_SOURCES);
+  if (source.type === 'text') return [{ type: 'text', text: source.data }];
+  if (source.type === 'base64') {
+    const pdf = source.media_type === 'application/pdf';
+    const filename = typeof block.title === 'string' ? block.title : pdf ? 'document.pdf' : 'document';
+    const file_data = `data:${source.media_type};base64,${source.data}`;
+    return [{ type: 'file', file: { filename, file_data } }];
+  }
+  const content = (block.source as Json).content;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw refused(`${param}.source.content`, 'this content');
+  return (content as MessagesContentBlock[]).map((part, k) => {
+    const where = `${param}.source.content[${k}]`;
+    if (part.type === 'text') return { type: 'text', text: part.text as string };
+    if (part.type === 'image') return imagePart(part, where);
+    throw refused(`${where}.type`, `a ${part.type} block in a document`);
+  });
 }
 
 /**
  * Where a chat message came from in the Messages request, so that a refusal of the chat request (an
  * adapter's, naming `messages[k].content[m]…`) can name the client's field: the system prompt, or message
  * `message`, and in it the tool_result block a tool message was made of, or the block each part of a user
- * message's content came from.
+ * message's content came from (a document's parts, all of them).
  */
 export type ChatOrigin = { system: true } | { message: number; block?: number; parts?: readonly number[] };
 
@@ -91,6 +139,12 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
       case 'image':
         parts.push(imagePart(block, param));
         partBlocks.push(j);
+        break;
+      case 'document':
+        for (const part of documentParts(block, param)) {
+          parts.push(part);
+          partBlocks.push(j);
+        }
         break;
       case 'tool_result': {
         const text = toolResultText(block, param);
@@ -260,8 +314,8 @@ export function translateMessages(request: MessagesRequest): {
 }
 
 /**
- * The Messages request's field a chat request's field `param` was made from (an image part's `image_url`
- * is its block's `source`); undefined for a field that is not in a message.
+ * The Messages request's field a chat request's field `param` was made from (an image part's `image_url`,
+ * a document's file part's `file`, is its block's `source`); undefined for a field that is not in a message.
  */
 export function messagesParam(param: string, origins: readonly ChatOrigin[]): string | undefined {
   const match = /^messages\[(\d+)\](.*)$/s.exec(param);
@@ -274,6 +328,6 @@ export function messagesParam(param: string, origins: readonly ChatOrigin[]): st
   const part = /^\.content\[(\d+)\](.*)$/s.exec(rest);
   const block = part && origin.parts ? origin.parts[Number(part[1])] : undefined;
   if (!part || block === undefined) return `${message}${rest}`;
-  const field = (part[2] ?? '').replace(/^\.image_url(\..*)?$/s, '.source');
+  const field = (part[2] ?? '').replace(/^\.(image_url|file)(\..*)?$/s, '.source');
   return `${message}.content[${block}]${field}`;
 }
