@@ -228,6 +228,44 @@ describe('translation to chat', () => {
     ]);
   });
 
+  // A chat tool message is text only: a tool result's images (a screenshot, a chart) go in the user message
+  // that follows the tool messages, before the user's own content.
+  it("carries a tool result's images in the user message after the tool messages", () => {
+    const png = { type: 'base64', media_type: 'image/png', data: 'AAAA' };
+    const { body, origins } = translateMessages(
+      validateMessagesRequest({
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: [
+                  { type: 'text', text: 'Screenshot taken.' },
+                  { type: 'image', source: png },
+                ],
+              },
+              { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'image', source: png }] },
+              { type: 'text', text: 'What do you see?' },
+            ],
+          },
+        ],
+      }),
+    );
+    const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
+    expect(body.messages).toEqual([
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'Screenshot taken.' },
+      { role: 'tool', tool_call_id: 'toolu_2', content: '' },
+      { role: 'user', content: [image, image, { type: 'text', text: 'What do you see?' }] },
+    ]);
+    expect(messagesParam('messages[2].content[1].image_url.url', origins)).toBe(
+      'messages[0].content[1].content[0].source',
+    );
+    expect(messagesParam('messages[2].content[2]', origins)).toBe('messages[0].content[2]');
+  });
+
   it('names the chat part a provider refuses by the document it came from', () => {
     const { origins } = translateMessages(
       validateMessagesRequest({
@@ -290,11 +328,35 @@ describe('translation to chat', () => {
         messages: [
           {
             role: 'user',
-            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: {} }] }],
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't',
+                content: [{ type: 'search_result', source: 's', title: 't', content: [] }],
+              },
+            ],
           },
         ],
       },
       'messages[0].content[0].content[0].type',
+    ],
+    [
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't',
+                content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }],
+              },
+            ],
+          },
+        ],
+      },
+      'messages[0].content[0].content[0].source.type',
     ],
     [{ ...base, stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences'],
   ])('refuses %j naming %s', (body, param) => {

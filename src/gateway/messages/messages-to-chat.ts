@@ -30,22 +30,6 @@ function refused(param: string, what: string): GatewayError {
   );
 }
 
-/** The text of a tool_result's content (a string, or text blocks). */
-function toolResultText(block: MessagesContentBlock, param: string): string {
-  const content = block.content;
-  if (content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw refused(`${param}.content`, 'this content');
-  return (content as Json[])
-    .map((part, k) => {
-      if (part.type !== 'text' || typeof part.text !== 'string') {
-        throw refused(`${param}.content[${k}].type`, `a ${String(part.type)} block in a tool result`);
-      }
-      return part.text;
-    })
-    .join('\n');
-}
-
 /** A block's source, of a type the chat API can carry (by the fields it needs), with those fields. */
 function sourceOf(
   block: MessagesContentBlock,
@@ -81,6 +65,30 @@ function imagePart(block: MessagesContentBlock, param: string): UserContentPart 
   return { type: 'image_url', image_url: { url } } as UserContentPart;
 }
 
+/**
+ * A tool_result's content: its text (a string, or its text blocks joined), which a chat tool message
+ * carries, and its images, which no tool message does (chat tool messages are text only): those go in the
+ * user message that follows the tool messages, each with where it was (`content[k]`).
+ */
+function toolResultContent(
+  block: MessagesContentBlock,
+  param: string,
+): { text: string; images: Array<{ part: UserContentPart; at: string }> } {
+  const content = block.content;
+  if (content === undefined) return { text: '', images: [] };
+  if (typeof content === 'string') return { text: content, images: [] };
+  if (!Array.isArray(content)) throw refused(`${param}.content`, 'this content');
+  const texts: string[] = [];
+  const images: Array<{ part: UserContentPart; at: string }> = [];
+  (content as MessagesContentBlock[]).forEach((part, k) => {
+    const at = `content[${k}]`;
+    if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+    else if (part.type === 'image') images.push({ part: imagePart(part, `${param}.${at}`), at });
+    else throw refused(`${param}.${at}.type`, `a ${String(part.type)} block in a tool result`);
+  });
+  return { text: texts.join('\n'), images };
+}
+
 /** A document's sources the chat API can carry: inline data (a PDF), plain text, content blocks. A URL or a
  * Files API id names a file only Anthropic can fetch. */
 const DOCUMENT_SOURCES = { base64: ['media_type', 'data'], text: ['data'], content: [] } as const;
@@ -114,12 +122,13 @@ function documentParts(block: MessagesContentBlock, param: string): UserContentP
  * Where a chat message came from in the Messages request, so that a refusal of the chat request (an
  * adapter's, naming `messages[k].content[m]…`) can name the client's field: the system prompt, or message
  * `message`, and in it the tool_result block a tool message was made of, or the block each part of a user
- * message's content came from (a document's parts, all of them).
+ * message's content came from, as a path in the message (`content[j]`; a tool result's image
+ * `content[j].content[k]`; each part of a document its block's).
  */
-export type ChatOrigin = { system: true } | { message: number; block?: number; parts?: readonly number[] };
+export type ChatOrigin = { system: true } | { message: number; block?: number; parts?: readonly string[] };
 
 /** A user turn: its tool results become tool messages (first, as chat wants them right after the call),
- * the rest one user message. */
+ * the rest one user message, led by the tool results' images. */
 function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): ChatMessage[] {
   if (typeof message.content === 'string') {
     origins.push({ message: i });
@@ -127,33 +136,39 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
   }
   const tools: ChatMessage[] = [];
   const toolBlocks: number[] = [];
+  const toolImages: UserContentPart[] = [];
+  const toolImagePaths: string[] = [];
   const parts: UserContentPart[] = [];
-  const partBlocks: number[] = [];
+  const partPaths: string[] = [];
   (message.content as MessagesContentBlock[]).forEach((block, j) => {
     const param = `messages[${i}].content[${j}]`;
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: block.text as string });
-        partBlocks.push(j);
+        partPaths.push(`content[${j}]`);
         break;
       case 'image':
         parts.push(imagePart(block, param));
-        partBlocks.push(j);
+        partPaths.push(`content[${j}]`);
         break;
       case 'document':
         for (const part of documentParts(block, param)) {
           parts.push(part);
-          partBlocks.push(j);
+          partPaths.push(`content[${j}]`);
         }
         break;
       case 'tool_result': {
-        const text = toolResultText(block, param);
+        const { text, images } = toolResultContent(block, param);
         toolBlocks.push(j);
         tools.push({
           role: 'tool',
           tool_call_id: block.tool_use_id as string,
           content: block.is_error === true ? `Error: ${text}` : text,
         });
+        for (const { part, at } of images) {
+          toolImages.push(part);
+          toolImagePaths.push(`content[${j}].${at}`);
+        }
         break;
       }
       default:
@@ -161,10 +176,12 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
     }
   });
   origins.push(...toolBlocks.map((block) => ({ message: i, block })));
+  parts.unshift(...toolImages);
+  partPaths.unshift(...toolImagePaths);
   if (parts.length === 0) return tools;
   const onlyText = parts.every((part) => part.type === 'text');
   const content = onlyText ? parts.map((part) => (part as { text: string }).text).join('\n') : parts;
-  origins.push(onlyText ? { message: i } : { message: i, parts: partBlocks });
+  origins.push(onlyText ? { message: i } : { message: i, parts: partPaths });
   return [...tools, { role: 'user', content }];
 }
 
@@ -326,8 +343,8 @@ export function messagesParam(param: string, origins: readonly ChatOrigin[]): st
   const message = `messages[${origin.message}]`;
   if (origin.block !== undefined) return `${message}.content[${origin.block}]${rest}`;
   const part = /^\.content\[(\d+)\](.*)$/s.exec(rest);
-  const block = part && origin.parts ? origin.parts[Number(part[1])] : undefined;
-  if (!part || block === undefined) return `${message}${rest}`;
+  const path = part && origin.parts ? origin.parts[Number(part[1])] : undefined;
+  if (!part || path === undefined) return `${message}${rest}`;
   const field = (part[2] ?? '').replace(/^\.(image_url|file)(\..*)?$/s, '.source');
-  return `${message}.content[${block}]${field}`;
+  return `${message}.${path}${field}`;
 }
