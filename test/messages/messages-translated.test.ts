@@ -394,6 +394,34 @@ describe('an OpenAI-wire provider', () => {
     },
   );
 
+  // Anthropic's effort is the closest of its settings to reasoning_effort; it wins over the budget, as in
+  // LiteLLM's Messages adapter. xhigh and max are high, the most every reasoning model takes.
+  it.each([
+    ['low', undefined, 'low'],
+    ['medium', { type: 'enabled', budget_tokens: 16000 }, 'medium'],
+    ['max', { type: 'adaptive' }, 'high'],
+    ['xhigh', undefined, 'high'],
+  ])('sends output_config.effort %s (thinking %j) as reasoning_effort %s', async (effort, thinking, sent) => {
+    await anthropicClient(openaiTarget()).messages.create({
+      model: 'gpt-5-mini',
+      max_tokens: 20000,
+      output_config: { effort },
+      ...(thinking ? { thinking } : {}),
+      messages: [{ role: 'user', content: 'Think about it' }],
+    } as Anthropic.MessageCreateParamsNonStreaming);
+    expect(lastChat().reasoning_effort).toBe(sent);
+  });
+
+  it('sends no reasoning_effort for an effort to a model that takes none', async () => {
+    await anthropicClient(openaiTarget()).messages.create({
+      model: 'gpt-4.1',
+      max_tokens: 200,
+      output_config: { effort: 'low' },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(lastChat().reasoning_effort).toBeUndefined();
+  });
+
   it('sends thinking as it is to a server that takes it (openai-compatible)', async () => {
     await anthropicClient({ provider: 'openai-compatible', custom_host: openai.url }).messages.create({
       model: 'gpt-5',

@@ -54,7 +54,7 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
   // The gateway's thinking option reaches the providers whose adapters have thinking; the others take
   // OpenAI's reasoning_effort, where their model does.
   if (!call.resolved.adapter.capabilities.thinking) {
-    body = thinkingAsReasoningEffort(body, call.model ?? body.model);
+    body = thinkingAsReasoningEffort(body, call.model ?? body.model, call.body.output_config?.effort);
   }
   return next({
     ...call,
