@@ -359,6 +359,11 @@ describe('translation to chat', () => {
       'messages[0].content[0].content[0].source.type',
     ],
     [{ ...base, stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences'],
+    // Anthropic's MCP connector: the servers' tools, which Anthropic calls, are not offered by chat.
+    [
+      { ...base, mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/sse', name: 'example' }] },
+      'mcp_servers',
+    ],
   ])('refuses %j naming %s', (body, param) => {
     const error = refusal(() => messagesToChat(validateMessagesRequest(body)));
     expect(error.param).toBe(param);

@@ -7,7 +7,7 @@
  * structured outputs (a JSON schema as `response_format`).
  * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
  * the field): blocks and tools that have no chat equivalent (documents by URL or file id, server tools and
- * their results).
+ * their results, MCP servers).
  */
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
@@ -295,6 +295,10 @@ export function translateMessages(request: MessagesRequest): {
   if (request.stop_sequences && request.stop_sequences.length > 4) {
     throw refused('stop_sequences', 'more than 4 stop sequences');
   }
+  // The MCP connector's tools are Anthropic's to call, as a server tool's are: without them the model would
+  // answer as if it had none.
+  const mcpServers = (request as { mcp_servers?: unknown }).mcp_servers;
+  if (Array.isArray(mcpServers) && mcpServers.length > 0) throw refused('mcp_servers', 'an MCP server');
   const messages: ChatMessage[] = [];
   const origins: ChatOrigin[] = [];
   const system = systemText(request.system);
