@@ -1,8 +1,8 @@
 /**
  * An Anthropic Messages request as a chat completion request, for a provider without the API natively.
  * Kept: system (string or text blocks), text and images, documents (a PDF as a file part, text as text),
- * tool definitions and tool_choice, tool_use and
- * tool_result turns, thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
+ * tool definitions and tool_choice, tool_use and tool_result turns (a result's images in the user message
+ * after it), thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
  * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id,
  * structured outputs (a JSON schema as `response_format`).
  * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
