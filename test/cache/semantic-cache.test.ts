@@ -90,6 +90,23 @@ describe('SemanticCache', () => {
     cache.close();
   });
 
+  it('answers a request of the same vector at a threshold of 1, though float32 rounding puts it just under 1', async () => {
+    const cache = new SemanticCache(store, { now: () => 0 });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    // Stored as float32, (1, 1) at unit length is 0.70710677 twice: its dot product with itself is 0.99999997.
+    const stored = entry({ partition_key: partition, exact_key: 'stored', vector: vector(1, 1) });
+    const lookup = (query: Float32Array, threshold: number) =>
+      cache.lookup({ workspaceId, partition, exactKey: 'other', threshold, embed: async () => query });
+    expect((await lookup(vector(1, 1), 1)).kind).toBe('miss');
+    await cache.add(stored);
+    expect(await lookup(vector(1, 1), 1)).toMatchObject({ kind: 'similar', entry: { id: stored.id } });
+    // A vector that differs by more than float32 rounding is not the same one (similarity 0.9999875).
+    expect((await lookup(vector(1, 1.01), 1)).kind).toBe('miss');
+    expect((await lookup(vector(1, 1.01), 0.99999)).kind).toBe('miss');
+    expect((await lookup(vector(1, 1.01), 0.99998)).kind).toBe('similar');
+    await cache.close();
+  });
+
   it('never answers with an entry the store no longer has', async () => {
     const cache = new SemanticCache(store, { now: () => 0 });
     const other = new SemanticCache(store, { now: () => 0 });

@@ -16,7 +16,7 @@
  */
 import type { SemanticCacheEntry, SemanticCacheRemoval, Store } from '../../../store/types.js';
 import type { SemanticCacheEvent } from '../../invalidation.js';
-import { VectorIndex, type VectorIndexOptions } from './vector-index.js';
+import { SIMILARITY_TOLERANCE, VectorIndex, type VectorIndexOptions } from './vector-index.js';
 
 export interface SemanticCacheOptions {
   /** The index's exact and approximate settings (vector-index.ts). */
@@ -100,8 +100,9 @@ export class SemanticCache {
     }
     const vector = await request.embed();
     if (!vector) return { kind: 'miss', vector: undefined, similarity: undefined };
-    const nearest = partition.index?.nearest(vector, this.now(), request.threshold);
-    if (nearest && nearest.similarity >= request.threshold) {
+    const threshold = request.threshold - SIMILARITY_TOLERANCE;
+    const nearest = partition.index?.nearest(vector, this.now(), threshold);
+    if (nearest && nearest.similarity >= threshold) {
       const entry = await this.readBack(request, nearest.id, this.now());
       if (entry && youngEnough(entry, request, this.now())) {
         this.touch(entry.id);

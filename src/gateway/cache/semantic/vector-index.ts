@@ -54,6 +54,14 @@ const SKETCH_SIGMAS = 4.5;
 /** Entries per chunk of float storage: growing never copies the vectors already held. */
 const CHUNK = 1024;
 
+/**
+ * How far under a threshold a similarity may fall and still reach it: the rounding of float32 vectors.
+ * A unit vector stored as float32 has each coordinate within 2^-24 of its own, so its dot product with
+ * itself is within 2^-23 of 1 (0.99999994 is common); twice that lets a vector equal to a stored one
+ * answer at a threshold of 1, and moves any other threshold by less than the four decimals it is reported in.
+ */
+export const SIMILARITY_TOLERANCE = 2 ** -22;
+
 /** The vector scaled to unit length (a copy); undefined for a zero or non-finite vector. */
 export function unitVector(values: ArrayLike<number>): Float32Array | undefined {
   let sum = 0;
