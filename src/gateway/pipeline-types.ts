@@ -16,6 +16,7 @@ import type { Breaker, SharedState } from '../state/index.js';
 import type { Store } from '../store/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { ResponseCache } from './cache/index.js';
+import type { InFlightAnswers } from './cache/in-flight.js';
 import type { SemanticCache } from './cache/semantic/semantic-cache.js';
 import type { CallContext, PromptRef } from './call-context.js';
 import type { TargetConfig } from './config/index.js';
@@ -66,6 +67,8 @@ export interface RoutingRuntime {
   breaker: GuardedBreaker;
   /** The simple response cache (shared across nodes when the state is Redis). */
   cache: ResponseCache;
+  /** Identical cacheable requests being answered on this node, which the others wait for. */
+  cacheFlights: InFlightAnswers;
   /** [0, 1). */
   random: () => number;
   /** The steps every target of a model call runs, composed around the call (../steps/). */
@@ -277,8 +280,9 @@ export interface TargetCallFields {
  */
 export interface OutputChecks {
   /** Runs `keep` once the answer has passed, with the rewrite a check made of it (undefined: as it came);
-   * never when it was denied or the call failed. The answer goes out once `keep` has settled. */
-  whenPassed(keep: (rewrite: CheckedRewrite | undefined) => Promise<void> | void): void;
+   * never when it was denied or the call failed: `dropped` runs then, once the checks have ended. The answer
+   * goes out once `keep` has settled. */
+  whenPassed(keep: (rewrite: CheckedRewrite | undefined) => Promise<void> | void, dropped?: () => void): void;
 }
 
 /** An answer as a rewriting output check (`default.pii` with `redact`) left it: a JSON body (without

@@ -66,7 +66,17 @@ const ANSWER_CHECKED = new Set(['chat', 'completions', 'messages', 'responses'])
 
 const NONE: readonly HookSpec[] = [];
 
-export async function callWithHooks(next: TargetHandler, call: TargetCall): Promise<AttemptOutcome> {
+export function callWithHooks(next: TargetHandler, call: TargetCall): Promise<AttemptOutcome> {
+  const passed = new PassedAnswer();
+  // However the call ends (denied, failed, thrown), the steps waiting on its answer learn of it.
+  return hookedCall(next, call, passed).finally(() => passed.ended());
+}
+
+async function hookedCall(
+  next: TargetHandler,
+  call: TargetCall,
+  passed: PassedAnswer,
+): Promise<AttemptOutcome> {
   const { run } = call;
   const { ctx } = run.call;
   const request = modelRequestOf(call);
@@ -131,8 +141,7 @@ export async function callWithHooks(next: TargetHandler, call: TargetCall): Prom
     failed = ran.failed;
   }
 
-  // The caches inside keep the answer only once it has passed, as the client got it.
-  const passed = new PassedAnswer();
+  // The caches inside keep the answer only once it has passed (`passed`), as the client got it.
   if (call.sink) {
     const state = run.call.state;
     // What the client already has of the answer, when this target is to continue it.

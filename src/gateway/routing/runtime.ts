@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createBreaker, createRateCounter, type SharedState } from '../../state/index.js';
 import { RateLimiter } from '../rate-limits/rate-limiter.js';
 import { createResponseCache } from '../cache/index.js';
+import { InFlightAnswers } from '../cache/in-flight.js';
 import { failOpenBreaker } from './fail-open-breaker.js';
 import {
   callPassthrough,
@@ -44,6 +45,7 @@ export function createRoutingRuntime(
   return {
     breaker: failOpenBreaker(createBreaker(state), logger),
     cache: createResponseCache({ state, memory: { maxBytes: options.cacheMaxBytes } }),
+    cacheFlights: new InFlightAnswers(),
     random: Math.random,
     modelChain: composeSteps(options.targetSteps ?? DEFAULT_TARGET_STEPS, callTarget),
     passthroughChain: composeSteps(PASSTHROUGH_STEPS, callPassthrough),

@@ -5,10 +5,14 @@
  * JSON body, or a stream that one call delivered whole (teed on its way to the client), once the output
  * checks of the config's hooks have passed it, as the client got it (keepWhenPassed). A continuation is
  * never cached: it is a different question, and the client's answer comes from two targets.
+ * A JSON request that misses while an identical one is with the provider on this node waits for that
+ * answer and is answered from it (HIT); if that one keeps no answer, it asks the provider itself
+ * (cache/in-flight.ts).
  * With `cache.mode: semantic`, a request the semantic cache can compare by meaning is left to the next
  * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
  */
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
+import type { Flight } from '../cache/in-flight.js';
 import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
@@ -115,10 +119,58 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
     recordCacheAnswer(call, cached, started);
     return cached;
   }
+  if (!waitsForEqualRequests(call, plan)) return callAndKeep(next, call, plan, undefined);
+  const flights = call.run.deps.routing.cacheFlights;
+  const landing = flights.landing(plan.key);
+  if (!landing) return callAndKeep(next, call, plan, flights.start(plan.key));
+  const landed = await landing;
+  if (landed && answersCall(call, landed) && withinMaxAge(landed, plan.maxAgeMs)) {
+    const answer = await replayAnswer(call, landed, () => (call.run.call.state.cacheStatus = 'HIT'));
+    recordCacheAnswer(call, answer, started);
+    return answer;
+  }
+  return callAndKeep(next, call, plan, undefined);
+}
+
+/**
+ * Whether a call that missed waits for an identical one already with the provider (or is waited for): a
+ * JSON request whose answer the cache would keep. A stream never waits (its first bytes would wait for
+ * another's last), nor does a forced refresh (it asks the provider whatever is kept).
+ */
+function waitsForEqualRequests(call: TargetCall, plan: CachePlan): boolean {
+  return !call.sink && plan.status === 'MISS' && plan.maxAgeMs > 0;
+}
+
+/** Calls on and keeps the complete answer; a flight it leads lands with what is kept, or empty. */
+async function callAndKeep(
+  next: TargetHandler,
+  call: TargetCall,
+  plan: CachePlan,
+  flight: Flight | undefined,
+): Promise<AttemptOutcome> {
   const tee = call.sink ? new CacheTee(call.sink, call.run.deps.routing.cache.maxEntryBytes) : undefined;
-  const outcome = await next(tee ? { ...call, sink: tee } : call);
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await next(tee ? { ...call, sink: tee } : call);
+  } catch (err) {
+    flight?.land(undefined);
+    throw err;
+  }
   const answer = completeAnswer(outcome, tee?.chunks);
-  if (answer) await keepWhenPassed(call, answer, (kept) => storeInCache(call, plan, kept));
+  if (!answer) {
+    flight?.land(undefined);
+    return outcome;
+  }
+  await keepWhenPassed(
+    call,
+    answer,
+    async (kept) => {
+      flight?.land(kept);
+      await storeInCache(call, plan, kept);
+      flight?.end();
+    },
+    () => flight?.land(undefined),
+  );
   return outcome;
 }
 
@@ -132,10 +184,12 @@ export function keepWhenPassed(
   call: TargetCall,
   answer: CachedAnswer,
   keep: (answer: CachedAnswer) => Promise<void> | void,
+  dropped?: () => void,
 ): Promise<void> | void {
   if (!call.outputChecks) return keep(answer);
-  call.outputChecks.whenPassed((rewrite) =>
-    keep(rewrite ? rewrittenAnswer(rewrite, answer.storedAt) : answer),
+  call.outputChecks.whenPassed(
+    (rewrite) => keep(rewrite ? rewrittenAnswer(rewrite, answer.storedAt) : answer),
+    dropped,
   );
 }
 
