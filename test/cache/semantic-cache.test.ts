@@ -107,6 +107,39 @@ describe('SemanticCache', () => {
     await cache.close();
   });
 
+  it('a refreshed entry supersedes the entries that would have answered its request, on every node', async () => {
+    const events: SemanticCacheEvent[] = [];
+    const cache = new SemanticCache(store, { now: () => 0, publish: (event) => events.push(event) });
+    const partition = `p_${randomBytes(4).toString('hex')}`;
+    const equal = entry({ partition_key: partition, exact_key: 'asked', vector: vector(0, 1, 0) });
+    const similar = entry({ partition_key: partition, exact_key: 'close', vector: vector(1, 0.1, 0) });
+    const apart = entry({ partition_key: partition, exact_key: 'apart', vector: vector(0, 0, 1) });
+    for (const stored of [equal, similar, apart]) await cache.add(stored);
+    // Another node holds the partition and hears what this one publishes.
+    const other = new SemanticCache(store, { now: () => 0 });
+    const lookup = (c: SemanticCache, exactKey: string, query: Float32Array) =>
+      c.lookup({ workspaceId, partition, exactKey, threshold: 0.95, embed: async () => query });
+    expect(await lookup(other, 'asked', vector(0, 0, 1))).toMatchObject({ entry: { id: equal.id } });
+
+    events.length = 0;
+    const refreshed = entry({ partition_key: partition, exact_key: 'asked', vector: vector(1, 0, 0) });
+    await cache.add(refreshed, 0.95);
+    for (const event of events) await other.applyRemote(event);
+    expect(events.find((event) => event.op === 'removed')?.ids.sort()).toEqual([equal.id, similar.id].sort());
+    for (const node of [cache, other]) {
+      expect(await lookup(node, 'asked', vector(0, 0, 1))).toMatchObject({ entry: { id: refreshed.id } });
+      expect(await lookup(node, 'close', vector(1, 0.1, 0))).toMatchObject({
+        kind: 'similar',
+        entry: { id: refreshed.id },
+      });
+      expect(await lookup(node, 'apart', vector(0, 1, 1))).toMatchObject({ entry: { id: apart.id } });
+    }
+    expect(await store.getSemanticCacheEntry(workspaceId, equal.id)).toBeUndefined();
+    expect(await store.getSemanticCacheEntry(workspaceId, similar.id)).toBeUndefined();
+    await cache.close();
+    await other.close();
+  });
+
   it('never answers with an entry the store no longer has', async () => {
     const cache = new SemanticCache(store, { now: () => 0 });
     const other = new SemanticCache(store, { now: () => 0 });

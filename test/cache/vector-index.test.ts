@@ -108,6 +108,25 @@ describe('VectorIndex', () => {
     expect(index.size).toBe(6);
   });
 
+  it('lists every fresh entry at a threshold or above, exact and hashed alike', () => {
+    for (const exactLimit of [1000, 16]) {
+      const next = random(19);
+      const index = new VectorIndex(64, { exactLimit });
+      const base = randomUnit(next, 64);
+      Array.from({ length: 300 }, () => randomUnit(next, 64)).forEach((vector, i) =>
+        index.add(`e${i}`, vector, Infinity),
+      );
+      index.add('equal', base, Infinity);
+      index.add('near', near(base, 0.98, next), Infinity);
+      index.add('nearer', near(base, 0.99, next), Infinity);
+      index.add('expired', near(base, 0.99, next), 10);
+      index.add('below', near(base, 0.9, next), Infinity);
+      expect(index.approximate).toBe(exactLimit === 16);
+      expect(index.within(base, 10, 0.95).sort()).toEqual(['equal', 'near', 'nearer']);
+      expect(index.within(base, 0, 0.95).sort()).toEqual(['equal', 'expired', 'near', 'nearer']);
+    }
+  });
+
   it('forgets removed and expired entries, and keeps slots dense after removals', () => {
     const next = random(3);
     const index = new VectorIndex(16, { exactLimit: 4 });

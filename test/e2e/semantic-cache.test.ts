@@ -238,6 +238,27 @@ describe('semantic cache', () => {
     expect(chatCalls()).toBe(calls + 1);
   });
 
+  it('a forced refresh replaces the entries that would have answered it, the equal one included', async () => {
+    const first = await ask('How heavy is a blue whale?');
+    expect(first.status).toBe('SEMANTIC_MISS');
+    const refreshed = await ask('A blue whale: how heavy?', {
+      headers: { 'x-gateway-cache-force-refresh': 'true' },
+    });
+    expect(refreshed).toMatchObject({ status: 'REFRESH', content: '[sem] A blue whale: how heavy?' });
+    // The first question, asked again as it was, is answered with the refreshed answer, not its own.
+    await expect
+      .poll(async () => {
+        const again = await ask('How heavy is a blue whale?');
+        return { status: again.status, content: again.content, entry: again.entry };
+      })
+      .toEqual({ status: 'SEMANTIC_HIT', content: '[sem] A blue whale: how heavy?', entry: refreshed.entry });
+    const removed = await fetch(`${gateway.url}/cache/semantic/entries/${first.entry}`, {
+      method: 'DELETE',
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    expect(removed.status).toBe(404);
+  });
+
   it("answers only with entries within the request's max_age, whatever the config that stored them", async () => {
     const daylong = semanticConfig({ max_age: 86_400 });
     await ask('How deep is the Mariana Trench?', { config: daylong });

@@ -4,8 +4,8 @@
  * as the simple cache does). Within the request's partition, an entry stored by an equal request answers
  * first (`HIT`, similarity 1); otherwise the request is embedded through the gateway's own routing and
  * the nearest entry answers when its cosine similarity reaches the threshold (`SEMANTIC_HIT`). Else the
- * call goes on (`SEMANTIC_MISS`, or `REFRESH` when forced) and its complete answer is stored with the
- * request's vector, once the output checks have passed it (as the simple cache keeps one: keepWhenPassed). The nearest similarity is reported in both cases. An embedding that fails, or a
+ * call goes on (`SEMANTIC_MISS`, or `REFRESH` when forced: its entry then replaces those that would have
+ * answered it) and its complete answer is stored with the request's vector, once the output checks have passed it (as the simple cache keeps one: keepWhenPassed). The nearest similarity is reported in both cases. An embedding that fails, or a
  * cache that cannot be read or written, costs the cache and never the request.
  */
 import { randomUUID } from 'node:crypto';
@@ -193,18 +193,24 @@ async function storeEntry(
   const text = serializeAnswer(answer);
   // A row of tens of megabytes would be written, held and read back whole on every hit.
   if (Buffer.byteLength(text, 'utf8') > MAX_ANSWER_BYTES) return;
+  const { ctx } = call.run.call;
+  // A forced refresh replaces the entries that would have answered it, rather than standing beside them.
+  const supersedeWithin = ctx.cacheForceRefresh ? plan.threshold : undefined;
   try {
-    await deps.routing.semantic.cache.add({
-      id,
-      workspace_id: plan.workspaceId,
-      namespace: call.run.call.ctx.cacheNamespace ?? '',
-      partition_key: plan.partition,
-      exact_key: plan.exactKey,
-      vector,
-      answer: text,
-      created_at_ms: answer.storedAt,
-      expires_at_ms: answer.storedAt + plan.maxAgeMs,
-    });
+    await deps.routing.semantic.cache.add(
+      {
+        id,
+        workspace_id: plan.workspaceId,
+        namespace: ctx.cacheNamespace ?? '',
+        partition_key: plan.partition,
+        exact_key: plan.exactKey,
+        vector,
+        answer: text,
+        created_at_ms: answer.storedAt,
+        expires_at_ms: answer.storedAt + plan.maxAgeMs,
+      },
+      supersedeWithin,
+    );
   } catch (err) {
     deps.logger.warn({ err }, 'semantic cache write failed');
   }

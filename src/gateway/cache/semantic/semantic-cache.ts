@@ -114,9 +114,15 @@ export class SemanticCache {
 
   /**
    * Adds an entry to this node's index, stores it once the current turn is done, then tells the other
-   * nodes; rejects (and forgets the entry) when the store refuses it.
+   * nodes; rejects (and forgets the entry) when the store refuses it. With `supersedeWithin` (a forced
+   * refresh's threshold), the entries its request would have been answered by — of its exact key, or at
+   * that similarity or above — are removed once it is stored, so none of them answers in its place.
    */
-  async add(entry: SemanticCacheEntry): Promise<void> {
+  async add(entry: SemanticCacheEntry, supersedeWithin?: number): Promise<void> {
+    const superseded =
+      supersedeWithin === undefined
+        ? []
+        : await this.answering(entry, supersedeWithin - SIMILARITY_TOLERANCE);
     const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
       this.store.insertSemanticCacheEntry(entry),
     );
@@ -137,14 +143,35 @@ export class SemanticCache {
       partition: entry.partition_key,
       ids: [entry.id],
     });
+    if (superseded.length > 0) await this.removeEntries(entry.workspace_id, superseded);
+  }
+
+  /** The held entries of the entry's partition that its request would have been answered by. */
+  private async answering(entry: SemanticCacheEntry, threshold: number): Promise<string[]> {
+    // A refresh looks nothing up: its partition is read here if this node does not hold it yet.
+    const partition = await this.partition(entry.workspace_id, entry.partition_key);
+    const now = this.now();
+    const ids = new Set(partition.index?.within(entry.vector, now, threshold));
+    const exact = partition.exact.get(entry.exact_key);
+    if (exact) ids.add(exact.id);
+    ids.delete(entry.id);
+    return [...ids];
   }
 
   async removeEntry(workspaceId: string, id: string): Promise<boolean> {
-    await this.written([id]);
-    const removed = await this.store.deleteSemanticCacheEntry(workspaceId, id);
-    if (!removed) return false;
-    await this.removed([removed]);
-    return true;
+    return (await this.removeEntries(workspaceId, [id])) > 0;
+  }
+
+  /** Removes these entries (those the store still has); resolves with how many. */
+  private async removeEntries(workspaceId: string, ids: string[]): Promise<number> {
+    await this.written(ids);
+    const removals: SemanticCacheRemoval[] = [];
+    for (const id of ids) {
+      const removed = await this.store.deleteSemanticCacheEntry(workspaceId, id);
+      if (removed) removals.push(removed);
+    }
+    await this.removed(removals);
+    return removals.length;
   }
 
   /** Removes every entry of a namespace ('' for requests without one); resolves with how many. */

@@ -323,6 +323,48 @@ export class VectorIndex {
     return best < 0 ? undefined : { id: this.ids[best], similarity: this.similarity(query, best) };
   }
 
+  /**
+   * The ids of the fresh entries at `threshold` or above of the query: every one while the index is exact,
+   * those the hash tables find above its limit (as `nearest`, it may miss one, never add one below).
+   */
+  within(query: Float32Array, nowMs: number, threshold: number): string[] {
+    const ids: string[] = [];
+    if (query.length !== this.dimensions) return ids;
+    const consider = (slot: number) => {
+      if (this.expires[slot] > nowMs && this.similarity(query, slot) >= threshold) ids.push(this.ids[slot]);
+    };
+    const { hashing } = this;
+    if (!hashing) {
+      for (let slot = 0; slot < this.ids.length; slot++) consider(slot);
+      return ids;
+    }
+    const { words, sketchWord, sketchWords, codes, tables, heads, next } = hashing;
+    this.queryCodes = grown(this.queryCodes, words);
+    const queryCodes = this.queryCodes;
+    hashing.rotation.hash(query, queryCodes);
+    this.hashedQuery = query;
+    const bound = this.sketchBound(threshold);
+    if (++this.lookup === 0xffffffff) {
+      this.seen.fill(0);
+      this.lookup = 1;
+    }
+    const { lookup, seen } = this;
+    for (let table = 0; table < tables; table++) {
+      const bucket = hashing.bucket(queryCodes, 0, table);
+      for (let slot = heads[bucket]; slot >= 0; slot = next[slot * tables + table]) {
+        if (seen[slot] === lookup) continue;
+        seen[slot] = lookup;
+        let distance = 0;
+        const offset = slot * words + sketchWord;
+        for (let w = 0; w < sketchWords; w++) {
+          distance += popcount(codes[offset + w] ^ queryCodes[sketchWord + w]);
+        }
+        if (distance <= bound) consider(slot);
+      }
+    }
+    return ids;
+  }
+
   private nearestExact(query: Float32Array, nowMs: number): number {
     let best = -1;
     let bestSimilarity = -Infinity;
