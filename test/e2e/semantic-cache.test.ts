@@ -282,6 +282,7 @@ describe('semantic cache', () => {
     const first = await ask('Write me the longest answer you can');
     expect(first.status).toBe('SEMANTIC_MISS');
     expect(first.content).toHaveLength(huge.length);
+    expect(first.entry).toBeNull();
     const calls = chatCalls();
     const again = await ask('Write me the longest answer you can');
     expect(again.status).toBe('SEMANTIC_MISS');
@@ -296,6 +297,26 @@ describe('semantic cache', () => {
     expect(other.status).toBe('SEMANTIC_MISS');
     const paraphrase = await ask('The tallest tree is what?', { config, headers: { 'x-tenant': 'b' } });
     expect(paraphrase).toMatchObject({ status: 'SEMANTIC_HIT', entry: other.entry });
+  });
+
+  it('names no entry and no similarity for an answer it did not store, as a fallback target gave', async () => {
+    await ask('Where do penguins live?');
+    const fallback = { strategy: { mode: 'fallback' }, targets: [semanticConfig(), target(fake)] };
+    // The embedding is asked first, then the chat, which fails: the second target (no cache) answers.
+    fake.enqueue({}, { status: 503 });
+    const { traceId, headers } = traceHeaders();
+    const answer = await ask('Where do penguins live in winter?', { config: fallback, headers });
+    expect(answer).toMatchObject({ status: 'DISABLED', similarity: null, entry: null });
+    const request = (await logsOf(gateway, traceId, 3)).find((r) => !r.is_attempt && r.endpoint === 'chat');
+    expect(request).toMatchObject({ cache_status: 'DISABLED', cache_similarity: null });
+
+    // With one target, the answer is the failure, and no entry is named.
+    fake.enqueue({}, { status: 503 });
+    const failed = await ask('Do penguins fly?').catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    const failedHeaders = (failed as InstanceType<typeof OpenAI.APIError>).headers;
+    expect(failedHeaders?.get('x-gateway-cache-status')).toBe('SEMANTIC_MISS');
+    expect(failedHeaders?.get('x-gateway-cache-entry-id')).toBeNull();
   });
 
   it('records the status and the similarity in the log', async () => {

@@ -95,7 +95,11 @@ export const cacheStep: TargetStep = (next) => (call) => {
   const plan = planCache(call);
   // A cache without a plan is the semantic step's to answer, and to report.
   if (!plan && call.node.cache) return next(call);
-  call.run.call.state.cacheStatus = plan ? plan.status : 'DISABLED';
+  const { state } = call.run.call;
+  state.cacheStatus = plan ? plan.status : 'DISABLED';
+  // What an earlier target's semantic cache reported is not this target's (a fallback's) answer.
+  state.cacheSimilarity = null;
+  state.cacheEntryId = null;
   return plan ? throughCache(next, call, plan) : next(call);
 };
 

@@ -158,9 +158,13 @@ async function throughSemanticCache(
   const answer = completeAnswer(outcome, tee?.chunks);
   // Not awaited: the entry is held at once (once the output checks have passed the answer) and its row
   // written after the answer has gone out.
+  // An answer that is not stored is named by no entry (a failure, one the output checks denied).
+  const unnamed = () => {
+    if (state.cacheEntryId === id) state.cacheEntryId = null;
+  };
   if (storable && answer) {
-    keepWhenPassed(call, answer, (kept) => void storeEntry(call, plan, id, vector, kept));
-  }
+    keepWhenPassed(call, answer, (kept) => void storeEntry(call, plan, id, vector, kept), unnamed);
+  } else unnamed();
   return outcome;
 }
 
@@ -191,9 +195,13 @@ async function storeEntry(
 ): Promise<void> {
   const { deps } = call.run;
   const text = serializeAnswer(answer);
-  // A row of tens of megabytes would be written, held and read back whole on every hit.
-  if (Buffer.byteLength(text, 'utf8') > MAX_ANSWER_BYTES) return;
-  const { ctx } = call.run.call;
+  const { ctx, state } = call.run.call;
+  // A row of tens of megabytes would be written, held and read back whole on every hit. (A JSON answer's
+  // headers, not yet sent, then name no entry.)
+  if (Buffer.byteLength(text, 'utf8') > MAX_ANSWER_BYTES) {
+    if (state.cacheEntryId === id) state.cacheEntryId = null;
+    return;
+  }
   // A forced refresh replaces the entries that would have answered it, rather than standing beside them.
   const supersedeWithin = ctx.cacheForceRefresh ? plan.threshold : undefined;
   try {
