@@ -232,7 +232,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     redisTimeoutMs: integer(source, 'GATEWAY_REDIS_TIMEOUT_MS', 1_000, 1),
-    cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0),
+    cacheMaxBytes: integer(source, 'GATEWAY_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1),
     semanticCacheVirtualKey: source.GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY || undefined,
     semanticCacheEmbeddingModel: source.GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
     semanticCacheExactLimit: source.GATEWAY_SEMANTIC_CACHE_EXACT_LIMIT

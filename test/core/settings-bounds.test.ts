@@ -19,6 +19,17 @@ describe('settings bounds', () => {
   });
 });
 
+describe('response cache bound', () => {
+  it('refuses a GATEWAY_CACHE_MAX_BYTES under one byte, naming it', () => {
+    // 0 was taken, and the start failed later, once the first start's admin key was made, on the memory
+    // cache's own RangeError: the key was never shown.
+    expect(() => loadSettings({ GATEWAY_CACHE_MAX_BYTES: '0' })).toThrow(
+      'Setting GATEWAY_CACHE_MAX_BYTES must be an integer ≥ 1, got "0"',
+    );
+    expect(loadSettings({ GATEWAY_CACHE_MAX_BYTES: '1048576' }).cacheMaxBytes).toBe(1_048_576);
+  });
+});
+
 describe('service URLs', () => {
   it('refuses a DATABASE_URL or REDIS_URL of another kind, without echoing it', () => {
     expect(() => loadSettings({ DATABASE_URL: 'mysql://root:s3cret@db/app' })).toThrow(
