@@ -108,6 +108,46 @@ describe('semantic cache', () => {
     );
   });
 
+  it('equal requests at once share one provider call: the others wait and are answered exactly (HIT)', async () => {
+    const calls = chatCalls();
+    // The fake's fake-slow model answers after a second, so the four are in flight together.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => ask('How old is the universe?', { params: { model: 'fake-slow' } })),
+    );
+    expect(chatCalls()).toBe(calls + 1);
+    expect(answers.map((answer) => answer.status).sort()).toEqual(['HIT', 'HIT', 'HIT', 'SEMANTIC_MISS']);
+    // One that comes while the first is with the provider is not even embedded.
+    const embeddings = embeddingCalls();
+    const [, late] = await Promise.all([
+      ask('How old is the Moon?', { params: { model: 'fake-slow' } }),
+      new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+        ask('How old is the Moon?', { params: { model: 'fake-slow' } }),
+      ),
+    ]);
+    expect(late.status).toBe('HIT');
+    expect(embeddingCalls()).toBe(embeddings + 1);
+    expect(chatCalls()).toBe(calls + 2);
+    const leader = answers.find((answer) => answer.status === 'SEMANTIC_MISS');
+    expect(leader?.entry).toMatch(/^sc_/);
+    for (const answer of answers.filter((a) => a !== leader)) {
+      expect(answer).toMatchObject({
+        content: '[sem] How old is the universe?',
+        similarity: '1.0000',
+        entry: leader?.entry,
+      });
+    }
+    // A forced refresh never waits.
+    const [plain, refreshed] = await Promise.all([
+      ask('How old is the Earth?', { params: { model: 'fake-slow' } }),
+      ask('How old is the Earth?', {
+        params: { model: 'fake-slow' },
+        headers: { 'x-gateway-cache-force-refresh': 'true' },
+      }),
+    ]);
+    expect([plain.status, refreshed.status]).toEqual(['SEMANTIC_MISS', 'REFRESH']);
+    expect(chatCalls()).toBe(calls + 4);
+  });
+
   it('calls the provider for a different question', async () => {
     await ask('What is the capital of Peru?');
     const calls = chatCalls();

@@ -12,7 +12,7 @@
  * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
  */
 import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
-import type { Flight } from '../cache/in-flight.js';
+import type { Flight, Landed } from '../cache/in-flight.js';
 import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
 import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
@@ -123,26 +123,48 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
     recordCacheAnswer(call, cached, started);
     return cached;
   }
-  if (!waitsForEqualRequests(call, plan)) return callAndKeep(next, call, plan, undefined);
-  const flights = call.run.deps.routing.cacheFlights;
-  const landing = flights.landing(plan.key);
-  if (!landing) return callAndKeep(next, call, plan, flights.start(plan.key));
-  const landed = await landing;
-  if (landed && answersCall(call, landed) && withinMaxAge(landed, plan.maxAgeMs)) {
-    const answer = await replayAnswer(call, landed, () => (call.run.call.state.cacheStatus = 'HIT'));
+  const turn = await flightTurn(call, plan.key, plan.maxAgeMs);
+  if (turn.kind === 'landed') {
+    const answer = await replayAnswer(
+      call,
+      turn.landed.answer,
+      () => (call.run.call.state.cacheStatus = 'HIT'),
+    );
     recordCacheAnswer(call, answer, started);
     return answer;
   }
-  return callAndKeep(next, call, plan, undefined);
+  return callAndKeep(next, call, plan, turn.kind === 'lead' ? turn.flight : undefined);
 }
 
+/** What a call that missed does about identical calls in flight (cache/in-flight.ts). */
+export type FlightTurn =
+  | { kind: 'landed'; landed: Landed }
+  | { kind: 'lead'; flight: Flight }
+  /** Asks the provider, and no other call waits for it. */
+  | { kind: 'alone' };
+
 /**
- * Whether a call that missed waits for an identical one already with the provider (or is waited for): a
- * JSON request whose answer the cache would keep. A stream never waits (its first bytes would wait for
- * another's last), nor does a forced refresh (it asks the provider whatever is kept).
+ * For a call that missed: waits for the answer of an identical one already with the provider on this
+ * node, or leads the flight the next ones wait for. Only a JSON request whose answer the cache would keep
+ * takes part: a stream never waits (its first bytes would wait for another's last), nor does a forced
+ * refresh (it asks the provider whatever is kept). A flight that lands empty leaves the call alone; so
+ * does finding none, when the call is not to `lead` one.
  */
-function waitsForEqualRequests(call: TargetCall, plan: CachePlan): boolean {
-  return !call.sink && plan.status === 'MISS' && plan.maxAgeMs > 0;
+export async function flightTurn(
+  call: TargetCall,
+  key: string,
+  maxAgeMs: number,
+  lead = true,
+): Promise<FlightTurn> {
+  if (call.sink || call.run.call.ctx.cacheForceRefresh || !(maxAgeMs > 0)) return { kind: 'alone' };
+  const flights = call.run.deps.routing.cacheFlights;
+  const landing = flights.landing(key);
+  if (!landing) return lead ? { kind: 'lead', flight: flights.start(key) } : { kind: 'alone' };
+  const landed = await landing;
+  if (landed && answersCall(call, landed.answer) && withinMaxAge(landed.answer, maxAgeMs)) {
+    return { kind: 'landed', landed };
+  }
+  return { kind: 'alone' };
 }
 
 /** Calls on and keeps the complete answer; a flight it leads lands with what is kept, or empty. */

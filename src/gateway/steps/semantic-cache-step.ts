@@ -6,7 +6,9 @@
  * the nearest entry answers when its cosine similarity reaches the threshold (`SEMANTIC_HIT`). Else the
  * call goes on (`SEMANTIC_MISS`, or `REFRESH` when forced: its entry then replaces those that would have
  * answered it) and its complete answer is stored with the request's vector, once the output checks have passed it (as the simple cache keeps one: keepWhenPassed). The nearest similarity is reported in both cases. An embedding that fails, or a
- * cache that cannot be read or written, costs the cache and never the request.
+ * cache that cannot be read or written, costs the cache and never the request. A JSON request equal to
+ * one already with the provider on this node waits for its answer and is answered exactly (`HIT`), as
+ * in the cache step (flightTurn).
  */
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../core/errors.js';
@@ -18,12 +20,14 @@ import { DEFAULT_SHARED_MAX_ENTRY_BYTES } from '../cache/shared-response-cache.j
 import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/semantic/semantic-key.js';
 import type { SemanticLookupResult } from '../cache/semantic/semantic-cache.js';
 import { unitVector } from '../cache/semantic/vector-index.js';
+import type { Flight, Landed } from '../cache/in-flight.js';
 import type { EmbeddingTarget } from '../pipeline-types.js';
 import {
   answersCall,
   CacheTee,
   completeAnswer,
   exactKeyOf,
+  flightTurn,
   keepWhenPassed,
   recordCacheAnswer,
   replayAnswer,
@@ -129,6 +133,10 @@ async function throughSemanticCache(
   const { state } = call.run.call;
   const started = performance.now();
   const plan = planSemantic(call, cache, request);
+  // An equal request already with the provider answers this one exactly once it has its answer: nothing
+  // to look up or embed meanwhile.
+  const early = await flightTurn(call, plan.exactKey, plan.maxAgeMs, false);
+  if (early.kind === 'landed') return answerLanded(call, early.landed, started);
   const found = await findEntry(call, plan);
   state.cacheSimilarity = found.kind === 'exact' ? 1 : (found.similarity ?? null);
   state.cacheEntryId = null;
@@ -148,24 +156,63 @@ async function throughSemanticCache(
     }
   }
 
+  // One that went to the provider while this one looked (or the next ones wait for this one).
+  const turn = await flightTurn(call, plan.exactKey, plan.maxAgeMs);
+  if (turn.kind === 'landed') return answerLanded(call, turn.landed, started);
+  const flight = turn.kind === 'lead' ? turn.flight : undefined;
+
   const vector = found.kind === 'miss' ? found.vector : undefined;
   const storable = vector !== undefined && plan.maxAgeMs > 0;
   // Named before the call, so the answer's headers can tell which entry it will be stored as.
   const id = `sc_${randomUUID()}`;
   if (storable) state.cacheEntryId = id;
   const tee = call.sink ? new CacheTee(call.sink, MAX_ANSWER_BYTES) : undefined;
-  const outcome = await next(tee ? { ...call, sink: tee } : call);
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await next(tee ? { ...call, sink: tee } : call);
+  } catch (err) {
+    flight?.land(undefined);
+    throw err;
+  }
   const answer = completeAnswer(outcome, tee?.chunks);
-  // Not awaited: the entry is held at once (once the output checks have passed the answer) and its row
-  // written after the answer has gone out.
-  // An answer that is not stored is named by no entry (a failure, one the output checks denied).
-  const unnamed = () => {
+  // An answer that is not kept is named by no entry (a failure, one the output checks denied).
+  const dropped = () => {
     if (state.cacheEntryId === id) state.cacheEntryId = null;
+    flight?.land(undefined);
   };
-  if (storable && answer) {
-    keepWhenPassed(call, answer, (kept) => void storeEntry(call, plan, id, vector, kept), unnamed);
-  } else unnamed();
+  if (answer && (storable || flight)) {
+    keepWhenPassed(call, answer, (kept) => keep(call, plan, { id, vector, flight }, kept), dropped);
+  } else dropped();
   return outcome;
+}
+
+/** Answers with the answer of an equal request that was in flight, as an exact match. */
+async function answerLanded(call: TargetCall, landed: Landed, started: number): Promise<AttemptOutcome> {
+  const { state } = call.run.call;
+  const answer = await replayAnswer(call, landed.answer, () => {
+    state.cacheStatus = 'HIT';
+    state.cacheSimilarity = 1;
+    state.cacheEntryId = landed.entryId ?? null;
+  });
+  recordCacheAnswer(call, answer, started);
+  return answer;
+}
+
+/**
+ * Keeps a passed answer: its entry is held at once and its row written after the answer has gone out (not
+ * awaited); the requests waiting for it are given it, with the entry it is stored as.
+ */
+function keep(
+  call: TargetCall,
+  plan: SemanticPlan,
+  entry: { id: string; vector: Float32Array | undefined; flight: Flight | undefined },
+  answer: CachedAnswer,
+): void {
+  const { id, vector, flight } = entry;
+  const storing = vector && plan.maxAgeMs > 0 ? storeEntry(call, plan, id, vector, answer) : undefined;
+  // storeEntry lets go of the entry's name at once when it will not store the answer.
+  flight?.land(answer, call.run.call.state.cacheEntryId === id ? id : undefined);
+  void Promise.resolve(storing).finally(() => flight?.end());
 }
 
 /** The entry that answers, or a miss with the request's vector; a forced refresh looks nothing up. */
