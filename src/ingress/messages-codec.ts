@@ -3,16 +3,18 @@
  * natively answers in it already: its JSON answer is sent as it came (byte for byte) and its stream events
  * each with their own `event:` name and JSON text. A translated call answers in chat: the answer becomes a
  * Message (messages/chat-to-message.ts), the chunks Anthropic's event grammar
- * (messages/chat-chunks-to-events.ts). Errors are Anthropic's error object; a stream that breaks ends with
- * `event: error` and no `message_stop`.
+ * (messages/chat-chunks-to-events.ts). A translated answer has thinking blocks only when the request
+ * asked for thinking, as Anthropic's has (`messagesCodecFor`). Errors are Anthropic's error object; a stream
+ * that breaks ends with `event: error` and no `message_stop`.
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';
 import { isMessagesStreamEvent, type MessagesStreamEvent } from '../core/messages-types.js';
+import type { MessagesRequest } from '../core/schemas/messages-request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../core/openai-types.js';
 import type { AnswerChunk, JsonAnswer } from '../gateway/sink.js';
 import type { IngressCodec, StreamEncoder } from './codec.js';
 import { ChatChunksToMessageEvents } from './messages/chat-chunks-to-events.js';
-import { chatToMessage } from './messages/chat-to-message.js';
+import { asksForThinking, chatToMessage } from './messages/chat-to-message.js';
 import { messagesErrorBody } from './messages/messages-error.js';
 
 class MessagesStreamEncoder implements StreamEncoder {
@@ -21,12 +23,15 @@ class MessagesStreamEncoder implements StreamEncoder {
    * native stream broke) go on: its text block still open, and the index of its next block. */
   private native: { openText: number | undefined; nextIndex: number } | undefined;
 
+  /** `thinking`: whether a translated answer's thinking is shown (the request asked for it). */
+  constructor(private readonly thinking: boolean) {}
+
   chunk(chunk: AnswerChunk, raw: string | undefined): string | undefined {
     if (isMessagesStreamEvent(chunk)) {
       this.noteNative(chunk);
       return `event: ${chunk.type}\ndata: ${raw ?? JSON.stringify(chunk)}\n\n`;
     }
-    this.translated ??= new ChatChunksToMessageEvents(this.native);
+    this.translated ??= new ChatChunksToMessageEvents(this.thinking, this.native);
     const text = this.translated.push(chunk as ChatCompletionChunk);
     return text === '' ? undefined : text;
   }
@@ -54,12 +59,25 @@ function isChatCompletion(body: unknown): body is ChatCompletion {
   return (body as { object?: unknown } | null)?.object === 'chat.completion';
 }
 
-export const messagesCodec: IngressCodec<unknown> = {
-  streamContentType: 'text/event-stream; charset=utf-8',
-  streamEncoder: () => new MessagesStreamEncoder(),
-  answer: (answer: JsonAnswer) =>
-    isChatCompletion(answer.body)
-      ? JSON.stringify(chatToMessage(answer.body))
-      : (answer.rawText ?? JSON.stringify(answer.body)),
-  errorBody: (error) => JSON.stringify(messagesErrorBody(error)),
-};
+function messagesCodecShowing(thinking: boolean): IngressCodec<unknown> {
+  return {
+    streamContentType: 'text/event-stream; charset=utf-8',
+    streamEncoder: () => new MessagesStreamEncoder(thinking),
+    answer: (answer: JsonAnswer) =>
+      isChatCompletion(answer.body)
+        ? JSON.stringify(chatToMessage(answer.body, thinking))
+        : (answer.rawText ?? JSON.stringify(answer.body)),
+    errorBody: (error) => JSON.stringify(messagesErrorBody(error)),
+  };
+}
+
+/** The codec of a request that did not ask for thinking, and of the gateway's refusals and errors. */
+export const messagesCodec = messagesCodecShowing(false);
+const messagesCodecWithThinking = messagesCodecShowing(true);
+
+/** The codec of one request: translated answers show thinking only when the request enabled it. */
+export function messagesCodecFor(
+  request: Pick<MessagesRequest, 'thinking'> | undefined,
+): IngressCodec<unknown> {
+  return asksForThinking(request) ? messagesCodecWithThinking : messagesCodec;
+}

@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
+import { readBedrockJsonFixture } from '../fakes/bedrock/fixtures.js';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -182,6 +183,52 @@ describe('Claude on Bedrock', () => {
     expectAnthropicShape('Message', message);
     expect(bedrock.requests.at(-1)!.action).toBe('converse');
   });
+
+  // A reasoning model on Converse answers its reasoning (reasoningContent) whatever is asked; Anthropic
+  // answers thinking blocks only to a request that turned thinking on, so only such a request has them.
+  it.each([
+    [undefined, ['text']],
+    [{ type: 'disabled' }, ['text']],
+    [{ type: 'adaptive' }, ['thinking', 'text']],
+  ])(
+    "answers a Converse model's reasoning when thinking is %j as %j, streamed and not",
+    async (thinking, types) => {
+      const recorded = readBedrockJsonFixture('amazon-bedrock-reasoning.json') as any;
+      const [reasoning, text] = recorded.output.message.content;
+      const request = {
+        model: 'us.deepseek.r1-v1:0',
+        max_tokens: 2000,
+        messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
+        ...(thinking ? { thinking } : {}),
+      } as Anthropic.MessageCreateParamsNonStreaming;
+      bedrock.enqueue({ kind: 'json', fixture: 'amazon-bedrock-reasoning.json' });
+      const message = await anthropicClient(bedrockConfig()).messages.create(request);
+      expectAnthropicShape('Message', message);
+      expect(bedrock.requests.at(-1)!.action).toBe('converse');
+      expect(message.content.map((block) => block.type)).toEqual(types);
+      expect(message.content.at(-1)).toEqual({ type: 'text', text: text.text });
+      if (types[0] === 'thinking') {
+        expect(message.content[0]).toEqual({
+          type: 'thinking',
+          thinking: reasoning.reasoningContent.reasoningText.text,
+          signature: reasoning.reasoningContent.reasoningText.signature,
+        });
+      }
+      // The reasoning was spent: its tokens are in output_tokens whether it is shown or not.
+      expect(message.usage.output_tokens).toBe(recorded.usage.outputTokens);
+
+      bedrock.enqueue({ kind: 'stream', fixture: 'amazon-bedrock-reasoning.chunks.txt' });
+      const stream = anthropicClient(bedrockConfig()).messages.stream(request);
+      const events: StreamEvent[] = [];
+      for await (const event of stream) events.push(event as unknown as StreamEvent);
+      expectMessagesGrammar(events);
+      const final = await stream.finalMessage();
+      expect(final.content.map((block) => block.type)).toEqual(types);
+      const starts = events.filter((e) => e.type === 'content_block_start');
+      expect(starts.map((e) => (e as any).index)).toEqual(types.map((_, i) => i));
+      expect(events.some((e) => (e as any).delta?.type === 'thinking_delta')).toBe(types[0] === 'thinking');
+    },
+  );
 
   // Converse takes images as bytes only. The refusal names the image's source in the client's request, as
   // Anthropic numbers it (a system prompt and tool results do not shift it), not the chat request's part.

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, ProviderError } from '../../src/core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/core/openai-types.js';
-import { messagesCodec } from '../../src/ingress/messages-codec.js';
+import { messagesCodec, messagesCodecFor } from '../../src/ingress/messages-codec.js';
 import { expectAnthropicShape, expectMessagesGrammar, type StreamEvent } from './anthropic-shapes.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
@@ -34,37 +34,41 @@ function framesOf(text: string): StreamEvent[] {
     });
 }
 
+/** The codec of a request that enabled thinking. */
+const withThinking = messagesCodecFor({ thinking: { type: 'enabled', budget_tokens: 1024 } });
+
 describe('a translated stream', () => {
-  it('frames thinking, text and two tool calls as content blocks in order', () => {
-    const encoder = messagesCodec.streamEncoder({});
-    const chunks: ChatCompletionChunk[] = [
-      chunk({ role: 'assistant', content: '' }),
-      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: 'Let me think' } }] }),
-      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: ' hard.' } }] }),
-      chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', signature: 'sig-1' } }] }),
-      chunk({ content_blocks: [{ index: 1, delta: { type: 'redacted_thinking', data: 'opaque' } }] }),
-      chunk({ content: 'Checking ' }),
-      chunk({ content: 'both.' }),
-      chunk({
-        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '' } }],
-      }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
-      chunk({
-        tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } }],
-      }),
-      chunk({}, 'tool_calls'),
-      {
-        ...chunk({}),
-        choices: [],
-        usage: {
-          prompt_tokens: 30,
-          completion_tokens: 12,
-          total_tokens: 42,
-          prompt_tokens_details: { cached_tokens: 10 },
-        },
+  const chunks: ChatCompletionChunk[] = [
+    chunk({ role: 'assistant', content: '' }),
+    chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: 'Let me think' } }] }),
+    chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', thinking: ' hard.' } }] }),
+    chunk({ content_blocks: [{ index: 0, delta: { type: 'thinking', signature: 'sig-1' } }] }),
+    chunk({ content_blocks: [{ index: 1, delta: { type: 'redacted_thinking', data: 'opaque' } }] }),
+    chunk({ content: 'Checking ' }),
+    chunk({ content: 'both.' }),
+    chunk({
+      tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'a', arguments: '' } }],
+    }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
+    chunk({
+      tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } }],
+    }),
+    chunk({}, 'tool_calls'),
+    {
+      ...chunk({}),
+      choices: [],
+      usage: {
+        prompt_tokens: 30,
+        completion_tokens: 12,
+        total_tokens: 42,
+        prompt_tokens_details: { cached_tokens: 10 },
       },
-    ];
+    },
+  ];
+
+  it('frames thinking, text and two tool calls as content blocks in order', () => {
+    const encoder = withThinking.streamEncoder({});
     const text = chunks.map((c) => encoder.chunk(c, undefined) ?? '').join('') + encoder.end();
     const events = framesOf(text);
     expectMessagesGrammar(events);
@@ -99,6 +103,36 @@ describe('a translated stream', () => {
         cache_read_input_tokens: 10,
       },
     });
+  });
+
+  // Anthropic answers thinking blocks only to a request that enabled thinking: a client of one that did not
+  // reads the text first. The provider's thinking is left out, the other blocks numbered without it.
+  it.each([
+    ['no thinking', {}],
+    ['thinking disabled', { thinking: { type: 'disabled' } }],
+  ])('leaves the thinking out for a request with %s, numbering the blocks from 0', (_, request) => {
+    const encoder = messagesCodecFor(request).streamEncoder(request);
+    const text = chunks.map((c) => encoder.chunk(c, undefined) ?? '').join('') + encoder.end();
+    const events = framesOf(text);
+    expectMessagesGrammar(events);
+    expect(
+      events.filter((e) => e.type === 'content_block_start').map((e) => [e.index, e.content_block]),
+    ).toEqual([
+      [0, { type: 'text', text: '' }],
+      [1, { type: 'tool_use', id: 'call_1', name: 'a', input: {} }],
+      [2, { type: 'tool_use', id: 'call_2', name: 'b', input: {} }],
+    ]);
+    const deltas = events.filter((e) => e.type === 'content_block_delta').map((e) => [e.index, e.delta]);
+    expect(deltas).toEqual([
+      [0, { type: 'text_delta', text: 'Checking ' }],
+      [0, { type: 'text_delta', text: 'both.' }],
+      [1, { type: 'input_json_delta', partial_json: '{"x":' }],
+      [1, { type: 'input_json_delta', partial_json: '1}' }],
+      [2, { type: 'input_json_delta', partial_json: '{}' }],
+    ]);
+    expect(events.filter((e) => e.type === 'content_block_stop').map((e) => e.index)).toEqual([0, 1, 2]);
+    // The reasoning was spent all the same: its tokens stay in output_tokens.
+    expect(events.find((e) => e.type === 'message_delta')?.usage).toMatchObject({ output_tokens: 12 });
   });
 
   it('is still a whole message when the provider sent nothing but its end', () => {
@@ -196,7 +230,7 @@ describe('a translated answer', () => {
       usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
     };
     const message = JSON.parse(
-      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+      withThinking.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
     );
     expectAnthropicShape('Message', message);
     expect(message).toEqual({
@@ -219,6 +253,40 @@ describe('a translated answer', () => {
         cache_read_input_tokens: 0,
       },
     });
+  });
+
+  it.each([
+    ['no thinking', {}],
+    ['thinking disabled', { thinking: { type: 'disabled' } }],
+  ])("leaves the provider's thinking out for a request with %s", (_, request) => {
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-r1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'deepseek-reasoner',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Three.',
+            refusal: null,
+            reasoning_content: 'Count the r letters.',
+            content_blocks: [{ type: 'thinking', thinking: 'hmm', signature: 's' }],
+          } as ChatCompletion['choices'][number]['message'],
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 40, total_tokens: 45 },
+    };
+    const answer = { status: 200, body: completion, rawText: undefined, headers: {} };
+    const message = JSON.parse(messagesCodecFor(request).answer(answer));
+    expectAnthropicShape('Message', message);
+    expect(message.content).toEqual([{ type: 'text', text: 'Three.' }]);
+    expect(message.usage.output_tokens).toBe(40);
+    const adaptive = JSON.parse(messagesCodecFor({ thinking: { type: 'adaptive' } }).answer(answer));
+    expect(adaptive.content.map((block: { type: string }) => block.type)).toEqual(['thinking', 'text']);
   });
 
   // A chat answer's prompt_tokens is the whole prompt; Anthropic's input_tokens is what neither was read

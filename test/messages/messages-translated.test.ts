@@ -434,49 +434,96 @@ describe('an OpenAI-wire provider', () => {
   });
 
   // DeepSeek (and xAI, vLLM) answer their reasoning as reasoning_content, Groq as reasoning: Anthropic's
-  // thinking blocks, before the text, as a Claude answer with thinking has them.
-  it.each([
-    ['deepseek', 'deepseek/chat/deepseek-reasoning', 'reasoning_content'],
-    ['groq', 'groq/groq-reasoning', 'reasoning'],
-  ])('answers %s reasoning as a thinking block, streamed and not', async (provider, fixture, field) => {
+  // thinking blocks, before the text, as a Claude answer with thinking has them — to a request that enabled
+  // thinking. These models reason whatever is asked; Anthropic answers thinking blocks only when thinking
+  // is on, and a client that did not turn it on reads the text as the first block.
+  function recordedReasoning(provider: string, fixture: string) {
     const read = (name: string) => readFileSync(path.join(providerFixturesDir(provider), '..', name), 'utf8');
     const recorded = JSON.parse(read(`${fixture}.json`));
-    const target = { provider, api_key: 'sk-test', custom_host: openai.url };
-    const request = {
-      model: recorded.model,
-      max_tokens: 2000,
-      messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
-    };
-    openai.enqueue({ status: 200, body: recorded });
-    const message = await anthropicClient(target).messages.create(request);
-    expectAnthropicShape('Message', message);
-    expect(message.content).toEqual([
-      { type: 'thinking', thinking: recorded.choices[0].message[field], signature: '' },
-      { type: 'text', text: recorded.choices[0].message.content },
-    ]);
-
     const lines = read(`${fixture}.chunks.txt`)
       .split('\n')
       .filter((line) => line.trim() !== '');
-    const deltas = lines.map((line) => JSON.parse(line).choices[0]?.delta ?? {});
-    openai.enqueue({
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: lines.map((line) => `data: ${line}\n\n`).join('') + 'data: [DONE]\n\n',
-    });
-    const { events, final } = await streamEvents(
-      anthropicClient(target).messages.stream({ ...request, stream: true }),
-    );
-    expectMessagesGrammar(events);
-    expect(final.content).toEqual([
-      { type: 'thinking', thinking: deltas.map((d) => d[field] ?? '').join(''), signature: '' },
-      { type: 'text', text: deltas.map((d) => d.content ?? '').join('') },
-    ]);
-    const thinkingDeltas = events.filter(
-      (e) => e.type === 'content_block_delta' && (e as any).delta.type === 'thinking_delta',
-    );
-    expect(thinkingDeltas.length).toBeGreaterThan(1);
-  });
+    return {
+      recorded,
+      deltas: lines.map((line) => JSON.parse(line).choices[0]?.delta ?? {}),
+      target: { provider, api_key: 'sk-test', custom_host: openai.url },
+      request: {
+        model: recorded.model,
+        max_tokens: 2000,
+        messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }],
+      },
+      enqueueStream: () =>
+        openai.enqueue({
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: lines.map((line) => `data: ${line}\n\n`).join('') + 'data: [DONE]\n\n',
+        }),
+    };
+  }
+
+  it.each([
+    [
+      'deepseek',
+      'deepseek/chat/deepseek-reasoning',
+      'reasoning_content',
+      { type: 'enabled', budget_tokens: 1024 },
+    ],
+    ['groq', 'groq/groq-reasoning', 'reasoning', { type: 'adaptive' }],
+  ])(
+    'answers %s reasoning as a thinking block, streamed and not, when thinking is on',
+    async (provider, fixture, field, thinking) => {
+      const { recorded, deltas, target, request, enqueueStream } = recordedReasoning(provider, fixture);
+      const asked = { ...request, thinking } as Anthropic.MessageCreateParamsNonStreaming;
+      openai.enqueue({ status: 200, body: recorded });
+      const message = await anthropicClient(target).messages.create(asked);
+      expectAnthropicShape('Message', message);
+      expect(message.content).toEqual([
+        { type: 'thinking', thinking: recorded.choices[0].message[field], signature: '' },
+        { type: 'text', text: recorded.choices[0].message.content },
+      ]);
+
+      enqueueStream();
+      const { events, final } = await streamEvents(anthropicClient(target).messages.stream(asked));
+      expectMessagesGrammar(events);
+      expect(final.content).toEqual([
+        { type: 'thinking', thinking: deltas.map((d) => d[field] ?? '').join(''), signature: '' },
+        { type: 'text', text: deltas.map((d) => d.content ?? '').join('') },
+      ]);
+      const thinkingDeltas = events.filter(
+        (e) => e.type === 'content_block_delta' && (e as any).delta.type === 'thinking_delta',
+      );
+      expect(thinkingDeltas.length).toBeGreaterThan(1);
+    },
+  );
+
+  it.each([
+    ['deepseek', undefined, 'deepseek/chat/deepseek-reasoning'],
+    ['deepseek', { type: 'disabled' }, 'deepseek/chat/deepseek-reasoning'],
+    ['groq', undefined, 'groq/groq-reasoning'],
+  ])(
+    'leaves %s reasoning out, streamed and not, when thinking is %j',
+    async (provider, thinking, fixture) => {
+      const { recorded, deltas, target, request, enqueueStream } = recordedReasoning(provider, fixture);
+      const asked = {
+        ...request,
+        ...(thinking ? { thinking } : {}),
+      } as Anthropic.MessageCreateParamsNonStreaming;
+      openai.enqueue({ status: 200, body: recorded });
+      const message = await anthropicClient(target).messages.create(asked);
+      expectAnthropicShape('Message', message);
+      expect(message.content).toEqual([{ type: 'text', text: recorded.choices[0].message.content }]);
+      // The reasoning was spent: its tokens are in output_tokens, as the provider counted them.
+      expect(message.usage.output_tokens).toBe(recorded.usage.completion_tokens);
+
+      enqueueStream();
+      const { events, final } = await streamEvents(anthropicClient(target).messages.stream(asked));
+      expectMessagesGrammar(events);
+      expect(final.content).toEqual([{ type: 'text', text: deltas.map((d) => d.content ?? '').join('') }]);
+      const blockEvents = events.filter((e) => e.type.startsWith('content_block_'));
+      expect(new Set(blockEvents.map((e) => (e as any).index))).toEqual(new Set([0]));
+      expect(blockEvents.some((e) => (e as any).delta?.type === 'thinking_delta')).toBe(false);
+    },
+  );
 
   it('sends a PDF document as a file part', async () => {
     const message = await anthropicClient(openaiTarget()).messages.create({
@@ -587,7 +634,7 @@ describe('Gemini', () => {
     expect(text).toBe(expected);
   });
 
-  it("keeps Gemini's thought signature across turns through a thinking block", async () => {
+  it("keeps Gemini's thought signature across turns through a thinking block, when thinking is on", async () => {
     const recorded = readGoogleFixture('google-tool-call.json') as any;
     const signature = recorded.candidates[0].content.parts[0].thoughtSignature;
     google.enqueue({ fixture: 'google-tool-call.json' });
@@ -595,7 +642,8 @@ describe('Gemini', () => {
     const question = { role: 'user' as const, content: 'Weather in San Francisco?' };
     const first = await client.messages.create({
       model: 'gemini-3-pro-preview',
-      max_tokens: 500,
+      max_tokens: 2000,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
       tools: [{ ...weatherTool, name: 'weather' }],
       messages: [question],
     });
@@ -612,7 +660,8 @@ describe('Gemini', () => {
     google.enqueue({ fixture: 'google-text.json' });
     await client.messages.create({
       model: 'gemini-3-pro-preview',
-      max_tokens: 500,
+      max_tokens: 2000,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
       tools: [{ ...weatherTool, name: 'weather' }],
       messages: [
         question,
@@ -625,6 +674,60 @@ describe('Gemini', () => {
       functionCall: { name: 'weather', args: { location: 'San Francisco' } },
       thoughtSignature: signature,
     });
+  });
+
+  // Gemini 3 signs a function call whether thinking was asked for or not; Anthropic answers no thinking
+  // block to a request without thinking, so the call has none, and its turn goes back with Google's
+  // placeholder signature.
+  it('answers a signed function call with no thinking block when thinking is off, streamed and not', async () => {
+    const recorded = readGoogleFixture('google-tool-call.json') as any;
+    const client = anthropicClient(googleTarget());
+    const question = { role: 'user' as const, content: 'Weather in San Francisco?' };
+    const request = {
+      model: 'gemini-3-pro-preview',
+      max_tokens: 500,
+      tools: [{ ...weatherTool, name: 'weather' }],
+      messages: [question],
+    };
+    google.enqueue({ fixture: 'google-tool-call.json' });
+    const first = await client.messages.create(request);
+    expectAnthropicShape('Message', first);
+    expect(first.content.map((block) => block.type)).toEqual(['tool_use']);
+    expect(first.stop_reason).toBe('tool_use');
+
+    google.enqueue({
+      events: [
+        {
+          candidates: [
+            { content: { role: 'model', parts: [{ text: 'Let me look.', thought: true }] }, index: 0 },
+          ],
+          responseId: 'r0',
+        },
+        {
+          candidates: [{ ...recorded.candidates[0], index: 0 }],
+          usageMetadata: recorded.usageMetadata,
+          responseId: 'r0',
+        },
+      ],
+    });
+    const { events, final } = await streamEvents(client.messages.stream(request));
+    expectMessagesGrammar(events);
+    expect(final.content.map((block: Anthropic.ContentBlock) => block.type)).toEqual(['tool_use']);
+    const blockEvents = events.filter((e) => e.type.startsWith('content_block_'));
+    expect(new Set(blockEvents.map((e) => (e as any).index))).toEqual(new Set([0]));
+
+    const toolUse = first.content[0] as Anthropic.ToolUseBlock;
+    google.enqueue({ fixture: 'google-text.json' });
+    await client.messages.create({
+      ...request,
+      messages: [
+        question,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'Foggy, 14°C' }] },
+      ],
+    });
+    const contents = (google.requests.at(-1)!.body as any).contents;
+    expect(contents[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
   });
 });
 

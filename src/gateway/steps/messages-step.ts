@@ -5,9 +5,10 @@
  * later step — rate limits, hooks and guardrails, cache, breaker — and the adapter see the chat request
  * they know; its answer comes back as chat and the Messages codec (ingress/messages-codec.ts) frames it
  * for the client. The translated call is not strict: thinking comes back as `content_blocks`, which the
- * codec turns into thinking blocks. Thinking is asked as the gateway's option where the adapter has one, else
- * as OpenAI's `reasoning_effort` (messages/thinking-as-reasoning-effort.ts). A translated stream that broke mid-way is continued as chat on the
- * next target, native or not.
+ * codec turns into thinking blocks when the request asked for thinking (and leaves out otherwise). Thinking
+ * is asked as the gateway's option where the adapter has one, else as OpenAI's `reasoning_effort`
+ * (messages/thinking-as-reasoning-effort.ts). A translated stream that broke mid-way is continued as chat
+ * on the next target, native or not.
  *
  * `count_tokens` on a target without a count of its own is answered with an estimate
  * (messages/estimate-input-tokens.ts), without a call, by `estimatedCountStep`: a step of its own inside

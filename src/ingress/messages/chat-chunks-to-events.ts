@@ -6,6 +6,8 @@
  * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one). A
  * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`. Reasoning a provider
  * streams in a field of its own (`reasoning_content`, `reasoning`) is a thinking block, without signature.
+ * Thinking is shown only to a request that asked for it (`asksForThinking`); else it is skipped, and the
+ * blocks that are shown are numbered without it.
  */
 import type {
   MessagesAnswerBlock,
@@ -45,10 +47,14 @@ export class ChatChunksToMessageEvents {
   private usage: Usage | undefined;
 
   /**
-   * `resumed`: the chunks go on a Message the client already has from another target (a native stream
-   * that broke before its end): no `message_start`, and their text joins the text block left open, if any.
+   * `thinking`: whether the request asked for thinking, without which none is shown. `resumed`: the chunks
+   * go on a Message the client already has from another target (a native stream that broke before its
+   * end): no `message_start`, and their text joins the text block left open, if any.
    */
-  constructor(resumed?: { openText: number | undefined; nextIndex: number }) {
+  constructor(
+    private readonly thinking: boolean,
+    resumed?: { openText: number | undefined; nextIndex: number },
+  ) {
     if (!resumed) return;
     this.started = true;
     this.nextIndex = resumed.nextIndex;
@@ -62,17 +68,7 @@ export class ChatChunksToMessageEvents {
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return out;
     const { delta } = choice;
-    for (const { index: sourceIndex, delta: block } of delta.content_blocks ?? []) {
-      if (block.type === 'redacted_thinking') {
-        out += this.openBlock('thinking', { type: 'redacted_thinking', data: block.data ?? '' }, sourceIndex);
-        out += this.closeBlock();
-        continue;
-      }
-      if (block.type !== 'thinking') continue;
-      out += this.thinking(sourceIndex, block.thinking, block.signature);
-    }
-    const reasoning = delta.content_blocks ? undefined : reasoningText(delta);
-    if (reasoning !== undefined) out += this.thinking(REASONING_FIELD, reasoning, undefined);
+    if (this.thinking) out += this.thinkingOf(delta);
     for (const text of [delta.content, delta.refusal]) {
       if (typeof text !== 'string' || text === '') continue;
       if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
@@ -155,8 +151,28 @@ export class ChatChunksToMessageEvents {
     return start + sse({ type: 'ping' });
   }
 
+  /** The thinking of a delta: from its `content_blocks`, else from its reasoning field. */
+  private thinkingOf(delta: ChatCompletionChunk['choices'][number]['delta']): string {
+    let out = '';
+    for (const { index: sourceIndex, delta: block } of delta.content_blocks ?? []) {
+      if (block.type === 'redacted_thinking') {
+        out += this.openBlock('thinking', { type: 'redacted_thinking', data: block.data ?? '' }, sourceIndex);
+        out += this.closeBlock();
+      } else if (block.type === 'thinking') {
+        out += this.thinkingDelta(sourceIndex, block.thinking, block.signature);
+      }
+    }
+    const reasoning = delta.content_blocks ? undefined : reasoningText(delta);
+    if (reasoning !== undefined) out += this.thinkingDelta(REASONING_FIELD, reasoning, undefined);
+    return out;
+  }
+
   /** A thinking delta, in the thinking block of its source (opened when another block is). */
-  private thinking(sourceIndex: number, text: string | undefined, signature: string | undefined): string {
+  private thinkingDelta(
+    sourceIndex: number,
+    text: string | undefined,
+    signature: string | undefined,
+  ): string {
     let out = '';
     if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
       out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);

@@ -1,10 +1,10 @@
 /**
  * A chat completion (a translated call's answer) as an Anthropic Message: thinking (`content_blocks`, or the
- * provider's `reasoning_content` / `reasoning`) first,
- * then the text, then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in
- * Anthropic's terms (cache reads and writes apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a
- * model that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a
- * text block. A stop sequence is named where the provider says which stop matched (`matchedStopSequence`).
+ * provider's `reasoning_content` / `reasoning`) first when the request enabled thinking, then the text,
+ * then each tool call as a `tool_use` block; the finish reason as a stop reason; usage in Anthropic's terms
+ * (cache reads and writes apart from `input_tokens`). An OpenAI refusal (`message.refusal`, what a model
+ * that declines answers instead of content) is Anthropic's `refusal` stop reason, its text kept as a text
+ * block. A stop sequence is named where the provider says which stop matched (`matchedStopSequence`).
  */
 import type {
   MessagesAnswer,
@@ -12,6 +12,7 @@ import type {
   MessagesStopReason,
   MessagesUsage,
 } from '../../core/messages-types.js';
+import type { MessagesRequest } from '../../core/schemas/messages-request.js';
 import type { ChatCompletion, FinishReason, Usage } from '../../core/openai-types.js';
 
 export function messagesStopReason(reason: FinishReason | null): MessagesStopReason {
@@ -108,20 +109,46 @@ export function reasoningText(message: object | undefined): string | undefined {
   return typeof text === 'string' && text !== '' ? text : undefined;
 }
 
-/** The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it. */
-export function chatToMessage(completion: ChatCompletion & { hook_results?: unknown }): MessagesAnswer {
-  const choice = completion.choices[0];
-  const content: MessagesAnswerBlock[] = [];
-  for (const block of choice?.message.content_blocks ?? []) {
+/**
+ * Whether a Messages request has thinking blocks in its answer: Anthropic answers them only when the request
+ * enabled thinking (`enabled` with a budget, or `adaptive`), and clients of a request without it read the
+ * text as the first block. A translated provider may reason all the same (DeepSeek's reasoner, Groq's and
+ * Bedrock's reasoning models, Gemini's thought signatures): that reasoning is then left out of the answer,
+ * though its tokens count in `output_tokens` as they were spent.
+ */
+export function asksForThinking(request: Pick<MessagesRequest, 'thinking'> | undefined): boolean {
+  const type = request?.thinking?.type;
+  return type === 'enabled' || type === 'adaptive';
+}
+
+/** The thinking blocks of a chat answer: from its `content_blocks`, else from its reasoning field. */
+function thinkingBlocks(
+  message: ChatCompletion['choices'][number]['message'] | undefined,
+): MessagesAnswerBlock[] {
+  const blocks: MessagesAnswerBlock[] = [];
+  for (const block of message?.content_blocks ?? []) {
     if (block.type === 'thinking') {
-      content.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+      blocks.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
     } else if (block.type === 'redacted_thinking') {
-      content.push({ type: 'redacted_thinking', data: block.data ?? '' });
+      blocks.push({ type: 'redacted_thinking', data: block.data ?? '' });
     }
   }
-  const reasoning = content.length === 0 ? reasoningText(choice?.message) : undefined;
+  const reasoning = blocks.length === 0 ? reasoningText(message) : undefined;
   // Such reasoning has no signature: only a provider's own thinking is signed.
-  if (reasoning !== undefined) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  if (reasoning !== undefined) blocks.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  return blocks;
+}
+
+/**
+ * The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it.
+ * `thinking`: whether the request asked for thinking (`asksForThinking`), without which none is shown.
+ */
+export function chatToMessage(
+  completion: ChatCompletion & { hook_results?: unknown },
+  thinking: boolean,
+): MessagesAnswer {
+  const choice = completion.choices[0];
+  const content = thinking ? thinkingBlocks(choice?.message) : [];
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   const refusal = choice?.message.refusal;
   if (refusal) content.push({ type: 'text', text: refusal });

@@ -13,6 +13,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_SOURCE_HEADER, ProviderError } from '../../core/errors.js';
+import type { MessagesRequest } from '../../core/schemas/messages-request.js';
 import { callContextFromRequest } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
@@ -23,7 +24,7 @@ import {
 } from '../../gateway/endpoints.js';
 import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
 import { newRouteState } from '../../gateway/routing/route-types.js';
-import { messagesCodec } from '../../ingress/messages-codec.js';
+import { messagesCodec, messagesCodecFor } from '../../ingress/messages-codec.js';
 import { toGatewayOrProviderError } from '../error-handler.js';
 import { withClientProviderKey } from '../client-provider-key.js';
 import { HttpSink } from '../http-sink.js';
@@ -57,12 +58,9 @@ function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: End
     }
     const stream = asksForStream(call);
     const state = newRouteState();
-    const sink = new HttpSink(
-      reply,
-      messagesCodec,
-      stream ? messagesCodec.streamEncoder(call.body) : undefined,
-      state,
-    );
+    // Both bodies are Messages requests (a count's answer has no content to show thinking in).
+    const codec = messagesCodecFor(call.body as MessagesRequest);
+    const sink = new HttpSink(reply, codec, stream ? codec.streamEncoder(call.body) : undefined, state);
     const ctx = await contextOrRefuse(deps, call, sink, gw, how, () =>
       callContextFromRequest(deps.lookups, gw, how),
     );
