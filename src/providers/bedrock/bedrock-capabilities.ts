@@ -11,7 +11,8 @@ export const bedrockCapabilities: ProviderCapabilities = {
   thinking: true,
   n: 'fanout',
   parameters: {
-    messages: '→ system + messages (Converse); tool results → toolResult blocks in a user turn',
+    messages:
+      '→ system + messages (Converse); tool results → toolResult blocks in a user turn; a conversation that would open with the assistant (or has only a system prompt) gets a user turn "Please continue." in front, as Converse requires',
     max_tokens: `→ inferenceConfig.maxTokens (with thinking and no limit: budget_tokens + ${THINKING_ANSWER_TOKENS})`,
     max_completion_tokens: '→ inferenceConfig.maxTokens (wins over max_tokens)',
     temperature: '→ inferenceConfig.temperature',

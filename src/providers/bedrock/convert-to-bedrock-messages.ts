@@ -11,6 +11,7 @@ import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
+import { CONVERSATION_START_TEXT } from './bedrock-config.js';
 
 export interface BedrockPrompt {
   system: BedrockContentBlock[];
@@ -29,7 +30,9 @@ const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
  * OpenAI messages → Converse `system` + alternating user/assistant messages. Tool results become
  * `toolResult` blocks of a user turn, and turns of one role are merged (Converse demands alternation).
  * Images must be inline bytes: an image URL would need the gateway to fetch it, which adapters do not, so
- * it is refused naming the part. A `cache_control` on a text part becomes a `cachePoint` after it.
+ * it is refused naming the part. A `cache_control` on a text part becomes a `cachePoint` after it. Converse
+ * demands that the conversation start with a user turn, so one that would not (an assistant's greeting first,
+ * or nothing but a system prompt) gets a minimal user turn in front.
  */
 export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt {
   const { system, turns } = toAlternatingTurns<BedrockContentBlock>(messages, {
@@ -40,6 +43,8 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
     assistant: assistantContent,
     toolResult,
   });
+  if (turns[0]?.role !== 'user')
+    turns.unshift({ role: 'user', content: [{ text: CONVERSATION_START_TEXT }] });
   return { system, messages: turns };
 }
 

@@ -274,6 +274,25 @@ describe('bedrock request translation', () => {
     expect(body.toolConfig.tools).toHaveLength(1);
   });
 
+  it('opens a conversation that starts with the assistant (or has no turn) with a minimal user turn', async () => {
+    const { body } = await build({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'assistant', content: 'Hello! How can I help?' },
+        { role: 'user', content: 'What is 7 + 5?' },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ text: 'Please continue.' }] },
+      { role: 'assistant', content: [{ text: 'Hello! How can I help?' }] },
+      { role: 'user', content: [{ text: 'What is 7 + 5?' }] },
+    ]);
+    const systemOnly = await build({ messages: [{ role: 'system', content: 'Say hi.' }] });
+    expect(systemOnly.body.messages).toEqual([{ role: 'user', content: [{ text: 'Please continue.' }] }]);
+    // a conversation that already starts with the user is unchanged
+    expect((await build({})).body.messages).toEqual([{ role: 'user', content: [{ text: 'Hi' }] }]);
+  });
+
   it('maps json_schema to outputConfig.textFormat and json_object to a forced tool', async () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
     const { body } = await build({
