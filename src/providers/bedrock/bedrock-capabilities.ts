@@ -22,7 +22,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     tool_choice:
       "→ toolConfig.toolChoice (auto or none given → no toolChoice, Converse's default, as only Claude, Mistral Large and Nova take the field; required → any, function → tool; allowed_tools → only the allowed tools sent, its mode as the choice; none → tools left out, or sent without a choice when the history holds tool calls; a history with tool calls and no tools gets one inert placeholder tool, no_tools_available, since Converse requires a toolConfig with it)",
     response_format:
-      'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
+      'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools): toolChoice tool on Claude, Nova and ARNs that name no model, any on Mistral Large; other models take no toolChoice and are refused (400)',
     thinking:
       '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',

@@ -5,6 +5,7 @@ import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 import { prepareBedrockTools } from './bedrock-prepare-tools.js';
 import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';
+import { mayBeAnthropicModel, toolChoiceSupport } from './bedrock-model-ids.js';
 
 /** OpenAI parameters Converse has no equivalent for; refused unless set to their neutral value. */
 export const BEDROCK_UNSUPPORTED_PARAMETERS = [
@@ -21,25 +22,6 @@ export const BEDROCK_UNSUPPORTED_PARAMETERS = [
   'web_search_options',
   'reasoning_effort',
 ] as const;
-
-/**
- * ARNs that name no model (an application inference profile, a provisioned or custom model, an imported one):
- * what runs behind them is only known to Bedrock.
- */
-const OPAQUE_MODEL_ARN =
-  /^arn:aws[a-z-]*:bedrock:[^:]*:\d*:(application-inference-profile|provisioned-model|custom-model|custom-model-deployment|imported-model)\//;
-
-/**
- * Extended thinking through Converse is Anthropic's own request field, so only Claude models take it; a model
- * id that does not say which model it runs gets it too, and Bedrock refuses it if that is not Claude.
- */
-function mayBeAnthropicModel(modelId: string): boolean {
-  return (
-    /(^|\.)anthropic\./.test(modelId) ||
-    modelId.includes('anthropic.claude') ||
-    OPAQUE_MODEL_ARN.test(modelId)
-  );
-}
 
 /** The Converse / ConverseStream request body (the model id goes in the URL). */
 export function toBedrockConverseBody(body: ChatCompletionRequest): Record<string, unknown> {
@@ -105,6 +87,17 @@ function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, un
         { param: 'response_format' },
       );
     }
+    const model = String(body.model);
+    const support = toolChoiceSupport(model);
+    if (support === 'none') {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `response_format json_object is carried on bedrock by a forced tool call, which ${model} does not take ` +
+          '(only Anthropic Claude, Amazon Nova and Mistral Large do); use json_schema on a model with ' +
+          'structured outputs, or ask for JSON in the prompt without response_format',
+        { param: 'response_format' },
+      );
+    }
     out.toolConfig = {
       tools: [
         {
@@ -115,7 +108,8 @@ function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, un
           },
         },
       ],
-      toolChoice: { tool: { name: JSON_RESPONSE_TOOL_NAME } },
+      // `any` with the json tool alone offered forces it as surely as naming it does.
+      toolChoice: support === 'tool' ? { tool: { name: JSON_RESPONSE_TOOL_NAME } } : { any: {} },
     };
   }
 }

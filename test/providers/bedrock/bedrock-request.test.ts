@@ -308,6 +308,37 @@ describe('bedrock request translation', () => {
     expect(json.body.toolConfig.toolChoice).toEqual({ tool: { name: 'json' } });
   });
 
+  it('forces the json tool of json_object only as each model takes a tool choice', async () => {
+    const json = { response_format: { type: 'json_object' } };
+    // Claude and Nova take a named tool; so may an ARN that names no model (Bedrock judges)
+    for (const model of [
+      'us.anthropic.claude-sonnet-4-20250514-v1:0',
+      'amazon.nova-pro-v1:0',
+      'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123',
+    ]) {
+      expect((await build({ ...json, model })).body.toolConfig.toolChoice).toEqual({
+        tool: { name: 'json' },
+      });
+    }
+    // Mistral Large takes only any, which with the json tool alone offered forces it all the same
+    const mistral = await build({ ...json, model: 'mistral.mistral-large-2407-v1:0' });
+    expect(mistral.body.toolConfig).toEqual({
+      tools: [expect.objectContaining({ toolSpec: expect.objectContaining({ name: 'json' }) })],
+      toolChoice: { any: {} },
+    });
+    // the others take no toolChoice at all: a 400 naming response_format, not Bedrock's refusal
+    for (const model of [
+      'meta.llama3-3-70b-instruct-v1:0',
+      'us.meta.llama4-maverick-17b-instruct-v1:0',
+      'cohere.command-r-plus-v1:0',
+    ]) {
+      const error = await refusal(build({ ...json, model }));
+      expect(error.status).toBe(400);
+      expect(error.param).toBe('response_format');
+      expect(error.message).toContain('json_schema');
+    }
+  });
+
   it('sends thinking content parts back as reasoningContent before the toolUse', async () => {
     const { body } = await build({
       thinking: { type: 'enabled', budget_tokens: 1024 },
