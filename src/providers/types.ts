@@ -64,6 +64,8 @@ export interface ProviderTarget {
   cloudc_secret_access_key?: string;
   cloudc_region?: string;
   cloudc_session_token?: string;
+  /** The foundation model behind a Bedrock ARN that names none (an application inference profile…). */
+  cloudc_base_model?: string;
   cloudd_region?: string;
   cloudd_deployment_name?: string;
   cloudd_endpoint_name?: string;
@@ -91,6 +93,7 @@ export const PROVIDER_TARGET_KEYS = [
   'cloudc_secret_access_key',
   'cloudc_region',
   'cloudc_session_token',
+  'cloudc_base_model',
   'cloudd_region',
   'cloudd_deployment_name',
   'cloudd_endpoint_name',

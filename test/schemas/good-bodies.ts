@@ -230,6 +230,7 @@ export const richConfig = {
           cloudc_secret_access_key: 'secret',
           cloudc_region: 'us-east-1',
           cloudc_session_token: 'token',
+          cloudc_base_model: 'cohere.embed-english-v3',
         },
         {
           name: 'vertex',

@@ -144,6 +144,13 @@ export const GatewayConfigSchema = Type.Recursive(
       cloudc_secret_access_key: Type.Optional(Type.String()),
       cloudc_region: Type.Optional(Type.String()),
       cloudc_session_token: Type.Optional(Type.String()),
+      cloudc_base_model: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description:
+            'The foundation model behind a Bedrock model ARN that names none (an application inference profile, a provisioned or custom model), e.g. cohere.embed-english-v3: what the request body is shaped for.',
+        }),
+      ),
       cloudd_region: Type.Optional(Type.String()),
       cloudd_deployment_name: Type.Optional(Type.String()),
       cloudd_endpoint_name: Type.Optional(Type.String()),

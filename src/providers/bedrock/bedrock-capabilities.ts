@@ -39,7 +39,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     top_logprobs: 'refused (400)',
     functions: 'refused (400): use tools',
     'embeddings.input':
-      'amazon.titan-embed-*: one string per request (more is refused); cohere.embed-*: texts array, input_type default search_document',
+      'amazon.titan-embed-*: one string per request (more is refused); cohere.embed-*: texts array, input_type default search_document; for an ARN that names no model (application inference profile…), the family of cloudc_base_model (400 without it)',
     'embeddings.dimensions': 'titan → dimensions; cohere: refused (400)',
     'embeddings.encoding_format': 'base64 is encoded by the gateway from the float vector',
   },
@@ -48,6 +48,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     'cloudc_access_key_id',
     'cloudc_secret_access_key',
     'cloudc_session_token',
+    'cloudc_base_model',
     'custom_host',
   ],
   notes: [

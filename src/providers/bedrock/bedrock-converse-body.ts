@@ -23,8 +23,15 @@ export const BEDROCK_UNSUPPORTED_PARAMETERS = [
   'reasoning_effort',
 ] as const;
 
-/** The Converse / ConverseStream request body (the model id goes in the URL). */
-export function toBedrockConverseBody(body: ChatCompletionRequest): Record<string, unknown> {
+/**
+ * The Converse / ConverseStream request body (the model id goes in the URL). What the model takes (thinking, a
+ * tool choice) is judged by `baseModel`, the target's `cloudc_base_model`, when the id is an ARN naming none.
+ */
+export function toBedrockConverseBody(
+  body: ChatCompletionRequest,
+  baseModel?: string,
+): Record<string, unknown> {
+  const model = baseModel ?? String(body.model);
   refuseUnsupportedParameters(body, BEDROCK_UNSUPPORTED_PARAMETERS, 'bedrock');
   const { system, messages } = convertToBedrockMessages(body.messages ?? []);
   const out: Record<string, unknown> = { messages };
@@ -41,7 +48,7 @@ export function toBedrockConverseBody(body: ChatCompletionRequest): Record<strin
 
   const thinking = body.thinking;
   if (thinking?.type === 'enabled') {
-    if (!mayBeAnthropicModel(String(body.model))) {
+    if (!mayBeAnthropicModel(model)) {
       throw new GatewayError(
         'unsupported_parameter',
         'thinking is supported on bedrock for Anthropic Claude models only',
@@ -58,11 +65,11 @@ export function toBedrockConverseBody(body: ChatCompletionRequest): Record<strin
 
   const toolConfig = prepareBedrockTools(body);
   if (toolConfig) out.toolConfig = toolConfig;
-  applyResponseFormat(body, out);
+  applyResponseFormat(body, model, out);
   return out;
 }
 
-function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, unknown>): void {
+function applyResponseFormat(body: ChatCompletionRequest, model: string, out: Record<string, unknown>): void {
   const format = jsonResponseFormat(body);
   if (format?.type === 'json_schema') {
     const spec = format.json_schema;
@@ -87,7 +94,6 @@ function applyResponseFormat(body: ChatCompletionRequest, out: Record<string, un
         { param: 'response_format' },
       );
     }
-    const model = String(body.model);
     const support = toolChoiceSupport(model);
     if (support === 'none') {
       throw new GatewayError(

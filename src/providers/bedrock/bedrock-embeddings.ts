@@ -3,17 +3,31 @@ import type { EmbeddingResponse } from '../../core/openai-types.js';
 import type { EmbeddingRequest } from '../../core/schemas/index.js';
 import { extraField } from '../shared/extra-field.js';
 import { COHERE_DEFAULT_INPUT_TYPE } from './bedrock-config.js';
+import { isOpaqueModelArn } from './bedrock-model-ids.js';
 
 export type BedrockEmbeddingFamily = 'titan' | 'cohere';
 
-/** Which InvokeModel body a model id takes; others are refused. */
-export function embeddingFamily(modelId: string): BedrockEmbeddingFamily {
-  if (modelId.includes('amazon.titan-embed')) return 'titan';
-  if (modelId.includes('cohere.embed')) return 'cohere';
+/**
+ * Which InvokeModel body a model takes; others are refused. An ARN that names no model (an application
+ * inference profile, a provisioned or custom model) says nothing of it, so the target's `cloudc_base_model`
+ * names the model behind it; without one the request is refused rather than sent in a guessed shape.
+ */
+export function embeddingFamily(modelId: string, baseModel?: string): BedrockEmbeddingFamily {
+  const model = baseModel ?? modelId;
+  if (model.includes('amazon.titan-embed')) return 'titan';
+  if (model.includes('cohere.embed')) return 'cohere';
+  if (baseModel === undefined && isOpaqueModelArn(modelId)) {
+    throw new GatewayError(
+      'provider_config_error',
+      `bedrock cannot tell which embedding model ${modelId} runs: set cloudc_base_model to it ` +
+        '(an amazon.titan-embed-* or cohere.embed-* model id)',
+      { param: 'cloudc_base_model' },
+    );
+  }
   throw new GatewayError(
     'unsupported_parameter',
-    `bedrock embeddings support amazon.titan-embed-* and cohere.embed-* models, not ${modelId}`,
-    { param: 'model' },
+    `bedrock embeddings support amazon.titan-embed-* and cohere.embed-* models, not ${model}`,
+    { param: baseModel === undefined ? 'model' : 'cloudc_base_model' },
   );
 }
 
@@ -30,8 +44,8 @@ function textInputs(input: EmbeddingRequest['input']): string[] {
  * is refused; Cohere takes a `texts` array and needs an `input_type` (default `search_document`, or the
  * request's own `input_type`).
  */
-export function toBedrockEmbeddingBody(body: EmbeddingRequest): Record<string, unknown> {
-  const family = embeddingFamily(String(body.model));
+export function toBedrockEmbeddingBody(body: EmbeddingRequest, baseModel?: string): Record<string, unknown> {
+  const family = embeddingFamily(String(body.model), baseModel);
   const texts = textInputs(body.input);
   if (family === 'titan') {
     if (texts.length !== 1) {
@@ -66,8 +80,9 @@ export function fromBedrockEmbeddingResponse(
   body: EmbeddingRequest,
   answer: unknown,
   headers: Record<string, string>,
+  baseModel?: string,
 ): EmbeddingResponse {
-  const family = embeddingFamily(String(body.model));
+  const family = embeddingFamily(String(body.model), baseModel);
   const invalid = (what: string) =>
     new ProviderError({
       status: 502,

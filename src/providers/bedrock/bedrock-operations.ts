@@ -36,7 +36,7 @@ function modelCall(
 export const bedrockChatOperation: OperationHandler<'chat'> = {
   async buildRequest(req) {
     const credentials = bedrockCredentials(req.target);
-    const body = toBedrockConverseBody(req.body);
+    const body = toBedrockConverseBody(req.body, req.target.cloudc_base_model);
     return req.stream
       ? modelCall(req, credentials, 'converse-stream', body, 'application/vnd.amazon.eventstream')
       : modelCall(req, credentials, 'converse', body, 'application/json');
@@ -48,8 +48,9 @@ export const bedrockChatOperation: OperationHandler<'chat'> = {
 export const bedrockEmbeddingsOperation: OperationHandler<'embeddings'> = {
   async buildRequest(req) {
     const credentials = bedrockCredentials(req.target);
-    const body = toBedrockEmbeddingBody(req.body);
+    const body = toBedrockEmbeddingBody(req.body, req.target.cloudc_base_model);
     return modelCall(req, credentials, 'invoke', body, 'application/json');
   },
-  parseResponse: (req, res) => fromBedrockEmbeddingResponse(req.body, res.body, res.headers),
+  parseResponse: (req, res) =>
+    fromBedrockEmbeddingResponse(req.body, res.body, res.headers, req.target.cloudc_base_model),
 };

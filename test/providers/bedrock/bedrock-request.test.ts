@@ -320,6 +320,15 @@ describe('bedrock request translation', () => {
         tool: { name: 'json' },
       });
     }
+    // an ARN whose cloudc_base_model names a model without toolChoice is refused as that model is
+    const profile = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123';
+    const llamaProfile = await refusal(
+      build(
+        { ...json, model: profile },
+        { target: { ...CREDENTIALS, cloudc_base_model: 'meta.llama3-3-70b-instruct-v1:0' } },
+      ),
+    );
+    expect(llamaProfile.param).toBe('response_format');
     // Mistral Large takes only any, which with the json tool alone offered forces it all the same
     const mistral = await build({ ...json, model: 'mistral.mistral-large-2407-v1:0' });
     expect(mistral.body.toolConfig).toEqual({
@@ -402,6 +411,49 @@ describe('bedrock request translation', () => {
       ),
     );
     expect(many.param).toBe('input');
+  });
+});
+
+describe('bedrock embeddings through an ARN that names no model', () => {
+  const PROFILE = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/emb42';
+  const embeddings = (input: string | string[], target: Record<string, unknown> = {}) =>
+    buildRequest(bedrockAdapter, {
+      ...bedrockRequest({}),
+      endpoint: 'embeddings',
+      body: { model: PROFILE, input },
+      target: { ...CREDENTIALS, ...target },
+    });
+
+  it("takes the body format of the model cloudc_base_model names, and reads the answer in that model's shape", async () => {
+    const cohere = await embeddings(['a', 'b'], { cloudc_base_model: 'cohere.embed-english-v3' });
+    expect(cohere.url).toMatch(/\/model\/arn%3Aaws%3Abedrock%3A.*emb42\/invoke$/);
+    expect(JSON.parse(String(cohere.body))).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
+    const titan = await embeddings('hello', { cloudc_base_model: 'amazon.titan-embed-text-v2:0' });
+    expect(JSON.parse(String(titan.body))).toEqual({ inputText: 'hello' });
+
+    const parse = bedrockAdapter.operations.embeddings!.parseResponse!;
+    const req = {
+      ...bedrockRequest({}),
+      endpoint: 'embeddings',
+      body: { model: PROFILE, input: ['a'] },
+      target: { ...CREDENTIALS, cloudc_base_model: 'cohere.embed-english-v3' },
+    } as unknown as AdapterRequest<'embeddings'>;
+    const answer = await parse(req, {
+      status: 200,
+      headers: { 'x-amzn-bedrock-input-token-count': '3' },
+      body: { embeddings: [[0.5, 0.25]] },
+    } as never);
+    expect(answer).toMatchObject({
+      data: [{ index: 0, embedding: [0.5, 0.25] }],
+      model: PROFILE,
+      usage: { prompt_tokens: 3 },
+    });
+  });
+
+  it('without cloudc_base_model, is a 400 naming that key rather than a guess', async () => {
+    const error = await refusal(Promise.resolve().then(() => embeddings('hello')));
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('cloudc_base_model');
   });
 });
 
