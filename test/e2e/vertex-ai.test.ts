@@ -269,6 +269,24 @@ describe('vertex-ai through the gateway', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('Quota exceeded');
   });
 
+  it('embeds with gemini-embedding-2 through embedContent, one input a call, answers in input order', async () => {
+    const before = fake.requests.length;
+    const input = ['one', 'two words', 'and three words'];
+    const response = await client.embeddings.create({
+      model: 'gemini-embedding-2',
+      input,
+      encoding_format: 'float',
+    });
+    expectOpenAPIValid('CreateEmbeddingResponse', JSON.parse(JSON.stringify(response)));
+    expect(response.data.map((d) => d.embedding[0])).toEqual(input.map((text) => text.length));
+    expect(response.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
+    const calls = fake.requests.slice(before);
+    expect(calls.map((c) => c.path)).toEqual(
+      calls.map(() => expect.stringMatching(/gemini-embedding-2:embedContent$/)),
+    );
+    expect(calls).toHaveLength(3);
+  });
+
   it('embeds more inputs than a predict call takes in calls of 250', async () => {
     const before = fake.requests.length;
     const input = Array.from({ length: 251 }, (_, i) => `text ${i}`);

@@ -1,6 +1,7 @@
 import type { ProviderCapabilities } from '../types.js';
 import { geminiNotes, geminiParameters } from '../google/index.js';
 import { isAnthropicModel } from './vertex-ai-anthropic.js';
+import { vertexEmbeddingInputsPerCall } from './vertex-ai-embeddings.js';
 import { vertexModelOf } from './vertex-ai-operations.js';
 
 export const vertexAICapabilities: ProviderCapabilities = {
@@ -13,8 +14,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
   thinking: true,
   // Gemini's candidateCount gives n choices; Claude returns one, as on the anthropic adapter.
   n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
-  // :predict takes one instance for Gemini embedding models, 250 for the others.
-  embeddingInputsPerCall: (req) => (vertexModelOf(req).startsWith('gemini-embedding') ? 1 : 250),
+  // :predict takes one instance for gemini-embedding-001, 250 for the others; :embedContent one content.
+  embeddingInputsPerCall: (req) => vertexEmbeddingInputsPerCall(vertexModelOf(req)),
   parameters: geminiParameters,
   credentials: [
     'cloudb_project_id',
@@ -29,7 +30,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
     'Region global uses https://aiplatform.googleapis.com, the multi-regions us and eu https://aiplatform.{us|eu}.rep.googleapis.com, others https://{region}-aiplatform.googleapis.com.',
     'Models may also be named as Vertex resources (publishers/{google|anthropic}/models/{id}, with or without projects/{project}/locations/{location}/ before it) or as models/{id}; the id alone is sent.',
-    'Embeddings use publishers/google …:predict; usage counts the tokens Vertex reports per input. A call takes one input for Gemini embedding models (gemini-embedding-001) and 250 for the others, so the gateway sends a longer input list as several calls (8 at a time) and merges the answers in input order.',
+    "Embeddings use publishers/google …:predict (text-embedding-*, text-multilingual-embedding-*, gemini-embedding-001), or :embedContent for the Gemini embedding models after gemini-embedding-001 (gemini-embedding-2…), as Google's SDK routes them; usage counts the tokens Vertex reports. A call takes one input for Gemini embedding models and 250 for the others, so the gateway sends a longer input list as several calls (8 at a time) and merges the answers in input order.",
     'Pass-through paths are appended to {base}/v1.',
     ...geminiNotes,
   ],

@@ -2,7 +2,8 @@
  * Vertex AI's operations. Chat goes to the model's publisher: Anthropic models (`claude-…`, also written
  * `anthropic.claude-…`) through the anthropic adapter's Messages translation (`rawPredict` /
  * `streamRawPredict`), every other model through the shared Gemini translation (`generateContent` /
- * `streamGenerateContent`). Embeddings use `predict`.
+ * `streamGenerateContent`). Embeddings use `predict`, or `embedContent` for the Gemini embedding models after
+ * gemini-embedding-001.
  */
 import { createAnthropicStreamTranslator, fromAnthropicResponse } from '../anthropic/index.js';
 import {
@@ -22,8 +23,12 @@ import {
 } from './vertex-ai-anthropic.js';
 import { vertexBearer } from './vertex-ai-bearer.js';
 import {
+  fromVertexEmbedContentResponse,
   fromVertexEmbeddingResponse,
+  toVertexEmbedContentBody,
   toVertexEmbeddingBody,
+  vertexEmbeddingMethod,
+  type VertexEmbedContentResponse,
   type VertexPredictEmbeddingResponse,
 } from './vertex-ai-embeddings.js';
 import { vertexModelId, vertexModelUrl } from './vertex-ai-urls.js';
@@ -85,13 +90,19 @@ export const vertexChatOperation: OperationHandler<'chat'> = {
 export const vertexEmbeddingsOperation: OperationHandler<'embeddings'> = {
   buildRequest(req) {
     const headers = jsonHeaders(req);
+    const model = vertexModelOf(req);
+    const method = vertexEmbeddingMethod(model);
     return {
       method: 'POST',
-      url: vertexModelUrl(req.target, 'google', vertexModelOf(req), 'predict'),
+      url: vertexModelUrl(req.target, 'google', model, method),
       headers,
-      body: JSON.stringify(toVertexEmbeddingBody(req.body)),
+      body: JSON.stringify(
+        method === 'embedContent' ? toVertexEmbedContentBody(req.body) : toVertexEmbeddingBody(req.body),
+      ),
     };
   },
   parseResponse: (req, res) =>
-    fromVertexEmbeddingResponse(res.body as VertexPredictEmbeddingResponse, req.body),
+    vertexEmbeddingMethod(vertexModelOf(req)) === 'embedContent'
+      ? fromVertexEmbedContentResponse(res.body as VertexEmbedContentResponse, req.body)
+      : fromVertexEmbeddingResponse(res.body as VertexPredictEmbeddingResponse, req.body),
 };

@@ -164,6 +164,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     const [, , , publisher, model, action] = match;
     if (publisher === 'anthropic') return anthropic(res, action, request.body);
     if (action === 'predict') return predict(res, model, request.body);
+    if (action === 'embedContent') return embedContent(res, model, request.body);
     if (action === 'streamGenerateContent' && request.query.get('alt') !== 'sse') {
       return sendGoogleError(res, 400, 'fake: only alt=sse streams are served', 'INVALID_ARGUMENT');
     }
@@ -232,6 +233,31 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
       state.predicting--;
       sendJson(res, 200, { predictions: [prediction], metadata: { billableCharacterCount: text.length } });
     }, text.length);
+  }
+
+  /**
+   * The Gemini embedding models after gemini-embedding-001: one content a call, and not through :predict. The
+   * vector is made from the text (values[0] its length), promptTokenCount its words.
+   */
+  function embedContent(res: ServerResponse, model: string, body: unknown): void {
+    if (!model.startsWith('gemini-embedding-2')) {
+      return sendGoogleError(
+        res,
+        400,
+        `fake: ${model} is not served through embedContent`,
+        'INVALID_ARGUMENT',
+      );
+    }
+    const parts = (body as { content?: { parts?: Array<{ text?: unknown }> } } | undefined)?.content?.parts;
+    if (!Array.isArray(parts) || parts.length !== 1) {
+      return sendGoogleError(res, 400, 'fake: one content with one text part', 'INVALID_ARGUMENT');
+    }
+    const text = String(parts[0].text ?? '');
+    const words = text.split(' ').length;
+    sendJson(res, 200, {
+      embedding: { values: [text.length, 0.25, -0.5] },
+      usageMetadata: { promptTokenCount: words, totalTokenCount: words },
+    });
   }
 
   function anthropic(res: ServerResponse, action: string, body: any): void {

@@ -214,6 +214,48 @@ describe('vertex-ai adapter', () => {
     expect(response.usage).toEqual({ prompt_tokens: 11, total_tokens: 11 });
   });
 
+  it('embeds with gemini-embedding-001 through predict and newer Gemini embedding models through embedContent', async () => {
+    const embed = (model: string, input: string | string[], dimensions?: number): AdapterRequest => ({
+      ...vertexRequest({}),
+      endpoint: 'embeddings',
+      body: { model, input, ...(dimensions ? { dimensions } : {}) },
+    });
+    const legacy = await buildRequest(vertexAIAdapter, embed('gemini-embedding-001', 'a'));
+    expect(legacy.url).toMatch(/models\/gemini-embedding-001:predict$/);
+    expect(JSON.parse(String(legacy.body))).toEqual({ instances: [{ content: 'a' }] });
+
+    for (const model of [
+      'gemini-embedding-2',
+      'gemini-embedding-2-preview',
+      'publishers/google/models/gemini-embedding-2',
+    ]) {
+      const req = embed(model, ['hello'], 256);
+      const upstream = await buildRequest(vertexAIAdapter, req);
+      expect(upstream.url).toMatch(/publishers\/google\/models\/gemini-embedding-2(-preview)?:embedContent$/);
+      expect(JSON.parse(String(upstream.body))).toEqual({
+        content: { parts: [{ text: 'hello' }] },
+        outputDimensionality: 256,
+      });
+      const response = parseResponse(vertexAIAdapter, req, {
+        status: 200,
+        headers: {},
+        body: {
+          embedding: { values: [0.1, -0.2, 0.3] },
+          usageMetadata: { promptTokenCount: 2, totalTokenCount: 2 },
+        },
+      }) as EmbeddingResponse;
+      expectOpenAPIValid('CreateEmbeddingResponse', response);
+      expect(response.data).toEqual([{ object: 'embedding', index: 0, embedding: [0.1, -0.2, 0.3] }]);
+      expect(response.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
+    }
+    // embedContent takes one content a call: the gateway sends a list one input at a time
+    expect(
+      vertexAIAdapter.capabilities.embeddingInputsPerCall?.(
+        embed('gemini-embedding-2', ['a', 'b']) as AdapterRequest<'embeddings'>,
+      ),
+    ).toBe(1);
+  });
+
   it("reads Google's error shape for Gemini and Vertex failures, Anthropic's for Anthropic answers", () => {
     const gemini = vertexAIAdapter.parseError(vertexRequest({}), {
       status: 429,
