@@ -1,6 +1,7 @@
 /**
  * Embeddings for providers that take fewer inputs per call than the client sent
- * (capabilities.embeddingInputsPerCall): the gateway splits `input` into calls of at most that many, runs a
+ * (capabilities.embeddingInputsPerCall), or fewer tokens in all (capabilities.embeddingTokensPerCall, against a
+ * generous estimate of each text's tokens): the gateway splits `input` into calls within those bounds, runs a
  * few at a time, and merges their answers into one list in input order, each item's `index` its place in
  * the client's `input`, usage the sum of the calls. Any call failing fails the whole attempt, so routing
  * treats it as one.
@@ -19,21 +20,53 @@ import {
 /** Calls of one request in flight at once: a 2048-input request to a one-input model is not 2048 sockets. */
 export const EMBEDDING_CALLS_AT_ONCE = 8;
 
+/**
+ * A token count no smaller than a text's, whatever the provider's tokenizer: its UTF-8 bytes over three. An
+ * English token is about four characters (bytes), a Chinese or Japanese character about one token and three
+ * bytes; an estimate too high only costs a call more, one too low a call the provider refuses.
+ */
+export function generousTokenEstimate(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+}
+
 /** The requests an embeddings request is split into; undefined when one call takes it all. */
 export function embeddingRequests(input: AttemptInput): AdapterRequest<'embeddings'>[] | undefined {
   if (input.request.endpoint !== 'embeddings') return undefined;
   const request = input.request as AdapterRequest<'embeddings'>;
-  const perCall = input.resolved.adapter.capabilities.embeddingInputsPerCall?.(request);
+  const capabilities = input.resolved.adapter.capabilities;
+  const perCall = capabilities.embeddingInputsPerCall?.(request);
+  const tokensPerCall = capabilities.embeddingTokensPerCall?.(request);
   const texts = request.body.input;
   // Only a list of texts is split: a token array is refused by the adapters that set a limit.
-  if (!perCall || !Array.isArray(texts) || texts.length <= perCall) return undefined;
+  if ((!perCall && !tokensPerCall) || !Array.isArray(texts) || texts.length <= 1) return undefined;
   if (!texts.every((text) => typeof text === 'string')) return undefined;
-  const requests: AdapterRequest<'embeddings'>[] = [];
-  for (let start = 0; start < texts.length; start += perCall) {
-    const body = { ...request.body, input: texts.slice(start, start + perCall) as string[] };
-    requests.push({ ...request, body, auth: undefined });
+  const groups = splitTexts(texts as string[], perCall ?? Number.POSITIVE_INFINITY, tokensPerCall);
+  if (groups.length <= 1) return undefined;
+  return groups.map((group) => ({ ...request, body: { ...request.body, input: group }, auth: undefined }));
+}
+
+/**
+ * The texts in order, cut into runs of at most `perCall` whose estimated tokens stay within `tokensPerCall`.
+ * A text over the token bound alone goes in a call of its own: the provider truncates or refuses it.
+ */
+function splitTexts(texts: string[], perCall: number, tokensPerCall: number | undefined): string[][] {
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let tokens = 0;
+  for (const text of texts) {
+    const estimate = tokensPerCall ? generousTokenEstimate(text) : 0;
+    const full =
+      group.length >= perCall || (tokensPerCall !== undefined && tokens + estimate > tokensPerCall);
+    if (group.length > 0 && full) {
+      groups.push(group);
+      group = [];
+      tokens = 0;
+    }
+    group.push(text);
+    tokens += estimate;
   }
-  return requests;
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 export async function fanOutEmbeddings(

@@ -265,6 +265,10 @@ export interface ProviderCapabilities {
    * one for Gemini embedding models, 250 for the others): the gateway sends a longer `input` as calls of at
    * most that many and merges their answers (gateway/embeddings-fanout.ts). Absent: every input in one call. */
   embeddingInputsPerCall?: (req: AdapterRequest<'embeddings'>) => number;
+  /** The most input tokens one embeddings call takes in all, where the provider documents such a bound (Vertex
+   * AI's :predict: 20,000): the gateway also splits `input` so that each call's estimated tokens stay within it
+   * (gateway/embeddings-fanout.ts). Absent: calls are bounded by count alone. */
+  embeddingTokensPerCall?: (req: AdapterRequest<'embeddings'>) => number | undefined;
   /** How each OpenAI parameter is handled, e.g. `max_tokens: "→ max_tokens"`,
    * `logit_bias: "refused (400): not supported by the provider"`. */
   parameters: Record<string, string>;

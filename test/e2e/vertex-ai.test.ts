@@ -301,6 +301,28 @@ describe('vertex-ai through the gateway', () => {
     expect(response.usage.prompt_tokens).toBe(125 * 11 + 5);
   });
 
+  it('embeds inputs whose tokens together pass what a predict call takes in calls under that bound', async () => {
+    const before = fake.requests.length;
+    // 250 texts of 100 words: 25,000 tokens, over Vertex's 20,000 a call though within its 250 texts
+    const input = Array.from({ length: 250 }, (_, i) => `${'word '.repeat(99)}w${i}`);
+    const response = await client.embeddings.create({
+      model: 'text-embedding-005',
+      input,
+      encoding_format: 'float',
+    });
+    expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    const calls = fake.requests
+      .slice(before)
+      .map((c) => (c.body as any).instances as Array<{ content: string }>);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(
+      calls
+        .flat()
+        .map((instance) => instance.content)
+        .sort(),
+    ).toEqual([...input].sort());
+  });
+
   it('answers a Claude model through rawPredict', async () => {
     fake.enqueue({ anthropicFixture: 'anthropic-text' });
     const completion = await client.chat.completions.create({

@@ -1,7 +1,7 @@
 import type { ProviderCapabilities } from '../types.js';
 import { geminiNotes, geminiParameters } from '../google/index.js';
 import { isAnthropicModel } from './vertex-ai-anthropic.js';
-import { vertexEmbeddingInputsPerCall } from './vertex-ai-embeddings.js';
+import { vertexEmbeddingInputsPerCall, vertexEmbeddingTokensPerCall } from './vertex-ai-embeddings.js';
 import { vertexModelOf } from './vertex-ai-operations.js';
 
 export const vertexAICapabilities: ProviderCapabilities = {
@@ -16,6 +16,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
   n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
   // :predict takes one instance for gemini-embedding-001, 250 for the others; :embedContent one content.
   embeddingInputsPerCall: (req) => vertexEmbeddingInputsPerCall(vertexModelOf(req)),
+  // :predict refuses more than 20,000 input tokens in one call.
+  embeddingTokensPerCall: (req) => vertexEmbeddingTokensPerCall(vertexModelOf(req)),
   parameters: geminiParameters,
   credentials: [
     'cloudb_project_id',
@@ -30,7 +32,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'Auth: an access token from cloudb_service_account_json (JWT-bearer grant at its token_uri, scope cloud-platform, cached until 5 minutes before expiry), else api_key as a bearer token.',
     'Region global uses https://aiplatform.googleapis.com, the multi-regions us and eu https://aiplatform.{us|eu}.rep.googleapis.com, others https://{region}-aiplatform.googleapis.com.',
     'Models may also be named as Vertex resources (publishers/{google|anthropic}/models/{id}, with or without projects/{project}/locations/{location}/ before it) or as models/{id}; the id alone is sent.',
-    "Embeddings use publishers/google …:predict (text-embedding-*, text-multilingual-embedding-*, gemini-embedding-001), or :embedContent for the Gemini embedding models after gemini-embedding-001 (gemini-embedding-2…), as Google's SDK routes them; usage counts the tokens Vertex reports. A call takes one input for Gemini embedding models and 250 for the others, so the gateway sends a longer input list as several calls (8 at a time) and merges the answers in input order.",
+    "Embeddings use publishers/google …:predict (text-embedding-*, text-multilingual-embedding-*, gemini-embedding-001), or :embedContent for the Gemini embedding models after gemini-embedding-001 (gemini-embedding-2…), as Google's SDK routes them; usage counts the tokens Vertex reports. A call takes one input for Gemini embedding models and 250 for the others, and :predict at most 20,000 input tokens in all, so the gateway sends a longer input list as several calls within both bounds (tokens estimated generously: UTF-8 bytes / 3), 8 at a time, and merges the answers in input order.",
     'Pass-through paths are appended to {base}/v1.',
     ...geminiNotes,
   ],

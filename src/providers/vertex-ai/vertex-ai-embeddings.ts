@@ -41,6 +41,14 @@ export function vertexEmbeddingInputsPerCall(model: string): number {
   return model.startsWith('gemini') ? 1 : 250;
 }
 
+/** Vertex's bound on a `:predict` call's input tokens in all: it refuses more with 400. */
+const PREDICT_TOKENS_PER_CALL = 20_000;
+
+/** The most input tokens one call takes in all, where Vertex sets a bound (`:predict`). */
+export function vertexEmbeddingTokensPerCall(model: string): number | undefined {
+  return vertexEmbeddingMethod(model) === 'predict' ? PREDICT_TOKENS_PER_CALL : undefined;
+}
+
 /** OpenAI embeddings → Vertex `:predict` with one instance per input; `dimensions` → outputDimensionality. */
 export function toVertexEmbeddingBody(body: EmbeddingRequest): VertexPredictEmbeddingRequest {
   const request: VertexPredictEmbeddingRequest = {

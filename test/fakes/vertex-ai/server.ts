@@ -180,7 +180,8 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
 
   /**
    * Vertex text embeddings: the recorded sample's shape, one prediction per instance. Gemini embedding
-   * models take one instance per call, the others 250, and refuse more as Vertex does. A Gemini embedding
+   * models take one instance per call, the others 250, and refuse more as Vertex does, or more than 20,000
+   * tokens in all. A Gemini embedding
    * model's answer is made from its one text (values[0] its length, token_count its words) and comes after
    * that many milliseconds, so answers to parallel calls arrive out of order.
    */
@@ -201,6 +202,19 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
         res,
         400,
         `${allowed} instance(s) is allowed per prediction. Actual: ${instances.length}`,
+        'INVALID_ARGUMENT',
+      );
+    }
+    // Vertex refuses a call over 20,000 input tokens in all; here a word stands for a token.
+    const tokens = instances.reduce(
+      (sum, instance) => sum + String(instance.content ?? '').split(' ').length,
+      0,
+    );
+    if (tokens > 20_000) {
+      return sendGoogleError(
+        res,
+        400,
+        `Unable to submit request because the input token count is ${tokens} but the model supports up to 20000. Reduce the input token count and try again.`,
         'INVALID_ARGUMENT',
       );
     }
