@@ -217,6 +217,50 @@ const cases = (): Case[] => [
     },
     message: "This model's maximum context length is 128000 tokens.",
   },
+  {
+    name: 'mistral-ai',
+    target: { provider: 'mistral-ai', api_key: 'mistral-test', custom_host: host('mistral') },
+    model: 'mistral-large-latest',
+    refusal: {
+      status: 400,
+      body: JSON.stringify({
+        object: 'error',
+        message: 'Prompt contains 300000 tokens, too large for model with 131072 maximum context length',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      }),
+    },
+    message: 'Prompt contains 300000 tokens, too large for model with 131072 maximum context length',
+  },
+  {
+    name: 'cohere',
+    target: { provider: 'cohere', api_key: 'co-test', custom_host: host('cohere') },
+    model: 'command-r-plus',
+    refusal: {
+      status: 400,
+      body: JSON.stringify({
+        id: '5f8c2f0e-2b5e-4f6e-9d7e-0a1b2c3d4e5f',
+        message:
+          'too many tokens: total number of tokens in the prompt cannot exceed 128000 - received 131392. Try using a shorter prompt, or enabling prompt truncating. See https://docs.cohere.com/reference/chat for more details.',
+      }),
+    },
+    message: 'too many tokens: total number of tokens in the prompt cannot exceed 128000 - received 131392.',
+  },
+  {
+    name: 'cohere (size limit)',
+    target: { provider: 'cohere', api_key: 'co-test', custom_host: host('cohere-size') },
+    model: 'command-a-03-2025',
+    refusal: {
+      status: 400,
+      body: JSON.stringify({
+        id: '0b6d2c1a-7e3f-4a8b-9c0d-1e2f3a4b5c6d',
+        message:
+          "too many tokens: size limit exceeded by 11326 tokens. Try using shorter or fewer inputs, or setting prompt_truncation='AUTO'.",
+      }),
+    },
+    message: 'too many tokens: size limit exceeded by 11326 tokens.',
+  },
 ];
 
 const CASE_NAMES = [
@@ -228,6 +272,9 @@ const CASE_NAMES = [
   'x-ai',
   'groq',
   'azure-openai',
+  'mistral-ai',
+  'cohere',
+  'cohere (size limit)',
 ];
 
 async function refusalOf(
@@ -286,6 +333,23 @@ describe('other refusals', () => {
     );
     expect(error.status).toBe(400);
     expect(error.code).toBe('invalid_request_error');
+  });
+
+  it("Cohere's refusal of max_tokens over the model's output keeps its own code", async () => {
+    refusals.set('cohere-output', {
+      status: 400,
+      body: JSON.stringify({
+        id: 'c0ffee00-0000-4000-8000-000000000000',
+        message:
+          'too many tokens: max tokens must be less than or equal to 4096, the maximum output for this model - received 8192.',
+      }),
+    });
+    const error = await refusalOf(
+      { provider: 'cohere', api_key: 'co-test', custom_host: host('cohere-output') },
+      'command-r-plus',
+    );
+    expect(error.status).toBe(400);
+    expect(error.code).not.toBe('context_length_exceeded');
   });
 
   it('a fallback on_status_codes [400] still moves on to the next target', async () => {

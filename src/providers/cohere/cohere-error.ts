@@ -1,5 +1,6 @@
 /** Cohere's failures → ProviderError. Cohere answers errors as `{ "id": "...", "message": "..." }`. */
 import { ProviderError } from '../../core/errors.js';
+import { withContextLengthCode } from '../shared/context-length.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import type { UpstreamErrorResponse } from '../types.js';
 import type { CohereErrorBody } from './cohere-api-types.js';
@@ -8,12 +9,14 @@ export const COHERE_PROVIDER_ID = 'cohere';
 
 export function cohereErrorFromResponse(res: UpstreamErrorResponse): ProviderError {
   const message = readMessage(res.bodyText) ?? `Cohere answered with status ${res.status}.`;
-  return new ProviderError({
-    status: res.status,
-    message,
-    provider: COHERE_PROVIDER_ID,
-    retryAfterMs: retryAfterMs(res.headers),
-  });
+  return withContextLengthCode(
+    new ProviderError({
+      status: res.status,
+      message,
+      provider: COHERE_PROVIDER_ID,
+      retryAfterMs: retryAfterMs(res.headers),
+    }),
+  );
 }
 
 /** A chat that Cohere itself ended with finish_reason ERROR or TIMEOUT. */

@@ -71,6 +71,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     renames: { seed: 'random_seed' },
     notes: [
       'Reasoning models (Magistral) answer content as a list of thinking and text blocks: the text becomes `content`, the thinking a thinking content block (`content_blocks`) unless strict.',
+      "A 400 refusing the prompt's size (`Prompt contains N tokens, too large for model with M maximum context length`) is OpenAI's `context_length_exceeded` (param `messages`), the message kept.",
     ],
     omits: {
       // The gateway asks every stream for its usage; Mistral sends it on the last chunk unasked.

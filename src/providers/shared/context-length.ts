@@ -24,6 +24,14 @@ const CONTEXT_LENGTH_MESSAGES: readonly RegExp[] = [
   /\bmaximum context length is \d+ tokens\b/i,
   // xAI: "This model's maximum prompt length is 131072 but the request contains 136973 tokens."
   /\bmaximum prompt length is \d+ but the request contains \d+ tokens\b/i,
+  // Mistral: "Prompt contains 300000 tokens, too large for model with 131072 maximum context length" (also
+  // "Prompt contains 40989 tokens and 0 draft tokens, too large for model with 32768 …")
+  /\btoo large for model with \d+ maximum context length\b/i,
+  // Cohere, whose refusals of a prompt's size begin "too many tokens:" ("…: total number of tokens in the prompt
+  // cannot exceed 4081 - received 4292.", "…: size limit exceeded by 11326 tokens.", "…: minimal context could
+  // not be added to prompt (size limit exceeded by 280 tokens)", "…: multi-hop prompt is too long even after
+  // truncation"); not "too many tokens: max tokens must be less than or equal to …", which is max_tokens
+  /\btoo many tokens: (?:total number of tokens in the prompt cannot exceed \d+|size limit exceeded by \d+ tokens|minimal context could not be added to prompt|multi-hop prompt is too long)/i,
 ];
 
 export function isContextLengthMessage(message: string): boolean {
