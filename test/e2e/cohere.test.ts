@@ -192,6 +192,22 @@ describe('Cohere through the gateway', () => {
     );
   });
 
+  it('embeds more texts than a Cohere call takes (96) in calls of 96, in input order', async () => {
+    const before = fake.requests.length;
+    const input = Array.from({ length: 200 }, (_, i) => `text number ${i}`);
+    const response = await client().embeddings.create({
+      model: 'embed-v4.0',
+      input,
+      encoding_format: 'float',
+    });
+    expectOpenAPIValid('CreateEmbeddingResponse', response);
+    expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    const calls = fake.requests.slice(before).map((r) => (r.body as { texts: string[] }).texts);
+    expect(calls.map((texts) => texts.length).sort((a, b) => b - a)).toEqual([96, 96, 8]);
+    expect(calls.flat().sort()).toEqual([...input].sort());
+    expect(response.usage.prompt_tokens).toBe(600);
+  });
+
   it('fans n out into n Cohere calls merged into n choices', async () => {
     fake.enqueue({ fixture: 'cohere-text' }, { fixture: 'cohere-max-tokens' });
     const before = fake.requests.length;

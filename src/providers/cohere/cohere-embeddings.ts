@@ -18,6 +18,9 @@ const INPUT_TYPES: readonly CohereInputType[] = [
 ];
 export const DEFAULT_INPUT_TYPE: CohereInputType = 'search_document';
 
+/** The most texts an Embed v2 call takes ("total number of texts must be at most 96"). */
+export const COHERE_TEXTS_PER_CALL = 96;
+
 export function buildCohereEmbedBody(req: EmbeddingRequest): CohereEmbedBody {
   const texts = typeof req.input === 'string' ? [req.input] : req.input;
   if (!Array.isArray(texts) || !texts.every((text): text is string => typeof text === 'string')) {

@@ -4,7 +4,7 @@ import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { cohereHeaders, cohereUrl } from './api.js';
 import { cohereAnswerUsage } from './convert-cohere-usage.js';
 import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';
-import { DEFAULT_INPUT_TYPE } from './cohere-embeddings.js';
+import { COHERE_TEXTS_PER_CALL, DEFAULT_INPUT_TYPE } from './cohere-embeddings.js';
 import { COHERE_PROVIDER_ID, cohereErrorFromResponse } from './cohere-error.js';
 import { cohereChatOperation, cohereEmbeddingsOperation } from './cohere-operations.js';
 
@@ -20,9 +20,11 @@ export const cohereAdapter: ProviderAdapter = {
     jsonSchema: true,
     thinking: true,
     n: 'fanout',
+    // Embed v2 refuses more than 96 texts in one call.
+    embeddingInputsPerCall: () => COHERE_TEXTS_PER_CALL,
     parameters: {
       ...parameterDocs(COHERE_CHAT_PARAMETERS),
-      'embeddings: input': '→ texts (strings only; token arrays refused with 400)',
+      'embeddings: input': `→ texts (strings only; token arrays refused with 400); more than ${COHERE_TEXTS_PER_CALL} go as calls of ${COHERE_TEXTS_PER_CALL}, merged in input order`,
       'embeddings: dimensions': '→ output_dimension',
       'embeddings: encoding_format': 'float from Cohere; base64 produced by the gateway from the floats',
       'embeddings: input_type': `Cohere's own field, passed on; default ${DEFAULT_INPUT_TYPE}`,

@@ -128,6 +128,13 @@ function embed(
   }
   const texts = Array.isArray(request.texts) ? (request.texts as string[]) : [];
   if (texts.length === 0) return sendError(res, 400, 'invalid request: texts must not be empty');
+  if (texts.length > 96) {
+    return sendError(
+      res,
+      400,
+      `invalid request: total number of texts must be at most 96 - received ${texts.length}`,
+    );
+  }
   if (!request.input_type)
     return sendError(res, 400, 'invalid request: valid input_type must be provided with the provided model');
   const sample = readCohereJson('cohere-embedding') as {
