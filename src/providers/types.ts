@@ -264,7 +264,7 @@ export interface ProviderCapabilities {
   /** The most embedding inputs one call takes, when the provider limits it below OpenAI's 2048 (Vertex AI:
    * one for Gemini embedding models, 250 for the others): the gateway sends a longer `input` as calls of at
    * most that many and merges their answers (gateway/embeddings-fanout.ts). Absent: every input in one call. */
-  embeddingInputsPerCall?: (req: AdapterRequest<'embeddings'>) => number;
+  embeddingInputsPerCall?: (req: AdapterRequest<'embeddings'>) => number | undefined;
   /** The most input tokens one embeddings call takes in all, where the provider documents such a bound (Vertex
    * AI's :predict: 20,000): the gateway also splits `input` so that each call's estimated tokens stay within it
    * (gateway/embeddings-fanout.ts). Absent: calls are bounded by count alone. */

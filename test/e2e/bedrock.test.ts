@@ -444,11 +444,33 @@ describe('bedrock through the gateway', () => {
       asFloat32(fakeEmbedding('beta gamma')),
     ]);
     expect(lastRequest().body).toEqual({ texts: ['alpha', 'beta gamma'], input_type: 'search_document' });
+  });
 
-    const error = await client.embeddings
-      .create({ model: 'amazon.titan-embed-text-v2:0', input: ['a', 'b'] })
-      .catch((e) => e);
-    expect(error.status).toBe(400);
+  it('embeds a list with Titan one text a call, and more than 96 texts with Cohere in calls of 96', async () => {
+    const before = fake.requests.length;
+    const titan = await client.embeddings.create({
+      model: 'amazon.titan-embed-text-v2:0',
+      input: ['alpha', 'beta gamma', 'delta'],
+      encoding_format: 'float',
+    });
+    expect(titan.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    expect(titan.data.map((d) => d.embedding)).toEqual(
+      ['alpha', 'beta gamma', 'delta'].map((text) => fakeEmbedding(text)),
+    );
+    expect(titan.usage.prompt_tokens).toBe(4);
+    const titanCalls = fake.requests.slice(before).map((r) => r.body);
+    expect(titanCalls.map((body) => body.inputText).sort()).toEqual(['alpha', 'beta gamma', 'delta']);
+
+    const input = Array.from({ length: 100 }, (_, i) => `text ${i}`);
+    const middle = fake.requests.length;
+    const cohere = await client.embeddings.create({
+      model: 'cohere.embed-english-v3',
+      input,
+      encoding_format: 'float',
+    });
+    expect(cohere.data.map((d) => d.embedding)).toEqual(input.map((text) => fakeEmbedding(text)));
+    const sizes = fake.requests.slice(middle).map((r) => (r.body.texts as string[]).length);
+    expect(sizes.sort((a, b) => b - a)).toEqual([96, 4]);
   });
 
   it("returns Bedrock's 403 for a wrong secret and 400 for a bad region", async () => {

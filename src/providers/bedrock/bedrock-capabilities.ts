@@ -1,5 +1,6 @@
 import type { ProviderCapabilities } from '../types.js';
 import { THINKING_ANSWER_TOKENS } from './bedrock-config.js';
+import { bedrockEmbeddingInputsPerCall } from './bedrock-embeddings.js';
 
 export const bedrockCapabilities: ProviderCapabilities = {
   endpoints: ['chat', 'embeddings', 'messages'],
@@ -10,6 +11,9 @@ export const bedrockCapabilities: ProviderCapabilities = {
   jsonSchema: true,
   thinking: true,
   n: 'fanout',
+  // Titan embeds one text a call, Cohere Embed at most 96: a longer list goes as several calls.
+  embeddingInputsPerCall: (req) =>
+    bedrockEmbeddingInputsPerCall(String(req.body.model), req.target.cloudc_base_model),
   parameters: {
     messages:
       '→ system + messages (Converse); tool results → toolResult blocks in a user turn; a conversation that would open with the assistant (or has only a system prompt) gets a user turn "Please continue." in front, as Converse requires',
@@ -39,7 +43,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     top_logprobs: 'refused (400)',
     functions: 'refused (400): use tools',
     'embeddings.input':
-      'amazon.titan-embed-*: one string per request (more is refused); cohere.embed-*: texts array, input_type default search_document; for an ARN that names no model (application inference profile…), the family of cloudc_base_model (400 without it)',
+      'amazon.titan-embed-*: inputText, one text a call (a list goes as a call per text, merged in input order); cohere.embed-*: texts array of at most 96 a call (a longer list goes as calls of 96), input_type default search_document; for an ARN that names no model (application inference profile…), the family of cloudc_base_model (400 without it)',
     'embeddings.dimensions': 'titan → dimensions; cohere: refused (400)',
     'embeddings.encoding_format': 'base64 is encoded by the gateway from the float vector',
   },

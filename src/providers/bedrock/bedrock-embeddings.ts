@@ -31,6 +31,21 @@ export function embeddingFamily(modelId: string, baseModel?: string): BedrockEmb
   );
 }
 
+/** The most texts one InvokeModel call takes: Titan embeds one text, Cohere Embed at most 96. */
+const TEXTS_PER_CALL: Record<BedrockEmbeddingFamily, number> = { titan: 1, cohere: 96 };
+
+/**
+ * Texts per call for the embeddings fan-out, or undefined for a model the adapter will refuse (its own 400
+ * then names the reason).
+ */
+export function bedrockEmbeddingInputsPerCall(modelId: string, baseModel?: string): number | undefined {
+  try {
+    return TEXTS_PER_CALL[embeddingFamily(modelId, baseModel)];
+  } catch {
+    return undefined;
+  }
+}
+
 function textInputs(input: EmbeddingRequest['input']): string[] {
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((item) => typeof item === 'string')) return input as string[];

@@ -225,6 +225,18 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     if (body.anthropic_version !== undefined) {
       return { kind: 'json', body: readAnthropicJsonFixture('anthropic-text.json') };
     }
+    // Cohere Embed on Bedrock takes at most 96 texts a call.
+    if (Array.isArray(body.texts) && body.texts.length > 96) {
+      return {
+        kind: 'error',
+        status: 400,
+        errorType: 'ValidationException',
+        message:
+          'Malformed input request: #/texts: expected maximum item count: 96, found: ' +
+          body.texts.length +
+          ', please reformat your input and try again.',
+      };
+    }
     return { kind: 'json', body: embeddingAnswer(modelId, body) };
   }
 
