@@ -65,6 +65,37 @@ describe('Mistral, which refuses fields it does not know (422 extra_forbidden)',
   });
 });
 
+describe('Mistral embeddings, whose request has output_dimension and no dimensions (422 extra_forbidden)', () => {
+  async function embedded(provider: string, body: Record<string, unknown>) {
+    const req = {
+      endpoint: 'embeddings',
+      body: { model: 'codestral-embed', input: ['a', 'b'], ...body },
+      stream: false,
+      target: { provider, api_key: 'k', custom_host: 'http://127.0.0.1:9' },
+      forwardHeaders: {},
+      clientHeaders: {},
+      strictCompat: false,
+    } as AdapterRequest<'embeddings'>;
+    const upstream = await buildRequest(findAdapter(provider) as ProviderAdapter, req);
+    return JSON.parse(String(upstream.body)) as Record<string, unknown>;
+  }
+
+  it('gets dimensions as output_dimension, and no user; others get dimensions', async () => {
+    const body = await embedded('mistral-ai', {
+      dimensions: 256,
+      user: 'end-user-7',
+      encoding_format: 'base64',
+    });
+    expect(body).toEqual({
+      model: 'codestral-embed',
+      input: ['a', 'b'],
+      output_dimension: 256,
+      encoding_format: 'base64',
+    });
+    expect((await embedded('together-ai', { dimensions: 256 })).dimensions).toBe(256);
+  });
+});
+
 describe('tool call ids on Mistral, which takes only 9 letters or digits (400 otherwise)', () => {
   const conversation = (first: string, second: string) => ({
     messages: [

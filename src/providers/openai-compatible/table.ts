@@ -68,7 +68,8 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
     nineCharacterToolCallIds: true,
-    renames: { seed: 'random_seed' },
+    // Its embeddings request names the vector's size output_dimension (codestral-embed).
+    renames: { seed: 'random_seed', dimensions: 'output_dimension' },
     notes: [
       'Reasoning models (Magistral) answer content as a list of thinking and text blocks: the text becomes `content`, the thinking a thinking content block (`content_blocks`) unless strict.',
       "A 400 refusing the prompt's size (`Prompt contains N tokens, too large for model with M maximum context length`) is OpenAI's `context_length_exceeded` (param `messages`), the message kept.",
