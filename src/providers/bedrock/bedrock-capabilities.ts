@@ -44,7 +44,8 @@ export const bedrockCapabilities: ProviderCapabilities = {
     functions: 'refused (400): use tools',
     'embeddings.input':
       'amazon.titan-embed-*: inputText, one text a call (a list goes as a call per text, merged in input order); cohere.embed-*: texts array of at most 96 a call (a longer list goes as calls of 96), input_type default search_document; for an ARN that names no model (application inference profile…), the family of cloudc_base_model (400 without it)',
-    'embeddings.dimensions': 'titan → dimensions; cohere: refused (400)',
+    'embeddings.dimensions':
+      'titan → dimensions; cohere.embed-v4 → output_dimension; Cohere Embed v3: refused (400)',
     'embeddings.encoding_format': 'base64 is encoded by the gateway from the float vector',
   },
   credentials: [

@@ -57,7 +57,7 @@ function textInputs(input: EmbeddingRequest['input']): string[] {
 /**
  * The InvokeModel body. Titan embeds one text per call (its API has no batch form), so more than one input
  * is refused; Cohere takes a `texts` array and needs an `input_type` (default `search_document`, or the
- * request's own `input_type`).
+ * request's own `input_type`); Embed v4 takes `dimensions` as `output_dimension`.
  */
 export function toBedrockEmbeddingBody(body: EmbeddingRequest, baseModel?: string): Record<string, unknown> {
   const family = embeddingFamily(String(body.model), baseModel);
@@ -72,17 +72,21 @@ export function toBedrockEmbeddingBody(body: EmbeddingRequest, baseModel?: strin
     }
     return { inputText: texts[0], ...(body.dimensions ? { dimensions: body.dimensions } : {}) };
   }
-  if (body.dimensions !== undefined) {
+  // Embed v4 sizes its vectors (output_dimension: 256, 512, 1024 or 1536); Embed v3 has no such field.
+  const sized = /(^|[./])cohere\.embed-v4/.test(baseModel ?? String(body.model));
+  if (body.dimensions !== undefined && !sized) {
     throw new GatewayError(
       'unsupported_parameter',
-      'dimensions is not supported by cohere embedding models on bedrock',
-      {
-        param: 'dimensions',
-      },
+      'dimensions is supported on bedrock by Cohere Embed v4 only (cohere.embed-v4), not by Embed v3',
+      { param: 'dimensions' },
     );
   }
   const inputType = extraField(body, 'input_type');
-  return { texts, input_type: typeof inputType === 'string' ? inputType : COHERE_DEFAULT_INPUT_TYPE };
+  return {
+    texts,
+    input_type: typeof inputType === 'string' ? inputType : COHERE_DEFAULT_INPUT_TYPE,
+    ...(body.dimensions !== undefined ? { output_dimension: body.dimensions } : {}),
+  };
 }
 
 function encode(vector: number[], format: EmbeddingRequest['encoding_format']): number[] | string {

@@ -414,6 +414,31 @@ describe('bedrock request translation', () => {
   });
 });
 
+describe('bedrock Cohere Embed v4', () => {
+  it('takes dimensions as output_dimension; Embed v3, which has none, refuses it', async () => {
+    const v4 = await buildRequest(bedrockAdapter, {
+      ...bedrockRequest({}),
+      endpoint: 'embeddings',
+      body: { model: 'cohere.embed-v4:0', input: ['a'], dimensions: 512 },
+    });
+    expect(JSON.parse(String(v4.body))).toEqual({
+      texts: ['a'],
+      input_type: 'search_document',
+      output_dimension: 512,
+    });
+    const v3 = await refusal(
+      Promise.resolve().then(() =>
+        buildRequest(bedrockAdapter, {
+          ...bedrockRequest({}),
+          endpoint: 'embeddings',
+          body: { model: 'cohere.embed-english-v3', input: ['a'], dimensions: 512 },
+        }),
+      ),
+    );
+    expect(v3.param).toBe('dimensions');
+  });
+});
+
 describe('bedrock embeddings through an ARN that names no model', () => {
   const PROFILE = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/emb42';
   const embeddings = (input: string | string[], target: Record<string, unknown> = {}) =>
