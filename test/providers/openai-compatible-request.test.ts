@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findAdapter } from '../../src/providers/registry.js';
 import type { AdapterRequest, ProviderAdapter } from '../../src/providers/types.js';
+import { embeddingRequests } from '../../src/gateway/embeddings-fanout.js';
+import type { AttemptInput } from '../../src/gateway/attempt.js';
 import { buildRequest } from './operations.js';
 
 async function sent(provider: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -93,6 +95,44 @@ describe('Mistral embeddings, whose request has output_dimension and no dimensio
       encoding_format: 'base64',
     });
     expect((await embedded('together-ai', { dimensions: 256 })).dimensions).toBe(256);
+  });
+});
+
+describe('Mistral embeddings, which take at most 256 inputs and about 16,000 tokens a request', () => {
+  const split = (provider: string, input: string[]) => {
+    const adapter = findAdapter(provider) as ProviderAdapter;
+    const request = {
+      endpoint: 'embeddings',
+      body: { model: 'mistral-embed', input },
+      stream: false,
+      target: { provider, api_key: 'k' },
+      forwardHeaders: {},
+      clientHeaders: {},
+      strictCompat: false,
+    } as AdapterRequest<'embeddings'>;
+    const calls = embeddingRequests({ request, resolved: { adapter } } as unknown as AttemptInput);
+    return calls?.map((call) => call.body.input.length);
+  };
+
+  it('are sent in calls within both bounds, others in one call', () => {
+    // 300 short texts: more than 256
+    expect(
+      split(
+        'mistral-ai',
+        Array.from({ length: 300 }, (_, i) => `t${i}`),
+      ),
+    ).toEqual([256, 44]);
+    // 40 texts of 3,000 bytes (about 1,000 tokens each, generously estimated): 40,000 in all
+    const long = Array.from({ length: 40 }, () => 'x'.repeat(3_000));
+    const sizes = split('mistral-ai', long)!;
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
+    expect(
+      split(
+        'together-ai',
+        Array.from({ length: 300 }, (_, i) => `t${i}`),
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -61,6 +61,8 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
     jsonSchema: true,
     thinking: entry.acceptsThinking ?? false,
     n: entry.oneChoice ? 'fanout' : 'native',
+    ...(entry.embeddingInputsPerCall && { embeddingInputsPerCall: () => entry.embeddingInputsPerCall }),
+    ...(entry.embeddingTokensPerCall && { embeddingTokensPerCall: () => entry.embeddingTokensPerCall }),
     parameters: {
       '*': 'sent as given (OpenAI wire format)',
       thinking: entry.acceptsThinking ? 'sent as given' : 'dropped: not an OpenAI parameter',

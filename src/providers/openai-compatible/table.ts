@@ -28,6 +28,10 @@ export interface OpenAICompatibleProvider {
   /** Takes tool call ids only as 9 letters or digits (Mistral): others are sent as such ids, made from
    * their hash (./nine-character-tool-call-ids.ts). */
   nineCharacterToolCallIds?: boolean;
+  /** The most embedding inputs one request takes, and the most tokens in all, where the provider refuses more
+   * (gateway/embeddings-fanout.ts sends a longer list as several calls). */
+  embeddingInputsPerCall?: number;
+  embeddingTokensPerCall?: number;
   /** OpenAI's organization/project headers from `vendora_organization` / `vendora_project`. */
   vendorHeaders?: boolean;
   /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
@@ -68,10 +72,15 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
     nineCharacterToolCallIds: true,
+    // "Too many inputs in request, split into more batches." past 256 inputs; past about 16,000 tokens in all a
+    // request is refused too (langchain-mistralai batches embeddings to that bound).
+    embeddingInputsPerCall: 256,
+    embeddingTokensPerCall: 16_000,
     // Its embeddings request names the vector's size output_dimension (codestral-embed).
     renames: { seed: 'random_seed', dimensions: 'output_dimension' },
     notes: [
       'Reasoning models (Magistral) answer content as a list of thinking and text blocks: the text becomes `content`, the thinking a thinking content block (`content_blocks`) unless strict.',
+      'Embeddings: a call takes at most 256 inputs and about 16,000 tokens in all (estimated generously: UTF-8 bytes / 3); a longer list goes as several calls, 8 at a time, merged in input order with usage summed.',
       "A 400 refusing the prompt's size (`Prompt contains N tokens, too large for model with M maximum context length`) is OpenAI's `context_length_exceeded` (param `messages`), the message kept.",
     ],
     omits: {
