@@ -11,13 +11,6 @@ export function bedrockRuntimeBaseUrl(region: string): string {
 /** The forced tool that carries a `response_format: json_object` answer (Converse has no JSON mode). */
 export const JSON_RESPONSE_TOOL_NAME = 'json';
 
-/**
- * The user turn put before a conversation that would open with the assistant (or has no turn at all, only a
- * system prompt): Converse refuses it ("A conversation must start with a user message"), OpenAI takes it.
- * LiteLLM sends the same text for the same reason.
- */
-export const CONVERSATION_START_TEXT = 'Please continue.';
-
 /** Anthropic models need max_tokens above the thinking budget; this much room is left for the answer. */
 export const THINKING_ANSWER_TOKENS = 4096;
 

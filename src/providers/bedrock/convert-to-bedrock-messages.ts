@@ -7,11 +7,11 @@ import type {
   UserMessage,
 } from '../../core/schemas/index.js';
 import { toAlternatingTurns } from '../shared/alternating-turns.js';
+import { CONVERSATION_START_TEXT } from '../shared/conversation-start.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
-import { CONVERSATION_START_TEXT } from './bedrock-config.js';
 
 export interface BedrockPrompt {
   system: BedrockContentBlock[];

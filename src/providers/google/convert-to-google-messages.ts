@@ -5,6 +5,7 @@ import type {
   UserContentPart,
   UserMessage,
 } from '../../core/schemas/index.js';
+import { CONVERSATION_START_TEXT } from '../shared/conversation-start.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import type { GeminiContent, GeminiPart } from './google-api-types.js';
 
@@ -35,7 +36,8 @@ export interface GoogleMessages {
  * OpenAI chat history → Gemini `systemInstruction` + `contents`.
  * System and developer messages, wherever they stand, join the one system instruction. Tool results
  * become `functionResponse` parts named after the assistant tool call they answer; consecutive turns of
- * one role are merged (Gemini wants the roles to alternate).
+ * one role are merged (Gemini wants the roles to alternate). A conversation with no turn but the system
+ * prompt gets a minimal user turn, as Gemini needs at least one.
  */
 export function convertToGoogleMessages(messages: ChatMessage[], model: string): GoogleMessages {
   const systemParts: GeminiPart[] = [];
@@ -97,6 +99,9 @@ export function convertToGoogleMessages(messages: ChatMessage[], model: string):
     }
   });
 
+  // Gemini refuses a request without contents ("contents is not specified"), which a conversation of nothing
+  // but a system prompt leaves: OpenAI answers it, so the model is given a minimal user turn to answer.
+  if (contents.length === 0) contents.push({ role: 'user', parts: [{ text: CONVERSATION_START_TEXT }] });
   const result: GoogleMessages = { contents };
   if (systemParts.length > 0) result.systemInstruction = { parts: systemParts };
   return result;

@@ -86,6 +86,12 @@ describe('google request: messages', () => {
     ]);
   });
 
+  it('gives a request of nothing but a system prompt a minimal user turn, as Gemini needs contents', async () => {
+    const { body } = await build({ messages: [{ role: 'system', content: 'Say hi in French.' }] });
+    expect(body.systemInstruction).toEqual({ parts: [{ text: 'Say hi in French.' }] });
+    expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'Please continue.' }] }]);
+  });
+
   it('sends data URL images inline and https / gs:// images as fileData', async () => {
     const { body } = await build({
       messages: [
