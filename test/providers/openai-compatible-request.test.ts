@@ -136,6 +136,43 @@ describe('Mistral embeddings, which take at most 256 inputs and about 16,000 tok
   });
 });
 
+describe('Mistral, which wants the conversation to end with a user or tool message (400 otherwise)', () => {
+  const CONTINUE = { role: 'user', content: 'Please continue.' };
+
+  it('gets a minimal user turn after a trailing assistant or system message', async () => {
+    const history = [
+      { role: 'user', content: 'Write a haiku.' },
+      { role: 'assistant', content: 'Autumn moonlight' },
+    ];
+    expect((await sent('mistral-ai', { messages: history })).messages).toEqual([...history, CONTINUE]);
+    const systemOnly = [{ role: 'system', content: 'Say hi.' }];
+    expect((await sent('mistral-ai', { messages: systemOnly })).messages).toEqual([...systemOnly, CONTINUE]);
+  });
+
+  it('is unchanged when it ends with the user or a tool result; others get it as it came', async () => {
+    const toolTurn = [
+      { role: 'user', content: 'Weather?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'abcdefghi', type: 'function', function: { name: 'w', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'abcdefghi', content: 'Sunny' },
+    ];
+    expect((await sent('mistral-ai', { messages: toolTurn })).messages).toEqual(toolTurn);
+    const prefill = [
+      { role: 'user', content: 'Write a haiku.' },
+      { role: 'assistant', content: 'Autumn', prefix: true },
+    ];
+    expect((await sent('mistral-ai', { messages: prefill })).messages).toEqual(prefill);
+    const trailing = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello' },
+    ];
+    expect((await sent('groq', { messages: trailing })).messages).toEqual(trailing);
+  });
+});
+
 describe('tool call ids on Mistral, which takes only 9 letters or digits (400 otherwise)', () => {
   const conversation = (first: string, second: string) => ({
     messages: [

@@ -18,6 +18,7 @@ import type {
   ProviderTarget,
 } from '../types.js';
 import { withNineCharacterToolCallIds } from './nine-character-tool-call-ids.js';
+import { withUserTurnLast } from './user-turn-last.js';
 import { OPENAI_COMPATIBLE_PROVIDERS, type OpenAICompatibleProvider } from './table.js';
 
 function baseUrlOf(entry: OpenAICompatibleProvider, target: ProviderTarget): string {
@@ -82,6 +83,10 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
         tool_call_id:
           'sent as 9 letters or digits (made from its hash) when it is not, as the provider requires',
       }),
+      ...(entry.userTurnLast && {
+        messages:
+          'sent as given; one that ends with the assistant (unless marked prefix: true) or a system message gets a user turn "Please continue." after it, as the provider serves only a conversation that ends with the user or a tool result',
+      }),
     },
     credentials: entry.vendorHeaders
       ? ['api_key', 'custom_host', 'vendora_organization', 'vendora_project']
@@ -90,11 +95,15 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
   };
 }
 
-/** The chat request with its tool call ids as the provider takes them; the same request when they are. */
-function withToolCallIdsFitted(req: AdapterRequest): AdapterRequest {
+/**
+ * The chat request's messages as the entry's provider takes them: tool call ids of 9 characters, a user turn
+ * last; the same request when they need no change.
+ */
+function withMessagesFitted(entry: OpenAICompatibleProvider, req: AdapterRequest): AdapterRequest {
   if (req.endpoint !== 'chat') return req;
   const messages = (req.body as { messages?: unknown }).messages;
-  const fitted = withNineCharacterToolCallIds(messages);
+  let fitted = entry.nineCharacterToolCallIds ? withNineCharacterToolCallIds(messages) : messages;
+  if (entry.userTurnLast) fitted = withUserTurnLast(fitted);
   return fitted === messages ? req : ({ ...req, body: { ...req.body, messages: fitted } } as AdapterRequest);
 }
 
@@ -110,7 +119,7 @@ function operationFor(entry: OpenAICompatibleProvider, endpoint: EndpointKind): 
       ...authHeaders(entry, req.target),
       ...req.forwardHeaders,
     },
-    body: toOpenAIBody(entry.nineCharacterToolCallIds ? withToolCallIdsFitted(req) : req, {
+    body: toOpenAIBody(withMessagesFitted(entry, req), {
       acceptsThinking: entry.acceptsThinking,
       maxTokensOnly: !entry.maxCompletionTokens,
       omit,

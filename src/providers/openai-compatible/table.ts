@@ -28,6 +28,9 @@ export interface OpenAICompatibleProvider {
   /** Takes tool call ids only as 9 letters or digits (Mistral): others are sent as such ids, made from
    * their hash (./nine-character-tool-call-ids.ts). */
   nineCharacterToolCallIds?: boolean;
+  /** Serves a conversation only when it ends with the user or a tool result (Mistral): one that ends otherwise
+   * gets a minimal user turn (./user-turn-last.ts). */
+  userTurnLast?: boolean;
   /** The most embedding inputs one request takes, and the most tokens in all, where the provider refuses more
    * (gateway/embeddings-fanout.ts sends a longer list as several calls). */
   embeddingInputsPerCall?: number;
@@ -72,6 +75,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     auth: 'bearer',
     endpoints: ['chat', 'embeddings'],
     nineCharacterToolCallIds: true,
+    userTurnLast: true,
     // "Too many inputs in request, split into more batches." past 256 inputs; past about 16,000 tokens in all a
     // request is refused too (langchain-mistralai batches embeddings to that bound).
     embeddingInputsPerCall: 256,
