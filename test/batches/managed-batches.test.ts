@@ -5,7 +5,9 @@
  * that wait out a rate-limit policy's window.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Readable } from 'node:stream';
+import { fileKey, VALIDATE_JOB } from '../../src/gateway/batches/batch-phases.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
@@ -268,6 +270,51 @@ describe('failures and cancelling', () => {
       expect(batch.output_file_id).toBeNull();
     } finally {
       batches.insertLines = insert;
+      release();
+    }
+  });
+
+  it('leaves no line of a batch cancelled and finalized while its validation stores its last lines', async () => {
+    const { blobs } = gateway.server.deps;
+    const { batches, jobs } = gateway.server.deps.store;
+    const get = blobs.get.bind(blobs);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let storing!: () => void;
+    const aboutToStore = new Promise<void>((resolve) => (storing = resolve));
+    try {
+      const client = sdk(gateway.url, gateway.adminKey, target(primary));
+      const file = await upload(client, jsonl([chatLine('late-1'), chatLine('late-2')]));
+      // Validation reads every line of the input, and is held before the input ends.
+      blobs.get = async (key) => {
+        const content = await get(key);
+        if (key !== fileKey(file.id) || !content) return content;
+        return Readable.from(
+          (async function* () {
+            yield* content;
+            storing();
+            await held;
+          })(),
+        );
+      };
+      const created = await createBatch(client, file.id);
+      await aboutToStore;
+      await client.batches.cancel(created.id);
+      const batch = await waitFor(client, created.id, finished);
+      expect(batch.status).toBe('cancelled');
+      release();
+      await vi.waitFor(
+        async () => {
+          const done = (await jobs.list({ kind: VALIDATE_JOB, status: 'completed' })).data;
+          expect(done.map((job) => (job.payload as { batch_id: string }).batch_id)).toContain(created.id);
+        },
+        { timeout: 10_000 },
+      );
+      // Nothing of the batch is left to run, or to keep.
+      expect((await batches.lineCounts(created.id)).total).toBe(0);
+      expect((await client.batches.retrieve(created.id)).status).toBe('cancelled');
+    } finally {
+      blobs.get = get;
       release();
     }
   });

@@ -89,10 +89,17 @@ export async function validateBatch(
     await fail(errors);
     return;
   }
-  await store.batches.insertLines(batchId, pending);
-  await store.batches.update(batchId, { status: 'in_progress', in_progress_at: nowSeconds(), total }, [
-    'validating',
-  ]);
+  // The last lines and the batch's start in one transaction: a batch cancelled (and perhaps finalized,
+  // its lines deleted) since the last look keeps none of them.
+  await store.transaction(async (tx) => {
+    await tx.batches.insertLines(batchId, pending);
+    const started = await tx.batches.update(
+      batchId,
+      { status: 'in_progress', in_progress_at: nowSeconds(), total },
+      ['validating'],
+    );
+    if (!started) await tx.batches.deleteLines(batchId);
+  });
 }
 
 async function inputOf(store: Store, blobs: BlobStore, batch: StoredBatch): Promise<Readable | undefined> {
