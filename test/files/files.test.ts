@@ -414,6 +414,24 @@ describe('malformed uploads', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("answers the gateway's own failure while storing an upload with a 500, not the client's 400", async () => {
+    const { blobs } = gateway.server.deps;
+    const put = blobs.put.bind(blobs);
+    blobs.put = () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'bytes')");
+    };
+    try {
+      const body = part('purpose', 'vision') + part('file', 'hello', 'a.txt') + '--xx--\r\n';
+      const answer = await post(body, 'multipart/form-data; boundary=xx');
+      expect(answer).toMatchObject({
+        status: 500,
+        body: { error: { code: 'internal_error', type: 'api_error', param: null } },
+      });
+    } finally {
+      blobs.put = put;
+    }
+  });
+
   it('keeps nothing of an upload whose client went away in the middle', async () => {
     const url = new URL(`${gateway.url}/files`);
     const head =

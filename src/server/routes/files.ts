@@ -136,13 +136,16 @@ function uploadError(err: unknown): unknown {
   if (code === 'FST_PROTO_VIOLATION') {
     return new GatewayError('invalid_body', 'A form field has a forbidden name', { param: 'file' });
   }
-  // The body's own faults: the parser's plain errors ("Unexpected end of form", "Boundary not found") and
-  // a part cut off by its client. The storage's (a system call's, S3's) stay errors of the gateway's.
+  // The body's own faults: the parser's plain errors ("Unexpected end of multipart data", "Boundary not
+  // found") and a part cut off by its client. Anything else is the gateway's failure, a 500 that the error
+  // handler logs: the storage's (a system call's, S3's) and a TypeError or RangeError of its own code.
   const bodyFault =
     err instanceof Error &&
-    (code === undefined || code === 'ERR_STREAM_PREMATURE_CLOSE') &&
-    !('syscall' in err) &&
-    !('$metadata' in err);
+    (code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+      (code === undefined &&
+        Object.getPrototypeOf(err) === Error.prototype &&
+        !('syscall' in err) &&
+        !('$metadata' in err)));
   if (!bodyFault) return err;
   const message = err.message;
   return new GatewayError(
