@@ -6,6 +6,8 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { fileKey, VALIDATE_JOB } from '../../src/gateway/batches/batch-phases.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -505,6 +507,47 @@ describe('the cache', () => {
       await cached.close();
     }
   });
+});
+
+describe('async hooks', () => {
+  it(
+    'finish a line when its answer is in, not when its async hooks end',
+    async () => {
+      const HOOK_DELAY_MS = 4_000;
+      let audited = 0;
+      const webhook = createServer((request, response) => {
+        request.resume();
+        setTimeout(() => {
+          audited += 1;
+          response.setHeader('content-type', 'application/json');
+          response.end(JSON.stringify({ verdict: true }));
+        }, HOOK_DELAY_MS);
+      });
+      await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+      try {
+        const webhookURL = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/audit`;
+        const config = target(primary, {
+          after_request_hooks: [
+            { id: 'audit', async: true, checks: [{ id: 'default.webhook', parameters: { webhookURL } }] },
+          ],
+        });
+        const client = sdk(gateway.url, gateway.adminKey, config);
+        const file = await upload(client, jsonl([chatLine('a-1'), chatLine('a-2'), chatLine('a-3')]));
+        const started = Date.now();
+        const created = await createBatch(client, file.id, { concurrency: 1 });
+        const batch = await waitFor(client, created.id, finished);
+        expect(batch.request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
+        // One line at a time: waiting on the hook, the three would take three of its delays.
+        expect(Date.now() - started).toBeLessThan(HOOK_DELAY_MS);
+        // The hooks still ran, for every line.
+        await vi.waitFor(() => expect(audited).toBe(3), { timeout: 3 * HOOK_DELAY_MS });
+      } finally {
+        webhook.closeAllConnections();
+        await new Promise((resolve) => webhook.close(resolve));
+      }
+    },
+    SLOW_TEST_MS,
+  );
 });
 
 describe('the store failing under the worker', () => {

@@ -25,6 +25,7 @@ import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute } from '../execute.js';
+import { newRouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { createSettleQueue } from './settle-queue.js';
@@ -354,7 +355,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       });
       callId = ctx.requestId;
       const request = validateRequest(endpoint, JSON.parse(line.body));
-      ({ cost } = (await execute(deps, { ...request, ctx }, sink)).state);
+      const state = newRouteState();
+      const executed = execute(deps, { ...request, ctx, state }, sink);
+      // The line is answered once the sink has its answer (the call's cost is known by then): `execute`
+      // goes on waiting for the config's async hooks, whose results are for the line's record only.
+      executed.catch((err: unknown) =>
+        logger.error(
+          { err, batch: batch.id, line: line.line },
+          'batch line: the call failed after its answer',
+        ),
+      );
+      await Promise.race([sink.result, executed]);
+      cost = state.cost;
     } catch (err) {
       // The call could not be made (its config or virtual key is gone): the line's answer is the error.
       const error =
