@@ -175,6 +175,17 @@ describe('validation', () => {
       [{ input_file_id: file.id, completion_window: '1h' }, 'completion_window'],
       [{ input_file_id: file.id, metadata: { k: 'v'.repeat(513) } }, 'metadata.k'],
       [{ input_file_id: file.id, concurrency: 0 }, 'concurrency'],
+      // OpenAI's bounds: an hour to 30 days after the file's creation.
+      [{ output_expires_after: { anchor: 'created_at', seconds: 60 } }, 'output_expires_after.seconds'],
+      [
+        { output_expires_after: { anchor: 'created_at', seconds: 2_592_001 } },
+        'output_expires_after.seconds',
+      ],
+      [{ output_expires_after: { anchor: 'created_at', seconds: 3600.5 } }, 'output_expires_after.seconds'],
+      [{ output_expires_after: { anchor: 'completed_at', seconds: 3600 } }, 'output_expires_after.anchor'],
+      [{ output_expires_after: { seconds: 3600 } }, 'output_expires_after.anchor'],
+      [{ output_expires_after: { anchor: 'created_at' } }, 'output_expires_after.seconds'],
+      [{ output_expires_after: 3600 }, 'output_expires_after'],
     ];
     for (const [body, param] of attempts) {
       const error = await client.batches

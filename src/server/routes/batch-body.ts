@@ -27,8 +27,20 @@ export const CreateBatchBody = Type.Object(
         Type.Null(),
       ]),
     ),
-    /** OpenAI's; accepted and not used (the gateway's output files do not expire). */
-    output_expires_after: Type.Optional(Type.Unknown()),
+    output_expires_after: Type.Optional(
+      Type.Object(
+        {
+          anchor: Type.Literal('created_at', {
+            description: 'The output and error files expire this long after they are created.',
+          }),
+          seconds: Type.Integer({ minimum: 3600, maximum: 2_592_000 }),
+        },
+        {
+          additionalProperties: false,
+          description: "When the batch's output and error files expire (OpenAI's bounds: 1 hour to 30 days).",
+        },
+      ),
+    ),
   },
   { additionalProperties: false, $id: 'CreateBatchBody' },
 );
