@@ -27,6 +27,8 @@ export interface Settings {
   /** Default first-byte deadline and in-stream idle deadline when a config sets no request_timeout. */
   defaultRequestTimeoutMs: number;
   defaultStreamIdleTimeoutMs: number;
+  /** Longest silence (no byte either way) of a file's transfer to or from a provider's Files API. */
+  fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
   customHostPolicy: 'private' | 'public';
   /** How long draining in-flight requests may take on shutdown. */
@@ -227,6 +229,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimitBytes: integer(source, 'GATEWAY_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024),
     defaultRequestTimeoutMs: integer(source, 'GATEWAY_REQUEST_TIMEOUT_MS', 600_000, 1),
     defaultStreamIdleTimeoutMs: integer(source, 'GATEWAY_STREAM_IDLE_TIMEOUT_MS', 300_000, 1),
+    fileTransferIdleTimeoutMs: integer(source, 'GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS', 60_000, 1),
     customHostPolicy: policy,
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),

@@ -244,9 +244,13 @@ export async function submitProviderBatch(
     }
     return 'poll';
   } catch (err) {
+    // A provider that answered too slowly, or a transfer that stalled, refused nothing: tried again.
     const refused =
       (err instanceof ProviderError && err.status >= 400 && err.status < 500 && err.status !== 429) ||
-      (err instanceof GatewayError && err.status >= 400 && err.status < 500);
+      (err instanceof GatewayError &&
+        err.status >= 400 &&
+        err.status < 500 &&
+        err.code !== 'request_timeout');
     if (!refused) throw err;
     await store.batches.update(
       batchId,
@@ -332,6 +336,7 @@ async function copyFile(
   const answer = await openResource(deps, target, {
     method: 'GET',
     path: `/files/${encodeURIComponent(providerFileId)}/content`,
+    transfer: true,
   });
   try {
     const stored = await deps.blobs.put(fileKey(id), answer.body);

@@ -224,6 +224,7 @@ export async function uploadFile(
   const answer = await callResource(deps, target, {
     method: 'POST',
     path: '/files',
+    transfer: true,
     headers: {
       'content-type': `multipart/form-data; boundary=${boundary}`,
       // A rewritten file's length is known only once sent: then it goes chunked.

@@ -1,8 +1,9 @@
 /**
  * Calls of a provider's own APIs (Files, fine-tuning, Batch) on one target: the adapter builds the
- * request, the gateway's upstream client sends it under the request timeout, a non-2xx answer becomes the
- * provider's error in the OpenAI shape with the target's credentials cut out, and a 2xx answer is read as
- * JSON (or, for file contents, handed on as a stream).
+ * request, the gateway's upstream client sends it under the request timeout (a file's transfer under a
+ * timeout of silence instead), a non-2xx answer becomes the provider's error in the OpenAI shape with the
+ * target's credentials cut out, and a 2xx answer is read as JSON (or, for file contents, handed on as a
+ * stream).
  */
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
@@ -14,6 +15,12 @@ import type { ResourceTarget } from './resource-target.js';
 
 export type ResourceCall = Omit<ResourceRequest, 'target' | 'auth' | 'headers'> & {
   headers?: Record<string, string>;
+  /**
+   * A file's transfer (its bytes sent up, or its contents read down): cut once no byte has moved either
+   * way for `GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS`, and not by the request timeout, which the honest
+   * transfer of a large file may outlast while a stalled one would hold its job that long.
+   */
+  transfer?: boolean;
 };
 
 export interface ResourceAnswer {
@@ -37,38 +44,95 @@ export async function openResource(
   signal?.addEventListener('abort', onAbort, { once: true });
   // A signal that is already aborted calls no listener.
   if (signal?.aborted) controller.abort();
-  const timeoutMs = deps.settings.defaultRequestTimeoutMs;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const { transfer, ...rest } = call;
+  const idleMs = transfer ? deps.settings.fileTransferIdleTimeoutMs : undefined;
+  const timeoutMs = idleMs ?? deps.settings.defaultRequestTimeoutMs;
+  let timedOut = false;
+  let finished = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  // A transfer's deadline starts again whenever a byte moves.
+  const moved =
+    idleMs === undefined
+      ? undefined
+      : () => {
+          if (!finished) timer.refresh();
+        };
   const done = () => {
+    finished = true;
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   };
+  const timeout = () =>
+    new GatewayError(
+      'request_timeout',
+      idleMs === undefined
+        ? `${adapter.id} did not answer within ${timeoutMs} ms`
+        : `The file transfer with ${adapter.id} stalled: nothing moved for ${idleMs} ms`,
+    );
   const secrets = () => targetSecrets(target.target);
   try {
     const auth = adapter.authenticate ? await adapter.authenticate(target.target, controller) : undefined;
     const request = resources.buildRequest({
-      ...call,
+      ...rest,
+      ...(moved && isStreamed(rest.body) && { body: watched(rest.body, moved) }),
       headers: call.headers ?? {},
       target: target.target,
       ...(auth && { auth }),
     });
     const response = await deps.upstream.send(request, controller);
+    moved?.();
     const { headers } = response;
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const bodyText = await response.body.text();
       done();
       throw scrubSecrets(resources.parseError({ status: response.statusCode, headers, bodyText }), secrets());
     }
-    return { status: response.statusCode, headers, body: response.body, done };
+    const body = moved ? watchedBody(response.body, moved, () => timedOut, timeout) : response.body;
+    return { status: response.statusCode, headers, body, done };
   } catch (err) {
     done();
     if (err instanceof ProviderError) throw err;
     if (err instanceof GatewayError) throw scrubSecrets(err, secrets());
-    if (controller.aborted) {
-      throw new GatewayError('request_timeout', `${adapter.id} did not answer within ${timeoutMs} ms`);
-    }
+    if (controller.aborted) throw timeout();
     throw new GatewayError('upstream_unreachable', `${adapter.id} could not be reached`, { cause: err });
   }
+}
+
+function isStreamed(body: ResourceCall['body']): body is AsyncIterable<Uint8Array> {
+  return typeof body === 'object' && Symbol.asyncIterator in body;
+}
+
+/** The chunks of `body`, telling `moved` of each as it is taken. */
+async function* watched(body: AsyncIterable<Uint8Array>, moved: () => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    moved();
+    yield chunk;
+  }
+}
+
+/** An answer's body whose every chunk tells `moved`; a read cut by the transfer's deadline fails with
+ * the timeout rather than the abort. */
+function watchedBody(
+  body: UpstreamBody,
+  moved: () => void,
+  timedOut: () => boolean,
+  timeout: () => GatewayError,
+): UpstreamBody {
+  const failure = (err: unknown) => (timedOut() ? timeout() : err);
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* watched(body, moved);
+      } catch (err) {
+        throw failure(err);
+      }
+    },
+    text: () => body.text().catch((err: unknown) => Promise.reject(failure(err))),
+    destroy: () => body.destroy(),
+  };
 }
 
 /** Sends the call and reads its JSON answer. */
