@@ -30,6 +30,9 @@ export interface StoredFile {
   line_count: number | null;
   /** Unix seconds. */
   created_at: number;
+  /** Unix seconds from which the file is gone (a batch's result file under `output_expires_after`);
+   * null or absent: kept until deleted. */
+  expires_at?: number | null;
 }
 
 export interface FileListQuery {
@@ -45,6 +48,8 @@ export interface FileRepository {
   list(workspaceId: string, query: FileListQuery): Promise<{ data: StoredFile[]; has_more: boolean }>;
   /** false when there was no such file. */
   delete(workspaceId: string, id: string): Promise<boolean>;
+  /** Files whose `expires_at` is at or before `now` (Unix seconds), at most `limit`, of any workspace. */
+  expired(now: number, limit: number): Promise<StoredFile[]>;
 }
 
 export const BATCH_STATUSES = [
@@ -121,6 +126,8 @@ export interface StoredBatch extends Record<BatchTime, number | null> {
   /** Lines this batch may run at once on one node; null: the gateway's default. */
   concurrency: number | null;
   finalize_queued: boolean;
+  /** Seconds after their creation its output and error files expire; null: they are kept. */
+  output_expires_after: number | null;
 }
 
 export interface NewBatch {
@@ -131,6 +138,7 @@ export interface NewBatch {
   metadata: Record<string, string> | null;
   concurrency: number | null;
   expires_at: number;
+  output_expires_after?: number | null;
   call: BatchCall;
 }
 

@@ -317,6 +317,7 @@ export interface FilesTable {
   bytes: Int8;
   line_count: number | null;
   created_at: Int8;
+  expires_at: Int8 | null;
 }
 
 export interface BatchesTable {
@@ -354,6 +355,7 @@ export interface BatchesTable {
   concurrency: number | null;
   call_encrypted: string;
   finalize_queued: number;
+  output_expires_after: Int8 | null;
 }
 
 export interface BatchLinesTable {

@@ -520,6 +520,52 @@ describe('the cache', () => {
   });
 });
 
+describe('output_expires_after', () => {
+  it('makes the output and error files expire that long after they are written', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, target(backup));
+    const file = await upload(client, jsonl([chatLine('o-1'), chatLine('o-2', 'broken')]));
+    const created = await createBatch(client, file.id, {
+      output_expires_after: { anchor: 'created_at', seconds: 3600 },
+    });
+    const batch = await waitFor(client, created.id, finished);
+    const ids = [batch.output_file_id!, batch.error_file_id!];
+    for (const id of ids) {
+      const result = await client.files.retrieve(id);
+      expect(result.expires_at).toBe(result.created_at + 3600);
+    }
+    // The input, and the files of a batch that asks nothing, are kept until deleted.
+    expect((await client.files.retrieve(file.id)).expires_at).toBeNull();
+    const kept = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+    expect((await client.files.retrieve(kept.output_file_id!)).expires_at).toBeNull();
+
+    const realNow = Date.now.bind(Date);
+    const anHourLater = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 3_601_000);
+    try {
+      for (const id of ids) {
+        const gone = await client.files.retrieve(id).catch((err: unknown) => err);
+        expect((gone as { status: number }).status).toBe(404);
+        const content = await client.files.content(id).catch((err: unknown) => err);
+        expect((content as { status: number }).status).toBe(404);
+      }
+      const listed = (await client.files.list()).data.map((f) => f.id);
+      expect(listed).not.toContain(ids[0]);
+      expect(listed).toContain(kept.output_file_id);
+      // A worker deletes their contents too.
+      await vi.waitFor(
+        async () => {
+          for (const id of ids) expect(await gateway.server.deps.blobs.get(fileKey(id))).toBeUndefined();
+        },
+        { timeout: 10_000 },
+      );
+      const keptContent = await gateway.server.deps.blobs.get(fileKey(kept.output_file_id!));
+      expect(keptContent).toBeDefined();
+      keptContent?.destroy();
+    } finally {
+      anHourLater.mockRestore();
+    }
+  });
+});
+
 describe('async hooks', () => {
   it(
     'finish a line when its answer is in, not when its async hooks end',

@@ -113,6 +113,11 @@ export function resultFileIds(batchId: string): { output: string; errors: string
   return { output: `file_${suffix}_output`, errors: `file_${suffix}_errors` };
 }
 
+/** When a result file of the batch made at `created` expires: `output_expires_after` past it, else never. */
+export function resultFileExpiry(batch: StoredBatch, created: number): number | null {
+  return batch.output_expires_after === null ? null : created + batch.output_expires_after;
+}
+
 const PAGE = 1_000;
 
 /** Rows read a page at a time, each page after the last row's line. */
@@ -218,6 +223,7 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
       bytes: stored.bytes,
       line_count: count,
       created_at: created,
+      expires_at: resultFileExpiry(batch, created),
     });
   }
   const final = FINAL_STATUS[payload.outcome];

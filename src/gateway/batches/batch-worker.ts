@@ -28,6 +28,7 @@ import { execute } from '../execute.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { batchEndpoint } from './batch-endpoints.js';
+import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
 import { rateLimitWaitMs, settledLineOf } from './batch-output.js';
 import {
@@ -58,6 +59,8 @@ export interface BatchWorker {
 
 /** Jobs (validations, finalizations) one node runs at once. */
 const MAX_JOBS = 2;
+/** How often a node deletes the files that have expired (sweepExpiredFiles). */
+const FILE_SWEEP_MS = 60_000;
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -144,6 +147,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
    * them again (a claim still checks that the batch is running). */
   let active: StoredBatch[] = [];
   let lastPollAt = 0;
+  let lastSweepAt = 0;
 
   async function tick(): Promise<void> {
     if (closed) return;
@@ -157,6 +161,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       if (poll) {
         lastPollAt = Date.now();
         await claimJobs();
+        if (Date.now() - lastSweepAt >= FILE_SWEEP_MS) {
+          lastSweepAt = Date.now();
+          // Beside the round, not in it: deleting from the blob storage holds no line back.
+          track(
+            sweepExpiredFiles(store, deps.blobs, lastSweepAt).then(
+              () => undefined,
+              (err: unknown) => {
+                logger.error({ err }, 'batch worker: expired files not deleted; trying again later');
+              },
+            ),
+          );
+        }
         active = await store.batches.withStatus(['in_progress', 'cancelling']);
         latest.clear();
         for (const batch of active) latest.set(batch.id, batch);

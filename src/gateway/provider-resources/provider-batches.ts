@@ -24,7 +24,7 @@ import {
   type StoredFile,
 } from '../../store/file-batch-types.js';
 import type { Repositories } from '../../store/types.js';
-import { fileKey, resultFileIds } from '../batches/batch-phases.js';
+import { fileKey, resultFileExpiry, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
 import { createWithCopies, gatewayFileOf, type LineRewrite } from './provider-files.js';
@@ -69,7 +69,13 @@ export function pollDelayMs(basePollMs: number, polls: number): number {
 export async function createProviderBatch(
   deps: GatewayDeps,
   origin: CallOrigin,
-  input: { endpoint: string; input_file_id: string; metadata: Record<string, string> | null },
+  input: {
+    endpoint: string;
+    input_file_id: string;
+    metadata: Record<string, string> | null;
+    /** Seconds after their copy into the gateway the output and error files expire; null: kept. */
+    output_expires_after: number | null;
+  },
 ): Promise<StoredBatch> {
   const workspaceId = origin.apiKey.workspace_id;
   await resourceTarget(deps, origin.headers, workspaceId, 'batches');
@@ -82,6 +88,7 @@ export async function createProviderBatch(
       metadata: input.metadata,
       concurrency: null,
       expires_at: nowSeconds() + EXPIRY_SECONDS,
+      output_expires_after: input.output_expires_after,
       call: storedCallOf(origin),
     });
     // The managed-batch worker leaves a batch whose finalization is queued alone.
@@ -340,6 +347,7 @@ async function copyFile(
   });
   try {
     const stored = await deps.blobs.put(fileKey(id), answer.body);
+    const created = nowSeconds();
     return {
       id,
       workspace_id: batch.workspace_id,
@@ -347,7 +355,8 @@ async function copyFile(
       filename: `${batch.id}_${kind}.jsonl`,
       bytes: stored.bytes,
       line_count: null,
-      created_at: nowSeconds(),
+      created_at: created,
+      expires_at: resultFileExpiry(batch, created),
     };
   } finally {
     answer.done();

@@ -86,7 +86,12 @@ export async function registerBatchRoutes(
       const batch = await createProviderBatch(
         deps,
         { apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
-        { endpoint: input.endpoint, input_file_id: file.id, metadata: input.metadata ?? null },
+        {
+          endpoint: input.endpoint,
+          input_file_id: file.id,
+          metadata: input.metadata ?? null,
+          output_expires_after: input.output_expires_after?.seconds ?? null,
+        },
       );
       batchesChanged();
       return batchView(batch);
@@ -117,6 +122,7 @@ export async function registerBatchRoutes(
         metadata: input.metadata ?? null,
         concurrency: input.concurrency ?? null,
         expires_at: now + EXPIRY_SECONDS,
+        output_expires_after: input.output_expires_after?.seconds ?? null,
         call: {
           caller: {
             id: apiKey.id,

@@ -37,6 +37,7 @@ export function fileView(file: StoredFile) {
     purpose: file.purpose,
     status: 'processed' as const,
     status_details: null,
+    expires_at: file.expires_at ?? null,
   };
 }
 

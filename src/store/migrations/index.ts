@@ -21,6 +21,7 @@ import * as filesCreatedOrder from './0019_files_created_order.js';
 import * as fineTuningJobMetadata from './0020_fine_tuning_job_metadata.js';
 import * as responseBackground from './0021_response_background.js';
 import * as responsesStatusIndex from './0022_responses_status_index.js';
+import * as fileExpiry from './0023_file_expiry.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_fine_tuning_job_metadata': fineTuningJobMetadata,
   '0021_response_background': responseBackground,
   '0022_responses_status_index': responsesStatusIndex,
+  '0023_file_expiry': fileExpiry,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -55,6 +55,7 @@ function toBatch(row: Selectable<BatchesTable>): StoredBatch {
     cost: toNumber(row.unpriced) === 0 ? Number(row.cost) : null,
     concurrency: toNumberOrNull(row.concurrency),
     finalize_queued: toNumber(row.finalize_queued) !== 0,
+    output_expires_after: toNumberOrNull(row.output_expires_after),
   };
 }
 
@@ -246,6 +247,7 @@ export function createBatchRepository({ db, kind, keys }: RepositoryContext): Ba
         concurrency: input.concurrency,
         call_encrypted: encryptSecret(keys.encryption, JSON.stringify(input.call), id),
         finalize_queued: 0,
+        output_expires_after: input.output_expires_after ?? null,
         ...NO_SUMS,
       };
       await db.insertInto('batches').values(row).execute();

@@ -1,8 +1,8 @@
 /** File records (the contents are in the BlobStore under `files/<id>`), private to their workspace. */
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { FileRepository, FilePurpose, StoredFile } from '../file-batch-types.js';
 import { toNumber, toNumberOrNull } from '../rows.js';
-import type { FilesTable } from '../schema.js';
+import type { Database, FilesTable } from '../schema.js';
 import { deleteRow, type RepositoryContext } from './context.js';
 
 function toFile(row: Selectable<FilesTable>): StoredFile {
@@ -14,7 +14,14 @@ function toFile(row: Selectable<FilesTable>): StoredFile {
     bytes: toNumber(row.bytes),
     line_count: toNumberOrNull(row.line_count),
     created_at: toNumber(row.created_at),
+    expires_at: toNumberOrNull(row.expires_at),
   };
+}
+
+/** A file past its `expires_at` is gone, though its sweep (`expired`) may not have deleted it yet. */
+function live(eb: ExpressionBuilder<Database, 'files'>) {
+  const now = Math.floor(Date.now() / 1000);
+  return eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]);
 }
 
 export function createFileRepository({ db }: RepositoryContext): FileRepository {
@@ -30,6 +37,7 @@ export function createFileRepository({ db }: RepositoryContext): FileRepository 
         .selectAll()
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
+        .where(live)
         .executeTakeFirst();
       return row ? toFile(row) : undefined;
     },
@@ -38,7 +46,7 @@ export function createFileRepository({ db }: RepositoryContext): FileRepository 
       // By creation time, then id: most ids sort by creation time (store/ids.ts), but a batch's result
       // files are named after the batch. The cursor is a file id; its row gives the position.
       const op = query.order === 'asc' ? '>' : '<';
-      let builder = db.selectFrom('files').selectAll().where('workspace_id', '=', workspaceId);
+      let builder = db.selectFrom('files').selectAll().where('workspace_id', '=', workspaceId).where(live);
       if (query.purpose !== undefined) builder = builder.where('purpose', '=', query.purpose);
       if (query.after !== undefined) {
         const after = query.after;
@@ -68,5 +76,16 @@ export function createFileRepository({ db }: RepositoryContext): FileRepository 
     },
 
     delete: (workspaceId, id) => deleteRow(db, 'files', workspaceId, id),
+
+    async expired(now, limit) {
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toFile);
+    },
   };
 }
