@@ -50,8 +50,11 @@ describeWithPostgres('a validation cut short on every attempt', () => {
     const client = sdk(api.url, api.adminKey, target(upstream));
     const file = await upload(client, jsonl([chatLine('only')]));
     const created = await createBatch(client, file.id);
-    const { jobs } = api.server.deps.store;
-    // A node that takes the validation and dies, on each of its attempts.
+    const { jobs, batches } = api.server.deps.store;
+    // A node that takes the validation and dies, on each of its attempts, having stored lines of it.
+    await batches.insertLines(created.id, [
+      { line: 1, custom_id: 'only', body: JSON.stringify(chatLine('only').body) },
+    ]);
     const [queued] = (await jobs.list({ kind: VALIDATE_JOB, status: 'queued' })).data;
     for (let attempt = 1; attempt <= queued.max_attempts; attempt++) {
       const [taken] = await jobs.claim({ kinds: [VALIDATE_JOB], owner: 'dying-node', leaseMs: 50 });
@@ -63,6 +66,8 @@ describeWithPostgres('a validation cut short on every attempt', () => {
     expect(batch.status).toBe('failed');
     expect(batch.errors?.data?.[0]).toMatchObject({ code: 'internal_error' });
     expect(await jobs.get(queued.id)).toMatchObject({ status: 'failed' });
+    // The lines it stored are gone with it.
+    expect((await batches.lineCounts(created.id)).total).toBe(0);
     // No request of the batch reached the provider.
     expect(upstream.requests.length).toBe(0);
   }, 60_000);

@@ -248,7 +248,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     }
   }
 
-  /** A validation that failed on its every attempt fails its batch, rather than leave it validating. */
+  /** A validation that failed on its every attempt fails its batch, rather than leave it validating, and
+   * drops the lines its attempts stored (none of them will run). */
   async function giveUp(job: Job, message: string): Promise<void> {
     const { batch_id } = job.payload as { batch_id: string };
     const error = {
@@ -257,11 +258,14 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       param: null,
       line: null,
     };
-    await store.batches.update(
-      batch_id,
-      { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: [error] },
-      ['validating'],
-    );
+    await store.transaction(async (tx) => {
+      const failed = await tx.batches.update(
+        batch_id,
+        { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: [error] },
+        ['validating'],
+      );
+      if (failed) await tx.batches.deleteLines(batch_id);
+    });
   }
 
   /**
