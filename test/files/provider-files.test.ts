@@ -3,6 +3,8 @@
  * with the official `openai` SDK against the fake OpenAI: upload streamed through, list, get, content,
  * delete; without the header the gateway's own store answers.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -100,5 +102,63 @@ describe('files at the provider (x-gateway-files: provider)', () => {
     >;
     expect(error.status).toBe(400);
     expect(error.message).toContain('"anthropic"');
+  });
+});
+
+describe("a provider file's contents read through the gateway", () => {
+  const CHUNKS = 12;
+  const CHUNK_EVERY_MS = 150;
+  // The provider sends the file slowly but steadily: longer in all than the request timeout.
+  const provider = createServer((request, response) => {
+    request.resume();
+    if (!/^\/v1\/files\/[^/]+\/content$/.test(request.url ?? '')) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'no such file', type: 'invalid_request_error' } }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/octet-stream' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      response.write(`{"line":${sent}}\n`);
+      if (++sent === CHUNKS) {
+        clearInterval(timer);
+        response.end();
+      }
+    }, CHUNK_EVERY_MS);
+  });
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    gateway = await startGateway({
+      env: { GATEWAY_REQUEST_TIMEOUT_MS: '1000', GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS: '1000' },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    provider.closeAllConnections();
+    await new Promise((resolve) => provider.close(resolve));
+  });
+
+  it('comes whole when it keeps moving, however long it takes in all', async () => {
+    const customHost = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+    const client = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-slow',
+          custom_host: customHost,
+        }),
+        'x-gateway-files': 'provider',
+      },
+    });
+    const started = Date.now();
+    const text = await (await client.files.content('file-slow')).text();
+    expect(Date.now() - started).toBeGreaterThan(1000);
+    expect(text.split('\n').filter(Boolean)).toHaveLength(CHUNKS);
   });
 });

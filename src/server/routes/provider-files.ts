@@ -45,7 +45,7 @@ export async function answeredByProvider(
       await callResource(
         deps,
         target,
-        { method: 'POST', path, headers, body: request.raw },
+        { method: 'POST', path, headers, body: request.raw, transfer: true },
         request.gw.signal,
       ),
     );
@@ -59,7 +59,7 @@ export async function answeredByProvider(
     const answer = await openResource(
       deps,
       target,
-      { method: 'GET', path: `${path}/content` },
+      { method: 'GET', path: `${path}/content`, transfer: true },
       request.gw.signal,
     );
     async function* body(): AsyncGenerator<Uint8Array> {
