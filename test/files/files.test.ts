@@ -227,6 +227,30 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toEqual({ status: 400, param: 'file' });
     });
 
+    it('makes an upload expire after its expires_after, checked as OpenAI checks it', async () => {
+      const client = sdk(gateway);
+      const upload = async (expiresAfter: unknown) =>
+        client.files.create({
+          file: await toFile(Buffer.from('pixels'), 'p.png'),
+          purpose: 'vision',
+          expires_after: expiresAfter,
+        } as never);
+      const file = await upload({ anchor: 'created_at', seconds: 3600 });
+      expect(file.expires_at).toBe(file.created_at + 3600);
+      expect((await client.files.retrieve(file.id)).expires_at).toBe(file.created_at + 3600);
+      for (const [expiresAfter, param] of [
+        [{ anchor: 'created_at', seconds: 60 }, 'expires_after.seconds'],
+        [{ anchor: 'created_at', seconds: 2_592_001 }, 'expires_after.seconds'],
+        [{ anchor: 'created_at', seconds: 'soon' }, 'expires_after.seconds'],
+        [{ anchor: 'created_at' }, 'expires_after.seconds'],
+        [{ anchor: 'last_active_at', seconds: 3600 }, 'expires_after.anchor'],
+        [{ seconds: 3600 }, 'expires_after.anchor'],
+      ] as const) {
+        expect(await status(upload(expiresAfter)), param).toEqual({ status: 400, param });
+      }
+      await client.files.delete(file.id);
+    });
+
     it('keeps files private to their workspace', async () => {
       const admin = sdk(gateway);
       const file = await admin.files.create({

@@ -1,7 +1,8 @@
 /**
- * Files past their `expires_at` (a batch's results under its `output_expires_after`) are gone to the API
- * at once (the store's reads pass over them); this sweep deletes their contents and records, a bounded
- * number per run. A file swept by two nodes at once is simply not found by the second.
+ * Files past their `expires_at` (an upload's `expires_after`, a batch's results under its
+ * `output_expires_after`) are gone to the API at once (the store's reads pass over them); this sweep
+ * deletes their contents and records, a bounded number per run. A file swept by two nodes at once is
+ * simply not found by the second.
  */
 import type { BlobStore } from '../../store/blob-store.js';
 import type { Store } from '../../store/types.js';

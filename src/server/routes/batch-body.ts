@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayError } from '../../core/errors.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
+import { FILE_EXPIRY_MAX_SECONDS, FILE_EXPIRY_MIN_SECONDS } from './file-expiry.js';
 import { MetadataField } from './management/body-schemas.js';
 import { batchEndpoints } from '../../gateway/batches/batch-endpoints.js';
 
@@ -33,7 +34,7 @@ export const CreateBatchBody = Type.Object(
           anchor: Type.Literal('created_at', {
             description: 'The output and error files expire this long after they are created.',
           }),
-          seconds: Type.Integer({ minimum: 3600, maximum: 2_592_000 }),
+          seconds: Type.Integer({ minimum: FILE_EXPIRY_MIN_SECONDS, maximum: FILE_EXPIRY_MAX_SECONDS }),
         },
         {
           additionalProperties: false,

@@ -15,6 +15,7 @@ import { JsonlLineCount, jsonlLineBytes } from '../../gateway/batches/jsonl-line
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { UPLOAD_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
+import { FILE_EXPIRY_MAX_SECONDS, FILE_EXPIRY_MIN_SECONDS } from './file-expiry.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { answeredByProvider } from './provider-files.js';
 import {
@@ -169,9 +170,11 @@ async function receive(deps: GatewayDeps, request: FastifyRequest, key: string) 
 async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: string) {
   let upload: Upload | undefined;
   let purpose: string | undefined;
+  const expiry = new Map<string, string>();
   for await (const part of request.parts()) {
     if (part.type === 'field') {
       if (part.fieldname === 'purpose') purpose = String(part.value);
+      else if (part.fieldname.startsWith('expires_after')) expiry.set(part.fieldname, String(part.value));
       continue;
     }
     if (part.fieldname !== 'file' || upload) {
@@ -200,7 +203,41 @@ async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: str
       requests: counter.requests,
     };
   }
-  return { upload, purpose };
+  return { upload, purpose, expiresAfter: expiresAfterOf(expiry) };
+}
+
+/**
+ * OpenAI's `expires_after` of an upload, as the form fields `expires_after[anchor]` (`created_at`) and
+ * `expires_after[seconds]`: the seconds after its creation the file expires; undefined when not asked.
+ */
+function expiresAfterOf(fields: ReadonlyMap<string, string>): number | undefined {
+  if (fields.size === 0) return undefined;
+  const known = new Set(['expires_after[anchor]', 'expires_after[seconds]']);
+  const unknown = [...fields.keys()].find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new GatewayError(
+      'invalid_body',
+      `Unknown field ${unknown}: expires_after takes anchor and seconds`,
+      {
+        param: 'expires_after',
+      },
+    );
+  }
+  if (fields.get('expires_after[anchor]') !== 'created_at') {
+    throw new GatewayError('invalid_body', 'expires_after.anchor must be created_at', {
+      param: 'expires_after.anchor',
+    });
+  }
+  const raw = fields.get('expires_after[seconds]') ?? '';
+  const seconds = Number(raw);
+  if (!/^\d{1,8}$/.test(raw) || seconds < FILE_EXPIRY_MIN_SECONDS || seconds > FILE_EXPIRY_MAX_SECONDS) {
+    throw new GatewayError(
+      'invalid_body',
+      `expires_after.seconds must be an integer from ${FILE_EXPIRY_MIN_SECONDS} to ${FILE_EXPIRY_MAX_SECONDS}`,
+      { param: 'expires_after.seconds' },
+    );
+  }
+  return seconds;
 }
 
 async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): Promise<void> {
@@ -242,7 +279,7 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
       const id = newId('file', now);
       const key = fileKey(id);
       try {
-        const { upload, purpose: purposeField } = await receive(deps, request, key);
+        const { upload, purpose: purposeField, expiresAfter } = await receive(deps, request, key);
         if (!upload) throw new GatewayError('invalid_body', 'file is required', { param: 'file' });
         const purpose = purposeOf(purposeField);
         if (purpose === 'batch') await checkBatchFile(deps, key, upload);
@@ -254,6 +291,7 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
           bytes: upload.bytes,
           line_count: purpose === 'batch' ? upload.requests : null,
           created_at: Math.floor(now / 1000),
+          expires_at: expiresAfter === undefined ? null : Math.floor(now / 1000) + expiresAfter,
         });
         return fileView(file);
       } catch (err) {
