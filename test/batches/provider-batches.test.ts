@@ -331,6 +331,30 @@ describe('provider batches (completion_window 24h)', () => {
     expect(error.message).toContain('"anthropic"');
     expect((error.error as { param: string }).param).toBe('x-gateway-provider');
   });
+
+  it(
+    "records a line whose custom_id is longer than a metadata value without it, as a managed batch's",
+    async () => {
+      const long = 'x'.repeat(513);
+      const input = await upload(client, jsonl([chatLine('short'), chatLine(long)]));
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      expect((await waitFor(client, batch.id, finished)).status).toBe('completed');
+      let records: Array<{ metadata: Record<string, string> }> = [];
+      for (let i = 0; i < 100 && records.length < 2; i++) {
+        const logs = await fetch(`${gateway.url}/logs?metadata.batch_id=${batch.id}`, {
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+        records = ((await logs.json()) as { data: typeof records }).data;
+        if (records.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(records.map((r) => r.metadata.custom_id ?? null).sort()).toEqual([null, 'short']);
+    },
+    SLOW_TEST_MS,
+  );
 });
 
 describeWithPostgres('provider batches on PostgreSQL and S3-compatible storage, two nodes', () => {

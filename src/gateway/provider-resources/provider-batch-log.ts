@@ -13,7 +13,7 @@ import { usageCost } from '../../observability/pricing/cost.js';
 import type { BatchCall, StoredBatch } from '../../store/file-batch-types.js';
 import { batchEndpoint } from '../batches/batch-endpoints.js';
 import { fileKey } from '../batches/batch-phases.js';
-import { newSpanId } from '../context.js';
+import { METADATA_MAX_VALUE_LENGTH, newSpanId } from '../context.js';
 import type { GatewayDeps } from '../deps.js';
 import { buildLogRecord, type RecordContext } from '../log-record.js';
 
@@ -70,7 +70,9 @@ export async function logProviderBatchLines(
             metadata: {
               ...call.metadata,
               batch_id: batch.id,
-              ...(typeof line.custom_id === 'string' && { custom_id: line.custom_id }),
+              // A custom_id longer than a metadata value may be is left out, as a managed batch's line's.
+              ...(typeof line.custom_id === 'string' &&
+                line.custom_id.length <= METADATA_MAX_VALUE_LENGTH && { custom_id: line.custom_id }),
             },
           },
           {
