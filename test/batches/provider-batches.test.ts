@@ -333,6 +333,80 @@ describe('provider batches (completion_window 24h)', () => {
   });
 
   it(
+    'records the lines an expired batch ran, not those it never ran (batch_expired)',
+    async () => {
+      const input = await upload(client, jsonl([chatLine('ran'), chatLine('never')]));
+      const batch = await client.batches.create({
+        input_file_id: input.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      // The provider's batch ends expired, one line answered, the other never run.
+      const deadline = Date.now() + 30_000;
+      let remote: Record<string, unknown> | undefined;
+      while (!remote) {
+        remote = [...fake.resources.batches.values()].find(
+          (b) =>
+            b.input_file_id !== inputId &&
+            [...fake.resources.files.values()].some(
+              (f) => f.id === b.input_file_id && f.content.includes('never'),
+            ),
+        );
+        if (Date.now() > deadline) throw new Error('the batch never reached the provider');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const answered = {
+        custom_id: 'ran',
+        response: {
+          status_code: 200,
+          request_id: 'req_ran',
+          body: { model: 'gpt-4o-mini', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+        },
+        error: null,
+      };
+      const never = {
+        custom_id: 'never',
+        response: null,
+        error: {
+          code: 'batch_expired',
+          message: 'This request could not be executed before the completion window expired.',
+        },
+      };
+      const output = fake.resources.addFile(
+        'out.jsonl',
+        'batch_output',
+        Buffer.from(`${JSON.stringify(answered)}\n`),
+      );
+      const errors = fake.resources.addFile(
+        'err.jsonl',
+        'batch_output',
+        Buffer.from(`${JSON.stringify(never)}\n`),
+      );
+      Object.assign(remote, {
+        status: 'expired',
+        expired_at: Math.floor(Date.now() / 1000),
+        output_file_id: output.id,
+        error_file_id: errors.id,
+        request_counts: { total: 2, completed: 1, failed: 1 },
+      });
+      expect((await waitFor(client, batch.id, finished)).status).toBe('expired');
+      const logged = async () => {
+        const logs = await fetch(`${gateway.url}/logs?metadata.batch_id=${batch.id}`, {
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+        return ((await logs.json()) as { data: Array<{ status: number; metadata: Record<string, string> }> })
+          .data;
+      };
+      for (let i = 0; i < 100 && (await logged()).length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await logged()).map((r) => [r.metadata.custom_id, r.status])).toEqual([['ran', 200]]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     "records a line whose custom_id is longer than a metadata value without it, as a managed batch's",
     async () => {
       const long = 'x'.repeat(513);

@@ -26,6 +26,10 @@ interface BatchLine {
   error?: { code?: unknown; message?: unknown } | null;
 }
 
+/** The error codes of the lines a batch never ran, as it expired or was cancelled first: no call was made,
+ * so none is recorded (a managed batch records none for them either). */
+const NEVER_RAN = new Set(['batch_expired', 'batch_cancelled']);
+
 export async function logProviderBatchLines(
   deps: GatewayDeps,
   batch: StoredBatch,
@@ -55,6 +59,7 @@ export async function logProviderBatchLines(
       } catch {
         continue;
       }
+      if (!line.response && typeof line.error?.code === 'string' && NEVER_RAN.has(line.error.code)) continue;
       const body = line.response?.body;
       const model = typeof body?.model === 'string' ? body.model : null;
       const usage = body?.usage && typeof body.usage.prompt_tokens === 'number' ? body.usage : undefined;
