@@ -223,6 +223,20 @@ describe('fine-tuning jobs', () => {
     });
   });
 
+  it('shows error null on a job OpenAI answers with an error object of nulls (not failed)', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    // OpenAI's object of a job that has not failed: every field of error null.
+    const nulls = { code: null, message: null, param: null };
+    fake.enqueue({ status: 200, body: { ...providerJob, status: 'running', error: nulls } });
+    const running = await client.fineTuning.jobs.retrieve(job.id);
+    expect([running.status, running.error]).toEqual(['running', null]);
+    fake.enqueue({ status: 200, body: { ...providerJob, status: 'cancelled', error: nulls } });
+    const cancelled = await client.fineTuning.jobs.cancel(job.id);
+    expect([cancelled.status, cancelled.error]).toEqual(['cancelled', null]);
+  });
+
   it('lists the workspace’s jobs newest first with limit and after, privately', async () => {
     const all = await client.fineTuning.jobs.list({ limit: 100 });
     expect(all.data.length).toBeGreaterThanOrEqual(4);

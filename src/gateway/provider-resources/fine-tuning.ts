@@ -31,11 +31,12 @@ function statusOf(object: Json): string {
   return typeof object.status === 'string' ? object.status : 'queued';
 }
 
-/** A provider's job error as the spec's `{code, message, param}`; null when there is none. */
+/** A provider's job error as the spec's `{code, message, param}`; null when there is none: OpenAI answers a
+ * job that has not failed with an error object whose fields are all null. */
 function errorOf(error: unknown): { code: string; message: string; param: string | null } | null {
   if (!error || typeof error !== 'object') return null;
   const { code, message, param } = error as Json;
-  if (code === undefined && message === undefined) return null;
+  if (code == null && message == null) return null;
   return {
     code: typeof code === 'string' ? code : 'job_failed',
     message: typeof message === 'string' ? message : 'The fine-tuning job failed',
