@@ -173,6 +173,39 @@ describe('variables', () => {
     ]);
   });
 
+  it('a dotted name the template reads is required to its last name, and named when missing', async () => {
+    const calls = fake.requests.length;
+    for (const [persona, param] of [
+      [{}, 'variables.persona.name'],
+      [{ nmae: 'Ada' }, 'variables.persona.name'],
+      ['Ada', 'variables.persona.name'],
+      [null, 'variables.persona.name'],
+    ] as const) {
+      const error = expectError(
+        await complete(gateway, 'literal', { variables: { question: 'q', persona } }),
+        400,
+        'invalid_variables',
+        param,
+      );
+      expect(error.message).toContain('"persona.name"');
+    }
+    // A name every object inherits is not a value given.
+    await createPrompt({ slug: 'inherited', string: chatTemplate('S', '{{user.toString}}') });
+    expectError(
+      await complete(gateway, 'inherited', { variables: { user: {} } }),
+      400,
+      'invalid_variables',
+      'variables.user.toString',
+    );
+    expect(fake.requests.length).toBe(calls);
+    // Given, whatever it holds (null renders as nothing, as it does at the top).
+    const reply = await complete(gateway, 'literal', {
+      variables: { question: 'q', persona: { name: null } },
+    });
+    expect(reply.status, reply.text).toBe(200);
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('You are .');
+  });
+
   it('sections loop over lists and skip what is absent', async () => {
     await createPrompt({
       slug: 'sections',

@@ -36,7 +36,8 @@ export interface CompiledTemplate {
   type: TemplateType;
   text: string;
   tokens: Token[];
-  /** Variables the template reads outside any section: a call must give each. */
+  /** Names the template reads outside any section, a dotted one whole (`customer.name`): a call must give
+   * each, to its last name. */
   required: ReadonlySet<string>;
   /** Every name the template reads (first segment of a dotted name), sections included. */
   known: ReadonlySet<string>;
@@ -204,7 +205,7 @@ function walk(tokens: Token[], walkState: Walk, json: JsonState, depth: number):
         const root = rootName(value);
         if (root !== undefined) {
           walkState.known.add(root);
-          if (!inSection) walkState.required.add(root);
+          if (!inSection) walkState.required.add(value);
         }
         if (walkState.type === 'chat' && (!json.inString || json.escaped)) {
           throw invalid(

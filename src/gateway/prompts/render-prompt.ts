@@ -136,12 +136,25 @@ function variableError(name: string, message: string): GatewayError {
   });
 }
 
+/**
+ * Whether the variables give a name the template reads outside sections, to its last name (`customer.name`:
+ * `customer` holds a value with a `name`), as Mustache reads it there. Own names only: `constructor` or
+ * `toString` is not given by every object's prototype.
+ */
+function isGiven(variables: Record<string, unknown>, name: string): boolean {
+  let value: unknown = variables;
+  for (const key of name.split('.')) {
+    if (value === null || value === undefined) return false;
+    const holder = Object(value) as Record<string, unknown>;
+    if (!Object.hasOwn(holder, key) || holder[key] === undefined) return false;
+    value = holder[key];
+  }
+  return true;
+}
+
 function checkVariables(input: PromptInput, required: ReadonlySet<string>, known: ReadonlySet<string>) {
   for (const name of required) {
-    // Own names only: `constructor` or `toString` is not given by every object's prototype.
-    if (!Object.hasOwn(input.variables, name) || input.variables[name] === undefined) {
-      throw variableError(name, 'is missing: the template reads it');
-    }
+    if (!isGiven(input.variables, name)) throw variableError(name, 'is missing: the template reads it');
   }
   for (const [name, value] of Object.entries(input.variables)) {
     if (!known.has(name) && !input.allowUnknownVariables) {
@@ -299,6 +312,26 @@ function checkParameterNames(document: PromptDocument): void {
   }
 }
 
+/** A sample value for each name a template requires, a dotted one as nested objects (`customer.name`:
+ * `{customer: {name: "sample"}}`). Without prototypes, so that a name such as `__proto__` is a key. */
+function sampleVariables(required: ReadonlySet<string>): Record<string, unknown> {
+  type Holder = Record<string, unknown>;
+  const variables: Holder = { __proto__: null };
+  for (const name of required) {
+    const keys = name.split('.');
+    let holder = variables;
+    for (const key of keys.slice(0, -1)) {
+      const next = holder[key];
+      holder = (
+        typeof next === 'object' && next !== null ? next : (holder[key] = { __proto__: null })
+      ) as Holder;
+    }
+    const last = keys[keys.length - 1];
+    if (!Object.hasOwn(holder, last)) holder[last] = 'sample';
+  }
+  return variables;
+}
+
 /**
  * Checks a version before it is stored: its template reads as Mustache, its variables sit where values
  * stay text, its partials exist without including one another in a cycle, and — rendered with a sample
@@ -311,7 +344,7 @@ export async function checkPromptDocument(
 ): Promise<void> {
   checkParameterNames(document);
   const prepared = await preparedTemplate({ prompt: document }, loadPartial);
-  const variables = Object.fromEntries([...prepared.required].map((name) => [name, 'sample']));
+  const variables = sampleVariables(prepared.required);
   const overrides = document.parameters.model === undefined ? { model: 'sample-model' } : {};
   try {
     render(document, prepared, { variables, allowUnknownVariables: true, overrides, stream: undefined });
