@@ -546,6 +546,32 @@ describe('a text completion prompt', () => {
     });
     expect(fake.requests.length).toBe(calls);
   });
+
+  it('sends the limit as max_tokens, the one name /v1/completions knows, under either name', async () => {
+    await createPrompt({
+      slug: 'text-limit',
+      template_type: 'completion',
+      string: 'Say {{word}}',
+      parameters: { model: 'gpt-3.5-turbo-instruct', max_tokens: 300 },
+    });
+    const reply = await complete(gateway, 'text-limit', {
+      variables: { word: 'hi' },
+      max_completion_tokens: 5,
+    });
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake)).toMatchObject({ max_tokens: 5 });
+    expect(lastBody(fake).max_completion_tokens).toBeUndefined();
+
+    await createPrompt({
+      slug: 'text-newer-limit',
+      template_type: 'completion',
+      string: 'Say {{word}}',
+      parameters: { model: 'gpt-3.5-turbo-instruct', max_completion_tokens: 40 },
+    });
+    await complete(gateway, 'text-newer-limit', { variables: { word: 'hi' } });
+    expect(lastBody(fake)).toMatchObject({ max_tokens: 40 });
+    expect(lastBody(fake).max_completion_tokens).toBeUndefined();
+  });
 });
 
 describe('routing behind a prompt', () => {

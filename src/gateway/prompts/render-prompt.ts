@@ -241,6 +241,17 @@ function versionParameters(
   return kept;
 }
 
+/**
+ * The body with the answer's limit under the name its endpoint knows: `/v1/completions` has `max_tokens`
+ * only, which a text prompt's limit set as `max_completion_tokens` (the name the prompt API prefers, for
+ * every prompt) becomes; it wins over a `max_tokens` beside it, as it does at every adapter.
+ */
+function withLimitName(endpoint: 'chat' | 'completions', body: Record<string, unknown>) {
+  if (endpoint !== 'completions' || body.max_completion_tokens === undefined) return body;
+  const { max_completion_tokens: limit, ...rest } = body;
+  return { ...rest, max_tokens: limit };
+}
+
 function render(
   document: PromptDocument,
   prepared: PreparedTemplate,
@@ -265,12 +276,12 @@ function render(
       { param: NESTED },
     );
   }
-  const body = {
+  const body = withLimitName(endpoint, {
     ...versionParameters(document.parameters, input.overrides),
     ...input.overrides,
     [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
     ...(input.stream !== undefined && { stream: input.stream }),
-  };
+  });
   try {
     return validateRequest(ENDPOINTS[endpoint], body) as ModelRequest<'chat' | 'completions'>;
   } catch (err) {
