@@ -685,6 +685,47 @@ describe('routing behind a prompt', () => {
       ]),
     );
   });
+
+  it("prompt_id target: sent its own version's parameters, none of the called prompt's", async () => {
+    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } };
+    await createPrompt({
+      slug: 'called-params',
+      string: chatTemplate('C', '{{q}}'),
+      parameters: {
+        model: 'gpt-4o-mini',
+        temperature: 0.2,
+        max_completion_tokens: 300,
+        tools: [tool],
+        tool_choice: 'required',
+      },
+    });
+    await createPrompt({
+      slug: 'target-params',
+      string: chatTemplate('T', 'Sent: {{q}}'),
+      parameters: { model: 'gpt-4o', max_tokens: 50 },
+    });
+    const config = { strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'target-params' }] };
+    const headers = { 'x-gateway-config': JSON.stringify(config) };
+    const reply = await complete(gateway, 'called-params', { variables: { q: 'x' } }, headers);
+    expect(reply.status, reply.text).toBe(200);
+    const sent = lastBody(fake);
+    expect(sent).toMatchObject({ model: 'gpt-4o', max_tokens: 50 });
+    for (const key of ['temperature', 'max_completion_tokens', 'tools', 'tool_choice']) {
+      expect(sent[key], key).toBeUndefined();
+    }
+    // The caller's own overrides go to every target, and so do the config's above it.
+    await complete(gateway, 'called-params', { variables: { q: 'x' }, temperature: 0.7 }, headers);
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o', max_tokens: 50, temperature: 0.7 });
+    const above = { ...config, override_params: { tool_choice: 'none', top_p: 0.5 } };
+    await complete(
+      gateway,
+      'called-params',
+      { variables: { q: 'x' } },
+      { 'x-gateway-config': JSON.stringify(above) },
+    );
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o', tool_choice: 'none', top_p: 0.5 });
+    expect(lastBody(fake).tools).toBeUndefined();
+  });
 });
 
 describe('a config across prompts stored as their destination', () => {

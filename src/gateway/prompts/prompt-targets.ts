@@ -9,6 +9,7 @@
  * naming one is refused (`promptIdPath`), rather than routed as if the key were not there.
  */
 import { GatewayError } from '../../core/errors.js';
+import type { ModelRequest } from '../../providers/types.js';
 import type { CallContext, PromptRef } from '../call-context.js';
 import type { GatewayConfig, TargetConfig } from '../config/index.js';
 import { HEADERS } from '../context.js';
@@ -54,22 +55,48 @@ interface Expansion {
   lookups: Lookups;
   ctx: CallContext;
   body: Record<string, unknown>;
+  /** The request the called prompt makes, which every target is sent with its override_params over it. */
+  called: ModelRequest;
   endpoint: string;
   /** The prompt each expanded target sends, by its path. */
   prompts: Map<string, PromptRef>;
+}
+
+/** What every target is sent as the request asks it, whichever prompt it sends. */
+const THE_CALLS_OWN = new Set(['stream', 'stream_options']);
+
+/**
+ * The target with the called prompt's fields that its own prompt does not set removed (an override_params
+ * value of undefined removes the field: routing/overrides.ts), so that it is sent its prompt, not the two
+ * merged — another prompt's tools, sampling or limit under the other name. A field that override_params set
+ * above it in the config (`overridden`) stays for it to inherit.
+ */
+function withoutCalledFields(
+  target: TargetConfig,
+  called: Record<string, unknown>,
+  overridden: ReadonlySet<string>,
+): TargetConfig {
+  const own = target.override_params as Record<string, unknown>;
+  const removed: Record<string, undefined> = {};
+  for (const key of Object.keys(called)) {
+    if (!Object.hasOwn(own, key) && !overridden.has(key) && !THE_CALLS_OWN.has(key)) removed[key] = undefined;
+  }
+  return { ...target, override_params: { ...own, ...removed } };
 }
 
 async function expandNode(
   node: TargetConfig,
   path: string,
   inherited: string | undefined,
+  overridden: ReadonlySet<string>,
   how: Expansion,
 ): Promise<TargetConfig> {
   const { prompt_id: own, ...rest } = node;
   const promptId = own ?? inherited;
   if (rest.targets) {
+    const below = new Set([...overridden, ...Object.keys(rest.override_params ?? {})]);
     const targets = await Promise.all(
-      rest.targets.map((child, i) => expandNode(child, childPath(path, i), promptId, how)),
+      rest.targets.map((child, i) => expandNode(child, childPath(path, i), promptId, below, how)),
     );
     return { ...rest, targets };
   }
@@ -99,8 +126,9 @@ async function expandNode(
     ...rendered
   } = prepared.request.body as Record<string, unknown>;
   const expanded: TargetConfig = { ...rest, override_params: { ...rendered, ...rest.override_params } };
+  const called = how.called.body as Record<string, unknown>;
   if (prepared.destination === undefined || NAMES_A_PROVIDER.some((key) => rest[key] !== undefined)) {
-    return expanded;
+    return withoutCalledFields(expanded, called, overridden);
   }
   const { config: destination } = await resolveRequestConfig(
     { [HEADERS.config]: prepared.destination },
@@ -116,27 +144,33 @@ async function expandNode(
       { param },
     );
   }
-  return {
-    ...destination,
-    ...expanded,
-    override_params: { ...destination.override_params, ...expanded.override_params },
-  };
+  return withoutCalledFields(
+    {
+      ...destination,
+      ...expanded,
+      override_params: { ...destination.override_params, ...expanded.override_params },
+    },
+    called,
+    overridden,
+  );
 }
 
-/** The call's context with every target naming a prompt expanded; the same context when none does. */
+/** The call's context with every target naming a prompt expanded; the same context when none does.
+ * `called`: the request the prompt the call names makes. */
 export async function expandPromptTargets(
   lookups: Lookups,
   ctx: CallContext,
   body: unknown,
-  endpoint: string,
+  called: ModelRequest,
 ): Promise<CallContext> {
   if (promptIdPath(ctx.config) === null) return ctx;
   const prompts = new Map<string, PromptRef>();
-  const config = await expandNode(ctx.config, '', undefined, {
+  const config = await expandNode(ctx.config, '', undefined, new Set(), {
     lookups,
     ctx,
     body: body as Record<string, unknown>,
-    endpoint,
+    called,
+    endpoint: called.endpoint,
     prompts,
   });
   return { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };

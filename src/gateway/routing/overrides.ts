@@ -41,12 +41,18 @@ export function withOverrides<K extends EndpointKind>(
 
 /**
  * The request a target is sent: the client's with the node's override_params applied, checked by the same
- * rules as a body. A bad override is reported where it is in the config.
+ * rules as a body. A bad override is reported where it is in the config. An override of undefined, which
+ * no config's JSON holds, removes the field: a prompt_id target is sent its own prompt's fields only
+ * (gateway/prompts/prompt-targets.ts).
  */
 export function overriddenRequest(request: RoutedRequest, node: TargetConfig, path: string): RoutedRequest {
   // A pass-through body is the provider's own, sent as it came: override_params are for model calls.
   if (!node.override_params || request.endpoint === 'passthrough') return request;
-  const merged = { ...request.body, ...overridesFor(request.endpoint, node.override_params) };
+  const merged: Record<string, unknown> = {
+    ...request.body,
+    ...overridesFor(request.endpoint, node.override_params),
+  };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   try {
     return validateRequest(ENDPOINTS[request.endpoint], merged);
   } catch (err) {

@@ -83,7 +83,7 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
           how,
           configHeaders(request, prepared),
         );
-        return expandPromptTargets(deps.lookups, resolved, request.body, call.endpoint);
+        return expandPromptTargets(deps.lookups, resolved, request.body, call);
       });
       if (!ctx) return reply;
       await execute(deps, { ...call, ctx, state }, sink);
