@@ -501,6 +501,28 @@ describe('the answer', () => {
     for (const chunk of chunks) expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
   });
 
+  it("takes the version's stream_options when the call streams, and leaves them out when it does not", async () => {
+    await createPrompt({
+      slug: 'stream-usage',
+      string: chatTemplate('Be brief.', 'Echo {{q}}'),
+      parameters: { model: 'gpt-4o-mini', stream_options: { include_usage: true } },
+    });
+    const plain = await complete(gateway, 'stream-usage', { variables: { q: 'x' } });
+    expect(plain.status, plain.text).toBe(200);
+    expect(lastBody(fake).stream_options).toBeUndefined();
+    const response = await fetch(`${gateway.url}/prompts/stream-usage/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+      body: JSON.stringify({ variables: { q: 'streamed words' }, stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const events = (await response.text()).split('\n\n').filter(Boolean);
+    expect(lastBody(fake).stream_options).toEqual({ include_usage: true });
+    const last = JSON.parse(events.at(-2)!.slice(6)) as { choices: unknown[]; usage: unknown };
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toMatchObject({ total_tokens: expect.any(Number) });
+  });
+
   it('reaches the openai SDK with its base URL at the prompt', async () => {
     const client = promptClient(gateway, 'answer');
     // completions.create posts to {baseURL}/completions: the envelope, as it came.

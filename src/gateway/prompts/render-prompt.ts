@@ -226,15 +226,15 @@ const NESTED = 'hyperparameters';
 const SAME_SETTING = [['max_tokens', 'max_completion_tokens']] as const;
 
 /**
- * The version's parameters that the request leaves as they are: less `stream` (always the request's), and
- * less a setting the request sends under either of its names — a version's `max_completion_tokens` would
- * otherwise win over the request's `max_tokens` at every provider, or both be sent.
+ * The version's parameters that the request leaves as they are: less `stream` (always the request's) and
+ * its `stream_options` when the request does not stream (they apply to streams only), and less a setting
+ * the request sends under either of its names — a version's `max_completion_tokens` would otherwise win
+ * over the request's `max_tokens` at every provider, or both be sent.
  */
-function versionParameters(
-  parameters: Record<string, unknown>,
-  overrides: Record<string, unknown>,
-): Record<string, unknown> {
+function versionParameters(parameters: Record<string, unknown>, input: PromptInput): Record<string, unknown> {
+  const { overrides } = input;
   const { stream: _stream, ...kept } = parameters;
+  if (input.stream !== true) delete kept.stream_options;
   for (const names of SAME_SETTING) {
     if (names.some((name) => overrides[name] !== undefined)) for (const name of names) delete kept[name];
   }
@@ -277,7 +277,7 @@ function render(
     );
   }
   const body = withLimitName(endpoint, {
-    ...versionParameters(document.parameters, input.overrides),
+    ...versionParameters(document.parameters, input),
     ...input.overrides,
     [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
     ...(input.stream !== undefined && { stream: input.stream }),
