@@ -708,6 +708,42 @@ describe('routing behind a prompt', () => {
     );
   });
 
+  it('prompt_id targets: a variable any of the prompts reads is taken, one none reads is refused', async () => {
+    await createPrompt({
+      slug: 'reads-q',
+      string: chatTemplate('A', '{{q}}'),
+      parameters: { model: 'fake-status-500' },
+    });
+    await createPrompt({
+      slug: 'reads-q-and-context',
+      string: chatTemplate('B {{context}}', '{{q}}'),
+      parameters: { model: 'gpt-4o-mini' },
+    });
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [500] },
+      targets: [{ prompt_id: 'reads-q' }, { prompt_id: 'reads-q-and-context' }],
+    };
+    const headers = { 'x-gateway-config': JSON.stringify(config) };
+    const reply = await complete(gateway, 'reads-q', { variables: { q: 'x', context: 'c' } }, headers);
+    expect(reply.status, reply.text).toBe(200);
+    expect((lastBody(fake).messages as Array<{ content: string }>)[0].content).toBe('B c');
+    const calls = fake.requests.length;
+    expectError(
+      await complete(gateway, 'reads-q', { variables: { q: 'x', context: 'c', typo: 1 } }, headers),
+      400,
+      'invalid_variables',
+      'variables.typo',
+    );
+    expect(fake.requests.length).toBe(calls);
+    // Without prompt_id targets, the called prompt's own variables only.
+    expectError(
+      await complete(gateway, 'reads-q', { variables: { q: 'x', context: 'c' } }),
+      400,
+      'invalid_variables',
+      'variables.context',
+    );
+  });
+
   it("prompt_id target: sent its own version's parameters, none of the called prompt's", async () => {
     const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } };
     await createPrompt({

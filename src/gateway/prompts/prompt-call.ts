@@ -16,6 +16,10 @@ import { renderPrompt, type PartialLoader } from './render-prompt.js';
 export interface PreparedPromptCall {
   request: ModelRequest<'chat' | 'completions'>;
   prompt: PromptRef;
+  /** The call's variables, the names the prompt's template reads, and whether the call allows others. */
+  variables: Record<string, unknown>;
+  known: ReadonlySet<string>;
+  allowUnknownVariables: boolean;
   /** The version's destination as an `x-gateway-config` value (a stored config's id, or config JSON);
    * undefined when it names none and the request's headers say where to go. */
   destination: string | undefined;
@@ -80,23 +84,38 @@ export function destinationOf(version: { prompt: PromptDocument }): string | und
   return value;
 }
 
+/**
+ * `unknownVariables: 'later'`: a variable the template does not read is left for the caller to judge
+ * (`refuseUnknownVariables`), as a call whose config names prompt_id targets sends other prompts, which may
+ * read it.
+ */
 export async function preparePromptCall(
   lookups: Lookups,
   workspaceId: string,
   reference: string,
   rawBody: unknown,
+  unknownVariables: 'refuse' | 'later' = 'refuse',
 ): Promise<PreparedPromptCall> {
   const { variables, allow_unknown_variables, stream, ...overrides } =
     validatePromptCompletionRequest(rawBody);
+  const allowUnknownVariables = allow_unknown_variables === true;
   const { prompt, version } = await loadPromptVersion(lookups, workspaceId, reference);
-  const request = await renderPrompt(
+  const { request, known } = await renderPrompt(
     version,
-    { variables, allowUnknownVariables: allow_unknown_variables === true, overrides, stream },
+    {
+      variables,
+      allowUnknownVariables: allowUnknownVariables || unknownVariables === 'later',
+      overrides,
+      stream,
+    },
     partialLoader(lookups, workspaceId),
   );
   return {
     request,
     prompt: { id: prompt.id, slug: prompt.slug, version: version.version },
+    variables,
+    known,
+    allowUnknownVariables,
     destination: destinationOf(version),
   };
 }

@@ -9,14 +9,14 @@
  * naming one is refused (`promptIdPath`), rather than routed as if the key were not there.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { ModelRequest } from '../../providers/types.js';
 import type { CallContext, PromptRef } from '../call-context.js';
 import type { GatewayConfig, TargetConfig } from '../config/index.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
 import { resolveRequestConfig } from '../request-config.js';
 import { childPath } from '../routing/inherit.js';
-import { preparePromptCall } from './prompt-call.js';
+import { preparePromptCall, type PreparedPromptCall } from './prompt-call.js';
+import { refuseUnknownVariables } from './render-prompt.js';
 
 const paths = new WeakMap<object, string | null>();
 
@@ -56,10 +56,12 @@ interface Expansion {
   ctx: CallContext;
   body: Record<string, unknown>;
   /** The request the called prompt makes, which every target is sent with its override_params over it. */
-  called: ModelRequest;
+  called: PreparedPromptCall['request'];
   endpoint: string;
   /** The prompt each expanded target sends, by its path. */
   prompts: Map<string, PromptRef>;
+  /** The variables each prompt the call may send reads. */
+  known: Array<ReadonlySet<string>>;
 }
 
 /** What every target is sent as the request asks it, whichever prompt it sends. */
@@ -120,6 +122,7 @@ async function expandNode(
     );
   }
   how.prompts.set(path, prepared.prompt);
+  how.known.push(prepared.known);
   const {
     stream: _stream,
     stream_options: _options,
@@ -155,23 +158,36 @@ async function expandNode(
   );
 }
 
-/** The call's context with every target naming a prompt expanded; the same context when none does.
- * `called`: the request the prompt the call names makes. */
+/**
+ * The call's context with every target naming a prompt expanded (the same context when none does), once
+ * the call's variables are checked: one that none of the prompts it may send reads — the one it names
+ * (`called`, prepared with unknown variables left for here) or a target's — is refused, unless the call
+ * allows it.
+ */
 export async function expandPromptTargets(
   lookups: Lookups,
   ctx: CallContext,
   body: unknown,
-  called: ModelRequest,
+  called: PreparedPromptCall,
 ): Promise<CallContext> {
-  if (promptIdPath(ctx.config) === null) return ctx;
+  const known = [called.known];
+  const checked = () => {
+    if (!called.allowUnknownVariables) refuseUnknownVariables(called.variables, known);
+  };
+  if (promptIdPath(ctx.config) === null) {
+    checked();
+    return ctx;
+  }
   const prompts = new Map<string, PromptRef>();
   const config = await expandNode(ctx.config, '', undefined, new Set(), {
     lookups,
     ctx,
     body: body as Record<string, unknown>,
-    called,
-    endpoint: called.endpoint,
+    called: called.request,
+    endpoint: called.request.endpoint,
     prompts,
+    known,
   });
+  checked();
   return { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };
 }

@@ -152,17 +152,26 @@ function isGiven(variables: Record<string, unknown>, name: string): boolean {
   return true;
 }
 
+/** Refuses a variable that none of the templates a call may send reads (`known`: the names each reads). */
+export function refuseUnknownVariables(
+  variables: Record<string, unknown>,
+  known: ReadonlyArray<ReadonlySet<string>>,
+): void {
+  for (const name of Object.keys(variables)) {
+    if (known.some((names) => names.has(name))) continue;
+    throw variableError(
+      name,
+      'is not read by the template (send "allow_unknown_variables": true to allow variables it does not read)',
+    );
+  }
+}
+
 function checkVariables(input: PromptInput, required: ReadonlySet<string>, known: ReadonlySet<string>) {
   for (const name of required) {
     if (!isGiven(input.variables, name)) throw variableError(name, 'is missing: the template reads it');
   }
+  if (!input.allowUnknownVariables) refuseUnknownVariables(input.variables, [known]);
   for (const [name, value] of Object.entries(input.variables)) {
-    if (!known.has(name) && !input.allowUnknownVariables) {
-      throw variableError(
-        name,
-        'is not read by the template (send "allow_unknown_variables": true to allow variables it does not read)',
-      );
-    }
     const length = typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0);
     if (length > MAX_VARIABLE_LENGTH) {
       throw variableError(name, `is too large: ${length} characters, at most ${MAX_VARIABLE_LENGTH}`);
@@ -294,15 +303,16 @@ function render(
   }
 }
 
-/** The request a prompt version makes with these variables and overrides. */
+/** The request a prompt version makes with these variables and overrides, and the variables its template
+ * (with its partials) reads. */
 export async function renderPrompt(
   version: { prompt: PromptDocument },
   input: PromptInput,
   loadPartial: PartialLoader,
-): Promise<ModelRequest<'chat' | 'completions'>> {
+): Promise<{ request: ModelRequest<'chat' | 'completions'>; known: ReadonlySet<string> }> {
   const prepared = await preparedTemplate(version, loadPartial);
   checkVariables(input, prepared.required, prepared.known);
-  return render(version.prompt, prepared, input);
+  return { request: render(version.prompt, prepared, input), known: prepared.known };
 }
 
 /** Fields of a call to the prompt, not of the request it makes. */

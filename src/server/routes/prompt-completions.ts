@@ -35,12 +35,18 @@ const INGRESSES: Array<{ path: string; codec: CodecFor; only?: 'chat' }> = [
   { path: '/prompts/:promptId/chat/completions', codec: () => openAICodec, only: 'chat' },
 ];
 
-async function prepare(deps: GatewayDeps, request: FastifyRequest): Promise<PreparedPromptCall> {
+/** `unknownVariables: 'later'`: a completion checks them once its config says which prompts it may send. */
+async function prepare(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  unknownVariables?: 'later',
+): Promise<PreparedPromptCall> {
   return preparePromptCall(
     deps.lookups,
     request.gw.apiKey.workspace_id,
     pathParam(request.params, 'promptId'),
     request.body,
+    unknownVariables,
   );
 }
 
@@ -54,7 +60,7 @@ function configHeaders(request: FastifyRequest, prepared: PreparedPromptCall): I
 export async function registerPromptCompletionRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   for (const { path, codec: codecFor, only } of INGRESSES) {
     app.post(path, async (request, reply) => {
-      const prepared = await prepare(deps, request);
+      const prepared = await prepare(deps, request, 'later');
       const { request: call, prompt } = prepared;
       if (only !== undefined && call.endpoint !== only) {
         throw new GatewayError(
@@ -83,7 +89,7 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
           how,
           configHeaders(request, prepared),
         );
-        return expandPromptTargets(deps.lookups, resolved, request.body, call);
+        return expandPromptTargets(deps.lookups, resolved, request.body, prepared);
       });
       if (!ctx) return reply;
       await execute(deps, { ...call, ctx, state }, sink);
