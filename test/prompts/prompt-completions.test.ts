@@ -597,6 +597,65 @@ describe('a text completion prompt', () => {
 });
 
 describe('routing behind a prompt', () => {
+  it("a version without a model takes each target's model from its config's override_params", async () => {
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [500] },
+      targets: [
+        fakeTarget(fake, { override_params: { model: 'fake-status-500' } }),
+        fakeTarget(fake, { override_params: { model: 'gpt-4o-mini' } }),
+      ],
+    };
+    const created = await api.post('/prompts', {
+      slug: 'model-per-target',
+      string: chatTemplate('S', '{{q}}'),
+      parameters: { temperature: 0.1 },
+      config,
+    });
+    expect(created.status, created.text).toBe(200);
+    const reply = await complete(gateway, 'model-per-target', { variables: { q: 'x' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake)).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.1 });
+    // The call's model, when it sends one, is each target's unless the target overrides it.
+    const own = await complete(
+      gateway,
+      'model-per-target',
+      { variables: { q: 'x' }, model: 'gpt-4o' },
+      { 'x-gateway-config': JSON.stringify(fakeTarget(fake)) },
+    );
+    expect(own.status, own.text).toBe(200);
+    expect(lastBody(fake).model).toBe('gpt-4o');
+
+    // A target that would be sent no model: refused before any is called, naming it.
+    const calls = fake.requests.length;
+    const partial = { ...config, targets: [config.targets[0], fakeTarget(fake)] };
+    const refused = expectError(
+      await complete(
+        gateway,
+        'model-per-target',
+        { variables: { q: 'x' } },
+        { 'x-gateway-config': JSON.stringify(partial) },
+      ),
+      400,
+      'invalid_body',
+      'model',
+    );
+    expect(refused.message).toContain('config.targets[1]');
+    expectError(
+      await complete(
+        gateway,
+        'model-per-target',
+        { variables: { q: 'x' } },
+        {
+          'x-gateway-config': JSON.stringify(fakeTarget(fake)),
+        },
+      ),
+      400,
+      'invalid_body',
+      'model',
+    );
+    expect(fake.requests.length).toBe(calls);
+  });
+
   it('a stored fallback config behind a prompt falls back, and the log has the version', async () => {
     const config = await api.post('/configs', {
       slug: 'prompt-fallback',

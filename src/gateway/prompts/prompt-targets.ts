@@ -159,10 +159,33 @@ async function expandNode(
 }
 
 /**
+ * A call that neither its prompt's version nor its body names a model for takes each target's model from
+ * the target's override_params (its own or a parent's): a target that names none refuses the call before
+ * any target is called, naming it.
+ */
+function checkModels(config: TargetConfig, called: Record<string, unknown>): void {
+  if (called.model !== undefined) return;
+  const walk = (node: TargetConfig, path: string, inherited: unknown): void => {
+    const model = (node.override_params as Record<string, unknown> | undefined)?.model ?? inherited;
+    if (node.targets && node.targets.length > 0) {
+      node.targets.forEach((child, i) => walk(child, childPath(path, i), model));
+    } else if (typeof model !== 'string') {
+      throw new GatewayError(
+        'invalid_body',
+        "model is required: neither the prompt's version, the request nor " +
+          `${path ? `config.${path}` : 'the config'} (override_params) names one`,
+        { param: 'model' },
+      );
+    }
+  };
+  walk(config, '', undefined);
+}
+
+/**
  * The call's context with every target naming a prompt expanded (the same context when none does), once
- * the call's variables are checked: one that none of the prompts it may send reads — the one it names
- * (`called`, prepared with unknown variables left for here) or a target's — is refused, unless the call
- * allows it.
+ * the call is checked against the prompts it may send: a variable that none of them reads — the one it
+ * names (`called`, prepared with unknown variables left for here) or a target's — is refused unless the
+ * call allows it, and so is a target that would be sent no model.
  */
 export async function expandPromptTargets(
   lookups: Lookups,
@@ -174,8 +197,10 @@ export async function expandPromptTargets(
   const checked = () => {
     if (!called.allowUnknownVariables) refuseUnknownVariables(called.variables, known);
   };
+  const calledBody = called.request.body as Record<string, unknown>;
   if (promptIdPath(ctx.config) === null) {
     checked();
+    checkModels(ctx.config, calledBody);
     return ctx;
   }
   const prompts = new Map<string, PromptRef>();
@@ -189,5 +214,6 @@ export async function expandPromptTargets(
     known,
   });
   checked();
+  checkModels(config, calledBody);
   return { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };
 }

@@ -291,8 +291,13 @@ function render(
     [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
     ...(input.stream !== undefined && { stream: input.stream }),
   });
+  // A version may leave the model to the targets of its config (their override_params): the body is checked
+  // with a stand-in, which is not sent. prompt-targets.ts refuses a call that a target would send without one.
+  const modelLater = body.model === undefined;
   try {
-    return validateRequest(ENDPOINTS[endpoint], body) as ModelRequest<'chat' | 'completions'>;
+    const request = validateRequest(ENDPOINTS[endpoint], modelLater ? { ...body, model: 'model' } : body);
+    if (modelLater) delete (request.body as { model?: string }).model;
+    return request as ModelRequest<'chat' | 'completions'>;
   } catch (err) {
     if (err instanceof GatewayError && err.param?.startsWith(field)) {
       throw new GatewayError('invalid_prompt', `The template renders to invalid ${field}: ${err.message}`, {
@@ -366,9 +371,8 @@ export async function checkPromptDocument(
   checkParameterNames(document);
   const prepared = await preparedTemplate({ prompt: document }, loadPartial);
   const variables = sampleVariables(prepared.required);
-  const overrides = document.parameters.model === undefined ? { model: 'sample-model' } : {};
   try {
-    render(document, prepared, { variables, allowUnknownVariables: true, overrides, stream: undefined });
+    render(document, prepared, { variables, allowUnknownVariables: true, overrides: {}, stream: undefined });
   } catch (err) {
     if (err instanceof GatewayError && err.code === 'invalid_body') {
       const param = err.param ? `parameters.${err.param}` : 'parameters';
