@@ -44,7 +44,7 @@ describe('toChatRequest', () => {
         { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
       ],
       reasoning: { effort: 'high' },
-      max_output_tokens: 100,
+      max_output_tokens: 20000,
       text: { format: { type: 'json_object' } },
       tool_choice: { type: 'function', name: 'f' },
       tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }],
@@ -73,7 +73,7 @@ describe('toChatRequest', () => {
         { role: 'tool', tool_call_id: 'c1', content: 'one' },
         { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'two' }] },
       ],
-      max_completion_tokens: 100,
+      max_completion_tokens: 20000,
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
       parallel_tool_calls: false,
       tool_choice: { type: 'function', function: { name: 'f' } },
@@ -117,6 +117,31 @@ describe('toChatRequest', () => {
     });
     expect(image).toMatchObject({ status: 400, param: 'input' });
     expect(image.message).toContain('input_image');
+  });
+
+  it('keeps the thinking budget under max_output_tokens, which bounds thinking and answer together', () => {
+    // Claude refuses a budget that is not below max_tokens (max_tokens must be greater than budget_tokens).
+    expect(translate({ input: 'x', reasoning: { effort: 'high' }, max_output_tokens: 4000 })).toMatchObject({
+      max_completion_tokens: 4000,
+      thinking: { type: 'enabled', budget_tokens: 3999 },
+    });
+    expect(translate({ input: 'x', reasoning: { effort: 'low' }, max_output_tokens: 4000 }).thinking).toEqual(
+      {
+        type: 'enabled',
+        budget_tokens: 2048,
+      },
+    );
+    expect(translate({ input: 'x', reasoning: { effort: 'xhigh' } }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 32768,
+    });
+    // Never below the least budget a thinking provider takes.
+    expect(
+      translate({ input: 'x', reasoning: { effort: 'medium' }, max_output_tokens: 600 }).thinking,
+    ).toEqual({
+      type: 'enabled',
+      budget_tokens: 1024,
+    });
   });
 
   it('refuses a tool_choice other than a function, which chat cannot say, naming it', () => {

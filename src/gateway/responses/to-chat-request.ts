@@ -33,6 +33,7 @@ const THINKING_BUDGETS: Record<string, number> = {
   high: 16384,
   xhigh: 32768,
 };
+const MIN_THINKING_BUDGET = 1024;
 
 export function toChatRequest(
   request: ResponsesRequest,
@@ -77,8 +78,19 @@ export function toChatRequest(
   const effort = request.reasoning?.effort;
   if (effort === 'none') chat.thinking = { type: 'disabled' };
   else if (effort != null)
-    chat.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGETS[effort] ?? 8192 };
+    chat.thinking = { type: 'enabled', budget_tokens: thinkingBudget(effort, request.max_output_tokens) };
   return chat;
+}
+
+/**
+ * The budget of an effort, kept under `max_output_tokens`: that limit bounds reasoning and answer together
+ * (as OpenAI's does, and Claude's max_tokens), and Claude refuses a budget that is not below it. Never
+ * under the least budget the thinking option takes.
+ */
+function thinkingBudget(effort: string, maxOutputTokens: number | null | undefined): number {
+  const budget = THINKING_BUDGETS[effort] ?? 8192;
+  if (maxOutputTokens == null) return budget;
+  return Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxOutputTokens - 1));
 }
 
 function toChatToolChoice(
