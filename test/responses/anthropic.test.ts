@@ -67,6 +67,20 @@ describe('responses translated to anthropic', () => {
     await expect(client.responses.retrieve(response.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it("names text.format, the client's field, when Claude cannot answer json_object beside tools", async () => {
+    const error: any = await client.responses
+      .create({
+        model: 'claude-sonnet-4-5',
+        input: 'Hi',
+        text: { format: { type: 'json_object' } },
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false }],
+      })
+      .catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.error).toMatchObject({ param: 'text.format', type: 'invalid_request_error' });
+    expect(error.error.message).toMatch(/^text\.format json_object cannot be combined with tools/);
+  });
+
   it("counts the prompt cache's reads and writes in usage", async () => {
     const recorded = readAnthropicJsonFixture('anthropic-text.json') as any;
     fake.enqueue({

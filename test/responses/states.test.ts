@@ -5,6 +5,7 @@
 // against the gateway and the fake OpenAI chat API.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openAIErrors } from '../fakes/openai/errors.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
@@ -314,6 +315,25 @@ describe('refusals', () => {
     expect(broken.error.message).toContain(first.id);
     const missing: any = await client.responses.retrieve('resp_nope').catch((e) => e);
     expect(missing.status).toBe(404);
+  });
+
+  it("names the Responses field when a translated provider refuses the chat request, as OpenAI's Responses API does", async () => {
+    // The chat provider says `messages`, a field of the chat request the gateway made, not of the client's.
+    upstream.enqueue({ status: 400, body: openAIErrors.contextLengthExceeded() });
+    const tooLong: any = await client.responses.create({ model: 'gpt-4o', input: 'Hi' }).catch((e) => e);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.error).toMatchObject({ code: 'context_length_exceeded', param: 'input' });
+    const tooMany = {
+      message: 'max_tokens is too large: 100000. This model supports at most 16384 completion tokens.',
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'invalid_value',
+    };
+    upstream.enqueue({ status: 400, body: { error: tooMany } });
+    await expect400(
+      client.responses.create({ model: 'gpt-4o', input: 'Hi', max_output_tokens: 100000 }),
+      'max_output_tokens',
+    );
   });
 
   it('refuses to continue a response still in progress, whose answer the next turn would lack', async () => {

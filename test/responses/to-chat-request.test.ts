@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { validateResponsesRequest } from '../../src/core/schemas/responses-request.js';
 import { inputItemsOf } from '../../src/gateway/responses/response-call.js';
+import { responsesParam } from '../../src/gateway/responses/responses-param.js';
 import { toChatRequest } from '../../src/gateway/responses/to-chat-request.js';
 
 function translate(body: Record<string, unknown>) {
@@ -160,5 +161,19 @@ describe('toChatRequest', () => {
     expect(
       translate({ input: 'x', tools, tool_choice: { type: 'function', name: 'get_weather' } }).tool_choice,
     ).toEqual({ type: 'function', function: { name: 'get_weather' } });
+  });
+
+  it("names the Responses field a chat request's field was made from", () => {
+    expect(responsesParam('messages')).toBe('input');
+    expect(responsesParam('messages[3].content[0].image_url')).toBe('input');
+    expect(responsesParam('max_completion_tokens')).toBe('max_output_tokens');
+    expect(responsesParam('response_format')).toBe('text.format');
+    expect(responsesParam('response_format.json_schema.schema.properties')).toBe(
+      'text.format.schema.properties',
+    );
+    expect(responsesParam('thinking.budget_tokens')).toBe('reasoning.effort');
+    expect(responsesParam('tools[1].function.parameters')).toBe('tools[1].parameters');
+    expect(responsesParam('tool_choice.function.name')).toBe('tool_choice.name');
+    expect(responsesParam('temperature')).toBeUndefined();
   });
 });

@@ -9,7 +9,8 @@
  * fallback walk may call OpenAI natively and then Anthropic translated, with the same conversation. A
  * translated stream that broke mid-way is continued as chat on the next target, native or not.
  *
- * The translated call is not strict (thinking comes back as `content_blocks`, shown as reasoning items),
+ * A refusal of the translated request names the client's field, not the chat request's
+ * (responses/responses-param.ts). The translated call is not strict (thinking comes back as `content_blocks`, shown as reasoning items),
  * asks a stream's usage, and carries `reasoning.effort` as the option the target reads: the gateway's
  * `thinking` budget where the adapter has thinking, else `reasoning_effort` (OpenAI-wire providers).
  */
@@ -21,6 +22,7 @@ import { inputItemsOf } from '../responses/response-call.js';
 import type { ConversationItem } from '../responses/response-types.js';
 import { accountTagOf, producedBy } from '../responses/reasoning-accounts.js';
 import { isReasoningItem, isThinkingReasoning } from '../responses/reasoning-items.js';
+import { inResponsesTerms } from '../responses/responses-param.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
@@ -70,7 +72,7 @@ function translated(
     endpoint: 'chat',
     body: chat,
     node: { ...call.node, strict_compat_compliance: false },
-  });
+  }).then(inResponsesTerms);
 }
 
 export const responsesStep: TargetStep = (next) => (call) => {
