@@ -446,6 +446,45 @@ describe('truncation', () => {
     }
   });
 
+  it('counts an image or a PDF sent inline as what the model reads, not as its base64 text', async () => {
+    // A photo of about 600 KB: some 800,000 characters of base64, a few hundred tokens of gpt-4o's window.
+    const photo = `data:image/jpeg;base64,${'A'.repeat(800_000)}`;
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is in this picture?' },
+            { type: 'input_image', image_url: photo, detail: 'auto' },
+          ],
+        },
+      ],
+    });
+    expect(response.status).toBe('completed');
+    expect(sentBody().messages[0].content[1].image_url.url).toBe(photo);
+    // A one-page PDF of the same size (a scanned page) is a page.
+    const pdf = Buffer.from(`%PDF-1.7\n1 0 obj << /Type /Page >> endobj\n${'x'.repeat(600_000)}`);
+    const withFile = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'input_file',
+              filename: 'scan.pdf',
+              file_data: `data:application/pdf;base64,${pdf.toString('base64')}`,
+            },
+          ],
+        },
+      ],
+    });
+    expect(withFile.status).toBe('completed');
+    // Text over the window is still refused.
+    await expect400(client.responses.create({ model: 'gpt-4o', input: 'x'.repeat(600_000) }), 'input');
+  });
+
   it('auto: the oldest items are dropped until it fits', async () => {
     const previous = await longConversation();
     const response = await client.responses.create({

@@ -52,7 +52,7 @@ function contentTokens(content: unknown): BlockTokens {
 /** A PDF's pages: its page objects (`/Type /Page`, not `/Pages`). At least one, as they may also sit in
  * compressed object streams. The base64 is never counted as text: it is not what the model reads, and
  * tokenising megabytes of it takes the process tens of seconds. */
-function pdfPages(base64: string): number {
+export function pdfPages(base64: string): number {
   const pages = Buffer.from(base64, 'base64')
     .toString('latin1')
     .match(/\/Type\s*\/Page(?![A-Za-z])/g);
