@@ -81,6 +81,40 @@ describe('responses translated to anthropic', () => {
     expect(error.error.message).toMatch(/^text\.format json_object cannot be combined with tools/);
   });
 
+  it('offers Claude only the tools an allowed_tools choice allows, in its mode', async () => {
+    const tool = (name: string) => ({
+      type: 'function' as const,
+      name,
+      parameters: { type: 'object' },
+      strict: false,
+    });
+    const response = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'What time is it?',
+      tools: [tool('get_weather'), tool('get_time')],
+      tool_choice: {
+        type: 'allowed_tools',
+        mode: 'required',
+        tools: [{ type: 'function', name: 'get_time' }],
+      },
+    });
+    expect(response.status).toBe('completed');
+    expect(lastBody().tools.map((t: any) => t.name)).toEqual(['get_time']);
+    expect(lastBody().tool_choice).toEqual({ type: 'any' });
+    // The response shows the choice as it was asked.
+    expect(response.tool_choice).toMatchObject({ type: 'allowed_tools', mode: 'required' });
+    const unknown: any = await client.responses
+      .create({
+        model: 'claude-sonnet-4-5',
+        input: 'Hi',
+        tools: [tool('get_weather')],
+        tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'nope' }] },
+      })
+      .catch((e) => e);
+    expect(unknown.status).toBe(400);
+    expect(unknown.error).toMatchObject({ param: 'tool_choice.tools[0]' });
+  });
+
   it("counts the prompt cache's reads and writes in usage", async () => {
     const recorded = readAnthropicJsonFixture('anthropic-text.json') as any;
     fake.enqueue({

@@ -147,17 +147,9 @@ describe('toChatRequest', () => {
 
   it('refuses a tool_choice other than a function, which chat cannot say, naming it', () => {
     const tools = [{ type: 'function', name: 'get_weather' }];
-    const allowed = refusal({
-      input: 'x',
-      tools,
-      tool_choice: {
-        type: 'allowed_tools',
-        mode: 'auto',
-        tools: [{ type: 'function', name: 'get_weather' }],
-      },
-    });
-    expect(allowed).toMatchObject({ status: 400, param: 'tool_choice.type' });
-    expect(allowed.message).toContain('allowed_tools');
+    const mcp = refusal({ input: 'x', tools, tool_choice: { type: 'mcp', server_label: 'deepwiki' } });
+    expect(mcp).toMatchObject({ status: 400, param: 'tool_choice.type' });
+    expect(mcp.message).toContain('mcp');
     expect(
       translate({ input: 'x', tools, tool_choice: { type: 'function', name: 'get_weather' } }).tool_choice,
     ).toEqual({ type: 'function', function: { name: 'get_weather' } });
@@ -175,5 +167,32 @@ describe('toChatRequest', () => {
     expect(responsesParam('tools[1].function.parameters')).toBe('tools[1].parameters');
     expect(responsesParam('tool_choice.function.name')).toBe('tool_choice.name');
     expect(responsesParam('temperature')).toBeUndefined();
+  });
+
+  it("sends an allowed_tools choice of function tools as chat's, which the adapters apply", () => {
+    const tools = [
+      { type: 'function', name: 'get_weather' },
+      { type: 'function', name: 'get_time' },
+    ];
+    const chat = translate({
+      input: 'x',
+      tools,
+      tool_choice: {
+        type: 'allowed_tools',
+        mode: 'required',
+        tools: [{ type: 'function', name: 'get_time' }],
+      },
+    });
+    expect(chat.tools?.map((tool) => tool.function.name)).toEqual(['get_weather', 'get_time']);
+    expect(chat.tool_choice).toEqual({
+      type: 'allowed_tools',
+      allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_time' } }] },
+    });
+    const builtIn = refusal({
+      input: 'x',
+      tools,
+      tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'image_generation' }] },
+    });
+    expect(builtIn).toMatchObject({ status: 400, param: 'tool_choice.tools[0].type' });
   });
 });

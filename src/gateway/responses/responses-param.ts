@@ -2,7 +2,8 @@
  * A refusal of the chat request a Responses request was translated into names the Responses field it came
  * from, as OpenAI's Responses API names it: a provider's `messages` (a prompt over the context window) is
  * the client's `input`, `max_tokens` its `max_output_tokens`, `response_format` its `text.format`, an
- * adapter's `thinking` its `reasoning.effort`, a function tool's `function.name` its `name`.
+ * adapter's `thinking` its `reasoning.effort`, a function tool's `function.name` its `name`, an allowed tool's
+ * `tool_choice.allowed_tools.tools[i]` its `tool_choice.tools[i]`.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AttemptOutcome } from '../attempt.js';
@@ -15,6 +16,7 @@ const RENAMES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(?:thinking(?:\..*)?|reasoning_effort)$/s, 'reasoning.effort'],
   [/^tools\[(\d+)\]\.function(.*)$/s, 'tools[$1]$2'],
   [/^tool_choice\.function(.*)$/s, 'tool_choice$1'],
+  [/^tool_choice\.allowed_tools\.(.*)$/s, 'tool_choice.$1'],
 ];
 
 /** The Responses field a chat request's field was made from; undefined when it is named alike. */

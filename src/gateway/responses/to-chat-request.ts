@@ -100,12 +100,49 @@ function toChatToolChoice(
   if (choice.type === 'function' && 'name' in choice) {
     return { type: 'function', function: { name: choice.name } };
   }
+  if (choice.type === 'allowed_tools') return allowedTools(choice as AllowedTools);
   throw new GatewayError(
     'unsupported_parameter',
     `tool_choice of type ${choice.type} cannot be sent to a translated provider: ` +
       'only none, auto, required or a function are supported.',
     { param: 'tool_choice.type' },
   );
+}
+
+/** OpenAI's `allowed_tools` choice as the Responses API words it: a mode, and the tools it allows. */
+interface AllowedTools {
+  type: 'allowed_tools';
+  mode?: unknown;
+  tools?: unknown;
+}
+
+/**
+ * The choice as chat words it (`allowed_tools.tools` of `{type: 'function', function: {name}}`), which the
+ * adapters of providers without it turn into the allowed tools alone, in its mode
+ * (providers/shared/allowed-tools.ts). Only function tools can be allowed on a translated provider.
+ */
+function allowedTools(choice: AllowedTools): NonNullable<ChatCompletionRequest['tool_choice']> {
+  if (choice.mode !== 'auto' && choice.mode !== 'required') {
+    throw new GatewayError('invalid_body', 'tool_choice.mode must be "auto" or "required"', {
+      param: 'tool_choice.mode',
+    });
+  }
+  if (!Array.isArray(choice.tools)) {
+    throw new GatewayError('invalid_body', 'tool_choice.tools must be a list of tools', {
+      param: 'tool_choice.tools',
+    });
+  }
+  const tools = choice.tools.map((tool: { type?: unknown; name?: unknown } | null, i) => {
+    if (tool?.type !== 'function' || typeof tool.name !== 'string') {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `tool_choice.tools[${i}] cannot be allowed on a translated provider: only function tools can`,
+        { param: `tool_choice.tools[${i}].type` },
+      );
+    }
+    return { type: 'function' as const, function: { name: tool.name } };
+  });
+  return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools } };
 }
 
 function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
