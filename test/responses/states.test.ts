@@ -372,6 +372,17 @@ describe('refusals', () => {
     expect(events[0].response.tools).toEqual(response.tools);
   });
 
+  it("echoes the request's text settings whole, its verbosity with its format", async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Hi',
+      text: { verbosity: 'low' },
+    });
+    expectOpenAPIValid('Response', response);
+    expect(response.text).toEqual({ format: { type: 'text' }, verbosity: 'low' });
+    expect((await client.responses.retrieve(response.id)).text).toEqual(response.text);
+  });
+
   it('refuses a conversation object, which it does not keep, before any provider is called', async () => {
     for (const conversation of ['conv_123', { id: 'conv_123' }]) {
       await expect400(

@@ -177,7 +177,8 @@ function responseShell(body: ResponsesRequest): ResponseObject {
       : null,
     store: body.store !== false,
     temperature: body.temperature ?? 1,
-    text: { format: body.text?.format ?? { type: 'text' } },
+    // With its other settings (verbosity), as the request gave them.
+    text: { ...body.text, format: body.text?.format ?? { type: 'text' } },
     tool_choice: body.tool_choice ?? 'auto',
     tools: (body.tools ?? []).map(echoedTool),
     top_p: body.top_p ?? 1,

@@ -96,7 +96,7 @@ export interface ResponseObject {
   reasoning: { effort: string | null; summary: string | null } | null;
   store: boolean;
   temperature: number | null;
-  text: { format: NonNullable<NonNullable<ResponsesRequest['text']>['format']> };
+  text: { format: NonNullable<NonNullable<ResponsesRequest['text']>['format']>; verbosity?: string };
   tool_choice: NonNullable<ResponsesRequest['tool_choice']>;
   tools: NonNullable<ResponsesRequest['tools']>;
   top_p: number | null;
