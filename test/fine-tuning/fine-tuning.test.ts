@@ -365,6 +365,31 @@ describe('fine-tuning jobs', () => {
     }
   });
 
+  it("takes the spec's tracker_a integration as it is written, sent to the provider as its wandb", async () => {
+    const training = await gatewayFile('tracked.jsonl');
+    const tracker = { project: 'p', name: 'run-1', entity: 'team', tags: ['a', 'b'] };
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini-2024-07-18',
+      training_file: training.id,
+      integrations: [{ type: 'tracker_a', tracker_a: tracker } as never],
+    });
+    expect(job.object).toBe('fine_tuning.job');
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    expect(providerJob.integrations).toEqual([{ type: 'wandb', wandb: tracker }]);
+
+    const missing = await failure(
+      client.fineTuning.jobs.create({
+        model: 'm',
+        training_file: training.id,
+        integrations: [{ type: 'tracker_a', wandb: { project: 'p' } } as never],
+      }),
+    );
+    expect([missing.status, (missing.error as { param: string }).param]).toEqual([
+      400,
+      'integrations[0].tracker_a',
+    ]);
+  });
+
   it('refuses bad bodies with a 400 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ model: 'm' }, 'training_file'],

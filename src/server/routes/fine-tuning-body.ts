@@ -4,10 +4,19 @@
  * contents); the gateway refuses early what OpenAI's API would refuse anyway.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { GatewayError } from '../../core/errors.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 import { MetadataField } from './management/body-schemas.js';
 
 const Auto = Type.Literal('auto');
+
+/** The run tracker a job reports to: OpenAI's `wandb`, which the gateway's interface names `tracker_a`. */
+const Tracker = Type.Object({
+  project: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  entity: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  tags: Type.Optional(Type.Array(Type.String())),
+});
 
 export const CreateFineTuningJobBody = Type.Object(
   {
@@ -33,15 +42,15 @@ export const CreateFineTuningJobBody = Type.Object(
       Type.Union([
         Type.Array(
           Type.Object({
-            type: Type.Literal('wandb'),
-            wandb: Type.Object({
-              project: Type.String({ minLength: 1 }),
-              name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-              entity: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-              tags: Type.Optional(Type.Array(Type.String())),
-            }),
+            type: Type.Union([Type.Literal('wandb'), Type.Literal('tracker_a')]),
+            wandb: Type.Optional(Tracker),
+            tracker_a: Type.Optional(Tracker),
           }),
-          { maxItems: 5, description: 'At most 5.' },
+          {
+            maxItems: 5,
+            description:
+              'At most 5. `{type: "wandb", wandb: {…}}` as OpenAI writes it, or `{type: "tracker_a", tracker_a: {…}}` as the gateway\'s interface does: the same tracker, sent to the provider as `wandb`.',
+          },
         ),
         Type.Null(),
       ]),
@@ -63,6 +72,20 @@ const validator = compileValidator(CreateFineTuningJobBody, {
   rootParam: null,
 });
 
+/** The body, its integrations as the provider takes them (`wandb`, whichever name the client used). */
 export function validateCreateFineTuningJob(body: unknown): CreateFineTuningJob {
-  return validator.assert(body);
+  const job = validator.assert(body);
+  if (!job.integrations) return job;
+  const integrations = job.integrations.map((integration, i) => {
+    const tracker = integration[integration.type];
+    if (tracker === undefined) {
+      throw new GatewayError(
+        'invalid_body',
+        `An integration of type ${integration.type} needs its settings in ${integration.type}`,
+        { param: `integrations[${i}].${integration.type}` },
+      );
+    }
+    return { type: 'wandb' as const, wandb: tracker };
+  });
+  return { ...job, integrations };
 }
