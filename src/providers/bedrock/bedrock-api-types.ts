@@ -17,7 +17,12 @@ export type BedrockContentBlock =
   | {
       reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: string };
     }
-  | { cachePoint: { type: 'default' } };
+  | BedrockCachePoint;
+
+/** A prompt-cache checkpoint: what comes before it is cached, for `ttl` (`5m` by default, or `1h`). */
+export interface BedrockCachePoint {
+  cachePoint: { type: 'default'; ttl?: string };
+}
 
 export interface BedrockMessage {
   role: 'user' | 'assistant';
@@ -38,7 +43,7 @@ export type BedrockToolChoice =
   { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
 
 export interface BedrockToolConfig {
-  tools: BedrockToolSpec[];
+  tools: Array<BedrockToolSpec | BedrockCachePoint>;
   toolChoice?: BedrockToolChoice;
 }
 

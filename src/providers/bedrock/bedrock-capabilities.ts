@@ -30,6 +30,8 @@ export const bedrockCapabilities: ProviderCapabilities = {
     thinking:
       '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',
+    cache_control:
+      'on a content part, a message or a tool → a cachePoint block after it (ttl kept), where the model caches: Claude 3.5 Haiku, 3.7 Sonnet and later (system, messages, tools), Nova (system, messages); dropped for the others',
     image_url:
       'data URLs only (Converse takes bytes; the adapter does not fetch URLs): an http(s) URL is refused (400)',
     parallel_tool_calls: 'dropped: Converse has no switch for it',

@@ -5,7 +5,8 @@ import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 import { prepareBedrockTools } from './bedrock-prepare-tools.js';
 import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';
-import { mayBeAnthropicModel, toolChoiceSupport } from './bedrock-model-ids.js';
+import { promptWithoutCachePoints, toolsWithoutCachePoints } from './bedrock-cache-points.js';
+import { cachePointSupport, mayBeAnthropicModel, toolChoiceSupport } from './bedrock-model-ids.js';
 
 /** OpenAI parameters Converse has no equivalent for; refused unless set to their neutral value. */
 export const BEDROCK_UNSUPPORTED_PARAMETERS = [
@@ -33,7 +34,11 @@ export function toBedrockConverseBody(
 ): Record<string, unknown> {
   const model = baseModel ?? String(body.model);
   refuseUnsupportedParameters(body, BEDROCK_UNSUPPORTED_PARAMETERS, 'bedrock');
-  const { system, messages } = convertToBedrockMessages(body.messages ?? []);
+  // cache_control marks cache points where the model takes them; elsewhere it is a hint dropped, as on
+  // every provider without prompt caching.
+  const caching = cachePointSupport(model);
+  const prompt = convertToBedrockMessages(body.messages ?? []);
+  const { system, messages } = caching === 'none' ? promptWithoutCachePoints(prompt) : prompt;
   const out: Record<string, unknown> = { messages };
   if (system.length > 0) out.system = system;
 
@@ -64,7 +69,7 @@ export function toBedrockConverseBody(
   if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
 
   const toolConfig = prepareBedrockTools(body);
-  if (toolConfig) out.toolConfig = toolConfig;
+  if (toolConfig) out.toolConfig = caching === 'all' ? toolConfig : toolsWithoutCachePoints(toolConfig);
   applyResponseFormat(body, model, out);
   return out;
 }

@@ -41,3 +41,20 @@ export function toolChoiceSupport(modelId: string): BedrockToolChoiceSupport {
   if (/(^|\.|\/)mistral\.mistral-large-/.test(modelId)) return 'any';
   return 'none';
 }
+
+/**
+ * Where a model takes Converse's cache checkpoints (Bedrock's prompt-caching table): Claude 3.5 Haiku, 3.7
+ * Sonnet and every Claude since in system, messages and tools; Nova in system and messages only; the others
+ * (Claude 3, Claude 3.5 Sonnet, whose caching stayed a closed preview, Llama, Mistral, DeepSeek…) nowhere:
+ * Converse refuses a request with a cachePoint they cannot take. An opaque ARN is assumed to take them all,
+ * and Bedrock judges.
+ */
+export type BedrockCachePointSupport = 'all' | 'messages' | 'none';
+
+export function cachePointSupport(modelId: string): BedrockCachePointSupport {
+  if (isOpaqueModelArn(modelId)) return 'all';
+  if (isAnthropicModel(modelId)) {
+    return /claude-(v\d|instant|3-(haiku|sonnet|opus)|3-5-sonnet)/.test(modelId) ? 'none' : 'all';
+  }
+  return /(^|\.|\/)amazon\.nova-/.test(modelId) ? 'messages' : 'none';
+}

@@ -2,6 +2,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionRequest, ChatMessage } from '../../core/schemas/index.js';
 import { applyAllowedTools } from '../shared/allowed-tools.js';
 import type { BedrockToolConfig } from './bedrock-api-types.js';
+import { cachePointFor } from './bedrock-cache-points.js';
 
 /**
  * OpenAI tools → Converse `toolConfig`; `strict: true` is kept (Converse then enforces the tool's input
@@ -10,7 +11,8 @@ import type { BedrockToolConfig } from './bedrock-api-types.js';
  * `allowed_tools` offers only the allowed tools, with its mode as the choice. Converse has no `none`: the tools are left out, unless the history holds
  * tool calls (Converse then requires the tool definitions), in which case they are sent without a choice.
  * A history with tool calls and no tools at all (valid for OpenAI) gets one inert placeholder tool, since
- * Converse refuses toolUse and toolResult blocks without a toolConfig.
+ * Converse refuses toolUse and toolResult blocks without a toolConfig. A tool's `cache_control` is a
+ * `cachePoint` after its spec.
  */
 export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolConfig | undefined {
   const { tools, choice } = applyAllowedTools(body.tools ?? [], body.tool_choice);
@@ -20,7 +22,7 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
     }
     return historyHasTools(body.messages ?? []) ? { tools: [NO_TOOLS_PLACEHOLDER] } : undefined;
   }
-  const specs = tools.map((tool, i) => {
+  const specs = tools.flatMap((tool, i) => {
     if (tool.type !== 'function') {
       throw new GatewayError(
         'unsupported_parameter',
@@ -30,7 +32,7 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
         },
       );
     }
-    return {
+    const spec = {
       toolSpec: {
         name: tool.function.name,
         ...(tool.function.description ? { description: tool.function.description } : {}),
@@ -38,12 +40,13 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
         ...(tool.function.strict === true ? { strict: true } : {}),
       },
     };
+    return [spec, ...cachePointFor((tool as { cache_control?: unknown }).cache_control)];
   });
   if (choice === 'none') return historyHasTools(body.messages ?? []) ? { tools: specs } : undefined;
   if (choice === 'required') return { tools: specs, toolChoice: { any: {} } };
   if (typeof choice === 'object') {
     const name = choice.function.name;
-    if (!specs.some((spec) => spec.toolSpec.name === name)) {
+    if (!specs.some((spec) => 'toolSpec' in spec && spec.toolSpec.name === name)) {
       throw new GatewayError('invalid_body', `tool_choice names a function not in tools: ${name}`, {
         param: 'tool_choice',
       });

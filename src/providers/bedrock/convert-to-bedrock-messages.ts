@@ -12,6 +12,7 @@ import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
 import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
+import { cachePointFor } from './bedrock-cache-points.js';
 
 export interface BedrockPrompt {
   system: BedrockContentBlock[];
@@ -30,7 +31,9 @@ const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
  * OpenAI messages → Converse `system` + alternating user/assistant messages. Tool results become
  * `toolResult` blocks of a user turn, and turns of one role are merged (Converse demands alternation).
  * Images must be inline bytes: an image URL would need the gateway to fetch it, which adapters do not, so
- * it is refused naming the part. A `cache_control` on a text part becomes a `cachePoint` after it. Converse
+ * it is refused naming the part. A `cache_control` on a content part, or on a whole message, becomes a
+ * `cachePoint` after it (after a tool message's result block for one on the message or on any of its parts,
+ * as a checkpoint cannot sit inside a result); whether the model takes it is the caller's to judge. Converse
  * demands that the conversation start with a user turn, so one that would not (an assistant's greeting first,
  * or nothing but a system prompt) gets a minimal user turn in front.
  */
@@ -42,10 +45,19 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
     user: (message, where) => content(message.content, where),
     assistant: assistantContent,
     toolResult,
+    marked: (message, blocks) => [...blocks, ...cachePointFor(messageCacheControl(message))],
   });
   if (turns[0]?.role !== 'user')
     turns.unshift({ role: 'user', content: [{ text: CONVERSATION_START_TEXT }] });
   return { system, messages: turns };
+}
+
+/** What a message's own `cache_control` marks; a tool message's parts' too (their result is one block). */
+function messageCacheControl(message: ChatMessage): unknown {
+  const own = (message as { cache_control?: unknown }).cache_control;
+  if (own || message.role !== 'tool' || !Array.isArray(message.content)) return own;
+  return (message.content as Array<{ cache_control?: unknown }>).find((part) => part.cache_control)
+    ?.cache_control;
 }
 
 function content(value: UserMessage['content'], where: string): BedrockContentBlock[] {
@@ -55,9 +67,7 @@ function content(value: UserMessage['content'], where: string): BedrockContentBl
 }
 
 function contentPart(part: UserContentPart, where: string): BedrockContentBlock[] {
-  const cachePoint: BedrockContentBlock[] = (part as { cache_control?: unknown }).cache_control
-    ? [{ cachePoint: { type: 'default' } }]
-    : [];
+  const cachePoint = cachePointFor((part as { cache_control?: unknown }).cache_control);
   if (part.type === 'text') {
     const text = String(part.text ?? '');
     return isBlank(text) ? [] : [{ text }, ...cachePoint];

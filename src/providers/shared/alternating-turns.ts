@@ -23,6 +23,10 @@ export interface TurnBlocks<Block> {
   assistant(message: AssistantMessage, where: string): Block[];
   /** The result block of a `tool` message; its `tool_call_id` has been checked already. */
   toolResult(message: ToolMessage, toolCallId: string, where: string): Block;
+  /** A message's blocks with what the message itself says of them added: its `cache_control` (the chat
+   * extension LiteLLM and Portkey take on a whole message), a prompt-cache breakpoint after its last block.
+   * Absent: the blocks as they are. */
+  marked?(message: ChatMessage, blocks: Block[]): Block[];
 }
 
 /**
@@ -45,21 +49,24 @@ export function toAlternatingTurns<Block>(
     else turns.push({ role, content });
   };
 
+  const marked = (message: ChatMessage, content: Block[]): Block[] =>
+    blocks.marked && content.length > 0 ? blocks.marked(message, content) : content;
+
   messages.forEach((message, i) => {
     const where = `messages[${i}]`;
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(...blocks.system(message, where));
+        system.push(...marked(message, blocks.system(message, where)));
         break;
       case 'user':
-        push('user', blocks.user(message, where));
+        push('user', marked(message, blocks.user(message, where)));
         break;
       case 'assistant':
-        push('assistant', blocks.assistant(message, where));
+        push('assistant', marked(message, blocks.assistant(message, where)));
         break;
       case 'tool':
-        push('user', [blocks.toolResult(message, requireToolCallId(message, where), where)]);
+        push('user', marked(message, [blocks.toolResult(message, requireToolCallId(message, where), where)]));
         break;
       default:
         throw new GatewayError(

@@ -100,6 +100,68 @@ describe('bedrock request translation', () => {
     expect(body.user).toBeUndefined();
   });
 
+  // cache_control as LiteLLM and Portkey take it on the chat API: on a content part, on a whole message, on
+  // a tool. Each marks a cache checkpoint after what it is on, with its ttl, for the models that cache.
+  const CACHE = { type: 'ephemeral' };
+  const cachedConversation = {
+    messages: [
+      { role: 'system', content: 'Long rules.', cache_control: CACHE },
+      { role: 'user', content: 'Weather?', cache_control: { type: 'ephemeral', ttl: '1h' } },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'sunny', cache_control: CACHE },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks', cache_control: CACHE }] },
+    ],
+    tools: [{ ...weatherTool, cache_control: CACHE }],
+  };
+
+  it('marks cache_control on a message, a tool result and a tool with a cachePoint after it (Claude)', async () => {
+    const { body } = await build(cachedConversation);
+    const point = { cachePoint: { type: 'default' } };
+    expect(body.system).toEqual([{ text: 'Long rules.' }, point]);
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ text: 'Weather?' }, { cachePoint: { type: 'default', ttl: '1h' } }] },
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'call_1', name: 'get_weather', input: { city: 'Paris' } } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 'call_1', content: [{ text: 'sunny' }] } },
+          point,
+          { text: 'Thanks' },
+          point,
+        ],
+      },
+    ]);
+    expect(body.toolConfig.tools).toEqual([
+      { toolSpec: expect.objectContaining({ name: 'get_weather' }) },
+      point,
+    ]);
+  });
+
+  it('gives Nova cache points in system and messages only, and a model without prompt caching none', async () => {
+    const nova = (await build({ ...cachedConversation, model: 'us.amazon.nova-pro-v1:0' })).body;
+    expect(nova.system).toEqual([{ text: 'Long rules.' }, { cachePoint: { type: 'default' } }]);
+    expect(nova.messages[0].content.at(-1)).toEqual({ cachePoint: { type: 'default', ttl: '1h' } });
+    expect(nova.toolConfig.tools).toEqual([{ toolSpec: expect.objectContaining({ name: 'get_weather' }) }]);
+
+    for (const model of ['meta.llama3-70b-instruct-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0']) {
+      const { body } = await build({ ...cachedConversation, model });
+      expect(JSON.stringify(body)).not.toContain('cachePoint');
+    }
+  });
+
   it.each(['frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs'])(
     'refuses %s naming it',
     async (name) => {
