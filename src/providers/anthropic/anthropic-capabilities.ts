@@ -27,6 +27,8 @@ export const anthropicCapabilities: ProviderCapabilities = {
       'json_schema → output_config.format; json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools)',
     thinking: '→ thinking (extended thinking); thinking comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk',
+    cache_control:
+      "on a content part → on its block; on a whole message → on the message's last block (a tool message's tool_result)",
     seed: 'dropped: Anthropic has no seed; determinism is best-effort in OpenAI too',
     n: 'fanned out by the gateway (Anthropic returns one answer)',
     frequency_penalty: 'refused (400) unless 0: not supported by Anthropic',

@@ -10,7 +10,11 @@ import { toAlternatingTurns } from '../shared/alternating-turns.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
-import type { AnthropicContentBlock, AnthropicMessage } from './anthropic-api-types.js';
+import type {
+  AnthropicCacheControl,
+  AnthropicContentBlock,
+  AnthropicMessage,
+} from './anthropic-api-types.js';
 
 export interface AnthropicPrompt {
   system: AnthropicContentBlock[];
@@ -24,7 +28,9 @@ const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'imag
  * go to `system` wherever they appear (Anthropic has no mid-conversation system turn). Tool results become
  * `tool_result` blocks of a user turn; consecutive turns of one role are merged, as Anthropic demands
  * alternation. Assistant `content_blocks` (thinking with its signature, redacted thinking) are sent back
- * before the text so that multi-turn extended thinking keeps working.
+ * before the text so that multi-turn extended thinking keeps working. A `cache_control` on a content part
+ * goes on its block; one on a whole message (LiteLLM's and Portkey's extension) on the message's last block,
+ * a tool message's result.
  */
 export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPrompt {
   const { system, turns } = toAlternatingTurns<AnthropicContentBlock>(messages, {
@@ -33,8 +39,27 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPr
     user: (message, where) => userContent(message.content, where),
     assistant: assistantContent,
     toolResult,
+    marked: withMessageCacheControl,
   });
   return { system, messages: turns };
+}
+
+function withMessageCacheControl(
+  message: ChatMessage,
+  blocks: AnthropicContentBlock[],
+): AnthropicContentBlock[] {
+  const cacheControl = (message as { cache_control?: AnthropicCacheControl }).cache_control;
+  const last = blocks[blocks.length - 1];
+  // Thinking blocks cannot be cached directly (Anthropic refuses a cache_control on one).
+  if (
+    !cacheControl ||
+    last.type === 'thinking' ||
+    last.type === 'redacted_thinking' ||
+    'cache_control' in last
+  ) {
+    return blocks;
+  }
+  return [...blocks.slice(0, -1), { ...last, cache_control: cacheControl } as AnthropicContentBlock];
 }
 
 function isText(block: AnthropicContentBlock): boolean {

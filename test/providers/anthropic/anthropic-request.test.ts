@@ -98,6 +98,52 @@ describe('anthropic request translation', () => {
     expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }]);
   });
 
+  // LiteLLM's and Portkey's extension: cache_control on a whole message marks its last block.
+  it("puts a message's cache_control on its last block, a tool message's on its result", () => {
+    const cache = { type: 'ephemeral', ttl: '1h' };
+    const { body } = build({
+      messages: [
+        { role: 'system', content: 'Long rules.', cache_control: cache },
+        { role: 'user', content: 'Weather?', cache_control: cache },
+        {
+          role: 'assistant',
+          content: 'Looking.',
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+          ],
+          cache_control: cache,
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny', cache_control: cache },
+      ],
+      tools: [weatherTool],
+    });
+    expect(body.system).toEqual([{ type: 'text', text: 'Long rules.', cache_control: cache }]);
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather?', cache_control: cache }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          {
+            type: 'tool_use',
+            id: 'call_1',
+            name: 'get_weather',
+            input: { city: 'Paris' },
+            cache_control: cache,
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny', cache_control: cache }],
+      },
+    ]);
+  });
+
   it('maps sampling parameters, stop, user, stream; drops seed; max_completion_tokens wins', () => {
     const { body } = build({
       temperature: 0.2,
