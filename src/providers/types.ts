@@ -258,6 +258,11 @@ export interface ProviderCapabilities {
   images: boolean;
   jsonSchema: boolean;
   thinking: boolean;
+  /** Acts on Anthropic's prompt-caching breakpoints in a chat request (`cache_control` on a content part, a
+   * message or a tool, the extension LiteLLM and Portkey take): a Messages request translated for it keeps
+   * the client's (gateway/messages/messages-to-chat.ts). Absent: they are left out of the translation, as
+   * an OpenAI-wire provider is sent the chat body as it is and strict ones refuse the unknown field. */
+  promptCaching?: boolean;
   /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. A
    * provider hosting model families that differ answers per request (Vertex AI: Gemini native, Claude not). */
   n: NHandling | ((req: AdapterRequest) => NHandling);

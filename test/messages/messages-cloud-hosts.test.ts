@@ -184,6 +184,78 @@ describe('Claude on Bedrock', () => {
     expect(bedrock.requests.at(-1)!.action).toBe('converse');
   });
 
+  // The client's cache breakpoints reach Converse as cache points after what they mark (Nova takes them in
+  // system and messages; Claude in tools too), and the cache reads and writes Bedrock answers are the
+  // Message's cache_read_input_tokens / cache_creation_input_tokens.
+  it.each([
+    ['us.amazon.nova-pro-v1:0', true],
+    ['meta.llama3-70b-instruct-v1:0', false],
+  ])('carries cache_control to %s as cachePoints where it caches (%s)', async (model, caches) => {
+    const recorded = readBedrockJsonFixture('amazon-bedrock-text.json') as any;
+    const usage = {
+      ...recorded.usage,
+      inputTokens: 12,
+      cacheReadInputTokens: 1800,
+      cacheWriteInputTokens: 300,
+    };
+    bedrock.enqueue({ kind: 'json', body: { ...recorded, usage } });
+    const cache = { type: 'ephemeral' as const };
+    const message = await anthropicClient(bedrockConfig()).messages.create({
+      model,
+      max_tokens: 64,
+      system: [
+        { type: 'text', text: 'Long rules.', cache_control: cache },
+        { type: 'text', text: 'Today is Friday.' },
+      ],
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_1',
+              name: 'get_weather',
+              input: { city: 'Paris' },
+              cache_control: cache,
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', cache_control: cache },
+            { type: 'text', text: 'Long document.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+            { type: 'text', text: 'Summarise it.' },
+          ],
+        },
+      ],
+      tools: [
+        { name: 'get_weather', input_schema: { type: 'object', properties: {} }, cache_control: cache },
+      ],
+    });
+    const sent = bedrock.requests.at(-1)!.body as any;
+    const point = { cachePoint: { type: 'default' } };
+    if (!caches) {
+      expect(JSON.stringify(sent)).not.toContain('cachePoint');
+      return;
+    }
+    expect(sent.system).toEqual([{ text: 'Long rules.' }, point, { text: 'Today is Friday.' }]);
+    expect(sent.messages[1].content.at(-1)).toEqual(point);
+    expect(sent.messages[2].content).toEqual([
+      { toolResult: { toolUseId: 'toolu_1', content: [{ text: 'sunny' }] } },
+      point,
+      { text: 'Long document.' },
+      { cachePoint: { type: 'default', ttl: '1h' } },
+      { text: 'Summarise it.' },
+    ]);
+    expect(message.usage).toMatchObject({
+      input_tokens: 12,
+      cache_read_input_tokens: 1800,
+      cache_creation_input_tokens: 300,
+    });
+  });
+
   // A reasoning model on Converse answers its reasoning (reasoningContent) whatever is asked; Anthropic
   // answers thinking blocks only to a request that turned thinking on, so only such a request has them.
   it.each([

@@ -5,7 +5,10 @@
  * after it), thinking and redacted_thinking blocks of earlier turns (as the chat pipeline's
  * `content_blocks`, which providers with thinking carry back), sampling and stop settings, metadata.user_id,
  * structured outputs (a JSON schema as `response_format`).
- * Dropped: `cache_control` (a prompt-caching hint only Anthropic acts on) and `top_k`. Refused (400 naming
+ * `cache_control` (a prompt-caching breakpoint) is kept, for a provider that acts on it, where the chat
+ * request can carry it as LiteLLM and Portkey do: on the content part a block became (a system block's too),
+ * on a tool, and on the message for a tool result, a tool use or an assistant's text (the message's end
+ * is the nearest point a chat message can mark); else it is dropped. Dropped: `top_k`. Refused (400 naming
  * the field): blocks and tools that have no chat equivalent (documents by URL or file id, server tools and
  * their results, MCP servers).
  */
@@ -21,6 +24,23 @@ import type {
 } from '../../core/schemas/index.js';
 
 type Json = Record<string, unknown>;
+
+/** Whether the translation keeps the request's prompt-caching breakpoints (`cache_control`). */
+export interface TranslationOptions {
+  cacheControl?: boolean;
+}
+
+/** A block's `cache_control`, as the chat extension's field, when the translation keeps it. */
+function cacheMark(block: { cache_control?: unknown }, options: TranslationOptions): Json {
+  return options.cacheControl && block.cache_control ? { cache_control: block.cache_control } : {};
+}
+
+/** The part with the block's `cache_control` (`parts` the block's parts: the last one is marked). */
+function marked(parts: UserContentPart[], block: MessagesContentBlock, options: TranslationOptions) {
+  const mark = cacheMark(block, options);
+  if (parts.length === 0 || !('cache_control' in mark)) return parts;
+  return [...parts.slice(0, -1), { ...parts[parts.length - 1], ...mark } as UserContentPart];
+}
 
 function refused(param: string, what: string): GatewayError {
   return new GatewayError(
@@ -129,7 +149,12 @@ export type ChatOrigin = { system: true } | { message: number; block?: number; p
 
 /** A user turn: its tool results become tool messages (first, as chat wants them right after the call),
  * the rest one user message, led by the tool results' images. */
-function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): ChatMessage[] {
+function userTurn(
+  message: MessagesMessage,
+  i: number,
+  origins: ChatOrigin[],
+  options: TranslationOptions,
+): ChatMessage[] {
   if (typeof message.content === 'string') {
     origins.push({ message: i });
     return [{ role: 'user', content: message.content }];
@@ -144,15 +169,15 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
     const param = `messages[${i}].content[${j}]`;
     switch (block.type) {
       case 'text':
-        parts.push({ type: 'text', text: block.text as string });
+        parts.push(...marked([{ type: 'text', text: block.text as string }], block, options));
         partPaths.push(`content[${j}]`);
         break;
       case 'image':
-        parts.push(imagePart(block, param));
+        parts.push(...marked([imagePart(block, param)], block, options));
         partPaths.push(`content[${j}]`);
         break;
       case 'document':
-        for (const part of documentParts(block, param)) {
+        for (const part of marked(documentParts(block, param), block, options)) {
           parts.push(part);
           partPaths.push(`content[${j}]`);
         }
@@ -164,7 +189,8 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
           role: 'tool',
           tool_call_id: block.tool_use_id as string,
           content: block.is_error === true ? `Error: ${text}` : text,
-        });
+          ...cacheMark(block, options),
+        } as ChatMessage);
         for (const { part, at } of images) {
           toolImages.push(part);
           toolImagePaths.push(`content[${j}].${at}`);
@@ -179,14 +205,18 @@ function userTurn(message: MessagesMessage, i: number, origins: ChatOrigin[]): C
   parts.unshift(...toolImages);
   partPaths.unshift(...toolImagePaths);
   if (parts.length === 0) return tools;
-  const onlyText = parts.every((part) => part.type === 'text');
+  const onlyText = parts.every((part) => part.type === 'text' && !('cache_control' in part));
   const content = onlyText ? parts.map((part) => (part as { text: string }).text).join('\n') : parts;
   origins.push(onlyText ? { message: i } : { message: i, parts: partPaths });
   return [...tools, { role: 'user', content }];
 }
 
-function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
+function assistantTurn(message: MessagesMessage, i: number, options: TranslationOptions): ChatMessage {
   if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
+  const mark = (message.content as MessagesContentBlock[]).reduce<Json>(
+    (found, block) => ({ ...found, ...cacheMark(block, options) }),
+    {},
+  );
   const text: string[] = [];
   const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> =
     [];
@@ -220,16 +250,25 @@ function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
   const out: Json = { role: 'assistant', content: text.length > 0 ? text.join('') : null };
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
   if (blocks.length > 0) out.content_blocks = blocks;
+  Object.assign(out, mark);
   return out as ChatMessage;
 }
 
-function systemText(system: MessagesRequest['system']): string | undefined {
+function systemContent(
+  system: MessagesRequest['system'],
+  options: TranslationOptions,
+): string | UserContentPart[] | undefined {
   if (system === undefined) return undefined;
   if (typeof system === 'string') return system;
-  return (system as MessagesContentBlock[]).map((block) => block.text as string).join('\n');
+  const blocks = system as MessagesContentBlock[];
+  // A breakpoint in it needs the blocks kept apart, each a text part.
+  if (blocks.some((block) => 'cache_control' in cacheMark(block, options))) {
+    return blocks.flatMap((block) => marked([{ type: 'text', text: block.text as string }], block, options));
+  }
+  return blocks.map((block) => block.text as string).join('\n');
 }
 
-function tools(request: MessagesRequest): Json {
+function tools(request: MessagesRequest, options: TranslationOptions): Json {
   // Anthropic takes an empty list as no tools; OpenAI refuses one, and a tool_choice without tools.
   if (!request.tools?.length) {
     const type = request.tool_choice?.type;
@@ -248,12 +287,13 @@ function tools(request: MessagesRequest): Json {
       }
       return {
         type: 'function',
+        ...cacheMark(tool, options),
         function: {
           name: tool.name,
           ...(tool.description !== undefined ? { description: tool.description } : {}),
           parameters: tool.input_schema ?? { type: 'object', properties: {} },
           // Anthropic's strict tool use is OpenAI's strict function calling; the tool's other fields
-          // (cache_control, defer_loading, input_examples, eager_input_streaming…) have no chat equivalent.
+          // (defer_loading, input_examples, eager_input_streaming…) have no chat equivalent.
           ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
         },
       };
@@ -283,12 +323,18 @@ function responseFormat(request: MessagesRequest): Json {
   return { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } } };
 }
 
-export function messagesToChat(request: MessagesRequest): ChatCompletionRequest {
-  return translateMessages(request).body;
+export function messagesToChat(
+  request: MessagesRequest,
+  options: TranslationOptions = {},
+): ChatCompletionRequest {
+  return translateMessages(request, options).body;
 }
 
 /** The chat request, and where each of its messages came from (`origins[k]` for `messages[k]`). */
-export function translateMessages(request: MessagesRequest): {
+export function translateMessages(
+  request: MessagesRequest,
+  options: TranslationOptions = {},
+): {
   body: ChatCompletionRequest;
   origins: ChatOrigin[];
 } {
@@ -301,15 +347,15 @@ export function translateMessages(request: MessagesRequest): {
   if (Array.isArray(mcpServers) && mcpServers.length > 0) throw refused('mcp_servers', 'an MCP server');
   const messages: ChatMessage[] = [];
   const origins: ChatOrigin[] = [];
-  const system = systemText(request.system);
+  const system = systemContent(request.system, options);
   if (system !== undefined) {
-    messages.push({ role: 'system', content: system });
+    messages.push({ role: 'system', content: system } as ChatMessage);
     origins.push({ system: true });
   }
   request.messages.forEach((message, i) => {
-    if (message.role === 'user') messages.push(...userTurn(message, i, origins));
+    if (message.role === 'user') messages.push(...userTurn(message, i, origins, options));
     else {
-      messages.push(assistantTurn(message, i));
+      messages.push(assistantTurn(message, i, options));
       origins.push({ message: i });
     }
   });
@@ -320,7 +366,7 @@ export function translateMessages(request: MessagesRequest): {
     // OpenAI's reasoning models refuse the deprecated max_tokens; every adapter reads this one, and
     // OpenAI-wire providers that know only max_tokens get it under that name (openai-body.ts).
     max_completion_tokens: request.max_tokens,
-    ...tools(request),
+    ...tools(request, options),
     ...responseFormat(request),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),

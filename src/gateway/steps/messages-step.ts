@@ -45,7 +45,9 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
   let body;
   let origins: ChatOrigin[];
   try {
-    ({ body, origins } = translateMessages(call.body));
+    ({ body, origins } = translateMessages(call.body, {
+      cacheControl: call.resolved.adapter.capabilities.promptCaching === true,
+    }));
   } catch (err) {
     if (err instanceof GatewayError || err instanceof ProviderError) {
       return Promise.resolve(gatewayFailure(err, 'config'));

@@ -9,6 +9,7 @@ export const anthropicCapabilities: ProviderCapabilities = {
   images: true,
   jsonSchema: true,
   thinking: true,
+  promptCaching: true,
   n: 'fanout',
   parameters: {
     messages:

@@ -10,6 +10,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
   images: true,
   jsonSchema: true,
   thinking: true,
+  promptCaching: true,
   n: 'fanout',
   // Titan embeds one text a call, Cohere Embed at most 96: a longer list goes as several calls.
   embeddingInputsPerCall: (req) =>

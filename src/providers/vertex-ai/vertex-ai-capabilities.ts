@@ -12,6 +12,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
   images: true,
   jsonSchema: true,
   thinking: true,
+  promptCaching: true,
   // Gemini's candidateCount gives n choices; Claude returns one, as on the anthropic adapter.
   n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
   // :predict takes one instance for gemini-embedding-001, 250 for the others; :embedContent one content.
