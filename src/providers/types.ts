@@ -263,6 +263,11 @@ export interface ProviderCapabilities {
    * the client's (gateway/messages/messages-to-chat.ts). Absent: they are left out of the translation, as
    * an OpenAI-wire provider is sent the chat body as it is and strict ones refuse the unknown field. */
   promptCaching?: boolean;
+  /** Whether `model` (on `target`) takes the `thinking` option, when only some of the provider's models do
+   * (Bedrock: Claude; Converse has no reasoning field for its other models, and refuses Anthropic's).
+   * Absent: every model. A translated request (Messages) leaves its thinking out for the others, as it does
+   * for a provider without the option; a chat request's is the adapter's to judge. */
+  takesThinking?: (model: string, target: ProviderTarget) => boolean;
   /** `native`: the provider returns n choices; `fanout`: the gateway sends n calls and merges them. A
    * provider hosting model families that differ answers per request (Vertex AI: Gemini native, Claude not). */
   n: NHandling | ((req: AdapterRequest) => NHandling);

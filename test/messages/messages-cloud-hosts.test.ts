@@ -184,6 +184,22 @@ describe('Claude on Bedrock', () => {
     expect(bedrock.requests.at(-1)!.action).toBe('converse');
   });
 
+  // A Converse model that does not reason is answered without thinking, as on every translated provider
+  // whose model has none (OpenAI's gpt-4o): the enabled budget is left out, not refused.
+  it('answers thinking enabled on a Converse model without reasoning, without sending it', async () => {
+    const message = await anthropicClient(bedrockConfig()).messages.create({
+      model: 'meta.llama3-70b-instruct-v1:0',
+      max_tokens: 2000,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    expect(message.content.map((block) => block.type)).toEqual(['text']);
+    const sent = bedrock.requests.at(-1)!.body as any;
+    expect(sent.additionalModelRequestFields).toBeUndefined();
+    expect(sent.inferenceConfig.maxTokens).toBe(2000);
+  });
+
   // The client's cache breakpoints reach Converse as cache points after what they mark (Nova takes them in
   // system and messages; Claude in tools too), and the cache reads and writes Bedrock answers are the
   // Message's cache_read_input_tokens / cache_creation_input_tokens.
@@ -262,6 +278,9 @@ describe('Claude on Bedrock', () => {
     [undefined, ['text']],
     [{ type: 'disabled' }, ['text']],
     [{ type: 'adaptive' }, ['thinking', 'text']],
+    // R1 reasons whatever is asked and Converse has no thinking field for it: an enabled budget is not
+    // sent (Bedrock would refuse Anthropic's field), and the reasoning it answers is shown, as asked.
+    [{ type: 'enabled', budget_tokens: 1024 }, ['thinking', 'text']],
   ])(
     "answers a Converse model's reasoning when thinking is %j as %j, streamed and not",
     async (thinking, types) => {
@@ -277,6 +296,7 @@ describe('Claude on Bedrock', () => {
       const message = await anthropicClient(bedrockConfig()).messages.create(request);
       expectAnthropicShape('Message', message);
       expect(bedrock.requests.at(-1)!.action).toBe('converse');
+      expect(bedrock.requests.at(-1)!.body.additionalModelRequestFields).toBeUndefined();
       expect(message.content.map((block) => block.type)).toEqual(types);
       expect(message.content.at(-1)).toEqual({ type: 'text', text: text.text });
       if (types[0] === 'thinking') {

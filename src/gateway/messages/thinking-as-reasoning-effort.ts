@@ -48,3 +48,10 @@ export function thinkingAsReasoningEffort(
   }
   return { ...rest, reasoning_effort: asked };
 }
+
+/** The chat request without the gateway's thinking option, for a model that takes none. */
+export function withoutThinking(body: ChatCompletionRequest): ChatCompletionRequest {
+  if (!('thinking' in body)) return body;
+  const { thinking: _thinking, ...rest } = body as ChatCompletionRequest & { thinking?: unknown };
+  return rest;
+}

@@ -18,7 +18,7 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
 import { messagesParam, translateMessages, type ChatOrigin } from '../messages/messages-to-chat.js';
-import { thinkingAsReasoningEffort } from '../messages/thinking-as-reasoning-effort.js';
+import { thinkingAsReasoningEffort, withoutThinking } from '../messages/thinking-as-reasoning-effort.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
@@ -54,10 +54,16 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
     }
     throw err;
   }
-  // The gateway's thinking option reaches the providers whose adapters have thinking; the others take
-  // OpenAI's reasoning_effort, where their model does.
-  if (!call.resolved.adapter.capabilities.thinking) {
-    body = thinkingAsReasoningEffort(body, call.model ?? body.model, call.body.output_config?.effort);
+  // The gateway's thinking option reaches the providers whose adapters have thinking, for the models that
+  // take it; the others take OpenAI's reasoning_effort, where their model does. A model of a provider with
+  // thinking that does not take it (DeepSeek R1 on Converse, which reasons unasked; Llama) is sent none, as
+  // OpenAI's gpt-4o is: whatever reasoning it answers is still shown, thinking having been asked.
+  const { adapter, target } = call.resolved;
+  const model = call.model ?? body.model;
+  if (!adapter.capabilities.thinking) {
+    body = thinkingAsReasoningEffort(body, model, call.body.output_config?.effort);
+  } else if (adapter.capabilities.takesThinking?.(model, target) === false) {
+    body = withoutThinking(body);
   }
   return next({
     ...call,

@@ -1,6 +1,7 @@
 import type { ProviderCapabilities } from '../types.js';
 import { THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 import { bedrockEmbeddingInputsPerCall } from './bedrock-embeddings.js';
+import { mayBeAnthropicModel } from './bedrock-model-ids.js';
 
 export const bedrockCapabilities: ProviderCapabilities = {
   endpoints: ['chat', 'embeddings', 'messages'],
@@ -11,6 +12,8 @@ export const bedrockCapabilities: ProviderCapabilities = {
   jsonSchema: true,
   thinking: true,
   promptCaching: true,
+  // As the Converse body judges it: by cloudc_base_model when the id is an ARN naming none.
+  takesThinking: (model, target) => mayBeAnthropicModel(target.cloudc_base_model ?? model),
   n: 'fanout',
   // Titan embeds one text a call, Cohere Embed at most 96: a longer list goes as several calls.
   embeddingInputsPerCall: (req) =>
@@ -29,7 +32,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
     response_format:
       'json_schema → outputConfig.textFormat (json_schema); json_object → a forced tool `json` whose input alone is returned as content, text beside it dropped (not combinable with tools): toolChoice tool on Claude, Nova and ARNs that name no model, any on Mistral Large; other models take no toolChoice and are refused (400)',
     thinking:
-      '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400); reasoning comes back in content_blocks when not strict',
+      '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400, but for a translated Messages request, which leaves it out); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',
     cache_control:
       'on a content part, a message or a tool → a cachePoint block after it (ttl kept), where the model caches: Claude 3.5 Haiku, 3.7 Sonnet and later (system, messages, tools), Nova (system, messages); dropped for the others',
