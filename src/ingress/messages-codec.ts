@@ -4,7 +4,8 @@
  * each with their own `event:` name and JSON text. A translated call answers in chat: the answer becomes a
  * Message (messages/chat-to-message.ts), the chunks Anthropic's event grammar
  * (messages/chat-chunks-to-events.ts). A translated answer has thinking blocks only when the request
- * asked for thinking, as Anthropic's has (`messagesCodecFor`). Errors are Anthropic's error object; a stream
+ * asked for thinking, as Anthropic's has, and without their text when it asked for them omitted
+ * (`messagesCodecFor`). Errors are Anthropic's error object; a stream
  * that breaks ends with `event: error` and no `message_stop`.
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';
@@ -14,7 +15,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../core/openai-types.j
 import type { AnswerChunk, JsonAnswer } from '../gateway/sink.js';
 import type { IngressCodec, StreamEncoder } from './codec.js';
 import { ChatChunksToMessageEvents } from './messages/chat-chunks-to-events.js';
-import { asksForThinking, chatToMessage } from './messages/chat-to-message.js';
+import { chatToMessage, thinkingDisplay, type ThinkingDisplay } from './messages/chat-to-message.js';
 import { messagesErrorBody } from './messages/messages-error.js';
 
 class MessagesStreamEncoder implements StreamEncoder {
@@ -23,15 +24,15 @@ class MessagesStreamEncoder implements StreamEncoder {
    * native stream broke) go on: its text block still open, and the index of its next block. */
   private native: { openText: number | undefined; nextIndex: number } | undefined;
 
-  /** `thinking`: whether a translated answer's thinking is shown (the request asked for it). */
-  constructor(private readonly thinking: boolean) {}
+  /** `display`: how a translated answer's thinking is shown (as the request asked: `thinkingDisplay`). */
+  constructor(private readonly display: ThinkingDisplay) {}
 
   chunk(chunk: AnswerChunk, raw: string | undefined): string | undefined {
     if (isMessagesStreamEvent(chunk)) {
       this.noteNative(chunk);
       return `event: ${chunk.type}\ndata: ${raw ?? JSON.stringify(chunk)}\n\n`;
     }
-    this.translated ??= new ChatChunksToMessageEvents(this.thinking, this.native);
+    this.translated ??= new ChatChunksToMessageEvents(this.display, this.native);
     const text = this.translated.push(chunk as ChatCompletionChunk);
     return text === '' ? undefined : text;
   }
@@ -59,25 +60,30 @@ function isChatCompletion(body: unknown): body is ChatCompletion {
   return (body as { object?: unknown } | null)?.object === 'chat.completion';
 }
 
-function messagesCodecShowing(thinking: boolean): IngressCodec<unknown> {
+function messagesCodecShowing(display: ThinkingDisplay): IngressCodec<unknown> {
   return {
     streamContentType: 'text/event-stream; charset=utf-8',
-    streamEncoder: () => new MessagesStreamEncoder(thinking),
+    streamEncoder: () => new MessagesStreamEncoder(display),
     answer: (answer: JsonAnswer) =>
       isChatCompletion(answer.body)
-        ? JSON.stringify(chatToMessage(answer.body, thinking))
+        ? JSON.stringify(chatToMessage(answer.body, display))
         : (answer.rawText ?? JSON.stringify(answer.body)),
     errorBody: (error) => JSON.stringify(messagesErrorBody(error)),
   };
 }
 
 /** The codec of a request that did not ask for thinking, and of the gateway's refusals and errors. */
-export const messagesCodec = messagesCodecShowing(false);
-const messagesCodecWithThinking = messagesCodecShowing(true);
+export const messagesCodec = messagesCodecShowing('none');
+const codecsByDisplay: Readonly<Record<ThinkingDisplay, IngressCodec<unknown>>> = {
+  none: messagesCodec,
+  full: messagesCodecShowing('full'),
+  omitted: messagesCodecShowing('omitted'),
+};
 
-/** The codec of one request: translated answers show thinking only when the request enabled it. */
+/** The codec of one request: translated answers show thinking only when the request enabled it, and its
+ * text unless the request's `thinking.display` is `omitted`. */
 export function messagesCodecFor(
   request: Pick<MessagesRequest, 'thinking'> | undefined,
 ): IngressCodec<unknown> {
-  return asksForThinking(request) ? messagesCodecWithThinking : messagesCodec;
+  return codecsByDisplay[thinkingDisplay(request)];
 }

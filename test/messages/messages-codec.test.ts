@@ -135,6 +135,25 @@ describe('a translated stream', () => {
     expect(events.find((e) => e.type === 'message_delta')?.usage).toMatchObject({ output_tokens: 12 });
   });
 
+  // thinking.display omitted: Anthropic sends each thinking block with empty thinking text, its signature
+  // alone carrying it (no thinking_delta); redacted thinking and the other blocks are as they are.
+  it('omits the thinking text, keeping blocks and signatures, when display is omitted', () => {
+    const request = { thinking: { type: 'enabled', budget_tokens: 1024, display: 'omitted' } };
+    const encoder = messagesCodecFor(request).streamEncoder(request);
+    const text = chunks.map((c) => encoder.chunk(c, undefined) ?? '').join('') + encoder.end();
+    const events = framesOf(text);
+    expectMessagesGrammar(events);
+    const starts = events.filter((e) => e.type === 'content_block_start').map((e) => e.content_block);
+    expect(starts.slice(0, 2)).toEqual([
+      { type: 'thinking', thinking: '', signature: '' },
+      { type: 'redacted_thinking', data: 'opaque' },
+    ]);
+    const deltas = events.filter((e) => e.type === 'content_block_delta').map((e) => [e.index, e.delta]);
+    expect(deltas.filter(([, delta]) => (delta as { type: string }).type === 'thinking_delta')).toEqual([]);
+    expect(deltas[0]).toEqual([0, { type: 'signature_delta', signature: 'sig-1' }]);
+    expect(deltas[1]).toEqual([2, { type: 'text_delta', text: 'Checking ' }]);
+  });
+
   it('is still a whole message when the provider sent nothing but its end', () => {
     const encoder = messagesCodec.streamEncoder({});
     const events = framesOf((encoder.chunk(chunk({}, 'length'), undefined) ?? '') + encoder.end());
@@ -287,6 +306,13 @@ describe('a translated answer', () => {
     expect(message.usage.output_tokens).toBe(40);
     const adaptive = JSON.parse(messagesCodecFor({ thinking: { type: 'adaptive' } }).answer(answer));
     expect(adaptive.content.map((block: { type: string }) => block.type)).toEqual(['thinking', 'text']);
+    const omitted = JSON.parse(
+      messagesCodecFor({ thinking: { type: 'adaptive', display: 'omitted' } }).answer(answer),
+    );
+    expect(omitted.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 's' },
+      { type: 'text', text: 'Three.' },
+    ]);
   });
 
   // A chat answer's prompt_tokens is the whole prompt; Anthropic's input_tokens is what neither was read

@@ -54,6 +54,9 @@ const ThinkingSchema = Type.Object(
   {
     type: Type.String({ minLength: 1 }),
     budget_tokens: Type.Optional(Type.Integer({ minimum: 1024 })),
+    /** `summarized` (the thinking's text), `omitted` (thinking blocks with empty text, the signature alone
+     * carrying it), or a mode Anthropic adds. */
+    display: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: true },
 );

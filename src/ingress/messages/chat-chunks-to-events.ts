@@ -6,8 +6,9 @@
  * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one). A
  * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`. Reasoning a provider
  * streams in a field of its own (`reasoning_content`, `reasoning`) is a thinking block, without signature.
- * Thinking is shown only to a request that asked for it (`asksForThinking`); else it is skipped, and the
- * blocks that are shown are numbered without it.
+ * Thinking is shown only to a request that asked for it (`thinkingDisplay`); else it is skipped, and the
+ * blocks that are shown are numbered without it. With `display: "omitted"` its blocks carry no text (no
+ * `thinking_delta`), only their signature.
  */
 import type {
   MessagesAnswerBlock,
@@ -21,6 +22,7 @@ import {
   messageId,
   messagesUsage,
   reasoningText,
+  type ThinkingDisplay,
 } from './chat-to-message.js';
 
 /** The source index of thinking that came as a delta's `reasoning_content` / `reasoning`, not a block. */
@@ -47,12 +49,12 @@ export class ChatChunksToMessageEvents {
   private usage: Usage | undefined;
 
   /**
-   * `thinking`: whether the request asked for thinking, without which none is shown. `resumed`: the chunks
+   * `display`: how the request asked for thinking to be shown (`thinkingDisplay`). `resumed`: the chunks
    * go on a Message the client already has from another target (a native stream that broke before its
    * end): no `message_start`, and their text joins the text block left open, if any.
    */
   constructor(
-    private readonly thinking: boolean,
+    private readonly display: ThinkingDisplay,
     resumed?: { openText: number | undefined; nextIndex: number },
   ) {
     if (!resumed) return;
@@ -68,7 +70,7 @@ export class ChatChunksToMessageEvents {
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return out;
     const { delta } = choice;
-    if (this.thinking) out += this.thinkingOf(delta);
+    if (this.display !== 'none') out += this.thinkingOf(delta);
     for (const text of [delta.content, delta.refusal]) {
       if (typeof text !== 'string' || text === '') continue;
       if (this.open?.kind !== 'text') out += this.openBlock('text', { type: 'text', text: '' });
@@ -177,7 +179,8 @@ export class ChatChunksToMessageEvents {
     if (this.open?.kind !== 'thinking' || this.open.sourceIndex !== sourceIndex) {
       out += this.openBlock('thinking', { type: 'thinking', thinking: '', signature: '' }, sourceIndex);
     }
-    if (text) out += this.delta({ type: 'thinking_delta', thinking: text });
+    // Omitted: the block and its signature only, as Anthropic streams it.
+    if (text && this.display !== 'omitted') out += this.delta({ type: 'thinking_delta', thinking: text });
     if (signature) out += this.delta({ type: 'signature_delta', signature });
     return out;
   }

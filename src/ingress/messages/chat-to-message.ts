@@ -110,45 +110,51 @@ export function reasoningText(message: object | undefined): string | undefined {
 }
 
 /**
- * Whether a Messages request has thinking blocks in its answer: Anthropic answers them only when the request
+ * How a Messages request's answer shows thinking. Anthropic answers thinking blocks only when the request
  * enabled thinking (`enabled` with a budget, or `adaptive`), and clients of a request without it read the
- * text as the first block. A translated provider may reason all the same (DeepSeek's reasoner, Groq's and
- * Bedrock's reasoning models, Gemini's thought signatures): that reasoning is then left out of the answer,
- * though its tokens count in `output_tokens` as they were spent.
+ * text as the first block (`none`). A translated provider may reason all the same (DeepSeek's reasoner, Groq's
+ * and Bedrock's reasoning models, Gemini's thought signatures): that reasoning is then left out of the
+ * answer, though its tokens count in `output_tokens` as they were spent. With `display: "omitted"` the blocks
+ * are there but their text is empty, the signature alone carrying the thinking (`omitted`); else `full`.
  */
-export function asksForThinking(request: Pick<MessagesRequest, 'thinking'> | undefined): boolean {
+export type ThinkingDisplay = 'none' | 'full' | 'omitted';
+
+export function thinkingDisplay(request: Pick<MessagesRequest, 'thinking'> | undefined): ThinkingDisplay {
   const type = request?.thinking?.type;
-  return type === 'enabled' || type === 'adaptive';
+  if (type !== 'enabled' && type !== 'adaptive') return 'none';
+  return request?.thinking?.display === 'omitted' ? 'omitted' : 'full';
 }
 
 /** The thinking blocks of a chat answer: from its `content_blocks`, else from its reasoning field. */
 function thinkingBlocks(
   message: ChatCompletion['choices'][number]['message'] | undefined,
+  display: ThinkingDisplay,
 ): MessagesAnswerBlock[] {
   const blocks: MessagesAnswerBlock[] = [];
+  const shown = (text: string | undefined): string => (display === 'omitted' ? '' : (text ?? ''));
   for (const block of message?.content_blocks ?? []) {
     if (block.type === 'thinking') {
-      blocks.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+      blocks.push({ type: 'thinking', thinking: shown(block.thinking), signature: block.signature ?? '' });
     } else if (block.type === 'redacted_thinking') {
       blocks.push({ type: 'redacted_thinking', data: block.data ?? '' });
     }
   }
   const reasoning = blocks.length === 0 ? reasoningText(message) : undefined;
   // Such reasoning has no signature: only a provider's own thinking is signed.
-  if (reasoning !== undefined) blocks.push({ type: 'thinking', thinking: reasoning, signature: '' });
+  if (reasoning !== undefined) blocks.push({ type: 'thinking', thinking: shown(reasoning), signature: '' });
   return blocks;
 }
 
 /**
  * The Message of a chat answer; the hooks' `hook_results`, when the answer carries them, go with it.
- * `thinking`: whether the request asked for thinking (`asksForThinking`), without which none is shown.
+ * `display`: how the request asked for thinking to be shown (`thinkingDisplay`).
  */
 export function chatToMessage(
   completion: ChatCompletion & { hook_results?: unknown },
-  thinking: boolean,
+  display: ThinkingDisplay,
 ): MessagesAnswer {
   const choice = completion.choices[0];
-  const content = thinking ? thinkingBlocks(choice?.message) : [];
+  const content = display === 'none' ? [] : thinkingBlocks(choice?.message, display);
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   const refusal = choice?.message.refusal;
   if (refusal) content.push({ type: 'text', text: refusal });
