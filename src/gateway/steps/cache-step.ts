@@ -15,7 +15,14 @@ import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
 import type { Flight, Landed } from '../cache/in-flight.js';
 import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
-import type { AttemptOutcome, AttemptSuccess } from '../attempt.js';
+import { GatewayError } from '../../core/errors.js';
+import {
+  gatewayFailure,
+  MAX_TIMER_MS,
+  type AttemptFailure,
+  type AttemptOutcome,
+  type AttemptSuccess,
+} from '../attempt.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { chunkModel, ForwardingSink, type AnswerChunk, type CallSink } from '../sink.js';
 import type { CheckedRewrite } from '../pipeline-types.js';
@@ -124,6 +131,7 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
     return cached;
   }
   const turn = await flightTurn(call, plan.key, plan.maxAgeMs);
+  if (turn.kind === 'stopped') return turn.outcome;
   if (turn.kind === 'landed') {
     const answer = await replayAnswer(
       call,
@@ -140,6 +148,8 @@ async function throughCache(next: TargetHandler, call: TargetCall, plan: CachePl
 export type FlightTurn =
   | { kind: 'landed'; landed: Landed }
   | { kind: 'lead'; flight: Flight }
+  /** The call's own client left, or its request's deadline passed, while it waited: its answer. */
+  | { kind: 'stopped'; outcome: AttemptFailure }
   /** Asks the provider, and no other call waits for it. */
   | { kind: 'alone' };
 
@@ -148,7 +158,9 @@ export type FlightTurn =
  * node, or leads the flight the next ones wait for. Only a JSON request whose answer the cache would keep
  * takes part: a stream never waits (its first bytes would wait for another's last), nor does a forced
  * refresh (it asks the provider whatever is kept). A flight that lands empty leaves the call alone; so
- * does finding none, when the call is not to `lead` one.
+ * does finding none, when the call is not to `lead` one. A call waits no longer than it would have waited
+ * for the provider: its client leaving or its request's deadline passing stops it (`stopped`), with the
+ * failure a call of its own would have had.
  */
 export async function flightTurn(
   call: TargetCall,
@@ -160,11 +172,67 @@ export async function flightTurn(
   const flights = call.run.deps.routing.cacheFlights;
   const landing = flights.landing(key);
   if (!landing) return lead ? { kind: 'lead', flight: flights.start(key) } : { kind: 'alone' };
-  const landed = await landing;
+  const waited = await untilStopped(call, landing);
+  if (waited.kind === 'stopped') return waited;
+  const { landed } = waited;
   if (landed && answersCall(call, landed.answer) && withinMaxAge(landed.answer, maxAgeMs)) {
     return { kind: 'landed', landed };
   }
   return { kind: 'alone' };
+}
+
+/**
+ * Waits for `landing` while the call's client is there and its request's deadline has not passed; the
+ * call's own failure when either comes first (as the attempt and the deadline step would answer it).
+ */
+function untilStopped(
+  call: TargetCall,
+  landing: Promise<Landed | undefined>,
+): Promise<{ kind: 'waited'; landed: Landed | undefined } | { kind: 'stopped'; outcome: AttemptFailure }> {
+  const { run } = call;
+  const { signal } = run.call.ctx;
+  const clientGone = () =>
+    ({
+      kind: 'stopped',
+      outcome: gatewayFailure(new GatewayError('request_timeout', 'The client went away'), 'client_gone'),
+    }) as const;
+  const timedOut = () =>
+    ({
+      kind: 'stopped',
+      outcome: gatewayFailure(
+        new GatewayError('request_timeout', 'The request ran out of time before an answer'),
+        'timeout',
+      ),
+    }) as const;
+  if (signal.aborted) return Promise.resolve(clientGone());
+  return new Promise((settle) => {
+    const onAbort = () => {
+      done();
+      settle(clientGone());
+    };
+    const timer = setTimeout(
+      () => {
+        done();
+        settle(timedOut());
+      },
+      Math.min(Math.max(0, run.deadline - performance.now()), MAX_TIMER_MS),
+    );
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    landing.then(
+      (landed) => {
+        done();
+        settle({ kind: 'waited', landed });
+      },
+      () => {
+        done();
+        settle({ kind: 'waited', landed: undefined });
+      },
+    );
+  });
 }
 
 /** Calls on and keeps the complete answer; a flight it leads lands with what is kept, or empty. */

@@ -136,6 +136,7 @@ async function throughSemanticCache(
   // An equal request already with the provider answers this one exactly once it has its answer: nothing
   // to look up or embed meanwhile.
   const early = await flightTurn(call, plan.exactKey, plan.maxAgeMs, false);
+  if (early.kind === 'stopped') return early.outcome;
   if (early.kind === 'landed') return answerLanded(call, early.landed, started);
   const found = await findEntry(call, plan);
   state.cacheSimilarity = found.kind === 'exact' ? 1 : (found.similarity ?? null);
@@ -158,6 +159,7 @@ async function throughSemanticCache(
 
   // One that went to the provider while this one looked (or the next ones wait for this one).
   const turn = await flightTurn(call, plan.exactKey, plan.maxAgeMs);
+  if (turn.kind === 'stopped') return turn.outcome;
   if (turn.kind === 'landed') return answerLanded(call, turn.landed, started);
   const flight = turn.kind === 'lead' ? turn.flight : undefined;
 
