@@ -60,6 +60,9 @@ export interface ProviderFileRepository {
   /** The provider's id for the file in this account; else claims its upload (a claim older than
    * `staleMs` is taken over). */
   claim(fileId: string, account: string, provider: string, staleMs: number): Promise<ProviderFileClaim>;
+  /** Renews the claim made at `claimedAtMs` (its upload is still moving), so no other node takes it over
+   * as stale: the claim's new `claimed_at_ms`, to complete it by; undefined when it is no longer held. */
+  renew(fileId: string, account: string, claimedAtMs: number): Promise<number | undefined>;
   /** Completes the claim made at `claimedAtMs`. */
   remember(fileId: string, account: string, claimedAtMs: number, providerFileId: string): Promise<void>;
   /** Gives up the claim made at `claimedAtMs` (the upload failed). */

@@ -75,6 +75,26 @@ function contract(open: () => Promise<Nodes>) {
     expect((await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).state).toBe('claimed');
   });
 
+  it('renews a claim it holds, which is then completed by its new time; never one it lost', async () => {
+    const file = `file_${randomBytes(6).toString('hex')}`;
+    const first = (await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)) as {
+      claimed_at_ms: number;
+    };
+    const renewed = await nodes.a.providerFiles.renew(file, 'acct', first.claimed_at_ms);
+    expect(renewed).toBeGreaterThan(first.claimed_at_ms);
+    // The old time no longer names the claim.
+    expect(await nodes.a.providerFiles.renew(file, 'acct', first.claimed_at_ms)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const taken = (await nodes.b.providerFiles.claim(file, 'acct', 'openai', 1)) as { claimed_at_ms: number };
+    expect(await nodes.a.providerFiles.renew(file, 'acct', renewed as number)).toBeUndefined();
+    await nodes.b.providerFiles.remember(file, 'acct', taken.claimed_at_ms, 'file-b');
+    expect(await nodes.b.providerFiles.renew(file, 'acct', taken.claimed_at_ms)).toBeUndefined();
+    expect(await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)).toEqual({
+      state: 'known',
+      provider_file_id: 'file-b',
+    });
+  });
+
   it('forgets a copy the provider lost, only while it is the one remembered', async () => {
     const file = `file_${randomBytes(6).toString('hex')}`;
     const claim = (await nodes.a.providerFiles.claim(file, 'acct', 'openai', 60_000)) as {

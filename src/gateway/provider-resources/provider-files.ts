@@ -3,7 +3,8 @@
  * account: the first use claims the upload in the store (`provider_files`), streams the file from the blob
  * store as `multipart/form-data`, and remembers the provider's id; later uses, on any node, get that id. A
  * use that finds another node uploading waits for it; a claim left by a node that died is taken over once
- * stale. An id the gateway does not know (a provider's own `file-…`) is passed on as it is.
+ * stale. The uploading node renews its claim while the file's bytes move, so an honest upload that takes
+ * longer than that is never taken over (and the file sent twice). An id the gateway does not know (a provider's own `file-…`) is passed on as it is.
  */
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -18,6 +19,9 @@ import type { ResourceTarget } from './resource-target.js';
 
 /** A claim on an upload older than this is taken over (its node is gone). */
 const STALE_CLAIM_MS = 10 * 60_000;
+/** How often an upload whose bytes move renews its claim: well within STALE_CLAIM_MS. A stalled transfer
+ * renews nothing, and is cut after GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS. */
+const RENEW_CLAIM_MS = STALE_CLAIM_MS / 4;
 const WAIT_STEP_MS = 250;
 
 /** The gateway file `fileId` names, checked: 404 when the workspace has no such file, 400 when it was
@@ -67,12 +71,23 @@ export async function providerCopy(
     const claim = await providerFiles.claim(file.id, target.account, target.adapter.id, STALE_CLAIM_MS);
     if (claim.state === 'known') return { id: claim.provider_file_id, known: true };
     if (claim.state === 'claimed') {
+      const held = { at: claim.claimed_at_ms, renewed: Date.now() };
+      const moved = async () => {
+        if (Date.now() - held.renewed < RENEW_CLAIM_MS) return;
+        held.renewed = Date.now();
+        try {
+          held.at = (await providerFiles.renew(file.id, target.account, held.at)) ?? held.at;
+        } catch (err) {
+          // A store that cannot be written now is tried again as the next bytes move.
+          deps.logger.warn({ err, file: file.id }, 'renewing the claim of a file upload failed');
+        }
+      };
       try {
-        const id = await uploadFile(deps, target, file, purpose, rewriteLine);
-        await providerFiles.remember(file.id, target.account, claim.claimed_at_ms, id);
+        const id = await uploadFile(deps, target, file, purpose, rewriteLine, moved);
+        await providerFiles.remember(file.id, target.account, held.at, id);
         return { id, known: false };
       } catch (err) {
-        await providerFiles.release(file.id, target.account, claim.claimed_at_ms).catch(() => undefined);
+        await providerFiles.release(file.id, target.account, held.at).catch(() => undefined);
         throw err;
       }
     }
@@ -196,13 +211,15 @@ async function withoutBom(
   return { content: content(), bytes: marked ? size - BOM.byteLength : size };
 }
 
-/** Streams the file to the provider's `POST /files`; resolves with the provider's file id. */
+/** Streams the file to the provider's `POST /files`; resolves with the provider's file id. `moved` is
+ * awaited as each chunk of the file goes. */
 export async function uploadFile(
   deps: GatewayDeps,
   target: ResourceTarget,
   file: Pick<StoredFile, 'id' | 'filename' | 'bytes'>,
   purpose: string,
   rewriteLine?: LineRewrite,
+  moved?: () => Promise<void>,
 ): Promise<string> {
   const stored = await deps.blobs.get(fileKey(file.id));
   if (!stored) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
@@ -218,7 +235,10 @@ export async function uploadFile(
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* body(): AsyncGenerator<Uint8Array> {
     yield head;
-    for await (const chunk of content) yield chunk;
+    for await (const chunk of content) {
+      if (moved) await moved();
+      yield chunk;
+    }
     yield tail;
   }
   const answer = await callResource(deps, target, {

@@ -146,6 +146,20 @@ export function createProviderFileRepository({ db }: RepositoryContext): Provide
         : { state: 'busy', claimed_at_ms: now };
     },
 
+    async renew(fileId, account, claimedAtMs) {
+      // Later than the claim it renews, even on a clock that has not moved: it names the claim from now on.
+      const now = Math.max(Date.now(), claimedAtMs + 1);
+      const renewed = await db
+        .updateTable('provider_files')
+        .set({ claimed_at_ms: now })
+        .where('file_id', '=', fileId)
+        .where('account', '=', account)
+        .where('provider_file_id', 'is', null)
+        .where('claimed_at_ms', '=', claimedAtMs)
+        .executeTakeFirst();
+      return toNumber(renewed.numUpdatedRows) > 0 ? now : undefined;
+    },
+
     async remember(fileId, account, claimedAtMs, providerFileId) {
       await db
         .updateTable('provider_files')
