@@ -1,6 +1,6 @@
 /**
  * Cross-node cache invalidation. A change committed through one node's store (a key revoked, a virtual
- * key, config, guardrail, prompt, partial or rate-limit policy changed) is published on a Redis channel; every node drops the matching
+ * key, config, guardrail, prompt, partial or rate-limit policy changed, a workspace deleted) is published on a Redis channel; every node drops the matching
  * entries of its in-memory lookup cache at once instead of waiting for their TTL. The semantic cache
  * tells the other nodes on the same channel of the entries it added or removed (cache/semantic/).
  */
@@ -24,20 +24,22 @@ export type BusEvent = InvalidationEvent | SemanticCacheEvent;
 
 /** What a store change makes stale in the lookup caches: every cached API key (they are cached by
  * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts,
- * partials and rate-limit policies. */
-export function invalidationFor(change: StoreChange): InvalidationEvent | undefined {
+ * partials and rate-limit policies; a deleted workspace, both. */
+export function invalidationFor(change: StoreChange): InvalidationEvent[] {
   switch (change.resource) {
     case 'api_key':
-      return { kind: 'api-keys' };
+      return [{ kind: 'api-keys' }];
     case 'credential':
     case 'config':
     case 'guardrail':
     case 'prompt':
     case 'prompt_partial':
     case 'rate_limit_policy':
-      return { kind: 'workspace', workspaceId: change.workspace_id };
+      return [{ kind: 'workspace', workspaceId: change.workspace_id }];
     case 'workspace':
-      return undefined;
+      return change.action === 'deleted'
+        ? [{ kind: 'api-keys' }, { kind: 'workspace', workspaceId: change.workspace_id }]
+        : [];
   }
 }
 

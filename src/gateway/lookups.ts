@@ -206,10 +206,10 @@ export function createLookups(
       return hit === undefined ? undefined : hit === MISSING ? [] : (hit as readonly RateLimitPolicy[]);
     },
     applyChange(change) {
-      const event = invalidationFor(change);
-      if (!event) return;
-      drop(event);
-      publish(event);
+      for (const event of invalidationFor(change)) {
+        drop(event);
+        publish(event);
+      }
     },
     applyRemote: drop,
   };

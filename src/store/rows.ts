@@ -58,7 +58,8 @@ export function toOrganisation(row: Selectable<OrganisationsTable>): Organisatio
 }
 
 export function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
-  return { ...row, created_at: toNumber(row.created_at) };
+  const { deleted_at: _deleted, ...live } = row;
+  return { ...live, created_at: toNumber(row.created_at) };
 }
 
 export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {

@@ -17,6 +17,8 @@ export interface WorkspacesTable {
   slug: string;
   name: string;
   created_at: Int8;
+  /** Unix seconds; null while the workspace is live. */
+  deleted_at: Int8 | null;
 }
 
 export interface ApiKeysTable {

@@ -412,6 +412,15 @@ export interface OrganisationRepository {
   createWorkspace(input: { organisation_id: string; name: string; slug: string }): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | undefined>;
   listWorkspaces(organisation_id: string): Promise<Workspace[]>;
+  /**
+   * Deletes a live workspace of the organisation, at once and as one: its API keys, rate-limit policies
+   * and stored Responses are deleted; its credentials, configs, guardrails, prompts and partials are
+   * deleted as their own DELETE leaves them; its batches under way are cancelled, and its files (and the
+   * results files its batches still write) expire now; its slug is free again. Log records and batch
+   * records are kept (unreadable through the API): logs until log retention deletes them. False when there is no such live
+   * workspace. Nothing of another workspace is touched.
+   */
+  deleteWorkspace(organisation_id: string, id: string): Promise<boolean>;
 }
 
 export interface ApiKeyRepository {

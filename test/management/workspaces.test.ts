@@ -93,4 +93,69 @@ describe('/v1/workspaces', () => {
     const again = await admin.post('/workspaces', { name: 'Half', slug: 'half-made' });
     expect(again.status, again.text).toBe(200);
   });
+
+  describe('DELETE /v1/workspaces/{id}', () => {
+    it('deletes a workspace by slug or id: its keys stop working, and it leaves the list', async () => {
+      const made = await admin.post('/workspaces', { name: 'Short', slug: 'short-lived' });
+      const key = made.body.admin_key.key as string;
+      const own = client(gateway.url, key);
+      expect((await own.get('/api-keys/self')).status).toBe(200);
+      const member = await own.post('/api-keys', { name: 'm', role: 'member' });
+      expect(member.status, member.text).toBe(200);
+
+      const deleted = await admin.delete('/workspaces/short-lived');
+      expect(deleted.status, deleted.text).toBe(200);
+      expect(deleted.body).toEqual({ object: 'workspace.deleted', id: made.body.id, deleted: true });
+      expectError(await own.get('/api-keys/self'), 401, 'invalid_api_key');
+      expectError(await client(gateway.url, member.body.key).get('/models'), 401, 'invalid_api_key');
+      const listed = await admin.get('/workspaces');
+      expect(listed.body.data.map((w: { id: string }) => w.id)).not.toContain(made.body.id);
+      // Gone: deleting it again, by id or slug, finds nothing; naming it elsewhere finds nothing.
+      expectError(await admin.delete(`/workspaces/${made.body.id}`), 404, 'not_found', 'workspace_id');
+      expectError(await admin.delete('/workspaces/short-lived'), 404, 'not_found', 'workspace_id');
+      expectError(
+        await admin.get(`/policies/rate-limits?workspace_id=${made.body.id}`),
+        404,
+        'not_found',
+        'workspace_id',
+      );
+
+      // Its slug may be used again.
+      const again = await admin.post('/workspaces', { name: 'Again', slug: 'short-lived' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.id).not.toBe(made.body.id);
+      const byId = await admin.delete(`/workspaces/${again.body.id}`);
+      expect(byId.status, byId.text).toBe(200);
+    });
+
+    it('never deletes the home workspace: 409 naming its id', async () => {
+      const home = (await admin.get('/api-keys/self')).body.workspace;
+      for (const named of ['default', home.id]) {
+        const error = expectError(
+          await admin.delete(`/workspaces/${named}`),
+          409,
+          'conflict',
+          'workspace_id',
+        );
+        expect(error.message).toContain(home.id);
+      }
+      expect((await admin.get('/api-keys/self')).status).toBe(200);
+    });
+
+    it('takes an organisation-level admin key: a workspace admin may not delete even its own', async () => {
+      const made = await admin.post('/workspaces', { name: 'Self', slug: 'self-delete' });
+      const own = client(gateway.url, made.body.admin_key.key);
+      const other = await admin.post('/workspaces', { name: 'Other', slug: 'other-ws' });
+      for (const named of ['self-delete', 'other-ws', 'default', 'no-such-workspace']) {
+        const error = expectError(await own.delete(`/workspaces/${named}`), 403, 'forbidden');
+        expect(error.message).toMatch(/organisation-level admin key/);
+      }
+      expect((await own.get('/api-keys/self')).status).toBe(200);
+      const listed = await admin.get('/workspaces');
+      expect(listed.body.data.map((w: { id: string }) => w.id)).toEqual(
+        expect.arrayContaining([made.body.id, other.body.id]),
+      );
+      expectError(await admin.delete('/workspaces/no-such-workspace'), 404, 'not_found', 'workspace_id');
+    });
+  });
 });

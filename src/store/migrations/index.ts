@@ -22,6 +22,7 @@ import * as fineTuningJobMetadata from './0020_fine_tuning_job_metadata.js';
 import * as responseBackground from './0021_response_background.js';
 import * as responsesStatusIndex from './0022_responses_status_index.js';
 import * as fileExpiry from './0023_file_expiry.js';
+import * as workspaceDeletion from './0024_workspace_deletion.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_response_background': responseBackground,
   '0022_responses_status_index': responsesStatusIndex,
   '0023_file_expiry': fileExpiry,
+  '0024_workspace_deletion': workspaceDeletion,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -81,6 +81,7 @@ export async function assertWorkspaceOf(
     .select('id')
     .where('id', '=', workspaceId)
     .where('organisation_id', '=', organisationId)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) {
     throw new GatewayError(

@@ -315,4 +315,11 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: "List the organisation's workspaces",
     tags: ['Workspaces'],
   },
+  {
+    method: 'delete',
+    path: '/workspaces/{id}',
+    summary:
+      'Delete a workspace (id or slug) of the organisation, but its home workspace: its keys and everything it stores stop working at once',
+    tags: ['Workspaces'],
+  },
 ];

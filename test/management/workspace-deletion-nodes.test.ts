@@ -1,0 +1,114 @@
+/**
+ * Two gateway nodes on one PostgreSQL schema and one Redis prefix, with lookup caches that would keep a
+ * key or a config for ten minutes: a workspace deleted through one node is unusable at once on the other —
+ * its key, which the other node holds in its cache, is refused, and its config is no longer found — while
+ * another workspace's key and config go on working there.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { call, client, type Client, type Reply } from './http.js';
+
+/** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
+const PROPAGATION_DEADLINE_MS = 5_000;
+
+describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () => {
+  describeWithRedis('sharing PostgreSQL and Redis', () => {
+    const schema = freshSchemaName('ws_delete_nodes');
+    const prefix = freshRedisPrefix('ws-delete-nodes');
+    const env = {
+      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+      GATEWAY_ADMIN_KEY: `gw-nodes-${randomBytes(12).toString('hex')}`,
+      REDIS_URL: redisUrl(),
+      GATEWAY_REDIS_PREFIX: prefix,
+      GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
+    };
+    let nodeA: TestGateway;
+    let nodeB: TestGateway;
+    let onA: Client;
+    let fake: FakeUpstream;
+
+    beforeAll(async () => {
+      fake = await startFakeOpenAI({ name: 'ws-delete-nodes' });
+      nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+      nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
+      onA = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
+    });
+    afterAll(async () => {
+      await fake?.close();
+      await nodeA?.close();
+      await nodeB?.close();
+      await dropSchema(schema);
+      await deleteRedisKeys(prefix);
+    });
+
+    const chatOnB = (key: string, config: string) =>
+      call(
+        nodeB.url,
+        key,
+        'POST',
+        '/chat/completions',
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+        { 'x-gateway-config': config },
+      );
+
+    /** A workspace with its admin key and a stored config `cfg` that calls the fake provider. */
+    async function workspace(slug: string): Promise<{ id: string; key: string }> {
+      const made = await onA.post('/workspaces', { name: slug, slug });
+      expect(made.status, made.text).toBe(200);
+      const key = made.body.admin_key.key as string;
+      const config = await client(nodeA.url, key).post('/configs', {
+        slug: 'cfg',
+        config: { provider: 'openai', api_key: `sk-${slug}`, custom_host: fake.url },
+      });
+      expect(config.status, config.text).toBe(200);
+      return { id: made.body.id as string, key };
+    }
+
+    async function untilOnB(ask: () => Promise<Reply>, status: number): Promise<Reply> {
+      const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
+      let reply = await ask();
+      while (reply.status !== status && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        reply = await ask();
+      }
+      return reply;
+    }
+
+    it('its key, config and listing are gone on the other node at once; the other workspace works on', async () => {
+      const doomed = await workspace('doomed');
+      const kept = await workspace('kept');
+      // Node B holds both keys and both configs in its caches.
+      expect((await chatOnB(doomed.key, 'cfg')).status).toBe(200);
+      expect((await chatOnB(kept.key, 'cfg')).status).toBe(200);
+      expect(nodeB.server.deps.lookups.cachedApiKey(doomed.key)).toMatchObject({ workspace_id: doomed.id });
+
+      const deleted = await onA.delete('/workspaces/doomed');
+      expect(deleted.status, deleted.text).toBe(200);
+      expect(deleted.body).toEqual({ object: 'workspace.deleted', id: doomed.id, deleted: true });
+
+      const refused = await untilOnB(() => chatOnB(doomed.key, 'cfg'), 401);
+      expect(refused.status, refused.text).toBe(401);
+      expect(await nodeB.server.deps.lookups.config(doomed.id, 'cfg')).toBeUndefined();
+      const onB = client(nodeB.url, env.GATEWAY_ADMIN_KEY);
+      expect((await onB.get('/workspaces')).body.data.map((w: { slug: string }) => w.slug)).toEqual([
+        'default',
+        'kept',
+      ]);
+
+      // The other workspace is untouched.
+      const still = await chatOnB(kept.key, 'cfg');
+      expect(still.status, still.text).toBe(200);
+      expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept');
+
+      // Its slug may be taken again, on either node: a new workspace holding nothing of the old one.
+      const again = await onB.post('/workspaces', { name: 'doomed', slug: 'doomed' });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.id).not.toBe(doomed.id);
+      expect((await client(nodeB.url, again.body.admin_key.key).get('/configs')).body.data).toEqual([]);
+    });
+  });
+});
