@@ -151,6 +151,16 @@ describe('gateway keys', () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('(HTTP 403, forbidden)');
+
+    const deleted = await cli(['workspaces', 'delete', 'cli-research']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toMatch(/^Deleted workspace cli-research \(ws_\S+\)$/m);
+    expect((await cli(['workspaces', 'list'])).stdout).not.toContain('cli-research');
+    // Its key went with it.
+    expect((await cli(['whoami'], { GATEWAY_API_KEY: value })).code).toBe(1);
+    const home = await cli(['workspaces', 'delete', 'default']);
+    expect(home.code).toBe(1);
+    expect(home.stderr).toContain('(HTTP 409, conflict');
   });
 
   it('rotates and deletes keys, and tells a key who it is', async () => {

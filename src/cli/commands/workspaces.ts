@@ -1,4 +1,4 @@
-/** `gateway workspaces create|list`: the organisation's workspaces (an organisation-level admin key). */
+/** `gateway workspaces create|list|delete`: the organisation's workspaces (an organisation-level admin key). */
 import { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { formatRecord, formatTable, formatTime } from '../format-table.js';
@@ -53,6 +53,19 @@ export function workspacesCommand(io: CliIo): Command {
           { header: 'CREATED', value: (w) => formatTime(w.created_at) },
         ]),
       );
+    });
+
+  workspaces
+    .command('delete')
+    .description('Delete a workspace: its keys stop working at once (never the home workspace)')
+    .argument('<slug>', 'its slug or id')
+    .action(async (slug: string, _options, command) => {
+      const ctx = commandContext(command, io);
+      const result = await ctx.api.request<{ id: string }>(
+        'DELETE',
+        `/workspaces/${encodeURIComponent(slug)}`,
+      );
+      ctx.print(result, () => `Deleted workspace ${slug} (${result.id})\n`);
     });
 
   return workspaces;
