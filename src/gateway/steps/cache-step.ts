@@ -235,6 +235,26 @@ function untilStopped(
   });
 }
 
+/**
+ * Calls on, a stream's chunks kept on the way (up to `maxBytes`), for the complete answer a cache could keep;
+ * a flight the call leads lands empty when the call throws.
+ */
+export async function callForAnswer(
+  next: TargetHandler,
+  call: TargetCall,
+  maxBytes: number,
+  flight: Flight | undefined,
+): Promise<{ outcome: AttemptOutcome; answer: CachedAnswer | undefined }> {
+  const tee = call.sink ? new CacheTee(call.sink, maxBytes) : undefined;
+  try {
+    const outcome = await next(tee ? { ...call, sink: tee } : call);
+    return { outcome, answer: completeAnswer(outcome, tee?.chunks) };
+  } catch (err) {
+    flight?.land(undefined);
+    throw err;
+  }
+}
+
 /** Calls on and keeps the complete answer; a flight it leads lands with what is kept, or empty. */
 async function callAndKeep(
   next: TargetHandler,
@@ -242,15 +262,12 @@ async function callAndKeep(
   plan: CachePlan,
   flight: Flight | undefined,
 ): Promise<AttemptOutcome> {
-  const tee = call.sink ? new CacheTee(call.sink, call.run.deps.routing.cache.maxEntryBytes) : undefined;
-  let outcome: AttemptOutcome;
-  try {
-    outcome = await next(tee ? { ...call, sink: tee } : call);
-  } catch (err) {
-    flight?.land(undefined);
-    throw err;
-  }
-  const answer = completeAnswer(outcome, tee?.chunks);
+  const { outcome, answer } = await callForAnswer(
+    next,
+    call,
+    call.run.deps.routing.cache.maxEntryBytes,
+    flight,
+  );
   if (!answer) {
     flight?.land(undefined);
     return outcome;

@@ -24,8 +24,7 @@ import type { Flight, Landed } from '../cache/in-flight.js';
 import type { EmbeddingTarget } from '../pipeline-types.js';
 import {
   answersCall,
-  CacheTee,
-  completeAnswer,
+  callForAnswer,
   exactKeyOf,
   flightTurn,
   keepWhenPassed,
@@ -168,15 +167,7 @@ async function throughSemanticCache(
   // Named before the call, so the answer's headers can tell which entry it will be stored as.
   const id = `sc_${randomUUID()}`;
   if (storable) state.cacheEntryId = id;
-  const tee = call.sink ? new CacheTee(call.sink, MAX_ANSWER_BYTES) : undefined;
-  let outcome: AttemptOutcome;
-  try {
-    outcome = await next(tee ? { ...call, sink: tee } : call);
-  } catch (err) {
-    flight?.land(undefined);
-    throw err;
-  }
-  const answer = completeAnswer(outcome, tee?.chunks);
+  const { outcome, answer } = await callForAnswer(next, call, MAX_ANSWER_BYTES, flight);
   // An answer that is not kept is named by no entry (a failure, one the output checks denied).
   const dropped = () => {
     if (state.cacheEntryId === id) state.cacheEntryId = null;
