@@ -94,6 +94,7 @@ export interface ChatCompletionChunk {
     logprobs?: unknown;
   }>;
   usage?: Usage | null;
+  service_tier?: string | null;
 }
 
 export interface TextCompletion {

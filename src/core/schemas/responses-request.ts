@@ -197,6 +197,13 @@ export const ResponsesRequestSchema = Type.Object(
     parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
     store: Type.Optional(Nullable(Type.Boolean())),
     stream: Type.Optional(StreamField),
+    /** OpenAI's processing tier; the Response shows the one the provider says it served. */
+    service_tier: Type.Optional(Nullable(Type.String())),
+    prompt_cache_key: Type.Optional(Nullable(Type.String())),
+    safety_identifier: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    /** Bounds the tool calls of one response (docs/responses.md: max_tool_calls). */
+    max_tool_calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
     /** OpenAI's stored prompt template (its `variables`, `version` pass through): native providers only. */
     prompt: Type.Optional(Nullable(Type.Object({ id: Type.String({ minLength: 1 }) }))),
     /** Run by a job, the response answered at once `queued` (docs/responses.md, Background responses). */

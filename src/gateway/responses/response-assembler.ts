@@ -46,6 +46,7 @@ export interface NativeResponse {
   model?: string;
   output?: Array<Record<string, unknown>>;
   incomplete_details?: { reason?: string } | null;
+  service_tier?: string | null;
   usage?: {
     input_tokens?: number;
     input_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
@@ -80,6 +81,8 @@ export class ResponseAssembler {
   private finishReason: FinishReason | null = null;
   private usage: Usage | undefined;
   private model: string | undefined;
+  /** The tier the provider says it served the response in, when it says. */
+  private serviceTier: string | undefined;
   private settled: Settled | undefined;
   /** A native answer's item ids, the provider's → the gateway's. */
   private readonly ids = new Map<string, string>();
@@ -105,6 +108,7 @@ export class ResponseAssembler {
     const choice = completion.choices[0];
     this.model = completion.model;
     this.usage = completion.usage;
+    this.noteServiceTier(completion.service_tier);
     this.finishReason = choice?.finish_reason ?? null;
     const message = choice?.message;
     for (const block of message?.content_blocks ?? []) {
@@ -153,6 +157,7 @@ export class ResponseAssembler {
     const events: ResponseEvent[] = [];
     this.start(events, hookResultsOf(chunk));
     this.model ??= chunk.model;
+    this.noteServiceTier(chunk.service_tier);
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return events;
@@ -229,6 +234,7 @@ export class ResponseAssembler {
   /** A provider's own Response (a native JSON answer) as the gateway's. */
   fromNative(upstream: NativeResponse): ResponseObject {
     if (typeof upstream.model === 'string') this.model = upstream.model;
+    this.noteServiceTier(upstream.service_tier);
     for (const item of upstream.output ?? []) this.output.push(this.ownItem(item));
     this.noteNativeEnd(upstream);
     return this.finish().response;
@@ -239,6 +245,7 @@ export class ResponseAssembler {
     const events: ResponseEvent[] = [];
     const upstream = event.response as NativeResponse | undefined;
     if (typeof upstream?.model === 'string') this.model ??= upstream.model;
+    this.noteServiceTier(upstream?.service_tier);
     this.start(events, hookResultsOf(event));
     switch (event.type) {
       case 'response.created':
@@ -332,6 +339,7 @@ export class ResponseAssembler {
     const response: ResponseObject = {
       ...this.shell,
       model: this.model ?? this.shell.model,
+      service_tier: this.serviceTier ?? this.shell.service_tier,
       status: incomplete ? 'incomplete' : 'completed',
       completed_at: incomplete ? null : Math.floor(Date.now() / 1000),
       incomplete_details: incomplete ? { reason: incomplete } : null,
@@ -351,6 +359,7 @@ export class ResponseAssembler {
     const response: ResponseObject = {
       ...this.shell,
       model: this.model ?? this.shell.model,
+      service_tier: this.serviceTier ?? this.shell.service_tier,
       status: 'failed',
       error: { code: failureCode(error.status), message: error.message },
       output: [...this.output],
@@ -395,6 +404,11 @@ export class ResponseAssembler {
   private ownItem(item: Record<string, unknown>): OutputItem {
     const own = typeof item.id === 'string' ? { ...item, id: this.ownId(item.id) } : { ...item };
     return own as unknown as OutputItem;
+  }
+
+  /** A tier of OpenAI's list; a provider's own (Groq's `on_demand`) is not one the Response can show. */
+  private noteServiceTier(tier: string | null | undefined): void {
+    if (typeof tier === 'string' && SERVICE_TIERS.has(tier)) this.serviceTier = tier;
   }
 
   private noteNativeEnd(upstream: NativeResponse): void {
@@ -557,6 +571,17 @@ export class ResponseAssembler {
     return events;
   }
 }
+
+/** The Response's service tiers (the OpenAI document's `ServiceTierResponses`). */
+const SERVICE_TIERS: ReadonlySet<string> = new Set([
+  'auto',
+  'default',
+  'flex',
+  'scale',
+  'priority',
+  'fast',
+  'ultrafast',
+]);
 
 /** The hooks' results a stream's first chunk carries, if any. */
 function hookResultsOf(chunk: object): unknown {

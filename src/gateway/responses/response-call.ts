@@ -183,7 +183,12 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     tools: (body.tools ?? []).map(echoedTool),
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? 'disabled',
-    ...(body.user !== undefined && { user: body.user }),
+    ...(body.user != null && { user: body.user }),
+    service_tier: body.service_tier ?? null,
+    prompt_cache_key: body.prompt_cache_key ?? null,
+    safety_identifier: body.safety_identifier ?? null,
+    top_logprobs: body.top_logprobs ?? 0,
+    max_tool_calls: body.max_tool_calls ?? null,
     ...(body.background != null && { background: body.background }),
     metadata: body.metadata ?? {},
   };

@@ -102,7 +102,14 @@ export interface ResponseObject {
   top_p: number | null;
   truncation: 'auto' | 'disabled';
   usage?: ResponseUsage;
+  /** Given when the request set it (the document's `user` is a string, never null). */
   user?: string;
+  /** The request's tier until the provider says which it served. */
+  service_tier: string | null;
+  prompt_cache_key: string | null;
+  safety_identifier: string | null;
+  top_logprobs: number;
+  max_tool_calls: number | null;
   /** Given when the request set it: whether the response runs in the background. */
   background?: boolean;
   metadata: Record<string, string>;

@@ -53,6 +53,9 @@ export function toChatRequest(
   if (request.temperature != null) chat.temperature = request.temperature;
   if (request.top_p != null) chat.top_p = request.top_p;
   if (request.user !== undefined) chat.user = request.user;
+  if (request.service_tier != null) chat.service_tier = request.service_tier;
+  if (request.prompt_cache_key != null) chat.prompt_cache_key = request.prompt_cache_key;
+  if (request.safety_identifier != null) chat.safety_identifier = request.safety_identifier;
   if (request.max_output_tokens != null) chat.max_completion_tokens = request.max_output_tokens;
   if (request.stream) chat.stream = true;
   const tools = toChatTools(request.tools ?? []);
