@@ -84,6 +84,9 @@ export class ResponseAssembler {
   /** The tier the provider says it served the response in, when it says. */
   private serviceTier: string | undefined;
   private settled: Settled | undefined;
+  /** The chat stream's tool indexes shown as function calls, and those past `max_tool_calls`, ignored. */
+  private readonly toolIndexes = new Set<number>();
+  private readonly ignoredToolIndexes = new Set<number>();
   /** A native answer's item ids, the provider's → the gateway's. */
   private readonly ids = new Map<string, string>();
   private nativeEnd: NativeEnd | undefined;
@@ -136,7 +139,7 @@ export class ResponseAssembler {
         content: [{ type: 'refusal', refusal: message.refusal }],
       });
     }
-    for (const call of message?.tool_calls ?? []) {
+    for (const call of (message?.tool_calls ?? []).slice(0, this.maxToolCalls())) {
       this.output.push({
         type: 'function_call',
         id: newItemId('fc'),
@@ -214,6 +217,7 @@ export class ResponseAssembler {
       );
     }
     for (const call of delta.tool_calls ?? []) {
+      if (!this.takesToolCall(call.index)) continue;
       const open = this.openFunctionCall(events, call.index, call.id, call.function?.name);
       const args = call.function?.arguments;
       if (args) {
@@ -518,6 +522,24 @@ export class ResponseAssembler {
     const open = { kind: 'function_call' as const, item, index: this.add(item, events), toolIndex };
     this.open = open;
     return open;
+  }
+
+  /**
+   * A translated answer holds at most `max_tool_calls` function calls, the only tools a chat provider runs:
+   * further calls are ignored, as OpenAI ignores further calls of built-in tools. A native provider applies
+   * the limit itself.
+   */
+  private maxToolCalls(): number {
+    return this.shell.max_tool_calls ?? Infinity;
+  }
+
+  /** Whether a chat stream's tool call (by its index) is within the limit; the first seen are. */
+  private takesToolCall(toolIndex: number): boolean {
+    if (this.toolIndexes.has(toolIndex)) return true;
+    if (this.ignoredToolIndexes.has(toolIndex)) return false;
+    const within = this.toolIndexes.size < this.maxToolCalls();
+    (within ? this.toolIndexes : this.ignoredToolIndexes).add(toolIndex);
+    return within;
   }
 
   /** Whether the answer was stopped before its end: by the token limit, or by the content filter. */

@@ -65,6 +65,7 @@ export function toChatRequest(
   }
   const choice = request.tool_choice;
   if (choice !== undefined && tools.length > 0) chat.tool_choice = toChatToolChoice(choice);
+  if (tools.length > 0) boundToolCalls(chat, request.max_tool_calls);
   const format = request.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
@@ -83,6 +84,16 @@ export function toChatRequest(
   else if (effort != null)
     chat.thinking = { type: 'enabled', budget_tokens: thinkingBudget(effort, request.max_output_tokens) };
   return chat;
+}
+
+/**
+ * `max_tool_calls` as the model is asked it: no call under 0, one at a time under 1 (the answer's calls past
+ * the limit are dropped from the Response: response-assembler.ts). The tools are still offered, as the
+ * conversation may hold their earlier calls.
+ */
+function boundToolCalls(chat: ChatCompletionRequest, maxToolCalls: number | null | undefined): void {
+  if (maxToolCalls === 0) chat.tool_choice = 'none';
+  else if (maxToolCalls === 1) chat.parallel_tool_calls = false;
 }
 
 /**
