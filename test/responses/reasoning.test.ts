@@ -4,6 +4,7 @@
 // `reasoning.effort` reaches an OpenAI-wire chat provider as `reasoning_effort`. The openai SDK against the
 // gateway; Anthropic's and an OpenAI-compatible provider's fakes.
 import OpenAI from 'openai';
+import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -142,5 +143,81 @@ describe('reasoning.effort on an OpenAI-wire chat provider without thinking', ()
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.body).toMatchObject({ reasoning_effort: 'high' });
     expect(sent.body).not.toHaveProperty('thinking');
+  });
+});
+
+describe('reasoning.summary on a translated provider', () => {
+  const thinkingOnly = (text: string) => ({
+    ...message(text),
+    content: [THINKING, { type: 'text', text }],
+  });
+  const summary = [{ type: 'summary_text', text: THINKING.thinking }];
+
+  it('shows the provider’s thinking as the reasoning item’s summary, beside its content', async () => {
+    const client = claude();
+    anthropic.enqueue({ kind: 'json', body: thinkingOnly('Answer') });
+    const response = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Think',
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
+    expectOpenAPIValid('Response', response);
+    expect(response.reasoning).toMatchObject({ summary: 'auto' });
+    expect(response.output[0]).toMatchObject({
+      type: 'reasoning',
+      summary,
+      content: [{ type: 'reasoning_text', text: THINKING.thinking }],
+      encrypted_content: THINKING.signature,
+    });
+
+    anthropic.enqueue({ kind: 'json', body: thinkingOnly('Answer') });
+    const unasked = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Think',
+      reasoning: { effort: 'low' },
+    });
+    expect(unasked.output[0]).toMatchObject({ type: 'reasoning', summary: [] });
+  });
+
+  it('streams the summary with the events the SDK builds it from', async () => {
+    const client = claude();
+    const events = streamOf('Answer').filter(
+      (event: any) => event.index !== 1 || event.type === 'message_delta',
+    );
+    anthropic.enqueue({ kind: 'stream', events });
+    const stream = client.responses.stream({
+      model: 'claude-sonnet-4-5',
+      input: 'Think',
+      reasoning: { effort: 'low', summary: 'detailed' },
+    });
+    const seen: any[] = [];
+    let snapshot: any;
+    let summaryBeforeDone: unknown;
+    for await (const event of stream) {
+      expectOpenAPIValid('ResponseStreamEvent', event);
+      seen.push(event);
+      snapshot = accumulateResponse(event, snapshot);
+      if (event.type === 'response.reasoning_summary_part.done') {
+        summaryBeforeDone = structuredClone(snapshot.output[0].summary);
+      }
+    }
+    const final = await stream.finalResponse();
+    const types = seen.map((e) => e.type).filter((type) => type.startsWith('response.reasoning_summary'));
+    expect(types).toEqual([
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+    ]);
+    expect(seen.find((e) => e.type === 'response.reasoning_summary_text.done')).toMatchObject({
+      output_index: 0,
+      summary_index: 0,
+      text: THINKING.thinking,
+    });
+    // The SDK's snapshot, built from the events, holds the summary before the item is done.
+    expect(summaryBeforeDone).toEqual(summary);
+    expect(final.output[0]).toMatchObject({ type: 'reasoning', summary });
+    const stored = await client.responses.retrieve(final.id);
+    expect(stored.output[0]).toMatchObject({ summary });
   });
 });

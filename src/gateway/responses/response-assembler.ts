@@ -2,7 +2,8 @@
  * Turns the canonical chat answer into a Response: a whole chat completion into the Response object, or
  * chat chunks, as they arrive, into the Responses event grammar (`response.created`, `…in_progress`,
  * `output_item.added/done`, `content_part.added/done` (around a message's text or refusal and a reasoning
- * item's text), `output_text.delta/done`, `function_call_arguments.delta/done`, `reasoning_text.delta/done`,
+ * item's text), `output_text.delta/done`, `function_call_arguments.delta/done`, `reasoning_text.delta/done`
+ * (and `reasoning_summary_part.added/done`, `reasoning_summary_text.delta/done` when a summary was asked),
  * then exactly one of
  * `response.completed`, `response.incomplete` or `response.failed`), numbered by `sequence_number`.
  *
@@ -116,7 +117,9 @@ export class ResponseAssembler {
     const message = choice?.message;
     for (const block of message?.content_blocks ?? []) {
       if (block.type === 'thinking') {
-        this.output.push(reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed'));
+        const item = reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed');
+        if (this.summarises() && block.thinking) item.summary = [summaryPart(block.thinking)];
+        this.output.push(item);
       } else if (block.type === 'redacted_thinking' && block.data) {
         this.output.push(redactedReasoningItem(block.data));
       }
@@ -188,6 +191,16 @@ export class ResponseAssembler {
             delta: block.thinking,
           }),
         );
+        if (this.summarises()) {
+          events.push(
+            this.event('response.reasoning_summary_text.delta', {
+              item_id: open.item.id,
+              output_index: open.index,
+              summary_index: 0,
+              delta: block.thinking,
+            }),
+          );
+        }
       }
       if (block.signature) open.item.encrypted_content = block.signature;
     }
@@ -470,6 +483,16 @@ export class ResponseAssembler {
     // The text's part opens before its first delta, as a message's does: a client that builds the item
     // from the events (the openai SDK's stream helpers) adds its parts from `content_part.added`.
     events.push(this.partAdded(item.id, index, { type: 'reasoning_text', text: '' }));
+    if (this.summarises()) {
+      events.push(
+        this.event('response.reasoning_summary_part.added', {
+          item_id: item.id,
+          output_index: index,
+          summary_index: 0,
+          part: summaryPart(''),
+        }),
+      );
+    }
     const open = { kind: 'reasoning' as const, item, index, text: '' };
     this.open = open;
     return open;
@@ -542,6 +565,15 @@ export class ResponseAssembler {
     return within;
   }
 
+  /**
+   * Whether the request asked for a summary of the reasoning: a chat provider's thinking (Claude's and
+   * Gemini's are summaries of their reasoning already) is then shown as the reasoning item's summary too.
+   */
+  private summarises(): boolean {
+    const summary = this.shell.reasoning?.summary;
+    return summary != null && SUMMARY_KINDS.has(summary);
+  }
+
   /** Whether the answer was stopped before its end: by the token limit, or by the content filter. */
   private cutShort(): boolean {
     return this.finishReason === 'length' || this.finishReason === 'content_filter';
@@ -585,6 +617,14 @@ export class ResponseAssembler {
       events.push(this.event('response.reasoning_text.done', { ...base, text: open.text }));
       events.push(this.event('response.content_part.done', { ...base, part }));
       open.item.content = [part];
+      if (this.summarises()) {
+        const summary = { item_id: open.item.id, output_index: open.index, summary_index: 0 };
+        events.push(this.event('response.reasoning_summary_text.done', { ...summary, text: open.text }));
+        events.push(
+          this.event('response.reasoning_summary_part.done', { ...summary, part: summaryPart(open.text) }),
+        );
+        open.item.summary = [summaryPart(open.text)];
+      }
       open.item.status = status;
     }
     events.push(
@@ -592,6 +632,13 @@ export class ResponseAssembler {
     );
     return events;
   }
+}
+
+/** The `reasoning.summary` values that ask for one (OpenAI's). */
+const SUMMARY_KINDS: ReadonlySet<string> = new Set(['auto', 'concise', 'detailed']);
+
+function summaryPart(text: string): { type: 'summary_text'; text: string } {
+  return { type: 'summary_text', text };
 }
 
 /** The Response's service tiers (the OpenAI document's `ServiceTierResponses`). */

@@ -173,7 +173,11 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: body.previous_response_id ?? null,
     reasoning: body.reasoning
-      ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
+      ? {
+          effort: body.reasoning.effort ?? null,
+          // generate_summary is the deprecated name of summary.
+          summary: body.reasoning.summary ?? body.reasoning.generate_summary ?? null,
+        }
       : null,
     store: body.store !== false,
     temperature: body.temperature ?? 1,
