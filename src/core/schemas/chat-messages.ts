@@ -29,6 +29,13 @@ export const FilePartSchema = Type.Object({
     filename: Type.Optional(Type.String()),
     file_data: Type.Optional(Type.String()),
     file_id: Type.Optional(Type.String()),
+    file_url: Type.Optional(
+      Type.String({
+        description:
+          "The gateway's own: a file by URL, which the gateway never fetches. Sent to providers that fetch " +
+          'files themselves (Anthropic, Gemini, Vertex AI); refused by the others.',
+      }),
+    ),
   }),
 });
 

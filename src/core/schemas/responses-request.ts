@@ -28,6 +28,8 @@ const InputFilePart = Type.Object({
   type: Type.Literal('input_file'),
   file_id: Type.Optional(Nullable(Type.String())),
   file_data: Type.Optional(Type.String()),
+  /** Never fetched by the gateway: sent to a provider that fetches files itself (docs/responses.md). */
+  file_url: Type.Optional(Type.String({ minLength: 1 })),
   filename: Type.Optional(Type.String()),
 });
 

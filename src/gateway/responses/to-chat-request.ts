@@ -308,6 +308,7 @@ function nonAssistantMessage(message: MessageItem): ChatMessage {
           file: {
             ...(part.file_id != null && { file_id: part.file_id }),
             ...(part.file_data !== undefined && { file_data: part.file_data }),
+            ...(part.file_url !== undefined && { file_url: part.file_url }),
             ...(part.filename !== undefined && { filename: part.filename }),
           },
         };

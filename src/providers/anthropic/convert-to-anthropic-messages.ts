@@ -87,6 +87,17 @@ function contentPart(part: UserContentPart, where: string): AnthropicContentBloc
   }
   if (part.type === 'file') {
     const file = part.file ?? {};
+    // A file by URL is Anthropic's to fetch (a PDF), as an image by URL is: the gateway never fetches one.
+    if (file.file_url !== undefined) {
+      if (/^https?:\/\//i.test(file.file_url)) {
+        return withCacheControl({ type: 'document', source: { type: 'url', url: file.file_url } }, part);
+      }
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${where}.file.file_url: anthropic fetches a file_url only over http(s)`,
+        { param: `${where}.file.file_url` },
+      );
+    }
     const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
     if (data?.mediaType === 'application/pdf') {
       return withCacheControl(

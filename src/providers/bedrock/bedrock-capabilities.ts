@@ -38,6 +38,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
       'on a content part, a message or a tool → a cachePoint block after it (ttl kept), where the model caches: Claude 3.5 Haiku, 3.7 Sonnet and later (system, messages, tools), Nova (system, messages); dropped for the others',
     image_url:
       'data URLs only (Converse takes bytes; the adapter does not fetch URLs): an http(s) URL is refused (400)',
+    file: 'PDF data URLs in file_data → document bytes; a file_url is refused (400), as the adapter fetches no URL',
     parallel_tool_calls: 'dropped: Converse has no switch for it',
     seed: 'dropped: Converse has no seed',
     user: 'dropped: Converse has no end-user field',

@@ -97,6 +97,13 @@ function contentPart(part: UserContentPart, where: string): BedrockContentBlock[
   }
   if (part.type === 'file') {
     const file = part.file ?? {};
+    if (file.file_url !== undefined) {
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${where}.file.file_url: bedrock takes no file_url (it fetches no file): send the PDF inline in file_data`,
+        { param: `${where}.file.file_url` },
+      );
+    }
     const data = file.file_data ? parseDataUrl(file.file_data) : undefined;
     if (data?.mediaType === 'application/pdf') {
       return [

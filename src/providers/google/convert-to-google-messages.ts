@@ -154,6 +154,10 @@ function userPart(part: UserContentPart, i: number, j: number): GeminiPart {
     case 'file': {
       const file = part.file;
       if (typeof file.file_data === 'string') return mediaPart(file.file_data, `${where}.file`);
+      // Google fetches it (https, gs://); the gateway never does.
+      if (typeof file.file_url === 'string') {
+        return mediaPart(file.file_url, `${where}.file.file_url`, 'application/pdf');
+      }
       throw new GatewayError(
         'unsupported_parameter',
         `${where}.file: file_id is not supported by google; send file_data`,
@@ -178,7 +182,7 @@ function userPart(part: UserContentPart, i: number, j: number): GeminiPart {
  * and public https; the Gemini API reads its own file URIs, YouTube and public https); anything else is
  * refused, since the adapter does no I/O to fetch it itself.
  */
-function mediaPart(url: string, param: string): GeminiPart {
+function mediaPart(url: string, param: string, defaultMimeType = 'image/jpeg'): GeminiPart {
   if (url.startsWith('data:')) {
     const match = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(url);
     if (!match) {
@@ -192,7 +196,7 @@ function mediaPart(url: string, param: string): GeminiPart {
   }
   if (/^(https?|gs):\/\//i.test(url)) {
     const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase();
-    const mimeType = (extension && MIME_BY_EXTENSION[extension]) || 'image/jpeg';
+    const mimeType = (extension && MIME_BY_EXTENSION[extension]) || defaultMimeType;
     return { fileData: { mimeType, fileUri: url } };
   }
   throw new GatewayError(

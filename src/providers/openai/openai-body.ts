@@ -1,3 +1,5 @@
+import { GatewayError } from '../../core/errors.js';
+import type { ChatMessage } from '../../core/schemas/index.js';
 import { carriesReturnedThinking, withoutReturnedThinking } from '../shared/returned-content-blocks.js';
 import type { AdapterRequest } from '../types.js';
 
@@ -24,6 +26,7 @@ export interface OpenAIBodyOptions {
  */
 export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {}): string {
   const body = req.body;
+  if (req.endpoint === 'chat') refuseFileUrls(req.body.messages);
   const dropped = [...(options.acceptsThinking ? [] : GATEWAY_ONLY_FIELDS), ...(options.omit ?? [])].filter(
     (field) => field in body,
   );
@@ -53,4 +56,28 @@ export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {
     delete copy.max_completion_tokens;
   }
   return JSON.stringify(copy);
+}
+
+/**
+ * A file part by URL (the gateway's `file.file_url`) has no place in OpenAI's chat API, which takes a file
+ * inline or by id, and the gateway fetches no URL for the provider (it could reach the gateway's own
+ * network): refused, named, rather than sent as a part the provider would read as empty.
+ */
+function refuseFileUrls(messages: readonly ChatMessage[] | undefined): void {
+  if (!Array.isArray(messages)) return;
+  // Plain loops: every chat request to an OpenAI-wire provider passes here.
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role !== 'user' || !Array.isArray(message.content)) continue;
+    for (let j = 0; j < message.content.length; j++) {
+      const part = message.content[j]!;
+      if (part.type !== 'file' || part.file?.file_url === undefined) continue;
+      const param = `messages[${i}].content[${j}].file.file_url`;
+      throw new GatewayError(
+        'unsupported_parameter',
+        `${param}: a file_url cannot be sent to this provider, whose chat API takes a file inline (file_data) or by file_id`,
+        { param },
+      );
+    }
+  }
 }
