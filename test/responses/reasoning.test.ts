@@ -3,10 +3,13 @@
 // (its data in encrypted_content) and sent back as redacted_thinking on the next turn, streamed or not;
 // `reasoning.effort` reaches an OpenAI-wire chat provider as `reasoning_effort`. The openai SDK against the
 // gateway; Anthropic's and an OpenAI-compatible provider's fakes.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import OpenAI from 'openai';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
+import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
@@ -220,4 +223,66 @@ describe('reasoning.summary on a translated provider', () => {
     const stored = await client.responses.retrieve(final.id);
     expect(stored.output[0]).toMatchObject({ summary });
   });
+});
+
+describe('an OpenAI-wire provider’s reasoning field (DeepSeek’s reasoning_content, Groq’s reasoning)', () => {
+  function recorded(provider: string, fixture: string) {
+    const read = (name: string) => readFileSync(path.join(providerFixturesDir(provider), '..', name), 'utf8');
+    const lines = read(`${fixture}.chunks.txt`)
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    return {
+      body: JSON.parse(read(`${fixture}.json`)),
+      deltas: lines.map((line) => JSON.parse(line).choices[0]?.delta ?? {}),
+      enqueueStream: () =>
+        compatible.enqueue({
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: lines.map((line) => `data: ${line}\n\n`).join('') + 'data: [DONE]\n\n',
+        }),
+    };
+  }
+
+  it.each([
+    ['deepseek', 'deepseek/chat/deepseek-reasoning', 'reasoning_content'],
+    ['groq', 'groq/groq-reasoning', 'reasoning'],
+  ])(
+    'is a reasoning item of %s, its summary when asked, streamed and not',
+    async (provider, fixture, field) => {
+      const { body, deltas, enqueueStream } = recorded(provider, fixture);
+      const client = sdk({ provider, api_key: 'sk-test', custom_host: compatible.url });
+      const request = {
+        model: body.model,
+        input: 'How many r are in strawberry?',
+        reasoning: { summary: 'auto' as const },
+      };
+      compatible.enqueue({ status: 200, body });
+      const response = await client.responses.create(request);
+      expectOpenAPIValid('Response', response);
+      const thinking = body.choices[0].message[field];
+      expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+      expect(response.output[0]).toMatchObject({
+        content: [{ type: 'reasoning_text', text: thinking }],
+        summary: [{ type: 'summary_text', text: thinking }],
+      });
+      expect(response.output_text).toBe(body.choices[0].message.content);
+
+      enqueueStream();
+      const events: any[] = [];
+      for await (const event of await client.responses.create({ ...request, stream: true })) {
+        expectOpenAPIValid('ResponseStreamEvent', event);
+        events.push(event);
+      }
+      const streamed = deltas.map((d) => d[field] ?? '').join('');
+      const final = events.at(-1).response;
+      expect(final.output[0]).toMatchObject({
+        type: 'reasoning',
+        content: [{ type: 'reasoning_text', text: streamed }],
+        summary: [{ type: 'summary_text', text: streamed }],
+      });
+      expect(events.filter((e) => e.type === 'response.reasoning_summary_text.delta').length).toBeGreaterThan(
+        1,
+      );
+    },
+  );
 });

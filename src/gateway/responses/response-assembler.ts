@@ -21,6 +21,7 @@
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
+import { reasoningText } from '../../core/reasoning-text.js';
 import type { ResponsesStreamEvent } from '../../core/responses-types.js';
 import { reasoningItemId } from './reasoning-accounts.js';
 import { newItemId, newItemIdLike } from './response-ids.js';
@@ -115,11 +116,12 @@ export class ResponseAssembler {
     this.noteServiceTier(completion.service_tier);
     this.finishReason = choice?.finish_reason ?? null;
     const message = choice?.message;
+    // An OpenAI-wire provider's reasoning in a field of its own (DeepSeek's reasoning_content …).
+    const reasoning = message?.content_blocks ? undefined : reasoningText(message);
+    if (reasoning) this.output.push(this.reasoningItem(reasoning, null));
     for (const block of message?.content_blocks ?? []) {
       if (block.type === 'thinking') {
-        const item = reasoningItem(block.thinking ?? '', block.signature ?? null, 'completed');
-        if (this.summarises() && block.thinking) item.summary = [summaryPart(block.thinking)];
-        this.output.push(item);
+        this.output.push(this.reasoningItem(block.thinking ?? '', block.signature ?? null));
       } else if (block.type === 'redacted_thinking' && block.data) {
         this.output.push(redactedReasoningItem(block.data));
       }
@@ -180,30 +182,12 @@ export class ResponseAssembler {
         continue;
       }
       if (block.type !== 'thinking') continue;
-      const open = this.openReasoning(events);
-      if (block.thinking) {
-        open.text += block.thinking;
-        events.push(
-          this.event('response.reasoning_text.delta', {
-            item_id: open.item.id,
-            output_index: open.index,
-            content_index: 0,
-            delta: block.thinking,
-          }),
-        );
-        if (this.summarises()) {
-          events.push(
-            this.event('response.reasoning_summary_text.delta', {
-              item_id: open.item.id,
-              output_index: open.index,
-              summary_index: 0,
-              delta: block.thinking,
-            }),
-          );
-        }
-      }
+      const open = this.thinking(events, block.thinking);
       if (block.signature) open.item.encrypted_content = block.signature;
     }
+    // An OpenAI-wire provider's reasoning in a field of its own (DeepSeek's reasoning_content …).
+    const reasoning = delta.content_blocks ? undefined : reasoningText(delta);
+    if (reasoning) this.thinking(events, reasoning);
     if (delta.content) {
       const open = this.openMessage(events, 'message');
       open.text += delta.content;
@@ -246,6 +230,21 @@ export class ResponseAssembler {
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return events;
+  }
+
+  /** A delta of the provider's thinking, into the reasoning item it opens or continues. */
+  private thinking(events: ResponseEvent[], text: string | undefined): Extract<Open, { kind: 'reasoning' }> {
+    const open = this.openReasoning(events);
+    if (!text) return open;
+    open.text += text;
+    const at = { item_id: open.item.id, output_index: open.index };
+    events.push(this.event('response.reasoning_text.delta', { ...at, content_index: 0, delta: text }));
+    if (this.summarises()) {
+      events.push(
+        this.event('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text }),
+      );
+    }
+    return open;
   }
 
   /** A provider's own Response (a native JSON answer) as the gateway's. */
@@ -563,6 +562,13 @@ export class ResponseAssembler {
     const within = this.toolIndexes.size < this.maxToolCalls();
     (within ? this.toolIndexes : this.ignoredToolIndexes).add(toolIndex);
     return within;
+  }
+
+  /** A whole answer's reasoning item, its text also the summary when one was asked. */
+  private reasoningItem(text: string, signature: string | null): ReasoningOutputItem {
+    const item = reasoningItem(text, signature, 'completed');
+    if (this.summarises() && text) item.summary = [summaryPart(text)];
+    return item;
   }
 
   /**

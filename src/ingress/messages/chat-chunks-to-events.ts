@@ -21,9 +21,9 @@ import {
   matchedStopSequence,
   messageId,
   messagesUsage,
-  reasoningText,
   type ThinkingDisplay,
 } from './chat-to-message.js';
+import { reasoningText } from '../../core/reasoning-text.js';
 
 /** The source index of thinking that came as a delta's `reasoning_content` / `reasoning`, not a block. */
 const REASONING_FIELD = -1;

@@ -14,6 +14,7 @@ import type {
 } from '../../core/messages-types.js';
 import type { MessagesRequest } from '../../core/schemas/messages-request.js';
 import type { ChatCompletion, FinishReason, Usage } from '../../core/openai-types.js';
+import { reasoningText } from '../../core/reasoning-text.js';
 
 export function messagesStopReason(reason: FinishReason | null): MessagesStopReason {
   switch (reason) {
@@ -93,20 +94,6 @@ export function toolInput(args: string): unknown {
   } catch {
     return { _raw: args };
   }
-}
-
-/**
- * The reasoning an OpenAI-wire provider answers beside the text, in a field of its own that the gateway
- * relays as it came: `reasoning_content` (DeepSeek, xAI, Qwen, vLLM) or `reasoning` (Groq, OpenRouter,
- * newer vLLM), on a message or a stream's delta. Anthropic's answer has it as a thinking block.
- */
-export function reasoningText(message: object | undefined): string | undefined {
-  const { reasoning_content: content, reasoning } = (message ?? {}) as {
-    reasoning_content?: unknown;
-    reasoning?: unknown;
-  };
-  const text = typeof content === 'string' && content !== '' ? content : reasoning;
-  return typeof text === 'string' && text !== '' ? text : undefined;
 }
 
 /**
