@@ -65,6 +65,10 @@ function translated(
   if (effort != null && !adapter.capabilities.thinking) {
     delete chat.thinking;
     chat.reasoning_effort = effort;
+  } else if (adapter.capabilities.takesThinking?.(call.model ?? chat.model, call.resolved.target) === false) {
+    // A model of a provider with thinking that takes none (DeepSeek R1 on Converse, which reasons unasked;
+    // Llama) is sent none, as the Messages API sends it: the reasoning it answers is still shown.
+    delete chat.thinking;
   }
   if (chat.stream) chat.stream_options = { include_usage: true };
   return next({
