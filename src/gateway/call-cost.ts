@@ -30,12 +30,35 @@ export function answerCost(
 export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number | null {
   const { outcome } = attempt;
   if (answeredFromCache(attempt.cacheStatus)) return 0;
-  // A call asked for the flex tier is served on it or refused (OpenAI's 429), and billed at its price.
-  const options = { flex: attempt.body.service_tier === 'flex' };
+  const options = { tier: servedTier(attempt) };
   if (!outcome.ok) {
     return outcome.usage ? answerCost(prices, attempt.provider, attempt.model, outcome.usage, options) : 0;
   }
   return answerCost(prices, attempt.provider, outcome.model ?? attempt.model, outcome.usage, options);
+}
+
+/**
+ * The service tier an attempt was billed on: the one its answer names (OpenAI's `service_tier`, Anthropic's
+ * `usage.service_tier`: priority
+ * asked for may be served, and billed, on the default tier; a project set to priority serves calls that
+ * asked for none on it), else the one it asked for (a stream, whose chunks the cost does not read): flex is
+ * served on it or refused (OpenAI's 429), and priority, which may have been served on the default tier, is
+ * then priced at the higher price.
+ */
+function servedTier(attempt: AttemptRecord): string | undefined {
+  const { outcome } = attempt;
+  const answer = outcome.ok ? outcome.body : undefined;
+  if (typeof answer === 'object' && answer !== null) {
+    const { service_tier: named, usage } = answer as {
+      service_tier?: unknown;
+      usage?: { service_tier?: unknown };
+    };
+    // Anthropic's Messages answer names it in its usage.
+    const tier = named ?? usage?.service_tier;
+    if (typeof tier === 'string') return tier;
+  }
+  const asked = attempt.body.service_tier;
+  return typeof asked === 'string' ? asked : undefined;
 }
 
 /**

@@ -570,4 +570,22 @@ describe('OpenAI service tiers', () => {
     const [record] = await logsOf(gateway, traceId, 1);
     expect(record.cost).toBeCloseTo(expected, 12);
   });
+
+  it('prices a call served on the priority tier at its priority prices, as OpenAI bills priority processing', async () => {
+    const { traceId, headers } = traceHeaders();
+    const { data, response } = await client(gateway, target(openai), headers)
+      .chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: userMessage('quickly'),
+        service_tier: 'priority',
+      })
+      .withResponse();
+    expect(data.service_tier).toBe('priority');
+    // gpt-4o-mini on priority processing: $0.25 in, $1.00 out (openai.com, Priority processing).
+    const usage = data.usage!;
+    const expected = (usage.prompt_tokens * 0.25 + usage.completion_tokens * 1) * PER_MILLION;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
 });

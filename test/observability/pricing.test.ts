@@ -18,7 +18,8 @@ describe('price table lookup', () => {
     expect(priceOf('openai', 'gpt-4o').price.input).toBe(2.5);
     expect(priceOf('openai', 'gpt-4o-2024-08-06').price.input).toBe(2.5);
     // gpt-4o's first snapshot kept its own, higher, prices.
-    expect(priceOf('openai', 'gpt-4o-2024-05-13').price).toEqual({ input: 5, output: 15 });
+    expect(priceOf('openai', 'gpt-4o-2024-05-13').price).toMatchObject({ input: 5, output: 15 });
+    expect(priceOf('openai', 'gpt-4o-2024-05-13').price.cache_read).toBeUndefined();
     expect(priceOf('openai', 'gpt-4o-mini-2024-07-18').price.input).toBe(0.15);
     // gpt-4 is not a prefix of gpt-4o: a name must be followed by a version, not more of a name.
     expect(priceOf('openai', 'gpt-4-0613').price.input).toBe(30);
@@ -187,10 +188,38 @@ describe('usage cost', () => {
     });
     expect(usageCost(gemini, usage(200_000))).toBeCloseTo((200_000 * 1.25 + 1000 * 10) / million, 12);
     expect(usageCost(gemini, usage(200_001))).toBeCloseTo((200_001 * 2.5 + 1000 * 15) / million, 12);
-    expect(usageCost(gemini, usage(1000), { batch: true })).toBeCloseTo(
+    expect(usageCost(gemini, usage(1000), { tier: 'batch' })).toBeCloseTo(
       ((1000 * 1.25 + 1000 * 10) / million) * 0.5,
       12,
     );
+  });
+
+  it("prices a service tier at the model's own prices for it, else at the provider's discount for it", () => {
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+      prompt_tokens_details: { cached_tokens: 400 },
+    };
+    const mini = priceOf('openai', 'gpt-4o-mini-2024-07-18');
+    // openai.com, Priority processing: gpt-4o-mini $0.25 in, $0.125 cached, $1.00 out.
+    expect(usageCost(mini, usage, { tier: 'priority' })).toBeCloseTo(
+      (600 * 0.25 + 400 * 0.125 + 100 * 1) / million,
+      12,
+    );
+    const standard = (600 * 0.15 + 400 * 0.075 + 100 * 0.6) / million;
+    expect(usageCost(mini, usage, { tier: 'default' })).toBeCloseTo(standard, 12);
+    expect(usageCost(mini, usage, { tier: 'flex' })).toBeCloseTo(standard / 2, 12);
+    expect(usageCost(mini, usage, { tier: 'batch' })).toBeCloseTo(standard / 2, 12);
+    // A model's own tier prices win over the provider's discount.
+    const own = {
+      price: { input: 1, output: 4, service_tiers: { flex: { input: 0.4, output: 1 } } },
+      batchDiscount: 0.5,
+      flexDiscount: 0.5,
+    };
+    expect(
+      usageCost(own, { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }, { tier: 'flex' }),
+    ).toBeCloseTo((10 * 0.4 + 10 * 1) / million, 12);
   });
 
   it('formats dollars without an exponent or trailing zeros', () => {
@@ -223,6 +252,30 @@ describe('a deployment price file', () => {
     expect(table.lookup('openai', 'gpt-4o')?.batchDiscount).toBe(0.5);
     expect(table.lookup('openai-compatible', 'llama-local')?.price.input).toBe(0);
     expect(table.lookup('azure-openai', 'gpt-4o')?.price.input).toBe(2);
+  });
+
+  it("lays a model's service-tier prices over the shipped ones", () => {
+    const table = loadPriceTable(
+      file({
+        providers: {
+          openai: {
+            models: {
+              'gpt-5': { input: 1.25, output: 10, service_tiers: { priority: { input: 2.5, output: 20 } } },
+            },
+          },
+        },
+      }),
+    );
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
+    expect(usageCost(table.lookup('openai', 'gpt-5-2025-08-07')!, usage, { tier: 'priority' })).toBeCloseTo(
+      (1000 * 2.5 + 100 * 20) / 1e6,
+      12,
+    );
+    expect(() =>
+      loadPriceTable(
+        file({ providers: { openai: { models: { x: { input: 1, service_tiers: { fast: {} } } } } } }),
+      ),
+    ).toThrow(/service_tiers/);
   });
 
   it('is refused with the offending field named, or when it is not JSON', () => {

@@ -92,7 +92,7 @@ export async function logProviderBatchLines(
             isAttempt: false,
             ttfbMs: null,
             usage,
-            cost: status >= 400 ? 0 : usage && match ? usageCost(match, usage, { batch: true }) : null,
+            cost: status >= 400 ? 0 : usage && match ? usageCost(match, usage, { tier: 'batch' }) : null,
             cacheStatus: null,
             retryCount: 0,
             errorCode: error && typeof error.code === 'string' ? error.code : null,

@@ -5,23 +5,28 @@
  * audio tokens of the completion. What is left of each total is priced as text.
  */
 import type { Usage } from '../../core/openai-types.js';
-import type { ModelPrice, PriceMatch } from './price-table.js';
+import { PRICED_TIERS, type ModelPrice, type PricedTier, type PriceMatch } from './price-table.js';
 
 const PER_TOKEN = 1e-6;
 
 export interface CostOptions {
-  /** The call is a line of a provider batch: the provider's batch discount applies. */
-  batch?: boolean;
-  /** The call asked for the flex tier (`service_tier: "flex"`): the provider's flex discount applies. */
-  flex?: boolean;
+  /** The service tier that served the call (an answer's `service_tier`, `batch` for a provider batch's
+   * lines): `flex`, `priority` and `batch` are priced at the model's own prices for the tier, else with the
+   * provider's discount for it; any other (`default`, `auto`, none) at the model's prices. */
+  tier?: string;
 }
 
 /** Dollars. */
 export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions = {}): number {
   const prompt = usage.prompt_tokens ?? 0;
-  const tier = match.price.long_context;
-  const price: ModelPrice =
-    tier && prompt > tier.above_input_tokens ? { ...match.price, ...tier } : match.price;
+  const tier = pricedTier(options.tier);
+  const own = tier && match.price.service_tiers?.[tier];
+  const long = match.price.long_context;
+  const price: ModelPrice = own
+    ? { ...match.price, ...own }
+    : long && prompt > long.above_input_tokens
+      ? { ...match.price, ...long }
+      : match.price;
   const input = price.input ?? 0;
   const output = price.output ?? 0;
 
@@ -50,8 +55,13 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
       textOut * output +
       reasoning * (price.reasoning ?? output) +
       audioOut * (price.output_audio ?? output));
-  if (options.batch) return dollars * (1 - match.batchDiscount);
-  return options.flex ? dollars * (1 - match.flexDiscount) : dollars;
+  if (own || !tier) return dollars;
+  if (tier === 'batch') return dollars * (1 - match.batchDiscount);
+  return tier === 'flex' ? dollars * (1 - match.flexDiscount) : dollars;
+}
+
+function pricedTier(tier: string | undefined): PricedTier | undefined {
+  return (PRICED_TIERS as readonly string[]).includes(tier ?? '') ? (tier as PricedTier) : undefined;
 }
 
 /** A cost as a header or a record shows it: dollars, at most ten decimals, no exponent, no trailing zeros. */

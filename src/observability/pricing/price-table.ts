@@ -29,9 +29,28 @@ const TokenPrices = {
   output_audio: Type.Optional(Price),
 };
 
+/** Service tiers a provider bills at other prices: the tier an answer says served it (OpenAI's
+ * `service_tier`), or a provider batch's lines (`batch`). */
+export const PRICED_TIERS = ['flex', 'priority', 'batch'] as const;
+export type PricedTier = (typeof PRICED_TIERS)[number];
+
+const TierPrices = Type.Object(TokenPrices, { additionalProperties: false });
+
 const ModelPriceSchema = Type.Object(
   {
     ...TokenPrices,
+    /** The model's own prices on a service tier, laid over its prices above (OpenAI's priority prices). A
+     * tier without them takes the provider's discount for it (`flex_discount`, `batch_discount`). */
+    service_tiers: Type.Optional(
+      Type.Object(
+        {
+          flex: Type.Optional(TierPrices),
+          priority: Type.Optional(TierPrices),
+          batch: Type.Optional(TierPrices),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Other prices for a prompt above a size (long-context tiers). */
     long_context: Type.Optional(
       Type.Object(
@@ -47,7 +66,8 @@ const ProviderPricesSchema = Type.Object(
   {
     /** Share of the price taken off for a provider batch's lines (0.5: half price). */
     batch_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    /** Share of the price taken off for a call asked for the flex tier (`service_tier: "flex"`, OpenAI's). */
+    /** Share of the price taken off for a call served on the flex tier (`service_tier: "flex"`, OpenAI's),
+     * for a model without its own flex prices. */
     flex_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     /** Tables looked at, in order, for a model this provider's own table does not have. */
     same_as: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
@@ -80,7 +100,7 @@ export interface PriceMatch {
   price: ModelPrice;
   /** The share taken off when the call is a line of a provider batch. */
   batchDiscount: number;
-  /** The share taken off when the call asked for the flex tier. */
+  /** The share taken off when the call was served on the flex tier. */
   flexDiscount: number;
 }
 
@@ -165,7 +185,7 @@ export function normaliseModel(model: string): string {
 
 /**
  * The shipped table with a deployment's file laid over it: a provider named in the file replaces the shipped
- * provider's `batch_discount` and `same_as` when it gives them, and its models are added to or replace the
+ * provider's `batch_discount`, `flex_discount` and `same_as` when it gives them, and its models are added to or replace the
  * shipped ones by name.
  */
 export function loadPriceTable(overrideFile: string | undefined): PriceTable {

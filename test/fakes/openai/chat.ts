@@ -13,6 +13,13 @@ export interface ChatRequest {
   stream_options?: { include_usage?: boolean } | null;
   tools?: { type?: string; function?: { name?: string } }[];
   tool_choice?: string | { type?: string; function?: { name?: string } };
+  service_tier?: string | null;
+}
+
+/** The tier OpenAI names in its answer: flex and priority as asked for (flex is served on it or refused),
+ * else the default tier. */
+export function servedTier(asked: unknown): string {
+  return asked === 'flex' || asked === 'priority' ? asked : 'default';
 }
 
 export interface ChatPlan {
@@ -24,6 +31,7 @@ export interface ChatPlan {
   maxTokens?: number;
   promptTokens: number;
   fingerprint: string;
+  serviceTier: string;
 }
 
 export function replyTextFor(name: string, request: ChatRequest): string {
@@ -40,6 +48,7 @@ export function planChat(name: string, request: ChatRequest, textOverride?: stri
     maxTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
     promptTokens: countTokens(allMessagesText(request.messages)),
     fingerprint: fingerprintFor(name),
+    serviceTier: servedTier(request.service_tier),
   };
 }
 
@@ -120,7 +129,7 @@ export function chatCompletion(plan: ChatPlan) {
     model: plan.model,
     choices,
     usage: usage(plan.promptTokens, completionTokens),
-    service_tier: 'default',
+    service_tier: plan.serviceTier,
     system_fingerprint: plan.fingerprint,
   };
 }
@@ -137,7 +146,7 @@ export function chatCompletionChunks(plan: ChatPlan, includeUsage: boolean, chun
     object: 'chat.completion.chunk',
     created,
     model: plan.model,
-    service_tier: 'default',
+    service_tier: plan.serviceTier,
     system_fingerprint: plan.fingerprint,
   };
   // OpenAI sends `usage: null` on every chunk once usage was asked for, and omits it otherwise.

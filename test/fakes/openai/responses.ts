@@ -5,6 +5,7 @@
 // `event: <type>` + `data: <json>` frames without `[DONE]`.
 import { randomBytes } from 'node:crypto';
 import { countTokens, splitIntoPieces } from './request-text.js';
+import { servedTier } from './chat.js';
 
 export interface ResponsesRequestBody {
   model?: string;
@@ -173,7 +174,7 @@ function responseObject(
     prompt_cache_key: null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     safety_identifier: null,
-    service_tier: 'default',
+    service_tier: servedTier((request as { service_tier?: unknown }).service_tier),
     store: request.store ?? true,
     temperature: request.temperature ?? 1,
     text: request.text ?? { format: { type: 'text' }, verbosity: 'medium' },

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { attemptCost } from '../../src/gateway/call-cost.js';
+import type { AttemptRecord } from '../../src/gateway/pipeline-types.js';
+import { loadPriceTable, PriceTable } from '../../src/observability/pricing/price-table.js';
+
+const prices = loadPriceTable(undefined);
+const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
+// gpt-4o-mini: $0.15 in, $0.60 out; priority $0.25 and $1.00 (openai.com, Priority processing).
+const standard = (1000 * 0.15 + 100 * 0.6) / 1e6;
+const priority = (1000 * 0.25 + 100 * 1) / 1e6;
+
+function attempt(
+  asked: string | undefined,
+  answer: Record<string, unknown> | undefined,
+  provider = 'openai',
+  model = 'gpt-4o-mini',
+): AttemptRecord {
+  return {
+    path: '/v1/chat/completions',
+    provider,
+    model,
+    body: { model, ...(asked && { service_tier: asked }) },
+    outcome: {
+      ok: true,
+      status: 200,
+      streamed: answer === undefined,
+      body: answer,
+      usage,
+      model,
+      upstreamHeaders: {},
+      ttfbMs: 1,
+      malformedChunks: 0,
+    },
+    started: 0,
+    ended: 1,
+    retry: 0,
+    cacheStatus: null,
+    prompt: undefined,
+    spanId: 'span',
+  };
+}
+
+describe('an attempt priced by the service tier that served it', () => {
+  it('takes the tier the answer names, not the one asked for', () => {
+    expect(attemptCost(prices, attempt('priority', { service_tier: 'priority', usage }))).toBeCloseTo(
+      priority,
+      12,
+    );
+    // Priority asked for, served on the standard tier (OpenAI's ramp limit), is billed at standard rates.
+    expect(attemptCost(prices, attempt('priority', { service_tier: 'default', usage }))).toBeCloseTo(
+      standard,
+      12,
+    );
+    // A project set to priority serves a call that asked for nothing on it.
+    expect(attemptCost(prices, attempt(undefined, { service_tier: 'priority', usage }))).toBeCloseTo(
+      priority,
+      12,
+    );
+    expect(attemptCost(prices, attempt('flex', { service_tier: 'flex', usage }))).toBeCloseTo(
+      standard / 2,
+      12,
+    );
+  });
+
+  it('takes the tier asked for when the answer names none (a stream)', () => {
+    expect(attemptCost(prices, attempt('priority', undefined))).toBeCloseTo(priority, 12);
+    expect(attemptCost(prices, attempt('flex', undefined))).toBeCloseTo(standard / 2, 12);
+    expect(attemptCost(prices, attempt('auto', undefined))).toBeCloseTo(standard, 12);
+  });
+});
+
+describe("an Anthropic answer's tier", () => {
+  it('is read from its usage, and priced at the prices a price file gives the model for it', () => {
+    const table = new PriceTable({
+      providers: {
+        anthropic: {
+          models: {
+            'claude-x': { input: 1, output: 5, service_tiers: { priority: { input: 2, output: 10 } } },
+          },
+        },
+      },
+    });
+    const served = (tier: string): AttemptRecord =>
+      attempt(
+        undefined,
+        { type: 'message', usage: { input_tokens: 1000, output_tokens: 100, service_tier: tier } },
+        'anthropic',
+        'claude-x',
+      );
+    expect(attemptCost(table, served('priority'))).toBeCloseTo((1000 * 2 + 100 * 10) / 1e6, 12);
+    expect(attemptCost(table, served('standard'))).toBeCloseTo((1000 * 1 + 100 * 5) / 1e6, 12);
+  });
+});
