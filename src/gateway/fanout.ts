@@ -75,10 +75,12 @@ function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | un
   if (prompt) usage.prompt_tokens_details = prompt;
   const completion = addCounts(total.completion_tokens_details, next.completion_tokens_details);
   if (completion) usage.completion_tokens_details = completion;
+  const tools = addCounts(total.server_tool_use, next.server_tool_use);
+  if (tools) usage.server_tool_use = tools;
   return usage;
 }
 
-/** Every count of either side, summed (cached, cache-write, audio, image, reasoning tokens…). */
+/** Every count of either side, summed (cached, cache-write, audio, image, reasoning tokens, tool uses…). */
 function addCounts<T extends Partial<Record<string, number>>>(
   a: T | undefined,
   b: T | undefined,

@@ -3,7 +3,8 @@
  * fakes that answer with the providers' recorded wire shapes; the cost checked against the provider's own
  * billing terms and the shipped price table.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -586,6 +587,33 @@ describe('OpenAI service tiers', () => {
     const expected = (usage.prompt_tokens * 0.25 + usage.completion_tokens * 1) * PER_MILLION;
     expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
     const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
+});
+
+describe('server-tool fees', () => {
+  let priced: TestGateway;
+  beforeAll(async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'prices-')), 'prices.json');
+    writeFileSync(file, JSON.stringify({ providers: { anthropic: { tool_fees: { web_search: 10 } } } }));
+    priced = await startGateway({ env: { GATEWAY_PRICES_FILE: file } });
+  });
+  afterAll(async () => {
+    await priced?.close();
+  });
+
+  it("adds the price file's fee for each web search Claude's answer reports to its tokens' price", async () => {
+    anthropic.enqueue({ kind: 'json', fixture: 'anthropic-web-search-tool.1.json' });
+    const { traceId, headers } = traceHeaders();
+    const config = { provider: 'anthropic', api_key: 'sk-ant-usage', custom_host: anthropic.url };
+    const { data, response } = await client(priced, config, headers)
+      .chat.completions.create({ model: 'claude-sonnet-4-20250514', messages: userMessage('search') })
+      .withResponse();
+    // claude-sonnet-4: $3 in, $15 out; 27,118 in, 600 out, and two searches at $10 per 1,000.
+    expect(data.usage).toMatchObject({ prompt_tokens: 27118, completion_tokens: 600 });
+    const expected = (27118 * 3 + 600 * 15) * PER_MILLION + 2 * 0.01;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(priced, traceId, 1);
     expect(record.cost).toBeCloseTo(expected, 12);
   });
 });

@@ -222,6 +222,27 @@ describe('usage cost', () => {
     ).toBeCloseTo((10 * 0.4 + 10 * 1) / million, 12);
   });
 
+  it("adds a server tool's fee per use (per 1,000 in the table) to the tokens' price", () => {
+    const match = {
+      price: { input: 3, output: 15, tool_fees: { web_search: 10 } },
+      batchDiscount: 0.5,
+      flexDiscount: 0,
+    };
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+      server_tool_use: { web_search_requests: 2, web_fetch_requests: 3 },
+    };
+    // Two searches at $10 per 1,000; the fetches have no fee.
+    expect(usageCost(match, usage)).toBeCloseTo((1000 * 3 + 100 * 15) / million + 0.02, 12);
+    // A batch's discount is the tokens', not the searches'.
+    expect(usageCost(match, usage, { tier: 'batch' })).toBeCloseTo(
+      (1000 * 3 + 100 * 15) / million / 2 + 0.02,
+      12,
+    );
+  });
+
   it('formats dollars without an exponent or trailing zeros', () => {
     expect(formatCost(0)).toBe('0');
     expect(formatCost(1.5e-7)).toBe('0.00000015');
@@ -276,6 +297,29 @@ describe('a deployment price file', () => {
         file({ providers: { openai: { models: { x: { input: 1, service_tiers: { fast: {} } } } } } }),
       ),
     ).toThrow(/service_tiers/);
+  });
+
+  it("takes a provider's server-tool fees for its models, a model's own over them", () => {
+    const table = loadPriceTable(
+      file({
+        providers: {
+          anthropic: {
+            tool_fees: { web_search: 10, web_fetch: 1 },
+            models: { 'claude-own': { input: 1, output: 5, tool_fees: { web_search: 20 } } },
+          },
+        },
+      }),
+    );
+    const usage = {
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      server_tool_use: { web_search_requests: 1, web_fetch_requests: 1 },
+    };
+    expect(usageCost(table.lookup('anthropic', 'claude-sonnet-4-5')!, usage)).toBeCloseTo(0.011, 12);
+    expect(usageCost(table.lookup('anthropic', 'claude-own')!, usage)).toBeCloseTo(0.021, 12);
+    // The shipped table has no fee: no vendor page giving one could be read.
+    expect(usageCost(shipped.lookup('anthropic', 'claude-sonnet-4-5')!, usage)).toBe(0);
   });
 
   it('is refused with the offending field named, or when it is not JSON', () => {

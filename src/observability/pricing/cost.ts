@@ -2,7 +2,8 @@
  * A call's cost from its usage (OpenAI's shape, which every adapter reports) and its model's prices.
  * `prompt_tokens` and `completion_tokens` are totals; the details say which of them are priced apart:
  * cache reads and writes (those kept an hour apart), audio and image tokens of the prompt; reasoning and
- * audio tokens of the completion. What is left of each total is priced as text.
+ * audio tokens of the completion. What is left of each total is priced as text. Server tools' uses the
+ * provider bills apart (web searches) are added at their fees.
  */
 import type { Usage } from '../../core/openai-types.js';
 import { PRICED_TIERS, type ModelPrice, type PricedTier, type PriceMatch } from './price-table.js';
@@ -55,9 +56,21 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
       textOut * output +
       reasoning * (price.reasoning ?? output) +
       audioOut * (price.output_audio ?? output));
-  if (own || !tier) return dollars;
-  if (tier === 'batch') return dollars * (1 - match.batchDiscount);
-  return tier === 'flex' ? dollars * (1 - match.flexDiscount) : dollars;
+  const discount =
+    own || !tier ? 0 : tier === 'batch' ? match.batchDiscount : tier === 'flex' ? match.flexDiscount : 0;
+  return dollars * (1 - discount) + toolFees(match, usage);
+}
+
+/** Dollars of the server tools' uses the answer reports, at the table's fees per 1,000 (none when absent). */
+function toolFees(match: PriceMatch, usage: Usage): number {
+  const uses = usage.server_tool_use;
+  if (!uses) return 0;
+  const fees = { ...match.toolFees, ...match.price.tool_fees };
+  return (
+    ((uses.web_search_requests ?? 0) * (fees.web_search ?? 0) +
+      (uses.web_fetch_requests ?? 0) * (fees.web_fetch ?? 0)) /
+    1000
+  );
 }
 
 function pricedTier(tier: string | undefined): PricedTier | undefined {

@@ -36,6 +36,13 @@ export type PricedTier = (typeof PRICED_TIERS)[number];
 
 const TierPrices = Type.Object(TokenPrices, { additionalProperties: false });
 
+/** Dollars per 1,000 uses of a server-side tool the provider bills apart from tokens. */
+const ToolFees = Type.Object(
+  { web_search: Type.Optional(Price), web_fetch: Type.Optional(Price) },
+  { additionalProperties: false },
+);
+export type ToolFeePrices = Static<typeof ToolFees>;
+
 const ModelPriceSchema = Type.Object(
   {
     ...TokenPrices,
@@ -51,6 +58,8 @@ const ModelPriceSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Fees per 1,000 uses of server-side tools, over the provider's `tool_fees`. */
+    tool_fees: Type.Optional(ToolFees),
     /** Other prices for a prompt above a size (long-context tiers). */
     long_context: Type.Optional(
       Type.Object(
@@ -69,6 +78,8 @@ const ProviderPricesSchema = Type.Object(
     /** Share of the price taken off for a call served on the flex tier (`service_tier: "flex"`, OpenAI's),
      * for a model without its own flex prices. */
     flex_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Fees per 1,000 uses of server-side tools (web searches), for all its models. */
+    tool_fees: Type.Optional(ToolFees),
     /** Tables looked at, in order, for a model this provider's own table does not have. */
     same_as: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema)),
@@ -102,6 +113,8 @@ export interface PriceMatch {
   batchDiscount: number;
   /** The share taken off when the call was served on the flex tier. */
   flexDiscount: number;
+  /** Dollars per 1,000 uses of server-side tools: the answering provider's (the model's own win). */
+  toolFees?: ToolFeePrices;
 }
 
 export class PriceTable {
@@ -132,7 +145,7 @@ export class PriceTable {
     const flexDiscount = own.flex_discount ?? 0;
     for (const table of [provider, ...(own.same_as ?? [])]) {
       const price = bestEntry(this.providers.get(table)?.models, model);
-      if (price) return { price, batchDiscount, flexDiscount };
+      if (price) return { price, batchDiscount, flexDiscount, toolFees: own.tool_fees };
     }
     return undefined;
   }
@@ -185,7 +198,7 @@ export function normaliseModel(model: string): string {
 
 /**
  * The shipped table with a deployment's file laid over it: a provider named in the file replaces the shipped
- * provider's `batch_discount`, `flex_discount` and `same_as` when it gives them, and its models are added to or replace the
+ * provider's `batch_discount`, `flex_discount`, `tool_fees` and `same_as` when it gives them, and its models are added to or replace the
  * shipped ones by name.
  */
 export function loadPriceTable(overrideFile: string | undefined): PriceTable {

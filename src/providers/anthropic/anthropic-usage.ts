@@ -6,7 +6,8 @@ import type { AnthropicUsage } from './anthropic-api-types.js';
  * cache writes are reported apart. OpenAI's `prompt_tokens` is the whole prompt, so the three are added,
  * and the cache reads are also reported as `prompt_tokens_details.cached_tokens`, the cache writes as
  * `cache_write_tokens`, and those of them kept an hour (`cache_creation.ephemeral_1h_input_tokens`) as
- * `cache_write_1h_tokens` (not OpenAI's: writes are priced apart, an hour's higher, docs/cost.md).
+ * `cache_write_1h_tokens` (not OpenAI's: writes are priced apart, an hour's higher, docs/cost.md). The
+ * server tools' uses (`server_tool_use`: web searches, web fetches), billed per use, are kept as they are.
  */
 export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const input = usage?.input_tokens ?? 0;
@@ -15,6 +16,8 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const prompt = input + cacheRead + cacheWrite;
   const completion = usage?.output_tokens ?? 0;
   const hour = Math.min(usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
+  const searches = usage?.server_tool_use?.web_search_requests ?? 0;
+  const fetches = usage?.server_tool_use?.web_fetch_requests ?? 0;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -27,6 +30,12 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
             ...(hour > 0 && { cache_write_1h_tokens: hour }),
           }
         : { cached_tokens: cacheRead },
+    ...((searches > 0 || fetches > 0) && {
+      server_tool_use: {
+        ...(searches > 0 && { web_search_requests: searches }),
+        ...(fetches > 0 && { web_fetch_requests: fetches }),
+      },
+    }),
   };
 }
 
@@ -47,5 +56,6 @@ export function mergeAnthropicUsage(
     if (typeof value === 'number') merged[key] = value;
   }
   if (update.cache_creation) merged.cache_creation = update.cache_creation;
+  if (update.server_tool_use) merged.server_tool_use = update.server_tool_use;
   return merged;
 }

@@ -32,7 +32,14 @@ const SKIPPED = new Set([
 interface Truth {
   text: string;
   toolCalls: Array<{ name: string; arguments: string }>;
-  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  usage: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    searches: number;
+    fetches: number;
+  };
 }
 
 /** Reads the recording the simple way: text deltas of text blocks, input deltas of tool_use blocks. */
@@ -41,7 +48,7 @@ function truthOf(lines: string[]): Truth {
   const truth: Truth = {
     text: '',
     toolCalls: [],
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, searches: 0, fetches: 0 },
   };
   const toolAt = new Map<number, { name: string; arguments: string }>();
   for (const line of lines) {
@@ -53,6 +60,10 @@ function truthOf(lines: string[]): Truth {
       if (usage.cache_read_input_tokens != null) truth.usage.cacheRead = usage.cache_read_input_tokens;
       if (usage.cache_creation_input_tokens != null)
         truth.usage.cacheWrite = usage.cache_creation_input_tokens;
+      if (usage.server_tool_use) {
+        truth.usage.searches = usage.server_tool_use.web_search_requests ?? 0;
+        truth.usage.fetches = usage.server_tool_use.web_fetch_requests ?? 0;
+      }
     }
     if (event.type === 'content_block_start') {
       kinds.set(event.index, event.content_block.type);
@@ -148,6 +159,12 @@ describe('anthropic recorded streams', () => {
         truth.usage.cacheWrite > 0
           ? { cached_tokens: truth.usage.cacheRead, cache_write_tokens: truth.usage.cacheWrite }
           : { cached_tokens: truth.usage.cacheRead },
+      ...((truth.usage.searches > 0 || truth.usage.fetches > 0) && {
+        server_tool_use: {
+          ...(truth.usage.searches > 0 && { web_search_requests: truth.usage.searches }),
+          ...(truth.usage.fetches > 0 && { web_fetch_requests: truth.usage.fetches }),
+        },
+      }),
     });
   });
 });

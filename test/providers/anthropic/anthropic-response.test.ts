@@ -54,6 +54,17 @@ describe('anthropic response translation', () => {
     });
   });
 
+  it("reports the server tools' uses Anthropic bills apart (web searches, web fetches)", () => {
+    const out = parseResponse(anthropicAdapter, chatRequest({}), {
+      status: 200,
+      headers: {},
+      body: readJsonFixture('anthropic-web-search-tool.1.json'),
+    }) as ChatCompletion;
+    expect(out.usage).toMatchObject({ server_tool_use: { web_search_requests: 2 } });
+    const plain = parse('anthropic-text.json');
+    expect(plain.usage).not.toHaveProperty('server_tool_use');
+  });
+
   it('translates tool calls', () => {
     const out = parse('anthropic-tool-no-args.json');
     const message = out.choices[0].message;
