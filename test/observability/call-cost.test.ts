@@ -91,3 +91,22 @@ describe("an Anthropic answer's tier", () => {
     expect(attemptCost(table, served('standard'))).toBeCloseTo((1000 * 1 + 100 * 5) / 1e6, 12);
   });
 });
+
+describe("a Gemini answer's tier", () => {
+  // gemini-2.5-flash: $0.30 in, $2.50 out; Flex at half (ai.google.dev: Optimization).
+  const full = (1000 * 0.3 + 100 * 2.5) / 1e6;
+  const served = (header: string | undefined, asked?: string): AttemptRecord => {
+    const record = attempt(asked, { object: 'chat.completion', usage }, 'google', 'gemini-2.5-flash');
+    if (!record.outcome.ok) throw new Error('not an answer');
+    const upstreamHeaders: Record<string, string> = header ? { 'x-gemini-service-tier': header } : {};
+    return { ...record, outcome: { ...record.outcome, upstreamHeaders } };
+  };
+
+  it('is read from its x-gemini-service-tier header', () => {
+    expect(attemptCost(prices, served('flex'))).toBeCloseTo(full / 2, 12);
+    expect(attemptCost(prices, served('SERVICE_TIER_FLEX'))).toBeCloseTo(full / 2, 12);
+    // Asked for flex, which the chat translation does not send: served on the standard tier.
+    expect(attemptCost(prices, served('standard', 'flex'))).toBeCloseTo(full, 12);
+    expect(attemptCost(prices, served(undefined))).toBeCloseTo(full, 12);
+  });
+});
