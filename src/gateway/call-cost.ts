@@ -41,9 +41,9 @@ export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number 
  * The service tier an attempt was billed on: the one its answer names (OpenAI's `service_tier`, Anthropic's
  * `usage.service_tier`, Gemini's `x-gemini-service-tier` header): priority asked for may be served, and
  * billed, on the default tier, and a project set to priority serves calls that asked for none on it. Else
- * the one it asked for (an OpenAI stream, whose chunks the cost does not read): flex is
- * served on it or refused (OpenAI's 429), and priority, which may have been served on the default tier, is
- * then priced at the higher price.
+ * the one it asked for (an OpenAI stream, whose chunks the cost does not read): flex is served on it or
+ * refused (OpenAI's 429), and priority, which may have been served on the default tier, is then priced at
+ * the higher price.
  */
 function servedTier(attempt: AttemptRecord): string | undefined {
   const { outcome } = attempt;
@@ -85,6 +85,10 @@ export function callCost(
   // cost nothing.
   if (!unpriced) return total;
   // Only the last answered attempt's usage is the relayed body's.
-  const last = answered ? answerCost(prices, answered.provider, answered.model, answered.usage) : null;
+  const relayed = attempts.findLast((attempt) => attempt.outcome.ok);
+  const options = { tier: relayed && servedTier(relayed) };
+  const last = answered
+    ? answerCost(prices, answered.provider, answered.model, answered.usage, options)
+    : null;
   return last === null ? null : total + last;
 }

@@ -37,7 +37,8 @@ let openai: FakeUpstream;
 let bedrock: FakeBedrock;
 let google: FakeGoogle;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
- * as server-sent events for a stream; or with the request's `answer`, when it has one. */
+ * as server-sent events for a stream; or with the request's `answer`, when it has one (and its
+ * `answerHeaders`). */
 let recorded: Server;
 let recordedUrl: string;
 
@@ -55,9 +56,14 @@ beforeAll(async () => {
     let raw = '';
     req.on('data', (part: Buffer) => (raw += part.toString()));
     req.on('end', () => {
-      const body = JSON.parse(raw) as { model: string; stream?: boolean; answer?: unknown };
+      const body = JSON.parse(raw) as {
+        model: string;
+        stream?: boolean;
+        answer?: unknown;
+        answerHeaders?: Record<string, string>;
+      };
       if (body.answer !== undefined) {
-        res.writeHead(200, { 'content-type': 'application/json' });
+        res.writeHead(200, { 'content-type': 'application/json', ...body.answerHeaders });
         res.end(JSON.stringify(body.answer));
         return;
       }
@@ -391,7 +397,12 @@ describe('finding a price', () => {
 });
 
 describe('pass-through pricing', () => {
-  async function passthrough(path: string, config: Record<string, unknown>, answer: unknown) {
+  async function passthrough(
+    path: string,
+    config: Record<string, unknown>,
+    answer: unknown,
+    fields: Record<string, unknown> = {},
+  ) {
     const { traceId, headers } = traceHeaders();
     const response = await fetch(`${gateway.url}${path}`, {
       method: 'POST',
@@ -401,7 +412,7 @@ describe('pass-through pricing', () => {
         'x-gateway-config': JSON.stringify(config),
         ...headers,
       },
-      body: JSON.stringify({ answer }),
+      body: JSON.stringify({ ...fields, answer }),
     });
     expect(response.status).toBe(200);
     await response.arrayBuffer();
@@ -428,6 +439,22 @@ describe('pass-through pricing', () => {
     // gemini-2.5-flash: $0.30 in, $2.50 out (thoughts included).
     expect(record).toMatchObject({ endpoint: 'passthrough', model: 'gemini-2.5-flash', prompt_tokens: 9 });
     expect(record.cost).toBeCloseTo((9 * 0.3 + 272 * 2.5) * PER_MILLION, 12);
+  });
+
+  it('prices a Gemini answer served on the flex tier, as its header says, at its flex price', async () => {
+    const answer = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'hi' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 28, totalTokenCount: 37 },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    const record = await passthrough(
+      '/models/gemini-2.5-flash:generateContent',
+      { provider: 'google', api_key: 'AIza-test', custom_host: recordedUrl },
+      answer,
+      { answerHeaders: { 'x-gemini-service-tier': 'flex' } },
+    );
+    // gemini-2.5-flash: $0.30 in, $2.50 out, Flex at half.
+    expect(record.cost).toBeCloseTo(((9 * 0.3 + 28 * 2.5) * PER_MILLION) / 2, 12);
   });
 
   it("records a Gemini stream's usage (alt=sse) from its last chunk's running totals", async () => {

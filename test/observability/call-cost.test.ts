@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptCost } from '../../src/gateway/call-cost.js';
+import { attemptCost, callCost } from '../../src/gateway/call-cost.js';
 import type { AttemptRecord } from '../../src/gateway/pipeline-types.js';
 import { loadPriceTable, PriceTable } from '../../src/observability/pricing/price-table.js';
 
@@ -108,5 +108,23 @@ describe("a Gemini answer's tier", () => {
     // Asked for flex, which the chat translation does not send: served on the standard tier.
     expect(attemptCost(prices, served('standard', 'flex'))).toBeCloseTo(full, 12);
     expect(attemptCost(prices, served(undefined))).toBeCloseTo(full, 12);
+  });
+});
+
+describe('a pass-through answer', () => {
+  it('is priced on the tier its relayed headers name (Gemini)', () => {
+    const relayed = attempt(undefined, undefined, 'google', 'gemini-2.5-flash');
+    if (!relayed.outcome.ok) throw new Error('not an answer');
+    const outcome = {
+      ...relayed.outcome,
+      usage: undefined,
+      upstreamHeaders: { 'x-gemini-service-tier': 'flex' },
+    };
+    const answered = { provider: 'google', model: 'gemini-2.5-flash', usage };
+    // gemini-2.5-flash: $0.30 in, $2.50 out, Flex at half.
+    expect(callCost(prices, [{ ...relayed, outcome }], answered)).toBeCloseTo(
+      (1000 * 0.3 + 100 * 2.5) / 1e6 / 2,
+      12,
+    );
   });
 });
