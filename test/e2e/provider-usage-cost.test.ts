@@ -622,7 +622,15 @@ describe('server-tool fees', () => {
   let priced: TestGateway;
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'prices-')), 'prices.json');
-    writeFileSync(file, JSON.stringify({ providers: { anthropic: { tool_fees: { web_search: 10 } } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          anthropic: { tool_fees: { web_search: 10 } },
+          openai: { tool_fees: { web_search: 10 } },
+        },
+      }),
+    );
     priced = await startGateway({ env: { GATEWAY_PRICES_FILE: file } });
   });
   afterAll(async () => {
@@ -639,6 +647,24 @@ describe('server-tool fees', () => {
     // claude-sonnet-4: $3 in, $15 out; 27,118 in, 600 out, and two searches at $10 per 1,000.
     expect(data.usage).toMatchObject({ prompt_tokens: 27118, completion_tokens: 600 });
     const expected = (27118 * 3 + 600 * 15) * PER_MILLION + 2 * 0.01;
+    expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
+    const [record] = await logsOf(priced, traceId, 1);
+    expect(record.cost).toBeCloseTo(expected, 12);
+  });
+
+  it("adds the price file's fee for each web_search_call of a Response to its tokens' price", async () => {
+    const answer = JSON.parse(readRecorded('openai', 'responses/openai-web-search-tool.1.json')) as {
+      usage: { input_tokens: number; output_tokens: number; input_tokens_details: { cached_tokens: number } };
+    };
+    openai.enqueue({ status: 200, body: answer });
+    const { traceId, headers } = traceHeaders();
+    const { response } = await client(priced, target(openai), headers)
+      .responses.create({ model: 'gpt-5-mini', input: 'search the web', tools: [{ type: 'web_search' }] })
+      .withResponse();
+    // gpt-5-mini: $0.25 in, $0.025 cached, $2 out (reasoning included); three searches at $10 per 1,000.
+    const { input_tokens: input, output_tokens: output } = answer.usage;
+    const cached = answer.usage.input_tokens_details.cached_tokens;
+    const expected = ((input - cached) * 0.25 + cached * 0.025 + output * 2) * PER_MILLION + 3 * 0.01;
     expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
     const [record] = await logsOf(priced, traceId, 1);
     expect(record.cost).toBeCloseTo(expected, 12);

@@ -26,21 +26,28 @@ interface UpstreamResponseObject {
   status?: unknown;
   model?: unknown;
   usage?: ResponsesUsage | null;
+  output?: unknown;
   error?: { code?: unknown; message?: unknown } | null;
 }
 
-/** A Response's usage in the OpenAI chat shape, for the log, cost and rate limits. */
+/** A Response's usage in the OpenAI chat shape, for the log, cost and rate limits; its `web_search_call`
+ * items, the web-search tool calls OpenAI bills per call, as `server_tool_use.web_search_requests`. */
 export function responsesUsage(body: unknown): Usage | undefined {
-  const usage = (body as UpstreamResponseObject | null)?.usage;
+  const response = body as UpstreamResponseObject | null;
+  const usage = response?.usage;
   if (!usage || typeof usage !== 'object') return undefined;
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
+  const searches = Array.isArray(response.output)
+    ? response.output.filter((item) => (item as { type?: unknown } | null)?.type === 'web_search_call').length
+    : 0;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: usage.total_tokens ?? prompt + completion,
     prompt_tokens_details: { cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
+    ...(searches > 0 && { server_tool_use: { web_search_requests: searches } }),
   };
 }
 
