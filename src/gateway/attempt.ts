@@ -42,6 +42,8 @@ export interface AttemptSuccess {
   rawText?: string;
   usage: Usage | undefined;
   model: string | undefined;
+  /** Streamed: the service tier its chunks named (the translator's), for the cost. */
+  serviceTier?: string;
   upstreamHeaders: Record<string, string>;
   ttfbMs: number | null;
   malformedChunks: number;
@@ -398,6 +400,7 @@ async function relayStream(
     streamed: true,
     usage: translator.usage(),
     model,
+    serviceTier: translator.serviceTier?.(),
     upstreamHeaders: headers,
     ttfbMs: scope.ttfbMs,
     malformedChunks: scope.malformedChunks,

@@ -40,10 +40,10 @@ export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number 
 /**
  * The service tier an attempt was billed on: the one its answer names (OpenAI's `service_tier`, Anthropic's
  * `usage.service_tier`, Gemini's `x-gemini-service-tier` header): priority asked for may be served, and
- * billed, on the default tier, and a project set to priority serves calls that asked for none on it. Else
- * the one it asked for (an OpenAI stream, whose chunks the cost does not read): flex is served on it or
- * refused (OpenAI's 429), and priority, which may have been served on the default tier, is then priced at
- * the higher price.
+ * billed, on the default tier, and a project set to priority serves calls that asked for none on it; a
+ * stream's, its chunks'. Else the one it asked for (a stream whose chunks name none): flex is served on it
+ * or refused (OpenAI's 429), and priority, which may have been served on the default tier, is then priced
+ * at the higher price.
  */
 function servedTier(attempt: AttemptRecord): string | undefined {
   const { outcome } = attempt;
@@ -57,6 +57,8 @@ function servedTier(attempt: AttemptRecord): string | undefined {
     const tier = named ?? usage?.service_tier;
     if (typeof tier === 'string') return tier;
   }
+  // A stream's chunks name it (OpenAI's).
+  if (outcome.ok && outcome.serviceTier) return outcome.serviceTier;
   // Gemini's names it in a header, on a stream too (`flex`, or the enum's `SERVICE_TIER_FLEX`).
   const header = outcome.ok ? outcome.upstreamHeaders['x-gemini-service-tier'] : undefined;
   if (header) return header.toLowerCase().replace(/^service_tier_/, '');

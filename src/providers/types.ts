@@ -198,6 +198,8 @@ export interface StreamTranslator {
   end(): StreamOutput[];
   /** Usage seen so far, for the log. */
   usage(): Usage | undefined;
+  /** The service tier the stream says served it (OpenAI's chunks' `service_tier`), for the cost. */
+  serviceTier?(): string | undefined;
   /** true once every choice has a finish_reason: the answer is complete even without a `done` marker. */
   finished(): boolean;
 }

@@ -396,6 +396,39 @@ describe('finding a price', () => {
   });
 });
 
+describe('OpenAI service tiers of a stream', () => {
+  async function streamCost(asked: string, served?: string) {
+    if (served) openai.enqueue({ serviceTier: served });
+    const { traceId, headers } = traceHeaders();
+    const stream = await client(gateway, target(openai), headers).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: userMessage('stream it'),
+      service_tier: asked as 'priority',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+    for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
+    const [record] = await logsOf(gateway, traceId, 1);
+    return { usage: usage!, cost: record.cost as number };
+  }
+
+  it('prices a stream on the tier its chunks name: priority served on the default tier at standard prices', async () => {
+    // gpt-4o-mini: $0.15 in, $0.60 out; on priority $0.25 and $1.00.
+    const downgraded = await streamCost('priority', 'default');
+    const { usage } = downgraded;
+    expect(downgraded.cost).toBeCloseTo(
+      (usage.prompt_tokens * 0.15 + usage.completion_tokens * 0.6) * PER_MILLION,
+      12,
+    );
+    const served = await streamCost('priority');
+    expect(served.cost).toBeCloseTo(
+      (served.usage.prompt_tokens * 0.25 + served.usage.completion_tokens * 1) * PER_MILLION,
+      12,
+    );
+  });
+});
+
 describe('pass-through pricing', () => {
   async function passthrough(
     path: string,

@@ -35,6 +35,7 @@ export function createAzureStreamTranslator(req: AdapterRequest, provider: strin
     push: (event) => clean(inner.push(event)),
     end: () => clean(inner.end()),
     usage: () => usage ?? inner.usage(),
+    serviceTier: () => inner.serviceTier?.(),
     finished: () => inner.finished(),
   };
 }

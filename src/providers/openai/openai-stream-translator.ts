@@ -11,6 +11,7 @@ import { createContentListRepair, createToolCallDeltaRepair, repairUsage } from 
  */
 export function createOpenAIStreamTranslator(req: AdapterRequest, provider: string): StreamTranslator {
   let usage: Usage | undefined;
+  let serviceTier: string | undefined;
   const expectedChoices =
     (req.endpoint === 'chat' || req.endpoint === 'completions') && typeof req.body.n === 'number'
       ? req.body.n
@@ -47,6 +48,7 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
     if (!Array.isArray(object.choices)) {
       return [{ type: 'malformed', detail: `chunk without choices: ${data.slice(0, 200)}` }];
     }
+    if (typeof object.service_tier === 'string') serviceTier = object.service_tier;
     let chunk = object as unknown as ChatCompletionChunk;
     let counted = false;
     if (chunk.usage) {
@@ -68,6 +70,7 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
     push,
     end: () => [],
     usage: () => usage,
+    serviceTier: () => serviceTier,
     finished: () => finishedChoices.size >= expectedChoices,
   };
 }

@@ -172,6 +172,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         );
       }
       const plan = planChat(name, chat, behaviour.text);
+      if (behaviour.serviceTier) plan.serviceTier = behaviour.serviceTier;
       if (chat.stream === true)
         sendStream(res, chatCompletionChunks(plan, includeUsage, behaviour.chunks), behaviour);
       else sendJson(res, 200, chatCompletion(plan), behaviour.headers);

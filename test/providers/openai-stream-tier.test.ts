@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { findAdapter } from '../../src/providers/registry.js';
+import type { AdapterRequest, ProviderAdapter } from '../../src/providers/types.js';
+import { createStreamTranslator } from './operations.js';
+
+function request(provider: string): AdapterRequest {
+  return {
+    endpoint: 'chat',
+    body: {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      service_tier: 'priority',
+    },
+    stream: true,
+    target: { provider, api_key: 'k' },
+    forwardHeaders: {},
+    clientHeaders: {},
+    strictCompat: true,
+  };
+}
+
+const chunk = (extra: Record<string, unknown>) =>
+  JSON.stringify({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [],
+    ...extra,
+  });
+
+describe('an OpenAI stream', () => {
+  it('tells the service tier its chunks name, for the cost', () => {
+    for (const provider of ['openai', 'azure-openai']) {
+      const translator = createStreamTranslator(findAdapter(provider) as ProviderAdapter, request(provider));
+      expect(translator.serviceTier?.()).toBeUndefined();
+      translator.push({ kind: 'sse', event: undefined, data: chunk({ service_tier: 'default' }) });
+      expect({ provider, tier: translator.serviceTier?.() }).toEqual({ provider, tier: 'default' });
+    }
+  });
+});
