@@ -57,7 +57,7 @@ function servedTier(attempt: AttemptRecord): string | undefined {
     const tier = named ?? usage?.service_tier;
     if (typeof tier === 'string') return tier;
   }
-  // A stream's chunks name it (OpenAI's).
+  // A stream's chunks or events name it (OpenAI's chat and Responses).
   if (outcome.ok && outcome.serviceTier) return outcome.serviceTier;
   // Gemini's names it in a header, on a stream too (`flex`, or the enum's `SERVICE_TIER_FLEX`).
   const header = outcome.ok ? outcome.upstreamHeaders['x-gemini-service-tier'] : undefined;

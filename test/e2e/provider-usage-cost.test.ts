@@ -429,6 +429,27 @@ describe('OpenAI service tiers of a stream', () => {
   });
 });
 
+describe('OpenAI service tiers of a Responses stream', () => {
+  it('prices it on the tier its response.completed names: priority served on the default tier at standard prices', async () => {
+    openai.enqueue({ serviceTier: 'default' });
+    const { traceId, headers } = traceHeaders();
+    const stream = await client(gateway, target(openai), headers).responses.create({
+      model: 'gpt-4o-mini',
+      input: 'stream it',
+      service_tier: 'priority',
+      stream: true,
+    });
+    let usage: { input_tokens: number; output_tokens: number } | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') usage = event.response.usage!;
+    const [record] = await logsOf(gateway, traceId, 1);
+    // gpt-4o-mini: $0.15 in, $0.60 out (on priority $0.25 and $1.00).
+    expect(record.cost).toBeCloseTo(
+      (usage!.input_tokens * 0.15 + usage!.output_tokens * 0.6) * PER_MILLION,
+      12,
+    );
+  });
+});
+
 describe('pass-through pricing', () => {
   async function passthrough(
     path: string,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAdapter } from '../../src/providers/registry.js';
 import type { AdapterRequest, ProviderAdapter } from '../../src/providers/types.js';
+import { ResponsesEventRelay } from '../../src/providers/openai/openai-responses-operation.js';
 import { createStreamTranslator } from './operations.js';
 
 function request(provider: string): AdapterRequest {
@@ -38,5 +39,17 @@ describe('an OpenAI stream', () => {
       translator.push({ kind: 'sse', event: undefined, data: chunk({ service_tier: 'default' }) });
       expect({ provider, tier: translator.serviceTier?.() }).toEqual({ provider, tier: 'default' });
     }
+  });
+});
+
+describe('a Responses stream', () => {
+  it('tells the service tier its response events name, for the cost', () => {
+    const relay = new ResponsesEventRelay('openai');
+    const event = (type: string, tier: string) =>
+      JSON.stringify({ type, response: { id: 'resp_1', status: 'in_progress', service_tier: tier } });
+    relay.push({ kind: 'sse', event: 'response.created', data: event('response.created', 'auto') });
+    expect(relay.serviceTier()).toBe('auto');
+    relay.push({ kind: 'sse', event: 'response.completed', data: event('response.completed', 'default') });
+    expect(relay.serviceTier()).toBe('default');
   });
 });

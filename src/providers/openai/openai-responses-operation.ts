@@ -27,6 +27,7 @@ interface UpstreamResponseObject {
   model?: unknown;
   usage?: ResponsesUsage | null;
   output?: unknown;
+  service_tier?: unknown;
   error?: { code?: unknown; message?: unknown } | null;
 }
 
@@ -67,6 +68,7 @@ function failedResponseError(provider: string, response: UpstreamResponseObject 
 /** Relays a native Responses stream event by event (see the module's comment). */
 export class ResponsesEventRelay implements StreamTranslator {
   private lastUsage: Usage | undefined;
+  private lastTier: string | undefined;
   private ended = false;
 
   constructor(private readonly provider: string) {}
@@ -95,6 +97,7 @@ export class ResponsesEventRelay implements StreamTranslator {
     }
     const chunk = object as unknown as ResponsesStreamEvent;
     const response = object.response as UpstreamResponseObject | undefined;
+    if (typeof response?.service_tier === 'string') this.lastTier = response.service_tier;
     if (type === 'response.failed') {
       this.lastUsage = responsesUsage(response) ?? this.lastUsage;
       return [{ type: 'error', error: failedResponseError(this.provider, response) }];
@@ -113,6 +116,10 @@ export class ResponsesEventRelay implements StreamTranslator {
 
   usage(): Usage | undefined {
     return this.lastUsage;
+  }
+
+  serviceTier(): string | undefined {
+    return this.lastTier;
   }
 
   finished(): boolean {

@@ -185,6 +185,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (request.input === undefined)
         return invalidRequest(res, "Missing required parameter: 'input'.", 'input');
       const plan = planResponse(name, request, behaviour.text);
+      // The tier the answer names: the one asked for, unless the behaviour says another served it.
+      const served = behaviour.serviceTier ? { ...request, service_tier: behaviour.serviceTier } : request;
       if (request.stream === true) {
         res.writeHead(200, {
           ...baseHeaders(),
@@ -192,8 +194,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           'cache-control': 'no-cache',
           ...behaviour.headers,
         });
-        writeEventStream(res, responseFrames(responseEvents(request, plan)), behaviour, timers);
-      } else sendJson(res, 200, responseAnswer(request, plan), behaviour.headers);
+        writeEventStream(res, responseFrames(responseEvents(served, plan)), behaviour, timers);
+      } else sendJson(res, 200, responseAnswer(served, plan), behaviour.headers);
       return;
     }
     if (method === 'POST' && path === '/v1/completions') {

@@ -39,7 +39,7 @@ export interface FakeBehaviour {
   errorEventAfter?: number;
   /** Reply text instead of the echo of the last user message. */
   text?: string;
-  /** The tier a chat answer says served it, instead of the one asked for (priority served on default). */
+  /** The tier an answer says served it, instead of the one asked for (priority served on default). */
   serviceTier?: string;
 }
 
