@@ -672,7 +672,7 @@ describe('OpenAI service tiers', () => {
   });
 });
 
-describe('server-tool fees', () => {
+describe('prices from a price file: server-tool fees, service tiers', () => {
   let priced: TestGateway;
   beforeAll(async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'prices-')), 'prices.json');
@@ -680,7 +680,12 @@ describe('server-tool fees', () => {
       file,
       JSON.stringify({
         providers: {
-          anthropic: { tool_fees: { web_search: 10 } },
+          anthropic: {
+            tool_fees: { web_search: 10 },
+            models: {
+              'claude-priced': { input: 1, output: 5, service_tiers: { priority: { input: 2, output: 10 } } },
+            },
+          },
           openai: { tool_fees: { web_search: 10 } },
         },
       }),
@@ -722,5 +727,44 @@ describe('server-tool fees', () => {
     expect(Number(response.headers.get('x-gateway-cost'))).toBeCloseTo(expected, 12);
     const [record] = await logsOf(priced, traceId, 1);
     expect(record.cost).toBeCloseTo(expected, 12);
+  });
+
+  it("prices a Claude stream on the tier its message_start's usage names, at the price file's prices for it", async () => {
+    const message = {
+      id: 'msg_tier',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-priced',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1000, output_tokens: 1, service_tier: 'priority' },
+    };
+    anthropic.enqueue({
+      kind: 'stream',
+      events: [
+        { type: 'message_start', message },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'fast' } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 100 },
+        },
+        { type: 'message_stop' },
+      ],
+    });
+    const { traceId, headers } = traceHeaders();
+    const config = { provider: 'anthropic', api_key: 'sk-ant-usage', custom_host: anthropic.url };
+    const stream = await client(priced, config, headers).chat.completions.create({
+      model: 'claude-priced',
+      messages: userMessage('hi'),
+      stream: true,
+    });
+    for await (const _chunk of stream) void _chunk;
+    const [record] = await logsOf(priced, traceId, 1);
+    // On priority: $2 in, $10 out per million.
+    expect(record.cost).toBeCloseTo((1000 * 2 + 100 * 10) * PER_MILLION, 12);
   });
 });

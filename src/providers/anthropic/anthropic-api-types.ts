@@ -53,6 +53,8 @@ export interface AnthropicUsage {
     ephemeral_5m_input_tokens?: number | null;
     ephemeral_1h_input_tokens?: number | null;
   } | null;
+  /** The tier that served the message (`standard`, `priority`, `batch`). */
+  service_tier?: string | null;
   /** The server tools' uses, billed per use (web search). */
   server_tool_use?: { web_search_requests?: number | null; web_fetch_requests?: number | null } | null;
 }

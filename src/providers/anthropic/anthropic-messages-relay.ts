@@ -103,6 +103,10 @@ export class MessagesEventRelay implements StreamTranslator {
     return this.anthropicUsage ? toOpenAIUsage(this.anthropicUsage) : undefined;
   }
 
+  serviceTier(): string | undefined {
+    return this.anthropicUsage?.service_tier ?? undefined;
+  }
+
   finished(): boolean {
     return this.stopped;
   }

@@ -214,6 +214,9 @@ export function createAnthropicStreamTranslator(
     usage(): Usage | undefined {
       return usage ? toOpenAIUsage(usage) : undefined;
     },
+    serviceTier(): string | undefined {
+      return usage?.service_tier ?? undefined;
+    },
     finished(): boolean {
       return finishReason !== undefined;
     },

@@ -57,5 +57,6 @@ export function mergeAnthropicUsage(
   }
   if (update.cache_creation) merged.cache_creation = update.cache_creation;
   if (update.server_tool_use) merged.server_tool_use = update.server_tool_use;
+  if (typeof update.service_tier === 'string') merged.service_tier = update.service_tier;
   return merged;
 }

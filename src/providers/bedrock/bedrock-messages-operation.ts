@@ -45,6 +45,7 @@ class BedrockMessagesRelay implements StreamTranslator {
 
   end = () => this.relay.end();
   usage = () => this.relay.usage();
+  serviceTier = () => this.relay.serviceTier();
   finished = () => this.relay.finished();
 }
 

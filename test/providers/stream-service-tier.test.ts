@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAdapter } from '../../src/providers/registry.js';
 import type { AdapterRequest, ProviderAdapter } from '../../src/providers/types.js';
+import { MessagesEventRelay } from '../../src/providers/anthropic/index.js';
 import { ResponsesEventRelay } from '../../src/providers/openai/openai-responses-operation.js';
 import { createStreamTranslator } from './operations.js';
 
@@ -51,5 +52,29 @@ describe('a Responses stream', () => {
     expect(relay.serviceTier()).toBe('auto');
     relay.push({ kind: 'sse', event: 'response.completed', data: event('response.completed', 'default') });
     expect(relay.serviceTier()).toBe('default');
+  });
+});
+
+describe('a Messages stream relayed', () => {
+  it("tells the service tier its message_start's usage names, for the cost", () => {
+    const relay = new MessagesEventRelay('anthropic');
+    const start = {
+      type: 'message_start',
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-x',
+        content: [],
+        usage: { input_tokens: 1, output_tokens: 1, service_tier: 'priority' },
+      },
+    };
+    relay.push({ kind: 'sse', event: 'message_start', data: JSON.stringify(start) });
+    relay.push({
+      kind: 'sse',
+      event: 'message_delta',
+      data: JSON.stringify({ type: 'message_delta', delta: {}, usage: { output_tokens: 5 } }),
+    });
+    expect(relay.serviceTier()).toBe('priority');
   });
 });
