@@ -30,9 +30,9 @@ export interface Usage {
     rejected_prediction_tokens?: number;
     audio_tokens?: number;
   };
-  /** Not OpenAI's: the uses of server-side tools the provider bills apart, per use (Anthropic's web searches
-   * and web fetches), when there were any. */
-  server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number };
+  /** Not OpenAI's: the uses of server-side tools the provider bills apart, per use (web searches, Anthropic's
+   * web fetches, a Gemini answer grounded with Google Search), when there were any. */
+  server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number; grounded_prompts?: number };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';

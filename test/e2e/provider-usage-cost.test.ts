@@ -687,6 +687,7 @@ describe('prices from a price file: server-tool fees, service tiers', () => {
             },
           },
           openai: { tool_fees: { web_search: 10 } },
+          google: { tool_fees: { grounded_prompt: 35 } },
         },
       }),
     );
@@ -766,5 +767,40 @@ describe('prices from a price file: server-tool fees, service tiers', () => {
     const [record] = await logsOf(priced, traceId, 1);
     // On priority: $2 in, $10 out per million.
     expect(record.cost).toBeCloseTo((1000 * 2 + 100 * 10) * PER_MILLION, 12);
+  });
+
+  it("adds the price file's fee for a Gemini answer grounded with Google Search (its groundingMetadata)", async () => {
+    const answer = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'Spain won.' }] },
+          finishReason: 'STOP',
+          index: 0,
+          groundingMetadata: { webSearchQueries: ['euro 2024 winner', 'euro 2024 final score'] },
+        },
+      ],
+      usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 28, totalTokenCount: 37 },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(`${priced.url}/models/gemini-2.5-flash:generateContent`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': priced.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'google',
+          api_key: 'AIza-test',
+          custom_host: recordedUrl,
+        }),
+        ...headers,
+      },
+      body: JSON.stringify({ answer }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const [record] = await logsOf(priced, traceId, 1);
+    // gemini-2.5-flash: $0.30 in, $2.50 out; one grounded prompt at $35 per 1,000.
+    expect(record.cost).toBeCloseTo((9 * 0.3 + 28 * 2.5) * PER_MILLION + 0.035, 12);
   });
 });

@@ -68,7 +68,8 @@ function toolFees(match: PriceMatch, usage: Usage): number {
   const fees = { ...match.toolFees, ...match.price.tool_fees };
   return (
     ((uses.web_search_requests ?? 0) * (fees.web_search ?? 0) +
-      (uses.web_fetch_requests ?? 0) * (fees.web_fetch ?? 0)) /
+      (uses.web_fetch_requests ?? 0) * (fees.web_fetch ?? 0) +
+      (uses.grounded_prompts ?? 0) * (fees.grounded_prompt ?? 0)) /
     1000
   );
 }

@@ -38,7 +38,12 @@ const TierPrices = Type.Object(TokenPrices, { additionalProperties: false });
 
 /** Dollars per 1,000 uses of a server-side tool the provider bills apart from tokens. */
 const ToolFees = Type.Object(
-  { web_search: Type.Optional(Price), web_fetch: Type.Optional(Price) },
+  {
+    web_search: Type.Optional(Price),
+    web_fetch: Type.Optional(Price),
+    /** A prompt grounded with Google Search (Gemini models that bill per grounded prompt, not per query). */
+    grounded_prompt: Type.Optional(Price),
+  },
   { additionalProperties: false },
 );
 export type ToolFeePrices = Static<typeof ToolFees>;

@@ -53,10 +53,27 @@ function modalityCount(details: GeminiModalityCount[] | undefined, modality: str
   return count;
 }
 
-/** A generateContent answer's usage (`usageMetadata`); undefined for an answer that is not one. */
+/** A generateContent answer's usage (`usageMetadata`); undefined for an answer that is not one. Grounding
+ * with Google Search, which Google bills per grounded prompt or per search query depending on the model,
+ * is counted from its candidates' `groundingMetadata.webSearchQueries`: one grounded prompt, and its
+ * queries as web searches. */
 export const geminiAnswerUsage: AnswerUsageReader = (answer) => {
   const metadata = answer.usageMetadata;
-  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
-    ? convertGoogleUsage(metadata as GeminiUsageMetadata)
-    : undefined;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
+  const usage = convertGoogleUsage(metadata as GeminiUsageMetadata);
+  const queries = searchQueries(answer.candidates);
+  return usage && queries > 0
+    ? { ...usage, server_tool_use: { web_search_requests: queries, grounded_prompts: 1 } }
+    : usage;
 };
+
+function searchQueries(candidates: unknown): number {
+  if (!Array.isArray(candidates)) return 0;
+  let count = 0;
+  for (const candidate of candidates) {
+    const queries = (candidate as { groundingMetadata?: { webSearchQueries?: unknown } } | null)
+      ?.groundingMetadata?.webSearchQueries;
+    if (Array.isArray(queries)) count += queries.length;
+  }
+  return count;
+}
