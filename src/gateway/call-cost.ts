@@ -38,12 +38,11 @@ export function attemptCost(prices: PriceTable, attempt: AttemptRecord): number 
 }
 
 /**
- * The service tier an attempt was billed on: the one its answer names (OpenAI's `service_tier`, Anthropic's
- * `usage.service_tier`, Gemini's `x-gemini-service-tier` header): priority asked for may be served, and
- * billed, on the default tier, and a project set to priority serves calls that asked for none on it; a
- * stream's, its chunks'. Else the one it asked for (a stream whose chunks name none): flex is served on it
- * or refused (OpenAI's 429), and priority, which may have been served on the default tier, is then priced
- * at the higher price.
+ * The service tier an attempt was billed on, as its answer names it (OpenAI's `service_tier`, a stream's
+ * chunks' or events' too; Anthropic's `usage.service_tier`, a stream's `message_start`; Gemini's
+ * `x-gemini-service-tier` header): priority asked for may be served, and billed, on the default tier, and a
+ * project set to priority serves calls that asked for none on it. Not the one asked for: a provider the
+ * gateway does not send it to (Gemini's chat translation drops it) serves the call on its standard tier.
  */
 function servedTier(attempt: AttemptRecord): string | undefined {
   const { outcome } = attempt;
@@ -57,13 +56,11 @@ function servedTier(attempt: AttemptRecord): string | undefined {
     const tier = named ?? usage?.service_tier;
     if (typeof tier === 'string') return tier;
   }
-  // A stream's chunks or events name it (OpenAI's chat and Responses).
+  // A stream's chunks or events name it (OpenAI's chat and Responses, Anthropic's message_start).
   if (outcome.ok && outcome.serviceTier) return outcome.serviceTier;
   // Gemini's names it in a header, on a stream too (`flex`, or the enum's `SERVICE_TIER_FLEX`).
   const header = outcome.ok ? outcome.upstreamHeaders['x-gemini-service-tier'] : undefined;
-  if (header) return header.toLowerCase().replace(/^service_tier_/, '');
-  const asked = attempt.body.service_tier;
-  return typeof asked === 'string' ? asked : undefined;
+  return header ? header.toLowerCase().replace(/^service_tier_/, '') : undefined;
 }
 
 /**
