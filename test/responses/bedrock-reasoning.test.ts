@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBedrockJsonFixture } from '../fakes/bedrock/fixtures.js';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 
 let gateway: TestGateway;
@@ -28,12 +29,7 @@ function sdk(): OpenAI {
     cloudc_secret_access_key: 'fake-secret-key',
     custom_host: bedrock.url,
   };
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
+  return gatewayOpenAI(gateway, config);
 }
 
 describe('reasoning.effort on a Bedrock model without a thinking field', () => {

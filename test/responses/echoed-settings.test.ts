@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 
 let gateway: TestGateway;
@@ -20,14 +21,7 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), upstream?.close()]);
 });
 
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
+const sdk = (config: Record<string, unknown>): OpenAI => gatewayOpenAI(gateway, config);
 
 const TARGETS = {
   translated: { provider: 'groq', api_key: 'gsk-echo', custom_host: '' },

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 import {
   startProviderFakes,
   type ProviderCaseName,
@@ -30,14 +31,7 @@ afterAll(async () => {
   await Promise.all([providers?.close(), compatible?.close()]);
 });
 
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
+const sdk = (config: Record<string, unknown>): OpenAI => gatewayOpenAI(gateway, config);
 
 const URL_OF_PDF = 'https://example.com/letters/2024ltr.pdf';
 const input = (fileUrl: string) => [

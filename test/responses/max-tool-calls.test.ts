@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 
 const API_KEY = 'sk-ant-tool-calls';
@@ -17,19 +18,7 @@ let client: OpenAI;
 
 beforeAll(async () => {
   [gateway, anthropic] = await Promise.all([startGateway(), startFakeAnthropic({ apiKey: API_KEY })]);
-  client = new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'anthropic',
-        api_key: API_KEY,
-        custom_host: anthropic.url,
-      }),
-    },
-  });
+  client = gatewayOpenAI(gateway, { provider: 'anthropic', api_key: API_KEY, custom_host: anthropic.url });
 });
 
 afterAll(async () => {
