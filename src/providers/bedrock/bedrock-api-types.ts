@@ -94,3 +94,9 @@ export interface BedrockStreamPayloads {
   messageStop: { stopReason: string; additionalModelResponseFields?: unknown };
   metadata: { usage?: BedrockUsage; metrics?: unknown };
 }
+
+/** A chat request's conversation as Converse takes it: the system blocks and the turns. */
+export interface BedrockPrompt {
+  system: BedrockContentBlock[];
+  messages: BedrockMessage[];
+}

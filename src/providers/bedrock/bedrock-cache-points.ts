@@ -1,5 +1,9 @@
-import type { BedrockCachePoint, BedrockContentBlock, BedrockToolConfig } from './bedrock-api-types.js';
-import type { BedrockPrompt } from './convert-to-bedrock-messages.js';
+import type {
+  BedrockCachePoint,
+  BedrockContentBlock,
+  BedrockPrompt,
+  BedrockToolConfig,
+} from './bedrock-api-types.js';
 
 /**
  * Anthropic's `cache_control` (on a content part, a message or a tool) as Converse's cache checkpoint, a

@@ -11,13 +11,8 @@ import { CONVERSATION_START_TEXT } from '../shared/conversation-start.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
-import type { BedrockContentBlock, BedrockImageFormat, BedrockMessage } from './bedrock-api-types.js';
+import type { BedrockContentBlock, BedrockImageFormat, BedrockPrompt } from './bedrock-api-types.js';
 import { cachePointFor } from './bedrock-cache-points.js';
-
-export interface BedrockPrompt {
-  system: BedrockContentBlock[];
-  messages: BedrockMessage[];
-}
 
 const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
   'image/png': 'png',
