@@ -8,12 +8,15 @@ import {
   PostgresDialect,
   type CompiledQuery,
   type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Kysely,
   type Driver,
   type QueryCompiler,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
 import { GatewayError } from '../core/errors.js';
+import { SchemaScopedIntrospector } from './postgres-introspector.js';
 
 const NUL_REFUSED = new Set(['22021', '22P05']);
 
@@ -103,9 +106,16 @@ function innerOf(connection: DatabaseConnection): DatabaseConnection {
   return connection instanceof RefusalConnection ? connection.inner : connection;
 }
 
-/** Kysely's PostgreSQL dialect, with U+0000 in a value refused as the client's error. */
+/**
+ * Kysely's PostgreSQL dialect, with U+0000 in a value refused as the client's error, and the store's own
+ * schema the only one introspected (postgres-introspector.ts).
+ */
 export class TextRefusalPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
     return new RefusalDriver(super.createDriver());
+  }
+
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SchemaScopedIntrospector(db);
   }
 }
