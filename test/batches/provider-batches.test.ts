@@ -168,6 +168,77 @@ describe('provider batches (completion_window 24h)', () => {
   );
 
   it(
+    'ends cancelled, at once, when its workspace is deleted with the virtual key that reached the provider',
+    async () => {
+      const admin = { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey };
+      const made = await fetch(`${gateway.url}/workspaces`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: 'Doomed', slug: 'pb-doomed' }),
+      });
+      const workspace = (await made.json()) as { id: string; admin_key: { key: string } };
+      expect(made.status).toBe(200);
+      const ownKey = workspace.admin_key.key;
+      const vk = await fetch(`${gateway.url}/virtual-keys`, {
+        method: 'POST',
+        headers: { ...admin, 'x-gateway-api-key': ownKey },
+        body: JSON.stringify({
+          slug: 'pb-doomed-openai',
+          name: 'pb',
+          provider: 'openai',
+          api_key: SECRET,
+          custom_host: fake.url,
+        }),
+      });
+      expect(vk.status, await vk.text()).toBe(200);
+      const own = new OpenAI({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': ownKey, 'x-gateway-virtual-key': 'pb-doomed-openai' },
+      });
+      const input = await upload(own, jsonl([chatLine('a')]));
+      let release!: () => void;
+      fake.resources.holdBatchCreates = new Promise((resolve) => (release = resolve));
+      const before = creates().length;
+      try {
+        const batch = await own.batches.create({
+          input_file_id: input.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        const deadline = Date.now() + 30_000;
+        while (creates().length === before) {
+          if (Date.now() > deadline) throw new Error('the batch never reached the provider');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // Deleted while the provider is creating the batch: the cancel is forwarded once it exists, and
+        // then nothing of the workspace's can reach the provider again.
+        const deleted = await fetch(`${gateway.url}/workspaces/${workspace.id}`, {
+          method: 'DELETE',
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+        expect(deleted.status, await deleted.text()).toBe(200);
+        release();
+        const { store } = gateway.server.deps;
+        let row = await store.batches.getById(batch.id);
+        for (let i = 0; i < 100 && row?.status !== 'cancelled'; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          row = await store.batches.getById(batch.id);
+        }
+        expect(row?.status).toBe('cancelled');
+        expect(row?.cancelled_at).toBeGreaterThan(0);
+        expect(row?.errors ?? null).toBeNull();
+        expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toBe(true);
+      } finally {
+        release();
+        fake.resources.holdBatchCreates = undefined;
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'sends the input file again when the provider no longer has the copy it was given',
     async () => {
       const lost = [...fake.resources.files.values()].find((f) => f.purpose === 'batch')!.id;

@@ -370,7 +370,16 @@ export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Pro
   const batch = await store.batches.getById(batchId);
   const remote = await store.providerBatches.get(batchId);
   if (!batch || !remote || (ENDED as readonly string[]).includes(batch.status)) return undefined;
-  const target = await targetOf(deps, batch);
+  const target = await targetOf(deps, batch).catch(async (err: unknown) => {
+    if (await store.getWorkspace(batch.workspace_id)) throw err;
+    return undefined;
+  });
+  if (!target) {
+    // Its workspace was deleted, and with it the virtual key or config that reached the provider: the
+    // deletion asked the provider to cancel the batch, and nothing more of it can be read there.
+    await store.batches.update(batch.id, { status: 'cancelled', cancelled_at: nowSeconds() }, MIRRORED);
+    return undefined;
+  }
   const object = await callResource(deps, target, {
     method: 'GET',
     path: `/batches/${encodeURIComponent(remote.provider_batch_id)}`,
