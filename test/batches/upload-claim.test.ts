@@ -88,6 +88,48 @@ describe('a long upload of a file to a provider', () => {
     });
   });
 
+  it('a node waiting for another node that renews its claim waits past the stale age, and gets its id', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const file = {
+      id: `file_${randomBytes(6).toString('hex')}`,
+      filename: 'in.jsonl',
+      bytes: 12,
+    } as StoredFile;
+    const deps = { store, logger: { warn: () => undefined } } as unknown as GatewayDeps;
+    const first = await store.providerFiles.claim(file.id, target.account, 'openai', STALE_CLAIM_MS);
+    if (first.state !== 'claimed') throw new Error('not claimed');
+    // The other node's upload: its bytes move for 25 minutes, its claim renewed every 4.
+    const uploading = (async () => {
+      let held = first.claimed_at_ms;
+      for (let minute = 1; minute <= 25; minute++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        vi.setSystemTime(Date.now() + MINUTE);
+        if (minute % 4 === 0) held = (await store.providerFiles.renew(file.id, target.account, held)) ?? held;
+      }
+      await store.providerFiles.remember(file.id, target.account, held, 'file-theirs');
+    })();
+    const copy = await providerCopy(deps, target, file, 'batch', 'input_file_id');
+    await uploading;
+    expect(copy).toEqual({ id: 'file-theirs', known: true });
+  });
+
+  it("a node waiting for another node's upload stops when its own request is gone: 408", async () => {
+    const file = {
+      id: `file_${randomBytes(6).toString('hex')}`,
+      filename: 'in.jsonl',
+      bytes: 12,
+    } as StoredFile;
+    const deps = { store, logger: { warn: () => undefined } } as unknown as GatewayDeps;
+    expect((await store.providerFiles.claim(file.id, target.account, 'openai', STALE_CLAIM_MS)).state).toBe(
+      'claimed',
+    );
+    const gone = new AbortController();
+    setTimeout(() => gone.abort(), 300);
+    await expect(
+      providerCopy(deps, target, file, 'batch', 'input_file_id', undefined, gone.signal),
+    ).rejects.toMatchObject({ status: 408, code: 'request_timeout', param: 'input_file_id' });
+  });
+
   it('a claim nobody renews is still taken over once stale (its node is gone)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const file = `file_${randomBytes(6).toString('hex')}`;

@@ -97,6 +97,8 @@ export async function createFineTuningJob(
   deps: GatewayDeps,
   origin: CallOrigin,
   body: CreateFineTuningJob,
+  /** The request's: waiting for another node's upload of a file ends with it. */
+  signal?: AbortSignalLike,
 ): Promise<Json> {
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
@@ -112,6 +114,7 @@ export async function createFineTuningJob(
       const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
       return openAIJob(target, await callResource(deps, target, call));
     },
+    signal,
   );
   const fileIds = Object.fromEntries(sent.map(({ file, copy }) => [copy.id, file.id]));
   if (typeof object.id !== 'string') {

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import { fileKey } from '../batches/batch-phases.js';
@@ -17,7 +18,7 @@ import type { GatewayDeps } from '../deps.js';
 import { callResource } from './resource-client.js';
 import type { ResourceTarget } from './resource-target.js';
 
-/** A claim on an upload older than this is taken over (its node is gone). */
+/** A claim on an upload not renewed for this long is taken over (its node is gone). */
 const STALE_CLAIM_MS = 10 * 60_000;
 /** How often an upload whose bytes move renews its claim: well within STALE_CLAIM_MS. A stalled transfer
  * renews nothing, and is cut after GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS. */
@@ -64,9 +65,12 @@ export async function providerCopy(
   purpose: string,
   param: string,
   rewriteLine?: LineRewrite,
+  /** The caller's own deadline (its client gone, its job cancelled): waiting for another node ends then. */
+  signal?: AbortSignalLike,
 ): Promise<ProviderCopy> {
   const { providerFiles } = deps.store;
-  const deadline = Date.now() + STALE_CLAIM_MS + WAIT_STEP_MS * 4;
+  // Another node's claim is waited for as long as it is renewed, however long its upload takes; one that
+  // lapses is taken over by the claim itself.
   for (;;) {
     const claim = await providerFiles.claim(file.id, target.account, target.adapter.id, STALE_CLAIM_MS);
     if (claim.state === 'known') return { id: claim.provider_file_id, known: true };
@@ -91,7 +95,7 @@ export async function providerCopy(
         throw err;
       }
     }
-    if (Date.now() > deadline) {
+    if (signal?.aborted) {
       throw new GatewayError(
         'request_timeout',
         `File ${file.id} is still being sent to ${target.adapter.id}`,
@@ -120,10 +124,12 @@ async function copiesOf<P extends string>(
   target: ResourceTarget,
   purpose: string,
   files: Array<FileToSend<P>>,
+  signal: AbortSignalLike | undefined,
 ): Promise<Array<SentFile<P>>> {
   const sent: Array<SentFile<P>> = [];
   for (const named of files) {
-    const copy = await providerCopy(deps, target, named.file, purpose, named.param, named.rewriteLine);
+    const { file, param, rewriteLine } = named;
+    const copy = await providerCopy(deps, target, file, purpose, param, rewriteLine, signal);
     sent.push({ ...named, copy });
   }
   return sent;
@@ -161,8 +167,9 @@ export async function createWithCopies<T, P extends string>(
   purpose: string,
   files: Array<FileToSend<P>>,
   create: (sent: Array<SentFile<P>>) => Promise<T>,
+  signal?: AbortSignalLike,
 ): Promise<{ answer: T; sent: Array<SentFile<P>> }> {
-  const first = await copiesOf(deps, target, purpose, files);
+  const first = await copiesOf(deps, target, purpose, files, signal);
   try {
     return { answer: await create(first), sent: first };
   } catch (err) {
@@ -173,7 +180,7 @@ export async function createWithCopies<T, P extends string>(
     }
     if (!forgot) throw err;
   }
-  const sent = await copiesOf(deps, target, purpose, files);
+  const sent = await copiesOf(deps, target, purpose, files, signal);
   return { answer: await create(sent), sent };
 }
 

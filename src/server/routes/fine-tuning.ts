@@ -51,6 +51,7 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
       deps,
       { apiKey: gw.apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
       body,
+      gw.signal,
     );
   });
 
