@@ -99,7 +99,7 @@ describe('a translated stream', () => {
       usage: {
         input_tokens: 20,
         output_tokens: 12,
-        cache_creation_input_tokens: null,
+        cache_creation_input_tokens: 0,
         cache_read_input_tokens: 10,
       },
     });
@@ -347,6 +347,48 @@ describe('a translated answer', () => {
       cache_creation_input_tokens: 900,
       cache_read_input_tokens: 200,
     });
+  });
+
+  // Bedrock's Converse answers cacheWriteInputTokens: 0 on a call that only read the cache: the chat usage
+  // gives the reads and no writes, and Anthropic answers 0 writes, not null, for such a call.
+  it('gives 0 cache writes, not null, when the provider reports its cache reads and wrote none', () => {
+    const usage = {
+      prompt_tokens: 1200,
+      completion_tokens: 7,
+      total_tokens: 1207,
+      prompt_tokens_details: { cached_tokens: 1000 },
+    };
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-read',
+      object: 'chat.completion',
+      created: 1,
+      model: 'anthropic.claude-sonnet-4',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Done.', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage,
+    };
+    const expected = {
+      input_tokens: 200,
+      output_tokens: 7,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 1000,
+    };
+    const message = JSON.parse(
+      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+    );
+    expect(message.usage).toMatchObject(expected);
+    const encoder = messagesCodec.streamEncoder({});
+    const text =
+      [chunk({ content: 'Done.' }, 'stop'), { ...chunk({}), choices: [], usage }]
+        .map((c) => encoder.chunk(c, undefined) ?? '')
+        .join('') + encoder.end();
+    expect(framesOf(text).find((e) => e.type === 'message_delta')?.usage).toMatchObject(expected);
   });
 
   it('is relayed as it came when it is already Anthropic’s', () => {

@@ -67,15 +67,17 @@ export function answerStopReason(
 }
 
 /** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
- * read from the prompt cache nor written to it. Writes are null when the provider does not report them. */
-
+ * read from the prompt cache nor written to it. A provider that breaks its prompt down
+ * (`prompt_tokens_details`) gives its writes there when it wrote any (Bedrock's and Anthropic's chat leave
+ * 0 writes out): its writes are then 0, as Anthropic answers them; null only when it gives no breakdown. */
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  const written = usage?.prompt_tokens_details?.cache_write_tokens;
+  const details = usage?.prompt_tokens_details;
+  const cached = details?.cached_tokens ?? 0;
+  const written = details ? (details.cache_write_tokens ?? 0) : null;
   return {
     input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached - (written ?? 0)),
     output_tokens: usage?.completion_tokens ?? 0,
-    cache_creation_input_tokens: written ?? null,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
   };
 }
