@@ -14,6 +14,15 @@ const usage = {
     output_tokens: { type: 'integer', minimum: 0 },
     cache_creation_input_tokens: { type: ['integer', 'null'], minimum: 0 },
     cache_read_input_tokens: { type: ['integer', 'null'], minimum: 0 },
+    cache_creation: {
+      type: ['object', 'null'],
+      required: ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens'],
+      properties: {
+        ephemeral_5m_input_tokens: { type: 'integer', minimum: 0 },
+        ephemeral_1h_input_tokens: { type: 'integer', minimum: 0 },
+      },
+      additionalProperties: false,
+    },
   },
 };
 

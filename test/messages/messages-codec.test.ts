@@ -101,6 +101,7 @@ describe('a translated stream', () => {
         output_tokens: 12,
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 10,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       },
     });
   });
@@ -346,6 +347,7 @@ describe('a translated answer', () => {
       output_tokens: 7,
       cache_creation_input_tokens: 900,
       cache_read_input_tokens: 200,
+      cache_creation: { ephemeral_5m_input_tokens: 900, ephemeral_1h_input_tokens: 0 },
     });
   });
 
@@ -389,6 +391,67 @@ describe('a translated answer', () => {
         .map((c) => encoder.chunk(c, undefined) ?? '')
         .join('') + encoder.end();
     expect(framesOf(text).find((e) => e.type === 'message_delta')?.usage).toMatchObject(expected);
+  });
+
+  // Anthropic's usage breaks the writes down by how long they are kept (usage.cache_creation); the chat
+  // usage gives those kept an hour as cache_write_1h_tokens (Anthropic's chat, Bedrock's cacheDetails).
+  it('breaks the cache writes down by their TTL as usage.cache_creation, answered whole and streamed', () => {
+    const usage = {
+      prompt_tokens: 1200,
+      completion_tokens: 7,
+      total_tokens: 1207,
+      prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 900, cache_write_1h_tokens: 600 },
+    };
+    const completion: ChatCompletion = {
+      id: 'chatcmpl-ttl',
+      object: 'chat.completion',
+      created: 1,
+      model: 'anthropic.claude-sonnet-4',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Done.', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage,
+    };
+    const expected = {
+      input_tokens: 100,
+      output_tokens: 7,
+      cache_creation_input_tokens: 900,
+      cache_read_input_tokens: 200,
+      cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 600 },
+    };
+    const message = JSON.parse(
+      messagesCodec.answer({ status: 200, body: completion, rawText: undefined, headers: {} }),
+    );
+    expectAnthropicShape('Message', message);
+    expect(message.usage).toEqual(expected);
+    const encoder = messagesCodec.streamEncoder({});
+    const text =
+      [chunk({ content: 'Done.' }, 'stop'), { ...chunk({}), choices: [], usage }]
+        .map((c) => encoder.chunk(c, undefined) ?? '')
+        .join('') + encoder.end();
+    const events = framesOf(text);
+    expectMessagesGrammar(events);
+    expect(events.find((e) => e.type === 'message_delta')?.usage).toEqual(expected);
+    // Writes all of the default TTL when the provider names none kept an hour; none when it gives no breakdown.
+    const plain = (details?: object) =>
+      JSON.parse(
+        messagesCodec.answer({
+          status: 200,
+          body: { ...completion, usage: { ...usage, prompt_tokens_details: details } },
+          rawText: undefined,
+          headers: {},
+        }),
+      ).usage;
+    expect(plain({ cached_tokens: 0, cache_write_tokens: 900 }).cache_creation).toEqual({
+      ephemeral_5m_input_tokens: 900,
+      ephemeral_1h_input_tokens: 0,
+    });
+    expect(plain(undefined).cache_creation).toBeUndefined();
   });
 
   it('is relayed as it came when it is already Anthropic’s', () => {

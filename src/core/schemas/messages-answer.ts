@@ -9,6 +9,15 @@ const UsageSchema = Type.Object({
   output_tokens: Type.Integer({ minimum: 0 }),
   cache_creation_input_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
   cache_read_input_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  cache_creation: Type.Optional(
+    Type.Union([
+      Type.Object({
+        ephemeral_5m_input_tokens: Type.Integer({ minimum: 0 }),
+        ephemeral_1h_input_tokens: Type.Integer({ minimum: 0 }),
+      }),
+      Type.Null(),
+    ]),
+  ),
 });
 
 export const MessagesAnswerSchema = Type.Object(

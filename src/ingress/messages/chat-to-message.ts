@@ -69,7 +69,9 @@ export function answerStopReason(
 /** Chat usage in Anthropic's terms: `prompt_tokens` is the whole prompt, `input_tokens` what was neither
  * read from the prompt cache nor written to it. A provider that breaks its prompt down
  * (`prompt_tokens_details`) gives its writes there when it wrote any (Bedrock's and Anthropic's chat leave
- * 0 writes out): its writes are then 0, as Anthropic answers them; null only when it gives no breakdown. */
+ * 0 writes out): its writes are then 0, as Anthropic answers them; null only when it gives no breakdown.
+ * Known writes are also broken down by how long they are kept (`cache_creation`): those the provider says
+ * are kept an hour (`cache_write_1h_tokens`, not OpenAI's), the rest the default five minutes. */
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   const details = usage?.prompt_tokens_details;
   const cached = details?.cached_tokens ?? 0;
@@ -79,7 +81,13 @@ export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
     output_tokens: usage?.completion_tokens ?? 0,
     cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
+    ...(written !== null && { cache_creation: cacheCreation(written, details?.cache_write_1h_tokens ?? 0) }),
   };
+}
+
+function cacheCreation(written: number, hour: number): NonNullable<MessagesUsage['cache_creation']> {
+  const kept = Math.min(hour, written);
+  return { ephemeral_5m_input_tokens: written - kept, ephemeral_1h_input_tokens: kept };
 }
 
 /** A chat id as a Message id (`msg_…`). */
