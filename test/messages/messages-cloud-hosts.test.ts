@@ -272,6 +272,54 @@ describe('Claude on Bedrock', () => {
     });
   });
 
+  // Anthropic's automatic prompt caching: a cache_control at the request's top level puts the breakpoint on
+  // the last cacheable block, the end of the last message; a provider that caches gets a cache point there.
+  it.each([
+    ['us.amazon.nova-pro-v1:0', true],
+    ['meta.llama3-70b-instruct-v1:0', false],
+  ])(
+    'carries a request-level cache_control to %s as a cachePoint after the last message (%s)',
+    async (model, caches) => {
+      const recorded = readBedrockJsonFixture('amazon-bedrock-text.json') as any;
+      for (const [cacheControl, point] of [
+        [{ type: 'ephemeral' }, { cachePoint: { type: 'default' } }],
+        [{ type: 'ephemeral', ttl: '1h' }, { cachePoint: { type: 'default', ttl: '1h' } }],
+      ]) {
+        bedrock.enqueue({ kind: 'json', body: recorded });
+        const params = {
+          model,
+          max_tokens: 64,
+          system: 'Long rules.',
+          cache_control: cacheControl,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: 'Hello.' },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Long document.' },
+                { type: 'text', text: 'Sum it up.' },
+              ],
+            },
+          ],
+        };
+        const message = await anthropicClient(bedrockConfig()).messages.create(params as any);
+        expectAnthropicShape('Message', message);
+        const sent = bedrock.requests.at(-1)!.body as any;
+        if (!caches) {
+          expect(JSON.stringify(sent)).not.toContain('cachePoint');
+          continue;
+        }
+        expect(sent.system).toEqual([{ text: 'Long rules.' }]);
+        expect(sent.messages.slice(0, 2).map((m: any) => m.content)).toEqual([
+          [{ text: 'Hi' }],
+          [{ text: 'Hello.' }],
+        ]);
+        expect(sent.messages[2].content).toEqual([{ text: 'Long document.' }, { text: 'Sum it up.' }, point]);
+      }
+    },
+  );
+
   // A reasoning model on Converse answers its reasoning (reasoningContent) whatever is asked; Anthropic
   // answers thinking blocks only to a request that turned thinking on, so only such a request has them.
   it.each([

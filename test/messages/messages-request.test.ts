@@ -87,6 +87,7 @@ describe('validation', () => {
       },
       'messages[0].content[0].cache_control.type',
     ],
+    [{ ...base, cache_control: { type: 'x' } }, 'cache_control.type'],
   ])('refuses %j naming %s', (body, param) => {
     const error = refusal(() => validateMessagesRequest(body));
     expect(error.status).toBe(400);

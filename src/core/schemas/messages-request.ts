@@ -107,6 +107,8 @@ export const MessagesRequestSchema = Type.Object(
         { additionalProperties: true },
       ),
     ),
+    /** Automatic prompt caching: a breakpoint on the last cacheable block, moving on as the turns grow. */
+    cache_control: Type.Optional(Nullable(CacheControlField)),
     /** The structured-outputs beta's name for `output_config.format`. */
     output_format: Type.Optional(Nullable(OutputFormatSchema)),
   },

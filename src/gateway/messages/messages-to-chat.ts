@@ -8,7 +8,9 @@
  * `cache_control` (a prompt-caching breakpoint) is kept, for a provider that acts on it, where the chat
  * request can carry it as LiteLLM and Portkey do: on the content part a block became (a system block's too),
  * on a tool, and on the message for a tool result, a tool use or an assistant's text (the message's end
- * is the nearest point a chat message can mark); else it is dropped. Dropped: `top_k`. Refused (400 naming
+ * is the nearest point a chat message can mark); else it is dropped. A request-level `cache_control`
+ * (Anthropic's automatic caching) is a breakpoint on the last cacheable block, the last message's last
+ * block that is not thinking, as Anthropic places it. Dropped: `top_k`. Refused (400 naming
  * the field): blocks and tools that have no chat equivalent (documents by URL or file id, server tools and
  * their results, MCP servers).
  */
@@ -40,6 +42,27 @@ function marked(parts: UserContentPart[], block: MessagesContentBlock, options: 
   const mark = cacheMark(block, options);
   if (parts.length === 0 || !('cache_control' in mark)) return parts;
   return [...parts.slice(0, -1), { ...parts[parts.length - 1], ...mark } as UserContentPart];
+}
+
+/** Thinking blocks take no breakpoint. */
+const UNCACHEABLE = new Set(['thinking', 'redacted_thinking']);
+
+/**
+ * The request with its request-level `cache_control` (automatic caching) on the last cacheable block: the
+ * last message's last block that is not thinking, unless that block has a breakpoint of its own.
+ */
+function withAutomaticBreakpoint(request: MessagesRequest, cacheControl: object): MessagesRequest {
+  const last = request.messages[request.messages.length - 1];
+  if (!last) return request;
+  const blocks: MessagesContentBlock[] =
+    typeof last.content === 'string'
+      ? [{ type: 'text', text: last.content }]
+      : [...(last.content as MessagesContentBlock[])];
+  const k = blocks.findLastIndex((block) => !UNCACHEABLE.has(block.type));
+  const block = blocks[k];
+  if (!block || block.cache_control) return request;
+  blocks[k] = { ...block, cache_control: cacheControl as MessagesContentBlock['cache_control'] };
+  return { ...request, messages: [...request.messages.slice(0, -1), { ...last, content: blocks }] };
 }
 
 function refused(param: string, what: string): GatewayError {
@@ -338,6 +361,9 @@ export function translateMessages(
   body: ChatCompletionRequest;
   origins: ChatOrigin[];
 } {
+  if (options.cacheControl && request.cache_control) {
+    request = withAutomaticBreakpoint(request, request.cache_control);
+  }
   if (request.stop_sequences && request.stop_sequences.length > 4) {
     throw refused('stop_sequences', 'more than 4 stop sequences');
   }
