@@ -306,6 +306,25 @@ describe('partials', () => {
   });
 });
 
+describe('partials with line breaks', () => {
+  it('send a line break typed inside a JSON string as the line break of that text', async () => {
+    const rules = 'Rules:\n{{#rules}}\n- {{.}}\n{{/rules}}\nBe\tbrief.';
+    expect((await api.post('/prompts/partials', { slug: 'multiline', string: rules })).status).toBe(200);
+    const message = '{"role": "system",\n  "content": "Line one.\nLine two."}';
+    expect((await api.post('/prompts/partials', { slug: 'message', string: message })).status).toBe(200);
+    await createPrompt({
+      slug: 'line-breaks',
+      string: '[\n  {{>message}},\n  {"role": "user", "content": "{{>multiline}}\n{{q}}"}\n]',
+    });
+    const reply = await complete(gateway, 'line-breaks', { variables: { q: 'x', rules: ['a', 'b'] } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(lastBody(fake).messages).toEqual([
+      { role: 'system', content: 'Line one.\nLine two.' },
+      { role: 'user', content: 'Rules:\n- a\n- b\nBe\tbrief.\nx' },
+    ]);
+  });
+});
+
 describe('partials that multiply', () => {
   it('are read once however often they are included, and a render past the limit is refused', async () => {
     // Each level includes the one below twice: twice-24 is 2^24 copies of the text, a gigabyte.

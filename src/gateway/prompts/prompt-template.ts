@@ -29,6 +29,8 @@ interface JsonState {
   escaped: boolean;
   /** A partial included inside a JSON string: its text must stay inside it. */
   confined: boolean;
+  /** Text inside a string holds a raw control character (a line break, a tab). */
+  rawControl: boolean;
 }
 
 /** What rendering a template needs to know of it, computed once per text. */
@@ -44,6 +46,9 @@ export interface CompiledTemplate {
   /** Partials it includes, with whether the inclusion sits inside a section (its variables are then not
    * required) and inside a JSON string (chat templates). */
   partials: ReadonlyArray<PartialUse>;
+  /** Its text writes a raw control character (a line break, a tab) inside a JSON string (chat templates):
+   * the render escapes it (escapeRawControlCharacters). */
+  rawControl: boolean;
 }
 
 export interface PartialUse {
@@ -63,6 +68,10 @@ export const MAX_RENDERED_LENGTH = 4 * 1024 * 1024;
 interface RenderBudget {
   escape: (value: unknown) => string;
   charge: (characters: number) => void;
+  /** Whether a partial's lines take the indentation of the line its tag is on (Mustache's standalone
+   * partials): text templates only. In a chat template that whitespace would be written into a JSON
+   * string's text, and the partial rendered would not be the text checked when the prompt was stored. */
+  indentPartials: boolean;
 }
 
 const textLengths = new WeakMap<object, number>();
@@ -92,6 +101,21 @@ class BoundedWriter extends Mustache.Writer {
   ): string {
     (config as RenderBudget).charge(textLength(tokens as Token[]));
     return super.renderTokens(tokens, context, partials, originalTemplate, config);
+  }
+
+  override renderPartial(
+    token: string[],
+    context: Mustache.Context,
+    partials?: Mustache.PartialsOrLookupFn,
+    config?: Mustache.RenderOptions,
+  ): string {
+    if ((config as RenderBudget).indentPartials || !token[4]) {
+      return super.renderPartial(token, context, partials, config);
+    }
+    // Mustache's token for a partial: [type, name, start, end, indentation, tag index, line has non-space].
+    const unindented = [...token];
+    unindented[4] = '';
+    return super.renderPartial(unindented, context, partials, config);
   }
 }
 
@@ -134,6 +158,7 @@ function renderBudget(type: TemplateType): RenderBudget {
   };
   return {
     charge,
+    indentPartials: type === 'completion',
     escape: (value) => {
       const text = ESCAPES[type](value);
       charge(text.length);
@@ -167,6 +192,9 @@ function scanText(text: string, state: JsonState, param: string): void {
     const c = text.charCodeAt(i);
     if (!state.inString) {
       if (c === 0x22) state.inString = true;
+    } else if (c < 0x20) {
+      state.rawControl = true;
+      state.escaped = false;
     } else if (state.escaped) state.escaped = false;
     else if (c === 0x5c) state.escaped = true;
     else if (c === 0x22) {
@@ -263,7 +291,7 @@ export function compileTemplate(
 ): CompiledTemplate {
   const tokens = parse(text, param);
   const state: Walk = { type, param, required: new Set(), known: new Set(), partials: [] };
-  const json: JsonState = { inString, escaped: false, confined: inString };
+  const json: JsonState = { inString, escaped: false, confined: inString, rawControl: false };
   walk(tokens, state, json, 0);
   if (type === 'chat' && json.inString !== inString) {
     throw invalid(
@@ -273,7 +301,41 @@ export function compileTemplate(
       param,
     );
   }
-  return { type, text, tokens, required: state.required, known: state.known, partials: state.partials };
+  return {
+    type,
+    text,
+    tokens,
+    required: state.required,
+    known: state.known,
+    partials: state.partials,
+    rawControl: json.rawControl,
+  };
+}
+
+/**
+ * A chat template's output with every raw control character inside a JSON string written as its escape: a
+ * line break typed in a template or a partial (included in a `content`) is the line break of that text, as
+ * a variable's is, rather than JSON that does not parse. Values are already escaped, so the scan's idea of
+ * where strings start and end is the template's.
+ */
+export function escapeRawControlCharacters(json: string): string {
+  let out = '';
+  let from = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (!inString) {
+      if (c === 0x22) inString = true;
+    } else if (c < 0x20) {
+      out += json.slice(from, i) + JSON.stringify(json[i]).slice(1, -1);
+      from = i + 1;
+      escaped = false;
+    } else if (escaped) escaped = false;
+    else if (c === 0x5c) escaped = true;
+    else if (c === 0x22) inString = false;
+  }
+  return from === 0 ? json : out + json.slice(from);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { PromptDocument } from '../../store/types.js';
 import { ENDPOINTS, validateRequest } from '../endpoints.js';
 import {
   compileTemplate,
+  escapeRawControlCharacters,
   renderTemplate,
   type CompiledTemplate,
   type TemplateType,
@@ -58,6 +59,8 @@ interface Collected {
   partials: Record<string, string>;
   required: Set<string>;
   known: Set<string>;
+  /** A partial writes a raw control character inside a JSON string. */
+  rawControl: boolean;
   /** Inclusions already read (name, in a section, in a string), with the deepest depth each was read
    * at: a partial included many times, or through many partials, is read again only when found deeper, so
    * the walk stays linear in the partials named. */
@@ -124,6 +127,7 @@ async function collectPartials(
     const param = `partials.${use.name}`;
     const parsed = compiledFor(partial.record, root.type, partial.text, use.inString, param);
     into.partials[use.name] = partial.text;
+    if (parsed.rawControl) into.rawControl = true;
     for (const name of parsed.known) into.known.add(name);
     if (!sectioned) for (const name of parsed.required) into.required.add(name);
     await collectPartials(parsed, load, into, [...path, { name: use.name, id: partial.id }], sectioned);
@@ -201,11 +205,19 @@ function renderedField(type: TemplateType, text: string): unknown {
   return messages;
 }
 
+/** The template rendered, a line break typed inside a JSON string of a chat template (or of a partial
+ * included there) written as `\n`, as it would be in a variable's value. */
+function renderedText(prepared: PreparedTemplate, variables: Record<string, unknown>): string {
+  const text = renderTemplate(prepared.template, variables, prepared.partials);
+  return prepared.template.type === 'chat' && prepared.rawControl ? escapeRawControlCharacters(text) : text;
+}
+
 interface PreparedTemplate {
   template: CompiledTemplate;
   partials: Record<string, string>;
   required: ReadonlySet<string>;
   known: ReadonlySet<string>;
+  rawControl: boolean;
 }
 
 /** A version's parsed template with the partials it includes and the variables they all read. */
@@ -216,12 +228,14 @@ async function preparedTemplate(
   const document = version.prompt;
   const template = compiledFor(version, document.template_type, document.string, false, 'string');
   if (template.partials.length === 0) {
-    return { template, partials: {}, required: template.required, known: template.known };
+    const { required, known, rawControl } = template;
+    return { template, partials: {}, required, known, rawControl };
   }
   const collected: Collected = {
     partials: {},
     required: new Set(template.required),
     known: new Set(template.known),
+    rawControl: template.rawControl,
     visited: new Map(),
   };
   await collectPartials(template, loadPartial, collected, [], false);
@@ -288,7 +302,7 @@ function render(
   const body = withLimitName(endpoint, {
     ...versionParameters(document.parameters, input),
     ...input.overrides,
-    [field]: renderedField(type, renderTemplate(prepared.template, input.variables, prepared.partials)),
+    [field]: renderedField(type, renderedText(prepared, input.variables)),
     ...(input.stream !== undefined && { stream: input.stream }),
   });
   // A version may leave the model to the targets of its config (their override_params): the body is checked
@@ -399,7 +413,7 @@ export async function checkPartialText(
   await collectPartials(
     compiled,
     loadPartial,
-    { partials: {}, required: new Set(), known: new Set(), visited: new Map() },
+    { partials: {}, required: new Set(), known: new Set(), rawControl: false, visited: new Map() },
     [{ name: partial.slug, id: partial.id }],
     false,
   );
