@@ -306,6 +306,53 @@ describe('partials', () => {
   });
 });
 
+describe('a partial that prompts include', () => {
+  it('is not deleted, nor published in a version that does not fit, unless forced', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'footer', string: 'Thanks.' })).status).toBe(200);
+    expect(
+      (await api.post('/prompts/partials', { slug: 'wrapper', string: 'Note: {{>footer}}' })).status,
+    ).toBe(200);
+    await createPrompt({ slug: 'uses-footer', string: chatTemplate('{{>footer}}', '{{q}}') });
+    await createPrompt({ slug: 'wraps-footer', string: chatTemplate('{{>wrapper}}', '{{q}}') });
+    await createPrompt({ slug: 'pins-footer', string: chatTemplate('{{>footer@1}}', '{{q}}') });
+
+    // A quote would close the JSON string the prompts include it in.
+    expect((await api.put('/prompts/partials/footer', { string: 'Say "bye".' })).body.version).toBe(2);
+    const publish = expectError(
+      await api.put('/prompts/partials/footer/publish', { version: 2 }),
+      409,
+      'conflict',
+      'version',
+    );
+    expect(publish.message).toContain('"uses-footer", "wraps-footer"');
+    expect(publish.message).not.toContain('pins-footer');
+    expect(publish.message).toContain('would close it');
+    expect((await api.get('/prompts/partials/footer')).body.published_version).toBe(1);
+    expect((await complete(gateway, 'wraps-footer', { variables: { q: 'x' } })).status).toBe(200);
+    expect((await api.put('/prompts/partials/footer', { string: 'Bye.' })).body.version).toBe(3);
+    expect((await api.put('/prompts/partials/footer/publish', { version: 3 })).status).toBe(200);
+    const forced = await api.put('/prompts/partials/footer/publish?force=true', { version: 2 });
+    expect(forced.status, forced.text).toBe(200);
+    expect((await api.put('/prompts/partials/footer/publish', { version: 3 })).status).toBe(200);
+
+    const remove = expectError(await api.delete('/prompts/partials/footer'), 409, 'conflict', 'id');
+    expect(remove.message).toContain('"uses-footer", "wraps-footer", "pins-footer"');
+    expect((await api.get('/prompts/partials/footer')).status).toBe(200);
+    expect((await api.delete('/prompts/partials/footer?force=true')).status).toBe(200);
+    expectError(await complete(gateway, 'uses-footer', { variables: { q: 'x' } }), 400, 'invalid_prompt');
+  });
+
+  it('names at most 10 of the prompts that include it', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'common', string: 'Hi.' })).status).toBe(200);
+    for (let i = 0; i < 12; i++) {
+      await createPrompt({ slug: `common-${i}`, string: chatTemplate('{{>common}}', '{{q}}') });
+    }
+    const remove = expectError(await api.delete('/prompts/partials/common'), 409, 'conflict', 'id');
+    expect(remove.message).toContain('"common-9" and 2 more');
+    expect(remove.message).not.toContain('common-10');
+  });
+});
+
 describe('partials with line breaks', () => {
   it('send a line break typed inside a JSON string as the line break of that text', async () => {
     const rules = 'Rules:\n{{#rules}}\n- {{.}}\n{{/rules}}\nBe\tbrief.';

@@ -52,6 +52,8 @@ export const API_KEY_SELF_OPERATION: Operation = {
 };
 
 /** The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice. */
+/** Make a change to a partial that breaks the prompts including it. */
+const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 const POLICY_WORKSPACE = { name: 'workspace_id', in: 'query', schema: { type: 'string' } } as const;
 
 export const MANAGEMENT_OPERATIONS: Operation[] = [
@@ -214,9 +216,11 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'put',
     path: '/prompts/partials/{id}/publish',
-    summary: 'Publish a version of a partial',
+    summary:
+      'Publish a version of a partial; refused (409) when prompts that include it would fail, unless `force=true`',
     tags: ['Prompts'],
     requestBody: PublishBody,
+    parameters: [FORCE],
   },
   {
     method: 'get',
@@ -230,7 +234,13 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: 'Get one version of a partial',
     tags: ['Prompts'],
   },
-  { method: 'delete', path: '/prompts/partials/{id}', summary: 'Delete a partial', tags: ['Prompts'] },
+  {
+    method: 'delete',
+    path: '/prompts/partials/{id}',
+    summary: 'Delete a partial; refused (409) while prompts include it, unless `force=true`',
+    tags: ['Prompts'],
+    parameters: [FORCE],
+  },
   {
     method: 'post',
     path: '/policies/rate-limits',

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
@@ -22,7 +23,7 @@ import {
   validateUpdatePromptPartial,
   type CreatePrompt,
 } from './body-schemas.js';
-import { stringQuery, type Query } from '../query-params.js';
+import { oneOfQuery, stringQuery, type Query } from '../query-params.js';
 import { notFound, pathParam } from './route-helpers.js';
 import {
   deletedView,
@@ -67,6 +68,11 @@ async function promptDocument(
   };
   await checkPromptDocument(document, partialLoader(deps.lookups, workspaceId));
   return document;
+}
+
+/** `?force=true`: make a change that would break the prompts depending on it. */
+function forced(request: { query: unknown }): boolean {
+  return oneOfQuery(request.query as Query, 'force', ['true', 'false'], 'false') === 'true';
 }
 
 /** PUT sends the whole body again: its slug, if any, must be the one the record has. */
@@ -139,9 +145,21 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.put('/prompts/partials/:id/publish', async (request) => {
     const workspaceId = workspaceOf(request);
     const { version } = validatePublish(request.body);
-    const id = pathParam(request.params, 'id');
-    const partial = await store.publishPromptPartial(workspaceId, id, version);
-    if (!partial) throw notFound('prompt partial', id, 'id');
+    const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    const next =
+      version === current.published_version || forced(request)
+        ? undefined
+        : await store.getPromptPartialVersion(workspaceId, current.id, version);
+    if (next) {
+      const loaded = { text: next.partial.string, record: next, id: current.id };
+      await refuseBreakingPrompts(deps, current, {
+        action: `Publishing version ${version} of`,
+        after: (selector) => (selector === 'published' ? loaded : 'unchanged'),
+        param: 'version',
+      });
+    }
+    const partial = await store.publishPromptPartial(workspaceId, current.id, version);
+    if (!partial) throw notFound('prompt partial', current.slug, 'id');
     return promptPartialView(partial);
   });
 
@@ -170,6 +188,9 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.delete('/prompts/partials/:id', async (request) => {
     const workspaceId = workspaceOf(request);
     const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
+    if (!forced(request)) {
+      await refuseBreakingPrompts(deps, partial, { action: 'Deleting', after: () => undefined, param: 'id' });
+    }
     if (!(await store.deletePromptPartial(workspaceId, partial.id)))
       throw notFound('prompt partial', partial.slug, 'id');
     return deletedView('prompt.partial', partial.id);
