@@ -108,4 +108,39 @@ describe('gateway prompts', () => {
     expect((await cli(['prompts', 'delete', 'cli-prompt'])).stdout).toContain('Deleted prompt cli-prompt');
     expect((await cli(['prompts', 'partials', 'delete', 'cli-tone'])).code).toBe(0);
   });
+
+  it('deletes or publishes a partial that prompts include only with --force', async () => {
+    expect((await cli(['prompts', 'partials', 'create', '--slug', 'cli-sig', '--string', 'Bye.'])).code).toBe(
+      0,
+    );
+    const prompt = await cli([
+      'prompts',
+      'create',
+      '--slug',
+      'cli-signed',
+      '--string',
+      chatTemplate('{{>cli-sig}}', '{{q}}'),
+    ]);
+    expect(prompt.code, prompt.stderr).toBe(0);
+    const next = await cli(['prompts', 'partials', 'update', 'cli-sig', '--string', 'Say "bye".']);
+    expect(next.code, next.stderr).toBe(0);
+    const publish = await cli(['prompts', 'partials', 'publish', 'cli-sig', '--version', '2']);
+    expect(publish.code).not.toBe(0);
+    expect(publish.stderr).toContain('cli-signed');
+    const forcedPublish = await cli([
+      'prompts',
+      'partials',
+      'publish',
+      'cli-sig',
+      '--version',
+      '2',
+      '--force',
+    ]);
+    expect(forcedPublish.code, forcedPublish.stderr).toBe(0);
+    const remove = await cli(['prompts', 'partials', 'delete', 'cli-sig']);
+    expect(remove.code).not.toBe(0);
+    expect(remove.stderr).toContain('cli-signed');
+    const forced = await cli(['prompts', 'partials', 'delete', 'cli-sig', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+  });
 });

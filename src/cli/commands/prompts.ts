@@ -112,9 +112,13 @@ const versionColumns = [
   { header: 'TEMPLATE', value: (v: VersionRecord) => v.string },
 ];
 
-/** The commands prompts and partials share: list, get, publish, versions, delete. */
-function commonCommands(parent: Command, io: CliIo, base: string, noun: string): void {
+/** The commands prompts and partials share: list, get, publish, versions, delete. `forceable`: publish and
+ * delete take --force (a partial's, which the gateway refuses while they would break prompts). */
+function commonCommands(parent: Command, io: CliIo, base: string, noun: string, forceable = false): void {
   const path = (slug: string) => `${base}/${encodeURIComponent(slug)}`;
+  const force = (options: { force?: boolean }) => (options.force ? '?force=true' : '');
+  const withForce = (command: Command) =>
+    forceable ? command.option('--force', 'even when prompts that include it would fail') : command;
   parent
     .command('list')
     .description(`List stored ${noun}s`)
@@ -134,18 +138,19 @@ function commonCommands(parent: Command, io: CliIo, base: string, noun: string):
       const record = await ctx.api.request<VersionedRecord>('GET', path(slug));
       ctx.print(record, () => summary(record) + `${record.string}\n`);
     });
-  parent
-    .command('publish')
-    .description(`Publish a version of a ${noun}: what calls without @… use, on every node at once`)
-    .argument('<slug-or-id>', 'its slug or id')
-    .requiredOption('--version <n>', 'the version to publish', parseInteger)
-    .action(async (slug: string, options: { version: number }, command) => {
-      const ctx = commandContext(command, io);
-      const record = await ctx.api.request<VersionedRecord>('PUT', `${path(slug)}/publish`, {
-        version: options.version,
-      });
-      ctx.print(record, () => summary(record));
+  withForce(
+    parent
+      .command('publish')
+      .description(`Publish a version of a ${noun}: what calls without @… use, on every node at once`)
+      .argument('<slug-or-id>', 'its slug or id')
+      .requiredOption('--version <n>', 'the version to publish', parseInteger),
+  ).action(async (slug: string, options: { version: number; force?: boolean }, command) => {
+    const ctx = commandContext(command, io);
+    const record = await ctx.api.request<VersionedRecord>('PUT', `${path(slug)}/publish${force(options)}`, {
+      version: options.version,
     });
+    ctx.print(record, () => summary(record));
+  });
   parent
     .command('versions')
     .description(`List a ${noun}'s versions, oldest first`)
@@ -155,15 +160,13 @@ function commonCommands(parent: Command, io: CliIo, base: string, noun: string):
       const list = await ctx.api.request<{ data: VersionRecord[] }>('GET', `${path(slug)}/versions`);
       ctx.print(list, () => formatTable(list.data, versionColumns));
     });
-  parent
-    .command('delete')
-    .description(`Delete a ${noun}`)
-    .argument('<slug-or-id>', 'its slug or id')
-    .action(async (slug: string, _options, command) => {
-      const ctx = commandContext(command, io);
-      const result = await ctx.api.request<{ id: string }>('DELETE', path(slug));
-      ctx.print(result, () => `Deleted ${noun} ${slug} (${result.id})\n`);
-    });
+  withForce(
+    parent.command('delete').description(`Delete a ${noun}`).argument('<slug-or-id>', 'its slug or id'),
+  ).action(async (slug: string, options: { force?: boolean }, command) => {
+    const ctx = commandContext(command, io);
+    const result = await ctx.api.request<{ id: string }>('DELETE', `${path(slug)}${force(options)}`);
+    ctx.print(result, () => `Deleted ${noun} ${slug} (${result.id})\n`);
+  });
 }
 
 function partialsCommand(io: CliIo): Command {
@@ -203,7 +206,7 @@ function partialsCommand(io: CliIo): Command {
       );
       ctx.print(updated, () => summary(updated));
     });
-  commonCommands(partials, io, '/prompts/partials', 'partial');
+  commonCommands(partials, io, '/prompts/partials', 'partial', true);
   return partials;
 }
 
