@@ -342,6 +342,21 @@ describe('a partial that prompts include', () => {
     expectError(await complete(gateway, 'uses-footer', { variables: { q: 'x' } }), 400, 'invalid_prompt');
   });
 
+  it('takes no new version that would break the prompts that include its latest, unless forced', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'newest', string: 'Hi.' })).status).toBe(200);
+    await createPrompt({ slug: 'uses-newest', string: chatTemplate('{{>newest@latest}}', '{{q}}') });
+    const update = expectError(
+      await api.put('/prompts/partials/newest', { string: 'Say "hi".' }),
+      409,
+      'conflict',
+      'string',
+    );
+    expect(update.message).toContain('"uses-newest"');
+    expect((await api.get('/prompts/partials/newest')).body.version).toBe(1);
+    const forced = await api.put('/prompts/partials/newest?force=true', { string: 'Say "hi".' });
+    expect(forced.status, forced.text).toBe(200);
+  });
+
   it('names at most 10 of the prompts that include it', async () => {
     expect((await api.post('/prompts/partials', { slug: 'common', string: 'Hi.' })).status).toBe(200);
     for (let i = 0; i < 12; i++) {

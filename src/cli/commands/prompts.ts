@@ -194,11 +194,12 @@ function partialsCommand(io: CliIo): Command {
     .option('--name <name>', 'a new display name')
     .option('--string <text>', 'the new text')
     .option('--file <path>', 'read the new text from a file')
-    .action(async (slug: string, options: TemplateOptions & { name?: string }, command) => {
+    .option('--force', 'even when prompts that include its latest version would fail')
+    .action(async (slug: string, options: TemplateOptions & { name?: string; force?: boolean }, command) => {
       const ctx = commandContext(command, io);
       const updated = await ctx.api.request<VersionedRecord>(
         'PUT',
-        `/prompts/partials/${encodeURIComponent(slug)}`,
+        `/prompts/partials/${encodeURIComponent(slug)}${options.force ? '?force=true' : ''}`,
         {
           ...(options.name !== undefined && { name: options.name }),
           string: await readTemplate(options, io),

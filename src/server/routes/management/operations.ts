@@ -209,9 +209,11 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'put',
     path: '/prompts/partials/{id}',
-    summary: 'Make the next version of a partial; the published version stays',
+    summary:
+      'Make the next version of a partial; the published version stays. Refused (409) when prompts that include its latest would fail, unless `force=true`',
     tags: ['Prompts'],
     requestBody: UpdatePromptPartialBody,
+    parameters: [FORCE],
   },
   {
     method: 'put',

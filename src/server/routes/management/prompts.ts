@@ -134,6 +134,15 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, body.slug);
     await checkPartialText(current, body.string, partialLoader(deps.lookups, workspaceId));
+    if (!forced(request)) {
+      // The new version is at once what `{{>slug@latest}}` includes.
+      const loaded = { text: body.string, record: {}, id: current.id };
+      await refuseBreakingPrompts(deps, current, {
+        action: 'Storing this version of',
+        after: (selector) => (selector === 'latest' ? loaded : 'unchanged'),
+        param: 'string',
+      });
+    }
     const partial = await store.updatePromptPartial(workspaceId, current.id, {
       name: body.name,
       partial: { string: body.string },
