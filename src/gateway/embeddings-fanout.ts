@@ -16,6 +16,7 @@ import {
   type AttemptOutcome,
   type AttemptSuccess,
 } from './attempt.js';
+import { addUsage } from './add-usage.js';
 
 /** Calls of one request in flight at once: a 2048-input request to a one-input model is not 2048 sockets. */
 export const EMBEDDING_CALLS_AT_ONCE = 8;
@@ -99,7 +100,10 @@ export async function fanOutEmbeddings(
     );
     // Calls not started after a failure have no outcome.
     const made = outcomes.filter((outcome): outcome is AttemptOutcome => outcome !== undefined);
-    const usage = sumUsage(made);
+    const usage = made.reduce<Usage | undefined>(
+      (total, outcome) => addUsage(total, outcome.usage),
+      undefined,
+    );
     const failures = made.filter((outcome): outcome is AttemptFailure => !outcome.ok);
     if (failures.length > 0) {
       // The first real failure, not the calls cancelled because of it.
@@ -134,18 +138,4 @@ export async function fanOutEmbeddings(
   } finally {
     input.clientSignal.removeEventListener('abort', abort);
   }
-}
-
-/** The calls' usage summed, in the shape one call reports (prompt and total tokens). */
-function sumUsage(outcomes: AttemptOutcome[]): Usage | undefined {
-  let total: Usage | undefined;
-  for (const { usage } of outcomes) {
-    if (!usage) continue;
-    total ??= { prompt_tokens: 0, total_tokens: 0 } as Usage;
-    total.prompt_tokens += usage.prompt_tokens ?? 0;
-    total.total_tokens += usage.total_tokens ?? 0;
-    if (typeof usage.completion_tokens === 'number')
-      total.completion_tokens = (total.completion_tokens ?? 0) + usage.completion_tokens;
-  }
-  return total;
 }

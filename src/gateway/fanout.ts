@@ -14,6 +14,7 @@ import {
   type AttemptOutcome,
   type AttemptSuccess,
 } from './attempt.js';
+import { addUsage } from './add-usage.js';
 import { embeddingRequests, fanOutEmbeddings } from './embeddings-fanout.js';
 import { ForwardingSink, type AnswerChunk, type CallSink, type OpenAIChunk } from './sink.js';
 
@@ -61,36 +62,6 @@ export function fanoutRequests(input: AttemptInput): AdapterRequest[] | undefine
 function oneChoice<K extends 'chat' | 'completions'>(request: AdapterRequest<K>): AdapterRequest<K> {
   const { n: _n, ...single } = request.body;
   return { ...request, body: single, auth: undefined };
-}
-
-function addUsage(total: Usage | undefined, next: Usage | undefined): Usage | undefined {
-  if (!next) return total;
-  if (!total) return structuredClone(next);
-  const usage: Usage = {
-    prompt_tokens: total.prompt_tokens + next.prompt_tokens,
-    completion_tokens: total.completion_tokens + next.completion_tokens,
-    total_tokens: total.total_tokens + next.total_tokens,
-  };
-  const prompt = addCounts(total.prompt_tokens_details, next.prompt_tokens_details);
-  if (prompt) usage.prompt_tokens_details = prompt;
-  const completion = addCounts(total.completion_tokens_details, next.completion_tokens_details);
-  if (completion) usage.completion_tokens_details = completion;
-  const tools = addCounts(total.server_tool_use, next.server_tool_use);
-  if (tools) usage.server_tool_use = tools;
-  return usage;
-}
-
-/** Every count of either side, summed (cached, cache-write, audio, image, reasoning tokens, tool uses…). */
-function addCounts<T extends Partial<Record<string, number>>>(
-  a: T | undefined,
-  b: T | undefined,
-): T | undefined {
-  if (!a) return b && { ...b };
-  const sum: Partial<Record<string, number>> = { ...a };
-  for (const [key, value] of Object.entries(b ?? {})) {
-    if (typeof value === 'number') sum[key] = (sum[key] ?? 0) + value;
-  }
-  return sum as T;
 }
 
 /** Runs one attempt, fanning `n` out into parallel calls when the provider cannot honour it natively, and
