@@ -114,6 +114,16 @@ export interface PromptVersionsTable {
   version: number;
   prompt: string;
   created_at: Int8;
+  /** 1 once the partials the version includes are in prompt_version_includes (0025). */
+  includes_indexed: number;
+}
+
+/** A partial a prompt version includes, by the name its text uses (0025_prompt_partial_includes). */
+export interface PromptVersionIncludesTable {
+  prompt_id: string;
+  version: number;
+  workspace_id: string;
+  partial: string;
 }
 
 export interface PromptPartialsTable {
@@ -135,6 +145,16 @@ export interface PromptPartialVersionsTable {
   version: number;
   partial: string;
   created_at: Int8;
+  /** 1 once the partials the version includes are in prompt_partial_version_includes (0025). */
+  includes_indexed: number;
+}
+
+/** A partial a partial's version includes, by the name its text uses (0025_prompt_partial_includes). */
+export interface PromptPartialVersionIncludesTable {
+  partial_id: string;
+  version: number;
+  workspace_id: string;
+  partial: string;
 }
 
 export interface RateLimitPoliciesTable {
@@ -425,6 +445,8 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   prompt_partials: PromptPartialsTable;
   prompt_partial_versions: PromptPartialVersionsTable;
+  prompt_version_includes: PromptVersionIncludesTable;
+  prompt_partial_version_includes: PromptPartialVersionIncludesTable;
   rate_limit_policies: RateLimitPoliciesTable;
   logs: LogsTable;
   log_rollups: LogRollupsTable;

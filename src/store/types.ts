@@ -521,12 +521,22 @@ export interface GuardrailRepository {
   deleteGuardrail(workspace_id: string, slugOrId: string): Promise<boolean>;
 }
 
+/**
+ * The partials a version's text includes, by the name it uses (`{{>house-style@2}}`: `house-style`), given
+ * with the version when it is written: the versions a change to a partial reaches are then found by name
+ * (`list…VersionsIncluding`). A version written without them is listed by `listUnindexed…Versions` until
+ * they are recorded (`record…VersionIncludes`).
+ */
+export interface WithIncludes {
+  includes?: readonly string[];
+}
+
 /** Prompts; partials have the same verbs (`PromptPartialRepository`). A version that does not exist is
  * refused by `publish…` with `not_found`. */
 export interface PromptRepository {
   /** Version 1, published. */
   createPrompt(
-    input: Pick<StoredPrompt, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'prompt'>,
+    input: Pick<StoredPrompt, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'prompt'> & WithIncludes,
   ): Promise<StoredPrompt>;
   getPrompt(workspace_id: string, slugOrId: string): Promise<StoredPrompt | undefined>;
   /** Oldest first. */
@@ -535,7 +545,7 @@ export interface PromptRepository {
   updatePrompt(
     workspace_id: string,
     slugOrId: string,
-    patch: Partial<Pick<StoredPrompt, 'name' | 'prompt'>>,
+    patch: Partial<Pick<StoredPrompt, 'name' | 'prompt'>> & WithIncludes,
   ): Promise<StoredPrompt | undefined>;
   publishPrompt(workspace_id: string, slugOrId: string, version: number): Promise<StoredPrompt | undefined>;
   /** Oldest first. */
@@ -546,18 +556,32 @@ export interface PromptRepository {
     version: number,
   ): Promise<StoredPromptVersion | undefined>;
   deletePrompt(workspace_id: string, slugOrId: string): Promise<boolean>;
+  /** Every version of a live prompt of the workspace that includes a partial by one of these names, with
+   * the prompt's slug; prompts oldest first, then by version. */
+  listPromptVersionsIncluding(
+    workspace_id: string,
+    partials: readonly string[],
+  ): Promise<Array<StoredPromptVersion & { slug: string }>>;
+  listUnindexedPromptVersions(workspace_id: string): Promise<StoredPromptVersion[]>;
+  recordPromptVersionIncludes(
+    workspace_id: string,
+    prompt_id: string,
+    version: number,
+    includes: readonly string[],
+  ): Promise<void>;
 }
 
 export interface PromptPartialRepository {
   createPromptPartial(
-    input: Pick<StoredPromptPartial, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'partial'>,
+    input: Pick<StoredPromptPartial, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'partial'> &
+      WithIncludes,
   ): Promise<StoredPromptPartial>;
   getPromptPartial(workspace_id: string, slugOrId: string): Promise<StoredPromptPartial | undefined>;
   listPromptPartials(workspace_id: string): Promise<StoredPromptPartial[]>;
   updatePromptPartial(
     workspace_id: string,
     slugOrId: string,
-    patch: Partial<Pick<StoredPromptPartial, 'name' | 'partial'>>,
+    patch: Partial<Pick<StoredPromptPartial, 'name' | 'partial'>> & WithIncludes,
   ): Promise<StoredPromptPartial | undefined>;
   publishPromptPartial(
     workspace_id: string,
@@ -571,6 +595,19 @@ export interface PromptPartialRepository {
     version: number,
   ): Promise<StoredPromptPartialVersion | undefined>;
   deletePromptPartial(workspace_id: string, slugOrId: string): Promise<boolean>;
+  /** Every version of a live partial of the workspace that includes a partial by one of these names, with
+   * the including partial's slug. */
+  listPromptPartialVersionsIncluding(
+    workspace_id: string,
+    partials: readonly string[],
+  ): Promise<Array<StoredPromptPartialVersion & { slug: string }>>;
+  listUnindexedPromptPartialVersions(workspace_id: string): Promise<StoredPromptPartialVersion[]>;
+  recordPromptPartialVersionIncludes(
+    workspace_id: string,
+    partial_id: string,
+    version: number,
+    includes: readonly string[],
+  ): Promise<void>;
 }
 
 export interface RateLimitPolicyRepository {

@@ -137,6 +137,9 @@ describe('gateway prompts', () => {
       '--force',
     ]);
     expect(forcedPublish.code, forcedPublish.stderr).toBe(0);
+    // The prompt works again; a delete would break it.
+    const back = await cli(['prompts', 'partials', 'publish', 'cli-sig', '--version', '1']);
+    expect(back.code, back.stderr).toBe(0);
     const remove = await cli(['prompts', 'partials', 'delete', 'cli-sig']);
     expect(remove.code).not.toBe(0);
     expect(remove.stderr).toContain('cli-signed');

@@ -324,7 +324,7 @@ describe('a partial that prompts include', () => {
       'conflict',
       'version',
     );
-    expect(publish.message).toContain('"uses-footer", "wraps-footer"');
+    expect(publish.message).toContain('"uses-footer" (version 1), "wraps-footer" (version 1)');
     expect(publish.message).not.toContain('pins-footer');
     expect(publish.message).toContain('would close it');
     expect((await api.get('/prompts/partials/footer')).body.published_version).toBe(1);
@@ -336,7 +336,9 @@ describe('a partial that prompts include', () => {
     expect((await api.put('/prompts/partials/footer/publish', { version: 3 })).status).toBe(200);
 
     const remove = expectError(await api.delete('/prompts/partials/footer'), 409, 'conflict', 'id');
-    expect(remove.message).toContain('"uses-footer", "wraps-footer", "pins-footer"');
+    expect(remove.message).toContain(
+      '"uses-footer" (version 1), "wraps-footer" (version 1), "pins-footer" (version 1)',
+    );
     expect((await api.get('/prompts/partials/footer')).status).toBe(200);
     expect((await api.delete('/prompts/partials/footer?force=true')).status).toBe(200);
     expectError(await complete(gateway, 'uses-footer', { variables: { q: 'x' } }), 400, 'invalid_prompt');
@@ -351,7 +353,7 @@ describe('a partial that prompts include', () => {
       'conflict',
       'string',
     );
-    expect(update.message).toContain('"uses-newest"');
+    expect(update.message).toContain('"uses-newest" (version 1)');
     expect((await api.get('/prompts/partials/newest')).body.version).toBe(1);
     const forced = await api.put('/prompts/partials/newest?force=true', { string: 'Say "hi".' });
     expect(forced.status, forced.text).toBe(200);
@@ -363,7 +365,7 @@ describe('a partial that prompts include', () => {
       await createPrompt({ slug: `common-${i}`, string: chatTemplate('{{>common}}', '{{q}}') });
     }
     const remove = expectError(await api.delete('/prompts/partials/common'), 409, 'conflict', 'id');
-    expect(remove.message).toContain('"common-9" and 2 more');
+    expect(remove.message).toContain('"common-9" (version 1) and 2 more');
     expect(remove.message).not.toContain('common-10');
   });
 });

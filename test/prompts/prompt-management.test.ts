@@ -1,7 +1,8 @@
 /**
  * /v1/prompts and /v1/prompts/partials through HTTP against a real gateway, on an SQLite file and on
  * PostgreSQL: create (version 1, published), list with the name filter, get, new versions that are not
- * published, publish, versions, soft delete, redaction of an inline config's credentials, workspace roles.
+ * published, publish, versions, soft delete, redaction of an inline config's credentials, workspace roles,
+ * and the partials kept while a version of a prompt (any version: each may be called) needs them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -179,6 +180,81 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     );
     expect((await api.delete('/prompts/partials/house-style')).body.deleted).toBe(true);
     expectError(await api.get('/prompts/partials/house-style'), 404, 'not_found');
+  });
+
+  it('keeps a partial that a version other than the published or latest includes, unless forced', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'signature', string: 'Regards.' })).status).toBe(200);
+    await api.post('/prompts', { slug: 'letter', string: chatTemplate('{{>signature}}', '{{q}}') });
+    // Version 2 no longer includes it and is published; version 1 is still called as letter@1.
+    expect((await api.put('/prompts/letter', { string: chatTemplate('Plain.', '{{q}}') })).status).toBe(200);
+    expect((await api.put('/prompts/letter/publish', { version: 2 })).status).toBe(200);
+
+    expect((await api.put('/prompts/partials/signature', { string: 'Say "bye".' })).body.version).toBe(2);
+    const publish = expectError(
+      await api.put('/prompts/partials/signature/publish', { version: 2 }),
+      409,
+      'conflict',
+      'version',
+    );
+    expect(publish.message).toContain('"letter" (version 1)');
+    expect(publish.message).toContain('letter@1: ');
+    const remove = expectError(await api.delete('/prompts/partials/signature'), 409, 'conflict', 'id');
+    expect(remove.message).toContain('"letter" (version 1)');
+
+    const variables = { variables: { q: 'x' }, model: 'gpt-4o-mini' };
+    expect((await api.post('/prompts/letter@1/render', variables)).status).toBe(200);
+    const forced = await api.put('/prompts/partials/signature/publish?force=true', { version: 2 });
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await api.post('/prompts/letter@1/render', variables), 400, 'invalid_prompt');
+    // Nothing that works now would fail: a version failing already does not hold the partial.
+    expect((await api.delete('/prompts/partials/signature')).status).toBe(200);
+    expect((await api.post('/prompts/letter/render', variables)).status).toBe(200);
+  });
+
+  it('finds the versions that include a partial through partials, in any of their versions', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'tone', string: 'Be kind.' })).status).toBe(200);
+    expect((await api.post('/prompts/partials', { slug: 'style', string: '{{>tone}}' })).status).toBe(200);
+    // The published version of style no longer includes tone; its version 1 does, and a prompt pins it.
+    expect((await api.put('/prompts/partials/style', { string: 'Be brief.' })).status).toBe(200);
+    expect((await api.put('/prompts/partials/style/publish', { version: 2 })).status).toBe(200);
+    await api.post('/prompts', { slug: 'pinned-style', string: chatTemplate('{{>style@1}}', '{{q}}') });
+    await api.post('/prompts', { slug: 'styled', string: chatTemplate('{{>style}}', '{{q}}') });
+
+    const remove = expectError(await api.delete('/prompts/partials/tone'), 409, 'conflict', 'id');
+    expect(remove.message).toContain('"pinned-style" (version 1)');
+    expect(remove.message).not.toContain('"styled"');
+  });
+
+  it('finds versions stored without a record of the partials they include', async () => {
+    const store = gateway.server.deps.store;
+    const workspace = gateway.server.bootstrap.workspace;
+    expect((await api.post('/prompts/partials', { slug: 'legacy-footer', string: 'Bye.' })).status).toBe(200);
+    // As stored before the gateway kept that record, or by a node that does not.
+    const wrapper = await store.createPromptPartial({
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      slug: 'legacy-wrapper',
+      name: 'legacy-wrapper',
+      partial: { string: 'Note: {{>legacy-footer}}' },
+    });
+    await store.createPrompt({
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      slug: 'legacy',
+      name: 'legacy',
+      prompt: {
+        template_type: 'chat',
+        string: chatTemplate(`{{>${wrapper.id}}}`, '{{q}}'),
+        parameters: {},
+      },
+    });
+
+    const remove = expectError(await api.delete('/prompts/partials/legacy-footer'), 409, 'conflict', 'id');
+    expect(remove.message).toContain('"legacy" (version 1)');
+    expect(await store.listUnindexedPromptVersions(workspace.id)).toEqual([]);
+    expect(await store.listUnindexedPromptPartialVersions(workspace.id)).toEqual([]);
+    const including = await store.listPromptVersionsIncluding(workspace.id, [wrapper.id]);
+    expect(including.map((version) => [version.slug, version.version])).toEqual([['legacy', 1]]);
   });
 
   it('management needs an admin key; completions take a member key', async () => {

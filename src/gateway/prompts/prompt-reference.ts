@@ -20,6 +20,12 @@ export function parseVersionNumber(text: string): number | undefined {
   return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
 }
 
+/** The id or slug a reference names, without its `@latest` or `@<n>`. */
+export function referenceName(reference: string): string {
+  const at = reference.lastIndexOf('@');
+  return at < 0 ? reference : reference.slice(0, at);
+}
+
 export function parsePromptReference(reference: string, what = 'prompt'): PromptReference {
   const at = reference.lastIndexOf('@');
   if (at < 0) return { name: reference, selector: 'published' };

@@ -16,6 +16,7 @@
 import Mustache from 'mustache';
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../core/errors.js';
+import { referenceName } from './prompt-reference.js';
 
 export type TemplateType = 'chat' | 'completion';
 
@@ -310,6 +311,23 @@ export function compileTemplate(
     partials: state.partials,
     rawControl: json.rawControl,
   };
+}
+
+/**
+ * The partials a template or partial includes, by the id or slug each use names (`{{>house-style@2}}`:
+ * `house-style`), in sections too: what the store records with a version, so that a change to a partial
+ * finds the versions it reaches.
+ */
+export function includedPartials(text: string): string[] {
+  const names = new Set<string>();
+  const visit = (tokens: Token[]) => {
+    for (const token of tokens) {
+      if (token[0] === '>') names.add(referenceName(token[1]));
+      else if (token[0] === '#' || token[0] === '^') visit(token[4] as Token[]);
+    }
+  };
+  visit(parse(text, 'string'));
+  return [...names];
 }
 
 /**

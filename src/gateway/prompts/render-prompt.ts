@@ -8,6 +8,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { PromptDocument } from '../../store/types.js';
 import { ENDPOINTS, validateRequest } from '../endpoints.js';
+import { referenceName } from './prompt-reference.js';
 import {
   compileTemplate,
   escapeRawControlCharacters,
@@ -70,12 +71,6 @@ interface Collected {
 /** How many partials may nest, one inside the other: rendering recurses through each. */
 export const MAX_PARTIAL_DEPTH = 32;
 
-/** A partial's slug, without the `@version` or `@latest` a use may name. */
-function slugOfPartial(name: string): string {
-  const at = name.indexOf('@');
-  return at === -1 ? name : name.slice(0, at);
-}
-
 /** A partial on the way down from the template: as it was named, and its id once known. */
 interface Step {
   name: string;
@@ -101,7 +96,7 @@ async function collectPartials(
   for (const use of root.partials) {
     // By slug, whatever version is named: `{{>X@latest}}` inside X is X including itself (the version
     // being stored becomes the latest once published).
-    if (path.some((step) => slugOfPartial(step.name) === slugOfPartial(use.name))) {
+    if (path.some((step) => referenceName(step.name) === referenceName(use.name))) {
       throw cycleError(path, use.name);
     }
     if (path.length >= MAX_PARTIAL_DEPTH) {

@@ -23,6 +23,7 @@ import * as responseBackground from './0021_response_background.js';
 import * as responsesStatusIndex from './0022_responses_status_index.js';
 import * as fileExpiry from './0023_file_expiry.js';
 import * as workspaceDeletion from './0024_workspace_deletion.js';
+import * as promptPartialIncludes from './0025_prompt_partial_includes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022_responses_status_index': responsesStatusIndex,
   '0023_file_expiry': fileExpiry,
   '0024_workspace_deletion': workspaceDeletion,
+  '0025_prompt_partial_includes': promptPartialIncludes,
 };
 
 export const migrationProvider: MigrationProvider = {

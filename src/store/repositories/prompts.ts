@@ -14,6 +14,7 @@ import type {
   PromptRepository,
 } from '../types.js';
 import type { RepositoryContext } from './context.js';
+import { versionIncludes } from './version-includes.js';
 import { versionedDocuments, type VersionedDocuments } from './versioned-documents.js';
 
 /** Publishing a version the row does not have is refused before anything is written. */
@@ -42,12 +43,25 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
     resource: 'prompt',
     noun: 'prompt',
   });
+  const includes = versionIncludes(context.db, {
+    includesTable: 'prompt_version_includes',
+    versionsTable: 'prompt_versions',
+    ownersTable: 'prompts',
+    ownerColumn: 'prompt_id',
+  });
   const view = (found: { row: Selectable<PromptsTable>; document: PromptDocument }) =>
     toPrompt(found.row, found.document);
 
   return {
-    async createPrompt({ prompt, ...rest }) {
-      return view(await prompts.create({ ...rest, document: prompt, columns: { published_version: 1 } }));
+    async createPrompt({ prompt, includes: names, ...rest }) {
+      return view(
+        await prompts.create({
+          ...rest,
+          document: prompt,
+          columns: { published_version: 1 },
+          onVersion: includes.onVersion(names),
+        }),
+      );
     },
     async getPrompt(workspace_id, slugOrId) {
       const found = await prompts.get(workspace_id, slugOrId);
@@ -60,6 +74,7 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
       const found = await prompts.update(workspace_id, slugOrId, {
         name: patch.name,
         document: patch.prompt,
+        onVersion: includes.onVersion(patch.includes),
       });
       return found && view(found);
     },
@@ -78,6 +93,19 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
       return found && toPromptVersion(found);
     },
     deletePrompt: (workspace_id, slugOrId) => prompts.delete(workspace_id, slugOrId),
+    async listPromptVersionsIncluding(workspace_id, names) {
+      return (await includes.versionRowsIncluding(workspace_id, names)).map((row) => ({
+        ...toPromptVersion(prompts.readVersion(row)),
+        slug: row.owner_slug as string,
+      }));
+    },
+    async listUnindexedPromptVersions(workspace_id) {
+      return (await includes.unindexedVersionRows(workspace_id)).map((row) =>
+        toPromptVersion(prompts.readVersion(row)),
+      );
+    },
+    recordPromptVersionIncludes: (workspace_id, prompt_id, version, names) =>
+      includes.record(workspace_id, prompt_id, version, names),
   };
 }
 
@@ -91,12 +119,25 @@ export function createPromptPartialRepository(context: RepositoryContext): Promp
     resource: 'prompt_partial',
     noun: 'prompt partial',
   });
+  const includes = versionIncludes(context.db, {
+    includesTable: 'prompt_partial_version_includes',
+    versionsTable: 'prompt_partial_versions',
+    ownersTable: 'prompt_partials',
+    ownerColumn: 'partial_id',
+  });
   const view = (found: { row: Selectable<PromptPartialsTable>; document: PromptPartialDocument }) =>
     toPromptPartial(found.row, found.document);
 
   return {
-    async createPromptPartial({ partial, ...rest }) {
-      return view(await partials.create({ ...rest, document: partial, columns: { published_version: 1 } }));
+    async createPromptPartial({ partial, includes: names, ...rest }) {
+      return view(
+        await partials.create({
+          ...rest,
+          document: partial,
+          columns: { published_version: 1 },
+          onVersion: includes.onVersion(names),
+        }),
+      );
     },
     async getPromptPartial(workspace_id, slugOrId) {
       const found = await partials.get(workspace_id, slugOrId);
@@ -109,6 +150,7 @@ export function createPromptPartialRepository(context: RepositoryContext): Promp
       const found = await partials.update(workspace_id, slugOrId, {
         name: patch.name,
         document: patch.partial,
+        onVersion: includes.onVersion(patch.includes),
       });
       return found && view(found);
     },
@@ -127,5 +169,18 @@ export function createPromptPartialRepository(context: RepositoryContext): Promp
       return found && toPromptPartialVersion(found);
     },
     deletePromptPartial: (workspace_id, slugOrId) => partials.delete(workspace_id, slugOrId),
+    async listPromptPartialVersionsIncluding(workspace_id, names) {
+      return (await includes.versionRowsIncluding(workspace_id, names)).map((row) => ({
+        ...toPromptPartialVersion(partials.readVersion(row)),
+        slug: row.owner_slug as string,
+      }));
+    },
+    async listUnindexedPromptPartialVersions(workspace_id) {
+      return (await includes.unindexedVersionRows(workspace_id)).map((row) =>
+        toPromptPartialVersion(partials.readVersion(row)),
+      );
+    },
+    recordPromptPartialVersionIncludes: (workspace_id, partial_id, version, names) =>
+      includes.record(workspace_id, partial_id, version, names),
   };
 }

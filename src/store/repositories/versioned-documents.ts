@@ -41,6 +41,12 @@ export interface VersionedDocumentSpec<T extends VersionedTable> {
   noun: string;
 }
 
+/** Records what goes with a version just written, in its transaction. */
+export type VersionWritten = (
+  trx: Kysely<Database>,
+  written: { ownerId: string; workspaceId: string; version: number },
+) => Promise<void>;
+
 export interface VersionedDocuments<T extends VersionedTable, D> {
   create(input: {
     organisation_id: string;
@@ -50,6 +56,8 @@ export interface VersionedDocuments<T extends VersionedTable, D> {
     document: D;
     /** Further columns of the row (a config's `status`, a prompt's `published_version`). */
     columns?: Record<string, unknown>;
+    /** Run in the transaction once version 1 is written (what a prompt's version includes). */
+    onVersion?: VersionWritten;
   }): Promise<{ row: Selectable<Database[T]>; document: D }>;
   get(
     workspaceId: string,
@@ -69,12 +77,16 @@ export interface VersionedDocuments<T extends VersionedTable, D> {
       document?: D;
       columns?: Record<string, unknown>;
       check?: (trx: Kysely<Database>, row: Selectable<Database[T]>) => Promise<void>;
+      /** Run in the transaction once the new version (of a new `document`) is written. */
+      onVersion?: VersionWritten;
     },
   ): Promise<{ row: Selectable<Database[T]>; document: D } | undefined>;
   /** Oldest first; empty when there is no such live row. */
   versions(workspaceId: string, slugOrId: string): Promise<Array<DocumentVersion<D>>>;
   /** One version of a live row. */
   version(workspaceId: string, slugOrId: string, version: number): Promise<DocumentVersion<D> | undefined>;
+  /** A row of the versions table, as read (all its columns), decrypted. */
+  readVersion(row: Record<string, unknown>): DocumentVersion<D>;
   /** Whether a row has this version (read in `db`, which may be a transaction). */
   hasVersion(db: Kysely<Database>, ownerId: string, version: number): Promise<boolean>;
   delete(workspaceId: string, slugOrId: string): Promise<boolean>;
@@ -137,6 +149,7 @@ export function versionedDocuments<T extends VersionedTable, D>(
               .insertInto(versionsTable)
               .values({ [ownerColumn]: id, version: 1, [documentColumn]: text, created_at: now })
               .execute();
+            await input.onVersion?.(trx, { ownerId: id, workspaceId: input.workspace_id, version: 1 });
           }),
         `A ${spec.noun} with slug '${input.slug}' already exists`,
       );
@@ -193,6 +206,11 @@ export function versionedDocuments<T extends VersionedTable, D>(
               created_at: now,
             })
             .execute();
+          await patch.onVersion?.(trx, {
+            ownerId: row.id as string,
+            workspaceId,
+            version: Number(row.version),
+          });
         }
         return decrypted(row);
       });
@@ -223,6 +241,8 @@ export function versionedDocuments<T extends VersionedTable, D>(
         .executeTakeFirst();
       return row ? toVersion(row) : undefined;
     },
+
+    readVersion: toVersion,
 
     async hasVersion(on, ownerId, version) {
       const row = await untyped(on)

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
+import { includesOf, refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
@@ -115,6 +115,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
       slug: body.slug,
       name: body.name ?? body.slug,
       partial: { string: body.string },
+      includes: includesOf(body.string),
     });
     return promptPartialView(partial);
   });
@@ -146,6 +147,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const partial = await store.updatePromptPartial(workspaceId, current.id, {
       name: body.name,
       partial: { string: body.string },
+      includes: includesOf(body.string),
     });
     if (!partial) throw notFound('prompt partial', current.slug, 'id');
     return promptPartialView(partial);
@@ -214,6 +216,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
       slug,
       name: body.name ?? slug,
       prompt: await promptDocument(deps, caller.workspace_id, body),
+      includes: includesOf(body.string),
     });
     return promptView(prompt);
   });
@@ -237,6 +240,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const prompt = await store.updatePrompt(workspaceId, current.id, {
       name: body.name,
       prompt: await promptDocument(deps, workspaceId, body),
+      includes: includesOf(body.string),
     });
     if (!prompt)
       throw new GatewayError('prompt_not_found', `No prompt "${current.slug}" in this workspace`, {
