@@ -767,6 +767,40 @@ describe('routing behind a prompt', () => {
     );
   });
 
+  it("a stored config the version names that is gone is named as the prompt's, not as a header", async () => {
+    const stored = await api.post('/configs', { slug: 'gone-soon', config: fakeTarget(fake) });
+    expect(stored.status, stored.text).toBe(200);
+    await createPrompt({ slug: 'to-gone', string: chatTemplate('x', '{{q}}'), config: 'gone-soon' });
+    await createPrompt({ slug: 'targets-gone', string: chatTemplate('y', '{{q}}') });
+    expect((await api.delete('/configs/gone-soon')).status).toBe(200);
+
+    const direct = expectError(
+      await complete(gateway, 'to-gone', { variables: { q: 'x' } }),
+      404,
+      'config_not_found',
+      'promptId',
+    );
+    expect(direct.message).toContain('"to-gone" (version 1)');
+    expect(direct.message).toContain('"gone-soon"');
+    const target = expectError(
+      await complete(
+        gateway,
+        'targets-gone',
+        { variables: { q: 'x' } },
+        {
+          'x-gateway-config': JSON.stringify({
+            strategy: { mode: 'fallback' },
+            targets: [{ prompt_id: 'to-gone' }],
+          }),
+        },
+      ),
+      404,
+      'config_not_found',
+      'config.targets[0].prompt_id',
+    );
+    expect(target.message).toContain('"gone-soon"');
+  });
+
   it("the request's own config wins over the version's", async () => {
     await createPrompt({ slug: 'overridden', string: chatTemplate('x', '{{q}}'), config: fakeTarget(fake) });
     const reply = await complete(

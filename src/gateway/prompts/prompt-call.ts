@@ -9,6 +9,7 @@ import { validatePromptCompletionRequest } from '../../core/schemas/index.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { PromptDocument, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
 import type { PromptRef } from '../call-context.js';
+import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
 import { parsePromptReference, selectedVersion } from './prompt-reference.js';
 import { renderPrompt, type PartialLoader } from './render-prompt.js';
@@ -82,6 +83,24 @@ export function destinationOf(version: { prompt: PromptDocument }): string | und
             : undefined;
   destinations.set(version, value);
   return value;
+}
+
+/**
+ * An error about the config a version's destination makes (a stored config since deleted or archived, one
+ * that names no provider), named as the prompt's: the call sent no x-gateway-config, so an error naming that
+ * header would point at nothing the caller sent. `param`: where the call names the prompt.
+ */
+export function destinationError(
+  err: unknown,
+  prompt: { slug: string; version: number },
+  param: string,
+): unknown {
+  if (!(err instanceof GatewayError) || err.param !== HEADERS.config) return err;
+  return new GatewayError(
+    err.code,
+    `The prompt "${prompt.slug}" (version ${prompt.version}) sends its calls to a config: ${err.message}`,
+    { param, cause: err },
+  );
 }
 
 /**

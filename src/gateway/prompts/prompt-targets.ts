@@ -15,7 +15,7 @@ import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
 import { resolveRequestConfig } from '../request-config.js';
 import { childPath } from '../routing/inherit.js';
-import { preparePromptCall, type PreparedPromptCall } from './prompt-call.js';
+import { destinationError, preparePromptCall, type PreparedPromptCall } from './prompt-call.js';
 import { refuseUnknownVariables } from './render-prompt.js';
 
 const paths = new WeakMap<object, string | null>();
@@ -133,11 +133,16 @@ async function expandNode(
   if (prepared.destination === undefined || NAMES_A_PROVIDER.some((key) => rest[key] !== undefined)) {
     return withoutCalledFields(expanded, called, overridden);
   }
-  const { config: destination } = await resolveRequestConfig(
-    { [HEADERS.config]: prepared.destination },
-    workspaceId,
-    how.lookups,
-  );
+  let destination;
+  try {
+    ({ config: destination } = await resolveRequestConfig(
+      { [HEADERS.config]: prepared.destination },
+      workspaceId,
+      how.lookups,
+    ));
+  } catch (err) {
+    throw destinationError(err, prepared.prompt, param);
+  }
   // A config naming prompts (this very one, when it is the called prompt's) says where no call goes.
   if (promptIdPath(destination) !== null) {
     throw new GatewayError(

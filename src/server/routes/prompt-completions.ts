@@ -14,7 +14,11 @@ import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { asksForStream } from '../../gateway/endpoints.js';
 import { contextOrRefuse, execute } from '../../gateway/execute.js';
-import { preparePromptCall, type PreparedPromptCall } from '../../gateway/prompts/prompt-call.js';
+import {
+  destinationError,
+  preparePromptCall,
+  type PreparedPromptCall,
+} from '../../gateway/prompts/prompt-call.js';
 import { expandPromptTargets } from '../../gateway/prompts/prompt-targets.js';
 import { newRouteState, type RouteState } from '../../gateway/routing/route-types.js';
 import type { IngressCodec } from '../../ingress/codec.js';
@@ -83,12 +87,15 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
       );
       const how = { method: request.method, url: request.url, prompt };
       const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, async () => {
-        const resolved = await callContextFromRequest(
-          deps.lookups,
-          request.gw,
-          how,
-          configHeaders(request, prepared),
-        );
+        const headers = configHeaders(request, prepared);
+        let resolved;
+        try {
+          resolved = await callContextFromRequest(deps.lookups, request.gw, how, headers);
+        } catch (err) {
+          // The request's own headers (its config, if any) are named as sent; the version's destination
+          // is named as the prompt's.
+          throw headers === request.gw.headers ? err : destinationError(err, prompt, 'promptId');
+        }
         return expandPromptTargets(deps.lookups, resolved, request.body, prepared);
       });
       if (!ctx) return reply;
