@@ -10,9 +10,13 @@
  * Prints bytes per request, and the functions and modules that allocate most of it by their own code
  * (V8 counts an inlined function's allocations as its caller's).
  *
- * `npx tsx bench/allocation.ts [--requests 20000] [--connections 64] [--top 25] [--traces] [--env NAME=value]...`:
- * a warm-up of as many requests, then the sampled ones. `--traces`: every call traced, to an OTLP receiver
- * that runs in the client's thread (so its allocations are not counted either); `--env`: other settings.
+ * `npx tsx bench/allocation.ts [--requests 20000] [--connections 64] [--top 25] [--traces] [--env NAME=value]...
+ * [--survivors] [--latency-ms 0]`: a warm-up of as many requests, then the sampled ones. `--traces`: every
+ * call traced, to an OTLP receiver that runs in the client's thread (so its allocations are not counted
+ * either); `--env`: other settings. `--survivors`: only what outlived a young-generation collection (what
+ * is promoted to the old generation and grows it between full collections); with `--latency-ms 20` and
+ * `--connections 512` requests wait on the upstream as at saturation, so their objects live through
+ * scavenges as they do there.
  * Runs from the sources (tsx), so a module reads as `src/…`.
  */
 import { Session } from 'node:inspector/promises';
@@ -34,6 +38,8 @@ const { values } = parseArgs({
     top: { type: 'string', default: '25' },
     traces: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
+    survivors: { type: 'boolean', default: false },
+    'latency-ms': { type: 'string', default: '0' },
   },
 });
 function wholeNumber(name: 'requests' | 'connections' | 'top'): number {
@@ -45,6 +51,8 @@ const REQUESTS = wholeNumber('requests');
 const CONNECTIONS = wholeNumber('connections');
 const TOP = wholeNumber('top');
 const SAMPLING_INTERVAL_BYTES = 512;
+const LATENCY_MS = Number(values['latency-ms']);
+if (!Number.isInteger(LATENCY_MS) || LATENCY_MS < 0) throw new Error('--latency-ms takes a whole number ≥ 0');
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
@@ -155,7 +163,9 @@ function top(map: Map<string, number>, requests: number): Record<string, number>
 
 async function main(): Promise<void> {
   const childDir = compileChildren(benchDir, repoRoot);
-  const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {});
+  const upstream = await startScript(path.join(childDir, 'fake-upstream.js'), {
+    LATENCY_MS: String(LATENCY_MS),
+  });
   const client = await startClient();
   const env: Record<string, string> = {
     OTEL_EXPORTER_OTLP_ENDPOINT: values.traces ? `http://127.0.0.1:${client.receiverPort}` : '',
@@ -181,7 +191,9 @@ async function main(): Promise<void> {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: SAMPLING_INTERVAL_BYTES,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      // With --survivors, what young-generation collections collected is left out: what remains was
+      // copied out of the young generation (promoted, or still alive at the end).
+      includeObjectsCollectedByMinorGC: !values.survivors,
     });
     await client.send(REQUESTS);
     const { profile } = (await session.post('HeapProfiler.stopSampling')) as {
@@ -194,6 +206,8 @@ async function main(): Promise<void> {
           requests: REQUESTS,
           connections: CONNECTIONS,
           traces: values.traces,
+          survivors: values.survivors,
+          upstream_latency_ms: LATENCY_MS,
           env: values.env,
           bytes_per_request: round(total / REQUESTS, 0),
           by_module: top(byModule, REQUESTS),
