@@ -8,6 +8,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { randomBytes } from 'node:crypto';
+import { resourceTarget } from '../../src/gateway/provider-resources/resource-target.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
@@ -363,6 +364,82 @@ describe('provider batches (completion_window 24h)', () => {
           line: null,
         },
       ]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  /** Another node claims the upload of a new input file to the provider's account and keeps its claim
+   * fresh, for ever: a bug, or a disk so slow that its bytes trickle. Resolves with the file and the stop. */
+  async function heldByAnotherNode(name: string) {
+    const input = await upload(client, jsonl([chatLine(name)]), `${name}.jsonl`);
+    const { deps } = gateway.server;
+    const workspaces = (await (
+      await fetch(`${gateway.url}/workspaces`, { headers: { 'x-gateway-api-key': gateway.adminKey } })
+    ).json()) as { data: Array<{ id: string }> };
+    const headers = { 'x-gateway-virtual-key': 'pb-openai' };
+    const { account } = await resourceTarget(deps, headers, workspaces.data[0].id, 'batches');
+    const claim = await deps.store.providerFiles.claim(input.id, account, 'openai', 10 * 60_000);
+    if (claim.state !== 'claimed') throw new Error(`not claimed: ${claim.state}`);
+    let held = claim.claimed_at_ms;
+    const renewing = setInterval(() => {
+      void deps.store.providerFiles.renew(input.id, account, held).then((at) => (held = at ?? held));
+    }, 50);
+    const sentFor = () =>
+      creates().some((r) => (r.body as { input_file_id?: string }).input_file_id === input.id);
+    return { input, sentFor, stop: () => clearInterval(renewing) };
+  }
+
+  it(
+    "gives up waiting for another node's upload of its input at the end of its window: failed, saying why",
+    async () => {
+      const held = await heldByAnotherNode('window');
+      try {
+        const batch = await client.batches.create({
+          input_file_id: held.input.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        // The batch's window ends in a second (it is 24 hours from its creation).
+        const expiresAt = Math.floor(Date.now() / 1000) + 1;
+        await gateway.server.deps.store.batches.update(batch.id, { expires_at: expiresAt });
+        const done = await waitFor(client, batch.id, finished, 20_000);
+        expect(done.status).toBe('failed');
+        expect(done.failed_at).toBeGreaterThanOrEqual(expiresAt);
+        expect(done.errors?.data).toEqual([
+          {
+            code: 'input_file_upload_timeout',
+            message: expect.stringContaining(held.input.id),
+            param: 'input_file_id',
+            line: null,
+          },
+        ]);
+        expect(held.sentFor()).toBe(false);
+      } finally {
+        held.stop();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    "is cancelled while it waits for another node's upload of its input, without reaching the provider",
+    async () => {
+      const held = await heldByAnotherNode('cancel-wait');
+      try {
+        const batch = await client.batches.create({
+          input_file_id: held.input.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300)); // its submission is waiting
+        expect((await client.batches.cancel(batch.id)).status).toBe('cancelling');
+        const done = await waitFor(client, batch.id, finished, 20_000);
+        expect(done.status).toBe('cancelled');
+        expect(done.cancelled_at).toBeGreaterThan(0);
+        expect(held.sentFor()).toBe(false);
+      } finally {
+        held.stop();
+      }
     },
     SLOW_TEST_MS,
   );

@@ -27,7 +27,8 @@ import type { Repositories } from '../../store/types.js';
 import { fileKey, resultFileExpiry, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
-import { createWithCopies, gatewayFileOf, type LineRewrite } from './provider-files.js';
+import type { AbortSignalLike } from '../../core/abort.js';
+import { createWithCopies, gatewayFileOf, UploadWaitEnded, type LineRewrite } from './provider-files.js';
 import { callResource, jsonBody, openResource, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
@@ -55,6 +56,8 @@ const MAX_METADATA_PAIRS = 16;
 const MAX_SEARCH_PAGES = 10;
 /** How far the provider's clock may run behind ours when telling batches older than ours apart. */
 const CLOCK_SKEW_SECONDS = 300;
+/** How often a submission reads its batch's row while it runs (a cancel, the end of its window). */
+const SUBMISSION_WATCH_MS = 1_000;
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
@@ -178,40 +181,95 @@ async function earlierSubmission(
   return undefined;
 }
 
-/** Creates the provider's batch, its input sent first when it is a gateway file (provider-files.ts). */
+/** Creates the provider's batch, its input sent first when it is a gateway file (provider-files.ts);
+ * `signal` ends a wait for another node's upload of that file. */
 async function createAtProvider(
   deps: GatewayDeps,
   target: ResourceTarget,
   batch: StoredBatch,
+  signal: AbortSignalLike,
 ): Promise<Json> {
   const param = 'input_file_id';
   const file = await gatewayFileOf(deps, batch.workspace_id, batch.input_file_id, 'batch', param);
   const files = file ? [{ param, file, rewriteLine: lineRewriteOf(target, batch.endpoint) }] : [];
   const metadata = providerMetadata(batch);
-  const { answer } = await createWithCopies(deps, target, 'batch', files, (sent) =>
-    callResource(deps, target, {
-      method: 'POST',
-      path: '/batches',
-      ...jsonBody({
-        input_file_id: sent[0]?.copy.id ?? batch.input_file_id,
-        endpoint: batchEndpointOf(target, batch.endpoint),
-        completion_window: '24h',
-        ...(metadata && { metadata }),
+  const { answer } = await createWithCopies(
+    deps,
+    target,
+    'batch',
+    files,
+    (sent) =>
+      callResource(deps, target, {
+        method: 'POST',
+        path: '/batches',
+        ...jsonBody({
+          input_file_id: sent[0]?.copy.id ?? batch.input_file_id,
+          endpoint: batchEndpointOf(target, batch.endpoint),
+          completion_window: '24h',
+          ...(metadata && { metadata }),
+        }),
       }),
-    }),
+    signal,
   );
   return answer;
+}
+
+/** Why a submission stopped waiting for another node's upload of its input. */
+type WaitEnd = 'cancelled' | 'window_ended' | 'closing';
+
+/**
+ * Watches the batch's row while its submission may wait for another node's upload of its input (a node
+ * renews its claim for as long as its bytes move, so a node stuck at it — a bug, a disk that trickles —
+ * would hold the batch `validating` for ever): the wait ends when the batch is cancelled, or once its
+ * completion window has ended (`expires_at`, 24 hours after its creation: an upload still under way then
+ * could not give a batch that runs in its window), or when this node closes.
+ */
+function watchSubmission(
+  deps: GatewayDeps,
+  batchId: string,
+  closing: AbortSignalLike | undefined,
+): { signal: AbortSignal; ended(): WaitEnd | undefined; stop(): void } {
+  const abort = new AbortController();
+  let end: WaitEnd | undefined;
+  const stop = (why: WaitEnd) => {
+    end ??= why;
+    abort.abort();
+  };
+  const onClose = () => stop('closing');
+  if (closing?.aborted) onClose();
+  else closing?.addEventListener('abort', onClose, { once: true });
+  const timer = setInterval(() => {
+    deps.store.batches.getById(batchId).then(
+      (batch) => {
+        if (batch?.status === 'cancelling') stop('cancelled');
+        else if (batch?.expires_at != null && Date.now() >= batch.expires_at * 1000) stop('window_ended');
+      },
+      () => undefined, // the store is read again at the next tick
+    );
+  }, SUBMISSION_WATCH_MS);
+  timer.unref();
+  return {
+    signal: abort.signal,
+    ended: () => end,
+    stop() {
+      clearInterval(timer);
+      closing?.removeEventListener('abort', onClose);
+    },
+  };
 }
 
 /**
  * The submit job: input file to the provider, the provider's batch created (or, when the job is tried
  * again, the one an earlier try created found), the first poll queued. A provider's refusal (4xx) fails
- * the batch with the provider's error; anything else is retried.
+ * the batch with the provider's error, and so does the end of the batch's window while another node
+ * still sends its input; a batch cancelled while it waits for that is cancelled; anything else is retried.
  */
 export async function submitProviderBatch(
   deps: GatewayDeps,
   batchId: string,
   triedBefore: boolean,
+  /** Aborted when this node closes: a wait for another node's upload ends, and the job is tried again. */
+  closing?: AbortSignalLike,
 ): Promise<'poll' | 'done'> {
   const { store } = deps;
   const batch = await store.batches.getById(batchId);
@@ -222,11 +280,12 @@ export async function submitProviderBatch(
     return 'done';
   }
   if (batch.status !== 'validating') return 'done';
+  const watch = watchSubmission(deps, batchId, closing);
   try {
     const target = await targetOf(deps, batch);
     const object =
       (triedBefore ? await earlierSubmission(deps, target, batch) : undefined) ??
-      (await createAtProvider(deps, target, batch));
+      (await createAtProvider(deps, target, batch, watch.signal));
     if (typeof object.id !== 'string') {
       throw new GatewayError(
         'upstream_invalid_response',
@@ -251,6 +310,25 @@ export async function submitProviderBatch(
     }
     return 'poll';
   } catch (err) {
+    // The wait for another node's upload ended, and why.
+    const ended = err instanceof UploadWaitEnded ? watch.ended() : undefined;
+    if (ended === 'cancelled') {
+      await store.batches.update(batchId, { status: 'cancelled', cancelled_at: nowSeconds() }, [
+        'cancelling',
+      ]);
+      return 'done';
+    }
+    if (ended === 'window_ended') {
+      const message =
+        `The batch's input file ${batch.input_file_id} was still being sent to the provider by another ` +
+        "gateway node when the batch's completion window ended (expires_at); the batch was not submitted";
+      const errors = [{ code: 'input_file_upload_timeout', message, param: 'input_file_id', line: null }];
+      await store.batches.update(batchId, { status: 'failed', failed_at: nowSeconds(), errors }, [
+        'validating',
+        'cancelling',
+      ]);
+      return 'done';
+    }
     // A provider that answered too slowly, or a transfer that stalled, refused nothing: tried again.
     const refused =
       (err instanceof ProviderError && err.status >= 400 && err.status < 500 && err.status !== 429) ||
@@ -265,6 +343,8 @@ export async function submitProviderBatch(
       ['validating', 'cancelling'],
     );
     return 'done';
+  } finally {
+    watch.stop();
   }
 }
 

@@ -50,6 +50,13 @@ export async function gatewayFileOf(
   return file;
 }
 
+/** A use stopped waiting for another node's upload of the file (its caller's signal): 408. */
+export class UploadWaitEnded extends GatewayError {
+  constructor(fileId: string, provider: string, param: string) {
+    super('request_timeout', `File ${fileId} is still being sent to ${provider}`, { param });
+  }
+}
+
 /** The provider's copy of a gateway file in the target's account. */
 export interface ProviderCopy {
   id: string;
@@ -95,15 +102,7 @@ export async function providerCopy(
         throw err;
       }
     }
-    if (signal?.aborted) {
-      throw new GatewayError(
-        'request_timeout',
-        `File ${file.id} is still being sent to ${target.adapter.id}`,
-        {
-          param,
-        },
-      );
-    }
+    if (signal?.aborted) throw new UploadWaitEnded(file.id, target.adapter.id, param);
     await sleep(WAIT_STEP_MS);
   }
 }

@@ -35,6 +35,8 @@ export function startProviderJobWorker(
 ): ProviderJobWorker {
   const { store, logger } = deps;
   const owner = jobOwner('provider');
+  // Ends what a job waits on (another node's upload) when the node closes; the job is tried again.
+  const closing = new AbortController();
   /** Completes the job and queues the next poll of its batch, together. */
   async function completeWith(job: Job, nextPollInMs: number | undefined): Promise<void> {
     await store.transaction(async (tx) => {
@@ -69,7 +71,7 @@ export function startProviderJobWorker(
         await completeWith(job, await pollProviderBatch(deps, batch_id));
       } else {
         // A job claimed again (its last holder failed or died) may have created the provider's batch.
-        const next = await submitProviderBatch(deps, batch_id, job.attempts > 1);
+        const next = await submitProviderBatch(deps, batch_id, job.attempts > 1, closing.signal);
         await completeWith(job, next === 'poll' ? pollDelayMs(options.pollMs, 0) : undefined);
       }
     } catch (err) {
@@ -113,6 +115,7 @@ export function startProviderJobWorker(
     poke: () => poller.poke(),
     async close() {
       poller.stop();
+      closing.abort();
       while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
     },
   };
