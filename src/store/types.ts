@@ -817,6 +817,10 @@ export interface SemanticCacheRepository {
     nowMs: number,
     limit?: number,
   ): Promise<SemanticCacheVector[]>;
+  /** The ids of a partition's entries that are still fresh at `nowMs`. */
+  listSemanticCacheIds(workspace_id: string, partition_key: string, nowMs: number): Promise<string[]>;
+  /** These entries of the workspace (those the store has), without their answers. */
+  getSemanticCacheVectors(workspace_id: string, ids: readonly string[]): Promise<SemanticCacheVector[]>;
   deleteSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheRemoval | undefined>;
   /** Every entry stored under the namespace ('' for none). */
   deleteSemanticCacheNamespace(workspace_id: string, namespace: string): Promise<SemanticCacheRemoval[]>;

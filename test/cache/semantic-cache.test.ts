@@ -140,6 +140,52 @@ describe('SemanticCache', () => {
     await other.close();
   });
 
+  it('a refresh supersedes the entries of its partition this node let go under its memory bound, too', async () => {
+    const events: SemanticCacheEvent[] = [];
+    const cache = new SemanticCache(store, {
+      now: () => 0,
+      maxEntries: 3,
+      publish: (event) => events.push(event),
+    });
+    const [partition, elsewhere] = [
+      `p_${randomBytes(4).toString('hex')}`,
+      `p_${randomBytes(4).toString('hex')}`,
+    ];
+    const lookup = (c: SemanticCache, at: string, exactKey: string, query: Float32Array) =>
+      c.lookup({ workspaceId, partition: at, exactKey, threshold: 0.95, embed: async () => query });
+    // Of the refreshed request's exact key, and of a question close to it; then one apart.
+    const equal = entry({ partition_key: partition, exact_key: 'asked', vector: vector(0, 0, 1) });
+    const close = entry({ partition_key: partition, exact_key: 'close', vector: vector(1, 0, 0) });
+    const apart = entry({ partition_key: partition, exact_key: 'apart', vector: vector(0, 1, 0) });
+    expect((await lookup(cache, partition, 'none', vector(0, 1, 1))).kind).toBe('miss');
+    for (const stored of [equal, close, apart]) await cache.add(stored);
+    // Two entries of another partition push the two least recently used out of this node's memory.
+    expect((await lookup(cache, elsewhere, 'none', vector(0, 1, 1))).kind).toBe('miss');
+    await cache.add(entry({ partition_key: elsewhere, vector: vector(1, 1, 0) }));
+    await cache.add(entry({ partition_key: elsewhere, vector: vector(1, 0, 1) }));
+    expect((await lookup(cache, partition, 'close', vector(1, 0, 0))).kind).toBe('miss');
+
+    events.length = 0;
+    const refreshed = entry({ partition_key: partition, exact_key: 'asked', vector: vector(1, 0.1, 0) });
+    await cache.add(refreshed, 0.95);
+    expect(events.find((event) => event.op === 'removed')?.ids.sort()).toEqual([equal.id, close.id].sort());
+    expect(await store.getSemanticCacheEntry(workspaceId, equal.id)).toBeUndefined();
+    expect(await store.getSemanticCacheEntry(workspaceId, close.id)).toBeUndefined();
+    expect(await store.getSemanticCacheEntry(workspaceId, apart.id)).toMatchObject({ id: apart.id });
+    // A node that reads the partition afresh is answered by the refreshed entry, never an earlier one.
+    const other = new SemanticCache(store, { now: () => 0 });
+    expect(await lookup(other, partition, 'asked', vector(0, 0, 1))).toMatchObject({
+      kind: 'exact',
+      entry: { id: refreshed.id },
+    });
+    expect(await lookup(other, partition, 'close', vector(1, 0, 0))).toMatchObject({
+      kind: 'similar',
+      entry: { id: refreshed.id },
+    });
+    await cache.close();
+    await other.close();
+  });
+
   it('never answers with an entry the store no longer has', async () => {
     const cache = new SemanticCache(store, { now: () => 0 });
     const other = new SemanticCache(store, { now: () => 0 });

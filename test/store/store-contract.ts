@@ -822,6 +822,15 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       for (const e of [newest, newer]) await store.insertSemanticCacheEntry(e);
       const limited = await store.listSemanticCachePartition(ws.id, 'p1', 5_000, 2);
       expect(limited.map((e) => e.id)).toEqual([newer.id, newest.id]);
+      // The ids of a partition's fresh entries, and entries by id without their answers.
+      expect((await store.listSemanticCacheIds(ws.id, 'p1', 5_000)).sort()).toEqual(
+        [a.id, newer.id, newest.id].sort(),
+      );
+      const vectors = await store.getSemanticCacheVectors(ws.id, [a.id, foreign.id, 'sc_none']);
+      expect(vectors.map((e) => e.id)).toEqual([a.id]);
+      expect(vectors[0]).not.toHaveProperty('answer');
+      expect(Array.from(vectors[0].vector)).toEqual(Array.from(a.vector));
+      expect(await store.getSemanticCacheVectors(ws.id, [])).toEqual([]);
 
       expect(await store.deleteSemanticCacheEntry(other.id, a.id)).toBeUndefined();
       expect(await store.deleteSemanticCacheEntry(ws.id, a.id)).toEqual({

@@ -98,6 +98,28 @@ export function createSemanticCacheRepository({ db, logThread }: RepositoryConte
       return (await query.execute()).map(toVector).reverse();
     },
 
+    async listSemanticCacheIds(workspace_id, partition_key, nowMs) {
+      const rows = await db
+        .selectFrom('semantic_cache_entries')
+        .select('id')
+        .where('workspace_id', '=', workspace_id)
+        .where('partition_key', '=', partition_key)
+        .where('expires_at_ms', '>', nowMs)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    async getSemanticCacheVectors(workspace_id, ids) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('semantic_cache_entries')
+        .select(VECTOR_COLUMNS)
+        .where('workspace_id', '=', workspace_id)
+        .where('id', 'in', ids)
+        .execute();
+      return rows.map(toVector);
+    },
+
     async deleteSemanticCacheEntry(workspace_id, id) {
       const row = await db
         .deleteFrom('semantic_cache_entries')

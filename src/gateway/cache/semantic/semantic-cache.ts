@@ -16,7 +16,7 @@
  */
 import type { SemanticCacheEntry, SemanticCacheRemoval, Store } from '../../../store/types.js';
 import type { SemanticCacheEvent } from '../../invalidation.js';
-import { SIMILARITY_TOLERANCE, VectorIndex, type VectorIndexOptions } from './vector-index.js';
+import { dot, SIMILARITY_TOLERANCE, VectorIndex, type VectorIndexOptions } from './vector-index.js';
 
 export interface SemanticCacheOptions {
   /** The index's exact and approximate settings (vector-index.ts). */
@@ -61,6 +61,8 @@ export type SemanticLookupResult =
   | { kind: 'miss'; vector: Float32Array | undefined; similarity: number | undefined };
 
 export const DEFAULT_MAX_ENTRIES = 100_000;
+/** Entries whose vectors a refresh reads from the store at once, when it compares those not held. */
+const UNHELD_PAGE = 500;
 
 export class SemanticCache {
   private readonly partitions = new Map<string, Promise<Partition>>();
@@ -146,7 +148,7 @@ export class SemanticCache {
     if (superseded.length > 0) await this.removeEntries(entry.workspace_id, superseded);
   }
 
-  /** The held entries of the entry's partition that its request would have been answered by. */
+  /** The entries of the entry's partition that its request would have been answered by. */
   private async answering(entry: SemanticCacheEntry, threshold: number): Promise<string[]> {
     // A refresh looks nothing up: its partition is read here if this node does not hold it yet.
     const partition = await this.partition(entry.workspace_id, entry.partition_key);
@@ -154,8 +156,38 @@ export class SemanticCache {
     const ids = new Set(partition.index?.within(entry.vector, now, threshold));
     const exact = partition.exact.get(entry.exact_key);
     if (exact) ids.add(exact.id);
+    for (const id of await this.answeringUnheld(partition, entry, threshold, now)) ids.add(id);
     ids.delete(entry.id);
     return [...ids];
+  }
+
+  /**
+   * The entries of the partition that this node does not hold — let go under its memory bound, past the
+   * newest `maxEntries` when it was read, or stored by a node it does not hear from — and that the entry's
+   * request would have been answered by: they are in the store only, and compared there. Without this,
+   * one of them would answer again on a node that holds it, or here once the partition is read afresh.
+   * Only their ids are read for the whole partition; their vectors, a page at a time.
+   */
+  private async answeringUnheld(
+    partition: Partition,
+    entry: SemanticCacheEntry,
+    threshold: number,
+    now: number,
+  ): Promise<string[]> {
+    const stored = await this.store.listSemanticCacheIds(entry.workspace_id, entry.partition_key, now);
+    const unheld = stored.filter(
+      (id) => id !== entry.id && !partition.exactKeyOf.has(id) && !partition.index?.has(id),
+    );
+    const found: string[] = [];
+    for (let start = 0; start < unheld.length; start += UNHELD_PAGE) {
+      const page = unheld.slice(start, start + UNHELD_PAGE);
+      for (const other of await this.store.getSemanticCacheVectors(entry.workspace_id, page)) {
+        const similar =
+          other.vector.length === entry.vector.length && dot(other.vector, entry.vector) >= threshold;
+        if (other.exact_key === entry.exact_key || similar) found.push(other.id);
+      }
+    }
+    return found;
   }
 
   async removeEntry(workspaceId: string, id: string): Promise<boolean> {
