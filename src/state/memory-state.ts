@@ -74,6 +74,15 @@ export class MemoryState implements SharedState {
     this.entries.delete(key);
   }
 
+  async deletePrefixed(prefix: string): Promise<number> {
+    this.assertOpen();
+    let deleted = 0;
+    for (const key of this.entries.keys()) {
+      if (key.startsWith(prefix) && this.entries.delete(key)) deleted++;
+    }
+    return deleted;
+  }
+
   async incr(key: string, ttlMs?: number): Promise<number> {
     return this.incrBy(key, 1, ttlMs);
   }

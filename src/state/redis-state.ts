@@ -36,6 +36,11 @@ return 0`;
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
 
+/** The text as a SCAN pattern that matches it literally. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
 interface Scripts {
   gatewayIncrBy(key: string, amount: number, ttlMs: string): Promise<number>;
   gatewayDeleteIfEquals(key: string, expected: string): Promise<number>;
@@ -87,6 +92,16 @@ export class RedisState implements ScriptingState {
 
   async del(key: string): Promise<void> {
     await this.client.del(this.k(key));
+  }
+
+  async deletePrefixed(prefix: string): Promise<number> {
+    // SCAN walks the keyspace a page at a time, so Redis is never held as KEYS would hold it.
+    const pages = this.client.scanStream({ match: `${escapeGlob(this.k(prefix))}*`, count: 500 });
+    let deleted = 0;
+    for await (const keys of pages as AsyncIterable<string[]>) {
+      if (keys.length > 0) deleted += await this.client.unlink(...keys);
+    }
+    return deleted;
   }
 
   async incr(key: string, ttlMs?: number): Promise<number> {

@@ -17,6 +17,9 @@ export interface SharedState {
   /** Deletes `key` only when it holds `expected`; true when this call deleted it. Atomic. */
   deleteIfEquals(key: string, expected: string): Promise<boolean>;
   del(key: string): Promise<void>;
+  /** Deletes every key that starts with `prefix` (not atomic: a key written meanwhile may stay); resolves
+   * with how many went. Walks the whole keyspace: for rare clean-ups, never a request's path. */
+  deletePrefixed(prefix: string): Promise<number>;
 
   /**
    * Adds 1 to the integer at `key` (missing → 0) and returns the new value. Atomic. `ttlMs` is applied

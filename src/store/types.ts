@@ -824,6 +824,8 @@ export interface SemanticCacheRepository {
   deleteSemanticCacheEntry(workspace_id: string, id: string): Promise<SemanticCacheRemoval | undefined>;
   /** Every entry stored under the namespace ('' for none). */
   deleteSemanticCacheNamespace(workspace_id: string, namespace: string): Promise<SemanticCacheRemoval[]>;
+  /** Every entry of the workspace (it was deleted). */
+  deleteSemanticCacheWorkspace(workspace_id: string): Promise<SemanticCacheRemoval[]>;
   /** Deletes up to `limit` entries expired before `nowMs`; resolves with how many. */
   deleteExpiredSemanticCacheEntries(nowMs: number, limit: number): Promise<number>;
 }

@@ -74,6 +74,21 @@ function sharedStateContract(fixture: Fixture): void {
     await expect(state.del(k)).resolves.toBeUndefined();
   });
 
+  it('deletePrefixed deletes the keys under a prefix, glob characters in it taken literally', async () => {
+    const base = key('prefixed');
+    await state.set(`${base}:a`, '1');
+    await state.set(`${base}:b`, '2', 60_000);
+    await state.setBuffer(`${base}:c`, Buffer.from('3'));
+    await state.set(`${base}-other`, 'kept');
+    await state.set(`${base}*:x`, 'kept too');
+    expect(await state.deletePrefixed(`${base}:`)).toBe(3);
+    for (const name of ['a', 'b', 'c']) expect(await state.get(`${base}:${name}`)).toBeUndefined();
+    expect(await state.get(`${base}-other`)).toBe('kept');
+    expect(await state.deletePrefixed(`${base}*`)).toBe(1);
+    expect(await state.get(`${base}-other`)).toBe('kept');
+    expect(await state.deletePrefixed(`${base}:`)).toBe(0);
+  });
+
   it('setIfAbsent stores only when empty, and again after expiry', async () => {
     const k = key('nx');
     expect(await state.setIfAbsent(k, 'first', 80)).toBe(true);

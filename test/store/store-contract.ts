@@ -842,6 +842,9 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         { id: elsewhere.id, workspace_id: ws.id, partition_key: 'p2' },
       ]);
       expect(await store.deleteExpiredSemanticCacheEntries(5_000, 10)).toBeGreaterThanOrEqual(1);
+      const removals = await store.deleteSemanticCacheWorkspace(ws.id);
+      expect(removals.map((r) => r.id).sort()).toEqual([newer.id, newest.id].sort());
+      expect(await store.listSemanticCacheIds(ws.id, 'p1', 0)).toEqual([]);
       expect(await store.getSemanticCacheEntry(ws.id, expired.id)).toBeUndefined();
       expect(await store.getSemanticCacheEntry(other.id, foreign.id)).toEqual(foreign);
     });

@@ -84,7 +84,19 @@ function contract(open: () => Promise<{ store: Store; close(): Promise<void> }>)
       body: { id: responseId, object: 'response' },
       input_items: [],
     });
-    return { ws, key, file, batch, responseId };
+    const cached = `sc_${randomBytes(6).toString('hex')}`;
+    await store.insertSemanticCacheEntry({
+      id: cached,
+      workspace_id,
+      namespace: '',
+      partition_key: 'p',
+      exact_key: 'x',
+      vector: new Float32Array([1, 0]),
+      answer: '{"kind":"json","body":{},"storedAt":1}',
+      created_at_ms: Date.now(),
+      expires_at_ms: Date.now() + 50 * 365 * 86_400_000,
+    });
+    return { ws, key, file, batch, responseId, cached };
   }
 
   it('makes the workspace and all it holds unusable, and leaves the other workspace as it was', async () => {
@@ -118,6 +130,10 @@ function contract(open: () => Promise<{ store: Store; close(): Promise<void> }>)
       output_expires_after: 0,
     });
     expect(await store.getResponse(gone.ws.id, gone.responseId)).toBeUndefined();
+    // Its semantic cache entries expire: never read again, swept by the cache's sweep.
+    const cachedAfter = await store.getSemanticCacheEntry(gone.ws.id, gone.cached);
+    expect(cachedAfter?.expires_at_ms).toBeLessThanOrEqual(Date.now());
+    expect(await store.listSemanticCacheIds(gone.ws.id, 'p', Date.now())).toEqual([]);
     // No key can be made in it any more.
     await expect(
       store.createApiKey({ organisation_id: org.id, workspace_id: gone.ws.id, name: 'late', role: 'admin' }),
@@ -134,6 +150,7 @@ function contract(open: () => Promise<{ store: Store; close(): Promise<void> }>)
     expect((await store.files.expired(now, 1000)).map((f) => f.id)).not.toContain(home.file.id);
     expect(await store.files.get(home.ws.id, home.file.id)).toBeDefined();
     expect(await store.getResponse(home.ws.id, home.responseId)).toBeDefined();
+    expect(await store.listSemanticCacheIds(home.ws.id, 'p', Date.now())).toEqual([home.cached]);
     expect(await store.batches.getById(home.batch.id)).toMatchObject({
       status: 'in_progress',
       output_expires_after: null,

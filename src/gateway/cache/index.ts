@@ -24,6 +24,7 @@ export {
   DEFAULT_MAX_AGE_SECONDS,
   maxAgeMs,
   answeredFromCache,
+  workspaceEntryKey,
   ageSeconds,
   type CachedAnswer,
   type CachedJsonAnswer,

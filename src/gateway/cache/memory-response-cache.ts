@@ -4,7 +4,13 @@
  * not flush everything else). Entries are kept as their serialized text, so every hit is a fresh copy.
  */
 import { LRUCache } from 'lru-cache';
-import { parseAnswer, serializeAnswer, type CachedAnswer, type ResponseCache } from './response-cache.js';
+import {
+  parseAnswer,
+  serializeAnswer,
+  workspaceEntryPrefix,
+  type CachedAnswer,
+  type ResponseCache,
+} from './response-cache.js';
 
 export interface MemoryResponseCacheOptions {
   /** Upper bound of the stored bytes (UTF-8 of the entries plus their keys). Default 64 MiB. */
@@ -53,6 +59,15 @@ export class MemoryResponseCache implements ResponseCache {
     const answer = parseAnswer(text);
     if (answer === undefined) this.entries.delete(key);
     return answer;
+  }
+
+  async removeWorkspace(workspaceId: string): Promise<number> {
+    const prefix = workspaceEntryPrefix(workspaceId);
+    let removed = 0;
+    for (const key of [...this.entries.keys()]) {
+      if (key.startsWith(prefix) && this.entries.delete(key)) removed++;
+    }
+    return removed;
   }
 
   async set(key: string, answer: CachedAnswer, maxAgeMs: number): Promise<void> {

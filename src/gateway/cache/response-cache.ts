@@ -24,12 +24,25 @@ export interface CachedStreamAnswer {
 
 export type CachedAnswer = CachedJsonAnswer | CachedStreamAnswer;
 
+/** Keys are a workspace's (`workspaceEntryKey`), so that a deleted workspace's entries can be found. */
 export interface ResponseCache {
   /** The largest entry stored, bytes: a larger answer is not kept. */
   readonly maxEntryBytes: number;
   get(key: string): Promise<CachedAnswer | undefined>;
   /** Stores (or replaces) the answer for `maxAgeMs`; a non-positive age stores nothing. */
   set(key: string, answer: CachedAnswer, maxAgeMs: number): Promise<void>;
+  /** Removes every entry of the workspace (it was deleted); resolves with how many. */
+  removeWorkspace(workspaceId: string): Promise<number>;
+}
+
+/** The key an answer of the workspace is kept under: `cacheKey` already names the workspace, but as a
+ * hash; this prefix lets its entries be found when the workspace is deleted. */
+export function workspaceEntryKey(workspaceId: string, key: string): string {
+  return `${workspaceId}:${key}`;
+}
+
+export function workspaceEntryPrefix(workspaceId: string): string {
+  return workspaceEntryKey(workspaceId, '');
 }
 
 /** Whether a call's cache status says a cache answered it (nothing was sent to the provider). */

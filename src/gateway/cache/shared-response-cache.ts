@@ -3,7 +3,13 @@
  * stored; Redis itself expires them (and evicts under its own memory policy).
  */
 import type { SharedState } from '../../state/types.js';
-import { parseAnswer, serializeAnswer, type CachedAnswer, type ResponseCache } from './response-cache.js';
+import {
+  parseAnswer,
+  serializeAnswer,
+  workspaceEntryPrefix,
+  type CachedAnswer,
+  type ResponseCache,
+} from './response-cache.js';
 
 export interface SharedResponseCacheOptions {
   /** Put before every cache key inside the state. Default `cache:`. */
@@ -32,6 +38,10 @@ export class SharedResponseCache implements ResponseCache {
     const answer = parseAnswer(text);
     if (answer === undefined) await this.state.del(this.prefix + key);
     return answer;
+  }
+
+  async removeWorkspace(workspaceId: string): Promise<number> {
+    return this.state.deletePrefixed(this.prefix + workspaceEntryPrefix(workspaceId));
   }
 
   async set(key: string, answer: CachedAnswer, maxAgeMs: number): Promise<void> {

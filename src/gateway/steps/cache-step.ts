@@ -11,7 +11,7 @@
  * With `cache.mode: semantic`, a request the semantic cache can compare by meaning is left to the next
  * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
  */
-import { cacheKey, maxAgeMs, type CachedAnswer } from '../cache/index.js';
+import { cacheKey, maxAgeMs, workspaceEntryKey, type CachedAnswer } from '../cache/index.js';
 import type { Flight, Landed } from '../cache/in-flight.js';
 import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
@@ -34,6 +34,8 @@ export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
 
 interface CachePlan {
   key: string;
+  /** What the answer is kept under in the response cache: the key, as the workspace's. */
+  entryKey: string;
   maxAgeMs: number;
   status: 'MISS' | 'REFRESH';
 }
@@ -62,8 +64,10 @@ function planCache(call: TargetCall): CachePlan | undefined {
   if (!cache) return undefined;
   if (cache.mode === 'semantic' && semanticRequestOf(call.endpoint, call.body)) return undefined;
   const { ctx } = call.run.call;
+  const key = exactKeyOf(call);
   return {
-    key: exactKeyOf(call),
+    key,
+    entryKey: workspaceEntryKey(ctx.apiKey.workspace_id, key),
     maxAgeMs: maxAgeMs(cache),
     status: ctx.cacheForceRefresh ? 'REFRESH' : 'MISS',
   };
@@ -316,7 +320,7 @@ async function answerFromCache(call: TargetCall, plan: CachePlan): Promise<Attem
   const { run } = call;
   let cached: CachedAnswer | undefined;
   try {
-    cached = await run.deps.routing.cache.get(plan.key);
+    cached = await run.deps.routing.cache.get(plan.entryKey);
   } catch (err) {
     // A cache that cannot be read is a miss, never a failed request.
     run.deps.logger.warn({ err }, 'response cache read failed');
@@ -399,7 +403,7 @@ export function completeAnswer(
 /** Stores a complete answer. */
 async function storeInCache(call: TargetCall, plan: CachePlan, answer: CachedAnswer): Promise<void> {
   try {
-    await call.run.deps.routing.cache.set(plan.key, answer, plan.maxAgeMs);
+    await call.run.deps.routing.cache.set(plan.entryKey, answer, plan.maxAgeMs);
   } catch (err) {
     call.run.deps.logger.warn({ err }, 'response cache write failed');
   }

@@ -111,6 +111,14 @@ export function createOrganisationRepository({ db, changed }: RepositoryContext)
           .set({ output_expires_after: 0 })
           .where('workspace_id', '=', id)
           .execute();
+        // Its semantic cache entries expire now: never read again, and swept by the nodes that use the
+        // cache should the deletion's own clean-up of them (gateway/cache/workspace-answers.ts) not run.
+        await trx
+          .updateTable('semantic_cache_entries')
+          .set({ expires_at_ms: now * 1000 })
+          .where('workspace_id', '=', id)
+          .where('expires_at_ms', '>', now * 1000)
+          .execute();
         // Its files expire now: the expired-files sweep deletes their contents and records.
         await trx
           .updateTable('files')

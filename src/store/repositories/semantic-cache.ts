@@ -139,6 +139,14 @@ export function createSemanticCacheRepository({ db, logThread }: RepositoryConte
         .execute();
     },
 
+    async deleteSemanticCacheWorkspace(workspace_id) {
+      return db
+        .deleteFrom('semantic_cache_entries')
+        .where('workspace_id', '=', workspace_id)
+        .returning(['id', 'workspace_id', 'partition_key'])
+        .execute();
+    },
+
     async deleteExpiredSemanticCacheEntries(nowMs, limit) {
       const expired = db
         .selectFrom('semantic_cache_entries')

@@ -214,6 +214,14 @@ export class SemanticCache {
     return removed.length;
   }
 
+  /** Removes every entry of a workspace (it was deleted), from the store and every node's index. */
+  async removeWorkspace(workspaceId: string): Promise<number> {
+    await this.written([...this.writing.keys()]);
+    const removed = await this.store.deleteSemanticCacheWorkspace(workspaceId);
+    await this.removed(removed);
+    return removed.length;
+  }
+
   /** Another node added or removed entries. */
   async applyRemote(event: SemanticCacheEvent): Promise<void> {
     const loading = this.partitions.get(event.partition);

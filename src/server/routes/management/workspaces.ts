@@ -9,13 +9,15 @@
  * live, is never deleted (409). A deleted workspace is unusable at once on every node: its keys, virtual
  * keys, configs, prompts, guardrails and policies go in one transaction (store.deleteWorkspace), and the
  * change drops them from every node's lookup cache (invalidation.ts). Its batches at a provider are asked
- * to cancel first, while its credentials still answer for them.
+ * to cancel first, while its credentials still answer for them; its cached answers are removed after
+ * (cache/workspace-answers.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { GatewayError } from '../../../core/errors.js';
 import { validateCreateWorkspace } from './body-schemas.js';
 import { cancelProviderBatch } from '../../../gateway/provider-resources/provider-batches.js';
+import { removeWorkspaceAnswers } from '../../../gateway/cache/workspace-answers.js';
 import { homeWorkspace, isOrganisationAdmin } from './tenant.js';
 import { pathParam } from './route-helpers.js';
 import { apiKeyView, deletedView, listView, workspaceView } from './views.js';
@@ -91,6 +93,7 @@ export async function registerWorkspaceRoutes(app: FastifyInstance, deps: Gatewa
         param: 'workspace_id',
       });
     }
+    await removeWorkspaceAnswers(deps, workspace.id);
     return deletedView('workspace', workspace.id);
   });
 }
