@@ -43,6 +43,10 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
   const running = new Set<Promise<void>>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  // One round at a time: a round started while another awaits its claim would count the same free room
+  // and claim it again (a poke, a job ending), running more jobs than the concurrency.
+  let claiming = false;
+  let again = false;
 
   function schedule(delayMs: number): void {
     if (stopped) return;
@@ -52,6 +56,11 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
   }
 
   async function tick(): Promise<void> {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
     try {
       const room = options.concurrency - running.size;
       if (room > 0) {
@@ -72,8 +81,12 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
       await options.afterClaims?.();
     } catch (err) {
       logger.error({ err }, `${options.name}: a round failed; trying again`);
+    } finally {
+      claiming = false;
     }
-    schedule(options.pollMs);
+    const wanted = again;
+    again = false;
+    schedule(wanted ? 0 : options.pollMs);
   }
 
   schedule(0);

@@ -1,0 +1,84 @@
+/**
+ * The claim loop of the job workers (gateway/job-poller.ts) over a real store, SQLite and PostgreSQL:
+ * however often it is poked while a round is claiming, it never runs more jobs at once than its
+ * concurrency.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobOwner, startJobPoller } from '../../src/gateway/job-poller.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/types.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+
+describe('startJobPoller on SQLite', () => {
+  let dataDir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'job-poller-'));
+    store = await openStore({ dataDir, masterKey: randomBytes(32) });
+  });
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  pollerContract(() => store);
+});
+
+describeWithPostgres('startJobPoller on PostgreSQL', () => {
+  const schema = freshSchemaName('job_poller');
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({
+      databaseUrl: postgresUrl(),
+      dataDir: '/nonexistent',
+      masterKey: randomBytes(32),
+      pgSchema: schema,
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await dropSchema(schema);
+  });
+  pollerContract(() => store);
+});
+
+function pollerContract(storeOf: () => Store): void {
+  it('runs at most its concurrency of jobs, poked while a round is claiming', async () => {
+    const store = storeOf();
+    const org = await store.createOrganisation({ name: 'o' });
+    const ws = await store.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' });
+    for (let i = 0; i < 10; i++) {
+      await store.jobs.enqueue({ kind: 'test.hold', workspace_id: ws.id, payload: { i }, max_attempts: 1 });
+    }
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let atOnce = 0;
+    let most = 0;
+    const poller = startJobPoller(store, pino({ level: 'silent' }), {
+      kinds: ['test.hold'],
+      owner: jobOwner('test'),
+      name: 'test worker',
+      leaseMs: 30_000,
+      pollMs: 10,
+      concurrency: 2,
+      async run() {
+        most = Math.max(most, ++atOnce);
+        await held;
+        atOnce -= 1;
+      },
+    });
+    // Pokes while the first round (and every one after) is claiming.
+    const poking = setInterval(() => poller.poke(), 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    clearInterval(poking);
+    poller.stop();
+    expect(most).toBe(2);
+    expect(poller.running.size).toBe(2);
+    release();
+    await Promise.allSettled([...poller.running]);
+  });
+}
