@@ -169,6 +169,10 @@ export interface RouteState {
    * translated (steps/responses-step.ts): the gateway's ids of its reasoning items carry it
    * (responses/reasoning-accounts.ts). */
   responsesAccount: string | null;
+  /** The index, in the input a Responses call carries (its stored conversation first), of the client's
+   * first input item, for an error about an item to name it as the client did (responses/item-paths.ts);
+   * null when unknown, and for other calls. */
+  responsesInputOffset: number | null;
 }
 
 /** The body each kind of routed call carries. A pass-through has none the pipeline reads (its bytes travel in

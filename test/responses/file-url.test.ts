@@ -2,7 +2,7 @@
 // An input_file given by file_url on translated targets: the gateway never fetches it (a URL fetched
 // server-side could reach the gateway's own network); the URL goes to a provider that fetches files itself
 // (Claude: a document of source url; Gemini and Vertex AI: fileData), and every other provider refuses it
-// with a 400 naming input and file_url, before any call. The openai SDK against the gateway and the fakes.
+// with a 400 naming the part (`input[0].content[1].file_url`), before any call. The openai SDK against the gateway and the fakes.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -79,8 +79,8 @@ describe('an input_file by file_url on a translated target', () => {
       .create({ model, input: input('file:///etc/passwd') })
       .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe('input');
-    expect(error.message).toContain('file_url');
+    expect(error.param).toBe('input[0].content[1].file_url');
+    expect(error.message).toContain('input[0].content[1].file_url');
     expect(providers.anthropic.requests.length).toBe(calls);
   });
 
@@ -91,14 +91,16 @@ describe('an input_file by file_url on a translated target', () => {
     ],
     ['bedrock', () => ({ provider: 'bedrock', ...providers.byName('bedrock').keys })],
     ['cohere', () => ({ provider: 'cohere', ...providers.byName('cohere').keys })],
-  ] as const)('is refused by %s with a 400 naming input and file_url, before any call', async (_, config) => {
+  ] as const)('is refused by %s with a 400 naming the part, before any call', async (_, config) => {
     const before =
       compatible.requests.length + providers.bedrock.requests.length + providers.cohere.requests.length;
     const error: any = await sdk(config())
       .responses.create({ model: 'some-model', input: input(URL_OF_PDF) })
       .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error.param).toBe('input');
+    // The part by its path in the client's input (its file_url; Cohere refuses the part's type).
+    expect(error.param).toMatch(/^input\[0\]\.content\[1\]\.(file_url|type)$/);
+    expect(error.message).toContain(error.param);
     // Cohere takes no file part at all, and says so.
     expect(error.message).toMatch(/file_url|type `file`/);
     const after =

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { validateResponsesRequest } from '../../src/core/schemas/responses-request.js';
 import { inputItemsOf } from '../../src/gateway/responses/response-call.js';
+import { clientTerms, type MessageOrigin } from '../../src/gateway/responses/item-paths.js';
 import { responsesParam } from '../../src/gateway/responses/responses-param.js';
 import { toChatRequest } from '../../src/gateway/responses/to-chat-request.js';
 
@@ -102,7 +103,7 @@ describe('toChatRequest', () => {
       refusal({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }),
     ).toMatchObject({
       status: 400,
-      param: 'input',
+      param: 'input[0].content[0].image_url',
     });
     expect(translate({ input: 'x', reasoning: { effort: 'none' } }).thinking).toEqual({ type: 'disabled' });
     // A tool message carries text: an image a function returned is not sent as its JSON.
@@ -116,7 +117,7 @@ describe('toChatRequest', () => {
         },
       ],
     });
-    expect(image).toMatchObject({ status: 400, param: 'input' });
+    expect(image).toMatchObject({ status: 400, param: 'input[1].output[0]' });
     expect(image.message).toContain('input_image');
   });
 
@@ -167,6 +168,54 @@ describe('toChatRequest', () => {
     expect(responsesParam('tools[1].function.parameters')).toBe('tools[1].parameters');
     expect(responsesParam('tool_choice.function.name')).toBe('tool_choice.name');
     expect(responsesParam('temperature')).toBeUndefined();
+  });
+
+  it("names the input item a chat message's field was made from, and the client's index of it", () => {
+    const request = validateResponsesRequest({
+      model: 'm',
+      instructions: 'Be brief.',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'a' },
+            { type: 'input_image', image_url: 'u' },
+          ],
+        },
+        { type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 't' }] },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'b' }] },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+        { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'x' }] },
+        { role: 'developer', content: [{ type: 'input_text', text: 'd' }] },
+      ],
+    });
+    const origins: MessageOrigin[] = [];
+    toChatRequest(request, inputItemsOf(request.input), origins);
+    const named = (param: string) => responsesParam(param, origins);
+    expect(named('messages[0].content')).toBe('instructions');
+    expect(named('messages[1].content[1].image_url.url')).toBe('input[0].content[1].image_url');
+    expect(named('messages[1].content[1].image_url.detail')).toBe('input[0].content[1].detail');
+    expect(named('messages[2].content[0].text')).toBe('input[2].content[0].text');
+    expect(named('messages[2].content_blocks[0].signature')).toBe('input[1]');
+    expect(named('messages[2].tool_calls[1].function.arguments')).toBe('input[4].arguments');
+    expect(named('messages[2].tool_calls[0].id')).toBe('input[3].call_id');
+    expect(named('messages[3].content[0].text')).toBe('input[5].output[0].text');
+    expect(named('messages[3].tool_call_id')).toBe('input[5].call_id');
+    expect(named('messages[4].content')).toBe('input[6].content');
+    expect(named('messages')).toBe('input');
+    expect(named('messages[9].content')).toBe('input');
+    // The pipeline's index less the offset of the client's first item; before it, the stored conversation.
+    expect(clientTerms('input[5].output[0]', 3)).toEqual({
+      param: 'input[2].output[0]',
+      text: 'input[2].output[0]',
+    });
+    expect(clientTerms('input[1].content[0].image_url', 3)).toEqual({
+      param: 'previous_response_id',
+      text: 'content[0].image_url of item 1 of the conversation of previous_response_id',
+    });
+    expect(clientTerms('input[1]', null)).toEqual({ param: 'input', text: 'input[1]' });
+    expect(clientTerms('tools[0].type', 3)).toEqual({ param: 'tools[0].type', text: 'tools[0].type' });
   });
 
   it("sends an allowed_tools choice of function tools as chat's, which the adapters apply", () => {

@@ -270,8 +270,9 @@ export function startBackgroundResponseWorker(
     madeLog: (log: ResponseEventLog) => void,
     detached: () => string | undefined,
   ): Promise<number | undefined> {
-    const { workspace_id, response_id } = job.payload as BackgroundPayload;
+    const { workspace_id, response_id, input_offset } = job.payload as BackgroundPayload;
     const state = newRouteState();
+    state.responsesInputOffset = input_offset ?? null;
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
     let end: ResponseEventLog | BufferSink;
     if (lastEvent !== undefined) {

@@ -17,6 +17,9 @@ export interface BackgroundPayload {
   /** Runs of the response's earlier jobs cut short by their node, when a job was put back to wait out a
    * rate limit (background-worker.ts): they count towards BACKGROUND_RUNS. */
   earlier_runs?: number;
+  /** The index of the client's first input item in the run's request (PreparedResponseCall.inputOffset),
+   * for an error about an item to name it as the client did; absent on jobs queued before it was kept. */
+  input_offset?: number;
 }
 
 /** The runs of one response: a run cut short by its node's end (the lease ran out) is run again, until

@@ -28,6 +28,9 @@ export interface PreparedResponseCall {
   inputItems: StoredResponseItem[];
   /** Whether the response is stored (`store`, default true). */
   store: boolean;
+  /** The index of this request's first input item in the request's `input`, after the stored conversation
+   * (negative when `truncation: auto` left out some of this request's items): item-paths.ts. */
+  inputOffset: number;
 }
 
 const ID_PREFIXES: Record<string, ItemIdPrefix> = {
@@ -94,6 +97,7 @@ export async function prepareResponseCall(
     shell: responseShell(body),
     inputItems: input.map((item) => ({ id: item.id, item })),
     store: body.store !== false,
+    inputOffset: items.length - input.length,
   };
 }
 

@@ -3,10 +3,12 @@
  * from, as OpenAI's Responses API names it: a provider's `messages` (a prompt over the context window) is
  * the client's `input`, `max_tokens` its `max_output_tokens`, `response_format` its `text.format`, an
  * adapter's `thinking` its `reasoning.effort`, a function tool's `function.name` its `name`, an allowed tool's
- * `tool_choice.allowed_tools.tools[i]` its `tool_choice.tools[i]`.
+ * `tool_choice.allowed_tools.tools[i]` its `tool_choice.tools[i]`. A field of one message is the input item's
+ * it was made from (item-paths.ts).
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { AttemptOutcome } from '../attempt.js';
+import { itemPathOfChatParam, type FieldTerms, type MessageOrigin } from './item-paths.js';
 
 const RENAMES: ReadonlyArray<readonly [RegExp, string]> = [
   // The conversation's items become messages (several items one turn, instructions a system message).
@@ -19,34 +21,55 @@ const RENAMES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^tool_choice\.allowed_tools\.(.*)$/s, 'tool_choice.$1'],
 ];
 
-/** The Responses field a chat request's field was made from; undefined when it is named alike. */
-export function responsesParam(chatParam: string): string | undefined {
+/**
+ * The Responses field a chat request's field was made from; undefined when it is named alike. With the
+ * messages' `origins`, a message's field is its item's (`input[k]…`, the pipeline's index), else `input`.
+ */
+export function responsesParam(chatParam: string, origins?: readonly MessageOrigin[]): string | undefined {
+  const itemPath = origins && itemPathOfChatParam(chatParam, origins);
+  if (itemPath) return itemPath;
   for (const [pattern, replacement] of RENAMES) {
     if (pattern.test(chatParam)) return chatParam.replace(pattern, replacement);
   }
   return undefined;
 }
 
+/** The gateway's own message in the client's words: the field it names, and an input item's path always
+ * (an adapter may say what it refuses without naming where). */
+function ownMessage(message: string, sentParam: string, named: FieldTerms): string {
+  const renamed = message.split(sentParam).join(named.text);
+  const item = named.param.startsWith('input[') || named.param === 'previous_response_id';
+  return item && !renamed.includes(named.text) ? `${named.text}: ${renamed}` : renamed;
+}
+
 /**
- * The outcome with its error naming the client's field. The gateway's own message says the field too; a
- * provider's message is its own words, kept.
+ * The outcome with its error naming the client's field, as `terms` names the field the target was sent
+ * (undefined: named alike). The gateway's own message says the field too, in the same words; a provider's
+ * message is its own words, kept, but for the path of an input item it quotes (`'input[3].content'`),
+ * which is the client's.
  */
-export function inResponsesTerms(outcome: AttemptOutcome): AttemptOutcome {
+export function inResponsesTerms(
+  outcome: AttemptOutcome,
+  terms: (param: string) => FieldTerms | undefined,
+): AttemptOutcome {
   if (outcome.ok || outcome.error.param === null) return outcome;
   const { error } = outcome;
-  const chatParam = error.param as string;
-  const param = responsesParam(chatParam);
-  if (param === undefined) return outcome;
+  const sentParam = error.param as string;
+  const named = terms(sentParam);
+  if (named === undefined || (named.param === sentParam && named.text === sentParam)) return outcome;
+  const { param } = named;
   const renamed =
     error instanceof GatewayError
-      ? new GatewayError(error.code, error.message.split(chatParam).join(param), {
+      ? new GatewayError(error.code, ownMessage(error.message, sentParam, named), {
           param,
           headers: error.headers,
           cause: error.cause,
         })
       : new ProviderError({
           status: error.status,
-          message: error.message,
+          message: sentParam.startsWith('input[')
+            ? error.message.split(sentParam).join(named.text)
+            : error.message,
           provider: error.provider,
           type: error.type,
           code: error.code,

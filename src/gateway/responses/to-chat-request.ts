@@ -17,6 +17,7 @@ import type {
   UserContentPart,
 } from '../../core/schemas/index.js';
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import type { MessageOrigin } from './item-paths.js';
 import { isRedactedThinking, isThinkingReasoning } from './reasoning-items.js';
 import { isKnownItem, type ConversationItem, type KnownConversationItem } from './response-types.js';
 
@@ -35,9 +36,15 @@ const THINKING_BUDGETS: Record<string, number> = {
 };
 const MIN_THINKING_BUDGET = 1024;
 
+/**
+ * `origins`, when given, is filled with where each chat message came from, for an error that names one of
+ * them (item-paths.ts). An item chat cannot carry is refused naming it: `input[k]…`, `k` its index in
+ * `items`.
+ */
 export function toChatRequest(
   request: ResponsesRequest,
   items: readonly ConversationItem[],
+  origins?: MessageOrigin[],
 ): ChatCompletionRequest {
   if (request.prompt != null) {
     throw new GatewayError(
@@ -47,8 +54,11 @@ export function toChatRequest(
     );
   }
   const messages: ChatMessage[] = [];
-  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  messages.push(...toChatMessages(items));
+  if (request.instructions) {
+    messages.push({ role: 'system', content: request.instructions });
+    origins?.push({ kind: 'instructions' });
+  }
+  messages.push(...toChatMessages(items, origins));
   const chat: ChatCompletionRequest = { model: request.model, messages };
   if (request.temperature != null) chat.temperature = request.temperature;
   if (request.top_p != null) chat.top_p = request.top_p;
@@ -184,18 +194,32 @@ function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
   });
 }
 
-/** The items as chat messages; an assistant turn gathers its reasoning, text and tool calls. */
-export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[] {
+/**
+ * The items as chat messages; an assistant turn gathers its reasoning, text and tool calls. `origins`,
+ * when given, gets each message's origin (see toChatRequest).
+ */
+export function toChatMessages(
+  items: readonly ConversationItem[],
+  origins: MessageOrigin[] = [],
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let assistant: AssistantMessage | undefined;
-  const openAssistant = (): AssistantMessage => {
+  let turn: Extract<MessageOrigin, { kind: 'assistant' }> | undefined;
+  const push = (message: ChatMessage, origin: MessageOrigin) => {
+    assistant = undefined;
+    messages.push(message);
+    origins.push(origin);
+  };
+  const openAssistant = (at: number): AssistantMessage => {
     if (!assistant) {
       assistant = { role: 'assistant', content: null };
+      turn = { kind: 'assistant', item: at, parts: [], blocks: [], calls: [] };
       messages.push(assistant);
+      origins.push(turn);
     }
     return assistant;
   };
-  for (const item of items) {
+  for (const [at, item] of items.entries()) {
     // A built-in tool's call or output (web_search_call …) ran at the native provider that answered that
     // turn: chat has no such turn, and the answer that follows it says what came of it.
     if (!isKnownItem(item)) continue;
@@ -204,7 +228,8 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
         // A Responses provider's encrypted reasoning is for that provider alone (reasoning-items.ts).
         if (!isThinkingReasoning(item)) break;
         // Where the adapters look for thinking to send back (the gateway's `content_blocks` extra).
-        const message = openAssistant() as AssistantMessage & { content_blocks?: ContentBlock[] };
+        const message = openAssistant(at) as AssistantMessage & { content_blocks?: ContentBlock[] };
+        turn!.blocks.push(at);
         if (isRedactedThinking(item)) {
           (message.content_blocks ??= []).push({ type: 'redacted_thinking', data: item.encrypted_content! });
           break;
@@ -218,7 +243,8 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
         break;
       }
       case 'function_call': {
-        const message = openAssistant();
+        const message = openAssistant(at);
+        turn!.calls.push(at);
         message.tool_calls = [
           ...(message.tool_calls ?? []),
           { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } },
@@ -226,16 +252,24 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
         break;
       }
       case 'function_call_output':
-        assistant = undefined;
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolOutput(item.output) });
+        push(
+          { role: 'tool', tool_call_id: item.call_id, content: toolOutput(item.output, at) },
+          { kind: 'tool', item: at },
+        );
         break;
       default: {
         const message = item as MessageItem;
         if (message.role === 'assistant') {
-          for (const part of assistantParts(message)) addAssistantPart(openAssistant(), part);
+          for (const [part, index] of assistantParts(message)) {
+            const open = openAssistant(at);
+            addAssistantPart(open, part);
+            turn!.parts.push({ item: at, ...(index !== undefined && { part: index }) });
+          }
         } else {
-          assistant = undefined;
-          messages.push(nonAssistantMessage(message));
+          push(nonAssistantMessage(message, at), {
+            kind: message.role === 'user' ? 'user' : 'joined',
+            item: at,
+          });
         }
       }
     }
@@ -247,15 +281,19 @@ export function toChatMessages(items: readonly ConversationItem[]): ChatMessage[
  * A function call's output as a tool message's content: its text, or its `input_text` parts as text parts.
  * A chat tool message carries text only: an image or a file among the parts is refused, not sent as JSON.
  */
-function toolOutput(output: FunctionCallOutput['output']): string | Array<{ type: 'text'; text: string }> {
+function toolOutput(
+  output: FunctionCallOutput['output'],
+  at: number,
+): string | Array<{ type: 'text'; text: string }> {
   if (typeof output === 'string') return output;
-  return output.map((part) => {
+  return output.map((part, index) => {
     const { type, text } = part as { type: string; text?: unknown };
     if (type !== 'input_text' || typeof text !== 'string') {
+      const param = `input[${at}].output[${index}]`;
       throw new GatewayError(
         'unsupported_parameter',
-        `A function_call_output's ${type} part cannot be sent to this provider (text only)`,
-        { param: 'input' },
+        `${param} is an ${type} part: a function_call_output sent to this provider carries text only (input_text parts)`,
+        { param },
       );
     }
     return { type: 'text', text };
@@ -269,16 +307,19 @@ function addAssistantPart(message: AssistantMessage, part: AssistantContentPart)
   else content.push(part);
 }
 
-function assistantParts(message: MessageItem): AssistantContentPart[] {
-  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
-  return message.content.flatMap((part): AssistantContentPart[] => {
-    if (part.type === 'output_text' || part.type === 'input_text') return [{ type: 'text', text: part.text }];
-    if (part.type === 'refusal') return [{ type: 'refusal', refusal: part.refusal }];
+/** The assistant message's parts as chat's, each with its index in the item (none for a string content). */
+function assistantParts(message: MessageItem): Array<[AssistantContentPart, number | undefined]> {
+  if (typeof message.content === 'string') return [[{ type: 'text', text: message.content }, undefined]];
+  return message.content.flatMap((part, index): Array<[AssistantContentPart, number]> => {
+    if (part.type === 'output_text' || part.type === 'input_text') {
+      return [[{ type: 'text', text: part.text }, index]];
+    }
+    if (part.type === 'refusal') return [[{ type: 'refusal', refusal: part.refusal }, index]];
     return [];
   });
 }
 
-function nonAssistantMessage(message: MessageItem): ChatMessage {
+function nonAssistantMessage(message: MessageItem, at: number): ChatMessage {
   const role = message.role as 'user' | 'system' | 'developer';
   if (typeof message.content === 'string')
     return { role: role === 'developer' ? 'system' : role, content: message.content };
@@ -286,16 +327,15 @@ function nonAssistantMessage(message: MessageItem): ChatMessage {
     const text = message.content.map((part) => ('text' in part ? part.text : '')).join('');
     return { role: 'system', content: text };
   }
-  const parts = message.content.map((part): UserContentPart => {
+  const parts = message.content.map((part, index): UserContentPart => {
     switch (part.type) {
       case 'input_image':
         if (!part.image_url) {
+          const param = `input[${at}].content[${index}].image_url`;
           throw new GatewayError(
             'unsupported_parameter',
-            'An input_image needs an image_url (file ids are not supported)',
-            {
-              param: 'input',
-            },
+            `${param} is required: an input_image by file_id cannot be sent to this provider`,
+            { param },
           );
         }
         return {

@@ -33,6 +33,7 @@ export function newRouteState(): RouteState {
     rateLimitHeaders: null,
     cost: null,
     responsesAccount: null,
+    responsesInputOffset: null,
   };
 }
 

@@ -18,11 +18,12 @@ import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
 import type { ProviderAdapter } from '../../providers/types.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
+import { clientTerms, sentItemPath, type MessageOrigin } from '../responses/item-paths.js';
 import { inputItemsOf } from '../responses/response-call.js';
 import type { ConversationItem } from '../responses/response-types.js';
 import { accountTagOf, producedBy } from '../responses/reasoning-accounts.js';
 import { isReasoningItem, isThinkingReasoning } from '../responses/reasoning-items.js';
-import { inResponsesTerms } from '../responses/responses-param.js';
+import { inResponsesTerms, responsesParam } from '../responses/responses-param.js';
 import { toChatRequest } from '../responses/to-chat-request.js';
 import { continuesAStream } from './continuation-step.js';
 import { hasNatively } from './native-operation.js';
@@ -32,19 +33,31 @@ function itemsOf(body: ResponsesRequest): ConversationItem[] {
   return typeof body.input === 'string' ? inputItemsOf(body.input) : (body.input as ConversationItem[]);
 }
 
-/** The request as a native target gets it: encrypted reasoning only where this very account produced it
- * (another provider's thinking, or another account's reasoning, would be refused). */
-function nativeBody(body: ResponsesRequest, account: string | undefined): ResponsesRequest {
-  if (typeof body.input === 'string') return body;
-  const input = body.input.filter(
-    (item) =>
+/**
+ * The request as a native target gets it: encrypted reasoning only where this very account produced it
+ * (another provider's thinking, or another account's reasoning, would be refused); and, when some was left
+ * out, the pipeline's index of each item sent (for an error naming one).
+ */
+function nativeBody(
+  body: ResponsesRequest,
+  account: string | undefined,
+): { body: ResponsesRequest; sent?: number[] } {
+  if (typeof body.input === 'string') return { body };
+  const sent: number[] = [];
+  body.input.forEach((item, index) => {
+    const readable =
       !isReasoningItem(item) ||
       (!isThinkingReasoning(item) &&
         item.encrypted_content != null &&
         account !== undefined &&
-        producedBy(item.id, account)),
-  );
-  return input.length === body.input.length ? body : { ...body, input };
+        producedBy(item.id, account));
+    if (readable) sent.push(index);
+  });
+  if (sent.length === body.input.length) return { body };
+  return {
+    body: { ...body, input: sent.map((index) => body.input[index]!) as ResponsesRequest['input'] },
+    sent,
+  };
 }
 
 function translated(
@@ -52,12 +65,15 @@ function translated(
   call: TargetCall<'responses'>,
   adapter: ProviderAdapter,
 ): Promise<AttemptOutcome> {
+  const offset = call.run.call.state.responsesInputOffset;
+  const origins: MessageOrigin[] = [];
+  const terms = (param: string) => clientTerms(responsesParam(param, origins) ?? param, offset);
   let chat;
   try {
-    chat = toChatRequest(call.body, itemsOf(call.body));
+    chat = toChatRequest(call.body, itemsOf(call.body), origins);
   } catch (err) {
     if (err instanceof GatewayError || err instanceof ProviderError) {
-      return Promise.resolve(gatewayFailure(err, 'config'));
+      return Promise.resolve(inResponsesTerms(gatewayFailure(err, 'config'), terms));
     }
     throw err;
   }
@@ -76,7 +92,7 @@ function translated(
     endpoint: 'chat',
     body: chat,
     node: { ...call.node, strict_compat_compliance: false },
-  }).then(inResponsesTerms);
+  }).then((outcome) => inResponsesTerms(outcome, terms));
 }
 
 export const responsesStep: TargetStep = (next) => (call) => {
@@ -88,7 +104,9 @@ export const responsesStep: TargetStep = (next) => (call) => {
   if (hasNatively(adapter, 'responses', call.body) && !continuesAStream(call)) {
     const account = accountTagOf(call.resolved);
     state.responsesAccount = account ?? null;
-    return next({ ...call, body: nativeBody(call.body, account) });
+    const { body, sent } = nativeBody(call.body, account);
+    const terms = (param: string) => clientTerms(sentItemPath(param, sent), state.responsesInputOffset);
+    return next({ ...call, body }).then((outcome) => inResponsesTerms(outcome, terms));
   }
   state.responsesAccount = null;
   return translated(next, call, adapter);

@@ -181,7 +181,11 @@ export async function registerResponseRoutes(
         },
         ...(stream && { events: queuedEvents(queued) }),
       });
-      const payload: BackgroundPayload = { workspace_id: workspaceId, response_id: shell.id };
+      const payload: BackgroundPayload = {
+        workspace_id: workspaceId,
+        response_id: shell.id,
+        input_offset: prepared.inputOffset,
+      };
       await tx.jobs.enqueue({
         kind: BACKGROUND_JOB,
         workspace_id: workspaceId,
@@ -220,6 +224,7 @@ export async function registerResponseRoutes(
     if (background) return createBackground(request, reply, prepared);
     const { request: call, shell } = prepared;
     const state = newRouteState();
+    state.responsesInputOffset = prepared.inputOffset;
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
     const codec = responsesCodec(assembler);
     const stream = asksForStream(call);
