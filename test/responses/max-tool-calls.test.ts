@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 // max_tool_calls on a translated target, where function tools are the only tools: the response holds at
 // most that many function calls (further calls the model makes are ignored, as OpenAI ignores further
-// built-in tool calls), streamed or not; Claude is asked for one call at a time under a limit of 1, and
-// for none under 0. The openai SDK against the gateway; Anthropic's fake.
+// built-in tool calls), streamed or not; Claude is asked for one call at a time under a limit of 1; a limit
+// under 1 is refused, as OpenAI refuses it. The openai SDK against the gateway; Anthropic's fake.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
@@ -113,7 +113,7 @@ describe('max_tool_calls on a translated target', () => {
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
   });
 
-  it('asks Claude for one call at a time under a limit of 1, and for none under 0', async () => {
+  it('asks Claude for one call at a time under a limit of 1', async () => {
     anthropic.enqueue({ kind: 'json', body: message });
     const one = await client.responses.create({
       model: 'claude-sonnet-4-5',
@@ -125,16 +125,20 @@ describe('max_tool_calls on a translated target', () => {
     expect((anthropic.requests.at(-1)!.body as any).tool_choice).toMatchObject({
       disable_parallel_tool_use: true,
     });
+  });
 
-    anthropic.enqueue({ kind: 'json', body: message });
-    const none = await client.responses.create({
-      model: 'claude-sonnet-4-5',
-      input: 'Weather',
-      tools: TOOLS,
-      tool_choice: 'required',
-      ...limit(0),
-    });
-    expect(calls(none.output)).toHaveLength(0);
-    expect((anthropic.requests.at(-1)!.body as any).tool_choice).toEqual({ type: 'none' });
+  it('refuses a limit under 1 before any call, as OpenAI does, whatever the target', async () => {
+    // OpenAI answers 400 "Invalid 'max_tool_calls': integer below minimum value. Expected a value >= 1, but
+    // got 0 instead.": a translated target must not serve what a native one refuses.
+    const before = anthropic.requests.length;
+    for (const value of [0, -1]) {
+      const error: any = await client.responses
+        .create({ model: 'claude-sonnet-4-5', input: 'Weather', tools: TOOLS, ...limit(value) })
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error.param).toBe('max_tool_calls');
+      expect(error.message).toContain('max_tool_calls must be at least 1');
+    }
+    expect(anthropic.requests.length).toBe(before);
   });
 });

@@ -204,8 +204,8 @@ export const ResponsesRequestSchema = Type.Object(
     prompt_cache_key: Type.Optional(Nullable(Type.String())),
     safety_identifier: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
     top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
-    /** Bounds the tool calls of one response (docs/responses.md: max_tool_calls). */
-    max_tool_calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    /** Bounds the tool calls of one response (docs/responses.md: max_tool_calls); OpenAI refuses one under 1. */
+    max_tool_calls: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     /** OpenAI's stored prompt template (its `variables`, `version` pass through): native providers only. */
     prompt: Type.Optional(Nullable(Type.Object({ id: Type.String({ minLength: 1 }) }))),
     /** Run by a job, the response answered at once `queued` (docs/responses.md, Background responses). */

@@ -97,13 +97,11 @@ export function toChatRequest(
 }
 
 /**
- * `max_tool_calls` as the model is asked it: no call under 0, one at a time under 1 (the answer's calls past
- * the limit are dropped from the Response: response-assembler.ts). The tools are still offered, as the
- * conversation may hold their earlier calls.
+ * `max_tool_calls` as the model is asked it: one call at a time under 1 (the answer's calls past the limit
+ * are dropped from the Response: response-assembler.ts). It is at least 1, as OpenAI requires.
  */
 function boundToolCalls(chat: ChatCompletionRequest, maxToolCalls: number | null | undefined): void {
-  if (maxToolCalls === 0) chat.tool_choice = 'none';
-  else if (maxToolCalls === 1) chat.parallel_tool_calls = false;
+  if (maxToolCalls === 1) chat.parallel_tool_calls = false;
 }
 
 /**
