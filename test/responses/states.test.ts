@@ -656,6 +656,29 @@ describe('the input item list', () => {
     ]);
   });
 
+  it("lists an image's detail as auto when the request left it out, as OpenAI does", async () => {
+    const image = 'data:image/png;base64,iVBORw0KGgo=';
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: image },
+          ],
+        } as any,
+      ],
+    });
+    const items = await client.responses.inputItems.list(response.id);
+    expectOpenAPIValid('ResponseItemList', (items as any).body);
+    expect((items.data[0] as any).content[1]).toEqual({
+      type: 'input_image',
+      image_url: image,
+      detail: 'auto',
+    });
+  });
+
   it('is gone with its response', async () => {
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi' });
     await client.responses.delete(response.id);

@@ -42,7 +42,7 @@ const ID_PREFIXES: Record<string, ItemIdPrefix> = {
 
 /**
  * The input as items with ids, text content as `input_text` parts (an assistant's as `output_text` parts,
- * with annotations and logprobs), as the input item list shows them; a message, a function call and its
+ * with annotations and logprobs), an image with its `detail`, as the input item list shows them; a message, a function call and its
  * output also with a status (the OpenAI document requires theirs).
  */
 export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[] {
@@ -63,9 +63,16 @@ export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[
               : { type: 'input_text' as const, text: item.content },
           ]
         : item.content;
-    const content = parts.map((part) => (part.type === 'output_text' ? outputText(part) : part));
+    const content = parts.map((part) =>
+      part.type === 'output_text' ? outputText(part) : part.type === 'input_image' ? inputImage(part) : part,
+    );
     return { ...item, type: 'message', id, content, status: item.status ?? 'completed' };
   });
+}
+
+/** An image with its `detail`, which the document requires of a listed image: `auto`, OpenAI's default. */
+function inputImage<T extends { type: 'input_image'; detail?: string }>(part: T): T {
+  return part.detail === undefined ? { ...part, detail: 'auto' } : part;
 }
 
 /** An assistant's text as an output message holds it: with its annotations and logprobs (none given: []). */
