@@ -248,6 +248,38 @@ describe('OpenAI natively', () => {
     expect(events.at(-1).response.output).toEqual([done[0].item]);
   });
 
+  it("fails a response with the provider's code when the document lists it, else server_error", async () => {
+    const client = sdk(openaiTarget());
+    const failed = (code: string) => ({
+      id: 'resp_upstream',
+      object: 'response',
+      created_at: 1,
+      status: 'failed',
+      model: 'gpt-4o',
+      output: [],
+      error: {
+        code,
+        message: 'Invalid prompt: your prompt was flagged as potentially violating our usage policy.',
+      },
+    });
+    const codes: string[] = [];
+    for (const code of ['invalid_prompt', 'some_new_code']) {
+      openai.enqueue({ status: 200, body: failed(code) });
+      const created = await client.responses.create({ model: 'gpt-4o', input: 'Hi', background: true });
+      let response: any = created;
+      for (const deadline = Date.now() + 10_000; ['queued', 'in_progress'].includes(response.status);) {
+        if (Date.now() > deadline) throw new Error(`response still ${response.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        response = await client.responses.retrieve(created.id);
+      }
+      expectOpenAPIValid('Response', response);
+      expect(response.status).toBe('failed');
+      expect(response.error.message).toContain('Invalid prompt');
+      codes.push(response.error.code);
+    }
+    expect(codes).toEqual(['invalid_prompt', 'server_error']);
+  });
+
   it('passes built-in tools and a stored prompt to the provider that runs them', async () => {
     const client = sdk(openaiTarget());
     const prompt = { id: 'pmpt_123', version: '2', variables: { city: 'Paris' } };

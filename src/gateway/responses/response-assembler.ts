@@ -377,7 +377,7 @@ export class ResponseAssembler {
       model: this.model ?? this.shell.model,
       service_tier: this.serviceTier ?? this.shell.service_tier,
       status: 'failed',
-      error: { code: failureCode(error.status), message: error.message },
+      error: { code: failureCode(error), message: error.message },
       output: [...this.output],
       usage: responseUsage(this.usage),
     };
@@ -705,7 +705,35 @@ function responseUsage(usage: Usage | undefined): ResponseUsage | undefined {
   };
 }
 
-/** The Response error codes are few: a refused rate is `rate_limit_exceeded`, anything else the server's. */
-function failureCode(status: number): string {
-  return status === 429 ? 'rate_limit_exceeded' : 'server_error';
+/** The Response's error codes (the OpenAI document's `ResponseErrorCode`). */
+const RESPONSE_ERROR_CODES: ReadonlySet<string> = new Set([
+  'server_error',
+  'rate_limit_exceeded',
+  'invalid_prompt',
+  'data_residency_mismatch',
+  'bio_policy',
+  'vector_store_timeout',
+  'invalid_image',
+  'invalid_image_format',
+  'invalid_base64_image',
+  'invalid_image_url',
+  'image_too_large',
+  'image_too_small',
+  'image_parse_error',
+  'image_content_policy_violation',
+  'invalid_image_mode',
+  'image_file_too_large',
+  'unsupported_image_media_type',
+  'empty_image_file',
+  'failed_to_download_image',
+  'image_file_not_found',
+]);
+
+/**
+ * A refused rate is `rate_limit_exceeded`; a failure whose code the document lists keeps it (a native
+ * provider's failed Response: `invalid_prompt`, `vector_store_timeout` …); anything else is the server's.
+ */
+function failureCode(error: GatewayError | ProviderError): string {
+  if (error.status === 429) return 'rate_limit_exceeded';
+  return error.code !== null && RESPONSE_ERROR_CODES.has(error.code) ? error.code : 'server_error';
 }
