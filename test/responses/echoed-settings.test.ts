@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 // The Response shows the settings the request made, as OpenAI's does: service_tier (as the provider
-// answered it), prompt_cache_key, safety_identifier, top_logprobs, user, metadata, truncation, store,
-// parallel_tool_calls, max_output_tokens; a translated chat provider is sent those chat has. The openai
+// answered it), prompt_cache_key, prompt_cache_retention, safety_identifier, top_logprobs, user, metadata,
+// truncation, store, parallel_tool_calls, max_output_tokens, background; a translated chat provider is sent those chat has. The openai
 // SDK against the gateway; the fake OpenAI, answering natively (Responses) and as a chat provider.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,7 @@ const SETTINGS = {
   store: false,
   parallel_tool_calls: false,
   max_output_tokens: 200,
+  prompt_cache_retention: '24h',
 } as const;
 
 describe.each(Object.entries(TARGETS))('a response on a %s target', (how, target) => {
@@ -128,6 +129,9 @@ describe.each(Object.entries(TARGETS))('a response on a %s target', (how, target
       top_logprobs: 0,
       service_tier: 'default',
       max_tool_calls: null,
+      prompt_cache_retention: null,
+      // A foreground response, as OpenAI's says.
+      background: false,
     });
     // The document's user is a string: left out when unset.
     expect(response).not.toHaveProperty('user');

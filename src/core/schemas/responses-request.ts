@@ -202,6 +202,10 @@ export const ResponsesRequestSchema = Type.Object(
     /** OpenAI's processing tier; the Response shows the one the provider says it served. */
     service_tier: Type.Optional(Nullable(Type.String())),
     prompt_cache_key: Type.Optional(Nullable(Type.String())),
+    /** OpenAI's prompt cache retention (deprecated there for `prompt_cache_options.ttl`): shown on the Response. */
+    prompt_cache_retention: Type.Optional(
+      Nullable(Type.Union([Type.Literal('in_memory'), Type.Literal('24h')])),
+    ),
     safety_identifier: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
     top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
     /** Bounds the tool calls of one response (docs/responses.md: max_tool_calls); OpenAI refuses one under 1. */

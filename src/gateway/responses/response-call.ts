@@ -201,10 +201,11 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     ...(body.user != null && { user: body.user }),
     service_tier: body.service_tier ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
+    prompt_cache_retention: body.prompt_cache_retention ?? null,
     safety_identifier: body.safety_identifier ?? null,
     top_logprobs: body.top_logprobs ?? 0,
     max_tool_calls: body.max_tool_calls ?? null,
-    ...(body.background != null && { background: body.background }),
+    background: body.background === true,
     metadata: body.metadata ?? {},
   };
 }

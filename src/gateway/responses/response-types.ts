@@ -107,11 +107,12 @@ export interface ResponseObject {
   /** The request's tier until the provider says which it served. */
   service_tier: string | null;
   prompt_cache_key: string | null;
+  prompt_cache_retention: string | null;
   safety_identifier: string | null;
   top_logprobs: number;
   max_tool_calls: number | null;
-  /** Given when the request set it: whether the response runs in the background. */
-  background?: boolean;
+  /** Whether the response runs in the background (false for a foreground one, as OpenAI shows it). */
+  background: boolean;
   metadata: Record<string, string>;
 }
 
