@@ -428,8 +428,10 @@ function sharedStore(store: 'sqlite' | 'postgres') {
 function nodesSuite(store: 'sqlite' | 'postgres') {
   let nodes: ReturnType<typeof sharedStore>;
   let front: TestGateway;
-  /** Nodes that run jobs, started by a test once its scene is set. */
-  const startWorker = () => nodes.start({ GATEWAY_BATCH_LEASE_MS: '300', GATEWAY_BATCH_POLL_MS: '50' });
+  /** Nodes that run jobs, started by a test once its scene is set; the short lease lets a test see one
+   * run out. */
+  const startWorker = (leaseMs = 300) =>
+    nodes.start({ GATEWAY_BATCH_LEASE_MS: String(leaseMs), GATEWAY_BATCH_POLL_MS: '50' });
   beforeAll(async () => {
     nodes = sharedStore(store);
     // The front node takes requests and runs no job.
@@ -449,7 +451,10 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
       ),
     );
     expect(created.map((r) => r.status)).toEqual(created.map(() => 'queued'));
-    const workers = await Promise.all([startWorker(), startWorker()]);
+    // A lease the host's stalls cannot outlast: the three nodes share this test's process, and on a busy
+    // machine its event loop stalled for 300 ms and more, long enough for a 300 ms lease to run out while
+    // its node was still running the job, and for the other node to run it again (as a lease means).
+    const workers = await Promise.all([startWorker(10_000), startWorker(10_000)]);
     try {
       const done = await Promise.all(created.map((r) => pollUntil(client, r.id, ended)));
       expect(done.map((d) => d.response.status)).toEqual(created.map(() => 'completed'));
