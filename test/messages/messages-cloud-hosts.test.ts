@@ -320,6 +320,43 @@ describe('Claude on Bedrock', () => {
     },
   );
 
+  // Automatic caching takes one of Converse's 4 cache points: a request whose own breakpoints fill them gets
+  // no fifth (Bedrock would refuse it), and its own reach Converse as they are.
+  it('adds no automatic cache point when the explicit breakpoints fill the 4', async () => {
+    bedrock.enqueue({ kind: 'json', body: readBedrockJsonFixture('amazon-bedrock-text.json') });
+    const cache = { type: 'ephemeral' as const };
+    const message = await anthropicClient(bedrockConfig()).messages.create({
+      model: 'us.amazon.nova-pro-v1:0',
+      max_tokens: 64,
+      cache_control: cache,
+      system: [{ type: 'text', text: 'Long rules.', cache_control: cache }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Long document.', cache_control: cache },
+            { type: 'text', text: 'Its appendix.', cache_control: cache },
+            { type: 'text', text: 'Its index.', cache_control: cache },
+            { type: 'text', text: 'Sum it up.' },
+          ],
+        },
+      ],
+    } as any);
+    expectAnthropicShape('Message', message);
+    const sent = bedrock.requests.at(-1)!.body as any;
+    const point = { cachePoint: { type: 'default' } };
+    expect(sent.system).toEqual([{ text: 'Long rules.' }, point]);
+    expect(sent.messages[0].content).toEqual([
+      { text: 'Long document.' },
+      point,
+      { text: 'Its appendix.' },
+      point,
+      { text: 'Its index.' },
+      point,
+      { text: 'Sum it up.' },
+    ]);
+  });
+
   // A reasoning model on Converse answers its reasoning (reasoningContent) whatever is asked; Anthropic
   // answers thinking blocks only to a request that turned thinking on, so only such a request has them.
   it.each([

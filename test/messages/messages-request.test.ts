@@ -488,3 +488,47 @@ describe('translation to chat', () => {
     expect(missing.param).toBe('output_config.format.schema');
   });
 });
+
+describe('prompt-caching breakpoints', () => {
+  const mark = { type: 'ephemeral' };
+  const tool = { name: 'f', input_schema: { type: 'object', properties: {} } };
+  /** A request with `explicit` breakpoints of its own (on a tool, the system prompt, then message blocks). */
+  const withMarks = (explicit: number, extra: Record<string, unknown> = {}) => {
+    const marked = (k: number) => (k < explicit ? { cache_control: mark } : {});
+    return validateMessagesRequest({
+      ...base,
+      tools: [{ ...tool, ...marked(0) }],
+      system: [{ type: 'text', text: 'Rules.', ...marked(1) }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Document.', ...marked(2) },
+            { type: 'text', text: 'Appendix.', ...marked(3) },
+            { type: 'text', text: 'Question?' },
+          ],
+        },
+      ],
+      ...extra,
+    });
+  };
+  const chatMarks = (chat: unknown): number => (JSON.stringify(chat).match(/"cache_control"/g) ?? []).length;
+
+  // Automatic caching takes one of the request's 4 breakpoints: with the client's own 4 there is none left
+  // for it (Anthropic and Bedrock refuse a fifth), and those 4 already cache the prompt.
+  it('adds the automatic breakpoint only while the explicit ones leave it a slot', () => {
+    const three = messagesToChat(withMarks(3, { cache_control: mark }), { cacheControl: true });
+    expect(chatMarks(three)).toBe(4);
+    expect((three.messages.at(-1)!.content as Array<Record<string, unknown>>).at(-1)).toEqual({
+      type: 'text',
+      text: 'Question?',
+      cache_control: mark,
+    });
+    const four = messagesToChat(withMarks(4, { cache_control: mark }), { cacheControl: true });
+    expect(chatMarks(four)).toBe(4);
+    expect((four.messages.at(-1)!.content as Array<Record<string, unknown>>).at(-1)).toEqual({
+      type: 'text',
+      text: 'Question?',
+    });
+  });
+});

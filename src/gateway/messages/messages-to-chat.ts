@@ -10,10 +10,11 @@
  * on a tool, and on the message for a tool result, a tool use or an assistant's text (the message's end
  * is the nearest point a chat message can mark); else it is dropped. A request-level `cache_control`
  * (Anthropic's automatic caching) is a breakpoint on the last cacheable block, the last message's last
- * block that is not thinking, as Anthropic places it. Dropped: `top_k`. Refused (400 naming
- * the field): blocks and tools that have no chat equivalent (documents by URL or file id, server tools and
- * their results, MCP servers).
+ * block that is not thinking, as Anthropic places it, while the client's own leave it one of the 4.
+ * Dropped: `top_k`. Refused (400 naming the field): blocks and tools that have no chat equivalent
+ * (documents by URL or file id, server tools and their results, MCP servers).
  */
+import { MAX_CACHE_BREAKPOINTS, messagesCacheBreakpoints } from '../../core/cache-breakpoints.js';
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
 import type {
@@ -49,11 +50,13 @@ const UNCACHEABLE = new Set(['thinking', 'redacted_thinking']);
 
 /**
  * The request with its request-level `cache_control` (automatic caching) on the last cacheable block: the
- * last message's last block that is not thinking, unless that block has a breakpoint of its own.
+ * last message's last block that is not thinking, unless that block has a breakpoint of its own. Automatic
+ * caching takes one of the request's 4 breakpoints: when the client's own already fill them, it adds none
+ * (a fifth would be refused; those 4 cache the prompt).
  */
 function withAutomaticBreakpoint(request: MessagesRequest, cacheControl: object): MessagesRequest {
   const last = request.messages[request.messages.length - 1];
-  if (!last) return request;
+  if (!last || messagesCacheBreakpoints(request).length >= MAX_CACHE_BREAKPOINTS) return request;
   const blocks: MessagesContentBlock[] =
     typeof last.content === 'string'
       ? [{ type: 'text', text: last.content }]
