@@ -220,7 +220,7 @@ describe('Claude on Bedrock', () => {
       model,
       max_tokens: 64,
       system: [
-        { type: 'text', text: 'Long rules.', cache_control: cache },
+        { type: 'text', text: 'Long rules.', cache_control: { type: 'ephemeral', ttl: '1h' } },
         { type: 'text', text: 'Today is Friday.' },
       ],
       messages: [
@@ -241,14 +241,12 @@ describe('Claude on Bedrock', () => {
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', cache_control: cache },
-            { type: 'text', text: 'Long document.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+            { type: 'text', text: 'Long document.', cache_control: { type: 'ephemeral', ttl: '5m' } },
             { type: 'text', text: 'Summarise it.' },
           ],
         },
       ],
-      tools: [
-        { name: 'get_weather', input_schema: { type: 'object', properties: {} }, cache_control: cache },
-      ],
+      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
     });
     const sent = bedrock.requests.at(-1)!.body as any;
     const point = { cachePoint: { type: 'default' } };
@@ -256,13 +254,17 @@ describe('Claude on Bedrock', () => {
       expect(JSON.stringify(sent)).not.toContain('cachePoint');
       return;
     }
-    expect(sent.system).toEqual([{ text: 'Long rules.' }, point, { text: 'Today is Friday.' }]);
+    expect(sent.system).toEqual([
+      { text: 'Long rules.' },
+      { cachePoint: { type: 'default', ttl: '1h' } },
+      { text: 'Today is Friday.' },
+    ]);
     expect(sent.messages[1].content.at(-1)).toEqual(point);
     expect(sent.messages[2].content).toEqual([
       { toolResult: { toolUseId: 'toolu_1', content: [{ text: 'sunny' }] } },
       point,
       { text: 'Long document.' },
-      { cachePoint: { type: 'default', ttl: '1h' } },
+      { cachePoint: { type: 'default', ttl: '5m' } },
       { text: 'Summarise it.' },
     ]);
     expect(message.usage).toMatchObject({
@@ -319,6 +321,33 @@ describe('Claude on Bedrock', () => {
       }
     },
   );
+
+  // Anthropic and Bedrock refuse a request with more than 4 breakpoints: the gateway refuses it first, in
+  // Anthropic's error shape, naming the fifth, and calls no provider.
+  it("refuses a fifth cache_control breakpoint in Anthropic's error shape, calling no provider", async () => {
+    const calls = bedrock.requests.length;
+    const cache = { type: 'ephemeral' as const };
+    const error = await refusal(
+      anthropicClient(bedrockConfig()).messages.create({
+        model: CLAUDE_ON_BEDROCK,
+        max_tokens: 64,
+        system: [{ type: 'text', text: 'Long rules.', cache_control: cache }],
+        messages: [
+          {
+            role: 'user',
+            content: ['One.', 'Two.', 'Three.', 'Four.'].map((text) => ({
+              type: 'text' as const,
+              text,
+              cache_control: cache,
+            })),
+          },
+        ],
+      }),
+    );
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toContain('messages[0].content[3].cache_control');
+    expect(bedrock.requests.length).toBe(calls);
+  });
 
   // Automatic caching takes one of Converse's 4 cache points: a request whose own breakpoints fill them gets
   // no fifth (Bedrock would refuse it), and its own reach Converse as they are.

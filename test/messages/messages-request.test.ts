@@ -514,6 +514,40 @@ describe('prompt-caching breakpoints', () => {
   };
   const chatMarks = (chat: unknown): number => (JSON.stringify(chat).match(/"cache_control"/g) ?? []).length;
 
+  // Anthropic refuses a fifth breakpoint (400 "A maximum of 4 blocks with cache_control may be provided"),
+  // wherever it is: on a tool, a system block, a message block or a block inside a tool result.
+  it('refuses a fifth breakpoint of the request, naming it, on a message and on a count', () => {
+    for (const validate of [validateMessagesRequest, validateMessagesCountTokensRequest]) {
+      const fifth = refusal(() =>
+        validate({
+          ...base,
+          tools: [{ ...tool, cache_control: mark }],
+          system: [{ type: 'text', text: 'Rules.', cache_control: mark }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: 't',
+                  content: [{ type: 'text', text: 'Result.', cache_control: mark }],
+                  cache_control: mark,
+                },
+                { type: 'text', text: 'Question?', cache_control: mark },
+              ],
+            },
+          ],
+        }),
+      );
+      expect(fifth.status).toBe(400);
+      expect(fifth.param).toBe('messages[0].content[1].cache_control');
+      expect(fifth.message).toContain('a maximum of 4 blocks with cache_control');
+    }
+    expect(() => withMarks(4)).not.toThrow();
+    // A request-level cache_control is not one of them: it is added only where a slot is left.
+    expect(() => withMarks(4, { cache_control: mark })).not.toThrow();
+  });
+
   // Automatic caching takes one of the request's 4 breakpoints: with the client's own 4 there is none left
   // for it (Anthropic and Bedrock refuse a fifth), and those 4 already cache the prompt.
   it('adds the automatic breakpoint only while the explicit ones leave it a slot', () => {

@@ -5,6 +5,7 @@
  * providers refuses what it cannot carry, naming it.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { checkCacheBreakpoints, messagesCacheBreakpoints } from '../cache-breakpoints.js';
 import { fieldError } from '../validator/compile-validator.js';
 import { ModelField, Nullable } from './common-fields.js';
 import { compileRequestBodyValidator } from './request-body-validator.js';
@@ -205,6 +206,8 @@ function checkPrompt(body: MessagesCountTokensRequest): void {
   if (body.thinking?.type === 'enabled' && body.thinking.budget_tokens === undefined) {
     throw fieldError('invalid_body', 'thinking.budget_tokens', 'is required when thinking is enabled');
   }
+  // Anthropic's limit on prompt-caching breakpoints, which Bedrock and Vertex AI keep too.
+  checkCacheBreakpoints(messagesCacheBreakpoints(body));
 }
 
 const validator = compileRequestBodyValidator(MessagesRequestSchema);
