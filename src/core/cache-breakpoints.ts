@@ -1,8 +1,10 @@
 /**
- * Anthropic's rule for prompt-caching breakpoints (`cache_control`), which Bedrock's cache points follow too:
- * at most 4 in a request, read in the order tools, then system, then messages. Anthropic answers 400 to a
- * request that breaks it ("A maximum of 4 blocks with cache_control may be provided. Found 5."), Bedrock a
- * validation error: the gateway refuses such a request before any call, naming the client's field.
+ * Anthropic's rules for prompt-caching breakpoints (`cache_control`), which Bedrock's cache points follow too:
+ * at most 4 in a request, and, in the order the request is read — tools, then system, then messages — none
+ * kept longer than one before it (a `ttl` of `1h` after one of `5m`, the default). Anthropic answers 400 to a
+ * request that breaks them ("A maximum of 4 blocks with cache_control may be provided. Found 5."; "a
+ * ttl='1h' cache_control block must not come after a ttl='5m' cache_control block"), Bedrock a validation
+ * error: the gateway refuses such a request before any call, naming the client's field.
  */
 import { GatewayError } from './errors.js';
 
@@ -12,6 +14,18 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 export interface CacheBreakpoint {
   param: string;
   cacheControl: unknown;
+}
+
+/** The TTLs Anthropic and Bedrock take, in minutes; another is the provider's to refuse. */
+const TTL_MINUTES = new Map([
+  ['5m', 5],
+  ['1h', 60],
+]);
+
+/** A `cache_control` value's TTL: its `ttl`, or the default five minutes. */
+function cacheTtl(cacheControl: unknown): string {
+  const ttl = (cacheControl as { ttl?: unknown } | null)?.ttl;
+  return typeof ttl === 'string' ? ttl : '5m';
 }
 
 /** Whether a value marks a breakpoint (a `cache_control` of `null` marks none). */
@@ -27,6 +41,20 @@ export function checkCacheBreakpoints(breakpoints: readonly CacheBreakpoint[]): 
       `${extra.param}: a maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided, found ${breakpoints.length}`,
       { param: extra.param },
     );
+  }
+  let shortest: { ttl: string; minutes: number } | undefined;
+  for (const { param, cacheControl } of breakpoints) {
+    const ttl = cacheTtl(cacheControl);
+    const minutes = TTL_MINUTES.get(ttl);
+    if (minutes === undefined) continue;
+    if (shortest !== undefined && minutes > shortest.minutes) {
+      throw new GatewayError(
+        'invalid_body',
+        `${param}.ttl: a ttl='${ttl}' cache_control block must not come after a ttl='${shortest.ttl}' cache_control block (blocks are read in the order tools, system, messages)`,
+        { param: `${param}.ttl` },
+      );
+    }
+    if (shortest === undefined || minutes < shortest.minutes) shortest = { ttl, minutes };
   }
 }
 

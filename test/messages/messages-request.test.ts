@@ -548,6 +548,50 @@ describe('prompt-caching breakpoints', () => {
     expect(() => withMarks(4, { cache_control: mark })).not.toThrow();
   });
 
+  // Anthropic reads tools, then system, then messages, and refuses a breakpoint kept an hour after one kept
+  // five minutes (the default): "a ttl='1h' cache_control block must not come after a ttl='5m' one".
+  it('refuses a breakpoint of a longer ttl after one of a shorter, naming it', () => {
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const late = refusal(() =>
+      validateMessagesRequest({
+        ...base,
+        tools: [{ ...tool, cache_control: mark }],
+        system: [{ type: 'text', text: 'Rules.', cache_control: hour }],
+      }),
+    );
+    expect(late.status).toBe(400);
+    expect(late.param).toBe('system[0].cache_control.ttl');
+    expect(late.message).toContain("a ttl='1h' cache_control block must not come after a ttl='5m'");
+    const inner = refusal(() =>
+      validateMessagesCountTokensRequest({
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't',
+                content: [{ type: 'text', text: 'Result.', cache_control: { type: 'ephemeral', ttl: '5m' } }],
+                cache_control: hour,
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(inner.param).toBe('messages[0].content[0].cache_control.ttl');
+    // Longer first, then shorter, is how it should be.
+    expect(() =>
+      validateMessagesRequest({
+        ...base,
+        tools: [{ ...tool, cache_control: hour }],
+        system: [{ type: 'text', text: 'Rules.', cache_control: hour }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: mark }] }],
+      }),
+    ).not.toThrow();
+  });
+
   // Automatic caching takes one of the request's 4 breakpoints: with the client's own 4 there is none left
   // for it (Anthropic and Bedrock refuse a fifth), and those 4 already cache the prompt.
   it('adds the automatic breakpoint only while the explicit ones leave it a slot', () => {
