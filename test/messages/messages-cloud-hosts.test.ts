@@ -386,6 +386,23 @@ describe('Claude on Bedrock', () => {
     ]);
   });
 
+  // The automatic cache point comes last: kept an hour after a five-minute one, Bedrock would refuse it.
+  it('refuses a request-level cache_control kept longer than a breakpoint before it', async () => {
+    const calls = bedrock.requests.length;
+    const error = await refusal(
+      anthropicClient(bedrockConfig()).messages.create({
+        model: 'us.amazon.nova-pro-v1:0',
+        max_tokens: 64,
+        cache_control: { type: 'ephemeral', ttl: '1h' },
+        system: [{ type: 'text', text: 'Long rules.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Sum it up.' }],
+      } as any),
+    );
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toContain('cache_control.ttl');
+    expect(bedrock.requests.length).toBe(calls);
+  });
+
   // A reasoning model on Converse answers its reasoning (reasoningContent) whatever is asked; Anthropic
   // answers thinking blocks only to a request that turned thinking on, so only such a request has them.
   it.each([

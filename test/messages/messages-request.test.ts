@@ -609,4 +609,22 @@ describe('prompt-caching breakpoints', () => {
       text: 'Question?',
     });
   });
+
+  // The automatic breakpoint goes on the last block, after every explicit one: kept an hour, it would follow
+  // a five-minute one, which Anthropic and Bedrock refuse. Where the gateway would place it, it refuses
+  // the request first, naming the request-level field; a target that does not cache places none.
+  it('refuses an automatic breakpoint kept longer than an explicit one before it', () => {
+    const request = withMarks(1, { cache_control: { type: 'ephemeral', ttl: '1h' } });
+    const error = refusal(() => messagesToChat(request, { cacheControl: true }));
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('cache_control.ttl');
+    expect(messagesToChat(request)).not.toHaveProperty('messages.1.content.2.cache_control');
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const longFirst = validateMessagesRequest({
+      ...base,
+      tools: [{ ...tool, cache_control: hour }],
+      cache_control: hour,
+    });
+    expect(JSON.stringify(messagesToChat(longFirst, { cacheControl: true }))).toContain('"ttl":"1h"');
+  });
 });
