@@ -29,7 +29,7 @@ export const anthropicCapabilities: ProviderCapabilities = {
     thinking: '→ thinking (extended thinking); thinking comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk',
     cache_control:
-      "on a content part → on its block; on a whole message → on the message's last block (a tool message's tool_result)",
+      "on a content part → on its block; on a whole message → on the message's last block (a tool message's tool_result); more than 4 breakpoints, or one with ttl 1h after a 5m one in the order Anthropic reads them (tools, system and developer messages, messages), refused (400) naming the field",
     seed: 'dropped: Anthropic has no seed; determinism is best-effort in OpenAI too',
     n: 'fanned out by the gateway (Anthropic returns one answer)',
     frequency_penalty: 'refused (400) unless 0: not supported by Anthropic',

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import { applyAllowedTools } from '../shared/allowed-tools.js';
+import { markedAt } from '../shared/cache-mark-origins.js';
 import type { AnthropicTool, AnthropicToolChoice } from './anthropic-api-types.js';
 
 export interface AnthropicToolSettings {
@@ -39,8 +40,10 @@ export function prepareAnthropicTools(body: ChatCompletionRequest): AnthropicToo
     if (tool.function.description) out.description = tool.function.description;
     if (tool.function.strict === true) out.strict = true;
     const cacheControl = (tool as { cache_control?: Record<string, unknown> }).cache_control;
-    if (cacheControl) out.cache_control = cacheControl;
-    return out;
+    if (!cacheControl) return out;
+    out.cache_control = cacheControl;
+    // The client's index: allowed_tools may have left some of its tools out.
+    return markedAt(out, `tools[${(body.tools ?? []).indexOf(tool)}].cache_control`);
   });
 
   const disableParallel = body.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};

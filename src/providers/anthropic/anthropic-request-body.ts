@@ -3,6 +3,7 @@ import type { AdapterRequest } from '../types.js';
 import type { ChatCompletionRequest } from '../../core/schemas/index.js';
 import { jsonResponseFormat, requireThinkingBudget, stopSequences } from '../shared/chat-request-fields.js';
 import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js';
+import { checkAnthropicCacheBreakpoints } from './anthropic-cache-breakpoints.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
 import { prepareAnthropicTools } from './anthropic-prepare-tools.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
@@ -63,7 +64,9 @@ export function toAnthropicMessagesBody(
   if (typeof body.user === 'string' && body.user !== '') out.metadata = { user_id: body.user };
   if (req.stream) out.stream = true;
 
-  Object.assign(out, prepareAnthropicTools(body));
+  const tools = prepareAnthropicTools(body);
+  Object.assign(out, tools);
+  checkAnthropicCacheBreakpoints({ tools: tools.tools, system, messages });
   applyResponseFormat(body, out);
   return out;
 }

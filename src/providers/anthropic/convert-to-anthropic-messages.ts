@@ -7,6 +7,7 @@ import type {
   UserMessage,
 } from '../../core/schemas/index.js';
 import { toAlternatingTurns } from '../shared/alternating-turns.js';
+import { markedAt } from '../shared/cache-mark-origins.js';
 import { parseDataUrl } from '../shared/data-url.js';
 import { returnedContentBlocks } from '../shared/returned-content-blocks.js';
 import { parseToolArguments } from '../shared/tool-arguments.js';
@@ -47,6 +48,7 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPr
 function withMessageCacheControl(
   message: ChatMessage,
   blocks: AnthropicContentBlock[],
+  where: string,
 ): AnthropicContentBlock[] {
   const cacheControl = (message as { cache_control?: AnthropicCacheControl }).cache_control;
   const last = blocks[blocks.length - 1];
@@ -59,7 +61,11 @@ function withMessageCacheControl(
   ) {
     return blocks;
   }
-  return [...blocks.slice(0, -1), { ...last, cache_control: cacheControl } as AnthropicContentBlock];
+  const block = markedAt(
+    { ...last, cache_control: cacheControl } as AnthropicContentBlock,
+    `${where}.cache_control`,
+  );
+  return [...blocks.slice(0, -1), block];
 }
 
 function isText(block: AnthropicContentBlock): boolean {
@@ -72,25 +78,34 @@ function userContent(content: UserMessage['content'], where: string): AnthropicC
   return content.map((part, j) => contentPart(part, `${where}.content[${j}]`));
 }
 
-function withCacheControl<T extends AnthropicContentBlock>(block: T, part: UserContentPart): T {
+/** The block with its part's `cache_control` (`where` the part's field). */
+function withCacheControl<T extends AnthropicContentBlock>(
+  block: T,
+  part: UserContentPart,
+  where: string,
+): T {
   const cacheControl = (part as { cache_control?: Record<string, unknown> }).cache_control;
-  return cacheControl ? { ...block, cache_control: cacheControl } : block;
+  return cacheControl ? markedAt({ ...block, cache_control: cacheControl }, `${where}.cache_control`) : block;
 }
 
 function contentPart(part: UserContentPart, where: string): AnthropicContentBlock {
   if (part.type === 'text') {
-    return withCacheControl({ type: 'text', text: String(part.text ?? '') }, part);
+    return withCacheControl({ type: 'text', text: String(part.text ?? '') }, part, where);
   }
   if (part.type === 'image_url') {
     const url = part.image_url?.url ?? '';
-    return withCacheControl(imageBlock(url, `${where}.image_url`), part);
+    return withCacheControl(imageBlock(url, `${where}.image_url`), part, where);
   }
   if (part.type === 'file') {
     const file = part.file ?? {};
     // A file by URL is Anthropic's to fetch (a PDF), as an image by URL is: the gateway never fetches one.
     if (file.file_url !== undefined) {
       if (/^https?:\/\//i.test(file.file_url)) {
-        return withCacheControl({ type: 'document', source: { type: 'url', url: file.file_url } }, part);
+        return withCacheControl(
+          { type: 'document', source: { type: 'url', url: file.file_url } },
+          part,
+          where,
+        );
       }
       throw new GatewayError(
         'unsupported_parameter',
@@ -103,6 +118,7 @@ function contentPart(part: UserContentPart, where: string): AnthropicContentBloc
       return withCacheControl(
         { type: 'document', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } },
         part,
+        where,
       );
     }
     throw new GatewayError(

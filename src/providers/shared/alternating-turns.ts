@@ -25,8 +25,8 @@ export interface TurnBlocks<Block> {
   toolResult(message: ToolMessage, toolCallId: string, where: string): Block;
   /** A message's blocks with what the message itself says of them added: its `cache_control` (the chat
    * extension LiteLLM and Portkey take on a whole message), a prompt-cache breakpoint after its last block.
-   * Absent: the blocks as they are. */
-  marked?(message: ChatMessage, blocks: Block[]): Block[];
+   * Absent: the blocks as they are. `where` is the message's field (`messages[3]`). */
+  marked?(message: ChatMessage, blocks: Block[], where: string): Block[];
 }
 
 /**
@@ -49,24 +49,27 @@ export function toAlternatingTurns<Block>(
     else turns.push({ role, content });
   };
 
-  const marked = (message: ChatMessage, content: Block[]): Block[] =>
-    blocks.marked && content.length > 0 ? blocks.marked(message, content) : content;
+  const marked = (message: ChatMessage, content: Block[], where: string): Block[] =>
+    blocks.marked && content.length > 0 ? blocks.marked(message, content, where) : content;
 
   messages.forEach((message, i) => {
     const where = `messages[${i}]`;
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(...marked(message, blocks.system(message, where)));
+        system.push(...marked(message, blocks.system(message, where), where));
         break;
       case 'user':
-        push('user', marked(message, blocks.user(message, where)));
+        push('user', marked(message, blocks.user(message, where), where));
         break;
       case 'assistant':
-        push('assistant', marked(message, blocks.assistant(message, where)));
+        push('assistant', marked(message, blocks.assistant(message, where), where));
         break;
       case 'tool':
-        push('user', marked(message, [blocks.toolResult(message, requireToolCallId(message, where), where)]));
+        push(
+          'user',
+          marked(message, [blocks.toolResult(message, requireToolCallId(message, where), where)], where),
+        );
         break;
       default:
         throw new GatewayError(

@@ -144,6 +144,56 @@ describe('anthropic request translation', () => {
     ]);
   });
 
+  // Anthropic takes at most 4 breakpoints and reads them tools, then system (system and developer messages,
+  // wherever they are), then messages: a fifth is refused naming the chat field it came from.
+  it('refuses a fifth cache_control breakpoint, counted in the order Anthropic reads them', () => {
+    const cache = { type: 'ephemeral' };
+    const messages = [
+      { role: 'system', content: 'Rules.', cache_control: cache },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Document.', cache_control: cache },
+          { type: 'text', text: 'Appendix.', cache_control: cache },
+        ],
+      },
+      { role: 'developer', content: 'More rules.', cache_control: cache },
+    ];
+    const tools = [{ ...weatherTool, cache_control: cache }];
+    const error = refusal(() => build({ messages, tools }));
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('messages[1].content[1].cache_control');
+    expect(error.message).toContain('a maximum of 4 blocks with cache_control');
+    // A message's mark on a part that has its own is one breakpoint, not two.
+    const { body } = build({
+      messages: [{ ...messages[1], cache_control: cache }, messages[0], messages[2]],
+    });
+    expect(JSON.stringify(body).match(/cache_control/g)).toHaveLength(4);
+  });
+
+  it('refuses a breakpoint kept an hour after one kept five minutes, naming its ttl', () => {
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const error = refusal(() =>
+      build({
+        messages: [
+          { role: 'system', content: 'Rules.', cache_control: hour },
+          { role: 'user', content: 'Hi' },
+        ],
+        tools: [{ ...weatherTool, cache_control: { type: 'ephemeral' } }],
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('messages[0].cache_control.ttl');
+    // A developer message later in the chat is read first, as system: an hour there is before five minutes.
+    const { body } = build({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] },
+        { role: 'developer', content: 'Rules.', cache_control: hour },
+      ],
+    });
+    expect(body.system).toEqual([{ type: 'text', text: 'Rules.', cache_control: hour }]);
+  });
+
   it('maps sampling parameters, stop, user, stream; drops seed; max_completion_tokens wins', () => {
     const { body } = build({
       temperature: 0.2,
