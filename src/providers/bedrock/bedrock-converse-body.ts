@@ -5,7 +5,11 @@ import { refuseUnsupportedParameters } from '../shared/unsupported-parameters.js
 import { JSON_RESPONSE_TOOL_NAME, THINKING_ANSWER_TOKENS } from './bedrock-config.js';
 import { prepareBedrockTools } from './bedrock-prepare-tools.js';
 import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';
-import { promptWithoutCachePoints, toolsWithoutCachePoints } from './bedrock-cache-points.js';
+import {
+  checkCachePoints,
+  promptWithoutCachePoints,
+  toolsWithoutCachePoints,
+} from './bedrock-cache-points.js';
 import { cachePointSupport, mayBeAnthropicModel, toolChoiceSupport } from './bedrock-model-ids.js';
 
 /** OpenAI parameters Converse has no equivalent for; refused unless set to their neutral value. */
@@ -68,8 +72,10 @@ export function toBedrockConverseBody(
   }
   if (Object.keys(inference).length > 0) out.inferenceConfig = inference;
 
-  const toolConfig = prepareBedrockTools(body);
-  if (toolConfig) out.toolConfig = caching === 'all' ? toolConfig : toolsWithoutCachePoints(toolConfig);
+  const prepared = prepareBedrockTools(body);
+  const toolConfig = prepared && caching !== 'all' ? toolsWithoutCachePoints(prepared) : prepared;
+  if (toolConfig) out.toolConfig = toolConfig;
+  checkCachePoints(system, messages, toolConfig?.tools);
   applyResponseFormat(body, model, out);
   return out;
 }

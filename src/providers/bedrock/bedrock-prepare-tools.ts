@@ -40,7 +40,9 @@ export function prepareBedrockTools(body: ChatCompletionRequest): BedrockToolCon
         ...(tool.function.strict === true ? { strict: true } : {}),
       },
     };
-    return [spec, ...cachePointFor((tool as { cache_control?: unknown }).cache_control)];
+    // The client's index: allowed_tools may have left some of its tools out.
+    const param = `tools[${(body.tools ?? []).indexOf(tool)}].cache_control`;
+    return [spec, ...cachePointFor((tool as { cache_control?: unknown }).cache_control, param)];
   });
   if (choice === 'none') return historyHasTools(body.messages ?? []) ? { tools: specs } : undefined;
   if (choice === 'required') return { tools: specs, toolChoice: { any: {} } };

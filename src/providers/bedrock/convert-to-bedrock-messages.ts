@@ -40,19 +40,23 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
     user: (message, where) => content(message.content, where),
     assistant: assistantContent,
     toolResult,
-    marked: (message, blocks) => [...blocks, ...cachePointFor(messageCacheControl(message))],
+    marked: (message, blocks, where) => [...blocks, ...messageCachePoint(message, where)],
   });
   if (turns[0]?.role !== 'user')
     turns.unshift({ role: 'user', content: [{ text: CONVERSATION_START_TEXT }] });
   return { system, messages: turns };
 }
 
-/** What a message's own `cache_control` marks; a tool message's parts' too (their result is one block). */
-function messageCacheControl(message: ChatMessage): unknown {
+/** The cache point a message's own `cache_control` marks; a tool message's parts' too (their result is one
+ * block), named by the first marked part. */
+function messageCachePoint(message: ChatMessage, where: string): BedrockContentBlock[] {
   const own = (message as { cache_control?: unknown }).cache_control;
-  if (own || message.role !== 'tool' || !Array.isArray(message.content)) return own;
-  return (message.content as Array<{ cache_control?: unknown }>).find((part) => part.cache_control)
-    ?.cache_control;
+  if (own || message.role !== 'tool' || !Array.isArray(message.content)) {
+    return cachePointFor(own, `${where}.cache_control`);
+  }
+  const parts = message.content as Array<{ cache_control?: unknown }>;
+  const k = parts.findIndex((part) => part.cache_control);
+  return k < 0 ? [] : cachePointFor(parts[k].cache_control, `${where}.content[${k}].cache_control`);
 }
 
 function content(value: UserMessage['content'], where: string): BedrockContentBlock[] {
@@ -62,7 +66,10 @@ function content(value: UserMessage['content'], where: string): BedrockContentBl
 }
 
 function contentPart(part: UserContentPart, where: string): BedrockContentBlock[] {
-  const cachePoint = cachePointFor((part as { cache_control?: unknown }).cache_control);
+  const cachePoint = cachePointFor(
+    (part as { cache_control?: unknown }).cache_control,
+    `${where}.cache_control`,
+  );
   if (part.type === 'text') {
     const text = String(part.text ?? '');
     return isBlank(text) ? [] : [{ text }, ...cachePoint];

@@ -103,10 +103,12 @@ describe('bedrock request translation', () => {
   // cache_control as LiteLLM and Portkey take it on the chat API: on a content part, on a whole message, on
   // a tool. Each marks a cache checkpoint after what it is on, with its ttl, for the models that cache.
   const CACHE = { type: 'ephemeral' };
+  const HOUR = { type: 'ephemeral', ttl: '1h' };
+  // 4 breakpoints, those kept an hour first, as Bedrock (like Anthropic) demands.
   const cachedConversation = {
     messages: [
-      { role: 'system', content: 'Long rules.', cache_control: CACHE },
-      { role: 'user', content: 'Weather?', cache_control: { type: 'ephemeral', ttl: '1h' } },
+      { role: 'system', content: 'Long rules.', cache_control: HOUR },
+      { role: 'user', content: 'Weather?', cache_control: HOUR },
       {
         role: 'assistant',
         content: null,
@@ -119,17 +121,18 @@ describe('bedrock request translation', () => {
         ],
       },
       { role: 'tool', tool_call_id: 'call_1', content: 'sunny', cache_control: CACHE },
-      { role: 'user', content: [{ type: 'text', text: 'Thanks', cache_control: CACHE }] },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
     ],
-    tools: [{ ...weatherTool, cache_control: CACHE }],
+    tools: [{ ...weatherTool, cache_control: HOUR }],
   };
 
   it('marks cache_control on a message, a tool result and a tool with a cachePoint after it (Claude)', async () => {
     const { body } = await build(cachedConversation);
     const point = { cachePoint: { type: 'default' } };
-    expect(body.system).toEqual([{ text: 'Long rules.' }, point]);
+    const hour = { cachePoint: { type: 'default', ttl: '1h' } };
+    expect(body.system).toEqual([{ text: 'Long rules.' }, hour]);
     expect(body.messages).toEqual([
-      { role: 'user', content: [{ text: 'Weather?' }, { cachePoint: { type: 'default', ttl: '1h' } }] },
+      { role: 'user', content: [{ text: 'Weather?' }, hour] },
       {
         role: 'assistant',
         content: [{ toolUse: { toolUseId: 'call_1', name: 'get_weather', input: { city: 'Paris' } } }],
@@ -140,19 +143,18 @@ describe('bedrock request translation', () => {
           { toolResult: { toolUseId: 'call_1', content: [{ text: 'sunny' }] } },
           point,
           { text: 'Thanks' },
-          point,
         ],
       },
     ]);
     expect(body.toolConfig.tools).toEqual([
       { toolSpec: expect.objectContaining({ name: 'get_weather' }) },
-      point,
+      hour,
     ]);
   });
 
   it('gives Nova cache points in system and messages only, and a model without prompt caching none', async () => {
     const nova = (await build({ ...cachedConversation, model: 'us.amazon.nova-pro-v1:0' })).body;
-    expect(nova.system).toEqual([{ text: 'Long rules.' }, { cachePoint: { type: 'default' } }]);
+    expect(nova.system).toEqual([{ text: 'Long rules.' }, { cachePoint: { type: 'default', ttl: '1h' } }]);
     expect(nova.messages[0].content.at(-1)).toEqual({ cachePoint: { type: 'default', ttl: '1h' } });
     expect(nova.toolConfig.tools).toEqual([{ toolSpec: expect.objectContaining({ name: 'get_weather' }) }]);
 
@@ -160,6 +162,37 @@ describe('bedrock request translation', () => {
       const { body } = await build({ ...cachedConversation, model });
       expect(JSON.stringify(body)).not.toContain('cachePoint');
     }
+  });
+
+  // Converse takes at most 4 cache points and reads them toolConfig, system, messages, none kept longer than
+  // one before it: a request that breaks that is refused naming the chat field, for the points the model
+  // is sent (Nova's tools get none, and do not count).
+  it('refuses a fifth cache point, or one kept an hour after a five-minute one, naming the chat field', async () => {
+    const fifth = {
+      ...cachedConversation,
+      messages: [
+        ...cachedConversation.messages.slice(0, -1),
+        { role: 'user', content: [{ type: 'text', text: 'Thanks', cache_control: CACHE }] },
+      ],
+    };
+    const error = await refusal(build(fifth));
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('messages[4].content[0].cache_control');
+    expect(error.message).toContain('a maximum of 4 blocks with cache_control');
+    const nova = (await build({ ...fifth, model: 'us.amazon.nova-pro-v1:0' })).body;
+    expect(JSON.stringify(nova).match(/cachePoint/g)).toHaveLength(4);
+
+    const late = await refusal(
+      build({ ...cachedConversation, tools: [{ ...weatherTool, cache_control: CACHE }] }),
+    );
+    expect(late.param).toBe('messages[0].cache_control.ttl');
+    expect(late.message).toContain("a ttl='1h' cache_control block must not come after a ttl='5m'");
+    // The tool's point is not sent to Nova: its order is not Nova's to judge.
+    await build({
+      ...cachedConversation,
+      tools: [{ ...weatherTool, cache_control: CACHE }],
+      model: 'us.amazon.nova-pro-v1:0',
+    });
   });
 
   it.each(['frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs'])(
