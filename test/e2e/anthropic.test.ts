@@ -262,6 +262,35 @@ describe('anthropic through the gateway', () => {
     expect(String(error.message)).toMatch(/anthropic/i);
   });
 
+  // Anthropic refuses a fifth prompt-caching breakpoint; the gateway does first, in the OpenAI shape, naming
+  // the chat field, and sends nothing.
+  it('refuses a fifth cache_control breakpoint with a 400 naming it, calling no provider', async () => {
+    const calls = fake.requests.length;
+    const cache = { type: 'ephemeral' };
+    const error = await client.chat.completions
+      .create({
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'system', content: 'Rules.', cache_control: cache },
+          {
+            role: 'user',
+            content: ['One.', 'Two.', 'Three.', 'Four.'].map((text) => ({
+              type: 'text' as const,
+              text,
+              cache_control: cache,
+            })),
+          },
+        ],
+      } as any)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'messages[1].content[3].cache_control',
+    });
+    expect(fake.requests.length).toBe(calls);
+  });
+
   it("returns Anthropic's 401 for a wrong key", async () => {
     const wrong = clientWith({ provider: 'anthropic', api_key: 'sk-ant-wrong', custom_host: fake.url });
     const error = await wrong.chat.completions
