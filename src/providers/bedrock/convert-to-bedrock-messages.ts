@@ -28,7 +28,8 @@ const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
  * Images must be inline bytes: an image URL would need the gateway to fetch it, which adapters do not, so
  * it is refused naming the part. A `cache_control` on a content part, or on a whole message, becomes a
  * `cachePoint` after it (after a tool message's result block for one on the message or on any of its parts,
- * as a checkpoint cannot sit inside a result); whether the model takes it is the caller's to judge. Converse
+ * as a checkpoint cannot sit inside a result; one point, not two, for a message whose last part is marked
+ * too); whether the model takes it is the caller's to judge. Converse
  * demands that the conversation start with a user turn, so one that would not (an assistant's greeting first,
  * or nothing but a system prompt) gets a minimal user turn in front.
  */
@@ -40,7 +41,9 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
     user: (message, where) => content(message.content, where),
     assistant: assistantContent,
     toolResult,
-    marked: (message, blocks, where) => [...blocks, ...messageCachePoint(message, where)],
+    // A message's mark is a point after its last block: one that block's own mark made already is that point.
+    marked: (message, blocks, where) =>
+      'cachePoint' in blocks[blocks.length - 1] ? blocks : [...blocks, ...messageCachePoint(message, where)],
   });
   if (turns[0]?.role !== 'user')
     turns.unshift({ role: 'user', content: [{ text: CONVERSATION_START_TEXT }] });

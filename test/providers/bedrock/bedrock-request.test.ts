@@ -164,6 +164,24 @@ describe('bedrock request translation', () => {
     }
   });
 
+  // A message's mark is a point after its last block: where that block's own mark already put one, it is
+  // the same point (as on Anthropic, where the block keeps its own), not a second one next to it.
+  it('adds no second cache point for a message whose last part is marked already', async () => {
+    const { body } = await build({
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'Long document.', cache_control: HOUR }],
+          cache_control: CACHE,
+        },
+      ],
+    });
+    expect(body.messages[0].content).toEqual([
+      { text: 'Long document.' },
+      { cachePoint: { type: 'default', ttl: '1h' } },
+    ]);
+  });
+
   // Converse takes at most 4 cache points and reads them toolConfig, system, messages, none kept longer than
   // one before it: a request that breaks that is refused naming the chat field, for the points the model
   // is sent (Nova's tools get none, and do not count).
