@@ -571,3 +571,73 @@ describe('Claude on Vertex AI', () => {
     );
   });
 });
+
+// Bedrock and Vertex AI take no request-level cache_control (400 "cache_control: Extra inputs are not
+// permitted": automatic caching is Anthropic's API's alone). Claude there gets what automatic caching does:
+// a breakpoint on the last cacheable block, unless it has one or the request's own fill the 4.
+describe('automatic caching for Claude on the clouds', () => {
+  const cloudRequest = () => {
+    const sent = [bedrock.requests.at(-1)!.body, vertex.requests.at(-1)!.body] as any[];
+    return sent;
+  };
+
+  it('moves a request-level cache_control onto the last cacheable block', async () => {
+    const hour = { type: 'ephemeral' as const, ttl: '1h' as const };
+    const params = {
+      max_tokens: 64,
+      cache_control: hour,
+      system: [{ type: 'text', text: 'Long rules.', cache_control: hour }],
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Hello.' },
+            { type: 'thinking', thinking: 'Done.', signature: 'sig' },
+          ],
+        },
+      ],
+    };
+    await anthropicClient(bedrockConfig()).messages.create({ ...params, model: CLAUDE_ON_BEDROCK } as any);
+    await anthropicClient(vertexConfig()).messages.create({ ...params, model: 'claude-opus-5' } as any);
+    for (const body of cloudRequest()) {
+      expect(body).not.toHaveProperty('cache_control');
+      expect(body.system).toEqual(params.system);
+      expect(body.messages).toEqual([
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Hello.', cache_control: hour },
+            { type: 'thinking', thinking: 'Done.', signature: 'sig' },
+          ],
+        },
+      ]);
+    }
+  });
+
+  it('leaves the blocks as they are when the last has a breakpoint or the request has 4', async () => {
+    const mark = { type: 'ephemeral' as const };
+    const four = {
+      max_tokens: 64,
+      cache_control: mark,
+      system: [{ type: 'text', text: 'Long rules.', cache_control: mark }],
+      messages: [
+        {
+          role: 'user',
+          content: ['One.', 'Two.', 'Three.', 'Four.'].map((text, k) => ({
+            type: 'text',
+            text,
+            ...(k < 3 ? { cache_control: mark } : {}),
+          })),
+        },
+      ],
+    };
+    await anthropicClient(bedrockConfig()).messages.create({ ...four, model: CLAUDE_ON_BEDROCK } as any);
+    await anthropicClient(vertexConfig()).messages.create({ ...four, model: 'claude-opus-5' } as any);
+    for (const body of cloudRequest()) {
+      expect(body).not.toHaveProperty('cache_control');
+      expect(body.messages).toEqual(four.messages);
+    }
+  });
+});

@@ -14,13 +14,9 @@
  * Dropped: `top_k`. Refused (400 naming the field): blocks and tools that have no chat equivalent
  * (documents by URL or file id, server tools and their results, MCP servers).
  */
-import {
-  checkCacheBreakpoints,
-  MAX_CACHE_BREAKPOINTS,
-  messagesCacheBreakpoints,
-} from '../../core/cache-breakpoints.js';
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
+import { withAutomaticCacheBreakpoint } from '../../providers/anthropic/index.js';
 import type {
   ChatCompletionRequest,
   ChatMessage,
@@ -47,33 +43,6 @@ function marked(parts: UserContentPart[], block: MessagesContentBlock, options: 
   const mark = cacheMark(block, options);
   if (parts.length === 0 || !('cache_control' in mark)) return parts;
   return [...parts.slice(0, -1), { ...parts[parts.length - 1], ...mark } as UserContentPart];
-}
-
-/** Thinking blocks take no breakpoint. */
-const UNCACHEABLE = new Set(['thinking', 'redacted_thinking']);
-
-/**
- * The request with its request-level `cache_control` (automatic caching) on the last cacheable block: the
- * last message's last block that is not thinking, unless that block has a breakpoint of its own. Automatic
- * caching takes one of the request's 4 breakpoints: when the client's own already fill them, it adds none
- * (a fifth would be refused; those 4 cache the prompt). Being the last, it may not be kept longer than one
- * before it (a `1h` after a `5m`), which Anthropic and Bedrock refuse: such a request is refused first,
- * naming `cache_control.ttl`.
- */
-function withAutomaticBreakpoint(request: MessagesRequest, cacheControl: object): MessagesRequest {
-  const last = request.messages[request.messages.length - 1];
-  const explicit = messagesCacheBreakpoints(request);
-  if (!last || explicit.length >= MAX_CACHE_BREAKPOINTS) return request;
-  const blocks: MessagesContentBlock[] =
-    typeof last.content === 'string'
-      ? [{ type: 'text', text: last.content }]
-      : [...(last.content as MessagesContentBlock[])];
-  const k = blocks.findLastIndex((block) => !UNCACHEABLE.has(block.type));
-  const block = blocks[k];
-  if (!block || block.cache_control) return request;
-  checkCacheBreakpoints([...explicit, { param: 'cache_control', cacheControl }]);
-  blocks[k] = { ...block, cache_control: cacheControl as MessagesContentBlock['cache_control'] };
-  return { ...request, messages: [...request.messages.slice(0, -1), { ...last, content: blocks }] };
 }
 
 function refused(param: string, what: string): GatewayError {
@@ -372,9 +341,7 @@ export function translateMessages(
   body: ChatCompletionRequest;
   origins: ChatOrigin[];
 } {
-  if (options.cacheControl && request.cache_control) {
-    request = withAutomaticBreakpoint(request, request.cache_control);
-  }
+  if (options.cacheControl) request = withAutomaticCacheBreakpoint(request);
   if (request.stop_sequences && request.stop_sequences.length > 4) {
     throw refused('stop_sequences', 'more than 4 stop sequences');
   }

@@ -21,6 +21,7 @@ export { anthropicCapabilities } from './anthropic-capabilities.js';
 export { toOpenAIUsage as anthropicUsageToOpenAI } from './anthropic-usage.js';
 export { MessagesEventRelay, messagesAnswerUsage } from './anthropic-messages-relay.js';
 export { refuseNonBase64Images } from './base64-image-sources.js';
+export { withAutomaticCacheBreakpoint } from './automatic-cache-breakpoint.js';
 
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',

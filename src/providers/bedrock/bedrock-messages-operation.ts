@@ -5,7 +5,12 @@
  * Anthropic's exactly. The stream is an AWS event-stream whose `chunk` events carry each Anthropic event's
  * JSON, base64-encoded; that text is relayed as it is.
  */
-import { MessagesEventRelay, messagesAnswerUsage, refuseNonBase64Images } from '../anthropic/index.js';
+import {
+  MessagesEventRelay,
+  messagesAnswerUsage,
+  refuseNonBase64Images,
+  withAutomaticCacheBreakpoint,
+} from '../anthropic/index.js';
 import type { OperationHandler, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import { joinUrl } from '../shared/url.js';
 import { bedrockEventFailure } from './bedrock-error.js';
@@ -55,7 +60,8 @@ export const bedrockMessagesOperation: OperationHandler<'messages'> = {
   buildRequest(req) {
     refuseNonBase64Images(req.body, 'bedrock');
     const credentials = bedrockCredentials(req.target);
-    const { model, stream: _stream, ...rest } = req.body;
+    // Bedrock refuses a request-level cache_control: the breakpoint goes where Anthropic would put it.
+    const { model, stream: _stream, ...rest } = withAutomaticCacheBreakpoint(req.body);
     const anthropicBeta = betaFlags(req.clientHeaders['anthropic-beta']);
     const body = {
       anthropic_version: BEDROCK_ANTHROPIC_VERSION,

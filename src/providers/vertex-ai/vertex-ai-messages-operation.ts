@@ -4,7 +4,12 @@
  * vertex-2023-10-16` in the body). The answer and the SSE events are Anthropic's and are relayed as they
  * are. Gemini models on Vertex have no such API: their Messages calls are translated.
  */
-import { MessagesEventRelay, messagesAnswerUsage, refuseNonBase64Images } from '../anthropic/index.js';
+import {
+  MessagesEventRelay,
+  messagesAnswerUsage,
+  refuseNonBase64Images,
+  withAutomaticCacheBreakpoint,
+} from '../anthropic/index.js';
 import type { OperationHandler } from '../types.js';
 import {
   VERTEX_ANTHROPIC_VERSION,
@@ -19,7 +24,8 @@ export const vertexMessagesOperation: OperationHandler<'messages'> = {
 
   buildRequest(req) {
     refuseNonBase64Images(req.body, 'vertex-ai');
-    const { model, ...rest } = req.body;
+    // Vertex AI refuses a request-level cache_control: the breakpoint goes where Anthropic would put it.
+    const { model, ...rest } = withAutomaticCacheBreakpoint(req.body);
     const action = req.stream ? 'streamRawPredict' : 'rawPredict';
     return {
       method: 'POST',
