@@ -640,4 +640,26 @@ describe('automatic caching for Claude on the clouds', () => {
       expect(body.messages).toEqual(four.messages);
     }
   });
+
+  // An empty prefill (a final assistant message of "") is no block to cache, and Anthropic refuses a
+  // cache_control on an empty text block: the breakpoint goes on the last block before it.
+  it('puts the breakpoint before an empty prefill, not on it', async () => {
+    const mark = { type: 'ephemeral' as const };
+    const params = {
+      max_tokens: 64,
+      cache_control: mark,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Long document.' }] },
+        { role: 'assistant', content: '' },
+      ],
+    };
+    await anthropicClient(bedrockConfig()).messages.create({ ...params, model: CLAUDE_ON_BEDROCK } as any);
+    await anthropicClient(vertexConfig()).messages.create({ ...params, model: 'claude-opus-5' } as any);
+    for (const body of cloudRequest()) {
+      expect(body.messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Long document.', cache_control: mark }] },
+        { role: 'assistant', content: '' },
+      ]);
+    }
+  });
 });

@@ -627,4 +627,22 @@ describe('prompt-caching breakpoints', () => {
     });
     expect(JSON.stringify(messagesToChat(longFirst, { cacheControl: true }))).toContain('"ttl":"1h"');
   });
+
+  it('puts the automatic breakpoint before an empty prefill', () => {
+    const chat = messagesToChat(
+      validateMessagesRequest({
+        ...base,
+        cache_control: mark,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Long document.' }] },
+          { role: 'assistant', content: '' },
+        ],
+      }),
+      { cacheControl: true },
+    );
+    expect(chat.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Long document.', cache_control: mark }] },
+      { role: 'assistant', content: '' },
+    ]);
+  });
 });

@@ -9,8 +9,9 @@
  * request can carry it as LiteLLM and Portkey do: on the content part a block became (a system block's too),
  * on a tool, and on the message for a tool result, a tool use or an assistant's text (the message's end
  * is the nearest point a chat message can mark); else it is dropped. A request-level `cache_control`
- * (Anthropic's automatic caching) is a breakpoint on the last cacheable block, the last message's last
- * block that is not thinking, as Anthropic places it, while the client's own leave it one of the 4.
+ * (Anthropic's automatic caching) is a breakpoint on the last cacheable block, the last block that is
+ * neither thinking nor an empty text, as Anthropic places it, while the client's own leave it one of the 4
+ * (providers/anthropic/automatic-cache-breakpoint.ts).
  * Dropped: `top_k`. Refused (400 naming the field): blocks and tools that have no chat equivalent
  * (documents by URL or file id, server tools and their results, MCP servers).
  */
