@@ -11,7 +11,7 @@ import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
-import type { AdapterRequest, StreamOutput } from '../providers/types.js';
+import type { AdapterRequest, FrameDecoder, StreamOutput } from '../providers/types.js';
 import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
@@ -59,6 +59,9 @@ export interface UpstreamRelay {
   body: AsyncIterable<Uint8Array> | string;
   /** Reads the usage of an answer (its JSON body, or a stream event's) in the target's provider's shapes (passthrough/relayed-answer.ts). */
   usageOf?: (answer: Record<string, unknown>) => Usage | undefined;
+  /** The target's adapter's decoder of its provider's own stream framing (Bedrock's AWS event-stream), for
+   * a stream that is not server-sent events. */
+  frameDecoder?: () => FrameDecoder;
 }
 
 export interface AttemptFailure {

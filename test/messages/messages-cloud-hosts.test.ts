@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
 import { readBedrockJsonFixture } from '../fakes/bedrock/fixtures.js';
-import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
+import { startFakeBedrock, withInvocationMetrics, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import {
@@ -132,8 +132,9 @@ describe('Claude on Bedrock', () => {
       },
     );
     expect(raw.status).toBe(200);
+    // Bedrock's own counts on the last event included.
     expect(raw.frames.map((frame) => frame.data)).toEqual(
-      readAnthropicStreamFixture('anthropic-clear-thinking.1.chunks.txt'),
+      withInvocationMetrics(readAnthropicStreamFixture('anthropic-clear-thinking.1.chunks.txt')),
     );
     expectMessagesGrammar(eventsOf(raw.frames));
     expect(bedrock.requests.at(-1)!.action).toBe('invoke-with-response-stream');

@@ -8,6 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { UpstreamRelay } from '../../src/gateway/attempt.js';
 import { readRelayedAnswer } from '../../src/gateway/passthrough/relayed-answer.js';
 import { findAdapter } from '../../src/providers/registry.js';
+import {
+  encodeEvent,
+  encodeException,
+  encodeInvokeChunk,
+  parseChunkLine,
+} from '../fakes/bedrock/event-stream.js';
 import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 
 async function usageOf(provider: string, answer: unknown) {
@@ -222,6 +228,173 @@ describe('pass-through usage of a stream (server-sent events)', () => {
       headers: { 'content-type': 'text/event-stream' },
       body: body(),
       usageOf: (parsed) => findAdapter('openai')!.passthroughUsage(parsed),
+    };
+    const reader = readRelayedAnswer(relay)!;
+    await expect(async () => {
+      for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
+        // relayed
+      }
+    }).rejects.toThrow('socket closed');
+    expect(reader.result()).toBeUndefined();
+  });
+});
+
+/** Frames as a socket may split them: across frame boundaries, a few bytes at a time. */
+function split(frames: Uint8Array[], cut = false): Uint8Array[] {
+  const whole = Buffer.concat(frames);
+  const bytes = cut ? whole.subarray(0, Math.floor(whole.length * 0.6)) : whole;
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += 61) parts.push(bytes.subarray(at, at + 61));
+  return parts;
+}
+
+async function eventStreamRead(parts: Uint8Array[]) {
+  const adapter = findAdapter('bedrock')!;
+  async function* body() {
+    yield* parts;
+  }
+  const relay: UpstreamRelay = {
+    status: 200,
+    headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+    body: body(),
+    usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    frameDecoder: adapter.createFrameDecoder,
+  };
+  const reader = readRelayedAnswer(relay)!;
+  expect(reader).toBeDefined();
+  const relayed: Uint8Array[] = [];
+  for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
+  expect(Buffer.concat(relayed).equals(Buffer.concat(parts))).toBe(true);
+  return reader.result();
+}
+
+/** Anthropic's recorded stream as InvokeModelWithResponseStream sends it: Bedrock's own counts on the last event. */
+function invokeChunks(events: string[], metrics: Record<string, number>): Uint8Array[] {
+  return events.map((line, i) => {
+    if (i < events.length - 1) return encodeInvokeChunk(line);
+    return encodeInvokeChunk(
+      JSON.stringify({ ...JSON.parse(line), 'amazon-bedrock-invocationMetrics': metrics }),
+    );
+  });
+}
+
+describe('pass-through usage of a Bedrock stream (AWS event-stream, not server-sent events)', () => {
+  it("ConverseStream: the usage of its metadata event; the model is the path's", async () => {
+    const frames = recordedEvents('amazon-bedrock', 'amazon-bedrock-text.chunks.txt').map((line) => {
+      const { eventType, payload } = parseChunkLine(line);
+      return encodeEvent(eventType, payload);
+    });
+    const read = await eventStreamRead(split(frames));
+    expect(read).toEqual({
+      model: undefined,
+      usage: expect.objectContaining({ prompt_tokens: 22, completion_tokens: 55, total_tokens: 77 }),
+    });
+  });
+
+  it('ConverseStream: cache reads and writes in the metadata usage are counted as input', async () => {
+    const frames = [
+      encodeEvent('messageStart', { role: 'assistant' }),
+      encodeEvent('messageStop', { stopReason: 'end_turn' }),
+      encodeEvent('metadata', {
+        usage: {
+          inputTokens: 10,
+          outputTokens: 5,
+          cacheReadInputTokens: 4,
+          cacheWriteInputTokens: 2,
+          totalTokens: 21,
+        },
+        metrics: { latencyMs: 100 },
+      }),
+    ];
+    const read = await eventStreamRead(split(frames));
+    expect(read?.usage).toEqual({
+      prompt_tokens: 16,
+      completion_tokens: 5,
+      total_tokens: 21,
+      prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 },
+    });
+  });
+
+  it("InvokeModelWithResponseStream of a Claude model: message_start's model, the Anthropic events' counts", async () => {
+    const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt');
+    const metrics = {
+      inputTokenCount: 12,
+      outputTokenCount: 30,
+      invocationLatency: 900,
+      firstByteLatency: 300,
+    };
+    const read = await eventStreamRead(split(invokeChunks(events, metrics)));
+    expect(read).toEqual({
+      model: 'claude-sonnet-4-5-20250929',
+      usage: expect.objectContaining({ prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 }),
+    });
+  });
+
+  it("InvokeModelWithResponseStream of a model with no usage of its own: Bedrock's invocation metrics", async () => {
+    // Meta Llama's chunks: counts of its own only in part, Bedrock's on the last.
+    const events = [
+      { generation: 'Hello', prompt_token_count: 18, generation_token_count: 1, stop_reason: null },
+      { generation: ' there', prompt_token_count: null, generation_token_count: 2, stop_reason: 'stop' },
+    ].map((event) => JSON.stringify(event));
+    const metrics = {
+      inputTokenCount: 18,
+      outputTokenCount: 2,
+      cacheReadInputTokenCount: 0,
+      cacheWriteInputTokenCount: 0,
+      invocationLatency: 300,
+      firstByteLatency: 100,
+    };
+    const read = await eventStreamRead(split(invokeChunks(events, metrics)));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 2, total_tokens: 20 });
+  });
+
+  it('invocation metrics with cache reads and writes count them as input', async () => {
+    const events = [JSON.stringify({ type: 'message_stop' })];
+    const metrics = {
+      inputTokenCount: 3,
+      outputTokenCount: 13,
+      cacheReadInputTokenCount: 100,
+      cacheWriteInputTokenCount: 25,
+    };
+    const read = await eventStreamRead(split(invokeChunks(events, metrics)));
+    expect(read?.usage).toEqual({
+      prompt_tokens: 128,
+      completion_tokens: 13,
+      total_tokens: 141,
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 25 },
+    });
+  });
+
+  it('a frame that does not decode (its checksum broken) is relayed all the same, and no usage is read', async () => {
+    const frames = recordedEvents('amazon-bedrock', 'amazon-bedrock-text.chunks.txt').map((line) => {
+      const { eventType, payload } = parseChunkLine(line);
+      return Buffer.from(encodeEvent(eventType, payload));
+    });
+    frames[1][frames[1].length - 1] ^= 0xff;
+    expect(await eventStreamRead(split(frames))).toBeUndefined();
+  });
+
+  it('an exception in the stream is relayed, not read; a stream cut short reads no usage', async () => {
+    const frames = [
+      encodeEvent('messageStart', { role: 'assistant' }),
+      encodeException('throttlingException', 'Too many tokens'),
+    ];
+    expect((await eventStreamRead(split(frames)))?.usage).toBeUndefined();
+
+    const whole = recordedEvents('amazon-bedrock', 'amazon-bedrock-text.chunks.txt').map((line) => {
+      const { eventType, payload } = parseChunkLine(line);
+      return encodeEvent(eventType, payload);
+    });
+    async function* body() {
+      yield* split(whole, true);
+      throw new Error('socket closed');
+    }
+    const relay: UpstreamRelay = {
+      status: 200,
+      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+      body: body(),
+      usageOf: (parsed) => findAdapter('bedrock')!.passthroughUsage(parsed),
+      frameDecoder: findAdapter('bedrock')!.createFrameDecoder,
     };
     const reader = readRelayedAnswer(relay)!;
     await expect(async () => {

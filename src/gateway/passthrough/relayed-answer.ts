@@ -9,10 +9,15 @@
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
  *   `response.completed` — each count is the highest any event gave, and the total at least their sum.
  *   A stream cut short gives none: its usage is unknown, as for a JSON answer cut short.
- * Bedrock's streams are AWS event-stream frames, not server-sent events: their usage is not read.
+ * - Bedrock's streams (`application/vnd.amazon.eventstream`): AWS event-stream frames, decoded by the
+ *   adapter's own decoder, read the same way. ConverseStream's `metadata` event carries the usage;
+ *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
+ *   base64 in `bytes`, and the last one Bedrock's `amazon-bedrock-invocationMetrics` (whatever the model).
+ *   Exceptions are relayed, not read.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Usage } from '../../core/openai-types.js';
+import { createSseDecoder } from '../../providers/shared/sse-decoder.js';
+import type { FrameDecoder, UpstreamEvent } from '../../providers/types.js';
 import type { UpstreamRelay } from '../attempt.js';
 
 /** How much of a JSON answer is kept to read its model and usage. */
@@ -27,7 +32,8 @@ export interface AnswerReader {
 const reads = new WeakMap<UpstreamRelay, AnswerReader>();
 
 /**
- * The reader of a relayed answer's body; undefined when the body is neither JSON nor server-sent events.
+ * The reader of a relayed answer's body; undefined when the body is neither JSON nor a stream of events
+ * the target's adapter can decode.
  * The first call taps the relay's body; later calls for the same relay share that reader, so the
  * rate-limit step and the pass-through's log read it once.
  */
@@ -37,10 +43,15 @@ export function readRelayedAnswer(relay: UpstreamRelay): AnswerReader | undefine
   const body = relay.body;
   if (typeof body === 'string' || !relay.usageOf) return undefined;
   const type = relay.headers['content-type'] ?? '';
-  const read = type.includes('json')
-    ? readJson(relay, body, relay.usageOf)
-    : type.includes('text/event-stream')
-      ? readEvents(relay, body, relay.usageOf)
+  const frames = type.includes('text/event-stream')
+    ? createSseDecoder
+    : type.includes('application/vnd.amazon.eventstream')
+      ? relay.frameDecoder
+      : undefined;
+  const read = frames
+    ? readEvents(relay, body, relay.usageOf, frames())
+    : type.includes('json')
+      ? readJson(relay, body, relay.usageOf)
       : undefined;
   if (read) reads.set(relay, read);
   return read;
@@ -71,14 +82,19 @@ function readJson(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usageOf
   };
 }
 
-function readEvents(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usageOf: UsageOf): AnswerReader {
+function readEvents(
+  relay: UpstreamRelay,
+  body: AsyncIterable<Uint8Array>,
+  usageOf: UsageOf,
+  frames: FrameDecoder,
+): AnswerReader {
   let model: string | undefined;
   let usage: Usage | undefined;
   let complete = false;
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
-      const event = jsonObject(message.data);
-      if (!event) return; // `[DONE]`, a comment-like or malformed event: relayed, not read
+  const read = (events: UpstreamEvent[]) => {
+    for (const upstreamEvent of events) {
+      const event = eventJson(upstreamEvent);
+      if (!event) continue; // `[DONE]`, an exception, a malformed event: relayed, not read
       // Anthropic's `message_start` and the Responses API's events carry the answer one level down.
       for (const answer of [outputOnly(event), nested(event, 'message'), nested(event, 'response')]) {
         if (!answer) continue;
@@ -86,20 +102,43 @@ function readEvents(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usage
         const counts = usageOf(answer);
         if (counts) usage = usage ? highest(usage, counts) : counts;
       }
-    },
-  });
+    }
+  };
+  // Bytes that do not decode (a broken frame checksum) end the reading, never the relay: the usage is
+  // then unknown, as for a stream cut short.
+  let undecodable = false;
+  const decode = (next: () => UpstreamEvent[]) => {
+    if (undecodable) return;
+    try {
+      read(next());
+    } catch {
+      undecodable = true;
+    }
+  };
   relay.body = (async function* tap() {
-    const decoder = new TextDecoder();
     for await (const chunk of body) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      decode(() => frames.push(chunk));
       yield chunk;
     }
-    parser.feed(decoder.decode());
-    complete = true;
+    decode(() => frames.end());
+    complete = !undecodable;
   })();
   return {
     result: () => (complete ? { model, usage } : undefined),
   };
+}
+
+/**
+ * An event's JSON object: a server-sent event's data; an AWS event-stream event's payload, or the model's
+ * own event it carries base64 in `bytes` (InvokeModelWithResponseStream's `chunk`).
+ */
+function eventJson(event: UpstreamEvent): Counts | undefined {
+  if (event.kind === 'sse') return jsonObject(event.data);
+  if (event.headers[':message-type'] !== 'event' || !isObject(event.payload)) return undefined;
+  const { bytes } = event.payload;
+  return typeof bytes === 'string'
+    ? jsonObject(Buffer.from(bytes, 'base64').toString('utf8'))
+    : event.payload;
 }
 
 /** Each count the highest of the two (nested details too); the total at least prompt plus completion. */

@@ -121,6 +121,7 @@ export const callPassthrough: TargetHandler = async (call) => {
           headers,
           body: idleBounded(response.body, idleMs, adapter.id),
           usageOf: (answer) => adapter.passthroughUsage(answer),
+          frameDecoder: adapter.createFrameDecoder,
         }),
       );
     }

@@ -44,3 +44,20 @@ export const converseAnswerUsage: AnswerUsageReader = (answer) => {
   if (!usage || !isCount(usage.inputTokens) || !isCount(usage.outputTokens)) return undefined;
   return toOpenAIUsage(usage as BedrockUsage);
 };
+
+/**
+ * Bedrock's own counts of an InvokeModelWithResponseStream, on its last event whatever the model
+ * (`amazon-bedrock-invocationMetrics`): the input without the prompt cache's reads and writes, as Converse's.
+ */
+export const invocationMetricsUsage: AnswerUsageReader = (event) => {
+  const metrics = event['amazon-bedrock-invocationMetrics'] as Record<string, unknown> | null | undefined;
+  if (typeof metrics !== 'object' || metrics === null) return undefined;
+  const { inputTokenCount, outputTokenCount, cacheReadInputTokenCount, cacheWriteInputTokenCount } = metrics;
+  if (!isCount(inputTokenCount) || !isCount(outputTokenCount)) return undefined;
+  return toOpenAIUsage({
+    inputTokens: inputTokenCount,
+    outputTokens: outputTokenCount,
+    ...(isCount(cacheReadInputTokenCount) && { cacheReadInputTokens: cacheReadInputTokenCount }),
+    ...(isCount(cacheWriteInputTokenCount) && { cacheWriteInputTokens: cacheWriteInputTokenCount }),
+  });
+};

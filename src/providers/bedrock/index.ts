@@ -4,7 +4,7 @@ import type { ProviderAdapter } from '../types.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
 import { messagesAnswerUsage } from '../anthropic/index.js';
-import { converseAnswerUsage } from './bedrock-usage.js';
+import { converseAnswerUsage, invocationMetricsUsage } from './bedrock-usage.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';
 import { bedrockErrorFromResponse } from './bedrock-error.js';
 import { createBedrockEventStreamDecoder } from './bedrock-event-stream-decoder.js';
@@ -61,6 +61,13 @@ export const bedrockAdapter: ProviderAdapter = {
     );
   },
 
-  // Converse, InvokeModel of an Anthropic model (a Message), and the OpenAI-compatible chat completions.
-  passthroughUsage: firstUsage(converseAnswerUsage, messagesAnswerUsage, openAIChatUsage),
+  // Converse (and ConverseStream's `metadata` event), InvokeModel of an Anthropic model (a Message, and its
+  // stream's events), the OpenAI-compatible chat completions, and the invocation metrics that end an
+  // InvokeModelWithResponseStream of any model.
+  passthroughUsage: firstUsage(
+    converseAnswerUsage,
+    messagesAnswerUsage,
+    openAIChatUsage,
+    invocationMetricsUsage,
+  ),
 };

@@ -269,7 +269,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     });
     if (answer.kind === 'anthropic-stream') {
       const { exception } = answer;
-      for (const [i, line] of readAnthropicStreamFixture(answer.fixture).entries()) {
+      for (const [i, line] of withInvocationMetrics(readAnthropicStreamFixture(answer.fixture)).entries()) {
         if (exception && i === exception.afterEvents) {
           res.write(encodeException(exception.type, exception.message));
           break;
@@ -351,3 +351,36 @@ function embeddingAnswer(modelId: string, body: Record<string, unknown>): unknow
     response_type: 'embeddings_floats',
   };
 }
+
+/**
+ * Bedrock adds its own counts to the last event of an InvokeModelWithResponseStream
+ * (`amazon-bedrock-invocationMetrics`): here the input and output the Anthropic events gave.
+ */
+export function withInvocationMetrics(lines: string[]): string[] {
+  let input = 0;
+  let output = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  for (const line of lines) {
+    const event = JSON.parse(line) as { message?: { usage?: Counts }; usage?: Counts };
+    const usage = event.message?.usage ?? event.usage;
+    if (!usage) continue;
+    input = Math.max(input, usage.input_tokens ?? 0);
+    output = Math.max(output, usage.output_tokens ?? 0);
+    cacheRead = Math.max(cacheRead, usage.cache_read_input_tokens ?? 0);
+    cacheWrite = Math.max(cacheWrite, usage.cache_creation_input_tokens ?? 0);
+  }
+  const last = JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
+  if (last.type !== 'message_stop') return lines;
+  const metrics = {
+    inputTokenCount: input,
+    outputTokenCount: output,
+    invocationLatency: 420,
+    firstByteLatency: 180,
+    cacheReadInputTokenCount: cacheRead,
+    cacheWriteInputTokenCount: cacheWrite,
+  };
+  return [...lines.slice(0, -1), JSON.stringify({ ...last, 'amazon-bedrock-invocationMetrics': metrics })];
+}
+
+type Counts = Partial<Record<string, number>>;
