@@ -159,6 +159,71 @@ describe('what is forwarded', () => {
   });
 });
 
+describe('GET and HEAD', () => {
+  it.each([
+    ['a length', (body: string) => `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`],
+    [
+      'chunks',
+      (body: string) =>
+        `transfer-encoding: chunked\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    ],
+  ])(
+    'a GET with a body (in %s) reaches the provider with it, as any pass-through body',
+    async (_, framed) => {
+      const body = JSON.stringify({ query: { match: 'a GET that searches' } });
+      const exchange = await rawExchange(
+        gateway.origin,
+        `GET /v1/vector_stores/vs_1/search?limit=2 HTTP/1.1\r\nhost: gateway\r\n` +
+          `x-gateway-api-key: ${gateway.adminKey}\r\nx-gateway-config: ${tenantConfig(upstream.url)}\r\n` +
+          `content-type: application/json\r\nconnection: close\r\n${framed(body)}`,
+      );
+      expect(exchange.responses[0]?.status).toBe(200);
+      const seen = upstream.seen.at(-1)!;
+      expect(seen.method).toBe('GET');
+      expect(seen.url).toBe('/tenant-a/v1/vector_stores/vs_1/search?limit=2');
+      expect(seen.body.toString()).toBe(body);
+    },
+  );
+
+  it("a HEAD reaches the provider as a HEAD; its answer's headers come back, its length included, with no body", async () => {
+    const body = JSON.stringify({ id: 'vs_1', object: 'vector_store' });
+    const heading = await startRecordingUpstream((req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        etag: '"f1"',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    });
+    try {
+      const exchange = await rawExchange(
+        gateway.origin,
+        `HEAD /v1/vector_stores/vs_1 HTTP/1.1\r\nhost: gateway\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+          `x-gateway-config: ${tenantConfig(heading.url)}\r\nconnection: close\r\n\r\n`,
+      );
+      const text = exchange.received.toString('latin1');
+      const [head, rest] = text.split('\r\n\r\n');
+      expect(head.startsWith('HTTP/1.1 200')).toBe(true);
+      expect(head.toLowerCase()).toContain(`content-length: ${Buffer.byteLength(body)}`);
+      expect(head.toLowerCase()).toContain('etag: "f1"');
+      expect(head.toLowerCase()).not.toContain('transfer-encoding');
+      expect(rest).toBe('');
+      expect(heading.seen.at(-1)?.method).toBe('HEAD');
+    } finally {
+      await heading.close();
+    }
+  });
+
+  it('a GET without a body reaches the provider without one', async () => {
+    const exchange = await rawExchange(gateway.origin, rawGet('/v1/vector_stores?limit=1', upstream.url));
+    expect(exchange.responses[0]?.status).toBe(200);
+    const seen = upstream.seen.at(-1)!;
+    expect(seen.body.length).toBe(0);
+    expect(seen.headers['content-length']).toBeUndefined();
+    expect(seen.headers['transfer-encoding']).toBeUndefined();
+  });
+});
+
 describe('a redirect or a not-modified answer', () => {
   it.each([
     [302, { location: 'https://files.example.com/signed/abc' }],

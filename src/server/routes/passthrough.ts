@@ -161,6 +161,18 @@ function hasDotSegment(url: string): boolean {
   return path.split(/[/\\]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 }
 
+/**
+ * The body of a request whose method Fastify reads no body for (GET, HEAD) when it has one all the same
+ * (a length, or chunks): the provider's own API may take it (a search sent as a GET), and a pass-through
+ * sends what the client sent rather than drop it unseen.
+ */
+function unparsedBody(request: FastifyRequest): AsyncIterable<Uint8Array> | undefined {
+  const { headers } = request;
+  const length = Number(headers['content-length'] ?? 0);
+  const hasBody = headers['transfer-encoding'] !== undefined || (Number.isFinite(length) && length > 0);
+  return hasBody ? request.raw : undefined;
+}
+
 /** Sends the request to the provider the headers or config select, answering with its response as it is. */
 export async function passThrough(
   deps: GatewayDeps,
@@ -170,7 +182,7 @@ export async function passThrough(
   const sink = new HttpRelaySink(reply);
   const how = { method: request.method, url: request.url };
   const ctx: CallContext = await callContextFromRequest(deps.lookups, withClientProviderKey(request.gw), how);
-  const stream = request.body as AsyncIterable<Uint8Array> | undefined;
+  const stream = (request.body as AsyncIterable<Uint8Array> | undefined) ?? unparsedBody(request);
   await executePassthrough(
     deps,
     {
