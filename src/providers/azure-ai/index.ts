@@ -37,7 +37,8 @@ function routingHeaders(target: ProviderTarget): Record<string, string> {
   return headers;
 }
 
-/** Managed endpoints take no api-version; serverless ones get the target's unless the URL has one. */
+/** Managed endpoints take no api-version; serverless ones get the target's unless the URL has one (or is
+ * of Azure's v1 API). */
 function withApiVersion(url: string, target: ProviderTarget): string {
   if (azureAIDeploymentType(target) === 'managed') return url;
   return withAzureApiVersion(url, azureAIApiVersion(target));

@@ -11,6 +11,7 @@ import type {
   OperationHandler,
   ProviderAdapter,
   ProviderResourceApi,
+  ProviderTarget,
   UpstreamRequest,
 } from '../types.js';
 import { withAzureApiVersion } from './azure-api-version.js';
@@ -52,6 +53,32 @@ const azureResources: ProviderResourceApi = {
   // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
   batchEndpoint: (path) => path.replace(/^\/v1\//, '/'),
 };
+
+/**
+ * The API version of a pass-through whose client named none, as the target's calls would have it: that of
+ * the `deployments[]` entry the path names (`/deployments/{id}/…`), else the target's, else the default
+ * entry's, else the default of Azure's own APIs — without one, Azure answers 404 "Resource not found".
+ */
+function passthroughApiVersion(target: ProviderTarget, path: string): string {
+  const deployments = target.deployments ?? [];
+  const named = /^\/deployments\/([^/?]+)/.exec(path)?.[1];
+  const entry = named === undefined ? undefined : deployments.find((d) => d.deployment_id === decoded(named));
+  return (
+    entry?.api_version ??
+    target.cloudd_api_version ??
+    target.api_version ??
+    deployments.find((d) => d.is_default === true)?.api_version ??
+    AZURE_RESOURCES_API_VERSION
+  );
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /** `{base}/openai/deployments/{deployment}{path}?api-version=…`, the deployment picked by the model. */
 function azureOpenAIOperation(endpoint: EndpointKind): OperationHandler {
@@ -143,13 +170,12 @@ export const azureOpenAIAdapter: ProviderAdapter = {
 
   buildPassthrough(req): UpstreamRequest {
     // `/v1/<path>` at the gateway is `{base}/openai/<path>` at Azure; the API version is added when the
-    // client did not give one and the target has one.
+    // client did not give one.
     const headers = azurePassthroughHeaders(req.headers, req.target, req.auth);
     const url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
-    const apiVersion = req.target.cloudd_api_version ?? req.target.api_version;
     return {
       method: req.method,
-      url: apiVersion ? withAzureApiVersion(url, apiVersion) : url,
+      url: withAzureApiVersion(url, passthroughApiVersion(req.target, req.path)),
       headers,
       ...(req.body ? { body: req.body } : {}),
     };

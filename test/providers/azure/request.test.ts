@@ -148,6 +148,69 @@ describe('Azure OpenAI request', () => {
   });
 });
 
+describe('Azure OpenAI pass-through api-version', () => {
+  const passthrough = async (path: string, target: Record<string, unknown>) =>
+    (
+      await azureOpenAIAdapter.buildPassthrough({
+        method: 'POST',
+        path,
+        headers: {},
+        target: { provider: 'azure-openai', api_key: 'k', cloudd_resource_name: 'contoso', ...target },
+      })
+    ).url;
+
+  it("keeps the client's own api-version", async () => {
+    expect(
+      await passthrough('/deployments/d/chat/completions?api-version=2025-04-01-preview', {
+        cloudd_api_version: '2024-10-21',
+      }),
+    ).toBe(
+      'https://contoso.openai.azure.com/openai/deployments/d/chat/completions?api-version=2025-04-01-preview',
+    );
+  });
+
+  it("adds none to a path of Azure's v1 API, which refuses a dated version", async () => {
+    const target = { cloudd_api_version: '2024-10-21' };
+    expect(await passthrough('/v1/responses', target)).toBe(
+      'https://contoso.openai.azure.com/openai/v1/responses',
+    );
+    expect(await passthrough('/v1/chat/completions?api-version=preview', target)).toBe(
+      'https://contoso.openai.azure.com/openai/v1/chat/completions?api-version=preview',
+    );
+  });
+
+  it("takes the api_version of the deployments[] entry the path names, else the default entry's", async () => {
+    const deployments = [
+      { alias: 'gpt-4o', deployment_id: 'gpt4o-eu', api_version: '2024-10-21', is_default: true },
+      { alias: 'o3', deployment_id: 'o3-eu', api_version: '2025-04-01-preview' },
+    ];
+    expect(await passthrough('/deployments/o3-eu/chat/completions', { deployments })).toBe(
+      'https://contoso.openai.azure.com/openai/deployments/o3-eu/chat/completions?api-version=2025-04-01-preview',
+    );
+    expect(await passthrough('/files', { deployments })).toBe(
+      'https://contoso.openai.azure.com/openai/files?api-version=2024-10-21',
+    );
+  });
+
+  it("a target naming no version gets the default of Azure's own APIs rather than Azure's 404", async () => {
+    expect(await passthrough('/batches', {})).toBe(
+      'https://contoso.openai.azure.com/openai/batches?api-version=2024-10-21',
+    );
+  });
+});
+
+describe('Azure AI model inference pass-through', () => {
+  it("adds no api-version to a path of Azure's v1 API", async () => {
+    const upstream = await azureAIAdapter.buildPassthrough({
+      method: 'POST',
+      path: '/openai/v1/chat/completions',
+      headers: {},
+      target: { provider: 'azure-ai', api_key: 'k', custom_host: 'https://hub.services.ai.azure.com' },
+    });
+    expect(upstream.url).toBe('https://hub.services.ai.azure.com/openai/v1/chat/completions');
+  });
+});
+
 describe('Azure AI model inference request', () => {
   it('calls a serverless endpoint with the default api-version and a bearer key', async () => {
     const upstream = await ai({ ...chat, stream: true });
