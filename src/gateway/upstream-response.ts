@@ -180,7 +180,15 @@ function abortReason(signal: AbortSignalLike): Error {
     : new DOMException('This operation was aborted', 'AbortError');
 }
 
-/** Lower-cases and flattens undici's response headers. */
+/**
+ * What separates the values of a repeated `Set-Cookie` in a flattened header: a cookie's own text holds
+ * commas (its `Expires` date), so its values cannot be joined by them as other fields' are (RFC 9110
+ * §5.3), and no header value can hold a line break.
+ */
+export const SET_COOKIE_SEPARATOR = '\n';
+
+/** Lower-cases and flattens undici's response headers: repeated ones joined with `, ` (`Set-Cookie`'s
+ * with SET_COOKIE_SEPARATOR). */
 export function flattenHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, string> {
@@ -188,7 +196,10 @@ export function flattenHeaders(
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    const lower = name.toLowerCase();
+    out[lower] = Array.isArray(value)
+      ? value.join(lower === 'set-cookie' ? SET_COOKIE_SEPARATOR : ', ')
+      : value;
   }
   return out;
 }

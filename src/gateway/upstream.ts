@@ -10,7 +10,7 @@ import type { UpstreamRequest } from '../providers/types.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-response.js';
 
 export type { UpstreamBody, UpstreamResponse } from './upstream-response.js';
-export { flattenHeaders } from './upstream-response.js';
+export { flattenHeaders, SET_COOKIE_SEPARATOR } from './upstream-response.js';
 
 export interface UpstreamClient {
   send(request: UpstreamRequest, signal: AbortSignalLike): Promise<UpstreamResponse>;

@@ -268,6 +268,32 @@ describe('a redirect or a not-modified answer', () => {
   );
 });
 
+describe("the answer's headers", () => {
+  it.each([200, 401])(
+    'Set-Cookie headers come back one by one, as the provider set them (%s)',
+    async (status) => {
+      const cookies = [
+        'AWSALB=abc; Expires=Fri, 04 Dec 2026 16:00:00 GMT; Path=/',
+        'AWSALBCORS=abc; Expires=Fri, 04 Dec 2026 16:00:00 GMT; Path=/; SameSite=None; Secure',
+      ];
+      const setting = await startRecordingUpstream((_req, res) => {
+        res.setHeader('set-cookie', cookies);
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(status === 200 ? { object: 'list', data: [] } : { error: { message: 'no' } }));
+      });
+      try {
+        const response = await fetch(`${gateway.url}/vector_stores`, {
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': tenantConfig(setting.url) },
+        });
+        expect(response.status).toBe(status);
+        expect(response.headers.getSetCookie()).toEqual(cookies);
+      } finally {
+        await setting.close();
+      }
+    },
+  );
+});
+
 describe('an upload keeps the length the client gave it', () => {
   it.each([
     ['openai', {}],

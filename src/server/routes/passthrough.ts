@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { UpstreamRelay } from '../../gateway/attempt.js';
+import { SET_COOKIE_SEPARATOR } from '../../gateway/upstream.js';
 import { executePassthrough, type RelaySink } from '../../gateway/passthrough/execute-passthrough.js';
 import { discardBody } from '../../gateway/passthrough/discard-body.js';
 import { ReplayableBody } from '../../gateway/passthrough/replayable-body.js';
@@ -73,8 +74,8 @@ function requestHeadersToForward(headers: FastifyRequest['headers']): Record<str
 function responseHeadersToReturn(
   headers: Record<string, string>,
   bodyChanged: boolean,
-): Record<string, string> {
-  const out: Record<string, string> = {};
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   const hops = connectionOptions(headers.connection);
   for (const [name, value] of Object.entries(headers)) {
     // The gateway's own headers (trace id, provider…) are never the provider's to set.
@@ -85,7 +86,8 @@ function responseHeadersToReturn(
       continue;
     }
     if (bodyChanged && name === 'content-length') continue;
-    out[name] = value;
+    // Each cookie its own header, as the provider set it.
+    out[name] = name === 'set-cookie' ? value.split(SET_COOKIE_SEPARATOR) : value;
   }
   return out;
 }
