@@ -269,6 +269,30 @@ describe('a redirect or a not-modified answer', () => {
 });
 
 describe("the answer's headers", () => {
+  it.each([
+    [400, 'application/json'],
+    [404, 'text/html'],
+    [302, 'text/plain'],
+  ])(
+    "a %s answer read to cut credentials out keeps the provider's Content-Type (%s)",
+    async (status, type) => {
+      const answering = await startRecordingUpstream((_req, res) => {
+        res.writeHead(status, { 'content-type': type, ...(status === 302 && { location: '/elsewhere' }) });
+        res.end(type === 'application/json' ? '{"error":{"message":"no"}}' : 'no such thing');
+      });
+      try {
+        const response = await fetch(`${gateway.url}/vector_stores`, {
+          redirect: 'manual',
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': tenantConfig(answering.url) },
+        });
+        expect(response.status).toBe(status);
+        expect(response.headers.get('content-type')).toBe(type);
+      } finally {
+        await answering.close();
+      }
+    },
+  );
+
   it.each([200, 401])(
     'Set-Cookie headers come back one by one, as the provider set them (%s)',
     async (status) => {

@@ -111,7 +111,10 @@ class HttpRelaySink implements RelaySink {
     // A gateway policy's limits are the ones the client meets: they replace the provider's of that name.
     if (state.rateLimitHeaders) reply.headers(state.rateLimitHeaders);
     reply.code(answer.status);
-    void reply.send(typeof answer.body === 'string' ? answer.body : Readable.from(answer.body));
+    // A scrubbed answer goes as bytes: sent as a string, Fastify would add a charset to its Content-Type.
+    void reply.send(
+      typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : Readable.from(answer.body),
+    );
     return whole;
   }
 
