@@ -514,6 +514,49 @@ describe('an answer that does not reach its end', () => {
     }
   });
 
+  it('a failed answer too large to be read for credentials is not held whole: 502, the provider closed', async () => {
+    let closed = false;
+    const flooding = await startRecordingUpstream((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1 << 20, 'e');
+      let sent = 0;
+      const more = () => {
+        // 64 MiB at most, as fast as the gateway reads it.
+        while (sent < 64) {
+          sent += 1;
+          if (!res.write(chunk)) break;
+        }
+        if (sent >= 64) res.end();
+        else res.once('drain', more);
+      };
+      res.on('close', () => (closed = !res.writableFinished));
+      more();
+    });
+    try {
+      const traceId = uniqueId('pt-huge-error');
+      const response = await fetch(`${gateway.url}/vector_stores`, {
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify({
+            provider: 'openai',
+            api_key: 'sk-err',
+            custom_host: `${flooding.url}/v1`,
+          }),
+          'x-gateway-trace-id': traceId,
+        },
+      });
+      expect(response.status).toBe(502);
+      const body = (await response.json()) as unknown;
+      expectOpenAIError(body);
+      expect(body.error.code).toBe('upstream_unreachable');
+      expect(body.error.message).toMatch(/larger than/);
+      for (let i = 0; i < 40 && !closed; i++) await sleep(25);
+      expect(closed).toBe(true);
+    } finally {
+      await flooding.close();
+    }
+  });
+
   it('left by the client is recorded as 499 and the provider connection is closed', async () => {
     const traceId = uniqueId('pt-client-left');
     const leaving = new AbortController();

@@ -1,6 +1,6 @@
 /**
- * The text of a failed pass-through answer, read whole so that the target's credentials can be cut out of
- * it. A provider may compress its answer though it was not asked to (`Accept-Encoding` is not forwarded):
+ * The text of a failed pass-through answer, read whole (up to 16 MiB) so that the target's credentials can
+ * be cut out of it. A provider may compress its answer though it was not asked to (`Accept-Encoding` is not forwarded):
  * such a body is decompressed first — read as text it would be garbage the credentials could hide in —
  * and relayed as the text, without its `content-encoding`.
  */
@@ -8,8 +8,12 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
 import type { UpstreamBody } from '../upstream.js';
 
-/** At most this much text comes out of a compressed error (a few KiB in practice). */
-const MAX_DECODED_BYTES = 16 << 20;
+/**
+ * At most this much of a failed answer is read, and comes out of a compressed one (a few KiB in practice):
+ * read whole, a larger one would be held in memory to its last byte, however large a provider (a custom
+ * host) made it.
+ */
+const MAX_ANSWER_BYTES = 16 << 20;
 
 const decoder =
   (
@@ -20,7 +24,7 @@ const decoder =
     ) => void,
   ) =>
   (bytes: Buffer) =>
-    promisify(decode)(bytes, { maxOutputLength: MAX_DECODED_BYTES });
+    promisify(decode)(bytes, { maxOutputLength: MAX_ANSWER_BYTES });
 
 const DECODERS: Record<string, (bytes: Buffer) => Promise<Buffer>> = {
   gzip: decoder(gunzip),
@@ -37,15 +41,28 @@ export async function failedAnswerText(
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity');
+  let bytes = await boundedBytes(body);
   if (codings.length === 0 || !codings.every((coding) => coding in DECODERS)) {
-    return { text: await body.text(), headers };
+    return { text: bytes.toString('utf8'), headers };
   }
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  let bytes: Buffer = Buffer.concat(chunks);
   // Codings are listed in the order they were applied: undone from the last.
   for (const coding of codings.reverse()) bytes = await DECODERS[coding](bytes);
   const { 'content-encoding': _applied, ...rest } = headers;
   void _applied;
   return { text: bytes.toString('utf8'), headers: rest };
+}
+
+/** The whole body, or a failure (the provider's answer closed) once it passes MAX_ANSWER_BYTES. */
+async function boundedBytes(body: UpstreamBody): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    length += chunk.byteLength;
+    if (length > MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw new Error(`its failed answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
