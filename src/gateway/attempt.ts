@@ -62,6 +62,8 @@ export interface UpstreamRelay {
   /** The target's adapter's decoder of its provider's own stream framing (Bedrock's AWS event-stream), for
    * a stream that is not server-sent events. */
   frameDecoder?: () => FrameDecoder;
+  /** The usage the answer's headers give, for a body that carries none. */
+  headerUsage?: Usage | undefined;
 }
 
 export interface AttemptFailure {

@@ -342,6 +342,10 @@ export interface ProviderAdapter {
    * without usage or of a shape it does not know. */
   passthroughUsage(answer: Record<string, unknown>): Usage | undefined;
 
+  /** The usage a pass-through's answer gives in its headers, for an answer whose body carries none
+   * (Bedrock's InvokeModel of most models); lower-case names. */
+  passthroughHeaderUsage?(headers: Record<string, string>): Usage | undefined;
+
   /** The provider's own Files, fine-tuning and Batch APIs, where it has them (gateway/provider-resources/). */
   readonly resources?: ProviderResourceApi;
 

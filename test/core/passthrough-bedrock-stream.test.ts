@@ -1,7 +1,8 @@
 /**
  * Bedrock's streaming answers through the pass-through — ConverseStream and InvokeModelWithResponseStream,
  * AWS event-stream frames rather than server-sent events — are relayed byte for byte, and their model and
- * usage recorded, priced and settled against a rate-limit policy's token reservation.
+ * usage recorded, priced and settled against a rate-limit policy's token reservation; so is the usage of an
+ * InvokeModel answer whose body carries none, from Bedrock's headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
@@ -100,5 +101,59 @@ describe('a Bedrock stream through the pass-through', () => {
     expect(second.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
       String(100_000 - 77 - reservation),
     );
+  });
+});
+
+describe("a Bedrock InvokeModel answer whose body carries no usage: Bedrock's headers", () => {
+  async function invoke(path: string, body: unknown) {
+    const traceId = uniqueId('pt-bedrock-invoke');
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config()),
+        'x-gateway-trace-id': traceId,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    return record;
+  }
+
+  it('Meta Llama', async () => {
+    bedrock.enqueue({
+      kind: 'json',
+      body: {
+        generation: 'Hello there',
+        prompt_token_count: 18,
+        generation_token_count: 2,
+        stop_reason: 'stop',
+      },
+      headers: { 'x-amzn-bedrock-input-token-count': '18', 'x-amzn-bedrock-output-token-count': '2' },
+    });
+    const record = await invoke('/model/meta.llama3-1-8b-instruct-v1%3A0/invoke', {
+      prompt: 'hello',
+      max_gen_len: 64,
+    });
+    expect(record).toMatchObject({
+      model: 'meta.llama3-1-8b-instruct-v1:0',
+      prompt_tokens: 18,
+      completion_tokens: 2,
+      total_tokens: 20,
+    });
+  });
+
+  it('Titan embeddings, priced', async () => {
+    bedrock.enqueue({
+      kind: 'json',
+      body: { embedding: [0.1, -0.2, 0.3], inputTextTokenCount: 5 },
+      headers: { 'x-amzn-bedrock-input-token-count': '5', 'x-amzn-bedrock-output-token-count': '0' },
+    });
+    const record = await invoke('/model/amazon.titan-embed-text-v2%3A0/invoke', { inputText: 'hello there' });
+    expect(record).toMatchObject({ prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 });
+    expect(record.cost).toBeGreaterThan(0);
   });
 });

@@ -405,3 +405,57 @@ describe('pass-through usage of a Bedrock stream (AWS event-stream, not server-s
     expect(reader.result()).toBeUndefined();
   });
 });
+
+describe("pass-through usage in the answer's headers (Bedrock's InvokeModel)", () => {
+  async function read(type: string, body: string, headers: Record<string, string>) {
+    const adapter = findAdapter('bedrock')!;
+    async function* chunks() {
+      yield Buffer.from(body);
+    }
+    const relay: UpstreamRelay = {
+      status: 200,
+      headers: { 'content-type': type, ...headers },
+      body: chunks(),
+      usageOf: (parsed) => adapter.passthroughUsage(parsed),
+      headerUsage: adapter.passthroughHeaderUsage?.(headers),
+    };
+    const reader = readRelayedAnswer(relay);
+    for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
+      // relayed
+    }
+    return reader?.result()?.usage;
+  }
+  const counts = {
+    'x-amzn-bedrock-input-token-count': '10',
+    'x-amzn-bedrock-output-token-count': '4',
+    'x-amzn-bedrock-cache-read-input-token-count': '6',
+    'x-amzn-bedrock-cache-write-input-token-count': '0',
+  };
+
+  it('counts for a JSON body without usage, cache reads as input', async () => {
+    expect(await read('application/json', '{"generation":"hi"}', counts)).toEqual({
+      prompt_tokens: 16,
+      completion_tokens: 4,
+      total_tokens: 20,
+      prompt_tokens_details: { cached_tokens: 6 },
+    });
+  });
+
+  it("the body's own usage comes first", async () => {
+    const message = JSON.stringify({ type: 'message', usage: { input_tokens: 3, output_tokens: 2 } });
+    expect(await read('application/json', message, counts)).toMatchObject({
+      prompt_tokens: 3,
+      total_tokens: 5,
+    });
+  });
+
+  it('counts for a body of another type', async () => {
+    expect(await read('image/png', 'PNG', counts)).toMatchObject({ prompt_tokens: 16, total_tokens: 20 });
+  });
+
+  it('none without the input count', async () => {
+    expect(
+      await read('application/json', '{}', { 'x-amzn-bedrock-output-token-count': '4' }),
+    ).toBeUndefined();
+  });
+});

@@ -14,6 +14,8 @@
  *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
  *   base64 in `bytes`, and the last one Bedrock's `amazon-bedrock-invocationMetrics` (whatever the model).
  *   Exceptions are relayed, not read.
+ * - Usage the answer's headers give (Bedrock's InvokeModel, `x-amzn-bedrock-input-token-count`…, read by
+ *   the adapter's `passthroughHeaderUsage`) counts for a body that carries none, whatever its type.
  */
 import type { Usage } from '../../core/openai-types.js';
 import { createSseDecoder } from '../../providers/shared/sse-decoder.js';
@@ -52,7 +54,9 @@ export function readRelayedAnswer(relay: UpstreamRelay): AnswerReader | undefine
     ? readEvents(relay, body, relay.usageOf, frames())
     : type.includes('json')
       ? readJson(relay, body, relay.usageOf)
-      : undefined;
+      : relay.headerUsage
+        ? readToEnd(relay, body)
+        : undefined;
   if (read) reads.set(relay, read);
   return read;
 }
@@ -77,9 +81,19 @@ function readJson(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usageOf
     result() {
       if (!complete) return undefined;
       const answer = jsonObject(Buffer.concat(kept).toString('utf8'));
-      return answer && { model: modelOf(answer), usage: usageOf(answer) };
+      return answer && { model: modelOf(answer), usage: usageOf(answer) ?? relay.headerUsage };
     },
   };
+}
+
+/** An answer of another type whose headers gave its usage: that usage, once the body has been relayed. */
+function readToEnd(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>): AnswerReader {
+  let complete = false;
+  relay.body = (async function* tap() {
+    yield* body;
+    complete = true;
+  })();
+  return { result: () => (complete ? { model: undefined, usage: relay.headerUsage } : undefined) };
 }
 
 function readEvents(

@@ -46,6 +46,29 @@ export const converseAnswerUsage: AnswerUsageReader = (answer) => {
 };
 
 /**
+ * Bedrock's own counts of an InvokeModel, in its answer's headers whatever the model (most models' bodies
+ * carry none): `x-amzn-bedrock-input-token-count` (without the prompt cache's reads and writes, counted
+ * apart), `…-output-token-count`.
+ */
+export function invokeHeadersUsage(headers: Record<string, string>): Usage | undefined {
+  const count = (name: string) => {
+    const value = headers[`x-amzn-bedrock-${name}-token-count`];
+    const parsed = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return isCount(parsed) ? parsed : undefined;
+  };
+  const input = count('input');
+  if (input === undefined) return undefined;
+  const cacheRead = count('cache-read-input');
+  const cacheWrite = count('cache-write-input');
+  return toOpenAIUsage({
+    inputTokens: input,
+    outputTokens: count('output') ?? 0,
+    ...(cacheRead !== undefined && { cacheReadInputTokens: cacheRead }),
+    ...(cacheWrite !== undefined && { cacheWriteInputTokens: cacheWrite }),
+  });
+}
+
+/**
  * Bedrock's own counts of an InvokeModelWithResponseStream, on its last event whatever the model
  * (`amazon-bedrock-invocationMetrics`): the input without the prompt cache's reads and writes, as Converse's.
  */

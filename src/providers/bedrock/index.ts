@@ -4,7 +4,7 @@ import type { ProviderAdapter } from '../types.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
 import { messagesAnswerUsage } from '../anthropic/index.js';
-import { converseAnswerUsage, invocationMetricsUsage } from './bedrock-usage.js';
+import { converseAnswerUsage, invocationMetricsUsage, invokeHeadersUsage } from './bedrock-usage.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';
 import { bedrockErrorFromResponse } from './bedrock-error.js';
 import { createBedrockEventStreamDecoder } from './bedrock-event-stream-decoder.js';
@@ -70,4 +70,6 @@ export const bedrockAdapter: ProviderAdapter = {
     openAIChatUsage,
     invocationMetricsUsage,
   ),
+  // InvokeModel of the models whose answers carry no usage (Llama, Mistral, Titan, Cohere…).
+  passthroughHeaderUsage: invokeHeadersUsage,
 };
