@@ -293,6 +293,29 @@ describe("the answer's headers", () => {
     },
   );
 
+  it("the provider's policies for its own origin (Alt-Svc, Strict-Transport-Security) are not the gateway's", async () => {
+    const answering = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'alt-svc': 'h3=":443"; ma=86400',
+        'strict-transport-security': 'max-age=31536000; includeSubDomains; preload',
+        'openai-processing-ms': '12',
+      });
+      res.end('{"object":"list","data":[]}');
+    });
+    try {
+      const response = await fetch(`${gateway.url}/vector_stores`, {
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': tenantConfig(answering.url) },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('alt-svc')).toBeNull();
+      expect(response.headers.get('strict-transport-security')).toBeNull();
+      expect(response.headers.get('openai-processing-ms')).toBe('12');
+    } finally {
+      await answering.close();
+    }
+  });
+
   it.each([200, 401])(
     'Set-Cookie headers come back one by one, as the provider set them (%s)',
     async (status) => {

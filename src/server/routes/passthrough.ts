@@ -71,6 +71,13 @@ function requestHeadersToForward(headers: FastifyRequest['headers']): Record<str
   return out;
 }
 
+/**
+ * Answer headers that set a policy for the answering origin as a whole: the provider's say where its own
+ * host can be reached (Alt-Svc) or that its host and subdomains take HTTPS only for a year
+ * (Strict-Transport-Security). Relayed, they would be read as the gateway's origin's.
+ */
+const ORIGIN_POLICIES = new Set(['alt-svc', 'strict-transport-security']);
+
 function responseHeadersToReturn(
   headers: Record<string, string>,
   bodyChanged: boolean,
@@ -81,7 +88,8 @@ function responseHeadersToReturn(
     // The gateway's own headers (trace id, provider…) are never the provider's to set.
     if (
       (name !== 'content-length' && (HOP_BY_HOP.has(name) || hops.has(name))) ||
-      name.startsWith('x-gateway-')
+      name.startsWith('x-gateway-') ||
+      ORIGIN_POLICIES.has(name)
     ) {
       continue;
     }
