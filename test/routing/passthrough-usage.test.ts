@@ -459,3 +459,38 @@ describe("pass-through usage in the answer's headers (Bedrock's InvokeModel)", (
     ).toBeUndefined();
   });
 });
+
+describe('pass-through usage of a JSON answer larger than is kept whole', () => {
+  it('an embeddings list of thousands of vectors: the usage and model after its data', async () => {
+    const answer = {
+      object: 'list',
+      data: Array.from({ length: 3000 }, (_, index) => ({
+        object: 'embedding',
+        index,
+        embedding: Array.from({ length: 64 }, (__, i) => Math.sin(index + i)),
+      })),
+      model: 'text-embedding-3-small',
+      usage: { prompt_tokens: 12_000, total_tokens: 12_000 },
+    };
+    const bytes = Buffer.from(JSON.stringify(answer));
+    expect(bytes.length).toBeGreaterThan(2 << 20);
+    const adapter = findAdapter('openai')!;
+    async function* body() {
+      for (let at = 0; at < bytes.length; at += 65_521) yield bytes.subarray(at, at + 65_521);
+    }
+    const relay: UpstreamRelay = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: body(),
+      usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    };
+    const reader = readRelayedAnswer(relay)!;
+    const relayed: Uint8Array[] = [];
+    for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
+    expect(Buffer.concat(relayed).equals(bytes)).toBe(true);
+    expect(reader.result()).toEqual({
+      model: 'text-embedding-3-small',
+      usage: { prompt_tokens: 12_000, completion_tokens: 0, total_tokens: 12_000 },
+    });
+  });
+});

@@ -3,7 +3,8 @@
  * `usage` the log records, cost and rate-limit policies settle token reservations with. The usage is read
  * by the target's adapter (`ProviderAdapter.passthroughUsage`), which knows its provider's answer shapes.
  *
- * - A JSON answer: a copy is kept (up to 1 MiB) and parsed once the body has been relayed.
+ * - A JSON answer: a copy is kept (up to 1 MiB) and parsed once the body has been relayed; of a larger
+ *   one, its small top-level members (passthrough/json-skeleton.ts).
  * - A server-sent-events stream (`text/event-stream`): each event's JSON is read as it goes by, nothing
  *   kept but the model and the counts so far. Where a stream's usage comes — OpenAI's last chunk, Gemini's
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
@@ -21,9 +22,12 @@ import type { Usage } from '../../core/openai-types.js';
 import { createSseDecoder } from '../../providers/shared/sse-decoder.js';
 import type { FrameDecoder, UpstreamEvent } from '../../providers/types.js';
 import type { UpstreamRelay } from '../attempt.js';
+import { JsonSkeleton } from './json-skeleton.js';
 
-/** How much of a JSON answer is kept to read its model and usage. */
+/** How much of a JSON answer is kept whole to read its model and usage; past it, each top-level member
+ * of up to MAX_MEMBER_KEPT characters (an embeddings list's `model` and `usage`, not its `data`). */
 const MAX_JSON_KEPT = 1 << 20;
+const MAX_MEMBER_KEPT = 64 << 10;
 
 type AnswerRead = { model: string | undefined; usage: Usage | undefined };
 
@@ -67,20 +71,29 @@ function readJson(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usageOf
   const kept: Uint8Array[] = [];
   let bytes = 0;
   let complete = false;
+  // Past MAX_JSON_KEPT, only the answer's small top-level members are kept, as its text goes by.
+  let skeleton: JsonSkeleton | undefined;
+  const decoder = new TextDecoder();
   relay.body = (async function* tap() {
     for await (const chunk of body) {
-      if (bytes <= MAX_JSON_KEPT) {
+      if (skeleton) skeleton.push(decoder.decode(chunk, { stream: true }));
+      else {
         bytes += chunk.byteLength;
         kept.push(chunk);
+        if (bytes > MAX_JSON_KEPT) {
+          skeleton = new JsonSkeleton(MAX_MEMBER_KEPT);
+          for (const part of kept.splice(0)) skeleton.push(decoder.decode(part, { stream: true }));
+        }
       }
       yield chunk;
     }
-    complete = bytes <= MAX_JSON_KEPT;
+    skeleton?.push(decoder.decode());
+    complete = true;
   })();
   return {
     result() {
       if (!complete) return undefined;
-      const answer = jsonObject(Buffer.concat(kept).toString('utf8'));
+      const answer = skeleton ? skeleton.object() : jsonObject(Buffer.concat(kept).toString('utf8'));
       return answer && { model: modelOf(answer), usage: usageOf(answer) ?? relay.headerUsage };
     },
   };
