@@ -4,14 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { JsonSkeleton } from '../../src/gateway/passthrough/json-skeleton.js';
 
-function skeletonOf(
-  text: string,
-  pieceLength: number,
-  maxMemberChars = 100,
-): Record<string, unknown> | undefined {
+function skeletonOf(text: string, pieceLength: number, maxMemberChars = 100): unknown {
   const skeleton = new JsonSkeleton(maxMemberChars);
   for (let at = 0; at < text.length; at += pieceLength) skeleton.push(text.slice(at, at + pieceLength));
-  return skeleton.object();
+  return skeleton.value();
 }
 
 describe('JsonSkeleton', () => {
@@ -39,10 +35,14 @@ describe('JsonSkeleton', () => {
     expect(skeletonOf(JSON.stringify(tricky), 5)).toEqual({ note: tricky.note, usage: tricky.usage });
   });
 
-  it('gives nothing for an object cut short, an array, or text that is no JSON', () => {
+  it('keeps the small elements of an array', () => {
+    const elements = [{ a: 1 }, { big: 'y'.repeat(300) }, { usage: { n: [1, 2] } }];
+    expect(skeletonOf(JSON.stringify(elements), 9)).toEqual([{ a: 1 }, { usage: { n: [1, 2] } }]);
+  });
+
+  it('gives nothing for an object cut short, or text that is no JSON', () => {
     const text = JSON.stringify(answer);
     expect(skeletonOf(text.slice(0, -10), 13)).toBeUndefined();
-    expect(skeletonOf('[1,2,3]', 2)).toBeUndefined();
     expect(skeletonOf('{"a": nope}', 2)).toBeUndefined();
   });
 });

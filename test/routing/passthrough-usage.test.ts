@@ -494,3 +494,39 @@ describe('pass-through usage of a JSON answer larger than is kept whole', () => 
     });
   });
 });
+
+describe("pass-through usage of a JSON array of answers (Gemini's streamGenerateContent without alt=sse)", () => {
+  async function arrayRead(text: string) {
+    const adapter = findAdapter('google')!;
+    const bytes = Buffer.from(text);
+    async function* body() {
+      for (let at = 0; at < bytes.length; at += 4093) yield bytes.subarray(at, at + 4093);
+    }
+    const relay: UpstreamRelay = {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+      body: body(),
+      usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    };
+    const reader = readRelayedAnswer(relay)!;
+    for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
+      // relayed
+    }
+    return reader.result();
+  }
+  const events = recordedEvents('google', 'google-text.chunks.txt');
+  const expected = {
+    model: 'gemini-3-pro-preview',
+    usage: expect.objectContaining({ prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }),
+  };
+
+  it('the running totals of its last answer, as the stream of server-sent events gives them', async () => {
+    expect(await arrayRead(`[${events.join(',\r\n')}]`)).toEqual(expected);
+  });
+
+  it('one larger than is kept whole', async () => {
+    const many = [...Array.from({ length: 4000 }, () => events[0]), ...events];
+    expect(many.join(',').length).toBeGreaterThan(1 << 20);
+    expect(await arrayRead(`[${many.join(',\r\n')}]`)).toEqual(expected);
+  });
+});

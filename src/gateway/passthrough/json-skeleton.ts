@@ -1,8 +1,10 @@
 /**
- * The small members of a large JSON object, read as its text goes by: a relayed answer too large to be
- * kept whole (an embeddings list of thousands of vectors) still has its `model` and `usage` — usually after
- * the large member, at the end — read without holding the rest. Each top-level member is kept while its
- * text stays within `maxMemberChars`, dropped beyond; `object()` parses what was kept.
+ * The small members of a large JSON object (or elements of an array), read as its text goes by: a relayed
+ * answer too large to be kept whole (an embeddings list of thousands of vectors) still has its `model` and
+ * `usage` — usually after the large member, at the end — read without holding the rest; a long array of
+ * streamed answers (Gemini's streamGenerateContent without `alt=sse`) keeps its answers. Each top-level
+ * member is kept while its text stays within `maxMemberChars`, dropped beyond; `value()` parses what was
+ * kept.
  */
 export class JsonSkeleton {
   private depth = 0;
@@ -13,6 +15,7 @@ export class JsonSkeleton {
   private readonly members: string[] = [];
   private ended = false;
   private broken = false;
+  private array = false;
 
   constructor(private readonly maxMemberChars: number) {}
 
@@ -32,7 +35,7 @@ export class JsonSkeleton {
       else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
         this.depth += 1;
         if (this.depth === 1) {
-          if (char !== OPEN_BRACE) return this.break();
+          this.array = char === OPEN_BRACKET;
           from = i + 1;
         }
       } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
@@ -51,12 +54,12 @@ export class JsonSkeleton {
     if (this.depth >= 1) this.grow(text.slice(from));
   }
 
-  /** The object of the kept members; undefined unless the whole object went by. */
-  object(): Record<string, unknown> | undefined {
+  /** The object (or array) of the kept members; undefined unless the whole of it went by. */
+  value(): Record<string, unknown> | unknown[] | undefined {
     if (!this.ended || this.broken) return undefined;
+    const kept = this.members.join(',');
     try {
-      const parsed = JSON.parse(`{${this.members.join(',')}}`) as unknown;
-      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+      return JSON.parse(this.array ? `[${kept}]` : `{${kept}}`) as Record<string, unknown> | unknown[];
     } catch {
       return undefined;
     }

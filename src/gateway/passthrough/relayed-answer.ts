@@ -4,7 +4,8 @@
  * by the target's adapter (`ProviderAdapter.passthroughUsage`), which knows its provider's answer shapes.
  *
  * - A JSON answer: a copy is kept (up to 1 MiB) and parsed once the body has been relayed; of a larger
- *   one, its small top-level members (passthrough/json-skeleton.ts).
+ *   one, its small top-level members (passthrough/json-skeleton.ts). A JSON array is read as a stream of
+ *   answers (Gemini's and Vertex AI's streamGenerateContent without `alt=sse`).
  * - A server-sent-events stream (`text/event-stream`): each event's JSON is read as it goes by, nothing
  *   kept but the model and the counts so far. Where a stream's usage comes — OpenAI's last chunk, Gemini's
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
@@ -93,8 +94,16 @@ function readJson(relay: UpstreamRelay, body: AsyncIterable<Uint8Array>, usageOf
   return {
     result() {
       if (!complete) return undefined;
-      const answer = skeleton ? skeleton.object() : jsonObject(Buffer.concat(kept).toString('utf8'));
-      return answer && { model: modelOf(answer), usage: usageOf(answer) ?? relay.headerUsage };
+      const answer = skeleton ? skeleton.value() : jsonValue(Buffer.concat(kept).toString('utf8'));
+      // A JSON array is a stream of answers too (Gemini's streamGenerateContent without `alt=sse`).
+      if (Array.isArray(answer)) {
+        const events = eventsRead(usageOf);
+        for (const event of answer) if (isObject(event)) events.read(event);
+        return { model: events.model, usage: events.usage ?? relay.headerUsage };
+      }
+      return isObject(answer)
+        ? { model: modelOf(answer), usage: usageOf(answer) ?? relay.headerUsage }
+        : undefined;
     },
   };
 }
@@ -115,20 +124,12 @@ function readEvents(
   usageOf: UsageOf,
   frames: FrameDecoder,
 ): AnswerReader {
-  let model: string | undefined;
-  let usage: Usage | undefined;
+  const events = eventsRead(usageOf);
   let complete = false;
-  const read = (events: UpstreamEvent[]) => {
-    for (const upstreamEvent of events) {
+  const read = (upstreamEvents: UpstreamEvent[]) => {
+    for (const upstreamEvent of upstreamEvents) {
       const event = eventJson(upstreamEvent);
-      if (!event) continue; // `[DONE]`, an exception, a malformed event: relayed, not read
-      // Anthropic's `message_start` and the Responses API's events carry the answer one level down.
-      for (const answer of [outputOnly(event), nested(event, 'message'), nested(event, 'response')]) {
-        if (!answer) continue;
-        model ??= modelOf(answer);
-        const counts = usageOf(answer);
-        if (counts) usage = usage ? highest(usage, counts) : counts;
-      }
+      if (event) events.read(event); // else `[DONE]`, an exception, a malformed event: relayed, not read
     }
   };
   // Bytes that do not decode (a broken frame checksum) end the reading, never the relay: the usage is
@@ -151,8 +152,26 @@ function readEvents(
     complete = !undecodable;
   })();
   return {
-    result: () => (complete ? { model, usage } : undefined),
+    result: () => (complete ? { model: events.model, usage: events.usage } : undefined),
   };
+}
+
+/** The model and usage of a stream's events, read one by one: each count the highest any event gave. */
+function eventsRead(usageOf: UsageOf) {
+  const state = {
+    model: undefined as string | undefined,
+    usage: undefined as Usage | undefined,
+    read(event: Counts) {
+      // Anthropic's `message_start` and the Responses API's events carry the answer one level down.
+      for (const answer of [outputOnly(event), nested(event, 'message'), nested(event, 'response')]) {
+        if (!answer) continue;
+        state.model ??= modelOf(answer);
+        const counts = usageOf(answer);
+        if (counts) state.usage = state.usage ? highest(state.usage, counts) : counts;
+      }
+    },
+  };
+  return state;
 }
 
 /**
@@ -191,13 +210,17 @@ function maxCounts(a: Counts, b: Counts): Counts {
 const isObject = (value: unknown): value is Counts =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function jsonObject(text: string): Counts | undefined {
+function jsonValue(text: string): unknown {
   try {
-    const parsed = JSON.parse(text) as unknown;
-    return isObject(parsed) ? parsed : undefined;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+function jsonObject(text: string): Counts | undefined {
+  const parsed = jsonValue(text);
+  return isObject(parsed) ? parsed : undefined;
 }
 
 function nested(event: Counts, key: string): Counts | undefined {
