@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   missing_provider: { status: 400, type: 'invalid_request_error' },
   custom_host_refused: { status: 400, type: 'invalid_request_error' },
   unsupported_parameter: { status: 400, type: 'invalid_request_error' },
+  /** A function tool that asks for strict mode with a schema strict mode cannot take (OpenAI's code). */
+  invalid_function_parameters: { status: 400, type: 'invalid_request_error' },
   unsupported_endpoint: { status: 400, type: 'invalid_request_error' },
   provider_config_error: { status: 400, type: 'invalid_request_error' },
   /** A prompt's template (or a partial it includes) that cannot be read or rendered. */

@@ -52,7 +52,13 @@ const weather = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'Current weather of a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  // Closed, every property required: strict mode takes it (strict-tools.test.ts).
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -359,12 +365,13 @@ describe('refusals', () => {
     expect(next.status).toBe('completed');
   });
 
-  it('echoes a function tool given without strict or parameters as the Response shows one', async () => {
+  it('echoes a function tool given without strict or parameters as the Response shows one: strict', async () => {
     const tools = [{ type: 'function', name: 'now', description: 'The time' }] as any;
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Time?', tools });
     expectOpenAPIValid('Response', response);
     expect(response.tools).toEqual([
-      { type: 'function', name: 'now', description: 'The time', parameters: null, strict: null },
+      // A function without arguments is one strict mode takes (OpenAI's Responses API makes it strict).
+      { type: 'function', name: 'now', description: 'The time', parameters: null, strict: true },
     ]);
     const events = await collect(
       await client.responses.create({ model: 'gpt-4o', input: 'Time?', tools, stream: true }),

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { fieldError } from '../validator/compile-validator.js';
+import { checkStrictTools } from './strict-function-schema.js';
 import {
   ModelField,
   Nullable,
@@ -112,6 +113,7 @@ const FunctionToolSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Nullable(Type.String())),
   parameters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  /** Omitted: strict when the schema allows it (strict-function-schema.ts). */
   strict: Type.Optional(Nullable(Type.Boolean())),
 });
 /** Any other tool (built-in tools, new types), passed on as it is; a function tool is checked as one. */
@@ -285,5 +287,7 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
     throw fieldError('invalid_body', 'input', 'must not be empty');
   }
+  // Before any target: OpenAI refuses it, so a translated target must too.
+  checkStrictTools(request.tools);
   return request;
 }

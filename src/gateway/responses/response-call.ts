@@ -11,6 +11,7 @@ import type {
   FunctionCallOutputItem,
   ResponsesRequest,
 } from '../../core/schemas/responses-request.js';
+import { effectiveStrict } from '../../core/schemas/strict-function-schema.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { Store, StoredResponseItem } from '../../store/types.js';
 import { estimateTokens } from './context-windows.js';
@@ -133,9 +134,20 @@ function upstreamRequest(body: ResponsesRequest, items: readonly ConversationIte
   return {
     ...rest,
     input: items.map(withoutOwnId) as ResponsesRequest['input'],
+    ...(body.tools != null && { tools: body.tools.map(withItsMode) }),
     store: false,
     ...(include.size > 0 && { include: [...include] }),
   };
+}
+
+/**
+ * A function tool with the mode the Response shows (echoedTool) said: without it, OpenAI would make strict a
+ * schema it can rewrite to fit (its `required` grown to every property), which the Response would not show
+ * and a translated target would not do; every target runs the tool the same way.
+ */
+function withItsMode(tool: NonNullable<ResponsesRequest['tools']>[number]): typeof tool {
+  if (tool.type !== 'function' || !('name' in tool) || tool.strict != null) return tool;
+  return { ...tool, strict: effectiveStrict(tool) };
 }
 
 /**
@@ -163,10 +175,13 @@ function measureInput(body: ResponsesRequest, items: readonly ConversationItem[]
   return estimateTokens([...instructions, ...(messages as unknown[])]) + estimateTokens(body.tools ?? []);
 }
 
-/** A function tool as the Response shows it: `parameters` and `strict` always there (null when not given). */
+/**
+ * A function tool as the Response shows it: `parameters` always there (null when not given), `strict` the
+ * mode it runs in (without one, strict when its schema allows it, as OpenAI's).
+ */
 function echoedTool(tool: NonNullable<ResponsesRequest['tools']>[number]): typeof tool {
   if (tool.type !== 'function' || !('name' in tool)) return tool;
-  return { ...tool, parameters: tool.parameters ?? null, strict: tool.strict ?? null };
+  return { ...tool, parameters: tool.parameters ?? null, strict: effectiveStrict(tool) };
 }
 
 function responseShell(body: ResponsesRequest): ResponseObject {

@@ -17,6 +17,7 @@ import type {
   UserContentPart,
 } from '../../core/schemas/index.js';
 import type { ResponsesRequest } from '../../core/schemas/responses-request.js';
+import { effectiveStrict } from '../../core/schemas/strict-function-schema.js';
 import type { MessageOrigin } from './item-paths.js';
 import { isRedactedThinking, isThinkingReasoning } from './reasoning-items.js';
 import { isKnownItem, type ConversationItem, type KnownConversationItem } from './response-types.js';
@@ -180,13 +181,15 @@ function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
   }
   return tools.map((tool) => {
     const fn = tool as Extract<typeof tool, { name: string }>;
+    // Chat's tools are not strict unless they say so; a Responses tool without `strict` may be.
+    const strict = effectiveStrict(fn);
     return {
       type: 'function' as const,
       function: {
         name: fn.name,
         ...(fn.description != null && { description: fn.description }),
         ...(fn.parameters != null && { parameters: fn.parameters }),
-        ...(fn.strict != null && { strict: fn.strict }),
+        ...((strict || fn.strict != null) && { strict }),
       },
     };
   });
