@@ -32,7 +32,9 @@ export const COHERE_CHAT_PARAMETERS: Record<string, ParameterRule> = {
   seed: { doc: '→ seed' },
   frequency_penalty: { doc: '→ frequency_penalty' },
   presence_penalty: { doc: '→ presence_penalty' },
-  tools: { doc: '→ tools (any `strict: true` → strict_tools)' },
+  tools: {
+    doc: '→ tools (any `strict: true` → strict_tools, when every tool offered has a required parameter, as Cohere needs; else not strict)',
+  },
   tool_choice: {
     doc: 'none → NONE, required → REQUIRED, auto → omitted, a named function → tools restricted to it + REQUIRED, allowed_tools → tools restricted to the allowed ones + its mode (required → REQUIRED)',
   },

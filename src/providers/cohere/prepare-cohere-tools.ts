@@ -41,8 +41,19 @@ export function prepareCohereTools(
   }
   const out: ToolFields = { tools: offered.map(toCohereTool) };
   if (toolChoice) out.tool_choice = toolChoice;
-  if (offered.some((tool) => tool.function.strict === true)) out.strict_tools = true;
+  if (offered.some((tool) => tool.function.strict === true) && offered.every(hasRequiredParameter)) {
+    out.strict_tools = true;
+  }
   return out;
+}
+
+/**
+ * Cohere's strict_tools holds every tool of the call, and refuses one without a required parameter ("Tools
+ * with only optional parameters are not supported in this mode"): such a call runs non-strict.
+ */
+function hasRequiredParameter(tool: Tool): boolean {
+  const required = (tool.function.parameters as { required?: unknown } | undefined)?.required;
+  return Array.isArray(required) && required.length > 0;
 }
 
 function toCohereTool(tool: Tool): CohereTool {

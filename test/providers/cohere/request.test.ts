@@ -178,13 +178,35 @@ describe('Cohere chat request', () => {
     });
     expect(forced.body.tools.map((t: LooseJson) => t.function.name)).toEqual(['cityAttractions']);
     expect(forced.body.tool_choice).toBe('REQUIRED');
+    const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
     const strict = await build({
       model: 'm',
       messages: [],
-      tools: [{ type: 'function', function: { name: 'f', parameters: {}, strict: true } }],
+      tools: [{ type: 'function', function: { name: 'f', parameters: city, strict: true } }],
     });
     expect(strict.body.strict_tools).toBe(true);
-    expect(strict.body.tools[0].function).toEqual({ name: 'f', parameters: {} });
+    expect(strict.body.tools[0].function).toEqual({ name: 'f', parameters: city });
+  });
+
+  it('asks strict_tools only when every tool offered has a required parameter, which Cohere needs', async () => {
+    const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const strictTool = { type: 'function', function: { name: 'f', parameters: city, strict: true } };
+    // Cohere: "You must specify at least one required parameter. Tools with only optional parameters are not
+    // supported in this mode" — and strict_tools holds every tool of the call.
+    for (const other of [
+      { type: 'function', function: { name: 'now', strict: true } },
+      { type: 'function', function: { name: 'now', parameters: {}, strict: true } },
+      { type: 'function', function: { name: 'g', parameters: { ...city, required: [] } } },
+    ]) {
+      const { body } = await build({ model: 'm', messages: [], tools: [strictTool, other] });
+      expect(body.strict_tools).toBeUndefined();
+    }
+    const { body } = await build({
+      model: 'm',
+      messages: [],
+      tools: [strictTool, { type: 'function', function: { name: 'g', parameters: city } }],
+    });
+    expect(body.strict_tools).toBe(true);
   });
 
   it('offers only the tools of an allowed_tools choice, its mode as the choice', async () => {
