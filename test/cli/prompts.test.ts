@@ -146,4 +146,51 @@ describe('gateway prompts', () => {
     const forced = await cli(['prompts', 'partials', 'delete', 'cli-sig', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
   });
+
+  it('deletes a config a prompt sends its calls to, or a prompt a config names, only with --force', async () => {
+    const config = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-route',
+      '--config',
+      '{"provider":"openai"}',
+    ]);
+    expect(config.code, config.stderr).toBe(0);
+    const routed = await cli([
+      'prompts',
+      'create',
+      '--slug',
+      'cli-routed',
+      '--string',
+      chatTemplate('x', '{{q}}'),
+      '--config',
+      'cli-route',
+    ]);
+    expect(routed.code, routed.stderr).toBe(0);
+    const naming = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-naming',
+      '--config',
+      JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'cli-routed' }] }),
+    ]);
+    expect(naming.code, naming.stderr).toBe(0);
+
+    const config409 = await cli(['configs', 'delete', 'cli-route']);
+    expect(config409.code).not.toBe(0);
+    expect(config409.stderr).toContain('"cli-routed" (version 1)');
+    const prompt409 = await cli(['prompts', 'delete', 'cli-routed']);
+    expect(prompt409.code).not.toBe(0);
+    expect(prompt409.stderr).toContain('"cli-naming" (config.targets[0].prompt_id)');
+
+    const forcedPrompt = await cli(['prompts', 'delete', 'cli-routed', '--force']);
+    expect(forcedPrompt.code, forcedPrompt.stderr).toBe(0);
+    // No live prompt sends its calls to it any more.
+    const config200 = await cli(['configs', 'delete', 'cli-route']);
+    expect(config200.code, config200.stderr).toBe(0);
+    expect(config200.stdout).toContain('Deleted config cli-route');
+    expect((await cli(['configs', 'delete', 'cli-naming', '--force'])).code).toBe(0);
+  });
 });

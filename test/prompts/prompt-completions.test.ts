@@ -772,7 +772,7 @@ describe('routing behind a prompt', () => {
     expect(stored.status, stored.text).toBe(200);
     await createPrompt({ slug: 'to-gone', string: chatTemplate('x', '{{q}}'), config: 'gone-soon' });
     await createPrompt({ slug: 'targets-gone', string: chatTemplate('y', '{{q}}') });
-    expect((await api.delete('/configs/gone-soon')).status).toBe(200);
+    expect((await api.delete('/configs/gone-soon?force=true')).status).toBe(200);
 
     const direct = expectError(
       await complete(gateway, 'to-gone', { variables: { q: 'x' } }),

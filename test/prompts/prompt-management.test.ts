@@ -2,7 +2,8 @@
  * /v1/prompts and /v1/prompts/partials through HTTP against a real gateway, on an SQLite file and on
  * PostgreSQL: create (version 1, published), list with the name filter, get, new versions that are not
  * published, publish, versions, soft delete, redaction of an inline config's credentials, workspace roles,
- * and the partials kept while a version of a prompt (any version: each may be called) needs them.
+ * the partials kept while a version of a prompt (any version: each may be called) needs them, and the
+ * stored configs and prompts kept while a prompt version or a config target names them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -255,6 +256,74 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect(await store.listUnindexedPromptPartialVersions(workspace.id)).toEqual([]);
     const including = await store.listPromptVersionsIncluding(workspace.id, [wrapper.id]);
     expect(including.map((version) => [version.slug, version.version])).toEqual([['legacy', 1]]);
+  });
+
+  it('keeps a stored config that versions of prompts send their calls to, unless forced', async () => {
+    const stored = await api.post('/configs', { slug: 'route-a', config: inlineConfig });
+    expect(stored.status, stored.text).toBe(200);
+    const id = stored.body.id as string;
+    // Version 1 names it by slug, version 3 by id; version 2 (published) goes elsewhere.
+    await api.post('/prompts', { slug: 'routed', string: template, config: 'route-a' });
+    await api.put('/prompts/routed', { string: template, provider: 'openai' });
+    await api.put('/prompts/routed', { string: template, config: id });
+    expect((await api.put('/prompts/routed/publish', { version: 2 })).status).toBe(200);
+    await api.post('/prompts', { slug: 'elsewhere', string: template, config: inlineConfig });
+
+    for (const address of ['route-a', id]) {
+      const refused = expectError(await api.delete(`/configs/${address}`), 409, 'conflict', 'id');
+      expect(refused.message).toContain('config "route-a"');
+      expect(refused.message).toContain('"routed" (versions 1, 3)');
+      expect(refused.message).not.toContain('elsewhere');
+      expect(refused.message).toContain('?force=true');
+    }
+    expect((await api.get('/configs/route-a')).status).toBe(200);
+    expectError(await api.delete('/configs/route-a?force=maybe'), 400, 'invalid_query', 'force');
+
+    const forced = await api.delete('/configs/route-a?force=true');
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body).toMatchObject({ id, deleted: true });
+    // A config no prompt names is deleted as before.
+    expect((await api.post('/configs', { slug: 'unused-route', config: inlineConfig })).status).toBe(200);
+    expect((await api.delete('/configs/unused-route')).status).toBe(200);
+  });
+
+  it('keeps a prompt that targets of active configs name by prompt_id, unless forced', async () => {
+    const prompt = await api.post('/prompts', { slug: 'fallback-answer', string: template });
+    expect(prompt.status, prompt.text).toBe(200);
+    const id = prompt.body.id as string;
+    const fallback = {
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai', api_key: 'sk-a' }, { prompt_id: 'fallback-answer@1' }],
+    };
+    const nested = {
+      strategy: { mode: 'loadbalance' },
+      targets: [{ targets: [{ prompt_id: id }], strategy: { mode: 'fallback' } }],
+    };
+    for (const [slug, config] of [
+      ['uses-slug', fallback],
+      ['uses-id', nested],
+      ['archived-use', fallback],
+    ] as const) {
+      const created = await api.post('/configs', { slug, config });
+      expect(created.status, created.text).toBe(200);
+    }
+    // An archived config's calls fail already: deleting the prompt does not break it.
+    const archived = await call(gateway.url, gateway.adminKey, 'PATCH', '/configs/archived-use', {
+      status: 'archived',
+    });
+    expect(archived.status, archived.text).toBe(200);
+
+    for (const address of ['fallback-answer', id]) {
+      const refused = expectError(await api.delete(`/prompts/${address}`), 409, 'conflict', 'id');
+      expect(refused.message).toContain('prompt "fallback-answer"');
+      expect(refused.message).toContain('"uses-slug" (config.targets[1].prompt_id)');
+      expect(refused.message).toContain('"uses-id" (config.targets[0].targets[0].prompt_id)');
+      expect(refused.message).not.toContain('archived-use');
+    }
+    expect((await api.get('/prompts/fallback-answer')).status).toBe(200);
+
+    expect((await api.delete('/prompts/fallback-answer?force=true')).status).toBe(200);
+    expectError(await api.get('/prompts/fallback-answer'), 404, 'prompt_not_found');
   });
 
   it('management needs an admin key; completions take a member key', async () => {

@@ -1,4 +1,4 @@
-/** `gateway configs create|list|get`: stored configs (credentials inside are shown redacted). */
+/** `gateway configs create|list|get|delete`: stored configs (credentials inside are shown redacted). */
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { CliError } from '../api-client.js';
@@ -84,6 +84,21 @@ export function configsCommand(io: CliIo): Command {
             updated: formatTime(config.updated_at),
           }) + `${JSON.stringify(config.config, null, 2)}\n`,
       );
+    });
+
+  configs
+    .command('delete')
+    .description('Delete a stored config')
+    .argument('<slug-or-id>', 'its slug or id')
+    .option('--force', 'even when prompts send their calls to it (those calls then fail)')
+    .action(async (slug: string, options: { force?: boolean }, command) => {
+      const ctx = commandContext(command, io);
+      const query = options.force ? '?force=true' : '';
+      const result = await ctx.api.request<{ id: string }>(
+        'DELETE',
+        `/configs/${encodeURIComponent(slug)}${query}`,
+      );
+      ctx.print(result, () => `Deleted config ${slug} (${result.id})\n`);
     });
 
   return configs;

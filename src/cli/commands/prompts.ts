@@ -112,13 +112,19 @@ const versionColumns = [
   { header: 'TEMPLATE', value: (v: VersionRecord) => v.string },
 ];
 
-/** The commands prompts and partials share: list, get, publish, versions, delete. `forceable`: publish and
- * delete take --force (a partial's, which the gateway refuses while they would break prompts). */
-function commonCommands(parent: Command, io: CliIo, base: string, noun: string, forceable = false): void {
+/** What --force does on the commands that take it: those the gateway refuses while they would break what
+ * depends on them (a partial's publish and delete; a prompt's delete). */
+interface Forceable {
+  publish?: string;
+  delete: string;
+}
+
+/** The commands prompts and partials share: list, get, publish, versions, delete. */
+function commonCommands(parent: Command, io: CliIo, base: string, noun: string, forceable: Forceable): void {
   const path = (slug: string) => `${base}/${encodeURIComponent(slug)}`;
   const force = (options: { force?: boolean }) => (options.force ? '?force=true' : '');
-  const withForce = (command: Command) =>
-    forceable ? command.option('--force', 'even when prompts that include it would fail') : command;
+  const withForce = (command: Command, description: string | undefined) =>
+    description === undefined ? command : command.option('--force', description);
   parent
     .command('list')
     .description(`List stored ${noun}s`)
@@ -144,6 +150,7 @@ function commonCommands(parent: Command, io: CliIo, base: string, noun: string, 
       .description(`Publish a version of a ${noun}: what calls without @… use, on every node at once`)
       .argument('<slug-or-id>', 'its slug or id')
       .requiredOption('--version <n>', 'the version to publish', parseInteger),
+    forceable.publish,
   ).action(async (slug: string, options: { version: number; force?: boolean }, command) => {
     const ctx = commandContext(command, io);
     const record = await ctx.api.request<VersionedRecord>('PUT', `${path(slug)}/publish${force(options)}`, {
@@ -162,6 +169,7 @@ function commonCommands(parent: Command, io: CliIo, base: string, noun: string, 
     });
   withForce(
     parent.command('delete').description(`Delete a ${noun}`).argument('<slug-or-id>', 'its slug or id'),
+    forceable.delete,
   ).action(async (slug: string, options: { force?: boolean }, command) => {
     const ctx = commandContext(command, io);
     const result = await ctx.api.request<{ id: string }>('DELETE', `${path(slug)}${force(options)}`);
@@ -207,7 +215,11 @@ function partialsCommand(io: CliIo): Command {
       );
       ctx.print(updated, () => summary(updated));
     });
-  commonCommands(partials, io, '/prompts/partials', 'partial', true);
+  const breaksPrompts = 'even when prompts that include it would fail';
+  commonCommands(partials, io, '/prompts/partials', 'partial', {
+    publish: breaksPrompts,
+    delete: breaksPrompts,
+  });
   return partials;
 }
 
@@ -278,7 +290,9 @@ export function promptsCommand(io: CliIo): Command {
       });
   }
 
-  commonCommands(prompts, io, '/prompts', 'prompt');
+  commonCommands(prompts, io, '/prompts', 'prompt', {
+    delete: 'even when targets of stored configs name it (their calls then fail)',
+  });
   prompts.addCommand(partialsCommand(io));
   return prompts;
 }

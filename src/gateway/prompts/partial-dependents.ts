@@ -18,14 +18,14 @@ import { parsePromptReference, type VersionSelector } from './prompt-reference.j
 import { includedPartials } from './prompt-template.js';
 import { checkPromptDocument, type LoadedPartial, type PartialLoader } from './render-prompt.js';
 
-/** How many prompts an error names; the rest are counted. */
-const NAMED = 10;
+/** How many prompts (or configs) an error names; the rest are counted. */
+export const NAMED = 10;
 
 /** What the partial is after the change, for a use of it with this selector: `undefined` when deleted,
  * 'unchanged' when the change does not reach that use. */
 export type PartialAfter = (selector: VersionSelector) => LoadedPartial | undefined | 'unchanged';
 
-interface Broken {
+export interface Broken {
   slug: string;
   versions: number[];
   reason: string;
@@ -118,7 +118,8 @@ async function brokenPrompts(
   return [...broken.values()];
 }
 
-function named(prompt: Broken): string {
+/** `"slug" (versions 1, 3)`. */
+export function named(prompt: Pick<Broken, 'slug' | 'versions'>): string {
   const versions = prompt.versions.join(', ');
   return `"${prompt.slug}" (version${prompt.versions.length > 1 ? 's' : ''} ${versions})`;
 }

@@ -8,10 +8,11 @@ import { parseConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
 import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
 import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
+import { refuseBreakingConfigDeletion } from '../../../gateway/prompts/destination-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
-import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { configVersionView, configView, deletedView, listView } from './views.js';
 
 /** Stored configs are used with requests that may carry `Authorization`, so a provider without
@@ -90,7 +91,9 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
     const config = await store.getConfig(workspaceId, id);
-    if (!config || !(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
+    if (!config) throw notFound('config', id, 'id');
+    if (!forced(request)) await refuseBreakingConfigDeletion(deps, config);
+    if (!(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
     return deletedView('config', config.id);
   });
 }

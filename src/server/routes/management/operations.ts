@@ -52,7 +52,8 @@ export const API_KEY_SELF_OPERATION: Operation = {
 };
 
 /** The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice. */
-/** Make a change to a partial that breaks the prompts including it. */
+/** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
+ * calls to a config, configs whose targets name a prompt. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 const POLICY_WORKSPACE = { name: 'workspace_id', in: 'query', schema: { type: 'string' } } as const;
 
@@ -111,7 +112,13 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: "List a config's versions, oldest first",
     tags: ['Configs'],
   },
-  { method: 'delete', path: '/configs/{id}', summary: 'Delete a config', tags: ['Configs'] },
+  {
+    method: 'delete',
+    path: '/configs/{id}',
+    summary: 'Delete a config; refused (409) while prompts send their calls to it, unless `force=true`',
+    tags: ['Configs'],
+    parameters: [FORCE],
+  },
   {
     method: 'post',
     path: '/guardrails',
@@ -186,7 +193,13 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: 'Get one version of a prompt',
     tags: ['Prompts'],
   },
-  { method: 'delete', path: '/prompts/{id}', summary: 'Delete a prompt', tags: ['Prompts'] },
+  {
+    method: 'delete',
+    path: '/prompts/{id}',
+    summary: 'Delete a prompt; refused (409) while targets of configs name it, unless `force=true`',
+    tags: ['Prompts'],
+    parameters: [FORCE],
+  },
   {
     method: 'post',
     path: '/prompts/partials',

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseBreakingPromptDeletion } from '../../../gateway/prompts/destination-dependents.js';
 import { includesOf, refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
@@ -23,8 +24,8 @@ import {
   validateUpdatePromptPartial,
   type CreatePrompt,
 } from './body-schemas.js';
-import { oneOfQuery, stringQuery, type Query } from '../query-params.js';
-import { notFound, pathParam } from './route-helpers.js';
+import { stringQuery, type Query } from '../query-params.js';
+import { forced, notFound, pathParam } from './route-helpers.js';
 import {
   deletedView,
   listView,
@@ -68,11 +69,6 @@ async function promptDocument(
   };
   await checkPromptDocument(document, partialLoader(deps.lookups, workspaceId));
   return document;
-}
-
-/** `?force=true`: make a change that would break the prompts depending on it. */
-function forced(request: { query: unknown }): boolean {
-  return oneOfQuery(request.query as Query, 'force', ['true', 'false'], 'false') === 'true';
 }
 
 /** PUT sends the whole body again: its slug, if any, must be the one the record has. */
@@ -284,6 +280,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.delete('/prompts/:id', async (request) => {
     const workspaceId = workspaceOf(request);
     const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
+    if (!forced(request)) await refuseBreakingPromptDeletion(deps, prompt);
     if (!(await store.deletePrompt(workspaceId, prompt.id))) {
       throw new GatewayError('prompt_not_found', `No prompt "${prompt.slug}" in this workspace`, {
         param: 'id',
