@@ -193,4 +193,32 @@ describe('gateway prompts', () => {
     expect(config200.stdout).toContain('Deleted config cli-route');
     expect((await cli(['configs', 'delete', 'cli-naming', '--force'])).code).toBe(0);
   });
+
+  it('deletes a virtual key that a config names only with --force', async () => {
+    const key = await cli([
+      'virtual-keys',
+      'create',
+      '--slug',
+      'cli-vk',
+      '--provider',
+      'openai',
+      '--api-key',
+      'sk-cli-vk',
+    ]);
+    expect(key.code, key.stderr).toBe(0);
+    const config = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-vk-use',
+      '--config',
+      '{"virtual_key":"cli-vk"}',
+    ]);
+    expect(config.code, config.stderr).toBe(0);
+    const refused = await cli(['virtual-keys', 'delete', 'cli-vk']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('"cli-vk-use" (config.virtual_key)');
+    const forced = await cli(['virtual-keys', 'delete', 'cli-vk', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+  });
 });

@@ -326,6 +326,33 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expectError(await api.get('/prompts/fallback-answer'), 404, 'prompt_not_found');
   });
 
+  it('keeps a virtual key or catalog provider that configs or prompts name, unless forced', async () => {
+    for (const { path, field, value } of [
+      { path: '/virtual-keys', field: 'virtual_key', value: (slug: string) => slug },
+      { path: '/providers', field: 'provider', value: (slug: string) => `@${slug}` },
+    ]) {
+      const slug = `named-${field.replace('_', '-')}`;
+      const credential = await api.post(path, { slug, provider: 'openai', api_key: 'sk-named-credential' });
+      expect(credential.status, credential.text).toBe(200);
+      const id = credential.body.id as string;
+      const config = await api.post('/configs', {
+        slug: `through-${slug}`,
+        config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai' }, { [field]: value(id) }] },
+      });
+      expect(config.status, config.text).toBe(200);
+      // Version 1 names it as its destination, version 2 inside its inline config.
+      await api.post('/prompts', { slug: `sent-${slug}`, string: template, [field]: value(slug) });
+      await api.put(`/prompts/sent-${slug}`, { string: template, config: { [field]: value(slug) } });
+      await api.put(`/prompts/sent-${slug}`, { string: template, provider: 'openai' });
+
+      const refused = expectError(await api.delete(`${path}/${slug}`), 409, 'conflict', 'slug');
+      expect(refused.message).toContain(`configs "through-${slug}" (config.targets[1].${field})`);
+      expect(refused.message).toContain(`prompts "sent-${slug}" (versions 1, 2)`);
+      expect((await api.get(`${path}/${slug}`)).status).toBe(200);
+      expect((await api.delete(`${path}/${slug}?force=true`)).status).toBe(200);
+    }
+  });
+
   it('management needs an admin key; completions take a member key', async () => {
     const member = await api.post('/api-keys', { name: 'member', role: 'member' });
     const key = member.body.key as string;

@@ -115,11 +115,13 @@ export function credentialCommand(
     .command('delete')
     .description(`Delete a ${spec.noun}`)
     .argument('<slug>', 'its slug or id')
-    .action(async (slug: string, _options, command) => {
+    .option('--force', 'even when configs or prompts name it (their calls then fail)')
+    .action(async (slug: string, options: { force?: boolean }, command) => {
       const ctx = commandContext(command, io);
+      const query = options.force ? '?force=true' : '';
       const result = await ctx.api.request<{ id: string }>(
         'DELETE',
-        `${spec.path}/${encodeURIComponent(slug)}`,
+        `${spec.path}/${encodeURIComponent(slug)}${query}`,
       );
       ctx.print(result, () => `Deleted ${spec.noun} ${slug} (${result.id})\n`);
     });

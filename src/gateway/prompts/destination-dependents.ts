@@ -1,16 +1,17 @@
 /**
- * What deleting a stored config or a stored prompt would break, the two naming each other: a prompt
- * version sends its calls to a stored config (`config: "<slug or id>"`), and a stored config's target names
- * a prompt (`"prompt_id": "slug@3"`). After the delete those calls fail (404), so the management API refuses
- * it (409 `conflict`, naming them) unless `?force=true`, as it does for a partial (partial-dependents.ts).
+ * What deleting a stored config, a stored prompt or a stored credential would break, these naming each
+ * other: a prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
+ * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
+ * "slug@3"`) or a virtual key. After the delete those calls fail (404), so the management API refuses it
+ * (409 `conflict`, naming them) unless `?force=true`, as it does for a partial (partial-dependents.ts).
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
  * (`slug@3`). A config counts by its current version while it is active: that is what a call resolves,
- * and an archived config's calls fail already. Neither is indexed by what it names, so the workspace's
+ * and an archived config's calls fail already (as a revoked credential's do). Neither is indexed by what it names, so the workspace's
  * prompts' versions (or configs) are read; deletes are rare and a workspace holds few.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { StoredConfig, StoredPrompt } from '../../store/types.js';
+import type { PromptDocument, ProviderCredential, StoredConfig, StoredPrompt } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
 import { childPath } from '../routing/inherit.js';
 import { NAMED, named, type Broken } from './partial-dependents.js';
@@ -31,14 +32,23 @@ function more(count: number): string {
   return count > NAMED ? ` and ${count - NAMED} more` : '';
 }
 
-/** The versions of the workspace's live prompts that send their calls to the stored config. */
-async function promptsSendingTo(deps: GatewayDeps, config: StoredConfig): Promise<Broken[]> {
+interface NamingConfig {
+  slug: string;
+  /** Where it names the thing first: `config.targets[1].prompt_id`. */
+  param: string;
+}
+
+/** The versions of the workspace's live prompts that `names` holds, by prompt. */
+async function promptVersionsWhere(
+  deps: GatewayDeps,
+  workspaceId: string,
+  names: (document: PromptDocument) => boolean,
+): Promise<Broken[]> {
   const { store } = deps;
-  const names = new Set([config.slug, config.id]);
   const found: Broken[] = [];
-  for (const prompt of await store.listPrompts(config.workspace_id)) {
-    const versions = await store.listPromptVersions(config.workspace_id, prompt.id);
-    const naming = versions.filter((v) => typeof v.prompt.config === 'string' && names.has(v.prompt.config));
+  for (const prompt of await store.listPrompts(workspaceId)) {
+    const versions = await store.listPromptVersions(workspaceId, prompt.id);
+    const naming = versions.filter((version) => names(version.prompt));
     if (naming.length > 0) {
       found.push({ slug: prompt.slug, versions: naming.map((v) => v.version), reason: '' });
     }
@@ -46,40 +56,54 @@ async function promptsSendingTo(deps: GatewayDeps, config: StoredConfig): Promis
   return found;
 }
 
+/** The active configs of the workspace with a node that `names` (the key naming it, else undefined),
+ * each with the first place. */
+async function activeConfigsWhere(
+  deps: GatewayDeps,
+  workspaceId: string,
+  names: (node: Record<string, unknown>) => string | undefined,
+): Promise<NamingConfig[]> {
+  const found: NamingConfig[] = [];
+  for (const config of await deps.store.listConfigs(workspaceId)) {
+    if (config.status !== 'active') continue;
+    for (const { node, path } of configNodes(config.config)) {
+      const key = names(node);
+      if (key === undefined) continue;
+      found.push({ slug: config.slug, param: configParam(path, key) });
+      break;
+    }
+  }
+  return found;
+}
+
+const listedConfigs = (found: NamingConfig[]) =>
+  found
+    .slice(0, NAMED)
+    .map((config) => `"${config.slug}" (${config.param})`)
+    .join(', ') + more(found.length);
+
+const listedPrompts = (found: Broken[]) => found.slice(0, NAMED).map(named).join(', ') + more(found.length);
+
 /**
  * Refuses (409 `conflict`, `param` id) deleting a stored config that versions of prompts send their calls
  * to, naming them by slug with those versions (at most NAMED prompts, the rest counted).
  */
 export async function refuseBreakingConfigDeletion(deps: GatewayDeps, config: StoredConfig): Promise<void> {
   if (config.status !== 'active') return;
-  const found = await promptsSendingTo(deps, config);
+  const names = new Set([config.slug, config.id]);
+  const found = await promptVersionsWhere(
+    deps,
+    config.workspace_id,
+    (document) => typeof document.config === 'string' && names.has(document.config),
+  );
   if (found.length === 0) return;
   throw new GatewayError(
     'conflict',
     `Deleting the config "${config.slug}" would make prompts that send their calls to it fail: ` +
-      `${found.slice(0, NAMED).map(named).join(', ')}${more(found.length)}. ` +
+      `${listedPrompts(found)}. ` +
       'Change them first, or send ?force=true to delete it anyway (the versions named then fail when called)',
     { param: 'id' },
   );
-}
-
-/** The active configs of the workspace with a target naming the prompt, each with the first place. */
-async function configsNaming(
-  deps: GatewayDeps,
-  prompt: StoredPrompt,
-): Promise<Array<{ slug: string; param: string }>> {
-  const names = new Set([prompt.slug, prompt.id]);
-  const found: Array<{ slug: string; param: string }> = [];
-  for (const config of await deps.store.listConfigs(prompt.workspace_id)) {
-    if (config.status !== 'active') continue;
-    for (const { node, path } of configNodes(config.config)) {
-      const promptId = node.prompt_id;
-      if (typeof promptId !== 'string' || !names.has(referenceName(promptId))) continue;
-      found.push({ slug: config.slug, param: configParam(path, 'prompt_id') });
-      break;
-    }
-  }
-  return found;
 }
 
 /**
@@ -87,14 +111,63 @@ async function configsNaming(
  * (`prompt_id`), naming the configs by slug with where each names it (at most NAMED, the rest counted).
  */
 export async function refuseBreakingPromptDeletion(deps: GatewayDeps, prompt: StoredPrompt): Promise<void> {
-  const found = await configsNaming(deps, prompt);
+  const names = new Set([prompt.slug, prompt.id]);
+  const found = await activeConfigsWhere(deps, prompt.workspace_id, (node) =>
+    typeof node.prompt_id === 'string' && names.has(referenceName(node.prompt_id)) ? 'prompt_id' : undefined,
+  );
   if (found.length === 0) return;
-  const listed = found.slice(0, NAMED).map((config) => `"${config.slug}" (${config.param})`);
   throw new GatewayError(
     'conflict',
     `Deleting the prompt "${prompt.slug}" would make configs whose targets name it fail: ` +
-      `${listed.join(', ')}${more(found.length)}. ` +
+      `${listedConfigs(found)}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through the configs named then fail)',
     { param: 'id' },
+  );
+}
+
+/** The key of a config node naming the credential: a virtual key by `virtual_key`, a catalog provider by
+ * `provider: "@<slug or id>"`; undefined when it names neither. */
+function credentialKey(
+  node: Record<string, unknown>,
+  kind: ProviderCredential['kind'],
+  names: ReadonlySet<string>,
+): string | undefined {
+  const value = node[kind];
+  if (typeof value !== 'string') return undefined;
+  const name = kind === 'provider' ? (value.startsWith('@') ? value.slice(1) : undefined) : value;
+  return name !== undefined && names.has(name) ? kind : undefined;
+}
+
+/**
+ * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that targets
+ * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
+ * config), name: naming the configs with where, and the prompts with their versions.
+ */
+export async function refuseBreakingCredentialDeletion(
+  deps: GatewayDeps,
+  credential: ProviderCredential,
+  noun: string,
+): Promise<void> {
+  if (credential.status !== 'active') return;
+  const { kind, workspace_id: workspaceId } = credential;
+  const names = new Set([credential.slug, credential.id]);
+  const configs = await activeConfigsWhere(deps, workspaceId, (node) => credentialKey(node, kind, names));
+  const prompts = await promptVersionsWhere(deps, workspaceId, (document) => {
+    if (credentialKey(document as unknown as Record<string, unknown>, kind, names)) return true;
+    if (typeof document.config !== 'object') return false;
+    for (const { node } of configNodes(document.config)) if (credentialKey(node, kind, names)) return true;
+    return false;
+  });
+  if (configs.length === 0 && prompts.length === 0) return;
+  const parts = [
+    ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
+    ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
+  ];
+  const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;
+  throw new GatewayError(
+    'conflict',
+    `Deleting the ${noun} "${shown}" would make calls that use it fail: ${parts.join('; ')}. ` +
+      'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
+    { param: 'slug' },
   );
 }

@@ -8,13 +8,14 @@
 import type { FastifyInstance } from 'fastify';
 import { checkCustomHost } from '../../../gateway/custom-host.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseBreakingCredentialDeletion } from '../../../gateway/prompts/destination-dependents.js';
 import { GatewayError } from '../../../core/errors.js';
 import { findAdapter } from '../../../providers/registry.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
 import type { ProviderCredential, ProviderSecret } from '../../../store/types.js';
 import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
 import { ADDRESS_FIELDS } from './redacted-values.js';
-import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { credentialView, deletedView, isSecretSetting, listView } from './views.js';
 
 export interface CredentialRoutes {
@@ -150,9 +151,9 @@ export async function registerCredentialRoutes(
     const slug = pathParam(request.params, 'slug');
     const workspaceId = request.gw.apiKey.workspace_id;
     const current = await store.getCredential(workspaceId, kind, slug);
-    if (!current || !(await store.deleteCredential(workspaceId, kind, current.id))) {
-      throw notFound(noun, slug, 'slug');
-    }
+    if (!current) throw notFound(noun, slug, 'slug');
+    if (!forced(request)) await refuseBreakingCredentialDeletion(deps, current, noun);
+    if (!(await store.deleteCredential(workspaceId, kind, current.id))) throw notFound(noun, slug, 'slug');
     return deletedView(kind, current.id);
   });
 }

@@ -19,6 +19,10 @@ import {
   UpdateRateLimitPolicyBody,
 } from './body-schemas.js';
 
+/** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
+ * calls to a config, configs (or prompts) naming a prompt or a virtual key. */
+const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
+
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
   return [
     {
@@ -37,7 +41,13 @@ function credentialOperations(path: string, noun: string, tag: string): Operatio
       tags: [tag],
       requestBody: UpdateCredentialBody,
     },
-    { method: 'delete', path: `${path}/{slug}`, summary: `Delete a ${noun}`, tags: [tag] },
+    {
+      method: 'delete',
+      path: `${path}/{slug}`,
+      summary: `Delete a ${noun}; refused (409) while configs or prompts name it, unless \`force=true\``,
+      tags: [tag],
+      parameters: [FORCE],
+    },
   ];
 }
 
@@ -52,9 +62,6 @@ export const API_KEY_SELF_OPERATION: Operation = {
 };
 
 /** The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice. */
-/** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
- * calls to a config, configs whose targets name a prompt. */
-const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 const POLICY_WORKSPACE = { name: 'workspace_id', in: 'query', schema: { type: 'string' } } as const;
 
 export const MANAGEMENT_OPERATIONS: Operation[] = [
