@@ -10,6 +10,7 @@ import { parseConfig, parseConfigHeader, type GatewayConfig } from './config/ind
 import { HEADERS, headerValue } from './context.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
+import { configParam } from './routing/inherit.js';
 import type { StoredConfig } from '../store/types.js';
 
 /**
@@ -60,7 +61,7 @@ const HEADER_FOR_KEY: Record<string, string> = {
 /** The name to report for a key of `node`: the header it came from, or its path in the config. */
 export function paramFor(node: object, path: string, key: string): string {
   if (headerDerived.has(node) && HEADER_FOR_KEY[key]) return HEADER_FOR_KEY[key];
-  return path ? `config.${path}.${key}` : `config.${key}`;
+  return configParam(path, key);
 }
 
 function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig {

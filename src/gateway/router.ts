@@ -18,7 +18,7 @@ import type { AttemptOutcome } from './attempt.js';
 import type { GatewayDeps } from './deps.js';
 import { GatewayError } from '../core/errors.js';
 import { evaluateCondition } from './routing/conditions.js';
-import { childPath, inheritFrom } from './routing/inherit.js';
+import { childPath, configParam, inheritFrom } from './routing/inherit.js';
 import type { NodeResult, RoutedCall, RouteRun } from './routing/route-types.js';
 import { runTarget } from './routing/target-runner.js';
 import { asksAnotherTry } from './routing/retry-policy.js';
@@ -41,10 +41,6 @@ export function newRouteRun(deps: GatewayDeps, call: RoutedCall): RouteRun {
 
 export function route(run: RouteRun): Promise<RouteResult> {
   return runNode(run, run.call.ctx.config, '');
-}
-
-function configParam(path: string, key: string): string {
-  return path ? `config.${path}.${key}` : `config.${key}`;
 }
 
 function runNode(run: RouteRun, node: TargetConfig, path: string): Promise<NodeResult> {

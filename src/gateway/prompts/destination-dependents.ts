@@ -13,8 +13,8 @@
 import { GatewayError } from '../../core/errors.js';
 import type { PromptDocument, ProviderCredential, StoredConfig, StoredPrompt } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
-import { childPath } from '../routing/inherit.js';
-import { NAMED, named, type Broken } from './partial-dependents.js';
+import { childPath, configParam } from '../routing/inherit.js';
+import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
 import { referenceName } from './prompt-reference.js';
 
 /** A node of a stored config and its path (`targets[1].targets[0]`, '' for the top), depth first. */
@@ -24,12 +24,6 @@ function* configNodes(node: unknown, path = ''): Generator<{ node: Record<string
   yield { node: record, path };
   if (!Array.isArray(record.targets)) return;
   for (const [i, child] of record.targets.entries()) yield* configNodes(child, childPath(path, i));
-}
-
-const configParam = (path: string, key: string) => `config${path ? `.${path}` : ''}.${key}`;
-
-function more(count: number): string {
-  return count > NAMED ? ` and ${count - NAMED} more` : '';
 }
 
 interface NamingConfig {
@@ -80,9 +74,7 @@ const listedConfigs = (found: NamingConfig[]) =>
   found
     .slice(0, NAMED)
     .map((config) => `"${config.slug}" (${config.param})`)
-    .join(', ') + more(found.length);
-
-const listedPrompts = (found: Broken[]) => found.slice(0, NAMED).map(named).join(', ') + more(found.length);
+    .join(', ') + andMore(found.length);
 
 /**
  * Refuses (409 `conflict`, `param` id) deleting a stored config that versions of prompts send their calls

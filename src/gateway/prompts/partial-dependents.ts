@@ -119,9 +119,19 @@ async function brokenPrompts(
 }
 
 /** `"slug" (versions 1, 3)`. */
-export function named(prompt: Pick<Broken, 'slug' | 'versions'>): string {
+function named(prompt: Pick<Broken, 'slug' | 'versions'>): string {
   const versions = prompt.versions.join(', ');
   return `"${prompt.slug}" (version${prompt.versions.length > 1 ? 's' : ''} ${versions})`;
+}
+
+/** ` and 3 more` past the NAMED an error names; '' within them. */
+export function andMore(count: number): string {
+  return count > NAMED ? ` and ${count - NAMED} more` : '';
+}
+
+/** The first NAMED prompts with their versions (`"a" (version 1), "b" (versions 1, 3)`), the rest counted. */
+export function listedPrompts(prompts: ReadonlyArray<Pick<Broken, 'slug' | 'versions'>>): string {
+  return prompts.slice(0, NAMED).map(named).join(', ') + andMore(prompts.length);
 }
 
 /**
@@ -136,12 +146,11 @@ export async function refuseBreakingPrompts(
 ): Promise<void> {
   const broken = await brokenPrompts(deps, partial, change.after);
   if (broken.length === 0) return;
-  const more = broken.length > NAMED ? ` and ${broken.length - NAMED} more` : '';
   const [first] = broken;
   throw new GatewayError(
     'conflict',
     `${change.action} the partial "${partial.slug}" would make prompts that include it fail: ` +
-      `${broken.slice(0, NAMED).map(named).join(', ')}${more} ` +
+      `${listedPrompts(broken)} ` +
       `(${first.slug}@${first.versions[0]}: ${first.reason}). ` +
       'Change them first, or send ?force=true to make the change anyway (the versions named then fail ' +
       'when called)',

@@ -14,7 +14,7 @@ import type { GatewayConfig, TargetConfig } from '../config/index.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
 import { resolveRequestConfig } from '../request-config.js';
-import { childPath } from '../routing/inherit.js';
+import { childPath, configParam } from '../routing/inherit.js';
 import { destinationError, preparePromptCall, type PreparedPromptCall } from './prompt-call.js';
 import { refuseUnknownVariables } from './render-prompt.js';
 
@@ -25,7 +25,7 @@ export function promptIdPath(config: GatewayConfig): string | null {
   const cached = paths.get(config);
   if (cached !== undefined) return cached;
   const find = (node: TargetConfig, path: string): string | null => {
-    if (node.prompt_id !== undefined) return `config${path ? `.${path}` : ''}.prompt_id`;
+    if (node.prompt_id !== undefined) return configParam(path, 'prompt_id');
     for (const [i, child] of (node.targets ?? []).entries()) {
       const found = find(child, childPath(path, i));
       if (found) return found;
@@ -103,7 +103,7 @@ async function expandNode(
     return { ...rest, targets };
   }
   if (promptId === undefined) return rest;
-  const param = `config${path ? `.${path}` : ''}.prompt_id`;
+  const param = configParam(path, 'prompt_id');
   const workspaceId = how.ctx.apiKey.workspace_id;
   // Variables meant for the set of prompts: one prompt may not read them all.
   const body = { ...how.body, allow_unknown_variables: true };

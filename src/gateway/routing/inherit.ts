@@ -48,3 +48,8 @@ export function inheritFrom(parent: TargetConfig, child: TargetConfig): TargetCo
 export function childPath(parentPath: string, index: number): string {
   return parentPath ? `${parentPath}.targets[${index}]` : `targets[${index}]`;
 }
+
+/** The param naming `key` of the config node at `path` (`config.targets[1].prompt_id`, `config.strategy`). */
+export function configParam(path: string, key: string): string {
+  return path ? `config.${path}.${key}` : `config.${key}`;
+}
