@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   /** A function tool that asks for strict mode with a schema strict mode cannot take (OpenAI's code). */
   invalid_function_parameters: { status: 400, type: 'invalid_request_error' },
+  /** A strict json_schema response format whose schema strict mode cannot take (OpenAI's Responses code). */
+  invalid_json_schema: { status: 400, type: 'invalid_request_error' },
   unsupported_endpoint: { status: 400, type: 'invalid_request_error' },
   provider_config_error: { status: 400, type: 'invalid_request_error' },
   /** A prompt's template (or a partial it includes) that cannot be read or rendered. */

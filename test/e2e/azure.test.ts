@@ -134,7 +134,12 @@ describe('Azure OpenAI through the gateway', () => {
       type: 'json_schema' as const,
       json_schema: {
         name: 'capital',
-        schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        schema: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
         strict: true,
       },
     };

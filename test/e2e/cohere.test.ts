@@ -134,7 +134,12 @@ describe('Cohere through the gateway', () => {
     const sample = readCohereJson('cohere-text') as { message: { content: Array<{ text: string }> } };
     sample.message.content[0]!.text = '{"city":"Paris"}';
     fake.enqueue({ json: sample });
-    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    };
     const completion = await client().chat.completions.create({
       model: 'command-a-03-2025',
       messages: [{ role: 'user', content: 'Capital of France as JSON' }],

@@ -189,7 +189,12 @@ describe('states', () => {
         format: {
           type: 'json_schema',
           name: 'answer',
-          schema: { type: 'object', properties: { thing: { type: 'string' } } },
+          schema: {
+            type: 'object',
+            properties: { thing: { type: 'string' } },
+            required: ['thing'],
+            additionalProperties: false,
+          },
           strict: true,
         },
       },

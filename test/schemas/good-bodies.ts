@@ -44,7 +44,12 @@ export const richChatBody = {
       function: {
         name: 'get_weather',
         description: 'Current weather for a city',
-        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
         strict: true,
       },
     },
@@ -56,7 +61,12 @@ export const richChatBody = {
     json_schema: {
       name: 'weather_answer',
       description: 'A weather answer',
-      schema: { type: 'object', properties: { answer: { type: 'string' } } },
+      schema: {
+        type: 'object',
+        properties: { answer: { type: 'string' } },
+        required: ['answer'],
+        additionalProperties: false,
+      },
       strict: true,
     },
   },

@@ -2,6 +2,7 @@
 // validated: the supported keywords of each type, the root, the size limits. A strict Responses function
 // tool here; every place a strict schema is checked uses the same rules (strict-json-schema.ts).
 import { describe, expect, it } from 'vitest';
+import { validateChatCompletionRequest } from '../../src/core/schemas/chat-completion-request.js';
 import { validateResponsesRequest } from '../../src/core/schemas/responses-request.js';
 import { effectiveStrict } from '../../src/core/schemas/strict-function-schema.js';
 import { expectGatewayError } from './assert-rejects.js';
@@ -186,5 +187,92 @@ describe('strict schemas: what OpenAI takes', () => {
     const parameters = closed({ kind: { type: 'string', oneOf: [{ const: 'a' }] } });
     expect(effectiveStrict({ name: 'f', parameters })).toBe(false);
     expect(effectiveStrict({ name: 'f', parameters: closed({ kind: { type: 'string' } }) })).toBe(true);
+  });
+});
+
+describe('strict schemas: every place one is checked', () => {
+  const broken = closed({ kind: { type: 'string', oneOf: [{ type: 'string' }] } });
+  const problem = "In context=('properties', 'kind'), 'oneOf' is not permitted.";
+  const chat = (extra: Schema) => ({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'Hi' }],
+    ...extra,
+  });
+  const chatTool = (strict?: boolean) => ({
+    tools: [
+      { type: 'function', function: { name: 'ok', parameters: closed({}), strict: true } },
+      {
+        type: 'function',
+        function: { name: 'f', parameters: broken, ...(strict !== undefined && { strict }) },
+      },
+    ],
+  });
+  const chatFormat = (strict?: boolean) => ({
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: broken, ...(strict !== undefined && { strict }) },
+    },
+  });
+  const responsesFormat = (strict?: boolean) => ({
+    text: {
+      format: {
+        type: 'json_schema',
+        name: 'answer',
+        schema: broken,
+        ...(strict !== undefined && { strict }),
+      },
+    },
+  });
+
+  it('a strict chat function tool', () => {
+    const error = expectGatewayError(
+      () => validateChatCompletionRequest(chat(chatTool(true))),
+      'invalid_function_parameters',
+      'tools[1].function.parameters',
+    );
+    expect(error.message).toBe(`Invalid schema for function 'f': ${problem}`);
+    // On chat a tool is strict only when it says so.
+    for (const strict of [false, undefined])
+      expect(() => validateChatCompletionRequest(chat(chatTool(strict)))).not.toThrow();
+  });
+
+  it("a strict chat response format, named as OpenAI's answer names it", () => {
+    const error = expectGatewayError(
+      () => validateChatCompletionRequest(chat(chatFormat(true))),
+      'invalid_json_schema',
+      'response_format',
+    );
+    expect(error.message).toBe(`Invalid schema for response_format 'answer': ${problem}`);
+    expect(error.type).toBe('invalid_request_error');
+    for (const strict of [false, undefined])
+      expect(() => validateChatCompletionRequest(chat(chatFormat(strict)))).not.toThrow();
+    const open = {
+      type: 'json_schema',
+      json_schema: { name: 'a', strict: true, schema: { type: 'object' } },
+    };
+    expect(
+      expectGatewayError(
+        () => validateChatCompletionRequest(chat({ response_format: open })),
+        'invalid_json_schema',
+        'response_format',
+      ).message,
+    ).toBe(
+      "Invalid schema for response_format 'a': In context=(), 'additionalProperties' is required to be supplied and to be false.",
+    );
+  });
+
+  it("a strict Responses text format, named as OpenAI's answer names it", () => {
+    const body = { model: 'gpt-4o', input: 'Hi', ...responsesFormat(true) };
+    const error = expectGatewayError(
+      () => validateResponsesRequest(body),
+      'invalid_json_schema',
+      'text.format.schema',
+    );
+    expect(error.message).toBe(`Invalid schema for response_format 'answer': ${problem}`);
+    for (const strict of [false, undefined]) {
+      expect(() =>
+        validateResponsesRequest({ model: 'gpt-4o', input: 'Hi', ...responsesFormat(strict) }),
+      ).not.toThrow();
+    }
   });
 });

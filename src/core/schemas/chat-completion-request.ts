@@ -29,6 +29,8 @@ import {
   UserField,
 } from './common-fields.js';
 import { checkStreamOptionsRule, compileRequestBodyValidator } from './request-body-validator.js';
+import { checkStrictChatTools } from './strict-function-schema.js';
+import { checkStrictResponseFormat } from './strict-response-format.js';
 
 export const ChatCompletionRequestSchema = Type.Object(
   {
@@ -100,4 +102,8 @@ function checkChatRules(request: ChatCompletionRequest): void {
     throw fieldError('invalid_body', 'top_logprobs', 'requires logprobs to be true');
   }
   checkStreamOptionsRule(request);
+  // Before any target: OpenAI refuses a strict schema it cannot take, so a translated target must too.
+  checkStrictChatTools(request.tools);
+  const format = request.response_format;
+  if (format?.type === 'json_schema') checkStrictResponseFormat(format.json_schema, 'response_format');
 }

@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { fieldError } from '../validator/compile-validator.js';
 import { checkStrictTools } from './strict-function-schema.js';
+import { checkStrictResponseFormat } from './strict-response-format.js';
 import {
   ModelField,
   Nullable,
@@ -289,5 +290,7 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   }
   // Before any target: OpenAI refuses it, so a translated target must too.
   checkStrictTools(request.tools);
+  const format = request.text?.format;
+  if (format?.type === 'json_schema') checkStrictResponseFormat(format, 'text.format.schema');
   return request;
 }

@@ -32,18 +32,31 @@ export function effectiveStrict(tool: FunctionToolFields): boolean {
   return tool.strict ?? strictParametersProblem(tool.parameters) === undefined;
 }
 
-/** Refuses a tool that asks for strict mode with a schema strict mode cannot take, as OpenAI does. */
+/** Refuses a function that asks for strict mode with a schema strict mode cannot take, as OpenAI does. */
+function checkStrictFunction(fn: FunctionToolFields, param: string): void {
+  if (fn.strict !== true) return;
+  const problem = strictParametersProblem(fn.parameters);
+  if (problem === undefined) return;
+  throw new GatewayError(
+    'invalid_function_parameters',
+    `Invalid schema for function '${fn.name}': ${problem}`,
+    {
+      param,
+    },
+  );
+}
+
+/** The Responses request's function tools (`tools[i].parameters`). */
 export function checkStrictTools(tools: ReadonlyArray<{ type: string }> | null | undefined): void {
   (tools ?? []).forEach((tool, i) => {
     if (tool.type !== 'function' || !('name' in tool)) return;
-    const fn = tool as FunctionToolFields;
-    if (fn.strict !== true) return;
-    const problem = strictParametersProblem(fn.parameters);
-    if (problem === undefined) return;
-    throw new GatewayError(
-      'invalid_function_parameters',
-      `Invalid schema for function '${fn.name}': ${problem}`,
-      { param: `tools[${i}].parameters` },
-    );
+    checkStrictFunction(tool as FunctionToolFields, `tools[${i}].parameters`);
+  });
+}
+
+/** The chat request's function tools (`tools[i].function.parameters`), strict only when they say so. */
+export function checkStrictChatTools(tools: ReadonlyArray<{ function: object }> | undefined): void {
+  (tools ?? []).forEach((tool, i) => {
+    checkStrictFunction(tool.function as FunctionToolFields, `tools[${i}].function.parameters`);
   });
 }
