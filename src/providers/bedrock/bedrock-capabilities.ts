@@ -35,7 +35,7 @@ export const bedrockCapabilities: ProviderCapabilities = {
       '→ additionalModelRequestFields.thinking (Anthropic Claude models, and ARNs that name no model such as application inference profiles; others 400, but for a translated Messages request, which leaves it out); reasoning comes back in content_blocks when not strict',
     stream_options: 'include_usage → a final usage chunk from the metadata event',
     cache_control:
-      'on a content part, a message or a tool → a cachePoint block after it (ttl kept), where the model caches: Claude 3.5 Haiku, 3.7 Sonnet and later (system, messages, tools), Nova (system, messages); dropped for the others; of those sent, more than 4, or one with ttl 1h after a 5m one (toolConfig, system, messages order), refused (400) naming the field',
+      'on a content part, a message or a tool → a cachePoint block after it (ttl kept; none on an assistant message of reasoning alone, as Converse takes no point after a reasoning block), where the model caches: Claude 3.5 Haiku, 3.7 Sonnet and later (system, messages, tools), Nova (system, messages); dropped for the others; of those sent, more than 4, or one with ttl 1h after a 5m one (toolConfig, system, messages order), refused (400) naming the field',
     image_url:
       'data URLs only (Converse takes bytes; the adapter does not fetch URLs): an http(s) URL is refused (400)',
     file: 'PDF data URLs in file_data → document bytes; a file_url is refused (400), as the adapter fetches no URL',

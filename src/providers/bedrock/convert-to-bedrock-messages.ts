@@ -29,7 +29,7 @@ const IMAGE_FORMATS: Record<string, BedrockImageFormat> = {
  * it is refused naming the part. A `cache_control` on a content part, or on a whole message, becomes a
  * `cachePoint` after it (after a tool message's result block for one on the message or on any of its parts,
  * as a checkpoint cannot sit inside a result; one point, not two, for a message whose last part is marked
- * too); whether the model takes it is the caller's to judge. Converse
+ * too; none after a reasoning block); whether the model takes it is the caller's to judge. Converse
  * demands that the conversation start with a user turn, so one that would not (an assistant's greeting first,
  * or nothing but a system prompt) gets a minimal user turn in front.
  */
@@ -41,18 +41,28 @@ export function convertToBedrockMessages(messages: ChatMessage[]): BedrockPrompt
     user: (message, where) => content(message.content, where),
     assistant: assistantContent,
     toolResult,
-    // A message's mark is a point after its last block: one that block's own mark made already is that point.
-    marked: (message, blocks, where) =>
-      'cachePoint' in blocks[blocks.length - 1] ? blocks : [...blocks, ...messageCachePoint(message, where)],
+    marked: (message, blocks, where) => [...blocks, ...messageCachePoint(message, blocks, where)],
   });
   if (turns[0]?.role !== 'user')
     turns.unshift({ role: 'user', content: [{ text: CONVERSATION_START_TEXT }] });
   return { system, messages: turns };
 }
 
-/** The cache point a message's own `cache_control` marks; a tool message's parts' too (their result is one
- * block), named by the first marked part. */
-function messageCachePoint(message: ChatMessage, where: string): BedrockContentBlock[] {
+/**
+ * The cache point a message's own `cache_control` marks, after its last block; a tool message's parts' too
+ * (their result is one block), named by the first marked part. None where that block's own mark made the
+ * point already, and none after a reasoning block, which Converse refuses ("Cache point cannot be inserted
+ * after reasoning block"): an assistant message of reasoning alone (its blocks come first, before any text
+ * or tool call) has no place for one, as a point before it, first in the message, marks nothing. The next
+ * point caches the reasoning with the rest.
+ */
+function messageCachePoint(
+  message: ChatMessage,
+  blocks: BedrockContentBlock[],
+  where: string,
+): BedrockContentBlock[] {
+  const last = blocks[blocks.length - 1];
+  if ('cachePoint' in last || 'reasoningContent' in last) return [];
   const own = (message as { cache_control?: unknown }).cache_control;
   if (own || message.role !== 'tool' || !Array.isArray(message.content)) {
     return cachePointFor(own, `${where}.cache_control`);

@@ -182,6 +182,36 @@ describe('bedrock request translation', () => {
     ]);
   });
 
+  // Converse refuses a cache point right after a reasoning block ("Cache point cannot be inserted after
+  // reasoning block"), and one first in a message marks nothing ("There is nothing available to cache"): a
+  // message holding only reasoning has no place for one, so its mark is dropped.
+  it('puts no cache point after a reasoning block: a mark on an assistant message of reasoning alone is dropped', async () => {
+    const thinking = { type: 'thinking', thinking: 'Let me think.', signature: 'sig' };
+    const { body } = await build({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [
+        { role: 'user', content: 'Why?' },
+        { role: 'assistant', content: null, content_blocks: [thinking], cache_control: CACHE },
+        { role: 'user', content: 'Go on.' },
+        { role: 'assistant', content: 'Because.', content_blocks: [thinking], cache_control: CACHE },
+        { role: 'user', content: 'Thanks.' },
+      ],
+    });
+    const reasoning = { reasoningContent: { reasoningText: { text: 'Let me think.', signature: 'sig' } } };
+    expect(body.messages[1].content).toEqual([reasoning]);
+    // Text after the reasoning takes the point, as before.
+    expect(body.messages[3].content).toEqual([
+      reasoning,
+      { text: 'Because.' },
+      { cachePoint: { type: 'default' } },
+    ]);
+    for (const message of body.messages) {
+      message.content.forEach((block: WireBody, k: number) => {
+        if ('cachePoint' in block) expect(message.content[k - 1]).not.toHaveProperty('reasoningContent');
+      });
+    }
+  });
+
   // Converse takes at most 4 cache points and reads them toolConfig, system, messages, none kept longer than
   // one before it: a request that breaks that is refused naming the chat field, for the points the model
   // is sent (Nova's tools get none, and do not count).
