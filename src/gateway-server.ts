@@ -240,8 +240,8 @@ export async function createGatewayServer(
         await Promise.all([
           batchWorker?.close(settings.shutdownGraceMs),
           responseWorker?.close(settings.shutdownGraceMs),
+          providerJobWorker?.close(settings.shutdownGraceMs),
         ]);
-        await providerJobWorker?.close();
         await retention?.close();
         await deps.logWriter.close();
         await traces?.shutdown();

@@ -311,7 +311,8 @@ export interface Page<T> {
  * A unit of background work. `queued` jobs are claimed once due (`run_at_ms`); a claim leases the job
  * to one owner until `lease_expires_at_ms`, and a `running` job whose lease expired is claimable again
  * (its node is presumed dead). Each claim counts an attempt; `fail` puts the job back in the queue
- * until `max_attempts` is used up, then it is `failed`.
+ * until `max_attempts` is used up, then it is `failed`; `release` puts it back and gives the attempt back
+ * (its node stopped cleanly while running it).
  */
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -380,6 +381,12 @@ export interface JobRepository {
   complete(id: string, owner: string, result?: unknown): Promise<Job | undefined>;
   /** Back to `queued` (due at `retryAtMs`, now by default) while attempts remain, `failed` after. */
   fail(id: string, owner: string, error: string, retryAtMs?: number): Promise<Job | undefined>;
+  /**
+   * Back to `queued` (due at `retryAtMs`, now by default) with the attempt its claim counted given back:
+   * for a run cut short by its own node's stop (a deploy), which says nothing about the job. A run whose
+   * node died is not given back: its lease lapses and counts, as the job may be what kills its nodes.
+   */
+  release(id: string, owner: string, retryAtMs?: number): Promise<Job | undefined>;
   get(id: string): Promise<Job | undefined>;
   list(query?: JobQuery): Promise<Page<Job>>;
 }

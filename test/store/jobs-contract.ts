@@ -165,6 +165,41 @@ export function jobsContract(makeHarness: () => Promise<StoreHarness>): void {
       expect(await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 10_000 })).toEqual([]);
     });
 
+    it('a run its node stopped is given back with its attempt, as many times as the node stops; a lapse still counts', async () => {
+      const kind = freshKind('release');
+      const job = await nodeA.jobs.enqueue({ kind, payload: {}, max_attempts: 2 });
+      // More stops than the job has attempts: none of them uses one up.
+      for (let stop = 0; stop < 3; stop++) {
+        const [claimed] = await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 10_000 });
+        expect(claimed).toMatchObject({ id: job.id, attempts: 1 });
+        // Only its holder gives it back.
+        expect(await nodeB.jobs.release(job.id, 'node-b')).toBeUndefined();
+        const released = await nodeA.jobs.release(job.id, 'node-a');
+        expect(released).toMatchObject({
+          status: 'queued',
+          attempts: 0,
+          lease_expires_at_ms: null,
+          finished_at_ms: null,
+          error: null,
+        });
+        expect(released?.run_at_ms).toBeLessThanOrEqual(Date.now());
+        expect(await nodeA.jobs.release(job.id, 'node-a')).toBeUndefined();
+      }
+      // Not due before the time it is given back for.
+      await nodeB.jobs.claim({ kinds: [kind], owner: 'node-b', leaseMs: 10_000 });
+      expect(await nodeB.jobs.release(job.id, 'node-b', Date.now() + 150)).toMatchObject({ attempts: 0 });
+      expect(await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 10_000 })).toEqual([]);
+      await sleep(200);
+      // A node that dies leaves a lease that lapses: that run counts.
+      const [dying] = await nodeA.jobs.claim({ kinds: [kind], owner: 'node-a', leaseMs: 50 });
+      expect(dying).toMatchObject({ id: job.id, attempts: 1 });
+      await sleep(100);
+      const [taken] = await nodeB.jobs.claim({ kinds: [kind], owner: 'node-b', leaseMs: 10_000 });
+      expect(taken).toMatchObject({ id: job.id, attempts: 2 });
+      expect(await nodeA.jobs.release(job.id, 'node-a')).toBeUndefined();
+      expect(await nodeB.jobs.release(job.id, 'node-b')).toMatchObject({ status: 'queued', attempts: 1 });
+    });
+
     it('never leases one job to two owners, with many claims running at once on two nodes', async () => {
       const kind = freshKind('parallel');
       const total = 120;

@@ -182,12 +182,15 @@ async function earlierSubmission(
 }
 
 /** Creates the provider's batch, its input sent first when it is a gateway file (provider-files.ts);
- * `signal` ends a wait for another node's upload of that file. */
+ * `signal` ends a wait for another node's upload of that file, `stop` this node's own upload of it too;
+ * `asking` is called as the provider is asked to create the batch (which neither ends). */
 async function createAtProvider(
   deps: GatewayDeps,
   target: ResourceTarget,
   batch: StoredBatch,
   signal: AbortSignalLike,
+  stop: AbortSignalLike | undefined,
+  asking: () => void,
 ): Promise<Json> {
   const param = 'input_file_id';
   const file = await gatewayFileOf(deps, batch.workspace_id, batch.input_file_id, 'batch', param);
@@ -198,8 +201,9 @@ async function createAtProvider(
     target,
     'batch',
     files,
-    (sent) =>
-      callResource(deps, target, {
+    (sent) => {
+      asking();
+      return callResource(deps, target, {
         method: 'POST',
         path: '/batches',
         ...jsonBody({
@@ -208,8 +212,10 @@ async function createAtProvider(
           completion_window: '24h',
           ...(metadata && { metadata }),
         }),
-      }),
+      });
+    },
     signal,
+    stop,
   );
   return answer;
 }
@@ -259,16 +265,30 @@ function watchSubmission(
 }
 
 /**
+ * A submission cut short by its node's stop before the provider was asked to create the batch: the
+ * provider holds nothing of it but, perhaps, the input file, whose upload was either remembered
+ * (provider-files.ts: the next try uses that copy) or given back (the next try sends it again). The job
+ * is handed on as it was, its attempt not counted; the next try need not look for a batch this one made.
+ */
+export class SubmissionStopped extends Error {
+  constructor(batchId: string) {
+    super(`The submission of batch ${batchId} was stopped with its gateway node`);
+  }
+}
+
+/**
  * The submit job: input file to the provider, the provider's batch created (or, when the job is tried
  * again, the one an earlier try created found), the first poll queued. A provider's refusal (4xx) fails
  * the batch with the provider's error, and so does the end of the batch's window while another node
- * still sends its input; a batch cancelled while it waits for that is cancelled; anything else is retried.
+ * still sends its input; a batch cancelled while it waits for that is cancelled; one stopped with its
+ * node before the provider was asked for the batch throws `SubmissionStopped`; anything else is retried.
  */
 export async function submitProviderBatch(
   deps: GatewayDeps,
   batchId: string,
   triedBefore: boolean,
-  /** Aborted when this node closes: a wait for another node's upload ends, and the job is tried again. */
+  /** Aborted when this node stops: a wait for another node's upload of the input ends, and so does this
+   * node's own upload of it; the provider's answer to the batch's creation is still waited for. */
   closing?: AbortSignalLike,
 ): Promise<'poll' | 'done'> {
   const { store } = deps;
@@ -281,11 +301,13 @@ export async function submitProviderBatch(
   }
   if (batch.status !== 'validating') return 'done';
   const watch = watchSubmission(deps, batchId, closing);
+  // Once the provider has been asked for the batch, it may have made it: a try after this one looks for it.
+  let asked = false;
   try {
     const target = await targetOf(deps, batch);
     const object =
       (triedBefore ? await earlierSubmission(deps, target, batch) : undefined) ??
-      (await createAtProvider(deps, target, batch, watch.signal));
+      (await createAtProvider(deps, target, batch, watch.signal, closing, () => (asked = true)));
     if (typeof object.id !== 'string') {
       throw new GatewayError(
         'upstream_invalid_response',
@@ -329,6 +351,7 @@ export async function submitProviderBatch(
       ]);
       return 'done';
     }
+    if (closing?.aborted && !asked) throw new SubmissionStopped(batchId);
     // A provider that answered too slowly, or a transfer that stalled, refused nothing: tried again.
     const refused =
       (err instanceof ProviderError && err.status >= 400 && err.status < 500 && err.status !== 429) ||
@@ -419,12 +442,14 @@ async function copyFile(
   providerFileId: string,
   id: string,
   kind: 'output' | 'error',
+  stop: AbortSignalLike | undefined,
 ): Promise<StoredFile> {
-  const answer = await openResource(deps, target, {
-    method: 'GET',
-    path: `/files/${encodeURIComponent(providerFileId)}/content`,
-    transfer: true,
-  });
+  const answer = await openResource(
+    deps,
+    target,
+    { method: 'GET', path: `/files/${encodeURIComponent(providerFileId)}/content`, transfer: true },
+    stop,
+  );
   try {
     const stored = await deps.blobs.put(fileKey(id), answer.body);
     const created = nowSeconds();
@@ -444,8 +469,13 @@ async function copyFile(
 }
 
 /** The poll job: mirrors the provider's batch; at its end, copies the files and commits the final state.
- * Resolves with the delay before the next poll, or undefined when the batch has ended. */
-export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Promise<number | undefined> {
+ * Resolves with the delay before the next poll, or undefined when the batch has ended. `stop` (this node
+ * stops) cuts its calls and copies: run again, it reads and writes the same. */
+export async function pollProviderBatch(
+  deps: GatewayDeps,
+  batchId: string,
+  stop?: AbortSignalLike,
+): Promise<number | undefined> {
   const { store } = deps;
   const batch = await store.batches.getById(batchId);
   const remote = await store.providerBatches.get(batchId);
@@ -460,10 +490,12 @@ export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Pro
     await store.batches.update(batch.id, { status: 'cancelled', cancelled_at: nowSeconds() }, MIRRORED);
     return undefined;
   }
-  const object = await callResource(deps, target, {
-    method: 'GET',
-    path: `/batches/${encodeURIComponent(remote.provider_batch_id)}`,
-  });
+  const object = await callResource(
+    deps,
+    target,
+    { method: 'GET', path: `/batches/${encodeURIComponent(remote.provider_batch_id)}` },
+    stop,
+  );
   await store.providerBatches.saw(batchId, object);
   const status = object.status as string;
   if (!(ENDED as readonly string[]).includes(status)) {
@@ -473,10 +505,10 @@ export async function pollProviderBatch(deps: GatewayDeps, batchId: string): Pro
   const ids = resultFileIds(batch.id);
   const files: StoredFile[] = [];
   if (typeof object.output_file_id === 'string') {
-    files.push(await copyFile(deps, target, batch, object.output_file_id, ids.output, 'output'));
+    files.push(await copyFile(deps, target, batch, object.output_file_id, ids.output, 'output', stop));
   }
   if (typeof object.error_file_id === 'string') {
-    files.push(await copyFile(deps, target, batch, object.error_file_id, ids.errors, 'error'));
+    files.push(await copyFile(deps, target, batch, object.error_file_id, ids.errors, 'error', stop));
   }
   const at = `${status}_at` as (typeof BATCH_TIMES)[number];
   await store.transaction(async (tx: Repositories) => {

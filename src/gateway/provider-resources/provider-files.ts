@@ -74,6 +74,9 @@ export async function providerCopy(
   rewriteLine?: LineRewrite,
   /** The caller's own deadline (its client gone, its job cancelled): waiting for another node ends then. */
   signal?: AbortSignalLike,
+  /** This node's stop: its own upload of the file ends then too, and its claim is given back, so that the
+   * next node sends the file at once instead of waiting for the claim to go stale. */
+  stop?: AbortSignalLike,
 ): Promise<ProviderCopy> {
   const { providerFiles } = deps.store;
   // Another node's claim is waited for as long as it is renewed, however long its upload takes; one that
@@ -94,7 +97,7 @@ export async function providerCopy(
         }
       };
       try {
-        const id = await uploadFile(deps, target, file, purpose, rewriteLine, moved);
+        const id = await uploadFile(deps, target, file, purpose, rewriteLine, moved, stop);
         await providerFiles.remember(file.id, target.account, held.at, id);
         return { id, known: false };
       } catch (err) {
@@ -102,7 +105,7 @@ export async function providerCopy(
         throw err;
       }
     }
-    if (signal?.aborted) throw new UploadWaitEnded(file.id, target.adapter.id, param);
+    if (signal?.aborted || stop?.aborted) throw new UploadWaitEnded(file.id, target.adapter.id, param);
     await sleep(WAIT_STEP_MS);
   }
 }
@@ -124,11 +127,12 @@ async function copiesOf<P extends string>(
   purpose: string,
   files: Array<FileToSend<P>>,
   signal: AbortSignalLike | undefined,
+  stop: AbortSignalLike | undefined,
 ): Promise<Array<SentFile<P>>> {
   const sent: Array<SentFile<P>> = [];
   for (const named of files) {
     const { file, param, rewriteLine } = named;
-    const copy = await providerCopy(deps, target, file, purpose, param, rewriteLine, signal);
+    const copy = await providerCopy(deps, target, file, purpose, param, rewriteLine, signal, stop);
     sent.push({ ...named, copy });
   }
   return sent;
@@ -166,9 +170,13 @@ export async function createWithCopies<T, P extends string>(
   purpose: string,
   files: Array<FileToSend<P>>,
   create: (sent: Array<SentFile<P>>) => Promise<T>,
+  /** Ends a wait for another node's upload (providerCopy). */
   signal?: AbortSignalLike,
+  /** Ends this node's own uploads too (providerCopy); never `create`, whose work the provider may have done
+   * by then. */
+  stop?: AbortSignalLike,
 ): Promise<{ answer: T; sent: Array<SentFile<P>> }> {
-  const first = await copiesOf(deps, target, purpose, files, signal);
+  const first = await copiesOf(deps, target, purpose, files, signal, stop);
   try {
     return { answer: await create(first), sent: first };
   } catch (err) {
@@ -179,7 +187,7 @@ export async function createWithCopies<T, P extends string>(
     }
     if (!forgot) throw err;
   }
-  const sent = await copiesOf(deps, target, purpose, files, signal);
+  const sent = await copiesOf(deps, target, purpose, files, signal, stop);
   return { answer: await create(sent), sent };
 }
 
@@ -218,7 +226,7 @@ async function withoutBom(
 }
 
 /** Streams the file to the provider's `POST /files`; resolves with the provider's file id. `moved` is
- * awaited as each chunk of the file goes. */
+ * awaited as each chunk of the file goes; `signal` cuts the transfer. */
 export async function uploadFile(
   deps: GatewayDeps,
   target: ResourceTarget,
@@ -226,6 +234,7 @@ export async function uploadFile(
   purpose: string,
   rewriteLine?: LineRewrite,
   moved?: () => Promise<void>,
+  signal?: AbortSignalLike,
 ): Promise<string> {
   const stored = await deps.blobs.get(fileKey(file.id));
   if (!stored) throw new GatewayError('not_found', `The contents of file ${file.id} are gone`);
@@ -247,17 +256,22 @@ export async function uploadFile(
     }
     yield tail;
   }
-  const answer = await callResource(deps, target, {
-    method: 'POST',
-    path: '/files',
-    transfer: true,
-    headers: {
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      // A rewritten file's length is known only once sent: then it goes chunked.
-      ...(bytes !== undefined && { 'content-length': String(head.length + bytes + tail.length) }),
+  const answer = await callResource(
+    deps,
+    target,
+    {
+      method: 'POST',
+      path: '/files',
+      transfer: true,
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        // A rewritten file's length is known only once sent: then it goes chunked.
+        ...(bytes !== undefined && { 'content-length': String(head.length + bytes + tail.length) }),
+      },
+      body: body(),
     },
-    body: body(),
-  });
+    signal,
+  );
   if (typeof answer.id !== 'string') {
     throw new GatewayError(
       'upstream_invalid_response',

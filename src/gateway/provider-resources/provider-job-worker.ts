@@ -14,12 +14,16 @@ import {
   pollDelayMs,
   pollProviderBatch,
   submitProviderBatch,
+  SubmissionStopped,
   type ProviderBatchPayload,
 } from './provider-batches.js';
 
 export interface ProviderJobWorker {
   poke(): void;
-  close(): Promise<void>;
+  /** Stops claiming and lets the jobs in flight end; those still sending or waiting for a file, or copying
+   * a batch's results, when `graceMs` runs out are stopped and given back to the queue with their attempt
+   * (another node, or this one restarted, takes them up). */
+  close(graceMs: number): Promise<void>;
 }
 
 /** Jobs one node runs at once. */
@@ -35,8 +39,9 @@ export function startProviderJobWorker(
 ): ProviderJobWorker {
   const { store, logger } = deps;
   const owner = jobOwner('provider');
-  // Ends what a job waits on (another node's upload) when the node closes; the job is tried again.
-  const closing = new AbortController();
+  // Aborted when the grace period of `close` runs out: it ends what a job waits on (another node's upload)
+  // and the transfers it makes, and the job is given back (provider-batches.ts says what it leaves).
+  const stopping = new AbortController();
   /** Completes the job and queues the next poll of its batch, together. */
   async function completeWith(job: Job, nextPollInMs: number | undefined): Promise<void> {
     await store.transaction(async (tx) => {
@@ -68,14 +73,21 @@ export function startProviderJobWorker(
         return;
       }
       if (job.kind === POLL_JOB) {
-        await completeWith(job, await pollProviderBatch(deps, batch_id));
+        await completeWith(job, await pollProviderBatch(deps, batch_id, stopping.signal));
       } else {
-        // A job claimed again (its last holder failed or died) may have created the provider's batch.
-        const next = await submitProviderBatch(deps, batch_id, job.attempts > 1, closing.signal);
+        // A job claimed again (its last holder failed or died) may have created the provider's batch; a
+        // try given back by a node that stopped did not (SubmissionStopped), and counted no attempt.
+        const next = await submitProviderBatch(deps, batch_id, job.attempts > 1, stopping.signal);
         await completeWith(job, next === 'poll' ? pollDelayMs(options.pollMs, 0) : undefined);
       }
     } catch (err) {
       if (err instanceof LeaseLost) return;
+      if (err instanceof SubmissionStopped || (job.kind === POLL_JOB && stopping.signal.aborted)) {
+        // Cut short by this node's stop (a deploy), which says nothing of the batch: a few in a row must
+        // not use up its attempts and fail it.
+        await store.jobs.release(job.id, owner).catch(() => undefined);
+        return;
+      }
       logger.warn({ err, job: job.id, kind: job.kind, batch: batch_id }, 'provider batch job failed');
       const message = err instanceof Error ? err.message : String(err);
       await store.jobs
@@ -113,10 +125,12 @@ export function startProviderJobWorker(
   });
   return {
     poke: () => poller.poke(),
-    async close() {
+    async close(graceMs) {
       poller.stop();
-      closing.abort();
+      const grace = setTimeout(() => stopping.abort(), graceMs);
+      grace.unref();
       while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
+      clearTimeout(grace);
     },
   };
 }

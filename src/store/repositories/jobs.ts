@@ -204,6 +204,20 @@ export function createJobRepository({ db, kind }: RepositoryContext): JobReposit
       );
     },
 
+    release(id, owner, retryAtMs) {
+      const now = Date.now();
+      // The claim that made this run counted an attempt: it is taken back (a claim always counted one).
+      return changed(
+        whileOwned(id, owner).set((eb) => ({
+          status: 'queued',
+          attempts: eb('attempts', '-', 1),
+          run_at_ms: Math.floor(retryAtMs ?? now),
+          lease_expires_at_ms: null,
+          updated_at_ms: now,
+        })),
+      );
+    },
+
     async get(id) {
       const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
       return row ? toJob(row) : undefined;
