@@ -541,6 +541,35 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('is not failed by nodes that stop while running it, however many stop', async () => {
+    const client = sdk(front);
+    const created = await client.responses.create({ model: 'gpt-4o', input: 'Deploys', background: true });
+    // More stops than the response has runs (BACKGROUND_RUNS): a deploy is not a run its node died in.
+    for (let stop = 1; stop <= 3; stop++) {
+      upstream.enqueue({ hang: true });
+      const stopping = await nodes.start({ GATEWAY_SHUTDOWN_GRACE_MS: '100', GATEWAY_BATCH_POLL_MS: '50' });
+      await pollUntil(
+        client,
+        created.id,
+        (r) => r.status === 'in_progress' && withUpstreamRequests().length === stop,
+      );
+      await stopping.server.close();
+      const [job] = (await front.server.deps.store.jobs.list({ kind: 'response.background' })).data.filter(
+        (j) => (j.payload as any).response_id === created.id,
+      );
+      expect(job).toMatchObject({ status: 'queued', attempts: 0 });
+    }
+    const worker = await startWorker();
+    try {
+      const { response } = await pollUntil(client, created.id, ended);
+      expect(response.status).toBe('completed');
+      expect(response.output_text).toBe('[bg] Deploys');
+      expect(withUpstreamRequests()).toHaveLength(4);
+    } finally {
+      await worker.server.close();
+    }
+  });
+
   it('ends its stream without the end a run stored after it was cancelled on another node', async () => {
     const client = sdk(front);
     const stream = await client.responses.create({

@@ -10,7 +10,8 @@
  * another node) or the lease lost, the call is aborted and nothing more of it is written. A node that
  * dies stops renewing; once the lease has run out another node claims the job again: a response whose
  * client had not yet been sent any of the run is run again, up to `BACKGROUND_RUNS` runs; any other is
- * failed, so none stays `in_progress` for ever. A run the rate limits refuse before it began waits, the
+ * failed, so none stays `in_progress` for ever. A node that stops cleanly gives its runs back without
+ * counting them (`jobs.release`). A run the rate limits refuse before it began waits, the
  * response `queued` again, for the policy's window (`Retry-After`) and is run again then, as a batch line
  * is, while that falls within BACKGROUND_RATE_LIMIT_WAIT_MS of the response's creation. Every minute the
  * runs and events of responses that ended more than `eventRetentionMs` ago are removed, and foreground
@@ -211,8 +212,9 @@ export function startBackgroundResponseWorker(
       );
       if (detached === 'lost') return;
       if (detached === 'stopping') {
-        // Given back at once: another node (or this one restarted) takes it up.
-        await store.jobs.fail(job.id, owner, 'The gateway node stopped while running it');
+        // Given back at once: another node (or this one restarted) takes it up. A stop (a deploy) is not
+        // one of the runs a node dies in: it uses none of them up.
+        await store.jobs.release(job.id, owner);
         return;
       }
       if (waitMs !== undefined && !detached) {

@@ -23,7 +23,8 @@ export interface BackgroundPayload {
 }
 
 /** The runs of one response: a run cut short by its node's end (the lease ran out) is run again, until
- * this many have begun; the claim after that fails the response. */
+ * this many have begun; the claim after that fails the response. A run its node gave back as it stopped
+ * cleanly is not counted. */
 export const BACKGROUND_RUNS = 2;
 /** The job's attempts: the runs, and claims to spare for failing the response after them. */
 export const BACKGROUND_JOB_ATTEMPTS = BACKGROUND_RUNS + 3;
