@@ -6,6 +6,7 @@
  * batch's final state in one transaction.
  */
 import type { Readable } from 'node:stream';
+import type { AbortSignalLike } from '../../core/abort.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type {
   BatchLineError,
@@ -40,12 +41,18 @@ function nowSeconds(): number {
 /** Lines inserted per round trip while reading the input. */
 const LINE_CHUNK = 500;
 
+/**
+ * Reads the batch's input into its lines, and starts it (or fails it with the lines' errors). Resolves
+ * `'stopped'` when `stop` (its node stops) ended it part way: the lines stored so far are kept, and the
+ * validation run again adds the rest.
+ */
 export async function validateBatch(
   store: Store,
   blobs: BlobStore,
   batchId: string,
   maxLines: number,
-): Promise<void> {
+  stop?: AbortSignalLike,
+): Promise<'stopped' | undefined> {
   const batch = await store.batches.getById(batchId);
   if (!batch || batch.status !== 'validating') return;
   const fail = (errors: BatchLineError[]) =>
@@ -83,6 +90,7 @@ export async function validateBatch(
         await store.batches.deleteLines(batchId);
         return;
       }
+      if (stop?.aborted) return 'stopped';
     }
   }
   if (errors.length > 0) {

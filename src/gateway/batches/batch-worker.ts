@@ -52,8 +52,8 @@ export interface BatchWorkerOptions {
 export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
-  /** Stops claiming, lets the lines in flight end and commits them; lines still running when `graceMs`
-   * runs out are given back. */
+  /** Stops claiming, lets the lines and jobs in flight end and commits them; lines still running when
+   * `graceMs` runs out are given back, and so is a validation (its attempt with it). */
   close(graceMs: number): Promise<void>;
 }
 
@@ -65,7 +65,8 @@ const FILE_SWEEP_MS = 60_000;
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
   const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  /** Aborts the calls of lines still running when the grace period of `close` runs out. */
+  /** Aborts the calls of lines, and stops the validations, still running when the grace period of
+   * `close` runs out. */
   const stopping = new CallAbort();
   /** Lines this node holds (calling, or committing their result), by batch. */
   const leased = new Map<string, Set<number>>();
@@ -225,7 +226,13 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       }
       if (job.kind === VALIDATE_JOB) {
         const { batch_id } = job.payload as { batch_id: string };
-        await validateBatch(store, deps.blobs, batch_id, deps.settings.batchMaxLines);
+        const max = deps.settings.batchMaxLines;
+        if ((await validateBatch(store, deps.blobs, batch_id, max, stopping)) === 'stopped') {
+          // Cut short by this node's stop (a deploy), which says nothing of the input: given back with
+          // its attempt, so that deploys in a row do not fail the batch.
+          await store.jobs.release(job.id, owner);
+          return;
+        }
       } else {
         await finalizeBatch(store, deps.blobs, job.payload as FinalizePayload);
       }
