@@ -287,6 +287,38 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect((await api.delete('/configs/unused-route')).status).toBe(200);
   });
 
+  it('keeps a stored config that versions of prompts send their calls to active, unless forced', async () => {
+    const patch = (path: string, body: unknown) => call(gateway.url, gateway.adminKey, 'PATCH', path, body);
+    const stored = await api.post('/configs', { slug: 'route-b', config: inlineConfig });
+    expect(stored.status, stored.text).toBe(200);
+    await api.post('/prompts', { slug: 'routed-b', string: template, config: 'route-b' });
+
+    // Archived, its calls would fail as a deleted config's do: refused alike, naming the field.
+    const refused = expectError(
+      await patch('/configs/route-b', { status: 'archived' }),
+      409,
+      'conflict',
+      'status',
+    );
+    expect(refused.message).toContain('Archiving the config "route-b"');
+    expect(refused.message).toContain('"routed-b" (version 1)');
+    expect(refused.message).toContain('?force=true to archive it anyway');
+    // Nothing of a refused change is stored, a new config included.
+    const other = { provider: 'openai', api_key: 'sk-other-key-0002' };
+    expectError(await patch('/configs/route-b', { status: 'archived', config: other }), 409, 'conflict');
+    expect((await api.get('/configs/route-b')).body).toMatchObject({ status: 'active', version: 1 });
+    // Renaming it, or changing its config, is no removal.
+    expect((await patch('/configs/route-b', { name: 'Route B', config: other })).status).toBe(200);
+
+    const forced = await patch('/configs/route-b?force=true', { status: 'archived' });
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body).toMatchObject({ status: 'archived' });
+    // Archived already: archiving it again, or deleting it, breaks nothing more.
+    expect((await patch('/configs/route-b', { status: 'archived' })).status).toBe(200);
+    expect((await patch('/configs/route-b', { status: 'active' })).status).toBe(200);
+    expect((await api.delete('/configs/route-b?force=true')).status).toBe(200);
+  });
+
   it('keeps a prompt that targets of active configs name by prompt_id, unless forced', async () => {
     const prompt = await api.post('/prompts', { slug: 'fallback-answer', string: template });
     expect(prompt.status, prompt.text).toBe(200);

@@ -2,13 +2,15 @@
  * What deleting a stored config, a stored prompt or a stored credential would break, these naming each
  * other: a prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
  * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
- * "slug@3"`) or a virtual key. After the delete those calls fail (404), so the management API refuses it
- * (409 `conflict`, naming them) unless `?force=true`, as it does for a partial (partial-dependents.ts).
+ * "slug@3"`) or a virtual key. After the delete those calls fail (404), as they do once a config is
+ * archived, so the management API refuses either (409 `conflict`, naming them) unless `?force=true`, as
+ * it does for a partial (partial-dependents.ts).
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
  * (`slug@3`). A config counts by its current version while it is active: that is what a call resolves,
- * and an archived config's calls fail already (as a revoked credential's do). Neither is indexed by what it names, so the workspace's
- * prompts' versions (or configs) are read; deletes are rare and a workspace holds few.
+ * and an archived config's calls fail already (as a revoked credential's do). Neither is indexed by what
+ * it names, so the workspace's prompts' versions (or configs) are read; deletes are rare and a workspace
+ * holds few.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { PromptDocument, ProviderCredential, StoredConfig, StoredPrompt } from '../../store/types.js';
@@ -76,11 +78,24 @@ const listedConfigs = (found: NamingConfig[]) =>
     .map((config) => `"${config.slug}" (${config.param})`)
     .join(', ') + andMore(found.length);
 
+/** Deleting a stored config, or archiving it: either way the calls sent to it fail (404). */
+export type ConfigRemoval = 'delete' | 'archive';
+
+const CONFIG_REMOVAL = {
+  delete: { doing: 'Deleting', verb: 'delete', param: 'id' },
+  archive: { doing: 'Archiving', verb: 'archive', param: 'status' },
+} as const;
+
 /**
- * Refuses (409 `conflict`, `param` id) deleting a stored config that versions of prompts send their calls
- * to, naming them by slug with those versions (at most NAMED prompts, the rest counted).
+ * Refuses (409 `conflict`) deleting or archiving an active stored config that versions of prompts send
+ * their calls to, naming them by slug with those versions (at most NAMED prompts, the rest counted):
+ * `param` id for a delete, status for an archive.
  */
-export async function refuseBreakingConfigDeletion(deps: GatewayDeps, config: StoredConfig): Promise<void> {
+export async function refuseBreakingConfigRemoval(
+  deps: GatewayDeps,
+  config: StoredConfig,
+  removal: ConfigRemoval,
+): Promise<void> {
   if (config.status !== 'active') return;
   const names = new Set([config.slug, config.id]);
   const found = await promptVersionsWhere(
@@ -89,12 +104,13 @@ export async function refuseBreakingConfigDeletion(deps: GatewayDeps, config: St
     (document) => typeof document.config === 'string' && names.has(document.config),
   );
   if (found.length === 0) return;
+  const { doing, verb, param } = CONFIG_REMOVAL[removal];
   throw new GatewayError(
     'conflict',
-    `Deleting the config "${config.slug}" would make prompts that send their calls to it fail: ` +
+    `${doing} the config "${config.slug}" would make prompts that send their calls to it fail: ` +
       `${listedPrompts(found)}. ` +
-      'Change them first, or send ?force=true to delete it anyway (the versions named then fail when called)',
-    { param: 'id' },
+      `Change them first, or send ?force=true to ${verb} it anyway (the versions named then fail when called)`,
+    { param },
   );
 }
 

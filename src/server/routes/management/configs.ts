@@ -8,7 +8,7 @@ import { parseConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
 import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
 import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
-import { refuseBreakingConfigDeletion } from '../../../gateway/prompts/destination-dependents.js';
+import { refuseBreakingConfigRemoval } from '../../../gateway/prompts/destination-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -65,12 +65,18 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
     const workspaceId = request.gw.apiKey.workspace_id;
-    if (body.config !== undefined) {
-      // Credentials sent back as shown ([REDACTED]) keep their stored values.
+    if (body.config !== undefined || body.status === 'archived') {
       const current = await store.getConfig(workspaceId, id);
       if (!current) throw notFound('config', id, 'id');
-      body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
-      await checkStoredConfig(body.config, workspaceId);
+      // An archived config answers calls with a 404, as a deleted one does.
+      if (body.status === 'archived' && !forced(request)) {
+        await refuseBreakingConfigRemoval(deps, current, 'archive');
+      }
+      if (body.config !== undefined) {
+        // Credentials sent back as shown ([REDACTED]) keep their stored values.
+        body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
+        await checkStoredConfig(body.config, workspaceId);
+      }
     }
     const config = await store.updateConfig(workspaceId, id, body);
     if (!config) throw notFound('config', id, 'id');
@@ -92,7 +98,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const workspaceId = request.gw.apiKey.workspace_id;
     const config = await store.getConfig(workspaceId, id);
     if (!config) throw notFound('config', id, 'id');
-    if (!forced(request)) await refuseBreakingConfigDeletion(deps, config);
+    if (!forced(request)) await refuseBreakingConfigRemoval(deps, config, 'delete');
     if (!(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
     return deletedView('config', config.id);
   });

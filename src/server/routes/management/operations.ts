@@ -20,7 +20,7 @@ import {
 } from './body-schemas.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
- * calls to a config, configs (or prompts) naming a prompt or a virtual key. */
+ * calls to a config (deleted or archived), configs (or prompts) naming a prompt or a virtual key. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
@@ -109,9 +109,11 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'patch',
     path: '/configs/{id}',
-    summary: 'Update a config; a new `config` makes a new version',
+    summary:
+      'Update a config; a new `config` makes a new version. Archiving it is refused (409) while prompts send their calls to it, unless `force=true`',
     tags: ['Configs'],
     requestBody: UpdateConfigBody,
+    parameters: [FORCE],
   },
   {
     method: 'get',
