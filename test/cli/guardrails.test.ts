@@ -34,6 +34,34 @@ const webhook = {
 };
 
 describe('gateway guardrails', () => {
+  it('deletes a guardrail a config lists only with --force', async () => {
+    const created = await cli([
+      'guardrails',
+      'create',
+      '--slug',
+      'cli-listed',
+      '--guardrail',
+      JSON.stringify(blockList),
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const config = await cli([
+      'configs',
+      'create',
+      '--slug',
+      'cli-guarded',
+      '--config',
+      '{"provider":"openai","input_guardrails":["cli-listed"]}',
+    ]);
+    expect(config.code, config.stderr).toBe(0);
+    const refused = await cli(['guardrails', 'delete', 'cli-listed']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('"cli-guarded" (config.input_guardrails[0])');
+    expect((await api('GET', '/guardrails/cli-listed')).status).toBe(200);
+    const forced = await cli(['guardrails', 'delete', 'cli-listed', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await api('GET', '/guardrails/cli-listed')).status).toBe(404);
+  });
+
   it('creates, lists, gets, updates, lists versions and deletes', async () => {
     const inline = await cli([
       'guardrails',

@@ -274,6 +274,62 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     });
   });
 
+  it('keeps a guardrail that active configs or versions of prompts list, unless forced', async () => {
+    const stored = await admin.post('/guardrails', { slug: 'kept-policy', guardrail: noForbiddenWords });
+    expect(stored.status, stored.text).toBe(200);
+    const id = stored.body.id as string;
+    const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0001' };
+    for (const [slug, config] of [
+      [
+        'guarded-target',
+        {
+          strategy: { mode: 'fallback' },
+          // An inline guardrail whose id is the slug is no use of the stored one.
+          targets: [
+            target,
+            { ...target, output_guardrails: [{ ...noForbiddenWords, id: 'kept-policy' }, id] },
+          ],
+        },
+      ],
+      ['guarded-top', { ...target, input_guardrails: ['kept-policy'] }],
+      ['guarded-archived', { ...target, output_guardrails: ['kept-policy'] }],
+      ['unguarded', { ...target, input_guardrails: [{ ...noForbiddenWords, id: 'kept-policy' }] }],
+    ] as const) {
+      const created = await admin.post('/configs', { slug, config });
+      expect(created.status, created.text).toBe(200);
+    }
+    expect((await admin.patch('/configs/guarded-archived', { status: 'archived' })).status).toBe(200);
+    // Version 1 lists it in its inline config; version 2 does not.
+    const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+    const prompt = await admin.post('/prompts', {
+      slug: 'guarded-prompt',
+      string: template,
+      config: { ...target, input_guardrails: ['kept-policy'] },
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    expect((await admin.put('/prompts/guarded-prompt', { string: template, config: target })).status).toBe(
+      200,
+    );
+
+    for (const address of ['kept-policy', id]) {
+      const refused = expectError(await admin.delete(`/guardrails/${address}`), 409, 'conflict', 'id');
+      expect(refused.message).toContain('guardrail "kept-policy"');
+      expect(refused.message).toContain(
+        'configs "guarded-target" (config.targets[1].output_guardrails[1]), "guarded-top" (config.input_guardrails[0])',
+      );
+      expect(refused.message).toContain('prompts "guarded-prompt" (version 1)');
+      expect(refused.message).not.toContain('guarded-archived');
+      expect(refused.message).not.toContain('unguarded');
+      expect(refused.message).toContain('?force=true');
+    }
+    expect((await admin.get('/guardrails/kept-policy')).status).toBe(200);
+    expectError(await admin.delete('/guardrails/kept-policy?force=maybe'), 400, 'invalid_query', 'force');
+
+    const forced = await admin.delete('/guardrails/kept-policy?force=true');
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
+  });
+
   it('the lookup the engine reads follows every change at once on the node that made it', async () => {
     // Cached for far longer than this test runs: only the change announcement can refresh it.
     const lookups = gateway.server.deps.lookups;

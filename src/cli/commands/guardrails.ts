@@ -147,11 +147,13 @@ export function guardrailsCommand(io: CliIo): Command {
 
   guardrails
     .command('delete')
-    .description('Delete a guardrail; configs that list it stop finding it')
+    .description('Delete a guardrail; refused while configs or prompts list it')
     .argument('<slug-or-id>', 'its slug or id')
-    .action(async (slug: string, _options, command) => {
+    .option('--force', 'even when configs or prompts list it (their calls then fail)')
+    .action(async (slug: string, options: { force?: boolean }, command) => {
       const ctx = commandContext(command, io);
-      const result = await ctx.api.request<{ id: string }>('DELETE', path(slug));
+      const query = options.force ? '?force=true' : '';
+      const result = await ctx.api.request<{ id: string }>('DELETE', `${path(slug)}${query}`);
       ctx.print(result, () => `Deleted guardrail ${slug} (${result.id})\n`);
     });
 

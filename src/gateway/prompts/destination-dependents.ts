@@ -1,10 +1,12 @@
 /**
- * What deleting a stored config, a stored prompt or a stored credential would break, these naming each
- * other: a prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
+ * What deleting a stored config, prompt, credential or guardrail would break, these naming each other: a
+ * prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
  * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
- * "slug@3"`) or a virtual key. After the delete those calls fail (404), as they do once a config is
- * archived, so the management API refuses either (409 `conflict`, naming them) unless `?force=true`, as
- * it does for a partial (partial-dependents.ts).
+ * "slug@3"`) or a virtual key; a config's node (a stored config's, or a prompt version's inline config's)
+ * lists stored guardrails (`"input_guardrails": ["<slug or id>"]`). After the delete those calls fail
+ * (404, or 400 for a guardrail), as they do once a config is archived, so the management API refuses
+ * either (409 `conflict`, naming them) unless `?force=true`, as it does for a partial
+ * (partial-dependents.ts).
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
  * (`slug@3`). A config counts by its current version while it is active: that is what a call resolves,
@@ -13,7 +15,13 @@
  * holds few.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { PromptDocument, ProviderCredential, StoredConfig, StoredPrompt } from '../../store/types.js';
+import type {
+  PromptDocument,
+  ProviderCredential,
+  StoredConfig,
+  StoredGuardrail,
+  StoredPrompt,
+} from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
 import { childPath, configParam } from '../routing/inherit.js';
 import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
@@ -146,6 +154,32 @@ function credentialKey(
   return name !== undefined && names.has(name) ? kind : undefined;
 }
 
+/** The active configs whose nodes `names`, and the versions of prompts whose destination or inline
+ * config's nodes do (`names` is given the version's document as a node too: its destination keys are a
+ * node's). */
+async function usesOf(
+  deps: GatewayDeps,
+  workspaceId: string,
+  names: (node: Record<string, unknown>) => string | undefined,
+): Promise<{ configs: NamingConfig[]; prompts: Broken[] }> {
+  const configs = await activeConfigsWhere(deps, workspaceId, names);
+  const prompts = await promptVersionsWhere(deps, workspaceId, (document) => {
+    if (names(document as unknown as Record<string, unknown>)) return true;
+    if (typeof document.config !== 'object') return false;
+    for (const { node } of configNodes(document.config)) if (names(node)) return true;
+    return false;
+  });
+  return { configs, prompts };
+}
+
+/** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2)`, '' for no use. */
+function listedUses({ configs, prompts }: { configs: NamingConfig[]; prompts: Broken[] }): string {
+  return [
+    ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
+    ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
+  ].join('; ');
+}
+
 /**
  * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that targets
  * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
@@ -159,23 +193,47 @@ export async function refuseBreakingCredentialDeletion(
   if (credential.status !== 'active') return;
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
-  const configs = await activeConfigsWhere(deps, workspaceId, (node) => credentialKey(node, kind, names));
-  const prompts = await promptVersionsWhere(deps, workspaceId, (document) => {
-    if (credentialKey(document as unknown as Record<string, unknown>, kind, names)) return true;
-    if (typeof document.config !== 'object') return false;
-    for (const { node } of configNodes(document.config)) if (credentialKey(node, kind, names)) return true;
-    return false;
-  });
-  if (configs.length === 0 && prompts.length === 0) return;
-  const parts = [
-    ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
-    ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
-  ];
+  const uses = listedUses(await usesOf(deps, workspaceId, (node) => credentialKey(node, kind, names)));
+  if (uses === '') return;
   const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;
   throw new GatewayError(
     'conflict',
-    `Deleting the ${noun} "${shown}" would make calls that use it fail: ${parts.join('; ')}. ` +
+    `Deleting the ${noun} "${shown}" would make calls that use it fail: ${uses}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
     { param: 'slug' },
+  );
+}
+
+const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
+
+/** The item of a config node's guardrail lists naming the stored guardrail (`input_guardrails[1]`): a
+ * string item is a stored guardrail's slug or id. */
+function guardrailItem(node: Record<string, unknown>, names: ReadonlySet<string>): string | undefined {
+  for (const list of GUARDRAIL_LISTS) {
+    const items = node[list];
+    if (!Array.isArray(items)) continue;
+    const index = items.findIndex((item) => typeof item === 'string' && names.has(item));
+    if (index >= 0) return `${list}[${index}]`;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses (409 `conflict`, `param` id) deleting a stored guardrail that a node of an active stored config
+ * lists, or of a prompt version's inline config: their calls would fail (400, the guardrail not found),
+ * never run unguarded. Names the configs with where, and the prompts with their versions.
+ */
+export async function refuseBreakingGuardrailDeletion(
+  deps: GatewayDeps,
+  guardrail: StoredGuardrail,
+): Promise<void> {
+  const names = new Set([guardrail.slug, guardrail.id]);
+  const uses = listedUses(await usesOf(deps, guardrail.workspace_id, (node) => guardrailItem(node, names)));
+  if (uses === '') return;
+  throw new GatewayError(
+    'conflict',
+    `Deleting the guardrail "${guardrail.slug}" would make calls that list it fail: ${uses}. ` +
+      'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
+    { param: 'id' },
   );
 }

@@ -7,9 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-definition.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseBreakingGuardrailDeletion } from '../../../gateway/prompts/destination-dependents.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
 import { keepRedactedValues } from './redacted-values.js';
-import { notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
 
 export async function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -75,9 +76,9 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
     const guardrail = await store.getGuardrail(workspaceId, id);
-    if (!guardrail || !(await store.deleteGuardrail(workspaceId, guardrail.id))) {
-      throw notFound('guardrail', id, 'id');
-    }
+    if (!guardrail) throw notFound('guardrail', id, 'id');
+    if (!forced(request)) await refuseBreakingGuardrailDeletion(deps, guardrail);
+    if (!(await store.deleteGuardrail(workspaceId, guardrail.id))) throw notFound('guardrail', id, 'id');
     return deletedView('guardrail', guardrail.id);
   });
 }

@@ -20,7 +20,8 @@ import {
 } from './body-schemas.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
- * calls to a config (deleted or archived), configs (or prompts) naming a prompt or a virtual key. */
+ * calls to a config (deleted or archived), configs (or prompts) naming a prompt, a virtual key or a
+ * guardrail. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
@@ -155,7 +156,13 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     summary: "List a guardrail's versions, oldest first",
     tags: ['Guardrails'],
   },
-  { method: 'delete', path: '/guardrails/{id}', summary: 'Delete a guardrail', tags: ['Guardrails'] },
+  {
+    method: 'delete',
+    path: '/guardrails/{id}',
+    summary: 'Delete a guardrail; refused (409) while configs or prompts list it, unless `force=true`',
+    tags: ['Guardrails'],
+    parameters: [FORCE],
+  },
   {
     method: 'post',
     path: '/prompts',
