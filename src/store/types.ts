@@ -510,6 +510,17 @@ export interface ConfigRepository {
   deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean>;
 }
 
+export interface ReferenceRepository {
+  /**
+   * In a transaction (store.transaction): waits until no other transaction holds the references between
+   * the workspace's stored documents, and holds them until this one ends. Taken first by a delete (or an
+   * archive) that checks nothing names what it removes, and by a write that checks what it names exists,
+   * so that each check stays true until its change is committed (PostgreSQL: an advisory transaction
+   * lock; SQLite: the write lock the transaction already holds).
+   */
+  holdReferences(workspace_id: string): Promise<void>;
+}
+
 export interface GuardrailRepository {
   createGuardrail(
     input: Pick<StoredGuardrail, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'guardrail'>,
@@ -845,6 +856,7 @@ export interface Repositories
     CredentialRepository,
     ConfigRepository,
     GuardrailRepository,
+    ReferenceRepository,
     PromptRepository,
     PromptPartialRepository,
     RateLimitPolicyRepository,

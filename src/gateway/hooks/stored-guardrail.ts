@@ -9,7 +9,7 @@
  * not hold is a 400, never a skipped guardrail.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { StoredGuardrail } from '../../store/types.js';
+import type { Repositories, StoredGuardrail } from '../../store/types.js';
 import { guardrailSpec, type HookSpec, type StoredGuardrailRef } from '../config/index.js';
 import type { GatewayDeps } from '../pipeline-types.js';
 
@@ -23,11 +23,7 @@ export async function resolveStoredGuardrail(
   ref: StoredGuardrailRef,
 ): Promise<HookSpec> {
   const stored = await deps.lookups.guardrailBySlug(workspaceId, ref.stored);
-  if (!stored) {
-    throw new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
-      param: ref.param,
-    });
-  }
+  if (!stored) throw notFound(ref);
   let specs = specsOf.get(stored);
   if (!specs) specsOf.set(stored, (specs = new Map()));
   const key = `${ref.event}\u0000${ref.param}`;
@@ -42,4 +38,23 @@ export async function resolveStoredGuardrail(
     specs.set(key, spec);
   }
   return spec;
+}
+
+function notFound(ref: StoredGuardrailRef): GatewayError {
+  return new GatewayError('invalid_config', `${ref.param}: stored guardrail '${ref.stored}' not found`, {
+    param: ref.param,
+  });
+}
+
+/**
+ * The stored guardrails a config names are still there, read from `store`: the transaction that stores
+ * the config, holding the workspace's references (holdReferences), so a guardrail deleted since the
+ * config was checked is not named by it once stored. The same 400 as a call's.
+ */
+export async function assertStoredGuardrailsExist(
+  store: Pick<Repositories, 'getGuardrail'>,
+  workspaceId: string,
+  refs: readonly StoredGuardrailRef[],
+): Promise<void> {
+  for (const ref of refs) if (!(await store.getGuardrail(workspaceId, ref.stored))) throw notFound(ref);
 }

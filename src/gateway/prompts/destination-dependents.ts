@@ -13,16 +13,20 @@
  * and an archived config's calls fail already (as a revoked credential's do). Neither is indexed by what
  * it names, so the workspace's prompts' versions (or configs) are read; deletes are rare and a workspace
  * holds few.
+ *
+ * `store` is the transaction that then makes the change, holding the workspace's references
+ * (holdReferences): what the check finds is what the change is committed against, since a write naming
+ * the thing waits for it, and checks again that the thing is there.
  */
 import { GatewayError } from '../../core/errors.js';
 import type {
   PromptDocument,
   ProviderCredential,
+  Repositories,
   StoredConfig,
   StoredGuardrail,
   StoredPrompt,
 } from '../../store/types.js';
-import type { GatewayDeps } from '../deps.js';
 import { childPath, configParam } from '../routing/inherit.js';
 import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
 import { referenceName } from './prompt-reference.js';
@@ -44,11 +48,10 @@ interface NamingConfig {
 
 /** The versions of the workspace's live prompts that `names` holds, by prompt. */
 async function promptVersionsWhere(
-  deps: GatewayDeps,
+  store: Repositories,
   workspaceId: string,
   names: (document: PromptDocument) => boolean,
 ): Promise<Broken[]> {
-  const { store } = deps;
   const found: Broken[] = [];
   for (const prompt of await store.listPrompts(workspaceId)) {
     const versions = await store.listPromptVersions(workspaceId, prompt.id);
@@ -63,12 +66,12 @@ async function promptVersionsWhere(
 /** The active configs of the workspace with a node that `names` (the key naming it, else undefined),
  * each with the first place. */
 async function activeConfigsWhere(
-  deps: GatewayDeps,
+  store: Repositories,
   workspaceId: string,
   names: (node: Record<string, unknown>) => string | undefined,
 ): Promise<NamingConfig[]> {
   const found: NamingConfig[] = [];
-  for (const config of await deps.store.listConfigs(workspaceId)) {
+  for (const config of await store.listConfigs(workspaceId)) {
     if (config.status !== 'active') continue;
     for (const { node, path } of configNodes(config.config)) {
       const key = names(node);
@@ -100,14 +103,14 @@ const CONFIG_REMOVAL = {
  * `param` id for a delete, status for an archive.
  */
 export async function refuseBreakingConfigRemoval(
-  deps: GatewayDeps,
+  store: Repositories,
   config: StoredConfig,
   removal: ConfigRemoval,
 ): Promise<void> {
   if (config.status !== 'active') return;
   const names = new Set([config.slug, config.id]);
   const found = await promptVersionsWhere(
-    deps,
+    store,
     config.workspace_id,
     (document) => typeof document.config === 'string' && names.has(document.config),
   );
@@ -126,9 +129,9 @@ export async function refuseBreakingConfigRemoval(
  * Refuses (409 `conflict`, `param` id) deleting a prompt that targets of active stored configs name
  * (`prompt_id`), naming the configs by slug with where each names it (at most NAMED, the rest counted).
  */
-export async function refuseBreakingPromptDeletion(deps: GatewayDeps, prompt: StoredPrompt): Promise<void> {
+export async function refuseBreakingPromptDeletion(store: Repositories, prompt: StoredPrompt): Promise<void> {
   const names = new Set([prompt.slug, prompt.id]);
-  const found = await activeConfigsWhere(deps, prompt.workspace_id, (node) =>
+  const found = await activeConfigsWhere(store, prompt.workspace_id, (node) =>
     typeof node.prompt_id === 'string' && names.has(referenceName(node.prompt_id)) ? 'prompt_id' : undefined,
   );
   if (found.length === 0) return;
@@ -158,12 +161,12 @@ function credentialKey(
  * config's nodes do (`names` is given the version's document as a node too: its destination keys are a
  * node's). */
 async function usesOf(
-  deps: GatewayDeps,
+  store: Repositories,
   workspaceId: string,
   names: (node: Record<string, unknown>) => string | undefined,
 ): Promise<{ configs: NamingConfig[]; prompts: Broken[] }> {
-  const configs = await activeConfigsWhere(deps, workspaceId, names);
-  const prompts = await promptVersionsWhere(deps, workspaceId, (document) => {
+  const configs = await activeConfigsWhere(store, workspaceId, names);
+  const prompts = await promptVersionsWhere(store, workspaceId, (document) => {
     if (names(document as unknown as Record<string, unknown>)) return true;
     if (typeof document.config !== 'object') return false;
     for (const { node } of configNodes(document.config)) if (names(node)) return true;
@@ -186,14 +189,14 @@ function listedUses({ configs, prompts }: { configs: NamingConfig[]; prompts: Br
  * config), name: naming the configs with where, and the prompts with their versions.
  */
 export async function refuseBreakingCredentialDeletion(
-  deps: GatewayDeps,
+  store: Repositories,
   credential: ProviderCredential,
   noun: string,
 ): Promise<void> {
   if (credential.status !== 'active') return;
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
-  const uses = listedUses(await usesOf(deps, workspaceId, (node) => credentialKey(node, kind, names)));
+  const uses = listedUses(await usesOf(store, workspaceId, (node) => credentialKey(node, kind, names)));
   if (uses === '') return;
   const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;
   throw new GatewayError(
@@ -224,11 +227,11 @@ function guardrailItem(node: Record<string, unknown>, names: ReadonlySet<string>
  * never run unguarded. Names the configs with where, and the prompts with their versions.
  */
 export async function refuseBreakingGuardrailDeletion(
-  deps: GatewayDeps,
+  store: Repositories,
   guardrail: StoredGuardrail,
 ): Promise<void> {
   const names = new Set([guardrail.slug, guardrail.id]);
-  const uses = listedUses(await usesOf(deps, guardrail.workspace_id, (node) => guardrailItem(node, names)));
+  const uses = listedUses(await usesOf(store, guardrail.workspace_id, (node) => guardrailItem(node, names)));
   if (uses === '') return;
   throw new GatewayError(
     'conflict',

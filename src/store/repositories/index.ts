@@ -18,6 +18,7 @@ import {
 } from './provider-jobs.js';
 import { createPromptPartialRepository, createPromptRepository } from './prompts.js';
 import { createRateLimitPolicyRepository } from './rate-limit-policies.js';
+import { createReferenceRepository } from './references.js';
 import { createResponseRepository } from './responses.js';
 import { createSemanticCacheRepository } from './semantic-cache.js';
 
@@ -28,6 +29,7 @@ export function createRepositories(context: RepositoryContext): Repositories {
     ...createCredentialRepository(context),
     ...createConfigRepository(context),
     ...createGuardrailRepository(context),
+    ...createReferenceRepository(context),
     ...createPromptRepository(context),
     ...createPromptPartialRepository(context),
     ...createRateLimitPolicyRepository(context),

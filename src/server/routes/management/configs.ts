@@ -6,8 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import { parseConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
-import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
-import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
+import { storedGuardrailRefs, type StoredGuardrailRef } from '../../../gateway/config/hook-specs.js';
+import {
+  assertStoredGuardrailsExist,
+  resolveStoredGuardrail,
+} from '../../../gateway/hooks/stored-guardrail.js';
 import { refuseBreakingConfigRemoval } from '../../../gateway/prompts/destination-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -24,26 +27,32 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * A config as a request carrying it would check it, and what a request checks only when it gets there:
-   * its providers, and the stored guardrails it names.
+   * its providers, and the stored guardrails it names. Returns the stored guardrails it names, which the
+   * transaction storing it finds again (they may be deleted meanwhile).
    */
-  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<void> {
+  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<StoredGuardrailRef[]> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
     // Resolved as a call resolves them: a name the workspace does not hold is the call's 400.
-    for (const ref of storedGuardrailRefs(parsed, 'config'))
-      await resolveStoredGuardrail(deps, workspaceId, ref);
+    const refs = storedGuardrailRefs(parsed, 'config');
+    for (const ref of refs) await resolveStoredGuardrail(deps, workspaceId, ref);
+    return refs;
   }
 
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
     const caller = request.gw.apiKey;
-    await checkStoredConfig(body.config, caller.workspace_id);
-    const config = await store.createConfig({
-      organisation_id: caller.organisation_id,
-      workspace_id: caller.workspace_id,
-      slug: body.slug,
-      name: body.name ?? body.slug,
-      config: body.config,
+    const guardrails = await checkStoredConfig(body.config, caller.workspace_id);
+    const config = await store.transaction(async (tx) => {
+      await tx.holdReferences(caller.workspace_id);
+      await assertStoredGuardrailsExist(tx, caller.workspace_id, guardrails);
+      return tx.createConfig({
+        organisation_id: caller.organisation_id,
+        workspace_id: caller.workspace_id,
+        slug: body.slug,
+        name: body.name ?? body.slug,
+        config: body.config,
+      });
     });
     return configView(config);
   });
@@ -65,20 +74,25 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
     const workspaceId = request.gw.apiKey.workspace_id;
-    if (body.config !== undefined || body.status === 'archived') {
+    let guardrails: StoredGuardrailRef[] = [];
+    if (body.config !== undefined) {
+      // Credentials sent back as shown ([REDACTED]) keep their stored values.
       const current = await store.getConfig(workspaceId, id);
       if (!current) throw notFound('config', id, 'id');
+      body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
+      guardrails = await checkStoredConfig(body.config, workspaceId);
+    }
+    const config = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
       // An archived config answers calls with a 404, as a deleted one does.
       if (body.status === 'archived' && !forced(request)) {
-        await refuseBreakingConfigRemoval(deps, current, 'archive');
+        const current = await tx.getConfig(workspaceId, id);
+        if (!current) throw notFound('config', id, 'id');
+        await refuseBreakingConfigRemoval(tx, current, 'archive');
       }
-      if (body.config !== undefined) {
-        // Credentials sent back as shown ([REDACTED]) keep their stored values.
-        body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
-        await checkStoredConfig(body.config, workspaceId);
-      }
-    }
-    const config = await store.updateConfig(workspaceId, id, body);
+      await assertStoredGuardrailsExist(tx, workspaceId, guardrails);
+      return tx.updateConfig(workspaceId, id, body);
+    });
     if (!config) throw notFound('config', id, 'id');
     return configView(config);
   });
@@ -96,10 +110,14 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
   app.delete('/configs/:id', async (request) => {
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
-    const config = await store.getConfig(workspaceId, id);
-    if (!config) throw notFound('config', id, 'id');
-    if (!forced(request)) await refuseBreakingConfigRemoval(deps, config, 'delete');
-    if (!(await store.deleteConfig(workspaceId, config.id))) throw notFound('config', id, 'id');
+    const config = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      const found = await tx.getConfig(workspaceId, id);
+      if (!found) throw notFound('config', id, 'id');
+      if (!forced(request)) await refuseBreakingConfigRemoval(tx, found, 'delete');
+      if (!(await tx.deleteConfig(workspaceId, found.id))) throw notFound('config', id, 'id');
+      return found;
+    });
     return deletedView('config', config.id);
   });
 }

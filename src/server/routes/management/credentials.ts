@@ -150,10 +150,14 @@ export async function registerCredentialRoutes(
   app.delete(`${path}/:slug`, async (request) => {
     const slug = pathParam(request.params, 'slug');
     const workspaceId = request.gw.apiKey.workspace_id;
-    const current = await store.getCredential(workspaceId, kind, slug);
-    if (!current) throw notFound(noun, slug, 'slug');
-    if (!forced(request)) await refuseBreakingCredentialDeletion(deps, current, noun);
-    if (!(await store.deleteCredential(workspaceId, kind, current.id))) throw notFound(noun, slug, 'slug');
-    return deletedView(kind, current.id);
+    const deleted = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      const current = await tx.getCredential(workspaceId, kind, slug);
+      if (!current) throw notFound(noun, slug, 'slug');
+      if (!forced(request)) await refuseBreakingCredentialDeletion(tx, current, noun);
+      if (!(await tx.deleteCredential(workspaceId, kind, current.id))) throw notFound(noun, slug, 'slug');
+      return current;
+    });
+    return deletedView(kind, deleted.id);
   });
 }

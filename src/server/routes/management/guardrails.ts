@@ -75,10 +75,14 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
   app.delete('/guardrails/:id', async (request) => {
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
-    const guardrail = await store.getGuardrail(workspaceId, id);
-    if (!guardrail) throw notFound('guardrail', id, 'id');
-    if (!forced(request)) await refuseBreakingGuardrailDeletion(deps, guardrail);
-    if (!(await store.deleteGuardrail(workspaceId, guardrail.id))) throw notFound('guardrail', id, 'id');
+    const guardrail = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      const found = await tx.getGuardrail(workspaceId, id);
+      if (!found) throw notFound('guardrail', id, 'id');
+      if (!forced(request)) await refuseBreakingGuardrailDeletion(tx, found);
+      if (!(await tx.deleteGuardrail(workspaceId, found.id))) throw notFound('guardrail', id, 'id');
+      return found;
+    });
     return deletedView('guardrail', guardrail.id);
   });
 }

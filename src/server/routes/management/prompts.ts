@@ -15,7 +15,12 @@ import { includesOf, refuseBreakingPrompts } from '../../../gateway/prompts/part
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
-import type { PromptDocument, StoredPrompt, StoredPromptPartial } from '../../../store/types.js';
+import type {
+  PromptDocument,
+  Repositories,
+  StoredPrompt,
+  StoredPromptPartial,
+} from '../../../store/types.js';
 import {
   validateCreatePrompt,
   validateCreatePromptPartial,
@@ -37,6 +42,19 @@ import {
 
 const DESTINATIONS = ['virtual_key', 'provider', 'config'] as const;
 
+/** The stored config a version sends its calls to is there (404 naming `config` otherwise). */
+async function assertDestinationConfig(
+  store: Pick<Repositories, 'getConfig'>,
+  workspaceId: string,
+  config: string,
+): Promise<void> {
+  if (!(await store.getConfig(workspaceId, config))) {
+    throw new GatewayError('config_not_found', `No config "${config}" in this workspace`, {
+      param: 'config',
+    });
+  }
+}
+
 /** A body's version document, checked; throws a 400 (or the 404 of a missing stored config) naming why. */
 async function promptDocument(
   deps: GatewayDeps,
@@ -54,11 +72,7 @@ async function promptDocument(
     );
   }
   if (typeof body.config === 'object') parseConfig(body.config, { authorizationPresent: true });
-  if (typeof body.config === 'string' && !(await deps.store.getConfig(workspaceId, body.config))) {
-    throw new GatewayError('config_not_found', `No config "${body.config}" in this workspace`, {
-      param: 'config',
-    });
-  }
+  if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',
     string: body.string,
@@ -83,8 +97,12 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   const workspaceOf = (request: { gw: { apiKey: { workspace_id: string } } }) =>
     request.gw.apiKey.workspace_id;
 
-  async function existingPrompt(workspaceId: string, id: string): Promise<StoredPrompt> {
-    const prompt = await store.getPrompt(workspaceId, id);
+  async function existingPrompt(
+    workspaceId: string,
+    id: string,
+    from: Pick<Repositories, 'getPrompt'> = store,
+  ): Promise<StoredPrompt> {
+    const prompt = await from.getPrompt(workspaceId, id);
     if (!prompt)
       throw new GatewayError('prompt_not_found', `No prompt "${id}" in this workspace`, { param: 'id' });
     return prompt;
@@ -94,6 +112,24 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const partial = await store.getPromptPartial(workspaceId, id);
     if (!partial) throw notFound('prompt partial', id, 'id');
     return partial;
+  }
+
+  /**
+   * Writes a version in a transaction holding the workspace's references (holdReferences), once the
+   * stored config it sends its calls to is found there again: a config deleted since the version was
+   * checked is not named by it once stored.
+   */
+  function storeVersion<T>(
+    workspaceId: string,
+    document: PromptDocument,
+    write: (tx: Repositories) => Promise<T>,
+  ): Promise<T> {
+    return store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      if (typeof document.config === 'string')
+        await assertDestinationConfig(tx, workspaceId, document.config);
+      return write(tx);
+    });
   }
 
   // Partials first: `/prompts/partials` is a path of its own, not a prompt's slug.
@@ -206,14 +242,17 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.post('/prompts', async (request) => {
     const { slug, ...body } = validateCreatePrompt(request.body);
     const caller = request.gw.apiKey;
-    const prompt = await store.createPrompt({
-      organisation_id: caller.organisation_id,
-      workspace_id: caller.workspace_id,
-      slug,
-      name: body.name ?? slug,
-      prompt: await promptDocument(deps, caller.workspace_id, body),
-      includes: includesOf(body.string),
-    });
+    const document = await promptDocument(deps, caller.workspace_id, body);
+    const prompt = await storeVersion(caller.workspace_id, document, (tx) =>
+      tx.createPrompt({
+        organisation_id: caller.organisation_id,
+        workspace_id: caller.workspace_id,
+        slug,
+        name: body.name ?? slug,
+        prompt: document,
+        includes: includesOf(body.string),
+      }),
+    );
     return promptView(prompt);
   });
 
@@ -233,11 +272,14 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const { slug, ...body } = validateUpdatePrompt(request.body);
     const current = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, slug);
-    const prompt = await store.updatePrompt(workspaceId, current.id, {
-      name: body.name,
-      prompt: await promptDocument(deps, workspaceId, body),
-      includes: includesOf(body.string),
-    });
+    const document = await promptDocument(deps, workspaceId, body);
+    const prompt = await storeVersion(workspaceId, document, (tx) =>
+      tx.updatePrompt(workspaceId, current.id, {
+        name: body.name,
+        prompt: document,
+        includes: includesOf(body.string),
+      }),
+    );
     if (!prompt)
       throw new GatewayError('prompt_not_found', `No prompt "${current.slug}" in this workspace`, {
         param: 'id',
@@ -279,13 +321,17 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
 
   app.delete('/prompts/:id', async (request) => {
     const workspaceId = workspaceOf(request);
-    const prompt = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
-    if (!forced(request)) await refuseBreakingPromptDeletion(deps, prompt);
-    if (!(await store.deletePrompt(workspaceId, prompt.id))) {
-      throw new GatewayError('prompt_not_found', `No prompt "${prompt.slug}" in this workspace`, {
-        param: 'id',
-      });
-    }
+    const prompt = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      const found = await existingPrompt(workspaceId, pathParam(request.params, 'id'), tx);
+      if (!forced(request)) await refuseBreakingPromptDeletion(tx, found);
+      if (!(await tx.deletePrompt(workspaceId, found.id))) {
+        throw new GatewayError('prompt_not_found', `No prompt "${found.slug}" in this workspace`, {
+          param: 'id',
+        });
+      }
+      return found;
+    });
     return deletedView('prompt', prompt.id);
   });
 }

@@ -1,0 +1,120 @@
+/**
+ * A delete refused while something names what it deletes (a guardrail configs list, a config prompts send
+ * their calls to) checks and deletes in one transaction, and what writes such a name checks it in one:
+ * a config or a prompt written while the delete is between its check and its write cannot name what the
+ * delete then removes. On an SQLite file and on PostgreSQL. The delete is held just before its write (the
+ * check has run) while the other write is sent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Repositories } from '../../src/store/types.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { client, expectError, type Client } from './http.js';
+
+type Removal = 'deleteGuardrail' | 'deleteConfig';
+
+/**
+ * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
+ * `release`; `reached` resolves once one is held.
+ */
+function holdStore(gateway: TestGateway, method: Removal) {
+  const store = gateway.server.deps.store;
+  const original = { method: store[method], transaction: store.transaction };
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = <T extends Repositories>(repositories: T): T => {
+    const call = repositories[method].bind(repositories) as (...args: unknown[]) => Promise<boolean>;
+    return {
+      ...repositories,
+      [method]: async (...args: unknown[]) => {
+        reached();
+        await released;
+        return call(...args);
+      },
+    };
+  };
+  Object.assign(store, held(store));
+  store.transaction = (work) => original.transaction((tx) => work(held(tx)));
+  return {
+    reached: reachedOnce,
+    release,
+    restore: () => Object.assign(store, original),
+  };
+}
+
+/** Long enough for a write that does not wait for the held delete to be answered. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+const target = { provider: 'openai', api_key: 'sk-racing-0001' };
+const blockList = { 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true };
+
+function dependentsInTransactions(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+
+  beforeAll(async () => {
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('a config stored while a guardrail is being deleted cannot list it', async () => {
+    expect((await admin.post('/guardrails', { slug: 'racing-guardrail', guardrail: blockList })).status).toBe(
+      200,
+    );
+    const hold = holdStore(gateway, 'deleteGuardrail');
+    try {
+      const deleting = admin.delete('/guardrails/racing-guardrail');
+      await hold.reached;
+      const storing = admin.post('/configs', {
+        slug: 'racing-config',
+        config: { ...target, input_guardrails: ['racing-guardrail'] },
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 400, 'invalid_config', 'config.input_guardrails[0]');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/configs/racing-config'), 404, 'not_found');
+  });
+
+  it('a prompt stored while its config is being deleted cannot send its calls to it', async () => {
+    expect((await admin.post('/configs', { slug: 'racing-route', config: target })).status).toBe(200);
+    const hold = holdStore(gateway, 'deleteConfig');
+    try {
+      const deleting = admin.delete('/configs/racing-route');
+      await hold.reached;
+      const storing = admin.post('/prompts', {
+        slug: 'racing-prompt',
+        string: template,
+        config: 'racing-route',
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 404, 'config_not_found', 'config');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/prompts/racing-prompt'), 404, 'prompt_not_found');
+  });
+}
+
+describe('dependents checked in the transaction of the delete, on SQLite', () => {
+  dependentsInTransactions(() => startGateway());
+});
+
+describeWithPostgres('dependents checked in the transaction of the delete, on PostgreSQL', () => {
+  const schema = freshSchemaName('dependents_tx');
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+  dependentsInTransactions(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+});
