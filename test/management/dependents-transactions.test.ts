@@ -1,9 +1,9 @@
 /**
- * A delete refused while something names what it deletes (a guardrail configs list, a config prompts send
- * their calls to) checks and deletes in one transaction, and what writes such a name checks it in one:
- * a config or a prompt written while the delete is between its check and its write cannot name what the
- * delete then removes. On an SQLite file and on PostgreSQL. The delete is held just before its write (the
- * check has run) while the other write is sent.
+ * A delete (or archive) refused while something names what it removes (a guardrail configs list, a config
+ * prompts send their calls to) checks and writes in one transaction, and what writes such a name checks
+ * it in one: a config or a prompt written while the delete is between its check and its write cannot name
+ * what the delete then removes. On an SQLite file and on PostgreSQL. The delete is held just before its
+ * write (the check has run) while the other write is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Repositories } from '../../src/store/types.js';
@@ -11,7 +11,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client } from './http.js';
 
-type Removal = 'deleteGuardrail' | 'deleteConfig';
+type Removal = 'deleteGuardrail' | 'deleteConfig' | 'updateConfig';
 
 /**
  * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
@@ -25,7 +25,7 @@ function holdStore(gateway: TestGateway, method: Removal) {
   const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
   const held = <T extends Repositories>(repositories: T): T => {
-    const call = repositories[method].bind(repositories) as (...args: unknown[]) => Promise<boolean>;
+    const call = repositories[method].bind(repositories) as (...args: unknown[]) => Promise<unknown>;
     return {
       ...repositories,
       [method]: async (...args: unknown[]) => {
@@ -104,6 +104,27 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       hold.restore();
     }
     expectError(await admin.get('/prompts/racing-prompt'), 404, 'prompt_not_found');
+  });
+
+  it('a prompt stored while its config is being archived cannot send its calls to it', async () => {
+    expect((await admin.post('/configs', { slug: 'racing-archive', config: target })).status).toBe(200);
+    const hold = holdStore(gateway, 'updateConfig');
+    try {
+      const archiving = admin.patch('/configs/racing-archive', { status: 'archived' });
+      await hold.reached;
+      const storing = admin.post('/prompts', {
+        slug: 'racing-archived-prompt',
+        string: template,
+        config: 'racing-archive',
+      });
+      await settle();
+      hold.release();
+      expect((await archiving).status).toBe(200);
+      expectError(await storing, 404, 'config_not_found', 'config');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/prompts/racing-archived-prompt'), 404, 'prompt_not_found');
   });
 }
 

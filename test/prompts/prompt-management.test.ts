@@ -313,6 +313,20 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     const forced = await patch('/configs/route-b?force=true', { status: 'archived' });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body).toMatchObject({ status: 'archived' });
+    // Its calls would fail at once: no version sends them to it.
+    expectError(
+      await api.post('/prompts', { slug: 'routed-c', string: template, config: 'route-b' }),
+      404,
+      'config_not_found',
+      'config',
+    );
+    expectError(
+      await api.put('/prompts/routed-b', { string: template, config: stored.body.id }),
+      404,
+      'config_not_found',
+      'config',
+    );
+    expect((await api.get('/prompts/routed-b')).body).toMatchObject({ version: 1 });
     // Archived already: archiving it again, or deleting it, breaks nothing more.
     expect((await patch('/configs/route-b', { status: 'archived' })).status).toBe(200);
     expect((await patch('/configs/route-b', { status: 'active' })).status).toBe(200);

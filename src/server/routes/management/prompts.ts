@@ -42,16 +42,25 @@ import {
 
 const DESTINATIONS = ['virtual_key', 'provider', 'config'] as const;
 
-/** The stored config a version sends its calls to is there (404 naming `config` otherwise). */
+/** The stored config a version sends its calls to is there and active (404 naming `config` otherwise):
+ * an archived config answers its calls with that 404 already. */
 async function assertDestinationConfig(
   store: Pick<Repositories, 'getConfig'>,
   workspaceId: string,
   config: string,
 ): Promise<void> {
-  if (!(await store.getConfig(workspaceId, config))) {
+  const found = await store.getConfig(workspaceId, config);
+  if (!found) {
     throw new GatewayError('config_not_found', `No config "${config}" in this workspace`, {
       param: 'config',
     });
+  }
+  if (found.status !== 'active') {
+    throw new GatewayError(
+      'config_not_found',
+      `The config "${config}" is archived: calls sent to it would fail. Make it active first`,
+      { param: 'config' },
+    );
   }
 }
 
