@@ -71,6 +71,16 @@ export interface ConfigVersionsTable {
   version: number;
   config: string;
   created_at: Int8;
+  /** 1 once the documents the version names are in config_version_references (0026). */
+  references_indexed: number;
+}
+
+/** A stored document a config version names, as `kind:name` (0026_document_references). */
+export interface ConfigVersionReferencesTable {
+  config_id: string;
+  version: number;
+  workspace_id: string;
+  name: string;
 }
 
 export interface GuardrailsTable {
@@ -116,6 +126,16 @@ export interface PromptVersionsTable {
   created_at: Int8;
   /** 1 once the partials the version includes are in prompt_version_includes (0025). */
   includes_indexed: number;
+  /** 1 once the documents the version names are in prompt_version_references (0026). */
+  references_indexed: number;
+}
+
+/** A stored document a prompt version names, as `kind:name` (0026_document_references). */
+export interface PromptVersionReferencesTable {
+  prompt_id: string;
+  version: number;
+  workspace_id: string;
+  name: string;
 }
 
 /** A partial a prompt version includes, by the name its text uses (0025_prompt_partial_includes). */
@@ -439,6 +459,7 @@ export interface Database {
   credentials: CredentialsTable;
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
+  config_version_references: ConfigVersionReferencesTable;
   guardrails: GuardrailsTable;
   guardrail_versions: GuardrailVersionsTable;
   prompts: PromptsTable;
@@ -446,6 +467,7 @@ export interface Database {
   prompt_partials: PromptPartialsTable;
   prompt_partial_versions: PromptPartialVersionsTable;
   prompt_version_includes: PromptVersionIncludesTable;
+  prompt_version_references: PromptVersionReferencesTable;
   prompt_partial_version_includes: PromptPartialVersionIncludesTable;
   rate_limit_policies: RateLimitPoliciesTable;
   logs: LogsTable;

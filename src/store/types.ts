@@ -493,9 +493,21 @@ export interface CredentialRepository {
   ): Promise<boolean>;
 }
 
+/**
+ * The stored documents a config or prompt version names, as `kind:name` (`guardrail:no-pii`,
+ * `prompt:support-answer`, `virtual_key:openai-prod`, `provider:anthropic-prod`, `config:route-a`), given
+ * with the version when it is written: what a delete would break is then found by name
+ * (`list…Referencing`). A version written without them is listed by `list…VersionsWithoutReferences`
+ * until they are recorded (`record…VersionReferences`).
+ */
+export interface WithReferences {
+  references?: readonly string[];
+}
+
 export interface ConfigRepository {
   createConfig(
-    input: Pick<StoredConfig, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'config'>,
+    input: Pick<StoredConfig, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'config'> &
+      WithReferences,
   ): Promise<StoredConfig>;
   getConfig(workspace_id: string, slugOrId: string): Promise<StoredConfig | undefined>;
   listConfigs(workspace_id: string): Promise<StoredConfig[]>;
@@ -503,11 +515,21 @@ export interface ConfigRepository {
   updateConfig(
     workspace_id: string,
     slugOrId: string,
-    patch: Partial<Pick<StoredConfig, 'name' | 'config' | 'status'>>,
+    patch: Partial<Pick<StoredConfig, 'name' | 'config' | 'status'>> & WithReferences,
   ): Promise<StoredConfig | undefined>;
   /** Oldest first. */
   listConfigVersions(workspace_id: string, slugOrId: string): Promise<StoredConfigVersion[]>;
   deleteConfig(workspace_id: string, slugOrId: string): Promise<boolean>;
+  /** The live configs of the workspace whose current version names one of `references` (active or not);
+   * oldest first. */
+  listConfigsReferencing(workspace_id: string, references: readonly string[]): Promise<StoredConfig[]>;
+  listConfigVersionsWithoutReferences(workspace_id: string): Promise<StoredConfigVersion[]>;
+  recordConfigVersionReferences(
+    workspace_id: string,
+    config_id: string,
+    version: number,
+    references: readonly string[],
+  ): Promise<void>;
 }
 
 export interface ReferenceRepository {
@@ -554,7 +576,9 @@ export interface WithIncludes {
 export interface PromptRepository {
   /** Version 1, published. */
   createPrompt(
-    input: Pick<StoredPrompt, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'prompt'> & WithIncludes,
+    input: Pick<StoredPrompt, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'prompt'> &
+      WithIncludes &
+      WithReferences,
   ): Promise<StoredPrompt>;
   getPrompt(workspace_id: string, slugOrId: string): Promise<StoredPrompt | undefined>;
   /** Oldest first. */
@@ -563,7 +587,7 @@ export interface PromptRepository {
   updatePrompt(
     workspace_id: string,
     slugOrId: string,
-    patch: Partial<Pick<StoredPrompt, 'name' | 'prompt'>> & WithIncludes,
+    patch: Partial<Pick<StoredPrompt, 'name' | 'prompt'>> & WithIncludes & WithReferences,
   ): Promise<StoredPrompt | undefined>;
   publishPrompt(workspace_id: string, slugOrId: string, version: number): Promise<StoredPrompt | undefined>;
   /** Oldest first. */
@@ -586,6 +610,19 @@ export interface PromptRepository {
     prompt_id: string,
     version: number,
     includes: readonly string[],
+  ): Promise<void>;
+  /** Every version of a live prompt of the workspace that names one of `references`, with the prompt's
+   * slug; prompts oldest first, then by version. */
+  listPromptVersionsReferencing(
+    workspace_id: string,
+    references: readonly string[],
+  ): Promise<Array<StoredPromptVersion & { slug: string }>>;
+  listPromptVersionsWithoutReferences(workspace_id: string): Promise<StoredPromptVersion[]>;
+  recordPromptVersionReferences(
+    workspace_id: string,
+    prompt_id: string,
+    version: number,
+    references: readonly string[],
   ): Promise<void>;
 }
 

@@ -399,6 +399,79 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     }
   });
 
+  it("finds what names a deleted thing through the store's record of each version, kept as they are stored", async () => {
+    const store = gateway.server.deps.store;
+    const workspace = gateway.server.bootstrap.workspace;
+    const key = await api.post('/virtual-keys', {
+      slug: 'recorded-key',
+      provider: 'openai',
+      api_key: 'sk-rec',
+    });
+    expect(key.status, key.text).toBe(200);
+    const both = {
+      strategy: { mode: 'fallback' },
+      targets: [{ virtual_key: 'recorded-key' }, { prompt_id: 'x@2' }],
+    };
+    expect((await api.post('/configs', { slug: 'recorded-config', config: both })).status).toBe(200);
+    expect(
+      (await api.post('/prompts', { slug: 'recorded-prompt', string: template, config: 'recorded-config' }))
+        .status,
+    ).toBe(200);
+    // Written with their versions: nothing is left to record, and each is found by what it names.
+    expect(await store.listConfigVersionsWithoutReferences(workspace.id)).toEqual([]);
+    expect(await store.listPromptVersionsWithoutReferences(workspace.id)).toEqual([]);
+    const configs = await store.listConfigsReferencing(workspace.id, [
+      'virtual_key:recorded-key',
+      'prompt:x',
+    ]);
+    expect(configs.map((config) => config.slug)).toEqual(['recorded-config']);
+    const prompts = await store.listPromptVersionsReferencing(workspace.id, ['config:recorded-config']);
+    expect(prompts.map((version) => [version.slug, version.version])).toEqual([['recorded-prompt', 1]]);
+
+    // A config counts by its current version: one that named the key before no longer does.
+    const patch = (path: string, body: unknown) => call(gateway.url, gateway.adminKey, 'PATCH', path, body);
+    expect((await patch('/configs/recorded-config', { config: { virtual_key: 'other-key' } })).status).toBe(
+      200,
+    );
+    expect(await store.listConfigsReferencing(workspace.id, ['virtual_key:recorded-key'])).toEqual([]);
+    expect((await api.delete('/prompts/recorded-prompt?force=true')).status).toBe(200);
+    expect((await api.delete('/virtual-keys/recorded-key')).status).toBe(200);
+  });
+
+  it('finds configs and prompt versions stored without a record of what they name', async () => {
+    const store = gateway.server.deps.store;
+    const workspace = gateway.server.bootstrap.workspace;
+    const key = await api.post('/virtual-keys', {
+      slug: 'legacy-key',
+      provider: 'openai',
+      api_key: 'sk-legacy',
+    });
+    expect(key.status, key.text).toBe(200);
+    // As stored before the gateway kept that record, or by a node that does not.
+    const owner = { organisation_id: workspace.organisation_id, workspace_id: workspace.id };
+    await store.createConfig({
+      ...owner,
+      slug: 'legacy-route',
+      name: 'legacy-route',
+      config: { targets: [{ provider: 'openai' }, { virtual_key: 'legacy-key' }] },
+    });
+    await store.createPrompt({
+      ...owner,
+      slug: 'legacy-sender',
+      name: 'legacy-sender',
+      prompt: { template_type: 'chat', string: template, parameters: {}, virtual_key: key.body.id as string },
+    });
+
+    const refused = expectError(await api.delete('/virtual-keys/legacy-key'), 409, 'conflict', 'slug');
+    expect(refused.message).toContain('configs "legacy-route" (config.targets[1].virtual_key)');
+    expect(refused.message).toContain('prompts "legacy-sender" (version 1)');
+    expect(await store.listConfigVersionsWithoutReferences(workspace.id)).toEqual([]);
+    expect(await store.listPromptVersionsWithoutReferences(workspace.id)).toEqual([]);
+    const found = await store.listPromptVersionsReferencing(workspace.id, [`virtual_key:${key.body.id}`]);
+    expect(found.map((version) => [version.slug, version.version])).toEqual([['legacy-sender', 1]]);
+    expect((await api.delete('/virtual-keys/legacy-key?force=true')).status).toBe(200);
+  });
+
   it('management needs an admin key; completions take a member key', async () => {
     const member = await api.post('/api-keys', { name: 'member', role: 'member' });
     const key = member.body.key as string;

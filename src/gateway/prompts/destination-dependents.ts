@@ -10,9 +10,10 @@
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
  * (`slug@3`). A config counts by its current version while it is active: that is what a call resolves,
- * and an archived config's calls fail already (as a revoked credential's do). Neither is indexed by what
- * it names, so the workspace's prompts' versions (or configs) are read; deletes are rare and a workspace
- * holds few.
+ * and an archived config's calls fail already (as a revoked credential's do). Both are found through
+ * what the store records of each version (`references`, 0026_document_references: the names it uses for
+ * what it names), never by reading every config and prompt of the workspace; those found are read to
+ * tell where they name it.
  *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): what the check finds is what the change is committed against, since a write naming
@@ -46,32 +47,90 @@ interface NamingConfig {
   param: string;
 }
 
-/** The versions of the workspace's live prompts that `names` holds, by prompt. */
-async function promptVersionsWhere(
-  store: Repositories,
-  workspaceId: string,
-  names: (document: PromptDocument) => boolean,
-): Promise<Broken[]> {
-  const found: Broken[] = [];
-  for (const prompt of await store.listPrompts(workspaceId)) {
-    const versions = await store.listPromptVersions(workspaceId, prompt.id);
-    const naming = versions.filter((version) => names(version.prompt));
-    if (naming.length > 0) {
-      found.push({ slug: prompt.slug, versions: naming.map((v) => v.version), reason: '' });
-    }
+const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
+
+/** What a config node names, as the store indexes it (`kind:name`): a prompt (`prompt_id`, its version
+ * left out), a virtual key, a catalog provider (`@slug`), the stored guardrails of its lists. */
+function nodeReferences(node: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  if (typeof node.prompt_id === 'string') found.push(`prompt:${referenceName(node.prompt_id)}`);
+  if (typeof node.virtual_key === 'string') found.push(`virtual_key:${node.virtual_key}`);
+  if (typeof node.provider === 'string' && node.provider.startsWith('@')) {
+    found.push(`provider:${node.provider.slice(1)}`);
+  }
+  for (const list of GUARDRAIL_LISTS) {
+    const items = node[list];
+    if (!Array.isArray(items)) continue;
+    for (const item of items) if (typeof item === 'string') found.push(`guardrail:${item}`);
   }
   return found;
 }
 
+/** The stored documents a config names in any node, as the store indexes them with its version
+ * (store `references`). */
+export function configReferences(config: unknown): string[] {
+  return [...new Set([...configNodes(config)].flatMap(({ node }) => nodeReferences(node)))];
+}
+
+/** The stored documents a prompt version names: its destination (a stored config, a virtual key, a
+ * catalog provider), or what its inline config names. */
+export function promptReferences(document: PromptDocument): string[] {
+  const found = nodeReferences(document as unknown as Record<string, unknown>);
+  if (typeof document.config === 'string') found.push(`config:${document.config}`);
+  else if (document.config !== undefined) found.push(...configReferences(document.config));
+  return [...new Set(found)];
+}
+
+/** `kind:name` for each name of the thing, as the store indexes what names it. */
+const referencesTo = (kind: string, names: ReadonlySet<string>) =>
+  [...names].map((name) => `${kind}:${name}`);
+
+/**
+ * Records what the workspace's versions stored without their references name. Each check does it first,
+ * in the transaction of its change, which a refusal rolls back: a route calls it on the store too, before
+ * that transaction, so the record stays.
+ */
+export async function recordMissingReferences(store: Repositories, workspaceId: string): Promise<void> {
+  for (const version of await store.listConfigVersionsWithoutReferences(workspaceId)) {
+    const names = configReferences(version.config);
+    await store.recordConfigVersionReferences(workspaceId, version.config_id, version.version, names);
+  }
+  for (const version of await store.listPromptVersionsWithoutReferences(workspaceId)) {
+    const names = promptReferences(version.prompt);
+    await store.recordPromptVersionReferences(workspaceId, version.prompt_id, version.version, names);
+  }
+}
+
+/** The versions of the workspace's live prompts that `names` holds, by prompt: those the store finds
+ * naming one of `references`, read to tell where. */
+async function promptVersionsWhere(
+  store: Repositories,
+  workspaceId: string,
+  references: readonly string[],
+  names: (document: PromptDocument) => boolean,
+): Promise<Broken[]> {
+  await recordMissingReferences(store, workspaceId);
+  const found = new Map<string, Broken>();
+  for (const version of await store.listPromptVersionsReferencing(workspaceId, references)) {
+    if (!names(version.prompt)) continue;
+    const entry = found.get(version.prompt_id);
+    if (entry) entry.versions.push(version.version);
+    else found.set(version.prompt_id, { slug: version.slug, versions: [version.version], reason: '' });
+  }
+  return [...found.values()];
+}
+
 /** The active configs of the workspace with a node that `names` (the key naming it, else undefined),
- * each with the first place. */
+ * each with the first place: those the store finds naming one of `references`. */
 async function activeConfigsWhere(
   store: Repositories,
   workspaceId: string,
+  references: readonly string[],
   names: (node: Record<string, unknown>) => string | undefined,
 ): Promise<NamingConfig[]> {
+  await recordMissingReferences(store, workspaceId);
   const found: NamingConfig[] = [];
-  for (const config of await store.listConfigs(workspaceId)) {
+  for (const config of await store.listConfigsReferencing(workspaceId, references)) {
     if (config.status !== 'active') continue;
     for (const { node, path } of configNodes(config.config)) {
       const key = names(node);
@@ -112,6 +171,7 @@ export async function refuseBreakingConfigRemoval(
   const found = await promptVersionsWhere(
     store,
     config.workspace_id,
+    referencesTo('config', names),
     (document) => typeof document.config === 'string' && names.has(document.config),
   );
   if (found.length === 0) return;
@@ -131,7 +191,7 @@ export async function refuseBreakingConfigRemoval(
  */
 export async function refuseBreakingPromptDeletion(store: Repositories, prompt: StoredPrompt): Promise<void> {
   const names = new Set([prompt.slug, prompt.id]);
-  const found = await activeConfigsWhere(store, prompt.workspace_id, (node) =>
+  const found = await activeConfigsWhere(store, prompt.workspace_id, referencesTo('prompt', names), (node) =>
     typeof node.prompt_id === 'string' && names.has(referenceName(node.prompt_id)) ? 'prompt_id' : undefined,
   );
   if (found.length === 0) return;
@@ -163,10 +223,11 @@ function credentialKey(
 async function usesOf(
   store: Repositories,
   workspaceId: string,
+  references: readonly string[],
   names: (node: Record<string, unknown>) => string | undefined,
 ): Promise<{ configs: NamingConfig[]; prompts: Broken[] }> {
-  const configs = await activeConfigsWhere(store, workspaceId, names);
-  const prompts = await promptVersionsWhere(store, workspaceId, (document) => {
+  const configs = await activeConfigsWhere(store, workspaceId, references, names);
+  const prompts = await promptVersionsWhere(store, workspaceId, references, (document) => {
     if (names(document as unknown as Record<string, unknown>)) return true;
     if (typeof document.config !== 'object') return false;
     for (const { node } of configNodes(document.config)) if (names(node)) return true;
@@ -196,7 +257,9 @@ export async function refuseBreakingCredentialDeletion(
   if (credential.status !== 'active') return;
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
-  const uses = listedUses(await usesOf(store, workspaceId, (node) => credentialKey(node, kind, names)));
+  const uses = listedUses(
+    await usesOf(store, workspaceId, referencesTo(kind, names), (node) => credentialKey(node, kind, names)),
+  );
   if (uses === '') return;
   const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;
   throw new GatewayError(
@@ -206,8 +269,6 @@ export async function refuseBreakingCredentialDeletion(
     { param: 'slug' },
   );
 }
-
-const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
 
 /** The item of a config node's guardrail lists naming the stored guardrail (`input_guardrails[1]`): a
  * string item is a stored guardrail's slug or id. */
@@ -231,7 +292,11 @@ export async function refuseBreakingGuardrailDeletion(
   guardrail: StoredGuardrail,
 ): Promise<void> {
   const names = new Set([guardrail.slug, guardrail.id]);
-  const uses = listedUses(await usesOf(store, guardrail.workspace_id, (node) => guardrailItem(node, names)));
+  const uses = listedUses(
+    await usesOf(store, guardrail.workspace_id, referencesTo('guardrail', names), (node) =>
+      guardrailItem(node, names),
+    ),
+  );
   if (uses === '') return;
   throw new GatewayError(
     'conflict',

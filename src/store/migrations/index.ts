@@ -24,6 +24,7 @@ import * as responsesStatusIndex from './0022_responses_status_index.js';
 import * as fileExpiry from './0023_file_expiry.js';
 import * as workspaceDeletion from './0024_workspace_deletion.js';
 import * as promptPartialIncludes from './0025_prompt_partial_includes.js';
+import * as documentReferences from './0026_document_references.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_file_expiry': fileExpiry,
   '0024_workspace_deletion': workspaceDeletion,
   '0025_prompt_partial_includes': promptPartialIncludes,
+  '0026_document_references': documentReferences,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,8 +4,9 @@
  */
 import { toConfig, toConfigVersion } from '../rows.js';
 import type { ConfigsTable } from '../schema.js';
-import type { ConfigRepository } from '../types.js';
+import type { ConfigRepository, StoredConfig } from '../types.js';
 import type { RepositoryContext } from './context.js';
+import { versionIncludes } from './version-includes.js';
 import { versionedDocuments } from './versioned-documents.js';
 
 export function createConfigRepository(context: RepositoryContext): ConfigRepository {
@@ -18,13 +19,28 @@ export function createConfigRepository(context: RepositoryContext): ConfigReposi
     resource: 'config',
     noun: 'config',
   });
+  const references = versionIncludes(context.db, {
+    includesTable: 'config_version_references',
+    versionsTable: 'config_versions',
+    ownersTable: 'configs',
+    ownerColumn: 'config_id',
+    nameColumn: 'name',
+    indexedColumn: 'references_indexed',
+  });
   const view = (found: { row: ConfigsTable; document: Record<string, unknown> }) =>
     toConfig(found.row, found.document);
 
   return {
     async createConfig(input) {
-      const { config, ...rest } = input;
-      return view(await configs.create({ ...rest, document: config, columns: { status: 'active' } }));
+      const { config, references: names, ...rest } = input;
+      return view(
+        await configs.create({
+          ...rest,
+          document: config,
+          columns: { status: 'active' },
+          onVersion: references.onVersion(names),
+        }),
+      );
     },
 
     async getConfig(workspace_id, slugOrId) {
@@ -41,6 +57,7 @@ export function createConfigRepository(context: RepositoryContext): ConfigReposi
         name: patch.name,
         document: patch.config,
         columns: patch.status !== undefined ? { status: patch.status } : undefined,
+        onVersion: references.onVersion(patch.references),
       });
       return found && view(found);
     },
@@ -50,5 +67,25 @@ export function createConfigRepository(context: RepositoryContext): ConfigReposi
     },
 
     deleteConfig: (workspace_id, slugOrId) => configs.delete(workspace_id, slugOrId),
+
+    async listConfigsReferencing(workspace_id, names) {
+      // Rows of every version naming one; a config counts by its current version only.
+      const found: StoredConfig[] = [];
+      for (const row of await references.versionRowsIncluding(workspace_id, names)) {
+        if (found.some((config) => config.id === row.config_id)) continue;
+        const current = await configs.get(workspace_id, row.config_id as string);
+        if (current && Number(current.row.version) === Number(row.version)) found.push(view(current));
+      }
+      return found;
+    },
+
+    async listConfigVersionsWithoutReferences(workspace_id) {
+      return (await references.unindexedVersionRows(workspace_id)).map((row) =>
+        toConfigVersion(configs.readVersion(row)),
+      );
+    },
+
+    recordConfigVersionReferences: (workspace_id, config_id, version, names) =>
+      references.record(workspace_id, config_id, version, names),
   };
 }

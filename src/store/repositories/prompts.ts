@@ -15,7 +15,16 @@ import type {
 } from '../types.js';
 import type { RepositoryContext } from './context.js';
 import { versionIncludes } from './version-includes.js';
-import { versionedDocuments, type VersionedDocuments } from './versioned-documents.js';
+import { versionedDocuments, type VersionedDocuments, type VersionWritten } from './versioned-documents.js';
+
+/** What records both `a` and `b` as a version is written. */
+function both(a: VersionWritten | undefined, b: VersionWritten | undefined): VersionWritten | undefined {
+  if (!a || !b) return a ?? b;
+  return async (trx, written) => {
+    await a(trx, written);
+    await b(trx, written);
+  };
+}
 
 /** Publishing a version the row does not have is refused before anything is written. */
 function publishCheck<T extends 'prompts' | 'prompt_partials', D>(
@@ -48,18 +57,28 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
     versionsTable: 'prompt_versions',
     ownersTable: 'prompts',
     ownerColumn: 'prompt_id',
+    nameColumn: 'partial',
+    indexedColumn: 'includes_indexed',
+  });
+  const references = versionIncludes(context.db, {
+    includesTable: 'prompt_version_references',
+    versionsTable: 'prompt_versions',
+    ownersTable: 'prompts',
+    ownerColumn: 'prompt_id',
+    nameColumn: 'name',
+    indexedColumn: 'references_indexed',
   });
   const view = (found: { row: Selectable<PromptsTable>; document: PromptDocument }) =>
     toPrompt(found.row, found.document);
 
   return {
-    async createPrompt({ prompt, includes: names, ...rest }) {
+    async createPrompt({ prompt, includes: names, references: named, ...rest }) {
       return view(
         await prompts.create({
           ...rest,
           document: prompt,
           columns: { published_version: 1 },
-          onVersion: includes.onVersion(names),
+          onVersion: both(includes.onVersion(names), references.onVersion(named)),
         }),
       );
     },
@@ -74,7 +93,7 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
       const found = await prompts.update(workspace_id, slugOrId, {
         name: patch.name,
         document: patch.prompt,
-        onVersion: includes.onVersion(patch.includes),
+        onVersion: both(includes.onVersion(patch.includes), references.onVersion(patch.references)),
       });
       return found && view(found);
     },
@@ -106,6 +125,19 @@ export function createPromptRepository(context: RepositoryContext): PromptReposi
     },
     recordPromptVersionIncludes: (workspace_id, prompt_id, version, names) =>
       includes.record(workspace_id, prompt_id, version, names),
+    async listPromptVersionsReferencing(workspace_id, names) {
+      return (await references.versionRowsIncluding(workspace_id, names)).map((row) => ({
+        ...toPromptVersion(prompts.readVersion(row)),
+        slug: row.owner_slug as string,
+      }));
+    },
+    async listPromptVersionsWithoutReferences(workspace_id) {
+      return (await references.unindexedVersionRows(workspace_id)).map((row) =>
+        toPromptVersion(prompts.readVersion(row)),
+      );
+    },
+    recordPromptVersionReferences: (workspace_id, prompt_id, version, names) =>
+      references.record(workspace_id, prompt_id, version, names),
   };
 }
 
@@ -124,6 +156,8 @@ export function createPromptPartialRepository(context: RepositoryContext): Promp
     versionsTable: 'prompt_partial_versions',
     ownersTable: 'prompt_partials',
     ownerColumn: 'partial_id',
+    nameColumn: 'partial',
+    indexedColumn: 'includes_indexed',
   });
   const view = (found: { row: Selectable<PromptPartialsTable>; document: PromptPartialDocument }) =>
     toPromptPartial(found.row, found.document);

@@ -1,10 +1,11 @@
 /**
- * The partials each version of a prompt or of a partial includes, by the name its text uses
- * (`{{>house-style@2}}`: `house-style`), kept beside its versions (0025_prompt_partial_includes): the
- * versions a change to a partial reaches are found by name, without reading every version of the
- * workspace. The names come from the gateway, which reads templates; the store keeps them. A version
- * written without them (stored before the table existed, or by a node that does not write it) is listed
- * by `unindexedVersionRows` until they are recorded.
+ * The names each version of a stored document holds, kept beside its versions so that the versions
+ * holding a name are found without reading every version of the workspace: the partials a prompt's or a
+ * partial's text includes, by the name it uses (`{{>house-style@2}}`: `house-style`;
+ * 0025_prompt_partial_includes), and the stored documents a config or a prompt version names
+ * (`guardrail:no-pii`; 0026_document_references). The names come from the gateway, which reads the
+ * documents; the store keeps them. A version written without them (stored before the table existed, or
+ * by a node that does not write it) is listed by `unindexedVersionRows` until they are recorded.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
@@ -12,10 +13,18 @@ import { inTransaction } from './context.js';
 import type { VersionWritten } from './versioned-documents.js';
 
 export interface VersionIncludesSpec {
-  includesTable: 'prompt_version_includes' | 'prompt_partial_version_includes';
-  versionsTable: 'prompt_versions' | 'prompt_partial_versions';
-  ownersTable: 'prompts' | 'prompt_partials';
-  ownerColumn: 'prompt_id' | 'partial_id';
+  includesTable:
+    | 'prompt_version_includes'
+    | 'prompt_partial_version_includes'
+    | 'config_version_references'
+    | 'prompt_version_references';
+  versionsTable: 'prompt_versions' | 'prompt_partial_versions' | 'config_versions';
+  ownersTable: 'prompts' | 'prompt_partials' | 'configs';
+  ownerColumn: 'prompt_id' | 'partial_id' | 'config_id';
+  /** The includes table's column holding a name. */
+  nameColumn: 'partial' | 'name';
+  /** The versions table's column saying a version's names are recorded. */
+  indexedColumn: 'includes_indexed' | 'references_indexed';
 }
 
 type AnyRow = Record<string, unknown>;
@@ -33,7 +42,7 @@ export interface VersionIncludes {
 }
 
 export function versionIncludes(db: Kysely<Database>, spec: VersionIncludesSpec): VersionIncludes {
-  const { includesTable, versionsTable, ownersTable, ownerColumn } = spec;
+  const { includesTable, versionsTable, ownersTable, ownerColumn, nameColumn, indexedColumn } = spec;
   // Tables chosen at run time: see versioned-documents.ts.
   const untyped = (on: Kysely<Database>) => on as unknown as Kysely<Record<string, AnyRow>>;
 
@@ -49,14 +58,19 @@ export function versionIncludes(db: Kysely<Database>, spec: VersionIncludesSpec)
       await untyped(on)
         .insertInto(includesTable)
         .values(
-          names.map((partial) => ({ [ownerColumn]: ownerId, version, workspace_id: workspaceId, partial })),
+          names.map((name) => ({
+            [ownerColumn]: ownerId,
+            version,
+            workspace_id: workspaceId,
+            [nameColumn]: name,
+          })),
         )
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
     await untyped(on)
       .updateTable(versionsTable)
-      .set({ includes_indexed: 1 })
+      .set({ [indexedColumn]: 1 })
       .where(ownerColumn, '=', ownerId)
       .where('version', '=', version)
       .execute();
@@ -81,12 +95,12 @@ export function versionIncludes(db: Kysely<Database>, spec: VersionIncludesSpec)
 
     async versionRowsIncluding(workspaceId, names) {
       if (names.length === 0) return [];
-      // Found through the (workspace_id, partial) index first; only those versions are read.
+      // Found through the (workspace_id, name) index first; only those versions are read.
       const uses = await untyped(db)
         .selectFrom(includesTable)
         .select([ownerColumn, 'version'])
         .where('workspace_id', '=', workspaceId)
-        .where('partial', 'in', [...names])
+        .where(nameColumn, 'in', [...names])
         .execute();
       if (uses.length === 0) return [];
       const key = (row: AnyRow) => `${row[ownerColumn] as string}\u0000${Number(row.version)}`;
@@ -105,7 +119,7 @@ export function versionIncludes(db: Kysely<Database>, spec: VersionIncludesSpec)
 
     async unindexedVersionRows(workspaceId) {
       return liveVersions(workspaceId)
-        .where('v.includes_indexed', '=', 0)
+        .where(`v.${indexedColumn}`, '=', 0)
         .selectAll('v')
         .orderBy('o.created_at')
         .orderBy('o.id')

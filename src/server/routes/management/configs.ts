@@ -11,7 +11,11 @@ import {
   assertStoredGuardrailsExist,
   resolveStoredGuardrail,
 } from '../../../gateway/hooks/stored-guardrail.js';
-import { refuseBreakingConfigRemoval } from '../../../gateway/prompts/destination-dependents.js';
+import {
+  configReferences,
+  recordMissingReferences,
+  refuseBreakingConfigRemoval,
+} from '../../../gateway/prompts/destination-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -52,6 +56,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
         slug: body.slug,
         name: body.name ?? body.slug,
         config: body.config,
+        references: configReferences(body.config),
       });
     });
     return configView(config);
@@ -82,6 +87,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
       guardrails = await checkStoredConfig(body.config, workspaceId);
     }
+    if (body.status === 'archived') await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       // An archived config answers calls with a 404, as a deleted one does.
@@ -91,7 +97,10 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
         await refuseBreakingConfigRemoval(tx, current, 'archive');
       }
       await assertStoredGuardrailsExist(tx, workspaceId, guardrails);
-      return tx.updateConfig(workspaceId, id, body);
+      return tx.updateConfig(workspaceId, id, {
+        ...body,
+        ...(body.config !== undefined && { references: configReferences(body.config) }),
+      });
     });
     if (!config) throw notFound('config', id, 'id');
     return configView(config);
@@ -110,6 +119,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
   app.delete('/configs/:id', async (request) => {
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
+    await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       const found = await tx.getConfig(workspaceId, id);

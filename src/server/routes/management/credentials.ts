@@ -8,7 +8,10 @@
 import type { FastifyInstance } from 'fastify';
 import { checkCustomHost } from '../../../gateway/custom-host.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { refuseBreakingCredentialDeletion } from '../../../gateway/prompts/destination-dependents.js';
+import {
+  recordMissingReferences,
+  refuseBreakingCredentialDeletion,
+} from '../../../gateway/prompts/destination-dependents.js';
 import { GatewayError } from '../../../core/errors.js';
 import { findAdapter } from '../../../providers/registry.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
@@ -150,6 +153,7 @@ export async function registerCredentialRoutes(
   app.delete(`${path}/:slug`, async (request) => {
     const slug = pathParam(request.params, 'slug');
     const workspaceId = request.gw.apiKey.workspace_id;
+    await recordMissingReferences(store, workspaceId);
     const deleted = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       const current = await tx.getCredential(workspaceId, kind, slug);

@@ -7,7 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-definition.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { refuseBreakingGuardrailDeletion } from '../../../gateway/prompts/destination-dependents.js';
+import {
+  recordMissingReferences,
+  refuseBreakingGuardrailDeletion,
+} from '../../../gateway/prompts/destination-dependents.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
 import { keepRedactedValues } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
@@ -75,6 +78,7 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
   app.delete('/guardrails/:id', async (request) => {
     const id = pathParam(request.params, 'id');
     const workspaceId = request.gw.apiKey.workspace_id;
+    await recordMissingReferences(store, workspaceId);
     const guardrail = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       const found = await tx.getGuardrail(workspaceId, id);

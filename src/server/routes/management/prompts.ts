@@ -10,7 +10,11 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import { refuseBreakingPromptDeletion } from '../../../gateway/prompts/destination-dependents.js';
+import {
+  promptReferences,
+  recordMissingReferences,
+  refuseBreakingPromptDeletion,
+} from '../../../gateway/prompts/destination-dependents.js';
 import { includesOf, refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
 import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
@@ -260,6 +264,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
         name: body.name ?? slug,
         prompt: document,
         includes: includesOf(body.string),
+        references: promptReferences(document),
       }),
     );
     return promptView(prompt);
@@ -287,6 +292,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
         name: body.name,
         prompt: document,
         includes: includesOf(body.string),
+        references: promptReferences(document),
       }),
     );
     if (!prompt)
@@ -330,6 +336,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
 
   app.delete('/prompts/:id', async (request) => {
     const workspaceId = workspaceOf(request);
+    await recordMissingReferences(store, workspaceId);
     const prompt = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       const found = await existingPrompt(workspaceId, pathParam(request.params, 'id'), tx);
