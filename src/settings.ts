@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { OtlpProtocol } from './observability/tracing.js';
+import type { UpstreamLimits } from './core/upstream-limits.js';
 
 export interface Settings {
   port: number;
@@ -27,6 +28,8 @@ export interface Settings {
   /** Default first-byte deadline and in-stream idle deadline when a config sets no request_timeout. */
   defaultRequestTimeoutMs: number;
   defaultStreamIdleTimeoutMs: number;
+  /** The most of a provider's answer to a model call held: a whole answer's bytes, one stream event's. */
+  upstreamLimits: UpstreamLimits;
   /** Longest silence (no byte either way) of a file's transfer to or from a provider's Files API. */
   fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
@@ -130,6 +133,9 @@ function s3Settings(source: Source): S3Settings | undefined {
 
 type Source = Record<string, string | undefined>;
 
+/** The longest string V8 makes (2^29 - 24 characters): a whole answer and an event are read as one. */
+const MAX_STRING = 2 ** 29 - 24;
+
 function readFileSource(env: NodeJS.ProcessEnv): Source {
   const file = env.GATEWAY_SETTINGS_FILE;
   if (!file) return {};
@@ -229,6 +235,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimitBytes: integer(source, 'GATEWAY_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024),
     defaultRequestTimeoutMs: integer(source, 'GATEWAY_REQUEST_TIMEOUT_MS', 600_000, 1),
     defaultStreamIdleTimeoutMs: integer(source, 'GATEWAY_STREAM_IDLE_TIMEOUT_MS', 300_000, 1),
+    upstreamLimits: {
+      // An embeddings answer of 2048 inputs of 3072 dimensions is 90 to 150 MB of JSON as providers print it.
+      answerBytes: integer(source, 'GATEWAY_UPSTREAM_ANSWER_MAX_BYTES', 256 * 1024 * 1024, 1024, MAX_STRING),
+      eventBytes: integer(source, 'GATEWAY_UPSTREAM_EVENT_MAX_BYTES', 64 * 1024 * 1024, 1024, MAX_STRING),
+    },
     fileTransferIdleTimeoutMs: integer(source, 'GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS', 60_000, 1),
     customHostPolicy: policy,
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),

@@ -11,6 +11,7 @@ import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
+import { UpstreamTooLarge, type UpstreamLimits } from '../core/upstream-limits.js';
 import type { AdapterRequest, FrameDecoder, StreamOutput } from '../providers/types.js';
 import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
@@ -61,7 +62,10 @@ export interface UpstreamRelay {
   usageOf?: (answer: Record<string, unknown>) => Usage | undefined;
   /** The target's adapter's decoder of its provider's own stream framing (Bedrock's AWS event-stream), for
    * a stream that is not server-sent events. */
-  frameDecoder?: () => FrameDecoder;
+  frameDecoder?: (maxEventBytes?: number) => FrameDecoder;
+  /** The most of one stream event the reader of the usage holds (GATEWAY_UPSTREAM_EVENT_MAX_BYTES); past
+   * it, the reading stops and the stream is still relayed. */
+  maxEventBytes?: number;
   /** The usage the answer's headers give, for a body that carries none. */
   headerUsage?: Usage | undefined;
 }
@@ -89,6 +93,8 @@ export interface AttemptInput {
   clientSignal: AbortSignalLike;
   timeoutMs: number;
   idleTimeoutMs: number;
+  /** The most of the provider's answer held: read whole, or one event of its stream. */
+  limits: UpstreamLimits;
   /**
    * performance.now() by which this stream's first chunk must reach the sink: the request's deadline,
    * which bounds the walk until the client has a first byte. A response head followed by silence is cut
@@ -133,6 +139,12 @@ export function refusedByPolicy(err: unknown): boolean {
 function connectionError(provider: string, err: unknown): GatewayError {
   const message = err instanceof Error ? err.message : String(err);
   return new GatewayError('upstream_unreachable', `Could not reach ${provider}: ${message}`, { cause: err });
+}
+
+/** An answer, or an event of a stream, past the gateway's bound: the provider's failure, as a broken
+ * answer is (502; retried and fallen back from as one, counted by the breaker). */
+function tooLargeError(provider: string, err: UpstreamTooLarge): GatewayError {
+  return new GatewayError('upstream_invalid_response', `${provider} ${err.message}`);
 }
 
 function timeoutError(provider: string, ms: number, phase: string): GatewayError {
@@ -278,6 +290,9 @@ class AttemptScope {
         usage,
       );
     }
+    if (err instanceof UpstreamTooLarge) {
+      return this.fail(tooLargeError(provider, err), 'invalid_response', afterFirstByte, usage);
+    }
     if (refusedByPolicy(err)) {
       const refused = new GatewayError('custom_host_refused', (err as Error).message, {
         param: 'custom_host',
@@ -322,7 +337,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       scope.phase = 'body';
       let bodyText: string;
       try {
-        bodyText = await response.body.text();
+        bodyText = await response.body.text(input.limits.answerBytes);
       } catch (err) {
         return scope.interrupted(err, false);
       }
@@ -337,7 +352,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     scope.phase = 'body';
     let text: string;
     try {
-      text = await response.body.text();
+      text = await response.body.text(input.limits.answerBytes);
     } catch (err) {
       return scope.interrupted(err, false);
     }
@@ -389,7 +404,8 @@ async function relayStream(
 ): Promise<AttemptOutcome> {
   const { resolved, request } = input;
   const { adapter } = resolved;
-  const decoder = adapter.createFrameDecoder?.() ?? createSseDecoder();
+  const { eventBytes } = input.limits;
+  const decoder = adapter.createFrameDecoder?.(eventBytes) ?? createSseDecoder(eventBytes);
   const translator = streamTranslatorOf(adapter, request);
   const attemptStartChunks = sink.written;
   let done = false;
@@ -476,6 +492,11 @@ async function relayStream(
       }
     }
   } catch (err) {
+    if (err instanceof UpstreamTooLarge) {
+      // The decoder refused an event: the rest of the stream is not read.
+      response.body.destroy();
+      return scope.interrupted(err, wroteAny(), translator.usage());
+    }
     // The body broke: what was decoded so far still counts, then the attempt is judged as cut.
     const tail = await handle(translator.end());
     if (tail) return tail;

@@ -8,6 +8,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { AbortSignalLike } from '../core/abort.js';
+import { UpstreamTooLarge } from '../core/upstream-limits.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -18,7 +19,9 @@ export interface UpstreamResponse {
 
 /** The body: read whole with `text()`, or chunk by chunk (the pace of the reader holds the upstream back). */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
-  text(): Promise<string>;
+  /** The whole body; past `maxBytes` (a `Content-Length` above it, or the bytes as they come) the request
+   * is closed and the promise rejects with UpstreamTooLarge, so that no more of it is held. */
+  text(maxBytes?: number): Promise<string>;
   /** Stops reading and closes the upstream request; a reader waiting for a chunk ends. */
   destroy(): void;
 }
@@ -40,6 +43,9 @@ export class UpstreamCall
 
   private controller: Dispatcher.DispatchController | undefined;
   private readonly chunks: Buffer[] = [];
+  /** Bytes of `chunks`, for the bound of `text()`. */
+  private queuedBytes = 0;
+  private textLimit = Infinity;
   private ended = false;
   private failure: unknown = undefined;
   private started = false;
@@ -88,7 +94,10 @@ export class UpstreamCall
       return;
     }
     this.chunks.push(chunk);
-    if (!this.onText && this.chunks.length >= HIGH_WATER_CHUNKS) controller.pause();
+    this.queuedBytes += chunk.length;
+    if (this.onText) {
+      if (this.queuedBytes > this.textLimit) this.refuseText();
+    } else if (this.chunks.length >= HIGH_WATER_CHUNKS) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -124,17 +133,32 @@ export class UpstreamCall
 
   // --- the reader's side ---
 
-  text(): Promise<string> {
+  text(maxBytes = Infinity): Promise<string> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    // An answer that says it is too large is refused before any more of it comes.
+    if (this.queuedBytes > maxBytes || Number(this.headers['content-length']) > maxBytes) {
+      this.destroy();
+      return Promise.reject(new UpstreamTooLarge('answer', maxBytes));
+    }
     if (this.ended) return Promise.resolve(this.drainText());
+    this.textLimit = maxBytes;
     this.controller?.resume();
     return new Promise((resolve, reject) => (this.onText = { resolve, reject }));
+  }
+
+  /** The body being read whole passed its bound: the request is closed and the reader told why. */
+  private refuseText(): void {
+    const onText = this.onText as NonNullable<typeof this.onText>;
+    this.onText = undefined;
+    this.destroy();
+    onText.reject(new UpstreamTooLarge('answer', this.textLimit));
   }
 
   private drainText(): string {
     const { chunks } = this;
     const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
     chunks.length = 0;
+    this.queuedBytes = 0;
     return text;
   }
 
@@ -145,6 +169,7 @@ export class UpstreamCall
   next(): Promise<IteratorResult<Uint8Array>> {
     const chunk = this.chunks.shift();
     if (chunk !== undefined) {
+      this.queuedBytes -= chunk.length;
       if (this.chunks.length === 0 && this.controller?.paused) this.controller.resume();
       return Promise.resolve({ done: false, value: chunk });
     }
@@ -165,6 +190,7 @@ export class UpstreamCall
     const waiter = this.waiter;
     this.waiter = undefined;
     this.chunks.length = 0;
+    this.queuedBytes = 0;
     if (!this.ended && this.failure === undefined) {
       this.failure = new Error('The upstream answer was not read to its end');
       this.controller?.abort(this.failure as Error);

@@ -172,6 +172,7 @@ export type UpstreamEvent =
 
 /** Turns the bytes of an upstream stream into events. Pure and incremental. */
 export interface FrameDecoder {
+  /** Throws UpstreamTooLarge (core/upstream-limits.ts) when an event passes the decoder's bound. */
   push(bytes: Uint8Array): UpstreamEvent[];
   /** The body ended; returns what is left. A partial frame at the end is dropped (the stream was cut). */
   end(): UpstreamEvent[];
@@ -327,8 +328,9 @@ export interface ProviderAdapter {
   /** One handler per operation the provider offers; `capabilities.endpoints` lists the same keys. */
   readonly operations: OperationHandlers;
 
-  /** The stream's framing; SSE when absent. */
-  createFrameDecoder?(): FrameDecoder;
+  /** The stream's framing; SSE when absent. `maxEventBytes` bounds one event held until it is complete
+   * (no bound when absent: the gateway always gives its setting). */
+  createFrameDecoder?(maxEventBytes?: number): FrameDecoder;
 
   /** Normalises a non-2xx answer: status kept, message/type/code from the provider's own error shape,
    * `retryAfterMs` from Retry-After / Retry-After-ms or the provider's own hint. */

@@ -52,3 +52,21 @@ describe('service URLs', () => {
     expect(loadSettings({ REDIS_URL: 'rediss://:p@cache:6380/2' }).redisUrl).toBe('rediss://:p@cache:6380/2');
   });
 });
+
+describe('upstream answer bounds', () => {
+  it('default to a whole answer of 256 MiB and an event of 64 MiB, within what one string holds', () => {
+    // 2048 embeddings of 3072 dimensions are 90 to 150 MB of JSON.
+    expect(loadSettings({}).upstreamLimits).toEqual({ answerBytes: 268_435_456, eventBytes: 67_108_864 });
+    expect(
+      loadSettings({ GATEWAY_UPSTREAM_ANSWER_MAX_BYTES: '4096', GATEWAY_UPSTREAM_EVENT_MAX_BYTES: '2048' })
+        .upstreamLimits,
+    ).toEqual({ answerBytes: 4096, eventBytes: 2048 });
+    // A larger answer could not be read as one string.
+    expect(() => loadSettings({ GATEWAY_UPSTREAM_ANSWER_MAX_BYTES: '1073741824' })).toThrow(
+      'Setting GATEWAY_UPSTREAM_ANSWER_MAX_BYTES must be an integer from 1024 to 536870888, got "1073741824"',
+    );
+    expect(() => loadSettings({ GATEWAY_UPSTREAM_EVENT_MAX_BYTES: '10' })).toThrow(
+      'Setting GATEWAY_UPSTREAM_EVENT_MAX_BYTES must be an integer from 1024 to 536870888, got "10"',
+    );
+  });
+});

@@ -46,6 +46,7 @@ function call(provider: string, body: Record<string, unknown>) {
     clientSignal: AbortSignal.abort(),
     timeoutMs: 10_000,
     idleTimeoutMs: 10_000,
+    limits: { answerBytes: 1 << 20, eventBytes: 1 << 20 },
   };
 }
 

@@ -153,7 +153,7 @@ function recordedEvents(provider: string, name: string): string[] {
     .filter((line) => line.trim() !== '');
 }
 
-async function streamRead(provider: string, parts: Uint8Array[]) {
+async function streamRead(provider: string, parts: Uint8Array[], maxEventBytes?: number) {
   const adapter = findAdapter(provider)!;
   async function* body() {
     yield* parts;
@@ -163,6 +163,7 @@ async function streamRead(provider: string, parts: Uint8Array[]) {
     headers: { 'content-type': 'text/event-stream; charset=utf-8' },
     body: body(),
     usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    maxEventBytes,
   };
   const reader = readRelayedAnswer(relay)!;
   expect(reader).toBeDefined();
@@ -215,6 +216,15 @@ describe('pass-through usage of a stream (server-sent events)', () => {
       model: 'gemini-3-pro-preview',
       usage: expect.objectContaining({ prompt_tokens: 9, completion_tokens: 208, total_tokens: 217 }),
     });
+  });
+
+  it('an event past GATEWAY_UPSTREAM_EVENT_MAX_BYTES ends the reading, not the relay', async () => {
+    const events = recordedEvents('openai', 'chat/openai-text.chunks.txt');
+    const large = [JSON.stringify({ padding: 'x'.repeat(8192) }), ...events];
+    // Within the bound the stream is read to its usage; past it the reader holds no more of the event
+    // (the usage is then unknown), and the stream is relayed unchanged all the same (streamRead checks).
+    expect((await streamRead('openai', sse(large), 16_384))?.usage).toMatchObject({ total_tokens: 316 });
+    expect(await streamRead('openai', sse(large), 4096)).toBeUndefined();
   });
 
   it('a stream cut short reads no usage', async () => {

@@ -16,6 +16,8 @@
  *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
  *   base64 in `bytes`, and the last one Bedrock's `amazon-bedrock-invocationMetrics` (whatever the model).
  *   Exceptions are relayed, not read.
+ * - An event larger than GATEWAY_UPSTREAM_EVENT_MAX_BYTES (`UpstreamRelay.maxEventBytes`) ends the reading,
+ *   never the relay: the decoder would hold it whole, and the usage is then unknown.
  * - Usage the answer's headers give (Bedrock's InvokeModel, `x-amzn-bedrock-input-token-count`…, read by
  *   the adapter's `passthroughHeaderUsage`) counts for a body that carries none, whatever its type.
  */
@@ -56,7 +58,7 @@ export function readRelayedAnswer(relay: UpstreamRelay): AnswerReader | undefine
       ? relay.frameDecoder
       : undefined;
   const read = frames
-    ? readEvents(relay, body, relay.usageOf, frames())
+    ? readEvents(relay, body, relay.usageOf, frames(relay.maxEventBytes))
     : type.includes('json')
       ? readJson(relay, body, relay.usageOf)
       : relay.headerUsage

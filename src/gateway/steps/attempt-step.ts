@@ -61,6 +61,7 @@ export const callTarget: TargetHandler = (call) => {
       clientSignal: ctx.signal,
       timeoutMs: continuing ? nodeTimeout : Math.max(1, Math.min(nodeTimeout, remaining)),
       idleTimeoutMs: node.request_timeout ?? deps.settings.defaultStreamIdleTimeoutMs,
+      limits: deps.settings.upstreamLimits,
       firstChunkBy: continuing ? undefined : run.deadline,
       sink: call.sink,
     });

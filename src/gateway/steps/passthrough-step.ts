@@ -122,6 +122,7 @@ export const callPassthrough: TargetHandler = async (call) => {
           body: idleBounded(response.body, idleMs, adapter.id),
           usageOf: (answer) => adapter.passthroughUsage(answer),
           frameDecoder: adapter.createFrameDecoder,
+          maxEventBytes: deps.settings.upstreamLimits.eventBytes,
           headerUsage: adapter.passthroughHeaderUsage?.(headers),
         }),
       );

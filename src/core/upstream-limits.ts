@@ -1,0 +1,29 @@
+/**
+ * How much of a provider's answer the gateway holds at once. A provider's answer is read whole (a JSON
+ * answer) or event by event (a stream); without a bound, an upstream that never stops (a custom host gone
+ * wrong, or a hostile one) would be held in memory to its last byte. The bounds are settings
+ * (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES, GATEWAY_UPSTREAM_EVENT_MAX_BYTES, docs/settings.md).
+ */
+export interface UpstreamLimits {
+  /** The most bytes of a whole (not streamed) answer read. */
+  answerBytes: number;
+  /** The most of one event of a stream held until it is complete: a server-sent event's text
+   * (characters), an AWS event-stream message's bytes. */
+  eventBytes: number;
+}
+
+/** The answer, or one event of the stream, passed its bound: the upstream request is closed. */
+export class UpstreamTooLarge extends Error {
+  constructor(
+    readonly part: 'answer' | 'event',
+    readonly limit: number,
+  ) {
+    // Said of the provider: "openai answered with…".
+    super(
+      part === 'answer'
+        ? `answered with a body larger than ${limit} bytes, the most the gateway reads of a whole answer (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES)`
+        : `sent a stream event larger than ${limit} bytes, the most the gateway holds of one event (GATEWAY_UPSTREAM_EVENT_MAX_BYTES)`,
+    );
+    this.name = 'UpstreamTooLarge';
+  }
+}
