@@ -141,6 +141,95 @@ describe('what is forwarded', () => {
     expect(seen?.headers['x-api-key']).toBeUndefined();
   });
 
+  describe("Gemini's `?key=` (its REST form of x-goog-api-key)", () => {
+    const clientKey = 'AIza-client-own-key';
+    const generate = (headers: Record<string, string>, query: string) =>
+      fetch(`${gateway.url}/models/gemini-2.0-flash:generateContent?${query}`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+      });
+
+    it('is taken out of the query: a target with a key of its own sends that key, the rest of the query goes as it came', async () => {
+      const config = { provider: 'google', api_key: 'k-stored-gemini', custom_host: upstream.url };
+      const response = await generate(
+        { 'x-gateway-config': JSON.stringify(config) },
+        `alt=sse&key=${clientKey}&x=a%20b&key=second`,
+      );
+      expect(response.status).toBe(200);
+      const seen = upstream.seen.at(-1)!;
+      expect(seen.url).toBe('/v1beta/models/gemini-2.0-flash:generateContent?alt=sse&x=a%20b');
+      expect(seen.headers['x-goog-api-key']).toBe('k-stored-gemini');
+      expect(JSON.stringify(seen)).not.toContain(clientKey);
+    });
+
+    it('is the key of a target that has none, sent in its header', async () => {
+      const response = await generate(
+        { 'x-gateway-provider': 'google', 'x-gateway-custom-host': upstream.url },
+        `key=${encodeURIComponent(clientKey)}`,
+      );
+      expect(response.status).toBe(200);
+      const seen = upstream.seen.at(-1)!;
+      expect(seen.url).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
+      expect(seen.headers['x-goog-api-key']).toBe(clientKey);
+    });
+
+    it('never reaches the target a fallback hands over to', async () => {
+      const failing = await startRecordingUpstream((_req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"overloaded"}}');
+      });
+      try {
+        const config = {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { provider: 'google', custom_host: failing.url },
+            { provider: 'openai', api_key: 'sk-fallback', custom_host: upstream.url },
+          ],
+        };
+        const response = await generate({ 'x-gateway-config': JSON.stringify(config) }, `key=${clientKey}`);
+        expect(response.status).toBe(200);
+        // The first target, which has no key of its own, had the client's in its header, not its query.
+        expect(failing.seen[0].url).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
+        expect(failing.seen[0].headers['x-goog-api-key']).toBe(clientKey);
+        const seen = upstream.seen.at(-1)!;
+        expect(seen.url).toBe('/models/gemini-2.0-flash:generateContent');
+        expect(seen.headers.authorization).toBe('Bearer sk-fallback');
+        expect(JSON.stringify(seen)).not.toContain(clientKey);
+      } finally {
+        await failing.close();
+      }
+    });
+
+    it('yields to a key the client sent in a header', async () => {
+      const response = await generate(
+        {
+          'x-gateway-provider': 'google',
+          'x-gateway-custom-host': upstream.url,
+          'x-goog-api-key': 'AIza-from-header',
+        },
+        `key=${clientKey}`,
+      );
+      expect(response.status).toBe(200);
+      const seen = upstream.seen.at(-1)!;
+      expect(seen.headers['x-goog-api-key']).toBe('AIza-from-header');
+      expect(JSON.stringify(seen)).not.toContain(clientKey);
+    });
+
+    it('is refused with 400 naming it when it cannot be a key', async () => {
+      const before = upstream.seen.length;
+      const response = await generate(
+        { 'x-gateway-provider': 'google', 'x-gateway-custom-host': upstream.url },
+        'key=AIza%0D%0Ax-injected:%201',
+      );
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as unknown;
+      expectOpenAIError(body);
+      expect(body.error).toMatchObject({ code: 'invalid_query', param: 'key' });
+      expect(upstream.seen.length).toBe(before);
+    });
+  });
+
   it('an upload sent with Expect: 100-continue (as curl sends a large one) reaches the provider', async () => {
     const body = JSON.stringify({ input: 'x'.repeat(2048) });
     const head =

@@ -17,7 +17,7 @@ import { discardBody } from '../../gateway/passthrough/discard-body.js';
 import { ReplayableBody } from '../../gateway/passthrough/replayable-body.js';
 import type { RouteState } from '../../gateway/routing/route-types.js';
 import type { UpstreamRequest } from '../../providers/types.js';
-import { PROVIDER_KEY_HEADERS, withClientProviderKey } from '../client-provider-key.js';
+import { PROVIDER_KEY_HEADERS, takeQueryKey, withClientProviderKey } from '../client-provider-key.js';
 import { HttpSink, routeHeaders } from '../http-sink.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { GatewayError } from '../../core/errors.js';
@@ -193,8 +193,10 @@ export async function passThrough(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const sink = new HttpRelaySink(reply);
-  const how = { method: request.method, url: request.url };
-  const ctx: CallContext = await callContextFromRequest(deps.lookups, withClientProviderKey(request.gw), how);
+  const { path, key } = takeQueryKey(request.url.slice('/v1'.length));
+  const how = { method: request.method, url: `/v1${path}` };
+  const gw = withClientProviderKey(request.gw, PROVIDER_KEY_HEADERS, key);
+  const ctx: CallContext = await callContextFromRequest(deps.lookups, gw, how);
   const stream = (request.body as AsyncIterable<Uint8Array> | undefined) ?? unparsedBody(request);
   await executePassthrough(
     deps,
@@ -202,7 +204,7 @@ export async function passThrough(
       ctx,
       passthrough: {
         method: request.method as UpstreamRequest['method'],
-        path: request.url.slice('/v1'.length),
+        path,
         headers: requestHeadersToForward(request.headers),
         body: stream ? new ReplayableBody(stream, deps.settings.bodyLimitBytes) : undefined,
       },
