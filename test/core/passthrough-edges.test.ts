@@ -430,6 +430,63 @@ describe("the answer's headers", () => {
   );
 });
 
+describe('PATCH', () => {
+  it("goes to the provider with its body, as POST and PUT do (Gemini's cachedContents.patch)", async () => {
+    const body = JSON.stringify({ ttl: '600s' });
+    const config = { provider: 'google', api_key: 'k-gemini', custom_host: upstream.url };
+    const response = await fetch(`${gateway.url}/cachedContents/c-1?updateMask=ttl`, {
+      method: 'PATCH',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        'content-type': 'application/json',
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const seen = upstream.seen.at(-1)!;
+    expect(seen.method).toBe('PATCH');
+    expect(seen.url).toBe('/v1beta/cachedContents/c-1?updateMask=ttl');
+    expect(seen.body.toString()).toBe(body);
+    expect(seen.headers['content-type']).toBe('application/json');
+    expect(seen.headers['x-goog-api-key']).toBe('k-gemini');
+  });
+
+  it('sends its body, streamed in chunks, again to the target a fallback hands over to', async () => {
+    const failing = await startRecordingUpstream((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"overloaded"}}');
+    });
+    try {
+      const config = {
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'openai', api_key: 'sk-first', custom_host: failing.url },
+          { provider: 'openai', api_key: 'sk-second', custom_host: upstream.url },
+        ],
+      };
+      const body = JSON.stringify({ name: 'renamed', padding: 'p'.repeat(100_000) });
+      const exchange = await rawExchange(
+        gateway.origin,
+        `PATCH /v1/fine_tuning/jobs/ftjob-1 HTTP/1.1\r\nhost: gateway\r\nx-gateway-api-key: ${gateway.adminKey}\r\n` +
+          `x-gateway-config: ${JSON.stringify(config)}\r\ncontent-type: application/json\r\n` +
+          `transfer-encoding: chunked\r\nconnection: close\r\n\r\n` +
+          `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      expect(exchange.responses[0].status).toBe(200);
+      expect(failing.seen[0].method).toBe('PATCH');
+      expect(failing.seen[0].body.toString()).toBe(body);
+      const seen = upstream.seen.at(-1)!;
+      expect(seen.method).toBe('PATCH');
+      expect(seen.url).toBe('/fine_tuning/jobs/ftjob-1');
+      expect(seen.body.toString()).toBe(body);
+      expect(seen.headers.authorization).toBe('Bearer sk-second');
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
 describe('an upload keeps the length the client gave it', () => {
   it.each([
     ['openai', {}],

@@ -154,14 +154,16 @@ describe('requests reach the provider intact', () => {
     expect(Buffer.from(echo.body_base64 ?? '', 'base64').toString('utf8')).toBe(form);
   });
 
-  it('methods other than GET, POST, PUT and DELETE are not passed through', async () => {
-    const before = fake.requests.length;
-    const response = await fetch(`${gateway.url}/assistants/asst-abc`, {
-      method: 'PATCH',
-      headers: providerHeaders(gateway, fake),
-    });
-    expect(response.status).toBe(404);
-    expect(fake.requests.length).toBe(before);
+  it('methods other than GET, POST, PUT, PATCH and DELETE are not passed through', async () => {
+    for (const method of ['OPTIONS', 'PROPFIND']) {
+      const before = fake.requests.length;
+      const response = await fetch(`${gateway.url}/assistants/asst-abc`, {
+        method,
+        headers: providerHeaders(gateway, fake),
+      });
+      expect(response.status, method).toBe(404);
+      expect(fake.requests.length, method).toBe(before);
+    }
   });
 });
 

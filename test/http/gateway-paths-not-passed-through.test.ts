@@ -24,6 +24,8 @@ it.each([
   ['PUT', '/v1/configs/abc'],
   ['GET', '/v1/api-keys/x/extra'],
   ['DELETE', '/v1/workspaces/abc'],
+  ['PATCH', '/v1/logs/abc'],
+  ['PATCH', '/v1/configs/abc/extra'],
   ['POST', '/v1/openapi.json'],
 ])('%s %s is answered by the gateway, never sent to the provider', async (method, path) => {
   const before = fake.requests.length;

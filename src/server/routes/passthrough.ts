@@ -1,5 +1,5 @@
 /**
- * The pass-through: any other path under /v1, with POST, GET, PUT or DELETE, goes to the provider the
+ * The pass-through: any other path under /v1, with POST, GET, PUT, PATCH or DELETE, goes to the provider the
  * config selects with the provider's own body, streamed both ways, and the provider's answer comes back
  * unchanged — status, body bytes (binary and streamed included) and its headers less the hop-by-hop ones —
  * except that a failed answer never carries the target's credentials. Routing, retries, fallback and the
@@ -220,7 +220,8 @@ export async function registerPassthroughRoutes(app: FastifyInstance, deps: Gate
     // The body is not read here: it streams to the provider as it arrives.
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     scope.route({
-      method: ['GET', 'POST', 'PUT', 'DELETE'],
+      // PATCH too: providers' own APIs update with it (Gemini's and Vertex AI's cachedContents.patch).
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/*',
       handler: (request, reply) => {
         if (isGatewayOwnPath(request.url)) {
