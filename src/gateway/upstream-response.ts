@@ -142,8 +142,11 @@ export class UpstreamCall
     }
     if (this.ended) return Promise.resolve(this.drainText());
     this.textLimit = maxBytes;
+    const text = new Promise<string>((resolve, reject) => (this.onText = { resolve, reject }));
+    // After onText is set: resuming may hand over a chunk at once, which with no reader of the whole
+    // body noted would pause the upstream again, for good.
     this.controller?.resume();
-    return new Promise((resolve, reject) => (this.onText = { resolve, reject }));
+    return text;
   }
 
   /** The body being read whole passed its bound: the request is closed and the reader told why. */

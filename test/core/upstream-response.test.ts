@@ -8,11 +8,14 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallAbort } from '../../src/core/abort.js';
+import { UpstreamTooLarge } from '../../src/core/upstream-limits.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/gateway/upstream.js';
 
 let server: Server;
 let origin: string;
 let client: UpstreamClient;
+const TRICKLE_CHUNKS = 60;
+const trickled = Array.from({ length: TRICKLE_CHUNKS }, (_, i) => `${String(i).padStart(7, '0')},`).join('');
 /** Responses the /hold route keeps open, to be written to by the test. */
 const held: ServerResponse[] = [];
 /** Bytes the /flood route managed to write before the socket pushed back. */
@@ -44,6 +47,21 @@ beforeAll(async () => {
         res.end();
       };
       pump();
+    } else if (req.url === '/sized') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1 << 30) });
+      res.write('{');
+      held.push(res);
+    } else if (req.url === '/trickle') {
+      // Many small chunks, each its own read on the gateway's side: more than the reader's high-water mark.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const next = () => {
+        if (res.destroyed) return;
+        if (sent === TRICKLE_CHUNKS) return void res.end();
+        res.write(`${String(sent++).padStart(7, '0')},`);
+        setTimeout(next, 1);
+      };
+      next();
     } else {
       res.writeHead(404).end('nope');
     }
@@ -69,6 +87,32 @@ describe('upstream answers through the dispatch handler', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-mixed-case']).toBe('yes');
     expect(await response.body.text()).toBe('{"a":"é"}');
+  });
+
+  it('reads the whole body when text() comes after the unread chunks reached the high-water mark', async () => {
+    const response = await get('/trickle');
+    // Unread, 16 chunks pause the upstream; text() resumes it and must take every chunk that follows.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const text = response.body.text();
+    const timeout = new Promise((resolve) => setTimeout(resolve, 3000, 'still waiting'));
+    expect(await Promise.race([text, timeout])).toBe(trickled);
+  });
+
+  it('refuses a body past the bound text() is given, and closes the request', async () => {
+    floodWritten = 0;
+    const response = await get('/flood');
+    await expect(response.body.text(1024 * 1024)).rejects.toThrow(UpstreamTooLarge);
+    // The upstream was not read on: it stopped far short of its 64 MB.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(floodWritten).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('refuses a body whose Content-Length is past the bound before reading it', async () => {
+    const response = await get('/json');
+    // 10 bytes: é is two.
+    expect(await response.body.text(10)).toBe('{"a":"é"}');
+    const sized = await get('/sized');
+    await expect(sized.body.text(1024)).rejects.toThrow(/larger than 1024 bytes/);
   });
 
   it('reads an error answer whole', async () => {
