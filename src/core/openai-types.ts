@@ -33,6 +33,10 @@ export interface Usage {
   /** Not OpenAI's: the uses of server-side tools the provider bills apart, per use (web searches, Anthropic's
    * web fetches, a Gemini answer grounded with Google Search), when there were any. */
   server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number; grounded_prompts?: number };
+  /** Not OpenAI's: the capacity that served the call, as the provider names it (Vertex AI's
+   * `usageMetadata.trafficType`: `ON_DEMAND`, `PROVISIONED_THROUGHPUT` …). Tokens served from Provisioned
+   * Throughput are prepaid (docs/cost.md). */
+  traffic_type?: string;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';

@@ -20,6 +20,10 @@ export function addUsage(total: Usage | undefined, next: Usage | undefined): Usa
   if (completion) usage.completion_tokens_details = completion;
   const tools = addCounts(total.server_tool_use, next.server_tool_use);
   if (tools) usage.server_tool_use = tools;
+  // Calls served on different capacity (one from Provisioned Throughput, one overflowing to pay-as-you-go)
+  // name none together: the sum is priced as billed per token, never as prepaid in full.
+  if (total.traffic_type !== undefined && total.traffic_type === next.traffic_type)
+    usage.traffic_type = total.traffic_type;
   return usage;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addUsage } from '../../src/gateway/add-usage.js';
 import { attemptCost, callCost } from '../../src/gateway/call-cost.js';
 import type { AttemptRecord } from '../../src/gateway/pipeline-types.js';
 import { loadPriceTable, PriceTable } from '../../src/observability/pricing/price-table.js';
@@ -130,5 +131,18 @@ describe('a pass-through answer', () => {
       (1000 * 0.3 + 100 * 2.5) / 1e6 / 2,
       12,
     );
+  });
+});
+
+describe('usage summed over the calls of one attempt (a fan-out of n, embeddings split into calls)', () => {
+  const served = (trafficType: string) => ({ ...usage, traffic_type: trafficType });
+
+  it('keeps the traffic type its calls share, and names none when one overflowed to pay-as-you-go', () => {
+    const prepaid = addUsage(served('PROVISIONED_THROUGHPUT'), served('PROVISIONED_THROUGHPUT'));
+    expect(prepaid).toMatchObject({ prompt_tokens: 2000, traffic_type: 'PROVISIONED_THROUGHPUT' });
+    const mixed = addUsage(served('PROVISIONED_THROUGHPUT'), served('ON_DEMAND'));
+    expect(mixed?.prompt_tokens).toBe(2000);
+    expect(mixed?.traffic_type).toBeUndefined();
+    expect(addUsage(served('PROVISIONED_THROUGHPUT'), usage)?.traffic_type).toBeUndefined();
   });
 });

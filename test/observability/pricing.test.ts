@@ -179,6 +179,26 @@ describe('usage cost', () => {
     expect(reasoning).toBeCloseTo((10 * 1 + 40 * 4 + 60 * 8) / million, 12);
   });
 
+  it("prices tokens served from Vertex AI's Provisioned Throughput at 0, and still adds per-use tool fees", () => {
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+      server_tool_use: { grounded_prompts: 1 },
+    };
+    const match = {
+      price: { input: 0.3, output: 2.5, tool_fees: { grounded_prompt: 35 } },
+      batchDiscount: 0.5,
+      flexDiscount: 0.5,
+    };
+    expect(usageCost(match, { ...usage, traffic_type: 'PROVISIONED_THROUGHPUT' })).toBeCloseTo(35 / 1000, 12);
+    // Overflow to pay-as-you-go, and Vertex's other traffic types, are billed per token.
+    expect(usageCost(match, { ...usage, traffic_type: 'ON_DEMAND' })).toBeCloseTo(
+      (1000 * 0.3 + 100 * 2.5) / million + 35 / 1000,
+      12,
+    );
+  });
+
   it('takes the long-context prices for a prompt above the tier, and the batch discount for batch lines', () => {
     const gemini = priceOf('google', 'gemini-2.5-pro');
     const usage = (prompt: number) => ({

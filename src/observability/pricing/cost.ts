@@ -3,12 +3,17 @@
  * `prompt_tokens` and `completion_tokens` are totals; the details say which of them are priced apart:
  * cache reads and writes (those kept an hour apart), audio and image tokens of the prompt; reasoning and
  * audio tokens of the completion. What is left of each total is priced as text. Server tools' uses the
- * provider bills apart (web searches) are added at their fees.
+ * provider bills apart (web searches) are added at their fees. Tokens served from capacity paid for ahead
+ * (Vertex AI's Provisioned Throughput, the usage's `traffic_type`) cost nothing per token.
  */
 import type { Usage } from '../../core/openai-types.js';
 import { PRICED_TIERS, type ModelPrice, type PricedTier, type PriceMatch } from './price-table.js';
 
 const PER_TOKEN = 1e-6;
+
+/** Vertex AI's `trafficType` for a call served from the organisation's Provisioned Throughput, a fixed-price
+ * subscription: its tokens are not billed one by one (overflow to pay-as-you-go says `ON_DEMAND`). */
+export const PROVISIONED_THROUGHPUT = 'PROVISIONED_THROUGHPUT';
 
 export interface CostOptions {
   /** The service tier that served the call (an answer's `service_tier`, `batch` for a provider batch's
@@ -19,6 +24,7 @@ export interface CostOptions {
 
 /** Dollars. */
 export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions = {}): number {
+  if (usage.traffic_type === PROVISIONED_THROUGHPUT) return toolFees(match, usage);
   const prompt = usage.prompt_tokens ?? 0;
   const tier = pricedTier(options.tier);
   const own = tier && match.price.service_tiers?.[tier];

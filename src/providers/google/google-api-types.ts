@@ -128,6 +128,8 @@ export interface GeminiUsageMetadata {
   /** Counts per modality of `cachedContentTokenCount`, which `promptTokensDetails` count too. */
   cacheTokensDetails?: GeminiModalityCount[];
   candidatesTokensDetails?: GeminiModalityCount[];
+  /** Vertex AI only: the quota that served the call, `ON_DEMAND` (pay as you go), `PROVISIONED_THROUGHPUT`,
+   * `ON_DEMAND_PRIORITY`, `ON_DEMAND_FLEX`; on every event of a stream, those without counts too. */
   trafficType?: string;
 }
 

@@ -33,7 +33,15 @@ function allStreams(): string[] {
 interface Expected {
   text: string;
   toolCalls: Array<{ name: string; args: unknown }>;
-  usage: { prompt: number; completion: number; total: number; reasoning: number | undefined } | undefined;
+  usage:
+    | {
+        prompt: number;
+        completion: number;
+        total: number;
+        reasoning: number | undefined;
+        trafficType: string | undefined;
+      }
+    | undefined;
 }
 
 /** Reads the recorded events directly: answer text, function calls (whole or as partialArgs), last usage. */
@@ -43,7 +51,7 @@ function expectedFrom(lines: string[]): Expected {
   for (const line of lines) {
     const event = JSON.parse(line) as {
       candidates?: Array<{ content?: { parts?: Array<Record<string, any>> } }>;
-      usageMetadata?: Record<string, number>;
+      usageMetadata?: Record<string, any>;
     };
     for (const part of event.candidates?.[0]?.content?.parts ?? []) {
       if (typeof part.text === 'string' && !part.thought) expected.text += part.text;
@@ -75,6 +83,8 @@ function expectedFrom(lines: string[]): Expected {
         completion: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0),
         total: u.totalTokenCount,
         reasoning: u.thoughtsTokenCount,
+        // Vertex's: which quota served the call (Provisioned Throughput or pay-as-you-go).
+        trafficType: u.trafficType,
       };
     }
   }
@@ -128,6 +138,7 @@ describe('recorded Gemini streams through the google adapter', () => {
           ...(expected.usage!.reasoning !== undefined
             ? { completion_tokens_details: { reasoning_tokens: expected.usage!.reasoning } }
             : {}),
+          ...(expected.usage!.trafficType !== undefined ? { traffic_type: expected.usage!.trafficType } : {}),
         });
         // one response id across the stream
         expect(new Set(got.chunks.map((c) => c.id)).size).toBe(1);

@@ -1,0 +1,165 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
+// Vertex AI calls served from an organisation's Provisioned Throughput are prepaid: Gemini's answer says so in
+// `usageMetadata.trafficType` (`PROVISIONED_THROUGHPUT`, else `ON_DEMAND`), on every event of a stream. The
+// gateway keeps it in the usage (`traffic_type`) and prices those tokens at 0. The streams are the recorded
+// Vertex samples, their `modelVersion` set to a model the shipped price table has.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
+import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { logsOf, traceHeaders } from '../routing/support.js';
+
+const PER_MILLION = 1e-6;
+// gemini-2.5-flash on the shipped table: $0.30 in, $2.50 out (thoughts at the output price).
+const flashCost = (prompt: number, completion: number) => (prompt * 0.3 + completion * 2.5) * PER_MILLION;
+
+let gateway: TestGateway;
+let fake: FakeVertex;
+
+beforeAll(async () => {
+  fake = await startFakeVertex();
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+function vertexConfig(): Record<string, unknown> {
+  return {
+    provider: 'vertex-ai',
+    cloudb_project_id: 'test-project',
+    cloudb_region: 'europe-west4',
+    cloudb_service_account_json: fake.serviceAccount,
+    custom_host: fake.url,
+  };
+}
+
+/** A recorded Vertex stream's events, as gemini-2.5-flash. */
+function recordedStream(name: string): any[] {
+  return readGoogleStream(name).map((line) => ({ ...JSON.parse(line), modelVersion: 'gemini-2.5-flash' }));
+}
+
+/** The recorded plain answer, as Vertex sends it: with the traffic type that served it. */
+function recordedAnswer(trafficType: string): any {
+  const answer = readGoogleFixture('google-text.json') as any;
+  return {
+    ...answer,
+    modelVersion: 'gemini-2.5-flash',
+    usageMetadata: { ...answer.usageMetadata, trafficType },
+  };
+}
+
+async function chat(body: Record<string, unknown>): Promise<{ response: Response; traceId: string }> {
+  const { traceId, headers } = traceHeaders();
+  const response = await fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(vertexConfig()),
+      ...headers,
+    },
+    body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...body }),
+  });
+  return { response, traceId };
+}
+
+function usageChunk(text: string): any {
+  const events = text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice('data: '.length)));
+  return events.find((event) => event.usage)?.usage;
+}
+
+describe('Vertex AI Provisioned Throughput', () => {
+  it('prices an answer served from Provisioned Throughput at 0 and keeps its traffic type in the usage', async () => {
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    const { response, traceId } = await chat({});
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as any;
+    expect(completion.usage).toMatchObject({ total_tokens: 281, traffic_type: 'PROVISIONED_THROUGHPUT' });
+    expect(response.headers.get('x-gateway-cost')).toBe('0');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ cost: 0, prompt_tokens: 9, completion_tokens: 272 });
+    expect((record.response_body as any).usage.traffic_type).toBe('PROVISIONED_THROUGHPUT');
+  });
+
+  it('prices an on-demand answer at the model prices', async () => {
+    fake.enqueue({ json: recordedAnswer('ON_DEMAND') });
+    const { response, traceId } = await chat({});
+    const completion = (await response.json()) as any;
+    expect(completion.usage.traffic_type).toBe('ON_DEMAND');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record.cost).toBeCloseTo(flashCost(9, 272), 12);
+  });
+
+  it('prices a stream served from Provisioned Throughput at 0, its usage chunk naming the traffic type', async () => {
+    const events = recordedStream('google-stream-no-args-tool-call.chunks.txt');
+    fake.enqueue({ events });
+    const { response, traceId } = await chat({ stream: true, stream_options: { include_usage: true } });
+    expect(response.status).toBe(200);
+    const usage = usageChunk(await response.text());
+    const last = events.at(-1).usageMetadata;
+    expect(usage).toMatchObject({
+      prompt_tokens: last.promptTokenCount,
+      total_tokens: last.totalTokenCount,
+      traffic_type: 'PROVISIONED_THROUGHPUT',
+    });
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ cost: 0, prompt_tokens: last.promptTokenCount });
+  });
+
+  it('prices an on-demand stream at the model prices', async () => {
+    const events = recordedStream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt');
+    fake.enqueue({ events });
+    const { response, traceId } = await chat({ stream: true });
+    expect(response.status).toBe(200);
+    await response.text();
+    const last = events.at(-1).usageMetadata;
+    expect(last.trafficType).toBe('ON_DEMAND');
+    const [record] = await logsOf(gateway, traceId, 1);
+    const completion = last.candidatesTokenCount + (last.thoughtsTokenCount ?? 0);
+    expect(record.cost).toBeCloseTo(flashCost(last.promptTokenCount, completion), 12);
+  });
+
+  async function passthrough(action: string): Promise<{ response: Response; traceId: string }> {
+    const { traceId, headers } = traceHeaders();
+    const response = await fetch(
+      `${gateway.url}/projects/test-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:${action}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify(vertexConfig()),
+          ...headers,
+        },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
+      },
+    );
+    return { response, traceId };
+  }
+
+  it("prices a pass-through answer served from Provisioned Throughput at 0, as Vertex's answer says", async () => {
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    const { response, traceId } = await passthrough('generateContent');
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).usageMetadata.trafficType).toBe('PROVISIONED_THROUGHPUT');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ endpoint: 'passthrough', cost: 0, prompt_tokens: 9 });
+  });
+
+  it('prices a pass-through stream served from Provisioned Throughput at 0, read from its events', async () => {
+    const events = recordedStream('google-stream-no-args-tool-call.chunks.txt');
+    fake.enqueue({ events });
+    const { response, traceId } = await passthrough('streamGenerateContent?alt=sse');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"trafficType":"PROVISIONED_THROUGHPUT"');
+    const [record] = await logsOf(gateway, traceId, 1);
+    const last = events.at(-1).usageMetadata;
+    expect(record).toMatchObject({ endpoint: 'passthrough', cost: 0, prompt_tokens: last.promptTokenCount });
+  });
+});
