@@ -384,7 +384,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
       streamed: false,
       body,
       rawText: body === json ? text : undefined,
-      usage: handler.usageOf ? handler.usageOf(body) : answer.usage,
+      usage: handler.usageOf ? handler.usageOf(body, request) : answer.usage,
       model: answer.model,
       upstreamHeaders: headers,
       ttfbMs: scope.ttfbMs,

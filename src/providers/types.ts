@@ -60,6 +60,9 @@ export interface ProviderTarget {
   cloudb_project_id?: string;
   cloudb_region?: string;
   cloudb_service_account_json?: Record<string, unknown>;
+  /** Which capacity Vertex AI serves the calls from: `dedicated`, Provisioned Throughput only; `shared`,
+   * pay-as-you-go only; absent, Provisioned Throughput first and the rest pay-as-you-go. */
+  cloudb_request_type?: 'dedicated' | 'shared';
   cloudc_access_key_id?: string;
   cloudc_secret_access_key?: string;
   cloudc_region?: string;
@@ -89,6 +92,7 @@ export const PROVIDER_TARGET_KEYS = [
   'cloudb_project_id',
   'cloudb_region',
   'cloudb_service_account_json',
+  'cloudb_request_type',
   'cloudc_access_key_id',
   'cloudc_secret_access_key',
   'cloudc_region',
@@ -307,8 +311,9 @@ export interface OperationHandler<K extends EndpointKind = EndpointKind> {
    * gateway/steps/responses-step.ts). */
   accepts?(body: RequestBodies[K]): boolean;
   /** The usage of a JSON answer in the OpenAI shape, for the log and rate limits, when the answer is not
-   * itself OpenAI-shaped (an answer relayed as the provider's own); absent means the body's `usage`. */
-  usageOf?(body: unknown): Usage | undefined;
+   * itself OpenAI-shaped (an answer relayed as the provider's own); absent means the body's `usage`. The
+   * request is the one answered (what its target asked for may say how the call is billed). */
+  usageOf?(body: unknown, req: AdapterRequest<K>): Usage | undefined;
 }
 
 /** An adapter's handlers, each typed for its own operation. */

@@ -26,13 +26,14 @@ afterAll(async () => {
   await fake?.close();
 });
 
-function vertexConfig(): Record<string, unknown> {
+function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     provider: 'vertex-ai',
     cloudb_project_id: 'test-project',
     cloudb_region: 'europe-west4',
     cloudb_service_account_json: fake.serviceAccount,
     custom_host: fake.url,
+    ...extra,
   };
 }
 
@@ -51,19 +52,36 @@ function recordedAnswer(trafficType: string): any {
   };
 }
 
-async function chat(body: Record<string, unknown>): Promise<{ response: Response; traceId: string }> {
+async function post(
+  route: string,
+  body: Record<string, unknown>,
+  config: Record<string, unknown> = vertexConfig(),
+  extraHeaders: Record<string, string> = {},
+): Promise<{ response: Response; traceId: string }> {
   const { traceId, headers } = traceHeaders();
-  const response = await fetch(`${gateway.url}/chat/completions`, {
+  const response = await fetch(`${gateway.url}${route}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(vertexConfig()),
+      'x-gateway-config': JSON.stringify(config),
       ...headers,
+      ...extraHeaders,
     },
-    body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...body }),
+    body: JSON.stringify(body),
   });
   return { response, traceId };
+}
+
+function chat(
+  body: Record<string, unknown>,
+  config?: Record<string, unknown>,
+): Promise<{ response: Response; traceId: string }> {
+  return post(
+    '/chat/completions',
+    { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...body },
+    config,
+  );
 }
 
 function usageChunk(text: string): any {
@@ -125,6 +143,24 @@ describe('Vertex AI Provisioned Throughput', () => {
     expect(record.cost).toBeCloseTo(flashCost(last.promptTokenCount, completion), 12);
   });
 
+  it('prices a Responses or Messages call translated for Gemini on its traffic type too', async () => {
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    const responses = await post('/responses', { model: 'gemini-2.5-flash', input: 'Hi' });
+    expect(responses.response.status).toBe(200);
+    expect((await logsOf(gateway, responses.traceId, 1))[0]).toMatchObject({ prompt_tokens: 9, cost: 0 });
+
+    fake.enqueue({ events: recordedStream('google-stream-no-args-tool-call.chunks.txt') });
+    const messages = await post('/messages', {
+      model: 'gemini-2.5-flash',
+      max_tokens: 1024,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(messages.response.status).toBe(200);
+    await messages.response.text();
+    expect((await logsOf(gateway, messages.traceId, 1))[0]).toMatchObject({ prompt_tokens: 249, cost: 0 });
+  });
+
   async function passthrough(action: string): Promise<{ response: Response; traceId: string }> {
     const { traceId, headers } = traceHeaders();
     const response = await fetch(
@@ -161,5 +197,121 @@ describe('Vertex AI Provisioned Throughput', () => {
     const [record] = await logsOf(gateway, traceId, 1);
     const last = events.at(-1).usageMetadata;
     expect(record).toMatchObject({ endpoint: 'passthrough', cost: 0, prompt_tokens: last.promptTokenCount });
+  });
+});
+
+// claude-sonnet-4-5 on the shipped table (Vertex AI prices Anthropic's models at Anthropic's): $3 in, $15
+// out; the recorded answer counts 12 in, 29 out.
+const claudeCost = (12 * 3 + 29 * 15) * PER_MILLION;
+const CLAUDE = 'claude-sonnet-4-5@20250929';
+
+describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => {
+  const requestType = () => fake.requests.at(-1)!.headers['x-vertex-ai-llm-request-type'];
+
+  it('asks Vertex for dedicated or shared capacity on every call of the target, and for neither without it', async () => {
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    expect((await chat({}, vertexConfig({ cloudb_request_type: 'dedicated' }))).response.status).toBe(200);
+    expect(requestType()).toBe('dedicated');
+
+    fake.enqueue({ events: recordedStream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt') });
+    const stream = await chat({ stream: true }, vertexConfig({ cloudb_request_type: 'shared' }));
+    await stream.response.text();
+    expect(requestType()).toBe('shared');
+
+    const claude = await post(
+      '/messages',
+      { model: CLAUDE, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
+      vertexConfig({ cloudb_request_type: 'dedicated' }),
+    );
+    expect(claude.response.status).toBe(200);
+    expect(fake.requests.at(-1)!.path).toContain(':rawPredict');
+    expect(requestType()).toBe('dedicated');
+
+    const embedding = await post(
+      '/embeddings',
+      { model: 'text-embedding-005', input: 'Hi' },
+      vertexConfig({ cloudb_request_type: 'shared' }),
+    );
+    expect(embedding.response.status).toBe(200);
+    expect(requestType()).toBe('shared');
+
+    fake.enqueue({ json: recordedAnswer('ON_DEMAND') });
+    await chat({});
+    expect(requestType()).toBeUndefined();
+  });
+
+  it("is sent on a pass-through call, over a client's own header", async () => {
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    const { response } = await post(
+      '/projects/test-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      vertexConfig({ cloudb_request_type: 'dedicated' }),
+      { 'x-vertex-ai-llm-request-type': 'shared' },
+    );
+    expect(response.status).toBe(200);
+    expect(requestType()).toBe('dedicated');
+  });
+
+  it("lets forward_headers pass a client's header through, which the target's own setting wins over", async () => {
+    const forwarding = { forward_headers: ['x-vertex-ai-llm-request-type'] };
+    fake.enqueue({ json: recordedAnswer('ON_DEMAND') });
+    const body = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] };
+    const header = { 'x-vertex-ai-llm-request-type': 'shared' };
+    await post('/chat/completions', body, vertexConfig(forwarding), header);
+    expect(requestType()).toBe('shared');
+    fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
+    await post(
+      '/chat/completions',
+      body,
+      vertexConfig({ ...forwarding, cloudb_request_type: 'dedicated' }),
+      header,
+    );
+    expect(requestType()).toBe('dedicated');
+  });
+
+  it('refuses a value Vertex does not know, naming the key', async () => {
+    const { response } = await chat({}, vertexConfig({ cloudb_request_type: 'provisioned' }));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as any;
+    expect(error.param).toBe('config.cloudb_request_type');
+  });
+
+  it('prices a Claude call of a dedicated target at 0: Vertex served it from Provisioned Throughput or refused it', async () => {
+    const dedicated = vertexConfig({ cloudb_request_type: 'dedicated' });
+    const asked = { model: CLAUDE, messages: [{ role: 'user', content: 'Hi' }] };
+
+    const plain = await chat(asked, dedicated);
+    expect(((await plain.response.json()) as any).usage.traffic_type).toBe('PROVISIONED_THROUGHPUT');
+    expect((await logsOf(gateway, plain.traceId, 1))[0].cost).toBe(0);
+
+    const streamed = await chat(
+      { ...asked, stream: true, stream_options: { include_usage: true } },
+      dedicated,
+    );
+    expect(usageChunk(await streamed.response.text())).toMatchObject({
+      prompt_tokens: 12,
+      traffic_type: 'PROVISIONED_THROUGHPUT',
+    });
+    expect((await logsOf(gateway, streamed.traceId, 1))[0].cost).toBe(0);
+
+    const native = { ...asked, max_tokens: 64 };
+    const messages = await post('/messages', native, dedicated);
+    expect(((await messages.response.json()) as any).usage).not.toHaveProperty('traffic_type');
+    expect((await logsOf(gateway, messages.traceId, 1))[0]).toMatchObject({ prompt_tokens: 12, cost: 0 });
+
+    const messagesStream = await post('/messages', { ...native, stream: true }, dedicated);
+    expect(await messagesStream.response.text()).not.toContain('traffic_type');
+    expect((await logsOf(gateway, messagesStream.traceId, 1))[0]).toMatchObject({
+      prompt_tokens: 12,
+      cost: 0,
+    });
+  });
+
+  it('prices a Claude call of any other target at the model prices: its answer names no traffic type', async () => {
+    for (const config of [vertexConfig(), vertexConfig({ cloudb_request_type: 'shared' })]) {
+      const { response, traceId } = await chat({ model: CLAUDE }, config);
+      expect(((await response.json()) as any).usage).not.toHaveProperty('traffic_type');
+      expect((await logsOf(gateway, traceId, 1))[0].cost).toBeCloseTo(claudeCost, 12);
+    }
   });
 });

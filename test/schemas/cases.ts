@@ -610,6 +610,11 @@ export const configCases: BadCase[] = [
     param: 'config.cloudd_deployment_type',
   },
   {
+    name: 'cloudb_request_type unknown',
+    body: { ...P, cloudb_request_type: 'provisioned' },
+    param: 'config.cloudb_request_type',
+  },
+  {
     name: 'cloudb_service_account_json a string',
     body: { provider: 'vertex-ai', cloudb_region: 'us-central1', cloudb_service_account_json: '{}' },
     param: 'config.cloudb_service_account_json',

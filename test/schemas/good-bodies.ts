@@ -248,6 +248,7 @@ export const richConfig = {
           cloudb_region: 'us-central1',
           cloudb_project_id: 'proj',
           cloudb_service_account_json: { type: 'service_account', client_email: 'a@b.c', private_key: 'k' },
+          cloudb_request_type: 'dedicated',
         },
         {
           name: 'azure',

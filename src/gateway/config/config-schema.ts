@@ -140,6 +140,12 @@ export const GatewayConfigSchema = Type.Recursive(
       cloudb_project_id: Type.Optional(Type.String()),
       cloudb_region: Type.Optional(Type.String()),
       cloudb_service_account_json: Type.Optional(Type.Object({})),
+      cloudb_request_type: Type.Optional(
+        Type.Union([Type.Literal('dedicated'), Type.Literal('shared')], {
+          description:
+            "Vertex AI's X-Vertex-AI-LLM-Request-Type on every call: dedicated, the project's Provisioned Throughput only (a 429 beyond it); shared, pay-as-you-go only, bypassing it. Absent: Provisioned Throughput first, the rest pay-as-you-go.",
+        }),
+      ),
       cloudc_access_key_id: Type.Optional(Type.String()),
       cloudc_secret_access_key: Type.Optional(Type.String()),
       cloudc_region: Type.Optional(Type.String()),

@@ -19,6 +19,7 @@ import {
   vertexModelOf,
 } from './vertex-ai-operations.js';
 import { vertexMessagesOperation } from './vertex-ai-messages-operation.js';
+import { vertexRequestTypeHeaders } from './vertex-ai-request-type.js';
 import { vertexBaseUrl } from './vertex-ai-urls.js';
 
 export { authenticateVertex, clearVertexTokenCache, CLOUD_PLATFORM_SCOPE } from './vertex-ai-auth.js';
@@ -70,7 +71,7 @@ export const vertexAIAdapter: ProviderAdapter = {
     const request: UpstreamRequest = {
       method: req.method,
       url: joinUrl(joinUrl(vertexBaseUrl(req.target), '/v1'), req.path),
-      headers: { ...headers, ...vertexBearer(req) },
+      headers: { ...headers, ...vertexRequestTypeHeaders(req.target), ...vertexBearer(req) },
     };
     if (req.body !== undefined) request.body = req.body;
     return request;

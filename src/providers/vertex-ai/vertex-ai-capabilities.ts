@@ -24,6 +24,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'cloudb_project_id',
     'cloudb_region',
     'cloudb_service_account_json',
+    'cloudb_request_type',
     'api_key',
     'custom_host',
   ],
@@ -35,7 +36,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'Models may also be named as Vertex resources (publishers/{google|anthropic}/models/{id}, with or without projects/{project}/locations/{location}/ before it) or as models/{id}; the id alone is sent.',
     "Embeddings use publishers/google …:predict (text-embedding-*, text-multilingual-embedding-*, gemini-embedding-001), or :embedContent for the Gemini embedding models after gemini-embedding-001 (gemini-embedding-2…), as Google's SDK routes them; usage counts the tokens Vertex reports. A call takes one input for Gemini embedding models and 250 for the others, and :predict at most 20,000 input tokens in all, so the gateway sends a longer input list as several calls within both bounds (tokens estimated generously: UTF-8 bytes / 3), 8 at a time, and merges the answers in input order.",
     'Pass-through paths are appended to {base}/v1.',
-    "Gemini answers name the quota that served them (usageMetadata.trafficType, on every event of a stream): kept as usage.traffic_type (not OpenAI's), and a call served from Provisioned Throughput (PROVISIONED_THROUGHPUT) has its tokens priced at 0, as they are prepaid. Claude answers name none.",
+    "Gemini answers name the quota that served them (usageMetadata.trafficType, on every event of a stream): kept as usage.traffic_type (not OpenAI's), and a call served from Provisioned Throughput (PROVISIONED_THROUGHPUT) has its tokens priced at 0, as they are prepaid. Claude answers name none: a Claude call is priced so only when its target asks for dedicated capacity.",
+    'cloudb_request_type (dedicated | shared) is sent as X-Vertex-AI-LLM-Request-Type on every call of the target, pass-through included, over a client header of that name forward_headers passes on: dedicated is Provisioned Throughput only (429 beyond it), shared pay-as-you-go only.',
     ...geminiNotes,
   ],
 };

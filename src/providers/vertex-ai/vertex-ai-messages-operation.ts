@@ -17,6 +17,11 @@ import {
   vertexAnthropicModelId,
 } from './vertex-ai-anthropic.js';
 import { vertexBearer } from './vertex-ai-bearer.js';
+import {
+  dedicatedTrafficStream,
+  vertexRequestTypeHeaders,
+  withDedicatedTraffic,
+} from './vertex-ai-request-type.js';
 import { vertexModelUrl } from './vertex-ai-urls.js';
 
 export const vertexMessagesOperation: OperationHandler<'messages'> = {
@@ -33,6 +38,7 @@ export const vertexMessagesOperation: OperationHandler<'messages'> = {
       headers: {
         'content-type': 'application/json',
         ...req.forwardHeaders,
+        ...vertexRequestTypeHeaders(req.target),
         ...vertexBearer(req),
         ...vertexAnthropicHeaders(req),
       },
@@ -40,6 +46,7 @@ export const vertexMessagesOperation: OperationHandler<'messages'> = {
     };
   },
   parseResponse: (_req, res) => res.body,
-  usageOf: messagesAnswerUsage,
-  createStreamTranslator: () => new MessagesEventRelay('vertex-ai'),
+  usageOf: (body, req) => withDedicatedTraffic(req.target, messagesAnswerUsage(body)),
+  createStreamTranslator: (req) =>
+    dedicatedTrafficStream(req.target, new MessagesEventRelay('vertex-ai'), { chunks: false }),
 };

@@ -23,6 +23,11 @@ import {
 } from './vertex-ai-anthropic.js';
 import { vertexBearer } from './vertex-ai-bearer.js';
 import {
+  dedicatedTrafficStream,
+  vertexRequestTypeHeaders,
+  withDedicatedTraffic,
+} from './vertex-ai-request-type.js';
+import {
   fromVertexEmbedContentResponse,
   fromVertexEmbeddingResponse,
   toVertexEmbedContentBody,
@@ -39,8 +44,15 @@ export function vertexModelOf(req: AdapterRequest): string {
   return vertexModelId(String(req.body.model ?? ''));
 }
 
+/** The target's request type (cloudb_request_type) comes after the forwarded headers: it wins over a
+ * client's X-Vertex-AI-LLM-Request-Type the config forwards. */
 function jsonHeaders(req: AdapterRequest): Record<string, string> {
-  return { 'content-type': 'application/json', ...req.forwardHeaders, ...vertexBearer(req) };
+  return {
+    'content-type': 'application/json',
+    ...req.forwardHeaders,
+    ...vertexRequestTypeHeaders(req.target),
+    ...vertexBearer(req),
+  };
 }
 
 export const vertexChatOperation: OperationHandler<'chat'> = {
@@ -72,7 +84,11 @@ export const vertexChatOperation: OperationHandler<'chat'> = {
 
   parseResponse(req, res) {
     const model = vertexModelOf(req);
-    if (isAnthropicModel(model)) return fromAnthropicResponse(req, res.body, model, VERTEX_PROVIDER);
+    if (isAnthropicModel(model)) {
+      const completion = fromAnthropicResponse(req, res.body, model, VERTEX_PROVIDER);
+      const usage = withDedicatedTraffic(req.target, completion.usage);
+      return usage ? { ...completion, usage } : completion;
+    }
     return fromGeminiResponse(res.body as GeminiGenerateContentResponse, {
       provider: VERTEX_PROVIDER,
       model,
@@ -82,7 +98,10 @@ export const vertexChatOperation: OperationHandler<'chat'> = {
   },
 
   createStreamTranslator(req) {
-    if (isAnthropicModel(vertexModelOf(req))) return createAnthropicStreamTranslator(req, VERTEX_PROVIDER);
+    if (isAnthropicModel(vertexModelOf(req))) {
+      const translator = createAnthropicStreamTranslator(req, VERTEX_PROVIDER);
+      return dedicatedTrafficStream(req.target, translator, { chunks: true });
+    }
     return createGeminiStreamTranslator(geminiStreamOptions(req, VERTEX_PROVIDER));
   },
 };
