@@ -16,10 +16,18 @@ import {
 import { useCallback, useEffect, useState } from 'react';
 import { api, errorText, type ListAnswer } from '../api';
 import { copyText } from '../clipboard';
+import { RowFilter, useRowFilter } from '../components/RowFilter';
+import { WindowedRows } from '../components/WindowedRows';
 import { formatUnixSeconds } from '../format';
 import type { ApiKey } from '../types';
 
 type Pending = { kind: 'revoke' | 'delete'; key: ApiKey };
+
+/** A row's height before it is measured: a badge and small buttons. */
+const ROW_HEIGHT = 47;
+
+const keyId = (key: ApiKey) => key.id;
+const textOf = (key: ApiKey) => [key.name, key.key_prefix, key.role, key.status, key.id];
 
 export function ApiKeysPage() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
@@ -31,11 +39,16 @@ export function ApiKeysPage() {
   const [copyError, setCopyError] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
 
+  const [loaded, setLoaded] = useState(false);
+  const { filter, setFilter, filtered, matching } = useRowFilter(keys, textOf);
+
   const load = useCallback(async () => {
     try {
       setKeys((await api<ListAnswer<ApiKey>>('/api-keys')).data);
     } catch (err) {
       setError(errorText(err));
+    } finally {
+      setLoaded(true);
     }
   }, []);
 
@@ -97,6 +110,14 @@ export function ApiKeysPage() {
         </Group>
       </form>
       {error && <Alert color="red">{error}</Alert>}
+      <RowFilter
+        filter={filter}
+        setFilter={setFilter}
+        filtered={filtered}
+        matching={matching.length}
+        total={keys.length}
+        more={!loaded}
+      />
       <Table striped data-testid="api-keys-table">
         <Table.Thead>
           <Table.Tr>
@@ -110,9 +131,9 @@ export function ApiKeysPage() {
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
-        <Table.Tbody>
-          {keys.map((key) => (
-            <Table.Tr key={key.id} data-key-name={key.name}>
+        <WindowedRows rows={matching} columns={8} rowKey={keyId} estimatedHeight={ROW_HEIGHT}>
+          {(key, props) => (
+            <Table.Tr {...props} data-key-name={key.name}>
               <Table.Td>{key.name}</Table.Td>
               <Table.Td>
                 <Code>{key.key_prefix}</Code>
@@ -153,8 +174,8 @@ export function ApiKeysPage() {
                 </Group>
               </Table.Td>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
+          )}
+        </WindowedRows>
       </Table>
 
       <Modal opened={created !== null} onClose={() => setCreated(null)} title="Key created" size="lg">

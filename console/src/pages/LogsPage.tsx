@@ -3,6 +3,7 @@ import { Alert, Badge, Button, Group, Select, Stack, Table, Text, TextInput, Tit
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { api, errorText, query, type ListAnswer } from '../api';
+import { WindowedRows } from '../components/WindowedRows';
 import { formatCost, formatNumber, formatTime, statusColor } from '../format';
 import type { LogRecord } from '../types';
 
@@ -25,6 +26,9 @@ interface Filters {
 
 const EMPTY: Filters = { search: '', provider: '', model: '', status: '', trace_id: '', range: '24h' };
 const PAGE = 50;
+/** A row's height before it is measured: a status badge. */
+const ROW_HEIGHT = 39;
+const logId = (row: LogRecord) => row.id;
 
 /** The filters a URL's query names (`/console/logs?trace_id=…&range=all`), so a link or a reload keeps them. */
 function filtersOf(search: string): Filters {
@@ -143,10 +147,10 @@ export function LogsPage() {
             <Table.Th>Metadata</Table.Th>
           </Table.Tr>
         </Table.Thead>
-        <Table.Tbody>
-          {rows.map((row) => (
+        <WindowedRows rows={rows} columns={9} rowKey={logId} estimatedHeight={ROW_HEIGHT}>
+          {(row, props) => (
             <Table.Tr
-              key={row.id}
+              {...props}
               style={{ cursor: 'pointer' }}
               data-log-id={row.id}
               onClick={() => navigate(`/logs/${row.id}`)}
@@ -176,8 +180,8 @@ export function LogsPage() {
                 </Text>
               </Table.Td>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
+          )}
+        </WindowedRows>
       </Table>
       {!loading && rows.length === 0 && !error && <Text c="dimmed">No log records match.</Text>}
       {hasMore && (

@@ -1,10 +1,12 @@
 /** A management page of RESOURCES: list, create and edit as JSON, delete. */
 import { Alert, Button, Code, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, errorText, type ListAnswer } from '../api';
 import { JsonEditor } from '../components/JsonEditor';
-import { configValidator, describeErrors } from '../config-schema';
+import { RowFilter, useRowFilter } from '../components/RowFilter';
+import { WindowedRows } from '../components/WindowedRows';
 import { formatUnixSeconds } from '../format';
+import { configValidator, describeErrors } from '../config-schema';
 import type { Resource } from './resources';
 
 type Row = Record<string, unknown>;
@@ -50,8 +52,17 @@ async function problemsOf(resource: Resource, text: string): Promise<{ body?: Ro
   return { body: row, problems: [] };
 }
 
+/** A row's height before it is measured: one line of text beside a row of small buttons. */
+const ROW_HEIGHT = 45;
+
+/** The collection's GET, which answers every row at once, as one page. */
+async function* onePage(resource: Resource): AsyncGenerator<Row[]> {
+  yield (await api<ListAnswer<Row>>(resource.path)).data;
+}
+
 export function ResourcePage({ resource }: { resource: Resource }) {
   const [rows, setRows] = useState<Row[]>([]);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
@@ -59,19 +70,48 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [history, setHistory] = useState<{ id: string; versions: Version[] } | null>(null);
 
+  // Only the latest load fills the table: one started earlier (before a save, on the page of another
+  // resource) may answer after it.
+  const latest = useRef(0);
+  const shown = useRef(0);
   const load = useCallback(async () => {
+    const mine = ++latest.current;
+    // The first load shows each page as it comes; a load after a change keeps the rows shown until it has
+    // them all, rather than shortening the table under the reader.
+    const progressive = shown.current === 0;
+    const byId = new Map<string, Row>();
     try {
-      setRows(await (resource.list?.() ?? api<ListAnswer<Row>>(resource.path).then((answer) => answer.data)));
+      for await (const page of resource.pages?.() ?? onePage(resource)) {
+        if (mine !== latest.current) return;
+        // A row created meanwhile moves the next page's rows by one: the same row twice is listed once.
+        for (const row of page) byId.set(resource.idOf(row), row);
+        if (progressive) setRows([...byId.values()]);
+      }
+      if (mine !== latest.current) return;
+      setRows([...byId.values()]);
       setError(null);
     } catch (err) {
-      setError(errorText(err));
+      if (mine === latest.current) setError(errorText(err));
+    } finally {
+      if (mine === latest.current) setLoaded(true);
     }
   }, [resource]);
 
   useEffect(() => {
+    shown.current = 0;
     setRows([]);
+    setLoaded(false);
     void load();
   }, [load]);
+  useEffect(() => {
+    shown.current = rows.length;
+  }, [rows]);
+
+  const textOf = useCallback(
+    (row: Row) => [resource.idOf(row), ...resource.columns.map((column) => column.value(row))],
+    [resource],
+  );
+  const { filter, setFilter, filtered, matching } = useRowFilter(rows, textOf);
 
   function open(next: Editing) {
     setProblems([]);
@@ -141,6 +181,14 @@ export function ResourcePage({ resource }: { resource: Resource }) {
         {resource.description}
       </Text>
       {error && <Alert color="red">{error}</Alert>}
+      <RowFilter
+        filter={filter}
+        setFilter={setFilter}
+        filtered={filtered}
+        matching={matching.length}
+        total={rows.length}
+        more={!loaded}
+      />
       <Table striped data-testid="resource-table">
         <Table.Thead>
           <Table.Tr>
@@ -150,9 +198,14 @@ export function ResourcePage({ resource }: { resource: Resource }) {
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
-        <Table.Tbody>
-          {rows.map((row) => (
-            <Table.Tr key={resource.idOf(row)} data-row-id={resource.idOf(row)}>
+        <WindowedRows
+          rows={matching}
+          columns={resource.columns.length + 1}
+          rowKey={resource.idOf}
+          estimatedHeight={ROW_HEIGHT}
+        >
+          {(row, props) => (
+            <Table.Tr {...props} data-row-id={resource.idOf(row)}>
               {resource.columns.map((column) => (
                 <Table.Td key={column.label}>
                   <Text size="sm" lineClamp={2}>
@@ -195,10 +248,11 @@ export function ResourcePage({ resource }: { resource: Resource }) {
                 </Group>
               </Table.Td>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
+          )}
+        </WindowedRows>
       </Table>
-      {rows.length === 0 && !error && <Text c="dimmed">None yet.</Text>}
+      {loaded && rows.length === 0 && !error && <Text c="dimmed">None yet.</Text>}
+      {rows.length > 0 && matching.length === 0 && <Text c="dimmed">None match.</Text>}
 
       <Modal
         opened={editing !== null}

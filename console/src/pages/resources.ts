@@ -16,8 +16,11 @@ export interface Resource {
   /** The collection under /v1. */
   path: string;
   description: string;
-  /** Every row, when the collection's GET does not answer them all at once. */
-  list?(): Promise<Row[]>;
+  /**
+   * Every row, a page at a time, when the collection's GET does not answer them all at once: the page
+   * shows the first rows while the rest are asked for.
+   */
+  pages?(): AsyncGenerator<Row[]>;
   /** The id the API addresses a row by. */
   idOf(row: Row): string;
   columns: { label: string; value(row: Row): string }[];
@@ -50,19 +53,17 @@ const time = (name: string) => (row: Row) => {
  * Every rate-limit policy: the list answers one status at a time (active unless asked) and a page at a
  * time (100 unless asked), so a policy archived here, or past the first page, would not be listed again.
  */
-async function listRateLimitPolicies(): Promise<Row[]> {
-  const rows: Row[] = [];
+async function* rateLimitPolicyPages(): AsyncGenerator<Row[]> {
   for (const status of ['active', 'archived']) {
     for (let page = 0, listed = 0; ; page++) {
       const answer = await api<ListAnswer<Row>>(
         `/policies/rate-limits${query({ status, page_size: 1000, current_page: page })}`,
       );
-      rows.push(...answer.data);
+      yield answer.data;
       listed += answer.data.length;
       if (answer.data.length === 0 || listed >= (answer.total ?? 0)) break;
     }
   }
-  return rows;
 }
 
 const pick = (row: Row, names: string[]) =>
@@ -195,7 +196,7 @@ export const RESOURCES: Resource[] = [
     title: 'Rate limits',
     noun: 'rate-limit policy',
     path: '/policies/rate-limits',
-    list: listRateLimitPolicies,
+    pages: rateLimitPolicyPages,
     description:
       'Limits on the requests or tokens of this workspace’s calls per minute, hour or day, counted per group.',
     idOf: (row) => String(row.id),
