@@ -1,7 +1,8 @@
 /**
  * The console with tens of thousands of rows, in a real Chromium against a real gateway (SQLite): the
  * management tables put only the rows on screen in the page, yet scrolling, the keyboard and the filter
- * reach every row; the rate-limit policies show their first page before the last is answered.
+ * reach every row; the rate-limit policies show their first page before the last is answered; the
+ * analytics name the top keys without listing every key.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
@@ -11,6 +12,7 @@ import {
   ensureConsoleBuilt,
   launchChromium,
 } from '../helpers/chromium.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
@@ -28,15 +30,19 @@ const row = (id: string) => `tr[data-row-id="${id}"]`;
 /** The API's order (oldest first, then by id): rows made in the same millisecond are in no set order. */
 let listed: string[];
 let listedKeys: string[];
+/** The values of bulk-key-0 and bulk-key-1, which make calls. */
+const calling: string[] = [];
 
 describeWithChromium('web console with large lists', () => {
   let gateway: TestGateway;
+  let upstream: FakeUpstream;
   let browser: Browser;
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
     ensureConsoleBuilt();
+    upstream = await startFakeOpenAI({ name: 'large-lists' });
     gateway = await startGateway();
     // Straight into the store: through the API this many would take minutes.
     const { store } = gateway.server.deps;
@@ -53,12 +59,13 @@ describeWithChromium('web console with large lists', () => {
       });
     }
     for (let i = 0; i < API_KEYS; i++) {
-      await store.createApiKey({
+      const made = await store.createApiKey({
         organisation_id,
         workspace_id,
         name: `bulk-key-${i}`,
         role: 'member',
       });
+      if (i < 2) calling.push(made.value);
     }
     for (let i = 0; i < POLICIES; i++) {
       await store.createRateLimitPolicy({
@@ -101,6 +108,7 @@ describeWithChromium('web console with large lists', () => {
   afterAll(async () => {
     await browser?.close();
     await gateway?.close();
+    await upstream?.close();
   });
 
   async function go(path: string, title: string) {
@@ -225,6 +233,40 @@ describeWithChromium('web console with large lists', () => {
     await page.unroute(thirdPage);
     expect(await rowsInPage()).toBeLessThan(MOST_ROWS_IN_PAGE);
     await scrollToEndUntil(page.locator(row(lastId)));
+    expect(errors, errors.join('\n')).toEqual([]);
+  });
+
+  it('names the top API keys without listing the thousands of keys of the workspace', async () => {
+    const config = JSON.stringify({ provider: 'openai', api_key: 'sk-test', custom_host: upstream.url });
+    for (const [index, key] of calling.entries()) {
+      for (let i = 0; i <= index; i++) {
+        const call = await fetch(`${gateway.url}/chat/completions`, {
+          method: 'POST',
+          headers: {
+            'x-gateway-api-key': key,
+            'x-gateway-config': config,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(call.status).toBe(200);
+      }
+    }
+    const asked: string[] = [];
+    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    const topKeys = page.getByTestId('top-keys');
+    // The log is written in batches: load the page until both calls' keys are there.
+    await expect
+      .poll(
+        async () => {
+          await go('/analytics', 'Analytics');
+          await page.waitForLoadState('networkidle');
+          return topKeys.locator('tbody tr').allTextContents();
+        },
+        { timeout: TIMEOUT_MS, interval: 250 },
+      )
+      .toEqual([expect.stringMatching(/^bulk-key-12/), expect.stringMatching(/^bulk-key-01/)]);
+    expect(asked).not.toContain('/v1/api-keys');
     expect(errors, errors.join('\n')).toEqual([]);
   });
 });

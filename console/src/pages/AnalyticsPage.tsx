@@ -2,7 +2,7 @@
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
 import { Alert, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { api, errorText, query, type ListAnswer } from '../api';
+import { api, errorText, query } from '../api';
 import { formatCost, formatNumber } from '../format';
 import { isAdmin, useSelf } from '../self';
 import type { AnalyticsRow, ApiKey } from '../types';
@@ -129,6 +129,20 @@ export function AnalyticsPage() {
 
   useEffect(() => {
     let live = true;
+    /**
+     * The name of a top key, by its id: a member key knows its own name and may not read others'; an
+     * admin key asks for each of the few top keys rather than listing every key of the workspace, which
+     * may be tens of thousands. A key deleted since is shown by its id.
+     */
+    const keyName = async (id: string | null): Promise<string | null> => {
+      if (id === null) return null;
+      if (id === self.id) return self.name;
+      if (!admin) return id;
+      return api<ApiKey>(`/api-keys/${encodeURIComponent(id)}`).then(
+        (key) => key.name,
+        () => id,
+      );
+    };
     const { ms, interval } = RANGES[range];
     const to = Date.now();
     const window = { from: to - ms, to };
@@ -136,19 +150,16 @@ export function AnalyticsPage() {
     Promise.all([
       api<Timeseries>(`/analytics/timeseries${query({ ...window, interval })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
-      api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`),
-      // Key names for the key ids: an admin key lists them; a member key may not, and knows its own name.
-      admin
-        ? api<ListAnswer<ApiKey>>('/api-keys').catch(() => ({ data: [self] as ApiKey[] }))
-        : Promise.resolve({ data: [self] as ApiKey[] }),
+      api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`).then((byKey) =>
+        Promise.all(top(byKey.data).map(async (row) => ({ ...row, group: await keyName(row.group) }))),
+      ),
     ])
-      .then(([timeseries, byModel, byKey, apiKeys]) => {
+      .then(([timeseries, byModel, topKeys]) => {
         if (!live) return;
-        const names = new Map(apiKeys.data.map((key) => [key.id, key.name]));
         setError(null);
         setSeries(everyBucket(timeseries));
         setModels(top(byModel.data));
-        setKeys(top(byKey.data).map((row) => ({ ...row, group: names.get(row.group ?? '') ?? row.group })));
+        setKeys(topKeys);
       })
       .catch((err: unknown) => live && setError(errorText(err)));
     return () => {
