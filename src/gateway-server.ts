@@ -28,6 +28,7 @@ import { loadPriceTable } from './observability/pricing/price-table.js';
 import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
+import { finalWritesMs, planStop } from './stop-plan.js';
 import { loadMasterKey, openStore } from './store/index.js';
 import type { BlobStore } from './store/blob-store.js';
 import { createLocalBlobStore } from './store/local-blob-store.js';
@@ -49,7 +50,8 @@ export interface GatewayServer {
   bootstrap: BootstrapResult;
   /** The address it listens on, e.g. `http://127.0.0.1:8787`. */
   listen(): Promise<string>;
-  /** Stops taking requests, lets in-flight ones (streams included) finish, flushes the logs. */
+  /** Stops taking requests, lets in-flight ones (streams included) and the node's jobs run on, cuts and
+   * gives back what still runs when the grace period nears its end, flushes the logs: see stop-plan.ts. */
   close(): Promise<void>;
 }
 
@@ -224,27 +226,30 @@ export async function createGatewayServer(
     },
     close() {
       closing ??= (async () => {
-        const grace = setTimeout(() => app.server.closeAllConnections(), settings.shutdownGraceMs);
-        grace.unref();
+        const plan = planStop(settings.shutdownGraceMs);
+        const cut = setTimeout(() => app.server.closeAllConnections(), plan.cutAt - Date.now());
+        cut.unref();
         // A keep-alive connection becomes idle when its last response (a long stream, say) ends; close
         // it then instead of waiting for the client or the grace period.
         const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
         sweep.unref();
-        try {
-          await app.close();
-        } finally {
-          clearTimeout(grace);
+        const draining = app.close().finally(() => {
+          clearTimeout(cut);
           clearInterval(sweep);
-        }
-        // Their grace periods run together: a node stops within one of them.
+        });
+        // The requests and the jobs share one grace period (stop-plan.ts): a node stops within it, and what
+        // is cut at its end is given back before the final writes.
+        const workMs = Math.max(0, plan.cutAt - Date.now());
         await Promise.all([
-          batchWorker?.close(settings.shutdownGraceMs),
-          responseWorker?.close(settings.shutdownGraceMs),
-          providerJobWorker?.close(settings.shutdownGraceMs),
+          draining,
+          batchWorker?.close(workMs),
+          responseWorker?.close(workMs),
+          providerJobWorker?.close(workMs),
+          retention?.close(),
         ]);
-        await retention?.close();
-        await deps.logWriter.close();
-        await traces?.shutdown();
+        // Metrics have nothing to send: a scraper reads them (GET /metrics).
+        const writesMs = finalWritesMs(plan);
+        await Promise.all([deps.logWriter.close(writesMs), traces?.shutdown(writesMs)]);
         await deps.upstream.close();
         await deps.hooks.close();
         await semanticCache.close();

@@ -1,6 +1,7 @@
 /** The gateway process: settings from the environment, then serve until SIGINT/SIGTERM. */
 import { createGatewayServer } from './gateway-server.js';
 import { loadSettings } from './settings.js';
+import { STOP_OVERRUN_MS } from './stop-plan.js';
 
 async function main(): Promise<void> {
   const settings = loadSettings();
@@ -21,6 +22,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // The stop fits in the grace period (stop-plan.ts); should closing the store or Redis hang past it,
+    // the process exits rather than wait for the orchestrator's kill.
+    const overrun = setTimeout(() => {
+      logger.error({ signal }, 'shutdown overran its grace period: exiting');
+      process.exit(1);
+    }, settings.shutdownGraceMs + STOP_OVERRUN_MS);
+    overrun.unref();
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -34,7 +34,8 @@ export interface Settings {
   fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
   customHostPolicy: 'private' | 'public';
-  /** How long draining in-flight requests may take on shutdown. */
+  /** How long a stop may take, all of it: draining requests, the jobs in flight, the final writes
+   * (stop-plan.ts). */
   shutdownGraceMs: number;
   /** Lifetime of cached API keys, credentials and configs read from the store. */
   lookupCacheTtlMs: number;
@@ -242,7 +243,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     fileTransferIdleTimeoutMs: integer(source, 'GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS', 60_000, 1),
     customHostPolicy: policy,
-    shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 30_000),
+    shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 25_000),
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',
     redisTimeoutMs: integer(source, 'GATEWAY_REDIS_TIMEOUT_MS', 1_000, 1),

@@ -6,14 +6,18 @@
  * dropped (and counted): kept at the head of the buffer, one would block every later record for good.
  */
 import type { Logger } from 'pino';
+import { performance } from 'node:perf_hooks';
 import { isRefusedValue } from '../store/db-errors.js';
 import type { LogRecord, Store } from '../store/types.js';
+import { settlesBy } from './span-queue.js';
 
 export interface LogWriter {
   enqueue(record: LogRecord): void;
   /** Writes everything buffered now. */
   flush(): Promise<void>;
-  close(): Promise<void>;
+  /** Writes what is left, for `timeoutMs` at most (a stop's share of its grace period); what the store has
+   * not taken by then is dropped, and said so in the log. */
+  close(timeoutMs?: number): Promise<void>;
   readonly pending: number;
   /** Records the store refused (their values, not its availability) and that were dropped. */
   readonly refused: number;
@@ -108,11 +112,18 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
       if (buffer.length >= options.batchSize && !flushing) void flush();
     },
     flush,
-    async close() {
+    async close(timeoutMs = Infinity) {
       closed = true;
       clearInterval(timer);
-      // A few tries: a store that is briefly unavailable at shutdown should not lose the tail.
-      for (let i = 0; i < 3 && buffer.length > 0; i++) await flush();
+      const deadline = performance.now() + timeoutMs;
+      // A few tries: a store that is briefly unavailable at shutdown should not lose the tail. Bounded in
+      // time too: a store that does not answer must not hold the stop past what the orchestrator allows.
+      for (let i = 0; i < 3 && buffer.length > 0 && performance.now() < deadline; i++) {
+        if (!(await settlesBy(flush(), deadline))) break;
+      }
+      if (buffer.length > 0) {
+        logger.error({ records: buffer.length }, 'log records not written before the stop ran out of time');
+      }
     },
     get pending() {
       return buffer.length;

@@ -19,8 +19,9 @@ export interface TraceExporter {
   /** Whether the calls of this trace (an OpenTelemetry trace id) are exported: the sampler's decision. */
   sampled(traceId: string): boolean;
   export(spans: readonly SpanRecord[]): void;
-  /** Sends what is queued, for `shutdownTimeoutMs` at most, and stops. */
-  shutdown(): Promise<void>;
+  /** Sends what is queued, for `shutdownTimeoutMs` (or `timeoutMs`, when shorter: what a stop has left of
+   * its grace period) at most, and stops. */
+  shutdown(timeoutMs?: number): Promise<void>;
   /**
    * Calls since start whose spans were `exported`, whose export `failed` (refused by the collector, or it
    * could not be reached through the transport's retries), and `dropped` unsent (the queue was full, or a
@@ -181,9 +182,9 @@ export async function createTraceExporter(options: TraceExportOptions): Promise<
       // Written now, into a buffer outside V8's heap: the spans' records are garbage at once (span-queue.ts).
       if (spans.length > 0) queue.add(spans);
     },
-    async shutdown() {
+    async shutdown(timeoutMs = Infinity) {
       // Bounded: with the collector unreachable, each batch would otherwise spend its retries in turn.
-      const deadline = performance.now() + options.shutdownTimeoutMs;
+      const deadline = performance.now() + Math.min(options.shutdownTimeoutMs, timeoutMs);
       await queue.flush(deadline);
       await settlesBy(exporter.shutdown(), deadline);
     },

@@ -299,3 +299,72 @@ describe('shutdown with a client that keeps its connection open', () => {
     expect(Date.now() - endedAt).toBeLessThan(2000);
   });
 });
+
+describe('a stop cut short by its grace period', () => {
+  const masterKey = randomBytes(32).toString('hex');
+  const graceMs = 2000;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      env: {
+        GATEWAY_MASTER_KEY: masterKey,
+        GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs),
+        GATEWAY_BATCH_POLL_MS: '50',
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.server.close();
+    if (gateway) rmSync(gateway.dataDir, { recursive: true, force: true });
+  });
+
+  it('ends within one grace period, with a stream and a job still running, and gives the job back', async () => {
+    // A stream that would take 20 s, and a background response whose provider never answers.
+    fake.enqueue({ chunks: 100, chunkDelayMs: 200 });
+    const streaming = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: providerHeaders(gateway, fake, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ ...CHAT_BODY, stream: true }),
+    });
+    expect(streaming.status).toBe(200);
+    const reader = streaming.body!.getReader();
+    await reader.read();
+    const created = await fetch(`${gateway.url}/responses`, {
+      method: 'POST',
+      headers: providerHeaders(gateway, fake, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ model: 'fake-hang', input: 'Hang', background: true }),
+    });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    const { jobs } = gateway.server.deps.store;
+    const hanging = () =>
+      fake.requests.some((r) => (r.body as { model?: string } | undefined)?.model === 'fake-hang');
+    for (let i = 0; i < 200 && !hanging(); i++) await sleep(25);
+    expect(hanging()).toBe(true);
+    expect((await jobs.list({ kind: 'response.background', status: 'running' })).data).toHaveLength(1);
+
+    const started = Date.now();
+    await gateway.server.close();
+    const took = Date.now() - started;
+    // One grace period for everything (the requests, the jobs and the final flushes), plus a small margin.
+    expect(took).toBeLessThan(graceMs + 750);
+    // The stream was cut at the end of it.
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return;
+      })(),
+    ).rejects.toThrow();
+
+    // The job was given back to the queue, its attempt not counted.
+    const store = await openStore({ dataDir: gateway.dataDir, masterKey: Buffer.from(masterKey, 'hex') });
+    try {
+      const [job] = (await store.jobs.list({ kind: 'response.background' })).data.filter(
+        (j) => (j.payload as { response_id?: string }).response_id === id,
+      );
+      expect(job).toMatchObject({ status: 'queued', attempts: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -49,6 +49,17 @@ describe('the log writer', () => {
     expect(writer.pending).toBe(0);
   });
 
+  it('closes within the time it is given when the store does not answer', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    writer.enqueue(record('a'));
+    const started = Date.now();
+    await writer.close(100);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(fake.batches).toEqual([['a']]);
+    expect(writer.pending).toBe(1);
+  });
+
   it('keeps a batch the store refused and writes it with the next flush', async () => {
     const fake = fakeStore();
     writer = createLogWriter(fake.store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
