@@ -30,6 +30,8 @@ export interface Settings {
   defaultStreamIdleTimeoutMs: number;
   /** The most of a provider's answer to a model call held: a whole answer's bytes, one stream event's. */
   upstreamLimits: UpstreamLimits;
+  /** The most text (characters) of a streamed answer kept for a continuation on another target. */
+  streamContinuationMaxChars: number;
   /** Longest silence (no byte either way) of a file's transfer to or from a provider's Files API. */
   fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
@@ -241,6 +243,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       answerBytes: integer(source, 'GATEWAY_UPSTREAM_ANSWER_MAX_BYTES', 256 * 1024 * 1024, 1024, MAX_STRING),
       eventBytes: integer(source, 'GATEWAY_UPSTREAM_EVENT_MAX_BYTES', 64 * 1024 * 1024, 1024, MAX_STRING),
     },
+    // 1 Mi characters: more than any model's longest output, and more than most context windows take back.
+    streamContinuationMaxChars: integer(
+      source,
+      'GATEWAY_STREAM_CONTINUATION_MAX_CHARS',
+      1024 * 1024,
+      0,
+      MAX_STRING,
+    ),
     fileTransferIdleTimeoutMs: integer(source, 'GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS', 60_000, 1),
     customHostPolicy: policy,
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 25_000),

@@ -3,10 +3,15 @@
  * whether anything but plain text went out. A stream that breaks after its first chunk is continued on the
  * next target from exactly this (routing/continuation.ts); a tool call or a second choice cannot be, so
  * such an answer then ends with the in-band error.
+ *
+ * The text is kept up to `maxChars` characters over all choices (GATEWAY_STREAM_CONTINUATION_MAX_CHARS):
+ * a stream may go on for as long as its provider sends, and what the gateway holds of it must not. Past
+ * the bound no more text is kept (the call's record has what was) and the answer can no longer be
+ * continued elsewhere: it too ends with the in-band error if it breaks.
  */
 import type { MessagesStreamEvent } from '../core/messages-types.js';
 import type { ResponsesStreamEvent } from '../core/responses-types.js';
-import { ForwardingSink, type AnswerChunk } from './sink.js';
+import { ForwardingSink, type AnswerChunk, type CallSink } from './sink.js';
 
 /** What every chunk of the client's stream shares; a continuation on another target keeps it. */
 export interface StreamIdentity {
@@ -26,6 +31,15 @@ export class DeliveredStream extends ForwardingSink {
   firstChunkAt: number | undefined;
   /** The content blocks a relayed Messages stream has opened. */
   private blocks = 0;
+  /** Characters of text seen so far, kept or not. */
+  private chars = 0;
+
+  constructor(
+    next: CallSink,
+    private readonly maxChars: number,
+  ) {
+    super(next);
+  }
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
     const before = this.next.written;
@@ -50,7 +64,7 @@ export class DeliveredStream extends ForwardingSink {
       // be continued inside it (ingress/messages-codec.ts); anything else cannot be continued elsewhere.
       if (!this.continuesAsText(chunk)) this.continuable = false;
       const text = eventText(chunk);
-      if (text !== undefined) this.text.set(0, (this.text.get(0) ?? '') + text);
+      if (text !== undefined) this.keep(0, text);
       return;
     }
     if (!this.identity && typeof chunk.id === 'string') {
@@ -60,11 +74,19 @@ export class DeliveredStream extends ForwardingSink {
       if (choice.index !== 0) this.continuable = false;
       const delta = (choice as { delta?: Record<string, unknown> }).delta;
       const content = delta ? delta.content : (choice as { text?: unknown }).text;
-      if (typeof content === 'string' && content.length > 0) {
-        this.text.set(choice.index, (this.text.get(choice.index) ?? '') + content);
-      }
+      if (typeof content === 'string' && content.length > 0) this.keep(choice.index, content);
       if (delta && (delta.tool_calls || delta.function_call)) this.continuable = false;
     }
+  }
+
+  /** Adds a choice's text while the whole is within the bound; past it, the answer is not continuable. */
+  private keep(index: number, text: string): void {
+    this.chars += text.length;
+    if (this.chars > this.maxChars) {
+      this.continuable = false;
+      return;
+    }
+    this.text.set(index, (this.text.get(index) ?? '') + text);
   }
 }
 

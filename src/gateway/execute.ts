@@ -43,7 +43,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
   const ctx = withEndUser(call.ctx, call);
   const state = call.state ?? newRouteState();
   const stream = asksForStream(call);
-  const delivered = stream ? new DeliveredStream(sink) : undefined;
+  const delivered = stream ? new DeliveredStream(sink, deps.settings.streamContinuationMaxChars) : undefined;
   const api = ENDPOINTS[endpoint].api;
   // Usage is asked of OpenAI's streaming operations; a Messages stream always reports it.
   const request =
