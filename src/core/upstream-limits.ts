@@ -5,25 +5,32 @@
  * (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES, GATEWAY_UPSTREAM_EVENT_MAX_BYTES, docs/settings.md).
  */
 export interface UpstreamLimits {
-  /** The most bytes of a whole (not streamed) answer read. */
+  /** The most bytes of a whole (not streamed) answer read, and of a stream one attempt sends when what
+   * consumes it keeps the whole answer (output checks, a Responses stream). */
   answerBytes: number;
   /** The most of one event of a stream held until it is complete: a server-sent event's text
    * (characters), an AWS event-stream message's bytes. */
   eventBytes: number;
 }
 
-/** The answer, or one event of the stream, passed its bound: the upstream request is closed. */
+const MESSAGES = {
+  answer: (limit: number) =>
+    `answered with a body larger than ${limit} bytes, the most the gateway reads of a whole answer (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES)`,
+  event: (limit: number) =>
+    `sent a stream event larger than ${limit} bytes, the most the gateway holds of one event (GATEWAY_UPSTREAM_EVENT_MAX_BYTES)`,
+  stream: (limit: number) =>
+    `streamed more than ${limit} bytes of an answer the gateway keeps whole until it ends (output checks, a Responses stream), the most it holds of one (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES)`,
+};
+
+/** The answer, one event of the stream, or a stream kept whole passed its bound: the upstream request is
+ * closed. */
 export class UpstreamTooLarge extends Error {
   constructor(
-    readonly part: 'answer' | 'event',
+    readonly part: 'answer' | 'event' | 'stream',
     readonly limit: number,
   ) {
     // Said of the provider: "openai answered with…".
-    super(
-      part === 'answer'
-        ? `answered with a body larger than ${limit} bytes, the most the gateway reads of a whole answer (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES)`
-        : `sent a stream event larger than ${limit} bytes, the most the gateway holds of one event (GATEWAY_UPSTREAM_EVENT_MAX_BYTES)`,
-    );
+    super(MESSAGES[part](limit));
     this.name = 'UpstreamTooLarge';
   }
 }

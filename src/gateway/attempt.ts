@@ -405,6 +405,10 @@ async function relayStream(
   const { resolved, request } = input;
   const { adapter } = resolved;
   const { eventBytes } = input.limits;
+  // A stream whose answer is kept whole until it ends is held to the bound of a whole answer; any other
+  // is relayed however long it goes on (the client's stream holds nothing of it but bounded text).
+  const streamBytes = sink.holdsWhole ? input.limits.answerBytes : Infinity;
+  let streamed = 0;
   const decoder = adapter.createFrameDecoder?.(eventBytes) ?? createSseDecoder(eventBytes);
   const translator = streamTranslatorOf(adapter, request);
   const attemptStartChunks = sink.written;
@@ -464,6 +468,8 @@ async function relayStream(
   let closing = false;
   try {
     for await (const bytes of response.body) {
+      streamed += (bytes as Uint8Array).length;
+      if (streamed > streamBytes) throw new UpstreamTooLarge('stream', streamBytes);
       const events = decoder.push(bytes as Uint8Array);
       // Only a whole event is word from the provider: bytes of SSE comments (`: keep-alive`) that a stuck
       // upstream or a proxy sends forever are not, and would hold the idle deadline off for good.
@@ -493,7 +499,7 @@ async function relayStream(
     }
   } catch (err) {
     if (err instanceof UpstreamTooLarge) {
-      // The decoder refused an event: the rest of the stream is not read.
+      // The decoder refused an event, or the stream passed what may be held of it: the rest is not read.
       response.body.destroy();
       return scope.interrupted(err, wroteAny(), translator.usage());
     }

@@ -48,6 +48,10 @@ export interface CallSink {
   readonly written: number;
   /** The consumer went away: stop producing. */
   readonly gone: boolean;
+  /** The consumer keeps the whole streamed answer until it ends (output checks, a Responses stream's
+   * `response.completed`): a stream it gets is then read only up to GATEWAY_UPSTREAM_ANSWER_MAX_BYTES, as
+   * a whole answer is. Other streams are relayed however long they go on. */
+  readonly holdsWhole?: boolean;
   /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
    * is slow (backpressure). */
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined;
@@ -72,6 +76,10 @@ export class ForwardingSink implements CallSink {
 
   get gone(): boolean {
     return this.next.gone;
+  }
+
+  get holdsWhole(): boolean {
+    return this.next.holdsWhole === true;
   }
 
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
@@ -105,6 +113,7 @@ export type BufferedResult =
 export class BufferSink implements CallSink {
   written = 0;
   gone = false;
+  readonly holdsWhole = true;
   private readonly chunks: AnswerChunk[] = [];
   private settle!: (result: BufferedResult) => void;
   readonly result = new Promise<BufferedResult>((resolve) => (this.settle = resolve));

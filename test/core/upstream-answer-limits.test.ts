@@ -12,6 +12,8 @@ import { expectOpenAIError, sleep } from './support.js';
 
 const ANSWER_MAX = 8192;
 const EVENT_MAX = 4096;
+/** Chunks of 'long-stream': about 150 bytes each, some 30 KB in all. */
+const LONG_WORDS = 200;
 
 /** How the fake provider answers, by the first segment of its path (one custom host per behaviour). */
 type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
@@ -88,6 +90,20 @@ const behaviours: Record<string, Behaviour> = {
       writeUntilClosed(res, 'z'.repeat(1024));
     }, 50);
   },
+  // A stream of small chunks that never ends, each well within the event bound.
+  'many-events'(_req, res) {
+    noteClose('many-events', res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+    writeUntilClosed(res, chunk({ content: 'word ' }, null));
+  },
+  // A stream of LONG_WORDS small chunks, more than the whole-answer bound in all, then its end.
+  'long-stream'(_req, res) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+    for (let i = 0; i < LONG_WORDS; i++) res.write(chunk({ content: 'word ' }, null));
+    res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+  },
   // Answers within the bounds.
   small(req, res) {
     let body = '';
@@ -147,17 +163,21 @@ const chat = (stream = false) => ({
   ...(stream && { stream: true }),
 });
 
-async function expectRefused(response: Response, part: 'answer' | 'event'): Promise<string> {
+async function expectRefused(response: Response, part: 'answer' | 'event' | 'stream'): Promise<string> {
   expect(response.status).toBe(502);
   expect(response.headers.get('x-gateway-error-source')).toBe('gateway');
   const body = (await response.json()) as unknown;
   expectOpenAIError(body);
   expect(body.error.code).toBe('upstream_invalid_response');
   expect(body.error.message).toContain(
-    part === 'answer' ? `larger than ${ANSWER_MAX} bytes` : `larger than ${EVENT_MAX} bytes`,
+    part === 'answer'
+      ? `larger than ${ANSWER_MAX} bytes`
+      : part === 'event'
+        ? `larger than ${EVENT_MAX} bytes`
+        : `more than ${ANSWER_MAX} bytes`,
   );
   expect(body.error.message).toContain(
-    part === 'answer' ? 'GATEWAY_UPSTREAM_ANSWER_MAX_BYTES' : 'GATEWAY_UPSTREAM_EVENT_MAX_BYTES',
+    part === 'event' ? 'GATEWAY_UPSTREAM_EVENT_MAX_BYTES' : 'GATEWAY_UPSTREAM_ANSWER_MAX_BYTES',
   );
   return body.error.message;
 }
@@ -242,5 +262,59 @@ describe('a stream event past GATEWAY_UPSTREAM_EVENT_MAX_BYTES', () => {
     expect(text).toContain(`larger than ${EVENT_MAX} bytes`);
     expect(text).not.toContain('[DONE]');
     await expectClosed('late-event');
+  });
+});
+
+describe('a stream longer than GATEWAY_UPSTREAM_ANSWER_MAX_BYTES', () => {
+  const guarded = (name: string, deny: boolean) => ({
+    ...target(name),
+    output_guardrails: [
+      { id: 'no-banana', deny, 'default.contains': { words: ['banana'], operator: 'none' } },
+    ],
+  });
+
+  it('is relayed whole when nothing keeps it whole', async () => {
+    const response = await postChat(gateway, target('long-stream'), chat(true), {}, signal());
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text.length).toBeGreaterThan(ANSWER_MAX);
+    expect(text.split('word ').length - 1).toBe(LONG_WORDS);
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('fails with 502 when output checks that may deny hold it, and closes the provider stream', async () => {
+    const response = await postChat(gateway, guarded('many-events', true), chat(true), {}, signal());
+    await expectRefused(response, 'stream');
+    await expectClosed('many-events');
+  });
+
+  it('is relayed until the bound, then ends with the in-band error, when output checks keep it', async () => {
+    const response = await postChat(gateway, guarded('many-events', false), chat(true), {}, signal());
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('word ');
+    expect(text).toContain('upstream_invalid_response');
+    expect(text).toContain(`more than ${ANSWER_MAX} bytes`);
+    expect(text).not.toContain('[DONE]');
+    await expectClosed('many-events');
+  });
+
+  it('ends a Responses stream, whose response.completed carries the whole output, with response.failed', async () => {
+    const groq = { ...target('many-events'), provider: 'groq' };
+    const response = await postWithConfig(
+      gateway,
+      '/responses',
+      groq,
+      { model: 'llama-3.1-8b-instant', input: 'hi', stream: true },
+      {},
+      signal(),
+    );
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('response.output_text.delta');
+    expect(text).toContain('event: response.failed');
+    expect(text).toContain(`more than ${ANSWER_MAX} bytes`);
+    expect(text).not.toContain('response.completed');
+    await expectClosed('many-events');
   });
 });

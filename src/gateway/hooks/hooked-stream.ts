@@ -25,6 +25,11 @@ export class HookedStream extends ForwardingSink {
     return this.hold ? 0 : this.next.written;
   }
 
+  /** The output checks see the whole answer: its chunks are kept to its end. */
+  override get holdsWhole(): boolean {
+    return this.keep || this.next.holdsWhole === true;
+  }
+
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
     if (this.keep) this.chunks.push(chunk);
     if (this.hold) return undefined;

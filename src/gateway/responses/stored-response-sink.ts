@@ -24,6 +24,11 @@ export class StoredResponseSink extends ForwardingSink {
     super(next);
   }
 
+  /** `response.completed` carries the whole output, so the assembler keeps it all until the end. */
+  override get holdsWhole(): boolean {
+    return true;
+  }
+
   /** Resolves when the answer has been stored and handed on. */
   get settled(): Promise<void> {
     return this.saving;
