@@ -407,10 +407,10 @@ async function relayStream(
   const { eventBytes } = input.limits;
   // A stream whose answer is kept whole until it ends is held to the bound of a whole answer; any other
   // is relayed however long it goes on (the client's stream holds nothing of it but bounded text).
-  const streamBytes = sink.holdsWhole ? input.limits.answerBytes : Infinity;
-  let streamed = 0;
   const decoder = adapter.createFrameDecoder?.(eventBytes) ?? createSseDecoder(eventBytes);
   const translator = streamTranslatorOf(adapter, request);
+  const streamBytes = sink.holdsWhole || translator.holdsWhole ? input.limits.answerBytes : Infinity;
+  let streamed = 0;
   const attemptStartChunks = sink.written;
   let done = false;
   let chunked = false;

@@ -207,6 +207,10 @@ export interface StreamTranslator {
   serviceTier?(): string | undefined;
   /** true once every choice has a finish_reason: the answer is complete even without a `done` marker. */
   finished(): boolean;
+  /** true when it may hold the answer's text whole until the stream ends (the JSON mode of a provider
+   * that answers it through a forced tool): the stream is then read only up to the bound of a whole
+   * answer (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES). */
+  readonly holdsWhole?: boolean;
 }
 
 /** A pass-through call: any provider path under /v1, body and answer untouched. */

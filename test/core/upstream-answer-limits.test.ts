@@ -104,6 +104,23 @@ const behaviours: Record<string, Behaviour> = {
     for (let i = 0; i < LONG_WORDS; i++) res.write(chunk({ content: 'word ' }, null));
     res.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
   },
+  // An Anthropic stream of text that never ends: in JSON mode, text the gateway holds until the end.
+  'anthropic-text'(_req, res) {
+    noteClose('anthropic-text', res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const event = (data: Record<string, unknown>) =>
+      `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+    res.write(
+      event({
+        type: 'message_start',
+        message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: {} },
+      }) + event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    );
+    writeUntilClosed(
+      res,
+      event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'word ' } }),
+    );
+  },
   // Answers within the bounds.
   small(req, res) {
     let body = '';
@@ -316,5 +333,21 @@ describe('a stream longer than GATEWAY_UPSTREAM_ANSWER_MAX_BYTES', () => {
     expect(text).toContain(`more than ${ANSWER_MAX} bytes`);
     expect(text).not.toContain('response.completed');
     await expectClosed('many-events');
+  });
+});
+
+describe('a stream a provider translator holds whole', () => {
+  it('is read up to GATEWAY_UPSTREAM_ANSWER_MAX_BYTES: Anthropic text in JSON mode', async () => {
+    const anthropic = { provider: 'anthropic', api_key: 'sk-ant', custom_host: `${base}/anthropic-text` };
+    const body = { ...chat(true), model: 'claude-haiku-4-5', response_format: { type: 'json_object' } };
+    const response = await postChat(gateway, anthropic, body, {}, signal());
+    // The role chunk went out; the text, held, never did.
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain('word');
+    expect(text).toContain('upstream_invalid_response');
+    expect(text).toContain(`more than ${ANSWER_MAX} bytes`);
+    expect(text).not.toContain('[DONE]');
+    await expectClosed('anthropic-text');
   });
 });

@@ -193,6 +193,7 @@ export function createAnthropicStreamTranslator(
   };
 
   return {
+    holdsWhole: jsonMode,
     push(event: UpstreamEvent): StreamOutput[] {
       if (failed || done) return [];
       if (event.kind !== 'sse') return [{ type: 'malformed', detail: 'expected a server-sent event' }];

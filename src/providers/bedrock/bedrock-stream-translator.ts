@@ -146,6 +146,7 @@ export function createBedrockStreamTranslator(
   };
 
   return {
+    holdsWhole: jsonMode,
     push(event: UpstreamEvent): StreamOutput[] {
       if (failed || done) return [];
       if (event.kind !== 'message')
