@@ -1,7 +1,8 @@
 /**
  * What the gateway holds of a streamed answer is bounded, however long the stream goes on: the text kept
- * for a continuation on another target stops at GATEWAY_STREAM_CONTINUATION_MAX_CHARS. A stream past it is
- * still relayed whole; only, if it breaks, it can no longer be continued and ends with the in-band error.
+ * for a continuation on another target stops at GATEWAY_STREAM_CONTINUATION_MAX_CHARS, the stream kept for
+ * the cache at the largest entry the cache stores. A stream past them is still relayed whole; only, if it
+ * breaks, it can no longer be continued and ends with the in-band error, and it is not cached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -10,6 +11,8 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
 
 const CONTINUATION_MAX = 60;
+/** The memory cache stores no entry above an eighth of its bound: 2000 bytes. */
+const CACHE_MAX = 16_000;
 
 let gateway: TestGateway;
 const fakes: FakeUpstream[] = [];
@@ -21,7 +24,12 @@ async function fake(name: string): Promise<FakeUpstream> {
 }
 
 beforeAll(async () => {
-  gateway = await startGateway({ env: { GATEWAY_STREAM_CONTINUATION_MAX_CHARS: String(CONTINUATION_MAX) } });
+  gateway = await startGateway({
+    env: {
+      GATEWAY_STREAM_CONTINUATION_MAX_CHARS: String(CONTINUATION_MAX),
+      GATEWAY_CACHE_MAX_BYTES: String(CACHE_MAX),
+    },
+  });
 });
 
 afterAll(async () => {
@@ -76,5 +84,36 @@ describe.concurrent('text kept for a continuation', () => {
     const kept = call.response_body.choices[0].content;
     expect(kept.length).toBeLessThanOrEqual(CONTINUATION_MAX);
     expect(sent.startsWith(kept)).toBe(true);
+  });
+});
+
+describe.concurrent('a stream kept for the cache', () => {
+  const cached = (upstream: FakeUpstream) => target(upstream, { cache: { mode: 'simple', max_age: 60 } });
+  const ask = (upstream: FakeUpstream, question: string) =>
+    rawChatStream(gateway, cached(upstream), { ...chat, messages: userMessage(question) });
+
+  it('is stored when it fits the cache', async () => {
+    const upstream = await fake('short');
+    upstream.enqueue({ chunks: 2 });
+    const first = await ask(upstream, 'a short one');
+    expect(first.done).toBe(true);
+    const second = await ask(upstream, 'a short one');
+    expect(second.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(second.text).toBe(first.text);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('is relayed whole but not stored once longer than the cache stores', async () => {
+    const upstream = await fake('long');
+    upstream.enqueue({ chunks: 60 });
+    upstream.enqueue({ chunks: 60 });
+    const first = await ask(upstream, 'a long one');
+    expect(first.done).toBe(true);
+    expect(first.events.length).toBeGreaterThan(60);
+    expect(JSON.stringify(first.events).length).toBeGreaterThan(CACHE_MAX / 8);
+    const second = await ask(upstream, 'a long one');
+    expect(second.headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect(second.done).toBe(true);
+    expect(upstream.requests).toHaveLength(2);
   });
 });
