@@ -337,6 +337,15 @@ describe('gateway configs', () => {
     expect(inline.code, inline.stderr).toBe(0);
     expect(inline.stdout).toMatch(/^slug\s+cli-inline$/m);
 
+    // The virtual keys the file's config names must exist when it is stored.
+    for (const slug of ['a', 'b']) {
+      const key = await call(gateway.url, gateway.adminKey, 'POST', '/virtual-keys', {
+        slug,
+        provider: 'openai',
+        api_key: `sk-cli-fallback-${slug}`,
+      });
+      expect(key.status, key.text).toBe(200);
+    }
     const file = join(dir, 'fallback.json');
     writeFileSync(
       file,

@@ -243,6 +243,98 @@ describe('/v1/configs', () => {
     );
   });
 
+  it('refuses a config naming a virtual key, catalog provider, prompt or config the workspace does not have', async () => {
+    const base = { provider: 'openai', api_key: 'k' };
+    const strategy = { mode: 'fallback' };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ strategy, targets: [base, { virtual_key: 'no-such-key' }] }, 'config.targets[1].virtual_key'],
+      [{ strategy, targets: [{ provider: '@no-such-provider' }] }, 'config.targets[0].provider'],
+      [{ ...base, prompt_id: 'no-such-prompt' }, 'config.prompt_id'],
+      [{ ...base, strategy, targets: [{ prompt_id: 'no-such-prompt@2' }] }, 'config.targets[0].prompt_id'],
+      [
+        { ...base, cache: { mode: 'semantic', embedding: { virtual_key: 'no-such-key' } } },
+        'config.cache.embedding.virtual_key',
+      ],
+      [
+        { ...base, cache: { mode: 'semantic', embedding: { config: 'no-such-config' } } },
+        'config.cache.embedding.config',
+      ],
+    ];
+    for (const [config, param] of cases) {
+      expectError(
+        await admin.post('/configs', { slug: 'ghost-names', config }),
+        400,
+        'invalid_config',
+        param,
+      );
+    }
+    expectError(await admin.get('/configs/ghost-names'), 404, 'not_found');
+
+    // On a new version too, and once they exist, the same names are taken.
+    expect((await admin.post('/configs', { slug: 'names-later', config: base })).status).toBe(200);
+    expectError(
+      await admin.patch('/configs/names-later', {
+        config: { strategy, targets: [base, { virtual_key: 'later-key' }] },
+      }),
+      400,
+      'invalid_config',
+      'config.targets[1].virtual_key',
+    );
+    const key = await admin.post('/virtual-keys', {
+      slug: 'later-key',
+      provider: 'openai',
+      api_key: 'sk-later',
+    });
+    expect(key.status, key.text).toBe(200);
+    const prompt = await admin.post('/prompts', {
+      slug: 'later-prompt',
+      string: JSON.stringify([{ role: 'user', content: 'hi' }]),
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    expectError(
+      await admin.patch('/configs/names-later', { config: { ...base, prompt_id: 'later-prompt@2' } }),
+      400,
+      'invalid_config',
+      'config.prompt_id',
+    );
+    const named = await admin.patch('/configs/names-later', {
+      config: {
+        strategy,
+        targets: [base, { virtual_key: 'later-key' }, { ...base, prompt_id: 'later-prompt@1' }],
+        cache: { mode: 'semantic', embedding: { virtual_key: 'later-key', config: 'names-later' } },
+      },
+    });
+    expect(named.status, named.text).toBe(200);
+
+    // A revoked key's calls fail: a config naming one is refused as a missing one is.
+    // The API has no revoking; a credential stored revoked is as good as gone to a call.
+    await gateway.server.deps.store.updateCredential(key.body.workspace_id, 'virtual_key', 'later-key', {
+      status: 'revoked',
+    });
+    expectError(
+      await admin.post('/configs', { slug: 'revoked-name', config: { virtual_key: 'later-key' } }),
+      400,
+      'invalid_config',
+      'config.virtual_key',
+    );
+  });
+
+  it('an archived config made active again is checked for what it names', async () => {
+    await admin.post('/virtual-keys', { slug: 'short-lived', provider: 'openai', api_key: 'sk-short' });
+    expect(
+      (await admin.post('/configs', { slug: 'revived', config: { virtual_key: 'short-lived' } })).status,
+    ).toBe(200);
+    expect((await admin.patch('/configs/revived', { status: 'archived' })).status).toBe(200);
+    expect((await admin.delete('/virtual-keys/short-lived')).status).toBe(200);
+    expectError(
+      await admin.patch('/configs/revived', { status: 'active' }),
+      400,
+      'invalid_config',
+      'config.virtual_key',
+    );
+    expect((await admin.get('/configs/revived')).body.status).toBe('archived');
+  });
+
   it('PATCH validates the new config and refuses an empty patch; missing configs are 404', async () => {
     await admin.post('/configs', { slug: 'patchable', config: { retry: { attempts: 2 } } });
     expectError(await admin.patch('/configs/patchable', {}), 400, 'invalid_body', null);

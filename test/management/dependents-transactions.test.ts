@@ -11,7 +11,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client } from './http.js';
 
-type Removal = 'deleteGuardrail' | 'deleteConfig' | 'updateConfig';
+type Removal = 'deleteGuardrail' | 'deleteConfig' | 'updateConfig' | 'deleteCredential' | 'deletePrompt';
 
 /**
  * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
@@ -83,6 +83,58 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       hold.restore();
     }
     expectError(await admin.get('/configs/racing-config'), 404, 'not_found');
+  });
+
+  it('a config or a prompt stored while a virtual key is being deleted cannot name it', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'racing-key',
+      provider: 'openai',
+      api_key: 'sk-r',
+    });
+    expect(key.status, key.text).toBe(200);
+    const hold = holdStore(gateway, 'deleteCredential');
+    try {
+      const deleting = admin.delete('/virtual-keys/racing-key');
+      await hold.reached;
+      const config = admin.post('/configs', {
+        slug: 'racing-key-config',
+        config: { strategy: { mode: 'fallback' }, targets: [target, { virtual_key: 'racing-key' }] },
+      });
+      const prompt = admin.post('/prompts', {
+        slug: 'racing-key-prompt',
+        string: template,
+        config: { virtual_key: 'racing-key' },
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await config, 400, 'invalid_config', 'config.targets[1].virtual_key');
+      expectError(await prompt, 400, 'invalid_config', 'config.virtual_key');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/configs/racing-key-config'), 404, 'not_found');
+    expectError(await admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
+  });
+
+  it('a config stored while a prompt is being deleted cannot name it by prompt_id', async () => {
+    expect((await admin.post('/prompts', { slug: 'racing-named', string: template })).status).toBe(200);
+    const hold = holdStore(gateway, 'deletePrompt');
+    try {
+      const deleting = admin.delete('/prompts/racing-named');
+      await hold.reached;
+      const storing = admin.post('/configs', {
+        slug: 'racing-prompt-config',
+        config: { ...target, prompt_id: 'racing-named' },
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 400, 'invalid_config', 'config.prompt_id');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/configs/racing-prompt-config'), 404, 'not_found');
   });
 
   it('a prompt stored while its config is being deleted cannot send its calls to it', async () => {

@@ -965,10 +965,8 @@ describe('routing behind a prompt', () => {
 describe('a config across prompts stored as their destination', () => {
   it('needs the provider on each target, and says so when a target has none', async () => {
     const targets = [{ prompt_id: 'across-first' }, { prompt_id: 'across-second' }];
-    const stored = await api.post('/configs', {
-      slug: 'across-prompts',
-      config: { strategy: { mode: 'fallback', on_status_codes: [500] }, targets },
-    });
+    // The config names the prompts and the first prompt names the config: it names them once they exist.
+    const stored = await api.post('/configs', { slug: 'across-prompts', config: fakeTarget(fake) });
     expect(stored.status, stored.text).toBe(200);
     await createPrompt({
       slug: 'across-first',
@@ -977,6 +975,10 @@ describe('a config across prompts stored as their destination', () => {
       config: 'across-prompts',
     });
     await createPrompt({ slug: 'across-second', string: chatTemplate('Second', '{{q}}') });
+    const across = await call(gateway.url, gateway.adminKey, 'PATCH', '/configs/across-prompts', {
+      config: { strategy: { mode: 'fallback', on_status_codes: [500] }, targets },
+    });
+    expect(across.status, across.text).toBe(200);
     const calls = fake.requests.length;
     const error = expectError(
       await complete(gateway, 'across-first', { variables: { q: 'x' } }),

@@ -54,6 +54,8 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
       expect((await api.get(`/prompts/${address}`)).body).toEqual(created.body);
     }
 
+    const key = await api.post('/virtual-keys', { slug: 'main-openai', provider: 'openai', api_key: 'sk-m' });
+    expect(key.status, key.text).toBe(200);
     const next = await api.put(`/prompts/${id}`, {
       slug: 'support-answer',
       string: chatTemplate('You are {{role}}, briefly.', '{{question}}'),
@@ -138,6 +140,44 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     for (const slug of ['two-ways', 'no-config', 'bad-config']) {
       expectError(await api.get(`/prompts/${slug}`), 404, 'prompt_not_found');
     }
+  });
+
+  it('refuses a version naming a virtual key, catalog provider or stored guardrail the workspace does not have', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ virtual_key: 'no-such-key' }, 'virtual_key'],
+      [{ provider: '@no-such-provider' }, 'provider'],
+      [
+        { config: { ...inlineConfig, input_guardrails: ['no-such-guardrail'] } },
+        'config.input_guardrails[0]',
+      ],
+      [
+        {
+          config: { strategy: { mode: 'fallback' }, targets: [inlineConfig, { virtual_key: 'no-such-key' }] },
+        },
+        'config.targets[1].virtual_key',
+      ],
+      [{ config: { ...inlineConfig, prompt_id: 'no-such-prompt' } }, 'config.prompt_id'],
+    ];
+    for (const [destination, param] of cases) {
+      const body = { string: template, ...destination };
+      expectError(await api.post('/prompts', { slug: 'ghost-named', ...body }), 400, 'invalid_config', param);
+      expectError(await api.put('/prompts/billing-faq', body), 400, 'invalid_config', param);
+    }
+    expectError(await api.get('/prompts/ghost-named'), 404, 'prompt_not_found');
+    expect((await api.get('/prompts/billing-faq/versions')).body.data).toHaveLength(
+      (await api.get('/prompts/billing-faq')).body.version,
+    );
+
+    const key = await api.post('/virtual-keys', { slug: 'named-later', provider: 'openai', api_key: 'sk-l' });
+    expect(key.status, key.text).toBe(200);
+    const stored = await api.post('/prompts', {
+      slug: 'ghost-named',
+      string: template,
+      config: { strategy: { mode: 'fallback' }, targets: [inlineConfig, { virtual_key: 'named-later' }] },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    expect((await api.delete('/prompts/ghost-named')).status).toBe(200);
+    expect((await api.delete('/virtual-keys/named-later')).status).toBe(200);
   });
 
   it('deletes softly: gone from every read, its slug free again', async () => {
@@ -408,6 +448,11 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
       api_key: 'sk-rec',
     });
     expect(key.status, key.text).toBe(200);
+    expect(
+      (await api.post('/virtual-keys', { slug: 'other-key', provider: 'openai', api_key: 'sk-o' })).status,
+    ).toBe(200);
+    expect((await api.post('/prompts', { slug: 'x', string: template })).status).toBe(200);
+    expect((await api.put('/prompts/x', { string: template })).status).toBe(200);
     const both = {
       strategy: { mode: 'fallback' },
       targets: [{ virtual_key: 'recorded-key' }, { prompt_id: 'x@2' }],
@@ -436,6 +481,8 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect(await store.listConfigsReferencing(workspace.id, ['virtual_key:recorded-key'])).toEqual([]);
     expect((await api.delete('/prompts/recorded-prompt?force=true')).status).toBe(200);
     expect((await api.delete('/virtual-keys/recorded-key')).status).toBe(200);
+    expect((await api.delete('/configs/recorded-config')).status).toBe(200);
+    expect((await api.delete('/prompts/x')).status).toBe(200);
   });
 
   it('finds configs and prompt versions stored without a record of what they name', async () => {

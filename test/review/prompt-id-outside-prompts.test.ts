@@ -74,6 +74,17 @@ describe('x-gateway-config naming prompt_id', () => {
 });
 
 describe('stored configs naming prompt_id', () => {
+  beforeAll(async () => {
+    // A stored config may name only prompts the workspace has.
+    for (const slug of ['pp-1', 'pp-2']) {
+      const stored = await admin.post('/prompts', {
+        slug,
+        string: JSON.stringify([{ role: 'user', content: 'hi' }]),
+      });
+      expect(stored.status, stored.text).toBe(200);
+    }
+  });
+
   it('POST and PATCH /v1/configs store it, at the root and in targets', async () => {
     const nested = {
       strategy: { mode: 'fallback' },

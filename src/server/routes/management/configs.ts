@@ -4,13 +4,11 @@
  * `config` makes a new version. Configs may hold provider credentials; answers redact them.
  */
 import type { FastifyInstance } from 'fastify';
-import { parseConfig } from '../../../gateway/config/index.js';
+import { parseConfig, type GatewayConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
-import { storedGuardrailRefs, type StoredGuardrailRef } from '../../../gateway/config/hook-specs.js';
-import {
-  assertStoredGuardrailsExist,
-  resolveStoredGuardrail,
-} from '../../../gateway/hooks/stored-guardrail.js';
+import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
+import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
+import { assertNamedDocumentsExist } from '../../../gateway/named-documents.js';
 import {
   configReferences,
   recordMissingReferences,
@@ -31,25 +29,26 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * A config as a request carrying it would check it, and what a request checks only when it gets there:
-   * its providers, and the stored guardrails it names. Returns the stored guardrails it names, which the
-   * transaction storing it finds again (they may be deleted meanwhile).
+   * its providers, and the stored guardrails it names. Returns the config parsed: the transaction storing
+   * it finds every stored document it names there (named-documents.ts), since any may be deleted meanwhile.
    */
-  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<StoredGuardrailRef[]> {
+  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
-    // Resolved as a call resolves them: a name the workspace does not hold is the call's 400.
-    const refs = storedGuardrailRefs(parsed, 'config');
-    for (const ref of refs) await resolveStoredGuardrail(deps, workspaceId, ref);
-    return refs;
+    // Resolved as a call resolves them: a name the workspace does not hold is the call's 400, and a
+    // stored definition is checked as a call would build it.
+    for (const ref of storedGuardrailRefs(parsed, 'config'))
+      await resolveStoredGuardrail(deps, workspaceId, ref);
+    return parsed;
   }
 
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
     const caller = request.gw.apiKey;
-    const guardrails = await checkStoredConfig(body.config, caller.workspace_id);
+    const parsed = await checkStoredConfig(body.config, caller.workspace_id);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
-      await assertStoredGuardrailsExist(tx, caller.workspace_id, guardrails);
+      await assertNamedDocumentsExist(tx, caller.workspace_id, parsed);
       return tx.createConfig({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,
@@ -79,13 +78,13 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
     const workspaceId = request.gw.apiKey.workspace_id;
-    let guardrails: StoredGuardrailRef[] = [];
+    let parsed: GatewayConfig | undefined;
     if (body.config !== undefined) {
       // Credentials sent back as shown ([REDACTED]) keep their stored values.
       const current = await store.getConfig(workspaceId, id);
       if (!current) throw notFound('config', id, 'id');
       body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
-      guardrails = await checkStoredConfig(body.config, workspaceId);
+      parsed = await checkStoredConfig(body.config, workspaceId);
     }
     if (body.status === 'archived') await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
@@ -96,7 +95,18 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
         if (!current) throw notFound('config', id, 'id');
         await refuseBreakingConfigRemoval(tx, current, 'archive');
       }
-      await assertStoredGuardrailsExist(tx, workspaceId, guardrails);
+      if (parsed) await assertNamedDocumentsExist(tx, workspaceId, parsed);
+      else if (body.status === 'active') {
+        // An archived config was no delete's concern: what it names may be gone since it was archived.
+        const current = await tx.getConfig(workspaceId, id);
+        if (current && current.status !== 'active') {
+          await assertNamedDocumentsExist(
+            tx,
+            workspaceId,
+            parseConfig(current.config, STORED_CONFIG_OPTIONS),
+          );
+        }
+      }
       return tx.updateConfig(workspaceId, id, {
         ...body,
         ...(body.config !== undefined && { references: configReferences(body.config) }),

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { assertVersionDocumentsExist } from '../../../gateway/named-documents.js';
 import {
   promptReferences,
   recordMissingReferences,
@@ -129,18 +130,24 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * Writes a version in a transaction holding the workspace's references (holdReferences), once the
-   * stored config it sends its calls to is found there again: a config deleted since the version was
-   * checked is not named by it once stored.
+   * stored documents it names are found there: the stored config it sends its calls to, its virtual key
+   * or catalog provider, and what its inline config names (named-documents.ts). One deleted since the
+   * version was checked is not named by it once stored.
    */
   function storeVersion<T>(
     workspaceId: string,
     document: PromptDocument,
     write: (tx: Repositories) => Promise<T>,
   ): Promise<T> {
+    const inline =
+      typeof document.config === 'object'
+        ? parseConfig(document.config, { authorizationPresent: true })
+        : undefined;
     return store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       if (typeof document.config === 'string')
         await assertDestinationConfig(tx, workspaceId, document.config);
+      await assertVersionDocumentsExist(tx, workspaceId, document, inline);
       return write(tx);
     });
   }

@@ -1,0 +1,128 @@
+/**
+ * The stored documents a config names, checked when the config is stored (as a stored config, or as a
+ * prompt version's inline config) rather than when it is first called: a virtual key (`virtual_key`, a
+ * cache's `cache.embedding.virtual_key`), a catalog provider (`provider: "@slug"`), a prompt (`prompt_id`,
+ * and the version it selects), a stored config (`cache.embedding.config`), and the stored guardrails of
+ * its guardrail lists. What a call would refuse — a name the workspace does not hold, a revoked credential,
+ * an archived config — is refused here, as the stored guardrail check refuses a missing guardrail: 400
+ * `invalid_config` naming the place (`config.targets[1].virtual_key`).
+ *
+ * `store` is the transaction that stores the config, holding the workspace's references (holdReferences),
+ * so that a delete checked against what names the document (destination-dependents.ts) and this check
+ * never both pass with the other's change unseen.
+ */
+import { GatewayError } from '../core/errors.js';
+import type { Repositories } from '../store/types.js';
+import type { GatewayConfig } from './config/index.js';
+import { storedGuardrailRefs } from './config/hook-specs.js';
+import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
+import { parsePromptReference } from './prompts/prompt-reference.js';
+import { childPath, configParam } from './routing/inherit.js';
+
+type Reader = Pick<
+  Repositories,
+  'getCredential' | 'getConfig' | 'getGuardrail' | 'getPrompt' | 'getPromptVersion'
+>;
+
+const missing = (param: string, message: string) =>
+  new GatewayError('invalid_config', `${param}: ${message}`, { param });
+
+/** A virtual key or catalog provider named at `param`: there, and active (a revoked one's calls fail). */
+async function assertCredential(
+  store: Reader,
+  workspaceId: string,
+  kind: 'virtual_key' | 'provider',
+  name: string,
+  param: string,
+): Promise<void> {
+  const credential = await store.getCredential(workspaceId, kind, name);
+  const shown = kind === 'virtual_key' ? `virtual key "${name}"` : `provider "@${name}"`;
+  if (!credential) {
+    const where = kind === 'virtual_key' ? 'in this workspace' : "in this workspace's catalog";
+    throw missing(param, `No ${shown} ${where}`);
+  }
+  if (credential.status !== 'active') throw missing(param, `The ${shown} is revoked: calls using it fail`);
+}
+
+/** A prompt named by `prompt_id`, with the version it selects (`slug@3`); `@latest` and the published
+ * version always exist. */
+async function assertPrompt(store: Reader, workspaceId: string, reference: string, param: string) {
+  let parsed;
+  try {
+    parsed = parsePromptReference(reference);
+  } catch (err) {
+    if (err instanceof GatewayError) throw missing(param, err.message);
+    throw err;
+  }
+  const prompt = await store.getPrompt(workspaceId, parsed.name);
+  if (!prompt) throw missing(param, `No prompt "${parsed.name}" in this workspace`);
+  if (
+    typeof parsed.selector === 'number' &&
+    !(await store.getPromptVersion(workspaceId, prompt.id, parsed.selector))
+  ) {
+    throw missing(param, `The prompt "${parsed.name}" has no version ${parsed.selector}`);
+  }
+}
+
+/** A stored config named by a cache's embedding: there, and active (an archived one's calls fail). */
+async function assertConfig(store: Reader, workspaceId: string, name: string, param: string) {
+  const config = await store.getConfig(workspaceId, name);
+  if (!config) throw missing(param, `No config "${name}" in this workspace`);
+  if (config.status !== 'active') throw missing(param, `The config "${name}" is archived: calls to it fail`);
+}
+
+async function assertNode(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
+  const param = (key: string) => configParam(path, key);
+  if (node.virtual_key !== undefined) {
+    await assertCredential(store, workspaceId, 'virtual_key', node.virtual_key, param('virtual_key'));
+  }
+  if (node.provider?.startsWith('@')) {
+    await assertCredential(store, workspaceId, 'provider', node.provider.slice(1), param('provider'));
+  }
+  if (node.prompt_id !== undefined)
+    await assertPrompt(store, workspaceId, node.prompt_id, param('prompt_id'));
+  const embedding = node.cache?.embedding;
+  if (embedding?.virtual_key !== undefined) {
+    const at = param('cache.embedding.virtual_key');
+    await assertCredential(store, workspaceId, 'virtual_key', embedding.virtual_key, at);
+  }
+  if (embedding?.config !== undefined) {
+    await assertConfig(store, workspaceId, embedding.config, param('cache.embedding.config'));
+  }
+  for (const [i, child] of (node.targets ?? []).entries()) {
+    await assertNode(store, workspaceId, child, childPath(path, i));
+  }
+}
+
+/**
+ * Throws 400 `invalid_config`, naming the first place, when a stored document `config` (parsed) names is
+ * not one a call could use: not in the workspace, revoked or archived, a prompt's version it does not have.
+ */
+export async function assertNamedDocumentsExist(
+  store: Reader,
+  workspaceId: string,
+  config: GatewayConfig,
+): Promise<void> {
+  await assertNode(store, workspaceId, config, '');
+  await assertStoredGuardrailsExist(store, workspaceId, storedGuardrailRefs(config, 'config'));
+}
+
+/**
+ * The same for what a prompt version names besides a stored config (which is a 404 of its own): its
+ * destination's virtual key or catalog provider (`virtual_key`, `provider: "@slug"`), and what its inline
+ * config names.
+ */
+export async function assertVersionDocumentsExist(
+  store: Reader,
+  workspaceId: string,
+  version: { virtual_key?: string; provider?: string; config?: unknown },
+  inlineConfig: GatewayConfig | undefined,
+): Promise<void> {
+  if (version.virtual_key !== undefined) {
+    await assertCredential(store, workspaceId, 'virtual_key', version.virtual_key, 'virtual_key');
+  }
+  if (version.provider?.startsWith('@')) {
+    await assertCredential(store, workspaceId, 'provider', version.provider.slice(1), 'provider');
+  }
+  if (inlineConfig !== undefined) await assertNamedDocumentsExist(store, workspaceId, inlineConfig);
+}
