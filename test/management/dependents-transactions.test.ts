@@ -11,7 +11,15 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client } from './http.js';
 
-type Removal = 'deleteGuardrail' | 'deleteConfig' | 'updateConfig' | 'deleteCredential' | 'deletePrompt';
+type Removal =
+  | 'deleteGuardrail'
+  | 'deleteConfig'
+  | 'updateConfig'
+  | 'deleteCredential'
+  | 'deletePrompt'
+  | 'deletePromptPartial'
+  | 'publishPromptPartial'
+  | 'createPrompt';
 
 /**
  * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
@@ -48,6 +56,8 @@ function holdStore(gateway: TestGateway, method: Removal) {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+/** A chat template including the partial inside a JSON string. */
+const includer = (partial: string) => `[{"role": "system", "content": "{{>${partial}}}"}]`;
 const target = { provider: 'openai', api_key: 'sk-racing-0001' };
 const blockList = { 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true };
 
@@ -135,6 +145,64 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       hold.restore();
     }
     expectError(await admin.get('/configs/racing-prompt-config'), 404, 'not_found');
+  });
+
+  it('a prompt stored while a partial it includes is being deleted cannot include it', async () => {
+    const partial = await admin.post('/prompts/partials', { slug: 'racing-partial', string: 'Be brief.' });
+    expect(partial.status, partial.text).toBe(200);
+    const hold = holdStore(gateway, 'deletePromptPartial');
+    try {
+      const deleting = admin.delete('/prompts/partials/racing-partial');
+      await hold.reached;
+      const storing = admin.post('/prompts', { slug: 'racing-includer', string: includer('racing-partial') });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 400, 'invalid_prompt');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/prompts/racing-includer'), 404, 'prompt_not_found');
+  });
+
+  it('a prompt stored while a version of a partial it includes is being published is checked against it', async () => {
+    const partial = await admin.post('/prompts/partials', { slug: 'racing-published', string: 'Be brief.' });
+    expect(partial.status, partial.text).toBe(200);
+    // Version 2 closes the JSON string a chat template includes it in.
+    const next = await admin.put('/prompts/partials/racing-published', { string: 'Be "brief".' });
+    expect(next.status, next.text).toBe(200);
+    const hold = holdStore(gateway, 'publishPromptPartial');
+    try {
+      const publishing = admin.put('/prompts/partials/racing-published/publish', { version: 2 });
+      await hold.reached;
+      const storing = admin.post('/prompts', { slug: 'racing-reader', string: includer('racing-published') });
+      await settle();
+      hold.release();
+      expect((await publishing).status).toBe(200);
+      expectError(await storing, 400, 'invalid_prompt');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/prompts/racing-reader'), 404, 'prompt_not_found');
+  });
+
+  it('a partial deleted while a prompt including it is being stored is kept', async () => {
+    const partial = await admin.post('/prompts/partials', { slug: 'racing-kept', string: 'Be brief.' });
+    expect(partial.status, partial.text).toBe(200);
+    const hold = holdStore(gateway, 'createPrompt');
+    try {
+      const storing = admin.post('/prompts', { slug: 'racing-keeper', string: includer('racing-kept') });
+      await hold.reached;
+      const deleting = admin.delete('/prompts/partials/racing-kept');
+      await settle();
+      hold.release();
+      expect((await storing).status).toBe(200);
+      const refused = expectError(await deleting, 409, 'conflict', 'id');
+      expect(refused.message).toContain('"racing-keeper" (version 1)');
+    } finally {
+      hold.restore();
+    }
+    expect((await admin.get('/prompts/partials/racing-kept')).status).toBe(200);
   });
 
   it('a prompt stored while its config is being deleted cannot send its calls to it', async () => {

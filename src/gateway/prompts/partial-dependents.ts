@@ -9,11 +9,17 @@
  * (`includes`: the partials its text names), never by reading every prompt of the workspace: those that
  * include the partial by its slug or id, or include a partial that does (in any of its versions), through
  * any number of partials.
+ *
+ * A check renders templates, which is done before the change's transaction (reading the store, not this
+ * node's cache, so that it sees what is committed): `writeIfUnchanged` then makes the change in a
+ * transaction holding the workspace's references only if what the check read is still so there — the
+ * workspace's partials as they were, and the same versions including the partial — and checks again
+ * otherwise. A prompt version stored at the same time does the same with the partials it includes.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { Store, StoredPromptPartial } from '../../store/types.js';
+import type { Repositories, Store, StoredPromptPartial } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
-import { partialLoader } from './prompt-call.js';
+import { partialLoader, storedPartials } from './prompt-call.js';
 import { parsePromptReference, type VersionSelector } from './prompt-reference.js';
 import { includedPartials } from './prompt-template.js';
 import { checkPromptDocument, type LoadedPartial, type PartialLoader } from './render-prompt.js';
@@ -42,8 +48,9 @@ export function includesOf(text: string): string[] {
   }
 }
 
-/** Records what the workspace's versions stored without their includes include. */
-async function recordMissingIncludes(store: Store, workspaceId: string): Promise<void> {
+/** Records what the workspace's versions stored without their includes include. A change to a partial
+ * does it first, on the store: its check would do it, and so change what the check read. */
+export async function recordMissingIncludes(store: Store, workspaceId: string): Promise<void> {
   for (const version of await store.listUnindexedPromptPartialVersions(workspaceId)) {
     const names = includesOf(version.partial.string);
     await store.recordPromptPartialVersionIncludes(workspaceId, version.partial_id, version.version, names);
@@ -56,7 +63,10 @@ async function recordMissingIncludes(store: Store, workspaceId: string): Promise
 
 /** The names a use of the partial may go by: its slug and id, and those of every partial including it
  * (in any version), through any number of partials. */
-async function namesReaching(store: Store, partial: StoredPromptPartial): Promise<string[]> {
+async function namesReaching(
+  store: Pick<Repositories, 'listPromptPartialVersionsIncluding'>,
+  partial: Pick<StoredPromptPartial, 'workspace_id' | 'slug' | 'id'>,
+): Promise<string[]> {
   const names = new Set([partial.slug, partial.id]);
   let added = [...names];
   while (added.length > 0) {
@@ -95,7 +105,7 @@ async function brokenPrompts(
   const { store } = deps;
   const workspaceId = partial.workspace_id;
   await recordMissingIncludes(store, workspaceId);
-  const load = partialLoader(deps.lookups, workspaceId);
+  const load = partialLoader(storedPartials(store), workspaceId);
   const changed: PartialLoader = async (reference) => {
     const { name, selector } = parsePromptReference(reference, 'partial');
     if (name !== partial.slug && name !== partial.id) return load(reference);
@@ -156,4 +166,66 @@ export async function refuseBreakingPrompts(
       'when called)',
     { param: change.param },
   );
+}
+
+/**
+ * What a check against the workspace's partials read, as a value to compare: each partial's latest and
+ * published version (a deleted one gone, a new one there), and, for a change to `partial`, the prompt
+ * versions including it (through the names reaching it: 0025's record). Read again in the change's
+ * transaction, the same value means the check still holds.
+ */
+export async function partialsState(
+  store: Pick<
+    Repositories,
+    'listPromptPartials' | 'listPromptPartialVersionsIncluding' | 'listPromptVersionsIncluding'
+  >,
+  workspaceId: string,
+  partial?: Pick<StoredPromptPartial, 'workspace_id' | 'slug' | 'id'>,
+): Promise<string> {
+  const partials = (await store.listPromptPartials(workspaceId))
+    .map((p) => `${p.id}:${p.version}:${p.published_version}`)
+    .sort();
+  if (!partial) return JSON.stringify(partials);
+  const names = await namesReaching(store, partial);
+  const including = (await store.listPromptVersionsIncluding(workspaceId, names))
+    .map((version) => `${version.prompt_id}@${version.version}`)
+    .sort();
+  return JSON.stringify([partials, including]);
+}
+
+/** How many times a change is checked again when what its check read changed before its transaction. */
+const CHECK_ATTEMPTS = 3;
+
+/**
+ * Checks (`check`, on the store, outside any transaction: rendering reads partials, which a transaction
+ * on SQLite would wait for), then writes (`write`) in a transaction holding the workspace's references,
+ * if `state` reads there what it read before the check; else checks again, at most CHECK_ATTEMPTS times,
+ * then refuses (409 `conflict`, `param`): the workspace's prompts and partials kept changing meanwhile.
+ */
+export async function writeIfUnchanged<C, T>(
+  store: Store,
+  workspaceId: string,
+  state: (from: Repositories) => Promise<string>,
+  check: () => Promise<C>,
+  write: (tx: Repositories, checked: C) => Promise<T>,
+  param: string,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await state(store);
+    const checked = await check();
+    const done = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      if ((await state(tx)) !== before) return undefined;
+      return { value: await write(tx, checked) };
+    });
+    if (done) return done.value;
+    if (attempt === CHECK_ATTEMPTS) {
+      throw new GatewayError(
+        'conflict',
+        "The workspace's prompt partials, or the prompts including them, changed while this change was " +
+          'checked, each time it was checked: send it again',
+        { param },
+      );
+    }
+  }
 }

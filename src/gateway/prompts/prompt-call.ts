@@ -7,7 +7,7 @@
 import { GatewayError } from '../../core/errors.js';
 import { validatePromptCompletionRequest } from '../../core/schemas/index.js';
 import type { ModelRequest } from '../../providers/types.js';
-import type { PromptDocument, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
+import type { PromptDocument, Repositories, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
 import type { PromptRef } from '../call-context.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
@@ -50,8 +50,24 @@ export async function loadPromptVersion(
   return { prompt, version };
 }
 
-/** Partials as a template names them, published or selected, through the lookups cache. */
-export function partialLoader(lookups: Lookups, workspaceId: string): PartialLoader {
+/** Where partials are read from: the lookups cache for a call, the store itself for a check that must
+ * see what is committed (`storedPartials`). */
+export type PartialSource = Pick<Lookups, 'promptPartial' | 'promptPartialVersion'>;
+
+/** The store as a source of partials: what it holds now, where this node's cache may still hold what
+ * another node has just changed. */
+export function storedPartials(
+  store: Pick<Repositories, 'getPromptPartial' | 'getPromptPartialVersion'>,
+): PartialSource {
+  return {
+    promptPartial: (workspaceId, idOrSlug) => store.getPromptPartial(workspaceId, idOrSlug),
+    promptPartialVersion: (workspaceId, partialId, version) =>
+      store.getPromptPartialVersion(workspaceId, partialId, version),
+  };
+}
+
+/** Partials as a template names them, published or selected, through the lookups cache (or `storedPartials`). */
+export function partialLoader(lookups: PartialSource, workspaceId: string): PartialLoader {
   return async (reference) => {
     const { name, selector } = parsePromptReference(reference, 'partial');
     const partial = await lookups.promptPartial(workspaceId, name);

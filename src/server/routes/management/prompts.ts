@@ -16,8 +16,14 @@ import {
   recordMissingReferences,
   refuseBreakingPromptDeletion,
 } from '../../../gateway/prompts/destination-dependents.js';
-import { includesOf, refuseBreakingPrompts } from '../../../gateway/prompts/partial-dependents.js';
-import { partialLoader } from '../../../gateway/prompts/prompt-call.js';
+import {
+  includesOf,
+  partialsState,
+  recordMissingIncludes,
+  refuseBreakingPrompts,
+  writeIfUnchanged,
+} from '../../../gateway/prompts/partial-dependents.js';
+import { partialLoader, storedPartials } from '../../../gateway/prompts/prompt-call.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
 import type {
@@ -95,7 +101,8 @@ async function promptDocument(
     ...(body.provider !== undefined && { provider: body.provider }),
     ...(body.config !== undefined && { config: body.config as PromptDocument['config'] }),
   };
-  await checkPromptDocument(document, partialLoader(deps.lookups, workspaceId));
+  // The store's partials, not this node's cache: the check is made again if they change before the write.
+  await checkPromptDocument(document, partialLoader(storedPartials(deps.store), workspaceId));
   return document;
 }
 
@@ -129,27 +136,34 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   }
 
   /**
-   * Writes a version in a transaction holding the workspace's references (holdReferences), once the
-   * stored documents it names are found there: the stored config it sends its calls to, its virtual key
-   * or catalog provider, and what its inline config names (named-documents.ts). One deleted since the
-   * version was checked is not named by it once stored.
+   * Checks a body's version and writes it (`write`) in a transaction holding the workspace's references
+   * (holdReferences), once the stored documents it names are found there: the stored config it sends its
+   * calls to, its virtual key or catalog provider, what its inline config names (named-documents.ts), and
+   * the partials it includes as they were when its template was checked (else it is checked again:
+   * writeIfUnchanged). One deleted or changed since the version was checked is not named by it once stored.
    */
   function storeVersion<T>(
     workspaceId: string,
-    document: PromptDocument,
-    write: (tx: Repositories) => Promise<T>,
+    body: Omit<CreatePrompt, 'slug'>,
+    write: (tx: Repositories, document: PromptDocument) => Promise<T>,
   ): Promise<T> {
-    const inline =
-      typeof document.config === 'object'
-        ? parseConfig(document.config, { authorizationPresent: true })
-        : undefined;
-    return store.transaction(async (tx) => {
-      await tx.holdReferences(workspaceId);
-      if (typeof document.config === 'string')
-        await assertDestinationConfig(tx, workspaceId, document.config);
-      await assertVersionDocumentsExist(tx, workspaceId, document, inline);
-      return write(tx);
-    });
+    return writeIfUnchanged(
+      store,
+      workspaceId,
+      (from) => partialsState(from, workspaceId),
+      () => promptDocument(deps, workspaceId, body),
+      async (tx, document) => {
+        if (typeof document.config === 'string')
+          await assertDestinationConfig(tx, workspaceId, document.config);
+        const inline =
+          typeof document.config === 'object'
+            ? parseConfig(document.config, { authorizationPresent: true })
+            : undefined;
+        await assertVersionDocumentsExist(tx, workspaceId, document, inline);
+        return write(tx, document);
+      },
+      'string',
+    );
   }
 
   // Partials first: `/prompts/partials` is a path of its own, not a prompt's slug.
@@ -181,48 +195,87 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     return promptPartialView(await existingPartial(workspaceOf(request), pathParam(request.params, 'id')));
   });
 
+  /**
+   * A change to a partial (storing a version, publishing one, deleting it): `check` (given the partial as
+   * it is, read again each time) runs before the transaction that makes the change (`write`), which holds
+   * the workspace's references and finds there the partials, and the prompt versions including this one,
+   * that the check read (writeIfUnchanged).
+   */
+  async function changePartial<T>(
+    workspaceId: string,
+    id: string,
+    check: (current: StoredPromptPartial) => Promise<void>,
+    write: (tx: Repositories, current: StoredPromptPartial) => Promise<T | undefined>,
+    param: string,
+  ): Promise<T> {
+    const first = await existingPartial(workspaceId, id);
+    await recordMissingIncludes(store, workspaceId);
+    const changed = await writeIfUnchanged(
+      store,
+      workspaceId,
+      (from) => partialsState(from, workspaceId, first),
+      async () => {
+        const current = await existingPartial(workspaceId, first.id);
+        await check(current);
+        return current;
+      },
+      async (tx, current) => ({ current, value: await write(tx, current) }),
+      param,
+    );
+    if (changed.value === undefined) throw notFound('prompt partial', changed.current.slug, 'id');
+    return changed.value;
+  }
+
   app.put('/prompts/partials/:id', async (request) => {
     const workspaceId = workspaceOf(request);
     const body = validateUpdatePromptPartial(request.body);
-    const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
-    assertSameSlug(current, body.slug);
-    await checkPartialText(current, body.string, partialLoader(deps.lookups, workspaceId));
-    if (!forced(request)) {
-      // The new version is at once what `{{>slug@latest}}` includes.
-      const loaded = { text: body.string, record: {}, id: current.id };
-      await refuseBreakingPrompts(deps, current, {
-        action: 'Storing this version of',
-        after: (selector) => (selector === 'latest' ? loaded : 'unchanged'),
-        param: 'string',
-      });
-    }
-    const partial = await store.updatePromptPartial(workspaceId, current.id, {
-      name: body.name,
-      partial: { string: body.string },
-      includes: includesOf(body.string),
-    });
-    if (!partial) throw notFound('prompt partial', current.slug, 'id');
+    const id = pathParam(request.params, 'id');
+    const partial = await changePartial(
+      workspaceId,
+      id,
+      async (current) => {
+        assertSameSlug(current, body.slug);
+        await checkPartialText(current, body.string, partialLoader(storedPartials(store), workspaceId));
+        if (forced(request)) return;
+        // The new version is at once what `{{>slug@latest}}` includes.
+        const loaded = { text: body.string, record: {}, id: current.id };
+        await refuseBreakingPrompts(deps, current, {
+          action: 'Storing this version of',
+          after: (selector) => (selector === 'latest' ? loaded : 'unchanged'),
+          param: 'string',
+        });
+      },
+      (tx, current) =>
+        tx.updatePromptPartial(workspaceId, current.id, {
+          name: body.name,
+          partial: { string: body.string },
+          includes: includesOf(body.string),
+        }),
+      'string',
+    );
     return promptPartialView(partial);
   });
 
   app.put('/prompts/partials/:id/publish', async (request) => {
     const workspaceId = workspaceOf(request);
     const { version } = validatePublish(request.body);
-    const current = await existingPartial(workspaceId, pathParam(request.params, 'id'));
-    const next =
-      version === current.published_version || forced(request)
-        ? undefined
-        : await store.getPromptPartialVersion(workspaceId, current.id, version);
-    if (next) {
-      const loaded = { text: next.partial.string, record: next, id: current.id };
-      await refuseBreakingPrompts(deps, current, {
-        action: `Publishing version ${version} of`,
-        after: (selector) => (selector === 'published' ? loaded : 'unchanged'),
-        param: 'version',
-      });
-    }
-    const partial = await store.publishPromptPartial(workspaceId, current.id, version);
-    if (!partial) throw notFound('prompt partial', current.slug, 'id');
+    const partial = await changePartial(
+      workspaceId,
+      pathParam(request.params, 'id'),
+      async (current) => {
+        if (version === current.published_version || forced(request)) return;
+        const next = await store.getPromptPartialVersion(workspaceId, current.id, version);
+        if (!next) return;
+        const loaded = { text: next.partial.string, record: next, id: current.id };
+        await refuseBreakingPrompts(deps, current, {
+          action: `Publishing version ${version} of`,
+          after: (selector) => (selector === 'published' ? loaded : 'unchanged'),
+          param: 'version',
+        });
+      },
+      (tx, current) => tx.publishPromptPartial(workspaceId, current.id, version),
+      'version',
+    );
     return promptPartialView(partial);
   });
 
@@ -250,20 +303,27 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
 
   app.delete('/prompts/partials/:id', async (request) => {
     const workspaceId = workspaceOf(request);
-    const partial = await existingPartial(workspaceId, pathParam(request.params, 'id'));
-    if (!forced(request)) {
-      await refuseBreakingPrompts(deps, partial, { action: 'Deleting', after: () => undefined, param: 'id' });
-    }
-    if (!(await store.deletePromptPartial(workspaceId, partial.id)))
-      throw notFound('prompt partial', partial.slug, 'id');
+    const partial = await changePartial(
+      workspaceId,
+      pathParam(request.params, 'id'),
+      async (current) => {
+        if (forced(request)) return;
+        await refuseBreakingPrompts(deps, current, {
+          action: 'Deleting',
+          after: () => undefined,
+          param: 'id',
+        });
+      },
+      async (tx, current) => ((await tx.deletePromptPartial(workspaceId, current.id)) ? current : undefined),
+      'id',
+    );
     return deletedView('prompt.partial', partial.id);
   });
 
   app.post('/prompts', async (request) => {
     const { slug, ...body } = validateCreatePrompt(request.body);
     const caller = request.gw.apiKey;
-    const document = await promptDocument(deps, caller.workspace_id, body);
-    const prompt = await storeVersion(caller.workspace_id, document, (tx) =>
+    const prompt = await storeVersion(caller.workspace_id, body, (tx, document) =>
       tx.createPrompt({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,
@@ -293,8 +353,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
     const { slug, ...body } = validateUpdatePrompt(request.body);
     const current = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, slug);
-    const document = await promptDocument(deps, workspaceId, body);
-    const prompt = await storeVersion(workspaceId, document, (tx) =>
+    const prompt = await storeVersion(workspaceId, body, (tx, document) =>
       tx.updatePrompt(workspaceId, current.id, {
         name: body.name,
         prompt: document,
