@@ -2,8 +2,9 @@
  * The stored documents a config names, checked when the config is stored (as a stored config, or as a
  * prompt version's inline config) rather than when it is first called: a virtual key (`virtual_key`, a
  * cache's `cache.embedding.virtual_key`), a catalog provider (`provider: "@slug"`), a prompt (`prompt_id`,
- * and the version it selects), a stored config (`cache.embedding.config`), and the stored guardrails of
- * its guardrail lists. What a call would refuse — a name the workspace does not hold, a revoked credential,
+ * and the version it selects), a stored config (`cache.embedding.config`), the stored guardrails of its
+ * guardrail lists, and the config or virtual key a model-judged check (`default.modelJudge`) asks its
+ * judge through — whose call would fail, and the check err to its `on_error` (pass, by default). What a call would refuse — a name the workspace does not hold, a revoked credential,
  * an archived config — is refused here, as the stored guardrail check refuses a missing guardrail: 400
  * `invalid_config` naming the place (`config.targets[1].virtual_key`).
  *
@@ -14,7 +15,8 @@
 import { GatewayError } from '../core/errors.js';
 import type { Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
-import { storedGuardrailRefs } from './config/hook-specs.js';
+import { GUARDRAIL_KEYS, storedGuardrailRefs } from './config/hook-specs.js';
+import { canonicalCheckId } from '../hooks/registry.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { parsePromptReference } from './prompts/prompt-reference.js';
 import { childPath, configParam } from './routing/inherit.js';
@@ -71,6 +73,43 @@ async function assertConfig(store: Reader, workspaceId: string, name: string, pa
   if (config.status !== 'active') throw missing(param, `The config "${name}" is archived: calls to it fail`);
 }
 
+/** The checks of a node's hook and guardrail lists, each with the path of its parameters. */
+function* checksOf(
+  node: GatewayConfig,
+  path: string,
+): Generator<{ id: string; parameters: Record<string, unknown>; param: string }> {
+  for (const list of ['before_request_hooks', 'after_request_hooks'] as const) {
+    for (const [i, hook] of (node[list] ?? []).entries()) {
+      for (const [j, check] of (hook.checks ?? []).entries()) {
+        const param = `${configParam(path, list)}[${i}].checks[${j}].parameters`;
+        yield { id: check.id, parameters: check.parameters as Record<string, unknown>, param };
+      }
+    }
+  }
+  for (const list of ['input_guardrails', 'output_guardrails'] as const) {
+    for (const [i, item] of (node[list] ?? []).entries()) {
+      if (typeof item === 'string') continue;
+      for (const [key, value] of Object.entries(item)) {
+        if (GUARDRAIL_KEYS.has(key)) continue;
+        const param = `${configParam(path, list)}[${i}].${key}`;
+        yield { id: key, parameters: value as Record<string, unknown>, param };
+      }
+    }
+  }
+}
+
+/** The stored config or virtual key a model-judged check of the node asks its judge through. */
+async function assertJudges(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
+  for (const { id, parameters, param } of checksOf(node, path)) {
+    if (canonicalCheckId(id) !== 'default.modelJudge') continue;
+    const { config, virtual_key: virtualKey } = parameters;
+    if (typeof config === 'string') await assertConfig(store, workspaceId, config, `${param}.config`);
+    if (typeof virtualKey === 'string') {
+      await assertCredential(store, workspaceId, 'virtual_key', virtualKey, `${param}.virtual_key`);
+    }
+  }
+}
+
 async function assertNode(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
   const param = (key: string) => configParam(path, key);
   if (node.virtual_key !== undefined) {
@@ -89,6 +128,7 @@ async function assertNode(store: Reader, workspaceId: string, node: GatewayConfi
   if (embedding?.config !== undefined) {
     await assertConfig(store, workspaceId, embedding.config, param('cache.embedding.config'));
   }
+  await assertJudges(store, workspaceId, node, path);
   for (const [i, child] of (node.targets ?? []).entries()) {
     await assertNode(store, workspaceId, child, childPath(path, i));
   }

@@ -319,6 +319,36 @@ describe('/v1/configs', () => {
     );
   });
 
+  it('refuses a config whose model-judged check asks its judge through what the workspace does not have', async () => {
+    const base = { provider: 'openai', api_key: 'k' };
+    const judge = (through: Record<string, string>) => ({ instructions: 'Is it polite?', ...through });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [
+        { ...base, input_guardrails: [{ 'default.modelJudge': judge({ config: 'no-such-judge' }) }] },
+        'config.input_guardrails[0].default.modelJudge.config',
+      ],
+      [
+        {
+          ...base,
+          after_request_hooks: [
+            {
+              id: 'polite',
+              checks: [{ id: 'modelJudge', parameters: judge({ virtual_key: 'no-such-key' }) }],
+            },
+          ],
+        },
+        'config.after_request_hooks[0].checks[0].parameters.virtual_key',
+      ],
+    ];
+    for (const [config, param] of cases) {
+      expectError(await admin.post('/configs', { slug: 'judged', config }), 400, 'invalid_config', param);
+    }
+    // Once the judge's config exists the same config is stored.
+    expect((await admin.post('/configs', { slug: 'no-such-judge', config: base })).status).toBe(200);
+    const stored = await admin.post('/configs', { slug: 'judged', config: cases[0][0] });
+    expect(stored.status, stored.text).toBe(200);
+  });
+
   it('an archived config made active again is checked for what it names', async () => {
     await admin.post('/virtual-keys', { slug: 'short-lived', provider: 'openai', api_key: 'sk-short' });
     expect(

@@ -189,7 +189,15 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
   };
 }
 
-const GUARDRAIL_KEYS = new Set(['id', 'deny', 'async', 'sequential', 'on_fail', 'on_success']);
+/** A guardrail item's own keys; each other key names a check. */
+export const GUARDRAIL_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'deny',
+  'async',
+  'sequential',
+  'on_fail',
+  'on_success',
+]);
 
 /**
  * A guardrail as the hook it is shorthand for: `{id, deny, async, on_fail, on_success, "<check>": {…}}`
