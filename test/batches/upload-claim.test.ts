@@ -55,7 +55,11 @@ describe('a long upload of a file to a provider', () => {
     const seenByOtherNode: string[] = [];
     const deps = {
       store,
-      settings: { fileTransferIdleTimeoutMs: MINUTE, defaultRequestTimeoutMs: MINUTE },
+      settings: {
+        fileTransferIdleTimeoutMs: MINUTE,
+        defaultRequestTimeoutMs: MINUTE,
+        upstreamLimits: { answerBytes: 1 << 20, eventBytes: 1 << 20 },
+      },
       blobs: {
         get: () =>
           Promise.resolve(Readable.from(['{"a":1}\n', '{"b":2}\n', '{"c":3}\n'].map((s) => Buffer.from(s)))),
