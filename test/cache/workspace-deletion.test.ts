@@ -181,6 +181,11 @@ describeWithPostgres('deleting a workspace, two nodes (PostgreSQL)', () => {
       expect(await cached()).toHaveLength(2);
       const stored = await ask(nodeA, deleted.key, fake, 'semantic', 'What is the boiling point of water?');
       expect(stored.status).toBe('SEMANTIC_MISS');
+      // A writes the entry's row once its answer has gone out: B finds it only after that.
+      await until(
+        async () =>
+          (await nodeA.server.deps.store.getSemanticCacheEntry(deleted.id, stored.entry!)) !== undefined,
+      );
       // B holds the partition too.
       const onB = await ask(nodeB, deleted.key, fake, 'semantic', 'Water: what is its boiling point?');
       expect(onB.status).toBe('SEMANTIC_HIT');
