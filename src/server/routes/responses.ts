@@ -268,16 +268,22 @@ export async function registerResponseRoutes(
   app.get('/responses/:response_id', async (request, reply) => {
     const query = request.query as Query;
     checkInclude(query);
-    const id = responseIdOf(request);
-    const workspaceId = request.gw.apiKey.workspace_id;
-    const stored = await deps.store.getResponse(workspaceId, id);
-    if (!stored) throw notFound(id);
-    if (single(query, 'stream') !== 'true') return stored.body;
+    // Checked whether or not the answer streams: `stream=1` or `stream=yes` would otherwise quietly be
+    // the plain object, and a bad cursor go unnoticed.
+    const stream = single(query, 'stream');
+    if (stream !== undefined && stream !== 'true' && stream !== 'false') {
+      throw new GatewayError('invalid_query', 'stream must be true or false', { param: 'stream' });
+    }
     const startingAfter = single(query, 'starting_after');
     const after =
       startingAfter === undefined
         ? -1
         : integerValue(startingAfter, 'starting_after', 0, Number.MAX_SAFE_INTEGER);
+    const id = responseIdOf(request);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const stored = await deps.store.getResponse(workspaceId, id);
+    if (!stored) throw notFound(id);
+    if (stream !== 'true') return stored.body;
     if (stored.body.background !== true) throw notBackground(id, 'streamed again', 'stream');
     if ((await deps.store.lastResponseEvent(id)) < 0) {
       throw new GatewayError(
