@@ -778,12 +778,18 @@ function sweep(store: 'sqlite' | 'postgres'): void {
   }
 
   describe('junk query parameters', () => {
-    const gets = OPERATIONS.filter((op) => op.method === 'GET');
-    it.each(gets.map((op) => [opName(op), op] as const))('%s', async (_name, op) => {
+    // Every GET, and every other operation that documents query parameters (a deletion on no real
+    // resource: the rest of the sweep needs them).
+    const withQuery = OPERATIONS.filter((op) => op.method === 'GET' || op.query.length > 0);
+    it.each(withQuery.map((op) => [opName(op), op] as const))('%s', async (_name, op) => {
       const problems: string[] = [];
       const named = new Map(op.query.map((q) => [q.name, q.schema]));
-      for (const name of GENERIC_QUERY) if (!named.has(name)) named.set(name, {});
-      const call = (query: string) => send(op.method, `${realPath(op)}?${query}`);
+      if (op.method === 'GET') for (const name of GENERIC_QUERY) if (!named.has(name)) named.set(name, {});
+      const base = op.method === 'DELETE' ? op.path.replace(/\{\w+\}/g, 'missing') : realPath(op);
+      const call = (query: string) =>
+        op.schema
+          ? sendJson(op.method, `${base}?${query}`, validBody(op))
+          : send(op.method, `${base}?${query}`);
       for (const [name, schema] of named) {
         await Promise.all(
           QUERY_JUNK.map(async (junk) => {

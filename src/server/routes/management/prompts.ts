@@ -259,11 +259,13 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.put('/prompts/partials/:id/publish', async (request) => {
     const workspaceId = workspaceOf(request);
     const { version } = validatePublish(request.body);
+    // Read first: a bad `force` is a 400 even when publishing the version already published needs none.
+    const force = forced(request);
     const partial = await changePartial(
       workspaceId,
       pathParam(request.params, 'id'),
       async (current) => {
-        if (version === current.published_version || forced(request)) return;
+        if (version === current.published_version || force) return;
         const next = await store.getPromptPartialVersion(workspaceId, current.id, version);
         if (!next) return;
         const loaded = { text: next.partial.string, record: next, id: current.id };
