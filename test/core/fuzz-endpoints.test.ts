@@ -16,7 +16,7 @@ import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { CHAT_BODY, PROVIDER_KEY, expectOpenAIError, type ErrorBody } from './support.js';
+import { CHAT_BODY, PROVIDER_KEY, expectOpenAIError, sleep, type ErrorBody } from './support.js';
 
 const BODY_LIMIT = 65_536;
 const VIRTUAL_KEY_SECRET = 'sk-fuzz-virtual-key-secret-0123456789';
@@ -1023,6 +1023,24 @@ function sweep(store: 'sqlite' | 'postgres'): void {
       );
       await expectStillServing();
     });
+  });
+
+  describe('filters named like the keys every object has', () => {
+    // No record or job of the sweep has these metadata keys: a filter on one lists nothing. Kept in a
+    // plain object, `__proto__` would set its prototype instead, and the filter would vanish.
+    it.each(['__proto__', 'constructor', 'toString'])(
+      'GET /logs?metadata.%s=… lists nothing',
+      async (key) => {
+        // Records are written in the background: wait for one.
+        const records = async () =>
+          (JSON.parse((await send('GET', '/logs?limit=1')).text) as { data: unknown[] }).data.length;
+        for (let i = 0; i < 100 && (await records()) === 0; i++) await sleep(50);
+        expect(await records()).toBe(1);
+        const answer = await send('GET', `/logs?metadata.${key}=fuzz-nothing`);
+        expect(answer.status, answer.text).toBe(200);
+        expect((JSON.parse(answer.text) as { data: unknown[] }).data).toEqual([]);
+      },
+    );
   });
 
   describe('afterwards', () => {

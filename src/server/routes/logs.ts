@@ -28,7 +28,9 @@ function stringParam(query: Record<string, string | undefined>, name: string): s
  * holds one value, and leaving the filter out would list records the caller asked to leave out.
  */
 function metadataFilters(query: Record<string, unknown>): Record<string, string> | undefined {
-  const out: Record<string, string> = {};
+  // No prototype: `metadata.__proto__=x` is a filter like any other, not a change of prototype that
+  // drops it (and lists every record).
+  const out = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(query)) {
     if (!name.startsWith('metadata.')) continue;
     if (typeof value !== 'string') {
