@@ -1029,6 +1029,17 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     // No record or job of the sweep has these metadata keys: a filter on one lists nothing. Kept in a
     // plain object, `__proto__` would set its prototype instead, and the filter would vanish.
     it.each(['__proto__', 'constructor', 'toString'])(
+      'GET /fine_tuning/jobs?metadata[%s]=… lists nothing',
+      async (key) => {
+        const all = await send('GET', '/fine_tuning/jobs');
+        expect((JSON.parse(all.text) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+        const answer = await send('GET', `/fine_tuning/jobs?metadata[${key}]=fuzz-nothing`);
+        expect(answer.status, answer.text).toBe(200);
+        expect((JSON.parse(answer.text) as { data: unknown[] }).data).toEqual([]);
+      },
+    );
+
+    it.each(['__proto__', 'constructor', 'toString'])(
       'GET /logs?metadata.%s=… lists nothing',
       async (key) => {
         // Records are written in the background: wait for one.

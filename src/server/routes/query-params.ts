@@ -70,7 +70,8 @@ export function deepObjectQuery(
     });
   }
   const prefix = `${name}[`;
-  const pairs: Record<string, string> = {};
+  // No prototype: `name[__proto__]=v` is a pair like any other, not a change of prototype that drops it.
+  const pairs = Object.create(null) as Record<string, string>;
   let count = 0;
   for (const [raw, value] of Object.entries(query)) {
     if (!raw.startsWith(prefix) || !raw.endsWith(']')) continue;
