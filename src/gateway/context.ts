@@ -112,7 +112,9 @@ export function parseMetadata(raw: string | undefined): Record<string, string> {
       },
     );
   }
-  const out: Record<string, string> = {};
+  // No prototype: a key named `__proto__` is metadata like any other, not a change of prototype that
+  // drops it.
+  const out = Object.create(null) as Record<string, string>;
   for (const [key, value] of entries) {
     const param = `${HEADERS.metadata}.${key}`;
     if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {

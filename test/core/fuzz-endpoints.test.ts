@@ -1029,6 +1029,29 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     // No record or job of the sweep has these metadata keys: a filter on one lists nothing. Kept in a
     // plain object, `__proto__` would set its prototype instead, and the filter would vanish.
     it.each(['__proto__', 'constructor', 'toString'])(
+      'x-gateway-metadata key %s is kept, and found by its filter',
+      async (key) => {
+        const value = `fuzz-${key.replaceAll('_', '')}`;
+        const call = await sendJson('POST', '/chat/completions', CHAT_BODY, {
+          'x-gateway-metadata': JSON.stringify({ [key]: value, team: 'fuzz' }).replace(
+            `"${key}"`,
+            `"${key}"`,
+          ),
+        });
+        expect(call.status, call.text).toBe(200);
+        let data: Array<{ metadata: Record<string, string> }> = [];
+        for (let i = 0; i < 100 && data.length === 0; i++) {
+          if (i > 0) await sleep(50);
+          const answer = await send('GET', `/logs?metadata.${key}=${value}`);
+          expect(answer.status, answer.text).toBe(200);
+          data = (JSON.parse(answer.text) as { data: typeof data }).data;
+        }
+        expect(data).toHaveLength(1);
+        expect(Object.entries(data[0].metadata)).toEqual(expect.arrayContaining([[key, value]]));
+      },
+    );
+
+    it.each(['__proto__', 'constructor', 'toString'])(
       'GET /fine_tuning/jobs?metadata[%s]=… lists nothing',
       async (key) => {
         const all = await send('GET', '/fine_tuning/jobs');
