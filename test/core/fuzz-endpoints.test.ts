@@ -1025,6 +1025,32 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     });
   });
 
+  describe('forward_headers naming a header the gateway cannot pass on', () => {
+    // The connection's own headers, the framing of a body the gateway writes itself (a client's
+    // Content-Length no longer fits it: the provider call failed, a 502), and the gateway's own headers
+    // (the caller's gateway key went to the provider).
+    const names = ['content-length', 'Transfer-Encoding', 'host', 'connection', 'te', 'x-gateway-api-key'];
+    it.each(names)('%s → 400 naming it, sent or stored, and never reaching the provider', async (name) => {
+      const config = { virtual_key: 'fuzz-openai', forward_headers: ['x-trace', name] };
+      const before = fake.requests.length;
+      for (const [path, body] of [
+        ['/chat/completions', '{ "model": "gpt-4o-mini",  "messages": [{"role": "user", "content": "hi"}] }'],
+        ['/responses', '{ "model": "gpt-4o-mini",  "input": "hi" }'],
+      ]) {
+        const answer = await send('POST', path, {
+          body,
+          headers: { 'content-type': 'application/json', 'x-gateway-config': JSON.stringify(config) },
+        });
+        expect(problemsOf(path, answer, name)).toEqual([]);
+        expect(errorOf(answer)?.param, answer.text).toBe('config.forward_headers[1]');
+      }
+      const stored = await sendJson('POST', '/configs', { slug: `fuzz-forward-${name}`, config });
+      expect(problemsOf('/configs', stored, name)).toEqual([]);
+      expect(errorOf(stored)?.param, stored.text).toBe('config.forward_headers[1]');
+      expect(fake.requests.length).toBe(before);
+    });
+  });
+
   describe('filters named like the keys every object has', () => {
     // No record or job of the sweep has these metadata keys: a filter on one lists nothing. Kept in a
     // plain object, `__proto__` would set its prototype instead, and the filter would vanish.

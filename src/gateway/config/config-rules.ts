@@ -57,6 +57,7 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkCredentials(node, path, options);
   checkCombination(node, path, options);
   checkCustomHost(node, path);
+  checkForwardHeaders(node, path);
   checkCache(node, path);
   checkOverrides(node, path);
   checkStrategy(node, path);
@@ -144,6 +145,46 @@ function checkCustomHost(node: GatewayConfig, path: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw fieldError('invalid_config', `${path}.custom_host`, 'must be an http or https URL');
   }
+}
+
+/**
+ * Headers `forward_headers` cannot pass on: the connection's own (hop-by-hop, RFC 9110 §7.6.1) and the
+ * framing of a body the gateway writes itself (the client's Content-Length does not fit it, and the
+ * provider call fails).
+ */
+const UNFORWARDABLE = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
+
+/** Neither those nor the gateway's own `x-gateway-*` headers, which carry the caller's gateway key. */
+function checkForwardHeaders(node: GatewayConfig, path: string): void {
+  node.forward_headers?.forEach((name, i) => {
+    const lower = name.toLowerCase();
+    if (UNFORWARDABLE.has(lower)) {
+      throw fieldError(
+        'invalid_config',
+        `${path}.forward_headers[${i}]`,
+        `cannot be ${lower}: it belongs to the client's connection and body, not to the call to the provider`,
+      );
+    }
+    if (lower.startsWith('x-gateway-')) {
+      throw fieldError(
+        'invalid_config',
+        `${path}.forward_headers[${i}]`,
+        "cannot be an x-gateway-* header: those are the gateway's own (the caller's gateway key among them)",
+      );
+    }
+  });
 }
 
 /** The semantic cache's keys mean nothing to the simple cache: set there, they are a mistake. */
