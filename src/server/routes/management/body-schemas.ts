@@ -28,14 +28,25 @@ const ExpiresAtField = Type.Union([
   Type.Null(),
 ]);
 
-/** Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values. */
+/**
+ * Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values.
+ * Without U+0000, which PostgreSQL's jsonb cannot hold: stored in a record's JSON text, it made every later
+ * metadata filter over those records fail.
+ */
 export const MetadataField = withKeyErrorMessage(
-  Type.Record(Type.String({ pattern: '^[\\s\\S]{1,64}$' }), Type.String({ maxLength: 512 }), {
-    additionalProperties: false,
-    maxProperties: 16,
-    description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512.',
-  }),
-  'is not a valid key: keys are 1 to 64 characters',
+  Type.Record(
+    Type.String({ pattern: '^[^\\u0000]{1,64}$' }),
+    withErrorMessage(
+      Type.String({ maxLength: 512, pattern: '^[^\\u0000]*$' }),
+      'must be at most 512 characters, and hold no U+0000',
+    ),
+    {
+      additionalProperties: false,
+      maxProperties: 16,
+      description: 'Up to 16 string pairs; keys of 1 to 64 characters, values of at most 512; no U+0000.',
+    },
+  ),
+  'is not a valid key: keys are 1 to 64 characters, and hold no U+0000',
 );
 
 function Closed<T extends Parameters<typeof Type.Object>[0]>(properties: T, id: string) {
