@@ -13,10 +13,11 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
+import { MANAGEMENT_OPERATIONS } from '../../src/server/routes/management/operations.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { CHAT_BODY, PROVIDER_KEY, expectOpenAIError, sleep, type ErrorBody } from './support.js';
+import { CHAT_BODY, PROVIDER_KEY, expectOpenAIError, rawExchange, sleep, type ErrorBody } from './support.js';
 
 const BODY_LIMIT = 65_536;
 const VIRTUAL_KEY_SECRET = 'sk-fuzz-virtual-key-secret-0123456789';
@@ -179,6 +180,9 @@ const OPERATIONS: Op[] = Object.entries(DOCUMENT.paths)
 
 const opName = (op: Op) => `${op.method} ${op.path}`;
 
+/** The operations only an admin key may call. */
+const MANAGEMENT = new Set(MANAGEMENT_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path}`));
+
 /** An independent checker of bodies: Ajv over the document's own schemas. */
 const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
 ajv.addSchema(DOCUMENT, 'doc');
@@ -249,6 +253,8 @@ function withValueAt(base: Record<string, unknown>, dotted: string, value: unkno
 // Resources the operations act on, made in beforeAll, and a valid body for every operation that takes one.
 
 const ids: Record<string, string> = {};
+/** A key of the member role, made in beforeAll. */
+let memberKey = '';
 
 /** The value of each path parameter: a real resource, so that a body reaches its checks. */
 function realPath(op: Op): string {
@@ -442,9 +448,13 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     );
     ids.promptId = 'fuzz-prompt';
     ids.version = '1';
+    // One member key for the routes that change, revoke or rotate a key, one for calls as a member.
     ids['api-keys:id'] = await created(
       sendJson('POST', '/api-keys', { name: 'fuzz member', role: 'member' }),
     );
+    const member = await sendJson('POST', '/api-keys', { name: 'fuzz caller', role: 'member' });
+    expect(member.status, member.text).toBe(200);
+    memberKey = (JSON.parse(member.text) as { key: string }).key;
     ids['policies:id'] = await created(sendJson('POST', '/policies/rate-limits', POLICY));
     ids['workspaces:id'] = await created(
       sendJson('POST', '/workspaces', { name: 'fuzz workspace', slug: 'fuzz-ws' }),
@@ -634,7 +644,8 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     ['x-gateway-retry-count', '1e400'],
   ];
 
-  describe('junk gateway headers', () => {
+  // Headers are read before any store is: once, on SQLite, keeps the sweep fast.
+  describe.skipIf(store === 'postgres')('junk gateway headers', () => {
     it.each(
       OPERATIONS.filter((op) => !op.path.startsWith('/messages')).map((op) => [opName(op), op] as const),
     )('%s', async (_name, op) => {
@@ -1050,6 +1061,64 @@ function sweep(store: 'sqlite' | 'postgres'): void {
             }),
         ),
       );
+      await expectStillServing();
+    });
+  });
+
+  describe('keys', () => {
+    it.each(OPERATIONS.map((op) => [opName(op), op] as const))(
+      '%s: no key, a wrong key → 401; a member key on the management API → 403',
+      async (_name, op) => {
+        // A deletion acts on no real resource (a member's could go through).
+        const path = op.method === 'DELETE' ? op.path.replace(/\{\w+\}/g, 'missing') : realPath(op);
+        const body = op.schema ? JSON.stringify(validBody(op)) : undefined;
+        const headers = (key: string | undefined) => ({
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          'x-gateway-api-key': key ?? '',
+        });
+        const problems: string[] = [];
+        for (const [label, key, status] of [
+          ['no key', undefined, 401],
+          ['a wrong key', 'gw-wrong-key', 401],
+        ] as const) {
+          const answer = await send(op.method, path, { body, headers: headers(key) });
+          problems.push(...problemsOf(op.path, answer, label));
+          if (answer.status !== status) problems.push(`${label} → ${answer.status}, not ${status}`);
+        }
+        if (MANAGEMENT.has(opName(op))) {
+          const answer = await send(op.method, path, { body, headers: headers(memberKey) });
+          problems.push(...problemsOf(op.path, answer, 'a member key'));
+          if (answer.status !== 403) problems.push(`a member key → ${answer.status}, not 403`);
+        }
+        expect(problems).toEqual([]);
+      },
+    );
+  });
+
+  describe('lying Content-Length and aborted bodies', () => {
+    it('on every operation that takes a body: 4xx answers only, and nothing breaks', async () => {
+      const problems: string[] = [];
+      await Promise.all(
+        bodyOps().flatMap((op) => {
+          const body = JSON.stringify(validBody(op));
+          const head = (length: number) =>
+            `${op.method} /v1${realPath(op)} HTTP/1.1\r\nHost: gateway\r\n` +
+            `x-gateway-api-key: ${gateway.adminKey}\r\nx-gateway-virtual-key: fuzz-openai\r\n` +
+            `content-type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+          return [
+            rawExchange(gateway.origin, head(body.length + 50) + body, { end: true, waitMs: 2000 }),
+            rawExchange(gateway.origin, head(10) + body, { waitMs: 2000 }),
+            rawExchange(gateway.origin, head(body.length) + body.slice(0, 5), { destroyAfterMs: 50 }),
+          ].map(async (exchange) => {
+            for (const response of (await exchange).responses) {
+              if (response.status < 400 || response.status >= 500) {
+                problems.push(`${opName(op)} → ${response.status} ${response.body.slice(0, 120)}`);
+              }
+            }
+          });
+        }),
+      );
+      expect(problems).toEqual([]);
       await expectStillServing();
     });
   });
