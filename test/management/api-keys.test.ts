@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, expectError, type Client } from './http.js';
@@ -250,6 +254,71 @@ describe('key_prefix of a value the operator chose (GATEWAY_ADMIN_KEY)', () => {
       expect(listed.text).not.toContain('Tr0ub4do');
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('the key GATEWAY_ADMIN_KEY sets', () => {
+  it('cannot be rotated, revoked, deleted, demoted or given an expiry: the setting owns it', async () => {
+    const { body: settingsKey } = await admin.get('/api-keys/self');
+    expect(settingsKey.name).toContain('GATEWAY_ADMIN_KEY');
+    const { body: other } = await admin.post('/api-keys', { name: 'other-admin', role: 'admin' });
+    for (const caller of [client(gateway.url, other.key), admin]) {
+      for (const reply of [
+        await caller.post(`/api-keys/${settingsKey.id}/rotate`),
+        await caller.post(`/api-keys/${settingsKey.id}/revoke`),
+        await caller.delete(`/api-keys/${settingsKey.id}`),
+        await caller.patch(`/api-keys/${settingsKey.id}`, { role: 'member' }),
+        await caller.patch(`/api-keys/${settingsKey.id}`, { expires_at: nowSeconds() + 3600 }),
+      ]) {
+        const error = expectError(reply, 409, 'conflict', 'id');
+        expect(error.message).toContain('GATEWAY_ADMIN_KEY');
+      }
+    }
+    // To another workspace's admin key it is an unknown id, as any key of this workspace is.
+    const made = await admin.post('/workspaces', { name: 'Elsewhere', slug: 'elsewhere-settings-key' });
+    const elsewhere = client(gateway.url, made.body.admin_key.key);
+    expectError(await elsewhere.post(`/api-keys/${settingsKey.id}/rotate`), 404, 'not_found', 'id');
+    expectError(await elsewhere.delete(`/api-keys/${settingsKey.id}`), 404, 'not_found', 'id');
+    // The setting's value still works, unchanged; renaming the key and its metadata are the key's own.
+    const after = await admin.get(`/api-keys/${settingsKey.id}`);
+    expect(after.body).toMatchObject({ status: 'active', role: 'admin', expires_at: null });
+    expect(after.body.key_prefix).toBe(settingsKey.key_prefix);
+    const renamed = await admin.patch(`/api-keys/${settingsKey.id}`, {
+      name: 'ops admin',
+      metadata: { a: 'b' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect((await admin.get('/api-keys')).status).toBe(200);
+  });
+
+  it('is replaced by changing the setting: the key with the old value is then an ordinary key', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-admin-key-'));
+    const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_MASTER_KEY: randomBytes(32).toString('hex') };
+    const oldValue = `gw-old-${randomBytes(12).toString('hex')}`;
+    const newValue = `gw-new-${randomBytes(12).toString('hex')}`;
+    try {
+      const first = await startGateway({ env: { ...env, GATEWAY_ADMIN_KEY: oldValue } });
+      const oldKey = (await client(first.url, oldValue).get('/api-keys/self')).body;
+      await first.close();
+      const second = await startGateway({ env: { ...env, GATEWAY_ADMIN_KEY: newValue } });
+      try {
+        const current = client(second.url, newValue);
+        expect((await current.get('/api-keys')).status).toBe(200);
+        expectError(
+          await current.post(`/api-keys/${(await current.get('/api-keys/self')).body.id}/rotate`),
+          409,
+          'conflict',
+          'id',
+        );
+        const revoked = await current.post(`/api-keys/${oldKey.id}/revoke`);
+        expect(revoked.status, revoked.text).toBe(200);
+        expectError(await client(second.url, oldValue).get('/api-keys'), 401, 'invalid_api_key');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

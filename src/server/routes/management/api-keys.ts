@@ -5,6 +5,11 @@
  *
  * A key may not revoke, delete, demote or expire itself now: done by mistake, that could leave a workspace
  * without an admin key, and a deliberate change is one request away with another admin key.
+ *
+ * The key whose value GATEWAY_ADMIN_KEY sets belongs to that setting: rotating, revoking, deleting, demoting
+ * or expiring it is refused. Done here, the setting would name a value that no longer works (a lock-out for
+ * whoever relies on it), and the next start would quietly make it work again as a second key, or not at all
+ * once revoked. The setting is changed instead; the key with the old value is then an ordinary key.
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -20,6 +25,27 @@ function refuseSelf(caller: ApiKey, id: string, action: string): void {
     throw new GatewayError('conflict', `An API key cannot ${action} itself; use another admin key`, {
       param: 'id',
     });
+  }
+}
+
+async function refuseSettingsKey(
+  deps: GatewayDeps,
+  caller: ApiKey,
+  id: string,
+  action: string,
+): Promise<void> {
+  const value = deps.settings.adminKey;
+  if (value === undefined) return;
+  // By value rather than by name: the name may be changed, and the value is what the setting owns.
+  const owned = await deps.store.findApiKeyByValue(value);
+  // Only in its own workspace: to a key of another workspace the id is unknown (404), as for any key.
+  if (owned?.id === id && owned.workspace_id === caller.workspace_id) {
+    throw new GatewayError(
+      'conflict',
+      `API key ${id} is the one GATEWAY_ADMIN_KEY sets and cannot be ${action} here; change GATEWAY_ADMIN_KEY ` +
+        'and restart the gateway instead (the key with the old value can then be revoked)',
+      { param: 'id' },
+    );
   }
 }
 
@@ -78,7 +104,12 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
     const body = validateUpdateApiKey(request.body);
     requireSomeField(body, ['name', 'role', 'metadata', 'expires_at']);
     const caller = request.gw.apiKey;
-    if (body.role === 'member') refuseSelf(caller, id, 'demote');
+    if (body.role === 'member') {
+      await refuseSettingsKey(deps, caller, id, 'demoted');
+      refuseSelf(caller, id, 'demote');
+    }
+    // The setting makes its value a valid admin key, with no end: no expiry of any time for that key.
+    if (typeof body.expires_at === 'number') await refuseSettingsKey(deps, caller, id, 'given an expiry');
     // A past expires_at is allowed here: it is how a key is made to expire now. On the calling key itself
     // that is a revocation by another name, refused like one; a later expiry of its own is allowed.
     if (typeof body.expires_at === 'number' && body.expires_at <= nowSeconds()) {
@@ -92,6 +123,8 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
   app.post('/api-keys/:id/revoke', async (request) => {
     const id = pathParam(request.params, 'id');
     const caller = request.gw.apiKey;
+    // The setting's reason first: another admin key would be refused too.
+    await refuseSettingsKey(deps, caller, id, 'revoked');
     refuseSelf(caller, id, 'revoke');
     const key = await store.updateApiKey(caller.workspace_id, id, { status: 'revoked' });
     if (!key) throw notFound('API key', id, 'id');
@@ -102,7 +135,9 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
   // rotating is not a new key plus a revocation. A key may rotate itself: its new value is in the answer.
   app.post('/api-keys/:id/rotate', async (request) => {
     const id = pathParam(request.params, 'id');
-    const workspaceId = request.gw.apiKey.workspace_id;
+    const caller = request.gw.apiKey;
+    await refuseSettingsKey(deps, caller, id, 'rotated');
+    const workspaceId = caller.workspace_id;
     const rotated = await store.rotateApiKey(workspaceId, id);
     if (rotated) return { ...apiKeyView(rotated.key), key: rotated.value };
     const key = await store.getApiKey(workspaceId, id);
@@ -115,6 +150,8 @@ export async function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDe
   app.delete('/api-keys/:id', async (request) => {
     const id = pathParam(request.params, 'id');
     const caller = request.gw.apiKey;
+    // The setting's reason first: another admin key would be refused too.
+    await refuseSettingsKey(deps, caller, id, 'deleted');
     refuseSelf(caller, id, 'delete');
     const deleted = await store.deleteApiKey(caller.workspace_id, id);
     if (!deleted) throw notFound('API key', id, 'id');
