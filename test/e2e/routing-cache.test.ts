@@ -225,9 +225,34 @@ describe.concurrent('simple cache through the router', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('cache.mode semantic caches exactly what it cannot compare by meaning', async () => {
+  it('cache.mode semantic without an embedding model → the same 400 on every endpoint and request', async () => {
     const upstream = await fake('cached');
     const sdk = client(gateway, target(upstream, { cache: { mode: 'semantic' } }));
+    const refusals = [
+      // Native on this target: the Responses API, and a request the cache could never compare by meaning.
+      () => sdk.responses.create({ model: 'gpt-4o-mini', input: 'x' }),
+      () =>
+        sdk.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'x', name: 'someone' }],
+        }),
+      () => sdk.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }),
+      () => sdk.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: ['x', 'y'] }),
+    ];
+    for (const refused of refusals) {
+      const error = await refused().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).param).toBe('config.cache.embedding');
+      expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_config');
+    }
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('cache.mode semantic caches exactly what it cannot compare by meaning', async () => {
+    const upstream = await fake('cached');
+    // The embedding target is never asked: an embeddings request is not compared by meaning.
+    const embedding = { virtual_key: 'never-asked' };
+    const sdk = client(gateway, target(upstream, { cache: { mode: 'semantic', embedding } }));
     const statuses: Array<string | null> = [];
     for (let i = 0; i < 2; i++) {
       const { response } = await sdk.embeddings

@@ -9,12 +9,14 @@
  * answer and is answered from it (HIT); if that one keeps no answer, it asks the provider itself
  * (cache/in-flight.ts).
  * With `cache.mode: semantic`, a request the semantic cache can compare by meaning is left to the next
- * step (semantic-cache-step.ts); any other is cached here as in `simple` mode.
+ * step (semantic-cache-step.ts); any other is cached here as in `simple` mode. Either way a semantic cache
+ * without an embedding model is refused here first (semantic-embedding-target.ts).
  */
 import { cacheKey, maxAgeMs, workspaceEntryKey, type CachedAnswer } from '../cache/index.js';
 import type { Flight, Landed } from '../cache/in-flight.js';
 import { targetStrictCompat } from '../call-context.js';
 import { semanticRequestOf } from '../cache/semantic/semantic-key.js';
+import { embeddingTargetOf } from './semantic-embedding-target.js';
 import { GatewayError } from '../../core/errors.js';
 import {
   gatewayFailure,
@@ -103,6 +105,15 @@ export class CacheTee extends ForwardingSink {
 
 export const cacheStep: TargetStep = (next) => (call) => {
   if (continuesAStream(call)) return next(call);
+  // A semantic cache without an embedding model is refused here, before anything is served: on every
+  // endpoint and request alike, not only on those the next step would embed.
+  if (call.node.cache?.mode === 'semantic') {
+    try {
+      embeddingTargetOf(call, call.node.cache);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
   const plan = planCache(call);
   // A cache without a plan is the semantic step's to answer, and to report.
   if (!plan && call.node.cache) return next(call);

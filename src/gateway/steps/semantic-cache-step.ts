@@ -11,8 +11,6 @@
  * in the cache step (flightTurn).
  */
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../core/errors.js';
-import type { TargetConfig } from '../config/index.js';
 import { targetStrictCompat } from '../call-context.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { maxAgeMs, parseAnswer, serializeAnswer, type CachedAnswer } from '../cache/response-cache.js';
@@ -21,7 +19,6 @@ import { partitionKey, semanticRequestOf, type SemanticRequest } from '../cache/
 import type { SemanticLookupResult } from '../cache/semantic/semantic-cache.js';
 import { unitVector } from '../cache/semantic/vector-index.js';
 import type { Flight, Landed } from '../cache/in-flight.js';
-import type { EmbeddingTarget } from '../pipeline-types.js';
 import {
   answersCall,
   callForAnswer,
@@ -34,30 +31,13 @@ import {
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
 import { forwardedHeaders } from './attempt-step.js';
+import { embeddingTargetOf, type SemanticCacheConfig } from './semantic-embedding-target.js';
 
 /** The largest answer an entry keeps, bytes of its stored text: as the simple cache's shared store keeps. */
 export const MAX_ANSWER_BYTES = DEFAULT_SHARED_MAX_ENTRY_BYTES;
 
 /** The least similarity that answers when the config sets none. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
-
-type SemanticCacheConfig = NonNullable<TargetConfig['cache']>;
-
-/** The embedding target of a config's cache, else the settings'; a 400 naming the field when neither has one. */
-function embeddingTargetOf(call: TargetCall, cache: SemanticCacheConfig): EmbeddingTarget {
-  const { settings } = call.run.deps;
-  const named = cache.embedding;
-  const model = named?.model ?? settings.semanticCacheEmbeddingModel;
-  if (named?.config !== undefined) return { config: named.config, model };
-  const virtualKey = named?.virtual_key ?? settings.semanticCacheVirtualKey;
-  if (virtualKey !== undefined) return { virtual_key: virtualKey, model };
-  const param = call.path ? `config.${call.path}.cache.embedding` : 'config.cache.embedding';
-  throw new GatewayError(
-    'invalid_config',
-    'cache.mode semantic needs an embedding model: set cache.embedding.virtual_key or cache.embedding.config',
-    { param },
-  );
-}
 
 export const semanticCacheStep: TargetStep = (next) => (call) => {
   const cache = call.node.cache;
