@@ -117,8 +117,14 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       const claim = await deps.store.providerFiles.claim(input.id, account, 'openai', 10 * 60_000);
       if (claim.state !== 'claimed') throw new Error(`not claimed: ${claim.state}`);
       let held = claim.claimed_at_ms;
+      // One renewal at a time, and the last awaited before the release below: a renewal still on its way
+      // would otherwise move the claim on after the release read `held`, and the release would miss it.
+      let renewal: Promise<unknown> | undefined;
       const renewing = setInterval(() => {
-        void deps.store.providerFiles.renew(input.id, account, held).then((at) => (held = at ?? held));
+        renewal ??= deps.store.providerFiles
+          .renew(input.id, account, held)
+          .then((at) => (held = at ?? held))
+          .finally(() => (renewal = undefined));
       }, 50);
       try {
         // More deploys than the submission has attempts, each while it waits.
@@ -132,6 +138,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
         }
       } finally {
         clearInterval(renewing);
+        await renewal;
       }
       // The other node's upload ends without an id (it stopped too): the next node sends the input itself.
       await deps.store.providerFiles.release(input.id, account, held);
