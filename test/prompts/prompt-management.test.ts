@@ -439,6 +439,78 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     }
   });
 
+  it('keeps a virtual key or config that a semantic cache embeds through or a model-judged check judges through, unless forced', async () => {
+    const patch = (path: string, body: unknown) => call(gateway.url, gateway.adminKey, 'PATCH', path, body);
+    const key = await api.post('/virtual-keys', { slug: 'embedder', provider: 'openai', api_key: 'sk-emb' });
+    expect(key.status, key.text).toBe(200);
+    expect((await api.post('/configs', { slug: 'judge-route', config: inlineConfig })).status).toBe(200);
+    const judge = (through: Record<string, string>) => ({ instructions: 'Is it polite?', ...through });
+    for (const [slug, config] of [
+      [
+        'cached-route',
+        {
+          ...inlineConfig,
+          cache: {
+            mode: 'semantic',
+            embedding: { virtual_key: 'embedder', model: 'text-embedding-3-small' },
+          },
+        },
+      ],
+      [
+        'embedding-route',
+        {
+          strategy: { mode: 'fallback' },
+          targets: [
+            inlineConfig,
+            {
+              ...inlineConfig,
+              cache: { mode: 'semantic', embedding: { config: 'judge-route', model: 'e' } },
+            },
+          ],
+        },
+      ],
+      [
+        'judged-route',
+        { ...inlineConfig, input_guardrails: [{ 'default.modelJudge': judge({ config: 'judge-route' }) }] },
+      ],
+    ] as const) {
+      const stored = await api.post('/configs', { slug, config });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const hooked = {
+      ...inlineConfig,
+      after_request_hooks: [
+        { id: 'polite', checks: [{ id: 'modelJudge', parameters: judge({ virtual_key: key.body.id }) }] },
+      ],
+    };
+    const prompt = await api.post('/prompts', { slug: 'judged-prompt', string: template, config: hooked });
+    expect(prompt.status, prompt.text).toBe(200);
+
+    const keyRefused = expectError(await api.delete('/virtual-keys/embedder'), 409, 'conflict', 'slug');
+    expect(keyRefused.message).toContain('configs "cached-route" (config.cache.embedding.virtual_key)');
+    expect(keyRefused.message).toContain('prompts "judged-prompt" (version 1)');
+    for (const [refused, param] of [
+      [await api.delete('/configs/judge-route'), 'id'],
+      [await patch('/configs/judge-route', { status: 'archived' }), 'status'],
+    ] as const) {
+      const error = expectError(refused, 409, 'conflict', param);
+      expect(error.message).toContain(
+        'configs "embedding-route" (config.targets[1].cache.embedding.config), ' +
+          '"judged-route" (config.input_guardrails[0].default.modelJudge.config)',
+      );
+      expect(error.message).not.toContain('cached-route');
+    }
+    expect((await api.get('/configs/judge-route')).body).toMatchObject({ status: 'active' });
+    expect((await api.get('/virtual-keys/embedder')).status).toBe(200);
+
+    expect((await api.delete('/configs/judge-route?force=true')).status).toBe(200);
+    expect((await api.delete('/virtual-keys/embedder?force=true')).status).toBe(200);
+    for (const slug of ['cached-route', 'embedding-route', 'judged-route']) {
+      expect((await api.delete(`/configs/${slug}`)).status).toBe(200);
+    }
+    expect((await api.delete('/prompts/judged-prompt')).status).toBe(200);
+  });
+
   it("finds what names a deleted thing through the store's record of each version, kept as they are stored", async () => {
     const store = gateway.server.deps.store;
     const workspace = gateway.server.bootstrap.workspace;
@@ -502,6 +574,15 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
       name: 'legacy-route',
       config: { targets: [{ provider: 'openai' }, { virtual_key: 'legacy-key' }] },
     });
+    await store.createConfig({
+      ...owner,
+      slug: 'legacy-cache',
+      name: 'legacy-cache',
+      config: {
+        provider: 'openai',
+        cache: { mode: 'semantic', embedding: { virtual_key: 'legacy-key', model: 'e' } },
+      },
+    });
     await store.createPrompt({
       ...owner,
       slug: 'legacy-sender',
@@ -510,7 +591,9 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     });
 
     const refused = expectError(await api.delete('/virtual-keys/legacy-key'), 409, 'conflict', 'slug');
-    expect(refused.message).toContain('configs "legacy-route" (config.targets[1].virtual_key)');
+    expect(refused.message).toContain(
+      'configs "legacy-route" (config.targets[1].virtual_key), "legacy-cache" (config.cache.embedding.virtual_key)',
+    );
     expect(refused.message).toContain('prompts "legacy-sender" (version 1)');
     expect(await store.listConfigVersionsWithoutReferences(workspace.id)).toEqual([]);
     expect(await store.listPromptVersionsWithoutReferences(workspace.id)).toEqual([]);

@@ -74,6 +74,48 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         Object.keys(await migrationProvider.getMigrations()).sort(),
       );
     });
+
+    it('0027 marks the config and prompt versions recorded before it unrecorded, to be read again', async () => {
+      const { orgId, ws } = await tenant();
+      const owner = { organisation_id: orgId, workspace_id: ws.id };
+      // Recorded as 0026 read it: the key its semantic cache embeds through was not counted.
+      const config = await store.createConfig({
+        ...owner,
+        slug: 'recorded-before',
+        name: 'recorded-before',
+        config: {
+          provider: 'openai',
+          cache: { mode: 'semantic', embedding: { virtual_key: 'embedder', model: 'e' } },
+        },
+        references: [],
+      });
+      const prompt = await store.createPrompt({
+        ...owner,
+        slug: 'recorded-before',
+        name: 'recorded-before',
+        prompt: { template_type: 'chat', string: '[]', parameters: {}, config: 'recorded-before' },
+        references: ['config:recorded-before'],
+      });
+      expect(await store.listConfigVersionsWithoutReferences(ws.id)).toEqual([]);
+      await harness.raw("delete from store_migrations where name = '0027_reindex_document_references'");
+      const again = await harness.open(masterKey);
+      try {
+        const configs = await again.listConfigVersionsWithoutReferences(ws.id);
+        expect(configs.map((version) => [version.config_id, version.version])).toEqual([[config.id, 1]]);
+        const prompts = await again.listPromptVersionsWithoutReferences(ws.id);
+        expect(prompts.map((version) => [version.prompt_id, version.version])).toEqual([[prompt.id, 1]]);
+        // Recorded again, what was recorded before is still there.
+        await again.recordConfigVersionReferences(ws.id, config.id, 1, ['virtual_key:embedder']);
+        await again.recordPromptVersionReferences(ws.id, prompt.id, 1, ['config:recorded-before']);
+        expect(
+          (await again.listConfigsReferencing(ws.id, ['virtual_key:embedder'])).map((c) => c.id),
+        ).toEqual([config.id]);
+        const found = await again.listPromptVersionsReferencing(ws.id, ['config:recorded-before']);
+        expect(found.map((version) => version.prompt_id)).toEqual([prompt.id]);
+      } finally {
+        await again.close();
+      }
+    });
   });
 
   describe('transactions', () => {

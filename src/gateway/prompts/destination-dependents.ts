@@ -3,17 +3,19 @@
  * prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
  * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
  * "slug@3"`) or a virtual key; a config's node (a stored config's, or a prompt version's inline config's)
- * lists stored guardrails (`"input_guardrails": ["<slug or id>"]`). After the delete those calls fail
- * (404, or 400 for a guardrail), as they do once a config is archived, so the management API refuses
- * either (409 `conflict`, naming them) unless `?force=true`, as it does for a partial
- * (partial-dependents.ts).
+ * lists stored guardrails (`"input_guardrails": ["<slug or id>"]`), and asks through a stored config or
+ * a virtual key for its semantic cache's embeddings (`cache.embedding`) or a model-judged check's verdict
+ * (`default.modelJudge`). After the delete those calls fail (404,
+ * or 400 for a guardrail; a judge's failure errs to the check's `on_error`, pass by default), as they do
+ * once a config is archived, so the management API refuses either (409 `conflict`, naming them) unless
+ * `?force=true`, as it does for a partial (partial-dependents.ts).
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
  * (`slug@3`). A config counts by its current version while it is active: that is what a call resolves,
  * and an archived config's calls fail already (as a revoked credential's do). Both are found through
  * what the store records of each version (`references`, 0026_document_references: the names it uses for
- * what it names), never by reading every config and prompt of the workspace; those found are read to
- * tell where they name it.
+ * what it names; 0027 has them read again for the cache's and the judges' names), never by reading every
+ * config and prompt of the workspace; those found are read to tell where they name it.
  *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): what the check finds is what the change is committed against, since a write naming
@@ -28,6 +30,7 @@ import type {
   StoredGuardrail,
   StoredPrompt,
 } from '../../store/types.js';
+import { canonicalCheckId } from '../../hooks/registry.js';
 import { childPath, configParam } from '../routing/inherit.js';
 import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
 import { referenceName } from './prompt-reference.js';
@@ -48,9 +51,73 @@ interface NamingConfig {
 }
 
 const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
+const HOOK_LISTS = ['before_request_hooks', 'after_request_hooks'] as const;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a model-judged check names: the stored config or the virtual key it asks its judge through. */
+const JUDGE_KEYS = { config: 'config', virtual_key: 'virtual_key' } as const;
+
+/** The model-judged checks of a guardrail definition (an inline guardrail item, or a stored guardrail's),
+ * each with its key there (`default.modelJudge`): the keys naming a check hold its parameters. */
+function* guardrailJudges(
+  item: Record<string, unknown>,
+): Generator<{ at: string; parameters: Record<string, unknown> }> {
+  for (const [key, value] of Object.entries(item)) {
+    if (isRecord(value) && canonicalCheckId(key) === 'default.modelJudge')
+      yield { at: key, parameters: value };
+  }
+}
+
+/** The model-judged checks of a config node's hook and guardrail lists, each with its place in the node
+ * (`input_guardrails[0].default.modelJudge`, `after_request_hooks[1].checks[0].parameters`). */
+function* nodeJudges(
+  node: Record<string, unknown>,
+): Generator<{ at: string; parameters: Record<string, unknown> }> {
+  for (const list of HOOK_LISTS) {
+    const hooks = node[list];
+    if (!Array.isArray(hooks)) continue;
+    for (const [i, hook] of hooks.entries()) {
+      if (!isRecord(hook) || !Array.isArray(hook.checks)) continue;
+      for (const [j, check] of hook.checks.entries()) {
+        if (!isRecord(check) || typeof check.id !== 'string' || !isRecord(check.parameters)) continue;
+        if (canonicalCheckId(check.id) !== 'default.modelJudge') continue;
+        yield { at: `${list}[${i}].checks[${j}].parameters`, parameters: check.parameters };
+      }
+    }
+  }
+  for (const list of GUARDRAIL_LISTS) {
+    const items = node[list];
+    if (!Array.isArray(items)) continue;
+    for (const [i, item] of items.entries()) {
+      if (!isRecord(item)) continue;
+      for (const judge of guardrailJudges(item)) yield { ...judge, at: `${list}[${i}].${judge.at}` };
+    }
+  }
+}
+
+/** The stored config (`config`) or virtual key (`virtual_key`) a node's semantic cache embeds through. */
+function cacheEmbedding(node: Record<string, unknown>): Record<string, unknown> | undefined {
+  const embedding = isRecord(node.cache) ? node.cache.embedding : undefined;
+  return isRecord(embedding) ? embedding : undefined;
+}
+
+/** What the judges of `judges` name, as the store indexes it: `config:<name>`, `virtual_key:<name>`. */
+function judgeReferences(judges: Iterable<{ parameters: Record<string, unknown> }>): string[] {
+  const found: string[] = [];
+  for (const { parameters } of judges) {
+    for (const kind of Object.values(JUDGE_KEYS)) {
+      if (typeof parameters[kind] === 'string') found.push(`${kind}:${parameters[kind]}`);
+    }
+  }
+  return found;
+}
 
 /** What a config node names, as the store indexes it (`kind:name`): a prompt (`prompt_id`, its version
- * left out), a virtual key, a catalog provider (`@slug`), the stored guardrails of its lists. */
+ * left out), a virtual key, a catalog provider (`@slug`), the stored guardrails of its lists, the config
+ * or virtual key its semantic cache embeds through (`cache.embedding`), and those its model-judged
+ * checks ask their judge through. */
 function nodeReferences(node: Record<string, unknown>): string[] {
   const found: string[] = [];
   if (typeof node.prompt_id === 'string') found.push(`prompt:${referenceName(node.prompt_id)}`);
@@ -63,7 +130,28 @@ function nodeReferences(node: Record<string, unknown>): string[] {
     if (!Array.isArray(items)) continue;
     for (const item of items) if (typeof item === 'string') found.push(`guardrail:${item}`);
   }
+  const embedding = cacheEmbedding(node);
+  if (typeof embedding?.virtual_key === 'string') found.push(`virtual_key:${embedding.virtual_key}`);
+  if (typeof embedding?.config === 'string') found.push(`config:${embedding.config}`);
+  found.push(...judgeReferences(nodeJudges(node)));
   return found;
+}
+
+/** The key of a node naming a stored config or virtual key (`kind`) where a call reaches it through the
+ * gateway's own routing: its semantic cache's embedding (`cache.embedding.config`), or a model-judged
+ * check (`input_guardrails[0].default.modelJudge.config`); undefined when it names none. */
+function routedThroughKey(
+  node: Record<string, unknown>,
+  kind: keyof typeof JUDGE_KEYS,
+  names: ReadonlySet<string>,
+): string | undefined {
+  const embedded = cacheEmbedding(node)?.[kind];
+  if (typeof embedded === 'string' && names.has(embedded)) return `cache.embedding.${kind}`;
+  for (const { at, parameters } of nodeJudges(node)) {
+    const named = parameters[kind];
+    if (typeof named === 'string' && names.has(named)) return `${at}.${kind}`;
+  }
+  return undefined;
 }
 
 /** The stored documents a config names in any node, as the store indexes them with its version
@@ -157,9 +245,13 @@ const CONFIG_REMOVAL = {
 } as const;
 
 /**
- * Refuses (409 `conflict`) deleting or archiving an active stored config that versions of prompts send
- * their calls to, naming them by slug with those versions (at most NAMED prompts, the rest counted):
- * `param` id for a delete, status for an archive.
+ * Refuses (409 `conflict`) deleting or archiving an active stored config that calls reach: versions of
+ * prompts sending their calls to it (naming them by slug with those versions), and what asks for
+ * embeddings or a judge's verdict through it — the semantic cache of a node of an active config, or of a
+ * prompt version's inline config (`cache.embedding.config`), and a model-judged check of either
+ * (`default.modelJudge` `config`), whose calls would fail, the check then erring to its
+ * `on_error` (pass, by default). At most NAMED of each are named, the rest counted: `param` id for a
+ * delete, status for an archive.
  */
 export async function refuseBreakingConfigRemoval(
   store: Repositories,
@@ -168,19 +260,21 @@ export async function refuseBreakingConfigRemoval(
 ): Promise<void> {
   if (config.status !== 'active') return;
   const names = new Set([config.slug, config.id]);
-  const found = await promptVersionsWhere(
+  const found = await usesOf(
     store,
     config.workspace_id,
     referencesTo('config', names),
+    (node) => routedThroughKey(node, 'config', names),
     (document) => typeof document.config === 'string' && names.has(document.config),
   );
-  if (found.length === 0) return;
+  // A config embedding or judging through itself is gone with it: that breaks nothing else.
+  const uses = listedUses({ ...found, configs: found.configs.filter((use) => use.slug !== config.slug) });
+  if (uses === '') return;
   const { doing, verb, param } = CONFIG_REMOVAL[removal];
   throw new GatewayError(
     'conflict',
-    `${doing} the config "${config.slug}" would make prompts that send their calls to it fail: ` +
-      `${listedPrompts(found)}. ` +
-      `Change them first, or send ?force=true to ${verb} it anyway (the versions named then fail when called)`,
+    `${doing} the config "${config.slug}" would make calls that use it fail: ${uses}. ` +
+      `Change them first, or send ?force=true to ${verb} it anyway (calls through them then fail)`,
     { param },
   );
 }
@@ -217,17 +311,24 @@ function credentialKey(
   return name !== undefined && names.has(name) ? kind : undefined;
 }
 
-/** The active configs whose nodes `names`, and the versions of prompts whose destination or inline
- * config's nodes do (`names` is given the version's document as a node too: its destination keys are a
- * node's). */
+interface Uses {
+  configs: NamingConfig[];
+  prompts: Broken[];
+}
+
+/** The active configs whose nodes `names`, and the versions of prompts whose destination (`destination`,
+ * or `names` given the version's document as a node: its destination keys are a node's) or inline
+ * config's nodes do. */
 async function usesOf(
   store: Repositories,
   workspaceId: string,
   references: readonly string[],
   names: (node: Record<string, unknown>) => string | undefined,
-): Promise<{ configs: NamingConfig[]; prompts: Broken[] }> {
+  destination?: (document: PromptDocument) => boolean,
+): Promise<Uses> {
   const configs = await activeConfigsWhere(store, workspaceId, references, names);
   const prompts = await promptVersionsWhere(store, workspaceId, references, (document) => {
+    if (destination?.(document)) return true;
     if (names(document as unknown as Record<string, unknown>)) return true;
     if (typeof document.config !== 'object') return false;
     for (const { node } of configNodes(document.config)) if (names(node)) return true;
@@ -237,7 +338,7 @@ async function usesOf(
 }
 
 /** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2)`, '' for no use. */
-function listedUses({ configs, prompts }: { configs: NamingConfig[]; prompts: Broken[] }): string {
+function listedUses({ configs, prompts }: Uses): string {
   return [
     ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
     ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
@@ -247,7 +348,9 @@ function listedUses({ configs, prompts }: { configs: NamingConfig[]; prompts: Br
 /**
  * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that targets
  * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
- * config), name: naming the configs with where, and the prompts with their versions.
+ * config), name — a virtual key also where a node's semantic cache embeds through it
+ * (`cache.embedding.virtual_key`) or a model-judged check judges through it: naming the configs with
+ * where, and the prompts with their versions.
  */
 export async function refuseBreakingCredentialDeletion(
   store: Repositories,
@@ -257,8 +360,13 @@ export async function refuseBreakingCredentialDeletion(
   if (credential.status !== 'active') return;
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
+  // A virtual key is also what a semantic cache embeds through, and a model-judged check judges through.
   const uses = listedUses(
-    await usesOf(store, workspaceId, referencesTo(kind, names), (node) => credentialKey(node, kind, names)),
+    await usesOf(store, workspaceId, referencesTo(kind, names), (node) =>
+      kind === 'virtual_key'
+        ? (credentialKey(node, kind, names) ?? routedThroughKey(node, kind, names))
+        : credentialKey(node, kind, names),
+    ),
   );
   if (uses === '') return;
   const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;

@@ -25,6 +25,7 @@ import * as fileExpiry from './0023_file_expiry.js';
 import * as workspaceDeletion from './0024_workspace_deletion.js';
 import * as promptPartialIncludes from './0025_prompt_partial_includes.js';
 import * as documentReferences from './0026_document_references.js';
+import * as reindexDocumentReferences from './0027_reindex_document_references.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_workspace_deletion': workspaceDeletion,
   '0025_prompt_partial_includes': promptPartialIncludes,
   '0026_document_references': documentReferences,
+  '0027_reindex_document_references': reindexDocumentReferences,
 };
 
 export const migrationProvider: MigrationProvider = {
