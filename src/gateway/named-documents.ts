@@ -148,6 +148,27 @@ export async function assertNamedDocumentsExist(
 }
 
 /**
+ * The same for a stored guardrail's definition (`guardrail`, checked): the stored config or virtual key
+ * each model-judged check asks its judge through (`guardrail.default.modelJudge.config`). `store` is the
+ * transaction that stores the definition, holding the workspace's references, as for a config.
+ */
+export async function assertGuardrailDocumentsExist(
+  store: Reader,
+  workspaceId: string,
+  guardrail: Record<string, unknown>,
+): Promise<void> {
+  for (const [key, value] of Object.entries(guardrail)) {
+    if (canonicalCheckId(key) !== 'default.modelJudge') continue;
+    const { config, virtual_key: virtualKey } = value as Record<string, unknown>;
+    const param = `guardrail.${key}`;
+    if (typeof config === 'string') await assertConfig(store, workspaceId, config, `${param}.config`);
+    if (typeof virtualKey === 'string') {
+      await assertCredential(store, workspaceId, 'virtual_key', virtualKey, `${param}.virtual_key`);
+    }
+  }
+}
+
+/**
  * The same for what a prompt version names besides a stored config (which is a 404 of its own): its
  * destination's virtual key or catalog provider (`virtual_key`, `provider: "@slug"`), and what its inline
  * config names.

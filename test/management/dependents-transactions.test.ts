@@ -19,7 +19,8 @@ type Removal =
   | 'deletePrompt'
   | 'deletePromptPartial'
   | 'publishPromptPartial'
-  | 'createPrompt';
+  | 'createPrompt'
+  | 'createGuardrail';
 
 /**
  * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
@@ -125,6 +126,52 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     }
     expectError(await admin.get('/configs/racing-key-config'), 404, 'not_found');
     expectError(await admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
+  });
+
+  it('a guardrail stored while the virtual key its judge asks through is being deleted cannot name it', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'racing-judge',
+      provider: 'openai',
+      api_key: 'sk-j',
+    });
+    expect(key.status, key.text).toBe(200);
+    const hold = holdStore(gateway, 'deleteCredential');
+    try {
+      const deleting = admin.delete('/virtual-keys/racing-judge');
+      await hold.reached;
+      const storing = admin.post('/guardrails', {
+        slug: 'racing-judged',
+        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'racing-judge' } },
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 400, 'invalid_config', 'guardrail.default.modelJudge.virtual_key');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/guardrails/racing-judged'), 404, 'not_found');
+  });
+
+  it('a config deleted while a guardrail whose judge asks through it is being stored is kept', async () => {
+    expect((await admin.post('/configs', { slug: 'racing-judge-route', config: target })).status).toBe(200);
+    const hold = holdStore(gateway, 'createGuardrail');
+    try {
+      const storing = admin.post('/guardrails', {
+        slug: 'racing-judging',
+        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', config: 'racing-judge-route' } },
+      });
+      await hold.reached;
+      const deleting = admin.delete('/configs/racing-judge-route');
+      await settle();
+      hold.release();
+      expect((await storing).status).toBe(200);
+      const refused = expectError(await deleting, 409, 'conflict', 'id');
+      expect(refused.message).toContain('guardrails "racing-judging" (guardrail.default.modelJudge.config)');
+    } finally {
+      hold.restore();
+    }
+    expect((await admin.get('/configs/racing-judge-route')).status).toBe(200);
   });
 
   it('a config stored while a prompt is being deleted cannot name it by prompt_id', async () => {

@@ -511,6 +511,59 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect((await api.delete('/prompts/judged-prompt')).status).toBe(200);
   });
 
+  it('keeps a virtual key or config that a stored guardrail judges through, unless forced', async () => {
+    const patch = (path: string, body: unknown) => call(gateway.url, gateway.adminKey, 'PATCH', path, body);
+    const key = await api.post('/virtual-keys', { slug: 'guard-judge', provider: 'openai', api_key: 'sk-g' });
+    expect(key.status, key.text).toBe(200);
+    expect((await api.post('/configs', { slug: 'guard-route', config: inlineConfig })).status).toBe(200);
+    const judge = (through: Record<string, string>) => ({
+      'default.modelJudge': { instructions: 'Is it polite?', ...through },
+    });
+    // What a judge asks through is checked when the guardrail is stored, as a config's is.
+    for (const [guardrail, param] of [
+      [judge({ config: 'no-such-route' }), 'guardrail.default.modelJudge.config'],
+      [judge({ virtual_key: 'no-such-key' }), 'guardrail.default.modelJudge.virtual_key'],
+    ] as const) {
+      const refused = await api.post('/guardrails', { slug: 'judged-nowhere', guardrail });
+      expectError(refused, 400, 'invalid_config', param);
+    }
+    expectError(await api.get('/guardrails/judged-nowhere'), 404, 'not_found');
+    for (const [slug, guardrail] of [
+      ['judged-by-key', judge({ virtual_key: 'guard-judge' })],
+      ['judged-by-config', { deny: true, ...judge({ config: 'guard-route' }) }],
+    ] as const) {
+      const stored = await api.post('/guardrails', { slug, guardrail });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    expectError(
+      await patch('/guardrails/judged-by-key', { guardrail: judge({ virtual_key: 'no-such-key' }) }),
+      400,
+      'invalid_config',
+      'guardrail.default.modelJudge.virtual_key',
+    );
+    expect((await api.get('/guardrails/judged-by-key')).body).toMatchObject({ version: 1 });
+
+    const keyRefused = expectError(await api.delete('/virtual-keys/guard-judge'), 409, 'conflict', 'slug');
+    expect(keyRefused.message).toContain(
+      'guardrails "judged-by-key" (guardrail.default.modelJudge.virtual_key)',
+    );
+    expect(keyRefused.message).not.toContain('judged-by-config');
+    for (const [refused, param] of [
+      [await api.delete(`/configs/guard-route`), 'id'],
+      [await patch('/configs/guard-route', { status: 'archived' }), 'status'],
+    ] as const) {
+      const error = expectError(refused, 409, 'conflict', param);
+      expect(error.message).toContain('guardrails "judged-by-config" (guardrail.default.modelJudge.config)');
+    }
+    expect((await api.get('/configs/guard-route')).body).toMatchObject({ status: 'active' });
+
+    // Once no guardrail judges through the config, it goes as any other.
+    expect((await api.delete('/guardrails/judged-by-config')).status).toBe(200);
+    expect((await api.delete('/configs/guard-route')).status).toBe(200);
+    expect((await api.delete('/virtual-keys/guard-judge?force=true')).status).toBe(200);
+    expect((await api.delete('/guardrails/judged-by-key')).status).toBe(200);
+  });
+
   it("finds what names a deleted thing through the store's record of each version, kept as they are stored", async () => {
     const store = gateway.server.deps.store;
     const workspace = gateway.server.bootstrap.workspace;

@@ -5,7 +5,7 @@
  * "slug@3"`) or a virtual key; a config's node (a stored config's, or a prompt version's inline config's)
  * lists stored guardrails (`"input_guardrails": ["<slug or id>"]`), and asks through a stored config or
  * a virtual key for its semantic cache's embeddings (`cache.embedding`) or a model-judged check's verdict
- * (`default.modelJudge`). After the delete those calls fail (404,
+ * (`default.modelJudge`, which a stored guardrail may hold too). After the delete those calls fail (404,
  * or 400 for a guardrail; a judge's failure errs to the check's `on_error`, pass by default), as they do
  * once a config is archived, so the management API refuses either (409 `conflict`, naming them) unless
  * `?force=true`, as it does for a partial (partial-dependents.ts).
@@ -15,7 +15,8 @@
  * and an archived config's calls fail already (as a revoked credential's do). Both are found through
  * what the store records of each version (`references`, 0026_document_references: the names it uses for
  * what it names; 0027 has them read again for the cache's and the judges' names), never by reading every
- * config and prompt of the workspace; those found are read to tell where they name it.
+ * config and prompt of the workspace; those found are read to tell where they name it. Stored guardrails
+ * are few and not indexed: the workspace's are read.
  *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): what the check finds is what the change is committed against, since a write naming
@@ -248,8 +249,8 @@ const CONFIG_REMOVAL = {
  * Refuses (409 `conflict`) deleting or archiving an active stored config that calls reach: versions of
  * prompts sending their calls to it (naming them by slug with those versions), and what asks for
  * embeddings or a judge's verdict through it — the semantic cache of a node of an active config, or of a
- * prompt version's inline config (`cache.embedding.config`), and a model-judged check of either
- * (`default.modelJudge` `config`), whose calls would fail, the check then erring to its
+ * prompt version's inline config (`cache.embedding.config`), and a model-judged check of either or of a
+ * stored guardrail (`default.modelJudge` `config`), whose calls would fail, the check then erring to its
  * `on_error` (pass, by default). At most NAMED of each are named, the rest counted: `param` id for a
  * delete, status for an archive.
  */
@@ -265,7 +266,11 @@ export async function refuseBreakingConfigRemoval(
     config.workspace_id,
     referencesTo('config', names),
     (node) => routedThroughKey(node, 'config', names),
-    (document) => typeof document.config === 'string' && names.has(document.config),
+    {
+      kind: 'config',
+      names,
+      destination: (document) => typeof document.config === 'string' && names.has(document.config),
+    },
   );
   // A config embedding or judging through itself is gone with it: that breaks nothing else.
   const uses = listedUses({ ...found, configs: found.configs.filter((use) => use.slug !== config.slug) });
@@ -311,37 +316,68 @@ function credentialKey(
   return name !== undefined && names.has(name) ? kind : undefined;
 }
 
+/** The stored guardrails of the workspace with a model-judged check asking its judge through the stored
+ * config or virtual key (`kind`) that `names` holds, each with the first place
+ * (`guardrail.default.modelJudge.config`). A workspace holds few stored guardrails: each is read. */
+async function guardrailsJudgingThrough(
+  store: Repositories,
+  workspaceId: string,
+  kind: keyof typeof JUDGE_KEYS,
+  names: ReadonlySet<string>,
+): Promise<NamingConfig[]> {
+  const found: NamingConfig[] = [];
+  for (const guardrail of await store.listGuardrails(workspaceId)) {
+    for (const { at, parameters } of guardrailJudges(guardrail.guardrail)) {
+      const named = parameters[kind];
+      if (typeof named !== 'string' || !names.has(named)) continue;
+      found.push({ slug: guardrail.slug, param: `guardrail.${at}.${kind}` });
+      break;
+    }
+  }
+  return found;
+}
+
 interface Uses {
   configs: NamingConfig[];
   prompts: Broken[];
+  guardrails: NamingConfig[];
 }
 
-/** The active configs whose nodes `names`, and the versions of prompts whose destination (`destination`,
- * or `names` given the version's document as a node: its destination keys are a node's) or inline
- * config's nodes do. */
+/** The active configs whose nodes `names`, and the versions of prompts whose destination
+ * (`judged.destination`, or `names` given the version's document as a node: its destination keys are a
+ * node's) or inline config's nodes do; with `judged`, the stored guardrails judging through it too. */
 async function usesOf(
   store: Repositories,
   workspaceId: string,
   references: readonly string[],
   names: (node: Record<string, unknown>) => string | undefined,
-  destination?: (document: PromptDocument) => boolean,
+  judged?: {
+    kind: keyof typeof JUDGE_KEYS;
+    names: ReadonlySet<string>;
+    destination?: (document: PromptDocument) => boolean;
+  },
 ): Promise<Uses> {
   const configs = await activeConfigsWhere(store, workspaceId, references, names);
   const prompts = await promptVersionsWhere(store, workspaceId, references, (document) => {
-    if (destination?.(document)) return true;
+    if (judged?.destination?.(document)) return true;
     if (names(document as unknown as Record<string, unknown>)) return true;
     if (typeof document.config !== 'object') return false;
     for (const { node } of configNodes(document.config)) if (names(node)) return true;
     return false;
   });
-  return { configs, prompts };
+  const guardrails = judged
+    ? await guardrailsJudgingThrough(store, workspaceId, judged.kind, judged.names)
+    : [];
+  return { configs, prompts, guardrails };
 }
 
-/** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2)`, '' for no use. */
-function listedUses({ configs, prompts }: Uses): string {
+/** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2); guardrails "g"
+ * (guardrail.default.modelJudge.virtual_key)`, '' for no use. */
+function listedUses({ configs, prompts, guardrails }: Uses): string {
   return [
     ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
     ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
+    ...(guardrails.length > 0 ? [`guardrails ${listedConfigs(guardrails)}`] : []),
   ].join('; ');
 }
 
@@ -349,8 +385,8 @@ function listedUses({ configs, prompts }: Uses): string {
  * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that targets
  * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
  * config), name — a virtual key also where a node's semantic cache embeds through it
- * (`cache.embedding.virtual_key`) or a model-judged check judges through it: naming the configs with
- * where, and the prompts with their versions.
+ * (`cache.embedding.virtual_key`) or a model-judged check judges through it, there or in a stored
+ * guardrail: naming the configs and guardrails with where, and the prompts with their versions.
  */
 export async function refuseBreakingCredentialDeletion(
   store: Repositories,
@@ -360,12 +396,18 @@ export async function refuseBreakingCredentialDeletion(
   if (credential.status !== 'active') return;
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
-  // A virtual key is also what a semantic cache embeds through, and a model-judged check judges through.
+  // A virtual key is also what a semantic cache embeds through, and a model-judged check judges through
+  // (in a config, or in a stored guardrail).
   const uses = listedUses(
-    await usesOf(store, workspaceId, referencesTo(kind, names), (node) =>
-      kind === 'virtual_key'
-        ? (credentialKey(node, kind, names) ?? routedThroughKey(node, kind, names))
-        : credentialKey(node, kind, names),
+    await usesOf(
+      store,
+      workspaceId,
+      referencesTo(kind, names),
+      (node) =>
+        kind === 'virtual_key'
+          ? (credentialKey(node, kind, names) ?? routedThroughKey(node, kind, names))
+          : credentialKey(node, kind, names),
+      kind === 'virtual_key' ? { kind, names } : undefined,
     ),
   );
   if (uses === '') return;

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-definition.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { assertGuardrailDocumentsExist } from '../../../gateway/named-documents.js';
 import {
   recordMissingReferences,
   refuseBreakingGuardrailDeletion,
@@ -23,12 +24,18 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
     const body = validateCreateGuardrail(request.body);
     parseGuardrailDefinition(body.guardrail);
     const caller = request.gw.apiKey;
-    const guardrail = await store.createGuardrail({
-      organisation_id: caller.organisation_id,
-      workspace_id: caller.workspace_id,
-      slug: body.slug,
-      name: body.name ?? body.slug,
-      guardrail: body.guardrail,
+    // What its model-judged checks judge through is found in the transaction storing it (as for a
+    // config), so a delete of that config or virtual key either sees this guardrail or is seen by it.
+    const guardrail = await store.transaction(async (tx) => {
+      await tx.holdReferences(caller.workspace_id);
+      await assertGuardrailDocumentsExist(tx, caller.workspace_id, body.guardrail);
+      return tx.createGuardrail({
+        organisation_id: caller.organisation_id,
+        workspace_id: caller.workspace_id,
+        slug: body.slug,
+        name: body.name ?? body.slug,
+        guardrail: body.guardrail,
+      });
     });
     return guardrailView(guardrail);
   });
@@ -60,7 +67,12 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
       ) as typeof body.guardrail;
       parseGuardrailDefinition(body.guardrail);
     }
-    const guardrail = await store.updateGuardrail(request.gw.apiKey.workspace_id, id, body);
+    const workspaceId = request.gw.apiKey.workspace_id;
+    const guardrail = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      if (body.guardrail !== undefined) await assertGuardrailDocumentsExist(tx, workspaceId, body.guardrail);
+      return tx.updateGuardrail(workspaceId, id, body);
+    });
     if (!guardrail) throw notFound('guardrail', id, 'id');
     return guardrailView(guardrail);
   });
