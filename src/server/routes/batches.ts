@@ -20,6 +20,7 @@ import { capturedHeaders } from '../../gateway/provider-resources/stored-call.js
 import { formatCost } from '../../observability/pricing/cost.js';
 import type { StoredBatch } from '../../store/file-batch-types.js';
 import { validateCreateBatch } from './batch-body.js';
+import { BATCH_LIST } from './file-batch-operations.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { afterCursor, integerQuery, listObject, type Query } from './query-params.js';
 
@@ -148,7 +149,7 @@ export async function registerBatchRoutes(
 
   app.get('/batches', async (request) => {
     const query = request.query as Query;
-    const limit = integerQuery(query, 'limit', 1, 100, 20);
+    const limit = integerQuery(query, 'limit', 1, BATCH_LIST.maxLimit, BATCH_LIST.defaultLimit);
     const after = afterCursor(query);
     const page = await store.batches.list(request.gw.apiKey.workspace_id, { limit, after });
     return listObject(page.data.map(batchView), page.has_more);

@@ -2,6 +2,11 @@
 import type { Operation } from '../../core/operation.js';
 import { CreateBatchBody } from './batch-body.js';
 
+/** A file list's page size and order when the query leaves them out: every file, newest first. */
+export const FILE_LIST = { maxLimit: 10_000, defaultLimit: 10_000, defaultOrder: 'desc' } as const;
+/** A batch list's page size: 1 to 100, 20 when the query leaves it out (the interface's). */
+export const BATCH_LIST = { maxLimit: 100, defaultLimit: 20 } as const;
+
 const fileId = [{ name: 'file_id', in: 'path' as const, required: true, schema: { type: 'string' } }];
 const batchId = [{ name: 'batch_id', in: 'path' as const, required: true, schema: { type: 'string' } }];
 
@@ -19,8 +24,16 @@ export const FILE_BATCH_OPERATIONS: Operation[] = [
     tags: ['Files'],
     parameters: [
       { name: 'purpose', in: 'query', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } },
-      { name: 'order', in: 'query', schema: { type: 'string', enum: ['asc', 'desc'] } },
+      {
+        name: 'limit',
+        in: 'query',
+        schema: { type: 'integer', minimum: 1, maximum: FILE_LIST.maxLimit, default: FILE_LIST.defaultLimit },
+      },
+      {
+        name: 'order',
+        in: 'query',
+        schema: { type: 'string', enum: ['asc', 'desc'], default: FILE_LIST.defaultOrder },
+      },
       { name: 'after', in: 'query', schema: { type: 'string' } },
     ],
   },
@@ -58,7 +71,16 @@ export const FILE_BATCH_OPERATIONS: Operation[] = [
     summary: "List the workspace's batches, newest first (limit 1-100, default 20; after)",
     tags: ['Batches'],
     parameters: [
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      {
+        name: 'limit',
+        in: 'query',
+        schema: {
+          type: 'integer',
+          minimum: 1,
+          maximum: BATCH_LIST.maxLimit,
+          default: BATCH_LIST.defaultLimit,
+        },
+      },
       { name: 'after', in: 'query', schema: { type: 'string' } },
     ],
   },

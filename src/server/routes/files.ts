@@ -15,6 +15,7 @@ import { JsonlLineCount, jsonlLineBytes } from '../../gateway/batches/jsonl-line
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { UPLOAD_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
+import { FILE_LIST } from './file-batch-operations.js';
 import { FILE_EXPIRY_MAX_SECONDS, FILE_EXPIRY_MIN_SECONDS } from './file-expiry.js';
 import { notFound, pathParam } from './management/route-helpers.js';
 import { answeredByProvider } from './provider-files.js';
@@ -52,7 +53,6 @@ function filenameOf(name: string | undefined): string {
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return cut || 'file';
 }
-const LIST_MAX = 10_000;
 
 /** Counts bytes and requests (lines that are not blank) of what passes through, by the rule the batch reader
  * splits lines by. */
@@ -306,8 +306,8 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     const query = request.query as Query;
     // An empty purpose (a templated URL's `?purpose=`) filters nothing, as an empty `after` or `order`.
     const purpose = stringQuery(query, 'purpose', 64) || undefined;
-    const limit = integerQuery(query, 'limit', 1, LIST_MAX, LIST_MAX);
-    const order = oneOfQuery(query, 'order', ['asc', 'desc'] as const, 'desc');
+    const limit = integerQuery(query, 'limit', 1, FILE_LIST.maxLimit, FILE_LIST.defaultLimit);
+    const order = oneOfQuery(query, 'order', ['asc', 'desc'] as const, FILE_LIST.defaultOrder);
     const after = afterCursor(query);
     const page = await deps.store.files.list(request.gw.apiKey.workspace_id, {
       purpose,

@@ -22,6 +22,9 @@ import { afterCursor, deepObjectQuery, integerQuery, type Query } from './query-
 /** Most jobs one page of the list holds; `has_more` says there are others. */
 const MAX_JOBS_PAGE = 100;
 
+/** Each list's page size when the query leaves `limit` out (the interface's: jobs 20, checkpoints 10). */
+const DEFAULT_LIMIT = { jobs: 20, events: 20, checkpoints: 10 } as const;
+
 /** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
 const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
 
@@ -57,7 +60,7 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
 
   app.get('/fine_tuning/jobs', async (request) => {
     const metadata = deepObjectQuery(request.query as Query, 'metadata', METADATA_LIMITS);
-    const { limit, ...after } = page(request, 20);
+    const { limit, ...after } = page(request, DEFAULT_LIMIT.jobs);
     return listFineTuningJobs(deps, request.gw.apiKey.workspace_id, {
       ...after,
       // Each job not yet finished is read from its provider as the page is answered.
@@ -75,21 +78,23 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
   }
 
   app.get('/fine_tuning/jobs/:jobId/events', async (request) =>
-    fineTuningJobEvents(deps, await jobOf(request), page(request, 20)),
+    fineTuningJobEvents(deps, await jobOf(request), page(request, DEFAULT_LIMIT.events)),
   );
 
   app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request) =>
-    fineTuningJobCheckpoints(deps, await jobOf(request), page(request, 10)),
+    fineTuningJobCheckpoints(deps, await jobOf(request), page(request, DEFAULT_LIMIT.checkpoints)),
   );
 }
 
 const jobId = [
   { name: 'fine_tuning_job_id', in: 'path' as const, required: true, schema: { type: 'string' } },
 ];
-const paging = [
-  { name: 'after', in: 'query' as const, schema: { type: 'string' } },
-  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1 } },
-];
+function paging(defaultLimit: number) {
+  return [
+    { name: 'after', in: 'query' as const, schema: { type: 'string' } },
+    { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, default: defaultLimit } },
+  ];
+}
 
 /** For the OpenAPI document (shapes: OpenAI's). */
 export const FINE_TUNING_OPERATIONS: Operation[] = [
@@ -107,7 +112,7 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
       "List the workspace's fine-tuning jobs, newest first (limit default 20; after; metadata[k]=v, or metadata=null)",
     tags: ['Fine-tuning'],
     parameters: [
-      ...paging,
+      ...paging(DEFAULT_LIMIT.jobs),
       {
         name: 'metadata',
         in: 'query' as const,
@@ -152,13 +157,13 @@ export const FINE_TUNING_OPERATIONS: Operation[] = [
     path: '/fine_tuning/jobs/{fine_tuning_job_id}/events',
     summary: "A fine-tuning job's events (limit default 20; after)",
     tags: ['Fine-tuning'],
-    parameters: [...jobId, ...paging],
+    parameters: [...jobId, ...paging(DEFAULT_LIMIT.events)],
   },
   {
     method: 'get',
     path: '/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints',
     summary: "A fine-tuning job's checkpoints (limit default 10; after)",
     tags: ['Fine-tuning'],
-    parameters: [...jobId, ...paging],
+    parameters: [...jobId, ...paging(DEFAULT_LIMIT.checkpoints)],
   },
 ];

@@ -18,6 +18,7 @@ import {
   UpdatePromptPartialBody,
   UpdateRateLimitPolicyBody,
 } from './body-schemas.js';
+import { POLICY_PAGE_SIZE } from './rate-limit-policies.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
  * calls to a config (deleted or archived), configs (or prompts) naming a prompt, a virtual key or a
@@ -287,11 +288,24 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     tags: ['Rate-limit policies'],
     parameters: [
       POLICY_WORKSPACE,
-      { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'archived'] } },
+      {
+        name: 'status',
+        in: 'query',
+        schema: { type: 'string', enum: ['active', 'archived'], default: 'active' },
+      },
       { name: 'type', in: 'query', schema: { type: 'string', enum: ['requests', 'tokens'] } },
       { name: 'unit', in: 'query', schema: { type: 'string', enum: ['rpm', 'rph', 'rpd'] } },
-      { name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 1000 } },
-      { name: 'current_page', in: 'query', schema: { type: 'integer', minimum: 0 } },
+      {
+        name: 'page_size',
+        in: 'query',
+        schema: {
+          type: 'integer',
+          minimum: 0,
+          maximum: POLICY_PAGE_SIZE.max,
+          default: POLICY_PAGE_SIZE.default,
+        },
+      },
+      { name: 'current_page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
     ],
   },
   {

@@ -15,8 +15,8 @@ import { tenantOf } from './tenant.js';
 import { deletedView } from './views.js';
 
 const OBJECT = 'policy_usage_limits';
-const DEFAULT_PAGE_SIZE = 100;
-const MAX_PAGE_SIZE = 1000;
+/** A list's page size when `page_size` is left out, and its largest. */
+export const POLICY_PAGE_SIZE = { default: 100, max: 1000 } as const;
 
 type Query = Record<string, string | undefined>;
 
@@ -93,7 +93,7 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
   app.get(path, async (request) => {
     const query = request.query as Query;
     const tenant = await queryTenant(request);
-    const pageSize = countParam(query, 'page_size', MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+    const pageSize = countParam(query, 'page_size', POLICY_PAGE_SIZE.max) ?? POLICY_PAGE_SIZE.default;
     const listQuery: RateLimitPolicyQuery = {
       workspace_id: tenant.workspace_id,
       status: enumParam(query, 'status', ['active', 'archived'] as const) ?? 'active',
