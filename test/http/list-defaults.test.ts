@@ -99,4 +99,23 @@ describe('list defaults', () => {
     expect(texts).toEqual(input.slice(0, 20).map((message) => message.content));
     expect(page.has_more).toBe(true);
   });
+
+  it('are what the fine-tuning job list applies: 20 jobs a page', async () => {
+    const training = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ];
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(JSON.stringify({ messages: training }) + '\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const created: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: file.id });
+      created.push(job.id);
+    }
+    const page = await client.fineTuning.jobs.list();
+    expect(page.data.map((job) => job.id)).toEqual(created.slice(1).reverse());
+    expect(page.has_more).toBe(true);
+  });
 });
