@@ -77,6 +77,8 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const id = pathParam(request.params, 'id');
     const body = validateUpdateConfig(request.body);
     requireSomeField(body, ['name', 'config', 'status']);
+    // Read first: a bad `force` is a 400 even on a change (not an archive) that needs none.
+    const force = forced(request);
     const workspaceId = request.gw.apiKey.workspace_id;
     let parsed: GatewayConfig | undefined;
     if (body.config !== undefined) {
@@ -90,7 +92,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       // An archived config answers calls with a 404, as a deleted one does.
-      if (body.status === 'archived' && !forced(request)) {
+      if (body.status === 'archived' && !force) {
         const current = await tx.getConfig(workspaceId, id);
         if (!current) throw notFound('config', id, 'id');
         await refuseBreakingConfigRemoval(tx, current, 'archive');
