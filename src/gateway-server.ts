@@ -247,11 +247,15 @@ export async function createGatewayServer(
           providerJobWorker?.close(workMs),
           retention?.close(),
         ]);
+        // What still calls out now waits on no client and no job (an async hook's webhook or judge, a
+        // provider call that goes on without its client), and would hold the stop until its own timeout: it
+        // may end by the cut, then its connection is destroyed, and its call fails and is recorded by the
+        // final writes.
+        const outboundMs = Math.max(0, plan.cutAt - Date.now());
+        await Promise.all([deps.upstream.close(outboundMs), deps.hooks.close(outboundMs)]);
         // Metrics have nothing to send: a scraper reads them (GET /metrics).
         const writesMs = finalWritesMs(plan);
         await Promise.all([deps.logWriter.close(writesMs), traces?.shutdown(writesMs)]);
-        await deps.upstream.close();
-        await deps.hooks.close();
         await semanticCache.close();
         await bus?.close();
         await deps.routing.rateLimits.close();

@@ -6,6 +6,7 @@
  *
  * - until `cutAt`, in-flight requests (streams included) and the jobs the node runs go on, together;
  * - at `cutAt` the connections still open are closed and the jobs still running are stopped and given back;
+ *   then the calls out that no client or job waits on (an async hook's webhook, say) are ended;
  * - the rest of the grace period (`finalShareMs`) is for that giving back and the final writes (the log
  *   records still buffered, the spans still queued);
  * - the connections to the store and Redis are closed after it; STOP_OVERRUN_MS past the grace period the

@@ -59,7 +59,8 @@ export interface GatewayDeps {
 export interface HookRuntime {
   /** The services for the checks of one call: a judge is asked under the call's tenant and trace. */
   servicesFor(run: RouteRun, model: string | undefined): CheckServices;
-  close(): Promise<void>;
+  /** As UpstreamClient.close: the checks' calls still running after `timeoutMs` are ended. */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export interface RoutingRuntime {

@@ -4,6 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { Agent } from 'undici';
+import { closeWithin } from './close-agent.js';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
 import type { AbortSignalLike } from '../core/abort.js';
 import type { UpstreamRequest } from '../providers/types.js';
@@ -14,7 +15,9 @@ export { flattenHeaders, SET_COOKIE_SEPARATOR } from './upstream-response.js';
 
 export interface UpstreamClient {
   send(request: UpstreamRequest, signal: AbortSignalLike): Promise<UpstreamResponse>;
-  close(): Promise<void>;
+  /** Lets the calls under way end for `timeoutMs` at most (when absent, a graceful close that waits for
+   * them all); then the connections are destroyed, and the calls still running fail (close-agent.ts). */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
@@ -43,7 +46,8 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
       );
       return call.head;
     },
-    close: () => agent.close(),
+    close: (timeoutMs = Infinity) =>
+      closeWithin(agent, timeoutMs, new Error('the gateway stopped while the provider was answering')),
   };
 }
 

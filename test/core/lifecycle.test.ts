@@ -368,3 +368,160 @@ describe('a stop cut short by its grace period', () => {
     }
   });
 });
+
+describe('a stop while a call that no client or job waits on hangs', () => {
+  const graceMs = 2000;
+  // The cut is at 1.6 s; the final writes end by 2 s.
+  const margin = 750;
+  let silent: http.Server;
+  let silentUrl: string;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    // Takes every request and never answers it.
+    silent = http.createServer((request) => {
+      seen.push(`${request.method} ${request.url}`);
+      request.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  async function waitUntilSeen(request: string): Promise<void> {
+    for (let i = 0; i < 300 && !seen.includes(request); i++) await sleep(10);
+    expect(seen).toContain(request);
+  }
+
+  /** Stops the gateway; how long it took (a stop that hangs fails the test rather than time it out). */
+  async function stopTime(gateway: TestGateway): Promise<number> {
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      gateway.server.close(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('close() hung')), graceMs + 10_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    return Date.now() - started;
+  }
+
+  /** Answers a chat call whose async after-request check hangs, stops the gateway, and reads back the
+   * call's record: the check's result in it. */
+  async function stopWithHangingCheck(
+    check: Record<string, unknown>,
+    setUp: (gateway: TestGateway) => Promise<void>,
+    hangingRequest: string,
+  ): Promise<{ tookMs: number; check: unknown }> {
+    const masterKey = randomBytes(32).toString('hex');
+    const gateway = await startGateway({
+      env: { GATEWAY_MASTER_KEY: masterKey, GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs) },
+    });
+    try {
+      await setUp(gateway);
+      const traceId = uniqueId('stop-check');
+      const config = {
+        provider: 'openai',
+        api_key: 'sk-stop-check',
+        custom_host: fake.url,
+        after_request_hooks: [{ id: 'audit', async: true, checks: [check] }],
+      };
+      const response = await fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-trace-id': traceId,
+          'x-gateway-config': JSON.stringify(config),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(CHAT_BODY),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      await waitUntilSeen(hangingRequest);
+
+      const tookMs = await stopTime(gateway);
+
+      const store = await openStore({ dataDir: gateway.dataDir, masterKey: Buffer.from(masterKey, 'hex') });
+      try {
+        const page = await store.listLogs({
+          workspace_id: gateway.server.bootstrap.workspace.id,
+          trace_id: traceId,
+          limit: 10,
+        });
+        const record = page.data.find((r) => !r.is_attempt && r.endpoint === 'chat' && r.status === 200);
+        expect(record, 'record of the call').toBeDefined();
+        const [hook] = (record!.hook_results as { after_request_hooks: Array<{ checks: unknown[] }> })
+          .after_request_hooks;
+        expect(hook).toMatchObject({ id: 'audit', async: true });
+        return { tookMs, check: hook.checks[0] };
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(gateway.dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('ends an async hook’s webhook at the cut, and records the call with the check erred', async () => {
+    const { tookMs, check } = await stopWithHangingCheck(
+      { id: 'default.webhook', parameters: { webhookURL: `${silentUrl}/audit`, timeout: 60_000 } },
+      async () => {},
+      'POST /audit',
+    );
+    expect(tookMs).toBeLessThan(graceMs + margin);
+    // The check failed on the stop, counted as its on_error says, rather than hold the stop.
+    expect(check).toMatchObject({
+      id: 'default.webhook',
+      verdict: true,
+      error: { message: 'the gateway stopped while the check was running', timed_out: false },
+    });
+  });
+
+  it('ends an async hook’s judge call at the cut, and records the call with the check erred', async () => {
+    const { tookMs, check } = await stopWithHangingCheck(
+      {
+        id: 'default.modelJudge',
+        parameters: { config: 'silent-judge', instructions: 'Be polite.', timeout: 60_000 },
+      },
+      async (gateway) => {
+        const created = await fetch(`${gateway.url}/configs`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            slug: 'silent-judge',
+            config: { provider: 'openai', api_key: 'sk-silent', custom_host: silentUrl },
+          }),
+        });
+        expect(created.status).toBe(200);
+      },
+      'POST /chat/completions',
+    );
+    expect(tookMs).toBeLessThan(graceMs + margin);
+    expect(check).toMatchObject({
+      id: 'default.modelJudge',
+      error: { message: expect.stringContaining('the gateway stopped') as unknown, timed_out: false },
+    });
+  });
+
+  it('ends a provider file download whose provider never answers', async () => {
+    const gateway = await startGateway({ env: { GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs) } });
+    try {
+      const downloading = fetch(`${gateway.url}/files/file-stop/content`, {
+        headers: providerHeaders(gateway, silentUrl, { 'x-gateway-files': 'provider' }),
+      }).then(
+        (response) => response.status,
+        (err: Error) => err.message,
+      );
+      await waitUntilSeen('GET /files/file-stop/content');
+      expect(await stopTime(gateway)).toBeLessThan(graceMs + margin);
+      // The client's connection was closed at the cut.
+      expect(await downloading).toBe('fetch failed');
+    } finally {
+      rmSync(gateway.dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { CheckServices } from '../../hooks/check-types.js';
 import { GatewayError } from '../../core/errors.js';
+import { closeWithin } from '../close-agent.js';
 import { addressRefusal, checkCustomHost, guardedLookup, normaliseHost } from '../custom-host.js';
 import type { HookRuntime, RouteRun } from '../pipeline-types.js';
 import type { Settings } from '../../settings.js';
@@ -90,7 +91,8 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
         judge: (target, messages, signal) => judge(run, target, messages, model, signal),
       };
     },
-    close: () => agent.close(),
+    close: (timeoutMs = Infinity) =>
+      closeWithin(agent, timeoutMs, new Error('the gateway stopped while the check was running')),
   };
 }
 
