@@ -1,0 +1,200 @@
+/**
+ * The gateway process's stop (src/main.ts) on SIGTERM: it exits 0 soon when its store answers, and 1 once
+ * GATEWAY_SHUTDOWN_GRACE_MS + STOP_OVERRUN_MS have passed when its store does not, rather than wait for
+ * the orchestrator's kill. The store is PostgreSQL reached through a proxy that can stop carrying
+ * anything (a partition: the connections stay open, nothing comes back, not even to their close).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { STOP_OVERRUN_MS } from '../../src/stop-plan.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const graceMs = 1000;
+
+interface StallingProxy {
+  port: number;
+  /** Carries nothing more either way, and closes nothing. */
+  stall(): void;
+  close(): Promise<void>;
+}
+
+async function startProxy(target: URL): Promise<StallingProxy> {
+  const sockets = new Set<Socket>();
+  let stalled = false;
+  // Half-open allowed: a client's end is not answered with the proxy's own, as a partition would not.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (data: Buffer) => stalled || upstream.write(data));
+    upstream.on('data', (data: Buffer) => stalled || client.write(data));
+    client.on('end', () => stalled || upstream.end());
+    upstream.on('end', () => stalled || client.end());
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    port: (server.address() as { port: number }).port,
+    stall() {
+      stalled = true;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+describeWithPostgres('the gateway process stopped by SIGTERM', () => {
+  const schema = freshSchemaName('process_stop');
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-stop-'));
+  let databaseUrl: string;
+  let proxy: StallingProxy;
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    // The process takes its schema from the URL: the search path of every connection, made beforehand.
+    const client = new pg.Client({ connectionString: postgresUrl() });
+    await client.connect();
+    try {
+      await client.query(`create schema ${pg.escapeIdentifier(schema)}`);
+    } finally {
+      await client.end();
+    }
+    const server = new URL(postgresUrl());
+    proxy = await startProxy(server);
+    const url = new URL(server);
+    url.host = `127.0.0.1:${proxy.port}`;
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+  });
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await proxy?.close();
+    await dropSchema(schema);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Starts `src/main.ts` and waits until it answers /health; what it writes is kept. */
+  async function startProcess(): Promise<{
+    node: ChildProcess;
+    origin: string;
+    adminKey: string;
+    output: () => string;
+  }> {
+    const port = await freePort();
+    const adminKey = `gw-stop-${randomBytes(12).toString('hex')}`;
+    const origin = `http://127.0.0.1:${port}`;
+    const node = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_ADMIN_KEY: adminKey,
+        GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: '',
+        LOG_LEVEL: 'info',
+        GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs),
+        GATEWAY_BATCH_POLL_MS: '50',
+      },
+    });
+    child = node;
+    let output = '';
+    node.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
+    node.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (node.exitCode !== null) throw new Error(`the gateway exited: ${output}`);
+      const ok = await fetch(`${origin}/health`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) return { node, origin, adminKey, output: () => output };
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    node.kill('SIGKILL');
+    throw new Error(`the gateway did not become healthy: ${output}`);
+  }
+
+  /** Sends SIGTERM; the exit status and how long after the signal it came. A process still there well
+   * past its overrun is killed, its status then `hung`. */
+  async function terminate(node: ChildProcess): Promise<{ code: number | 'hung' | null; tookMs: number }> {
+    const exited = new Promise<number | null>((done) => node.once('exit', (code) => done(code)));
+    const sent = Date.now();
+    node.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((done) => {
+      timer = setTimeout(done, graceMs + STOP_OVERRUN_MS + 5000, 'hung');
+    });
+    const code = await Promise.race([exited, hung]);
+    clearTimeout(timer);
+    const tookMs = Date.now() - sent;
+    if (code === 'hung') {
+      node.kill('SIGKILL');
+      await exited;
+    }
+    return { code, tookMs };
+  }
+
+  it('exits 0 soon after SIGTERM when its store answers', async () => {
+    const { node, output } = await startProcess();
+    const { code, tookMs } = await terminate(node);
+    expect(code, output()).toBe(0);
+    expect(tookMs).toBeLessThan(graceMs + 1500);
+    // Its store went to the test's own schema, not the database's public one.
+    const client = new pg.Client({ connectionString: postgresUrl() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ count: string }>(
+        'select count(*) from information_schema.tables where table_schema = $1',
+        [schema],
+      );
+      expect(Number(rows[0].count)).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
+  it('exits 1 once the grace period and its overrun have passed when its store stops answering', async () => {
+    const { node, origin, adminKey, output } = await startProcess();
+    proxy.stall();
+    // A request whose store query is under way when the stop begins: the store's close waits for its
+    // connection, which never comes back. (With every connection idle, closing the pool does not wait.)
+    const held = fetch(`${origin}/v1/logs`, { headers: { 'x-gateway-api-key': adminKey } }).then(
+      (response) => response.status,
+      () => 'cut',
+    );
+    await new Promise((done) => setTimeout(done, 300));
+    const { code, tookMs } = await terminate(node);
+    // Its connection was closed at the cut, before any answer.
+    expect(await held).toBe('cut');
+    expect(code, output()).toBe(1);
+    expect(output()).toContain('shutdown overran its grace period: exiting');
+    expect(tookMs).toBeGreaterThanOrEqual(graceMs + STOP_OVERRUN_MS - 100);
+    expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS + 1500);
+  }, 60_000);
+});
