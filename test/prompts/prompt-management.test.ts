@@ -644,9 +644,12 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     });
 
     const refused = expectError(await api.delete('/virtual-keys/legacy-key'), 409, 'conflict', 'slug');
-    expect(refused.message).toContain(
-      'configs "legacy-route" (config.targets[1].virtual_key), "legacy-cache" (config.cache.embedding.virtual_key)',
-    );
+    // Both configs, in the order of their ids (random within a millisecond, and both were made in one).
+    const named = /configs (.*?); prompts/.exec(refused.message)?.[1]?.split(', ').sort();
+    expect(named).toEqual([
+      '"legacy-cache" (config.cache.embedding.virtual_key)',
+      '"legacy-route" (config.targets[1].virtual_key)',
+    ]);
     expect(refused.message).toContain('prompts "legacy-sender" (version 1)');
     expect(await store.listConfigVersionsWithoutReferences(workspace.id)).toEqual([]);
     expect(await store.listPromptVersionsWithoutReferences(workspace.id)).toEqual([]);
