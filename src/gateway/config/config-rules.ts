@@ -5,6 +5,7 @@
 import { validateConditionQuery } from '../routing/conditions.js';
 import { weightsOf } from '../routing/weighted-pick.js';
 import { GatewayError } from '../../core/errors.js';
+import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 import { fieldError } from '../../core/validator/compile-validator.js';
 import { findAdapter } from '../../providers/registry.js';
 import type { GatewayConfig } from './config-schema.js';
@@ -148,23 +149,11 @@ function checkCustomHost(node: GatewayConfig, path: string): void {
 }
 
 /**
- * Headers `forward_headers` cannot pass on: the connection's own (hop-by-hop, RFC 9110 §7.6.1) and the
- * framing of a body the gateway writes itself (the client's Content-Length does not fit it, and the
+ * Headers `forward_headers` cannot pass on: the connection's own (hop-by-hop) and the framing of a body
+ * the gateway writes itself (the client's Content-Length does not fit it, and the
  * provider call fails).
  */
-const UNFORWARDABLE = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  'expect',
-]);
+const UNFORWARDABLE: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'expect']);
 
 /** Neither those nor the gateway's own `x-gateway-*` headers, which carry the caller's gateway key. */
 function checkForwardHeaders(node: GatewayConfig, path: string): void {

@@ -21,19 +21,7 @@ import { PROVIDER_KEY_HEADERS, takeQueryKey, withClientProviderKey } from '../cl
 import { HttpSink, routeHeaders } from '../http-sink.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { GatewayError } from '../../core/errors.js';
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-]);
+import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 
 /** The headers a `Connection` header names: hop-by-hop for that one connection (RFC 9110 §7.6.1). */
 function connectionOptions(connection: string | string[] | undefined): Set<string> {
