@@ -644,26 +644,28 @@ function sweep(store: 'sqlite' | 'postgres'): void {
     ['x-gateway-retry-count', '1e400'],
   ];
 
-  // Headers are read before any store is: once, on SQLite, keeps the sweep fast.
-  describe.skipIf(store === 'postgres')('junk gateway headers', () => {
-    it.each(
-      OPERATIONS.filter((op) => !op.path.startsWith('/messages')).map((op) => [opName(op), op] as const),
-    )('%s', async (_name, op) => {
-      const problems: string[] = [];
-      await Promise.all(
-        JUNK_HEADERS.map(async ([name, value]) => {
-          const headers = { [name]: value };
-          // A deletion acts on no real resource: the rest of the sweep needs them.
-          const path = op.method === 'DELETE' ? op.path.replace(/\{\w+\}/g, 'missing') : realPath(op);
-          const answer = op.schema
-            ? await sendJson(op.method, path, validBody(op), headers)
-            : await send(op.method, path, { headers });
-          problems.push(...problemsOf(op.path, answer, `${name}: ${value.slice(0, 60)}`, true));
-        }),
-      );
-      expect(problems).toEqual([]);
+  // Headers are read before any store is: swept once, on SQLite, to keep the sweep fast (not registered
+  // on PostgreSQL rather than shown as skipped there).
+  if (store === 'sqlite')
+    describe('junk gateway headers', () => {
+      it.each(
+        OPERATIONS.filter((op) => !op.path.startsWith('/messages')).map((op) => [opName(op), op] as const),
+      )('%s', async (_name, op) => {
+        const problems: string[] = [];
+        await Promise.all(
+          JUNK_HEADERS.map(async ([name, value]) => {
+            const headers = { [name]: value };
+            // A deletion acts on no real resource: the rest of the sweep needs them.
+            const path = op.method === 'DELETE' ? op.path.replace(/\{\w+\}/g, 'missing') : realPath(op);
+            const answer = op.schema
+              ? await sendJson(op.method, path, validBody(op), headers)
+              : await send(op.method, path, { headers });
+            problems.push(...problemsOf(op.path, answer, `${name}: ${value.slice(0, 60)}`, true));
+          }),
+        );
+        expect(problems).toEqual([]);
+      });
     });
-  });
 
   describe('bodies that are not objects, or hostile', () => {
     const deep = 10_000;
