@@ -181,7 +181,7 @@ describe('responses translated to anthropic', () => {
     expect(thought.length).toBeGreaterThan(0);
     const done = events.at(-1);
     expect(done.type).toBe('response.completed');
-    expect(done.response.reasoning).toEqual({ effort: 'low', summary: null });
+    expect(done.response.reasoning).toEqual({ effort: 'low', summary: null, generate_summary: null });
     const [reasoning, message] = done.response.output;
     expect(reasoning).toMatchObject({
       type: 'reasoning',

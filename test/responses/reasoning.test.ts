@@ -138,6 +138,20 @@ describe('Claude’s redacted thinking', () => {
   });
 });
 
+describe('the Response’s reasoning settings', () => {
+  // The spec lists the Response's reasoning as `effort` and `generate_summary`; OpenAI's document also has
+  // `summary`, the newer name of the same setting. Either name in the request shows under both.
+  it.each([
+    ['generate_summary', { effort: 'low', generate_summary: 'concise' }],
+    ['summary', { effort: 'low', summary: 'concise' }],
+  ] as const)('show the summary asked by %s under both names', async (_name, reasoning) => {
+    const client = sdk({ provider: 'groq', api_key: 'gsk-test', custom_host: compatible.url });
+    const response = await client.responses.create({ model: 'o4-mini', input: 'Reason', reasoning });
+    expectOpenAPIValid('Response', response);
+    expect(response.reasoning).toEqual({ effort: 'low', summary: 'concise', generate_summary: 'concise' });
+  });
+});
+
 describe('reasoning.effort on an OpenAI-wire chat provider without thinking', () => {
   it('is sent as reasoning_effort, not as the gateway’s thinking option', async () => {
     const client = sdk({ provider: 'groq', api_key: 'gsk-test', custom_host: compatible.url });

@@ -184,6 +184,15 @@ function echoedTool(tool: NonNullable<ResponsesRequest['tools']>[number]): typeo
   return { ...tool, parameters: tool.parameters ?? null, strict: effectiveStrict(tool) };
 }
 
+/**
+ * The reasoning settings as the Response shows them. `generate_summary` is the deprecated name of `summary`:
+ * the spec's Response lists it, OpenAI's document both, so either name asked shows under both.
+ */
+function echoedReasoning(reasoning: NonNullable<ResponsesRequest['reasoning']>): ResponseObject['reasoning'] {
+  const summary = reasoning.summary ?? reasoning.generate_summary ?? null;
+  return { effort: reasoning.effort ?? null, summary, generate_summary: summary };
+}
+
 function responseShell(body: ResponsesRequest): ResponseObject {
   return {
     id: newResponseId(),
@@ -198,13 +207,7 @@ function responseShell(body: ResponsesRequest): ResponseObject {
     output: [],
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: body.previous_response_id ?? null,
-    reasoning: body.reasoning
-      ? {
-          effort: body.reasoning.effort ?? null,
-          // generate_summary is the deprecated name of summary.
-          summary: body.reasoning.summary ?? body.reasoning.generate_summary ?? null,
-        }
-      : null,
+    reasoning: body.reasoning ? echoedReasoning(body.reasoning) : null,
     store: body.store !== false,
     temperature: body.temperature ?? 1,
     // With its other settings (verbosity), as the request gave them.

@@ -93,7 +93,7 @@ export interface ResponseObject {
   output: OutputItem[];
   parallel_tool_calls: boolean;
   previous_response_id: string | null;
-  reasoning: { effort: string | null; summary: string | null } | null;
+  reasoning: { effort: string | null; summary: string | null; generate_summary: string | null } | null;
   store: boolean;
   temperature: number | null;
   text: { format: NonNullable<NonNullable<ResponsesRequest['text']>['format']>; verbosity?: string };
