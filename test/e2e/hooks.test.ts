@@ -200,6 +200,39 @@ describe('outcomes, not streamed', () => {
     expect(valid, JSON.stringify(ajv.errors)).toBe(true);
   });
 
+  it('a hook may say deny at its top level, as the reference gateway writes it: its on_fail.deny', async () => {
+    const hook = (id: string, words: string[], deny: boolean) => ({
+      id,
+      type: 'guardrail',
+      checks: [{ id: 'default.contains', parameters: { words, operator: 'none' } }],
+      deny,
+    });
+    const config = {
+      ...target(fake),
+      before_request_hooks: [hook('block-pw', ['password'], true)],
+      after_request_hooks: [hook('no-banana', ['banana'], true)],
+    };
+    const calls = fake.requests.length;
+    const before = await rawChat(config, chat('my password is hunter2'));
+    expect(before.status).toBe(446);
+    expect(before.body.hook_results?.before_request_hooks[0]).toMatchObject({ id: 'block-pw', deny: true });
+    expect(fake.requests.length).toBe(calls);
+
+    const after = await rawChat(config, chat('say banana'));
+    expect(after.status).toBe(446);
+    expect(JSON.stringify(after.body)).not.toContain('[hooks] say banana');
+    expect(after.body.hook_results?.after_request_hooks[0]).toMatchObject({ id: 'no-banana', deny: true });
+
+    // deny: false lets a failed check through (246); on the hook it wins over on_fail.deny, as on a guardrail.
+    const lenient = {
+      ...target(fake),
+      before_request_hooks: [{ ...hook('flag-pw', ['password'], false), on_fail: { deny: true } }],
+    };
+    const flagged = await rawChat(lenient, chat('my password is hunter2'));
+    expect(flagged.status).toBe(246);
+    expect(flagged.body.hook_results?.before_request_hooks[0]).toMatchObject({ id: 'flag-pw', deny: false });
+  });
+
   it('an async hook never changes the answer; its result is recorded in the log', async () => {
     const config = {
       ...target(fake),

@@ -7,7 +7,9 @@
  *
  * Beyond the spec's table, every hook may say `sequential` (its checks run one after the other) and
  * `async` (its result is recorded only), and an after-request hook may `deny` like an output guardrail:
- * the shorthand and its expansion must be able to say the same things.
+ * the shorthand and its expansion must be able to say the same things. A hook may also say `deny` at its
+ * top level, where the reference gateway reads it (configs written for it put it there): it is the hook's
+ * `on_fail.deny`, as a guardrail's `deny` is.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
@@ -41,6 +43,11 @@ const Sequential = Type.Optional(
 const Async = Type.Optional(
   Type.Boolean({ description: 'Run without delaying or changing the answer; the result is only recorded.' }),
 );
+const HookDeny = Type.Optional(
+  Type.Boolean({
+    description: "The hook's `on_fail.deny` (it wins over one given there), as a guardrail's `deny`.",
+  }),
+);
 const HookType = Type.Optional(
   Type.Union([Type.Literal('guardrail'), Type.Literal('mutator')], {
     description:
@@ -53,6 +60,7 @@ export const BeforeRequestHookSchema = Closed({
   type: HookType,
   async: Async,
   sequential: Sequential,
+  deny: HookDeny,
   on_fail: Type.Optional(OutcomeWithDeny),
   on_success: Type.Optional(OutcomeWithDeny),
   checks: Type.Optional(Type.Array(HookCheckSchema)),
@@ -63,6 +71,7 @@ export const AfterRequestHookSchema = Closed({
   type: HookType,
   async: Async,
   sequential: Sequential,
+  deny: HookDeny,
   on_fail: Type.Optional(OutcomeWithDeny),
   on_success: Type.Optional(OutcomeWithDeny),
   checks: Type.Optional(Type.Array(HookCheckSchema)),

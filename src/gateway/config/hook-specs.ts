@@ -175,6 +175,9 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
     checkSpec(check.id, check.parameters, event, `${path}.checks[${i}]`, `${path}.checks[${i}].parameters`),
   );
   const type = hook.type ?? 'guardrail';
+  const onFail = outcomeOf(hook.on_fail);
+  // Where the reference gateway reads it; as a guardrail's, it is the hook's on_fail.deny.
+  if (hook.deny !== undefined) onFail.deny = hook.deny;
   return {
     id: hook.id,
     event,
@@ -183,7 +186,7 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
     // A mutator's checks each rewrite what the one before left, as the reference gateway runs them: run
     // side by side, each would rewrite the original and only the last rewrite would stand.
     sequential: hook.sequential === true || type === 'mutator',
-    onFail: outcomeOf(hook.on_fail),
+    onFail,
     onSuccess: outcomeOf(hook.on_success),
     checks,
   };
