@@ -294,6 +294,43 @@ describe('OpenAI natively', () => {
     expect((sentToOpenAI().body as any).prompt).toEqual(prompt);
   });
 
+  it('checks a file_search tool against its fields before the provider is called', async () => {
+    const client = sdk(openaiTarget());
+    const search = {
+      type: 'file_search',
+      vector_store_ids: ['vs_1'],
+      max_num_results: 5,
+      filters: { type: 'eq', key: 'team', value: 'search' },
+      ranking_options: { ranker: 'auto', score_threshold: 0.5 },
+    };
+    const calls = openai.requests.length;
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ ...search, vector_store_ids: 'vs_1' }, 'tools[0].vector_store_ids'],
+      [{ type: 'file_search' }, 'tools[0].vector_store_ids'],
+      [{ ...search, max_num_results: 2.5 }, 'tools[0].max_num_results'],
+      [{ ...search, max_num_results: 51 }, 'tools[0].max_num_results'],
+      [{ ...search, filters: 'team' }, 'tools[0].filters'],
+      [{ ...search, ranking_options: { score_threshold: 2 } }, 'tools[0].ranking_options.score_threshold'],
+    ];
+    for (const [tool, param] of bad) {
+      const error: any = await client.responses
+        .create({ model: 'gpt-4o', input: 'Search', tools: [tool as any] })
+        .catch((e: unknown) => e);
+      expect(error, param).toBeInstanceOf(OpenAI.APIError);
+      expect(error.status).toBe(400);
+      expect(error.error).toMatchObject({ param, type: 'invalid_request_error' });
+    }
+    expect(openai.requests.length).toBe(calls);
+
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Search',
+      tools: [search as any],
+    });
+    expect(response.status).toBe('completed');
+    expect((sentToOpenAI().body as any).tools).toEqual([search]);
+  });
+
   it('passes a tool_choice of a built-in tool, or of allowed tools, to the provider', async () => {
     const client = sdk(openaiTarget());
     for (const toolChoice of [

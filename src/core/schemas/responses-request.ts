@@ -117,8 +117,27 @@ const FunctionToolSchema = Type.Object({
   /** Omitted: strict when the schema allows it (strict-function-schema.ts). */
   strict: Type.Optional(Nullable(Type.Boolean())),
 });
-/** Any other tool (built-in tools, new types), passed on as it is; a function tool is checked as one. */
-const OtherToolSchema = Type.Object({ type: Type.String({ minLength: 1, pattern: '^(?!function$)' }) });
+/**
+ * The file-search tool, with the fields the spec gives it (bounds as OpenAI's document states them), so a
+ * malformed one is refused before any provider is called; what else it carries (`hybrid_search`) passes on.
+ */
+const FileSearchToolSchema = Type.Object({
+  type: Type.Literal('file_search'),
+  vector_store_ids: Type.Array(Type.String()),
+  max_num_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  filters: Type.Optional(Nullable(Type.Object({ type: Type.String({ minLength: 1 }) }))),
+  ranking_options: Type.Optional(
+    Type.Object({
+      ranker: Type.Optional(Type.String({ minLength: 1 })),
+      score_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    }),
+  ),
+});
+/** Any other tool (built-in tools, new types), passed on as it is; a function tool and a file-search tool
+ * are checked as themselves. */
+const OtherToolSchema = Type.Object({
+  type: Type.String({ minLength: 1, pattern: '^(?!(function|file_search)$)' }),
+});
 
 /**
  * Any other tool choice (a built-in tool's: `{"type": "web_search_preview"}`; `allowed_tools`, `mcp`,
@@ -187,7 +206,10 @@ export const ResponsesRequestSchema = Type.Object(
     ),
     max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16 }))),
     text: Type.Optional(Nullable(Type.Object({ format: Type.Optional(TextFormatSchema) }))),
-    tools: Type.Optional(Type.Array(Type.Union([FunctionToolSchema, OtherToolSchema]))),
+    // Nested, so that a tool of a known type is reported against its own schema (its `type` picks it).
+    tools: Type.Optional(
+      Type.Array(Type.Union([Type.Union([FunctionToolSchema, FileSearchToolSchema]), OtherToolSchema])),
+    ),
     tool_choice: Type.Optional(
       Type.Union([
         Type.Literal('none'),
