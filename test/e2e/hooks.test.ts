@@ -233,6 +233,48 @@ describe('outcomes, not streamed', () => {
     expect(flagged.body.hook_results?.before_request_hooks[0]).toMatchObject({ id: 'flag-pw', deny: false });
   });
 
+  it('a check with is_enabled false is not run, in a hook and in a guardrail, as the reference gateway skips it', async () => {
+    const contains = { id: 'default.contains', parameters: { words: ['password'], operator: 'none' } };
+    const config = (enabled: boolean) => ({
+      ...target(fake),
+      before_request_hooks: [{ id: 'block-pw', checks: [{ ...contains, is_enabled: enabled }], deny: true }],
+      input_guardrails: [
+        {
+          id: 'no-pw',
+          deny: true,
+          'default.contains': { words: ['password'], operator: 'none', is_enabled: enabled },
+          'default.wordCount': { minWords: 1, maxWords: 100 },
+        },
+      ],
+    });
+    const off = await rawChat(config(false), chat('my password is hunter2'));
+    expect(off.status).toBe(200);
+    expect(off.body.hook_results?.before_request_hooks[0]).toMatchObject({
+      id: 'block-pw',
+      verdict: true,
+      checks: [],
+    });
+    expect(off.body.hook_results?.before_request_hooks[1]).toMatchObject({
+      id: 'no-pw',
+      verdict: true,
+      checks: [{ id: 'default.wordCount', verdict: true }],
+    });
+    expect(off.body.hook_results?.before_request_hooks[1]?.checks).toHaveLength(1);
+
+    const on = await rawChat(config(true), chat('my password is hunter2'));
+    expect(on.status).toBe(446);
+
+    const bad = await postChat(
+      gateway,
+      { ...target(fake), before_request_hooks: [{ id: 'h', checks: [{ ...contains, is_enabled: 'no' }] }] },
+      chat('hi'),
+    );
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe(
+      'config.before_request_hooks[0].checks[0].is_enabled',
+    );
+  });
+
   it('an async hook never changes the answer; its result is recorded in the log', async () => {
     const config = {
       ...target(fake),

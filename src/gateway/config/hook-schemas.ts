@@ -9,7 +9,8 @@
  * `async` (its result is recorded only), and an after-request hook may `deny` like an output guardrail:
  * the shorthand and its expansion must be able to say the same things. A hook may also say `deny` at its
  * top level, where the reference gateway reads it (configs written for it put it there): it is the hook's
- * `on_fail.deny`, as a guardrail's `deny` is.
+ * `on_fail.deny`, as a guardrail's `deny` is. A check may say `is_enabled: false` (in a guardrail, among
+ * its parameters), as there too: it is left out of its hook.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
@@ -35,6 +36,12 @@ const OutcomeFeedbackOnly = Closed({ feedback: Type.Optional(FeedbackSchema) });
 const HookCheckSchema = Closed({
   id: Type.String({ minLength: 1 }),
   parameters: OpenObject,
+  is_enabled: Type.Optional(
+    Type.Boolean({
+      description:
+        'false: the check is not run (nor its parameters checked), as the reference gateway skips it.',
+    }),
+  ),
 });
 
 const Sequential = Type.Optional(

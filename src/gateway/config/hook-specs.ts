@@ -6,7 +6,8 @@
  *
  * Every check id and its parameters are checked here, when the config is validated: an unknown id or a
  * bad parameter is a 400 naming the check and the field, never a surprise mid-request. The engine's own
- * parameters (`not`, `timeout`, `on_error`) are taken out before the check's schema sees the rest.
+ * parameters (`not`, `timeout`, `on_error`, `is_enabled`) are taken out before the check's schema sees the
+ * rest; a check with `is_enabled: false` is left out of its hook, unread.
  *
  * A string item names a stored guardrail; it is kept as a reference and resolved per call
  * (hooks/stored-guardrail.ts), since only the call knows its workspace.
@@ -171,8 +172,19 @@ function guardrailList(
 }
 
 function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, path: string): HookSpec {
-  const checks = (hook.checks ?? []).map((check, i) =>
-    checkSpec(check.id, check.parameters, event, `${path}.checks[${i}]`, `${path}.checks[${i}].parameters`),
+  const checks = (hook.checks ?? []).flatMap((check, i) =>
+    // A disabled check is left out unread, as the reference gateway skips it.
+    check.is_enabled === false || (check.parameters as { is_enabled?: unknown }).is_enabled === false
+      ? []
+      : [
+          checkSpec(
+            check.id,
+            check.parameters,
+            event,
+            `${path}.checks[${i}]`,
+            `${path}.checks[${i}].parameters`,
+          ),
+        ],
   );
   const type = hook.type ?? 'guardrail';
   const onFail = outcomeOf(hook.on_fail);
@@ -214,11 +226,15 @@ export function guardrailSpec(
   defaultId: string,
 ): HookSpec {
   const checks: CheckSpec[] = [];
+  let named = 0;
   for (const [key, value] of Object.entries(guardrail)) {
     if (GUARDRAIL_KEYS.has(key)) continue;
+    named += 1;
+    // `is_enabled: false` among a check's parameters leaves it out unread, as the reference gateway does.
+    if ((value as Record<string, unknown>).is_enabled === false) continue;
     checks.push(checkSpec(key, value as Record<string, unknown>, event, `${path}.${key}`, `${path}.${key}`));
   }
-  if (checks.length === 0) {
+  if (named === 0) {
     throw fieldError('invalid_config', path, 'names no check (add a key such as "default.contains")');
   }
   const onFail = outcomeOf(guardrail.on_fail);
@@ -247,7 +263,10 @@ function checkSpec(
   parametersPath: string,
 ): CheckSpec {
   // The engine's own parameters; the check's schema sees the rest (and `not`, which it knows too).
-  const { timeout, on_error: onError, ...parameters } = raw;
+  const { timeout, on_error: onError, is_enabled: enabled, ...parameters } = raw;
+  if (enabled !== undefined && typeof enabled !== 'boolean') {
+    throw fieldError('invalid_config', `${parametersPath}.is_enabled`, 'must be a boolean');
+  }
   const problem = checkParameterError(id, parameters, event);
   if (problem !== null) {
     // The registry names the field relative to the check entry (`id`, `parameters.minWords`).
