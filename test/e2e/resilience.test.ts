@@ -99,6 +99,24 @@ describe.concurrent('retry on one target', () => {
     expect(response.headers.get('x-gateway-retry-attempt-count')).toBe('1');
   });
 
+  it('use_retry_after_header, as the reference gateway spells it, is use_retry_after_headers', async () => {
+    const primary = await fake('primary');
+    primary.enqueue({ status: 429, headers: { 'retry-after': '2' } });
+    const config = target(primary, { retry: { attempts: 2, use_retry_after_header: true } });
+    const { data } = await client(gateway, config).chat.completions.create(chat).withResponse();
+    expect(data.choices[0].message.content).toBe('[primary] tell me a story');
+    expect(primary.requests[1].receivedAt - primary.requests[0].receivedAt).toBeGreaterThanOrEqual(2000);
+
+    // Both spellings saying different things is a mistake, not a choice between them.
+    const both = target(primary, {
+      retry: { attempts: 2, use_retry_after_headers: true, use_retry_after_header: false },
+    });
+    const error = await client(gateway, both)
+      .chat.completions.create(chat)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, error: { param: 'config.retry.use_retry_after_header' } });
+  });
+
   it('429 with Retry-After: 2 on a stream → same wait, then the stream answers', async () => {
     const primary = await fake('primary');
     primary.enqueue({ status: 429, headers: { 'retry-after': '2' } });

@@ -85,7 +85,7 @@ describe('parseConfig', () => {
 
   it('lists the allowed keys when one is misspelt', () => {
     expect(() => parseConfig({ retry: { attemps: 3 } })).toThrow(
-      'config.retry.attemps is not a known key (allowed: attempts, on_status_codes, use_retry_after_headers)',
+      'config.retry.attemps is not a known key (allowed: attempts, on_status_codes, use_retry_after_headers, use_retry_after_header)',
     );
   });
 });

@@ -60,6 +60,7 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkCustomHost(node, path);
   checkForwardHeaders(node, path);
   checkCache(node, path);
+  checkRetry(node, path);
   checkOverrides(node, path);
   checkStrategy(node, path);
   node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
@@ -174,6 +175,20 @@ function checkForwardHeaders(node: GatewayConfig, path: string): void {
       );
     }
   });
+}
+
+/** The two spellings of the Retry-After setting (the reference gateway's and the interface's) may not
+ * disagree: either would be a guess. */
+function checkRetry(node: GatewayConfig, path: string): void {
+  const retry = node.retry;
+  if (retry?.use_retry_after_header === undefined || retry.use_retry_after_headers === undefined) return;
+  if (retry.use_retry_after_header !== retry.use_retry_after_headers) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.retry.use_retry_after_header`,
+      'disagrees with use_retry_after_headers, its other spelling: give one',
+    );
+  }
 }
 
 /** The semantic cache's keys mean nothing to the simple cache: set there, they are a mistake. */

@@ -69,6 +69,13 @@ const RetrySchema = Closed({
   attempts: Type.Integer({ minimum: 0, maximum: 10 }),
   on_status_codes: Type.Optional(StatusCodesSchema),
   use_retry_after_headers: Type.Optional(Type.Boolean({ default: false })),
+  /** The reference gateway reads this spelling (its documentation gives the other): configs written for it
+   * use either. */
+  use_retry_after_header: Type.Optional(
+    Type.Boolean({
+      description: 'The same as `use_retry_after_headers`, as the reference gateway spells it.',
+    }),
+  ),
 });
 
 /**

@@ -29,7 +29,7 @@ export function retryPolicyOf(retry: RetryConfig | undefined): RetryPolicy {
   return {
     retries: Math.max(0, Math.floor(retry.attempts)),
     statusCodes: retry.on_status_codes ?? DEFAULT_RETRY_STATUS_CODES,
-    useRetryAfter: retry.use_retry_after_headers === true,
+    useRetryAfter: (retry.use_retry_after_headers ?? retry.use_retry_after_header) === true,
   };
 }
 
