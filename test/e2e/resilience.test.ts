@@ -166,6 +166,29 @@ describe.concurrent('retry on one target', () => {
     expect(records.filter((r) => r.is_attempt).map((r) => r.error_code)).toContain('circuit_open');
   });
 
+  it("a cb_config inside strategy, where the reference gateway puts it, is the node's cb_config", async () => {
+    const primary = await fake('primary', { defaultBehaviour: { status: 502 } });
+    const backup = await fake('backup');
+    const breaker = { failure_threshold: 1, cooldown_interval: 30_000 };
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [502], cb_config: breaker },
+      targets: [target(primary), target(backup)],
+    };
+    for (let i = 0; i < 2; i++) {
+      const answer = await client(gateway, config).chat.completions.create(chat);
+      expect(answer.choices[0].message.content).toBe('[backup] tell me a story');
+    }
+    // The first failure opened primary's circuit: the second request went to the backup alone.
+    expect(primary.requests).toHaveLength(1);
+    expect(backup.requests).toHaveLength(2);
+
+    const both = { ...config, cb_config: breaker };
+    const error = await client(gateway, both)
+      .chat.completions.create(chat)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, error: { param: 'config.strategy.cb_config' } });
+  });
+
   it('without a retry config a failure is not retried', async () => {
     const primary = await fake('primary', { defaultBehaviour: { status: 503 } });
     const error = await client(gateway, target(primary))

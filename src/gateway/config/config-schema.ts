@@ -29,6 +29,23 @@ const StrategyModeSchema = Type.Union([
   Type.Literal('conditional'),
 ]);
 
+/**
+ * The longest cooldown: a day. The spec bounds it only from below; a longer one is a mistake (a circuit
+ * shut for weeks on one outage), and one beyond what Redis takes as an expiry left the circuit unable to
+ * open on a scaled-out gateway.
+ */
+export const MAX_COOLDOWN_INTERVAL_MS = 86_400_000;
+
+const CircuitBreakerSchema = Closed({
+  failure_threshold: Type.Number({ minimum: 1 }),
+  cooldown_interval: Type.Number({
+    minimum: 30000,
+    maximum: MAX_COOLDOWN_INTERVAL_MS,
+    description: 'Milliseconds, from 30 000 to 86 400 000 (a day).',
+  }),
+  failure_status_codes: Type.Optional(StatusCodesSchema),
+});
+
 const StrategySchema = Closed({
   mode: StrategyModeSchema,
   conditions: Type.Optional(
@@ -43,6 +60,8 @@ const StrategySchema = Closed({
   ),
   default: Type.Optional(Type.String({ minLength: 1, description: 'The `name` of the target to use.' })),
   on_status_codes: Type.Optional(StatusCodesSchema),
+  /** Where the reference gateway puts a node's circuit breaker: parse-config.ts makes it the node's. */
+  cb_config: Type.Optional(CircuitBreakerSchema),
 });
 
 /** The model that embeds requests for the semantic cache, reached through the gateway's own routing. */
@@ -76,23 +95,6 @@ const RetrySchema = Closed({
       description: 'The same as `use_retry_after_headers`, as the reference gateway spells it.',
     }),
   ),
-});
-
-/**
- * The longest cooldown: a day. The spec bounds it only from below; a longer one is a mistake (a circuit
- * shut for weeks on one outage), and one beyond what Redis takes as an expiry left the circuit unable to
- * open on a scaled-out gateway.
- */
-export const MAX_COOLDOWN_INTERVAL_MS = 86_400_000;
-
-const CircuitBreakerSchema = Closed({
-  failure_threshold: Type.Number({ minimum: 1 }),
-  cooldown_interval: Type.Number({
-    minimum: 30000,
-    maximum: MAX_COOLDOWN_INTERVAL_MS,
-    description: 'Milliseconds, from 30 000 to 86 400 000 (a day).',
-  }),
-  failure_status_codes: Type.Optional(StatusCodesSchema),
 });
 
 const DeploymentSchema = Closed({

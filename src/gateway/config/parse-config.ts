@@ -6,7 +6,7 @@ import { GatewayError } from '../../core/errors.js';
 import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
 import { checkHooks } from './hook-specs.js';
-import { compileValidator } from '../../core/validator/compile-validator.js';
+import { compileValidator, fieldError } from '../../core/validator/compile-validator.js';
 
 const CONFIG_HEADER = 'x-gateway-config';
 
@@ -28,10 +28,36 @@ const validator = compileValidator(GatewayConfigSchema, {
 const STORED_CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,255}$/;
 
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): GatewayConfig {
-  const config = validator.assert(raw);
+  const config = withStrategyBreakers(validator.assert(raw), 'config');
   checkConfigRules(config, 'config', options);
   checkHooks(config, 'config');
   return config;
+}
+
+/**
+ * The reference gateway reads a node's circuit breaker from `strategy.cb_config`, where configs written for
+ * it put it; the interface has it as the node's `cb_config`. The first becomes the second (a copy: the
+ * parsed object may be a stored config's, kept for other requests); a node giving both is refused.
+ */
+function withStrategyBreakers(node: GatewayConfig, path: string): GatewayConfig {
+  const targets = node.targets?.map((target, i) => withStrategyBreakers(target, `${path}.targets[${i}]`));
+  const changedTarget = targets?.some((target, i) => target !== node.targets![i]) === true;
+  const breaker = node.strategy?.cb_config;
+  if (breaker === undefined && !changedTarget) return node;
+  if (breaker !== undefined && node.cb_config !== undefined) {
+    throw fieldError(
+      'invalid_config',
+      `${path}.strategy.cb_config`,
+      'is given beside cb_config: give the circuit breaker once',
+    );
+  }
+  const copy: GatewayConfig = { ...node, ...(targets && { targets }) };
+  if (breaker !== undefined) {
+    const { cb_config: _moved, ...strategy } = node.strategy!;
+    copy.strategy = strategy;
+    copy.cb_config = breaker;
+  }
+  return copy;
 }
 
 export function parseConfigHeader(
