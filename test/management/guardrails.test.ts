@@ -233,6 +233,26 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect((await admin.get('/guardrails/patchable/versions')).body.data).toHaveLength(1);
   });
 
+  it('takes a check disabled with is_enabled, as a config carries it inline', async () => {
+    const guardrail = {
+      ...noForbiddenWords,
+      'default.wordCount': { minWords: 1, is_enabled: true },
+      'default.regexReplace': { rule: 'x', is_enabled: false },
+    };
+    const created = await admin.post('/guardrails', { slug: 'with-disabled', guardrail });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ guardrail });
+    expectError(
+      await admin.post('/guardrails', {
+        slug: 'bad-enabled',
+        guardrail: { 'default.wordCount': { minWords: 1, is_enabled: 'no' } },
+      }),
+      400,
+      'invalid_config',
+      'guardrail.default.wordCount.is_enabled',
+    );
+  });
+
   it('a duplicate slug is 409', async () => {
     const body = { slug: 'dup-guardrail', guardrail: noForbiddenWords };
     expect((await admin.post('/guardrails', body)).status).toBe(200);

@@ -57,7 +57,8 @@ export function parseGuardrailDefinition(raw: unknown): GuardrailDefinition {
  * The one place where the checks of a stored guardrail meet the check registry: each id must name a known
  * check and its parameters must be valid for it. A stored guardrail may be listed in `input_guardrails` or
  * `output_guardrails`, so a check is validated for the first side it can run on; the list that names it
- * decides, per call, whether it may run there. `timeout` and `on_error` are the hook engine's parameters,
+ * decides, per call, whether it may run there. `timeout`, `on_error` and `is_enabled` (false: the check is
+ * not read) are the hook engine's parameters,
  * not the check's, so the registry does not see them; they are held to the engine's limits here, so that a
  * stored guardrail never fails on them at call time. Throws `invalid_config` with `param`
  * `guardrail.<check id>` or `guardrail.<check id>.<field>`.
@@ -66,7 +67,12 @@ export function checkGuardrailChecks(
   checks: ReadonlyArray<[id: string, parameters: Record<string, unknown>]>,
 ): void {
   for (const [id, raw] of checks) {
-    const { timeout, on_error: onError, ...parameters } = raw;
+    const { timeout, on_error: onError, is_enabled: enabled, ...parameters } = raw;
+    // A disabled check is not read, as inline (config/hook-specs.ts).
+    if (enabled === false) continue;
+    if (enabled !== undefined && enabled !== true) {
+      throw fieldError('invalid_config', `guardrail.${id}.is_enabled`, 'must be a boolean');
+    }
     checkEngineParameters(id, timeout, onError);
     // A check that says nothing of where it runs runs on both sides; its parameters are judged alike.
     const side: HookEvent = findCheck(id)?.events?.[0] ?? 'beforeRequestHook';
