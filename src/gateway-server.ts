@@ -41,6 +41,7 @@ import {
   BACKGROUND_RESPONSE_CONCURRENCY,
 } from './gateway/responses/background.js';
 import { BackgroundHub } from './gateway/responses/background-hub.js';
+import { NodeStop } from './gateway/node-stop.js';
 import { startBackgroundResponseWorker } from './gateway/responses/background-worker.js';
 import { join } from 'node:path';
 
@@ -209,7 +210,9 @@ export async function createGatewayServer(
         interruptedAfterMs: options.responsesInterruptedAfterMs ?? FOREGROUND_INTERRUPTED_AFTER_MS,
       })
     : undefined;
+  const stop = new NodeStop();
   const app = await buildApp(deps, {
+    stop,
     batchesChanged: () => {
       batchWorker?.poke();
       providerJobWorker?.poke();
@@ -227,16 +230,16 @@ export async function createGatewayServer(
     close() {
       closing ??= (async () => {
         const plan = planStop(settings.shutdownGraceMs);
-        const cut = setTimeout(() => app.server.closeAllConnections(), plan.cutAt - Date.now());
+        const cut = setTimeout(() => {
+          app.server.closeAllConnections();
+          stop.cut();
+        }, plan.cutAt - Date.now());
         cut.unref();
         // A keep-alive connection becomes idle when its last response (a long stream, say) ends; close
         // it then instead of waiting for the client or the grace period.
         const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
         sweep.unref();
-        const draining = app.close().finally(() => {
-          clearTimeout(cut);
-          clearInterval(sweep);
-        });
+        const draining = app.close().finally(() => clearInterval(sweep));
         // The requests and the jobs share one grace period (stop-plan.ts): a node stops within it, and what
         // is cut at its end is given back before the final writes.
         const workMs = Math.max(0, plan.cutAt - Date.now());
@@ -246,7 +249,10 @@ export async function createGatewayServer(
           responseWorker?.close(workMs),
           providerJobWorker?.close(workMs),
           retention?.close(),
+          // A request whose connection has ended may still hold an upload (its client gone): it is cut too.
+          draining.then(() => stop.settled()),
         ]);
+        clearTimeout(cut);
         // What still calls out now waits on no client and no job (an async hook's webhook or judge, a
         // provider call that goes on without its client), and would hold the stop until its own timeout: it
         // may end by the cut, then its connection is destroyed, and its call fails and is recorded by the

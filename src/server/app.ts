@@ -31,6 +31,7 @@ import { registerMessagesRoutes } from './routes/messages.js';
 import { registerPromptCompletionRoutes } from './routes/prompt-completions.js';
 import { registerResponseRoutes } from './routes/responses.js';
 import { BackgroundHub } from '../gateway/responses/background-hub.js';
+import { NodeStop } from '../gateway/node-stop.js';
 import { registerPassthroughRoutes } from './routes/passthrough.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerBatchRoutes } from './routes/batches.js';
@@ -139,6 +140,8 @@ export interface AppHooks {
   /** The node's background responses (its worker's, when it runs one): a follower hears of new events and
    * a cancel reaches the call at once on this node. */
   backgroundResponses?: BackgroundHub;
+  /** The node's stop: what it cuts, and waits for to give back what it holds (a file upload's claim). */
+  stop?: NodeStop;
 }
 
 export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise<FastifyInstance> {
@@ -261,7 +264,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       await registerManagementRoutes(v1, deps);
       await registerFileRoutes(v1, deps);
       await registerBatchRoutes(v1, deps, hooks.batchesChanged ?? (() => undefined));
-      await registerFineTuningRoutes(v1, deps);
+      await registerFineTuningRoutes(v1, deps, hooks.stop ?? new NodeStop());
       await registerPassthroughRoutes(v1, deps);
     },
     { prefix: '/v1' },

@@ -4,6 +4,10 @@
  * are sent to the provider once per account, every read answers under the gateway's ids, the list is
  * private to the workspace, and failures come back in the OpenAI error shape.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -460,5 +464,76 @@ describe('fine-tuning jobs', () => {
     expect(JSON.parse(text)).toMatchObject({
       error: { code: 'invalid_api_key', type: 'invalid_request_error' },
     });
+  });
+});
+
+describe('a fine-tuning job created while its node stops', () => {
+  const env = {
+    GATEWAY_ADMIN_KEY: `gw-test-${randomBytes(16).toString('hex')}`,
+    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+    GATEWAY_SHUTDOWN_GRACE_MS: '500',
+  };
+  let fake: FakeUpstream;
+  let dataDir: string;
+
+  const start = () => startGateway({ env: { ...env, GATEWAY_DATA_DIR: dataDir } });
+  const uploads = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ name: 'ft-stop' });
+    dataDir = mkdtempSync(join(tmpdir(), 'gateway-ft-stop-'));
+  });
+  afterAll(async () => {
+    await fake?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('gives back its claim on the upload it was sending, so a retry on the next node sends the file at once', async () => {
+    const first = await start();
+    const key = await fetch(`${first.url}/virtual-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY },
+      body: JSON.stringify({
+        slug: 'ft-stop',
+        name: 'ft',
+        provider: 'openai',
+        api_key: SECRET,
+        custom_host: fake.url,
+      }),
+    });
+    expect(key.status, await key.text()).toBe(200);
+    const client = sdk(first, { 'x-gateway-virtual-key': 'ft-stop' }, env.GATEWAY_ADMIN_KEY);
+    const training = await client.files.create({
+      file: await toFile(Buffer.from(TRAINING), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    // The provider takes the file and does not answer (a large file's upload, still under way).
+    fake.enqueue({ hang: true });
+    const cut = failure(
+      client.fineTuning.jobs.create({ model: 'gpt-4o-mini-2024-07-18', training_file: training.id }),
+    );
+    for (let i = 0; i < 200 && uploads().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(uploads()).toHaveLength(1);
+    const started = Date.now();
+    await first.server.close();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await cut;
+
+    // The client tries again on the next node: the file is sent at once, not after the claim goes stale.
+    const next = await start();
+    try {
+      const job = await sdk(
+        next,
+        { 'x-gateway-virtual-key': 'ft-stop' },
+        env.GATEWAY_ADMIN_KEY,
+      ).fineTuning.jobs.create(
+        { model: 'gpt-4o-mini-2024-07-18', training_file: training.id },
+        { timeout: 5_000 },
+      );
+      expect(job).toMatchObject({ status: 'validating_files', training_file: training.id });
+      expect(uploads()).toHaveLength(2);
+    } finally {
+      await next.server.close();
+    }
   });
 });

@@ -99,6 +99,8 @@ export async function createFineTuningJob(
   body: CreateFineTuningJob,
   /** The request's: waiting for another node's upload of a file ends with it. */
   signal?: AbortSignalLike,
+  /** This node's stop: its own uploads of the files end then too, and give their claims back. */
+  stop?: AbortSignalLike,
 ): Promise<Json> {
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
@@ -115,6 +117,7 @@ export async function createFineTuningJob(
       return openAIJob(target, await callResource(deps, target, call));
     },
     signal,
+    stop,
   );
   const fileIds = Object.fromEntries(sent.map(({ file, copy }) => [copy.id, file.id]));
   if (typeof object.id !== 'string') {

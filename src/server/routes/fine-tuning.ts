@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Operation } from '../../core/operation.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
+import type { NodeStop } from '../../gateway/node-stop.js';
 import {
   actOnFineTuningJob,
   createFineTuningJob,
@@ -28,7 +29,11 @@ const DEFAULT_LIMIT = { jobs: 20, events: 20, checkpoints: 10 } as const;
 /** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
 const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
 
-export async function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function registerFineTuningRoutes(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  stop: NodeStop,
+): Promise<void> {
   async function jobOf(request: FastifyRequest): Promise<StoredFineTuningJob> {
     const id = pathParam(request.params, 'jobId');
     const job = await deps.store.fineTuningJobs.get(request.gw.apiKey.workspace_id, id);
@@ -50,11 +55,16 @@ export async function registerFineTuningRoutes(app: FastifyInstance, deps: Gatew
   app.post('/fine_tuning/jobs', async (request) => {
     const body = validateCreateFineTuningJob(request.body);
     const { gw } = request;
-    return createFineTuningJob(
-      deps,
-      { apiKey: gw.apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
-      body,
-      gw.signal,
+    // Held by the node's stop: an upload of the job's files it cuts gives its claim back before the store
+    // closes, so that a retry on another node sends the file at once.
+    return stop.hold(
+      createFineTuningJob(
+        deps,
+        { apiKey: gw.apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
+        body,
+        gw.signal,
+        stop.signal,
+      ),
     );
   });
 
