@@ -230,6 +230,7 @@ export async function createGatewayServer(
     close() {
       closing ??= (async () => {
         const plan = planStop(settings.shutdownGraceMs);
+        stop.begin();
         const cut = setTimeout(() => {
           app.server.closeAllConnections();
           stop.cut();

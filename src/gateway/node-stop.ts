@@ -1,5 +1,6 @@
 /**
- * A node's stop as the work it serves sees it: `signal` is aborted when the stop cuts what still runs
+ * A node's stop as the work it serves sees it: `stopping` from its start (a request arriving then is
+ * refused), `signal` aborted when the stop cuts what still runs
  * (stop-plan.ts), and work that holds something in the store for other nodes (the claim on a file's upload
  * to a provider) is `held`, so that the stop waits for it to give that back before it closes the store.
  */
@@ -8,6 +9,16 @@ import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 export class NodeStop {
   private readonly cutting = new CallAbort();
   private readonly held = new Set<Promise<unknown>>();
+  private began = false;
+
+  /** The stop has begun. */
+  get stopping(): boolean {
+    return this.began;
+  }
+
+  begin(): void {
+    this.began = true;
+  }
 
   /** Aborted when the stop cuts what still runs. */
   get signal(): AbortSignalLike {

@@ -152,7 +152,8 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     // connection forever.
     requestTimeout: 120_000,
     clientErrorHandler: writeClientError,
-    return503OnClosing: true,
+    // Refused by the gateway's own hook below, in the OpenAI error shape: Fastify's 503 has a body of its own.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     genReqId: sequentialId,
     // Fastify's default (100) sent a longer id past its route into the pass-through; a path is bounded by
@@ -180,6 +181,22 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       `No route for ${request.method} ${request.url.split('?')[0]}`,
     );
     void reply.code(404).header('x-gateway-error-source', 'gateway').send(error.toBody());
+  });
+
+  const stop = hooks.stop ?? new NodeStop();
+  // A request that reaches a stopping node (on a connection still open: a new one is refused) never ran:
+  // the client may send it again at once, to another node. /health answers it too, so that a load
+  // balancer's check on such a connection sees the node as not ready. Fastify adds Connection: close.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!stop.stopping) {
+      done();
+      return;
+    }
+    done(
+      new GatewayError('shutting_down', 'The gateway is stopping: send the request again', {
+        headers: { 'retry-after': '1' },
+      }),
+    );
   });
 
   await registerHealthRoutes(app);
@@ -264,7 +281,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       await registerManagementRoutes(v1, deps);
       await registerFileRoutes(v1, deps);
       await registerBatchRoutes(v1, deps, hooks.batchesChanged ?? (() => undefined));
-      await registerFineTuningRoutes(v1, deps, hooks.stop ?? new NodeStop());
+      await registerFineTuningRoutes(v1, deps, stop);
       await registerPassthroughRoutes(v1, deps);
     },
     { prefix: '/v1' },

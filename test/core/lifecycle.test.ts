@@ -5,12 +5,21 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { CHAT_BODY, providerHeaders, sleep, sseData, uniqueId } from './support.js';
+import {
+  CHAT_BODY,
+  expectOpenAIError,
+  parseRawResponses,
+  providerHeaders,
+  sleep,
+  sseData,
+  uniqueId,
+} from './support.js';
 
 let fake: FakeUpstream;
 
@@ -523,5 +532,51 @@ describe('a stop while a call that no client or job waits on hangs', () => {
     } finally {
       rmSync(gateway.dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a request that reaches a stopping node', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ env: { GATEWAY_SHUTDOWN_GRACE_MS: '5000' } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('is refused with 503 shutting_down in the OpenAI shape, Connection: close and Retry-After', async () => {
+    // A call in flight keeps its connection open through the stop; a second request follows it there.
+    fake.enqueue({ delayMs: 800 });
+    const before = fake.requests.length;
+    const { hostname, port } = new URL(gateway.origin);
+    const socket = net.connect(Number(port), hostname);
+    const parts: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => parts.push(chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const headers = Object.entries(providerHeaders(gateway, fake, { 'content-type': 'application/json' }))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const body = JSON.stringify(CHAT_BODY);
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    socket.write(request);
+    for (let i = 0; i < 100 && fake.requests.length === before; i++) await sleep(10);
+    const closing = gateway.server.close();
+    await sleep(100);
+    socket.write(request);
+    await Promise.race([ended, sleep(5000)]);
+    socket.destroy();
+    await closing;
+
+    const [first, second] = parseRawResponses(Buffer.concat(parts));
+    expect(first?.status).toBe(200);
+    expect(second?.status).toBe(503);
+    expect(second!.headers.connection).toBe('close');
+    expect(second!.headers['retry-after']).toBe('1');
+    expect(second!.headers['x-gateway-error-source']).toBe('gateway');
+    const error = JSON.parse(second!.body) as unknown;
+    expectOpenAIError(error);
+    expect(error.error.code).toBe('shutting_down');
+    expect(fake.requests.length).toBe(before + 1);
   });
 });
