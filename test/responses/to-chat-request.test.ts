@@ -137,6 +137,11 @@ describe('toChatRequest', () => {
       type: 'enabled',
       budget_tokens: 32768,
     });
+    // OpenAI's effort above xhigh: no larger budget, which most models that think in tokens could not take.
+    expect(translate({ input: 'x', reasoning: { effort: 'max' } }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 32768,
+    });
     // Never below the least budget a thinking provider takes.
     expect(
       translate({ input: 'x', reasoning: { effort: 'medium' }, max_output_tokens: 600 }).thinking,

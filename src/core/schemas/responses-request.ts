@@ -195,7 +195,9 @@ export const ResponsesRequestSchema = Type.Object(
           effort: Type.Optional(
             Nullable(
               Type.Union(
-                ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].map((value) => Type.Literal(value)),
+                ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'].map((value) =>
+                  Type.Literal(value),
+                ),
               ),
             ),
           ),

@@ -27,13 +27,15 @@ type MessageItem = Extract<KnownConversationItem, { role: string }>;
 type FunctionCallOutput = Extract<KnownConversationItem, { type: 'function_call_output' }>;
 
 /** Thinking budgets for `reasoning.effort` (the gateway's `thinking` option, which Anthropic, Bedrock and
- * Gemini read). */
+ * Gemini read). `max` asks for no more than `xhigh`: a larger budget passes the output limit of most
+ * models that think in tokens. */
 const THINKING_BUDGETS: Record<string, number> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
   high: 16384,
   xhigh: 32768,
+  max: 32768,
 };
 const MIN_THINKING_BUDGET = 1024;
 

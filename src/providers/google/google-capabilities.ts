@@ -23,7 +23,7 @@ export const geminiParameters: Record<string, string> = {
   thinking:
     '→ generationConfig.thinkingConfig {thinkingBudget, includeThoughts}; type disabled → thinkingBudget 0',
   reasoning_effort:
-    "→ generationConfig.thinkingConfig when `thinking` is not set: Gemini 3 → thinkingLevel (none/minimal → minimal, or low on Pro models; xhigh → high), earlier models → thinkingBudget as Google's OpenAI compatibility layer (none 0, minimal/low 1024, medium 8192, high/xhigh 24576); other values refused (400)",
+    "→ generationConfig.thinkingConfig when `thinking` is not set: Gemini 3 → thinkingLevel (none/minimal → minimal, or low on Pro models; xhigh/max → high), earlier models → thinkingBudget as Google's OpenAI compatibility layer (none 0, minimal/low 1024, medium 8192, high/xhigh/max 24576); other values refused (400)",
   stream_options: 'include_usage → a final usage chunk',
   parallel_tool_calls: 'dropped: Gemini has no switch for it and may return several calls in one turn',
   user: 'dropped: Gemini has no end-user field',

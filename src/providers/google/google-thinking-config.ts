@@ -16,6 +16,7 @@ const BUDGET_BY_EFFORT: Record<string, number> = {
   medium: 8192,
   high: 24576,
   xhigh: 24576,
+  max: 24576,
 };
 
 const LEVEL_BY_EFFORT: Record<string, GeminiThinkingLevel> = {
@@ -25,12 +26,13 @@ const LEVEL_BY_EFFORT: Record<string, GeminiThinkingLevel> = {
   medium: 'medium',
   high: 'high',
   xhigh: 'high',
+  max: 'high',
 };
 
 /**
  * The `thinkingConfig` of a chat request: the gateway's `thinking` option (a budget; `disabled` → 0), else
  * OpenAI's `reasoning_effort` — a `thinkingLevel` on Gemini 3 models (none and minimal are `minimal`, or
- * `low` on Pro models, which cannot think less; xhigh is `high`), a `thinkingBudget` on earlier ones. Thought
+ * `low` on Pro models, which cannot think less; xhigh and max are `high`), a `thinkingBudget` on earlier ones. Thought
  * summaries are asked for whenever the model thinks and the answer can carry them (not strict).
  */
 export function geminiThinkingConfig(

@@ -407,6 +407,8 @@ describe('google request: generation settings', () => {
     ['gemini-3-flash-preview', 'minimal', { thinkingLevel: 'minimal', includeThoughts: true }],
     ['gemini-3.1-pro-preview', 'minimal', { thinkingLevel: 'low', includeThoughts: true }],
     ['gemini-3.1-pro-preview', 'xhigh', { thinkingLevel: 'high', includeThoughts: true }],
+    ['gemini-3.1-pro-preview', 'max', { thinkingLevel: 'high', includeThoughts: true }],
+    ['gemini-2.5-flash', 'max', { thinkingBudget: 24576, includeThoughts: true }],
   ])('maps reasoning_effort on %s: %s → %j', async (model, effort, thinkingConfig) => {
     const { body } = await build({ model, reasoning_effort: effort });
     expect(body.generationConfig).toEqual({ thinkingConfig });
