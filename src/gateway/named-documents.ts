@@ -4,9 +4,10 @@
  * cache's `cache.embedding.virtual_key`), a catalog provider (`provider: "@slug"`), a prompt (`prompt_id`,
  * and the version it selects), a stored config (`cache.embedding.config`), the stored guardrails of its
  * guardrail lists, and the config or virtual key a model-judged check (`default.modelJudge`) asks its
- * judge through — whose call would fail, and the check err to its `on_error` (pass, by default). What a call would refuse — a name the workspace does not hold, a revoked credential,
- * an archived config — is refused here, as the stored guardrail check refuses a missing guardrail: 400
- * `invalid_config` naming the place (`config.targets[1].virtual_key`).
+ * judge through — whose call would fail, and the check err to its `on_error` (pass, by default). What a
+ * call would refuse — a name the workspace does not hold, a revoked credential, an archived config — is
+ * refused here, as the stored guardrail check refuses a missing guardrail: 400 `invalid_config` naming the
+ * place (`config.targets[1].virtual_key`).
  *
  * `store` is the transaction that stores the config, holding the workspace's references (holdReferences),
  * so that a delete checked against what names the document (destination-dependents.ts) and this check
