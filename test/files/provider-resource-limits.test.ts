@@ -69,3 +69,48 @@ describe("a provider's Files API answer past GATEWAY_UPSTREAM_ANSWER_MAX_BYTES",
     expect(closed[before]).toBe(true);
   });
 });
+
+describe("a provider's answer to a file sent to it, past GATEWAY_UPSTREAM_ANSWER_MAX_BYTES", () => {
+  it('fails the fine-tuning job create with 502 and is closed', async () => {
+    const line = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+    });
+    const form = new FormData();
+    form.append('purpose', 'fine-tune');
+    form.append('file', new Blob([`${line}\n${line}\n`]), 'train.jsonl');
+    const stored = await fetch(`${gateway.url}/files`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey },
+      body: form,
+    });
+    expect(stored.status, await stored.clone().text()).toBe(200);
+    const { id } = (await stored.json()) as { id: string };
+
+    const before = closed.length;
+    // The copy of the file to the provider (a transfer, read under its idle deadline) is answered endlessly.
+    const response = await fetch(`${gateway.url}/fine_tuning/jobs`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-files',
+          custom_host: `${base}/ok/v1`,
+        }),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', training_file: id }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as unknown;
+    expectOpenAIError(body);
+    expect(body.error.code).toBe('upstream_invalid_response');
+    expect(body.error.message).toContain('larger than 8192 bytes');
+    for (let i = 0; i < 100 && !closed[before]; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed[before]).toBe(true);
+  });
+});

@@ -132,7 +132,7 @@ function watchedBody(
         throw failure(err);
       }
     },
-    text: () => body.text().catch((err: unknown) => Promise.reject(failure(err))),
+    text: (maxBytes) => body.text(maxBytes).catch((err: unknown) => Promise.reject(failure(err))),
     destroy: () => body.destroy(),
   };
 }
