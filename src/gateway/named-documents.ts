@@ -16,8 +16,8 @@
 import { GatewayError } from '../core/errors.js';
 import type { Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
-import { GUARDRAIL_KEYS, storedGuardrailRefs } from './config/hook-specs.js';
-import { canonicalCheckId } from '../hooks/registry.js';
+import { storedGuardrailRefs } from './config/hook-specs.js';
+import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { parsePromptReference } from './prompts/prompt-reference.js';
 import { childPath, configParam } from './routing/inherit.js';
@@ -74,40 +74,17 @@ async function assertConfig(store: Reader, workspaceId: string, name: string, pa
   if (config.status !== 'active') throw missing(param, `The config "${name}" is archived: calls to it fail`);
 }
 
-/** The checks of a node's hook and guardrail lists, each with the path of its parameters. */
-function* checksOf(
-  node: GatewayConfig,
-  path: string,
-): Generator<{ id: string; parameters: Record<string, unknown>; param: string }> {
-  for (const list of ['before_request_hooks', 'after_request_hooks'] as const) {
-    for (const [i, hook] of (node[list] ?? []).entries()) {
-      for (const [j, check] of (hook.checks ?? []).entries()) {
-        const param = `${configParam(path, list)}[${i}].checks[${j}].parameters`;
-        yield { id: check.id, parameters: check.parameters as Record<string, unknown>, param };
-      }
-    }
-  }
-  for (const list of ['input_guardrails', 'output_guardrails'] as const) {
-    for (const [i, item] of (node[list] ?? []).entries()) {
-      if (typeof item === 'string') continue;
-      for (const [key, value] of Object.entries(item)) {
-        if (GUARDRAIL_KEYS.has(key)) continue;
-        const param = `${configParam(path, list)}[${i}].${key}`;
-        yield { id: key, parameters: value as Record<string, unknown>, param };
-      }
-    }
-  }
-}
-
-/** The stored config or virtual key a model-judged check of the node asks its judge through. */
-async function assertJudges(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
-  for (const { id, parameters, param } of checksOf(node, path)) {
-    if (canonicalCheckId(id) !== 'default.modelJudge') continue;
-    const { config, virtual_key: virtualKey } = parameters;
-    if (typeof config === 'string') await assertConfig(store, workspaceId, config, `${param}.config`);
-    if (typeof virtualKey === 'string') {
-      await assertCredential(store, workspaceId, 'virtual_key', virtualKey, `${param}.virtual_key`);
-    }
+/** A model-judged check's judge, asked through a stored config or virtual key: there, and usable. */
+async function assertJudge(
+  store: Reader,
+  workspaceId: string,
+  parameters: Record<string, unknown>,
+  param: string,
+) {
+  const { config, virtual_key: virtualKey } = parameters;
+  if (typeof config === 'string') await assertConfig(store, workspaceId, config, `${param}.config`);
+  if (typeof virtualKey === 'string') {
+    await assertCredential(store, workspaceId, 'virtual_key', virtualKey, `${param}.virtual_key`);
   }
 }
 
@@ -129,7 +106,9 @@ async function assertNode(store: Reader, workspaceId: string, node: GatewayConfi
   if (embedding?.config !== undefined) {
     await assertConfig(store, workspaceId, embedding.config, param('cache.embedding.config'));
   }
-  await assertJudges(store, workspaceId, node, path);
+  for (const { at, parameters } of nodeJudges(node as unknown as Record<string, unknown>)) {
+    await assertJudge(store, workspaceId, parameters, param(at));
+  }
   for (const [i, child] of (node.targets ?? []).entries()) {
     await assertNode(store, workspaceId, child, childPath(path, i));
   }
@@ -158,14 +137,8 @@ export async function assertGuardrailDocumentsExist(
   workspaceId: string,
   guardrail: Record<string, unknown>,
 ): Promise<void> {
-  for (const [key, value] of Object.entries(guardrail)) {
-    if (canonicalCheckId(key) !== 'default.modelJudge') continue;
-    const { config, virtual_key: virtualKey } = value as Record<string, unknown>;
-    const param = `guardrail.${key}`;
-    if (typeof config === 'string') await assertConfig(store, workspaceId, config, `${param}.config`);
-    if (typeof virtualKey === 'string') {
-      await assertCredential(store, workspaceId, 'virtual_key', virtualKey, `${param}.virtual_key`);
-    }
+  for (const { at, parameters } of guardrailJudges(guardrail)) {
+    await assertJudge(store, workspaceId, parameters, `guardrail.${at}`);
   }
 }
 

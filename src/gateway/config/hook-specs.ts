@@ -205,7 +205,7 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
 }
 
 /** A guardrail item's own keys; each other key names a check. */
-export const GUARDRAIL_KEYS: ReadonlySet<string> = new Set([
+const GUARDRAIL_KEYS: ReadonlySet<string> = new Set([
   'id',
   'deny',
   'async',

@@ -31,7 +31,13 @@ import type {
   StoredGuardrail,
   StoredPrompt,
 } from '../../store/types.js';
-import { canonicalCheckId } from '../../hooks/registry.js';
+import {
+  GUARDRAIL_LISTS,
+  guardrailJudges,
+  isRecord,
+  JUDGE_KEYS,
+  nodeJudges,
+} from '../config/model-judges.js';
 import { childPath, configParam } from '../routing/inherit.js';
 import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
 import { referenceName } from './prompt-reference.js';
@@ -49,53 +55,6 @@ interface NamingConfig {
   slug: string;
   /** Where it names the thing first: `config.targets[1].prompt_id`. */
   param: string;
-}
-
-const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
-const HOOK_LISTS = ['before_request_hooks', 'after_request_hooks'] as const;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** What a model-judged check names: the stored config or the virtual key it asks its judge through. */
-const JUDGE_KEYS = { config: 'config', virtual_key: 'virtual_key' } as const;
-
-/** The model-judged checks of a guardrail definition (an inline guardrail item, or a stored guardrail's),
- * each with its key there (`default.modelJudge`): the keys naming a check hold its parameters. */
-function* guardrailJudges(
-  item: Record<string, unknown>,
-): Generator<{ at: string; parameters: Record<string, unknown> }> {
-  for (const [key, value] of Object.entries(item)) {
-    if (isRecord(value) && canonicalCheckId(key) === 'default.modelJudge')
-      yield { at: key, parameters: value };
-  }
-}
-
-/** The model-judged checks of a config node's hook and guardrail lists, each with its place in the node
- * (`input_guardrails[0].default.modelJudge`, `after_request_hooks[1].checks[0].parameters`). */
-function* nodeJudges(
-  node: Record<string, unknown>,
-): Generator<{ at: string; parameters: Record<string, unknown> }> {
-  for (const list of HOOK_LISTS) {
-    const hooks = node[list];
-    if (!Array.isArray(hooks)) continue;
-    for (const [i, hook] of hooks.entries()) {
-      if (!isRecord(hook) || !Array.isArray(hook.checks)) continue;
-      for (const [j, check] of hook.checks.entries()) {
-        if (!isRecord(check) || typeof check.id !== 'string' || !isRecord(check.parameters)) continue;
-        if (canonicalCheckId(check.id) !== 'default.modelJudge') continue;
-        yield { at: `${list}[${i}].checks[${j}].parameters`, parameters: check.parameters };
-      }
-    }
-  }
-  for (const list of GUARDRAIL_LISTS) {
-    const items = node[list];
-    if (!Array.isArray(items)) continue;
-    for (const [i, item] of items.entries()) {
-      if (!isRecord(item)) continue;
-      for (const judge of guardrailJudges(item)) yield { ...judge, at: `${list}[${i}].${judge.at}` };
-    }
-  }
 }
 
 /** The stored config (`config`) or virtual key (`virtual_key`) a node's semantic cache embeds through. */
