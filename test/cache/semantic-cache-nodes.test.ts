@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureDefaultWorkspace } from '../../src/bootstrap.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
@@ -87,10 +88,18 @@ describeWithPostgres('semantic cache on two nodes (PostgreSQL)', () => {
       expect(await condition()).toBe(true);
     }
 
+    /** An entry's row is written after its answer has gone out (not awaited): this waits for the row. */
+    async function stored(entryId: string | null): Promise<void> {
+      const { store } = nodeB.server.deps;
+      const workspace = await ensureDefaultWorkspace(store);
+      await until(async () => (await store.getSemanticCacheEntry(workspace.id, entryId!)) !== undefined);
+    }
+
     it('shares entries both ways and removes them from both', async () => {
       // B stores the first entry; A reads the partition from the store when first asked.
       const first = await ask(nodeB, 'What is the boiling point of water?');
       expect(first.status).toBe('SEMANTIC_MISS');
+      await stored(first.entry);
       const onA = await ask(nodeA, 'Water: what is its boiling point?');
       expect(onA).toMatchObject({
         status: 'SEMANTIC_HIT',
