@@ -63,6 +63,9 @@ export interface ProviderTarget {
   /** Which capacity Vertex AI serves the calls from: `dedicated`, Provisioned Throughput only; `shared`,
    * pay-as-you-go only; absent, Provisioned Throughput first and the rest pay-as-you-go. */
   cloudb_request_type?: 'dedicated' | 'shared';
+  /** Which pay-as-you-go Vertex AI serves the calls on, beyond Provisioned Throughput: `priority` (Priority
+   * PayGo) or `flex` (Flex PayGo), the global endpoint only; absent, standard pay-as-you-go. */
+  cloudb_shared_request_type?: 'priority' | 'flex';
   cloudc_access_key_id?: string;
   cloudc_secret_access_key?: string;
   cloudc_region?: string;
@@ -93,6 +96,7 @@ export const PROVIDER_TARGET_KEYS = [
   'cloudb_region',
   'cloudb_service_account_json',
   'cloudb_request_type',
+  'cloudb_shared_request_type',
   'cloudc_access_key_id',
   'cloudc_secret_access_key',
   'cloudc_region',

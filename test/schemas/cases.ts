@@ -341,6 +341,7 @@ export const embeddingBodyCases: BadCase[] = [
 ];
 
 const P = { provider: 'openai', api_key: 'sk-test' };
+const V = { provider: 'vertex-ai', cloudb_region: 'global', cloudb_project_id: 'proj' };
 
 export const configCases: BadCase[] = [
   { name: 'config is an array', body: [P], param: 'config' },
@@ -613,6 +614,36 @@ export const configCases: BadCase[] = [
     name: 'cloudb_request_type unknown',
     body: { ...P, cloudb_request_type: 'provisioned' },
     param: 'config.cloudb_request_type',
+  },
+  {
+    name: 'cloudb_shared_request_type unknown',
+    body: { ...P, cloudb_shared_request_type: 'standard' },
+    param: 'config.cloudb_shared_request_type',
+  },
+  {
+    name: 'cloudb_shared_request_type priority with a regional cloudb_region',
+    body: { ...V, cloudb_region: 'us-central1', cloudb_shared_request_type: 'priority' },
+    param: 'config.cloudb_shared_request_type',
+  },
+  {
+    name: 'cloudb_shared_request_type flex with a multi-regional cloudb_region',
+    body: { ...V, cloudb_region: 'eu', cloudb_shared_request_type: 'flex' },
+    param: 'config.cloudb_shared_request_type',
+  },
+  {
+    name: 'cloudb_shared_request_type with a regional cloudb_region its target inherits',
+    body: {
+      ...V,
+      cloudb_region: 'europe-west4',
+      strategy: { mode: 'fallback' },
+      targets: [{ retry: { attempts: 1 }, cloudb_shared_request_type: 'flex' }],
+    },
+    param: 'config.targets[0].cloudb_shared_request_type',
+  },
+  {
+    name: 'cloudb_shared_request_type with cloudb_request_type dedicated',
+    body: { ...V, cloudb_request_type: 'dedicated', cloudb_shared_request_type: 'priority' },
+    param: 'config.cloudb_shared_request_type',
   },
   {
     name: 'cloudb_service_account_json a string',

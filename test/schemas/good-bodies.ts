@@ -245,10 +245,11 @@ export const richConfig = {
         {
           name: 'vertex',
           provider: 'vertex-ai',
-          cloudb_region: 'us-central1',
+          cloudb_region: 'global',
           cloudb_project_id: 'proj',
           cloudb_service_account_json: { type: 'service_account', client_email: 'a@b.c', private_key: 'k' },
-          cloudb_request_type: 'dedicated',
+          cloudb_request_type: 'shared',
+          cloudb_shared_request_type: 'priority',
         },
         {
           name: 'azure',
@@ -322,4 +323,20 @@ export const goodConfigs: object[] = [
   { request_timeout: 1 },
   { strategy: { mode: 'single' }, targets: [creds] },
   { strategy: { mode: 'single' }, ...creds },
+  // Priority and Flex PayGo on Vertex's global endpoint, with or without Provisioned Throughput first; on a
+  // virtual key, whose region the config does not know.
+  {
+    provider: 'vertex-ai',
+    cloudb_region: 'global',
+    cloudb_project_id: 'p',
+    cloudb_shared_request_type: 'flex',
+  },
+  {
+    provider: 'vertex-ai',
+    cloudb_region: 'global',
+    cloudb_project_id: 'p',
+    cloudb_request_type: 'shared',
+    cloudb_shared_request_type: 'priority',
+  },
+  { virtual_key: 'vertex-prod', cloudb_shared_request_type: 'priority' },
 ];

@@ -8,6 +8,7 @@ import { GatewayError } from '../../core/errors.js';
 import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 import { fieldError } from '../../core/validator/compile-validator.js';
 import { findAdapter } from '../../providers/registry.js';
+import { VERTEX_GLOBAL_REGION } from '../../providers/vertex-ai/index.js';
 import type { GatewayConfig } from './config-schema.js';
 
 export interface ConfigRuleOptions {
@@ -53,7 +54,13 @@ const CLOUD_CREDENTIALS: readonly (readonly Key[])[] = [
 
 const COMBINATIONS_TEXT = REQUIRED_COMBINATIONS.map((c) => c.join(' + ')).join(', ');
 
-export function checkConfigRules(node: GatewayConfig, path: string, options: ConfigRuleOptions): void {
+export function checkConfigRules(
+  node: GatewayConfig,
+  path: string,
+  options: ConfigRuleOptions,
+  /** The Vertex AI settings the node takes from its parent (routing/inherit.ts). */
+  inherited: VertexCapacity = {},
+): void {
   // A provider without credentials is the likelier mistake, so it is named before the generic rule.
   checkCredentials(node, path, options);
   checkCombination(node, path, options);
@@ -63,7 +70,9 @@ export function checkConfigRules(node: GatewayConfig, path: string, options: Con
   checkRetry(node, path);
   checkOverrides(node, path);
   checkStrategy(node, path);
-  node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options));
+  const capacity = vertexCapacity(node, inherited);
+  checkVertexSharedRequestType(capacity, path);
+  node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options, capacity));
 }
 
 /**
@@ -134,6 +143,51 @@ function checkCredentials(node: GatewayConfig, path: string, options: ConfigRule
     `${path}.api_key`,
     `is required when provider is given without virtual_key, custom_host or cloud credentials${hint}`,
   );
+}
+
+type VertexCapacity = Pick<
+  GatewayConfig,
+  'cloudb_region' | 'cloudb_request_type' | 'cloudb_shared_request_type'
+>;
+
+/** A node's Vertex AI settings: its own, else its parent's when it names no provider or virtual key of its
+ * own (provider settings pass down together or not at all). */
+function vertexCapacity(node: GatewayConfig, parent: VertexCapacity): VertexCapacity {
+  const ownProvider = node.provider !== undefined || node.virtual_key !== undefined;
+  const from = ownProvider ? {} : parent;
+  return {
+    cloudb_region: node.cloudb_region ?? from.cloudb_region,
+    cloudb_request_type: node.cloudb_request_type ?? from.cloudb_request_type,
+    cloudb_shared_request_type: node.cloudb_shared_request_type ?? from.cloudb_shared_request_type,
+  };
+}
+
+/**
+ * Vertex serves Priority and Flex PayGo on its global endpoint only, and refuses them on a regional or
+ * multi-regional one: a target whose region is known is refused with the config rather than on each call. A
+ * region held by a virtual key is checked when the call is made (vertex-ai-request-type.ts). With
+ * `dedicated`, Vertex serves from Provisioned Throughput only, so the pay-as-you-go asked for would never
+ * apply.
+ */
+function checkVertexSharedRequestType(capacity: VertexCapacity, path: string): void {
+  const shared = capacity.cloudb_shared_request_type;
+  if (shared === undefined) return;
+  const param = `${path}.cloudb_shared_request_type`;
+  const region = capacity.cloudb_region;
+  if (region !== undefined && region !== VERTEX_GLOBAL_REGION) {
+    throw fieldError(
+      'invalid_config',
+      param,
+      `'${shared}' is served on Vertex AI's global endpoint only: cloudb_region must be '${VERTEX_GLOBAL_REGION}' (got '${region}')`,
+    );
+  }
+  if (capacity.cloudb_request_type === 'dedicated') {
+    throw fieldError(
+      'invalid_config',
+      param,
+      `cannot be given with cloudb_request_type 'dedicated': Vertex AI then serves from Provisioned Throughput only, never on '${shared}' pay-as-you-go`,
+    );
+  }
 }
 
 function checkCustomHost(node: GatewayConfig, path: string): void {

@@ -155,6 +155,12 @@ export const GatewayConfigSchema = Type.Recursive(
             "Vertex AI's X-Vertex-AI-LLM-Request-Type on every call: dedicated, the project's Provisioned Throughput only (a 429 beyond it); shared, pay-as-you-go only, bypassing it. Absent: Provisioned Throughput first, the rest pay-as-you-go.",
         }),
       ),
+      cloudb_shared_request_type: Type.Optional(
+        Type.Union([Type.Literal('priority'), Type.Literal('flex')], {
+          description:
+            "Vertex AI's X-Vertex-AI-LLM-Shared-Request-Type on every call: the pay-as-you-go that serves what Provisioned Throughput does not (all of it with cloudb_request_type shared), priority (Priority PayGo) or flex (Flex PayGo). Vertex serves them on the global endpoint only, so cloudb_region must be global; not with cloudb_request_type dedicated.",
+        }),
+      ),
       cloudc_access_key_id: Type.Optional(Type.String()),
       cloudc_secret_access_key: Type.Optional(Type.String()),
       cloudc_region: Type.Optional(Type.String()),

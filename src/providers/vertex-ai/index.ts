@@ -23,7 +23,7 @@ import { vertexRequestTypeHeaders } from './vertex-ai-request-type.js';
 import { vertexBaseUrl } from './vertex-ai-urls.js';
 
 export { authenticateVertex, clearVertexTokenCache, CLOUD_PLATFORM_SCOPE } from './vertex-ai-auth.js';
-export { vertexBaseUrl, vertexModelUrl } from './vertex-ai-urls.js';
+export { VERTEX_GLOBAL_REGION, vertexBaseUrl, vertexModelUrl } from './vertex-ai-urls.js';
 export { VERTEX_ANTHROPIC_VERSION, isAnthropicModel } from './vertex-ai-anthropic.js';
 
 function isAnthropicRequest(req: AdapterRequest): boolean {

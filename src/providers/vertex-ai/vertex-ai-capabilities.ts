@@ -25,6 +25,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'cloudb_region',
     'cloudb_service_account_json',
     'cloudb_request_type',
+    'cloudb_shared_request_type',
     'api_key',
     'custom_host',
   ],
@@ -38,6 +39,7 @@ export const vertexAICapabilities: ProviderCapabilities = {
     'Pass-through paths are appended to {base}/v1.',
     "Gemini answers name the quota that served them (usageMetadata.trafficType, on every event of a stream): kept as usage.traffic_type (not OpenAI's), and a call served from Provisioned Throughput (PROVISIONED_THROUGHPUT) has its tokens priced at 0, as they are prepaid. Claude answers name none: a Claude call is priced so only when its target asks for dedicated capacity.",
     'cloudb_request_type (dedicated | shared) is sent as X-Vertex-AI-LLM-Request-Type on every call of the target, pass-through included, over a client header of that name forward_headers passes on: dedicated is Provisioned Throughput only (429 beyond it), shared pay-as-you-go only.',
+    'cloudb_shared_request_type (priority | flex) is sent as X-Vertex-AI-LLM-Shared-Request-Type the same way: the pay-as-you-go that serves what Provisioned Throughput does not (everything, with cloudb_request_type shared) is Priority PayGo or Flex PayGo. Vertex serves them on the global endpoint only: a cloudb_region other than global is a 400 naming the key (with the config when the config gives the region, else when the call is made), and so is cloudb_request_type dedicated beside it.',
     ...geminiNotes,
   ],
 };

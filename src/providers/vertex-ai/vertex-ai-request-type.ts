@@ -2,19 +2,43 @@
  * Which capacity Vertex AI serves a target's calls from, its `cloudb_request_type`: Vertex's
  * `X-Vertex-AI-LLM-Request-Type` header, `dedicated` (the project's Provisioned Throughput only, a 429 beyond
  * it) or `shared` (pay-as-you-go only). Without it Vertex serves from Provisioned Throughput first and the rest
- * pay-as-you-go.
+ * pay-as-you-go. Which pay-as-you-go, its `cloudb_shared_request_type`: Vertex's
+ * `X-Vertex-AI-LLM-Shared-Request-Type` header, `priority` (Priority PayGo) or `flex` (Flex PayGo), served on
+ * the global endpoint only; without it, standard pay-as-you-go.
  */
+import { GatewayError } from '../../core/errors.js';
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { ProviderTarget, StreamOutput, StreamTranslator } from '../types.js';
+import { VERTEX_GLOBAL_REGION } from './vertex-ai-urls.js';
 
 const REQUEST_TYPE_HEADER = 'x-vertex-ai-llm-request-type';
+const SHARED_REQUEST_TYPE_HEADER = 'x-vertex-ai-llm-shared-request-type';
 
 /** Vertex's `trafficType` for a call served from Provisioned Throughput, as Gemini's answers name it. */
 const PROVISIONED_THROUGHPUT = 'PROVISIONED_THROUGHPUT';
 
 export function vertexRequestTypeHeaders(target: ProviderTarget): Record<string, string> {
   const type = target.cloudb_request_type;
-  return type === undefined ? {} : { [REQUEST_TYPE_HEADER]: type };
+  const shared = target.cloudb_shared_request_type;
+  const headers: Record<string, string> = {};
+  if (type !== undefined) headers[REQUEST_TYPE_HEADER] = type;
+  if (shared !== undefined) {
+    checkGlobalRegion(target, shared);
+    headers[SHARED_REQUEST_TYPE_HEADER] = shared;
+  }
+  return headers;
+}
+
+/** Vertex refuses Priority and Flex PayGo outside its global endpoint. A config that names the region is
+ * refused when it is read; one a virtual key holds is known only here. */
+function checkGlobalRegion(target: ProviderTarget, shared: string): void {
+  const region = target.cloudb_region;
+  if (region === undefined || region === VERTEX_GLOBAL_REGION) return;
+  throw new GatewayError(
+    'provider_config_error',
+    `cloudb_shared_request_type '${shared}' is served on Vertex AI's global endpoint only: cloudb_region must be '${VERTEX_GLOBAL_REGION}' (got '${region}')`,
+    { param: 'cloudb_shared_request_type' },
+  );
 }
 
 /**

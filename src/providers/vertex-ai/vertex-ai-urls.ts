@@ -27,6 +27,9 @@ export function vertexModelId(model: string): string {
  */
 const VERTEX_REGION_PATTERN = /^(global|us|eu|[a-z]+-[a-z]+\d+)$/;
 
+/** The location of Vertex's global endpoint, the only one that serves Priority and Flex PayGo. */
+export const VERTEX_GLOBAL_REGION = 'global';
+
 /**
  * `https://{region}-aiplatform.googleapis.com`; the `global` location has no prefix, and the multi-regions
  * have their own endpoints (`https://aiplatform.us.rep.googleapis.com`). `custom_host` wins.
@@ -34,7 +37,7 @@ const VERTEX_REGION_PATTERN = /^(global|us|eu|[a-z]+-[a-z]+\d+)$/;
 export function vertexBaseUrl(target: ProviderTarget): string {
   if (target.custom_host) return target.custom_host;
   const region = vertexRegion(target);
-  if (region === 'global') return 'https://aiplatform.googleapis.com';
+  if (region === VERTEX_GLOBAL_REGION) return 'https://aiplatform.googleapis.com';
   if (region === 'us' || region === 'eu') return `https://aiplatform.${region}.rep.googleapis.com`;
   return `https://${region}-aiplatform.googleapis.com`;
 }
