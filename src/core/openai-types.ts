@@ -35,7 +35,8 @@ export interface Usage {
   server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number; grounded_prompts?: number };
   /** Not OpenAI's: the capacity that served the call, as the provider names it (Vertex AI's
    * `usageMetadata.trafficType`: `ON_DEMAND`, `PROVISIONED_THROUGHPUT` …). Tokens served from Provisioned
-   * Throughput are prepaid (docs/cost.md). */
+   * Throughput are prepaid; Priority and Flex PayGo (`ON_DEMAND_PRIORITY`, `ON_DEMAND_FLEX`) are priced on
+   * the `priority` and `flex` tiers (docs/cost.md). */
   traffic_type?: string;
 }
 

@@ -3,19 +3,33 @@
 // Vertex's X-Vertex-AI-LLM-Shared-Request-Type (global endpoint only), beside `cloudb_request_type`'s
 // X-Vertex-AI-LLM-Request-Type. The client is the `openai` SDK; Vertex is the fake, replaying the recorded
 // Vertex answers and streams.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, traceHeaders } from '../routing/support.js';
+import { client, logsOf, traceHeaders } from '../routing/support.js';
 
 let gateway: TestGateway;
 let fake: FakeVertex;
 
+const PER_MILLION = 1e-6;
+// gemini-2.5-flash on the shipped table: $0.30 in, $2.50 out (thoughts at the output price); no Priority
+// prices. A deployment's file gives its Vertex AI gemini-2.5-pro its own Priority prices.
+const FLASH = { input: 0.3, output: 2.5 };
+const PRO = { input: 1.25, output: 10, service_tiers: { priority: { input: 2.25, output: 18 } } };
+
 beforeAll(async () => {
   fake = await startFakeVertex();
-  gateway = await startGateway();
+  const pricesFile = join(mkdtempSync(join(tmpdir(), 'prices-')), 'prices.json');
+  writeFileSync(
+    pricesFile,
+    JSON.stringify({ providers: { 'vertex-ai': { models: { 'gemini-2.5-pro': PRO } } } }),
+  );
+  gateway = await startGateway({ env: { GATEWAY_PRICES_FILE: pricesFile } });
 });
 
 afterAll(async () => {
@@ -34,26 +48,22 @@ function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unkno
   };
 }
 
-/** The recorded plain answer, as Vertex sends it: with the traffic type that served it. */
-function recordedAnswer(trafficType: string): any {
+/** The recorded plain answer, as Vertex sends it: with the traffic type that served it (and other counts). */
+function recordedAnswer(trafficType: string, model = 'gemini-2.5-flash', usageMetadata?: any): any {
   const answer = readGoogleFixture('google-text.json') as any;
   return {
     ...answer,
-    modelVersion: 'gemini-2.5-flash',
-    usageMetadata: { ...answer.usageMetadata, trafficType },
+    modelVersion: model,
+    usageMetadata: { ...(usageMetadata ?? answer.usageMetadata), trafficType },
   };
 }
 
 /** A recorded Vertex stream's events, as gemini-2.5-flash served on `trafficType` (on every event, as Vertex
  * names it). */
-function recordedStream(trafficType: string): any[] {
+function recordedStream(trafficType: string, model = 'gemini-2.5-flash'): any[] {
   return readGoogleStream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt').map((line) => {
     const event = JSON.parse(line);
-    return {
-      ...event,
-      modelVersion: 'gemini-2.5-flash',
-      usageMetadata: { ...event.usageMetadata, trafficType },
-    };
+    return { ...event, modelVersion: model, usageMetadata: { ...event.usageMetadata, trafficType } };
   });
 }
 
@@ -164,5 +174,112 @@ describe("a target's cloudb_shared_request_type (X-Vertex-AI-LLM-Shared-Request-
     expect(error.param).toBe('cloudb_shared_request_type');
     expect(error.message).toContain('global');
     expect(fake.requests.length).toBe(before);
+  });
+});
+
+/** Dollars of `prompt` and `completion` tokens at `price` (per million). */
+function priced(price: { input: number; output: number }, prompt: number, completion: number): number {
+  return (prompt * price.input + completion * price.output) * PER_MILLION;
+}
+
+describe("Vertex AI's Priority and Flex PayGo, priced on the traffic type the answer names", () => {
+  const config = () => vertexConfig({ cloudb_shared_request_type: 'flex' });
+
+  /** A JSON answer and a stream with the same counts, served on `trafficType`: each one's cost, from its
+   * `x-gateway-cost` header (none for the stream) and its log record. */
+  async function jsonAndStream(
+    trafficType: string,
+    model: string,
+  ): Promise<{ header: number; json: number; stream: number; prompt: number; completion: number }> {
+    const events = recordedStream(trafficType, model);
+    fake.enqueue({ json: recordedAnswer(trafficType, model, events.at(-1).usageMetadata) });
+    const plain = traceHeaders();
+    const { data, response } = await client(gateway, config(), plain.headers)
+      .chat.completions.create({ ...ask, model })
+      .withResponse();
+    expect((data.usage as any).traffic_type).toBe(trafficType);
+    const [jsonRecord] = await logsOf(gateway, plain.traceId, 1);
+
+    fake.enqueue({ events });
+    const streamed = traceHeaders();
+    const stream = await client(gateway, config(), streamed.headers).chat.completions.create({
+      ...ask,
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: any;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage.traffic_type).toBe(trafficType);
+    const [streamRecord] = await logsOf(gateway, streamed.traceId, 1);
+    expect(streamRecord).toMatchObject({
+      prompt_tokens: jsonRecord.prompt_tokens,
+      completion_tokens: jsonRecord.completion_tokens,
+    });
+    return {
+      header: Number(response.headers.get('x-gateway-cost')),
+      json: jsonRecord.cost as number,
+      stream: streamRecord.cost as number,
+      prompt: jsonRecord.prompt_tokens as number,
+      completion: jsonRecord.completion_tokens as number,
+    };
+  }
+
+  it("prices ON_DEMAND_FLEX at Vertex AI's Flex discount (half), JSON and streamed alike", async () => {
+    const cost = await jsonAndStream('ON_DEMAND_FLEX', 'gemini-2.5-flash');
+    const expected = priced(FLASH, cost.prompt, cost.completion) / 2;
+    expect(expected).toBeGreaterThan(0);
+    expect(cost.header).toBeCloseTo(expected, 10);
+    expect(cost.json).toBeCloseTo(expected, 12);
+    expect(cost.stream).toBe(cost.json);
+  });
+
+  it("prices ON_DEMAND_PRIORITY at the model's own Priority prices, JSON and streamed alike", async () => {
+    const cost = await jsonAndStream('ON_DEMAND_PRIORITY', 'gemini-2.5-pro');
+    const expected = priced(PRO.service_tiers.priority, cost.prompt, cost.completion);
+    expect(cost.header).toBeCloseTo(expected, 10);
+    expect(cost.json).toBeCloseTo(expected, 12);
+    expect(cost.stream).toBe(cost.json);
+  });
+
+  it('prices ON_DEMAND_PRIORITY at the standard prices of a model the table has no Priority prices for', async () => {
+    const cost = await jsonAndStream('ON_DEMAND_PRIORITY', 'gemini-2.5-flash');
+    const expected = priced(FLASH, cost.prompt, cost.completion);
+    expect(cost.json).toBeCloseTo(expected, 12);
+    expect(cost.stream).toBe(cost.json);
+  });
+
+  it('prices standard pay-as-you-go (ON_DEMAND) at the standard prices', async () => {
+    const cost = await jsonAndStream('ON_DEMAND', 'gemini-2.5-pro');
+    expect(cost.json).toBeCloseTo(priced(PRO, cost.prompt, cost.completion), 12);
+    expect(cost.stream).toBe(cost.json);
+  });
+
+  it("prices a pass-through answer and stream on the traffic type Vertex's answer names", async () => {
+    const path = '/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash';
+    const send = async (action: string) => {
+      const { traceId, headers } = traceHeaders();
+      const response = await fetch(`${gateway.url}${path}:${action}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify(config()),
+          ...headers,
+        },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      return (await logsOf(gateway, traceId, 1))[0];
+    };
+    const events = recordedStream('ON_DEMAND_FLEX');
+    fake.enqueue({ json: recordedAnswer('ON_DEMAND_FLEX', 'gemini-2.5-flash', events.at(-1).usageMetadata) });
+    const json = await send('generateContent');
+    fake.enqueue({ events });
+    const stream = await send('streamGenerateContent?alt=sse');
+    const expected = priced(FLASH, json.prompt_tokens as number, json.completion_tokens as number) / 2;
+    expect(json.cost).toBeCloseTo(expected, 12);
+    expect(stream.cost).toBeCloseTo(expected, 12);
   });
 });

@@ -199,6 +199,27 @@ describe('usage cost', () => {
     );
   });
 
+  it("prices Vertex AI's Priority and Flex PayGo traffic on the priority and flex tiers", () => {
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
+    const standard = (1000 * 0.3 + 100 * 2.5) / million;
+    const flash = priceOf('vertex-ai', 'gemini-2.5-flash');
+    // Vertex AI's Flex PayGo is half the standard price; the shipped table has no Priority prices for it.
+    expect(usageCost(flash, { ...usage, traffic_type: 'ON_DEMAND_FLEX' })).toBeCloseTo(standard / 2, 12);
+    expect(usageCost(flash, { ...usage, traffic_type: 'ON_DEMAND_PRIORITY' })).toBeCloseTo(standard, 12);
+    const own = {
+      ...flash,
+      price: { ...flash.price, service_tiers: { priority: { input: 0.6, output: 5 } } },
+    };
+    expect(usageCost(own, { ...usage, traffic_type: 'ON_DEMAND_PRIORITY' })).toBeCloseTo(
+      (1000 * 0.6 + 100 * 5) / million,
+      12,
+    );
+    // What the answer says served it wins over another tier it named; a provider batch's line is billed as one.
+    const priority = { ...usage, traffic_type: 'ON_DEMAND_PRIORITY' };
+    expect(usageCost(own, priority, { tier: 'default' })).toBeCloseTo((1000 * 0.6 + 100 * 5) / million, 12);
+    expect(usageCost(own, priority, { tier: 'batch' })).toBeCloseTo(standard / 2, 12);
+  });
+
   it('takes the long-context prices for a prompt above the tier, and the batch discount for batch lines', () => {
     const gemini = priceOf('google', 'gemini-2.5-pro');
     const usage = (prompt: number) => ({

@@ -4,7 +4,8 @@
  * cache reads and writes (those kept an hour apart), audio and image tokens of the prompt; reasoning and
  * audio tokens of the completion. What is left of each total is priced as text. Server tools' uses the
  * provider bills apart (web searches) are added at their fees. Tokens served from capacity paid for ahead
- * (Vertex AI's Provisioned Throughput, the usage's `traffic_type`) cost nothing per token.
+ * (Vertex AI's Provisioned Throughput, the usage's `traffic_type`) cost nothing per token; those served on
+ * Vertex AI's Priority or Flex PayGo (also its `traffic_type`) are priced on the `priority` or `flex` tier.
  */
 import type { Usage } from '../../core/openai-types.js';
 import { PRICED_TIERS, type ModelPrice, type PricedTier, type PriceMatch } from './price-table.js';
@@ -18,7 +19,9 @@ export const PROVISIONED_THROUGHPUT = 'PROVISIONED_THROUGHPUT';
 export interface CostOptions {
   /** The service tier that served the call (an answer's `service_tier`, `batch` for a provider batch's
    * lines): `flex`, `priority` and `batch` are priced at the model's own prices for the tier, else with the
-   * provider's discount for it; any other (`default`, `auto`, none) at the model's prices. */
+   * provider's discount for it; any other (`default`, `auto`, none) at the model's prices. A usage whose
+   * `traffic_type` names a tier (Vertex AI's `ON_DEMAND_PRIORITY`, `ON_DEMAND_FLEX`) is priced on that one,
+   * unless this is `batch`. */
   tier?: string;
 }
 
@@ -26,7 +29,9 @@ export interface CostOptions {
 export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions = {}): number {
   if (usage.traffic_type === PROVISIONED_THROUGHPUT) return toolFees(match, usage);
   const prompt = usage.prompt_tokens ?? 0;
-  const tier = pricedTier(options.tier);
+  // A provider batch's line is billed as one, whatever its answer's traffic type says.
+  const named = pricedTier(options.tier);
+  const tier = named === 'batch' ? named : (trafficTier(usage.traffic_type) ?? named);
   const own = tier && match.price.service_tiers?.[tier];
   const long = match.price.long_context;
   const price: ModelPrice = own
@@ -78,6 +83,19 @@ function toolFees(match: PriceMatch, usage: Usage): number {
       (uses.grounded_prompts ?? 0) * (fees.grounded_prompt ?? 0)) /
     1000
   );
+}
+
+/** The tier Vertex AI says served the call, its answer's `trafficType`: Priority PayGo and Flex PayGo are
+ * billed on tiers of their own (`ON_DEMAND` is standard pay-as-you-go). */
+function trafficTier(trafficType: string | undefined): PricedTier | undefined {
+  switch (trafficType) {
+    case 'ON_DEMAND_PRIORITY':
+      return 'priority';
+    case 'ON_DEMAND_FLEX':
+      return 'flex';
+    default:
+      return undefined;
+  }
 }
 
 function pricedTier(tier: string | undefined): PricedTier | undefined {

@@ -6,8 +6,9 @@ import type { GeminiModalityCount, GeminiUsageMetadata } from './google-api-type
  * Gemini's `usageMetadata` → OpenAI usage. `candidatesTokenCount` leaves thoughts out while OpenAI's
  * `completion_tokens` counts reasoning in, so thoughts are added to it (and also reported as
  * `reasoning_tokens`); that keeps `total_tokens` equal to Google's `totalTokenCount` (tool-use prompt
- * tokens join the prompt). Vertex's `trafficType` (whether Provisioned Throughput served the call) is kept as
- * `traffic_type`. Undefined when the metadata carries no counts (Vertex's early stream chunks).
+ * tokens join the prompt). Vertex's `trafficType` (Provisioned Throughput or which pay-as-you-go served the
+ * call, what the cost reads) is kept as `traffic_type`. Undefined when the metadata carries no counts (Vertex's
+ * early stream chunks).
  */
 export function convertGoogleUsage(metadata: GeminiUsageMetadata | undefined): Usage | undefined {
   if (!metadata || (metadata.promptTokenCount === undefined && metadata.candidatesTokenCount === undefined)) {
