@@ -212,6 +212,27 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     expectError(await admin.get('/prompts/racing-includer'), 404, 'prompt_not_found');
   });
 
+  it('a partial stored while a partial it includes is being deleted cannot include it', async () => {
+    const inner = await admin.post('/prompts/partials', { slug: 'racing-inner', string: 'Be brief.' });
+    expect(inner.status, inner.text).toBe(200);
+    const hold = holdStore(gateway, 'deletePromptPartial');
+    try {
+      const deleting = admin.delete('/prompts/partials/racing-inner');
+      await hold.reached;
+      const storing = admin.post('/prompts/partials', {
+        slug: 'racing-outer',
+        string: 'First: {{>racing-inner}}',
+      });
+      await settle();
+      hold.release();
+      expect((await deleting).status).toBe(200);
+      expectError(await storing, 400, 'invalid_prompt');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/prompts/partials/racing-outer'), 404, 'not_found');
+  });
+
   it('a prompt stored while a version of a partial it includes is being published is checked against it', async () => {
     const partial = await admin.post('/prompts/partials', { slug: 'racing-published', string: 'Be brief.' });
     expect(partial.status, partial.text).toBe(200);

@@ -14,7 +14,8 @@
  * node's cache, so that it sees what is committed): `writeIfUnchanged` then makes the change in a
  * transaction holding the workspace's references only if what the check read is still so there — the
  * workspace's partials as they were, and the same versions including the partial — and checks again
- * otherwise. A prompt version stored at the same time does the same with the partials it includes.
+ * otherwise. A prompt version or a new partial stored at the same time does the same with the partials
+ * it includes.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { Repositories, Store, StoredPromptPartial } from '../../store/types.js';

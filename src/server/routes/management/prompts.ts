@@ -170,19 +170,26 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.post('/prompts/partials', async (request) => {
     const body = validateCreatePromptPartial(request.body);
     const caller = request.gw.apiKey;
-    await checkPartialText(
-      { slug: body.slug },
-      body.string,
-      partialLoader(deps.lookups, caller.workspace_id),
+    const workspaceId = caller.workspace_id;
+    // Written only if the partials it was checked against are still so, as a prompt version is: a partial
+    // it includes, deleted meanwhile, is not included by it once stored.
+    const partial = await writeIfUnchanged(
+      store,
+      workspaceId,
+      (from) => partialsState(from, workspaceId),
+      () =>
+        checkPartialText({ slug: body.slug }, body.string, partialLoader(storedPartials(store), workspaceId)),
+      (tx) =>
+        tx.createPromptPartial({
+          organisation_id: caller.organisation_id,
+          workspace_id: workspaceId,
+          slug: body.slug,
+          name: body.name ?? body.slug,
+          partial: { string: body.string },
+          includes: includesOf(body.string),
+        }),
+      'string',
     );
-    const partial = await store.createPromptPartial({
-      organisation_id: caller.organisation_id,
-      workspace_id: caller.workspace_id,
-      slug: body.slug,
-      name: body.name ?? body.slug,
-      partial: { string: body.string },
-      includes: includesOf(body.string),
-    });
     return promptPartialView(partial);
   });
 
