@@ -101,6 +101,16 @@ export interface GuardrailVersionsTable {
   version: number;
   guardrail: string;
   created_at: Int8;
+  /** 1 once the documents the version names are in guardrail_version_references (0028). */
+  references_indexed: number;
+}
+
+/** A stored document a guardrail version names, as `kind:name` (0028_guardrail_version_references). */
+export interface GuardrailVersionReferencesTable {
+  guardrail_id: string;
+  version: number;
+  workspace_id: string;
+  name: string;
 }
 
 /** A prompt and its versions (0005_prompts): `prompt` holds the version's document, encrypted like a
@@ -462,6 +472,7 @@ export interface Database {
   config_version_references: ConfigVersionReferencesTable;
   guardrails: GuardrailsTable;
   guardrail_versions: GuardrailVersionsTable;
+  guardrail_version_references: GuardrailVersionReferencesTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
   prompt_partials: PromptPartialsTable;

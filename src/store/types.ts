@@ -494,7 +494,7 @@ export interface CredentialRepository {
 }
 
 /**
- * The stored documents a config or prompt version names, as `kind:name` (`guardrail:no-pii`,
+ * The stored documents a config, prompt or guardrail version names, as `kind:name` (`guardrail:no-pii`,
  * `prompt:support-answer`, `virtual_key:openai-prod`, `provider:anthropic-prod`, `config:route-a`), given
  * with the version when it is written: what a delete would break is then found by name
  * (`list…Referencing`). A version written without them is listed by `list…VersionsWithoutReferences`
@@ -545,7 +545,8 @@ export interface ReferenceRepository {
 
 export interface GuardrailRepository {
   createGuardrail(
-    input: Pick<StoredGuardrail, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'guardrail'>,
+    input: Pick<StoredGuardrail, 'workspace_id' | 'organisation_id' | 'slug' | 'name' | 'guardrail'> &
+      WithReferences,
   ): Promise<StoredGuardrail>;
   getGuardrail(workspace_id: string, slugOrId: string): Promise<StoredGuardrail | undefined>;
   /** Oldest first. */
@@ -554,11 +555,21 @@ export interface GuardrailRepository {
   updateGuardrail(
     workspace_id: string,
     slugOrId: string,
-    patch: Partial<Pick<StoredGuardrail, 'name' | 'guardrail'>>,
+    patch: Partial<Pick<StoredGuardrail, 'name' | 'guardrail'>> & WithReferences,
   ): Promise<StoredGuardrail | undefined>;
   /** Oldest first. */
   listGuardrailVersions(workspace_id: string, slugOrId: string): Promise<StoredGuardrailVersion[]>;
   deleteGuardrail(workspace_id: string, slugOrId: string): Promise<boolean>;
+  /** The live guardrails of the workspace whose current version names one of `references` (what its
+   * model-judged checks ask through: `config:<name>`, `virtual_key:<name>`); oldest first. */
+  listGuardrailsReferencing(workspace_id: string, references: readonly string[]): Promise<StoredGuardrail[]>;
+  listGuardrailVersionsWithoutReferences(workspace_id: string): Promise<StoredGuardrailVersion[]>;
+  recordGuardrailVersionReferences(
+    workspace_id: string,
+    guardrail_id: string,
+    version: number,
+    references: readonly string[],
+  ): Promise<void>;
 }
 
 /**

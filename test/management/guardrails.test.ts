@@ -3,6 +3,7 @@
  * update (new versions), delete, validation naming the field, redaction and workspace isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Repositories } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client } from './http.js';
@@ -20,6 +21,24 @@ const signedWebhook = (token: string) => ({
   deny: true,
   on_fail: { feedback: { value: -1, weight: 1, metadata: { team: 'compliance' } } },
 });
+
+/** Counts the reads of all of a workspace's guardrails (`listGuardrails`), on the store or in a
+ * transaction, until `restore`. */
+function countGuardrailListings(gateway: TestGateway) {
+  const store = gateway.server.deps.store;
+  const original = { listGuardrails: store.listGuardrails, transaction: store.transaction };
+  const counted = { listings: 0, restore: () => Object.assign(store, original) };
+  const counting = <T extends Repositories>(repositories: T): T => ({
+    ...repositories,
+    listGuardrails: (...args: Parameters<Repositories['listGuardrails']>) => {
+      counted.listings++;
+      return repositories.listGuardrails(...args);
+    },
+  });
+  store.listGuardrails = counting(store).listGuardrails;
+  store.transaction = (work) => original.transaction((tx) => work(counting(tx)));
+  return counted;
+}
 
 function guardrailRoutes(start: () => Promise<TestGateway>): void {
   let gateway: TestGateway;
@@ -348,6 +367,85 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     const forced = await admin.delete('/guardrails/kept-policy?force=true');
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
+  });
+
+  it('finds the guardrails judging through a key or config by what each version records, reading no others', async () => {
+    const store = gateway.server.deps.store;
+    const judge = (through: Record<string, string>) => ({
+      'default.modelJudge': { instructions: 'Is it polite?', ...through },
+    });
+    const key = await admin.post('/virtual-keys', {
+      slug: 'indexed-judge',
+      provider: 'openai',
+      api_key: 'sk-indexed',
+    });
+    expect(key.status, key.text).toBe(200);
+    const route = { provider: 'openai', api_key: 'sk-indexed-route-0001' };
+    expect((await admin.post('/configs', { slug: 'indexed-route', config: route })).status).toBe(200);
+    for (const [slug, through] of [
+      ['indexed-by-key', { virtual_key: 'indexed-judge' }],
+      ['indexed-by-config', { config: 'indexed-route' }],
+      ['indexed-unjudged', undefined],
+    ] as const) {
+      const guardrail = through ? judge(through) : noForbiddenWords;
+      const stored = await admin.post('/guardrails', { slug, guardrail });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const workspaceId = key.body.workspace_id as string;
+    // Written with each version: nothing is left to record, and each is found by what it names.
+    expect(await store.listGuardrailVersionsWithoutReferences(workspaceId)).toEqual([]);
+    const slugsReferencing = async (names: string[]) =>
+      (await store.listGuardrailsReferencing(workspaceId, names)).map((guardrail) => guardrail.slug);
+    expect(await slugsReferencing(['virtual_key:indexed-judge'])).toEqual(['indexed-by-key']);
+    expect(await slugsReferencing(['config:indexed-route'])).toEqual(['indexed-by-config']);
+    // As stored before the gateway kept that record, or by a node that does not: naming the key by id.
+    await store.createGuardrail({
+      organisation_id: key.body.organisation_id as string,
+      workspace_id: workspaceId,
+      slug: 'indexed-legacy',
+      name: 'indexed-legacy',
+      guardrail: judge({ virtual_key: key.body.id as string }),
+    });
+
+    const counted = countGuardrailListings(gateway);
+    try {
+      const refused = expectError(await admin.delete('/virtual-keys/indexed-judge'), 409, 'conflict', 'slug');
+      expect(refused.message).toContain(
+        'guardrails "indexed-by-key" (guardrail.default.modelJudge.virtual_key), ' +
+          '"indexed-legacy" (guardrail.default.modelJudge.virtual_key)',
+      );
+      const archive = expectError(
+        await admin.patch('/configs/indexed-route', { status: 'archived' }),
+        409,
+        'conflict',
+        'status',
+      );
+      expect(archive.message).toContain(
+        'guardrails "indexed-by-config" (guardrail.default.modelJudge.config)',
+      );
+      expect(counted.listings).toBe(0);
+    } finally {
+      counted.restore();
+    }
+    expect(await store.listGuardrailVersionsWithoutReferences(workspaceId)).toEqual([]);
+
+    // A guardrail counts by its current version: once it judges through the config, the key is free.
+    const moved = await admin.patch('/guardrails/indexed-by-key', {
+      guardrail: judge({ config: 'indexed-route' }),
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await admin.delete('/guardrails/indexed-legacy')).status).toBe(200);
+    expect(await slugsReferencing(['virtual_key:indexed-judge'])).toEqual([]);
+    expect((await admin.delete('/virtual-keys/indexed-judge')).status).toBe(200);
+    const refused = expectError(await admin.delete('/configs/indexed-route'), 409, 'conflict', 'id');
+    expect(refused.message).toContain(
+      'guardrails "indexed-by-key" (guardrail.default.modelJudge.config), ' +
+        '"indexed-by-config" (guardrail.default.modelJudge.config)',
+    );
+    for (const slug of ['indexed-by-key', 'indexed-by-config', 'indexed-unjudged']) {
+      expect((await admin.delete(`/guardrails/${slug}`)).status).toBe(200);
+    }
+    expect((await admin.delete('/configs/indexed-route')).status).toBe(200);
   });
 
   it('the lookup the engine reads follows every change at once on the node that made it', async () => {

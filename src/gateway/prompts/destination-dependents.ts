@@ -15,8 +15,9 @@
  * and an archived config's calls fail already (as a revoked credential's do). Both are found through
  * what the store records of each version (`references`, 0026_document_references: the names it uses for
  * what it names; 0027 has them read again for the cache's and the judges' names), never by reading every
- * config and prompt of the workspace; those found are read to tell where they name it. Stored guardrails
- * are few and not indexed: the workspace's are read.
+ * config and prompt of the workspace; those found are read to tell where they name it. A stored guardrail
+ * counts by its current version, found the same way (0028_guardrail_version_references: what its judges
+ * ask through).
  *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): what the check finds is what the change is committed against, since a write naming
@@ -129,6 +130,12 @@ export function promptReferences(document: PromptDocument): string[] {
   return [...new Set(found)];
 }
 
+/** The stored documents a stored guardrail's definition names: the config or virtual key each of its
+ * model-judged checks asks its judge through, as the store indexes them with its version. */
+export function guardrailReferences(guardrail: Record<string, unknown>): string[] {
+  return [...new Set(judgeReferences(guardrailJudges(guardrail)))];
+}
+
 /** `kind:name` for each name of the thing, as the store indexes what names it. */
 const referencesTo = (kind: string, names: ReadonlySet<string>) =>
   [...names].map((name) => `${kind}:${name}`);
@@ -146,6 +153,10 @@ export async function recordMissingReferences(store: Repositories, workspaceId: 
   for (const version of await store.listPromptVersionsWithoutReferences(workspaceId)) {
     const names = promptReferences(version.prompt);
     await store.recordPromptVersionReferences(workspaceId, version.prompt_id, version.version, names);
+  }
+  for (const version of await store.listGuardrailVersionsWithoutReferences(workspaceId)) {
+    const names = guardrailReferences(version.guardrail);
+    await store.recordGuardrailVersionReferences(workspaceId, version.guardrail_id, version.version, names);
   }
 }
 
@@ -277,15 +288,16 @@ function credentialKey(
 
 /** The stored guardrails of the workspace with a model-judged check asking its judge through the stored
  * config or virtual key (`kind`) that `names` holds, each with the first place
- * (`guardrail.default.modelJudge.config`). A workspace holds few stored guardrails: each is read. */
+ * (`guardrail.default.modelJudge.config`): those the store finds naming it, read to tell where. */
 async function guardrailsJudgingThrough(
   store: Repositories,
   workspaceId: string,
   kind: keyof typeof JUDGE_KEYS,
   names: ReadonlySet<string>,
 ): Promise<NamingConfig[]> {
+  await recordMissingReferences(store, workspaceId);
   const found: NamingConfig[] = [];
-  for (const guardrail of await store.listGuardrails(workspaceId)) {
+  for (const guardrail of await store.listGuardrailsReferencing(workspaceId, referencesTo(kind, names))) {
     for (const { at, parameters } of guardrailJudges(guardrail.guardrail)) {
       const named = parameters[kind];
       if (typeof named !== 'string' || !names.has(named)) continue;

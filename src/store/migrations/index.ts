@@ -26,6 +26,7 @@ import * as workspaceDeletion from './0024_workspace_deletion.js';
 import * as promptPartialIncludes from './0025_prompt_partial_includes.js';
 import * as documentReferences from './0026_document_references.js';
 import * as reindexDocumentReferences from './0027_reindex_document_references.js';
+import * as guardrailVersionReferences from './0028_guardrail_version_references.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_prompt_partial_includes': promptPartialIncludes,
   '0026_document_references': documentReferences,
   '0027_reindex_document_references': reindexDocumentReferences,
+  '0028_guardrail_version_references': guardrailVersionReferences,
 };
 
 export const migrationProvider: MigrationProvider = {

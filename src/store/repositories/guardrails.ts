@@ -1,12 +1,14 @@
 /**
  * Stored guardrails and their versions: versioned documents (versioned-documents.ts), like configs. Every
  * `guardrail` given to an update makes a new version; `name` alone does not. A guardrail may carry
- * credentials (a webhook check's `headers`), hence the encryption at rest the documents share.
+ * credentials (a webhook check's `headers`), hence the encryption at rest the documents share. Each
+ * version records the stored documents it names (0028_guardrail_version_references), as a config's does.
  */
 import { toGuardrail, toGuardrailVersion } from '../rows.js';
 import type { GuardrailsTable } from '../schema.js';
-import type { GuardrailRepository } from '../types.js';
+import type { GuardrailRepository, StoredGuardrail } from '../types.js';
 import type { RepositoryContext } from './context.js';
+import { versionIncludes } from './version-includes.js';
 import { versionedDocuments } from './versioned-documents.js';
 
 export function createGuardrailRepository(context: RepositoryContext): GuardrailRepository {
@@ -19,13 +21,23 @@ export function createGuardrailRepository(context: RepositoryContext): Guardrail
     resource: 'guardrail',
     noun: 'guardrail',
   });
+  const references = versionIncludes(context.db, {
+    includesTable: 'guardrail_version_references',
+    versionsTable: 'guardrail_versions',
+    ownersTable: 'guardrails',
+    ownerColumn: 'guardrail_id',
+    nameColumn: 'name',
+    indexedColumn: 'references_indexed',
+  });
   const view = (found: { row: GuardrailsTable; document: Record<string, unknown> }) =>
     toGuardrail(found.row, found.document);
 
   return {
     async createGuardrail(input) {
-      const { guardrail, ...rest } = input;
-      return view(await guardrails.create({ ...rest, document: guardrail }));
+      const { guardrail, references: names, ...rest } = input;
+      return view(
+        await guardrails.create({ ...rest, document: guardrail, onVersion: references.onVersion(names) }),
+      );
     },
 
     async getGuardrail(workspace_id, slugOrId) {
@@ -41,6 +53,7 @@ export function createGuardrailRepository(context: RepositoryContext): Guardrail
       const found = await guardrails.update(workspace_id, slugOrId, {
         name: patch.name,
         document: patch.guardrail,
+        onVersion: references.onVersion(patch.references),
       });
       return found && view(found);
     },
@@ -50,5 +63,25 @@ export function createGuardrailRepository(context: RepositoryContext): Guardrail
     },
 
     deleteGuardrail: (workspace_id, slugOrId) => guardrails.delete(workspace_id, slugOrId),
+
+    async listGuardrailsReferencing(workspace_id, names) {
+      // Rows of every version naming one; a guardrail counts by its current version only.
+      const found: StoredGuardrail[] = [];
+      for (const row of await references.versionRowsIncluding(workspace_id, names)) {
+        if (found.some((guardrail) => guardrail.id === row.guardrail_id)) continue;
+        const current = await guardrails.get(workspace_id, row.guardrail_id as string);
+        if (current && Number(current.row.version) === Number(row.version)) found.push(view(current));
+      }
+      return found;
+    },
+
+    async listGuardrailVersionsWithoutReferences(workspace_id) {
+      return (await references.unindexedVersionRows(workspace_id)).map((row) =>
+        toGuardrailVersion(guardrails.readVersion(row)),
+      );
+    },
+
+    recordGuardrailVersionReferences: (workspace_id, guardrail_id, version, names) =>
+      references.record(workspace_id, guardrail_id, version, names),
   };
 }

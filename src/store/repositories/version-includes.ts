@@ -2,9 +2,9 @@
  * The names each version of a stored document holds, kept beside its versions so that the versions
  * holding a name are found without reading every version of the workspace: the partials a prompt's or a
  * partial's text includes, by the name it uses (`{{>house-style@2}}`: `house-style`;
- * 0025_prompt_partial_includes), and the stored documents a config or a prompt version names
- * (`guardrail:no-pii`; 0026_document_references). The names come from the gateway, which reads the
- * documents; the store keeps them. A version written without them (stored before the table existed, or
+ * 0025_prompt_partial_includes), and the stored documents a config, prompt or guardrail version names
+ * (`guardrail:no-pii`; 0026_document_references, 0028_guardrail_version_references). The names come from
+ * the gateway, which reads the documents; the store keeps them. A version written without them (stored before the table existed, or
  * by a node that does not write it) is listed by `unindexedVersionRows` until they are recorded.
  */
 import type { Kysely } from 'kysely';
@@ -17,10 +17,11 @@ export interface VersionIncludesSpec {
     | 'prompt_version_includes'
     | 'prompt_partial_version_includes'
     | 'config_version_references'
-    | 'prompt_version_references';
-  versionsTable: 'prompt_versions' | 'prompt_partial_versions' | 'config_versions';
-  ownersTable: 'prompts' | 'prompt_partials' | 'configs';
-  ownerColumn: 'prompt_id' | 'partial_id' | 'config_id';
+    | 'prompt_version_references'
+    | 'guardrail_version_references';
+  versionsTable: 'prompt_versions' | 'prompt_partial_versions' | 'config_versions' | 'guardrail_versions';
+  ownersTable: 'prompts' | 'prompt_partials' | 'configs' | 'guardrails';
+  ownerColumn: 'prompt_id' | 'partial_id' | 'config_id' | 'guardrail_id';
   /** The includes table's column holding a name. */
   nameColumn: 'partial' | 'name';
   /** The versions table's column saying a version's names are recorded. */

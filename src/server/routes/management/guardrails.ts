@@ -9,6 +9,7 @@ import { parseGuardrailDefinition } from '../../../gateway/config/guardrail-defi
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { assertGuardrailDocumentsExist } from '../../../gateway/named-documents.js';
 import {
+  guardrailReferences,
   recordMissingReferences,
   refuseBreakingGuardrailDeletion,
 } from '../../../gateway/prompts/destination-dependents.js';
@@ -35,6 +36,7 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
         slug: body.slug,
         name: body.name ?? body.slug,
         guardrail: body.guardrail,
+        references: guardrailReferences(body.guardrail),
       });
     });
     return guardrailView(guardrail);
@@ -71,7 +73,10 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
     const guardrail = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       if (body.guardrail !== undefined) await assertGuardrailDocumentsExist(tx, workspaceId, body.guardrail);
-      return tx.updateGuardrail(workspaceId, id, body);
+      return tx.updateGuardrail(workspaceId, id, {
+        ...body,
+        ...(body.guardrail !== undefined && { references: guardrailReferences(body.guardrail) }),
+      });
     });
     if (!guardrail) throw notFound('guardrail', id, 'id');
     return guardrailView(guardrail);
