@@ -795,6 +795,64 @@ describe('a failed answer', () => {
   );
 });
 
+describe('a failed answer at the bound of what is read of it (16 MiB)', () => {
+  const BOUND = 16 << 20;
+
+  /** A provider failing with `bytes` of text, without a Content-Length; held open after them with `open`. */
+  async function failing(bytes: number, open: boolean) {
+    let closedEarly = false;
+    const upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1 << 20, 'e');
+      for (let sent = 0; sent < bytes; sent += chunk.length) {
+        res.write(chunk.subarray(0, Math.min(chunk.length, bytes - sent)));
+      }
+      res.on('close', () => (closedEarly = !res.writableEnded));
+      if (!open) res.end();
+    });
+    return { upstream, closedEarly: () => closedEarly };
+  }
+
+  const call = (host: string) =>
+    fetch(`${gateway.url}/vector_stores`, {
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-err',
+          custom_host: `${host}/v1`,
+        }),
+      },
+    });
+
+  it('of exactly the bound is relayed whole', async () => {
+    const { upstream } = await failing(BOUND, false);
+    try {
+      const response = await call(upstream.url);
+      expect(response.status).toBe(500);
+      expect((await response.arrayBuffer()).byteLength).toBe(BOUND);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('one byte past the bound fails with 502 at once and the provider connection is closed', async () => {
+    const { upstream, closedEarly } = await failing(BOUND + 1, true);
+    try {
+      const response = await Promise.race([call(upstream.url), sleep(5000).then(() => undefined)]);
+      expect(response?.status).toBe(502);
+      const body = (await response!.json()) as unknown;
+      expectOpenAIError(body);
+      expect(body.error.code).toBe('upstream_unreachable');
+      expect(body.error.message).toMatch(`larger than ${BOUND} bytes`);
+      for (let i = 0; i < 40 && !closedEarly(); i++) await sleep(25);
+      expect(closedEarly()).toBe(true);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
 describe('a body too large to be kept for a second send', () => {
   const LIMIT = 65536;
   let small: TestGateway;

@@ -51,6 +51,15 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1 << 30) });
       res.write('{');
       held.push(res);
+    } else if (req.url?.startsWith('/bytes?')) {
+      // `n` bytes in chunks of 1000, without a Content-Length; with `open`, the answer is then held open,
+      // so that only a reader that closes the request ends it.
+      const query = new URL(req.url, 'http://x').searchParams;
+      const n = Number(query.get('n'));
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      for (let sent = 0; sent < n; sent += 1000) res.write(Buffer.alloc(Math.min(1000, n - sent), 120));
+      if (query.has('open')) held.push(res);
+      else res.end();
     } else if (req.url === '/trickle') {
       // Many small chunks, each its own read on the gateway's side: more than the reader's high-water mark.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -113,6 +122,23 @@ describe('upstream answers through the dispatch handler', () => {
     expect(await response.body.text(10)).toBe('{"a":"é"}');
     const sized = await get('/sized');
     await expect(sized.body.text(1024)).rejects.toThrow(/larger than 1024 bytes/);
+  });
+
+  it('reads a body of exactly the bound whole, read as it comes or queued before', async () => {
+    expect(await (await get('/bytes?n=5000')).body.text(5000)).toBe('x'.repeat(5000));
+    const queued = await get('/bytes?n=5000');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await queued.body.text(5000)).toBe('x'.repeat(5000));
+  });
+
+  it('refuses a body one byte past the bound and closes the request, read as it comes or queued before', async () => {
+    const coming = await get('/bytes?n=5001&open');
+    await expect(coming.body.text(5000)).rejects.toThrow(/larger than 5000 bytes/);
+    await once(held.at(-1)!, 'close');
+    const queued = await get('/bytes?n=5001&open');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(queued.body.text(5000)).rejects.toThrow(UpstreamTooLarge);
+    await once(held.at(-1)!, 'close');
   });
 
   it('reads an error answer whole', async () => {

@@ -14,6 +14,8 @@ import { client as managementClient } from '../management/http.js';
 import { client, logsOf, postChat, rawChatStream, target, traceHeaders } from '../routing/support.js';
 
 const SECRET = 'whsec-test-0123456789';
+/** The most of a webhook's answer the gateway reads: 1 MiB. */
+const WEBHOOK_ANSWER_BOUND = 1024 * 1024;
 
 interface Received {
   path: string;
@@ -46,6 +48,17 @@ async function startReceiver(): Promise<Receiver> {
       received.push(entry);
       if (entry.path === '/hang') {
         res.on('close', () => (entry.closedEarly = !res.writableEnded));
+        return;
+      }
+      if (entry.path === '/bound' || entry.path === '/past-bound') {
+        // A passing verdict padded to exactly the 1 MiB the gateway reads of an answer, or one byte past
+        // it and then held open: only the gateway closing the request ends that one.
+        const head = '{"verdict":true,"explanation":"';
+        const answer = head + 'x'.repeat(WEBHOOK_ANSWER_BOUND - head.length - 2) + '"}';
+        res.on('close', () => (entry.closedEarly = !res.writableEnded));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (entry.path === '/bound') res.end(answer);
+        else res.write(`${answer} `);
         return;
       }
       const valid =
@@ -217,6 +230,31 @@ describe('default.webhook', () => {
     expect((error as APIError).status).toBe(446);
     expect(fake.requests.length).toBe(calls);
   }, 20_000);
+
+  it('an answer of exactly 1 MiB is read whole; one byte more is an error and the request is closed', async () => {
+    const bound = await postChat(
+      gateway,
+      { ...target(fake), input_guardrails: [webhookGuardrail('/bound', { on_error: 'fail' })] },
+      chat('a large verdict'),
+    );
+    expect(bound.status).toBe(200);
+    const past = await postChat(
+      gateway,
+      { ...target(fake), input_guardrails: [webhookGuardrail('/past-bound', { on_error: 'fail' })] },
+      chat('a verdict too large'),
+    );
+    const body = (await past.json()) as { hook_results: Results };
+    expect(past.status).toBe(446);
+    const result = body.hook_results.before_request_hooks[0].checks[0];
+    expect(result.verdict).toBe(false);
+    expect(result.error).toMatchObject({
+      message: 'The webhook answered with more than 1 MiB',
+      timed_out: false,
+    });
+    await expect
+      .poll(() => receiver.received.filter((r) => r.path === '/past-bound').at(-1)?.closedEarly)
+      .toBe(true);
+  });
 
   it('a refused address is never called: the check errs, and its on_error decides', async () => {
     const before = receiver.received.length;
