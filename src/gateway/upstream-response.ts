@@ -17,10 +17,13 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
-/** The body: read whole with `text()`, or chunk by chunk (the pace of the reader holds the upstream back). */
+/** The body: read whole with `bytes()` or `text()`, or chunk by chunk (the pace of the reader holds the
+ * upstream back). */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   /** The whole body; past `maxBytes` (a `Content-Length` above it, or the bytes as they come) the request
    * is closed and the promise rejects with UpstreamTooLarge, so that no more of it is held. */
+  bytes(maxBytes?: number): Promise<Buffer>;
+  /** `bytes()` read as UTF-8. */
   text(maxBytes?: number): Promise<string>;
   /** Stops reading and closes the upstream request; a reader waiting for a chunk ends. */
   destroy(): void;
@@ -34,6 +37,17 @@ type Waiter = {
   reject(error: unknown): void;
 };
 
+/** A reader of the whole body: what it makes of the bytes, and where that goes. */
+type WholeReader = {
+  read(bytes: Buffer): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+};
+
+// Module-level, so that a whole read makes no closure of its own.
+const asBytes = (bytes: Buffer): Buffer => bytes;
+const asText = (bytes: Buffer): string => bytes.toString('utf8');
+
 export class UpstreamCall
   implements Dispatcher.DispatchHandler, UpstreamResponse, UpstreamBody, AsyncIterator<Uint8Array>
 {
@@ -43,15 +57,15 @@ export class UpstreamCall
 
   private controller: Dispatcher.DispatchController | undefined;
   private readonly chunks: Buffer[] = [];
-  /** Bytes of `chunks`, for the bound of `text()`. */
+  /** Bytes of `chunks`, for the bound of a whole read. */
   private queuedBytes = 0;
-  private textLimit = Infinity;
+  private wholeLimit = Infinity;
   private ended = false;
   private failure: unknown = undefined;
   private started = false;
   private onHead: { resolve(response: UpstreamResponse): void; reject(error: unknown): void } | undefined;
   private waiter: Waiter | undefined;
-  private onText: { resolve(text: string): void; reject(error: unknown): void } | undefined;
+  private onWhole: WholeReader | undefined;
 
   /** Resolves with this response once the status and headers came; rejects if the call failed before. */
   readonly head: Promise<UpstreamResponse>;
@@ -95,8 +109,8 @@ export class UpstreamCall
     }
     this.chunks.push(chunk);
     this.queuedBytes += chunk.length;
-    if (this.onText) {
-      if (this.queuedBytes > this.textLimit) this.refuseText();
+    if (this.onWhole) {
+      if (this.queuedBytes > this.wholeLimit) this.refuseWhole();
     } else if (this.chunks.length >= HIGH_WATER_CHUNKS) controller.pause();
   }
 
@@ -117,11 +131,11 @@ export class UpstreamCall
       this.onHead = undefined;
       return;
     }
-    if (this.onText) {
-      const onText = this.onText;
-      this.onText = undefined;
-      if (this.failure !== undefined) onText.reject(this.failure);
-      else onText.resolve(this.drainText());
+    if (this.onWhole) {
+      const onWhole = this.onWhole;
+      this.onWhole = undefined;
+      if (this.failure !== undefined) onWhole.reject(this.failure);
+      else onWhole.resolve(onWhole.read(this.drain()));
     }
     const waiter = this.waiter;
     if (waiter && this.chunks.length === 0) {
@@ -133,36 +147,47 @@ export class UpstreamCall
 
   // --- the reader's side ---
 
+  bytes(maxBytes = Infinity): Promise<Buffer> {
+    return this.whole(maxBytes, asBytes);
+  }
+
   text(maxBytes = Infinity): Promise<string> {
+    return this.whole(maxBytes, asText);
+  }
+
+  /** The one read of the whole body under a bound, whatever is made of its bytes. */
+  private whole<T>(maxBytes: number, read: (bytes: Buffer) => T): Promise<T> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     // An answer that says it is too large is refused before any more of it comes.
     if (this.queuedBytes > maxBytes || Number(this.headers['content-length']) > maxBytes) {
       this.destroy();
       return Promise.reject(new UpstreamTooLarge('answer', maxBytes));
     }
-    if (this.ended) return Promise.resolve(this.drainText());
-    this.textLimit = maxBytes;
-    const text = new Promise<string>((resolve, reject) => (this.onText = { resolve, reject }));
-    // After onText is set: resuming may hand over a chunk at once, which with no reader of the whole
+    if (this.ended) return Promise.resolve(read(this.drain()));
+    this.wholeLimit = maxBytes;
+    const whole = new Promise<T>(
+      (resolve, reject) => (this.onWhole = { read, resolve: resolve as (value: unknown) => void, reject }),
+    );
+    // After onWhole is set: resuming may hand over a chunk at once, which with no reader of the whole
     // body noted would pause the upstream again, for good.
     this.controller?.resume();
-    return text;
+    return whole;
   }
 
   /** The body being read whole passed its bound: the request is closed and the reader told why. */
-  private refuseText(): void {
-    const onText = this.onText as NonNullable<typeof this.onText>;
-    this.onText = undefined;
+  private refuseWhole(): void {
+    const onWhole = this.onWhole as WholeReader;
+    this.onWhole = undefined;
     this.destroy();
-    onText.reject(new UpstreamTooLarge('answer', this.textLimit));
+    onWhole.reject(new UpstreamTooLarge('answer', this.wholeLimit));
   }
 
-  private drainText(): string {
+  private drain(): Buffer {
     const { chunks } = this;
-    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     chunks.length = 0;
     this.queuedBytes = 0;
-    return text;
+    return bytes;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {

@@ -3,7 +3,7 @@
  * resolved through the custom-host policy. Bodies are streamed, never buffered by this module.
  */
 import { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { closeWithin } from './close-agent.js';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
 import type { AbortSignalLike } from '../core/abort.js';
@@ -30,25 +30,33 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
     connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
   });
   return {
-    send(request, signal) {
-      if (signal.aborted) return Promise.reject(signal.reason);
-      const url = splitUrl(request.url);
-      const call = new UpstreamCall(signal);
-      agent.dispatch(
-        {
-          origin: url.origin,
-          path: url.path,
-          method: request.method,
-          headers: request.headers,
-          body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
-        },
-        call,
-      );
-      return call.head;
-    },
+    send: (request, signal) => sendOn(agent, request, signal),
     close: (timeoutMs = Infinity) =>
       closeWithin(agent, timeoutMs, new Error('the gateway stopped while the provider was answering')),
   };
+}
+
+/** Sends `request` through `dispatcher`; resolves once the answer's head came, its body read as an
+ * UpstreamBody (upstream-response.ts). The gateway's other calls out (a hook's webhook) go this way too. */
+export function sendOn(
+  dispatcher: Dispatcher,
+  request: UpstreamRequest,
+  signal: AbortSignalLike,
+): Promise<UpstreamResponse> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  const url = splitUrl(request.url);
+  const call = new UpstreamCall(signal);
+  dispatcher.dispatch(
+    {
+      origin: url.origin,
+      path: url.path,
+      method: request.method,
+      headers: request.headers,
+      body: isStreamed(request.body) ? Readable.from(request.body) : request.body,
+    },
+    call,
+  );
+  return call.head;
 }
 
 /** Distinct URLs whose split is kept; a gateway calls a few endpoints of a few providers. */

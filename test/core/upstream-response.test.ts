@@ -124,11 +124,12 @@ describe('upstream answers through the dispatch handler', () => {
     await expect(sized.body.text(1024)).rejects.toThrow(/larger than 1024 bytes/);
   });
 
-  it('reads a body of exactly the bound whole, read as it comes or queued before', async () => {
+  it('reads a body of exactly the bound whole (text or bytes), read as it comes or queued before', async () => {
     expect(await (await get('/bytes?n=5000')).body.text(5000)).toBe('x'.repeat(5000));
     const queued = await get('/bytes?n=5000');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await queued.body.text(5000)).toBe('x'.repeat(5000));
+    expect(await (await get('/bytes?n=5000')).body.bytes(5000)).toEqual(Buffer.alloc(5000, 'x'));
   });
 
   it('refuses a body one byte past the bound and closes the request, read as it comes or queued before', async () => {
@@ -138,6 +139,9 @@ describe('upstream answers through the dispatch handler', () => {
     const queued = await get('/bytes?n=5001&open');
     await new Promise((resolve) => setTimeout(resolve, 100));
     await expect(queued.body.text(5000)).rejects.toThrow(UpstreamTooLarge);
+    await once(held.at(-1)!, 'close');
+    const asBytes = await get('/bytes?n=5001&open');
+    await expect(asBytes.body.bytes(5000)).rejects.toThrow(UpstreamTooLarge);
     await once(held.at(-1)!, 'close');
   });
 

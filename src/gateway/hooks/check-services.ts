@@ -6,13 +6,15 @@
  * signed (webhook-signature.ts). The caller's signal (the check's timeout) bounds every call.
  */
 import { lookup } from 'node:dns/promises';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import type { CheckServices } from '../../hooks/check-types.js';
 import { GatewayError } from '../../core/errors.js';
+import { UpstreamTooLarge } from '../../core/upstream-limits.js';
 import { closeWithin } from '../close-agent.js';
 import { addressRefusal, checkCustomHost, guardedLookup, normaliseHost } from '../custom-host.js';
 import type { HookRuntime, RouteRun } from '../pipeline-types.js';
 import type { Settings } from '../../settings.js';
+import { sendOn, type UpstreamBody } from '../upstream.js';
 import { SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
 
 /** Asks a judge model for a chat completion through the gateway's own routing (hooks/judge-call.ts). */
@@ -38,18 +40,10 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
   const postJson: CheckServices['postJson'] = async (url, body, headers, signal, field) => {
     checkCustomHost(url, policy, field);
     const text = JSON.stringify(body);
-    const target = new URL(url);
     const sent: Record<string, string> = { ...headers, 'content-type': 'application/json' };
     if (secret !== undefined) sent[SIGNATURE_HEADER] = signWebhookBody(secret, text);
-    const response = await agent.request({
-      origin: target.origin,
-      path: target.pathname + target.search,
-      method: 'POST',
-      headers: sent,
-      body: text,
-      signal,
-    });
-    return { status: response.statusCode, body: await readJson(response) };
+    const response = await sendOn(agent, { method: 'POST', url, headers: sent, body: text }, signal);
+    return { status: response.statusCode, body: await readJson(response.body) };
   };
 
   const probeUrl: CheckServices['probeUrl'] = async (url, dnsOnly, signal) => {
@@ -96,18 +90,15 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
   };
 }
 
-async function readJson(response: Dispatcher.ResponseData): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_WEBHOOK_ANSWER_BYTES) {
-      response.body.destroy();
-      throw new GatewayError('upstream_invalid_response', 'The webhook answered with more than 1 MiB');
-    }
-    chunks.push(chunk as Buffer);
+/** The answer as JSON; undefined when it is not JSON. */
+async function readJson(body: UpstreamBody): Promise<unknown> {
+  let text: string;
+  try {
+    text = await body.text(MAX_WEBHOOK_ANSWER_BYTES);
+  } catch (err) {
+    if (!(err instanceof UpstreamTooLarge)) throw err;
+    throw new GatewayError('upstream_invalid_response', 'The webhook answered with more than 1 MiB');
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch {

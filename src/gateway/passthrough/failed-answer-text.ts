@@ -6,6 +6,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type ZlibOptions } from 'node:zlib';
+import { UpstreamTooLarge } from '../../core/upstream-limits.js';
 import type { UpstreamBody } from '../upstream.js';
 
 /**
@@ -41,7 +42,7 @@ export async function failedAnswerText(
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity');
-  let bytes = await boundedBytes(body);
+  let bytes = await body.bytes(MAX_ANSWER_BYTES).catch(tooLarge);
   if (codings.length === 0 || !codings.every((coding) => coding in DECODERS)) {
     return { text: bytes.toString('utf8'), headers };
   }
@@ -52,17 +53,11 @@ export async function failedAnswerText(
   return { text: bytes.toString('utf8'), headers: rest };
 }
 
-/** The whole body, or a failure (the provider's answer closed) once it passes MAX_ANSWER_BYTES. */
-async function boundedBytes(body: UpstreamBody): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of body) {
-    length += chunk.byteLength;
-    if (length > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw new Error(`its failed answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(chunk);
+/** Past its bound (the provider's answer closed), the failure says which bound: not the one of a model's
+ * answer that UpstreamTooLarge names. */
+function tooLarge(err: unknown): never {
+  if (err instanceof UpstreamTooLarge) {
+    throw new Error(`its failed answer is larger than ${err.limit} bytes`);
   }
-  return Buffer.concat(chunks);
+  throw err;
 }

@@ -132,6 +132,7 @@ function watchedBody(
         throw failure(err);
       }
     },
+    bytes: (maxBytes) => body.bytes(maxBytes).catch((err: unknown) => Promise.reject(failure(err))),
     text: (maxBytes) => body.text(maxBytes).catch((err: unknown) => Promise.reject(failure(err))),
     destroy: () => body.destroy(),
   };
