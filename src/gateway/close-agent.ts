@@ -16,12 +16,20 @@ import type { Agent } from 'undici';
 /** How often the calls under way are counted while the close waits for them. */
 const POLL_MS = 25;
 
-export async function closeWithin(agent: Agent, timeoutMs: number, reason: Error): Promise<void> {
+/** `beforeDestroy` runs just before the connections are destroyed, so that what their calls' failures set
+ * off (a retry, say) can tell that no call goes out any more. */
+export async function closeWithin(
+  agent: Agent,
+  timeoutMs: number,
+  reason: Error,
+  beforeDestroy?: () => void,
+): Promise<void> {
   if (timeoutMs === Infinity) return agent.close();
   const deadline = performance.now() + timeoutMs;
   for (let left = timeoutMs; busy(agent) && left > 0; left = deadline - performance.now()) {
     await sleep(Math.min(POLL_MS, left));
   }
+  beforeDestroy?.();
   await agent.destroy(reason);
 }
 

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { closeWithin } from './close-agent.js';
 import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
-import type { AbortSignalLike } from '../core/abort.js';
+import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { UpstreamRequest } from '../providers/types.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-response.js';
 
@@ -18,6 +18,8 @@ export interface UpstreamClient {
   /** Lets the calls under way end for `timeoutMs` at most (when absent, a graceful close that waits for
    * them all); then the connections are destroyed, and the calls still running fail (close-agent.ts). */
   close(timeoutMs?: number): Promise<void>;
+  /** Aborted once `close` destroys the connections: no call goes out after it, so none is worth a retry. */
+  readonly stopped: AbortSignalLike;
 }
 
 export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
@@ -29,10 +31,15 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
     bodyTimeout: 0,
     connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
   });
+  const stopped = new CallAbort();
+  const reason = new Error('the gateway stopped while the provider was answering');
   return {
-    send: (request, signal) => sendOn(agent, request, signal),
-    close: (timeoutMs = Infinity) =>
-      closeWithin(agent, timeoutMs, new Error('the gateway stopped while the provider was answering')),
+    stopped,
+    send(request, signal) {
+      if (stopped.aborted && !signal.aborted) return Promise.reject(reason);
+      return sendOn(agent, request, signal);
+    },
+    close: (timeoutMs = Infinity) => closeWithin(agent, timeoutMs, reason, () => stopped.abort()),
   };
 }
 

@@ -516,6 +516,39 @@ describe('a stop while a call that no client or job waits on hangs', () => {
     });
   });
 
+  it('records a judge call whose config retries, without a retry once its connection was destroyed', async () => {
+    // Retried, the judge's call would back off (seconds, in all) and go out again to a client that no
+    // longer sends: the judged call's record, and the judge's own, would come after the final writes.
+    const { tookMs, check } = await stopWithHangingCheck(
+      {
+        id: 'default.modelJudge',
+        parameters: { config: 'retrying-judge', instructions: 'Be polite.', timeout: 60_000 },
+      },
+      async (gateway) => {
+        const created = await fetch(`${gateway.url}/configs`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            slug: 'retrying-judge',
+            config: {
+              provider: 'openai',
+              api_key: 'sk-silent',
+              custom_host: silentUrl,
+              retry: { attempts: 5 },
+            },
+          }),
+        });
+        expect(created.status).toBe(200);
+      },
+      'POST /chat/completions',
+    );
+    expect(tookMs).toBeLessThan(graceMs + margin);
+    expect(check).toMatchObject({
+      id: 'default.modelJudge',
+      error: { message: expect.stringContaining('the gateway stopped') as unknown, timed_out: false },
+    });
+  });
+
   it('ends a provider file download whose provider never answers', async () => {
     const gateway = await startGateway({ env: { GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs) } });
     try {

@@ -6,6 +6,8 @@
  * breaker skips (the circuit this request's own failures opened) is no retry made: it is not counted, and
  * the answer is the last call's, the provider's own error rather than the gateway's `circuit_open`.
  * Nor is a pass-through whose body was too large to be kept for a second send (passthrough/replayable-body.ts).
+ * Nor is a call once the node's stop has destroyed the outbound connections (upstream.ts `stopped`): a
+ * retry could not go out, and its wait would hold the call's record past the stop's final writes.
  */
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
@@ -33,6 +35,7 @@ async function withRetries(
 ): Promise<AttemptOutcome> {
   const { run } = call;
   const { ctx, state } = run.call;
+  const { stopped } = run.deps.upstream;
   let last: AttemptOutcome | undefined;
   let retryAfterLeftMs = MAX_RETRY_AFTER_WAIT_MS;
   for (let retry = 0; ; retry++) {
@@ -46,7 +49,7 @@ async function withRetries(
     if (outcome.ok) {
       if (retry >= policy.retries || !asksAnotherTry(outcome, policy.statusCodes)) return outcome;
     } else {
-      if (outcome.reason === 'client_gone' || ctx.signal.aborted) return outcome;
+      if (outcome.reason === 'client_gone' || ctx.signal.aborted || stopped.aborted) return outcome;
       if (retry >= policy.retries || !isRetryable(outcome, policy)) return outcome;
     }
     // A pass-through body larger than could be kept went once and cannot go again: the answer stands.
@@ -60,25 +63,30 @@ async function withRetries(
     retryAfterLeftMs -= delay.retryAfterMs;
     // A wait that would outlast the request's deadline moves on (to a fallback, if any) instead.
     if (performance.now() + wait >= run.deadline) return outcome;
-    if (!(await waitUnlessAborted(wait, ctx.signal))) {
+    if (!(await waitUnlessAborted(wait, ctx.signal, stopped))) {
+      if (!ctx.signal.aborted) return outcome;
       return gatewayFailure(new GatewayError('request_timeout', 'The client went away'), 'client_gone');
     }
     state.retryCount += 1;
   }
 }
 
-/** Waits `ms`; resolves false at once if `signal` aborts first. */
-function waitUnlessAborted(ms: number, signal: AbortSignalLike): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
+/** Waits `ms`; resolves false at once if `signal` or `stopped` aborts first. */
+function waitUnlessAborted(ms: number, signal: AbortSignalLike, stopped: AbortSignalLike): Promise<boolean> {
+  if (signal.aborted || stopped.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onAbort = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      stopped.removeEventListener('abort', onAbort);
       resolve(false);
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
+      stopped.removeEventListener('abort', onAbort);
       resolve(true);
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
+    stopped.addEventListener('abort', onAbort, { once: true });
   });
 }
