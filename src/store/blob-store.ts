@@ -5,6 +5,7 @@
  * from a request as they are.
  */
 import type { Readable } from 'node:stream';
+import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 
 export type BlobData = Uint8Array | AsyncIterable<Uint8Array> | Readable;
@@ -22,8 +23,9 @@ export interface BlobStat {
 
 export interface BlobStore {
   /** Stores `data` under `key`, replacing any blob there. Readers see the old blob or the whole new one,
-   * never part of it; a failed put leaves the old blob in place. */
-  put(key: string, data: BlobData): Promise<StoredBlob>;
+   * never part of it; a failed put leaves the old blob in place. `signal` (its node's stop) fails a put
+   * under way at once, the storage unanswering included. */
+  put(key: string, data: BlobData, signal?: AbortSignalLike): Promise<StoredBlob>;
   /** A stream of the blob's bytes, or undefined when there is none. A blob replaced or deleted while
    * it is read keeps streaming the contents it had when `get` answered. */
   get(key: string): Promise<Readable | undefined>;

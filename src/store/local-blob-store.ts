@@ -29,6 +29,10 @@ async function* chunksOf(data: BlobData): AsyncIterable<Uint8Array> {
   }
 }
 
+function stoppedError(): Error {
+  return Object.assign(new Error('The blob was not stored: its writer stopped'), { name: 'AbortError' });
+}
+
 export function createLocalBlobStore(directory: string): BlobStore {
   const root = resolve(directory);
 
@@ -43,7 +47,7 @@ export function createLocalBlobStore(directory: string): BlobStore {
   }
 
   return {
-    async put(key, data) {
+    async put(key, data, signal) {
       const target = pathOf(key);
       const tempDir = join(root, TEMP_DIR);
       await Promise.all([mkdir(dirname(target), { recursive: true }), mkdir(tempDir, { recursive: true })]);
@@ -53,6 +57,7 @@ export function createLocalBlobStore(directory: string): BlobStore {
       const file = await open(temp, 'wx', 0o600);
       try {
         for await (const chunk of chunksOf(data)) {
+          if (signal?.aborted) throw stoppedError();
           hash.update(chunk);
           bytes += chunk.byteLength;
           await file.write(chunk);

@@ -61,7 +61,7 @@ export async function createS3BlobStore(options: S3BlobStoreOptions): Promise<S3
   }
 
   return {
-    async put(key, data) {
+    async put(key, data, signal) {
       const hash = createHash('sha256');
       let bytes = 0;
       const counted = new Transform({
@@ -82,12 +82,21 @@ export async function createS3BlobStore(options: S3BlobStoreOptions): Promise<S3
         partSize: PART_BYTES,
         queueSize: QUEUE,
       });
+      if (signal?.aborted) {
+        counted.destroy();
+        throw Object.assign(new Error('The blob was not stored: its writer stopped'), { name: 'AbortError' });
+      }
+      // Aborted, the upload fails at once, however long S3 would take to answer (never, when it hangs).
+      const stop = () => void upload.abort();
+      signal?.addEventListener('abort', stop);
       try {
         await upload.done();
       } catch (error) {
         // S3 refused: the source is not read any further.
         counted.destroy();
         throw error;
+      } finally {
+        signal?.removeEventListener('abort', stop);
       }
       return { bytes, sha256: hash.digest('hex') };
     },

@@ -141,17 +141,28 @@ async function* paged<T extends { line: number }>(
   }
 }
 
-/** Output lines (`{line, result}`) as file content: one JSON line each, a page of lines per chunk. */
-async function* jsonl(lines: AsyncIterable<{ result: string }>): AsyncGenerator<Uint8Array> {
+/** Output lines (`{line, result}`) as file content: one JSON line each, a page of lines per chunk. Ends
+ * with FinalizeStopped at a page once `stop` is aborted. */
+async function* jsonl(
+  lines: AsyncIterable<{ result: string }>,
+  stop: AbortSignalLike | undefined,
+): AsyncGenerator<Uint8Array> {
   let chunk: string[] = [];
   for await (const { result } of lines) {
     chunk.push(`${result}\n`);
     if (chunk.length >= PAGE) {
+      if (stop?.aborted) throw new FinalizeStopped();
       yield Buffer.from(chunk.join(''));
       chunk = [];
     }
   }
   if (chunk.length > 0) yield Buffer.from(chunk.join(''));
+}
+
+class FinalizeStopped extends Error {
+  constructor() {
+    super("The batch's finalization was stopped by its node's stop");
+  }
 }
 
 /** The settled lines of one state, in input order. */
@@ -202,7 +213,31 @@ const FINAL_STATUS: Record<
 
 const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
 
-export async function finalizeBatch(store: Store, blobs: BlobStore, payload: FinalizePayload): Promise<void> {
+/**
+ * Writes the batch's output and error files and ends it. Resolves `'stopped'` when `stop` (its node's stop)
+ * ended it before the files were committed: nothing of it is committed, and the finalization run again
+ * writes the same files under the same ids (a file already written is replaced whole).
+ */
+export async function finalizeBatch(
+  store: Store,
+  blobs: BlobStore,
+  payload: FinalizePayload,
+  stop?: AbortSignalLike,
+): Promise<'stopped' | undefined> {
+  try {
+    await writeFinal(store, blobs, payload, stop);
+  } catch (error) {
+    if (stop?.aborted) return 'stopped';
+    throw error;
+  }
+}
+
+async function writeFinal(
+  store: Store,
+  blobs: BlobStore,
+  payload: FinalizePayload,
+  stop: AbortSignalLike | undefined,
+): Promise<void> {
   const batch = await store.batches.getById(payload.batch_id);
   if (!batch || TERMINAL.includes(batch.status)) return;
   const counts = await store.batches.lineCounts(batch.id);
@@ -222,7 +257,7 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
     ['error', ids.errors, failed, () => errorLines(store, batch.id, unfinished)],
   ] as const) {
     if (count === 0) continue;
-    const stored = await blobs.put(fileKey(id), jsonl(lines()));
+    const stored = await blobs.put(fileKey(id), jsonl(lines(), stop), stop);
     files.push({
       id,
       workspace_id: batch.workspace_id,
@@ -234,6 +269,7 @@ export async function finalizeBatch(store: Store, blobs: BlobStore, payload: Fin
       expires_at: resultFileExpiry(batch, created),
     });
   }
+  // Stopped once the files are written, the commit is still made: it is one short transaction.
   const final = FINAL_STATUS[payload.outcome];
   await store.transaction(async (tx) => {
     for (const file of files) await tx.files.create(file);

@@ -53,7 +53,7 @@ export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
   /** Stops claiming, lets the lines and jobs in flight end and commits them; lines still running when
-   * `graceMs` runs out are given back, and so is a validation (its attempt with it). */
+   * `graceMs` runs out are given back, and so is a validation or a finalization (its attempt with it). */
   close(graceMs: number): Promise<void>;
 }
 
@@ -65,8 +65,8 @@ const FILE_SWEEP_MS = 60_000;
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
   const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  /** Aborts the calls of lines, and stops the validations, still running when the grace period of
-   * `close` runs out. */
+  /** Aborts the calls of lines, and stops the validations and finalizations, still running when the grace
+   * period of `close` runs out. */
   const stopping = new CallAbort();
   /** Lines this node holds (calling, or committing their result), by batch. */
   const leased = new Map<string, Set<number>>();
@@ -233,8 +233,12 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
           await store.jobs.release(job.id, owner);
           return;
         }
-      } else {
-        await finalizeBatch(store, deps.blobs, job.payload as FinalizePayload);
+      } else if (
+        (await finalizeBatch(store, deps.blobs, job.payload as FinalizePayload, stopping)) === 'stopped'
+      ) {
+        // As a validation: the files are written afresh by the next attempt, which this one does not use up.
+        await store.jobs.release(job.id, owner);
+        return;
       }
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
