@@ -96,7 +96,12 @@ describe('toChatRequest', () => {
   });
 
   it('refuses built-in tools, file-id images, and turns reasoning effort none into thinking disabled', () => {
-    const builtIn = refusal({ input: 'x', tools: [{ type: 'computer_use_preview' }] });
+    const builtIn = refusal({
+      input: 'x',
+      tools: [
+        { type: 'computer_use_preview', environment: 'browser', display_width: 1024, display_height: 768 },
+      ],
+    });
     expect(builtIn).toMatchObject({ status: 400, param: 'tools[0].type' });
     expect(builtIn.message).toContain('computer_use_preview');
     expect(

@@ -16,6 +16,7 @@ import {
   UserField,
 } from './common-fields.js';
 import { compileRequestBodyValidator } from './request-body-validator.js';
+import { ResponsesToolsField } from './responses-tools.js';
 
 const InputTextPart = Type.Object({ type: Type.Literal('input_text'), text: Type.String() });
 const OutputTextPart = Type.Object({ type: Type.Literal('output_text'), text: Type.String() });
@@ -108,37 +109,6 @@ const KnownInputItemSchema = Type.Union([
 // Nested, so that an item of a known type is reported against its own schema (its `type` picks it).
 export const ResponseInputItemSchema = Type.Union([KnownInputItemSchema, OtherItemSchema]);
 
-/** A function tool, the only kind a translated provider can run; the built-in kinds are named by type. */
-const FunctionToolSchema = Type.Object({
-  type: Type.Literal('function'),
-  name: Type.String({ minLength: 1 }),
-  description: Type.Optional(Nullable(Type.String())),
-  parameters: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-  /** Omitted: strict when the schema allows it (strict-function-schema.ts). */
-  strict: Type.Optional(Nullable(Type.Boolean())),
-});
-/**
- * The file-search tool, with the fields the spec gives it (bounds as OpenAI's document states them), so a
- * malformed one is refused before any provider is called; what else it carries (`hybrid_search`) passes on.
- */
-const FileSearchToolSchema = Type.Object({
-  type: Type.Literal('file_search'),
-  vector_store_ids: Type.Array(Type.String()),
-  max_num_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
-  filters: Type.Optional(Nullable(Type.Object({ type: Type.String({ minLength: 1 }) }))),
-  ranking_options: Type.Optional(
-    Type.Object({
-      ranker: Type.Optional(Type.String({ minLength: 1 })),
-      score_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    }),
-  ),
-});
-/** Any other tool (built-in tools, new types), passed on as it is; a function tool and a file-search tool
- * are checked as themselves. */
-const OtherToolSchema = Type.Object({
-  type: Type.String({ minLength: 1, pattern: '^(?!(function|file_search)$)' }),
-});
-
 /**
  * Any other tool choice (a built-in tool's: `{"type": "web_search_preview"}`; `allowed_tools`, `mcp`,
  * `custom`; new kinds), passed on as it is to a native provider; a translated target refuses it.
@@ -208,10 +178,7 @@ export const ResponsesRequestSchema = Type.Object(
     ),
     max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16 }))),
     text: Type.Optional(Nullable(Type.Object({ format: Type.Optional(TextFormatSchema) }))),
-    // Nested, so that a tool of a known type is reported against its own schema (its `type` picks it).
-    tools: Type.Optional(
-      Type.Array(Type.Union([Type.Union([FunctionToolSchema, FileSearchToolSchema]), OtherToolSchema])),
-    ),
+    tools: Type.Optional(ResponsesToolsField),
     tool_choice: Type.Optional(
       Type.Union([
         Type.Literal('none'),

@@ -182,7 +182,7 @@ function toChatTools(tools: NonNullable<ResponsesRequest['tools']>): Tools {
     );
   }
   return tools.map((tool) => {
-    const fn = tool as Extract<typeof tool, { name: string }>;
+    const fn = tool as Extract<typeof tool, { type: 'function' }>;
     // Chat's tools are not strict unless they say so; a Responses tool without `strict` may be.
     const strict = effectiveStrict(fn);
     return {

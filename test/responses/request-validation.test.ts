@@ -1,0 +1,124 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests send what the SDK's types would not let through */
+// POST /v1/responses checks its body as OpenAI's document gives it, before any provider is called: each
+// tool by its type (the document's `Tool` union), each input part by its kind. The openai SDK against the
+// gateway, with the fake OpenAI Responses API as the native target, which runs every tool it is sent.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gateway: TestGateway;
+let openai: FakeUpstream;
+let client: OpenAI;
+
+beforeAll(async () => {
+  [gateway, openai] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'oai' })]);
+  client = new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-oai', custom_host: openai.url }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), openai?.close()]);
+});
+
+beforeEach(() => openai.reset());
+
+async function refusal(body: Record<string, unknown>): Promise<any> {
+  const error: any = await client.responses
+    .create({ model: 'gpt-4o', input: 'Hi', ...body } as any)
+    .catch((err: unknown) => err);
+  expect(error, JSON.stringify(body)).toBeInstanceOf(OpenAI.APIError);
+  expect(error.status).toBe(400);
+  expect(error.error.type).toBe('invalid_request_error');
+  return error.error;
+}
+
+/** One tool of every type the OpenAI document's `Tool` union lists, each with the fields it requires. */
+const EVERY_TOOL = [
+  { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false },
+  { type: 'file_search', vector_store_ids: ['vs_1'] },
+  { type: 'computer' },
+  { type: 'computer_use_preview', environment: 'browser', display_width: 1024, display_height: 768 },
+  { type: 'web_search' },
+  { type: 'web_search_2025_08_26', search_context_size: 'low' },
+  { type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp' },
+  { type: 'code_interpreter', container: { type: 'auto' } },
+  { type: 'code_interpreter', container: 'cntr_123' },
+  { type: 'programmatic_tool_calling' },
+  { type: 'image_generation', quality: 'low' },
+  { type: 'local_shell' },
+  { type: 'shell' },
+  { type: 'custom', name: 'run_sql', format: { type: 'text' } },
+  {
+    type: 'namespace',
+    name: 'billing',
+    description: 'Billing tools',
+    tools: [{ type: 'function', name: 'refund' }],
+  },
+  { type: 'tool_search' },
+  { type: 'web_search_preview' },
+  { type: 'web_search_preview_2025_03_11' },
+  { type: 'apply_patch' },
+];
+
+describe('tools', () => {
+  it('takes every tool type of the document and sends it to the provider as it is', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Hi',
+      tools: EVERY_TOOL as any,
+    });
+    expect(response.status).toBe('completed');
+    expect((openai.requests.at(-1)!.body as any).tools.map((tool: any) => tool.type)).toEqual(
+      EVERY_TOOL.map((tool) => tool.type),
+    );
+  });
+
+  it('refuses a tool type the document does not list, naming tools[i].type and the known types', async () => {
+    const error = await refusal({
+      tools: [EVERY_TOOL[0], { type: 'web_browser' }],
+    });
+    expect(error.param).toBe('tools[1].type');
+    expect(error.message).toMatch(/tools\[1\]\.type must be one of 'function', 'file_search'/);
+    expect(error.message).toMatch(/'web_search_preview_2025_03_11'/);
+    expect((await refusal({ tools: [{ name: 'f' }] })).param).toBe('tools[0].type');
+    expect((await refusal({ tools: [{ type: 7 }] })).param).toBe('tools[0].type');
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it("checks each tool type's required fields, naming the field", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ type: 'function' }, 'tools[0].name'],
+      [{ type: 'mcp', server_url: 'https://mcp.example.com' }, 'tools[0].server_label'],
+      [{ type: 'mcp', server_label: 5 }, 'tools[0].server_label'],
+      [{ type: 'file_search' }, 'tools[0].vector_store_ids'],
+      [{ type: 'code_interpreter' }, 'tools[0].container'],
+      [{ type: 'code_interpreter', container: { type: 'manual' } }, 'tools[0].container.type'],
+      [{ type: 'computer_use_preview', display_width: 1024, display_height: 768 }, 'tools[0].environment'],
+      [
+        { type: 'computer_use_preview', environment: 'amiga', display_width: 1024, display_height: 768 },
+        'tools[0].environment',
+      ],
+      [{ type: 'computer_use_preview', environment: 'mac', display_width: 1024 }, 'tools[0].display_height'],
+      [{ type: 'custom' }, 'tools[0].name'],
+      [{ type: 'custom', name: 'sql', format: { type: 'grammar' } }, 'tools[0].format.syntax'],
+      [{ type: 'namespace', name: 'billing', description: 'Billing' }, 'tools[0].tools'],
+      [
+        { type: 'namespace', name: 'billing', description: 'Billing', tools: [{ type: 'web_search' }] },
+        'tools[0].tools[0].type',
+      ],
+      [{ type: 'web_search', search_context_size: 'huge' }, 'tools[0].search_context_size'],
+    ];
+    for (const [tool, param] of cases) {
+      expect((await refusal({ tools: [tool] })).param, JSON.stringify(tool)).toBe(param);
+    }
+    expect(openai.requests).toHaveLength(0);
+  });
+});
