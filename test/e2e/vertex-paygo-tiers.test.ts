@@ -1,8 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 // Vertex AI's Priority PayGo and Flex PayGo: a target asks for them with `cloudb_shared_request_type`, sent as
 // Vertex's X-Vertex-AI-LLM-Shared-Request-Type (global endpoint only), beside `cloudb_request_type`'s
-// X-Vertex-AI-LLM-Request-Type. The client is the `openai` SDK; Vertex is the fake, replaying the recorded
-// Vertex answers and streams.
+// X-Vertex-AI-LLM-Request-Type; an answer that says it was served on them (usageMetadata.trafficType) is
+// priced on the priority or flex tier. The client is the `openai` SDK; Vertex is the fake, replaying the
+// recorded Vertex answers and streams.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,8 +59,8 @@ function recordedAnswer(trafficType: string, model = 'gemini-2.5-flash', usageMe
   };
 }
 
-/** A recorded Vertex stream's events, as gemini-2.5-flash served on `trafficType` (on every event, as Vertex
- * names it). */
+/** A recorded Vertex stream's events, as `model` served on `trafficType` (on every event, as Vertex names
+ * it). */
 function recordedStream(trafficType: string, model = 'gemini-2.5-flash'): any[] {
   return readGoogleStream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt').map((line) => {
     const event = JSON.parse(line);
