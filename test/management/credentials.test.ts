@@ -263,6 +263,71 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     expectError(await admin.delete(`${path}/missing-${object}`), 404, 'not_found', 'slug');
   });
 
+  it('refuses to change the provider under configs, prompts and guardrails that name it, unless forced', async () => {
+    const slug = `moved-${object}`;
+    const created = await admin.post(path, { slug, provider: 'openai', api_key: 'sk-moved-0123456789' });
+    expect(created.status, created.text).toBe(200);
+    const named = object === 'virtual_key' ? { virtual_key: slug } : { provider: `@${slug}` };
+    const config = await admin.post('/configs', {
+      slug: `moved-route-${object}`,
+      config: { ...named, override_params: { model: 'gpt-4o-mini' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    const prompt = await admin.post('/prompts', {
+      slug: `moved-prompt-${object}`,
+      string: JSON.stringify([{ role: 'user', content: 'hi' }]),
+      parameters: { model: 'gpt-4o-mini' },
+      ...named,
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    if (object === 'virtual_key') {
+      const judged = await admin.post('/guardrails', {
+        slug: 'moved-judge',
+        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: slug } },
+      });
+      expect(judged.status, judged.text).toBe(200);
+    }
+    const anthropic = { provider: 'anthropic', api_key: 'sk-ant-moved-0123456789' };
+
+    const refused = expectError(await admin.patch(`${path}/${slug}`, anthropic), 409, 'conflict', 'provider');
+    const where = object === 'virtual_key' ? 'config.virtual_key' : 'config.provider';
+    expect(refused.message).toContain(`from openai to anthropic`);
+    expect(refused.message).toContain(`configs "moved-route-${object}" (${where})`);
+    expect(refused.message).toContain(`prompts "moved-prompt-${object}" (version 1)`);
+    if (object === 'virtual_key') {
+      expect(refused.message).toContain(
+        'guardrails "moved-judge" (guardrail.default.modelJudge.virtual_key)',
+      );
+    }
+    expect(refused.message).toContain('?force=true');
+    // Nothing of a refused PATCH is stored.
+    expect((await admin.get(`${path}/${slug}`)).body).toMatchObject({
+      provider: 'openai',
+      api_key_hint: '…6789',
+    });
+
+    // Rotating or removing its secret, or naming the provider it has, is never refused.
+    const rotated = await admin.patch(`${path}/${slug}`, {
+      provider: 'openai',
+      api_key: 'sk-rotated-0123456789',
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect((await admin.patch(`${path}/${slug}`, { api_key: null })).status).toBe(200);
+
+    const forced = await admin.patch(`${path}/${slug}?force=true`, anthropic);
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body).toMatchObject({ provider: 'anthropic' });
+
+    if (object === 'virtual_key') expect((await admin.delete('/guardrails/moved-judge')).status).toBe(200);
+    expect((await admin.delete(`/prompts/moved-prompt-${object}`)).status).toBe(200);
+    expect((await admin.delete(`/configs/moved-route-${object}`)).status).toBe(200);
+    // With nothing naming it, the provider changes as any setting does.
+    expect(
+      (await admin.patch(`${path}/${slug}`, { provider: 'openai', api_key: 'sk-back-0123456789' })).status,
+    ).toBe(200);
+    expect((await admin.delete(`${path}/${slug}`)).status).toBe(200);
+  });
+
   it('a duplicate slug is 409', async () => {
     const body = { slug: `dup-${object}`, provider: 'openai', api_key: 'sk-dup' };
     expect((await admin.post(path, body)).status).toBe(200);

@@ -20,7 +20,8 @@ type Removal =
   | 'deletePromptPartial'
   | 'publishPromptPartial'
   | 'createPrompt'
-  | 'createGuardrail';
+  | 'createGuardrail'
+  | 'createConfig';
 
 /**
  * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
@@ -172,6 +173,35 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       hold.restore();
     }
     expect((await admin.get('/configs/racing-judge-route')).status).toBe(200);
+  });
+
+  it('a virtual key given another provider while a config naming it is being stored is refused', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'racing-moved',
+      provider: 'openai',
+      api_key: 'sk-m',
+    });
+    expect(key.status, key.text).toBe(200);
+    const hold = holdStore(gateway, 'createConfig');
+    try {
+      const storing = admin.post('/configs', {
+        slug: 'racing-moved-route',
+        config: { virtual_key: 'racing-moved' },
+      });
+      await hold.reached;
+      const moving = admin.patch('/virtual-keys/racing-moved', {
+        provider: 'anthropic',
+        api_key: 'sk-ant-m',
+      });
+      await settle();
+      hold.release();
+      expect((await storing).status).toBe(200);
+      const refused = expectError(await moving, 409, 'conflict', 'provider');
+      expect(refused.message).toContain('configs "racing-moved-route" (config.virtual_key)');
+    } finally {
+      hold.restore();
+    }
+    expect((await admin.get('/virtual-keys/racing-moved')).body).toMatchObject({ provider: 'openai' });
   });
 
   it('a config stored while a prompt is being deleted cannot name it by prompt_id', async () => {

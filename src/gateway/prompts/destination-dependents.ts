@@ -1,5 +1,6 @@
 /**
- * What deleting a stored config, prompt, credential or guardrail would break, these naming each other: a
+ * What deleting a stored config, prompt, credential or guardrail would break (or giving a credential
+ * another provider), these naming each other: a
  * prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
  * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
  * "slug@3"`) or a virtual key; a config's node (a stored config's, or a prompt version's inline config's)
@@ -353,23 +354,19 @@ function listedUses({ configs, prompts, guardrails }: Uses): string {
 }
 
 /**
- * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that targets
+ * What uses an active virtual key (or catalog provider), as `listedUses` names it ('' for none): targets
  * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
- * config), name — a virtual key also where a node's semantic cache embeds through it
+ * config), naming it — a virtual key also where a node's semantic cache embeds through it
  * (`cache.embedding.virtual_key`) or a model-judged check judges through it, there or in a stored
- * guardrail: naming the configs and guardrails with where, and the prompts with their versions.
+ * guardrail.
  */
-export async function refuseBreakingCredentialDeletion(
-  store: Repositories,
-  credential: ProviderCredential,
-  noun: string,
-): Promise<void> {
-  if (credential.status !== 'active') return;
+async function credentialUses(store: Repositories, credential: ProviderCredential): Promise<string> {
+  if (credential.status !== 'active') return '';
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
   // A virtual key is also what a semantic cache embeds through, and a model-judged check judges through
   // (in a config, or in a stored guardrail).
-  const uses = listedUses(
+  return listedUses(
     await usesOf(
       store,
       workspaceId,
@@ -381,13 +378,54 @@ export async function refuseBreakingCredentialDeletion(
       kind === 'virtual_key' ? { kind, names } : undefined,
     ),
   );
+}
+
+const shownCredential = (credential: ProviderCredential) =>
+  credential.kind === 'provider' ? `@${credential.slug}` : credential.slug;
+
+/**
+ * Refuses (409 `conflict`, `param` slug) deleting an active virtual key (or catalog provider) that
+ * something uses (credentialUses): naming the configs and guardrails with where, and the prompts with
+ * their versions.
+ */
+export async function refuseBreakingCredentialDeletion(
+  store: Repositories,
+  credential: ProviderCredential,
+  noun: string,
+): Promise<void> {
+  const uses = await credentialUses(store, credential);
   if (uses === '') return;
-  const shown = kind === 'provider' ? `@${credential.slug}` : credential.slug;
   throw new GatewayError(
     'conflict',
-    `Deleting the ${noun} "${shown}" would make calls that use it fail: ${uses}. ` +
+    `Deleting the ${noun} "${shownCredential(credential)}" would make calls that use it fail: ${uses}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
     { param: 'slug' },
+  );
+}
+
+/**
+ * Refuses (409 `conflict`, `param` provider) giving an active virtual key (or catalog provider) that
+ * something uses (credentialUses) another provider (`provider`, canonical): what names it was written for
+ * the provider it has — the models of their targets and prompt versions, the judge's and the embedding's
+ * model, provider settings beside it — and their calls would go to the other one. Changing its secret or
+ * its host is not refused: that is how a leaked key is replaced.
+ */
+export async function refuseBreakingProviderChange(
+  store: Repositories,
+  credential: ProviderCredential,
+  noun: string,
+  provider: string,
+): Promise<void> {
+  if (provider === credential.provider) return;
+  const uses = await credentialUses(store, credential);
+  if (uses === '') return;
+  throw new GatewayError(
+    'conflict',
+    `Changing the provider of the ${noun} "${shownCredential(credential)}" from ${credential.provider} to ` +
+      `${provider} would send calls written for ${credential.provider} to ${provider}: ${uses}. ` +
+      'Change them first, or send ?force=true to change it anyway (their calls then go to ' +
+      `${provider} as they are)`,
+    { param: 'provider' },
   );
 }
 

@@ -11,6 +11,7 @@ import type { GatewayDeps } from '../../../gateway/deps.js';
 import {
   recordMissingReferences,
   refuseBreakingCredentialDeletion,
+  refuseBreakingProviderChange,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { GatewayError } from '../../../core/errors.js';
 import { findAdapter } from '../../../providers/registry.js';
@@ -127,6 +128,8 @@ export async function registerCredentialRoutes(
     const slug = pathParam(request.params, 'slug');
     const body = validateUpdateCredential(request.body);
     requireSomeField(body, ['name', 'provider', ...PROVIDER_TARGET_KEYS]);
+    // Read first: a bad `force` is a 400 even on a change that needs none.
+    const force = forced(request);
     const workspaceId = request.gw.apiKey.workspace_id;
     const current = await store.getCredential(workspaceId, kind, slug);
     if (!current) throw notFound(noun, slug, 'slug');
@@ -138,14 +141,28 @@ export async function registerCredentialRoutes(
     // merged by the store into the secret as it is when written, so concurrent PATCHes keep each other's.
     const settings: Record<string, unknown> = {};
     for (const key of PROVIDER_TARGET_KEYS) if (body[key] !== undefined) settings[key] = body[key];
-    const updated = await store.updateCredential(workspaceId, kind, current.id, {
+    const patch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(provider !== undefined && { provider }),
       ...(Object.keys(settings).length > 0 && {
         settings,
         check: (secret: ProviderSecret) => checkSecret(secret, deps),
       }),
-    });
+    };
+    // Checked whenever a provider is sent: another PATCH may have changed it since `current` was read.
+    const checkProvider = provider !== undefined && !force;
+    if (checkProvider) await recordMissingReferences(store, workspaceId);
+    // Another provider under what names the credential is checked in the transaction that makes it, as a
+    // delete is: a config or prompt naming it, stored meanwhile, is either seen here or sees the change.
+    const updated = checkProvider
+      ? await store.transaction(async (tx) => {
+          await tx.holdReferences(workspaceId);
+          const found = await tx.getCredential(workspaceId, kind, current.id);
+          if (!found) return undefined;
+          await refuseBreakingProviderChange(tx, found, noun, provider);
+          return tx.updateCredential(workspaceId, kind, found.id, patch);
+        })
+      : await store.updateCredential(workspaceId, kind, current.id, patch);
     if (!updated) throw notFound(noun, slug, 'slug');
     return credentialView(updated);
   });

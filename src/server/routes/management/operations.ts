@@ -21,8 +21,8 @@ import {
 import { POLICY_PAGE_SIZE } from './rate-limit-policies.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
- * calls to a config (deleted or archived), configs (or prompts) naming a prompt, a virtual key or a
- * guardrail. */
+ * calls to a config (deleted or archived), configs (or prompts) naming a prompt, a virtual key (deleted,
+ * or given another provider) or a guardrail. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
@@ -39,9 +39,10 @@ function credentialOperations(path: string, noun: string, tag: string): Operatio
     {
       method: 'patch',
       path: `${path}/{slug}`,
-      summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed`,
+      summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed. Another \`provider\` is refused (409) while configs, prompts or guardrails name it, unless \`force=true\``,
       tags: [tag],
       requestBody: UpdateCredentialBody,
+      parameters: [FORCE],
     },
     {
       method: 'delete',
