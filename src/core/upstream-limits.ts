@@ -1,3 +1,5 @@
+import { GatewayError } from './errors.js';
+
 /**
  * How much of a provider's answer the gateway holds at once. A provider's answer is read whole (a JSON
  * answer) or event by event (a stream); without a bound, an upstream that never stops (a custom host gone
@@ -33,4 +35,10 @@ export class UpstreamTooLarge extends Error {
     super(MESSAGES[part](limit));
     this.name = 'UpstreamTooLarge';
   }
+}
+
+/** What an answer past its bound is to the caller: the provider's failure, as a broken answer is (502;
+ * retried and fallen back from as one, counted by the breaker). */
+export function tooLargeFailure(provider: string, err: UpstreamTooLarge): GatewayError {
+  return new GatewayError('upstream_invalid_response', `${provider} ${err.message}`);
 }

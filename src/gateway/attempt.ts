@@ -11,7 +11,7 @@ import { createSseDecoder } from '../providers/shared/sse-decoder.js';
 import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
-import { UpstreamTooLarge, type UpstreamLimits } from '../core/upstream-limits.js';
+import { tooLargeFailure, UpstreamTooLarge, type UpstreamLimits } from '../core/upstream-limits.js';
 import type { AdapterRequest, FrameDecoder, StreamOutput } from '../providers/types.js';
 import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
@@ -139,12 +139,6 @@ export function refusedByPolicy(err: unknown): boolean {
 function connectionError(provider: string, err: unknown): GatewayError {
   const message = err instanceof Error ? err.message : String(err);
   return new GatewayError('upstream_unreachable', `Could not reach ${provider}: ${message}`, { cause: err });
-}
-
-/** An answer, or an event of a stream, past the gateway's bound: the provider's failure, as a broken
- * answer is (502; retried and fallen back from as one, counted by the breaker). */
-function tooLargeError(provider: string, err: UpstreamTooLarge): GatewayError {
-  return new GatewayError('upstream_invalid_response', `${provider} ${err.message}`);
 }
 
 function timeoutError(provider: string, ms: number, phase: string): GatewayError {
@@ -291,7 +285,7 @@ class AttemptScope {
       );
     }
     if (err instanceof UpstreamTooLarge) {
-      return this.fail(tooLargeError(provider, err), 'invalid_response', afterFirstByte, usage);
+      return this.fail(tooLargeFailure(provider, err), 'invalid_response', afterFirstByte, usage);
     }
     if (refusedByPolicy(err)) {
       const refused = new GatewayError('custom_host_refused', (err as Error).message, {

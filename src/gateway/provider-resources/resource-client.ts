@@ -7,7 +7,7 @@
  */
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import { UpstreamTooLarge } from '../../core/upstream-limits.js';
+import { tooLargeFailure, UpstreamTooLarge } from '../../core/upstream-limits.js';
 import type { ResourceRequest } from '../../providers/types.js';
 import type { GatewayDeps } from '../deps.js';
 import { scrubSecrets, targetSecrets } from '../scrub-secrets.js';
@@ -97,7 +97,7 @@ export async function openResource(
     done();
     if (err instanceof ProviderError) throw err;
     if (err instanceof GatewayError) throw scrubSecrets(err, secrets());
-    if (err instanceof UpstreamTooLarge) throw tooLarge(adapter.id, err);
+    if (err instanceof UpstreamTooLarge) throw tooLargeFailure(adapter.id, err);
     if (controller.aborted) throw timeout();
     throw new GatewayError('upstream_unreachable', `${adapter.id} could not be reached`, { cause: err });
   }
@@ -138,11 +138,6 @@ function watchedBody(
   };
 }
 
-/** An answer past GATEWAY_UPSTREAM_ANSWER_MAX_BYTES, as a model call's is: its request was closed. */
-function tooLarge(provider: string, err: UpstreamTooLarge): GatewayError {
-  return new GatewayError('upstream_invalid_response', `${provider} ${err.message}`);
-}
-
 /** Sends the call and reads its JSON answer. */
 export async function callResource(
   deps: GatewayDeps,
@@ -155,7 +150,7 @@ export async function callResource(
   try {
     text = await answer.body.text(deps.settings.upstreamLimits.answerBytes);
   } catch (err) {
-    throw err instanceof UpstreamTooLarge ? tooLarge(target.adapter.id, err) : err;
+    throw err instanceof UpstreamTooLarge ? tooLargeFailure(target.adapter.id, err) : err;
   } finally {
     answer.done();
   }
