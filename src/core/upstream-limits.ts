@@ -22,13 +22,15 @@ const MESSAGES = {
     `sent a stream event larger than ${limit} bytes, the most the gateway holds of one event (GATEWAY_UPSTREAM_EVENT_MAX_BYTES)`,
   stream: (limit: number) =>
     `streamed more than ${limit} bytes of an answer the gateway keeps whole until it ends (output checks, a Responses stream), the most it holds of one (GATEWAY_UPSTREAM_ANSWER_MAX_BYTES)`,
+  failed: (limit: number) =>
+    `answered with a failure larger than ${limit} bytes (or decompressing to more), the most the gateway reads of a pass-through's failed answer to cut the target's credentials out of it`,
 };
 
-/** The answer, one event of the stream, or a stream kept whole passed its bound: the upstream request is
- * closed. */
+/** The answer, one event of the stream, a stream kept whole, or a pass-through's failed answer passed its
+ * bound: the upstream request is closed. */
 export class UpstreamTooLarge extends Error {
   constructor(
-    readonly part: 'answer' | 'event' | 'stream',
+    readonly part: 'answer' | 'event' | 'stream' | 'failed',
     readonly limit: number,
   ) {
     // Said of the provider: "openai answered with…".

@@ -683,7 +683,7 @@ describe('an answer that does not reach its end', () => {
     }
   });
 
-  it('a failed answer too large to be read for credentials is not held whole: 502, the provider closed', async () => {
+  it('a failed answer too large to be read for credentials is not held whole: 502 upstream_invalid_response, the provider closed', async () => {
     let closed = false;
     const flooding = await startRecordingUpstream((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
@@ -717,8 +717,8 @@ describe('an answer that does not reach its end', () => {
       expect(response.status).toBe(502);
       const body = (await response.json()) as unknown;
       expectOpenAIError(body);
-      expect(body.error.code).toBe('upstream_unreachable');
-      expect(body.error.message).toMatch(/larger than/);
+      expect(body.error.code).toBe('upstream_invalid_response');
+      expect(body.error.message).toMatch(/^openai answered with a failure larger than 16777216 bytes/);
       for (let i = 0; i < 40 && !closed; i++) await sleep(25);
       expect(closed).toBe(true);
     } finally {
@@ -843,12 +843,36 @@ describe('a failed answer at the bound of what is read of it (16 MiB)', () => {
       expect(response?.status).toBe(502);
       const body = (await response!.json()) as unknown;
       expectOpenAIError(body);
-      expect(body.error.code).toBe('upstream_unreachable');
+      expect(body.error.code).toBe('upstream_invalid_response');
       expect(body.error.message).toMatch(`larger than ${BOUND} bytes`);
       for (let i = 0; i < 40 && !closedEarly(); i++) await sleep(25);
       expect(closedEarly()).toBe(true);
     } finally {
       await upstream.close();
+    }
+  });
+
+  it.each([
+    ['exactly the bound is relayed whole', BOUND, 500],
+    ['one byte more fails with 502', BOUND + 1, 502],
+  ] as const)('gzip-compressed, decompressing to %s', async (_case, decompressed, status) => {
+    const compressing = await startRecordingUpstream((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(gzipSync(Buffer.alloc(decompressed, 'e')));
+    });
+    try {
+      const response = await call(compressing.url);
+      expect(response.status).toBe(status);
+      if (status === 500) {
+        expect((await response.arrayBuffer()).byteLength).toBe(BOUND);
+        return;
+      }
+      const body = (await response.json()) as unknown;
+      expectOpenAIError(body);
+      expect(body.error.code).toBe('upstream_invalid_response');
+      expect(body.error.message).toMatch(`larger than ${BOUND} bytes (or decompressing to more)`);
+    } finally {
+      await compressing.close();
     }
   });
 });

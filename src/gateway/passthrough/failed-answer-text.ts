@@ -16,16 +16,18 @@ import type { UpstreamBody } from '../upstream.js';
  */
 const MAX_ANSWER_BYTES = 16 << 20;
 
-const decoder =
-  (
-    decode: (
-      bytes: Buffer,
-      options: ZlibOptions,
-      callback: (error: Error | null, out: Buffer) => void,
-    ) => void,
-  ) =>
-  (bytes: Buffer) =>
-    promisify(decode)(bytes, { maxOutputLength: MAX_ANSWER_BYTES });
+const decoder = (
+  decode: (bytes: Buffer, options: ZlibOptions, callback: (error: Error | null, out: Buffer) => void) => void,
+) => {
+  const decoded = promisify(decode);
+  return (bytes: Buffer) =>
+    decoded(bytes, { maxOutputLength: MAX_ANSWER_BYTES }).catch((err: unknown) => {
+      // zlib stops at maxOutputLength with this code: the answer decompresses to more than is read.
+      throw (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE'
+        ? new UpstreamTooLarge('failed', MAX_ANSWER_BYTES)
+        : err;
+    });
+};
 
 const DECODERS: Record<string, (bytes: Buffer) => Promise<Buffer>> = {
   gzip: decoder(gunzip),
@@ -53,11 +55,8 @@ export async function failedAnswerText(
   return { text: bytes.toString('utf8'), headers: rest };
 }
 
-/** Past its bound (the provider's answer closed), the failure says which bound: not the one of a model's
- * answer that UpstreamTooLarge names. */
+/** Past its bound (the provider's answer closed), the failure names this bound, not the one of a
+ * model's answer. */
 function tooLarge(err: unknown): never {
-  if (err instanceof UpstreamTooLarge) {
-    throw new Error(`its failed answer is larger than ${err.limit} bytes`);
-  }
-  throw err;
+  throw err instanceof UpstreamTooLarge ? new UpstreamTooLarge('failed', err.limit) : err;
 }

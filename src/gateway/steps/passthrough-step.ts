@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
+import { tooLargeFailure, UpstreamTooLarge } from '../../core/upstream-limits.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
 import {
   gatewayFailure,
@@ -59,7 +60,7 @@ export const callPassthrough: TargetHandler = async (call) => {
   };
   const fail = (
     error: GatewayError | ProviderError,
-    reason: 'config' | 'status' | 'connection' | 'timeout' | 'client_gone',
+    reason: 'config' | 'status' | 'connection' | 'timeout' | 'client_gone' | 'invalid_response',
   ) => finish(gatewayFailure(scrubSecrets(error, targetSecrets(resolved.target, auth)), reason));
   /** The failure of a call the client left or request_timeout ended; undefined when neither did. */
   const cutShort = () => {
@@ -134,6 +135,7 @@ export const callPassthrough: TargetHandler = async (call) => {
     } catch (err) {
       const cut = cutShort();
       if (cut) return cut;
+      if (err instanceof UpstreamTooLarge) return fail(tooLargeFailure(adapter.id, err), 'invalid_response');
       return fail(
         new GatewayError(
           'upstream_unreachable',
