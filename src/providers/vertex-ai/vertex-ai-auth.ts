@@ -16,6 +16,9 @@ const PROVIDER = 'vertex-ai';
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
 /** How long one token exchange may take before it fails, whoever is waiting for it. */
 const EXCHANGE_TIMEOUT_MS = 30_000;
+/** The most of the token endpoint's answer read (a token answer is a few hundred bytes): google-auth-library
+ * reads it whole, and `token_uri` may name any host. */
+const MAX_TOKEN_ANSWER_BYTES = 1024 * 1024;
 
 interface ServiceAccount {
   client_email: string;
@@ -128,8 +131,16 @@ async function exchangeToken(account: ServiceAccount): Promise<CachedToken> {
     key: account.private_key,
     ...(account.private_key_id ? { keyId: account.private_key_id } : {}),
     scopes: [CLOUD_PLATFORM_SCOPE],
-    // It sets no timeout of its own: an endpoint that never answers would hold the exchange forever.
-    transporterOptions: { timeout: EXCHANGE_TIMEOUT_MS },
+    // It sets no timeout nor bound of its own: an endpoint that never answers would hold the exchange
+    // forever, and one that never stops would be read into memory until the timeout. `maxContentLength`
+    // refuses a Content-Length past the bound; `size` (node-fetch's, which gaxios uses on Node; gaxios
+    // passes its own `maxContentLength` on as `size` only when given per request) bounds the bytes as they
+    // come, destroying the answer's stream past it, which closes its connection.
+    transporterOptions: {
+      timeout: EXCHANGE_TIMEOUT_MS,
+      maxContentLength: MAX_TOKEN_ANSWER_BYTES,
+      size: MAX_TOKEN_ANSWER_BYTES,
+    },
   });
   const tokenUri = account.token_uri;
   if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
