@@ -21,10 +21,11 @@ export interface UpstreamResponse {
  * upstream back). */
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   /** The whole body; past `maxBytes` (a `Content-Length` above it, or the bytes as they come) the request
-   * is closed and the promise rejects with UpstreamTooLarge, so that no more of it is held. */
-  bytes(maxBytes?: number): Promise<Buffer>;
+   * is closed and the promise rejects with UpstreamTooLarge, so that no more of it is held. There is no
+   * unbounded read: what answers from outside may not end. */
+  bytes(maxBytes: number): Promise<Buffer>;
   /** `bytes()` read as UTF-8. */
-  text(maxBytes?: number): Promise<string>;
+  text(maxBytes: number): Promise<string>;
   /** Stops reading and closes the upstream request; a reader waiting for a chunk ends. */
   destroy(): void;
 }
@@ -147,11 +148,11 @@ export class UpstreamCall
 
   // --- the reader's side ---
 
-  bytes(maxBytes = Infinity): Promise<Buffer> {
+  bytes(maxBytes: number): Promise<Buffer> {
     return this.whole(maxBytes, asBytes);
   }
 
-  text(maxBytes = Infinity): Promise<string> {
+  text(maxBytes: number): Promise<string> {
     return this.whole(maxBytes, asText);
   }
 

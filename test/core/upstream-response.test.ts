@@ -95,14 +95,14 @@ describe('upstream answers through the dispatch handler', () => {
     const response = await get('/json');
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-mixed-case']).toBe('yes');
-    expect(await response.body.text()).toBe('{"a":"é"}');
+    expect(await response.body.text(1024 * 1024)).toBe('{"a":"é"}');
   });
 
   it('reads the whole body when text() comes after the unread chunks reached the high-water mark', async () => {
     const response = await get('/trickle');
     // Unread, 16 chunks pause the upstream; text() resumes it and must take every chunk that follows.
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const text = response.body.text();
+    const text = response.body.text(1024 * 1024);
     const timeout = new Promise((resolve) => setTimeout(resolve, 3000, 'still waiting'));
     expect(await Promise.race([text, timeout])).toBe(trickled);
   });
@@ -148,7 +148,7 @@ describe('upstream answers through the dispatch handler', () => {
   it('reads an error answer whole', async () => {
     const response = await get('/missing');
     expect(response.statusCode).toBe(404);
-    expect(await response.body.text()).toBe('nope');
+    expect(await response.body.text(1024 * 1024)).toBe('nope');
   });
 
   it('yields chunks as they arrive and ends when the answer ends', async () => {
