@@ -122,3 +122,84 @@ describe('tools', () => {
     expect(openai.requests).toHaveLength(0);
   });
 });
+
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PDF =
+  'data:application/pdf;base64,JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK';
+
+/** A user message of a text part and `part`, the part thus at `input[0].content[1]`. */
+const withPart = (part: Record<string, unknown>) => ({
+  input: [{ role: 'user', content: [{ type: 'input_text', text: 'Look' }, part] }],
+});
+
+describe('input parts', () => {
+  it('takes an input_image by http(s) URL, data: URL of an image or file_id, with any detail the document lists', async () => {
+    const parts = [
+      { type: 'input_image', image_url: 'https://example.com/cat.png', detail: 'high' },
+      { type: 'input_image', image_url: 'http://example.com/cat.png?size=2', detail: 'low' },
+      { type: 'input_image', image_url: PNG, detail: 'original' },
+      { type: 'input_image', file_id: 'file-abc', detail: 'auto' },
+      { type: 'input_image', image_url: 'HTTPS://EXAMPLE.COM/CAT.PNG', detail: null },
+    ];
+    for (const part of parts) {
+      const response = await client.responses.create({ model: 'gpt-4o', ...withPart(part) } as any);
+      expect(response.status, JSON.stringify(part)).toBe('completed');
+      // Stored and sent with its detail, `auto` when it had none (as the input item list shows it).
+      expect((openai.requests.at(-1)!.body as any).input[0].content[1]).toEqual({
+        ...part,
+        detail: part.detail ?? 'auto',
+      });
+    }
+  });
+
+  it('refuses an input_image whose image_url is no http(s) or image data: URL, or that has neither it nor a file_id', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ type: 'input_image', image_url: 'cat.png' }, 'input[0].content[1].image_url'],
+      [{ type: 'input_image', image_url: 'ftp://example.com/cat.png' }, 'input[0].content[1].image_url'],
+      [{ type: 'input_image', image_url: 'file:///etc/passwd' }, 'input[0].content[1].image_url'],
+      [{ type: 'input_image', image_url: 'https://' }, 'input[0].content[1].image_url'],
+      [{ type: 'input_image', image_url: PDF }, 'input[0].content[1].image_url'],
+      [{ type: 'input_image', image_url: 'data:image/png,notbase64' }, 'input[0].content[1].image_url'],
+      [
+        { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'max' },
+        'input[0].content[1].detail',
+      ],
+      [{ type: 'input_image', detail: 'auto' }, 'input[0].content[1]'],
+      [{ type: 'input_image', image_url: null, file_id: null }, 'input[0].content[1]'],
+    ];
+    for (const [part, param] of cases) {
+      const error = await refusal(withPart(part));
+      expect(error.param, JSON.stringify(part)).toBe(param);
+    }
+    const error = await refusal(withPart({ type: 'input_image', image_url: 'ftp://example.com/cat.png' }));
+    expect(error.message).toMatch(/http\(s\) URL or a data: URL of an image/);
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it('takes an input_file by file_id, file_url or file_data, and refuses one with none of them', async () => {
+    const parts = [
+      { type: 'input_file', file_id: 'file-abc' },
+      { type: 'input_file', file_url: 'https://example.com/report.pdf', detail: 'low' },
+      { type: 'input_file', file_data: PDF, filename: 'report.pdf' },
+    ];
+    for (const part of parts) {
+      const response = await client.responses.create({ model: 'gpt-4o', ...withPart(part) } as any);
+      expect(response.status, JSON.stringify(part)).toBe('completed');
+      expect((openai.requests.at(-1)!.body as any).input[0].content[1]).toEqual(part);
+    }
+    openai.reset();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ type: 'input_file', filename: 'report.pdf' }, 'input[0].content[1]'],
+      [{ type: 'input_file', file_id: null }, 'input[0].content[1]'],
+      [{ type: 'input_file', file_url: 'report.pdf' }, 'input[0].content[1].file_url'],
+      [{ type: 'input_file', file_id: 'file-abc', detail: 'original' }, 'input[0].content[1].detail'],
+      [{ type: 'input_file', file_data: 5, filename: 'a.pdf' }, 'input[0].content[1].file_data'],
+    ];
+    for (const [part, param] of cases) {
+      const error = await refusal(withPart(part));
+      expect(error.param, JSON.stringify(part)).toBe(param);
+    }
+    expect(openai.requests).toHaveLength(0);
+  });
+});

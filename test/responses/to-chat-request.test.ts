@@ -95,6 +95,23 @@ describe('toChatRequest', () => {
     expect(items[1]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'hello' }] });
   });
 
+  it("sends an image's detail as chat's, original (which chat has not) as high", () => {
+    const image = (detail: string | null) => ({
+      type: 'input_image',
+      image_url: 'https://example.com/cat.png',
+      detail,
+    });
+    const chat = translate({
+      input: [{ role: 'user', content: [image('original'), image('low'), image(null)] }],
+    });
+    expect(chat.messages[0]!.content).toEqual([
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'high' } },
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } },
+      // Stored with OpenAI's default, `auto`, which the input item list shows.
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'auto' } },
+    ]);
+  });
+
   it('refuses built-in tools, file-id images, and turns reasoning effort none into thinking disabled', () => {
     const builtIn = refusal({
       input: 'x',
@@ -189,7 +206,7 @@ describe('toChatRequest', () => {
           role: 'user',
           content: [
             { type: 'input_text', text: 'a' },
-            { type: 'input_image', image_url: 'u' },
+            { type: 'input_image', image_url: 'https://example.com/u.png' },
           ],
         },
         { type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 't' }] },

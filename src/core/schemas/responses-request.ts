@@ -16,26 +16,12 @@ import {
   UserField,
 } from './common-fields.js';
 import { compileRequestBodyValidator } from './request-body-validator.js';
+import { checkMediaPart, InputFilePart, InputImagePart } from './responses-input-parts.js';
 import { ResponsesToolsField } from './responses-tools.js';
 
 const InputTextPart = Type.Object({ type: Type.Literal('input_text'), text: Type.String() });
 const OutputTextPart = Type.Object({ type: Type.Literal('output_text'), text: Type.String() });
 const RefusalPart = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() });
-const InputImagePart = Type.Object({
-  type: Type.Literal('input_image'),
-  image_url: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
-  file_id: Type.Optional(Nullable(Type.String())),
-  detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
-});
-const InputFilePart = Type.Object({
-  type: Type.Literal('input_file'),
-  file_id: Type.Optional(Nullable(Type.String())),
-  file_data: Type.Optional(Type.String()),
-  /** Never fetched by the gateway: sent to a provider that fetches files itself (docs/responses.md). */
-  file_url: Type.Optional(Type.String({ minLength: 1 })),
-  filename: Type.Optional(Type.String()),
-});
-
 const MessageContent = Type.Union([
   Type.String(),
   Type.Array(Type.Union([InputTextPart, InputImagePart, InputFilePart, OutputTextPart, RefusalPart]), {
@@ -254,6 +240,15 @@ export function checkResponseMetadata(metadata: Record<string, string> | null | 
   }
 }
 
+function checkMediaParts(input: ReadonlyArray<Static<typeof ResponseInputItemSchema>>): void {
+  input.forEach((item, i) => {
+    if (!('content' in item) || !Array.isArray(item.content)) return;
+    item.content.forEach((part: { type: string }, j: number) => {
+      checkMediaPart(part, `input[${i}].content[${j}]`);
+    });
+  });
+}
+
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const request = validator.assert(body);
   checkResponseMetadata(request.metadata);
@@ -279,6 +274,7 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   if (Array.isArray(request.input) && request.input.length === 0 && !request.previous_response_id) {
     throw fieldError('invalid_body', 'input', 'must not be empty');
   }
+  if (Array.isArray(request.input)) checkMediaParts(request.input);
   // Before any target: OpenAI refuses it, so a translated target must too.
   checkStrictTools(request.tools);
   const format = request.text?.format;

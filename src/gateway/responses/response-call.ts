@@ -72,8 +72,8 @@ export function inputItemsOf(input: ResponsesRequest['input']): StoredInputItem[
 }
 
 /** An image with its `detail`, which the document requires of a listed image: `auto`, OpenAI's default. */
-function inputImage<T extends { type: 'input_image'; detail?: string }>(part: T): T {
-  return part.detail === undefined ? { ...part, detail: 'auto' } : part;
+function inputImage<T extends { type: 'input_image'; detail?: string | null }>(part: T): T {
+  return part.detail == null ? { ...part, detail: 'auto' } : part;
 }
 
 /** An assistant's text as an output message holds it: with its annotations and logprobs (none given: []). */

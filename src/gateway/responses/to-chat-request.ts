@@ -322,6 +322,11 @@ function assistantParts(message: MessageItem): Array<[AssistantContentPart, numb
   });
 }
 
+/** Chat has no `original` (the image as it is, not scaled down): `high` is the most detail it can ask. */
+function chatDetail(detail: 'auto' | 'low' | 'high' | 'original'): 'auto' | 'low' | 'high' {
+  return detail === 'original' ? 'high' : detail;
+}
+
 function nonAssistantMessage(message: MessageItem, at: number): ChatMessage {
   const role = message.role as 'user' | 'system' | 'developer';
   if (typeof message.content === 'string')
@@ -343,16 +348,16 @@ function nonAssistantMessage(message: MessageItem, at: number): ChatMessage {
         }
         return {
           type: 'image_url',
-          image_url: { url: part.image_url, ...(part.detail && { detail: part.detail }) },
+          image_url: { url: part.image_url, ...(part.detail != null && { detail: chatDetail(part.detail) }) },
         };
       case 'input_file':
         return {
           type: 'file',
           file: {
             ...(part.file_id != null && { file_id: part.file_id }),
-            ...(part.file_data !== undefined && { file_data: part.file_data }),
-            ...(part.file_url !== undefined && { file_url: part.file_url }),
-            ...(part.filename !== undefined && { filename: part.filename }),
+            ...(part.file_data != null && { file_data: part.file_data }),
+            ...(part.file_url != null && { file_url: part.file_url }),
+            ...(part.filename != null && { filename: part.filename }),
           },
         };
       case 'refusal':
