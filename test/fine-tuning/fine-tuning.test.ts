@@ -323,6 +323,20 @@ describe('fine-tuning jobs', () => {
     ]);
   });
 
+  it('filters by a metadata pair of 64-character keys and 512-character values counted as code points', async () => {
+    const training = await gatewayFile();
+    const EMOJI = '\u{1F600}';
+    const metadata = { [EMOJI.repeat(64)]: EMOJI.repeat(512) };
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      metadata,
+    });
+    expect((await client.fineTuning.jobs.list({ metadata })).data.map((j) => j.id)).toEqual([job.id]);
+    const tooLong = await failure(client.fineTuning.jobs.list({ metadata: { k: EMOJI.repeat(513) } }));
+    expect([tooLong.status, (tooLong.error as { param: string }).param]).toEqual([400, 'metadata[k]']);
+  });
+
   it('answers the list at once with a job as last seen when its provider does not answer', async () => {
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });

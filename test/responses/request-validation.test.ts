@@ -203,3 +203,20 @@ describe('input parts', () => {
     expect(openai.requests).toHaveLength(0);
   });
 });
+
+describe('metadata', () => {
+  it('counts its keys and values in characters (code points), as OpenAI does, not UTF-16 code units', async () => {
+    const EMOJI = '\u{1F600}';
+    const ok = { [EMOJI.repeat(64)]: EMOJI.repeat(512) };
+    const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: ok });
+    expect(response.metadata).toEqual(ok);
+    expect((await client.responses.retrieve(response.id)).metadata).toEqual(ok);
+    const key = await refusal({ metadata: { [EMOJI.repeat(65)]: 'v' } });
+    expect(key.param).toBe(`metadata.${EMOJI.repeat(65)}`);
+    const value = await refusal({ metadata: { k: EMOJI.repeat(513) } });
+    expect(value).toMatchObject({
+      param: 'metadata.k',
+      message: 'metadata.k must be at most 512 characters',
+    });
+  });
+});

@@ -287,7 +287,7 @@ describe('refusals', () => {
     await expect400(client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: many }), 'metadata');
     await expect400(
       client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: { ['k'.repeat(65)]: 'v' } }),
-      'metadata',
+      `metadata.${'k'.repeat(65)}`,
     );
     await expect400(
       client.responses.create({ model: 'gpt-4o', input: 'Hi', metadata: { k: 'v'.repeat(513) } }),

@@ -11,6 +11,10 @@ import { validateResponsesRequest } from '../../src/core/schemas/responses-reque
 import { validateMessagesRequest } from '../../src/core/schemas/messages-request.js';
 import { validateCreateBatch } from '../../src/server/routes/batch-body.js';
 import { validateCreateFineTuningJob } from '../../src/server/routes/fine-tuning-body.js';
+import {
+  validateCreateApiKey,
+  validateUpdateApiKey,
+} from '../../src/server/routes/management/body-schemas.js';
 
 const validators = [
   ['chat', validateChatCompletionRequest, chatBodyCases],
@@ -157,5 +161,39 @@ describe('metadata limits of the fine-tuning and batch bodies', () => {
     expect(() =>
       validate(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']))),
     ).not.toThrow();
+  });
+});
+
+describe('metadata limits count characters as OpenAI does: Unicode code points', () => {
+  // An emoji outside the Basic Multilingual Plane: one character, two UTF-16 code units.
+  const EMOJI = '\u{1F600}';
+  it.each([
+    ['response', (metadata: unknown) => validateResponsesRequest({ model: 'm', input: 'x', metadata })],
+    [
+      'fine-tuning job',
+      (metadata: unknown) => validateCreateFineTuningJob({ model: 'm', training_file: 'f', metadata }),
+    ],
+    [
+      'batch',
+      (metadata: unknown) =>
+        validateCreateBatch({
+          input_file_id: 'f',
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+          metadata,
+        }),
+    ],
+    ['api key', (metadata: unknown) => validateCreateApiKey({ name: 'k', role: 'admin', metadata })],
+    ['api key update', (metadata: unknown) => validateUpdateApiKey({ metadata })],
+  ])('%s: 64-character keys and 512-character values, not UTF-16 code units', (_name, validate) => {
+    expect(() => validate({ [EMOJI.repeat(64)]: EMOJI.repeat(512) })).not.toThrow();
+    expect(() => validate({ ['é'.repeat(64)]: 'é'.repeat(512) })).not.toThrow();
+    expectGatewayError(
+      () => validate({ [EMOJI.repeat(65)]: 'v' }),
+      'invalid_body',
+      `metadata.${EMOJI.repeat(65)}`,
+    );
+    expectGatewayError(() => validate({ k: EMOJI.repeat(513) }), 'invalid_body', 'metadata.k');
+    expect(() => validate({ k: EMOJI.repeat(513) })).toThrow('metadata.k must be at most 512 characters');
   });
 });

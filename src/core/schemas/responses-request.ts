@@ -4,6 +4,7 @@
  * Unknown top-level keys pass through too: the translation reads only what it names.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { checkMetadataLimits } from '../metadata-limits.js';
 import { fieldError } from '../validator/compile-validator.js';
 import { checkStrictTools } from './strict-function-schema.js';
 import { checkStrictResponseFormat } from './strict-response-format.js';
@@ -113,7 +114,7 @@ const TextFormatSchema = Type.Union([
   }),
 ]);
 
-/** The spec's limits: at most 16 pairs, keys of at most 64 characters, values of at most 512. */
+/** The spec's limits, checked by checkMetadataLimits (characters are code points, which a schema cannot count). */
 export const ResponseMetadataField = Nullable(
   Type.Record(Type.String(), Type.String(), {
     description: 'At most 16 pairs; keys of at most 64 characters, values of at most 512.',
@@ -211,35 +212,6 @@ export type ResponseIncludeValue = (typeof INCLUDE_VALUES)[number];
 
 const validator = compileRequestBodyValidator(ResponsesRequestSchema);
 
-const METADATA_PAIRS = 16;
-const METADATA_KEY_LENGTH = 64;
-const METADATA_VALUE_LENGTH = 512;
-
-/** The spec's metadata limits, said plainly (a schema's record keys cannot carry a length). */
-export function checkResponseMetadata(metadata: Record<string, string> | null | undefined): void {
-  if (metadata == null) return;
-  const keys = Object.keys(metadata);
-  if (keys.length > METADATA_PAIRS) {
-    throw fieldError(
-      'invalid_body',
-      'metadata',
-      `has ${keys.length} pairs: at most ${METADATA_PAIRS} are allowed`,
-    );
-  }
-  for (const key of keys) {
-    if (key.length > METADATA_KEY_LENGTH) {
-      throw fieldError('invalid_body', 'metadata', `keys are at most ${METADATA_KEY_LENGTH} characters`);
-    }
-    if (metadata[key]!.length > METADATA_VALUE_LENGTH) {
-      throw fieldError(
-        'invalid_body',
-        `metadata.${key}`,
-        `is longer than ${METADATA_VALUE_LENGTH} characters`,
-      );
-    }
-  }
-}
-
 function checkMediaParts(input: ReadonlyArray<Static<typeof ResponseInputItemSchema>>): void {
   input.forEach((item, i) => {
     if (!('content' in item) || !Array.isArray(item.content)) return;
@@ -251,7 +223,7 @@ function checkMediaParts(input: ReadonlyArray<Static<typeof ResponseInputItemSch
 
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const request = validator.assert(body);
-  checkResponseMetadata(request.metadata);
+  checkMetadataLimits(request.metadata);
   // OpenAI's conversation objects live at OpenAI: no provider would get the conversation's items.
   if ((request as { conversation?: unknown }).conversation != null) {
     throw fieldError(

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayError } from '../../core/errors.js';
+import { checkMetadataLimits } from '../../core/metadata-limits.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 import { FILE_EXPIRY_MAX_SECONDS, FILE_EXPIRY_MIN_SECONDS } from './file-expiry.js';
 import { MetadataField } from './management/body-schemas.js';
@@ -57,6 +58,7 @@ const validator = compileValidator(CreateBatchBody, {
 
 export function validateCreateBatch(body: unknown): CreateBatch {
   const batch = validator.assert(body);
+  checkMetadataLimits(batch.metadata);
   const endpoints = [...batchEndpoints().keys()];
   if (!endpoints.includes(batch.endpoint)) {
     throw new GatewayError('invalid_body', `endpoint must be one of ${endpoints.join(', ')}`, {

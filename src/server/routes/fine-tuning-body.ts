@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayError } from '../../core/errors.js';
+import { checkMetadataLimits } from '../../core/metadata-limits.js';
 import { compileValidator } from '../../core/validator/compile-validator.js';
 import { MetadataField } from './management/body-schemas.js';
 
@@ -75,6 +76,7 @@ const validator = compileValidator(CreateFineTuningJobBody, {
 /** The body, its integrations as the provider takes them (`wandb`, whichever name the client used). */
 export function validateCreateFineTuningJob(body: unknown): CreateFineTuningJob {
   const job = validator.assert(body);
+  checkMetadataLimits(job.metadata);
   if (!job.integrations) return job;
   const integrations = job.integrations.map((integration, i) => {
     const tracker = integration[integration.type];

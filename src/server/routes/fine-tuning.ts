@@ -4,6 +4,7 @@
  * reaches the provider that holds the job and the list shows only this workspace's jobs.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { METADATA_LIMITS } from '../../core/metadata-limits.js';
 import type { Operation } from '../../core/operation.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { NodeStop } from '../../gateway/node-stop.js';
@@ -26,8 +27,12 @@ const MAX_JOBS_PAGE = 100;
 /** Each list's page size when the query leaves `limit` out (the interface's: jobs 20, checkpoints 10). */
 const DEFAULT_LIMIT = { jobs: 20, events: 20, checkpoints: 10 } as const;
 
-/** A job's metadata limits (fine-tuning-body.ts), which a filter cannot exceed either. */
-const METADATA_LIMITS = { maxKeys: 16, maxKeyLength: 64, maxValueLength: 512 };
+/** A job's metadata limits (core/metadata-limits.ts), which a filter cannot exceed either. */
+const FILTER_LIMITS = {
+  maxKeys: METADATA_LIMITS.pairs,
+  maxKeyLength: METADATA_LIMITS.keyLength,
+  maxValueLength: METADATA_LIMITS.valueLength,
+};
 
 export async function registerFineTuningRoutes(
   app: FastifyInstance,
@@ -69,7 +74,7 @@ export async function registerFineTuningRoutes(
   });
 
   app.get('/fine_tuning/jobs', async (request) => {
-    const metadata = deepObjectQuery(request.query as Query, 'metadata', METADATA_LIMITS);
+    const metadata = deepObjectQuery(request.query as Query, 'metadata', FILTER_LIMITS);
     const { limit, ...after } = page(request, DEFAULT_LIMIT.jobs);
     return listFineTuningJobs(deps, request.gw.apiKey.workspace_id, {
       ...after,

@@ -1,5 +1,6 @@
 /** Query parameters of list routes, checked: a bad value is a 400 naming it. */
 import { GatewayError } from '../../core/errors.js';
+import { longerThan } from '../../core/metadata-limits.js';
 
 export type Query = Record<string, string | undefined>;
 
@@ -76,12 +77,12 @@ export function deepObjectQuery(
   for (const [raw, value] of Object.entries(query)) {
     if (!raw.startsWith(prefix) || !raw.endsWith(']')) continue;
     const key = raw.slice(prefix.length, -1);
-    if (key.length === 0 || key.length > limits.maxKeyLength) {
+    if (key.length === 0 || longerThan(key, limits.maxKeyLength)) {
       throw new GatewayError('invalid_query', `${name} keys are 1 to ${limits.maxKeyLength} characters`, {
         param: raw,
       });
     }
-    if (typeof value !== 'string' || value.length > limits.maxValueLength) {
+    if (typeof value !== 'string' || longerThan(value, limits.maxValueLength)) {
       throw new GatewayError(
         'invalid_query',
         `${raw} must be one value of at most ${limits.maxValueLength} characters`,

@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { GatewayConfigSchema } from '../../../gateway/config/index.js';
+import { checkMetadataLimits } from '../../../core/metadata-limits.js';
 import { compileValidator } from '../../../core/validator/compile-validator.js';
 import { withErrorMessage, withKeyErrorMessage } from '../../../core/validator/explain-error.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
@@ -29,17 +30,15 @@ const ExpiresAtField = Type.Union([
 ]);
 
 /**
- * Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values.
- * Without U+0000, which PostgreSQL's jsonb cannot hold: stored in a record's JSON text, it made every later
- * metadata filter over those records fail.
+ * Same limits as request metadata elsewhere in the API: 16 pairs, 64-character keys, 512-character values,
+ * the lengths in characters (code points), which checkMetadataLimits counts after the schema
+ * (core/metadata-limits.ts). Without U+0000, which PostgreSQL's jsonb cannot hold: stored in a record's JSON
+ * text, it made every later metadata filter over those records fail.
  */
 export const MetadataField = withKeyErrorMessage(
   Type.Record(
-    Type.String({ pattern: '^[^\\u0000]{1,64}$' }),
-    withErrorMessage(
-      Type.String({ maxLength: 512, pattern: '^[^\\u0000]*$' }),
-      'must be at most 512 characters, and hold no U+0000',
-    ),
+    Type.String({ pattern: '^[^\\u0000]+$' }),
+    withErrorMessage(Type.String({ pattern: '^[^\\u0000]*$' }), 'must hold no U+0000'),
     {
       additionalProperties: false,
       maxProperties: 16,
@@ -317,8 +316,19 @@ function bodyValidator<T extends TSchema>(schema: T) {
   return (body: unknown): Static<T> => validator.assert(body);
 }
 
-export const validateCreateApiKey = bodyValidator(CreateApiKeyBody);
-export const validateUpdateApiKey = bodyValidator(UpdateApiKeyBody);
+/** A body whose `metadata` is held to its limits too (checkMetadataLimits). */
+function withMetadataLimits<T extends { metadata?: Record<string, string> | null }>(
+  validate: (body: unknown) => T,
+): (body: unknown) => T {
+  return (body) => {
+    const valid = validate(body);
+    checkMetadataLimits(valid.metadata);
+    return valid;
+  };
+}
+
+export const validateCreateApiKey = withMetadataLimits(bodyValidator(CreateApiKeyBody));
+export const validateUpdateApiKey = withMetadataLimits(bodyValidator(UpdateApiKeyBody));
 export const validateCreateCredential = bodyValidator(CreateCredentialBody);
 export const validateUpdateCredential = bodyValidator(UpdateCredentialBody) as (
   body: unknown,
