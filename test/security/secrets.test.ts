@@ -145,6 +145,11 @@ const inlineHeaders = () => ({
   }),
 });
 
+/**
+ * Lists the log until it holds `atLeast` records, each then read by id too, so that the search covers them.
+ * A call's record is written after its answer has gone out: `atLeast` must count every record of the
+ * calls made so far, or the last ones may be missing from what is searched.
+ */
 async function waitForLogs(atLeast: number): Promise<Reply> {
   let list: Reply;
   const deadline = Date.now() + 10_000;
@@ -271,7 +276,9 @@ describe('provider secrets, on calls that succeed or that the gateway refuses', 
   });
 
   it('appear in no response, no log record, no log line and no database file', async () => {
-    const list = await waitForLogs(9);
+    // Bearer: a call, a stream, a pass-through; the virtual key's and the catalog's calls; the inline
+    // config's call with its two attempts, and its refused request; the stored config's call.
+    const list = await waitForLogs(10);
     // The records did capture the calls, so searching them means something.
     expect(list.text).toContain('stored config ok');
     expect(list.text).toContain('inline ok');
@@ -319,7 +326,9 @@ describe('provider secrets, when the provider quotes the key back in its error',
   // A provider that quotes the key it was sent puts it in its error body (and may in a header): the
   // target's credential values are cut out before an answer is returned, recorded or logged.
   it('appear in no error body, no log record, no log line and no database file', async () => {
-    await waitForLogs(17);
+    // The 10 records above; the bearer's, the virtual key's, the catalog's and the stored config's refused
+    // calls; the inline config's with its two attempts; the two pass-through calls.
+    await waitForLogs(19);
     expect(leaks()).toEqual([]);
     expect(databaseLeaks()).toEqual([]);
   });
