@@ -119,13 +119,18 @@ describe('the log of a managed batch', () => {
     const created = await createBatch(client, file.id, {}, { 'x-gateway-metadata': '{"team":"search"}' });
     const batch = await waitFor(client, created.id, finished);
     expect(batch.status).toBe('completed');
-    const logs = await call(
-      gateway.url,
-      gateway.adminKey,
-      'GET',
-      `/logs?metadata.batch_id=${created.id}&limit=10`,
-    );
-    const records = (logs.body as { data: Array<{ metadata: Record<string, string> }> }).data;
+    // A line's record is written after its answer is in, not before the batch ends: wait for both.
+    let records: Array<{ metadata: Record<string, string> }> = [];
+    for (let i = 0; i < 100 && records.length < 2; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const logs = await call(
+        gateway.url,
+        gateway.adminKey,
+        'GET',
+        `/logs?metadata.batch_id=${created.id}&limit=10`,
+      );
+      records = (logs.body as { data: typeof records }).data;
+    }
     expect(records.map((r) => r.metadata.custom_id).sort()).toEqual(['log-a', 'log-b']);
     for (const record of records)
       expect(record.metadata).toMatchObject({ team: 'search', batch_id: created.id });
