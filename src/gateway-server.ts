@@ -28,7 +28,8 @@ import { loadPriceTable } from './observability/pricing/price-table.js';
 import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
-import { finalWritesMs, planStop } from './stop-plan.js';
+import { closesMs, finalWritesMs, planStop } from './stop-plan.js';
+import { closeInTurn, type ClosePart } from './stop-closes.js';
 import { loadMasterKey, openStore } from './store/index.js';
 import type { BlobStore } from './store/blob-store.js';
 import { createLocalBlobStore } from './store/local-blob-store.js';
@@ -263,12 +264,21 @@ export async function createGatewayServer(
         // Metrics have nothing to send: a scraper reads them (GET /metrics).
         const writesMs = finalWritesMs(plan);
         await Promise.all([deps.logWriter.close(writesMs), traces?.shutdown(writesMs)]);
-        await semanticCache.close();
-        await bus?.close();
-        await deps.routing.rateLimits.close();
-        await state.close();
-        await store.close();
-        blobs.close?.();
+        // In this order: the semantic cache's last rows before the store, the rate-limit units given back
+        // before Redis. One that does not answer holds none of the others.
+        const closes: ClosePart[] = [{ name: 'semantic cache', close: () => semanticCache.close() }];
+        const openBus = bus;
+        if (openBus) closes.push({ name: 'cache invalidation (Redis)', close: () => openBus.close() });
+        closes.push(
+          { name: 'rate-limit counters', close: () => deps.routing.rateLimits.close() },
+          {
+            name: state.kind === 'redis' ? 'shared state (Redis)' : 'shared state',
+            close: () => state.close(),
+          },
+          { name: 'store', close: () => store.close() },
+        );
+        if (blobs.close) closes.push({ name: 'blob store (S3)', close: () => blobs.close?.() });
+        await closeInTurn(closes, closesMs(plan), logger);
       })();
       return closing;
     },

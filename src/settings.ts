@@ -36,8 +36,8 @@ export interface Settings {
   fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
   customHostPolicy: 'private' | 'public';
-  /** How long a stop may take, all of it: draining requests, the jobs in flight, the final writes
-   * (stop-plan.ts). */
+  /** How long a stop may take, all of it: draining requests, the jobs in flight, the final writes, closing
+   * the connections (stop-plan.ts). */
   shutdownGraceMs: number;
   /** Lifetime of cached API keys, credentials and configs read from the store. */
   lookupCacheTtlMs: number;

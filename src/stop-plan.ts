@@ -8,15 +8,21 @@
  * - at `cutAt` the connections still open are closed and the jobs still running are stopped and given back;
  *   then the calls out that no client or job waits on (an async hook's webhook, say) are ended;
  * - the rest of the grace period (`finalShareMs`) is for that giving back and the final writes (the log
- *   records still buffered, the spans still queued);
- * - the connections to the store and Redis are closed after it; STOP_OVERRUN_MS past the grace period the
- *   process exits whatever is still pending (main.ts).
+ *   records still buffered, the spans still queued), until `writesBy`;
+ * - its last part (`closeShareMs`) is for closing the connections (the store, Redis, S3), each in turn with
+ *   its share of what is left (stop-closes.ts): one that does not answer is named in the log and left, and
+ *   the others are still closed. STOP_OVERRUN_MS past the grace period the process exits whatever is still
+ *   pending (main.ts).
  */
 
 /** Most of the grace period kept for what follows the cut. */
 const MAX_FINAL_SHARE_MS = 5_000;
 /** The final writes' least time, when the grace period (or what is left of it) is shorter. */
 export const MIN_FINAL_WRITES_MS = 1_000;
+/** Most of the final share kept for closing the connections. */
+const MAX_CLOSE_SHARE_MS = 1_000;
+/** The closes' least time, all together, when what is left of the grace period is shorter. */
+export const MIN_CLOSES_MS = 500;
 /** How long past the grace period the process may take before it exits anyway. */
 export const STOP_OVERRUN_MS = 3_000;
 
@@ -25,19 +31,31 @@ export function finalShareMs(graceMs: number): number {
   return Math.min(MAX_FINAL_SHARE_MS, Math.floor(graceMs / 5));
 }
 
+/** The part at the end of the final share kept for closing the connections. */
+export function closeShareMs(graceMs: number): number {
+  return Math.min(MAX_CLOSE_SHARE_MS, Math.floor(finalShareMs(graceMs) / 4));
+}
+
 export interface StopPlan {
   /** When (Date.now() ms) what still runs is cut: connections closed, jobs stopped and given back. */
   cutAt: number;
-  /** When the grace period ends: the final writes end by then, or MIN_FINAL_WRITES_MS after they start. */
+  /** When the final writes end, or MIN_FINAL_WRITES_MS after they start. */
+  writesBy: number;
+  /** When the grace period ends: the connections are closed by then, or MIN_CLOSES_MS after they start. */
   stopBy: number;
 }
 
 export function planStop(graceMs: number, now = Date.now()): StopPlan {
   const stopBy = now + graceMs;
-  return { cutAt: stopBy - finalShareMs(graceMs), stopBy };
+  return { cutAt: stopBy - finalShareMs(graceMs), writesBy: stopBy - closeShareMs(graceMs), stopBy };
 }
 
 /** How long the final writes may take, begun now. */
 export function finalWritesMs(plan: StopPlan, now = Date.now()): number {
-  return Math.max(plan.stopBy - now, MIN_FINAL_WRITES_MS);
+  return Math.max(plan.writesBy - now, MIN_FINAL_WRITES_MS);
+}
+
+/** How long the closes may take, all together, begun now. */
+export function closesMs(plan: StopPlan, now = Date.now()): number {
+  return Math.max(plan.stopBy - now, MIN_CLOSES_MS);
 }

@@ -1,0 +1,58 @@
+/**
+ * The last step of a node's stop (stop-plan.ts): closing what it holds open (the store's connections,
+ * Redis, the S3 client), in turn, since some close only after another (the semantic cache's last rows
+ * before the store). Each close has its share of the time left: what is left over divided among the closes
+ * still to come, so a close that ends early leaves its time to the next. One that has not ended by then (a
+ * peer that stopped answering: a close waits for a reply that never comes) is named in the log and left
+ * pending, and the next goes on; the process exits after the last (main.ts) whatever is left pending.
+ */
+import type { Logger } from 'pino';
+
+export interface ClosePart {
+  /** What it closes, as the log names it. */
+  name: string;
+  close(): Promise<void> | void;
+}
+
+/** Closes `parts` in turn within `timeoutMs`; resolves with the names of those that did not close in time. */
+export async function closeInTurn(
+  parts: readonly ClosePart[],
+  timeoutMs: number,
+  logger: Logger,
+): Promise<string[]> {
+  const deadline = performance.now() + timeoutMs;
+  const late: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const { name, close } = parts[i];
+    const shareMs = Math.max(0, (deadline - performance.now()) / (parts.length - i));
+    const outcome = await settlesWithin(close, shareMs);
+    if (outcome === 'late') {
+      late.push(name);
+      logger.error({ part: name, shareMs: Math.round(shareMs) }, 'shutdown: did not close in time; left');
+    } else if (outcome !== 'closed') {
+      logger.error({ part: name, err: outcome.error }, 'shutdown: failed to close');
+    }
+  }
+  return late;
+}
+
+async function settlesWithin(
+  close: () => Promise<void> | void,
+  ms: number,
+): Promise<'closed' | 'late' | { error: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(resolve, ms, 'late');
+  });
+  try {
+    const closing = Promise.resolve()
+      .then(close)
+      .then(
+        () => 'closed' as const,
+        (error: unknown) => ({ error }),
+      );
+    return await Promise.race([closing, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
