@@ -28,7 +28,8 @@ import { loadPriceTable } from './observability/pricing/price-table.js';
 import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
-import { closesMs, finalWritesMs, planStop } from './stop-plan.js';
+import { closesMs, finalWritesBy, finalWritesMs, planStop } from './stop-plan.js';
+import { settlesBy } from './observability/span-queue.js';
 import { closeInTurn, type ClosePart } from './stop-closes.js';
 import { loadMasterKey, openStore } from './store/index.js';
 import type { BlobStore } from './store/blob-store.js';
@@ -245,7 +246,7 @@ export async function createGatewayServer(
         // The requests and the jobs share one grace period (stop-plan.ts): a node stops within it, and what
         // is cut at its end is given back before the final writes.
         const workMs = Math.max(0, plan.cutAt - Date.now());
-        await Promise.all([
+        const working = Promise.all([
           draining,
           batchWorker?.close(workMs),
           responseWorker?.close(workMs),
@@ -253,7 +254,12 @@ export async function createGatewayServer(
           retention?.close(),
           // A request whose connection has ended may still hold an upload (its client gone): it is cut too.
           draining.then(() => stop.settled()),
-        ]);
+        ]).catch((err: unknown) => logger.error({ err }, 'shutdown: giving back the work cut failed'));
+        // Giving back what was cut writes to the store; one that does not answer would hold the stop for
+        // ever (a job's release, a worker's own query under way): it is left at the final writes' end.
+        if (!(await settlesBy(working, performance.now() + finalWritesBy(plan) - Date.now()))) {
+          logger.error('shutdown: the work cut was not given back in time; left');
+        }
         clearTimeout(cut);
         // What still calls out now waits on no client and no job (an async hook's webhook or judge, a
         // provider call that goes on without its client), and would hold the stop until its own timeout: it

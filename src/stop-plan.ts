@@ -8,7 +8,8 @@
  * - at `cutAt` the connections still open are closed and the jobs still running are stopped and given back;
  *   then the calls out that no client or job waits on (an async hook's webhook, say) are ended;
  * - the rest of the grace period (`finalShareMs`) is for that giving back and the final writes (the log
- *   records still buffered, the spans still queued), until `writesBy`;
+ *   records still buffered, the spans still queued), until `writesBy` (finalWritesBy): a giving back that
+ *   has not ended by then (the store no longer answers) is left;
  * - its last part (`closeShareMs`) is for closing the connections (the store, Redis, S3), each in turn with
  *   its share of what is left (stop-closes.ts): one that does not answer is named in the log and left, and
  *   the others are still closed. STOP_OVERRUN_MS past the grace period the process exits whatever is still
@@ -17,8 +18,11 @@
 
 /** Most of the grace period kept for what follows the cut. */
 const MAX_FINAL_SHARE_MS = 5_000;
-/** The final writes' least time, when the grace period (or what is left of it) is shorter. */
+/** The least time after the cut for giving back what was cut and the final writes, when the grace period
+ * is shorter. */
 export const MIN_FINAL_WRITES_MS = 1_000;
+/** The final writes' least time, when the giving back took what was left for both. */
+export const MIN_LAST_WRITES_MS = 500;
 /** Most of the final share kept for closing the connections. */
 const MAX_CLOSE_SHARE_MS = 1_000;
 /** The closes' least time, all together, when what is left of the grace period is shorter. */
@@ -39,7 +43,7 @@ export function closeShareMs(graceMs: number): number {
 export interface StopPlan {
   /** When (Date.now() ms) what still runs is cut: connections closed, jobs stopped and given back. */
   cutAt: number;
-  /** When the final writes end, or MIN_FINAL_WRITES_MS after they start. */
+  /** When the giving back and the final writes end, or MIN_FINAL_WRITES_MS after the cut. */
   writesBy: number;
   /** When the grace period ends: the connections are closed by then, or MIN_CLOSES_MS after they start. */
   stopBy: number;
@@ -50,9 +54,14 @@ export function planStop(graceMs: number, now = Date.now()): StopPlan {
   return { cutAt: stopBy - finalShareMs(graceMs), writesBy: stopBy - closeShareMs(graceMs), stopBy };
 }
 
+/** When (Date.now() ms) the giving back of what was cut, and then the final writes, end. */
+export function finalWritesBy(plan: StopPlan): number {
+  return Math.max(plan.writesBy, plan.cutAt + MIN_FINAL_WRITES_MS);
+}
+
 /** How long the final writes may take, begun now. */
 export function finalWritesMs(plan: StopPlan, now = Date.now()): number {
-  return Math.max(plan.writesBy - now, MIN_FINAL_WRITES_MS);
+  return Math.max(finalWritesBy(plan) - now, MIN_LAST_WRITES_MS);
 }
 
 /** How long the closes may take, all together, begun now. */

@@ -2,13 +2,15 @@
  * The gateway process's stop (src/main.ts) on SIGTERM: it exits 0 soon when its store answers, and when its
  * store and Redis do not, each of their closes is given its share of what is left of
  * GATEWAY_SHUTDOWN_GRACE_MS, named in the log when it runs out, and the stop goes on with the rest, rather
- * than wait for the overrun's exit (G + STOP_OVERRUN_MS) or the orchestrator's kill. The store is
+ * than wait for the overrun's exit (G + STOP_OVERRUN_MS) or the orchestrator's kill; a job cut whose giving
+ * back the store does not answer is left in the same way. The store is
  * PostgreSQL, and Redis is Redis, each reached through a proxy that can stop carrying anything (a
  * partition: the connections stay open, nothing comes back, not even to their close).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -212,5 +214,48 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     // The final writes take 1 s at least, the closes 0.5 s at least, when the grace period is shorter;
     // the overrun's exit would have come at graceMs + STOP_OVERRUN_MS.
     expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
+  }, 60_000);
+
+  it('exits 0 within its bounds when the store stops answering while a job it cut is given back', async () => {
+    // Takes every request and never answers it: the job's call is under way until the cut.
+    const seen: string[] = [];
+    const silent = http.createServer((request) => {
+      seen.push(`${request.method} ${request.url}`);
+      request.resume();
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    let closeAfter: StallingProxy | undefined;
+    try {
+      // A proxy of its own: the one the tests before stalled carries nothing any more.
+      const jobProxy = await startProxy(new URL(postgresUrl()), 5432);
+      const url = new URL(databaseUrl);
+      url.host = `127.0.0.1:${jobProxy.port}`;
+      closeAfter = jobProxy;
+      const { node, origin, adminKey, output } = await startProcess({ DATABASE_URL: url.toString() });
+      const created = await fetch(`${origin}/v1/responses`, {
+        method: 'POST',
+        headers: {
+          'x-gateway-api-key': adminKey,
+          'x-gateway-provider': 'openai',
+          'x-gateway-custom-host': `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+          authorization: 'Bearer sk-stop',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input: 'Hang', background: true }),
+      });
+      expect(created.status, await created.clone().text()).toBe(200);
+      for (let i = 0; i < 500 && seen.length === 0; i++) await new Promise((done) => setTimeout(done, 20));
+      expect(seen).toEqual(['POST /responses']);
+      jobProxy.stall();
+      const { code, tookMs } = await terminate(node);
+      expect(code, output()).toBe(0);
+      expect(output()).not.toContain('shutdown overran its grace period');
+      expect(output()).toContain('shutdown: the work cut was not given back in time');
+      expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+      await closeAfter?.close();
+    }
   }, 60_000);
 });
