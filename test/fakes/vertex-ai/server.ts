@@ -24,10 +24,17 @@ import {
 export type AnthropicFakeBehaviour =
   /** Replay a recorded Anthropic sample (`<name>.json` or `<name>.chunks.txt`). */
   | { anthropicFixture: string }
+  /** Answer with this Anthropic message (a plain call) or these Anthropic events (a stream). */
+  | { anthropicBody: unknown }
+  | { anthropicEvents: Array<{ type: string }> }
   /** Answer with Anthropic's error shape. */
   | { anthropicError: { status: number; type: string; message: string } };
 
 export type VertexFakeBehaviour = GeminiFakeBehaviour | AnthropicFakeBehaviour;
+
+function isAnthropicBehaviour(behaviour: VertexFakeBehaviour): behaviour is AnthropicFakeBehaviour {
+  return Object.keys(behaviour).some((key) => key.startsWith('anthropic'));
+}
 
 export interface TestServiceAccount {
   type: 'service_account';
@@ -172,7 +179,7 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
       return sendGoogleError(res, 400, `fake: unknown method ${action}`, 'INVALID_ARGUMENT');
     }
     const next = queue.shift();
-    if (next && ('anthropicFixture' in next || 'anthropicError' in next)) {
+    if (next && isAnthropicBehaviour(next)) {
       return sendGoogleError(res, 500, 'fake: an Anthropic answer was scripted for a Gemini call');
     }
     return answerGenerate(res, action === 'streamGenerateContent', next);
@@ -289,12 +296,20 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
       const { status, type, message } = next.anthropicError;
       return sendJson(res, status, { type: 'error', error: { type, message } });
     }
+    if (next && 'anthropicBody' in next) {
+      if (action !== 'rawPredict') return sendGoogleError(res, 500, 'fake: a body scripted for a stream');
+      return sendJson(res, 200, next.anthropicBody);
+    }
     const name = next && 'anthropicFixture' in next ? next.anthropicFixture : 'anthropic-text';
     if (action === 'streamRawPredict') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const line of anthropicFixture(`${name}.chunks.txt`)
-        .split('\n')
-        .filter((l) => l.trim())) {
+      const lines =
+        next && 'anthropicEvents' in next
+          ? next.anthropicEvents.map((event) => JSON.stringify(event))
+          : anthropicFixture(`${name}.chunks.txt`)
+              .split('\n')
+              .filter((l) => l.trim());
+      for (const line of lines) {
         const event = JSON.parse(line) as { type: string };
         res.write(`event: ${event.type}\ndata: ${line}\n\n`);
       }
@@ -302,6 +317,8 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     }
     if (action !== 'rawPredict')
       return sendGoogleError(res, 400, `fake: unknown method ${action}`, 'INVALID_ARGUMENT');
+    if (next && 'anthropicEvents' in next)
+      return sendGoogleError(res, 500, 'fake: events scripted for a plain call');
     sendJson(res, 200, JSON.parse(anthropicFixture(`${name}.json`)));
   }
 
