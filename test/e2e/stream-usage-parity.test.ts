@@ -37,6 +37,7 @@ const PRICE = {
   reasoning: 13,
   output_audio: 17,
   tool_fees: { web_search: 19, web_fetch: 23, grounded_prompt: 29 },
+  service_tiers: { priority: { input: 2, cache_read: 0.2, cache_write: 4, cache_write_1h: 6, output: 22 } },
 };
 const PRICED: Record<string, string> = {
   openai: 'gpt-parity',
@@ -353,6 +354,22 @@ const cases: ParityCase[] = [
     'grok-3-mini',
     recordedJson('xai', 'xai-tool-call.json').usage as Json,
   ),
+  {
+    name: 'anthropic (served on the priority tier)',
+    config: () => ({ provider: 'anthropic', api_key: 'sk-ant-parity', custom_host: anthropic.url }),
+    model: 'claude-parity',
+    arrange(stream) {
+      const priority = (usage: Json) => ({ ...usage, service_tier: 'priority' });
+      const events = anthropicEvents('claude-parity', false);
+      events[0].message.usage = priority(events[0].message.usage);
+      const message = anthropicMessage('claude-parity');
+      anthropic.enqueue(
+        stream
+          ? { kind: 'stream', events }
+          : { kind: 'json', body: { ...message, usage: priority(message.usage) } },
+      );
+    },
+  },
   ...[false, true].map((repeatInDelta): ParityCase => ({
     name: `anthropic (counts ${repeatInDelta ? 'repeated in message_delta' : 'in message_start'})`,
     config: () => ({ provider: 'anthropic', api_key: 'sk-ant-parity', custom_host: anthropic.url }),

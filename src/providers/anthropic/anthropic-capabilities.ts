@@ -44,6 +44,7 @@ export const anthropicCapabilities: ProviderCapabilities = {
   credentials: ['api_key', 'custom_host'],
   notes: [
     "prompt_tokens = input_tokens + cache_read_input_tokens + cache_creation_input_tokens; cached_tokens = cache_read_input_tokens; cache_write_tokens (not OpenAI's) = cache_creation_input_tokens when above 0, and cache_write_1h_tokens (not OpenAI's) = cache_creation.ephemeral_1h_input_tokens, the writes kept an hour, when above 0; server_tool_use (not OpenAI's) = the web_search_requests and web_fetch_requests of usage.server_tool_use, when any is above 0, priced at the price table's tool_fees.",
+    "service_tier (of the answer, and of every chunk of a stream) = usage.service_tier, the tier that served the call, in OpenAI's words: standard is default, priority is priority; the call is priced on it, answered whole or streamed.",
     "Image URLs are passed to Anthropic as URL sources; data URLs as base64 sources. PDF files are accepted as data URLs, and by URL (the gateway's file.file_url, a Responses input_file's file_url) as a document of URL source, which Anthropic fetches (http(s) only; the gateway never fetches it).",
     'anthropic-version defaults to 2023-06-01; a client anthropic-version or anthropic-beta header is passed on.',
     'Embeddings are refused (Anthropic has no embeddings endpoint).',

@@ -7,11 +7,13 @@ import { JSON_RESPONSE_TOOL_NAME } from './anthropic-config.js';
 import { toOpenAIUsage } from './anthropic-usage.js';
 import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { mapAnthropicServiceTier } from './map-anthropic-service-tier.js';
 
 /**
  * An Anthropic message → an OpenAI chat completion. Text blocks are joined into `content`; `tool_use`
  * blocks become `tool_calls`; thinking and redacted thinking go to `content_blocks` (with the text blocks,
- * in order) unless the request is strict. Server-tool blocks are not translated.
+ * in order) unless the request is strict. Server-tool blocks are not translated. The tier that served the
+ * message (`usage.service_tier`) is the answer's `service_tier`, in OpenAI's words.
  */
 export function fromAnthropicResponse(
   req: AdapterRequest<'chat'>,
@@ -71,6 +73,8 @@ export function fromAnthropicResponse(
   let finishReason = mapAnthropicFinishReason(message.stop_reason);
   if (jsonMode && finishReason === 'tool_calls' && toolCalls.length === 0) finishReason = 'stop';
 
+  // The tier that served the call is the one it is billed on (a stream's message_start names it too).
+  const serviceTier = mapAnthropicServiceTier(message.usage?.service_tier);
   const completion: ChatCompletion = {
     id: message.id,
     object: 'chat.completion',
@@ -91,6 +95,7 @@ export function fromAnthropicResponse(
       },
     ],
     usage: toOpenAIUsage(message.usage),
+    ...(serviceTier && { service_tier: serviceTier }),
   };
   return completion;
 }

@@ -9,6 +9,7 @@ import { anthropicStreamError } from './anthropic-error.js';
 import { usesJsonResponseTool } from '../shared/chat-request-fields.js';
 import { mergeAnthropicUsage, toOpenAIUsage } from './anthropic-usage.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { mapAnthropicServiceTier } from './map-anthropic-service-tier.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -52,16 +53,21 @@ export function createAnthropicStreamTranslator(
   let done = false;
   let failed = false;
 
+  // Each chunk names the tier that served the call, as OpenAI's do and as a whole answer does.
+  const withServiceTier = (out: ChatCompletionChunk): ChatCompletionChunk => {
+    const tier = mapAnthropicServiceTier(usage?.service_tier);
+    return tier ? { ...out, service_tier: tier } : out;
+  };
   const chunk = (delta: Delta, finish: FinishReason | null = null): StreamOutput => ({
     type: 'chunk',
-    chunk: choiceChunk(identity, delta, finish),
+    chunk: withServiceTier(choiceChunk(identity, delta, finish)),
   });
 
   const closing = (): StreamOutput[] => {
     const out: StreamOutput[] = [];
     if (includeUsage && !usageSent && finishReason !== undefined) {
       usageSent = true;
-      out.push({ type: 'chunk', chunk: usageChunk(identity, toOpenAIUsage(usage)) });
+      out.push({ type: 'chunk', chunk: withServiceTier(usageChunk(identity, toOpenAIUsage(usage))) });
     }
     return out;
   };
