@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { readBedrockJsonFixture, readBedrockStreamFixture } from '../fakes/bedrock/fixtures.js';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
+import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { startFakeGoogle, type FakeGoogle, type GeminiFakeBehaviour } from '../fakes/google/server.js';
@@ -46,11 +47,13 @@ const PRICED: Record<string, string> = {
   deepseek: 'deepseek-parity',
   groq: 'groq-parity',
   'mistral-ai': 'mistral-parity',
+  cohere: 'command-parity',
 };
 
 let gateway: TestGateway;
 let anthropic: FakeAnthropic;
 let bedrock: FakeBedrock;
+let cohere: FakeCohere;
 let google: FakeGoogle;
 let vertex: FakeVertex;
 /** An OpenAI-wire provider: answers the next call with `wire.json`, or `wire.chunks` as server-sent events. */
@@ -61,6 +64,7 @@ const wire: { json?: Json; chunks?: Json[] } = {};
 beforeAll(async () => {
   anthropic = await startFakeAnthropic({ apiKey: 'sk-ant-parity' });
   bedrock = await startFakeBedrock();
+  cohere = await startFakeCohere();
   google = await startFakeGoogle();
   vertex = await startFakeVertex();
   openAIWire = createServer((req, res) => {
@@ -93,6 +97,7 @@ afterAll(async () => {
   await gateway?.close();
   await anthropic?.close();
   await bedrock?.close();
+  await cohere?.close();
   await google?.close();
   await vertex?.close();
   await new Promise((resolve) => openAIWire?.close(resolve));
@@ -419,6 +424,27 @@ const cases: ParityCase[] = [
         );
       });
       bedrock.enqueue({ kind: 'stream', fixture: 'amazon-bedrock-text.chunks.txt', lines });
+    },
+  },
+  {
+    name: 'cohere',
+    config: () => ({ provider: 'cohere', api_key: cohere.apiKey, custom_host: cohere.url }),
+    model: 'command-parity',
+    arrange(stream) {
+      // What Cohere bills, and what the model saw (its template's tokens, most of them cached).
+      const usage = {
+        billed_units: { input_tokens: 2000, output_tokens: 500 },
+        tokens: { input_tokens: 2495, output_tokens: 503 },
+        cached_tokens: 448,
+      };
+      if (!stream) {
+        cohere.enqueue({ json: { ...recordedJson('cohere', 'cohere-text.json'), usage } });
+        return;
+      }
+      const events = recordedChunks('cohere', 'cohere-text.chunks.txt').map((event) =>
+        event.type === 'message-end' ? { ...event, delta: { ...event.delta, usage } } : event,
+      );
+      cohere.enqueue({ events });
     },
   },
   {
