@@ -3,7 +3,9 @@
  * same: for each provider family that streams, the same answer is given once as JSON and once as a stream
  * (the provider's recorded wire samples, their usage set to the same counts), through the `openai` SDK, and
  * the two log records' usage columns and cost must be equal, and so must the JSON answer's `usage` and the
- * stream's usage chunk (`stream_options.include_usage`), which must also be OpenAI's `CompletionUsage`.
+ * stream's usage chunk (`stream_options.include_usage`), which must also be OpenAI's `CompletionUsage`. A
+ * Messages call (the Anthropic SDK) is held to the same: its record, and the usage of its `message_start`
+ * and `message_delta` against the Message's, natively (Anthropic, Vertex AI, Bedrock) or translated.
  * Every kind of token has its own price here, so a count left out of either side changes the cost.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { readBedrockJsonFixture, readBedrockStreamFixture } from '../fakes/bedrock/fixtures.js';
@@ -120,6 +123,8 @@ interface ParityCase {
   model: string;
   /** The fake's next answer: whole, or streamed. */
   arrange(stream: boolean): void;
+  /** The model and answers of a Messages call, where the provider answers it otherwise than chat. */
+  messages?: Pick<ParityCase, 'model' | 'arrange'>;
 }
 
 /** An OpenAI-wire provider's recorded answer and stream, as `model`, both with `usage` (the stream's on
@@ -425,6 +430,17 @@ const cases: ParityCase[] = [
       });
       bedrock.enqueue({ kind: 'stream', fixture: 'amazon-bedrock-text.chunks.txt', lines });
     },
+    // Claude's Messages go to InvokeModel, answered in Anthropic's shape.
+    messages: {
+      model: 'anthropic.claude-parity-v1:0',
+      arrange(stream) {
+        bedrock.enqueue(
+          stream
+            ? { kind: 'anthropic-stream', events: anthropicEvents('claude-parity', false) }
+            : { kind: 'json', body: anthropicMessage('claude-parity') },
+        );
+      },
+    },
   },
   {
     name: 'cohere',
@@ -512,6 +528,58 @@ describe.each(cases)(
       expect(usage).toEqual(data.usage);
       expect(serviceTier).toEqual(data.service_tier);
       expectOpenAPIValid('CompletionUsage', usage);
+    });
+  },
+);
+
+function anthropicClient(config: Config, headers: Record<string, string>): Anthropic {
+  return new Anthropic({
+    baseURL: gateway.origin,
+    apiKey: 'unused',
+    maxRetries: 0,
+    defaultHeaders: {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config),
+      ...headers,
+    },
+  });
+}
+
+describe.each(cases)(
+  '$name: a streamed Messages call is reported and priced as the same call answered whole',
+  (entry) => {
+    it('has the same usage columns and cost in its log record, and the same usage for the client', async () => {
+      const { model, arrange } = entry.messages ?? entry;
+      const request = { model, max_tokens: 100, messages: userMessage('capital of France?') };
+
+      arrange(false);
+      const whole = traceHeaders();
+      const message = await anthropicClient(entry.config(), whole.headers).messages.create(request);
+      const [wholeRecord] = await logsOf(gateway, whole.traceId, 1);
+
+      arrange(true);
+      const streamed = traceHeaders();
+      const stream = await anthropicClient(entry.config(), streamed.headers).messages.create({
+        ...request,
+        stream: true,
+      });
+      // The usage of message_start, each count updated by message_delta's (a null there is no count).
+      let usage: Json = {};
+      for await (const event of stream) {
+        if (event.type === 'message_start') usage = { ...event.message.usage };
+        if (event.type === 'message_delta') {
+          for (const [key, value] of Object.entries(event.usage)) {
+            if (value !== null || !(key in usage)) usage[key] = value;
+          }
+        }
+      }
+      const [streamRecord] = await logsOf(gateway, streamed.traceId, 1);
+
+      expect(wholeRecord.status).toBe(200);
+      expect(streamRecord.status).toBe(200);
+      expect(wholeRecord.cost).not.toBeNull();
+      expect(usageColumns(streamRecord)).toEqual(usageColumns(wholeRecord));
+      expect(usage).toEqual(message.usage);
     });
   },
 );

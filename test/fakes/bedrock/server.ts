@@ -39,10 +39,12 @@ export type FakeBedrockReply =
       lines?: string[];
       exception?: { type: string; message: string; afterEvents?: number };
     }
-  /** An InvokeModelWithResponseStream answer of Claude replaying an Anthropic `.chunks.txt` recording. */
+  /** An InvokeModelWithResponseStream answer of Claude replaying an Anthropic `.chunks.txt` recording, or
+   * the given Anthropic events. */
   | {
       kind: 'anthropic-stream';
-      fixture: string;
+      fixture?: string;
+      events?: Array<Record<string, unknown>>;
       /** An exception message in place of event `afterEvents` and what follows. */
       exception?: { type: string; message: string; afterEvents: number };
     }
@@ -269,7 +271,10 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     });
     if (answer.kind === 'anthropic-stream') {
       const { exception } = answer;
-      for (const [i, line] of withInvocationMetrics(readAnthropicStreamFixture(answer.fixture)).entries()) {
+      const recorded = answer.events
+        ? answer.events.map((event) => JSON.stringify(event))
+        : readAnthropicStreamFixture(answer.fixture ?? 'anthropic-text.chunks.txt');
+      for (const [i, line] of withInvocationMetrics(recorded).entries()) {
         if (exception && i === exception.afterEvents) {
           res.write(encodeException(exception.type, exception.message));
           break;
