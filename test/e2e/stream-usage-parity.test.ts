@@ -5,7 +5,9 @@
  * the two log records' usage columns and cost must be equal, and so must the JSON answer's `usage` and the
  * stream's usage chunk (`stream_options.include_usage`), which must also be OpenAI's `CompletionUsage`. A
  * Messages call (the Anthropic SDK) is held to the same: its record, and the usage of its `message_start`
- * and `message_delta` against the Message's, natively (Anthropic, Vertex AI, Bedrock) or translated.
+ * and `message_delta` against the Message's, natively (Anthropic, Vertex AI, Bedrock) or translated; and so
+ * is a Responses call, its `response.completed` usage against the Response's (natively on OpenAI and Azure
+ * OpenAI, a search's calls priced as tool uses).
  * Every kind of token has its own price here, so a count left out of either side changes the cost.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -81,6 +83,14 @@ beforeAll(async () => {
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The Responses API's events name their type; chat chunks end with [DONE].
+      if (req.url?.split('?')[0].endsWith('/responses')) {
+        for (const event of wire.chunks ?? []) {
+          res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
+        }
+        res.end();
+        return;
+      }
       for (const chunk of wire.chunks ?? []) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       res.end('data: [DONE]\n\n');
     });
@@ -125,6 +135,8 @@ interface ParityCase {
   arrange(stream: boolean): void;
   /** The model and answers of a Messages call, where the provider answers it otherwise than chat. */
   messages?: Pick<ParityCase, 'model' | 'arrange'>;
+  /** The same for a Responses call. */
+  responses?: Pick<ParityCase, 'model' | 'arrange'>;
 }
 
 /** An OpenAI-wire provider's recorded answer and stream, as `model`, both with `usage` (the stream's on
@@ -152,6 +164,29 @@ function openAIWireCase(
     },
   };
 }
+
+/** OpenAI's Responses API natively: the recorded stream of a search, as `model`, its `response.completed`
+ * with `usage`; answered whole, the Response that event carries. */
+const nativeResponses = (model: string, usage: Json): Pick<ParityCase, 'model' | 'arrange'> => ({
+  model,
+  arrange(stream) {
+    const events = recordedChunks('openai', 'responses/openai-web-search-tool.1.chunks.txt').map((event) =>
+      event.response ? { ...event, response: { ...event.response, model } } : event,
+    );
+    const completed = events.at(-1)!;
+    completed.response.usage = usage;
+    if (stream) wire.chunks = events;
+    else wire.json = completed.response;
+  },
+});
+
+const RESPONSES_USAGE = {
+  input_tokens: 2000,
+  input_tokens_details: { cached_tokens: 1024 },
+  output_tokens: 500,
+  output_tokens_details: { reasoning_tokens: 200 },
+  total_tokens: 2500,
+};
 
 const OPENAI_USAGE = {
   prompt_tokens: 2000,
@@ -287,29 +322,35 @@ const vertexKeys = (): Config => ({
 });
 
 const cases: ParityCase[] = [
-  openAIWireCase(
-    'openai',
-    () => ({ provider: 'openai', api_key: 'sk-parity', custom_host: openAIWireUrl }),
-    { provider: 'openai', json: 'chat/openai-text.json', chunks: 'chat/openai-text.chunks.txt' },
-    'gpt-parity',
-    OPENAI_USAGE,
-  ),
-  openAIWireCase(
-    'azure-openai',
-    () => ({
-      provider: 'azure-openai',
-      api_key: 'azure-parity',
-      custom_host: openAIWireUrl,
-      cloudd_deployment_name: 'parity',
-      cloudd_api_version: '2024-10-21',
-    }),
-    // Azure's stream: a first event of the prompt's content-filter verdicts, then OpenAI's chunks.
-    { provider: 'openai', json: 'chat/openai-text.json', chunks: 'chat/azure-model-router.1.chunks.txt' },
-    'gpt-parity',
-    OPENAI_USAGE,
-    // The recorded Azure stream names no tier: nor does the answer here.
-    ({ service_tier: _tier, ...rest }) => rest,
-  ),
+  {
+    ...openAIWireCase(
+      'openai',
+      () => ({ provider: 'openai', api_key: 'sk-parity', custom_host: openAIWireUrl }),
+      { provider: 'openai', json: 'chat/openai-text.json', chunks: 'chat/openai-text.chunks.txt' },
+      'gpt-parity',
+      OPENAI_USAGE,
+    ),
+    responses: nativeResponses('gpt-parity', RESPONSES_USAGE),
+  },
+  {
+    ...openAIWireCase(
+      'azure-openai',
+      () => ({
+        provider: 'azure-openai',
+        api_key: 'azure-parity',
+        custom_host: openAIWireUrl,
+        cloudd_deployment_name: 'parity',
+        cloudd_api_version: '2024-10-21',
+      }),
+      // Azure's stream: a first event of the prompt's content-filter verdicts, then OpenAI's chunks.
+      { provider: 'openai', json: 'chat/openai-text.json', chunks: 'chat/azure-model-router.1.chunks.txt' },
+      'gpt-parity',
+      OPENAI_USAGE,
+      // The recorded Azure stream names no tier: nor does the answer here.
+      ({ service_tier: _tier, ...rest }) => rest,
+    ),
+    responses: nativeResponses('gpt-parity', RESPONSES_USAGE),
+  },
   openAIWireCase(
     'deepseek',
     () => ({ provider: 'deepseek', api_key: 'sk-parity', custom_host: openAIWireUrl }),
@@ -580,6 +621,40 @@ describe.each(cases)(
       expect(wholeRecord.cost).not.toBeNull();
       expect(usageColumns(streamRecord)).toEqual(usageColumns(wholeRecord));
       expect(usage).toEqual(message.usage);
+    });
+  },
+);
+
+describe.each(cases)(
+  '$name: a streamed Responses call is reported and priced as the same call answered whole',
+  (entry) => {
+    it('has the same usage columns and cost in its log record, and the same usage for the client', async () => {
+      const { model, arrange } = entry.responses ?? entry;
+
+      arrange(false);
+      const whole = traceHeaders();
+      const response = await client(gateway, entry.config(), whole.headers).responses.create({
+        model,
+        input: 'capital of France?',
+      });
+      const [wholeRecord] = await logsOf(gateway, whole.traceId, 1);
+
+      arrange(true);
+      const streamed = traceHeaders();
+      const stream = await client(gateway, entry.config(), streamed.headers).responses.create({
+        model,
+        input: 'capital of France?',
+        stream: true,
+      });
+      let usage: unknown;
+      for await (const event of stream) if (event.type === 'response.completed') usage = event.response.usage;
+      const [streamRecord] = await logsOf(gateway, streamed.traceId, 1);
+
+      expect(wholeRecord.status).toBe(200);
+      expect(streamRecord.status).toBe(200);
+      expect(wholeRecord.cost).not.toBeNull();
+      expect(usageColumns(streamRecord)).toEqual(usageColumns(wholeRecord));
+      expect(usage).toEqual(response.usage);
     });
   },
 );
