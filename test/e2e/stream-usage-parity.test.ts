@@ -433,9 +433,9 @@ const cases: ParityCase[] = [
       );
     },
   })),
-  {
-    name: 'vertex-ai (claude)',
-    config: vertexKeys,
+  ...[false, true].map((dedicated): ParityCase => ({
+    name: `vertex-ai (claude${dedicated ? ', Provisioned Throughput only' : ''})`,
+    config: () => ({ ...vertexKeys(), ...(dedicated && { cloudb_request_type: 'dedicated' }) }),
     model: 'claude-parity@20250101',
     arrange(stream) {
       vertex.enqueue(
@@ -444,7 +444,7 @@ const cases: ParityCase[] = [
           : { anthropicBody: anthropicMessage('claude-parity') },
       );
     },
-  },
+  })),
   {
     name: 'bedrock (converse)',
     config: () => ({
