@@ -53,6 +53,8 @@ export interface AnthropicUsage {
     ephemeral_5m_input_tokens?: number | null;
     ephemeral_1h_input_tokens?: number | null;
   } | null;
+  /** The output tokens that were thinking (part of `output_tokens`), on models that name them. */
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
   /** The tier that served the message (`standard`, `priority`, `batch`). */
   service_tier?: string | null;
   /** The server tools' uses, billed per use (web search). */

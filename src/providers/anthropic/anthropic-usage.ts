@@ -8,6 +8,8 @@ import type { AnthropicUsage } from './anthropic-api-types.js';
  * `cache_write_tokens`, and those of them kept an hour (`cache_creation.ephemeral_1h_input_tokens`) as
  * `cache_write_1h_tokens` (not OpenAI's: writes are priced apart, an hour's higher, docs/cost.md). The
  * server tools' uses (`server_tool_use`: web searches, web fetches), billed per use, are kept as they are.
+ * The thinking tokens newer models name (`output_tokens_details.thinking_tokens`, part of `output_tokens`)
+ * are OpenAI's `completion_tokens_details.reasoning_tokens`.
  */
 export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const input = usage?.input_tokens ?? 0;
@@ -18,6 +20,7 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
   const hour = Math.min(usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
   const searches = usage?.server_tool_use?.web_search_requests ?? 0;
   const fetches = usage?.server_tool_use?.web_fetch_requests ?? 0;
+  const thinking = Math.min(usage?.output_tokens_details?.thinking_tokens ?? 0, completion);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -30,6 +33,7 @@ export function toOpenAIUsage(usage: AnthropicUsage | undefined): Usage {
             ...(hour > 0 && { cache_write_1h_tokens: hour }),
           }
         : { cached_tokens: cacheRead },
+    ...(thinking > 0 && { completion_tokens_details: { reasoning_tokens: thinking } }),
     ...((searches > 0 || fetches > 0) && {
       server_tool_use: {
         ...(searches > 0 && { web_search_requests: searches }),
@@ -57,6 +61,7 @@ export function mergeAnthropicUsage(
   }
   if (update.cache_creation) merged.cache_creation = update.cache_creation;
   if (update.server_tool_use) merged.server_tool_use = update.server_tool_use;
+  if (update.output_tokens_details) merged.output_tokens_details = update.output_tokens_details;
   if (typeof update.service_tier === 'string') merged.service_tier = update.service_tier;
   return merged;
 }

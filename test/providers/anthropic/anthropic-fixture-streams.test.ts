@@ -170,6 +170,24 @@ describe('anthropic recorded streams', () => {
 });
 
 describe('anthropic streamed thinking', () => {
+  it("reports the thinking tokens of message_delta's usage as reasoning tokens", () => {
+    // The recording names 0 of them; a thinking answer names its count there the same way.
+    const lines = readStreamFixture('anthropic-code-execution-20260120-prompt-cache.1.chunks.txt').map(
+      (line) => {
+        const event = JSON.parse(line);
+        if (event.type === 'message_delta') event.usage.output_tokens_details = { thinking_tokens: 57 };
+        return JSON.stringify(event);
+      },
+    );
+    const usage = replay(lines)
+      .flatMap((o) => (o.type === 'chunk' ? [(o.chunk as ChatCompletionChunk).usage] : []))
+      .find((u) => u);
+    expect(usage).toMatchObject({
+      completion_tokens: 198,
+      completion_tokens_details: { reasoning_tokens: 57 },
+    });
+  });
+
   function chunksOf(name: string, strictCompat: boolean): ChatCompletionChunk[] {
     const translator = createStreamTranslator(
       anthropicAdapter,

@@ -54,6 +54,16 @@ describe('anthropic response translation', () => {
     });
   });
 
+  it('reports the thinking tokens Anthropic names (output_tokens_details) as reasoning tokens', () => {
+    const out = parse('anthropic-claude-opus-5-reasoning-high.1.json');
+    expect(out.usage).toMatchObject({
+      completion_tokens: 1699,
+      completion_tokens_details: { reasoning_tokens: 139 },
+    });
+    // An answer that names none reports none.
+    expect(parse('anthropic-text.json').usage).not.toHaveProperty('completion_tokens_details');
+  });
+
   it("reports the server tools' uses Anthropic bills apart (web searches, web fetches)", () => {
     const out = parseResponse(anthropicAdapter, chatRequest({}), {
       status: 200,
