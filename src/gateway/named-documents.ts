@@ -7,20 +7,22 @@
  * judge through — whose call would fail, and the check err to its `on_error` (pass, by default). What a
  * call would refuse — a name the workspace does not hold, a revoked credential, an archived config — is
  * refused here, as the stored guardrail check refuses a missing guardrail: 400 `invalid_config` naming the
- * place (`config.targets[1].virtual_key`).
+ * place (`config.targets[1].virtual_key`). So is a `provider` beside a virtual key that is not the key's
+ * own (virtual-key-provider.ts), which would send the key's secret to that provider.
  *
  * `store` is the transaction that stores the config, holding the workspace's references (holdReferences),
  * so that a delete checked against what names the document (destination-dependents.ts) and this check
  * never both pass with the other's change unseen.
  */
 import { GatewayError } from '../core/errors.js';
-import type { Repositories } from '../store/types.js';
+import type { ProviderCredential, Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { parsePromptReference } from './prompts/prompt-reference.js';
 import { childPath, configParam } from './routing/inherit.js';
+import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 type Reader = Pick<
   Repositories,
@@ -37,7 +39,7 @@ async function assertCredential(
   kind: 'virtual_key' | 'provider',
   name: string,
   param: string,
-): Promise<void> {
+): Promise<ProviderCredential> {
   const credential = await store.getCredential(workspaceId, kind, name);
   const shown = kind === 'virtual_key' ? `virtual key "${name}"` : `provider "@${name}"`;
   if (!credential) {
@@ -45,6 +47,7 @@ async function assertCredential(
     throw missing(param, `No ${shown} ${where}`);
   }
   if (credential.status !== 'active') throw missing(param, `The ${shown} is revoked: calls using it fail`);
+  return credential;
 }
 
 /** A prompt named by `prompt_id`, with the version it selects (`slug@3`); `@latest` and the published
@@ -91,7 +94,18 @@ async function assertJudge(
 async function assertNode(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
   const param = (key: string) => configParam(path, key);
   if (node.virtual_key !== undefined) {
-    await assertCredential(store, workspaceId, 'virtual_key', node.virtual_key, param('virtual_key'));
+    const key = await assertCredential(
+      store,
+      workspaceId,
+      'virtual_key',
+      node.virtual_key,
+      param('virtual_key'),
+    );
+    const refusal =
+      node.provider === undefined
+        ? undefined
+        : providerBesideVirtualKey(node.provider, node.virtual_key, key.provider);
+    if (refusal !== undefined) throw missing(param('provider'), refusal);
   }
   if (node.provider?.startsWith('@')) {
     await assertCredential(store, workspaceId, 'provider', node.provider.slice(1), param('provider'));

@@ -10,6 +10,7 @@ import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
 import type { ProviderCredential } from '../store/types.js';
 import { paramFor } from './request-config.js';
+import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 /** The provider settings a target takes from its node or its stored credential. */
 const TARGET_KEYS: ReadonlySet<string> = new Set(PROVIDER_TARGET_KEYS);
@@ -68,7 +69,9 @@ export function resolveTarget(
 /**
  * A node's target with a stored credential's settings: its virtual key, or the catalog entry its `@slug`
  * names (the node field that named it is the credential's kind). Refused when the workspace has no such
- * active credential. `provider`: what the node names besides a virtual key, else the credential's.
+ * active credential, and when the node names a `provider` besides a virtual key that is not the key's own
+ * (virtual-key-provider.ts): checked here, where every endpoint resolves its target, so a stored config
+ * written before the rule is refused too.
  */
 function withCredential(
   lookups: Lookups,
@@ -87,7 +90,15 @@ function withCredential(
           : `No provider "@${slug}" in this workspace's catalog`;
       throw new GatewayError('virtual_key_not_found', missing, { param: paramFor(node, where.path, kind) });
     }
-    const resolved = targetOf(node, where, credential.secret, provider ?? credential.provider);
+    if (kind === 'virtual_key' && provider !== undefined) {
+      const refusal = providerBesideVirtualKey(provider, slug, credential.provider);
+      if (refusal !== undefined) {
+        const param = paramFor(node, where.path, 'provider');
+        const code = param.startsWith('config') ? 'invalid_config' : 'invalid_header';
+        throw new GatewayError(code, `${param}: ${refusal}`, { param });
+      }
+    }
+    const resolved = targetOf(node, where, credential.secret, credential.provider);
     resolved.credential = { kind, id: credential.id, slug: credential.slug };
     return resolved;
   });

@@ -1,0 +1,237 @@
+/**
+ * A virtual key carries its provider: a config node that names another `provider` beside `virtual_key` is
+ * refused (400 `invalid_config` naming the node's `provider`), when the config is stored and when a call
+ * runs under it, so the key's stored secret never reaches the other provider. Naming the key's own
+ * provider stays valid.
+ *
+ * The other provider is `ollama`, whose default address is on loopback (127.0.0.1:11434): the one
+ * provider whose own host a test can listen on, so where a secret would go is seen, not inferred.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, client, expectError, type Client } from '../management/http.js';
+
+const SECRET = 'sk-vk-openai-SECRET-0123456789';
+const LOCAL_SECRET = 'sk-vk-local-SECRET-0123456789';
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** What listens where ollama is called by default: records each request, answers a chat completion. */
+async function listenAsOllama(received: Received[]): Promise<Server> {
+  const server = createServer((req, res) => {
+    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    req.resume();
+    req.on('end', () => {
+      const body = JSON.stringify({
+        id: 'chatcmpl-ollama',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-4o-mini',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(11434, '127.0.0.1', resolve);
+  });
+  return server;
+}
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let ollama: Server;
+const received: Received[] = [];
+let admin: Client;
+
+/** Whether any request the other provider's host received carried one of the stored secrets. */
+const secretsReceived = () =>
+  received.filter((request) => JSON.stringify(request.headers).match(/SECRET/) !== null).length;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'vk-home' });
+  ollama = await listenAsOllama(received);
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+  // Its home is OpenAI's own host; never called here.
+  const remote = await admin.post('/virtual-keys', {
+    slug: 'vk-openai',
+    provider: 'openai',
+    api_key: SECRET,
+  });
+  expect(remote.status, remote.text).toBe(200);
+  const local = await admin.post('/virtual-keys', {
+    slug: 'vk-local',
+    provider: 'openai',
+    api_key: LOCAL_SECRET,
+    custom_host: fake.url,
+  });
+  expect(local.status, local.text).toBe(200);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+  await new Promise((resolve) => ollama?.close(resolve));
+});
+
+function sdk(headers: Record<string, string>): OpenAI {
+  return new OpenAI({
+    baseURL: gateway.url,
+    apiKey: 'unused-by-config',
+    maxRetries: 0,
+    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, ...headers },
+  });
+}
+
+const ask = (openai: OpenAI) =>
+  openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+
+async function expectRefused(promise: Promise<unknown>, param: string, code = 'invalid_config') {
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  const apiError = error as InstanceType<typeof OpenAI.APIError>;
+  expect(apiError.status, apiError.message).toBe(400);
+  expect(apiError.code, apiError.message).toBe(code);
+  expect(apiError.param).toBe(param);
+  return apiError;
+}
+
+describe('a provider named beside a virtual key', () => {
+  it('is refused in an inline config, at the root or in a target, and the secret goes nowhere', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ virtual_key: 'vk-openai', provider: 'ollama' }, 'config.provider'],
+      [
+        {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { virtual_key: 'vk-local', provider: 'openai' },
+            { virtual_key: 'vk-openai', provider: 'ollama' },
+          ],
+        },
+        'config.targets[1].provider',
+      ],
+    ];
+    for (const [config, param] of cases) {
+      // The first target of the fallback fails, so the call goes on to the second.
+      if (config.targets) fake.enqueue({ status: 500 });
+      const openai = sdk({ 'x-gateway-config': JSON.stringify(config) });
+      const error = await expectRefused(ask(openai), param);
+      expect(error.message).toContain('vk-openai');
+      expect(error.message).toContain('openai');
+    }
+    // Headers say the same as a config.
+    await expectRefused(
+      ask(sdk({ 'x-gateway-virtual-key': 'vk-openai', 'x-gateway-provider': 'ollama' })),
+      'x-gateway-provider',
+      'invalid_header',
+    );
+    expect(secretsReceived()).toBe(0);
+  });
+
+  it('is refused on every endpoint, before anything is sent', async () => {
+    const config = JSON.stringify({ virtual_key: 'vk-openai', provider: 'ollama' });
+    const openai = sdk({ 'x-gateway-config': config });
+    await expectRefused(ask(openai), 'config.provider');
+    await expectRefused(
+      openai.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      }),
+      'config.provider',
+    );
+    await expectRefused(openai.completions.create({ model: 'gpt-4o-mini', prompt: 'hi' }), 'config.provider');
+    await expectRefused(
+      openai.embeddings.create({ model: 'text-embedding-3-small', input: 'hi' }),
+      'config.provider',
+    );
+    await expectRefused(openai.responses.create({ model: 'gpt-4o-mini', input: 'hi' }), 'config.provider');
+    for (const [path, body] of [
+      ['/messages', { model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }],
+      ['/some/provider/path', { anything: true }],
+    ] as const) {
+      const reply = await call(gateway.url, gateway.adminKey, 'POST', path, body, {
+        'x-gateway-config': config,
+      });
+      expect(reply.status, reply.text).toBe(400);
+      // Messages answers in Anthropic's error shape, which has no param: its message names the field.
+      if (path === '/messages') expect(reply.body.error.message).toMatch(/^config\.provider: /);
+      else expectError(reply, 400, 'invalid_config', 'config.provider');
+    }
+    expect(secretsReceived()).toBe(0);
+  });
+
+  it("is the key's own provider (an alias too): the call goes to the key's host with its secret", async () => {
+    for (const provider of ['openai', 'OpenAI']) {
+      const before = fake.requests.length;
+      await ask(sdk({ 'x-gateway-config': JSON.stringify({ virtual_key: 'vk-local', provider }) }));
+      expect(fake.requests.length).toBe(before + 1);
+      expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${LOCAL_SECRET}`);
+    }
+  });
+
+  it('is refused when a config is stored, naming the node; the same provider is stored', async () => {
+    expectError(
+      await admin.post('/configs', {
+        slug: 'elsewhere',
+        config: { virtual_key: 'vk-openai', provider: 'ollama' },
+      }),
+      400,
+      'invalid_config',
+      'config.provider',
+    );
+    expectError(
+      await admin.post('/configs', {
+        slug: 'elsewhere',
+        config: {
+          strategy: { mode: 'loadbalance' },
+          targets: [{ virtual_key: 'vk-openai', provider: 'ollama' }],
+        },
+      }),
+      400,
+      'invalid_config',
+      'config.targets[0].provider',
+    );
+    const same = await admin.post('/configs', {
+      slug: 'same-provider',
+      config: { virtual_key: 'vk-local', provider: 'openai' },
+    });
+    expect(same.status, same.text).toBe(200);
+    expectError(
+      await admin.patch('/configs/same-provider', {
+        config: { virtual_key: 'vk-openai', provider: 'ollama' },
+      }),
+      400,
+      'invalid_config',
+      'config.provider',
+    );
+    await ask(sdk({ 'x-gateway-config': 'same-provider' }));
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${LOCAL_SECRET}`);
+  });
+
+  it('is refused at call time in a config stored before the rule, and the secret goes nowhere', async () => {
+    const workspace = gateway.server.bootstrap.workspace;
+    await gateway.server.deps.store.createConfig({
+      workspace_id: workspace.id,
+      organisation_id: workspace.organisation_id,
+      slug: 'stored-before',
+      name: 'stored before',
+      config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'vk-openai', provider: 'ollama' }] },
+    });
+    await expectRefused(ask(sdk({ 'x-gateway-config': 'stored-before' })), 'config.targets[0].provider');
+    expect(secretsReceived()).toBe(0);
+  });
+});
