@@ -8,7 +8,8 @@
  * call would refuse — a name the workspace does not hold, a revoked credential, an archived config — is
  * refused here, as the stored guardrail check refuses a missing guardrail: 400 `invalid_config` naming the
  * place (`config.targets[1].virtual_key`). So is a `provider` beside a virtual key that is not the key's
- * own (virtual-key-provider.ts), which would send the key's secret to that provider.
+ * own (virtual-key-provider.ts), which would send the key's secret to that provider, and a host setting
+ * beside a stored credential that is not the stored one (credential-host.ts).
  *
  * `store` is the transaction that stores the config, holding the workspace's references (holdReferences),
  * so that a delete checked against what names the document (destination-dependents.ts) and this check
@@ -18,6 +19,7 @@ import { GatewayError } from '../core/errors.js';
 import type { ProviderCredential, Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
+import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { parsePromptReference } from './prompts/prompt-reference.js';
@@ -91,6 +93,12 @@ async function assertJudge(
   }
 }
 
+/** The host settings beside a stored credential are its own (credential-host.ts). */
+function assertOwnHost(node: GatewayConfig, credential: ProviderCredential, param: (key: string) => string) {
+  const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
+  if (moved !== undefined) throw missing(param(moved), movedHostMessage(moved));
+}
+
 async function assertNode(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
   const param = (key: string) => configParam(path, key);
   if (node.virtual_key !== undefined) {
@@ -106,9 +114,15 @@ async function assertNode(store: Reader, workspaceId: string, node: GatewayConfi
         ? undefined
         : providerBesideVirtualKey(node.provider, node.virtual_key, key.provider);
     if (refusal !== undefined) throw missing(param('provider'), refusal);
+    assertOwnHost(node, key, param);
   }
   if (node.provider?.startsWith('@')) {
-    await assertCredential(store, workspaceId, 'provider', node.provider.slice(1), param('provider'));
+    const slug = node.provider.slice(1);
+    assertOwnHost(
+      node,
+      await assertCredential(store, workspaceId, 'provider', slug, param('provider')),
+      param,
+    );
   }
   if (node.prompt_id !== undefined)
     await assertPrompt(store, workspaceId, node.prompt_id, param('prompt_id'));

@@ -5,6 +5,7 @@
 import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
+import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
@@ -14,15 +15,6 @@ import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 /** The provider settings a target takes from its node or its stored credential. */
 const TARGET_KEYS: ReadonlySet<string> = new Set(PROVIDER_TARGET_KEYS);
-
-/** Stored keys that are secrets (not mere addresses or names). */
-const STORED_SECRET_KEYS = [
-  'api_key',
-  'cloudc_access_key_id',
-  'cloudc_secret_access_key',
-  'cloudc_session_token',
-  'cloudb_service_account_json',
-] as const;
 
 export interface ResolvedTarget {
   adapter: ProviderAdapter;
@@ -132,18 +124,19 @@ function targetOf(
     });
   }
 
-  // A stored credential goes only to the host stored with it: a caller who may use a virtual key must not
-  // be able to point it at a server of their own and read the key from the request.
-  if (
-    typeof fields.custom_host === 'string' &&
-    fields.custom_host !== stored.custom_host &&
-    STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)
-  ) {
+  // A stored credential goes only to the host stored with it (credential-host.ts).
+  const moved = movedHostSetting(fields, stored);
+  if (moved === 'custom_host') {
     throw new GatewayError(
       'custom_host_refused',
       'Stored credentials are sent only to their own host: set custom_host on the virtual key or provider instead',
       { param: param('custom_host') },
     );
+  }
+  if (moved !== undefined) {
+    throw new GatewayError('invalid_config', `${param(moved)}: ${movedHostMessage(moved)}`, {
+      param: param(moved),
+    });
   }
 
   // Each provider setting the node or the credential holds, the node's unless it has none (`??`): read

@@ -235,3 +235,84 @@ describe('a provider named beside a virtual key', () => {
     expect(secretsReceived()).toBe(0);
   });
 });
+
+describe('a host setting beside stored credentials', () => {
+  const AZURE_SECRET = 'azure-SECRET-0123456789';
+
+  beforeAll(async () => {
+    // Both reach the fake through their stored custom_host, so nothing here leaves the machine.
+    const azure = await admin.post('/virtual-keys', {
+      slug: 'vk-azure',
+      provider: 'azure-openai',
+      api_key: AZURE_SECRET,
+      resource_name: 'home-resource',
+      deployment_id: 'gpt-4o-mini',
+      api_version: '2024-10-21',
+      custom_host: fake.url,
+    });
+    expect(azure.status, azure.text).toBe(200);
+    const bedrock = await admin.post('/providers', {
+      slug: 'bedrock-home',
+      provider: 'bedrock',
+      cloudc_access_key_id: 'AKIAHOMEKEY0',
+      cloudc_secret_access_key: 'bedrock-SECRET-0123456789',
+      cloudc_region: 'us-east-1',
+      custom_host: fake.url,
+    });
+    expect(bedrock.status, bedrock.text).toBe(200);
+  });
+
+  const sentSecret = () =>
+    fake.requests.filter((request) => JSON.stringify(request.headers).includes('SECRET')).length;
+
+  it('must be the one stored with them when a call runs, else nothing is sent', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ virtual_key: 'vk-azure', resource_name: 'someone-elses' }, 'config.resource_name'],
+      [{ virtual_key: 'vk-azure', cloudd_resource_name: 'someone-elses' }, 'config.cloudd_resource_name'],
+      [{ provider: '@bedrock-home', cloudc_region: 'eu-west-1' }, 'config.cloudc_region'],
+      [
+        {
+          strategy: { mode: 'single' },
+          targets: [{ virtual_key: 'vk-azure', resource_name: 'someone-elses' }],
+        },
+        'config.targets[0].resource_name',
+      ],
+    ];
+    const before = sentSecret();
+    for (const [config, param] of cases) {
+      const error = await expectRefused(ask(sdk({ 'x-gateway-config': JSON.stringify(config) })), param);
+      expect(error.message).toContain('stored');
+    }
+    expect(sentSecret()).toBe(before);
+    // The stored value itself changes nothing, and is sent.
+    await ask(
+      sdk({
+        'x-gateway-config': JSON.stringify({ virtual_key: 'vk-azure', resource_name: 'home-resource' }),
+      }),
+    ).catch(() => undefined);
+    expect(fake.requests.at(-1)?.headers['api-key']).toBe(AZURE_SECRET);
+  });
+
+  it('must be the one stored with them when a config is stored', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ virtual_key: 'vk-azure', resource_name: 'someone-elses' }, 'config.resource_name'],
+      [{ virtual_key: 'vk-local', custom_host: 'http://127.0.0.1:9/v1' }, 'config.custom_host'],
+      [{ provider: '@bedrock-home', cloudc_region: 'eu-west-1' }, 'config.cloudc_region'],
+      [
+        {
+          strategy: { mode: 'fallback' },
+          targets: [{ virtual_key: 'vk-local', custom_host: 'http://127.0.0.1:9/v1' }],
+        },
+        'config.targets[0].custom_host',
+      ],
+    ];
+    for (const [config, param] of cases) {
+      expectError(await admin.post('/configs', { slug: 'moved-host', config }), 400, 'invalid_config', param);
+    }
+    const same = await admin.post('/configs', {
+      slug: 'same-host',
+      config: { virtual_key: 'vk-local', custom_host: fake.url },
+    });
+    expect(same.status, same.text).toBe(200);
+  });
+});

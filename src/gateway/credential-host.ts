@@ -1,0 +1,52 @@
+/**
+ * Stored credentials go only to the host stored with them. Beside a virtual key or an `@slug` whose
+ * credential holds a secret, a node may not give a setting the host is made from — `custom_host`, or the
+ * cloud settings a host name is built from (an Azure resource or endpoint name is a host anyone can own) —
+ * other than the stored one: a caller who may use the credential could otherwise point it at a server of
+ * their own and read the secret from the request. The same settings a PATCH of the credential must send
+ * its secrets again to change (docs/management-api.md).
+ */
+
+/** Stored keys that are secrets (not mere addresses or names). */
+export const STORED_SECRET_KEYS = [
+  'api_key',
+  'cloudc_access_key_id',
+  'cloudc_secret_access_key',
+  'cloudc_session_token',
+  'cloudb_service_account_json',
+] as const;
+
+/** Settings a provider's host is made from. */
+const HOST_SETTINGS = [
+  'custom_host',
+  'resource_name',
+  'cloudd_resource_name',
+  'cloudd_endpoint_name',
+  'cloudd_region',
+  'cloudd_deployment_type',
+  'cloudb_region',
+  'cloudb_project_id',
+  'cloudc_region',
+] as const;
+
+/**
+ * The first host setting `node` gives that is not the one `stored` (a credential's settings) holds, when
+ * the credential holds a secret; undefined when there is none.
+ */
+export function movedHostSetting(
+  node: Readonly<Record<string, unknown>>,
+  stored: Readonly<Record<string, unknown>>,
+): string | undefined {
+  if (!STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)) return undefined;
+  return HOST_SETTINGS.find(
+    (key) => node[key] !== undefined && node[key] !== null && node[key] !== stored[key],
+  );
+}
+
+/** Why the node's `setting` (found by movedHostSetting) is refused. */
+export function movedHostMessage(setting: string): string {
+  return (
+    `stored credentials are sent only to the host stored with them: ${setting} beside a virtual key or ` +
+    `@provider must be the stored one, or left out; set it on the virtual key or provider instead`
+  );
+}
