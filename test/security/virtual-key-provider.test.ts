@@ -8,7 +8,7 @@
  * provider whose own host a test can listen on, so where a secret would go is seen, not inferred.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -93,6 +93,13 @@ function sdk(headers: Record<string, string>): OpenAI {
   });
 }
 
+const batchLine = {
+  custom_id: 'line-1',
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+};
+
 const ask = (openai: OpenAI) =>
   openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 
@@ -159,6 +166,21 @@ describe('a provider named beside a virtual key', () => {
       'config.provider',
     );
     await expectRefused(openai.responses.create({ model: 'gpt-4o-mini', input: 'hi' }), 'config.provider');
+    // Batches: the gateway's own file, run by the gateway (immediate) or sent to the provider (24h).
+    const input = await sdk({}).files.create({
+      file: await toFile(Buffer.from(`${JSON.stringify(batchLine)}\n`), 'lines.jsonl'),
+      purpose: 'batch',
+    });
+    for (const window of ['immediate', '24h']) {
+      await expectRefused(
+        openai.batches.create({
+          input_file_id: input.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: window as '24h',
+        }),
+        'config.provider',
+      );
+    }
     for (const [path, body] of [
       ['/messages', { model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }],
       ['/some/provider/path', { anything: true }],
@@ -220,6 +242,35 @@ describe('a provider named beside a virtual key', () => {
     );
     await ask(sdk({ 'x-gateway-config': 'same-provider' }));
     expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${LOCAL_SECRET}`);
+  });
+
+  it("is refused in a prompt version's config, and on a prompt completion's config", async () => {
+    const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+    const refused = await admin.post('/prompts', {
+      slug: 'elsewhere-prompt',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: { virtual_key: 'vk-openai', provider: 'ollama' },
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.param).toMatch(/provider$/);
+    const prompt = await admin.post('/prompts', {
+      slug: 'home-prompt',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      virtual_key: 'vk-local',
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    const reply = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/prompts/home-prompt/completions',
+      { variables: {} },
+      { 'x-gateway-config': JSON.stringify({ virtual_key: 'vk-openai', provider: 'ollama' }) },
+    );
+    expectError(reply, 400, 'invalid_config', 'config.provider');
+    expect(secretsReceived()).toBe(0);
   });
 
   it('is refused at call time in a config stored before the rule, and the secret goes nowhere', async () => {
