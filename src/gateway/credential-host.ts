@@ -16,7 +16,13 @@ export const STORED_SECRET_KEYS = [
   'cloudb_service_account_json',
 ] as const;
 
-/** Settings a provider's host is made from. */
+/**
+ * Settings a provider's host is made from where the name is one anyone can own: Azure resource and endpoint
+ * names (an Azure AI endpoint's name is unique within its region only, so its region is one of them). A
+ * Bedrock or Vertex AI region, checked against its pattern, and a Vertex AI project only choose among
+ * AWS's and Google's own hosts, where the credential goes anyway: a config may set them beside a stored
+ * credential (one key serving several regions, a fallback from one region to another).
+ */
 const HOST_SETTINGS = [
   'custom_host',
   'resource_name',
@@ -24,9 +30,6 @@ const HOST_SETTINGS = [
   'cloudd_endpoint_name',
   'cloudd_region',
   'cloudd_deployment_type',
-  'cloudb_region',
-  'cloudb_project_id',
-  'cloudc_region',
 ] as const;
 
 /**

@@ -320,7 +320,7 @@ describe('a host setting beside stored credentials', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ virtual_key: 'vk-azure', resource_name: 'someone-elses' }, 'config.resource_name'],
       [{ virtual_key: 'vk-azure', cloudd_resource_name: 'someone-elses' }, 'config.cloudd_resource_name'],
-      [{ provider: '@bedrock-home', cloudc_region: 'eu-west-1' }, 'config.cloudc_region'],
+      [{ virtual_key: 'vk-azure', cloudd_region: 'westus' }, 'config.cloudd_region'],
       [
         {
           strategy: { mode: 'single' },
@@ -348,7 +348,7 @@ describe('a host setting beside stored credentials', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ virtual_key: 'vk-azure', resource_name: 'someone-elses' }, 'config.resource_name'],
       [{ virtual_key: 'vk-local', custom_host: 'http://127.0.0.1:9/v1' }, 'config.custom_host'],
-      [{ provider: '@bedrock-home', cloudc_region: 'eu-west-1' }, 'config.cloudc_region'],
+      [{ virtual_key: 'vk-azure', cloudd_endpoint_name: 'someone-elses' }, 'config.cloudd_endpoint_name'],
       [
         {
           strategy: { mode: 'fallback' },
@@ -365,5 +365,21 @@ describe('a host setting beside stored credentials', () => {
       config: { virtual_key: 'vk-local', custom_host: fake.url },
     });
     expect(same.status, same.text).toBe(200);
+  });
+
+  it("may choose a Bedrock or Vertex AI region beside one: those are only AWS's and Google's own hosts", async () => {
+    // One stored AWS key serving another region (a fallback from one region to the next, say).
+    const regional = await admin.post('/configs', {
+      slug: 'other-region',
+      config: { provider: '@bedrock-home', cloudc_region: 'eu-west-1' },
+    });
+    expect(regional.status, regional.text).toBe(200);
+    const sent = fake.requests.length;
+    await ask(
+      sdk({ 'x-gateway-config': JSON.stringify({ provider: '@bedrock-home', cloudc_region: 'eu-west-1' }) }),
+    ).catch(() => undefined);
+    // Sent (to the stored host: custom_host wins over the region), signed with the stored key.
+    expect(fake.requests.length).toBe(sent + 1);
+    expect(String(fake.requests.at(-1)?.headers.authorization)).toContain('AKIAHOMEKEY0');
   });
 });
