@@ -490,6 +490,31 @@ function nodesSuite(store: 'sqlite' | 'postgres') {
     }
   });
 
+  it('streams to its terminal event on another node, however late the running node stores its events', async () => {
+    const client = sdk(front);
+    upstream.enqueue({ chunks: 12, chunkDelayMs: 30 });
+    const worker = await startWorker(10_000);
+    // Each write of the running node's events takes 300 ms: its stream is stored seconds after its
+    // call ended.
+    const { store } = worker.server.deps;
+    const append = store.appendResponseEvents.bind(store);
+    store.appendResponseEvents = async (id, events) => {
+      await sleep(300);
+      await append(id, events);
+    };
+    try {
+      const events = await collect(
+        await client.responses.create({ model: 'gpt-4o', input: 'Late', background: true, stream: true }),
+      );
+      expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+      const last = events.at(-1);
+      expect(last.type).toBe('response.completed');
+      expect((await client.responses.retrieve(last.response.id)).status).toBe('completed');
+    } finally {
+      await worker.server.close();
+    }
+  });
+
   it('is cancelled from a node other than the one running it: the call stops there', async () => {
     const { traceId, headers } = traceHeaders();
     const client = sdk(front, headers);

@@ -20,7 +20,7 @@
  */
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, type ProviderError } from '../../core/errors.js';
-import type { Job } from '../../store/types.js';
+import type { Job, Repositories } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { jobOwner, startJobPoller } from '../job-poller.js';
@@ -116,23 +116,27 @@ export function startBackgroundResponseWorker(
     const { workspace_id, response_id } = job.payload as BackgroundPayload;
     const assembler = new ResponseAssembler({ ...(body as unknown as ResponseObject) });
     const { response, events } = assembler.fail(new GatewayError('internal_error', message));
-    const failed = await store.updateResponse(
-      workspace_id,
-      response_id,
-      { status: 'failed', body: { ...response } },
-      RUNNING,
-    );
-    if (failed && stream) {
-      let next = (await store.lastResponseEvent(response_id)) + 1;
-      await store.appendResponseEvents(
+    // The stream's end in the transaction that fails the response: a follower that reads it failed finds
+    // the end there to read (follow-response-events.ts).
+    const failed = await store.transaction(async (tx) => {
+      const updated = await tx.updateResponse(
+        workspace_id,
+        response_id,
+        { status: 'failed', body: { ...response } },
+        RUNNING,
+      );
+      if (!updated || !stream) return updated;
+      let next = (await tx.lastResponseEvent(response_id)) + 1;
+      await tx.appendResponseEvents(
         response_id,
         events.map((event) => {
           const sequence_number = next++;
           return { sequence_number, event: JSON.stringify({ ...event, sequence_number }) };
         }),
       );
-      hub.notify(response_id);
-    }
+      return updated;
+    });
+    if (failed && stream) hub.notify(response_id);
   }
 
   async function runJob(job: Job): Promise<void> {
@@ -276,29 +280,37 @@ export function startBackgroundResponseWorker(
     const state = newRouteState();
     state.responsesInputOffset = input_offset ?? null;
     const assembler = new ResponseAssembler(shell, () => state.responsesAccount);
+    const saveFinal = (repositories: Repositories, response: ResponseObject) =>
+      repositories.updateResponse(
+        workspace_id,
+        response_id,
+        { status: response.status, body: { ...response } },
+        ['in_progress'],
+      );
     let end: ResponseEventLog | BufferSink;
+    let save: SaveResponse;
     if (lastEvent !== undefined) {
-      const log = new ResponseEventLog(store, hub, response_id, assembler, lastEvent, (err) =>
+      const log = new ResponseEventLog(store, hub, response_id, assembler, lastEvent, saveFinal, (err) =>
         logger.error({ err, response: response_id }, 'storing background response events failed'),
       );
       madeLog(log);
       end = log;
+      // Stored by the log with the stream's last events, so that none of them comes after it.
+      save = (response) => {
+        if (!detached()) log.endWith(response);
+        return Promise.resolve();
+      };
     } else {
       end = new BufferSink();
+      save = async (response) => {
+        if (detached()) return;
+        try {
+          await saveFinal(store, response);
+        } catch (err) {
+          logger.error({ err, response: response_id }, 'storing a response failed');
+        }
+      };
     }
-    const save: SaveResponse = async (response) => {
-      if (detached()) return;
-      try {
-        await store.updateResponse(
-          workspace_id,
-          response_id,
-          { status: response.status, body: { ...response } },
-          ['in_progress'],
-        );
-      } catch (err) {
-        logger.error({ err, response: response_id }, 'storing a response failed');
-      }
-    };
     const sink = new StoredResponseSink(end, assembler, save);
     const hold = new RateLimitHold(sink, shell.created_at * 1000 + BACKGROUND_RATE_LIMIT_WAIT_MS);
     const request = { endpoint: 'responses', body: run.request } as ModelRequest<'responses'>;

@@ -14,9 +14,6 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set([
 const FOLLOW_POLL_MS = 200;
 /** Events read from the store at once. */
 const FOLLOW_PAGE = 500;
-/** A response that ended but whose terminal event never came (its node died between the two writes) is
- * followed this long more, then the stream ends. */
-const TERMINAL_GRACE_MS = 2_000;
 
 /**
  * Writes the stored events of a streamed background response after `after`, then the live ones as they
@@ -32,7 +29,8 @@ export async function followResponseEvents(
   write: (event: StoredEventText) => boolean | Promise<boolean>,
 ): Promise<void> {
   let cursor = after;
-  let endedAt: number | undefined;
+  /** The response was read ended: its every event is in the store, read to the end then. */
+  let ended = false;
   for (;;) {
     const events = await store.listResponseEvents(id, cursor, FOLLOW_PAGE);
     for (const stored of events) {
@@ -48,6 +46,7 @@ export async function followResponseEvents(
       if (!(await write({ type, data: stored.event }))) return;
     }
     if (events.length === FOLLOW_PAGE) continue;
+    if (ended) return;
     const response = await store.getResponse(workspaceId, id);
     if (!response || response.status === 'cancelled') {
       // Cancelled: the events stored before the cancel, then the end.
@@ -59,19 +58,13 @@ export async function followResponseEvents(
       return;
     }
     if (!(RUNNING_STATUSES as readonly string[]).includes(response.status)) {
-      // Ended, and its terminal event already read (a cursor at or past it): nothing more will come.
-      const last = await store.lastResponseEvent(id);
-      if (last <= cursor && (await isTerminal(store, id, last))) return;
-      endedAt ??= Date.now();
-      if (Date.now() - endedAt > TERMINAL_GRACE_MS) return;
+      // Its end is stored in the transaction that stores its last events (response-event-log.ts, and the
+      // worker's giving up): they are all there now, whether or not a terminal event is among them.
+      ended = true;
+      continue;
     }
     await hub.wait(id, FOLLOW_POLL_MS);
   }
-}
-
-async function isTerminal(store: Store, id: string, sequence: number): Promise<boolean> {
-  const [event] = await store.listResponseEvents(id, sequence - 1, 1);
-  return event !== undefined && TERMINAL_EVENTS.has((JSON.parse(event.event) as { type: string }).type);
 }
 
 export interface StoredEventText {
