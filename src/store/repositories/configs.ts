@@ -4,7 +4,7 @@
  */
 import { toConfig, toConfigVersion } from '../rows.js';
 import type { ConfigsTable } from '../schema.js';
-import type { ConfigRepository, StoredConfig } from '../types.js';
+import type { ConfigRepository } from '../types.js';
 import type { RepositoryContext } from './context.js';
 import { versionIncludes } from './version-includes.js';
 import { versionedDocuments } from './versioned-documents.js';
@@ -69,14 +69,10 @@ export function createConfigRepository(context: RepositoryContext): ConfigReposi
     deleteConfig: (workspace_id, slugOrId) => configs.delete(workspace_id, slugOrId),
 
     async listConfigsReferencing(workspace_id, names) {
-      // Rows of every version naming one; a config counts by its current version only.
-      const found: StoredConfig[] = [];
-      for (const row of await references.versionRowsIncluding(workspace_id, names)) {
-        if (found.some((config) => config.id === row.config_id)) continue;
-        const current = await configs.get(workspace_id, row.config_id as string);
-        if (current && Number(current.row.version) === Number(row.version)) found.push(view(current));
-      }
-      return found;
+      const current = await references.currentOwnersIncluding(workspace_id, names, (id) =>
+        configs.get(workspace_id, id),
+      );
+      return current.map(view);
     },
 
     async listConfigVersionsWithoutReferences(workspace_id) {

@@ -6,7 +6,7 @@
  */
 import { toGuardrail, toGuardrailVersion } from '../rows.js';
 import type { GuardrailsTable } from '../schema.js';
-import type { GuardrailRepository, StoredGuardrail } from '../types.js';
+import type { GuardrailRepository } from '../types.js';
 import type { RepositoryContext } from './context.js';
 import { versionIncludes } from './version-includes.js';
 import { versionedDocuments } from './versioned-documents.js';
@@ -65,14 +65,10 @@ export function createGuardrailRepository(context: RepositoryContext): Guardrail
     deleteGuardrail: (workspace_id, slugOrId) => guardrails.delete(workspace_id, slugOrId),
 
     async listGuardrailsReferencing(workspace_id, names) {
-      // Rows of every version naming one; a guardrail counts by its current version only.
-      const found: StoredGuardrail[] = [];
-      for (const row of await references.versionRowsIncluding(workspace_id, names)) {
-        if (found.some((guardrail) => guardrail.id === row.guardrail_id)) continue;
-        const current = await guardrails.get(workspace_id, row.guardrail_id as string);
-        if (current && Number(current.row.version) === Number(row.version)) found.push(view(current));
-      }
-      return found;
+      const current = await references.currentOwnersIncluding(workspace_id, names, (id) =>
+        guardrails.get(workspace_id, id),
+      );
+      return current.map(view);
     },
 
     async listGuardrailVersionsWithoutReferences(workspace_id) {

@@ -38,6 +38,13 @@ export interface VersionIncludes {
   /** Rows of the versions table, of live owners of the workspace, that include one of `names`; with the
    * owner's `slug` as `owner_slug`, in the owners' order of creation then by version. */
   versionRowsIncluding(workspaceId: string, names: readonly string[]): Promise<AnyRow[]>;
+  /** The owners whose current version includes one of `names` (an owner counts by its current version
+   * only), each once, read with `get`, in the owners' order of creation. */
+  currentOwnersIncluding<Found extends { row: { version: unknown } }>(
+    workspaceId: string,
+    names: readonly string[],
+    get: (ownerId: string) => Promise<Found | undefined>,
+  ): Promise<Found[]>;
   /** Rows of the versions table, of live owners of the workspace, whose names are not recorded. */
   unindexedVersionRows(workspaceId: string): Promise<AnyRow[]>;
 }
@@ -116,6 +123,21 @@ export function versionIncludes(db: Kysely<Database>, spec: VersionIncludesSpec)
         .orderBy('v.version')
         .execute();
       return rows.filter((row) => wanted.has(key(row)));
+    },
+
+    async currentOwnersIncluding<Found extends { row: { version: unknown } }>(
+      workspaceId: string,
+      names: readonly string[],
+      get: (ownerId: string) => Promise<Found | undefined>,
+    ): Promise<Found[]> {
+      const found = new Map<string, Found>();
+      for (const row of await this.versionRowsIncluding(workspaceId, names)) {
+        const ownerId = row[ownerColumn] as string;
+        if (found.has(ownerId)) continue;
+        const current = await get(ownerId);
+        if (current && Number(current.row.version) === Number(row.version)) found.set(ownerId, current);
+      }
+      return [...found.values()];
     },
 
     async unindexedVersionRows(workspaceId) {
