@@ -109,9 +109,20 @@ function routedThroughKey(
 ): string | undefined {
   const embedded = cacheEmbedding(node)?.[kind];
   if (typeof embedded === 'string' && names.has(embedded)) return `cache.embedding.${kind}`;
-  for (const { at, parameters } of nodeJudges(node)) {
+  const at = judgeThrough(nodeJudges(node), kind, names);
+  return at === undefined ? undefined : `${at}.${kind}`;
+}
+
+/** Where the first of `judges` asks its judge through the stored config or virtual key (`kind`) that
+ * `names` holds; undefined when none does. */
+function judgeThrough(
+  judges: Iterable<{ at: string; parameters: Record<string, unknown> }>,
+  kind: keyof typeof JUDGE_KEYS,
+  names: ReadonlySet<string>,
+): string | undefined {
+  for (const { at, parameters } of judges) {
     const named = parameters[kind];
-    if (typeof named === 'string' && names.has(named)) return `${at}.${kind}`;
+    if (typeof named === 'string' && names.has(named)) return at;
   }
   return undefined;
 }
@@ -299,12 +310,8 @@ async function guardrailsJudgingThrough(
   await recordMissingReferences(store, workspaceId);
   const found: NamingConfig[] = [];
   for (const guardrail of await store.listGuardrailsReferencing(workspaceId, referencesTo(kind, names))) {
-    for (const { at, parameters } of guardrailJudges(guardrail.guardrail)) {
-      const named = parameters[kind];
-      if (typeof named !== 'string' || !names.has(named)) continue;
-      found.push({ slug: guardrail.slug, param: `guardrail.${at}.${kind}` });
-      break;
-    }
+    const at = judgeThrough(guardrailJudges(guardrail.guardrail), kind, names);
+    if (at !== undefined) found.push({ slug: guardrail.slug, param: `guardrail.${at}.${kind}` });
   }
   return found;
 }
