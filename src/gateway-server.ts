@@ -29,7 +29,7 @@ import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
 import { closesMs, finalWritesBy, finalWritesMs, planStop } from './stop-plan.js';
-import { settlesBy } from './observability/span-queue.js';
+import { settlesBy } from './core/settles-by.js';
 import { closeInTurn, type ClosePart } from './stop-closes.js';
 import { loadMasterKey, openStore } from './store/index.js';
 import type { BlobStore } from './store/blob-store.js';

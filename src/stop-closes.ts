@@ -7,6 +7,7 @@
  * pending, and the next goes on; the process exits after the last (main.ts) whatever is left pending.
  */
 import type { Logger } from 'pino';
+import { settlesBy } from './core/settles-by.js';
 
 export interface ClosePart {
   /** What it closes, as the log names it. */
@@ -25,34 +26,19 @@ export async function closeInTurn(
   for (let i = 0; i < parts.length; i++) {
     const { name, close } = parts[i];
     const shareMs = Math.max(0, (deadline - performance.now()) / (parts.length - i));
-    const outcome = await settlesWithin(close, shareMs);
-    if (outcome === 'late') {
-      late.push(name);
-      logger.error({ part: name, shareMs: Math.round(shareMs) }, 'shutdown: did not close in time; left');
-    } else if (outcome !== 'closed') {
-      logger.error({ part: name, err: outcome.error }, 'shutdown: failed to close');
-    }
-  }
-  return late;
-}
-
-async function settlesWithin(
-  close: () => Promise<void> | void,
-  ms: number,
-): Promise<'closed' | 'late' | { error: unknown }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(resolve, ms, 'late');
-  });
-  try {
     const closing = Promise.resolve()
       .then(close)
       .then(
-        () => 'closed' as const,
+        () => undefined,
         (error: unknown) => ({ error }),
       );
-    return await Promise.race([closing, late]);
-  } finally {
-    clearTimeout(timer);
+    if (!(await settlesBy(closing, performance.now() + shareMs))) {
+      late.push(name);
+      logger.error({ part: name, shareMs: Math.round(shareMs) }, 'shutdown: did not close in time; left');
+      continue;
+    }
+    const failed = await closing;
+    if (failed) logger.error({ part: name, err: failed.error }, 'shutdown: failed to close');
   }
+  return late;
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
 import { isRefusedValue } from '../store/db-errors.js';
 import type { LogRecord, Store } from '../store/types.js';
-import { settlesBy } from './span-queue.js';
+import { settlesBy } from '../core/settles-by.js';
 
 export interface LogWriter {
   enqueue(record: LogRecord): void;

@@ -10,6 +10,7 @@
  * collection was then the largest part of what tracing cost. Written at once, a call's spans are garbage
  * before the next collection, and what waits is a buffer outside V8's heap.
  */
+import { settlesBy } from '../core/settles-by.js';
 import type { SpanRecord } from './span-record.js';
 
 /** Calls' spans being written as one export request (otlp-proto.ts, otlp-json.ts). */
@@ -121,18 +122,4 @@ export class SpanQueue<B extends SpanBatch> {
         else if (this.open !== undefined) this.arm();
       });
   }
-}
-
-/** Waits for `promise` until `deadline` (a `performance.now()` time): true when it settled by then. */
-export function settlesBy(promise: Promise<unknown> | undefined, deadline: number): Promise<boolean> {
-  const settled = Promise.resolve(promise).then(
-    () => true,
-    () => true,
-  );
-  if (deadline === Infinity) return settled;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), false);
-  });
-  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

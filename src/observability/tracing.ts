@@ -12,7 +12,8 @@ import type { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { IExportTraceServiceResponse, ISerializer } from '@opentelemetry/otlp-transformer';
 import { JsonSpanBatch, otlpJsonFrame, SCOPE_NAME } from './otlp-json.js';
 import { BatchBuffers, otlpProtoFrame, ProtoSpanBatch } from './otlp-proto.js';
-import { settlesBy, SpanQueue, type SpanBatch } from './span-queue.js';
+import { settlesBy } from '../core/settles-by.js';
+import { SpanQueue, type SpanBatch } from './span-queue.js';
 import type { SpanRecord } from './span-record.js';
 
 export interface TraceExporter {
