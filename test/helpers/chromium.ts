@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { describe, it } from 'vitest';
 import { CONSOLE_DIR } from '../../src/server/routes/console.js';
 
@@ -62,13 +62,31 @@ export function ensureConsoleBuilt(): void {
   if (result.status !== 0) throw new Error('building the console failed');
 }
 
-/** Errors the page logs or throws, collected for a test to assert there are none. */
+/**
+ * Errors the page logs or throws, collected for a test to assert there are none. A request of a page the
+ * test navigates away from, still in flight when the navigation starts, is aborted by the browser: that is
+ * the test leaving the page, not the page failing, so it is not collected.
+ */
 export function collectErrors(page: Page): string[] {
   const errors: string[] = [];
+  const inFlight = new Set<Request>();
+  const left = new WeakSet<Request>();
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(error.message));
-  page.on('requestfailed', (request) => errors.push(`${request.url()}: ${request.failure()?.errorText}`));
+  page.on('request', (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      for (const earlier of inFlight) left.add(earlier);
+    }
+    inFlight.add(request);
+  });
+  page.on('requestfinished', (request) => inFlight.delete(request));
+  page.on('requestfailed', (request) => {
+    inFlight.delete(request);
+    const failure = request.failure()?.errorText;
+    if (left.has(request) && failure === 'net::ERR_ABORTED') return;
+    errors.push(`${request.url()}: ${failure}`);
+  });
   return errors;
 }
