@@ -16,13 +16,20 @@ import {
 
 export class MemoryRateCounter implements RateCounter {
   readonly kind = 'memory' as const;
-  private readonly meters: LRUCache<string, Meter>;
+  private cache: LRUCache<string, Meter> | undefined;
 
   constructor(
     private readonly clock: () => number = Date.now,
-    maxCounters = 100_000,
-  ) {
-    this.meters = new LRUCache<string, Meter>({ max: maxCounters });
+    private readonly maxCounters = 100_000,
+  ) {}
+
+  /**
+   * Made at the first take: an LRU allocates its slots (and, with a first TTL, two clocks per slot) for
+   * its whole size at once, about 4 MB for 100,000 counters, which a node without rate-limit policies
+   * would carry for nothing.
+   */
+  private get meters(): LRUCache<string, Meter> {
+    return (this.cache ??= new LRUCache<string, Meter>({ max: this.maxCounters }));
   }
 
   take(takes: Parameters<RateCounter['take']>[0], now = this.clock()): RateTakeResult {
