@@ -3,6 +3,7 @@ import { Alert, Button, Code, Group, List, Modal, Stack, Table, Text, Title } fr
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, errorText, type ListAnswer } from '../api';
 import { JsonEditor } from '../components/JsonEditor';
+import { SettingSelects } from '../components/SettingSelects';
 import { RowFilter, useRowFilter } from '../components/RowFilter';
 import { WindowedRows } from '../components/WindowedRows';
 import { formatUnixSeconds } from '../format';
@@ -263,6 +264,14 @@ export function ResourcePage({ resource }: { resource: Resource }) {
         {editing && (
           <Stack>
             <JsonEditor value={editing.text} onChange={(text) => setEditing({ ...editing, text })} />
+            {resource.settingSelects && (
+              <SettingSelects
+                settings={resource.settingSelects}
+                text={editing.text}
+                creating={editing.id === undefined}
+                onChange={(text) => setEditing({ ...editing, text })}
+              />
+            )}
             {problems.length > 0 && (
               <Alert color="red" title="Not saved" data-testid="editor-problems">
                 <List size="sm">

@@ -4,6 +4,7 @@
  * bodies look like.
  */
 import { api, query, type ListAnswer } from '../api';
+import type { SettingSelect } from '../components/SettingSelects';
 
 type Row = Record<string, unknown>;
 
@@ -35,6 +36,8 @@ export interface Resource {
   actions?: { label(row: Row): string; shown(row: Row): boolean; run(row: Row): Promise<unknown> }[];
   /** A member of the body checked against the config schema before saving. */
   configField?: string;
+  /** Settings of the body chosen, beside the editor, among the values the config schema allows. */
+  settingSelects?: SettingSelect[];
 }
 
 const text = (value: unknown) =>
@@ -94,6 +97,13 @@ export const RESOURCES: Resource[] = [
     template: { slug: 'openai-prod', name: 'OpenAI production', provider: 'openai', api_key: 'sk-…' },
     editBody: (row) => ({ name: row.name, provider: row.provider, ...(row.settings as Row) }),
     updateMethod: 'PATCH',
+    settingSelects: [
+      { name: 'cloudb_request_type', label: 'Vertex AI request type (cloudb_request_type)' },
+      {
+        name: 'cloudb_shared_request_type',
+        label: 'Vertex AI shared request type (cloudb_shared_request_type)',
+      },
+    ],
   },
   {
     page: 'configs',

@@ -1,0 +1,176 @@
+/**
+ * The virtual-key editor in a real Chromium against a real gateway (SQLite): the Vertex AI request types
+ * are set and cleared with fields of their own, offering the choices the gateway's schema accepts, and
+ * stored as the API stores them.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import {
+  collectErrors,
+  describeWithChromium,
+  ensureConsoleBuilt,
+  launchChromium,
+} from '../helpers/chromium.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
+const TIMEOUT_MS = 20_000;
+vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+
+const REQUEST_TYPE = 'Vertex AI request type (cloudb_request_type)';
+const SHARED_REQUEST_TYPE = 'Vertex AI shared request type (cloudb_shared_request_type)';
+
+interface CredentialView {
+  provider: string;
+  settings: Record<string, unknown>;
+  secret_keys: string[];
+}
+
+describeWithChromium('virtual-key editor', () => {
+  let gateway: TestGateway;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    gateway = await startGateway();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(TIMEOUT_MS);
+    errors = collectErrors(page);
+    await page.goto(`${gateway.origin}/console/virtual-keys`);
+    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Virtual keys', exact: true }).waitFor();
+  }, 300_000);
+
+  beforeEach(() => {
+    errors.length = 0;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+  });
+
+  function api(path: string, init: RequestInit = {}) {
+    return fetch(`${gateway.url}${path}`, {
+      ...init,
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...init.headers },
+    });
+  }
+
+  async function stored(slug: string): Promise<CredentialView> {
+    const answer = await api(`/virtual-keys/${slug}`);
+    expect(answer.status).toBe(200);
+    return (await answer.json()) as CredentialView;
+  }
+
+  async function reload() {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Virtual keys', exact: true }).waitFor();
+  }
+
+  /** Opens the editor of the row `slug`. */
+  async function edit(slug: string) {
+    await page.locator(`tr[data-row-id="${slug}"]`).getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('dialog').waitFor();
+  }
+
+  async function save() {
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  }
+
+  const field = (label: string) => page.getByRole('dialog').getByLabel(label, { exact: true });
+
+  it('offers the request types the gateway accepts, and sets and clears them on a stored key', async () => {
+    const created = await api('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({
+        slug: 'vertex-global',
+        provider: 'vertex-ai',
+        cloudb_project_id: 'acme',
+        cloudb_region: 'global',
+        api_key: 'ya29.a-long-enough-token',
+      }),
+    });
+    expect(created.status).toBe(200);
+    await reload();
+
+    await edit('vertex-global');
+    // The choices are the gateway's own (its published schema), and "not set".
+    const options = (label: string) =>
+      field(label)
+        .locator('option')
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('value')));
+    await expect.poll(() => options(REQUEST_TYPE)).toEqual(['', 'dedicated', 'shared']);
+    await expect.poll(() => options(SHARED_REQUEST_TYPE)).toEqual(['', 'priority', 'flex']);
+    expect(await field(REQUEST_TYPE).inputValue()).toBe('');
+    expect(await field(SHARED_REQUEST_TYPE).inputValue()).toBe('');
+
+    await field(REQUEST_TYPE).selectOption('shared');
+    await field(SHARED_REQUEST_TYPE).selectOption('flex');
+    // The body to be sent says so.
+    expect(await page.locator('.cm-content').textContent()).toContain('"cloudb_shared_request_type": "flex"');
+    await save();
+    let view = await stored('vertex-global');
+    expect(view.settings).toMatchObject({
+      cloudb_request_type: 'shared',
+      cloudb_shared_request_type: 'flex',
+    });
+    // The secret was left out of the change, so it was kept.
+    expect(view.secret_keys).toEqual(['api_key']);
+
+    // Shown again, from what the gateway lists, after a reload.
+    await reload();
+    await edit('vertex-global');
+    expect(await field(REQUEST_TYPE).inputValue()).toBe('shared');
+    expect(await field(SHARED_REQUEST_TYPE).inputValue()).toBe('flex');
+
+    // Cleared: sent as null, so the gateway removes them.
+    await field(REQUEST_TYPE).selectOption('');
+    await field(SHARED_REQUEST_TYPE).selectOption('');
+    await save();
+    view = await stored('vertex-global');
+    expect(view.settings).not.toHaveProperty('cloudb_request_type');
+    expect(view.settings).not.toHaveProperty('cloudb_shared_request_type');
+    expect(view.settings).toMatchObject({ cloudb_project_id: 'acme', cloudb_region: 'global' });
+
+    await reload();
+    await edit('vertex-global');
+    expect(await field(REQUEST_TYPE).inputValue()).toBe('');
+    expect(await field(SHARED_REQUEST_TYPE).inputValue()).toBe('');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(errors).toEqual([]);
+  });
+
+  it('sets a request type on a new key, leaving out the one not set', async () => {
+    await page.getByRole('button', { name: 'New virtual key' }).click();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(
+      JSON.stringify({
+        slug: 'vertex-new',
+        provider: 'vertex-ai',
+        cloudb_project_id: 'acme',
+        cloudb_region: 'global',
+        api_key: 'ya29.another-long-token',
+      }),
+    );
+    await field(SHARED_REQUEST_TYPE).selectOption('priority');
+    await save();
+    await page.locator('tr[data-row-id="vertex-new"]').waitFor();
+    const view = await stored('vertex-new');
+    expect(view.settings).toMatchObject({ cloudb_shared_request_type: 'priority' });
+    expect(view.settings).not.toHaveProperty('cloudb_request_type');
+
+    await edit('vertex-new');
+    expect(await field(SHARED_REQUEST_TYPE).inputValue()).toBe('priority');
+    expect(await field(REQUEST_TYPE).inputValue()).toBe('');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(errors).toEqual([]);
+  });
+});
