@@ -1,7 +1,8 @@
 /**
  * The virtual-key editor in a real Chromium against a real gateway (SQLite): the Vertex AI request types
  * are set and cleared with fields of their own, offering the choices the gateway's schema accepts, and
- * stored as the API stores them.
+ * stored as the API stores them; another provider refused (409) for what names the key shows what does,
+ * and is made anyway (`?force=true`) only when asked.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
@@ -172,5 +173,66 @@ describeWithChromium('virtual-key editor', () => {
     expect(await field(REQUEST_TYPE).inputValue()).toBe('');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     expect(errors).toEqual([]);
+  });
+
+  it('shows what names a key given another provider, and changes it anyway only when asked', async () => {
+    const key = await api('/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({ slug: 'moving-key', provider: 'openai', api_key: 'sk-openai-0123456789' }),
+    });
+    expect(key.status).toBe(200);
+    const config = await api('/configs', {
+      method: 'POST',
+      body: JSON.stringify({
+        slug: 'uses-moving-key',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ virtual_key: 'moving-key', override_params: { model: 'gpt-4o-mini' } }],
+        },
+      }),
+    });
+    expect(config.status).toBe(200);
+    await reload();
+
+    await edit('moving-key');
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    // Another provider: the stored secret is sent again, as the gateway requires.
+    await page.keyboard.insertText(
+      JSON.stringify({ name: 'moving-key', provider: 'anthropic', api_key: 'sk-ant-0123456789' }),
+    );
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+
+    // Refused, naming the config and where in it the key is named; nothing was changed.
+    const conflict = page.getByTestId('editor-conflict');
+    await conflict.waitFor();
+    const dependents = conflict.getByTestId('conflict-dependents').getByRole('listitem');
+    await expect
+      .poll(() => dependents.allTextContents())
+      .toEqual(['config uses-moving-key (config.targets[0].virtual_key)']);
+    expect((await stored('moving-key')).provider).toBe('openai');
+
+    // A change to the body after the refusal is not what was refused: the offer goes until it is saved again.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(' ');
+    await conflict.waitFor({ state: 'detached' });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await conflict.waitFor();
+    expect((await stored('moving-key')).provider).toBe('openai');
+
+    await conflict.getByRole('button', { name: 'Change anyway' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const view = await stored('moving-key');
+    expect(view.provider).toBe('anthropic');
+    expect(view.secret_keys).toEqual(['api_key']);
+    await page.locator('tr[data-row-id="moving-key"]').getByText('anthropic').waitFor();
+    // The config still names the key: its calls now go to the new provider.
+    expect((await api('/configs/uses-moving-key')).status).toBe(200);
+    // The browser logs each refused PATCH, and nothing else.
+    expect(errors).toHaveLength(2);
+    for (const error of errors) expect(error).toContain('409');
   });
 });

@@ -1,7 +1,8 @@
 /** A management page of RESOURCES: list, create and edit as JSON, delete. */
 import { Alert, Button, Code, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, errorText, type ListAnswer } from '../api';
+import { api, ApiError, errorText, type ListAnswer } from '../api';
+import { ConflictNotice } from '../components/ConflictNotice';
 import { JsonEditor } from '../components/JsonEditor';
 import { SettingSelects } from '../components/SettingSelects';
 import { RowFilter, useRowFilter } from '../components/RowFilter';
@@ -15,6 +16,13 @@ interface Editing {
   /** The row changed; undefined for a new one. */
   id?: string;
   text: string;
+}
+
+/** A change refused (409) for what depends on the row: the body refused, to send again with `?force=true`. */
+interface Conflict {
+  id: string;
+  body: Row;
+  message: string;
 }
 
 /** A version as listed: its number and time, and the document it held. */
@@ -68,6 +76,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [history, setHistory] = useState<{ id: string; versions: Version[] } | null>(null);
 
@@ -114,27 +123,67 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   );
   const { filter, setFilter, filtered, matching } = useRowFilter(rows, textOf);
 
-  function open(next: Editing) {
+  function open(next: Editing | null) {
     setProblems([]);
+    setConflict(null);
     setEditing(next);
+  }
+  const close = () => open(null);
+
+  /** Another body is not the one refused: the offer to force it goes. */
+  function changeText(text: string) {
+    if (!editing) return;
+    setConflict(null);
+    setEditing({ ...editing, text });
+  }
+
+  async function update(id: string, body: Row, force: boolean) {
+    await api(`${resource.path}/${encodeURIComponent(id)}${force ? '?force=true' : ''}`, {
+      method: resource.updateMethod,
+      body,
+    });
   }
 
   async function save() {
     if (!editing) return;
     setSaving(true);
+    setConflict(null);
+    const { id } = editing;
+    let body: Row | undefined;
     try {
       const checked = await problemsOf(resource, editing.text);
       setProblems(checked.problems);
-      if (!checked.body) return;
-      if (editing.id === undefined) await api(resource.path, { method: 'POST', body: checked.body });
-      else
-        await api(`${resource.path}/${encodeURIComponent(editing.id)}`, {
-          method: resource.updateMethod,
-          body: checked.body,
-        });
-      setEditing(null);
+      body = checked.body;
+      if (!body) return;
+      if (id === undefined) await api(resource.path, { method: 'POST', body });
+      else await update(id, body, false);
+      close();
       await load();
     } catch (err) {
+      if (
+        resource.forceable &&
+        id !== undefined &&
+        body &&
+        err instanceof ApiError &&
+        err.code === 'conflict'
+      ) {
+        setConflict({ id, body, message: err.message });
+      } else setProblems([`The gateway refused it: ${errorText(err)}`]);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  /** The refused change again, with `?force=true`: made whatever depends on the row. */
+  async function force() {
+    if (!conflict) return;
+    setSaving(true);
+    try {
+      await update(conflict.id, conflict.body, true);
+      close();
+      await load();
+    } catch (err) {
+      setConflict(null);
       setProblems([`The gateway refused it: ${errorText(err)}`]);
     } finally {
       setSaving(false);
@@ -257,19 +306,19 @@ export function ResourcePage({ resource }: { resource: Resource }) {
 
       <Modal
         opened={editing !== null}
-        onClose={() => setEditing(null)}
+        onClose={close}
         title={editing?.id === undefined ? `New ${resource.noun}` : `Edit ${resource.noun} ${editing.id}`}
         size="xl"
       >
         {editing && (
           <Stack>
-            <JsonEditor value={editing.text} onChange={(text) => setEditing({ ...editing, text })} />
+            <JsonEditor value={editing.text} onChange={changeText} />
             {resource.settingSelects && (
               <SettingSelects
                 settings={resource.settingSelects}
                 text={editing.text}
                 creating={editing.id === undefined}
-                onChange={(text) => setEditing({ ...editing, text })}
+                onChange={changeText}
               />
             )}
             {problems.length > 0 && (
@@ -281,8 +330,11 @@ export function ResourcePage({ resource }: { resource: Resource }) {
                 </List>
               </Alert>
             )}
+            {conflict && (
+              <ConflictNotice message={conflict.message} forcing={saving} onForce={() => void force()} />
+            )}
             <Group justify="end">
-              <Button variant="default" onClick={() => setEditing(null)}>
+              <Button variant="default" onClick={close}>
                 Cancel
               </Button>
               <Button loading={saving} onClick={() => void save()}>

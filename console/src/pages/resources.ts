@@ -36,6 +36,11 @@ export interface Resource {
   actions?: { label(row: Row): string; shown(row: Row): boolean; run(row: Row): Promise<unknown> }[];
   /** A member of the body checked against the config schema before saving. */
   configField?: string;
+  /**
+   * Whether a change the gateway refuses (409) for what depends on the row may be made anyway
+   * (`?force=true`): the refusal's dependents are shown, and the change is repeated only when asked.
+   */
+  forceable?: boolean;
   /** Settings of the body chosen, beside the editor, among the values the config schema allows. */
   settingSelects?: SettingSelect[];
 }
@@ -97,6 +102,7 @@ export const RESOURCES: Resource[] = [
     template: { slug: 'openai-prod', name: 'OpenAI production', provider: 'openai', api_key: 'sk-…' },
     editBody: (row) => ({ name: row.name, provider: row.provider, ...(row.settings as Row) }),
     updateMethod: 'PATCH',
+    forceable: true,
     settingSelects: [
       { name: 'cloudb_request_type', label: 'Vertex AI request type (cloudb_request_type)' },
       {
