@@ -6,6 +6,7 @@ import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
+import { checkMetadataLimits } from '../core/metadata-limits.js';
 import { readTraceparent } from '../observability/tracing.js';
 import type { ApiKey } from '../store/types.js';
 
@@ -62,11 +63,6 @@ export interface RequestContext extends CallIdentity {
 
 const MAX_ID_LENGTH = 128;
 const ID_PATTERN = /^[\w.:/@-]+$/;
-const METADATA_MAX_KEYS = 64;
-const METADATA_MAX_KEY_LENGTH = 128;
-/** The longest metadata value taken; a longer `user` of a body is not recorded as `_user` either. */
-export const METADATA_MAX_VALUE_LENGTH = 512;
-
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   if (Array.isArray(value)) return value[0];
@@ -86,7 +82,11 @@ function idHeader(headers: IncomingHttpHeaders, name: string): string | undefine
   return value;
 }
 
-/** Parses `x-gateway-metadata`: a JSON object of string values (numbers and booleans are kept as text). */
+/**
+ * Parses `x-gateway-metadata`: a JSON object of string values (numbers and booleans are kept as text), held
+ * to the limits of OpenAI's metadata as the bodies that take metadata are (core/metadata-limits.ts: 16
+ * pairs, keys of 1 to 64 characters, values of at most 512, characters counted as code points).
+ */
 export function parseMetadata(raw: string | undefined): Record<string, string> {
   if (raw === undefined) return {};
   let parsed: unknown;
@@ -102,43 +102,23 @@ export function parseMetadata(raw: string | undefined): Record<string, string> {
       param: HEADERS.metadata,
     });
   }
-  const entries = Object.entries(parsed);
-  if (entries.length > METADATA_MAX_KEYS) {
-    throw new GatewayError(
-      'invalid_header',
-      `${HEADERS.metadata} may have at most ${METADATA_MAX_KEYS} keys`,
-      {
-        param: HEADERS.metadata,
-      },
-    );
-  }
   // No prototype: a key named `__proto__` is metadata like any other, not a change of prototype that
   // drops it.
   const out = Object.create(null) as Record<string, string>;
-  for (const [key, value] of entries) {
+  for (const [key, value] of Object.entries(parsed)) {
     const param = `${HEADERS.metadata}.${key}`;
-    if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
-      throw new GatewayError(
-        'invalid_header',
-        `metadata keys must be 1-${METADATA_MAX_KEY_LENGTH} characters`,
-        {
-          param,
-        },
-      );
+    // An empty key names nothing a filter, a condition or a rate-limit policy could ask for.
+    if (key.length === 0) {
+      throw new GatewayError('invalid_header', `${param} is not a valid key: keys are at least 1 character`, {
+        param,
+      });
     }
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       throw new GatewayError('invalid_header', `metadata value of "${key}" must be a string`, { param });
     }
-    const text = String(value);
-    if (text.length > METADATA_MAX_VALUE_LENGTH) {
-      throw new GatewayError(
-        'invalid_header',
-        `metadata value of "${key}" must be at most ${METADATA_MAX_VALUE_LENGTH} characters`,
-        { param },
-      );
-    }
-    out[key] = text;
+    out[key] = String(value);
   }
+  checkMetadataLimits(out, HEADERS.metadata, 'invalid_header');
   return out;
 }
 

@@ -6,10 +6,11 @@
  * the call's summary to the observers (the log, later metrics and traces).
  */
 import { GatewayError, ProviderError } from '../core/errors.js';
+import { longerThan, METADATA_LIMITS } from '../core/metadata-limits.js';
 import type { EndpointKind, ModelRequest } from '../providers/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import type { CallContext } from './call-context.js';
-import { HEADERS, METADATA_MAX_VALUE_LENGTH, type RequestContext } from './context.js';
+import { HEADERS, type RequestContext } from './context.js';
 import { DeliveredStream } from './delivered-stream.js';
 import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
@@ -278,6 +279,6 @@ function withEndUser(ctx: CallContext, call: ModelRequest): CallContext {
   const body = call.body as { user?: unknown; metadata?: { user_id?: unknown } | null };
   const user = call.endpoint === 'messages' ? body.metadata?.user_id : body.user;
   // A value longer than metadata takes is not cut down to a different user.
-  if (typeof user !== 'string' || user === '' || user.length > METADATA_MAX_VALUE_LENGTH) return ctx;
+  if (typeof user !== 'string' || user === '' || longerThan(user, METADATA_LIMITS.valueLength)) return ctx;
   return { ...ctx, metadata: { ...ctx.metadata, _user: user } };
 }

@@ -115,13 +115,17 @@ describe('a managed batch over two providers with a fallback config', () => {
 describe('the log of a managed batch', () => {
   it("records each line under the batch's id and the line's custom_id, beside the creating request's metadata", async () => {
     const client = sdk(gateway.url, gateway.adminKey, target(backup));
-    const file = await upload(client, jsonl([chatLine('log-a'), chatLine('log-b')]));
+    // A custom_id of 512 emoji is as long as a metadata value may be (characters are code points); one of
+    // 513 is longer, and its record has none.
+    const emoji = '\u{1F600}'.repeat(512);
+    const lines = [chatLine('log-a'), chatLine('log-b'), chatLine(emoji), chatLine(`${emoji}x`)];
+    const file = await upload(client, jsonl(lines));
     const created = await createBatch(client, file.id, {}, { 'x-gateway-metadata': '{"team":"search"}' });
     const batch = await waitFor(client, created.id, finished);
     expect(batch.status).toBe('completed');
     // A line's record is written after its answer is in, not before the batch ends: wait for both.
     let records: Array<{ metadata: Record<string, string> }> = [];
-    for (let i = 0; i < 100 && records.length < 2; i++) {
+    for (let i = 0; i < 100 && records.length < 4; i++) {
       if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const logs = await call(
         gateway.url,
@@ -131,7 +135,7 @@ describe('the log of a managed batch', () => {
       );
       records = (logs.body as { data: typeof records }).data;
     }
-    expect(records.map((r) => r.metadata.custom_id).sort()).toEqual(['log-a', 'log-b']);
+    expect(records.map((r) => r.metadata.custom_id ?? null).sort()).toEqual(['log-a', 'log-b', null, emoji]);
     for (const record of records)
       expect(record.metadata).toMatchObject({ team: 'search', batch_id: created.id });
   });

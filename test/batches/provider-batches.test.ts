@@ -558,7 +558,9 @@ describe('provider batches (completion_window 24h)', () => {
     "records a line whose custom_id is longer than a metadata value without it, as a managed batch's",
     async () => {
       const long = 'x'.repeat(513);
-      const input = await upload(client, jsonl([chatLine('short'), chatLine(long)]));
+      // As long as a metadata value may be: 512 characters, an emoji one (code points, not UTF-16 units).
+      const emoji = '\u{1F600}'.repeat(512);
+      const input = await upload(client, jsonl([chatLine('short'), chatLine(long), chatLine(emoji)]));
       const batch = await client.batches.create({
         input_file_id: input.id,
         endpoint: '/v1/chat/completions',
@@ -566,14 +568,14 @@ describe('provider batches (completion_window 24h)', () => {
       });
       expect((await waitFor(client, batch.id, finished)).status).toBe('completed');
       let records: Array<{ metadata: Record<string, string> }> = [];
-      for (let i = 0; i < 100 && records.length < 2; i++) {
+      for (let i = 0; i < 100 && records.length < 3; i++) {
         const logs = await fetch(`${gateway.url}/logs?metadata.batch_id=${batch.id}`, {
           headers: { 'x-gateway-api-key': gateway.adminKey },
         });
         records = ((await logs.json()) as { data: typeof records }).data;
-        if (records.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (records.length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(records.map((r) => r.metadata.custom_id ?? null).sort()).toEqual([null, 'short']);
+      expect(records.map((r) => r.metadata.custom_id ?? null).sort()).toEqual([null, 'short', emoji]);
     },
     SLOW_TEST_MS,
   );

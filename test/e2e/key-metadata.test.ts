@@ -85,6 +85,10 @@ describe("an API key's metadata, and the body's end user", () => {
     expect(await ask({})).toEqual({ _user: 'end-user-42' });
     // Longer than a metadata value may be: not recorded, rather than cut down to another user's id.
     expect(await ask({}, 'u'.repeat(513))).toEqual({});
+    // Counted in characters (code points), as metadata is: an emoji is one, though two UTF-16 code units.
+    const EMOJI = '\u{1F600}';
+    expect(await ask({}, EMOJI.repeat(512))).toEqual({ _user: EMOJI.repeat(512) });
+    expect(await ask({}, EMOJI.repeat(513))).toEqual({});
     expect(await ask({ 'x-gateway-metadata': JSON.stringify({ _user: 'named' }) })).toEqual({
       _user: 'named',
     });

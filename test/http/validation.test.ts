@@ -97,6 +97,46 @@ describe('request headers', () => {
     await expect400(response, param);
   });
 
+  describe('x-gateway-metadata limits: 16 pairs, keys of 64 characters, values of 512, as OpenAI counts them', () => {
+    // An emoji outside the Basic Multilingual Plane: one character (code point), two UTF-16 code units.
+    const EMOJI = '\u{1F600}';
+    /** JSON text in ASCII, as a header carries it: every other character as its \u escape. */
+    const header = (metadata: Record<string, string>) =>
+      JSON.stringify(metadata).replace(
+        /[^\x20-\x7e]/g,
+        (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+    const send = (metadata: Record<string, string>) =>
+      fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: { ...providerHeaders(), 'x-gateway-metadata': header(metadata) },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const pairs = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
+
+    it.each([
+      ['16 pairs', pairs(16)],
+      ['a key of 64 emoji and a value of 512', { [EMOJI.repeat(64)]: EMOJI.repeat(512) }],
+      ['a key of 64 letters', { ['k'.repeat(64)]: 'v' }],
+    ])('%s: taken', async (_name, metadata) => {
+      const response = await send(metadata);
+      expect(response.status, await response.clone().text()).toBe(200);
+      await response.arrayBuffer();
+    });
+
+    it.each([
+      ['17 pairs', pairs(17), 'x-gateway-metadata'],
+      ['a key of 65 emoji', { [EMOJI.repeat(65)]: 'v' }, `x-gateway-metadata.${EMOJI.repeat(65)}`],
+      ['a key of 65 letters', { ['k'.repeat(65)]: 'v' }, `x-gateway-metadata.${'k'.repeat(65)}`],
+      ['a value of 513 emoji', { k: EMOJI.repeat(513) }, 'x-gateway-metadata.k'],
+    ])('%s: 400 naming it', async (_name, metadata, param) => {
+      const before = fake.requests.length;
+      await expect400(await send(metadata), param);
+      expect(fake.requests.length).toBe(before);
+    });
+  });
+
   it.each(['Provider', 'gateway'])('x-gateway-files: %s → 400 naming it', async (value) => {
     const before = fake.requests.length;
     const response = await fetch(`${gateway.url}/files`, {

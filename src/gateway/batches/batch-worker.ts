@@ -18,9 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
+import { longerThan, METADATA_LIMITS } from '../../core/metadata-limits.js';
 import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
 import { exhaustedJob, type Job } from '../../store/types.js';
-import { METADATA_MAX_VALUE_LENGTH } from '../context.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
@@ -503,6 +503,6 @@ function lineMetadata(
   customId: string,
 ): Record<string, string> {
   const own: Record<string, string> = { ...metadata, batch_id: batchId };
-  if (customId.length <= METADATA_MAX_VALUE_LENGTH) own.custom_id = customId;
+  if (!longerThan(customId, METADATA_LIMITS.valueLength)) own.custom_id = customId;
   return own;
 }

@@ -9,11 +9,12 @@
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Usage } from '../../core/openai-types.js';
+import { longerThan, METADATA_LIMITS } from '../../core/metadata-limits.js';
 import { usageCost } from '../../observability/pricing/cost.js';
 import type { BatchCall, StoredBatch } from '../../store/file-batch-types.js';
 import { batchEndpoint } from '../batches/batch-endpoints.js';
 import { fileKey } from '../batches/batch-phases.js';
-import { METADATA_MAX_VALUE_LENGTH, newSpanId } from '../context.js';
+import { newSpanId } from '../context.js';
 import type { GatewayDeps } from '../deps.js';
 import { buildLogRecord, type RecordContext } from '../log-record.js';
 
@@ -77,7 +78,7 @@ export async function logProviderBatchLines(
               batch_id: batch.id,
               // A custom_id longer than a metadata value may be is left out, as a managed batch's line's.
               ...(typeof line.custom_id === 'string' &&
-                line.custom_id.length <= METADATA_MAX_VALUE_LENGTH && { custom_id: line.custom_id }),
+                !longerThan(line.custom_id, METADATA_LIMITS.valueLength) && { custom_id: line.custom_id }),
             },
           },
           {

@@ -17,7 +17,10 @@ export const POLICY_KEYS = [
 
 export type PolicyKey = (typeof POLICY_KEYS)[number] | `metadata.${string}`;
 
-/** `metadata.<name>`: a name as the x-gateway-metadata header allows (1 to 128 characters). */
+/**
+ * `metadata.<name>`: 1 to 128 UTF-16 code units, room for every key that metadata takes (the
+ * x-gateway-metadata header's and an API key's: 1 to 64 characters, core/metadata-limits.ts).
+ */
 export const METADATA_KEY = /^metadata\.[\s\S]{1,128}$/;
 
 export function isPolicyKey(key: string): key is PolicyKey {
