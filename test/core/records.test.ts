@@ -108,6 +108,23 @@ describe('a non-streamed call', () => {
     expect(withAttempts.map((candidate) => candidate.is_attempt)).toEqual([false]);
   });
 
+  it("keeps a body's metadata within OpenAI's limits as it came: sent to the provider, recorded", async () => {
+    // 16 pairs, one with a key of 64 emoji and a value of 512: characters are code points, as OpenAI counts.
+    const EMOJI = '\u{1F600}';
+    const metadata: Record<string, string> = { [EMOJI.repeat(64)]: EMOJI.repeat(512) };
+    for (let i = 1; i < 16; i++) metadata[`k${i}`] = `v${i}`;
+    const traceId = uniqueId('body-metadata');
+    const body = { ...CHAT_BODY, metadata };
+    const response = await chat({ 'x-gateway-trace-id': traceId }, body);
+    expect(response.status, await response.clone().text()).toBe(200);
+    await response.arrayBuffer();
+    const sent = fake.requests.at(-1)!;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect((sent.body as { metadata?: unknown }).metadata).toEqual(metadata);
+    const [record] = await waitForLogs(gateway, { trace_id: traceId });
+    expect(record.request_body).toEqual(body);
+  });
+
   it('gets a trace id when it sends none, echoed and recorded', async () => {
     const tag = uniqueId('no-trace');
     const response = await chat({ 'x-gateway-metadata': JSON.stringify({ tag }) });

@@ -138,9 +138,14 @@ describe('messages for pattern-checked fields', () => {
   });
 });
 
-describe('metadata limits of the fine-tuning and batch bodies', () => {
+describe('metadata limits of the fine-tuning, batch and chat bodies', () => {
   const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
   it.each([
+    [
+      'chat completion',
+      (metadata: unknown) =>
+        validateChatCompletionRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], metadata }),
+    ],
     [
       'fine-tuning job',
       (metadata: unknown) => validateCreateFineTuningJob({ model: 'm', training_file: 'f', metadata }),
@@ -185,6 +190,11 @@ describe('metadata limits count characters as OpenAI does: Unicode code points',
     ],
     ['api key', (metadata: unknown) => validateCreateApiKey({ name: 'k', role: 'admin', metadata })],
     ['api key update', (metadata: unknown) => validateUpdateApiKey({ metadata })],
+    [
+      'chat completion',
+      (metadata: unknown) =>
+        validateChatCompletionRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], metadata }),
+    ],
   ])('%s: 64-character keys and 512-character values, not UTF-16 code units', (_name, validate) => {
     expect(() => validate({ [EMOJI.repeat(64)]: EMOJI.repeat(512) })).not.toThrow();
     expect(() => validate({ ['é'.repeat(64)]: 'é'.repeat(512) })).not.toThrow();

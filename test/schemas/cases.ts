@@ -272,6 +272,23 @@ export const chatBodyCases: BadCase[] = [
     body: chat({ thinking: { type: 'on', budget_tokens: 2048 } }),
     param: 'thinking.type',
   },
+  // OpenAI's Metadata: 16 pairs, keys of at most 64 characters, string values of at most 512.
+  {
+    name: 'metadata of 17 pairs',
+    body: chat({ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }),
+    param: 'metadata',
+  },
+  {
+    name: 'metadata key of 65 characters',
+    body: chat({ metadata: { ['k'.repeat(65)]: 'v' } }),
+    param: `metadata.${'k'.repeat(65)}`,
+  },
+  {
+    name: 'metadata value of 513 characters',
+    body: chat({ metadata: { k: 'v'.repeat(513) } }),
+    param: 'metadata.k',
+  },
+  { name: 'metadata value a number', body: chat({ metadata: { n: 1 } }), param: 'metadata.n' },
 ];
 
 const comp = (extra: object): object => ({

@@ -3,6 +3,7 @@
  * have parameters of their own that the gateway forwards.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { checkMetadataLimits } from '../metadata-limits.js';
 import { fieldError } from '../validator/compile-validator.js';
 import { ChatMessageSchema } from './chat-messages.js';
 import {
@@ -16,6 +17,7 @@ import {
 import {
   LogitBiasField,
   MaxTokensField,
+  MetadataField,
   ModelField,
   NField,
   Nullable,
@@ -58,8 +60,8 @@ export const ChatCompletionRequestSchema = Type.Object(
     function_call: Type.Optional(FunctionCallField),
     functions: Type.Optional(FunctionsField),
     thinking: Type.Optional(ThinkingField),
+    metadata: Type.Optional(MetadataField),
     // Newer OpenAI parameters, typed loosely so new values reach the provider without a release.
-    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
     store: Type.Optional(Nullable(Type.Boolean())),
     modalities: Type.Optional(Nullable(Type.Array(Type.String()))),
     audio: Type.Optional(Nullable(Type.Object({}))),
@@ -86,6 +88,7 @@ export function validateChatCompletionRequest(body: unknown): ChatCompletionRequ
 
 /** Rules that tie one field to another, which the schema cannot say. */
 function checkChatRules(request: ChatCompletionRequest): void {
+  checkMetadataLimits(request.metadata);
   for (let i = 0; i < request.messages.length; i++) {
     const message = request.messages[i]!;
     if (message.role !== 'assistant' || message.content != null) continue;

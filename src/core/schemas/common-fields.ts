@@ -24,6 +24,16 @@ export const NField = Nullable(Type.Integer({ minimum: 1, maximum: 128, descript
 export const SeedField = Nullable(Type.Integer({ minimum: -INT64_MAX, maximum: INT64_MAX }));
 export const MaxTokensField = Nullable(Type.Integer({ minimum: 0 }));
 export const UserField = Type.String({ description: 'End-user identifier.' });
+
+/**
+ * OpenAI's `Metadata`, on the bodies that take it (chat completions, responses). Its limits are checked
+ * by checkMetadataLimits after the schema: characters are code points, which a schema here cannot count.
+ */
+export const MetadataField = Nullable(
+  Type.Record(Type.String(), Type.String(), {
+    description: 'At most 16 pairs; keys of at most 64 characters, values of at most 512.',
+  }),
+);
 export const StreamField = Nullable(Type.Boolean());
 
 export const StopField = Nullable(

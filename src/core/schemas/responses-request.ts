@@ -9,6 +9,7 @@ import { fieldError } from '../validator/compile-validator.js';
 import { checkStrictTools } from './strict-function-schema.js';
 import { checkStrictResponseFormat } from './strict-response-format.js';
 import {
+  MetadataField,
   ModelField,
   Nullable,
   StreamField,
@@ -114,13 +115,6 @@ const TextFormatSchema = Type.Union([
   }),
 ]);
 
-/** The spec's limits, checked by checkMetadataLimits (characters are code points, which a schema cannot count). */
-export const ResponseMetadataField = Nullable(
-  Type.Record(Type.String(), Type.String(), {
-    description: 'At most 16 pairs; keys of at most 64 characters, values of at most 512.',
-  }),
-);
-
 export const INCLUDE_VALUES = [
   'file_search_call.results',
   'web_search_call.results',
@@ -142,7 +136,7 @@ export const ResponsesRequestSchema = Type.Object(
     input: Type.Union([Type.String(), Type.Array(ResponseInputItemSchema)]),
     instructions: Type.Optional(Nullable(Type.String())),
     previous_response_id: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
-    metadata: Type.Optional(ResponseMetadataField),
+    metadata: Type.Optional(MetadataField),
     temperature: Type.Optional(TemperatureField),
     top_p: Type.Optional(TopPField),
     user: Type.Optional(UserField),
