@@ -4,10 +4,14 @@
  * runs under it, so the key's stored secret never reaches the other provider. Naming the key's own
  * provider stays valid.
  *
- * The other provider is `ollama`, whose default address is on loopback (127.0.0.1:11434): the one
- * provider whose own host a test can listen on, so where a secret would go is seen, not inferred.
+ * The other provider is `ollama`, whose default address is on loopback (127.0.0.1:11434). Where a secret
+ * would go is seen, not inferred, without listening there (a fixed port that anything else on the
+ * machine, ollama itself, may hold): every request the gateway's HTTP client (undici) creates is watched
+ * on undici's diagnostics channel `undici:request:create`, with its origin and headers, before it connects.
+ * So a request toward ollama's address is seen whether or not anything listens there, and so is the
+ * stored secret in a request to any host.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -16,51 +20,56 @@ import { call, client, expectError, type Client } from '../management/http.js';
 
 const SECRET = 'sk-vk-openai-SECRET-0123456789';
 const LOCAL_SECRET = 'sk-vk-local-SECRET-0123456789';
+/** Where ollama is called when no custom_host is given (providers/openai-compatible/table.ts). */
+const OLLAMA_ORIGIN = 'http://127.0.0.1:11434';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
+interface Created {
+  origin: string;
+  path: string;
+  /** The request's headers as undici holds them (names and values), as JSON text. */
+  headers: string;
 }
 
-/** What listens where ollama is called by default: records each request, answers a chat completion. */
-async function listenAsOllama(received: Received[]): Promise<Server> {
-  const server = createServer((req, res) => {
-    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-    req.resume();
-    req.on('end', () => {
-      const body = JSON.stringify({
-        id: 'chatcmpl-ollama',
-        object: 'chat.completion',
-        created: 1,
-        model: 'gpt-4o-mini',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+const REQUEST_CREATED = 'undici:request:create';
+
+/** Keeps each HTTP request undici creates in this process, from now until the returned function is called. */
+function watchRequests(created: Created[]): () => void {
+  const onCreate = (message: unknown) => {
+    const { request } = message as {
+      request: { origin: unknown; path: string; headers: unknown };
+    };
+    created.push({
+      origin: new URL(String(request.origin)).origin,
+      path: request.path,
+      headers: JSON.stringify(request.headers),
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(11434, '127.0.0.1', resolve);
-  });
-  return server;
+  };
+  subscribe(REQUEST_CREATED, onCreate);
+  return () => unsubscribe(REQUEST_CREATED, onCreate);
 }
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
-let ollama: Server;
-const received: Received[] = [];
+let stopWatching: (() => void) | undefined;
+const created: Created[] = [];
 let admin: Client;
 
-/** Whether any request the other provider's host received carried one of the stored secrets. */
-const secretsReceived = () =>
-  received.filter((request) => JSON.stringify(request.headers).match(/SECRET/) !== null).length;
+/**
+ * Where requests went toward ollama's address, or with the remote key's secret anywhere but to the gateway
+ * itself (the test's own calls to the gateway go through undici too).
+ */
+const sentAway = () =>
+  created
+    .filter(
+      (request) =>
+        request.origin === OLLAMA_ORIGIN ||
+        (request.origin !== gateway.origin && request.headers.includes(SECRET)),
+    )
+    .map((request) => `${request.origin}${request.path}`);
 
 beforeAll(async () => {
+  stopWatching = watchRequests(created);
   fake = await startFakeOpenAI({ name: 'vk-home' });
-  ollama = await listenAsOllama(received);
   gateway = await startGateway();
   admin = client(gateway.url, gateway.adminKey);
   // Its home is OpenAI's own host; never called here.
@@ -79,9 +88,9 @@ beforeAll(async () => {
   expect(local.status, local.text).toBe(200);
 });
 afterAll(async () => {
+  stopWatching?.();
   await gateway?.close();
   await fake?.close();
-  await new Promise((resolve) => ollama?.close(resolve));
 });
 
 function sdk(headers: Record<string, string>): OpenAI {
@@ -145,7 +154,7 @@ describe('a provider named beside a virtual key', () => {
       'x-gateway-provider',
       'invalid_header',
     );
-    expect(secretsReceived()).toBe(0);
+    expect(sentAway()).toEqual([]);
   });
 
   it('is refused on every endpoint, before anything is sent', async () => {
@@ -193,7 +202,7 @@ describe('a provider named beside a virtual key', () => {
       if (path === '/messages') expect(reply.body.error.message).toMatch(/^config\.provider: /);
       else expectError(reply, 400, 'invalid_config', 'config.provider');
     }
-    expect(secretsReceived()).toBe(0);
+    expect(sentAway()).toEqual([]);
   });
 
   it("is the key's own provider (an alias too): the call goes to the key's host with its secret", async () => {
@@ -203,6 +212,11 @@ describe('a provider named beside a virtual key', () => {
       expect(fake.requests.length).toBe(before + 1);
       expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${LOCAL_SECRET}`);
     }
+    // The watch sees what the gateway sends, with its headers: the key's own secret, to the key's own host.
+    const home = new URL(fake.url).origin;
+    const withSecret = created.filter((request) => request.headers.includes(LOCAL_SECRET));
+    expect(withSecret.length).toBeGreaterThanOrEqual(2);
+    expect(withSecret.every((request) => request.origin === home)).toBe(true);
   });
 
   it('is refused when a config is stored, naming the node; the same provider is stored', async () => {
@@ -270,7 +284,7 @@ describe('a provider named beside a virtual key', () => {
       { 'x-gateway-config': JSON.stringify({ virtual_key: 'vk-openai', provider: 'ollama' }) },
     );
     expectError(reply, 400, 'invalid_config', 'config.provider');
-    expect(secretsReceived()).toBe(0);
+    expect(sentAway()).toEqual([]);
   });
 
   it('is refused at call time in a config stored before the rule, and the secret goes nowhere', async () => {
@@ -283,7 +297,7 @@ describe('a provider named beside a virtual key', () => {
       config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'vk-openai', provider: 'ollama' }] },
     });
     await expectRefused(ask(sdk({ 'x-gateway-config': 'stored-before' })), 'config.targets[0].provider');
-    expect(secretsReceived()).toBe(0);
+    expect(sentAway()).toEqual([]);
   });
 });
 
