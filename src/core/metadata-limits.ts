@@ -9,7 +9,13 @@
 import type { ErrorCode } from './errors.js';
 import { fieldError } from './validator/compile-validator.js';
 
-export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
+export interface MetadataLimits {
+  readonly pairs: number;
+  readonly keyLength: number;
+  readonly valueLength: number;
+}
+
+export const METADATA_LIMITS: MetadataLimits = { pairs: 16, keyLength: 64, valueLength: 512 };
 
 /** Whether `text` has more than `max` characters (code points), without counting past what it needs to. */
 export function longerThan(text: string, max: number): boolean {
@@ -23,28 +29,30 @@ export function longerThan(text: string, max: number): boolean {
 
 /**
  * Throws the `code`'s 400 naming the field at fault: `metadata` for the number of pairs, `metadata.<key>`
- * for a key or a value too long. `path` is where the metadata is (`metadata`).
+ * for a key or a value too long. `path` is where the metadata is (`metadata`); `limits` OpenAI's unless
+ * the field is the gateway's own (the x-gateway-metadata header).
  */
 export function checkMetadataLimits(
   metadata: Readonly<Record<string, string>> | null | undefined,
   path = 'metadata',
   code: ErrorCode = 'invalid_body',
+  limits: MetadataLimits = METADATA_LIMITS,
 ): void {
   if (metadata == null) return;
   const keys = Object.keys(metadata);
-  if (keys.length > METADATA_LIMITS.pairs) {
-    throw fieldError(code, path, `has ${keys.length} keys: at most ${METADATA_LIMITS.pairs} are allowed`);
+  if (keys.length > limits.pairs) {
+    throw fieldError(code, path, `has ${keys.length} keys: at most ${limits.pairs} are allowed`);
   }
   for (const key of keys) {
-    if (longerThan(key, METADATA_LIMITS.keyLength)) {
+    if (longerThan(key, limits.keyLength)) {
       throw fieldError(
         code,
         `${path}.${key}`,
-        `is not a valid key: keys are at most ${METADATA_LIMITS.keyLength} characters`,
+        `is not a valid key: keys are at most ${limits.keyLength} characters`,
       );
     }
-    if (longerThan(metadata[key]!, METADATA_LIMITS.valueLength)) {
-      throw fieldError(code, `${path}.${key}`, `must be at most ${METADATA_LIMITS.valueLength} characters`);
+    if (longerThan(metadata[key]!, limits.valueLength)) {
+      throw fieldError(code, `${path}.${key}`, `must be at most ${limits.valueLength} characters`);
     }
   }
 }

@@ -6,7 +6,7 @@ import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
-import { checkMetadataLimits } from '../core/metadata-limits.js';
+import { checkMetadataLimits, type MetadataLimits } from '../core/metadata-limits.js';
 import { readTraceparent } from '../observability/tracing.js';
 import type { ApiKey } from '../store/types.js';
 
@@ -83,9 +83,16 @@ function idHeader(headers: IncomingHttpHeaders, name: string): string | undefine
 }
 
 /**
+ * The x-gateway-metadata header's limits: the gateway's own field, with room beyond OpenAI's 16 pairs and
+ * 64-character keys for what clients of other gateways already send in theirs (Portkey's metadata header
+ * documents no such limit); values as long as OpenAI's.
+ */
+const HEADER_METADATA_LIMITS: MetadataLimits = { pairs: 64, keyLength: 128, valueLength: 512 };
+
+/**
  * Parses `x-gateway-metadata`: a JSON object of string values (numbers and booleans are kept as text), held
- * to the limits of OpenAI's metadata as the bodies that take metadata are (core/metadata-limits.ts: 16
- * pairs, keys of 1 to 64 characters, values of at most 512, characters counted as code points).
+ * to HEADER_METADATA_LIMITS, characters counted as code points as in every other metadata
+ * (core/metadata-limits.ts).
  */
 export function parseMetadata(raw: string | undefined): Record<string, string> {
   if (raw === undefined) return {};
@@ -118,7 +125,7 @@ export function parseMetadata(raw: string | undefined): Record<string, string> {
     }
     out[key] = String(value);
   }
-  checkMetadataLimits(out, HEADERS.metadata, 'invalid_header');
+  checkMetadataLimits(out, HEADERS.metadata, 'invalid_header', HEADER_METADATA_LIMITS);
   return out;
 }
 

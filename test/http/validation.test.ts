@@ -97,7 +97,7 @@ describe('request headers', () => {
     await expect400(response, param);
   });
 
-  describe('x-gateway-metadata limits: 16 pairs, keys of 64 characters, values of 512, as OpenAI counts them', () => {
+  describe('x-gateway-metadata limits: 64 pairs, keys of 128 characters, values of 512, counted as OpenAI counts characters', () => {
     // An emoji outside the Basic Multilingual Plane: one character (code point), two UTF-16 code units.
     const EMOJI = '\u{1F600}';
     /** JSON text in ASCII, as a header carries it: every other character as its \u escape. */
@@ -116,9 +116,9 @@ describe('request headers', () => {
       Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
 
     it.each([
-      ['16 pairs', pairs(16)],
-      ['a key of 64 emoji and a value of 512', { [EMOJI.repeat(64)]: EMOJI.repeat(512) }],
-      ['a key of 64 letters', { ['k'.repeat(64)]: 'v' }],
+      ['64 pairs', pairs(64)],
+      ['a key of 128 emoji and a value of 512', { [EMOJI.repeat(128)]: EMOJI.repeat(512) }],
+      ['a key of 128 letters', { ['k'.repeat(128)]: 'v' }],
     ])('%s: taken', async (_name, metadata) => {
       const response = await send(metadata);
       expect(response.status, await response.clone().text()).toBe(200);
@@ -126,9 +126,9 @@ describe('request headers', () => {
     });
 
     it.each([
-      ['17 pairs', pairs(17), 'x-gateway-metadata'],
-      ['a key of 65 emoji', { [EMOJI.repeat(65)]: 'v' }, `x-gateway-metadata.${EMOJI.repeat(65)}`],
-      ['a key of 65 letters', { ['k'.repeat(65)]: 'v' }, `x-gateway-metadata.${'k'.repeat(65)}`],
+      ['65 pairs', pairs(65), 'x-gateway-metadata'],
+      ['a key of 129 emoji', { [EMOJI.repeat(129)]: 'v' }, `x-gateway-metadata.${EMOJI.repeat(129)}`],
+      ['a key of 129 letters', { ['k'.repeat(129)]: 'v' }, `x-gateway-metadata.${'k'.repeat(129)}`],
       ['a value of 513 emoji', { k: EMOJI.repeat(513) }, 'x-gateway-metadata.k'],
     ])('%s: 400 naming it', async (_name, metadata, param) => {
       const before = fake.requests.length;

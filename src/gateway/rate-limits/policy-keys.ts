@@ -18,8 +18,9 @@ export const POLICY_KEYS = [
 export type PolicyKey = (typeof POLICY_KEYS)[number] | `metadata.${string}`;
 
 /**
- * `metadata.<name>`: 1 to 128 UTF-16 code units, room for every key that metadata takes (the
- * x-gateway-metadata header's and an API key's: 1 to 64 characters, core/metadata-limits.ts).
+ * `metadata.<name>`: a name as the x-gateway-metadata header allows (1 to 128 characters). Counted in UTF-16
+ * code units, as the body schema's pattern counts: a header key of more than 64 characters outside the
+ * Basic Multilingual Plane cannot be named.
  */
 export const METADATA_KEY = /^metadata\.[\s\S]{1,128}$/;
 
