@@ -52,8 +52,8 @@ describe('Mistral, which refuses fields it does not know (422 extra_forbidden)',
     expect(body.stream_options).toEqual({ include_usage: true });
   });
 
-  it("gets no user, store or service_tier, OpenAI's own bookkeeping; others get them", async () => {
-    const fields = { user: 'end-user-7', store: true, service_tier: 'auto' };
+  it("gets no user, store, service_tier or metadata, OpenAI's own bookkeeping; others get them", async () => {
+    const fields = { user: 'end-user-7', store: true, service_tier: 'auto', metadata: { team: 'search' } };
     const body = await sent('mistral-ai', fields);
     for (const field of Object.keys(fields)) expect(body).not.toHaveProperty(field);
     expect(await sent('groq', fields)).toMatchObject(fields);

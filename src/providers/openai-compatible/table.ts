@@ -95,6 +95,8 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
       user: "dropped: Mistral refuses it (422); OpenAI's end-user id for abuse monitoring",
       store: "dropped: Mistral refuses it (422); OpenAI's storage of completions",
       service_tier: "dropped: Mistral refuses it (422); OpenAI's processing tiers",
+      metadata:
+        "dropped: Mistral refuses it (422); OpenAI's tags of stored completions (the call's log record keeps x-gateway-metadata)",
     },
   },
   {
