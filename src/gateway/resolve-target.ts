@@ -97,14 +97,16 @@ function withCredential(
 }
 
 /** Where a target sits in the config, and what its resolution depends on besides the node. */
-interface TargetPlace {
+export interface TargetPlace {
   path: string;
   clientApiKey: string | undefined;
   policy: CustomHostPolicy;
 }
 
-/** The adapter and provider settings of a node, with what a stored credential holds (`stored`). */
-function targetOf(
+/** The adapter and provider settings of a node, with what a stored credential holds (`stored`): pure, so
+ * that a change of the credential can be judged by what its nodes' calls would find
+ * (credential-settings-dependents.ts). */
+export function targetOf(
   node: TargetConfig,
   { path, clientApiKey, policy }: TargetPlace,
   stored: Record<string, unknown>,

@@ -53,7 +53,7 @@ function* configNodes(node: unknown, path = ''): Generator<{ node: Record<string
   for (const [i, child] of record.targets.entries()) yield* configNodes(child, childPath(path, i));
 }
 
-interface NamingConfig {
+export interface NamingConfig {
   slug: string;
   /** Where it names the thing first: `config.targets[1].prompt_id`. */
   param: string;
@@ -149,7 +149,7 @@ export function guardrailReferences(guardrail: Record<string, unknown>): string[
 }
 
 /** `kind:name` for each name of the thing, as the store indexes what names it. */
-const referencesTo = (kind: string, names: ReadonlySet<string>) =>
+export const referencesTo = (kind: string, names: ReadonlySet<string>) =>
   [...names].map((name) => `${kind}:${name}`);
 
 /**
@@ -316,7 +316,7 @@ async function guardrailsJudgingThrough(
   return found;
 }
 
-interface Uses {
+export interface Uses {
   configs: NamingConfig[];
   prompts: Broken[];
   guardrails: NamingConfig[];
@@ -352,7 +352,7 @@ async function usesOf(
 
 /** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2); guardrails "g"
  * (guardrail.default.modelJudge.virtual_key)`, '' for no use. */
-function listedUses({ configs, prompts, guardrails }: Uses): string {
+export function listedUses({ configs, prompts, guardrails }: Uses): string {
   return [
     ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
     ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
@@ -387,7 +387,7 @@ async function credentialUses(store: Repositories, credential: ProviderCredentia
   );
 }
 
-const shownCredential = (credential: ProviderCredential) =>
+export const shownCredential = (credential: ProviderCredential) =>
   credential.kind === 'provider' ? `@${credential.slug}` : credential.slug;
 
 /**

@@ -3,11 +3,12 @@
  * rest, bound to the row id; rows are soft-deleted so logs keep naming them.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { mergeSettings } from '../credential-settings.js';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import { newId } from '../ids.js';
 import { toCredential } from '../rows.js';
 import type { CredentialsTable, Database } from '../schema.js';
-import type { CredentialRepository, ProviderCredential, ProviderSecret } from '../types.js';
+import type { CredentialRepository, ProviderCredential } from '../types.js';
 import {
   assertWorkspaceOf,
   inTransaction,
@@ -39,17 +40,6 @@ async function findCredentialRow(
     .limit(2);
   if (forUpdate) select = select.forUpdate();
   return preferIdMatch(await select.execute(), slugOrId);
-}
-
-/** `secret` with `settings` applied: a setting given as null is removed, any other value replaces it. */
-function mergeSettings(secret: ProviderSecret, settings: Record<string, unknown>): ProviderSecret {
-  const merged: ProviderSecret = { ...secret };
-  for (const [key, value] of Object.entries(settings)) {
-    if (value === undefined) continue;
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  return merged;
 }
 
 export function createCredentialRepository({

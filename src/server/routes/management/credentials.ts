@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkCustomHost } from '../../../gateway/custom-host.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseBreakingSettingsChange } from '../../../gateway/prompts/credential-settings-dependents.js';
 import {
   recordMissingReferences,
   refuseBreakingCredentialDeletion,
@@ -151,15 +152,27 @@ export async function registerCredentialRoutes(
     };
     // Checked whenever a provider is sent: another PATCH may have changed it since `current` was read.
     const checkProvider = provider !== undefined && !force;
-    if (checkProvider) await recordMissingReferences(store, workspaceId);
-    // Another provider under what names the credential is checked in the transaction that makes it, as a
-    // delete is: a config or prompt naming it, stored meanwhile, is either seen here or sees the change.
-    const updated = checkProvider
+    // Settings that are not secrets are checked against what their calls need; a secret never is, so a
+    // leaked key is replaced at once.
+    const changing = force ? [] : Object.keys(settings).filter((key) => !isSecretSetting(key));
+    const checked = checkProvider || changing.length > 0;
+    if (checked) await recordMissingReferences(store, workspaceId);
+    // Another provider, or settings, under what names the credential are checked in the transaction that
+    // makes the change, as a delete is: a config or prompt naming it, stored meanwhile, is either seen
+    // here or sees the change.
+    const updated = checked
       ? await store.transaction(async (tx) => {
           await tx.holdReferences(workspaceId);
           const found = await tx.getCredential(workspaceId, kind, current.id);
           if (!found) return undefined;
-          await refuseBreakingProviderChange(tx, found, noun, provider);
+          if (checkProvider) await refuseBreakingProviderChange(tx, found, noun, provider);
+          await refuseBreakingSettingsChange(
+            tx,
+            found,
+            noun,
+            { settings, changing, provider: provider ?? found.provider },
+            deps.settings.customHostPolicy,
+          );
           return tx.updateCredential(workspaceId, kind, found.id, patch);
         })
       : await store.updateCredential(workspaceId, kind, current.id, patch);

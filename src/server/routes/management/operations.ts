@@ -39,7 +39,7 @@ function credentialOperations(path: string, noun: string, tag: string): Operatio
     {
       method: 'patch',
       path: `${path}/{slug}`,
-      summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed. Another \`provider\` is refused (409) while configs, prompts or guardrails name it, unless \`force=true\``,
+      summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed. Another \`provider\`, or a setting whose change would make their calls fail, is refused (409) while configs, prompts or guardrails name it, unless \`force=true\``,
       tags: [tag],
       requestBody: UpdateCredentialBody,
       parameters: [FORCE],

@@ -1,0 +1,219 @@
+/**
+ * A credential's settings that what names it relies on: a stored config's target and a prompt version
+ * that pick an Azure deployment by alias (`override_params.model`, `parameters.model`), and nodes that
+ * repeat a host setting beside the credential (`custom_host`, `resource_name`), which must be the stored
+ * one. A PATCH that would make their calls fail is a 409 naming the setting and them, unless
+ * `?force=true`; with it, the calls fail as they do then, at request time. Rotating a secret is never
+ * refused. On an SQLite file and on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { call, client, expectError, type Client } from './http.js';
+
+const API_VERSION = '2024-10-21';
+const deployment = (alias: string, deploymentId: string) => ({
+  alias,
+  deployment_id: deploymentId,
+  api_version: API_VERSION,
+});
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+
+function settingsDependents(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+  let azure: FakeAzure;
+  let openai: FakeUpstream;
+  let otherOpenAI: FakeUpstream;
+
+  beforeAll(async () => {
+    azure = await startFakeAzure();
+    openai = await startFakeOpenAI({ name: 'settings-a' });
+    otherOpenAI = await startFakeOpenAI({ name: 'settings-b' });
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await azure?.close();
+    await openai?.close();
+    await otherOpenAI?.close();
+  });
+
+  const chatThrough = (config: string) =>
+    call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/chat/completions',
+      { model: 'client-model', messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-gateway-config': config },
+    );
+  const promptCall = (prompt: string) =>
+    call(gateway.url, gateway.adminKey, 'POST', `/prompts/${prompt}/completions`, { variables: {} });
+
+  it('an Azure key whose deployments lose the alias a config and a prompt pick is refused', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-aliases',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'picks-small',
+      config: {
+        strategy: { mode: 'fallback' },
+        targets: [{ virtual_key: 'azure-aliases', override_params: { model: 'small' } }],
+      },
+    });
+    expect(config.status, config.text).toBe(200);
+    const prompt = await admin.post('/prompts', {
+      slug: 'asks-small',
+      string: template,
+      parameters: { model: 'small' },
+      virtual_key: 'azure-aliases',
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+    // One that picks an alias the change keeps is not named.
+    const keeps = await admin.post('/configs', {
+      slug: 'picks-big',
+      config: { virtual_key: 'azure-aliases', override_params: { model: 'big' } },
+    });
+    expect(keeps.status, keeps.text).toBe(200);
+
+    expect((await chatThrough('picks-small')).status).toBe(200);
+    expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
+    expect((await promptCall('asks-small')).status).toBe(200);
+
+    const onlyBig = { deployments: [deployment('big', 'gpt4o')] };
+    const refused = expectError(
+      await admin.patch('/virtual-keys/azure-aliases', onlyBig),
+      409,
+      'conflict',
+      'deployments',
+    );
+    expect(refused.message).toContain('deployments');
+    expect(refused.message).toContain('configs "picks-small" (config.targets[0].virtual_key)');
+    expect(refused.message).toContain('prompts "asks-small" (version 1)');
+    expect(refused.message).not.toContain('picks-big');
+    expect(refused.message).toContain('?force=true');
+    // Removing the list (no deployment of the key's own is left) is refused the same way.
+    expectError(
+      await admin.patch('/virtual-keys/azure-aliases', { deployments: null }),
+      409,
+      'conflict',
+      'deployments',
+    );
+    // Nothing of a refused PATCH is stored: the calls still work.
+    expect((await chatThrough('picks-small')).status).toBe(200);
+
+    // A default deployment takes what no alias picks: nothing fails, nothing is refused.
+    const withDefault = await admin.patch('/virtual-keys/azure-aliases', {
+      deployments: [deployment('big', 'gpt4o'), { ...deployment('any', 'gpt4o-mini'), is_default: true }],
+    });
+    expect(withDefault.status, withDefault.text).toBe(200);
+    // Rotating the secret is never refused.
+    const rotated = await admin.patch('/virtual-keys/azure-aliases', { api_key: azure.apiKey });
+    expect(rotated.status, rotated.text).toBe(200);
+
+    const forced = await admin.patch('/virtual-keys/azure-aliases?force=true', onlyBig);
+    expect(forced.status, forced.text).toBe(200);
+    // Forced, the calls fail as they did before the check: at request time.
+    expectError(await chatThrough('picks-small'), 400, 'invalid_body', 'model');
+    expect((await promptCall('asks-small')).status).toBe(400);
+    expect((await chatThrough('picks-big')).status).toBe(200);
+  });
+
+  it('a host setting that configs repeat beside the key is refused, a rotated secret is not', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'hosted-key',
+      provider: 'openai',
+      api_key: 'sk-hosted-0123456789',
+      custom_host: openai.url,
+    });
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'repeats-host',
+      config: {
+        virtual_key: 'hosted-key',
+        custom_host: openai.url,
+        override_params: { model: 'gpt-4o-mini' },
+      },
+    });
+    expect(config.status, config.text).toBe(200);
+    expect((await chatThrough('repeats-host')).status).toBe(200);
+
+    const moved = { custom_host: otherOpenAI.url, api_key: 'sk-hosted-9876543210' };
+    const refused = expectError(
+      await admin.patch('/virtual-keys/hosted-key', moved),
+      409,
+      'conflict',
+      'custom_host',
+    );
+    expect(refused.message).toContain('custom_host');
+    expect(refused.message).toContain('configs "repeats-host" (config.custom_host)');
+    expect((await chatThrough('repeats-host')).status).toBe(200);
+
+    // Rotating the secret alone keeps the host: never refused.
+    const rotated = await admin.patch('/virtual-keys/hosted-key', { api_key: 'sk-hosted-rotated-0001' });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect((await chatThrough('repeats-host')).status).toBe(200);
+
+    const forced = await admin.patch('/virtual-keys/hosted-key?force=true', moved);
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await chatThrough('repeats-host'), 400, 'custom_host_refused', 'config.custom_host');
+  });
+
+  it("a catalog provider's Azure resource that a config repeats is refused", async () => {
+    const provider = await admin.post('/providers', {
+      slug: 'azure-resource',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      resource_name: 'res-a',
+      cloudd_deployment_name: 'gpt4o',
+      cloudd_api_version: API_VERSION,
+    });
+    expect(provider.status, provider.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'repeats-resource',
+      config: { provider: '@azure-resource', resource_name: 'res-a', override_params: { model: 'gpt-4o' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    expect((await chatThrough('repeats-resource')).status).toBe(200);
+
+    const moved = { resource_name: 'res-b', api_key: azure.apiKey };
+    const refused = expectError(
+      await admin.patch('/providers/azure-resource', moved),
+      409,
+      'conflict',
+      'resource_name',
+    );
+    expect(refused.message).toContain('"@azure-resource"');
+    expect(refused.message).toContain('configs "repeats-resource" (config.resource_name)');
+
+    // Other settings, and a host setting nothing repeats, are not refused.
+    const apiVersion = await admin.patch('/providers/azure-resource', { cloudd_api_version: '2024-06-01' });
+    expect(apiVersion.status, apiVersion.text).toBe(200);
+
+    const forced = await admin.patch('/providers/azure-resource?force=true', moved);
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await chatThrough('repeats-resource'), 400, 'invalid_config', 'config.resource_name');
+  });
+}
+
+describe('credential settings under what names them (SQLite)', () => {
+  settingsDependents(() => startGateway());
+});
+
+describeWithPostgres('credential settings under what names them (PostgreSQL)', () => {
+  const schema = freshSchemaName('credential_settings');
+  settingsDependents(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+});
