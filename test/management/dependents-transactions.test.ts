@@ -16,6 +16,7 @@ type Removal =
   | 'deleteConfig'
   | 'updateConfig'
   | 'deleteCredential'
+  | 'updateCredential'
   | 'deletePrompt'
   | 'deletePromptPartial'
   | 'publishPromptPartial'
@@ -127,6 +128,35 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     }
     expectError(await admin.get('/configs/racing-key-config'), 404, 'not_found');
     expectError(await admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
+  });
+
+  it("a config stored while a key's host changes cannot repeat the old host beside it", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'racing-host',
+      provider: 'openai',
+      api_key: 'sk-host-0',
+      custom_host: 'http://127.0.0.1:9/v1',
+    });
+    expect(key.status, key.text).toBe(200);
+    const hold = holdStore(gateway, 'updateCredential');
+    try {
+      const moving = admin.patch('/virtual-keys/racing-host', {
+        custom_host: 'http://127.0.0.1:10/v1',
+        api_key: 'sk-host-1',
+      });
+      await hold.reached;
+      const config = admin.post('/configs', {
+        slug: 'racing-host-config',
+        config: { virtual_key: 'racing-host', custom_host: 'http://127.0.0.1:9/v1' },
+      });
+      await settle();
+      hold.release();
+      expect((await moving).status).toBe(200);
+      expectError(await config, 400, 'invalid_config', 'config.custom_host');
+    } finally {
+      hold.restore();
+    }
+    expectError(await admin.get('/configs/racing-host-config'), 404, 'not_found');
   });
 
   it('a guardrail stored while the virtual key its judge asks through is being deleted cannot name it', async () => {
