@@ -204,6 +204,64 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect(forced.status, forced.text).toBe(200);
     expectError(await chatThrough('repeats-resource'), 400, 'invalid_config', 'config.resource_name');
   });
+
+  it('a setting the provider needs, removed from the credential, is refused', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-versioned',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      cloudd_deployment_name: 'gpt4o',
+      cloudd_api_version: API_VERSION,
+    });
+    expect(key.status, key.text).toBe(200);
+    // No model: the client's picks nothing here, the deployment is the key's.
+    const config = await admin.post('/configs', {
+      slug: 'versioned-route',
+      config: { virtual_key: 'azure-versioned' },
+    });
+    expect(config.status, config.text).toBe(200);
+    expect((await chatThrough('versioned-route')).status).toBe(200);
+    const refused = expectError(
+      await admin.patch('/virtual-keys/azure-versioned', { cloudd_api_version: null }),
+      409,
+      'conflict',
+      'cloudd_api_version',
+    );
+    expect(refused.message).toContain('configs "versioned-route" (config.virtual_key)');
+    // The same version under its other name: nothing fails.
+    const renamed = await admin.patch('/virtual-keys/azure-versioned', {
+      api_version: API_VERSION,
+      cloudd_api_version: null,
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect((await chatThrough('versioned-route')).status).toBe(200);
+
+    const endpoint = await admin.post('/providers', {
+      slug: 'azure-endpoint',
+      provider: 'azure-ai',
+      api_key: 'azure-ai-key-0123456789',
+      cloudd_endpoint_name: 'endpoint-a',
+      cloudd_region: 'eastus',
+    });
+    expect(endpoint.status, endpoint.text).toBe(200);
+    const route = await admin.post('/configs', {
+      slug: 'endpoint-route',
+      config: { provider: '@azure-endpoint', override_params: { model: 'mistral-large' } },
+    });
+    expect(route.status, route.text).toBe(200);
+    const noRegion = { cloudd_region: null, api_key: 'azure-ai-key-0123456789' };
+    expectError(await admin.patch('/providers/azure-endpoint', noRegion), 409, 'conflict', 'cloudd_region');
+    // Removing a secret is never refused, though calls may then lack it.
+    expect((await admin.patch('/providers/azure-endpoint', { api_key: null })).status).toBe(200);
+
+    expect(
+      (await admin.patch('/virtual-keys/azure-versioned?force=true', { api_version: null })).status,
+    ).toBe(200);
+    expectError(await chatThrough('versioned-route'), 400, 'provider_config_error', 'cloudd_api_version');
+    expect((await admin.patch('/providers/azure-endpoint?force=true', noRegion)).status).toBe(200);
+    expectError(await chatThrough('endpoint-route'), 400, 'provider_config_error', 'cloudd_region');
+  });
 }
 
 describe('credential settings under what names them (SQLite)', () => {

@@ -1,29 +1,32 @@
 /**
  * What changing a stored credential's settings (not its provider, destination-dependents.ts) would break
  * among what names it as a target: the nodes of active stored configs and of prompt versions' inline
- * configs, and prompt versions sending their calls to it. Two kinds of failure are known when the change
- * is made, each found as a call finds it, with the node (its parents' settings inherited) and the
- * credential's settings before and after:
+ * configs, and prompt versions sending their calls to it. Each is judged as a call finds it before
+ * anything is sent — the node (its parents' settings inherited) resolved with the credential's settings
+ * (resolve-target.ts), then the provider's chat request built from the target — with the settings before
+ * and after the change. So found, among others:
  *
  * - a host setting the node repeats beside the credential (`custom_host`, `resource_name`, the Azure AI
  *   endpoint's) must be the stored one (credential-host.ts): once the credential's changes, the node's
- *   calls are refused (400), and nothing is sent;
+ *   calls are refused (400);
  * - an Azure OpenAI deployment chosen by the model the node or the version sets (`override_params.model`,
- *   `parameters.model`): a `deployments` list that loses its alias (and has no default), or a credential
- *   left with no deployment at all, fails every such call (400).
+ *   `parameters.model`): a `deployments` list that loses its alias (and has no default) fails such calls;
+ * - a setting the provider needs, removed (an Azure API version, an Azure AI endpoint's region).
  *
- * What depends on the client's request (a model the client names) is not judged: a call that would fail
- * with one model works with another. A change whose calls worked before and fail after is refused
- * (409 `conflict`, naming the setting and what breaks) unless `?force=true`, as another provider is; a
- * secret's change never reaches here (the route checks only a change of settings that are not secrets),
- * so a leaked key is always replaced at once.
+ * What depends on the client's request (the model it names, where the node sets none and the deployment
+ * is picked by it) is not judged: a call that would fail with one model works with another. A change whose
+ * calls worked before and fail after is refused (409 `conflict`, naming the setting and what breaks)
+ * unless `?force=true`, as another provider is. A secret is never judged (the route checks only a change
+ * of settings that are not secrets, and a failure for a missing secret is not counted), so a leaked key is
+ * always replaced, or removed, at once.
  */
 import { GatewayError } from '../../core/errors.js';
-import { resolveAzureOpenAIAddress } from '../../providers/azure-openai/azure-openai-address.js';
+import { isSecretKey } from '../../observability/redact.js';
 import { mergeSettings } from '../../store/credential-settings.js';
 import type { ProviderCredential, Repositories } from '../../store/types.js';
 import type { TargetConfig } from '../config/index.js';
 import { isRecord } from '../config/model-judges.js';
+import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
 import { targetOf } from '../resolve-target.js';
 import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
@@ -73,33 +76,50 @@ function namesCredential(node: Record<string, unknown>, { kind, names }: Credent
   return kind === 'provider' ? value.startsWith('@') && names.has(value.slice(1)) : names.has(value);
 }
 
+/** What a node's calls are asked with when the node sets no model: a name, not a provider's model. */
+const ANY_MODEL = 'model';
+
 /**
- * Why a call of the node fails with the credential's settings `stored`, as far as the node and its model
- * (undefined: the client's) decide it; undefined when it does not.
+ * Why a chat call of the node fails with the credential's settings `stored` before anything is sent — its
+ * target resolved as a call resolves it, the provider's request built from it — as far as the node and
+ * its model (undefined: the client's) decide it; undefined when it does not.
  */
-function callFailure(
+async function callFailure(
   node: Record<string, unknown>,
   path: string,
   model: string | undefined,
   stored: Record<string, unknown>,
   credential: Credential,
-): GatewayError | undefined {
+): Promise<GatewayError | undefined> {
   try {
-    const { target } = targetOf(
+    const { adapter, target } = targetOf(
       node as TargetConfig,
       { path, clientApiKey: undefined, policy: credential.policy },
       stored,
       credential.provider,
     );
     // With a deployments list, which deployment a call takes is the model's: known only when set here.
-    if (target.provider === 'azure-openai' && (model !== undefined || !target.deployments?.length)) {
-      resolveAzureOpenAIAddress(target, model);
-    }
+    if (model === undefined && target.deployments?.length) return undefined;
+    await adapter.operations.chat?.buildRequest({
+      endpoint: 'chat',
+      body: { model: model ?? ANY_MODEL, messages: [{ role: 'user', content: '.' }] },
+      stream: false,
+      target,
+      forwardHeaders: {},
+      clientHeaders: {},
+      strictCompat: false,
+    });
     return undefined;
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;
   }
+}
+
+/** Whether a failure is for a secret the credential lacks: a secret's change is never refused. */
+function forSecret(failure: GatewayError): boolean {
+  const key = failure.param?.split('.').at(-1) ?? '';
+  return (STORED_SECRET_KEYS as readonly string[]).includes(key) || isSecretKey(key);
 }
 
 interface Breakage {
@@ -112,16 +132,16 @@ interface Breakage {
 
 /** How the node's calls break when the credential's settings go from `before` to `after`; undefined
  * when they worked before, or still work. */
-function breakage(
+async function breakage(
   node: Record<string, unknown>,
   path: string,
   model: string | undefined,
   change: { before: Record<string, unknown>; after: Record<string, unknown>; changing: readonly string[] },
   credential: Credential,
-): Breakage | undefined {
-  if (callFailure(node, path, model, change.before, credential) !== undefined) return undefined;
-  const failure = callFailure(node, path, model, change.after, credential);
-  if (failure === undefined) return undefined;
+): Promise<Breakage | undefined> {
+  if ((await callFailure(node, path, model, change.before, credential)) !== undefined) return undefined;
+  const failure = await callFailure(node, path, model, change.after, credential);
+  if (failure === undefined || forSecret(failure)) return undefined;
   // A host setting the node gives is named by the node's key; one the credential lacks, by its own.
   const param = failure.param ?? '';
   const nodeKey = param.split('.').at(-1) ?? '';
@@ -134,15 +154,15 @@ function breakage(
 }
 
 /** The first breakage among a config's nodes naming the credential, with its path. */
-function configBreakage(
+async function configBreakage(
   config: unknown,
   fallbackModel: unknown,
   change: Parameters<typeof breakage>[3],
   credential: Credential,
-): (Breakage & { path: string }) | undefined {
+): Promise<(Breakage & { path: string }) | undefined> {
   for (const { node, path } of effectiveNodes(config)) {
     if (!namesCredential(node, credential)) continue;
-    const broken = breakage(node, path, modelOf(node, fallbackModel), change, credential);
+    const broken = await breakage(node, path, modelOf(node, fallbackModel), change, credential);
     if (broken) return { ...broken, path };
   }
   return undefined;
@@ -178,7 +198,7 @@ export async function refuseBreakingSettingsChange(
   const configs: NamingConfig[] = [];
   for (const config of await store.listConfigsReferencing(found.workspace_id, references)) {
     if (config.status !== 'active') continue;
-    const broken = configBreakage(config.config, undefined, settingsChange, credential);
+    const broken = await configBreakage(config.config, undefined, settingsChange, credential);
     if (!broken) continue;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key) });
@@ -188,9 +208,9 @@ export async function refuseBreakingSettingsChange(
     const { prompt } = version;
     const destination = { virtual_key: prompt.virtual_key, provider: prompt.provider };
     const broken = namesCredential(destination, credential)
-      ? breakage(destination, '', modelOf({}, prompt.parameters.model), settingsChange, credential)
+      ? await breakage(destination, '', modelOf({}, prompt.parameters.model), settingsChange, credential)
       : isRecord(prompt.config)
-        ? configBreakage(prompt.config, prompt.parameters.model, settingsChange, credential)
+        ? await configBreakage(prompt.config, prompt.parameters.model, settingsChange, credential)
         : undefined;
     if (!broken) continue;
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
