@@ -78,6 +78,19 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
       virtual_key: 'azure-aliases',
     });
     expect(prompt.status, prompt.text).toBe(200);
+    // A prompt sending its calls to a stored config that sets no model picks by its own.
+    const route = await admin.post('/configs', {
+      slug: 'any-alias',
+      config: { virtual_key: 'azure-aliases' },
+    });
+    expect(route.status, route.text).toBe(200);
+    const viaConfig = await admin.post('/prompts', {
+      slug: 'asks-small-via-config',
+      string: template,
+      parameters: { model: 'small' },
+      config: 'any-alias',
+    });
+    expect(viaConfig.status, viaConfig.text).toBe(200);
     // One that picks an alias the change keeps is not named.
     const keeps = await admin.post('/configs', {
       slug: 'picks-big',
@@ -88,6 +101,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect((await chatThrough('picks-small')).status).toBe(200);
     expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
     expect((await promptCall('asks-small')).status).toBe(200);
+    expect((await promptCall('asks-small-via-config')).status).toBe(200);
 
     const onlyBig = { deployments: [deployment('big', 'gpt4o')] };
     const refused = expectError(
@@ -98,7 +112,11 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     );
     expect(refused.message).toContain('deployments');
     expect(refused.message).toContain('configs "picks-small" (config.targets[0].virtual_key)');
-    expect(refused.message).toContain('prompts "asks-small" (version 1)');
+    expect(refused.message).toContain(
+      'prompts "asks-small" (version 1), "asks-small-via-config" (version 1)',
+    );
+    // The config itself sets no model: the client's picks the deployment, which the change may still fit.
+    expect(refused.message).not.toContain('"any-alias"');
     expect(refused.message).not.toContain('picks-big');
     expect(refused.message).toContain('?force=true');
     // Removing the list (no deployment of the key's own is left) is refused the same way.
@@ -125,6 +143,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     // Forced, the calls fail as they did before the check: at request time.
     expectError(await chatThrough('picks-small'), 400, 'invalid_body', 'model');
     expect((await promptCall('asks-small')).status).toBe(400);
+    expect((await promptCall('asks-small-via-config')).status).toBe(400);
     expect((await chatThrough('picks-big')).status).toBe(200);
   });
 

@@ -1,7 +1,7 @@
 /**
  * What changing a stored credential's settings (not its provider, destination-dependents.ts) would break
  * among what names it as a target: the nodes of active stored configs and of prompt versions' inline
- * configs, and prompt versions sending their calls to it. Each is judged as a call finds it before
+ * configs, and prompt versions sending their calls to it or to one of those configs (with their model). Each is judged as a call finds it before
  * anything is sent — the node (its parents' settings inherited) resolved with the credential's settings
  * (resolve-target.ts), then the provider's chat request built from the target — with the settings before
  * and after the change. So found, among others:
@@ -23,7 +23,12 @@
 import { GatewayError } from '../../core/errors.js';
 import { isSecretKey } from '../../observability/redact.js';
 import { mergeSettings } from '../../store/credential-settings.js';
-import type { ProviderCredential, Repositories } from '../../store/types.js';
+import type {
+  ProviderCredential,
+  Repositories,
+  StoredConfig,
+  StoredPromptVersion,
+} from '../../store/types.js';
 import type { TargetConfig } from '../config/index.js';
 import { isRecord } from '../config/model-judges.js';
 import { STORED_SECRET_KEYS } from '../credential-host.js';
@@ -111,8 +116,8 @@ async function callFailure(
     });
     return undefined;
   } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
+    // Only the gateway's own refusals are what a call meets for its settings; anything else is not judged.
+    return error instanceof GatewayError ? error : undefined;
   }
 }
 
@@ -171,8 +176,9 @@ async function configBreakage(
 /**
  * Refuses (409 `conflict`, `param` the setting) a change of the credential's settings (`settings`, merged
  * as the store merges them; `changing` names those that are not secrets) that would make calls of what
- * names it fail: targets of active stored configs, and versions of prompts (their destination, or their
- * inline config's nodes). Names them as a delete does, with the first one's reason.
+ * names it fail: targets of active stored configs, and versions of prompts (their destination, their
+ * inline config's nodes, or those of a stored config naming it, with the version's model). Names them as a
+ * delete does, with the first one's reason.
  */
 export async function refuseBreakingSettingsChange(
   store: Repositories,
@@ -196,21 +202,34 @@ export async function refuseBreakingSettingsChange(
 
   const breakages: Array<Breakage & { where: string }> = [];
   const configs: NamingConfig[] = [];
+  // The active configs naming the credential, by slug and id: a prompt version sending its calls to one
+  // is judged with its own model.
+  const naming = new Map<string, StoredConfig>();
   for (const config of await store.listConfigsReferencing(found.workspace_id, references)) {
     if (config.status !== 'active') continue;
+    naming.set(config.slug, config).set(config.id, config);
     const broken = await configBreakage(config.config, undefined, settingsChange, credential);
     if (!broken) continue;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key) });
   }
+  const versions = new Map<string, StoredPromptVersion & { slug: string }>();
+  for (const named of [references, referencesTo('config', new Set(naming.keys()))]) {
+    if (named.length === 0) continue;
+    for (const version of await store.listPromptVersionsReferencing(found.workspace_id, named)) {
+      versions.set(`${version.prompt_id}@${version.version}`, version);
+    }
+  }
   const prompts = new Map<string, Broken>();
-  for (const version of await store.listPromptVersionsReferencing(found.workspace_id, references)) {
+  for (const version of versions.values()) {
     const { prompt } = version;
+    const model = prompt.parameters.model;
     const destination = { virtual_key: prompt.virtual_key, provider: prompt.provider };
+    const config = typeof prompt.config === 'string' ? naming.get(prompt.config)?.config : prompt.config;
     const broken = namesCredential(destination, credential)
-      ? await breakage(destination, '', modelOf({}, prompt.parameters.model), settingsChange, credential)
-      : isRecord(prompt.config)
-        ? await configBreakage(prompt.config, prompt.parameters.model, settingsChange, credential)
+      ? await breakage(destination, '', modelOf({}, model), settingsChange, credential)
+      : isRecord(config)
+        ? await configBreakage(config, model, settingsChange, credential)
         : undefined;
     if (!broken) continue;
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
