@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { call, client, expectError, type Client } from './http.js';
@@ -27,9 +28,11 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   let azure: FakeAzure;
   let openai: FakeUpstream;
   let otherOpenAI: FakeUpstream;
+  let vertex: FakeVertex;
 
   beforeAll(async () => {
     azure = await startFakeAzure();
+    vertex = await startFakeVertex();
     openai = await startFakeOpenAI({ name: 'settings-a' });
     otherOpenAI = await startFakeOpenAI({ name: 'settings-b' });
     gateway = await start();
@@ -40,6 +43,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     await azure?.close();
     await openai?.close();
     await otherOpenAI?.close();
+    await vertex?.close();
   });
 
   const chatThrough = (config: string) =>
@@ -280,6 +284,39 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expectError(await chatThrough('versioned-route'), 400, 'provider_config_error', 'cloudd_api_version');
     expect((await admin.patch('/providers/azure-endpoint?force=true', noRegion)).status).toBe(200);
     expectError(await chatThrough('endpoint-route'), 400, 'provider_config_error', 'cloudd_region');
+  });
+
+  it('a Vertex AI key with a service account is judged too: no token is exchanged for it', async () => {
+    // Google's own host (no custom_host, behind which a call needs no token): nothing is sent to it here.
+    const key = await admin.post('/virtual-keys', {
+      slug: 'vertex-account',
+      provider: 'vertex-ai',
+      cloudb_service_account_json: vertex.serviceAccount,
+      cloudb_project_id: 'test-project',
+      cloudb_region: 'europe-west4',
+    });
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'vertex-route',
+      config: { virtual_key: 'vertex-account', override_params: { model: 'gemini-2.5-pro' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    const tokens = vertex.issuedTokens.length;
+
+    // The project is where the secret goes: the account is sent again with its change.
+    const noProject = { cloudb_project_id: null, cloudb_service_account_json: vertex.serviceAccount };
+    const refused = expectError(
+      await admin.patch('/virtual-keys/vertex-account', noProject),
+      409,
+      'conflict',
+      'cloudb_project_id',
+    );
+    expect(refused.message).toContain('configs "vertex-route" (config.virtual_key)');
+    // Judged without a token exchange: the service account's token endpoint (the fake's) was not asked.
+    expect(vertex.issuedTokens.length).toBe(tokens);
+
+    expect((await admin.patch('/virtual-keys/vertex-account?force=true', noProject)).status).toBe(200);
+    expectError(await chatThrough('vertex-route'), 400, 'provider_config_error', 'cloudb_project_id');
   });
 }
 

@@ -81,6 +81,9 @@ function namesCredential(node: Record<string, unknown>, { kind, names }: Credent
   return kind === 'provider' ? value.startsWith('@') && names.has(value.slice(1)) : names.has(value);
 }
 
+/** The token a built request carries in place of an exchanged one: it is never sent. */
+const UNSENT_TOKEN = 'unsent';
+
 /** What a node's calls are asked with when the node sets no model: a name, not a provider's model. */
 const ANY_MODEL = 'model';
 
@@ -113,6 +116,9 @@ async function callFailure(
       forwardHeaders: {},
       clientHeaders: {},
       strictCompat: false,
+      // A token exchange (a Vertex AI service account) is not made here: the request is built as with the
+      // token it would give, so what else the target lacks is judged too.
+      auth: { accessToken: UNSENT_TOKEN },
     });
     return undefined;
   } catch (error) {
