@@ -206,7 +206,7 @@ describeWithChromium('virtual-key editor', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
 
     // Refused, naming the config and where in it the key is named; nothing was changed.
-    const conflict = page.getByTestId('editor-conflict');
+    const conflict = page.getByTestId('conflict-notice');
     await conflict.waitFor();
     const dependents = conflict.getByTestId('conflict-dependents').getByRole('listitem');
     await expect

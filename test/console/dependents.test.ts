@@ -81,6 +81,60 @@ describe('the dependents a 409 names, as the console reads them', () => {
     expect(refusalOf(deleted.body.error!.message)?.dependents).toHaveLength(12);
   });
 
+  it('reads the refusals of deleting or archiving a config, a guardrail and a prompt', async () => {
+    const target = { provider: 'openai', api_key: 'sk-inline-0123456789' };
+    await made('POST', '/configs', { slug: 'shared', config: target });
+    await made('POST', '/guardrails', {
+      slug: 'listed',
+      guardrail: { 'default.regexMatch': { rule: 'secret', not: true }, deny: true },
+    });
+    await made('POST', '/prompts', { slug: 'targeted', string: '[{"role":"user","content":"hi"}]' });
+    await made('POST', '/prompts', {
+      slug: 'routed',
+      string: '[{"role":"user","content":"hi"}]',
+      config: 'shared',
+    });
+    await made('POST', '/configs', {
+      slug: 'user',
+      config: { ...target, prompt_id: 'targeted', input_guardrails: ['listed'] },
+    });
+
+    for (const [method, path, body, lead] of [
+      ['DELETE', '/configs/shared', undefined, /^Deleting the config "shared" /],
+      ['PATCH', '/configs/shared', { status: 'archived' }, /^Archiving the config "shared" /],
+    ] as const) {
+      const refused = await call(method, path, body);
+      expect(refused.status).toBe(409);
+      const refusal = refusalOf(refused.body.error!.message);
+      expect(refusal?.lead).toMatch(lead);
+      expect(refusal?.dependents).toEqual([{ kind: 'prompt', slug: 'routed', where: 'version 1' }]);
+    }
+
+    const guardrail = await call('DELETE', '/guardrails/listed');
+    expect(guardrail.status).toBe(409);
+    expect(refusalOf(guardrail.body.error!.message)?.dependents).toEqual([
+      { kind: 'config', slug: 'user', where: 'config.input_guardrails[0]' },
+    ]);
+
+    // Only configs name a prompt: the message says so before the list, which names no kind.
+    const prompt = await call('DELETE', '/prompts/targeted');
+    expect(prompt.status).toBe(409);
+    const refusal = refusalOf(prompt.body.error!.message);
+    expect(refusal?.lead).toMatch(/^Deleting the prompt "targeted" would make configs whose targets/);
+    expect(refusal?.dependents).toEqual([{ kind: 'config', slug: 'user', where: 'config.prompt_id' }]);
+    expect(refusal?.tail).toMatch(/^Change them first/);
+  });
+
+  it('reads a list naming no kind only alone, and only after a lead that names one', () => {
+    expect(refusalOf('Deleting "x" breaks: "a" (config.prompt_id). Change them')).toBeUndefined();
+    expect(
+      refusalOf('Deleting the prompt "configs" breaks prompts: "a" (version 1); configs "b" (config.x). Go'),
+    ).toBeUndefined();
+    expect(
+      refusalOf('Deleting the prompt "configs" breaks prompts: "a" (version 1). Go')?.dependents,
+    ).toEqual([{ kind: 'prompt', slug: 'a', where: 'version 1' }]);
+  });
+
   it('reads nothing from a message in another form', () => {
     expect(refusalOf('The virtual key is busy')).toBeUndefined();
     expect(refusalOf('Refused: for a reason. Try again')).toBeUndefined();

@@ -1,23 +1,26 @@
 /**
- * A change the gateway refused (409) for what depends on it: what it named, listed, and a way to make the
- * change anyway, which the caller repeats with `?force=true`.
+ * A change or delete the gateway refused (409) for what depends on it: what it named, listed, and a way to
+ * make it anyway, which the caller repeats with `?force=true`.
  */
 import { Alert, Button, Group, List, Stack, Text } from '@mantine/core';
 import { refusalOf } from '../dependents';
 
 export function ConflictNotice({
   message,
+  action,
   forcing,
   onForce,
 }: {
   /** The gateway's message, which names the dependents. */
   message: string;
+  /** The button that makes it anyway: `Change anyway`, `Delete anyway`, `Archive anyway`. */
+  action: string;
   forcing: boolean;
   onForce: () => void;
 }) {
   const refusal = refusalOf(message);
   return (
-    <Alert color="orange" title="Refused: others depend on it" data-testid="editor-conflict">
+    <Alert color="orange" title="Refused: others depend on it" data-testid="conflict-notice">
       <Stack gap="xs">
         {refusal ? (
           <>
@@ -37,7 +40,7 @@ export function ConflictNotice({
         )}
         <Group justify="end">
           <Button color="red" loading={forcing} onClick={onForce}>
-            Change anyway
+            {action}
           </Button>
         </Group>
       </Stack>

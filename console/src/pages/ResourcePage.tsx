@@ -23,6 +23,13 @@ interface Conflict {
   id: string;
   body: Row;
   message: string;
+  /** The member of the body refused: `status` for an archive. */
+  param: string | null;
+}
+
+/** A refusal for what depends on the row, which `?force=true` overrides. */
+function refusedForDependents(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.code === 'conflict';
 }
 
 /** A version as listed: its number and time, and the document it held. */
@@ -78,6 +85,9 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   const [saving, setSaving] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
+  const [removing, setRemoving] = useState(false);
+  /** The gateway's message refusing the delete for what depends on the row. */
+  const [deleteConflict, setDeleteConflict] = useState<string | null>(null);
   const [history, setHistory] = useState<{ id: string; versions: Version[] } | null>(null);
 
   // Only the latest load fills the table: one started earlier (before a save, on the page of another
@@ -160,14 +170,8 @@ export function ResourcePage({ resource }: { resource: Resource }) {
       close();
       await load();
     } catch (err) {
-      if (
-        resource.forceable &&
-        id !== undefined &&
-        body &&
-        err instanceof ApiError &&
-        err.code === 'conflict'
-      ) {
-        setConflict({ id, body, message: err.message });
+      if (resource.forceable?.includes('update') && id !== undefined && body && refusedForDependents(err)) {
+        setConflict({ id, body, message: err.message, param: err.param });
       } else setProblems([`The gateway refused it: ${errorText(err)}`]);
     } finally {
       setSaving(false);
@@ -209,13 +213,28 @@ export function ResourcePage({ resource }: { resource: Resource }) {
     }
   }
 
-  async function remove(row: Row) {
-    setDeleting(null);
+  function confirmDelete(row: Row | null) {
+    setDeleteConflict(null);
+    setDeleting(row);
+  }
+
+  /** Deletes the row; `force` makes it whatever depends on it, once the gateway has refused it for that. */
+  async function remove(row: Row, force: boolean) {
+    setRemoving(true);
     try {
-      await api(`${resource.path}/${encodeURIComponent(resource.idOf(row))}`, { method: 'DELETE' });
+      const id = encodeURIComponent(resource.idOf(row));
+      await api(`${resource.path}/${id}${force ? '?force=true' : ''}`, { method: 'DELETE' });
+      confirmDelete(null);
       await load();
     } catch (err) {
-      setError(errorText(err));
+      if (!force && resource.forceable?.includes('delete') && refusedForDependents(err)) {
+        setDeleteConflict(err.message);
+      } else {
+        confirmDelete(null);
+        setError(errorText(err));
+      }
+    } finally {
+      setRemoving(false);
     }
   }
 
@@ -292,7 +311,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
                   >
                     Edit
                   </Button>
-                  <Button size="xs" variant="subtle" color="red" onClick={() => setDeleting(row)}>
+                  <Button size="xs" variant="subtle" color="red" onClick={() => confirmDelete(row)}>
                     Delete
                   </Button>
                 </Group>
@@ -331,7 +350,12 @@ export function ResourcePage({ resource }: { resource: Resource }) {
               </Alert>
             )}
             {conflict && (
-              <ConflictNotice message={conflict.message} forcing={saving} onForce={() => void force()} />
+              <ConflictNotice
+                message={conflict.message}
+                action={conflict.param === 'status' ? 'Archive anyway' : 'Change anyway'}
+                forcing={saving}
+                onForce={() => void force()}
+              />
             )}
             <Group justify="end">
               <Button variant="default" onClick={close}>
@@ -367,19 +391,30 @@ export function ResourcePage({ resource }: { resource: Resource }) {
         )}
       </Modal>
 
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Are you sure?">
+      <Modal opened={deleting !== null} onClose={() => confirmDelete(null)} title="Are you sure?">
         {deleting && (
           <Stack>
             <Text size="sm">
               Delete the {resource.noun} <b>{resource.idOf(deleting)}</b>?
             </Text>
+            {deleteConflict !== null && (
+              <ConflictNotice
+                message={deleteConflict}
+                action="Delete anyway"
+                forcing={removing}
+                onForce={() => void remove(deleting, true)}
+              />
+            )}
             <Group justify="end">
-              <Button variant="default" onClick={() => setDeleting(null)}>
+              <Button variant="default" onClick={() => confirmDelete(null)}>
                 Cancel
               </Button>
-              <Button color="red" onClick={() => void remove(deleting)}>
-                Delete
-              </Button>
+              {/* Once refused, the way forward is the notice's: deleting anyway, or not. */}
+              {deleteConflict === null && (
+                <Button color="red" loading={removing} onClick={() => void remove(deleting, false)}>
+                  Delete
+                </Button>
+              )}
             </Group>
           </Stack>
         )}

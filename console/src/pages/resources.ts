@@ -37,10 +37,11 @@ export interface Resource {
   /** A member of the body checked against the config schema before saving. */
   configField?: string;
   /**
-   * Whether a change the gateway refuses (409) for what depends on the row may be made anyway
-   * (`?force=true`): the refusal's dependents are shown, and the change is repeated only when asked.
+   * What the gateway refuses (409) for what depends on the row, and makes anyway with `?force=true`
+   * (docs/management-api.md): a change (`update`), a delete. The refusal's dependents are shown, and the
+   * request is repeated with `force` only when asked.
    */
-  forceable?: boolean;
+  forceable?: readonly ('update' | 'delete')[];
   /** Settings of the body chosen, beside the editor, among the values the config schema allows. */
   settingSelects?: SettingSelect[];
 }
@@ -102,7 +103,8 @@ export const RESOURCES: Resource[] = [
     template: { slug: 'openai-prod', name: 'OpenAI production', provider: 'openai', api_key: 'sk-…' },
     editBody: (row) => ({ name: row.name, provider: row.provider, ...(row.settings as Row) }),
     updateMethod: 'PATCH',
-    forceable: true,
+    // Another provider, a delete.
+    forceable: ['update', 'delete'],
     settingSelects: [
       { name: 'cloudb_request_type', label: 'Vertex AI request type (cloudb_request_type)' },
       {
@@ -136,6 +138,8 @@ export const RESOURCES: Resource[] = [
     },
     editBody: (row) => pick(row, ['name', 'config', 'status']),
     updateMethod: 'PATCH',
+    // An archive (`status: archived`), a delete.
+    forceable: ['update', 'delete'],
     configField: 'config',
     versioned: true,
   },
@@ -165,6 +169,7 @@ export const RESOURCES: Resource[] = [
       pick(row, ['name', 'string', 'template_type', 'parameters', 'virtual_key', 'provider', 'config']),
     updateMethod: 'PUT',
     versioned: true,
+    forceable: ['delete'],
     actions: [
       {
         label: (row) => `Publish v${text(row.version)}`,
@@ -206,6 +211,7 @@ export const RESOURCES: Resource[] = [
     editBody: (row) => pick(row, ['name', 'guardrail']),
     updateMethod: 'PATCH',
     versioned: true,
+    forceable: ['delete'],
   },
   {
     page: 'rate-limits',
