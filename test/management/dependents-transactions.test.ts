@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Repositories } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client } from './http.js';
+import { client, expectError, type Client, type Reply } from './http.js';
 
 type Removal =
   | 'deleteGuardrail'
@@ -58,6 +58,29 @@ function holdStore(gateway: TestGateway, method: Removal) {
 /** Long enough for a write that does not wait for the held delete to be answered. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
+/**
+ * Sends `held` and holds it in the store's `method` (its check has run) while `during` is sent, then lets it
+ * go on once `during` has had the time to be answered without waiting for it; both replies.
+ */
+async function whileHeld<T>(
+  gateway: TestGateway,
+  method: Removal,
+  held: () => Promise<Reply>,
+  during: () => Promise<T>,
+): Promise<[Reply, T]> {
+  const hold = holdStore(gateway, method);
+  try {
+    const first = held();
+    await hold.reached;
+    const second = during();
+    await settle();
+    hold.release();
+    return await Promise.all([first, second]);
+  } finally {
+    hold.restore();
+  }
+}
+
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
 /** A chat template including the partial inside a JSON string. */
 const includer = (partial: string) => `[{"role": "system", "content": "{{>${partial}}}"}]`;
@@ -80,21 +103,18 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     expect((await admin.post('/guardrails', { slug: 'racing-guardrail', guardrail: blockList })).status).toBe(
       200,
     );
-    const hold = holdStore(gateway, 'deleteGuardrail');
-    try {
-      const deleting = admin.delete('/guardrails/racing-guardrail');
-      await hold.reached;
-      const storing = admin.post('/configs', {
-        slug: 'racing-config',
-        config: { ...target, input_guardrails: ['racing-guardrail'] },
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 400, 'invalid_config', 'config.input_guardrails[0]');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deleteGuardrail',
+      () => admin.delete('/guardrails/racing-guardrail'),
+      () =>
+        admin.post('/configs', {
+          slug: 'racing-config',
+          config: { ...target, input_guardrails: ['racing-guardrail'] },
+        }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 400, 'invalid_config', 'config.input_guardrails[0]');
     expectError(await admin.get('/configs/racing-config'), 404, 'not_found');
   });
 
@@ -105,27 +125,26 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       api_key: 'sk-r',
     });
     expect(key.status, key.text).toBe(200);
-    const hold = holdStore(gateway, 'deleteCredential');
-    try {
-      const deleting = admin.delete('/virtual-keys/racing-key');
-      await hold.reached;
-      const config = admin.post('/configs', {
-        slug: 'racing-key-config',
-        config: { strategy: { mode: 'fallback' }, targets: [target, { virtual_key: 'racing-key' }] },
-      });
-      const prompt = admin.post('/prompts', {
-        slug: 'racing-key-prompt',
-        string: template,
-        config: { virtual_key: 'racing-key' },
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await config, 400, 'invalid_config', 'config.targets[1].virtual_key');
-      expectError(await prompt, 400, 'invalid_config', 'config.virtual_key');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, [config, prompt]] = await whileHeld(
+      gateway,
+      'deleteCredential',
+      () => admin.delete('/virtual-keys/racing-key'),
+      () =>
+        Promise.all([
+          admin.post('/configs', {
+            slug: 'racing-key-config',
+            config: { strategy: { mode: 'fallback' }, targets: [target, { virtual_key: 'racing-key' }] },
+          }),
+          admin.post('/prompts', {
+            slug: 'racing-key-prompt',
+            string: template,
+            config: { virtual_key: 'racing-key' },
+          }),
+        ]),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(config, 400, 'invalid_config', 'config.targets[1].virtual_key');
+    expectError(prompt, 400, 'invalid_config', 'config.virtual_key');
     expectError(await admin.get('/configs/racing-key-config'), 404, 'not_found');
     expectError(await admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
   });
@@ -166,42 +185,38 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       api_key: 'sk-j',
     });
     expect(key.status, key.text).toBe(200);
-    const hold = holdStore(gateway, 'deleteCredential');
-    try {
-      const deleting = admin.delete('/virtual-keys/racing-judge');
-      await hold.reached;
-      const storing = admin.post('/guardrails', {
-        slug: 'racing-judged',
-        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'racing-judge' } },
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 400, 'invalid_config', 'guardrail.default.modelJudge.virtual_key');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deleteCredential',
+      () => admin.delete('/virtual-keys/racing-judge'),
+      () =>
+        admin.post('/guardrails', {
+          slug: 'racing-judged',
+          guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'racing-judge' } },
+        }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 400, 'invalid_config', 'guardrail.default.modelJudge.virtual_key');
     expectError(await admin.get('/guardrails/racing-judged'), 404, 'not_found');
   });
 
   it('a config deleted while a guardrail whose judge asks through it is being stored is kept', async () => {
     expect((await admin.post('/configs', { slug: 'racing-judge-route', config: target })).status).toBe(200);
-    const hold = holdStore(gateway, 'createGuardrail');
-    try {
-      const storing = admin.post('/guardrails', {
-        slug: 'racing-judging',
-        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', config: 'racing-judge-route' } },
-      });
-      await hold.reached;
-      const deleting = admin.delete('/configs/racing-judge-route');
-      await settle();
-      hold.release();
-      expect((await storing).status).toBe(200);
-      const refused = expectError(await deleting, 409, 'conflict', 'id');
-      expect(refused.message).toContain('guardrails "racing-judging" (guardrail.default.modelJudge.config)');
-    } finally {
-      hold.restore();
-    }
+    const [stored, deleted] = await whileHeld(
+      gateway,
+      'createGuardrail',
+      () =>
+        admin.post('/guardrails', {
+          slug: 'racing-judging',
+          guardrail: {
+            'default.modelJudge': { instructions: 'Is it polite?', config: 'racing-judge-route' },
+          },
+        }),
+      () => admin.delete('/configs/racing-judge-route'),
+    );
+    expect(stored.status).toBe(200);
+    const refused = expectError(deleted, 409, 'conflict', 'id');
+    expect(refused.message).toContain('guardrails "racing-judging" (guardrail.default.modelJudge.config)');
     expect((await admin.get('/configs/racing-judge-route')).status).toBe(200);
   });
 
@@ -212,84 +227,60 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       api_key: 'sk-m',
     });
     expect(key.status, key.text).toBe(200);
-    const hold = holdStore(gateway, 'createConfig');
-    try {
-      const storing = admin.post('/configs', {
-        slug: 'racing-moved-route',
-        config: { virtual_key: 'racing-moved' },
-      });
-      await hold.reached;
-      const moving = admin.patch('/virtual-keys/racing-moved', {
-        provider: 'anthropic',
-        api_key: 'sk-ant-m',
-      });
-      await settle();
-      hold.release();
-      expect((await storing).status).toBe(200);
-      const refused = expectError(await moving, 409, 'conflict', 'provider');
-      expect(refused.message).toContain('configs "racing-moved-route" (config.virtual_key)');
-    } finally {
-      hold.restore();
-    }
+    const [stored, moved] = await whileHeld(
+      gateway,
+      'createConfig',
+      () => admin.post('/configs', { slug: 'racing-moved-route', config: { virtual_key: 'racing-moved' } }),
+      () => admin.patch('/virtual-keys/racing-moved', { provider: 'anthropic', api_key: 'sk-ant-m' }),
+    );
+    expect(stored.status).toBe(200);
+    const refused = expectError(moved, 409, 'conflict', 'provider');
+    expect(refused.message).toContain('configs "racing-moved-route" (config.virtual_key)');
     expect((await admin.get('/virtual-keys/racing-moved')).body).toMatchObject({ provider: 'openai' });
   });
 
   it('a config stored while a prompt is being deleted cannot name it by prompt_id', async () => {
     expect((await admin.post('/prompts', { slug: 'racing-named', string: template })).status).toBe(200);
-    const hold = holdStore(gateway, 'deletePrompt');
-    try {
-      const deleting = admin.delete('/prompts/racing-named');
-      await hold.reached;
-      const storing = admin.post('/configs', {
-        slug: 'racing-prompt-config',
-        config: { ...target, prompt_id: 'racing-named' },
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 400, 'invalid_config', 'config.prompt_id');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deletePrompt',
+      () => admin.delete('/prompts/racing-named'),
+      () =>
+        admin.post('/configs', {
+          slug: 'racing-prompt-config',
+          config: { ...target, prompt_id: 'racing-named' },
+        }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 400, 'invalid_config', 'config.prompt_id');
     expectError(await admin.get('/configs/racing-prompt-config'), 404, 'not_found');
   });
 
   it('a prompt stored while a partial it includes is being deleted cannot include it', async () => {
     const partial = await admin.post('/prompts/partials', { slug: 'racing-partial', string: 'Be brief.' });
     expect(partial.status, partial.text).toBe(200);
-    const hold = holdStore(gateway, 'deletePromptPartial');
-    try {
-      const deleting = admin.delete('/prompts/partials/racing-partial');
-      await hold.reached;
-      const storing = admin.post('/prompts', { slug: 'racing-includer', string: includer('racing-partial') });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 400, 'invalid_prompt');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deletePromptPartial',
+      () => admin.delete('/prompts/partials/racing-partial'),
+      () => admin.post('/prompts', { slug: 'racing-includer', string: includer('racing-partial') }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 400, 'invalid_prompt');
     expectError(await admin.get('/prompts/racing-includer'), 404, 'prompt_not_found');
   });
 
   it('a partial stored while a partial it includes is being deleted cannot include it', async () => {
     const inner = await admin.post('/prompts/partials', { slug: 'racing-inner', string: 'Be brief.' });
     expect(inner.status, inner.text).toBe(200);
-    const hold = holdStore(gateway, 'deletePromptPartial');
-    try {
-      const deleting = admin.delete('/prompts/partials/racing-inner');
-      await hold.reached;
-      const storing = admin.post('/prompts/partials', {
-        slug: 'racing-outer',
-        string: 'First: {{>racing-inner}}',
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 400, 'invalid_prompt');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deletePromptPartial',
+      () => admin.delete('/prompts/partials/racing-inner'),
+      () => admin.post('/prompts/partials', { slug: 'racing-outer', string: 'First: {{>racing-inner}}' }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 400, 'invalid_prompt');
     expectError(await admin.get('/prompts/partials/racing-outer'), 404, 'not_found');
   });
 
@@ -299,79 +290,60 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     // Version 2 closes the JSON string a chat template includes it in.
     const next = await admin.put('/prompts/partials/racing-published', { string: 'Be "brief".' });
     expect(next.status, next.text).toBe(200);
-    const hold = holdStore(gateway, 'publishPromptPartial');
-    try {
-      const publishing = admin.put('/prompts/partials/racing-published/publish', { version: 2 });
-      await hold.reached;
-      const storing = admin.post('/prompts', { slug: 'racing-reader', string: includer('racing-published') });
-      await settle();
-      hold.release();
-      expect((await publishing).status).toBe(200);
-      expectError(await storing, 400, 'invalid_prompt');
-    } finally {
-      hold.restore();
-    }
+    const [published, stored] = await whileHeld(
+      gateway,
+      'publishPromptPartial',
+      () => admin.put('/prompts/partials/racing-published/publish', { version: 2 }),
+      () => admin.post('/prompts', { slug: 'racing-reader', string: includer('racing-published') }),
+    );
+    expect(published.status).toBe(200);
+    expectError(stored, 400, 'invalid_prompt');
     expectError(await admin.get('/prompts/racing-reader'), 404, 'prompt_not_found');
   });
 
   it('a partial deleted while a prompt including it is being stored is kept', async () => {
     const partial = await admin.post('/prompts/partials', { slug: 'racing-kept', string: 'Be brief.' });
     expect(partial.status, partial.text).toBe(200);
-    const hold = holdStore(gateway, 'createPrompt');
-    try {
-      const storing = admin.post('/prompts', { slug: 'racing-keeper', string: includer('racing-kept') });
-      await hold.reached;
-      const deleting = admin.delete('/prompts/partials/racing-kept');
-      await settle();
-      hold.release();
-      expect((await storing).status).toBe(200);
-      const refused = expectError(await deleting, 409, 'conflict', 'id');
-      expect(refused.message).toContain('"racing-keeper" (version 1)');
-    } finally {
-      hold.restore();
-    }
+    const [stored, deleted] = await whileHeld(
+      gateway,
+      'createPrompt',
+      () => admin.post('/prompts', { slug: 'racing-keeper', string: includer('racing-kept') }),
+      () => admin.delete('/prompts/partials/racing-kept'),
+    );
+    expect(stored.status).toBe(200);
+    const refused = expectError(deleted, 409, 'conflict', 'id');
+    expect(refused.message).toContain('"racing-keeper" (version 1)');
     expect((await admin.get('/prompts/partials/racing-kept')).status).toBe(200);
   });
 
   it('a prompt stored while its config is being deleted cannot send its calls to it', async () => {
     expect((await admin.post('/configs', { slug: 'racing-route', config: target })).status).toBe(200);
-    const hold = holdStore(gateway, 'deleteConfig');
-    try {
-      const deleting = admin.delete('/configs/racing-route');
-      await hold.reached;
-      const storing = admin.post('/prompts', {
-        slug: 'racing-prompt',
-        string: template,
-        config: 'racing-route',
-      });
-      await settle();
-      hold.release();
-      expect((await deleting).status).toBe(200);
-      expectError(await storing, 404, 'config_not_found', 'config');
-    } finally {
-      hold.restore();
-    }
+    const [deleted, stored] = await whileHeld(
+      gateway,
+      'deleteConfig',
+      () => admin.delete('/configs/racing-route'),
+      () => admin.post('/prompts', { slug: 'racing-prompt', string: template, config: 'racing-route' }),
+    );
+    expect(deleted.status).toBe(200);
+    expectError(stored, 404, 'config_not_found', 'config');
     expectError(await admin.get('/prompts/racing-prompt'), 404, 'prompt_not_found');
   });
 
   it('a prompt stored while its config is being archived cannot send its calls to it', async () => {
     expect((await admin.post('/configs', { slug: 'racing-archive', config: target })).status).toBe(200);
-    const hold = holdStore(gateway, 'updateConfig');
-    try {
-      const archiving = admin.patch('/configs/racing-archive', { status: 'archived' });
-      await hold.reached;
-      const storing = admin.post('/prompts', {
-        slug: 'racing-archived-prompt',
-        string: template,
-        config: 'racing-archive',
-      });
-      await settle();
-      hold.release();
-      expect((await archiving).status).toBe(200);
-      expectError(await storing, 404, 'config_not_found', 'config');
-    } finally {
-      hold.restore();
-    }
+    const [archived, stored] = await whileHeld(
+      gateway,
+      'updateConfig',
+      () => admin.patch('/configs/racing-archive', { status: 'archived' }),
+      () =>
+        admin.post('/prompts', {
+          slug: 'racing-archived-prompt',
+          string: template,
+          config: 'racing-archive',
+        }),
+    );
+    expect(archived.status).toBe(200);
+    expectError(stored, 404, 'config_not_found', 'config');
     expectError(await admin.get('/prompts/racing-archived-prompt'), 404, 'prompt_not_found');
   });
 }
