@@ -25,6 +25,7 @@ import {
   waitFor,
   SLOW_TEST_MS,
 } from './support.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let primary: FakeUpstream;
@@ -474,15 +475,8 @@ describe('rate-limit policies', () => {
           value: 120,
         });
         expect(policy.status, policy.text).toBe(200);
-        const client = new OpenAI({
-          baseURL: gateway.url,
-          apiKey: 'unused',
-          maxRetries: 0,
-          defaultHeaders: {
-            'x-gateway-api-key': gateway.adminKey,
-            'x-gateway-config': JSON.stringify(target(limited)),
-            'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
-          },
+        const client = gatewayOpenAI(gateway, target(limited), {
+          'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
         });
         const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
         // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).

@@ -8,6 +8,7 @@ import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../fakes/a
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const API_KEY = 'sk-ant-e2e';
 const PNG =
@@ -17,23 +18,10 @@ let gateway: TestGateway;
 let fake: FakeAnthropic;
 let client: OpenAI;
 
-function clientWith(config: Record<string, unknown>, headers: Record<string, string> = {}): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-  });
-}
-
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: API_KEY });
   gateway = await startGateway();
-  client = clientWith({ provider: 'anthropic', api_key: API_KEY, custom_host: fake.url });
+  client = gatewayOpenAI(gateway, { provider: 'anthropic', api_key: API_KEY, custom_host: fake.url });
 });
 
 afterAll(async () => {
@@ -228,7 +216,8 @@ describe('anthropic through the gateway', () => {
   });
 
   it('sends an image and passes anthropic-beta on', async () => {
-    const beta = clientWith(
+    const beta = gatewayOpenAI(
+      gateway,
       { provider: 'anthropic', api_key: API_KEY, custom_host: fake.url },
       { 'anthropic-beta': 'files-api-2025-04-14' },
     );
@@ -292,7 +281,11 @@ describe('anthropic through the gateway', () => {
   });
 
   it("returns Anthropic's 401 for a wrong key", async () => {
-    const wrong = clientWith({ provider: 'anthropic', api_key: 'sk-ant-wrong', custom_host: fake.url });
+    const wrong = gatewayOpenAI(gateway, {
+      provider: 'anthropic',
+      api_key: 'sk-ant-wrong',
+      custom_host: fake.url,
+    });
     const error = await wrong.chat.completions
       .create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'x' }] })
       .catch((e) => e);

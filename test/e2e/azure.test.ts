@@ -8,6 +8,7 @@ import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { assembledAzureChatCompletion } from '../fakes/azure/recorded.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let fake: FakeAzure;
@@ -23,21 +24,13 @@ afterAll(async () => {
 });
 
 function client(config: Record<string, unknown> = {}): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'azure-openai',
-        api_key: fake.apiKey,
-        custom_host: fake.url,
-        cloudd_deployment_name: 'gpt4o',
-        cloudd_api_version: '2024-10-21',
-        ...config,
-      }),
-    },
+  return gatewayOpenAI(gateway, {
+    provider: 'azure-openai',
+    api_key: fake.apiKey,
+    custom_host: fake.url,
+    cloudd_deployment_name: 'gpt4o',
+    cloudd_api_version: '2024-10-21',
+    ...config,
   });
 }
 

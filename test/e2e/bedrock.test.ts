@@ -9,6 +9,7 @@ import { readBedrockJsonFixture, readBedrockStreamFixture } from '../fakes/bedro
 import { fakeEmbedding, startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const PNG =
@@ -30,15 +31,6 @@ function config(extra: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-function clientWith(cfg: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(cfg) },
-  });
-}
-
 beforeAll(async () => {
   fake = await startFakeBedrock({
     accessKeyId: 'AKIDE2E',
@@ -47,7 +39,7 @@ beforeAll(async () => {
     region: 'eu-west-1',
   });
   gateway = await startGateway();
-  client = clientWith(config());
+  client = gatewayOpenAI(gateway, config());
 });
 
 afterAll(async () => {
@@ -75,7 +67,7 @@ function streamTruth(name: string) {
 describe('bedrock through the gateway', () => {
   it('answers a plain question (alias cloudc)', async () => {
     const recorded = readBedrockJsonFixture('amazon-bedrock-text.json') as any;
-    const alias = clientWith(config({ provider: 'cloudc' }));
+    const alias = gatewayOpenAI(gateway, config({ provider: 'cloudc' }));
     const completion = await alias.chat.completions.create({
       model: MODEL,
       messages: [
@@ -310,7 +302,7 @@ describe('bedrock through the gateway', () => {
     const profile = 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
     const recorded = readBedrockJsonFixture('amazon-bedrock-reasoning.json') as any;
     fake.enqueue({ kind: 'json', fixture: 'amazon-bedrock-reasoning.json' });
-    const thinker = clientWith(config({ strict_compat_compliance: false }));
+    const thinker = gatewayOpenAI(gateway, config({ strict_compat_compliance: false }));
     const completion = await thinker.chat.completions.create({
       model: profile,
       messages: [{ role: 'user', content: 'How many r in strawberry?' }],
@@ -474,14 +466,14 @@ describe('bedrock through the gateway', () => {
   });
 
   it("returns Bedrock's 403 for a wrong secret and 400 for a bad region", async () => {
-    const wrong = clientWith(config({ cloudc_secret_access_key: 'not-the-secret' }));
+    const wrong = gatewayOpenAI(gateway, config({ cloudc_secret_access_key: 'not-the-secret' }));
     const denied = await wrong.chat.completions
       .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
       .catch((e) => e);
     expect(denied.status).toBe(403);
     expect(String(denied.message)).toMatch(/signature we calculated does not match/);
 
-    const badRegion = clientWith(config({ cloudc_region: 'not a region' }));
+    const badRegion = gatewayOpenAI(gateway, config({ cloudc_region: 'not a region' }));
     const refused = await badRegion.chat.completions
       .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
       .catch((e) => e);

@@ -5,6 +5,7 @@ import { readCohereJson } from '../fakes/cohere/fixtures.js';
 import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let fake: FakeCohere;
@@ -20,19 +21,11 @@ afterAll(async () => {
 });
 
 function client(config: Record<string, unknown> = {}): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'cohere',
-        api_key: fake.apiKey,
-        custom_host: fake.url,
-        ...config,
-      }),
-    },
+  return gatewayOpenAI(gateway, {
+    provider: 'cohere',
+    api_key: fake.apiKey,
+    custom_host: fake.url,
+    ...config,
   });
 }
 

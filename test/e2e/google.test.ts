@@ -7,24 +7,16 @@ import { fakeEmbedding } from '../fakes/google/gemini-responder.js';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let fake: FakeGoogle;
 let client: OpenAI;
 
-function clientWith(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
-
 beforeAll(async () => {
   fake = await startFakeGoogle();
   gateway = await startGateway();
-  client = clientWith({ provider: 'google', api_key: fake.apiKey, custom_host: fake.url });
+  client = gatewayOpenAI(gateway, { provider: 'google', api_key: fake.apiKey, custom_host: fake.url });
 });
 
 afterAll(async () => {
@@ -531,7 +523,7 @@ describe('google through the gateway', () => {
   });
 
   it("passes on Google's refusal of a wrong key with its status and message", async () => {
-    const wrong = clientWith({ provider: 'google', api_key: 'wrong-key', custom_host: fake.url });
+    const wrong = gatewayOpenAI(gateway, { provider: 'google', api_key: 'wrong-key', custom_host: fake.url });
     const error = await wrong.chat.completions
       .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);

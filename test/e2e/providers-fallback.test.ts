@@ -3,7 +3,6 @@
 // made to fail in the provider's own way (an error event in a 200 stream, before or after some content, or
 // its error shape with a 5xx/429), and whose second target is the fake OpenAI. The client must get the
 // fallback's whole answer, or the partial answer continued on the fallback — never a truncated success.
-import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -17,6 +16,7 @@ import {
 import { openAICompatibleAdapters } from '../../src/providers/openai-compatible/adapters.js';
 import { listAdapters } from '../../src/providers/registry.js';
 import { rawChatStream } from '../routing/support.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let providers: ProviderFakes;
@@ -47,15 +47,6 @@ function fallbackConfig(c: ProviderCase): Record<string, unknown> {
   };
 }
 
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
-
 describe('the table', () => {
   it('has an entry for every native adapter, vertex-ai with a Gemini and a Claude model', () => {
     const compatible = new Set(openAICompatibleAdapters.map((adapter) => adapter.id));
@@ -73,7 +64,7 @@ describe.each(PROVIDER_CASE_NAMES)('fallback from %s to openai', (name) => {
     const c = providers.byName(name);
     const before = c.calls();
     c.failStreamBeforeContent();
-    const { data: stream, response } = await sdk(fallbackConfig(c))
+    const { data: stream, response } = await gatewayOpenAI(gateway, fallbackConfig(c))
       .chat.completions.create({
         model: c.model,
         messages: [{ role: 'user', content: 'Say hello' }],
@@ -139,7 +130,7 @@ describe.each(PROVIDER_CASE_NAMES)('fallback from %s to openai', (name) => {
       const c = providers.byName(name);
       c.failWithStatus(status);
       const before = c.calls();
-      const { data: completion, response } = await sdk(fallbackConfig(c))
+      const { data: completion, response } = await gatewayOpenAI(gateway, fallbackConfig(c))
         .chat.completions.create({ model: c.model, messages: [{ role: 'user', content: 'Say hello' }] })
         .withResponse();
       expectOpenAPIValid('CreateChatCompletionResponse', completion);

@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { target } from '../routing/support.js';
 import { client } from '../management/http.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 describe('rate-limit policies on one embedded node (memory counters)', () => {
   let now = Date.UTC(2030, 0, 1);
@@ -288,13 +289,8 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       value: 1,
     });
     const ask = (config: Record<string, unknown>) =>
-      new OpenAI({
-        baseURL: gateway.url,
-        apiKey: 'unused',
-        maxRetries: 0,
-        defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-      }).chat.completions
-        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      gatewayOpenAI(gateway, config)
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
         .then(
           () => 200,
           (error: unknown) => [(error as APIError).status, (error as APIError).code],
@@ -317,17 +313,8 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       targets: [target(fake, { override_params: { model: 'fake-status-503' } }), target(fake)],
     };
     const ask = () =>
-      new OpenAI({
-        baseURL: gateway.url,
-        apiKey: 'unused',
-        maxRetries: 0,
-        defaultHeaders: {
-          'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(config),
-          'x-gateway-metadata': JSON.stringify({ case: 'fallback-tokens' }),
-        },
-      }).chat.completions
-        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      gatewayOpenAI(gateway, config, { 'x-gateway-metadata': JSON.stringify({ case: 'fallback-tokens' }) })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
         .withResponse();
     const first = await ask();
     const used = first.data.usage?.total_tokens as number;

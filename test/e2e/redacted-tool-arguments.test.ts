@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -33,15 +34,7 @@ const redactOut = {
 };
 
 function sdk(target: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({ ...target, ...redactOut }),
-    },
-  });
+  return gatewayOpenAI(gateway, { ...target, ...redactOut });
 }
 
 const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-oai', custom_host: fake.url });

@@ -15,7 +15,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { readBedrockJsonFixture, readBedrockStreamFixture } from '../fakes/bedrock/fixtures.js';
@@ -28,6 +27,7 @@ import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { client, logsOf, traceHeaders, userMessage, type Config } from '../routing/support.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 
@@ -573,19 +573,6 @@ describe.each(cases)(
   },
 );
 
-function anthropicClient(config: Config, headers: Record<string, string>): Anthropic {
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-  });
-}
-
 describe.each(cases)(
   '$name: a streamed Messages call is reported and priced as the same call answered whole',
   (entry) => {
@@ -595,12 +582,12 @@ describe.each(cases)(
 
       arrange(false);
       const whole = traceHeaders();
-      const message = await anthropicClient(entry.config(), whole.headers).messages.create(request);
+      const message = await gatewayAnthropic(gateway, entry.config(), whole.headers).messages.create(request);
       const [wholeRecord] = await logsOf(gateway, whole.traceId, 1);
 
       arrange(true);
       const streamed = traceHeaders();
-      const stream = await anthropicClient(entry.config(), streamed.headers).messages.create({
+      const stream = await gatewayAnthropic(gateway, entry.config(), streamed.headers).messages.create({
         ...request,
         stream: true,
       });

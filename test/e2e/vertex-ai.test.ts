@@ -9,6 +9,7 @@ import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid, openAPIDocumentPath } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 function anthropicSample(name: string): string {
   return readFileSync(
@@ -20,15 +21,6 @@ function anthropicSample(name: string): string {
 let gateway: TestGateway;
 let fake: FakeVertex;
 let client: OpenAI;
-
-function clientWith(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -44,7 +36,7 @@ function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unkno
 beforeAll(async () => {
   fake = await startFakeVertex();
   gateway = await startGateway();
-  client = clientWith(vertexConfig());
+  client = gatewayOpenAI(gateway, vertexConfig());
 });
 
 afterAll(async () => {
@@ -385,7 +377,7 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('refuses a config without cloudb_project_id with a 400 naming it', async () => {
-    const broken = clientWith(vertexConfig({ cloudb_project_id: undefined }));
+    const broken = gatewayOpenAI(gateway, vertexConfig({ cloudb_project_id: undefined }));
     const error = await broken.chat.completions
       .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);
@@ -399,7 +391,7 @@ describe('vertex-ai through the gateway', () => {
     const other = await startFakeVertex();
     try {
       other.refuseTokens(true);
-      const refused = clientWith({
+      const refused = gatewayOpenAI(gateway, {
         ...vertexConfig(),
         cloudb_service_account_json: other.serviceAccount,
         custom_host: other.url,

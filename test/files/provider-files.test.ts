@@ -9,6 +9,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 describe('files at the provider (x-gateway-files: provider)', () => {
   let fake: FakeUpstream;
@@ -142,20 +143,15 @@ describe("a provider file's contents read through the gateway", () => {
 
   it('comes whole when it keeps moving, however long it takes in all', async () => {
     const customHost = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
-    const client = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      maxRetries: 0,
-      defaultHeaders: {
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'openai',
-          api_key: 'sk-slow',
-          custom_host: customHost,
-        }),
-        'x-gateway-files': 'provider',
+    const client = gatewayOpenAI(
+      gateway,
+      {
+        provider: 'openai',
+        api_key: 'sk-slow',
+        custom_host: customHost,
       },
-    });
+      { 'x-gateway-files': 'provider' },
+    );
     const started = Date.now();
     const text = await (await client.files.content('file-slow')).text();
     expect(Date.now() - started).toBeGreaterThan(1000);

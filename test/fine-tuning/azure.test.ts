@@ -9,6 +9,7 @@ import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, waitFor } from '../batches/support.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 describe('Azure OpenAI fine-tuning and batches', () => {
   let azure: FakeAzure;
@@ -24,12 +25,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
       custom_host: azure.url,
       api_version: '2024-10-21',
     };
-    client = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-    });
+    client = gatewayOpenAI(gateway, config);
   });
   afterAll(async () => {
     await gateway?.close();

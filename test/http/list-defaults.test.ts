@@ -8,6 +8,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 interface Parameter {
   name: string;
@@ -38,15 +39,7 @@ describe('list defaults', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI({ name: 'list-defaults' });
     gateway = await startGateway();
-    client = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      maxRetries: 0,
-      defaultHeaders: {
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-test', custom_host: fake.url }),
-      },
-    });
+    client = gatewayOpenAI(gateway, { provider: 'openai', api_key: 'sk-test', custom_host: fake.url });
   });
   afterAll(async () => {
     await gateway?.close();

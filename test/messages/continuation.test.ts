@@ -11,6 +11,7 @@ import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectMessagesGrammar, postRawSse, type StreamEvent } from './anthropic-shapes.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 const ANTHROPIC_KEY = 'sk-ant-continuation';
 
@@ -40,15 +41,6 @@ beforeEach(() => {
   google.requests.length = 0;
   anthropic.requests.length = 0;
 });
-
-function sdk(config: Record<string, unknown>): Anthropic {
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 // OpenAI has no Messages API: it is called translated, on the fake's chat completions.
 const translatedTarget = (fake: FakeUpstream) => ({
@@ -149,7 +141,9 @@ describe('a broken translated Messages stream under a fallback config', () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     second.enqueue({ text: REST });
     const { events, final } = await streamed(
-      sdk(fallback(translatedTarget(first), translatedTarget(second))).messages.stream(REQUEST),
+      gatewayAnthropic(gateway, fallback(translatedTarget(first), translatedTarget(second))).messages.stream(
+        REQUEST,
+      ),
     );
 
     expectOneMessage(events, final);
@@ -165,7 +159,10 @@ describe('a broken translated Messages stream under a fallback config', () => {
   it('skips what a next target that starts over repeats: the client reads the text once', async () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     second.enqueue({ text: WHOLE });
-    const stream = await sdk(fallback(translatedTarget(first), translatedTarget(second))).messages.create({
+    const stream = await gatewayAnthropic(
+      gateway,
+      fallback(translatedTarget(first), translatedTarget(second)),
+    ).messages.create({
       ...REQUEST,
       stream: true,
     });
@@ -182,7 +179,7 @@ describe('a broken translated Messages stream under a fallback config', () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     google.enqueue({ events: geminiEvents(REST) });
     const { events, final } = await streamed(
-      sdk(fallback(translatedTarget(first), googleTarget())).messages.stream(REQUEST),
+      gatewayAnthropic(gateway, fallback(translatedTarget(first), googleTarget())).messages.stream(REQUEST),
     );
 
     expectOneMessage(events, final);
@@ -197,7 +194,9 @@ describe('a broken translated Messages stream under a fallback config', () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     anthropic.enqueue({ kind: 'stream', events: anthropicEvents(REST) });
     const { events, final } = await streamed(
-      sdk(fallback(translatedTarget(first), anthropicTarget())).messages.stream(REQUEST),
+      gatewayAnthropic(gateway, fallback(translatedTarget(first), anthropicTarget())).messages.stream(
+        REQUEST,
+      ),
     );
 
     expectOneMessage(events, final);
@@ -230,7 +229,9 @@ describe('a broken native Messages stream under a fallback config', () => {
     });
     const sent = 'Once upon a';
     second.enqueue({ text: WHOLE.slice(sent.length) });
-    const { events, final } = await streamed(sdk(nativeFirst()).messages.stream(REQUEST));
+    const { events, final } = await streamed(
+      gatewayAnthropic(gateway, nativeFirst()).messages.stream(REQUEST),
+    );
 
     expectOneMessage(events, final);
     expect(final.id).toBe('msg_continued');
@@ -251,7 +252,9 @@ describe('a broken native Messages stream under a fallback config', () => {
       error: { type: 'overloaded_error', message: 'Overloaded', afterEvents: 1 },
     });
     second.enqueue({ text: WHOLE });
-    const { events, final } = await streamed(sdk(nativeFirst()).messages.stream(REQUEST));
+    const { events, final } = await streamed(
+      gatewayAnthropic(gateway, nativeFirst()).messages.stream(REQUEST),
+    );
 
     expectOneMessage(events, final);
     expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);

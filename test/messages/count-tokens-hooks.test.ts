@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 let gateway: TestGateway;
 let openai: FakeUpstream;
@@ -25,12 +26,7 @@ function client(inputGuardrails: unknown[]): Anthropic {
     custom_host: openai.url,
     input_guardrails: inputGuardrails,
   };
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
+  return gatewayAnthropic(gateway, config);
 }
 
 const count = (content: string) => ({

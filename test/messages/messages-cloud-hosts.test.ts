@@ -18,6 +18,7 @@ import {
   postRawSse,
   type StreamEvent,
 } from './anthropic-shapes.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 const CLAUDE_ON_BEDROCK = 'anthropic.claude-opus-5-v1:0';
 
@@ -40,19 +41,6 @@ const vertexConfig = () => ({
   cloudb_service_account_json: vertex.serviceAccount,
   custom_host: vertex.url,
 });
-
-function anthropicClient(config: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-  });
-}
 
 /** A Claude request with an image by URL: the block at messages[1].content[1], or inside a tool result. */
 const urlImageRequest = (model: string) => ({
@@ -92,7 +80,7 @@ afterAll(async () => {
 
 describe('Claude on Bedrock', () => {
   it('calls InvokeModel with Anthropic’s body and relays the answer', async () => {
-    const message = await anthropicClient(bedrockConfig(), {
+    const message = await gatewayAnthropic(gateway, bedrockConfig(), {
       'anthropic-beta': 'context-1m-2025-08-07',
     }).messages.create({
       model: CLAUDE_ON_BEDROCK,
@@ -164,7 +152,7 @@ describe('Claude on Bedrock', () => {
   });
 
   it('gives the SDK a stream it can assemble', async () => {
-    const stream = anthropicClient(bedrockConfig()).messages.stream({
+    const stream = gatewayAnthropic(gateway, bedrockConfig()).messages.stream({
       model: CLAUDE_ON_BEDROCK,
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -176,7 +164,7 @@ describe('Claude on Bedrock', () => {
   });
 
   it('translates a model of another family to Converse', async () => {
-    const message = await anthropicClient(bedrockConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
       model: 'amazon.nova-pro-v1:0',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -188,7 +176,7 @@ describe('Claude on Bedrock', () => {
   // A Converse model that does not reason is answered without thinking, as on every translated provider
   // whose model has none (OpenAI's gpt-4o): the enabled budget is left out, not refused.
   it('answers thinking enabled on a Converse model without reasoning, without sending it', async () => {
-    const message = await anthropicClient(bedrockConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
       model: 'meta.llama3-70b-instruct-v1:0',
       max_tokens: 2000,
       thinking: { type: 'enabled', budget_tokens: 1024 },
@@ -217,7 +205,7 @@ describe('Claude on Bedrock', () => {
     };
     bedrock.enqueue({ kind: 'json', body: { ...recorded, usage } });
     const cache = { type: 'ephemeral' as const };
-    const message = await anthropicClient(bedrockConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
       model,
       max_tokens: 64,
       system: [
@@ -306,7 +294,7 @@ describe('Claude on Bedrock', () => {
             },
           ],
         };
-        const message = await anthropicClient(bedrockConfig()).messages.create(params as any);
+        const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create(params as any);
         expectAnthropicShape('Message', message);
         const sent = bedrock.requests.at(-1)!.body as any;
         if (!caches) {
@@ -329,7 +317,7 @@ describe('Claude on Bedrock', () => {
     const calls = bedrock.requests.length;
     const cache = { type: 'ephemeral' as const };
     const error = await refusal(
-      anthropicClient(bedrockConfig()).messages.create({
+      gatewayAnthropic(gateway, bedrockConfig()).messages.create({
         model: CLAUDE_ON_BEDROCK,
         max_tokens: 64,
         system: [{ type: 'text', text: 'Long rules.', cache_control: cache }],
@@ -355,7 +343,7 @@ describe('Claude on Bedrock', () => {
   it('adds no automatic cache point when the explicit breakpoints fill the 4', async () => {
     bedrock.enqueue({ kind: 'json', body: readBedrockJsonFixture('amazon-bedrock-text.json') });
     const cache = { type: 'ephemeral' as const };
-    const message = await anthropicClient(bedrockConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
       model: 'us.amazon.nova-pro-v1:0',
       max_tokens: 64,
       cache_control: cache,
@@ -391,7 +379,7 @@ describe('Claude on Bedrock', () => {
   it('refuses a request-level cache_control kept longer than a breakpoint before it', async () => {
     const calls = bedrock.requests.length;
     const error = await refusal(
-      anthropicClient(bedrockConfig()).messages.create({
+      gatewayAnthropic(gateway, bedrockConfig()).messages.create({
         model: 'us.amazon.nova-pro-v1:0',
         max_tokens: 64,
         cache_control: { type: 'ephemeral', ttl: '1h' },
@@ -425,7 +413,7 @@ describe('Claude on Bedrock', () => {
         ...(thinking ? { thinking } : {}),
       } as Anthropic.MessageCreateParamsNonStreaming;
       bedrock.enqueue({ kind: 'json', fixture: 'amazon-bedrock-reasoning.json' });
-      const message = await anthropicClient(bedrockConfig()).messages.create(request);
+      const message = await gatewayAnthropic(gateway, bedrockConfig()).messages.create(request);
       expectAnthropicShape('Message', message);
       expect(bedrock.requests.at(-1)!.action).toBe('converse');
       expect(bedrock.requests.at(-1)!.body.additionalModelRequestFields).toBeUndefined();
@@ -442,7 +430,7 @@ describe('Claude on Bedrock', () => {
       expect(message.usage.output_tokens).toBe(recorded.usage.outputTokens);
 
       bedrock.enqueue({ kind: 'stream', fixture: 'amazon-bedrock-reasoning.chunks.txt' });
-      const stream = anthropicClient(bedrockConfig()).messages.stream(request);
+      const stream = gatewayAnthropic(gateway, bedrockConfig()).messages.stream(request);
       const events: StreamEvent[] = [];
       for await (const event of stream) events.push(event as unknown as StreamEvent);
       expectMessagesGrammar(events);
@@ -458,7 +446,7 @@ describe('Claude on Bedrock', () => {
   // Anthropic numbers it (a system prompt and tool results do not shift it), not the chat request's part.
   it("refuses an image by URL on a Converse model, naming the block's source", async () => {
     const calls = bedrock.requests.length;
-    const error = await anthropicClient(bedrockConfig())
+    const error = await gatewayAnthropic(gateway, bedrockConfig())
       .messages.create({
         model: 'amazon.nova-pro-v1:0',
         max_tokens: 64,
@@ -494,7 +482,7 @@ describe('Claude on Bedrock', () => {
   it('refuses an image by URL for Claude, naming its source', async () => {
     const calls = bedrock.requests.length;
     const error = await refusal(
-      anthropicClient(bedrockConfig()).messages.create(urlImageRequest(CLAUDE_ON_BEDROCK)),
+      gatewayAnthropic(gateway, bedrockConfig()).messages.create(urlImageRequest(CLAUDE_ON_BEDROCK)),
     );
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toMatch(/^messages\[2\]\.content\[1\]\.source: .*base64/);
@@ -502,7 +490,7 @@ describe('Claude on Bedrock', () => {
   });
 
   it('estimates count_tokens (Bedrock has no count the gateway calls)', async () => {
-    const counted = await anthropicClient(bedrockConfig()).messages.countTokens({
+    const counted = await gatewayAnthropic(gateway, bedrockConfig()).messages.countTokens({
       model: CLAUDE_ON_BEDROCK,
       messages: [{ role: 'user', content: 'How long is this?' }],
     });
@@ -513,7 +501,7 @@ describe('Claude on Bedrock', () => {
 
 describe('Claude on Vertex AI', () => {
   it('calls rawPredict with Anthropic’s body and relays the answer', async () => {
-    const message = await anthropicClient(vertexConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, vertexConfig()).messages.create({
       model: 'claude-opus-5',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -533,7 +521,7 @@ describe('Claude on Vertex AI', () => {
   it('refuses an image by URL for Claude, naming its source', async () => {
     const calls = vertex.requests.length;
     const error = await refusal(
-      anthropicClient(vertexConfig()).messages.create(urlImageRequest('claude-opus-5')),
+      gatewayAnthropic(gateway, vertexConfig()).messages.create(urlImageRequest('claude-opus-5')),
     );
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toMatch(/^messages\[2\]\.content\[1\]\.source: .*base64/);
@@ -561,7 +549,7 @@ describe('Claude on Vertex AI', () => {
   });
 
   it('translates a Gemini model to generateContent', async () => {
-    const message = await anthropicClient(vertexConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, vertexConfig()).messages.create({
       model: 'gemini-2.5-flash',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -599,8 +587,14 @@ describe('automatic caching for Claude on the clouds', () => {
         },
       ],
     };
-    await anthropicClient(bedrockConfig()).messages.create({ ...params, model: CLAUDE_ON_BEDROCK } as any);
-    await anthropicClient(vertexConfig()).messages.create({ ...params, model: 'claude-opus-5' } as any);
+    await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
+      ...params,
+      model: CLAUDE_ON_BEDROCK,
+    } as any);
+    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+      ...params,
+      model: 'claude-opus-5',
+    } as any);
     for (const body of cloudRequest()) {
       expect(body).not.toHaveProperty('cache_control');
       expect(body.system).toEqual(params.system);
@@ -634,8 +628,14 @@ describe('automatic caching for Claude on the clouds', () => {
         },
       ],
     };
-    await anthropicClient(bedrockConfig()).messages.create({ ...four, model: CLAUDE_ON_BEDROCK } as any);
-    await anthropicClient(vertexConfig()).messages.create({ ...four, model: 'claude-opus-5' } as any);
+    await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
+      ...four,
+      model: CLAUDE_ON_BEDROCK,
+    } as any);
+    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+      ...four,
+      model: 'claude-opus-5',
+    } as any);
     for (const body of cloudRequest()) {
       expect(body).not.toHaveProperty('cache_control');
       expect(body.messages).toEqual(four.messages);
@@ -654,8 +654,14 @@ describe('automatic caching for Claude on the clouds', () => {
         { role: 'assistant', content: '' },
       ],
     };
-    await anthropicClient(bedrockConfig()).messages.create({ ...params, model: CLAUDE_ON_BEDROCK } as any);
-    await anthropicClient(vertexConfig()).messages.create({ ...params, model: 'claude-opus-5' } as any);
+    await gatewayAnthropic(gateway, bedrockConfig()).messages.create({
+      ...params,
+      model: CLAUDE_ON_BEDROCK,
+    } as any);
+    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+      ...params,
+      model: 'claude-opus-5',
+    } as any);
     for (const body of cloudRequest()) {
       expect(body.messages).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'Long document.', cache_control: mark }] },

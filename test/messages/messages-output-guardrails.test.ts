@@ -8,6 +8,7 @@ import { readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { eventsOf, expectAnthropicShape, expectMessagesGrammar, postRawSse } from './anthropic-shapes.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 const API_KEY = 'sk-ant-output';
 // What the recorded answers say (anthropic-text.json / .chunks.txt).
@@ -31,12 +32,7 @@ function client(outputGuardrails: unknown[]): Anthropic {
     custom_host: anthropic.url,
     output_guardrails: outputGuardrails,
   };
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
+  return gatewayAnthropic(gateway, config);
 }
 
 const ask = {

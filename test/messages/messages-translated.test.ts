@@ -22,6 +22,7 @@ import {
   postRawSse,
   type StreamEvent,
 } from './anthropic-shapes.js';
+import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 
 const ANTHROPIC_KEY = 'sk-ant-translated';
 
@@ -29,19 +30,6 @@ let gateway: TestGateway;
 let openai: FakeUpstream;
 let google: FakeGoogle;
 let anthropic: FakeAnthropic;
-
-function anthropicClient(config: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return new Anthropic({
-    baseURL: gateway.origin,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-    },
-  });
-}
 
 const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-test', custom_host: openai.url });
 const googleTarget = () => ({ provider: 'google', api_key: google.apiKey, custom_host: google.url });
@@ -80,7 +68,7 @@ afterAll(async () => {
 describe('an OpenAI-wire provider', () => {
   it('answers messages.create with a Message translated from the chat answer', async () => {
     const { traceId, headers } = traceHeaders();
-    const message = await anthropicClient(openaiTarget(), headers).messages.create({
+    const message = await gatewayAnthropic(gateway, openaiTarget(), headers).messages.create({
       model: 'gpt-4o-mini',
       max_tokens: 100,
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
@@ -122,7 +110,7 @@ describe('an OpenAI-wire provider', () => {
 
   it("streams Anthropic's event grammar with usage in message_delta", async () => {
     const { events, final } = await streamEvents(
-      anthropicClient(openaiTarget()).messages.stream({
+      gatewayAnthropic(gateway, openaiTarget()).messages.stream({
         model: 'gpt-4o-mini',
         max_tokens: 100,
         messages: [{ role: 'user', content: 'Stream me a short answer' }],
@@ -176,7 +164,7 @@ describe('an OpenAI-wire provider', () => {
   });
 
   it('turns a tool call into tool_use, streamed as input_json_delta', async () => {
-    const client = anthropicClient(openaiTarget());
+    const client = gatewayAnthropic(gateway, openaiTarget());
     const request = {
       model: 'gpt-4o-mini',
       max_tokens: 100,
@@ -212,7 +200,7 @@ describe('an OpenAI-wire provider', () => {
   });
 
   it('carries tool use and tool results of earlier turns into the chat history, not the thinking (OpenAI-wire providers refuse it)', async () => {
-    await anthropicClient(openaiTarget()).messages.create({
+    await gatewayAnthropic(gateway, openaiTarget()).messages.create({
       model: 'gpt-4o-mini',
       max_tokens: 100,
       tools: [weatherTool],
@@ -274,7 +262,7 @@ describe('an OpenAI-wire provider', () => {
       },
     });
     const request = { model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user' as const, content: 'x' }] };
-    const message = await anthropicClient(openaiTarget()).messages.create(request);
+    const message = await gatewayAnthropic(gateway, openaiTarget()).messages.create(request);
     expectAnthropicShape('Message', message);
     expect(message.stop_reason).toBe('refusal');
     expect(message.content).toEqual([{ type: 'text', text: refusal }]);
@@ -298,7 +286,9 @@ describe('an OpenAI-wire provider', () => {
         'data: [DONE]\n\n',
       ].join(''),
     });
-    const { events, final } = await streamEvents(anthropicClient(openaiTarget()).messages.stream(request));
+    const { events, final } = await streamEvents(
+      gatewayAnthropic(gateway, openaiTarget()).messages.stream(request),
+    );
     expectMessagesGrammar(events);
     expect(final.stop_reason).toBe('refusal');
     expect(final.content).toEqual([{ type: 'text', text: refusal }]);
@@ -323,21 +313,21 @@ describe('an OpenAI-wire provider', () => {
       usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
     });
     openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: '</answer>' }) });
-    const message = await anthropicClient(target).messages.create(request);
+    const message = await gatewayAnthropic(gateway, target).messages.create(request);
     expectAnthropicShape('Message', message);
     expect(message.stop_reason).toBe('stop_sequence');
     expect(message.stop_sequence).toBe('</answer>');
 
     openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', matched_stop: 'END' }) });
-    const sglang = await anthropicClient(target).messages.create(request);
+    const sglang = await gatewayAnthropic(gateway, target).messages.create(request);
     expect([sglang.stop_reason, sglang.stop_sequence]).toEqual(['stop_sequence', 'END']);
 
     // The end of sequence token: vLLM's stop_reason is null, a stop token's id a number.
     openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: null }) });
-    const natural = await anthropicClient(target).messages.create(request);
+    const natural = await gatewayAnthropic(gateway, target).messages.create(request);
     expect([natural.stop_reason, natural.stop_sequence]).toEqual(['end_turn', null]);
     openai.enqueue({ status: 200, body: answer({ finish_reason: 'stop', stop_reason: 128009 }) });
-    const token = await anthropicClient(target).messages.create(request);
+    const token = await gatewayAnthropic(gateway, target).messages.create(request);
     expect([token.stop_reason, token.stop_sequence]).toEqual(['end_turn', null]);
 
     const chunk = (delta: object, choice: object = { finish_reason: null }) =>
@@ -358,7 +348,7 @@ describe('an OpenAI-wire provider', () => {
         'data: [DONE]\n\n',
       ].join(''),
     });
-    const { events, final } = await streamEvents(anthropicClient(target).messages.stream(request));
+    const { events, final } = await streamEvents(gatewayAnthropic(gateway, target).messages.stream(request));
     expectMessagesGrammar(events);
     expect((events.find((e) => e.type === 'message_delta') as any).delta).toEqual({
       stop_reason: 'stop_sequence',
@@ -382,7 +372,11 @@ describe('an OpenAI-wire provider', () => {
   ])(
     'sends thinking to %s %s (budget %d) as reasoning_effort %s',
     async (provider, model, budget, effort) => {
-      await anthropicClient({ provider, api_key: 'sk-test', custom_host: openai.url }).messages.create({
+      await gatewayAnthropic(gateway, {
+        provider,
+        api_key: 'sk-test',
+        custom_host: openai.url,
+      }).messages.create({
         model,
         max_tokens: 20000,
         thinking: { type: 'enabled', budget_tokens: budget },
@@ -402,7 +396,7 @@ describe('an OpenAI-wire provider', () => {
     ['max', { type: 'adaptive' }, 'high'],
     ['xhigh', undefined, 'high'],
   ])('sends output_config.effort %s (thinking %j) as reasoning_effort %s', async (effort, thinking, sent) => {
-    await anthropicClient(openaiTarget()).messages.create({
+    await gatewayAnthropic(gateway, openaiTarget()).messages.create({
       model: 'gpt-5-mini',
       max_tokens: 20000,
       output_config: { effort },
@@ -413,7 +407,7 @@ describe('an OpenAI-wire provider', () => {
   });
 
   it('sends no reasoning_effort for an effort to a model that takes none', async () => {
-    await anthropicClient(openaiTarget()).messages.create({
+    await gatewayAnthropic(gateway, openaiTarget()).messages.create({
       model: 'gpt-4.1',
       max_tokens: 200,
       output_config: { effort: 'low' },
@@ -423,7 +417,10 @@ describe('an OpenAI-wire provider', () => {
   });
 
   it('sends thinking as it is to a server that takes it (openai-compatible)', async () => {
-    await anthropicClient({ provider: 'openai-compatible', custom_host: openai.url }).messages.create({
+    await gatewayAnthropic(gateway, {
+      provider: 'openai-compatible',
+      custom_host: openai.url,
+    }).messages.create({
       model: 'gpt-5',
       max_tokens: 20000,
       thinking: { type: 'enabled', budget_tokens: 2048 },
@@ -475,7 +472,7 @@ describe('an OpenAI-wire provider', () => {
       const { recorded, deltas, target, request, enqueueStream } = recordedReasoning(provider, fixture);
       const asked = { ...request, thinking } as Anthropic.MessageCreateParamsNonStreaming;
       openai.enqueue({ status: 200, body: recorded });
-      const message = await anthropicClient(target).messages.create(asked);
+      const message = await gatewayAnthropic(gateway, target).messages.create(asked);
       expectAnthropicShape('Message', message);
       expect(message.content).toEqual([
         { type: 'thinking', thinking: recorded.choices[0].message[field], signature: '' },
@@ -483,7 +480,7 @@ describe('an OpenAI-wire provider', () => {
       ]);
 
       enqueueStream();
-      const { events, final } = await streamEvents(anthropicClient(target).messages.stream(asked));
+      const { events, final } = await streamEvents(gatewayAnthropic(gateway, target).messages.stream(asked));
       expectMessagesGrammar(events);
       expect(final.content).toEqual([
         { type: 'thinking', thinking: deltas.map((d) => d[field] ?? '').join(''), signature: '' },
@@ -509,14 +506,14 @@ describe('an OpenAI-wire provider', () => {
         ...(thinking ? { thinking } : {}),
       } as Anthropic.MessageCreateParamsNonStreaming;
       openai.enqueue({ status: 200, body: recorded });
-      const message = await anthropicClient(target).messages.create(asked);
+      const message = await gatewayAnthropic(gateway, target).messages.create(asked);
       expectAnthropicShape('Message', message);
       expect(message.content).toEqual([{ type: 'text', text: recorded.choices[0].message.content }]);
       // The reasoning was spent: its tokens are in output_tokens, as the provider counted them.
       expect(message.usage.output_tokens).toBe(recorded.usage.completion_tokens);
 
       enqueueStream();
-      const { events, final } = await streamEvents(anthropicClient(target).messages.stream(asked));
+      const { events, final } = await streamEvents(gatewayAnthropic(gateway, target).messages.stream(asked));
       expectMessagesGrammar(events);
       expect(final.content).toEqual([{ type: 'text', text: deltas.map((d) => d.content ?? '').join('') }]);
       const blockEvents = events.filter((e) => e.type.startsWith('content_block_'));
@@ -526,7 +523,7 @@ describe('an OpenAI-wire provider', () => {
   );
 
   it('sends a PDF document as a file part', async () => {
-    const message = await anthropicClient(openaiTarget()).messages.create({
+    const message = await gatewayAnthropic(gateway, openaiTarget()).messages.create({
       model: 'gpt-4o-mini',
       max_tokens: 100,
       messages: [
@@ -551,7 +548,7 @@ describe('an OpenAI-wire provider', () => {
   });
 
   it('refuses a block the chat API cannot carry, naming it', async () => {
-    const error = await anthropicClient(openaiTarget())
+    const error = await gatewayAnthropic(gateway, openaiTarget())
       .messages.create({
         model: 'gpt-4o-mini',
         max_tokens: 100,
@@ -584,7 +581,7 @@ describe('an OpenAI-wire provider', () => {
       tools: [weatherTool],
     };
     const before = openai.requests.length;
-    const counted = await anthropicClient(openaiTarget()).messages.countTokens(body);
+    const counted = await gatewayAnthropic(gateway, openaiTarget()).messages.countTokens(body);
     expectAnthropicShape('CountTokensResponse', counted);
     expect(counted.input_tokens).toBe(await estimateInputTokens(body));
     // The sentences and the tool definition are some dozens of tokens: an estimate in that range.
@@ -598,7 +595,7 @@ describe('Gemini', () => {
   it('answers messages.create from the recorded answer', async () => {
     const recorded = readGoogleFixture('google-text.json') as any;
     google.enqueue({ fixture: 'google-text.json' });
-    const message = await anthropicClient(googleTarget()).messages.create({
+    const message = await gatewayAnthropic(gateway, googleTarget()).messages.create({
       model: 'gemini-2.5-flash',
       max_tokens: 500,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -620,7 +617,7 @@ describe('Gemini', () => {
       .join('');
     google.enqueue({ fixture: 'google-text.chunks.txt' });
     const { events, final } = await streamEvents(
-      anthropicClient(googleTarget()).messages.stream({
+      gatewayAnthropic(gateway, googleTarget()).messages.stream({
         model: 'gemini-2.5-flash',
         max_tokens: 500,
         messages: [{ role: 'user', content: 'Hello' }],
@@ -638,7 +635,7 @@ describe('Gemini', () => {
     const recorded = readGoogleFixture('google-tool-call.json') as any;
     const signature = recorded.candidates[0].content.parts[0].thoughtSignature;
     google.enqueue({ fixture: 'google-tool-call.json' });
-    const client = anthropicClient(googleTarget());
+    const client = gatewayAnthropic(gateway, googleTarget());
     const question = { role: 'user' as const, content: 'Weather in San Francisco?' };
     const first = await client.messages.create({
       model: 'gemini-3-pro-preview',
@@ -681,7 +678,7 @@ describe('Gemini', () => {
   // placeholder signature.
   it('answers a signed function call with no thinking block when thinking is off, streamed and not', async () => {
     const recorded = readGoogleFixture('google-tool-call.json') as any;
-    const client = anthropicClient(googleTarget());
+    const client = gatewayAnthropic(gateway, googleTarget());
     const question = { role: 'user' as const, content: 'Weather in San Francisco?' };
     const request = {
       model: 'gemini-3-pro-preview',
@@ -753,7 +750,7 @@ describe('Gemini with thought summaries', () => {
   async function sentBack(first: Anthropic.Message) {
     const toolUse = first.content.find((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock;
     google.enqueue({ fixture: 'google-text.json' });
-    await anthropicClient(googleTarget()).messages.create(
+    await gatewayAnthropic(gateway, googleTarget()).messages.create(
       request([
         question,
         { role: 'assistant', content: first.content },
@@ -785,7 +782,7 @@ describe('Gemini with thought summaries', () => {
         responseId: 'r1',
       },
     });
-    const first = await anthropicClient(googleTarget()).messages.create(request([question]));
+    const first = await gatewayAnthropic(gateway, googleTarget()).messages.create(request([question]));
     const parts = await sentBack(first);
     expect(parts.find((p) => p.functionCall).thoughtSignature).toBe(SIG);
   });
@@ -807,7 +804,7 @@ describe('Gemini with thought summaries', () => {
       ],
     });
     const { events, final } = await streamEvents(
-      anthropicClient(googleTarget()).messages.stream(request([question])),
+      gatewayAnthropic(gateway, googleTarget()).messages.stream(request([question])),
     );
     expectMessagesGrammar(events);
     expect(final.content.map((b: Anthropic.ContentBlock) => b.type)).toEqual(['thinking', 'tool_use']);
@@ -826,7 +823,7 @@ describe('a fallback from Anthropic to an OpenAI-wire provider', () => {
   it('answers from the second provider in the same call, translated', async () => {
     anthropic.enqueue({ kind: 'error', status: 529, type: 'overloaded_error', message: 'Overloaded' });
     const { traceId, headers } = traceHeaders();
-    const response = await anthropicClient(fallback(), headers)
+    const response = await gatewayAnthropic(gateway, fallback(), headers)
       .messages.create({
         model: 'claude-opus-5',
         max_tokens: 100,
@@ -845,7 +842,7 @@ describe('a fallback from Anthropic to an OpenAI-wire provider', () => {
   it('streams from the second provider when the first fails before its first byte', async () => {
     anthropic.enqueue({ kind: 'error', status: 500, type: 'api_error', message: 'Internal error' });
     const { events, final } = await streamEvents(
-      anthropicClient(fallback()).messages.stream({
+      gatewayAnthropic(gateway, fallback()).messages.stream({
         model: 'claude-opus-5',
         max_tokens: 100,
         messages: [{ role: 'user', content: 'Stream from whoever' }],

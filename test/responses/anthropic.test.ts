@@ -8,6 +8,7 @@ import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const API_KEY = 'sk-ant-responses';
 
@@ -18,15 +19,7 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: API_KEY });
   gateway = await startGateway();
-  client = new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: API_KEY, custom_host: fake.url }),
-    },
-  });
+  client = gatewayOpenAI(gateway, { provider: 'anthropic', api_key: API_KEY, custom_host: fake.url });
 });
 
 afterAll(async () => {

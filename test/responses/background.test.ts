@@ -17,6 +17,7 @@ import { startGateway, type StartGatewayOptions, type TestGateway } from '../hel
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let upstream: FakeUpstream;
 
@@ -31,16 +32,7 @@ afterAll(async () => {
 const target = () => ({ provider: 'openai', api_key: 'sk-bg', custom_host: upstream.url });
 
 function sdk(gateway: TestGateway, headers: Record<string, string> = {}): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(target()),
-      ...headers,
-    },
-  });
+  return gatewayOpenAI(gateway, target(), { ...headers });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

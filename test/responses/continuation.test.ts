@@ -3,12 +3,12 @@
 // next target (as chat, whatever that target is) and the client reads one coherent event stream; a native
 // stream is not continued and ends with response.failed. The openai SDK against the gateway and fake
 // OpenAI-wire upstreams that cut their streams.
-import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CONTINUE_INSTRUCTION } from '../../src/gateway/routing/continuation.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let first: FakeUpstream;
@@ -30,15 +30,6 @@ beforeEach(() => {
   first.reset();
   second.reset();
 });
-
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 // groq has no Responses API: it is called translated, on the fake's chat completions.
 const translatedTarget = (fake: FakeUpstream) => ({
@@ -88,7 +79,7 @@ describe('a broken Responses stream under a fallback config', () => {
   it('continues a translated stream on the next target: one stream, one completed response, stored whole', async () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     second.enqueue({ text: REST });
-    const client = sdk(fallback(translatedTarget(first), translatedTarget(second)));
+    const client = gatewayOpenAI(gateway, fallback(translatedTarget(first), translatedTarget(second)));
     const events = await collect(
       await client.responses.create({ model: 'llama-3.3-70b', input: 'Tell me a story', stream: true }),
     );
@@ -114,7 +105,7 @@ describe('a broken Responses stream under a fallback config', () => {
   it('continues a translated stream as chat on a next target that has the API natively', async () => {
     first.enqueue({ text: WHOLE, cutAfter: 6 });
     second.enqueue({ text: REST });
-    const client = sdk(fallback(translatedTarget(first), nativeTarget(second)));
+    const client = gatewayOpenAI(gateway, fallback(translatedTarget(first), nativeTarget(second)));
     const events = await collect(
       await client.responses.create({ model: 'gpt-4o', input: 'Tell me a story', stream: true }),
     );
@@ -126,7 +117,7 @@ describe('a broken Responses stream under a fallback config', () => {
 
   it('ends a broken native stream with response.failed: no other target continues it', async () => {
     first.enqueue({ cutAfter: 5 });
-    const client = sdk(fallback(nativeTarget(first), translatedTarget(second)));
+    const client = gatewayOpenAI(gateway, fallback(nativeTarget(first), translatedTarget(second)));
     const events = await collect(
       await client.responses.create({ model: 'gpt-4o', input: 'one two three four five', stream: true }),
     );

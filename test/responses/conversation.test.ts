@@ -12,6 +12,7 @@ import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const ANTHROPIC_KEY = 'sk-ant-conversation';
 
@@ -25,15 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([anthropic?.close(), google?.close()]);
 });
-
-function sdk(gateway: TestGateway, config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 const anthropicTarget = () => ({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
 const googleTarget = () => ({ provider: 'google', api_key: google.apiKey, custom_host: google.url });
@@ -58,7 +50,7 @@ describe('a three-turn conversation with a tool call, falling back between provi
   });
 
   it('keeps the whole history: the fallback provider and the next turn see every item', async () => {
-    const client = sdk(gateway, {
+    const client = gatewayOpenAI(gateway, {
       strategy: { mode: 'fallback', on_status_codes: [529] },
       targets: [anthropicTarget(), googleTarget()],
     });
@@ -165,7 +157,7 @@ function instantFollowUp(start: () => Promise<TestGateway>) {
   });
 
   it('a follow-up sent the instant a streamed response completes finds it', async () => {
-    const client = sdk(gateway, anthropicTarget());
+    const client = gatewayOpenAI(gateway, anthropicTarget());
     const stream = await client.responses.create({
       model: 'claude-sonnet-4-5',
       input: 'Hello',
@@ -194,7 +186,7 @@ function instantFollowUp(start: () => Promise<TestGateway>) {
   });
 
   it('a follow-up sent the instant a JSON response arrives finds it', async () => {
-    const client = sdk(gateway, anthropicTarget());
+    const client = gatewayOpenAI(gateway, anthropicTarget());
     for (let turn = 0, previous: string | undefined; turn < 5; turn++) {
       const response = await client.responses.create({
         model: 'claude-sonnet-4-5',

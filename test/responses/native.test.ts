@@ -14,6 +14,7 @@ import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const ANTHROPIC_KEY = 'sk-ant-native';
 const GATEWAY_ID = /^[a-z]+_[0-9a-f]{48}$/;
@@ -38,15 +39,6 @@ afterAll(async () => {
 
 beforeEach(() => openai.reset());
 
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
-
 const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-oai', custom_host: openai.url });
 const anthropicTarget = () => ({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
 const sentToOpenAI = () => openai.requests.at(-1)!;
@@ -69,7 +61,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 
 describe('OpenAI natively', () => {
   it('calls /v1/responses with the whole input and store: false, and answers with its own ids', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const response = await client.responses.create({
       model: 'gpt-4o',
       instructions: 'Be brief.',
@@ -103,7 +95,7 @@ describe('OpenAI natively', () => {
   });
 
   it('runs a background request in the gateway, the provider asked for no background run', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const created = await client.responses.create({ model: 'gpt-4o', input: 'Later', background: true });
     expectOpenAPIValid('Response', created);
     expect(created.status).toBe('queued');
@@ -119,7 +111,7 @@ describe('OpenAI natively', () => {
   });
 
   it("keeps the provider's usage, its cache writes included", async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const usage = {
       input_tokens: 2400,
       input_tokens_details: { cached_tokens: 300, cache_write_tokens: 2000 },
@@ -144,7 +136,7 @@ describe('OpenAI natively', () => {
   });
 
   it('relays the stream with the gateway ids and numbering, and exactly one terminal event', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const events = await collect(
       await client.responses.create({
         model: 'gpt-5',
@@ -187,7 +179,7 @@ describe('OpenAI natively', () => {
   });
 
   it('sends the encrypted reasoning back on the next turn, with the whole history', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const first = await client.responses.create({
       model: 'gpt-5',
       input: 'First question',
@@ -216,7 +208,7 @@ describe('OpenAI natively', () => {
   });
 
   it('is incomplete at max_output_tokens, as the provider says', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
     openai.enqueue({ text: words });
     const response = await client.responses.create({ model: 'gpt-4o', input: 'Talk', max_output_tokens: 16 });
@@ -226,7 +218,7 @@ describe('OpenAI natively', () => {
   });
 
   it('fails in band with response.failed when the stream breaks, and stores it failed', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     openai.enqueue({ cutAfter: 5 });
     const events = await collect(
       await client.responses.create({ model: 'gpt-4o', input: 'one two three four five', stream: true }),
@@ -249,7 +241,7 @@ describe('OpenAI natively', () => {
   });
 
   it("fails a response with the provider's code when the document lists it, else server_error", async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const failed = (code: string) => ({
       id: 'resp_upstream',
       object: 'response',
@@ -281,7 +273,7 @@ describe('OpenAI natively', () => {
   });
 
   it('passes built-in tools and a stored prompt to the provider that runs them', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const prompt = { id: 'pmpt_123', version: '2', variables: { city: 'Paris' } };
     const response = await client.responses.create({
       model: 'gpt-4o',
@@ -295,7 +287,7 @@ describe('OpenAI natively', () => {
   });
 
   it('checks a file_search tool against its fields before the provider is called', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     const search = {
       type: 'file_search',
       vector_store_ids: ['vs_1'],
@@ -332,7 +324,7 @@ describe('OpenAI natively', () => {
   });
 
   it('passes a tool_choice of a built-in tool, or of allowed tools, to the provider', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     for (const toolChoice of [
       { type: 'web_search_preview' },
       { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search_preview' }] },
@@ -349,7 +341,7 @@ describe('OpenAI natively', () => {
   });
 
   it('takes the output of a native answer back as input, its built-in tool calls included', async () => {
-    const client = sdk(openaiTarget());
+    const client = gatewayOpenAI(gateway, openaiTarget());
     openai.enqueue({ status: 200, body: recorded('openai-web-search-tool.1.json') });
     const first = await client.responses.create({
       model: 'gpt-5-mini',
@@ -372,7 +364,7 @@ describe('OpenAI natively', () => {
 
 describe('the cache on native answers', () => {
   it('replays a native stream and answer as new responses', async () => {
-    const client = sdk({ ...openaiTarget(), cache: { mode: 'simple' } });
+    const client = gatewayOpenAI(gateway, { ...openaiTarget(), cache: { mode: 'simple' } });
     const ask = { model: 'gpt-4o', input: 'Cache me natively' };
     for (const stream of [false, true]) {
       openai.reset();
@@ -396,7 +388,7 @@ describe('the cache on native answers', () => {
 
 describe('guardrails on native answers', () => {
   const guarded = (deny: string) =>
-    sdk({
+    gatewayOpenAI(gateway, {
       ...openaiTarget(),
       output_guardrails: [
         { id: 'no-word', deny: true, 'default.contains': { words: [deny], operator: 'none' } },
@@ -420,7 +412,7 @@ describe('guardrails on native answers', () => {
   });
 
   it('redacts personal data in a native stream, its done events and the stored response', async () => {
-    const client = sdk({
+    const client = gatewayOpenAI(gateway, {
       ...openaiTarget(),
       output_guardrails: [{ id: 'pii', 'default.pii': { categories: ['email'], redact: true } }],
     });
@@ -451,7 +443,7 @@ describe('guardrails on native answers', () => {
 
 describe('one walk, native then translated', () => {
   it('moves the conversation from OpenAI (native) to Anthropic (translated) with the whole history', async () => {
-    const client = sdk({
+    const client = gatewayOpenAI(gateway, {
       strategy: { mode: 'fallback', on_status_codes: [503] },
       targets: [openaiTarget(), { ...anthropicTarget(), override_params: { model: 'claude-sonnet-4-5' } }],
     });
@@ -504,7 +496,7 @@ describe('one walk, native then translated', () => {
   });
 
   it('leaves the items of built-in tools OpenAI ran out of the history a translated target gets', async () => {
-    const client = sdk({
+    const client = gatewayOpenAI(gateway, {
       strategy: { mode: 'fallback', on_status_codes: [503] },
       targets: [openaiTarget(), { ...anthropicTarget(), override_params: { model: 'claude-sonnet-4-5' } }],
     });
@@ -541,7 +533,7 @@ describe('Azure OpenAI natively', () => {
   });
 
   it('calls {resource}/openai/responses with the api-version and the deployment as the model', async () => {
-    const client = sdk(azureTarget());
+    const client = gatewayOpenAI(gateway, azureTarget());
     const response = await client.responses.create({ model: 'gpt-5', input: 'Hi Azure' });
     expectOpenAPIValid('Response', response);
     expect(response.output_text).toBe('[azure] Hi Azure');

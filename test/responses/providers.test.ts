@@ -3,12 +3,12 @@
 // and each provider's fake (replaying recorded answers in the provider's own wire format), streamed and
 // not; each answer validated against the OpenAPI document's Response schema, each event against
 // ResponseStreamEvent, and each response read back as stored.
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { startProviderFakes, type ProviderFakes } from '../helpers/provider-targets.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let providers: ProviderFakes;
@@ -26,15 +26,6 @@ afterAll(async () => {
   await gateway?.close();
   await Promise.all([providers?.close(), openai?.close()]);
 });
-
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 interface Upstream {
   name: string;
@@ -73,7 +64,7 @@ const UPSTREAMS: Upstream[] = [
 
 describe.each(UPSTREAMS.map((u) => [u.name, u] as const))('responses on %s', (_name, upstream) => {
   it('answers, stores and lists a response', async () => {
-    const client = sdk(upstream.config());
+    const client = gatewayOpenAI(gateway, upstream.config());
     const prompt = 'Say hello';
     const response = await client.responses.create({ model: upstream.model(), input: prompt });
     expectOpenAPIValid('Response', response);
@@ -89,7 +80,7 @@ describe.each(UPSTREAMS.map((u) => [u.name, u] as const))('responses on %s', (_n
   });
 
   it('streams the Responses events, ending with one response.completed', async () => {
-    const client = sdk(upstream.config());
+    const client = gatewayOpenAI(gateway, upstream.config());
     const prompt = 'Say hello';
     const stream = await client.responses.create({ model: upstream.model(), input: prompt, stream: true });
     const events: any[] = [];

@@ -4,12 +4,12 @@
 // account A to Azure OpenAI (or to OpenAI account B) and back to A: the other account never sees A's
 // encrypted reasoning, and A gets it again. The openai SDK against the gateway and fakes of OpenAI and
 // Azure OpenAI that answer with encrypted reasoning.
-import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let openai: FakeUpstream;
@@ -28,15 +28,6 @@ afterAll(async () => {
 });
 
 beforeEach(() => openai.reset());
-
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
 
 const accountA = () => ({ provider: 'openai', api_key: 'sk-account-a', custom_host: openai.url });
 const accountB = () => ({ provider: 'openai', api_key: 'sk-account-b', custom_host: openai.url });
@@ -63,7 +54,7 @@ const encryptedIn = (body: unknown): string[] =>
 const lastOpenAIBody = () => openai.requests.at(-1)!.body;
 
 async function firstTurnOnA(): Promise<{ id: string; encrypted: string }> {
-  const first = await sdk(accountA()).responses.create(ask('First question'));
+  const first = await gatewayOpenAI(gateway, accountA()).responses.create(ask('First question'));
   expectOpenAPIValid('Response', first);
   const reasoning = first.output.find((item) => item.type === 'reasoning') as any;
   expect(reasoning.encrypted_content).toMatch(/^gAAAAAB/);
@@ -74,7 +65,9 @@ describe('encrypted reasoning is sent only to the account that produced it', () 
   it('OpenAI account A → Azure OpenAI → A: Azure never gets it, A gets it back', async () => {
     const first = await firstTurnOnA();
 
-    const second = await sdk(azureTarget()).responses.create(ask('Second question', first.id));
+    const second = await gatewayOpenAI(gateway, azureTarget()).responses.create(
+      ask('Second question', first.id),
+    );
     expect(second.status).toBe('completed');
     const toAzure = azure.requests.at(-1)!.body as any;
     expect(JSON.stringify(toAzure)).not.toContain(first.encrypted);
@@ -82,7 +75,7 @@ describe('encrypted reasoning is sent only to the account that produced it', () 
     // The rest of the conversation goes whole.
     expect(toAzure.input.filter((item: any) => item.type !== 'reasoning')).toHaveLength(3);
 
-    const third = await sdk(accountA()).responses.create(ask('Third question', second.id));
+    const third = await gatewayOpenAI(gateway, accountA()).responses.create(ask('Third question', second.id));
     expect(third.status).toBe('completed');
     // A gets its own reasoning back, and not the reasoning Azure produced on the second turn.
     expect(encryptedIn(lastOpenAIBody())).toEqual([first.encrypted]);
@@ -91,28 +84,34 @@ describe('encrypted reasoning is sent only to the account that produced it', () 
   it('OpenAI account A → account B → A: B never gets it, A gets it back', async () => {
     const first = await firstTurnOnA();
 
-    const second = await sdk(accountB()).responses.create(ask('Second question', first.id));
+    const second = await gatewayOpenAI(gateway, accountB()).responses.create(
+      ask('Second question', first.id),
+    );
     expect(second.status).toBe('completed');
     const toB = lastOpenAIBody();
     expect(openai.requests.at(-1)!.headers.authorization).toBe('Bearer sk-account-b');
     expect(JSON.stringify(toB)).not.toContain(first.encrypted);
     const secondReasoning = second.output.find((item) => item.type === 'reasoning') as any;
 
-    await sdk(accountA()).responses.create(ask('Third question', second.id));
+    await gatewayOpenAI(gateway, accountA()).responses.create(ask('Third question', second.id));
     const toA = lastOpenAIBody();
     expect(encryptedIn(toA)).toEqual([first.encrypted]);
     if (secondReasoning) expect(JSON.stringify(toA)).not.toContain(secondReasoning.encrypted_content);
   });
 
   it('follows the item when the client sends it back itself, without previous_response_id', async () => {
-    const client = sdk(accountA());
+    const client = gatewayOpenAI(gateway, accountA());
     const first = await client.responses.create(ask('First question'));
     const input = [
       { role: 'user' as const, content: 'First question' },
       ...(first.output as any[]),
       { role: 'user' as const, content: 'Second question' },
     ];
-    await sdk(accountB()).responses.create({ model: 'gpt-5', input, reasoning: { effort: 'low' } });
+    await gatewayOpenAI(gateway, accountB()).responses.create({
+      model: 'gpt-5',
+      input,
+      reasoning: { effort: 'low' },
+    });
     expect(encryptedIn(lastOpenAIBody())).toEqual([]);
     await client.responses.create({ model: 'gpt-5', input, reasoning: { effort: 'low' } });
     expect(encryptedIn(lastOpenAIBody())).toHaveLength(1);

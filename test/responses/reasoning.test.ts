@@ -5,7 +5,6 @@
 // gateway; Anthropic's and an OpenAI-compatible provider's fakes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import OpenAI from 'openai';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
@@ -13,6 +12,7 @@ import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 const ANTHROPIC_KEY = 'sk-ant-reasoning';
 
@@ -32,16 +32,8 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), anthropic?.close(), compatible?.close()]);
 });
 
-function sdk(config: Record<string, unknown>): OpenAI {
-  return new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(config) },
-  });
-}
-
-const claude = () => sdk({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
+const claude = () =>
+  gatewayOpenAI(gateway, { provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
 
 const THINKING = { type: 'thinking', thinking: 'Let me think.', signature: 'sig-thinking' };
 const REDACTED = {
@@ -145,7 +137,11 @@ describe('the Response’s reasoning settings', () => {
     ['generate_summary', { effort: 'low', generate_summary: 'concise' }],
     ['summary', { effort: 'low', summary: 'concise' }],
   ] as const)('show the summary asked by %s under both names', async (_name, reasoning) => {
-    const client = sdk({ provider: 'groq', api_key: 'gsk-test', custom_host: compatible.url });
+    const client = gatewayOpenAI(gateway, {
+      provider: 'groq',
+      api_key: 'gsk-test',
+      custom_host: compatible.url,
+    });
     const response = await client.responses.create({ model: 'o4-mini', input: 'Reason', reasoning });
     expectOpenAPIValid('Response', response);
     expect(response.reasoning).toEqual({ effort: 'low', summary: 'concise', generate_summary: 'concise' });
@@ -154,7 +150,11 @@ describe('the Response’s reasoning settings', () => {
 
 describe('reasoning.effort on an OpenAI-wire chat provider without thinking', () => {
   it('is sent as reasoning_effort, not as the gateway’s thinking option', async () => {
-    const client = sdk({ provider: 'groq', api_key: 'gsk-test', custom_host: compatible.url });
+    const client = gatewayOpenAI(gateway, {
+      provider: 'groq',
+      api_key: 'gsk-test',
+      custom_host: compatible.url,
+    });
     await client.responses.create({ model: 'o4-mini', input: 'Reason', reasoning: { effort: 'high' } });
     const sent = compatible.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
@@ -264,7 +264,7 @@ describe('an OpenAI-wire provider’s reasoning field (DeepSeek’s reasoning_co
     'is a reasoning item of %s, its summary when asked, streamed and not',
     async (provider, fixture, field) => {
       const { body, deltas, enqueueStream } = recorded(provider, fixture);
-      const client = sdk({ provider, api_key: 'sk-test', custom_host: compatible.url });
+      const client = gatewayOpenAI(gateway, { provider, api_key: 'sk-test', custom_host: compatible.url });
       const request = {
         model: body.model,
         input: 'How many r are in strawberry?',

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let openai: FakeUpstream;
@@ -13,15 +14,7 @@ let client: OpenAI;
 
 beforeAll(async () => {
   [gateway, openai] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'oai' })]);
-  client = new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-oai', custom_host: openai.url }),
-    },
-  });
+  client = gatewayOpenAI(gateway, { provider: 'openai', api_key: 'sk-oai', custom_host: openai.url });
 });
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { loadSettings } from '../../src/settings.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let upstream: FakeUpstream;
@@ -17,18 +18,10 @@ let client: OpenAI;
 
 beforeAll(async () => {
   [gateway, upstream] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'up' })]);
-  client = new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'openai-compatible',
-        api_key: 'sk-up',
-        custom_host: upstream.url,
-      }),
-    },
+  client = gatewayOpenAI(gateway, {
+    provider: 'openai-compatible',
+    api_key: 'sk-up',
+    custom_host: upstream.url,
   });
 });
 
@@ -528,18 +521,10 @@ describe('context windows set by the operator', () => {
   it('GATEWAY_CONTEXT_WINDOWS comes before the built-in table', async () => {
     const small = await startGateway({ env: { GATEWAY_CONTEXT_WINDOWS: '{"gpt-4o-tiny":100}' } });
     try {
-      const tiny = new OpenAI({
-        baseURL: small.url,
-        apiKey: 'unused',
-        maxRetries: 0,
-        defaultHeaders: {
-          'x-gateway-api-key': small.adminKey,
-          'x-gateway-config': JSON.stringify({
-            provider: 'openai',
-            api_key: 'sk-up',
-            custom_host: upstream.url,
-          }),
-        },
+      const tiny = gatewayOpenAI(small, {
+        provider: 'openai',
+        api_key: 'sk-up',
+        custom_host: upstream.url,
       });
       await expect400(tiny.responses.create({ model: 'gpt-4o-tiny', input: 'y'.repeat(600) }), 'input');
       // gpt-4o's own window is untouched.

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { gatewayOpenAI } from '../helpers/openai-client.js';
 
 let gateway: TestGateway;
 let fake: FakeVertex;
@@ -14,20 +15,12 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = await startFakeVertex();
   gateway = await startGateway();
-  client = new OpenAI({
-    baseURL: gateway.url,
-    apiKey: 'unused',
-    maxRetries: 0,
-    defaultHeaders: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'vertex-ai',
-        cloudb_project_id: 'test-project',
-        cloudb_region: 'europe-west4',
-        cloudb_service_account_json: fake.serviceAccount,
-        custom_host: fake.url,
-      }),
-    },
+  client = gatewayOpenAI(gateway, {
+    provider: 'vertex-ai',
+    cloudb_project_id: 'test-project',
+    cloudb_region: 'europe-west4',
+    cloudb_service_account_json: fake.serviceAccount,
+    custom_host: fake.url,
   });
 });
 
