@@ -28,6 +28,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { client, logsOf, traceHeaders, userMessage, type Config } from '../routing/support.js';
 import { gatewayAnthropic } from '../helpers/anthropic-client.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 
@@ -313,14 +314,6 @@ function gemini(model: string, metadata: Json, stream: boolean): GeminiFakeBehav
   };
 }
 
-const vertexKeys = (): Config => ({
-  provider: 'vertex-ai',
-  cloudb_project_id: 'test-project',
-  cloudb_region: 'europe-west4',
-  cloudb_service_account_json: vertex.serviceAccount,
-  custom_host: vertex.url,
-});
-
 const cases: ParityCase[] = [
   {
     ...openAIWireCase(
@@ -435,7 +428,7 @@ const cases: ParityCase[] = [
   })),
   ...[false, true].map((dedicated): ParityCase => ({
     name: `vertex-ai (claude${dedicated ? ', Provisioned Throughput only' : ''})`,
-    config: () => ({ ...vertexKeys(), ...(dedicated && { cloudb_request_type: 'dedicated' }) }),
+    config: () => ({ ...vertexTarget(vertex), ...(dedicated && { cloudb_request_type: 'dedicated' }) }),
     model: 'claude-parity@20250101',
     arrange(stream) {
       vertex.enqueue(
@@ -514,7 +507,7 @@ const cases: ParityCase[] = [
   },
   ...['ON_DEMAND', 'PROVISIONED_THROUGHPUT'].map((trafficType): ParityCase => ({
     name: `vertex-ai (gemini, ${trafficType})`,
-    config: vertexKeys,
+    config: () => vertexTarget(vertex),
     model: 'gemini-parity',
     arrange(stream) {
       vertex.enqueue(gemini('gemini-parity', { ...GEMINI_USAGE, trafficType }, stream));

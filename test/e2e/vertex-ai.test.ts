@@ -10,6 +10,7 @@ import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid, openAPIDocumentPath } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 function anthropicSample(name: string): string {
   return readFileSync(
@@ -22,21 +23,10 @@ let gateway: TestGateway;
 let fake: FakeVertex;
 let client: OpenAI;
 
-function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    provider: 'vertex-ai',
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'europe-west4',
-    cloudb_service_account_json: fake.serviceAccount,
-    custom_host: fake.url,
-    ...extra,
-  };
-}
-
 beforeAll(async () => {
   fake = await startFakeVertex();
   gateway = await startGateway();
-  client = gatewayOpenAI(gateway, vertexConfig());
+  client = gatewayOpenAI(gateway, vertexTarget(fake));
 });
 
 afterAll(async () => {
@@ -377,7 +367,7 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('refuses a config without cloudb_project_id with a 400 naming it', async () => {
-    const broken = gatewayOpenAI(gateway, vertexConfig({ cloudb_project_id: undefined }));
+    const broken = gatewayOpenAI(gateway, vertexTarget(fake, { cloudb_project_id: undefined }));
     const error = await broken.chat.completions
       .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);
@@ -392,7 +382,7 @@ describe('vertex-ai through the gateway', () => {
     try {
       other.refuseTokens(true);
       const refused = gatewayOpenAI(gateway, {
-        ...vertexConfig(),
+        ...vertexTarget(fake),
         cloudb_service_account_json: other.serviceAccount,
         custom_host: other.url,
       });

@@ -13,6 +13,7 @@ import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, traceHeaders } from '../routing/support.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 let gateway: TestGateway;
 let fake: FakeVertex;
@@ -39,14 +40,7 @@ afterAll(async () => {
 });
 
 function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    provider: 'vertex-ai',
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'global',
-    cloudb_service_account_json: fake.serviceAccount,
-    custom_host: fake.url,
-    ...extra,
-  };
+  return vertexTarget(fake, { cloudb_region: 'global', ...extra });
 }
 
 /** The recorded plain answer, as Vertex sends it: with the traffic type that served it (and other counts). */
@@ -152,14 +146,7 @@ describe("a target's cloudb_shared_request_type (X-Vertex-AI-LLM-Shared-Request-
     const created = await fetch(`${gateway.url}/virtual-keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
-      body: JSON.stringify({
-        slug: 'vertex-regional',
-        provider: 'vertex-ai',
-        cloudb_project_id: 'test-project',
-        cloudb_region: 'europe-west4',
-        cloudb_service_account_json: fake.serviceAccount,
-        custom_host: fake.url,
-      }),
+      body: JSON.stringify({ slug: 'vertex-regional', ...vertexTarget(fake) }),
     });
     expect(created.status).toBe(200);
     const before = fake.requests.length;

@@ -8,6 +8,7 @@ import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 const PER_MILLION = 1e-6;
 // gemini-2.5-flash on the shipped table: $0.30 in, $2.50 out (thoughts at the output price).
@@ -25,17 +26,6 @@ afterAll(async () => {
   await gateway?.close();
   await fake?.close();
 });
-
-function vertexConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    provider: 'vertex-ai',
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'europe-west4',
-    cloudb_service_account_json: fake.serviceAccount,
-    custom_host: fake.url,
-    ...extra,
-  };
-}
 
 /** A recorded Vertex stream's events, as gemini-2.5-flash. */
 function recordedStream(name: string): any[] {
@@ -55,7 +45,7 @@ function recordedAnswer(trafficType: string): any {
 async function post(
   route: string,
   body: Record<string, unknown>,
-  config: Record<string, unknown> = vertexConfig(),
+  config: Record<string, unknown> = vertexTarget(fake),
   extraHeaders: Record<string, string> = {},
 ): Promise<{ response: Response; traceId: string }> {
   const { traceId, headers } = traceHeaders();
@@ -170,7 +160,7 @@ describe('Vertex AI Provisioned Throughput', () => {
         headers: {
           'content-type': 'application/json',
           'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(vertexConfig()),
+          'x-gateway-config': JSON.stringify(vertexTarget(fake)),
           ...headers,
         },
         body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
@@ -210,18 +200,20 @@ describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => 
 
   it('asks Vertex for dedicated or shared capacity on every call of the target, and for neither without it', async () => {
     fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
-    expect((await chat({}, vertexConfig({ cloudb_request_type: 'dedicated' }))).response.status).toBe(200);
+    expect((await chat({}, vertexTarget(fake, { cloudb_request_type: 'dedicated' }))).response.status).toBe(
+      200,
+    );
     expect(requestType()).toBe('dedicated');
 
     fake.enqueue({ events: recordedStream('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt') });
-    const stream = await chat({ stream: true }, vertexConfig({ cloudb_request_type: 'shared' }));
+    const stream = await chat({ stream: true }, vertexTarget(fake, { cloudb_request_type: 'shared' }));
     await stream.response.text();
     expect(requestType()).toBe('shared');
 
     const claude = await post(
       '/messages',
       { model: CLAUDE, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
-      vertexConfig({ cloudb_request_type: 'dedicated' }),
+      vertexTarget(fake, { cloudb_request_type: 'dedicated' }),
     );
     expect(claude.response.status).toBe(200);
     expect(fake.requests.at(-1)!.path).toContain(':rawPredict');
@@ -230,7 +222,7 @@ describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => 
     const embedding = await post(
       '/embeddings',
       { model: 'text-embedding-005', input: 'Hi' },
-      vertexConfig({ cloudb_request_type: 'shared' }),
+      vertexTarget(fake, { cloudb_request_type: 'shared' }),
     );
     expect(embedding.response.status).toBe(200);
     expect(requestType()).toBe('shared');
@@ -245,7 +237,7 @@ describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => 
     const { response } = await post(
       '/projects/test-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
       { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
-      vertexConfig({ cloudb_request_type: 'dedicated' }),
+      vertexTarget(fake, { cloudb_request_type: 'dedicated' }),
       { 'x-vertex-ai-llm-request-type': 'shared' },
     );
     expect(response.status).toBe(200);
@@ -257,27 +249,27 @@ describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => 
     fake.enqueue({ json: recordedAnswer('ON_DEMAND') });
     const body = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] };
     const header = { 'x-vertex-ai-llm-request-type': 'shared' };
-    await post('/chat/completions', body, vertexConfig(forwarding), header);
+    await post('/chat/completions', body, vertexTarget(fake, forwarding), header);
     expect(requestType()).toBe('shared');
     fake.enqueue({ json: recordedAnswer('PROVISIONED_THROUGHPUT') });
     await post(
       '/chat/completions',
       body,
-      vertexConfig({ ...forwarding, cloudb_request_type: 'dedicated' }),
+      vertexTarget(fake, { ...forwarding, cloudb_request_type: 'dedicated' }),
       header,
     );
     expect(requestType()).toBe('dedicated');
   });
 
   it('refuses a value Vertex does not know, naming the key', async () => {
-    const { response } = await chat({}, vertexConfig({ cloudb_request_type: 'provisioned' }));
+    const { response } = await chat({}, vertexTarget(fake, { cloudb_request_type: 'provisioned' }));
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as any;
     expect(error.param).toBe('config.cloudb_request_type');
   });
 
   it('prices a Claude call of a dedicated target at 0: Vertex served it from Provisioned Throughput or refused it', async () => {
-    const dedicated = vertexConfig({ cloudb_request_type: 'dedicated' });
+    const dedicated = vertexTarget(fake, { cloudb_request_type: 'dedicated' });
     const asked = { model: CLAUDE, messages: [{ role: 'user', content: 'Hi' }] };
 
     const plain = await chat(asked, dedicated);
@@ -308,7 +300,7 @@ describe("a target's cloudb_request_type (X-Vertex-AI-LLM-Request-Type)", () => 
   });
 
   it('prices a Claude call of any other target at the model prices: its answer names no traffic type', async () => {
-    for (const config of [vertexConfig(), vertexConfig({ cloudb_request_type: 'shared' })]) {
+    for (const config of [vertexTarget(fake), vertexTarget(fake, { cloudb_request_type: 'shared' })]) {
       const { response, traceId } = await chat({ model: CLAUDE }, config);
       expect(((await response.json()) as any).usage).not.toHaveProperty('traffic_type');
       expect((await logsOf(gateway, traceId, 1))[0].cost).toBeCloseTo(claudeCost, 12);

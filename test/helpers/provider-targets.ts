@@ -105,6 +105,24 @@ function geminiText(): string {
   return fixture.candidates[0]!.content.parts.flatMap((p) => (p.thought ? [] : [p.text ?? ''])).join('');
 }
 
+/**
+ * A vertex-ai target on the Vertex fake: its test project, region europe-west4 and the service account it
+ * trusts; `extra` adds to it or replaces.
+ */
+export function vertexTarget(fake: FakeVertex, extra: ProviderKeys = {}): ProviderKeys {
+  return { provider: 'vertex-ai', ...vertexKeys(fake), ...extra };
+}
+
+/** What reaches the Vertex fake, or a relay in front of it at `host`, without `provider`. */
+function vertexKeys(fake: FakeVertex, host = fake.url): ProviderKeys {
+  return {
+    cloudb_project_id: 'test-project',
+    cloudb_region: 'europe-west4',
+    cloudb_service_account_json: fake.serviceAccount,
+    custom_host: host,
+  };
+}
+
 /** The text of the first two content deltas of the recorded anthropic-text stream. */
 const ANTHROPIC_PARTIAL = 'Hello! I';
 
@@ -126,12 +144,6 @@ export async function startProviderFakes(): Promise<ProviderFakes> {
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString(),
   };
-  const vertexKeys = (host: string): ProviderKeys => ({
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'europe-west4',
-    cloudb_service_account_json: vertex.serviceAccount,
-    custom_host: host,
-  });
   const expectVertexToken = () => {
     const sent = header(vertex.requests.at(-1)!.headers, 'authorization');
     expect(vertex.issuedTokens.map((token) => `Bearer ${token}`)).toContain(sent);
@@ -211,8 +223,8 @@ export async function startProviderFakes(): Promise<ProviderFakes> {
       name: 'vertex-ai (gemini)',
       provider: 'vertex-ai',
       model: 'gemini-2.5-pro',
-      keys: vertexKeys(vertex.url),
-      wrongKeys: { ...vertexKeys(vertex.url), cloudb_service_account_json: untrustedAccount },
+      keys: vertexKeys(vertex),
+      wrongKeys: { ...vertexKeys(vertex), cloudb_service_account_json: untrustedAccount },
       wrongKeysStatus: 401,
       answerText: geminiText,
       failStreamBeforeContent: () => vertex.enqueue({ streamErrorAfter: 0 }),
@@ -228,8 +240,8 @@ export async function startProviderFakes(): Promise<ProviderFakes> {
       name: 'vertex-ai (claude)',
       provider: 'vertex-ai',
       model: 'claude-sonnet-4-5',
-      keys: vertexKeys(vertexClaude.url),
-      wrongKeys: { ...vertexKeys(vertexClaude.url), cloudb_service_account_json: untrustedAccount },
+      keys: vertexKeys(vertex, vertexClaude.url),
+      wrongKeys: { ...vertexKeys(vertex, vertexClaude.url), cloudb_service_account_json: untrustedAccount },
       wrongKeysStatus: 401,
       answerText: anthropicText,
       failStreamBeforeContent: () => vertexClaude.failNextStream(0),

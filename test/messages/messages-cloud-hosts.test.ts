@@ -19,6 +19,7 @@ import {
   type StreamEvent,
 } from './anthropic-shapes.js';
 import { gatewayAnthropic } from '../helpers/anthropic-client.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 const CLAUDE_ON_BEDROCK = 'anthropic.claude-opus-5-v1:0';
 
@@ -32,14 +33,6 @@ const bedrockConfig = () => ({
   cloudc_access_key_id: 'AKIDFAKEBEDROCK',
   cloudc_secret_access_key: 'fake-secret-key',
   custom_host: bedrock.url,
-});
-
-const vertexConfig = () => ({
-  provider: 'vertex-ai',
-  cloudb_project_id: 'test-project',
-  cloudb_region: 'europe-west4',
-  cloudb_service_account_json: vertex.serviceAccount,
-  custom_host: vertex.url,
 });
 
 /** A Claude request with an image by URL: the block at messages[1].content[1], or inside a tool result. */
@@ -501,7 +494,7 @@ describe('Claude on Bedrock', () => {
 
 describe('Claude on Vertex AI', () => {
   it('calls rawPredict with Anthropic’s body and relays the answer', async () => {
-    const message = await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create({
       model: 'claude-opus-5',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -521,7 +514,7 @@ describe('Claude on Vertex AI', () => {
   it('refuses an image by URL for Claude, naming its source', async () => {
     const calls = vertex.requests.length;
     const error = await refusal(
-      gatewayAnthropic(gateway, vertexConfig()).messages.create(urlImageRequest('claude-opus-5')),
+      gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create(urlImageRequest('claude-opus-5')),
     );
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toMatch(/^messages\[2\]\.content\[1\]\.source: .*base64/);
@@ -531,7 +524,7 @@ describe('Claude on Vertex AI', () => {
   it('relays streamRawPredict events with their own text', async () => {
     const raw = await postRawSse(
       `${gateway.url}/messages`,
-      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(vertexConfig()) },
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify(vertexTarget(vertex)) },
       {
         model: 'claude-opus-5',
         max_tokens: 64,
@@ -549,7 +542,7 @@ describe('Claude on Vertex AI', () => {
   });
 
   it('translates a Gemini model to generateContent', async () => {
-    const message = await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+    const message = await gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create({
       model: 'gemini-2.5-flash',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
@@ -591,7 +584,7 @@ describe('automatic caching for Claude on the clouds', () => {
       ...params,
       model: CLAUDE_ON_BEDROCK,
     } as any);
-    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+    await gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create({
       ...params,
       model: 'claude-opus-5',
     } as any);
@@ -632,7 +625,7 @@ describe('automatic caching for Claude on the clouds', () => {
       ...four,
       model: CLAUDE_ON_BEDROCK,
     } as any);
-    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+    await gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create({
       ...four,
       model: 'claude-opus-5',
     } as any);
@@ -658,7 +651,7 @@ describe('automatic caching for Claude on the clouds', () => {
       ...params,
       model: CLAUDE_ON_BEDROCK,
     } as any);
-    await gatewayAnthropic(gateway, vertexConfig()).messages.create({
+    await gatewayAnthropic(gateway, vertexTarget(vertex)).messages.create({
       ...params,
       model: 'claude-opus-5',
     } as any);

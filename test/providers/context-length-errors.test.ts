@@ -12,6 +12,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, target, type Config } from '../routing/support.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 interface Refusal {
   status: number;
@@ -375,18 +376,10 @@ describe('other refusals', () => {
 });
 
 describe('vertex-ai: prompt longer than the context window', () => {
-  const keys = () => ({
-    provider: 'vertex-ai',
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'europe-west4',
-    cloudb_service_account_json: vertex.serviceAccount,
-    custom_host: vertex.url,
-  });
-
   it("Gemini's INVALID_ARGUMENT is OpenAI's 400 context_length_exceeded", async () => {
     const message = 'The input token count (81881) exceeds the maximum number of tokens allowed (65536).';
     vertex.enqueue({ status: 400, message, rpcStatus: 'INVALID_ARGUMENT' });
-    const error = await refusalOf(keys(), 'gemini-2.5-pro');
+    const error = await refusalOf(vertexTarget(vertex), 'gemini-2.5-pro');
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.code).toBe('context_length_exceeded');
     expect(error.param).toBe('messages');
@@ -396,7 +389,7 @@ describe('vertex-ai: prompt longer than the context window', () => {
   it("Claude's prompt is too long is OpenAI's 400 context_length_exceeded", async () => {
     const message = 'prompt is too long: 201130 tokens > 200000 maximum';
     vertex.enqueue({ anthropicError: { status: 400, type: 'invalid_request_error', message } });
-    const error = await refusalOf(keys(), 'claude-sonnet-4-5');
+    const error = await refusalOf(vertexTarget(vertex), 'claude-sonnet-4-5');
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error.code).toBe('context_length_exceeded');
     expect(error.param).toBe('messages');

@@ -7,6 +7,7 @@ import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { vertexTarget } from '../helpers/provider-targets.js';
 
 let gateway: TestGateway;
 let fake: FakeVertex;
@@ -15,13 +16,7 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = await startFakeVertex();
   gateway = await startGateway();
-  client = gatewayOpenAI(gateway, {
-    provider: 'vertex-ai',
-    cloudb_project_id: 'test-project',
-    cloudb_region: 'europe-west4',
-    cloudb_service_account_json: fake.serviceAccount,
-    custom_host: fake.url,
-  });
+  client = gatewayOpenAI(gateway, vertexTarget(fake));
 });
 
 afterAll(async () => {
