@@ -19,6 +19,7 @@ import {
   waitForLogs,
   type ObservedUpstream,
 } from './support.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -82,11 +83,7 @@ describe('stream_options.include_usage', () => {
       stream: true,
       ...(includeUsage === undefined ? {} : { stream_options: { include_usage: includeUsage } }),
     } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
-    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      chunks.push(chunk);
-    }
+    const { chunks } = await readChatStream(stream);
     return chunks;
   }
 

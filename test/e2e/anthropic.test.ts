@@ -9,6 +9,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/serve
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 const API_KEY = 'sk-ant-e2e';
 const PNG =
@@ -82,18 +83,12 @@ describe('anthropic through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const chunks: any[] = [];
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      chunks.push(chunk);
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const { text, chunks } = await readChatStream(stream);
     expect(text).toBe(expectedText);
     expect(chunks.filter((c) => c.choices[0]?.finish_reason).map((c) => c.choices[0].finish_reason)).toEqual([
       'stop',
     ]);
-    const last = chunks.at(-1);
+    const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage).toMatchObject({
       prompt_tokens: finalUsage.input_tokens,
@@ -365,11 +360,7 @@ describe('anthropic through the gateway', () => {
       response_format: { type: 'json_object' },
       stream: true,
     });
-    let text = '';
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { text } = await readChatStream(stream);
     expect(JSON.parse(text)).toEqual({ name: 'John', age: 30 });
 
     // Without the tool, the text is the answer, streamed or not.

@@ -9,6 +9,7 @@ import { assembledAzureChatCompletion } from '../fakes/azure/recorded.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeAzure;
@@ -74,13 +75,7 @@ describe('Azure OpenAI through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     const recorded = assembledAzureChatCompletion() as { choices: Array<{ message: { content: string } }> };
     expect(text).toBe(recorded.choices[0]!.message.content);
     expect(usage).toMatchObject({ prompt_tokens: 15, completion_tokens: 78, total_tokens: 93 });
@@ -265,11 +260,7 @@ describe('Azure AI model inference through the gateway', () => {
       messages: [{ role: 'user', content: 'hi there' }],
       stream: true,
     });
-    let text = '';
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { text } = await readChatStream(stream);
     expect(text).toBe('[azure] hi there');
     expect(last().path).toBe('/score');
     expect(last().headers['azureml-model-deployment']).toBe('blue');

@@ -10,6 +10,7 @@ import { fakeEmbedding, startFakeBedrock, type FakeBedrock } from '../fakes/bedr
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const PNG =
@@ -102,16 +103,10 @@ describe('bedrock through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const chunks: any[] = [];
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      chunks.push(chunk);
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const { text, chunks } = await readChatStream(stream);
     expect(text).toBe(truth.text);
-    expect(chunks.at(-1).choices).toEqual([]);
-    expect(chunks.at(-1).usage).toMatchObject({
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(chunks.at(-1)!.usage).toMatchObject({
       prompt_tokens: truth.usage.inputTokens,
       completion_tokens: truth.usage.outputTokens,
     });
@@ -249,13 +244,7 @@ describe('bedrock through the gateway', () => {
       response_format: { type: 'json_object' },
       stream: true,
     });
-    let text = '';
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
+    const { text, finish } = await readChatStream(stream);
     expect(JSON.parse(text)).toEqual({ name: 'John' });
     expect(finish).toBe('stop');
   });

@@ -6,6 +6,7 @@ import { startFakeCohere, type FakeCohere } from '../fakes/cohere/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeCohere;
@@ -58,15 +59,7 @@ describe('Cohere through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    let finish: string | null | undefined;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage, finish } = await readChatStream(stream);
     expect(text).toBe('The capital of France is Paris.');
     expect(finish).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });

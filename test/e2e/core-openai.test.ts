@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -48,13 +49,7 @@ describe('OpenAI-compatible provider through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: unknown;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe('[primary] stream me');
     expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
   });

@@ -8,6 +8,7 @@ import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeGoogle;
@@ -91,13 +92,7 @@ describe('google through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe(recordedStream('google-text.chunks.txt').text);
     expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 23 + 185, total_tokens: 217 });
     expect(fake.requests.at(-1)!.query.get('alt')).toBe('sse');

@@ -11,6 +11,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid, openAPIDocumentPath } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 function anthropicSample(name: string): string {
   return readFileSync(
@@ -78,13 +79,7 @@ describe('vertex-ai through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     const recorded = readGoogleStream('google-reasoning.chunks.txt').map((l) => JSON.parse(l));
     expect(text).toBe(
       recorded.map((e: any) => e.candidates[0].content.parts.map((p: any) => p.text ?? '').join('')).join(''),
@@ -336,11 +331,7 @@ describe('vertex-ai through the gateway', () => {
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
     });
-    let text = '';
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { text } = await readChatStream(stream);
     const expected = anthropicSample('anthropic-text.chunks.txt')
       .split('\n')
       .filter((l) => l.trim())

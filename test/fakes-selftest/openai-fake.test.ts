@@ -8,6 +8,7 @@ import {
   startFakeOpenAI,
   type FakeUpstream,
 } from '../fakes/openai/server.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let fake: FakeUpstream;
 let client: OpenAI;
@@ -87,13 +88,7 @@ describe('chat completions', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const chunks = [];
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      chunks.push(chunk);
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const { text, chunks } = await readChatStream(stream);
     expect(text).toBe('[alpha] stream me please');
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
     expect(chunks.at(-2)?.choices[0].finish_reason).toBe('stop');

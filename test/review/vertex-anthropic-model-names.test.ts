@@ -8,6 +8,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
+import { readChatStream } from '../helpers/chat-stream.js';
 
 let gateway: TestGateway;
 let fake: FakeVertex;
@@ -51,11 +52,7 @@ describe('vertex-ai with anthropic.claude-… model names', () => {
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
     });
-    let text = '';
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      text += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { text } = await readChatStream(stream);
     expect(text).toBeTruthy();
     expect(lastRequest().path).toBe(anthropicPath('streamRawPredict'));
   });
