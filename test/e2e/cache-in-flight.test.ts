@@ -6,19 +6,20 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, rawChatStream, target, userMessage, type Config } from '../routing/support.js';
+import {
+  client,
+  type Config,
+  openAIFakesForFile,
+  rawChatStream,
+  target,
+  userMessage,
+} from '../routing/support.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
+const startFake = openAIFakesForFile();
 /** A fake that takes its time, so that requests sent together are in flight together. */
-async function slowFake(): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name: 'flight', latencyMs: 400 });
-  fakes.push(upstream);
-  return upstream;
-}
+const slowFake = () => startFake('flight', { latencyMs: 400 });
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -26,7 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const simple = { mode: 'simple' };

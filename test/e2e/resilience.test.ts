@@ -5,18 +5,14 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  faults,
-  startFakeOpenAI,
-  type FakeOpenAIOptions,
-  type FakeUpstream,
-} from '../fakes/openai/server.js';
+import { faults } from '../fakes/openai/server.js';
 import { splitIntoPieces } from '../fakes/openai/request-text.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import {
   client,
   logsOf,
+  openAIFakesForFile,
   postChat,
   rawChatStream,
   target,
@@ -26,13 +22,7 @@ import {
 import { CONTINUE_INSTRUCTION } from '../../src/gateway/routing/continuation.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string, options: FakeOpenAIOptions = {}): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name, ...options });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -42,7 +32,6 @@ const anthropicFakes: FakeAnthropic[] = [];
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
   await Promise.all(anthropicFakes.map((f) => f.close()));
 });
 

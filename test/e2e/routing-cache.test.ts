@@ -4,18 +4,19 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
+import {
+  client,
+  logsOf,
+  openAIFakesForFile,
+  rawChatStream,
+  target,
+  traceHeaders,
+  userMessage,
+} from '../routing/support.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -23,7 +24,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const simple = { mode: 'simple' };

@@ -3,18 +3,11 @@
  * loopback, fake providers speaking OpenAI's wire format.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, postChat, target, userMessage } from '../routing/support.js';
+import { client, openAIFakesForFile, postChat, target, userMessage } from '../routing/support.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -22,7 +15,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('hello there') };

@@ -6,18 +6,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAIOptions, type FakeUpstream } from '../fakes/openai/server.js';
+import { type FakeUpstream } from '../fakes/openai/server.js';
 import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client, logsOf, target, traceHeaders, userMessage, type Config } from '../routing/support.js';
+import {
+  client,
+  type Config,
+  logsOf,
+  openAIFakesForFile,
+  target,
+  traceHeaders,
+  userMessage,
+} from '../routing/support.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string, options: FakeOpenAIOptions = {}): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name, ...options });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -25,7 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('hi') };

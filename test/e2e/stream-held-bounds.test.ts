@@ -5,23 +5,24 @@
  * breaks, it can no longer be continued and ends with the in-band error, and it is not cached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { type FakeUpstream } from '../fakes/openai/server.js';
 import { splitIntoPieces } from '../fakes/openai/request-text.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { logsOf, rawChatStream, target, traceHeaders, userMessage } from '../routing/support.js';
+import {
+  logsOf,
+  openAIFakesForFile,
+  rawChatStream,
+  target,
+  traceHeaders,
+  userMessage,
+} from '../routing/support.js';
 
 const CONTINUATION_MAX = 60;
 /** The memory cache stores no entry above an eighth of its bound: 2000 bytes. */
 const CACHE_MAX = 16_000;
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway({
@@ -34,7 +35,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('tell me a story') };

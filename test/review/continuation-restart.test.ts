@@ -4,19 +4,13 @@
  * the restart says something else than the client already has, an in-band error and no [DONE].
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { type FakeUpstream } from '../fakes/openai/server.js';
 import { splitIntoPieces } from '../fakes/openai/request-text.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { rawChatStream, target, userMessage } from '../routing/support.js';
+import { openAIFakesForFile, rawChatStream, target, userMessage } from '../routing/support.js';
 
 let gateway: TestGateway;
-const fakes: FakeUpstream[] = [];
-
-async function fake(name: string): Promise<FakeUpstream> {
-  const upstream = await startFakeOpenAI({ name });
-  fakes.push(upstream);
-  return upstream;
-}
+const fake = openAIFakesForFile();
 
 beforeAll(async () => {
   gateway = await startGateway();
@@ -24,7 +18,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(fakes.map((f) => f.close()));
 });
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('tell me a story') };

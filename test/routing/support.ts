@@ -5,13 +5,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
-import type { FakeUpstream } from '../fakes/openai/server.js';
+import { afterAll } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAIOptions, type FakeUpstream } from '../fakes/openai/server.js';
 import { postChat, type TestGateway } from '../helpers/gateway.js';
 
 export { postChat };
 import type { LogRecord } from '../../src/store/types.js';
 
 export type Config = Record<string, unknown>;
+
+/**
+ * Starts an OpenAI-wire fake (answering as `name`) whenever a test of the file asks for one; each is closed
+ * once the file's tests are done.
+ */
+export function openAIFakesForFile(): (name: string, options?: FakeOpenAIOptions) => Promise<FakeUpstream> {
+  const fakes: FakeUpstream[] = [];
+  afterAll(async () => {
+    await Promise.all(fakes.map((f) => f.close()));
+  });
+  return async (name, options = {}) => {
+    const upstream = await startFakeOpenAI({ name, ...options });
+    fakes.push(upstream);
+    return upstream;
+  };
+}
 
 /** A config target calling the fake through the OpenAI adapter. */
 export function target(fake: FakeUpstream, extra: Config = {}): Config {
