@@ -4,14 +4,13 @@
  * store or already holds it (then the invalidation channel brings the entry); an entry removed on one
  * node leaves the other's index.
  */
-import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureDefaultWorkspace } from '../../src/bootstrap.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 import { target } from '../routing/support.js';
 
 /** How long a change may take to cross Redis: generous for a loaded machine. */
@@ -22,10 +21,8 @@ describeWithPostgres('semantic cache on two nodes (PostgreSQL)', () => {
     const schema = freshSchemaName('semantic_cache');
     const prefix = freshRedisPrefix('semantic-cache');
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-sem-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('sem'),
+      ...redisEnv(prefix),
       // The embedding target from the settings, not the config.
       GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
       GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryResponseCache } from '../../src/gateway/cache/memory-response-cache.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import {
   deleteRedisKeys,
@@ -26,8 +26,7 @@ const YEAR = 365 * 86_400;
 
 function settingsEnv() {
   return {
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    GATEWAY_ADMIN_KEY: `gw-wsdel-${randomBytes(12).toString('hex')}`,
+    ...deploymentKeys('wsdel'),
     GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
     GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
   };

@@ -3,11 +3,10 @@
  * (`GATEWAY_LOOKUP_CACHE_TTL_MS=0`): a change made through one node governs the other's very next call,
  * since neither keeps what it read.
  */
-import { randomBytes } from 'node:crypto';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client } from '../management/http.js';
 import { target } from '../routing/support.js';
@@ -15,8 +14,7 @@ import { target } from '../routing/support.js';
 describeWithPostgres('two nodes without Redis, lookup cache off (PostgreSQL)', () => {
   const schema = freshSchemaName('lookup_cache_off');
   const env = {
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    GATEWAY_ADMIN_KEY: `gw-nocache-${randomBytes(12).toString('hex')}`,
+    ...deploymentKeys('nocache'),
     GATEWAY_LOOKUP_CACHE_TTL_MS: '0',
   };
   let nodeA: TestGateway;

@@ -6,14 +6,19 @@
  * Every policy here lives in the one workspace of the admin key, so each carries a `metadata.case`
  * condition naming its test: the other tests' calls never meet it.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import {
+  deleteRedisKeys,
+  describeWithRedis,
+  freshRedisPrefix,
+  redisEnv,
+  redisUrl,
+} from '../helpers/redis.js';
 import { startRedisProxy as startSwitchableRedisProxy } from '../helpers/redis-proxy.js';
 import { RedisState } from '../../src/state/redis-state.js';
 import { target, type Config } from '../routing/support.js';
@@ -66,10 +71,8 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
     let now = Date.UTC(2030, 0, 1);
     const clock = () => now;
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-limits-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('limits'),
+      ...redisEnv(prefix),
     };
     const postgres = () => ({ url: postgresUrl(), schema });
     let nodeA: TestGateway;

@@ -3,24 +3,21 @@
  * one node work on the other, a cached answer stored by one is served by the other, and a circuit opened
  * by one is open on the other.
  */
-import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { startRedisProxy } from '../helpers/redis-proxy.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 
 describeWithPostgres('scale-out (PostgreSQL)', () => {
   describeWithRedis('two nodes sharing PostgreSQL and Redis', () => {
     const schema = freshSchemaName('scale_out');
     const prefix = freshRedisPrefix('scale-out');
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-scale-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('scale'),
+      ...redisEnv(prefix),
     };
     let nodeA: TestGateway;
     let nodeB: TestGateway;

@@ -34,6 +34,17 @@ export interface StartGatewayOptions {
   responsesInterruptedAfterMs?: number;
 }
 
+/**
+ * What every node of one deployment is started with, to run several gateways on one store: one master key
+ * and one admin key (`gw-<label>-…`).
+ */
+export function deploymentKeys(label: string): { GATEWAY_MASTER_KEY: string; GATEWAY_ADMIN_KEY: string } {
+  return {
+    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+    GATEWAY_ADMIN_KEY: `gw-${label}-${randomBytes(12).toString('hex')}`,
+  };
+}
+
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const adminKey = `gw-test-${randomBytes(16).toString('hex')}`;

@@ -88,6 +88,11 @@ export function freshRedisPrefix(label: string): string {
   return `test:${safe}:${Date.now().toString(36)}:${randomBytes(3).toString('hex')}:`;
 }
 
+/** The settings that put a gateway on the test Redis under `prefix`. */
+export function redisEnv(prefix: string): { REDIS_URL: string; GATEWAY_REDIS_PREFIX: string } {
+  return { REDIS_URL: redisUrl(), GATEWAY_REDIS_PREFIX: prefix };
+}
+
 /** Every key under `prefix` (glob characters in the prefix are escaped). */
 export async function listRedisKeys(prefix: string): Promise<string[]> {
   const client = connect();

@@ -3,17 +3,16 @@
  * management API is what the other node's engine reads (lookups.guardrailBySlug) and enforces at once,
  * though that node holds the old version in a cache that would keep it for ten minutes.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseMasterKey } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store, StoredGuardrail } from '../../src/store/types.js';
 import { APIError } from 'openai';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client as sdkClient, target } from '../routing/support.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 import { client, type Client } from './http.js';
 
 const blockList = (words: string[]) => ({ 'default.contains': { operator: 'none', words }, deny: true });
@@ -26,10 +25,8 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
     const schema = freshSchemaName('guardrail_nodes');
     const prefix = freshRedisPrefix('guardrail-nodes');
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-nodes-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('nodes'),
+      ...redisEnv(prefix),
       GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
     };
     let nodeA: TestGateway;

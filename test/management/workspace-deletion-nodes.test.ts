@@ -4,12 +4,11 @@
  * its key, which the other node holds in its cache, is refused, and its config is no longer found — while
  * another workspace's key and config go on working there.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 import { call, client, type Client, type Reply } from './http.js';
 
 /** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
@@ -20,10 +19,8 @@ describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () 
     const schema = freshSchemaName('ws_delete_nodes');
     const prefix = freshRedisPrefix('ws-delete-nodes');
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-nodes-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('nodes'),
+      ...redisEnv(prefix),
       GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
     };
     let nodeA: TestGateway;

@@ -1,14 +1,13 @@
 // /v1/messages on two gateway nodes sharing PostgreSQL and Redis: a virtual key and a stored config created
 // on one node serve Messages calls on the other, and an answer (and a native stream) cached by one node is
 // the other's cache hit. Skipped, with the reason printed, when PostgreSQL or Redis is absent (not under CI).
-import { randomBytes } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 import { expectAnthropicShape, postRawSse } from './anthropic-shapes.js';
 
 const API_KEY = 'sk-ant-scale-out';
@@ -18,10 +17,8 @@ describeWithPostgres('Messages scale-out (PostgreSQL)', () => {
     const schema = freshSchemaName('messages_scale');
     const prefix = freshRedisPrefix('messages-scale');
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: `gw-messages-${randomBytes(12).toString('hex')}`,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('messages'),
+      ...redisEnv(prefix),
     };
     let nodeA: TestGateway;
     let nodeB: TestGateway;

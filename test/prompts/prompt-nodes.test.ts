@@ -3,12 +3,11 @@
  * for ten minutes: a new version published through node A is what node B serves on the next call, as is a
  * new published partial, and a deleted prompt is gone from node B at once.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '../helpers/redis.js';
+import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
 import { admin, chatTemplate, complete, fakeTarget, lastBody } from './support.js';
 
 /** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
@@ -18,16 +17,14 @@ describeWithPostgres('prompts on two nodes (PostgreSQL)', () => {
   describeWithRedis('sharing PostgreSQL and Redis', () => {
     const schema = freshSchemaName('prompt_nodes');
     const prefix = freshRedisPrefix('prompt-nodes');
-    const adminKey = `gw-nodes-${randomBytes(12).toString('hex')}`;
     const env = {
-      GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: adminKey,
-      REDIS_URL: redisUrl(),
-      GATEWAY_REDIS_PREFIX: prefix,
+      ...deploymentKeys('nodes'),
+      ...redisEnv(prefix),
       GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
     };
     let nodeA: TestGateway;
     let nodeB: TestGateway;
+    const adminKey = env.GATEWAY_ADMIN_KEY;
     let fake: FakeUpstream;
 
     beforeAll(async () => {
