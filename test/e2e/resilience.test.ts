@@ -20,6 +20,7 @@ import {
   userMessage,
 } from '../routing/support.js';
 import { CONTINUE_INSTRUCTION } from '../../src/gateway/routing/continuation.js';
+import { anthropicTextEvents } from '../fakes/anthropic/text-events.js';
 
 let gateway: TestGateway;
 const fake = openAIFakesForFile();
@@ -37,35 +38,7 @@ afterAll(async () => {
 
 /** An Anthropic Messages stream that says `text` in one delta per word. */
 function anthropicStream(text: string): Array<Record<string, unknown>> {
-  const words = text.match(/\s*\S+/g) ?? [];
-  return [
-    {
-      type: 'message_start',
-      message: {
-        id: 'msg_fake',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-fake',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 30, output_tokens: 1 },
-      },
-    },
-    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-    ...words.map((word) => ({
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'text_delta', text: word },
-    })),
-    { type: 'content_block_stop', index: 0 },
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: words.length },
-    },
-    { type: 'message_stop' },
-  ];
+  return anthropicTextEvents(text, { id: 'msg_fake', model: 'claude-fake', inputTokens: 30 });
 }
 
 const chat = { model: 'gpt-4o-mini', messages: userMessage('tell me a story') };

@@ -12,6 +12,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectMessagesGrammar, postRawSse, type StreamEvent } from './anthropic-shapes.js';
 import { gatewayAnthropic } from '../helpers/anthropic-client.js';
+import { anthropicTextEvents } from '../fakes/anthropic/text-events.js';
 
 const ANTHROPIC_KEY = 'sk-ant-continuation';
 
@@ -105,35 +106,7 @@ function geminiEvents(text: string): unknown[] {
 
 /** Anthropic's stream of one text block, one event per word. */
 function anthropicEvents(text: string): Array<Record<string, unknown>> {
-  const words = text.match(/\s*\S+/g) ?? [];
-  return [
-    {
-      type: 'message_start',
-      message: {
-        id: 'msg_continued',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-opus-5',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 20, output_tokens: 1 },
-      },
-    },
-    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-    ...words.map((word) => ({
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'text_delta', text: word },
-    })),
-    { type: 'content_block_stop', index: 0 },
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: words.length },
-    },
-    { type: 'message_stop' },
-  ];
+  return anthropicTextEvents(text, { id: 'msg_continued', model: 'claude-opus-5', inputTokens: 20 });
 }
 
 describe('a broken translated Messages stream under a fallback config', () => {
