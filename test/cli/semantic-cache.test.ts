@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliAgainst } from './run-cli.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { target } from '../routing/support.js';
 
 let gateway: TestGateway;
@@ -39,16 +39,13 @@ const cli = (args: string[]) => runCliAgainst(gateway, args);
 
 /** Asks a question under a namespace; the cache status and the entry's id. */
 async function ask(question: string, namespace: string) {
-  const response = await fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(target(fake, { cache: { mode: 'semantic' } })),
-      'x-gateway-cache-namespace': namespace,
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] }),
-  });
+  const response = await postWithConfig(
+    gateway,
+    '/chat/completions',
+    target(fake, { cache: { mode: 'semantic' } }),
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] },
+    { 'x-gateway-cache-namespace': namespace },
+  );
   expect(response.status).toBe(200);
   return {
     status: response.headers.get('x-gateway-cache-status'),

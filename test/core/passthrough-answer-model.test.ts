@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
 import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { uniqueId, waitForLogs } from './support.js';
 
 let gateway: TestGateway;
@@ -24,16 +24,7 @@ afterAll(async () => {
 
 async function passThrough(path: string, config: Record<string, unknown>, body: unknown) {
   const traceId = uniqueId('pt-model');
-  const response = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      'x-gateway-trace-id': traceId,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postWithConfig(gateway, path, config, body, { 'x-gateway-trace-id': traceId });
   expect(response.status).toBe(200);
   const answer = (await response.json()) as Record<string, unknown>;
   const [record] = await waitForLogs(gateway, { trace_id: traceId });

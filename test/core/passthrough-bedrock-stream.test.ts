@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeBedrock, type FakeBedrock } from '../fakes/bedrock/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client } from '../management/http.js';
 import { uniqueId, waitForLogs } from './support.js';
 
@@ -31,16 +31,9 @@ const config = () => ({
 
 async function passThrough(path: string, body: unknown, metadata: Record<string, string> = {}) {
   const traceId = uniqueId('pt-bedrock-stream');
-  const response = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config()),
-      'x-gateway-trace-id': traceId,
-      'x-gateway-metadata': JSON.stringify(metadata),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
+  const response = await postWithConfig(gateway, path, config(), body, {
+    'x-gateway-trace-id': traceId,
+    'x-gateway-metadata': JSON.stringify(metadata),
   });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
@@ -107,15 +100,8 @@ describe('a Bedrock stream through the pass-through', () => {
 describe("a Bedrock InvokeModel answer whose body carries no usage: Bedrock's headers", () => {
   async function invoke(path: string, body: unknown) {
     const traceId = uniqueId('pt-bedrock-invoke');
-    const response = await fetch(`${gateway.url}${path}`, {
-      method: 'POST',
-      headers: {
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config()),
-        'x-gateway-trace-id': traceId,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
+    const response = await postWithConfig(gateway, path, config(), body, {
+      'x-gateway-trace-id': traceId,
     });
     expect(response.status).toBe(200);
     await response.arrayBuffer();

@@ -2,7 +2,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { readChatStream } from '../helpers/chat-stream.js';
 
@@ -55,15 +55,12 @@ describe('OpenAI-compatible provider through the gateway', () => {
   });
 
   it('calls a custom_host without a key when none is given, as the spec allows', async () => {
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }),
-      },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'keyless' }] }),
-    });
+    const response = await postWithConfig(
+      gateway,
+      '/chat/completions',
+      { provider: 'openai', custom_host: fake.url },
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'keyless' }] },
+    );
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).choices[0].message.content).toBe('[primary] keyless');
     expect(fake.requests.at(-1)?.headers.authorization).toBeUndefined();

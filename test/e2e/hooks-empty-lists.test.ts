@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { postChat, target } from '../routing/support.js';
 
 let gateway: TestGateway;
@@ -30,15 +30,7 @@ const emptyLists = () => ({
 describe('empty hook lists', () => {
   it('a pass-through call is relayed to the provider, not refused', async () => {
     const calls = fake.requests.length;
-    const response = await fetch(`${gateway.url}/rerank`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(emptyLists()),
-      },
-      body: JSON.stringify({ query: 'x' }),
-    });
+    const response = await postWithConfig(gateway, '/rerank', emptyLists(), { query: 'x' });
     const text = await response.text();
     expect(text).not.toContain('unsupported_parameter');
     expect(fake.requests.length).toBe(calls + 1);

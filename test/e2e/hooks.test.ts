@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import {
   client,
   logsOf,
@@ -703,15 +703,7 @@ describe('pass-through calls', () => {
   it('a config whose hooks would apply is refused, and the provider is not called', async () => {
     const config = { ...target(fake), input_guardrails: [{ id: 'in', deny: true, ...notContaining(['x']) }] };
     const calls = fake.requests.length;
-    const response = await fetch(`${gateway.url}/rerank`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config),
-      },
-      body: JSON.stringify({ query: 'x' }),
-    });
+    const response = await postWithConfig(gateway, '/rerank', config, { query: 'x' });
     const body = (await response.json()) as { error: { code: string; param: string } };
     expect(response.status).toBe(400);
     expect(body.error).toMatchObject({ code: 'unsupported_parameter', param: 'config.input_guardrails' });

@@ -25,7 +25,7 @@ import {
   upload,
   waitFor,
 } from '../batches/support.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, target, traceHeaders, userMessage } from '../routing/support.js';
 
 const PER_MILLION = 1e-6;
@@ -191,16 +191,13 @@ describe('xAI usage', () => {
   it('prices a pass-through answer the same way', async () => {
     const sample = JSON.parse(readRecorded('xai', 'xai-tool-call.json')) as { usage: unknown };
     const { traceId, headers } = traceHeaders();
-    const response = await fetch(`${gateway.url}/recorded/chat`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config()),
-        ...headers,
-      },
-      body: JSON.stringify({ model: 'xai/xai-tool-call', messages: userMessage('weather?') }),
-    });
+    const response = await postWithConfig(
+      gateway,
+      '/recorded/chat',
+      config(),
+      { model: 'xai/xai-tool-call', messages: userMessage('weather?') },
+      headers,
+    );
     expect(response.status).toBe(200);
     // Relayed as xAI sent it.
     expect(await response.json()).toEqual(sample);
@@ -458,16 +455,7 @@ describe('pass-through pricing', () => {
     fields: Record<string, unknown> = {},
   ) {
     const { traceId, headers } = traceHeaders();
-    const response = await fetch(`${gateway.url}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config),
-        ...headers,
-      },
-      body: JSON.stringify({ ...fields, answer }),
-    });
+    const response = await postWithConfig(gateway, path, config, { ...fields, answer }, headers);
     expect(response.status).toBe(200);
     await response.arrayBuffer();
     const [record] = await logsOf(gateway, traceId, 1);
@@ -513,20 +501,17 @@ describe('pass-through pricing', () => {
 
   it("records a Gemini stream's usage (alt=sse) from its last chunk's running totals", async () => {
     const { traceId, headers } = traceHeaders();
-    const response = await fetch(`${gateway.url}/models/gemini-3-pro-preview:streamGenerateContent?alt=sse`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'google',
-          api_key: 'AIza-test',
-          custom_host: recordedUrl,
-        }),
-        ...headers,
+    const response = await postWithConfig(
+      gateway,
+      '/models/gemini-3-pro-preview:streamGenerateContent?alt=sse',
+      {
+        provider: 'google',
+        api_key: 'AIza-test',
+        custom_host: recordedUrl,
       },
-      body: JSON.stringify({ model: 'google/google-text', stream: true }),
-    });
+      { model: 'google/google-text', stream: true },
+      headers,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     expect(await response.text()).toContain('"modelVersion":"gemini-3-pro-preview"');
@@ -783,20 +768,17 @@ describe('prices from a price file: server-tool fees, service tiers', () => {
       modelVersion: 'gemini-2.5-flash',
     };
     const { traceId, headers } = traceHeaders();
-    const response = await fetch(`${priced.url}/models/gemini-2.5-flash:generateContent`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': priced.adminKey,
-        'x-gateway-config': JSON.stringify({
-          provider: 'google',
-          api_key: 'AIza-test',
-          custom_host: recordedUrl,
-        }),
-        ...headers,
+    const response = await postWithConfig(
+      priced,
+      '/models/gemini-2.5-flash:generateContent',
+      {
+        provider: 'google',
+        api_key: 'AIza-test',
+        custom_host: recordedUrl,
       },
-      body: JSON.stringify({ answer }),
-    });
+      { answer },
+      headers,
+    );
     expect(response.status).toBe(200);
     await response.arrayBuffer();
     const [record] = await logsOf(priced, traceId, 1);

@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, traceHeaders } from '../routing/support.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
 
@@ -100,19 +100,12 @@ describe("a target's cloudb_shared_request_type (X-Vertex-AI-LLM-Shared-Request-
 
   it("is sent on a pass-through call, over a client's own header", async () => {
     fake.enqueue({ json: recordedAnswer('ON_DEMAND_FLEX') });
-    const response = await fetch(
-      `${gateway.url}/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(vertexConfig({ cloudb_shared_request_type: 'flex' })),
-          'x-vertex-ai-llm-shared-request-type': 'priority',
-          ...traceHeaders().headers,
-        },
-        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
-      },
+    const response = await postWithConfig(
+      gateway,
+      '/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
+      vertexConfig({ cloudb_shared_request_type: 'flex' }),
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      { 'x-vertex-ai-llm-shared-request-type': 'priority', ...traceHeaders().headers },
     );
     expect(response.status).toBe(200);
     expect(lastHeaders().sharedRequestType).toBe('flex');
@@ -247,16 +240,13 @@ describe("Vertex AI's Priority and Flex PayGo, priced on the traffic type the an
     const path = '/projects/test-project/locations/global/publishers/google/models/gemini-2.5-flash';
     const send = async (action: string) => {
       const { traceId, headers } = traceHeaders();
-      const response = await fetch(`${gateway.url}${path}:${action}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(config()),
-          ...headers,
-        },
-        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
-      });
+      const response = await postWithConfig(
+        gateway,
+        `${path}:${action}`,
+        config(),
+        { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+        headers,
+      );
       expect(response.status).toBe(200);
       await response.text();
       return (await logsOf(gateway, traceId, 1))[0];

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
 
@@ -49,17 +49,7 @@ async function post(
   extraHeaders: Record<string, string> = {},
 ): Promise<{ response: Response; traceId: string }> {
   const { traceId, headers } = traceHeaders();
-  const response = await fetch(`${gateway.url}${route}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(config),
-      ...headers,
-      ...extraHeaders,
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postWithConfig(gateway, route, config, body, { ...headers, ...extraHeaders });
   return { response, traceId };
 }
 
@@ -153,18 +143,12 @@ describe('Vertex AI Provisioned Throughput', () => {
 
   async function passthrough(action: string): Promise<{ response: Response; traceId: string }> {
     const { traceId, headers } = traceHeaders();
-    const response = await fetch(
-      `${gateway.url}/projects/test-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:${action}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-gateway-api-key': gateway.adminKey,
-          'x-gateway-config': JSON.stringify(vertexTarget(fake)),
-          ...headers,
-        },
-        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
-      },
+    const response = await postWithConfig(
+      gateway,
+      `/projects/test-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:${action}`,
+      vertexTarget(fake),
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      headers,
     );
     return { response, traceId };
   }

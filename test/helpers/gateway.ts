@@ -88,8 +88,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
 export function postWithConfig(
   gateway: TestGateway,
   path: string,
-  config: Record<string, unknown>,
-  body: Record<string, unknown>,
+  config: unknown,
+  body: unknown,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Response> {

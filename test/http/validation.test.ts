@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { chatBodyCases, completionBodyCases, configCases, embeddingBodyCases } from '../schemas/cases.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 
@@ -61,14 +61,9 @@ describe.each(bodyTables)('POST $path rejects each bad body', ({ path, cases }) 
 describe('x-gateway-config rejects each bad config', () => {
   it.each(configCases)('$name → 400 naming $param', async ({ body, param }) => {
     const before = fake.requests.length;
-    const response = await fetch(`${gateway.url}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(body),
-      },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    const response = await postWithConfig(gateway, '/chat/completions', body, {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
     });
     // An array is not read as inline JSON: the header itself is what is wrong.
     await expect400(response, Array.isArray(body) ? 'x-gateway-config' : param);

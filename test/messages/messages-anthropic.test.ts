@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnthropicJsonFixture, readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
 import { countWords, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
 import {
   eventsOf,
@@ -359,18 +359,10 @@ describe("errors in Anthropic's shape", () => {
   });
 
   it('names a content block field that is missing', async () => {
-    const response = await fetch(`${gateway.url}/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config()),
-      },
-      body: JSON.stringify({
-        model: MODEL,
-        max_tokens: 10,
-        messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'f' }] }],
-      }),
+    const response = await postWithConfig(gateway, '/messages', config(), {
+      model: MODEL,
+      max_tokens: 10,
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'f' }] }],
     });
     expect(response.status).toBe(400);
     const body = (await response.json()) as any;

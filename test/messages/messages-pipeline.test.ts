@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnthropicStreamFixture } from '../fakes/anthropic/fixtures.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectAnthropicShape, postRawSse } from './anthropic-shapes.js';
 
 const API_KEY = 'sk-ant-pipeline';
@@ -127,15 +127,7 @@ describe('guardrails and rate limits', () => {
       ],
     };
     const before = anthropic.requests.length;
-    const response = await fetch(`${gateway.url}/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config),
-      },
-      body: JSON.stringify(ask('my password is hunter2')),
-    });
+    const response = await postWithConfig(gateway, '/messages', config, ask('my password is hunter2'));
     expect(response.status).toBe(446);
     expectAnthropicShape('ErrorResponse', await response.json());
     expect(anthropic.requests.length).toBe(before);
@@ -148,15 +140,7 @@ describe('guardrails and rate limits', () => {
       custom_host: openai.url,
       input_guardrails: [{ id: 'flag-pw', 'default.contains': { words: ['password'], operator: 'none' } }],
     };
-    const response = await fetch(`${gateway.url}/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-gateway-api-key': gateway.adminKey,
-        'x-gateway-config': JSON.stringify(config),
-      },
-      body: JSON.stringify(ask('my password is hunter2')),
-    });
+    const response = await postWithConfig(gateway, '/messages', config, ask('my password is hunter2'));
     expect(response.status).toBe(246);
     const body = (await response.json()) as { hook_results: { before_request_hooks: unknown[] } };
     expectAnthropicShape('Message', body);

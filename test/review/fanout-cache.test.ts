@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const API_KEY = 'sk-ant-review';
 let gateway: TestGateway;
@@ -31,20 +31,17 @@ interface StreamRead {
 }
 
 async function stream(body: Record<string, unknown>): Promise<StreamRead> {
-  const response = await fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify({
-        provider: 'anthropic',
-        api_key: API_KEY,
-        custom_host: fake.url,
-        cache: { mode: 'simple' },
-      }),
+  const response = await postWithConfig(
+    gateway,
+    '/chat/completions',
+    {
+      provider: 'anthropic',
+      api_key: API_KEY,
+      custom_host: fake.url,
+      cache: { mode: 'simple' },
     },
-    body: JSON.stringify(body),
-  });
+    body,
+  );
   expect(response.status).toBe(200);
   const text = await response.text();
   const payloads = text

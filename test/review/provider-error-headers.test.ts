@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults, startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { target } from '../routing/support.js';
 
 let gateway: TestGateway;
@@ -23,14 +23,10 @@ afterAll(async () => {
 
 /** A chat completion through the gateway to the fake, with `extra` in its body. */
 const chat = (extra: Record<string, unknown>) =>
-  fetch(`${gateway.url}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-gateway-api-key': gateway.adminKey,
-      'x-gateway-config': JSON.stringify(target(upstream)),
-    },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+  postWithConfig(gateway, '/chat/completions', target(upstream), {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+    ...extra,
   });
 
 describe('a provider error', () => {
