@@ -241,18 +241,7 @@ describe('google through the gateway', () => {
       ],
       stream: true,
     });
-    const calls: Array<{ id: string; name: string; arguments: string }> = [];
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
-        const slot = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
-        slot.id += delta.id ?? '';
-        slot.name += delta.function?.name ?? '';
-        slot.arguments += delta.function?.arguments ?? '';
-      }
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
+    const { toolCalls: calls, finish } = await readChatStream(stream);
     expect(finish).toBe('tool_calls');
     expect(calls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) as unknown }))).toEqual(
       recordedStream('google-stream-no-args-tool-call.chunks.txt').calls,

@@ -129,16 +129,7 @@ describe('vertex-ai through the gateway', () => {
       ],
       stream: true,
     });
-    const calls: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const chunk of stream) {
-      expectOpenAPIValid('CreateChatCompletionStreamResponse', chunk);
-      for (const delta of chunk.choices[0]?.delta?.tool_calls ?? []) {
-        const slot = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
-        slot.id += delta.id ?? '';
-        slot.name += delta.function?.name ?? '';
-        slot.arguments += delta.function?.arguments ?? '';
-      }
-    }
+    const { toolCalls: calls } = await readChatStream(stream);
     // The recorded stream names getWeather twice, with location Boston then San Francisco.
     const recorded = readGoogleStream('google-stream-tool-call-arguments.chunks.txt')
       .flatMap((l) => JSON.parse(l).candidates[0].content.parts)
