@@ -5,8 +5,6 @@
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic/server.js';
@@ -27,6 +25,7 @@ import {
 } from '../batches/support.js';
 import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client, logsOf, target, traceHeaders, userMessage } from '../routing/support.js';
+import { startWireUpstream, type WireUpstream } from '../helpers/wire-upstream.js';
 
 const PER_MILLION = 1e-6;
 
@@ -39,8 +38,7 @@ let google: FakeGoogle;
 /** Answers with the recorded sample named by the request's model: `<model>.json`, or `<model>.chunks.txt`
  * as server-sent events for a stream; or with the request's `answer`, when it has one (and its
  * `answerHeaders`). */
-let recorded: Server;
-let recordedUrl: string;
+let recorded: WireUpstream;
 
 function readRecorded(provider: string, name: string): string {
   return readFileSync(path.join(providerFixturesDir(provider), name), 'utf8');
@@ -52,37 +50,13 @@ beforeAll(async () => {
   openai = await startFakeOpenAI({ name: 'usage' });
   bedrock = await startFakeBedrock();
   google = await startFakeGoogle();
-  recorded = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (part: Buffer) => (raw += part.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as {
-        model: string;
-        stream?: boolean;
-        answer?: unknown;
-        answerHeaders?: Record<string, string>;
-      };
-      if (body.answer !== undefined) {
-        res.writeHead(200, { 'content-type': 'application/json', ...body.answerHeaders });
-        res.end(JSON.stringify(body.answer));
-        return;
-      }
-      const [provider, name] = body.model.split('/') as [string, string];
-      if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(readRecorded(provider, `${name}.json`));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const line of readRecorded(provider, `${name}.chunks.txt`).split('\n')) {
-        if (line.trim() !== '') res.write(`data: ${line}\n\n`);
-      }
-      res.end('data: [DONE]\n\n');
-    });
+  recorded = await startWireUpstream(({ body }) => {
+    if (body.answer !== undefined) return { json: JSON.stringify(body.answer), headers: body.answerHeaders };
+    const [provider, name] = (body.model as string).split('/') as [string, string];
+    if (!body.stream) return { json: readRecorded(provider, `${name}.json`) };
+    const lines = readRecorded(provider, `${name}.chunks.txt`).split('\n');
+    return { events: lines.filter((line) => line.trim() !== '').map((data) => ({ data })), done: true };
   });
-  recorded.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => recorded.once('listening', resolve));
-  recordedUrl = `http://127.0.0.1:${(recorded.address() as AddressInfo).port}`;
   gateway = await startGateway();
 });
 
@@ -93,7 +67,7 @@ afterAll(async () => {
   await openai?.close();
   await bedrock?.close();
   await google?.close();
-  await new Promise((resolve) => recorded?.close(resolve));
+  await recorded?.close();
 });
 
 describe('Cohere usage', () => {
@@ -145,7 +119,7 @@ describe('Cohere usage', () => {
 });
 
 describe('xAI usage', () => {
-  const config = () => ({ provider: 'x-ai', api_key: 'xai-test', custom_host: recordedUrl });
+  const config = () => ({ provider: 'x-ai', api_key: 'xai-test', custom_host: recorded.url });
   /** xAI prices each answer itself, in ten-billionths of a dollar. */
   const ticks = (usage: unknown) => (usage as { cost_in_usd_ticks: number }).cost_in_usd_ticks * 1e-10;
 
@@ -475,7 +449,7 @@ describe('pass-through pricing', () => {
     };
     const record = await passthrough(
       '/models/gemini-2.5-flash:generateContent',
-      { provider: 'google', api_key: 'AIza-test', custom_host: recordedUrl },
+      { provider: 'google', api_key: 'AIza-test', custom_host: recorded.url },
       answer,
     );
     // gemini-2.5-flash: $0.30 in, $2.50 out (thoughts included).
@@ -491,7 +465,7 @@ describe('pass-through pricing', () => {
     };
     const record = await passthrough(
       '/models/gemini-2.5-flash:generateContent',
-      { provider: 'google', api_key: 'AIza-test', custom_host: recordedUrl },
+      { provider: 'google', api_key: 'AIza-test', custom_host: recorded.url },
       answer,
       { answerHeaders: { 'x-gemini-service-tier': 'flex' } },
     );
@@ -507,7 +481,7 @@ describe('pass-through pricing', () => {
       {
         provider: 'google',
         api_key: 'AIza-test',
-        custom_host: recordedUrl,
+        custom_host: recorded.url,
       },
       { model: 'google/google-text', stream: true },
       headers,
@@ -539,7 +513,7 @@ describe('pass-through pricing', () => {
         cloudc_region: 'us-east-1',
         cloudc_access_key_id: 'AKIDFAKEBEDROCK',
         cloudc_secret_access_key: 'fake-secret-key',
-        custom_host: recordedUrl,
+        custom_host: recorded.url,
       },
       answer,
     );
@@ -774,7 +748,7 @@ describe('prices from a price file: server-tool fees, service tiers', () => {
       {
         provider: 'google',
         api_key: 'AIza-test',
-        custom_host: recordedUrl,
+        custom_host: recorded.url,
       },
       { answer },
       headers,

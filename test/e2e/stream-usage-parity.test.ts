@@ -11,8 +11,6 @@
  * Every kind of token has its own price here, so a count left out of either side changes the cost.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +27,7 @@ import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { client, logsOf, traceHeaders, userMessage, type Config } from '../routing/support.js';
 import { gatewayAnthropic } from '../helpers/anthropic-client.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
+import { startWireUpstream, type WireUpstream } from '../helpers/wire-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 
@@ -63,8 +62,7 @@ let cohere: FakeCohere;
 let google: FakeGoogle;
 let vertex: FakeVertex;
 /** An OpenAI-wire provider: answers the next call with `wire.json`, or `wire.chunks` as server-sent events. */
-let openAIWire: Server;
-let openAIWireUrl: string;
+let openAIWire: WireUpstream;
 const wire: { json?: Json; chunks?: Json[] } = {};
 
 beforeAll(async () => {
@@ -73,32 +71,16 @@ beforeAll(async () => {
   cohere = await startFakeCohere();
   google = await startFakeGoogle();
   vertex = await startFakeVertex();
-  openAIWire = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (part: Buffer) => (raw += part.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as { stream?: boolean };
-      if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(wire.json));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      // The Responses API's events name their type; chat chunks end with [DONE].
-      if (req.url?.split('?')[0].endsWith('/responses')) {
-        for (const event of wire.chunks ?? []) {
-          res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
-        }
-        res.end();
-        return;
-      }
-      for (const chunk of wire.chunks ?? []) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      res.end('data: [DONE]\n\n');
-    });
+  openAIWire = await startWireUpstream(({ path: route, body }) => {
+    if (!body.stream) return { json: JSON.stringify(wire.json) };
+    // The Responses API's events name their type; chat chunks end with [DONE].
+    const responses = route.split('?')[0].endsWith('/responses');
+    const events = (wire.chunks ?? []).map((event) => ({
+      ...(responses && { event: String(event.type) }),
+      data: JSON.stringify(event),
+    }));
+    return { events, done: !responses };
   });
-  openAIWire.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => openAIWire.once('listening', resolve));
-  openAIWireUrl = `http://127.0.0.1:${(openAIWire.address() as AddressInfo).port}`;
   const pricesFile = path.join(mkdtempSync(path.join(tmpdir(), 'parity-prices-')), 'prices.json');
   const providers = Object.fromEntries(
     Object.entries(PRICED).map(([provider, model]) => [provider, { models: { [model]: PRICE } }]),
@@ -114,7 +96,7 @@ afterAll(async () => {
   await cohere?.close();
   await google?.close();
   await vertex?.close();
-  await new Promise((resolve) => openAIWire?.close(resolve));
+  await openAIWire?.close();
 });
 
 function recordedJson(provider: string, name: string): Json {
@@ -318,7 +300,7 @@ const cases: ParityCase[] = [
   {
     ...openAIWireCase(
       'openai',
-      () => ({ provider: 'openai', api_key: 'sk-parity', custom_host: openAIWireUrl }),
+      () => ({ provider: 'openai', api_key: 'sk-parity', custom_host: openAIWire.url }),
       { provider: 'openai', json: 'chat/openai-text.json', chunks: 'chat/openai-text.chunks.txt' },
       'gpt-parity',
       OPENAI_USAGE,
@@ -331,7 +313,7 @@ const cases: ParityCase[] = [
       () => ({
         provider: 'azure-openai',
         api_key: 'azure-parity',
-        custom_host: openAIWireUrl,
+        custom_host: openAIWire.url,
         cloudd_deployment_name: 'parity',
         cloudd_api_version: '2024-10-21',
       }),
@@ -346,7 +328,7 @@ const cases: ParityCase[] = [
   },
   openAIWireCase(
     'deepseek',
-    () => ({ provider: 'deepseek', api_key: 'sk-parity', custom_host: openAIWireUrl }),
+    () => ({ provider: 'deepseek', api_key: 'sk-parity', custom_host: openAIWire.url }),
     {
       provider: 'deepseek',
       json: 'chat/deepseek-reasoning.json',
@@ -365,7 +347,7 @@ const cases: ParityCase[] = [
   ),
   openAIWireCase(
     'groq',
-    () => ({ provider: 'groq', api_key: 'gsk-parity', custom_host: openAIWireUrl }),
+    () => ({ provider: 'groq', api_key: 'gsk-parity', custom_host: openAIWire.url }),
     { provider: 'groq', json: 'groq-reasoning.json', chunks: 'groq-reasoning.chunks.txt' },
     'groq-parity',
     {
@@ -386,14 +368,14 @@ const cases: ParityCase[] = [
   ),
   openAIWireCase(
     'mistral-ai',
-    () => ({ provider: 'mistral-ai', api_key: 'mistral-parity', custom_host: openAIWireUrl }),
+    () => ({ provider: 'mistral-ai', api_key: 'mistral-parity', custom_host: openAIWire.url }),
     { provider: 'mistral', json: 'mistral-reasoning.json', chunks: 'mistral-reasoning.chunks.txt' },
     'mistral-parity',
     { prompt_tokens: 2000, total_tokens: 2500, completion_tokens: 500 },
   ),
   openAIWireCase(
     'x-ai',
-    () => ({ provider: 'x-ai', api_key: 'xai-parity', custom_host: openAIWireUrl }),
+    () => ({ provider: 'x-ai', api_key: 'xai-parity', custom_host: openAIWire.url }),
     { provider: 'xai', json: 'xai-tool-call.json', chunks: 'xai-tool-call.chunks.txt' },
     'grok-3-mini',
     recordedJson('xai', 'xai-tool-call.json').usage as Json,
