@@ -286,6 +286,126 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expectError(await chatThrough('endpoint-route'), 400, 'provider_config_error', 'cloudd_region');
   });
 
+  it("a prompt_id target is judged with its prompt's model, a strategy node not at all", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-prompted',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
+    expect(key.status, key.text).toBe(200);
+    const named = await admin.post('/prompts', {
+      slug: 'named-small',
+      string: template,
+      parameters: { model: 'small' },
+    });
+    expect(named.status, named.text).toBe(200);
+    // The target sends named-small's request: its model, not the calling prompt's, picks the deployment.
+    const config = await admin.post('/configs', {
+      slug: 'prompt-target',
+      config: { virtual_key: 'azure-prompted', prompt_id: 'named-small' },
+    });
+    expect(config.status, config.text).toBe(200);
+    const calling = await admin.post('/prompts', {
+      slug: 'calls-big',
+      string: template,
+      parameters: { model: 'big' },
+      config: 'prompt-target',
+    });
+    expect(calling.status, calling.text).toBe(200);
+    // A strategy node's own key and model go to no call: its one target's model replaces it.
+    const strategy = await admin.post('/configs', {
+      slug: 'strategy-default',
+      config: {
+        strategy: { mode: 'fallback' },
+        virtual_key: 'azure-prompted',
+        override_params: { model: 'big' },
+        targets: [{ override_params: { model: 'small' }, request_timeout: 30000 }],
+      },
+    });
+    expect(strategy.status, strategy.text).toBe(200);
+    expect((await promptCall('calls-big')).status).toBe(200);
+    expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
+    expect((await chatThrough('strategy-default')).status).toBe(200);
+    expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
+
+    // Losing big breaks no call: neither the prompt's target nor the strategy's target sends it.
+    const onlySmall = await admin.patch('/virtual-keys/azure-prompted', {
+      deployments: [deployment('small', 'gpt4o-mini')],
+    });
+    expect(onlySmall.status, onlySmall.text).toBe(200);
+    expect((await promptCall('calls-big')).status).toBe(200);
+    expect((await chatThrough('strategy-default')).status).toBe(200);
+    // Losing small breaks both.
+    const refused = expectError(
+      await admin.patch('/virtual-keys/azure-prompted', { deployments: [deployment('big', 'gpt4o')] }),
+      409,
+      'conflict',
+      'deployments',
+    );
+    expect(refused.message).toContain('"prompt-target" (config.virtual_key)');
+    expect(refused.message).toContain('"strategy-default" (config.targets[0].virtual_key)');
+    expect(refused.message).toContain('"calls-big" (version 1)');
+  });
+
+  it('the setting named is the one that breaks the calls, among several sent', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-several',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      deployments: [deployment('big', 'gpt4o')],
+    });
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'several-route',
+      config: { virtual_key: 'azure-several', override_params: { model: 'big' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    // A new API version breaks nothing; removing the deployments does.
+    const refused = expectError(
+      await admin.patch('/virtual-keys/azure-several', {
+        cloudd_api_version: '2024-06-01',
+        deployments: null,
+      }),
+      409,
+      'conflict',
+      'deployments',
+    );
+    expect(refused.message).toMatch(/^Changing deployments /);
+  });
+
+  it('a keyless credential losing the host that needed no key is refused', async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-keyless',
+      provider: 'azure-openai',
+      custom_host: azure.url,
+      resource_name: 'res-keyless',
+      cloudd_deployment_name: 'gpt4o',
+      cloudd_api_version: API_VERSION,
+    });
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'keyless-route',
+      config: { virtual_key: 'azure-keyless' },
+    });
+    expect(config.status, config.text).toBe(200);
+    // No secret is changed: the key it now needs was never there.
+    const refused = expectError(
+      await admin.patch('/virtual-keys/azure-keyless', { custom_host: null }),
+      409,
+      'conflict',
+      'custom_host',
+    );
+    expect(refused.message).toContain('"keyless-route" (config.virtual_key)');
+    const forced = await admin.patch('/virtual-keys/azure-keyless?force=true', { custom_host: null });
+    expect(forced.status, forced.text).toBe(200);
+    const failed = await chatThrough('keyless-route');
+    expect(failed.status, failed.text).toBe(400);
+    expect(failed.body.error.param, failed.text).toMatch(/api_key$/);
+  });
+
   it('a Vertex AI key with a service account is judged too: no token is exchanged for it', async () => {
     // Google's own host (no custom_host, behind which a call needs no token): nothing is sent to it here.
     const key = await admin.post('/virtual-keys', {

@@ -1,24 +1,27 @@
 /**
  * What changing a stored credential's settings (not its provider, destination-dependents.ts) would break
- * among what names it as a target: the nodes of active stored configs and of prompt versions' inline
- * configs, and prompt versions sending their calls to it or to one of those configs (with their model). Each is judged as a call finds it before
- * anything is sent — the node (its parents' settings inherited) resolved with the credential's settings
- * (resolve-target.ts), then the provider's chat request built from the target — with the settings before
+ * among what names it as a target: the targets calls go to (a config's leaves) of active stored configs
+ * and of prompt versions' inline configs, and prompt versions sending their calls to it or to one of those
+ * configs (with their model; a `prompt_id` target with its prompt's). Each is judged as a call finds it
+ * before anything is sent — the target (its parents' settings inherited) resolved with the credential's
+ * settings (resolve-target.ts), then the provider's chat request built from it — with the settings before
  * and after the change. So found, among others:
  *
- * - a host setting the node repeats beside the credential (`custom_host`, `resource_name`, the Azure AI
- *   endpoint's) must be the stored one (credential-host.ts): once the credential's changes, the node's
- *   calls are refused (400);
- * - an Azure OpenAI deployment chosen by the model the node or the version sets (`override_params.model`,
- *   `parameters.model`): a `deployments` list that loses its alias (and has no default) fails such calls;
- * - a setting the provider needs, removed (an Azure API version, an Azure AI endpoint's region).
+ * - a host setting the target repeats beside the credential (`custom_host`, `resource_name`, the Azure AI
+ *   endpoint's) must be the stored one (credential-host.ts): once the credential's changes, its calls are
+ *   refused (400);
+ * - an Azure OpenAI deployment chosen by the model the target, its prompt or the version sets
+ *   (`override_params.model`, `parameters.model`): a `deployments` list that loses its alias (and has no
+ *   default) fails such calls;
+ * - a setting the provider needs, removed (an Azure API version, an Azure AI endpoint's region, the host a
+ *   keyless credential needed).
  *
- * What depends on the client's request (the model it names, where the node sets none and the deployment
+ * What depends on the client's request (the model it names, where the target sets none and the deployment
  * is picked by it) is not judged: a call that would fail with one model works with another. A change whose
- * calls worked before and fail after is refused (409 `conflict`, naming the setting and what breaks)
- * unless `?force=true`, as another provider is. A secret is never judged (the route checks only a change
- * of settings that are not secrets, and a failure for a missing secret is not counted), so a leaked key is
- * always replaced, or removed, at once.
+ * calls worked before and fail after is refused (409 `conflict`, naming the setting that breaks them alone
+ * and what breaks) unless `?force=true`, as another provider is. A secret is never judged (the route checks
+ * only a change of settings that are not secrets, and a failure for a secret the change removes or
+ * replaces is not counted), so a leaked key is always replaced, or removed, at once.
  */
 import { GatewayError } from '../../core/errors.js';
 import { isSecretKey } from '../../observability/redact.js';
@@ -35,6 +38,7 @@ import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
 import { targetOf } from '../resolve-target.js';
 import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
+import { parsePromptReference, selectedVersion } from './prompt-reference.js';
 import {
   listedUses,
   recordMissingReferences,
@@ -45,26 +49,67 @@ import {
 } from './destination-dependents.js';
 import type { Broken } from './partial-dependents.js';
 
-/** A node of a config as a call resolves it, its parents' settings inherited, and its path. */
-function* effectiveNodes(
+/**
+ * The targets of a config that calls go to — its leaves; a node with `targets` only chooses among them —
+ * each as a call resolves it (its parents' settings inherited), with the node as written and its path.
+ */
+function* leafTargets(
   node: unknown,
   parent?: TargetConfig,
   path = '',
-): Generator<{ node: Record<string, unknown>; path: string }> {
+): Generator<{ node: Record<string, unknown>; own: Record<string, unknown>; path: string }> {
   if (!isRecord(node)) return;
   const effective = (parent ? inheritFrom(parent, node as TargetConfig) : node) as Record<string, unknown>;
-  yield { node: effective, path };
-  if (!Array.isArray(node.targets)) return;
+  if (!Array.isArray(node.targets)) {
+    yield { node: effective, own: node, path };
+    return;
+  }
   for (const [i, child] of node.targets.entries()) {
-    yield* effectiveNodes(child, effective as TargetConfig, childPath(path, i));
+    yield* leafTargets(child, effective as TargetConfig, childPath(path, i));
   }
 }
 
-/** The model a node's calls send, when the node sets it. */
-function modelOf(node: Record<string, unknown>, fallback: unknown): string | undefined {
+/** The model `override_params` sets, if any. */
+function overrideModel(node: Record<string, unknown>): string | undefined {
   const model = isRecord(node.override_params) ? node.override_params.model : undefined;
-  if (typeof model === 'string') return model;
-  return typeof fallback === 'string' ? fallback : undefined;
+  return typeof model === 'string' ? model : undefined;
+}
+
+/** The model a prompt's version sets (`slug`, `slug@latest`, `slug@3`), when it is found and sets one. */
+async function promptModel(
+  store: Repositories,
+  workspaceId: string,
+  reference: string,
+): Promise<string | undefined> {
+  try {
+    const { name, selector } = parsePromptReference(reference);
+    const prompt = await store.getPrompt(workspaceId, name);
+    if (!prompt) return undefined;
+    const version = await store.getPromptVersion(workspaceId, prompt.id, selectedVersion(prompt, selector));
+    const model = version?.prompt.parameters.model;
+    return typeof model === 'string' ? model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The model a leaf's calls send, as far as the config decides it; undefined when the client's request does.
+ * A `prompt_id` target sends its prompt's request with the target's own `override_params` over it, and a
+ * parent's under it (prompt-targets.ts, then the routing's inheritance); another target sends the
+ * request it is given (`fallback`: the model of the prompt version that sends its calls to the config)
+ * with its inherited `override_params` over it.
+ */
+async function leafModel(
+  leaf: { node: Record<string, unknown>; own: Record<string, unknown> },
+  fallback: string | undefined,
+  prompts: (reference: string) => Promise<string | undefined>,
+): Promise<string | undefined> {
+  const promptId = leaf.node.prompt_id;
+  if (typeof promptId === 'string') {
+    return overrideModel(leaf.own) ?? (await prompts(promptId)) ?? overrideModel(leaf.node) ?? fallback;
+  }
+  return overrideModel(leaf.node) ?? fallback;
 }
 
 interface Credential {
@@ -116,9 +161,10 @@ async function callFailure(
       forwardHeaders: {},
       clientHeaders: {},
       strictCompat: false,
-      // A token exchange (a Vertex AI service account) is not made here: the request is built as with the
-      // token it would give, so what else the target lacks is judged too.
-      auth: { accessToken: UNSENT_TOKEN },
+      // A provider's token exchange (a Vertex AI service account) is not made here: its request is built as
+      // with the token it would give, so what else the target lacks is judged too. Others get none, as a
+      // call gives them none.
+      ...(adapter.authenticate && { auth: { accessToken: UNSENT_TOKEN } }),
     });
     return undefined;
   } catch (error) {
@@ -127,10 +173,15 @@ async function callFailure(
   }
 }
 
-/** Whether a failure is for a secret the credential lacks: a secret's change is never refused. */
-function forSecret(failure: GatewayError): boolean {
+/**
+ * Whether a failure is for a secret the change removes or replaces: a secret's change is never refused. A
+ * secret the credential lacked before as after (a keyless credential that loses the host that needed
+ * none) is a failure like another.
+ */
+function forChangedSecret(failure: GatewayError, change: SettingsChange): boolean {
   const key = failure.param?.split('.').at(-1) ?? '';
-  return (STORED_SECRET_KEYS as readonly string[]).includes(key) || isSecretKey(key);
+  const secret = (STORED_SECRET_KEYS as readonly string[]).includes(key) || isSecretKey(key);
+  return secret && change.before[key] !== change.after[key];
 }
 
 interface Breakage {
@@ -141,40 +192,75 @@ interface Breakage {
   reason: string;
 }
 
+interface SettingsChange {
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  changing: readonly string[];
+}
+
+/** The credential's settings before the change with one changed setting as it is after. */
+function withOneChange(change: SettingsChange, name: string): Record<string, unknown> {
+  const stored = { ...change.before };
+  if (change.after[name] === undefined) delete stored[name];
+  else stored[name] = change.after[name];
+  return stored;
+}
+
 /** How the node's calls break when the credential's settings go from `before` to `after`; undefined
  * when they worked before, or still work. */
 async function breakage(
   node: Record<string, unknown>,
   path: string,
   model: string | undefined,
-  change: { before: Record<string, unknown>; after: Record<string, unknown>; changing: readonly string[] },
+  change: SettingsChange,
   credential: Credential,
 ): Promise<Breakage | undefined> {
   if ((await callFailure(node, path, model, change.before, credential)) !== undefined) return undefined;
   const failure = await callFailure(node, path, model, change.after, credential);
-  if (failure === undefined || forSecret(failure)) return undefined;
+  if (failure === undefined || forChangedSecret(failure, change)) return undefined;
   // A host setting the node gives is named by the node's key; one the credential lacks, by its own.
-  const param = failure.param ?? '';
-  const nodeKey = param.split('.').at(-1) ?? '';
+  const nodeKey = failure.param?.split('.').at(-1) ?? '';
   const hostSetting = node[nodeKey] !== undefined && change.changing.includes(nodeKey);
-  const setting = hostSetting
-    ? nodeKey
-    : (change.changing.find((name) => name === (nodeKey === 'model' ? 'deployments' : nodeKey)) ??
-      change.changing[0]);
-  return { key: hostSetting ? nodeKey : credential.kind, setting, reason: failure.message };
+  return {
+    key: hostSetting ? nodeKey : credential.kind,
+    setting: hostSetting ? nodeKey : await culprit(node, path, model, change, credential),
+    reason: failure.message,
+  };
 }
 
-/** The first breakage among a config's nodes naming the credential, with its path. */
+/**
+ * The changed setting that breaks the node's calls: the first that does alone (a PATCH may change several,
+ * the console's sends them all); else, when only some of them together do, the one the failure names, or
+ * the first.
+ */
+async function culprit(
+  node: Record<string, unknown>,
+  path: string,
+  model: string | undefined,
+  change: SettingsChange,
+  credential: Credential,
+): Promise<string> {
+  for (const name of change.changing) {
+    const alone = withOneChange(change, name);
+    const failure = await callFailure(node, path, model, alone, credential);
+    if (failure !== undefined && !forChangedSecret(failure, change)) return name;
+  }
+  return change.changing[0]!;
+}
+
+/** The first breakage among a config's targets naming the credential, with its path. */
 async function configBreakage(
   config: unknown,
-  fallbackModel: unknown,
-  change: Parameters<typeof breakage>[3],
+  fallbackModel: string | undefined,
+  change: SettingsChange,
   credential: Credential,
+  prompts: (reference: string) => Promise<string | undefined>,
 ): Promise<(Breakage & { path: string }) | undefined> {
-  for (const { node, path } of effectiveNodes(config)) {
-    if (!namesCredential(node, credential)) continue;
-    const broken = await breakage(node, path, modelOf(node, fallbackModel), change, credential);
-    if (broken) return { ...broken, path };
+  for (const leaf of leafTargets(config)) {
+    if (!namesCredential(leaf.node, credential)) continue;
+    const model = await leafModel(leaf, fallbackModel, prompts);
+    const broken = await breakage(leaf.node, leaf.path, model, change, credential);
+    if (broken) return { ...broken, path: leaf.path };
   }
   return undefined;
 }
@@ -202,9 +288,26 @@ export async function refuseBreakingSettingsChange(
   };
   const before = { ...found.secret } as Record<string, unknown>;
   const after = mergeSettings(found.secret, change.settings) as Record<string, unknown>;
-  const settingsChange = { before, after, changing: change.changing };
+  const settingsChange: SettingsChange = { before, after, changing: change.changing };
   const references = referencesTo(found.kind, credential.names);
   await recordMissingReferences(store, found.workspace_id);
+  // Each prompt a `prompt_id` target names is read once, and each config judged once per model.
+  const promptModels = new Map<string, Promise<string | undefined>>();
+  const promptModelOf = (reference: string) => {
+    let model = promptModels.get(reference);
+    if (model === undefined)
+      promptModels.set(reference, (model = promptModel(store, found.workspace_id, reference)));
+    return model;
+  };
+  const judged = new Map<string, Promise<(Breakage & { path: string }) | undefined>>();
+  const judgeConfig = (id: string, config: unknown, model: string | undefined) => {
+    const key = `${id}\u0000${model ?? ''}`;
+    let broken = judged.get(key);
+    if (broken === undefined) {
+      judged.set(key, (broken = configBreakage(config, model, settingsChange, credential, promptModelOf)));
+    }
+    return broken;
+  };
 
   const breakages: Array<Breakage & { where: string }> = [];
   const configs: NamingConfig[] = [];
@@ -214,7 +317,7 @@ export async function refuseBreakingSettingsChange(
   for (const config of await store.listConfigsReferencing(found.workspace_id, references)) {
     if (config.status !== 'active') continue;
     naming.set(config.slug, config).set(config.id, config);
-    const broken = await configBreakage(config.config, undefined, settingsChange, credential);
+    const broken = await judgeConfig(config.id, config.config, undefined);
     if (!broken) continue;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key) });
@@ -229,14 +332,16 @@ export async function refuseBreakingSettingsChange(
   const prompts = new Map<string, Broken>();
   for (const version of versions.values()) {
     const { prompt } = version;
-    const model = prompt.parameters.model;
+    const model = typeof prompt.parameters.model === 'string' ? prompt.parameters.model : undefined;
     const destination = { virtual_key: prompt.virtual_key, provider: prompt.provider };
-    const config = typeof prompt.config === 'string' ? naming.get(prompt.config)?.config : prompt.config;
+    const stored = typeof prompt.config === 'string' ? naming.get(prompt.config) : undefined;
     const broken = namesCredential(destination, credential)
-      ? await breakage(destination, '', modelOf({}, model), settingsChange, credential)
-      : isRecord(config)
-        ? await configBreakage(config, model, settingsChange, credential)
-        : undefined;
+      ? await breakage(destination, '', model, settingsChange, credential)
+      : stored !== undefined
+        ? await judgeConfig(stored.id, stored.config, model)
+        : isRecord(prompt.config)
+          ? await configBreakage(prompt.config, model, settingsChange, credential, promptModelOf)
+          : undefined;
     if (!broken) continue;
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
     const entry = prompts.get(version.prompt_id);
