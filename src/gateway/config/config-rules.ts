@@ -8,7 +8,7 @@ import { GatewayError } from '../../core/errors.js';
 import { HOP_BY_HOP } from '../../core/hop-by-hop.js';
 import { fieldError } from '../../core/validator/compile-validator.js';
 import { findAdapter } from '../../providers/registry.js';
-import { VERTEX_GLOBAL_REGION } from '../../providers/vertex-ai/index.js';
+import { sharedRequestTypeRefusal, type VertexCapacity } from '../../providers/vertex-ai/index.js';
 import type { GatewayConfig } from './config-schema.js';
 
 export interface ConfigRuleOptions {
@@ -145,11 +145,6 @@ function checkCredentials(node: GatewayConfig, path: string, options: ConfigRule
   );
 }
 
-type VertexCapacity = Pick<
-  GatewayConfig,
-  'cloudb_region' | 'cloudb_request_type' | 'cloudb_shared_request_type'
->;
-
 /** A node's Vertex AI settings: its own, else its parent's when it names no provider or virtual key of its
  * own (provider settings pass down together or not at all). */
 function vertexCapacity(node: GatewayConfig, parent: VertexCapacity): VertexCapacity {
@@ -162,31 +157,13 @@ function vertexCapacity(node: GatewayConfig, parent: VertexCapacity): VertexCapa
   };
 }
 
-/**
- * Vertex serves Priority and Flex PayGo on its global endpoint only, and refuses them on a regional or
- * multi-regional one: a target whose region is known is refused with the config rather than on each call. A
- * region held by a virtual key is checked when the call is made (vertex-ai-request-type.ts). With
- * `dedicated`, Vertex serves from Provisioned Throughput only, so the pay-as-you-go asked for would never
- * apply.
- */
+/** Vertex AI's rule of `cloudb_shared_request_type` (vertex-ai-request-type.ts): a target whose settings
+ * the config gives is refused with the config rather than on each call. A region a virtual key or `@slug`
+ * holds is checked when the call is made. */
 function checkVertexSharedRequestType(capacity: VertexCapacity, path: string): void {
-  const shared = capacity.cloudb_shared_request_type;
-  if (shared === undefined) return;
-  const param = `${path}.cloudb_shared_request_type`;
-  const region = capacity.cloudb_region;
-  if (region !== undefined && region !== VERTEX_GLOBAL_REGION) {
-    throw fieldError(
-      'invalid_config',
-      param,
-      `'${shared}' is served on Vertex AI's global endpoint only: cloudb_region must be '${VERTEX_GLOBAL_REGION}' (got '${region}')`,
-    );
-  }
-  if (capacity.cloudb_request_type === 'dedicated') {
-    throw fieldError(
-      'invalid_config',
-      param,
-      `cannot be given with cloudb_request_type 'dedicated': Vertex AI then serves from Provisioned Throughput only, never on '${shared}' pay-as-you-go`,
-    );
+  const refusal = sharedRequestTypeRefusal(capacity);
+  if (refusal !== undefined) {
+    throw fieldError('invalid_config', `${path}.cloudb_shared_request_type`, refusal.reason);
   }
 }
 

@@ -24,6 +24,11 @@ import { vertexBaseUrl } from './vertex-ai-urls.js';
 
 export { authenticateVertex, clearVertexTokenCache, CLOUD_PLATFORM_SCOPE } from './vertex-ai-auth.js';
 export { VERTEX_GLOBAL_REGION, vertexBaseUrl, vertexModelUrl } from './vertex-ai-urls.js';
+export {
+  sharedRequestTypeRefusal,
+  type SharedRequestTypeRefusal,
+  type VertexCapacity,
+} from './vertex-ai-request-type.js';
 export { VERTEX_ANTHROPIC_VERSION, isAnthropicModel } from './vertex-ai-anthropic.js';
 
 function isAnthropicRequest(req: AdapterRequest): boolean {

@@ -23,22 +23,59 @@ export function vertexRequestTypeHeaders(target: ProviderTarget): Record<string,
   const headers: Record<string, string> = {};
   if (type !== undefined) headers[REQUEST_TYPE_HEADER] = type;
   if (shared !== undefined) {
-    checkGlobalRegion(target, shared);
+    checkSharedRequestType(target);
     headers[SHARED_REQUEST_TYPE_HEADER] = shared;
   }
   return headers;
 }
 
+/** The settings that say which capacity Vertex AI serves a target's calls from. */
+export type VertexCapacity = Pick<
+  ProviderTarget,
+  'cloudb_region' | 'cloudb_request_type' | 'cloudb_shared_request_type'
+>;
+
+/** Why Vertex AI would not serve a target's `cloudb_shared_request_type` with its other settings. */
+export interface SharedRequestTypeRefusal {
+  /** The setting beside it that rules it out. */
+  with: 'cloudb_region' | 'cloudb_request_type';
+  /** Said of `cloudb_shared_request_type`: the words that follow its name. */
+  reason: string;
+}
+
+/**
+ * The one rule of `cloudb_shared_request_type`, applied wherever the settings meet: a config's node, a
+ * stored credential, a node beside the credential it names, a call. Vertex serves Priority and Flex PayGo on
+ * its global endpoint only, and refuses them on a regional or multi-regional one. With `dedicated`, Vertex
+ * serves from Provisioned Throughput only, so the pay-as-you-go asked for would never apply.
+ */
+export function sharedRequestTypeRefusal(capacity: VertexCapacity): SharedRequestTypeRefusal | undefined {
+  const shared = capacity.cloudb_shared_request_type;
+  if (shared === undefined) return undefined;
+  const region = capacity.cloudb_region;
+  if (region !== undefined && region !== VERTEX_GLOBAL_REGION) {
+    return {
+      with: 'cloudb_region',
+      reason: `'${shared}' is served on Vertex AI's global endpoint only: cloudb_region must be '${VERTEX_GLOBAL_REGION}' (got '${region}')`,
+    };
+  }
+  if (capacity.cloudb_request_type === 'dedicated') {
+    return {
+      with: 'cloudb_request_type',
+      reason: `cannot be given with cloudb_request_type 'dedicated': Vertex AI then serves from Provisioned Throughput only, never on '${shared}' pay-as-you-go`,
+    };
+  }
+  return undefined;
+}
+
 /** Vertex refuses Priority and Flex PayGo outside its global endpoint. A config that names the region is
  * refused when it is read; one a virtual key holds is known only here. */
-function checkGlobalRegion(target: ProviderTarget, shared: string): void {
-  const region = target.cloudb_region;
-  if (region === undefined || region === VERTEX_GLOBAL_REGION) return;
-  throw new GatewayError(
-    'provider_config_error',
-    `cloudb_shared_request_type '${shared}' is served on Vertex AI's global endpoint only: cloudb_region must be '${VERTEX_GLOBAL_REGION}' (got '${region}')`,
-    { param: 'cloudb_shared_request_type' },
-  );
+function checkSharedRequestType(target: ProviderTarget): void {
+  const refusal = sharedRequestTypeRefusal(target);
+  if (refusal === undefined || refusal.with !== 'cloudb_region') return;
+  throw new GatewayError('provider_config_error', `cloudb_shared_request_type ${refusal.reason}`, {
+    param: 'cloudb_shared_request_type',
+  });
 }
 
 /**

@@ -15,8 +15,11 @@ import {
   refuseBreakingProviderChange,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { GatewayError } from '../../../core/errors.js';
+import { fieldError } from '../../../core/validator/compile-validator.js';
 import { findAdapter } from '../../../providers/registry.js';
+import { sharedRequestTypeRefusal, type VertexCapacity } from '../../../providers/vertex-ai/index.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
+import { mergeSettings } from '../../../store/credential-settings.js';
 import type { ProviderCredential, ProviderSecret } from '../../../store/types.js';
 import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
 import { ADDRESS_FIELDS } from './redacted-values.js';
@@ -49,6 +52,19 @@ function checkSecret(secret: ProviderSecret, deps: GatewayDeps): void {
   if (typeof secret.custom_host === 'string') {
     checkCustomHost(secret.custom_host, deps.settings.customHostPolicy, 'custom_host');
   }
+}
+
+/** The settings Vertex AI's rule of `cloudb_shared_request_type` judges together. */
+const VERTEX_CAPACITY_KEYS = ['cloudb_region', 'cloudb_request_type', 'cloudb_shared_request_type'];
+
+/**
+ * Settings Vertex AI would not serve together (vertex-ai-request-type.ts), refused as a config giving them
+ * is: the credential's every call would fail, or ask for what Vertex never applies. Judged on the secret as
+ * stored, a PATCH's settings merged in.
+ */
+function checkVertexCapacity(secret: ProviderSecret): void {
+  const refusal = sharedRequestTypeRefusal(secret as VertexCapacity);
+  if (refusal !== undefined) throw fieldError('invalid_body', 'cloudb_shared_request_type', refusal.reason);
 }
 
 function settingsOf(body: Record<string, unknown>): ProviderSecret {
@@ -100,6 +116,7 @@ export async function registerCredentialRoutes(
     const provider = canonicalProvider(body.provider);
     const secret = settingsOf(body);
     checkSecret(secret, deps);
+    checkVertexCapacity(secret);
     const caller = request.gw.apiKey;
     const credential = await store.createCredential({
       organisation_id: caller.organisation_id,
@@ -142,13 +159,17 @@ export async function registerCredentialRoutes(
     // merged by the store into the secret as it is when written, so concurrent PATCHes keep each other's.
     const settings: Record<string, unknown> = {};
     for (const key of PROVIDER_TARGET_KEYS) if (body[key] !== undefined) settings[key] = body[key];
+    // Vertex AI's capacity is judged when the PATCH changes it: a secret is rotated at once whatever else
+    // the credential holds.
+    const capacityChanged = VERTEX_CAPACITY_KEYS.some((key) => settings[key] !== undefined);
+    const checkMerged = (secret: ProviderSecret) => {
+      checkSecret(secret, deps);
+      if (capacityChanged) checkVertexCapacity(secret);
+    };
     const patch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(provider !== undefined && { provider }),
-      ...(Object.keys(settings).length > 0 && {
-        settings,
-        check: (secret: ProviderSecret) => checkSecret(secret, deps),
-      }),
+      ...(Object.keys(settings).length > 0 && { settings, check: checkMerged }),
     };
     // Checked whenever a provider is sent: another PATCH may have changed it since `current` was read.
     const checkProvider = provider !== undefined && !force;
@@ -165,6 +186,8 @@ export async function registerCredentialRoutes(
           await tx.holdReferences(workspaceId);
           const found = await tx.getCredential(workspaceId, kind, current.id);
           if (!found) return undefined;
+          // The credential on its own first: what it would be is refused whatever names it.
+          if (capacityChanged) checkVertexCapacity(mergeSettings(found.secret, settings));
           if (checkProvider) await refuseBreakingProviderChange(tx, found, noun, provider);
           await refuseBreakingSettingsChange(
             tx,
