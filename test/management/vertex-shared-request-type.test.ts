@@ -2,13 +2,14 @@
  * Vertex AI's `cloudb_shared_request_type` (Priority or Flex PayGo) is served on Vertex's global endpoint
  * only, and never beside `cloudb_request_type: dedicated`. A virtual key or catalog provider that would hold
  * it so (as created, or as a PATCH leaves it) is refused when stored: 400 naming the key, as a config
- * giving both is. On an SQLite file and on PostgreSQL.
+ * giving both is. Where a credential's settings and a config's meet only in a call, the call is refused
+ * (400, before Vertex is called). On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client } from './http.js';
+import { call, client, expectError, type Client } from './http.js';
 
 const KINDS = [
   { path: '/virtual-keys', kind: 'virtual_key' },
@@ -158,6 +159,44 @@ function sharedRequestTypeRules(start: () => Promise<TestGateway>): void {
         cloudb_shared_request_type: 'flex',
       });
     });
+  });
+
+  it('a call of a config stored before its key and its node clashed is refused, and so is the PATCH', async () => {
+    const key = await admin.post('/virtual-keys', vertexKey('turns-dedicated', { cloudb_region: 'global' }));
+    expect(key.status, key.text).toBe(200);
+    const config = await admin.post('/configs', {
+      slug: 'flex-on-turns-dedicated',
+      config: {
+        virtual_key: 'turns-dedicated',
+        cloudb_shared_request_type: 'flex',
+        override_params: { model: 'gemini-2.5-flash' },
+      },
+    });
+    expect(config.status, config.text).toBe(200);
+
+    // The key turned dedicated would make the config's calls fail: what names it is judged.
+    const dedicated = { cloudb_request_type: 'dedicated' };
+    const refused = expectError(
+      await admin.patch('/virtual-keys/turns-dedicated', dedicated),
+      409,
+      'conflict',
+      'cloudb_request_type',
+    );
+    expect(refused.message).toContain('configs "flex-on-turns-dedicated" (config.virtual_key)');
+    expect((await admin.patch('/virtual-keys/turns-dedicated?force=true', dedicated)).status).toBe(200);
+
+    const before = vertex.requests.length;
+    const called = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/chat/completions',
+      { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-gateway-config': 'flex-on-turns-dedicated' },
+    );
+    const error = expectError(called, 400, 'provider_config_error', 'cloudb_shared_request_type');
+    expect(error.message).toContain("cannot be given with cloudb_request_type 'dedicated'");
+    expect(vertex.requests.length).toBe(before);
   });
 
   it('a secret of a credential stored so before the rule is still rotated at once', async () => {

@@ -68,11 +68,12 @@ export function sharedRequestTypeRefusal(capacity: VertexCapacity): SharedReques
   return undefined;
 }
 
-/** Vertex refuses Priority and Flex PayGo outside its global endpoint. A config that names the region is
- * refused when it is read; one a virtual key holds is known only here. */
+/** The rule, on the settings a call meets: a config's own are refused when it is read, and a stored
+ * credential's when stored, but the two may meet only here (a config sent with the request, or stored before
+ * the credential changed under it). */
 function checkSharedRequestType(target: ProviderTarget): void {
   const refusal = sharedRequestTypeRefusal(target);
-  if (refusal === undefined || refusal.with !== 'cloudb_region') return;
+  if (refusal === undefined) return;
   throw new GatewayError('provider_config_error', `cloudb_shared_request_type ${refusal.reason}`, {
     param: 'cloudb_shared_request_type',
   });

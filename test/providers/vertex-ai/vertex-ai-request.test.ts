@@ -129,6 +129,25 @@ describe('vertex-ai adapter', () => {
     },
   );
 
+  it('refuses cloudb_shared_request_type beside dedicated, as met in a call (a virtual key and its node)', async () => {
+    const target: ProviderTarget = {
+      ...base,
+      cloudb_region: 'global',
+      cloudb_request_type: 'dedicated',
+      cloudb_shared_request_type: 'flex',
+    };
+    const error = await Promise.resolve()
+      .then(() => buildRequest(vertexAIAdapter, vertexRequest({}, { target })))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'provider_config_error',
+      param: 'cloudb_shared_request_type',
+    });
+    expect((error as GatewayError).message).toContain("cannot be given with cloudb_request_type 'dedicated'");
+  });
+
   it('sends a bearer token given as api_key when there is no service account', async () => {
     const { upstream } = await build({}, { target: { ...base, api_key: 'ya29.static' }, auth: undefined });
     expect(upstream.headers.authorization).toBe('Bearer ya29.static');
