@@ -8,14 +8,17 @@
  * call would refuse — a name the workspace does not hold, a revoked credential, an archived config — is
  * refused here, as the stored guardrail check refuses a missing guardrail: 400 `invalid_config` naming the
  * place (`config.targets[1].virtual_key`). So is a `provider` beside a virtual key that is not the key's
- * own (virtual-key-provider.ts), which would send the key's secret to that provider, and a host setting
- * beside a stored credential that is not the stored one (credential-host.ts).
+ * own (virtual-key-provider.ts), which would send the key's secret to that provider, a host setting
+ * beside a stored credential that is not the stored one (credential-host.ts), and Vertex AI settings that,
+ * over the credential's, Vertex would not serve together (`cloudb_shared_request_type` with another region
+ * than global, or beside `dedicated`: vertex-ai-request-type.ts).
  *
  * `store` is the transaction that stores the config, holding the workspace's references (holdReferences),
  * so that a delete checked against what names the document (destination-dependents.ts) and this check
  * never both pass with the other's change unseen.
  */
 import { GatewayError } from '../core/errors.js';
+import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vertex-ai/index.js';
 import type { ProviderCredential, Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
@@ -23,7 +26,7 @@ import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { parsePromptReference } from './prompts/prompt-reference.js';
-import { childPath, configParam } from './routing/inherit.js';
+import { childPath, configParam, inheritFrom } from './routing/inherit.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 type Reader = Pick<
@@ -99,8 +102,60 @@ function assertOwnHost(node: GatewayConfig, credential: ProviderCredential, para
   if (moved !== undefined) throw missing(param(moved), movedHostMessage(moved));
 }
 
-async function assertNode(store: Reader, workspaceId: string, node: GatewayConfig, path: string) {
+/** The stored credential a node's calls use: the one it names, or the one it takes from its parent. */
+interface UsedCredential {
+  credential: ProviderCredential;
+  /** As messages name it: `virtual key "vertex-prod"`, `provider "@vertex-prod"`. */
+  shown: string;
+  /** The node's key that names it. */
+  namedBy: 'virtual_key' | 'provider';
+}
+
+/** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */
+interface Parent {
+  effective: GatewayConfig;
+  used: UsedCredential | undefined;
+}
+
+const SHARED_REQUEST_TYPE = 'cloudb_shared_request_type' as const;
+
+/**
+ * Vertex AI's rule of `cloudb_shared_request_type` (vertex-ai-request-type.ts) on the settings a call of
+ * the node meets: the node's own and its parents' (config-rules.ts judged those alone), each over the
+ * credential's, as resolve-target.ts merges them. Named at the node's own setting that brings the clash,
+ * else at the key naming the credential (one stored before the rule).
+ */
+function assertVertexCapacity(
+  node: GatewayConfig,
+  effective: GatewayConfig,
+  used: UsedCredential,
+  param: (key: string) => string,
+) {
+  const stored = used.credential.secret as VertexCapacity;
+  const refusal = sharedRequestTypeRefusal({
+    cloudb_region: effective.cloudb_region ?? stored.cloudb_region,
+    cloudb_request_type: effective.cloudb_request_type ?? stored.cloudb_request_type,
+    cloudb_shared_request_type: effective.cloudb_shared_request_type ?? stored.cloudb_shared_request_type,
+  });
+  if (refusal === undefined) return;
+  const own = [refusal.with, SHARED_REQUEST_TYPE, used.namedBy].find((key) => node[key] !== undefined);
+  throw missing(
+    param(own ?? SHARED_REQUEST_TYPE),
+    `with the settings of the ${used.shown}, ${SHARED_REQUEST_TYPE} ${refusal.reason}`,
+  );
+}
+
+async function assertNode(
+  store: Reader,
+  workspaceId: string,
+  node: GatewayConfig,
+  path: string,
+  parent?: Parent,
+) {
   const param = (key: string) => configParam(path, key);
+  const effective = parent ? (inheritFrom(parent.effective, node) as GatewayConfig) : node;
+  // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts).
+  let used = node.provider === undefined && node.virtual_key === undefined ? parent?.used : undefined;
   if (node.virtual_key !== undefined) {
     const key = await assertCredential(
       store,
@@ -115,15 +170,16 @@ async function assertNode(store: Reader, workspaceId: string, node: GatewayConfi
         : providerBesideVirtualKey(node.provider, node.virtual_key, key.provider);
     if (refusal !== undefined) throw missing(param('provider'), refusal);
     assertOwnHost(node, key, param);
+    used = { credential: key, shown: `virtual key "${node.virtual_key}"`, namedBy: 'virtual_key' };
   }
   if (node.provider?.startsWith('@')) {
     const slug = node.provider.slice(1);
-    assertOwnHost(
-      node,
-      await assertCredential(store, workspaceId, 'provider', slug, param('provider')),
-      param,
-    );
+    const catalog = await assertCredential(store, workspaceId, 'provider', slug, param('provider'));
+    assertOwnHost(node, catalog, param);
+    // A virtual key beside it is what a call resolves (resolve-target.ts).
+    used ??= { credential: catalog, shown: `provider "@${slug}"`, namedBy: 'provider' };
   }
+  if (used !== undefined) assertVertexCapacity(node, effective, used, param);
   if (node.prompt_id !== undefined)
     await assertPrompt(store, workspaceId, node.prompt_id, param('prompt_id'));
   const embedding = node.cache?.embedding;
@@ -138,7 +194,7 @@ async function assertNode(store: Reader, workspaceId: string, node: GatewayConfi
     await assertJudge(store, workspaceId, parameters, param(at));
   }
   for (const [i, child] of (node.targets ?? []).entries()) {
-    await assertNode(store, workspaceId, child, childPath(path, i));
+    await assertNode(store, workspaceId, child, childPath(path, i), { effective, used });
   }
 }
 

@@ -2,8 +2,10 @@
  * Vertex AI's `cloudb_shared_request_type` (Priority or Flex PayGo) is served on Vertex's global endpoint
  * only, and never beside `cloudb_request_type: dedicated`. A virtual key or catalog provider that would hold
  * it so (as created, or as a PATCH leaves it) is refused when stored: 400 naming the key, as a config
- * giving both is. Where a credential's settings and a config's meet only in a call, the call is refused
- * (400, before Vertex is called). On an SQLite file and on PostgreSQL.
+ * giving both is. A config (stored, or a prompt version's inline one) whose node gives one beside a
+ * credential holding the other is refused when stored too: 400 invalid_config naming the node's setting.
+ * Where they meet only in a call (a config stored before), the call is refused (400, before Vertex is
+ * called). On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
@@ -159,6 +161,164 @@ function sharedRequestTypeRules(start: () => Promise<TestGateway>): void {
         cloudb_shared_request_type: 'flex',
       });
     });
+  });
+
+  describe.each(KINDS)('a config naming one of $path', ({ path, kind }) => {
+    const named = (slug: string) =>
+      kind === 'virtual_key' ? { virtual_key: `${slug}-${kind}` } : { provider: `@${slug}-${kind}` };
+    const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+
+    beforeAll(async () => {
+      for (const [slug, settings] of [
+        ['flex-global', { cloudb_region: 'global', cloudb_shared_request_type: 'flex' }],
+        ['regional', { cloudb_region: 'europe-west4' }],
+        ['dedicated', { cloudb_region: 'global', cloudb_request_type: 'dedicated' }],
+      ] as const) {
+        const created = await admin.post(path, vertexKey(`${slug}-${kind}`, settings));
+        expect(created.status, created.text).toBe(200);
+      }
+    });
+
+    it.each([
+      [
+        'its region beside the flex the key holds',
+        { cloudb_region: 'europe-west4' },
+        'flex-global',
+        'cloudb_region',
+        "(got 'europe-west4')",
+      ],
+      [
+        'its priority beside the region the key holds',
+        { cloudb_shared_request_type: 'priority' },
+        'regional',
+        'cloudb_shared_request_type',
+        "(got 'europe-west4')",
+      ],
+      [
+        'its flex beside the dedicated the key holds',
+        { cloudb_shared_request_type: 'flex' },
+        'dedicated',
+        'cloudb_shared_request_type',
+        "cloudb_request_type 'dedicated'",
+      ],
+      [
+        'its dedicated beside the flex the key holds',
+        { cloudb_request_type: 'dedicated' },
+        'flex-global',
+        'cloudb_request_type',
+        "cloudb_request_type 'dedicated'",
+      ],
+    ] as const)("refuses a node with %s, naming the node's setting", async (_, own, slug, key, words) => {
+      const config = { ...named(slug), ...own };
+      const refused = expectError(
+        await admin.post('/configs', { slug: `clash-${slug}-${key}-${kind}`, config }),
+        400,
+        'invalid_config',
+        `config.${key}`,
+      );
+      expect(refused.message).toContain(words);
+      expect(refused.message).toContain(
+        kind === 'virtual_key' ? `virtual key "${slug}-${kind}"` : `provider "@${slug}-${kind}"`,
+      );
+      expect((await admin.get(`/configs/clash-${slug}-${key}-${kind}`)).status).toBe(404);
+    });
+
+    it('refuses it in a target, and in a target taking the credential from its parent', async () => {
+      expectError(
+        await admin.post('/configs', {
+          slug: `clash-in-target-${kind}`,
+          config: {
+            strategy: { mode: 'fallback' },
+            targets: [
+              { provider: 'openai', api_key: 'sk-first' },
+              { ...named('flex-global'), cloudb_region: 'us' },
+            ],
+          },
+        }),
+        400,
+        'invalid_config',
+        'config.targets[1].cloudb_region',
+      );
+      expectError(
+        await admin.post('/configs', {
+          slug: `clash-inherited-${kind}`,
+          config: {
+            ...named('flex-global'),
+            strategy: { mode: 'fallback' },
+            targets: [{ cloudb_region: 'europe-west4', retry: { attempts: 1 } }],
+          },
+        }),
+        400,
+        'invalid_config',
+        'config.targets[0].cloudb_region',
+      );
+    });
+
+    it("keeps what Vertex serves: the node's own global region over the key's", async () => {
+      const stored = await admin.post('/configs', {
+        slug: `priority-global-${kind}`,
+        config: { ...named('regional'), cloudb_region: 'global', cloudb_shared_request_type: 'priority' },
+      });
+      expect(stored.status, stored.text).toBe(200);
+    });
+
+    it("refuses it in a PATCH of a config and in a prompt version's inline config", async () => {
+      const created = await admin.post('/configs', {
+        slug: `patched-config-${kind}`,
+        config: named('flex-global'),
+      });
+      expect(created.status, created.text).toBe(200);
+      expectError(
+        await admin.patch(`/configs/patched-config-${kind}`, {
+          config: { ...named('flex-global'), cloudb_region: 'europe-west4' },
+        }),
+        400,
+        'invalid_config',
+        'config.cloudb_region',
+      );
+      const inline = { ...named('regional'), cloudb_shared_request_type: 'flex' };
+      expectError(
+        await admin.post('/prompts', { slug: `clash-prompt-${kind}`, string: template, config: inline }),
+        400,
+        'invalid_config',
+        'config.cloudb_shared_request_type',
+      );
+      const prompt = await admin.post('/prompts', {
+        slug: `good-prompt-${kind}`,
+        string: template,
+        config: named('regional'),
+      });
+      expect(prompt.status, prompt.text).toBe(200);
+      expectError(
+        await admin.put(`/prompts/good-prompt-${kind}`, { string: template, config: inline }),
+        400,
+        'invalid_config',
+        'config.cloudb_shared_request_type',
+      );
+    });
+  });
+
+  it('refuses a config naming a key stored with the clash before the rule, naming the key', async () => {
+    const created = await admin.post(
+      '/virtual-keys',
+      vertexKey('clashing-before', { cloudb_region: 'global' }),
+    );
+    expect(created.status, created.text).toBe(200);
+    const store = gateway.server.deps.store;
+    const workspace = created.body.workspace_id as string;
+    const stored = await store.getCredential(workspace, 'virtual_key', 'clashing-before');
+    await store.updateCredential(workspace, 'virtual_key', 'clashing-before', {
+      secret: { ...stored!.secret, cloudb_region: 'us', cloudb_shared_request_type: 'priority' },
+    });
+    expectError(
+      await admin.post('/configs', {
+        slug: 'names-clashing-before',
+        config: { virtual_key: 'clashing-before' },
+      }),
+      400,
+      'invalid_config',
+      'config.virtual_key',
+    );
   });
 
   it('a call of a config stored before its key and its node clashed is refused, and so is the PATCH', async () => {

@@ -158,8 +158,8 @@ function vertexCapacity(node: GatewayConfig, parent: VertexCapacity): VertexCapa
 }
 
 /** Vertex AI's rule of `cloudb_shared_request_type` (vertex-ai-request-type.ts): a target whose settings
- * the config gives is refused with the config rather than on each call. A region a virtual key or `@slug`
- * holds is checked when the call is made. */
+ * the config gives is refused with the config rather than on each call. Those a virtual key or `@slug`
+ * holds are judged with the node's when a config is stored (named-documents.ts), else when the call is made. */
 function checkVertexSharedRequestType(capacity: VertexCapacity, path: string): void {
   const refusal = sharedRequestTypeRefusal(capacity);
   if (refusal !== undefined) {
