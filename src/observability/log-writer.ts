@@ -4,6 +4,8 @@
  * left. If the store fails, the batch is kept and retried (bounded), so a blip loses nothing. If the
  * store refuses the batch's values, its records are written one by one and only the refused ones are
  * dropped (and counted): kept at the head of the buffer, one would block every later record for good.
+ * Records that come while `close` writes (a call the stop ended, recorded once its connection was destroyed)
+ * are written too; one that comes after it is dropped, and said so in the log.
  */
 import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
@@ -15,8 +17,8 @@ export interface LogWriter {
   enqueue(record: LogRecord): void;
   /** Writes everything buffered now. */
   flush(): Promise<void>;
-  /** Writes what is left, for `timeoutMs` at most (a stop's share of its grace period); what the store has
-   * not taken by then is dropped, and said so in the log. */
+  /** Writes what is left, and what comes meanwhile, for `timeoutMs` at most (a stop's share of its grace
+   * period); what the store has not taken by then, or comes later, is dropped, and said so in the log. */
   close(timeoutMs?: number): Promise<void>;
   readonly pending: number;
   /** Records the store refused (their values, not its availability) and that were dropped. */
@@ -36,6 +38,8 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
   let flushing: Promise<void> | undefined;
   let dropped = 0;
   let refused = 0;
+  /** Writes the store did not take (unavailable, not refusing the values), since start. */
+  let failedWrites = 0;
   let closed = false;
 
   const refuse = (record: LogRecord, err: unknown): 1 => {
@@ -54,6 +58,7 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
       return batch.length;
     } catch (err) {
       if (!isRefusedValue(err)) {
+        failedWrites += 1;
         logger.error({ err, records: batch.length }, 'log records could not be written; will retry');
         return 0;
       }
@@ -65,6 +70,7 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
         await store.insertLogs([batch[i]]);
       } catch (err) {
         if (!isRefusedValue(err)) {
+          failedWrites += 1;
           logger.error({ err, records: batch.length - i }, 'log records could not be written; will retry');
           return i;
         }
@@ -102,7 +108,13 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
 
   return {
     enqueue(record) {
-      if (closed) return;
+      if (closed) {
+        logger.error(
+          { id: record.id, trace_id: record.trace_id },
+          'log record came after the final writes: dropped',
+        );
+        return;
+      }
       if (buffer.length >= maxBuffered) {
         dropped += 1;
         if (dropped % 1000 === 1) logger.error({ dropped }, 'log buffer full: dropping records');
@@ -113,14 +125,16 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
     },
     flush,
     async close(timeoutMs = Infinity) {
-      closed = true;
       clearInterval(timer);
       const deadline = performance.now() + timeoutMs;
       // A few tries: a store that is briefly unavailable at shutdown should not lose the tail. Bounded in
       // time too: a store that does not answer must not hold the stop past what the orchestrator allows.
-      for (let i = 0; i < 3 && buffer.length > 0 && performance.now() < deadline; i++) {
+      // Records still come while it writes (a call ended by the stop), and are written in the next round.
+      const failedBefore = failedWrites;
+      while (buffer.length > 0 && failedWrites - failedBefore < 3 && performance.now() < deadline) {
         if (!(await settlesBy(flush(), deadline))) break;
       }
+      closed = true;
       if (buffer.length > 0) {
         logger.error({ records: buffer.length }, 'log records not written before the stop ran out of time');
       }

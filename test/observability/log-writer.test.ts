@@ -138,4 +138,23 @@ describe('the log writer', () => {
     expect(fake.batches.flat()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(fake.batches.every((batch) => batch.length <= 2)).toBe(true);
   });
+
+  it('close writes the records that arrive while it writes, and says so of one that comes after it', async () => {
+    const fake = fakeStore();
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    writer = createLogWriter(fake.store, logger, { batchSize: 500, flushIntervalMs: 60_000 });
+    writer.enqueue(record('a'));
+    const closing = writer.close(60_000);
+    // A call the stop ended (its connection destroyed at the cut) is recorded while the final writes run.
+    writer.enqueue(record('b'));
+    while (fake.pending() > 0) await fake.settle();
+    await closing;
+    expect(fake.batches.flat()).toEqual(['a', 'b']);
+    expect(lines.join('')).not.toContain('not written');
+
+    writer.enqueue(record('c'));
+    expect(fake.batches.flat()).toEqual(['a', 'b']);
+    expect(lines.join('')).toContain('log record came after the final writes: dropped');
+  });
 });
