@@ -2,12 +2,16 @@
  * The last step of a node's stop (stop-plan.ts): closing what it holds open (the store's connections,
  * Redis, the S3 client), in turn, since some close only after another (the semantic cache's last rows
  * before the store). Each close has its share of the time left: what is left over divided among the closes
- * still to come, so a close that ends early leaves its time to the next. One that has not ended by then (a
- * peer that stopped answering: a close waits for a reply that never comes) is named in the log and left
- * pending, and the next goes on; the process exits after the last (main.ts) whatever is left pending.
+ * still to come, so a close that ends early leaves its time to the next; and never less than its part of
+ * MIN_CLOSES_MS from its own start, so that the event loop held past the closes' end (by a close that runs
+ * on it, or a busy or starved process) does not leave the closes after it no time at all, each left though
+ * it would have closed at once. One that has not ended in its share (a peer that stopped answering: a close
+ * waits for a reply that never comes) is named in the log and left pending, and the next goes on; the
+ * process exits after the last (main.ts) whatever is left pending.
  */
 import type { Logger } from 'pino';
 import { settlesBy } from './core/settles-by.js';
+import { MIN_CLOSES_MS } from './stop-plan.js';
 
 export interface ClosePart {
   /** What it closes, as the log names it. */
@@ -23,9 +27,10 @@ export async function closeInTurn(
 ): Promise<string[]> {
   const deadline = performance.now() + timeoutMs;
   const late: string[] = [];
+  const leastShareMs = MIN_CLOSES_MS / parts.length;
   for (let i = 0; i < parts.length; i++) {
     const { name, close } = parts[i];
-    const shareMs = Math.max(0, (deadline - performance.now()) / (parts.length - i));
+    const shareMs = Math.max(leastShareMs, (deadline - performance.now()) / (parts.length - i));
     const closing = Promise.resolve()
       .then(close)
       .then(
