@@ -272,16 +272,25 @@ export async function createGatewayServer(
         await Promise.all([deps.logWriter.close(writesMs), traces?.shutdown(writesMs)]);
         // In this order: the semantic cache's last rows before the store, the rate-limit units given back
         // before Redis. One that does not answer holds none of the others.
+        // One that does not close in time is torn down; the semantic cache's rows and the rate-limit units
+        // it waits for are then ended by the store's and Redis' teardowns, after it.
         const closes: ClosePart[] = [{ name: 'semantic cache', close: () => semanticCache.close() }];
         const openBus = bus;
-        if (openBus) closes.push({ name: 'cache invalidation (Redis)', close: () => openBus.close() });
+        if (openBus) {
+          closes.push({
+            name: 'cache invalidation (Redis)',
+            close: () => openBus.close(),
+            destroy: () => openBus.destroy(),
+          });
+        }
         closes.push(
           { name: 'rate-limit counters', close: () => deps.routing.rateLimits.close() },
           {
             name: state.kind === 'redis' ? 'shared state (Redis)' : 'shared state',
             close: () => state.close(),
+            destroy: () => state.destroy(),
           },
-          { name: 'store', close: () => store.close() },
+          { name: 'store', close: () => store.close(), destroy: () => store.destroy() },
         );
         if (blobs.close) closes.push({ name: 'blob store (S3)', close: () => blobs.close?.() });
         await closeInTurn(closes, closesMs(plan), logger);

@@ -22,9 +22,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
-    // The stop fits in the grace period (stop-plan.ts), its every part bounded (a close that does not end in
-    // time is left: stop-closes.ts); should anything still hang past it, the process exits rather than wait
-    // for the orchestrator's kill.
+    // The stop fits in the grace period (stop-plan.ts), its every part bounded (a close that does not end
+    // in time is torn down: stop-closes.ts); should anything still hang past it, the process exits rather
+    // than wait for the orchestrator's kill.
     const overrun = setTimeout(() => {
       logger.error({ signal }, 'shutdown overran its grace period: exiting');
       process.exit(1);

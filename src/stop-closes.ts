@@ -6,8 +6,9 @@
  * MIN_CLOSES_MS from its own start, so that the event loop held past the closes' end (by a close that runs
  * on it, or a busy or starved process) does not leave the closes after it no time at all, each left though
  * it would have closed at once. One that has not ended in its share (a peer that stopped answering: a close
- * waits for a reply that never comes) is named in the log and left pending, and the next goes on; the
- * process exits after the last (main.ts) whatever is left pending.
+ * waits for a reply that never comes) is named in the log and torn down, its connections destroyed with no
+ * reply waited for, so that none is left open in a process that goes on (the gateway embedded in another);
+ * then the next goes on. The gateway's own process exits after the last (main.ts).
  */
 import type { Logger } from 'pino';
 import { settlesBy } from './core/settles-by.js';
@@ -17,6 +18,9 @@ export interface ClosePart {
   /** What it closes, as the log names it. */
   name: string;
   close(): Promise<void> | void;
+  /** Ends at once what `close` waits for (its connections destroyed), once its share has run out; absent
+   * when `close` itself waits for no peer. */
+  destroy?(): void;
 }
 
 /** Closes `parts` in turn within `timeoutMs`; resolves with the names of those that did not close in time. */
@@ -29,7 +33,7 @@ export async function closeInTurn(
   const late: string[] = [];
   const leastShareMs = MIN_CLOSES_MS / parts.length;
   for (let i = 0; i < parts.length; i++) {
-    const { name, close } = parts[i];
+    const { name, close, destroy } = parts[i];
     const shareMs = Math.max(leastShareMs, (deadline - performance.now()) / (parts.length - i));
     const closing = Promise.resolve()
       .then(close)
@@ -39,7 +43,15 @@ export async function closeInTurn(
       );
     if (!(await settlesBy(closing, performance.now() + shareMs))) {
       late.push(name);
-      logger.error({ part: name, shareMs: Math.round(shareMs) }, 'shutdown: did not close in time; left');
+      logger.error(
+        { part: name, shareMs: Math.round(shareMs) },
+        destroy ? 'shutdown: did not close in time; torn down' : 'shutdown: did not close in time; left',
+      );
+      try {
+        destroy?.();
+      } catch (err) {
+        logger.error({ part: name, err }, 'shutdown: failed to tear down');
+      }
       continue;
     }
     const failed = await closing;

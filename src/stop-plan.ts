@@ -11,8 +11,8 @@
  *   records still buffered, the spans still queued), until `writesBy` (finalWritesBy): a giving back that
  *   has not ended by then (the store no longer answers) is left;
  * - its last part (`closeShareMs`) is for closing the connections (the store, Redis, S3), each in turn with
- *   its share of what is left (stop-closes.ts): one that does not answer is named in the log and left, and
- *   the others are still closed. STOP_OVERRUN_MS past the grace period the process exits whatever is still
+ *   its share of what is left (stop-closes.ts): one that does not answer is named in the log and torn down
+ *   (its connections destroyed), and the others are still closed. STOP_OVERRUN_MS past the grace period the process exits whatever is still
  *   pending (main.ts).
  */
 

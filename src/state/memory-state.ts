@@ -127,6 +127,10 @@ export class MemoryState implements SharedState {
     this.entries.clear();
   }
 
+  destroy(): void {
+    void this.close();
+  }
+
   private live(key: string): Entry | undefined {
     this.assertOpen();
     const entry = this.entries.get(key);

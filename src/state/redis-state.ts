@@ -152,6 +152,10 @@ export class RedisState implements ScriptingState {
     }
   }
 
+  destroy(): void {
+    this.client.disconnect();
+  }
+
   private async write(key: string, value: string | Buffer, ttl: number | undefined): Promise<void> {
     if (ttl === undefined) await this.client.set(this.k(key), value);
     else await this.client.set(this.k(key), value, 'PX', ttl);

@@ -37,6 +37,9 @@ export interface SharedState {
 
   /** Releases connections and timers. Further calls fail. */
   close(): Promise<void>;
+  /** Ends at once what `close` waits for, its connections destroyed: for a stop whose close did not end in
+   * time (Redis no longer answers), in a process that goes on. */
+  destroy(): void;
 }
 
 /** A Lua script, run atomically by Redis; `name` identifies it (it is loaded once, then run by its hash). */

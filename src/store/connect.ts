@@ -3,6 +3,7 @@
  * PostgreSQL when a `postgres://` URL is given. Only connection set-up lives here.
  */
 import { mkdirSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate, setTimeout } from 'node:timers/promises';
@@ -31,6 +32,9 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export interface Connection {
   db: Kysely<Database>;
   kind: 'sqlite' | 'postgres';
+  /** Destroys the connections to the database server at once, waiting for no reply (a stop whose close of
+   * `db` did not end: the server no longer answers). SQLite has none. */
+  teardown(): void;
 }
 
 export interface ConnectOptions {
@@ -43,7 +47,11 @@ export interface ConnectOptions {
 
 export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.pgSchema);
-  return { db: connectSqlite(options.dataDir, options.onSqliteBusy), kind: 'sqlite' };
+  return {
+    db: connectSqlite(options.dataDir, options.onSqliteBusy),
+    kind: 'sqlite',
+    teardown: () => undefined,
+  };
 }
 
 /** The name of the SQLite function that lower-cases every letter (registered on each connection). */
@@ -186,10 +194,28 @@ async function connectPostgres(databaseUrl: string, pgSchema: string | undefined
   }
   // Loaded here, not at start: the embedded (SQLite) store never needs the PostgreSQL driver.
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // The pool's `end` waits for its connections' queries, and for those still being opened: a server that
+  // no longer answers lets neither end. Their sockets are kept to be destroyed then.
+  const sockets = new Set<Socket>();
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    stream: () => {
+      const socket = new Socket();
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      return socket;
+    },
+  });
   // An idle pooled connection that the server drops emits 'error' on the pool; unhandled, that
   // would end the process. The pool discards the connection and the next query opens a new one.
   pool.on('error', () => undefined);
+  // A connection in use that ends (the server gone, or torn down at a stop) fails its query, which its
+  // caller hears; the client's own 'error' besides, with no listener while the pool has it out, would end
+  // the process, the one the gateway is embedded in included.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const teardown = () => {
+    for (const socket of sockets) socket.destroy();
+  };
   const db = new Kysely<Database>({
     dialect: new TextRefusalPostgresDialect({
       pool,
@@ -214,5 +240,5 @@ async function connectPostgres(databaseUrl: string, pgSchema: string | undefined
       }
     }
   }
-  return { db, kind: 'postgres' };
+  return { db, kind: 'postgres', teardown };
 }

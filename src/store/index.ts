@@ -26,7 +26,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const keys = deriveKeys(options.masterKey);
   // A query of this connection that waits for the file's write lock raises the log thread's priority.
   let logThread: SqliteLogThread | undefined;
-  const { db, kind } = await connect({ ...options, onSqliteBusy: () => logThread?.boost() });
+  const { db, kind, teardown } = await connect({ ...options, onSqliteBusy: () => logThread?.boost() });
   try {
     await runMigrations(db, kind);
   } catch (error) {
@@ -35,7 +35,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
   // The log thread opens the file only once the migrations have created its table.
   if (kind === 'sqlite') logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
-  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys);
+  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown);
 }
 
 export { loadMasterKey } from './crypto.js';

@@ -17,6 +17,8 @@ export function createSqlStore(
   keys: StoreKeys,
   logThread?: SqliteLogThread,
   analyticsMetadataKeys: readonly string[] = [],
+  /** Destroys the connections to the database server at once (connect.ts). */
+  teardown: () => void = () => undefined,
 ): Store {
   const listeners = new Set<StoreChangeListener>();
   const announce = (change: StoreChange) => {
@@ -37,6 +39,10 @@ export function createSqlStore(
     async close() {
       await logThread?.close();
       await db.destroy();
+    },
+    destroy() {
+      logThread?.terminate();
+      teardown();
     },
     async transaction(work) {
       const pending: StoreChange[] = [];

@@ -104,6 +104,8 @@ export interface SqliteLogThread {
   /** Another connection waits for the write lock, which this thread may hold: run at normal priority. */
   boost(): void;
   close(): Promise<void>;
+  /** Stops the thread at once, what it is writing left unwritten (a close that did not end in time). */
+  terminate(): void;
 }
 
 export function startSqliteLogThread(file: string): SqliteLogThread {
@@ -162,6 +164,9 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
         await worker.terminate();
       });
       return closed;
+    },
+    terminate() {
+      void worker.terminate();
     },
   };
 }

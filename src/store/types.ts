@@ -925,6 +925,9 @@ export interface Store extends Repositories {
   /** Runs pending migrations (`openStore` already did). */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** Ends at once what `close` waits for, its connections destroyed: for a stop whose close of the store
+   * did not end in time (the database no longer answers), in a process that goes on. */
+  destroy(): void;
   /**
    * Runs `work` in one database transaction, with repositories bound to it: what it writes is
    * committed together when it resolves and rolled back when it throws (the error is passed on).

@@ -47,4 +47,22 @@ describe('closeInTurn', () => {
     expect(late).toEqual(['silent']);
     expect(performance.now() - started).toBeLessThan(400);
   });
+
+  it('tears down a close that did not end in its share, and only that one', async () => {
+    const torn: string[] = [];
+    const late = await closeInTurn(
+      [
+        {
+          name: 'silent',
+          close: () => new Promise<void>(() => undefined),
+          destroy: () => void torn.push('silent'),
+        },
+        { name: 'quick', close: closesAfter(5), destroy: () => void torn.push('quick') },
+      ],
+      200,
+      quiet,
+    );
+    expect(late).toEqual(['silent']);
+    expect(torn).toEqual(['silent']);
+  });
 });

@@ -1,0 +1,108 @@
+/**
+ * A gateway embedded in another process (createGatewayServer), stopped by its close() while its store and
+ * Redis no longer answer: the closes that do not end in their share (stop-closes.ts) are torn down, their
+ * connections destroyed, rather than left open in a process that goes on. The store is PostgreSQL, Redis
+ * is Redis, each reached through a proxy that can stop carrying anything (a partition: the connections stay
+ * open, nothing comes back, not even to their close).
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { redisUrl } from '../helpers/redis.js';
+
+interface StallingProxy {
+  port: number;
+  /** Carries nothing more either way, and closes nothing. */
+  stall(): void;
+  /** The connections the gateway opened and has not ended. */
+  openFromGateway(): number;
+  close(): Promise<void>;
+}
+
+async function startProxy(target: URL, defaultPort: number): Promise<StallingProxy> {
+  const sockets = new Set<Socket>();
+  const open = new Set<Socket>();
+  let stalled = false;
+  // Half-open allowed: a client's end is not answered with the proxy's own, as a partition would not.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect(Number(target.port || defaultPort), target.hostname);
+    open.add(client);
+    client.on('end', () => open.delete(client));
+    client.on('close', () => open.delete(client));
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (data: Buffer) => stalled || upstream.write(data));
+    upstream.on('data', (data: Buffer) => stalled || client.write(data));
+    client.on('end', () => stalled || upstream.end());
+    upstream.on('end', () => stalled || client.end());
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    port: (server.address() as { port: number }).port,
+    stall() {
+      stalled = true;
+    },
+    openFromGateway: () => open.size,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+describeWithPostgres('an embedded gateway stopped while its store and Redis do not answer', () => {
+  const schema = freshSchemaName('embedded_stop');
+  let pgProxy: StallingProxy;
+  let redisProxy: StallingProxy;
+  let gateway: TestGateway | undefined;
+
+  beforeAll(async () => {
+    pgProxy = await startProxy(new URL(postgresUrl()), 5432);
+    redisProxy = await startProxy(new URL(redisUrl()), 6379);
+  });
+  afterAll(async () => {
+    await pgProxy?.close();
+    await redisProxy?.close();
+    if (gateway) rmSync(gateway.dataDir, { recursive: true, force: true });
+    await dropSchema(schema);
+  });
+
+  it('tears down the closes that did not end in time: no connection of theirs is left open', async () => {
+    const database = new URL(postgresUrl());
+    database.host = `127.0.0.1:${pgProxy.port}`;
+    const redis = new URL(redisUrl());
+    redis.host = `127.0.0.1:${redisProxy.port}`;
+    gateway = await startGateway({
+      postgres: { url: database.toString(), schema },
+      env: { REDIS_URL: redis.toString(), GATEWAY_SHUTDOWN_GRACE_MS: '1000' },
+    });
+    expect(pgProxy.openFromGateway()).toBeGreaterThan(0);
+    expect(redisProxy.openFromGateway()).toBeGreaterThan(0);
+    pgProxy.stall();
+    redisProxy.stall();
+    // A request whose store query is under way when the stop begins: the store's close waits for its
+    // connection, which never comes back.
+    const held = fetch(`${gateway.url}/logs`, { headers: { 'x-gateway-api-key': gateway.adminKey } }).then(
+      (response) => response.status,
+      () => 'cut',
+    );
+    await new Promise((done) => setTimeout(done, 300));
+    const started = Date.now();
+    await gateway.server.close();
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await held).toBe('cut');
+    // The connections' ends reach the proxies at once; a moment for the loop to take them in.
+    for (let i = 0; i < 20 && pgProxy.openFromGateway() + redisProxy.openFromGateway() > 0; i++) {
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    expect({ store: pgProxy.openFromGateway(), redis: redisProxy.openFromGateway() }).toEqual({
+      store: 0,
+      redis: 0,
+    });
+  }, 30_000);
+});
