@@ -13,7 +13,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { PriorityGovernor, setThreadPriority, type ThreadPriority } from './thread-priority.js';
+import {
+  DEFAULT_GOVERNOR,
+  PriorityGovernor,
+  setThreadPriority,
+  type ThreadPriority,
+} from './thread-priority.js';
 import { startWorker } from './worker-heap.js';
 
 /** A row's values, in the order of the `columns` sent with them. */
@@ -124,6 +129,22 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
   const prioritise = (priority: ThreadPriority) => {
     if (tid !== undefined) void setThreadPriority(tid, priority);
   };
+  // A batch unanswered past the governor's limit counts as late already: at idle priority on a saturated
+  // machine the thread gets no core, and so sends no late answer that would move it.
+  let watchdog: NodeJS.Timeout | undefined;
+  const watch = () => {
+    if (watchdog !== undefined || governor.priority !== 'background' || pending.size === 0) return;
+    watchdog = setTimeout(() => {
+      watchdog = undefined;
+      const oldest = pending.values().next().value;
+      if (oldest === undefined) return;
+      const now = performance.now();
+      const change = governor.observe(now - oldest.sentAt, now);
+      if (change) prioritise(change);
+      watch();
+    }, DEFAULT_GOVERNOR.slowAckMs + 1);
+    watchdog.unref();
+  };
   worker.on('message', (message: { id: number; error?: string; code?: string } | { tid: number }) => {
     if ('tid' in message) {
       tid = message.tid;
@@ -151,6 +172,7 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
       const id = nextId++;
       pending.set(id, { resolve, reject, sentAt: performance.now() });
       worker.postMessage({ ...message, id });
+      watch();
     });
   let closed: Promise<void> | undefined;
   return {

@@ -6,7 +6,9 @@
  *
  * An idle-priority thread can starve when the machine is saturated, and records must never be lost, so
  * the policy is governed by how long the thread takes to answer: a batch acknowledged late moves it back
- * to normal priority, and only a long stretch of prompt answers moves it to the background again. The
+ * to normal priority, and so does one not acknowledged yet when it is late already (a thread left off the
+ * cores sends no late answer either), and only a long stretch of prompt answers moves it to the background
+ * again. The
  * thread also holds the SQLite file's write lock while it writes, so a query of the main thread that
  * finds the lock taken moves it to normal priority too (`boost`): otherwise, on a busy machine, the main
  * thread's writes would wait for a thread that only runs when a core is idle.

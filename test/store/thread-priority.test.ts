@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { startSqliteLogThread } from '../../src/store/sqlite-log-thread.js';
 import { PriorityGovernor } from '../../src/store/thread-priority.js';
@@ -70,6 +72,36 @@ describe.skipIf(missing !== undefined)('the SQLite log thread', () => {
       expect(idle).toBe(before + 1);
     } finally {
       await thread.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('moves to normal priority while a batch goes unanswered, before any answer says it was late', async () => {
+    // On a saturated machine an idle-priority thread gets no core at all, so no late answer ever comes to
+    // move it: here the thread waits for the file's write lock instead, and does not answer either.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-log-thread-'));
+    const file = path.join(dir, 'gateway.db');
+    const holder = new BetterSqlite3(file);
+    holder.pragma('journal_mode = WAL');
+    holder.exec('create table logs (x integer)');
+    const idleThreads = () => threadPolicies().filter((policy) => policy === SCHED_IDLE).length;
+    const before = idleThreads();
+    const thread = startSqliteLogThread(file);
+    try {
+      for (let i = 0; i < 100 && idleThreads() <= before; i++) await sleep(20);
+      expect(idleThreads()).toBe(before + 1);
+      holder.exec('begin immediate');
+      holder.exec('insert into logs values (0)');
+      const inserting = thread.insert('logs', ['x'], [[1]]);
+      for (let i = 0; i < 50 && idleThreads() > before; i++) await sleep(20);
+      // Still unanswered, and no longer idle.
+      expect(idleThreads()).toBe(before);
+      holder.exec('commit');
+      await inserting;
+    } finally {
+      if (holder.inTransaction) holder.exec('commit');
+      await thread.close();
+      holder.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
