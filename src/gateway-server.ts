@@ -233,6 +233,9 @@ export async function createGatewayServer(
       closing ??= (async () => {
         const plan = planStop(settings.shutdownGraceMs);
         stop.begin();
+        // The stop waits for the store's writes from now on: on a saturated machine, the log thread at idle
+        // priority would get no core for the final writes.
+        store.prioritiseWrites();
         const cut = setTimeout(() => {
           app.server.closeAllConnections();
           stop.cut();

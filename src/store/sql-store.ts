@@ -36,6 +36,9 @@ export function createSqlStore(
     ...createRepositories({ db, kind, keys, logThread, analyticsMetadataKeys, changed: announce }),
     kind,
     migrate: () => runMigrations(db, kind),
+    prioritiseWrites() {
+      logThread?.boost();
+    },
     async close() {
       await logThread?.close();
       await db.destroy();

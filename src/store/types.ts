@@ -924,6 +924,9 @@ export interface Store extends Repositories {
   readonly kind: StoreKind;
   /** Runs pending migrations (`openStore` already did). */
   migrate(): Promise<void>;
+  /** Someone now waits for the rows being appended (a stop, for its final writes and then the close): on
+   * SQLite, the thread that appends them runs at normal priority rather than idle (thread-priority.ts). */
+  prioritiseWrites(): void;
   close(): Promise<void>;
   /** Ends at once what `close` waits for, its connections destroyed: for a stop whose close of the store
    * did not end in time (the database no longer answers), in a process that goes on. */
