@@ -46,6 +46,8 @@ export function createSqlStore(
     destroy() {
       logThread?.terminate();
       teardown();
+      // SQLite's own connection, which `close` reaches only after the log thread's.
+      db.destroy().catch(() => undefined);
     },
     async transaction(work) {
       const pending: StoreChange[] = [];
