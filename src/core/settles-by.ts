@@ -6,7 +6,10 @@
  * by a long task, or starved of CPU) fires first when the loop runs again, before the I/O that came in
  * meanwhile (a store's answer, a worker's message) is taken in. So the wait ends one turn of the loop
  * later, after that I/O: what had settled by the deadline counts as in time, whichever the loop ran first.
+ * That turn is the real loop's (node:timers' own setImmediate, which a test's fake clock leaves alone): it
+ * waits for I/O, not for time.
  */
+import { clearImmediate, setImmediate } from 'node:timers';
 
 /** Waits for `promise` until `deadline` (a `performance.now()` time): true when it settled by then. */
 export function settlesBy(promise: Promise<unknown> | undefined, deadline: number): Promise<boolean> {
