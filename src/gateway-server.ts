@@ -274,9 +274,9 @@ export async function createGatewayServer(
         const writesMs = finalWritesMs(plan);
         await Promise.all([deps.logWriter.close(writesMs), traces?.shutdown(writesMs)]);
         // In this order: the semantic cache's last rows before the store, the rate-limit units given back
-        // before Redis. One that does not answer holds none of the others.
-        // One that does not close in time is torn down; the semantic cache's rows and the rate-limit units
-        // it waits for are then ended by the store's and Redis' teardowns, after it.
+        // before Redis. One that does not answer holds none of the others, and is torn down where it holds
+        // connections of its own; the semantic cache's rows and the rate-limit units, which have none, end
+        // with the store's and Redis' teardowns after them.
         const closes: ClosePart[] = [{ name: 'semantic cache', close: () => semanticCache.close() }];
         const openBus = bus;
         if (openBus) {
