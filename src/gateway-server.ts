@@ -28,7 +28,7 @@ import { loadPriceTable } from './observability/pricing/price-table.js';
 import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
-import { closesMs, finalWritesBy, finalWritesMs, planStop } from './stop-plan.js';
+import { closesMs, cutCame, finalWritesBy, finalWritesMs, planStop } from './stop-plan.js';
 import { settlesBy } from './core/settles-by.js';
 import { closeInTurn, type ClosePart } from './stop-closes.js';
 import { loadMasterKey, openStore } from './store/index.js';
@@ -231,16 +231,20 @@ export async function createGatewayServer(
     },
     close() {
       closing ??= (async () => {
-        const plan = planStop(settings.shutdownGraceMs);
+        let plan = planStop(settings.shutdownGraceMs);
         stop.begin();
         // The stop waits for the store's writes from now on: on a saturated machine, the log thread at idle
         // priority would get no core for the final writes.
         store.prioritiseWrites();
-        const cut = setTimeout(() => {
-          app.server.closeAllConnections();
-          stop.cut();
-        }, plan.cutAt - Date.now());
-        cut.unref();
+        let cut: NodeJS.Timeout | undefined;
+        const cutting = new Promise<number>((resolve) => {
+          cut = setTimeout(() => {
+            app.server.closeAllConnections();
+            stop.cut();
+            resolve(Date.now());
+          }, plan.cutAt - Date.now());
+          cut.unref();
+        });
         // A keep-alive connection becomes idle when its last response (a long stream, say) ends; close
         // it then instead of waiting for the client or the grace period.
         const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
@@ -259,9 +263,14 @@ export async function createGatewayServer(
           draining.then(() => stop.settled()),
         ]).catch((err: unknown) => logger.error({ err }, 'shutdown: giving back the work cut failed'));
         // Giving back what was cut writes to the store; one that does not answer would hold the stop for
-        // ever (a job's release, a worker's own query under way): it is left at the final writes' end.
-        if (!(await settlesBy(working, performance.now() + finalWritesBy(plan) - Date.now()))) {
-          logger.error('shutdown: the work cut was not given back in time; left');
+        // ever (a job's release, a worker's own query under way): it is left at the final writes' end,
+        // counted from the cut as it came (a loop held past the plan's cut would have spent that window).
+        const cutBefore = await Promise.race([working.then(() => false), cutting.then(() => true)]);
+        if (cutBefore) {
+          plan = cutCame(plan, await cutting);
+          if (!(await settlesBy(working, performance.now() + finalWritesBy(plan) - Date.now()))) {
+            logger.error('shutdown: the work cut was not given back in time; left');
+          }
         }
         clearTimeout(cut);
         // What still calls out now waits on no client and no job (an async hook's webhook or judge, a

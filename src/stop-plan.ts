@@ -54,7 +54,17 @@ export function planStop(graceMs: number, now = Date.now()): StopPlan {
   return { cutAt: stopBy - finalShareMs(graceMs), writesBy: stopBy - closeShareMs(graceMs), stopBy };
 }
 
-/** When (Date.now() ms) the giving back of what was cut, and then the final writes, end. */
+/**
+ * The plan once its cut has come, at `at` (Date.now() ms): later than planned when the event loop was held
+ * past it (a busy process, or one starved of CPU). What follows the cut then counts from it, its least
+ * times kept, rather than from a time the held loop has spent already.
+ */
+export function cutCame(plan: StopPlan, at: number): StopPlan {
+  return { ...plan, cutAt: Math.max(plan.cutAt, at) };
+}
+
+/** When (Date.now() ms) the giving back of what was cut, and then the final writes, end: MIN_FINAL_WRITES_MS
+ * after the cut at the least (the cut as it came: cutCame). */
 export function finalWritesBy(plan: StopPlan): number {
   return Math.max(plan.writesBy, plan.cutAt + MIN_FINAL_WRITES_MS);
 }
