@@ -84,6 +84,61 @@ const HookResultSchema = {
   ],
 };
 
+/** Configs or stored guardrails naming the thing, each with where (`param`). */
+const NamingConfigsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { slug: { type: 'string' }, param: { type: 'string' }, reason: { type: 'string' } },
+    required: ['slug', 'param'],
+  },
+};
+
+/** A 409 of the management API: the error, and, when it refuses a change for what depends on it,
+ * `error.dependents` (docs/management-api.md, "Errors"). */
+const DependentsConflictSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        ...ErrorSchema.properties.error.properties,
+        dependents: {
+          type: 'object',
+          properties: {
+            configs: NamingConfigsSchema,
+            prompts: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  slug: { type: 'string' },
+                  versions: { type: 'array', items: { type: 'integer' } },
+                  reason: { type: 'string' },
+                },
+                required: ['slug', 'versions'],
+              },
+            },
+            guardrails: NamingConfigsSchema,
+            more: {
+              type: 'object',
+              properties: {
+                configs: { type: 'integer' },
+                prompts: { type: 'integer' },
+                guardrails: { type: 'integer' },
+              },
+              required: ['configs', 'prompts', 'guardrails'],
+            },
+          },
+          required: ['configs', 'prompts', 'guardrails'],
+        },
+      },
+      required: ErrorSchema.properties.error.required,
+    },
+  },
+  required: ['error'],
+};
+
 /** A 446: the error (type `hooks_failed`) and the results that denied the call. */
 const HooksFailedSchema = {
   type: 'object',
@@ -236,6 +291,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           HookResults: HookResultsSchema,
           HookResult: HookResultSchema,
           HooksFailed: HooksFailedSchema,
+          DependentsConflict: DependentsConflictSchema,
           PromptCompletionEnvelope: PromptCompletionEnvelopeSchema,
         },
         securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } },

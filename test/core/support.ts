@@ -35,11 +35,13 @@ export interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-/** The body is the OpenAI error object: `{"error":{"message","type","param","code"}}`. */
+/** The body is the OpenAI error object: `{"error":{"message","type","param","code"}}`; a 409 refusing a
+ * change for what depends on it has `dependents` beside (test/management/dependents-field.test.ts). */
 export function expectOpenAIError(body: unknown): asserts body is ErrorBody {
   expectOpenAPIValid('ErrorResponse', body);
   const error = (body as ErrorBody).error;
-  expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  const dependents = error.code === 'conflict' && 'dependents' in error ? ['dependents'] : [];
+  expect(Object.keys(error).sort()).toEqual(['code', ...dependents, 'message', 'param', 'type']);
   expect(typeof error.message).toBe('string');
   expect(error.message.length).toBeGreaterThan(0);
   expect(typeof error.type).toBe('string');

@@ -47,12 +47,14 @@ export function client(baseUrl: string, key: string | undefined) {
 
 export type Client = ReturnType<typeof client>;
 
-/** Asserts the OpenAI-shaped error object (and, when given, the field it names) and returns it. */
+/** Asserts the OpenAI-shaped error object (and, when given, the field it names) and returns it. A 409
+ * refusing a change for what depends on it has `dependents` beside (dependents-field.test.ts). */
 export function expectError(reply: Reply, status: number, code: string, param?: string | null) {
   expect(reply.status, reply.text).toBe(status);
   expect(Object.keys(reply.body ?? {})).toEqual(['error']);
   const error = reply.body.error;
-  expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  const dependents = code === 'conflict' && error && 'dependents' in error ? ['dependents'] : [];
+  expect(Object.keys(error).sort()).toEqual(['code', ...dependents, 'message', 'param', 'type']);
   expect(typeof error.message).toBe('string');
   expect(error.code, reply.text).toBe(code);
   if (param !== undefined) expect(error.param, reply.text).toBe(param);

@@ -40,14 +40,13 @@ import { targetOf } from '../resolve-target.js';
 import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
 import { parsePromptReference, selectedVersion } from './prompt-reference.js';
 import {
+  DependentsConflictError,
   listedUses,
-  recordMissingReferences,
-  referencesTo,
-  shownCredential,
   type NamingConfig,
+  type NamingPrompt,
   type Uses,
-} from './destination-dependents.js';
-import type { Broken } from './partial-dependents.js';
+} from './dependents-conflict.js';
+import { recordMissingReferences, referencesTo, shownCredential } from './destination-dependents.js';
 
 /**
  * The targets of a config that calls go to — its leaves; a node with `targets` only chooses among them —
@@ -320,7 +319,7 @@ export async function refuseBreakingSettingsChange(
     const broken = await judgeConfig(config.id, config.config, undefined);
     if (!broken) continue;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
-    configs.push({ slug: config.slug, param: configParam(broken.path, broken.key) });
+    configs.push({ slug: config.slug, param: configParam(broken.path, broken.key), reason: broken.reason });
   }
   const versions = new Map<string, StoredPromptVersion & { slug: string }>();
   for (const named of [references, referencesTo('config', new Set(naming.keys()))]) {
@@ -329,7 +328,7 @@ export async function refuseBreakingSettingsChange(
       versions.set(`${version.prompt_id}@${version.version}`, version);
     }
   }
-  const prompts = new Map<string, Broken>();
+  const prompts = new Map<string, NamingPrompt>();
   for (const version of versions.values()) {
     const { prompt } = version;
     const model = typeof prompt.parameters.model === 'string' ? prompt.parameters.model : undefined;
@@ -346,16 +345,22 @@ export async function refuseBreakingSettingsChange(
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
     const entry = prompts.get(version.prompt_id);
     if (entry) entry.versions.push(version.version);
-    else prompts.set(version.prompt_id, { slug: version.slug, versions: [version.version], reason: '' });
+    else {
+      prompts.set(version.prompt_id, {
+        slug: version.slug,
+        versions: [version.version],
+        reason: broken.reason,
+      });
+    }
   }
   const uses: Uses = { configs, prompts: [...prompts.values()], guardrails: [] };
   const [first] = breakages;
   if (first === undefined) return;
-  throw new GatewayError(
-    'conflict',
+  throw new DependentsConflictError(
     `Changing ${first.setting} of the ${noun} "${shownCredential(found)}" would make calls that use it ` +
       `fail: ${listedUses(uses)} (${first.where}: ${first.reason}). ` +
       'Change them first, or send ?force=true to change it anyway (their calls then fail)',
-    { param: first.setting },
+    uses,
+    first.setting,
   );
 }

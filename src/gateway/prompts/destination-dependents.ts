@@ -8,7 +8,8 @@
  * a virtual key for its semantic cache's embeddings (`cache.embedding`) or a model-judged check's verdict
  * (`default.modelJudge`, which a stored guardrail may hold too). After the delete those calls fail (404,
  * or 400 for a guardrail; a judge's failure errs to the check's `on_error`, pass by default), as they do
- * once a config is archived, so the management API refuses either (409 `conflict`, naming them) unless
+ * once a config is archived, so the management API refuses either (409 `conflict`, naming them in its
+ * message and in `dependents`: dependents-conflict.ts) unless
  * `?force=true`, as it does for a partial (partial-dependents.ts).
  *
  * Every version of a live prompt counts, not only its published and latest ones: any may be called
@@ -24,7 +25,6 @@
  * (holdReferences): what the check finds is what the change is committed against, since a write naming
  * the thing waits for it, and checks again that the thing is there.
  */
-import { GatewayError } from '../../core/errors.js';
 import type {
   PromptDocument,
   ProviderCredential,
@@ -41,7 +41,14 @@ import {
   nodeJudges,
 } from '../config/model-judges.js';
 import { childPath, configParam } from '../routing/inherit.js';
-import { andMore, listedPrompts, NAMED, type Broken } from './partial-dependents.js';
+import {
+  DependentsConflictError,
+  listedConfigs,
+  listedUses,
+  type NamingConfig,
+  type NamingPrompt,
+  type Uses,
+} from './dependents-conflict.js';
 import { referenceName } from './prompt-reference.js';
 
 /** A node of a stored config and its path (`targets[1].targets[0]`, '' for the top), depth first. */
@@ -51,12 +58,6 @@ function* configNodes(node: unknown, path = ''): Generator<{ node: Record<string
   yield { node: record, path };
   if (!Array.isArray(record.targets)) return;
   for (const [i, child] of record.targets.entries()) yield* configNodes(child, childPath(path, i));
-}
-
-export interface NamingConfig {
-  slug: string;
-  /** Where it names the thing first: `config.targets[1].prompt_id`. */
-  param: string;
 }
 
 /** The stored config (`config`) or virtual key (`virtual_key`) a node's semantic cache embeds through. */
@@ -179,14 +180,14 @@ async function promptVersionsWhere(
   workspaceId: string,
   references: readonly string[],
   names: (document: PromptDocument) => boolean,
-): Promise<Broken[]> {
+): Promise<NamingPrompt[]> {
   await recordMissingReferences(store, workspaceId);
-  const found = new Map<string, Broken>();
+  const found = new Map<string, NamingPrompt>();
   for (const version of await store.listPromptVersionsReferencing(workspaceId, references)) {
     if (!names(version.prompt)) continue;
     const entry = found.get(version.prompt_id);
     if (entry) entry.versions.push(version.version);
-    else found.set(version.prompt_id, { slug: version.slug, versions: [version.version], reason: '' });
+    else found.set(version.prompt_id, { slug: version.slug, versions: [version.version] });
   }
   return [...found.values()];
 }
@@ -212,12 +213,6 @@ async function activeConfigsWhere(
   }
   return found;
 }
-
-const listedConfigs = (found: NamingConfig[]) =>
-  found
-    .slice(0, NAMED)
-    .map((config) => `"${config.slug}" (${config.param})`)
-    .join(', ') + andMore(found.length);
 
 /** Deleting a stored config, or archiving it: either way the calls sent to it fail (404). */
 export type ConfigRemoval = 'delete' | 'archive';
@@ -255,14 +250,14 @@ export async function refuseBreakingConfigRemoval(
     },
   );
   // A config embedding or judging through itself is gone with it: that breaks nothing else.
-  const uses = listedUses({ ...found, configs: found.configs.filter((use) => use.slug !== config.slug) });
-  if (uses === '') return;
+  const uses = { ...found, configs: found.configs.filter((use) => use.slug !== config.slug) };
+  if (!anyUse(uses)) return;
   const { doing, verb, param } = CONFIG_REMOVAL[removal];
-  throw new GatewayError(
-    'conflict',
-    `${doing} the config "${config.slug}" would make calls that use it fail: ${uses}. ` +
+  throw new DependentsConflictError(
+    `${doing} the config "${config.slug}" would make calls that use it fail: ${listedUses(uses)}. ` +
       `Change them first, or send ?force=true to ${verb} it anyway (calls through them then fail)`,
-    { param },
+    uses,
+    param,
   );
 }
 
@@ -276,12 +271,12 @@ export async function refuseBreakingPromptDeletion(store: Repositories, prompt: 
     typeof node.prompt_id === 'string' && names.has(referenceName(node.prompt_id)) ? 'prompt_id' : undefined,
   );
   if (found.length === 0) return;
-  throw new GatewayError(
-    'conflict',
+  throw new DependentsConflictError(
     `Deleting the prompt "${prompt.slug}" would make configs whose targets name it fail: ` +
       `${listedConfigs(found)}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through the configs named then fail)',
-    { param: 'id' },
+    { configs: found, prompts: [], guardrails: [] },
+    'id',
   );
 }
 
@@ -316,11 +311,9 @@ async function guardrailsJudgingThrough(
   return found;
 }
 
-export interface Uses {
-  configs: NamingConfig[];
-  prompts: Broken[];
-  guardrails: NamingConfig[];
-}
+/** Whether anything uses it. */
+export const anyUse = ({ configs, prompts, guardrails }: Uses) =>
+  configs.length + prompts.length + guardrails.length > 0;
 
 /** The active configs whose nodes `names`, and the versions of prompts whose destination
  * (`judged.destination`, or `names` given the version's document as a node: its destination keys are a
@@ -350,40 +343,28 @@ async function usesOf(
   return { configs, prompts, guardrails };
 }
 
-/** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2); guardrails "g"
- * (guardrail.default.modelJudge.virtual_key)`, '' for no use. */
-export function listedUses({ configs, prompts, guardrails }: Uses): string {
-  return [
-    ...(configs.length > 0 ? [`configs ${listedConfigs(configs)}`] : []),
-    ...(prompts.length > 0 ? [`prompts ${listedPrompts(prompts)}`] : []),
-    ...(guardrails.length > 0 ? [`guardrails ${listedConfigs(guardrails)}`] : []),
-  ].join('; ');
-}
-
 /**
- * What uses an active virtual key (or catalog provider), as `listedUses` names it ('' for none): targets
+ * What uses an active virtual key (or catalog provider), none for an inactive one: targets
  * of active stored configs, or versions of prompts (their destination, or the nodes of their inline
  * config), naming it — a virtual key also where a node's semantic cache embeds through it
  * (`cache.embedding.virtual_key`) or a model-judged check judges through it, there or in a stored
  * guardrail.
  */
-async function credentialUses(store: Repositories, credential: ProviderCredential): Promise<string> {
-  if (credential.status !== 'active') return '';
+async function credentialUses(store: Repositories, credential: ProviderCredential): Promise<Uses> {
+  if (credential.status !== 'active') return { configs: [], prompts: [], guardrails: [] };
   const { kind, workspace_id: workspaceId } = credential;
   const names = new Set([credential.slug, credential.id]);
   // A virtual key is also what a semantic cache embeds through, and a model-judged check judges through
   // (in a config, or in a stored guardrail).
-  return listedUses(
-    await usesOf(
-      store,
-      workspaceId,
-      referencesTo(kind, names),
-      (node) =>
-        kind === 'virtual_key'
-          ? (credentialKey(node, kind, names) ?? routedThroughKey(node, kind, names))
-          : credentialKey(node, kind, names),
-      kind === 'virtual_key' ? { kind, names } : undefined,
-    ),
+  return usesOf(
+    store,
+    workspaceId,
+    referencesTo(kind, names),
+    (node) =>
+      kind === 'virtual_key'
+        ? (credentialKey(node, kind, names) ?? routedThroughKey(node, kind, names))
+        : credentialKey(node, kind, names),
+    kind === 'virtual_key' ? { kind, names } : undefined,
   );
 }
 
@@ -401,12 +382,13 @@ export async function refuseBreakingCredentialDeletion(
   noun: string,
 ): Promise<void> {
   const uses = await credentialUses(store, credential);
-  if (uses === '') return;
-  throw new GatewayError(
-    'conflict',
-    `Deleting the ${noun} "${shownCredential(credential)}" would make calls that use it fail: ${uses}. ` +
+  if (!anyUse(uses)) return;
+  throw new DependentsConflictError(
+    `Deleting the ${noun} "${shownCredential(credential)}" would make calls that use it fail: ` +
+      `${listedUses(uses)}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
-    { param: 'slug' },
+    uses,
+    'slug',
   );
 }
 
@@ -425,14 +407,14 @@ export async function refuseBreakingProviderChange(
 ): Promise<void> {
   if (provider === credential.provider) return;
   const uses = await credentialUses(store, credential);
-  if (uses === '') return;
-  throw new GatewayError(
-    'conflict',
+  if (!anyUse(uses)) return;
+  throw new DependentsConflictError(
     `Changing the provider of the ${noun} "${shownCredential(credential)}" from ${credential.provider} to ` +
-      `${provider} would send calls written for ${credential.provider} to ${provider}: ${uses}. ` +
+      `${provider} would send calls written for ${credential.provider} to ${provider}: ${listedUses(uses)}. ` +
       'Change them first, or send ?force=true to change it anyway (their calls then go to ' +
       `${provider} as they are)`,
-    { param: 'provider' },
+    uses,
+    'provider',
   );
 }
 
@@ -458,16 +440,14 @@ export async function refuseBreakingGuardrailDeletion(
   guardrail: StoredGuardrail,
 ): Promise<void> {
   const names = new Set([guardrail.slug, guardrail.id]);
-  const uses = listedUses(
-    await usesOf(store, guardrail.workspace_id, referencesTo('guardrail', names), (node) =>
-      guardrailItem(node, names),
-    ),
+  const uses = await usesOf(store, guardrail.workspace_id, referencesTo('guardrail', names), (node) =>
+    guardrailItem(node, names),
   );
-  if (uses === '') return;
-  throw new GatewayError(
-    'conflict',
-    `Deleting the guardrail "${guardrail.slug}" would make calls that list it fail: ${uses}. ` +
+  if (!anyUse(uses)) return;
+  throw new DependentsConflictError(
+    `Deleting the guardrail "${guardrail.slug}" would make calls that list it fail: ${listedUses(uses)}. ` +
       'Change them first, or send ?force=true to delete it anyway (calls through them then fail)',
-    { param: 'id' },
+    uses,
+    'id',
   );
 }

@@ -20,21 +20,18 @@
 import { GatewayError } from '../../core/errors.js';
 import type { Repositories, Store, StoredPromptPartial } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
+import { DependentsConflictError, listedPrompts, type NamingPrompt } from './dependents-conflict.js';
 import { partialLoader, storedPartials } from './prompt-call.js';
 import { parsePromptReference, type VersionSelector } from './prompt-reference.js';
 import { includedPartials } from './prompt-template.js';
 import { checkPromptDocument, type LoadedPartial, type PartialLoader } from './render-prompt.js';
 
-/** How many prompts (or configs) an error names; the rest are counted. */
-export const NAMED = 10;
-
 /** What the partial is after the change, for a use of it with this selector: `undefined` when deleted,
  * 'unchanged' when the change does not reach that use. */
 export type PartialAfter = (selector: VersionSelector) => LoadedPartial | undefined | 'unchanged';
 
-export interface Broken {
-  slug: string;
-  versions: number[];
+/** A prompt the change breaks: the versions, and why the first fails. */
+export interface Broken extends NamingPrompt {
   reason: string;
 }
 
@@ -129,25 +126,10 @@ async function brokenPrompts(
   return [...broken.values()];
 }
 
-/** `"slug" (versions 1, 3)`. */
-function named(prompt: Pick<Broken, 'slug' | 'versions'>): string {
-  const versions = prompt.versions.join(', ');
-  return `"${prompt.slug}" (version${prompt.versions.length > 1 ? 's' : ''} ${versions})`;
-}
-
-/** ` and 3 more` past the NAMED an error names; '' within them. */
-export function andMore(count: number): string {
-  return count > NAMED ? ` and ${count - NAMED} more` : '';
-}
-
-/** The first NAMED prompts with their versions (`"a" (version 1), "b" (versions 1, 3)`), the rest counted. */
-export function listedPrompts(prompts: ReadonlyArray<Pick<Broken, 'slug' | 'versions'>>): string {
-  return prompts.slice(0, NAMED).map(named).join(', ') + andMore(prompts.length);
-}
-
 /**
  * Refuses (409 `conflict`) a change to a partial that would make calls of prompts fail, naming them by
- * slug with the versions it breaks (at most NAMED prompts, the rest counted) and the first one's reason.
+ * slug with the versions it breaks (at most NAMED prompts, the rest counted) and the first one's reason
+ * (each one's in `dependents`).
  * `force` makes the change anyway.
  */
 export async function refuseBreakingPrompts(
@@ -158,14 +140,14 @@ export async function refuseBreakingPrompts(
   const broken = await brokenPrompts(deps, partial, change.after);
   if (broken.length === 0) return;
   const [first] = broken;
-  throw new GatewayError(
-    'conflict',
+  throw new DependentsConflictError(
     `${change.action} the partial "${partial.slug}" would make prompts that include it fail: ` +
       `${listedPrompts(broken)} ` +
       `(${first.slug}@${first.versions[0]}: ${first.reason}). ` +
       'Change them first, or send ?force=true to make the change anyway (the versions named then fail ' +
       'when called)',
-    { param: change.param },
+    { configs: [], prompts: broken, guardrails: [] },
+    change.param,
   );
 }
 

@@ -25,6 +25,19 @@ import { POLICY_PAGE_SIZE } from './rate-limit-policies.js';
  * or given another provider) or a guardrail. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
+/** What an operation that `force` makes anyway takes, and its refusal without it: a 409 naming what
+ * depends on the change in `error.dependents`. */
+const FORCEABLE = {
+  parameters: [FORCE],
+  otherResponses: {
+    '409': {
+      description:
+        'Refused for what depends on it (`error.dependents` names them), or another conflict (a slug in use)',
+      schema: { $ref: '#/components/schemas/DependentsConflict' },
+    },
+  },
+} satisfies Pick<Operation, 'parameters' | 'otherResponses'>;
+
 function credentialOperations(path: string, noun: string, tag: string): Operation[] {
   return [
     {
@@ -42,14 +55,14 @@ function credentialOperations(path: string, noun: string, tag: string): Operatio
       summary: `Update a ${noun}: settings left out are kept, settings sent as null are removed. Another \`provider\`, or a setting whose change would make their calls fail, is refused (409) while configs, prompts or guardrails name it, unless \`force=true\``,
       tags: [tag],
       requestBody: UpdateCredentialBody,
-      parameters: [FORCE],
+      ...FORCEABLE,
     },
     {
       method: 'delete',
       path: `${path}/{slug}`,
       summary: `Delete a ${noun}; refused (409) while configs or prompts name it, unless \`force=true\``,
       tags: [tag],
-      parameters: [FORCE],
+      ...FORCEABLE,
     },
   ];
 }
@@ -116,7 +129,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
       'Update a config; a new `config` makes a new version. Archiving it is refused (409) while prompts send their calls to it, unless `force=true`',
     tags: ['Configs'],
     requestBody: UpdateConfigBody,
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'get',
@@ -129,7 +142,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/configs/{id}',
     summary: 'Delete a config; refused (409) while prompts send their calls to it, unless `force=true`',
     tags: ['Configs'],
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'post',
@@ -163,7 +176,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/guardrails/{id}',
     summary: 'Delete a guardrail; refused (409) while configs or prompts list it, unless `force=true`',
     tags: ['Guardrails'],
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'post',
@@ -216,7 +229,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/prompts/{id}',
     summary: 'Delete a prompt; refused (409) while targets of configs name it, unless `force=true`',
     tags: ['Prompts'],
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'post',
@@ -244,7 +257,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
       'Make the next version of a partial; the published version stays. Refused (409) when prompts that include its latest would fail, unless `force=true`',
     tags: ['Prompts'],
     requestBody: UpdatePromptPartialBody,
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'put',
@@ -253,7 +266,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
       'Publish a version of a partial; refused (409) when prompts that include it would fail, unless `force=true`',
     tags: ['Prompts'],
     requestBody: PublishBody,
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'get',
@@ -272,7 +285,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     path: '/prompts/partials/{id}',
     summary: 'Delete a partial; refused (409) while prompts include it, unless `force=true`',
     tags: ['Prompts'],
-    parameters: [FORCE],
+    ...FORCEABLE,
   },
   {
     method: 'post',
