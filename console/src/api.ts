@@ -2,6 +2,8 @@
  * The gateway's API as the console calls it: same origin, the signed-in key in `x-gateway-api-key`.
  * The key lives in sessionStorage only, so it is gone when the tab is closed.
  */
+import { dependentsOf, type Dependents } from './dependents';
+
 const KEY_STORAGE = 'gateway-console-api-key';
 
 export function storedKey(): string | null {
@@ -30,6 +32,8 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null,
     readonly code: string | null,
+    /** What a 409 refusing a change names as depending on it (`error.dependents`). */
+    readonly dependents?: Dependents,
   ) {
     super(message);
   }
@@ -58,13 +62,16 @@ export async function api<T>(
   const text = await response.text();
   const parsed: unknown = text ? JSON.parse(text) : undefined;
   if (!response.ok) {
-    const error = (parsed as { error?: { message?: string; param?: string; code?: string } } | undefined)
-      ?.error;
+    const error = (
+      parsed as
+        { error?: { message?: string; param?: string; code?: string; dependents?: unknown } } | undefined
+    )?.error;
     const failure = new ApiError(
       response.status,
       error?.message ?? `${response.status} ${response.statusText}`,
       error?.param ?? null,
       error?.code ?? null,
+      dependentsOf(error?.dependents),
     );
     if (response.status === 401 && init.key === undefined && key && key === storedKey()) {
       storeKey(null);

@@ -1,63 +1,108 @@
 /**
- * What a `409 conflict` of the management API names as depending on the change it refused. The gateway
- * names them in its message, in the form docs/management-api.md gives: `…: configs "support"
- * (config.targets[1].virtual_key); prompts "answer" (version 2); guardrails "polite"
- * (guardrail.default.modelJudge.virtual_key). Change them first, …`, each kind with at most a few
- * named and the rest counted (`and 3 more`). Where only one kind can depend on it, the message says which
- * before the list and the list names none: `…would make configs whose targets name it fail: "a" (…)`.
+ * What a `409 conflict` of the management API names as depending on the change it refused: the gateway
+ * gives them in `error.dependents` (docs/management-api.md, "Errors") — `{configs: [{slug, param}],
+ * prompts: [{slug, versions}], guardrails: [{slug, param}], more?}`, each with `reason` where the gateway
+ * judged why its calls would fail, at most a few of each named and the rest counted in `more`.
  */
+export interface NamingConfig {
+  slug: string;
+  /** Where it names what was changed: `config.targets[1].virtual_key`. */
+  param: string;
+  reason?: string;
+}
+
+export interface NamingPrompt {
+  slug: string;
+  versions: number[];
+  reason?: string;
+}
+
+export interface Dependents {
+  configs: NamingConfig[];
+  prompts: NamingPrompt[];
+  guardrails: NamingConfig[];
+  /** How many of each kind the gateway counted without naming them. */
+  more?: { configs: number; prompts: number; guardrails: number };
+}
+
+/** One dependent as the console lists it. */
 export interface Dependent {
   kind: 'config' | 'prompt' | 'guardrail';
   slug: string;
   /** Where it names what was changed (`config.targets[1].virtual_key`), or its versions (`version 2`). */
   where: string;
+  /** Why its calls would fail, where the gateway says. */
+  reason?: string;
 }
 
-export interface Refusal {
-  /** The message up to the list: what was refused and why. */
-  lead: string;
-  dependents: Dependent[];
-  /** How many more the gateway counted without naming them. */
-  more: number;
-  /** The message after the list: what to do. */
-  tail: string;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
+
+const isNamingConfig = (value: unknown): value is NamingConfig =>
+  isRecord(value) &&
+  typeof value.slug === 'string' &&
+  typeof value.param === 'string' &&
+  optionalText(value.reason);
+
+const isNamingPrompt = (value: unknown): value is NamingPrompt =>
+  isRecord(value) &&
+  typeof value.slug === 'string' &&
+  Array.isArray(value.versions) &&
+  value.versions.every((version) => typeof version === 'number') &&
+  optionalText(value.reason);
+
+const listOf = <T>(value: unknown, is: (item: unknown) => item is T): value is T[] =>
+  Array.isArray(value) && value.every(is);
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && value >= 0;
+
+/** The dependents an error object names (`error.dependents`), or undefined when it has none in that form. */
+export function dependentsOf(value: unknown): Dependents | undefined {
+  if (!isRecord(value)) return undefined;
+  const { configs, prompts, guardrails, more } = value;
+  if (!listOf(configs, isNamingConfig) || !listOf(guardrails, isNamingConfig)) return undefined;
+  if (!listOf(prompts, isNamingPrompt)) return undefined;
+  const counted =
+    isRecord(more) && isCount(more.configs) && isCount(more.prompts) && isCount(more.guardrails)
+      ? { configs: more.configs, prompts: more.prompts, guardrails: more.guardrails }
+      : undefined;
+  return { configs, prompts, guardrails, ...(counted && { more: counted }) };
 }
 
-const KINDS = { configs: 'config', prompts: 'prompt', guardrails: 'guardrail' } as const;
-/** One kind's part of the list: `configs "a" (…), "b" (…) and 2 more`. Slugs hold no quote. */
-const GROUP = /^(?:(configs|prompts|guardrails) )?((?:"[^"]*" \([^)]*\)(?:, )?)+)(?: and (\d+) more)?$/;
-const ITEM = /"([^"]*)" \(([^)]*)\)/g;
-/** The kind a lead names before a list of one kind (`…would make configs whose…`), its slugs left out. */
-const LEAD_KIND = /\b(configs|prompts|guardrails)\b/;
+const versionsOf = ({ versions }: NamingPrompt) =>
+  `version${versions.length > 1 ? 's' : ''} ${versions.join(', ')}`;
 
-function kindOf(name: string | undefined, lead: string): Dependent['kind'] | undefined {
-  const named = name ?? LEAD_KIND.exec(lead.replace(/"[^"]*"/g, ''))?.[1];
-  return named === undefined ? undefined : KINDS[named as keyof typeof KINDS];
+/** Each dependent named, configs first, then prompts, then guardrails. */
+export function listedDependents({ configs, prompts, guardrails }: Dependents): Dependent[] {
+  const withReason = (reason: string | undefined) => (reason === undefined ? {} : { reason });
+  return [
+    ...configs.map(({ slug, param, reason }) => ({
+      kind: 'config' as const,
+      slug,
+      where: param,
+      ...withReason(reason),
+    })),
+    ...prompts.map((prompt) => ({
+      kind: 'prompt' as const,
+      slug: prompt.slug,
+      where: versionsOf(prompt),
+      ...withReason(prompt.reason),
+    })),
+    ...guardrails.map(({ slug, param, reason }) => ({
+      kind: 'guardrail' as const,
+      slug,
+      where: param,
+      ...withReason(reason),
+    })),
+  ];
 }
 
-/** The refusal's parts, or undefined when the message does not name its dependents in that form. */
-export function refusalOf(message: string): Refusal | undefined {
-  const start = message.indexOf(': ');
-  if (start < 0) return undefined;
-  const end = message.indexOf('. ', start);
-  const list = message.slice(start + 2, end < 0 ? message.length : end);
-  const lead = message.slice(0, start + 1);
-  const parts = list.split('; ');
-  const dependents: Dependent[] = [];
-  let more = 0;
-  for (const part of parts) {
-    const group = GROUP.exec(part);
-    // A list that does not name its kind is a list of one kind.
-    if (!group || (group[1] === undefined && parts.length > 1)) return undefined;
-    const kind = kindOf(group[1], lead);
-    if (!kind) return undefined;
-    for (const [, slug, where] of group[2].matchAll(ITEM)) dependents.push({ kind, slug, where });
-    more += Number(group[3] ?? 0);
-  }
-  return {
-    lead,
-    dependents,
-    more,
-    tail: end < 0 ? '' : message.slice(end + 2),
-  };
+/** What the gateway counted without naming, by kind: `2 more configs`; none when it named them all. */
+export function countedDependents({ more }: Dependents): string[] {
+  if (!more) return [];
+  return (['configs', 'prompts', 'guardrails'] as const)
+    .filter((kind) => more[kind] > 0)
+    .map((kind) => `${more[kind]} more ${more[kind] === 1 ? kind.slice(0, -1) : kind}`);
 }

@@ -1,9 +1,9 @@
 /**
- * The console reads what a 409 names from the gateway's message (console/src/dependents.ts): here against
- * the messages a real gateway answers, so a change of their form is seen without a browser.
+ * The console reads what a 409 names from the gateway's `error.dependents` (console/src/dependents.ts):
+ * here against what a real gateway answers, so a change of its form is seen without a browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusalOf } from '../../console/src/dependents.js';
+import { countedDependents, dependentsOf, listedDependents } from '../../console/src/dependents.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 describe('the dependents a 409 names, as the console reads them', () => {
@@ -23,12 +23,24 @@ describe('the dependents a 409 names, as the console reads them', () => {
       headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: answer.status, body: (await answer.json()) as { error?: { message: string } } };
+    return {
+      status: answer.status,
+      body: (await answer.json()) as { error?: { message: string; dependents?: unknown } },
+    };
   }
 
   async function made(method: string, path: string, body: unknown) {
     const answer = await call(method, path, body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  }
+
+  /** The dependents of a refusal, as the console reads them. */
+  async function refused(method: string, path: string, body?: unknown) {
+    const answer = await call(method, path, body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(409);
+    const dependents = dependentsOf(answer.body.error?.dependents);
+    expect(dependents).toBeDefined();
+    return dependents!;
   }
 
   it('reads every kind, the versions of a prompt, and those counted but not named', async () => {
@@ -37,7 +49,7 @@ describe('the dependents a 409 names, as the console reads them', () => {
       provider: 'openai',
       api_key: 'sk-named-0123456789',
     });
-    // More configs than the message names.
+    // More configs than the gateway names.
     for (let i = 0; i < 12; i++) {
       await made('POST', '/configs', {
         slug: `route-${String(i).padStart(2, '0')}`,
@@ -52,33 +64,27 @@ describe('the dependents a 409 names, as the console reads them', () => {
       guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'named' } },
     });
 
-    const changed = await call('PATCH', '/virtual-keys/named', {
+    const changed = await refused('PATCH', '/virtual-keys/named', {
       provider: 'anthropic',
       api_key: 'sk-ant-0123456789',
     });
-    expect(changed.status).toBe(409);
-    const refusal = refusalOf(changed.body.error!.message);
-    expect(refusal).toBeDefined();
-    expect(refusal!.lead).toMatch(
-      /^Changing the provider of the virtual key "named" from openai to anthropic .*:$/,
-    );
-    expect(refusal!.dependents.filter((dependent) => dependent.kind === 'config')).toHaveLength(10);
-    expect(refusal!.dependents[0]).toEqual({
+    const listed = listedDependents(changed);
+    expect(listed.filter((dependent) => dependent.kind === 'config')).toHaveLength(10);
+    expect(listed[0]).toEqual({
       kind: 'config',
       slug: expect.stringMatching(/^route-/),
       where: 'config.virtual_key',
     });
-    expect(refusal!.dependents.slice(10)).toEqual([
+    expect(listed.slice(10)).toEqual([
       { kind: 'prompt', slug: 'asks', where: 'versions 1, 2' },
       { kind: 'guardrail', slug: 'judged', where: 'guardrail.default.modelJudge.virtual_key' },
     ]);
-    expect(refusal!.more).toBe(2);
-    expect(refusal!.tail).toMatch(/^Change them first/);
+    expect(countedDependents(changed)).toEqual(['2 more configs']);
 
     // A delete's refusal is read the same way.
-    const deleted = await call('DELETE', '/virtual-keys/named');
-    expect(deleted.status).toBe(409);
-    expect(refusalOf(deleted.body.error!.message)?.dependents).toHaveLength(12);
+    const deleted = await refused('DELETE', '/virtual-keys/named');
+    expect(listedDependents(deleted)).toHaveLength(12);
+    expect(countedDependents(deleted)).toEqual(['2 more configs']);
   });
 
   it('reads the refusals of deleting or archiving a config, a guardrail and a prompt', async () => {
@@ -99,44 +105,59 @@ describe('the dependents a 409 names, as the console reads them', () => {
       config: { ...target, prompt_id: 'targeted', input_guardrails: ['listed'] },
     });
 
-    for (const [method, path, body, lead] of [
-      ['DELETE', '/configs/shared', undefined, /^Deleting the config "shared" /],
-      ['PATCH', '/configs/shared', { status: 'archived' }, /^Archiving the config "shared" /],
+    for (const [method, path, body] of [
+      ['DELETE', '/configs/shared', undefined],
+      ['PATCH', '/configs/shared', { status: 'archived' }],
     ] as const) {
-      const refused = await call(method, path, body);
-      expect(refused.status).toBe(409);
-      const refusal = refusalOf(refused.body.error!.message);
-      expect(refusal?.lead).toMatch(lead);
-      expect(refusal?.dependents).toEqual([{ kind: 'prompt', slug: 'routed', where: 'version 1' }]);
+      const dependents = await refused(method, path, body);
+      expect(listedDependents(dependents)).toEqual([{ kind: 'prompt', slug: 'routed', where: 'version 1' }]);
+      expect(countedDependents(dependents)).toEqual([]);
     }
 
-    const guardrail = await call('DELETE', '/guardrails/listed');
-    expect(guardrail.status).toBe(409);
-    expect(refusalOf(guardrail.body.error!.message)?.dependents).toEqual([
+    expect(listedDependents(await refused('DELETE', '/guardrails/listed'))).toEqual([
       { kind: 'config', slug: 'user', where: 'config.input_guardrails[0]' },
     ]);
-
-    // Only configs name a prompt: the message says so before the list, which names no kind.
-    const prompt = await call('DELETE', '/prompts/targeted');
-    expect(prompt.status).toBe(409);
-    const refusal = refusalOf(prompt.body.error!.message);
-    expect(refusal?.lead).toMatch(/^Deleting the prompt "targeted" would make configs whose targets/);
-    expect(refusal?.dependents).toEqual([{ kind: 'config', slug: 'user', where: 'config.prompt_id' }]);
-    expect(refusal?.tail).toMatch(/^Change them first/);
+    // Only configs name a prompt: the gateway's list of them is read as any other.
+    expect(listedDependents(await refused('DELETE', '/prompts/targeted'))).toEqual([
+      { kind: 'config', slug: 'user', where: 'config.prompt_id' },
+    ]);
   });
 
-  it('reads a list naming no kind only alone, and only after a lead that names one', () => {
-    expect(refusalOf('Deleting "x" breaks: "a" (config.prompt_id). Change them')).toBeUndefined();
+  it("reads the reason the gateway gives for a prompt's versions", async () => {
+    await made('POST', '/prompts/partials', { slug: 'footer', string: 'Bye.' });
+    await made('POST', '/prompts', { slug: 'letter', string: '[{"role":"user","content":"{{>footer}}"}]' });
+    await made('PUT', '/prompts/partials/footer?force=true', { string: 'Say "bye".' });
+    const [dependent] = listedDependents(
+      await refused('PUT', '/prompts/partials/footer/publish', { version: 2 }),
+    );
+    expect(dependent).toEqual({
+      kind: 'prompt',
+      slug: 'letter',
+      where: 'version 1',
+      reason: expect.any(String),
+    });
+    expect(dependent.reason!.length).toBeGreaterThan(0);
+  });
+
+  it('reads nothing from a value in another form', () => {
+    expect(dependentsOf(undefined)).toBeUndefined();
+    expect(dependentsOf('configs "a" (config.prompt_id)')).toBeUndefined();
+    expect(dependentsOf({ configs: [], prompts: [] })).toBeUndefined();
+    expect(dependentsOf({ configs: [{ slug: 'a' }], prompts: [], guardrails: [] })).toBeUndefined();
     expect(
-      refusalOf('Deleting the prompt "configs" breaks prompts: "a" (version 1); configs "b" (config.x). Go'),
+      dependentsOf({ configs: [], prompts: [{ slug: 'a', versions: ['1'] }], guardrails: [] }),
     ).toBeUndefined();
+    // A count in another form is left out, what is named is kept.
     expect(
-      refusalOf('Deleting the prompt "configs" breaks prompts: "a" (version 1). Go')?.dependents,
-    ).toEqual([{ kind: 'prompt', slug: 'a', where: 'version 1' }]);
-  });
-
-  it('reads nothing from a message in another form', () => {
-    expect(refusalOf('The virtual key is busy')).toBeUndefined();
-    expect(refusalOf('Refused: for a reason. Try again')).toBeUndefined();
+      dependentsOf({ configs: [], prompts: [], guardrails: [{ slug: 'g', param: 'p' }], more: 3 }),
+    ).toEqual({ configs: [], prompts: [], guardrails: [{ slug: 'g', param: 'p' }] });
+    expect(
+      countedDependents({
+        configs: [],
+        prompts: [],
+        guardrails: [],
+        more: { configs: 0, prompts: 1, guardrails: 4 },
+      }),
+    ).toEqual(['1 more prompt', '4 more guardrails']);
   });
 });

@@ -1,43 +1,44 @@
 /**
- * A change or delete the gateway refused (409) for what depends on it: what it named, listed, and a way to
- * make it anyway, which the caller repeats with `?force=true`.
+ * A change or delete the gateway refused (409) for what depends on it: its message, what it names
+ * (`error.dependents`) listed, and a way to make it anyway, which the caller repeats with `?force=true`.
  */
 import { Alert, Button, Group, List, Stack, Text } from '@mantine/core';
-import { refusalOf } from '../dependents';
+import { countedDependents, listedDependents, type Dependents } from '../dependents';
 
 export function ConflictNotice({
   message,
+  dependents,
   action,
   forcing,
   onForce,
 }: {
-  /** The gateway's message, which names the dependents. */
+  /** The gateway's message. */
   message: string;
+  /** What the gateway named as depending on it. */
+  dependents: Dependents;
   /** The button that makes it anyway: `Change anyway`, `Delete anyway`, `Archive anyway`. */
   action: string;
   forcing: boolean;
   onForce: () => void;
 }) {
-  const refusal = refusalOf(message);
   return (
     <Alert color="orange" title="Refused: others depend on it" data-testid="conflict-notice">
       <Stack gap="xs">
-        {refusal ? (
-          <>
-            <Text size="sm">{refusal.lead}</Text>
-            <List size="sm" data-testid="conflict-dependents">
-              {refusal.dependents.map((dependent) => (
-                <List.Item key={`${dependent.kind} ${dependent.slug}`}>
-                  {dependent.kind} <b>{dependent.slug}</b> ({dependent.where})
-                </List.Item>
-              ))}
-              {refusal.more > 0 && <List.Item>{refusal.more} more</List.Item>}
-            </List>
-            {refusal.tail && <Text size="sm">{refusal.tail}</Text>}
-          </>
-        ) : (
-          <Text size="sm">{message}</Text>
-        )}
+        {/* Its first lines say what was refused and why; the rest lists again what the list below gives. */}
+        <Text size="sm" lineClamp={2} title={message}>
+          {message}
+        </Text>
+        <List size="sm" data-testid="conflict-dependents">
+          {listedDependents(dependents).map((dependent) => (
+            <List.Item key={`${dependent.kind} ${dependent.slug}`}>
+              {dependent.kind} <b>{dependent.slug}</b> ({dependent.where})
+              {dependent.reason !== undefined && `: ${dependent.reason}`}
+            </List.Item>
+          ))}
+          {countedDependents(dependents).map((counted) => (
+            <List.Item key={counted}>{counted}</List.Item>
+          ))}
+        </List>
         <Group justify="end">
           <Button color="red" loading={forcing} onClick={onForce}>
             {action}

@@ -9,6 +9,7 @@ import { RowFilter, useRowFilter } from '../components/RowFilter';
 import { WindowedRows } from '../components/WindowedRows';
 import { formatUnixSeconds } from '../format';
 import { configValidator, describeErrors } from '../config-schema';
+import type { Dependents } from '../dependents';
 import type { Resource } from './resources';
 
 type Row = Record<string, unknown>;
@@ -19,17 +20,22 @@ interface Editing {
 }
 
 /** A change refused (409) for what depends on the row: the body refused, to send again with `?force=true`. */
-interface Conflict {
+interface Conflict extends Refusal {
   id: string;
   body: Row;
-  message: string;
   /** The member of the body refused: `status` for an archive. */
   param: string | null;
 }
 
+/** The gateway's message refusing a change, and what it names as depending on it. */
+interface Refusal {
+  message: string;
+  dependents: Dependents;
+}
+
 /** A refusal for what depends on the row, which `?force=true` overrides. */
-function refusedForDependents(err: unknown): err is ApiError {
-  return err instanceof ApiError && err.code === 'conflict';
+function refusedForDependents(err: unknown): err is ApiError & { dependents: Dependents } {
+  return err instanceof ApiError && err.code === 'conflict' && err.dependents !== undefined;
 }
 
 /** A version as listed: its number and time, and the document it held. */
@@ -86,8 +92,8 @@ export function ResourcePage({ resource }: { resource: Resource }) {
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [removing, setRemoving] = useState(false);
-  /** The gateway's message refusing the delete for what depends on the row. */
-  const [deleteConflict, setDeleteConflict] = useState<string | null>(null);
+  /** The gateway's refusal of the delete for what depends on the row. */
+  const [deleteConflict, setDeleteConflict] = useState<Refusal | null>(null);
   const [history, setHistory] = useState<{ id: string; versions: Version[] } | null>(null);
 
   // Only the latest load fills the table: one started earlier (before a save, on the page of another
@@ -171,7 +177,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
       await load();
     } catch (err) {
       if (resource.forceable?.includes('update') && id !== undefined && body && refusedForDependents(err)) {
-        setConflict({ id, body, message: err.message, param: err.param });
+        setConflict({ id, body, message: err.message, dependents: err.dependents, param: err.param });
       } else setProblems([`The gateway refused it: ${errorText(err)}`]);
     } finally {
       setSaving(false);
@@ -228,7 +234,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
       await load();
     } catch (err) {
       if (!force && resource.forceable?.includes('delete') && refusedForDependents(err)) {
-        setDeleteConflict(err.message);
+        setDeleteConflict({ message: err.message, dependents: err.dependents });
       } else {
         confirmDelete(null);
         setError(errorText(err));
@@ -352,6 +358,7 @@ export function ResourcePage({ resource }: { resource: Resource }) {
             {conflict && (
               <ConflictNotice
                 message={conflict.message}
+                dependents={conflict.dependents}
                 action={conflict.param === 'status' ? 'Archive anyway' : 'Change anyway'}
                 forcing={saving}
                 onForce={() => void force()}
@@ -399,7 +406,8 @@ export function ResourcePage({ resource }: { resource: Resource }) {
             </Text>
             {deleteConflict !== null && (
               <ConflictNotice
-                message={deleteConflict}
+                message={deleteConflict.message}
+                dependents={deleteConflict.dependents}
                 action="Delete anyway"
                 forcing={removing}
                 onForce={() => void remove(deleting, true)}
