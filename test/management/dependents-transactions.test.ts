@@ -30,7 +30,7 @@ type Removal =
  */
 function holdStore(gateway: TestGateway, method: Removal) {
   const store = gateway.server.deps.store;
-  const original = { method: store[method], transaction: store.transaction };
+  const original = { [method]: store[method], transaction: store.transaction };
   let reached!: () => void;
   let release!: () => void;
   const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
