@@ -2,7 +2,8 @@
  * A credential's settings that what names it relies on: a stored config's target and a prompt version
  * that pick an Azure deployment by alias (`override_params.model`, `parameters.model`), and nodes that
  * repeat a host setting beside the credential (`custom_host`, `resource_name`), which must be the stored
- * one. A PATCH that would make their calls fail is a 409 naming the setting and them, unless
+ * one; and model-judged checks asking their judge through a key (a stored guardrail's, a config target's).
+ * A PATCH that would make their calls fail is a 409 naming the setting and them, unless
  * `?force=true`; with it, the calls fail as they do then, at request time. Rotating a secret is never
  * refused. On an SQLite file and on PostgreSQL.
  */
@@ -404,6 +405,134 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     const failed = await chatThrough('keyless-route');
     expect(failed.status, failed.text).toBe(400);
     expect(failed.body.error.param, failed.text).toMatch(/api_key$/);
+  });
+
+  it("a model-judged check asking its judge through the key is judged: a stored guardrail's, a node's", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-judge',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      cloudd_deployment_name: 'gpt4o',
+      cloudd_api_version: API_VERSION,
+    });
+    expect(key.status, key.text).toBe(200);
+    const judged = await admin.post('/virtual-keys', {
+      slug: 'openai-judged',
+      provider: 'openai',
+      api_key: 'sk-judged-0123456789',
+      custom_host: openai.url,
+    });
+    expect(judged.status, judged.text).toBe(200);
+    const judge = { instructions: 'Is it polite?', virtual_key: 'azure-judge' };
+    const guardrail = await admin.post('/guardrails', {
+      slug: 'polite-judge',
+      guardrail: { 'default.modelJudge': judge },
+    });
+    expect(guardrail.status, guardrail.text).toBe(200);
+    const route = { virtual_key: 'openai-judged', override_params: { model: 'gpt-4o-mini' } };
+    // A config listing the stored guardrail does not name the key: the guardrail does.
+    const lists = await admin.post('/configs', {
+      slug: 'lists-judge',
+      config: { ...route, input_guardrails: ['polite-judge'] },
+    });
+    expect(lists.status, lists.text).toBe(200);
+    const inline = await admin.post('/configs', {
+      slug: 'judges-inline',
+      config: {
+        strategy: { mode: 'fallback' },
+        targets: [{ ...route, output_guardrails: [{ 'default.modelJudge': judge }] }],
+      },
+    });
+    expect(inline.status, inline.text).toBe(200);
+    // A list passes down to a target setting none: named where it is written.
+    const above = await admin.post('/configs', {
+      slug: 'judges-above',
+      config: {
+        strategy: { mode: 'fallback' },
+        input_guardrails: [{ 'default.modelJudge': judge }],
+        targets: [route],
+      },
+    });
+    expect(above.status, above.text).toBe(200);
+    // A list every target replaces with its own is never run.
+    const replaced = await admin.post('/configs', {
+      slug: 'judge-replaced',
+      config: {
+        strategy: { mode: 'fallback' },
+        input_guardrails: [{ 'default.modelJudge': judge }],
+        targets: [{ ...route, input_guardrails: [] }],
+      },
+    });
+    expect(replaced.status, replaced.text).toBe(200);
+    const prompt = await admin.post('/prompts', {
+      slug: 'judged-prompt',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: { ...route, input_guardrails: [{ 'default.modelJudge': judge }] },
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+
+    // The judge answers through the key: a verdict against the text refuses the call.
+    azure.enqueue({ text: '{"verdict": false, "explanation": "rude"}' });
+    const guarded = await chatThrough('lists-judge');
+    expect(guarded.status, guarded.text).not.toBe(200);
+    expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o/chat/completions');
+
+    const refused = await admin.patch('/virtual-keys/azure-judge', { cloudd_api_version: null });
+    const error = expectError(refused, 409, 'conflict', 'cloudd_api_version');
+    expect(error.message).toMatch(/^Changing cloudd_api_version of the virtual key "azure-judge" /);
+    expect(error.message).toContain(
+      'configs "judges-inline" (config.targets[0].output_guardrails[0].default.modelJudge.virtual_key)',
+    );
+    expect(error.message).toContain('prompts "judged-prompt" (version 1)');
+    expect(error.message).toContain('guardrails "polite-judge" (guardrail.default.modelJudge.virtual_key)');
+    expect(error.message).toContain(
+      '"judges-above" (config.input_guardrails[0].default.modelJudge.virtual_key)',
+    );
+    expect(error.message).not.toContain('lists-judge');
+    expect(error.message).not.toContain('judge-replaced');
+    const { dependents } = refused.body.error as { dependents: Record<string, unknown> };
+    expect(dependents.guardrails).toEqual([
+      {
+        slug: 'polite-judge',
+        param: 'guardrail.default.modelJudge.virtual_key',
+        reason: expect.stringContaining('cloudd_api_version'),
+      },
+    ]);
+    // Nothing of the refused PATCH is stored: the judge still answers.
+    azure.enqueue({ text: '{"verdict": false, "explanation": "rude"}' });
+    expect((await chatThrough('lists-judge')).status).toBe(guarded.status);
+
+    const forced = await admin.patch('/virtual-keys/azure-judge?force=true', { cloudd_api_version: null });
+    expect(forced.status, forced.text).toBe(200);
+    // Forced, the judge's call fails and the check takes its on_error (pass): the guardrail no longer holds.
+    const requests = azure.requests.length;
+    expect((await chatThrough('lists-judge')).status).toBe(200);
+    expect(azure.requests.length).toBe(requests);
+  });
+
+  it("a judge through a key whose deployments the judged call's model picks is not judged", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-judge-aliases',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
+    expect(key.status, key.text).toBe(200);
+    const guardrail = await admin.post('/guardrails', {
+      slug: 'aliased-judge',
+      guardrail: {
+        'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'azure-judge-aliases' },
+      },
+    });
+    expect(guardrail.status, guardrail.text).toBe(200);
+    // The judge asks with the judged call's model: which alias it picks is not known here.
+    const onlyBig = await admin.patch('/virtual-keys/azure-judge-aliases', {
+      deployments: [deployment('big', 'gpt4o')],
+    });
+    expect(onlyBig.status, onlyBig.text).toBe(200);
   });
 
   it('a Vertex AI key with a service account is judged too: no token is exchanged for it', async () => {

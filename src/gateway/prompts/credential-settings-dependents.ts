@@ -16,6 +16,13 @@
  * - a setting the provider needs, removed (an Azure API version, an Azure AI endpoint's region, the host a
  *   keyless credential needed).
  *
+ * A virtual key is also what a model-judged check asks its judge through (`default.modelJudge`
+ * `virtual_key`): in a stored guardrail (found by the store's index, whichever config lists it), and in the
+ * hook and guardrail lists a config's targets run (their own, or those they inherit). The judge's call is
+ * the key as a config of its own, with the judged call's model (a judge sets none of its own): judged as a
+ * target setting no model is. A judge whose call fails takes its `on_error`, pass by default, so such a
+ * change would turn the check off unseen.
+ *
  * What depends on the client's request (the model it names, where the target sets none and the deployment
  * is picked by it) is not judged: a call that would fail with one model works with another. A change whose
  * calls worked before and fail after is refused (409 `conflict`, naming the setting that breaks them alone
@@ -33,7 +40,7 @@ import type {
   StoredPromptVersion,
 } from '../../store/types.js';
 import type { TargetConfig } from '../config/index.js';
-import { isRecord } from '../config/model-judges.js';
+import { guardrailJudges, isRecord, nodeJudges } from '../config/model-judges.js';
 import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
 import { targetOf } from '../resolve-target.js';
@@ -48,6 +55,19 @@ import {
 } from './dependents-conflict.js';
 import { recordMissingReferences, referencesTo, shownCredential } from './destination-dependents.js';
 
+/** A node as written, with its path. */
+interface WrittenNode {
+  own: Record<string, unknown>;
+  path: string;
+}
+
+/** A leaf as a call resolves it (`node`), as written (`own`), with its path and the nodes from the top
+ * down to it (`chain`: where what it inherits is written). */
+interface LeafTarget extends WrittenNode {
+  node: Record<string, unknown>;
+  chain: readonly WrittenNode[];
+}
+
 /**
  * The targets of a config that calls go to — its leaves; a node with `targets` only chooses among them —
  * each as a call resolves it (its parents' settings inherited), with the node as written and its path.
@@ -56,16 +76,24 @@ function* leafTargets(
   node: unknown,
   parent?: TargetConfig,
   path = '',
-): Generator<{ node: Record<string, unknown>; own: Record<string, unknown>; path: string }> {
+  above: readonly WrittenNode[] = [],
+): Generator<LeafTarget> {
   if (!isRecord(node)) return;
   const effective = (parent ? inheritFrom(parent, node as TargetConfig) : node) as Record<string, unknown>;
+  const chain = [...above, { own: node, path }];
   if (!Array.isArray(node.targets)) {
-    yield { node: effective, own: node, path };
+    yield { node: effective, own: node, path, chain };
     return;
   }
   for (const [i, child] of node.targets.entries()) {
-    yield* leafTargets(child, effective as TargetConfig, childPath(path, i));
+    yield* leafTargets(child, effective as TargetConfig, childPath(path, i), chain);
   }
+}
+
+/** The path of the node nearest the leaf that writes the list (`input_guardrails`) the leaf runs: a list
+ * passes down to a node that sets none. */
+function writtenAt(leaf: LeafTarget, list: string): string {
+  return leaf.chain.findLast(({ own }) => own[list] !== undefined)?.path ?? leaf.path;
 }
 
 /** The model `override_params` sets, if any. */
@@ -184,7 +212,8 @@ function forChangedSecret(failure: GatewayError, change: SettingsChange): boolea
 }
 
 interface Breakage {
-  /** The node's key to name where it breaks (`custom_host`, else the key naming the credential). */
+  /** The node's key to name where it breaks (`custom_host`, else the key naming the credential, or the
+   * judge's: `input_guardrails[0].default.modelJudge.virtual_key`). */
   key: string;
   /** The setting of the PATCH that breaks it. */
   setting: string;
@@ -247,19 +276,53 @@ async function culprit(
   return change.changing[0]!;
 }
 
-/** The first breakage among a config's targets naming the credential, with its path. */
+/** What judging a config needs besides the config: the change, the credential, the models of prompts
+ * `prompt_id` targets name, and how a judge asking through the credential breaks. */
+interface Judging {
+  change: SettingsChange;
+  credential: Credential;
+  prompts: (reference: string) => Promise<string | undefined>;
+  judge: JudgeBreakage;
+}
+
+/** How the call of a model-judged check asking its judge through the credential breaks, undefined when
+ * it does not (or the credential is not one a judge can name). */
+type JudgeBreakage = () => Promise<Breakage | undefined>;
+
+/** Where the first of `judges` asks its judge through the credential (a virtual key: `virtual_key`);
+ * undefined when none does. */
+function judgeThroughCredential(
+  judges: Iterable<{ at: string; parameters: Record<string, unknown> }>,
+  { kind, names }: Credential,
+): string | undefined {
+  if (kind !== 'virtual_key') return undefined;
+  for (const { at, parameters } of judges) {
+    const named = parameters.virtual_key;
+    if (typeof named === 'string' && names.has(named)) return `${at}.${kind}`;
+  }
+  return undefined;
+}
+
+/**
+ * The first breakage among a config's targets naming the credential, and the model-judged checks its
+ * targets run (their own hook and guardrail lists, or those they inherit) asking their judge through
+ * it: with the path and key of where it is written.
+ */
 async function configBreakage(
   config: unknown,
   fallbackModel: string | undefined,
-  change: SettingsChange,
-  credential: Credential,
-  prompts: (reference: string) => Promise<string | undefined>,
+  { change, credential, prompts, judge }: Judging,
 ): Promise<(Breakage & { path: string }) | undefined> {
   for (const leaf of leafTargets(config)) {
-    if (!namesCredential(leaf.node, credential)) continue;
-    const model = await leafModel(leaf, fallbackModel, prompts);
-    const broken = await breakage(leaf.node, leaf.path, model, change, credential);
-    if (broken) return { ...broken, path: leaf.path };
+    if (namesCredential(leaf.node, credential)) {
+      const model = await leafModel(leaf, fallbackModel, prompts);
+      const broken = await breakage(leaf.node, leaf.path, model, change, credential);
+      if (broken) return { ...broken, path: leaf.path };
+    }
+    const at = judgeThroughCredential(nodeJudges(leaf.node), credential);
+    if (at === undefined) continue;
+    const broken = await judge();
+    if (broken) return { ...broken, key: at, path: writtenAt(leaf, at.slice(0, at.indexOf('['))) };
   }
   return undefined;
 }
@@ -268,8 +331,9 @@ async function configBreakage(
  * Refuses (409 `conflict`, `param` the setting) a change of the credential's settings (`settings`, merged
  * as the store merges them; `changing` names those that are not secrets) that would make calls of what
  * names it fail: targets of active stored configs, and versions of prompts (their destination, their
- * inline config's nodes, or those of a stored config naming it, with the version's model). Names them as a
- * delete does, with the first one's reason.
+ * inline config's nodes, or those of a stored config naming it, with the version's model), and model-judged
+ * checks of either or of stored guardrails asking their judge through it. Names them as a delete does,
+ * with the first one's reason.
  */
 export async function refuseBreakingSettingsChange(
   store: Repositories,
@@ -298,13 +362,17 @@ export async function refuseBreakingSettingsChange(
       promptModels.set(reference, (model = promptModel(store, found.workspace_id, reference)));
     return model;
   };
+  // A judge's call is the credential's own config with the judged call's model, not known here: judged
+  // once, as a target setting no model is (a model judge sets none of its own).
+  let judgeBroken: Promise<Breakage | undefined> | undefined;
+  const judge = () =>
+    (judgeBroken ??= breakage({ virtual_key: found.slug }, '', undefined, settingsChange, credential));
+  const judging: Judging = { change: settingsChange, credential, prompts: promptModelOf, judge };
   const judged = new Map<string, Promise<(Breakage & { path: string }) | undefined>>();
   const judgeConfig = (id: string, config: unknown, model: string | undefined) => {
     const key = `${id}\u0000${model ?? ''}`;
     let broken = judged.get(key);
-    if (broken === undefined) {
-      judged.set(key, (broken = configBreakage(config, model, settingsChange, credential, promptModelOf)));
-    }
+    if (broken === undefined) judged.set(key, (broken = configBreakage(config, model, judging)));
     return broken;
   };
 
@@ -339,7 +407,7 @@ export async function refuseBreakingSettingsChange(
       : stored !== undefined
         ? await judgeConfig(stored.id, stored.config, model)
         : isRecord(prompt.config)
-          ? await configBreakage(prompt.config, model, settingsChange, credential, promptModelOf)
+          ? await configBreakage(prompt.config, model, judging)
           : undefined;
     if (!broken) continue;
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
@@ -353,7 +421,19 @@ export async function refuseBreakingSettingsChange(
       });
     }
   }
-  const uses: Uses = { configs, prompts: [...prompts.values()], guardrails: [] };
+  // A stored guardrail's model-judged checks ask their judge through a virtual key (or a stored config,
+  // judged above), whichever config lists the guardrail.
+  const guardrails: NamingConfig[] = [];
+  if (found.kind === 'virtual_key') {
+    for (const guardrail of await store.listGuardrailsReferencing(found.workspace_id, references)) {
+      const at = judgeThroughCredential(guardrailJudges(guardrail.guardrail), credential);
+      const broken = at === undefined ? undefined : await judge();
+      if (!broken) continue;
+      breakages.push({ ...broken, where: `guardrail "${guardrail.slug}"` });
+      guardrails.push({ slug: guardrail.slug, param: `guardrail.${at}`, reason: broken.reason });
+    }
+  }
+  const uses: Uses = { configs, prompts: [...prompts.values()], guardrails };
   const [first] = breakages;
   if (first === undefined) return;
   throw new DependentsConflictError(
