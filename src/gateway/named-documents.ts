@@ -9,7 +9,8 @@
  * refused here, as the stored guardrail check refuses a missing guardrail: 400 `invalid_config` naming the
  * place (`config.targets[1].virtual_key`). So is a `provider` beside a virtual key that is not the key's
  * own (virtual-key-provider.ts), which would send the key's secret to that provider, a host setting
- * beside a stored credential that is not the stored one (credential-host.ts), and Vertex AI settings that,
+ * beside a stored credential that is not the stored one (credential-host.ts) — the node's own credential,
+ * or the one a target naming none takes from its parent (routing/inherit.ts) — and Vertex AI settings that,
  * over the credential's, Vertex would not serve together (`cloudb_shared_request_type` with another region
  * than global, or beside `dedicated`: vertex-ai-request-type.ts).
  *
@@ -155,7 +156,11 @@ async function assertNode(
   const param = (key: string) => configParam(path, key);
   const effective = parent ? (inheritFrom(parent.effective, node) as GatewayConfig) : node;
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts).
-  let used = node.provider === undefined && node.virtual_key === undefined ? parent?.used : undefined;
+  const inherits = node.provider === undefined && node.virtual_key === undefined;
+  let used = inherits ? parent?.used : undefined;
+  // One it takes from its parent goes to the host its calls meet: its own settings over its parent's, as
+  // resolve-target.ts judges them (its parent's were judged at the parent, so the one refused is its own).
+  if (inherits && used !== undefined) assertOwnHost(effective, used.credential, param);
   if (node.virtual_key !== undefined) {
     const key = await assertCredential(
       store,
