@@ -2,7 +2,8 @@
  * The claim loop of a node's job worker: every `pollMs` (and at once when poked) it claims as many due jobs
  * of its kinds as it has room for — leased from the store's queue, so two nodes never run one job — and
  * runs each, the jobs in flight tracked so that the worker can wait for them when it closes. A round that
- * fails (the store away for a moment) is logged and the next comes `pollMs` later.
+ * fails (the store away for a moment) is logged and the next comes `pollMs` later — unless the worker is
+ * stopped, when none comes and the log line says so.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -18,7 +19,8 @@ export interface JobPollerOptions {
   kinds: readonly string[];
   /** Who the jobs are leased to (jobOwner). */
   owner: string;
-  /** The worker's name in its log lines (`<name>: a round failed; trying again`). */
+  /** The worker's name in its log lines (`<name>: a round failed; trying again`, or once it is stopped
+   * `…; not trying again: the node is stopping`). */
   name: string;
   leaseMs: number;
   pollMs: number;
@@ -80,7 +82,10 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
       }
       await options.afterClaims?.();
     } catch (err) {
-      logger.error({ err }, `${options.name}: a round failed; trying again`);
+      // One failing once the worker is stopped (the node stopping, its store closed under the round) is
+      // the last: no round is scheduled after a stop.
+      const next = stopped ? 'not trying again: the node is stopping' : 'trying again';
+      logger.error({ err }, `${options.name}: a round failed; ${next}`);
     } finally {
       claiming = false;
     }

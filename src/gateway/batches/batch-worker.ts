@@ -169,7 +169,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
             sweepExpiredFiles(store, deps.blobs, lastSweepAt).then(
               () => undefined,
               (err: unknown) => {
-                logger.error({ err }, 'batch worker: expired files not deleted; trying again later');
+                const next = closed ? 'not trying again: the node is stopping' : 'trying again later';
+                logger.error({ err }, `batch worker: expired files not deleted; ${next}`);
               },
             ),
           );
@@ -183,7 +184,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         await advance(batch, poll);
       }
     } catch (err) {
-      logger.error({ err }, 'batch worker: a round failed; trying again');
+      // Once closed (the node stopping, its store closed under the round) no round comes after this one.
+      const next = closed ? 'not trying again: the node is stopping' : 'trying again';
+      logger.error({ err }, `batch worker: a round failed; ${next}`);
     } finally {
       ticking = false;
     }
