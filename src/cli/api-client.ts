@@ -1,11 +1,17 @@
 /** The management API over HTTP, as the CLI uses it: JSON in and out, errors as CliError. */
+import { readDependents, type Dependents } from './dependents.js';
+
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /** A failure to show the user; the CLI prints its message and exits with status 1. */
 export class CliError extends Error {
-  constructor(message: string) {
+  /** What a 409 `conflict` refusing the change names as depending on it (`error.dependents`). */
+  readonly dependents: Dependents | undefined;
+
+  constructor(message: string, dependents?: Dependents) {
     super(message);
     this.name = 'CliError';
+    this.dependents = dependents;
   }
 }
 
@@ -69,7 +75,10 @@ export function createApiClient(options: { url: string; key: string | undefined 
     } catch {
       parsed = undefined;
     }
-    if (!response.ok) throw new CliError(describeError(response.status, parsed, text));
+    if (!response.ok) {
+      const dependents = readDependents((parsed as { error?: unknown } | undefined)?.error);
+      throw new CliError(describeError(response.status, parsed, text), dependents);
+    }
     // Every answer of the management API is JSON: anything else is another server at that address (a
     // web server's page, the console), which the commands must not read as an answer.
     if (parsed === undefined && response.status !== 204) {

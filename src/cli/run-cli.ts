@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, DEFAULT_URL } from './api-client.js';
+import { formatDependents } from './dependents.js';
 import { configsCommand } from './commands/configs.js';
 import { providersCommand, virtualKeysCommand } from './commands/credentials.js';
 import { guardrailsCommand } from './commands/guardrails.js';
@@ -63,6 +64,10 @@ function buildProgram(io: CliIo): Command {
 /** Runs the CLI on `argv` (without the node and script names); resolves to the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const program = buildProgram(io);
+  let running: Command | undefined;
+  program.hook('preAction', (_program, action) => {
+    running = action;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
@@ -73,9 +78,25 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     if (error instanceof CliError) {
       io.stderr(`error: ${error.message}\n`);
+      if (error.dependents) io.stderr(dependentsHelp(error.dependents, running));
       return 1;
     }
     io.stderr(`error: ${(error as Error).message ?? String(error)}\n`);
     return 1;
   }
+}
+
+/** The list of what refused the change, and (on a command that has it) how to make it anyway: the
+ * gateway's message speaks of the API's `?force=true`, which the CLI sends for `--force`. */
+function dependentsHelp(
+  dependents: NonNullable<CliError['dependents']>,
+  command: Command | undefined,
+): string {
+  const forceable = command?.options.some((option) => option.long === '--force') === true;
+  const forced = command?.opts<{ force?: boolean }>().force === true;
+  const hint =
+    forceable && !forced
+      ? 'Change them first, or run the command again with --force to make the change anyway.\n'
+      : '';
+  return `What depends on it:\n${formatDependents(dependents)}${hint}`;
 }
