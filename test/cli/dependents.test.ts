@@ -117,4 +117,12 @@ describe('a change refused for its dependents', () => {
     expect(taken.stderr.trim().split('\n')).toHaveLength(1);
     expect(taken.stderr).not.toContain('--force');
   });
+
+  it('says in --help what --force goes past, stored guardrails included', async () => {
+    for (const noun of ['virtual-keys', 'configs']) {
+      const help = await cli([noun, 'delete', '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout.replace(/\s+/g, ' '), noun).toMatch(/--force .*configs, prompts or guardrails/);
+    }
+  });
 });

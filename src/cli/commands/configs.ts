@@ -90,7 +90,10 @@ export function configsCommand(io: CliIo): Command {
     .command('delete')
     .description('Delete a stored config')
     .argument('<slug-or-id>', 'its slug or id')
-    .option('--force', 'even when prompts send their calls to it (those calls then fail)')
+    .option(
+      '--force',
+      'even when prompts send their calls to it, or configs, prompts or guardrails embed or judge through it (those calls then fail)',
+    )
     .action(async (slug: string, options: { force?: boolean }, command) => {
       const ctx = commandContext(command, io);
       const query = options.force ? '?force=true' : '';

@@ -34,7 +34,14 @@ interface CreateOptions {
 
 export function credentialCommand(
   io: CliIo,
-  spec: { name: string; path: string; noun: string; usage: (slug: string) => string },
+  spec: {
+    name: string;
+    path: string;
+    noun: string;
+    usage: (slug: string) => string;
+    /** What names one and keeps it from being deleted without --force. */
+    namedBy: string;
+  },
 ): Command {
   const group = new Command(spec.name).description(`Stored provider credentials: ${spec.noun}s`);
 
@@ -115,7 +122,7 @@ export function credentialCommand(
     .command('delete')
     .description(`Delete a ${spec.noun}`)
     .argument('<slug>', 'its slug or id')
-    .option('--force', 'even when configs or prompts name it (their calls then fail)')
+    .option('--force', `even when ${spec.namedBy} name it (their calls then fail)`)
     .action(async (slug: string, options: { force?: boolean }, command) => {
       const ctx = commandContext(command, io);
       const query = options.force ? '?force=true' : '';
@@ -135,6 +142,8 @@ export const virtualKeysCommand = (io: CliIo) =>
     path: '/virtual-keys',
     noun: 'virtual key',
     usage: (slug) => `x-gateway-virtual-key: ${slug}`,
+    // A stored guardrail's model judge calls through a virtual key, never a catalog provider.
+    namedBy: 'configs, prompts or guardrails',
   });
 
 export const providersCommand = (io: CliIo) =>
@@ -143,4 +152,5 @@ export const providersCommand = (io: CliIo) =>
     path: '/providers',
     noun: 'model catalog provider',
     usage: (slug) => `x-gateway-provider: @${slug}`,
+    namedBy: 'configs or prompts',
   });
