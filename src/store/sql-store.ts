@@ -37,7 +37,7 @@ export function createSqlStore(
     kind,
     migrate: () => runMigrations(db, kind),
     prioritiseWrites() {
-      logThread?.boost();
+      logThread?.hold();
     },
     async close() {
       await logThread?.close();

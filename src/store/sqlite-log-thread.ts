@@ -108,6 +108,8 @@ export interface SqliteLogThread {
   ): Promise<void>;
   /** Another connection waits for the write lock, which this thread may hold: run at normal priority. */
   boost(): void;
+  /** Someone waits for every row from now on (a stop): run at normal priority until closed. */
+  hold(): void;
   close(): Promise<void>;
   /** Stops the thread at once, what it is writing left unwritten (a close that did not end in time). */
   terminate(): void;
@@ -179,6 +181,10 @@ export function startSqliteLogThread(file: string): SqliteLogThread {
     insert: (table, columns, rows, rollups) => send({ table, columns, rows, rollups }),
     boost() {
       const change = governor.boost(performance.now());
+      if (change) prioritise(change);
+    },
+    hold() {
+      const change = governor.hold(performance.now());
       if (change) prioritise(change);
     },
     close() {

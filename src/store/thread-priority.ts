@@ -41,6 +41,8 @@ export const DEFAULT_GOVERNOR: PriorityGovernorOptions = { slowAckMs: 250, calmF
 export class PriorityGovernor {
   priority: ThreadPriority = 'background';
   private lastSlowAt = -Infinity;
+  /** Held at normal priority for good (a stop waits for the thread until the store is closed). */
+  private held = false;
 
   constructor(private readonly options: PriorityGovernorOptions = DEFAULT_GOVERNOR) {}
 
@@ -52,6 +54,13 @@ export class PriorityGovernor {
     return undefined;
   }
 
+  /** Someone will wait for the thread from now on (a stop: its final writes, then the store's close):
+   * normal priority, and no calm stretch moves it back. Returns the new priority when it changes. */
+  hold(now: number): ThreadPriority | undefined {
+    this.held = true;
+    return this.boost(now);
+  }
+
   /** Records one acknowledgement; returns the new priority when it should change. */
   observe(ackMs: number, now: number): ThreadPriority | undefined {
     if (ackMs > this.options.slowAckMs) {
@@ -59,7 +68,7 @@ export class PriorityGovernor {
       if (this.priority === 'background') return (this.priority = 'normal');
       return undefined;
     }
-    if (this.priority === 'normal' && now - this.lastSlowAt >= this.options.calmForMs) {
+    if (this.priority === 'normal' && !this.held && now - this.lastSlowAt >= this.options.calmForMs) {
       return (this.priority = 'background');
     }
     return undefined;

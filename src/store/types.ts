@@ -925,7 +925,8 @@ export interface Store extends Repositories {
   /** Runs pending migrations (`openStore` already did). */
   migrate(): Promise<void>;
   /** Someone now waits for the rows being appended (a stop, for its final writes and then the close): on
-   * SQLite, the thread that appends them runs at normal priority rather than idle (thread-priority.ts). */
+   * SQLite, the thread that appends them runs at normal priority rather than idle from now until it is
+   * closed, however promptly it answers meanwhile (thread-priority.ts). */
   prioritiseWrites(): void;
   close(): Promise<void>;
   /** Ends at once what `close` waits for, its connections destroyed: for a stop whose close of the store

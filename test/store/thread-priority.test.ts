@@ -33,6 +33,19 @@ describe('the log thread priority governor', () => {
     expect(governor.observe(5, 11_000)).toBeUndefined();
     expect(governor.observe(5, 11_500)).toBe('background');
   });
+
+  it('stays at normal priority once held (a stop), however long its answers stay prompt', () => {
+    const governor = new PriorityGovernor(options);
+    expect(governor.hold(1_000)).toBe('normal');
+    for (let t = 1_000; t < 60_000; t += 20) expect(governor.observe(5, t)).toBeUndefined();
+    expect(governor.priority).toBe('normal');
+    // Held while at normal priority already (a slow answer came first): no calm stretch ends it either.
+    const slow = new PriorityGovernor(options);
+    expect(slow.observe(400, 1_000)).toBe('normal');
+    expect(slow.hold(2_000)).toBeUndefined();
+    expect(slow.observe(5, 30_000)).toBeUndefined();
+    expect(slow.priority).toBe('normal');
+  });
 });
 
 /** Scheduling policies of this process's threads (field 41 of /proc/<pid>/task/<tid>/stat). */
