@@ -12,6 +12,10 @@ import { performance } from 'node:perf_hooks';
 import { isRefusedValue } from '../store/db-errors.js';
 import type { LogRecord, Store } from '../store/types.js';
 import { settlesBy } from '../core/settles-by.js';
+import { setTimeout } from 'node:timers';
+
+/** How long the final writes wait, with nothing buffered, for records still coming before they end. */
+const SETTLE_MS = 10;
 
 export interface LogWriter {
   enqueue(record: LogRecord): void;
@@ -130,8 +134,17 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
       // A few tries: a store that is briefly unavailable at shutdown should not lose the tail. Bounded in
       // time too: a store that does not answer must not hold the stop past what the orchestrator allows.
       // Records still come while it writes (a call ended by the stop), and are written in the next round.
+      // With nothing buffered, it waits SETTLE_MS for what is still coming (a call the stop cut at its end,
+      // whose record is made a few turns of the loop after its connection was destroyed), and writes again
+      // while records come.
       const failedBefore = failedWrites;
-      while (buffer.length > 0 && failedWrites - failedBefore < 3 && performance.now() < deadline) {
+      const timeLeft = () => failedWrites - failedBefore < 3 && performance.now() < deadline;
+      while (timeLeft()) {
+        if (buffer.length === 0) {
+          const wait = Math.min(SETTLE_MS, Math.max(0, deadline - performance.now()));
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          if (buffer.length === 0) break;
+        }
         if (!(await settlesBy(flush(), deadline))) break;
       }
       closed = true;

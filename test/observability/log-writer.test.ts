@@ -157,4 +157,22 @@ describe('the log writer', () => {
     expect(fake.batches.flat()).toEqual(['a', 'b']);
     expect(lines.join('')).toContain('log record came after the final writes: dropped');
   });
+
+  it('close takes a record that comes a turn after it starts with nothing buffered', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, pino({ level: 'silent' }), {
+      batchSize: 500,
+      flushIntervalMs: 60_000,
+    });
+    const closing = writer.close(60_000);
+    // The record of a call the stop cut, made a turn of the loop after its connection was destroyed.
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.enqueue(record('cut'));
+    for (let i = 0; i < 50 && fake.batches.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    while (fake.pending() > 0) await fake.settle();
+    await closing;
+    expect(fake.batches.flat()).toEqual(['cut']);
+  });
 });
