@@ -4,36 +4,34 @@
  * is created and revoked through the UI, and the config editor refuses an invalid config before saving.
  */
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import {
-  collectErrors,
   describeWithChromium,
-  ensureConsoleBuilt,
   launchChromium,
+  signedInConsole,
+  STEP_TIMEOUT_MS,
+  type AdminApi,
+  type SignedInConsole,
 } from '../helpers/chromium.js';
-import { postChat, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, type TestGateway } from '../helpers/gateway.js';
 
-/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
-const TIMEOUT_MS = 20_000;
-vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+vi.setConfig({ testTimeout: 4 * STEP_TIMEOUT_MS });
 
 describeWithChromium('web console', () => {
+  let console_: SignedInConsole;
   let gateway: TestGateway;
   let upstream: FakeUpstream;
-  let browser: Browser;
   let page: Page;
   let errors: string[];
+  let api: AdminApi;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
     upstream = await startFakeOpenAI({ name: 'console' });
-    gateway = await startGateway();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(TIMEOUT_MS);
-    errors = collectErrors(page);
+    // Not signed in: the first test signs in.
+    console_ = await signedInConsole();
+    ({ gateway, page, errors, api } = console_);
   }, 300_000);
 
   beforeEach(() => {
@@ -41,13 +39,12 @@ describeWithChromium('web console', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await console_?.close();
     await upstream?.close();
   });
 
   async function go(path: string) {
-    await page.goto(`${gateway.origin}/console${path}`);
+    await console_.open(path);
   }
 
   /** Signs in afresh, with `key`, where the page is. */
@@ -63,13 +60,6 @@ describeWithChromium('web console', () => {
 
   async function heading(text: string) {
     await page.getByRole('heading', { name: text, exact: true }).waitFor();
-  }
-
-  function api(path: string, init: RequestInit = {}) {
-    return fetch(`${gateway.url}${path}`, {
-      ...init,
-      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...init.headers },
-    });
   }
 
   it('refuses a wrong key and signs in with a good one, kept for the tab only', async () => {
@@ -144,7 +134,7 @@ describeWithChromium('web console', () => {
           await page.waitForLoadState('networkidle');
           return row.count();
         },
-        { timeout: TIMEOUT_MS, interval: 250 },
+        { timeout: STEP_TIMEOUT_MS, interval: 250 },
       )
       .toBe(1);
     expect(await row.textContent()).toContain('team=Console-Search');
@@ -310,7 +300,7 @@ describeWithChromium('web console', () => {
       const context = await other.newContext();
       await context.grantPermissions(['clipboard-read'], { origin: gateway.origin });
       const insecure = await context.newPage();
-      insecure.setDefaultTimeout(TIMEOUT_MS);
+      insecure.setDefaultTimeout(STEP_TIMEOUT_MS);
       await insecure.goto(`http://gateway.internal:${new URL(gateway.origin).port}/console/api-keys`);
       expect(await insecure.evaluate('isSecureContext')).toBe(false);
       await insecure.getByLabel('Gateway API key').fill(gateway.adminKey);

@@ -4,19 +4,17 @@
  * stored as the API stores them; another provider refused (409) for what names the key shows what does,
  * and is made anyway (`?force=true`) only when asked.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import {
-  collectErrors,
   describeWithChromium,
-  ensureConsoleBuilt,
-  launchChromium,
+  signedInConsole,
+  STEP_TIMEOUT_MS,
+  type AdminApi,
+  type SignedInConsole,
 } from '../helpers/chromium.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
-const TIMEOUT_MS = 20_000;
-vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+vi.setConfig({ testTimeout: 4 * STEP_TIMEOUT_MS });
 
 const REQUEST_TYPE = 'Vertex AI request type (cloudb_request_type)';
 const SHARED_REQUEST_TYPE = 'Vertex AI shared request type (cloudb_shared_request_type)';
@@ -28,22 +26,14 @@ interface CredentialView {
 }
 
 describeWithChromium('virtual-key editor', () => {
-  let gateway: TestGateway;
-  let browser: Browser;
+  let console_: SignedInConsole;
   let page: Page;
   let errors: string[];
+  let api: AdminApi;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    gateway = await startGateway();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(TIMEOUT_MS);
-    errors = collectErrors(page);
-    await page.goto(`${gateway.origin}/console/virtual-keys`);
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Virtual keys', exact: true }).waitFor();
+    console_ = await signedInConsole({ path: '/virtual-keys', heading: 'Virtual keys' });
+    ({ page, errors, api } = console_);
   }, 300_000);
 
   beforeEach(() => {
@@ -51,16 +41,8 @@ describeWithChromium('virtual-key editor', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await console_?.close();
   });
-
-  function api(path: string, init: RequestInit = {}) {
-    return fetch(`${gateway.url}${path}`, {
-      ...init,
-      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...init.headers },
-    });
-  }
 
   async function stored(slug: string): Promise<CredentialView> {
     const answer = await api(`/virtual-keys/${slug}`);

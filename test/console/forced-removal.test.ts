@@ -3,19 +3,17 @@
  * gateway's refusal (409) lists the configs, prompts and guardrails it names in the dialog, nothing is
  * removed, and it is removed (`?force=true`) only when "Delete anyway" or "Archive anyway" is pressed.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import {
-  collectErrors,
   describeWithChromium,
-  ensureConsoleBuilt,
-  launchChromium,
+  signedInConsole,
+  STEP_TIMEOUT_MS,
+  type AdminApi,
+  type SignedInConsole,
 } from '../helpers/chromium.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
-const TIMEOUT_MS = 20_000;
-vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+vi.setConfig({ testTimeout: 4 * STEP_TIMEOUT_MS });
 
 /** An inline target: a config naming it needs nothing else stored. */
 const TARGET = {
@@ -26,22 +24,14 @@ const TARGET = {
 const TEMPLATE = '[{"role":"user","content":"hi"}]';
 
 describeWithChromium('removing what others depend on', () => {
-  let gateway: TestGateway;
-  let browser: Browser;
+  let console_: SignedInConsole;
   let page: Page;
   let errors: string[];
+  let api: AdminApi;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    gateway = await startGateway();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(TIMEOUT_MS);
-    errors = collectErrors(page);
-    await page.goto(`${gateway.origin}/console/configs`);
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Configs', exact: true }).waitFor();
+    console_ = await signedInConsole({ path: '/configs', heading: 'Configs' });
+    ({ page, errors, api } = console_);
   }, 300_000);
 
   beforeEach(() => {
@@ -49,16 +39,8 @@ describeWithChromium('removing what others depend on', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await console_?.close();
   });
-
-  function api(path: string, init: RequestInit = {}) {
-    return fetch(`${gateway.url}${path}`, {
-      ...init,
-      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...init.headers },
-    });
-  }
 
   async function created(path: string, body: unknown) {
     const answer = await api(path, { method: 'POST', body: JSON.stringify(body) });
@@ -67,8 +49,7 @@ describeWithChromium('removing what others depend on', () => {
 
   /** Opens the console's page `name` (the key stays signed in: it is kept for the tab). */
   async function visit(page_: string, title: string) {
-    await page.goto(`${gateway.origin}/console/${page_}`);
-    await page.getByRole('heading', { name: title, exact: true }).waitFor();
+    await console_.open(`/${page_}`, title);
   }
 
   const row = (slug: string) => page.locator(`tr[data-row-id="${slug}"]`);

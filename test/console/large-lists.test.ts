@@ -4,20 +4,18 @@
  * reach every row; the rate-limit policies show their first page before the last is answered; the
  * analytics name the top keys without listing every key.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import {
-  collectErrors,
   describeWithChromium,
-  ensureConsoleBuilt,
-  launchChromium,
+  signedInConsole,
+  STEP_TIMEOUT_MS,
+  type SignedInConsole,
 } from '../helpers/chromium.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 
-/** A step's bound in the browser; a test's is four of them (the machine may be running the whole suite). */
-const TIMEOUT_MS = 20_000;
-vi.setConfig({ testTimeout: 4 * TIMEOUT_MS });
+vi.setConfig({ testTimeout: 4 * STEP_TIMEOUT_MS });
 
 const VIRTUAL_KEYS = 20_000;
 const API_KEYS = 3_000;
@@ -34,70 +32,67 @@ let listedKeys: string[];
 const calling: string[] = [];
 
 describeWithChromium('web console with large lists', () => {
+  let console_: SignedInConsole;
   let gateway: TestGateway;
   let upstream: FakeUpstream;
-  let browser: Browser;
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
     upstream = await startFakeOpenAI({ name: 'large-lists' });
-    gateway = await startGateway();
-    // Straight into the store: through the API this many would take minutes.
-    const { store } = gateway.server.deps;
-    const { id: workspace_id, organisation_id } = gateway.server.bootstrap.workspace;
-    for (let i = 0; i < VIRTUAL_KEYS; i++) {
-      await store.createCredential({
-        organisation_id,
-        workspace_id,
-        kind: 'virtual_key',
-        slug: slug(i),
-        name: `Key number ${i}`,
-        provider: 'openai',
-        secret: { api_key: 'sk-test' },
-      });
-    }
-    for (let i = 0; i < API_KEYS; i++) {
-      const made = await store.createApiKey({
-        organisation_id,
-        workspace_id,
-        name: `bulk-key-${i}`,
-        role: 'member',
-      });
-      if (i < 2) calling.push(made.value);
-    }
-    for (let i = 0; i < POLICIES; i++) {
-      await store.createRateLimitPolicy({
-        organisation_id,
-        workspace_id,
-        name: `bulk-policy-${i}`,
-        type: 'requests',
-        unit: 'rpm',
-        value: 100,
-        conditions: [{ key: 'metadata.team', value: `team-${i}` }],
-        group_by: [{ key: 'api_key' }],
-      });
-    }
-    const list = async (path: string) =>
-      (
-        (await (
-          await fetch(`${gateway.url}${path}`, { headers: { 'x-gateway-api-key': gateway.adminKey } })
-        ).json()) as {
-          data: { slug?: string; name?: string }[];
+    console_ = await signedInConsole({
+      path: '/virtual-keys',
+      heading: 'Virtual keys',
+      prepare: async (gateway) => {
+        // Straight into the store: through the API this many would take minutes.
+        const { store } = gateway.server.deps;
+        const { id: workspace_id, organisation_id } = gateway.server.bootstrap.workspace;
+        for (let i = 0; i < VIRTUAL_KEYS; i++) {
+          await store.createCredential({
+            organisation_id,
+            workspace_id,
+            kind: 'virtual_key',
+            slug: slug(i),
+            name: `Key number ${i}`,
+            provider: 'openai',
+            secret: { api_key: 'sk-test' },
+          });
         }
-      ).data;
-    listed = (await list('/virtual-keys')).map((row) => row.slug!);
-    listedKeys = (await list('/api-keys')).map((row) => row.name!);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.setDefaultTimeout(TIMEOUT_MS);
-    errors = collectErrors(page);
-    await page.goto(`${gateway.origin}/console/virtual-keys`);
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+        for (let i = 0; i < API_KEYS; i++) {
+          const made = await store.createApiKey({
+            organisation_id,
+            workspace_id,
+            name: `bulk-key-${i}`,
+            role: 'member',
+          });
+          if (i < 2) calling.push(made.value);
+        }
+        for (let i = 0; i < POLICIES; i++) {
+          await store.createRateLimitPolicy({
+            organisation_id,
+            workspace_id,
+            name: `bulk-policy-${i}`,
+            type: 'requests',
+            unit: 'rpm',
+            value: 100,
+            conditions: [{ key: 'metadata.team', value: `team-${i}` }],
+            group_by: [{ key: 'api_key' }],
+          });
+        }
+        const list = async (path: string) =>
+          (
+            (await (
+              await fetch(`${gateway.url}${path}`, { headers: { 'x-gateway-api-key': gateway.adminKey } })
+            ).json()) as {
+              data: { slug?: string; name?: string }[];
+            }
+          ).data;
+        listed = (await list('/virtual-keys')).map((row) => row.slug!);
+        listedKeys = (await list('/api-keys')).map((row) => row.name!);
+      },
+    });
+    ({ gateway, page, errors } = console_);
     // The first test loads the page again: this load, cut short, would count as a failed request.
-    await page.getByRole('heading', { name: 'Virtual keys', exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
   }, 300_000);
 
@@ -106,14 +101,12 @@ describeWithChromium('web console with large lists', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await console_?.close();
     await upstream?.close();
   });
 
   async function go(path: string, title: string) {
-    await page.goto(`${gateway.origin}/console${path}`);
-    await page.getByRole('heading', { name: title, exact: true }).waitFor();
+    await console_.open(path, title);
   }
 
   const rowsInPage = () => page.locator('tr[data-row-id]').count();
@@ -126,7 +119,7 @@ describeWithChromium('web console with large lists', () => {
           await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
           return wanted.isVisible();
         },
-        { timeout: TIMEOUT_MS, interval: 100 },
+        { timeout: STEP_TIMEOUT_MS, interval: 100 },
       )
       .toBe(true);
     const box = (await wanted.boundingBox())!;
@@ -263,7 +256,7 @@ describeWithChromium('web console with large lists', () => {
           await page.waitForLoadState('networkidle');
           return topKeys.locator('tbody tr').allTextContents();
         },
-        { timeout: TIMEOUT_MS, interval: 250 },
+        { timeout: STEP_TIMEOUT_MS, interval: 250 },
       )
       .toEqual([expect.stringMatching(/^bulk-key-12/), expect.stringMatching(/^bulk-key-01/)]);
     expect(asked).not.toContain('/v1/api-keys');
