@@ -115,8 +115,10 @@ async function promptModel(
     const version = await store.getPromptVersion(workspaceId, prompt.id, selectedVersion(prompt, selector));
     const model = version?.prompt.parameters.model;
     return typeof model === 'string' ? model : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // A reference no version answers to (`slug@x`) decides no model; the store's own failures are not ours.
+    if (error instanceof GatewayError) return undefined;
+    throw error;
   }
 }
 
