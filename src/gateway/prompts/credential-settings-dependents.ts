@@ -40,7 +40,7 @@ import type {
   StoredPromptVersion,
 } from '../../store/types.js';
 import type { TargetConfig } from '../config/index.js';
-import { guardrailJudges, isRecord, nodeJudges } from '../config/model-judges.js';
+import { isRecord, nodeJudges } from '../config/model-judges.js';
 import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
 import { targetOf } from '../resolve-target.js';
@@ -53,7 +53,13 @@ import {
   type NamingPrompt,
   type Uses,
 } from './dependents-conflict.js';
-import { recordMissingReferences, referencesTo, shownCredential } from './destination-dependents.js';
+import {
+  guardrailsJudgingThrough,
+  judgeThrough,
+  recordMissingReferences,
+  referencesTo,
+  shownCredential,
+} from './destination-dependents.js';
 
 /** A node as written, with its path. */
 interface WrittenNode {
@@ -292,17 +298,14 @@ interface Judging {
 type JudgeBreakage = () => Promise<Breakage | undefined>;
 
 /** Where the first of `judges` asks its judge through the credential (a virtual key: `virtual_key`);
- * undefined when none does. */
+ * undefined when none does, or the credential is not one a judge can name. */
 function judgeThroughCredential(
   judges: Iterable<{ at: string; parameters: Record<string, unknown> }>,
   { kind, names }: Credential,
 ): string | undefined {
   if (kind !== 'virtual_key') return undefined;
-  for (const { at, parameters } of judges) {
-    const named = parameters.virtual_key;
-    if (typeof named === 'string' && names.has(named)) return `${at}.${kind}`;
-  }
-  return undefined;
+  const at = judgeThrough(judges, kind, names);
+  return at === undefined ? undefined : `${at}.${kind}`;
 }
 
 /**
@@ -427,12 +430,13 @@ export async function refuseBreakingSettingsChange(
   // judged above), whichever config lists the guardrail.
   const guardrails: NamingConfig[] = [];
   if (found.kind === 'virtual_key') {
-    for (const guardrail of await store.listGuardrailsReferencing(found.workspace_id, references)) {
-      const at = judgeThroughCredential(guardrailJudges(guardrail.guardrail), credential);
-      const broken = at === undefined ? undefined : await judge();
-      if (!broken) continue;
-      breakages.push({ ...broken, where: `guardrail "${guardrail.slug}"` });
-      guardrails.push({ slug: guardrail.slug, param: `guardrail.${at}`, reason: broken.reason });
+    const judging = await guardrailsJudgingThrough(store, found.workspace_id, found.kind, credential.names);
+    const broken = judging.length > 0 ? await judge() : undefined;
+    if (broken) {
+      for (const guardrail of judging) {
+        breakages.push({ ...broken, where: `guardrail "${guardrail.slug}"` });
+        guardrails.push({ ...guardrail, reason: broken.reason });
+      }
     }
   }
   const uses: Uses = { configs, prompts: [...prompts.values()], guardrails };

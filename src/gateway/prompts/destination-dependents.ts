@@ -116,7 +116,7 @@ function routedThroughKey(
 
 /** Where the first of `judges` asks its judge through the stored config or virtual key (`kind`) that
  * `names` holds; undefined when none does. */
-function judgeThrough(
+export function judgeThrough(
   judges: Iterable<{ at: string; parameters: Record<string, unknown> }>,
   kind: keyof typeof JUDGE_KEYS,
   names: ReadonlySet<string>,
@@ -296,7 +296,7 @@ function credentialKey(
 /** The stored guardrails of the workspace with a model-judged check asking its judge through the stored
  * config or virtual key (`kind`) that `names` holds, each with the first place
  * (`guardrail.default.modelJudge.config`): those the store finds naming it, read to tell where. */
-async function guardrailsJudgingThrough(
+export async function guardrailsJudgingThrough(
   store: Repositories,
   workspaceId: string,
   kind: keyof typeof JUDGE_KEYS,
