@@ -50,7 +50,7 @@ export function movedHostSetting(
 export function movedHostMessage(setting: string): string {
   return (
     `stored credentials are sent only to the host stored with them: ${setting} beside a virtual key or ` +
-    `@provider (the node's own, or one it takes from its parent) must be the stored one, or left out; ` +
-    `set it on the virtual key or provider instead`
+    `@provider (the node's own, one it takes from its parent, or its prompt's destination) must be the ` +
+    `stored one, or left out; set it on the virtual key or provider instead`
   );
 }

@@ -10,7 +10,8 @@
  * place (`config.targets[1].virtual_key`). So is a `provider` beside a virtual key that is not the key's
  * own (virtual-key-provider.ts), which would send the key's secret to that provider, a host setting
  * beside a stored credential that is not the stored one (credential-host.ts) — the node's own credential,
- * or the one a target naming none takes from its parent (routing/inherit.ts) — and Vertex AI settings that,
+ * the one a target naming none takes from its parent (routing/inherit.ts), or the one its prompt's version
+ * sends its calls to when it is a `prompt_id` target (prompts/prompt-targets.ts) — and Vertex AI settings that,
  * over the credential's, Vertex would not serve together (`cloudb_shared_request_type` with another region
  * than global, or beside `dedicated`: vertex-ai-request-type.ts).
  *
@@ -20,13 +21,13 @@
  */
 import { GatewayError } from '../core/errors.js';
 import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vertex-ai/index.js';
-import type { ProviderCredential, Repositories } from '../store/types.js';
+import type { PromptDocument, ProviderCredential, Repositories } from '../store/types.js';
 import type { GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
 import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
-import { parsePromptReference } from './prompts/prompt-reference.js';
+import { parsePromptReference, selectedVersion } from './prompts/prompt-reference.js';
 import { childPath, configParam, inheritFrom } from './routing/inherit.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
@@ -112,6 +113,88 @@ interface UsedCredential {
   namedBy: 'virtual_key' | 'provider';
 }
 
+/** Where a `prompt_id` target naming no provider or virtual key of its own sends its calls: its prompt's
+ * destination, with the target's own settings over the destination's (prompts/prompt-targets.ts). */
+interface PromptDestination {
+  /** As messages name it: `the prompt "support" (version 2) sends its calls to`. */
+  shown: string;
+  /** The stored credential the destination names at its root, if any. */
+  used: UsedCredential | undefined;
+}
+
+/** The root of a version's destination (prompt-call.ts destinationOf): its inline config, its stored
+ * config's (an empty one when that is gone: calls fail for it), or its virtual key or provider; undefined
+ * when it names none, and the call's own headers say where its calls go. */
+async function destinationRoot(
+  store: Reader,
+  workspaceId: string,
+  document: PromptDocument,
+): Promise<{ root: Record<string, unknown>; through: string } | undefined> {
+  const { virtual_key: virtualKey, provider, config } = document;
+  if (typeof config === 'string') {
+    const stored = await store.getConfig(workspaceId, config);
+    return { root: stored?.status === 'active' ? stored.config : {}, through: ` through config "${config}"` };
+  }
+  if (config !== undefined) return { root: config, through: ' through its config' };
+  if (virtualKey !== undefined) return { root: { virtual_key: virtualKey }, through: '' };
+  if (provider !== undefined) return { root: { provider }, through: '' };
+  return undefined;
+}
+
+/** The active stored credential a config node names (`virtual_key`, else `provider: "@slug"`), if any. */
+async function namedCredential(
+  store: Reader,
+  workspaceId: string,
+  node: Record<string, unknown>,
+): Promise<UsedCredential | undefined> {
+  const { virtual_key: virtualKey, provider } = node;
+  const named =
+    typeof virtualKey === 'string'
+      ? ({ kind: 'virtual_key', name: virtualKey, shown: `virtual key "${virtualKey}"` } as const)
+      : typeof provider === 'string' && provider.startsWith('@')
+        ? ({ kind: 'provider', name: provider.slice(1), shown: `provider "${provider}"` } as const)
+        : undefined;
+  if (named === undefined) return undefined;
+  const credential = await store.getCredential(workspaceId, named.kind, named.name);
+  // One missing or revoked fails the calls for that, which the destination was checked for when stored.
+  if (!credential || credential.status !== 'active') return undefined;
+  return { credential, shown: named.shown, namedBy: named.kind };
+}
+
+/**
+ * Where a leaf's calls go when it is a `prompt_id` target (its own prompt_id or one it inherits) naming no
+ * provider or virtual key of its own, and its prompt's version (as its reference selects it now) names a
+ * destination; undefined otherwise (a reference that selects no version is named by assertPrompt).
+ */
+async function promptDestination(
+  store: Reader,
+  workspaceId: string,
+  node: GatewayConfig,
+  effective: GatewayConfig,
+): Promise<PromptDestination | undefined> {
+  const reference = effective.prompt_id;
+  if (reference === undefined || node.targets !== undefined) return undefined;
+  if (node.provider !== undefined || node.virtual_key !== undefined) return undefined;
+  let parsed;
+  try {
+    parsed = parsePromptReference(reference);
+  } catch (err) {
+    if (err instanceof GatewayError) return undefined;
+    throw err;
+  }
+  const prompt = await store.getPrompt(workspaceId, parsed.name);
+  if (!prompt) return undefined;
+  const number = selectedVersion(prompt, parsed.selector);
+  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
+  if (!version) return undefined;
+  const destination = await destinationRoot(store, workspaceId, version.prompt);
+  if (destination === undefined) return undefined;
+  return {
+    shown: `the prompt "${parsed.name}" (version ${number}) sends its calls${destination.through} to`,
+    used: await namedCredential(store, workspaceId, destination.root),
+  };
+}
+
 /** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */
 interface Parent {
   effective: GatewayConfig;
@@ -155,8 +238,20 @@ async function assertNode(
 ) {
   const param = (key: string) => configParam(path, key);
   const effective = parent ? (inheritFrom(parent.effective, node) as GatewayConfig) : node;
-  // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts).
-  const inherits = node.provider === undefined && node.virtual_key === undefined;
+  // A prompt_id target sent to its prompt's destination goes there with its own settings over the
+  // destination's, as the call expands it (prompts/prompt-targets.ts): the destination's stored credential
+  // goes to the host the target gives, which must be the stored one.
+  const destination = await promptDestination(store, workspaceId, node, effective);
+  if (destination?.used !== undefined) {
+    const { credential, shown } = destination.used;
+    const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
+    if (moved !== undefined) {
+      throw missing(param(moved), `${destination.shown} ${shown}: ${movedHostMessage(moved)}`);
+    }
+  }
+  // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
+  // does one sent to its prompt's destination.
+  const inherits = node.provider === undefined && node.virtual_key === undefined && destination === undefined;
   let used = inherits ? parent?.used : undefined;
   // One it takes from its parent goes to the host its calls meet: its own settings over its parent's, as
   // resolve-target.ts judges them (its parent's were judged at the parent, so the one refused is its own).

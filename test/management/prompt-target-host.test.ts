@@ -1,0 +1,225 @@
+/**
+ * A `prompt_id` target that names no provider or virtual key of its own is sent to its prompt's destination
+ * (prompts/prompt-targets.ts), with its own settings over the destination's. When that destination is a
+ * stored credential holding a secret (the version's virtual key or `@slug`, or the one its config names at
+ * its root), a host setting of the target's own that is not the stored one would send the secret elsewhere:
+ * each call under it is refused (400 custom_host_refused), and so is the config when it is stored (a stored
+ * config, created or patched, and a prompt version's inline config): 400 invalid_config naming the target's
+ * own setting. A destination without a stored credential leaves the target's host its own to choose, and
+ * such a target never takes its parent's credential, so it is not judged against it. On an SQLite file and
+ * on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { call, client, expectError, type Client } from './http.js';
+
+const SECRET = 'sk-home-SECRET-0123456789';
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+const parameters = { model: 'gpt-4o-mini' };
+
+function promptTargetHostRules(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+  /** Where the stored credential is sent (its stored custom_host). */
+  let home: FakeUpstream;
+  /** A server of someone else's, that a target names as its own custom_host. */
+  let elsewhere: FakeUpstream;
+
+  beforeAll(async () => {
+    home = await startFakeOpenAI({ name: 'home' });
+    elsewhere = await startFakeOpenAI({ name: 'elsewhere' });
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+    const stored = { provider: 'openai', api_key: SECRET, custom_host: home.url };
+    for (const [path, body] of [
+      ['/virtual-keys', { slug: 'vk-home', ...stored }],
+      ['/providers', { slug: 'openai-home', ...stored }],
+      ['/configs', { slug: 'home-config', config: { virtual_key: 'vk-home' } }],
+      ['/prompts', { slug: 'to-vk', string: template, parameters, virtual_key: 'vk-home' }],
+      ['/prompts', { slug: 'to-slug', string: template, parameters, provider: '@openai-home' }],
+      ['/prompts', { slug: 'to-inline', string: template, parameters, config: { virtual_key: 'vk-home' } }],
+      ['/prompts', { slug: 'to-stored', string: template, parameters, config: 'home-config' }],
+      [
+        '/prompts',
+        {
+          slug: 'to-own-key',
+          string: template,
+          parameters,
+          config: { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url },
+        },
+      ],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await home?.close();
+    await elsewhere?.close();
+  });
+
+  /** Configs whose prompt_id target gives a host of its own beside its prompt's stored credential. */
+  const moving = (): Array<[string, Record<string, unknown>, string]> => [
+    ["the version's virtual key", { prompt_id: 'to-vk', custom_host: elsewhere.url }, 'config.custom_host'],
+    [
+      "the version's @slug, in a fallback",
+      { strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'to-slug', custom_host: elsewhere.url }] },
+      'config.targets[0].custom_host',
+    ],
+    [
+      "the virtual key of the version's inline config, prompt_id inherited",
+      {
+        prompt_id: 'to-inline',
+        strategy: { mode: 'fallback' },
+        targets: [{ custom_host: elsewhere.url, retry: { attempts: 1 } }],
+      },
+      'config.targets[0].custom_host',
+    ],
+    [
+      "the virtual key of the version's stored config, version selected",
+      {
+        strategy: { mode: 'fallback' },
+        targets: [
+          {
+            strategy: { mode: 'single' },
+            targets: [{ prompt_id: 'to-stored@1', custom_host: elsewhere.url }],
+          },
+        ],
+      },
+      'config.targets[0].targets[0].custom_host',
+    ],
+  ];
+
+  it('is refused when a config is stored, created or patched, naming the target and the prompt', async () => {
+    for (const [what, config, param] of moving()) {
+      const refused = expectError(
+        await admin.post('/configs', { slug: 'moved-by-prompt', config }),
+        400,
+        'invalid_config',
+        param,
+      );
+      expect(refused.message, what).toMatch(/the prompt "to-[a-z]+" \(version 1\) sends its calls/);
+      expect(refused.message, what).toContain(
+        'stored credentials are sent only to the host stored with them',
+      );
+    }
+    expectError(await admin.get('/configs/moved-by-prompt'), 404, 'not_found');
+    const kept = await admin.post('/configs', {
+      slug: 'patched-prompt-target',
+      config: { prompt_id: 'to-vk' },
+    });
+    expect(kept.status, kept.text).toBe(200);
+    for (const [, config, param] of moving()) {
+      expectError(
+        await admin.patch('/configs/patched-prompt-target', { config }),
+        400,
+        'invalid_config',
+        param,
+      );
+    }
+    expect((await admin.get('/configs/patched-prompt-target')).body.version).toBe(1);
+  });
+
+  it("is refused in a prompt version's inline config, created or put", async () => {
+    for (const [, config, param] of moving()) {
+      expectError(
+        await admin.post('/prompts', { slug: 'moving-prompt', string: template, parameters, config }),
+        400,
+        'invalid_config',
+        param,
+      );
+    }
+    const [, config, param] = moving()[0];
+    expectError(
+      await admin.put('/prompts/to-own-key', { string: template, parameters, config }),
+      400,
+      'invalid_config',
+      param,
+    );
+    expect((await admin.get('/prompts/to-own-key')).body.version).toBe(1);
+  });
+
+  it('is stored when the target gives the stored host, names its own provider, or its prompt no credential', async () => {
+    const accepted: Array<[string, Record<string, unknown>]> = [
+      ['same-host', { prompt_id: 'to-vk', custom_host: home.url }],
+      ['own-provider', { prompt_id: 'to-vk', provider: 'openai', api_key: 'sk-mine', custom_host: home.url }],
+      ['keyless-destination', { prompt_id: 'to-own-key', custom_host: home.url }],
+      // The target takes its prompt's destination, not its parent's virtual key.
+      [
+        'not-the-parents',
+        {
+          virtual_key: 'vk-home',
+          strategy: { mode: 'fallback' },
+          targets: [{ prompt_id: 'to-own-key', custom_host: elsewhere.url }],
+        },
+      ],
+    ];
+    for (const [slug, config] of accepted) {
+      const stored = await admin.post('/configs', { slug, config });
+      expect(stored.status, `${slug}: ${stored.text}`).toBe(200);
+    }
+    const complete = (config: string) =>
+      call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/prompts/to-vk/completions',
+        { variables: {} },
+        {
+          'x-gateway-config': config,
+        },
+      );
+    expect((await complete('same-host')).status).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    const own = await complete('not-the-parents');
+    expect(own.status, own.text).toBe(200);
+    expect(elsewhere.requests.at(-1)?.headers.authorization).toBe('Bearer sk-its-own');
+  });
+
+  it('a call under such a config stored before the rule is refused, and nothing is sent', async () => {
+    const before = elsewhere.requests.filter((r) => r.headers.authorization === `Bearer ${SECRET}`).length;
+    const workspace = gateway.server.bootstrap.workspace;
+    for (const [i, [what, config, param]] of moving().entries()) {
+      const slug = `stored-before-${i}`;
+      await gateway.server.deps.store.createConfig({
+        workspace_id: workspace.id,
+        organisation_id: workspace.organisation_id,
+        slug,
+        name: slug,
+        config,
+      });
+      const reply = await call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/prompts/to-vk/completions',
+        { variables: {} },
+        { 'x-gateway-config': slug },
+      );
+      expect(reply.status, `${what}: ${reply.text}`).toBe(400);
+      expectError(reply, 400, 'custom_host_refused', param);
+      // Read and listed as any other.
+      expect((await admin.get(`/configs/${slug}`)).status).toBe(200);
+    }
+    const sent = elsewhere.requests.filter((r) => r.headers.authorization === `Bearer ${SECRET}`).length;
+    expect(sent).toBe(before);
+  });
+}
+
+describe('a host setting of a prompt_id target beside its prompt’s stored credential (SQLite)', () => {
+  promptTargetHostRules(() => startGateway());
+});
+
+describeWithPostgres(
+  'a host setting of a prompt_id target beside its prompt’s stored credential (PostgreSQL)',
+  () => {
+    const schema = freshSchemaName('prompt_target_host');
+    promptTargetHostRules(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+    afterAll(async () => {
+      await dropSchema(schema);
+    });
+  },
+);
