@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseConfig, type GatewayConfig } from '../../../gateway/config/index.js';
 import { checkProvidersKnown } from '../../../gateway/config/config-rules.js';
+import { checkOverrideMetadata } from '../../../gateway/config/override-metadata.js';
 import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
 import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
 import { assertNamedDocumentsExist } from '../../../gateway/named-documents.js';
@@ -29,12 +30,14 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * A config as a request carrying it would check it, and what a request checks only when it gets there:
-   * its providers, and the stored guardrails it names. Returns the config parsed: the transaction storing
+   * its providers, the metadata its targets send (override-metadata.ts), and the stored guardrails it
+   * names. Returns the config parsed: the transaction storing
    * it finds every stored document it names there (named-documents.ts), since any may be deleted meanwhile.
    */
   async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
+    checkOverrideMetadata(parsed, 'config');
     // Resolved as a call resolves them: a name the workspace does not hold is the call's 400, and a
     // stored definition is checked as a call would build it.
     for (const ref of storedGuardrailRefs(parsed, 'config'))

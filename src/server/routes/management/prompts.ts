@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
+import { checkOverrideMetadata } from '../../../gateway/config/override-metadata.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { assertVersionDocumentsExist } from '../../../gateway/named-documents.js';
 import {
@@ -91,7 +92,10 @@ async function promptDocument(
       },
     );
   }
-  if (typeof body.config === 'object') parseConfig(body.config, { authorizationPresent: true });
+  if (typeof body.config === 'object') {
+    // Checked as a stored config is: its targets' metadata goes into the body of every call.
+    checkOverrideMetadata(parseConfig(body.config, { authorizationPresent: true }), 'config');
+  }
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',

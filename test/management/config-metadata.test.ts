@@ -1,0 +1,168 @@
+/**
+ * A config's `override_params.metadata` goes into the chat body of every call through the targets that
+ * take it (their own, or their parent's: routing/inherit.ts), where OpenAI's limits hold (16 pairs, keys of
+ * 64 characters, values of 512, characters counted as code points): over them every such call is a 400.
+ * So it is refused when the config is stored (a stored config, created or patched, and a prompt version's
+ * inline config), 400 invalid_config naming where it is written, as a prompt version's own
+ * `parameters.metadata` is. A config stored before is read, listed and renamed as before, and its calls
+ * are still refused, naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, client, expectError, type Client } from './http.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+let admin: Client;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ name: 'config-metadata' });
+  gateway = await startGateway();
+  admin = client(gateway.url, gateway.adminKey);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await fake?.close();
+});
+
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+const chatWithConfig = (config: string) =>
+  call(
+    gateway.url,
+    gateway.adminKey,
+    'POST',
+    '/chat/completions',
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+    { 'x-gateway-config': config },
+  );
+
+const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
+const LONG_KEY = 'k'.repeat(65);
+/** 65 characters, though JavaScript counts 130. */
+const EMOJI_KEY = '😀'.repeat(65);
+
+describe('override_params.metadata of a stored config', () => {
+  const target = () => ({ provider: 'openai', api_key: 'sk-test', custom_host: fake.url });
+  const fallback = { mode: 'fallback' } as const;
+
+  /** Configs over the limits, with the param naming where the metadata is written. */
+  const over = (): Array<[string, Record<string, unknown>, string]> => [
+    [
+      '17 pairs at the root',
+      { ...target(), override_params: { metadata: pairs(17) } },
+      'config.override_params.metadata',
+    ],
+    [
+      'a key of 65 characters, on the parent its targets take it from',
+      { strategy: fallback, override_params: { metadata: { [LONG_KEY]: 'v' } }, targets: [target()] },
+      `config.override_params.metadata.${LONG_KEY}`,
+    ],
+    [
+      'a key of 65 emoji',
+      { ...target(), override_params: { metadata: { [EMOJI_KEY]: 'v' } } },
+      `config.override_params.metadata.${EMOJI_KEY}`,
+    ],
+    [
+      'a value of 513 characters on the second target',
+      {
+        strategy: fallback,
+        targets: [target(), { ...target(), override_params: { metadata: { k: 'v'.repeat(513) } } }],
+      },
+      'config.targets[1].override_params.metadata.k',
+    ],
+  ];
+
+  it('is refused when a config is stored, created or patched, naming where it is written', async () => {
+    for (const [what, config, param] of over()) {
+      const refused = expectError(
+        await admin.post('/configs', { slug: 'too-much-metadata', config }),
+        400,
+        'invalid_config',
+        param,
+      );
+      expect(refused.message, what).toContain(param);
+    }
+    expectError(await admin.get('/configs/too-much-metadata'), 404, 'not_found');
+    expect((await admin.post('/configs', { slug: 'metadata-patched', config: target() })).status).toBe(200);
+    for (const [, config, param] of over()) {
+      expectError(await admin.patch('/configs/metadata-patched', { config }), 400, 'invalid_config', param);
+    }
+    expect((await admin.get('/configs/metadata-patched')).body.version).toBe(1);
+  });
+
+  it("is refused in a prompt version's inline config, as its parameters' metadata is", async () => {
+    for (const [, config, param] of over()) {
+      expectError(
+        await admin.post('/prompts', { slug: 'metadata-prompt', string: template, config }),
+        400,
+        'invalid_config',
+        param,
+      );
+    }
+    expectError(
+      await admin.post('/prompts', {
+        slug: 'metadata-prompt',
+        string: template,
+        parameters: { metadata: pairs(17) },
+        config: target(),
+      }),
+      400,
+      'invalid_body',
+      'parameters.metadata',
+    );
+    expectError(await admin.get('/prompts/metadata-prompt'), 404, 'prompt_not_found');
+  });
+
+  it('is stored within the limits, and where every target sets its own over its parent', async () => {
+    const within = {
+      ...target(),
+      override_params: { metadata: { ...pairs(15), ['😀'.repeat(64)]: 'v'.repeat(512) } },
+    };
+    const stored = await admin.post('/configs', { slug: 'metadata-within', config: within });
+    expect(stored.status, stored.text).toBe(200);
+    expect((await chatWithConfig('metadata-within')).status).toBe(200);
+    // No call takes the parent's: each target's own replaces it (override_params merge key by key).
+    const shadowed = await admin.post('/configs', {
+      slug: 'metadata-shadowed',
+      config: {
+        strategy: fallback,
+        override_params: { metadata: pairs(17) },
+        targets: [{ ...target(), override_params: { metadata: { team: 'a' } } }],
+      },
+    });
+    expect(shadowed.status, shadowed.text).toBe(200);
+    const called = await chatWithConfig('metadata-shadowed');
+    expect(called.status, called.text).toBe(200);
+    expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'a' });
+  });
+
+  it('a config stored before is read, listed and renamed as before; its calls are refused naming it', async () => {
+    const workspace = gateway.server.bootstrap.workspace;
+    const config = { ...target(), override_params: { metadata: pairs(17) } };
+    await gateway.server.deps.store.createConfig({
+      workspace_id: workspace.id,
+      organisation_id: workspace.organisation_id,
+      slug: 'metadata-before',
+      name: 'metadata-before',
+      config,
+    });
+    const read = await admin.get('/configs/metadata-before');
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.config.override_params).toEqual({ metadata: pairs(17) });
+    const listed = await admin.get('/configs');
+    expect(listed.body.data.map((c: { slug: string }) => c.slug)).toContain('metadata-before');
+    expect((await admin.get('/configs/metadata-before/versions')).status).toBe(200);
+    const renamed = await admin.patch('/configs/metadata-before', { name: 'Renamed' });
+    expect(renamed.status, renamed.text).toBe(200);
+    const sent = fake.requests.length;
+    expectError(
+      await chatWithConfig('metadata-before'),
+      400,
+      'invalid_config',
+      'config.override_params.metadata',
+    );
+    expect(fake.requests.length).toBe(sent);
+  });
+});
