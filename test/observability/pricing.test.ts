@@ -235,6 +235,44 @@ describe('usage cost', () => {
     );
   });
 
+  it('prices the Gemini 3 Pro previews on Google and Vertex AI, at their long-context prices above 200k', () => {
+    // ai.google.dev, Gemini 3 developer guide: $2 / $12 up to 200k prompt tokens, $4 / $18 above; cache
+    // reads at 90% off the input price (ai.google.dev: Optimization).
+    const usage = (prompt: number) => ({
+      prompt_tokens: prompt,
+      completion_tokens: 1000,
+      total_tokens: prompt + 1000,
+      prompt_tokens_details: { cached_tokens: 50_000 },
+    });
+    for (const [provider, model] of [
+      ['google', 'gemini-3.1-pro-preview'],
+      ['google', 'models/gemini-3-pro-preview'],
+      ['vertex-ai', 'publishers/google/models/gemini-3.1-pro-preview'],
+      ['vertex-ai', 'gemini-3-pro-preview'],
+    ] as const) {
+      const pro = priceOf(provider, model);
+      expect(usageCost(pro, usage(200_000)), model).toBeCloseTo(
+        (150_000 * 2 + 50_000 * 0.2 + 1000 * 12) / million,
+        12,
+      );
+      expect(usageCost(pro, usage(200_001)), model).toBeCloseTo(
+        (150_001 * 4 + 50_000 * 0.4 + 1000 * 18) / million,
+        12,
+      );
+    }
+    // Another word is another model: the custom-tools endpoint and the image model are priced apart.
+    expect(shipped.lookup('google', 'gemini-3.1-pro-preview-customtools')).toBeUndefined();
+    expect(shipped.lookup('google', 'gemini-3-pro-image-preview')).toBeUndefined();
+  });
+
+  it('prices Gemini 3.1 Flash-Lite, its preview too, with its audio input apart', () => {
+    // ai.google.dev, Gemini 3 developer guide: $0.25 text, image and video, $0.50 audio, $1.50 out.
+    const lite = { input: 0.25, input_audio: 0.5, cache_read: 0.025, output: 1.5 };
+    expect(priceOf('google', 'gemini-3.1-flash-lite').price).toEqual(lite);
+    expect(priceOf('google', 'gemini-3.1-flash-lite-preview').price).toEqual(lite);
+    expect(priceOf('vertex-ai', 'gemini-3.1-flash-lite-preview').price).toEqual(lite);
+  });
+
   it("prices a service tier at the model's own prices for it, else at the provider's discount for it", () => {
     const usage = {
       prompt_tokens: 1000,
