@@ -322,6 +322,19 @@ describe('usage cost', () => {
     );
   });
 
+  it("prices Anthropic's web searches at $10 per 1,000 and its web fetches at their tokens alone", () => {
+    const usage = {
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      server_tool_use: { web_search_requests: 3, web_fetch_requests: 2 },
+    };
+    // platform.claude.com, Web search tool (Usage and pricing): $10 per 1,000 searches, plus tokens.
+    expect(usageCost(shipped.lookup('anthropic', 'claude-sonnet-4-5')!, usage)).toBeCloseTo(0.03, 12);
+    // A server tool's fee is the answering provider's: Vertex AI's for Claude's searches is in no page read.
+    expect(usageCost(shipped.lookup('vertex-ai', 'claude-sonnet-4-5@20250929')!, usage)).toBe(0);
+  });
+
   it('formats dollars without an exponent or trailing zeros', () => {
     expect(formatCost(0)).toBe('0');
     expect(formatCost(1.5e-7)).toBe('0.00000015');
@@ -397,8 +410,6 @@ describe('a deployment price file', () => {
     };
     expect(usageCost(table.lookup('anthropic', 'claude-sonnet-4-5')!, usage)).toBeCloseTo(0.011, 12);
     expect(usageCost(table.lookup('anthropic', 'claude-own')!, usage)).toBeCloseTo(0.021, 12);
-    // The shipped table has no fee: no vendor page giving one could be read.
-    expect(usageCost(shipped.lookup('anthropic', 'claude-sonnet-4-5')!, usage)).toBe(0);
   });
 
   it('is refused with the offending field named, or when it is not JSON', () => {
