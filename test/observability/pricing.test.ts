@@ -335,6 +335,25 @@ describe('usage cost', () => {
     expect(usageCost(shipped.lookup('vertex-ai', 'claude-sonnet-4-5@20250929')!, usage)).toBe(0);
   });
 
+  it("prices OpenAI's web search tool calls at $10 per 1,000", () => {
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+      server_tool_use: { web_search_requests: 3 },
+    };
+    // developers.openai.com, Pricing (Built-in tools): web search, all models, $10.00 / 1k calls plus its
+    // content tokens at the model's rates (in the usage already).
+    expect(usageCost(priceOf('openai', 'gpt-5-mini'), usage)).toBeCloseTo(
+      (1000 * 0.25 + 100 * 2) / million + 0.03,
+      12,
+    );
+    expect(usageCost(priceOf('openai', 'gpt-4.1'), usage)).toBeCloseTo(
+      (1000 * 2 + 100 * 8) / million + 0.03,
+      12,
+    );
+  });
+
   it('formats dollars without an exponent or trailing zeros', () => {
     expect(formatCost(0)).toBe('0');
     expect(formatCost(1.5e-7)).toBe('0.00000015');
