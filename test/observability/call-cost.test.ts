@@ -114,6 +114,27 @@ describe("a Gemini answer's tier", () => {
     expect(attemptCost(prices, served('standard', 'flex'))).toBeCloseTo(full, 12);
     expect(attemptCost(prices, served(undefined))).toBeCloseTo(full, 12);
   });
+
+  it('is priced on Priority at twice its standard prices, the most of the 75% to 100% Google adds for it', () => {
+    expect(attemptCost(prices, served('priority'))).toBeCloseTo(full * 2, 12);
+    expect(attemptCost(prices, served('SERVICE_TIER_PRIORITY'))).toBeCloseTo(full * 2, 12);
+    // A model's own Priority prices (a price file's) win over the premium.
+    const table = new PriceTable({
+      providers: {
+        google: {
+          priority_premium: 1,
+          models: {
+            'gemini-2.5-flash': {
+              input: 0.3,
+              output: 2.5,
+              service_tiers: { priority: { input: 0.5, output: 4 } },
+            },
+          },
+        },
+      },
+    });
+    expect(attemptCost(table, served('priority'))).toBeCloseTo((1000 * 0.5 + 100 * 4) / 1e6, 12);
+  });
 });
 
 describe('a pass-through answer', () => {

@@ -168,7 +168,7 @@ describe('usage cost', () => {
     });
     expect(audio).toBeCloseTo((600 * 2.5 + 400 * 40 + 200 * 10 + 300 * 80) / million, 12);
     const reasoning = usageCost(
-      { price: { input: 1, output: 4, reasoning: 8 }, batchDiscount: 0, flexDiscount: 0 },
+      { price: { input: 1, output: 4, reasoning: 8 }, batchDiscount: 0, flexDiscount: 0, priorityPremium: 0 },
       {
         prompt_tokens: 10,
         completion_tokens: 100,
@@ -190,6 +190,7 @@ describe('usage cost', () => {
       price: { input: 0.3, output: 2.5, tool_fees: { grounded_prompt: 35 } },
       batchDiscount: 0.5,
       flexDiscount: 0.5,
+      priorityPremium: 0,
     };
     expect(usageCost(match, { ...usage, traffic_type: 'PROVISIONED_THROUGHPUT' })).toBeCloseTo(35 / 1000, 12);
     // Overflow to pay-as-you-go, and Vertex's other traffic types, are billed per token.
@@ -295,6 +296,7 @@ describe('usage cost', () => {
       price: { input: 1, output: 4, service_tiers: { flex: { input: 0.4, output: 1 } } },
       batchDiscount: 0.5,
       flexDiscount: 0.5,
+      priorityPremium: 0,
     };
     expect(
       usageCost(own, { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }, { tier: 'flex' }),
@@ -306,6 +308,7 @@ describe('usage cost', () => {
       price: { input: 3, output: 15, tool_fees: { web_search: 10 } },
       batchDiscount: 0.5,
       flexDiscount: 0,
+      priorityPremium: 0,
     };
     const usage = {
       prompt_tokens: 1000,

@@ -19,9 +19,9 @@ export const PROVISIONED_THROUGHPUT = 'PROVISIONED_THROUGHPUT';
 export interface CostOptions {
   /** The service tier that served the call (an answer's `service_tier`, `batch` for a provider batch's
    * lines): `flex`, `priority` and `batch` are priced at the model's own prices for the tier, else with the
-   * provider's discount for it; any other (`default`, `auto`, none) at the model's prices. A usage whose
-   * `traffic_type` names a tier (Vertex AI's `ON_DEMAND_PRIORITY`, `ON_DEMAND_FLEX`) is priced on that one,
-   * unless this is `batch`. */
+   * provider's discount (or premium) for it; any other (`default`, `auto`, none) at the model's prices. A
+   * usage whose `traffic_type` names a tier (Vertex AI's `ON_DEMAND_PRIORITY`, `ON_DEMAND_FLEX`) is priced on
+   * that one, unless this is `batch`. */
   tier?: string;
 }
 
@@ -67,9 +67,23 @@ export function usageCost(match: PriceMatch, usage: Usage, options: CostOptions 
       textOut * output +
       reasoning * (price.reasoning ?? output) +
       audioOut * (price.output_audio ?? output));
-  const discount =
-    own || !tier ? 0 : tier === 'batch' ? match.batchDiscount : tier === 'flex' ? match.flexDiscount : 0;
-  return dollars * (1 - discount) + toolFees(match, usage);
+  return dollars * tierFactor(match, tier, Boolean(own)) + toolFees(match, usage);
+}
+
+/** What the provider's discount (batch, flex) or premium (priority) for the tier makes of the price of a
+ * model without its own prices for it. */
+function tierFactor(match: PriceMatch, tier: PricedTier | undefined, ownPrices: boolean): number {
+  if (ownPrices) return 1;
+  switch (tier) {
+    case 'batch':
+      return 1 - match.batchDiscount;
+    case 'flex':
+      return 1 - match.flexDiscount;
+    case 'priority':
+      return 1 + match.priorityPremium;
+    default:
+      return 1;
+  }
 }
 
 /** Dollars of the server tools' uses the answer reports, at the table's fees per 1,000 (none when absent). */

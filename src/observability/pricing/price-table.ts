@@ -83,6 +83,9 @@ const ProviderPricesSchema = Type.Object(
     /** Share of the price taken off for a call served on the flex tier (`service_tier: "flex"`, OpenAI's),
      * for a model without its own flex prices. */
     flex_discount: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** Share of the price added for a call served on the priority tier, for a model without its own priority
+     * prices (1: twice the price; Gemini's Priority, 75% to 100% more than standard, at the most). */
+    priority_premium: Type.Optional(Type.Number({ minimum: 0 })),
     /** Fees per 1,000 uses of server-side tools (web searches), for all its models. */
     tool_fees: Type.Optional(ToolFees),
     /** Tables looked at, in order, for a model this provider's own table does not have. */
@@ -118,6 +121,8 @@ export interface PriceMatch {
   batchDiscount: number;
   /** The share taken off when the call was served on the flex tier. */
   flexDiscount: number;
+  /** The share added when the call was served on the priority tier. */
+  priorityPremium: number;
   /** Dollars per 1,000 uses of server-side tools: the answering provider's (the model's own win). */
   toolFees?: ToolFeePrices;
 }
@@ -148,9 +153,10 @@ export class PriceTable {
     if (!own) return undefined;
     const batchDiscount = own.batch_discount ?? 0;
     const flexDiscount = own.flex_discount ?? 0;
+    const priorityPremium = own.priority_premium ?? 0;
     for (const table of [provider, ...(own.same_as ?? [])]) {
       const price = bestEntry(this.providers.get(table)?.models, model);
-      if (price) return { price, batchDiscount, flexDiscount, toolFees: own.tool_fees };
+      if (price) return { price, batchDiscount, flexDiscount, priorityPremium, toolFees: own.tool_fees };
     }
     return undefined;
   }
@@ -203,7 +209,7 @@ export function normaliseModel(model: string): string {
 
 /**
  * The shipped table with a deployment's file laid over it: a provider named in the file replaces the shipped
- * provider's `batch_discount`, `flex_discount`, `tool_fees` and `same_as` when it gives them, and its models are added to or replace the
+ * provider's `batch_discount`, `flex_discount`, `priority_premium`, `tool_fees` and `same_as` when it gives them, and its models are added to or replace the
  * shipped ones by name.
  */
 export function loadPriceTable(overrideFile: string | undefined): PriceTable {
