@@ -535,6 +535,56 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect(onlyBig.status, onlyBig.text).toBe(200);
   });
 
+  it("a config's target is judged with each operation it built before, a prompt's with its own", async () => {
+    const endpoint = {
+      provider: 'azure-ai',
+      api_key: 'azure-ai-key-0123456789',
+      cloudd_endpoint_name: 'embedder',
+      cloudd_region: 'eastus',
+    };
+    const provider = await admin.post('/providers', { slug: 'azure-embedder', ...endpoint });
+    expect(provider.status, provider.text).toBe(200);
+    // Clients call a stored config on any endpoint: this one embeds.
+    const config = await admin.post('/configs', {
+      slug: 'embeds-serverless',
+      config: { provider: '@azure-embedder', override_params: { model: 'cohere-embed-v3-english' } },
+    });
+    expect(config.status, config.text).toBe(200);
+    // A prompt only ever chats.
+    const prompt = await admin.post('/prompts', {
+      slug: 'chats-serverless',
+      string: template,
+      parameters: { model: 'mistral-large' },
+      provider: '@azure-embedder',
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+
+    // A managed deployment still scores chat (at /score), but offers no /embeddings.
+    const managed = { cloudd_deployment_type: 'managed', api_key: endpoint.api_key };
+    const refused = expectError(
+      await admin.patch('/providers/azure-embedder', managed),
+      409,
+      'conflict',
+      'cloudd_deployment_type',
+    );
+    expect(refused.message).toContain('configs "embeds-serverless" (config.provider)');
+    expect(refused.message).toContain('/embeddings');
+    // The prompt's chat calls still build: it is not named.
+    expect(refused.message).not.toContain('chats-serverless');
+
+    const forced = await admin.patch('/providers/azure-embedder?force=true', managed);
+    expect(forced.status, forced.text).toBe(200);
+    const embedded = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/embeddings',
+      { model: 'client-model', input: 'hi' },
+      { 'x-gateway-config': 'embeds-serverless' },
+    );
+    expectError(embedded, 400, 'unsupported_endpoint');
+  });
+
   it('a Vertex AI key with a service account is judged too: no token is exchanged for it', async () => {
     // Google's own host (no custom_host, behind which a call needs no token): nothing is sent to it here.
     const key = await admin.post('/virtual-keys', {

@@ -4,8 +4,14 @@
  * and of prompt versions' inline configs, and prompt versions sending their calls to it or to one of those
  * configs (with their model; a `prompt_id` target with its prompt's). Each is judged as a call finds it
  * before anything is sent — the target (its parents' settings inherited) resolved with the credential's
- * settings (resolve-target.ts), then the provider's chat request built from it — with the settings before
- * and after the change. So found, among others:
+ * settings (resolve-target.ts), then the provider's request built from it — with the settings before
+ * and after the change, for each operation its calls make: a prompt version's, its template's (chat or
+ * completions); a judge's, chat; a stored config's, each of chat, completions and embeddings the provider
+ * offers, since its clients choose the endpoint. An operation whose request built before and fails after
+ * refuses the change. Which models a provider serves on which endpoint is the provider's to say, not known
+ * here (an embeddings request of a chat model builds): so a stored config's target is named when its
+ * endpoint stops offering /embeddings (an Azure AI endpoint made a managed one, which scores chat only)
+ * whatever its model, while a prompt version, which never embeds, is not. So found, among others:
  *
  * - a host setting the target repeats beside the credential (`custom_host`, `resource_name`, the Azure AI
  *   endpoint's) must be the stored one (credential-host.ts): once the credential's changes, its calls are
@@ -33,7 +39,9 @@
 import { GatewayError } from '../../core/errors.js';
 import { isSecretKey } from '../../observability/redact.js';
 import { mergeSettings } from '../../store/credential-settings.js';
+import type { AdapterRequest, OperationHandler } from '../../providers/types.js';
 import type {
+  PromptDocument,
   ProviderCredential,
   Repositories,
   StoredConfig,
@@ -108,43 +116,67 @@ function overrideModel(node: Record<string, unknown>): string | undefined {
   return typeof model === 'string' ? model : undefined;
 }
 
-/** The model a prompt's version sets (`slug`, `slug@latest`, `slug@3`), when it is found and sets one. */
-async function promptModel(
+/** A model call's operation, as far as a setting of the credential can break it. */
+type Operation = 'chat' | 'completions' | 'embeddings';
+
+/** What a stored config's target is asked with when the caller decides it: any of these. */
+const ANY_OPERATION: readonly Operation[] = ['chat', 'completions', 'embeddings'];
+
+/** The operation a prompt version's calls make: its template's. */
+const promptOperation = (prompt: PromptDocument): Operation =>
+  prompt.template_type === 'completion' ? 'completions' : 'chat';
+
+/** The model a prompt version's calls send, when it sets one. */
+const versionModel = (prompt: PromptDocument): string | undefined =>
+  typeof prompt.parameters.model === 'string' ? prompt.parameters.model : undefined;
+
+/** The calls a node is judged with: the model they send (undefined: the client's) and the operations they
+ * may make. */
+interface Calls {
+  model: string | undefined;
+  operations: readonly Operation[];
+}
+
+/** The calls a prompt's version (`slug`, `slug@latest`, `slug@3`) makes, when it is found. */
+async function promptCalls(
   store: Repositories,
   workspaceId: string,
   reference: string,
-): Promise<string | undefined> {
+): Promise<Calls | undefined> {
   try {
     const { name, selector } = parsePromptReference(reference);
     const prompt = await store.getPrompt(workspaceId, name);
     if (!prompt) return undefined;
     const version = await store.getPromptVersion(workspaceId, prompt.id, selectedVersion(prompt, selector));
-    const model = version?.prompt.parameters.model;
-    return typeof model === 'string' ? model : undefined;
+    if (!version) return undefined;
+    return { model: versionModel(version.prompt), operations: [promptOperation(version.prompt)] };
   } catch (error) {
-    // A reference no version answers to (`slug@x`) decides no model; the store's own failures are not ours.
+    // A reference no version answers to (`slug@x`) decides nothing; the store's own failures are not ours.
     if (error instanceof GatewayError) return undefined;
     throw error;
   }
 }
 
 /**
- * The model a leaf's calls send, as far as the config decides it; undefined when the client's request does.
- * A `prompt_id` target sends its prompt's request with the target's own `override_params` over it, and a
- * parent's under it (prompt-targets.ts, then the routing's inheritance); another target sends the
- * request it is given (`fallback`: the model of the prompt version that sends its calls to the config)
- * with its inherited `override_params` over it.
+ * The calls a leaf makes: the model they send, as far as the config decides it (undefined when the
+ * client's request does), and their operations. A `prompt_id` target sends its prompt's request, with its
+ * prompt's operation, the target's own `override_params` over it and a parent's under it (prompt-targets.ts,
+ * then the routing's inheritance); another target sends the request it is given (`given`: that of the
+ * prompt version that sends its calls to the config, of the semantic cache embedding through it, or any
+ * a client sends) with its inherited `override_params` over it.
  */
-async function leafModel(
+async function leafCalls(
   leaf: { node: Record<string, unknown>; own: Record<string, unknown> },
-  fallback: string | undefined,
-  prompts: (reference: string) => Promise<string | undefined>,
-): Promise<string | undefined> {
+  given: Calls,
+  prompts: (reference: string) => Promise<Calls | undefined>,
+): Promise<Calls> {
   const promptId = leaf.node.prompt_id;
   if (typeof promptId === 'string') {
-    return overrideModel(leaf.own) ?? (await prompts(promptId)) ?? overrideModel(leaf.node) ?? fallback;
+    const prompt = await prompts(promptId);
+    const model = overrideModel(leaf.own) ?? prompt?.model ?? overrideModel(leaf.node) ?? given.model;
+    return { model, operations: prompt?.operations ?? given.operations };
   }
-  return overrideModel(leaf.node) ?? fallback;
+  return { model: overrideModel(leaf.node) ?? given.model, operations: given.operations };
 }
 
 interface Credential {
@@ -167,15 +199,24 @@ const UNSENT_TOKEN = 'unsent';
 /** What a node's calls are asked with when the node sets no model: a name, not a provider's model. */
 const ANY_MODEL = 'model';
 
+/** The least body of each operation: what a setting breaks is not in it. */
+function bodyOf(operation: Operation, model: string): Record<string, unknown> {
+  if (operation === 'completions') return { model, prompt: '.' };
+  if (operation === 'embeddings') return { model, input: '.' };
+  return { model, messages: [{ role: 'user', content: '.' }] };
+}
+
 /**
- * Why a chat call of the node fails with the credential's settings `stored` before anything is sent — its
- * target resolved as a call resolves it, the provider's request built from it — as far as the node and
- * its model (undefined: the client's) decide it; undefined when it does not.
+ * Why a call of the node (`operation`) fails with the credential's settings `stored` before anything is
+ * sent — its target resolved as a call resolves it, the provider's request built from it — as far as the
+ * node and its model (undefined: the client's) decide it; undefined when it does not, or the provider has
+ * no such operation.
  */
 async function callFailure(
   node: Record<string, unknown>,
   path: string,
   model: string | undefined,
+  operation: Operation,
   stored: Record<string, unknown>,
   credential: Credential,
 ): Promise<GatewayError | undefined> {
@@ -188,9 +229,10 @@ async function callFailure(
     );
     // With a deployments list, which deployment a call takes is the model's: known only when set here.
     if (model === undefined && target.deployments?.length) return undefined;
-    await adapter.operations.chat?.buildRequest({
-      endpoint: 'chat',
-      body: { model: model ?? ANY_MODEL, messages: [{ role: 'user', content: '.' }] },
+    const handler = adapter.operations[operation] as OperationHandler | undefined;
+    await handler?.buildRequest({
+      endpoint: operation,
+      body: bodyOf(operation, model ?? ANY_MODEL),
       stream: false,
       target,
       forwardHeaders: {},
@@ -200,7 +242,7 @@ async function callFailure(
       // with the token it would give, so what else the target lacks is judged too. Others get none, as a
       // call gives them none.
       ...(adapter.authenticate && { auth: { accessToken: UNSENT_TOKEN } }),
-    });
+    } as AdapterRequest);
     return undefined;
   } catch (error) {
     // Only the gateway's own refusals are what a call meets for its settings; anything else is not judged.
@@ -242,26 +284,31 @@ function withOneChange(change: SettingsChange, name: string): Record<string, unk
   return stored;
 }
 
-/** How the node's calls break when the credential's settings go from `before` to `after`; undefined
- * when they worked before, or still work. */
+/** How the node's calls break when the credential's settings go from `before` to `after`: the first of
+ * their operations that worked before and fails after; undefined when none does. */
 async function breakage(
   node: Record<string, unknown>,
   path: string,
-  model: string | undefined,
+  { model, operations }: Calls,
   change: SettingsChange,
   credential: Credential,
 ): Promise<Breakage | undefined> {
-  if ((await callFailure(node, path, model, change.before, credential)) !== undefined) return undefined;
-  const failure = await callFailure(node, path, model, change.after, credential);
-  if (failure === undefined || forChangedSecret(failure, change)) return undefined;
-  // A host setting the node gives is named by the node's key; one the credential lacks, by its own.
-  const nodeKey = failure.param?.split('.').at(-1) ?? '';
-  const hostSetting = node[nodeKey] !== undefined && change.changing.includes(nodeKey);
-  return {
-    key: hostSetting ? nodeKey : credential.kind,
-    setting: hostSetting ? nodeKey : await culprit(node, path, model, change, credential),
-    reason: failure.message,
-  };
+  for (const operation of operations) {
+    const failing = (stored: Record<string, unknown>) =>
+      callFailure(node, path, model, operation, stored, credential);
+    if ((await failing(change.before)) !== undefined) continue;
+    const failure = await failing(change.after);
+    if (failure === undefined || forChangedSecret(failure, change)) continue;
+    // A host setting the node gives is named by the node's key; one the credential lacks, by its own.
+    const nodeKey = failure.param?.split('.').at(-1) ?? '';
+    const hostSetting = node[nodeKey] !== undefined && change.changing.includes(nodeKey);
+    return {
+      key: hostSetting ? nodeKey : credential.kind,
+      setting: hostSetting ? nodeKey : await culprit(failing, change),
+      reason: failure.message,
+    };
+  }
+  return undefined;
 }
 
 /**
@@ -270,26 +317,22 @@ async function breakage(
  * the first.
  */
 async function culprit(
-  node: Record<string, unknown>,
-  path: string,
-  model: string | undefined,
+  failing: (stored: Record<string, unknown>) => Promise<GatewayError | undefined>,
   change: SettingsChange,
-  credential: Credential,
 ): Promise<string> {
   for (const name of change.changing) {
-    const alone = withOneChange(change, name);
-    const failure = await callFailure(node, path, model, alone, credential);
+    const failure = await failing(withOneChange(change, name));
     if (failure !== undefined && !forChangedSecret(failure, change)) return name;
   }
   return change.changing[0]!;
 }
 
-/** What judging a config needs besides the config: the change, the credential, the models of prompts
+/** What judging a config needs besides the config: the change, the credential, the calls of prompts
  * `prompt_id` targets name, and how a judge asking through the credential breaks. */
 interface Judging {
   change: SettingsChange;
   credential: Credential;
-  prompts: (reference: string) => Promise<string | undefined>;
+  prompts: (reference: string) => Promise<Calls | undefined>;
   judge: JudgeBreakage;
 }
 
@@ -315,13 +358,13 @@ function judgeThroughCredential(
  */
 async function configBreakage(
   config: unknown,
-  fallbackModel: string | undefined,
+  given: Calls,
   { change, credential, prompts, judge }: Judging,
 ): Promise<(Breakage & { path: string }) | undefined> {
   for (const leaf of leafTargets(config)) {
     if (namesCredential(leaf.node, credential)) {
-      const model = await leafModel(leaf, fallbackModel, prompts);
-      const broken = await breakage(leaf.node, leaf.path, model, change, credential);
+      const calls = await leafCalls(leaf, given, prompts);
+      const broken = await breakage(leaf.node, leaf.path, calls, change, credential);
       if (broken) return { ...broken, path: leaf.path };
     }
     const at = judgeThroughCredential(nodeJudges(leaf.node), credential);
@@ -359,25 +402,27 @@ export async function refuseBreakingSettingsChange(
   const settingsChange: SettingsChange = { before, after, changing: change.changing };
   const references = referencesTo(found.kind, credential.names);
   await recordMissingReferences(store, found.workspace_id);
-  // Each prompt a `prompt_id` target names is read once, and each config judged once per model.
-  const promptModels = new Map<string, Promise<string | undefined>>();
-  const promptModelOf = (reference: string) => {
-    let model = promptModels.get(reference);
-    if (model === undefined)
-      promptModels.set(reference, (model = promptModel(store, found.workspace_id, reference)));
-    return model;
+  // Each prompt a `prompt_id` target names is read once, and each config judged once per model and
+  // operations.
+  const promptCallsRead = new Map<string, Promise<Calls | undefined>>();
+  const promptCallsOf = (reference: string) => {
+    let calls = promptCallsRead.get(reference);
+    if (calls === undefined)
+      promptCallsRead.set(reference, (calls = promptCalls(store, found.workspace_id, reference)));
+    return calls;
   };
   // A judge's call is the credential's own config with the judged call's model, not known here: judged
-  // once, as a target setting no model is (a model judge sets none of its own).
+  // once, as a chat of a target setting no model is (a model judge sets none of its own).
   let judgeBroken: Promise<Breakage | undefined> | undefined;
+  const judgeCalls: Calls = { model: undefined, operations: ['chat'] };
   const judge = () =>
-    (judgeBroken ??= breakage({ virtual_key: found.slug }, '', undefined, settingsChange, credential));
-  const judging: Judging = { change: settingsChange, credential, prompts: promptModelOf, judge };
+    (judgeBroken ??= breakage({ virtual_key: found.slug }, '', judgeCalls, settingsChange, credential));
+  const judging: Judging = { change: settingsChange, credential, prompts: promptCallsOf, judge };
   const judged = new Map<string, Promise<(Breakage & { path: string }) | undefined>>();
-  const judgeConfig = (id: string, config: unknown, model: string | undefined) => {
-    const key = `${id}\u0000${model ?? ''}`;
+  const judgeConfig = (id: string, config: unknown, calls: Calls) => {
+    const key = [id, calls.model ?? '', ...calls.operations].join('\u0000');
     let broken = judged.get(key);
-    if (broken === undefined) judged.set(key, (broken = configBreakage(config, model, judging)));
+    if (broken === undefined) judged.set(key, (broken = configBreakage(config, calls, judging)));
     return broken;
   };
 
@@ -389,7 +434,11 @@ export async function refuseBreakingSettingsChange(
   for (const config of await store.listConfigsReferencing(found.workspace_id, references)) {
     if (config.status !== 'active') continue;
     naming.set(config.slug, config).set(config.id, config);
-    const broken = await judgeConfig(config.id, config.config, undefined);
+    // A client calls it with any model and on any endpoint.
+    const broken = await judgeConfig(config.id, config.config, {
+      model: undefined,
+      operations: ANY_OPERATION,
+    });
     if (!broken) continue;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key), reason: broken.reason });
@@ -404,15 +453,15 @@ export async function refuseBreakingSettingsChange(
   const prompts = new Map<string, NamingPrompt>();
   for (const version of versions.values()) {
     const { prompt } = version;
-    const model = typeof prompt.parameters.model === 'string' ? prompt.parameters.model : undefined;
+    const calls: Calls = { model: versionModel(prompt), operations: [promptOperation(prompt)] };
     const destination = { virtual_key: prompt.virtual_key, provider: prompt.provider };
     const stored = typeof prompt.config === 'string' ? naming.get(prompt.config) : undefined;
     const broken = namesCredential(destination, credential)
-      ? await breakage(destination, '', model, settingsChange, credential)
+      ? await breakage(destination, '', calls, settingsChange, credential)
       : stored !== undefined
-        ? await judgeConfig(stored.id, stored.config, model)
+        ? await judgeConfig(stored.id, stored.config, calls)
         : isRecord(prompt.config)
-          ? await configBreakage(prompt.config, model, judging)
+          ? await configBreakage(prompt.config, calls, judging)
           : undefined;
     if (!broken) continue;
     breakages.push({ ...broken, where: `prompt "${version.slug}@${version.version}"` });
