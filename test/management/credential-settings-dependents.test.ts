@@ -535,6 +535,91 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect(onlyBig.status, onlyBig.text).toBe(200);
   });
 
+  it("a semantic cache's embedding through the key is judged, with the cache's model", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'azure-embeddings',
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      deployments: [deployment('text-embedding-3-small', 'emb-small'), deployment('big', 'gpt4o')],
+    });
+    expect(key.status, key.text).toBe(200);
+    const routed = await admin.post('/virtual-keys', {
+      slug: 'openai-cached',
+      provider: 'openai',
+      api_key: 'sk-cached-0123456789',
+      custom_host: openai.url,
+    });
+    expect(routed.status, routed.text).toBe(200);
+    const route = { virtual_key: 'openai-cached', override_params: { model: 'gpt-4o-mini' } };
+    const cache = (embedding: Record<string, unknown>) => ({ cache: { mode: 'semantic', embedding } });
+    const stored = async (slug: string, config: Record<string, unknown>) => {
+      const reply = await admin.post('/configs', { slug, config });
+      expect(reply.status, reply.text).toBe(200);
+    };
+    await stored('cache-through-key', {
+      ...route,
+      ...cache({ virtual_key: 'azure-embeddings', model: 'text-embedding-3-small' }),
+    });
+    // A cache naming no model embeds with the settings' (text-embedding-3-small); a target inherits it.
+    await stored('cache-default-model', {
+      strategy: { mode: 'fallback' },
+      ...cache({ virtual_key: 'azure-embeddings' }),
+      targets: [route],
+    });
+    // A stored config setting no model embeds with the model the cache asks with.
+    await stored('embeds-any', { virtual_key: 'azure-embeddings' });
+    await stored('cache-through-config', {
+      ...route,
+      ...cache({ config: 'embeds-any', model: 'text-embedding-3-small' }),
+    });
+    // One whose model picks a deployment the change keeps is not named.
+    await stored('cache-keeps', { ...route, ...cache({ virtual_key: 'azure-embeddings', model: 'big' }) });
+    const prompt = await admin.post('/prompts', {
+      slug: 'cached-prompt',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: { ...route, ...cache({ virtual_key: 'azure-embeddings', model: 'text-embedding-3-small' }) },
+    });
+    expect(prompt.status, prompt.text).toBe(200);
+
+    expect((await chatThrough('cache-through-key')).status).toBe(200);
+    expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/emb-small/embeddings');
+
+    const onlyBig = { deployments: [deployment('big', 'gpt4o')] };
+    const refused = await admin.patch('/virtual-keys/azure-embeddings', onlyBig);
+    const error = expectError(refused, 409, 'conflict', 'deployments');
+    expect(error.message).toContain('"cache-through-key" (config.cache.embedding.virtual_key)');
+    expect(error.message).toContain('"cache-default-model" (config.cache.embedding.virtual_key)');
+    expect(error.message).toContain('"cache-through-config" (config.cache.embedding.config)');
+    expect(error.message).toContain('prompts "cached-prompt" (version 1)');
+    expect(error.message).not.toContain('"embeds-any"');
+    expect(error.message).not.toContain('cache-keeps');
+    const { dependents } = refused.body.error as { dependents: { configs: unknown[] } };
+    expect(dependents.configs).toContainEqual({
+      slug: 'cache-through-key',
+      param: 'config.cache.embedding.virtual_key',
+      reason: expect.stringContaining('text-embedding-3-small'),
+    });
+
+    const forced = await admin.patch('/virtual-keys/azure-embeddings?force=true', onlyBig);
+    expect(forced.status, forced.text).toBe(200);
+    // Forced, the embedding fails before it is sent: each request is a cache miss the provider answers.
+    const embeddings = azure.requests.length;
+    const chats = openai.requests.length;
+    const missed = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/chat/completions',
+      { model: 'client-model', messages: [{ role: 'user', content: 'another question' }] },
+      { 'x-gateway-config': 'cache-through-key' },
+    );
+    expect(missed.status, missed.text).toBe(200);
+    expect(azure.requests.length).toBe(embeddings);
+    expect(openai.requests.length).toBe(chats + 1);
+  });
+
   it("a config's target is judged with each operation it built before, a prompt's with its own", async () => {
     const endpoint = {
       provider: 'azure-ai',

@@ -6,12 +6,13 @@
  * before anything is sent — the target (its parents' settings inherited) resolved with the credential's
  * settings (resolve-target.ts), then the provider's request built from it — with the settings before
  * and after the change, for each operation its calls make: a prompt version's, its template's (chat or
- * completions); a judge's, chat; a stored config's, each of chat, completions and embeddings the provider
- * offers, since its clients choose the endpoint. An operation whose request built before and fails after
- * refuses the change. Which models a provider serves on which endpoint is the provider's to say, not known
- * here (an embeddings request of a chat model builds): so a stored config's target is named when its
- * endpoint stops offering /embeddings (an Azure AI endpoint made a managed one, which scores chat only)
- * whatever its model, while a prompt version, which never embeds, is not. So found, among others:
+ * completions); a judge's, chat; a semantic cache's embedding, embeddings; a stored config's, each of
+ * chat, completions and embeddings the provider offers, since its clients choose the endpoint. An
+ * operation whose request built before and fails after refuses the change. Which models a provider serves
+ * on which endpoint is the provider's to say, not known here (an embeddings request of a chat model
+ * builds): so a stored config's target is named when its endpoint stops offering /embeddings (an Azure AI
+ * endpoint made a managed one, which scores chat only) whatever its model, while a prompt version, which
+ * never embeds, is not. So found, among others:
  *
  * - a host setting the target repeats beside the credential (`custom_host`, `resource_name`, the Azure AI
  *   endpoint's) must be the stored one (credential-host.ts): once the credential's changes, its calls are
@@ -28,6 +29,15 @@
  * the key as a config of its own, with the judged call's model (a judge sets none of its own): judged as a
  * target setting no model is. A judge whose call fails takes its `on_error`, pass by default, so such a
  * change would turn the check off unseen.
+ *
+ * A virtual key is also what a semantic cache asks its embeddings through (`cache.embedding.virtual_key`,
+ * semantic-embedding-target.ts), or a stored config naming it does (`cache.embedding.config`): the
+ * embedding's call is an embeddings call with the cache's model (`cache.embedding.model`, else the
+ * settings'), to the key as a config of its own, or to that config (its targets' models over it), made
+ * for a target's chat and completions calls (an embeddings call is cached exactly). Its failure makes every
+ * request a cache miss, so such a change would turn the cache off unseen too. A cache naming no embedding
+ * asks through the settings' key (GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY): the store's index does not find it,
+ * and it is not judged, as a delete does not count it.
  *
  * What depends on the client's request (the model it names, where the target sets none and the deployment
  * is picked by it) is not judged: a call that would fail with one model works with another. A change whose
@@ -51,6 +61,7 @@ import type { TargetConfig } from '../config/index.js';
 import { isRecord, nodeJudges } from '../config/model-judges.js';
 import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
+import type { Settings } from '../../settings.js';
 import { targetOf } from '../resolve-target.js';
 import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
 import { parsePromptReference, selectedVersion } from './prompt-reference.js';
@@ -328,12 +339,23 @@ async function culprit(
 }
 
 /** What judging a config needs besides the config: the change, the credential, the calls of prompts
- * `prompt_id` targets name, and how a judge asking through the credential breaks. */
+ * `prompt_id` targets name, how a judge asking through the credential breaks, and how a semantic cache's
+ * embedding does. */
 interface Judging {
   change: SettingsChange;
   credential: Credential;
   prompts: (reference: string) => Promise<Calls | undefined>;
   judge: JudgeBreakage;
+  embedding: EmbeddingJudging;
+}
+
+/** How a semantic cache's embedding (with its model) breaks when asked through the credential itself
+ * (`key`) or a stored config naming it (`config`, by slug or id: undefined for another), and the model a
+ * cache naming none embeds with (the settings'). */
+interface EmbeddingJudging {
+  key: (model: string) => Promise<Breakage | undefined>;
+  config: (name: string, model: string) => Promise<Breakage | undefined> | undefined;
+  defaultModel: string;
 }
 
 /** How the call of a model-judged check asking its judge through the credential breaks, undefined when
@@ -352,25 +374,60 @@ function judgeThroughCredential(
 }
 
 /**
- * The first breakage among a config's targets naming the credential, and the model-judged checks its
+ * How the embedding of the leaf's semantic cache (its own `cache`, or the one it inherits) breaks, with the
+ * key naming where it asks (`cache.embedding.virtual_key`, `cache.embedding.config`): a stored config it
+ * names (which wins over a key, as embeddingTargetOf has it) is judged with the embedding's model on
+ * embeddings, the credential as a config of its own. Only a chat or completions call is embedded: an
+ * embeddings call (the cache's own, through a config) is cached exactly, so no chain goes further.
+ */
+async function embeddingBreakage(
+  node: Record<string, unknown>,
+  operations: readonly Operation[],
+  { credential, embedding }: Judging,
+): Promise<(Breakage & { key: string }) | undefined> {
+  if (!operations.some((operation) => operation !== 'embeddings')) return undefined;
+  const cache = isRecord(node.cache) && node.cache.mode === 'semantic' ? node.cache : undefined;
+  // A cache naming none embeds through the settings' key: not found by what the store indexes.
+  const named = isRecord(cache?.embedding) ? cache.embedding : undefined;
+  if (named === undefined) return undefined;
+  const model = typeof named.model === 'string' ? named.model : embedding.defaultModel;
+  if (typeof named.config === 'string') {
+    const broken = await embedding.config(named.config, model);
+    return broken && { ...broken, key: 'cache.embedding.config' };
+  }
+  const key = named.virtual_key;
+  if (credential.kind !== 'virtual_key' || typeof key !== 'string' || !credential.names.has(key)) {
+    return undefined;
+  }
+  const broken = await embedding.key(model);
+  return broken && { ...broken, key: 'cache.embedding.virtual_key' };
+}
+
+/**
+ * The first breakage among a config's targets naming the credential, the model-judged checks its
  * targets run (their own hook and guardrail lists, or those they inherit) asking their judge through
- * it: with the path and key of where it is written.
+ * it, and the embeddings their semantic caches ask through it: with the path and key of where it is
+ * written.
  */
 async function configBreakage(
   config: unknown,
   given: Calls,
-  { change, credential, prompts, judge }: Judging,
+  judging: Judging,
 ): Promise<(Breakage & { path: string }) | undefined> {
+  const { change, credential, prompts, judge } = judging;
   for (const leaf of leafTargets(config)) {
+    const calls = await leafCalls(leaf, given, prompts);
     if (namesCredential(leaf.node, credential)) {
-      const calls = await leafCalls(leaf, given, prompts);
       const broken = await breakage(leaf.node, leaf.path, calls, change, credential);
       if (broken) return { ...broken, path: leaf.path };
     }
     const at = judgeThroughCredential(nodeJudges(leaf.node), credential);
-    if (at === undefined) continue;
-    const broken = await judge();
-    if (broken) return { ...broken, key: at, path: writtenAt(leaf, at.slice(0, at.indexOf('['))) };
+    if (at !== undefined) {
+      const broken = await judge();
+      if (broken) return { ...broken, key: at, path: writtenAt(leaf, at.slice(0, at.indexOf('['))) };
+    }
+    const embedded = await embeddingBreakage(leaf.node, calls.operations, judging);
+    if (embedded) return { ...embedded, path: writtenAt(leaf, 'cache') };
   }
   return undefined;
 }
@@ -379,23 +436,24 @@ async function configBreakage(
  * Refuses (409 `conflict`, `param` the setting) a change of the credential's settings (`settings`, merged
  * as the store merges them; `changing` names those that are not secrets) that would make calls of what
  * names it fail: targets of active stored configs, and versions of prompts (their destination, their
- * inline config's nodes, or those of a stored config naming it, with the version's model), and model-judged
- * checks of either or of stored guardrails asking their judge through it. Names them as a delete does,
- * with the first one's reason.
+ * inline config's nodes, or those of a stored config naming it, with the version's model), model-judged
+ * checks of either or of stored guardrails asking their judge through it, and semantic caches of either
+ * embedding through it or through a stored config naming it. Names them as a delete does, with the first
+ * one's reason.
  */
 export async function refuseBreakingSettingsChange(
   store: Repositories,
   found: ProviderCredential,
   noun: string,
   change: { settings: Record<string, unknown>; changing: readonly string[]; provider: string },
-  policy: CustomHostPolicy,
+  settings: Pick<Settings, 'customHostPolicy' | 'semanticCacheEmbeddingModel'>,
 ): Promise<void> {
   if (found.status !== 'active' || change.changing.length === 0) return;
   const credential: Credential = {
     kind: found.kind,
     names: new Set([found.slug, found.id]),
     provider: change.provider,
-    policy,
+    policy: settings.customHostPolicy,
   };
   const before = { ...found.secret } as Record<string, unknown>;
   const after = mergeSettings(found.secret, change.settings) as Record<string, unknown>;
@@ -417,7 +475,6 @@ export async function refuseBreakingSettingsChange(
   const judgeCalls: Calls = { model: undefined, operations: ['chat'] };
   const judge = () =>
     (judgeBroken ??= breakage({ virtual_key: found.slug }, '', judgeCalls, settingsChange, credential));
-  const judging: Judging = { change: settingsChange, credential, prompts: promptCallsOf, judge };
   const judged = new Map<string, Promise<(Breakage & { path: string }) | undefined>>();
   const judgeConfig = (id: string, config: unknown, calls: Calls) => {
     const key = [id, calls.model ?? '', ...calls.operations].join('\u0000');
@@ -425,15 +482,43 @@ export async function refuseBreakingSettingsChange(
     if (broken === undefined) judged.set(key, (broken = configBreakage(config, calls, judging)));
     return broken;
   };
+  // The active configs naming the credential, by slug and id.
+  const naming = new Map<string, StoredConfig>();
+  const active = async (references: readonly string[]) =>
+    (await store.listConfigsReferencing(found.workspace_id, references)).filter(
+      (config) => config.status === 'active',
+    );
+  for (const config of await active(references)) naming.set(config.slug, config).set(config.id, config);
+  // A semantic cache's embedding is an embeddings call with the cache's model, through the credential as a
+  // config of its own, or through a stored config naming it.
+  const embeddingThroughKey = new Map<string, Promise<Breakage | undefined>>();
+  const embedding: EmbeddingJudging = {
+    key: (model) => {
+      let broken = embeddingThroughKey.get(model);
+      if (broken === undefined) {
+        const calls: Calls = { model, operations: ['embeddings'] };
+        broken = breakage({ virtual_key: found.slug }, '', calls, settingsChange, credential);
+        embeddingThroughKey.set(model, broken);
+      }
+      return broken;
+    },
+    config: (name, model) => {
+      const stored = naming.get(name);
+      return stored && judgeConfig(stored.id, stored.config, { model, operations: ['embeddings'] });
+    },
+    defaultModel: settings.semanticCacheEmbeddingModel,
+  };
+  const judging: Judging = { change: settingsChange, credential, prompts: promptCallsOf, judge, embedding };
 
   const breakages: Array<Breakage & { where: string }> = [];
   const configs: NamingConfig[] = [];
-  // The active configs naming the credential, by slug and id: a prompt version sending its calls to one
-  // is judged with its own model.
-  const naming = new Map<string, StoredConfig>();
-  for (const config of await store.listConfigsReferencing(found.workspace_id, references)) {
-    if (config.status !== 'active') continue;
-    naming.set(config.slug, config).set(config.id, config);
+  // Judged: those naming it, and those whose semantic cache embeds through one of them (naming it as
+  // `config:<name>`). A prompt version sending its calls to one is judged with its own model.
+  const judgedConfigs = new Map(naming);
+  for (const config of naming.size > 0 ? await active(referencesTo('config', new Set(naming.keys()))) : []) {
+    judgedConfigs.set(config.slug, config).set(config.id, config);
+  }
+  for (const config of new Set(judgedConfigs.values())) {
     // A client calls it with any model and on any endpoint.
     const broken = await judgeConfig(config.id, config.config, {
       model: undefined,
@@ -444,7 +529,7 @@ export async function refuseBreakingSettingsChange(
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key), reason: broken.reason });
   }
   const versions = new Map<string, StoredPromptVersion & { slug: string }>();
-  for (const named of [references, referencesTo('config', new Set(naming.keys()))]) {
+  for (const named of [references, referencesTo('config', new Set(judgedConfigs.keys()))]) {
     if (named.length === 0) continue;
     for (const version of await store.listPromptVersionsReferencing(found.workspace_id, named)) {
       versions.set(`${version.prompt_id}@${version.version}`, version);
@@ -455,7 +540,7 @@ export async function refuseBreakingSettingsChange(
     const { prompt } = version;
     const calls: Calls = { model: versionModel(prompt), operations: [promptOperation(prompt)] };
     const destination = { virtual_key: prompt.virtual_key, provider: prompt.provider };
-    const stored = typeof prompt.config === 'string' ? naming.get(prompt.config) : undefined;
+    const stored = typeof prompt.config === 'string' ? judgedConfigs.get(prompt.config) : undefined;
     const broken = namesCredential(destination, credential)
       ? await breakage(destination, '', calls, settingsChange, credential)
       : stored !== undefined

@@ -194,7 +194,7 @@ export async function registerCredentialRoutes(
             found,
             noun,
             { settings, changing, provider: provider ?? found.provider },
-            deps.settings.customHostPolicy,
+            deps.settings,
           );
           return tx.updateCredential(workspaceId, kind, found.id, patch);
         })
