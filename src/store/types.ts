@@ -482,8 +482,9 @@ export interface CredentialRepository {
     patch: Partial<Pick<ProviderCredential, 'name' | 'provider' | 'secret' | 'status'>> & {
       /** Settings to merge into the stored secret as it is when written (null removes one). */
       settings?: Record<string, unknown>;
-      /** Judges the merged secret before it is written; throws to refuse the change. */
-      check?: (secret: ProviderSecret) => void;
+      /** Judges the change before it is written, against the credential as it is then (`stored`, its row
+       * held until the write), with the secret it would have (`settings` merged in); throws to refuse it. */
+      check?: (secret: ProviderSecret, stored: ProviderCredential) => void;
     },
   ): Promise<ProviderCredential | undefined>;
   deleteCredential(

@@ -107,16 +107,19 @@ export function createCredentialRepository({
     /**
      * `settings` are merged into the stored secret in the same transaction that writes it, the row locked
      * meanwhile: two PATCHes of different settings at once each keep the other's, where a merge read
-     * before the write would put back what the other had just changed (a rotated api_key included).
+     * before the write would put back what the other had just changed (a rotated api_key included). The
+     * `check` judges the same locked row, so what it allows is what is written: a secret stored by another
+     * PATCH since the caller read the credential is judged with it.
      */
     async updateCredential(workspace_id, kind, slugOrId, patch) {
       const updated = await inTransaction(db, async (trx) => {
         const current = await findCredentialRow(trx, workspace_id, kind, slugOrId, storeKind === 'postgres');
         if (!current) return undefined;
         let secret = patch.secret;
-        if (patch.settings !== undefined) {
-          secret = mergeSettings(secret ?? decrypt(current).secret, patch.settings);
-          patch.check?.(secret);
+        if (patch.settings !== undefined || patch.check !== undefined) {
+          const stored = decrypt(current);
+          if (patch.settings !== undefined) secret = mergeSettings(secret ?? stored.secret, patch.settings);
+          patch.check?.(secret ?? stored.secret, stored);
         }
         const row = await trx
           .updateTable('credentials')

@@ -154,6 +154,9 @@ export async function registerCredentialRoutes(
     const provider = body.provider === undefined ? undefined : canonicalProvider(body.provider);
     // A host the policy refuses is named as such before anything is said of the secrets it would get.
     checkSecret(body as ProviderSecret, deps);
+    // Judged here first, so that a PATCH carrying a secret is refused before anything else is judged of
+    // it; and again against the credential as it is written (below), with a secret another PATCH stored
+    // meanwhile.
     refuseCarriedSecrets(body, provider, current);
     // Settings left out are kept, settings sent as null are removed, others replace the stored value:
     // merged by the store into the secret as it is when written, so concurrent PATCHes keep each other's.
@@ -162,14 +165,18 @@ export async function registerCredentialRoutes(
     // Vertex AI's capacity is judged when the PATCH changes it: a secret is rotated at once whatever else
     // the credential holds.
     const capacityChanged = VERTEX_CAPACITY_KEYS.some((key) => settings[key] !== undefined);
-    const checkMerged = (secret: ProviderSecret) => {
+    const settingsSent = Object.keys(settings).length > 0;
+    const checkWritten = (secret: ProviderSecret, stored: ProviderCredential) => {
+      refuseCarriedSecrets(body, provider, stored);
+      if (!settingsSent) return;
       checkSecret(secret, deps);
       if (capacityChanged) checkVertexCapacity(secret);
     };
     const patch = {
       ...(body.name !== undefined && { name: body.name }),
       ...(provider !== undefined && { provider }),
-      ...(Object.keys(settings).length > 0 && { settings, check: checkMerged }),
+      ...(settingsSent && { settings }),
+      check: checkWritten,
     };
     // Checked whenever a provider is sent: another PATCH may have changed it since `current` was read.
     const checkProvider = provider !== undefined && !force;
@@ -180,7 +187,11 @@ export async function registerCredentialRoutes(
     if (checked) await recordMissingReferences(store, workspaceId);
     // Another provider, or settings, under what names the credential are checked in the transaction that
     // makes the change, as a delete is: a config or prompt naming it, stored meanwhile, is either seen
-    // here or sees the change.
+    // here or sees the change. Another checked PATCH of it waits for the same hold; one that is not (of
+    // secrets only, or forced) may write between this read and the write, which merges this change into
+    // the row as it is then: that one is never refused for what names the credential, so the outcome is
+    // as if it had come just after this one (or, for a setting both send, just before). The secrets this
+    // change must send again (refuseCarriedSecrets) are judged again in the write, on the row it writes.
     const updated = checked
       ? await store.transaction(async (tx) => {
           await tx.holdReferences(workspaceId);
