@@ -27,7 +27,7 @@ import { storedGuardrailRefs } from './config/hook-specs.js';
 import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
-import { parsePromptReference, selectedVersion } from './prompts/prompt-reference.js';
+import { parsePromptReference, selectedVersion, type PromptReference } from './prompts/prompt-reference.js';
 import { childPath, configParam, inheritFrom } from './routing/inherit.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
@@ -162,37 +162,99 @@ async function namedCredential(
 }
 
 /**
- * Where a leaf's calls go when it is a `prompt_id` target (its own prompt_id or one it inherits) naming no
- * provider or virtual key of its own, and its prompt's version (as its reference selects it now) names a
- * destination; undefined otherwise (a reference that selects no version is named by assertPrompt).
+ * The prompt, and the version of it, a leaf's calls are sent to when it is a `prompt_id` target (its own
+ * prompt_id or one it inherits) naming no provider or virtual key of its own; undefined otherwise, and for
+ * a reference that does not parse (named by assertPrompt).
  */
-async function promptDestination(
-  store: Reader,
-  workspaceId: string,
+export function promptTargetReference(
   node: GatewayConfig,
   effective: GatewayConfig,
-): Promise<PromptDestination | undefined> {
+): PromptReference | undefined {
   const reference = effective.prompt_id;
   if (reference === undefined || node.targets !== undefined) return undefined;
   if (node.provider !== undefined || node.virtual_key !== undefined) return undefined;
-  let parsed;
   try {
-    parsed = parsePromptReference(reference);
+    return parsePromptReference(reference);
   } catch (err) {
     if (err instanceof GatewayError) return undefined;
     throw err;
   }
-  const prompt = await store.getPrompt(workspaceId, parsed.name);
-  if (!prompt) return undefined;
-  const number = selectedVersion(prompt, parsed.selector);
-  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
-  if (!version) return undefined;
-  const destination = await destinationRoot(store, workspaceId, version.prompt);
+}
+
+/** A version of a prompt as a target's reference reaches it: the prompt's name as the reference gives it. */
+export interface ReachedVersion {
+  name: string;
+  number: number;
+  document: PromptDocument;
+}
+
+/** Where a prompt's version sends such a target's calls; undefined when it names no destination. */
+async function versionDestination(
+  store: Reader,
+  workspaceId: string,
+  version: ReachedVersion,
+): Promise<PromptDestination | undefined> {
+  const destination = await destinationRoot(store, workspaceId, version.document);
   if (destination === undefined) return undefined;
   return {
-    shown: `the prompt "${parsed.name}" (version ${number}) sends its calls${destination.through} to`,
+    shown: `the prompt "${version.name}" (version ${version.number}) sends its calls${destination.through} to`,
     used: await namedCredential(store, workspaceId, destination.root),
   };
+}
+
+/**
+ * Where a leaf's calls go when it is a `prompt_id` target (promptTargetReference) and its prompt's version
+ * (as its reference selects it now) names a destination; undefined otherwise (a reference that selects no
+ * version is named by assertPrompt).
+ */
+async function promptDestination(
+  store: Reader,
+  workspaceId: string,
+  reference: PromptReference | undefined,
+): Promise<PromptDestination | undefined> {
+  if (reference === undefined) return undefined;
+  const prompt = await store.getPrompt(workspaceId, reference.name);
+  if (!prompt) return undefined;
+  const number = selectedVersion(prompt, reference.selector);
+  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
+  if (!version) return undefined;
+  return versionDestination(store, workspaceId, { name: reference.name, number, document: version.prompt });
+}
+
+/** A host setting of the target's own that the stored credential its prompt's destination names refuses. */
+export interface RefusedHost {
+  /** The target's key: `custom_host`. */
+  setting: string;
+  /** Why, naming the prompt, its version and the credential. */
+  message: string;
+}
+
+/** The target's own host setting (node) that its prompt's destination sends the credential to, when that
+ * is not the stored host (credential-host.ts); undefined when there is none. */
+function hostBesideDestination(
+  node: GatewayConfig,
+  destination: PromptDestination | undefined,
+): RefusedHost | undefined {
+  if (destination?.used === undefined) return undefined;
+  const { credential, shown } = destination.used;
+  const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
+  if (moved === undefined) return undefined;
+  return { setting: moved, message: `${destination.shown} ${shown}: ${movedHostMessage(moved)}` };
+}
+
+/**
+ * The host setting of a `prompt_id` target's own (`node`, a leaf promptTargetReference finds one for) that
+ * the given version of its prompt would refuse each call for, as this check refuses the config when it is
+ * stored: what a change of the prompt (a version published, or stored as its latest) is judged by
+ * (prompts/prompt-host-dependents.ts).
+ */
+export async function hostRefusedByVersion(
+  store: Reader,
+  workspaceId: string,
+  node: GatewayConfig,
+  version: ReachedVersion,
+): Promise<RefusedHost | undefined> {
+  return hostBesideDestination(node, await versionDestination(store, workspaceId, version));
 }
 
 /** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */
@@ -241,14 +303,10 @@ async function assertNode(
   // A prompt_id target sent to its prompt's destination goes there with its own settings over the
   // destination's, as the call expands it (prompts/prompt-targets.ts): the destination's stored credential
   // goes to the host the target gives, which must be the stored one.
-  const destination = await promptDestination(store, workspaceId, node, effective);
-  if (destination?.used !== undefined) {
-    const { credential, shown } = destination.used;
-    const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
-    if (moved !== undefined) {
-      throw missing(param(moved), `${destination.shown} ${shown}: ${movedHostMessage(moved)}`);
-    }
-  }
+  const reference = promptTargetReference(node, effective);
+  const destination = await promptDestination(store, workspaceId, reference);
+  const refused = hostBesideDestination(node, destination);
+  if (refused !== undefined) throw missing(param(refused.setting), refused.message);
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
   // does one sent to its prompt's destination.
   const inherits = node.provider === undefined && node.virtual_key === undefined && destination === undefined;

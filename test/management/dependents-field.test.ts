@@ -222,6 +222,8 @@ describe('error.dependents of a 409 refusing a change for what depends on it', (
         'patch /v1/configs/{id}',
         'delete /v1/guardrails/{id}',
         'delete /v1/prompts/{id}',
+        'put /v1/prompts/{id}',
+        'put /v1/prompts/{id}/publish',
         'put /v1/prompts/partials/{id}',
         'put /v1/prompts/partials/{id}/publish',
         'delete /v1/prompts/partials/{id}',

@@ -21,8 +21,9 @@ import {
 import { POLICY_PAGE_SIZE } from './rate-limit-policies.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
- * calls to a config (deleted or archived), configs (or prompts) naming a prompt, a virtual key (deleted,
- * or given another provider) or a guardrail. */
+ * calls to a config (deleted or archived), configs (or prompts) naming a prompt (deleted, or sending
+ * their targets' calls to a stored credential beside a host of their own), a virtual key (deleted, or
+ * given another provider) or a guardrail. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
 /** What an operation that `force` makes anyway takes, and its refusal without it: a 409 naming what
@@ -201,16 +202,20 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'put',
     path: '/prompts/{id}',
-    summary: 'Make the next version of a prompt (checked in full); the published version stays',
+    summary:
+      'Make the next version of a prompt (checked in full); the published version stays. Refused (409) when targets of configs selecting its latest would have their calls refused at their host, unless `force=true`',
     tags: ['Prompts'],
     requestBody: UpdatePromptBody,
+    ...FORCEABLE,
   },
   {
     method: 'put',
     path: '/prompts/{id}/publish',
-    summary: 'Publish a version: what calls without @… run, on every node at once',
+    summary:
+      'Publish a version: what calls without @… run, on every node at once. Refused (409) when targets of configs selecting the published version would have their calls refused at their host, unless `force=true`',
     tags: ['Prompts'],
     requestBody: PublishBody,
+    ...FORCEABLE,
   },
   {
     method: 'get',

@@ -25,6 +25,7 @@ import {
   writeIfUnchanged,
 } from '../../../gateway/prompts/partial-dependents.js';
 import { partialLoader, storedPartials } from '../../../gateway/prompts/prompt-call.js';
+import { refuseBreakingPromptTargets } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
 import type {
@@ -364,16 +365,30 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.put('/prompts/:id', async (request) => {
     const workspaceId = workspaceOf(request);
     const { slug, ...body } = validateUpdatePrompt(request.body);
+    const force = forced(request);
     const current = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, slug);
-    const prompt = await storeVersion(workspaceId, body, (tx, document) =>
-      tx.updatePrompt(workspaceId, current.id, {
+    // Recorded outside the change's transaction, which a refusal rolls back.
+    if (!force) await recordMissingReferences(store, workspaceId);
+    const prompt = await storeVersion(workspaceId, body, async (tx, document) => {
+      // The new version is at once what `slug@latest` selects.
+      const now = await tx.getPrompt(workspaceId, current.id);
+      if (now && !force) {
+        await refuseBreakingPromptTargets(tx, {
+          prompt: now,
+          selector: 'latest',
+          next: { number: now.version + 1, document },
+          action: 'Storing this version of',
+          param: DESTINATIONS.find((key) => document[key] !== undefined) ?? 'string',
+        });
+      }
+      return tx.updatePrompt(workspaceId, current.id, {
         name: body.name,
         prompt: document,
         includes: includesOf(body.string),
         references: promptReferences(document),
-      }),
-    );
+      });
+    });
     if (!prompt)
       throw new GatewayError('prompt_not_found', `No prompt "${current.slug}" in this workspace`, {
         param: 'id',
@@ -384,8 +399,29 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   app.put('/prompts/:id/publish', async (request) => {
     const workspaceId = workspaceOf(request);
     const { version } = validatePublish(request.body);
+    // Read first: a bad `force` is a 400 even when publishing the version already published needs none.
+    const force = forced(request);
     const id = pathParam(request.params, 'id');
-    const prompt = await store.publishPrompt(workspaceId, id, version);
+    // Recorded outside the change's transaction, which a refusal rolls back.
+    if (!force) await recordMissingReferences(store, workspaceId);
+    const prompt = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      const current = await existingPrompt(workspaceId, id, tx);
+      const next =
+        force || version === current.published_version
+          ? undefined
+          : await tx.getPromptVersion(workspaceId, current.id, version);
+      if (next) {
+        await refuseBreakingPromptTargets(tx, {
+          prompt: current,
+          selector: 'published',
+          next: { number: version, document: next.prompt },
+          action: `Publishing version ${version} of`,
+          param: 'version',
+        });
+      }
+      return tx.publishPrompt(workspaceId, current.id, version);
+    });
     if (!prompt)
       throw new GatewayError('prompt_not_found', `No prompt "${id}" in this workspace`, { param: 'id' });
     return promptView(prompt);

@@ -1,0 +1,119 @@
+/**
+ * What a change of which version of a prompt its references select would break at a host: a `prompt_id`
+ * target naming no provider or virtual key of its own is sent to its prompt's destination with its own
+ * settings over the destination's (prompt-targets.ts), and when that destination is a stored credential
+ * holding a secret, a host setting of the target's own that is not the stored one makes each of its calls
+ * a 400 `custom_host_refused` (credential-host.ts). A config is refused when it is stored so
+ * (named-documents.ts); publishing a version, or storing one as the prompt's latest, can send the prompt's
+ * calls to such a credential afterwards, for the targets whose reference selects that version (`slug`, or
+ * `slug@latest`; `slug@3` stays where it is). The management API refuses that change (409 `conflict`,
+ * naming the active configs with their target's setting, in its message and in `dependents`:
+ * dependents-conflict.ts) unless `?force=true`, as it refuses deleting the prompt
+ * (destination-dependents.ts).
+ *
+ * A target counts when the version it selects after the change refuses its host and the one it selects
+ * now does not: one failing already is not broken by the change. The configs are found through what the
+ * store records of their versions (`references`), and judged by the check a config is stored by
+ * (hostRefusedByVersion), never a copy of it.
+ *
+ * `store` is the transaction that then makes the change, holding the workspace's references
+ * (holdReferences): a config stored meanwhile is judged against the version it then selects.
+ */
+import type { PromptDocument, Repositories, StoredPrompt } from '../../store/types.js';
+import type { GatewayConfig } from '../config/index.js';
+import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
+import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
+import { DependentsConflictError, listedConfigs, type NamingConfig } from './dependents-conflict.js';
+import { recordMissingReferences, referencesTo } from './destination-dependents.js';
+import { selectedVersion } from './prompt-reference.js';
+
+/** A change of the version a selector picks on the prompt. */
+export interface PromptSelectionChange {
+  /** The prompt as it is, read in the change's transaction. */
+  prompt: StoredPrompt;
+  /** The references whose selection moves: the published version's, or `@latest`'s. */
+  selector: 'published' | 'latest';
+  /** The version they select after the change. */
+  next: { number: number; document: PromptDocument };
+  /** As the message begins: `Publishing version 3 of`. */
+  action: string;
+  /** The body's key the 409 names. */
+  param: string;
+}
+
+/** The leaves of a stored config, each with its settings as a call resolves them (routing/inherit.ts). */
+function* leaves(
+  node: GatewayConfig,
+  path = '',
+  parent?: GatewayConfig,
+): Generator<{ node: GatewayConfig; effective: GatewayConfig; path: string }> {
+  const effective = parent ? (inheritFrom(parent, node) as GatewayConfig) : node;
+  if (node.targets === undefined) {
+    yield { node, effective, path };
+    return;
+  }
+  for (const [i, child] of node.targets.entries()) yield* leaves(child, childPath(path, i), effective);
+}
+
+/** The first target of a stored config whose calls the change would have refused at its host: its setting
+ * (`config.targets[0].custom_host`), and why. */
+async function brokenTarget(
+  store: Repositories,
+  change: PromptSelectionChange,
+  config: GatewayConfig,
+): Promise<Omit<NamingConfig, 'slug'> | undefined> {
+  const { prompt, selector, next } = change;
+  const workspaceId = prompt.workspace_id;
+  const names = new Set([prompt.slug, prompt.id]);
+  const selected = selectedVersion(prompt, selector);
+  const current = await store.getPromptVersion(workspaceId, prompt.id, selected);
+  for (const { node, effective, path } of leaves(config)) {
+    const reference = promptTargetReference(node, effective);
+    if (reference === undefined || !names.has(reference.name) || reference.selector !== selector) continue;
+    const after = await hostRefusedByVersion(store, workspaceId, node, { name: reference.name, ...next });
+    if (after === undefined) continue;
+    // One refused already is not broken by the change.
+    const before =
+      current &&
+      (await hostRefusedByVersion(store, workspaceId, node, {
+        name: reference.name,
+        number: selected,
+        document: current.prompt,
+      }));
+    if (before) continue;
+    return { param: configParam(path, after.setting), reason: after.message };
+  }
+  return undefined;
+}
+
+/**
+ * Refuses (409 `conflict`, `change.param`) a change of the version `change.selector` picks on a prompt when
+ * targets of active stored configs selecting it that way would then have each call refused at their host,
+ * naming the configs by slug with the target's setting (`"support" (config.targets[0].custom_host)`, at
+ * most NAMED, the rest counted) and the first one's reason (each one's in `dependents`).
+ */
+export async function refuseBreakingPromptTargets(
+  store: Repositories,
+  change: PromptSelectionChange,
+): Promise<void> {
+  const { prompt } = change;
+  const workspaceId = prompt.workspace_id;
+  await recordMissingReferences(store, workspaceId);
+  const references = referencesTo('prompt', new Set([prompt.slug, prompt.id]));
+  const broken: NamingConfig[] = [];
+  for (const config of await store.listConfigsReferencing(workspaceId, references)) {
+    if (config.status !== 'active') continue;
+    const target = await brokenTarget(store, change, config.config as GatewayConfig);
+    if (target !== undefined) broken.push({ slug: config.slug, ...target });
+  }
+  if (broken.length === 0) return;
+  const [first] = broken;
+  throw new DependentsConflictError(
+    `${change.action} the prompt "${prompt.slug}" would send the calls of configs whose targets name it ` +
+      `to a stored credential beside a host of their own, refusing each: ${listedConfigs(broken)} ` +
+      `("${first.slug}": ${first.reason}). ` +
+      'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
+    { configs: broken, prompts: [], guardrails: [] },
+    change.param,
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * A change of which version of a prompt its references select — publishing a version (`slug`), storing
+ * one as its latest (`slug@latest`) — can send the calls of a stored config's `prompt_id` target to a
+ * stored credential beside a host setting of the target's own, each then refused (400
+ * custom_host_refused). Such a change is a 409 conflict naming the active configs with their target's
+ * setting, unless `?force=true`; a reference pinned to another version, a target giving the stored host,
+ * and one failing already are not named. On an SQLite file and on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { call, client, expectError, type Client } from './http.js';
+
+const SECRET = 'sk-home-SECRET-0123456789';
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+const parameters = { model: 'gpt-4o-mini' };
+
+function promptChangeHostRules(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+  /** Where the stored credential is sent (its stored custom_host). */
+  let home: FakeUpstream;
+  /** A server the configs' targets name as their own custom_host. */
+  let elsewhere: FakeUpstream;
+
+  beforeAll(async () => {
+    home = await startFakeOpenAI({ name: 'home' });
+    elsewhere = await startFakeOpenAI({ name: 'elsewhere' });
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+    const stored = { provider: 'openai', api_key: SECRET, custom_host: home.url };
+    // Version 1 of "moves" sends its calls to a key of its own: the targets' hosts are theirs to choose.
+    const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
+    const own = (prompt: string) => ({ prompt_id: prompt, custom_host: elsewhere.url });
+    for (const [path, body] of [
+      ['/providers', { slug: 'openai-home', ...stored }],
+      ['/virtual-keys', { slug: 'vk-home', ...stored }],
+      ['/configs', { slug: 'home-config', config: { virtual_key: 'vk-home' } }],
+      ['/prompts', { slug: 'moves', string: template, parameters, config: ownKey }],
+      ['/configs', { slug: 'follows-published', config: own('moves') }],
+      [
+        '/configs',
+        {
+          slug: 'follows-latest',
+          config: { strategy: { mode: 'fallback' }, targets: [own('moves@latest')] },
+        },
+      ],
+      ['/configs', { slug: 'pinned', config: own('moves@1') }],
+      ['/configs', { slug: 'same-host', config: { prompt_id: 'moves', custom_host: home.url } }],
+      ['/configs', { slug: 'archived', config: own('moves') }],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+    const archived = await admin.patch('/configs/archived', { status: 'archived' });
+    expect(archived.status, archived.text).toBe(200);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await home?.close();
+    await elsewhere?.close();
+  });
+
+  const complete = (config: string) =>
+    call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/prompts/moves/completions',
+      { variables: {} },
+      { 'x-gateway-config': config },
+    );
+
+  const dependentsOf = (reply: { body: { error: { dependents: Record<string, unknown> } } }) =>
+    reply.body.error.dependents;
+
+  const reason = (version: number, to: string) =>
+    `the prompt "moves" (version ${version}) sends its calls to ${to}: ` +
+    'stored credentials are sent only to the host stored with them';
+
+  it('storing a version as the latest is refused for the targets selecting @latest, unless forced', async () => {
+    const version = { string: template, parameters, provider: '@openai-home' };
+    const refused = await admin.put('/prompts/moves', version);
+    const error = expectError(refused, 409, 'conflict', 'provider');
+    expect(error.message).toContain(
+      'Storing this version of the prompt "moves" would send the calls of configs whose targets name it',
+    );
+    expect(error.message).toContain('"follows-latest" (config.targets[0].custom_host)');
+    expect(error.message).toContain('send ?force=true');
+    const { configs, prompts, guardrails } = dependentsOf(refused) as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+      prompts: unknown[];
+      guardrails: unknown[];
+    };
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'follows-latest', param: 'config.targets[0].custom_host' },
+    ]);
+    expect(configs[0].reason).toContain(reason(2, 'provider "@openai-home"'));
+    expect(prompts).toEqual([]);
+    expect(guardrails).toEqual([]);
+    expect((await admin.get('/prompts/moves')).body.version).toBe(1);
+    expect((await complete('follows-latest')).status).toBe(200);
+
+    const forced = await admin.put('/prompts/moves?force=true', version);
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.version).toBe(2);
+    const before = elsewhere.requests.length;
+    expectError(
+      await complete('follows-latest'),
+      400,
+      'custom_host_refused',
+      'config.targets[0].custom_host',
+    );
+    expect(elsewhere.requests.length).toBe(before);
+    // Pinned to version 1, and the published version 1: as before.
+    expect((await complete('pinned')).status).toBe(200);
+    expect((await complete('follows-published')).status).toBe(200);
+  });
+
+  it('a target whose calls fail already is not named by a later version', async () => {
+    // follows-latest meets version 2's stored credential already: version 3's is no change for it.
+    const stored = await admin.put('/prompts/moves', { string: template, parameters, config: 'home-config' });
+    expect(stored.status, stored.text).toBe(200);
+    expect(stored.body.version).toBe(3);
+  });
+
+  it('publishing a version is refused for the targets selecting the published one, unless forced', async () => {
+    const refused = await admin.put('/prompts/moves/publish', { version: 3 });
+    const error = expectError(refused, 409, 'conflict', 'version');
+    expect(error.message).toContain('Publishing version 3 of the prompt "moves"');
+    expect(error.message).toContain('"follows-published" (config.custom_host)');
+    const { configs } = dependentsOf(refused) as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+    };
+    // Not the pinned one, the one giving the stored host, the archived one, nor the one following @latest.
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'follows-published', param: 'config.custom_host' },
+    ]);
+    expect(configs[0].reason).toContain(
+      reason(3, 'virtual key "vk-home"').replace(
+        'sends its calls to',
+        'sends its calls through config "home-config" to',
+      ),
+    );
+    expect((await admin.get('/prompts/moves')).body.published_version).toBe(1);
+    expect((await complete('follows-published')).status).toBe(200);
+
+    // Publishing the version already published changes nothing, and is not judged.
+    expect((await admin.put('/prompts/moves/publish', { version: 1 })).status).toBe(200);
+
+    const forced = await admin.put('/prompts/moves/publish?force=true', { version: 3 });
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.published_version).toBe(3);
+    expectError(await complete('follows-published'), 400, 'custom_host_refused', 'config.custom_host');
+    const same = await complete('same-host');
+    expect(same.status, same.text).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect((await complete('pinned')).status).toBe(200);
+  });
+
+  it('a bad force is a 400 either way', async () => {
+    expectError(
+      await admin.put('/prompts/moves/publish?force=yes', { version: 3 }),
+      400,
+      'invalid_query',
+      'force',
+    );
+    expectError(
+      await admin.put('/prompts/moves?force=yes', { string: template, parameters }),
+      400,
+      'invalid_query',
+      'force',
+    );
+  });
+}
+
+describe('a prompt change sending a prompt_id target beside a host of its own to a stored credential (SQLite)', () => {
+  promptChangeHostRules(() => startGateway());
+});
+
+describeWithPostgres(
+  'a prompt change sending a prompt_id target beside a host of its own to a stored credential (PostgreSQL)',
+  () => {
+    const schema = freshSchemaName('prompt_change_host');
+    promptChangeHostRules(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+    afterAll(async () => {
+      await dropSchema(schema);
+    });
+  },
+);
