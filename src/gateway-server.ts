@@ -28,7 +28,7 @@ import { loadPriceTable } from './observability/pricing/price-table.js';
 import { createTraceExporter } from './observability/tracing.js';
 import { buildApp } from './server/app.js';
 import type { Settings } from './settings.js';
-import { closesMs, cutCame, finalWritesBy, finalWritesMs, planStop } from './stop-plan.js';
+import { closesMs, cutCame, finalWritesBy, finalWritesMs, leastClosesMs, planStop } from './stop-plan.js';
 import { settlesBy } from './core/settles-by.js';
 import { closeInTurn, type ClosePart } from './stop-closes.js';
 import { loadMasterKey, openStore } from './store/index.js';
@@ -264,7 +264,8 @@ export async function createGatewayServer(
         ]).catch((err: unknown) => logger.error({ err }, 'shutdown: giving back the work cut failed'));
         // Giving back what was cut writes to the store; one that does not answer would hold the stop for
         // ever (a job's release, a worker's own query under way): it is left at the final writes' end,
-        // counted from the cut as it came (a loop held past the plan's cut would have spent that window).
+        // counted from the cut as it came (a loop held past the plan's cut would have spent that window), and
+        // shortened when that cut came too late for it to end before the stop's latest end (stop-plan.ts).
         const cutBefore = await Promise.race([working.then(() => false), cutting.then(() => true)]);
         if (cutBefore) {
           plan = cutCame(plan, await cutting);
@@ -305,7 +306,7 @@ export async function createGatewayServer(
           { name: 'store', close: () => store.close(), destroy: () => store.destroy() },
         );
         if (blobs.close) closes.push({ name: 'blob store (S3)', close: () => blobs.close?.() });
-        await closeInTurn(closes, closesMs(plan), logger);
+        await closeInTurn(closes, closesMs(plan), logger, leastClosesMs(plan));
       })();
       return closing;
     },

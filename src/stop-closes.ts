@@ -5,7 +5,7 @@
  * still to come, so a close that ends early leaves its time to the next; and never less than its part of
  * MIN_CLOSES_MS from its own start, so that the event loop held past the closes' end (by a close that runs
  * on it, or a busy or starved process) does not leave the closes after it no time at all, each left though
- * it would have closed at once. One that has not ended in its share (a peer that stopped answering: a close
+ * it would have closed at once (less when the stop's cut came so late that it has less left: stop-plan.ts). One that has not ended in its share (a peer that stopped answering: a close
  * waits for a reply that never comes) is named in the log and torn down, its connections destroyed with no
  * reply waited for, so that none is left open in a process that goes on (the gateway embedded in another);
  * then the next goes on. The gateway's own process exits after the last (main.ts).
@@ -23,15 +23,17 @@ export interface ClosePart {
   destroy?(): void;
 }
 
-/** Closes `parts` in turn within `timeoutMs`; resolves with the names of those that did not close in time. */
+/** Closes `parts` in turn within `timeoutMs`, each with its part of `leastMs` at the least; resolves with the
+ * names of those that did not close in time. */
 export async function closeInTurn(
   parts: readonly ClosePart[],
   timeoutMs: number,
   logger: Logger,
+  leastMs = MIN_CLOSES_MS,
 ): Promise<string[]> {
   const deadline = performance.now() + timeoutMs;
   const late: string[] = [];
-  const leastShareMs = MIN_CLOSES_MS / parts.length;
+  const leastShareMs = leastMs / parts.length;
   for (let i = 0; i < parts.length; i++) {
     const { name, close, destroy } = parts[i];
     const shareMs = Math.max(leastShareMs, (deadline - performance.now()) / (parts.length - i));

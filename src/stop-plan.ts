@@ -14,6 +14,12 @@
  *   its share of what is left (stop-closes.ts): one that does not answer is named in the log and torn down
  *   (its connections destroyed), and the others are still closed. STOP_OVERRUN_MS past the grace period the process exits whatever is still
  *   pending (main.ts).
+ *
+ * Each part after the cut has its least time, counted from the cut as it came (cutCame): a process held past
+ * the planned cut (busy, or starved of CPU) cuts late. Those least times are cut down in proportion when the
+ * cut came so late that they would end past `endBy`, LEAST_AFTER_CUT_MS past the grace period: a stop whose
+ * every part is bounded then still ends, its records not written counted in the log, well before the overrun's
+ * exit, which is for a stop that hangs.
  */
 
 /** Most of the grace period kept for what follows the cut. */
@@ -29,6 +35,9 @@ const MAX_CLOSE_SHARE_MS = 1_000;
 export const MIN_CLOSES_MS = 500;
 /** How long past the grace period the process may take before it exits anyway. */
 export const STOP_OVERRUN_MS = 3_000;
+/** What follows the cut at the least, all together: the giving back, the final writes, the closes. Also how
+ * long past the grace period a stop ends at the latest, whenever its cut came. */
+const LEAST_AFTER_CUT_MS = MIN_FINAL_WRITES_MS + MIN_LAST_WRITES_MS + MIN_CLOSES_MS;
 
 /** The part at the end of the grace period kept for giving back what was cut and the final writes. */
 export function finalShareMs(graceMs: number): number {
@@ -47,11 +56,18 @@ export interface StopPlan {
   writesBy: number;
   /** When the grace period ends: the connections are closed by then, or MIN_CLOSES_MS after they start. */
   stopBy: number;
+  /** When the stop ends at the latest, whenever its cut came: LEAST_AFTER_CUT_MS past the grace period. */
+  endBy: number;
 }
 
 export function planStop(graceMs: number, now = Date.now()): StopPlan {
   const stopBy = now + graceMs;
-  return { cutAt: stopBy - finalShareMs(graceMs), writesBy: stopBy - closeShareMs(graceMs), stopBy };
+  return {
+    cutAt: stopBy - finalShareMs(graceMs),
+    writesBy: stopBy - closeShareMs(graceMs),
+    stopBy,
+    endBy: stopBy + LEAST_AFTER_CUT_MS,
+  };
 }
 
 /**
@@ -63,18 +79,31 @@ export function cutCame(plan: StopPlan, at: number): StopPlan {
   return { ...plan, cutAt: Math.max(plan.cutAt, at) };
 }
 
+/** The part of each least time after the cut that is kept: all of it unless the cut came less than
+ * LEAST_AFTER_CUT_MS before `endBy`, then what fits before it, down to none. */
+function leastKept(plan: StopPlan): number {
+  return Math.min(1, Math.max(0, (plan.endBy - plan.cutAt) / LEAST_AFTER_CUT_MS));
+}
+
 /** When (Date.now() ms) the giving back of what was cut, and then the final writes, end: MIN_FINAL_WRITES_MS
- * after the cut at the least (the cut as it came: cutCame). */
+ * after the cut at the least (the cut as it came: cutCame), less when the cut came too late for it. */
 export function finalWritesBy(plan: StopPlan): number {
-  return Math.max(plan.writesBy, plan.cutAt + MIN_FINAL_WRITES_MS);
+  return Math.max(plan.writesBy, plan.cutAt + MIN_FINAL_WRITES_MS * leastKept(plan));
 }
 
-/** How long the final writes may take, begun now. */
+/** How long the final writes may take, begun now: never into the closes' least time before `endBy`. */
 export function finalWritesMs(plan: StopPlan, now = Date.now()): number {
-  return Math.max(finalWritesBy(plan) - now, MIN_LAST_WRITES_MS);
+  const kept = leastKept(plan);
+  const least = Math.max(finalWritesBy(plan) - now, MIN_LAST_WRITES_MS * kept);
+  return Math.max(0, Math.min(least, plan.endBy - MIN_CLOSES_MS * kept - now));
 }
 
-/** How long the closes may take, all together, begun now. */
+/** How long the closes may take, all together, begun now: never past `endBy`. */
 export function closesMs(plan: StopPlan, now = Date.now()): number {
-  return Math.max(plan.stopBy - now, MIN_CLOSES_MS);
+  return Math.max(0, Math.min(Math.max(plan.stopBy - now, leastClosesMs(plan)), plan.endBy - now));
+}
+
+/** The closes' least time, all together (stop-closes.ts), less when the cut came too late for it. */
+export function leastClosesMs(plan: StopPlan): number {
+  return MIN_CLOSES_MS * leastKept(plan);
 }

@@ -3,7 +3,8 @@
  * store and Redis do not, each of their closes is given its share of what is left of
  * GATEWAY_SHUTDOWN_GRACE_MS, named in the log when it runs out, and the stop goes on with the rest, rather
  * than wait for the overrun's exit (G + STOP_OVERRUN_MS) or the orchestrator's kill; a job cut whose giving
- * back the store does not answer is left in the same way. The store is
+ * back the store does not answer is left in the same way, and a process held past its cut (busy, or starved
+ * of CPU) still ends before that exit. The store is
  * PostgreSQL, and Redis is Redis, each reached through a proxy that can stop carrying anything (a
  * partition: the connections stay open, nothing comes back, not even to their close).
  */
@@ -108,7 +109,10 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
   });
 
   /** Starts `src/main.ts` and waits until it answers /health; what it writes is kept. */
-  async function startProcess(env: Record<string, string> = {}): Promise<{
+  async function startProcess(
+    env: Record<string, string> = {},
+    nodeArgs: string[] = [],
+  ): Promise<{
     node: ChildProcess;
     origin: string;
     adminKey: string;
@@ -117,7 +121,7 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     const port = await freePort();
     const adminKey = `gw-stop-${randomBytes(12).toString('hex')}`;
     const origin = `http://127.0.0.1:${port}`;
-    const node = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const node = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
@@ -214,6 +218,61 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     // The final writes take 1 s at least, the closes 0.5 s at least, when the grace period is shorter;
     // the overrun's exit would have come at graceMs + STOP_OVERRUN_MS.
     expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
+  }, 60_000);
+
+  it('exits 0 when its cut comes late, a call cut then and the store not answering', async () => {
+    // Takes every request and never answers it: the call is under way until the cut.
+    const seen: string[] = [];
+    const silent = http.createServer((request) => {
+      seen.push(`${request.method} ${request.url}`);
+      request.resume();
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    let closeAfter: StallingProxy | undefined;
+    try {
+      const callProxy = await startProxy(new URL(postgresUrl()), 5432);
+      const url = new URL(databaseUrl);
+      url.host = `127.0.0.1:${callProxy.port}`;
+      closeAfter = callProxy;
+      // The process is held (busy, or starved of CPU) from before its cut, planned at 0.8 s, until
+      // 2.6 s: its cut comes then, 1.6 s past the grace period.
+      const holdLoop =
+        "process.on('SIGTERM', () => setTimeout(() => { const until = Date.now() + 1900; " +
+        'while (Date.now() < until); }, 700));';
+      const { node, origin, adminKey, output } = await startProcess({ DATABASE_URL: url.toString() }, [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(holdLoop)}`,
+      ]);
+      const call = fetch(`${origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'x-gateway-api-key': adminKey,
+          'x-gateway-provider': 'openai',
+          'x-gateway-custom-host': `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+          authorization: 'Bearer sk-stop',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hang' }] }),
+      }).then(
+        (response) => response.status,
+        () => 'cut',
+      );
+      for (let i = 0; i < 500 && seen.length === 0; i++) await new Promise((done) => setTimeout(done, 20));
+      expect(seen).toEqual(['POST /chat/completions']);
+      callProxy.stall();
+      const { code, tookMs } = await terminate(node);
+      expect(await call).toBe('cut');
+      expect(code, output()).toBe(0);
+      expect(output()).not.toContain('shutdown overran its grace period');
+      // The call's record could not be written, and the log says so.
+      expect(output()).toContain('log records not written before the stop ran out of time');
+      // What follows a cut that late is shortened to end 2 s past the grace period at the latest.
+      expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+      await closeAfter?.close();
+    }
   }, 60_000);
 
   it('exits 0 within its bounds when the store stops answering while a job it cut is given back', async () => {
