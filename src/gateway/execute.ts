@@ -40,6 +40,17 @@ export interface CallResult {
 }
 
 export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
+  // Counted from its start to its record: a stop's final writes wait for the calls still running to be
+  // recorded (a call the stop cut ends a few turns of the loop after its connection was destroyed).
+  deps.logWriter.callBegan();
+  try {
+    return await executeCall(deps, call, sink);
+  } finally {
+    deps.logWriter.callDone();
+  }
+}
+
+async function executeCall(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
   const { endpoint, body } = call;
   const ctx = withEndUser(call.ctx, call);
   const state = call.state ?? newRouteState();
@@ -198,7 +209,21 @@ export function contextOrRefuse(
   } catch (err) {
     return refuse(err);
   }
-  return built instanceof Promise ? built.then(undefined, refuse) : built;
+  if (!(built instanceof Promise)) return built;
+  // Counted as a call under way while its context is built (a key or config read from the store): refused,
+  // it is recorded; built, it goes on to `execute`, counted there.
+  deps.logWriter.callBegan();
+  return built.then(
+    (ctx) => {
+      deps.logWriter.callDone();
+      return ctx;
+    },
+    (err: unknown) => {
+      const refused = refuse(err);
+      deps.logWriter.callDone();
+      return refused;
+    },
+  );
 }
 
 /**

@@ -5,20 +5,23 @@
  * store refuses the batch's values, its records are written one by one and only the refused ones are
  * dropped (and counted): kept at the head of the buffer, one would block every later record for good.
  * Records that come while `close` writes (a call the stop ended, recorded once its connection was destroyed)
- * are written too; one that comes after it is dropped, and said so in the log.
+ * are written too: the pipeline counts the calls under way (`callBegan`, `callDone`), and `close` waits, in
+ * its time, for those still running to end and be recorded. One that comes after it is dropped, and said so
+ * in the log.
  */
 import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
 import { isRefusedValue } from '../store/db-errors.js';
 import type { LogRecord, Store } from '../store/types.js';
 import { settlesBy } from '../core/settles-by.js';
-import { setTimeout } from 'node:timers';
-
-/** How long the final writes wait, with nothing buffered, for records still coming before they end. */
-const SETTLE_MS = 10;
+import { setImmediate } from 'node:timers';
 
 export interface LogWriter {
   enqueue(record: LogRecord): void;
+  /** A call has begun: its records come when it ends (`callDone`), and `close` waits for them. */
+  callBegan(): void;
+  /** A call that began has ended, its records enqueued. */
+  callDone(): void;
   /** Writes everything buffered now. */
   flush(): Promise<void>;
   /** Writes what is left, and what comes meanwhile, for `timeoutMs` at most (a stop's share of its grace
@@ -45,6 +48,10 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
   /** Writes the store did not take (unavailable, not refusing the values), since start. */
   let failedWrites = 0;
   let closed = false;
+  /** Calls under way (callBegan, callDone), whose records are still to come. */
+  let calls = 0;
+  /** Woken when a call ends, while `close` waits for one to. */
+  let wake: (() => void) | undefined;
 
   const refuse = (record: LogRecord, err: unknown): 1 => {
     refused += 1;
@@ -127,6 +134,17 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
       buffer.push(record);
       if (buffer.length >= options.batchSize && !flushing) void flush();
     },
+    callBegan() {
+      calls += 1;
+    },
+    callDone() {
+      calls -= 1;
+      const waiting = wake;
+      wake = undefined;
+      // A turn later: a call whose context was built (counted until then) goes on to its execution, counted
+      // anew, in the microtasks that follow.
+      if (waiting) setImmediate(waiting);
+    },
     flush,
     async close(timeoutMs = Infinity) {
       clearInterval(timer);
@@ -134,22 +152,30 @@ export function createLogWriter(store: Store, logger: Logger, options: LogWriter
       // A few tries: a store that is briefly unavailable at shutdown should not lose the tail. Bounded in
       // time too: a store that does not answer must not hold the stop past what the orchestrator allows.
       // Records still come while it writes (a call ended by the stop), and are written in the next round.
-      // With nothing buffered, it waits SETTLE_MS for what is still coming (a call the stop cut at its end,
-      // whose record is made a few turns of the loop after its connection was destroyed), and writes again
-      // while records come.
+      // With nothing buffered, it waits for the calls still running (a call the stop cut at its end is
+      // recorded a few turns of the loop after its connection was destroyed), and writes their records;
+      // with none running, nothing more can come, and it ends.
       const failedBefore = failedWrites;
       const timeLeft = () => failedWrites - failedBefore < 3 && performance.now() < deadline;
       while (timeLeft()) {
         if (buffer.length === 0) {
-          const wait = Math.min(SETTLE_MS, Math.max(0, deadline - performance.now()));
-          await new Promise((resolve) => setTimeout(resolve, wait));
-          if (buffer.length === 0) break;
+          if (calls === 0) break;
+          const ended = new Promise<void>((resolve) => (wake = resolve));
+          if (!(await settlesBy(ended, deadline))) break;
+          continue;
         }
         if (!(await settlesBy(flush(), deadline))) break;
       }
       closed = true;
+      wake = undefined;
       if (buffer.length > 0) {
         logger.error({ records: buffer.length }, 'log records not written before the stop ran out of time');
+      }
+      if (calls > 0) {
+        logger.error(
+          { calls },
+          'calls still running at the end of the final writes: their log records are not written',
+        );
       }
     },
     get pending() {

@@ -158,21 +158,47 @@ describe('the log writer', () => {
     expect(lines.join('')).toContain('log record came after the final writes: dropped');
   });
 
-  it('close takes a record that comes a turn after it starts with nothing buffered', async () => {
+  it('close waits for the record of a call still running, made after it starts with nothing buffered', async () => {
     const fake = fakeStore();
     writer = createLogWriter(fake.store, pino({ level: 'silent' }), {
       batchSize: 500,
       flushIntervalMs: 60_000,
     });
+    // A call the stop cut: its record is made a few turns of the loop after its connection was destroyed,
+    // or later on a busy process.
+    writer.callBegan();
     const closing = writer.close(60_000);
-    // The record of a call the stop cut, made a turn of the loop after its connection was destroyed.
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     writer.enqueue(record('cut'));
+    writer.callDone();
     for (let i = 0; i < 50 && fake.batches.length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     while (fake.pending() > 0) await fake.settle();
     await closing;
     expect(fake.batches.flat()).toEqual(['cut']);
+  });
+
+  it('close ends at once with nothing buffered and no call running', async () => {
+    const fake = fakeStore();
+    writer = createLogWriter(fake.store, quiet, { batchSize: 500, flushIntervalMs: 60_000 });
+    // A call that ended before the stop leaves nothing to wait for.
+    writer.callBegan();
+    writer.callDone();
+    let ended = false;
+    void writer.close(60_000).then(() => (ended = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(true);
+    expect(fake.batches).toEqual([]);
+  });
+
+  it('close says how many calls were still running when it ran out of time', async () => {
+    const fake = fakeStore();
+    const lines: string[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    writer = createLogWriter(fake.store, logger, { batchSize: 500, flushIntervalMs: 60_000 });
+    writer.callBegan();
+    await writer.close(50);
+    expect(lines.join('')).toMatch(/"calls":1[^\n]*calls still running at the end of the final writes/);
   });
 });

@@ -27,6 +27,20 @@ export async function executePassthrough(
   call: { ctx: CallContext; passthrough: PassthroughCall },
   sink: RelaySink,
 ): Promise<void> {
+  // Counted from its start to its record, as a model call is (execute.ts).
+  deps.logWriter.callBegan();
+  try {
+    await relayCall(deps, call, sink);
+  } finally {
+    deps.logWriter.callDone();
+  }
+}
+
+async function relayCall(
+  deps: GatewayDeps,
+  call: { ctx: CallContext; passthrough: PassthroughCall },
+  sink: RelaySink,
+): Promise<void> {
   const { ctx, passthrough } = call;
   const state = newRouteState();
   const run = newRouteRun(deps, {
