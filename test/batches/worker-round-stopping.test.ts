@@ -2,15 +2,24 @@
  * A job worker's round that fails once the node is stopping (its store closed under the round) is not
  * followed by another, and its log line says so rather than that the worker tries again: the claim loop
  * of the background and provider-job workers (gateway/job-poller.ts) and the batch worker's. A round that
- * fails while the node runs is logged as tried again, and is. Over a store whose claim is held, then fails.
+ * fails while the node runs is logged as tried again, and is. Over the embedded store (a SQLite file), a
+ * due job in its queue, whose claim is held while another connection holds the file's write lock: it fails
+ * once the store gives up waiting for it, or once the store is closed under it.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startBatchWorker } from '../../src/gateway/batches/batch-worker.js';
+import { VALIDATE_JOB } from '../../src/gateway/batches/batch-phases.js';
 import type { GatewayDeps } from '../../src/gateway/deps.js';
 import { jobOwner, startJobPoller } from '../../src/gateway/job-poller.js';
-import type { Store } from '../../src/store/types.js';
+import { SQLITE_FILE } from '../../src/store/connect.js';
+import { openStore, type Store } from '../../src/store/index.js';
 
 /** A logger keeping each line's message. */
 function recordingLogger() {
@@ -26,20 +35,8 @@ function recordingLogger() {
   return { logger: pino({ level: 'info' }, stream), messages };
 }
 
-/** A store whose every claim waits until failed by the test; `claims` counts them. */
-function heldStore() {
-  const failures: Array<(err: Error) => void> = [];
-  const store = {
-    jobs: {
-      claim: () => new Promise<never>((_resolve, reject) => failures.push(reject)),
-    },
-    batches: {},
-  };
-  return { store: store as unknown as Store, failures };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -49,7 +46,36 @@ async function until(condition: () => boolean): Promise<void> {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('a job worker round failing', () => {
-  const pollerOf = (store: Store, logger: ReturnType<typeof recordingLogger>['logger']) =>
+  let dataDir: string;
+  let store: Store;
+  /** Another connection to the store's file, which takes its write lock. */
+  let other: BetterSqlite3.Database;
+  let storeClosed: boolean;
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gateway-worker-round-'));
+    store = await openStore({ dataDir, masterKey: randomBytes(32) });
+    storeClosed = false;
+    other = new BetterSqlite3(join(dataDir, SQLITE_FILE));
+  });
+  afterEach(async () => {
+    if (other.inTransaction) other.exec('rollback');
+    other.close();
+    if (!storeClosed) await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Holds the file's write lock: a claim waits for it, and fails once the store gives up waiting. */
+  const holdWriteLock = () => other.exec('begin immediate');
+  const releaseWriteLock = () => other.exec('rollback');
+  /** The claims the worker has made so far, each a round. */
+  const claimsOf = (of: Store) => vi.spyOn(of.jobs, 'claim');
+  const closeStore = async () => {
+    storeClosed = true;
+    await store.close();
+  };
+
+  const pollerOf = (logger: ReturnType<typeof recordingLogger>['logger'], run: () => Promise<void>) =>
     startJobPoller(store, logger, {
       kinds: ['test.kind'],
       owner: jobOwner('test'),
@@ -57,34 +83,45 @@ describe('a job worker round failing', () => {
       leaseMs: 30_000,
       pollMs: 10,
       concurrency: 1,
-      run: async () => undefined,
+      run,
     });
 
   it('while the node runs is logged as tried again, and is', async () => {
-    const { store, failures } = heldStore();
+    await store.jobs.enqueue({ kind: 'test.kind', payload: {} });
+    holdWriteLock();
     const { logger, messages } = recordingLogger();
-    const poller = pollerOf(store, logger);
-    await until(() => failures.length === 1);
-    failures[0](new Error('store away for a moment'));
-    await until(() => failures.length === 2);
-    poller.stop();
+    let ran = 0;
+    const poller = pollerOf(logger, async () => void (ran += 1));
+    try {
+      // The store waits 5 s for the lock, then fails the claim.
+      await until(() => messages.length === 1, 10_000);
+      releaseWriteLock();
+      await until(() => ran === 1);
+    } finally {
+      poller.stop();
+    }
     expect(messages).toEqual(['test worker: a round failed; trying again']);
-  });
+  }, 15_000);
 
   it('once the node is stopping says it is not tried again (the claim loop)', async () => {
-    const { store, failures } = heldStore();
+    await store.jobs.enqueue({ kind: 'test.kind', payload: {} });
+    holdWriteLock();
+    const claims = claimsOf(store);
     const { logger, messages } = recordingLogger();
-    const poller = pollerOf(store, logger);
-    await until(() => failures.length === 1);
+    const poller = pollerOf(logger, async () => undefined);
+    await until(() => claims.mock.calls.length === 1);
     poller.stop();
-    failures[0](new Error('the store is closed'));
+    await closeStore();
+    await until(() => messages.length === 1);
     await settle();
-    expect(failures.length).toBe(1);
+    expect(claims.mock.calls.length).toBe(1);
     expect(messages).toEqual(['test worker: a round failed; not trying again: the node is stopping']);
   });
 
   it('once the node is stopping says it is not tried again (the batch worker)', async () => {
-    const { store, failures } = heldStore();
+    await store.jobs.enqueue({ kind: VALIDATE_JOB, payload: {} });
+    holdWriteLock();
+    const claims = claimsOf(store);
     const { logger, messages } = recordingLogger();
     const deps = { store, logger, settings: {}, blobs: {} } as unknown as GatewayDeps;
     const worker = startBatchWorker(deps, {
@@ -93,11 +130,12 @@ describe('a job worker round failing', () => {
       leaseMs: 30_000,
       pollMs: 10,
     });
-    await until(() => failures.length === 1);
+    await until(() => claims.mock.calls.length === 1);
     await worker.close(0);
-    failures[0](new Error('the store is closed'));
+    await closeStore();
+    await until(() => messages.length === 1);
     await settle();
-    expect(failures.length).toBe(1);
+    expect(claims.mock.calls.length).toBe(1);
     expect(messages).toEqual(['batch worker: a round failed; not trying again: the node is stopping']);
   });
 });
