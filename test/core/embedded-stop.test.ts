@@ -5,6 +5,8 @@
  * is Redis, each reached through a proxy that can stop carrying anything (a partition: the connections stay
  * open, nothing comes back, not even to their close).
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,6 +20,8 @@ interface StallingProxy {
   stall(): void;
   /** The connections the gateway opened and has not ended. */
   openFromGateway(): number;
+  /** Bytes the gateway sent since `stall()`, carried nowhere. */
+  heldFromGateway(): number;
   close(): Promise<void>;
 }
 
@@ -25,6 +29,7 @@ async function startProxy(target: URL, defaultPort: number): Promise<StallingPro
   const sockets = new Set<Socket>();
   const open = new Set<Socket>();
   let stalled = false;
+  let held = 0;
   // Half-open allowed: a client's end is not answered with the proxy's own, as a partition would not.
   const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     const upstream = connect(Number(target.port || defaultPort), target.hostname);
@@ -36,7 +41,10 @@ async function startProxy(target: URL, defaultPort: number): Promise<StallingPro
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.on('data', (data: Buffer) => stalled || upstream.write(data));
+    client.on('data', (data: Buffer) => {
+      if (stalled) held += data.length;
+      else upstream.write(data);
+    });
     upstream.on('data', (data: Buffer) => stalled || client.write(data));
     client.on('end', () => stalled || upstream.end());
     upstream.on('end', () => stalled || client.end());
@@ -48,11 +56,24 @@ async function startProxy(target: URL, defaultPort: number): Promise<StallingPro
       stalled = true;
     },
     openFromGateway: () => open.size,
+    heldFromGateway: () => held,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((done) => server.close(() => done()));
     },
   };
+}
+
+/** Resolves when this process's HTTP server begins a request whose path ends with `path` (Node's diagnostics channel). */
+function requestStarted(path: string): Promise<void> {
+  return new Promise((done) => {
+    const onStart = (message: unknown) => {
+      if (!(message as { request: IncomingMessage }).request.url?.endsWith(path)) return;
+      unsubscribe('http.server.request.start', onStart);
+      done();
+    };
+    subscribe('http.server.request.start', onStart);
+  });
 }
 
 describeWithPostgres('an embedded gateway stopped while its store and Redis do not answer', () => {
@@ -86,12 +107,20 @@ describeWithPostgres('an embedded gateway stopped while its store and Redis do n
     pgProxy.stall();
     redisProxy.stall();
     // A request whose store query is under way when the stop begins: the store's close waits for its
-    // connection, which never comes back.
+    // connection, which never comes back. The stop begins once the request has reached the gateway and
+    // its query the store's proxy (on a busy machine, a fixed wait could begin it before the request came,
+    // which the stopping gateway then refuses with a 503).
+    const arrived = requestStarted('/logs');
     const held = fetch(`${gateway.url}/logs`, { headers: { 'x-gateway-api-key': gateway.adminKey } }).then(
       (response) => response.status,
       () => 'cut',
     );
-    await new Promise((done) => setTimeout(done, 300));
+    await arrived;
+    const heldBefore = pgProxy.heldFromGateway();
+    for (let i = 0; i < 400 && pgProxy.heldFromGateway() === heldBefore; i++) {
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    expect(pgProxy.heldFromGateway()).toBeGreaterThan(heldBefore);
     const started = Date.now();
     await gateway.server.close();
     expect(Date.now() - started).toBeLessThan(3000);
