@@ -61,6 +61,11 @@ export class RedisState implements ScriptingState {
       commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       // Commands issued in the same tick share one round trip (the breaker and cache issue several).
       enableAutoPipelining: true,
+      // A command whose connection was lost before its reply may already have run: sent again on the next
+      // connection, a rate-limit take or settlement (or any increment) would count twice, and one its caller
+      // gave up on long before would run when Redis came back. Unanswered, it fails by the command timeout,
+      // and each caller's own failure rule applies, as for any command Redis did not answer.
+      autoResendUnfulfilledCommands: false,
       ...options.redisOptions,
     });
     client.on('error', options.onError ?? (() => undefined));

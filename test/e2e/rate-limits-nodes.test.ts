@@ -554,6 +554,45 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('a take whose reply a lost connection swallowed is charged once, not again when the node reconnects', async () => {
+      const key = await newKey('lost-reply');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'lost-reply' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 5,
+      });
+      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
+      const proxy = await startSwitchableRedisProxy();
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      try {
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '500',
+            GATEWAY_REDIS_TIMEOUT_MS: '500',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        // Redis runs the node's take; the connection goes before its reply comes back.
+        proxy.cutOn((sent) => sent.includes(counter));
+        expect((await outcome(chat(sdk(node, key, { case: 'lost-reply' })))).status).toBe(200);
+        // Unanswered, the take failed and the call went through unchecked (fail mode `open`); sent again
+        // on the next connection, it would have been answered, and charged twice. Either way, once the call
+        // has its answer, Redis has run all it will: the one call is charged once.
+        expect(Number((await redis.get(counter))?.split(',')[0])).toBe(1);
+        const next = await outcome(chat(sdk(nodeA, key, { case: 'lost-reply' })));
+        expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('3');
+      } finally {
+        await redis.close();
+        await proxy.close();
+      }
+    });
+
     it('when Redis goes away mid-test: `open` lets calls through and logs, `closed` answers 503', async () => {
       const key = await newKey('outage');
       await createPolicy({

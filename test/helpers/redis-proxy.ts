@@ -1,7 +1,8 @@
 /**
  * A TCP proxy in front of the test Redis that can fail the way a production Redis does: `refuse` (down:
- * open connections are cut and new ones closed at once) and `stall` (a partition that leaves connections
- * open but carries nothing either way).
+ * open connections are cut and new ones closed at once), `stall` (a partition that leaves connections
+ * open but carries nothing either way), and a connection lost between a command and its reply (`cutOn`:
+ * Redis ran the command, the client never hears so).
  */
 import { connect, createServer, type Socket } from 'node:net';
 import { redisUrl } from './redis.js';
@@ -13,6 +14,9 @@ export interface RedisProxy {
   set(mode: RedisProxyMode): void;
   /** Switch to `stall` as soon as a client sends what `matches`, before carrying it. */
   stallOn(matches: (sent: string) => boolean): void;
+  /** Carry what a client sends that `matches` to Redis, then cut that client's connection before Redis's
+   * reply reaches it, once; new connections pass as before. */
+  cutOn(matches: (sent: string) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -21,6 +25,7 @@ export async function startRedisProxy(): Promise<RedisProxy> {
   const sockets = new Set<Socket>();
   let mode: RedisProxyMode = 'pass';
   let stallTrigger: ((sent: string) => boolean) | undefined;
+  let cutTrigger: ((sent: string) => boolean) | undefined;
   const server = createServer((client) => {
     if (mode === 'refuse') return client.destroy();
     const upstream = connect(Number(target.port || 6379), target.hostname);
@@ -28,14 +33,25 @@ export async function startRedisProxy(): Promise<RedisProxy> {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     }
+    // Set once this connection carried the command to cut after: Redis's reply ends the connection instead.
+    let cutting = false;
     client.on('data', (data: Buffer) => {
       if (stallTrigger?.(data.toString('latin1'))) {
         stallTrigger = undefined;
         mode = 'stall';
       }
+      if (cutTrigger?.(data.toString('latin1'))) {
+        cutTrigger = undefined;
+        cutting = true;
+      }
       if (mode === 'pass') upstream.write(data);
     });
-    upstream.on('data', (data) => mode === 'pass' && client.write(data));
+    upstream.on('data', (data) => {
+      if (cutting) {
+        client.destroy();
+        upstream.destroy();
+      } else if (mode === 'pass') client.write(data);
+    });
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
@@ -51,6 +67,9 @@ export async function startRedisProxy(): Promise<RedisProxy> {
     },
     stallOn(matches) {
       stallTrigger = matches;
+    },
+    cutOn(matches) {
+      cutTrigger = matches;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
