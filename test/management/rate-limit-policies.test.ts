@@ -158,6 +158,24 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     expectError(await admin.put(`${PATH}/${id}`, {}), 400, 'invalid_body');
   });
 
+  it("counts a name's 255 characters as characters (an emoji is one), and names it when it holds U+0000", async () => {
+    // 255 emoji: 510 UTF-16 code units, 255 characters.
+    const emoji = '\u{1F600}'.repeat(255);
+    const created = await admin.post(PATH, { ...valid, name: emoji });
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.id as string;
+    expect((await admin.get(`${PATH}/${id}`)).body.name).toBe(emoji);
+    expect((await admin.patch(`${PATH}/${id}`, { name: `${emoji.slice(2)}é` })).status).toBe(200);
+    for (const name of [`${emoji}a`, 'x'.repeat(256)]) {
+      const error = expectError(await admin.post(PATH, { ...valid, name }), 400, 'invalid_body', 'name');
+      expect(error.message).toBe('name must be at most 255 characters');
+      expectError(await admin.patch(`${PATH}/${id}`, { name }), 400, 'invalid_body', 'name');
+    }
+    // Neither store is handed a name PostgreSQL cannot keep; the 400 names the field on both.
+    expectError(await admin.post(PATH, { ...valid, name: 'a\u0000b' }), 400, 'invalid_body', 'name');
+    expectError(await admin.patch(`${PATH}/${id}`, { name: 'a\u0000b' }), 400, 'invalid_body', 'name');
+  });
+
   it('names the offending query parameter of a bad list', async () => {
     for (const [query, param] of [
       ['page_size=-1', 'page_size'],

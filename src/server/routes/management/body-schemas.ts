@@ -5,8 +5,8 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { GatewayConfigSchema } from '../../../gateway/config/index.js';
-import { checkMetadataLimits } from '../../../core/metadata-limits.js';
-import { compileValidator } from '../../../core/validator/compile-validator.js';
+import { checkMetadataLimits, longerThan } from '../../../core/metadata-limits.js';
+import { compileValidator, fieldError } from '../../../core/validator/compile-validator.js';
 import { withErrorMessage, withKeyErrorMessage } from '../../../core/validator/explain-error.js';
 import { PROVIDER_TARGET_KEYS } from '../../../providers/types.js';
 import { POLICY_KEYS } from '../../../gateway/rate-limits/policy-keys.js';
@@ -239,8 +239,11 @@ const PolicyCondition = Type.Object(
 
 const PolicyGroupBy = Type.Object({ key: PolicyKeyField }, { additionalProperties: false });
 
+/** The most characters (code points) a policy's `name` has: checked after the schema (withPolicyNameRules). */
+const POLICY_NAME_MAX = 255;
+
 const PolicyFields = {
-  name: Type.String({ maxLength: 255 }),
+  name: Type.String({ description: `At most ${POLICY_NAME_MAX} characters.` }),
   conditions: Type.Array(PolicyCondition, { minItems: 1, maxItems: 32 }),
   group_by: Type.Array(PolicyGroupBy, { minItems: 1, maxItems: 8 }),
   type: Type.Union([Type.Literal('requests'), Type.Literal('tokens')]),
@@ -343,5 +346,23 @@ export const validateUpdatePrompt = bodyValidator(UpdatePromptBody);
 export const validatePublish = bodyValidator(PublishBody);
 export const validateCreatePromptPartial = bodyValidator(CreatePromptPartialBody);
 export const validateUpdatePromptPartial = bodyValidator(UpdatePromptPartialBody);
-export const validateCreateRateLimitPolicy = bodyValidator(CreateRateLimitPolicyBody);
-export const validateUpdateRateLimitPolicy = bodyValidator(UpdateRateLimitPolicyBody);
+/**
+ * A policy's `name` is at most 255 characters, counted as code points as the specification and every
+ * metadata limit count them (a schema's `maxLength` compares UTF-16 code units: 255 emoji would be 510), and
+ * holds no U+0000, which PostgreSQL cannot keep (named here, on either store, rather than by the store).
+ */
+function withPolicyNameRules<T extends { name?: string | undefined }>(
+  validate: (body: unknown) => T,
+): (body: unknown) => T {
+  return (body) => {
+    const valid = validate(body);
+    if (valid.name !== undefined && longerThan(valid.name, POLICY_NAME_MAX)) {
+      throw fieldError('invalid_body', 'name', `must be at most ${POLICY_NAME_MAX} characters`);
+    }
+    if (valid.name?.includes('\u0000')) throw fieldError('invalid_body', 'name', 'must hold no U+0000');
+    return valid;
+  };
+}
+
+export const validateCreateRateLimitPolicy = withPolicyNameRules(bodyValidator(CreateRateLimitPolicyBody));
+export const validateUpdateRateLimitPolicy = withPolicyNameRules(bodyValidator(UpdateRateLimitPolicyBody));
