@@ -11,7 +11,9 @@
  *   most limit / LEASE_SHARE (and MAX_LEASE): a limit below LEASE_SHARE is never leased and stays exact
  *   per call. A counter the node called less than twice in about the last `lifetimeMs` is not leased. The script grants only room that leaves half the limit free (redis-rate-counter.ts), so near
  *   the limit every call asks Redis. Whether the call itself is admitted does not depend on its lease.
- * - Unused units go back to Redis (adjust by −unused) at the next sweep, every `lifetimeMs`, and at close.
+ * - Unused units go back to Redis (adjust by −unused) at the next sweep, every `lifetimeMs`, and at close;
+ *   and at once when the counter's limit goes down (a policy's value lowered): they were leased under the
+ *   higher one.
  * - Calls that find no units while the node's lease request for the counter is in flight wait for it, as
  *   many as it asked units for; the others go to Redis on their own.
  * - A call over several counters stays all or none: what it took from leases is put back when Redis
@@ -221,6 +223,13 @@ export class LeasedRateCounter implements RateCounter {
     // The units this node holds were charged in what Redis read; as room they are not used yet.
     slot.meter = { level: Math.max(0, read.level + charged - slot.units), at: read.at };
     slot.clockOffset = read.at - localNow;
+    // A lease asked for under a limit lowered since (the slot's, set by a later call) goes straight back.
+    if (answer.leased[j] > 0 && take.limit > slot.limit) {
+      void this.giveBack([
+        { key: slot.key, periodMs: slot.periodMs, limit: slot.limit, units: -answer.leased[j] },
+      ]);
+      return;
+    }
     slot.units += answer.leased[j];
   }
 
@@ -283,7 +292,14 @@ export class LeasedRateCounter implements RateCounter {
       this.slots.set(take.key, slot);
       this.sweeper ??= setInterval(() => void this.sweep(), this.lifetimeMs).unref();
     }
-    // A changed policy value applies at once; leased units stay units.
+    // A changed policy value applies at once. Units leased under a higher limit would admit calls that the
+    // counter, at its lowered limit, may have no room for (other nodes' calls are not in this node's view):
+    // they go back, sent before this call's take on the same connection, and Redis decides the call. A
+    // raised limit keeps them: they were charged.
+    if (take.limit < slot.limit && slot.units > 0) {
+      void this.giveBack([{ key: slot.key, periodMs: take.periodMs, limit: take.limit, units: -slot.units }]);
+      slot.units = 0;
+    }
     slot.periodMs = take.periodMs;
     slot.limit = take.limit;
     slot.calls++;

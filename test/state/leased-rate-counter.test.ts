@@ -133,6 +133,39 @@ describeWithRedis('rate counters in Redis with leases', () => {
     expect(a.scripts.mock.calls.length + b.scripts.mock.calls.length).toBeLessThan(calls - 100);
   });
 
+  it('a lowered limit applies at once to a node holding leased units: they go back, and Redis decides', async () => {
+    const at = node({ lifetimeMs: NO_SWEEP });
+    const other = node({ lifetimeMs: NO_SWEEP });
+    const { state, counter } = at;
+    const k = key('lowered');
+    const calls = await callUntilLeaseHeld(at, requests(k, 6_400));
+    // Other nodes use 200 units more: past a limit of 100.
+    await new RedisRateCounter(other.state).adjust([{ key: k, periodMs: DAY, limit: 6_400, units: 200 }], T0);
+    // The policy's value goes down to 100 (still leasable): the counter is over it, so the call is refused…
+    const refused = await counter.take([requests(k, 100)], T0);
+    expect(refused.admitted).toBe(false);
+    expect(refused.readings[0].remaining).toBe(0);
+    // …and the units leased under the old limit are back in Redis, which holds what was used.
+    expect(await levelIn(state, k)).toBe(calls + 200);
+
+    // A lease asked for under the old limit and answered once the limit went down (by calls that did not
+    // wait for it: it had no spots left for them) goes back too, and the calls waiting for it are decided by
+    // Redis.
+    const late = key('lowered-in-flight');
+    expect((await counter.take([requests(late, 6_400)], T0)).admitted).toBe(true);
+    await new RedisRateCounter(other.state).adjust(
+      [{ key: late, periodMs: DAY, limit: 6_400, units: 200 }],
+      T0,
+    );
+    const [leasing, ...lowered] = await Promise.all([
+      counter.take([requests(late, 6_400)], T0),
+      ...Array.from({ length: 6 }, () => counter.take([requests(late, 100)], T0)),
+    ]);
+    expect(leasing.admitted).toBe(true);
+    expect(lowered.map((result) => result.admitted)).toEqual(lowered.map(() => false));
+    expect(await levelIn(state, late)).toBe(202);
+  });
+
   it('a call refused by Redis puts the units it took from a lease back', async () => {
     const at = node({ lifetimeMs: NO_SWEEP });
     const { state, scripts, counter } = at;
