@@ -326,6 +326,31 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       String(10_000 - used - reservation),
     );
   });
+  it('matches an organisation_id condition written in capitals, the same UUID as the API takes it', async () => {
+    const organisationId = (await client(gateway.url, gateway.adminKey).get('/api-keys')).body.data[0]
+      .organisation_id as string;
+    expect(organisationId).toBe(organisationId.toLowerCase());
+    const id = await policy({
+      conditions: [
+        { key: 'metadata.case', value: 'organisation-capitals' },
+        { key: 'organisation_id', value: organisationId.toUpperCase() },
+      ],
+      group_by: [{ key: 'organisation_id' }],
+      type: 'requests',
+      unit: 'rpd',
+      value: 1,
+    });
+    const ask = () =>
+      sdk({ case: 'organisation-capitals' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse()
+        .then(
+          (answer) => [answer.response.status, answer.response.headers.get('x-ratelimit-limit-requests')],
+          (error: unknown) => [(error as APIError).status, (error as APIError).code],
+        );
+    expect(await ask()).toEqual([200, '1']);
+    expect(await ask()).toEqual([429, id]);
+  });
   it('a metadata key named like a built-in of objects is a value only when the call sends it', async () => {
     for (const name of ['constructor', 'toString', '__proto__']) {
       await policy({

@@ -44,17 +44,26 @@ function compilePolicy(policy: RateLimitPolicy): CompiledPolicy {
   return {
     policy,
     periodMs: UNIT_PERIOD_MS[policy.unit],
-    conditions: policy.conditions.map((condition: RateLimitCondition) => ({
-      key: condition.key,
-      values: asList(condition.value),
-      excludes: condition.excludes === undefined ? [] : asList(condition.excludes),
-    })),
+    conditions: policy.conditions.map((condition: RateLimitCondition) => {
+      // An organisation's id is a UUID, whose hex digits may come in either case (RFC 9562), as the API
+      // takes it in a body: the gateway's own are lower-case, so a condition written in capitals matches too.
+      const canonical = condition.key === 'organisation_id' ? lowerCased : asList;
+      return {
+        key: condition.key,
+        values: canonical(condition.value),
+        excludes: condition.excludes === undefined ? [] : canonical(condition.excludes),
+      };
+    }),
     groupKeys: policy.group_by.map((group) => group.key),
   };
 }
 
 function asList(value: string | readonly string[]): readonly string[] {
   return typeof value === 'string' ? [value] : value;
+}
+
+function lowerCased(value: string | readonly string[]): readonly string[] {
+  return asList(value).map((item) => item.toLowerCase());
 }
 
 function patternMatches(pattern: string, values: readonly string[]): boolean {
