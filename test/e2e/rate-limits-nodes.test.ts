@@ -593,6 +593,49 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('`closed`: a call refused with 503 for a late answer is not counted when Redis runs its take after all', async () => {
+      const key = await newKey('late-answer');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'late-answer' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+      });
+      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
+      const proxy = await startSwitchableRedisProxy();
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      try {
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_FAIL_MODE: 'closed',
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
+            GATEWAY_REDIS_TIMEOUT_MS: '5000',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        // Redis runs the take at once; its answer reaches the node past the rate limits' timeout.
+        proxy.delayReplies(800);
+        const refused = await outcome(chat(sdk(node, key, { case: 'late-answer' })));
+        expect(refused.status).toBe(503);
+        expect(await redis.get(counter)).toBeDefined();
+        // The call was refused: once the answer is in, the unit it took goes back…
+        await vi.waitFor(async () => expect(await redis.get(counter)).toBeUndefined(), {
+          timeout: 5_000,
+          interval: 50,
+        });
+        // …and the key's one request a minute is still there for it.
+        expect((await outcome(chat(sdk(nodeA, key, { case: 'late-answer' })))).status).toBe(200);
+      } finally {
+        await redis.close();
+        await proxy.close();
+      }
+    });
+
     it('when Redis goes away mid-test: `open` lets calls through and logs, `closed` answers 503', async () => {
       const key = await newKey('outage');
       await createPolicy({

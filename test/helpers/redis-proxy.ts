@@ -1,8 +1,8 @@
 /**
  * A TCP proxy in front of the test Redis that can fail the way a production Redis does: `refuse` (down:
  * open connections are cut and new ones closed at once), `stall` (a partition that leaves connections
- * open but carries nothing either way), and a connection lost between a command and its reply (`cutOn`:
- * Redis ran the command, the client never hears so).
+ * open but carries nothing either way), a connection lost between a command and its reply (`cutOn`:
+ * Redis ran the command, the client never hears so), and a slow network (`delayReplies`).
  */
 import { connect, createServer, type Socket } from 'node:net';
 import { redisUrl } from './redis.js';
@@ -17,6 +17,8 @@ export interface RedisProxy {
   /** Carry what a client sends that `matches` to Redis, then cut that client's connection before Redis's
    * reply reaches it, once; new connections pass as before. */
   cutOn(matches: (sent: string) => boolean): void;
+  /** Carry commands at once and Redis's replies `ms` later (0: at once again). */
+  delayReplies(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startRedisProxy(): Promise<RedisProxy> {
   let mode: RedisProxyMode = 'pass';
   let stallTrigger: ((sent: string) => boolean) | undefined;
   let cutTrigger: ((sent: string) => boolean) | undefined;
+  let replyDelayMs = 0;
   const server = createServer((client) => {
     if (mode === 'refuse') return client.destroy();
     const upstream = connect(Number(target.port || 6379), target.hostname);
@@ -50,7 +53,11 @@ export async function startRedisProxy(): Promise<RedisProxy> {
       if (cutting) {
         client.destroy();
         upstream.destroy();
-      } else if (mode === 'pass') client.write(data);
+      } else if (mode === 'pass') {
+        // One delay for every reply: they still arrive in order.
+        if (replyDelayMs > 0) setTimeout(() => client.write(data), replyDelayMs);
+        else client.write(data);
+      }
     });
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -70,6 +77,9 @@ export async function startRedisProxy(): Promise<RedisProxy> {
     },
     cutOn(matches) {
       cutTrigger = matches;
+    },
+    delayReplies(ms) {
+      replyDelayMs = ms;
     },
     async close() {
       for (const socket of sockets) socket.destroy();

@@ -10,8 +10,9 @@
  * answers must reserve again, or its tokens would never be counted.
  *
  * When the counters cannot answer (Redis unreachable, or slower than the timeout) the fail mode decides:
- * `open` lets the call through unchecked, `closed` answers 503. Either way it is counted in `stats` and
- * logged (at most one line per LOG_EVERY_MS while it lasts).
+ * `open` lets the call through unchecked, `closed` answers 503 (and gives back what a late answer says was
+ * charged after all). Either way it is counted in `stats` and logged (at most one line per LOG_EVERY_MS
+ * while it lasts).
  */
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
@@ -121,15 +122,15 @@ export class RateLimiter implements RateLimits {
     if (!charges) return undefined;
     this.stats.checked++;
 
+    const takes = charges.map((charge) => charge.take);
+    let answer: RateTakeResult | Promise<RateTakeResult> | undefined;
     let result: RateTakeResult;
     try {
-      const answer = this.options.counter.take(
-        charges.map((charge) => charge.take),
-        this.options.clock?.(),
-      );
+      answer = this.options.counter.take(takes, this.options.clock?.());
       // A counter that answers at once (memory, a lease in hand) needs no timeout.
       result = answer instanceof Promise ? await this.withTimeout(answer) : answer;
     } catch (error) {
+      if (answer instanceof Promise && this.options.failMode === 'closed') this.giveBackLate(answer, takes);
       this.unavailable(error, run);
       return undefined;
     }
@@ -193,6 +194,29 @@ export class RateLimiter implements RateLimits {
 
   close(): Promise<void> {
     return this.options.counter.close();
+  }
+
+  /**
+   * A take that timed out may still be run by Redis (it was slow, not down), charging a call that `closed`
+   * refused with 503: when its answer comes, and admitted, what it charged goes back, so the refused call
+   * takes no room from the caller's next ones. (Under `open` the call went through: its charge stands.)
+   */
+  private giveBackLate(answer: Promise<RateTakeResult>, takes: readonly RateTake[]): void {
+    const giveBack = (late: RateTakeResult) => {
+      if (!late.admitted) return;
+      const adjusts = takes.map((take) => ({
+        key: take.key,
+        periodMs: take.periodMs,
+        limit: take.limit,
+        units: -take.cost,
+      }));
+      this.options.counter.adjust(adjusts, this.options.clock?.()).catch((error: unknown) => {
+        // The charge stands until the counter drains it.
+        this.options.logger.warn({ err: error }, 'rate limits: a refused call could not be given back');
+      });
+    };
+    // No answer at all: already counted as unavailable.
+    answer.then(giveBack, () => undefined);
   }
 
   private recordOf(run: RouteRun): CallRecord {
