@@ -636,6 +636,56 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('`open`: the token reservation of a call let through unchecked for a late answer does not stand', async () => {
+      const key = await newKey('late-tokens');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'late-tokens' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'tokens',
+        unit: 'rpd',
+        value: 10_000,
+      });
+      const counter = `rl:${policyId}:tokens:rpd:${JSON.stringify([key.id])}`;
+      const proxy = await startSwitchableRedisProxy();
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      const messages = [{ role: 'user' as const, content: 'hi' }];
+      const ask = (node: TestGateway) =>
+        outcome(
+          sdk(node, key, { case: 'late-tokens' })
+            .chat.completions.create({ model: 'gpt-4o-mini', messages, max_tokens: 9_000 })
+            .withResponse(),
+        );
+      try {
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
+            GATEWAY_REDIS_TIMEOUT_MS: '5000',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        // Redis runs the take (a reservation of 9,000 tokens and more) at once; its answer comes too late.
+        proxy.delayReplies(800);
+        const unchecked = await ask(node);
+        expect(unchecked.status).toBe(200);
+        expect(unchecked.headers.get('x-ratelimit-limit-tokens')).toBe(FAKE_OWN_LIMITS.tokens);
+        expect(Number((await redis.get(counter))?.split(',')[0])).toBeGreaterThan(9_000);
+        // Unchecked, the call is never settled: its reservation goes back once the answer is in, rather than
+        // keep the key from its next calls all day.
+        await vi.waitFor(async () => expect(await redis.get(counter)).toBeUndefined(), {
+          timeout: 5_000,
+          interval: 50,
+        });
+        expect((await ask(nodeA)).status).toBe(200);
+      } finally {
+        await redis.close();
+        await proxy.close();
+      }
+    });
+
     it('when Redis goes away mid-test: `open` lets calls through and logs, `closed` answers 503', async () => {
       const key = await newKey('outage');
       await createPolicy({

@@ -10,9 +10,9 @@
  * answers must reserve again, or its tokens would never be counted.
  *
  * When the counters cannot answer (Redis unreachable, or slower than the timeout) the fail mode decides:
- * `open` lets the call through unchecked, `closed` answers 503 (and gives back what a late answer says was
- * charged after all). Either way it is counted in `stats` and logged (at most one line per LOG_EVERY_MS
- * while it lasts).
+ * `open` lets the call through unchecked, `closed` answers 503; what a late answer says was charged after
+ * all for a call so decided goes back (giveBackLate). Either way it is counted in `stats` and logged (at
+ * most one line per LOG_EVERY_MS while it lasts).
  */
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
@@ -130,7 +130,7 @@ export class RateLimiter implements RateLimits {
       // A counter that answers at once (memory, a lease in hand) needs no timeout.
       result = answer instanceof Promise ? await this.withTimeout(answer) : answer;
     } catch (error) {
-      if (answer instanceof Promise && this.options.failMode === 'closed') this.giveBackLate(answer, takes);
+      if (answer instanceof Promise) this.giveBackLate(answer, charges);
       this.unavailable(error, run);
       return undefined;
     }
@@ -197,14 +197,19 @@ export class RateLimiter implements RateLimits {
   }
 
   /**
-   * A take that timed out may still be run by Redis (it was slow, not down), charging a call that `closed`
-   * refused with 503: when its answer comes, and admitted, what it charged goes back, so the refused call
-   * takes no room from the caller's next ones. (Under `open` the call went through: its charge stands.)
+   * A take that timed out may still be run by Redis (it was slow, not down). When its answer comes, and
+   * admitted, what it charged for a call decided without it goes back: under `closed` all of it, the call
+   * refused with 503 taking no room from the caller's next ones; under `open` its token reservations, which
+   * no settlement will ever bring to what the unchecked call used (they would stand until drained, a
+   * `max_tokens` call's as much as a whole day's limit). Its requests stand: the call was made.
    */
-  private giveBackLate(answer: Promise<RateTakeResult>, takes: readonly RateTake[]): void {
+  private giveBackLate(answer: Promise<RateTakeResult>, charges: readonly Charge[]): void {
+    const closed = this.options.failMode === 'closed';
+    const given = charges.filter((charge) => closed || charge.policy.policy.type === 'tokens');
+    if (given.length === 0) return;
     const giveBack = (late: RateTakeResult) => {
       if (!late.admitted) return;
-      const adjusts = takes.map((take) => ({
+      const adjusts = given.map(({ take }) => ({
         key: take.key,
         periodMs: take.periodMs,
         limit: take.limit,
@@ -212,7 +217,7 @@ export class RateLimiter implements RateLimits {
       }));
       this.options.counter.adjust(adjusts, this.options.clock?.()).catch((error: unknown) => {
         // The charge stands until the counter drains it.
-        this.options.logger.warn({ err: error }, 'rate limits: a refused call could not be given back');
+        this.options.logger.warn({ err: error }, 'rate limits: a late charge could not be given back');
       });
     };
     // No answer at all: already counted as unavailable.
