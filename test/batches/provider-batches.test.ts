@@ -481,6 +481,48 @@ describe('provider batches (completion_window 24h)', () => {
   });
 
   it(
+    "runs on an input file the client uploaded to the provider itself, passing the provider's id on",
+    async () => {
+      const atProvider = sdk(gateway, {
+        'x-gateway-virtual-key': 'pb-openai',
+        'x-gateway-files': 'provider',
+      });
+      const own = await atProvider.files.create({
+        file: await toFile(Buffer.from(jsonl([chatLine('own-1'), chatLine('own-2')])), 'own.jsonl'),
+        purpose: 'batch',
+      });
+      expect(own.id).not.toMatch(/^file_/);
+      const sentBefore = uploads().length;
+      // The same client, its x-gateway-files header and all, as the SDK sends it on every call.
+      const batch = await atProvider.batches.create({
+        input_file_id: own.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+      expect(batch.input_file_id).toBe(own.id);
+      const done = await waitFor(client, batch.id, finished);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      expect((creates().at(-1)!.body as { input_file_id: string }).input_file_id).toBe(own.id);
+      expect(uploads()).toHaveLength(sentBefore);
+      const output = await contentLines(client, done.output_file_id);
+      expect(output.map((line) => line.custom_id)).toEqual(['own-1', 'own-2']);
+
+      // A managed batch reads its input itself: only a gateway file will do.
+      const managed = (await client.batches
+        .create({
+          input_file_id: own.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: 'immediate' as '24h',
+        })
+        .catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+      expect(managed.status).toBe(404);
+      expect((managed.error as { param: string }).param).toBe('input_file_id');
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'records the lines an expired batch ran, not those it never ran (batch_expired)',
     async () => {
       const input = await upload(client, jsonl([chatLine('ran'), chatLine('never')]));

@@ -16,6 +16,7 @@ import {
   cancelProviderBatch,
   createProviderBatch,
 } from '../../gateway/provider-resources/provider-batches.js';
+import { gatewayFileOf } from '../../gateway/provider-resources/provider-files.js';
 import { capturedHeaders } from '../../gateway/provider-resources/stored-call.js';
 import { formatCost } from '../../observability/pricing/cost.js';
 import type { StoredBatch } from '../../store/file-batch-types.js';
@@ -74,6 +75,25 @@ export async function registerBatchRoutes(
   app.post('/batches', async (request) => {
     const input = validateCreateBatch(request.body);
     const { apiKey } = request.gw;
+    if (input.completion_window === '24h') {
+      // A gateway file is checked here and sent to the provider by the submission; any other id is the
+      // provider's own file (uploaded with `x-gateway-files: provider`), passed on as a fine-tuning job's is.
+      await gatewayFileOf(deps, apiKey.workspace_id, input.input_file_id, 'batch', 'input_file_id');
+      const { gw } = request;
+      const batch = await createProviderBatch(
+        deps,
+        { apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
+        {
+          endpoint: input.endpoint,
+          input_file_id: input.input_file_id,
+          metadata: input.metadata ?? null,
+          output_expires_after: input.output_expires_after?.seconds ?? null,
+        },
+      );
+      batchesChanged();
+      return batchView(batch);
+    }
+    // A managed batch's lines are read by the gateway: its input is a gateway file.
     const file = await store.files.get(apiKey.workspace_id, input.input_file_id);
     if (!file) throw notFound('file', input.input_file_id, 'input_file_id');
     if (file.purpose !== 'batch') {
@@ -81,21 +101,6 @@ export async function registerBatchRoutes(
         'input_file_id',
         `File ${file.id} was uploaded with purpose "${file.purpose}", not "batch"`,
       );
-    }
-    if (input.completion_window === '24h') {
-      const { gw } = request;
-      const batch = await createProviderBatch(
-        deps,
-        { apiKey, headers: gw.headers, metadata: gw.metadata, traceId: gw.traceId },
-        {
-          endpoint: input.endpoint,
-          input_file_id: file.id,
-          metadata: input.metadata ?? null,
-          output_expires_after: input.output_expires_after?.seconds ?? null,
-        },
-      );
-      batchesChanged();
-      return batchView(batch);
     }
     // The lines will run under these headers: refuse now what would fail every line — a malformed
     // header, a config that does not resolve, and a config of one target whose provider, virtual key or
