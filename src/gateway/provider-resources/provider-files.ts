@@ -271,7 +271,12 @@ export async function uploadFile(
       body: body(),
     },
     signal,
-  );
+  ).finally(() => {
+    // A send that ended before it read the file to its end (the provider unreachable, a refusal, the
+    // transfer cut) would leave the blob's download open: on S3 it holds one of the client's sockets for
+    // good, and once they are all held every read and write of the blob storage waits.
+    stored.destroy();
+  });
   if (typeof answer.id !== 'string') {
     throw new GatewayError(
       'upstream_invalid_response',
