@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonlLineCount, jsonlLines } from '../../src/gateway/batches/jsonl-lines.js';
+import { JsonlLineCount, jsonlLines, LineTooLong } from '../../src/gateway/batches/jsonl-lines.js';
 
 async function read(chunks: Buffer[]): Promise<string[]> {
   const lines: string[] = [];
@@ -53,5 +53,38 @@ describe('the lines of a JSONL file', () => {
       const lines = await read([bytes.subarray(0, cut), bytes.subarray(cut)]);
       expect(lines.filter((line) => line.trim() !== '').length).toBe(expected);
     }
+  });
+
+  it('takes a line as long as its bound, its \\r\\n and byte order mark apart, and refuses one byte more', async () => {
+    const line = 'x'.repeat(10);
+    const bytes = Buffer.from(`\uFEFF${line}\r\n${line}\r\n${line}`);
+    for (let cut = 0; cut <= bytes.byteLength; cut += 1) {
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      const lines: string[] = [];
+      for await (const text of jsonlLines(Readable.from(chunks), 10)) lines.push(text);
+      expect(lines).toEqual([line, line, line]);
+    }
+    for (const text of [`${line}x\n${line}`, `${line}\n${line}x`, `${line}\n${line}x\r\n`]) {
+      const reading = (async () => {
+        for await (const _ of jsonlLines(Readable.from([Buffer.from(text)]), 10));
+      })();
+      await expect(reading).rejects.toMatchObject({
+        line: text.startsWith(`${line}x`) ? 1 : 2,
+        maxBytes: 10,
+      });
+    }
+  });
+
+  it('stops at a line that passes its bound, not holding the rest of it', async () => {
+    // A line that never ends: read whole, it would never be done.
+    async function* endless(): AsyncGenerator<Buffer> {
+      yield Buffer.from('{}\n');
+      for (;;) yield Buffer.alloc(1024, 0x20);
+    }
+    const reading = (async () => {
+      for await (const _ of jsonlLines(endless(), 1_000_000));
+    })();
+    await expect(reading).rejects.toBeInstanceOf(LineTooLong);
+    await expect(reading).rejects.toMatchObject({ line: 2 });
   });
 });

@@ -9,6 +9,8 @@ import net from 'node:net';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fileKey } from '../../src/gateway/batches/batch-phases.js';
+import { chatLine, createBatch, finished, jsonl, sdk as batchClient, waitFor } from '../batches/support.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 
@@ -299,10 +301,60 @@ describe('upload limits', () => {
         GATEWAY_FILE_MAX_BYTES: '4096',
         GATEWAY_BATCH_FILE_MAX_BYTES: '2048',
         GATEWAY_BATCH_MAX_LINES: '3',
+        GATEWAY_BODY_LIMIT_BYTES: '1024',
       },
     });
   });
   afterAll(async () => gateway?.close());
+
+  it('refuses a batch file with a line longer than a request body may be, naming the line', async () => {
+    const client = sdk(gateway);
+    const line = (bytes: number) => `{"a":"${'x'.repeat(bytes - 8)}"}`;
+    expect(Buffer.byteLength(line(1024))).toBe(1024);
+    // As long as a request body may be, with \r\n and a byte order mark: taken.
+    const ok = await client.files.create({
+      file: await toFile(Buffer.from(`\uFEFF${line(1024)}\r\n{}\n`), 'ok.jsonl'),
+      purpose: 'batch',
+    });
+    expect(ok.bytes).toBe(1032);
+    // One byte longer, the last line or one in the middle: a direct call with it as its body gets 413.
+    for (const text of [`{}\n${line(1025)}\n`, `{}\n{}\n${line(1025)}`]) {
+      const refused = (await client.files
+        .create({ file: await toFile(Buffer.from(text), 'long.jsonl'), purpose: 'batch' })
+        .catch((err: unknown) => err)) as { status: number; error: { param: string; message: string } };
+      expect(refused.status).toBe(400);
+      expect(refused.error.param).toBe('file');
+      expect(refused.error.message).toMatch(/^Line [23] of the batch file is longer than 1024 bytes/);
+    }
+    expect((await client.files.list()).data.map((f) => f.id)).toEqual([ok.id]);
+    await client.files.delete(ok.id);
+  });
+
+  it('fails a batch whose stored file has a line past the bound (a file kept from a larger one)', async () => {
+    const client = batchClient(gateway.url, gateway.adminKey, {
+      provider: 'openai',
+      api_key: 'sk-unused',
+      custom_host: 'http://127.0.0.1:9/v1',
+    });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(jsonl([chatLine('short')])), 'kept.jsonl'),
+      purpose: 'batch',
+    });
+    // Its contents as a gateway with a larger GATEWAY_BODY_LIMIT_BYTES took them.
+    const long = chatLine('long', 'gpt-4o-mini', 'x'.repeat(2000));
+    await gateway.server.deps.blobs.put(fileKey(file.id), Buffer.from(jsonl([chatLine('short'), long])));
+    const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+    expect(batch.status).toBe('failed');
+    expect(batch.errors?.data).toEqual([
+      {
+        code: 'line_too_long',
+        message: expect.stringContaining('longer than 1024 bytes'),
+        param: null,
+        line: 2,
+      },
+    ]);
+    await client.files.delete(file.id);
+  });
 
   it('refuses a file over the limit with 413 and keeps nothing of it', async () => {
     const client = sdk(gateway);

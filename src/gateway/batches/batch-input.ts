@@ -10,13 +10,15 @@ import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
 import type { EndpointDescriptor } from '../endpoints.js';
-import { jsonlLines } from './jsonl-lines.js';
+import { jsonlLines, LineTooLong } from './jsonl-lines.js';
 
 /** `errors.data` keeps the first this many; the count goes on. */
 export const MAX_REPORTED_ERRORS = 1_000;
 
 export interface InputLimits {
   maxLines: number;
+  /** Bytes a line may hold: a request body's bound (GATEWAY_BODY_LIMIT_BYTES). */
+  maxLineBytes: number;
 }
 
 export type InputItem = { line: NewBatchLine } | { error: BatchLineError };
@@ -102,7 +104,7 @@ export async function* readBatchInput(
   let number = 0;
   let requests = 0;
   try {
-    for await (const text of jsonlLines(input)) {
+    for await (const text of jsonlLines(input, limits.maxLineBytes)) {
       number += 1;
       if (text.trim() === '') continue;
       requests += 1;
@@ -117,6 +119,16 @@ export async function* readBatchInput(
       }
       yield checkLine(text, number, endpointPath, endpoint, seen);
     }
+  } catch (err) {
+    // The upload refuses such a line; one uploaded under a larger bound is not read past this one.
+    if (!(err instanceof LineTooLong)) throw err;
+    yield lineError(
+      err.line,
+      'line_too_long',
+      `Line ${err.line} is longer than ${err.maxBytes} bytes, the largest request body`,
+      null,
+    );
+    return;
   } finally {
     input.destroy();
   }

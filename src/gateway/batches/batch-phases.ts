@@ -17,7 +17,7 @@ import type {
 } from '../../store/file-batch-types.js';
 import type { Store } from '../../store/types.js';
 import { batchEndpoint } from './batch-endpoints.js';
-import { MAX_REPORTED_ERRORS, readBatchInput } from './batch-input.js';
+import { MAX_REPORTED_ERRORS, readBatchInput, type InputLimits } from './batch-input.js';
 import { unfinishedLineOf } from './batch-output.js';
 
 export const VALIDATE_JOB = 'batch.validate';
@@ -50,7 +50,7 @@ export async function validateBatch(
   store: Store,
   blobs: BlobStore,
   batchId: string,
-  maxLines: number,
+  limits: InputLimits,
   stop?: AbortSignalLike,
 ): Promise<'stopped' | undefined> {
   const batch = await store.batches.getById(batchId);
@@ -72,7 +72,7 @@ export async function validateBatch(
   const errors: BatchLineError[] = [];
   let pending: NewBatchLine[] = [];
   let total = 0;
-  for await (const item of readBatchInput(input, batch.endpoint, endpoint, { maxLines })) {
+  for await (const item of readBatchInput(input, batch.endpoint, endpoint, limits)) {
     if ('error' in item) {
       if (errors.length < MAX_REPORTED_ERRORS) errors.push(item.error);
       continue;

@@ -229,8 +229,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       }
       if (job.kind === VALIDATE_JOB) {
         const { batch_id } = job.payload as { batch_id: string };
-        const max = deps.settings.batchMaxLines;
-        if ((await validateBatch(store, deps.blobs, batch_id, max, stopping)) === 'stopped') {
+        const limits = {
+          maxLines: deps.settings.batchMaxLines,
+          maxLineBytes: deps.settings.bodyLimitBytes,
+        };
+        if ((await validateBatch(store, deps.blobs, batch_id, limits, stopping)) === 'stopped') {
           // Cut short by this node's stop (a deploy), which says nothing of the input: given back with
           // its attempt, so that deploys in a row do not fail the batch.
           await store.jobs.release(job.id, owner);

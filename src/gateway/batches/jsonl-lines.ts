@@ -7,6 +7,16 @@
  * as two requests.
  */
 
+/** A line longer than its reader's bound (`LineTooLong.line` is 1-based). */
+export class LineTooLong extends Error {
+  constructor(
+    readonly line: number,
+    readonly maxBytes: number,
+  ) {
+    super(`Line ${line} is longer than ${maxBytes} bytes`);
+  }
+}
+
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -18,17 +28,28 @@ function lineBytes(bytes: Buffer): Buffer {
  * Windows PowerShell's `Out-File -Encoding utf8`): it marks the encoding and is not part of the text. */
 export const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
+/** Bytes of a line's own that are not part of it: its `\r`, and the first line's byte order mark. */
+const NOT_OF_THE_LINE = 1 + BOM.byteLength;
+
 /** The file's lines as bytes, in order, without their line endings (nor the first line's byte order
  * mark); an empty file has none, a final line without `\n` is a line. Bytes are split before decoding, so
- * a character cut by a chunk stays whole. */
-export async function* jsonlLineBytes(input: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
+ * a character cut by a chunk stays whole. A line longer than `maxLineBytes` throws LineTooLong as soon as
+ * its bytes pass the bound: no more of it is held than that (a file of one 200 MB line is not read into
+ * memory whole). */
+export async function* jsonlLineBytes(
+  input: AsyncIterable<Buffer | string>,
+  maxLineBytes = Infinity,
+): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [];
-  let first = true;
+  let pendingBytes = 0;
+  let number = 0;
   const line = (bytes: Buffer): Buffer => {
     const text =
-      first && bytes.subarray(0, BOM.byteLength).equals(BOM) ? bytes.subarray(BOM.byteLength) : bytes;
-    first = false;
-    return lineBytes(text);
+      number === 0 && bytes.subarray(0, BOM.byteLength).equals(BOM) ? bytes.subarray(BOM.byteLength) : bytes;
+    number += 1;
+    const own = lineBytes(text);
+    if (own.byteLength > maxLineBytes) throw new LineTooLong(number, maxLineBytes);
+    return own;
   };
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -37,16 +58,25 @@ export async function* jsonlLineBytes(input: AsyncIterable<Buffer | string>): As
       pending.push(bytes.subarray(start, end));
       yield line(Buffer.concat(pending));
       pending = [];
+      pendingBytes = 0;
       start = end + 1;
     }
-    if (start < bytes.byteLength) pending.push(bytes.subarray(start));
+    if (start < bytes.byteLength) {
+      pending.push(bytes.subarray(start));
+      pendingBytes += bytes.byteLength - start;
+      if (pendingBytes > maxLineBytes + NOT_OF_THE_LINE) throw new LineTooLong(number + 1, maxLineBytes);
+    }
   }
   if (pending.length > 0) yield line(Buffer.concat(pending));
 }
 
-/** The file's lines as text (UTF-8; the upload refused a batch file that is not). */
-export async function* jsonlLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  for await (const bytes of jsonlLineBytes(input)) yield bytes.toString('utf8');
+/** The file's lines as text (UTF-8; the upload refused a batch file that is not); LineTooLong past
+ * `maxLineBytes`. */
+export async function* jsonlLines(
+  input: AsyncIterable<Buffer | string>,
+  maxLineBytes = Infinity,
+): AsyncGenerator<string> {
+  for await (const bytes of jsonlLineBytes(input, maxLineBytes)) yield bytes.toString('utf8');
 }
 
 /** Bytes a line may hold and still be blank to the count of requests: JSON's whitespace but the line feed,

@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
-import { JsonlLineCount, jsonlLineBytes } from '../../gateway/batches/jsonl-lines.js';
+import { JsonlLineCount, jsonlLineBytes, LineTooLong } from '../../gateway/batches/jsonl-lines.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { UPLOAD_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
@@ -86,27 +86,36 @@ function purposeOf(value: string | undefined): FilePurpose {
   return value as FilePurpose;
 }
 
-/** The first line of a batch file that is not UTF-8 or not JSON, if any (1-based), and what it is not. */
+/** The first line of a batch file that is not UTF-8, not JSON or longer than a request body may be, if any
+ * (1-based), and what is wrong with it. */
 async function firstBadLine(
   deps: GatewayDeps,
   key: string,
-): Promise<{ line: number; not: 'UTF-8 text' | 'valid JSON' } | undefined> {
+): Promise<{ line: number; fault: string } | undefined> {
   const input = await deps.blobs.get(key);
   if (!input) throw new GatewayError('internal_error', 'The uploaded file cannot be read back');
   let number = 0;
   try {
-    for await (const bytes of jsonlLineBytes(input)) {
+    // A line is a request whose body a direct call would refuse past the body limit; bounded, a line is
+    // never held in memory past it either.
+    for await (const bytes of jsonlLineBytes(input, deps.settings.bodyLimitBytes)) {
       number += 1;
       // Decoded, a byte that is not UTF-8 would become U+FFFD: a custom_id the client never sent.
-      if (!isUtf8(bytes)) return { line: number, not: 'UTF-8 text' };
+      if (!isUtf8(bytes)) return { line: number, fault: 'is not UTF-8 text' };
       const text = bytes.toString('utf8');
       if (text.trim() === '') continue;
       try {
         JSON.parse(text);
       } catch {
-        return { line: number, not: 'valid JSON' };
+        return { line: number, fault: 'is not valid JSON' };
       }
     }
+  } catch (err) {
+    if (!(err instanceof LineTooLong)) throw err;
+    return {
+      line: err.line,
+      fault: `is longer than ${err.maxBytes} bytes, the largest request body (GATEWAY_BODY_LIMIT_BYTES)`,
+    };
   } finally {
     input.destroy();
   }
@@ -254,7 +263,7 @@ async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): P
   }
   const bad = await firstBadLine(deps, key);
   if (bad !== undefined) {
-    throw new GatewayError('invalid_body', `Line ${bad.line} of the batch file is not ${bad.not}`, {
+    throw new GatewayError('invalid_body', `Line ${bad.line} of the batch file ${bad.fault}`, {
       param: 'file',
     });
   }
