@@ -342,6 +342,24 @@ describe('failures and cancelling', () => {
     }
   });
 
+  it('refuses to cancel a batch that completed, a day on, saying it completed rather than expired', async () => {
+    const client = sdk(gateway.url, gateway.adminKey, target(backup));
+    const file = await upload(client, jsonl([chatLine('day-1')]));
+    const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+    expect(batch.status).toBe('completed');
+    // A day later: its expires_at (24 hours from its creation) has passed.
+    await gateway.server.deps.store.batches.update(batch.id, {
+      expires_at: Math.floor(Date.now() / 1000) - 60,
+    });
+    const refused = (await client.batches.cancel(batch.id).catch((err: unknown) => err)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
+    expect(refused.status).toBe(409);
+    expect(refused.message).toContain('completed');
+    expect(refused.message).not.toContain('expired');
+    expect((await client.batches.retrieve(batch.id)).status).toBe('completed');
+  });
+
   it(
     'refuses to cancel a batch past its expiry, as a finished one, and ends it expired',
     async () => {

@@ -179,6 +179,13 @@ export async function registerBatchRoutes(
       batchesChanged();
       return batchView(cancelled);
     }
+    // A finished batch is refused for what it is: one that completed or failed a day ago is past its
+    // expiry too, but it did not expire.
+    if (batch.status !== 'validating' && batch.status !== 'in_progress') {
+      throw new GatewayError('conflict', `A batch that is ${batch.status} cannot be cancelled`, {
+        param: 'batch_id',
+      });
+    }
     // Past its expiry a batch is ending as `expired` (its status stays `in_progress` until the worker has
     // finalized it): a cancel is refused as for a finished batch, rather than answered `cancelling`.
     const now = Math.floor(Date.now() / 1000);
