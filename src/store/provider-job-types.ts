@@ -22,6 +22,8 @@ export interface StoredFineTuningJob {
 }
 
 export type NewFineTuningJob = Omit<StoredFineTuningJob, 'id' | 'created_at'> & {
+  /** The id the job was given before it was sent to the provider (newFineTuningJobId); absent: a new one. */
+  id?: string;
   /** The caller and the headers that chose the provider; encrypted at rest. */
   call: BatchCall;
 };

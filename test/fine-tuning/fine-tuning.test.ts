@@ -213,6 +213,32 @@ describe('fine-tuning jobs', () => {
     expect(uploads()).toHaveLength(before);
   });
 
+  it("finds the job a create made when the provider's answer to it is lost, so the SDK's retry makes no second", async () => {
+    // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
+    const retrying = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
+    });
+    const training = await gatewayFile();
+    const before = fake.resources.jobs.size;
+    fake.resources.loseJobAnswers = 1;
+    const job = await retrying.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      metadata: { team: 'search' },
+    });
+    expect(fake.resources.loseJobAnswers).toBe(0);
+    expect(fake.resources.jobs.size).toBe(before + 1);
+    const made = [...fake.resources.jobs.values()].at(-1)!;
+    // The provider's job is named by the gateway's id; the client sees its own metadata alone.
+    expect(made.metadata).toEqual({ team: 'search', gateway_job_id: job.id });
+    expect(job).toMatchObject({ status: 'validating_files', training_file: training.id });
+    expect(job.metadata).toEqual({ team: 'search' });
+    const again = await client.fineTuning.jobs.retrieve(job.id);
+    expect([again.status, again.metadata]).toEqual(['queued', { team: 'search' }]);
+  });
+
   it('reports a failed job with error{code, message, param}', async () => {
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({ model: 'fake-ft-fail', training_file: training.id });

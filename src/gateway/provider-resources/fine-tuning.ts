@@ -6,7 +6,9 @@
  * ids. Retrieve, cancel, events and checkpoints go to the provider that holds the job.
  */
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
+import { METADATA_LIMITS } from '../../core/metadata-limits.js';
+import { newId } from '../../store/ids.js';
 import type { FineTuningJobQuery, StoredFineTuningJob } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
@@ -17,6 +19,13 @@ import { storedCallOf, type CallOrigin } from './stored-call.js';
 export const FINISHED_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 
 const FILE_FIELDS = ['training_file', 'validation_file'] as const;
+
+/** The metadata key that names the gateway's job on the provider's (where it keeps metadata). */
+export const GATEWAY_JOB_KEY = 'gateway_job_id';
+/** Pages of the account's newest jobs read to find the job a create whose answer was lost made. */
+const MAX_SEARCH_PAGES = 10;
+/** How far the provider's clock may run behind ours when telling jobs older than ours apart. */
+const CLOCK_SKEW_SECONDS = 300;
 
 type Json = Record<string, unknown>;
 
@@ -54,9 +63,75 @@ export function jobView(job: StoredFineTuningJob, object: Json = job.object): Js
     training_file: fileId(object.training_file),
     validation_file: fileId(object.validation_file),
     error: errorOf(object.error),
-    // The client's own, when the provider does not echo it.
-    metadata: object.metadata ?? job.metadata,
+    metadata: clientMetadata(job, object.metadata),
   };
+}
+
+/** The job's metadata as the client gave it: the provider's echo without the gateway's own key (unless the
+ * client set that key itself), or the client's own when the provider does not echo it. */
+function clientMetadata(job: StoredFineTuningJob, echoed: unknown): unknown {
+  if (!echoed || typeof echoed !== 'object' || !(GATEWAY_JOB_KEY in echoed)) return echoed ?? job.metadata;
+  if (job.metadata && GATEWAY_JOB_KEY in job.metadata) return echoed;
+  const { [GATEWAY_JOB_KEY]: _own, ...rest } = echoed as Record<string, unknown>;
+  return Object.keys(rest).length > 0 ? rest : job.metadata;
+}
+
+/** The metadata the provider's job is created with: the client's, and the gateway's id when the provider
+ * keeps metadata and there is room. */
+function providerMetadata(
+  target: ResourceTarget,
+  id: string,
+  metadata: Record<string, string> | null | undefined,
+): Record<string, string> | null | undefined {
+  const own = metadata ?? {};
+  if (!target.resources.jobMetadata) return metadata;
+  if (Object.keys(own).length >= METADATA_LIMITS.pairs || GATEWAY_JOB_KEY in own) return metadata;
+  return { ...own, [GATEWAY_JOB_KEY]: id };
+}
+
+/** A failure of the create that says nothing of whether the provider made the job: its answer was cut,
+ * did not come in time, or was the provider's own failure. */
+function answerLost(err: unknown): boolean {
+  if (err instanceof ProviderError) return err.status >= 500;
+  return (
+    err instanceof GatewayError && (err.code === 'upstream_unreachable' || err.code === 'request_timeout')
+  );
+}
+
+/**
+ * The provider's job that a create whose answer was lost made, found by its metadata among the account's
+ * jobs, newest first, down to the first one older than the create; undefined when there is none (or the
+ * provider cannot say).
+ */
+async function lostCreation(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  id: string,
+  sentAt: number,
+): Promise<Json | undefined> {
+  let after: string | undefined;
+  try {
+    for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+      const list = await callResource(deps, target, {
+        method: 'GET',
+        path: `/fine_tuning/jobs${pageQuery({ limit: 100, after })}`,
+      });
+      const data = Array.isArray(list.data) ? (list.data as Json[]) : [];
+      for (const item of data) {
+        const metadata = item.metadata as Record<string, unknown> | null | undefined;
+        if (metadata?.[GATEWAY_JOB_KEY] === id && typeof item.id === 'string') return item;
+        if (typeof item.created_at === 'number' && item.created_at < sentAt - CLOCK_SKEW_SECONDS) {
+          return undefined;
+        }
+      }
+      const last = data.at(-1)?.id;
+      if (list.has_more !== true || typeof last !== 'string') return undefined;
+      after = last;
+    }
+  } catch {
+    // The provider cannot say: the create's own failure is the answer.
+  }
+  return undefined;
 }
 
 /** The provider's job object in OpenAI's shape (Azure OpenAI's is translated), as it is stored and shown. */
@@ -105,16 +180,30 @@ export async function createFineTuningJob(
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
   const files = await gatewayFilesOf(deps, workspaceId, body);
+  // The job's id is chosen before it is sent, so that the provider's job carries it in its metadata.
+  const id = newId('ftjob');
+  const metadata = providerMetadata(target, id, body.metadata);
   const { answer: object, sent } = await createWithCopies(
     deps,
     target,
     'fine-tune',
     files,
     async (copies) => {
-      const send: CreateFineTuningJob = { ...body };
+      const send: CreateFineTuningJob = { ...body, ...(metadata && { metadata }) };
       for (const { param, copy } of copies) send[param] = copy.id;
       const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
-      return openAIJob(target, await callResource(deps, target, call));
+      const sentAt = Math.floor(Date.now() / 1000);
+      try {
+        return openAIJob(target, await callResource(deps, target, call));
+      } catch (err) {
+        // The provider may have made the job all the same. A failure here would have the client (the SDK
+        // tries a create again after a 5xx or a cut connection) make a second job, each one trained and
+        // billed, and the first one unknown to the gateway: the job found is answered instead.
+        const made = metadata?.[GATEWAY_JOB_KEY] === id && answerLost(err);
+        const found = made ? await lostCreation(deps, target, id, sentAt) : undefined;
+        if (!found) throw err;
+        return openAIJob(target, found);
+      }
     },
     signal,
     stop,
@@ -127,6 +216,7 @@ export async function createFineTuningJob(
     );
   }
   const job = await deps.store.fineTuningJobs.create({
+    id,
     workspace_id: workspaceId,
     provider: target.adapter.id,
     provider_job_id: object.id,

@@ -135,6 +135,7 @@ function resourcesOf(entry: OpenAICompatibleProvider): ProviderResourceApi | und
   if (!entry.resources?.length) return undefined;
   return {
     kinds: entry.resources,
+    jobMetadata: true,
     buildRequest: (req) => ({
       method: req.method,
       url: joinUrl(baseUrlOf(entry, req.target), req.path),

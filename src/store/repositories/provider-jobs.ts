@@ -41,7 +41,7 @@ export function createFineTuningJobRepository({
   return {
     async create(input) {
       const now = Date.now();
-      const id = newId('ftjob', now);
+      const id = input.id ?? newId('ftjob', now);
       const row: FineTuningJobsTable = {
         id,
         workspace_id: input.workspace_id,

@@ -49,6 +49,8 @@ export class FakeResources {
   private readonly events = new Map<string, Json[]>();
   /** Batch creations still to be answered by cutting the connection once the batch exists. */
   loseBatchAnswers = 0;
+  /** Fine-tuning job creations still to be answered by cutting the connection once the job exists. */
+  loseJobAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
 
@@ -90,7 +92,12 @@ export class FakeResources {
       return undefined;
     }
     if (parts[0] === 'fine_tuning' && parts[1] === 'jobs') {
-      if (method === 'POST' && parts.length === 2) return this.createJob(body());
+      if (method === 'POST' && parts.length === 2) {
+        const created = this.createJob(body());
+        if (created.status !== 200 || this.loseJobAnswers === 0) return created;
+        this.loseJobAnswers -= 1;
+        return { ...created, lost: true };
+      }
       if (method === 'GET' && parts.length === 2)
         return { status: 200, body: page([...this.jobs.values()].reverse(), limit, after) };
       const job = this.jobs.get(parts[2]);
