@@ -1,6 +1,9 @@
 /** The store's view of work that runs on a provider's own APIs (repositories/provider-jobs.ts). */
 import type { BatchCall } from './file-batch-types.js';
 
+/** The states a fine-tuning job ends in (OpenAI's); it leaves none of them. */
+export const FINISHED_FINE_TUNING_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
+
 /** A fine-tuning job: the gateway's id for a job the provider runs. */
 export interface StoredFineTuningJob {
   id: string;
@@ -43,7 +46,8 @@ export interface FineTuningJobRepository {
     workspaceId: string,
     query: FineTuningJobQuery,
   ): Promise<{ data: StoredFineTuningJob[]; has_more: boolean }>;
-  /** Records the provider's object as last seen. */
+  /** Records the provider's object as last seen; not over a finished one with an unfinished status (an
+   * answer to a read made before the job ended, come back after the answer that said it ended). */
   saw(id: string, status: string, object: Record<string, unknown>): Promise<void>;
   /** The call the job was created under (decrypted). */
   callOf(id: string): Promise<BatchCall | undefined>;

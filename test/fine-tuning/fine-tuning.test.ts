@@ -239,6 +239,32 @@ describe('fine-tuning jobs', () => {
     expect([again.status, again.metadata]).toEqual(['queued', { team: 'search' }]);
   });
 
+  it('keeps a job cancelled when a read the provider answered before the cancel comes back after it', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      metadata: { case: 'late-read' },
+    });
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    // The provider's answer to a read made while the job still ran, slow on its way back.
+    fake.enqueue({ status: 200, body: { ...providerJob, status: 'running' }, delayMs: 400 });
+    const path = `/v1/fine_tuning/jobs/${String(providerJob.id)}`;
+    const reading = client.fineTuning.jobs.retrieve(job.id);
+    while (!fake.requests.some((r) => r.method === 'GET' && r.path === path))
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await client.fineTuning.jobs.cancel(job.id)).status).toBe('cancelled');
+    expect((await reading).status).toBe('running');
+
+    // The provider now fails: the list shows the job as last seen, which is its end.
+    fake.enqueue({ status: 503 });
+    const listed = await client.fineTuning.jobs.list({ metadata: { case: 'late-read' } });
+    expect(listed.data.map((j) => [j.id, j.status])).toEqual([[job.id, 'cancelled']]);
+    // A finished job is not read again: the failure is still queued, and taken here.
+    expect(fake.pending()).toBe(1);
+    await fetch(`${fake.url}/v1/unused`);
+  });
+
   it('reports a failed job with error{code, message, param}', async () => {
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({ model: 'fake-ft-fail', training_file: training.id });

@@ -9,14 +9,16 @@ import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { METADATA_LIMITS } from '../../core/metadata-limits.js';
 import { newId } from '../../store/ids.js';
-import type { FineTuningJobQuery, StoredFineTuningJob } from '../../store/provider-job-types.js';
+import {
+  FINISHED_FINE_TUNING_STATUSES,
+  type FineTuningJobQuery,
+  type StoredFineTuningJob,
+} from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
 import { callResource, pageQuery, jsonBody } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
-
-export const FINISHED_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 
 const FILE_FIELDS = ['training_file', 'validation_file'] as const;
 
@@ -286,7 +288,7 @@ export async function listFineTuningJobs(
   try {
     const data = await Promise.all(
       page.data.map(async (job) => {
-        if ((FINISHED_JOB_STATUSES as readonly string[]).includes(job.status)) return jobView(job);
+        if ((FINISHED_FINE_TUNING_STATUSES as readonly string[]).includes(job.status)) return jobView(job);
         try {
           return await refreshFineTuningJob(deps, job, deadline);
         } catch {

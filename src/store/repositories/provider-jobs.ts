@@ -7,11 +7,12 @@ import type { Selectable } from 'kysely';
 import { decryptSecret, encryptSecret } from '../crypto.js';
 import type { BatchCall } from '../file-batch-types.js';
 import { newId } from '../ids.js';
-import type {
-  FineTuningJobRepository,
-  ProviderBatchRepository,
-  ProviderFileRepository,
-  StoredFineTuningJob,
+import {
+  FINISHED_FINE_TUNING_STATUSES,
+  type FineTuningJobRepository,
+  type ProviderBatchRepository,
+  type ProviderFileRepository,
+  type StoredFineTuningJob,
 } from '../provider-job-types.js';
 import { toNumber } from '../rows.js';
 import type { FineTuningJobsTable } from '../schema.js';
@@ -87,11 +88,14 @@ export function createFineTuningJobRepository({
     },
 
     async saw(id, status, object) {
-      await db
+      let update = db
         .updateTable('fine_tuning_jobs')
         .set({ status, object: JSON.stringify(object), updated_at_ms: Date.now() })
-        .where('id', '=', id)
-        .execute();
+        .where('id', '=', id);
+      if (!(FINISHED_FINE_TUNING_STATUSES as readonly string[]).includes(status)) {
+        update = update.where('status', 'not in', FINISHED_FINE_TUNING_STATUSES);
+      }
+      await update.execute();
     },
 
     async callOf(id) {
