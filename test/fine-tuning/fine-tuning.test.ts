@@ -293,6 +293,22 @@ describe('fine-tuning jobs', () => {
     expect([cancelled.status, cancelled.error]).toEqual(['cancelled', null]);
   });
 
+  it('gives a failed job an error{code, message, param} when its provider says none', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    const failed = { ...providerJob, status: 'failed', finished_at: Math.floor(Date.now() / 1000) };
+    const generic = { code: 'job_failed', message: 'The fine-tuning job failed', param: null };
+    for (const error of [null, { code: null, message: null, param: null }, undefined]) {
+      fake.enqueue({ status: 200, body: { ...failed, error } });
+      const seen = await client.fineTuning.jobs.retrieve(job.id);
+      expect([seen.status, seen.error]).toEqual(['failed', generic]);
+    }
+    // As last seen, in the list, too.
+    const listed = await client.fineTuning.jobs.list({ limit: 1 });
+    expect([listed.data[0].id, listed.data[0].error]).toEqual([job.id, generic]);
+  });
+
   it('lists the workspace’s jobs newest first with limit and after, privately', async () => {
     const all = await client.fineTuning.jobs.list({ limit: 100 });
     expect(all.data.length).toBeGreaterThanOrEqual(4);

@@ -42,12 +42,16 @@ function statusOf(object: Json): string {
   return typeof object.status === 'string' ? object.status : 'queued';
 }
 
-/** A provider's job error as the spec's `{code, message, param}`; null when there is none: OpenAI answers a
- * job that has not failed with an error object whose fields are all null. */
-function errorOf(error: unknown): { code: string; message: string; param: string | null } | null {
-  if (!error || typeof error !== 'object') return null;
-  const { code, message, param } = error as Json;
-  if (code == null && message == null) return null;
+/** A provider's job error as the spec's `{code, message, param}`; null when there is none (OpenAI answers a
+ * job that has not failed with an error object whose fields are all null), except for a failed job, whose
+ * error the interface promises: one its provider does not explain gets a generic one. */
+function errorOf(
+  error: unknown,
+  status: unknown,
+): { code: string; message: string; param: string | null } | null {
+  const given = error && typeof error === 'object' ? (error as Json) : {};
+  const { code, message, param } = given;
+  if (code == null && message == null && status !== 'failed') return null;
   return {
     code: typeof code === 'string' ? code : 'job_failed',
     message: typeof message === 'string' ? message : 'The fine-tuning job failed',
@@ -64,7 +68,7 @@ export function jobView(job: StoredFineTuningJob, object: Json = job.object): Js
     id: job.id,
     training_file: fileId(object.training_file),
     validation_file: fileId(object.validation_file),
-    error: errorOf(object.error),
+    error: errorOf(object.error, object.status),
     metadata: clientMetadata(job, object.metadata),
   };
 }
