@@ -157,6 +157,35 @@ function contract(open: () => Promise<Nodes>) {
     });
   });
 
+  it('keeps a job seen finished from a later unfinished answer, and takes the id chosen for it', async () => {
+    const id = `ftjob_${randomBytes(8).toString('hex').toUpperCase()}`;
+    const job = await nodes.a.fineTuningJobs.create({
+      id,
+      workspace_id: 'ws_saw',
+      provider: 'openai',
+      provider_job_id: 'ftjob-saw',
+      account: 'acct',
+      status: 'running',
+      object: { status: 'running' },
+      file_ids: {},
+      metadata: null,
+      call,
+    });
+    expect(job.id).toBe(id);
+    await nodes.b.fineTuningJobs.saw(id, 'cancelled', { status: 'cancelled' });
+    await nodes.a.fineTuningJobs.saw(id, 'running', { status: 'running' });
+    expect(await nodes.a.fineTuningJobs.get('ws_saw', id)).toMatchObject({
+      status: 'cancelled',
+      object: { status: 'cancelled' },
+    });
+    // A finished answer is still recorded over a finished one (the provider's object grows).
+    await nodes.a.fineTuningJobs.saw(id, 'cancelled', { status: 'cancelled', finished_at: 1 });
+    expect((await nodes.b.fineTuningJobs.get('ws_saw', id))?.object).toEqual({
+      status: 'cancelled',
+      finished_at: 1,
+    });
+  });
+
   it('records a provider batch and counts its polls', async () => {
     const batchId = `batch_${randomBytes(6).toString('hex')}`;
     await nodes.a.providerBatches.create({
