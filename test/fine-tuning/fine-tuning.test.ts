@@ -239,6 +239,24 @@ describe('fine-tuning jobs', () => {
     expect([again.status, again.metadata]).toEqual(['queued', { team: 'search' }]);
   });
 
+  it("answers a cancel whose answer from the provider is lost with the job it cancelled, so the SDK's retry is not refused", async () => {
+    const retrying = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey },
+    });
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const cancels = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
+    const before = cancels().length;
+    fake.resources.loseCancelAnswers = 1;
+    const cancelled = await retrying.fineTuning.jobs.cancel(job.id);
+    expect(fake.resources.loseCancelAnswers).toBe(0);
+    expect(cancelled).toMatchObject({ id: job.id, status: 'cancelled', training_file: training.id });
+    // Asked once: the gateway read the job rather than fail, which the SDK would have tried again.
+    expect(cancels()).toHaveLength(before + 1);
+  });
+
   it('keeps a job cancelled when a read the provider answered before the cancel comes back after it', async () => {
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({

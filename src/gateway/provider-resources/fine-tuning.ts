@@ -263,12 +263,45 @@ export async function actOnFineTuningJob(
   action: FineTuningJobAction,
 ): Promise<Json> {
   const target = await targetOf(deps, job, action === 'cancel' ? 'fine_tuning' : 'fine_tuning_pause');
-  const object = openAIJob(
-    target,
-    await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) }),
-  );
+  let object: Json;
+  try {
+    object = openAIJob(
+      target,
+      await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) }),
+    );
+  } catch (err) {
+    // The provider may have acted all the same; the SDK, trying again after the failure, would be refused
+    // (a cancelled job cannot be cancelled). The job as it is now answers when it shows the action done.
+    const done = answerLost(err) ? await actedOn(deps, target, job, action) : undefined;
+    if (!done) throw err;
+    object = done;
+  }
   await deps.store.fineTuningJobs.saw(job.id, statusOf(object), object);
   return jobView(job, object);
+}
+
+/** The states a job is in once an action took: a resumed job's may be any, and tell nothing. */
+const ACTED: Partial<Record<FineTuningJobAction, readonly string[]>> = {
+  cancel: ['cancelled'],
+  pause: ['pausing', 'paused'],
+};
+
+/** The job as the provider has it now, when its state shows `action` done; else undefined. */
+async function actedOn(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  job: StoredFineTuningJob,
+  action: FineTuningJobAction,
+): Promise<Json | undefined> {
+  const states = ACTED[action];
+  if (!states) return undefined;
+  try {
+    const object = openAIJob(target, await callResource(deps, target, { method: 'GET', path: jobPath(job) }));
+    return states.includes(statusOf(object)) ? object : undefined;
+  } catch {
+    // The provider cannot say: the action's own failure is the answer.
+    return undefined;
+  }
 }
 
 /** How long the list waits for the providers to say how unfinished jobs stand: one provider that does

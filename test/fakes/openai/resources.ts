@@ -51,6 +51,8 @@ export class FakeResources {
   loseBatchAnswers = 0;
   /** Fine-tuning job creations still to be answered by cutting the connection once the job exists. */
   loseJobAnswers = 0;
+  /** Fine-tuning job cancels still to be answered by cutting the connection once the job is cancelled. */
+  loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
 
@@ -103,7 +105,12 @@ export class FakeResources {
       const job = this.jobs.get(parts[2]);
       if (!job) return error(404, `Could not find fine-tune: ${parts[2]}`, null, 'fine_tune_not_found');
       if (method === 'GET' && parts.length === 3) return { status: 200, body: this.advanceJob(job) };
-      if (method === 'POST' && parts[3] === 'cancel') return this.cancelJob(job);
+      if (method === 'POST' && parts[3] === 'cancel') {
+        const cancelled = this.cancelJob(job);
+        if (cancelled.status !== 200 || this.loseCancelAnswers === 0) return cancelled;
+        this.loseCancelAnswers -= 1;
+        return { ...cancelled, lost: true };
+      }
       if (method === 'POST' && parts[3] === 'pause') return this.pauseJob(job);
       if (method === 'POST' && parts[3] === 'resume') return this.resumeJob(job);
       if (method === 'GET' && parts[3] === 'events')
