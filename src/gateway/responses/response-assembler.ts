@@ -72,8 +72,20 @@ type Open =
   | { kind: 'message'; item: OutputMessageItem; index: number; text: string }
   /** A message whose one part is the model's refusal. */
   | { kind: 'refusal'; item: OutputMessageItem; index: number; text: string }
-  | { kind: 'function_call'; item: FunctionCallOutputItem; index: number; toolIndex: number }
+  /**
+   * The function calls of one run of tool-call deltas, by their chat index. A chat stream tells each call's
+   * deltas by its index, and may send one call's arguments after another call began: a call stays open until
+   * its arguments are whole JSON when the next begins, or else until something else comes or the answer
+   * ends. `last` is the call whose delta came last, the one a cut or a failure leaves incomplete.
+   */
+  | { kind: 'function_calls'; calls: Map<number, OpenCall>; last: OpenCall }
   | { kind: 'reasoning'; item: ReasoningOutputItem; index: number; text: string };
+
+/** A function call being written: its item and its index in `output`. */
+interface OpenCall {
+  item: FunctionCallOutputItem;
+  index: number;
+}
 
 export class ResponseAssembler {
   private sequence = 0;
@@ -525,25 +537,69 @@ export class ResponseAssembler {
     return open;
   }
 
+  /** The function call of a chat tool index: the one of the open run, else a new one (joining the run). */
   private openFunctionCall(
     events: ResponseEvent[],
     toolIndex: number,
     callId: string | undefined,
     name: string | undefined,
-  ): Extract<Open, { kind: 'function_call' }> {
-    if (this.open?.kind === 'function_call' && this.open.toolIndex === toolIndex) return this.open;
-    events.push(...this.closeOpen());
-    const item: FunctionCallOutputItem = {
-      type: 'function_call',
-      id: newItemId('fc'),
-      call_id: callId ?? newItemId('fc'),
-      name: name ?? '',
-      arguments: '',
-      status: 'in_progress',
-    };
-    const open = { kind: 'function_call' as const, item, index: this.add(item, events), toolIndex };
-    this.open = open;
-    return open;
+  ): OpenCall {
+    if (this.open?.kind !== 'function_calls') events.push(...this.closeOpen());
+    const run = this.open?.kind === 'function_calls' ? this.open : undefined;
+    let call = run?.calls.get(toolIndex);
+    if (!call) {
+      // A call whose arguments are whole JSON gets no more of them: it is done before the next is added, as
+      // a stream that sends each call whole before the next has it.
+      if (run) events.push(...this.closeWholeCalls(run));
+      const item: FunctionCallOutputItem = {
+        type: 'function_call',
+        id: newItemId('fc'),
+        call_id: callId ?? newItemId('fc'),
+        name: name ?? '',
+        arguments: '',
+        status: 'in_progress',
+      };
+      call = { item, index: this.add(item, events) };
+      if (run) run.calls.set(toolIndex, call);
+      else this.open = { kind: 'function_calls', calls: new Map([[toolIndex, call]]), last: call };
+    }
+    (this.open as Extract<Open, { kind: 'function_calls' }>).last = call;
+    return call;
+  }
+
+  /** The `done` events of each call of a run, in their output order; only the last written takes `status`. */
+  private closeFunctionCalls(
+    run: Extract<Open, { kind: 'function_calls' }>,
+    status: 'completed' | 'incomplete',
+  ): ResponseEvent[] {
+    // Added in their output order.
+    return [...run.calls.values()].flatMap((call) =>
+      this.callDone(call, call === run.last ? status : 'completed'),
+    );
+  }
+
+  /** The `done` events of the run's calls whose arguments are whole, which leave the run. */
+  private closeWholeCalls(run: Extract<Open, { kind: 'function_calls' }>): ResponseEvent[] {
+    const events: ResponseEvent[] = [];
+    for (const [toolIndex, call] of run.calls) {
+      if (!wholeJson(call.item.arguments)) continue;
+      run.calls.delete(toolIndex);
+      events.push(...this.callDone(call, 'completed'));
+    }
+    return events;
+  }
+
+  private callDone({ item, index }: OpenCall, status: 'completed' | 'incomplete'): ResponseEvent[] {
+    item.status = status;
+    return [
+      this.event('response.function_call_arguments.done', {
+        item_id: item.id,
+        output_index: index,
+        name: item.name,
+        arguments: item.arguments,
+      }),
+      this.event('response.output_item.done', { output_index: index, item: structuredClone(item) }),
+    ];
   }
 
   /**
@@ -592,6 +648,7 @@ export class ResponseAssembler {
     const open = this.open;
     if (!open) return [];
     this.open = undefined;
+    if (open.kind === 'function_calls') return this.closeFunctionCalls(open, status);
     const events: ResponseEvent[] = [];
     if (open.kind === 'message') {
       const part = { type: 'output_text' as const, text: open.text, annotations: [], logprobs: [] };
@@ -606,16 +663,6 @@ export class ResponseAssembler {
       events.push(this.event('response.refusal.done', { ...base, refusal: open.text }));
       events.push(this.event('response.content_part.done', { ...base, part }));
       open.item.content = [part];
-      open.item.status = status;
-    } else if (open.kind === 'function_call') {
-      events.push(
-        this.event('response.function_call_arguments.done', {
-          item_id: open.item.id,
-          output_index: open.index,
-          name: open.item.name,
-          arguments: open.item.arguments,
-        }),
-      );
       open.item.status = status;
     } else {
       const part = { type: 'reasoning_text' as const, text: open.text };
@@ -637,6 +684,16 @@ export class ResponseAssembler {
       this.event('response.output_item.done', { output_index: open.index, item: structuredClone(open.item) }),
     );
     return events;
+  }
+}
+
+/** Whether a call's arguments are whole: JSON text followed by anything but blanks is no longer JSON. */
+function wholeJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 
