@@ -2,7 +2,8 @@
  * A translated call's chat chunks as Anthropic's stream grammar: `message_start` (and a `ping`) before
  * anything else; each run of text, thinking or one tool call as a content block — `content_block_start`,
  * its deltas (`text_delta`, `thinking_delta` / `signature_delta`, `input_json_delta`), `content_block_stop`
- * when the next block starts —; at the end `message_delta` with the stop reason and the usage (the chat
+ * when the next block starts (one at a time: a tool call begun while the open one's arguments still come is
+ * held until they are whole) —; at the end `message_delta` with the stop reason and the usage (the chat
  * stream gives usage last), then `message_stop`. Only the first choice is shown (Messages has one). A
  * refusal (`delta.refusal`) is written as text and ends with the stop reason `refusal`. Reasoning a provider
  * streams in a field of its own (`reasoning_content`, `reasoning`) is a thinking block, without signature.
@@ -32,6 +33,24 @@ const REASONING_FIELD = -1;
  * or a thinking block's among `content_blocks`). */
 type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number; sourceIndex?: number };
 
+/** A tool call not yet written: what of it has come. */
+interface HeldCall {
+  id: string | undefined;
+  name: string | undefined;
+  args: string;
+}
+
+/** Whether a call's arguments are whole: JSON text followed by anything but blanks is no longer JSON, so a
+ * call whose arguments parse gets no more of them. */
+function wholeArguments(args: string): boolean {
+  try {
+    JSON.parse(args);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function sse(event: MessagesStreamEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
@@ -42,6 +61,16 @@ export class ChatChunksToMessageEvents {
   private nextIndex = 0;
   /** Tool calls by their chat index → their block index. */
   private readonly toolBlocks = new Map<number, number>();
+  /**
+   * The calls that began while the tool block open had its arguments still coming, by chat index, in the
+   * order they began. A chat stream tells each call's deltas by its index and may send one call's arguments
+   * after the next call began, while Anthropic's blocks come one at a time, each stopped whole (clients hand
+   * a block on at its content_block_stop). A held call is written once the open one is whole, or when the
+   * run of tool calls ends.
+   */
+  private readonly held = new Map<number, HeldCall>();
+  /** The arguments the open tool block has had. */
+  private openArgs = '';
   private finishReason: FinishReason | null = null;
   /** The stop string the provider says the answer ended on (on the chunk that finishes it). */
   private stopSequence: string | null = null;
@@ -78,28 +107,7 @@ export class ChatChunksToMessageEvents {
     }
     if (typeof delta.refusal === 'string' && delta.refusal !== '') this.refused = true;
     for (const call of delta.tool_calls ?? []) {
-      if (!this.toolBlocks.has(call.index)) {
-        out += this.openBlock(
-          'tool',
-          {
-            type: 'tool_use',
-            id: call.id ?? `toolu_${call.index}`,
-            name: call.function?.name ?? '',
-            input: {},
-          },
-          call.index,
-        );
-        this.toolBlocks.set(call.index, this.nextIndex - 1);
-      }
-      const args = call.function?.arguments;
-      if (args) {
-        const index = this.toolBlocks.get(call.index) as number;
-        out += sse({
-          type: 'content_block_delta',
-          index,
-          delta: { type: 'input_json_delta', partial_json: args },
-        });
-      }
+      out += this.toolCallDelta(call.index, call.id, call.function?.name, call.function?.arguments ?? '');
     }
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
@@ -128,6 +136,65 @@ export class ChatChunksToMessageEvents {
       usage,
     });
     return out + sse({ type: 'message_stop' });
+  }
+
+  /** One tool call's delta: into its open block, into what is held of it, or a new call's block. */
+  private toolCallDelta(
+    chatIndex: number,
+    id: string | undefined,
+    name: string | undefined,
+    args: string,
+  ): string {
+    const held = this.held.get(chatIndex);
+    if (held) {
+      held.args += args;
+      return '';
+    }
+    if (this.open?.kind === 'tool' && this.open.sourceIndex === chatIndex) {
+      return this.inputDelta(args) + this.writeHeldOnceWhole();
+    }
+    const written = this.toolBlocks.get(chatIndex);
+    if (written !== undefined) {
+      // More of a call already whole (which no provider sends): on its own block still.
+      return args ? sse(inputJsonDelta(written, args)) : '';
+    }
+    if (this.open?.kind === 'tool' && !wholeArguments(this.openArgs)) {
+      this.held.set(chatIndex, { id, name, args });
+      return '';
+    }
+    return this.closeBlock() + this.startTool(chatIndex, { id, name, args });
+  }
+
+  /** While the open tool block's arguments are whole, the next held call takes its place. */
+  private writeHeldOnceWhole(): string {
+    let out = '';
+    for (const [chatIndex, call] of this.held) {
+      if (!wholeArguments(this.openArgs)) break;
+      this.held.delete(chatIndex);
+      out += this.stopOpen() + this.startTool(chatIndex, call);
+    }
+    return out;
+  }
+
+  /** A tool_use block, opened with what has come of its call. */
+  private startTool(chatIndex: number, call: HeldCall): string {
+    const index = this.nextIndex++;
+    this.open = { kind: 'tool', index, sourceIndex: chatIndex };
+    this.toolBlocks.set(chatIndex, index);
+    this.openArgs = '';
+    const block = {
+      type: 'tool_use' as const,
+      id: call.id ?? `toolu_${chatIndex}`,
+      name: call.name ?? '',
+      input: {},
+    };
+    return sse({ type: 'content_block_start', index, content_block: block }) + this.inputDelta(call.args);
+  }
+
+  private inputDelta(args: string): string {
+    if (!args) return '';
+    this.openArgs += args;
+    return sse(inputJsonDelta((this.open as OpenBlock).index, args));
   }
 
   /** `message_start` and a ping, once. The hooks' results, carried by the first chunk, go with it (as on a
@@ -185,14 +252,24 @@ export class ChatChunksToMessageEvents {
     return out;
   }
 
-  private openBlock(kind: OpenBlock['kind'], block: MessagesAnswerBlock, sourceIndex?: number): string {
+  private openBlock(kind: 'text' | 'thinking', block: MessagesAnswerBlock, sourceIndex?: number): string {
     const out = this.closeBlock();
     const index = this.nextIndex++;
     this.open = { kind, index, sourceIndex };
     return out + sse({ type: 'content_block_start', index, content_block: block });
   }
 
+  /** Stops the open block, and writes the calls held, each whole: the run of tool calls has ended. */
   private closeBlock(): string {
+    let out = this.stopOpen();
+    for (const [chatIndex, call] of this.held) {
+      this.held.delete(chatIndex);
+      out += this.startTool(chatIndex, call) + this.stopOpen();
+    }
+    return out;
+  }
+
+  private stopOpen(): string {
     if (!this.open) return '';
     const { index } = this.open;
     this.open = undefined;
@@ -202,4 +279,12 @@ export class ChatChunksToMessageEvents {
   private delta(delta: MessagesBlockDelta): string {
     return sse({ type: 'content_block_delta', index: (this.open as OpenBlock).index, delta });
   }
+}
+
+function inputJsonDelta(index: number, partialJson: string): MessagesStreamEvent {
+  return {
+    type: 'content_block_delta',
+    index,
+    delta: { type: 'input_json_delta', partial_json: partialJson },
+  };
 }
