@@ -116,6 +116,58 @@ describe('tools', () => {
   });
 });
 
+describe('tool_choice', () => {
+  const weather = { type: 'function', name: 'get_weather', parameters: { type: 'object' }, strict: false };
+  /** The same fake as a chat provider: the request is translated, and tool_choice goes only with tools. */
+  const translated = () =>
+    gatewayOpenAI(gateway, { provider: 'groq', api_key: 'gsk-oai', custom_host: openai.url });
+
+  it('refuses required without tools, as OpenAI does, on a native and a translated target alike', async () => {
+    // OpenAI: 400 "Tool choice 'required' must be specified with 'tools' parameter.". Translated, the choice
+    // was dropped with the tools and the model answered without calling any.
+    for (const body of [{ tool_choice: 'required' }, { tool_choice: 'required', tools: [] }]) {
+      const error = await refusal(body);
+      expect(error.param).toBe('tool_choice');
+      expect(error.message).toContain('tool_choice');
+      const viaChat: any = await translated()
+        .responses.create({ model: 'llama-3.3-70b-versatile', input: 'Hi', ...body } as any)
+        .catch((err: unknown) => err);
+      expect(viaChat).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(viaChat.param).toBe('tool_choice');
+    }
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it('refuses a function choice naming no function of tools, naming tool_choice.name', async () => {
+    for (const tools of [undefined, [weather], [{ type: 'web_search' }]]) {
+      const body = { tool_choice: { type: 'function', name: 'get_time' }, ...(tools && { tools }) };
+      const error = await refusal(body);
+      expect(error.param, JSON.stringify(body)).toBe('tool_choice.name');
+      expect(error.message).toContain('get_time');
+    }
+    expect(openai.requests).toHaveLength(0);
+  });
+
+  it('takes a function choice naming one of the tools, a namespace’s too, and auto or none without tools', async () => {
+    const namespace = {
+      type: 'namespace',
+      name: 'clock',
+      description: 'Clock tools',
+      tools: [{ type: 'function', name: 'get_time' }],
+    };
+    for (const body of [
+      { tools: [weather], tool_choice: { type: 'function', name: 'get_weather' } },
+      { tools: [weather, namespace], tool_choice: { type: 'function', name: 'get_time' } },
+      { tool_choice: 'auto' },
+      { tool_choice: 'none' },
+      { tools: [weather], tool_choice: 'required' },
+    ]) {
+      const response = await client.responses.create({ model: 'gpt-4o', input: 'Hi', ...body } as any);
+      expect(response.status, JSON.stringify(body)).toBe('completed');
+    }
+  });
+});
+
 const PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF =

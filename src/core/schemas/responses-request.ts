@@ -215,6 +215,36 @@ function checkMediaParts(input: ReadonlyArray<Static<typeof ResponseInputItemSch
   });
 }
 
+/** The names of the request's function tools, those grouped in a namespace too. */
+function functionNames(tools: ResponsesRequest['tools']): Set<string> {
+  const names = new Set<string>();
+  type Named = { type: string; name?: unknown; tools?: Named[] };
+  for (const tool of (tools ?? []) as Named[]) {
+    const members = tool.type === 'namespace' ? (tool.tools ?? []) : [tool];
+    for (const { type, name } of members) if (type === 'function') names.add(name as string);
+  }
+  return names;
+}
+
+/**
+ * A choice that must call a tool needs the tool: OpenAI refuses `required` without tools ("Tool choice
+ * 'required' must be specified with 'tools' parameter") and a function choice naming no function of the
+ * request's tools. A translated target, whose chat request carries a choice only with its tools, would
+ * answer without calling any.
+ */
+function checkToolChoice(request: ResponsesRequest): void {
+  const choice = request.tool_choice;
+  if (choice === 'required' && !request.tools?.length) {
+    throw fieldError('invalid_body', 'tool_choice', "'required' needs tools to call: the request has none");
+  }
+  if (typeof choice === 'object' && choice.type === 'function' && 'name' in choice) {
+    const { name } = choice as { name: string };
+    if (!functionNames(request.tools).has(name)) {
+      throw fieldError('invalid_body', 'tool_choice.name', `${name} is not the name of a function of tools`);
+    }
+  }
+}
+
 export function validateResponsesRequest(body: unknown): ResponsesRequest {
   const request = validator.assert(body);
   checkMetadataLimits(request.metadata);
@@ -243,6 +273,7 @@ export function validateResponsesRequest(body: unknown): ResponsesRequest {
   if (Array.isArray(request.input)) checkMediaParts(request.input);
   // Before any target: OpenAI refuses it, so a translated target must too.
   checkStrictTools(request.tools);
+  checkToolChoice(request);
   const format = request.text?.format;
   if (format?.type === 'json_schema') checkStrictResponseFormat(format, 'text.format.schema');
   return request;
