@@ -573,6 +573,27 @@ describe('an OpenAI-wire provider', () => {
     expect(body.error.message).toContain('messages[0].content[0].type');
   });
 
+  it('refuses a tool_choice naming no tool of tools, as Anthropic does, before any call', async () => {
+    // The chat request would force a function the model was never offered: an OpenAI-wire server may
+    // answer a call of it, or ignore the choice.
+    const before = openai.requests.length;
+    const error = await gatewayAnthropic(gateway, openaiTarget())
+      .messages.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'What time is it in Paris?' }],
+        tools: [weatherTool],
+        tool_choice: { type: 'tool', name: 'get_time' },
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    const body = (error as any).error;
+    expectAnthropicShape('ErrorResponse', body);
+    expect(body.error.message).toContain('tool_choice.name');
+    expect(body.error.message).toContain('get_time');
+    expect(openai.requests.length).toBe(before);
+  });
+
   it('estimates count_tokens in Anthropic shape', async () => {
     const body = {
       model: 'gpt-4o-mini',

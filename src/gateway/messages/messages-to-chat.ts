@@ -13,7 +13,8 @@
  * neither thinking nor an empty text, as Anthropic places it, while the client's own leave it one of the 4
  * (providers/anthropic/automatic-cache-breakpoint.ts).
  * Dropped: `top_k`. Refused (400 naming the field): blocks and tools that have no chat equivalent
- * (documents by URL or file id, server tools and their results, MCP servers).
+ * (documents by URL or file id, server tools and their results, MCP servers), a tool_choice of a tool not
+ * among the tools.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
@@ -304,6 +305,17 @@ function tools(request: MessagesRequest, options: TranslationOptions): Json {
     }),
   };
   const choice = request.tool_choice;
+  // Anthropic refuses a choice of a tool it was not given; the chat request would force a function the
+  // model was never offered, which a provider may call all the same, or ignore.
+  if (choice?.type === 'tool' && !request.tools.some((tool) => tool.name === choice.name)) {
+    throw new GatewayError(
+      'invalid_body',
+      `tool_choice.name ${choice.name} is not the name of a tool of tools`,
+      {
+        param: 'tool_choice.name',
+      },
+    );
+  }
   if (choice) {
     out.tool_choice =
       choice.type === 'any'
