@@ -120,6 +120,9 @@ interface PromptDestination {
   shown: string;
   /** The stored credential the destination names at its root, if any. */
   used: UsedCredential | undefined;
+  /** Whether its root names a provider or virtual key: one naming neither takes the parent's (the call
+   * sends the destination with the target's settings over it, as a node of the config: inherit.ts). */
+  namesProvider: boolean;
 }
 
 /** The root of a version's destination (prompt-call.ts destinationOf): its inline config, its stored
@@ -199,6 +202,7 @@ async function versionDestination(
   return {
     shown: `the prompt "${version.name}" (version ${version.number}) sends its calls${destination.through} to`,
     used: await namedCredential(store, workspaceId, destination.root),
+    namesProvider: destination.root.provider !== undefined || destination.root.virtual_key !== undefined,
   };
 }
 
@@ -308,8 +312,10 @@ async function assertNode(
   const refused = hostBesideDestination(node, destination);
   if (refused !== undefined) throw missing(param(refused.setting), refused.message);
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
-  // does one sent to its prompt's destination.
-  const inherits = node.provider === undefined && node.virtual_key === undefined && destination === undefined;
+  // does one sent to a prompt's destination naming one at its root; a destination naming neither (a tree
+  // of targets that only set a model) is sent with the parent's credential.
+  const inherits =
+    node.provider === undefined && node.virtual_key === undefined && destination?.namesProvider !== true;
   let used = inherits ? parent?.used : undefined;
   // One it takes from its parent goes to the host its calls meet: its own settings over its parent's, as
   // resolve-target.ts judges them (its parent's were judged at the parent, so the one refused is its own).

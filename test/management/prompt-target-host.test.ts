@@ -6,8 +6,9 @@
  * each call under it is refused (400 custom_host_refused), and so is the config when it is stored (a stored
  * config, created or patched, and a prompt version's inline config): 400 invalid_config naming the target's
  * own setting. A destination without a stored credential leaves the target's host its own to choose, and
- * such a target never takes its parent's credential, so it is not judged against it. On an SQLite file and
- * on PostgreSQL.
+ * a destination naming a provider or virtual key at its root keeps the target from its parent's credential,
+ * so it is not judged against it; one naming neither is sent with the parent's, and judged against it. On
+ * an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -41,6 +42,18 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
       ['/prompts', { slug: 'to-slug', string: template, parameters, provider: '@openai-home' }],
       ['/prompts', { slug: 'to-inline', string: template, parameters, config: { virtual_key: 'vk-home' } }],
       ['/prompts', { slug: 'to-stored', string: template, parameters, config: 'home-config' }],
+      [
+        '/prompts',
+        {
+          slug: 'to-tree',
+          string: template,
+          parameters,
+          config: {
+            strategy: { mode: 'fallback' },
+            targets: [{ retry: { attempts: 1 }, override_params: { model: 'gpt-4o-mini' } }],
+          },
+        },
+      ],
       [
         '/prompts',
         {
@@ -177,6 +190,34 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
     const own = await complete('not-the-parents');
     expect(own.status, own.text).toBe(200);
     expect(elsewhere.requests.at(-1)?.headers.authorization).toBe('Bearer sk-its-own');
+  });
+
+  it("takes its parent's credential when its prompt's destination names none at its root", async () => {
+    // The destination (a tree naming no provider or virtual key) is sent with the parent's virtual key.
+    const under = (host: string) => ({
+      virtual_key: 'vk-home',
+      strategy: { mode: 'fallback' },
+      targets: [{ prompt_id: 'to-tree', custom_host: host }],
+    });
+    const refused = expectError(
+      await admin.post('/configs', { slug: 'tree-elsewhere', config: under(elsewhere.url) }),
+      400,
+      'invalid_config',
+      'config.targets[0].custom_host',
+    );
+    expect(refused.message).toContain('stored credentials are sent only to the host stored with them');
+    const stored = await admin.post('/configs', { slug: 'tree-home', config: under(home.url) });
+    expect(stored.status, stored.text).toBe(200);
+    const reply = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/prompts/to-vk/completions',
+      { variables: {} },
+      { 'x-gateway-config': 'tree-home' },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
   it('a call under such a config stored before the rule is refused, and nothing is sent', async () => {
