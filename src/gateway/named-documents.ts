@@ -118,6 +118,8 @@ interface UsedCredential {
 interface PromptDestination {
   /** As messages name it: `the prompt "support" (version 2) sends its calls to`. */
   shown: string;
+  /** The destination's root: its inline or stored config's, or its virtual key or provider. */
+  root: Record<string, unknown>;
   /** The stored credential the destination names at its root, if any. */
   used: UsedCredential | undefined;
   /** Whether its root names a provider or virtual key: one naming neither takes the parent's (the call
@@ -201,6 +203,7 @@ async function versionDestination(
   if (destination === undefined) return undefined;
   return {
     shown: `the prompt "${version.name}" (version ${version.number}) sends its calls${destination.through} to`,
+    root: destination.root,
     used: await namedCredential(store, workspaceId, destination.root),
     namesProvider: destination.root.provider !== undefined || destination.root.virtual_key !== undefined,
   };
@@ -280,6 +283,7 @@ function assertVertexCapacity(
   effective: GatewayConfig,
   used: UsedCredential,
   param: (key: string) => string,
+  destination?: PromptDestination,
 ) {
   const stored = used.credential.secret as VertexCapacity;
   const refusal = sharedRequestTypeRefusal({
@@ -291,7 +295,9 @@ function assertVertexCapacity(
   const own = [refusal.with, SHARED_REQUEST_TYPE, used.namedBy].find((key) => node[key] !== undefined);
   throw missing(
     param(own ?? SHARED_REQUEST_TYPE),
-    `with the settings of the ${used.shown}, ${SHARED_REQUEST_TYPE} ${refusal.reason}`,
+    destination === undefined
+      ? `with the settings of the ${used.shown}, ${SHARED_REQUEST_TYPE} ${refusal.reason}`
+      : `${destination.shown} ${used.shown}: with its settings, ${SHARED_REQUEST_TYPE} ${refusal.reason}`,
   );
 }
 
@@ -311,6 +317,12 @@ async function assertNode(
   const destination = await promptDestination(store, workspaceId, reference);
   const refused = hostBesideDestination(node, destination);
   if (refused !== undefined) throw missing(param(refused.setting), refused.message);
+  if (destination?.used !== undefined) {
+    // Vertex AI's settings its calls meet are the target's own over the destination's, over the
+    // credential's: the parent's pass only to a node naming no credential, which the expanded one does.
+    const met = { ...destination.root, ...node } as GatewayConfig;
+    assertVertexCapacity(node, met, destination.used, param, destination);
+  }
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
   // does one sent to a prompt's destination naming one at its root; a destination naming neither (a tree
   // of targets that only set a model) is sent with the parent's credential.

@@ -262,6 +262,45 @@ function sharedRequestTypeRules(start: () => Promise<TestGateway>): void {
       expect(stored.status, stored.text).toBe(200);
     });
 
+    it("refuses it in a prompt_id target, with the credential its prompt's destination names", async () => {
+      for (const [slug, destination] of [
+        [`to-regional-${kind}`, named('regional')],
+        [`to-regional-inline-${kind}`, { config: named('regional') }],
+      ] as const) {
+        const prompt = await admin.post('/prompts', { slug, string: template, ...destination });
+        expect(prompt.status, prompt.text).toBe(200);
+        const refused = expectError(
+          await admin.post('/configs', {
+            slug: `clash-through-${slug}`,
+            config: { prompt_id: slug, cloudb_shared_request_type: 'priority' },
+          }),
+          400,
+          'invalid_config',
+          'config.cloudb_shared_request_type',
+        );
+        expect(refused.message).toContain(`the prompt "${slug}" (version 1) sends its calls`);
+        expect(refused.message).toContain("(got 'europe-west4')");
+        expectError(
+          await admin.post('/configs', {
+            slug: `clash-through-target-${slug}`,
+            config: {
+              strategy: { mode: 'fallback' },
+              targets: [{ prompt_id: slug, cloudb_shared_request_type: 'priority' }],
+            },
+          }),
+          400,
+          'invalid_config',
+          'config.targets[0].cloudb_shared_request_type',
+        );
+        // The target's own global region over the credential's is what Vertex serves.
+        const stored = await admin.post('/configs', {
+          slug: `global-through-${slug}`,
+          config: { prompt_id: slug, cloudb_region: 'global', cloudb_shared_request_type: 'priority' },
+        });
+        expect(stored.status, stored.text).toBe(200);
+      }
+    });
+
     it("refuses it in a PATCH of a config and in a prompt version's inline config", async () => {
       const created = await admin.post('/configs', {
         slug: `patched-config-${kind}`,
