@@ -4,8 +4,9 @@
  * 64 characters, values of 512, characters counted as code points): over them every such call is a 400.
  * So it is refused when the config is stored (a stored config, created or patched, and a prompt version's
  * inline config), 400 invalid_config naming where it is written, as a prompt version's own
- * `parameters.metadata` is. A config stored before is read, listed and renamed as before, and its calls
- * are still refused, naming the field.
+ * `parameters.metadata` is. Not where no call sends it: the parent's at a prompt_id target whose prompt
+ * sets its own, any in a text prompt's inline config. A config stored before is read, listed and renamed
+ * as before, patched where its metadata stays as stored, and its calls are still refused, naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -136,6 +137,95 @@ describe('override_params.metadata of a stored config', () => {
     const called = await chatWithConfig('metadata-shadowed');
     expect(called.status, called.text).toBe(200);
     expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'a' });
+  });
+
+  it("is stored where a target's prompt replaces the parent's, or its calls are text completions", async () => {
+    const own = await admin.post('/prompts', {
+      slug: 'sets-metadata',
+      string: template,
+      parameters: { model: 'gpt-4o-mini', metadata: { team: 'prompt' } },
+    });
+    expect(own.status, own.text).toBe(200);
+    const none = await admin.post('/prompts', {
+      slug: 'sets-none',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+    });
+    expect(none.status, none.text).toBe(200);
+    const under = (prompt: string) => ({
+      strategy: fallback,
+      override_params: { metadata: pairs(17) },
+      targets: [{ ...target(), prompt_id: prompt }],
+    });
+    // The prompt's parameters are the target's override_params, over its parent's.
+    const stored = await admin.post('/configs', {
+      slug: 'metadata-by-prompt',
+      config: under('sets-metadata'),
+    });
+    expect(stored.status, stored.text).toBe(200);
+    const called = await call(
+      gateway.url,
+      gateway.adminKey,
+      'POST',
+      '/prompts/sets-metadata/completions',
+      { variables: {} },
+      { 'x-gateway-config': 'metadata-by-prompt' },
+    );
+    expect(called.status, called.text).toBe(200);
+    expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'prompt' });
+    expectError(
+      await admin.post('/configs', { slug: 'metadata-no-prompt-one', config: under('sets-none') }),
+      400,
+      'invalid_config',
+      'config.override_params.metadata',
+    );
+    // A text prompt's calls are completions, whose body has no metadata (routing/overrides.ts).
+    const text = await admin.post('/prompts', {
+      slug: 'text-metadata',
+      template_type: 'completion',
+      string: 'Say hi',
+      parameters: { model: 'gpt-3.5-turbo-instruct' },
+      config: { ...target(), override_params: { metadata: pairs(17) } },
+    });
+    expect(text.status, text.text).toBe(200);
+  });
+
+  it('a PATCH of a config stored before is refused only for a metadata it sets or changes', async () => {
+    const workspace = gateway.server.bootstrap.workspace;
+    const config = {
+      strategy: fallback,
+      targets: [{ ...target(), override_params: { metadata: pairs(17) } }],
+    };
+    await gateway.server.deps.store.createConfig({
+      workspace_id: workspace.id,
+      organisation_id: workspace.organisation_id,
+      slug: 'metadata-kept',
+      name: 'metadata-kept',
+      config,
+    });
+    // Other fields change, the metadata stays as stored: automation patching them keeps working.
+    const kept = await admin.patch('/configs/metadata-kept', {
+      config: { ...config, retry: { attempts: 2 } },
+    });
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body.version).toBe(2);
+    expectError(
+      await admin.patch('/configs/metadata-kept', {
+        config: { ...config, targets: [{ ...target(), override_params: { metadata: pairs(18) } }] },
+      }),
+      400,
+      'invalid_config',
+      'config.targets[0].override_params.metadata',
+    );
+    // Moved to another place, it is set there.
+    expectError(
+      await admin.patch('/configs/metadata-kept', {
+        config: { ...config, override_params: { metadata: pairs(17) }, targets: [target()] },
+      }),
+      400,
+      'invalid_config',
+      'config.override_params.metadata',
+    );
   });
 
   it('a config stored before is read, listed and renamed as before; its calls are refused naming it', async () => {

@@ -3,6 +3,7 @@
  * newest) or `<…>@<n>` (version n). Slugs and ids never hold `@`, so the last one starts the selector.
  */
 import { GatewayError } from '../../core/errors.js';
+import type { Repositories, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
 
 export type VersionSelector = 'published' | 'latest' | number;
 
@@ -49,4 +50,27 @@ export function selectedVersion(
   if (selector === 'published') return record.published_version;
   if (selector === 'latest') return record.version;
   return selector;
+}
+
+/**
+ * The version a prompt reference selects, as the store (or the transaction) holds it now; undefined when
+ * the reference is not one, or names no prompt or version (which a check names on its own, if at all).
+ */
+export async function storedPromptVersion(
+  store: Pick<Repositories, 'getPrompt' | 'getPromptVersion'>,
+  workspaceId: string,
+  reference: string,
+): Promise<{ prompt: StoredPrompt; number: number; version: StoredPromptVersion } | undefined> {
+  let parsed;
+  try {
+    parsed = parsePromptReference(reference);
+  } catch (err) {
+    if (err instanceof GatewayError) return undefined;
+    throw err;
+  }
+  const prompt = await store.getPrompt(workspaceId, parsed.name);
+  if (!prompt) return undefined;
+  const number = selectedVersion(prompt, parsed.selector);
+  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
+  return version ? { prompt, number, version } : undefined;
 }

@@ -30,14 +30,18 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * A config as a request carrying it would check it, and what a request checks only when it gets there:
-   * its providers, the metadata its targets send (override-metadata.ts), and the stored guardrails it
-   * names. Returns the config parsed: the transaction storing
+   * its providers, the metadata its targets send (override-metadata.ts; `stored`, the version a PATCH
+   * changes), and the stored guardrails it names. Returns the config parsed: the transaction storing
    * it finds every stored document it names there (named-documents.ts), since any may be deleted meanwhile.
    */
-  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
+  async function checkStoredConfig(
+    config: unknown,
+    workspaceId: string,
+    stored?: unknown,
+  ): Promise<GatewayConfig> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
-    checkOverrideMetadata(parsed, 'config');
+    await checkOverrideMetadata(parsed, { store, workspaceId, stored });
     // Resolved as a call resolves them: a name the workspace does not hold is the call's 400, and a
     // stored definition is checked as a call would build it.
     for (const ref of storedGuardrailRefs(parsed, 'config'))
@@ -89,7 +93,9 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       const current = await store.getConfig(workspaceId, id);
       if (!current) throw notFound('config', id, 'id');
       body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
-      parsed = await checkStoredConfig(body.config, workspaceId);
+      // Metadata left as stored is not judged again: one stored before the check keeps its other fields'
+      // changes working (override-metadata.ts).
+      parsed = await checkStoredConfig(body.config, workspaceId, current.config);
     }
     if (body.status === 'archived') await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {

@@ -93,9 +93,11 @@ async function promptDocument(
       },
     );
   }
-  if (typeof body.config === 'object') {
-    // Checked as a stored config is: its targets' metadata goes into the body of every call.
-    checkOverrideMetadata(parseConfig(body.config, { authorizationPresent: true }), 'config');
+  if (typeof body.config === 'object' && body.template_type !== 'completion') {
+    // Checked as a stored config is: its targets' metadata goes into the body of every chat call (a text
+    // prompt's calls are completions, sent without it).
+    const parsed = parseConfig(body.config, { authorizationPresent: true });
+    await checkOverrideMetadata(parsed, { store: deps.store, workspaceId });
   }
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
