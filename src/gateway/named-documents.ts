@@ -27,7 +27,13 @@ import { storedGuardrailRefs } from './config/hook-specs.js';
 import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
-import { parsePromptReference, selectedVersion, type PromptReference } from './prompts/prompt-reference.js';
+import { versionDestination } from './prompts/prompt-call.js';
+import {
+  parsePromptReference,
+  selectPromptVersion,
+  storedPrompts,
+  type PromptReference,
+} from './prompts/prompt-reference.js';
 import { childPath, configParam, inheritFrom } from './routing/inherit.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
@@ -127,7 +133,7 @@ interface PromptDestination {
   namesProvider: boolean;
 }
 
-/** The root of a version's destination (prompt-call.ts destinationOf): its inline config, its stored
+/** The root of a version's destination (prompt-call.ts versionDestination): its inline config, its stored
  * config's (an empty one when that is gone: calls fail for it), or its virtual key or provider; undefined
  * when it names none, and the call's own headers say where its calls go. */
 async function destinationRoot(
@@ -135,15 +141,14 @@ async function destinationRoot(
   workspaceId: string,
   document: PromptDocument,
 ): Promise<{ root: Record<string, unknown>; through: string } | undefined> {
-  const { virtual_key: virtualKey, provider, config } = document;
-  if (typeof config === 'string') {
+  const destination = versionDestination(document);
+  if (destination === undefined) return undefined;
+  if ('stored' in destination) {
+    const config = destination.stored;
     const stored = await store.getConfig(workspaceId, config);
     return { root: stored?.status === 'active' ? stored.config : {}, through: ` through config "${config}"` };
   }
-  if (config !== undefined) return { root: config, through: ' through its config' };
-  if (virtualKey !== undefined) return { root: { virtual_key: virtualKey }, through: '' };
-  if (provider !== undefined) return { root: { provider }, through: '' };
-  return undefined;
+  return { root: destination.root, through: 'inline' in destination ? ' through its config' : '' };
 }
 
 /** The active stored credential a config node names (`virtual_key`, else `provider: "@slug"`), if any. */
@@ -194,7 +199,7 @@ export interface ReachedVersion {
 }
 
 /** Where a prompt's version sends such a target's calls; undefined when it names no destination. */
-async function versionDestination(
+async function reachedDestination(
   store: Reader,
   workspaceId: string,
   version: ReachedVersion,
@@ -220,12 +225,9 @@ async function promptDestination(
   reference: PromptReference | undefined,
 ): Promise<PromptDestination | undefined> {
   if (reference === undefined) return undefined;
-  const prompt = await store.getPrompt(workspaceId, reference.name);
-  if (!prompt) return undefined;
-  const number = selectedVersion(prompt, reference.selector);
-  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
-  if (!version) return undefined;
-  return versionDestination(store, workspaceId, { name: reference.name, number, document: version.prompt });
+  const { number, version } = await selectPromptVersion(storedPrompts(store), workspaceId, reference);
+  if (number === undefined || !version) return undefined;
+  return reachedDestination(store, workspaceId, { name: reference.name, number, document: version.prompt });
 }
 
 /** A host setting of the target's own that the stored credential its prompt's destination names refuses. */
@@ -261,7 +263,7 @@ export async function hostRefusedByVersion(
   node: GatewayConfig,
   version: ReachedVersion,
 ): Promise<RefusedHost | undefined> {
-  return hostBesideDestination(node, await versionDestination(store, workspaceId, version));
+  return hostBesideDestination(node, await reachedDestination(store, workspaceId, version));
 }
 
 /** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */

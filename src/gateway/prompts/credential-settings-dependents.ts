@@ -64,7 +64,7 @@ import type { CustomHostPolicy } from '../custom-host.js';
 import type { Settings } from '../../settings.js';
 import { targetOf } from '../resolve-target.js';
 import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
-import { parsePromptReference, selectedVersion } from './prompt-reference.js';
+import { storedPromptVersion } from './prompt-reference.js';
 import {
   DependentsConflictError,
   listedUses,
@@ -154,18 +154,11 @@ async function promptCalls(
   workspaceId: string,
   reference: string,
 ): Promise<Calls | undefined> {
-  try {
-    const { name, selector } = parsePromptReference(reference);
-    const prompt = await store.getPrompt(workspaceId, name);
-    if (!prompt) return undefined;
-    const version = await store.getPromptVersion(workspaceId, prompt.id, selectedVersion(prompt, selector));
-    if (!version) return undefined;
-    return { model: versionModel(version.prompt), operations: [promptOperation(version.prompt)] };
-  } catch (error) {
-    // A reference no version answers to (`slug@x`) decides nothing; the store's own failures are not ours.
-    if (error instanceof GatewayError) return undefined;
-    throw error;
-  }
+  // A reference no version answers to (`slug@x`) decides nothing; the store's own failures are not ours.
+  const selected = await storedPromptVersion(store, workspaceId, reference);
+  if (!selected) return undefined;
+  const { prompt } = selected.version;
+  return { model: versionModel(prompt), operations: [promptOperation(prompt)] };
 }
 
 /**

@@ -11,7 +11,7 @@ import type { PromptDocument, Repositories, StoredPrompt, StoredPromptVersion } 
 import type { PromptRef } from '../call-context.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
-import { parsePromptReference, selectedVersion } from './prompt-reference.js';
+import { parsePromptReference, selectPromptVersion, selectedVersion } from './prompt-reference.js';
 import { renderPrompt, type PartialLoader } from './render-prompt.js';
 
 export interface PreparedPromptCall {
@@ -33,15 +33,14 @@ export async function loadPromptVersion(
   workspaceId: string,
   reference: string,
 ): Promise<{ prompt: StoredPrompt; version: StoredPromptVersion }> {
-  const { name, selector } = parsePromptReference(reference);
-  const prompt = await lookups.prompt(workspaceId, name);
+  const parsed = parsePromptReference(reference);
+  const { name } = parsed;
+  const { prompt, number, version } = await selectPromptVersion(lookups, workspaceId, parsed);
   if (!prompt) {
     throw new GatewayError('prompt_not_found', `No prompt "${name}" in this workspace`, {
       param: 'promptId',
     });
   }
-  const number = selectedVersion(prompt, selector);
-  const version = await lookups.promptVersion(workspaceId, prompt.id, number);
   if (!version) {
     throw new GatewayError('prompt_not_found', `The prompt "${name}" has no version ${number}`, {
       param: 'promptId',
@@ -81,22 +80,36 @@ export function partialLoader(lookups: PartialSource, workspaceId: string): Part
   };
 }
 
+/** Where a version sends its calls: a stored config (its id or slug), an inline config, or a config of
+ * its virtual key or provider alone. */
+export type VersionDestination =
+  | { stored: string }
+  | { inline: Record<string, unknown>; root: Record<string, unknown> }
+  | { root: Record<string, unknown> };
+
+/** A version's destination, as one names at most one of them (a stored or inline config, else its virtual
+ * key, else its provider); undefined when it names none, and the call's own headers say where to go. */
+export function versionDestination(document: PromptDocument): VersionDestination | undefined {
+  const { virtual_key, provider, config } = document;
+  if (typeof config === 'string') return { stored: config };
+  if (config !== undefined) return { inline: config, root: config };
+  if (virtual_key !== undefined) return { root: { virtual_key } };
+  if (provider !== undefined) return { root: { provider } };
+  return undefined;
+}
+
 const destinations = new WeakMap<object, string | undefined>();
 
 /** Where a version sends its calls, as a value of the `x-gateway-config` header (kept per version). */
 export function destinationOf(version: { prompt: PromptDocument }): string | undefined {
   if (destinations.has(version)) return destinations.get(version);
-  const { virtual_key, provider, config } = version.prompt;
+  const destination = versionDestination(version.prompt);
   const value =
-    typeof config === 'string'
-      ? config
-      : config !== undefined
-        ? JSON.stringify(config)
-        : virtual_key !== undefined
-          ? JSON.stringify({ virtual_key })
-          : provider !== undefined
-            ? JSON.stringify({ provider })
-            : undefined;
+    destination === undefined
+      ? undefined
+      : 'stored' in destination
+        ? destination.stored
+        : JSON.stringify(destination.root);
   destinations.set(version, value);
   return value;
 }

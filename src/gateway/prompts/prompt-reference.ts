@@ -52,6 +52,38 @@ export function selectedVersion(
   return selector;
 }
 
+/** Where a prompt and its versions are read: the lookups cache for a call, the store (or a transaction)
+ * for a check (`storedPrompts`). */
+export interface PromptSource {
+  prompt(workspaceId: string, idOrSlug: string): Promise<StoredPrompt | undefined>;
+  promptVersion(
+    workspaceId: string,
+    promptId: string,
+    version: number,
+  ): Promise<StoredPromptVersion | undefined>;
+}
+
+/** The store as a source of prompts: what it (or the transaction) holds now. */
+export function storedPrompts(store: Pick<Repositories, 'getPrompt' | 'getPromptVersion'>): PromptSource {
+  return {
+    prompt: (workspaceId, idOrSlug) => store.getPrompt(workspaceId, idOrSlug),
+    promptVersion: (workspaceId, promptId, version) => store.getPromptVersion(workspaceId, promptId, version),
+  };
+}
+
+/** What a reference (parsed) selects: the prompt it names, if any, and the version it selects, if that
+ * prompt has it. */
+export async function selectPromptVersion(
+  source: PromptSource,
+  workspaceId: string,
+  { name, selector }: PromptReference,
+): Promise<{ prompt?: StoredPrompt; number?: number; version?: StoredPromptVersion }> {
+  const prompt = await source.prompt(workspaceId, name);
+  if (!prompt) return {};
+  const number = selectedVersion(prompt, selector);
+  return { prompt, number, version: await source.promptVersion(workspaceId, prompt.id, number) };
+}
+
 /**
  * The version a prompt reference selects, as the store (or the transaction) holds it now; undefined when
  * the reference is not one, or names no prompt or version (which a check names on its own, if at all).
@@ -68,9 +100,6 @@ export async function storedPromptVersion(
     if (err instanceof GatewayError) return undefined;
     throw err;
   }
-  const prompt = await store.getPrompt(workspaceId, parsed.name);
-  if (!prompt) return undefined;
-  const number = selectedVersion(prompt, parsed.selector);
-  const version = await store.getPromptVersion(workspaceId, prompt.id, number);
-  return version ? { prompt, number, version } : undefined;
+  const { prompt, number, version } = await selectPromptVersion(storedPrompts(store), workspaceId, parsed);
+  return prompt && number !== undefined && version ? { prompt, number, version } : undefined;
 }
