@@ -52,10 +52,13 @@ export interface BatchWorkerOptions {
 export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
-  /** Stops claiming, lets the lines and jobs in flight end and commits them; lines still running when
-   * `graceMs` runs out are given back, and so is a validation or a finalization (its attempt with it). */
+  /** Stops claiming, gives back the lines claimed ahead (and those a claim under way brings after), lets
+   * the lines and jobs in flight end and commits them; lines still running when `graceMs` runs out are
+   * given back, and so is a validation or a finalization (its attempt with it). */
   close(graceMs: number): Promise<void>;
 }
+
+const nothing = (): void => undefined;
 
 /** Jobs (validations, finalizations) one node runs at once. */
 const MAX_JOBS = 2;
@@ -342,10 +345,15 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const ahead = batch.concurrency ?? options.batchConcurrency;
     const queuedCount = queued.get(batch.id)?.length ?? 0;
     if (room > 0 || queuedCount < ahead / 2) {
+      // A node that is stopping claims nothing more: what it holds is being given back.
+      if (closed) return;
       const limit = Math.max(room, 0) + ahead - queuedCount;
-      const claimed = await store.batches.claimLines(batch.id, owner, options.leaseMs, limit);
-      for (const line of claimed) hold(batch.id, line.line);
-      queued.set(batch.id, [...(queued.get(batch.id) ?? []), ...claimed]);
+      // The stop waits for a claim under way, so that what the claim brings back is given back before the
+      // stop ends (a claim that fails fails the round, which says so).
+      const claiming = claimAhead(batch.id, limit);
+      track(claiming.then(nothing, nothing));
+      const claimed = await claiming;
+      if (closed) return;
       startQueued(batch);
       if (claimed.length > 0) return;
     }
@@ -353,6 +361,20 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     if (!poll && room <= 0) return;
     if (inFlightOf(batch.id) > 0) return;
     if (!(await store.batches.hasOpenLines(batch.id))) await queueFinalize(batch, 'completed');
+  }
+
+  /** Claims lines of a batch and queues them. The stop gives back the lines queued when it begins; a claim
+   * under way then comes back after, so it gives back what it claimed itself, rather than leave those lines
+   * leased to a node that is gone until their lease runs out. */
+  async function claimAhead(batchId: string, limit: number): Promise<ClaimedLine[]> {
+    const claimed = await store.batches.claimLines(batchId, owner, options.leaseMs, limit);
+    for (const line of claimed) hold(batchId, line.line);
+    queued.set(batchId, [...(queued.get(batchId) ?? []), ...claimed]);
+    if (!closed) return claimed;
+    await releaseQueued(batchId).catch((err: unknown) => {
+      logger.error({ err, batch: batchId }, 'batch worker: lines claimed ahead not given back');
+    });
+    return [];
   }
 
   function callOf(batchId: string): Promise<BatchCall | undefined> {
