@@ -4,6 +4,7 @@
  */
 import { GatewayError } from '../../core/errors.js';
 import type { Repositories, StoredPrompt, StoredPromptVersion } from '../../store/types.js';
+import type { Lookups } from '../lookups.js';
 
 export type VersionSelector = 'published' | 'latest' | number;
 
@@ -54,14 +55,7 @@ export function selectedVersion(
 
 /** Where a prompt and its versions are read: the lookups cache for a call, the store (or a transaction)
  * for a check (`storedPrompts`). */
-export interface PromptSource {
-  prompt(workspaceId: string, idOrSlug: string): Promise<StoredPrompt | undefined>;
-  promptVersion(
-    workspaceId: string,
-    promptId: string,
-    version: number,
-  ): Promise<StoredPromptVersion | undefined>;
-}
+export type PromptSource = Pick<Lookups, 'prompt' | 'promptVersion'>;
 
 /** The store as a source of prompts: what it (or the transaction) holds now. */
 export function storedPrompts(store: Pick<Repositories, 'getPrompt' | 'getPromptVersion'>): PromptSource {
