@@ -25,12 +25,14 @@ export const DEFAULT_STATE_PREFIX = 'gateway:';
 export async function createSharedState(options: SharedStateOptions = {}): Promise<SharedState> {
   if (options.redisUrl) {
     const { RedisState } = await import('./redis-state.js');
-    return new RedisState({
+    const state = new RedisState({
       url: options.redisUrl,
       prefix: options.prefix ?? DEFAULT_STATE_PREFIX,
       ...(options.commandTimeoutMs ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
     });
+    await state.firstConnection();
+    return state;
   }
   return new MemoryState(options.memory);
 }

@@ -117,8 +117,10 @@ export class RedisRateCounter implements RateCounter {
     takes.forEach((take, i) => {
       args.push(take.periodMs, take.limit, take.need, take.cost, leases?.[i] ?? 0);
     });
+    // A take is a check its caller waits for only so long: not connected, it fails at once (the caller's
+    // fail mode applies), rather than be queued and charge, once Redis is back, a call long since decided.
     const reply = (await this.state.runScript(
-      { name: 'gatewayRateTake', lua: TAKE },
+      { name: 'gatewayRateTake', lua: TAKE, whenConnected: true },
       takes.map((take) => take.key),
       args,
     )) as Array<string | number>;

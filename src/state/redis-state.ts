@@ -3,7 +3,8 @@
  * gateways (or test runs) can share one Redis. Compound operations run as Lua scripts, so they are
  * atomic across nodes.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { createHash } from 'node:crypto';
+import { Command, Redis, type RedisOptions } from 'ioredis';
 import { checkAmount, checkTtl, type ScriptingState, type StateScript } from './types.js';
 
 export interface RedisStateOptions {
@@ -50,7 +51,8 @@ export class RedisState implements ScriptingState {
   readonly kind = 'redis' as const;
   readonly prefix: string;
   private readonly client: Redis & Scripts;
-  private readonly defined = new Set<string>();
+  /** The SHA-1 of each script sent once, by name. */
+  private readonly hashes = new Map<string, string>();
 
   constructor(options: RedisStateOptions) {
     this.prefix = options.prefix;
@@ -132,20 +134,70 @@ export class RedisState implements ScriptingState {
     await this.write(key, value, checkTtl(ttlMs));
   }
 
-  async runScript(
+  /**
+   * Scripts are sent straight to the client, not through the automatic pipeline (which sends a tick later,
+   * or later still behind a pipeline waiting for its replies), so that the scripts of this node reach Redis
+   * in the order they were run: a rate-limit take run only when connected must not pass a lease given back
+   * just before it. A script is sent whole the first time, then by its hash; one Redis no longer knows (it
+   * restarted) is refused without being run, and is sent whole again.
+   */
+  runScript(
     script: StateScript,
     keys: readonly string[],
     args: ReadonlyArray<string | number>,
   ): Promise<unknown> {
-    if (!this.defined.has(script.name)) {
-      // Without numberOfKeys, the command takes the number of keys as its first argument.
-      this.client.defineCommand(script.name, { lua: script.lua });
-      this.defined.add(script.name);
+    const send = (name: 'evalsha' | 'eval', body: string): Promise<unknown> => {
+      // Checked in the same step as the send, as the client checks it: a command goes to its offline queue
+      // unless it is ready and its stream writable.
+      if (script.whenConnected && !this.connected()) {
+        return Promise.reject(
+          new Error(`Redis is not connected (${this.client.status}): ${script.name} not sent`),
+        );
+      }
+      const command = new Command(name, [body, keys.length, ...keys.map((key) => this.k(key)), ...args], {
+        replyEncoding: 'utf8',
+      });
+      void this.client.sendCommand(command);
+      return command.promise;
+    };
+    const sha = this.hashes.get(script.name);
+    if (sha === undefined) {
+      this.hashes.set(script.name, createHash('sha1').update(script.lua).digest('hex'));
+      return send('eval', script.lua);
     }
-    const command = (this.client as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[
-      script.name
-    ];
-    return command.call(this.client, keys.length, ...keys.map((key) => this.k(key)), ...args);
+    return send('evalsha', sha).catch((error: unknown) => {
+      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+      return send('eval', script.lua);
+    });
+  }
+
+  /**
+   * Resolves once the client's first connection is ready, or as soon as it could not be made (Redis down at
+   * the start: the client goes on connecting by itself). A script run only when connected fails while the
+   * client is still connecting: waiting for this first, a node started beside a running Redis does not
+   * apply the rate limits' fail mode to its first calls.
+   */
+  firstConnection(): Promise<void> {
+    if (
+      this.client.status !== 'wait' &&
+      this.client.status !== 'connecting' &&
+      this.client.status !== 'connect'
+    ) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const events = ['ready', 'close', 'end'] as const;
+      const done = () => {
+        for (const event of events) this.client.off(event, done);
+        resolve();
+      };
+      for (const event of events) this.client.once(event, done);
+    });
+  }
+
+  /** Whether a command sent now is written to the connection rather than queued (ioredis sendCommand). */
+  private connected(): boolean {
+    return this.client.status === 'ready' && this.client.stream?.writable === true;
   }
 
   async close(): Promise<void> {

@@ -46,6 +46,12 @@ export interface SharedState {
 export interface StateScript {
   name: string;
   lua: string;
+  /**
+   * Sent at once or not at all: while the connection is down (or not yet ready) the run fails at once,
+   * rather than wait in the client's queue to be sent once Redis is back, long after its caller gave up on
+   * it (a rate-limit check, whose call was decided without it, would be charged then).
+   */
+  whenConnected?: boolean;
 }
 
 /** Shared state that runs scripts: Redis. Keys are given without the state's prefix, as everywhere. */

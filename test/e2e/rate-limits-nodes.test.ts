@@ -593,6 +593,58 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('a check issued while the node is not connected to Redis is not charged once Redis is back', async () => {
+      const key = await newKey('offline-check');
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: 'offline-check' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 2,
+      });
+      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
+      const proxy = await startSwitchableRedisProxy();
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      try {
+        const node = await startGateway({
+          env: {
+            ...env,
+            REDIS_URL: proxy.url,
+            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
+            GATEWAY_REDIS_TIMEOUT_MS: '5000',
+          },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        const ask = () => outcome(chat(sdk(node, key, { case: 'offline-check' })));
+        const first = await ask();
+        expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+        // The connection goes; the node's next one is open but carries nothing, so its client waits for it
+        // to be ready (its commands queued, not sent).
+        proxy.set('refuse');
+        proxy.set('stall');
+        const client = (node.server.deps.state as unknown as { client: { status: string } }).client;
+        await vi.waitFor(() => expect(client.status).toBe('connect'), { timeout: 5_000, interval: 10 });
+        const unchecked = await ask();
+        expect(unchecked.status).toBe(200);
+        expect(unchecked.headers.get('x-ratelimit-limit-requests')).toBe(FAKE_OWN_LIMITS.requests);
+        // Redis comes back only after the call was let through unchecked (fail mode `open`).
+        proxy.set('refuse');
+        proxy.set('pass');
+        await vi.waitFor(() => expect(client.status).toBe('ready'), { timeout: 5_000, interval: 10 });
+        // The check the node gave up on never reached Redis: the unchecked call is not charged after it, and
+        // the key's second request of the minute is still there.
+        expect(Number((await redis.get(counter))?.split(',')[0])).toBe(1);
+        const next = await ask();
+        expect(next.status).toBe(200);
+        expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+      } finally {
+        await redis.close();
+        await proxy.close();
+      }
+    });
+
     it('`closed`: a call refused with 503 for a late answer is not counted when Redis runs its take after all', async () => {
       const key = await newKey('late-answer');
       const policyId = await createPolicy({

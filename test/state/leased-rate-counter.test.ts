@@ -37,10 +37,11 @@ describeWithRedis('rate counters in Redis with leases', () => {
     await deleteRedisKeys(prefix);
   });
 
-  /** A node: its own connection, its scripts counted. */
-  function node(options: LeaseOptions = {}) {
+  /** A node: its own connection, made first as a node's start makes it, its scripts counted. */
+  async function node(options: LeaseOptions = {}) {
     const state = new RedisState({ url: redisUrl(), prefix });
     states.push(state);
+    await state.firstConnection();
     const scripts = vi.spyOn(state, 'runScript');
     const counter = new LeasedRateCounter(new RedisRateCounter(state), { clock: () => T0, ...options });
     counters.push(counter);
@@ -66,7 +67,7 @@ describeWithRedis('rate counters in Redis with leases', () => {
   }
 
   it('admits N calls of a roomy counter with far fewer than N scripts, counting down one by one', async () => {
-    const { scripts, counter } = node({ lifetimeMs: NO_SWEEP });
+    const { scripts, counter } = await node({ lifetimeMs: NO_SWEEP });
     const k = key('roomy');
     const limit = 10_000;
     const remaining: number[] = [];
@@ -80,7 +81,7 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('the script grants leases only below half the limit, and admits the call whatever its lease', async () => {
-    const { state } = node();
+    const { state } = await node();
     const redis = new RedisRateCounter(state);
     const k = key('grants');
     const first = await redis.take([requests(k, 100)], T0, [80]);
@@ -93,15 +94,15 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('a small limit is never leased: one script per call', async () => {
-    const { scripts, counter } = node({ lifetimeMs: NO_SWEEP });
+    const { scripts, counter } = await node({ lifetimeMs: NO_SWEEP });
     const k = key('small');
     for (let i = 0; i < 10; i++) expect((await counter.take([requests(k, 63)], T0)).admitted).toBe(true);
     expect(scripts).toHaveBeenCalledTimes(10);
   });
 
   it('unused leased units go back to Redis after the lifetime, and at close', async () => {
-    const swept = node({ lifetimeMs: 20 });
-    const closed = node({ lifetimeMs: NO_SWEEP });
+    const swept = await node({ lifetimeMs: 20 });
+    const closed = await node({ lifetimeMs: NO_SWEEP });
     for (const at of [swept, closed]) {
       const k = key('returned');
       // Leases are charged beyond the calls made…
@@ -113,8 +114,8 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('two nodes with leases together admit exactly the limit of a burst', async () => {
-    const a = node({ lifetimeMs: NO_SWEEP });
-    const b = node({ lifetimeMs: NO_SWEEP });
+    const a = await node({ lifetimeMs: NO_SWEEP });
+    const b = await node({ lifetimeMs: NO_SWEEP });
     const k = key('two-nodes');
     const limit = 1_000;
     let admitted = 0;
@@ -134,8 +135,8 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('a lowered limit applies at once to a node holding leased units: they go back, and Redis decides', async () => {
-    const at = node({ lifetimeMs: NO_SWEEP });
-    const other = node({ lifetimeMs: NO_SWEEP });
+    const at = await node({ lifetimeMs: NO_SWEEP });
+    const other = await node({ lifetimeMs: NO_SWEEP });
     const { state, counter } = at;
     const k = key('lowered');
     const calls = await callUntilLeaseHeld(at, requests(k, 6_400));
@@ -167,7 +168,7 @@ describeWithRedis('rate counters in Redis with leases', () => {
   });
 
   it('a call refused by Redis puts the units it took from a lease back', async () => {
-    const at = node({ lifetimeMs: NO_SWEEP });
+    const at = await node({ lifetimeMs: NO_SWEEP });
     const { state, scripts, counter } = at;
     const roomy = requests(key('lease-held'), 6_400);
     const full = requests(key('full'), 1);

@@ -13,7 +13,12 @@ import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisUrl } from '
 const MINUTE = 60_000;
 const T0 = Date.UTC(2030, 0, 1);
 
-function contract(make: () => { counters: RateCounter[]; close(): Promise<void> }): void {
+interface Counters {
+  counters: RateCounter[];
+  close(): Promise<void>;
+}
+
+function contract(make: () => Counters | Promise<Counters>): void {
   let counter: RateCounter;
   let counters: RateCounter[];
   let close: () => Promise<void>;
@@ -27,8 +32,8 @@ function contract(make: () => { counters: RateCounter[]; close(): Promise<void> 
     cost: 1,
   });
 
-  beforeAll(() => {
-    ({ counters, close } = make());
+  beforeAll(async () => {
+    ({ counters, close } = await make());
     counter = counters[0];
   });
   afterAll(async () => close());
@@ -143,9 +148,10 @@ function inRedis(name: string, counterOf: (state: RedisState) => RateCounter): v
   describeWithRedis(name, () => {
     const prefix = freshRedisPrefix('rate-counter');
     const states: RedisState[] = [];
-    contract(() => {
-      // Two connections, as two gateway nodes would have.
+    contract(async () => {
+      // Two connections, as two gateway nodes would have, each connected first as a node starts.
       for (let i = 0; i < 2; i++) states.push(new RedisState({ url: redisUrl(), prefix }));
+      for (const state of states) await state.firstConnection();
       const counters = states.map(counterOf);
       return {
         counters,
