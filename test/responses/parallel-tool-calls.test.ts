@@ -12,6 +12,8 @@ import { startWireUpstream, type WireUpstream } from '../helpers/wire-upstream.j
 let gateway: TestGateway;
 let upstream: WireUpstream;
 let answer: Array<{ data: string }> = [];
+/** The whole answer to a request that is not streamed. */
+let completion: unknown;
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) {
   return {
@@ -76,7 +78,9 @@ const TOOLS = [
 ];
 
 beforeAll(async () => {
-  upstream = await startWireUpstream(() => ({ events: answer, done: true }));
+  upstream = await startWireUpstream(({ body }) =>
+    body.stream ? { events: answer, done: true } : { json: JSON.stringify(completion) },
+  );
   gateway = await startGateway();
 });
 
@@ -153,5 +157,87 @@ describe('parallel function calls streamed interleaved', () => {
       { call_id: 'call_paris', arguments: '{"city":"Paris"}', status: 'completed' },
       { call_id: 'call_rome', arguments: '{"zone":"CET"}', status: 'completed' },
     ]);
+  });
+});
+
+describe('a function call without arguments', () => {
+  // A call of a tool that takes nothing: the chat stream gives its id and name and never any arguments text.
+  const NO_ARGUMENTS = [
+    chunk({ role: 'assistant', content: null }),
+    chunk({
+      tool_calls: [
+        { index: 0, id: 'call_now', type: 'function', function: { name: 'get_now', arguments: '' } },
+      ],
+    }),
+    chunk({}, 'tool_calls'),
+    chunk({}, null, { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 }),
+  ];
+  // Strict, so that the SDK parses the call's arguments (JSON.parse of '' throws).
+  const STRICT = [
+    {
+      type: 'function' as const,
+      name: 'get_now',
+      parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+      strict: true,
+    },
+  ];
+
+  it('has arguments {} when streamed, as OpenAI answers such a call', async () => {
+    answer = NO_ARGUMENTS;
+    const stream = client().responses.stream({
+      model: 'llama-3.3-70b-versatile',
+      input: 'What time is it?',
+      tools: STRICT,
+    });
+    const events: any[] = [];
+    for await (const event of stream) {
+      expectOpenAPIValid('ResponseStreamEvent', event);
+      events.push(event);
+    }
+    const response = await stream.finalResponse();
+    expect(response.output).toMatchObject([
+      { type: 'function_call', call_id: 'call_now', name: 'get_now', arguments: '{}', status: 'completed' },
+    ]);
+    expect((response.output[0] as any).parsed_arguments).toEqual({});
+    // The deltas add up to the done event's arguments, as a client joining them expects.
+    const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta');
+    expect(deltas.map((e) => e.delta).join('')).toBe('{}');
+    const done = events.filter((e) => e.type === 'response.function_call_arguments.done');
+    expect(done.map((e) => e.arguments)).toEqual(['{}']);
+    const itemDone = events.filter((e) => e.type === 'response.output_item.done');
+    expect(itemDone.map((e) => e.item.arguments)).toEqual(['{}']);
+
+    const stored = await client().responses.retrieve(response.id);
+    expect(stored.output).toMatchObject([{ call_id: 'call_now', arguments: '{}' }]);
+  });
+
+  it('has arguments {} when not streamed', async () => {
+    completion = {
+      id: 'chatcmpl-now',
+      object: 'chat.completion',
+      created: 1_770_000_000,
+      model: 'llama-3.3-70b-versatile',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_now', type: 'function', function: { name: 'get_now', arguments: '' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 },
+    };
+    const response = await client().responses.parse({
+      model: 'llama-3.3-70b-versatile',
+      input: 'What time is it?',
+      tools: STRICT,
+    });
+    expect(response.output).toMatchObject([
+      { type: 'function_call', call_id: 'call_now', name: 'get_now', arguments: '{}', status: 'completed' },
+    ]);
+    expect((response.output[0] as any).parsed_arguments).toEqual({});
   });
 });

@@ -162,7 +162,7 @@ export class ResponseAssembler {
         id: newItemId('fc'),
         call_id: call.id,
         name: call.function.name,
-        arguments: call.function.arguments,
+        arguments: call.function.arguments || NO_ARGUMENTS,
         status: 'completed',
       });
     }
@@ -591,7 +591,20 @@ export class ResponseAssembler {
 
   private callDone({ item, index }: OpenCall, status: 'completed' | 'incomplete'): ResponseEvent[] {
     item.status = status;
+    const events: ResponseEvent[] = [];
+    if (!item.arguments) {
+      // A call that came with no arguments text: its delta too, so that the deltas still add up to them.
+      item.arguments = NO_ARGUMENTS;
+      events.push(
+        this.event('response.function_call_arguments.delta', {
+          item_id: item.id,
+          output_index: index,
+          delta: NO_ARGUMENTS,
+        }),
+      );
+    }
     return [
+      ...events,
       this.event('response.function_call_arguments.done', {
         item_id: item.id,
         output_index: index,
@@ -686,6 +699,12 @@ export class ResponseAssembler {
     return events;
   }
 }
+
+/**
+ * The arguments of a call that a chat provider gave none of (a tool that takes nothing): OpenAI's own answers
+ * carry `{}` for such a call, and a client parsing them (the SDK does for strict tools) cannot parse `''`.
+ */
+const NO_ARGUMENTS = '{}';
 
 /** Whether a call's arguments are whole: JSON text followed by anything but blanks is no longer JSON. */
 function wholeJson(text: string): boolean {
