@@ -359,7 +359,6 @@ describe('translation to chat', () => {
       },
       'messages[0].content[0].content[0].source.type',
     ],
-    [{ ...base, stop_sequences: ['a', 'b', 'c', 'd', 'e'] }, 'stop_sequences'],
     // Anthropic's MCP connector: the servers' tools, which Anthropic calls, are not offered by chat.
     [
       { ...base, mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/sse', name: 'example' }] },
@@ -369,6 +368,16 @@ describe('translation to chat', () => {
     const error = refusal(() => messagesToChat(validateMessagesRequest(body)));
     expect(error.param).toBe(param);
     expect(error.message).toContain(param);
+  });
+
+  // The bound is the target's (OpenAI's chat takes 4): without one known, the provider judges.
+  it('refuses more stop_sequences than the target takes, naming stop_sequences', () => {
+    const body = validateMessagesRequest({ ...base, stop_sequences: ['a', 'b', 'c', 'd', 'e'] });
+    const error = refusal(() => messagesToChat(body, { stopSequences: 4 }));
+    expect(error.param).toBe('stop_sequences');
+    expect(error.message).toContain('stop_sequences');
+    expect(messagesToChat(body, { stopSequences: 5 }).stop).toHaveLength(5);
+    expect(messagesToChat(body).stop).toHaveLength(5);
   });
 
   it('maps tool_choice and the parallel switch', () => {

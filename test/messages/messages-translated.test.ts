@@ -612,6 +612,37 @@ describe('an OpenAI-wire provider', () => {
   });
 });
 
+describe('stop_sequences', () => {
+  const FIVE = ['one', 'two', 'three', 'four', 'five'];
+
+  it('refuses more than the target takes, naming stop_sequences, before any call', async () => {
+    const calls = openai.requests.length;
+    const error = await gatewayAnthropic(gateway, openaiTarget())
+      .messages.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 100,
+        stop_sequences: FIVE,
+        messages: [{ role: 'user', content: 'Count' }],
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(JSON.stringify((error as any).error)).toContain('stop_sequences');
+    expect(openai.requests.length).toBe(calls);
+  });
+
+  it('sends as many as a target whose bound is larger takes (Gemini: 5)', async () => {
+    google.enqueue({ fixture: 'google-text.json' });
+    const message = await gatewayAnthropic(gateway, googleTarget()).messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 500,
+      stop_sequences: FIVE,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expectAnthropicShape('Message', message);
+    expect((google.requests.at(-1)!.body as any).generationConfig.stopSequences).toEqual(FIVE);
+  });
+});
+
 describe('Gemini', () => {
   it('answers messages.create from the recorded answer', async () => {
     const recorded = readGoogleFixture('google-text.json') as any;

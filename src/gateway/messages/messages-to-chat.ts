@@ -33,6 +33,8 @@ type Json = Record<string, unknown>;
 /** Whether the translation keeps the request's prompt-caching breakpoints (`cache_control`). */
 export interface TranslationOptions {
   cacheControl?: boolean;
+  /** The most stop strings the target takes (its adapter's `stopSequences`); absent: no bound is known. */
+  stopSequences?: number;
 }
 
 /** A block's `cache_control`, as the chat extension's field, when the translation keeps it. */
@@ -355,8 +357,14 @@ export function translateMessages(
   origins: ChatOrigin[];
 } {
   if (options.cacheControl) request = withAutomaticCacheBreakpoint(request);
-  if (request.stop_sequences && request.stop_sequences.length > 4) {
-    throw refused('stop_sequences', 'more than 4 stop sequences');
+  // Anthropic sets no such small bound; OpenAI's chat `stop` takes 4, Gemini's 5: the target's own is kept.
+  const stops = options.stopSequences;
+  if (stops !== undefined && (request.stop_sequences?.length ?? 0) > stops) {
+    throw new GatewayError(
+      'invalid_body',
+      `stop_sequences: this provider takes at most ${stops} stop sequences, ${request.stop_sequences!.length} were given`,
+      { param: 'stop_sequences' },
+    );
   }
   // The MCP connector's tools are Anthropic's to call, as a server tool's are: without them the model would
   // answer as if it had none.

@@ -47,6 +47,7 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
   try {
     ({ body, origins } = translateMessages(call.body, {
       cacheControl: call.resolved.adapter.capabilities.promptCaching === true,
+      stopSequences: call.resolved.adapter.capabilities.stopSequences,
     }));
   } catch (err) {
     if (err instanceof GatewayError || err instanceof ProviderError) {

@@ -131,6 +131,8 @@ export const azureOpenAIAdapter: ProviderAdapter = {
     images: true,
     jsonSchema: true,
     thinking: false,
+    // OpenAI's bound, which Azure's chat API documents alike.
+    stopSequences: 4,
     n: 'native',
     parameters: {
       '*': 'sent as given (OpenAI wire format)',

@@ -64,6 +64,7 @@ function capabilitiesOf(entry: OpenAICompatibleProvider): ProviderCapabilities {
     n: entry.oneChoice ? 'fanout' : 'native',
     ...(entry.embeddingInputsPerCall && { embeddingInputsPerCall: () => entry.embeddingInputsPerCall }),
     ...(entry.embeddingTokensPerCall && { embeddingTokensPerCall: () => entry.embeddingTokensPerCall }),
+    ...(entry.stopSequences && { stopSequences: entry.stopSequences }),
     parameters: {
       '*': 'sent as given (OpenAI wire format)',
       thinking: entry.acceptsThinking ? 'sent as given' : 'dropped: not an OpenAI parameter',

@@ -39,6 +39,8 @@ export interface OpenAICompatibleProvider {
   vendorHeaders?: boolean;
   /** Its own Files, fine-tuning and Batch APIs at OpenAI's paths (`/files`, `/fine_tuning/jobs`, `/batches`). */
   resources?: ProviderResourceKind[];
+  /** The most strings its chat `stop` takes, where the provider documents a bound (OpenAI: 4). */
+  stopSequences?: number;
   notes?: string[];
 }
 
@@ -53,6 +55,7 @@ export const OPENAI_COMPATIBLE_PROVIDERS: readonly OpenAICompatibleProvider[] = 
     maxCompletionTokens: true,
     vendorHeaders: true,
     resources: ['files', 'fine_tuning', 'fine_tuning_pause', 'batches'],
+    stopSequences: 4,
   },
   {
     id: 'groq',
