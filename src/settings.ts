@@ -104,6 +104,8 @@ export interface Settings {
   batchLeaseMs: number;
   /** How often an idle worker looks for work, ms. */
   batchPollMs: number;
+  /** The longest wait between two polls of a provider batch, ms. */
+  batchPollMaxMs: number;
 }
 
 export interface S3Settings {
@@ -292,6 +294,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     batchConcurrency: integer(source, 'GATEWAY_BATCH_CONCURRENCY', 16, 1),
     batchLeaseMs: integer(source, 'GATEWAY_BATCH_LEASE_MS', 30_000, 100),
     batchPollMs: integer(source, 'GATEWAY_BATCH_POLL_MS', 500, 10),
+    batchPollMaxMs: integer(source, 'GATEWAY_BATCH_POLL_MAX_MS', 5 * 60_000, 10),
   };
 }
 

@@ -46,8 +46,6 @@ type Json = Record<string, unknown>;
 const EXPIRY_SECONDS = 24 * 60 * 60;
 const ENDED = ['completed', 'failed', 'expired', 'cancelled'] as const;
 const MIRRORED: readonly BatchStatus[] = ['validating', 'in_progress', 'finalizing', 'cancelling'];
-/** The longest wait between two polls of one batch. */
-const MAX_POLL_DELAY_MS = 5 * 60_000;
 /** The metadata key that names the gateway's batch on the provider's. */
 export const GATEWAY_BATCH_KEY = 'gateway_batch_id';
 /** Metadata pairs a provider's batch may hold (OpenAI's limit). */
@@ -63,9 +61,10 @@ function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-/** The delay before poll number `polls` (0-based): the worker's poll interval, doubled each time. */
-export function pollDelayMs(basePollMs: number, polls: number): number {
-  return Math.min(basePollMs * 2 ** Math.min(polls, 20), MAX_POLL_DELAY_MS);
+/** The delay before poll number `polls` (0-based): the worker's poll interval, doubled each time, up to
+ * `GATEWAY_BATCH_POLL_MAX_MS`. */
+export function pollDelayMs(settings: GatewayDeps['settings'], polls: number): number {
+  return Math.min(settings.batchPollMs * 2 ** Math.min(polls, 20), settings.batchPollMaxMs);
 }
 
 /** Creates the gateway's batch and queues its submission; refuses at once a provider without a Batch API. */
@@ -500,7 +499,7 @@ export async function pollProviderBatch(
   const status = object.status as string;
   if (!(ENDED as readonly string[]).includes(status)) {
     await mirror(store, batch.id, object);
-    return pollDelayMs(deps.settings.batchPollMs, remote.polls);
+    return pollDelayMs(deps.settings, remote.polls);
   }
   const ids = resultFileIds(batch.id);
   const files: StoredFile[] = [];

@@ -5,6 +5,7 @@
  * once its lease runs out — and runs them. A poll that finds the batch still running queues the next poll
  * and completes itself in one transaction, so a batch always has exactly one poll queued until it ends.
  */
+import { GatewayError, ProviderError } from '../../core/errors.js';
 import { exhaustedJob, type Job } from '../../store/types.js';
 import type { GatewayDeps } from '../deps.js';
 import { jobOwner, startJobPoller } from '../job-poller.js';
@@ -28,8 +29,28 @@ export interface ProviderJobWorker {
 
 /** Jobs one node runs at once. */
 const MAX_JOBS = 4;
-/** A poll that failed is tried again this many times (with growing delays) before the batch fails. */
+/** A poll that failed otherwise than by an outage is tried again this many times (with growing delays)
+ * before the batch fails. */
 const POLL_ATTEMPTS = 20;
+/** How long after the end of its completion window (`expires_at`) a batch whose provider cannot be
+ * reached is still polled: the provider may have run it meanwhile, and its output is the client's. */
+const OUTAGE_GRACE_MS = 24 * 60 * 60_000;
+
+/** The poll job's payload during an outage: since when, and after how many polls in a row, the provider
+ * could not be reached. */
+interface OutagePayload extends ProviderBatchPayload {
+  unreachable_since_ms?: number;
+  failed_polls?: number;
+}
+
+/** A failure that says the provider could not be reached, not what became of the batch: no answer, a
+ * timeout, the provider's own failure (5xx) or its rate limit (429). */
+function outage(err: unknown): boolean {
+  if (err instanceof ProviderError) return err.status >= 500 || err.status === 429;
+  return (
+    err instanceof GatewayError && (err.code === 'upstream_unreachable' || err.code === 'request_timeout')
+  );
+}
 
 class LeaseLost extends Error {}
 
@@ -43,13 +64,17 @@ export function startProviderJobWorker(
   // and the transfers it makes, and the job is given back (provider-batches.ts says what it leaves).
   const stopping = new AbortController();
   /** Completes the job and queues the next poll of its batch, together. */
-  async function completeWith(job: Job, nextPollInMs: number | undefined): Promise<void> {
+  async function completeWith(
+    job: Job,
+    nextPollInMs: number | undefined,
+    payload: OutagePayload = { batch_id: (job.payload as ProviderBatchPayload).batch_id },
+  ): Promise<void> {
     await store.transaction(async (tx) => {
       if (nextPollInMs !== undefined) {
         await tx.jobs.enqueue({
           kind: POLL_JOB,
           workspace_id: job.workspace_id,
-          payload: job.payload,
+          payload,
           max_attempts: POLL_ATTEMPTS,
           run_at_ms: Date.now() + nextPollInMs,
         });
@@ -78,7 +103,7 @@ export function startProviderJobWorker(
         // A job claimed again (its last holder failed or died) may have created the provider's batch; a
         // try given back by a node that stopped did not (SubmissionStopped), and counted no attempt.
         const next = await submitProviderBatch(deps, batch_id, job.attempts > 1, stopping.signal);
-        await completeWith(job, next === 'poll' ? pollDelayMs(options.pollMs, 0) : undefined);
+        await completeWith(job, next === 'poll' ? pollDelayMs(deps.settings, 0) : undefined);
       }
     } catch (err) {
       if (err instanceof LeaseLost) return;
@@ -88,14 +113,59 @@ export function startProviderJobWorker(
         await store.jobs.release(job.id, owner).catch(() => undefined);
         return;
       }
+      if (job.kind === POLL_JOB && outage(err)) {
+        await pollAfterOutage(job, err);
+        return;
+      }
       logger.warn({ err, job: job.id, kind: job.kind, batch: batch_id }, 'provider batch job failed');
       const message = err instanceof Error ? err.message : String(err);
       await store.jobs
-        .fail(job.id, owner, message, Date.now() + pollDelayMs(options.pollMs, job.attempts))
+        .fail(job.id, owner, message, Date.now() + pollDelayMs(deps.settings, job.attempts))
         .catch(() => undefined);
       if (job.attempts >= job.max_attempts) await giveUp(batch_id, message);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * A poll that could not reach the provider. The batch may still be running there, and finish: it is
+   * polled on, with the same backoff, its row left as the provider last showed it, until a day after its
+   * completion window ended (the provider ends it by then) — each failed poll queues the next one with
+   * the outage's start, so the job's attempts are not used up by it. Past that bound the batch fails,
+   * saying since when the provider could not be reached.
+   */
+  async function pollAfterOutage(job: Job, err: unknown): Promise<void> {
+    const payload = job.payload as OutagePayload;
+    const since = payload.unreachable_since_ms ?? Date.now();
+    const failedPolls = (payload.failed_polls ?? 0) + 1;
+    const reason = err instanceof Error ? err.message : String(err);
+    const expiresAt = (await store.batches.getById(payload.batch_id))?.expires_at;
+    const polledOn = expiresAt == null || Date.now() < expiresAt * 1000 + OUTAGE_GRACE_MS;
+    const message = polledOn
+      ? undefined
+      : `The provider could not be reached since ${new Date(since).toISOString()} ` +
+        `(${failedPolls} polls in a row, the last: ${reason}); the batch's completion window ended at ` +
+        `${new Date((expiresAt ?? 0) * 1000).toISOString()}`;
+    logger.warn(
+      { err, job: job.id, batch: payload.batch_id, unreachable_since: new Date(since).toISOString() },
+      message ?? 'provider batch: the provider could not be reached; polling on',
+    );
+    const next: OutagePayload = {
+      batch_id: payload.batch_id,
+      unreachable_since_ms: since,
+      failed_polls: failedPolls,
+    };
+    // Failed before the job ends, so that a node dying in between leaves a poll that finds it ended.
+    if (message) await giveUp(payload.batch_id, message);
+    try {
+      await completeWith(job, polledOn ? pollDelayMs(deps.settings, failedPolls) : undefined, next);
+    } catch (failure) {
+      if (failure instanceof LeaseLost) return;
+      // The store failed: the job goes back to the queue as any failed attempt does.
+      await store.jobs
+        .fail(job.id, owner, reason, Date.now() + pollDelayMs(deps.settings, failedPolls))
+        .catch(() => undefined);
     }
   }
 

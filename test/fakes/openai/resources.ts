@@ -55,6 +55,8 @@ export class FakeResources {
   loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
+  /** While set, every read of a batch is answered with it (an outage, or a batch the provider lost). */
+  batchReads: ResourceAnswer | undefined;
 
   constructor(private readonly name: string) {}
 
@@ -134,6 +136,7 @@ export class FakeResources {
         const newestFirst = [...this.batches.values()].reverse();
         return { status: 200, body: withEnds(page(newestFirst, limit, after)) };
       }
+      if (method === 'GET' && parts.length === 2 && this.batchReads) return this.batchReads;
       const batch = this.batches.get(parts[1]);
       if (!batch) return error(404, `No batch found with id '${parts[1]}'.`, null, 'batch_not_found');
       if (method === 'GET' && parts.length === 2) return { status: 200, body: this.advanceBatch(batch) };
