@@ -150,6 +150,43 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }).withResponse();
 
     /** The call's status and headers, whether it answered or failed. */
+    /**
+     * A key whose calls (metadata `case: name`) meet a policy of their own, per key, and a node reaching
+     * Redis through a proxy the test can cut, stall or slow (with `nodeEnv` over the suite's settings): the
+     * policy's counter in Redis, and a connection of the test's own to read it. `close` ends both.
+     */
+    async function caseBehindProxy(
+      name: string,
+      limit: { type: 'requests' | 'tokens'; unit: 'rpm' | 'rpd'; value: number },
+      nodeEnv: Record<string, string>,
+    ) {
+      const key = await newKey(name);
+      const policyId = await createPolicy({
+        conditions: [{ key: 'metadata.case', value: name }],
+        group_by: [{ key: 'api_key' }],
+        ...limit,
+      });
+      const counter = `rl:${policyId}:${limit.type}:${limit.unit}:${JSON.stringify([key.id])}`;
+      const proxy = await startSwitchableRedisProxy();
+      const redis = new RedisState({ url: redisUrl(), prefix });
+      const close = async () => {
+        await redis.close();
+        await proxy.close();
+      };
+      try {
+        const node = await startGateway({
+          env: { ...env, REDIS_URL: proxy.url, ...nodeEnv },
+          postgres: postgres(),
+          rateLimitClock: clock,
+        });
+        extraNodes.push(node);
+        return { key, counter, proxy, redis, node, close };
+      } catch (err) {
+        await close();
+        throw err;
+      }
+    }
+
     async function outcome(work: Promise<{ response: Response }>) {
       try {
         const { response } = await work;
@@ -555,29 +592,12 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
     });
 
     it('a take whose reply a lost connection swallowed is charged once, not again when the node reconnects', async () => {
-      const key = await newKey('lost-reply');
-      const policyId = await createPolicy({
-        conditions: [{ key: 'metadata.case', value: 'lost-reply' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'requests',
-        unit: 'rpm',
-        value: 5,
-      });
-      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
-      const proxy = await startSwitchableRedisProxy();
-      const redis = new RedisState({ url: redisUrl(), prefix });
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'lost-reply',
+        { type: 'requests', unit: 'rpm', value: 5 },
+        { GATEWAY_RATE_LIMIT_TIMEOUT_MS: '500', GATEWAY_REDIS_TIMEOUT_MS: '500' },
+      );
       try {
-        const node = await startGateway({
-          env: {
-            ...env,
-            REDIS_URL: proxy.url,
-            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '500',
-            GATEWAY_REDIS_TIMEOUT_MS: '500',
-          },
-          postgres: postgres(),
-          rateLimitClock: clock,
-        });
-        extraNodes.push(node);
         // Redis runs the node's take; the connection goes before its reply comes back.
         proxy.cutOn((sent) => sent.includes(counter));
         expect((await outcome(chat(sdk(node, key, { case: 'lost-reply' })))).status).toBe(200);
@@ -588,35 +608,17 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
         const next = await outcome(chat(sdk(nodeA, key, { case: 'lost-reply' })));
         expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('3');
       } finally {
-        await redis.close();
-        await proxy.close();
+        await close();
       }
     });
 
     it('a check issued while the node is not connected to Redis is not charged once Redis is back', async () => {
-      const key = await newKey('offline-check');
-      const policyId = await createPolicy({
-        conditions: [{ key: 'metadata.case', value: 'offline-check' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'requests',
-        unit: 'rpm',
-        value: 2,
-      });
-      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
-      const proxy = await startSwitchableRedisProxy();
-      const redis = new RedisState({ url: redisUrl(), prefix });
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'offline-check',
+        { type: 'requests', unit: 'rpm', value: 2 },
+        { GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300', GATEWAY_REDIS_TIMEOUT_MS: '5000' },
+      );
       try {
-        const node = await startGateway({
-          env: {
-            ...env,
-            REDIS_URL: proxy.url,
-            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
-            GATEWAY_REDIS_TIMEOUT_MS: '5000',
-          },
-          postgres: postgres(),
-          rateLimitClock: clock,
-        });
-        extraNodes.push(node);
         const ask = () => outcome(chat(sdk(node, key, { case: 'offline-check' })));
         const first = await ask();
         expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('1');
@@ -640,36 +642,21 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
         expect(next.status).toBe(200);
         expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('0');
       } finally {
-        await redis.close();
-        await proxy.close();
+        await close();
       }
     });
 
     it('`closed`: a call refused with 503 for a late answer is not counted when Redis runs its take after all', async () => {
-      const key = await newKey('late-answer');
-      const policyId = await createPolicy({
-        conditions: [{ key: 'metadata.case', value: 'late-answer' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'requests',
-        unit: 'rpm',
-        value: 1,
-      });
-      const counter = `rl:${policyId}:requests:rpm:${JSON.stringify([key.id])}`;
-      const proxy = await startSwitchableRedisProxy();
-      const redis = new RedisState({ url: redisUrl(), prefix });
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'late-answer',
+        { type: 'requests', unit: 'rpm', value: 1 },
+        {
+          GATEWAY_RATE_LIMIT_FAIL_MODE: 'closed',
+          GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
+          GATEWAY_REDIS_TIMEOUT_MS: '5000',
+        },
+      );
       try {
-        const node = await startGateway({
-          env: {
-            ...env,
-            REDIS_URL: proxy.url,
-            GATEWAY_RATE_LIMIT_FAIL_MODE: 'closed',
-            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
-            GATEWAY_REDIS_TIMEOUT_MS: '5000',
-          },
-          postgres: postgres(),
-          rateLimitClock: clock,
-        });
-        extraNodes.push(node);
         // Redis runs the take at once; its answer reaches the node past the rate limits' timeout.
         proxy.delayReplies(800);
         const refused = await outcome(chat(sdk(node, key, { case: 'late-answer' })));
@@ -683,23 +670,16 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
         // …and the key's one request a minute is still there for it.
         expect((await outcome(chat(sdk(nodeA, key, { case: 'late-answer' })))).status).toBe(200);
       } finally {
-        await redis.close();
-        await proxy.close();
+        await close();
       }
     });
 
     it('`open`: the token reservation of a call let through unchecked for a late answer does not stand', async () => {
-      const key = await newKey('late-tokens');
-      const policyId = await createPolicy({
-        conditions: [{ key: 'metadata.case', value: 'late-tokens' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'tokens',
-        unit: 'rpd',
-        value: 10_000,
-      });
-      const counter = `rl:${policyId}:tokens:rpd:${JSON.stringify([key.id])}`;
-      const proxy = await startSwitchableRedisProxy();
-      const redis = new RedisState({ url: redisUrl(), prefix });
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'late-tokens',
+        { type: 'tokens', unit: 'rpd', value: 10_000 },
+        { GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300', GATEWAY_REDIS_TIMEOUT_MS: '5000' },
+      );
       const messages = [{ role: 'user' as const, content: 'hi' }];
       const ask = (node: TestGateway) =>
         outcome(
@@ -708,17 +688,6 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
             .withResponse(),
         );
       try {
-        const node = await startGateway({
-          env: {
-            ...env,
-            REDIS_URL: proxy.url,
-            GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300',
-            GATEWAY_REDIS_TIMEOUT_MS: '5000',
-          },
-          postgres: postgres(),
-          rateLimitClock: clock,
-        });
-        extraNodes.push(node);
         // Redis runs the take (a reservation of 9,000 tokens and more) at once; its answer comes too late.
         proxy.delayReplies(800);
         const unchecked = await ask(node);
@@ -733,8 +702,7 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
         });
         expect((await ask(nodeA)).status).toBe(200);
       } finally {
-        await redis.close();
-        await proxy.close();
+        await close();
       }
     });
 
