@@ -18,6 +18,7 @@ import type { GatewayDeps } from '../../src/gateway/deps.js';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import type { ClaimedLine } from '../../src/store/file-batch-types.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { runningBatch as runningBatchIn } from '../helpers/running-batch.js';
 
 let dataDir: string;
 let store: Store;
@@ -36,31 +37,7 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function runningBatch(lines: number) {
-  const org = await store.createOrganisation({ name: 'Stopping' });
-  const workspace = await store.createWorkspace({ organisation_id: org.id, name: 'S', slug: 's' });
-  const batch = await store.batches.create({
-    workspace_id: workspace.id,
-    endpoint: '/v1/chat/completions',
-    input_file_id: 'file-x',
-    completion_window: 'immediate',
-    metadata: null,
-    concurrency: null,
-    expires_at: Math.floor(Date.now() / 1000) + 3600,
-    call: {
-      caller: { id: 'k', organisation_id: org.id, workspace_id: workspace.id },
-      headers: {},
-      metadata: {},
-      trace_id: 't',
-    },
-  });
-  await store.batches.insertLines(
-    batch.id,
-    Array.from({ length: lines }, (_, i) => ({ line: i, custom_id: `c-${i}`, body: '{}' })),
-  );
-  await store.batches.update(batch.id, { status: 'in_progress', total: lines });
-  return batch;
-}
+const runningBatch = (lines: number) => runningBatchIn(store, lines, 'Stopping');
 
 function linesOf(batchId: string) {
   return reader

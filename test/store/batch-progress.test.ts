@@ -14,6 +14,7 @@ import * as batchProgress from '../../src/store/migrations/0018_batch_progress.j
 import { openStore } from '../../src/store/index.js';
 import type { SettledLine } from '../../src/store/file-batch-types.js';
 import type { Store } from '../../src/store/types.js';
+import { runningBatch as runningBatchIn } from '../helpers/running-batch.js';
 
 let dataDir: string;
 let store: Store;
@@ -50,31 +51,7 @@ const refused: SettledLine = {
   cost: 0,
 };
 
-async function runningBatch(lines: number) {
-  const org = await store.createOrganisation({ name: 'Progress' });
-  const workspace = await store.createWorkspace({ organisation_id: org.id, name: 'P', slug: 'p' });
-  const batch = await store.batches.create({
-    workspace_id: workspace.id,
-    endpoint: '/v1/chat/completions',
-    input_file_id: 'file-x',
-    completion_window: 'immediate',
-    metadata: null,
-    concurrency: null,
-    expires_at: Math.floor(Date.now() / 1000) + 3600,
-    call: {
-      caller: { id: 'k', organisation_id: org.id, workspace_id: workspace.id },
-      headers: {},
-      metadata: {},
-      trace_id: 't',
-    },
-  });
-  await store.batches.insertLines(
-    batch.id,
-    Array.from({ length: lines }, (_, i) => ({ line: i, custom_id: `c-${i}`, body: '{}' })),
-  );
-  await store.batches.update(batch.id, { status: 'in_progress', total: lines });
-  return batch;
-}
+const runningBatch = (lines: number) => runningBatchIn(store, lines, 'Progress');
 
 describe('batch progress on the batch row', () => {
   it('adds settled lines to the counts and usage, once, and only for the lines the owner holds', async () => {
