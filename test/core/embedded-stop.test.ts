@@ -7,62 +7,12 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { redisUrl } from '../helpers/redis.js';
-
-interface StallingProxy {
-  port: number;
-  /** Carries nothing more either way, and closes nothing. */
-  stall(): void;
-  /** The connections the gateway opened and has not ended. */
-  openFromGateway(): number;
-  /** Bytes the gateway sent since `stall()`, carried nowhere. */
-  heldFromGateway(): number;
-  close(): Promise<void>;
-}
-
-async function startProxy(target: URL, defaultPort: number): Promise<StallingProxy> {
-  const sockets = new Set<Socket>();
-  const open = new Set<Socket>();
-  let stalled = false;
-  let held = 0;
-  // Half-open allowed: a client's end is not answered with the proxy's own, as a partition would not.
-  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = connect(Number(target.port || defaultPort), target.hostname);
-    open.add(client);
-    client.on('end', () => open.delete(client));
-    client.on('close', () => open.delete(client));
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.on('data', (data: Buffer) => {
-      if (stalled) held += data.length;
-      else upstream.write(data);
-    });
-    upstream.on('data', (data: Buffer) => stalled || client.write(data));
-    client.on('end', () => stalled || upstream.end());
-    upstream.on('end', () => stalled || client.end());
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    port: (server.address() as { port: number }).port,
-    stall() {
-      stalled = true;
-    },
-    openFromGateway: () => open.size,
-    heldFromGateway: () => held,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((done) => server.close(() => done()));
-    },
-  };
-}
+import { startStallingProxy, throughProxy, type StallingProxy } from '../helpers/stalling-proxy.js';
 
 /** Resolves when this process's HTTP server begins a request whose path ends with `path` (Node's diagnostics channel). */
 function requestStarted(path: string): Promise<void> {
@@ -83,8 +33,8 @@ describeWithPostgres('an embedded gateway stopped while its store and Redis do n
   let gateway: TestGateway | undefined;
 
   beforeAll(async () => {
-    pgProxy = await startProxy(new URL(postgresUrl()), 5432);
-    redisProxy = await startProxy(new URL(redisUrl()), 6379);
+    pgProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
+    redisProxy = await startStallingProxy(new URL(redisUrl()), 6379);
   });
   afterAll(async () => {
     await pgProxy?.close();
@@ -94,13 +44,9 @@ describeWithPostgres('an embedded gateway stopped while its store and Redis do n
   });
 
   it('tears down the closes that did not end in time: no connection of theirs is left open', async () => {
-    const database = new URL(postgresUrl());
-    database.host = `127.0.0.1:${pgProxy.port}`;
-    const redis = new URL(redisUrl());
-    redis.host = `127.0.0.1:${redisProxy.port}`;
     gateway = await startGateway({
-      postgres: { url: database.toString(), schema },
-      env: { REDIS_URL: redis.toString(), GATEWAY_SHUTDOWN_GRACE_MS: '1000' },
+      postgres: { url: throughProxy(postgresUrl(), pgProxy).toString(), schema },
+      env: { REDIS_URL: throughProxy(redisUrl(), redisProxy).toString(), GATEWAY_SHUTDOWN_GRACE_MS: '1000' },
     });
     expect(pgProxy.openFromGateway()).toBeGreaterThan(0);
     expect(redisProxy.openFromGateway()).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -20,45 +20,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { STOP_OVERRUN_MS } from '../../src/stop-plan.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { redisUrl } from '../helpers/redis.js';
+import { startStallingProxy, throughProxy, type StallingProxy } from '../helpers/stalling-proxy.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const graceMs = 1000;
-
-interface StallingProxy {
-  port: number;
-  /** Carries nothing more either way, and closes nothing. */
-  stall(): void;
-  close(): Promise<void>;
-}
-
-async function startProxy(target: URL, defaultPort: number): Promise<StallingProxy> {
-  const sockets = new Set<Socket>();
-  let stalled = false;
-  // Half-open allowed: a client's end is not answered with the proxy's own, as a partition would not.
-  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = connect(Number(target.port || defaultPort), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.on('data', (data: Buffer) => stalled || upstream.write(data));
-    upstream.on('data', (data: Buffer) => stalled || client.write(data));
-    client.on('end', () => stalled || upstream.end());
-    upstream.on('end', () => stalled || client.end());
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    port: (server.address() as { port: number }).port,
-    stall() {
-      stalled = true;
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((done) => server.close(() => done()));
-    },
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -89,16 +54,12 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     } finally {
       await client.end();
     }
-    const server = new URL(postgresUrl());
-    proxy = await startProxy(server, 5432);
-    const url = new URL(server);
-    url.host = `127.0.0.1:${proxy.port}`;
+    proxy = await startStallingProxy(new URL(postgresUrl()), 5432);
+    const url = throughProxy(postgresUrl(), proxy);
     url.searchParams.set('options', `-c search_path=${schema}`);
     databaseUrl = url.toString();
-    redisProxy = await startProxy(new URL(redisUrl()), 6379);
-    const redis = new URL(redisUrl());
-    redis.host = `127.0.0.1:${redisProxy.port}`;
-    proxiedRedisUrl = redis.toString();
+    redisProxy = await startStallingProxy(new URL(redisUrl()), 6379);
+    proxiedRedisUrl = throughProxy(redisUrl(), redisProxy).toString();
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
@@ -230,9 +191,8 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     let closeAfter: StallingProxy | undefined;
     try {
-      const callProxy = await startProxy(new URL(postgresUrl()), 5432);
-      const url = new URL(databaseUrl);
-      url.host = `127.0.0.1:${callProxy.port}`;
+      const callProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
+      const url = throughProxy(databaseUrl, callProxy);
       closeAfter = callProxy;
       // The process is held (busy, or starved of CPU) from before its cut, planned at 0.8 s, until
       // 2.6 s: its cut comes then, 1.6 s past the grace period.
@@ -286,9 +246,8 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     let closeAfter: StallingProxy | undefined;
     try {
       // A proxy of its own: the one the tests before stalled carries nothing any more.
-      const jobProxy = await startProxy(new URL(postgresUrl()), 5432);
-      const url = new URL(databaseUrl);
-      url.host = `127.0.0.1:${jobProxy.port}`;
+      const jobProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
+      const url = throughProxy(databaseUrl, jobProxy);
       closeAfter = jobProxy;
       const { node, origin, adminKey, output } = await startProcess({ DATABASE_URL: url.toString() });
       const created = await fetch(`${origin}/v1/responses`, {
