@@ -138,6 +138,67 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     return { code, tookMs };
   }
 
+  /** The process exited 0 by itself, well before the overrun's exit (graceMs + STOP_OVERRUN_MS). */
+  function expectStoppedInBounds(
+    stopped: { code: number | 'hung' | null; tookMs: number },
+    output: string,
+  ): void {
+    expect(stopped.code, output).toBe(0);
+    expect(output).not.toContain('shutdown overran its grace period');
+    expect(stopped.tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
+  }
+
+  interface SilentProvider {
+    /** The store through a proxy of its own: the one the tests before stalled carries nothing any more. */
+    databaseUrl: string;
+    storeProxy: StallingProxy;
+    /** POSTs `body` to the process's `path`, sent to the silent provider. */
+    post(started: { origin: string; adminKey: string }, path: string, body: object): Promise<Response>;
+    /** The requests the provider has taken, once it has taken one (or after 10 s). */
+    reached(): Promise<string[]>;
+  }
+
+  /** Runs `test` with a provider that takes every request and never answers it (a call to it is under way
+   * until the cut) and a store proxy of its own; closes both after. */
+  async function withSilentProvider(test: (provider: SilentProvider) => Promise<void>): Promise<void> {
+    const seen: string[] = [];
+    const silent = http.createServer((request) => {
+      seen.push(`${request.method} ${request.url}`);
+      request.resume();
+    });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    let storeProxy: StallingProxy | undefined;
+    try {
+      storeProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
+      const customHost = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+      await test({
+        databaseUrl: throughProxy(databaseUrl, storeProxy).toString(),
+        storeProxy,
+        post: ({ origin, adminKey }, path, body) =>
+          fetch(`${origin}${path}`, {
+            method: 'POST',
+            headers: {
+              'x-gateway-api-key': adminKey,
+              'x-gateway-provider': 'openai',
+              'x-gateway-custom-host': customHost,
+              authorization: 'Bearer sk-stop',
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify(body),
+          }),
+        async reached() {
+          for (let i = 0; i < 500 && seen.length === 0; i++)
+            await new Promise((done) => setTimeout(done, 20));
+          return seen;
+        },
+      });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((done) => silent.close(done));
+      await storeProxy?.close();
+    }
+  }
+
   it('exits 0 soon after SIGTERM when its store answers', async () => {
     const { node, output } = await startProcess();
     const { code, tookMs } = await terminate(node);
@@ -168,112 +229,61 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
       () => 'cut',
     );
     await new Promise((done) => setTimeout(done, 300));
-    const { code, tookMs } = await terminate(node);
+    const stopped = await terminate(node);
     // Its connection was closed at the cut, before any answer.
     expect(await held).toBe('cut');
-    expect(code, output()).toBe(0);
-    expect(output()).not.toContain('shutdown overran its grace period');
+    // The final writes take 1 s at least, the closes 0.5 s at least, when the grace period is shorter.
+    expectStoppedInBounds(stopped, output());
     // The store, and a client of Redis (which of them waits for its reply depends on when the stall caught it).
     expect(output()).toMatch(/"part":"store"[^\n]*did not close in time/);
     expect(output()).toMatch(/"part":"[^"]*\(Redis\)"[^\n]*did not close in time/);
-    // The final writes take 1 s at least, the closes 0.5 s at least, when the grace period is shorter;
-    // the overrun's exit would have come at graceMs + STOP_OVERRUN_MS.
-    expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
   }, 60_000);
 
   it('exits 0 when its cut comes late, a call cut then and the store not answering', async () => {
-    // Takes every request and never answers it: the call is under way until the cut.
-    const seen: string[] = [];
-    const silent = http.createServer((request) => {
-      seen.push(`${request.method} ${request.url}`);
-      request.resume();
-    });
-    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-    let closeAfter: StallingProxy | undefined;
-    try {
-      const callProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
-      const url = throughProxy(databaseUrl, callProxy);
-      closeAfter = callProxy;
+    await withSilentProvider(async (provider) => {
       // The process is held (busy, or starved of CPU) from before its cut, planned at 0.8 s, until
       // 2.6 s: its cut comes then, 1.6 s past the grace period.
       const holdLoop =
         "process.on('SIGTERM', () => setTimeout(() => { const until = Date.now() + 1900; " +
         'while (Date.now() < until); }, 700));';
-      const { node, origin, adminKey, output } = await startProcess({ DATABASE_URL: url.toString() }, [
+      const started = await startProcess({ DATABASE_URL: provider.databaseUrl }, [
         '--import',
         `data:text/javascript,${encodeURIComponent(holdLoop)}`,
       ]);
-      const call = fetch(`${origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'x-gateway-api-key': adminKey,
-          'x-gateway-provider': 'openai',
-          'x-gateway-custom-host': `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
-          authorization: 'Bearer sk-stop',
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hang' }] }),
-      }).then(
-        (response) => response.status,
-        () => 'cut',
-      );
-      for (let i = 0; i < 500 && seen.length === 0; i++) await new Promise((done) => setTimeout(done, 20));
-      expect(seen).toEqual(['POST /chat/completions']);
-      callProxy.stall();
-      const { code, tookMs } = await terminate(node);
+      const call = provider
+        .post(started, '/v1/chat/completions', {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Hang' }],
+        })
+        .then(
+          (response) => response.status,
+          () => 'cut',
+        );
+      expect(await provider.reached()).toEqual(['POST /chat/completions']);
+      provider.storeProxy.stall();
+      const stopped = await terminate(started.node);
       expect(await call).toBe('cut');
-      expect(code, output()).toBe(0);
-      expect(output()).not.toContain('shutdown overran its grace period');
-      // The call's record could not be written, and the log says so.
-      expect(output()).toContain('log records not written before the stop ran out of time');
       // What follows a cut that late is shortened to end 2 s past the grace period at the latest.
-      expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
-    } finally {
-      silent.closeAllConnections();
-      await new Promise((done) => silent.close(done));
-      await closeAfter?.close();
-    }
+      expectStoppedInBounds(stopped, started.output());
+      // The call's record could not be written, and the log says so.
+      expect(started.output()).toContain('log records not written before the stop ran out of time');
+    });
   }, 60_000);
 
   it('exits 0 within its bounds when the store stops answering while a job it cut is given back', async () => {
-    // Takes every request and never answers it: the job's call is under way until the cut.
-    const seen: string[] = [];
-    const silent = http.createServer((request) => {
-      seen.push(`${request.method} ${request.url}`);
-      request.resume();
-    });
-    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-    let closeAfter: StallingProxy | undefined;
-    try {
-      // A proxy of its own: the one the tests before stalled carries nothing any more.
-      const jobProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
-      const url = throughProxy(databaseUrl, jobProxy);
-      closeAfter = jobProxy;
-      const { node, origin, adminKey, output } = await startProcess({ DATABASE_URL: url.toString() });
-      const created = await fetch(`${origin}/v1/responses`, {
-        method: 'POST',
-        headers: {
-          'x-gateway-api-key': adminKey,
-          'x-gateway-provider': 'openai',
-          'x-gateway-custom-host': `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
-          authorization: 'Bearer sk-stop',
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ model: 'gpt-4o-mini', input: 'Hang', background: true }),
+    await withSilentProvider(async (provider) => {
+      const started = await startProcess({ DATABASE_URL: provider.databaseUrl });
+      const created = await provider.post(started, '/v1/responses', {
+        model: 'gpt-4o-mini',
+        input: 'Hang',
+        background: true,
       });
       expect(created.status, await created.clone().text()).toBe(200);
-      for (let i = 0; i < 500 && seen.length === 0; i++) await new Promise((done) => setTimeout(done, 20));
-      expect(seen).toEqual(['POST /responses']);
-      jobProxy.stall();
-      const { code, tookMs } = await terminate(node);
-      expect(code, output()).toBe(0);
-      expect(output()).not.toContain('shutdown overran its grace period');
-      expect(output()).toContain('shutdown: the work cut was not given back in time');
-      expect(tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
-    } finally {
-      silent.closeAllConnections();
-      await new Promise((done) => silent.close(done));
-      await closeAfter?.close();
-    }
+      expect(await provider.reached()).toEqual(['POST /responses']);
+      provider.storeProxy.stall();
+      const stopped = await terminate(started.node);
+      expectStoppedInBounds(stopped, started.output());
+      expect(started.output()).toContain('shutdown: the work cut was not given back in time');
+    });
   }, 60_000);
 });
