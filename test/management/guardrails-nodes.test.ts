@@ -8,76 +8,48 @@ import { parseMasterKey } from '../../src/store/crypto.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store, StoredGuardrail } from '../../src/store/types.js';
 import { APIError } from 'openai';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client as sdkClient, target } from '../routing/support.js';
-import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
+import { describeWithPostgres, postgresUrl } from '../helpers/postgres.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { PROPAGATION_DEADLINE_MS, readUntil, twoNodesSharingStores } from '../helpers/two-nodes.js';
 import { client, type Client } from './http.js';
 
 const blockList = (words: string[]) => ({ 'default.contains': { operator: 'none', words }, deny: true });
 
-/** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
-const PROPAGATION_DEADLINE_MS = 5_000;
-
 describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
   describeWithRedis('sharing PostgreSQL and Redis', () => {
-    const schema = freshSchemaName('guardrail_nodes');
-    const prefix = freshRedisPrefix('guardrail-nodes');
-    const env = {
-      ...deploymentKeys('nodes'),
-      ...redisEnv(prefix),
-      GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
-    };
-    let nodeA: TestGateway;
-    let nodeB: TestGateway;
+    const nodes = twoNodesSharingStores('guardrail-nodes');
     let onA: Client;
     /** The same database reached by a process that announces nothing to the nodes (no Redis). */
     let silent: Store;
-    let fake: FakeUpstream;
 
     beforeAll(async () => {
-      fake = await startFakeOpenAI({ name: 'guardrail-nodes' });
-      nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
-      nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
-      onA = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
+      onA = client(nodes.a.url, nodes.env.GATEWAY_ADMIN_KEY);
       silent = await openStore({
         databaseUrl: postgresUrl(),
         dataDir: '/nonexistent',
-        masterKey: parseMasterKey(env.GATEWAY_MASTER_KEY),
-        pgSchema: schema,
+        masterKey: parseMasterKey(nodes.env.GATEWAY_MASTER_KEY),
+        pgSchema: nodes.schema,
       });
     });
     afterAll(async () => {
       await silent?.close();
-      await fake?.close();
-      await nodeA?.close();
-      await nodeB?.close();
-      await dropSchema(schema);
-      await deleteRedisKeys(prefix);
     });
 
     /** Node B's engine view of the guardrail, read until `until` holds or the deadline passes. */
-    async function onBUntil(
+    const onBUntil = (
       workspaceId: string,
       slug: string,
       until: (guardrail: StoredGuardrail | undefined) => boolean,
-    ): Promise<StoredGuardrail | undefined> {
-      const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
-      let seen = await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, slug);
-      while (!until(seen) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        seen = await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, slug);
-      }
-      return seen;
-    }
+    ): Promise<StoredGuardrail | undefined> =>
+      readUntil(() => nodes.b.server.deps.lookups.guardrailBySlug(workspaceId, slug), until);
 
     /**
      * Watches the invalidations node B applies from other nodes (its bus calls `lookups.applyRemote` for each;
      * the wrapper only records them): `applied(workspaceId)` resolves once one for that workspace has been.
      */
     function watchRemoteInvalidations(): { applied(workspaceId: string): Promise<void>; stop(): void } {
-      const lookups = nodeB.server.deps.lookups;
+      const lookups = nodes.b.server.deps.lookups;
       const apply = lookups.applyRemote;
       const workspaces: string[] = [];
       lookups.applyRemote = (event) => {
@@ -103,7 +75,7 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
       const created = await onA.post('/guardrails', { slug: 'shared-policy', guardrail: blockList(['v1']) });
       expect(created.status, created.text).toBe(200);
       const workspaceId = created.body.workspace_id as string;
-      const lookupsB = nodeB.server.deps.lookups;
+      const lookupsB = nodes.b.server.deps.lookups;
       // The creation's invalidation reaches node B on its own time; were it to land after node B has loaded
       // version 1 below, it would drop that copy and the check of the cache would read the store instead.
       try {
@@ -138,19 +110,21 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
       });
       expect(created.status, created.text).toBe(200);
       const workspaceId = created.body.workspace_id as string;
-      const config = target(fake, { input_guardrails: ['enforced-policy'] });
+      const config = target(nodes.fake, { input_guardrails: ['enforced-policy'] });
       const ask = (content: string) =>
-        sdkClient(nodeB, config, { 'x-gateway-api-key': env.GATEWAY_ADMIN_KEY }).chat.completions.create({
+        sdkClient(nodes.b, config, {
+          'x-gateway-api-key': nodes.env.GATEWAY_ADMIN_KEY,
+        }).chat.completions.create({
           model: 'gpt-4o-mini',
           messages: [{ role: 'user', content }],
         });
       const denied = async (content: string) => {
-        const calls = fake.requests.length;
+        const calls = nodes.fake.requests.length;
         const error = await ask(content).then(
           () => undefined,
           (err: unknown) => err,
         );
-        expect(fake.requests.length, 'the provider was called for a denied request').toBe(calls);
+        expect(nodes.fake.requests.length, 'the provider was called for a denied request').toBe(calls);
         return error instanceof APIError ? error.status : error;
       };
 
@@ -181,7 +155,9 @@ describeWithPostgres('stored guardrails on two nodes (PostgreSQL)', () => {
     it('a rename on node A, which makes no new version, reaches node B too', async () => {
       const first = await onA.post('/guardrails', { slug: 'first-policy', guardrail: blockList(['a']) });
       const workspaceId = first.body.workspace_id as string;
-      expect((await nodeB.server.deps.lookups.guardrailBySlug(workspaceId, 'first-policy'))?.version).toBe(1);
+      expect((await nodes.b.server.deps.lookups.guardrailBySlug(workspaceId, 'first-policy'))?.version).toBe(
+        1,
+      );
       const renamed = await onA.patch('/guardrails/first-policy', { name: 'First policy' });
       expect(renamed.body).toMatchObject({ version: 1, name: 'First policy' });
       const seen = await onBUntil(workspaceId, 'first-policy', (g) => g?.name === 'First policy');

@@ -4,47 +4,24 @@
  * its key, which the other node holds in its cache, is refused, and its config is no longer found — while
  * another workspace's key and config go on working there.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { deleteRedisKeys, describeWithRedis, freshRedisPrefix, redisEnv } from '../helpers/redis.js';
-import { call, client, type Client, type Reply } from './http.js';
-
-/** How long the invalidation may take to cross Redis: generous for a loaded machine, far below the TTL. */
-const PROPAGATION_DEADLINE_MS = 5_000;
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithPostgres } from '../helpers/postgres.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { readUntil, twoNodesSharingStores } from '../helpers/two-nodes.js';
+import { call, client, type Client } from './http.js';
 
 describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () => {
   describeWithRedis('sharing PostgreSQL and Redis', () => {
-    const schema = freshSchemaName('ws_delete_nodes');
-    const prefix = freshRedisPrefix('ws-delete-nodes');
-    const env = {
-      ...deploymentKeys('nodes'),
-      ...redisEnv(prefix),
-      GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
-    };
-    let nodeA: TestGateway;
-    let nodeB: TestGateway;
+    const nodes = twoNodesSharingStores('ws-delete-nodes');
     let onA: Client;
-    let fake: FakeUpstream;
 
-    beforeAll(async () => {
-      fake = await startFakeOpenAI({ name: 'ws-delete-nodes' });
-      nodeA = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
-      nodeB = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
-      onA = client(nodeA.url, env.GATEWAY_ADMIN_KEY);
-    });
-    afterAll(async () => {
-      await fake?.close();
-      await nodeA?.close();
-      await nodeB?.close();
-      await dropSchema(schema);
-      await deleteRedisKeys(prefix);
+    beforeAll(() => {
+      onA = client(nodes.a.url, nodes.env.GATEWAY_ADMIN_KEY);
     });
 
     const chatOnB = (key: string, config: string) =>
       call(
-        nodeB.url,
+        nodes.b.url,
         key,
         'POST',
         '/chat/completions',
@@ -57,22 +34,12 @@ describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () 
       const made = await onA.post('/workspaces', { name: slug, slug });
       expect(made.status, made.text).toBe(200);
       const key = made.body.admin_key.key as string;
-      const config = await client(nodeA.url, key).post('/configs', {
+      const config = await client(nodes.a.url, key).post('/configs', {
         slug: 'cfg',
-        config: { provider: 'openai', api_key: `sk-${slug}`, custom_host: fake.url },
+        config: { provider: 'openai', api_key: `sk-${slug}`, custom_host: nodes.fake.url },
       });
       expect(config.status, config.text).toBe(200);
       return { id: made.body.id as string, key };
-    }
-
-    async function untilOnB(ask: () => Promise<Reply>, status: number): Promise<Reply> {
-      const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
-      let reply = await ask();
-      while (reply.status !== status && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        reply = await ask();
-      }
-      return reply;
     }
 
     it('its key, config and listing are gone on the other node at once; the other workspace works on', async () => {
@@ -81,16 +48,19 @@ describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () 
       // Node B holds both keys and both configs in its caches.
       expect((await chatOnB(doomed.key, 'cfg')).status).toBe(200);
       expect((await chatOnB(kept.key, 'cfg')).status).toBe(200);
-      expect(nodeB.server.deps.lookups.cachedApiKey(doomed.key)).toMatchObject({ workspace_id: doomed.id });
+      expect(nodes.b.server.deps.lookups.cachedApiKey(doomed.key)).toMatchObject({ workspace_id: doomed.id });
 
       const deleted = await onA.delete('/workspaces/doomed');
       expect(deleted.status, deleted.text).toBe(200);
       expect(deleted.body).toEqual({ object: 'workspace.deleted', id: doomed.id, deleted: true });
 
-      const refused = await untilOnB(() => chatOnB(doomed.key, 'cfg'), 401);
+      const refused = await readUntil(
+        () => chatOnB(doomed.key, 'cfg'),
+        (reply) => reply.status === 401,
+      );
       expect(refused.status, refused.text).toBe(401);
-      expect(await nodeB.server.deps.lookups.config(doomed.id, 'cfg')).toBeUndefined();
-      const onB = client(nodeB.url, env.GATEWAY_ADMIN_KEY);
+      expect(await nodes.b.server.deps.lookups.config(doomed.id, 'cfg')).toBeUndefined();
+      const onB = client(nodes.b.url, nodes.env.GATEWAY_ADMIN_KEY);
       expect((await onB.get('/workspaces')).body.data.map((w: { slug: string }) => w.slug)).toEqual([
         'default',
         'kept',
@@ -99,13 +69,13 @@ describeWithPostgres('a workspace deleted on one of two nodes (PostgreSQL)', () 
       // The other workspace is untouched.
       const still = await chatOnB(kept.key, 'cfg');
       expect(still.status, still.text).toBe(200);
-      expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept');
+      expect(nodes.fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept');
 
       // Its slug may be taken again, on either node: a new workspace holding nothing of the old one.
       const again = await onB.post('/workspaces', { name: 'doomed', slug: 'doomed' });
       expect(again.status, again.text).toBe(200);
       expect(again.body.id).not.toBe(doomed.id);
-      expect((await client(nodeB.url, again.body.admin_key.key).get('/configs')).body.data).toEqual([]);
+      expect((await client(nodes.b.url, again.body.admin_key.key).get('/configs')).body.data).toEqual([]);
     });
   });
 });
