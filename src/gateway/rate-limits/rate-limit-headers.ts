@@ -30,7 +30,9 @@ export function rateLimitHeaders(readings: readonly GoverningReading[]): Record<
 
 export function formatDuration(ms: number): string {
   if (ms <= 0) return '0s';
-  if (ms < 1000) return `${Math.ceil(ms)}ms`;
+  // Rounded up before the choice of unit: 999.5 ms is 1s, never 1000ms.
+  const wholeMs = Math.ceil(ms);
+  if (wholeMs < 1000) return `${wholeMs}ms`;
   const total = Math.ceil(ms / 1000);
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
