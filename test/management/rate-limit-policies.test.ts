@@ -269,6 +269,35 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     // A member key manages nothing.
     expectError(await client(gateway.url, member.body.key).get(PATH), 403, 'forbidden');
   });
+
+  it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {
+    const first = await admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
+    expect(first.status, first.text).toBe(200);
+    const { workspace_id, organisation_id } = (await admin.get(`${PATH}/${first.body.id as string}`)).body;
+    for (let i = 0; i < 1000; i++) {
+      await gateway.server.deps.store.createRateLimitPolicy({
+        workspace_id,
+        organisation_id,
+        name: `page ${i}`,
+        type: 'tokens',
+        unit: 'rpm',
+        value: 60,
+        conditions: valid.conditions,
+        group_by: valid.group_by,
+      });
+    }
+    const ids = async (query: string) => {
+      const reply = await admin.get(`${PATH}?type=tokens&unit=rpm&${query}`);
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.total).toBeGreaterThan(1000);
+      return reply.body.data.map((p: { id: string }) => p.id) as string[];
+    };
+    const [firstPage, secondPage] = [await ids('page_size=1000'), await ids('page_size=1000&current_page=1')];
+    expect(firstPage).toHaveLength(1000);
+    expect(secondPage.length).toBeGreaterThan(0);
+    expect(await ids('page_size=5000')).toEqual(firstPage);
+    expect(await ids('page_size=5000&current_page=1')).toEqual(secondPage);
+  });
 }
 
 describe('rate-limit policies (SQLite)', () => {

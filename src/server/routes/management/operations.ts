@@ -317,12 +317,8 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
       {
         name: 'page_size',
         in: 'query',
-        schema: {
-          type: 'integer',
-          minimum: 0,
-          maximum: POLICY_PAGE_SIZE.max,
-          default: POLICY_PAGE_SIZE.default,
-        },
+        description: `A page holds at most ${POLICY_PAGE_SIZE.max} policies; a larger page_size is answered ${POLICY_PAGE_SIZE.max} a page.`,
+        schema: { type: 'integer', minimum: 0, default: POLICY_PAGE_SIZE.default },
       },
       { name: 'current_page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
     ],

@@ -9,16 +9,20 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import type { RateLimitPolicy, RateLimitPolicyQuery } from '../../../store/types.js';
+import { integerQuery, type Query } from '../query-params.js';
 import { validateCreateRateLimitPolicy, validateUpdateRateLimitPolicy } from './body-schemas.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { tenantOf } from './tenant.js';
 import { deletedView } from './views.js';
 
 const OBJECT = 'policy_usage_limits';
-/** A list's page size when `page_size` is left out, and its largest. */
+/**
+ * A list's page size when `page_size` is left out, and the most a page holds. The interface sets `page_size`
+ * no maximum (an integer >= 0): a larger one is taken, as a fine-tuning job list takes any `limit`, and
+ * answered `max` a page, `current_page` counting pages of that size, so that a client paging until it has
+ * `total` items (or an empty page) sees every one.
+ */
 export const POLICY_PAGE_SIZE = { default: 100, max: 1000 } as const;
-
-type Query = Record<string, string | undefined>;
 
 export function rateLimitPolicyView(policy: RateLimitPolicy) {
   return {
@@ -45,16 +49,6 @@ function enumParam<T extends string>(query: Query, name: string, allowed: readon
     throw new GatewayError('invalid_query', `${name} must be one of ${allowed.join(', ')}`, { param: name });
   }
   return raw as T;
-}
-
-function countParam(query: Query, name: string, max: number): number | undefined {
-  const raw = query[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > max) {
-    throw new GatewayError('invalid_query', `${name} must be an integer from 0 to ${max}`, { param: name });
-  }
-  return value;
 }
 
 function workspaceParam(query: Query): string | undefined {
@@ -93,14 +87,17 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
   app.get(path, async (request) => {
     const query = request.query as Query;
     const tenant = await queryTenant(request);
-    const pageSize = countParam(query, 'page_size', POLICY_PAGE_SIZE.max) ?? POLICY_PAGE_SIZE.default;
+    const pageSize = Math.min(
+      integerQuery(query, 'page_size', 0, Number.MAX_SAFE_INTEGER, POLICY_PAGE_SIZE.default),
+      POLICY_PAGE_SIZE.max,
+    );
     const listQuery: RateLimitPolicyQuery = {
       workspace_id: tenant.workspace_id,
       status: enumParam(query, 'status', ['active', 'archived'] as const) ?? 'active',
       type: enumParam(query, 'type', ['requests', 'tokens'] as const),
       unit: enumParam(query, 'unit', ['rpm', 'rph', 'rpd'] as const),
       limit: pageSize,
-      offset: pageSize * (countParam(query, 'current_page', Number.MAX_SAFE_INTEGER) ?? 0),
+      offset: pageSize * integerQuery(query, 'current_page', 0, Number.MAX_SAFE_INTEGER, 0),
     };
     const { data, total } = await store.listRateLimitPolicies(listQuery);
     return { object: 'list', data: data.map(rateLimitPolicyView), total };
