@@ -270,6 +270,50 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     expectError(await client(gateway.url, member.body.key).get(PATH), 403, 'forbidden');
   });
 
+  it('stores a workspace_id condition written as a workspace slug as its id, and refuses one naming no workspace', async () => {
+    const own = await admin.get(`${PATH}/${(await admin.post(PATH, valid)).body.id as string}`);
+    const workspaceId = own.body.workspace_id as string;
+    const workspaces = await gateway.server.deps.store.listWorkspaces(own.body.organisation_id as string);
+    const slug = workspaces.find((w) => w.id === workspaceId)!.slug;
+    expect(slug).not.toBe(workspaceId);
+
+    const created = await admin.post(PATH, {
+      ...valid,
+      conditions: [
+        { key: 'workspace_id', value: slug },
+        { key: 'workspace_id', value: [slug, '*'], excludes: [workspaceId] },
+      ],
+    });
+    expect(created.status, created.text).toBe(200);
+    const read = await admin.get(`${PATH}/${created.body.id as string}`);
+    expect(read.body.conditions).toEqual([
+      { key: 'workspace_id', value: workspaceId },
+      { key: 'workspace_id', value: [workspaceId, '*'], excludes: [workspaceId] },
+    ]);
+    const updated = await admin.patch(`${PATH}/${created.body.id as string}`, {
+      conditions: [{ key: 'workspace_id', value: '*', excludes: slug }],
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.conditions).toEqual([{ key: 'workspace_id', value: '*', excludes: workspaceId }]);
+
+    const nowhere = { key: 'workspace_id', value: 'no-such-workspace' };
+    const error = expectError(
+      await admin.post(PATH, { ...valid, conditions: [valid.conditions[0], nowhere] }),
+      400,
+      'invalid_body',
+      'conditions[1].value',
+    );
+    expect(error.message).toContain('no-such-workspace');
+    expectError(
+      await admin.patch(`${PATH}/${created.body.id as string}`, {
+        conditions: [{ key: 'workspace_id', value: '*', excludes: ['nowhere'] }],
+      }),
+      400,
+      'invalid_body',
+      'conditions[0].excludes',
+    );
+  });
+
   it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {
     const first = await admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
     expect(first.status, first.text).toBe(200);

@@ -8,7 +8,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import type { RateLimitPolicy, RateLimitPolicyQuery } from '../../../store/types.js';
+import { fieldError } from '../../../core/validator/compile-validator.js';
+import type { RateLimitCondition, RateLimitPolicy, RateLimitPolicyQuery } from '../../../store/types.js';
 import { integerQuery, type Query } from '../query-params.js';
 import { validateCreateRateLimitPolicy, validateUpdateRateLimitPolicy } from './body-schemas.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
@@ -62,6 +63,40 @@ function workspaceParam(query: Query): string | undefined {
   return raw;
 }
 
+/**
+ * The conditions with each `workspace_id` value or exclusion that names a workspace of the organisation by
+ * its slug (as the interface lets `workspace_id` be written elsewhere) written as that workspace's id, which
+ * is what a call's `workspace_id` is: stored as a slug it would never match. `*` and `…/*` patterns stay
+ * as they are; a value naming no workspace of the organisation is refused with a 400 naming it.
+ */
+async function conditionsWithWorkspaceIds(
+  store: GatewayDeps['store'],
+  organisationId: string,
+  conditions: readonly RateLimitCondition[],
+): Promise<RateLimitCondition[]> {
+  if (!conditions.some((condition) => condition.key === 'workspace_id')) return [...conditions];
+  const workspaces = await store.listWorkspaces(organisationId);
+  const idOf = (name: string, path: string): string => {
+    if (name === '*' || name.endsWith('/*')) return name;
+    const workspace = workspaces.find((w) => w.id === name) ?? workspaces.find((w) => w.slug === name);
+    if (!workspace) {
+      throw fieldError('invalid_body', path, `names no workspace of this organisation ("${name}")`);
+    }
+    return workspace.id;
+  };
+  const ids = (value: string | string[], path: string) =>
+    typeof value === 'string' ? idOf(value, path) : value.map((name) => idOf(name, path));
+  return conditions.map((condition, i) => {
+    if (condition.key !== 'workspace_id') return condition;
+    const path = `conditions[${i}]`;
+    return {
+      ...condition,
+      value: ids(condition.value, `${path}.value`),
+      ...(condition.excludes !== undefined && { excludes: ids(condition.excludes, `${path}.excludes`) }),
+    };
+  });
+}
+
 export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { store } = deps;
   const path = '/policies/rate-limits';
@@ -78,7 +113,7 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
       type: body.type,
       unit: body.unit,
       value: body.value,
-      conditions: body.conditions,
+      conditions: await conditionsWithWorkspaceIds(store, tenant.organisation_id, body.conditions),
       group_by: body.group_by,
     });
     return { id: policy.id, object: OBJECT };
@@ -114,7 +149,15 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
     const id = pathParam(request.params, 'id');
     const body = validateUpdateRateLimitPolicy(request.body);
     requireSomeField(body, ['name', 'conditions', 'group_by', 'type', 'unit', 'value', 'status']);
-    const policy = await store.updateRateLimitPolicy((await queryTenant(request)).workspace_id, id, body);
+    const tenant = await queryTenant(request);
+    const patch =
+      body.conditions === undefined
+        ? body
+        : {
+            ...body,
+            conditions: await conditionsWithWorkspaceIds(store, tenant.organisation_id, body.conditions),
+          };
+    const policy = await store.updateRateLimitPolicy(tenant.workspace_id, id, patch);
     if (!policy) throw notFound('rate-limit policy', id, 'id');
     return rateLimitPolicyView(policy);
   };
