@@ -7,17 +7,14 @@
  * and one failing already are not named. On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import type { FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { call, client, expectError, type Client } from './http.js';
-
-const SECRET = 'sk-home-SECRET-0123456789';
-const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
-const parameters = { model: 'gpt-4o-mini' };
+import { parameters, promptHostFixture, SECRET, template } from '../helpers/prompt-host.js';
+import { expectError, type Client } from './http.js';
 
 function promptChangeHostRules(start: () => Promise<TestGateway>): void {
-  let gateway: TestGateway;
+  const fixture = promptHostFixture(start);
   let admin: Client;
   /** Where the stored credential is sent (its stored custom_host). */
   let home: FakeUpstream;
@@ -25,18 +22,11 @@ function promptChangeHostRules(start: () => Promise<TestGateway>): void {
   let elsewhere: FakeUpstream;
 
   beforeAll(async () => {
-    home = await startFakeOpenAI({ name: 'home' });
-    elsewhere = await startFakeOpenAI({ name: 'elsewhere' });
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-    const stored = { provider: 'openai', api_key: SECRET, custom_host: home.url };
+    ({ admin, home, elsewhere } = fixture);
     // Version 1 of "moves" sends its calls to a key of its own: the targets' hosts are theirs to choose.
     const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
     const own = (prompt: string) => ({ prompt_id: prompt, custom_host: elsewhere.url });
     for (const [path, body] of [
-      ['/providers', { slug: 'openai-home', ...stored }],
-      ['/virtual-keys', { slug: 'vk-home', ...stored }],
-      ['/configs', { slug: 'home-config', config: { virtual_key: 'vk-home' } }],
       ['/prompts', { slug: 'moves', string: template, parameters, config: ownKey }],
       ['/configs', { slug: 'follows-published', config: own('moves') }],
       [
@@ -56,21 +46,8 @@ function promptChangeHostRules(start: () => Promise<TestGateway>): void {
     const archived = await admin.patch('/configs/archived', { status: 'archived' });
     expect(archived.status, archived.text).toBe(200);
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await home?.close();
-    await elsewhere?.close();
-  });
 
-  const complete = (config: string) =>
-    call(
-      gateway.url,
-      gateway.adminKey,
-      'POST',
-      '/prompts/moves/completions',
-      { variables: {} },
-      { 'x-gateway-config': config },
-    );
+  const complete = (config: string) => fixture.complete('moves', config);
 
   const dependentsOf = (reply: { body: { error: { dependents: Record<string, unknown> } } }) =>
     reply.body.error.dependents;

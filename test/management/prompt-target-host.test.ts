@@ -11,16 +11,14 @@
  * an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import type { FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { call, client, expectError, type Client } from './http.js';
-
-const SECRET = 'sk-home-SECRET-0123456789';
-const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
-const parameters = { model: 'gpt-4o-mini' };
+import { parameters, promptHostFixture, SECRET, template } from '../helpers/prompt-host.js';
+import { expectError, type Client } from './http.js';
 
 function promptTargetHostRules(start: () => Promise<TestGateway>): void {
+  const fixture = promptHostFixture(start);
   let gateway: TestGateway;
   let admin: Client;
   /** Where the stored credential is sent (its stored custom_host). */
@@ -29,15 +27,8 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
   let elsewhere: FakeUpstream;
 
   beforeAll(async () => {
-    home = await startFakeOpenAI({ name: 'home' });
-    elsewhere = await startFakeOpenAI({ name: 'elsewhere' });
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-    const stored = { provider: 'openai', api_key: SECRET, custom_host: home.url };
+    ({ gateway, admin, home, elsewhere } = fixture);
     for (const [path, body] of [
-      ['/virtual-keys', { slug: 'vk-home', ...stored }],
-      ['/providers', { slug: 'openai-home', ...stored }],
-      ['/configs', { slug: 'home-config', config: { virtual_key: 'vk-home' } }],
       ['/prompts', { slug: 'to-vk', string: template, parameters, virtual_key: 'vk-home' }],
       ['/prompts', { slug: 'to-slug', string: template, parameters, provider: '@openai-home' }],
       ['/prompts', { slug: 'to-inline', string: template, parameters, config: { virtual_key: 'vk-home' } }],
@@ -67,11 +58,6 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
       const created = await admin.post(path, body);
       expect(created.status, created.text).toBe(200);
     }
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await home?.close();
-    await elsewhere?.close();
   });
 
   /** Configs whose prompt_id target gives a host of its own beside its prompt's stored credential. */
@@ -174,17 +160,7 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
       const stored = await admin.post('/configs', { slug, config });
       expect(stored.status, `${slug}: ${stored.text}`).toBe(200);
     }
-    const complete = (config: string) =>
-      call(
-        gateway.url,
-        gateway.adminKey,
-        'POST',
-        '/prompts/to-vk/completions',
-        { variables: {} },
-        {
-          'x-gateway-config': config,
-        },
-      );
+    const complete = (config: string) => fixture.complete('to-vk', config);
     expect((await complete('same-host')).status).toBe(200);
     expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
     const own = await complete('not-the-parents');
@@ -208,14 +184,7 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
     expect(refused.message).toContain('stored credentials are sent only to the host stored with them');
     const stored = await admin.post('/configs', { slug: 'tree-home', config: under(home.url) });
     expect(stored.status, stored.text).toBe(200);
-    const reply = await call(
-      gateway.url,
-      gateway.adminKey,
-      'POST',
-      '/prompts/to-vk/completions',
-      { variables: {} },
-      { 'x-gateway-config': 'tree-home' },
-    );
+    const reply = await fixture.complete('to-vk', 'tree-home');
     expect(reply.status, reply.text).toBe(200);
     expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
@@ -232,14 +201,7 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
         name: slug,
         config,
       });
-      const reply = await call(
-        gateway.url,
-        gateway.adminKey,
-        'POST',
-        '/prompts/to-vk/completions',
-        { variables: {} },
-        { 'x-gateway-config': slug },
-      );
+      const reply = await fixture.complete('to-vk', slug);
       expect(reply.status, `${what}: ${reply.text}`).toBe(400);
       expectError(reply, 400, 'custom_host_refused', param);
       // Read and listed as any other.
