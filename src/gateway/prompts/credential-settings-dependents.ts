@@ -63,7 +63,8 @@ import { STORED_SECRET_KEYS } from '../credential-host.js';
 import type { CustomHostPolicy } from '../custom-host.js';
 import type { Settings } from '../../settings.js';
 import { targetOf } from '../resolve-target.js';
-import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
+import { configParam } from '../routing/inherit.js';
+import { leafTargets, type LeafTarget } from '../routing/leaf-targets.js';
 import { storedPromptVersion } from './prompt-reference.js';
 import {
   DependentsConflictError,
@@ -79,41 +80,6 @@ import {
   referencesTo,
   shownCredential,
 } from './destination-dependents.js';
-
-/** A node as written, with its path. */
-interface WrittenNode {
-  own: Record<string, unknown>;
-  path: string;
-}
-
-/** A leaf as a call resolves it (`node`), as written (`own`), with its path and the nodes from the top
- * down to it (`chain`: where what it inherits is written). */
-interface LeafTarget extends WrittenNode {
-  node: Record<string, unknown>;
-  chain: readonly WrittenNode[];
-}
-
-/**
- * The targets of a config that calls go to — its leaves; a node with `targets` only chooses among them —
- * each as a call resolves it (its parents' settings inherited), with the node as written and its path.
- */
-function* leafTargets(
-  node: unknown,
-  parent?: TargetConfig,
-  path = '',
-  above: readonly WrittenNode[] = [],
-): Generator<LeafTarget> {
-  if (!isRecord(node)) return;
-  const effective = (parent ? inheritFrom(parent, node as TargetConfig) : node) as Record<string, unknown>;
-  const chain = [...above, { own: node, path }];
-  if (!Array.isArray(node.targets)) {
-    yield { node: effective, own: node, path, chain };
-    return;
-  }
-  for (const [i, child] of node.targets.entries()) {
-    yield* leafTargets(child, effective as TargetConfig, childPath(path, i), chain);
-  }
-}
 
 /** The path of the node nearest the leaf that writes the list (`input_guardrails`) the leaf runs: a list
  * passes down to a node that sets none. */

@@ -22,7 +22,8 @@
 import type { PromptDocument, Repositories, StoredPrompt } from '../../store/types.js';
 import type { GatewayConfig } from '../config/index.js';
 import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
-import { childPath, configParam, inheritFrom } from '../routing/inherit.js';
+import { configParam } from '../routing/inherit.js';
+import { leafTargets } from '../routing/leaf-targets.js';
 import { DependentsConflictError, listedConfigs, type NamingConfig } from './dependents-conflict.js';
 import { recordMissingReferences, referencesTo } from './destination-dependents.js';
 import { selectedVersion } from './prompt-reference.js';
@@ -41,20 +42,6 @@ export interface PromptSelectionChange {
   param: string;
 }
 
-/** The leaves of a stored config, each with its settings as a call resolves them (routing/inherit.ts). */
-function* leaves(
-  node: GatewayConfig,
-  path = '',
-  parent?: GatewayConfig,
-): Generator<{ node: GatewayConfig; effective: GatewayConfig; path: string }> {
-  const effective = parent ? (inheritFrom(parent, node) as GatewayConfig) : node;
-  if (node.targets === undefined) {
-    yield { node, effective, path };
-    return;
-  }
-  for (const [i, child] of node.targets.entries()) yield* leaves(child, childPath(path, i), effective);
-}
-
 /** The first target of a stored config whose calls the change would have refused at its host: its setting
  * (`config.targets[0].custom_host`), and why. */
 async function brokenTarget(
@@ -67,8 +54,10 @@ async function brokenTarget(
   const names = new Set([prompt.slug, prompt.id]);
   const selected = selectedVersion(prompt, selector);
   const current = await store.getPromptVersion(workspaceId, prompt.id, selected);
-  for (const { node, effective, path } of leaves(config)) {
-    const reference = promptTargetReference(node, effective);
+  for (const leaf of leafTargets(config)) {
+    // A stored config is parsed when it is stored: its nodes are configs'.
+    const node = leaf.own as GatewayConfig;
+    const reference = promptTargetReference(node, leaf.node as GatewayConfig);
     if (reference === undefined || !names.has(reference.name) || reference.selector !== selector) continue;
     const after = await hostRefusedByVersion(store, workspaceId, node, { name: reference.name, ...next });
     if (after === undefined) continue;
@@ -81,7 +70,7 @@ async function brokenTarget(
         document: current.prompt,
       }));
     if (before) continue;
-    return { param: configParam(path, after.setting), reason: after.message };
+    return { param: configParam(leaf.path, after.setting), reason: after.message };
   }
   return undefined;
 }
