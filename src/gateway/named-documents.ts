@@ -35,6 +35,7 @@ import {
   type PromptReference,
 } from './prompts/prompt-reference.js';
 import { childPath, configParam, inheritFrom } from './routing/inherit.js';
+import { leafTargets } from './routing/leaf-targets.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 type Reader = Pick<
@@ -131,6 +132,10 @@ interface PromptDestination {
   /** Whether its root names a provider or virtual key: one naming neither takes the parent's (the call
    * sends the destination with the target's settings over it, as a node of the config: inherit.ts). */
   namesProvider: boolean;
+  /** Whether any of its calls goes with the credential its root names (or the parent's, when it names
+   * none), and so with the target's own settings: only a target of its tree naming no provider or virtual
+   * key below its root takes them (reachesRoot). */
+  reached: boolean;
 }
 
 /** The root of a version's destination (prompt-call.ts versionDestination): its inline config, its stored
@@ -198,6 +203,17 @@ export interface ReachedVersion {
   document: PromptDocument;
 }
 
+/** Whether a call of a destination's tree goes with what its root has (its credential, and the prompt_id
+ * target's own settings over it): from a leaf naming no provider or virtual key below the root, since one
+ * naming either takes nothing of its parents' provider, credential or host (routing/inherit.ts). */
+function reachesRoot(root: Record<string, unknown>): boolean {
+  for (const leaf of leafTargets(root)) {
+    const below = leaf.chain.slice(1);
+    if (below.every(({ own }) => own.provider === undefined && own.virtual_key === undefined)) return true;
+  }
+  return false;
+}
+
 /** Where a prompt's version sends such a target's calls; undefined when it names no destination. */
 async function reachedDestination(
   store: Reader,
@@ -211,6 +227,7 @@ async function reachedDestination(
     root: destination.root,
     used: await namedCredential(store, workspaceId, destination.root),
     namesProvider: destination.root.provider !== undefined || destination.root.virtual_key !== undefined,
+    reached: reachesRoot(destination.root),
   };
 }
 
@@ -244,7 +261,7 @@ function hostBesideDestination(
   node: GatewayConfig,
   destination: PromptDestination | undefined,
 ): RefusedHost | undefined {
-  if (destination?.used === undefined) return undefined;
+  if (destination?.used === undefined || !destination.reached) return undefined;
   const { credential, shown } = destination.used;
   const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
   if (moved === undefined) return undefined;
@@ -319,7 +336,7 @@ async function assertNode(
   const destination = await promptDestination(store, workspaceId, reference);
   const refused = hostBesideDestination(node, destination);
   if (refused !== undefined) throw missing(param(refused.setting), refused.message);
-  if (destination?.used !== undefined) {
+  if (destination?.used !== undefined && destination.reached) {
     // Vertex AI's settings its calls meet are the target's own over the destination's, over the
     // credential's: the parent's pass only to a node naming no credential, which the expanded one does.
     const met = { ...destination.root, ...node } as GatewayConfig;
@@ -327,9 +344,12 @@ async function assertNode(
   }
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
   // does one sent to a prompt's destination naming one at its root; a destination naming neither (a tree
-  // of targets that only set a model) is sent with the parent's credential.
+  // of targets that only set a model) is sent with the parent's credential, to the targets of its tree
+  // naming none of their own.
   const inherits =
-    node.provider === undefined && node.virtual_key === undefined && destination?.namesProvider !== true;
+    node.provider === undefined &&
+    node.virtual_key === undefined &&
+    (destination === undefined || (!destination.namesProvider && destination.reached));
   let used = inherits ? parent?.used : undefined;
   // One it takes from its parent goes to the host its calls meet: its own settings over its parent's, as
   // resolve-target.ts judges them (its parent's were judged at the parent, so the one refused is its own).

@@ -7,8 +7,9 @@
  * config, created or patched, and a prompt version's inline config): 400 invalid_config naming the target's
  * own setting. A destination without a stored credential leaves the target's host its own to choose, and
  * a destination naming a provider or virtual key at its root keeps the target from its parent's credential,
- * so it is not judged against it; one naming neither is sent with the parent's, and judged against it. On
- * an SQLite file and on PostgreSQL.
+ * so it is not judged against it; one naming neither is sent with the parent's, and judged against it. A
+ * destination whose every target names its own below its root sends none of its calls with the target's
+ * host, the root's credential or the parent's, and is not judged. On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/openai/server.js';
@@ -187,6 +188,57 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
     const reply = await fixture.complete('to-vk', 'tree-home');
     expect(reply.status, reply.text).toBe(200);
     expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it("is stored when its prompt's destination sends every call to targets naming their own credential", async () => {
+    // A target naming a provider or virtual key takes nothing of what is above it (routing/inherit.ts): the
+    // prompt_id target's host, and the credential at the destination's root or the target's parent's, reach
+    // none of these targets' calls.
+    const fallback = { mode: 'fallback' };
+    const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
+    for (const [slug, config] of [
+      ['to-nested', { strategy: fallback, targets: [{ virtual_key: 'vk-home' }] }],
+      [
+        'to-nested-under-key',
+        { virtual_key: 'vk-home', strategy: fallback, targets: [{ virtual_key: 'vk-home' }, ownKey] },
+      ],
+      [
+        'to-partly-nested',
+        { virtual_key: 'vk-home', strategy: fallback, targets: [ownKey, { retry: { attempts: 1 } }] },
+      ],
+    ] as const) {
+      const created = await admin.post('/prompts', { slug, string: template, parameters, config });
+      expect(created.status, created.text).toBe(200);
+    }
+    const accepted: Array<[string, Record<string, unknown>]> = [
+      [
+        'nested-under-parent',
+        {
+          virtual_key: 'vk-home',
+          strategy: fallback,
+          targets: [{ prompt_id: 'to-nested', custom_host: elsewhere.url }],
+        },
+      ],
+      ['nested-under-key', { prompt_id: 'to-nested-under-key', custom_host: elsewhere.url }],
+    ];
+    for (const [slug, config] of accepted) {
+      const stored = await admin.post('/configs', { slug, config });
+      expect(stored.status, `${slug}: ${stored.text}`).toBe(200);
+      const reply = await fixture.complete('to-vk', slug);
+      expect(reply.status, `${slug}: ${reply.text}`).toBe(200);
+      expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    }
+    // One of the destination's targets names none of its own: its calls meet the key at the root.
+    const refused = expectError(
+      await admin.post('/configs', {
+        slug: 'partly-nested',
+        config: { prompt_id: 'to-partly-nested', custom_host: elsewhere.url },
+      }),
+      400,
+      'invalid_config',
+      'config.custom_host',
+    );
+    expect(refused.message).toContain('the prompt "to-partly-nested" (version 1) sends its calls');
   });
 
   it('a call under such a config stored before the rule is refused, and nothing is sent', async () => {
