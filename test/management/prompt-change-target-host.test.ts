@@ -136,6 +136,59 @@ function promptChangeHostRules(start: () => Promise<TestGateway>): void {
     expect((await complete('pinned')).status).toBe(200);
   });
 
+  it('changing the stored config a prompt sends its calls to is refused for the targets naming the prompt, unless forced', async () => {
+    // No stored credential: the targets' hosts are theirs to choose.
+    const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
+    for (const [path, body] of [
+      ['/configs', { slug: 'open-destination', config: ownKey }],
+      ['/prompts', { slug: 'through-config', string: template, parameters, config: 'open-destination' }],
+      [
+        '/configs',
+        { slug: 'follows-destination', config: { prompt_id: 'through-config', custom_host: elsewhere.url } },
+      ],
+      [
+        '/configs',
+        { slug: 'same-host-destination', config: { prompt_id: 'through-config', custom_host: home.url } },
+      ],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+    const toKey = { config: { virtual_key: 'vk-home' } };
+    const refused = await admin.patch('/configs/open-destination', toKey);
+    const error = expectError(refused, 409, 'conflict', 'config');
+    expect(error.message).toContain('Changing the config "open-destination" would send the calls of configs');
+    expect(error.message).toContain('"follows-destination" (config.custom_host)');
+    expect(error.message).toContain('send ?force=true');
+    const { configs } = dependentsOf(refused) as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+    };
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'follows-destination', param: 'config.custom_host' },
+    ]);
+    expect(configs[0].reason).toContain(
+      'the prompt "through-config" (version 1) sends its calls through config "open-destination" to ' +
+        'virtual key "vk-home": stored credentials are sent only to the host stored with them',
+    );
+    expect((await admin.get('/configs/open-destination')).body.version).toBe(1);
+    expect((await fixture.complete('through-config', 'follows-destination')).status).toBe(200);
+    // Its name is no change of where calls go.
+    expect((await admin.patch('/configs/open-destination', { name: 'Open' })).status).toBe(200);
+
+    const forced = await admin.patch('/configs/open-destination?force=true', toKey);
+    expect(forced.status, forced.text).toBe(200);
+    expectError(
+      await fixture.complete('through-config', 'follows-destination'),
+      400,
+      'custom_host_refused',
+      'config.custom_host',
+    );
+    expect((await fixture.complete('through-config', 'same-host-destination')).status).toBe(200);
+    // Refused already, so not broken by a later change.
+    const again = await admin.patch('/configs/open-destination', { config: { provider: '@openai-home' } });
+    expect(again.status, again.text).toBe(200);
+  });
+
   it('a bad force is a 400 either way', async () => {
     expectError(
       await admin.put('/prompts/moves/publish?force=yes', { version: 3 }),

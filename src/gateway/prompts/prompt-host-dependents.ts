@@ -16,16 +16,21 @@
  * store records of their versions (`references`), and judged by the check a config is stored by
  * (hostRefusedByVersion), never a copy of it.
  *
+ * A change of the stored config versions send their calls to (a new `config`, or made active again) moves
+ * them the same way, for the targets whose reference selects such a version: refused the same way
+ * (refuseBreakingDestinationChange), judged before and after the change is written.
+ *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): a config stored meanwhile is judged against the version it then selects.
  */
-import type { PromptDocument, Repositories, StoredPrompt } from '../../store/types.js';
+import type { PromptDocument, Repositories, StoredConfig, StoredPrompt } from '../../store/types.js';
 import type { GatewayConfig } from '../config/index.js';
 import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
 import { configParam } from '../routing/inherit.js';
 import { leafTargets } from '../routing/leaf-targets.js';
 import { DependentsConflictError, listedConfigs, type NamingConfig } from './dependents-conflict.js';
 import { recordMissingReferences, referencesTo } from './destination-dependents.js';
+import { versionDestination } from './prompt-call.js';
 import { selectedVersion } from './prompt-reference.js';
 
 /** A change of the version a selector picks on the prompt. */
@@ -104,5 +109,87 @@ export async function refuseBreakingPromptTargets(
       'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
     { configs: broken, prompts: [], guardrails: [] },
     change.param,
+  );
+}
+
+/**
+ * The targets of active stored configs (but the destination's own) whose calls go, through the prompt
+ * their reference names, to the stored config `destination` (the version it selects sends its calls
+ * there), and are refused at their host as it is stored now (hostRefusedByVersion): by config and setting.
+ */
+async function refusedThrough(
+  store: Repositories,
+  destination: StoredConfig,
+): Promise<Map<string, NamingConfig>> {
+  const workspaceId = destination.workspace_id;
+  const names = new Set([destination.slug, destination.id]);
+  // The versions sending their calls to it, by prompt and number.
+  const sending = new Map<string, Map<number, PromptDocument>>();
+  for (const version of await store.listPromptVersionsReferencing(
+    workspaceId,
+    referencesTo('config', names),
+  )) {
+    const to = versionDestination(version.prompt);
+    if (to === undefined || !('stored' in to) || !names.has(to.stored)) continue;
+    const versions = sending.get(version.prompt_id) ?? new Map<number, PromptDocument>();
+    sending.set(version.prompt_id, versions.set(version.version, version.prompt));
+  }
+  const refused = new Map<string, NamingConfig>();
+  for (const [promptId, versions] of sending) {
+    const prompt = await store.getPrompt(workspaceId, promptId);
+    if (!prompt) continue;
+    const promptNames = new Set([prompt.slug, prompt.id]);
+    for (const config of await store.listConfigsReferencing(
+      workspaceId,
+      referencesTo('prompt', promptNames),
+    )) {
+      if (config.status !== 'active' || config.id === destination.id) continue;
+      for (const leaf of leafTargets(config.config)) {
+        const node = leaf.own as GatewayConfig;
+        const reference = promptTargetReference(node, leaf.node as GatewayConfig);
+        if (reference === undefined || !promptNames.has(reference.name)) continue;
+        const number = selectedVersion(prompt, reference.selector);
+        const document = versions.get(number);
+        if (document === undefined) continue;
+        const host = await hostRefusedByVersion(store, workspaceId, node, {
+          name: reference.name,
+          number,
+          document,
+        });
+        if (host === undefined) continue;
+        const param = configParam(leaf.path, host.setting);
+        refused.set(`${config.id}\u0000${param}`, { slug: config.slug, param, reason: host.message });
+      }
+    }
+  }
+  return refused;
+}
+
+/**
+ * Makes a change of a stored config (`change`, in the transaction `store` holding the workspace's
+ * references) and refuses it (409 `conflict`, `param`), which rolls it back, when it sends the calls of
+ * `prompt_id` targets of active stored configs, through the prompts whose versions send theirs to it, to
+ * a stored credential beside a host of their own: judged before and after the change, as the config is
+ * stored, one refused already not counted. Named as a prompt change names them.
+ */
+export async function refuseBreakingDestinationChange<T>(
+  store: Repositories,
+  destination: StoredConfig,
+  param: string,
+  change: () => Promise<T>,
+): Promise<T> {
+  const before = await refusedThrough(store, destination);
+  const changed = await change();
+  const after = await refusedThrough(store, destination);
+  const broken = [...after].filter(([key]) => !before.has(key)).map(([, target]) => target);
+  if (broken.length === 0) return changed;
+  const [first] = broken;
+  throw new DependentsConflictError(
+    `Changing the config "${destination.slug}" would send the calls of configs whose targets name prompts ` +
+      `sending theirs to it to a stored credential beside a host of their own, refusing each: ` +
+      `${listedConfigs(broken)} ("${first.slug}": ${first.reason}). ` +
+      'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
+    { configs: broken, prompts: [], guardrails: [] },
+    param,
   );
 }

@@ -15,6 +15,7 @@ import {
   recordMissingReferences,
   refuseBreakingConfigRemoval,
 } from '../../../gateway/prompts/destination-dependents.js';
+import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -97,7 +98,10 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       // changes working (override-metadata.ts).
       parsed = await checkStoredConfig(body.config, workspaceId, current.config);
     }
-    if (body.status === 'archived') await recordMissingReferences(store, workspaceId);
+    // Where the calls of prompts sending theirs to it go (its config, or its status made active again) is
+    // judged for the configs' targets naming those prompts, as a prompt's change is.
+    const judged = !force && (body.config !== undefined || body.status === 'active');
+    if (body.status === 'archived' || judged) await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
       // An archived config answers calls with a 404, as a deleted one does.
@@ -118,10 +122,19 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
           );
         }
       }
-      return tx.updateConfig(workspaceId, id, {
-        ...body,
-        ...(body.config !== undefined && { references: configReferences(body.config) }),
-      });
+      const write = () =>
+        tx.updateConfig(workspaceId, id, {
+          ...body,
+          ...(body.config !== undefined && { references: configReferences(body.config) }),
+        });
+      const current = judged ? await tx.getConfig(workspaceId, id) : undefined;
+      if (current === undefined) return write();
+      return refuseBreakingDestinationChange(
+        tx,
+        current,
+        body.config !== undefined ? 'config' : 'status',
+        write,
+      );
     });
     if (!config) throw notFound('config', id, 'id');
     return configView(config);

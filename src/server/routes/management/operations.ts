@@ -22,7 +22,8 @@ import { POLICY_PAGE_SIZE } from './rate-limit-policies.js';
 
 /** Make a change that breaks what depends on it: prompts including a partial, prompts sending their
  * calls to a config (deleted or archived), configs (or prompts) naming a prompt (deleted, or sending
- * their targets' calls to a stored credential beside a host of their own), a virtual key (deleted, or
+ * their targets' calls to a stored credential beside a host of their own, as can a change of the config
+ * it sends its calls to), a virtual key (deleted, or
  * given another provider) or a guardrail. */
 const FORCE = { name: 'force', in: 'query', schema: { type: 'boolean' } } as const;
 
@@ -127,7 +128,7 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
     method: 'patch',
     path: '/configs/{id}',
     summary:
-      'Update a config; a new `config` makes a new version. Archiving it is refused (409) while prompts send their calls to it, unless `force=true`',
+      "Update a config; a new `config` makes a new version. Archiving it is refused (409) while prompts send their calls to it, and so is a change sending the calls of configs' targets naming those prompts to a stored credential beside a host of their own, unless `force=true`",
     tags: ['Configs'],
     requestBody: UpdateConfigBody,
     ...FORCEABLE,
