@@ -3,16 +3,41 @@
  * of its kinds as it has room for — leased from the store's queue, so two nodes never run one job — and
  * runs each, the jobs in flight tracked so that the worker can wait for them when it closes. A round that
  * fails (the store away for a moment) is logged and the next comes `pollMs` later — unless the worker is
- * stopped, when none comes and the log line says so.
+ * stopped, when none comes and the log line says so. A claim under way when the worker stops gives back
+ * what it brings (claimUnlessStopped), and the stop waits for it.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Job, Store } from '../store/types.js';
+import type { Job, JobRepository, Store } from '../store/types.js';
 
 /** A worker's lease owner: unique to the node, the process and the worker (`<host>-<pid>-<random>-<name>`). */
 export function jobOwner(name: string): string {
   return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-${name}`;
+}
+
+/**
+ * Claims due jobs for a worker that may be stopping: none once `stopped()`, and a claim that comes back
+ * after the stop began gives its jobs back to the queue, their attempts with them (`jobs.release`), rather
+ * than start them on a node that is going, its store about to close; another node takes them at once
+ * instead of after their lease has run out. The stop waits for a claim under way, so that this is done
+ * before it ends.
+ */
+export async function claimUnlessStopped(
+  store: Store,
+  logger: Logger,
+  claim: Parameters<JobRepository['claim']>[0],
+  stopped: () => boolean,
+): Promise<Job[]> {
+  if (stopped()) return [];
+  const claimed = await store.jobs.claim(claim);
+  if (!stopped()) return claimed;
+  for (const job of claimed) {
+    await store.jobs.release(job.id, claim.owner).catch((err: unknown) => {
+      logger.error({ err, job: job.id }, 'a job claimed as the node stopped was not given back');
+    });
+  }
+  return [];
 }
 
 export interface JobPollerOptions {
@@ -37,8 +62,9 @@ export interface JobPoller {
   /** The jobs in flight. */
   readonly running: ReadonlySet<Promise<void>>;
   poke(): void;
-  /** Claims nothing more; the jobs in flight run on (`running`). */
-  stop(): void;
+  /** Claims nothing more, and gives back what a claim under way brings; resolves once that is done. The
+   * jobs in flight run on (`running`). */
+  stop(): Promise<void>;
 }
 
 export function startJobPoller(store: Store, logger: Logger, options: JobPollerOptions): JobPoller {
@@ -49,6 +75,8 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
   // and claim it again (a poke, a job ending), running more jobs than the concurrency.
   let claiming = false;
   let again = false;
+  /** The claim under way, which a stop waits for. */
+  let claim: Promise<unknown> = Promise.resolve();
 
   function schedule(delayMs: number): void {
     if (stopped) return;
@@ -66,12 +94,14 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
     try {
       const room = options.concurrency - running.size;
       if (room > 0) {
-        const claimed = await store.jobs.claim({
-          kinds: options.kinds,
-          owner: options.owner,
-          leaseMs: options.leaseMs,
-          limit: room,
-        });
+        const claiming = claimUnlessStopped(
+          store,
+          logger,
+          { kinds: options.kinds, owner: options.owner, leaseMs: options.leaseMs, limit: room },
+          () => stopped,
+        );
+        claim = claiming.catch(() => undefined);
+        const claimed = await claiming;
         for (const job of claimed) {
           const work = options.run(job).finally(() => {
             running.delete(work);
@@ -98,9 +128,10 @@ export function startJobPoller(store: Store, logger: Logger, options: JobPollerO
   return {
     running,
     poke: () => schedule(0),
-    stop() {
+    async stop() {
       stopped = true;
       clearTimeout(timer);
+      await claim;
     },
   };
 }

@@ -25,6 +25,7 @@ import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute } from '../execute.js';
+import { claimUnlessStopped } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { batchEndpoint } from './batch-endpoints.js';
@@ -52,8 +53,8 @@ export interface BatchWorkerOptions {
 export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
-  /** Stops claiming, gives back the lines claimed ahead (and those a claim under way brings after), lets
-   * the lines and jobs in flight end and commits them; lines still running when `graceMs` runs out are
+  /** Stops claiming, gives back the lines claimed ahead (and the lines and jobs a claim under way brings
+   * after), lets the lines and jobs in flight end and commits them; lines still running when `graceMs` runs out are
    * given back, and so is a validation or a finalization (its attempt with it). */
   close(graceMs: number): Promise<void>;
 }
@@ -203,13 +204,15 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
 
   async function claimJobs(): Promise<void> {
     if (jobs >= MAX_JOBS) return;
-    const claimed = await store.jobs.claim({
-      kinds: [VALIDATE_JOB, FINALIZE_JOB],
-      owner,
-      leaseMs: options.leaseMs,
-      limit: MAX_JOBS - jobs,
-    });
-    for (const job of claimed) track(runJob(job));
+    const claiming = claimUnlessStopped(
+      store,
+      logger,
+      { kinds: [VALIDATE_JOB, FINALIZE_JOB], owner, leaseMs: options.leaseMs, limit: MAX_JOBS - jobs },
+      () => closed,
+    );
+    // The stop waits for it, as for a claim of lines.
+    track(claiming.then(nothing, nothing));
+    for (const job of await claiming) track(runJob(job));
   }
 
   async function runJob(job: Job): Promise<void> {

@@ -196,9 +196,9 @@ export function startProviderJobWorker(
   return {
     poke: () => poller.poke(),
     async close(graceMs) {
-      poller.stop();
       const grace = setTimeout(() => stopping.abort(), graceMs);
       grace.unref();
+      await poller.stop();
       while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
       clearTimeout(grace);
     },

@@ -354,10 +354,10 @@ export function startBackgroundResponseWorker(
   return {
     poke: () => poller.poke(),
     async close(graceMs) {
-      poller.stop();
       hub.onQueued = () => undefined;
       const grace = setTimeout(() => stopping.abort(), graceMs);
       grace.unref();
+      await poller.stop();
       while (poller.running.size > 0) await Promise.allSettled([...poller.running]);
       clearTimeout(grace);
     },
