@@ -91,6 +91,36 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       expect((await status(client.files.content(image.id))).status).toBe(404);
     });
 
+    it("answers HEAD of a file's content with its headers, without reading the contents", async () => {
+      const client = sdk(gateway);
+      const text = '{"a":1}\n';
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(text), 'head.jsonl'),
+        purpose: 'batch',
+      });
+      const head = (id: string) =>
+        fetch(`${gateway.url}/files/${id}/content`, {
+          method: 'HEAD',
+          headers: { 'x-gateway-api-key': gateway.adminKey },
+        });
+      const reads = vi.spyOn(gateway.server.deps.blobs, 'get');
+      try {
+        const answer = await head(file.id);
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+        expect(answer.headers.get('content-type')).toBe('application/jsonl');
+        expect(await answer.text()).toBe('');
+        expect((await head('file-missing')).status).toBe(404);
+        // Contents gone from the storage: 404, as a GET answers.
+        await gateway.server.deps.blobs.delete(fileKey(file.id));
+        expect((await head(file.id)).status).toBe(404);
+        expect(reads).not.toHaveBeenCalled();
+      } finally {
+        reads.mockRestore();
+      }
+      await client.files.delete(file.id);
+    });
+
     it('keeps a long file name to 255 characters without cutting a character in two', async () => {
       const client = sdk(gateway);
       // 200 emoji: 400 UTF-16 code units, each a surrogate pair; the 255th unit is the first half of one.

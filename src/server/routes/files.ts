@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
 import { JsonlLineCount, jsonlLineBytes, LineTooLong } from '../../gateway/batches/jsonl-lines.js';
@@ -339,15 +339,27 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
     return fileView(await fileOf(request));
   });
 
-  app.get('/files/:fileId/content', async (request, reply) => {
+  /** A file's content headers; a file whose contents are gone from the storage is not found. */
+  function contentHeaders(reply: FastifyReply, file: StoredFile, present: unknown): FastifyReply {
+    if (!present) throw notFound('file content of', file.id, 'file_id');
+    return reply
+      .type(file.filename.endsWith('.jsonl') ? 'application/jsonl' : 'application/octet-stream')
+      .header('content-length', String(file.bytes));
+  }
+
+  // HEAD answers the headers from the file's record and the storage's stat, opening no stream of the
+  // contents (Fastify's own HEAD of a GET runs the GET and drops its body).
+  app.get('/files/:fileId/content', { exposeHeadRoute: false }, async (request, reply) => {
     if (await answeredByProvider(deps, request, reply)) return reply;
     const file = await fileOf(request);
     const content = await deps.blobs.get(fileKey(file.id));
-    if (!content) throw notFound('file content of', file.id, 'file_id');
-    return reply
-      .type(file.filename.endsWith('.jsonl') ? 'application/jsonl' : 'application/octet-stream')
-      .header('content-length', String(file.bytes))
-      .send(content);
+    return contentHeaders(reply, file, content).send(content);
+  });
+
+  app.head('/files/:fileId/content', async (request, reply) => {
+    if (await answeredByProvider(deps, request, reply)) return reply;
+    const file = await fileOf(request);
+    return contentHeaders(reply, file, await deps.blobs.stat(fileKey(file.id))).send();
   });
 
   app.delete('/files/:fileId', async (request, reply) => {
