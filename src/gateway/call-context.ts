@@ -140,6 +140,9 @@ export interface JobCall {
   metadata?: Record<string, string>;
   /** The trace the job's calls belong to; a new one when absent. */
   traceId?: string;
+  /** The call's id, when it was drawn before its context (so that a call refused for its config has one
+   * too); a new one when absent. */
+  requestId?: string;
   signal: AbortSignalLike;
 }
 
@@ -180,7 +183,7 @@ export async function callContextFromStoredRequest(
 
 function jobContext(job: Omit<JobCall, 'config'>, config: GatewayConfig): CallContext {
   return {
-    requestId: sequentialId(),
+    requestId: job.requestId ?? sequentialId(),
     traceId: job.traceId ?? newTraceId(),
     spanId: newSpanId(),
     parentSpanId: null,

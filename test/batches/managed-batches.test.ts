@@ -51,6 +51,8 @@ const fallback = () => ({
   targets: [target(primary), target(backup)],
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
@@ -264,6 +266,47 @@ describe('failures and cancelling', () => {
     expect(errors[0].response?.status_code).toBe(400);
     expect(errors[0].response?.body).toHaveProperty('error.message');
   });
+
+  it(
+    'gives every line a request_id, a line whose call could not be set up (its stored config gone) too',
+    async () => {
+      const slow = await startFakeOpenAI({ name: 'config-gone', latencyMs: 300 });
+      try {
+        const slug = 'batch-config-gone';
+        const stored = await call(gateway.url, gateway.adminKey, 'POST', '/configs', {
+          slug,
+          config: target(slow),
+        });
+        expect(stored.status, stored.text).toBe(200);
+        const client = sdk(gateway.url, gateway.adminKey);
+        const lines = [chatLine('g-1'), chatLine('g-2'), chatLine('g-3')];
+        const file = await upload(client, jsonl(lines));
+        const created = await createBatch(client, file.id, { concurrency: 1 }, { 'x-gateway-config': slug });
+        // The first line is with the provider when its config is deleted: the others find none.
+        const deadline = Date.now() + 30_000;
+        while (slow.requests.length === 0 && Date.now() < deadline) await sleep(5);
+        const deleted = await call(gateway.url, gateway.adminKey, 'DELETE', `/configs/${slug}`);
+        expect(deleted.status, deleted.text).toBe(200);
+        const batch = await waitFor(client, created.id, finished);
+        expect(batch.request_counts).toEqual({ total: 3, completed: 1, failed: 2 });
+        const output = await contentLines(client, batch.output_file_id);
+        const errors = await contentLines(client, batch.error_file_id);
+        expect(errors.map((line) => [line.custom_id, line.response?.status_code])).toEqual([
+          ['g-2', 404],
+          ['g-3', 404],
+        ]);
+        const ids = [...output, ...errors].map((line) => line.response?.request_id);
+        expect(
+          ids.every((id) => typeof id === 'string' && id.length > 0),
+          JSON.stringify(ids),
+        ).toBe(true);
+        expect(new Set(ids).size).toBe(3);
+      } finally {
+        await slow.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
 
   it('reports no requests for a batch cancelled while validating, as none of its lines ran', async () => {
     const { batches } = gateway.server.deps.store;

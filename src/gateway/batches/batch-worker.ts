@@ -25,6 +25,7 @@ import { callContextFromStoredRequest } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute } from '../execute.js';
+import { sequentialId } from '../ids.js';
 import { claimUnlessStopped } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
@@ -403,7 +404,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
     const sink = new BufferSink();
-    let callId = '';
+    // Drawn before the call's context, so that a line whose call cannot be set up (its config or virtual
+    // key gone) has a request_id in the error file too, as every line of OpenAI's has.
+    const callId = sequentialId();
     // A call the gateway could not make cost nothing.
     let cost: number | null = 0;
     try {
@@ -413,9 +416,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         url: batch.endpoint,
         metadata: lineMetadata(call.metadata, batch.id, line.custom_id),
         traceId: call.trace_id,
+        requestId: callId,
         signal: stopping,
       });
-      callId = ctx.requestId;
       const request = validateRequest(endpoint, JSON.parse(line.body));
       const state = newRouteState();
       const executed = execute(deps, { ...request, ctx, state }, sink);
