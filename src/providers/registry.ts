@@ -47,6 +47,13 @@ export function listAdapters(): readonly ProviderAdapter[] {
 }
 
 /** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
+/** The most stop strings the adapter's provider takes for `model` (`ProviderCapabilities.stopSequences`);
+ * undefined where no bound is known. */
+export function stopSequenceBound(adapter: ProviderAdapter, model: string): number | undefined {
+  const bound = adapter.capabilities.stopSequences;
+  return typeof bound === 'function' ? bound(model) : bound;
+}
+
 export function operationOf<K extends EndpointKind>(
   adapter: ProviderAdapter,
   endpoint: K,

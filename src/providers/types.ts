@@ -281,10 +281,11 @@ export interface ProviderCapabilities {
    * the client's (gateway/messages/messages-to-chat.ts). Absent: they are left out of the translation, as
    * an OpenAI-wire provider is sent the chat body as it is and strict ones refuse the unknown field. */
   promptCaching?: boolean;
-  /** The most strings a chat request's `stop` takes, where the provider documents a bound (OpenAI's 4): a
+  /** The most strings a chat request's `stop` takes, where the provider documents a bound (OpenAI's 4,
+   * Gemini's 5), or per model when the provider's models differ (Vertex AI: Gemini's 5, none for Claude): a
    * Messages request translated for it with more `stop_sequences` is refused naming them, before any call.
-   * Absent: no bound is known, and the provider judges. */
-  stopSequences?: number;
+   * Absent (or undefined for the model): no bound is known, and the provider judges. */
+  stopSequences?: number | ((model: string) => number | undefined);
   /** Whether `model` (on `target`) takes the `thinking` option, when only some of the provider's models do
    * (Bedrock: Claude; Converse has no reasoning field for its other models, and refuses Anthropic's).
    * Absent: every model. A translated request (Messages) leaves its thinking out for the others, as it does

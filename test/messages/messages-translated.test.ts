@@ -641,6 +641,22 @@ describe('stop_sequences', () => {
     expectAnthropicShape('Message', message);
     expect((google.requests.at(-1)!.body as any).generationConfig.stopSequences).toEqual(FIVE);
   });
+
+  it("refuses more than Gemini's 5, naming stop_sequences, before any call", async () => {
+    const calls = google.requests.length;
+    const error = await gatewayAnthropic(gateway, googleTarget())
+      .messages.create({
+        model: 'gemini-2.5-flash',
+        max_tokens: 500,
+        stop_sequences: [...FIVE, 'six'],
+        messages: [{ role: 'user', content: 'Hello' }],
+      })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as any).error.error.message).toContain('stop_sequences');
+    expect((error as any).error.error.message).toContain('at most 5');
+    expect(google.requests.length).toBe(calls);
+  });
 });
 
 describe('Gemini', () => {

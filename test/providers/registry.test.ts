@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
-import { findAdapter, listAdapters, operationOf, streamTranslatorOf } from '../../src/providers/registry.js';
+import {
+  findAdapter,
+  listAdapters,
+  operationOf,
+  stopSequenceBound,
+  streamTranslatorOf,
+} from '../../src/providers/registry.js';
 import type { AdapterRequest, EndpointKind } from '../../src/providers/types.js';
 
 const ENDPOINTS: EndpointKind[] = [
@@ -56,5 +62,23 @@ describe('the adapters’ operations', () => {
     expect(() => streamTranslatorOf(findAdapter('openai')!, req)).toThrowError(
       expect.objectContaining({ code: 'unsupported_endpoint' }),
     );
+  });
+});
+
+// The documented bounds of a chat `stop`: OpenAI's 4, Gemini's 5 (Gemini API and Vertex AI), none so small
+// for Claude (Vertex AI's Claude models included), none known for Bedrock's Converse, whose models differ.
+describe('stopSequenceBound', () => {
+  const bound = (provider: string, model: string) => stopSequenceBound(findAdapter(provider)!, model);
+
+  it('is the provider’s, or its model’s where they differ', () => {
+    expect(bound('openai', 'gpt-4o')).toBe(4);
+    expect(bound('azure-openai', 'gpt-4o')).toBe(4);
+    expect(bound('google', 'gemini-2.5-flash')).toBe(5);
+    expect(bound('vertex-ai', 'gemini-2.5-flash')).toBe(5);
+    expect(bound('vertex-ai', 'publishers/google/models/gemini-2.5-pro')).toBe(5);
+    expect(bound('vertex-ai', 'claude-sonnet-4@20250514')).toBeUndefined();
+    expect(bound('vertex-ai', 'anthropic.claude-sonnet-4')).toBeUndefined();
+    expect(bound('anthropic', 'claude-sonnet-4')).toBeUndefined();
+    expect(bound('bedrock', 'amazon.nova-pro-v1:0')).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@
  * the hooks, so that the config's input checks judge an estimated count as they judge a native one.
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
+import { stopSequenceBound } from '../../providers/registry.js';
 import { gatewayFailure, type AttemptOutcome } from '../attempt.js';
 import { estimateInputTokens } from '../messages/estimate-input-tokens.js';
 import { messagesParam, translateMessages, type ChatOrigin } from '../messages/messages-to-chat.js';
@@ -47,7 +48,7 @@ function translated(next: TargetHandler, call: TargetCall<'messages'>): Promise<
   try {
     ({ body, origins } = translateMessages(call.body, {
       cacheControl: call.resolved.adapter.capabilities.promptCaching === true,
-      stopSequences: call.resolved.adapter.capabilities.stopSequences,
+      stopSequences: stopSequenceBound(call.resolved.adapter, call.model ?? call.body.model),
     }));
   } catch (err) {
     if (err instanceof GatewayError || err instanceof ProviderError) {

@@ -1,5 +1,8 @@
 import type { ProviderCapabilities } from '../types.js';
 
+/** The most stop sequences Gemini's generationConfig.stopSequences takes (Gemini API and Vertex AI alike). */
+export const GEMINI_STOP_SEQUENCES = 5;
+
 /** What the Gemini translation honours, shared by the `google` and `vertex-ai` adapters. */
 export const geminiParameters: Record<string, string> = {
   messages: 'system/developer → systemInstruction; user/assistant → contents; tool → functionResponse parts',
@@ -9,7 +12,7 @@ export const geminiParameters: Record<string, string> = {
   top_p: '→ generationConfig.topP',
   seed: '→ generationConfig.seed',
   n: '→ generationConfig.candidateCount (native)',
-  stop: '→ generationConfig.stopSequences',
+  stop: '→ generationConfig.stopSequences (Gemini takes at most 5)',
   presence_penalty: '→ generationConfig.presencePenalty',
   frequency_penalty: '→ generationConfig.frequencyPenalty',
   response_format:
@@ -54,6 +57,7 @@ export const googleCapabilities: ProviderCapabilities = {
   jsonSchema: true,
   thinking: true,
   n: 'native',
+  stopSequences: GEMINI_STOP_SEQUENCES,
   // :batchEmbedContents takes at most 100 requests in one batch.
   embeddingInputsPerCall: () => 100,
   parameters: geminiParameters,

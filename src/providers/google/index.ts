@@ -24,7 +24,7 @@ export { convertGoogleUsage, geminiAnswerUsage } from './convert-google-usage.js
 export { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 export { usesLegacyFunctions } from './google-prepare-tools.js';
 export { embeddingInputs, toEmbeddingResponse } from './google-embeddings.js';
-export { geminiParameters, geminiNotes } from './google-capabilities.js';
+export { geminiParameters, geminiNotes, GEMINI_STOP_SEQUENCES } from './google-capabilities.js';
 export type * from './google-api-types.js';
 export { GOOGLE_BASE_URL, geminiModelId, geminiStreamOptions } from './google-operations.js';
 

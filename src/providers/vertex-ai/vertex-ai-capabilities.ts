@@ -1,8 +1,9 @@
 import type { ProviderCapabilities } from '../types.js';
-import { geminiNotes, geminiParameters } from '../google/index.js';
+import { GEMINI_STOP_SEQUENCES, geminiNotes, geminiParameters } from '../google/index.js';
 import { isAnthropicModel } from './vertex-ai-anthropic.js';
 import { vertexEmbeddingInputsPerCall, vertexEmbeddingTokensPerCall } from './vertex-ai-embeddings.js';
 import { vertexModelOf } from './vertex-ai-operations.js';
+import { vertexModelId } from './vertex-ai-urls.js';
 
 export const vertexAICapabilities: ProviderCapabilities = {
   endpoints: ['chat', 'embeddings', 'messages'],
@@ -15,6 +16,8 @@ export const vertexAICapabilities: ProviderCapabilities = {
   promptCaching: true,
   // Gemini's candidateCount gives n choices; Claude returns one, as on the anthropic adapter.
   n: (req) => (isAnthropicModel(vertexModelOf(req)) ? 'fanout' : 'native'),
+  // Gemini's bound; Claude's stop_sequences have none so small, as on the anthropic adapter.
+  stopSequences: (model) => (isAnthropicModel(vertexModelId(model)) ? undefined : GEMINI_STOP_SEQUENCES),
   // :predict takes one instance for gemini-embedding-001, 250 for the others; :embedContent one content.
   embeddingInputsPerCall: (req) => vertexEmbeddingInputsPerCall(vertexModelOf(req)),
   // :predict refuses more than 20,000 input tokens in one call.
