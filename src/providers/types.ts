@@ -255,7 +255,8 @@ export interface ProviderResourceApi {
   /** A non-2xx answer in the OpenAI error shape, status kept. */
   parseError(res: UpstreamErrorResponse): ProviderError;
   /** Its fine-tuning API keeps a job's `metadata` and answers it in the job list, as OpenAI's does: the
-   * gateway names its own job there, so that a create whose answer was lost finds the job it made. */
+   * gateway names its own job there, so that a create whose answer was lost finds the job it made.
+   * Absent (Azure OpenAI), a seed the gateway draws marks the job instead. */
   readonly jobMetadata?: boolean;
   /** A fine-tuning job object of the provider's in OpenAI's shape (`FineTuningJob`); absent: it is. */
   fineTuningJob?(job: Record<string, unknown>): Record<string, unknown>;

@@ -9,17 +9,18 @@ import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { chatLine, contentLines, finished, jsonl, SLOW_TEST_MS, waitFor } from '../batches/support.js';
-import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { gatewayHeaders, gatewayOpenAI } from '../helpers/openai-client.js';
 
 describe('Azure OpenAI fine-tuning and batches', () => {
   let azure: FakeAzure;
   let gateway: TestGateway;
   let client: OpenAI;
+  let config: Record<string, unknown>;
 
   beforeAll(async () => {
     azure = await startFakeAzure();
     gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '20' } });
-    const config = {
+    config = {
       provider: 'azure-openai',
       api_key: azure.apiKey,
       custom_host: azure.url,
@@ -76,6 +77,52 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expectOpenAPIValid('FineTuningJob', cancelled);
     const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id);
     expect(checkpoints.data.every((c) => c.fine_tuning_job_id === job.id)).toBe(true);
+  });
+
+  it("finds the job a create made when Azure's answer to it is lost, by the seed the gateway chose", async () => {
+    // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
+    const retrying = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: gatewayHeaders(gateway, config),
+    });
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'lost.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const before = azure.resources.jobs.size;
+    azure.resources.loseJobAnswers = 1;
+    const job = await retrying.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    expect(azure.resources.loseJobAnswers).toBe(0);
+    expect(azure.resources.jobs.size).toBe(before + 1);
+    const made = [...azure.resources.jobs.values()].at(-1)!;
+    const sent = resourceRequests().findLast(
+      (r) => r.method === 'POST' && r.path === '/openai/fine_tuning/jobs',
+    );
+    // Azure keeps no metadata: the job is named by a seed of the gateway's, which the job shows.
+    expect((sent!.body as { seed?: unknown }).seed).toBe(made.seed);
+    expect(job).toMatchObject({ training_file: training.id, seed: made.seed, status: 'queued' });
+    const again = await client.fineTuning.jobs.retrieve(job.id);
+    expect(again.seed).toBe(made.seed);
+  });
+
+  it("leaves a client's own seed as it is, and a lost create with it fails rather than guess", async () => {
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'seeded.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      seed: 7,
+    });
+    expect(job.seed).toBe(7);
+    const before = azure.resources.jobs.size;
+    azure.resources.loseJobAnswers = 1;
+    await expect(
+      client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id, seed: 7 }),
+    ).rejects.toMatchObject({ status: 502 });
+    expect(azure.resources.jobs.size).toBe(before + 1);
   });
 
   it(

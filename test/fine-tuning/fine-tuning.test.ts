@@ -239,6 +239,27 @@ describe('fine-tuning jobs', () => {
     expect([again.status, again.metadata]).toEqual(['queued', { team: 'search' }]);
   });
 
+  it("finds a lost create by a seed of its own when the client's metadata leaves no room for its id", async () => {
+    const retrying = new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
+    });
+    const training = await gatewayFile();
+    const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']));
+    const before = fake.resources.jobs.size;
+    fake.resources.loseJobAnswers = 1;
+    const job = await retrying.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      metadata,
+    });
+    expect(fake.resources.jobs.size).toBe(before + 1);
+    const made = [...fake.resources.jobs.values()].at(-1)!;
+    expect(made.metadata).toEqual(metadata);
+    expect(job).toMatchObject({ seed: made.seed, metadata, training_file: training.id });
+  });
+
   it("answers a cancel whose answer from the provider is lost with the job it cancelled, so the SDK's retry is not refused", async () => {
     const retrying = new OpenAI({
       baseURL: gateway.url,

@@ -5,6 +5,7 @@
  * provider's object as last seen), and answers every read with the provider's object under the gateway's
  * ids. Retrieve, cancel, events and checkpoints go to the provider that holds the job.
  */
+import { randomInt } from 'node:crypto';
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { METADATA_LIMITS } from '../../core/metadata-limits.js';
@@ -95,6 +96,37 @@ function providerMetadata(
   return { ...own, [GATEWAY_JOB_KEY]: id };
 }
 
+/** How the provider's job that a create made is told among the account's, should the create's answer be
+ * lost: what the create sends beside the client's body, and whether a job (in OpenAI's shape) is the one
+ * the body `sent` made. */
+interface JobMark {
+  send: { metadata?: Record<string, string> | null; seed?: number };
+  made?: (job: Json, sent: CreateFineTuningJob) => boolean;
+}
+
+/**
+ * The gateway's id in the job's metadata where the provider keeps it (OpenAI); else, when the client sets
+ * no seed, a seed the gateway draws (31 random bits), which every job object carries (Azure OpenAI keeps
+ * no metadata): a provider draws one for a job without it all the same, so the job trains as it would
+ * have. A job the client seeds itself, with no room for the id, cannot be told from another of the same
+ * body: none is marked.
+ */
+function jobMark(target: ResourceTarget, id: string, body: CreateFineTuningJob): JobMark {
+  const metadata = providerMetadata(target, id, body.metadata);
+  if (metadata?.[GATEWAY_JOB_KEY] === id) {
+    return {
+      send: { metadata },
+      made: (job) => (job.metadata as Record<string, unknown> | null | undefined)?.[GATEWAY_JOB_KEY] === id,
+    };
+  }
+  if (body.seed !== undefined && body.seed !== null) return { send: {} };
+  const seed = randomInt(1, 2 ** 31);
+  return {
+    send: { seed },
+    made: (job, sent) => job.seed === seed && job.training_file === sent.training_file,
+  };
+}
+
 /** A failure of the create that says nothing of whether the provider made the job: its answer was cut,
  * did not come in time, or was the provider's own failure. */
 function answerLost(err: unknown): boolean {
@@ -105,17 +137,20 @@ function answerLost(err: unknown): boolean {
 }
 
 /**
- * The provider's job that a create whose answer was lost made, found by its metadata among the account's
- * jobs, newest first, down to the first one older than the create; undefined when there is none (or the
- * provider cannot say).
+ * The provider's job that a create whose answer was lost made, found by its mark among the account's jobs,
+ * down to the first one older than the create once the list shows itself newest first (OpenAI's; Azure's
+ * reference does not say its order, which is then read through, page by page); undefined when there is
+ * none (or the provider cannot say).
  */
 async function lostCreation(
   deps: GatewayDeps,
   target: ResourceTarget,
-  id: string,
+  made: (job: Json) => boolean,
   sentAt: number,
 ): Promise<Json | undefined> {
   let after: string | undefined;
+  let newer: number | undefined;
+  let newestFirst = true;
   try {
     for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
       const list = await callResource(deps, target, {
@@ -124,11 +159,13 @@ async function lostCreation(
       });
       const data = Array.isArray(list.data) ? (list.data as Json[]) : [];
       for (const item of data) {
-        const metadata = item.metadata as Record<string, unknown> | null | undefined;
-        if (metadata?.[GATEWAY_JOB_KEY] === id && typeof item.id === 'string') return item;
-        if (typeof item.created_at === 'number' && item.created_at < sentAt - CLOCK_SKEW_SECONDS) {
-          return undefined;
-        }
+        const job = openAIJob(target, item);
+        if (typeof job.id === 'string' && made(job)) return job;
+        const at = job.created_at;
+        if (typeof at !== 'number') continue;
+        if (newer !== undefined && at > newer) newestFirst = false;
+        if (newestFirst && newer !== undefined && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
+        newer = at;
       }
       const last = data.at(-1)?.id;
       if (list.has_more !== true || typeof last !== 'string') return undefined;
@@ -188,14 +225,14 @@ export async function createFineTuningJob(
   const files = await gatewayFilesOf(deps, workspaceId, body);
   // The job's id is chosen before it is sent, so that the provider's job carries it in its metadata.
   const id = newId('ftjob');
-  const metadata = providerMetadata(target, id, body.metadata);
+  const mark = jobMark(target, id, body);
   const { answer: object, sent } = await createWithCopies(
     deps,
     target,
     'fine-tune',
     files,
     async (copies) => {
-      const send: CreateFineTuningJob = { ...body, ...(metadata && { metadata }) };
+      const send: CreateFineTuningJob = { ...body, ...mark.send };
       for (const { param, copy } of copies) send[param] = copy.id;
       const call = { method: 'POST', path: '/fine_tuning/jobs', ...jsonBody(send) } as const;
       const sentAt = Math.floor(Date.now() / 1000);
@@ -205,10 +242,13 @@ export async function createFineTuningJob(
         // The provider may have made the job all the same. A failure here would have the client (the SDK
         // tries a create again after a 5xx or a cut connection) make a second job, each one trained and
         // billed, and the first one unknown to the gateway: the job found is answered instead.
-        const made = metadata?.[GATEWAY_JOB_KEY] === id && answerLost(err);
-        const found = made ? await lostCreation(deps, target, id, sentAt) : undefined;
+        const made = mark.made;
+        const found =
+          made && answerLost(err)
+            ? await lostCreation(deps, target, (job) => made(job, send), sentAt)
+            : undefined;
         if (!found) throw err;
-        return openAIJob(target, found);
+        return found;
       }
     },
     signal,

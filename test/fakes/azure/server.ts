@@ -125,6 +125,10 @@ export async function startFakeAzure(options: FakeAzureOptions = {}): Promise<Fa
       Buffer.from(raw, 'utf8'),
     );
     if (!answer) return sendJson(res, 404, azureErrors.resourceNotFound());
+    if (answer.lost) {
+      req.socket.destroy();
+      return;
+    }
     if (answer.raw) {
       res.writeHead(answer.status, { 'content-type': 'application/octet-stream' });
       res.end(answer.raw);
