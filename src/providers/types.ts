@@ -258,6 +258,9 @@ export interface ProviderResourceApi {
    * gateway names its own job there, so that a create whose answer was lost finds the job it made.
    * Absent (Azure OpenAI), a seed the gateway draws marks the job instead. */
   readonly jobMetadata?: boolean;
+  /** Its fine-tuning API lists a job's events and checkpoints oldest first (Azure OpenAI's reference),
+   * where OpenAI's lists them newest first: the gateway reads the list whole and turns it round. */
+  readonly listsOldestFirst?: boolean;
   /** A fine-tuning job object of the provider's in OpenAI's shape (`FineTuningJob`); absent: it is. */
   fineTuningJob?(job: Record<string, unknown>): Record<string, unknown>;
   /** The batch `endpoint` (and input lines' `url`) the provider expects for an OpenAI path such as

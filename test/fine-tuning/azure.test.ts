@@ -79,6 +79,36 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(checkpoints.data.every((c) => c.fine_tuning_job_id === job.id)).toBe(true);
   });
 
+  it('lists a job’s events and checkpoints newest first, as OpenAI does, though Azure lists them oldest first', async () => {
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'events.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    while ((await client.fineTuning.jobs.retrieve(job.id)).status !== 'succeeded');
+    const providerJob = [...azure.resources.jobs.values()].at(-1)!;
+    const oldestFirst = (await (
+      await fetch(
+        `${azure.url}/openai/fine_tuning/jobs/${String(providerJob.id)}/events?api-version=2024-10-21&limit=100`,
+        { headers: { 'api-key': azure.apiKey } },
+      )
+    ).json()) as { data: Array<{ id: string; message: string }> };
+    const newestFirst = oldestFirst.data.map((e) => e.message).reverse();
+    expect(newestFirst[0]).toBe('The job has successfully completed');
+    const events = await client.fineTuning.jobs.listEvents(job.id);
+    expect(events.data.map((e) => e.message)).toEqual(newestFirst);
+    // Paged as OpenAI pages it: the newest two, then the ones after them.
+    const first = await client.fineTuning.jobs.listEvents(job.id, { limit: 2 });
+    expect(first.data.map((e) => e.message)).toEqual(newestFirst.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    const next = await client.fineTuning.jobs.listEvents(job.id, { limit: 2, after: first.data[1]!.id });
+    expect(next.data.map((e) => e.message)).toEqual(newestFirst.slice(2, 4));
+    const checkpoints = await client.fineTuning.jobs.checkpoints.list(job.id);
+    expect(checkpoints.data.map((c) => c.step_number)).toEqual([3, 2, 1]);
+    const page = await client.fineTuning.jobs.checkpoints.list(job.id, { limit: 1 });
+    expect([page.data[0]!.step_number, page.has_more]).toEqual([3, true]);
+  });
+
   it("finds the job a create made when Azure's answer to it is lost, by the seed the gateway chose", async () => {
     // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
     const retrying = new OpenAI({

@@ -379,7 +379,11 @@ export async function listFineTuningJobs(
   }
 }
 
-/** One page of a job's list at the provider (`/events`, `/checkpoints`): its items and `has_more`. */
+/** Most pages of 100 read of a job's list that its provider gives oldest first, to answer it newest first. */
+const MAX_OLDEST_FIRST_PAGES = 100;
+
+/** One page of a job's list at the provider (`/events`, `/checkpoints`), newest first as OpenAI's: its
+ * items, `has_more`, and the provider's page when it is the provider's own. */
 async function providerPage(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
@@ -387,6 +391,7 @@ async function providerPage(
   query: { after?: string; limit: number },
 ): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
   const target = await targetOf(deps, job);
+  if (target.resources.listsOldestFirst) return newestFirstPage(deps, target, job, list, query);
   const page = await callResource(deps, target, {
     method: 'GET',
     path: jobPath(job, `${list}${pageQuery(query)}`),
@@ -395,6 +400,42 @@ async function providerPage(
     data: Array.isArray(page.data) ? (page.data as Json[]) : [],
     has_more: page.has_more === true,
     page,
+  };
+}
+
+/**
+ * A page of a list the provider gives oldest first (Azure OpenAI's events and checkpoints), as OpenAI
+ * gives it, newest first: the whole list is read (a job has a few events, made as its state changes, and a
+ * checkpoint per epoch), up to MAX_OLDEST_FIRST_PAGES pages of 100, turned round, and paged here, `after`
+ * an item's id. Paging the provider's own would start the list at the job's first event.
+ */
+async function newestFirstPage(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  job: StoredFineTuningJob,
+  list: '/events' | '/checkpoints',
+  query: { after?: string; limit: number },
+): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
+  const items: Json[] = [];
+  let after: string | undefined;
+  for (let read = 0; read < MAX_OLDEST_FIRST_PAGES; read++) {
+    const page = await callResource(deps, target, {
+      method: 'GET',
+      path: jobPath(job, `${list}${pageQuery({ limit: 100, after })}`),
+    });
+    const data = Array.isArray(page.data) ? (page.data as Json[]) : [];
+    items.push(...data);
+    const last = data.at(-1)?.id;
+    if (page.has_more !== true || typeof last !== 'string' || last === after) break;
+    after = last;
+  }
+  items.reverse();
+  const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
+  if (start === 0 && query.after !== undefined) return { data: [], has_more: false, page: {} };
+  return {
+    data: items.slice(start, start + query.limit),
+    has_more: start + query.limit < items.length,
+    page: {},
   };
 }
 

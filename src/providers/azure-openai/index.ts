@@ -50,6 +50,8 @@ const azureResources: ProviderResourceApi = {
   },
   parseError: (res) => azureErrorFromResponse(PROVIDER, res),
   fineTuningJob: azureFineTuningJob,
+  // Its reference's examples of FineTuning_GetEvents and _GetCheckpoints run oldest first.
+  listsOldestFirst: true,
   // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
   batchEndpoint: (path) => path.replace(/^\/v1\//, '/'),
 };

@@ -115,13 +115,15 @@ export class FakeResources {
       }
       if (method === 'POST' && parts[3] === 'pause') return this.pauseJob(job);
       if (method === 'POST' && parts[3] === 'resume') return this.resumeJob(job);
+      // OpenAI lists a job's events and checkpoints newest first; Azure's reference, oldest first.
+      const inOrder = (items: Json[]) => (this.name === 'azure' ? items : [...items].reverse());
       if (method === 'GET' && parts[3] === 'events')
+        return { status: 200, body: page(inOrder(this.events.get(job.id as string) ?? []), limit, after) };
+      if (method === 'GET' && parts[3] === 'checkpoints')
         return {
           status: 200,
-          body: page([...(this.events.get(job.id as string) ?? [])].reverse(), limit, after),
+          body: withEnds(page(inOrder(this.checkpoints(job)), Number(query.limit ?? 10), after)),
         };
-      if (method === 'GET' && parts[3] === 'checkpoints')
-        return { status: 200, body: withEnds(page(this.checkpoints(job), Number(query.limit ?? 10), after)) };
       return undefined;
     }
     if (parts[0] === 'batches') {
@@ -322,7 +324,7 @@ export class FakeResources {
 
   private checkpoints(job: Json): Json[] {
     if (job.status !== 'succeeded') return [];
-    return [3, 2, 1].map((step) => ({
+    return [1, 2, 3].map((step) => ({
       object: 'fine_tuning.job.checkpoint',
       id: `ftckpt_${String(job.id).slice(6)}${step}`,
       created_at: unixNow(),
