@@ -17,7 +17,7 @@ import {
 } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
-import { callResource, pageQuery, jsonBody } from './resource-client.js';
+import { callResource, jsonBody, listPages, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
 
@@ -148,16 +148,10 @@ async function lostCreation(
   made: (job: Json) => boolean,
   sentAt: number,
 ): Promise<Json | undefined> {
-  let after: string | undefined;
   let newer: number | undefined;
   let newestFirst = true;
   try {
-    for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-      const list = await callResource(deps, target, {
-        method: 'GET',
-        path: `/fine_tuning/jobs${pageQuery({ limit: 100, after })}`,
-      });
-      const data = Array.isArray(list.data) ? (list.data as Json[]) : [];
+    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES)) {
       for (const item of data) {
         const job = openAIJob(target, item);
         if (typeof job.id === 'string' && made(job)) return job;
@@ -167,9 +161,6 @@ async function lostCreation(
         if (newestFirst && newer !== undefined && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
         newer = at;
       }
-      const last = data.at(-1)?.id;
-      if (list.has_more !== true || typeof last !== 'string') return undefined;
-      after = last;
     }
   } catch {
     // The provider cannot say: the create's own failure is the answer.
@@ -223,7 +214,7 @@ export async function createFineTuningJob(
   const workspaceId = origin.apiKey.workspace_id;
   const target = await resourceTarget(deps, origin.headers, workspaceId, 'fine_tuning');
   const files = await gatewayFilesOf(deps, workspaceId, body);
-  // The job's id is chosen before it is sent, so that the provider's job carries it in its metadata.
+  // The job's id is chosen before it is sent, so that the provider's job carries it (jobMark).
   const id = newId('ftjob');
   const mark = jobMark(target, id, body);
   const { answer: object, sent } = await createWithCopies(
@@ -417,17 +408,8 @@ async function newestFirstPage(
   query: { after?: string; limit: number },
 ): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
   const items: Json[] = [];
-  let after: string | undefined;
-  for (let read = 0; read < MAX_OLDEST_FIRST_PAGES; read++) {
-    const page = await callResource(deps, target, {
-      method: 'GET',
-      path: jobPath(job, `${list}${pageQuery({ limit: 100, after })}`),
-    });
-    const data = Array.isArray(page.data) ? (page.data as Json[]) : [];
+  for await (const data of listPages(deps, target, jobPath(job, list), MAX_OLDEST_FIRST_PAGES)) {
     items.push(...data);
-    const last = data.at(-1)?.id;
-    if (page.has_more !== true || typeof last !== 'string' || last === after) break;
-    after = last;
   }
   items.reverse();
   const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;

@@ -29,7 +29,7 @@ import type { GatewayDeps } from '../deps.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { createWithCopies, gatewayFileOf, UploadWaitEnded, type LineRewrite } from './provider-files.js';
-import { callResource, jsonBody, openResource, pageQuery } from './resource-client.js';
+import { callResource, jsonBody, listPages, openResource } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
 
@@ -159,13 +159,7 @@ async function earlierSubmission(
   target: ResourceTarget,
   batch: StoredBatch,
 ): Promise<Json | undefined> {
-  let after: string | undefined;
-  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-    const list = await callResource(deps, target, {
-      method: 'GET',
-      path: `/batches${pageQuery({ limit: 100, after })}`,
-    });
-    const data = Array.isArray(list.data) ? (list.data as Json[]) : [];
+  for await (const data of listPages(deps, target, '/batches', MAX_SEARCH_PAGES)) {
     for (const item of data) {
       const metadata = item.metadata as Record<string, unknown> | null | undefined;
       if (metadata?.[GATEWAY_BATCH_KEY] === batch.id && typeof item.id === 'string') return item;
@@ -173,9 +167,6 @@ async function earlierSubmission(
         return undefined;
       }
     }
-    const last = data.at(-1)?.id;
-    if (list.has_more !== true || typeof last !== 'string') return undefined;
-    after = last;
   }
   return undefined;
 }
