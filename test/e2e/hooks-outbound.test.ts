@@ -158,6 +158,22 @@ describe('default.webhook', () => {
     expect(fake.requests.length).toBe(calls);
   });
 
+  it("names the hook's event eventType, as the reference gateway's webhooks read it, on both sides", async () => {
+    const before = receiver.received.length;
+    const config = {
+      ...target(fake),
+      input_guardrails: [webhookGuardrail('/pass')],
+      output_guardrails: [webhookGuardrail('/pass')],
+    };
+    const response = await client(gateway, config).chat.completions.create(chat('which side')).withResponse();
+    expect(response.response.status).toBe(200);
+    const sent = receiver.received.slice(before).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(sent.map((body) => [body.eventType, body.event])).toEqual([
+      ['beforeRequestHook', 'beforeRequestHook'],
+      ['afterRequestHook', 'afterRequestHook'],
+    ]);
+  });
+
   it("records the results the answer carried, a credential in a check's data redacted in the record", async () => {
     const plainHook = { id: 'plain', 'default.wordCount': { minWords: 1 } };
     for (const [hooks, secret] of [

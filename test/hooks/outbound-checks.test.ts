@@ -38,6 +38,7 @@ describe('default.webhook', () => {
         request: { json: chatRequest('hello'), text: 'hello' },
         response: { json: chatAnswer('hi'), text: 'hi', statusCode: 200 },
         event: 'afterRequestHook',
+        eventType: 'afterRequestHook',
         requestType: 'chatComplete',
         provider: 'openai',
         model: 'gpt-4o-mini',

@@ -1,7 +1,8 @@
 /**
  * What `webhook` and `log` send and how they are configured. The body is the check's view of the call,
- * `{request, response, event, requestType, provider, model, metadata}` (request and response as `{json,
- * text}`; response null before the call). The engine's `postJson` applies the address policy, the timeout
+ * `{request, response, event, eventType, requestType, provider, model, metadata}` (request and response as
+ * `{json, text}`; response null before the call; `eventType` is `event` under the name the reference
+ * gateway sends it by, which webhooks written for it read). The engine's `postJson` applies the address policy, the timeout
  * and the HMAC signature. Header values (often credentials) never appear in results or errors.
  */
 import { Type } from '@sinclair/typebox';
@@ -22,6 +23,7 @@ export function payloadOf(ctx: CheckContext): Record<string, unknown> {
         ? null
         : { json: ctx.response.json, text: ctx.response.text, statusCode: ctx.response.statusCode },
     event: ctx.event,
+    eventType: ctx.event,
     requestType: ctx.callType,
     provider: ctx.provider,
     model: ctx.model ?? null,
