@@ -1,0 +1,104 @@
+/**
+ * Checks configured with the parameters the reference gateway's users write, pasted as they are, through
+ * the `openai` SDK against a real gateway.
+ */
+import { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client, target } from '../routing/support.js';
+
+let gateway: TestGateway;
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  [gateway, fake] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'reference' })]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.close(), fake?.close()]);
+});
+
+const chat = (model: string) => ({ model, messages: [{ role: 'user' as const, content: 'hi' }] });
+
+async function statusOf(
+  config: Record<string, unknown>,
+  model: string,
+  metadata?: Record<string, string>,
+): Promise<number> {
+  const headers: Record<string, string> =
+    metadata === undefined ? {} : { 'x-gateway-metadata': JSON.stringify(metadata) };
+  return client(gateway, config, headers)
+    .chat.completions.create(chat(model))
+    .withResponse()
+    .then(
+      ({ response }) => response.status,
+      (err: unknown) => (err instanceof APIError ? (err.status ?? 0) : -1),
+    );
+}
+
+describe('default.modelWhitelist with metadataRules', () => {
+  const config = () => ({
+    ...target(fake),
+    input_guardrails: [
+      {
+        id: 'models-by-tier',
+        deny: true,
+        'default.modelWhitelist': {
+          models: ['gpt-4o-mini'],
+          metadataRules: [
+            { metadataKey: 'tier', values: ['enterprise'], models: ['gpt-4o', 'gpt-4o-mini'] },
+            { metadataKey: 'team', values: ['research', 'labs'], models: ['o3'] },
+          ],
+        },
+      },
+    ],
+  });
+
+  it("allows the models of every rule the request's metadata matches, else the models list", async () => {
+    expect(await statusOf(config(), 'gpt-4o', { tier: 'enterprise' })).toBe(200);
+    expect(await statusOf(config(), 'o3', { tier: 'enterprise', team: 'labs' })).toBe(200);
+    expect(await statusOf(config(), 'o3', { tier: 'enterprise' })).toBe(446);
+    // No rule matches: the models list decides.
+    expect(await statusOf(config(), 'gpt-4o-mini', { tier: 'free' })).toBe(200);
+    expect(await statusOf(config(), 'gpt-4o', { tier: 'free' })).toBe(446);
+    expect(await statusOf(config(), 'gpt-4o')).toBe(446);
+  });
+
+  it('without a models list, a request no rule matches is refused', async () => {
+    const rulesOnly = {
+      ...target(fake),
+      input_guardrails: [
+        {
+          id: 'rules-only',
+          deny: true,
+          'default.modelWhitelist': {
+            metadataRules: [{ metadataKey: 'tier', values: ['enterprise'], models: ['gpt-4o'] }],
+          },
+        },
+      ],
+    };
+    expect(await statusOf(rulesOnly, 'gpt-4o', { tier: 'enterprise' })).toBe(200);
+    expect(await statusOf(rulesOnly, 'gpt-4o', { tier: 'free' })).toBe(446);
+  });
+
+  it('a rule without models, or neither list, is a 400 naming the field', async () => {
+    const badRule = {
+      ...target(fake),
+      input_guardrails: [
+        { 'default.modelWhitelist': { metadataRules: [{ metadataKey: 'tier', values: ['a'] }] } },
+      ],
+    };
+    const error = await client(gateway, badRule)
+      .chat.completions.create(chat('gpt-4o'))
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(400);
+    expect((error as APIError).message).toContain('metadataRules');
+    const neither = { ...target(fake), input_guardrails: [{ 'default.modelWhitelist': {} }] };
+    const refused = await client(gateway, neither)
+      .chat.completions.create(chat('gpt-4o'))
+      .catch((err: unknown) => err);
+    expect((refused as APIError).status).toBe(400);
+    expect((refused as APIError).message).toContain('parameters.models');
+  });
+});
