@@ -61,6 +61,13 @@ async function startReceiver(): Promise<Receiver> {
         else res.write(`${answer} `);
         return;
       }
+      if (entry.path === '/rewrite') {
+        // A webhook that rewrites, as the reference gateway's take it: the whole body under
+        // transformedData.request.json (before the call) or transformedData.response.json (after it).
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ verdict: true, transformedData: rewritten(JSON.parse(entry.body)) }));
+        return;
+      }
       const valid =
         entry.signature !== undefined && verifyWebhookSignature(SECRET, entry.body, entry.signature);
       const verdict = valid && (entry.path === '/pass' || entry.path === '/pass-with-data');
@@ -82,6 +89,29 @@ async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+interface SentBody {
+  eventType: string;
+  request: { json: { messages: Array<{ role: string; content: string }> } };
+  response: { json: { choices: Array<{ message: { content: string } }> } } | null;
+}
+
+/** What `/rewrite` answers: the request's last message or the answer's text replaced, every other field
+ * as sent, and `stream: false` and another model slipped in, which the gateway keeps as the client sent them. */
+function rewritten(sent: SentBody): Record<string, unknown> {
+  if (sent.eventType === 'beforeRequestHook') {
+    const messages = sent.request.json.messages.map((message, i, all) =>
+      i === all.length - 1 ? { ...message, content: 'rewritten by the webhook' } : message,
+    );
+    return { request: { json: { ...sent.request.json, messages, stream: false, model: 'other-model' } } };
+  }
+  const answer = sent.response!.json;
+  const choices = answer.choices.map((choice) => ({
+    ...choice,
+    message: { ...choice.message, content: 'answer rewritten by the webhook' },
+  }));
+  return { request: { json: null }, response: { json: { ...answer, choices } } };
 }
 
 let gateway: TestGateway;
@@ -172,6 +202,45 @@ describe('default.webhook', () => {
       ['beforeRequestHook', 'beforeRequestHook'],
       ['afterRequestHook', 'afterRequestHook'],
     ]);
+  });
+
+  it('a rewrite the webhook answers (transformedData) is what the provider gets and the client is given', async () => {
+    const config = {
+      ...target(fake),
+      input_guardrails: [webhookGuardrail('/rewrite', {}, false)],
+      output_guardrails: [webhookGuardrail('/rewrite', {}, false)],
+    };
+    const { data, response } = await client(gateway, config)
+      .chat.completions.create(chat('my secret plan'))
+      .withResponse();
+    expect(response.status).toBe(200);
+    const asked = fake.requests.at(-1)?.body as { model: string; stream?: boolean; messages: unknown };
+    expect(asked.messages).toEqual([{ role: 'user', content: 'rewritten by the webhook' }]);
+    expect(asked.model).toBe('gpt-4o-mini');
+    expect(data.choices[0].message.content).toBe('answer rewritten by the webhook');
+    const results = (data as unknown as { hook_results: Results }).hook_results;
+    expect(results.before_request_hooks[0]).toMatchObject({ transformed: true, verdict: true });
+    expect(results.after_request_hooks[0]).toMatchObject({ transformed: true, verdict: true });
+
+    // A streamed call stays a stream, whatever the rewrite says of `stream`.
+    const stream = await client(gateway, config).chat.completions.create({
+      ...chat('stream my secret'),
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('[hooked] rewritten by the webhook');
+    expect((fake.requests.at(-1)?.body as { stream?: boolean }).stream).toBe(true);
+
+    // An output webhook's rewrite reaches a stream the gateway holds back (here: its hook may deny).
+    const held = { ...target(fake), output_guardrails: [webhookGuardrail('/rewrite')] };
+    const heldStream = await client(gateway, held).chat.completions.create({
+      ...chat('stream my secret'),
+      stream: true,
+    });
+    let heldText = '';
+    for await (const chunk of heldStream) heldText += chunk.choices[0]?.delta?.content ?? '';
+    expect(heldText).toBe('answer rewritten by the webhook');
   });
 
   it("records the results the answer carried, a credential in a check's data redacted in the record", async () => {

@@ -109,6 +109,27 @@ describe('default.webhook', () => {
     );
   });
 
+  it("takes the side's transformedData as the rewrite; null is none, anything else not an object an error", async () => {
+    const answer = (transformedData: unknown) =>
+      fakeServices({ post: () => ({ status: 200, body: { verdict: true, transformedData } }) });
+    const run = (ctx: ReturnType<typeof onRequest>, transformedData: unknown) =>
+      runCheck('webhook', ctx, { webhookURL: URL_ }, answer(transformedData));
+    const request = { ...chatRequest('rewritten'), model: 'other', stream: true };
+    expect((await run(onRequest('x'), { request: { json: request } })).transformed).toEqual(
+      chatRequest('rewritten'),
+    );
+    expect((await run(onAnswer('x'), { response: { json: chatAnswer('y') } })).transformed).toEqual(
+      chatAnswer('y'),
+    );
+    // The other side's rewrite, or none, leaves the body as it is.
+    for (const none of [null, { request: { json: null } }, { response: { json: chatAnswer('y') } }]) {
+      expect((await run(onRequest('x'), none)).transformed).toBeUndefined();
+    }
+    for (const bad of ['x', { request: 'x' }, { request: { json: [1] } }]) {
+      await expect(run(onRequest('x'), bad)).rejects.toThrow('transformedData');
+    }
+  });
+
   it('refuses a URL that is not http(s) and headers that are not strings, naming the field', () => {
     const problem = (p: unknown) => checkParameterError('default.webhook', p, 'beforeRequestHook');
     expect(problem({ webhookURL: 'ftp://x' })).toEqual({
