@@ -258,6 +258,9 @@ export interface ProviderResourceApi {
    * gateway names its own job there, so that a create whose answer was lost finds the job it made.
    * Absent (Azure OpenAI), a seed the gateway draws marks the job instead. */
   readonly jobMetadata?: boolean;
+  /** Whether a fine-tuning job's create on `target` takes a `seed` (the API version it uses has one), which
+   * the gateway then draws to mark a job its metadata cannot. Absent: it does. */
+  jobSeed?(target: ProviderTarget): boolean;
   /** Its fine-tuning API lists a job's events and checkpoints oldest first (Azure OpenAI's reference),
    * where OpenAI's lists them newest first: the gateway reads the list whole and turns it round. */
   readonly listsOldestFirst?: boolean;

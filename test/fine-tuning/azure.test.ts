@@ -136,6 +136,20 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(again.seed).toBe(made.seed);
   });
 
+  it('sends no seed of its own under an API version whose create takes none (before 2024-06-01)', async () => {
+    const older = gatewayOpenAI(gateway, { ...config, api_version: '2023-12-01-preview' });
+    const training = await older.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'older.jsonl'),
+      purpose: 'fine-tune',
+    });
+    await older.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const sent = resourceRequests().findLast(
+      (r) => r.method === 'POST' && r.path === '/openai/fine_tuning/jobs',
+    );
+    expect(sent!.query.get('api-version')).toBe('2023-12-01-preview');
+    expect(sent!.body).not.toHaveProperty('seed');
+  });
+
   it("leaves a client's own seed as it is, and a lost create with it fails rather than guess", async () => {
     const training = await client.files.create({
       file: await toFile(Buffer.from('{"messages":[]}\n'), 'seeded.jsonl'),

@@ -109,7 +109,7 @@ interface JobMark {
  * no seed, a seed the gateway draws (31 random bits), which every job object carries (Azure OpenAI keeps
  * no metadata): a provider draws one for a job without it all the same, so the job trains as it would
  * have. A job the client seeds itself, with no room for the id, cannot be told from another of the same
- * body: none is marked.
+ * body: none is marked; nor is one whose create takes no seed (Azure's API versions before 2024-06-01).
  */
 function jobMark(target: ResourceTarget, id: string, body: CreateFineTuningJob): JobMark {
   const metadata = providerMetadata(target, id, body.metadata);
@@ -119,7 +119,8 @@ function jobMark(target: ResourceTarget, id: string, body: CreateFineTuningJob):
       made: (job) => (job.metadata as Record<string, unknown> | null | undefined)?.[GATEWAY_JOB_KEY] === id,
     };
   }
-  if (body.seed !== undefined && body.seed !== null) return { send: {} };
+  const seeded = body.seed !== undefined && body.seed !== null;
+  if (seeded || target.resources.jobSeed?.(target.target) === false) return { send: {} };
   const seed = randomInt(1, 2 ** 31);
   return {
     send: { seed },

@@ -33,6 +33,18 @@ const PROVIDER = 'azure-openai';
 /** The API version of Azure's Files, fine-tuning and Batch APIs when the target names none. */
 export const AZURE_RESOURCES_API_VERSION = '2024-10-21';
 
+/** The API version of the target's calls of Azure's Files, fine-tuning and Batch APIs. */
+function resourcesApiVersion(target: ProviderTarget): string {
+  return target.cloudd_api_version ?? target.api_version ?? AZURE_RESOURCES_API_VERSION;
+}
+
+/** A fine-tuning job's create takes `seed` from API version 2024-06-01 on (its reference; 2023-12-01-preview
+ * lists none), and under the undated versions (`v1`, `preview`, `latest`). */
+function createTakesSeed(target: ProviderTarget): boolean {
+  const date = /^\d{4}-\d{2}-\d{2}/.exec(resourcesApiVersion(target))?.[0];
+  return date === undefined || date >= '2024-06-01';
+}
+
 /** Azure OpenAI's Files, fine-tuning and Batch APIs: OpenAI's paths under `{base}/openai`, with the
  * target's API version (or a default that has all three). Pausing and resuming a job takes an API version
  * that has them (the v1 API, recent previews); Azure answers 404 under one that does not. */
@@ -40,16 +52,16 @@ const azureResources: ProviderResourceApi = {
   kinds: ['files', 'fine_tuning', 'fine_tuning_pause', 'batches'],
   buildRequest(req) {
     const url = joinUrl(azureOpenAIBase(req.target), `/openai${req.path}`);
-    const apiVersion = req.target.cloudd_api_version ?? req.target.api_version ?? AZURE_RESOURCES_API_VERSION;
     return {
       method: req.method,
-      url: withAzureApiVersion(url, apiVersion),
+      url: withAzureApiVersion(url, resourcesApiVersion(req.target)),
       headers: { ...req.headers, ...azureAuthHeaders(req.target, req.auth) },
       ...(req.body !== undefined && { body: req.body }),
     };
   },
   parseError: (res) => azureErrorFromResponse(PROVIDER, res),
   fineTuningJob: azureFineTuningJob,
+  jobSeed: createTakesSeed,
   // Its reference's examples of FineTuning_GetEvents and _GetCheckpoints run oldest first.
   listsOldestFirst: true,
   // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
