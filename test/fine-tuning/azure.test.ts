@@ -34,12 +34,14 @@ describe('Azure OpenAI fine-tuning and batches', () => {
   });
 
   const resourceRequests = () => azure.requests.filter((r) => !r.path.startsWith('/openai/deployments/'));
-
-  it('runs a fine-tuning job on Azure under the gateway’s ids', async () => {
-    const training = await client.files.create({
-      file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'),
+  const trainingFile = async (name: string, via = client) =>
+    via.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), name),
       purpose: 'fine-tune',
     });
+
+  it('runs a fine-tuning job on Azure under the gateway’s ids', async () => {
+    const training = await trainingFile('train.jsonl');
     const job = await client.fineTuning.jobs.create({
       model: 'gpt-35-turbo-0125',
       training_file: training.id,
@@ -80,10 +82,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
   });
 
   it('lists a job’s events and checkpoints newest first, as OpenAI does, though Azure lists them oldest first', async () => {
-    const training = await client.files.create({
-      file: await toFile(Buffer.from('{"messages":[]}\n'), 'events.jsonl'),
-      purpose: 'fine-tune',
-    });
+    const training = await trainingFile('events.jsonl');
     const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
     while ((await client.fineTuning.jobs.retrieve(job.id)).status !== 'succeeded');
     const providerJob = [...azure.resources.jobs.values()].at(-1)!;
@@ -116,10 +115,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
       apiKey: 'unused',
       defaultHeaders: gatewayHeaders(gateway, config),
     });
-    const training = await client.files.create({
-      file: await toFile(Buffer.from('{"messages":[]}\n'), 'lost.jsonl'),
-      purpose: 'fine-tune',
-    });
+    const training = await trainingFile('lost.jsonl');
     const before = azure.resources.jobs.size;
     azure.resources.loseJobAnswers = 1;
     const job = await retrying.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
@@ -138,10 +134,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
 
   it('sends no seed of its own under an API version whose create takes none (before 2024-06-01)', async () => {
     const older = gatewayOpenAI(gateway, { ...config, api_version: '2023-12-01-preview' });
-    const training = await older.files.create({
-      file: await toFile(Buffer.from('{"messages":[]}\n'), 'older.jsonl'),
-      purpose: 'fine-tune',
-    });
+    const training = await trainingFile('older.jsonl', older);
     await older.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
     const sent = resourceRequests().findLast(
       (r) => r.method === 'POST' && r.path === '/openai/fine_tuning/jobs',
@@ -151,10 +144,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
   });
 
   it("leaves a client's own seed as it is, and a lost create with it fails rather than guess", async () => {
-    const training = await client.files.create({
-      file: await toFile(Buffer.from('{"messages":[]}\n'), 'seeded.jsonl'),
-      purpose: 'fine-tune',
-    });
+    const training = await trainingFile('seeded.jsonl');
     const job = await client.fineTuning.jobs.create({
       model: 'gpt-4o-mini',
       training_file: training.id,

@@ -79,6 +79,15 @@ describe('fine-tuning jobs', () => {
     await fake?.close();
   });
 
+  /** The SDK as it comes: it tries a create or a cancel again after a 5xx or a cut connection. */
+  function retryingClient(): OpenAI {
+    return new OpenAI({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
+    });
+  }
+
   async function gatewayFile(name = 'train.jsonl') {
     return client.files.create({ file: await toFile(Buffer.from(TRAINING), name), purpose: 'fine-tune' });
   }
@@ -214,12 +223,7 @@ describe('fine-tuning jobs', () => {
   });
 
   it("finds the job a create made when the provider's answer to it is lost, so the SDK's retry makes no second", async () => {
-    // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
-    const retrying = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
-    });
+    const retrying = retryingClient();
     const training = await gatewayFile();
     const before = fake.resources.jobs.size;
     fake.resources.loseJobAnswers = 1;
@@ -240,11 +244,7 @@ describe('fine-tuning jobs', () => {
   });
 
   it("finds a lost create by a seed of its own when the client's metadata leaves no room for its id", async () => {
-    const retrying = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
-    });
+    const retrying = retryingClient();
     const training = await gatewayFile();
     const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']));
     const before = fake.resources.jobs.size;
@@ -261,11 +261,7 @@ describe('fine-tuning jobs', () => {
   });
 
   it("answers a cancel whose answer from the provider is lost with the job it cancelled, so the SDK's retry is not refused", async () => {
-    const retrying = new OpenAI({
-      baseURL: gateway.url,
-      apiKey: 'unused',
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey },
-    });
+    const retrying = retryingClient();
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
     const cancels = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
