@@ -46,7 +46,6 @@ export function listAdapters(): readonly ProviderAdapter[] {
   return adapters;
 }
 
-/** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
 /** The most stop strings the adapter's provider takes for `model` (`ProviderCapabilities.stopSequences`);
  * undefined where no bound is known. */
 export function stopSequenceBound(adapter: ProviderAdapter, model: string): number | undefined {
@@ -54,6 +53,7 @@ export function stopSequenceBound(adapter: ProviderAdapter, model: string): numb
   return typeof bound === 'function' ? bound(model) : bound;
 }
 
+/** The handler of one operation, or the one `unsupported_endpoint` refusal every adapter shares. */
 export function operationOf<K extends EndpointKind>(
   adapter: ProviderAdapter,
   endpoint: K,

@@ -129,6 +129,7 @@ export const chatBodyCases: BadCase[] = [
     param: 'top_logprobs',
   },
   { name: 'logprobs not a boolean', body: chat({ logprobs: 1 }), param: 'logprobs' },
+  { name: 'stop with 5 sequences', body: chat({ stop: ['a', 'b', 'c', 'd', 'e'] }), param: 'stop' },
   { name: 'stop a number', body: chat({ stop: 5 }), param: 'stop' },
   { name: 'stop item a number', body: chat({ stop: ['a', 5] }), param: 'stop[1]' },
   {
@@ -320,6 +321,7 @@ export const completionBodyCases: BadCase[] = [
   { name: 'frequency_penalty above 2', body: comp({ frequency_penalty: 2.01 }), param: 'frequency_penalty' },
   { name: 'presence_penalty below -2', body: comp({ presence_penalty: -3 }), param: 'presence_penalty' },
   { name: 'logit_bias below -100', body: comp({ logit_bias: { '11': -101 } }), param: 'logit_bias.11' },
+  { name: 'stop with 5 sequences', body: comp({ stop: ['1', '2', '3', '4', '5'] }), param: 'stop' },
   { name: 'suffix a number', body: comp({ suffix: 3 }), param: 'suffix' },
   { name: 'seed not an integer', body: comp({ seed: 0.5 }), param: 'seed' },
   {
@@ -328,18 +330,6 @@ export const completionBodyCases: BadCase[] = [
     param: 'stream_options',
   },
   { name: 'user a boolean', body: comp({ user: false }), param: 'user' },
-];
-
-/**
- * Bodies the schema takes that the target refuses before any call: more `stop` strings than its provider
- * takes (OpenAI's 4, the target of the HTTP tests; Anthropic sets no such bound, Gemini takes 5).
- */
-export const chatTargetCases: BadCase[] = [
-  { name: 'stop with 5 sequences', body: chat({ stop: ['a', 'b', 'c', 'd', 'e'] }), param: 'stop' },
-];
-
-export const completionTargetCases: BadCase[] = [
-  { name: 'stop with 5 sequences', body: comp({ stop: ['1', '2', '3', '4', '5'] }), param: 'stop' },
 ];
 
 const emb = (extra: object): object => ({ model: 'text-embedding-3-small', input: 'hello', ...extra });

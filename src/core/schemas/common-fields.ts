@@ -37,9 +37,8 @@ export const MetadataField = Nullable(
 export const StreamField = Nullable(Type.Boolean());
 
 export const StopField = Nullable(
-  Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
-    description:
-      "Stop sequences: as many as the target's provider takes (OpenAI: 4, Gemini: 5), checked once the target is known.",
+  Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 4 })], {
+    description: 'Up to 4 stop sequences.',
   }),
 );
 

@@ -19,7 +19,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock } from '../../core/openai-types.js';
 import { withAutomaticCacheBreakpoint } from '../../providers/anthropic/index.js';
-import { stopSequencesRefusal } from '../stop-sequences.js';
 import type {
   ChatCompletionRequest,
   ChatMessage,
@@ -359,12 +358,14 @@ export function translateMessages(
 } {
   if (options.cacheControl) request = withAutomaticCacheBreakpoint(request);
   // Anthropic sets no such small bound; OpenAI's chat `stop` takes 4, Gemini's 5: the target's own is kept.
-  const tooMany = stopSequencesRefusal(
-    options.stopSequences,
-    request.stop_sequences?.length ?? 0,
-    'stop_sequences',
-  );
-  if (tooMany) throw tooMany;
+  const stops = options.stopSequences;
+  if (stops !== undefined && (request.stop_sequences?.length ?? 0) > stops) {
+    throw new GatewayError(
+      'invalid_body',
+      `stop_sequences: this provider takes at most ${stops} stop sequences, ${request.stop_sequences!.length} were given`,
+      { param: 'stop_sequences' },
+    );
+  }
   // The MCP connector's tools are Anthropic's to call, as a server tool's are: without them the model would
   // answer as if it had none.
   const mcpServers = (request as { mcp_servers?: unknown }).mcp_servers;

@@ -10,13 +10,11 @@ import { rateLimitStep } from './rate-limit-step.js';
 import { responsesStep } from './responses-step.js';
 import { retryStep } from './retry-step.js';
 import { semanticCacheStep } from './semantic-cache-step.js';
-import { stopSequencesStep } from './stop-sequences-step.js';
 import type { TargetStep } from './target-step.js';
 
 // The Messages and Responses steps come first: a target without Anthropic's Messages API (or OpenAI's
 // Responses API) natively is called with the request translated to chat, and every later step sees that
-// request. A chat `stop` longer than the target's provider takes is refused then, before any charge
-// (stop-sequences-step.ts). Rate limits come next, in both chains: a
+// request. Rate limits come next, in both chains: a
 // call over a limit ends there, before any retry, hook or cache, and its 429 is thrown past the router, so
 // no retry or fallback ever sees it. Hooks wrap the cache: input guardrails apply before a cached answer
 // is given, and output checks see a cache hit as they see a provider's answer; the caches keep an answer
@@ -30,7 +28,6 @@ import type { TargetStep } from './target-step.js';
 export const DEFAULT_TARGET_STEPS: readonly TargetStep[] = [
   messagesStep,
   responsesStep,
-  stopSequencesStep,
   rateLimitStep,
   retryStep,
   deadlineStep,

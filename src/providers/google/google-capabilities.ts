@@ -12,7 +12,7 @@ export const geminiParameters: Record<string, string> = {
   top_p: '→ generationConfig.topP',
   seed: '→ generationConfig.seed',
   n: '→ generationConfig.candidateCount (native)',
-  stop: '→ generationConfig.stopSequences (Gemini takes at most 5: more are a 400 naming stop, before any call)',
+  stop: '→ generationConfig.stopSequences (Gemini takes at most 5)',
   presence_penalty: '→ generationConfig.presencePenalty',
   frequency_penalty: '→ generationConfig.frequencyPenalty',
   response_format:
