@@ -16,8 +16,8 @@
  * store records of their versions (`references`), and judged by the check a config is stored by
  * (hostRefusedByVersion), never a copy of it.
  *
- * A change of the stored config versions send their calls to (a new `config`, or made active again) moves
- * them the same way, for the targets whose reference selects such a version: refused the same way
+ * A change of the active stored config versions send their calls to (a new `config`) moves them the same
+ * way, for the targets whose reference selects such a version: refused the same way
  * (refuseBreakingDestinationChange), judged before and after the change is written.
  *
  * `store` is the transaction that then makes the change, holding the workspace's references

@@ -98,9 +98,9 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       // changes working (override-metadata.ts).
       parsed = await checkStoredConfig(body.config, workspaceId, current.config);
     }
-    // Where the calls of prompts sending theirs to it go (its config, or its status made active again) is
-    // judged for the configs' targets naming those prompts, as a prompt's change is.
-    const judged = !force && (body.config !== undefined || body.status === 'active');
+    // Where the calls of prompts sending theirs to it go (its config) is judged for the configs' targets
+    // naming those prompts, as a prompt's change is.
+    const judged = !force && body.config !== undefined;
     if (body.status === 'archived' || judged) await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
@@ -128,13 +128,9 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
           ...(body.config !== undefined && { references: configReferences(body.config) }),
         });
       const current = judged ? await tx.getConfig(workspaceId, id) : undefined;
-      if (current === undefined) return write();
-      return refuseBreakingDestinationChange(
-        tx,
-        current,
-        body.config !== undefined ? 'config' : 'status',
-        write,
-      );
+      // Calls sent to an archived one fail already (404): no change of it breaks them.
+      if (current?.status !== 'active') return write();
+      return refuseBreakingDestinationChange(tx, current, 'config', write);
     });
     if (!config) throw notFound('config', id, 'id');
     return configView(config);
