@@ -31,6 +31,8 @@ interface Written {
 
 /** How a config is judged: where its prompt_id targets' prompts are read, and what it replaces. */
 export interface MetadataCheck {
+  /** The transaction that stores the config, holding the workspace's references (holdReferences): a
+   * prompt's version published or stored meanwhile is either read here or stored after the config. */
   store: Pick<Repositories, 'getPrompt' | 'getPromptVersion'>;
   workspaceId: string;
   /** The config as stored before the change: metadata it holds at the same place is not judged again. */

@@ -18,6 +18,7 @@ import {
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { keepRedactedValues } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import type { Repositories } from '../../../store/types.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { configVersionView, configView, deletedView, listView } from './views.js';
@@ -31,23 +32,34 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   /**
    * A config as a request carrying it would check it, and what a request checks only when it gets there:
-   * its providers, the metadata its targets send (override-metadata.ts; `stored`, the version a PATCH
-   * changes), and the stored guardrails it names. Returns the config parsed: the transaction storing
-   * it finds every stored document it names there (named-documents.ts), since any may be deleted meanwhile.
+   * its providers and the stored guardrails it names. Returns the config parsed: the transaction storing
+   * it finds every stored document it names there, since any may be deleted meanwhile, and judges it
+   * with what they hold then (assertStoredDocuments).
    */
-  async function checkStoredConfig(
-    config: unknown,
-    workspaceId: string,
-    stored?: unknown,
-  ): Promise<GatewayConfig> {
+  async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
-    await checkOverrideMetadata(parsed, { store, workspaceId, stored });
     // Resolved as a call resolves them: a name the workspace does not hold is the call's 400, and a
     // stored definition is checked as a call would build it.
     for (const ref of storedGuardrailRefs(parsed, 'config'))
       await resolveStoredGuardrail(deps, workspaceId, ref);
     return parsed;
+  }
+
+  /**
+   * What a config is judged with in the transaction storing it, holding the workspace's references: the
+   * stored documents it names (named-documents.ts), and the metadata its targets send with the prompt
+   * versions they select as it reads them (override-metadata.ts; `stored`, the config as the PATCH
+   * changes it), so that a version published or stored meanwhile is either seen or sees this config.
+   */
+  async function assertStoredDocuments(
+    tx: Repositories,
+    workspaceId: string,
+    parsed: GatewayConfig,
+    stored?: unknown,
+  ): Promise<void> {
+    await checkOverrideMetadata(parsed, { store: tx, workspaceId, stored });
+    await assertNamedDocumentsExist(tx, workspaceId, parsed);
   }
 
   app.post('/configs', async (request) => {
@@ -56,7 +68,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const parsed = await checkStoredConfig(body.config, caller.workspace_id);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
-      await assertNamedDocumentsExist(tx, caller.workspace_id, parsed);
+      await assertStoredDocuments(tx, caller.workspace_id, parsed);
       return tx.createConfig({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,
@@ -94,9 +106,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       const current = await store.getConfig(workspaceId, id);
       if (!current) throw notFound('config', id, 'id');
       body.config = keepRedactedValues(body.config, current.config, 'config') as typeof body.config;
-      // Metadata left as stored is not judged again: one stored before the check keeps its other fields'
-      // changes working (override-metadata.ts).
-      parsed = await checkStoredConfig(body.config, workspaceId, current.config);
+      parsed = await checkStoredConfig(body.config, workspaceId);
     }
     // Where the calls of prompts sending theirs to it go (its config) is judged for the configs' targets
     // naming those prompts, as a prompt's change is.
@@ -104,32 +114,25 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     if (body.status === 'archived' || judged) await recordMissingReferences(store, workspaceId);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
+      const current = await tx.getConfig(workspaceId, id);
+      if (!current) return undefined;
       // An archived config answers calls with a 404, as a deleted one does.
-      if (body.status === 'archived' && !force) {
-        const current = await tx.getConfig(workspaceId, id);
-        if (!current) throw notFound('config', id, 'id');
-        await refuseBreakingConfigRemoval(tx, current, 'archive');
-      }
-      if (parsed) await assertNamedDocumentsExist(tx, workspaceId, parsed);
-      else if (body.status === 'active') {
+      if (body.status === 'archived' && !force) await refuseBreakingConfigRemoval(tx, current, 'archive');
+      if (parsed) {
+        // Metadata left as stored is not judged again: one stored before the check keeps its other fields'
+        // changes working (override-metadata.ts).
+        await assertStoredDocuments(tx, workspaceId, parsed, current.config);
+      } else if (body.status === 'active' && current.status !== 'active') {
         // An archived config was no delete's concern: what it names may be gone since it was archived.
-        const current = await tx.getConfig(workspaceId, id);
-        if (current && current.status !== 'active') {
-          await assertNamedDocumentsExist(
-            tx,
-            workspaceId,
-            parseConfig(current.config, STORED_CONFIG_OPTIONS),
-          );
-        }
+        await assertNamedDocumentsExist(tx, workspaceId, parseConfig(current.config, STORED_CONFIG_OPTIONS));
       }
       const write = () =>
         tx.updateConfig(workspaceId, id, {
           ...body,
           ...(body.config !== undefined && { references: configReferences(body.config) }),
         });
-      const current = judged ? await tx.getConfig(workspaceId, id) : undefined;
       // Calls sent to an archived one fail already (404): no change of it breaks them.
-      if (current?.status !== 'active') return write();
+      if (!judged || current.status !== 'active') return write();
       return refuseBreakingDestinationChange(tx, current, 'config', write);
     });
     if (!config) throw notFound('config', id, 'id');

@@ -93,12 +93,6 @@ async function promptDocument(
       },
     );
   }
-  if (typeof body.config === 'object' && body.template_type !== 'completion') {
-    // Checked as a stored config is: its targets' metadata goes into the body of every chat call (a text
-    // prompt's calls are completions, sent without it).
-    const parsed = parseConfig(body.config, { authorizationPresent: true });
-    await checkOverrideMetadata(parsed, { store: deps.store, workspaceId });
-  }
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',
@@ -166,6 +160,12 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
           typeof document.config === 'object'
             ? parseConfig(document.config, { authorizationPresent: true })
             : undefined;
+        if (inline !== undefined && document.template_type !== 'completion') {
+          // Checked as a stored config is, with the prompt versions as the transaction reads them: its
+          // targets' metadata goes into the body of every chat call (a text prompt's calls are completions,
+          // sent without it).
+          await checkOverrideMetadata(inline, { store: tx, workspaceId });
+        }
         await assertVersionDocumentsExist(tx, workspaceId, document, inline);
         return write(tx, document);
       },

@@ -1,0 +1,112 @@
+/**
+ * A stored config's override_params.metadata is judged with the prompt versions its prompt_id targets
+ * select as the transaction storing it reads them (override-metadata.ts), not as they were before it: a
+ * version published meanwhile that no longer sets its own `parameters.metadata` (which replaced the
+ * parent's) sends the parent's metadata, over OpenAI's limits, in every call. The config's write is held
+ * before its transaction begins while the version is published; it is then refused, as it is when stored
+ * after the publish. On an SQLite file and on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/types.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+import { client, expectError, type Client, type Reply } from './http.js';
+
+const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
+const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
+
+/** Holds the store's next transaction until `release`; others go on. `reached` resolves once it is held. */
+function holdNextTransaction(store: Store) {
+  const transaction = store.transaction;
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  store.transaction = (async (work) => {
+    if (first) {
+      first = false;
+      reached();
+      await released;
+    }
+    return transaction.call(store, work);
+  }) as Store['transaction'];
+  return { reached: reachedOnce, release, restore: () => (store.transaction = transaction) };
+}
+
+function metadataRace(start: () => Promise<TestGateway>): void {
+  let gateway: TestGateway;
+  let admin: Client;
+
+  beforeAll(async () => {
+    gateway = await start();
+    admin = client(gateway.url, gateway.adminKey);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  const config = (prompt: string) => ({
+    strategy: { mode: 'fallback' },
+    override_params: { metadata: pairs(17) },
+    targets: [{ provider: 'openai', api_key: 'sk-test', prompt_id: prompt }],
+  });
+
+  for (const write of ['created', 'patched'] as const) {
+    it(`a config ${write} while its prompt's version is published is judged with that version`, async () => {
+      const prompt = `replaced-${write}`;
+      // Version 1 sets its own metadata (replacing the parent's); version 2 none.
+      for (const parameters of [
+        { model: 'gpt-4o-mini', metadata: { team: 'prompt' } },
+        { model: 'gpt-4o-mini' },
+      ]) {
+        const body = { string: template, parameters };
+        const stored =
+          parameters.metadata !== undefined
+            ? await admin.post('/prompts', { slug: prompt, ...body })
+            : await admin.put(`/prompts/${prompt}`, body);
+        expect(stored.status, stored.text).toBe(200);
+      }
+      const slug = `metadata-${write}`;
+      if (write === 'patched') {
+        const kept = await admin.post('/configs', {
+          slug,
+          config: { provider: 'openai', api_key: 'sk-test' },
+        });
+        expect(kept.status, kept.text).toBe(200);
+      }
+      const store = gateway.server.deps.store;
+      const hold = holdNextTransaction(store);
+      let stored: Reply;
+      try {
+        const storing =
+          write === 'created'
+            ? admin.post('/configs', { slug, config: config(prompt) })
+            : admin.patch(`/configs/${slug}`, { config: config(prompt) });
+        await hold.reached;
+        const published = await admin.put(`/prompts/${prompt}/publish`, { version: 2 });
+        expect(published.status, published.text).toBe(200);
+        hold.release();
+        stored = await storing;
+      } finally {
+        hold.restore();
+      }
+      expectError(stored, 400, 'invalid_config', 'config.override_params.metadata');
+      const found = await admin.get(`/configs/${slug}`);
+      if (write === 'created') expect(found.status).toBe(404);
+      else expect(found.body.version).toBe(1);
+    });
+  }
+}
+
+describe('a config metadata check racing a prompt publish (SQLite)', () => {
+  metadataRace(() => startGateway());
+});
+
+describeWithPostgres('a config metadata check racing a prompt publish (PostgreSQL)', () => {
+  const schema = freshSchemaName('metadata_race');
+  metadataRace(() => startGateway({ postgres: { url: postgresUrl(), schema } }));
+  afterAll(async () => {
+    await dropSchema(schema);
+  });
+});
