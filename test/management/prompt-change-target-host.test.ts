@@ -4,7 +4,9 @@
  * stored credential beside a host setting of the target's own, each then refused (400
  * custom_host_refused). Such a change is a 409 conflict naming the active configs with their target's
  * setting, unless `?force=true`; a reference pinned to another version, a target giving the stored host,
- * and one failing already are not named. On an SQLite file and on PostgreSQL.
+ * one failing already, and one whose host reaches none of the version's calls (each target of its
+ * destination names its own credential) are not named. A change of the stored config a version sends its
+ * calls to is judged the same way. On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/openai/server.js';
@@ -187,6 +189,31 @@ function promptChangeHostRules(start: () => Promise<TestGateway>): void {
     // Refused already, so not broken by a later change.
     const again = await admin.patch('/configs/open-destination', { config: { provider: '@openai-home' } });
     expect(again.status, again.text).toBe(200);
+  });
+
+  it('a version sending every call to targets naming their own credential is stored', async () => {
+    const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
+    for (const [path, body] of [
+      ['/prompts', { slug: 'nests', string: template, parameters, config: ownKey }],
+      [
+        '/configs',
+        { slug: 'follows-nested', config: { prompt_id: 'nests@latest', custom_host: elsewhere.url } },
+      ],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+    // The target's host reaches none of its calls: each target of the tree names its own key.
+    const nested = {
+      virtual_key: 'vk-home',
+      strategy: { mode: 'fallback' },
+      targets: [{ virtual_key: 'vk-home' }, ownKey],
+    };
+    const stored = await admin.put('/prompts/nests', { string: template, parameters, config: nested });
+    expect(stored.status, stored.text).toBe(200);
+    const reply = await fixture.complete('nests', 'follows-nested');
+    expect(reply.status, reply.text).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
   it('a bad force is a 400 either way', async () => {
