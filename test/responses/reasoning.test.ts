@@ -130,6 +130,99 @@ describe('Claude’s redacted thinking', () => {
   });
 });
 
+// Claude may think in several blocks, each signed apart (interleaved thinking between tool calls, or two in a
+// row): each is its own reasoning item, whose signature goes back with its own text.
+describe('consecutive thinking blocks', () => {
+  const SECOND = { type: 'thinking', thinking: 'And then some more.', signature: 'sig-second' };
+  const twoThoughts = (text: string) => ({
+    ...message(text),
+    content: [THINKING, SECOND, { type: 'text', text }],
+  });
+  function thinkingEvents(index: number, block: typeof THINKING): Array<Record<string, unknown>> {
+    return [
+      {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      },
+      { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } },
+      { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } },
+      { type: 'content_block_stop', index },
+    ];
+  }
+  const twoThoughtsStreamed = (text: string) => [
+    { type: 'message_start', message: { ...message(''), content: [], stop_reason: null } },
+    ...thinkingEvents(0, THINKING),
+    ...thinkingEvents(1, SECOND),
+    { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text } },
+    { type: 'content_block_stop', index: 2 },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 20 },
+    },
+    { type: 'message_stop' },
+  ];
+  const items = [
+    {
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: THINKING.thinking }],
+      encrypted_content: THINKING.signature,
+    },
+    {
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: SECOND.thinking }],
+      encrypted_content: SECOND.signature,
+    },
+  ];
+
+  it('are a reasoning item each, streamed and whole, and go back as they came', async () => {
+    const client = claude();
+    anthropic.enqueue({ kind: 'stream', events: twoThoughtsStreamed('First answer') });
+    const stream = client.responses.stream({
+      model: 'claude-sonnet-4-5',
+      input: 'Think twice',
+      reasoning: { effort: 'low' },
+    });
+    const added: any[] = [];
+    for await (const event of stream) {
+      expectOpenAPIValid('ResponseStreamEvent', event);
+      if (event.type === 'response.output_item.added') added.push(event.item);
+    }
+    const streamed = await stream.finalResponse();
+    expect(added.map((item) => item.type)).toEqual(['reasoning', 'reasoning', 'message']);
+    expect(streamed.output.map((item) => item.type)).toEqual(['reasoning', 'reasoning', 'message']);
+    expect(streamed.output.slice(0, 2)).toMatchObject(items);
+    expect((await client.responses.retrieve(streamed.id)).output.slice(0, 2)).toMatchObject(items);
+
+    anthropic.enqueue({ kind: 'json', body: twoThoughts('Second answer') });
+    const whole = await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      previous_response_id: streamed.id,
+      input: 'Again',
+      reasoning: { effort: 'low' },
+    });
+    expect(whole.output.slice(0, 2)).toMatchObject(items);
+    const claudeSaw = anthropic.requests.at(-1)!.body as any;
+    expect(claudeSaw.messages[1]).toEqual({
+      role: 'assistant',
+      content: [THINKING, SECOND, { type: 'text', text: 'First answer' }],
+    });
+
+    anthropic.enqueue({ kind: 'json', body: message('Third answer') });
+    await client.responses.create({
+      model: 'claude-sonnet-4-5',
+      previous_response_id: whole.id,
+      input: 'More',
+    });
+    expect((anthropic.requests.at(-1)!.body as any).messages[3]).toEqual({
+      role: 'assistant',
+      content: [THINKING, SECOND, { type: 'text', text: 'Second answer' }],
+    });
+  });
+});
+
 describe('the Response’s reasoning settings', () => {
   // The spec lists the Response's reasoning as `effort` and `generate_summary`; OpenAI's document also has
   // `summary`, the newer name of the same setting. Either name in the request shows under both.

@@ -79,7 +79,12 @@ type Open =
    * ends. `last` is the call whose delta came last, the one a cut or a failure leaves incomplete.
    */
   | { kind: 'function_calls'; calls: Map<number, OpenCall>; last: OpenCall }
-  | { kind: 'reasoning'; item: ReasoningOutputItem; index: number; text: string };
+  /**
+   * `block`: the index among the chat delta's `content_blocks` of the thinking it holds (a provider's
+   * thinking blocks are each an item, each with its own signature); absent for reasoning in a field of its
+   * own (DeepSeek's reasoning_content …), which is one run.
+   */
+  | { kind: 'reasoning'; item: ReasoningOutputItem; index: number; text: string; block?: number };
 
 /** A function call being written: its item and its index in `output`. */
 interface OpenCall {
@@ -182,7 +187,7 @@ export class ResponseAssembler {
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return events;
     const { delta } = choice;
-    for (const { delta: block } of delta.content_blocks ?? []) {
+    for (const { index: blockIndex, delta: block } of delta.content_blocks ?? []) {
       if (block.type === 'redacted_thinking' && block.data) {
         // Whole in one delta: an item of its own, added and done at once.
         events.push(...this.closeOpen());
@@ -194,7 +199,7 @@ export class ResponseAssembler {
         continue;
       }
       if (block.type !== 'thinking') continue;
-      const open = this.thinking(events, block.thinking);
+      const open = this.thinking(events, block.thinking, blockIndex);
       if (block.signature) open.item.encrypted_content = block.signature;
     }
     // An OpenAI-wire provider's reasoning in a field of its own (DeepSeek's reasoning_content …).
@@ -244,9 +249,13 @@ export class ResponseAssembler {
     return events;
   }
 
-  /** A delta of the provider's thinking, into the reasoning item it opens or continues. */
-  private thinking(events: ResponseEvent[], text: string | undefined): Extract<Open, { kind: 'reasoning' }> {
-    const open = this.openReasoning(events);
+  /** A delta of the provider's thinking, into the reasoning item of its block (`block`), opened or continued. */
+  private thinking(
+    events: ResponseEvent[],
+    text: string | undefined,
+    block?: number,
+  ): Extract<Open, { kind: 'reasoning' }> {
+    const open = this.openReasoning(events, block);
     if (!text) return open;
     open.text += text;
     const at = { item_id: open.item.id, output_index: open.index };
@@ -486,8 +495,8 @@ export class ResponseAssembler {
     });
   }
 
-  private openReasoning(events: ResponseEvent[]): Extract<Open, { kind: 'reasoning' }> {
-    if (this.open?.kind === 'reasoning') return this.open;
+  private openReasoning(events: ResponseEvent[], block?: number): Extract<Open, { kind: 'reasoning' }> {
+    if (this.open?.kind === 'reasoning' && this.open.block === block) return this.open;
     events.push(...this.closeOpen());
     const item = reasoningItem('', null, 'in_progress');
     const index = this.add(item, events);
@@ -504,7 +513,7 @@ export class ResponseAssembler {
         }),
       );
     }
-    const open = { kind: 'reasoning' as const, item, index, text: '' };
+    const open = { kind: 'reasoning' as const, item, index, text: '', ...(block !== undefined && { block }) };
     this.open = open;
     return open;
   }
