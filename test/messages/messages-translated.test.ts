@@ -126,6 +126,60 @@ describe('an OpenAI-wire provider', () => {
     expect(lastChat().stream_options).toEqual({ include_usage: true });
   });
 
+  // The SDK's stream helper builds the Message from message_start's usage, each count of message_delta's
+  // over it (a null there is no count), and cache_creation from message_start alone: the translated stream
+  // gives every field Anthropic's does, so the helper's Message has the usage of the same call answered whole.
+  it('gives stream.finalMessage() the usage of the same call answered whole', async () => {
+    const request = {
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'Usage alike' }],
+    };
+    const whole = await gatewayAnthropic(gateway, openaiTarget()).messages.create(request);
+    const stream = gatewayAnthropic(gateway, openaiTarget()).messages.stream(request);
+    let startUsage: object | undefined;
+    // The helper's Message is message_start's, its usage updated in place: its keys are read as they came.
+    for await (const event of stream)
+      if (event.type === 'message_start') startUsage ??= { ...event.message.usage };
+    expect(Object.keys(startUsage!).sort()).toEqual(Object.keys(whole.usage).sort());
+    expect((await stream.finalMessage()).usage).toEqual(whole.usage);
+  });
+
+  it('gives stream.finalMessage() the usage answered whole from a provider that breaks no prompt down', async () => {
+    const usage = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
+    const base = { id: 'chatcmpl-plain', created: 1, model: 'plain-model' };
+    openai.enqueue({
+      status: 200,
+      body: {
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'stop' }],
+        usage,
+      },
+    });
+    const request = {
+      model: 'plain-model',
+      max_tokens: 100,
+      messages: [{ role: 'user' as const, content: 'x' }],
+    };
+    const whole = await gatewayAnthropic(gateway, openaiTarget()).messages.create(request);
+    expect(whole.usage).toMatchObject({ input_tokens: 12, cache_creation_input_tokens: null });
+    const chunk = (rest: object) =>
+      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...rest })}\n\n`;
+    openai.enqueue({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        chunk({ choices: [], usage }),
+        'data: [DONE]\n\n',
+      ].join(''),
+    });
+    const final = await gatewayAnthropic(gateway, openaiTarget()).messages.stream(request).finalMessage();
+    expect(final.usage).toEqual(whole.usage);
+  });
+
   it('ends a stream that breaks upstream with event: error and no message_stop', async () => {
     openai.enqueue({ errorEventAfter: 3 });
     const raw = await postRawSse(

@@ -214,7 +214,9 @@ export class ChatChunksToMessageEvents {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: 0, output_tokens: 0 },
+        // Anthropic's fields, as its message_start has them: the chat stream gives usage last, unless the
+        // provider reports it from its first chunk; message_delta gives the counts.
+        usage: messagesUsage(chunk?.usage),
       },
     });
     return start + sse({ type: 'ping' });
