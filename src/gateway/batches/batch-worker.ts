@@ -344,14 +344,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       return;
     }
     startQueued(batch);
-    const room = roomOf(batch);
-    // Claim what fills the room and a concurrency's worth ahead, once fewer than half of that are queued.
-    const ahead = batch.concurrency ?? options.batchConcurrency;
+    const room = Math.max(roomOf(batch), 0);
+    // Claim what fills the room, and lines ahead once fewer than half of those are queued: as many as the
+    // batch's calls on this node once the room is filled, each to start as soon as one of them ends (a
+    // line's end starts its own batch's next). A batch the node runs no line of (the node at its limit,
+    // other batches' lines in its slots) gets none ahead: it could not start them soon, and another node
+    // can run them now.
+    const ahead = (calling.get(batch.id) ?? 0) + room;
     const queuedCount = queued.get(batch.id)?.length ?? 0;
     if (room > 0 || queuedCount < ahead / 2) {
       // A node that is stopping claims nothing more: what it holds is being given back.
       if (closed) return;
-      const limit = Math.max(room, 0) + ahead - queuedCount;
+      const limit = room + ahead - queuedCount;
       // The stop waits for a claim under way, so that what the claim brings back is given back before the
       // stop ends (a claim that fails fails the round, which says so).
       const claiming = claimAhead(batch.id, limit);
@@ -362,7 +366,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       if (claimed.length > 0) return;
     }
     if (queuedCount > 0) return;
-    if (!poll && room <= 0) return;
+    if (!poll && room === 0) return;
     if (inFlightOf(batch.id) > 0) return;
     if (!(await store.batches.hasOpenLines(batch.id))) await queueFinalize(batch, 'completed');
   }

@@ -1,12 +1,17 @@
 /**
+ * What the batch worker holds, over the embedded store (a SQLite file), read from another connection.
+ *
+ * A node claims only lines it can start soon: the lines it claims ahead of a batch wait for that batch's
+ * own calls on the node to end, so a node at its concurrency limit claims none of a batch it runs no line
+ * of, and those lines stay free for another node to run.
+ *
  * A node that stops gives back the batch lines it holds, so that another node runs them at once. A round
  * whose claim of lines was under way when the stop began takes part in that: the lines its claim brings
  * back go back too, before the stop ends, rather than stay leased to a node that is gone until their lease
  * runs out (GATEWAY_BATCH_LEASE_MS, 30 s by default), holding the batch back. A claim of jobs (a batch's
  * validation or finalization, a provider batch's submission or poll, a background response) is given back
  * the same way, its attempt with it, and none of its jobs starts on the stopping node, whose store is about
- * to close. Over the embedded store (a SQLite file), a claim that has leased its lines or jobs in the store
- * but not yet answered the worker when the stop begins.
+ * to close. The claims are held after the store has leased what they claim, until the stop has begun.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +34,7 @@ let store: Store;
 let reader: BetterSqlite3.Database;
 
 beforeEach(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-line-claim-stop-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'gateway-worker-claims-'));
   store = await openStore({ dataDir, masterKey: randomBytes(32) });
   reader = new BetterSqlite3(join(dataDir, SQLITE_FILE), { readonly: true });
 });
@@ -40,7 +45,7 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const runningBatch = (lines: number) => runningBatchIn(store, lines, 'Stopping');
+const runningBatch = (lines: number, name = 'Stopping') => runningBatchIn(store, lines, name);
 
 function linesOf(batchId: string) {
   return reader
@@ -49,6 +54,14 @@ function linesOf(batchId: string) {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /** Makes `method` of `repository` do its work in the store (lease what it claims), then hold its answer
  * back until `answer` is called; `leased` resolves once the store has leased. */
@@ -67,7 +80,7 @@ function holdClaims<R extends object, M extends keyof R & string>(repository: R,
   return { claims, leased: claimLeased, answer };
 }
 
-function batchWorker() {
+function batchWorker(concurrency = 1) {
   const deps = {
     store,
     logger: pino({ level: 'silent' }),
@@ -75,19 +88,46 @@ function batchWorker() {
     blobs: {},
   } as unknown as GatewayDeps;
   return startBatchWorker(deps, {
-    nodeConcurrency: 1,
-    batchConcurrency: 1,
+    nodeConcurrency: concurrency,
+    batchConcurrency: concurrency,
     leaseMs: 30_000,
     pollMs: 10_000,
   });
 }
+
+const leasedLines = (batchId: string) => linesOf(batchId).filter((line) => line.lease_owner !== null);
+
+describe('a node at its concurrency limit', () => {
+  it('claims no line ahead of a batch it runs none of, leaving them to other nodes', async () => {
+    const first = await runningBatch(4, 'First');
+    const second = await runningBatch(4, 'Second');
+    // Each line's call waits until the test lets it go: the node is at its limit meanwhile.
+    let letGo!: () => void;
+    const held = new Promise<undefined>((resolve) => (letGo = () => resolve(undefined)));
+    vi.spyOn(store.batches, 'callOf').mockReturnValue(held);
+    const claims = vi.spyOn(store.batches, 'claimLines');
+    const worker = batchWorker(2);
+    try {
+      await until(() => claims.mock.calls.length >= 1);
+      await settle();
+      // The batch running on the node: its 2 lines, and 2 claimed ahead to start as those end.
+      const [running, other] = leasedLines(first.id).length > 0 ? [first, second] : [second, first];
+      expect(leasedLines(running.id)).toHaveLength(4);
+      expect(leasedLines(other.id)).toEqual([]);
+    } finally {
+      const closing = worker.close(0);
+      letGo();
+      await closing;
+    }
+  });
+});
 
 it('gives back the lines a claim under way brings back once the stop has begun', async () => {
   const batch = await runningBatch(4);
   const held = holdClaims(store.batches, 'claimLines');
   const worker = batchWorker();
   await held.leased;
-  expect(linesOf(batch.id).filter((line) => line.lease_owner !== null)).toHaveLength(2);
+  expect(leasedLines(batch.id)).toHaveLength(2);
 
   const closing = worker.close(0);
   held.answer();
