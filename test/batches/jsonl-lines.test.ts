@@ -1,17 +1,21 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { JsonlLineCount, jsonlLines, LineTooLong } from '../../src/gateway/batches/jsonl-lines.js';
+import {
+  blankLine,
+  jsonlLineBytes,
+  jsonlRequestLines,
+  LineTooLong,
+} from '../../src/gateway/batches/jsonl-lines.js';
+
+/** The lines of the input, as text. */
+async function* jsonlLines(input: AsyncIterable<Buffer>, maxLineBytes?: number): AsyncGenerator<string> {
+  for await (const bytes of jsonlLineBytes(input, maxLineBytes)) yield bytes.toString('utf8');
+}
 
 async function read(chunks: Buffer[]): Promise<string[]> {
   const lines: string[] = [];
   for await (const line of jsonlLines(Readable.from(chunks))) lines.push(line);
   return lines;
-}
-
-function counted(chunks: Buffer[]): number {
-  const count = new JsonlLineCount();
-  for (const chunk of chunks) count.add(chunk);
-  return count.lines;
 }
 
 describe('the lines of a JSONL file', () => {
@@ -26,32 +30,34 @@ describe('the lines of a JSONL file', () => {
     ['\uFEFFa\nb', ['a', 'b']],
     ['\uFEFF', ['']],
     ['a\n\uFEFFb', ['a', '\uFEFFb']],
-  ])('splits %j at \\n only, and counts as many lines as it reads', async (text, expected) => {
+  ])('splits %j at \\n only', async (text, expected) => {
     const bytes = Buffer.from(text);
     // Every split of the bytes into two chunks (a \r\n or a character cut in two) reads the same.
     for (let cut = 0; cut <= bytes.byteLength; cut += 1) {
-      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
-      expect(await read(chunks)).toEqual(expected);
-      expect(counted(chunks)).toBe(expected.length);
+      expect(await read([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(expected);
     }
   });
 
   it.each([
-    ['', 0],
-    ['{}', 1],
-    ['{}\n\n{}\r\n \t\r\n{}\n\n', 3],
-    ['\uFEFF\n{}\n', 1],
-    ['\n\n', 0],
-    ['  {}  ', 1],
-  ])('counts the requests of %j as the reader finds them, blank lines apart', async (text, expected) => {
+    ['', []],
+    ['{}', [1]],
+    ['{}\n\n{}\r\n \t\r\n{}\n\n', [1, 3, 5]],
+    ['\uFEFF\n{}\n', [2]],
+    ['\n\n', []],
+    ['  {}  ', [1]],
+    ['{}\n \r \n', [1]],
+    // White space that is not JSON's is no blank: a request line (that is not JSON).
+    ['{}\n\u00a0\n\f\n\v\n\u2028\n\u3000\n\uFEFF\n', [1, 2, 3, 4, 5, 6, 7]],
+  ])('finds the requests of %j on the lines %j, blank lines apart', async (text, expected) => {
     const bytes = Buffer.from(text);
     for (let cut = 0; cut <= bytes.byteLength; cut += 1) {
-      const count = new JsonlLineCount();
-      count.add(bytes.subarray(0, cut));
-      count.add(bytes.subarray(cut));
-      expect(count.requests).toBe(expected);
-      const lines = await read([bytes.subarray(0, cut), bytes.subarray(cut)]);
-      expect(lines.filter((line) => line.trim() !== '').length).toBe(expected);
+      const numbers: number[] = [];
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      for await (const { number, bytes: line } of jsonlRequestLines(Readable.from(chunks))) {
+        expect(blankLine(line)).toBe(false);
+        numbers.push(number);
+      }
+      expect(numbers).toEqual(expected);
     }
   });
 

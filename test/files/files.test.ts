@@ -436,6 +436,31 @@ describe('upload limits', () => {
       ),
     ).toEqual({ status: 400, param: 'file' });
   });
+
+  it('takes for blank only a line of JSON whitespace (spaces, tabs, \\r), as the batch reader does', async () => {
+    const client = sdk(gateway);
+    const refusal = async (text: string) => {
+      const err = (await client.files
+        .create({ file: await toFile(Buffer.from(text), 'blanks.jsonl'), purpose: 'batch' })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        )) as { status: number; error: { message: string; param: string } } | undefined;
+      return err && { status: err.status, message: err.error.message, param: err.error.param };
+    };
+    expect(await refusal('{}\n \t\r \r\n{}\n{}\n')).toBeUndefined();
+    // Other white space is not JSON's: a line of it is no blank line, and not JSON either. The check
+    // counted such a line as a request and the reader skipped it as blank.
+    for (const space of ['\u00a0', '\f', '\v', '\u2028', '\u3000', '\uFEFF', ' \u00a0 ']) {
+      for (const text of [`{}\n${space}\n{}\n`, `{}\n${space}\n{}\n{}\n`]) {
+        expect(await refusal(text), JSON.stringify(text)).toEqual({
+          status: 400,
+          message: 'Line 2 of the batch file is not valid JSON',
+          param: 'file',
+        });
+      }
+    }
+  });
 });
 
 describe('malformed uploads', () => {

@@ -3,14 +3,15 @@
  * checks it (JSON, a unique `custom_id` without U+0000, `method: POST`, the batch's `url`, a body valid for the
  * endpoint and nested no deeper than a request sent directly, no streaming), and yields the lines to run
  * or the errors to report with their line numbers (1-based, counting every line of the file; blank lines
- * are skipped). Lines are split by the rule of jsonl-lines.ts, the one the upload counted them by.
+ * are skipped). Lines are split, and taken for blank, by the rule of jsonl-lines.ts (jsonlRequestLines), the
+ * one the upload counted and checked them by.
  */
 import type { Readable } from 'node:stream';
 import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
 import type { EndpointDescriptor } from '../endpoints.js';
-import { jsonlLines, LineTooLong } from './jsonl-lines.js';
+import { jsonlRequestLines, LineTooLong } from './jsonl-lines.js';
 
 /** `errors.data` keeps the first this many; the count goes on. */
 export const MAX_REPORTED_ERRORS = 1_000;
@@ -101,12 +102,9 @@ export async function* readBatchInput(
   limits: InputLimits,
 ): AsyncGenerator<InputItem> {
   const seen = new Set<string>();
-  let number = 0;
   let requests = 0;
   try {
-    for await (const text of jsonlLines(input, limits.maxLineBytes)) {
-      number += 1;
-      if (text.trim() === '') continue;
+    for await (const { number, bytes } of jsonlRequestLines(input, limits.maxLineBytes)) {
       requests += 1;
       if (requests > limits.maxLines) {
         yield lineError(
@@ -117,7 +115,7 @@ export async function* readBatchInput(
         );
         return;
       }
-      yield checkLine(text, number, endpointPath, endpoint, seen);
+      yield checkLine(bytes.toString('utf8'), number, endpointPath, endpoint, seen);
     }
   } catch (err) {
     // The upload refuses such a line; one uploaded under a larger bound is not read past this one.

@@ -4,7 +4,8 @@
  * part of the line ending (`\r\n`), a lone `\r` is not a line break (outside a string it is JSON
  * whitespace), and a byte order mark at the start of the file is not part of its first line.
  * `node:readline` also breaks at a lone `\r`, which would make a file the upload counted as one line run
- * as two requests.
+ * as two requests. A line is blank, no request, by one rule too (blankLine): the upload counted lines of
+ * other white space (a no-break space) as requests that the reader's `trim()` skipped.
  */
 
 /** A line longer than its reader's bound (`LineTooLong.line` is 1-based). */
@@ -70,51 +71,28 @@ export async function* jsonlLineBytes(
   if (pending.length > 0) yield line(Buffer.concat(pending));
 }
 
-/** The file's lines as text (UTF-8; the upload refused a batch file that is not); LineTooLong past
- * `maxLineBytes`. */
-export async function* jsonlLines(
-  input: AsyncIterable<Buffer | string>,
-  maxLineBytes = Infinity,
-): AsyncGenerator<string> {
-  for await (const bytes of jsonlLineBytes(input, maxLineBytes)) yield bytes.toString('utf8');
+/** JSON's whitespace but the line feed, which ends a line. */
+const JSON_SPACE = new Uint8Array(256);
+for (const byte of [0x20, 0x09, CR]) JSON_SPACE[byte] = 1;
+
+/** Whether a line (as jsonlLineBytes gives it) is blank: nothing but JSON's whitespace (spaces, tabs, `\r`),
+ * no request. Other white space (a no-break space, a form feed, U+FEFF past the start of the file) is no
+ * JSON, so a line of it is not blank: it holds a request that is not JSON. */
+export function blankLine(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (!JSON_SPACE[byte]) return false;
+  return true;
 }
 
-/** Bytes a line may hold and still be blank to the count of requests: JSON's whitespace but the line feed,
- * and those of a byte order mark. Any line the count takes for blank and the reader does not is one the
- * upload refuses as not JSON. */
-const BLANK = new Uint8Array(256);
-for (const byte of [0x20, 0x09, CR, ...BOM]) BLANK[byte] = 1;
-
-/** Counts the lines of bytes passing through by the same rule, a chunk at a time, and the requests among
- * them: the lines that are not blank, which the batch reader runs. */
-export class JsonlLineCount {
-  private breaks = 0;
-  private open = false;
-  private filled = 0;
-  /** Whether the line being counted holds more than blanks so far. */
-  private lineFilled = false;
-
-  add(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const end = chunk.indexOf(LF, start);
-      const stop = end === -1 ? chunk.byteLength : end;
-      // A request's line starts with `{`: the scan stops at its first byte.
-      for (let i = start; !this.lineFilled && i < stop; i += 1) if (!BLANK[chunk[i]]) this.lineFilled = true;
-      if (end === -1) break;
-      this.breaks += 1;
-      if (this.lineFilled) this.filled += 1;
-      this.lineFilled = false;
-      start = end + 1;
-    }
-    if (chunk.byteLength > 0) this.open = chunk[chunk.byteLength - 1] !== LF;
-  }
-
-  get lines(): number {
-    return this.breaks + (this.open ? 1 : 0);
-  }
-
-  get requests(): number {
-    return this.filled + (this.open && this.lineFilled ? 1 : 0);
+/** The lines that hold a request (are not blank), each with its number in the file (1-based, counting
+ * every line): what the upload counts and checks, and what a batch made from the file runs, by this one
+ * rule. LineTooLong past `maxLineBytes`. */
+export async function* jsonlRequestLines(
+  input: AsyncIterable<Buffer | string>,
+  maxLineBytes = Infinity,
+): AsyncGenerator<{ number: number; bytes: Buffer }> {
+  let number = 0;
+  for await (const bytes of jsonlLineBytes(input, maxLineBytes)) {
+    number += 1;
+    if (!blankLine(bytes)) yield { number, bytes };
   }
 }

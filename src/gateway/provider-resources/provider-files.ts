@@ -13,7 +13,7 @@ import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { StoredFile } from '../../store/file-batch-types.js';
 import { fileKey } from '../batches/batch-phases.js';
-import { BOM, jsonlLines } from '../batches/jsonl-lines.js';
+import { blankLine, BOM, jsonlLineBytes } from '../batches/jsonl-lines.js';
 import type { GatewayDeps } from '../deps.js';
 import { callResource } from './resource-client.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -198,11 +198,14 @@ function quoted(value: string): string {
 /** Changes one line of a JSONL file on its way to the provider (a batch line's `url` for Azure). */
 export type LineRewrite = (line: string) => string;
 
+const LF = Buffer.from('\n');
+
 /** The file's lines rewritten, split by the rule the upload counted them by (jsonl-lines.ts): a lone `\r`
- * inside a line is not a break, and a byte order mark is not part of the first line. */
+ * inside a line is not a break, a byte order mark is not part of the first line, and a blank line is
+ * copied as it is. */
 async function* rewritten(content: Readable, rewrite: LineRewrite): AsyncGenerator<Uint8Array> {
-  for await (const line of jsonlLines(content)) {
-    yield Buffer.from(`${line.trim() === '' ? line : rewrite(line)}\n`);
+  for await (const line of jsonlLineBytes(content)) {
+    yield blankLine(line) ? Buffer.concat([line, LF]) : Buffer.from(`${rewrite(line.toString('utf8'))}\n`);
   }
 }
 

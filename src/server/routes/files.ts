@@ -1,8 +1,9 @@
 /**
  * `/v1/files`: uploads streamed to the BlobStore (multipart, never held whole in memory), list, get,
- * contents (streamed) and delete. Files belong to the caller's workspace. A `batch` file is checked as
- * it arrives (bytes, lines) and read once more right after: every line must be JSON, so a batch made
- * from it fails only on what a line asks, not on its syntax. With `x-gateway-files: provider` the
+ * contents (streamed) and delete. Files belong to the caller's workspace. A `batch` file's bytes are
+ * counted as it arrives, and it is read once more right after, its requests counted by the batch reader's
+ * rule: every line must be blank or JSON, so a batch made from it fails only on what a line asks, not on
+ * its syntax. With `x-gateway-files: provider` the
  * provider's own Files API answers instead (provider-files.ts).
  */
 import { isUtf8 } from 'node:buffer';
@@ -11,7 +12,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.js';
 import { fileKey } from '../../gateway/batches/batch-phases.js';
-import { JsonlLineCount, jsonlLineBytes, LineTooLong } from '../../gateway/batches/jsonl-lines.js';
+import { jsonlRequestLines, LineTooLong } from '../../gateway/batches/jsonl-lines.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { UPLOAD_PURPOSES, type FilePurpose, type StoredFile } from '../../store/file-batch-types.js';
 import { newId } from '../../store/ids.js';
@@ -54,11 +55,9 @@ function filenameOf(name: string | undefined): string {
   return cut || 'file';
 }
 
-/** Counts bytes and requests (lines that are not blank) of what passes through, by the rule the batch reader
- * splits lines by. */
-class LineCounter extends Transform {
+/** Counts the bytes of what passes through. */
+class ByteCounter extends Transform {
   bytes = 0;
-  private readonly count = new JsonlLineCount();
 
   override _transform(
     chunk: Buffer,
@@ -66,13 +65,7 @@ class LineCounter extends Transform {
     done: (error?: Error | null, data?: Buffer) => void,
   ) {
     this.bytes += chunk.byteLength;
-    this.count.add(chunk);
     done(null, chunk);
-  }
-
-  /** Lines that are not blank: the requests a batch made from the file runs. */
-  get requests(): number {
-    return this.count.requests;
   }
 }
 
@@ -86,26 +79,30 @@ function purposeOf(value: string | undefined): FilePurpose {
   return value as FilePurpose;
 }
 
-/** The first line of a batch file that is not UTF-8, not JSON or longer than a request body may be, if any
- * (1-based), and what is wrong with it. */
-async function firstBadLine(
-  deps: GatewayDeps,
-  key: string,
-): Promise<{ line: number; fault: string } | undefined> {
+/** What reading a stored batch file found: its requests (the lines that are not blank, which a batch made
+ * from it runs), or the first line that is not UTF-8, not JSON or longer than a request body may be
+ * (1-based), and what is wrong with it. More requests than a batch file holds are refused as they come. */
+type BatchFileLines = { requests: number } | { line: number; fault: string };
+
+async function readBatchFile(deps: GatewayDeps, key: string): Promise<BatchFileLines> {
   const input = await deps.blobs.get(key);
   if (!input) throw new GatewayError('internal_error', 'The uploaded file cannot be read back');
-  let number = 0;
+  const { batchMaxLines, bodyLimitBytes } = deps.settings;
+  let requests = 0;
   try {
     // A line is a request whose body a direct call would refuse past the body limit; bounded, a line is
-    // never held in memory past it either.
-    for await (const bytes of jsonlLineBytes(input, deps.settings.bodyLimitBytes)) {
-      number += 1;
+    // never held in memory past it either. Blank lines are told apart as the batch reader tells them.
+    for await (const { number, bytes } of jsonlRequestLines(input, bodyLimitBytes)) {
+      requests += 1;
+      if (requests > batchMaxLines) {
+        throw new GatewayError('invalid_body', `A batch file holds at most ${batchMaxLines} requests`, {
+          param: 'file',
+        });
+      }
       // Decoded, a byte that is not UTF-8 would become U+FFFD: a custom_id the client never sent.
       if (!isUtf8(bytes)) return { line: number, fault: 'is not UTF-8 text' };
-      const text = bytes.toString('utf8');
-      if (text.trim() === '') continue;
       try {
-        JSON.parse(text);
+        JSON.parse(bytes.toString('utf8'));
       } catch {
         return { line: number, fault: 'is not valid JSON' };
       }
@@ -119,14 +116,12 @@ async function firstBadLine(
   } finally {
     input.destroy();
   }
-  return undefined;
+  return { requests };
 }
 
 interface Upload {
   filename: string;
   bytes: number;
-  /** Lines that are not blank. */
-  requests: number;
 }
 
 const ONE_FILE = 'Send one file, in the field "file"';
@@ -190,7 +185,7 @@ async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: str
       part.file.resume();
       throw new GatewayError('invalid_body', ONE_FILE, { param: 'file' });
     }
-    const counter = new LineCounter();
+    const counter = new ByteCounter();
     // pipeline, not pipe: a file part that ends in an error (the body cut off, the client gone) ends the
     // store's write with it, and the write removes what it had kept.
     await deps.blobs.put(
@@ -209,7 +204,6 @@ async function receiveParts(deps: GatewayDeps, request: FastifyRequest, key: str
     upload = {
       filename: filenameOf(part.filename),
       bytes: counter.bytes,
-      requests: counter.requests,
     };
   }
   return { upload, purpose, expiresAfter: expiresAfterOf(expiry) };
@@ -249,24 +243,21 @@ function expiresAfterOf(fields: ReadonlyMap<string, string>): number | undefined
   return seconds;
 }
 
-async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): Promise<void> {
-  const { batchFileMaxBytes, batchMaxLines } = deps.settings;
+/** A batch file's requests, once it is found within the bounds of one and every line of it JSON. */
+async function checkBatchFile(deps: GatewayDeps, key: string, upload: Upload): Promise<number> {
+  const { batchFileMaxBytes } = deps.settings;
   if (upload.bytes > batchFileMaxBytes) {
     throw new GatewayError('payload_too_large', `A batch file holds at most ${batchFileMaxBytes} bytes`, {
       param: 'file',
     });
   }
-  if (upload.requests > batchMaxLines) {
-    throw new GatewayError('invalid_body', `A batch file holds at most ${batchMaxLines} requests`, {
+  const read = await readBatchFile(deps, key);
+  if ('fault' in read) {
+    throw new GatewayError('invalid_body', `Line ${read.line} of the batch file ${read.fault}`, {
       param: 'file',
     });
   }
-  const bad = await firstBadLine(deps, key);
-  if (bad !== undefined) {
-    throw new GatewayError('invalid_body', `Line ${bad.line} of the batch file ${bad.fault}`, {
-      param: 'file',
-    });
-  }
+  return read.requests;
 }
 
 export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -291,14 +282,14 @@ export async function registerFileRoutes(app: FastifyInstance, deps: GatewayDeps
         const { upload, purpose: purposeField, expiresAfter } = await receive(deps, request, key);
         if (!upload) throw new GatewayError('invalid_body', 'file is required', { param: 'file' });
         const purpose = purposeOf(purposeField);
-        if (purpose === 'batch') await checkBatchFile(deps, key, upload);
+        const requests = purpose === 'batch' ? await checkBatchFile(deps, key, upload) : null;
         const file = await deps.store.files.create({
           id,
           workspace_id: request.gw.apiKey.workspace_id,
           purpose,
           filename: upload.filename,
           bytes: upload.bytes,
-          line_count: purpose === 'batch' ? upload.requests : null,
+          line_count: requests,
           created_at: Math.floor(now / 1000),
           expires_at: expiresAfter === undefined ? null : Math.floor(now / 1000) + expiresAfter,
         });
