@@ -11,9 +11,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
-import { chatLine, createBatch, jsonl, sdk, target, upload, waitFor } from './support.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { chatLine, createBatch, jsonl, sdk, sleep, target, upload, waitFor } from './support.js';
 
 describeWithPostgres('a validation cut short on every attempt', () => {
   const schema = freshSchemaName('batches_exhausted');

@@ -21,6 +21,7 @@ import {
   jsonl,
   sdk,
   target,
+  until,
   upload,
   waitFor,
   SLOW_TEST_MS,
@@ -50,8 +51,6 @@ const fallback = () => ({
   strategy: { mode: 'fallback' },
   targets: [target(primary), target(backup)],
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
   const counts = new Map<string, number>();
@@ -283,8 +282,7 @@ describe('failures and cancelling', () => {
         const file = await upload(client, jsonl(lines));
         const created = await createBatch(client, file.id, { concurrency: 1 }, { 'x-gateway-config': slug });
         // The first line is with the provider when its config is deleted: the others find none.
-        const deadline = Date.now() + 30_000;
-        while (slow.requests.length === 0 && Date.now() < deadline) await sleep(5);
+        await until(() => slow.requests.length > 0, 30_000);
         const deleted = await call(gateway.url, gateway.adminKey, 'DELETE', `/configs/${slug}`);
         expect(deleted.status, deleted.text).toBe(200);
         const batch = await waitFor(client, created.id, finished);

@@ -19,9 +19,10 @@ import type { Job } from '../../src/store/types.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { chatLine, finished, jsonl, sdk, SLOW_TEST_MS, upload, waitFor } from './support.js';
+import { chatLine, finished, jsonl, sdk, sleep, SLOW_TEST_MS, until, upload, waitFor } from './support.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a test waits for what a node does under way. */
+const UNTIL_MS = 20_000;
 
 function stopsSuite(store: 'sqlite' | 'postgres') {
   const shared: Record<string, string> = {
@@ -79,14 +80,6 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
     return job;
   }
 
-  async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await sleep(10);
-    }
-  }
-
   async function createBatch(name: string) {
     const input = await upload(
       client,
@@ -130,7 +123,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
         // More deploys than the submission has attempts, each while it waits.
         for (let stop = 0; stop <= max_attempts; stop++) {
           const node = await startWorker();
-          await until(async () => (await submitJobOf(batch.id)).status === 'running');
+          await until(async () => (await submitJobOf(batch.id)).status === 'running', UNTIL_MS);
           await sleep(100);
           await node.close();
           expect(await submitJobOf(batch.id)).toMatchObject({ status: 'queued', attempts: 0 });
@@ -162,7 +155,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       const before = uploads().length;
       fake.enqueue({ hang: true });
       const node = await startWorker();
-      await until(() => uploads().length > before);
+      await until(() => uploads().length > before, UNTIL_MS);
       const started = Date.now();
       await node.close();
       // Within its grace period, not when the upload would have ended (the transfer's idle timeout).
@@ -192,7 +185,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       fake.resources.holdBatchCreates = new Promise<void>((resolve) => (answer = resolve));
       const node = await startWorker();
       try {
-        await until(() => createsFor(batch.id).length === 1);
+        await until(() => createsFor(batch.id).length === 1, UNTIL_MS);
         const closed = node.close();
         await sleep(500); // past the grace period
         fake.resources.holdBatchCreates = undefined;

@@ -1,4 +1,5 @@
-/** What the batch tests share: an SDK client under a config, JSONL inputs, waiting for a batch's state. */
+/** What the batch tests share: an SDK client under a config, JSONL inputs, waiting for a batch's state or
+ * for a condition. */
 import OpenAI, { toFile } from 'openai';
 import type { FakeUpstream } from '../fakes/openai/server.js';
 
@@ -98,4 +99,15 @@ export async function contentLines(client: OpenAI, fileId: string | null | undef
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as OutputLine);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds (asked every few milliseconds); throws past `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(5);
+  }
 }

@@ -16,9 +16,18 @@ import type { Job } from '../../src/store/types.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { chatLine, createBatch, jsonl, sdk, SLOW_TEST_MS, target, upload, waitFor } from './support.js';
+import {
+  chatLine,
+  createBatch,
+  jsonl,
+  sdk,
+  sleep,
+  SLOW_TEST_MS,
+  target,
+  upload,
+  waitFor,
+} from './support.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Enough lines for a validation to be caught part way (it stores them 500 at a time). */
 const LINES = 20_000;
 

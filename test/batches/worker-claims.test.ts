@@ -27,6 +27,7 @@ import { jobOwner, startJobPoller } from '../../src/gateway/job-poller.js';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { runningBatch as runningBatchIn } from '../helpers/running-batch.js';
+import { sleep, until } from './support.js';
 
 let dataDir: string;
 let store: Store;
@@ -53,15 +54,7 @@ function linesOf(batchId: string) {
     .all(batchId) as { line: number; state: string; lease_owner: string | null }[];
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
-
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const settle = () => sleep(100);
 
 /** Makes `method` of `repository` do its work in the store (lease what it claims), then hold its answer
  * back until `answer` is called; `leased` resolves once the store has leased. */

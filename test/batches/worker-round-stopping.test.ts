@@ -20,6 +20,7 @@ import type { GatewayDeps } from '../../src/gateway/deps.js';
 import { jobOwner, startJobPoller } from '../../src/gateway/job-poller.js';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { sleep, until } from './support.js';
 
 /** A logger keeping each line's message. */
 function recordingLogger() {
@@ -35,15 +36,7 @@ function recordingLogger() {
   return { logger: pino({ level: 'info' }, stream), messages };
 }
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+const settle = () => sleep(50);
 
 describe('a job worker round failing', () => {
   let dataDir: string;
