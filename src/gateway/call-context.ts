@@ -181,7 +181,11 @@ export async function callContextFromStoredRequest(
   };
 }
 
-function jobContext(job: Omit<JobCall, 'config'>, config: GatewayConfig): CallContext {
+/** What a job's call is before its config is read (who makes it, its ids and trace, what it is recorded
+ * under): all a call refused for its config is recorded with (`refuseCall`). */
+export type JobCallIdentity = Omit<CallContext, 'config' | 'strictCompat'>;
+
+export function jobCallIdentity(job: Omit<JobCall, 'config'>): JobCallIdentity {
   return {
     requestId: job.requestId ?? sequentialId(),
     traceId: job.traceId ?? newTraceId(),
@@ -195,11 +199,17 @@ function jobContext(job: Omit<JobCall, 'config'>, config: GatewayConfig): CallCo
     cacheNamespace: null,
     cacheForceRefresh: false,
     signal: job.signal,
-    config,
-    strictCompat: config.strict_compat_compliance !== false,
     clientApiKey: undefined,
     clientHeaders: {},
     method: 'POST',
     url: job.url,
+  };
+}
+
+function jobContext(job: Omit<JobCall, 'config'>, config: GatewayConfig): CallContext {
+  return {
+    ...jobCallIdentity(job),
+    config,
+    strictCompat: config.strict_compat_compliance !== false,
   };
 }

@@ -20,6 +20,7 @@ import {
   finished,
   jsonl,
   sdk,
+  sleep,
   target,
   until,
   upload,
@@ -56,6 +57,28 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   const counts = new Map<string, number>();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
   return counts;
+}
+
+interface LineRecord {
+  status: number;
+  metadata: Record<string, string>;
+}
+
+/** The log's records of a batch's lines, once there are `count`: a line's record is written after its
+ * answer is in, not before the batch ends. */
+async function lineRecords(batchId: string, count: number): Promise<LineRecord[]> {
+  let records: LineRecord[] = [];
+  for (let i = 0; i < 100 && records.length < count; i++) {
+    if (i > 0) await sleep(50);
+    const logs = await call(
+      gateway.url,
+      gateway.adminKey,
+      'GET',
+      `/logs?metadata.batch_id=${batchId}&limit=10`,
+    );
+    records = (logs.body as { data: LineRecord[] }).data;
+  }
+  return records;
 }
 
 describe('a managed batch over two providers with a fallback config', () => {
@@ -125,18 +148,7 @@ describe('the log of a managed batch', () => {
     const created = await createBatch(client, file.id, {}, { 'x-gateway-metadata': '{"team":"search"}' });
     const batch = await waitFor(client, created.id, finished);
     expect(batch.status).toBe('completed');
-    // A line's record is written after its answer is in, not before the batch ends: wait for both.
-    let records: Array<{ metadata: Record<string, string> }> = [];
-    for (let i = 0; i < 100 && records.length < 4; i++) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      const logs = await call(
-        gateway.url,
-        gateway.adminKey,
-        'GET',
-        `/logs?metadata.batch_id=${created.id}&limit=10`,
-      );
-      records = (logs.body as { data: typeof records }).data;
-    }
+    const records = await lineRecords(created.id, 4);
     expect(records.map((r) => r.metadata.custom_id ?? null).sort()).toEqual(['log-a', 'log-b', null, emoji]);
     for (const record of records)
       expect(record.metadata).toMatchObject({ team: 'search', batch_id: created.id });
@@ -267,7 +279,7 @@ describe('failures and cancelling', () => {
   });
 
   it(
-    'gives every line a request_id, a line whose call could not be set up (its stored config gone) too',
+    'gives every line a request_id and a record, a line refused before its call (its stored config gone) too',
     async () => {
       const slow = await startFakeOpenAI({ name: 'config-gone', latencyMs: 300 });
       try {
@@ -299,6 +311,13 @@ describe('failures and cancelling', () => {
           JSON.stringify(ids),
         ).toBe(true);
         expect(new Set(ids).size).toBe(3);
+        // Each is recorded, as a direct call refused for its config is.
+        const records = await lineRecords(created.id, 3);
+        expect(records.map((r) => [r.metadata.custom_id, r.status]).sort()).toEqual([
+          ['g-1', 200],
+          ['g-2', 404],
+          ['g-3', 404],
+        ]);
       } finally {
         await slow.close();
       }

@@ -19,12 +19,18 @@ import { hostname } from 'node:os';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import { longerThan, METADATA_LIMITS } from '../../core/metadata-limits.js';
+import type { ModelRequest } from '../../providers/types.js';
 import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
 import { exhaustedJob, type Job } from '../../store/types.js';
-import { callContextFromStoredRequest } from '../call-context.js';
+import {
+  callContextFromStoredRequest,
+  jobCallIdentity,
+  type CallContext,
+  type StoredRequestCall,
+} from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
-import { execute } from '../execute.js';
+import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
 import { claimUnlessStopped } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
@@ -408,22 +414,33 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
     const sink = new BufferSink();
-    // Drawn before the call's context, so that a line whose call cannot be set up (its config or virtual
-    // key gone) has a request_id in the error file too, as every line of OpenAI's has.
+    // Drawn before the call's context, so that a line refused before its call has a request_id in the
+    // error file too, as every line of OpenAI's has.
     const callId = sequentialId();
+    const job: StoredRequestCall = {
+      caller: call.caller,
+      headers: call.headers,
+      url: batch.endpoint,
+      metadata: lineMetadata(call.metadata, batch.id, line.custom_id),
+      traceId: call.trace_id,
+      requestId: callId,
+      signal: stopping,
+    };
+    let ctx: CallContext | undefined;
+    let request: ModelRequest;
+    try {
+      ctx = await callContextFromStoredRequest(deps.lookups, job);
+      request = validateRequest(endpoint, JSON.parse(line.body));
+    } catch (err) {
+      // Refused before it was a call (its stored config or virtual key deleted since the batch was
+      // created): answered with the error, at no cost, and recorded as a direct call refused so is.
+      const refused = { endpoint: endpoint.kind, body: JSON.parse(line.body) } as ModelRequest;
+      refuseCall(deps, { ...refused, ctx: ctx ?? jobCallIdentity(job) }, err, sink);
+      return { result: await sink.result, callId, cost: 0 };
+    }
     // A call the gateway could not make cost nothing.
     let cost: number | null = 0;
     try {
-      const ctx = await callContextFromStoredRequest(deps.lookups, {
-        caller: call.caller,
-        headers: call.headers,
-        url: batch.endpoint,
-        metadata: lineMetadata(call.metadata, batch.id, line.custom_id),
-        traceId: call.trace_id,
-        requestId: callId,
-        signal: stopping,
-      });
-      const request = validateRequest(endpoint, JSON.parse(line.body));
       const state = newRouteState();
       const executed = execute(deps, { ...request, ctx, state }, sink);
       // The line is answered once the sink has its answer (the call's cost is known by then): `execute`
@@ -437,7 +454,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       await Promise.race([sink.result, executed]);
       cost = state.cost;
     } catch (err) {
-      // The call could not be made (its config or virtual key is gone): the line's answer is the error.
+      // The call failed without an answer: the line's answer is the error.
       const error =
         err instanceof GatewayError
           ? err
