@@ -61,8 +61,8 @@ export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
   /** Stops claiming, gives back the lines claimed ahead (and the lines and jobs a claim under way brings
-   * after), lets the lines and jobs in flight end and commits them; lines still running when `graceMs` runs out are
-   * given back, and so is a validation or a finalization (its attempt with it). */
+   * after), lets the lines and jobs in flight end and commits them; lines still running when `graceMs`
+   * runs out are given back, and so is a validation or a finalization (its attempt with it). */
   close(graceMs: number): Promise<void>;
 }
 

@@ -3,8 +3,8 @@
  * contents (streamed) and delete. Files belong to the caller's workspace. A `batch` file's bytes are
  * counted as it arrives, and it is read once more right after, its requests counted by the batch reader's
  * rule: every line must be blank or JSON, so a batch made from it fails only on what a line asks, not on
- * its syntax. With `x-gateway-files: provider` the
- * provider's own Files API answers instead (provider-files.ts).
+ * its syntax. With `x-gateway-files: provider` the provider's own Files API answers instead
+ * (provider-files.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import { pipeline, Transform } from 'node:stream';
