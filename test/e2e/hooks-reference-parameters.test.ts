@@ -102,3 +102,41 @@ describe('default.modelWhitelist with metadataRules', () => {
     expect((refused as APIError).message).toContain('parameters.models');
   });
 });
+
+describe('a guardrail saying its type', () => {
+  it("is a hook of that type, as the reference gateway reads a guardrail's type", async () => {
+    const config = {
+      ...target(fake),
+      output_guardrails: [
+        {
+          id: 'rewriting',
+          type: 'mutator',
+          'default.pii': { categories: ['email'], redact: true },
+          'default.contains': { words: ['[EMAIL_1]'] },
+        },
+      ],
+    };
+    const { data, response } = await client(gateway, config)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a@b.example' }] })
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.choices[0].message.content).toBe('[reference] [EMAIL_1]');
+    const hook = (
+      data as unknown as { hook_results: { after_request_hooks: Array<Record<string, unknown>> } }
+    ).hook_results.after_request_hooks[0];
+    // A mutator's checks run in order: the second sees the first one's rewrite.
+    expect(hook).toMatchObject({ id: 'rewriting', type: 'mutator', verdict: true, transformed: true });
+  });
+
+  it('any other type is a 400 naming the field', async () => {
+    const config = {
+      ...target(fake),
+      input_guardrails: [{ type: 'filter', 'default.contains': { words: ['x'] } }],
+    };
+    const error = await client(gateway, config)
+      .chat.completions.create(chat('gpt-4o-mini'))
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(400);
+    expect((error as APIError).message).toContain('input_guardrails[0].type');
+  });
+});

@@ -10,7 +10,8 @@
  * the shorthand and its expansion must be able to say the same things. A hook may also say `deny` at its
  * top level, where the reference gateway reads it (configs written for it put it there): it is the hook's
  * `on_fail.deny`, as a guardrail's `deny` is. A check may say `is_enabled: false` (in a guardrail, among
- * its parameters), as there too: it is left out of its hook.
+ * its parameters), as there too: it is left out of its hook. A guardrail may say its `type` as a hook does
+ * (the reference gateway takes it from the shorthand too): `mutator` runs its checks in order.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 
@@ -90,6 +91,7 @@ function Guardrail(outcome: typeof OutcomeWithDeny | typeof OutcomeFeedbackOnly)
     Type.Object(
       {
         id: Type.Optional(Type.String()),
+        type: HookType,
         deny: Type.Optional(Type.Boolean()),
         async: Async,
         sequential: Sequential,

@@ -207,6 +207,7 @@ function hookSpec(hook: BeforeRequestHook | AfterRequestHook, event: HookEvent, 
 /** A guardrail item's own keys; each other key names a check. */
 const GUARDRAIL_KEYS: ReadonlySet<string> = new Set([
   'id',
+  'type',
   'deny',
   'async',
   'sequential',
@@ -215,8 +216,9 @@ const GUARDRAIL_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A guardrail as the hook it is shorthand for: `{id, deny, async, on_fail, on_success, "<check>": {…}}`
- * is `{id, type: "guardrail", async, on_fail: {…on_fail, deny}, on_success, checks: [{id, parameters}]}`.
+ * A guardrail as the hook it is shorthand for: `{id, type, deny, async, on_fail, on_success, "<check>": {…}}`
+ * is `{id, type (default "guardrail"), async, on_fail: {…on_fail, deny}, on_success, checks: [{id,
+ * parameters}]}`.
  * Exported so that a stored guardrail, once loaded, becomes a hook the same way.
  */
 export function guardrailSpec(
@@ -239,12 +241,14 @@ export function guardrailSpec(
   }
   const onFail = outcomeOf(guardrail.on_fail);
   if (guardrail.deny !== undefined) onFail.deny = guardrail.deny;
+  const type = guardrail.type ?? 'guardrail';
   return {
     id: typeof guardrail.id === 'string' && guardrail.id.length > 0 ? guardrail.id : defaultId,
     event,
-    type: 'guardrail',
+    type,
     async: guardrail.async === true,
-    sequential: guardrail.sequential === true,
+    // As a hook's: a mutator's checks each rewrite what the one before left.
+    sequential: guardrail.sequential === true || type === 'mutator',
     onFail,
     onSuccess: outcomeOf(guardrail.on_success),
     checks,
