@@ -140,3 +140,39 @@ describe('a guardrail saying its type', () => {
     expect((error as APIError).message).toContain('input_guardrails[0].type');
   });
 });
+
+describe('default.allowedRequestTypes with the reference gateway lists', () => {
+  const config = () => ({
+    ...target(fake),
+    input_guardrails: [
+      {
+        id: 'types',
+        deny: true,
+        'default.allowedRequestTypes': {
+          allowedTypes: 'chatComplete, embed',
+          blockedTypes: ['imageGenerate', 'createSpeech'],
+        },
+      },
+    ],
+  });
+
+  it('takes a comma-separated list, and type names of calls this gateway does not check', async () => {
+    expect(await statusOf(config(), 'gpt-4o-mini')).toBe(200);
+    const completion = await client(gateway, config())
+      .completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'hi' })
+      .catch((err: unknown) => err);
+    expect((completion as APIError).status).toBe(446);
+  });
+
+  it('a name no call type has is a 400 naming it', async () => {
+    const typo = {
+      ...target(fake),
+      input_guardrails: [{ 'default.allowedRequestTypes': { allowedTypes: 'chatComplete,chat' } }],
+    };
+    const error = await client(gateway, typo)
+      .chat.completions.create(chat('gpt-4o-mini'))
+      .catch((err: unknown) => err);
+    expect((error as APIError).status).toBe(400);
+    expect((error as APIError).message).toContain("parameters.allowedTypes names 'chat'");
+  });
+});
