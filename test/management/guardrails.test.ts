@@ -369,6 +369,40 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect(forced.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
   });
 
+  it('refuses a change whose checks cannot run on the side an active config lists it, unless forced', async () => {
+    const stored = await admin.post('/guardrails', { slug: 'side-policy', guardrail: noForbiddenWords });
+    expect(stored.status, stored.text).toBe(200);
+    const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0002' };
+    for (const [slug, config] of [
+      ['side-answers', { ...target, output_guardrails: ['side-policy'] }],
+      ['side-requests', { ...target, input_guardrails: ['side-policy'] }],
+    ] as const) {
+      const created = await admin.post('/configs', { slug, config });
+      expect(created.status, created.text).toBe(200);
+    }
+    // Gates the call on its metadata: it runs before the request only, so the answers' list cannot run it.
+    const beforeOnly = { 'default.requiredMetadataKeys': { metadataKeys: ['team'] }, deny: true };
+    const refused = expectError(
+      await admin.patch('/guardrails/side-policy', { guardrail: beforeOnly }),
+      409,
+      'conflict',
+      'guardrail.default.requiredMetadataKeys',
+    );
+    expect(refused.message).toContain('configs "side-answers" (config.output_guardrails[0])');
+    expect(refused.message).not.toContain('side-requests');
+    expect(refused.message).toContain('?force=true');
+    expect((await admin.get('/guardrails/side-policy')).body.version).toBe(1);
+
+    // A check that runs on both sides changes it as before; a forced change is stored.
+    const both = await admin.patch('/guardrails/side-policy', {
+      guardrail: { ...noForbiddenWords, async: true },
+    });
+    expect(both.status, both.text).toBe(200);
+    const forced = await admin.patch('/guardrails/side-policy?force=true', { guardrail: beforeOnly });
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.version).toBe(3);
+  });
+
   it('finds the guardrails judging through a key or config by what each version records, reading no others', async () => {
     const store = gateway.server.deps.store;
     const judge = (through: Record<string, string>) => ({

@@ -85,6 +85,17 @@ export function checkGuardrailChecks(
   }
 }
 
+/**
+ * The checks of a definition (`default.requiredMetadataKeys` …) that cannot run on `event`'s side, disabled
+ * ones left out: listed there, the guardrail makes every call a 400.
+ */
+export function checksNotRunningOn(definition: Record<string, unknown>, event: HookEvent): string[] {
+  return Object.entries(definition)
+    .filter(([key, value]) => !OWN_KEYS.has(key) && (value as { is_enabled?: unknown }).is_enabled !== false)
+    .map(([key]) => key)
+    .filter((id) => findCheck(id)?.events?.includes(event) === false);
+}
+
 /** The engine's limits on a check's `timeout` (milliseconds) and its fail mode (`on_error`). */
 const MAX_CHECK_TIMEOUT_MS = 300_000;
 

@@ -33,6 +33,7 @@ import type {
   StoredGuardrail,
   StoredPrompt,
 } from '../../store/types.js';
+import { checksNotRunningOn } from '../config/guardrail-definition.js';
 import {
   GUARDRAIL_LISTS,
   guardrailJudges,
@@ -420,8 +421,12 @@ export async function refuseBreakingProviderChange(
 
 /** The item of a config node's guardrail lists naming the stored guardrail (`input_guardrails[1]`): a
  * string item is a stored guardrail's slug or id. */
-function guardrailItem(node: Record<string, unknown>, names: ReadonlySet<string>): string | undefined {
-  for (const list of GUARDRAIL_LISTS) {
+function guardrailItem(
+  node: Record<string, unknown>,
+  names: ReadonlySet<string>,
+  lists: readonly (typeof GUARDRAIL_LISTS)[number][] = GUARDRAIL_LISTS,
+): string | undefined {
+  for (const list of lists) {
     const items = node[list];
     if (!Array.isArray(items)) continue;
     const index = items.findIndex((item) => typeof item === 'string' && names.has(item));
@@ -450,4 +455,37 @@ export async function refuseBreakingGuardrailDeletion(
     uses,
     'id',
   );
+}
+
+/** The side of the call each guardrail list runs on. */
+const LIST_EVENTS = { input_guardrails: 'beforeRequestHook', output_guardrails: 'afterRequestHook' } as const;
+
+/**
+ * Refuses (409 `conflict`, `param` the first such check) a new definition of a stored guardrail holding a
+ * check that cannot run on the side where a node of an active stored config, or of a prompt version's inline
+ * config, lists it (`default.requiredMetadataKeys` in `output_guardrails`): their calls would all fail
+ * (400), as a config listing it so is refused when stored. Names the configs with where, and the prompts
+ * with their versions.
+ */
+export async function refuseBreakingGuardrailChange(
+  store: Repositories,
+  guardrail: StoredGuardrail,
+  definition: Record<string, unknown>,
+): Promise<void> {
+  const names = new Set([guardrail.slug, guardrail.id]);
+  for (const list of GUARDRAIL_LISTS) {
+    const misplaced = checksNotRunningOn(definition, LIST_EVENTS[list]);
+    if (misplaced.length === 0) continue;
+    const uses = await usesOf(store, guardrail.workspace_id, referencesTo('guardrail', names), (node) =>
+      guardrailItem(node, names, [list]),
+    );
+    if (!anyUse(uses)) continue;
+    throw new DependentsConflictError(
+      `The guardrail "${guardrail.slug}" would check ${misplaced.join(', ')}, which cannot run where ` +
+        `${list} runs it, so calls that list it there would fail: ${listedUses(uses)}. Change them first, ` +
+        'or send ?force=true to change it anyway (calls through them then fail)',
+      uses,
+      `guardrail.${misplaced[0]}`,
+    );
+  }
 }

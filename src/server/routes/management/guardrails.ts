@@ -11,6 +11,7 @@ import { assertGuardrailDocumentsExist } from '../../../gateway/named-documents.
 import {
   guardrailReferences,
   recordMissingReferences,
+  refuseBreakingGuardrailChange,
   refuseBreakingGuardrailDeletion,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
@@ -70,9 +71,15 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
       parseGuardrailDefinition(body.guardrail);
     }
     const workspaceId = request.gw.apiKey.workspace_id;
+    const force = forced(request);
+    if (body.guardrail !== undefined && !force) await recordMissingReferences(store, workspaceId);
     const guardrail = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
-      if (body.guardrail !== undefined) await assertGuardrailDocumentsExist(tx, workspaceId, body.guardrail);
+      if (body.guardrail !== undefined) {
+        await assertGuardrailDocumentsExist(tx, workspaceId, body.guardrail);
+        const found = force ? undefined : await tx.getGuardrail(workspaceId, id);
+        if (found) await refuseBreakingGuardrailChange(tx, found, body.guardrail);
+      }
       return tx.updateGuardrail(workspaceId, id, {
         ...body,
         ...(body.guardrail !== undefined && { references: guardrailReferences(body.guardrail) }),
