@@ -13,6 +13,7 @@ import { compileValidator, fieldError } from '../../core/validator/compile-valid
 import type { HookEvent } from '../../hooks/check-types.js';
 import { checkParameterError, findCheck } from '../../hooks/registry.js';
 import { OutputGuardrailSchema } from './hook-schemas.js';
+import { engineParameterProblem } from './hook-specs.js';
 
 /**
  * The object member of the guardrail item. The output side's, because it is the wider one (`on_fail`
@@ -96,23 +97,9 @@ export function checksNotRunningOn(definition: Record<string, unknown>, event: H
     .filter((id) => findCheck(id)?.events?.includes(event) === false);
 }
 
-/** The engine's limits on a check's `timeout` (milliseconds) and its fail mode (`on_error`). */
-const MAX_CHECK_TIMEOUT_MS = 300_000;
-
+/** The engine's limits on a check's `timeout` and fail mode, as for a check inline in a config. */
 function checkEngineParameters(id: string, timeout: unknown, onError: unknown): void {
-  const validTimeout =
-    typeof timeout === 'number' &&
-    Number.isInteger(timeout) &&
-    timeout >= 1 &&
-    timeout <= MAX_CHECK_TIMEOUT_MS;
-  if (timeout !== undefined && !validTimeout) {
-    throw fieldError(
-      'invalid_config',
-      `guardrail.${id}.timeout`,
-      `must be an integer of milliseconds from 1 to ${MAX_CHECK_TIMEOUT_MS}`,
-    );
-  }
-  if (onError !== undefined && onError !== 'pass' && onError !== 'fail') {
-    throw fieldError('invalid_config', `guardrail.${id}.on_error`, "must be 'pass' or 'fail'");
-  }
+  const problem = engineParameterProblem(timeout, onError);
+  if (problem !== null)
+    throw fieldError('invalid_config', `guardrail.${id}.${problem.field}`, problem.message);
 }

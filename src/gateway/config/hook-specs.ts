@@ -23,6 +23,32 @@ import type { AfterRequestHook, BeforeRequestHook, InputGuardrail, OutputGuardra
 export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 const MAX_CHECK_TIMEOUT_MS = 300_000;
 
+/**
+ * Why the engine cannot use a check's `timeout` (milliseconds) or fail mode (`on_error`), null when it
+ * can: the one rule for both, inline in a config and in a stored guardrail.
+ */
+export function engineParameterProblem(
+  timeout: unknown,
+  onError: unknown,
+): { field: 'timeout' | 'on_error'; message: string } | null {
+  if (
+    timeout !== undefined &&
+    (typeof timeout !== 'number' ||
+      !Number.isInteger(timeout) ||
+      timeout < 1 ||
+      timeout > MAX_CHECK_TIMEOUT_MS)
+  ) {
+    return {
+      field: 'timeout',
+      message: `must be an integer of milliseconds from 1 to ${MAX_CHECK_TIMEOUT_MS}`,
+    };
+  }
+  if (onError !== undefined && onError !== 'pass' && onError !== 'fail') {
+    return { field: 'on_error', message: "must be 'pass' or 'fail'" };
+  }
+  return null;
+}
+
 export interface Feedback {
   value?: number;
   weight?: number;
@@ -279,21 +305,9 @@ function checkSpec(
     throw new GatewayError('invalid_config', `${param}: ${problem.message}`, { param });
   }
   const name = canonicalCheckId(id);
-  if (
-    timeout !== undefined &&
-    (typeof timeout !== 'number' ||
-      !Number.isInteger(timeout) ||
-      timeout < 1 ||
-      timeout > MAX_CHECK_TIMEOUT_MS)
-  ) {
-    throw checkFieldError(
-      name,
-      `${parametersPath}.timeout`,
-      `must be an integer of milliseconds from 1 to ${MAX_CHECK_TIMEOUT_MS}`,
-    );
-  }
-  if (onError !== undefined && onError !== 'pass' && onError !== 'fail') {
-    throw checkFieldError(name, `${parametersPath}.on_error`, "must be 'pass' or 'fail'");
+  const engineProblem = engineParameterProblem(timeout, onError);
+  if (engineProblem !== null) {
+    throw checkFieldError(name, `${parametersPath}.${engineProblem.field}`, engineProblem.message);
   }
   const { not, ...own } = parameters;
   return {
