@@ -24,6 +24,7 @@ import { jsonKeys } from './checks/json-keys.js';
 import { jsonSchema } from './checks/json-schema.js';
 import { log } from './checks/log.js';
 import { modelJudge } from './checks/model-judge.js';
+import { modelRules } from './checks/model-rules.js';
 import { modelWhitelist } from './checks/model-whitelist.js';
 import { pii } from './checks/pii.js';
 import { regexMatch } from './checks/regex-match.js';
@@ -47,6 +48,7 @@ const ALL: readonly BuiltInCheck[] = [
   jsonSchema,
   log,
   modelJudge,
+  modelRules,
   modelWhitelist,
   pii,
   regexMatch,

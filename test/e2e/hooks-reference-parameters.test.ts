@@ -176,3 +176,43 @@ describe('default.allowedRequestTypes with the reference gateway lists', () => {
     expect((error as APIError).message).toContain("parameters.allowedTypes names 'chat'");
   });
 });
+
+describe('default.modelRules', () => {
+  const config = () => ({
+    ...target(fake),
+    input_guardrails: [
+      {
+        id: 'model-rules',
+        deny: true,
+        'default.modelRules': {
+          rules: {
+            defaults: ['gpt-4o-mini'],
+            metadata: { tier: { enterprise: ['gpt-4o'], research: ['o3'] }, team: { labs: ['o3'] } },
+          },
+        },
+      },
+    ],
+  });
+
+  it('allows the models every metadata value of the request maps to, else the defaults', async () => {
+    expect(await statusOf(config(), 'gpt-4o', { tier: 'enterprise' })).toBe(200);
+    expect(await statusOf(config(), 'o3', { tier: 'enterprise', team: 'labs' })).toBe(200);
+    expect(await statusOf(config(), 'gpt-4o-mini', { tier: 'enterprise' })).toBe(446);
+    expect(await statusOf(config(), 'gpt-4o-mini', { tier: 'free' })).toBe(200);
+    expect(await statusOf(config(), 'gpt-4o')).toBe(446);
+  });
+
+  it('rules naming no list, or a value mapped to no models, are a 400 naming the field', async () => {
+    for (const [rules, field] of [
+      [{}, 'parameters.rules'],
+      [{ metadata: { tier: { free: [] } } }, 'parameters.rules.metadata.tier.free'],
+    ] as const) {
+      const bad = { ...target(fake), input_guardrails: [{ 'default.modelRules': { rules } }] };
+      const error = await client(gateway, bad)
+        .chat.completions.create(chat('gpt-4o'))
+        .catch((err: unknown) => err);
+      expect((error as APIError).status).toBe(400);
+      expect((error as APIError).message).toContain(field);
+    }
+  });
+});
