@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpstreamRelay } from '../../src/gateway/attempt.js';
 import { readRelayedAnswer } from '../../src/gateway/passthrough/relayed-answer.js';
 import { findAdapter } from '../../src/providers/registry.js';
+import type { ProviderAdapter } from '../../src/providers/types.js';
 import {
   encodeEvent,
   encodeException,
@@ -16,24 +17,75 @@ import {
 } from '../fakes/bedrock/event-stream.js';
 import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
 
-async function usageOf(provider: string, answer: unknown) {
+/**
+ * `provider`'s answer of `contentType`, `parts` as its socket gives them (a throw: the connection lost), in
+ * a pass-through relay with the usage reader of `provider`'s adapter and the fields `more` sets as a call
+ * does; `relayed()` reads it through as the client is sent it.
+ */
+function relayAnswer(
+  provider: string,
+  contentType: string,
+  parts: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  more: (adapter: ProviderAdapter) => Partial<UpstreamRelay> = () => ({}),
+) {
   const adapter = findAdapter(provider)!;
   async function* body() {
-    yield Buffer.from(JSON.stringify(answer));
+    yield* parts;
   }
   const relay: UpstreamRelay = {
     status: 200,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': contentType },
     body: body(),
     usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    ...more(adapter),
   };
-  const reader = readRelayedAnswer(relay)!;
+  const reader = readRelayedAnswer(relay);
+  return {
+    relay,
+    reader,
+    /** What the client is sent, once all of it has been. */
+    async relayed(): Promise<Buffer> {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of relay.body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/** What is read of `provider`'s answer (as `relayAnswer`), which is relayed unchanged. */
+async function readThrough(
+  provider: string,
+  contentType: string,
+  parts: Uint8Array[],
+  more?: (adapter: ProviderAdapter) => Partial<UpstreamRelay>,
+) {
+  const { reader, relayed } = relayAnswer(provider, contentType, parts, more);
+  expect(reader).toBeDefined();
+  expect((await relayed()).equals(Buffer.concat(parts))).toBe(true);
+  return reader!.result();
+}
+
+/** `parts`, then the connection lost. */
+async function* cutShort(parts: Uint8Array[]) {
+  yield* parts;
+  throw new Error('socket closed');
+}
+
+/** `bytes` in pieces of `size`, as a socket may give them. */
+function pieces(bytes: Buffer, size: number): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += size) parts.push(bytes.subarray(at, at + size));
+  return parts;
+}
+
+async function usageOf(provider: string, answer: unknown) {
+  const { relay, reader, relayed } = relayAnswer(provider, 'application/json', [
+    Buffer.from(JSON.stringify(answer)),
+  ]);
   // The same relay read again (the rate-limit step, then the log) shares the one copy.
   expect(readRelayedAnswer(relay)).toBe(reader);
-  for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
-    // relayed to the client
-  }
-  return reader.result()?.usage;
+  await relayed();
+  return reader!.result()?.usage;
 }
 
 const message = {
@@ -141,10 +193,7 @@ describe('pass-through usage', () => {
 /** The recorded stream's events as server-sent events, split at awkward places as a socket may. */
 function sse(events: string[], cut = false): Uint8Array[] {
   const text = events.map((event) => `data: ${event}\n\n`).join('') + (cut ? '' : 'data: [DONE]\n\n');
-  const bytes = Buffer.from(cut ? text.slice(0, Math.floor(text.length * 0.6)) : text);
-  const parts: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += 97) parts.push(bytes.subarray(at, at + 97));
-  return parts;
+  return pieces(Buffer.from(cut ? text.slice(0, Math.floor(text.length * 0.6)) : text), 97);
 }
 
 function recordedEvents(provider: string, name: string): string[] {
@@ -153,26 +202,8 @@ function recordedEvents(provider: string, name: string): string[] {
     .filter((line) => line.trim() !== '');
 }
 
-async function streamRead(provider: string, parts: Uint8Array[], maxEventBytes?: number) {
-  const adapter = findAdapter(provider)!;
-  async function* body() {
-    yield* parts;
-  }
-  const relay: UpstreamRelay = {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8' },
-    body: body(),
-    usageOf: (parsed) => adapter.passthroughUsage(parsed),
-    maxEventBytes,
-  };
-  const reader = readRelayedAnswer(relay)!;
-  expect(reader).toBeDefined();
-  const relayed: Uint8Array[] = [];
-  for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
-  // Relayed unchanged.
-  expect(Buffer.concat(relayed).equals(Buffer.concat(parts))).toBe(true);
-  return reader.result();
-}
+const streamRead = (provider: string, parts: Uint8Array[], maxEventBytes?: number) =>
+  readThrough(provider, 'text/event-stream; charset=utf-8', parts, () => ({ maxEventBytes }));
 
 describe('pass-through usage of a stream (server-sent events)', () => {
   it("OpenAI's chat stream: the usage of its last chunk", async () => {
@@ -229,54 +260,23 @@ describe('pass-through usage of a stream (server-sent events)', () => {
 
   it('a stream cut short reads no usage', async () => {
     const events = recordedEvents('openai', 'chat/openai-text.chunks.txt');
-    async function* body() {
-      yield* sse(events, true);
-      throw new Error('socket closed');
-    }
-    const relay: UpstreamRelay = {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: body(),
-      usageOf: (parsed) => findAdapter('openai')!.passthroughUsage(parsed),
-    };
-    const reader = readRelayedAnswer(relay)!;
-    await expect(async () => {
-      for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
-        // relayed
-      }
-    }).rejects.toThrow('socket closed');
-    expect(reader.result()).toBeUndefined();
+    const { reader, relayed } = relayAnswer('openai', 'text/event-stream', cutShort(sse(events, true)));
+    await expect(relayed()).rejects.toThrow('socket closed');
+    expect(reader!.result()).toBeUndefined();
   });
 });
 
 /** Frames as a socket may split them: across frame boundaries, a few bytes at a time. */
 function split(frames: Uint8Array[], cut = false): Uint8Array[] {
   const whole = Buffer.concat(frames);
-  const bytes = cut ? whole.subarray(0, Math.floor(whole.length * 0.6)) : whole;
-  const parts: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += 61) parts.push(bytes.subarray(at, at + 61));
-  return parts;
+  return pieces(cut ? whole.subarray(0, Math.floor(whole.length * 0.6)) : whole, 61);
 }
 
-async function eventStreamRead(parts: Uint8Array[]) {
-  const adapter = findAdapter('bedrock')!;
-  async function* body() {
-    yield* parts;
-  }
-  const relay: UpstreamRelay = {
-    status: 200,
-    headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-    body: body(),
-    usageOf: (parsed) => adapter.passthroughUsage(parsed),
-    frameDecoder: adapter.createFrameDecoder,
-  };
-  const reader = readRelayedAnswer(relay)!;
-  expect(reader).toBeDefined();
-  const relayed: Uint8Array[] = [];
-  for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
-  expect(Buffer.concat(relayed).equals(Buffer.concat(parts))).toBe(true);
-  return reader.result();
-}
+const EVENT_STREAM = 'application/vnd.amazon.eventstream';
+const eventStreamDecoder = (adapter: ProviderAdapter) => ({ frameDecoder: adapter.createFrameDecoder });
+
+const eventStreamRead = (parts: Uint8Array[]) =>
+  readThrough('bedrock', EVENT_STREAM, parts, eventStreamDecoder);
 
 /** Anthropic's recorded stream as InvokeModelWithResponseStream sends it: Bedrock's own counts on the last event. */
 function invokeChunks(events: string[], metrics: Record<string, number>): Uint8Array[] {
@@ -395,44 +395,24 @@ describe('pass-through usage of a Bedrock stream (AWS event-stream, not server-s
       const { eventType, payload } = parseChunkLine(line);
       return encodeEvent(eventType, payload);
     });
-    async function* body() {
-      yield* split(whole, true);
-      throw new Error('socket closed');
-    }
-    const relay: UpstreamRelay = {
-      status: 200,
-      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-      body: body(),
-      usageOf: (parsed) => findAdapter('bedrock')!.passthroughUsage(parsed),
-      frameDecoder: findAdapter('bedrock')!.createFrameDecoder,
-    };
-    const reader = readRelayedAnswer(relay)!;
-    await expect(async () => {
-      for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
-        // relayed
-      }
-    }).rejects.toThrow('socket closed');
-    expect(reader.result()).toBeUndefined();
+    const { reader, relayed } = relayAnswer(
+      'bedrock',
+      EVENT_STREAM,
+      cutShort(split(whole, true)),
+      eventStreamDecoder,
+    );
+    await expect(relayed()).rejects.toThrow('socket closed');
+    expect(reader!.result()).toBeUndefined();
   });
 });
 
 describe("pass-through usage in the answer's headers (Bedrock's InvokeModel)", () => {
   async function read(type: string, body: string, headers: Record<string, string>) {
-    const adapter = findAdapter('bedrock')!;
-    async function* chunks() {
-      yield Buffer.from(body);
-    }
-    const relay: UpstreamRelay = {
-      status: 200,
+    const { reader, relayed } = relayAnswer('bedrock', type, [Buffer.from(body)], (adapter) => ({
       headers: { 'content-type': type, ...headers },
-      body: chunks(),
-      usageOf: (parsed) => adapter.passthroughUsage(parsed),
       headerUsage: adapter.passthroughHeaderUsage?.(headers),
-    };
-    const reader = readRelayedAnswer(relay);
-    for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
-      // relayed
-    }
+    }));
+    await relayed();
     return reader?.result()?.usage;
   }
   const counts = {
@@ -484,21 +464,7 @@ describe('pass-through usage of a JSON answer larger than is kept whole', () => 
     };
     const bytes = Buffer.from(JSON.stringify(answer));
     expect(bytes.length).toBeGreaterThan(2 << 20);
-    const adapter = findAdapter('openai')!;
-    async function* body() {
-      for (let at = 0; at < bytes.length; at += 65_521) yield bytes.subarray(at, at + 65_521);
-    }
-    const relay: UpstreamRelay = {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-      body: body(),
-      usageOf: (parsed) => adapter.passthroughUsage(parsed),
-    };
-    const reader = readRelayedAnswer(relay)!;
-    const relayed: Uint8Array[] = [];
-    for await (const chunk of relay.body as AsyncIterable<Uint8Array>) relayed.push(chunk);
-    expect(Buffer.concat(relayed).equals(bytes)).toBe(true);
-    expect(reader.result()).toEqual({
+    expect(await readThrough('openai', 'application/json', pieces(bytes, 65_521))).toEqual({
       model: 'text-embedding-3-small',
       usage: { prompt_tokens: 12_000, completion_tokens: 0, total_tokens: 12_000 },
     });
@@ -507,22 +473,7 @@ describe('pass-through usage of a JSON answer larger than is kept whole', () => 
 
 describe("pass-through usage of a JSON array of answers (Gemini's streamGenerateContent without alt=sse)", () => {
   async function arrayRead(text: string) {
-    const adapter = findAdapter('google')!;
-    const bytes = Buffer.from(text);
-    async function* body() {
-      for (let at = 0; at < bytes.length; at += 4093) yield bytes.subarray(at, at + 4093);
-    }
-    const relay: UpstreamRelay = {
-      status: 200,
-      headers: { 'content-type': 'application/json; charset=UTF-8' },
-      body: body(),
-      usageOf: (parsed) => adapter.passthroughUsage(parsed),
-    };
-    const reader = readRelayedAnswer(relay)!;
-    for await (const _chunk of relay.body as AsyncIterable<Uint8Array>) {
-      // relayed
-    }
-    return reader.result();
+    return readThrough('google', 'application/json; charset=UTF-8', pieces(Buffer.from(text), 4093));
   }
   const events = recordedEvents('google', 'google-text.chunks.txt');
   const expected = {
