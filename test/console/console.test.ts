@@ -5,12 +5,12 @@
  */
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import {
   describeWithChromium,
   launchChromium,
-  signedInConsole,
+  signedInConsoleForTests,
   STEP_TIMEOUT_MS,
   type AdminApi,
   type SignedInConsole,
@@ -29,18 +29,15 @@ describeWithChromium('web console', () => {
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ name: 'console' });
-    // Not signed in: the first test signs in.
-    console_ = await signedInConsole();
-    ({ gateway, page, errors, api } = console_);
-  }, 300_000);
-
-  beforeEach(() => {
-    errors.length = 0;
+  });
+  afterAll(async () => {
+    await upstream?.close();
   });
 
-  afterAll(async () => {
-    await console_?.close();
-    await upstream?.close();
+  // Not signed in: the first test signs in.
+  signedInConsoleForTests({}, (started) => {
+    console_ = started;
+    ({ gateway, page, errors, api } = started);
   });
 
   async function go(path: string) {

@@ -5,13 +5,12 @@
  * and is made anyway (`?force=true`) only when asked.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import {
   describeWithChromium,
-  signedInConsole,
+  signedInConsoleForTests,
   STEP_TIMEOUT_MS,
   type AdminApi,
-  type SignedInConsole,
 } from '../helpers/chromium.js';
 
 vi.setConfig({ testTimeout: 4 * STEP_TIMEOUT_MS });
@@ -26,22 +25,12 @@ interface CredentialView {
 }
 
 describeWithChromium('virtual-key editor', () => {
-  let console_: SignedInConsole;
   let page: Page;
   let errors: string[];
   let api: AdminApi;
 
-  beforeAll(async () => {
-    console_ = await signedInConsole({ path: '/virtual-keys', heading: 'Virtual keys' });
-    ({ page, errors, api } = console_);
-  }, 300_000);
-
-  beforeEach(() => {
-    errors.length = 0;
-  });
-
-  afterAll(async () => {
-    await console_?.close();
+  signedInConsoleForTests({ path: '/virtual-keys', heading: 'Virtual keys' }, (started) => {
+    ({ page, errors, api } = started);
   });
 
   async function stored(slug: string): Promise<CredentialView> {

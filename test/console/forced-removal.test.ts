@@ -4,10 +4,10 @@
  * removed, and it is removed (`?force=true`) only when "Delete anyway" or "Archive anyway" is pressed.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import {
   describeWithChromium,
-  signedInConsole,
+  signedInConsoleForTests,
   STEP_TIMEOUT_MS,
   type AdminApi,
   type SignedInConsole,
@@ -29,17 +29,9 @@ describeWithChromium('removing what others depend on', () => {
   let errors: string[];
   let api: AdminApi;
 
-  beforeAll(async () => {
-    console_ = await signedInConsole({ path: '/configs', heading: 'Configs' });
-    ({ page, errors, api } = console_);
-  }, 300_000);
-
-  beforeEach(() => {
-    errors.length = 0;
-  });
-
-  afterAll(async () => {
-    await console_?.close();
+  signedInConsoleForTests({ path: '/configs', heading: 'Configs' }, (started) => {
+    console_ = started;
+    ({ page, errors, api } = started);
   });
 
   async function created(path: string, body: unknown) {

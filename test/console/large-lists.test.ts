@@ -5,10 +5,10 @@
  * analytics name the top keys without listing every key.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import {
   describeWithChromium,
-  signedInConsole,
+  signedInConsoleForTests,
   STEP_TIMEOUT_MS,
   type SignedInConsole,
 } from '../helpers/chromium.js';
@@ -40,7 +40,13 @@ describeWithChromium('web console with large lists', () => {
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ name: 'large-lists' });
-    console_ = await signedInConsole({
+  });
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  signedInConsoleForTests(
+    {
       path: '/virtual-keys',
       heading: 'Virtual keys',
       prepare: async (gateway) => {
@@ -90,20 +96,14 @@ describeWithChromium('web console with large lists', () => {
         listed = (await list('/virtual-keys')).map((row) => row.slug!);
         listedKeys = (await list('/api-keys')).map((row) => row.name!);
       },
-    });
-    ({ gateway, page, errors } = console_);
-    // The first test loads the page again: this load, cut short, would count as a failed request.
-    await page.waitForLoadState('networkidle');
-  }, 300_000);
-
-  beforeEach(() => {
-    errors.length = 0;
-  });
-
-  afterAll(async () => {
-    await console_?.close();
-    await upstream?.close();
-  });
+    },
+    async (started) => {
+      console_ = started;
+      ({ gateway, page, errors } = started);
+      // The first test loads the page again: this load, cut short, would count as a failed request.
+      await page.waitForLoadState('networkidle');
+    },
+  );
 
   async function go(path: string, title: string) {
     await console_.open(path, title);

@@ -3,12 +3,13 @@
  * console's browser tests. Nothing here downloads a browser. Without the binary the suite is skipped with
  * the reason printed, except under CI=true where a missing browser is a failure: a green CI run must mean
  * the browser tests ran. The console must be built (dist/console); it is built here when it is not.
- * `signedInConsole` is the console tests' set-up: a gateway, a browser, and a page signed in to the console.
+ * `signedInConsole` is the console tests' set-up: a gateway, a browser, and a page signed in to the console;
+ * `signedInConsoleForTests` starts it for a describe block's tests.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
-import { describe, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import { CONSOLE_DIR } from '../../src/server/routes/console.js';
 import { startGateway, type StartGatewayOptions, type TestGateway } from './gateway.js';
 
@@ -169,4 +170,26 @@ export async function signedInConsole(options: SignedInConsoleOptions = {}): Pro
     await close();
     throw error;
   }
+}
+
+/**
+ * `signedInConsole(options)` for the tests of the describe block it is called in: started before them and
+ * handed to `started` (which keeps what its file uses, and may wait for the page), its errors emptied before
+ * each test, so that a test sees only its own, and closed after the last.
+ */
+export function signedInConsoleForTests(
+  options: SignedInConsoleOptions,
+  started: (console_: SignedInConsole) => void | Promise<void>,
+): void {
+  let console_: SignedInConsole | undefined;
+  beforeAll(async () => {
+    console_ = await signedInConsole(options);
+    await started(console_);
+  }, 300_000);
+  beforeEach(() => {
+    if (console_) console_.errors.length = 0;
+  });
+  afterAll(async () => {
+    await console_?.close();
+  });
 }
