@@ -1,29 +1,21 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read free-form wire JSON */
 // The google adapter end to end: the openai SDK → the gateway → a fake Gemini API replaying recorded answers.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
 import { fakeEmbedding } from '../fakes/google/gemini-responder.js';
-import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startFakeGoogle } from '../fakes/google/server.js';
+import { geminiBehindGateway } from '../helpers/gemini-behind-gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { readChatStream } from '../helpers/chat-stream.js';
 
-let gateway: TestGateway;
-let fake: FakeGoogle;
-let client: OpenAI;
-
-beforeAll(async () => {
-  fake = await startFakeGoogle();
-  gateway = await startGateway();
-  client = gatewayOpenAI(gateway, { provider: 'google', api_key: fake.apiKey, custom_host: fake.url });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await fake?.close();
-});
+const gemini = geminiBehindGateway(startFakeGoogle, (fake) => ({
+  provider: 'google',
+  api_key: fake.apiKey,
+  custom_host: fake.url,
+}));
+const { lastRequest } = gemini;
 
 const weather = {
   type: 'function' as const,
@@ -33,11 +25,6 @@ const weather = {
     parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
   },
 };
-
-function lastRequest(): { path: string; body: any; headers: Record<string, unknown> } {
-  const request = fake.requests.at(-1)!;
-  return { path: request.path, body: request.body, headers: request.headers };
-}
 
 /** What the recorded stream says: the text and the function calls, read straight from its events. */
 function recordedStream(name: string): { text: string; calls: Array<{ name: string; args: unknown }> } {
@@ -61,8 +48,8 @@ function recordedStream(name: string): { text: string; calls: Array<{ name: stri
 describe('google through the gateway', () => {
   it('answers a plain chat completion with the recorded text and usage', async () => {
     const fixture = readGoogleFixture('google-text.json') as any;
-    fake.enqueue({ fixture: 'google-text.json' });
-    const completion = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-text.json' });
+    const completion = await gemini.client.chat.completions.create({
       model: 'gemini-3-pro-preview',
       messages: [
         { role: 'system', content: 'Answer briefly.' },
@@ -79,14 +66,14 @@ describe('google through the gateway', () => {
     });
     const sent = lastRequest();
     expect(sent.path).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
-    expect(sent.headers['x-goog-api-key']).toBe(fake.apiKey);
+    expect(sent.headers['x-goog-api-key']).toBe(gemini.fake.apiKey);
     expect(sent.body.systemInstruction).toEqual({ parts: [{ text: 'Answer briefly.' }] });
     expect(sent.body.contents).toEqual([{ role: 'user', parts: [{ text: 'How many r in strawberry?' }] }]);
   });
 
   it('streams the recorded answer, ending with usage', async () => {
-    fake.enqueue({ fixture: 'google-text.chunks.txt' });
-    const stream = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-text.chunks.txt' });
+    const stream = await gemini.client.chat.completions.create({
       model: 'gemini-3-pro-preview',
       messages: [{ role: 'user', content: 'How many r in strawberry?' }],
       stream: true,
@@ -95,12 +82,12 @@ describe('google through the gateway', () => {
     const { text, usage } = await readChatStream(stream);
     expect(text).toBe(recordedStream('google-text.chunks.txt').text);
     expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 23 + 185, total_tokens: 217 });
-    expect(fake.requests.at(-1)!.query.get('alt')).toBe('sse');
+    expect(gemini.fake.requests.at(-1)!.query.get('alt')).toBe('sse');
   });
 
   it('forces a tool call and returns it', async () => {
-    fake.enqueue({ fixture: 'google-tool-call.json' });
-    const completion = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-tool-call.json' });
+    const completion = await gemini.client.chat.completions.create({
       model: 'gemini-3-pro-preview',
       messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
       tools: [weather],
@@ -139,15 +126,15 @@ describe('google through the gateway', () => {
       tools: [weather],
       tool_choice: 'required' as const,
     };
-    fake.enqueue({ json: malformed });
-    const error = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    gemini.fake.enqueue({ json: malformed });
+    const error = await gemini.client.chat.completions.create(ask).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('MALFORMED_FUNCTION_CALL');
 
-    fake.enqueue({ events: [malformed] });
+    gemini.fake.enqueue({ events: [malformed] });
     // Nothing went out before the failure: the client gets it as the call's status.
     const streamed = await (async () => {
-      const stream = await client.chat.completions.create({ ...ask, stream: true });
+      const stream = await gemini.client.chat.completions.create({ ...ask, stream: true });
       for await (const chunk of stream) expect(chunk.choices[0]?.finish_reason ?? null).toBeNull();
     })().catch((e: unknown) => e);
     expect(streamed).toBeInstanceOf(OpenAI.InternalServerError);
@@ -161,8 +148,8 @@ describe('google through the gateway', () => {
       functions: [weather.function],
       function_call: { name: 'weather' },
     };
-    fake.enqueue({ fixture: 'google-tool-call.json' });
-    const completion = await client.chat.completions.create(legacy);
+    gemini.fake.enqueue({ fixture: 'google-tool-call.json' });
+    const completion = await gemini.client.chat.completions.create(legacy);
     expectOpenAPIValid('CreateChatCompletionResponse', completion);
     expect(completion.choices[0].finish_reason).toBe('function_call');
     expect(completion.choices[0].message.function_call).toEqual({
@@ -171,8 +158,8 @@ describe('google through the gateway', () => {
     });
     expect(completion.choices[0].message.tool_calls).toBeUndefined();
 
-    fake.enqueue({ fixture: 'google-tool-call.chunks.txt' });
-    const stream = await client.chat.completions.create({ ...legacy, stream: true });
+    gemini.fake.enqueue({ fixture: 'google-tool-call.chunks.txt' });
+    const stream = await gemini.client.chat.completions.create({ ...legacy, stream: true });
     const call = { name: '', arguments: '' };
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -197,9 +184,9 @@ describe('google through the gateway', () => {
     const events = readGoogleStream('google-stream-tool-call-arguments.chunks.txt').map((line) =>
       JSON.parse(line.replaceAll('"$.location"', '"$.__proto__.polluted"')),
     );
-    fake.enqueue({ events });
+    gemini.fake.enqueue({ events });
     try {
-      const stream = await client.chat.completions.create({
+      const stream = await gemini.client.chat.completions.create({
         model: 'gemini-3.1-pro-preview',
         messages: [{ role: 'user', content: 'Weather in Boston and San Francisco?' }],
         tools: [weather],
@@ -222,8 +209,8 @@ describe('google through the gateway', () => {
   });
 
   it('streams parallel tool calls, each with its own id and arguments', async () => {
-    fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
-    const stream = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-stream-no-args-tool-call.chunks.txt' });
+    const stream = await gemini.client.chat.completions.create({
       model: 'gemini-3-flash-preview',
       messages: [{ role: 'user', content: 'Read the theme, then screens A, B and C.' }],
       tools: [
@@ -251,7 +238,7 @@ describe('google through the gateway', () => {
 
   it('answers with JSON following a schema', async () => {
     const answer = { name: 'Ada', age: 36 };
-    fake.enqueue({
+    gemini.fake.enqueue({
       json: {
         candidates: [
           {
@@ -265,7 +252,7 @@ describe('google through the gateway', () => {
         responseId: 'json-1',
       },
     });
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.client.chat.completions.create({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Who wrote the first program?' }],
       response_format: {
@@ -295,8 +282,7 @@ describe('google through the gateway', () => {
   });
 
   it('types an enum of numbers or booleans by its values, not as a string', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
-    await client.chat.completions.create({
+    await gemini.answeredWithText({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Rate it.' }],
       response_format: {
@@ -323,9 +309,8 @@ describe('google through the gateway', () => {
   });
 
   it('sends schemas Google takes: no empty properties on an object, no properties on a string', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
     // An action with no arguments, and a tool schema that wrongly gives a string properties (as MCP servers do).
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.answeredWithText({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Next step?' }],
       tools: [
@@ -364,8 +349,7 @@ describe('google through the gateway', () => {
   });
 
   it('leaves out text parts with no text, which Google refuses and OpenAI takes', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.answeredWithText({
       model: 'gemini-2.5-flash',
       messages: [
         { role: 'system', content: '' },
@@ -388,8 +372,7 @@ describe('google through the gateway', () => {
   });
 
   it('gives an array whose items are not described items Google takes', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.answeredWithText({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Tag it.' }],
       tools: [
@@ -418,21 +401,9 @@ describe('google through the gateway', () => {
   });
 
   it('sends an image inline', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
     const png =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-    const completion = await client.chat.completions.create({
-      model: 'gemini-3-pro-preview',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
-          ],
-        },
-      ],
-    });
+    const completion = await gemini.askedAboutImage(`data:image/png;base64,${png}`);
     expectOpenAPIValid('CreateChatCompletionResponse', completion);
     expect(lastRequest().body.contents[0].parts).toEqual([
       { text: 'What is this?' },
@@ -441,21 +412,9 @@ describe('google through the gateway', () => {
   });
 
   it('sends an image given as data:image/jpg as image/jpeg, the type Google knows', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
     const jpeg =
       '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=';
-    const completion = await client.chat.completions.create({
-      model: 'gemini-3-pro-preview',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: `data:image/jpg;base64,${jpeg}` } },
-          ],
-        },
-      ],
-    });
+    const completion = await gemini.askedAboutImage(`data:image/jpg;base64,${jpeg}`);
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(lastRequest().body.contents[0].parts[1]).toEqual({
       inlineData: { mimeType: 'image/jpeg', data: jpeg },
@@ -463,7 +422,7 @@ describe('google through the gateway', () => {
   });
 
   it('embeds texts through batchEmbedContents', async () => {
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'gemini-embedding-001',
       input: ['hello', 'world'],
       dimensions: 4,
@@ -479,8 +438,8 @@ describe('google through the gateway', () => {
 
   it('embeds more texts than one batch takes (100) in several batches, merged in input order', async () => {
     const input = Array.from({ length: 230 }, (_, i) => `text ${i}`);
-    const before = fake.requests.length;
-    const response = await client.embeddings.create({
+    const before = gemini.fake.requests.length;
+    const response = await gemini.client.embeddings.create({
       model: 'gemini-embedding-001',
       input,
       dimensions: 4,
@@ -489,7 +448,7 @@ describe('google through the gateway', () => {
     expectOpenAPIValid('CreateEmbeddingResponse', response);
     expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
     expect(response.data.map((d) => d.embedding)).toEqual(input.map((text) => fakeEmbedding(text, 4)));
-    const batches = fake.requests
+    const batches = gemini.fake.requests
       .slice(before)
       .map((r) => (r.body as { requests: unknown[] }).requests.length);
     expect(batches.sort((a, b) => b - a)).toEqual([100, 100, 30]);
@@ -497,7 +456,7 @@ describe('google through the gateway', () => {
 
   it('decodes base64 embeddings produced by the gateway', async () => {
     // The SDK asks for base64 by default and decodes it to floats.
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'gemini-embedding-001',
       input: 'hello',
       dimensions: 4,
@@ -507,20 +466,21 @@ describe('google through the gateway', () => {
   });
 
   it("passes on Google's refusal of a wrong key with its status and message", async () => {
-    const wrong = gatewayOpenAI(gateway, { provider: 'google', api_key: 'wrong-key', custom_host: fake.url });
-    const error = await wrong.chat.completions
-      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
-      .catch((e: unknown) => e);
+    const error = await gemini.refusal(
+      gatewayOpenAI(gemini.gateway, {
+        provider: 'google',
+        api_key: 'wrong-key',
+        custom_host: gemini.fake.url,
+      }),
+    );
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('API key not valid');
   });
 
   it('passes on a 429 with its rate-limit type', async () => {
-    fake.enqueue({ status: 429, body: readGoogleFixture('google-429-retry-info.json') });
-    const error = await client.chat.completions
-      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
-      .catch((e: unknown) => e);
+    gemini.fake.enqueue({ status: 429, body: readGoogleFixture('google-429-retry-info.json') });
+    const error = await gemini.refusal();
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
   });
 });

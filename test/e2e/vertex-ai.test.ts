@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readGoogleFixture, readGoogleStream } from '../fakes/google/fixtures.js';
-import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startFakeVertex } from '../fakes/vertex-ai/server.js';
+import { geminiBehindGateway } from '../helpers/gemini-behind-gateway.js';
 import { expectOpenAPIValid, openAPIDocumentPath } from '../helpers/openapi.js';
 import { gatewayOpenAI } from '../helpers/openai-client.js';
 import { vertexTarget } from '../helpers/provider-targets.js';
@@ -20,25 +20,8 @@ function anthropicSample(name: string): string {
   );
 }
 
-let gateway: TestGateway;
-let fake: FakeVertex;
-let client: OpenAI;
-
-beforeAll(async () => {
-  fake = await startFakeVertex();
-  gateway = await startGateway();
-  client = gatewayOpenAI(gateway, vertexTarget(fake));
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await fake?.close();
-});
-
-function lastRequest(): { path: string; body: any; headers: Record<string, unknown> } {
-  const request = fake.requests.at(-1)!;
-  return { path: request.path, body: request.body, headers: request.headers };
-}
+const gemini = geminiBehindGateway(startFakeVertex, vertexTarget);
+const { lastRequest } = gemini;
 
 const geminiPath = (model: string, action: string) =>
   `/v1/projects/test-project/locations/europe-west4/publishers/google/models/${model}:${action}`;
@@ -46,8 +29,7 @@ const geminiPath = (model: string, action: string) =>
 describe('vertex-ai through the gateway', () => {
   it('answers a plain chat completion with a token from the service account', async () => {
     const fixture = readGoogleFixture('google-text.json') as any;
-    fake.enqueue({ fixture: 'google-text.json' });
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.answeredWithText({
       model: 'gemini-3-pro-preview',
       messages: [{ role: 'user', content: 'How many r in strawberry?' }],
     });
@@ -56,24 +38,24 @@ describe('vertex-ai through the gateway', () => {
     expect(completion.usage?.total_tokens).toBe(fixture.usageMetadata.totalTokenCount);
     const sent = lastRequest();
     expect(sent.path).toBe(geminiPath('gemini-3-pro-preview', 'generateContent'));
-    expect(fake.issuedTokens.map((t) => `Bearer ${t}`)).toContain(sent.headers.authorization);
+    expect(gemini.fake.issuedTokens.map((t) => `Bearer ${t}`)).toContain(sent.headers.authorization);
   });
 
   it('reuses the cached token across calls', async () => {
-    const before = fake.tokenRequests;
-    fake.enqueue({ fixture: 'google-text.json' }, { fixture: 'google-text.json' });
+    const before = gemini.fake.tokenRequests;
+    gemini.fake.enqueue({ fixture: 'google-text.json' }, { fixture: 'google-text.json' });
     for (let i = 0; i < 2; i++) {
-      await client.chat.completions.create({
+      await gemini.client.chat.completions.create({
         model: 'gemini-2.5-flash',
         messages: [{ role: 'user', content: 'hi' }],
       });
     }
-    expect(fake.tokenRequests).toBe(before);
+    expect(gemini.fake.tokenRequests).toBe(before);
   });
 
   it('streams the recorded answer, ending with usage', async () => {
-    fake.enqueue({ fixture: 'google-reasoning.chunks.txt' });
-    const stream = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-reasoning.chunks.txt' });
+    const stream = await gemini.client.chat.completions.create({
       model: 'gemini-3-pro-preview',
       messages: [{ role: 'user', content: 'How many r in strawberry?' }],
       stream: true,
@@ -89,8 +71,8 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('forces a tool call', async () => {
-    fake.enqueue({ fixture: 'google-tool-call-gemini3.json' });
-    const completion = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-tool-call-gemini3.json' });
+    const completion = await gemini.client.chat.completions.create({
       model: 'gemini-3-pro-preview',
       messages: [{ role: 'user', content: 'Weather in San Francisco?' }],
       tools: [
@@ -114,8 +96,8 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('streams parallel tool calls whose arguments Vertex streams as partialArgs', async () => {
-    fake.enqueue({ fixture: 'google-stream-tool-call-arguments.chunks.txt' });
-    const stream = await client.chat.completions.create({
+    gemini.fake.enqueue({ fixture: 'google-stream-tool-call-arguments.chunks.txt' });
+    const stream = await gemini.client.chat.completions.create({
       model: 'gemini-3.1-pro-preview',
       messages: [{ role: 'user', content: 'Weather in Boston and San Francisco?' }],
       tools: [
@@ -143,7 +125,7 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('answers with JSON following a schema', async () => {
-    fake.enqueue({
+    gemini.fake.enqueue({
       json: {
         candidates: [
           { content: { role: 'model', parts: [{ text: '{"city":"Oslo"}' }] }, finishReason: 'STOP' },
@@ -154,7 +136,7 @@ describe('vertex-ai through the gateway', () => {
         responseId: 'v-json',
       },
     });
-    const completion = await client.chat.completions.create({
+    const completion = await gemini.client.chat.completions.create({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Capital of Norway as JSON' }],
       response_format: {
@@ -176,19 +158,7 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('sends a gs:// image as fileData', async () => {
-    fake.enqueue({ fixture: 'google-text.json' });
-    await client.chat.completions.create({
-      model: 'gemini-2.5-flash',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Describe' },
-            { type: 'image_url', image_url: { url: 'gs://bucket/photo.png' } },
-          ],
-        },
-      ],
-    });
+    await gemini.askedAboutImage('gs://bucket/photo.png');
     expect(lastRequest().body.contents[0].parts[1]).toEqual({
       fileData: { mimeType: 'image/png', fileUri: 'gs://bucket/photo.png' },
     });
@@ -196,7 +166,7 @@ describe('vertex-ai through the gateway', () => {
 
   it('embeds through predict', async () => {
     const recorded = readGoogleFixture('google-vertex-embedding.json', 'google-vertex') as any;
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'text-embedding-005',
       input: ['first text', 'second text'],
       encoding_format: 'float',
@@ -212,8 +182,8 @@ describe('vertex-ai through the gateway', () => {
   it('embeds several inputs with a one-input model: one call each, answers in input order', async () => {
     // Longest first: the fake answers a text after its length in ms, so the first input comes back last.
     const input = Array.from({ length: 20 }, (_, i) => `${'word '.repeat(20 - i)}end`.trim());
-    const before = fake.requests.length;
-    const response = await client.embeddings.create({ model: 'gemini-embedding-001', input });
+    const before = gemini.fake.requests.length;
+    const response = await gemini.client.embeddings.create({ model: 'gemini-embedding-001', input });
     expectOpenAPIValid('CreateEmbeddingResponse', JSON.parse(JSON.stringify(response)));
     expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
     // The openai SDK asks for base64 and decodes it: each vector is that of its own text.
@@ -221,15 +191,15 @@ describe('vertex-ai through the gateway', () => {
     const words = input.reduce((sum, text) => sum + text.split(' ').length, 0);
     expect(response.usage).toEqual({ prompt_tokens: words, total_tokens: words });
     expect(response.model).toBe('gemini-embedding-001');
-    const calls = fake.requests.slice(before);
+    const calls = gemini.fake.requests.slice(before);
     expect(calls).toHaveLength(20);
     expect(calls.map((c) => (c.body as any).instances.length)).toEqual(calls.map(() => 1));
-    expect(fake.predictPeak).toBeGreaterThan(1);
-    expect(fake.predictPeak).toBeLessThanOrEqual(8);
+    expect(gemini.fake.predictPeak).toBeGreaterThan(1);
+    expect(gemini.fake.predictPeak).toBeLessThanOrEqual(8);
   });
 
   it("answers Vertex's refusal of one of the inputs when their calls are fanned out", async () => {
-    const error = await client.embeddings
+    const error = await gemini.client.embeddings
       .create({ model: 'gemini-embedding-001', input: ['first', 'over quota', 'third'] })
       .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(OpenAI.APIError);
@@ -238,9 +208,9 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('embeds with gemini-embedding-2 through embedContent, one input a call, answers in input order', async () => {
-    const before = fake.requests.length;
+    const before = gemini.fake.requests.length;
     const input = ['one', 'two words', 'and three words'];
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'gemini-embedding-2',
       input,
       encoding_format: 'float',
@@ -248,7 +218,7 @@ describe('vertex-ai through the gateway', () => {
     expectOpenAPIValid('CreateEmbeddingResponse', JSON.parse(JSON.stringify(response)));
     expect(response.data.map((d) => d.embedding[0])).toEqual(input.map((text) => text.length));
     expect(response.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
-    const calls = fake.requests.slice(before);
+    const calls = gemini.fake.requests.slice(before);
     expect(calls.map((c) => c.path)).toEqual(
       calls.map(() => expect.stringMatching(/gemini-embedding-2:embedContent$/)),
     );
@@ -256,30 +226,30 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('embeds more inputs than a predict call takes in calls of 250', async () => {
-    const before = fake.requests.length;
+    const before = gemini.fake.requests.length;
     const input = Array.from({ length: 251 }, (_, i) => `text ${i}`);
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'text-embedding-005',
       input,
       encoding_format: 'float',
     });
     expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
-    const sizes = fake.requests.slice(before).map((c) => (c.body as any).instances.length as number);
+    const sizes = gemini.fake.requests.slice(before).map((c) => (c.body as any).instances.length as number);
     expect(sizes.sort((a, b) => b - a)).toEqual([250, 1]);
     expect(response.usage.prompt_tokens).toBe(125 * 11 + 5);
   });
 
   it('embeds inputs whose tokens together pass what a predict call takes in calls under that bound', async () => {
-    const before = fake.requests.length;
+    const before = gemini.fake.requests.length;
     // 250 texts of 100 words: 25,000 tokens, over Vertex's 20,000 a call though within its 250 texts
     const input = Array.from({ length: 250 }, (_, i) => `${'word '.repeat(99)}w${i}`);
-    const response = await client.embeddings.create({
+    const response = await gemini.client.embeddings.create({
       model: 'text-embedding-005',
       input,
       encoding_format: 'float',
     });
     expect(response.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
-    const calls = fake.requests
+    const calls = gemini.fake.requests
       .slice(before)
       .map((c) => (c.body as any).instances as Array<{ content: string }>);
     expect(calls.length).toBeGreaterThan(1);
@@ -292,8 +262,8 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('answers a Claude model through rawPredict', async () => {
-    fake.enqueue({ anthropicFixture: 'anthropic-text' });
-    const completion = await client.chat.completions.create({
+    gemini.fake.enqueue({ anthropicFixture: 'anthropic-text' });
+    const completion = await gemini.client.chat.completions.create({
       model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'Hello' }],
       max_tokens: 200,
@@ -316,8 +286,8 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('streams a Claude model through streamRawPredict', async () => {
-    fake.enqueue({ anthropicFixture: 'anthropic-text' });
-    const stream = await client.chat.completions.create({
+    gemini.fake.enqueue({ anthropicFixture: 'anthropic-text' });
+    const stream = await gemini.client.chat.completions.create({
       model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
@@ -335,24 +305,23 @@ describe('vertex-ai through the gateway', () => {
   });
 
   it('fans n out into one call per choice for a Claude model', async () => {
-    const before = fake.requests.length;
-    fake.enqueue({ anthropicFixture: 'anthropic-text' }, { anthropicFixture: 'anthropic-text' });
-    const completion = await client.chat.completions.create({
+    const before = gemini.fake.requests.length;
+    gemini.fake.enqueue({ anthropicFixture: 'anthropic-text' }, { anthropicFixture: 'anthropic-text' });
+    const completion = await gemini.client.chat.completions.create({
       model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'Hello' }],
       n: 2,
     });
     expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1]);
-    const calls = fake.requests.slice(before).filter((r) => r.path.endsWith(':rawPredict'));
+    const calls = gemini.fake.requests.slice(before).filter((r) => r.path.endsWith(':rawPredict'));
     expect(calls).toHaveLength(2);
     expect(calls.every((call) => (call.body as { n?: number }).n === undefined)).toBe(true);
   });
 
   it('refuses a config without cloudb_project_id with a 400 naming it', async () => {
-    const broken = gatewayOpenAI(gateway, vertexTarget(fake, { cloudb_project_id: undefined }));
-    const error = await broken.chat.completions
-      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
-      .catch((e: unknown) => e);
+    const error = await gemini.refusal(
+      gatewayOpenAI(gemini.gateway, vertexTarget(gemini.fake, { cloudb_project_id: undefined })),
+    );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).toContain(
       'cloudb_project_id',
@@ -363,14 +332,13 @@ describe('vertex-ai through the gateway', () => {
     const other = await startFakeVertex();
     try {
       other.refuseTokens(true);
-      const refused = gatewayOpenAI(gateway, {
-        ...vertexTarget(fake),
-        cloudb_service_account_json: other.serviceAccount,
-        custom_host: other.url,
-      });
-      const error = await refused.chat.completions
-        .create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] })
-        .catch((e: unknown) => e);
+      const error = await gemini.refusal(
+        gatewayOpenAI(gemini.gateway, {
+          ...vertexTarget(gemini.fake),
+          cloudb_service_account_json: other.serviceAccount,
+          custom_host: other.url,
+        }),
+      );
       expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     } finally {
       await other.close();
