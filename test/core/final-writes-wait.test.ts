@@ -5,31 +5,23 @@
  * buffered lost that record. Here a call under way (a model call, a pass-through) ends only once the close
  * has begun, its client gone.
  */
-import http from 'node:http';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startSilentProvider, type SilentProvider } from '../helpers/silent-provider.js';
 import { CHAT_BODY, providerHeaders, sleep, uniqueId } from './support.js';
 
 let gateway: TestGateway;
-let silent: http.Server;
-let silentUrl: string;
-const seen: string[] = [];
+// The call is under way until its client goes.
+let silent: SilentProvider;
 
 beforeAll(async () => {
-  // Takes every request and never answers it: the call is under way until its client goes.
-  silent = http.createServer((request) => {
-    seen.push(`${request.method} ${request.url}`);
-    request.resume();
-  });
-  await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-  silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/v1`;
+  silent = await startSilentProvider();
 });
 afterEach(async () => {
   await gateway?.close();
 });
 afterAll(async () => {
-  silent?.closeAllConnections();
-  await new Promise((done) => silent?.close(done));
+  await silent?.close();
 });
 
 it.each([
@@ -37,21 +29,20 @@ it.each([
   ['a pass-through', '/rerank'],
 ])('the final writes wait for %s still running, and write its record', async (_kind, path) => {
   gateway = await startGateway({ env: { GATEWAY_LOG_FLUSH_INTERVAL_MS: '600000' } });
-  seen.length = 0;
+  silent.seen.length = 0;
   const traceId = uniqueId('final-writes');
   const client = new AbortController();
   const call = fetch(`${gateway.url}${path}`, {
     method: 'POST',
     headers: {
-      ...providerHeaders(gateway, silentUrl),
+      ...providerHeaders(gateway, `${silent.url}/v1`),
       'content-type': 'application/json',
       'x-gateway-trace-id': traceId,
     },
     body: JSON.stringify(CHAT_BODY),
     signal: client.signal,
   }).catch(() => 'gone');
-  for (let i = 0; i < 250 && seen.length === 0; i++) await sleep(20);
-  expect(seen).toEqual([`POST /v1${path}`]);
+  expect(await silent.taken()).toEqual([`POST /v1${path}`]);
 
   const { logWriter, store } = gateway.server.deps;
   const writing = logWriter.close(10_000);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startSilentProvider, type SilentProvider } from '../helpers/silent-provider.js';
 import {
   CHAT_BODY,
   expectOpenAIError,
@@ -382,27 +383,17 @@ describe('a stop while a call that no client or job waits on hangs', () => {
   const graceMs = 2000;
   // The cut is at 1.6 s; the final writes end by 2 s.
   const margin = 750;
-  let silent: http.Server;
-  let silentUrl: string;
-  const seen: string[] = [];
+  let silent: SilentProvider;
 
   beforeAll(async () => {
-    // Takes every request and never answers it.
-    silent = http.createServer((request) => {
-      seen.push(`${request.method} ${request.url}`);
-      request.resume();
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    silent = await startSilentProvider();
   });
   afterAll(async () => {
-    silent.closeAllConnections();
-    await new Promise((resolve) => silent.close(resolve));
+    await silent?.close();
   });
 
   async function waitUntilSeen(request: string): Promise<void> {
-    for (let i = 0; i < 300 && !seen.includes(request); i++) await sleep(10);
-    expect(seen).toContain(request);
+    expect(await silent.taken(request)).toContain(request);
   }
 
   /** Stops the gateway; how long it took (a stop that hangs fails the test rather than time it out). */
@@ -477,7 +468,7 @@ describe('a stop while a call that no client or job waits on hangs', () => {
 
   it('ends an async hook’s webhook at the cut, and records the call with the check erred', async () => {
     const { tookMs, check } = await stopWithHangingCheck(
-      { id: 'default.webhook', parameters: { webhookURL: `${silentUrl}/audit`, timeout: 60_000 } },
+      { id: 'default.webhook', parameters: { webhookURL: `${silent.url}/audit`, timeout: 60_000 } },
       async () => {},
       'POST /audit',
     );
@@ -502,7 +493,7 @@ describe('a stop while a call that no client or job waits on hangs', () => {
           headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
           body: JSON.stringify({
             slug: 'silent-judge',
-            config: { provider: 'openai', api_key: 'sk-silent', custom_host: silentUrl },
+            config: { provider: 'openai', api_key: 'sk-silent', custom_host: silent.url },
           }),
         });
         expect(created.status).toBe(200);
@@ -533,7 +524,7 @@ describe('a stop while a call that no client or job waits on hangs', () => {
             config: {
               provider: 'openai',
               api_key: 'sk-silent',
-              custom_host: silentUrl,
+              custom_host: silent.url,
               retry: { attempts: 5 },
             },
           }),
@@ -553,7 +544,7 @@ describe('a stop while a call that no client or job waits on hangs', () => {
     const gateway = await startGateway({ env: { GATEWAY_SHUTDOWN_GRACE_MS: String(graceMs) } });
     try {
       const downloading = fetch(`${gateway.url}/files/file-stop/content`, {
-        headers: providerHeaders(gateway, silentUrl, { 'x-gateway-files': 'provider' }),
+        headers: providerHeaders(gateway, silent.url, { 'x-gateway-files': 'provider' }),
       }).then(
         (response) => response.status,
         (err: Error) => err.message,

@@ -11,7 +11,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { STOP_OVERRUN_MS } from '../../src/stop-plan.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { redisUrl } from '../helpers/redis.js';
+import { startSilentProvider } from '../helpers/silent-provider.js';
 import { startStallingProxy, throughProxy, type StallingProxy } from '../helpers/stalling-proxy.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -161,16 +161,10 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
   /** Runs `test` with a provider that takes every request and never answers it (a call to it is under way
    * until the cut) and a store proxy of its own; closes both after. */
   async function withSilentProvider(test: (provider: SilentProvider) => Promise<void>): Promise<void> {
-    const seen: string[] = [];
-    const silent = http.createServer((request) => {
-      seen.push(`${request.method} ${request.url}`);
-      request.resume();
-    });
-    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const silent = await startSilentProvider();
     let storeProxy: StallingProxy | undefined;
     try {
       storeProxy = await startStallingProxy(new URL(postgresUrl()), 5432);
-      const customHost = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
       await test({
         databaseUrl: throughProxy(databaseUrl, storeProxy).toString(),
         storeProxy,
@@ -180,21 +174,16 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
             headers: {
               'x-gateway-api-key': adminKey,
               'x-gateway-provider': 'openai',
-              'x-gateway-custom-host': customHost,
+              'x-gateway-custom-host': silent.url,
               authorization: 'Bearer sk-stop',
               'content-type': 'application/json',
             },
             body: JSON.stringify(body),
           }),
-        async reached() {
-          for (let i = 0; i < 500 && seen.length === 0; i++)
-            await new Promise((done) => setTimeout(done, 20));
-          return seen;
-        },
+        reached: () => silent.taken(),
       });
     } finally {
-      silent.closeAllConnections();
-      await new Promise((done) => silent.close(done));
+      await silent.close();
       await storeProxy?.close();
     }
   }
