@@ -466,6 +466,31 @@ describe('a stop while a call that no client or job waits on hangs', () => {
     }
   }
 
+  /** `stopWithHangingCheck` of a model judge whose stored config `slug` (and `more`) calls the silent provider. */
+  function stopWithHangingJudge(slug: string, more: Record<string, unknown> = {}) {
+    return stopWithHangingCheck(
+      { id: 'default.modelJudge', parameters: { config: slug, instructions: 'Be polite.', timeout: 60_000 } },
+      async (gateway) => {
+        const created = await fetch(`${gateway.url}/configs`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            slug,
+            config: { provider: 'openai', api_key: 'sk-silent', custom_host: silent.url, ...more },
+          }),
+        });
+        expect(created.status).toBe(200);
+      },
+      'POST /chat/completions',
+    );
+  }
+
+  /** A judge's check that the stop ended, in its call's record. */
+  const JUDGE_ERRED_ON_STOP = {
+    id: 'default.modelJudge',
+    error: { message: expect.stringContaining('the gateway stopped') as unknown, timed_out: false },
+  };
+
   it('ends an async hook’s webhook at the cut, and records the call with the check erred', async () => {
     const { tookMs, check } = await stopWithHangingCheck(
       { id: 'default.webhook', parameters: { webhookURL: `${silent.url}/audit`, timeout: 60_000 } },
@@ -482,62 +507,17 @@ describe('a stop while a call that no client or job waits on hangs', () => {
   });
 
   it('ends an async hook’s judge call at the cut, and records the call with the check erred', async () => {
-    const { tookMs, check } = await stopWithHangingCheck(
-      {
-        id: 'default.modelJudge',
-        parameters: { config: 'silent-judge', instructions: 'Be polite.', timeout: 60_000 },
-      },
-      async (gateway) => {
-        const created = await fetch(`${gateway.url}/configs`, {
-          method: 'POST',
-          headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            slug: 'silent-judge',
-            config: { provider: 'openai', api_key: 'sk-silent', custom_host: silent.url },
-          }),
-        });
-        expect(created.status).toBe(200);
-      },
-      'POST /chat/completions',
-    );
+    const { tookMs, check } = await stopWithHangingJudge('silent-judge');
     expect(tookMs).toBeLessThan(graceMs + margin);
-    expect(check).toMatchObject({
-      id: 'default.modelJudge',
-      error: { message: expect.stringContaining('the gateway stopped') as unknown, timed_out: false },
-    });
+    expect(check).toMatchObject(JUDGE_ERRED_ON_STOP);
   });
 
   it('records a judge call whose config retries, without a retry once its connection was destroyed', async () => {
     // Retried, the judge's call would back off (seconds, in all) and go out again to a client that no
     // longer sends: the judged call's record, and the judge's own, would come after the final writes.
-    const { tookMs, check } = await stopWithHangingCheck(
-      {
-        id: 'default.modelJudge',
-        parameters: { config: 'retrying-judge', instructions: 'Be polite.', timeout: 60_000 },
-      },
-      async (gateway) => {
-        const created = await fetch(`${gateway.url}/configs`, {
-          method: 'POST',
-          headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            slug: 'retrying-judge',
-            config: {
-              provider: 'openai',
-              api_key: 'sk-silent',
-              custom_host: silent.url,
-              retry: { attempts: 5 },
-            },
-          }),
-        });
-        expect(created.status).toBe(200);
-      },
-      'POST /chat/completions',
-    );
+    const { tookMs, check } = await stopWithHangingJudge('retrying-judge', { retry: { attempts: 5 } });
     expect(tookMs).toBeLessThan(graceMs + margin);
-    expect(check).toMatchObject({
-      id: 'default.modelJudge',
-      error: { message: expect.stringContaining('the gateway stopped') as unknown, timed_out: false },
-    });
+    expect(check).toMatchObject(JUDGE_ERRED_ON_STOP);
   });
 
   it('ends a provider file download whose provider never answers', async () => {
