@@ -148,7 +148,7 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
     expect(stopped.tookMs).toBeLessThan(graceMs + STOP_OVERRUN_MS - 500);
   }
 
-  interface SilentProvider {
+  interface HangingCallSetting {
     /** The store through a proxy of its own: the one the tests before stalled carries nothing any more. */
     databaseUrl: string;
     storeProxy: StallingProxy;
@@ -160,7 +160,7 @@ describeWithPostgres('the gateway process stopped by SIGTERM', () => {
 
   /** Runs `test` with a provider that takes every request and never answers it (a call to it is under way
    * until the cut) and a store proxy of its own; closes both after. */
-  async function withSilentProvider(test: (provider: SilentProvider) => Promise<void>): Promise<void> {
+  async function withSilentProvider(test: (provider: HangingCallSetting) => Promise<void>): Promise<void> {
     const silent = await startSilentProvider();
     let storeProxy: StallingProxy | undefined;
     try {
