@@ -148,8 +148,10 @@ export class RedisRateCounter implements RateCounter {
     if (adjusts.length === 0) return;
     const args: Array<string | number> = [now === undefined ? '' : String(now)];
     for (const adjust of adjusts) args.push(adjust.periodMs, adjust.limit, adjust.units);
+    // Not queued either: a settlement or a give-back its caller gave up on (and reported as not made) would
+    // move the counter once Redis is back, the units it corrects long drained or charged again meanwhile.
     await this.state.runScript(
-      { name: 'gatewayRateAdjust', lua: ADJUST },
+      { name: 'gatewayRateAdjust', lua: ADJUST, whenConnected: true },
       adjusts.map((adjust) => adjust.key),
       args,
     );

@@ -49,7 +49,8 @@ export interface StateScript {
   /**
    * Sent at once or not at all: while the connection is down (or not yet ready) the run fails at once,
    * rather than wait in the client's queue to be sent once Redis is back, long after its caller gave up on
-   * it (a rate-limit check, whose call was decided without it, would be charged then).
+   * it (a rate-limit check, whose call was decided without it, would be charged then; a settlement or a
+   * give-back, reported as not made, would move a counter that has moved on).
    */
   whenConnected?: boolean;
 }

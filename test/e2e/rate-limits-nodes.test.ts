@@ -646,6 +646,48 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('a settlement issued while the node is not connected to Redis is not applied once Redis is back', async () => {
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'offline-settle',
+        { type: 'tokens', unit: 'rpd', value: 100_000 },
+        { GATEWAY_RATE_LIMIT_TIMEOUT_MS: '300', GATEWAY_REDIS_TIMEOUT_MS: '5000' },
+      );
+      const level = async () => Number((await redis.get(counter))?.split(',')[0]);
+      try {
+        fake.enqueue({ firstByteDelayMs: 1_500 });
+        const call = outcome(
+          sdk(node, key, { case: 'offline-settle' })
+            .chat.completions.create({
+              model: 'gpt-4o-mini',
+              messages: [{ role: 'user', content: 'hi' }],
+              max_tokens: 5_000,
+            })
+            .withResponse(),
+        );
+        // The call is admitted, its reservation charged; then the connection goes, and the node's next one
+        // is open but carries nothing (its client waits for it to be ready) when the answer comes.
+        await vi.waitFor(async () => expect(await level()).toBeGreaterThan(5_000), { timeout: 5_000 });
+        const reserved = await level();
+        proxy.set('refuse');
+        proxy.set('stall');
+        const client = (node.server.deps.state as unknown as { client: { status: string } }).client;
+        await vi.waitFor(() => expect(client.status).toBe('connect'), { timeout: 5_000, interval: 10 });
+        expect((await call).status).toBe(200);
+        const stats = node.server.deps.routing.rateLimits.stats;
+        await vi.waitFor(() => expect(stats.settleFailures).toBe(1), { timeout: 5_000, interval: 10 });
+        // Redis comes back after the settlement was given up (and counted as such): it is never sent, and
+        // the reservation stands, as the node reported.
+        proxy.set('refuse');
+        proxy.set('pass');
+        await vi.waitFor(() => expect(client.status).toBe('ready'), { timeout: 5_000, interval: 10 });
+        // A command of the node's own after any it had queued: once it is answered, they were run.
+        await node.server.deps.state.get('probe');
+        expect(await level()).toBe(reserved);
+      } finally {
+        await close();
+      }
+    });
+
     /**
      * A check Redis runs at once while its answer reaches the node past the rate limits' timeout: the call
      * is decided under the fail mode, and what the take charged for it goes back once the answer is in.
