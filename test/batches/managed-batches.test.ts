@@ -32,6 +32,8 @@ import { gatewayOpenAI } from '../helpers/openai-client.js';
 let gateway: TestGateway;
 let primary: FakeUpstream;
 let backup: FakeUpstream;
+/** Where the rate-limit counters' clock stands while a test holds it; it runs with Date.now() otherwise. */
+let rateLimitNow: number | undefined;
 
 beforeAll(async () => {
   // The primary fails every request for the model `flaky`: the config falls back to the backup.
@@ -39,6 +41,7 @@ beforeAll(async () => {
   backup = await startFakeOpenAI({ name: 'backup', models: { broken: { status: 400 } } });
   gateway = await startGateway({
     env: { GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_CONCURRENCY: '32' },
+    rateLimitClock: () => rateLimitNow ?? Date.now(),
   });
 });
 
@@ -544,6 +547,11 @@ describe('rate-limit policies', () => {
     'make a line wait for its window instead of failing it',
     async () => {
       const limited = await startFakeOpenAI({ name: 'limited' });
+      // The window's room comes back one request every half second: on the counters' own clock a batch
+      // whose lines took longer than 3 s to start (a loaded host) had room for every one of them, none
+      // waited and the test saw no refusal. Held still, the clock gives 120 lines room however long they
+      // take, and none to the other 6 until the test moves it on.
+      rateLimitNow = Date.now();
       try {
         const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
           conditions: [{ key: 'metadata.case', value: 'batch-limits' }],
@@ -556,17 +564,28 @@ describe('rate-limit policies', () => {
         const client = gatewayOpenAI(gateway, target(limited), {
           'x-gateway-metadata': JSON.stringify({ case: 'batch-limits' }),
         });
-        const refusedBefore = gateway.server.deps.routing.rateLimits.stats.refused;
-        // 120 a minute: the first 120 lines pass at once, the last 6 wait for room (half a second each).
+        const { stats } = gateway.server.deps.routing.rateLimits;
+        const refusedBefore = stats.refused;
         const lines = Array.from({ length: 126 }, (_, i) => chatLine(`limited-${i}`));
         const file = await upload(client, jsonl(lines));
-        const batch = await waitFor(client, (await createBatch(client, file.id)).id, finished);
+        const created = await createBatch(client, file.id);
+        await waitFor(client, created.id, (batch) => batch.request_counts?.completed === 120);
+        // Each of the 6 lines left is refused every time it is tried (a second apart, its Retry-After),
+        // and waits: the batch runs on with none of them failed or sent to the provider.
+        await until(() => stats.refused >= refusedBefore + 6, 30_000);
+        const waiting = await client.batches.retrieve(created.id);
+        expect(waiting.status).toBe('in_progress');
+        expect(waiting.request_counts).toEqual({ total: 126, completed: 120, failed: 0 });
+        expect(limited.requests.length).toBe(120);
+
+        rateLimitNow += 3_000;
+        const batch = await waitFor(client, created.id, finished);
         expect(batch.status).toBe('completed');
         expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
-        expect(gateway.server.deps.routing.rateLimits.stats.refused).toBeGreaterThan(refusedBefore);
         // Refusals never reached the provider: one request per line.
         expect(limited.requests.length).toBe(126);
       } finally {
+        rateLimitNow = undefined;
         await limited.close();
       }
     },
