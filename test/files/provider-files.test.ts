@@ -1,15 +1,43 @@
 /**
  * `/v1/files` answered by the provider's own Files API when the client sends `x-gateway-files: provider`,
- * with the official `openai` SDK against the fake OpenAI: upload streamed through, list, get, content,
- * delete; without the header the gateway's own store answers.
+ * with the official `openai` SDK against the fake OpenAI (and the fake Azure for HEAD of contents): upload
+ * streamed through, list, get, content and its HEAD, delete; without the header the gateway's own store
+ * answers.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { gatewayOpenAI } from '../helpers/openai-client.js';
+import { gatewayHeaders, gatewayOpenAI } from '../helpers/openai-client.js';
+
+/**
+ * A HEAD of a provider file's contents beside its GET: the same content-type, the file's length, and the
+ * provider asked for the file object alone (`sent` gives what it was sent meanwhile); a file it does not
+ * have is 404, as the GET.
+ */
+async function expectHeadOfContent(
+  gateway: TestGateway,
+  config: Record<string, unknown>,
+  fileId: string,
+  sent: () => string[],
+): Promise<string[]> {
+  const headers = gatewayHeaders(gateway, config, { 'x-gateway-files': 'provider' });
+  const get = await fetch(`${gateway.url}/files/${fileId}/content`, { headers });
+  expect(get.status).toBe(200);
+  const bytes = Buffer.from(await get.arrayBuffer()).length;
+  const before = sent().length;
+  const head = await fetch(`${gateway.url}/files/${fileId}/content`, { method: 'HEAD', headers });
+  expect(head.status).toBe(200);
+  expect(head.headers.get('content-length')).toBe(String(bytes));
+  expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+  const asked = sent().slice(before);
+  const missing = await fetch(`${gateway.url}/files/file-missing/content`, { method: 'HEAD', headers });
+  expect(missing.status).toBe(404);
+  return asked;
+}
 
 describe('files at the provider (x-gateway-files: provider)', () => {
   let fake: FakeUpstream;
@@ -69,6 +97,34 @@ describe('files at the provider (x-gateway-files: provider)', () => {
     expect(fake.requests.length).toBe(before);
   });
 
+  it("answers HEAD of a file's contents from the provider's file object, reading no contents", async () => {
+    const client = sdk({ 'x-gateway-files': 'provider' });
+    const text = '{"messages":[{"role":"user","content":"héllo"}]}\n'.repeat(50);
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(text), 'head.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const asked = await expectHeadOfContent(
+      gateway,
+      JSON.parse(config()) as Record<string, unknown>,
+      file.id,
+      () => fake.requests.map((r) => `${r.method} ${r.path}`),
+    );
+    expect(asked).toEqual([`GET /v1/files/${file.id}`]);
+
+    // A file object that gives no length is the provider's answer gone wrong, not a file of no bytes.
+    fake.enqueue({ status: 200, body: { id: file.id, object: 'file' } });
+    const unsized = await fetch(`${gateway.url}/files/${file.id}/content`, {
+      method: 'HEAD',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': config(),
+        'x-gateway-files': 'provider',
+      },
+    });
+    expect(unsized.status).toBe(502);
+  });
+
   it('refuses an upload that is not multipart with 415 naming the file, sending nothing', async () => {
     const before = fake.requests.length;
     const answer = await fetch(`${gateway.url}/files`, {
@@ -103,6 +159,40 @@ describe('files at the provider (x-gateway-files: provider)', () => {
     >;
     expect(error.status).toBe(400);
     expect(error.message).toContain('"anthropic"');
+  });
+});
+
+describe('files at Azure OpenAI (x-gateway-files: provider)', () => {
+  let azure: FakeAzure;
+  let gateway: TestGateway;
+  let config: Record<string, unknown>;
+
+  beforeAll(async () => {
+    azure = await startFakeAzure();
+    gateway = await startGateway();
+    config = {
+      provider: 'azure-openai',
+      api_key: azure.apiKey,
+      custom_host: azure.url,
+      api_version: '2024-10-21',
+    };
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await azure?.close();
+  });
+
+  it("answers HEAD of a file's contents from Azure's file object, reading no contents", async () => {
+    const client = gatewayOpenAI(gateway, config, { 'x-gateway-files': 'provider' });
+    const text = '{"messages":[{"role":"user","content":"hi"}]}\n'.repeat(20);
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(text), 'head.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const asked = await expectHeadOfContent(gateway, config, file.id, () =>
+      azure.requests.map((r) => `${r.method} ${r.path}`),
+    );
+    expect(asked).toEqual([`GET /openai/files/${file.id}`]);
   });
 });
 

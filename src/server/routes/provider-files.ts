@@ -11,10 +11,14 @@ import { GatewayError } from '../../core/errors.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { headerValue } from '../../gateway/context.js';
 import { callResource, openResource } from '../../gateway/provider-resources/resource-client.js';
-import { resourceTarget } from '../../gateway/provider-resources/resource-target.js';
+import { resourceTarget, type ResourceTarget } from '../../gateway/provider-resources/resource-target.js';
 import { pathParam } from './management/route-helpers.js';
 
 export const FILES_HEADER = 'x-gateway-files';
+
+/** The type OpenAI's and Azure's answers of a file's contents carry (and the one given a provider's answer
+ * naming none): a HEAD, answered without those answers, gives it too. */
+const CONTENT_TYPE = 'application/octet-stream';
 
 /**
  * Answers the request from the provider's Files API when it asks for that; false when it does not. The
@@ -55,7 +59,13 @@ export async function answeredByProvider(
     await reply.send(await callResource(deps, target, { method: 'DELETE', path }, request.gw.signal));
     return true;
   }
-  if (request.url.split('?')[0].endsWith('/content')) {
+  const content = request.url.split('?')[0].endsWith('/content');
+  if (content && request.method === 'HEAD') {
+    const file = await callResource(deps, target, { method: 'GET', path }, request.gw.signal);
+    await contentHeaders(reply, target, path, file).send();
+    return true;
+  }
+  if (content) {
     const answer = await openResource(
       deps,
       target,
@@ -69,13 +79,31 @@ export async function answeredByProvider(
         answer.done();
       }
     }
-    await reply
-      .type(answer.headers['content-type'] ?? 'application/octet-stream')
-      .send(Readable.from(body()));
+    await reply.type(answer.headers['content-type'] ?? CONTENT_TYPE).send(Readable.from(body()));
     return true;
   }
   await reply.send(
     await callResource(deps, target, { method: 'GET', path: `${path}${search}` }, request.gw.signal),
   );
   return true;
+}
+
+/**
+ * A HEAD of a file's contents, answered from the provider's file object (its `bytes`) rather than from a
+ * GET of the contents, which would read the whole file to send none of it.
+ */
+function contentHeaders(
+  reply: FastifyReply,
+  target: ResourceTarget,
+  path: string,
+  file: Record<string, unknown>,
+): FastifyReply {
+  const { bytes } = file;
+  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new GatewayError(
+      'upstream_invalid_response',
+      `${target.adapter.id} answered GET ${path} with a file object whose bytes is not a length`,
+    );
+  }
+  return reply.type(CONTENT_TYPE).header('content-length', String(bytes));
 }
