@@ -83,6 +83,62 @@ describe('parseConfig', () => {
     );
   });
 
+  it.each([
+    [{ virtualKey: 'vk' }, 'config.virtualKey', 'virtual_key'],
+    [{ virtual_key: 'vk', overrideParams: { model: 'gpt-4o' } }, 'config.overrideParams', 'override_params'],
+    [
+      { virtual_key: 'vk', retry: { attempts: 2, onStatusCodes: [429] } },
+      'config.retry.onStatusCodes',
+      'on_status_codes',
+    ],
+    [{ virtual_key: 'vk', cache: { mode: 'simple', maxAge: 60 } }, 'config.cache.maxAge', 'max_age'],
+    [
+      { virtual_key: 'vk', strict_open_ai_compliance: false },
+      'config.strict_open_ai_compliance',
+      'strict_compat_compliance',
+    ],
+    [
+      { provider: 'openai', api_key: 'k', openai_organization: 'org' },
+      'config.openai_organization',
+      'vendora_organization',
+    ],
+    [
+      { provider: 'bedrock', aws_access_key_id: 'a', aws_secret_access_key: 'b' },
+      'config.aws_access_key_id',
+      'cloudc_access_key_id',
+    ],
+    [
+      { provider: 'vertex-ai', vertex_region: 'r', vertex_project_id: 'p' },
+      'config.vertex_region',
+      'cloudb_region',
+    ],
+    [
+      { provider: 'azure-ai', azure_endpoint_name: 'e' },
+      'config.azure_endpoint_name',
+      'cloudd_endpoint_name',
+    ],
+    [
+      { strategy: { mode: 'fallback', onStatusCodes: [429] }, targets: [{ virtual_key: 'a' }] },
+      'config.strategy.onStatusCodes',
+      'on_status_codes',
+    ],
+  ])(
+    "names our spelling of a key written in camelCase or with the reference gateway's vendor prefix (%j)",
+    (config, param, ours) => {
+      const error = expectGatewayError(() => parseConfig(config), 'invalid_config', param);
+      expect(error.message).toContain(`${param} is not a known key: write ${ours} (allowed: `);
+    },
+  );
+
+  it('suggests no spelling where ours has no such key', () => {
+    const error = expectGatewayError(
+      () => parseConfig({ provider: 'bedrock', aws_role_arn: 'r' }),
+      'invalid_config',
+      'config.aws_role_arn',
+    );
+    expect(error.message).toMatch(/^config\.aws_role_arn is not a known key \(allowed: /);
+  });
+
   it('lists the allowed keys when one is misspelt', () => {
     expect(() => parseConfig({ retry: { attemps: 3 } })).toThrow(
       'config.retry.attemps is not a known key (allowed: attempts, on_status_codes, use_retry_after_headers, use_retry_after_header)',

@@ -6,7 +6,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { GatewayError, type ErrorCode } from '../errors.js';
-import { explainError, shapeOf, type SchemaErrorDetail } from './explain-error.js';
+import { explainError, shapeOf, unknownKeyMessage, type SchemaErrorDetail } from './explain-error.js';
 
 export interface SchemaValidator<T extends TSchema> {
   /** Returns the value typed when it conforms, otherwise throws a GatewayError naming the field. */
@@ -22,6 +22,9 @@ export interface ValidatorOptions {
   subject: string;
   /** Param reported when the value is not an object (null for bodies). */
   rootParam: string | null;
+  /** Our spelling of a key the value's objects do not have, where the key is a known other spelling of
+   * one (another casing, another product's name), so the error can say which key was meant. */
+  spellingOf?: (key: string) => string | undefined;
 }
 
 export function compileValidator<T extends TSchema>(
@@ -31,6 +34,14 @@ export function compileValidator<T extends TSchema>(
   const compiled = TypeCompiler.Compile(schema);
   const refs = new Map<string, TSchema>(typeof schema.$id === 'string' ? [[schema.$id, schema]] : []);
 
+  const withSpelling = (detail: SchemaErrorDetail): SchemaErrorDetail => {
+    if (!detail.unknownKey || !options.spellingOf) return detail;
+    const { key, allowed } = detail.unknownKey;
+    const spelling = options.spellingOf(key);
+    if (spelling === undefined || !allowed.includes(spelling)) return detail;
+    return { ...detail, message: unknownKeyMessage(allowed, spelling) };
+  };
+
   const firstError = (value: unknown): SchemaErrorDetail => {
     let explained: SchemaErrorDetail | null = null;
     try {
@@ -38,7 +49,7 @@ export function compileValidator<T extends TSchema>(
     } catch {
       // A schema construct the walker does not know: fall through to the compiled errors.
     }
-    if (explained !== null) return explained;
+    if (explained !== null) return withSpelling(explained);
     // The walker and the compiled check should always agree; if they ever do not, still answer
     // with the compiled checker's own first error rather than accept an invalid value.
     const raw = compiled.Errors(value).First();

@@ -14,6 +14,8 @@ export interface SchemaErrorDetail {
   /** Dotted path of the offending field (`messages[0].role`, `config.retry.attempts`). */
   path: string;
   message: string;
+  /** Set when the field is a key its closed object does not have: the key and the object's own keys. */
+  unknownKey?: { key: string; allowed: readonly string[] };
 }
 
 interface Found extends SchemaErrorDetail {
@@ -55,7 +57,9 @@ export function explainError(
   refs: SchemaRefs = new Map(),
 ): SchemaErrorDetail | null {
   const found = walk(schema, value, rootPath, 0, refs);
-  return found === null ? null : { path: found.path, message: found.message };
+  if (found === null) return null;
+  const { depth: _depth, ...detail } = found;
+  return detail;
 }
 
 function walk(schema: TSchema, value: unknown, path: string, depth: number, refs: SchemaRefs): Found | null {
@@ -159,12 +163,11 @@ function checkObject(
   if (s.additionalProperties === false) {
     const unknown = Object.keys(record).find((key) => properties[key] === undefined);
     if (unknown !== undefined) {
-      const allowed = Object.keys(properties).join(', ');
-      return at(
-        join(path, unknown),
-        depth + 1,
-        `is not a known key${allowed ? ` (allowed: ${allowed})` : ''}`,
-      );
+      const allowed = Object.keys(properties);
+      return {
+        ...at(join(path, unknown), depth + 1, unknownKeyMessage(allowed)),
+        unknownKey: { key: unknown, allowed },
+      };
     }
   }
   // A wrong `type`/`role` literal says the caller meant another kind of object altogether, which
@@ -388,6 +391,12 @@ export function shapeOf(value: unknown): Shape {
   const t = typeof value;
   if (t === 'boolean' || t === 'number' || t === 'string') return t;
   return 'object';
+}
+
+/** What an unknown key is told: our spelling of it where one is known (`spelling`), and the keys allowed. */
+export function unknownKeyMessage(allowed: readonly string[], spelling?: string): string {
+  const list = allowed.length > 0 ? ` (allowed: ${allowed.join(', ')})` : '';
+  return `is not a known key${spelling === undefined ? '' : `: write ${spelling}`}${list}`;
 }
 
 function fail(schema: TSchema, path: string, depth: number, message: string): Found {

@@ -6,6 +6,7 @@ import { GatewayError } from '../../core/errors.js';
 import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
 import { checkHooks } from './hook-specs.js';
+import { configKeySpelling } from './key-spellings.js';
 import { compileValidator, fieldError } from '../../core/validator/compile-validator.js';
 
 const CONFIG_HEADER = 'x-gateway-config';
@@ -22,6 +23,7 @@ const validator = compileValidator(GatewayConfigSchema, {
   rootPath: 'config',
   subject: 'config',
   rootParam: 'config',
+  spellingOf: configKeySpelling,
 });
 
 /** Stored configs are addressed by slug (`pc-prod-fallback`) or id (`cfg_01H…`). */
