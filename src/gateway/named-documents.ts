@@ -22,7 +22,7 @@
 import { GatewayError } from '../core/errors.js';
 import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vertex-ai/index.js';
 import type { PromptDocument, ProviderCredential, Repositories } from '../store/types.js';
-import type { GatewayConfig } from './config/index.js';
+import { keyAsWritten, type GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
 import { movedHostMessage, movedHostSetting } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
@@ -327,7 +327,7 @@ async function assertNode(
   path: string,
   parent?: Parent,
 ) {
-  const param = (key: string) => configParam(path, key);
+  const param = (key: string) => configParam(path, keyAsWritten(node, key));
   const effective = parent ? (inheritFrom(parent.effective, node) as GatewayConfig) : node;
   // A prompt_id target sent to its prompt's destination goes there with its own settings over the
   // destination's, as the call expands it (prompts/prompt-targets.ts): the destination's stored credential

@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { parseConfig, parseConfigHeader, type GatewayConfig } from './config/index.js';
+import { parseConfig, parseConfigHeader, keyAsWritten, type GatewayConfig } from './config/index.js';
 import { HEADERS, headerValue } from './context.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
@@ -61,7 +61,7 @@ const HEADER_FOR_KEY: Record<string, string> = {
 /** The name to report for a key of `node`: the header it came from, or its path in the config. */
 export function paramFor(node: object, path: string, key: string): string {
   if (headerDerived.has(node) && HEADER_FOR_KEY[key]) return HEADER_FOR_KEY[key];
-  return configParam(path, key);
+  return configParam(path, keyAsWritten(node, key));
 }
 
 function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig {

@@ -7,6 +7,7 @@ import { checkConfigRules, type ConfigRuleOptions } from './config-rules.js';
 import { GatewayConfigSchema, type GatewayConfig } from './config-schema.js';
 import { checkHooks } from './hook-specs.js';
 import { configKeySpelling } from './key-spellings.js';
+import { withModelProvider } from './model-provider.js';
 import { compileValidator, fieldError } from '../../core/validator/compile-validator.js';
 
 const CONFIG_HEADER = 'x-gateway-config';
@@ -30,36 +31,41 @@ const validator = compileValidator(GatewayConfigSchema, {
 const STORED_CONFIG_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,255}$/;
 
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): GatewayConfig {
-  const config = withStrategyBreakers(validator.assert(raw), 'config');
+  const config = normalized(validator.assert(raw), 'config');
   checkConfigRules(config, 'config', options);
   checkHooks(config, 'config');
   return config;
 }
 
 /**
- * The reference gateway reads a node's circuit breaker from `strategy.cb_config`, where configs written for
- * it put it; the interface has it as the node's `cb_config`. The first becomes the second (a copy: the
- * parsed object may be a stored config's, kept for other requests); a node giving both is refused.
+ * Every node of the tree written as the reference gateway's configs write it, in the interface's form: a
+ * copy of each node that changes (the parsed object may be a stored config's, kept for other requests).
  */
-function withStrategyBreakers(node: GatewayConfig, path: string): GatewayConfig {
-  const targets = node.targets?.map((target, i) => withStrategyBreakers(target, `${path}.targets[${i}]`));
+function normalized(node: GatewayConfig, path: string): GatewayConfig {
+  const targets = node.targets?.map((target, i) => normalized(target, `${path}.targets[${i}]`));
   const changedTarget = targets?.some((target, i) => target !== node.targets![i]) === true;
+  const own = withModelProvider(withStrategyBreaker(node, path));
+  if (!changedTarget) return own;
+  return { ...own, targets };
+}
+
+/**
+ * The reference gateway reads a node's circuit breaker from `strategy.cb_config`, where configs written for
+ * it put it; the interface has it as the node's `cb_config`. The first becomes the second; a node giving
+ * both is refused.
+ */
+function withStrategyBreaker(node: GatewayConfig, path: string): GatewayConfig {
   const breaker = node.strategy?.cb_config;
-  if (breaker === undefined && !changedTarget) return node;
-  if (breaker !== undefined && node.cb_config !== undefined) {
+  if (breaker === undefined) return node;
+  if (node.cb_config !== undefined) {
     throw fieldError(
       'invalid_config',
       `${path}.strategy.cb_config`,
       'is given beside cb_config: give the circuit breaker once',
     );
   }
-  const copy: GatewayConfig = { ...node, ...(targets && { targets }) };
-  if (breaker !== undefined) {
-    const { cb_config: _moved, ...strategy } = node.strategy!;
-    copy.strategy = strategy;
-    copy.cb_config = breaker;
-  }
-  return copy;
+  const { cb_config: _moved, ...strategy } = node.strategy!;
+  return { ...node, strategy, cb_config: breaker };
 }
 
 export function parseConfigHeader(
