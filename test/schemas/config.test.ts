@@ -130,6 +130,26 @@ describe('parseConfig', () => {
     },
   );
 
+  it.each([
+    ['fallback', 'conditions'],
+    ['loadbalance', 'default'],
+    ['single', 'conditions'],
+  ] as const)(
+    "refuses strategy.%s's %s, which only a conditional node reads, rather than ignore it",
+    (mode, key) => {
+      const strategy = {
+        mode,
+        ...(key === 'conditions' ? { conditions: [{ query: {}, then: 'a' }] } : { default: 'a' }),
+      };
+      const error = expectGatewayError(
+        () => parseConfig({ strategy, targets: [{ name: 'a', virtual_key: 'a' }] }),
+        'invalid_config',
+        `config.strategy.${key}`,
+      );
+      expect(error.message).toContain(`only when strategy.mode is 'conditional' (this node's is '${mode}')`);
+    },
+  );
+
   it('suggests no spelling where ours has no such key', () => {
     const error = expectGatewayError(
       () => parseConfig({ provider: 'bedrock', aws_role_arn: 'r' }),

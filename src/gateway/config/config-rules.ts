@@ -258,7 +258,19 @@ function checkStrategy(node: GatewayConfig, path: string): void {
       'has no target with a positive weight: give at least one a weight above 0',
     );
   }
-  if (mode !== 'conditional') return;
+  if (mode !== 'conditional') {
+    // Only a conditional node reads them: on another they would be a routing rule silently not applied.
+    for (const key of ['conditions', 'default'] as const) {
+      if (strategy[key] !== undefined) {
+        throw fieldError(
+          'invalid_config',
+          `${path}.strategy.${key}`,
+          `is read only when strategy.mode is 'conditional' (this node's is '${mode}'): remove it, or make the node conditional`,
+        );
+      }
+    }
+    return;
+  }
 
   if (strategy.conditions === undefined) {
     throw fieldError(
