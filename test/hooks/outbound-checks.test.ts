@@ -130,6 +130,41 @@ describe('default.webhook', () => {
     }
   });
 
+  it('masks the header values it sent in the rewrite it answers, on both sides of the call', async () => {
+    const token = 'whsecret-0123456789';
+    const headers = { Authorization: `Bearer ${token}` };
+    const echoing = fakeServices({
+      post: (_url, body) => {
+        const seen = (body as { request: { json: Record<string, unknown> } }).request.json;
+        const echoed = { ...seen, echoed: headers, [token]: [`Bearer ${token}`] };
+        return {
+          status: 200,
+          body: {
+            verdict: true,
+            transformedData: {
+              request: { json: echoed },
+              response: { json: { ...chatAnswer(`sent ${token}`), echoed: headers } },
+            },
+          },
+        };
+      },
+    });
+    const parameters = { webhookURL: URL_, headers };
+    const before = await runCheck('webhook', onRequest('x'), parameters, echoing);
+    const after = await runCheck('webhook', onAnswer('y'), parameters, echoing);
+    expect(JSON.stringify(before)).not.toContain(token);
+    expect(JSON.stringify(after)).not.toContain(token);
+    expect(before.transformed).toEqual({
+      ...chatRequest('x'),
+      echoed: { Authorization: '[REDACTED]' },
+      '[REDACTED]': ['[REDACTED]'],
+    });
+    expect(after.transformed).toEqual({
+      ...chatAnswer('sent [REDACTED]'),
+      echoed: { Authorization: '[REDACTED]' },
+    });
+  });
+
   it('refuses a URL that is not http(s) and headers that are not strings, naming the field', () => {
     const problem = (p: unknown) => checkParameterError('default.webhook', p, 'beforeRequestHook');
     expect(problem({ webhookURL: 'ftp://x' })).toEqual({

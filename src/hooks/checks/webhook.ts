@@ -49,8 +49,10 @@ export const webhook = defineCheck({
       data?: unknown;
       transformedData?: unknown;
     };
-    const transformed = rewriteOf(ctx, transformedData);
-    // What the webhook says goes into the hook's results: never the header values it was sent.
+    const rewrite = rewriteOf(ctx, transformedData);
+    // What the webhook says goes into the hook's results, and its rewrite to the provider or the client (and
+    // the log): never the header values it was sent.
+    const transformed = rewrite === undefined ? undefined : withoutHeaderValues(rewrite, headers);
     return {
       verdict,
       explanation:
