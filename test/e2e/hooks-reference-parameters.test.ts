@@ -103,6 +103,63 @@ describe('default.modelWhitelist with metadataRules', () => {
   });
 });
 
+describe('the model checks with not: true', () => {
+  const config = (check: Record<string, unknown>) => ({
+    ...target(fake),
+    input_guardrails: [{ id: 'blocked-models', deny: true, ...check }],
+  });
+
+  it('block the listed models, as the reference gateway reads not', async () => {
+    const whitelist = config({
+      'default.modelWhitelist': {
+        models: ['o3'],
+        metadataRules: [{ metadataKey: 'tier', values: ['free'], models: ['gpt-4o'] }],
+        not: true,
+      },
+    });
+    expect(await statusOf(whitelist, 'o3')).toBe(446);
+    expect(await statusOf(whitelist, 'gpt-4o')).toBe(200);
+    expect(await statusOf(whitelist, 'gpt-4o', { tier: 'free' })).toBe(446);
+    expect(await statusOf(whitelist, 'o3', { tier: 'free' })).toBe(200);
+    const rules = config({
+      'default.modelRules': {
+        rules: { defaults: ['o3'], metadata: { tier: { free: ['gpt-4o'] } } },
+        not: true,
+      },
+    });
+    expect(await statusOf(rules, 'o3')).toBe(446);
+    expect(await statusOf(rules, 'gpt-4o')).toBe(200);
+    expect(await statusOf(rules, 'gpt-4o', { tier: 'free' })).toBe(446);
+  });
+
+  it('explain a verdict as true of a blocked list as of an allowed one', async () => {
+    const explained = async (model: string, parameters: Record<string, unknown>) => {
+      const flagging = {
+        ...target(fake),
+        input_guardrails: [{ id: 'blocked-models', 'default.modelWhitelist': { ...parameters, not: true } }],
+      };
+      const { data } = await client(gateway, flagging).chat.completions.create(chat(model)).withResponse();
+      const hooks = (
+        data as unknown as { hook_results: { before_request_hooks: Array<{ checks: unknown[] }> } }
+      ).hook_results.before_request_hooks;
+      return hooks[0]!.checks[0] as { verdict: boolean; explanation: string };
+    };
+    expect(await explained('o3', { models: ['o3'] })).toEqual(
+      expect.objectContaining({ verdict: false, explanation: 'Model "o3" is one of the listed models.' }),
+    );
+    expect(await explained('gpt-4o', { models: ['o3'] })).toEqual(
+      expect.objectContaining({
+        verdict: true,
+        explanation: 'Model "gpt-4o" is not one of the listed models.',
+      }),
+    );
+    const rulesOnly = { metadataRules: [{ metadataKey: 'tier', values: ['free'], models: ['o3'] }] };
+    expect((await explained('o3', rulesOnly)).explanation).toBe(
+      'No metadata rule matches the request and no default list is given: no model is listed.',
+    );
+  });
+});
+
 describe('a guardrail saying its type', () => {
   it("is a hook of that type, as the reference gateway reads a guardrail's type", async () => {
     const config = {

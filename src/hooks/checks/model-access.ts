@@ -15,6 +15,9 @@ export function judgedModel(ctx: CheckContext): string | undefined {
  * Passes when the model is allowed. `rules` names the metadata rules that gave `allowed` (none: the
  * default list). No model, or no allowed model at all, fails: the reference gateway errs there, which its
  * engine counts as a pass, and an allow-list letting every model through is the opposite of its purpose.
+ *
+ * The explanation says what is listed, not what is allowed: with `not: true` (the engine's) the list is of
+ * blocked models, as the reference gateway reads it, and the same sentence must stay true of the verdict.
  */
 export function modelAccessVerdict(
   model: string | undefined,
@@ -27,14 +30,16 @@ export function modelAccessVerdict(
   if (allowed.length === 0) {
     return {
       verdict: false,
-      explanation: 'No metadata rule matches the request and no default list is given: no model is allowed.',
+      explanation: 'No metadata rule matches the request and no default list is given: no model is listed.',
       data: { model, rules },
     };
   }
   const verdict = allowed.includes(model);
   return {
     verdict,
-    explanation: verdict ? `Model "${model}" is allowed.` : `Model "${model}" is not in the allowed list.`,
+    explanation: verdict
+      ? `Model "${model}" is one of the listed models.`
+      : `Model "${model}" is not one of the listed models.`,
     data: { model, rules },
   };
 }
