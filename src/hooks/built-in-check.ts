@@ -26,9 +26,16 @@ export function defineCheck<S extends TSchema>(check: BuiltInCheck<S>): BuiltInC
   return check;
 }
 
-/** The text a text check reads: the answer's after the call, the request's before it. */
+/**
+ * The text a text check reads: the answer's after the call, the request's before it. An empty one (an
+ * answer of tool calls only) is nothing to judge, and the check errs, so the hook's `on_error` decides:
+ * pass by default, as the reference gateway's text checks err there, or fail. Judged as zero words, it
+ * failed `{minWords: 1}`, and an output guardrail pasted from that gateway denied every tool call.
+ */
 export function checkedText(ctx: CheckContext): string {
-  return ctx.event === 'afterRequestHook' ? (ctx.response?.text ?? '') : ctx.request.text;
+  const text = ctx.event === 'afterRequestHook' ? (ctx.response?.text ?? '') : ctx.request.text;
+  if (text === '') throw new Error(`${checkedSubject(ctx)} has no text to check`);
+  return text;
 }
 
 /** "the answer" or "the request", for explanations. */

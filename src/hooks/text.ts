@@ -7,7 +7,8 @@
  *   a newline); answer: the first choice's `message.content`;
  * - complete request: the prompt (an array's strings joined by a newline); answer: the first choice's `text`;
  * - embed request: the input (likewise); an embeddings answer has no text: `''`.
- * Token arrays (numbers) are not text and are skipped. A body without text is read as `''`.
+ * Token arrays (numbers) are not text and are skipped. A body without text is read as `''`, which a text
+ * check gives no verdict on (built-in-check.ts, `checkedText`).
  *
  * The other APIs' bodies read the same way: a Responses request's `input` (a string, or items read as
  * messages, a `function_call_output` as its output), an Anthropic Messages request's `messages` (a

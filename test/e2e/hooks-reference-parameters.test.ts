@@ -160,6 +160,44 @@ describe('the model checks with not: true', () => {
   });
 });
 
+describe('a text check on an answer without text', () => {
+  const toolCall = {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user' as const, content: 'what is the weather?' }],
+    tools: [{ type: 'function' as const, function: { name: 'weather', parameters: { type: 'object' } } }],
+    tool_choice: 'required' as const,
+  };
+  const config = (onError?: string) => ({
+    ...target(fake),
+    output_guardrails: [
+      {
+        id: 'words',
+        deny: true,
+        'default.wordCount': { minWords: 1, maxWords: 500, ...(onError && { on_error: onError }) },
+      },
+    ],
+  });
+
+  it('gives no verdict: a tool-call answer passes by default, as with the reference gateway', async () => {
+    const { data, response } = await client(gateway, config())
+      .chat.completions.create(toolCall)
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(data.choices[0]!.message.tool_calls).toHaveLength(1);
+    const hooks = (data as unknown as { hook_results: { after_request_hooks: Array<{ checks: unknown[] }> } })
+      .hook_results.after_request_hooks;
+    expect(hooks[0]!.checks[0]).toMatchObject({
+      verdict: true,
+      error: { message: 'the answer has no text to check', timed_out: false },
+      on_error: 'pass',
+    });
+    const refused = await client(gateway, config('fail'))
+      .chat.completions.create(toolCall)
+      .catch((err: unknown) => err);
+    expect((refused as APIError).status).toBe(446);
+  });
+});
+
 describe('a guardrail saying its type', () => {
   it("is a hook of that type, as the reference gateway reads a guardrail's type", async () => {
     const config = {

@@ -42,9 +42,15 @@ describe('default.wordCount', () => {
     );
   });
 
-  it('reads empty text as zero words', async () => {
-    expect((await runCheck('wordCount', onRequest(''), { minWords: 1 })).verdict).toBe(false);
-    expect((await runCheck('wordCount', onRequest(''), { maxWords: 0 })).verdict).toBe(true);
+  it('reads white space as zero words, and gives no verdict on an empty text (its on_error decides)', async () => {
+    expect((await runCheck('wordCount', onRequest(' \n'), { minWords: 1 })).verdict).toBe(false);
+    expect((await runCheck('wordCount', onRequest(' \n'), { maxWords: 0 })).verdict).toBe(true);
+    await expect(runCheck('wordCount', onRequest(''), { minWords: 1 })).rejects.toThrow(
+      'the request has no text to check',
+    );
+    await expect(runCheck('wordCount', onAnswer(''), { maxWords: 0 })).rejects.toThrow(
+      'the answer has no text to check',
+    );
   });
 });
 
@@ -56,7 +62,7 @@ describe('default.sentenceCount', () => {
     expect(await count('Wait... what?! Yes.')).toBe(2);
     expect(await count('Wait. What?! Yes.')).toBe(3);
     expect(await count('It costs 3.50 dollars. Fine')).toBe(2);
-    expect(await count('')).toBe(0);
+    expect(await count(' ')).toBe(0);
     expect((await runCheck('sentenceCount', onAnswer('One. Two. Three.'), { maxSentences: 2 })).verdict).toBe(
       false,
     );
