@@ -132,7 +132,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(again.seed).toBe(made.seed);
   });
 
-  it('sends no seed of its own under an API version whose create takes none (before 2024-06-01)', async () => {
+  it('sends no seed of its own under an API version whose create takes none (before 2024-05-01-preview)', async () => {
     const older = gatewayOpenAI(gateway, { ...config, api_version: '2023-12-01-preview' });
     const training = await trainingFile('older.jsonl', older);
     await older.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
@@ -141,6 +141,18 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     );
     expect(sent!.query.get('api-version')).toBe('2023-12-01-preview');
     expect(sent!.body).not.toHaveProperty('seed');
+  });
+
+  it('sends its seed under 2024-05-01-preview, the first API version whose create takes one', async () => {
+    const may = gatewayOpenAI(gateway, { ...config, api_version: '2024-05-01-preview' });
+    const training = await trainingFile('may.jsonl', may);
+    const job = await may.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const sent = resourceRequests().findLast(
+      (r) => r.method === 'POST' && r.path === '/openai/fine_tuning/jobs',
+    );
+    expect(sent!.query.get('api-version')).toBe('2024-05-01-preview');
+    expect((sent!.body as { seed?: unknown }).seed).toEqual(expect.any(Number));
+    expect(job.seed).toBe((sent!.body as { seed: number }).seed);
   });
 
   it("leaves a client's own seed as it is, and a lost create with it fails rather than guess", async () => {

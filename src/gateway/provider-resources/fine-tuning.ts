@@ -109,7 +109,8 @@ interface JobMark {
  * no seed, a seed the gateway draws (31 random bits), which every job object carries (Azure OpenAI keeps
  * no metadata): a provider draws one for a job without it all the same, so the job trains as it would
  * have. A job the client seeds itself, with no room for the id, cannot be told from another of the same
- * body: none is marked; nor is one whose create takes no seed (Azure's API versions before 2024-06-01).
+ * body: none is marked; nor is one whose create takes no seed (Azure's API versions before
+ * 2024-05-01-preview).
  */
 function jobMark(target: ResourceTarget, id: string, body: CreateFineTuningJob): JobMark {
   const metadata = providerMetadata(target, id, body.metadata);

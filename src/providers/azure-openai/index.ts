@@ -38,11 +38,12 @@ function resourcesApiVersion(target: ProviderTarget): string {
   return target.cloudd_api_version ?? target.api_version ?? AZURE_RESOURCES_API_VERSION;
 }
 
-/** A fine-tuning job's create takes `seed` from API version 2024-06-01 on (its reference; 2023-12-01-preview
- * lists none), and under the undated versions (`v1`, `preview`, `latest`). */
+/** A fine-tuning job's create takes `seed` from API version 2024-05-01-preview on (its reference's
+ * FineTuningJobCreation is the first to list it; 2024-04-01-preview's and 2023-12-01-preview's list none),
+ * and under the undated versions (`v1`, `preview`, `latest`). */
 function createTakesSeed(target: ProviderTarget): boolean {
   const date = /^\d{4}-\d{2}-\d{2}/.exec(resourcesApiVersion(target))?.[0];
-  return date === undefined || date >= '2024-06-01';
+  return date === undefined || date >= '2024-05-01';
 }
 
 /** Azure OpenAI's Files, fine-tuning and Batch APIs: OpenAI's paths under `{base}/openai`, with the
