@@ -132,6 +132,34 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(again.seed).toBe(made.seed);
   });
 
+  it('finds a lost create in a job list that runs oldest first, though its two oldest jobs share a second', async () => {
+    const other = await startFakeAzure();
+    try {
+      const otherConfig = { ...config, api_key: other.apiKey, custom_host: other.url };
+      const retrying = new OpenAI({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        defaultHeaders: gatewayHeaders(gateway, otherConfig),
+      });
+      const via = gatewayOpenAI(gateway, otherConfig);
+      const training = await trainingFile('oldest-first.jsonl', via);
+      for (let i = 0; i < 2; i++) {
+        await via.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+      }
+      // Made in the same second an hour ago: equal times tell nothing of the list's order.
+      const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+      for (const old of other.resources.jobs.values()) old.created_at = hourAgo;
+      other.resources.jobsOldestFirst = true;
+      other.resources.loseJobAnswers = 1;
+      const job = await retrying.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+      expect(other.resources.jobs.size).toBe(3);
+      const made = [...other.resources.jobs.values()].at(-1)!;
+      expect(job).toMatchObject({ training_file: training.id, seed: made.seed });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sends no seed of its own under an API version whose create takes none (before 2024-05-01-preview)', async () => {
     const older = gatewayOpenAI(gateway, { ...config, api_version: '2023-12-01-preview' });
     const training = await trainingFile('older.jsonl', older);

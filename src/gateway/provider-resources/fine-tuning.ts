@@ -140,9 +140,10 @@ function answerLost(err: unknown): boolean {
 
 /**
  * The provider's job that a create whose answer was lost made, found by its mark among the account's jobs,
- * down to the first one older than the create once the list shows itself newest first (OpenAI's; Azure's
- * reference does not say its order, which is then read through, page by page); undefined when there is
- * none (or the provider cannot say).
+ * down to the first one older than the create once the list has shown itself newest first (OpenAI's; Azure's
+ * reference does not say its order): a job older than the one before it shows that order, and no job newer
+ * than the one before it has belied it. Until then (jobs of one second tell nothing) the list is read
+ * through, page by page. Undefined when there is none (or the provider cannot say).
  */
 async function lostCreation(
   deps: GatewayDeps,
@@ -151,7 +152,8 @@ async function lostCreation(
   sentAt: number,
 ): Promise<Json | undefined> {
   let newer: number | undefined;
-  let newestFirst = true;
+  let descends = false;
+  let ascends = false;
   try {
     for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES)) {
       for (const item of data) {
@@ -159,8 +161,9 @@ async function lostCreation(
         if (typeof job.id === 'string' && made(job)) return job;
         const at = job.created_at;
         if (typeof at !== 'number') continue;
-        if (newer !== undefined && at > newer) newestFirst = false;
-        if (newestFirst && newer !== undefined && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
+        if (newer !== undefined && at > newer) ascends = true;
+        if (newer !== undefined && at < newer) descends = true;
+        if (descends && !ascends && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
         newer = at;
       }
     }

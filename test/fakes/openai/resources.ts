@@ -51,6 +51,8 @@ export class FakeResources {
   loseBatchAnswers = 0;
   /** Fine-tuning job creations still to be answered by cutting the connection once the job exists. */
   loseJobAnswers = 0;
+  /** Lists the account's fine-tuning jobs oldest first (Azure's reference does not say its order). */
+  jobsOldestFirst = false;
   /** Fine-tuning job cancels still to be answered by cutting the connection once the job is cancelled. */
   loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
@@ -102,8 +104,10 @@ export class FakeResources {
         this.loseJobAnswers -= 1;
         return { ...created, lost: true };
       }
-      if (method === 'GET' && parts.length === 2)
-        return { status: 200, body: page([...this.jobs.values()].reverse(), limit, after) };
+      if (method === 'GET' && parts.length === 2) {
+        const jobs = [...this.jobs.values()];
+        return { status: 200, body: page(this.jobsOldestFirst ? jobs : jobs.reverse(), limit, after) };
+      }
       const job = this.jobs.get(parts[2]);
       if (!job) return error(404, `Could not find fine-tune: ${parts[2]}`, null, 'fine_tune_not_found');
       if (method === 'GET' && parts.length === 3) return { status: 200, body: this.advanceJob(job) };
