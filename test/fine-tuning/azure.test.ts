@@ -108,6 +108,39 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect([page.data[0]!.step_number, page.has_more]).toEqual([3, true]);
   });
 
+  /** A job of the fake Azure's, run to its end, with `events` metrics events more: its gateway id and Azure's. */
+  const finishedJob = async (name: string, events: number) => {
+    const training = await trainingFile(name);
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    while ((await client.fineTuning.jobs.retrieve(job.id)).status !== 'succeeded');
+    const providerId = String([...azure.resources.jobs.values()].at(-1)!.id);
+    azure.resources.addMetricsEvents(providerId, events);
+    return { id: job.id, providerId };
+  };
+  const eventReads = (providerId: string) =>
+    azure.requests.filter((r) => r.path === `/openai/fine_tuning/jobs/${providerId}/events`).length;
+
+  it('stops reading a job’s events from Azure once the client is gone', async () => {
+    const job = await finishedJob('gone.jsonl', 250);
+    let release!: () => void;
+    azure.resources.holdJobLists = new Promise((resolve) => (release = resolve));
+    const before = eventReads(job.providerId);
+    const caller = new AbortController();
+    const answer = fetch(`${gateway.url}/fine_tuning/jobs/${job.id}/events?limit=5`, {
+      headers: gatewayHeaders(gateway, config),
+      signal: caller.signal,
+    }).catch(() => undefined);
+    while (eventReads(job.providerId) === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    caller.abort();
+    await answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    azure.resources.holdJobLists = undefined;
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Azure's list of 250 and more is 3 pages of 100: only the first was asked for.
+    expect(eventReads(job.providerId) - before).toBe(1);
+  });
+
   it("finds the job a create made when Azure's answer to it is lost, by the seed the gateway chose", async () => {
     // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
     const retrying = new OpenAI({

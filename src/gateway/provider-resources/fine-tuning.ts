@@ -150,12 +150,13 @@ async function lostCreation(
   target: ResourceTarget,
   made: (job: Json) => boolean,
   sentAt: number,
+  signal?: AbortSignalLike,
 ): Promise<Json | undefined> {
   let newer: number | undefined;
   let descends = false;
   let ascends = false;
   try {
-    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES)) {
+    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, signal)) {
       for (const item of data) {
         const job = openAIJob(target, item);
         if (typeof job.id === 'string' && made(job)) return job;
@@ -241,7 +242,7 @@ export async function createFineTuningJob(
         const made = mark.made;
         const found =
           made && answerLost(err)
-            ? await lostCreation(deps, target, (job) => made(job, send), sentAt)
+            ? await lostCreation(deps, target, (job) => made(job, send), sentAt, signal)
             : undefined;
         if (!found) throw err;
         return found;
@@ -385,13 +386,16 @@ async function providerPage(
   job: StoredFineTuningJob,
   list: '/events' | '/checkpoints',
   query: { after?: string; limit: number },
+  signal?: AbortSignalLike,
 ): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
   const target = await targetOf(deps, job);
-  if (target.resources.listsOldestFirst) return newestFirstPage(deps, target, job, list, query);
-  const page = await callResource(deps, target, {
-    method: 'GET',
-    path: jobPath(job, `${list}${pageQuery(query)}`),
-  });
+  if (target.resources.listsOldestFirst) return newestFirstPage(deps, target, job, list, query, signal);
+  const page = await callResource(
+    deps,
+    target,
+    { method: 'GET', path: jobPath(job, `${list}${pageQuery(query)}`) },
+    signal,
+  );
   return {
     data: Array.isArray(page.data) ? (page.data as Json[]) : [],
     has_more: page.has_more === true,
@@ -411,9 +415,10 @@ async function newestFirstPage(
   job: StoredFineTuningJob,
   list: '/events' | '/checkpoints',
   query: { after?: string; limit: number },
+  signal?: AbortSignalLike,
 ): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
   const items: Json[] = [];
-  for await (const data of listPages(deps, target, jobPath(job, list), MAX_OLDEST_FIRST_PAGES)) {
+  for await (const data of listPages(deps, target, jobPath(job, list), MAX_OLDEST_FIRST_PAGES, signal)) {
     items.push(...data);
   }
   items.reverse();
@@ -430,8 +435,10 @@ export async function fineTuningJobEvents(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
   query: { after?: string; limit: number },
+  /** The request's: the provider's pages are no longer read once it ends. */
+  signal?: AbortSignalLike,
 ): Promise<Json> {
-  const { data, has_more } = await providerPage(deps, job, '/events', query);
+  const { data, has_more } = await providerPage(deps, job, '/events', query, signal);
   return { object: 'list', data, has_more };
 }
 
@@ -439,8 +446,10 @@ export async function fineTuningJobCheckpoints(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
   query: { after?: string; limit: number },
+  /** The request's: the provider's pages are no longer read once it ends. */
+  signal?: AbortSignalLike,
 ): Promise<Json> {
-  const { data: checkpoints, has_more, page } = await providerPage(deps, job, '/checkpoints', query);
+  const { data: checkpoints, has_more, page } = await providerPage(deps, job, '/checkpoints', query, signal);
   const data: Json[] = checkpoints.map((checkpoint) => ({ ...checkpoint, fine_tuning_job_id: job.id }));
   return {
     object: 'list',

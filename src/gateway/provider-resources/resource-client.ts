@@ -182,20 +182,24 @@ export function pageQuery(query: { after?: string; limit: number }): string {
 /**
  * A provider's list read page by page, 100 items a page, each next page `after` the last item of the one
  * before, until the provider says there is no more (or repeats itself), at most `maxPages` pages: the
- * items of each page as it comes, for a reader that may stop early.
+ * items of each page as it comes, for a reader that may stop early. `signal` (the request's) ends the read
+ * of the page under way, and no other is asked for.
  */
 export async function* listPages(
   deps: GatewayDeps,
   target: ResourceTarget,
   path: string,
   maxPages: number,
+  signal?: AbortSignalLike,
 ): AsyncGenerator<Record<string, unknown>[]> {
   let after: string | undefined;
   for (let read = 0; read < maxPages; read++) {
-    const page = await callResource(deps, target, {
-      method: 'GET',
-      path: `${path}${pageQuery({ limit: 100, after })}`,
-    });
+    const page = await callResource(
+      deps,
+      target,
+      { method: 'GET', path: `${path}${pageQuery({ limit: 100, after })}` },
+      signal,
+    );
     const data = Array.isArray(page.data) ? (page.data as Record<string, unknown>[]) : [];
     yield data;
     const last = data.at(-1)?.id;

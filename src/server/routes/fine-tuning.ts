@@ -93,11 +93,16 @@ export async function registerFineTuningRoutes(
   }
 
   app.get('/fine_tuning/jobs/:jobId/events', async (request) =>
-    fineTuningJobEvents(deps, await jobOf(request), page(request, DEFAULT_LIMIT.events)),
+    fineTuningJobEvents(deps, await jobOf(request), page(request, DEFAULT_LIMIT.events), request.gw.signal),
   );
 
   app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request) =>
-    fineTuningJobCheckpoints(deps, await jobOf(request), page(request, DEFAULT_LIMIT.checkpoints)),
+    fineTuningJobCheckpoints(
+      deps,
+      await jobOf(request),
+      page(request, DEFAULT_LIMIT.checkpoints),
+      request.gw.signal,
+    ),
   );
 }
 

@@ -57,6 +57,8 @@ export class FakeResources {
   loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
+  /** While set, a read of a job's events or checkpoints waits for it before it is answered. */
+  holdJobLists: Promise<void> | undefined;
   /** While set, every read of a batch is answered with it (an outage, or a batch the provider lost). */
   batchReads: ResourceAnswer | undefined;
 
@@ -119,6 +121,8 @@ export class FakeResources {
       }
       if (method === 'POST' && parts[3] === 'pause') return this.pauseJob(job);
       if (method === 'POST' && parts[3] === 'resume') return this.resumeJob(job);
+      if (method === 'GET' && this.holdJobLists && ['events', 'checkpoints'].includes(parts[3]))
+        await this.holdJobLists;
       // OpenAI lists a job's events and checkpoints newest first; Azure's reference, oldest first.
       const inOrder = (items: Json[]) => (this.name === 'azure' ? items : [...items].reverse());
       if (method === 'GET' && parts[3] === 'events')
@@ -177,6 +181,11 @@ export class FakeResources {
     if (!file || typeof file === 'string') return error(400, "Missing required parameter: 'file'.", 'file');
     const stored = this.addFile(file.name, purpose, Buffer.from(await file.arrayBuffer()));
     return { status: 200, body: fileObject(stored) };
+  }
+
+  /** `count` metrics events more of the job (a long training logs one a step). */
+  addMetricsEvents(jobId: string, count: number): void {
+    for (let step = 1; step <= count; step++) this.event(jobId, `Step ${step}: training loss=0.5`, 'metrics');
   }
 
   private event(
