@@ -141,6 +141,42 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(eventReads(job.providerId) - before).toBe(1);
   });
 
+  it('reads a finished job’s events from Azure once for all the pages a client reads of them', async () => {
+    const job = await finishedJob('paged.jsonl', 250);
+    const before = eventReads(job.providerId);
+    const messages: string[] = [];
+    for await (const event of client.fineTuning.jobs.listEvents(job.id, { limit: 20 })) {
+      messages.push(event.message);
+    }
+    expect(messages.length).toBeGreaterThan(250);
+    expect(messages[0]).toBe('Step 250: training loss=0.5');
+    expect(messages.at(-1)).toMatch(/^Validating training file/);
+    // Azure's 3 pages of 100, read once for the 13 pages of 20 rather than once for each.
+    expect(eventReads(job.providerId) - before).toBe(3);
+  });
+
+  it('reads the newest page of a running job’s events afresh, and the older pages from the same reading', async () => {
+    const training = await trainingFile('running.jsonl');
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerId = String([...azure.resources.jobs.values()].at(-1)!.id);
+    azure.resources.addMetricsEvents(providerId, 150);
+    const before = eventReads(providerId);
+    const first = await client.fineTuning.jobs.listEvents(job.id, { limit: 100 });
+    const older = await client.fineTuning.jobs.listEvents(job.id, {
+      limit: 100,
+      after: first.data.at(-1)!.id,
+    });
+    expect([first.data.length, older.data.length, older.has_more]).toEqual([100, 51, false]);
+    expect(eventReads(providerId) - before).toBe(2);
+    azure.resources.addMetricsEvents(providerId, 1);
+    const newest = await client.fineTuning.jobs.listEvents(job.id, { limit: 2 });
+    expect(newest.data.map((e) => e.message)).toEqual([
+      'Step 1: training loss=0.5',
+      'Step 150: training loss=0.5',
+    ]);
+    expect(eventReads(providerId) - before).toBe(4);
+  });
+
   it("finds the job a create made when Azure's answer to it is lost, by the seed the gateway chose", async () => {
     // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
     const retrying = new OpenAI({

@@ -17,6 +17,7 @@ import {
 } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
+import { newestFirstPage } from './newest-first-list.js';
 import { callResource, jsonBody, listPages, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
 import { storedCallOf, type CallOrigin } from './stored-call.js';
@@ -376,9 +377,6 @@ export async function listFineTuningJobs(
   }
 }
 
-/** Most pages of 100 read of a job's list that its provider gives oldest first, to answer it newest first. */
-const MAX_OLDEST_FIRST_PAGES = 100;
-
 /** One page of a job's list at the provider (`/events`, `/checkpoints`), newest first as OpenAI's: its
  * items, `has_more`, and the provider's page when it is the provider's own. */
 async function providerPage(
@@ -389,7 +387,17 @@ async function providerPage(
   signal?: AbortSignalLike,
 ): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
   const target = await targetOf(deps, job);
-  if (target.resources.listsOldestFirst) return newestFirstPage(deps, target, job, list, query, signal);
+  if (target.resources.listsOldestFirst) {
+    const settled = (FINISHED_FINE_TUNING_STATUSES as readonly string[]).includes(job.status);
+    const { data, has_more } = await newestFirstPage(
+      deps,
+      target,
+      { key: `${job.id}${list}`, path: jobPath(job, list), settled },
+      query,
+      signal,
+    );
+    return { data, has_more, page: {} };
+  }
   const page = await callResource(
     deps,
     target,
@@ -400,34 +408,6 @@ async function providerPage(
     data: Array.isArray(page.data) ? (page.data as Json[]) : [],
     has_more: page.has_more === true,
     page,
-  };
-}
-
-/**
- * A page of a list the provider gives oldest first (Azure OpenAI's events and checkpoints), as OpenAI
- * gives it, newest first: the whole list is read (a job has a few events, made as its state changes, and a
- * checkpoint per epoch), up to MAX_OLDEST_FIRST_PAGES pages of 100, turned round, and paged here, `after`
- * an item's id. Paging the provider's own would start the list at the job's first event.
- */
-async function newestFirstPage(
-  deps: GatewayDeps,
-  target: ResourceTarget,
-  job: StoredFineTuningJob,
-  list: '/events' | '/checkpoints',
-  query: { after?: string; limit: number },
-  signal?: AbortSignalLike,
-): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
-  const items: Json[] = [];
-  for await (const data of listPages(deps, target, jobPath(job, list), MAX_OLDEST_FIRST_PAGES, signal)) {
-    items.push(...data);
-  }
-  items.reverse();
-  const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
-  if (start === 0 && query.after !== undefined) return { data: [], has_more: false, page: {} };
-  return {
-    data: items.slice(start, start + query.limit),
-    has_more: start + query.limit < items.length,
-    page: {},
   };
 }
 

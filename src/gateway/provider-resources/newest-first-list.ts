@@ -1,0 +1,79 @@
+/**
+ * A list a provider gives oldest first (Azure OpenAI's events and checkpoints of a fine-tuning job), paged
+ * newest first as OpenAI pages it. Paging the provider's own would start the list at the job's first
+ * event: the list is read whole (up to MAX_PAGES pages of 100), turned round, and paged here, `after` an
+ * item's id. A reading is kept a while, bounded in lists and bytes, so that a client paging through a
+ * long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for every page.
+ */
+import { LRUCache } from 'lru-cache';
+import type { AbortSignalLike } from '../../core/abort.js';
+import type { GatewayDeps } from '../deps.js';
+import { listPages } from './resource-client.js';
+import type { ResourceTarget } from './resource-target.js';
+
+type Json = Record<string, unknown>;
+
+/** Most pages of 100 read of one list. */
+const MAX_PAGES = 100;
+
+/** A list as last read, newest first. */
+interface Reading {
+  items: Json[];
+}
+
+/** Readings kept, by list: a few hundred lists of at most 10,000 items, 64 MiB in all, for 10 minutes. */
+const readings = new LRUCache<string, Reading>({
+  max: 500,
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (reading, key) =>
+    Math.max(1, Buffer.byteLength(JSON.stringify(reading.items), 'utf8') + key.length),
+  ttl: 10 * 60_000,
+});
+
+export interface NewestFirstList {
+  /** The list's own key (the gateway's job and the list). */
+  key: string;
+  /** The provider's path of the list. */
+  path: string;
+  /** The list will not change (the job has finished): a reading of it answers its first page too. */
+  settled: boolean;
+}
+
+/**
+ * A page of the list, newest first. The first page is read afresh unless the list is settled; a page
+ * `after` an item comes from the reading that holds that item, whether or not the list is settled, as the
+ * list grows only at its newest end: what is older than an item seen does not change. An `after` the list
+ * does not hold answers an empty page.
+ */
+export async function newestFirstPage(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  list: NewestFirstList,
+  query: { after?: string; limit: number },
+  signal?: AbortSignalLike,
+): Promise<{ data: Json[]; has_more: boolean }> {
+  const kept = readings.get(list.key);
+  const usable =
+    kept && (query.after === undefined ? list.settled : kept.items.some((item) => item.id === query.after));
+  const { items } = usable ? kept : await read(deps, target, list, signal);
+  const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
+  if (start === 0 && query.after !== undefined) return { data: [], has_more: false };
+  return {
+    data: items.slice(start, start + query.limit),
+    has_more: start + query.limit < items.length,
+  };
+}
+
+/** The list read whole and turned round, and kept. */
+async function read(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  list: NewestFirstList,
+  signal: AbortSignalLike | undefined,
+): Promise<Reading> {
+  const items: Json[] = [];
+  for await (const data of listPages(deps, target, list.path, MAX_PAGES, signal)) items.push(...data);
+  const reading = { items: items.reverse() };
+  readings.set(list.key, reading);
+  return reading;
+}
