@@ -35,6 +35,8 @@ export const HEADERS = {
   requestId: 'x-gateway-request-id',
   promptId: 'x-gateway-prompt-id',
   promptVersion: 'x-gateway-prompt-version',
+  /** A list the gateway could read the oldest part of only (a fine-tuning job's events on Azure OpenAI). */
+  listTruncated: 'x-gateway-list-truncated',
 } as const;
 
 /** What every call knows of itself, however it came in: its ids, trace, metadata and cache directives. */

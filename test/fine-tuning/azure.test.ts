@@ -177,6 +177,28 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(eventReads(providerId) - before).toBe(4);
   });
 
+  it(
+    'says so, by a header and has_more, when a job’s events run past the 10,000 it reads of them',
+    async () => {
+      const job = await finishedJob('long.jsonl', 10_050);
+      const { data: first, response } = await client.fineTuning.jobs
+        .listEvents(job.id, { limit: 5 })
+        .withResponse();
+      expect(response.headers.get('x-gateway-list-truncated')).toBe('true');
+      expect(first.has_more).toBe(true);
+      // What was read is the list's oldest 10,000, the newest of them first.
+      expect(first.data[0]!.message).toBe('Step 9995: training loss=0.5');
+      // Its last page too tells of more: the newer ones not read.
+      const rest = await client.fineTuning.jobs.listEvents(job.id, {
+        limit: 9_995,
+        after: first.data[4]!.id,
+      });
+      expect(rest.data.at(-1)!.message).toMatch(/^Validating training file/);
+      expect(rest.has_more).toBe(true);
+    },
+    SLOW_TEST_MS,
+  );
+
   it("finds the job a create made when Azure's answer to it is lost, by the seed the gateway chose", async () => {
     // The SDK as it comes: it tries a create again after a 5xx or a cut connection.
     const retrying = new OpenAI({

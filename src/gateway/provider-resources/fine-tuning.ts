@@ -378,25 +378,26 @@ export async function listFineTuningJobs(
 }
 
 /** One page of a job's list at the provider (`/events`, `/checkpoints`), newest first as OpenAI's: its
- * items, `has_more`, and the provider's page when it is the provider's own. */
+ * items, `has_more`, the provider's page when it is the provider's own, and whether the list the gateway
+ * turned round was cut short (newest-first-list.ts). */
 async function providerPage(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
   list: '/events' | '/checkpoints',
   query: { after?: string; limit: number },
   signal?: AbortSignalLike,
-): Promise<{ data: Json[]; has_more: boolean; page: Json }> {
+): Promise<{ data: Json[]; has_more: boolean; page: Json; truncated: boolean }> {
   const target = await targetOf(deps, job);
   if (target.resources.listsOldestFirst) {
     const settled = (FINISHED_FINE_TUNING_STATUSES as readonly string[]).includes(job.status);
-    const { data, has_more } = await newestFirstPage(
+    const found = await newestFirstPage(
       deps,
       target,
       { key: `${job.id}${list}`, path: jobPath(job, list), settled },
       query,
       signal,
     );
-    return { data, has_more, page: {} };
+    return { ...found, page: {} };
   }
   const page = await callResource(
     deps,
@@ -408,7 +409,15 @@ async function providerPage(
     data: Array.isArray(page.data) ? (page.data as Json[]) : [],
     has_more: page.has_more === true,
     page,
+    truncated: false,
   };
+}
+
+/** A page of a job's list as the client is answered with it, and whether the list was cut short: the
+ * gateway read the oldest part only of a longer list its provider gives oldest first. */
+export interface JobListPage {
+  list: Json;
+  truncated: boolean;
 }
 
 export async function fineTuningJobEvents(
@@ -417,9 +426,9 @@ export async function fineTuningJobEvents(
   query: { after?: string; limit: number },
   /** The request's: the provider's pages are no longer read once it ends. */
   signal?: AbortSignalLike,
-): Promise<Json> {
-  const { data, has_more } = await providerPage(deps, job, '/events', query, signal);
-  return { object: 'list', data, has_more };
+): Promise<JobListPage> {
+  const { data, has_more, truncated } = await providerPage(deps, job, '/events', query, signal);
+  return { list: { object: 'list', data, has_more }, truncated };
 }
 
 export async function fineTuningJobCheckpoints(
@@ -428,10 +437,15 @@ export async function fineTuningJobCheckpoints(
   query: { after?: string; limit: number },
   /** The request's: the provider's pages are no longer read once it ends. */
   signal?: AbortSignalLike,
-): Promise<Json> {
-  const { data: checkpoints, has_more, page } = await providerPage(deps, job, '/checkpoints', query, signal);
+): Promise<JobListPage> {
+  const {
+    data: checkpoints,
+    has_more,
+    page,
+    truncated,
+  } = await providerPage(deps, job, '/checkpoints', query, signal);
   const data: Json[] = checkpoints.map((checkpoint) => ({ ...checkpoint, fine_tuning_job_id: job.id }));
-  return {
+  const list = {
     object: 'list',
     data,
     first_id:
@@ -440,4 +454,5 @@ export async function fineTuningJobCheckpoints(
       typeof page.last_id === 'string' ? page.last_id : ((data.at(-1)?.id as string | undefined) ?? null),
     has_more,
   };
+  return { list, truncated };
 }

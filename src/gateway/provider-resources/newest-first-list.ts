@@ -2,7 +2,7 @@
  * A list a provider gives oldest first (Azure OpenAI's events and checkpoints of a fine-tuning job), paged
  * newest first as OpenAI pages it. Paging the provider's own would start the list at the job's first
  * event: the list is read whole (up to MAX_PAGES pages of 100), turned round, and paged here, `after` an
- * item's id. A reading is kept a while, bounded in lists and bytes, so that a client paging through a
+ * item's id; a longer list is answered from its oldest 10,000, and says so. A reading is kept a while, bounded in lists and bytes, so that a client paging through a
  * long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for every page.
  */
 import { LRUCache } from 'lru-cache';
@@ -16,9 +16,10 @@ type Json = Record<string, unknown>;
 /** Most pages of 100 read of one list. */
 const MAX_PAGES = 100;
 
-/** A list as last read, newest first. */
+/** A list as last read, newest first; `complete` unless the provider had more than MAX_PAGES pages. */
 interface Reading {
   items: Json[];
+  complete: boolean;
 }
 
 /** Readings kept, by list: a few hundred lists of at most 10,000 items, 64 MiB in all, for 10 minutes. */
@@ -43,7 +44,9 @@ export interface NewestFirstList {
  * A page of the list, newest first. The first page is read afresh unless the list is settled; a page
  * `after` an item comes from the reading that holds that item, whether or not the list is settled, as the
  * list grows only at its newest end: what is older than an item seen does not change. An `after` the list
- * does not hold answers an empty page.
+ * does not hold answers an empty page. `truncated`: the list was not read to its end, and what the page
+ * holds are the newest of the items read, not the newest of the list; `has_more` is then true on every
+ * page, as there are items the gateway could not give.
  */
 export async function newestFirstPage(
   deps: GatewayDeps,
@@ -51,16 +54,18 @@ export async function newestFirstPage(
   list: NewestFirstList,
   query: { after?: string; limit: number },
   signal?: AbortSignalLike,
-): Promise<{ data: Json[]; has_more: boolean }> {
+): Promise<{ data: Json[]; has_more: boolean; truncated: boolean }> {
   const kept = readings.get(list.key);
   const usable =
     kept && (query.after === undefined ? list.settled : kept.items.some((item) => item.id === query.after));
-  const { items } = usable ? kept : await read(deps, target, list, signal);
+  const { items, complete } = usable ? kept : await read(deps, target, list, signal);
+  const truncated = !complete;
   const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
-  if (start === 0 && query.after !== undefined) return { data: [], has_more: false };
+  if (start === 0 && query.after !== undefined) return { data: [], has_more: truncated, truncated };
   return {
     data: items.slice(start, start + query.limit),
-    has_more: start + query.limit < items.length,
+    has_more: truncated || start + query.limit < items.length,
+    truncated,
   };
 }
 
@@ -72,8 +77,10 @@ async function read(
   signal: AbortSignalLike | undefined,
 ): Promise<Reading> {
   const items: Json[] = [];
-  for await (const data of listPages(deps, target, list.path, MAX_PAGES, signal)) items.push(...data);
-  const reading = { items: items.reverse() };
+  const pages = listPages(deps, target, list.path, MAX_PAGES, signal);
+  let page = await pages.next();
+  for (; !page.done; page = await pages.next()) items.push(...page.value);
+  const reading = { items: items.reverse(), complete: page.value };
   readings.set(list.key, reading);
   return reading;
 }

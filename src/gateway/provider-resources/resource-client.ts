@@ -183,7 +183,8 @@ export function pageQuery(query: { after?: string; limit: number }): string {
  * A provider's list read page by page, 100 items a page, each next page `after` the last item of the one
  * before, until the provider says there is no more (or repeats itself), at most `maxPages` pages: the
  * items of each page as it comes, for a reader that may stop early. `signal` (the request's) ends the read
- * of the page under way, and no other is asked for.
+ * of the page under way, and no other is asked for. Returns whether the list was read to its end: false
+ * when `maxPages` pages were read and the provider still had more.
  */
 export async function* listPages(
   deps: GatewayDeps,
@@ -191,7 +192,7 @@ export async function* listPages(
   path: string,
   maxPages: number,
   signal?: AbortSignalLike,
-): AsyncGenerator<Record<string, unknown>[]> {
+): AsyncGenerator<Record<string, unknown>[], boolean> {
   let after: string | undefined;
   for (let read = 0; read < maxPages; read++) {
     const page = await callResource(
@@ -203,7 +204,8 @@ export async function* listPages(
     const data = Array.isArray(page.data) ? (page.data as Record<string, unknown>[]) : [];
     yield data;
     const last = data.at(-1)?.id;
-    if (page.has_more !== true || typeof last !== 'string' || last === after) return;
+    if (page.has_more !== true || typeof last !== 'string' || last === after) return true;
     after = last;
   }
+  return false;
 }

@@ -3,9 +3,10 @@
  * the job (gateway/provider-resources/fine-tuning.ts); the gateway keeps the mapping, so every operation
  * reaches the provider that holds the job and the list shows only this workspace's jobs.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { METADATA_LIMITS } from '../../core/metadata-limits.js';
 import type { Operation } from '../../core/operation.js';
+import { HEADERS } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { NodeStop } from '../../gateway/node-stop.js';
 import {
@@ -15,6 +16,7 @@ import {
   fineTuningJobEvents,
   listFineTuningJobs,
   refreshFineTuningJob,
+  type JobListPage,
 } from '../../gateway/provider-resources/fine-tuning.js';
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tuning-body.js';
@@ -92,16 +94,33 @@ export async function registerFineTuningRoutes(
     );
   }
 
-  app.get('/fine_tuning/jobs/:jobId/events', async (request) =>
-    fineTuningJobEvents(deps, await jobOf(request), page(request, DEFAULT_LIMIT.events), request.gw.signal),
+  /** A job's list, with a word that it was cut short when it was. */
+  const listAnswer = ({ list, truncated }: JobListPage, reply: FastifyReply) => {
+    if (truncated) void reply.header(HEADERS.listTruncated, 'true');
+    return list;
+  };
+
+  app.get('/fine_tuning/jobs/:jobId/events', async (request, reply) =>
+    listAnswer(
+      await fineTuningJobEvents(
+        deps,
+        await jobOf(request),
+        page(request, DEFAULT_LIMIT.events),
+        request.gw.signal,
+      ),
+      reply,
+    ),
   );
 
-  app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request) =>
-    fineTuningJobCheckpoints(
-      deps,
-      await jobOf(request),
-      page(request, DEFAULT_LIMIT.checkpoints),
-      request.gw.signal,
+  app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request, reply) =>
+    listAnswer(
+      await fineTuningJobCheckpoints(
+        deps,
+        await jobOf(request),
+        page(request, DEFAULT_LIMIT.checkpoints),
+        request.gw.signal,
+      ),
+      reply,
     ),
   );
 }
