@@ -262,7 +262,8 @@ export interface ProviderResourceApi {
    * the gateway then draws to mark a job its metadata cannot. Absent: it does. */
   jobSeed?(target: ProviderTarget): boolean;
   /** Its fine-tuning API lists a job's events and checkpoints oldest first (Azure OpenAI's reference),
-   * where OpenAI's lists them newest first: the gateway reads the list whole and turns it round. */
+   * where OpenAI's lists them newest first: the gateway reads the list whole and turns it round, unless
+   * the items' times show it newest first already. */
   readonly listsOldestFirst?: boolean;
   /** A fine-tuning job object of the provider's in OpenAI's shape (`FineTuningJob`); absent: it is. */
   fineTuningJob?(job: Record<string, unknown>): Record<string, unknown>;

@@ -141,6 +141,23 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(eventReads(job.providerId) - before).toBe(1);
   });
 
+  it('passes a job’s events on as they come when their times show Azure gave them newest first', async () => {
+    const job = await finishedJob('newest-first.jsonl', 0);
+    azure.resources.addMetricsEvents(job.providerId, 3, Math.floor(Date.now() / 1000) + 10);
+    azure.resources.jobListsNewestFirst = true;
+    try {
+      const events = await client.fineTuning.jobs.listEvents(job.id, { limit: 4 });
+      expect(events.data.map((e) => e.message)).toEqual([
+        'Step 3: training loss=0.5',
+        'Step 2: training loss=0.5',
+        'Step 1: training loss=0.5',
+        'The job has successfully completed',
+      ]);
+    } finally {
+      azure.resources.jobListsNewestFirst = false;
+    }
+  });
+
   it('reads a finished job’s events from Azure once for all the pages a client reads of them', async () => {
     const job = await finishedJob('paged.jsonl', 250);
     const before = eventReads(job.providerId);

@@ -17,6 +17,7 @@ import {
 } from '../../store/provider-job-types.js';
 import type { GatewayDeps } from '../deps.js';
 import { createWithCopies, gatewayFileOf, type FileToSend } from './provider-files.js';
+import { ListOrder } from './list-order.js';
 import { newestFirstPage } from './newest-first-list.js';
 import { callResource, jsonBody, listPages, pageQuery } from './resource-client.js';
 import { resourceTarget, type ResourceTarget } from './resource-target.js';
@@ -153,20 +154,15 @@ async function lostCreation(
   sentAt: number,
   signal?: AbortSignalLike,
 ): Promise<Json | undefined> {
-  let newer: number | undefined;
-  let descends = false;
-  let ascends = false;
+  const order = new ListOrder();
   try {
     for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, signal)) {
       for (const item of data) {
         const job = openAIJob(target, item);
         if (typeof job.id === 'string' && made(job)) return job;
         const at = job.created_at;
-        if (typeof at !== 'number') continue;
-        if (newer !== undefined && at > newer) ascends = true;
-        if (newer !== undefined && at < newer) descends = true;
-        if (descends && !ascends && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
-        newer = at;
+        order.see(at);
+        if (order.newestFirst && typeof at === 'number' && at < sentAt - CLOCK_SKEW_SECONDS) return undefined;
       }
     }
   } catch {
@@ -414,7 +410,7 @@ async function providerPage(
 }
 
 /** A page of a job's list as the client is answered with it, and whether the list was cut short: the
- * gateway read the oldest part only of a longer list its provider gives oldest first. */
+ * gateway read the first 10,000 items only of a longer list it turns round (newest-first-list.ts). */
 export interface JobListPage {
   list: Json;
   truncated: boolean;

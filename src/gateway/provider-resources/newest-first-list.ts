@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AbortSignalLike } from '../../core/abort.js';
 import type { GatewayDeps } from '../deps.js';
+import { ListOrder } from './list-order.js';
 import { listPages } from './resource-client.js';
 import type { ResourceTarget } from './resource-target.js';
 
@@ -69,7 +70,9 @@ export async function newestFirstPage(
   };
 }
 
-/** The list read whole and turned round, and kept. */
+/** The list read whole and turned round, and kept. A list whose times show it newest first already is
+ * kept as it came: Azure's references give the order (oldest first) by examples of dated API versions
+ * alone, and none for its undated v1 API, whose order the gateway takes from the list itself. */
 async function read(
   deps: GatewayDeps,
   target: ResourceTarget,
@@ -80,7 +83,9 @@ async function read(
   const pages = listPages(deps, target, list.path, MAX_PAGES, signal);
   let page = await pages.next();
   for (; !page.done; page = await pages.next()) items.push(...page.value);
-  const reading = { items: items.reverse(), complete: page.value };
+  const order = new ListOrder();
+  for (const item of items) order.see(item.created_at);
+  const reading = { items: order.newestFirst ? items : items.reverse(), complete: page.value };
   readings.set(list.key, reading);
   return reading;
 }

@@ -63,7 +63,8 @@ const azureResources: ProviderResourceApi = {
   parseError: (res) => azureErrorFromResponse(PROVIDER, res),
   fineTuningJob: azureFineTuningJob,
   jobSeed: createTakesSeed,
-  // Its reference's examples of FineTuning_GetEvents and _GetCheckpoints run oldest first.
+  // Its references' examples of FineTuning_GetEvents and _GetCheckpoints run oldest first (2024-05-01-preview,
+  // 2024-10-21); its v1 API's give none, and the gateway takes the order from the items' times there too.
   listsOldestFirst: true,
   // Azure's batch endpoint and input lines name the operation without the version: `/chat/completions`.
   batchEndpoint: (path) => path.replace(/^\/v1\//, '/'),

@@ -57,6 +57,8 @@ export class FakeResources {
   loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
+  /** Lists a job's events and checkpoints newest first even as Azure (whose v1 API's order is not documented). */
+  jobListsNewestFirst = false;
   /** While set, a read of a job's events or checkpoints waits for it before it is answered. */
   holdJobLists: Promise<void> | undefined;
   /** While set, every read of a batch is answered with it (an outage, or a batch the provider lost). */
@@ -124,7 +126,8 @@ export class FakeResources {
       if (method === 'GET' && this.holdJobLists && ['events', 'checkpoints'].includes(parts[3]))
         await this.holdJobLists;
       // OpenAI lists a job's events and checkpoints newest first; Azure's reference, oldest first.
-      const inOrder = (items: Json[]) => (this.name === 'azure' ? items : [...items].reverse());
+      const inOrder = (items: Json[]) =>
+        this.name === 'azure' && !this.jobListsNewestFirst ? items : [...items].reverse();
       if (method === 'GET' && parts[3] === 'events')
         return { status: 200, body: page(inOrder(this.events.get(job.id as string) ?? []), limit, after) };
       if (method === 'GET' && parts[3] === 'checkpoints')
@@ -183,9 +186,13 @@ export class FakeResources {
     return { status: 200, body: fileObject(stored) };
   }
 
-  /** `count` metrics events more of the job (a long training logs one a step). */
-  addMetricsEvents(jobId: string, count: number): void {
-    for (let step = 1; step <= count; step++) this.event(jobId, `Step ${step}: training loss=0.5`, 'metrics');
+  /** `count` metrics events more of the job (a long training logs one a step); made now, or a second apart
+   * from `firstAt` on. */
+  addMetricsEvents(jobId: string, count: number, firstAt?: number): void {
+    for (let step = 1; step <= count; step++) {
+      this.event(jobId, `Step ${step}: training loss=0.5`, 'metrics');
+      if (firstAt !== undefined) this.events.get(jobId)!.at(-1)!.created_at = firstAt + step - 1;
+    }
   }
 
   private event(
