@@ -3,7 +3,7 @@
  * the job (gateway/provider-resources/fine-tuning.ts); the gateway keeps the mapping, so every operation
  * reaches the provider that holds the job and the list shows only this workspace's jobs.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { METADATA_LIMITS } from '../../core/metadata-limits.js';
 import type { Operation } from '../../core/operation.js';
 import { HEADERS } from '../../gateway/context.js';
@@ -16,7 +16,6 @@ import {
   fineTuningJobEvents,
   listFineTuningJobs,
   refreshFineTuningJob,
-  type JobListPage,
 } from '../../gateway/provider-resources/fine-tuning.js';
 import type { StoredFineTuningJob } from '../../store/provider-job-types.js';
 import { CreateFineTuningJobBody, validateCreateFineTuningJob } from './fine-tuning-body.js';
@@ -94,35 +93,19 @@ export async function registerFineTuningRoutes(
     );
   }
 
-  /** A job's list, with a word that it was cut short when it was. */
-  const listAnswer = ({ list, truncated }: JobListPage, reply: FastifyReply) => {
-    if (truncated) void reply.header(HEADERS.listTruncated, 'true');
-    return list;
-  };
-
-  app.get('/fine_tuning/jobs/:jobId/events', async (request, reply) =>
-    listAnswer(
-      await fineTuningJobEvents(
-        deps,
-        await jobOf(request),
-        page(request, DEFAULT_LIMIT.events),
-        request.gw.signal,
-      ),
-      reply,
-    ),
-  );
-
-  app.get('/fine_tuning/jobs/:jobId/checkpoints', async (request, reply) =>
-    listAnswer(
-      await fineTuningJobCheckpoints(
-        deps,
-        await jobOf(request),
-        page(request, DEFAULT_LIMIT.checkpoints),
-        request.gw.signal,
-      ),
-      reply,
-    ),
-  );
+  // A job's lists; one cut short says so (fine-tuning.ts: JobListPage).
+  const lists = [
+    ['events', fineTuningJobEvents, DEFAULT_LIMIT.events],
+    ['checkpoints', fineTuningJobCheckpoints, DEFAULT_LIMIT.checkpoints],
+  ] as const;
+  for (const [name, read, defaultLimit] of lists) {
+    app.get(`/fine_tuning/jobs/:jobId/${name}`, async (request, reply) => {
+      const job = await jobOf(request);
+      const { list, truncated } = await read(deps, job, page(request, defaultLimit), request.gw.signal);
+      if (truncated) void reply.header(HEADERS.listTruncated, 'true');
+      return list;
+    });
+  }
 }
 
 const jobId = [
