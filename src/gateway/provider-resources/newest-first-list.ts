@@ -1,9 +1,11 @@
 /**
  * A list a provider gives oldest first (Azure OpenAI's events and checkpoints of a fine-tuning job), paged
  * newest first as OpenAI pages it. Paging the provider's own would start the list at the job's first
- * event: the list is read whole (up to MAX_PAGES pages of 100), turned round, and paged here, `after` an
- * item's id; a longer list is answered from its oldest 10,000, and says so. A reading is kept a while, bounded in lists and bytes, so that a client paging through a
- * long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for every page.
+ * event: the list is read whole (up to MAX_PAGES pages of 100), turned round (unless its times show it
+ * newest first already), and paged here, `after` an item's id; a longer list is answered from the 10,000
+ * items read, and says so. A reading is kept a while, bounded in lists and bytes, so that a client paging
+ * through a long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for
+ * every page.
  */
 import { LRUCache } from 'lru-cache';
 import type { AbortSignalLike } from '../../core/abort.js';
