@@ -27,6 +27,7 @@ import * as promptPartialIncludes from './0025_prompt_partial_includes.js';
 import * as documentReferences from './0026_document_references.js';
 import * as reindexDocumentReferences from './0027_reindex_document_references.js';
 import * as guardrailVersionReferences from './0028_guardrail_version_references.js';
+import * as rateLimitWorkspaceSlugs from './0029_rate_limit_workspace_slugs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_document_references': documentReferences,
   '0027_reindex_document_references': reindexDocumentReferences,
   '0028_guardrail_version_references': guardrailVersionReferences,
+  '0029_rate_limit_workspace_slugs': rateLimitWorkspaceSlugs,
 };
 
 export const migrationProvider: MigrationProvider = {
