@@ -50,6 +50,12 @@ export interface InvalidationBus {
   destroy(): void;
 }
 
+/** The most announcements kept to publish again; past it the oldest is forgotten (the lookup cache's
+ * lifetime still bounds what it would have made stale). */
+const MAX_UNSENT = 10_000;
+/** How soon an announcement that failed on a connection still ready is published again. */
+const UNSENT_RETRY_MS = 1_000;
+
 function parseEvent(message: string): BusEvent | undefined {
   try {
     const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent, unknown>>;
@@ -121,17 +127,45 @@ export async function createRedisInvalidationBus(options: {
   } finally {
     starting = false;
   }
+  // Announcements Redis did not take (the connection lost for longer than the client keeps a command
+  // queued, or a command timed out), by their message: published again as soon as the connection is ready,
+  // so a change made while this node was cut from Redis still reaches the nodes that stayed connected, which
+  // would otherwise serve what it made stale until their cache's lifetime ran out. An announcement is an
+  // invalidation: one sent twice (its first reply lost) does no harm.
+  const unsent = new Set<string>();
+  let retry: NodeJS.Timeout | undefined;
+  const send = (message: string) => {
+    publisher.publish(channel, message).catch((err: Error) => {
+      options.onError(err);
+      if (closed) return;
+      if (unsent.size >= MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
+      unsent.add(message);
+      // A command that timed out on a connection still ready: no new 'ready' comes to send it again.
+      if (publisher.status === 'ready') retry ??= setTimeout(resend, UNSENT_RETRY_MS).unref();
+    });
+  };
+  const resend = () => {
+    clearTimeout(retry);
+    retry = undefined;
+    if (closed) return;
+    const messages = [...unsent];
+    unsent.clear();
+    for (const message of messages) send(message);
+  };
+  publisher.on('ready', resend);
   return {
     publish(event) {
-      publisher.publish(channel, JSON.stringify(event)).catch(options.onError);
+      send(JSON.stringify(event));
     },
     async close() {
       closed = true;
+      clearTimeout(retry);
       subscriber.disconnect();
       await publisher.quit().catch(() => publisher.disconnect());
     },
     destroy() {
       closed = true;
+      clearTimeout(retry);
       subscriber.disconnect();
       publisher.disconnect();
     },

@@ -2,8 +2,8 @@
  * Store reads on the hot path, through an in-memory cache: API keys, provider credentials, stored
  * configs, stored guardrails, stored prompts and partials with their versions, and a workspace's active rate-limit policies. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
- * other nodes as soon as the invalidation published through Redis reaches them; the TTL bounds staleness
- * if a message is lost. A TTL of 0 keeps nothing: every read goes to the store.
+ * other nodes as soon as the invalidation published through Redis reaches them (a publish Redis did not
+ * take is sent again once the connection is back); the TTL bounds staleness if a message is lost. A TTL of 0 keeps nothing: every read goes to the store.
  */
 import { LRUCache } from 'lru-cache';
 import type {

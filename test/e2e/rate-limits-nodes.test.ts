@@ -180,7 +180,7 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
           rateLimitClock: clock,
         });
         extraNodes.push(node);
-        return { key, counter, proxy, redis, node, close };
+        return { key, policyId, counter, proxy, redis, node, close };
       } catch (err) {
         await close();
         throw err;
@@ -495,6 +495,40 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       expect((await admin.delete(`/policies/rate-limits/${id}`)).status).toBe(200);
       await onBUntil((ids) => !ids.includes(id));
       for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+    });
+
+    it('a change stored while its node is cut from Redis reaches the other nodes once it is back, within seconds', async () => {
+      const { policyId, proxy, node, close } = await caseBehindProxy(
+        'cut-publisher',
+        { type: 'requests', unit: 'rpm', value: 1 },
+        { GATEWAY_REDIS_TIMEOUT_MS: '300' },
+      );
+      const onNode = client(node.url, env.GATEWAY_ADMIN_KEY);
+      const valueOnB = async () =>
+        (await nodeB.server.deps.lookups.rateLimitPolicies(workspaceId)).find((p) => p.id === policyId)
+          ?.value;
+      /** The node stores `change` while Redis is gone for longer than its client keeps a command queued. */
+      const whileCut = async (change: () => Promise<{ status: number; text: string }>) => {
+        proxy.set('refuse');
+        const made = await change();
+        expect(made.status, made.text).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        proxy.set('pass');
+      };
+      try {
+        expect(await valueOnB()).toBe(1);
+        await whileCut(() => onNode.patch(`/policies/rate-limits/${policyId}`, { value: 7 }));
+        // Node B stayed connected and still caches the policy: only the announcement tells it, well before
+        // its cache's lifetime (GATEWAY_LOOKUP_CACHE_TTL_MS, 30 s) runs out.
+        await onBUntil(
+          (ids) => ids.length > 0,
+          async () => ((await valueOnB()) === 7 ? [policyId] : []),
+        );
+        await whileCut(() => onNode.delete(`/policies/rate-limits/${policyId}`));
+        await onBUntil((ids) => !ids.includes(policyId));
+      } finally {
+        await close();
+      }
     });
 
     it('a roomy policy is charged in leases: headers count down, and a stopping node gives back the rest', async () => {
