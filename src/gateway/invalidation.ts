@@ -134,9 +134,10 @@ export async function createRedisInvalidationBus(options: {
   // invalidation: one sent twice (its first reply lost) does no harm.
   const unsent = new Set<string>();
   let retry: NodeJS.Timeout | undefined;
-  const send = (message: string) => {
+  // Logged once per announcement: not again each time a retry fails while Redis stays away.
+  const send = (message: string, again = false) => {
     publisher.publish(channel, message).catch((err: Error) => {
-      options.onError(err);
+      if (!again) options.onError(err);
       if (closed) return;
       if (unsent.size >= MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
       unsent.add(message);
@@ -150,7 +151,7 @@ export async function createRedisInvalidationBus(options: {
     if (closed) return;
     const messages = [...unsent];
     unsent.clear();
-    for (const message of messages) send(message);
+    for (const message of messages) send(message, true);
   };
   publisher.on('ready', resend);
   return {

@@ -531,6 +531,36 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('a change whose announcement timed out on a silent connection reaches the other nodes once it carries again', async () => {
+      const { policyId, proxy, node, close } = await caseBehindProxy(
+        'silent-publisher',
+        { type: 'requests', unit: 'rpm', value: 1 },
+        { GATEWAY_REDIS_TIMEOUT_MS: '300' },
+      );
+      const valueOnB = async () =>
+        (await nodeB.server.deps.lookups.rateLimitPolicies(workspaceId)).find((p) => p.id === policyId)
+          ?.value;
+      try {
+        expect(await valueOnB()).toBe(1);
+        // The connection stays open (the client still takes it for ready) but carries nothing: the
+        // announcement times out, and no reconnection comes to send it again.
+        proxy.set('stall');
+        const changed = await client(node.url, env.GATEWAY_ADMIN_KEY).patch(
+          `/policies/rate-limits/${policyId}`,
+          { value: 7 },
+        );
+        expect(changed.status, changed.text).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        proxy.set('pass');
+        await onBUntil(
+          (ids) => ids.length > 0,
+          async () => ((await valueOnB()) === 7 ? [policyId] : []),
+        );
+      } finally {
+        await close();
+      }
+    });
+
     it('a roomy policy is charged in leases: headers count down, and a stopping node gives back the rest', async () => {
       const key = await newKey('leases');
       const policyId = await createPolicy({
