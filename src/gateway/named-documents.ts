@@ -35,7 +35,7 @@ import {
   type PromptReference,
 } from './prompts/prompt-reference.js';
 import { childPath, configParam, inheritFrom } from './routing/inherit.js';
-import { leafTargets } from './routing/leaf-targets.js';
+import { leafTargets, type LeafTarget } from './routing/leaf-targets.js';
 import { providerBesideVirtualKey } from './virtual-key-provider.js';
 
 type Reader = Pick<
@@ -268,19 +268,78 @@ function hostBesideDestination(
   return { setting: moved, message: `${destination.shown} ${shown}: ${movedHostMessage(moved)}` };
 }
 
+/** Whether a node's calls go with its parent's credential: it names no provider or virtual key of its
+ * own (routing/inherit.ts), nor does its prompt's destination at its root, whose targets (some of them)
+ * then take the parent's. */
+function takesParentCredential(node: GatewayConfig, destination: PromptDestination | undefined): boolean {
+  return (
+    node.provider === undefined &&
+    node.virtual_key === undefined &&
+    (destination === undefined || (!destination.namesProvider && destination.reached))
+  );
+}
+
 /**
- * The host setting of a `prompt_id` target's own (`node`, a leaf promptTargetReference finds one for) that
+ * The host setting a node's calls meet (`effective`: its own over its parent's) that the stored credential
+ * they go with refuses: its prompt's destination's, or its parent's (`parent`) when it takes that one. The
+ * one rule a config is stored by and a prompt change is judged by.
+ */
+function refusedHost(
+  node: GatewayConfig,
+  effective: GatewayConfig,
+  parent: UsedCredential | undefined,
+  destination: PromptDestination | undefined,
+): RefusedHost | undefined {
+  const besideDestination = hostBesideDestination(node, destination);
+  if (besideDestination !== undefined) return besideDestination;
+  if (parent === undefined || !takesParentCredential(node, destination)) return undefined;
+  // Its parent's settings were judged at the parent: the one refused is its own.
+  const moved = movedHostSetting(effective as Record<string, unknown>, parent.credential.secret);
+  if (moved === undefined) return undefined;
+  const message = movedHostMessage(moved);
+  return {
+    setting: moved,
+    message:
+      destination === undefined
+        ? message
+        : `${destination.shown} the ${parent.shown} of the target's parent: ${message}`,
+  };
+}
+
+/** The stored credential a leaf's parent's calls use (assertNode's `used` at the parent): that of the
+ * nearest node above it naming a provider or virtual key, when that is a stored one. */
+async function parentCredential(
+  store: Reader,
+  workspaceId: string,
+  leaf: LeafTarget,
+): Promise<UsedCredential | undefined> {
+  let used: UsedCredential | undefined;
+  for (const { own } of leaf.chain.slice(0, -1)) {
+    if (own.provider !== undefined || own.virtual_key !== undefined) {
+      used = await namedCredential(store, workspaceId, own);
+    }
+  }
+  return used;
+}
+
+/**
+ * The host setting of a `prompt_id` target (`leaf`, one promptTargetReference finds a reference for) that
  * the given version of its prompt would refuse each call for, as this check refuses the config when it is
- * stored: what a change of the prompt (a version published, or stored as its latest) is judged by
- * (prompts/prompt-host-dependents.ts).
+ * stored (refusedHost): what a change of the prompt (a version published, or stored as its latest) is
+ * judged by (prompts/prompt-host-dependents.ts).
  */
 export async function hostRefusedByVersion(
   store: Reader,
   workspaceId: string,
-  node: GatewayConfig,
+  leaf: LeafTarget,
   version: ReachedVersion,
 ): Promise<RefusedHost | undefined> {
-  return hostBesideDestination(node, await reachedDestination(store, workspaceId, version));
+  return refusedHost(
+    leaf.own as GatewayConfig,
+    leaf.node as GatewayConfig,
+    await parentCredential(store, workspaceId, leaf),
+    await reachedDestination(store, workspaceId, version),
+  );
 }
 
 /** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */
@@ -334,7 +393,7 @@ async function assertNode(
   // goes to the host the target gives, which must be the stored one.
   const reference = promptTargetReference(node, effective);
   const destination = await promptDestination(store, workspaceId, reference);
-  const refused = hostBesideDestination(node, destination);
+  const refused = refusedHost(node, effective, parent?.used, destination);
   if (refused !== undefined) throw missing(param(refused.setting), refused.message);
   if (destination?.used !== undefined && destination.reached) {
     // Vertex AI's settings its calls meet are the target's own over the destination's, over the
@@ -345,15 +404,8 @@ async function assertNode(
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
   // does one sent to a prompt's destination naming one at its root; a destination naming neither (a tree
   // of targets that only set a model) is sent with the parent's credential, to the targets of its tree
-  // naming none of their own.
-  const inherits =
-    node.provider === undefined &&
-    node.virtual_key === undefined &&
-    (destination === undefined || (!destination.namesProvider && destination.reached));
-  let used = inherits ? parent?.used : undefined;
-  // One it takes from its parent goes to the host its calls meet: its own settings over its parent's, as
-  // resolve-target.ts judges them (its parent's were judged at the parent, so the one refused is its own).
-  if (inherits && used !== undefined) assertOwnHost(effective, used.credential, param);
+  // naming none of their own (its host judged above).
+  let used = takesParentCredential(node, destination) ? parent?.used : undefined;
   if (node.virtual_key !== undefined) {
     const key = await assertCredential(
       store,

@@ -216,6 +216,56 @@ function promptChangeHostRules(start: () => Promise<TestGateway>): void {
     expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
+  it("a version sending its calls with the target's parent credential is refused for its host, unless forced", async () => {
+    // Version 1 names a provider at its destination's root: the target takes nothing of its parent's key.
+    const ownKey = { provider: 'openai', api_key: 'sk-its-own', custom_host: home.url };
+    const underKey = (host: string) => ({
+      virtual_key: 'vk-home',
+      strategy: { mode: 'fallback' },
+      targets: [{ prompt_id: 'to-parent@latest', custom_host: host }],
+    });
+    for (const [path, body] of [
+      ['/prompts', { slug: 'to-parent', string: template, parameters, config: ownKey }],
+      ['/configs', { slug: 'parent-elsewhere', config: underKey(elsewhere.url) }],
+      ['/configs', { slug: 'parent-home', config: underKey(home.url) }],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+    // Version 2 names no credential: its calls go with the parent's virtual key, to the target's host.
+    const tree = {
+      strategy: { mode: 'fallback' },
+      targets: [{ retry: { attempts: 1 }, override_params: { model: 'gpt-4o-mini' } }],
+    };
+    const version = { string: template, parameters, config: tree };
+    const refused = await admin.put('/prompts/to-parent', version);
+    expectError(refused, 409, 'conflict', 'config');
+    const { configs } = dependentsOf(refused) as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+    };
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'parent-elsewhere', param: 'config.targets[0].custom_host' },
+    ]);
+    expect(configs[0].reason).toContain(
+      'the prompt "to-parent" (version 2) sends its calls through its config',
+    );
+    expect(configs[0].reason).toContain('virtual key "vk-home"');
+    expect((await fixture.complete('to-parent', 'parent-elsewhere')).status).toBe(200);
+
+    const forced = await admin.put('/prompts/to-parent?force=true', version);
+    expect(forced.status, forced.text).toBe(200);
+    // Named at the target of the destination's tree the call meets.
+    expectError(
+      await fixture.complete('to-parent', 'parent-elsewhere'),
+      400,
+      'custom_host_refused',
+      'config.targets[0].targets[0].custom_host',
+    );
+    const same = await fixture.complete('to-parent', 'parent-home');
+    expect(same.status, same.text).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
   it('a bad force is a 400 either way', async () => {
     expectError(
       await admin.put('/prompts/moves/publish?force=yes', { version: 3 }),

@@ -1,8 +1,9 @@
 /**
  * What a change of which version of a prompt its references select would break at a host: a `prompt_id`
  * target naming no provider or virtual key of its own is sent to its prompt's destination with its own
- * settings over the destination's (prompt-targets.ts), and when that destination is a stored credential
- * holding a secret, a host setting of the target's own that is not the stored one makes each of its calls
+ * settings over the destination's (prompt-targets.ts), and when its calls go with a stored credential
+ * holding a secret (the one the destination names at its root, or the target's parent's for one naming
+ * none), a host setting of the target's own that is not the stored one makes each of its calls
  * a 400 `custom_host_refused` (credential-host.ts). A config is refused when it is stored so
  * (named-documents.ts); publishing a version, or storing one as the prompt's latest, can send the prompt's
  * calls to such a credential afterwards, for the targets whose reference selects that version (`slug`, or
@@ -64,12 +65,12 @@ async function brokenTarget(
     const node = leaf.own as GatewayConfig;
     const reference = promptTargetReference(node, leaf.node as GatewayConfig);
     if (reference === undefined || !names.has(reference.name) || reference.selector !== selector) continue;
-    const after = await hostRefusedByVersion(store, workspaceId, node, { name: reference.name, ...next });
+    const after = await hostRefusedByVersion(store, workspaceId, leaf, { name: reference.name, ...next });
     if (after === undefined) continue;
     // One refused already is not broken by the change.
     const before =
       current &&
-      (await hostRefusedByVersion(store, workspaceId, node, {
+      (await hostRefusedByVersion(store, workspaceId, leaf, {
         name: reference.name,
         number: selected,
         document: current.prompt,
@@ -151,7 +152,7 @@ async function refusedThrough(
         const number = selectedVersion(prompt, reference.selector);
         const document = versions.get(number);
         if (document === undefined) continue;
-        const host = await hostRefusedByVersion(store, workspaceId, node, {
+        const host = await hostRefusedByVersion(store, workspaceId, leaf, {
           name: reference.name,
           number,
           document,
