@@ -33,17 +33,25 @@ const HOST_SETTINGS = [
 ] as const;
 
 /**
- * The first host setting `node` gives that is not the one `stored` (a credential's settings) holds, when
- * the credential holds a secret; undefined when there is none.
+ * The host settings `node` gives that are not the ones `stored` (a credential's settings) holds, when the
+ * credential holds a secret; none when it holds none.
  */
+export function movedHostSettings(
+  node: Readonly<Record<string, unknown>>,
+  stored: Readonly<Record<string, unknown>>,
+): string[] {
+  if (!STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)) return [];
+  return HOST_SETTINGS.filter(
+    (key) => node[key] !== undefined && node[key] !== null && node[key] !== stored[key],
+  );
+}
+
+/** The first of movedHostSettings; undefined when there is none. */
 export function movedHostSetting(
   node: Readonly<Record<string, unknown>>,
   stored: Readonly<Record<string, unknown>>,
 ): string | undefined {
-  if (!STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)) return undefined;
-  return HOST_SETTINGS.find(
-    (key) => node[key] !== undefined && node[key] !== null && node[key] !== stored[key],
-  );
+  return movedHostSettings(node, stored)[0];
 }
 
 /** Why the node's `setting` (found by movedHostSetting) is refused. */

@@ -24,7 +24,7 @@ import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vert
 import type { PromptDocument, ProviderCredential, Repositories } from '../store/types.js';
 import { keyAsWritten, type GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
-import { movedHostMessage, movedHostSetting } from './credential-host.js';
+import { movedHostMessage, movedHostSetting, movedHostSettings } from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { versionDestination } from './prompts/prompt-call.js';
@@ -205,11 +205,17 @@ export interface ReachedVersion {
 
 /** Whether a call of a destination's tree goes with what its root has (its credential, and the prompt_id
  * target's own settings over it): from a leaf naming no provider or virtual key below the root, since one
- * naming either takes nothing of its parents' provider, credential or host (routing/inherit.ts). */
-function reachesRoot(root: Record<string, unknown>): boolean {
+ * naming either takes nothing of its parents' provider, credential or host (routing/inherit.ts). With a
+ * `setting`, whether the target's own one reaches such a call: from such a leaf that, with the nodes
+ * between, does not set it itself (a child's own setting wins over what it inherits). */
+function reachesRoot(root: Record<string, unknown>, setting?: string): boolean {
   for (const leaf of leafTargets(root)) {
     const below = leaf.chain.slice(1);
-    if (below.every(({ own }) => own.provider === undefined && own.virtual_key === undefined)) return true;
+    const takes = ({ own }: { own: Record<string, unknown> }) =>
+      own.provider === undefined &&
+      own.virtual_key === undefined &&
+      (setting === undefined || own[setting] === undefined);
+    if (below.every(takes)) return true;
   }
   return false;
 }
@@ -255,6 +261,19 @@ export interface RefusedHost {
   message: string;
 }
 
+/** The first host setting of `node`'s that is not the credential's stored one (credential-host.ts) and
+ * reaches a call with it: through its prompt's destination (when it has one) to a target of its tree that
+ * does not set it itself. */
+function movedHostReaching(
+  node: GatewayConfig,
+  credential: ProviderCredential,
+  destination: PromptDestination | undefined,
+): string | undefined {
+  return movedHostSettings(node as Record<string, unknown>, credential.secret).find(
+    (setting) => destination === undefined || reachesRoot(destination.root, setting),
+  );
+}
+
 /** The target's own host setting (node) that its prompt's destination sends the credential to, when that
  * is not the stored host (credential-host.ts); undefined when there is none. */
 function hostBesideDestination(
@@ -263,7 +282,7 @@ function hostBesideDestination(
 ): RefusedHost | undefined {
   if (destination?.used === undefined || !destination.reached) return undefined;
   const { credential, shown } = destination.used;
-  const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
+  const moved = movedHostReaching(node, credential, destination);
   if (moved === undefined) return undefined;
   return { setting: moved, message: `${destination.shown} ${shown}: ${movedHostMessage(moved)}` };
 }
@@ -294,7 +313,7 @@ function refusedHost(
   if (besideDestination !== undefined) return besideDestination;
   if (parent === undefined || !takesParentCredential(node, destination)) return undefined;
   // Its parent's settings were judged at the parent: the one refused is its own.
-  const moved = movedHostSetting(effective as Record<string, unknown>, parent.credential.secret);
+  const moved = movedHostReaching(effective, parent.credential, destination);
   if (moved === undefined) return undefined;
   const message = movedHostMessage(moved);
   return {

@@ -241,6 +241,40 @@ function promptTargetHostRules(start: () => Promise<TestGateway>): void {
     expect(refused.message).toContain('the prompt "to-partly-nested" (version 1) sends its calls');
   });
 
+  it("is stored when each target of its prompt's destination sets that host setting itself", async () => {
+    // A target's own setting wins over what it inherits: the prompt_id target's custom_host reaches none.
+    const fallback = { mode: 'fallback' };
+    const created = await admin.post('/prompts', {
+      slug: 'to-hosted-targets',
+      string: template,
+      parameters,
+      config: {
+        virtual_key: 'vk-home',
+        strategy: fallback,
+        targets: [{ custom_host: home.url, retry: { attempts: 1 } }],
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const stored = await admin.post('/configs', {
+      slug: 'host-set-below',
+      config: { prompt_id: 'to-hosted-targets', custom_host: elsewhere.url },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    const reply = await fixture.complete('to-vk', 'host-set-below');
+    expect(reply.status, reply.text).toBe(200);
+    expect(home.requests.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`);
+    // Another host setting of the target's own still reaches the targets, which set none of it.
+    expectError(
+      await admin.post('/configs', {
+        slug: 'resource-reaching',
+        config: { prompt_id: 'to-hosted-targets', custom_host: elsewhere.url, resource_name: 'theirs' },
+      }),
+      400,
+      'invalid_config',
+      'config.resource_name',
+    );
+  });
+
   it('a call under such a config stored before the rule is refused, and nothing is sent', async () => {
     const before = elsewhere.requests.filter((r) => r.headers.authorization === `Bearer ${SECRET}`).length;
     const workspace = gateway.server.bootstrap.workspace;
