@@ -190,6 +190,72 @@ describe('override_params.metadata of a stored config', () => {
     expect(text.status, text.text).toBe(200);
   });
 
+  it("a prompt version that no longer sets its own metadata is refused for the targets whose parent's it replaced, unless forced", async () => {
+    const parameters = { model: 'gpt-4o-mini' };
+    const created = await admin.post('/prompts', {
+      slug: 'drops-metadata',
+      string: template,
+      parameters: { ...parameters, metadata: { team: 'prompt' } },
+    });
+    expect(created.status, created.text).toBe(200);
+    const under = (prompt: string) => ({
+      strategy: fallback,
+      override_params: { metadata: pairs(17) },
+      targets: [{ ...target(), prompt_id: prompt }],
+    });
+    for (const [slug, prompt] of [
+      ['drops-published', 'drops-metadata'],
+      ['drops-latest', 'drops-metadata@latest'],
+      ['drops-pinned', 'drops-metadata@1'],
+    ]) {
+      const stored = await admin.post('/configs', { slug, config: under(prompt) });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const complete = (config: string) =>
+      call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/prompts/drops-metadata/completions',
+        { variables: {} },
+        { 'x-gateway-config': config },
+      );
+    // A call names it at the target, which takes the parent's.
+    const CALLED_AT = 'config.targets[0].override_params.metadata';
+    const version = { string: template, parameters };
+    const stored = expectError(
+      await admin.put('/prompts/drops-metadata', version),
+      409,
+      'conflict',
+      'string',
+    );
+    expect(stored.message).toContain('"drops-latest" (config.override_params.metadata)');
+    expect(stored.message).toContain('send ?force=true');
+    expect((await admin.get('/prompts/drops-metadata')).body.version).toBe(1);
+    const forced = await admin.put('/prompts/drops-metadata?force=true', version);
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await complete('drops-latest'), 400, 'invalid_config', CALLED_AT);
+
+    const refused = await admin.put('/prompts/drops-metadata/publish', { version: 2 });
+    const error = expectError(refused, 409, 'conflict', 'version');
+    expect(error.message).toContain('Publishing version 2 of the prompt "drops-metadata"');
+    const { configs } = refused.body.error.dependents as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+    };
+    // Not the one pinned to version 1, nor the one whose calls are refused already.
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'drops-published', param: 'config.override_params.metadata' },
+    ]);
+    expect(configs[0].reason).toContain(
+      'version 2 of the prompt "drops-metadata" sets no parameters.metadata of its own to replace it',
+    );
+    expect((await complete('drops-published')).status).toBe(200);
+    const published = await admin.put('/prompts/drops-metadata/publish?force=true', { version: 2 });
+    expect(published.status, published.text).toBe(200);
+    expectError(await complete('drops-published'), 400, 'invalid_config', CALLED_AT);
+    expect((await complete('drops-pinned')).status).toBe(200);
+  });
+
   it('a PATCH of a config stored before is refused only for a metadata it sets or changes', async () => {
     const workspace = gateway.server.bootstrap.workspace;
     const config = {

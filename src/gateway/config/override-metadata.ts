@@ -16,6 +16,7 @@
  * its other fields as before, and its calls are refused as they were.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { GatewayError } from '../../core/errors.js';
 import { checkMetadataLimits } from '../../core/metadata-limits.js';
 import type { Repositories } from '../../store/types.js';
 import { storedPromptVersion } from '../prompts/prompt-reference.js';
@@ -96,4 +97,19 @@ async function checkNode(
  * the metadata a target of `config` sends is over the limits. */
 export async function checkOverrideMetadata(config: GatewayConfig, check: MetadataCheck): Promise<void> {
   await checkNode(config, '', check, {});
+}
+
+/** Why checkOverrideMetadata refuses `config` (its 400 invalid_config), or undefined when it stores it: what
+ * a change of a prompt the config's targets select is judged by (prompts/prompt-host-dependents.ts). */
+export async function overrideMetadataRefusal(
+  config: GatewayConfig,
+  check: MetadataCheck,
+): Promise<GatewayError | undefined> {
+  try {
+    await checkOverrideMetadata(config, check);
+    return undefined;
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'invalid_config') return err;
+    throw err;
+  }
 }

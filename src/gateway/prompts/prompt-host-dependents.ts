@@ -21,11 +21,17 @@
  * way, for the targets whose reference selects such a version: refused the same way
  * (refuseBreakingDestinationChange), judged before and after the change is written.
  *
+ * A version that sets no `parameters.metadata` of its own, where the one selected now set one, lets a
+ * parent's `override_params.metadata` reach the target's chat calls: one over OpenAI's limits, stored because
+ * the version's replaced it (override-metadata.ts), then refuses each. Such a change is refused the same
+ * way, judged by the check a config is stored by (brokenMetadata).
+ *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): a config stored meanwhile is judged against the version it then selects.
  */
 import type { PromptDocument, Repositories, StoredConfig, StoredPrompt } from '../../store/types.js';
 import type { GatewayConfig } from '../config/index.js';
+import { overrideMetadataRefusal } from '../config/override-metadata.js';
 import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
 import { configParam } from '../routing/inherit.js';
 import { leafTargets } from '../routing/leaf-targets.js';
@@ -47,6 +53,31 @@ export interface PromptSelectionChange {
   /** The body's key the 409 names. */
   param: string;
 }
+
+/** The store as the change leaves the prompt: its `selector` picks the changed version. */
+function changedPromptStore(
+  store: Repositories,
+  change: PromptSelectionChange,
+): Pick<Repositories, 'getPrompt' | 'getPromptVersion'> {
+  const { prompt, selector, next } = change;
+  const changed: StoredPrompt = {
+    ...prompt,
+    ...(selector === 'published' ? { published_version: next.number } : { version: next.number }),
+  };
+  return {
+    getPrompt: async (workspaceId, slugOrId) => {
+      const found = await store.getPrompt(workspaceId, slugOrId);
+      return found?.id === prompt.id ? changed : found;
+    },
+    getPromptVersion: async (workspaceId, promptId, number) =>
+      promptId === prompt.id && number === next.number
+        ? { prompt_id: prompt.id, version: next.number, prompt: next.document, created_at: 0 }
+        : store.getPromptVersion(workspaceId, promptId, number),
+  };
+}
+
+/** What refuses a target's calls after the change: a host of its own, or the metadata it takes. */
+type Breaking = 'host' | 'metadata';
 
 /** The first target of a stored config whose calls the change would have refused at its host: its setting
  * (`config.targets[0].custom_host`), and why. */
@@ -82,6 +113,36 @@ async function brokenTarget(
 }
 
 /**
+ * Where a stored config's `override_params.metadata` over OpenAI's limits would reach its chat calls once
+ * the change is made, refused by the check a config is stored by (override-metadata.ts): the change's
+ * version no longer sets its own `parameters.metadata`, which replaced it. One refused already is not
+ * broken by the change.
+ */
+async function brokenMetadata(
+  store: Repositories,
+  change: PromptSelectionChange,
+  config: GatewayConfig,
+): Promise<Omit<NamingConfig, 'slug'> | undefined> {
+  const workspaceId = change.prompt.workspace_id;
+  const after = await overrideMetadataRefusal(config, {
+    store: changedPromptStore(store, change),
+    workspaceId,
+  });
+  if (after === undefined || (await overrideMetadataRefusal(config, { store, workspaceId })))
+    return undefined;
+  const reason =
+    `version ${change.next.number} of the prompt "${change.prompt.slug}" sets no parameters.metadata of ` +
+    `its own to replace it: ${after.message}`;
+  return { param: after.param ?? 'config', reason };
+}
+
+/** As a 409's message says what the change would refuse each target's calls for. */
+const BREAKING: Record<Breaking, string> = {
+  host: 'to a stored credential beside a host of their own',
+  metadata: "with an override_params.metadata over OpenAI's limits, which the prompt's version replaced",
+};
+
+/**
  * Refuses (409 `conflict`, `change.param`) a change of the version `change.selector` picks on a prompt when
  * targets of active stored configs selecting it that way would then have each call refused at their host,
  * naming the configs by slug with the target's setting (`"support" (config.targets[0].custom_host)`, at
@@ -96,16 +157,21 @@ export async function refuseBreakingPromptTargets(
   await recordMissingReferences(store, workspaceId);
   const references = referencesTo('prompt', new Set([prompt.slug, prompt.id]));
   const broken: NamingConfig[] = [];
+  let breaking: Breaking | undefined;
   for (const config of await store.listConfigsReferencing(workspaceId, references)) {
     if (config.status !== 'active') continue;
-    const target = await brokenTarget(store, change, config.config as GatewayConfig);
-    if (target !== undefined) broken.push({ slug: config.slug, ...target });
+    const stored = config.config as GatewayConfig;
+    const host = await brokenTarget(store, change, stored);
+    const target = host ?? (await brokenMetadata(store, change, stored));
+    if (target === undefined) continue;
+    broken.push({ slug: config.slug, ...target });
+    breaking ??= host === undefined ? 'metadata' : 'host';
   }
   if (broken.length === 0) return;
   const [first] = broken;
   throw new DependentsConflictError(
     `${change.action} the prompt "${prompt.slug}" would send the calls of configs whose targets name it ` +
-      `to a stored credential beside a host of their own, refusing each: ${listedConfigs(broken)} ` +
+      `${BREAKING[breaking!]}, refusing each: ${listedConfigs(broken)} ` +
       `("${first.slug}": ${first.reason}). ` +
       'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
     { configs: broken, prompts: [], guardrails: [] },
