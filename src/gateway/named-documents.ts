@@ -141,8 +141,8 @@ interface PromptDestination {
 /** The root of a version's destination (prompt-call.ts versionDestination): its inline config, its stored
  * config's (an empty one when that is gone: calls fail for it), or its virtual key or provider; undefined
  * when it names none, and the call's own headers say where its calls go. */
-async function destinationRoot(
-  store: Reader,
+export async function destinationRoot(
+  store: Pick<Reader, 'getConfig'>,
   workspaceId: string,
   document: PromptDocument,
 ): Promise<{ root: Record<string, unknown>; through: string } | undefined> {

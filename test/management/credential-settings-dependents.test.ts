@@ -192,6 +192,64 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expectError(await chatThrough('repeats-host'), 400, 'custom_host_refused', 'config.custom_host');
   });
 
+  it("a host setting a prompt_id target repeats beside its prompt's key is refused", async () => {
+    const key = await admin.post('/virtual-keys', {
+      slug: 'prompt-hosted-key',
+      provider: 'openai',
+      api_key: 'sk-prompt-hosted-0123456789',
+      custom_host: openai.url,
+    });
+    expect(key.status, key.text).toBe(200);
+    // The config names the prompt, whose version sends its calls to the key: not the key itself.
+    for (const [path, body] of [
+      [
+        '/prompts',
+        {
+          slug: 'hosted-prompt',
+          string: template,
+          parameters: { model: 'gpt-4o-mini' },
+          virtual_key: 'prompt-hosted-key',
+        },
+      ],
+      [
+        '/configs',
+        {
+          slug: 'repeats-host-by-prompt',
+          config: {
+            strategy: { mode: 'fallback' },
+            targets: [{ prompt_id: 'hosted-prompt', custom_host: openai.url }],
+          },
+        },
+      ],
+    ] as const) {
+      const created = await admin.post(path, body);
+      expect(created.status, created.text).toBe(200);
+    }
+    const complete = () =>
+      call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/prompts/hosted-prompt/completions',
+        { variables: {} },
+        { 'x-gateway-config': 'repeats-host-by-prompt' },
+      );
+    expect((await complete()).status).toBe(200);
+
+    const moved = { custom_host: otherOpenAI.url, api_key: 'sk-prompt-hosted-9876543210' };
+    const refused = await admin.patch('/virtual-keys/prompt-hosted-key', moved);
+    const error = expectError(refused, 409, 'conflict', 'custom_host');
+    expect(error.message).toContain('configs "repeats-host-by-prompt" (config.targets[0].custom_host)');
+    expect(refused.body.error.dependents.configs.map(({ slug }: { slug: string }) => slug)).toEqual([
+      'repeats-host-by-prompt',
+    ]);
+    expect((await complete()).status).toBe(200);
+
+    const forced = await admin.patch('/virtual-keys/prompt-hosted-key?force=true', moved);
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await complete(), 400, 'custom_host_refused', 'config.targets[0].custom_host');
+  });
+
   it("a catalog provider's Azure resource that a config repeats is refused", async () => {
     const provider = await admin.post('/providers', {
       slug: 'azure-resource',

@@ -2,7 +2,9 @@
  * What changing a stored credential's settings (not its provider, destination-dependents.ts) would break
  * among what names it as a target: the targets calls go to (a config's leaves) of active stored configs
  * and of prompt versions' inline configs, and prompt versions sending their calls to it or to one of those
- * configs (with their model; a `prompt_id` target with its prompt's). Each is judged as a call finds it
+ * configs (with their model; a `prompt_id` target with its prompt's), and active stored configs whose
+ * `prompt_id` targets name those versions' prompts, their targets sent to the prompt's destination as a
+ * call expands them (stored-prompt-targets.ts). Each is judged as a call finds it
  * before anything is sent — the target (its parents' settings inherited) resolved with the credential's
  * settings (resolve-target.ts), then the provider's request built from it — with the settings before
  * and after the change, for each operation its calls make: a prompt version's, its template's (chat or
@@ -66,6 +68,7 @@ import { targetOf } from '../resolve-target.js';
 import { configParam } from '../routing/inherit.js';
 import { leafTargets, type LeafTarget } from '../routing/leaf-targets.js';
 import { storedPromptVersion } from './prompt-reference.js';
+import { expandStoredPromptTargets, type ExpandedPromptTargets } from './stored-prompt-targets.js';
 import {
   DependentsConflictError,
   listedUses,
@@ -301,6 +304,8 @@ async function culprit(
  * `prompt_id` targets name, how a judge asking through the credential breaks, and how a semantic cache's
  * embedding does. */
 interface Judging {
+  /** A config as its calls go: its prompt_id targets sent to their prompts' destinations. */
+  expand: (config: unknown) => Promise<ExpandedPromptTargets>;
   change: SettingsChange;
   credential: Credential;
   prompts: (reference: string) => Promise<Calls | undefined>;
@@ -374,10 +379,22 @@ async function configBreakage(
   judging: Judging,
 ): Promise<(Breakage & { path: string }) | undefined> {
   const { change, credential, prompts, judge } = judging;
-  for (const leaf of leafTargets(config)) {
+  const expanded = await judging.expand(config);
+  for (const leaf of leafTargets(expanded.config)) {
     const calls = await leafCalls(leaf, given, prompts);
     if (namesCredential(leaf.node, credential)) {
       const broken = await breakage(leaf.node, leaf.path, calls, change, credential);
+      // A prompt_id target sent to its prompt's destination is named where the config writes it: at its
+      // own setting that breaks, else at the key naming the prompt.
+      const target = leaf.chain.find(({ own }) => expanded.written.has(own));
+      if (broken && target !== undefined) {
+        const own = expanded.written.get(target.own)!;
+        return {
+          ...broken,
+          key: own[broken.key] !== undefined ? broken.key : 'prompt_id',
+          path: target.path,
+        };
+      }
       if (broken) return { ...broken, path: leaf.path };
     }
     const at = judgeThroughCredential(nodeJudges(leaf.node), credential);
@@ -467,7 +484,14 @@ export async function refuseBreakingSettingsChange(
     },
     defaultModel: settings.semanticCacheEmbeddingModel,
   };
-  const judging: Judging = { change: settingsChange, credential, prompts: promptCallsOf, judge, embedding };
+  const judging: Judging = {
+    expand: (config) => expandStoredPromptTargets(store, found.workspace_id, config),
+    change: settingsChange,
+    credential,
+    prompts: promptCallsOf,
+    judge,
+    embedding,
+  };
 
   const breakages: Array<Breakage & { where: string }> = [];
   const configs: NamingConfig[] = [];
@@ -477,22 +501,32 @@ export async function refuseBreakingSettingsChange(
   for (const config of naming.size > 0 ? await active(referencesTo('config', new Set(naming.keys()))) : []) {
     judgedConfigs.set(config.slug, config).set(config.id, config);
   }
-  for (const config of new Set(judgedConfigs.values())) {
+  const judgeStored = async (config: StoredConfig) => {
     // A client calls it with any model and on any endpoint.
     const broken = await judgeConfig(config.id, config.config, {
       model: undefined,
       operations: ANY_OPERATION,
     });
-    if (!broken) continue;
+    if (!broken) return;
     breakages.push({ ...broken, where: `config "${config.slug}"` });
     configs.push({ slug: config.slug, param: configParam(broken.path, broken.key), reason: broken.reason });
-  }
+  };
+  for (const config of new Set(judgedConfigs.values())) await judgeStored(config);
   const versions = new Map<string, StoredPromptVersion & { slug: string }>();
   for (const named of [references, referencesTo('config', new Set(judgedConfigs.keys()))]) {
     if (named.length === 0) continue;
     for (const version of await store.listPromptVersionsReferencing(found.workspace_id, named)) {
       versions.set(`${version.prompt_id}@${version.version}`, version);
     }
+  }
+  // Configs whose prompt_id targets name the prompts of those versions send their calls there too: judged
+  // as their calls go (expandStoredPromptTargets), whichever version their reference selects.
+  const promptNames = new Set([...versions.values()].flatMap(({ slug, prompt_id }) => [slug, prompt_id]));
+  const judgedIds = new Set([...judgedConfigs.values()].map(({ id }) => id));
+  for (const config of promptNames.size > 0 ? await active(referencesTo('prompt', promptNames)) : []) {
+    if (judgedIds.has(config.id)) continue;
+    judgedIds.add(config.id);
+    await judgeStored(config);
   }
   const prompts = new Map<string, NamingPrompt>();
   for (const version of versions.values()) {
