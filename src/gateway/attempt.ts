@@ -161,7 +161,9 @@ class Deadline {
 
   arm(ms: number): void {
     this.clear();
-    this.ms = Math.min(ms, MAX_TIMER_MS);
+    // In whole milliseconds, as Node's timers count: what is left of the request's deadline is a fraction
+    // different for every call, and Node keeps a list of timers (and a key naming it) per distinct delay.
+    this.ms = Math.min(Math.ceil(ms), MAX_TIMER_MS);
     this.timer = setTimeout(expire, this.ms, this);
   }
 

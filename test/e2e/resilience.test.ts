@@ -309,6 +309,21 @@ describe('the request deadline', () => {
     }
   });
 
+  it('says how long it waited in whole milliseconds when what was left of it ended the call', async () => {
+    const tight = await startGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: '400' } });
+    try {
+      const slow = await fake('slow', { defaultBehaviour: { hang: true } });
+      const error = await client(tight, target(slow))
+        .chat.completions.create(chat)
+        .catch((e: unknown) => e);
+      const apiError = error as InstanceType<typeof OpenAI.APIError>;
+      expect(apiError.status).toBe(408);
+      expect(apiError.message).toMatch(/did not answer within \d+ ms \(first byte\)$/);
+    } finally {
+      await tight.close();
+    }
+  });
+
   it("bounds a stream whose head came but no chunk: 408 at the request's deadline, not the idle one", async () => {
     const tight = await startGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: '1500' } });
     try {
