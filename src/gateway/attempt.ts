@@ -151,70 +151,51 @@ function timeoutError(provider: string, ms: number, phase: string): GatewayError
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A timer that aborts the attempt; re-armed per chunk while streaming. */
-class Deadline {
-  private timer: NodeJS.Timeout | undefined;
+/**
+ * One attempt's state: its abort (it is the signal of the upstream request, aborted by its deadline or by
+ * the client's going), its deadline, its phase, and how a failure is reported. One object of one shape
+ * rather than an abort, a deadline and closures: this is made for every call and held while it waits on
+ * the provider; it is also the listener of the client's abort.
+ */
+class AttemptScope extends CallAbort {
+  private timer: NodeJS.Timeout | undefined = undefined;
+  /** The deadline passed (and aborted the call). */
   expired = false;
+  /** The deadline's delay as last armed; re-armed per chunk while streaming. */
   ms = 0;
+  phase: 'first byte' | 'body' | 'first chunk' | 'stream idle' = 'first byte';
+  ttfbMs: number | null = null;
+  malformedChunks = 0;
 
-  constructor(private readonly attempt: AttemptScope) {}
+  constructor(private readonly input: AttemptInput) {
+    super();
+    this.arm(input.timeoutMs);
+    input.clientSignal.addEventListener('abort', this, { once: true });
+    // A client gone before this call started fired its abort already: the listener would never run.
+    if (input.clientSignal.aborted) this.abort();
+  }
 
+  /** Arms the deadline afresh, `ms` from now. */
   arm(ms: number): void {
-    this.clear();
+    this.clearDeadline();
     // In whole milliseconds, as Node's timers count: what is left of the request's deadline is a fraction
     // different for every call, and Node keeps a list of timers (and a key naming it) per distinct delay.
     this.ms = Math.min(Math.ceil(ms), MAX_TIMER_MS);
     this.timer = setTimeout(expire, this.ms, this);
   }
 
-  refresh(): void {
-    this.timer?.refresh();
-  }
-
-  clear(): void {
+  clearDeadline(): void {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  fire(): void {
+  /** The deadline passed. */
+  expire(): void {
     this.expired = true;
-    this.attempt.abort();
-  }
-}
-
-function expire(deadline: Deadline): void {
-  deadline.fire();
-}
-
-/**
- * One attempt's state: its abort, its deadline, its phase, and how a failure is reported. A class rather
- * than closures: this is made for every call, and is also the listener of the client's abort.
- */
-class AttemptScope {
-  /** Aborts this call's upstream request (deadline, client gone). */
-  readonly signal = new CallAbort();
-  readonly deadline = new Deadline(this);
-  phase: 'first byte' | 'body' | 'first chunk' | 'stream idle' = 'first byte';
-  ttfbMs: number | null = null;
-  malformedChunks = 0;
-
-  constructor(private readonly input: AttemptInput) {
-    this.deadline.arm(input.timeoutMs);
-    input.clientSignal.addEventListener('abort', this, { once: true });
-    // A client gone before this call started fired its abort already: the listener would never run.
-    if (input.clientSignal.aborted) this.abort();
-  }
-
-  /** The client's abort (an EventListener object). */
-  handleEvent(): void {
     this.abort();
   }
 
-  abort(): void {
-    this.signal.abort();
-  }
-
   end(): void {
-    this.deadline.clear();
+    this.clearDeadline();
     this.input.clientSignal.removeEventListener('abort', this);
   }
 
@@ -228,7 +209,7 @@ class AttemptScope {
   heard(): void {
     // Before the first chunk the deadline may be the request's, which does not move.
     if (this.phase === 'first chunk') this.armIdle();
-    else this.deadline.refresh();
+    else this.timer?.refresh();
   }
 
   private armIdle(): void {
@@ -237,7 +218,7 @@ class AttemptScope {
       this.phase === 'first chunk' && firstChunkBy !== undefined
         ? Math.max(1, firstChunkBy - performance.now())
         : Infinity;
-    this.deadline.arm(Math.min(idleTimeoutMs, left));
+    this.arm(Math.min(idleTimeoutMs, left));
   }
 
   /** The stream's first chunk reached the sink: from now on only the idle deadline bounds a silence. */
@@ -278,13 +259,8 @@ class AttemptScope {
         usage,
       );
     }
-    if (this.deadline.expired) {
-      return this.fail(
-        timeoutError(provider, this.deadline.ms, this.phase),
-        'timeout',
-        afterFirstByte,
-        usage,
-      );
+    if (this.expired) {
+      return this.fail(timeoutError(provider, this.ms, this.phase), 'timeout', afterFirstByte, usage);
     }
     if (err instanceof UpstreamTooLarge) {
       return this.fail(tooLargeFailure(provider, err), 'invalid_response', afterFirstByte, usage);
@@ -304,22 +280,25 @@ class AttemptScope {
   }
 }
 
+function expire(scope: AttemptScope): void {
+  scope.expire();
+}
+
 export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const { resolved, request, upstream } = input;
   const { adapter } = resolved;
   const provider = adapter.id;
   const started = performance.now();
   const scope = new AttemptScope(input);
-  const { signal } = scope;
 
   try {
     let response: UpstreamResponse;
     try {
-      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, signal);
+      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, scope);
       const built = operationOf(adapter, request.endpoint).buildRequest(request);
       // Most adapters build synchronously: no await (and no turn of the microtask queue) for them.
       const upstreamRequest = built instanceof Promise ? await built : built;
-      response = await upstream.send(upstreamRequest, signal);
+      response = await upstream.send(upstreamRequest, scope);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
         return scope.fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
@@ -449,10 +428,10 @@ async function relayStream(
           const pending = sink.chunk(chunk, output.raw);
           if (pending) {
             // A slow reader is the client's pace, not the provider's silence: no deadline while it drains.
-            const ms = scope.deadline.ms;
-            scope.deadline.clear();
+            const ms = scope.ms;
+            scope.clearDeadline();
             await pending;
-            scope.deadline.arm(ms);
+            scope.arm(ms);
           }
           break;
         }
@@ -481,7 +460,7 @@ async function relayStream(
         // the end of the body. An upstream that then keeps the connection open is not waited on for a
         // whole idle deadline.
         closing = true;
-        scope.deadline.arm(Math.min(input.idleTimeoutMs, FINISHED_STREAM_GRACE_MS));
+        scope.arm(Math.min(input.idleTimeoutMs, FINISHED_STREAM_GRACE_MS));
       }
       if (sink.gone) {
         response.body.destroy();
