@@ -16,9 +16,9 @@ import type { GatewayDeps } from './deps.js';
 import { callCost } from './call-cost.js';
 import { asksForStream, ENDPOINTS } from './endpoints.js';
 import type { CallSummary, SummaryContext } from './observer.js';
-import type { AttemptRecord } from './pipeline-types.js';
+import type { AttemptRecord, RoutedKind, RoutedRequest, TargetHandler } from './pipeline-types.js';
 import { refusePromptTargets } from './prompts/prompt-targets.js';
-import { newRouteRun, route, type RouteResult } from './router.js';
+import { newRouteRun, route, type RouteResult, type RoutedCall } from './router.js';
 import { newRouteState, type RouteState } from './routing/route-types.js';
 import type { CallSink } from './sink.js';
 
@@ -41,114 +41,132 @@ export interface CallResult {
 
 export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
   // Counted from its start to its record: a stop's final writes wait for the calls still running to be
-  // recorded (a call the stop cut ends a few turns of the loop after its connection was destroyed).
+  // recorded (a call the stop cut ends a few turns of the loop after its connection was destroyed). In
+  // this one async function, not around a second: a call waiting on its provider holds one frame less.
   deps.logWriter.callBegan();
   try {
-    return await executeCall(deps, call, sink);
+    const { endpoint, body } = call;
+    const ctx = withEndUser(call.ctx, call);
+    const state = call.state ?? newRouteState();
+    const stream = asksForStream(call);
+    const delivered = stream
+      ? new DeliveredStream(sink, deps.settings.streamContinuationMaxChars)
+      : undefined;
+    const api = ENDPOINTS[endpoint].api;
+    // Usage is asked of OpenAI's streaming operations; a Messages stream always reports it.
+    const request =
+      stream && (call.endpoint === 'chat' || call.endpoint === 'completions') ? withUsageAsked(call) : call;
+    const run = newRouteRun(
+      deps,
+      routedCall(request, ctx, deps.routing.modelChain, stream, delivered, state),
+    );
+    let result: RouteResult | undefined;
+    let failure: unknown;
+    try {
+      // The gateway's own option, refused in strict mode on every OpenAI endpoint: the chat schema names it,
+      // the others let it through as an unknown key. Anthropic's Messages API has it as its own.
+      const fields: Readonly<Record<string, unknown>> = body;
+      if (fields.thinking !== undefined && ctx.strictCompat && api === 'openai') {
+        throw new GatewayError(
+          'unsupported_parameter',
+          'thinking needs strict_compat_compliance set to false (in the config, or the ' +
+            `${HEADERS.strictCompat} header)`,
+          { param: 'thinking' },
+        );
+      }
+      // Only a prompt completion runs prompt_id targets (it expands them before calling): refused elsewhere.
+      refusePromptTargets(ctx.config);
+      result = await route(run);
+    } catch (err) {
+      failure = err;
+    }
+
+    const outcome = result?.outcome;
+    // Known before a JSON answer goes out, so its headers carry it; a stream's headers went out before.
+    state.cost = callCost(deps.prices, run.attempts);
+    let status: number;
+    let error: GatewayError | ProviderError | undefined;
+    let responseBody: unknown;
+    // The answering target's hooks: an earlier target's ran on a request this one was not sent.
+    const hooks = run.hooks?.path === state.targetPath ? run.hooks : undefined;
+    // The answer a hooks step sent (another target's, after a fallback, is not).
+    const hooked =
+      hooks?.answer && outcome?.ok && hooks.answer.sent === outcome.body ? hooks.answer : undefined;
+    if (outcome?.ok) {
+      status = outcome.status;
+      if (delivered) {
+        delivered.end();
+        responseBody = deliveredBody(delivered);
+      } else {
+        // With hooks, the answer without its hook_results, which the record keeps in a column of their own.
+        responseBody = hooked ? hooked.body : outcome.body;
+        sink.answer({
+          status,
+          body: outcome.body,
+          rawText: outcome.rawText,
+          headers: outcome.upstreamHeaders,
+        });
+      }
+    } else {
+      error = outcome ? outcome.error : asCallError(deps, ctx, failure);
+      status =
+        (outcome && !outcome.ok && outcome.reason === 'client_gone') || ctx.signal.aborted
+          ? 499
+          : error.status;
+      // A stream that broke part way: the text the client was sent, beside the error.
+      responseBody =
+        delivered && delivered.text.size > 0
+          ? { ...deliveredBody(delivered), ...error.toBody() }
+          : error.toBody();
+      sink.fail(error, status);
+    }
+    const endedAt = performance.now();
+
+    // A request a hook rewrote (PII redacted) is recorded as the provider got it.
+    const requestBody = hooks?.requestBody ?? result?.requestBody ?? body;
+    const summary: CallSummary = {
+      ctx,
+      endpoint,
+      stream,
+      state,
+      status,
+      model:
+        (outcome?.ok ? outcome.model : undefined) ?? (typeof body.model === 'string' ? body.model : null),
+      usage: outcome?.usage,
+      ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome, delivered),
+      endedAt,
+      error,
+      malformedChunks: outcome?.malformedChunks ?? 0,
+      requestBody,
+      requestText: requestBody === body ? call.bodyText : undefined,
+      responseBody,
+      responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
+      attempts: run.attempts,
+      hooks: hooks?.results,
+      hooksText: hooks?.resultsText,
+    };
+    // Async hooks never delay the answer (the sink has it); the record waits for their results.
+    if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
+    for (const observer of deps.observers) observer.callEnded(summary);
+    return { outcome, error, status, state };
   } finally {
     deps.logWriter.callDone();
   }
 }
 
-async function executeCall(deps: GatewayDeps, call: ModelCall, sink: CallSink): Promise<CallResult> {
-  const { endpoint, body } = call;
-  const ctx = withEndUser(call.ctx, call);
-  const state = call.state ?? newRouteState();
-  const stream = asksForStream(call);
-  const delivered = stream ? new DeliveredStream(sink, deps.settings.streamContinuationMaxChars) : undefined;
-  const api = ENDPOINTS[endpoint].api;
-  // Usage is asked of OpenAI's streaming operations; a Messages stream always reports it.
-  const request =
-    stream && (call.endpoint === 'chat' || call.endpoint === 'completions') ? withUsageAsked(call) : call;
-  const run = newRouteRun(deps, {
-    ...request,
-    ctx,
-    chain: deps.routing.modelChain,
-    stream,
-    sink: delivered,
-    state,
-  });
-  let result: RouteResult | undefined;
-  let failure: unknown;
-  try {
-    // The gateway's own option, refused in strict mode on every OpenAI endpoint: the chat schema names it,
-    // the others let it through as an unknown key. Anthropic's Messages API has it as its own.
-    const fields: Readonly<Record<string, unknown>> = body;
-    if (fields.thinking !== undefined && ctx.strictCompat && api === 'openai') {
-      throw new GatewayError(
-        'unsupported_parameter',
-        'thinking needs strict_compat_compliance set to false (in the config, or the ' +
-          `${HEADERS.strictCompat} header)`,
-        { param: 'thinking' },
-      );
-    }
-    // Only a prompt completion runs prompt_id targets (it expands them before calling): refused elsewhere.
-    refusePromptTargets(ctx.config);
-    result = await route(run);
-  } catch (err) {
-    failure = err;
-  }
-
-  const outcome = result?.outcome;
-  // Known before a JSON answer goes out, so its headers carry it; a stream's headers went out before.
-  state.cost = callCost(deps.prices, run.attempts);
-  let status: number;
-  let error: GatewayError | ProviderError | undefined;
-  let responseBody: unknown;
-  // The answering target's hooks: an earlier target's ran on a request this one was not sent.
-  const hooks = run.hooks?.path === state.targetPath ? run.hooks : undefined;
-  // The answer a hooks step sent (another target's, after a fallback, is not).
-  const hooked =
-    hooks?.answer && outcome?.ok && hooks.answer.sent === outcome.body ? hooks.answer : undefined;
-  if (outcome?.ok) {
-    status = outcome.status;
-    if (delivered) {
-      delivered.end();
-      responseBody = deliveredBody(delivered);
-    } else {
-      // With hooks, the answer without its hook_results, which the record keeps in a column of their own.
-      responseBody = hooked ? hooked.body : outcome.body;
-      sink.answer({ status, body: outcome.body, rawText: outcome.rawText, headers: outcome.upstreamHeaders });
-    }
-  } else {
-    error = outcome ? outcome.error : asCallError(deps, ctx, failure);
-    status =
-      (outcome && !outcome.ok && outcome.reason === 'client_gone') || ctx.signal.aborted ? 499 : error.status;
-    // A stream that broke part way: the text the client was sent, beside the error.
-    responseBody =
-      delivered && delivered.text.size > 0
-        ? { ...deliveredBody(delivered), ...error.toBody() }
-        : error.toBody();
-    sink.fail(error, status);
-  }
-  const endedAt = performance.now();
-
-  // A request a hook rewrote (PII redacted) is recorded as the provider got it.
-  const requestBody = hooks?.requestBody ?? result?.requestBody ?? body;
-  const summary: CallSummary = {
-    ctx,
-    endpoint,
-    stream,
-    state,
-    status,
-    model: (outcome?.ok ? outcome.model : undefined) ?? (typeof body.model === 'string' ? body.model : null),
-    usage: outcome?.usage,
-    ttfbMs: callTtfbMs(ctx.startedAt, run.attempts, outcome, delivered),
-    endedAt,
-    error,
-    malformedChunks: outcome?.malformedChunks ?? 0,
-    requestBody,
-    requestText: requestBody === body ? call.bodyText : undefined,
-    responseBody,
-    responseText: outcome?.ok ? (hooked ? hooked.text : outcome.rawText) : undefined,
-    attempts: run.attempts,
-    hooks: hooks?.results,
-    hooksText: hooks?.resultsText,
-  };
-  // Async hooks never delay the answer (the sink has it); the record waits for their results.
-  if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
-  for (const observer of deps.observers) observer.callEnded(summary);
-  return { outcome, error, status, state };
+/**
+ * A model call as routed: field by field, in the order of a pass-through's, so that every routed call has
+ * one shape, and without the caller's other fields (its body's text).
+ */
+function routedCall<K extends RoutedKind>(
+  { endpoint, body }: RoutedRequest<K>,
+  ctx: CallContext,
+  chain: TargetHandler,
+  stream: boolean,
+  sink: DeliveredStream | undefined,
+  state: RouteState,
+): RoutedCall<K> {
+  return { ctx, endpoint, chain, body, stream, sink, state, passthrough: undefined };
 }
 
 /**

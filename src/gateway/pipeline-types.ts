@@ -201,7 +201,7 @@ export interface PassthroughCall {
 
 /** A call as the router sees it: its operation and body (the validated body as sent to the provider, before
  * a target's override_params), and how it is run. */
-export type RoutedCall = RoutedRequest & {
+export type RoutedCall<K extends RoutedKind = RoutedKind> = RoutedRequest<K> & {
   ctx: CallContext;
   /** The chain of steps every target of this call runs (model calls and pass-through differ). */
   chain: TargetHandler;
