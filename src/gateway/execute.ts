@@ -215,17 +215,11 @@ export function contextOrRefuse(
   how: { method: string; url: string },
   build: () => CallContext | Promise<CallContext>,
 ): CallContext | undefined | Promise<CallContext | undefined> {
-  const refuse = (err: unknown): undefined => {
-    // Built only here: a call that is not refused never needs it.
-    const refusal: SummaryContext = { ...request, ...how };
-    refuseCall(deps, { ...call, ctx: refusal }, err, sink);
-    return undefined;
-  };
   let built: CallContext | Promise<CallContext>;
   try {
     built = build();
   } catch (err) {
-    return refuse(err);
+    return refuseContext(deps, call, sink, request, how, err);
   }
   if (!(built instanceof Promise)) return built;
   // Counted as a call under way while its context is built (a key or config read from the store): refused,
@@ -237,11 +231,27 @@ export function contextOrRefuse(
       return ctx;
     },
     (err: unknown) => {
-      const refused = refuse(err);
+      const refused = refuseContext(deps, call, sink, request, how, err);
       deps.logWriter.callDone();
       return refused;
     },
   );
+}
+
+/** A call whose context could not be built, refused: a function of its own, not a closure every call
+ * would make. */
+function refuseContext(
+  deps: GatewayDeps,
+  call: ModelRequest,
+  sink: CallSink,
+  request: RequestContext,
+  how: { method: string; url: string },
+  err: unknown,
+): undefined {
+  // Built only here: a call that is not refused never needs it.
+  const refusal: SummaryContext = { ...request, ...how };
+  refuseCall(deps, { ...call, ctx: refusal }, err, sink);
+  return undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The model endpoints: one route per descriptor of the endpoint registry, each through `execute`. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { callContextFromRequest, type CallContext } from '../../gateway/call-context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import {
@@ -8,9 +8,9 @@ import {
   validateRequest,
   type EndpointDescriptor,
 } from '../../gateway/endpoints.js';
-import { contextOrRefuse, execute, refuseRequest } from '../../gateway/execute.js';
-import type { ModelRequest } from '../../providers/types.js';
-import { newRouteState } from '../../gateway/routing/route-types.js';
+import { contextOrRefuse, execute, refuseRequest, type ModelCall } from '../../gateway/execute.js';
+import type { EndpointKind, ModelRequest } from '../../providers/types.js';
+import { newRouteState, type RouteState } from '../../gateway/routing/route-types.js';
 import type { IngressCodec } from '../../ingress/codec.js';
 import { openAICodec } from '../../ingress/openai-codec.js';
 import { HttpSink } from '../http-sink.js';
@@ -47,13 +47,35 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
       );
       // The body's text, for its log record, unless validation made another body of it.
       const bodyText = call.body === request.body ? (request.bodyText ?? undefined) : undefined;
-      const run = (ctx: CallContext | undefined) =>
-        ctx ? execute(deps, { ...call, ctx, state, bodyText }, sink).then(() => reply) : reply;
       const ctx = contextOrRefuse(deps, call, sink, request.gw, how, () =>
         callContextFromRequest(deps.lookups, request.gw, how),
       );
-      return ctx instanceof Promise ? ctx.then(run) : run(ctx);
+      if (ctx instanceof Promise) {
+        return ctx.then((built) => executeCall(deps, call, built, state, bodyText, sink, reply));
+      }
+      return executeCall(deps, call, ctx, state, bodyText, sink, reply);
     });
   }
   await registerModelListRoute(app, deps);
+}
+
+/**
+ * The call, once its context is built (or refused: the refusal is answered already). A function of its
+ * own rather than a closure over the route's state: nearly every call gets its context at once.
+ */
+function executeCall<K extends EndpointKind>(
+  deps: GatewayDeps,
+  { endpoint, body }: ModelRequest<K>,
+  ctx: CallContext | undefined,
+  state: RouteState,
+  bodyText: string | undefined,
+  sink: HttpSink,
+  reply: FastifyReply,
+): FastifyReply | Promise<FastifyReply> {
+  if (!ctx) return reply;
+  // Field by field: one shape, where a spread of the request copied its fields and then added three. (The
+  // endpoint and its body stay paired, as read from one ModelRequest<K>; TypeScript cannot follow that
+  // through the union.)
+  const call = { endpoint, body, ctx, state, bodyText } as ModelCall;
+  return execute(deps, call, sink).then(() => reply);
 }
