@@ -36,11 +36,15 @@ function sentAnotherPrompt(attempt: AttemptRecord, summary: CallSummary): boolea
 
 function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
   const { ctx, error } = summary;
-  const errorFields = error
-    ? { errorCode: String(error.code ?? error.type), errorMessage: error.message }
-    : summary.malformedChunks > 0
-      ? skippedChunksError(summary.malformedChunks)
-      : { errorCode: null, errorMessage: null };
+  // In two values, not an object spread into the fields: the fields are then one literal of one shape.
+  let errorCode: string | null = null;
+  let errorMessage: string | null = null;
+  if (error) {
+    errorCode = String(error.code ?? error.type);
+    errorMessage = error.message;
+  } else if (summary.malformedChunks > 0) {
+    ({ errorCode, errorMessage } = skippedChunksError(summary.malformedChunks));
+  }
   return buildLogRecord(ctx, {
     endpoint: summary.endpoint,
     method: ctx.method,
@@ -57,7 +61,8 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     cacheStatus: summary.state.cacheStatus,
     cacheSimilarity: summary.state.cacheSimilarity,
     retryCount: summary.state.retryCount,
-    ...errorFields,
+    errorCode,
+    errorMessage,
     requestBody: bodyForLog(summary.requestBody, bodies, summary.requestText),
     responseBody: bodyForLog(summary.responseBody, bodies, summary.responseText),
     hookResults: summary.hooks === undefined ? undefined : hooksForLog(summary.hooks, summary.hooksText),

@@ -69,6 +69,22 @@ function storableMetadataText(text: string): string {
   return withoutNul(text).replace(LONE_SURROGATE, REPLACEMENT);
 }
 
+/** The metadata with its keys and values as storableMetadataText makes them; itself when each is already
+ * (nearly always): read in place, with no list of its entries or closure made for every record. */
+function storableMetadata(metadata: Record<string, string>): Record<string, string> {
+  for (const name in metadata) {
+    if (storableMetadataText(name) !== name || storableMetadataText(metadata[name]) !== metadata[name]) {
+      return Object.fromEntries(
+        Object.entries(metadata).map(([key, text]) => [
+          storableMetadataText(key),
+          storableMetadataText(text),
+        ]),
+      );
+    }
+  }
+  return metadata;
+}
+
 /** Fields stored as JSON text, where U+0000 is written as the escape `\u0000`, which both databases keep. */
 const JSON_FIELDS = new Set(['request_body', 'response_body', 'hook_results']);
 
@@ -87,13 +103,7 @@ function storableLogRecord(record: LogRecord): LogRecord {
     if (typeof value === 'string') {
       storable = withoutNul(value);
     } else if (key === 'metadata' && value !== null && typeof value === 'object') {
-      const entries = Object.entries(value as Record<string, string>);
-      const storableText = (text: string) => storableMetadataText(text) === text;
-      if (!entries.every(([name, text]) => storableText(name) && storableText(text))) {
-        storable = Object.fromEntries(
-          entries.map(([name, text]) => [storableMetadataText(name), storableMetadataText(text)]),
-        );
-      }
+      storable = storableMetadata(value as Record<string, string>);
     }
     if (storable !== value) {
       copy ??= { ...record };
