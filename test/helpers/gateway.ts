@@ -16,6 +16,7 @@ export interface TestGateway {
   url: string;
   /** Origin, e.g. http://127.0.0.1:PORT, for /health and raw fetches. */
   origin: string;
+  /** The gateway's GATEWAY_ADMIN_KEY: one of its own, unless `env` gives it. */
   adminKey: string;
   server: GatewayServer;
   dataDir: string;
@@ -47,12 +48,11 @@ export function deploymentKeys(label: string): { GATEWAY_MASTER_KEY: string; GAT
 
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const adminKey = `gw-test-${randomBytes(16).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
     PORT: '0',
     HOST: '127.0.0.1',
     GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_ADMIN_KEY: adminKey,
+    GATEWAY_ADMIN_KEY: `gw-test-${randomBytes(16).toString('hex')}`,
     LOG_LEVEL: 'silent',
     GATEWAY_LOG_FLUSH_INTERVAL_MS: '50',
     GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
@@ -74,7 +74,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   return {
     url: `${origin}/v1`,
     origin,
-    adminKey,
+    adminKey: env.GATEWAY_ADMIN_KEY!,
     server,
     dataDir,
     async close() {

@@ -41,9 +41,6 @@ export function twoNodesSharingStores(label: string): TwoNodes {
     nodes.fake = await startFakeOpenAI({ name: label });
     nodes.a = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
     nodes.b = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
-    // Both nodes take the same admin key from the environment.
-    nodes.a.adminKey = env.GATEWAY_ADMIN_KEY;
-    nodes.b.adminKey = env.GATEWAY_ADMIN_KEY;
   });
   afterAll(async () => {
     await nodes.fake?.close();
