@@ -7,12 +7,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { freePort } from '../helpers/free-port.js';
 import {
   chatLine,
   contentLines,
@@ -34,17 +34,6 @@ let dataDir: string;
 let child: ChildProcess | undefined;
 const adminKey = `gw-crash-${randomBytes(12).toString('hex')}`;
 const masterKey = randomBytes(32).toString('hex');
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** Starts `src/main.ts` in a child process and waits until it answers /health. */
 async function startNode(port: number): Promise<ChildProcess> {

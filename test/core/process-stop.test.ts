@@ -11,12 +11,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { STOP_OVERRUN_MS } from '../../src/stop-plan.js';
+import { freePort } from '../helpers/free-port.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { redisUrl } from '../helpers/redis.js';
 import { startSilentProvider } from '../helpers/silent-provider.js';
@@ -24,17 +24,6 @@ import { startStallingProxy, throughProxy, type StallingProxy } from '../helpers
 
 const root = resolve(import.meta.dirname, '../..');
 const graceMs = 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 describeWithPostgres('the gateway process stopped by SIGTERM', () => {
   const schema = freshSchemaName('process_stop');

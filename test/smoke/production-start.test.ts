@@ -4,13 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCommand } from '../../scripts/start-command.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { freePort } from '../helpers/free-port.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const entry = resolve(root, 'dist/main.js');
@@ -21,18 +21,6 @@ function startArguments(): string[] {
   expect(command).toBe('node');
   expect(args.at(-1)).toBe('dist/main.js');
   return args;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 interface Started {
