@@ -10,11 +10,11 @@ import { randomBytes } from 'node:crypto';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FINALIZE_JOB } from '../../src/gateway/batches/batch-phases.js';
-import type { Job } from '../../src/store/types.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
+import { batchJob } from './stopping-nodes.js';
 import {
   chatLine,
   contentLines,
@@ -102,12 +102,7 @@ describeWithPostgres('a managed batch whose node stops while finalizing it', () 
     await dropSchema(schema);
   });
 
-  async function finalizationOf(batchId: string): Promise<Job> {
-    const { data } = await front.server.deps.store.jobs.list({ kind: FINALIZE_JOB, limit: 1_000 });
-    const job = data.find((j) => (j.payload as { batch_id: string }).batch_id === batchId);
-    if (!job) throw new Error(`no finalization for ${batchId}`);
-    return job;
-  }
+  const finalizationOf = (batchId: string) => batchJob(front, FINALIZE_JOB, batchId);
 
   it(
     'stops at the cut, gives the finalization back with its attempt, and the next node writes each line once',

@@ -7,86 +7,41 @@
  * directory (the files' contents); the first only serves the API, the others run jobs and are stopped by
  * the tests.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SUBMIT_JOB } from '../../src/gateway/provider-resources/provider-batches.js';
 import { resourceTarget } from '../../src/gateway/provider-resources/resource-target.js';
-import type { Job } from '../../src/store/types.js';
-import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { startGateway, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
-import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { chatLine, finished, jsonl, sdk, sleep, SLOW_TEST_MS, until, upload, waitFor } from './support.js';
+import { describeWithPostgres } from '../helpers/postgres.js';
+import { batchJob, stoppingNodes } from './stopping-nodes.js';
+import { chatLine, finished, jsonl, sleep, SLOW_TEST_MS, until, upload, waitFor } from './support.js';
 
 /** How long a test waits for what a node does under way. */
 const UNTIL_MS = 20_000;
 
 function stopsSuite(store: 'sqlite' | 'postgres') {
-  const shared: Record<string, string> = {
-    GATEWAY_ADMIN_KEY: `gw-test-${randomBytes(16).toString('hex')}`,
-    GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-    GATEWAY_BATCH_POLL_MS: '20',
-  };
-  let dataDir: string | undefined;
-  let schema: string | undefined;
-  let fake: FakeUpstream;
-  let front: TestGateway;
-  let client: OpenAI;
-  let config: Record<string, unknown>;
-
-  function start(env: Record<string, string>): Promise<TestGateway> {
-    const options: StartGatewayOptions =
-      store === 'postgres'
-        ? { postgres: { url: postgresUrl(), schema: (schema ??= freshSchemaName('pb_stops')) } }
-        : {};
-    // One data directory: the SQLite file, and the files' contents, for every node.
-    dataDir ??= mkdtempSync(join(tmpdir(), 'gateway-pb-stops-'));
-    return startGateway({ ...options, env: { ...shared, GATEWAY_DATA_DIR: dataDir, ...env } });
-  }
+  const nodes = stoppingNodes(store, 'pb-stops');
   /** A node that runs jobs, and is given a short grace period when it stops. A transfer with nothing
    * moving is cut after 5 s (not a minute), so that a stop which waited for it would show. */
   const startWorker = () =>
-    start({ GATEWAY_SHUTDOWN_GRACE_MS: '200', GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS: '5000' });
+    nodes.start({ GATEWAY_SHUTDOWN_GRACE_MS: '200', GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS: '5000' });
 
-  beforeAll(async () => {
-    fake = await startFakeOpenAI({ name: `pb-stops-${store}` });
-    config = { provider: 'openai', api_key: 'sk-stops', custom_host: fake.url };
-    front = await start({ GATEWAY_BATCH_WORKER: 'false' });
-    client = sdk(front.url, shared.GATEWAY_ADMIN_KEY!, config);
-  });
-  afterAll(async () => {
-    await front?.close();
-    await fake?.close();
-    if (schema) await dropSchema(schema);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const uploads = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
+  const uploads = () => nodes.fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/files');
   const createsFor = (batchId: string) =>
-    fake.requests.filter(
+    nodes.fake.requests.filter(
       (r) =>
         r.method === 'POST' &&
         r.path === '/v1/batches' &&
         (r.body as { metadata?: Record<string, string> }).metadata?.gateway_batch_id === batchId,
     );
 
-  async function submitJobOf(batchId: string): Promise<Job> {
-    const { data } = await front.server.deps.store.jobs.list({ kind: SUBMIT_JOB, limit: 1_000 });
-    const job = data.find((j) => (j.payload as { batch_id: string }).batch_id === batchId);
-    if (!job) throw new Error(`no submit job for ${batchId}`);
-    return job;
-  }
+  const submitJobOf = (batchId: string) => batchJob(nodes.front, SUBMIT_JOB, batchId);
 
   async function createBatch(name: string) {
     const input = await upload(
-      client,
+      nodes.client,
       jsonl([chatLine(`${name}-1`), chatLine(`${name}-2`)]),
       `${name}.jsonl`,
     );
-    const batch = await client.batches.create({
+    const batch = await nodes.client.batches.create({
       input_file_id: input.id,
       endpoint: '/v1/chat/completions',
       completion_window: '24h',
@@ -97,13 +52,13 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
   it(
     "a node that stops while its submission waits for another node's upload gives its attempt back, stop after stop",
     async () => {
-      const { deps } = front.server;
+      const { deps } = nodes.front.server;
       const { input, batch } = await createBatch('wait');
       const { max_attempts } = await submitJobOf(batch.id);
       // Another node is sending the input to the provider's account, and renews its claim while it does.
       const { account } = await resourceTarget(
         deps,
-        { 'x-gateway-config': JSON.stringify(config) },
+        { 'x-gateway-config': JSON.stringify(nodes.config) },
         (await deps.store.batches.getById(batch.id))!.workspace_id,
         'batches',
       );
@@ -127,7 +82,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
           await sleep(100);
           await node.close();
           expect(await submitJobOf(batch.id)).toMatchObject({ status: 'queued', attempts: 0 });
-          expect((await client.batches.retrieve(batch.id)).status).toBe('validating');
+          expect((await nodes.client.batches.retrieve(batch.id)).status).toBe('validating');
         }
       } finally {
         clearInterval(renewing);
@@ -137,7 +92,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       await deps.store.providerFiles.release(input.id, account, held);
       const node = await startWorker();
       try {
-        const done = await waitFor(client, batch.id, finished, 30_000);
+        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
         expect(done.status, JSON.stringify(done.errors)).toBe('completed');
         expect(createsFor(batch.id)).toHaveLength(1);
       } finally {
@@ -153,7 +108,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       const { batch } = await createBatch('upload');
       // The provider takes the file and does not answer (the upload of a large file, still under way).
       const before = uploads().length;
-      fake.enqueue({ hang: true });
+      nodes.fake.enqueue({ hang: true });
       const node = await startWorker();
       await until(() => uploads().length > before, UNTIL_MS);
       const started = Date.now();
@@ -161,12 +116,12 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       // Within its grace period, not when the upload would have ended (the transfer's idle timeout).
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(await submitJobOf(batch.id)).toMatchObject({ status: 'queued', attempts: 0 });
-      expect((await client.batches.retrieve(batch.id)).status).toBe('validating');
+      expect((await nodes.client.batches.retrieve(batch.id)).status).toBe('validating');
       // The next node sends the file at once: the stopped node's claim on the upload was given back,
       // not left for the next one to wait out.
       const next = await startWorker();
       try {
-        const done = await waitFor(client, batch.id, finished, 30_000);
+        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
         expect(done.status, JSON.stringify(done.errors)).toBe('completed');
         expect(uploads().length).toBe(before + 2);
         expect(createsFor(batch.id)).toHaveLength(1);
@@ -182,24 +137,24 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
     async () => {
       const { batch } = await createBatch('create');
       let answer = () => undefined as void;
-      fake.resources.holdBatchCreates = new Promise<void>((resolve) => (answer = resolve));
+      nodes.fake.resources.holdBatchCreates = new Promise<void>((resolve) => (answer = resolve));
       const node = await startWorker();
       try {
         await until(() => createsFor(batch.id).length === 1, UNTIL_MS);
         const closed = node.close();
         await sleep(500); // past the grace period
-        fake.resources.holdBatchCreates = undefined;
+        nodes.fake.resources.holdBatchCreates = undefined;
         answer();
         await closed;
       } finally {
-        fake.resources.holdBatchCreates = undefined;
+        nodes.fake.resources.holdBatchCreates = undefined;
         answer();
       }
       expect(await submitJobOf(batch.id)).toMatchObject({ status: 'completed', attempts: 1 });
-      expect(await front.server.deps.store.providerBatches.get(batch.id)).toBeDefined();
+      expect(await nodes.front.server.deps.store.providerBatches.get(batch.id)).toBeDefined();
       const next = await startWorker();
       try {
-        const done = await waitFor(client, batch.id, finished, 30_000);
+        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
         expect(done.status, JSON.stringify(done.errors)).toBe('completed');
         expect(createsFor(batch.id)).toHaveLength(1);
       } finally {
