@@ -9,33 +9,26 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryResponseCache } from '../../src/gateway/cache/memory-response-cache.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
-import { deploymentKeys, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import {
-  deleteRedisKeys,
-  describeWithRedis,
-  freshRedisPrefix,
-  listRedisKeys,
-  redisUrl,
-} from '../helpers/redis.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describeWithPostgres } from '../helpers/postgres.js';
+import { describeWithRedis, listRedisKeys } from '../helpers/redis.js';
+import { readUntil, twoNodesSharingStores } from '../helpers/two-nodes.js';
 import { target } from '../routing/support.js';
 
-/** How long a change may take to cross Redis: generous for a loaded machine. */
-const PROPAGATION_DEADLINE_MS = 5_000;
 const YEAR = 365 * 86_400;
 
-function settingsEnv() {
-  return {
-    ...deploymentKeys('wsdel'),
-    GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
-    GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
-  };
-}
+/** The semantic cache's embeddings go to the virtual key `embedder` of the caller's workspace. */
+const SEMANTIC_CACHE_SETTINGS = {
+  GATEWAY_SEMANTIC_CACHE_VIRTUAL_KEY: 'embedder',
+  GATEWAY_SEMANTIC_CACHE_EMBEDDING_MODEL: 'bow-embedding',
+};
 
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + PROPAGATION_DEADLINE_MS;
-  while (!(await condition()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(await condition()).toBe(true);
+/** The row of a semantic cache entry, written once its answer has gone out: undefined past the deadline. */
+function storedEntry(node: TestGateway, workspaceId: string, entryId: string) {
+  return readUntil(
+    () => node.server.deps.store.getSemanticCacheEntry(workspaceId, entryId),
+    (row) => row !== undefined,
+  );
 }
 
 async function json(response: Response): Promise<Record<string, unknown>> {
@@ -106,13 +99,12 @@ async function deleteWorkspace(node: TestGateway, adminKey: string, id: string):
 }
 
 describe('deleting a workspace, embedded (SQLite, process memory)', () => {
-  const env = settingsEnv();
   let gateway: TestGateway;
   let fake: FakeUpstream;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ name: 'wsdel' });
-    gateway = await startGateway({ env });
+    gateway = await startGateway({ env: SEMANTIC_CACHE_SETTINGS });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -120,8 +112,8 @@ describe('deleting a workspace, embedded (SQLite, process memory)', () => {
   });
 
   it("removes the workspace's simple and semantic cache entries", async () => {
-    const kept = await workspaceWithCache(gateway, env.GATEWAY_ADMIN_KEY, fake);
-    const deleted = await workspaceWithCache(gateway, env.GATEWAY_ADMIN_KEY, fake);
+    const kept = await workspaceWithCache(gateway, gateway.adminKey, fake);
+    const deleted = await workspaceWithCache(gateway, gateway.adminKey, fake);
     for (const ws of [kept, deleted]) {
       expect((await ask(gateway, ws.key, fake, 'simple', 'What is two and two?')).status).toBe('MISS');
       expect((await ask(gateway, ws.key, fake, 'simple', 'What is two and two?')).status).toBe('HIT');
@@ -131,13 +123,10 @@ describe('deleting a workspace, embedded (SQLite, process memory)', () => {
     const { deps } = gateway.server;
     const memory = deps.routing.cache as MemoryResponseCache;
     expect(memory.size).toBe(2);
-    // Its row is written once the answer has gone out.
-    await until(
-      async () => (await deps.store.getSemanticCacheEntry(deleted.id, stored.entry!)) !== undefined,
-    );
+    expect(await storedEntry(gateway, deleted.id, stored.entry!)).toBeDefined();
     expect(await deps.routing.semantic.cache.heldEntries()).toBe(1);
 
-    await deleteWorkspace(gateway, env.GATEWAY_ADMIN_KEY, deleted.id);
+    await deleteWorkspace(gateway, gateway.adminKey, deleted.id);
     expect(memory.size).toBe(1);
     expect(await deps.store.getSemanticCacheEntry(deleted.id, stored.entry!)).toBeUndefined();
     expect(await deps.routing.semantic.cache.heldEntries()).toBe(0);
@@ -148,54 +137,34 @@ describe('deleting a workspace, embedded (SQLite, process memory)', () => {
 
 describeWithPostgres('deleting a workspace, two nodes (PostgreSQL)', () => {
   describeWithRedis('sharing PostgreSQL and Redis', () => {
-    const schema = freshSchemaName('workspace_cache');
-    const prefix = freshRedisPrefix('workspace-cache');
-    const env = { ...settingsEnv(), REDIS_URL: redisUrl(), GATEWAY_REDIS_PREFIX: prefix };
-    let nodeA: TestGateway;
-    let nodeB: TestGateway;
-    let fake: FakeUpstream;
-
-    beforeAll(async () => {
-      fake = await startFakeOpenAI({ name: 'wsdel-nodes' });
-      const postgres = { url: postgresUrl(), schema };
-      nodeA = await startGateway({ env, postgres });
-      nodeB = await startGateway({ env, postgres });
-    });
-    afterAll(async () => {
-      await nodeA?.close();
-      await nodeB?.close();
-      await fake?.close();
-      await dropSchema(schema);
-      await deleteRedisKeys(prefix);
-    });
+    const nodes = twoNodesSharingStores('workspace-cache', SEMANTIC_CACHE_SETTINGS);
 
     it("removes the workspace's answers from Redis, the store and every node's index", async () => {
-      const kept = await workspaceWithCache(nodeA, env.GATEWAY_ADMIN_KEY, fake);
-      const deleted = await workspaceWithCache(nodeA, env.GATEWAY_ADMIN_KEY, fake);
+      const { a: nodeA, b: nodeB, fake } = nodes;
+      const kept = await workspaceWithCache(nodeA, nodeA.adminKey, fake);
+      const deleted = await workspaceWithCache(nodeA, nodeA.adminKey, fake);
       for (const ws of [kept, deleted]) {
         expect((await ask(nodeA, ws.key, fake, 'simple', 'What is two and two?')).status).toBe('MISS');
         expect((await ask(nodeB, ws.key, fake, 'simple', 'What is two and two?')).status).toBe('HIT');
       }
-      const cached = () => listRedisKeys(`${prefix}cache:`);
+      const cached = () => listRedisKeys(`${nodes.prefix}cache:`);
       expect(await cached()).toHaveLength(2);
       const stored = await ask(nodeA, deleted.key, fake, 'semantic', 'What is the boiling point of water?');
       expect(stored.status).toBe('SEMANTIC_MISS');
       // A writes the entry's row once its answer has gone out: B finds it only after that.
-      await until(
-        async () =>
-          (await nodeA.server.deps.store.getSemanticCacheEntry(deleted.id, stored.entry!)) !== undefined,
-      );
+      expect(await storedEntry(nodeA, deleted.id, stored.entry!)).toBeDefined();
       // B holds the partition too.
       const onB = await ask(nodeB, deleted.key, fake, 'semantic', 'Water: what is its boiling point?');
       expect(onB.status).toBe('SEMANTIC_HIT');
       const held = (node: TestGateway) => node.server.deps.routing.semantic.cache.heldEntries();
-      expect(await held(nodeB)).toBe(1);
+      const heldByB = () => held(nodeB);
+      expect(await heldByB()).toBe(1);
 
-      await deleteWorkspace(nodeA, env.GATEWAY_ADMIN_KEY, deleted.id);
+      await deleteWorkspace(nodeA, nodeA.adminKey, deleted.id);
       expect(await cached()).toHaveLength(1);
       expect(await nodeA.server.deps.store.getSemanticCacheEntry(deleted.id, stored.entry!)).toBeUndefined();
       expect(await held(nodeA)).toBe(0);
-      await until(async () => (await held(nodeB)) === 0);
+      expect(await readUntil(heldByB, (count) => count === 0)).toBe(0);
       expect((await ask(nodeB, kept.key, fake, 'simple', 'What is two and two?')).status).toBe('HIT');
     });
   });

@@ -16,6 +16,8 @@ export interface TwoNodes {
   /** What both nodes were started with: GATEWAY_ADMIN_KEY and GATEWAY_MASTER_KEY among it. */
   env: ReturnType<typeof deploymentKeys> & Record<string, string>;
   schema: string;
+  /** The Redis prefix both nodes' keys are under. */
+  prefix: string;
   /** Each node's adminKey is the deployment's (env.GATEWAY_ADMIN_KEY). */
   a: TestGateway;
   b: TestGateway;
@@ -25,18 +27,19 @@ export interface TwoNodes {
 /**
  * Starts the two nodes and the fake before the tests of the describe block it is called in, and closes them,
  * drops the schema and deletes the Redis keys after; its fields are set once the tests run. `label` names
- * the schema, the prefix and the fake.
+ * the schema, the prefix and the fake; `settings` are more settings of both nodes.
  */
-export function twoNodesSharingStores(label: string): TwoNodes {
+export function twoNodesSharingStores(label: string, settings: Record<string, string> = {}): TwoNodes {
   const schema = freshSchemaName(label);
   const prefix = freshRedisPrefix(label);
   const env = {
     ...deploymentKeys('nodes'),
     ...redisEnv(prefix),
     GATEWAY_LOOKUP_CACHE_TTL_MS: String(10 * 60_000),
+    ...settings,
   };
   // The nodes and the fake are set in beforeAll, before any test reads them.
-  const nodes = { env, schema } as Pick<TwoNodes, 'env' | 'schema'> as TwoNodes;
+  const nodes = { env, schema, prefix } as Pick<TwoNodes, 'env' | 'schema' | 'prefix'> as TwoNodes;
   beforeAll(async () => {
     nodes.fake = await startFakeOpenAI({ name: label });
     nodes.a = await startGateway({ env, postgres: { url: postgresUrl(), schema } });
