@@ -11,11 +11,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseNodeArgs } from 'node:util';
 import { Pool } from 'undici';
+import { freePort } from '../test/helpers/free-port.js';
 import { compileChildren } from './compile-children.js';
 import type { ServiceTimeReport } from './fake-service-clock.js';
 import {
   cpuTimeMs,
-  freePort,
   guardChildren,
   peakRssMB,
   startNodeServer,

@@ -6,8 +6,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCommand } from '../scripts/start-command.js';
+import { freePort } from '../test/helpers/free-port.js';
 import type { Args } from './args.js';
-import { freePort, startNodeServer, type Child } from './processes.js';
+import { startNodeServer, type Child } from './processes.js';
 import { chatBody, type Target } from './target.js';
 
 export type StartedGateway = { child: Child; target: Target; dataDir: string } | { reason: string };

@@ -2,7 +2,6 @@
 // generator (or with each other).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 export interface Child {
   process: ChildProcess;
@@ -103,17 +102,6 @@ export function guardChildren(children: Child[], hardLimitMs: number): () => voi
     clearTimeout(hardStop);
     process.removeListener('SIGINT', onSigint);
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts `node <nodeFlags> <entry>` and polls `GET /health` until it answers 200 (bounded by `timeoutMs`). */

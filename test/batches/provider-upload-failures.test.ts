@@ -5,24 +5,12 @@
  * left unread holds one for good, so once 50 such tries had failed every read and write of the gateway's
  * files hung (the submissions too, their batches left validating).
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
+import { freePort } from '../helpers/free-port.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 import { chatLine, finished, jsonl, sdk, SLOW_TEST_MS, upload, waitFor } from './support.js';
-
-/** A loopback port nothing listens on: a connection to it is refused at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('provider batches whose provider cannot be reached, on S3-compatible storage', () => {
   let s3: TestS3;
@@ -43,7 +31,7 @@ describe('provider batches whose provider cannot be reached, on S3-compatible st
       const unreachable = {
         provider: 'openai',
         api_key: 'sk-gone',
-        custom_host: `http://127.0.0.1:${await closedPort()}/v1`,
+        custom_host: `http://127.0.0.1:${await freePort()}/v1`,
       };
       const client = sdk(gateway.url, gateway.adminKey, unreachable);
       // A client with a deadline of its own, so that a read that hangs fails the test rather than time it out.

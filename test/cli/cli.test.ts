@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { runCliAgainst } from './run-cli.js';
+import { freePort } from '../helpers/free-port.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
 
@@ -24,15 +25,6 @@ afterAll(async () => {
   await fake?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** The address of a loopback port nothing listens on. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
 
 /** Runs the CLI in-process with GATEWAY_URL and GATEWAY_API_KEY pointing at the test gateway. */
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
@@ -120,7 +112,7 @@ describe('gateway keys', () => {
     expect(unreachable.stderr).toBe(
       'error: Cannot reach the gateway at http://127.0.0.1:9/v1 (bad port: fetch does not connect to port 9)\n',
     );
-    const closed = await cli(['keys', 'list'], { GATEWAY_URL: await closedPortUrl() });
+    const closed = await cli(['keys', 'list'], { GATEWAY_URL: `http://127.0.0.1:${await freePort()}` });
     expect(closed.stderr).toMatch(/^error: Cannot reach the gateway at \S+ \(ECONNREFUSED\)\n$/);
 
     const unknown = await cli(['keys', 'nope']);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallAbort } from '../../src/core/abort.js';
 import { UpstreamTooLarge } from '../../src/core/upstream-limits.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/gateway/upstream.js';
+import { freePort } from '../helpers/free-port.js';
 
 let server: Server;
 let origin: string;
@@ -217,12 +218,7 @@ describe('upstream answers through the dispatch handler', () => {
   });
 
   it('rejects the head when the upstream cannot be reached', async () => {
-    const closed = createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const port = (closed.address() as AddressInfo).port;
-    closed.close();
-    await once(closed, 'close');
+    const port = await freePort();
     await expect(
       client.send({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {} }, new CallAbort()),
     ).rejects.toThrow();

@@ -1,4 +1,7 @@
-/** A loopback port that was free a moment ago: for a process of the test's own to listen on. */
+/**
+ * A loopback port nothing listens on (it was free a moment ago): for a process the test starts to listen on,
+ * or for a connection to be refused at once.
+ */
 import { createServer } from 'node:net';
 
 export function freePort(): Promise<number> {

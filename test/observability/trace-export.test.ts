@@ -4,22 +4,12 @@
  * spend the transport's retries in turn (about 8 s each against a refused port), and a gateway with a
  * backlog of spans took minutes to stop; it now stops within OTEL_BSP_EXPORT_TIMEOUT.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { createTraceExporter } from '../../src/observability/tracing.js';
 import { startOtlpReceiver } from '../fakes/otlp/receiver.js';
+import { freePort } from '../helpers/free-port.js';
 import { attempt, request } from '../helpers/sample-spans.js';
-
-/** A local port nothing listens on: connections to it are refused at once. */
-async function refusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `shutdownTimeoutMs` only bounds a stop: a reachable collector's exports end well before it. */
 const exporterTo = (url: string, shutdownTimeoutMs: number) =>
@@ -49,7 +39,7 @@ describe('trace exporter', () => {
   });
 
   it('gives up on an unreachable collector at its deadline instead of retrying every batch', async () => {
-    const exporter = await exporterTo(`http://127.0.0.1:${await refusedPort()}/v1/traces`, 500);
+    const exporter = await exporterTo(`http://127.0.0.1:${await freePort()}/v1/traces`, 500);
     // Three full batches of calls waiting.
     for (let n = 0; n < 3 * 256; n++) exporter.export([request, attempt]);
     const started = performance.now();
