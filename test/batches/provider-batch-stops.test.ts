@@ -35,6 +35,18 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
 
   const submitJobOf = (batchId: string) => batchJob(nodes.front, SUBMIT_JOB, batchId);
 
+  /** A node started after the stops completes the batch, the provider's batch created once for it. */
+  async function completesOnNextNode(batchId: string): Promise<void> {
+    const node = await startWorker();
+    try {
+      const done = await waitFor(nodes.client, batchId, finished, 30_000);
+      expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+      expect(createsFor(batchId)).toHaveLength(1);
+    } finally {
+      await node.close();
+    }
+  }
+
   async function createBatch(name: string) {
     const input = await upload(
       nodes.client,
@@ -90,14 +102,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       }
       // The other node's upload ends without an id (it stopped too): the next node sends the input itself.
       await deps.store.providerFiles.release(input.id, account, held);
-      const node = await startWorker();
-      try {
-        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
-        expect(done.status, JSON.stringify(done.errors)).toBe('completed');
-        expect(createsFor(batch.id)).toHaveLength(1);
-      } finally {
-        await node.close();
-      }
+      await completesOnNextNode(batch.id);
     },
     SLOW_TEST_MS,
   );
@@ -119,15 +124,8 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       expect((await nodes.client.batches.retrieve(batch.id)).status).toBe('validating');
       // The next node sends the file at once: the stopped node's claim on the upload was given back,
       // not left for the next one to wait out.
-      const next = await startWorker();
-      try {
-        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
-        expect(done.status, JSON.stringify(done.errors)).toBe('completed');
-        expect(uploads().length).toBe(before + 2);
-        expect(createsFor(batch.id)).toHaveLength(1);
-      } finally {
-        await next.close();
-      }
+      await completesOnNextNode(batch.id);
+      expect(uploads().length).toBe(before + 2);
     },
     SLOW_TEST_MS,
   );
@@ -152,14 +150,7 @@ function stopsSuite(store: 'sqlite' | 'postgres') {
       }
       expect(await submitJobOf(batch.id)).toMatchObject({ status: 'completed', attempts: 1 });
       expect(await nodes.front.server.deps.store.providerBatches.get(batch.id)).toBeDefined();
-      const next = await startWorker();
-      try {
-        const done = await waitFor(nodes.client, batch.id, finished, 30_000);
-        expect(done.status, JSON.stringify(done.errors)).toBe('completed');
-        expect(createsFor(batch.id)).toHaveLength(1);
-      } finally {
-        await next.close();
-      }
+      await completesOnNextNode(batch.id);
     },
     SLOW_TEST_MS,
   );
