@@ -84,17 +84,19 @@ export function targetStrictCompat(node: TargetConfig, ctx: Pick<CallContext, 's
 
 /**
  * The context of a call that came in over HTTP: `request` is what the server's onRequest hook read.
- * `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's own
- * (a prompt's destination).
+ * `bodyModel` is the body's `model`: `@<provider_slug>/<model>` names the provider of a request that names
+ * none. `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's
+ * own (a prompt's destination).
  */
 export function callContextFromRequest(
   lookups: Lookups,
   request: RequestContext,
   how: { method: string; url: string; prompt?: PromptRef },
+  bodyModel?: unknown,
   configHeaders: IncomingHttpHeaders = request.headers,
 ): CallContext | Promise<CallContext> {
   // A header or inline config resolves at once (no promise); a stored one is looked up.
-  const resolved = resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups);
+  const resolved = resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups, bodyModel);
   return resolved instanceof Promise
     ? resolved.then((config) => requestCallContext(request, how, config))
     : requestCallContext(request, how, resolved);
@@ -163,13 +165,20 @@ export function callContextFromJob(job: JobCall): CallContext {
 export interface StoredRequestCall extends Omit<JobCall, 'config'> {
   /** Lower-case: `x-gateway-config`, `x-gateway-provider`, `x-gateway-virtual-key`, `authorization`, … */
   headers: IncomingHttpHeaders;
+  /** The body's `model`, which names the provider when the headers name none (`@<provider_slug>/<model>`). */
+  model?: unknown;
 }
 
 export async function callContextFromStoredRequest(
   lookups: Lookups,
   job: StoredRequestCall,
 ): Promise<CallContext> {
-  const { config, stored } = await resolveRequestConfig(job.headers, job.caller.workspace_id, lookups);
+  const { config, stored } = await resolveRequestConfig(
+    job.headers,
+    job.caller.workspace_id,
+    lookups,
+    job.model,
+  );
   return {
     ...jobContext(job, config),
     // The cache namespace (and force-refresh) of the request that created the job.

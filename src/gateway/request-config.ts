@@ -2,11 +2,18 @@
  * Which config governs a request: the `x-gateway-config` header (inline JSON or a stored config's id),
  * or else one built from the provider-selection headers (`x-gateway-virtual-key`, `x-gateway-provider`
  * with `Authorization: Bearer`, `x-gateway-custom-host`). Header-derived provider settings also fill in a
- * config that names no provider of its own (e.g. one that only sets `cache` or `retry`).
+ * config that names no provider of its own (e.g. one that only sets `cache` or `retry`). A request that
+ * names neither may name a catalog provider in its body's model (`@openai-prod/gpt-4o`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { parseConfig, parseConfigHeader, keyAsWritten, type GatewayConfig } from './config/index.js';
+import {
+  catalogModel,
+  parseConfig,
+  parseConfigHeader,
+  keyAsWritten,
+  type GatewayConfig,
+} from './config/index.js';
 import { HEADERS, headerValue } from './context.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
@@ -48,36 +55,64 @@ function headerProvider(headers: IncomingHttpHeaders): Record<string, unknown> {
   return out;
 }
 
-/** Configs built from the provider-selection headers, so errors can name the header, not a config key. */
-const headerDerived = new WeakSet<object>();
+/** Configs built from the request rather than written as one, with what each of their keys came from, so
+ * errors can name the header or body field, not a config key. */
+const derivedFrom = new WeakMap<object, Readonly<Record<string, string>>>();
 
-const HEADER_FOR_KEY: Record<string, string> = {
+const HEADER_FOR_KEY: Readonly<Record<string, string>> = {
   provider: HEADERS.provider,
   virtual_key: HEADERS.virtualKey,
   custom_host: HEADERS.customHost,
   api_key: 'authorization',
 };
 
-/** The name to report for a key of `node`: the header it came from, or its path in the config. */
+/** A config whose provider the body's model named: that provider and its model are the body's `model`. */
+const BODY_MODEL_FOR_KEY: Readonly<Record<string, string>> = {
+  ...HEADER_FOR_KEY,
+  provider: 'model',
+  'override_params.model': 'model',
+};
+
+/** The name to report for a key of `node`: the header or body field it came from, or its path in the
+ * config. */
 export function paramFor(node: object, path: string, key: string): string {
-  if (headerDerived.has(node) && HEADER_FOR_KEY[key]) return HEADER_FOR_KEY[key];
-  return configParam(path, keyAsWritten(node, key));
+  return derivedFrom.get(node)?.[key] ?? configParam(path, keyAsWritten(node, key));
 }
 
-function parseHeaderConfig(fromHeaders: Record<string, unknown>): GatewayConfig {
+function parseDerivedConfig(
+  fromRequest: Record<string, unknown>,
+  names: Readonly<Record<string, string>>,
+): GatewayConfig {
   let config: GatewayConfig;
   try {
-    config = parseConfig(fromHeaders, { authorizationPresent: fromHeaders.api_key !== undefined });
+    config = parseConfig(fromRequest, { authorizationPresent: fromRequest.api_key !== undefined });
   } catch (err) {
     const key = err instanceof GatewayError ? err.param?.replace(/^config\./, '') : undefined;
-    if (err instanceof GatewayError && key && HEADER_FOR_KEY[key]) {
-      throw new GatewayError(err.code, err.message.replaceAll(`config.${key}`, HEADER_FOR_KEY[key]), {
-        param: HEADER_FOR_KEY[key],
+    if (err instanceof GatewayError && key && names[key]) {
+      throw new GatewayError(err.code, err.message.replaceAll(`config.${key}`, names[key]), {
+        param: names[key],
       });
     }
     throw err;
   }
-  headerDerived.add(config);
+  derivedFrom.set(config, names);
+  return config;
+}
+
+/**
+ * The config of a request that names no provider and no config, from its body's model written
+ * `@<provider_slug>/<model>`: the catalog provider `@<provider_slug>` called with `<model>`, as a config's
+ * `override_params.model` so written names it (config/model-provider.ts). Undefined for any other model.
+ */
+function bodyModelConfig(model: unknown, fromHeaders: Record<string, unknown>): GatewayConfig | undefined {
+  if (catalogModel(model) === undefined) return undefined;
+  // Apart from the header configs' keys, which never begin with a line break.
+  const key = `\n${fromHeaders.custom_host}\n${model as string}`;
+  let config = headerConfigs.get(key);
+  if (!config) {
+    config = parseDerivedConfig({ ...fromHeaders, override_params: { model } }, BODY_MODEL_FOR_KEY);
+    headerConfigs.set(key, config);
+  }
   return config;
 }
 
@@ -95,29 +130,37 @@ export interface RequestConfig {
 
 /**
  * The config a request's headers name: from its provider headers, an inline `x-gateway-config` or a stored
- * config. Header and inline configs are parsed once and kept, so they come back at once, with no promise
- * (this runs for every request); a stored config, which must be looked up, comes as a promise.
+ * config; when they name none of these, from its body's `model` when that names a catalog provider. Header
+ * and inline configs are parsed once and kept, so they come back at once, with no promise (this runs for
+ * every request); a stored config, which must be looked up, comes as a promise.
  */
 export function resolveRequestConfig(
   headers: IncomingHttpHeaders,
   workspaceId: string,
   lookups: Lookups,
+  /** The body's `model`, read only when the headers name no provider and no config. */
+  bodyModel?: unknown,
 ): RequestConfig | Promise<RequestConfig> {
   const fromHeaders = headerProvider(headers);
   const raw = headerValue(headers, HEADERS.config);
   if (raw === undefined) {
-    if (Object.keys(fromHeaders).length === 0 || (!fromHeaders.provider && !fromHeaders.virtual_key)) {
+    if (!fromHeaders.provider && !fromHeaders.virtual_key) {
+      const fromModel = bodyModelConfig(bodyModel, fromHeaders);
+      if (fromModel) return { config: fromModel, stored: undefined };
+      // The model is named as a way only where a model is read: on the model endpoints.
+      const orModel =
+        bodyModel === undefined ? '' : ', or name a catalog provider in the model (@<provider_slug>/<model>)';
       throw new GatewayError(
         'missing_provider',
         `Say which provider to call: send ${HEADERS.provider} (with Authorization: Bearer <provider key>), ` +
-          `${HEADERS.virtualKey}, or ${HEADERS.config}`,
+          `${HEADERS.virtualKey} or ${HEADERS.config}${orModel}`,
         { param: HEADERS.provider },
       );
     }
     const key = `${fromHeaders.provider}\n${fromHeaders.virtual_key}\n${fromHeaders.custom_host}\n${fromHeaders.api_key}`;
     let config = headerConfigs.get(key);
     if (!config) {
-      config = parseHeaderConfig(fromHeaders);
+      config = parseDerivedConfig(fromHeaders, HEADER_FOR_KEY);
       headerConfigs.set(key, config);
     }
     return { config, stored: undefined };

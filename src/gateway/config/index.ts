@@ -13,7 +13,7 @@ export {
   type ParseConfigOptions,
   type StoredConfigRef,
 } from './parse-config.js';
-export { keyAsWritten } from './model-provider.js';
+export { catalogModel, keyAsWritten } from './model-provider.js';
 export {
   hasHooks,
   hooksOf,

@@ -10,6 +10,13 @@ import type { GatewayConfig } from './config-schema.js';
 
 const CATALOG_MODEL = /^@([^/]+)\/(.+)$/s;
 
+/** The catalog provider (`@openai-prod`) and the model (`gpt-4o`) a model written `@openai-prod/gpt-4o`
+ * names, or undefined for any other model. */
+export function catalogModel(model: unknown): { provider: string; model: string } | undefined {
+  const match = typeof model === 'string' ? CATALOG_MODEL.exec(model) : null;
+  return match === null ? undefined : { provider: `@${match[1]}`, model: match[2] };
+}
+
 /** Marks a node whose provider its model named, so an error about the provider names the model. */
 const PROVIDER_FROM_MODEL: unique symbol = Symbol('provider from override_params.model');
 
@@ -17,11 +24,10 @@ const PROVIDER_FROM_MODEL: unique symbol = Symbol('provider from override_params
 export function withModelProvider(node: GatewayConfig): GatewayConfig {
   if (node.provider !== undefined || node.virtual_key !== undefined) return node;
   const overrides = node.override_params as Record<string, unknown> | undefined;
-  const model = overrides?.model;
-  const match = typeof model === 'string' ? CATALOG_MODEL.exec(model) : null;
-  if (match === null) return node;
+  const named = catalogModel(overrides?.model);
+  if (named === undefined) return node;
   return Object.assign(
-    { ...node, provider: `@${match[1]}`, override_params: { ...overrides, model: match[2] } },
+    { ...node, provider: named.provider, override_params: { ...overrides, model: named.model } },
     { [PROVIDER_FROM_MODEL]: true },
   );
 }

@@ -318,6 +318,7 @@ export function startBackgroundResponseWorker(
       const ctx = await callContextFromStoredRequest(deps.lookups, {
         caller: run.call.caller,
         headers: run.call.headers,
+        model: run.request.model,
         url: '/v1/responses',
         metadata: run.call.metadata,
         traceId: run.call.trace_id,

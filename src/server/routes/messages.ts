@@ -62,7 +62,7 @@ function registerEndpoint(app: FastifyInstance, deps: GatewayDeps, endpoint: End
     const codec = messagesCodecFor(call.body as MessagesRequest);
     const sink = new HttpSink(reply, codec, stream ? codec.streamEncoder(call.body) : undefined, state);
     const ctx = await contextOrRefuse(deps, call, sink, gw, how, () =>
-      callContextFromRequest(deps.lookups, gw, how),
+      callContextFromRequest(deps.lookups, gw, how, call.body.model),
     );
     if (!ctx) return reply;
     await execute(deps, { ...call, ctx, state }, sink);

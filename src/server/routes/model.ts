@@ -48,7 +48,7 @@ export async function registerModelRoutes(app: FastifyInstance, deps: GatewayDep
       // The body's text, for its log record, unless validation made another body of it.
       const bodyText = call.body === request.body ? (request.bodyText ?? undefined) : undefined;
       const ctx = contextOrRefuse(deps, call, sink, request.gw, how, () =>
-        callContextFromRequest(deps.lookups, request.gw, how),
+        callContextFromRequest(deps.lookups, request.gw, how, call.body.model),
       );
       if (ctx instanceof Promise) {
         return ctx.then((built) => executeCall(deps, call, built, state, bodyText, sink, reply));

@@ -90,7 +90,7 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
         const headers = configHeaders(request, prepared);
         let resolved;
         try {
-          resolved = await callContextFromRequest(deps.lookups, request.gw, how, headers);
+          resolved = await callContextFromRequest(deps.lookups, request.gw, how, undefined, headers);
         } catch (err) {
           // The request's own headers (its config, if any) are named as sent; the version's destination
           // is named as the prompt's.

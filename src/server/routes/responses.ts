@@ -146,7 +146,7 @@ export async function registerResponseRoutes(
     // whose provider, virtual key or host cannot be used (as a batch's are).
     const refusal = new HttpSink(reply, openAICodec, undefined, newRouteState());
     const ctx = await contextOrRefuse(deps, call, refusal, gw, how, async () => {
-      const built = await callContextFromRequest(deps.lookups, gw, how);
+      const built = await callContextFromRequest(deps.lookups, gw, how, call.body.model);
       if (!built.config.targets?.length) {
         await resolveTarget(
           built.config,
@@ -243,7 +243,7 @@ export async function registerResponseRoutes(
       : () => Promise.resolve();
     const sink = new StoredResponseSink(http, assembler, save);
     const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, () =>
-      callContextFromRequest(deps.lookups, request.gw, how),
+      callContextFromRequest(deps.lookups, request.gw, how, call.body.model),
     );
     if (!ctx) {
       await sink.settled;
