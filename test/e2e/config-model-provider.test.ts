@@ -131,4 +131,39 @@ describe('override_params.model as @provider_slug/model', () => {
       param: 'config.override_params.model',
     });
   });
+  it('counts a stored config whose model names a catalog provider among what uses it: its PATCH to another provider and its DELETE are 409', async () => {
+    const admin = client(gateway.url, gateway.adminKey);
+    const created = await admin.post('/providers', {
+      slug: 'model-cat-used',
+      provider: 'openai',
+      api_key: 'sk-catalog-used',
+      custom_host: fakeA.url,
+    });
+    expect(created.status, created.text).toBe(200);
+    const stored = await admin.post('/configs', {
+      slug: 'model-names-used',
+      config: {
+        strategy: { mode: 'fallback' },
+        targets: [{ override_params: { model: '@model-cat-used/gpt-4o' } }],
+      },
+    });
+    expect(stored.status, stored.text).toBe(200);
+
+    const moved = await admin.patch('/providers/model-cat-used', {
+      provider: 'anthropic',
+      api_key: 'sk-ant-catalog-used',
+    });
+    expect(moved.status, moved.text).toBe(409);
+    expect(moved.body.error.message).toContain(
+      'configs "model-names-used" (config.targets[0].override_params.model)',
+    );
+    const deleted = await admin.delete('/providers/model-cat-used');
+    expect(deleted.status, deleted.text).toBe(409);
+    expect(deleted.body.error.message).toContain(
+      'configs "model-names-used" (config.targets[0].override_params.model)',
+    );
+
+    expect((await admin.delete('/configs/model-names-used')).status).toBe(200);
+    expect((await admin.delete('/providers/model-cat-used')).status).toBe(200);
+  });
 });

@@ -75,50 +75,62 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       );
     });
 
-    it('0027 marks the config and prompt versions recorded before it unrecorded, to be read again', async () => {
-      const { orgId, ws } = await tenant();
-      const owner = { organisation_id: orgId, workspace_id: ws.id };
-      // Recorded as 0026 read it: the key its semantic cache embeds through was not counted.
-      const config = await store.createConfig({
-        ...owner,
-        slug: 'recorded-before',
-        name: 'recorded-before',
-        config: {
-          provider: 'openai',
-          cache: { mode: 'semantic', embedding: { virtual_key: 'embedder', model: 'e' } },
-        },
-        references: [],
-      });
-      const prompt = await store.createPrompt({
-        ...owner,
-        slug: 'recorded-before',
-        name: 'recorded-before',
-        prompt: { template_type: 'chat', string: '[]', parameters: {}, config: 'recorded-before' },
-        references: ['config:recorded-before'],
-      });
-      expect(await store.listConfigVersionsWithoutReferences(ws.id)).toEqual([]);
-      // Run again from 0027: the migrations after it are undone first, as their `down` does.
-      await harness.raw('drop table guardrail_version_references');
-      await harness.raw('alter table guardrail_versions drop column references_indexed');
-      await harness.raw("delete from store_migrations where name >= '0027'");
-      const again = await harness.open(masterKey);
-      try {
-        const configs = await again.listConfigVersionsWithoutReferences(ws.id);
-        expect(configs.map((version) => [version.config_id, version.version])).toEqual([[config.id, 1]]);
-        const prompts = await again.listPromptVersionsWithoutReferences(ws.id);
-        expect(prompts.map((version) => [version.prompt_id, version.version])).toEqual([[prompt.id, 1]]);
-        // Recorded again, what was recorded before is still there.
-        await again.recordConfigVersionReferences(ws.id, config.id, 1, ['virtual_key:embedder']);
-        await again.recordPromptVersionReferences(ws.id, prompt.id, 1, ['config:recorded-before']);
-        expect(
-          (await again.listConfigsReferencing(ws.id, ['virtual_key:embedder'])).map((c) => c.id),
-        ).toEqual([config.id]);
-        const found = await again.listPromptVersionsReferencing(ws.id, ['config:recorded-before']);
-        expect(found.map((version) => version.prompt_id)).toEqual([prompt.id]);
-      } finally {
-        await again.close();
-      }
-    });
+    // 0030 for the catalog provider a node's override_params.model names, as 0027 for the names asked
+    // through; run again from either, the migrations after it undone first, as their `down` does.
+    it.each([
+      {
+        from: '0027',
+        undo: [
+          'drop table guardrail_version_references',
+          'alter table guardrail_versions drop column references_indexed',
+        ],
+      },
+      { from: '0030', undo: [] },
+    ])(
+      '$from marks the config and prompt versions recorded before it unrecorded, to be read again',
+      async ({ from, undo }) => {
+        const { orgId, ws } = await tenant();
+        const owner = { organisation_id: orgId, workspace_id: ws.id };
+        // Recorded as 0026 read it: the key its semantic cache embeds through was not counted.
+        const config = await store.createConfig({
+          ...owner,
+          slug: 'recorded-before',
+          name: 'recorded-before',
+          config: {
+            provider: 'openai',
+            cache: { mode: 'semantic', embedding: { virtual_key: 'embedder', model: 'e' } },
+          },
+          references: [],
+        });
+        const prompt = await store.createPrompt({
+          ...owner,
+          slug: 'recorded-before',
+          name: 'recorded-before',
+          prompt: { template_type: 'chat', string: '[]', parameters: {}, config: 'recorded-before' },
+          references: ['config:recorded-before'],
+        });
+        expect(await store.listConfigVersionsWithoutReferences(ws.id)).toEqual([]);
+        for (const statement of undo) await harness.raw(statement);
+        await harness.raw(`delete from store_migrations where name >= '${from}'`);
+        const again = await harness.open(masterKey);
+        try {
+          const configs = await again.listConfigVersionsWithoutReferences(ws.id);
+          expect(configs.map((version) => [version.config_id, version.version])).toEqual([[config.id, 1]]);
+          const prompts = await again.listPromptVersionsWithoutReferences(ws.id);
+          expect(prompts.map((version) => [version.prompt_id, version.version])).toEqual([[prompt.id, 1]]);
+          // Recorded again, what was recorded before is still there.
+          await again.recordConfigVersionReferences(ws.id, config.id, 1, ['virtual_key:embedder']);
+          await again.recordPromptVersionReferences(ws.id, prompt.id, 1, ['config:recorded-before']);
+          expect(
+            (await again.listConfigsReferencing(ws.id, ['virtual_key:embedder'])).map((c) => c.id),
+          ).toEqual([config.id]);
+          const found = await again.listPromptVersionsReferencing(ws.id, ['config:recorded-before']);
+          expect(found.map((version) => version.prompt_id)).toEqual([prompt.id]);
+        } finally {
+          await again.close();
+        }
+      },
+    );
   });
 
   describe('transactions', () => {

@@ -33,7 +33,9 @@ import type {
   StoredGuardrail,
   StoredPrompt,
 } from '../../store/types.js';
+import type { GatewayConfig } from '../config/config-schema.js';
 import { checksNotRunningOn } from '../config/guardrail-definition.js';
+import { keyAsWritten, withModelProvider } from '../config/model-provider.js';
 import {
   GUARDRAIL_LISTS,
   guardrailJudges,
@@ -78,17 +80,26 @@ function judgeReferences(judges: Iterable<{ parameters: Record<string, unknown> 
   return found;
 }
 
+/** The catalog provider a node names, as a call resolves it (withModelProvider): `provider: "@slug"`, or
+ * `override_params.model: "@slug/model"` on a node naming no provider or virtual key of its own; with the
+ * key naming it. Undefined when it names none. */
+function catalogProvider(node: Record<string, unknown>): { slug: string; key: string } | undefined {
+  const resolved = withModelProvider(node as GatewayConfig);
+  const provider: unknown = resolved.provider;
+  if (typeof provider !== 'string' || !provider.startsWith('@')) return undefined;
+  return { slug: provider.slice(1), key: keyAsWritten(resolved, 'provider') };
+}
+
 /** What a config node names, as the store indexes it (`kind:name`): a prompt (`prompt_id`, its version
- * left out), a virtual key, a catalog provider (`@slug`), the stored guardrails of its lists, the config
+ * left out), a virtual key, a catalog provider (`@slug`, or its model's `@slug/`), the stored guardrails of its lists, the config
  * or virtual key its semantic cache embeds through (`cache.embedding`), and those its model-judged
  * checks ask their judge through. */
 function nodeReferences(node: Record<string, unknown>): string[] {
   const found: string[] = [];
   if (typeof node.prompt_id === 'string') found.push(`prompt:${referenceName(node.prompt_id)}`);
   if (typeof node.virtual_key === 'string') found.push(`virtual_key:${node.virtual_key}`);
-  if (typeof node.provider === 'string' && node.provider.startsWith('@')) {
-    found.push(`provider:${node.provider.slice(1)}`);
-  }
+  const provider = catalogProvider(node);
+  if (provider !== undefined) found.push(`provider:${provider.slug}`);
   for (const list of GUARDRAIL_LISTS) {
     const items = node[list];
     if (!Array.isArray(items)) continue;
@@ -282,16 +293,19 @@ export async function refuseBreakingPromptDeletion(store: Repositories, prompt: 
 }
 
 /** The key of a config node naming the credential: a virtual key by `virtual_key`, a catalog provider by
- * `provider: "@<slug or id>"`; undefined when it names neither. */
+ * `provider: "@<slug or id>"` or `override_params.model: "@<slug or id>/model"` (catalogProvider);
+ * undefined when it names neither. */
 function credentialKey(
   node: Record<string, unknown>,
   kind: ProviderCredential['kind'],
   names: ReadonlySet<string>,
 ): string | undefined {
+  if (kind === 'provider') {
+    const provider = catalogProvider(node);
+    return provider !== undefined && names.has(provider.slug) ? provider.key : undefined;
+  }
   const value = node[kind];
-  if (typeof value !== 'string') return undefined;
-  const name = kind === 'provider' ? (value.startsWith('@') ? value.slice(1) : undefined) : value;
-  return name !== undefined && names.has(name) ? kind : undefined;
+  return typeof value === 'string' && names.has(value) ? kind : undefined;
 }
 
 /** The stored guardrails of the workspace with a model-judged check asking its judge through the stored

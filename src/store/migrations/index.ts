@@ -28,6 +28,7 @@ import * as documentReferences from './0026_document_references.js';
 import * as reindexDocumentReferences from './0027_reindex_document_references.js';
 import * as guardrailVersionReferences from './0028_guardrail_version_references.js';
 import * as rateLimitWorkspaceSlugs from './0029_rate_limit_workspace_slugs.js';
+import * as reindexModelProviders from './0030_reindex_model_providers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_reindex_document_references': reindexDocumentReferences,
   '0028_guardrail_version_references': guardrailVersionReferences,
   '0029_rate_limit_workspace_slugs': rateLimitWorkspaceSlugs,
+  '0030_reindex_model_providers': reindexModelProviders,
 };
 
 export const migrationProvider: MigrationProvider = {
