@@ -152,7 +152,7 @@ export interface JobCall {
 export function callContextFromJob(job: JobCall): CallContext {
   let config: GatewayConfig;
   try {
-    config = parseConfig(job.config, { authorizationPresent: false });
+    config = parseConfig(job.config, { authorizationPresent: false, asStored: true });
   } catch (err) {
     if (err instanceof GatewayError) throw err;
     throw new GatewayError('invalid_config', 'The job carries a config that cannot be read', { cause: err });

@@ -182,7 +182,7 @@ export function resolveRequestConfig(
     }
     let config = storedConfigs.get(stored);
     if (!config) {
-      config = parseConfig(stored.config, { authorizationPresent: true });
+      config = parseConfig(stored.config, { authorizationPresent: true, asStored: true });
       storedConfigs.set(stored, config);
     }
     return withProviderHeaders(config, { id: stored.id, slug: stored.slug }, fromHeaders);

@@ -17,6 +17,12 @@ export interface ConfigRuleOptions {
    * of any node that names a provider without credentials of its own.
    */
   authorizationPresent?: boolean;
+  /**
+   * The config is read as stored, for a call (a stored config, a batch's): a rule a config is held to only
+   * where it is written (strategy.conditions on a node that is not conditional) is not judged again, so
+   * one stored before that rule keeps answering its calls after an upgrade.
+   */
+  asStored?: boolean;
 }
 
 type Key = keyof GatewayConfig;
@@ -69,7 +75,7 @@ export function checkConfigRules(
   checkCache(node, path);
   checkRetry(node, path);
   checkOverrides(node, path);
-  checkStrategy(node, path);
+  checkStrategy(node, path, options);
   const capacity = vertexCapacity(node, inherited);
   checkVertexSharedRequestType(capacity, path);
   node.targets?.forEach((target, i) => checkConfigRules(target, `${path}.targets[${i}]`, options, capacity));
@@ -233,7 +239,7 @@ function checkCache(node: GatewayConfig, path: string): void {
   }
 }
 
-function checkStrategy(node: GatewayConfig, path: string): void {
+function checkStrategy(node: GatewayConfig, path: string, options: ConfigRuleOptions): void {
   const strategy = node.strategy;
   if (strategy === undefined) return;
   const targets = node.targets ?? [];
@@ -261,7 +267,7 @@ function checkStrategy(node: GatewayConfig, path: string): void {
   if (mode !== 'conditional') {
     // Only a conditional node reads them: on another they would be a routing rule silently not applied.
     for (const key of ['conditions', 'default'] as const) {
-      if (strategy[key] !== undefined) {
+      if (strategy[key] !== undefined && options.asStored !== true) {
         throw fieldError(
           'invalid_config',
           `${path}.strategy.${key}`,

@@ -124,7 +124,11 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
         await assertStoredDocuments(tx, workspaceId, parsed, current.config);
       } else if (body.status === 'active' && current.status !== 'active') {
         // An archived config was no delete's concern: what it names may be gone since it was archived.
-        await assertNamedDocumentsExist(tx, workspaceId, parseConfig(current.config, STORED_CONFIG_OPTIONS));
+        await assertNamedDocumentsExist(
+          tx,
+          workspaceId,
+          parseConfig(current.config, { ...STORED_CONFIG_OPTIONS, asStored: true }),
+        );
       }
       const write = () =>
         tx.updateConfig(workspaceId, id, {
