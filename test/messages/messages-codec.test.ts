@@ -271,7 +271,7 @@ describe('a translated answer', () => {
         output_tokens: 7,
         cache_creation_input_tokens: null,
         cache_read_input_tokens: 0,
-        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        cache_creation: null,
       },
     });
   });
@@ -438,8 +438,9 @@ describe('a translated answer', () => {
     const events = framesOf(text);
     expectMessagesGrammar(events);
     expect(events.find((e) => e.type === 'message_delta')?.usage).toEqual(expected);
-    // Writes all of the default TTL when the provider names none kept an hour; none when it gives no breakdown
-    // (the field is there, as Anthropic's always is, and as a stream's message_start has it before the usage).
+    // Writes all of the default TTL when the provider names none kept an hour; null when it gives no
+    // breakdown (the field is there, as Anthropic's always is, and as a stream's message_start has it before
+    // the usage).
     const plain = (details?: object) =>
       JSON.parse(
         messagesCodec.answer({
@@ -453,10 +454,11 @@ describe('a translated answer', () => {
       ephemeral_5m_input_tokens: 900,
       ephemeral_1h_input_tokens: 0,
     });
-    expect(plain(undefined).cache_creation).toEqual({
+    expect(plain({ cached_tokens: 0 }).cache_creation).toEqual({
       ephemeral_5m_input_tokens: 0,
       ephemeral_1h_input_tokens: 0,
     });
+    expect(plain(undefined).cache_creation).toBeNull();
   });
 
   it('is relayed as it came when it is already Anthropic’s', () => {

@@ -128,7 +128,8 @@ describe('an OpenAI-wire provider', () => {
 
   // The SDK's stream helper builds the Message from message_start's usage, each count of message_delta's
   // over it (a null there is no count), and cache_creation from message_start alone: the translated stream
-  // gives every field Anthropic's does, so the helper's Message has the usage of the same call answered whole.
+  // gives every field Anthropic's does, so the helper's Message has the usage of the same call answered whole,
+  // but for the breakdown of the writes, not known when message_start comes before the usage (null).
   it('gives stream.finalMessage() the usage of the same call answered whole', async () => {
     const request = {
       model: 'gpt-4o-mini',
@@ -142,7 +143,7 @@ describe('an OpenAI-wire provider', () => {
     for await (const event of stream)
       if (event.type === 'message_start') startUsage ??= { ...event.message.usage };
     expect(Object.keys(startUsage!).sort()).toEqual(Object.keys(whole.usage).sort());
-    expect((await stream.finalMessage()).usage).toEqual(whole.usage);
+    expect((await stream.finalMessage()).usage).toEqual({ ...whole.usage, cache_creation: null });
   });
 
   it('gives stream.finalMessage() the usage answered whole from a provider that breaks no prompt down', async () => {
@@ -178,6 +179,39 @@ describe('an OpenAI-wire provider', () => {
     });
     const final = await gatewayAnthropic(gateway, openaiTarget()).messages.stream(request).finalMessage();
     expect(final.usage).toEqual(whole.usage);
+  });
+
+  // Bedrock's Converse stream, as others, reports its cache writes with the usage at the end: message_start
+  // cannot know how long they are kept, and the SDK's helper takes cache_creation from it alone.
+  it('gives stream.finalMessage() no breakdown of cache writes the provider reports at the end', async () => {
+    const base = { id: 'chatcmpl-writes', created: 1, model: 'writes-model' };
+    const chunk = (rest: object) =>
+      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...rest })}\n\n`;
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 3,
+      total_tokens: 1003,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 900 },
+    };
+    openai.enqueue({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body: [
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: null }] }),
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        chunk({ choices: [], usage }),
+        'data: [DONE]\n\n',
+      ].join(''),
+    });
+    const final = await gatewayAnthropic(gateway, openaiTarget())
+      .messages.stream({ model: 'writes-model', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage();
+    expect(final.usage).toMatchObject({
+      input_tokens: 100,
+      cache_creation_input_tokens: 900,
+      cache_read_input_tokens: 0,
+      cache_creation: null,
+    });
   });
 
   it('ends a stream that breaks upstream with event: error and no message_stop', async () => {

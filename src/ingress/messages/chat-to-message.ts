@@ -70,10 +70,11 @@ export function answerStopReason(
  * read from the prompt cache nor written to it. A provider that breaks its prompt down
  * (`prompt_tokens_details`) gives its writes there when it wrote any (Bedrock's and Anthropic's chat leave
  * 0 writes out): its writes are then 0, as Anthropic answers them; null only when it gives no breakdown.
- * The writes are also broken down by how long they are kept (`cache_creation`, which Anthropic always
- * gives): those the provider says are kept an hour (`cache_write_1h_tokens`, not OpenAI's), the rest the
- * default five minutes; none when the provider gives no breakdown, as a stream's message_start says before
- * the usage comes (the SDK's stream helper takes `cache_creation` from message_start alone). */
+ * The writes are also broken down by how long they are kept (`cache_creation`): those the provider says
+ * are kept an hour (`cache_write_1h_tokens`, not OpenAI's), the rest the default five minutes; null, as
+ * Anthropic's types allow, when the writes are not known — the provider gives no breakdown, or a stream's
+ * message_start comes before the usage. The SDK's stream helper takes `cache_creation` from message_start
+ * alone: a breakdown of 0 writes there would stand in its Message beside the writes counted at the end. */
 export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   const details = usage?.prompt_tokens_details;
   const cached = details?.cached_tokens ?? 0;
@@ -83,7 +84,7 @@ export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
     output_tokens: usage?.completion_tokens ?? 0,
     cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
-    cache_creation: cacheCreation(written ?? 0, details?.cache_write_1h_tokens ?? 0),
+    cache_creation: written === null ? null : cacheCreation(written, details?.cache_write_1h_tokens ?? 0),
   };
 }
 
