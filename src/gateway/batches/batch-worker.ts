@@ -7,9 +7,10 @@
  *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
  *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
  *     holds the line's lease (results that end together are committed together: `settle-queue.ts`).
- *     The line's slot goes to the next line as soon as its call ends, from lines claimed ahead (a
- *     concurrency's worth), so no claim stands between them. A rate-limit policy's refusal puts the line
- *     back until its window opens.
+ *     The line's slot goes to the next line as soon as its call ends, from lines claimed ahead (as many as
+ *     the batch's calls on this node once its room is filled, claimed again once fewer than half of those
+ *     are left; none for a batch the node runs no line of), so no claim stands between them. A rate-limit
+ *     policy's refusal puts the line back until its window opens.
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
