@@ -52,6 +52,19 @@ const message = (text: string) => ({
   usage: { input_tokens: 10, output_tokens: 20 },
 });
 
+/** The stream's text block at `index` and its end: message_delta and message_stop. */
+const textThenStop = (index: number, text: string) => [
+  { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+  { type: 'content_block_delta', index, delta: { type: 'text_delta', text } },
+  { type: 'content_block_stop', index },
+  {
+    type: 'message_delta',
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 20 },
+  },
+  { type: 'message_stop' },
+];
+
 function streamOf(text: string): Array<Record<string, unknown>> {
   return [
     { type: 'message_start', message: { ...message(''), content: [], stop_reason: null } },
@@ -69,15 +82,7 @@ function streamOf(text: string): Array<Record<string, unknown>> {
     { type: 'content_block_stop', index: 0 },
     { type: 'content_block_start', index: 1, content_block: REDACTED },
     { type: 'content_block_stop', index: 1 },
-    { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
-    { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text } },
-    { type: 'content_block_stop', index: 2 },
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: 20 },
-    },
-    { type: 'message_stop' },
+    ...textThenStop(2, text),
   ];
 }
 
@@ -154,15 +159,7 @@ describe('consecutive thinking blocks', () => {
     { type: 'message_start', message: { ...message(''), content: [], stop_reason: null } },
     ...thinkingEvents(0, THINKING),
     ...thinkingEvents(1, SECOND),
-    { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
-    { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text } },
-    { type: 'content_block_stop', index: 2 },
-    {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: 20 },
-    },
-    { type: 'message_stop' },
+    ...textThenStop(2, text),
   ];
   const items = [
     {
