@@ -7,32 +7,13 @@
  * after the publish. On an SQLite file and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { holdNextTransaction } from '../helpers/held-store.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client, type Reply } from './http.js';
 
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
 const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
-
-/** Holds the store's next transaction until `release`; others go on. `reached` resolves once it is held. */
-function holdNextTransaction(store: Store) {
-  const transaction = store.transaction;
-  let reached!: () => void;
-  let release!: () => void;
-  const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let first = true;
-  store.transaction = (async (work) => {
-    if (first) {
-      first = false;
-      reached();
-      await released;
-    }
-    return transaction.call(store, work);
-  }) as Store['transaction'];
-  return { reached: reachedOnce, release, restore: () => (store.transaction = transaction) };
-}
 
 function metadataRace(start: () => Promise<TestGateway>): void {
   let gateway: TestGateway;

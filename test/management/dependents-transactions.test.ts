@@ -6,8 +6,8 @@
  * write (the check has run) while the other write is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Repositories } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { holdStore } from '../helpers/held-store.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
 import { client, expectError, type Client, type Reply } from './http.js';
 
@@ -24,37 +24,6 @@ type Removal =
   | 'createGuardrail'
   | 'createConfig';
 
-/**
- * Holds every call of the store's `method`, on the store itself or on a transaction's repositories, until
- * `release`; `reached` resolves once one is held.
- */
-function holdStore(gateway: TestGateway, method: Removal) {
-  const store = gateway.server.deps.store;
-  const original = { [method]: store[method], transaction: store.transaction };
-  let reached!: () => void;
-  let release!: () => void;
-  const reachedOnce = new Promise<void>((resolve) => (reached = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const held = <T extends Repositories>(repositories: T): T => {
-    const call = repositories[method].bind(repositories) as (...args: unknown[]) => Promise<unknown>;
-    return {
-      ...repositories,
-      [method]: async (...args: unknown[]) => {
-        reached();
-        await released;
-        return call(...args);
-      },
-    };
-  };
-  Object.assign(store, held(store));
-  store.transaction = (work) => original.transaction((tx) => work(held(tx)));
-  return {
-    reached: reachedOnce,
-    release,
-    restore: () => Object.assign(store, original),
-  };
-}
-
 /** Long enough for a write that does not wait for the held delete to be answered. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -68,7 +37,7 @@ async function whileHeld<T>(
   held: () => Promise<Reply>,
   during: () => Promise<T>,
 ): Promise<[Reply, T]> {
-  const hold = holdStore(gateway, method);
+  const hold = holdStore(gateway.server.deps.store, method);
   try {
     const first = held();
     await hold.reached;
@@ -157,7 +126,7 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
       custom_host: 'http://127.0.0.1:9/v1',
     });
     expect(key.status, key.text).toBe(200);
-    const hold = holdStore(gateway, 'updateCredential');
+    const hold = holdStore(gateway.server.deps.store, 'updateCredential');
     try {
       const moving = admin.patch('/virtual-keys/racing-host', {
         custom_host: 'http://127.0.0.1:10/v1',
