@@ -340,6 +340,40 @@ describe('Azure OpenAI fine-tuning and batches', () => {
   );
 
   it(
+    'takes the batch a lost submission made from a batch list that runs oldest first, submitting no second',
+    async () => {
+      const other = await startFakeAzure();
+      try {
+        const via = gatewayOpenAI(gateway, { ...config, api_key: other.apiKey, custom_host: other.url });
+        const input = await via.files.create({
+          file: await toFile(Buffer.from(jsonl([chatLine('o')])), 'oldest-first.jsonl'),
+          purpose: 'batch',
+        });
+        const create = () =>
+          via.batches.create({
+            input_file_id: input.id,
+            endpoint: '/v1/chat/completions',
+            completion_window: '24h',
+          });
+        for (let i = 0; i < 2; i++) await waitFor(via, (await create()).id, finished);
+        // Made an hour ago, a second apart: the list's oldest batch is older than the one sought.
+        const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+        [...other.resources.batches.values()].forEach((old, i) => (old.created_at = hourAgo + i));
+        other.resources.batchesOldestFirst = true;
+        other.resources.loseBatchAnswers = 1;
+        const batch = await create();
+        const done = await waitFor(via, batch.id, finished);
+        expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+        expect(other.resources.loseBatchAnswers).toBe(0);
+        expect(other.resources.batches.size).toBe(3);
+      } finally {
+        await other.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'names every line of a 24h batch as Azure names it, split into lines as the upload counted them',
     async () => {
       // A byte order mark, CRLF endings, and a lone \r inside a line (JSON whitespace, not a line break).

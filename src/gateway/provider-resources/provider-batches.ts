@@ -26,6 +26,7 @@ import {
 import type { Repositories } from '../../store/types.js';
 import { fileKey, resultFileExpiry, resultFileIds } from '../batches/batch-phases.js';
 import type { GatewayDeps } from '../deps.js';
+import { ListOrder } from './list-order.js';
 import { logProviderBatchLines } from './provider-batch-log.js';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { createWithCopies, gatewayFileOf, UploadWaitEnded, type LineRewrite } from './provider-files.js';
@@ -151,19 +152,24 @@ function providerMetadata(batch: StoredBatch): Record<string, string> | undefine
 
 /**
  * The provider's batch that an earlier try of this submission created (it crashed, or lost the answer,
- * before recording it), found by its metadata among the account's batches, newest first, down to the
- * first one older than the gateway's batch.
+ * before recording it), found by its metadata among the account's batches, down to the first one older
+ * than the gateway's batch once the list has shown itself newest first (OpenAI's; Azure's reference does
+ * not say its order): a batch older than the one before it shows that order, and no batch newer than the
+ * one before it has belied it (list-order.ts). Until then the list is read through, page by page.
  */
 async function earlierSubmission(
   deps: GatewayDeps,
   target: ResourceTarget,
   batch: StoredBatch,
 ): Promise<Json | undefined> {
+  const order = new ListOrder();
   for await (const data of listPages(deps, target, '/batches', MAX_SEARCH_PAGES)) {
     for (const item of data) {
       const metadata = item.metadata as Record<string, unknown> | null | undefined;
       if (metadata?.[GATEWAY_BATCH_KEY] === batch.id && typeof item.id === 'string') return item;
-      if (typeof item.created_at === 'number' && item.created_at < batch.created_at - CLOCK_SKEW_SECONDS) {
+      const at = item.created_at;
+      order.see(at);
+      if (order.newestFirst && typeof at === 'number' && at < batch.created_at - CLOCK_SKEW_SECONDS) {
         return undefined;
       }
     }

@@ -53,6 +53,8 @@ export class FakeResources {
   loseJobAnswers = 0;
   /** Lists the account's fine-tuning jobs oldest first (Azure's reference does not say its order). */
   jobsOldestFirst = false;
+  /** Lists the account's batches oldest first (Azure's reference does not say its order). */
+  batchesOldestFirst = false;
   /** Fine-tuning job cancels still to be answered by cutting the connection once the job is cancelled. */
   loseCancelAnswers = 0;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
@@ -146,8 +148,9 @@ export class FakeResources {
         return { ...created, lost: true };
       }
       if (method === 'GET' && parts.length === 1) {
-        const newestFirst = [...this.batches.values()].reverse();
-        return { status: 200, body: withEnds(page(newestFirst, limit, after)) };
+        const batches = [...this.batches.values()];
+        const listed = this.batchesOldestFirst ? batches : batches.reverse();
+        return { status: 200, body: withEnds(page(listed, limit, after)) };
       }
       if (method === 'GET' && parts.length === 2 && this.batchReads) return this.batchReads;
       const batch = this.batches.get(parts[1]);
