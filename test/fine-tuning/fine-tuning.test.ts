@@ -274,6 +274,63 @@ describe('fine-tuning jobs', () => {
     expect(cancels()).toHaveLength(before + 1);
   });
 
+  /** Sends `method path` to the gateway and goes away once the provider has been asked `providerPath`. */
+  async function leaveWhileAsked(method: string, path: string, providerPath: string): Promise<void> {
+    const asked = () => fake.requests.filter((r) => r.path === providerPath).length;
+    const before = asked();
+    const caller = new AbortController();
+    const answer = fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'ft-openai' },
+      signal: caller.signal,
+    }).catch(() => undefined);
+    while (asked() === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    caller.abort();
+    await answer;
+  }
+
+  it('stops reading or cancelling a job at the provider once the client is gone', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    const path = `/v1/fine_tuning/jobs/${String(providerJob.id)}`;
+    // The provider is slow to take each call; one the gateway cuts is not done.
+    fake.enqueue({ delayMs: 400 });
+    await leaveWhileAsked('GET', `/fine_tuning/jobs/${job.id}`, path);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(providerJob.status).toBe('validating_files');
+    fake.enqueue({ delayMs: 400 });
+    await leaveWhileAsked('POST', `/fine_tuning/jobs/${job.id}/cancel`, `${path}/cancel`);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(providerJob.status).not.toBe('cancelled');
+  });
+
+  it('reads a cancel back when the client leaves as the provider has cancelled the job, and keeps the job cancelled', async () => {
+    const training = await gatewayFile();
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const providerJob = [...fake.resources.jobs.values()].at(-1)!;
+    const path = `/v1/fine_tuning/jobs/${String(providerJob.id)}`;
+    let release!: () => void;
+    fake.resources.holdCancelAnswers = new Promise((resolve) => (release = resolve));
+    try {
+      await leaveWhileAsked('POST', `/fine_tuning/jobs/${job.id}/cancel`, `${path}/cancel`);
+      expect(providerJob.status).toBe('cancelled');
+      const reads = () => fake.requests.filter((r) => r.method === 'GET' && r.path === path).length;
+      const workspaces = (await (
+        await fetch(`${gateway.url}/workspaces`, { headers: { 'x-gateway-api-key': gateway.adminKey } })
+      ).json()) as { data: Array<{ id: string }> };
+      const stored = async () =>
+        (await gateway.server.deps.store.fineTuningJobs.get(workspaces.data[0].id, job.id))?.status;
+      for (let i = 0; i < 200 && (await stored()) !== 'cancelled'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(reads()).toBe(1);
+      expect(await stored()).toBe('cancelled');
+    } finally {
+      fake.resources.holdCancelAnswers = undefined;
+      release();
+    }
+  });
+
   it('keeps a job cancelled when a read the provider answered before the cancel comes back after it', async () => {
     const training = await gatewayFile();
     const job = await client.fineTuning.jobs.create({

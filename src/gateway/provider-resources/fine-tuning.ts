@@ -290,22 +290,25 @@ export type FineTuningJobAction = 'cancel' | 'pause' | 'resume';
 
 /** Cancels, pauses or resumes the job at the provider that holds it, under the provider's job id; the
  * answer is remembered as last seen. Pause and resume are refused (400 `unsupported_endpoint`) for a
- * provider without them. */
+ * provider without them. `signal` (the request's) cuts the call; the job is then read back all the same. */
 export async function actOnFineTuningJob(
   deps: GatewayDeps,
   job: StoredFineTuningJob,
   action: FineTuningJobAction,
+  signal?: AbortSignalLike,
 ): Promise<Json> {
   const target = await targetOf(deps, job, action === 'cancel' ? 'fine_tuning' : 'fine_tuning_pause');
   let object: Json;
   try {
     object = openAIJob(
       target,
-      await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) }),
+      await callResource(deps, target, { method: 'POST', path: jobPath(job, `/${action}`) }, signal),
     );
   } catch (err) {
     // The provider may have acted all the same; the SDK, trying again after the failure, would be refused
     // (a cancelled job cannot be cancelled). The job as it is now answers when it shows the action done.
+    // A call cut by the client's leaving may have reached the provider too: the job is read back without
+    // the request's signal (under the request timeout), so that the gateway keeps it as the provider has it.
     const done = answerLost(err) ? await actedOn(deps, target, job, action) : undefined;
     if (!done) throw err;
     object = done;

@@ -85,11 +85,14 @@ export async function registerFineTuningRoutes(
     });
   });
 
-  app.get('/fine_tuning/jobs/:jobId', async (request) => refreshFineTuningJob(deps, await jobOf(request)));
+  // Under the request's signal: a client that goes away cuts the call to the provider.
+  app.get('/fine_tuning/jobs/:jobId', async (request) =>
+    refreshFineTuningJob(deps, await jobOf(request), request.gw.signal),
+  );
 
   for (const action of ['cancel', 'pause', 'resume'] as const) {
     app.post(`/fine_tuning/jobs/:jobId/${action}`, async (request) =>
-      actOnFineTuningJob(deps, await jobOf(request), action),
+      actOnFineTuningJob(deps, await jobOf(request), action, request.gw.signal),
     );
   }
 

@@ -57,6 +57,8 @@ export class FakeResources {
   batchesOldestFirst = false;
   /** Fine-tuning job cancels still to be answered by cutting the connection once the job is cancelled. */
   loseCancelAnswers = 0;
+  /** While set, a fine-tuning job cancel is done at once and answered once it resolves (a slow answer). */
+  holdCancelAnswers: Promise<void> | undefined;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
   /** Lists a job's events and checkpoints newest first even as Azure (whose v1 API's order is not documented). */
@@ -119,6 +121,7 @@ export class FakeResources {
       if (method === 'GET' && parts.length === 3) return { status: 200, body: this.advanceJob(job) };
       if (method === 'POST' && parts[3] === 'cancel') {
         const cancelled = this.cancelJob(job);
+        if (this.holdCancelAnswers) await this.holdCancelAnswers;
         if (cancelled.status !== 200 || this.loseCancelAnswers === 0) return cancelled;
         this.loseCancelAnswers -= 1;
         return { ...cancelled, lost: true };
