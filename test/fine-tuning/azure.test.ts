@@ -141,6 +141,43 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(eventReads(job.providerId) - before).toBe(1);
   });
 
+  /** Two readers of a job's events at once, Azure holding its answers until both have asked the gateway;
+   * the first goes away while held when `leaves`. Resolves with what the second read. */
+  const twoReaders = async (job: { id: string; providerId: string }, leaves: boolean) => {
+    let release!: () => void;
+    azure.resources.holdJobLists = new Promise((resolve) => (release = resolve));
+    const before = eventReads(job.providerId);
+    const first = new AbortController();
+    const url = `${gateway.url}/fine_tuning/jobs/${job.id}/events?limit=300`;
+    const headers = gatewayHeaders(gateway, config);
+    const firstAnswer = fetch(url, { headers, signal: first.signal }).catch(() => undefined);
+    while (eventReads(job.providerId) === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = fetch(url, { headers });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (leaves) first.abort();
+    azure.resources.holdJobLists = undefined;
+    release();
+    const [secondAnswer] = await Promise.all([second, firstAnswer]);
+    const events = (await secondAnswer.json()) as { data: Array<{ message: string }> };
+    return { reads: eventReads(job.providerId) - before, messages: events.data.map((e) => e.message) };
+  };
+
+  it('reads a job’s events from Azure once for two requests of them at once', async () => {
+    const job = await finishedJob('together.jsonl', 250);
+    const { reads, messages } = await twoReaders(job, false);
+    // Azure's 3 pages of 100, asked once for both.
+    expect(reads).toBe(3);
+    expect(messages[0]).toBe('Step 250: training loss=0.5');
+  });
+
+  it('reads a job’s events on for a request that shares the reading of one that went away', async () => {
+    const job = await finishedJob('one-left.jsonl', 250);
+    const { reads, messages } = await twoReaders(job, true);
+    expect(reads).toBe(3);
+    expect(messages.length).toBeGreaterThan(250);
+    expect(messages[0]).toBe('Step 250: training loss=0.5');
+  });
+
   it('passes a job’s events on as they come when their times show Azure gave them newest first', async () => {
     const job = await finishedJob('newest-first.jsonl', 0);
     azure.resources.addMetricsEvents(job.providerId, 3, Math.floor(Date.now() / 1000) + 10);

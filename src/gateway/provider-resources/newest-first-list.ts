@@ -5,10 +5,10 @@
  * newest first already), and paged here, `after` an item's id; a longer list is answered from the 10,000
  * items read, and says so. A reading is kept a while, bounded in lists and bytes, so that a client paging
  * through a long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for
- * every page.
+ * every page, and a reading under way is shared by the requests for the list that come meanwhile.
  */
 import { LRUCache } from 'lru-cache';
-import type { AbortSignalLike } from '../../core/abort.js';
+import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
 import type { GatewayDeps } from '../deps.js';
 import { ListOrder } from './list-order.js';
 import { listPages } from './resource-client.js';
@@ -33,6 +33,17 @@ const readings = new LRUCache<string, Reading>({
     Math.max(1, Buffer.byteLength(JSON.stringify(reading.items), 'utf8') + key.length),
   ttl: 10 * 60_000,
 });
+
+/** A reading under way, shared by the requests for its list that come while it is read: cut (and no
+ * longer shared) once every one of them has gone. */
+interface Flight {
+  reading: Promise<Reading>;
+  abort: CallAbort;
+  waiting: number;
+}
+
+/** Readings under way, by list. */
+const flights = new Map<string, Flight>();
 
 export interface NewestFirstList {
   /** The list's own key (the gateway's job and the list). */
@@ -61,7 +72,7 @@ export async function newestFirstPage(
   const kept = readings.get(list.key);
   const usable =
     kept && (query.after === undefined ? list.settled : kept.items.some((item) => item.id === query.after));
-  const { items, complete } = usable ? kept : await read(deps, target, list, signal);
+  const { items, complete } = usable ? kept : await sharedRead(deps, target, list, signal);
   const truncated = !complete;
   const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
   if (start === 0 && query.after !== undefined) return { data: [], has_more: truncated, truncated };
@@ -70,6 +81,42 @@ export async function newestFirstPage(
     has_more: truncated || start + query.limit < items.length,
     truncated,
   };
+}
+
+/** The list's reading under way, or one started: `signal` (a request's) ends this request's wait for it,
+ * and the reading itself once no request is left waiting. */
+async function sharedRead(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  list: NewestFirstList,
+  signal: AbortSignalLike | undefined,
+): Promise<Reading> {
+  let flight = flights.get(list.key);
+  if (!flight) {
+    const abort = new CallAbort();
+    const started: Flight = { reading: read(deps, target, list, abort), abort, waiting: 0 };
+    const end = () => {
+      if (flights.get(list.key) === started) flights.delete(list.key);
+    };
+    started.reading.then(end, end);
+    flights.set(list.key, started);
+    flight = started;
+  }
+  const joined = flight;
+  joined.waiting += 1;
+  const leave = () => {
+    joined.waiting -= 1;
+    if (joined.waiting > 0) return;
+    if (flights.get(list.key) === joined) flights.delete(list.key);
+    joined.abort.abort();
+  };
+  if (signal?.aborted) leave();
+  else signal?.addEventListener('abort', leave, { once: true });
+  try {
+    return await joined.reading;
+  } finally {
+    signal?.removeEventListener('abort', leave);
+  }
 }
 
 /** The list read whole and turned round, and kept. A list whose times show it newest first already is
