@@ -6,9 +6,11 @@
  */
 import type { StoreChange } from '../store/types.js';
 
-/** `all`: everything may be stale (this node missed what was published while its subscription was down). */
+/** `all`: everything may be stale (this node missed what was published while its subscription was down).
+ * `api-keys` with `unknownOnly`: a key was created, which makes stale only the values held as unknown (a
+ * node of an earlier release, which reads no `unknownOnly`, drops every cached key, as it did). */
 export type InvalidationEvent =
-  { kind: 'api-keys' } | { kind: 'workspace'; workspaceId: string } | { kind: 'all' };
+  { kind: 'api-keys'; unknownOnly?: true } | { kind: 'workspace'; workspaceId: string } | { kind: 'all' };
 
 /** Semantic cache entries a node added or removed in one partition. */
 export interface SemanticCacheEvent {
@@ -24,11 +26,12 @@ export type BusEvent = InvalidationEvent | SemanticCacheEvent;
 
 /** What a store change makes stale in the lookup caches: every cached API key (they are cached by
  * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts,
- * partials and rate-limit policies; a deleted workspace, both. */
+ * partials and rate-limit policies; a deleted workspace, both. A created key changes no key held: only a
+ * value held as unknown may now be a key. */
 export function invalidationFor(change: StoreChange): InvalidationEvent[] {
   switch (change.resource) {
     case 'api_key':
-      return [{ kind: 'api-keys' }];
+      return [change.action === 'created' ? { kind: 'api-keys', unknownOnly: true } : { kind: 'api-keys' }];
     case 'credential':
     case 'config':
     case 'guardrail':
@@ -58,8 +61,10 @@ const UNSENT_RETRY_MS = 1_000;
 
 function parseEvent(message: string): BusEvent | undefined {
   try {
-    const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent, unknown>>;
-    if (event.kind === 'api-keys') return { kind: 'api-keys' };
+    const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent | 'unknownOnly', unknown>>;
+    if (event.kind === 'api-keys') {
+      return event.unknownOnly === true ? { kind: 'api-keys', unknownOnly: true } : { kind: 'api-keys' };
+    }
     if (event.kind === 'workspace' && typeof event.workspaceId === 'string') {
       return { kind: 'workspace', workspaceId: event.workspaceId };
     }

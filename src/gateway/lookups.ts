@@ -145,7 +145,7 @@ export function createLookups(
       return;
     }
     if (event.kind === 'api-keys') {
-      keys.clear();
+      if (!event.unknownOnly) keys.clear();
       missingKeys.clear();
       return;
     }

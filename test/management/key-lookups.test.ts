@@ -16,12 +16,14 @@ let dataDir: string;
 let store: Store;
 let value: string;
 let reads: number;
+let org: { id: string };
+let ws: { id: string };
 
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'gateway-key-lookups-'));
   store = await openStore({ dataDir, masterKey: randomBytes(32) });
-  const org = await store.createOrganisation({ name: 'o' });
-  const ws = await store.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' });
+  org = await store.createOrganisation({ name: 'o' });
+  ws = await store.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' });
   ({ value } = await store.createApiKey({
     organisation_id: org.id,
     workspace_id: ws.id,
@@ -67,5 +69,26 @@ describe('API key lookups', () => {
     expect((await lookups.apiKey(value))?.name).toBe('k');
     for (let i = 0; i < 10_050; i++) await lookups.apiKey(`gw-unknown-${i}-0000000000`);
     expect(lookups.cachedApiKey(value)?.name).toBe('k');
+  });
+
+  it("another node's new key leaves the keys this node holds cached, and forgets the value it held as unknown", async () => {
+    // Node B hears what node A's store announces as it would over Redis.
+    const b = createLookups(store, 60_000);
+    const a = createLookups(store, 60_000, (event) => b.applyRemote(event));
+    store.onChange((change) => a.applyChange(change));
+    expect((await b.apiKey(value))?.name).toBe('k');
+    const later = `gw-${randomBytes(32).toString('base64url')}`;
+    expect(await b.apiKey(later)).toBeUndefined();
+
+    await store.createApiKey({
+      organisation_id: org.id,
+      workspace_id: ws.id,
+      name: 'new',
+      role: 'member',
+      value: later,
+    });
+    expect(b.cachedApiKey(value)?.name).toBe('k');
+    expect(b.cachedApiKey(later)).toBeUndefined();
+    expect((await b.apiKey(later))?.name).toBe('new');
   });
 });
