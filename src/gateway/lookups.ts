@@ -88,14 +88,24 @@ export function createLookups(
     ttl: ttlMs,
   });
   const missingTtl = Math.min(ttlMs, 5_000);
-  // Loads under way, by cache and entry, with the generation they started in: requests arriving together
-  // for what is not cached wait for one read, unless a change came since it started.
-  const pending = new Map<object, Map<string, { generation: number; load: Promise<unknown> }>>();
+  // Loads under way, by cache and entry, with the generations they started in: requests arriving together
+  // for what is not cached wait for one read, unless a change of that cache came since it started.
+  const pending = new Map<object, Map<string, { found: number; missed: number; load: Promise<unknown> }>>();
   // When each key's last use was last written (Date.now()), by key id.
   const usedWrittenAt = new Map<string, number>();
-  // Counts invalidations. A load that an invalidation overtook may have read the old row: its answer is
-  // returned but not cached, or it would be served until the TTL ran out.
-  let generation = 0;
+  // Counts each cache's invalidations. A load that an invalidation of the cache its answer goes to
+  // overtook may have read the old row: its answer is returned but not cached, or it would be served until
+  // the TTL ran out. An invalidation of another cache (another workspace's records, a key created while a
+  // key in use is read) leaves it to be cached.
+  const generations = new Map<object, number>([
+    [keys, 0],
+    [missingKeys, 0],
+    [records, 0],
+  ]);
+  const generationOf = (cache: object) => generations.get(cache) ?? 0;
+  const invalidated = (...caches: object[]) => {
+    for (const cache of caches) generations.set(cache, generationOf(cache) + 1);
+  };
 
   function through<T extends object>(
     cache: LRUCache<string, Cached<T>>,
@@ -108,8 +118,11 @@ export function createLookups(
     let loads = pending.get(cache);
     if (!loads) pending.set(cache, (loads = new Map()));
     const running = loads.get(key);
-    if (running && running.generation === generation) return running.load as Promise<T | undefined>;
-    const startedAt = generation;
+    const found = generationOf(cache);
+    const missed = generationOf(missing);
+    if (running && running.found === found && running.missed === missed) {
+      return running.load as Promise<T | undefined>;
+    }
     let loading: Promise<T | undefined>;
     try {
       loading = load();
@@ -117,13 +130,15 @@ export function createLookups(
       loading = Promise.reject(err as Error);
     }
     const entry = {
-      generation: startedAt,
+      found,
+      missed,
       load: loading.then(
         (value) => {
           if (loads.get(key) === entry) loads.delete(key);
-          if (!caching || startedAt !== generation) return value;
-          if (value === undefined) missing.set(key, MISSING, { ttl: missingTtl });
-          else cache.set(key, value);
+          if (!caching) return value;
+          if (value === undefined) {
+            if (generationOf(missing) === missed) missing.set(key, MISSING, { ttl: missingTtl });
+          } else if (generationOf(cache) === found) cache.set(key, value);
           return value;
         },
         (err: unknown) => {
@@ -137,18 +152,23 @@ export function createLookups(
   }
 
   function drop(event: InvalidationEvent): void {
-    generation++;
     if (event.kind === 'all') {
+      invalidated(keys, missingKeys, records);
       keys.clear();
       missingKeys.clear();
       records.clear();
       return;
     }
     if (event.kind === 'api-keys') {
-      if (!event.unknownOnly) keys.clear();
+      if (event.unknownOnly) invalidated(missingKeys);
+      else {
+        invalidated(keys, missingKeys);
+        keys.clear();
+      }
       missingKeys.clear();
       return;
     }
+    invalidated(records);
     const prefix = `${event.workspaceId}\u0000`;
     for (const key of records.keys()) if (key.startsWith(prefix)) records.delete(key);
   }

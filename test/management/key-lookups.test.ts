@@ -91,4 +91,27 @@ describe('API key lookups', () => {
     expect(b.cachedApiKey(later)).toBeUndefined();
     expect((await b.apiKey(later))?.name).toBe('new');
   });
+
+  it('a key read while announcements that leave it alone arrive is cached; an unknown value read while a key is created is not', async () => {
+    const lookups = createLookups(store, 60_000);
+    // A store whose key reads answer late: the read is done, its answer still on its way.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const find = store.findApiKeyByValue.bind(store);
+    store.findApiKeyByValue = async (key) => {
+      const found = await find(key);
+      await held;
+      return found;
+    };
+    const unknown = `gw-${randomBytes(32).toString('base64url')}`;
+    const inFlight = [lookups.apiKey(value), lookups.apiKey(unknown)];
+    lookups.applyRemote({ kind: 'workspace', workspaceId: ws.id });
+    lookups.applyRemote({ kind: 'api-keys', unknownOnly: true });
+    release();
+    const [key, none] = await Promise.all(inFlight);
+    expect(key?.name).toBe('k');
+    expect(none).toBeUndefined();
+    expect(lookups.cachedApiKey(value)?.name).toBe('k');
+    expect(lookups.cachedApiKey(unknown)).toBeUndefined();
+  });
 });
