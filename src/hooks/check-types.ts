@@ -47,14 +47,16 @@ export interface CheckContext {
 export interface CheckServices {
   /** POST a JSON body to `url` (custom-host address policy applied, the body HMAC-signed in a header the engine
    * documents); resolves with the status and parsed JSON body (undefined when not JSON). Rejects on refusal
-   * (naming `field`, the check's parameter that holds the URL), network error or abort. */
+   * (naming `field`, the check's parameter that holds the URL), network error or abort. `sentSecrets`: the
+   * engine's own secrets behind what it added to the call (the signing key), which the receiver may know and
+   * a check masks in what it passes on of the answer. */
   postJson(
     url: string,
     body: unknown,
     headers: Record<string, string>,
     signal: AbortSignal,
     field: string,
-  ): Promise<{ status: number; body: unknown }>;
+  ): Promise<{ status: number; body: unknown; sentSecrets?: readonly string[] }>;
   /** Whether `url` is reachable: its host resolves (`dnsOnly`), or it answers a HEAD request with a status
    * below 400 (redirects not followed count as reachable). Refused addresses count as unreachable. */
   probeUrl(url: string, dnsOnly: boolean, signal: AbortSignal): Promise<boolean>;

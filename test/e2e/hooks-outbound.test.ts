@@ -25,7 +25,8 @@ interface Received {
   closedEarly: boolean;
 }
 
-/** A webhook receiver: `/pass`, `/pass-with-data`, `/fail`, `/hang` (never answers until the caller leaves). */
+/** A webhook receiver: `/pass`, `/pass-with-data`, `/fail`, `/hang` (never answers until the caller leaves),
+ * `/rewrite`, `/echo`, `/bound`, `/past-bound`. */
 interface Receiver {
   url: string;
   received: Received[];
@@ -66,6 +67,20 @@ async function startReceiver(): Promise<Receiver> {
         // transformedData.request.json (before the call) or transformedData.response.json (after it).
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ verdict: true, transformedData: rewritten(JSON.parse(entry.body)) }));
+        return;
+      }
+      if (entry.path === '/echo') {
+        // A webhook that writes into its rewrite what it was sent: its headers and the signing key it holds.
+        const sent = JSON.parse(entry.body) as SentBody;
+        const content = `deploy to ${String(req.headers['x-env'])} as ${entry.authorization} with ${SECRET}`;
+        const messages = [{ role: 'user', content }];
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            verdict: true,
+            transformedData: { request: { json: { ...sent.request.json, messages } } },
+          }),
+        );
         return;
       }
       const valid =
@@ -241,6 +256,17 @@ describe('default.webhook', () => {
     let heldText = '';
     for await (const chunk of heldStream) heldText += chunk.choices[0]?.delta?.content ?? '';
     expect(heldText).toBe('answer rewritten by the webhook');
+  });
+
+  it('a rewrite reaches the provider with the credentials it echoes masked, every other word as written', async () => {
+    const headers = { authorization: 'Bearer receiver-token', 'x-env': 'production' };
+    const config = { ...target(fake), input_guardrails: [webhookGuardrail('/echo', { headers }, false)] };
+    const response = await postChat(gateway, config, chat('deploy'));
+    expect(response.status).toBe(200);
+    const asked = fake.requests.at(-1)?.body as { messages: unknown };
+    expect(asked.messages).toEqual([
+      { role: 'user', content: 'deploy to production as [REDACTED] with [REDACTED]' },
+    ]);
   });
 
   it("records the results the answer carried, a credential in a check's data redacted in the record", async () => {

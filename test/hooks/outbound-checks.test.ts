@@ -136,7 +136,7 @@ describe('default.webhook', () => {
     const echoing = fakeServices({
       post: (_url, body) => {
         const seen = (body as { request: { json: Record<string, unknown> } }).request.json;
-        const echoed = { ...seen, echoed: headers, [token]: [`Bearer ${token}`] };
+        const echoed = { ...seen, echoed: headers, list: [`Bearer ${token}`] };
         return {
           status: 200,
           body: {
@@ -157,12 +157,58 @@ describe('default.webhook', () => {
     expect(before.transformed).toEqual({
       ...chatRequest('x'),
       echoed: { Authorization: '[REDACTED]' },
-      '[REDACTED]': ['[REDACTED]'],
+      list: ['[REDACTED]'],
     });
     expect(after.transformed).toEqual({
       ...chatAnswer('sent [REDACTED]'),
       echoed: { Authorization: '[REDACTED]' },
     });
+  });
+
+  // The rewrite is the body the provider or the client gets: only a credential the webhook echoes is masked
+  // in it, never a word that merely equals another header's value, and never a key.
+  it('passes on a rewrite holding the values of headers that are not credentials as the webhook answered it', async () => {
+    const headers = { 'Content-Type': 'application/json', 'X-Env': 'production' };
+    const request = { ...chatRequest('deploy to production'), production: { env: 'production' } };
+    const answer = { ...chatAnswer('deployed to production'), production: true };
+    const rewriting = fakeServices({
+      post: () => ({
+        status: 200,
+        body: { verdict: true, transformedData: { request: { json: request }, response: { json: answer } } },
+      }),
+    });
+    const parameters = { webhookURL: URL_, headers };
+    expect((await runCheck('webhook', onRequest('x'), parameters, rewriting)).transformed).toEqual(request);
+    expect((await runCheck('webhook', onAnswer('y'), parameters, rewriting)).transformed).toEqual(answer);
+  });
+
+  it('masks in a rewrite the values of credential headers and the signing key the engine used', async () => {
+    const headers = {
+      Authorization: 'Bearer whsecret-0123456789',
+      'Proxy-Authorization': 'Basic cHJveHk6cGFzcw==',
+      Cookie: 'session=abcdef123456',
+      'X-Api-Key': 'key-0123456789',
+      'X-Hub-Signature': 'sha256=feedface',
+      'X-Env': 'production',
+    };
+    const signingKey = 'whsec-signing-0123456789';
+    const echoed = [...Object.values(headers), 'whsecret-0123456789', signingKey].join(' ');
+    const echoing = fakeServices({
+      post: () => ({
+        status: 200,
+        body: {
+          verdict: true,
+          explanation: `signed with ${signingKey}`,
+          transformedData: { request: { json: chatRequest(echoed) } },
+        },
+      }),
+      sentSecrets: [signingKey],
+    });
+    const result = await runCheck('webhook', onRequest('x'), { webhookURL: URL_, headers }, echoing);
+    expect(result.transformed).toEqual(
+      chatRequest('[REDACTED] [REDACTED] [REDACTED] [REDACTED] [REDACTED] production [REDACTED] [REDACTED]'),
+    );
+    expect(result.explanation).toBe('signed with [REDACTED]');
   });
 
   it('refuses a URL that is not http(s) and headers that are not strings, naming the field', () => {

@@ -96,6 +96,8 @@ export interface FakeServiceAnswers {
   ) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
   probe?: (url: string, dnsOnly: boolean) => boolean;
   judge?: (messages: Array<{ role: string; content: string }>) => string | Promise<string>;
+  /** What the engine says it added to each post (its signing key): `postJson`'s `sentSecrets`. */
+  sentSecrets?: string[];
 }
 
 export function fakeServices(answers: FakeServiceAnswers = {}): FakeServices {
@@ -106,7 +108,8 @@ export function fakeServices(answers: FakeServiceAnswers = {}): FakeServices {
     async postJson(url, body, headers) {
       services.posts.push({ url, body, headers });
       if (answers.post === undefined) throw new Error('postJson was not expected');
-      return answers.post(url, body);
+      const answer = await answers.post(url, body);
+      return answers.sentSecrets === undefined ? answer : { ...answer, sentSecrets: answers.sentSecrets };
     },
     async probeUrl(url, dnsOnly) {
       services.probes.push({ url, dnsOnly });

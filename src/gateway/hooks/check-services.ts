@@ -36,6 +36,8 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
     connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
   });
   const secret = settings.hooksWebhookSecret;
+  // The receiver holds the signing key to verify the signature, and may echo it like any header.
+  const sentSecrets: readonly string[] = secret === undefined ? [] : [secret];
 
   const postJson: CheckServices['postJson'] = async (url, body, headers, signal, field) => {
     checkCustomHost(url, policy, field);
@@ -43,7 +45,7 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
     const sent: Record<string, string> = { ...headers, 'content-type': 'application/json' };
     if (secret !== undefined) sent[SIGNATURE_HEADER] = signWebhookBody(secret, text);
     const response = await sendOn(agent, { method: 'POST', url, headers: sent, body: text }, signal);
-    return { status: response.statusCode, body: await readJson(response.body) };
+    return { status: response.statusCode, body: await readJson(response.body), sentSecrets };
   };
 
   const probeUrl: CheckServices['probeUrl'] = async (url, dnsOnly, signal) => {

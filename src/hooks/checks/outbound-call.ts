@@ -38,20 +38,56 @@ export function headersOf(headers: Record<string, string> | string | undefined):
 }
 
 /**
- * `value` (the explanation or data a service answered with) with the check's header values masked
- * wherever a string holds one: a service that echoes the credential it was sent must not put it in the
- * hook's results, the answer or the log. A `Bearer <token>` value's token is masked on its own too.
+ * `value` (the explanation or data a service answered with) with the check's header values, and `sent` (what
+ * the engine added to the call: its signing key), masked wherever a string or a key holds one: a service that
+ * echoes the credential it was sent must not put it in the hook's results or the log. Every header counts,
+ * whatever its name, since a word lost from a diagnostic costs less than a credential shown. A `Bearer <token>`
+ * value's token is masked on its own too.
  */
-export function withoutHeaderValues<T>(value: T, headers: Record<string, string>): T {
-  const secrets = secretValues(
-    Object.values(headers).flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')]),
-  );
+export function withoutHeaderValues<T>(
+  value: T,
+  headers: Record<string, string>,
+  sent: readonly string[] = [],
+): T {
+  return masked(value, secretsOf(Object.values(headers), sent), true);
+}
+
+/** The headers whose values are credentials, by name. */
+const CREDENTIAL_HEADER = /auth|cookie|key|token|secret|password|signature|credential/i;
+
+/**
+ * `rewrite` (the body a service's answer puts in place of the request or the answer) with the values of the
+ * check's credential headers, and `sent`, masked in its strings: what the provider or the client gets must
+ * not carry them. Other header values (`X-Env: production`) and keys are left as they are, since masking them
+ * would change the prompt or the answer itself.
+ */
+export function withoutCredentials<T>(
+  rewrite: T,
+  headers: Record<string, string>,
+  sent: readonly string[] = [],
+): T {
+  const credentials = Object.entries(headers)
+    .filter(([name]) => CREDENTIAL_HEADER.test(name))
+    .map(([, v]) => v);
+  return masked(rewrite, secretsOf(credentials, sent), false);
+}
+
+function secretsOf(headerValues: readonly string[], sent: readonly string[]): string[] {
+  return secretValues([
+    ...headerValues.flatMap((v) => [v, v.replace(/^(Bearer|Basic|Token)\s+/i, '')]),
+    ...sent,
+  ]);
+}
+
+function masked<T>(value: T, secrets: readonly string[], keysToo: boolean): T {
   if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return maskSecrets(v, secrets);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [maskSecrets(k, secrets), walk(item)]));
+      return Object.fromEntries(
+        Object.entries(v).map(([k, item]) => [keysToo ? maskSecrets(k, secrets) : k, walk(item)]),
+      );
     }
     return v;
   };

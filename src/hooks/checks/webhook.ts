@@ -21,6 +21,7 @@ import {
   outboundRuleBreak,
   payloadOf,
   requireSuccess,
+  withoutCredentials,
   withoutHeaderValues,
 } from './outbound-call.js';
 
@@ -49,17 +50,19 @@ export const webhook = defineCheck({
       data?: unknown;
       transformedData?: unknown;
     };
+    const sent = answer.sentSecrets;
     const rewrite = rewriteOf(ctx, transformedData);
-    // What the webhook says goes into the hook's results, and its rewrite to the provider or the client (and
-    // the log): never the header values it was sent.
-    const transformed = rewrite === undefined ? undefined : withoutHeaderValues(rewrite, headers);
+    // Its rewrite goes to the provider or the client (and the log): never a credential it was sent, every
+    // other word as the webhook wrote it.
+    const transformed = rewrite === undefined ? undefined : withoutCredentials(rewrite, headers, sent);
+    // What it says goes into the hook's results: never any header value it was sent.
     return {
       verdict,
       explanation:
         typeof explanation === 'string'
-          ? withoutHeaderValues(explanation, headers)
+          ? withoutHeaderValues(explanation, headers, sent)
           : `The webhook ${verdict ? 'passed' : 'failed'} the check.`,
-      ...(data === undefined ? {} : { data: withoutHeaderValues(data, headers) }),
+      ...(data === undefined ? {} : { data: withoutHeaderValues(data, headers, sent) }),
       ...(transformed === undefined ? {} : { transformed }),
     };
   },
