@@ -59,6 +59,61 @@ const MAX_UNSENT = 10_000;
 /** How soon an announcement that failed on a connection still ready is published again. */
 const UNSENT_RETRY_MS = 1_000;
 
+/** What publishes the bus's announcements: a Redis connection (`PUBLISH` on the channel). */
+export interface AnnouncementPublisher {
+  publish(message: string): Promise<unknown>;
+  /** Whether the connection is ready: a failure then is a timeout, and no new 'ready' comes. */
+  ready(): boolean;
+  onError(error: Error): void;
+}
+
+export interface Announcer {
+  announce(event: BusEvent): void;
+  /** Publishes again what Redis did not take: call it when the connection is ready. */
+  resend(): void;
+  close(): void;
+}
+
+/**
+ * Announcements Redis did not take (the connection lost for longer than the client keeps a command
+ * queued, or a command timed out), by their message: published again as soon as the connection is ready,
+ * so a change made while this node was cut from Redis still reaches the nodes that stayed connected, which
+ * would otherwise serve what it made stale until their cache's lifetime ran out. An announcement is an
+ * invalidation: one sent twice (its first reply lost) does no harm.
+ */
+export function createAnnouncer(publisher: AnnouncementPublisher): Announcer {
+  const unsent = new Set<string>();
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+  // Logged once per announcement: not again each time a retry fails while Redis stays away.
+  const send = (message: string, again = false) => {
+    publisher.publish(message).catch((err: Error) => {
+      if (!again) publisher.onError(err);
+      if (closed) return;
+      if (unsent.size >= MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
+      unsent.add(message);
+      // A command that timed out on a connection still ready: no new 'ready' comes to send it again.
+      if (publisher.ready()) retry ??= setTimeout(resend, UNSENT_RETRY_MS).unref();
+    });
+  };
+  const resend = () => {
+    clearTimeout(retry);
+    retry = undefined;
+    if (closed) return;
+    const messages = [...unsent];
+    unsent.clear();
+    for (const message of messages) send(message, true);
+  };
+  return {
+    announce: (event) => send(JSON.stringify(event)),
+    resend,
+    close() {
+      closed = true;
+      clearTimeout(retry);
+    },
+  };
+}
+
 function parseEvent(message: string): BusEvent | undefined {
   try {
     const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent | 'unknownOnly', unknown>>;
@@ -132,46 +187,23 @@ export async function createRedisInvalidationBus(options: {
   } finally {
     starting = false;
   }
-  // Announcements Redis did not take (the connection lost for longer than the client keeps a command
-  // queued, or a command timed out), by their message: published again as soon as the connection is ready,
-  // so a change made while this node was cut from Redis still reaches the nodes that stayed connected, which
-  // would otherwise serve what it made stale until their cache's lifetime ran out. An announcement is an
-  // invalidation: one sent twice (its first reply lost) does no harm.
-  const unsent = new Set<string>();
-  let retry: NodeJS.Timeout | undefined;
-  // Logged once per announcement: not again each time a retry fails while Redis stays away.
-  const send = (message: string, again = false) => {
-    publisher.publish(channel, message).catch((err: Error) => {
-      if (!again) options.onError(err);
-      if (closed) return;
-      if (unsent.size >= MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
-      unsent.add(message);
-      // A command that timed out on a connection still ready: no new 'ready' comes to send it again.
-      if (publisher.status === 'ready') retry ??= setTimeout(resend, UNSENT_RETRY_MS).unref();
-    });
-  };
-  const resend = () => {
-    clearTimeout(retry);
-    retry = undefined;
-    if (closed) return;
-    const messages = [...unsent];
-    unsent.clear();
-    for (const message of messages) send(message, true);
-  };
-  publisher.on('ready', resend);
+  const announcer = createAnnouncer({
+    publish: (message) => publisher.publish(channel, message),
+    ready: () => publisher.status === 'ready',
+    onError: options.onError,
+  });
+  publisher.on('ready', announcer.resend);
   return {
-    publish(event) {
-      send(JSON.stringify(event));
-    },
+    publish: announcer.announce,
     async close() {
       closed = true;
-      clearTimeout(retry);
+      announcer.close();
       subscriber.disconnect();
       await publisher.quit().catch(() => publisher.disconnect());
     },
     destroy() {
       closed = true;
-      clearTimeout(retry);
+      announcer.close();
       subscriber.disconnect();
       publisher.disconnect();
     },
