@@ -53,9 +53,10 @@ export interface InvalidationBus {
   destroy(): void;
 }
 
-/** The most announcements kept to publish again; past it the oldest is forgotten (the lookup cache's
- * lifetime still bounds what it would have made stale). */
-const MAX_UNSENT = 10_000;
+/** The most distinct invalidations kept to publish again; past it they are kept as one `all`, which
+ * drops every cached lookup on the other nodes (as their own lost subscription does). */
+const MAX_UNSENT = 100;
+const EVERYTHING = JSON.stringify({ kind: 'all' } satisfies InvalidationEvent);
 /** How soon an announcement that failed on a connection still ready is published again. */
 const UNSENT_RETRY_MS = 1_000;
 
@@ -75,23 +76,33 @@ export interface Announcer {
 }
 
 /**
- * Announcements Redis did not take (the connection lost for longer than the client keeps a command
+ * Invalidations Redis did not take (the connection lost for longer than the client keeps a command
  * queued, or a command timed out), by their message: published again as soon as the connection is ready,
  * so a change made while this node was cut from Redis still reaches the nodes that stayed connected, which
- * would otherwise serve what it made stale until their cache's lifetime ran out. An announcement is an
- * invalidation: one sent twice (its first reply lost) does no harm.
+ * would otherwise serve what it made stale until their cache's lifetime ran out. An invalidation only
+ * drops: one sent twice (its first reply lost) or out of order does no harm, and past `MAX_UNSENT`
+ * distinct ones a single `all` stands for them, so none is ever forgotten.
+ *
+ * Semantic cache events are not kept: the nodes that hear them treat them as hints (an added entry is read
+ * from the store, a hit is read back by id and must still be there), so one lost costs a miss, never a
+ * wrong answer, as when the receiving node's own subscription is cut. Kept, a busy node's would be
+ * thousands after an outage, unique each, and sent again out of their order.
  */
 export function createAnnouncer(publisher: AnnouncementPublisher): Announcer {
-  const unsent = new Set<string>();
+  let unsent = new Set<string>();
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
+  const keep = (message: string) => {
+    if (unsent.has(message) || unsent.has(EVERYTHING)) return;
+    if (unsent.size < MAX_UNSENT) unsent.add(message);
+    else unsent = new Set([EVERYTHING]);
+  };
   // Logged once per announcement: not again each time a retry fails while Redis stays away.
-  const send = (message: string, again = false) => {
+  const send = (message: string, again: boolean, keptIfUnsent: boolean) => {
     publisher.publish(message).catch((err: Error) => {
       if (!again) publisher.onError(err);
-      if (closed) return;
-      if (unsent.size >= MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
-      unsent.add(message);
+      if (closed || !keptIfUnsent) return;
+      keep(message);
       // A command that timed out on a connection still ready: no new 'ready' comes to send it again.
       if (publisher.ready()) retry ??= setTimeout(resend, UNSENT_RETRY_MS).unref();
     });
@@ -102,10 +113,10 @@ export function createAnnouncer(publisher: AnnouncementPublisher): Announcer {
     if (closed) return;
     const messages = [...unsent];
     unsent.clear();
-    for (const message of messages) send(message, true);
+    for (const message of messages) send(message, true, true);
   };
   return {
-    announce: (event) => send(JSON.stringify(event)),
+    announce: (event) => send(JSON.stringify(event), false, event.kind !== 'semantic-cache'),
     resend,
     close() {
       closed = true;
@@ -120,6 +131,7 @@ function parseEvent(message: string): BusEvent | undefined {
     if (event.kind === 'api-keys') {
       return event.unknownOnly === true ? { kind: 'api-keys', unknownOnly: true } : { kind: 'api-keys' };
     }
+    if (event.kind === 'all') return { kind: 'all' };
     if (event.kind === 'workspace' && typeof event.workspaceId === 'string') {
       return { kind: 'workspace', workspaceId: event.workspaceId };
     }

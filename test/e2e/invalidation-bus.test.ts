@@ -77,6 +77,15 @@ describeWithRedis('invalidation bus over a lost connection', () => {
     expect(events).toEqual([{ kind: 'workspace', workspaceId: 'ws-after' }]);
   });
 
+  it('hears an announcement that everything may be stale (a sender that kept too many unsent)', async () => {
+    const { events } = await listener(() => undefined);
+    sender.publish({ kind: 'all' });
+    sender.publish({ kind: 'api-keys' });
+    await until(() => events.length > 0, 'the events');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events).toEqual([{ kind: 'all' }, { kind: 'api-keys' }]);
+  });
+
   it('closed while its new subscription waits for Redis: nothing is rejected unhandled', async () => {
     const { bus } = await listener(() => undefined);
     // The SUBSCRIBE sent on the new connection never reaches Redis: the client is still waiting for its
