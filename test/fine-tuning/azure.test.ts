@@ -231,6 +231,16 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(eventReads(providerId) - before).toBe(4);
   });
 
+  it('reads a job’s events afresh once it is seen finished, though they were read while it ran', async () => {
+    const training = await trainingFile('ran.jsonl');
+    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
+    const running = await client.fineTuning.jobs.listEvents(job.id, { limit: 2 });
+    expect(running.data[0]!.message).not.toBe('The job has successfully completed');
+    while ((await client.fineTuning.jobs.retrieve(job.id)).status !== 'succeeded');
+    const finished = await client.fineTuning.jobs.listEvents(job.id, { limit: 2 });
+    expect(finished.data[0]!.message).toBe('The job has successfully completed');
+  });
+
   it(
     'says so, by a header and has_more, when a job’s events run past the 10,000 it reads of them',
     async () => {

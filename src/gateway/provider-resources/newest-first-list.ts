@@ -19,10 +19,12 @@ type Json = Record<string, unknown>;
 /** Most pages of 100 read of one list. */
 const MAX_PAGES = 100;
 
-/** A list as last read, newest first; `complete` unless the provider had more than MAX_PAGES pages. */
+/** A list as last read, newest first; `complete` unless the provider had more than MAX_PAGES pages;
+ * `settled` when it was read once the job was seen finished, and holds the list's last item. */
 interface Reading {
   items: Json[];
   complete: boolean;
+  settled: boolean;
 }
 
 /** Readings kept, by list: a few hundred lists of at most 10,000 items, 64 MiB in all, for 10 minutes. */
@@ -35,11 +37,12 @@ const readings = new LRUCache<string, Reading>({
 });
 
 /** A reading under way, shared by the requests for its list that come while it is read: cut (and no
- * longer shared) once every one of them has gone. */
+ * longer shared) once every one of them has gone. `settled`: started once the job was seen finished. */
 interface Flight {
   reading: Promise<Reading>;
   abort: CallAbort;
   waiting: number;
+  settled: boolean;
 }
 
 /** Readings under way, by list. */
@@ -55,7 +58,8 @@ export interface NewestFirstList {
 }
 
 /**
- * A page of the list, newest first. The first page is read afresh unless the list is settled; a page
+ * A page of the list, newest first. The first page is read afresh unless the list is settled and was
+ * read so (a reading made while the job ran lacks what the job logged as it finished); a page
  * `after` an item comes from the reading that holds that item, whether or not the list is settled, as the
  * list grows only at its newest end: what is older than an item seen does not change. An `after` the list
  * does not hold answers an empty page. `truncated`: the list was not read to its end, and what the page
@@ -71,7 +75,7 @@ export async function newestFirstPage(
 ): Promise<{ data: Json[]; has_more: boolean; truncated: boolean }> {
   const kept = readings.get(list.key);
   const usable =
-    kept && (query.after === undefined ? list.settled : kept.items.some((item) => item.id === query.after));
+    kept && (query.after === undefined ? kept.settled : kept.items.some((item) => item.id === query.after));
   const { items, complete } = usable ? kept : await sharedRead(deps, target, list, signal);
   const truncated = !complete;
   const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
@@ -84,7 +88,8 @@ export async function newestFirstPage(
 }
 
 /** The list's reading under way, or one started: `signal` (a request's) ends this request's wait for it,
- * and the reading itself once no request is left waiting. */
+ * and the reading itself once no request is left waiting. A request for a settled list does not share a
+ * reading started while the job ran, which may lack the job's last items. */
 async function sharedRead(
   deps: GatewayDeps,
   target: ResourceTarget,
@@ -92,9 +97,14 @@ async function sharedRead(
   signal: AbortSignalLike | undefined,
 ): Promise<Reading> {
   let flight = flights.get(list.key);
-  if (!flight) {
+  if (!flight || (list.settled && !flight.settled)) {
     const abort = new CallAbort();
-    const started: Flight = { reading: read(deps, target, list, abort), abort, waiting: 0 };
+    const started: Flight = {
+      reading: read(deps, target, list, abort),
+      abort,
+      waiting: 0,
+      settled: list.settled,
+    };
     const end = () => {
       if (flights.get(list.key) === started) flights.delete(list.key);
     };
@@ -134,7 +144,12 @@ async function read(
   for (; !page.done; page = await pages.next()) items.push(...page.value);
   const order = new ListOrder();
   for (const item of items) order.see(item.created_at);
-  const reading = { items: order.newestFirst ? items : items.reverse(), complete: page.value };
-  readings.set(list.key, reading);
+  const reading = {
+    items: order.newestFirst ? items : items.reverse(),
+    complete: page.value,
+    settled: list.settled,
+  };
+  // A reading started while the job ran and ending after one made once it finished does not replace it.
+  if (reading.settled || !readings.peek(list.key)?.settled) readings.set(list.key, reading);
   return reading;
 }
