@@ -338,6 +338,39 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(job.seed).toBe((sent!.body as { seed: number }).seed);
   });
 
+  it('finds and keeps the job a create made when Azure’s answer is lost after the client has gone', async () => {
+    const training = await trainingFile('left.jsonl');
+    let release!: () => void;
+    azure.resources.holdJobCreates = new Promise((resolve) => (release = resolve));
+    const creates = () =>
+      azure.requests.filter((r) => r.method === 'POST' && r.path === '/openai/fine_tuning/jobs').length;
+    const before = creates();
+    const caller = new AbortController();
+    const answer = fetch(`${gateway.url}/fine_tuning/jobs`, {
+      method: 'POST',
+      headers: { ...gatewayHeaders(gateway, config), 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', training_file: training.id }),
+      signal: caller.signal,
+    }).catch(() => undefined);
+    while (creates() === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The client gives up (the SDK's timeout) while Azure makes the job, whose answer is then cut.
+    caller.abort();
+    await answer;
+    azure.resources.loseJobAnswers = 1;
+    azure.resources.holdJobCreates = undefined;
+    release();
+    const made = async () => {
+      for (let tries = 0; tries < 100; tries++) {
+        const jobs = await client.fineTuning.jobs.list({ limit: 100 });
+        const seed = [...azure.resources.jobs.values()].at(-1)!.seed;
+        if (azure.resources.loseJobAnswers === 0 && jobs.data.some((j) => j.seed === seed)) return true;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return false;
+    };
+    expect(await made()).toBe(true);
+  });
+
   it("leaves a client's own seed as it is, and a lost create with it fails rather than guess", async () => {
     const training = await trainingFile('seeded.jsonl');
     const job = await client.fineTuning.jobs.create({

@@ -145,18 +145,20 @@ function answerLost(err: unknown): boolean {
  * down to the first one older than the create once the list has shown itself newest first (OpenAI's; Azure's
  * reference does not say its order): a job older than the one before it shows that order, and no job newer
  * than the one before it has belied it. Until then (jobs of one second tell nothing) the list is read
- * through, page by page. Undefined when there is none (or the provider cannot say).
+ * through, page by page. Undefined when there is none (or the provider cannot say). `stop` is the node's
+ * alone, never the request's: a client that went away (the SDK's timeout) may have done so while the
+ * provider made the job, which the gateway must then find and keep all the same.
  */
 async function lostCreation(
   deps: GatewayDeps,
   target: ResourceTarget,
   made: (job: Json) => boolean,
   sentAt: number,
-  signal?: AbortSignalLike,
+  stop?: AbortSignalLike,
 ): Promise<Json | undefined> {
   const order = new ListOrder();
   try {
-    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, signal)) {
+    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, stop)) {
       for (const item of data) {
         const job = openAIJob(target, item);
         if (typeof job.id === 'string' && made(job)) return job;
@@ -235,11 +237,12 @@ export async function createFineTuningJob(
       } catch (err) {
         // The provider may have made the job all the same. A failure here would have the client (the SDK
         // tries a create again after a 5xx or a cut connection) make a second job, each one trained and
-        // billed, and the first one unknown to the gateway: the job found is answered instead.
+        // billed, and the first one unknown to the gateway: the job found is answered instead, and kept
+        // though the client has gone (the search is not under its signal, as the create is not).
         const made = mark.made;
         const found =
           made && answerLost(err)
-            ? await lostCreation(deps, target, (job) => made(job, send), sentAt, signal)
+            ? await lostCreation(deps, target, (job) => made(job, send), sentAt, stop)
             : undefined;
         if (!found) throw err;
         return found;

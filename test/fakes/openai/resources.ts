@@ -61,6 +61,8 @@ export class FakeResources {
   holdCancelAnswers: Promise<void> | undefined;
   /** While set, a batch creation waits for it before it is answered (a slow provider). */
   holdBatchCreates: Promise<void> | undefined;
+  /** While set, a fine-tuning job creation waits for it before the job is made (a slow provider). */
+  holdJobCreates: Promise<void> | undefined;
   /** Lists a job's events and checkpoints newest first even as Azure (whose v1 API's order is not documented). */
   jobListsNewestFirst = false;
   /** While set, a read of a job's events or checkpoints waits for it before it is answered. */
@@ -107,6 +109,7 @@ export class FakeResources {
     }
     if (parts[0] === 'fine_tuning' && parts[1] === 'jobs') {
       if (method === 'POST' && parts.length === 2) {
+        if (this.holdJobCreates) await this.holdJobCreates;
         const created = this.createJob(body());
         if (created.status !== 200 || this.loseJobAnswers === 0) return created;
         this.loseJobAnswers -= 1;
