@@ -4,7 +4,7 @@
  * input lines without the version (`/chat/completions`).
  */
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeAzure, type FakeAzure } from '../fakes/azure/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
@@ -207,6 +207,20 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     expect(messages.at(-1)).toMatch(/^Validating training file/);
     // Azure's 3 pages of 100, read once for the 13 pages of 20 rather than once for each.
     expect(eventReads(job.providerId) - before).toBe(3);
+  });
+
+  it('keeps a reading of a job’s events without writing it out as JSON to weigh it', async () => {
+    const job = await finishedJob('weighed.jsonl', 250);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const events = await client.fineTuning.jobs.listEvents(job.id, { limit: 5 });
+      expect(events.data[0]!.message).toBe('Step 250: training loss=0.5');
+      // The fake's pages and the gateway's answer are objects; the reading's 250 and more items, an array.
+      const written = stringify.mock.calls.filter(([value]) => Array.isArray(value) && value.length > 250);
+      expect(written.length).toBe(0);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('reads the newest page of a running job’s events afresh, and the older pages from the same reading', async () => {

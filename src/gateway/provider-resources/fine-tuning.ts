@@ -158,7 +158,7 @@ async function lostCreation(
 ): Promise<Json | undefined> {
   const order = new ListOrder();
   try {
-    for await (const data of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, stop)) {
+    for await (const { data } of listPages(deps, target, '/fine_tuning/jobs', MAX_SEARCH_PAGES, stop)) {
       for (const item of data) {
         const job = openAIJob(target, item);
         if (typeof job.id === 'string' && made(job)) return job;

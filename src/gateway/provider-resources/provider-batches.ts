@@ -163,7 +163,7 @@ async function earlierSubmission(
   batch: StoredBatch,
 ): Promise<Json | undefined> {
   const order = new ListOrder();
-  for await (const data of listPages(deps, target, '/batches', MAX_SEARCH_PAGES)) {
+  for await (const { data } of listPages(deps, target, '/batches', MAX_SEARCH_PAGES)) {
     for (const item of data) {
       const metadata = item.metadata as Record<string, unknown> | null | undefined;
       if (metadata?.[GATEWAY_BATCH_KEY] === batch.id && typeof item.id === 'string') return item;

@@ -145,6 +145,16 @@ export async function callResource(
   call: ResourceCall,
   signal?: AbortSignalLike,
 ): Promise<Record<string, unknown>> {
+  return (await callResourceText(deps, target, call, signal)).answer;
+}
+
+/** Sends the call and reads its JSON answer, with the length of the text it came as. */
+async function callResourceText(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  call: ResourceCall,
+  signal?: AbortSignalLike,
+): Promise<{ answer: Record<string, unknown>; length: number }> {
   const answer = await openResource(deps, target, call, signal);
   let text: string;
   try {
@@ -157,7 +167,7 @@ export async function callResource(
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
+      return { answer: parsed as Record<string, unknown>, length: text.length };
   } catch {
     // reported below
   }
@@ -179,10 +189,16 @@ export function pageQuery(query: { after?: string; limit: number }): string {
   return `?${params.toString()}`;
 }
 
+/** A page of a provider's list: its items, and the length of the JSON text they came in. */
+export interface ListPage {
+  data: Record<string, unknown>[];
+  length: number;
+}
+
 /**
  * A provider's list read page by page, 100 items a page, each next page `after` the last item of the one
- * before, until the provider says there is no more (or repeats itself), at most `maxPages` pages: the
- * items of each page as it comes, for a reader that may stop early. `signal` (the request's) ends the read
+ * before, until the provider says there is no more (or repeats itself), at most `maxPages` pages: each
+ * page as it comes, for a reader that may stop early. `signal` (the request's) ends the read
  * of the page under way, and no other is asked for. Returns whether the list was read to its end: false
  * when `maxPages` pages were read and the provider still had more.
  */
@@ -192,17 +208,17 @@ export async function* listPages(
   path: string,
   maxPages: number,
   signal?: AbortSignalLike,
-): AsyncGenerator<Record<string, unknown>[], boolean> {
+): AsyncGenerator<ListPage, boolean> {
   let after: string | undefined;
   for (let read = 0; read < maxPages; read++) {
-    const page = await callResource(
+    const { answer: page, length } = await callResourceText(
       deps,
       target,
       { method: 'GET', path: `${path}${pageQuery({ limit: 100, after })}` },
       signal,
     );
     const data = Array.isArray(page.data) ? (page.data as Record<string, unknown>[]) : [];
-    yield data;
+    yield { data, length };
     const last = data.at(-1)?.id;
     if (page.has_more !== true || typeof last !== 'string' || last === after) return true;
     after = last;
