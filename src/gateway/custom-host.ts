@@ -83,9 +83,15 @@ const accepted = {
   public: new LRUCache<string, true>({ max: 1000 }),
 };
 
+/** Whether a custom_host value was checked and accepted under the policy already, so that a caller whose
+ * `param` has to be built can skip building it (checkCustomHost would return at once). */
+export function customHostAccepted(value: string, policy: CustomHostPolicy): boolean {
+  return accepted[policy].has(value);
+}
+
 /** Checks a custom_host value before any request is made; throws a 400 naming `param`. */
 export function checkCustomHost(value: string, policy: CustomHostPolicy, param = 'custom_host'): void {
-  if (accepted[policy].has(value)) return;
+  if (customHostAccepted(value, policy)) return;
   refuseCustomHost(value, policy, param);
   accepted[policy].set(value, true);
 }

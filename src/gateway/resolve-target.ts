@@ -6,7 +6,7 @@ import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
 import { movedHostMessage, movedHostSetting } from './credential-host.js';
-import { checkCustomHost, type CustomHostPolicy } from './custom-host.js';
+import { checkCustomHost, customHostAccepted, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
 import type { ProviderCredential } from '../store/types.js';
@@ -112,17 +112,17 @@ export function targetOf(
   stored: Record<string, unknown>,
   provider: string | undefined,
 ): ResolvedTarget {
+  // A field's name for an error is made only when there is an error (this runs for every call).
   const fields = node as Record<string, unknown>;
-  const param = (key: string) => paramFor(node, path, key);
   if (!provider) {
     throw new GatewayError('missing_provider', 'The config names no provider for this target', {
-      param: param('provider'),
+      param: paramFor(node, path, 'provider'),
     });
   }
   const adapter = findAdapter(provider);
   if (!adapter) {
     throw new GatewayError('unknown_provider', `Unknown provider "${provider}"`, {
-      param: param('provider'),
+      param: paramFor(node, path, 'provider'),
     });
   }
 
@@ -132,13 +132,12 @@ export function targetOf(
     throw new GatewayError(
       'custom_host_refused',
       'Stored credentials are sent only to their own host: set custom_host on the virtual key or provider instead',
-      { param: param('custom_host') },
+      { param: paramFor(node, path, 'custom_host') },
     );
   }
   if (moved !== undefined) {
-    throw new GatewayError('invalid_config', `${param(moved)}: ${movedHostMessage(moved)}`, {
-      param: param(moved),
-    });
+    const param = paramFor(node, path, moved);
+    throw new GatewayError('invalid_config', `${param}: ${movedHostMessage(moved)}`, { param });
   }
 
   // Each provider setting the node or the credential holds, the node's unless it has none (`??`): read
@@ -153,8 +152,8 @@ export function targetOf(
       writable[key] = fields[key];
   }
   if (target.api_key === undefined && clientApiKey) target.api_key = clientApiKey;
-  if (target.custom_host !== undefined) {
-    checkCustomHost(target.custom_host, policy, param('custom_host'));
+  if (target.custom_host !== undefined && !customHostAccepted(target.custom_host, policy)) {
+    checkCustomHost(target.custom_host, policy, paramFor(node, path, 'custom_host'));
   }
   return { adapter, target, node, path };
 }
