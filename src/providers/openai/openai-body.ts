@@ -24,20 +24,29 @@ export interface OpenAIBodyOptions {
  * fields it names otherwise renamed. The reasoning option is sent only to providers
  * that take it.
  */
-export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {}): string {
+export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = NO_OPTIONS): string {
   const body = req.body;
   if (req.endpoint === 'chat') refuseFileUrls(req.body.messages);
-  const dropped = [...(options.acceptsThinking ? [] : GATEWAY_ONLY_FIELDS), ...(options.omit ?? [])].filter(
-    (field) => field in body,
-  );
+  const dropsThinking = options.acceptsThinking !== true && someIn(GATEWAY_ONLY_FIELDS, body);
+  const omits = options.omit !== undefined && someIn(options.omit, body);
   const renameLimit =
     options.maxTokensOnly === true &&
     req.endpoint === 'chat' &&
     (body as { max_completion_tokens?: unknown }).max_completion_tokens != null;
-  const renamed = Object.keys(options.renames ?? {}).filter((field) => field in body);
+  const renames = options.renames;
+  let renamesAny = false;
+  if (renames !== undefined) {
+    for (const field in renames) {
+      if (field in body) {
+        renamesAny = true;
+        break;
+      }
+    }
+  }
   const messages = req.endpoint === 'chat' ? req.body.messages : undefined;
   const blocksSentBack = Array.isArray(messages) && messages.some(carriesReturnedThinking);
-  if (dropped.length === 0 && !renameLimit && renamed.length === 0 && !blocksSentBack) {
+  // Most bodies go as they came: decided above without an array or a closure, as this runs for every call.
+  if (!dropsThinking && !omits && !renameLimit && !renamesAny && !blocksSentBack) {
     return JSON.stringify(body);
   }
   const copy: Record<string, unknown> = { ...body };
@@ -46,16 +55,28 @@ export function toOpenAIBody(req: AdapterRequest, options: OpenAIBodyOptions = {
       carriesReturnedThinking(message) ? withoutReturnedThinking(message) : message,
     );
   }
-  for (const field of dropped) delete copy[field];
-  for (const field of renamed) {
-    copy[options.renames![field]] = copy[field];
-    delete copy[field];
+  if (dropsThinking) for (const field of GATEWAY_ONLY_FIELDS) delete copy[field];
+  if (omits) for (const field of options.omit!) delete copy[field];
+  if (renamesAny) {
+    for (const field in renames) {
+      if (!(field in body)) continue;
+      copy[renames[field]!] = copy[field];
+      delete copy[field];
+    }
   }
   if (renameLimit) {
     copy.max_tokens = copy.max_completion_tokens;
     delete copy.max_completion_tokens;
   }
   return JSON.stringify(copy);
+}
+
+const NO_OPTIONS: OpenAIBodyOptions = {};
+
+/** Whether the body holds any of the fields. */
+function someIn(fields: readonly string[], body: object): boolean {
+  for (let i = 0; i < fields.length; i++) if (fields[i]! in body) return true;
+  return false;
 }
 
 /**
