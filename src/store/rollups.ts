@@ -93,17 +93,10 @@ const SUMS_AT = ROLLUP_KEY_COLUMNS.length;
  */
 export function rollupValues(records: readonly LogRecord[], metadataKeys: readonly string[]): unknown[][] {
   const rows = new BatchRows();
+  const batchDims = new BatchDims();
   for (const record of records) {
     if (record.is_attempt || record.workspace_id === null) continue;
-    const dims = [
-      record.workspace_id,
-      record.provider ?? '',
-      rollupModel(record.model ?? ''),
-      record.api_key_id ?? '',
-      record.prompt_id ?? '',
-      Math.floor(record.status / 100),
-    ] as const;
-    const dimsKey = JSON.stringify(dims);
+    const { dims, dimsKey } = batchDims.of(record);
     for (const period of ROLLUP_PERIODS) {
       const bucket = record.created_at_ms - (record.created_at_ms % PERIOD_MS[period]);
       addRecord(rows.of(period, bucket, dimsKey, dims, '', ''), record);
@@ -121,6 +114,38 @@ export function rollupValues(records: readonly LogRecord[], metadataKeys: readon
 }
 
 type RecordDims = readonly [string, string, string, string, string, number];
+
+/** A batch's dimensions, each made and serialised the first time the batch meets it, and found by the
+ * record's values (level by level) the other times, with nothing made per record. */
+class BatchDims {
+  private readonly root = new Map<string | number, unknown>();
+
+  of(record: LogRecord): { dims: RecordDims; dimsKey: string } {
+    const workspace = record.workspace_id!;
+    const provider = record.provider ?? '';
+    const model = record.model ?? '';
+    const apiKey = record.api_key_id ?? '';
+    const prompt = record.prompt_id ?? '';
+    const statusClass = Math.floor(record.status / 100);
+    const byModel = level(level(this.root, workspace), provider);
+    const byPrompt = level(level(byModel, model), apiKey);
+    const byStatus = level(byPrompt, prompt);
+    let found = byStatus.get(statusClass) as { dims: RecordDims; dimsKey: string } | undefined;
+    if (found === undefined) {
+      const dims = [workspace, provider, rollupModel(model), apiKey, prompt, statusClass] as const;
+      found = { dims, dimsKey: JSON.stringify(dims) };
+      byStatus.set(statusClass, found);
+    }
+    return found;
+  }
+}
+
+/** The map under `value` in `map`, made the first time. */
+function level(map: Map<string | number, unknown>, value: string): Map<string | number, unknown> {
+  let next = map.get(value) as Map<string | number, unknown> | undefined;
+  if (next === undefined) map.set(value, (next = new Map()));
+  return next;
+}
 
 /** A batch's rows by period, bucket and dimensions (with a metadata pair, if any). */
 class BatchRows {
