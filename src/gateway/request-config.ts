@@ -27,8 +27,10 @@ import type { StoredConfig } from '../store/types.js';
  */
 const inlineConfigs = new LRUCache<string, GatewayConfig>({ max: 1000 });
 const storedConfigs = new WeakMap<StoredConfig, GatewayConfig>();
-/** Configs built from provider-selection headers, by the header values they were built from. */
-const headerConfigs = new LRUCache<string, GatewayConfig>({ max: 1000 });
+/** Configs built from provider-selection headers (or a body's model), by the values they were built from,
+ * kept as the RequestConfig a request is given, which its readers never change either: a request's config
+ * then comes with no object made for it. */
+const headerConfigs = new LRUCache<string, RequestConfig>({ max: 1000 });
 
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const value = headerValue(headers, 'authorization');
@@ -104,16 +106,17 @@ function parseDerivedConfig(
  * `@<provider_slug>/<model>`: the catalog provider `@<provider_slug>` called with `<model>`, as a config's
  * `override_params.model` so written names it (config/model-provider.ts). Undefined for any other model.
  */
-function bodyModelConfig(model: unknown, fromHeaders: Record<string, unknown>): GatewayConfig | undefined {
+function bodyModelConfig(model: unknown, fromHeaders: Record<string, unknown>): RequestConfig | undefined {
   if (catalogModel(model) === undefined) return undefined;
   // Apart from the header configs' keys, which never begin with a line break.
   const key = `\n${fromHeaders.custom_host}\n${model as string}`;
-  let config = headerConfigs.get(key);
-  if (!config) {
-    config = parseDerivedConfig({ ...fromHeaders, override_params: { model } }, BODY_MODEL_FOR_KEY);
-    headerConfigs.set(key, config);
+  let resolved = headerConfigs.get(key);
+  if (!resolved) {
+    const config = parseDerivedConfig({ ...fromHeaders, override_params: { model } }, BODY_MODEL_FOR_KEY);
+    resolved = { config, stored: undefined };
+    headerConfigs.set(key, resolved);
   }
-  return config;
+  return resolved;
 }
 
 // A `prompt_id` target takes the prompt's destination (prompts/prompt-targets.ts).
@@ -123,9 +126,9 @@ const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets', 'prompt_id'] as 
 export type StoredConfigRef = Pick<StoredConfig, 'id' | 'slug'>;
 
 export interface RequestConfig {
-  config: GatewayConfig;
+  readonly config: GatewayConfig;
   /** Set when `x-gateway-config` named a stored config. */
-  stored: StoredConfigRef | undefined;
+  readonly stored: StoredConfigRef | undefined;
 }
 
 /**
@@ -146,7 +149,7 @@ export function resolveRequestConfig(
   if (raw === undefined) {
     if (!fromHeaders.provider && !fromHeaders.virtual_key) {
       const fromModel = bodyModelConfig(bodyModel, fromHeaders);
-      if (fromModel) return { config: fromModel, stored: undefined };
+      if (fromModel) return fromModel;
       // The model is named as a way only where a model is read: on the model endpoints.
       const orModel =
         bodyModel === undefined ? '' : ', or name a catalog provider in the model (@<provider_slug>/<model>)';
@@ -158,12 +161,12 @@ export function resolveRequestConfig(
       );
     }
     const key = `${fromHeaders.provider}\n${fromHeaders.virtual_key}\n${fromHeaders.custom_host}\n${fromHeaders.api_key}`;
-    let config = headerConfigs.get(key);
-    if (!config) {
-      config = parseDerivedConfig(fromHeaders, HEADER_FOR_KEY);
-      headerConfigs.set(key, config);
+    let resolved = headerConfigs.get(key);
+    if (!resolved) {
+      resolved = { config: parseDerivedConfig(fromHeaders, HEADER_FOR_KEY), stored: undefined };
+      headerConfigs.set(key, resolved);
     }
-    return { config, stored: undefined };
+    return resolved;
   }
   const authorizationPresent = bearerToken(headers) !== undefined;
   const inlineKey = `${authorizationPresent ? 1 : 0}${raw}`;
