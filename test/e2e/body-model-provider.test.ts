@@ -14,28 +14,31 @@ let gateway: TestGateway;
 let fake: FakeUpstream;
 let elsewhere: FakeUpstream;
 
+async function addCatalogProvider(
+  admin: ReturnType<typeof client>,
+  slug: string,
+  apiKey: string,
+  upstream: FakeUpstream,
+): Promise<void> {
+  const created = await admin.post('/providers', {
+    slug,
+    provider: 'openai',
+    api_key: apiKey,
+    custom_host: upstream.url,
+  });
+  expect(created.status, created.text).toBe(200);
+}
+
 beforeAll(async () => {
   fake = await startFakeOpenAI({ name: 'body-catalog' });
   elsewhere = await startFakeOpenAI({ name: 'body-catalog-elsewhere' });
   gateway = await startGateway();
   const admin = client(gateway.url, gateway.adminKey);
-  const created = await admin.post('/providers', {
-    slug: 'body-cat',
-    provider: 'openai',
-    api_key: 'sk-body-catalog',
-    custom_host: fake.url,
-  });
-  expect(created.status, created.text).toBe(200);
+  await addCatalogProvider(admin, 'body-cat', 'sk-body-catalog', fake);
   const workspace = await admin.post('/workspaces', { name: 'Other', slug: 'body-model-other' });
   expect(workspace.status, workspace.text).toBe(200);
   const other = client(gateway.url, workspace.body.admin_key.key as string);
-  const theirs = await other.post('/providers', {
-    slug: 'body-cat-theirs',
-    provider: 'openai',
-    api_key: 'sk-theirs',
-    custom_host: elsewhere.url,
-  });
-  expect(theirs.status, theirs.text).toBe(200);
+  await addCatalogProvider(other, 'body-cat-theirs', 'sk-theirs', elsewhere);
 });
 
 afterAll(async () => {
