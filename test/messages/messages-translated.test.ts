@@ -35,6 +35,22 @@ const openaiTarget = () => ({ provider: 'openai', api_key: 'sk-test', custom_hos
 const googleTarget = () => ({ provider: 'google', api_key: google.apiKey, custom_host: google.url });
 const lastChat = () => openai.requests.at(-1)!.body as any;
 
+/** Queues on the OpenAI fake a chat stream answering "Hi!", its usage in a last chunk of no choices. */
+function enqueueHiStream(base: { id: string; created: number; model: string }, usage: object): void {
+  const chunk = (rest: object) =>
+    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...rest })}\n\n`;
+  openai.enqueue({
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    body: [
+      chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: null }] }),
+      chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      chunk({ choices: [], usage }),
+      'data: [DONE]\n\n',
+    ].join(''),
+  });
+}
+
 async function streamEvents(stream: ReturnType<Anthropic['messages']['stream']>) {
   const events: StreamEvent[] = [];
   for await (const event of stream) events.push(event as unknown as StreamEvent);
@@ -165,18 +181,7 @@ describe('an OpenAI-wire provider', () => {
     };
     const whole = await gatewayAnthropic(gateway, openaiTarget()).messages.create(request);
     expect(whole.usage).toMatchObject({ input_tokens: 12, cache_creation_input_tokens: null });
-    const chunk = (rest: object) =>
-      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...rest })}\n\n`;
-    openai.enqueue({
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: [
-        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: null }] }),
-        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-        chunk({ choices: [], usage }),
-        'data: [DONE]\n\n',
-      ].join(''),
-    });
+    enqueueHiStream(base, usage);
     const final = await gatewayAnthropic(gateway, openaiTarget()).messages.stream(request).finalMessage();
     expect(final.usage).toEqual(whole.usage);
   });
@@ -185,24 +190,13 @@ describe('an OpenAI-wire provider', () => {
   // cannot know how long they are kept, and the SDK's helper takes cache_creation from it alone.
   it('gives stream.finalMessage() no breakdown of cache writes the provider reports at the end', async () => {
     const base = { id: 'chatcmpl-writes', created: 1, model: 'writes-model' };
-    const chunk = (rest: object) =>
-      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...rest })}\n\n`;
     const usage = {
       prompt_tokens: 1000,
       completion_tokens: 3,
       total_tokens: 1003,
       prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 900 },
     };
-    openai.enqueue({
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: [
-        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi!' }, finish_reason: null }] }),
-        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-        chunk({ choices: [], usage }),
-        'data: [DONE]\n\n',
-      ].join(''),
-    });
+    enqueueHiStream(base, usage);
     const final = await gatewayAnthropic(gateway, openaiTarget())
       .messages.stream({ model: 'writes-model', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
       .finalMessage();
