@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { call, client, expectError } from '../management/http.js';
+import { chatWithConfig, client, expectError } from '../management/http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -20,16 +20,6 @@ afterAll(async () => {
   await gateway?.close();
   await fake?.close();
 });
-
-const chat = (config: string) =>
-  call(
-    gateway.url,
-    gateway.adminKey,
-    'POST',
-    '/chat/completions',
-    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
-    { 'x-gateway-config': config },
-  );
 
 describe('a config stored before a rule', () => {
   it('answers calls with strategy.conditions left on a fallback node, which a write of it is refused for', async () => {
@@ -53,7 +43,7 @@ describe('a config stored before a rule', () => {
       config: switched,
     });
 
-    const answered = await chat('switched-to-fallback');
+    const answered = await chatWithConfig(gateway, 'switched-to-fallback');
     expect(answered.status, answered.text).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-stored');
 
@@ -64,6 +54,11 @@ describe('a config stored before a rule', () => {
       'invalid_config',
       'config.strategy.conditions',
     );
-    expectError(await chat(JSON.stringify(switched)), 400, 'invalid_config', 'config.strategy.conditions');
+    expectError(
+      await chatWithConfig(gateway, JSON.stringify(switched)),
+      400,
+      'invalid_config',
+      'config.strategy.conditions',
+    );
   });
 });

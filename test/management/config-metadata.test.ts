@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { call, client, expectError, type Client } from './http.js';
+import { call, chatWithConfig, client, expectError, type Client } from './http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -29,16 +29,6 @@ afterAll(async () => {
 });
 
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
-const chatWithConfig = (config: string) =>
-  call(
-    gateway.url,
-    gateway.adminKey,
-    'POST',
-    '/chat/completions',
-    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
-    { 'x-gateway-config': config },
-  );
-
 const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
 const LONG_KEY = 'k'.repeat(65);
 /** 65 characters, though JavaScript counts 130. */
@@ -123,7 +113,7 @@ describe('override_params.metadata of a stored config', () => {
     };
     const stored = await admin.post('/configs', { slug: 'metadata-within', config: within });
     expect(stored.status, stored.text).toBe(200);
-    expect((await chatWithConfig('metadata-within')).status).toBe(200);
+    expect((await chatWithConfig(gateway, 'metadata-within')).status).toBe(200);
     // No call takes the parent's: each target's own replaces it (override_params merge key by key).
     const shadowed = await admin.post('/configs', {
       slug: 'metadata-shadowed',
@@ -134,7 +124,7 @@ describe('override_params.metadata of a stored config', () => {
       },
     });
     expect(shadowed.status, shadowed.text).toBe(200);
-    const called = await chatWithConfig('metadata-shadowed');
+    const called = await chatWithConfig(gateway, 'metadata-shadowed');
     expect(called.status, called.text).toBe(200);
     expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'a' });
   });
@@ -314,7 +304,7 @@ describe('override_params.metadata of a stored config', () => {
     expect(renamed.status, renamed.text).toBe(200);
     const sent = fake.requests.length;
     expectError(
-      await chatWithConfig('metadata-before'),
+      await chatWithConfig(gateway, 'metadata-before'),
       400,
       'invalid_config',
       'config.override_params.metadata',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { call, client, expectError, type Client } from './http.js';
+import { chatWithConfig, client, expectError, type Client } from './http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -17,16 +17,6 @@ afterAll(async () => {
   await gateway?.close();
   await fake?.close();
 });
-
-const chatWithConfig = (config: string) =>
-  call(
-    gateway.url,
-    gateway.adminKey,
-    'POST',
-    '/chat/completions',
-    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
-    { 'x-gateway-config': config },
-  );
 
 describe('/v1/configs', () => {
   it('stores, reads, versions, uses and deletes a config; credentials inside are redacted', async () => {
@@ -60,9 +50,9 @@ describe('/v1/configs', () => {
     expect(listed.text).not.toContain('sk-config-secret');
 
     // The stored config routes a real call, by slug and by id.
-    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+    expect((await chatWithConfig(gateway, 'prod-chat')).status).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config-secret-v1');
-    expect((await chatWithConfig(created.body.id)).status).toBe(200);
+    expect((await chatWithConfig(gateway, created.body.id)).status).toBe(200);
 
     // A renamed config keeps its version; a new config makes version 2 and is used at once.
     const renamed = await admin.patch('/configs/prod-chat', { name: 'Renamed' });
@@ -71,7 +61,7 @@ describe('/v1/configs', () => {
     const updated = await admin.patch(`/configs/${created.body.id}`, { config: v2 });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toMatchObject({ version: 2, config: { api_key: '[REDACTED]' } });
-    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+    expect((await chatWithConfig(gateway, 'prod-chat')).status).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config-secret-v2');
 
     const versions = await admin.get('/configs/prod-chat/versions');
@@ -86,14 +76,14 @@ describe('/v1/configs', () => {
 
     // Archived configs are not used by requests.
     expect((await admin.patch('/configs/prod-chat', { status: 'archived' })).body.status).toBe('archived');
-    expectError(await chatWithConfig('prod-chat'), 404, 'config_not_found');
+    expectError(await chatWithConfig(gateway, 'prod-chat'), 404, 'config_not_found');
     await admin.patch('/configs/prod-chat', { status: 'active' });
-    expect((await chatWithConfig('prod-chat')).status).toBe(200);
+    expect((await chatWithConfig(gateway, 'prod-chat')).status).toBe(200);
 
     const deleted = await admin.delete('/configs/prod-chat');
     expect(deleted.body).toEqual({ object: 'config.deleted', id: created.body.id, deleted: true });
     expectError(await admin.get('/configs/prod-chat'), 404, 'not_found', 'id');
-    expectError(await chatWithConfig('prod-chat'), 404, 'config_not_found');
+    expectError(await chatWithConfig(gateway, 'prod-chat'), 404, 'config_not_found');
   });
 
   // PATCH used to answer 500 now and then when the log thread had just written the record of a call
@@ -103,10 +93,10 @@ describe('/v1/configs', () => {
     for (let round = 0; round < 50; round++) {
       const slug = `loop-${round}`;
       expect((await admin.post('/configs', { slug, config })).status).toBe(200);
-      expect((await chatWithConfig(slug)).status).toBe(200);
+      expect((await chatWithConfig(gateway, slug)).status).toBe(200);
       const renamed = await admin.patch(`/configs/${slug}`, { name: `Renamed ${round}` });
       expect(renamed.status, renamed.text).toBe(200);
-      expect((await chatWithConfig(slug)).status).toBe(200);
+      expect((await chatWithConfig(gateway, slug)).status).toBe(200);
       const updated = await admin.patch(`/configs/${slug}`, { config: { ...config, api_key: 'sk-loop-2' } });
       expect(updated.status, updated.text).toBe(200);
       expect(updated.body.version).toBe(2);
@@ -120,7 +110,7 @@ describe('/v1/configs', () => {
       ...Array.from({ length: 20 }, (_, n) =>
         admin.patch('/configs/many-patches', { config: { ...config, api_key: `sk-many-${n}` } }),
       ),
-      ...Array.from({ length: 10 }, () => chatWithConfig('many-patches')),
+      ...Array.from({ length: 10 }, () => chatWithConfig(gateway, 'many-patches')),
     ]);
     for (const reply of replies) expect(reply.status, reply.text).toBe(200);
     const versions = replies.slice(0, 20).map((reply) => reply.body.version as number);
@@ -193,7 +183,7 @@ describe('/v1/configs', () => {
     });
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.version).toBe(2);
-    expect((await chatWithConfig('edited-as-shown')).status).toBe(200);
+    expect((await chatWithConfig(gateway, 'edited-as-shown')).status).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept-secret-1');
     // The stored key never goes to a host it was not stored for.
     expectError(

@@ -35,6 +35,18 @@ export async function call(
 }
 
 /** A client bound to one gateway and one key. */
+/** A chat completion as the gateway's admin key under `config` as written: a stored config's slug or id, or config JSON. */
+export function chatWithConfig(gateway: { url: string; adminKey: string }, config: string): Promise<Reply> {
+  return call(
+    gateway.url,
+    gateway.adminKey,
+    'POST',
+    '/chat/completions',
+    { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+    { 'x-gateway-config': config },
+  );
+}
+
 export function client(baseUrl: string, key: string | undefined) {
   return {
     get: (path: string) => call(baseUrl, key, 'GET', path),
