@@ -6,26 +6,17 @@
  * before its transaction begins while the version is published; it is then refused, as it is when stored
  * after the publish. On an SQLite file and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { holdNextTransaction } from '../helpers/held-store.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client, type Reply } from './http.js';
+import { expectError, startedWithAdmin, type Reply } from './http.js';
 
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
 const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
 
 function metadataRace(start: () => Promise<TestGateway>): void {
-  let gateway: TestGateway;
-  let admin: Client;
-
-  beforeAll(async () => {
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
+  const started = startedWithAdmin(start);
 
   const config = (prompt: string) => ({
     strategy: { mode: 'fallback' },
@@ -44,28 +35,28 @@ function metadataRace(start: () => Promise<TestGateway>): void {
         const body = { string: template, parameters };
         const stored =
           parameters.metadata !== undefined
-            ? await admin.post('/prompts', { slug: prompt, ...body })
-            : await admin.put(`/prompts/${prompt}`, body);
+            ? await started.admin.post('/prompts', { slug: prompt, ...body })
+            : await started.admin.put(`/prompts/${prompt}`, body);
         expect(stored.status, stored.text).toBe(200);
       }
       const slug = `metadata-${write}`;
       if (write === 'patched') {
-        const kept = await admin.post('/configs', {
+        const kept = await started.admin.post('/configs', {
           slug,
           config: { provider: 'openai', api_key: 'sk-test' },
         });
         expect(kept.status, kept.text).toBe(200);
       }
-      const store = gateway.server.deps.store;
+      const store = started.gateway.server.deps.store;
       const hold = holdNextTransaction(store);
       let stored: Reply;
       try {
         const storing =
           write === 'created'
-            ? admin.post('/configs', { slug, config: config(prompt) })
-            : admin.patch(`/configs/${slug}`, { config: config(prompt) });
+            ? started.admin.post('/configs', { slug, config: config(prompt) })
+            : started.admin.patch(`/configs/${slug}`, { config: config(prompt) });
         await hold.reached;
-        const published = await admin.put(`/prompts/${prompt}/publish`, { version: 2 });
+        const published = await started.admin.put(`/prompts/${prompt}/publish`, { version: 2 });
         expect(published.status, published.text).toBe(200);
         hold.release();
         stored = await storing;
@@ -73,7 +64,7 @@ function metadataRace(start: () => Promise<TestGateway>): void {
         hold.restore();
       }
       expectError(stored, 400, 'invalid_config', 'config.override_params.metadata');
-      const found = await admin.get(`/configs/${slug}`);
+      const found = await started.admin.get(`/configs/${slug}`);
       if (write === 'created') expect(found.status).toBe(404);
       else expect(found.body.version).toBe(1);
     });

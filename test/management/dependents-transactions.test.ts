@@ -5,11 +5,11 @@
  * what the delete then removes. On an SQLite file and on PostgreSQL. The delete is held just before its
  * write (the check has run) while the other write is sent.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { holdStore } from '../helpers/held-store.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client, type Reply } from './http.js';
+import { expectError, startedWithAdmin, type Reply } from './http.js';
 
 type Removal =
   | 'deleteGuardrail'
@@ -57,54 +57,45 @@ const target = { provider: 'openai', api_key: 'sk-racing-0001' };
 const blockList = { 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true };
 
 function dependentsInTransactions(start: () => Promise<TestGateway>): void {
-  let gateway: TestGateway;
-  let admin: Client;
-
-  beforeAll(async () => {
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
+  const started = startedWithAdmin(start);
 
   it('a config stored while a guardrail is being deleted cannot list it', async () => {
-    expect((await admin.post('/guardrails', { slug: 'racing-guardrail', guardrail: blockList })).status).toBe(
-      200,
-    );
+    expect(
+      (await started.admin.post('/guardrails', { slug: 'racing-guardrail', guardrail: blockList })).status,
+    ).toBe(200);
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deleteGuardrail',
-      () => admin.delete('/guardrails/racing-guardrail'),
+      () => started.admin.delete('/guardrails/racing-guardrail'),
       () =>
-        admin.post('/configs', {
+        started.admin.post('/configs', {
           slug: 'racing-config',
           config: { ...target, input_guardrails: ['racing-guardrail'] },
         }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 400, 'invalid_config', 'config.input_guardrails[0]');
-    expectError(await admin.get('/configs/racing-config'), 404, 'not_found');
+    expectError(await started.admin.get('/configs/racing-config'), 404, 'not_found');
   });
 
   it('a config or a prompt stored while a virtual key is being deleted cannot name it', async () => {
-    const key = await admin.post('/virtual-keys', {
+    const key = await started.admin.post('/virtual-keys', {
       slug: 'racing-key',
       provider: 'openai',
       api_key: 'sk-r',
     });
     expect(key.status, key.text).toBe(200);
     const [deleted, [config, prompt]] = await whileHeld(
-      gateway,
+      started.gateway,
       'deleteCredential',
-      () => admin.delete('/virtual-keys/racing-key'),
+      () => started.admin.delete('/virtual-keys/racing-key'),
       () =>
         Promise.all([
-          admin.post('/configs', {
+          started.admin.post('/configs', {
             slug: 'racing-key-config',
             config: { strategy: { mode: 'fallback' }, targets: [target, { virtual_key: 'racing-key' }] },
           }),
-          admin.post('/prompts', {
+          started.admin.post('/prompts', {
             slug: 'racing-key-prompt',
             string: template,
             config: { virtual_key: 'racing-key' },
@@ -114,26 +105,26 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     expect(deleted.status).toBe(200);
     expectError(config, 400, 'invalid_config', 'config.targets[1].virtual_key');
     expectError(prompt, 400, 'invalid_config', 'config.virtual_key');
-    expectError(await admin.get('/configs/racing-key-config'), 404, 'not_found');
-    expectError(await admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
+    expectError(await started.admin.get('/configs/racing-key-config'), 404, 'not_found');
+    expectError(await started.admin.get('/prompts/racing-key-prompt'), 404, 'prompt_not_found');
   });
 
   it("a config stored while a key's host changes cannot repeat the old host beside it", async () => {
-    const key = await admin.post('/virtual-keys', {
+    const key = await started.admin.post('/virtual-keys', {
       slug: 'racing-host',
       provider: 'openai',
       api_key: 'sk-host-0',
       custom_host: 'http://127.0.0.1:9/v1',
     });
     expect(key.status, key.text).toBe(200);
-    const hold = holdStore(gateway.server.deps.store, 'updateCredential');
+    const hold = holdStore(started.gateway.server.deps.store, 'updateCredential');
     try {
-      const moving = admin.patch('/virtual-keys/racing-host', {
+      const moving = started.admin.patch('/virtual-keys/racing-host', {
         custom_host: 'http://127.0.0.1:10/v1',
         api_key: 'sk-host-1',
       });
       await hold.reached;
-      const config = admin.post('/configs', {
+      const config = started.admin.post('/configs', {
         slug: 'racing-host-config',
         config: { virtual_key: 'racing-host', custom_host: 'http://127.0.0.1:9/v1' },
       });
@@ -144,168 +135,194 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     } finally {
       hold.restore();
     }
-    expectError(await admin.get('/configs/racing-host-config'), 404, 'not_found');
+    expectError(await started.admin.get('/configs/racing-host-config'), 404, 'not_found');
   });
 
   it('a guardrail stored while the virtual key its judge asks through is being deleted cannot name it', async () => {
-    const key = await admin.post('/virtual-keys', {
+    const key = await started.admin.post('/virtual-keys', {
       slug: 'racing-judge',
       provider: 'openai',
       api_key: 'sk-j',
     });
     expect(key.status, key.text).toBe(200);
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deleteCredential',
-      () => admin.delete('/virtual-keys/racing-judge'),
+      () => started.admin.delete('/virtual-keys/racing-judge'),
       () =>
-        admin.post('/guardrails', {
+        started.admin.post('/guardrails', {
           slug: 'racing-judged',
           guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'racing-judge' } },
         }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 400, 'invalid_config', 'guardrail.default.modelJudge.virtual_key');
-    expectError(await admin.get('/guardrails/racing-judged'), 404, 'not_found');
+    expectError(await started.admin.get('/guardrails/racing-judged'), 404, 'not_found');
   });
 
   it('a config deleted while a guardrail whose judge asks through it is being stored is kept', async () => {
-    expect((await admin.post('/configs', { slug: 'racing-judge-route', config: target })).status).toBe(200);
+    expect(
+      (await started.admin.post('/configs', { slug: 'racing-judge-route', config: target })).status,
+    ).toBe(200);
     const [stored, deleted] = await whileHeld(
-      gateway,
+      started.gateway,
       'createGuardrail',
       () =>
-        admin.post('/guardrails', {
+        started.admin.post('/guardrails', {
           slug: 'racing-judging',
           guardrail: {
             'default.modelJudge': { instructions: 'Is it polite?', config: 'racing-judge-route' },
           },
         }),
-      () => admin.delete('/configs/racing-judge-route'),
+      () => started.admin.delete('/configs/racing-judge-route'),
     );
     expect(stored.status).toBe(200);
     const refused = expectError(deleted, 409, 'conflict', 'id');
     expect(refused.message).toContain('guardrails "racing-judging" (guardrail.default.modelJudge.config)');
-    expect((await admin.get('/configs/racing-judge-route')).status).toBe(200);
+    expect((await started.admin.get('/configs/racing-judge-route')).status).toBe(200);
   });
 
   it('a virtual key given another provider while a config naming it is being stored is refused', async () => {
-    const key = await admin.post('/virtual-keys', {
+    const key = await started.admin.post('/virtual-keys', {
       slug: 'racing-moved',
       provider: 'openai',
       api_key: 'sk-m',
     });
     expect(key.status, key.text).toBe(200);
     const [stored, moved] = await whileHeld(
-      gateway,
+      started.gateway,
       'createConfig',
-      () => admin.post('/configs', { slug: 'racing-moved-route', config: { virtual_key: 'racing-moved' } }),
-      () => admin.patch('/virtual-keys/racing-moved', { provider: 'anthropic', api_key: 'sk-ant-m' }),
+      () =>
+        started.admin.post('/configs', {
+          slug: 'racing-moved-route',
+          config: { virtual_key: 'racing-moved' },
+        }),
+      () => started.admin.patch('/virtual-keys/racing-moved', { provider: 'anthropic', api_key: 'sk-ant-m' }),
     );
     expect(stored.status).toBe(200);
     const refused = expectError(moved, 409, 'conflict', 'provider');
     expect(refused.message).toContain('configs "racing-moved-route" (config.virtual_key)');
-    expect((await admin.get('/virtual-keys/racing-moved')).body).toMatchObject({ provider: 'openai' });
+    expect((await started.admin.get('/virtual-keys/racing-moved')).body).toMatchObject({
+      provider: 'openai',
+    });
   });
 
   it('a config stored while a prompt is being deleted cannot name it by prompt_id', async () => {
-    expect((await admin.post('/prompts', { slug: 'racing-named', string: template })).status).toBe(200);
+    expect((await started.admin.post('/prompts', { slug: 'racing-named', string: template })).status).toBe(
+      200,
+    );
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deletePrompt',
-      () => admin.delete('/prompts/racing-named'),
+      () => started.admin.delete('/prompts/racing-named'),
       () =>
-        admin.post('/configs', {
+        started.admin.post('/configs', {
           slug: 'racing-prompt-config',
           config: { ...target, prompt_id: 'racing-named' },
         }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 400, 'invalid_config', 'config.prompt_id');
-    expectError(await admin.get('/configs/racing-prompt-config'), 404, 'not_found');
+    expectError(await started.admin.get('/configs/racing-prompt-config'), 404, 'not_found');
   });
 
   it('a prompt stored while a partial it includes is being deleted cannot include it', async () => {
-    const partial = await admin.post('/prompts/partials', { slug: 'racing-partial', string: 'Be brief.' });
+    const partial = await started.admin.post('/prompts/partials', {
+      slug: 'racing-partial',
+      string: 'Be brief.',
+    });
     expect(partial.status, partial.text).toBe(200);
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deletePromptPartial',
-      () => admin.delete('/prompts/partials/racing-partial'),
-      () => admin.post('/prompts', { slug: 'racing-includer', string: includer('racing-partial') }),
+      () => started.admin.delete('/prompts/partials/racing-partial'),
+      () => started.admin.post('/prompts', { slug: 'racing-includer', string: includer('racing-partial') }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 400, 'invalid_prompt');
-    expectError(await admin.get('/prompts/racing-includer'), 404, 'prompt_not_found');
+    expectError(await started.admin.get('/prompts/racing-includer'), 404, 'prompt_not_found');
   });
 
   it('a partial stored while a partial it includes is being deleted cannot include it', async () => {
-    const inner = await admin.post('/prompts/partials', { slug: 'racing-inner', string: 'Be brief.' });
+    const inner = await started.admin.post('/prompts/partials', {
+      slug: 'racing-inner',
+      string: 'Be brief.',
+    });
     expect(inner.status, inner.text).toBe(200);
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deletePromptPartial',
-      () => admin.delete('/prompts/partials/racing-inner'),
-      () => admin.post('/prompts/partials', { slug: 'racing-outer', string: 'First: {{>racing-inner}}' }),
+      () => started.admin.delete('/prompts/partials/racing-inner'),
+      () =>
+        started.admin.post('/prompts/partials', { slug: 'racing-outer', string: 'First: {{>racing-inner}}' }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 400, 'invalid_prompt');
-    expectError(await admin.get('/prompts/partials/racing-outer'), 404, 'not_found');
+    expectError(await started.admin.get('/prompts/partials/racing-outer'), 404, 'not_found');
   });
 
   it('a prompt stored while a version of a partial it includes is being published is checked against it', async () => {
-    const partial = await admin.post('/prompts/partials', { slug: 'racing-published', string: 'Be brief.' });
+    const partial = await started.admin.post('/prompts/partials', {
+      slug: 'racing-published',
+      string: 'Be brief.',
+    });
     expect(partial.status, partial.text).toBe(200);
     // Version 2 closes the JSON string a chat template includes it in.
-    const next = await admin.put('/prompts/partials/racing-published', { string: 'Be "brief".' });
+    const next = await started.admin.put('/prompts/partials/racing-published', { string: 'Be "brief".' });
     expect(next.status, next.text).toBe(200);
     const [published, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'publishPromptPartial',
-      () => admin.put('/prompts/partials/racing-published/publish', { version: 2 }),
-      () => admin.post('/prompts', { slug: 'racing-reader', string: includer('racing-published') }),
+      () => started.admin.put('/prompts/partials/racing-published/publish', { version: 2 }),
+      () => started.admin.post('/prompts', { slug: 'racing-reader', string: includer('racing-published') }),
     );
     expect(published.status).toBe(200);
     expectError(stored, 400, 'invalid_prompt');
-    expectError(await admin.get('/prompts/racing-reader'), 404, 'prompt_not_found');
+    expectError(await started.admin.get('/prompts/racing-reader'), 404, 'prompt_not_found');
   });
 
   it('a partial deleted while a prompt including it is being stored is kept', async () => {
-    const partial = await admin.post('/prompts/partials', { slug: 'racing-kept', string: 'Be brief.' });
+    const partial = await started.admin.post('/prompts/partials', {
+      slug: 'racing-kept',
+      string: 'Be brief.',
+    });
     expect(partial.status, partial.text).toBe(200);
     const [stored, deleted] = await whileHeld(
-      gateway,
+      started.gateway,
       'createPrompt',
-      () => admin.post('/prompts', { slug: 'racing-keeper', string: includer('racing-kept') }),
-      () => admin.delete('/prompts/partials/racing-kept'),
+      () => started.admin.post('/prompts', { slug: 'racing-keeper', string: includer('racing-kept') }),
+      () => started.admin.delete('/prompts/partials/racing-kept'),
     );
     expect(stored.status).toBe(200);
     const refused = expectError(deleted, 409, 'conflict', 'id');
     expect(refused.message).toContain('"racing-keeper" (version 1)');
-    expect((await admin.get('/prompts/partials/racing-kept')).status).toBe(200);
+    expect((await started.admin.get('/prompts/partials/racing-kept')).status).toBe(200);
   });
 
   it('a prompt stored while its config is being deleted cannot send its calls to it', async () => {
-    expect((await admin.post('/configs', { slug: 'racing-route', config: target })).status).toBe(200);
+    expect((await started.admin.post('/configs', { slug: 'racing-route', config: target })).status).toBe(200);
     const [deleted, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'deleteConfig',
-      () => admin.delete('/configs/racing-route'),
-      () => admin.post('/prompts', { slug: 'racing-prompt', string: template, config: 'racing-route' }),
+      () => started.admin.delete('/configs/racing-route'),
+      () =>
+        started.admin.post('/prompts', { slug: 'racing-prompt', string: template, config: 'racing-route' }),
     );
     expect(deleted.status).toBe(200);
     expectError(stored, 404, 'config_not_found', 'config');
-    expectError(await admin.get('/prompts/racing-prompt'), 404, 'prompt_not_found');
+    expectError(await started.admin.get('/prompts/racing-prompt'), 404, 'prompt_not_found');
   });
 
   it('a prompt stored while its config is being archived cannot send its calls to it', async () => {
-    expect((await admin.post('/configs', { slug: 'racing-archive', config: target })).status).toBe(200);
+    expect((await started.admin.post('/configs', { slug: 'racing-archive', config: target })).status).toBe(
+      200,
+    );
     const [archived, stored] = await whileHeld(
-      gateway,
+      started.gateway,
       'updateConfig',
-      () => admin.patch('/configs/racing-archive', { status: 'archived' }),
+      () => started.admin.patch('/configs/racing-archive', { status: 'archived' }),
       () =>
-        admin.post('/prompts', {
+        started.admin.post('/prompts', {
           slug: 'racing-archived-prompt',
           string: template,
           config: 'racing-archive',
@@ -313,7 +330,7 @@ function dependentsInTransactions(start: () => Promise<TestGateway>): void {
     );
     expect(archived.status).toBe(200);
     expectError(stored, 404, 'config_not_found', 'config');
-    expectError(await admin.get('/prompts/racing-archived-prompt'), 404, 'prompt_not_found');
+    expectError(await started.admin.get('/prompts/racing-archived-prompt'), 404, 'prompt_not_found');
   });
 }
 

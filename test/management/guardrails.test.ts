@@ -2,11 +2,11 @@
  * /v1/guardrails through HTTP against a real gateway, on an SQLite file and on PostgreSQL: create, read,
  * update (new versions), delete, validation naming the field, redaction and workspace isolation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Repositories } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client } from './http.js';
+import { client, expectError, startedWithAdmin } from './http.js';
 
 const noForbiddenWords = {
   'default.contains': { operator: 'none', words: ['forbidden'] },
@@ -41,19 +41,10 @@ function countGuardrailListings(gateway: TestGateway) {
 }
 
 function guardrailRoutes(start: () => Promise<TestGateway>): void {
-  let gateway: TestGateway;
-  let admin: Client;
-
-  beforeAll(async () => {
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
+  const started = startedWithAdmin(start);
 
   it('creates, reads, versions and deletes a guardrail by slug or id', async () => {
-    const created = await admin.post('/guardrails', {
+    const created = await started.admin.post('/guardrails', {
       slug: 'no-forbidden-words',
       name: 'No forbidden words',
       guardrail: noForbiddenWords,
@@ -74,27 +65,27 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     const id = created.body.id as string;
 
     for (const address of ['no-forbidden-words', id]) {
-      const fetched = await admin.get(`/guardrails/${address}`);
+      const fetched = await started.admin.get(`/guardrails/${address}`);
       expect(fetched.status, fetched.text).toBe(200);
       expect(fetched.body).toEqual(created.body);
     }
-    const listed = await admin.get('/guardrails');
+    const listed = await started.admin.get('/guardrails');
     expect(listed.body.object).toBe('list');
     expect(listed.body.data.map((g: { slug: string }) => g.slug)).toContain('no-forbidden-words');
 
     // A new name keeps the version; a new definition is version 2, and GET shows the latest.
-    const renamed = await admin.patch('/guardrails/no-forbidden-words', { name: 'Renamed' });
+    const renamed = await started.admin.patch('/guardrails/no-forbidden-words', { name: 'Renamed' });
     expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1, guardrail: noForbiddenWords });
     const v2 = { ...noForbiddenWords, deny: false, async: true };
-    const updated = await admin.patch(`/guardrails/${id}`, { guardrail: v2 });
+    const updated = await started.admin.patch(`/guardrails/${id}`, { guardrail: v2 });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toMatchObject({ id, version: 2, name: 'Renamed', guardrail: v2 });
-    expect((await admin.get('/guardrails/no-forbidden-words')).body).toMatchObject({
+    expect((await started.admin.get('/guardrails/no-forbidden-words')).body).toMatchObject({
       version: 2,
       guardrail: v2,
     });
 
-    const versions = await admin.get('/guardrails/no-forbidden-words/versions');
+    const versions = await started.admin.get('/guardrails/no-forbidden-words/versions');
     expect(versions.status, versions.text).toBe(200);
     expect(versions.body.object).toBe('list');
     expect(versions.body.data).toEqual([
@@ -114,21 +105,23 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       },
     ]);
 
-    const deleted = await admin.delete('/guardrails/no-forbidden-words');
+    const deleted = await started.admin.delete('/guardrails/no-forbidden-words');
     expect(deleted.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
     for (const [address, reply] of [
-      ['no-forbidden-words', await admin.get('/guardrails/no-forbidden-words')],
-      [id, await admin.get(`/guardrails/${id}`)],
-      ['no-forbidden-words', await admin.get('/guardrails/no-forbidden-words/versions')],
-      ['no-forbidden-words', await admin.patch('/guardrails/no-forbidden-words', { name: 'x' })],
-      ['no-forbidden-words', await admin.delete('/guardrails/no-forbidden-words')],
+      ['no-forbidden-words', await started.admin.get('/guardrails/no-forbidden-words')],
+      [id, await started.admin.get(`/guardrails/${id}`)],
+      ['no-forbidden-words', await started.admin.get('/guardrails/no-forbidden-words/versions')],
+      ['no-forbidden-words', await started.admin.patch('/guardrails/no-forbidden-words', { name: 'x' })],
+      ['no-forbidden-words', await started.admin.delete('/guardrails/no-forbidden-words')],
     ] as const) {
       expect(expectError(reply, 404, 'not_found', 'id').message).toContain(address);
     }
-    expect((await admin.get('/guardrails')).body.data.map((g: { id: string }) => g.id)).not.toContain(id);
+    expect((await started.admin.get('/guardrails')).body.data.map((g: { id: string }) => g.id)).not.toContain(
+      id,
+    );
 
     // The slug is free again: a new guardrail, with a history of its own.
-    const again = await admin.post('/guardrails', {
+    const again = await started.admin.post('/guardrails', {
       slug: 'no-forbidden-words',
       guardrail: noForbiddenWords,
     });
@@ -138,7 +131,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   });
 
   it('never answers with a credential held in a definition, versions included', async () => {
-    const created = await admin.post('/guardrails', {
+    const created = await started.admin.post('/guardrails', {
       slug: 'webhook-verdict',
       guardrail: signedWebhook('hook-secret-v1'),
     });
@@ -148,22 +141,22 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       headers: { Authorization: '[REDACTED]' },
     });
     expect(created.body.guardrail.on_fail).toEqual(signedWebhook('x').on_fail);
-    const updated = await admin.patch('/guardrails/webhook-verdict', {
+    const updated = await started.admin.patch('/guardrails/webhook-verdict', {
       guardrail: signedWebhook('hook-secret-v2'),
     });
     expect(updated.body.version).toBe(2);
     for (const reply of [
       created,
       updated,
-      await admin.get('/guardrails/webhook-verdict'),
-      await admin.get('/guardrails'),
-      await admin.get('/guardrails/webhook-verdict/versions'),
+      await started.admin.get('/guardrails/webhook-verdict'),
+      await started.admin.get('/guardrails'),
+      await started.admin.get('/guardrails/webhook-verdict/versions'),
     ]) {
       expect(reply.status, reply.text).toBe(200);
       expect(reply.text).not.toContain('hook-secret');
     }
     // What the engine reads keeps the real value.
-    const stored = await gateway.server.deps.lookups.guardrailBySlug(
+    const stored = await started.gateway.server.deps.lookups.guardrailBySlug(
       created.body.workspace_id,
       'webhook-verdict',
     );
@@ -225,31 +218,36 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       'guardrail.checks',
     ],
   ])('refuses %j (%s naming %s)', async (body, code, param) => {
-    expectError(await admin.post('/guardrails', body), 400, code, param);
-    expect((await admin.get('/guardrails/g')).status).toBe(404);
+    expectError(await started.admin.post('/guardrails', body), 400, code, param);
+    expect((await started.admin.get('/guardrails/g')).status).toBe(404);
   });
 
   it('PATCH validates the new definition and refuses an empty patch', async () => {
-    expect((await admin.post('/guardrails', { slug: 'patchable', guardrail: noForbiddenWords })).status).toBe(
-      200,
-    );
-    expectError(await admin.patch('/guardrails/patchable', {}), 400, 'invalid_body', null);
+    expect(
+      (await started.admin.post('/guardrails', { slug: 'patchable', guardrail: noForbiddenWords })).status,
+    ).toBe(200);
+    expectError(await started.admin.patch('/guardrails/patchable', {}), 400, 'invalid_body', null);
     expectError(
-      await admin.patch('/guardrails/patchable', { guardrail: { ...noForbiddenWords, deny: 'no' } }),
+      await started.admin.patch('/guardrails/patchable', { guardrail: { ...noForbiddenWords, deny: 'no' } }),
       400,
       'invalid_config',
       'guardrail.deny',
     );
-    expectError(await admin.patch('/guardrails/patchable', { slug: 'renamed' }), 400, 'invalid_body', 'slug');
     expectError(
-      await admin.patch('/guardrails/patchable', { guardrail: null }),
+      await started.admin.patch('/guardrails/patchable', { slug: 'renamed' }),
+      400,
+      'invalid_body',
+      'slug',
+    );
+    expectError(
+      await started.admin.patch('/guardrails/patchable', { guardrail: null }),
       400,
       'invalid_body',
       'guardrail',
     );
-    const current = await admin.get('/guardrails/patchable');
+    const current = await started.admin.get('/guardrails/patchable');
     expect(current.body).toMatchObject({ version: 1, guardrail: noForbiddenWords });
-    expect((await admin.get('/guardrails/patchable/versions')).body.data).toHaveLength(1);
+    expect((await started.admin.get('/guardrails/patchable/versions')).body.data).toHaveLength(1);
   });
 
   it('takes a check disabled with is_enabled, as a config carries it inline', async () => {
@@ -258,11 +256,11 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       'default.wordCount': { minWords: 1, is_enabled: true },
       'default.regexReplace': { rule: 'x', is_enabled: false },
     };
-    const created = await admin.post('/guardrails', { slug: 'with-disabled', guardrail });
+    const created = await started.admin.post('/guardrails', { slug: 'with-disabled', guardrail });
     expect(created.status, created.text).toBe(200);
     expect(created.body).toMatchObject({ guardrail });
     expectError(
-      await admin.post('/guardrails', {
+      await started.admin.post('/guardrails', {
         slug: 'bad-enabled',
         guardrail: { 'default.wordCount': { minWords: 1, is_enabled: 'no' } },
       }),
@@ -274,17 +272,20 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
 
   it('a duplicate slug is 409', async () => {
     const body = { slug: 'dup-guardrail', guardrail: noForbiddenWords };
-    expect((await admin.post('/guardrails', body)).status).toBe(200);
-    const error = expectError(await admin.post('/guardrails', body), 409, 'conflict', 'slug');
+    expect((await started.admin.post('/guardrails', body)).status).toBe(200);
+    const error = expectError(await started.admin.post('/guardrails', body), 409, 'conflict', 'slug');
     expect(error.message).toContain('dup-guardrail');
   });
 
   it("keeps each workspace's guardrails to itself", async () => {
-    const workspace = await admin.post('/workspaces', { name: 'Research', slug: 'research-guardrails' });
+    const workspace = await started.admin.post('/workspaces', {
+      name: 'Research',
+      slug: 'research-guardrails',
+    });
     expect(workspace.status, workspace.text).toBe(200);
-    const research = client(gateway.url, workspace.body.admin_key.key as string);
+    const research = client(started.gateway.url, workspace.body.admin_key.key as string);
 
-    const mine = await admin.post('/guardrails', { slug: 'same-slug', guardrail: noForbiddenWords });
+    const mine = await started.admin.post('/guardrails', { slug: 'same-slug', guardrail: noForbiddenWords });
     const theirs = await research.post('/guardrails', {
       slug: 'same-slug',
       guardrail: { ...noForbiddenWords, deny: false },
@@ -306,7 +307,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     ]) {
       expectError(reply, 404, 'not_found', 'id');
     }
-    expect((await admin.get('/guardrails/same-slug')).body).toMatchObject({
+    expect((await started.admin.get('/guardrails/same-slug')).body).toMatchObject({
       id: mine.body.id,
       name: 'same-slug',
       guardrail: noForbiddenWords,
@@ -314,7 +315,10 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   });
 
   it('keeps a guardrail that active configs or versions of prompts list, unless forced', async () => {
-    const stored = await admin.post('/guardrails', { slug: 'kept-policy', guardrail: noForbiddenWords });
+    const stored = await started.admin.post('/guardrails', {
+      slug: 'kept-policy',
+      guardrail: noForbiddenWords,
+    });
     expect(stored.status, stored.text).toBe(200);
     const id = stored.body.id as string;
     const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0001' };
@@ -334,24 +338,29 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       ['guarded-archived', { ...target, output_guardrails: ['kept-policy'] }],
       ['unguarded', { ...target, input_guardrails: [{ ...noForbiddenWords, id: 'kept-policy' }] }],
     ] as const) {
-      const created = await admin.post('/configs', { slug, config });
+      const created = await started.admin.post('/configs', { slug, config });
       expect(created.status, created.text).toBe(200);
     }
-    expect((await admin.patch('/configs/guarded-archived', { status: 'archived' })).status).toBe(200);
+    expect((await started.admin.patch('/configs/guarded-archived', { status: 'archived' })).status).toBe(200);
     // Version 1 lists it in its inline config; version 2 does not.
     const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
-    const prompt = await admin.post('/prompts', {
+    const prompt = await started.admin.post('/prompts', {
       slug: 'guarded-prompt',
       string: template,
       config: { ...target, input_guardrails: ['kept-policy'] },
     });
     expect(prompt.status, prompt.text).toBe(200);
-    expect((await admin.put('/prompts/guarded-prompt', { string: template, config: target })).status).toBe(
-      200,
-    );
+    expect(
+      (await started.admin.put('/prompts/guarded-prompt', { string: template, config: target })).status,
+    ).toBe(200);
 
     for (const address of ['kept-policy', id]) {
-      const refused = expectError(await admin.delete(`/guardrails/${address}`), 409, 'conflict', 'id');
+      const refused = expectError(
+        await started.admin.delete(`/guardrails/${address}`),
+        409,
+        'conflict',
+        'id',
+      );
       expect(refused.message).toContain('guardrail "kept-policy"');
       expect(refused.message).toContain(
         'configs "guarded-target" (config.targets[1].output_guardrails[1]), "guarded-top" (config.input_guardrails[0])',
@@ -361,29 +370,37 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       expect(refused.message).not.toContain('unguarded');
       expect(refused.message).toContain('?force=true');
     }
-    expect((await admin.get('/guardrails/kept-policy')).status).toBe(200);
-    expectError(await admin.delete('/guardrails/kept-policy?force=maybe'), 400, 'invalid_query', 'force');
+    expect((await started.admin.get('/guardrails/kept-policy')).status).toBe(200);
+    expectError(
+      await started.admin.delete('/guardrails/kept-policy?force=maybe'),
+      400,
+      'invalid_query',
+      'force',
+    );
 
-    const forced = await admin.delete('/guardrails/kept-policy?force=true');
+    const forced = await started.admin.delete('/guardrails/kept-policy?force=true');
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
   });
 
   it('refuses a change whose checks cannot run on the side an active config lists it, unless forced', async () => {
-    const stored = await admin.post('/guardrails', { slug: 'side-policy', guardrail: noForbiddenWords });
+    const stored = await started.admin.post('/guardrails', {
+      slug: 'side-policy',
+      guardrail: noForbiddenWords,
+    });
     expect(stored.status, stored.text).toBe(200);
     const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0002' };
     for (const [slug, config] of [
       ['side-answers', { ...target, output_guardrails: ['side-policy'] }],
       ['side-requests', { ...target, input_guardrails: ['side-policy'] }],
     ] as const) {
-      const created = await admin.post('/configs', { slug, config });
+      const created = await started.admin.post('/configs', { slug, config });
       expect(created.status, created.text).toBe(200);
     }
     // Gates the call on its metadata: it runs before the request only, so the answers' list cannot run it.
     const beforeOnly = { 'default.requiredMetadataKeys': { metadataKeys: ['team'] }, deny: true };
     const refused = expectError(
-      await admin.patch('/guardrails/side-policy', { guardrail: beforeOnly }),
+      await started.admin.patch('/guardrails/side-policy', { guardrail: beforeOnly }),
       409,
       'conflict',
       'guardrail.default.requiredMetadataKeys',
@@ -391,38 +408,38 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect(refused.message).toContain('configs "side-answers" (config.output_guardrails[0])');
     expect(refused.message).not.toContain('side-requests');
     expect(refused.message).toContain('?force=true');
-    expect((await admin.get('/guardrails/side-policy')).body.version).toBe(1);
+    expect((await started.admin.get('/guardrails/side-policy')).body.version).toBe(1);
 
     // A check that runs on both sides changes it as before; a forced change is stored.
-    const both = await admin.patch('/guardrails/side-policy', {
+    const both = await started.admin.patch('/guardrails/side-policy', {
       guardrail: { ...noForbiddenWords, async: true },
     });
     expect(both.status, both.text).toBe(200);
-    const forced = await admin.patch('/guardrails/side-policy?force=true', { guardrail: beforeOnly });
+    const forced = await started.admin.patch('/guardrails/side-policy?force=true', { guardrail: beforeOnly });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body.version).toBe(3);
   });
 
   it('finds the guardrails judging through a key or config by what each version records, reading no others', async () => {
-    const store = gateway.server.deps.store;
+    const store = started.gateway.server.deps.store;
     const judge = (through: Record<string, string>) => ({
       'default.modelJudge': { instructions: 'Is it polite?', ...through },
     });
-    const key = await admin.post('/virtual-keys', {
+    const key = await started.admin.post('/virtual-keys', {
       slug: 'indexed-judge',
       provider: 'openai',
       api_key: 'sk-indexed',
     });
     expect(key.status, key.text).toBe(200);
     const route = { provider: 'openai', api_key: 'sk-indexed-route-0001' };
-    expect((await admin.post('/configs', { slug: 'indexed-route', config: route })).status).toBe(200);
+    expect((await started.admin.post('/configs', { slug: 'indexed-route', config: route })).status).toBe(200);
     for (const [slug, through] of [
       ['indexed-by-key', { virtual_key: 'indexed-judge' }],
       ['indexed-by-config', { config: 'indexed-route' }],
       ['indexed-unjudged', undefined],
     ] as const) {
       const guardrail = through ? judge(through) : noForbiddenWords;
-      const stored = await admin.post('/guardrails', { slug, guardrail });
+      const stored = await started.admin.post('/guardrails', { slug, guardrail });
       expect(stored.status, stored.text).toBe(200);
     }
     const workspaceId = key.body.workspace_id as string;
@@ -432,7 +449,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       (await store.listGuardrailsReferencing(workspaceId, names)).map((guardrail) => guardrail.slug);
     expect(await slugsReferencing(['virtual_key:indexed-judge'])).toEqual(['indexed-by-key']);
     expect(await slugsReferencing(['config:indexed-route'])).toEqual(['indexed-by-config']);
-    // As stored before the gateway kept that record, or by a node that does not: naming the key by id.
+    // As stored before the started.gateway kept that record, or by a node that does not: naming the key by id.
     await store.createGuardrail({
       organisation_id: key.body.organisation_id as string,
       workspace_id: workspaceId,
@@ -441,15 +458,20 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       guardrail: judge({ virtual_key: key.body.id as string }),
     });
 
-    const counted = countGuardrailListings(gateway);
+    const counted = countGuardrailListings(started.gateway);
     try {
-      const refused = expectError(await admin.delete('/virtual-keys/indexed-judge'), 409, 'conflict', 'slug');
+      const refused = expectError(
+        await started.admin.delete('/virtual-keys/indexed-judge'),
+        409,
+        'conflict',
+        'slug',
+      );
       expect(refused.message).toContain(
         'guardrails "indexed-by-key" (guardrail.default.modelJudge.virtual_key), ' +
           '"indexed-legacy" (guardrail.default.modelJudge.virtual_key)',
       );
       const archive = expectError(
-        await admin.patch('/configs/indexed-route', { status: 'archived' }),
+        await started.admin.patch('/configs/indexed-route', { status: 'archived' }),
         409,
         'conflict',
         'status',
@@ -464,43 +486,46 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect(await store.listGuardrailVersionsWithoutReferences(workspaceId)).toEqual([]);
 
     // A guardrail counts by its current version: once it judges through the config, the key is free.
-    const moved = await admin.patch('/guardrails/indexed-by-key', {
+    const moved = await started.admin.patch('/guardrails/indexed-by-key', {
       guardrail: judge({ config: 'indexed-route' }),
     });
     expect(moved.status, moved.text).toBe(200);
-    expect((await admin.delete('/guardrails/indexed-legacy')).status).toBe(200);
+    expect((await started.admin.delete('/guardrails/indexed-legacy')).status).toBe(200);
     expect(await slugsReferencing(['virtual_key:indexed-judge'])).toEqual([]);
-    expect((await admin.delete('/virtual-keys/indexed-judge')).status).toBe(200);
-    const refused = expectError(await admin.delete('/configs/indexed-route'), 409, 'conflict', 'id');
+    expect((await started.admin.delete('/virtual-keys/indexed-judge')).status).toBe(200);
+    const refused = expectError(await started.admin.delete('/configs/indexed-route'), 409, 'conflict', 'id');
     expect(refused.message).toContain(
       'guardrails "indexed-by-key" (guardrail.default.modelJudge.config), ' +
         '"indexed-by-config" (guardrail.default.modelJudge.config)',
     );
     for (const slug of ['indexed-by-key', 'indexed-by-config', 'indexed-unjudged']) {
-      expect((await admin.delete(`/guardrails/${slug}`)).status).toBe(200);
+      expect((await started.admin.delete(`/guardrails/${slug}`)).status).toBe(200);
     }
-    expect((await admin.delete('/configs/indexed-route')).status).toBe(200);
+    expect((await started.admin.delete('/configs/indexed-route')).status).toBe(200);
   });
 
   it('the lookup the engine reads follows every change at once on the node that made it', async () => {
     // Cached for far longer than this test runs: only the change announcement can refresh it.
-    const lookups = gateway.server.deps.lookups;
-    const created = await admin.post('/guardrails', { slug: 'looked-up', guardrail: noForbiddenWords });
+    const lookups = started.gateway.server.deps.lookups;
+    const created = await started.admin.post('/guardrails', {
+      slug: 'looked-up',
+      guardrail: noForbiddenWords,
+    });
     const workspaceId = created.body.workspace_id as string;
     expect(await lookups.guardrailBySlug(workspaceId, 'missing-one')).toBeUndefined();
     expect((await lookups.guardrailBySlug(workspaceId, 'looked-up'))?.version).toBe(1);
 
     const v2 = { ...noForbiddenWords, deny: false };
-    await admin.patch('/guardrails/looked-up', { guardrail: v2 });
+    await started.admin.patch('/guardrails/looked-up', { guardrail: v2 });
     expect(await lookups.guardrailBySlug(workspaceId, 'looked-up')).toMatchObject({
       version: 2,
       guardrail: v2,
     });
 
-    await admin.post('/guardrails', { slug: 'missing-one', guardrail: noForbiddenWords });
+    await started.admin.post('/guardrails', { slug: 'missing-one', guardrail: noForbiddenWords });
     expect((await lookups.guardrailBySlug(workspaceId, 'missing-one'))?.slug).toBe('missing-one');
 
-    await admin.delete('/guardrails/looked-up');
+    await started.admin.delete('/guardrails/looked-up');
     expect(await lookups.guardrailBySlug(workspaceId, 'looked-up')).toBeUndefined();
   });
 }

@@ -1,5 +1,6 @@
 /** A thin fetch wrapper for the management API tests: JSON in, status and JSON out. */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
 
 export interface Reply {
   status: number;
@@ -71,4 +72,20 @@ export function expectError(reply: Reply, status: number, code: string, param?: 
   expect(error.code, reply.text).toBe(code);
   if (param !== undefined) expect(error.param, reply.text).toBe(param);
   return error as { message: string; type: string; param: string | null; code: string };
+}
+
+/**
+ * Starts a gateway with `start` before the enclosing suite's tests, with a client of its admin key, and closes
+ * it after them; both are read from the object returned once the tests run.
+ */
+export function startedWithAdmin(start: () => Promise<TestGateway>): { gateway: TestGateway; admin: Client } {
+  const started = {} as { gateway: TestGateway; admin: Client };
+  beforeAll(async () => {
+    started.gateway = await start();
+    started.admin = client(started.gateway.url, started.gateway.adminKey);
+  });
+  afterAll(async () => {
+    await started.gateway?.close();
+  });
+  return started;
 }

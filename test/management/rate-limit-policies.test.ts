@@ -3,10 +3,10 @@
  * (`{id, object}`), list with filters, pages and `total`, get, update, delete; a 400 naming the field for
  * every bad body field and query parameter; and who may name another workspace.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, type Client } from './http.js';
+import { client, expectError, startedWithAdmin } from './http.js';
 
 const PATH = '/policies/rate-limits';
 
@@ -20,19 +20,10 @@ const valid = {
 };
 
 function policyRoutes(start: () => Promise<TestGateway>): void {
-  let gateway: TestGateway;
-  let admin: Client;
-
-  beforeAll(async () => {
-    gateway = await start();
-    admin = client(gateway.url, gateway.adminKey);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
+  const started = startedWithAdmin(start);
 
   it('creates, reads, updates and deletes a policy', async () => {
-    const created = await admin.post(PATH, {
+    const created = await started.admin.post(PATH, {
       ...valid,
       conditions: [
         { key: 'model', value: ['@openai/*', '@anthropic/claude-3-5-haiku'], excludes: '@openai/gpt-4o' },
@@ -48,7 +39,7 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     const id = created.body.id as string;
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
-    const read = await admin.get(`${PATH}/${id}`);
+    const read = await started.admin.get(`${PATH}/${id}`);
     expect(read.status, read.text).toBe(200);
     expect(read.body).toEqual({
       object: 'policy_usage_limits',
@@ -69,20 +60,20 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       last_updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
 
-    const updated = await admin.put(`${PATH}/${id}`, { value: 1000, unit: 'rpm', name: 'renamed' });
+    const updated = await started.admin.put(`${PATH}/${id}`, { value: 1000, unit: 'rpm', name: 'renamed' });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toMatchObject({ id, value: 1000, unit: 'rpm', name: 'renamed', type: 'tokens' });
-    const patched = await admin.patch(`${PATH}/${id}`, { status: 'archived' });
+    const patched = await started.admin.patch(`${PATH}/${id}`, { status: 'archived' });
     expect(patched.body.status).toBe('archived');
 
-    expect((await admin.delete(`${PATH}/${id}`)).body).toEqual({
+    expect((await started.admin.delete(`${PATH}/${id}`)).body).toEqual({
       object: 'policy_usage_limits.deleted',
       id,
       deleted: true,
     });
-    expectError(await admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
-    expectError(await admin.put(`${PATH}/${id}`, { value: 1 }), 404, 'not_found', 'id');
-    expectError(await admin.delete(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expectError(await started.admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expectError(await started.admin.put(`${PATH}/${id}`, { value: 1 }), 404, 'not_found', 'id');
+    expectError(await started.admin.delete(`${PATH}/${id}`), 404, 'not_found', 'id');
   });
 
   it('lists with filters, pages and the total', async () => {
@@ -93,11 +84,11 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       ['requests', 'rpd'],
       ['requests', 'rpd'],
     ]) {
-      ids.push((await admin.post(PATH, { ...valid, type, unit })).body.id as string);
+      ids.push((await started.admin.post(PATH, { ...valid, type, unit })).body.id as string);
     }
-    await admin.put(`${PATH}/${ids[3]}`, { status: 'archived' });
+    await started.admin.put(`${PATH}/${ids[3]}`, { status: 'archived' });
 
-    const list = await admin.get(`${PATH}?unit=rpd`);
+    const list = await started.admin.get(`${PATH}?unit=rpd`);
     expect(list.status, list.text).toBe(200);
     expect(list.body.object).toBe('list');
     expect(list.body.total).toBe(3);
@@ -108,16 +99,18 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     const requestIds = listed.filter((id) => id !== ids[1]);
     const pages = [];
     for (const page of [0, 1]) {
-      const reply = await admin.get(`${PATH}?unit=rpd&type=requests&page_size=1&current_page=${page}`);
+      const reply = await started.admin.get(
+        `${PATH}?unit=rpd&type=requests&page_size=1&current_page=${page}`,
+      );
       expect(reply.body.total).toBe(2);
       pages.push(...reply.body.data.map((p: { id: string }) => p.id));
     }
     expect(pages).toEqual(requestIds);
-    const none = await admin.get(`${PATH}?unit=rpd&page_size=0`);
+    const none = await started.admin.get(`${PATH}?unit=rpd&page_size=0`);
     expect(none.body).toMatchObject({ data: [], total: 3 });
-    const beyond = await admin.get(`${PATH}?unit=rpd&page_size=2&current_page=5`);
+    const beyond = await started.admin.get(`${PATH}?unit=rpd&page_size=2&current_page=5`);
     expect(beyond.body).toMatchObject({ data: [], total: 3 });
-    const archived = await admin.get(`${PATH}?unit=rpd&status=archived`);
+    const archived = await started.admin.get(`${PATH}?unit=rpd&status=archived`);
     expect(archived.body.data.map((p: { id: string }) => p.id)).toEqual([ids[3]]);
   });
 
@@ -146,34 +139,54 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       [{ ...valid, colour: 'blue' }, 'colour'],
     ];
     for (const [body, param] of cases) {
-      const error = expectError(await admin.post(PATH, body), 400, 'invalid_body', param);
+      const error = expectError(await started.admin.post(PATH, body), 400, 'invalid_body', param);
       expect(error.message, param).toContain(param);
     }
-    expect((await admin.post(PATH, { ...valid, name: 'x'.repeat(255) })).status).toBe(200);
+    expect((await started.admin.post(PATH, { ...valid, name: 'x'.repeat(255) })).status).toBe(200);
 
-    const id = (await admin.post(PATH, valid)).body.id as string;
-    expectError(await admin.put(`${PATH}/${id}`, { value: -1 }), 400, 'invalid_body', 'value');
-    expectError(await admin.put(`${PATH}/${id}`, { status: 'paused' }), 400, 'invalid_body', 'status');
-    expectError(await admin.put(`${PATH}/${id}`, { workspace_id: 'x' }), 400, 'invalid_body', 'workspace_id');
-    expectError(await admin.put(`${PATH}/${id}`, {}), 400, 'invalid_body');
+    const id = (await started.admin.post(PATH, valid)).body.id as string;
+    expectError(await started.admin.put(`${PATH}/${id}`, { value: -1 }), 400, 'invalid_body', 'value');
+    expectError(
+      await started.admin.put(`${PATH}/${id}`, { status: 'paused' }),
+      400,
+      'invalid_body',
+      'status',
+    );
+    expectError(
+      await started.admin.put(`${PATH}/${id}`, { workspace_id: 'x' }),
+      400,
+      'invalid_body',
+      'workspace_id',
+    );
+    expectError(await started.admin.put(`${PATH}/${id}`, {}), 400, 'invalid_body');
   });
 
   it("counts a name's 255 characters as characters (an emoji is one), and names it when it holds U+0000", async () => {
     // 255 emoji: 510 UTF-16 code units, 255 characters.
     const emoji = '\u{1F600}'.repeat(255);
-    const created = await admin.post(PATH, { ...valid, name: emoji });
+    const created = await started.admin.post(PATH, { ...valid, name: emoji });
     expect(created.status, created.text).toBe(200);
     const id = created.body.id as string;
-    expect((await admin.get(`${PATH}/${id}`)).body.name).toBe(emoji);
-    expect((await admin.patch(`${PATH}/${id}`, { name: `${emoji.slice(2)}é` })).status).toBe(200);
+    expect((await started.admin.get(`${PATH}/${id}`)).body.name).toBe(emoji);
+    expect((await started.admin.patch(`${PATH}/${id}`, { name: `${emoji.slice(2)}é` })).status).toBe(200);
     for (const name of [`${emoji}a`, 'x'.repeat(256)]) {
-      const error = expectError(await admin.post(PATH, { ...valid, name }), 400, 'invalid_body', 'name');
+      const error = expectError(
+        await started.admin.post(PATH, { ...valid, name }),
+        400,
+        'invalid_body',
+        'name',
+      );
       expect(error.message).toBe('name must be at most 255 characters');
-      expectError(await admin.patch(`${PATH}/${id}`, { name }), 400, 'invalid_body', 'name');
+      expectError(await started.admin.patch(`${PATH}/${id}`, { name }), 400, 'invalid_body', 'name');
     }
     // Neither store is handed a name PostgreSQL cannot keep; the 400 names the field on both.
-    expectError(await admin.post(PATH, { ...valid, name: 'a\u0000b' }), 400, 'invalid_body', 'name');
-    expectError(await admin.patch(`${PATH}/${id}`, { name: 'a\u0000b' }), 400, 'invalid_body', 'name');
+    expectError(await started.admin.post(PATH, { ...valid, name: 'a\u0000b' }), 400, 'invalid_body', 'name');
+    expectError(
+      await started.admin.patch(`${PATH}/${id}`, { name: 'a\u0000b' }),
+      400,
+      'invalid_body',
+      'name',
+    );
   });
 
   it('names the offending query parameter of a bad list', async () => {
@@ -186,12 +199,12 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       ['unit=rps', 'unit'],
       ['status=paused', 'status'],
     ]) {
-      expectError(await admin.get(`${PATH}?${query}`), 400, 'invalid_query', param);
+      expectError(await started.admin.get(`${PATH}?${query}`), 400, 'invalid_query', param);
     }
   });
 
   it('its OpenAPI entries name the workspace_id every route takes', async () => {
-    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${started.gateway.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>>;
     };
     for (const [path, methods] of [
@@ -206,28 +219,30 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     }
   });
 
-  it('lets an organisation-level admin key name another workspace, and no other key', async () => {
-    const made = await admin.post('/workspaces', { name: 'Team', slug: 'team' });
+  it('lets an organisation-level started.admin key name another workspace, and no other key', async () => {
+    const made = await started.admin.post('/workspaces', { name: 'Team', slug: 'team' });
     expect(made.status, made.text).toBe(200);
     const team = made.body as { id: string; organisation_id: string; admin_key: { key: string } };
-    const teamAdmin = client(gateway.url, team.admin_key.key);
-    const member = await admin.post('/api-keys', { name: 'member', role: 'member' });
+    const teamAdmin = client(started.gateway.url, team.admin_key.key);
+    const member = await started.admin.post('/api-keys', { name: 'member', role: 'member' });
 
     // The organisation-level key (GATEWAY_ADMIN_KEY's) creates and manages the team's policy by slug or id.
-    const created = await admin.post(PATH, {
+    const created = await started.admin.post(PATH, {
       ...valid,
       workspace_id: 'team',
       organisation_id: team.organisation_id,
     });
     expect(created.status, created.text).toBe(200);
     const id = created.body.id as string;
-    expect((await admin.get(`${PATH}/${id}?workspace_id=${team.id}`)).body.workspace_id).toBe(team.id);
-    expectError(await admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expect((await started.admin.get(`${PATH}/${id}?workspace_id=${team.id}`)).body.workspace_id).toBe(
+      team.id,
+    );
+    expectError(await started.admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
     expect((await teamAdmin.get(`${PATH}/${id}`)).body.workspace_id).toBe(team.id);
-    expect((await admin.get(`${PATH}?workspace_id=team`)).body.total).toBe(1);
+    expect((await started.admin.get(`${PATH}?workspace_id=team`)).body.total).toBe(1);
 
-    // The team's own admin key works in its workspace only.
-    const home = (await admin.get('/api-keys')).body.data[0].workspace_id as string;
+    // The team's own started.admin key works in its workspace only.
+    const home = (await started.admin.get('/api-keys')).body.data[0].workspace_id as string;
     expectError(
       await teamAdmin.post(PATH, { ...valid, workspace_id: home }),
       403,
@@ -251,33 +266,40 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     );
     expect(absent.message).toBe(present.message);
     // A UUID is the same UUID in capitals (as .NET and SQL Server write them).
-    const upper = await admin.post(PATH, { ...valid, organisation_id: team.organisation_id.toUpperCase() });
+    const upper = await started.admin.post(PATH, {
+      ...valid,
+      organisation_id: team.organisation_id.toUpperCase(),
+    });
     expect(upper.status, upper.text).toBe(200);
     // Another organisation, or a workspace that is not there, is never seen.
     expectError(
-      await admin.post(PATH, { ...valid, organisation_id: '00000000-0000-4000-8000-000000000000' }),
+      await started.admin.post(PATH, { ...valid, organisation_id: '00000000-0000-4000-8000-000000000000' }),
       404,
       'not_found',
       'organisation_id',
     );
     expectError(
-      await admin.post(PATH, { ...valid, workspace_id: 'nowhere' }),
+      await started.admin.post(PATH, { ...valid, workspace_id: 'nowhere' }),
       404,
       'not_found',
       'workspace_id',
     );
     // A member key manages nothing.
-    expectError(await client(gateway.url, member.body.key).get(PATH), 403, 'forbidden');
+    expectError(await client(started.gateway.url, member.body.key).get(PATH), 403, 'forbidden');
   });
 
   it('stores a workspace_id condition written as a workspace slug as its id, and refuses one naming no workspace', async () => {
-    const own = await admin.get(`${PATH}/${(await admin.post(PATH, valid)).body.id as string}`);
+    const own = await started.admin.get(
+      `${PATH}/${(await started.admin.post(PATH, valid)).body.id as string}`,
+    );
     const workspaceId = own.body.workspace_id as string;
-    const workspaces = await gateway.server.deps.store.listWorkspaces(own.body.organisation_id as string);
+    const workspaces = await started.gateway.server.deps.store.listWorkspaces(
+      own.body.organisation_id as string,
+    );
     const slug = workspaces.find((w) => w.id === workspaceId)!.slug;
     expect(slug).not.toBe(workspaceId);
 
-    const created = await admin.post(PATH, {
+    const created = await started.admin.post(PATH, {
       ...valid,
       conditions: [
         { key: 'workspace_id', value: slug },
@@ -285,12 +307,12 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       ],
     });
     expect(created.status, created.text).toBe(200);
-    const read = await admin.get(`${PATH}/${created.body.id as string}`);
+    const read = await started.admin.get(`${PATH}/${created.body.id as string}`);
     expect(read.body.conditions).toEqual([
       { key: 'workspace_id', value: workspaceId },
       { key: 'workspace_id', value: [workspaceId, '*'], excludes: [workspaceId] },
     ]);
-    const updated = await admin.patch(`${PATH}/${created.body.id as string}`, {
+    const updated = await started.admin.patch(`${PATH}/${created.body.id as string}`, {
       conditions: [{ key: 'workspace_id', value: '*', excludes: slug }],
     });
     expect(updated.status, updated.text).toBe(200);
@@ -298,14 +320,14 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
 
     const nowhere = { key: 'workspace_id', value: 'no-such-workspace' };
     const error = expectError(
-      await admin.post(PATH, { ...valid, conditions: [valid.conditions[0], nowhere] }),
+      await started.admin.post(PATH, { ...valid, conditions: [valid.conditions[0], nowhere] }),
       400,
       'invalid_body',
       'conditions[1].value',
     );
     expect(error.message).toContain('no-such-workspace');
     expectError(
-      await admin.patch(`${PATH}/${created.body.id as string}`, {
+      await started.admin.patch(`${PATH}/${created.body.id as string}`, {
         conditions: [{ key: 'workspace_id', value: '*', excludes: ['nowhere'] }],
       }),
       400,
@@ -315,11 +337,12 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
   });
 
   it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {
-    const first = await admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
+    const first = await started.admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
     expect(first.status, first.text).toBe(200);
-    const { workspace_id, organisation_id } = (await admin.get(`${PATH}/${first.body.id as string}`)).body;
+    const { workspace_id, organisation_id } = (await started.admin.get(`${PATH}/${first.body.id as string}`))
+      .body;
     for (let i = 0; i < 1000; i++) {
-      await gateway.server.deps.store.createRateLimitPolicy({
+      await started.gateway.server.deps.store.createRateLimitPolicy({
         workspace_id,
         organisation_id,
         name: `page ${i}`,
@@ -331,7 +354,7 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
       });
     }
     const ids = async (query: string) => {
-      const reply = await admin.get(`${PATH}?type=tokens&unit=rpm&${query}`);
+      const reply = await started.admin.get(`${PATH}?type=tokens&unit=rpm&${query}`);
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.total).toBeGreaterThan(1000);
       return reply.body.data.map((p: { id: string }) => p.id) as string[];
