@@ -7,38 +7,23 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client } from '../management/http.js';
+import { addCatalogProvider, client } from '../management/http.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
 let elsewhere: FakeUpstream;
 
-async function addCatalogProvider(
-  admin: ReturnType<typeof client>,
-  slug: string,
-  apiKey: string,
-  upstream: FakeUpstream,
-): Promise<void> {
-  const created = await admin.post('/providers', {
-    slug,
-    provider: 'openai',
-    api_key: apiKey,
-    custom_host: upstream.url,
-  });
-  expect(created.status, created.text).toBe(200);
-}
-
 beforeAll(async () => {
   fake = await startFakeOpenAI({ name: 'body-catalog' });
   elsewhere = await startFakeOpenAI({ name: 'body-catalog-elsewhere' });
   gateway = await startGateway();
   const admin = client(gateway.url, gateway.adminKey);
-  await addCatalogProvider(admin, 'body-cat', 'sk-body-catalog', fake);
+  await addCatalogProvider(admin, 'body-cat', 'sk-body-catalog', fake.url);
   const workspace = await admin.post('/workspaces', { name: 'Other', slug: 'body-model-other' });
   expect(workspace.status, workspace.text).toBe(200);
   const other = client(gateway.url, workspace.body.admin_key.key as string);
-  await addCatalogProvider(other, 'body-cat-theirs', 'sk-theirs', elsewhere);
+  await addCatalogProvider(other, 'body-cat-theirs', 'sk-theirs', elsewhere.url);
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { client } from '../management/http.js';
+import { addCatalogProvider, client } from '../management/http.js';
 
 let gateway: TestGateway;
 let fakeA: FakeUpstream;
@@ -23,13 +23,7 @@ beforeAll(async () => {
     ['model-cat-a', fakeA, 'sk-catalog-a'],
     ['model-cat-b', fakeB, 'sk-catalog-b'],
   ] as const) {
-    const created = await admin.post('/providers', {
-      slug,
-      provider: 'openai',
-      api_key: key,
-      custom_host: fake.url,
-    });
-    expect(created.status, created.text).toBe(200);
+    await addCatalogProvider(admin, slug, key, fake.url);
   }
 });
 

@@ -60,6 +60,22 @@ export function client(baseUrl: string, key: string | undefined) {
 
 export type Client = ReturnType<typeof client>;
 
+/** A catalog provider of the client's workspace: OpenAI's wire at `customHost` (a fake), with its key. */
+export async function addCatalogProvider(
+  admin: Client,
+  slug: string,
+  apiKey: string,
+  customHost: string,
+): Promise<void> {
+  const created = await admin.post('/providers', {
+    slug,
+    provider: 'openai',
+    api_key: apiKey,
+    custom_host: customHost,
+  });
+  expect(created.status, created.text).toBe(200);
+}
+
 /** Asserts the OpenAI-shaped error object (and, when given, the field it names) and returns it. A 409
  * refusing a change for what depends on it has `dependents` beside (dependents-field.test.ts). */
 export function expectError(reply: Reply, status: number, code: string, param?: string | null) {
