@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { call, chatWithConfig, client, expectError, type Client } from './http.js';
+import { call, chatWithConfig, client, expectError, type Client, ok } from './http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -111,57 +111,60 @@ describe('override_params.metadata of a stored config', () => {
       ...target(),
       override_params: { metadata: { ...pairs(15), ['😀'.repeat(64)]: 'v'.repeat(512) } },
     };
-    const stored = await admin.post('/configs', { slug: 'metadata-within', config: within });
-    expect(stored.status, stored.text).toBe(200);
+    await ok(admin.post('/configs', { slug: 'metadata-within', config: within }));
     expect((await chatWithConfig(gateway, 'metadata-within')).status).toBe(200);
     // No call takes the parent's: each target's own replaces it (override_params merge key by key).
-    const shadowed = await admin.post('/configs', {
-      slug: 'metadata-shadowed',
-      config: {
-        strategy: fallback,
-        override_params: { metadata: pairs(17) },
-        targets: [{ ...target(), override_params: { metadata: { team: 'a' } } }],
-      },
-    });
-    expect(shadowed.status, shadowed.text).toBe(200);
-    const called = await chatWithConfig(gateway, 'metadata-shadowed');
-    expect(called.status, called.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'metadata-shadowed',
+        config: {
+          strategy: fallback,
+          override_params: { metadata: pairs(17) },
+          targets: [{ ...target(), override_params: { metadata: { team: 'a' } } }],
+        },
+      }),
+    );
+    await ok(chatWithConfig(gateway, 'metadata-shadowed'));
     expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'a' });
   });
 
   it("is stored where a target's prompt replaces the parent's, or its calls are text completions", async () => {
-    const own = await admin.post('/prompts', {
-      slug: 'sets-metadata',
-      string: template,
-      parameters: { model: 'gpt-4o-mini', metadata: { team: 'prompt' } },
-    });
-    expect(own.status, own.text).toBe(200);
-    const none = await admin.post('/prompts', {
-      slug: 'sets-none',
-      string: template,
-      parameters: { model: 'gpt-4o-mini' },
-    });
-    expect(none.status, none.text).toBe(200);
+    await ok(
+      admin.post('/prompts', {
+        slug: 'sets-metadata',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', metadata: { team: 'prompt' } },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'sets-none',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+      }),
+    );
     const under = (prompt: string) => ({
       strategy: fallback,
       override_params: { metadata: pairs(17) },
       targets: [{ ...target(), prompt_id: prompt }],
     });
     // The prompt's parameters are the target's override_params, over its parent's.
-    const stored = await admin.post('/configs', {
-      slug: 'metadata-by-prompt',
-      config: under('sets-metadata'),
-    });
-    expect(stored.status, stored.text).toBe(200);
-    const called = await call(
-      gateway.url,
-      gateway.adminKey,
-      'POST',
-      '/prompts/sets-metadata/completions',
-      { variables: {} },
-      { 'x-gateway-config': 'metadata-by-prompt' },
+    await ok(
+      admin.post('/configs', {
+        slug: 'metadata-by-prompt',
+        config: under('sets-metadata'),
+      }),
     );
-    expect(called.status, called.text).toBe(200);
+    await ok(
+      call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/prompts/sets-metadata/completions',
+        { variables: {} },
+        { 'x-gateway-config': 'metadata-by-prompt' },
+      ),
+    );
     expect((fake.requests.at(-1)?.body as { metadata?: unknown }).metadata).toEqual({ team: 'prompt' });
     expectError(
       await admin.post('/configs', { slug: 'metadata-no-prompt-one', config: under('sets-none') }),
@@ -170,24 +173,26 @@ describe('override_params.metadata of a stored config', () => {
       'config.override_params.metadata',
     );
     // A text prompt's calls are completions, whose body has no metadata (routing/overrides.ts).
-    const text = await admin.post('/prompts', {
-      slug: 'text-metadata',
-      template_type: 'completion',
-      string: 'Say hi',
-      parameters: { model: 'gpt-3.5-turbo-instruct' },
-      config: { ...target(), override_params: { metadata: pairs(17) } },
-    });
-    expect(text.status, text.text).toBe(200);
+    await ok(
+      admin.post('/prompts', {
+        slug: 'text-metadata',
+        template_type: 'completion',
+        string: 'Say hi',
+        parameters: { model: 'gpt-3.5-turbo-instruct' },
+        config: { ...target(), override_params: { metadata: pairs(17) } },
+      }),
+    );
   });
 
   it("a prompt version that no longer sets its own metadata is refused for the targets whose parent's it replaced, unless forced", async () => {
     const parameters = { model: 'gpt-4o-mini' };
-    const created = await admin.post('/prompts', {
-      slug: 'drops-metadata',
-      string: template,
-      parameters: { ...parameters, metadata: { team: 'prompt' } },
-    });
-    expect(created.status, created.text).toBe(200);
+    await ok(
+      admin.post('/prompts', {
+        slug: 'drops-metadata',
+        string: template,
+        parameters: { ...parameters, metadata: { team: 'prompt' } },
+      }),
+    );
     const under = (prompt: string) => ({
       strategy: fallback,
       override_params: { metadata: pairs(17) },
@@ -198,8 +203,7 @@ describe('override_params.metadata of a stored config', () => {
       ['drops-latest', 'drops-metadata@latest'],
       ['drops-pinned', 'drops-metadata@1'],
     ]) {
-      const stored = await admin.post('/configs', { slug, config: under(prompt) });
-      expect(stored.status, stored.text).toBe(200);
+      await ok(admin.post('/configs', { slug, config: under(prompt) }));
     }
     const complete = (config: string) =>
       call(
@@ -222,8 +226,7 @@ describe('override_params.metadata of a stored config', () => {
     expect(stored.message).toContain('"drops-latest" (config.override_params.metadata)');
     expect(stored.message).toContain('send ?force=true');
     expect((await admin.get('/prompts/drops-metadata')).body.version).toBe(1);
-    const forced = await admin.put('/prompts/drops-metadata?force=true', version);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.put('/prompts/drops-metadata?force=true', version));
     expectError(await complete('drops-latest'), 400, 'invalid_config', CALLED_AT);
 
     const refused = await admin.put('/prompts/drops-metadata/publish', { version: 2 });
@@ -240,8 +243,7 @@ describe('override_params.metadata of a stored config', () => {
       'version 2 of the prompt "drops-metadata" sets no parameters.metadata of its own to replace it',
     );
     expect((await complete('drops-published')).status).toBe(200);
-    const published = await admin.put('/prompts/drops-metadata/publish?force=true', { version: 2 });
-    expect(published.status, published.text).toBe(200);
+    await ok(admin.put('/prompts/drops-metadata/publish?force=true', { version: 2 }));
     expectError(await complete('drops-published'), 400, 'invalid_config', CALLED_AT);
     expect((await complete('drops-pinned')).status).toBe(200);
   });
@@ -260,10 +262,11 @@ describe('override_params.metadata of a stored config', () => {
       config,
     });
     // Other fields change, the metadata stays as stored: automation patching them keeps working.
-    const kept = await admin.patch('/configs/metadata-kept', {
-      config: { ...config, retry: { attempts: 2 } },
-    });
-    expect(kept.status, kept.text).toBe(200);
+    const kept = await ok(
+      admin.patch('/configs/metadata-kept', {
+        config: { ...config, retry: { attempts: 2 } },
+      }),
+    );
     expect(kept.body.version).toBe(2);
     expectError(
       await admin.patch('/configs/metadata-kept', {
@@ -294,14 +297,12 @@ describe('override_params.metadata of a stored config', () => {
       name: 'metadata-before',
       config,
     });
-    const read = await admin.get('/configs/metadata-before');
-    expect(read.status, read.text).toBe(200);
+    const read = await ok(admin.get('/configs/metadata-before'));
     expect(read.body.config.override_params).toEqual({ metadata: pairs(17) });
     const listed = await admin.get('/configs');
     expect(listed.body.data.map((c: { slug: string }) => c.slug)).toContain('metadata-before');
     expect((await admin.get('/configs/metadata-before/versions')).status).toBe(200);
-    const renamed = await admin.patch('/configs/metadata-before', { name: 'Renamed' });
-    expect(renamed.status, renamed.text).toBe(200);
+    await ok(admin.patch('/configs/metadata-before', { name: 'Renamed' }));
     const sent = fake.requests.length;
     expectError(
       await chatWithConfig(gateway, 'metadata-before'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { chatWithConfig, client, expectError, type Client } from './http.js';
+import { chatWithConfig, client, expectError, type Client, ok } from './http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -26,8 +26,9 @@ describe('/v1/configs', () => {
       custom_host: fake.url,
       retry: { attempts: 1 },
     };
-    const created = await admin.post('/configs', { slug: 'prod-chat', name: 'Production chat', config: v1 });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      admin.post('/configs', { slug: 'prod-chat', name: 'Production chat', config: v1 }),
+    );
     expect(created.body).toMatchObject({
       object: 'config',
       id: expect.any(String),
@@ -58,8 +59,7 @@ describe('/v1/configs', () => {
     const renamed = await admin.patch('/configs/prod-chat', { name: 'Renamed' });
     expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1 });
     const v2 = { ...v1, api_key: 'sk-config-secret-v2' };
-    const updated = await admin.patch(`/configs/${created.body.id}`, { config: v2 });
-    expect(updated.status, updated.text).toBe(200);
+    const updated = await ok(admin.patch(`/configs/${created.body.id}`, { config: v2 }));
     expect(updated.body).toMatchObject({ version: 2, config: { api_key: '[REDACTED]' } });
     expect((await chatWithConfig(gateway, 'prod-chat')).status).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-config-secret-v2');
@@ -94,11 +94,11 @@ describe('/v1/configs', () => {
       const slug = `loop-${round}`;
       expect((await admin.post('/configs', { slug, config })).status).toBe(200);
       expect((await chatWithConfig(gateway, slug)).status).toBe(200);
-      const renamed = await admin.patch(`/configs/${slug}`, { name: `Renamed ${round}` });
-      expect(renamed.status, renamed.text).toBe(200);
+      await ok(admin.patch(`/configs/${slug}`, { name: `Renamed ${round}` }));
       expect((await chatWithConfig(gateway, slug)).status).toBe(200);
-      const updated = await admin.patch(`/configs/${slug}`, { config: { ...config, api_key: 'sk-loop-2' } });
-      expect(updated.status, updated.text).toBe(200);
+      const updated = await ok(
+        admin.patch(`/configs/${slug}`, { config: { ...config, api_key: 'sk-loop-2' } }),
+      );
       expect(updated.body.version).toBe(2);
     }
   });
@@ -120,8 +120,9 @@ describe('/v1/configs', () => {
   });
 
   it('a config naming a provider with no key is accepted: the request may send Authorization', async () => {
-    const created = await admin.post('/configs', { slug: 'bring-your-key', config: { provider: 'openai' } });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      admin.post('/configs', { slug: 'bring-your-key', config: { provider: 'openai' } }),
+    );
     expect(created.body.name).toBe('bring-your-key');
   });
 
@@ -173,15 +174,15 @@ describe('/v1/configs', () => {
 
   it('a config sent back as shown keeps its credentials; moved to another host, [REDACTED] is refused', async () => {
     const config = { provider: 'openai', api_key: 'sk-kept-secret-1', custom_host: fake.url };
-    const created = await admin.post('/configs', { slug: 'edited-as-shown', config });
-    expect(created.status, created.text).toBe(200);
+    await ok(admin.post('/configs', { slug: 'edited-as-shown', config }));
     // An editor sends back what it was shown, with one setting changed.
     const shown = (await admin.get('/configs/edited-as-shown')).body.config;
     expect(shown.api_key).toBe('[REDACTED]');
-    const edited = await admin.patch('/configs/edited-as-shown', {
-      config: { ...shown, retry: { attempts: 1 } },
-    });
-    expect(edited.status, edited.text).toBe(200);
+    const edited = await ok(
+      admin.patch('/configs/edited-as-shown', {
+        config: { ...shown, retry: { attempts: 1 } },
+      }),
+    );
     expect(edited.body.version).toBe(2);
     expect((await chatWithConfig(gateway, 'edited-as-shown')).status).toBe(200);
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-kept-secret-1');
@@ -204,8 +205,7 @@ describe('/v1/configs', () => {
       cloudc_secret_access_key: 'aws-secret-access-key',
       cloudc_region: 'us-east-1',
     };
-    const created = await admin.post('/configs', { slug: 'aws-keys', config });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(admin.post('/configs', { slug: 'aws-keys', config }));
     expect(created.text).not.toContain('AKIAEXAMPLEEXAMPLE12');
     const shown = (await admin.get('/configs/aws-keys')).body.config;
     expect(shown).toEqual({
@@ -214,8 +214,7 @@ describe('/v1/configs', () => {
       cloudc_secret_access_key: '[REDACTED]',
     });
     expect((await admin.get('/configs')).text).not.toContain('AKIAEXAMPLEEXAMPLE12');
-    const edited = await admin.patch('/configs/aws-keys', { config: { ...shown, retry: { attempts: 1 } } });
-    expect(edited.status, edited.text).toBe(200);
+    await ok(admin.patch('/configs/aws-keys', { config: { ...shown, retry: { attempts: 1 } } }));
     expect((await admin.get('/configs/aws-keys/versions')).text).not.toContain('AKIAEXAMPLEEXAMPLE12');
     const stored = await gateway.server.deps.store.getConfig(created.body.workspace_id, 'aws-keys');
     expect(stored?.config).toMatchObject({ ...config, retry: { attempts: 1 } });
@@ -270,31 +269,34 @@ describe('/v1/configs', () => {
       'invalid_config',
       'config.targets[1].virtual_key',
     );
-    const key = await admin.post('/virtual-keys', {
-      slug: 'later-key',
-      provider: 'openai',
-      api_key: 'sk-later',
-    });
-    expect(key.status, key.text).toBe(200);
-    const prompt = await admin.post('/prompts', {
-      slug: 'later-prompt',
-      string: JSON.stringify([{ role: 'user', content: 'hi' }]),
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    const key = await ok(
+      admin.post('/virtual-keys', {
+        slug: 'later-key',
+        provider: 'openai',
+        api_key: 'sk-later',
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'later-prompt',
+        string: JSON.stringify([{ role: 'user', content: 'hi' }]),
+      }),
+    );
     expectError(
       await admin.patch('/configs/names-later', { config: { ...base, prompt_id: 'later-prompt@2' } }),
       400,
       'invalid_config',
       'config.prompt_id',
     );
-    const named = await admin.patch('/configs/names-later', {
-      config: {
-        strategy,
-        targets: [base, { virtual_key: 'later-key' }, { ...base, prompt_id: 'later-prompt@1' }],
-        cache: { mode: 'semantic', embedding: { virtual_key: 'later-key', config: 'names-later' } },
-      },
-    });
-    expect(named.status, named.text).toBe(200);
+    await ok(
+      admin.patch('/configs/names-later', {
+        config: {
+          strategy,
+          targets: [base, { virtual_key: 'later-key' }, { ...base, prompt_id: 'later-prompt@1' }],
+          cache: { mode: 'semantic', embedding: { virtual_key: 'later-key', config: 'names-later' } },
+        },
+      }),
+    );
 
     // A revoked key's calls fail: a config naming one is refused as a missing one is.
     // The API has no revoking; a credential stored revoked is as good as gone to a call.
@@ -335,8 +337,7 @@ describe('/v1/configs', () => {
     }
     // Once the judge's config exists the same config is stored.
     expect((await admin.post('/configs', { slug: 'no-such-judge', config: base })).status).toBe(200);
-    const stored = await admin.post('/configs', { slug: 'judged', config: cases[0][0] });
-    expect(stored.status, stored.text).toBe(200);
+    await ok(admin.post('/configs', { slug: 'judged', config: cases[0][0] }));
   });
 
   it('an archived config made active again is checked for what it names', async () => {

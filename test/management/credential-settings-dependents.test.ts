@@ -13,7 +13,7 @@ import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { call, client, expectError, type Client } from './http.js';
+import { call, client, expectError, type Client, ok } from './http.js';
 
 const API_VERSION = '2024-10-21';
 const deployment = (alias: string, deploymentId: string) => ({
@@ -60,48 +60,54 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     call(gateway.url, gateway.adminKey, 'POST', `/prompts/${prompt}/completions`, { variables: {} });
 
   it('an Azure key whose deployments lose the alias a config and a prompt pick is refused', async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-aliases',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-    });
-    expect(key.status, key.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'picks-small',
-      config: {
-        strategy: { mode: 'fallback' },
-        targets: [{ virtual_key: 'azure-aliases', override_params: { model: 'small' } }],
-      },
-    });
-    expect(config.status, config.text).toBe(200);
-    const prompt = await admin.post('/prompts', {
-      slug: 'asks-small',
-      string: template,
-      parameters: { model: 'small' },
-      virtual_key: 'azure-aliases',
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-aliases',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'picks-small',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ virtual_key: 'azure-aliases', override_params: { model: 'small' } }],
+        },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'asks-small',
+        string: template,
+        parameters: { model: 'small' },
+        virtual_key: 'azure-aliases',
+      }),
+    );
     // A prompt sending its calls to a stored config that sets no model picks by its own.
-    const route = await admin.post('/configs', {
-      slug: 'any-alias',
-      config: { virtual_key: 'azure-aliases' },
-    });
-    expect(route.status, route.text).toBe(200);
-    const viaConfig = await admin.post('/prompts', {
-      slug: 'asks-small-via-config',
-      string: template,
-      parameters: { model: 'small' },
-      config: 'any-alias',
-    });
-    expect(viaConfig.status, viaConfig.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'any-alias',
+        config: { virtual_key: 'azure-aliases' },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'asks-small-via-config',
+        string: template,
+        parameters: { model: 'small' },
+        config: 'any-alias',
+      }),
+    );
     // One that picks an alias the change keeps is not named.
-    const keeps = await admin.post('/configs', {
-      slug: 'picks-big',
-      config: { virtual_key: 'azure-aliases', override_params: { model: 'big' } },
-    });
-    expect(keeps.status, keeps.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'picks-big',
+        config: { virtual_key: 'azure-aliases', override_params: { model: 'big' } },
+      }),
+    );
 
     expect((await chatThrough('picks-small')).status).toBe(200);
     expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
@@ -135,16 +141,15 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect((await chatThrough('picks-small')).status).toBe(200);
 
     // A default deployment takes what no alias picks: nothing fails, nothing is refused.
-    const withDefault = await admin.patch('/virtual-keys/azure-aliases', {
-      deployments: [deployment('big', 'gpt4o'), { ...deployment('any', 'gpt4o-mini'), is_default: true }],
-    });
-    expect(withDefault.status, withDefault.text).toBe(200);
+    await ok(
+      admin.patch('/virtual-keys/azure-aliases', {
+        deployments: [deployment('big', 'gpt4o'), { ...deployment('any', 'gpt4o-mini'), is_default: true }],
+      }),
+    );
     // Rotating the secret is never refused.
-    const rotated = await admin.patch('/virtual-keys/azure-aliases', { api_key: azure.apiKey });
-    expect(rotated.status, rotated.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/azure-aliases', { api_key: azure.apiKey }));
 
-    const forced = await admin.patch('/virtual-keys/azure-aliases?force=true', onlyBig);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/azure-aliases?force=true', onlyBig));
     // Forced, the calls fail as they did before the check: at request time.
     expectError(await chatThrough('picks-small'), 400, 'invalid_body', 'model');
     expect((await promptCall('asks-small')).status).toBe(400);
@@ -153,22 +158,24 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('a host setting that configs repeat beside the key is refused, a rotated secret is not', async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'hosted-key',
-      provider: 'openai',
-      api_key: 'sk-hosted-0123456789',
-      custom_host: openai.url,
-    });
-    expect(key.status, key.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'repeats-host',
-      config: {
-        virtual_key: 'hosted-key',
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'hosted-key',
+        provider: 'openai',
+        api_key: 'sk-hosted-0123456789',
         custom_host: openai.url,
-        override_params: { model: 'gpt-4o-mini' },
-      },
-    });
-    expect(config.status, config.text).toBe(200);
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'repeats-host',
+        config: {
+          virtual_key: 'hosted-key',
+          custom_host: openai.url,
+          override_params: { model: 'gpt-4o-mini' },
+        },
+      }),
+    );
     expect((await chatThrough('repeats-host')).status).toBe(200);
 
     const moved = { custom_host: otherOpenAI.url, api_key: 'sk-hosted-9876543210' };
@@ -183,23 +190,22 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect((await chatThrough('repeats-host')).status).toBe(200);
 
     // Rotating the secret alone keeps the host: never refused.
-    const rotated = await admin.patch('/virtual-keys/hosted-key', { api_key: 'sk-hosted-rotated-0001' });
-    expect(rotated.status, rotated.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/hosted-key', { api_key: 'sk-hosted-rotated-0001' }));
     expect((await chatThrough('repeats-host')).status).toBe(200);
 
-    const forced = await admin.patch('/virtual-keys/hosted-key?force=true', moved);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/hosted-key?force=true', moved));
     expectError(await chatThrough('repeats-host'), 400, 'custom_host_refused', 'config.custom_host');
   });
 
   it("a host setting a prompt_id target repeats beside its prompt's key is refused", async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'prompt-hosted-key',
-      provider: 'openai',
-      api_key: 'sk-prompt-hosted-0123456789',
-      custom_host: openai.url,
-    });
-    expect(key.status, key.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'prompt-hosted-key',
+        provider: 'openai',
+        api_key: 'sk-prompt-hosted-0123456789',
+        custom_host: openai.url,
+      }),
+    );
     // The config names the prompt, whose version sends its calls to the key: not the key itself.
     for (const [path, body] of [
       [
@@ -222,8 +228,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
         },
       ],
     ] as const) {
-      const created = await admin.post(path, body);
-      expect(created.status, created.text).toBe(200);
+      await ok(admin.post(path, body));
     }
     const complete = () =>
       call(
@@ -245,27 +250,28 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     ]);
     expect((await complete()).status).toBe(200);
 
-    const forced = await admin.patch('/virtual-keys/prompt-hosted-key?force=true', moved);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/prompt-hosted-key?force=true', moved));
     expectError(await complete(), 400, 'custom_host_refused', 'config.targets[0].custom_host');
   });
 
   it("a catalog provider's Azure resource that a config repeats is refused", async () => {
-    const provider = await admin.post('/providers', {
-      slug: 'azure-resource',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      resource_name: 'res-a',
-      cloudd_deployment_name: 'gpt4o',
-      cloudd_api_version: API_VERSION,
-    });
-    expect(provider.status, provider.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'repeats-resource',
-      config: { provider: '@azure-resource', resource_name: 'res-a', override_params: { model: 'gpt-4o' } },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/providers', {
+        slug: 'azure-resource',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        resource_name: 'res-a',
+        cloudd_deployment_name: 'gpt4o',
+        cloudd_api_version: API_VERSION,
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'repeats-resource',
+        config: { provider: '@azure-resource', resource_name: 'res-a', override_params: { model: 'gpt-4o' } },
+      }),
+    );
     expect((await chatThrough('repeats-resource')).status).toBe(200);
 
     const moved = { resource_name: 'res-b', api_key: azure.apiKey };
@@ -279,30 +285,30 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     expect(refused.message).toContain('configs "repeats-resource" (config.resource_name)');
 
     // Other settings, and a host setting nothing repeats, are not refused.
-    const apiVersion = await admin.patch('/providers/azure-resource', { cloudd_api_version: '2024-06-01' });
-    expect(apiVersion.status, apiVersion.text).toBe(200);
+    await ok(admin.patch('/providers/azure-resource', { cloudd_api_version: '2024-06-01' }));
 
-    const forced = await admin.patch('/providers/azure-resource?force=true', moved);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/providers/azure-resource?force=true', moved));
     expectError(await chatThrough('repeats-resource'), 400, 'invalid_config', 'config.resource_name');
   });
 
   it('a setting the provider needs, removed from the credential, is refused', async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-versioned',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      cloudd_deployment_name: 'gpt4o',
-      cloudd_api_version: API_VERSION,
-    });
-    expect(key.status, key.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-versioned',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        cloudd_deployment_name: 'gpt4o',
+        cloudd_api_version: API_VERSION,
+      }),
+    );
     // No model: the client's picks nothing here, the deployment is the key's.
-    const config = await admin.post('/configs', {
-      slug: 'versioned-route',
-      config: { virtual_key: 'azure-versioned' },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'versioned-route',
+        config: { virtual_key: 'azure-versioned' },
+      }),
+    );
     expect((await chatThrough('versioned-route')).status).toBe(200);
     const refused = expectError(
       await admin.patch('/virtual-keys/azure-versioned', { cloudd_api_version: null }),
@@ -312,26 +318,29 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     );
     expect(refused.message).toContain('configs "versioned-route" (config.virtual_key)');
     // The same version under its other name: nothing fails.
-    const renamed = await admin.patch('/virtual-keys/azure-versioned', {
-      api_version: API_VERSION,
-      cloudd_api_version: null,
-    });
-    expect(renamed.status, renamed.text).toBe(200);
+    await ok(
+      admin.patch('/virtual-keys/azure-versioned', {
+        api_version: API_VERSION,
+        cloudd_api_version: null,
+      }),
+    );
     expect((await chatThrough('versioned-route')).status).toBe(200);
 
-    const endpoint = await admin.post('/providers', {
-      slug: 'azure-endpoint',
-      provider: 'azure-ai',
-      api_key: 'azure-ai-key-0123456789',
-      cloudd_endpoint_name: 'endpoint-a',
-      cloudd_region: 'eastus',
-    });
-    expect(endpoint.status, endpoint.text).toBe(200);
-    const route = await admin.post('/configs', {
-      slug: 'endpoint-route',
-      config: { provider: '@azure-endpoint', override_params: { model: 'mistral-large' } },
-    });
-    expect(route.status, route.text).toBe(200);
+    await ok(
+      admin.post('/providers', {
+        slug: 'azure-endpoint',
+        provider: 'azure-ai',
+        api_key: 'azure-ai-key-0123456789',
+        cloudd_endpoint_name: 'endpoint-a',
+        cloudd_region: 'eastus',
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'endpoint-route',
+        config: { provider: '@azure-endpoint', override_params: { model: 'mistral-large' } },
+      }),
+    );
     const noRegion = { cloudd_region: null, api_key: 'azure-ai-key-0123456789' };
     expectError(await admin.patch('/providers/azure-endpoint', noRegion), 409, 'conflict', 'cloudd_region');
     // Removing a secret is never refused, though calls may then lack it.
@@ -346,54 +355,60 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a prompt_id target is judged with its prompt's model, a strategy node not at all", async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-prompted',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-    });
-    expect(key.status, key.text).toBe(200);
-    const named = await admin.post('/prompts', {
-      slug: 'named-small',
-      string: template,
-      parameters: { model: 'small' },
-    });
-    expect(named.status, named.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-prompted',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'named-small',
+        string: template,
+        parameters: { model: 'small' },
+      }),
+    );
     // The target sends named-small's request: its model, not the calling prompt's, picks the deployment.
-    const config = await admin.post('/configs', {
-      slug: 'prompt-target',
-      config: { virtual_key: 'azure-prompted', prompt_id: 'named-small' },
-    });
-    expect(config.status, config.text).toBe(200);
-    const calling = await admin.post('/prompts', {
-      slug: 'calls-big',
-      string: template,
-      parameters: { model: 'big' },
-      config: 'prompt-target',
-    });
-    expect(calling.status, calling.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'prompt-target',
+        config: { virtual_key: 'azure-prompted', prompt_id: 'named-small' },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'calls-big',
+        string: template,
+        parameters: { model: 'big' },
+        config: 'prompt-target',
+      }),
+    );
     // A strategy node's own key and model go to no call: its one target's model replaces it.
-    const strategy = await admin.post('/configs', {
-      slug: 'strategy-default',
-      config: {
-        strategy: { mode: 'fallback' },
-        virtual_key: 'azure-prompted',
-        override_params: { model: 'big' },
-        targets: [{ override_params: { model: 'small' }, request_timeout: 30000 }],
-      },
-    });
-    expect(strategy.status, strategy.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'strategy-default',
+        config: {
+          strategy: { mode: 'fallback' },
+          virtual_key: 'azure-prompted',
+          override_params: { model: 'big' },
+          targets: [{ override_params: { model: 'small' }, request_timeout: 30000 }],
+        },
+      }),
+    );
     expect((await promptCall('calls-big')).status).toBe(200);
     expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
     expect((await chatThrough('strategy-default')).status).toBe(200);
     expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/gpt4o-mini/chat/completions');
 
     // Losing big breaks no call: neither the prompt's target nor the strategy's target sends it.
-    const onlySmall = await admin.patch('/virtual-keys/azure-prompted', {
-      deployments: [deployment('small', 'gpt4o-mini')],
-    });
-    expect(onlySmall.status, onlySmall.text).toBe(200);
+    await ok(
+      admin.patch('/virtual-keys/azure-prompted', {
+        deployments: [deployment('small', 'gpt4o-mini')],
+      }),
+    );
     expect((await promptCall('calls-big')).status).toBe(200);
     expect((await chatThrough('strategy-default')).status).toBe(200);
     // Losing small breaks both.
@@ -409,19 +424,21 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('the setting named is the one that breaks the calls, among several sent', async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-several',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      deployments: [deployment('big', 'gpt4o')],
-    });
-    expect(key.status, key.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'several-route',
-      config: { virtual_key: 'azure-several', override_params: { model: 'big' } },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-several',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        deployments: [deployment('big', 'gpt4o')],
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'several-route',
+        config: { virtual_key: 'azure-several', override_params: { model: 'big' } },
+      }),
+    );
     // A new API version breaks nothing; removing the deployments does.
     const refused = expectError(
       await admin.patch('/virtual-keys/azure-several', {
@@ -436,20 +453,22 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('a keyless credential losing the host that needed no key is refused', async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-keyless',
-      provider: 'azure-openai',
-      custom_host: azure.url,
-      resource_name: 'res-keyless',
-      cloudd_deployment_name: 'gpt4o',
-      cloudd_api_version: API_VERSION,
-    });
-    expect(key.status, key.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'keyless-route',
-      config: { virtual_key: 'azure-keyless' },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-keyless',
+        provider: 'azure-openai',
+        custom_host: azure.url,
+        resource_name: 'res-keyless',
+        cloudd_deployment_name: 'gpt4o',
+        cloudd_api_version: API_VERSION,
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'keyless-route',
+        config: { virtual_key: 'azure-keyless' },
+      }),
+    );
     // No secret is changed: the key it now needs was never there.
     const refused = expectError(
       await admin.patch('/virtual-keys/azure-keyless', { custom_host: null }),
@@ -458,78 +477,85 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
       'custom_host',
     );
     expect(refused.message).toContain('"keyless-route" (config.virtual_key)');
-    const forced = await admin.patch('/virtual-keys/azure-keyless?force=true', { custom_host: null });
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/azure-keyless?force=true', { custom_host: null }));
     const failed = await chatThrough('keyless-route');
     expect(failed.status, failed.text).toBe(400);
     expect(failed.body.error.param, failed.text).toMatch(/api_key$/);
   });
 
   it("a model-judged check asking its judge through the key is judged: a stored guardrail's, a node's", async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-judge',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      cloudd_deployment_name: 'gpt4o',
-      cloudd_api_version: API_VERSION,
-    });
-    expect(key.status, key.text).toBe(200);
-    const judged = await admin.post('/virtual-keys', {
-      slug: 'openai-judged',
-      provider: 'openai',
-      api_key: 'sk-judged-0123456789',
-      custom_host: openai.url,
-    });
-    expect(judged.status, judged.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-judge',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        cloudd_deployment_name: 'gpt4o',
+        cloudd_api_version: API_VERSION,
+      }),
+    );
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'openai-judged',
+        provider: 'openai',
+        api_key: 'sk-judged-0123456789',
+        custom_host: openai.url,
+      }),
+    );
     const judge = { instructions: 'Is it polite?', virtual_key: 'azure-judge' };
-    const guardrail = await admin.post('/guardrails', {
-      slug: 'polite-judge',
-      guardrail: { 'default.modelJudge': judge },
-    });
-    expect(guardrail.status, guardrail.text).toBe(200);
+    await ok(
+      admin.post('/guardrails', {
+        slug: 'polite-judge',
+        guardrail: { 'default.modelJudge': judge },
+      }),
+    );
     const route = { virtual_key: 'openai-judged', override_params: { model: 'gpt-4o-mini' } };
     // A config listing the stored guardrail does not name the key: the guardrail does.
-    const lists = await admin.post('/configs', {
-      slug: 'lists-judge',
-      config: { ...route, input_guardrails: ['polite-judge'] },
-    });
-    expect(lists.status, lists.text).toBe(200);
-    const inline = await admin.post('/configs', {
-      slug: 'judges-inline',
-      config: {
-        strategy: { mode: 'fallback' },
-        targets: [{ ...route, output_guardrails: [{ 'default.modelJudge': judge }] }],
-      },
-    });
-    expect(inline.status, inline.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'lists-judge',
+        config: { ...route, input_guardrails: ['polite-judge'] },
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'judges-inline',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ ...route, output_guardrails: [{ 'default.modelJudge': judge }] }],
+        },
+      }),
+    );
     // A list passes down to a target setting none: named where it is written.
-    const above = await admin.post('/configs', {
-      slug: 'judges-above',
-      config: {
-        strategy: { mode: 'fallback' },
-        input_guardrails: [{ 'default.modelJudge': judge }],
-        targets: [route],
-      },
-    });
-    expect(above.status, above.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'judges-above',
+        config: {
+          strategy: { mode: 'fallback' },
+          input_guardrails: [{ 'default.modelJudge': judge }],
+          targets: [route],
+        },
+      }),
+    );
     // A list every target replaces with its own is never run.
-    const replaced = await admin.post('/configs', {
-      slug: 'judge-replaced',
-      config: {
-        strategy: { mode: 'fallback' },
-        input_guardrails: [{ 'default.modelJudge': judge }],
-        targets: [{ ...route, input_guardrails: [] }],
-      },
-    });
-    expect(replaced.status, replaced.text).toBe(200);
-    const prompt = await admin.post('/prompts', {
-      slug: 'judged-prompt',
-      string: template,
-      parameters: { model: 'gpt-4o-mini' },
-      config: { ...route, input_guardrails: [{ 'default.modelJudge': judge }] },
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'judge-replaced',
+        config: {
+          strategy: { mode: 'fallback' },
+          input_guardrails: [{ 'default.modelJudge': judge }],
+          targets: [{ ...route, input_guardrails: [] }],
+        },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'judged-prompt',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: { ...route, input_guardrails: [{ 'default.modelJudge': judge }] },
+      }),
+    );
 
     // The judge answers through the key: a verdict against the text refuses the call.
     azure.enqueue({ text: '{"verdict": false, "explanation": "rude"}' });
@@ -562,8 +588,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     azure.enqueue({ text: '{"verdict": false, "explanation": "rude"}' });
     expect((await chatThrough('lists-judge')).status).toBe(guarded.status);
 
-    const forced = await admin.patch('/virtual-keys/azure-judge?force=true', { cloudd_api_version: null });
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/azure-judge?force=true', { cloudd_api_version: null }));
     // Forced, the judge's call fails and the check takes its on_error (pass): the guardrail no longer holds.
     const requests = azure.requests.length;
     expect((await chatThrough('lists-judge')).status).toBe(200);
@@ -571,49 +596,53 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a judge through a key whose deployments the judged call's model picks is not judged", async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-judge-aliases',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-    });
-    expect(key.status, key.text).toBe(200);
-    const guardrail = await admin.post('/guardrails', {
-      slug: 'aliased-judge',
-      guardrail: {
-        'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'azure-judge-aliases' },
-      },
-    });
-    expect(guardrail.status, guardrail.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-judge-aliases',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+      }),
+    );
+    await ok(
+      admin.post('/guardrails', {
+        slug: 'aliased-judge',
+        guardrail: {
+          'default.modelJudge': { instructions: 'Is it polite?', virtual_key: 'azure-judge-aliases' },
+        },
+      }),
+    );
     // The judge asks with the judged call's model: which alias it picks is not known here.
-    const onlyBig = await admin.patch('/virtual-keys/azure-judge-aliases', {
-      deployments: [deployment('big', 'gpt4o')],
-    });
-    expect(onlyBig.status, onlyBig.text).toBe(200);
+    await ok(
+      admin.patch('/virtual-keys/azure-judge-aliases', {
+        deployments: [deployment('big', 'gpt4o')],
+      }),
+    );
   });
 
   it("a semantic cache's embedding through the key is judged, with the cache's model", async () => {
-    const key = await admin.post('/virtual-keys', {
-      slug: 'azure-embeddings',
-      provider: 'azure-openai',
-      api_key: azure.apiKey,
-      custom_host: azure.url,
-      deployments: [deployment('text-embedding-3-small', 'emb-small'), deployment('big', 'gpt4o')],
-    });
-    expect(key.status, key.text).toBe(200);
-    const routed = await admin.post('/virtual-keys', {
-      slug: 'openai-cached',
-      provider: 'openai',
-      api_key: 'sk-cached-0123456789',
-      custom_host: openai.url,
-    });
-    expect(routed.status, routed.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'azure-embeddings',
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        deployments: [deployment('text-embedding-3-small', 'emb-small'), deployment('big', 'gpt4o')],
+      }),
+    );
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'openai-cached',
+        provider: 'openai',
+        api_key: 'sk-cached-0123456789',
+        custom_host: openai.url,
+      }),
+    );
     const route = { virtual_key: 'openai-cached', override_params: { model: 'gpt-4o-mini' } };
     const cache = (embedding: Record<string, unknown>) => ({ cache: { mode: 'semantic', embedding } });
     const stored = async (slug: string, config: Record<string, unknown>) => {
-      const reply = await admin.post('/configs', { slug, config });
-      expect(reply.status, reply.text).toBe(200);
+      await ok(admin.post('/configs', { slug, config }));
     };
     await stored('cache-through-key', {
       ...route,
@@ -633,13 +662,14 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     });
     // One whose model picks a deployment the change keeps is not named.
     await stored('cache-keeps', { ...route, ...cache({ virtual_key: 'azure-embeddings', model: 'big' }) });
-    const prompt = await admin.post('/prompts', {
-      slug: 'cached-prompt',
-      string: template,
-      parameters: { model: 'gpt-4o-mini' },
-      config: { ...route, ...cache({ virtual_key: 'azure-embeddings', model: 'text-embedding-3-small' }) },
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      admin.post('/prompts', {
+        slug: 'cached-prompt',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: { ...route, ...cache({ virtual_key: 'azure-embeddings', model: 'text-embedding-3-small' }) },
+      }),
+    );
 
     expect((await chatThrough('cache-through-key')).status).toBe(200);
     expect(azure.requests.at(-1)?.path).toBe('/openai/deployments/emb-small/embeddings');
@@ -660,20 +690,20 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
       reason: expect.stringContaining('text-embedding-3-small'),
     });
 
-    const forced = await admin.patch('/virtual-keys/azure-embeddings?force=true', onlyBig);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/virtual-keys/azure-embeddings?force=true', onlyBig));
     // Forced, the embedding fails before it is sent: each request is a cache miss the provider answers.
     const embeddings = azure.requests.length;
     const chats = openai.requests.length;
-    const missed = await call(
-      gateway.url,
-      gateway.adminKey,
-      'POST',
-      '/chat/completions',
-      { model: 'client-model', messages: [{ role: 'user', content: 'another question' }] },
-      { 'x-gateway-config': 'cache-through-key' },
+    await ok(
+      call(
+        gateway.url,
+        gateway.adminKey,
+        'POST',
+        '/chat/completions',
+        { model: 'client-model', messages: [{ role: 'user', content: 'another question' }] },
+        { 'x-gateway-config': 'cache-through-key' },
+      ),
     );
-    expect(missed.status, missed.text).toBe(200);
     expect(azure.requests.length).toBe(embeddings);
     expect(openai.requests.length).toBe(chats + 1);
   });
@@ -685,22 +715,23 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
       cloudd_endpoint_name: 'embedder',
       cloudd_region: 'eastus',
     };
-    const provider = await admin.post('/providers', { slug: 'azure-embedder', ...endpoint });
-    expect(provider.status, provider.text).toBe(200);
+    await ok(admin.post('/providers', { slug: 'azure-embedder', ...endpoint }));
     // Clients call a stored config on any endpoint: this one embeds.
-    const config = await admin.post('/configs', {
-      slug: 'embeds-serverless',
-      config: { provider: '@azure-embedder', override_params: { model: 'cohere-embed-v3-english' } },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: 'embeds-serverless',
+        config: { provider: '@azure-embedder', override_params: { model: 'cohere-embed-v3-english' } },
+      }),
+    );
     // A prompt only ever chats.
-    const prompt = await admin.post('/prompts', {
-      slug: 'chats-serverless',
-      string: template,
-      parameters: { model: 'mistral-large' },
-      provider: '@azure-embedder',
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      admin.post('/prompts', {
+        slug: 'chats-serverless',
+        string: template,
+        parameters: { model: 'mistral-large' },
+        provider: '@azure-embedder',
+      }),
+    );
 
     // A managed deployment still scores chat (at /score), but offers no /embeddings.
     const managed = { cloudd_deployment_type: 'managed', api_key: endpoint.api_key };
@@ -715,8 +746,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     // The prompt's chat calls still build: it is not named.
     expect(refused.message).not.toContain('chats-serverless');
 
-    const forced = await admin.patch('/providers/azure-embedder?force=true', managed);
-    expect(forced.status, forced.text).toBe(200);
+    await ok(admin.patch('/providers/azure-embedder?force=true', managed));
     const embedded = await call(
       gateway.url,
       gateway.adminKey,
@@ -730,19 +760,21 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
 
   it('a Vertex AI key with a service account is judged too: no token is exchanged for it', async () => {
     // Google's own host (no custom_host, behind which a call needs no token): nothing is sent to it here.
-    const key = await admin.post('/virtual-keys', {
-      slug: 'vertex-account',
-      provider: 'vertex-ai',
-      cloudb_service_account_json: vertex.serviceAccount,
-      cloudb_project_id: 'test-project',
-      cloudb_region: 'europe-west4',
-    });
-    expect(key.status, key.text).toBe(200);
-    const config = await admin.post('/configs', {
-      slug: 'vertex-route',
-      config: { virtual_key: 'vertex-account', override_params: { model: 'gemini-2.5-pro' } },
-    });
-    expect(config.status, config.text).toBe(200);
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'vertex-account',
+        provider: 'vertex-ai',
+        cloudb_service_account_json: vertex.serviceAccount,
+        cloudb_project_id: 'test-project',
+        cloudb_region: 'europe-west4',
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'vertex-route',
+        config: { virtual_key: 'vertex-account', override_params: { model: 'gemini-2.5-pro' } },
+      }),
+    );
     const tokens = vertex.issuedTokens.length;
 
     // The project is where the secret goes: the account is sent again with its change.

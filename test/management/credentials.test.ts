@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { call, client, expectError, type Client } from './http.js';
+import { call, client, expectError, type Client, ok } from './http.js';
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -47,15 +47,16 @@ async function chat(headers: Record<string, string>) {
 describe.each(KINDS)('$path', ({ path, object, select }) => {
   it('creates, reads, lists, updates and deletes, never returning a secret', async () => {
     const apiKey = `sk-mgmt-${object}-0123456789-WXYZ`;
-    const created = await admin.post(path, {
-      slug: `prod-openai-${object}`,
-      name: 'Production OpenAI',
-      provider: 'openai',
-      api_key: apiKey,
-      custom_host: fake.url,
-      vendora_organization: 'org-1',
-    });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      admin.post(path, {
+        slug: `prod-openai-${object}`,
+        name: 'Production OpenAI',
+        provider: 'openai',
+        api_key: apiKey,
+        custom_host: fake.url,
+        vendora_organization: 'org-1',
+      }),
+    );
     expect(created.body).toMatchObject({
       object,
       id: expect.any(String),
@@ -84,19 +85,19 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     expect(listed.text).not.toContain('0123456789');
 
     // The stored credential is what a model call uses.
-    const first = await chat(select(slug));
-    expect(first.status, first.text).toBe(200);
+    await ok(chat(select(slug)));
     expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
     expect(fake.requests.at(-1)?.headers['openai-organization']).toBe('org-1');
 
     // A new key takes effect on the next call; a null setting is removed; others are kept.
     const rotated = `sk-rotated-${object}-98765432`;
-    const patched = await admin.patch(`${path}/${slug}`, {
-      name: 'Rotated',
-      api_key: rotated,
-      vendora_organization: null,
-    });
-    expect(patched.status, patched.text).toBe(200);
+    const patched = await ok(
+      admin.patch(`${path}/${slug}`, {
+        name: 'Rotated',
+        api_key: rotated,
+        vendora_organization: null,
+      }),
+    );
     expect(patched.body).toMatchObject({
       name: 'Rotated',
       api_key_hint: '…5432',
@@ -124,13 +125,14 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     try {
       const slug = `pinned-${object}`;
       const secret = `sk-pinned-${object}-0123456789`;
-      const created = await admin.post(path, {
-        slug,
-        provider: 'openai',
-        api_key: secret,
-        custom_host: fake.url,
-      });
-      expect(created.status, created.text).toBe(200);
+      await ok(
+        admin.post(path, {
+          slug,
+          provider: 'openai',
+          api_key: secret,
+          custom_host: fake.url,
+        }),
+      );
       // The same host, or a name alone, keeps the key.
       expect((await admin.patch(`${path}/${slug}`, { custom_host: fake.url, name: 'Pinned' })).status).toBe(
         200,
@@ -150,11 +152,12 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
       expect(elsewhere.requests).toHaveLength(0);
 
       // Sent again (or removed), the move is the caller's own.
-      const moved = await admin.patch(`${path}/${slug}`, {
-        custom_host: elsewhere.url,
-        api_key: 'sk-other-0000',
-      });
-      expect(moved.status, moved.text).toBe(200);
+      await ok(
+        admin.patch(`${path}/${slug}`, {
+          custom_host: elsewhere.url,
+          api_key: 'sk-other-0000',
+        }),
+      );
       expect((await chat(select(slug))).status).toBe(200);
       expect(elsewhere.requests.at(-1)?.headers.authorization).toBe('Bearer sk-other-0000');
     } finally {
@@ -171,15 +174,16 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     expect(short.body).toMatchObject({ api_key_hint: null, secret_keys: ['api_key'] });
     expect(short.text).not.toContain('sk-short');
 
-    const cloud = await admin.post(path, {
-      slug: `cloud-${object}`,
-      provider: 'bedrock',
-      cloudc_access_key_id: 'AKIAMGMTEXAMPLE0001',
-      cloudc_secret_access_key: 'mgmt-secret-access-key-value',
-      cloudc_session_token: 'mgmt-session-token-value',
-      cloudc_region: 'us-east-1',
-    });
-    expect(cloud.status, cloud.text).toBe(200);
+    const cloud = await ok(
+      admin.post(path, {
+        slug: `cloud-${object}`,
+        provider: 'bedrock',
+        cloudc_access_key_id: 'AKIAMGMTEXAMPLE0001',
+        cloudc_secret_access_key: 'mgmt-secret-access-key-value',
+        cloudc_session_token: 'mgmt-session-token-value',
+        cloudc_region: 'us-east-1',
+      }),
+    );
     expect(cloud.body).toMatchObject({
       provider: 'bedrock',
       secret_keys: ['cloudc_access_key_id', 'cloudc_secret_access_key', 'cloudc_session_token'],
@@ -196,13 +200,14 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
   });
 
   it('stores the canonical provider id for an alias', async () => {
-    const created = await admin.post(path, {
-      slug: `alias-${object}`,
-      provider: 'cloudc',
-      cloudc_access_key_id: 'AKIA0000',
-      cloudc_secret_access_key: 'x',
-    });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      admin.post(path, {
+        slug: `alias-${object}`,
+        provider: 'cloudc',
+        cloudc_access_key_id: 'AKIA0000',
+        cloudc_secret_access_key: 'x',
+      }),
+    );
     expect(created.body.provider).toBe('bedrock');
   });
 
@@ -265,27 +270,29 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
 
   it('refuses to change the provider under configs, prompts and guardrails that name it, unless forced', async () => {
     const slug = `moved-${object}`;
-    const created = await admin.post(path, { slug, provider: 'openai', api_key: 'sk-moved-0123456789' });
-    expect(created.status, created.text).toBe(200);
+    await ok(admin.post(path, { slug, provider: 'openai', api_key: 'sk-moved-0123456789' }));
     const named = object === 'virtual_key' ? { virtual_key: slug } : { provider: `@${slug}` };
-    const config = await admin.post('/configs', {
-      slug: `moved-route-${object}`,
-      config: { ...named, override_params: { model: 'gpt-4o-mini' } },
-    });
-    expect(config.status, config.text).toBe(200);
-    const prompt = await admin.post('/prompts', {
-      slug: `moved-prompt-${object}`,
-      string: JSON.stringify([{ role: 'user', content: 'hi' }]),
-      parameters: { model: 'gpt-4o-mini' },
-      ...named,
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      admin.post('/configs', {
+        slug: `moved-route-${object}`,
+        config: { ...named, override_params: { model: 'gpt-4o-mini' } },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: `moved-prompt-${object}`,
+        string: JSON.stringify([{ role: 'user', content: 'hi' }]),
+        parameters: { model: 'gpt-4o-mini' },
+        ...named,
+      }),
+    );
     if (object === 'virtual_key') {
-      const judged = await admin.post('/guardrails', {
-        slug: 'moved-judge',
-        guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: slug } },
-      });
-      expect(judged.status, judged.text).toBe(200);
+      await ok(
+        admin.post('/guardrails', {
+          slug: 'moved-judge',
+          guardrail: { 'default.modelJudge': { instructions: 'Is it polite?', virtual_key: slug } },
+        }),
+      );
     }
     const anthropic = { provider: 'anthropic', api_key: 'sk-ant-moved-0123456789' };
 
@@ -307,15 +314,15 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
     });
 
     // Rotating or removing its secret, or naming the provider it has, is never refused.
-    const rotated = await admin.patch(`${path}/${slug}`, {
-      provider: 'openai',
-      api_key: 'sk-rotated-0123456789',
-    });
-    expect(rotated.status, rotated.text).toBe(200);
+    await ok(
+      admin.patch(`${path}/${slug}`, {
+        provider: 'openai',
+        api_key: 'sk-rotated-0123456789',
+      }),
+    );
     expect((await admin.patch(`${path}/${slug}`, { api_key: null })).status).toBe(200);
 
-    const forced = await admin.patch(`${path}/${slug}?force=true`, anthropic);
-    expect(forced.status, forced.text).toBe(200);
+    const forced = await ok(admin.patch(`${path}/${slug}?force=true`, anthropic));
     expect(forced.body).toMatchObject({ provider: 'anthropic' });
 
     if (object === 'virtual_key') expect((await admin.delete('/guardrails/moved-judge')).status).toBe(200);
@@ -348,12 +355,13 @@ describeWithPostgres('concurrent PATCHes of one credential (PostgreSQL)', () => 
 
   it('each keeps the settings the others changed: a rotated api_key is never undone', async () => {
     const api = client(onPostgres.url, onPostgres.adminKey);
-    const created = await api.post('/virtual-keys', {
-      slug: 'patched-at-once',
-      provider: 'openai',
-      api_key: 'sk-before-rotation-0',
-    });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      api.post('/virtual-keys', {
+        slug: 'patched-at-once',
+        provider: 'openai',
+        api_key: 'sk-before-rotation-0',
+      }),
+    );
     for (let round = 1; round <= 5; round++) {
       const replies = await Promise.all([
         api.patch('/virtual-keys/patched-at-once', { api_key: `sk-after-rotation-${round}` }),
@@ -411,12 +419,13 @@ describe('custom_host under the public policy', () => {
           'custom_host',
         );
       }
-      const ok = await strictAdmin.post('/virtual-keys', {
-        slug: 'public',
-        provider: 'openai',
-        custom_host: 'https://api.example.com/v1',
-      });
-      expect(ok.status, ok.text).toBe(200);
+      await ok(
+        strictAdmin.post('/virtual-keys', {
+          slug: 'public',
+          provider: 'openai',
+          custom_host: 'https://api.example.com/v1',
+        }),
+      );
     } finally {
       await strict.close();
     }

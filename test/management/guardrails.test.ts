@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Repositories } from '../../src/store/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
-import { client, expectError, startedWithAdmin } from './http.js';
+import { client, expectError, startedWithAdmin, ok } from './http.js';
 
 const noForbiddenWords = {
   'default.contains': { operator: 'none', words: ['forbidden'] },
@@ -44,12 +44,13 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   const started = startedWithAdmin(start);
 
   it('creates, reads, versions and deletes a guardrail by slug or id', async () => {
-    const created = await started.admin.post('/guardrails', {
-      slug: 'no-forbidden-words',
-      name: 'No forbidden words',
-      guardrail: noForbiddenWords,
-    });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      started.admin.post('/guardrails', {
+        slug: 'no-forbidden-words',
+        name: 'No forbidden words',
+        guardrail: noForbiddenWords,
+      }),
+    );
     expect(created.body).toMatchObject({
       object: 'guardrail',
       id: expect.stringMatching(/^grd_/),
@@ -65,8 +66,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     const id = created.body.id as string;
 
     for (const address of ['no-forbidden-words', id]) {
-      const fetched = await started.admin.get(`/guardrails/${address}`);
-      expect(fetched.status, fetched.text).toBe(200);
+      const fetched = await ok(started.admin.get(`/guardrails/${address}`));
       expect(fetched.body).toEqual(created.body);
     }
     const listed = await started.admin.get('/guardrails');
@@ -77,16 +77,14 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     const renamed = await started.admin.patch('/guardrails/no-forbidden-words', { name: 'Renamed' });
     expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1, guardrail: noForbiddenWords });
     const v2 = { ...noForbiddenWords, deny: false, async: true };
-    const updated = await started.admin.patch(`/guardrails/${id}`, { guardrail: v2 });
-    expect(updated.status, updated.text).toBe(200);
+    const updated = await ok(started.admin.patch(`/guardrails/${id}`, { guardrail: v2 }));
     expect(updated.body).toMatchObject({ id, version: 2, name: 'Renamed', guardrail: v2 });
     expect((await started.admin.get('/guardrails/no-forbidden-words')).body).toMatchObject({
       version: 2,
       guardrail: v2,
     });
 
-    const versions = await started.admin.get('/guardrails/no-forbidden-words/versions');
-    expect(versions.status, versions.text).toBe(200);
+    const versions = await ok(started.admin.get('/guardrails/no-forbidden-words/versions'));
     expect(versions.body.object).toBe('list');
     expect(versions.body.data).toEqual([
       {
@@ -121,21 +119,23 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     );
 
     // The slug is free again: a new guardrail, with a history of its own.
-    const again = await started.admin.post('/guardrails', {
-      slug: 'no-forbidden-words',
-      guardrail: noForbiddenWords,
-    });
-    expect(again.status, again.text).toBe(200);
+    const again = await ok(
+      started.admin.post('/guardrails', {
+        slug: 'no-forbidden-words',
+        guardrail: noForbiddenWords,
+      }),
+    );
     expect(again.body).toMatchObject({ version: 1, name: 'no-forbidden-words' });
     expect(again.body.id).not.toBe(id);
   });
 
   it('never answers with a credential held in a definition, versions included', async () => {
-    const created = await started.admin.post('/guardrails', {
-      slug: 'webhook-verdict',
-      guardrail: signedWebhook('hook-secret-v1'),
-    });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(
+      started.admin.post('/guardrails', {
+        slug: 'webhook-verdict',
+        guardrail: signedWebhook('hook-secret-v1'),
+      }),
+    );
     expect(created.body.guardrail['default.webhook']).toEqual({
       webhookURL: 'https://hooks.example/verdict',
       headers: { Authorization: '[REDACTED]' },
@@ -256,8 +256,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       'default.wordCount': { minWords: 1, is_enabled: true },
       'default.regexReplace': { rule: 'x', is_enabled: false },
     };
-    const created = await started.admin.post('/guardrails', { slug: 'with-disabled', guardrail });
-    expect(created.status, created.text).toBe(200);
+    const created = await ok(started.admin.post('/guardrails', { slug: 'with-disabled', guardrail }));
     expect(created.body).toMatchObject({ guardrail });
     expectError(
       await started.admin.post('/guardrails', {
@@ -278,11 +277,12 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   });
 
   it("keeps each workspace's guardrails to itself", async () => {
-    const workspace = await started.admin.post('/workspaces', {
-      name: 'Research',
-      slug: 'research-guardrails',
-    });
-    expect(workspace.status, workspace.text).toBe(200);
+    const workspace = await ok(
+      started.admin.post('/workspaces', {
+        name: 'Research',
+        slug: 'research-guardrails',
+      }),
+    );
     const research = client(started.gateway.url, workspace.body.admin_key.key as string);
 
     const mine = await started.admin.post('/guardrails', { slug: 'same-slug', guardrail: noForbiddenWords });
@@ -315,11 +315,12 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
   });
 
   it('keeps a guardrail that active configs or versions of prompts list, unless forced', async () => {
-    const stored = await started.admin.post('/guardrails', {
-      slug: 'kept-policy',
-      guardrail: noForbiddenWords,
-    });
-    expect(stored.status, stored.text).toBe(200);
+    const stored = await ok(
+      started.admin.post('/guardrails', {
+        slug: 'kept-policy',
+        guardrail: noForbiddenWords,
+      }),
+    );
     const id = stored.body.id as string;
     const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0001' };
     for (const [slug, config] of [
@@ -338,18 +339,18 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       ['guarded-archived', { ...target, output_guardrails: ['kept-policy'] }],
       ['unguarded', { ...target, input_guardrails: [{ ...noForbiddenWords, id: 'kept-policy' }] }],
     ] as const) {
-      const created = await started.admin.post('/configs', { slug, config });
-      expect(created.status, created.text).toBe(200);
+      await ok(started.admin.post('/configs', { slug, config }));
     }
     expect((await started.admin.patch('/configs/guarded-archived', { status: 'archived' })).status).toBe(200);
     // Version 1 lists it in its inline config; version 2 does not.
     const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
-    const prompt = await started.admin.post('/prompts', {
-      slug: 'guarded-prompt',
-      string: template,
-      config: { ...target, input_guardrails: ['kept-policy'] },
-    });
-    expect(prompt.status, prompt.text).toBe(200);
+    await ok(
+      started.admin.post('/prompts', {
+        slug: 'guarded-prompt',
+        string: template,
+        config: { ...target, input_guardrails: ['kept-policy'] },
+      }),
+    );
     expect(
       (await started.admin.put('/prompts/guarded-prompt', { string: template, config: target })).status,
     ).toBe(200);
@@ -378,24 +379,23 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       'force',
     );
 
-    const forced = await started.admin.delete('/guardrails/kept-policy?force=true');
-    expect(forced.status, forced.text).toBe(200);
+    const forced = await ok(started.admin.delete('/guardrails/kept-policy?force=true'));
     expect(forced.body).toEqual({ object: 'guardrail.deleted', id, deleted: true });
   });
 
   it('refuses a change whose checks cannot run on the side an active config lists it, unless forced', async () => {
-    const stored = await started.admin.post('/guardrails', {
-      slug: 'side-policy',
-      guardrail: noForbiddenWords,
-    });
-    expect(stored.status, stored.text).toBe(200);
+    await ok(
+      started.admin.post('/guardrails', {
+        slug: 'side-policy',
+        guardrail: noForbiddenWords,
+      }),
+    );
     const target = { provider: 'openai', api_key: 'sk-listed-guardrail-0002' };
     for (const [slug, config] of [
       ['side-answers', { ...target, output_guardrails: ['side-policy'] }],
       ['side-requests', { ...target, input_guardrails: ['side-policy'] }],
     ] as const) {
-      const created = await started.admin.post('/configs', { slug, config });
-      expect(created.status, created.text).toBe(200);
+      await ok(started.admin.post('/configs', { slug, config }));
     }
     // Gates the call on its metadata: it runs before the request only, so the answers' list cannot run it.
     const beforeOnly = { 'default.requiredMetadataKeys': { metadataKeys: ['team'] }, deny: true };
@@ -411,12 +411,14 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect((await started.admin.get('/guardrails/side-policy')).body.version).toBe(1);
 
     // A check that runs on both sides changes it as before; a forced change is stored.
-    const both = await started.admin.patch('/guardrails/side-policy', {
-      guardrail: { ...noForbiddenWords, async: true },
-    });
-    expect(both.status, both.text).toBe(200);
-    const forced = await started.admin.patch('/guardrails/side-policy?force=true', { guardrail: beforeOnly });
-    expect(forced.status, forced.text).toBe(200);
+    await ok(
+      started.admin.patch('/guardrails/side-policy', {
+        guardrail: { ...noForbiddenWords, async: true },
+      }),
+    );
+    const forced = await ok(
+      started.admin.patch('/guardrails/side-policy?force=true', { guardrail: beforeOnly }),
+    );
     expect(forced.body.version).toBe(3);
   });
 
@@ -425,12 +427,13 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     const judge = (through: Record<string, string>) => ({
       'default.modelJudge': { instructions: 'Is it polite?', ...through },
     });
-    const key = await started.admin.post('/virtual-keys', {
-      slug: 'indexed-judge',
-      provider: 'openai',
-      api_key: 'sk-indexed',
-    });
-    expect(key.status, key.text).toBe(200);
+    const key = await ok(
+      started.admin.post('/virtual-keys', {
+        slug: 'indexed-judge',
+        provider: 'openai',
+        api_key: 'sk-indexed',
+      }),
+    );
     const route = { provider: 'openai', api_key: 'sk-indexed-route-0001' };
     expect((await started.admin.post('/configs', { slug: 'indexed-route', config: route })).status).toBe(200);
     for (const [slug, through] of [
@@ -439,8 +442,7 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
       ['indexed-unjudged', undefined],
     ] as const) {
       const guardrail = through ? judge(through) : noForbiddenWords;
-      const stored = await started.admin.post('/guardrails', { slug, guardrail });
-      expect(stored.status, stored.text).toBe(200);
+      await ok(started.admin.post('/guardrails', { slug, guardrail }));
     }
     const workspaceId = key.body.workspace_id as string;
     // Written with each version: nothing is left to record, and each is found by what it names.
@@ -486,10 +488,11 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect(await store.listGuardrailVersionsWithoutReferences(workspaceId)).toEqual([]);
 
     // A guardrail counts by its current version: once it judges through the config, the key is free.
-    const moved = await started.admin.patch('/guardrails/indexed-by-key', {
-      guardrail: judge({ config: 'indexed-route' }),
-    });
-    expect(moved.status, moved.text).toBe(200);
+    await ok(
+      started.admin.patch('/guardrails/indexed-by-key', {
+        guardrail: judge({ config: 'indexed-route' }),
+      }),
+    );
     expect((await started.admin.delete('/guardrails/indexed-legacy')).status).toBe(200);
     expect(await slugsReferencing(['virtual_key:indexed-judge'])).toEqual([]);
     expect((await started.admin.delete('/virtual-keys/indexed-judge')).status).toBe(200);

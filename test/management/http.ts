@@ -76,6 +76,13 @@ export async function addCatalogProvider(
   expect(created.status, created.text).toBe(200);
 }
 
+/** The reply of a request the test goes on from, asserted to be a 200 (its text shown when it is not). */
+export async function ok(reply: Promise<Reply>): Promise<Reply> {
+  const settled = await reply;
+  expect(settled.status, settled.text).toBe(200);
+  return settled;
+}
+
 /** Asserts the OpenAI-shaped error object (and, when given, the field it names) and returns it. A 409
  * refusing a change for what depends on it has `dependents` beside (dependents-field.test.ts). */
 export function expectError(reply: Reply, status: number, code: string, param?: string | null) {
