@@ -88,5 +88,9 @@ export interface CheckDefinition<P = Record<string, unknown>> {
   parameters: TSchema;
   /** Events the check makes sense on; a config using it elsewhere is refused. Omitted: both. */
   events?: readonly HookEvent[];
+  /** Whether the check, with these parameters, rewrites the answer whenever it finds something to rewrite
+   * (`default.pii` with `redact`, `default.regexReplace`): the engine holds a stream back for it, as for a
+   * hook that may deny. Omitted: it does not (a webhook's rewrite is its answer's choice, not the config's). */
+  rewrites?(parameters: P): boolean;
   run(ctx: CheckContext, parameters: P, services: CheckServices): CheckVerdict | Promise<CheckVerdict>;
 }

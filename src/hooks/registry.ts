@@ -28,6 +28,7 @@ import { modelRules } from './checks/model-rules.js';
 import { modelWhitelist } from './checks/model-whitelist.js';
 import { pii } from './checks/pii.js';
 import { regexMatch } from './checks/regex-match.js';
+import { regexReplace } from './checks/regex-replace.js';
 import { requiredMetadataKeys } from './checks/required-metadata-keys.js';
 import { sentenceCount } from './checks/sentence-count.js';
 import { validUrls } from './checks/valid-urls.js';
@@ -52,6 +53,7 @@ const ALL: readonly BuiltInCheck[] = [
   modelWhitelist,
   pii,
   regexMatch,
+  regexReplace,
   requiredMetadataKeys,
   sentenceCount,
   validUrls,

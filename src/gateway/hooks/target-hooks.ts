@@ -281,8 +281,8 @@ function resolved(items: readonly HookItem[], call: TargetCall): Promise<readonl
 function mayDenyOrRewrite(hook: HookSpec): boolean {
   if (hook.async) return false;
   if (hook.onFail.deny || hook.onSuccess.deny || hook.type === 'mutator') return true;
-  // The built-in mutator: `default.pii` with `redact: true`.
-  return hook.checks.some((check) => check.parameters.redact === true);
+  // A check that rewrites by itself: `default.pii` with `redact: true`, `default.regexReplace`.
+  return hook.checks.some((check) => check.definition.rewrites?.(check.parameters) === true);
 }
 
 function isAsync(hook: HookSpec): boolean {

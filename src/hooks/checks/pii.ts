@@ -52,6 +52,7 @@ export const pii = defineCheck({
     },
     { additionalProperties: false },
   ),
+  rewrites: (parameters) => parameters.redact === true,
   run(ctx, parameters) {
     const categories = new Set<PiiCategory>(parameters.categories ?? PII_CATEGORIES);
     const found: Partial<Record<PiiCategory, number>> = {};
