@@ -13,6 +13,7 @@ import { GatewayError } from '../core/errors.js';
 import { compileValidator, type SchemaValidator } from '../core/validator/compile-validator.js';
 import type { BuiltInCheck } from './built-in-check.js';
 import type { HookEvent } from './check-types.js';
+import { addPrefix } from './checks/add-prefix.js';
 import { allLowercase } from './checks/all-lowercase.js';
 import { allUppercase } from './checks/all-uppercase.js';
 import { allowedRequestTypes } from './checks/allowed-request-types.js';
@@ -38,6 +39,7 @@ import { wordCount } from './checks/word-count.js';
 export const CHECK_NAMESPACE = 'default';
 
 const ALL: readonly BuiltInCheck[] = [
+  addPrefix,
   allLowercase,
   allUppercase,
   allowedRequestTypes,
