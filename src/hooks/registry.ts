@@ -32,6 +32,7 @@ import { regexMatch } from './checks/regex-match.js';
 import { regexReplace } from './checks/regex-replace.js';
 import { requiredMetadataKeys } from './checks/required-metadata-keys.js';
 import { sentenceCount } from './checks/sentence-count.js';
+import { validNumberRange } from './checks/valid-number-range.js';
 import { validUrls } from './checks/valid-urls.js';
 import { webhook } from './checks/webhook.js';
 import { wordCount } from './checks/word-count.js';
@@ -58,6 +59,7 @@ const ALL: readonly BuiltInCheck[] = [
   regexReplace,
   requiredMetadataKeys,
   sentenceCount,
+  validNumberRange,
   validUrls,
   webhook,
   wordCount,
