@@ -24,6 +24,7 @@ import { endsWith } from './checks/ends-with.js';
 import { jsonKeys } from './checks/json-keys.js';
 import { jsonSchema } from './checks/json-schema.js';
 import { log } from './checks/log.js';
+import { metadata } from './checks/metadata.js';
 import { modelJudge } from './checks/model-judge.js';
 import { modelRules } from './checks/model-rules.js';
 import { modelWhitelist } from './checks/model-whitelist.js';
@@ -51,6 +52,7 @@ const ALL: readonly BuiltInCheck[] = [
   jsonKeys,
   jsonSchema,
   log,
+  metadata,
   modelJudge,
   modelRules,
   modelWhitelist,
