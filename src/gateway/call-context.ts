@@ -52,6 +52,9 @@ export interface CallContext extends CallIdentity {
   prompt?: PromptRef;
   /** The prompt each `prompt_id` target sends instead, by the target's path (e.g. `targets[1]`). */
   targetPrompts?: ReadonlyMap<string, PromptRef>;
+  /** Set on a job's call that its node's stop, cutting it, gives back to be run again (a batch line's):
+   * so cut, the call was one attempt of the job, whose own record is the call that answers it. */
+  runAgainIfCut?: boolean;
 }
 
 /** The path of a call's `url`, without its query string: what the log records and conditions match. */
@@ -146,6 +149,8 @@ export interface JobCall {
    * too); a new one when absent. */
   requestId?: string;
   signal: AbortSignalLike;
+  /** The job is given back and run again when its node's stop cuts its call (CallContext.runAgainIfCut). */
+  runAgainIfCut?: boolean;
 }
 
 /** The context of a call made by the gateway itself for a stored job: no HTTP request behind it. */
@@ -212,6 +217,7 @@ export function jobCallIdentity(job: Omit<JobCall, 'config'>): JobCallIdentity {
     clientHeaders: {},
     method: 'POST',
     url: job.url,
+    runAgainIfCut: job.runAgainIfCut,
   };
 }
 

@@ -3,7 +3,9 @@
  * only attempt writes just its own record; a call that took several (retries, fallbacks, breaker skips,
  * cache answers, continuations) also writes one record per attempt, each a span under the call's. So does a
  * call whose only attempt sent another stored prompt than the one called (a `prompt_id` target): the call's
- * record names the prompt called, the attempt's the prompt it sent.
+ * record names the prompt called, the attempt's the prompt it sent. A job's call cut by its node's stop, the
+ * job given back to be run again (a batch line), writes attempt records only: the job's call is the one
+ * that answers it, and the log's request records (and the rollups that count them) hold it once.
  */
 import type { LogWriter } from '../observability/log-writer.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
@@ -20,6 +22,11 @@ export function createLogObserver(writer: LogWriter, bodies: LogBodies, prices: 
   return {
     callEnded(summary) {
       const { attempts } = summary;
+      if (cutToRunAgain(summary)) {
+        if (attempts.length === 0) writer.enqueue(callLogRecord(summary, bodies, true));
+        for (const attempt of attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
+        return;
+      }
       if (attempts.length >= 2 || (attempts.length === 1 && sentAnotherPrompt(attempts[0], summary))) {
         for (const attempt of attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
       }
@@ -28,13 +35,18 @@ export function createLogObserver(writer: LogWriter, bodies: LogBodies, prices: 
   };
 }
 
+/** A job's call failed by its node's stop (recorded 499: its signal aborted), the job to be run again. */
+function cutToRunAgain(summary: CallSummary): boolean {
+  return summary.ctx.runAgainIfCut === true && summary.error !== undefined && summary.status === 499;
+}
+
 function sentAnotherPrompt(attempt: AttemptRecord, summary: CallSummary): boolean {
   const called = summary.ctx.prompt;
   const sent = attempt.prompt;
   return sent !== undefined && (sent.id !== called?.id || sent.version !== called.version);
 }
 
-function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
+function callLogRecord(summary: CallSummary, bodies: LogBodies, isAttempt = false): LogRecord {
   const { ctx, error } = summary;
   // In two values, not an object spread into the fields: the fields are then one literal of one shape.
   let errorCode: string | null = null;
@@ -54,7 +66,7 @@ function callLogRecord(summary: CallSummary, bodies: LogBodies): LogRecord {
     model: summary.model,
     target: summary.state.targetPath,
     stream: summary.stream,
-    isAttempt: false,
+    isAttempt,
     ttfbMs: summary.ttfbMs,
     usage: summary.usage,
     cost: summary.state.cost,

@@ -302,7 +302,7 @@ export type TargetStep = (next: TargetHandler) => TargetHandler;
  * What a summary needs of the call's context (what its log record takes, and how the call came in); a call
  * refused before its config was read has only this.
  */
-export type SummaryContext = RecordContext & Pick<CallContext, 'signal' | 'method' | 'url'>;
+export type SummaryContext = RecordContext & Pick<CallContext, 'signal' | 'method' | 'url' | 'runAgainIfCut'>;
 
 export interface CallSummary {
   ctx: SummaryContext;

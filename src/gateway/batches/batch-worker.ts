@@ -426,6 +426,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       traceId: call.trace_id,
       requestId: callId,
       signal: stopping,
+      runAgainIfCut: true,
     };
     let ctx: CallContext | undefined;
     let request: ModelRequest;
@@ -491,7 +492,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     try {
       const { result, callId, cost } = await answer(batch, line);
       endCall();
-      if (stopping.aborted) {
+      // A call the stop failed (cut) is given back, to be run again; an answer that came in whole before
+      // the cut is the line's, and is committed like any other.
+      if (stopping.aborted && result.kind === 'error') {
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now());
         return;
       }
