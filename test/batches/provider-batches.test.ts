@@ -54,7 +54,31 @@ describe('provider batches (completion_window 24h)', () => {
     await fake?.close();
   });
 
-  let inputId: string;
+  /** The provider's batch the gateway's batch `batchId` made (its metadata names it). */
+  const providerBatchOf = (batchId: string) =>
+    [...fake.resources.batches.values()].find(
+      (b) => (b.metadata as Record<string, string> | null)?.gateway_batch_id === batchId,
+    );
+
+  /** A gateway file of two lines, not yet sent to the provider. */
+  async function freshInput(name: string): Promise<string> {
+    const text = jsonl([chatLine(`${name}-1`), chatLine(`${name}-2`)]);
+    return (await upload(client, text, `${name}.jsonl`)).id;
+  }
+
+  /** A gateway file the provider already holds a copy of (sent for a batch run to its end), and that copy's
+   * id at the provider. */
+  async function sentInput(name: string): Promise<{ id: string; copy: string }> {
+    const id = await freshInput(name);
+    const batch = await client.batches.create({
+      input_file_id: id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const done = await waitFor(client, batch.id, finished);
+    expect(done.status, JSON.stringify(done.errors)).toBe('completed');
+    return { id, copy: providerBatchOf(batch.id)!.input_file_id as string };
+  }
 
   it(
     'runs on the provider, mirrors it, and copies its output and error files into the gateway',
@@ -63,7 +87,8 @@ describe('provider batches (completion_window 24h)', () => {
         client,
         jsonl([chatLine('a'), chatLine('b', 'fake-status-400'), chatLine('c')]),
       );
-      inputId = input.id;
+      const uploadsBefore = uploads().length;
+      const filesBefore = new Set(fake.resources.files.keys());
       const batch = await client.batches.create({
         input_file_id: input.id,
         endpoint: '/v1/chat/completions',
@@ -86,11 +111,19 @@ describe('provider batches (completion_window 24h)', () => {
       expect(done.metadata).toEqual({ team: 'x' });
 
       // The provider got the file once (multipart, purpose batch, with the key) and a batch naming it.
-      expect(uploads()).toHaveLength(1);
-      expect(uploads()[0].headers.authorization).toBe(`Bearer ${SECRET}`);
-      const providerInput = [...fake.resources.files.values()].find((f) => f.purpose === 'batch');
-      expect(creates()[0].body).toMatchObject({
-        input_file_id: providerInput?.id,
+      const sent = uploads().slice(uploadsBefore);
+      expect(sent).toHaveLength(1);
+      expect(sent[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+      const providerInput = [...fake.resources.files.values()].filter(
+        (f) => f.purpose === 'batch' && !filesBefore.has(f.id),
+      );
+      expect(providerInput).toHaveLength(1);
+      const asked = creates().filter(
+        (r) => (r.body as { metadata?: Record<string, string> }).metadata?.gateway_batch_id === batch.id,
+      );
+      expect(asked).toHaveLength(1);
+      expect(asked[0].body).toMatchObject({
+        input_file_id: providerInput[0].id,
         endpoint: '/v1/chat/completions',
         completion_window: '24h',
         metadata: { team: 'x' },
@@ -145,22 +178,26 @@ describe('provider batches (completion_window 24h)', () => {
   it(
     'forwards cancel to the provider and ends cancelled; the input is not sent again',
     async () => {
+      const input = await sentInput('cancel');
+      const uploadsBefore = uploads().length;
       const batch = await client.batches.create({
-        input_file_id: inputId,
+        input_file_id: input.id,
         endpoint: '/v1/chat/completions',
         completion_window: '24h',
       });
       // Wait until the provider has it, then cancel.
       const deadline = Date.now() + 30_000;
-      while (creates().length < 2) {
+      while (!providerBatchOf(batch.id)) {
         if (Date.now() > deadline) throw new Error('the batch never reached the provider');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(uploads()).toHaveLength(1);
+      expect(uploads()).toHaveLength(uploadsBefore);
+      expect(providerBatchOf(batch.id)!.input_file_id).toBe(input.copy);
       const cancelling = await client.batches.cancel(batch.id);
       expect(cancelling.status).toBe('cancelling');
       expect(cancelling.cancelling_at).toBeGreaterThan(0);
-      expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toBe(true);
+      const cancelPath = `/v1/batches/${providerBatchOf(batch.id)!.id as string}/cancel`;
+      expect(fake.requests.some((r) => r.method === 'POST' && r.path === cancelPath)).toBe(true);
       const done = await waitFor(client, batch.id, finished);
       expect(done.status).toBe('cancelled');
       expect(done.cancelled_at).toBeGreaterThan(0);
@@ -230,7 +267,8 @@ describe('provider batches (completion_window 24h)', () => {
         expect(row?.status).toBe('cancelled');
         expect(row?.cancelled_at).toBeGreaterThan(0);
         expect(row?.errors ?? null).toBeNull();
-        expect(fake.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel'))).toBe(true);
+        const cancelPath = `/v1/batches/${providerBatchOf(batch.id)!.id as string}/cancel`;
+        expect(fake.requests.some((r) => r.method === 'POST' && r.path === cancelPath)).toBe(true);
       } finally {
         release();
         fake.resources.holdBatchCreates = undefined;
@@ -242,7 +280,7 @@ describe('provider batches (completion_window 24h)', () => {
   it(
     'sends the input file again when the provider no longer has the copy it was given',
     async () => {
-      const lost = [...fake.resources.files.values()].find((f) => f.purpose === 'batch')!.id;
+      const { id: inputId, copy: lost } = await sentInput('lost');
       fake.resources.files.delete(lost); // deleted in the provider's dashboard, or by its retention
       const before = uploads().length;
       const batch = await client.batches.create({
@@ -274,6 +312,7 @@ describe('provider batches (completion_window 24h)', () => {
       let release!: () => void;
       fake.resources.holdBatchCreates = new Promise((resolve) => (release = resolve));
       try {
+        const inputId = await freshInput('asked');
         const before = creates().length;
         const batch = await client.batches.create({
           input_file_id: inputId,
@@ -309,6 +348,7 @@ describe('provider batches (completion_window 24h)', () => {
   it(
     'a submission tried again after its answer was lost takes the batch it created, not a second one',
     async () => {
+      const inputId = await freshInput('lost-answer');
       fake.resources.loseBatchAnswers = 1;
       const batch = await client.batches.create({
         input_file_id: inputId,
@@ -338,6 +378,8 @@ describe('provider batches (completion_window 24h)', () => {
   it(
     "fails the batch with the provider's error when the provider refuses it",
     async () => {
+      // Already at the provider: the next request the fake gets is the batch's creation.
+      const { id: inputId } = await sentInput('refused');
       fake.enqueue({
         status: 400,
         body: {
@@ -471,6 +513,7 @@ describe('provider batches (completion_window 24h)', () => {
   );
 
   it('refuses a provider without a Batch API, naming it', async () => {
+    const inputId = await freshInput('anthropic');
     const anthropic = sdk(gateway, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' });
     const error = (await anthropic.batches
       .create({ input_file_id: inputId, endpoint: '/v1/chat/completions', completion_window: '24h' })
@@ -535,13 +578,7 @@ describe('provider batches (completion_window 24h)', () => {
       const deadline = Date.now() + 30_000;
       let remote: Record<string, unknown> | undefined;
       while (!remote) {
-        remote = [...fake.resources.batches.values()].find(
-          (b) =>
-            b.input_file_id !== inputId &&
-            [...fake.resources.files.values()].some(
-              (f) => f.id === b.input_file_id && f.content.includes('never'),
-            ),
-        );
+        remote = providerBatchOf(batch.id);
         if (Date.now() > deadline) throw new Error('the batch never reached the provider');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
