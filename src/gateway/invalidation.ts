@@ -7,10 +7,14 @@
 import type { StoreChange } from '../store/types.js';
 
 /** `all`: everything may be stale (this node missed what was published while its subscription was down).
- * `api-keys` with `unknownOnly`: a key was created, which makes stale only the values held as unknown (a
- * node of an earlier release, which reads no `unknownOnly`, drops every cached key, as it did). */
+ * `api-keys`: with `keyId`, one key was changed (revoked, rotated, updated) or deleted; with
+ * `workspaceId`, a workspace's keys went with it; with `unknownOnly`, a key was created, which makes stale
+ * only the values held as unknown; with none of them, every cached key. A node of an earlier release
+ * reads none of these fields and drops every cached key, as it did. */
 export type InvalidationEvent =
-  { kind: 'api-keys'; unknownOnly?: true } | { kind: 'workspace'; workspaceId: string } | { kind: 'all' };
+  | { kind: 'api-keys'; unknownOnly?: true; keyId?: string; workspaceId?: string }
+  | { kind: 'workspace'; workspaceId: string }
+  | { kind: 'all' };
 
 /** Semantic cache entries a node added or removed in one partition. */
 export interface SemanticCacheEvent {
@@ -24,14 +28,19 @@ export interface SemanticCacheEvent {
 /** What travels on the channel. */
 export type BusEvent = InvalidationEvent | SemanticCacheEvent;
 
-/** What a store change makes stale in the lookup caches: every cached API key (they are cached by
- * value, which the store does not keep), or a workspace's credentials, configs, guardrails, prompts,
- * partials and rate-limit policies; a deleted workspace, both. A created key changes no key held: only a
- * value held as unknown may now be a key. */
+/** What a store change makes stale in the lookup caches: the cached entries of the key changed (they
+ * are cached by value, which the store does not keep: found by the key's id), or a workspace's
+ * credentials, configs, guardrails, prompts, partials and rate-limit policies; a deleted workspace, both
+ * (its keys found by their workspace). A created key changes no key held: only a value held as unknown may
+ * now be a key. */
 export function invalidationFor(change: StoreChange): InvalidationEvent[] {
   switch (change.resource) {
     case 'api_key':
-      return [change.action === 'created' ? { kind: 'api-keys', unknownOnly: true } : { kind: 'api-keys' }];
+      return [
+        change.action === 'created'
+          ? { kind: 'api-keys', unknownOnly: true }
+          : { kind: 'api-keys', keyId: change.id },
+      ];
     case 'credential':
     case 'config':
     case 'guardrail':
@@ -41,7 +50,10 @@ export function invalidationFor(change: StoreChange): InvalidationEvent[] {
       return [{ kind: 'workspace', workspaceId: change.workspace_id }];
     case 'workspace':
       return change.action === 'deleted'
-        ? [{ kind: 'api-keys' }, { kind: 'workspace', workspaceId: change.workspace_id }]
+        ? [
+            { kind: 'api-keys', workspaceId: change.workspace_id },
+            { kind: 'workspace', workspaceId: change.workspace_id },
+          ]
         : [];
   }
 }
@@ -127,9 +139,14 @@ export function createAnnouncer(publisher: AnnouncementPublisher): Announcer {
 
 function parseEvent(message: string): BusEvent | undefined {
   try {
-    const event = JSON.parse(message) as Partial<Record<keyof SemanticCacheEvent | 'unknownOnly', unknown>>;
+    const event = JSON.parse(message) as Partial<
+      Record<keyof SemanticCacheEvent | 'unknownOnly' | 'keyId', unknown>
+    >;
     if (event.kind === 'api-keys') {
-      return event.unknownOnly === true ? { kind: 'api-keys', unknownOnly: true } : { kind: 'api-keys' };
+      if (event.unknownOnly === true) return { kind: 'api-keys', unknownOnly: true };
+      if (typeof event.keyId === 'string') return { kind: 'api-keys', keyId: event.keyId };
+      if (typeof event.workspaceId === 'string') return { kind: 'api-keys', workspaceId: event.workspaceId };
+      return { kind: 'api-keys' };
     }
     if (event.kind === 'all') return { kind: 'all' };
     if (event.kind === 'workspace' && typeof event.workspaceId === 'string') {

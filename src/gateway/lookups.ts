@@ -162,9 +162,22 @@ export function createLookups(
     if (event.kind === 'api-keys') {
       if (event.unknownOnly) invalidated(missingKeys);
       else {
+        // A load under way may read the key before the change: none under way is cached.
         invalidated(keys, missingKeys);
-        keys.clear();
+        const { keyId, workspaceId } = event;
+        if (keyId === undefined && workspaceId === undefined) keys.clear();
+        else {
+          // Only the entries of the key changed (or of the workspace deleted): the other keys in use stay.
+          const stale: string[] = [];
+          keys.forEach((cached, value) => {
+            if (cached !== MISSING && (cached.id === keyId || cached.workspace_id === workspaceId)) {
+              stale.push(value);
+            }
+          });
+          for (const value of stale) keys.delete(value);
+        }
       }
+      // A rotated key's new value may be held as unknown, as a created key's.
       missingKeys.clear();
       return;
     }
