@@ -3,7 +3,9 @@
  * configs, stored guardrails, stored prompts and partials with their versions, and a workspace's active rate-limit policies. The store announces every committed change (`store.onChange`, wired to
  * `applyChange` in gateway-server.ts), so a revoked key stops working at once on this node, and on the
  * other nodes as soon as the invalidation published through Redis reaches them (a publish Redis did not
- * take is sent again once the connection is back); the TTL bounds staleness if a message is lost. A TTL of 0 keeps nothing: every read goes to the store.
+ * take is sent again once the connection is back); the TTL bounds staleness if a message is lost: an entry
+ * lives the TTL from when its read began, so a change never announced is stale at most the TTL after it
+ * committed. A TTL of 0 keeps nothing: every read goes to the store.
  */
 import { LRUCache } from 'lru-cache';
 import type {
@@ -123,6 +125,9 @@ export function createLookups(
     if (running && running.found === found && running.missed === missed) {
       return running.load as Promise<T | undefined>;
     }
+    // An entry lives its TTL from when its read began, not from when the answer came: a read under way
+    // when a change committed (and whose announcement never came) is then stale at most the TTL after it.
+    const started = performance.now();
     let loading: Promise<T | undefined>;
     try {
       loading = load();
@@ -136,9 +141,14 @@ export function createLookups(
         (value) => {
           if (loads.get(key) === entry) loads.delete(key);
           if (!caching) return value;
+          const elapsed = performance.now() - started;
           if (value === undefined) {
-            if (generationOf(missing) === missed) missing.set(key, MISSING, { ttl: missingTtl });
-          } else if (generationOf(cache) === found) cache.set(key, value);
+            const ttl = Math.floor(missingTtl - elapsed);
+            if (generationOf(missing) === missed && ttl >= 1) missing.set(key, MISSING, { ttl });
+          } else {
+            const ttl = Math.floor(ttlMs - elapsed);
+            if (generationOf(cache) === found && ttl >= 1) cache.set(key, value, { ttl });
+          }
           return value;
         },
         (err: unknown) => {
