@@ -9,8 +9,8 @@
  * series count in check whatever they send.
  *
  * Recording is on the path of every call: the cells (one series' count or buckets) of every metric a call
- * touches are made once per distinct set of call labels and kept together (`CallSeries`),
- * so a call finds all of them with one lookup instead of building a label list per metric. The counters'
+ * touches are made once per distinct set of call labels and kept together (`CallSeries`), so a call finds
+ * all of them by its labels' values, with no key or label list made for it. The counters'
  * counts and the histograms' buckets are plain numbers the gateway keeps and prom-client reads at each
  * scrape (kept-counter.ts, kept-histogram.ts): recording a call hashes no labels (docs/benchmarks.md).
  */
@@ -76,6 +76,13 @@ class ChildrenBy<C> {
   }
 }
 
+/** The map under `value` in `map`, made the first time. */
+function level(map: Map<string, unknown>, value: string): Map<string, unknown> {
+  let next = map.get(value) as Map<string, unknown> | undefined;
+  if (next === undefined) map.set(value, (next = new Map()));
+  return next;
+}
+
 /** The cells of every metric a call with these labels touches. */
 interface CallSeries {
   requests: CountCell;
@@ -130,8 +137,9 @@ export class GatewayMetrics {
     status_class: new BoundedLabel(),
   };
   private readonly errorCodes = new BoundedLabel();
-  /** By the call's labels joined with a separator no label value holds after bounding. */
-  private readonly series = new Map<string, CallSeries>();
+  /** By the call's labels' values, one map per label in CALL_LABELS' order (the last one's values hold
+   * the series): a call finds its series with no key made for it. */
+  private readonly series = new Map<string, unknown>();
   private readonly makeSeries: (labels: CallLabels) => CallSeries;
   private readonly hooks: ChildrenBy<CountCell>;
 
@@ -268,11 +276,12 @@ export class GatewayMetrics {
   }
 
   private seriesOf(labels: CallLabels): CallSeries {
-    const key = `${labels.endpoint}\u0000${labels.provider}\u0000${labels.model}\u0000${labels.workspace}\u0000${labels.status_class}`;
-    let series = this.series.get(key);
+    const byModel = level(level(this.series, labels.endpoint), labels.provider);
+    const byStatusClass = level(level(byModel, labels.model), labels.workspace);
+    let series = byStatusClass.get(labels.status_class) as CallSeries | undefined;
     if (series === undefined) {
       series = this.makeSeries(labels);
-      this.series.set(key, series);
+      byStatusClass.set(labels.status_class, series);
     }
     return series;
   }
