@@ -22,14 +22,21 @@ export class CallAbort implements AbortSignalLike {
   reason: unknown = undefined;
   private listeners: AbortListener[] | undefined;
 
+  // A signal of the gateway's has one or two listeners, added and removed on every call: the list starts
+  // as an array of one (a push on an empty array makes room for 17), and the last listener removed drops
+  // it rather than `splice`, which makes an array of what it removes.
   addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.aborted) return;
-    (this.listeners ??= []).push(listener);
+    if (this.listeners) this.listeners.push(listener);
+    else this.listeners = [listener];
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
-    const index = this.listeners?.indexOf(listener) ?? -1;
-    if (index >= 0) this.listeners?.splice(index, 1);
+    const listeners = this.listeners;
+    const index = listeners ? listeners.indexOf(listener) : -1;
+    if (index < 0) return;
+    if (listeners!.length === 1) this.listeners = undefined;
+    else listeners!.splice(index, 1);
   }
 
   /** As a listener of another signal: aborts along with it. */

@@ -18,6 +18,22 @@ describe('CallAbort', () => {
     expect((abort.reason as DOMException).name).toBe('AbortError');
   });
 
+  it('runs no listener removed, the only one or one of several, and those added after', () => {
+    const abort = new CallAbort();
+    const seen: string[] = [];
+    const only = () => seen.push('only');
+    abort.addEventListener('abort', only);
+    abort.removeEventListener('abort', only);
+    abort.removeEventListener('abort', only);
+    const last = () => seen.push('last');
+    abort.addEventListener('abort', () => seen.push('first'));
+    abort.addEventListener('abort', last);
+    abort.removeEventListener('abort', last);
+    abort.addEventListener('abort', () => seen.push('added'));
+    abort.abort();
+    expect(seen).toEqual(['first', 'added']);
+  });
+
   it('aborts an undici request in flight, as an AbortSignal would', async () => {
     const { createServer } = await import('node:http');
     const { request } = await import('undici');
