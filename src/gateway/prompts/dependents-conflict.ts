@@ -66,6 +66,18 @@ export function listedConfigs(configs: readonly NamingConfig[]): string {
   );
 }
 
+/** The first NAMED configs with where each names it and why its calls would fail (`"a" (config.custom_host):
+ * why; "b" (config.override_params.metadata): why`), the rest counted: a config refused at several places,
+ * or for several reasons, is named at each. */
+export function listedConfigsWithReasons(configs: readonly NamingConfig[]): string {
+  return (
+    configs
+      .slice(0, NAMED)
+      .map((config) => `"${config.slug}" (${config.param})${config.reason ? `: ${config.reason}` : ''}`)
+      .join('; ') + andMore(configs.length)
+  );
+}
+
 /** `configs "a" (config.targets[1].virtual_key); prompts "p" (versions 1, 2); guardrails "g"
  * (guardrail.default.modelJudge.virtual_key)`, '' for no use. */
 export function listedUses({ configs, prompts, guardrails }: Uses): string {

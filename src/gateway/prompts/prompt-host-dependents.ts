@@ -35,7 +35,11 @@ import { overrideMetadataRefusal } from '../config/override-metadata.js';
 import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
 import { configParam } from '../routing/inherit.js';
 import { leafTargets } from '../routing/leaf-targets.js';
-import { DependentsConflictError, listedConfigs, type NamingConfig } from './dependents-conflict.js';
+import {
+  DependentsConflictError,
+  listedConfigsWithReasons,
+  type NamingConfig,
+} from './dependents-conflict.js';
 import { recordMissingReferences, referencesTo } from './destination-dependents.js';
 import { versionDestination } from './prompt-call.js';
 import { selectedVersion } from './prompt-reference.js';
@@ -79,18 +83,19 @@ function changedPromptStore(
 /** What refuses a target's calls after the change: a host of its own, or the metadata it takes. */
 type Breaking = 'host' | 'metadata';
 
-/** The first target of a stored config whose calls the change would have refused at its host: its setting
- * (`config.targets[0].custom_host`), and why. */
-async function brokenTarget(
+/** The targets of a stored config whose calls the change would have refused at their host: each one's
+ * setting (`config.targets[0].custom_host`), and why. */
+async function brokenTargets(
   store: Repositories,
   change: PromptSelectionChange,
   config: GatewayConfig,
-): Promise<Omit<NamingConfig, 'slug'> | undefined> {
+): Promise<Array<Omit<NamingConfig, 'slug'>>> {
   const { prompt, selector, next } = change;
   const workspaceId = prompt.workspace_id;
   const names = new Set([prompt.slug, prompt.id]);
   const selected = selectedVersion(prompt, selector);
   const current = await store.getPromptVersion(workspaceId, prompt.id, selected);
+  const broken: Array<Omit<NamingConfig, 'slug'>> = [];
   for (const leaf of leafTargets(config)) {
     // A stored config is parsed when it is stored: its nodes are configs'.
     const node = leaf.own as GatewayConfig;
@@ -107,9 +112,9 @@ async function brokenTarget(
         document: current.prompt,
       }));
     if (before) continue;
-    return { param: configParam(leaf.path, after.setting), reason: after.message };
+    broken.push({ param: configParam(leaf.path, after.setting), reason: after.message });
   }
-  return undefined;
+  return broken;
 }
 
 /**
@@ -142,11 +147,20 @@ const BREAKING: Record<Breaking, string> = {
   metadata: "with an override_params.metadata over OpenAI's limits, which the prompt's version replaced",
 };
 
+/** The kinds of refusal a 409 says the change would bring, in the words of its message. */
+function breakingWords(kinds: ReadonlySet<Breaking>): string {
+  const words = (Object.keys(BREAKING) as Breaking[])
+    .filter((kind) => kinds.has(kind))
+    .map((k) => BREAKING[k]);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}` : words.join('');
+}
+
 /**
  * Refuses (409 `conflict`, `change.param`) a change of the version `change.selector` picks on a prompt when
- * targets of active stored configs selecting it that way would then have each call refused at their host,
- * naming the configs by slug with the target's setting (`"support" (config.targets[0].custom_host)`, at
- * most NAMED, the rest counted) and the first one's reason (each one's in `dependents`).
+ * targets of active stored configs selecting it that way would then have each call refused — at their
+ * host, or for the metadata they take —, naming every refusal: the config by slug with where it is met
+ * (`"support" (config.targets[0].custom_host)`) and why, a config refused for several reasons (or at
+ * several targets) once for each (at most NAMED, the rest counted), in the message and in `dependents`.
  */
 export async function refuseBreakingPromptTargets(
   store: Repositories,
@@ -157,22 +171,23 @@ export async function refuseBreakingPromptTargets(
   await recordMissingReferences(store, workspaceId);
   const references = referencesTo('prompt', new Set([prompt.slug, prompt.id]));
   const broken: NamingConfig[] = [];
-  let breaking: Breaking | undefined;
+  const breaking = new Set<Breaking>();
   for (const config of await store.listConfigsReferencing(workspaceId, references)) {
     if (config.status !== 'active') continue;
     const stored = config.config as GatewayConfig;
-    const host = await brokenTarget(store, change, stored);
-    const target = host ?? (await brokenMetadata(store, change, stored));
-    if (target === undefined) continue;
-    broken.push({ slug: config.slug, ...target });
-    breaking ??= host === undefined ? 'metadata' : 'host';
+    for (const target of await brokenTargets(store, change, stored)) {
+      broken.push({ slug: config.slug, ...target });
+      breaking.add('host');
+    }
+    const metadata = await brokenMetadata(store, change, stored);
+    if (metadata === undefined) continue;
+    broken.push({ slug: config.slug, ...metadata });
+    breaking.add('metadata');
   }
   if (broken.length === 0) return;
-  const [first] = broken;
   throw new DependentsConflictError(
     `${change.action} the prompt "${prompt.slug}" would send the calls of configs whose targets name it ` +
-      `${BREAKING[breaking!]}, refusing each: ${listedConfigs(broken)} ` +
-      `("${first.slug}": ${first.reason}). ` +
+      `${breakingWords(breaking)}, refusing each: ${listedConfigsWithReasons(broken)}. ` +
       'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
     { configs: broken, prompts: [], guardrails: [] },
     change.param,
@@ -237,7 +252,7 @@ async function refusedThrough(
  * references) and refuses it (409 `conflict`, `param`), which rolls it back, when it sends the calls of
  * `prompt_id` targets of active stored configs, through the prompts whose versions send theirs to it, to
  * a stored credential beside a host of their own: judged before and after the change, as the config is
- * stored, one refused already not counted. Named as a prompt change names them.
+ * stored, one refused already not counted. Named as a prompt change names them, each with its reason.
  */
 export async function refuseBreakingDestinationChange<T>(
   store: Repositories,
@@ -250,11 +265,10 @@ export async function refuseBreakingDestinationChange<T>(
   const after = await refusedThrough(store, destination);
   const broken = [...after].filter(([key]) => !before.has(key)).map(([, target]) => target);
   if (broken.length === 0) return changed;
-  const [first] = broken;
   throw new DependentsConflictError(
     `Changing the config "${destination.slug}" would send the calls of configs whose targets name prompts ` +
       `sending theirs to it to a stored credential beside a host of their own, refusing each: ` +
-      `${listedConfigs(broken)} ("${first.slug}": ${first.reason}). ` +
+      `${listedConfigsWithReasons(broken)}. ` +
       'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
     { configs: broken, prompts: [], guardrails: [] },
     param,
