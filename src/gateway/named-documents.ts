@@ -253,13 +253,19 @@ async function promptDestination(
   return reachedDestination(store, workspaceId, { name: reference.name, number, document: version.prompt });
 }
 
-/** A host setting of the target's own that the stored credential its prompt's destination names refuses. */
-export interface RefusedHost {
-  /** The target's key: `custom_host`. */
+/** A setting of the target's own that refuses each of its calls with the stored credential they go with. */
+export interface RefusedCalls {
+  /** What refuses them: a host that is not the stored one (credential-host.ts), or Vertex AI settings it
+   * would not serve together (vertex-ai-request-type.ts). */
+  kind: 'host' | 'capacity';
+  /** The target's key: `custom_host`, `cloudb_shared_request_type`. */
   setting: string;
   /** Why, naming the prompt, its version and the credential. */
   message: string;
 }
+
+/** A host setting of the target's own that the stored credential its calls go with refuses. */
+type RefusedHost = Omit<RefusedCalls, 'kind'>;
 
 /** The first host setting of `node`'s that is not the credential's stored one (credential-host.ts) and
  * reaches a call with it: through its prompt's destination (when it has one) to a target of its tree that
@@ -341,26 +347,6 @@ async function parentCredential(
   return used;
 }
 
-/**
- * The host setting of a `prompt_id` target (`leaf`, one promptTargetReference finds a reference for) that
- * the given version of its prompt would refuse each call for, as this check refuses the config when it is
- * stored (refusedHost): what a change of the prompt (a version published, or stored as its latest) is
- * judged by (prompts/prompt-host-dependents.ts).
- */
-export async function hostRefusedByVersion(
-  store: Reader,
-  workspaceId: string,
-  leaf: LeafTarget,
-  version: ReachedVersion,
-): Promise<RefusedHost | undefined> {
-  return refusedHost(
-    leaf.own as GatewayConfig,
-    leaf.node as GatewayConfig,
-    await parentCredential(store, workspaceId, leaf),
-    await reachedDestination(store, workspaceId, version),
-  );
-}
-
 /** A node's parent as a call resolves it (routing/inherit.ts), with the credential its calls use. */
 interface Parent {
   effective: GatewayConfig;
@@ -371,31 +357,83 @@ const SHARED_REQUEST_TYPE = 'cloudb_shared_request_type' as const;
 
 /**
  * Vertex AI's rule of `cloudb_shared_request_type` (vertex-ai-request-type.ts) on the settings a call of
- * the node meets: the node's own and its parents' (config-rules.ts judged those alone), each over the
- * credential's, as resolve-target.ts merges them. Named at the node's own setting that brings the clash,
- * else at the key naming the credential (one stored before the rule).
+ * the node meets (`met`): the node's own and its parents' (config-rules.ts judged those alone), or its own
+ * over its prompt's destination's, each over the credential's, as resolve-target.ts merges them. Named at
+ * the node's own setting that brings the clash, else at the key naming the credential (one stored before
+ * the rule). `through`: how the node's calls reach the credential, when its prompt's destination sends them.
  */
-function assertVertexCapacity(
+function vertexCapacityRefusal(
   node: GatewayConfig,
-  effective: GatewayConfig,
+  met: GatewayConfig,
   used: UsedCredential,
-  param: (key: string) => string,
-  destination?: PromptDestination,
-) {
+  through?: string,
+): RefusedCalls | undefined {
   const stored = used.credential.secret as VertexCapacity;
   const refusal = sharedRequestTypeRefusal({
-    cloudb_region: effective.cloudb_region ?? stored.cloudb_region,
-    cloudb_request_type: effective.cloudb_request_type ?? stored.cloudb_request_type,
-    cloudb_shared_request_type: effective.cloudb_shared_request_type ?? stored.cloudb_shared_request_type,
+    cloudb_region: met.cloudb_region ?? stored.cloudb_region,
+    cloudb_request_type: met.cloudb_request_type ?? stored.cloudb_request_type,
+    cloudb_shared_request_type: met.cloudb_shared_request_type ?? stored.cloudb_shared_request_type,
   });
-  if (refusal === undefined) return;
+  if (refusal === undefined) return undefined;
   const own = [refusal.with, SHARED_REQUEST_TYPE, used.namedBy].find((key) => node[key] !== undefined);
-  throw missing(
-    param(own ?? SHARED_REQUEST_TYPE),
-    destination === undefined
-      ? `with the settings of the ${used.shown}, ${SHARED_REQUEST_TYPE} ${refusal.reason}`
-      : `${destination.shown} ${used.shown}: with its settings, ${SHARED_REQUEST_TYPE} ${refusal.reason}`,
-  );
+  return {
+    kind: 'capacity',
+    setting: own ?? SHARED_REQUEST_TYPE,
+    message:
+      through === undefined
+        ? `with the settings of the ${used.shown}, ${SHARED_REQUEST_TYPE} ${refusal.reason}`
+        : `${through}: with its settings, ${SHARED_REQUEST_TYPE} ${refusal.reason}`,
+  };
+}
+
+/**
+ * What refuses each call of a node at the stored credential it goes with: a host setting of its own that
+ * is not the stored one (refusedHost), or Vertex AI settings that Vertex would not serve together — those
+ * its calls meet through its prompt's destination (the target's own over the destination's: the parent's
+ * pass only to a node naming no credential, which the expanded one does), and those they meet with the
+ * credential it uses (`used`: its own, or `parent`'s when it takes that). The one rule a config is stored
+ * by and a change of what its prompt_id targets are sent to is judged by (callsRefusedByVersion).
+ */
+function refusedCalls(
+  node: GatewayConfig,
+  effective: GatewayConfig,
+  parent: UsedCredential | undefined,
+  destination: PromptDestination | undefined,
+  used: UsedCredential | undefined,
+): RefusedCalls | undefined {
+  const host = refusedHost(node, effective, parent, destination);
+  if (host !== undefined) return { kind: 'host', ...host };
+  if (destination?.used !== undefined && destination.reached) {
+    const met = { ...destination.root, ...node } as GatewayConfig;
+    const through = `${destination.shown} ${destination.used.shown}`;
+    const capacity = vertexCapacityRefusal(node, met, destination.used, through);
+    if (capacity !== undefined) return capacity;
+  }
+  if (used === undefined) return undefined;
+  // A node sent to its prompt's destination names no credential: the one it uses is its parent's.
+  const through =
+    destination === undefined ? undefined : `${destination.shown} the ${used.shown} of the target's parent`;
+  return vertexCapacityRefusal(node, effective, used, through);
+}
+
+/**
+ * The setting of a `prompt_id` target (`leaf`, one promptTargetReference finds a reference for) that the
+ * given version of its prompt would refuse each call for, as this check refuses the config when it is
+ * stored (refusedCalls): what a change of the prompt (a version published, or stored as its latest) or of
+ * the stored config its versions send their calls to is judged by (prompts/prompt-host-dependents.ts).
+ */
+export async function callsRefusedByVersion(
+  store: Reader,
+  workspaceId: string,
+  leaf: LeafTarget,
+  version: ReachedVersion,
+): Promise<RefusedCalls | undefined> {
+  const node = leaf.own as GatewayConfig;
+  const parent = await parentCredential(store, workspaceId, leaf);
+  const destination = await reachedDestination(store, workspaceId, version);
+  // The leaf names no credential of its own (promptTargetReference): it uses its parent's, or none.
+  const used = takesParentCredential(node, destination) ? parent : undefined;
+  return refusedCalls(node, leaf.node as GatewayConfig, parent, destination, used);
 }
 
 async function assertNode(
@@ -412,18 +450,10 @@ async function assertNode(
   // goes to the host the target gives, which must be the stored one.
   const reference = promptTargetReference(node, effective);
   const destination = await promptDestination(store, workspaceId, reference);
-  const refused = refusedHost(node, effective, parent?.used, destination);
-  if (refused !== undefined) throw missing(param(refused.setting), refused.message);
-  if (destination?.used !== undefined && destination.reached) {
-    // Vertex AI's settings its calls meet are the target's own over the destination's, over the
-    // credential's: the parent's pass only to a node naming no credential, which the expanded one does.
-    const met = { ...destination.root, ...node } as GatewayConfig;
-    assertVertexCapacity(node, met, destination.used, param, destination);
-  }
   // A node naming a provider or virtual key of its own takes none of its parent's (routing/inherit.ts), nor
   // does one sent to a prompt's destination naming one at its root; a destination naming neither (a tree
   // of targets that only set a model) is sent with the parent's credential, to the targets of its tree
-  // naming none of their own (its host judged above).
+  // naming none of their own.
   let used = takesParentCredential(node, destination) ? parent?.used : undefined;
   if (node.virtual_key !== undefined) {
     const key = await assertCredential(
@@ -448,7 +478,10 @@ async function assertNode(
     // A virtual key beside it is what a call resolves (resolve-target.ts).
     used ??= { credential: catalog, shown: `provider "@${slug}"`, namedBy: 'provider' };
   }
-  if (used !== undefined) assertVertexCapacity(node, effective, used, param);
+  // A node naming a credential of its own has no prompt destination and takes nothing of its parent's: the
+  // checks above and these never both apply.
+  const refused = refusedCalls(node, effective, parent?.used, destination, used);
+  if (refused !== undefined) throw missing(param(refused.setting), refused.message);
   if (node.prompt_id !== undefined)
     await assertPrompt(store, workspaceId, node.prompt_id, param('prompt_id'));
   const embedding = node.cache?.embedding;

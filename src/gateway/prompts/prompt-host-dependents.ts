@@ -15,7 +15,7 @@
  * A target counts when the version it selects after the change refuses its host and the one it selects
  * now does not: one failing already is not broken by the change. The configs are found through what the
  * store records of their versions (`references`), and judged by the check a config is stored by
- * (hostRefusedByVersion), never a copy of it.
+ * (callsRefusedByVersion), never a copy of it.
  *
  * A change of the active stored config versions send their calls to (a new `config`) moves them the same
  * way, for the targets whose reference selects such a version: refused the same way
@@ -26,13 +26,19 @@
  * the version's replaced it (override-metadata.ts), then refuses each. Such a change is refused the same
  * way, judged by the check a config is stored by (brokenMetadata).
  *
+ * So is a change after which the Vertex AI settings such a target's calls meet (its own over the
+ * destination's, or its parent's, each over the credential's) are ones Vertex does not serve together
+ * (`cloudb_shared_request_type` beyond the global endpoint, or beside `dedicated`): the same check a config
+ * is stored by judges both (callsRefusedByVersion), for a prompt change and for a change of the config its
+ * versions send their calls to.
+ *
  * `store` is the transaction that then makes the change, holding the workspace's references
  * (holdReferences): a config stored meanwhile is judged against the version it then selects.
  */
 import type { PromptDocument, Repositories, StoredConfig, StoredPrompt } from '../../store/types.js';
 import type { GatewayConfig } from '../config/index.js';
 import { overrideMetadataRefusal } from '../config/override-metadata.js';
-import { hostRefusedByVersion, promptTargetReference } from '../named-documents.js';
+import { callsRefusedByVersion, promptTargetReference } from '../named-documents.js';
 import { configParam } from '../routing/inherit.js';
 import { leafTargets } from '../routing/leaf-targets.js';
 import {
@@ -80,39 +86,44 @@ function changedPromptStore(
   };
 }
 
-/** What refuses a target's calls after the change: a host of its own, or the metadata it takes. */
-type Breaking = 'host' | 'metadata';
+/** What refuses a target's calls after the change: a host of its own, Vertex AI settings it meets that
+ * Vertex would not serve together, or the metadata it takes. */
+type Breaking = 'host' | 'capacity' | 'metadata';
 
-/** The targets of a stored config whose calls the change would have refused at their host: each one's
- * setting (`config.targets[0].custom_host`), and why. */
+/** A config's target refused by the change: its setting (`config.targets[0].custom_host`), why, and
+ * what refuses it. */
+type BrokenTarget = Omit<NamingConfig, 'slug'> & { kind: Breaking };
+
+/** The targets of a stored config whose calls the change would have refused at the stored credential they
+ * go with (callsRefusedByVersion): each one's setting, why, and what refuses it. */
 async function brokenTargets(
   store: Repositories,
   change: PromptSelectionChange,
   config: GatewayConfig,
-): Promise<Array<Omit<NamingConfig, 'slug'>>> {
+): Promise<BrokenTarget[]> {
   const { prompt, selector, next } = change;
   const workspaceId = prompt.workspace_id;
   const names = new Set([prompt.slug, prompt.id]);
   const selected = selectedVersion(prompt, selector);
   const current = await store.getPromptVersion(workspaceId, prompt.id, selected);
-  const broken: Array<Omit<NamingConfig, 'slug'>> = [];
+  const broken: BrokenTarget[] = [];
   for (const leaf of leafTargets(config)) {
     // A stored config is parsed when it is stored: its nodes are configs'.
     const node = leaf.own as GatewayConfig;
     const reference = promptTargetReference(node, leaf.node as GatewayConfig);
     if (reference === undefined || !names.has(reference.name) || reference.selector !== selector) continue;
-    const after = await hostRefusedByVersion(store, workspaceId, leaf, { name: reference.name, ...next });
+    const after = await callsRefusedByVersion(store, workspaceId, leaf, { name: reference.name, ...next });
     if (after === undefined) continue;
     // One refused already is not broken by the change.
     const before =
       current &&
-      (await hostRefusedByVersion(store, workspaceId, leaf, {
+      (await callsRefusedByVersion(store, workspaceId, leaf, {
         name: reference.name,
         number: selected,
         document: current.prompt,
       }));
     if (before) continue;
-    broken.push({ param: configParam(leaf.path, after.setting), reason: after.message });
+    broken.push({ param: configParam(leaf.path, after.setting), reason: after.message, kind: after.kind });
   }
   return broken;
 }
@@ -144,6 +155,7 @@ async function brokenMetadata(
 /** As a 409's message says what the change would refuse each target's calls for. */
 const BREAKING: Record<Breaking, string> = {
   host: 'to a stored credential beside a host of their own',
+  capacity: 'to a Vertex AI credential whose settings, with their own, Vertex AI would not serve',
   metadata: "with an override_params.metadata over OpenAI's limits, which the prompt's version replaced",
 };
 
@@ -175,9 +187,9 @@ export async function refuseBreakingPromptTargets(
   for (const config of await store.listConfigsReferencing(workspaceId, references)) {
     if (config.status !== 'active') continue;
     const stored = config.config as GatewayConfig;
-    for (const target of await brokenTargets(store, change, stored)) {
+    for (const { kind, ...target } of await brokenTargets(store, change, stored)) {
       broken.push({ slug: config.slug, ...target });
-      breaking.add('host');
+      breaking.add(kind);
     }
     const metadata = await brokenMetadata(store, change, stored);
     if (metadata === undefined) continue;
@@ -197,12 +209,13 @@ export async function refuseBreakingPromptTargets(
 /**
  * The targets of active stored configs (but the destination's own) whose calls go, through the prompt
  * their reference names, to the stored config `destination` (the version it selects sends its calls
- * there), and are refused at their host as it is stored now (hostRefusedByVersion): by config and setting.
+ * there), and are refused at the stored credential they go with as it is stored now
+ * (callsRefusedByVersion): by config and target.
  */
 async function refusedThrough(
   store: Repositories,
   destination: StoredConfig,
-): Promise<Map<string, NamingConfig>> {
+): Promise<Map<string, BrokenTarget & { slug: string }>> {
   const workspaceId = destination.workspace_id;
   const names = new Set([destination.slug, destination.id]);
   // The versions sending their calls to it, by prompt and number.
@@ -216,7 +229,7 @@ async function refusedThrough(
     const versions = sending.get(version.prompt_id) ?? new Map<number, PromptDocument>();
     sending.set(version.prompt_id, versions.set(version.version, version.prompt));
   }
-  const refused = new Map<string, NamingConfig>();
+  const refused = new Map<string, BrokenTarget & { slug: string }>();
   for (const [promptId, versions] of sending) {
     const prompt = await store.getPrompt(workspaceId, promptId);
     if (!prompt) continue;
@@ -233,14 +246,20 @@ async function refusedThrough(
         const number = selectedVersion(prompt, reference.selector);
         const document = versions.get(number);
         if (document === undefined) continue;
-        const host = await hostRefusedByVersion(store, workspaceId, leaf, {
+        const calls = await callsRefusedByVersion(store, workspaceId, leaf, {
           name: reference.name,
           number,
           document,
         });
-        if (host === undefined) continue;
-        const param = configParam(leaf.path, host.setting);
-        refused.set(`${config.id}\u0000${param}`, { slug: config.slug, param, reason: host.message });
+        if (calls === undefined) continue;
+        const param = configParam(leaf.path, calls.setting);
+        // By target: one refused already, for whatever reason, is not broken by the change.
+        refused.set(`${config.id}\u0000${leaf.path}`, {
+          slug: config.slug,
+          param,
+          reason: calls.message,
+          kind: calls.kind,
+        });
       }
     }
   }
@@ -265,12 +284,13 @@ export async function refuseBreakingDestinationChange<T>(
   const after = await refusedThrough(store, destination);
   const broken = [...after].filter(([key]) => !before.has(key)).map(([, target]) => target);
   if (broken.length === 0) return changed;
+  const breaking = new Set(broken.map(({ kind }) => kind));
   throw new DependentsConflictError(
     `Changing the config "${destination.slug}" would send the calls of configs whose targets name prompts ` +
-      `sending theirs to it to a stored credential beside a host of their own, refusing each: ` +
+      `sending theirs to it ${breakingWords(breaking)}, refusing each: ` +
       `${listedConfigsWithReasons(broken)}. ` +
       'Change them first, or send ?force=true to make the change anyway (calls through them then fail)',
-    { configs: broken, prompts: [], guardrails: [] },
+    { configs: broken.map(({ kind: _kind, ...config }) => config), prompts: [], guardrails: [] },
     param,
   );
 }
