@@ -1,7 +1,8 @@
 /**
  * Which addresses the gateway may call. Self-hosted deployments reach local servers (vLLM, Ollama) by
  * default; a shared deployment sets GATEWAY_CUSTOM_HOST_POLICY=public so clients cannot aim the gateway at
- * its own network. Cloud metadata and link-local addresses are refused under every policy. Literal IPs are
+ * its own network. Cloud metadata and link-local addresses are refused under every policy; an IPv6 address
+ * that carries an IPv4 one (NAT64, 6to4, mapped) is judged by that one as well. Literal IPs are
  * checked here; names are checked when they are resolved, at connect time (see `guardedLookup`), so a DNS
  * answer cannot slip past the check.
  */
@@ -36,6 +37,8 @@ for (const [net, bits] of [
 nonPublic.addAddress('::', 'ipv6');
 nonPublic.addAddress('::1', 'ipv6');
 nonPublic.addSubnet('fc00::', 7, 'ipv6');
+nonPublic.addSubnet('fec0::', 10, 'ipv6'); // site-local (deprecated, RFC 3879)
+nonPublic.addSubnet('64:ff9b:1::', 48, 'ipv6'); // local-use IPv4/IPv6 translation (RFC 8215)
 nonPublic.addSubnet('ff00::', 8, 'ipv6');
 
 const METADATA_NAMES = new Set([
@@ -50,10 +53,45 @@ function family(address: string): 'ipv4' | 'ipv6' | undefined {
   return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
 }
 
-/** Maps `::ffff:10.0.0.1` to `10.0.0.1` so IPv4 rules apply to mapped addresses. */
-function unmapped(address: string): string {
-  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return match ? match[1] : address;
+/**
+ * IPv6 prefixes whose addresses carry an IPv4 address, and where: IPv4-mapped (::ffff:0:0/96) and
+ * IPv4-compatible (::/96, deprecated) and NAT64 (64:ff9b::/96, RFC 6052; the local-use 64:ff9b:1::/48 of
+ * RFC 8215 at its /96 position) in the last 32 bits, 6to4 (2002::/16, RFC 3056) in the 32 after the
+ * prefix. A gateway with a NAT64 or 6to4 route reaches the IPv4 address, so that is the one judged.
+ */
+const ipv4Carriers: readonly { net: BlockList; hextet: number }[] = [
+  { net: subnet('::ffff:0:0', 96), hextet: 6 },
+  { net: subnet('::', 96), hextet: 6 },
+  { net: subnet('64:ff9b::', 96), hextet: 6 },
+  { net: subnet('64:ff9b:1::', 48), hextet: 6 },
+  { net: subnet('2002::', 16), hextet: 1 },
+];
+
+function subnet(net: string, bits: number): BlockList {
+  const list = new BlockList();
+  list.addSubnet(net, bits, 'ipv6');
+  return list;
+}
+
+/** The IPv4 address an IPv6 address carries (see `ipv4Carriers`), or undefined. */
+function carriedIPv4(address: string): string | undefined {
+  const carrier = ipv4Carriers.find(({ net }) => net.check(address, 'ipv6'));
+  if (!carrier) return undefined;
+  const hextets = expandIPv6(address);
+  const high = hextets[carrier.hextet] ?? 0;
+  const low = hextets[carrier.hextet + 1] ?? 0;
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, in any notation WHATWG URL parsing takes (it rewrites a
+ * dotted IPv4 tail as hex and lower-cases; its `::` is expanded here). */
+function expandIPv6(address: string): number[] {
+  const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  const [head = '', tail] = canonical.split('::');
+  const groups = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
 /**
@@ -67,13 +105,22 @@ export function normaliseHost(host: string): string {
   return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
 
-/** Why an address may not be called under the policy, or undefined when it may. */
+/** Why an address may not be called under the policy, or undefined when it may. An IPv6 address that
+ * carries an IPv4 address is judged by both. */
 export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): string | undefined {
-  const address = unmapped(normaliseHost(rawAddress));
+  const address = normaliseHost(rawAddress);
   const kind = family(address);
   if (!kind) return undefined;
-  if (alwaysRefused.check(address, kind)) return `${address} is a link-local or cloud metadata address`;
-  if (policy === 'public' && nonPublic.check(address, kind)) return `${address} is not a public address`;
+  const refusal = refusalOf(address, kind, policy);
+  if (refusal) return `${address} is ${refusal}`;
+  const carried = kind === 'ipv6' ? carriedIPv4(address) : undefined;
+  const carriedRefusal = carried === undefined ? undefined : refusalOf(carried, 'ipv4', policy);
+  return carriedRefusal && `${address} carries ${carried}, which is ${carriedRefusal}`;
+}
+
+function refusalOf(address: string, kind: 'ipv4' | 'ipv6', policy: CustomHostPolicy): string | undefined {
+  if (alwaysRefused.check(address, kind)) return 'a link-local or cloud metadata address';
+  if (policy === 'public' && nonPublic.check(address, kind)) return 'not a public address';
   return undefined;
 }
 
@@ -129,12 +176,18 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** dns.lookup asked for every address (`all: true`); a test gives its own answers. */
+export type ResolveAll = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 /** A dns.lookup for outgoing connections that refuses addresses the policy forbids. */
-export function guardedLookup(policy: CustomHostPolicy) {
+export function guardedLookup(policy: CustomHostPolicy, resolveAll: ResolveAll = dnsLookup) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolveAll(hostname, { ...options, all: true }, (err, list) => {
       if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
       for (const entry of list) {
         const refusal = addressRefusal(entry.address, policy);
         if (refusal) {

@@ -11,6 +11,7 @@ import {
   checkCustomHost,
   guardedLookup,
   POLICY_REFUSAL_CODE,
+  type ResolveAll,
 } from '../../src/gateway/custom-host.js';
 import { GatewayError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -33,6 +34,23 @@ describe('address rules', () => {
     ['fd12:3456::1', 'public'],
     ['::ffff:10.0.0.1', 'public'],
     ['0.0.0.0', 'public'],
+    // IPv6 forms that carry an IPv4 address are judged by it: NAT64 (64:ff9b::/96), 6to4 (2002::/16),
+    // IPv4-compatible (::/96)
+    ['64:ff9b::a9fe:a9fe', 'private'],
+    ['64:ff9b::169.254.169.254', 'private'],
+    ['2002:a9fe:a9fe::', 'private'],
+    ['2002:a9fe:a9fe:1::2', 'private'],
+    ['::a9fe:a9fe', 'private'],
+    ['::169.254.169.254', 'private'],
+    ['64:ff9b:1::a9fe:a9fe', 'private'],
+    ['64:ff9b::7f00:1', 'public'],
+    ['64:ff9b::a00:1', 'public'],
+    ['2002:c0a8:101::', 'public'],
+    ['::7f00:1', 'public'],
+    // local-use NAT64 (64:ff9b:1::/48) and site-local (fec0::/10) are not public whatever they carry
+    ['64:ff9b:1::808:808', 'public'],
+    ['fec0::1', 'public'],
+    ['FEC0:0:0:1::1', 'public'],
   ] as const)('%s is refused under the %s policy', (address, policy) => {
     expect(addressRefusal(address, policy)).toBeDefined();
   });
@@ -42,6 +60,10 @@ describe('address rules', () => {
     ['10.1.2.3', 'private'],
     ['8.8.8.8', 'public'],
     ['2606:4700::1111', 'public'],
+    ['64:ff9b::808:808', 'public'],
+    ['2002:808:808::1', 'public'],
+    ['64:ff9b::7f00:1', 'private'],
+    ['fec0::1', 'private'],
   ] as const)('%s is allowed under the %s policy', (address, policy) => {
     expect(addressRefusal(address, policy)).toBeUndefined();
   });
@@ -70,6 +92,10 @@ describe('address rules', () => {
     'http://0xA9.0xFE.0xA9.0xFE/latest/meta-data',
     'http://[::FFFF:169.254.169.254]/latest/meta-data',
     'http://[FD00:EC2::254]/',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[64:FF9B::169.254.169.254]/latest/meta-data',
+    'http://[2002:a9fe:a9fe::]/latest/meta-data',
+    'http://[::a9fe:a9fe]/latest/meta-data',
   ])('%s (other case, trailing dot, other notation) is refused under every policy', (url) => {
     for (const policy of ['private', 'public'] as const) {
       expect(() => checkCustomHost(url, policy)).toThrow(GatewayError);
@@ -91,6 +117,36 @@ describe('address rules', () => {
       guardedLookup('private')('localhost', {}, (err) => resolve(err)),
     );
     expect(allowed).toBeNull();
+  });
+
+  it('IPv6 literals that carry a non-public IPv4 address, or are site-local, are refused under the public policy', () => {
+    for (const url of [
+      'http://[64:ff9b::a00:1]/v1',
+      'http://[64:ff9b:1::808:808]/v1',
+      'http://[2002:7f00:1::]/v1',
+      'http://[::7f00:1]/v1',
+      'http://[fec0::1]/v1',
+    ]) {
+      expect(() => checkCustomHost(url, 'public')).toThrow(/not a public address/);
+    }
+    expect(() => checkCustomHost('http://[64:ff9b::808:808]/v1', 'public')).not.toThrow();
+  });
+
+  it('the connect-time lookup judges a resolved IPv6 address by the IPv4 address it carries', async () => {
+    const resolvingTo =
+      (address: string): ResolveAll =>
+      (_hostname, _options, callback) =>
+        callback(null, [{ address, family: 6 }]);
+    const outcome = (policy: 'private' | 'public', address: string) =>
+      new Promise<NodeJS.ErrnoException | null>((resolve) =>
+        guardedLookup(policy, resolvingTo(address))('nat64.example', {}, (err) => resolve(err)),
+      );
+    expect((await outcome('private', '64:ff9b::a9fe:a9fe'))?.code).toBe(POLICY_REFUSAL_CODE);
+    expect((await outcome('private', '2002:a9fe:a9fe::'))?.code).toBe(POLICY_REFUSAL_CODE);
+    expect((await outcome('public', '::7f00:1'))?.code).toBe(POLICY_REFUSAL_CODE);
+    expect((await outcome('public', '64:ff9b:1::808:808'))?.code).toBe(POLICY_REFUSAL_CODE);
+    expect((await outcome('public', 'fec0::1'))?.code).toBe(POLICY_REFUSAL_CODE);
+    expect(await outcome('public', '64:ff9b::808:808')).toBeNull();
   });
 
   it('localhost names are refused under the public policy only', () => {
