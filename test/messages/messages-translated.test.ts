@@ -208,6 +208,46 @@ describe('an OpenAI-wire provider', () => {
     });
   });
 
+  // Anthropic's message_delta repeats the counts (input, cache writes and reads, output), never the writes'
+  // breakdown by TTL (usage.cache_creation, which message_start alone carries: the SDK's MessageDeltaUsage
+  // has no such field, and its stream helper reads none there). Its recorded stream of a call whose cache
+  // writes grew after message_start says the same: the count in message_delta, the breakdown left as it was.
+  it("gives message_delta the usage fields of Anthropic's, as recorded, for writes reported at the end", async () => {
+    const recorded = (name: string) =>
+      readFileSync(path.join(providerFixturesDir('anthropic'), `${name}.chunks.txt`), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { type: string; usage?: Record<string, unknown> })
+        .find((event) => event.type === 'message_delta')!.usage!;
+    expect(recorded('anthropic-code-execution-20260120-prompt-cache.1')).not.toHaveProperty('cache_creation');
+    const base = { id: 'chatcmpl-late-writes', created: 1, model: 'writes-model' };
+    enqueueHiStream(base, {
+      prompt_tokens: 1000,
+      completion_tokens: 3,
+      total_tokens: 1003,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 900, cache_write_1h_tokens: 600 },
+    });
+    const { events, final } = await streamEvents(
+      gatewayAnthropic(gateway, openaiTarget()).messages.stream({
+        model: 'writes-model',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
+    const delta = events.find((e) => e.type === 'message_delta') as unknown as {
+      usage: Record<string, unknown>;
+    };
+    expect(Object.keys(delta.usage)).toEqual(Object.keys(recorded('anthropic-text')));
+    expect(delta.usage).toEqual({
+      input_tokens: 100,
+      cache_creation_input_tokens: 900,
+      cache_read_input_tokens: 0,
+      output_tokens: 3,
+    });
+    // As with Anthropic's own stream: the count from message_delta, the breakdown from message_start.
+    expect(final.usage).toMatchObject({ cache_creation_input_tokens: 900, cache_creation: null });
+  });
+
   it('ends a stream that breaks upstream with event: error and no message_stop', async () => {
     openai.enqueue({ errorEventAfter: 3 });
     const raw = await postRawSse(

@@ -20,6 +20,7 @@ import type { ChatCompletionChunk, FinishReason, Usage } from '../../core/openai
 import {
   answerStopReason,
   matchedStopSequence,
+  messageDeltaUsage,
   messageId,
   messagesUsage,
   type ThinkingDisplay,
@@ -120,7 +121,7 @@ export class ChatChunksToMessageEvents {
   end(): string {
     let out = this.start(undefined);
     out += this.closeBlock();
-    const usage = messagesUsage(this.usage);
+    const usage = messageDeltaUsage(messagesUsage(this.usage));
     const stopReason = answerStopReason(
       this.finishReason,
       this.toolBlocks.size > 0,

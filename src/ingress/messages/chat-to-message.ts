@@ -88,6 +88,20 @@ export function messagesUsage(usage: Usage | null | undefined): MessagesUsage {
   };
 }
 
+/**
+ * The usage of a stream's `message_delta`, as Anthropic's is (its `MessageDeltaUsage`, and its recorded
+ * streams): the cumulative counts, in its order, without the writes' breakdown by TTL (`cache_creation`),
+ * which Anthropic gives in `message_start` alone and the SDK's stream helper reads from there alone.
+ */
+export function messageDeltaUsage(usage: MessagesUsage): MessagesUsage {
+  return {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    output_tokens: usage.output_tokens,
+  };
+}
+
 function cacheCreation(written: number, hour: number): NonNullable<MessagesUsage['cache_creation']> {
   const kept = Math.min(hour, written);
   return { ephemeral_5m_input_tokens: written - kept, ephemeral_1h_input_tokens: kept };
