@@ -21,6 +21,7 @@ import { characterCount } from './checks/character-count.js';
 import { containsCode } from './checks/contains-code.js';
 import { contains } from './checks/contains.js';
 import { endsWith } from './checks/ends-with.js';
+import { injectTools } from './checks/inject-tools.js';
 import { jsonKeys } from './checks/json-keys.js';
 import { jsonSchema } from './checks/json-schema.js';
 import { log } from './checks/log.js';
@@ -49,6 +50,7 @@ const ALL: readonly BuiltInCheck[] = [
   contains,
   containsCode,
   endsWith,
+  injectTools,
   jsonKeys,
   jsonSchema,
   log,
