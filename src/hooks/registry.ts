@@ -20,6 +20,7 @@ import { allowedRequestTypes } from './checks/allowed-request-types.js';
 import { characterCount } from './checks/character-count.js';
 import { containsCode } from './checks/contains-code.js';
 import { contains } from './checks/contains.js';
+import { endpointReachability } from './checks/endpoint-reachability.js';
 import { endsWith } from './checks/ends-with.js';
 import { injectTools } from './checks/inject-tools.js';
 import { jsonKeys } from './checks/json-keys.js';
@@ -49,6 +50,7 @@ const ALL: readonly BuiltInCheck[] = [
   characterCount,
   contains,
   containsCode,
+  endpointReachability,
   endsWith,
   injectTools,
   jsonKeys,
