@@ -35,6 +35,7 @@ import {
   type RateTakeResult,
 } from './rate-counter.js';
 import type { LeasingTakeResult, RedisRateCounter } from './redis-rate-counter.js';
+import { ScriptNotSentError } from './types.js';
 
 /** A lease covers about this long of the node's own recent rate on a counter. */
 const LEASE_HORIZON_MS = 50;
@@ -42,6 +43,8 @@ const LEASE_HORIZON_MS = 50;
 const LEASE_SHARE = 64;
 const MAX_LEASE = 1000;
 const DEFAULT_LEASE_LIFETIME_MS = 200;
+/** Unanswered takes kept for their give-back: past it (Redis away for long), those kept are forgotten. */
+const MAX_UNANSWERED = 10_000;
 
 export interface LeaseOptions {
   /** How long unused leased units may stay on this node before they go back. */
@@ -87,6 +90,8 @@ function leasable(take: RateTake): boolean {
 export class LeasedRateCounter implements RateCounter {
   readonly kind = 'redis' as const;
   private readonly slots = new Map<string, Slot>();
+  /** The takes Redis was asked for, of each charge sent whose answer was lost, until it is given back. */
+  private readonly unanswered = new Map<string, RateTake[]>();
   private readonly lifetimeMs: number;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
@@ -98,10 +103,31 @@ export class LeasedRateCounter implements RateCounter {
     this.lifetimeMs = options.lifetimeMs ?? DEFAULT_LEASE_LIFETIME_MS;
   }
 
-  take(takes: readonly RateTake[], now?: number): RateTakeResult | Promise<RateTakeResult> {
+  take(takes: readonly RateTake[], now?: number, charge?: string): RateTakeResult | Promise<RateTakeResult> {
     const waits = this.leasesToWaitFor(takes);
-    if (waits) return Promise.all(waits).then(() => this.takeNow(takes, now));
-    return this.takeNow(takes, now);
+    if (waits) return Promise.all(waits).then(() => this.takeNow(takes, now, charge));
+    return this.takeNow(takes, now, charge);
+  }
+
+  /** Only the counters the take asked Redis for were charged there, in the order it asked (its lease
+   * units with them); the others' units came from leases and went back into them. */
+  async giveBackUnanswered(charge: string, adjusts: readonly RateAdjust[], now?: number): Promise<boolean> {
+    const remote = this.unanswered.get(charge);
+    if (!remote) return false;
+    this.unanswered.delete(charge);
+    return this.redis.giveBackUnanswered(
+      charge,
+      remote.map(
+        (take) =>
+          adjusts.find((adjust) => adjust.key === take.key) ?? {
+            key: take.key,
+            periodMs: take.periodMs,
+            limit: take.limit,
+            units: 0,
+          },
+      ),
+      now,
+    );
   }
 
   adjust(adjusts: readonly RateAdjust[], now?: number): Promise<void> {
@@ -133,6 +159,7 @@ export class LeasedRateCounter implements RateCounter {
   private takeNow(
     takes: readonly RateTake[],
     now: number | undefined,
+    charge: string | undefined,
   ): RateTakeResult | Promise<RateTakeResult> {
     const localNow = performance.now();
     const slots = takes.map((take) => this.slotFor(take, localNow));
@@ -145,7 +172,7 @@ export class LeasedRateCounter implements RateCounter {
       const readings = takes.map((take, i) => this.localReading(slots[i] as Slot, take, now, localNow, true));
       return { admitted: true, readings, refused: [] };
     }
-    return this.takeRemotely(takes, slots, local, now, localNow);
+    return this.takeRemotely(takes, slots, local, now, localNow, charge);
   }
 
   /** Asks Redis for the takes no lease covered, with a lease for each counter that warrants one. */
@@ -155,6 +182,7 @@ export class LeasedRateCounter implements RateCounter {
     local: readonly boolean[],
     now: number | undefined,
     localNow: number,
+    charge: string | undefined,
   ): Promise<RateTakeResult> {
     const remote = takes.flatMap((_, i) => (local[i] ? [] : [i]));
     const leases = remote.map((i) => this.askLease(slots[i], takes[i], now, localNow));
@@ -164,10 +192,19 @@ export class LeasedRateCounter implements RateCounter {
       answer = await this.redis.take(
         remote.map((i) => takes[i]),
         now,
+        charge,
         leases,
       );
     } catch (error) {
       this.putBack(slots, local);
+      // Sent, and unanswered: Redis may have run it; what it asked Redis for is kept for its give-back.
+      if (charge !== undefined && !(error instanceof ScriptNotSentError)) {
+        if (this.unanswered.size >= MAX_UNANSWERED) this.unanswered.clear();
+        this.unanswered.set(
+          charge,
+          remote.map((i) => takes[i]),
+        );
+      }
       throw error;
     } finally {
       this.release(slots, remote, leases);

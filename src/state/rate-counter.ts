@@ -53,8 +53,16 @@ export interface RateAdjust {
 
 export interface RateCounter {
   readonly kind: 'memory' | 'redis';
-  /** `now` (ms) when the caller's clock governs (tests); the counter's own clock otherwise. */
-  take(takes: readonly RateTake[], now?: number): RateTakeResult | Promise<RateTakeResult>;
+  /** `now` (ms) when the caller's clock governs (tests); the counter's own clock otherwise. `charge`: a
+   * name unique to this take, for `giveBackUnanswered` should its answer be lost. */
+  take(takes: readonly RateTake[], now?: number, charge?: string): RateTakeResult | Promise<RateTakeResult>;
+  /**
+   * A take named `charge` that failed without an answer (its connection lost, or timed out) may have been
+   * charged all the same (Redis). If it was, `adjusts` (by key, signed) and any lease it was granted are
+   * given back, once; if it was not, nothing is. Resolves whether it was. Absent where an answer cannot be
+   * lost (memory).
+   */
+  giveBackUnanswered?(charge: string, adjusts: readonly RateAdjust[], now?: number): Promise<boolean>;
   adjust(adjusts: readonly RateAdjust[], now?: number): Promise<void>;
   /** Gives back what this node holds (leased room) and stops its timers. */
   close(): Promise<void>;

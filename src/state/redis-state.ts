@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Command, Redis, type RedisOptions } from 'ioredis';
-import { checkAmount, checkTtl, type ScriptingState, type StateScript } from './types.js';
+import { checkAmount, checkTtl, ScriptNotSentError, type ScriptingState, type StateScript } from './types.js';
 
 export interface RedisStateOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */
@@ -151,7 +151,7 @@ export class RedisState implements ScriptingState {
       // unless it is ready and its stream writable.
       if (script.whenConnected && !this.connected()) {
         return Promise.reject(
-          new Error(`Redis is not connected (${this.client.status}): ${script.name} not sent`),
+          new ScriptNotSentError(`Redis is not connected (${this.client.status}): ${script.name} not sent`),
         );
       }
       const command = new Command(name, [body, keys.length, ...keys.map((key) => this.k(key)), ...args], {

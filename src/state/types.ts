@@ -55,6 +55,12 @@ export interface StateScript {
   whenConnected?: boolean;
 }
 
+/** A script run only when connected, refused because the connection was not ready: never sent, so it
+ * certainly did not run. */
+export class ScriptNotSentError extends Error {
+  override name = 'ScriptNotSentError';
+}
+
 /** Shared state that runs scripts: Redis. Keys are given without the state's prefix, as everywhere. */
 export interface ScriptingState extends SharedState {
   runScript(

@@ -676,6 +676,33 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       }
     });
 
+    it('`closed`: a take whose reply a lost connection swallowed is given back once the node reconnects', async () => {
+      const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
+        'lost-reply-closed',
+        { type: 'requests', unit: 'rpm', value: 2 },
+        {
+          GATEWAY_RATE_LIMIT_FAIL_MODE: 'closed',
+          GATEWAY_RATE_LIMIT_TIMEOUT_MS: '500',
+          GATEWAY_REDIS_TIMEOUT_MS: '500',
+        },
+      );
+      try {
+        // Redis runs the node's take and charges it; the connection goes before its reply comes back.
+        proxy.cutOn((sent) => sent.includes(counter));
+        expect((await outcome(chat(sdk(node, key, { case: 'lost-reply-closed' })))).status).toBe(503);
+        // The call was refused: once the node is connected again, the charge it never heard of goes back.
+        await vi.waitFor(async () => expect(await redis.get(counter)).toBeUndefined(), {
+          timeout: 5_000,
+          interval: 20,
+        });
+        const next = await outcome(chat(sdk(nodeA, key, { case: 'lost-reply-closed' })));
+        expect(next.status).toBe(200);
+        expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+      } finally {
+        await close();
+      }
+    });
+
     it('a check issued while the node is not connected to Redis is not charged once Redis is back', async () => {
       const { key, counter, proxy, redis, node, close } = await caseBehindProxy(
         'offline-check',

@@ -84,10 +84,10 @@ describeWithRedis('rate counters in Redis with leases', () => {
     const { state } = await node();
     const redis = new RedisRateCounter(state);
     const k = key('grants');
-    const first = await redis.take([requests(k, 100)], T0, [80]);
+    const first = await redis.take([requests(k, 100)], T0, undefined, [80]);
     expect(first).toMatchObject({ admitted: true, leased: [49] });
     expect(await levelIn(state, k)).toBe(50);
-    const second = await redis.take([requests(k, 100)], T0, [10]);
+    const second = await redis.take([requests(k, 100)], T0, undefined, [10]);
     expect(second).toMatchObject({ admitted: true, leased: [0] });
     expect(second.readings[0].remaining).toBe(49);
     expect(await levelIn(state, k)).toBe(51);

@@ -171,3 +171,67 @@ inRedis(
   'rate counters in Redis, through the leases layer',
   (state) => new LeasedRateCounter(new RedisRateCounter(state), { clock: () => T0 }),
 );
+
+describeWithRedis('a take whose answer was lost, in Redis', () => {
+  const prefix = freshRedisPrefix('rate-unanswered');
+  let state: RedisState;
+  let counter: RedisRateCounter;
+  const take = (key: string): RateTake => ({ key, periodMs: MINUTE, limit: 1_000, need: 1, cost: 1 });
+  const giveBack = (key: string) => [{ key, periodMs: MINUTE, limit: 1_000, units: -1 }];
+  // The level to its ninth decimal: a charge's mark is written in the digits past it.
+  const level = async (key: string) => {
+    const written = (await state.get(key))?.split(',')[0] ?? '0';
+    return Number(written.slice(0, written.indexOf('.') + 10));
+  };
+
+  beforeAll(async () => {
+    state = new RedisState({ url: redisUrl(), prefix });
+    await state.firstConnection();
+    counter = new RedisRateCounter(state);
+  });
+  afterAll(async () => {
+    await state.close();
+    await deleteRedisKeys(prefix);
+  });
+
+  it('is given back, with the lease it was granted, once, if Redis ran it', async () => {
+    await counter.take([take('rl:ran')], T0, 'node-1:1', [9]);
+    expect(await level('rl:ran')).toBe(10);
+    expect(await counter.giveBackUnanswered('node-1:1', giveBack('rl:ran'), T0)).toBe(true);
+    expect(await level('rl:ran')).toBe(0);
+    await counter.take([take('rl:ran')], T0);
+    // Given back once: a second give-back of the same charge finds nothing to give.
+    expect(await counter.giveBackUnanswered('node-1:1', giveBack('rl:ran'), T0)).toBe(false);
+    expect(await level('rl:ran')).toBe(1);
+  });
+
+  it('gives back nothing if Redis never ran it, or refused it', async () => {
+    await counter.take([take('rl:other')], T0);
+    expect(await counter.giveBackUnanswered('node-1:2', giveBack('rl:other'), T0)).toBe(false);
+    expect(await level('rl:other')).toBe(1);
+    const full = { ...take('rl:full'), limit: 1 };
+    await counter.take([full], T0);
+    expect((await counter.take([full], T0, 'node-1:3')).admitted).toBe(false);
+    expect(await counter.giveBackUnanswered('node-1:3', [{ ...giveBack('rl:full')[0], limit: 1 }], T0)).toBe(
+      false,
+    );
+    expect(await level('rl:full')).toBe(1);
+  });
+
+  it('stands once another call charged its counter: the mark went with that write', async () => {
+    await counter.take([take('rl:busy')], T0, 'node-1:4');
+    await counter.take([take('rl:busy')], T0, 'node-2:1');
+    expect(await counter.giveBackUnanswered('node-1:4', giveBack('rl:busy'), T0)).toBe(false);
+    expect(await level('rl:busy')).toBe(2);
+  });
+
+  it('leaves no reading changed by its mark', async () => {
+    const marked = await counter.take([take('rl:marked')], T0, 'node-1:5', [9]);
+    const unmarked = await counter.take([take('rl:unmarked')], T0, undefined, [9]);
+    expect(marked.readings).toEqual(unmarked.readings);
+    const next = await counter.take([take('rl:marked')], T0 + 1);
+    const nextUnmarked = await counter.take([take('rl:unmarked')], T0 + 1);
+    expect(next.readings).toEqual(nextUnmarked.readings);
+    expect(await state.get('rl:marked')).toBe(await state.get('rl:unmarked'));
+  });
+});

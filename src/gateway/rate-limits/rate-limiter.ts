@@ -11,12 +11,15 @@
  *
  * When the counters cannot answer (Redis unreachable, or slower than the timeout) the fail mode decides:
  * `open` lets the call through unchecked, `closed` answers 503; what a late answer says was charged after
- * all for a call so decided goes back (giveBackLate). Either way it is counted in `stats` and logged (at
+ * all for a call so decided goes back, and so does what a check whose answer was lost charged, found by its
+ * mark in the counters (giveBackLate). Either way it is counted in `stats` and logged (at
  * most one line per LOG_EVERY_MS while it lasts).
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
 import type { RateCounter, RateTake, RateTakeResult } from '../../state/rate-counter.js';
+import { ScriptNotSentError } from '../../state/types.js';
 import type { RateLimitPolicy } from '../../store/types.js';
 import type {
   RateLimitAdmission as Admission,
@@ -71,6 +74,9 @@ export class RateLimiter implements RateLimits {
     settleFailures: 0,
   };
   private readonly calls = new WeakMap<RouteRun, CallRecord>();
+  /** Names this node's charges apart from every other node's: `<node>:<n>`. */
+  private readonly node = randomUUID();
+  private charges = 0;
   private lastLogged = -Infinity;
   private unloggedFailures = 0;
 
@@ -123,14 +129,20 @@ export class RateLimiter implements RateLimits {
     this.stats.checked++;
 
     const takes = charges.map((charge) => charge.take);
+    // Named when a lost answer would leave something to give back (closed: all of it; open: tokens), so
+    // that Redis marks the charge and the give-back can tell whether it ran.
+    const named =
+      this.options.counter.giveBackUnanswered !== undefined &&
+      (this.options.failMode === 'closed' || reservation !== undefined);
+    const chargeName = named ? `${this.node}:${++this.charges}` : undefined;
     let answer: RateTakeResult | Promise<RateTakeResult> | undefined;
     let result: RateTakeResult;
     try {
-      answer = this.options.counter.take(takes, this.options.clock?.());
+      answer = this.options.counter.take(takes, this.options.clock?.(), chargeName);
       // A counter that answers at once (memory, a lease in hand) needs no timeout.
       result = answer instanceof Promise ? await this.withTimeout(answer) : answer;
     } catch (error) {
-      if (answer instanceof Promise) this.giveBackLate(answer, charges);
+      if (answer instanceof Promise) this.giveBackLate(answer, charges, chargeName);
       this.unavailable(error, run);
       return undefined;
     }
@@ -203,25 +215,37 @@ export class RateLimiter implements RateLimits {
    * no settlement will ever bring to what the unchecked call used (they would stand until drained, a
    * `max_tokens` call's as much as a whole day's limit). Its requests stand: the call was made.
    */
-  private giveBackLate(answer: Promise<RateTakeResult>, charges: readonly Charge[]): void {
+  private giveBackLate(
+    answer: Promise<RateTakeResult>,
+    charges: readonly Charge[],
+    chargeName: string | undefined,
+  ): void {
     const closed = this.options.failMode === 'closed';
     const given = charges.filter((charge) => closed || charge.policy.policy.type === 'tokens');
     if (given.length === 0) return;
+    const adjusts = given.map(({ take }) => ({
+      key: take.key,
+      periodMs: take.periodMs,
+      limit: take.limit,
+      units: -take.cost,
+    }));
+    const couldNotGiveBack = (error: unknown) => {
+      // The charge stands until the counter drains it.
+      this.options.logger.warn({ err: error }, 'rate limits: a late charge could not be given back');
+    };
     const giveBack = (late: RateTakeResult) => {
       if (!late.admitted) return;
-      const adjusts = given.map(({ take }) => ({
-        key: take.key,
-        periodMs: take.periodMs,
-        limit: take.limit,
-        units: -take.cost,
-      }));
-      this.options.counter.adjust(adjusts, this.options.clock?.()).catch((error: unknown) => {
-        // The charge stands until the counter drains it.
-        this.options.logger.warn({ err: error }, 'rate limits: a late charge could not be given back');
-      });
+      this.options.counter.adjust(adjusts, this.options.clock?.()).catch(couldNotGiveBack);
     };
-    // No answer at all: already counted as unavailable.
-    answer.then(giveBack, () => undefined);
+    // No answer at all (already counted as unavailable): the connection went after the take was sent, or
+    // it timed out, and Redis may have charged it all the same. The charge's mark tells, when the node is
+    // connected again: given back if it ran, nothing if it did not. A take never sent did not run.
+    const giveBackUnanswered = (error: unknown) => {
+      const { counter } = this.options;
+      if (chargeName === undefined || error instanceof ScriptNotSentError) return;
+      counter.giveBackUnanswered?.(chargeName, adjusts, this.options.clock?.()).catch(couldNotGiveBack);
+    };
+    answer.then(giveBack, giveBackUnanswered);
   }
 
   private recordOf(run: RouteRun): CallRecord {
