@@ -72,6 +72,33 @@ describe.concurrent('conditional routing on metadata', () => {
     expect(await routedBy({ 'metadata.level': { $gt: 1 } }, { level: 'gold' })).toBe('cheap');
     expect(await routedBy({ 'metadata.level': { $gt: 1 } }, {})).toBe('cheap');
   });
+
+  it('a $regex written to backtrack answers at once on a value written to make it (linear-time engine)', async () => {
+    const started = performance.now();
+    const x = `${'a'.repeat(27)}!`;
+    expect(await routedBy({ 'metadata.x': { $regex: '^(a+)+$' } }, { x })).toBe('cheap');
+    expect(await routedBy({ 'metadata.x': { $regex: '^(a+)+$' } }, { x: 'aaa' })).toBe('smart');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a $regex the linear-time engine cannot run is refused with the config, naming its place', async () => {
+    const smart = await fake('smart');
+    const config = {
+      strategy: {
+        mode: 'conditional',
+        conditions: [{ query: { 'metadata.x': { $regex: '(?<=a)b' } }, then: 'smart' }],
+        default: 'smart',
+      },
+      targets: [target(smart, { name: 'smart' })],
+    };
+    const response = await postChat(gateway, config, chat);
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; param: string; message: string } };
+    expect(error.code).toBe('invalid_config');
+    expect(error.param).toBe('config.strategy.conditions[0].query["metadata.x"].$regex');
+    expect(error.message).toContain('lookaround');
+    expect(smart.requests).toHaveLength(0);
+  });
 });
 
 describe.concurrent('loadbalance weights', () => {

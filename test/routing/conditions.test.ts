@@ -252,6 +252,36 @@ describe('evaluateCondition never throws', () => {
   });
 });
 
+describe('$regex runs in time linear in the value', () => {
+  // On a backtracking engine `^(a+)+$` takes time doubling with each 'a' before the '!': seconds here.
+  const value = `${'a'.repeat(27)}!`;
+  const generousMs = 1000;
+
+  it('answers a pathological pattern at once, validated first or not', () => {
+    for (const validated of [true, false]) {
+      const query = { 'metadata.x': { $regex: '^(a+)+$' } };
+      if (validated) validateConditionQuery(query, 'q');
+      const started = performance.now();
+      expect(evaluateCondition(query, { metadata: { x: value }, params: {}, url: '/' })).toBe(false);
+      expect(evaluateCondition(query, { metadata: { x: 'aaaa' }, params: {}, url: '/' })).toBe(true);
+      expect(performance.now() - started).toBeLessThan(generousMs);
+    }
+  });
+
+  it('keeps the meaning of the i, m, s and u flags', () => {
+    const at = (query: Record<string, unknown>, x: string): boolean =>
+      evaluateCondition(query, { metadata: { x }, params: {}, url: '/' });
+    expect(at({ 'metadata.x': { $regex: '^b$' } }, 'a\nb')).toBe(false);
+    expect(at({ 'metadata.x': { $regex: '^b$', $options: 'm' } }, 'a\nb')).toBe(true);
+    expect(at({ 'metadata.x': { $regex: 'a.b' } }, 'a\nb')).toBe(false);
+    expect(at({ 'metadata.x': { $regex: 'a.b', $options: 's' } }, 'a\nb')).toBe(true);
+    expect(at({ 'metadata.x': { $regex: 'PRO' } }, 'pro')).toBe(false);
+    expect(at({ 'metadata.x': { $regex: 'PRO', $options: 'iu' } }, 'pro')).toBe(true);
+    expect(at({ 'metadata.x': { $regex: '^\\p{L}+$', $options: 'u' } }, 'été')).toBe(true);
+    expect(at({ 'metadata.x': { $regex: '^(?<tier>pro|team)$' } }, 'team')).toBe(true);
+  });
+});
+
 describe('validateConditionQuery names the exact place', () => {
   const root = 'config.strategy.conditions[0].query';
   const cases: Array<[string, unknown, string]> = [
@@ -264,6 +294,14 @@ describe('validateConditionQuery names the exact place', () => {
     ['$regex not a string', { 'params.model': { $regex: 5 } }, `${root}["params.model"].$regex`],
     ['$regex invalid', { 'params.model': { $regex: '([a-z]' } }, `${root}["params.model"].$regex`],
     ['$regex too long', { 'params.model': { $regex: 'a'.repeat(513) } }, `${root}["params.model"].$regex`],
+    [
+      '$regex with a lookahead',
+      { 'params.model': { $regex: 'gpt(?=-4)' } },
+      `${root}["params.model"].$regex`,
+    ],
+    ['$regex with a lookbehind', { 'metadata.x': { $regex: '(?<=a)b' } }, `${root}["metadata.x"].$regex`],
+    ['$regex with a backreference', { url: { $regex: '(a)\\1' } }, `${root}["url"].$regex`],
+    ['$regex with a named backreference', { url: { $regex: '(?<n>a)\\k<n>' } }, `${root}["url"].$regex`],
     ['$options bad flag', { url: { $regex: 'x', $options: 'g' } }, `${root}["url"].$options`],
     ['$options without $regex', { url: { $options: 'i' } }, `${root}["url"].$options`],
     ['$exists not boolean', { 'params.seed': { $exists: 1 } }, `${root}["params.seed"].$exists`],
@@ -308,6 +346,12 @@ describe('validateConditionQuery names the exact place', () => {
     let query: Record<string, unknown> = { 'params.a': 1 };
     for (let i = 0; i < 40; i++) query = { $not: query };
     expect(rejection(query).message).toMatch(/nested more than/);
+  });
+
+  it('says why a pattern the linear-time engine cannot run is refused', () => {
+    expect(rejection({ 'metadata.x': { $regex: '(?<=a)b' } }).message).toMatch(
+      /lookaround and backreferences/,
+    );
   });
 
   it('accepts a regex of exactly the length bound', () => {

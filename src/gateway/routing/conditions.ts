@@ -5,6 +5,7 @@
  * docs/conditions.md.
  */
 import { GatewayError } from '../../core/errors.js';
+import { compileLinearRegex, type LinearRegex } from '../../hooks/linear-regex.js';
 
 export interface ConditionInput {
   /** The request metadata (flat string map). */
@@ -246,8 +247,12 @@ function comparisonTest(operator: string, operand: unknown, param: string): Valu
   };
 }
 
-/** `param` is the operator object's place; errors name its `$regex` or `$options`. */
-function compileRegex(pattern: unknown, options: unknown, param: string): RegExp {
+/**
+ * `param` is the operator object's place; errors name its `$regex` or `$options`. Patterns come from
+ * configs and run against request values, so they run on the linear-time engine: no pattern and no value
+ * can stall the process, and a pattern it cannot run (lookaround, backreferences) is refused here.
+ */
+function compileRegex(pattern: unknown, options: unknown, param: string): LinearRegex {
   const at = `${param}.$regex`;
   if (typeof pattern !== 'string') throw invalid(at, 'must be a string');
   // A length bound keeps compilation cheap and the pattern reviewable; patterns come from configs.
@@ -259,9 +264,13 @@ function compileRegex(pattern: unknown, options: unknown, param: string): RegExp
     throw invalid(`${param}.$options`, "must be a string of distinct flags among 'i', 'm', 's', 'u'");
   }
   try {
-    return new RegExp(pattern, flags);
+    return compileLinearRegex(pattern, {
+      ignoreCase: flags.includes('i'),
+      multiline: flags.includes('m'),
+      dotAll: flags.includes('s'),
+    });
   } catch (error) {
-    throw invalid(at, `is not a valid regular expression: ${(error as Error).message}`);
+    throw invalid(at, (error as Error).message);
   }
 }
 
