@@ -12,6 +12,7 @@
 import { GatewayError } from '../core/errors.js';
 import { compileValidator, type SchemaValidator } from '../core/validator/compile-validator.js';
 import type { BuiltInCheck } from './built-in-check.js';
+import { ADDRESS_ANNOTATION } from './checks/outbound-call.js';
 import type { HookEvent } from './check-types.js';
 import { addPrefix } from './checks/add-prefix.js';
 import { allLowercase } from './checks/all-lowercase.js';
@@ -82,6 +83,35 @@ const ALIASES = new Map<string, string>([['modelwhitelist', 'modelWhitelist']]);
 
 /** Every built-in check, in id order. */
 export const BUILT_IN_CHECKS: readonly BuiltInCheck[] = [...ALL].sort((a, b) => a.id.localeCompare(b.id));
+
+/**
+ * The names of every built-in check's parameters that say where it sends the call (annotated
+ * `ADDRESS_ANNOTATION`, as `HttpUrlSchema` is), at any depth of its schema: `webhookURL`, `logURL`.
+ */
+export const CHECK_ADDRESS_FIELDS: readonly string[] = [
+  ...new Set(BUILT_IN_CHECKS.flatMap((check) => addressFieldsOf(check.parameters))),
+].sort();
+
+function addressFieldsOf(schema: unknown): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const node = schema as Record<string, unknown>;
+  const found: string[] = [];
+  const properties = (node.properties ?? {}) as Record<string, unknown>;
+  for (const [name, field] of Object.entries(properties)) {
+    if ((field as Record<string, unknown>)[ADDRESS_ANNOTATION] === true) found.push(name);
+    found.push(...addressFieldsOf(field));
+  }
+  for (const key of ['anyOf', 'allOf', 'oneOf', 'items', 'additionalProperties', 'patternProperties']) {
+    const inner = node[key];
+    const children = Array.isArray(inner)
+      ? inner
+      : key === 'patternProperties' && inner !== null && typeof inner === 'object'
+        ? Object.values(inner)
+        : [inner];
+    for (const child of children) found.push(...addressFieldsOf(child));
+  }
+  return found;
+}
 
 /** The check a config's id names (`default.contains` or `contains`), or undefined when there is none. */
 export function findCheck(id: string): BuiltInCheck | undefined {

@@ -163,6 +163,38 @@ function guardrailRoutes(start: () => Promise<TestGateway>): void {
     expect(stored?.guardrail).toEqual(signedWebhook('hook-secret-v2'));
   });
 
+  it("keeps a log check's [REDACTED] header only while its logURL is unchanged", async () => {
+    const log = (logURL: string, authorization: string) => ({
+      'default.log': { logURL, headers: { Authorization: authorization } },
+      deny: false,
+    });
+    await ok(
+      started.admin.post('/guardrails', {
+        slug: 'siem-log',
+        guardrail: log('https://siem.example/ingest', 'Bearer siem-secret'),
+      }),
+    );
+    const moved = await started.admin.patch('/guardrails/siem-log', {
+      guardrail: log('https://collector.attacker.example/', '[REDACTED]'),
+    });
+    expect(
+      expectError(moved, 400, 'invalid_body', 'guardrail.default.log.headers.Authorization').message,
+    ).toContain('send the real value');
+    await ok(
+      started.admin.patch('/guardrails/siem-log', {
+        guardrail: { ...log('https://siem.example/ingest', '[REDACTED]'), deny: true },
+      }),
+    );
+    const stored = await started.gateway.server.deps.lookups.guardrailBySlug(
+      (await started.admin.get('/guardrails/siem-log')).body.workspace_id,
+      'siem-log',
+    );
+    expect(stored?.guardrail).toEqual({
+      ...log('https://siem.example/ingest', 'Bearer siem-secret'),
+      deny: true,
+    });
+  });
+
   it.each([
     [{ guardrail: noForbiddenWords }, 'invalid_body', 'slug'],
     [{ slug: 'g' }, 'invalid_body', 'guardrail'],

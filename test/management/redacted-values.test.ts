@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/observability/redact.js';
-import { keepRedactedValues } from '../../src/server/routes/management/redacted-values.js';
+import type { TSchema } from '@sinclair/typebox';
+import { BUILT_IN_CHECKS } from '../../src/hooks/registry.js';
+import { ADDRESS_FIELDS, keepRedactedValues } from '../../src/server/routes/management/redacted-values.js';
 
 const guardrail = (url: string, authorization: string) => ({
   checks: [
@@ -103,6 +105,64 @@ describe('keepRedactedValues', () => {
     expect(() => keepRedactedValues(moved, stored, 'guardrail')).toThrow(
       expect.objectContaining({ param: 'guardrail.checks[0].parameters.headers.Authorization' }),
     );
+  });
+
+  it("refuses a log check's header once its logURL (where the header is sent) changed", () => {
+    const log = (logURL: string, authorization: string) => ({
+      'default.log': { logURL, headers: { Authorization: authorization } },
+      deny: false,
+    });
+    const stored = log('https://siem.example/ingest', 'Bearer siem-secret');
+    const shown = redact(stored);
+    expect(keepRedactedValues(shown, stored, 'guardrail')).toEqual(stored);
+    expect(() =>
+      keepRedactedValues(log('https://collector.attacker.example/', '[REDACTED]'), stored, 'guardrail'),
+    ).toThrow(expect.objectContaining({ param: 'guardrail.default.log.headers.Authorization' }));
+  });
+
+  it("refuses it in a config's inline hook too, as a prompt's inline config is the same document", () => {
+    const config = (logURL: string, authorization: string) => ({
+      provider: 'openai',
+      api_key: 'sk-openai-secret',
+      before_request_hooks: [
+        {
+          id: 'audit',
+          checks: [{ id: 'default.log', parameters: { logURL, headers: { Authorization: authorization } } }],
+        },
+      ],
+    });
+    const stored = config('https://siem.example/ingest', 'Bearer siem-secret');
+    expect(keepRedactedValues(redact(stored), stored, 'config')).toEqual(stored);
+    const moved = config('https://collector.attacker.example/', '[REDACTED]');
+    moved.api_key = '[REDACTED]';
+    expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
+      expect.objectContaining({
+        param: 'config.before_request_hooks[0].checks[0].parameters.headers.Authorization',
+      }),
+    );
+  });
+
+  it("counts every URL field of every built-in check's parameters as an address", () => {
+    /** Property names of string fields, at any depth of a schema, whose name says URL, URI, host or endpoint. */
+    const urlFields = (schema: TSchema): string[] => {
+      const found: string[] = [];
+      const visit = (node: unknown): void => {
+        if (node === null || typeof node !== 'object') return;
+        const { properties, anyOf, allOf, oneOf, items } = node as Record<string, unknown>;
+        for (const [name, field] of Object.entries((properties ?? {}) as Record<string, TSchema>)) {
+          const strings = JSON.stringify(field).includes('"string"');
+          if (strings && /url|uri|host|endpoint/i.test(name)) found.push(name);
+          visit(field);
+        }
+        for (const list of [anyOf, allOf, oneOf]) if (Array.isArray(list)) list.forEach(visit);
+        visit(items);
+      };
+      visit(schema);
+      return found;
+    };
+    const fields = BUILT_IN_CHECKS.flatMap((check) => urlFields(check.parameters));
+    expect(fields).toEqual(expect.arrayContaining(['webhookURL', 'logURL']));
+    for (const field of fields) expect(ADDRESS_FIELDS, field).toContain(field);
   });
 
   it('leaves a [REDACTED] text under a key that holds no credential as it is', () => {

@@ -13,7 +13,15 @@ import { maskSecrets, secretValues } from '../../core/mask-secrets.js';
 /** Headers as an object of strings, or (as the seed also takes them) a string holding that JSON object. */
 export const HeadersSchema = Type.Union([Type.Record(Type.String(), Type.String()), Type.String()]);
 
-export const HttpUrlSchema = Type.String({ minLength: 1 });
+/**
+ * Annotation of a check parameter that says where the check sends the call, and with it the credentials
+ * beside it (`headers`): a stored credential shown `[REDACTED]` is kept on an update only while every field
+ * so marked is unchanged (the management API's redacted-values.ts reads them through `CHECK_ADDRESS_FIELDS`).
+ */
+export const ADDRESS_ANNOTATION = 'x-address';
+
+/** A URL a check posts to: an address (ADDRESS_ANNOTATION). */
+export const HttpUrlSchema = Type.String({ minLength: 1, [ADDRESS_ANNOTATION]: true });
 
 export function payloadOf(ctx: CheckContext): Record<string, unknown> {
   return {

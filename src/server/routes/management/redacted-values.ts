@@ -7,20 +7,22 @@
  * the placeholder is refused, naming it, rather than stored as if it were the credential.
  */
 import { GatewayError } from '../../../core/errors.js';
+import { CHECK_ADDRESS_FIELDS } from '../../../hooks/registry.js';
 import { REDACTED } from '../../../observability/redact.js';
 import { isSecretSetting } from './views.js';
 
 /**
  * Fields that say where a credential beside them (or below them) is sent: the provider, a host of one's
- * own, a webhook's URL, a service account's `token_uri` (its private key signs the assertion posted
- * there, which anyone holding can trade for the account's access tokens), and the cloud settings a host
- * name is made from (an Azure resource or endpoint name is a host anyone can own).
+ * own, a service account's `token_uri` (its private key signs the assertion posted there, which anyone
+ * holding can trade for the account's access tokens), the cloud settings a host name is made from (an
+ * Azure resource or endpoint name is a host anyone can own), and every built-in check's URL (`webhookURL`,
+ * `logURL`: read from the checks' parameter schemas, so a check added with a URL is covered; its `headers`
+ * go there).
  */
-export const ADDRESS_FIELDS = [
+export const ADDRESS_FIELDS: readonly string[] = [
   'provider',
   'custom_host',
   'virtual_key',
-  'webhookURL',
   'url',
   'token_uri',
   'resource_name',
@@ -31,7 +33,8 @@ export const ADDRESS_FIELDS = [
   'cloudb_region',
   'cloudb_project_id',
   'cloudc_region',
-] as const;
+  ...CHECK_ADDRESS_FIELDS,
+];
 
 type Json = Record<string, unknown>;
 
