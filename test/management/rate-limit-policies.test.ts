@@ -336,6 +336,70 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     );
   });
 
+  it("refuses a workspace admin's workspace_id condition naming another workspace, 403 whether it exists or not", async () => {
+    const made = await started.admin.post('/workspaces', { name: 'Squad', slug: 'squad' });
+    expect(made.status, made.text).toBe(200);
+    const squad = made.body as { id: string; admin_key: { key: string } };
+    const squadAdmin = client(started.gateway.url, squad.admin_key.key);
+    const naming = (value: string | string[], excludes?: string) => ({
+      ...valid,
+      conditions: [valid.conditions[0], { key: 'workspace_id', value, ...(excludes && { excludes }) }],
+    });
+
+    const present = expectError(
+      await squadAdmin.post(PATH, naming('default')),
+      403,
+      'forbidden',
+      'conditions[1].value',
+    );
+    const absent = expectError(
+      await squadAdmin.post(PATH, naming('no-such-workspace')),
+      403,
+      'forbidden',
+      'conditions[1].value',
+    );
+    expect(absent.message).toBe(present.message);
+    expect(present.message).not.toContain('default');
+    const home = (await started.admin.get('/api-keys')).body.data[0].workspace_id as string;
+    expectError(
+      await squadAdmin.post(PATH, naming(['squad', home])),
+      403,
+      'forbidden',
+      'conditions[1].value',
+    );
+    expectError(
+      await squadAdmin.post(PATH, naming('*', 'default')),
+      403,
+      'forbidden',
+      'conditions[1].excludes',
+    );
+
+    // Its own workspace, by slug or id, and the patterns, are taken; the slug is stored as the id.
+    const created = await squadAdmin.post(PATH, naming(['squad', squad.id, '*'], 'squad'));
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.id as string;
+    expect((await squadAdmin.get(`${PATH}/${id}`)).body.conditions[1]).toEqual({
+      key: 'workspace_id',
+      value: [squad.id, squad.id, '*'],
+      excludes: squad.id,
+    });
+    expectError(
+      await squadAdmin.patch(`${PATH}/${id}`, { conditions: [{ key: 'workspace_id', value: 'default' }] }),
+      403,
+      'forbidden',
+      'conditions[0].value',
+    );
+    const read = await squadAdmin.get(`${PATH}/${id}`);
+    expect(read.text).not.toContain(home);
+
+    // The organisation-level key may still name any workspace of the organisation.
+    const byOrganisation = await started.admin.post(PATH, {
+      ...naming('squad'),
+      workspace_id: squad.id,
+    });
+    expect(byOrganisation.status, byOrganisation.text).toBe(200);
+  });
+
   it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {
     const first = await started.admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
     expect(first.status, first.text).toBe(200);

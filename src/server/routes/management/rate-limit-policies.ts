@@ -9,11 +9,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { fieldError } from '../../../core/validator/compile-validator.js';
-import type { RateLimitCondition, RateLimitPolicy, RateLimitPolicyQuery } from '../../../store/types.js';
+import type {
+  ApiKey,
+  RateLimitCondition,
+  RateLimitPolicy,
+  RateLimitPolicyQuery,
+} from '../../../store/types.js';
 import { integerQuery, type Query } from '../query-params.js';
 import { validateCreateRateLimitPolicy, validateUpdateRateLimitPolicy } from './body-schemas.js';
 import { notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { tenantOf } from './tenant.js';
+import { isOrganisationAdmin, tenantOf } from './tenant.js';
 import { deletedView } from './views.js';
 
 const OBJECT = 'policy_usage_limits';
@@ -67,22 +72,34 @@ function workspaceParam(query: Query): string | undefined {
  * The conditions with each `workspace_id` value or exclusion that names a workspace of the organisation by
  * its slug (as the interface lets `workspace_id` be written elsewhere) written as that workspace's id, which
  * is what a call's `workspace_id` is: stored as a slug it would never match. `*` and `…/*` patterns stay
- * as they are; a value naming no workspace of the organisation is refused with a 400 naming it.
+ * as they are. An organisation-level admin key may name any workspace of the organisation, and a value
+ * naming none is refused with a 400 naming it; any other key may name only its own workspace (the one the
+ * policy is in), and naming another is a 403 naming the value, the same whether that workspace exists or
+ * not, so that a workspace's key does not learn the other workspaces' slugs and ids (tenant.ts).
  */
 async function conditionsWithWorkspaceIds(
   store: GatewayDeps['store'],
-  organisationId: string,
+  caller: ApiKey,
   conditions: readonly RateLimitCondition[],
 ): Promise<RateLimitCondition[]> {
   if (!conditions.some((condition) => condition.key === 'workspace_id')) return [...conditions];
-  const workspaces = await store.listWorkspaces(organisationId);
+  const all = await store.listWorkspaces(caller.organisation_id);
+  const organisationWide = isOrganisationAdmin(caller, all);
+  const workspaces = organisationWide ? all : all.filter((w) => w.id === caller.workspace_id);
   const idOf = (name: string, path: string): string => {
     if (name === '*' || name.endsWith('/*')) return name;
     const workspace = workspaces.find((w) => w.id === name) ?? workspaces.find((w) => w.slug === name);
-    if (!workspace) {
-      throw fieldError('invalid_body', path, `names no workspace of this organisation ("${name}")`);
+    if (workspace) return workspace.id;
+    // Asked before whether the workspace exists: a key that may not act on other workspaces is not told
+    // which of them there are.
+    if (!organisationWide) {
+      throw new GatewayError(
+        'forbidden',
+        `${path} may name only this key's own workspace: only an organisation-level admin key (an admin key of the organisation's home workspace) may name another`,
+        { param: path },
+      );
     }
-    return workspace.id;
+    throw fieldError('invalid_body', path, `names no workspace of this organisation ("${name}")`);
   };
   const ids = (value: string | string[], path: string) =>
     typeof value === 'string' ? idOf(value, path) : value.map((name) => idOf(name, path));
@@ -113,7 +130,7 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
       type: body.type,
       unit: body.unit,
       value: body.value,
-      conditions: await conditionsWithWorkspaceIds(store, tenant.organisation_id, body.conditions),
+      conditions: await conditionsWithWorkspaceIds(store, request.gw.apiKey, body.conditions),
       group_by: body.group_by,
     });
     return { id: policy.id, object: OBJECT };
@@ -155,7 +172,7 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
         ? body
         : {
             ...body,
-            conditions: await conditionsWithWorkspaceIds(store, tenant.organisation_id, body.conditions),
+            conditions: await conditionsWithWorkspaceIds(store, request.gw.apiKey, body.conditions),
           };
     const policy = await store.updateRateLimitPolicy(tenant.workspace_id, id, patch);
     if (!policy) throw notFound('rate-limit policy', id, 'id');
