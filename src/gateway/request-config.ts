@@ -119,6 +119,14 @@ function bodyModelConfig(model: unknown, fromHeaders: Record<string, unknown>): 
   return resolved;
 }
 
+/** Whether the headers name a call's provider (a provider, a virtual key) or its config: a model call
+ * whose headers name none of these takes its provider from its body's `model` (`@<provider_slug>/<model>`). */
+export function namesProvider(headers: IncomingHttpHeaders): boolean {
+  if (headerValue(headers, HEADERS.config) !== undefined) return true;
+  const fromHeaders = headerProvider(headers);
+  return Boolean(fromHeaders.provider) || Boolean(fromHeaders.virtual_key);
+}
+
 // A `prompt_id` target takes the prompt's destination (prompts/prompt-targets.ts).
 const NAMES_A_PROVIDER = ['provider', 'virtual_key', 'targets', 'prompt_id'] as const;
 

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { BatchLineError, NewBatchLine } from '../../store/file-batch-types.js';
+import { catalogModel } from '../config/index.js';
 import type { EndpointDescriptor } from '../endpoints.js';
 import { jsonlRequestLines, LineTooLong } from './jsonl-lines.js';
 
@@ -20,6 +21,12 @@ export interface InputLimits {
   maxLines: number;
   /** Bytes a line may hold: a request body's bound (GATEWAY_BODY_LIMIT_BYTES). */
   maxLineBytes: number;
+}
+
+/** What the batch's creating request left to its lines. */
+export interface InputRules {
+  /** The request named no provider: each line's body `model` must name its catalog provider. */
+  modelNamesProvider: boolean;
 }
 
 export type InputItem = { line: NewBatchLine } | { error: BatchLineError };
@@ -34,6 +41,7 @@ function checkLine(
   endpointPath: string,
   endpoint: EndpointDescriptor,
   seen: Set<string>,
+  rules: InputRules,
 ): InputItem {
   let parsed: unknown;
   try {
@@ -91,6 +99,15 @@ function checkLine(
     const param = err.param ? `body.${err.param}` : 'body';
     return lineError(number, err.code, err.message, param);
   }
+  if (rules.modelNamesProvider && catalogModel((body as Record<string, unknown>).model) === undefined) {
+    return lineError(
+      number,
+      'missing_provider',
+      'The batch was created without a provider: the model must name a catalog provider ' +
+        '(@<provider_slug>/<model>)',
+      'body.model',
+    );
+  }
   return { line: { line: number, custom_id: customId, body: JSON.stringify(body) } };
 }
 
@@ -100,6 +117,7 @@ export async function* readBatchInput(
   endpointPath: string,
   endpoint: EndpointDescriptor,
   limits: InputLimits,
+  rules: InputRules = { modelNamesProvider: false },
 ): AsyncGenerator<InputItem> {
   const seen = new Set<string>();
   let requests = 0;
@@ -115,7 +133,7 @@ export async function* readBatchInput(
         );
         return;
       }
-      yield checkLine(bytes.toString('utf8'), number, endpointPath, endpoint, seen);
+      yield checkLine(bytes.toString('utf8'), number, endpointPath, endpoint, seen, rules);
     }
   } catch (err) {
     // The upload refuses such a line; one uploaded under a larger bound is not read past this one.

@@ -16,6 +16,7 @@ import type {
   StoredFile,
 } from '../../store/file-batch-types.js';
 import type { Store } from '../../store/types.js';
+import { namesProvider } from '../request-config.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { MAX_REPORTED_ERRORS, readBatchInput, type InputLimits } from './batch-input.js';
 import { unfinishedLineOf } from './batch-output.js';
@@ -72,7 +73,9 @@ export async function validateBatch(
   const errors: BatchLineError[] = [];
   let pending: NewBatchLine[] = [];
   let total = 0;
-  for await (const item of readBatchInput(input, batch.endpoint, endpoint, limits)) {
+  const call = await store.batches.callOf(batchId);
+  const rules = { modelNamesProvider: call !== undefined && !namesProvider(call.headers) };
+  for await (const item of readBatchInput(input, batch.endpoint, endpoint, limits, rules)) {
     if ('error' in item) {
       if (errors.length < MAX_REPORTED_ERRORS) errors.push(item.error);
       continue;

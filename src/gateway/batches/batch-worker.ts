@@ -418,6 +418,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     // Drawn before the call's context, so that a line refused before its call has a request_id in the
     // error file too, as every line of OpenAI's has.
     const callId = sequentialId();
+    const body = JSON.parse(line.body) as Record<string, unknown>;
     const job: StoredRequestCall = {
       caller: call.caller,
       headers: call.headers,
@@ -427,16 +428,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       requestId: callId,
       signal: stopping,
       runAgainIfCut: true,
+      // Names the line's provider when the batch's headers name none, as a direct call's body does.
+      model: body.model,
     };
     let ctx: CallContext | undefined;
     let request: ModelRequest;
     try {
       ctx = await callContextFromStoredRequest(deps.lookups, job);
-      request = validateRequest(endpoint, JSON.parse(line.body));
+      request = validateRequest(endpoint, body);
     } catch (err) {
       // Refused before it was a call (its stored config or virtual key deleted since the batch was
       // created): answered with the error, at no cost, and recorded as a direct call refused so is.
-      const refused = { endpoint: endpoint.kind, body: JSON.parse(line.body) } as ModelRequest;
+      const refused = { endpoint: endpoint.kind, body } as ModelRequest;
       refuseCall(deps, { ...refused, ctx: ctx ?? jobCallIdentity(job) }, err, sink);
       return { result: await sink.result, callId, cost: 0 };
     }

@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.js';
 import { VALIDATE_JOB } from '../../gateway/batches/batch-phases.js';
 import { HEADERS, readStrictCompat } from '../../gateway/context.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { bearerToken, resolveRequestConfig } from '../../gateway/request-config.js';
+import { bearerToken, namesProvider, resolveRequestConfig } from '../../gateway/request-config.js';
 import { resolveTarget } from '../../gateway/resolve-target.js';
 import {
   cancelProviderBatch,
@@ -105,17 +105,21 @@ export async function registerBatchRoutes(
     // The lines will run under these headers: refuse now what would fail every line — a malformed
     // header, a config that does not resolve, and a config of one target whose provider, virtual key or
     // host cannot be used.
+    // Headers that name no provider leave it to each line's body `model` (`@<provider_slug>/<model>`),
+    // as a direct call's: the validation refuses a line whose model names none.
     readStrictCompat(request.headers);
-    const { config } = await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
-    if (!config.targets?.length) {
-      await resolveTarget(
-        config,
-        '',
-        apiKey.workspace_id,
-        bearerToken(request.headers),
-        deps.lookups,
-        deps.settings.customHostPolicy,
-      );
+    if (namesProvider(request.headers)) {
+      const { config } = await resolveRequestConfig(request.headers, apiKey.workspace_id, deps.lookups);
+      if (!config.targets?.length) {
+        await resolveTarget(
+          config,
+          '',
+          apiKey.workspace_id,
+          bearerToken(request.headers),
+          deps.lookups,
+          deps.settings.customHostPolicy,
+        );
+      }
     }
     const headers = capturedHeaders(request.headers);
     const now = Math.floor(Date.now() / 1000);
