@@ -223,7 +223,7 @@ describe('Azure OpenAI fine-tuning and batches', () => {
     }
   });
 
-  it('reads the newest page of a running job’s events afresh, and the older pages from the same reading', async () => {
+  it('reads a running job’s newest events on from those it kept, and the older pages from the same reading', async () => {
     const training = await trainingFile('running.jsonl');
     const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id });
     const providerId = String([...azure.resources.jobs.values()].at(-1)!.id);
@@ -242,6 +242,17 @@ describe('Azure OpenAI fine-tuning and batches', () => {
       'Step 1: training loss=0.5',
       'Step 150: training loss=0.5',
     ]);
+    // Read on from the newest event kept: one page of what came since, not the 152 events again.
+    expect(eventReads(providerId) - before).toBe(3);
+    azure.resources.addMetricsEvents(providerId, 2);
+    const again = await client.fineTuning.jobs.listEvents(job.id, { limit: 200 });
+    expect(again.data).toHaveLength(154);
+    expect(again.data.slice(0, 3).map((e) => e.message)).toEqual([
+      'Step 2: training loss=0.5',
+      'Step 1: training loss=0.5',
+      'Step 1: training loss=0.5',
+    ]);
+    expect(new Set(again.data.map((e) => e.id)).size).toBe(154);
     expect(eventReads(providerId) - before).toBe(4);
   });
 

@@ -5,7 +5,8 @@
  * newest first already), and paged here, `after` an item's id; a longer list is answered from the 10,000
  * items read, and says so. A reading is kept a while, bounded in lists and bytes, so that a client paging
  * through a long list (the SDK's auto-pager: a page of 20 at a time) does not have it read whole for
- * every page, and a reading under way is shared by the requests for the list that come meanwhile.
+ * every page, nor a running job's first page have it read whole each time (it is read on from the kept
+ * reading's newest item), and a reading under way is shared by the requests for the list that come meanwhile.
  */
 import { LRUCache } from 'lru-cache';
 import { CallAbort, type AbortSignalLike } from '../../core/abort.js';
@@ -27,6 +28,9 @@ interface Reading {
   complete: boolean;
   settled: boolean;
   bytes: number;
+  /** The provider gave it oldest first (it was turned round): its newest end is read on from its newest
+   * item, `after` it. */
+  turned: boolean;
 }
 
 /**
@@ -70,7 +74,9 @@ export interface NewestFirstList {
 
 /**
  * A page of the list, newest first. The first page is read afresh unless the list is settled and was
- * read so (a reading made while the job ran lacks what the job logged as it finished); a page
+ * read so (a reading made while the job ran lacks what the job logged as it finished): from the newest item
+ * of a whole reading the provider gave oldest first (its pages after that item, the items the job has added
+ * since, put before the kept ones), else whole; a page
  * `after` an item comes from the reading that holds that item, whether or not the list is settled, as the
  * list grows only at its newest end: what is older than an item seen does not change. An `after` the list
  * does not hold answers an empty page. `truncated`: the list was not read to its end, and what the page
@@ -87,7 +93,7 @@ export async function newestFirstPage(
   const kept = readings.get(list.key);
   const usable =
     kept && (query.after === undefined ? kept.settled : kept.items.some((item) => item.id === query.after));
-  const { items, complete } = usable ? kept : await sharedRead(deps, target, list, signal);
+  const { items, complete } = usable ? kept : await sharedRead(deps, target, list, kept, signal);
   const truncated = !complete;
   const start = query.after === undefined ? 0 : items.findIndex((item) => item.id === query.after) + 1;
   if (start === 0 && query.after !== undefined) return { data: [], has_more: truncated, truncated };
@@ -105,13 +111,14 @@ async function sharedRead(
   deps: GatewayDeps,
   target: ResourceTarget,
   list: NewestFirstList,
+  kept: Reading | undefined,
   signal: AbortSignalLike | undefined,
 ): Promise<Reading> {
   let flight = flights.get(list.key);
   if (!flight || (list.settled && !flight.settled)) {
     const abort = new CallAbort();
     const started: Flight = {
-      reading: read(deps, target, list, abort),
+      reading: readOn(deps, target, list, kept, abort),
       abort,
       waiting: 0,
       settled: list.settled,
@@ -140,6 +147,45 @@ async function sharedRead(
   }
 }
 
+/**
+ * The list read on from `kept`'s newest item when `kept` was read whole and turned round: only the items the
+ * job added since are read (the list grows at its newest end), put before the kept ones, within the bound of
+ * a whole reading. Read whole when there is no such reading, or when what comes after its newest item holds
+ * an item it holds already (a list that was not oldest first after all).
+ */
+async function readOn(
+  deps: GatewayDeps,
+  target: ResourceTarget,
+  list: NewestFirstList,
+  kept: Reading | undefined,
+  signal: AbortSignalLike | undefined,
+): Promise<Reading> {
+  const newest = kept?.items[0]?.id;
+  if (!kept || !kept.complete || !kept.turned || typeof newest !== 'string') {
+    return read(deps, target, list, signal);
+  }
+  const added: Json[] = [];
+  let length = 0;
+  const held = Math.ceil(kept.items.length / 100);
+  const pages = listPages(deps, target, list.path, Math.max(MAX_PAGES - held, 1), signal, newest);
+  let page = await pages.next();
+  for (; !page.done; page = await pages.next()) {
+    added.push(...page.value.data);
+    length += page.value.length;
+  }
+  const ids = new Set(kept.items.map((item) => item.id));
+  if (added.some((item) => ids.has(item.id))) return read(deps, target, list, signal);
+  const reading: Reading = {
+    items: [...added.reverse(), ...kept.items],
+    complete: page.value,
+    settled: list.settled,
+    bytes: kept.bytes + length * HEAP_PER_JSON_CHAR,
+    turned: true,
+  };
+  keep(list, reading);
+  return reading;
+}
+
 /** The list read whole and turned round, and kept. A list whose times show it newest first already is
  * kept as it came: Azure's references give the order (oldest first) by examples of dated API versions
  * alone, and none for its undated v1 API, whose order the gateway takes from the list itself. */
@@ -164,8 +210,13 @@ async function read(
     complete: page.value,
     settled: list.settled,
     bytes: length * HEAP_PER_JSON_CHAR,
+    turned: !order.newestFirst,
   };
+  keep(list, reading);
+  return reading;
+}
+
+function keep(list: NewestFirstList, reading: Reading): void {
   // A reading started while the job ran and ending after one made once it finished does not replace it.
   if (reading.settled || !readings.peek(list.key)?.settled) readings.set(list.key, reading);
-  return reading;
 }

@@ -208,8 +208,10 @@ export async function* listPages(
   path: string,
   maxPages: number,
   signal?: AbortSignalLike,
+  /** The id the first page starts after: the list's own start when absent. */
+  from?: string,
 ): AsyncGenerator<ListPage, boolean> {
-  let after: string | undefined;
+  let after = from;
   for (let read = 0; read < maxPages; read++) {
     const { answer: page, length } = await callResourceText(
       deps,
