@@ -16,7 +16,7 @@ import type { AdapterRequest, FrameDecoder, StreamOutput } from '../providers/ty
 import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
-import { POLICY_REFUSAL_CODE } from './custom-host.js';
+import { refusedByPolicy } from './custom-host.js';
 import { scrubSecrets, targetSecrets } from './scrub-secrets.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream.js';
 
@@ -126,14 +126,6 @@ export function copyForwardableHeaders(
     if (FORWARDED_RESPONSE_HEADERS.test(name)) into[name] = headers[name];
   }
   return into;
-}
-
-/** The address policy refused the resolved address (see custom-host.ts `guardedLookup`). */
-export function refusedByPolicy(err: unknown): boolean {
-  for (let cause = err; cause instanceof Error; cause = cause.cause) {
-    if ((cause as NodeJS.ErrnoException).code === POLICY_REFUSAL_CODE) return true;
-  }
-  return false;
 }
 
 function connectionError(provider: string, err: unknown): GatewayError {
@@ -294,7 +286,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   try {
     let response: UpstreamResponse;
     try {
-      if (adapter.authenticate) request.auth = await adapter.authenticate(request.target, scope);
+      if (adapter.authenticate)
+        request.auth = await adapter.authenticate(request.target, scope, upstream.ownRequests);
       const built = operationOf(adapter, request.endpoint).buildRequest(request);
       // Most adapters build synchronously: no await (and no turn of the microtask queue) for them.
       const upstreamRequest = built instanceof Promise ? await built : built;

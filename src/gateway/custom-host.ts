@@ -170,6 +170,14 @@ function refuseCustomHost(value: string, policy: CustomHostPolicy, param: string
 /** The error code of a connection the policy refused after name resolution. */
 export const POLICY_REFUSAL_CODE = 'EADDRREFUSEDBYPOLICY';
 
+/** The address policy refused the resolved address (see `guardedLookup`), whatever wraps its error. */
+export function refusedByPolicy(err: unknown): boolean {
+  for (let cause = err; cause instanceof Error; cause = cause.cause) {
+    if ((cause as NodeJS.ErrnoException).code === POLICY_REFUSAL_CODE) return true;
+  }
+  return false;
+}
+
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],

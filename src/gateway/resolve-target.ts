@@ -155,5 +155,10 @@ export function targetOf(
   if (target.custom_host !== undefined && !customHostAccepted(target.custom_host, policy)) {
     checkCustomHost(target.custom_host, policy, paramFor(node, path, 'custom_host'));
   }
+  // A service account's token endpoint is called too (Vertex AI's token exchange): held to the same policy.
+  const tokenUri = target.cloudb_service_account_json?.token_uri;
+  if (typeof tokenUri === 'string' && !customHostAccepted(tokenUri, policy)) {
+    checkCustomHost(tokenUri, policy, `${paramFor(node, path, 'cloudb_service_account_json')}.token_uri`);
+  }
   return { adapter, target, node, path };
 }

@@ -5,9 +5,10 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { closeWithin } from './close-agent.js';
-import { guardedLookup, type CustomHostPolicy } from './custom-host.js';
+import { guardedLookup, refusedByPolicy, type CustomHostPolicy } from './custom-host.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
-import type { UpstreamRequest } from '../providers/types.js';
+import { GatewayError } from '../core/errors.js';
+import type { OwnRequestSender, UpstreamRequest } from '../providers/types.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-response.js';
 
 export type { UpstreamBody, UpstreamResponse } from './upstream-response.js';
@@ -20,6 +21,9 @@ export interface UpstreamClient {
   close(timeoutMs?: number): Promise<void>;
   /** Aborted once `close` destroys the connections: no call goes out after it, so none is worth a retry. */
   readonly stopped: AbortSignalLike;
+  /** An adapter's own requests (a token exchange) on the same pool and policy: a connection the policy
+   * refuses is a GatewayError `custom_host_refused`. */
+  readonly ownRequests: OwnRequestSender;
 }
 
 export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
@@ -33,14 +37,25 @@ export function createUpstreamClient(policy: CustomHostPolicy): UpstreamClient {
   });
   const stopped = new CallAbort();
   const reason = new Error('the gateway stopped while the provider was answering');
+  const send = (request: UpstreamRequest, signal: AbortSignalLike): Promise<UpstreamResponse> => {
+    if (stopped.aborted && !signal.aborted) return Promise.reject(reason);
+    return sendOn(agent, request, signal);
+  };
   return {
     stopped,
-    send(request, signal) {
-      if (stopped.aborted && !signal.aborted) return Promise.reject(reason);
-      return sendOn(agent, request, signal);
+    send,
+    ownRequests: {
+      send: (request, signal) => send(request, signal).catch(refusedAsConfig),
     },
     close: (timeoutMs = Infinity) => closeWithin(agent, timeoutMs, reason, () => stopped.abort()),
   };
+}
+
+function refusedAsConfig(err: unknown): never {
+  if (refusedByPolicy(err)) {
+    throw new GatewayError('custom_host_refused', (err as Error).message, { cause: err });
+  }
+  throw err;
 }
 
 /** Sends `request` through `dispatcher`; resolves once the answer's head came, its body read as an

@@ -3,7 +3,8 @@
  * OpenAI-shaped one, and turns the upstream's response, stream events and errors back into OpenAI shapes.
  * It does no I/O of its own; the pipeline sends the request, reads the body, applies deadlines, retries and
  * fallbacks. The one exception is `authenticate`, an optional token exchange (Vertex service accounts) kept
- * in its own module and called by the pipeline before `buildRequest`. Each operation (chat, completions,
+ * in its own module and called by the pipeline before `buildRequest`; even it sends through the pipeline's
+ * client (`OwnRequestSender`), so the custom-host policy holds for it. Each operation (chat, completions,
  * embeddings) has its own handler; the registry's `operationOf` finds it or refuses the call.
  */
 import type { AbortSignalLike } from '../core/abort.js';
@@ -153,6 +154,24 @@ export interface UpstreamRequest {
   /** Lower-case header names. */
   headers: Record<string, string>;
   body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+}
+
+/** The answer to a request an adapter sends itself: its head, and its body, read whole by `text` up to
+ * `maxBytes` (past them the request is closed and the read rejects with UpstreamTooLarge). */
+export interface OwnRequestAnswer {
+  statusCode: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body: { text(maxBytes: number): Promise<string> };
+}
+
+/**
+ * How an adapter sends a request of its own (a token exchange): the way the gateway sends provider calls,
+ * through its custom-host policy when a name is resolved, following no redirect. A connection the policy
+ * refuses rejects with a GatewayError `custom_host_refused` without a param: the adapter names its setting.
+ */
+export interface OwnRequestSender {
+  send(request: UpstreamRequest, signal: AbortSignalLike): Promise<OwnRequestAnswer>;
 }
 
 export interface UpstreamResponse {
@@ -351,8 +370,13 @@ export interface ProviderAdapter {
   readonly displayName: string;
   readonly capabilities: ProviderCapabilities;
 
-  /** Optional token exchange, e.g. a service-account access token; cached by its implementation. */
-  authenticate?(target: ProviderTarget, signal: AbortSignalLike): Promise<AuthMaterial>;
+  /** Optional token exchange, e.g. a service-account access token; cached by its implementation. Its
+   * requests go through `sender`. */
+  authenticate?(
+    target: ProviderTarget,
+    signal: AbortSignalLike,
+    sender: OwnRequestSender,
+  ): Promise<AuthMaterial>;
 
   /** One handler per operation the provider offers; `capabilities.endpoints` lists the same keys. */
   readonly operations: OperationHandlers;

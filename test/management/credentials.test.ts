@@ -242,6 +242,20 @@ describe.each(KINDS)('$path', ({ path, object, select }) => {
       'custom_host_refused',
       'custom_host',
     ],
+    [
+      {
+        slug: 'ok',
+        provider: 'vertex-ai',
+        cloudb_region: 'us-central1',
+        cloudb_service_account_json: {
+          client_email: 'sa@p.iam.gserviceaccount.com',
+          private_key: 'unread',
+          token_uri: 'http://169.254.169.254/token',
+        },
+      },
+      'custom_host_refused',
+      'cloudb_service_account_json.token_uri',
+    ],
   ])('refuses %j (%s naming %s)', async (body, code, param) => {
     expectError(await admin.post(path, body), 400, code, param);
   });

@@ -75,7 +75,9 @@ export async function openResource(
     );
   const secrets = () => targetSecrets(target.target);
   try {
-    const auth = adapter.authenticate ? await adapter.authenticate(target.target, controller) : undefined;
+    const auth = adapter.authenticate
+      ? await adapter.authenticate(target.target, controller, deps.upstream.ownRequests)
+      : undefined;
     const request = resources.buildRequest({
       ...rest,
       ...(moved && isStreamed(rest.body) && { body: watched(rest.body, moved) }),

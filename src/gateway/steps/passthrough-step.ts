@@ -13,13 +13,8 @@ import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { tooLargeFailure, UpstreamTooLarge } from '../../core/upstream-limits.js';
 import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
-import {
-  gatewayFailure,
-  MAX_TIMER_MS,
-  refusedByPolicy,
-  type AttemptOutcome,
-  type UpstreamRelay,
-} from '../attempt.js';
+import { gatewayFailure, MAX_TIMER_MS, type AttemptOutcome, type UpstreamRelay } from '../attempt.js';
+import { refusedByPolicy } from '../custom-host.js';
 import { recordAttempt } from '../routing/route-types.js';
 import { maskSecrets } from '../../core/mask-secrets.js';
 import { scrubHeaders, scrubSecrets, targetSecrets } from '../scrub-secrets.js';
@@ -78,7 +73,9 @@ export const callPassthrough: TargetHandler = async (call) => {
   try {
     let response;
     try {
-      auth = adapter.authenticate ? await adapter.authenticate(resolved.target, controller) : undefined;
+      auth = adapter.authenticate
+        ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
+        : undefined;
       const { body } = passthrough;
       const request: PassthroughRequest = {
         method: passthrough.method,

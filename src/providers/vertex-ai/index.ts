@@ -54,8 +54,8 @@ export const vertexAIAdapter: ProviderAdapter = {
   displayName: 'Google Vertex AI',
   capabilities: vertexAICapabilities,
 
-  authenticate(target, signal) {
-    return authenticateVertex(target, signal);
+  authenticate(target, signal, sender) {
+    return authenticateVertex(target, signal, sender);
   },
 
   operations: {

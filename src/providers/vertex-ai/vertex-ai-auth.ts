@@ -1,12 +1,16 @@
 /**
  * Vertex AI credentials: a service-account access token obtained with google-auth-library (OAuth2
  * JWT-bearer grant), cached per service account until shortly before it expires, or a bearer token given
- * as `api_key`. The only module of the adapter that does I/O.
+ * as `api_key`. The only module of the adapter that does I/O, and that through the gateway's sender: the
+ * service account's `token_uri` is an address a client may choose, held to the custom-host policy as
+ * `custom_host` is (checked as written when the target is resolved, and where its name resolves to when
+ * the exchange connects), and a redirect from it is not followed.
  */
 import { createHash, createPrivateKey } from 'node:crypto';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
-import type { AuthMaterial, ProviderTarget } from '../types.js';
+import { UpstreamTooLarge } from '../../core/upstream-limits.js';
+import type { AuthMaterial, OwnRequestSender, ProviderTarget, UpstreamRequest } from '../types.js';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** The endpoint google-auth-library posts to, whatever the credentials say; rewritten to `token_uri`. */
@@ -19,6 +23,23 @@ const EXCHANGE_TIMEOUT_MS = 30_000;
 /** The most of the token endpoint's answer read (a token answer is a few hundred bytes): google-auth-library
  * reads it whole, and `token_uri` may name any host. */
 const MAX_TOKEN_ANSWER_BYTES = 1024 * 1024;
+/** The parameter a refused `token_uri` is reported under. */
+const TOKEN_URI_PARAM = 'cloudb_service_account_json.token_uri';
+/** OAuth 2.0's error codes (RFC 6749 §5.2, §4.1.2.1): the only `error` of a token endpoint's answer that
+ * reaches the client, with its description; any other text of the answer does not. */
+const OAUTH_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'server_error',
+  'temporarily_unavailable',
+]);
+/** The most of an OAuth error description the client is told. */
+const MAX_REASON_CHARS = 200;
 
 interface ServiceAccount {
   client_email: string;
@@ -38,6 +59,7 @@ const inFlight = new Map<string, Promise<CachedToken>>();
 export async function authenticateVertex(
   target: ProviderTarget,
   signal: AbortSignalLike,
+  sender: OwnRequestSender,
 ): Promise<AuthMaterial> {
   const json = target.cloudb_service_account_json;
   if (json === undefined) {
@@ -57,7 +79,7 @@ export async function authenticateVertex(
 
   let exchange = inFlight.get(key);
   if (!exchange) {
-    const started: Promise<CachedToken> = exchangeToken(account).finally(() => {
+    const started: Promise<CachedToken> = exchangeToken(account, sender).finally(() => {
       if (inFlight.get(key) === started) inFlight.delete(key);
     });
     exchange = started;
@@ -123,36 +145,21 @@ function cacheKey(account: ServiceAccount): string {
   return `${account.client_email}|${account.token_uri ?? GOOGLE_TOKEN_URL}|${keyHash}`;
 }
 
-async function exchangeToken(account: ServiceAccount): Promise<CachedToken> {
+async function exchangeToken(account: ServiceAccount, sender: OwnRequestSender): Promise<CachedToken> {
   // Loaded on the first token exchange, not at start: most gateways never call Vertex with a service account.
   const { JWT } = await import('google-auth-library');
+  const tokenUri = account.token_uri ?? GOOGLE_TOKEN_URL;
   const client = new JWT({
     email: account.client_email,
     key: account.private_key,
     ...(account.private_key_id ? { keyId: account.private_key_id } : {}),
     scopes: [CLOUD_PLATFORM_SCOPE],
-    // It sets no timeout nor bound of its own: an endpoint that never answers would hold the exchange
-    // forever, and one that never stops would be read into memory until the timeout. `maxContentLength`
-    // refuses a Content-Length past the bound; `size` (node-fetch's, which gaxios uses on Node; gaxios
-    // passes its own `maxContentLength` on as `size` only when given per request) bounds the bytes as they
-    // come, destroying the answer's stream past it, which closes its connection.
+    // It sets no timeout of its own: an endpoint that never answers would hold the exchange forever.
     transporterOptions: {
       timeout: EXCHANGE_TIMEOUT_MS,
-      maxContentLength: MAX_TOKEN_ANSWER_BYTES,
-      size: MAX_TOKEN_ANSWER_BYTES,
+      fetchImplementation: (input, init) => sendThrough(sender, tokenUri, input, init),
     },
   });
-  const tokenUri = account.token_uri;
-  if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
-    // google-auth-library posts service-account grants to Google's fixed endpoint; the credentials'
-    // own token_uri (a private or test endpoint) is honoured by redirecting that one request.
-    client.transporter.interceptors.request.add({
-      resolved: async (options) => {
-        if (options.url.toString() === GOOGLE_TOKEN_URL) options.url = new URL(tokenUri);
-        return options;
-      },
-    });
-  }
   const started = Date.now();
   let credentials;
   try {
@@ -177,28 +184,125 @@ async function exchangeToken(account: ServiceAccount): Promise<CachedToken> {
   };
 }
 
+const notAborted: AbortSignalLike = new AbortController().signal;
+
+/**
+ * google-auth-library's fetch: its request goes out through the gateway's sender (the custom-host policy
+ * at connect time, no redirect followed) to the service account's `token_uri` (the library posts
+ * service-account grants to Google's fixed endpoint), and the answer is read whole up to its bound.
+ */
+async function sendThrough(
+  sender: OwnRequestSender,
+  tokenUri: string,
+  input: string | URL | Request,
+  init: RequestInit = {},
+): Promise<Response> {
+  const url = input instanceof Request ? input.url : input.toString();
+  if (url !== GOOGLE_TOKEN_URL) throw new Error(`vertex-ai token exchange asked for ${url}`);
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  const body =
+    init.body instanceof URLSearchParams || typeof init.body === 'string' ? String(init.body) : undefined;
+  if (init.body instanceof URLSearchParams) headers['content-type'] ??= 'application/x-www-form-urlencoded';
+  const request: UpstreamRequest = {
+    method: (init.method ?? 'POST').toUpperCase() as UpstreamRequest['method'],
+    url: tokenUri,
+    headers,
+    ...(body !== undefined && { body }),
+  };
+  const answer = await sender.send(request, init.signal ?? notAborted);
+  const text = await answer.body.text(MAX_TOKEN_ANSWER_BYTES);
+  const contentType = answer.headers['content-type'];
+  return new Response(text === '' ? null : text, {
+    status: answer.statusCode,
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+  });
+}
+
 /**
  * A refusal by the token endpoint (bad key, unknown account: 4xx) is an authentication failure of the
- * credentials, reported as 401; an endpoint that cannot be reached or fails (5xx) is an upstream failure.
+ * credentials, reported as 401; an endpoint that cannot be reached, fails (5xx) or redirects (not
+ * followed: a redirect could aim the exchange at a host the policy refuses) is an upstream failure. Of the
+ * endpoint's answer the client is told only an OAuth error code and its description, shortened: `token_uri`
+ * may name a server whose answers are not the client's to read.
  */
-function tokenError(error: unknown): ProviderError {
-  const status = (error as { response?: { status?: number } }).response?.status;
-  const detail = error instanceof Error ? error.message : String(error);
-  if (status !== undefined && status < 500) {
+function tokenError(error: unknown): GatewayError | ProviderError {
+  const refused = causes(error).find(
+    (cause): cause is GatewayError => cause instanceof GatewayError && cause.code === 'custom_host_refused',
+  );
+  if (refused) {
+    return new GatewayError('custom_host_refused', `${TOKEN_URI_PARAM} refused: ${refused.message}`, {
+      param: TOKEN_URI_PARAM,
+    });
+  }
+  const tooLarge = causes(error).find((cause) => cause instanceof UpstreamTooLarge);
+  if (tooLarge) {
+    return new ProviderError({
+      status: 502,
+      provider: PROVIDER,
+      code: 'token_exchange_failed',
+      message: `vertex-ai token endpoint answered with a body larger than ${tooLarge.limit} bytes, the most read of a token answer`,
+    });
+  }
+  const response = (error as { response?: { status?: number; data?: unknown } }).response;
+  const status = response?.status;
+  if (status === undefined) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new ProviderError({
+      status: 502,
+      provider: PROVIDER,
+      code: 'token_exchange_failed',
+      message: `vertex-ai token endpoint could not be used: ${detail}`,
+    });
+  }
+  const reason = oauthReason(response?.data);
+  const because = reason === undefined ? '' : `: ${reason}`;
+  if (status >= 300 && status < 400) {
+    return new ProviderError({
+      status: 502,
+      provider: PROVIDER,
+      code: 'token_exchange_failed',
+      message: `vertex-ai token endpoint answered HTTP ${status}, a redirect, which is not followed`,
+    });
+  }
+  if (status < 500) {
     return new ProviderError({
       status: 401,
       provider: PROVIDER,
       type: 'authentication_error',
       code: 'token_exchange_refused',
-      message: `vertex-ai token endpoint refused the service account (HTTP ${status}): ${detail}`,
+      message: `vertex-ai token endpoint refused the service account (HTTP ${status})${because}`,
     });
   }
   return new ProviderError({
     status: 502,
     provider: PROVIDER,
     code: 'token_exchange_failed',
-    message: `vertex-ai token endpoint could not be used: ${detail}`,
+    message: `vertex-ai token endpoint could not be used (HTTP ${status})${because}`,
   });
+}
+
+/** `error` and the errors it wraps (`cause`), outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let cause = error; cause !== undefined && !chain.includes(cause);) {
+    chain.push(cause);
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return chain;
+}
+
+/** `invalid_grant: Invalid JWT Signature.` from an OAuth error answer; undefined from any other answer. */
+function oauthReason(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { error, error_description: description } = data as Record<string, unknown>;
+  if (typeof error !== 'string' || !OAUTH_ERRORS.has(error)) return undefined;
+  if (typeof description !== 'string') return error;
+  const printable = description
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim()
+    .slice(0, MAX_REASON_CHARS);
+  return printable ? `${error}: ${printable}` : error;
 }
 
 /** Waits for `promise` until `signal` aborts, when `onAbort` runs and the wait ends with the signal's reason. */

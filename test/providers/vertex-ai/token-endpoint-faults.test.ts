@@ -8,6 +8,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../src/core/errors.js';
+import { createUpstreamClient } from '../../../src/gateway/upstream.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
 
 const ANSWER_BOUND = 1024 * 1024;
@@ -37,6 +38,10 @@ const server = createServer((req, res) => {
   });
 });
 
+// The gateway's sender under the default policy, which lets the exchange reach the server on 127.0.0.1.
+const upstream = createUpstreamClient('private');
+const sender = upstream.ownRequests;
+
 const key = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
@@ -59,6 +64,7 @@ beforeAll(async () => {
   clearVertexTokenCache();
 });
 afterAll(async () => {
+  await upstream.close(0);
   for (const res of held) res.destroy();
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
@@ -67,9 +73,11 @@ afterAll(async () => {
 describe('vertex-ai token exchange that hangs once', () => {
   it('a later request (endpoint healthy again) gets a token instead of joining the stuck exchange', async () => {
     // request 1: its deadline passes while the token endpoint hangs
-    await expect(authenticateVertex(target('/token'), AbortSignal.timeout(500))).rejects.toBeDefined();
+    await expect(
+      authenticateVertex(target('/token'), AbortSignal.timeout(500), sender),
+    ).rejects.toBeDefined();
     // request 2, well after: the endpoint now answers at once
-    const second = await authenticateVertex(target('/token'), AbortSignal.timeout(3000)).catch(
+    const second = await authenticateVertex(target('/token'), AbortSignal.timeout(3000), sender).catch(
       (e: unknown) => e,
     );
     expect(hangCalls).toBeGreaterThanOrEqual(2);
@@ -79,12 +87,12 @@ describe('vertex-ai token exchange that hangs once', () => {
 
 describe('vertex-ai token exchange whose answer has no end', () => {
   it('fails with 502 once past 1 MiB, and closes the connection', async () => {
-    const error = await authenticateVertex(target('/endless'), AbortSignal.timeout(5000)).catch(
+    const error = await authenticateVertex(target('/endless'), AbortSignal.timeout(5000), sender).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ status: 502, code: 'token_exchange_failed' });
-    expect((error as Error).message).toMatch(/over limit: 1048576/);
+    expect((error as Error).message).toMatch(/larger than 1048576 bytes/);
     await expect.poll(() => endlessClosedEarly).toBe(true);
   });
 });

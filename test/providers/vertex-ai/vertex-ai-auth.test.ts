@@ -2,12 +2,16 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProviderError } from '../../../src/core/errors.js';
+import { createUpstreamClient } from '../../../src/gateway/upstream.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
 import type { ProviderTarget } from '../../../src/providers/types.js';
 import { startFakeVertex, type FakeVertex } from '../../fakes/vertex-ai/server.js';
 
 let fake: FakeVertex;
 const signal = new AbortController().signal;
+// The gateway's sender under the default policy, which lets the exchange reach the fake on 127.0.0.1.
+const upstream = createUpstreamClient('private');
+const sender = upstream.ownRequests;
 
 function target(json: Record<string, unknown> = { ...fake.serviceAccount }): ProviderTarget {
   return {
@@ -23,6 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fake?.close();
+  await upstream.close();
 });
 beforeEach(() => {
   clearVertexTokenCache();
@@ -32,22 +37,24 @@ beforeEach(() => {
 describe('vertex-ai authenticate', () => {
   it('obtains an access token from the token_uri of the service account', async () => {
     const before = fake.tokenRequests;
-    const auth = await authenticateVertex(target(), signal);
+    const auth = await authenticateVertex(target(), signal, sender);
     expect(fake.tokenRequests).toBe(before + 1);
     expect(fake.issuedTokens).toContain(auth.accessToken);
   });
 
   it('caches the token per service account', async () => {
-    const first = await authenticateVertex(target(), signal);
+    const first = await authenticateVertex(target(), signal, sender);
     const before = fake.tokenRequests;
-    const second = await authenticateVertex(target(), signal);
+    const second = await authenticateVertex(target(), signal, sender);
     expect(second.accessToken).toBe(first.accessToken);
     expect(fake.tokenRequests).toBe(before);
   });
 
   it('shares one in-flight exchange among concurrent callers', async () => {
     const before = fake.tokenRequests;
-    const results = await Promise.all(Array.from({ length: 5 }, () => authenticateVertex(target(), signal)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => authenticateVertex(target(), signal, sender)),
+    );
     expect(new Set(results.map((r) => r.accessToken)).size).toBe(1);
     expect(fake.tokenRequests).toBe(before + 1);
   });
@@ -56,9 +63,9 @@ describe('vertex-ai authenticate', () => {
     const shortLived = await startFakeVertex({ tokenLifetimeSeconds: 1 });
     try {
       const json = { ...shortLived.serviceAccount };
-      const a = await authenticateVertex(target(json), signal);
+      const a = await authenticateVertex(target(json), signal, sender);
       await new Promise((resolve) => setTimeout(resolve, 600));
-      const b = await authenticateVertex(target(json), signal);
+      const b = await authenticateVertex(target(json), signal, sender);
       expect(b.accessToken).not.toBe(a.accessToken);
       expect(shortLived.tokenRequests).toBe(2);
     } finally {
@@ -72,7 +79,7 @@ describe('vertex-ai authenticate', () => {
       { ...fake.serviceAccount, client_email: '' },
       { ...fake.serviceAccount, private_key: 'not a key' },
     ]) {
-      const error = await authenticateVertex(target(json), signal).catch((e: unknown) => e);
+      const error = await authenticateVertex(target(json), signal, sender).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect((error as GatewayError).status).toBe(400);
       expect((error as GatewayError).param).toBe('cloudb_service_account_json');
@@ -81,7 +88,7 @@ describe('vertex-ai authenticate', () => {
 
   it('reports a refusal of the token endpoint as a 401', async () => {
     fake.refuseTokens(true);
-    const error = await authenticateVertex(target(), signal).catch((e: unknown) => e);
+    const error = await authenticateVertex(target(), signal, sender).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).status).toBe(401);
     expect((error as ProviderError).message).toContain('invalid_grant');
@@ -93,20 +100,22 @@ describe('vertex-ai authenticate', () => {
       ...fake.serviceAccount,
       private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     };
-    const error = await authenticateVertex(target(forged), signal).catch((e: unknown) => e);
+    const error = await authenticateVertex(target(forged), signal, sender).catch((e: unknown) => e);
     expect((error as ProviderError).status).toBe(401);
     expect((error as ProviderError).message).toContain('Invalid JWT Signature');
   });
 
   it('uses api_key as the bearer token when no service account is given', async () => {
-    const auth = await authenticateVertex({ provider: 'vertex-ai', api_key: 'ya29.given' }, signal);
+    const auth = await authenticateVertex({ provider: 'vertex-ai', api_key: 'ya29.given' }, signal, sender);
     expect(auth.accessToken).toBe('ya29.given');
-    const error = await authenticateVertex({ provider: 'vertex-ai' }, signal).catch((e: unknown) => e);
+    const error = await authenticateVertex({ provider: 'vertex-ai' }, signal, sender).catch(
+      (e: unknown) => e,
+    );
     expect((error as GatewayError).param).toBe('cloudb_service_account_json');
   });
 
   it('calls a custom_host without credentials when none are given', async () => {
     const target = { provider: 'vertex-ai', custom_host: 'http://127.0.0.1:9' };
-    expect(await authenticateVertex(target, signal)).toEqual({});
+    expect(await authenticateVertex(target, signal, sender)).toEqual({});
   });
 });

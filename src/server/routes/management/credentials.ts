@@ -52,6 +52,15 @@ function checkSecret(secret: ProviderSecret, deps: GatewayDeps): void {
   if (typeof secret.custom_host === 'string') {
     checkCustomHost(secret.custom_host, deps.settings.customHostPolicy, 'custom_host');
   }
+  // A Vertex AI service account's token endpoint is called as custom_host is.
+  const account = secret.cloudb_service_account_json as Record<string, unknown> | undefined;
+  if (typeof account?.token_uri === 'string') {
+    checkCustomHost(
+      account.token_uri,
+      deps.settings.customHostPolicy,
+      'cloudb_service_account_json.token_uri',
+    );
+  }
 }
 
 /** The settings Vertex AI's rule of `cloudb_shared_request_type` judges together. */
