@@ -32,11 +32,20 @@ const storedConfigs = new WeakMap<StoredConfig, GatewayConfig>();
  * then comes with no object made for it. */
 const headerConfigs = new LRUCache<string, RequestConfig>({ max: 1000 });
 
+/**
+ * `Bearer` in any case and the whitespace after it, when a token follows on the same line. Sticky, so that
+ * a match ends at `lastIndex` and the token is sliced from there: `test` makes no match array, where `exec`
+ * made one (and its groups) on every request, twice (the request's config and its context).
+ */
+const BEARER_SCHEME = /Bearer\s+(?=.+$)/iy;
+
+/** The token of an `Authorization: Bearer <token>` header. */
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const value = headerValue(headers, 'authorization');
   if (!value) return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(value.trim());
-  return match ? match[1].trim() : undefined;
+  const text = value.trim();
+  BEARER_SCHEME.lastIndex = 0;
+  return BEARER_SCHEME.test(text) ? text.slice(BEARER_SCHEME.lastIndex) : undefined;
 }
 
 /** The provider settings carried by headers, as config keys. */

@@ -9,7 +9,7 @@ import { GatewayError } from '../../src/core/errors.js';
 import { callContextFromRequest } from '../../src/gateway/call-context.js';
 import type { RequestContext } from '../../src/gateway/context.js';
 import { createLookups } from '../../src/gateway/lookups.js';
-import { resolveRequestConfig } from '../../src/gateway/request-config.js';
+import { bearerToken, resolveRequestConfig } from '../../src/gateway/request-config.js';
 import { resolveTarget } from '../../src/gateway/resolve-target.js';
 import { authenticate } from '../../src/server/auth.js';
 import type { ApiKey, Store, StoredConfig } from '../../src/store/types.js';
@@ -156,6 +156,37 @@ describe('resolveRequestConfig and callContextFromRequest', () => {
     expect(() => resolveRequestConfig({}, 'ws_1', createLookups(store, 60_000))).toThrow(
       expect.objectContaining({ code: 'missing_provider' }),
     );
+  });
+});
+
+describe('bearerToken', () => {
+  it("reads an Authorization header's bearer token as `^Bearer\\s+(.+)$`, case-insensitive, on the value trimmed", () => {
+    const asWritten = (value: string) => /^Bearer\s+(.+)$/i.exec(value.trim())?.[1].trim();
+    const values = [
+      'Bearer sk-123',
+      'bearer sk-123',
+      'BEARER \t sk 1 2 3 ',
+      '  Bearer  sk-123  ',
+      'Bearer\u00a0sk-123',
+      'Bearer \n sk-123',
+      'Bearer sk-1\n23',
+      'Bearer sk-1\u2028x',
+      'Bearer',
+      'Bearer   ',
+      'Bearersk-123',
+      'Basic dXNlcjpwYXNz',
+      'xBearer sk-123',
+      'Bearer Bearer sk',
+    ];
+    for (const value of values) {
+      expect(bearerToken({ authorization: value }), JSON.stringify(value)).toBe(asWritten(value));
+    }
+    expect(bearerToken({ authorization: 'Bearer sk-123' })).toBe('sk-123');
+    expect(bearerToken({ authorization: 'Bearer \n sk-123' })).toBe('sk-123');
+    expect(bearerToken({ authorization: 'Bearer sk-1\n23' })).toBeUndefined();
+    expect(bearerToken({ authorization: ['Bearer first', 'Bearer second'] as never })).toBe('first');
+    expect(bearerToken({})).toBeUndefined();
+    expect(bearerToken({ authorization: '' })).toBeUndefined();
   });
 });
 
