@@ -39,6 +39,9 @@ export interface CheckContext {
   model: string | undefined;
   /** The request's metadata (x-gateway-metadata). */
   metadata: Record<string, string>;
+  /** The client's request headers, names lower-case (what `default.jwt` reads its token from). Never sent
+   * on by a check: they carry the caller's credentials. Empty for a job's call. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the check's timeout passes or the client goes away. */
   signal: AbortSignal;
 }
@@ -57,6 +60,10 @@ export interface CheckServices {
     signal: AbortSignal,
     field: string,
   ): Promise<{ status: number; body: unknown; sentSecrets?: readonly string[] }>;
+  /** GET `url` (custom-host address policy applied, redirects not followed, the answer bounded at 1 MiB);
+   * resolves with the status and parsed JSON body (undefined when not JSON). Rejects on refusal (naming
+   * `field`, the check's parameter that holds the URL), network error, an answer too large, or abort. */
+  getJson(url: string, signal: AbortSignal, field: string): Promise<{ status: number; body: unknown }>;
   /** Whether `url` is reachable: its host resolves (`dnsOnly`), or it answers a HEAD request with a status
    * below 400 (redirects not followed count as reachable). Refused addresses count as unreachable. */
   probeUrl(url: string, dnsOnly: boolean, signal: AbortSignal): Promise<boolean>;

@@ -26,6 +26,7 @@ import { endsWith } from './checks/ends-with.js';
 import { injectTools } from './checks/inject-tools.js';
 import { jsonKeys } from './checks/json-keys.js';
 import { jsonSchema } from './checks/json-schema.js';
+import { jwt } from './checks/jwt.js';
 import { log } from './checks/log.js';
 import { metadata } from './checks/metadata.js';
 import { modelJudge } from './checks/model-judge.js';
@@ -56,6 +57,7 @@ const ALL: readonly BuiltInCheck[] = [
   injectTools,
   jsonKeys,
   jsonSchema,
+  jwt,
   log,
   metadata,
   modelJudge,

@@ -49,6 +49,7 @@ describe('shown bodies', () => {
       provider: 'openai',
       model: 'gpt-4o-mini',
       metadata: {},
+      headers: {},
     };
     expect(withBody(before, { messages: [{ role: 'user', content: 'my [X]' }] }).request.text).toBe('my [X]');
 

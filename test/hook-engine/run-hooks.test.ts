@@ -12,6 +12,7 @@ import { runHooks, type HookEnv, type HookInput } from '../../src/gateway/hooks/
 
 const services: CheckServices = {
   postJson: () => Promise.reject(new Error('not here')),
+  getJson: () => Promise.reject(new Error('not here')),
   probeUrl: () => Promise.resolve(false),
   judge: () => Promise.reject(new Error('not here')),
 };
@@ -28,6 +29,7 @@ const input: HookInput = {
   provider: 'openai',
   model: 'gpt-4o-mini',
   metadata: {},
+  headers: {},
 };
 
 function definition(id: string, run: CheckDefinition['run']): CheckDefinition {

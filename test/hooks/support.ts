@@ -25,6 +25,8 @@ export interface ContextInput {
   provider?: string;
   model?: string;
   metadata?: Record<string, string>;
+  /** The client's request headers, names lower-case. */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -56,6 +58,7 @@ export function context(input: ContextInput = {}): CheckContext {
     provider: input.provider ?? 'openai',
     model: input.model ?? (typeof request.model === 'string' ? request.model : undefined),
     metadata: input.metadata ?? {},
+    headers: input.headers ?? {},
     signal: input.signal ?? new AbortController().signal,
   };
   if (input.response !== undefined) {
@@ -83,6 +86,7 @@ export interface RecordedPost {
 export interface FakeServices extends CheckServices {
   posts: RecordedPost[];
   probes: Array<{ url: string; dnsOnly: boolean }>;
+  gets: string[];
   judged: Array<{
     target: { config?: string; virtual_key?: string };
     messages: Array<{ role: string; content: string }>;
@@ -95,6 +99,7 @@ export interface FakeServiceAnswers {
     body: unknown,
   ) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
   probe?: (url: string, dnsOnly: boolean) => boolean;
+  get?: (url: string) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
   judge?: (messages: Array<{ role: string; content: string }>) => string | Promise<string>;
   /** What the engine says it added to each post (its signing key): `postJson`'s `sentSecrets`. */
   sentSecrets?: string[];
@@ -104,12 +109,18 @@ export function fakeServices(answers: FakeServiceAnswers = {}): FakeServices {
   const services: FakeServices = {
     posts: [],
     probes: [],
+    gets: [],
     judged: [],
     async postJson(url, body, headers) {
       services.posts.push({ url, body, headers });
       if (answers.post === undefined) throw new Error('postJson was not expected');
       const answer = await answers.post(url, body);
       return answers.sentSecrets === undefined ? answer : { ...answer, sentSecrets: answers.sentSecrets };
+    },
+    async getJson(url) {
+      services.gets.push(url);
+      if (answers.get === undefined) throw new Error('getJson was not expected');
+      return answers.get(url);
     },
     async probeUrl(url, dnsOnly) {
       services.probes.push({ url, dnsOnly });

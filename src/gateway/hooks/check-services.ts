@@ -1,6 +1,6 @@
 /**
  * The services hook checks reach the outside through (hooks/check-types.ts `CheckServices`): a webhook
- * POST, a URL probe and a judge model. Outbound addresses go through the custom-host policy — the literal
+ * POST, a JSON GET (a JWKS), a URL probe and a judge model. Outbound addresses go through the custom-host policy — the literal
  * URL is checked first, and every name is checked again when it resolves, at connect time — so a config
  * cannot aim a check at the gateway's own network or a cloud metadata service. Bodies a webhook gets are
  * signed (webhook-signature.ts). The caller's signal (the check's timeout) bounds every call.
@@ -26,7 +26,7 @@ export type JudgeRunner = (
   signal: AbortSignal,
 ) => Promise<string>;
 
-/** Answers larger than this are cut off: a check wants a verdict, not a download. */
+/** Answers larger than this are cut off: a check wants a verdict (or a key set), not a download. */
 const MAX_WEBHOOK_ANSWER_BYTES = 1024 * 1024;
 
 export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookRuntime {
@@ -45,7 +45,14 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
     const sent: Record<string, string> = { ...headers, 'content-type': 'application/json' };
     if (secret !== undefined) sent[SIGNATURE_HEADER] = signWebhookBody(secret, text);
     const response = await sendOn(agent, { method: 'POST', url, headers: sent, body: text }, signal);
-    return { status: response.statusCode, body: await readJson(response.body), sentSecrets };
+    return { status: response.statusCode, body: await readJson(response.body, 'The webhook'), sentSecrets };
+  };
+
+  const getJson: CheckServices['getJson'] = async (url, signal, field) => {
+    checkCustomHost(url, policy, field);
+    const headers = { accept: 'application/json' };
+    const response = await sendOn(agent, { method: 'GET', url, headers }, signal);
+    return { status: response.statusCode, body: await readJson(response.body, `The ${field} address`) };
   };
 
   const probeUrl: CheckServices['probeUrl'] = async (url, dnsOnly, signal) => {
@@ -83,6 +90,7 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
     servicesFor(run, model) {
       return {
         postJson,
+        getJson,
         probeUrl,
         judge: (target, messages, signal) => judge(run, target, messages, model, signal),
       };
@@ -93,13 +101,13 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
 }
 
 /** The answer as JSON; undefined when it is not JSON. */
-async function readJson(body: UpstreamBody): Promise<unknown> {
+async function readJson(body: UpstreamBody, who: string): Promise<unknown> {
   let text: string;
   try {
     text = await body.text(MAX_WEBHOOK_ANSWER_BYTES);
   } catch (err) {
     if (!(err instanceof UpstreamTooLarge)) throw err;
-    throw new GatewayError('upstream_invalid_response', 'The webhook answered with more than 1 MiB');
+    throw new GatewayError('upstream_invalid_response', `${who} answered with more than 1 MiB`);
   }
   try {
     return JSON.parse(text) as unknown;

@@ -208,6 +208,9 @@ class CheckCall implements CheckContext {
   get metadata(): Record<string, string> {
     return this.input.metadata;
   }
+  get headers(): HookInput['headers'] {
+    return this.input.headers;
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {

@@ -109,6 +109,7 @@ async function hookedCall(
     provider: call.resolved.adapter.id,
     model: call.model,
     metadata: ctx.metadata,
+    headers: ctx.clientHeaders,
     request: shownRequest(requestType, body),
   };
 

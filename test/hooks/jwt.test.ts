@@ -1,0 +1,304 @@
+/**
+ * default.jwt: the token in a request header is verified against the key set (JWKS) at `jwksUri`, fetched
+ * through the engine's guarded outbound path and cached per URI. The check against fake services first,
+ * then end to end against a JWKS server on 127.0.0.1 and at a cloud metadata address, which the address
+ * policy refuses.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { checkParameterError } from '../../src/hooks/registry.js';
+import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postChat, target } from '../routing/support.js';
+import { fakeServices, onRequest, runCheck } from './support.js';
+
+interface Signer {
+  key: CryptoKey;
+  jwk: JWK;
+}
+
+async function signer(alg: 'RS256' | 'ES256', kid: string): Promise<Signer> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  return { key: privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+function token(
+  by: Signer,
+  claims: Record<string, unknown> = {},
+  header: { alg?: string; kid?: string } = {},
+): Promise<string> {
+  return new SignJWT({ sub: 'user-1', ...claims })
+    .setProtectedHeader({ alg: header.alg ?? by.jwk.alg!, kid: header.kid ?? by.jwk.kid! })
+    .setIssuedAt(typeof claims.iat === 'number' ? claims.iat : now())
+    .sign(by.key);
+}
+
+let uris = 0;
+/** A JWKS URI no other test has used: the check's cache is per URI and outlives a test. */
+const freshUri = (): string => `https://idp${++uris}.example.com/.well-known/jwks.json`;
+
+let rsa: Signer;
+let ec: Signer;
+let other: Signer;
+
+beforeAll(async () => {
+  [rsa, ec, other] = await Promise.all([
+    signer('RS256', 'rsa-1'),
+    signer('ES256', 'ec-1'),
+    signer('RS256', 'rsa-1'),
+  ]);
+});
+
+function jwksServices(...sets: JWK[][]) {
+  let served = 0;
+  return fakeServices({
+    get: () => ({ status: 200, body: { keys: sets[Math.min(served++, sets.length - 1)] } }),
+  });
+}
+
+const bearer = (t: string) => ({ headers: { authorization: `Bearer ${t}` } });
+
+describe('default.jwt, the check', () => {
+  it('passes a token signed by a key of the set, and fetches the set once for its cacheMaxAge', async () => {
+    const services = jwksServices([rsa.jwk, ec.jwk]);
+    const jwksUri = freshUri();
+    for (const by of [rsa, ec]) {
+      const result = await runCheck('jwt', onRequest('hi', bearer(await token(by))), { jwksUri }, services);
+      expect(result).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+    }
+    expect(services.gets).toEqual([jwksUri]);
+  });
+
+  it('reads the header headerKey names, with or without Bearer', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const t = await token(rsa);
+    const ctx = onRequest('hi', { headers: { 'x-user-token': t } });
+    const result = await runCheck('jwt', ctx, { jwksUri: freshUri(), headerKey: 'X-User-Token' }, services);
+    expect(result.verdict).toBe(true);
+  });
+
+  it('fails a request without the header, fetching nothing', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const result = await runCheck('jwt', onRequest('hi'), { jwksUri: freshUri() }, services);
+    expect(result).toMatchObject({ verdict: false, explanation: 'Missing authorization header' });
+    expect(services.gets).toEqual([]);
+  });
+
+  it('fails an expired token, and one not yet valid, beyond clockTolerance', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const jwksUri = freshUri();
+    const expired = await token(rsa, { exp: now() - 30 });
+    const failed = await runCheck('jwt', onRequest('hi', bearer(expired)), { jwksUri }, services);
+    expect(failed.verdict).toBe(false);
+    expect(failed.explanation).toMatch(/^JWT validation error: .*"exp"/);
+    const tolerated = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(expired)),
+      { jwksUri, clockTolerance: 60 },
+      services,
+    );
+    expect(tolerated.verdict).toBe(true);
+    const early = await token(rsa, { nbf: now() + 120 });
+    const notYet = await runCheck('jwt', onRequest('hi', bearer(early)), { jwksUri }, services);
+    expect(notYet.verdict).toBe(false);
+    expect(notYet.explanation).toMatch(/"nbf"/);
+    const slightlyEarly = await token(rsa, { nbf: now() + 2 });
+    expect(
+      (await runCheck('jwt', onRequest('hi', bearer(slightlyEarly)), { jwksUri }, services)).verdict,
+    ).toBe(true);
+  });
+
+  it('fails a token older than maxTokenAge (1d by default)', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const jwksUri = freshUri();
+    const twoHours = await token(rsa, { iat: now() - 7200 });
+    const twoDays = await token(rsa, { iat: now() - 2 * 86400 });
+    const run = (t: string, extra: Record<string, unknown> = {}) =>
+      runCheck('jwt', onRequest('hi', bearer(t)), { jwksUri, ...extra }, services);
+    expect((await run(twoHours)).verdict).toBe(true);
+    expect((await run(twoHours, { maxTokenAge: '1h' })).verdict).toBe(false);
+    expect((await run(twoHours, { maxTokenAge: 3 * 3600 })).verdict).toBe(true);
+    const old = await run(twoDays);
+    expect(old.verdict).toBe(false);
+    expect(old.explanation).toMatch(/"iat"/);
+  });
+
+  it('fails a wrong signature, a wrong algorithm, and a token that is not a JWT', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const jwksUri = freshUri();
+    const forged = await token(other);
+    const wrongSig = await runCheck('jwt', onRequest('hi', bearer(forged)), { jwksUri }, services);
+    expect(wrongSig).toMatchObject({ verdict: false });
+    expect(wrongSig.explanation).toMatch(/signature/);
+    // Signed with an EC key under the RSA key's id: the set holds no ES256 key of that id.
+    const wrongAlg = await token(ec, {}, { kid: 'rsa-1' });
+    expect((await runCheck('jwt', onRequest('hi', bearer(wrongAlg)), { jwksUri }, services)).verdict).toBe(
+      false,
+    );
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.`;
+    expect((await runCheck('jwt', onRequest('hi', bearer(unsigned)), { jwksUri }, services)).verdict).toBe(
+      false,
+    );
+    expect((await runCheck('jwt', onRequest('hi', bearer('not-a-jwt')), { jwksUri }, services)).verdict).toBe(
+      false,
+    );
+  });
+
+  it('fetches the set again for a key id it lacks, at most once per 30 s cooldown', async () => {
+    const services = jwksServices([rsa.jwk], [rsa.jwk, ec.jwk]);
+    const jwksUri = freshUri();
+    const run = async (by: Signer, kid?: string) =>
+      runCheck('jwt', onRequest('hi', bearer(await token(by, {}, { kid }))), { jwksUri }, services);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await run(rsa)).verdict).toBe(true);
+      // Fetched just now: an unknown key id is not worth another fetch yet.
+      expect(await run(ec)).toMatchObject({ verdict: false, explanation: 'No matching key found for kid' });
+      expect(services.gets).toHaveLength(1);
+      vi.setSystemTime(Date.now() + 31_000);
+      expect((await run(ec)).verdict).toBe(true);
+      expect(services.gets).toHaveLength(2);
+      expect((await run(ec, 'ec-2')).verdict).toBe(false);
+      expect(services.gets).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fetches the set again once it is older than cacheMaxAge', async () => {
+    const services = jwksServices([rsa.jwk]);
+    const params = { jwksUri: freshUri(), cacheMaxAge: 0 };
+    for (let i = 0; i < 2; i++) {
+      expect(
+        (await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), params, services)).verdict,
+      ).toBe(true);
+    }
+    expect(services.gets).toHaveLength(2);
+  });
+
+  it('errs when the set cannot be had: a status other than 200, or an answer that is not a key set', async () => {
+    const t = await token(rsa);
+    const down = fakeServices({ get: () => ({ status: 503, body: undefined }) });
+    await expect(runCheck('jwt', onRequest('hi', bearer(t)), { jwksUri: freshUri() }, down)).rejects.toThrow(
+      /503/,
+    );
+    const junk = fakeServices({ get: () => ({ status: 200, body: { hello: 'world' } }) });
+    await expect(runCheck('jwt', onRequest('hi', bearer(t)), { jwksUri: freshUri() }, junk)).rejects.toThrow(
+      /JWKS/,
+    );
+  });
+
+  it('validates its parameters with the config', () => {
+    const ok = { jwksUri: 'https://idp.example.com/jwks.json' };
+    expect(checkParameterError('default.jwt', ok, 'beforeRequestHook')).toBeNull();
+    expect(
+      checkParameterError(
+        'default.jwt',
+        { ...ok, headerKey: 'X-Token', cacheMaxAge: 60, clockTolerance: 0, maxTokenAge: '2h' },
+        'beforeRequestHook',
+      ),
+    ).toBeNull();
+    const param = (p: Record<string, unknown>) =>
+      checkParameterError('default.jwt', p, 'beforeRequestHook')?.param;
+    expect(param({})).toBe('parameters.jwksUri');
+    expect(param({ jwksUri: 'ftp://idp.example.com/jwks' })).toBe('parameters.jwksUri');
+    expect(param({ jwksUri: 'https://u:p@idp.example.com/jwks' })).toBe('parameters.jwksUri');
+    expect(param({ ...ok, headerKey: 'bad header' })).toBe('parameters.headerKey');
+    expect(param({ ...ok, maxTokenAge: 'soon' })).toBe('parameters.maxTokenAge');
+    expect(param({ ...ok, cacheMaxAge: -1 })).toBe('parameters.cacheMaxAge');
+    expect(param({ ...ok, clockTolerance: -5 })).toBe('parameters.clockTolerance');
+    expect(param({ ...ok, algorithms: ['RS256'] })).toBe('parameters.algorithms');
+    expect(checkParameterError('default.jwt', ok, 'afterRequestHook')?.param).toBe('id');
+  });
+});
+
+describe('default.jwt through the gateway', () => {
+  let idp: Server;
+  let base: string;
+  const seen: string[] = [];
+  let gateway: TestGateway;
+  let fake: FakeUpstream;
+
+  beforeAll(async () => {
+    idp = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/jwks') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+      } else if (req.url === '/moved') {
+        res.writeHead(302, { location: '/jwks' }).end();
+      } else if (req.url === '/huge') {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(`{"keys":[],"x":"${'a'.repeat(2 << 20)}"}`);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
+    [gateway, fake] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'jwt' })]);
+  });
+
+  afterAll(async () => {
+    idp?.closeAllConnections();
+    await Promise.all([gateway?.close(), fake?.close(), new Promise((resolve) => idp?.close(resolve))]);
+  });
+
+  type Check = { verdict: boolean; explanation: string | null; error: unknown };
+  async function checked(
+    parameters: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<Check> {
+    const config = {
+      ...target(fake),
+      input_guardrails: [{ id: 'auth', 'default.jwt': { on_error: 'fail', ...parameters } }],
+    };
+    const response = await postChat(
+      gateway,
+      config,
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
+    const body = (await response.json()) as {
+      hook_results: { before_request_hooks: Array<{ checks: Check[] }> };
+    };
+    return body.hook_results.before_request_hooks[0]!.checks[0]!;
+  }
+
+  it('passes a valid token in the Authorization header, and fails a forged one', async () => {
+    const good = await checked({ jwksUri: `${base}/jwks` }, { authorization: `Bearer ${await token(rsa)}` });
+    expect(good).toMatchObject({ verdict: true, error: null });
+    const forged = await checked(
+      { jwksUri: `${base}/jwks` },
+      { authorization: `Bearer ${await token(other)}` },
+    );
+    expect(forged).toMatchObject({ verdict: false, error: null });
+    expect(seen.filter((s) => s === 'GET /jwks')).toHaveLength(1);
+  });
+
+  it('errs when the set is unreachable, redirected or too large', async () => {
+    const headers = { 'x-token': await token(rsa) };
+    for (const jwksUri of [`${base}/missing`, `${base}/moved`, `${base}/huge`, 'http://127.0.0.1:1/jwks']) {
+      const result = await checked({ jwksUri, headerKey: 'x-token' }, headers);
+      expect(result.verdict, jwksUri).toBe(false);
+      expect(result.error, jwksUri).not.toBeNull();
+    }
+    // The redirect to /jwks was not followed: the one GET of it is the first test's.
+    expect(seen.filter((s) => s === 'GET /jwks')).toHaveLength(1);
+  });
+
+  // Cloud metadata and link-local addresses are refused under every policy (docs/settings.md).
+  it('errs on a JWKS address the custom-host policy refuses, without calling it', async () => {
+    const result = await checked(
+      { jwksUri: 'http://169.254.169.254/latest/meta-data/jwks', headerKey: 'x-token' },
+      { 'x-token': await token(rsa) },
+    );
+    expect(result.verdict).toBe(false);
+    expect(JSON.stringify(result.error)).toMatch(/jwksUri/);
+    expect(seen.some((s) => s.includes('meta-data'))).toBe(false);
+  });
+});
