@@ -148,6 +148,17 @@ describe('default.jwt, the check', () => {
     );
   });
 
+  it('takes only the algorithms listed, when algorithms is given', async () => {
+    const services = jwksServices([rsa.jwk, ec.jwk]);
+    const params = { jwksUri: freshUri(), algorithms: ['ES256', 'ES384'] };
+    expect((await runCheck('jwt', onRequest('hi', bearer(await token(ec))), params, services)).verdict).toBe(
+      true,
+    );
+    const refused = await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), params, services);
+    expect(refused.verdict).toBe(false);
+    expect(refused.explanation).toMatch(/^JWT validation error: .*"alg"/);
+  });
+
   it('fetches the set again for a key id it lacks, at most once per 30 s cooldown', async () => {
     const services = jwksServices([rsa.jwk], [rsa.jwk, ec.jwk]);
     const jwksUri = freshUri();
@@ -211,7 +222,11 @@ describe('default.jwt, the check', () => {
     expect(param({ ...ok, maxTokenAge: 'soon' })).toBe('parameters.maxTokenAge');
     expect(param({ ...ok, cacheMaxAge: -1 })).toBe('parameters.cacheMaxAge');
     expect(param({ ...ok, clockTolerance: -5 })).toBe('parameters.clockTolerance');
-    expect(param({ ...ok, algorithms: ['RS256'] })).toBe('parameters.algorithms');
+    expect(param({ ...ok, algorithms: [] })).toBe('parameters.algorithms');
+    expect(param({ ...ok, algorithms: ['none'] })).toMatch(/^parameters\.algorithms/);
+    // A key set is public: a symmetric key in one would let anyone sign.
+    expect(param({ ...ok, algorithms: ['HS256'] })).toMatch(/^parameters\.algorithms/);
+    expect(param({ ...ok, audience: 'x' })).toBe('parameters.audience');
     expect(checkParameterError('default.jwt', ok, 'afterRequestHook')?.param).toBe('id');
   });
 });

@@ -1,9 +1,10 @@
 /**
- * `default.jwt` {jwksUri, headerKey, cacheMaxAge, clockTolerance, maxTokenAge}, the reference gateway's
- * parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
+ * `default.jwt` {jwksUri, headerKey, cacheMaxAge, clockTolerance, maxTokenAge, algorithms}, the reference
+ * gateway's parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
  * dropped) holds a JWT whose signature a key of the JSON Web Key Set at `jwksUri` verifies and whose `exp`,
  * `nbf` and `iat` hold (within `clockTolerance`, 5 s by default; `iat` no older than `maxTokenAge`, 1 day by
- * default). jose verifies; nothing here is cryptography.
+ * default), signed with one of `algorithms` when it is given (else any the key is for; never `none`). jose
+ * verifies; nothing here is cryptography.
  *
  * The key set is fetched through the engine's guarded `getJson` (custom-host address policy, no redirects
  * followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default), in a bounded
@@ -29,6 +30,22 @@ import { HttpUrlSchema, outboundRuleBreak } from './outbound-call.js';
 const DURATION =
   '^\\d+(\\.\\d+)? ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$';
 const DurationSchema = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: DURATION })]);
+
+/** The asymmetric JWS algorithms jose verifies. A key set is public, so a symmetric (HS*) key in one would
+ * let anyone sign: those are refused with the config. */
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** RFC 9110's token: what a header name may hold. */
 const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
@@ -66,6 +83,9 @@ export const jwt = defineCheck({
       cacheMaxAge: Type.Optional(Type.Number({ minimum: 0 })),
       clockTolerance: Type.Optional(DurationSchema),
       maxTokenAge: Type.Optional(DurationSchema),
+      algorithms: Type.Optional(
+        Type.Array(Type.Union(ALGORITHMS.map((alg) => Type.Literal(alg))), { minItems: 1 }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -91,6 +111,7 @@ export const jwt = defineCheck({
       await jwtVerify(token, getKey, {
         clockTolerance: p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S,
         maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE,
+        ...(p.algorithms !== undefined && { algorithms: p.algorithms }),
       });
     } catch (err) {
       if (err instanceof errors.JWKSNoMatchingKey) {
