@@ -17,6 +17,7 @@ import {
   type AttemptSuccess,
 } from './attempt.js';
 import { addUsage } from './add-usage.js';
+import { runCallsAtOnce } from './calls-at-once.js';
 
 /** Calls of one request in flight at once: a 2048-input request to a one-input model is not 2048 sockets. */
 export const EMBEDDING_CALLS_AT_ONCE = 8;
@@ -77,29 +78,19 @@ export async function fanOutEmbeddings(
   const abort = new CallAbort();
   input.clientSignal.addEventListener('abort', abort, { once: true });
   if (input.clientSignal.aborted) abort.abort();
-  const outcomes: AttemptOutcome[] = [];
-  let next = 0;
-  let failed = false;
-
-  async function worker(): Promise<void> {
-    while (next < requests.length && !failed) {
-      const index = next++;
-      const outcome = await runAttempt({ ...input, request: requests[index], clientSignal: abort });
-      outcomes[index] = outcome;
-      // One failed call dooms the merged answer: stop the others at once, and start no more.
-      if (!outcome.ok) {
-        failed = true;
-        abort.abort();
-      }
-    }
-  }
 
   try {
-    await Promise.all(
-      Array.from({ length: Math.min(EMBEDDING_CALLS_AT_ONCE, requests.length) }, () => worker()),
+    // One failed call dooms the merged answer: stop the others at once, and start no more.
+    const made = await runCallsAtOnce(
+      requests,
+      EMBEDDING_CALLS_AT_ONCE,
+      async (request) => {
+        const outcome = await runAttempt({ ...input, request, clientSignal: abort });
+        if (!outcome.ok) abort.abort();
+        return outcome;
+      },
+      (outcome) => !outcome.ok,
     );
-    // Calls not started after a failure have no outcome.
-    const made = outcomes.filter((outcome): outcome is AttemptOutcome => outcome !== undefined);
     const usage = made.reduce<Usage | undefined>(
       (total, outcome) => addUsage(total, outcome.usage),
       undefined,

@@ -1,9 +1,11 @@
 /**
  * `n` > 1 for providers that return one choice per call (capabilities.n = 'fanout'): the gateway sends n
- * calls at once and merges them into one answer whose choices are numbered 0…n-1. Streams are merged into the
+ * calls, a few at a time (each holds its own serialized copy of the request: n = 128 at once held 128;
+ * fanoutCallsAtOnce), and merges them into one answer whose choices are numbered 0…n-1. Streams are merged into the
  * client's one stream as their chunks arrive, each renumbered to its choice. Usage is the sum of the calls
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
+import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../core/abort.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest } from '../providers/types.js';
@@ -15,6 +17,7 @@ import {
   type AttemptSuccess,
 } from './attempt.js';
 import { addUsage } from './add-usage.js';
+import { runCallsAtOnce } from './calls-at-once.js';
 import { embeddingRequests, fanOutEmbeddings } from './embeddings-fanout.js';
 import { ForwardingSink, type AnswerChunk, type CallSink, type OpenAIChunk } from './sink.js';
 
@@ -46,6 +49,21 @@ class FanoutMemberSink extends ForwardingSink {
   }
 }
 
+/** Calls of one fanned-out request in flight at once: each holds its own serialized copy of the request. */
+export const FANOUT_CALLS_AT_ONCE = 8;
+
+/** The most of the client's request body the calls in flight hold copies of at once: a large prompt is
+ * fanned out fewer calls at a time, down to one (a 25 MB prompt with n = 8 is not 200 MB held at once). */
+export const FANOUT_BODY_BYTES_AT_ONCE = 16 * 1024 * 1024;
+
+/** How many of a fan-out's calls run at once, by the size of the client's body when it said (its
+ * `content-length`). */
+export function fanoutCallsAtOnce(request: AdapterRequest): number {
+  const declared = Number(request.clientHeaders['content-length']);
+  if (!Number.isFinite(declared) || declared <= 0) return FANOUT_CALLS_AT_ONCE;
+  return Math.max(1, Math.min(FANOUT_CALLS_AT_ONCE, Math.floor(FANOUT_BODY_BYTES_AT_ONCE / declared)));
+}
+
 /** The requests `n` is fanned out into, one per choice; undefined when the provider honours n itself, or n
  * is 1. */
 export function fanoutRequests(input: AttemptInput): AdapterRequest[] | undefined {
@@ -75,6 +93,17 @@ export function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   return runAttempt(input);
 }
 
+/**
+ * The deadlines of a call starting now, perhaps after others ended: like the first calls (attempt-step.ts),
+ * bounded by the request's deadline until the client holds part of the answer, then by its own alone.
+ */
+function deadlinesOfACallStartingNow(input: AttemptInput): Pick<AttemptInput, 'timeoutMs' | 'firstChunkBy'> {
+  const { firstChunkBy, timeoutMs } = input;
+  if (firstChunkBy === undefined) return { timeoutMs, firstChunkBy };
+  if ((input.sink?.written ?? 0) > 0) return { timeoutMs, firstChunkBy: undefined };
+  return { timeoutMs: Math.max(1, Math.min(timeoutMs, firstChunkBy - performance.now())), firstChunkBy };
+}
+
 async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<AttemptOutcome> {
   const abort = new CallAbort();
   input.clientSignal.addEventListener('abort', abort, { once: true });
@@ -82,20 +111,24 @@ async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<
   const stream: { id: string | undefined } = { id: undefined };
   const sink = input.sink;
 
-  const calls = requests.map(async (request, index): Promise<AttemptOutcome> => {
-    const outcome = await runAttempt({
-      ...input,
-      request,
-      clientSignal: abort,
-      sink: sink ? new FanoutMemberSink(sink, index, stream) : undefined,
-    });
-    // One failed call dooms the merged answer: stop the others at once.
-    if (!outcome.ok) abort.abort();
-    return outcome;
-  });
-
   try {
-    const outcomes = await Promise.all(calls);
+    // One failed call dooms the merged answer: stop the others at once, and start no more.
+    const outcomes = await runCallsAtOnce(
+      requests,
+      fanoutCallsAtOnce(input.request),
+      async (request, index) => {
+        const outcome = await runAttempt({
+          ...input,
+          ...deadlinesOfACallStartingNow(input),
+          request,
+          clientSignal: abort,
+          sink: sink ? new FanoutMemberSink(sink, index, stream) : undefined,
+        });
+        if (!outcome.ok) abort.abort();
+        return outcome;
+      },
+      (outcome) => !outcome.ok,
+    );
     const failures = outcomes.filter((outcome): outcome is AttemptFailure => !outcome.ok);
     const successes = outcomes.filter((outcome): outcome is AttemptSuccess => outcome.ok);
     const usage = outcomes.reduce<Usage | undefined>(

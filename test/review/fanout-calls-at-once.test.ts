@@ -1,0 +1,86 @@
+/**
+ * `n` fanned out to a provider that gives one choice per call runs at most FANOUT_CALLS_AT_ONCE calls at a
+ * time, fewer for a large body (FANOUT_BODY_BYTES_AT_ONCE): each call holds its own serialized copy of the
+ * request, so n = 128 started at once held 128 copies of a large prompt. The fake holds every request a
+ * moment and counts how many it holds at once.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE } from '../../src/gateway/fanout.js';
+import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
+import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gateway: TestGateway;
+const BODY_LIMIT = 2 * FANOUT_BODY_BYTES_AT_ONCE;
+let server: Server;
+let url: string;
+let held = 0;
+let mostHeld = 0;
+let served = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      held++;
+      mostHeld = Math.max(mostHeld, held);
+      setTimeout(() => {
+        held--;
+        served++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(readAnthropicJsonFixture('anthropic-text.json')));
+      }, 30);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  gateway = await startGateway({ env: { GATEWAY_BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+});
+
+beforeEach(() => {
+  held = 0;
+  mostHeld = 0;
+  served = 0;
+});
+
+async function fanOut(n: number, contentBytes: number): Promise<Response> {
+  return postWithConfig(
+    gateway,
+    '/chat/completions',
+    { provider: 'anthropic', api_key: 'sk-ant-held', custom_host: url },
+    {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 16,
+      n,
+      messages: [{ role: 'user', content: 'x'.repeat(contentBytes) }],
+    },
+  );
+}
+
+afterAll(async () => {
+  await gateway?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('n fanned out', () => {
+  it(`makes n calls, never more than ${FANOUT_CALLS_AT_ONCE} at once, and numbers every choice`, async () => {
+    const n = FANOUT_CALLS_AT_ONCE * 2 + 3;
+    const response = await fanOut(n, 64 * 1024);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ index: number }> };
+    expect(body.choices.map((choice) => choice.index)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(served).toBe(n);
+    expect(mostHeld).toBeGreaterThan(1);
+    expect(mostHeld).toBeLessThanOrEqual(FANOUT_CALLS_AT_ONCE);
+  });
+
+  it('makes the calls of a body over half the bytes held at once one at a time', async () => {
+    const response = await fanOut(3, FANOUT_BODY_BYTES_AT_ONCE / 2 + 1024);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ index: number }> };
+    expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
+    expect(served).toBe(3);
+    expect(mostHeld).toBe(1);
+  });
+});
