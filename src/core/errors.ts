@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   invalid_variables: { status: 400, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
+  /** A stored job's (a batch's, a background response's) API key revoked, deleted or expired since. */
+  api_key_revoked: { status: 401, type: 'authentication_error' },
   forbidden: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   virtual_key_not_found: { status: 404, type: 'not_found_error' },

@@ -11,6 +11,15 @@ export async function runningBatch(store: Store, lines: number, name: string) {
     name: name.slice(0, 1),
     slug: name.slice(0, 1).toLowerCase(),
   });
+  // The batch's lines run as this key, which must still be active for them to run.
+  const { key } = await store.createApiKey({
+    organisation_id: org.id,
+    workspace_id: workspace.id,
+    name,
+    role: 'admin',
+    expires_at: null,
+    metadata: {},
+  });
   const batch = await store.batches.create({
     workspace_id: workspace.id,
     endpoint: '/v1/chat/completions',
@@ -20,7 +29,7 @@ export async function runningBatch(store: Store, lines: number, name: string) {
     concurrency: null,
     expires_at: Math.floor(Date.now() / 1000) + 3600,
     call: {
-      caller: { id: 'k', organisation_id: org.id, workspace_id: workspace.id },
+      caller: { id: key.id, organisation_id: org.id, workspace_id: workspace.id },
       headers: {},
       metadata: {},
       trace_id: 't',

@@ -36,6 +36,7 @@ import { sequentialId } from '../ids.js';
 import { claimUnlessStopped } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
+import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
@@ -338,6 +339,18 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     calls.delete(batch.id);
   }
 
+  /** A batch whose API key was revoked, deleted or has expired runs no more lines: it is cancelled with
+   * `api_key_revoked` as its error, and ends as a cancel does; the error, for the line that found it. */
+  async function cancelForItsKey(batch: StoredBatch): Promise<GatewayError> {
+    const error = callerKeyRevoked('batch');
+    const now = Math.floor(Date.now() / 1000);
+    const errors = [{ code: error.code, message: error.message, param: null, line: null }];
+    await store.batches.update(batch.id, { status: 'cancelling', cancelling_at: now, errors }, [
+      'in_progress',
+    ]);
+    return error;
+  }
+
   /** Claims lines of a running batch; at a poll, also finalizes what is done, cancelled or expired. */
   async function advance(batch: StoredBatch, poll: boolean): Promise<void> {
     if (batch.finalize_queued) return;
@@ -434,11 +447,13 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     let ctx: CallContext | undefined;
     let request: ModelRequest;
     try {
+      if (!(await callerKeyUsable(store, call.caller))) throw await cancelForItsKey(batch);
       ctx = await callContextFromStoredRequest(deps.lookups, job);
       request = validateRequest(endpoint, body);
     } catch (err) {
       // Refused before it was a call (its stored config or virtual key deleted since the batch was
-      // created): answered with the error, at no cost, and recorded as a direct call refused so is.
+      // created, its API key revoked): answered with the error, at no cost, and recorded as a direct
+      // call refused so is.
       const refused = { endpoint: endpoint.kind, body } as ModelRequest;
       refuseCall(deps, { ...refused, ctx: ctx ?? jobCallIdentity(job) }, err, sink);
       return { result: await sink.result, callId, cost: 0 };

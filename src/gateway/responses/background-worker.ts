@@ -22,6 +22,7 @@ import { CallAbort } from '../../core/abort.js';
 import { GatewayError, type ProviderError } from '../../core/errors.js';
 import type { Job, Repositories } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
+import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import type { GatewayDeps } from '../deps.js';
 import { jobOwner, startJobPoller } from '../job-poller.js';
 import { execute } from '../execute.js';
@@ -315,6 +316,7 @@ export function startBackgroundResponseWorker(
     const hold = new RateLimitHold(sink, shell.created_at * 1000 + BACKGROUND_RATE_LIMIT_WAIT_MS);
     const request = { endpoint: 'responses', body: run.request } as ModelRequest<'responses'>;
     try {
+      if (!(await callerKeyUsable(store, run.call.caller))) throw callerKeyRevoked('response');
       const ctx = await callContextFromStoredRequest(deps.lookups, {
         caller: run.call.caller,
         headers: run.call.headers,
@@ -328,7 +330,7 @@ export function startBackgroundResponseWorker(
       await execute(deps, { ...request, ctx: { ...ctx, strictCompat: false }, state }, hold);
       if (hold.waitMs !== undefined) return hold.waitMs;
     } catch (err) {
-      // The call could not be made (its config or virtual key is gone): the response failed with it.
+      // The call could not be made (its config, virtual key or API key is gone): the response failed with it.
       const error =
         err instanceof GatewayError
           ? err
