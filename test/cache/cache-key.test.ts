@@ -182,4 +182,26 @@ describe('canonicalJson', () => {
   });
 });
 
-const PINNED_KEY = '37ca74027f0289d4801930a39f31aacb6c930ee72c83916872fe6a8cf96ebb27';
+const PINNED_KEY = '06ebf1625d71c4c5d24df0a1918e74dde79986bbde8408642f8f70a849a8b00c';
+
+describe('cacheKey and the provider credential', () => {
+  const withKey = (api_key: string | undefined, extra: Record<string, unknown> = {}): CacheKeyInput => ({
+    ...base,
+    target: { provider: 'openai', ...(api_key !== undefined && { api_key }), ...extra },
+  });
+
+  it('partitions by the credential the call is made with: another (or a wrong) key gets no answer of it', () => {
+    expect(cacheKey(withKey('sk-alice'))).not.toBe(cacheKey(withKey('sk-mallory')));
+    expect(cacheKey(withKey('sk-alice'))).not.toBe(cacheKey(withKey(undefined)));
+    expect(cacheKey(withKey('sk-alice'))).toBe(cacheKey(withKey('sk-alice')));
+  });
+
+  it('partitions by AWS and service-account credentials as by an API key', () => {
+    const aws = (secret: string) =>
+      withKey(undefined, { cloudc_access_key_id: 'AKIA1', cloudc_secret_access_key: secret });
+    expect(cacheKey(aws('one'))).not.toBe(cacheKey(aws('two')));
+    const account = (private_key: string) =>
+      withKey(undefined, { cloudb_service_account_json: { client_email: 'a@b', private_key } });
+    expect(cacheKey(account('k1'))).not.toBe(cacheKey(account('k2')));
+  });
+});

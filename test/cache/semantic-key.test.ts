@@ -128,7 +128,7 @@ describe('partitionKey', () => {
     for (const [name, variant] of variants) expect(variant, name).not.toBe(key);
   });
 
-  it("differs by the target's deployment and API version, never by its credentials", () => {
+  it("differs by the target's deployment and API version, and by its credential", () => {
     const azure = (extra: Record<string, unknown>) =>
       partitionOf(base, { target: { provider: 'azure-openai', api_key: 'k1', ...extra } });
     const big = azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21' });
@@ -137,10 +137,14 @@ describe('partitionKey', () => {
     expect(
       azure({ deployments: [{ deployment_id: 'gpt4o-mini', alias: 'gpt-4o-mini', api_version: 'v' }] }),
     ).not.toBe(azure({ deployments: [{ deployment_id: 'gpt4o', alias: 'gpt-4o-mini', api_version: 'v' }] }));
-    expect(azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21', api_key: 'k2' })).toBe(
+    // Another provider key (or a wrong one) is not answered with what this one asked.
+    expect(
+      azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21', api_key: 'k2' }),
+    ).not.toBe(big);
+    expect(azure({ cloudd_deployment_name: 'gpt4o', cloudd_api_version: '2024-10-21', api_key: 'k1' })).toBe(
       big,
     );
-    // A target without such settings leaves the partition as it was.
-    expect(partitionOf(base, { target: { provider: 'openai', api_key: 'sk' } })).toBe(partitionOf(base));
+    // A target without such settings or a credential leaves the partition as it was.
+    expect(partitionOf(base, { target: { provider: 'openai' } })).toBe(partitionOf(base));
   });
 });

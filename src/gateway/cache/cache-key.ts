@@ -2,9 +2,11 @@
  * The key of the simple response cache: a SHA-256 over a canonical JSON of everything that can change
  * the answer — and nothing else. Metadata never enters it, nor do headers but those a provider reads
  * that change its answer (ANSWER_HEADERS) and those the target forwards to the provider; strict compatibility does (it changes the answer's fields); the
- * cache namespace header partitions it; the workspace always does, so tenants never share answers.
+ * cache namespace header partitions it; the workspace always does, so tenants never share answers; so does
+ * the provider credential, hashed (credentialPart).
  */
 import { createHash } from 'node:crypto';
+import type { ProviderTarget } from '../../providers/types.js';
 import { targetPart } from '../routing/target-settings.js';
 
 export interface CacheKeyInput {
@@ -70,8 +72,29 @@ export function forwardedPart(
   return forwarded && Object.keys(forwarded).length > 0 ? forwarded : undefined;
 }
 
+/**
+ * The provider credential the call is made with, as a SHA-256 (never the secret itself); undefined when it
+ * has none. The provider answers what that credential may ask (its organisation, project, models): a
+ * caller's own key (`Authorization`, or an inline config's `api_key`) must not be answered with what
+ * another key asked, nor a wrong key with what a right one did. A stored credential's (virtual key's)
+ * calls all carry the same secret, so they share their entries as before.
+ */
+export function credentialPart(target: object | undefined): string | undefined {
+  if (!target) return undefined;
+  const fields = target as Partial<ProviderTarget>;
+  const secrets = [
+    fields.api_key,
+    fields.cloudc_access_key_id,
+    fields.cloudc_secret_access_key,
+    fields.cloudc_session_token,
+    fields.cloudb_service_account_json?.private_key,
+  ];
+  if (secrets.every((secret) => secret === undefined)) return undefined;
+  return createHash('sha256').update(JSON.stringify(secrets)).digest('hex');
+}
+
 /** Bumped whenever the key's makeup changes, so old entries are never read with a new meaning. */
-const KEY_VERSION = 2;
+const KEY_VERSION = 3;
 
 export function cacheKey(input: CacheKeyInput): string {
   const body: Record<string, unknown> = {};
@@ -84,6 +107,7 @@ export function cacheKey(input: CacheKeyInput): string {
     headers: answerHeaders(input.headers),
     forwarded: forwardedPart(input.forwarded),
     target: targetPart(input.target),
+    credential: credentialPart(input.target),
     workspace: input.workspaceId,
     namespace: input.namespace ?? null,
     endpoint: input.endpoint,

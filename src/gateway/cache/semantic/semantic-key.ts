@@ -7,10 +7,16 @@
  */
 import { createHash } from 'node:crypto';
 import { targetPart } from '../../routing/target-settings.js';
-import { answerHeaders, canonicalJson, forwardedPart, IGNORED_BODY_FIELDS } from '../cache-key.js';
+import {
+  answerHeaders,
+  canonicalJson,
+  credentialPart,
+  forwardedPart,
+  IGNORED_BODY_FIELDS,
+} from '../cache-key.js';
 
 /** Bumped whenever the partition's makeup changes, so entries stored under an old meaning never match. */
-const PARTITION_VERSION = 2;
+const PARTITION_VERSION = 3;
 
 export interface SemanticRequest {
   /** The text that is embedded. */
@@ -79,7 +85,7 @@ export interface PartitionInput {
   strict: boolean;
   /** The client's request headers (lower-case); only those that change the answer are read. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The target's deployment and API version settings (as in the simple key). */
+  /** The target's deployment and API version settings, and its credential, hashed (as in the simple key). */
   target?: object | undefined;
   /** The headers the target forwards to the provider (as in the simple key). */
   forwarded?: Readonly<Record<string, string>> | undefined;
@@ -103,6 +109,7 @@ export function partitionKey(input: PartitionInput): string {
     headers: answerHeaders(input.headers),
     forwarded: forwardedPart(input.forwarded),
     target: targetPart(input.target),
+    credential: credentialPart(input.target),
     body,
     embedder: input.embedder,
   });
