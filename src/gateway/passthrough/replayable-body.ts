@@ -12,6 +12,7 @@ export class ReplayableBody {
   private replayable = true;
   private ended = false;
   private sends = 0;
+  private receivedBytes = 0;
   private readonly source: AsyncIterator<Uint8Array>;
 
   constructor(
@@ -24,6 +25,11 @@ export class ReplayableBody {
   /** Whether the body can be sent (again). */
   get canSend(): boolean {
     return this.sends === 0 || this.replayable;
+  }
+
+  /** The bytes read from the client so far (a body sent in chunks has no length to go by). */
+  get received(): number {
+    return this.receivedBytes;
   }
 
   /** The whole body, when it came within the replay limit and was read to its end (for the log). */
@@ -74,6 +80,7 @@ export class ReplayableBody {
         return;
       }
       const chunk = next.value;
+      this.receivedBytes += chunk.byteLength;
       if (this.replayable) {
         this.keptBytes += chunk.byteLength;
         if (this.keptBytes > this.replayLimit) {

@@ -31,12 +31,10 @@ const INLINE_MEDIA_PLACEHOLDER = ' '.repeat(INLINE_MEDIA_CHARACTERS);
 
 export function tokenReservation(call: TargetCall): number {
   if (call.endpoint === 'passthrough') {
-    // The body is the provider's own and streams through unread: its size is the estimate.
+    // The body is the provider's own and streams through unread: its size is the estimate (a body sent
+    // in chunks has none yet; it is settled to the bytes that went by, passthroughTokens).
     const length = Number(call.run.call.passthrough?.headers['content-length'] ?? 0);
-    return Math.min(
-      MAX_RESERVATION,
-      Math.max(1, Math.ceil((Number.isFinite(length) ? length : 0) / CHARACTERS_PER_TOKEN)),
-    );
+    return Math.max(1, tokensOfBytes(Number.isFinite(length) ? length : 0));
   }
   const body = call.body as Record<string, unknown>;
   const input = body.messages ?? body.prompt ?? body.input ?? '';
@@ -52,6 +50,20 @@ export function tokenReservation(call: TargetCall): number {
     MAX_RESERVATION,
     Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output * choices),
   );
+}
+
+/**
+ * What a pass-through call whose answer gave no usage is settled to: its request body's bytes as read
+ * from the client and its answer's as relayed, at CHARACTERS_PER_TOKEN a token. Without it a body sent
+ * in chunks (no `content-length`) and a stream without usage (an OpenAI stream the client asked for
+ * without `stream_options.include_usage`) would stand at the 1-token reservation, however long.
+ */
+export function passthroughTokens(requestBytes: number, answerBytes: number): number {
+  return tokensOfBytes(requestBytes + answerBytes);
+}
+
+function tokensOfBytes(bytes: number): number {
+  return Math.min(MAX_RESERVATION, Math.max(0, Math.ceil(bytes / CHARACTERS_PER_TOKEN)));
 }
 
 function numberOf(value: unknown): number | undefined {

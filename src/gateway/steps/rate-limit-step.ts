@@ -5,11 +5,12 @@
  * or the call ends with the policy's 429, thrown past the router so that neither the config's retry (an
  * inner step) nor its fallback sees it. After the call: token reservations are settled to the answer's
  * usage — a stream's once its last chunk is in, before the client is told it ended; a pass-through's once
- * its JSON body has been relayed.
+ * its body has been relayed, to an estimate of the bytes that went both ways when the answer gave no usage.
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { readRelayedAnswer } from '../passthrough/relayed-answer.js';
+import { passthroughTokens } from '../rate-limits/token-estimate.js';
 import type { AttemptRecord, RateLimitAdmission, RateLimits, RouteRun } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -50,8 +51,13 @@ async function settled(
   const relay = outcome.relay;
   if (relay && typeof relay.body !== 'string') {
     const read = readRelayedAnswer(relay);
-    relay.body = settleAfter(relay.body as AsyncIterable<Uint8Array>, () =>
-      limiter.settle(admission, read?.result()?.usage?.total_tokens),
+    const answerIsText = TEXT_ANSWER.test(relay.headers['content-type'] ?? '');
+    relay.body = settleAfter(relay.body as AsyncIterable<Uint8Array>, (answerBytes) =>
+      limiter.settle(
+        admission,
+        read?.result()?.usage?.total_tokens ??
+          passthroughTokens(run.call.passthrough?.body?.received ?? 0, answerIsText ? answerBytes : 0),
+      ),
     );
     return outcome;
   }
@@ -87,13 +93,25 @@ function billedSince(
   return billed ?? none;
 }
 
+/**
+ * The answers of a pass-through whose bytes count towards its estimate when they give no usage: text
+ * (JSON, server-sent events, plain text) and Bedrock's event-stream. A binary answer (a file's content,
+ * speech) is no model output to count as tokens.
+ */
+const TEXT_ANSWER = /json|^text\/|event-?stream/i;
+
+/** The body as it is relayed; once it has ended (or the client left), `settle` with the bytes that went. */
 async function* settleAfter(
   body: AsyncIterable<Uint8Array>,
-  settle: () => Promise<void>,
+  settle: (bytes: number) => Promise<void>,
 ): AsyncIterable<Uint8Array> {
+  let bytes = 0;
   try {
-    yield* body;
+    for await (const chunk of body) {
+      bytes += chunk.byteLength;
+      yield chunk;
+    }
   } finally {
-    await settle();
+    await settle(bytes);
   }
 }
