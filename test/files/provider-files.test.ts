@@ -4,7 +4,7 @@
  * streamed through, list, get, content and its HEAD, delete; without the header the gateway's own store
  * answers.
  */
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,46 @@ describe('files at the provider (x-gateway-files: provider)', () => {
     });
     expect(own.id).toMatch(/^file_/);
     expect(fake.requests.length).toBe(before);
+  });
+
+  it("refuses a file id of '.' or '..' (or any not an id) with 400 invalid_path, sending nothing", async () => {
+    const headers = {
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-files': 'provider',
+      'x-gateway-config': config(),
+    };
+    const before = fake.requests.length;
+    for (const [method, path, id] of [
+      ['DELETE', '/files/%2E%2E', '..'],
+      ['GET', '/files/%2E%2E/content', '..'],
+      ['HEAD', '/files/%2e/content', '.'],
+      ['GET', '/files/%2e', '.'],
+      ['GET', '/files/file%3Fx%3D1', 'file?x=1'],
+    ] as const) {
+      // Sent as written: fetch would resolve the dot segments before the gateway saw them.
+      const { status, body } = await rawRequest(method, `${new URL(gateway.url).pathname}${path}`);
+      expect(status, `${method} ${path}`).toBe(400);
+      if (method === 'HEAD') continue;
+      const { error } = JSON.parse(body) as { error: { code: string; param: string; message: string } };
+      expect(error.code).toBe('invalid_path');
+      expect(error.param).toBe('file_id');
+      expect(error.message).toContain(JSON.stringify(id));
+    }
+    expect(fake.requests.length).toBe(before);
+
+    function rawRequest(method: string, path: string): Promise<{ status: number; body: string }> {
+      return new Promise((resolve, reject) => {
+        const sent = request(gateway.url, { method, path, headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+        });
+        sent.on('error', reject);
+        sent.end();
+      });
+    }
   });
 
   it("answers HEAD of a file's contents from the provider's file object, reading no contents", async () => {

@@ -37,7 +37,7 @@ export async function answeredByProvider(
   }
   const target = await resourceTarget(deps, request.headers, request.gw.apiKey.workspace_id, 'files');
   const id = pathParam(request.params, 'fileId');
-  const path = id === undefined ? '/files' : `/files/${encodeURIComponent(id)}`;
+  const path = id === undefined ? '/files' : `/files/${fileIdSegment(id)}`;
   const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   if (request.method === 'POST') {
     const headers: Record<string, string> = {};
@@ -86,6 +86,30 @@ export async function answeredByProvider(
     await callResource(deps, target, { method: 'GET', path: `${path}${search}` }, request.gw.signal),
   );
   return true;
+}
+
+/**
+ * The file ids of the providers' Files APIs (OpenAI's, Azure OpenAI's: `file-…`) are letters, digits,
+ * `-`, `_`, `.` and `:`, beginning with a letter or digit; any other is refused, 400 `invalid_path`,
+ * rather than sent. An id goes into the provider's path as one segment, and `encodeURIComponent` leaves dots as they
+ * are: a URL parser reads a segment of `.` or `..` as a step, so `/files/..` would reach the provider as
+ * `/`, with the target's credentials.
+ */
+const FILE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/;
+
+/** How much of a refused id its error quotes. */
+const QUOTED_CHARACTERS = 100;
+
+function fileIdSegment(id: string): string {
+  if (!FILE_ID.test(id)) {
+    const shown = id.length > QUOTED_CHARACTERS ? `${id.slice(0, QUOTED_CHARACTERS)}…` : id;
+    throw new GatewayError(
+      'invalid_path',
+      `file_id ${JSON.stringify(shown)} is not a file id: letters, digits, '-', '_', '.' and ':', beginning with a letter or digit`,
+      { param: 'file_id' },
+    );
+  }
+  return encodeURIComponent(id);
 }
 
 /**
