@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client } from '../management/http.js';
 import {
   PROVIDER_KEY,
   providerHeaders,
@@ -200,6 +201,58 @@ describe('headers', () => {
     expect(echo.headers.authorization).toBe('Bearer sk-from-config');
     expect(JSON.stringify(echo.headers)).not.toContain('client-supplied-token');
     expect(JSON.stringify(echo.headers)).not.toContain(gateway.adminKey);
+  });
+
+  // Headers that choose which of a key's accounts a call is made on: the caller's only with its own key.
+  const accountHeaders = {
+    'openai-organization': 'org-other',
+    'openai-project': 'proj_other',
+    'x-goog-user-project': 'other-project',
+  };
+
+  it("forwards the account headers (organization, project) with the client's own provider key", async () => {
+    const echo = await echoOf(
+      await fetch(`${gateway.url}/assistants`, { headers: providerHeaders(gateway, fake, accountHeaders) }),
+    );
+    expect(echo.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    expect(echo.headers).toMatchObject(accountHeaders);
+  });
+
+  it("drops the account headers with a stored credential's key: a config's, a virtual key's", async () => {
+    const config = { provider: 'openai', api_key: 'sk-from-config', custom_host: fake.url };
+    const withConfig = await echoOf(
+      await fetch(`${gateway.url}/assistants`, {
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': JSON.stringify(config),
+          ...accountHeaders,
+        },
+      }),
+    );
+    expect(withConfig.headers.authorization).toBe('Bearer sk-from-config');
+    for (const name of Object.keys(accountHeaders)) expect(withConfig.headers[name], name).toBeUndefined();
+
+    const created = await client(gateway.url, gateway.adminKey).post('/virtual-keys', {
+      slug: 'vk-account-headers',
+      provider: 'openai',
+      api_key: 'sk-from-virtual-key',
+      custom_host: fake.url,
+    });
+    expect(created.status, created.text).toBe(200);
+    const withVirtualKey = await echoOf(
+      await fetch(`${gateway.url}/assistants`, {
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-virtual-key': 'vk-account-headers',
+          // The client's key stays behind too: the virtual key has one of its own.
+          authorization: `Bearer ${PROVIDER_KEY}`,
+          ...accountHeaders,
+        },
+      }),
+    );
+    expect(withVirtualKey.headers.authorization).toBe('Bearer sk-from-virtual-key');
+    for (const name of Object.keys(accountHeaders))
+      expect(withVirtualKey.headers[name], name).toBeUndefined();
   });
 
   it('without the gateway key nothing is forwarded', async () => {

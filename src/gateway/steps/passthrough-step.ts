@@ -22,6 +22,7 @@ import { retryAfterMs } from '../../providers/shared/retry-after.js';
 import type { TargetHandler } from './target-step.js';
 import type { UpstreamBody } from '../upstream.js';
 import { failedAnswerText } from '../passthrough/failed-answer-text.js';
+import { withoutAccountHeaders } from '../passthrough/account-headers.js';
 
 export const callPassthrough: TargetHandler = async (call) => {
   const { run, resolved, node } = call;
@@ -77,10 +78,12 @@ export const callPassthrough: TargetHandler = async (call) => {
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
       const { body } = passthrough;
+      // The client's own key: the one its Authorization gave, which a target without a key takes.
+      const ownKey = ctx.clientApiKey !== undefined && resolved.target.api_key === ctx.clientApiKey;
       const request: PassthroughRequest = {
         method: passthrough.method,
         path: passthrough.path,
-        headers: passthrough.headers,
+        headers: withoutAccountHeaders(passthrough.headers, ownKey),
         target: resolved.target,
         auth,
       };
