@@ -428,6 +428,42 @@ describe('partials that multiply', () => {
   });
 });
 
+describe('partials and sections that repeat without writing', () => {
+  it('are refused by their steps when stored and when called, however little they write', async () => {
+    // Each level includes the one below twice, ending in a comment: 2^30 inclusions writing nothing.
+    expect((await api.post('/prompts/partials', { slug: 'quiet-0', string: '{{! nothing }}' })).status).toBe(
+      200,
+    );
+    for (let level = 1; level <= 30; level++) {
+      const below = `{{>quiet-${level - 1}}}`;
+      const stored = await api.post('/prompts/partials', { slug: `quiet-${level}`, string: below + below });
+      expect(stored.status, stored.text).toBe(200);
+    }
+    const refused = expectError(
+      await api.post('/prompts', { slug: 'quiet', string: chatTemplate('{{>quiet-30}}', 'x') }),
+      400,
+      'invalid_prompt',
+      'string',
+    );
+    expect(refused.message).toContain('more than 1000000 steps');
+    expectError(await api.get('/prompts/quiet'), 404, 'prompt_not_found');
+
+    await createPrompt({
+      slug: 'items-tags',
+      string: '[{"role":"user","content":"{{#items}}{{#tags}}{{tag}}{{/tags}}{{/items}}"}]',
+    });
+    const list = Array.from({ length: 8000 }, () => 0);
+    const calls = fake.requests.length;
+    expectError(
+      await complete(gateway, 'items-tags', { variables: { items: list, tags: list } }),
+      400,
+      'invalid_variables',
+      'variables',
+    );
+    expect(fake.requests.length).toBe(calls);
+  });
+});
+
 describe('partials inside partials', () => {
   it('nest at most 32 deep', async () => {
     expect((await api.post('/prompts/partials', { slug: 'nest-0', string: 'core' })).status).toBe(200);

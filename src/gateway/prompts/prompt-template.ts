@@ -65,14 +65,30 @@ export interface PartialUse {
  */
 export const MAX_RENDERED_LENGTH = 4 * 1024 * 1024;
 
-/** One render's escape, and the characters it may still write. */
+/**
+ * The most steps a render may take: one for each list of tokens rendered (the template, each item of a
+ * section, each inclusion of a partial) and one for each token in it. The same multiplication repeats
+ * sections and partials that write nothing (`{{#items}}{{#tags}}{{/tags}}{{/items}}` over two long lists,
+ * partials each including the next twice and ending in an empty one), which the length never bounds.
+ */
+export const MAX_RENDER_STEPS = 1_000_000;
+
+/** One render's escape, and the characters and steps it may still take. */
 interface RenderBudget {
   escape: (value: unknown) => string;
   charge: (characters: number) => void;
+  step: (steps: number) => void;
   /** Whether a partial's lines take the indentation of the line its tag is on (Mustache's standalone
    * partials): text templates only. In a chat template that whitespace would be written into a JSON
    * string's text, and the partial rendered would not be the text checked when the prompt was stored. */
   indentPartials: boolean;
+  /** The partials included so far, by the token including each (its name and indentation). */
+  included: Map<object, Included | null>;
+}
+
+interface Included {
+  text: string;
+  tokens: Token[];
 }
 
 const textLengths = new WeakMap<object, number>();
@@ -89,8 +105,9 @@ function textLength(tokens: Token[]): number {
 }
 
 /**
- * Charges a render's budget before it writes: a token list's text each time the list is rendered (once
- * per item of a section, once per inclusion of a partial), and each value as it is escaped (budget.escape).
+ * Charges a render's budget before it writes: a token list's steps and its text each time the list is
+ * rendered (once per item of a section, once per inclusion of a partial), and each value as it is escaped
+ * (budget.escape).
  */
 class BoundedWriter extends Mustache.Writer {
   override renderTokens(
@@ -100,28 +117,53 @@ class BoundedWriter extends Mustache.Writer {
     originalTemplate?: string,
     config?: Mustache.RenderOptions,
   ): string {
-    (config as RenderBudget).charge(textLength(tokens as Token[]));
+    const budget = config as RenderBudget;
+    budget.step(tokens.length + 1);
+    budget.charge(textLength(tokens as Token[]));
     return super.renderTokens(tokens, context, partials, originalTemplate, config);
   }
 
+  /**
+   * Mustache parses a partial at every inclusion, finding its tokens in the cache by the partial's whole
+   * text (hashed again each time): a render parses each inclusion once, so that including a partial costs
+   * steps, not its length, however often it is included.
+   */
   override renderPartial(
     token: string[],
     context: Mustache.Context,
     partials?: Mustache.PartialsOrLookupFn,
     config?: Mustache.RenderOptions,
   ): string {
-    if ((config as RenderBudget).indentPartials || !token[4]) {
-      return super.renderPartial(token, context, partials, config);
+    const budget = config as RenderBudget;
+    let included = budget.included.get(token);
+    if (included === undefined) {
+      included = this.includedText(token, partials, budget.indentPartials);
+      budget.included.set(token, included);
     }
+    if (included === null) return '';
+    return this.renderTokens(included.tokens as never, context, partials, included.text, config);
+  }
+
+  /** The partial's text as it is included, and its tokens; null when no partial has its name. */
+  private includedText(
+    token: string[],
+    partials: Mustache.PartialsOrLookupFn | undefined,
+    indentPartials: boolean,
+  ): Included | null {
+    const text = typeof partials === 'function' ? partials(token[1]) : partials?.[token[1]];
+    if (text === undefined || text === null) return null;
     // Mustache's token for a partial: [type, name, start, end, indentation, tag index, line has non-space].
-    const unindented = [...token];
-    unindented[4] = '';
-    return super.renderPartial(unindented, context, partials, config);
+    const [, , , , indentation, tagIndex, lineHasNonSpace] = token as unknown as Token;
+    const indented =
+      indentPartials && tagIndex === 0 && indentation
+        ? this.indentPartial(text, indentation as string, lineHasNonSpace as boolean)
+        : text;
+    return { text: indented, tokens: this.parse(indented) as Token[] };
   }
 }
 
-/** Parses and caches template and partial texts (a partial's tokens are parsed by Mustache itself, through
- * this writer's cache, when it is rendered). Bounded in entries and in size, so a stream of new versions
+/** Parses and caches template and partial texts (a partial's tokens are read through this writer's cache
+ * when a render first includes it). Bounded in entries and in size, so a stream of new versions
  * does not grow it: an entry holds its text twice, as its key and in its tokens, and texts may be large. */
 const writer = new BoundedWriter();
 (writer as unknown as { templateCache: unknown }).templateCache = createTemplateCache(32 * 1024 * 1024);
@@ -147,6 +189,7 @@ const ESCAPES: Record<TemplateType, (value: unknown) => string> = {
 
 function renderBudget(type: TemplateType): RenderBudget {
   let left = MAX_RENDERED_LENGTH;
+  let stepsLeft = MAX_RENDER_STEPS;
   const charge = (characters: number) => {
     left -= characters;
     if (left < 0) {
@@ -157,9 +200,22 @@ function renderBudget(type: TemplateType): RenderBudget {
       );
     }
   };
+  const step = (steps: number) => {
+    stepsLeft -= steps;
+    if (stepsLeft < 0) {
+      throw new GatewayError(
+        'invalid_variables',
+        `The prompt takes more than ${MAX_RENDER_STEPS} steps to render (each item of a section, each ` +
+          'inclusion of a partial and each tag is one)',
+        { param: 'variables' },
+      );
+    }
+  };
   return {
     charge,
+    step,
     indentPartials: type === 'completion',
+    included: new Map(),
     escape: (value) => {
       const text = ESCAPES[type](value);
       charge(text.length);
@@ -358,7 +414,8 @@ export function escapeRawControlCharacters(json: string): string {
 
 /**
  * Renders a compiled template; `partials` maps every partial name it may include to its text. A render
- * past MAX_RENDERED_LENGTH is stopped as it gets there: a 400 `invalid_variables` naming `variables`.
+ * past MAX_RENDERED_LENGTH or MAX_RENDER_STEPS is stopped as it gets there: a 400 `invalid_variables`
+ * naming `variables`.
  */
 export function renderTemplate(
   compiled: CompiledTemplate,
