@@ -44,21 +44,23 @@ const input = (variables: Record<string, unknown>) => ({
 });
 
 /** Partials each including the next twice, the last one empty: 2^depth inclusions writing nothing. */
-function doublingPartials(depth: number): Record<string, string> {
-  const partials: Record<string, string> = { [`p${depth}`]: '' };
-  for (let i = 0; i < depth; i++) partials[`p${i}`] = `{{>p${i + 1}}}{{>p${i + 1}}}`;
+function doublingPartials(depth: number): Map<string, string> {
+  const partials = new Map([[`p${depth}`, '']]);
+  for (let i = 0; i < depth; i++) partials.set(`p${i}`, `{{>p${i + 1}}}{{>p${i + 1}}}`);
   return partials;
 }
 
-const loaderOf = (partials: Record<string, string>) => async (name: string) =>
-  Object.hasOwn(partials, name) ? { text: partials[name], record: { name }, id: `ptl_${name}` } : undefined;
+const loaderOf = (partials: ReadonlyMap<string, string>) => async (name: string) => {
+  const text = partials.get(name);
+  return text === undefined ? undefined : { text, record: { name }, id: `ptl_${name}` };
+};
 
 describe('sections that write nothing', () => {
   it('nested over lists are refused once past the steps allowed', () => {
     const template = compileTemplate('completion', '{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}');
     const a = Array.from({ length: 300 }, () => 1); // 27M iterations, no output
     const started = Date.now();
-    const err = refusal(() => renderTemplate(template, { a }, {}));
+    const err = refusal(() => renderTemplate(template, { a }, new Map()));
     expect(Date.now() - started).toBeLessThan(SAFETY_NET_MS);
     expect(err.code).toBe('invalid_variables');
     expect(err.param).toBe('variables');
@@ -134,7 +136,7 @@ describe('partials that include the next one twice, ending in an empty one', () 
 
 describe('a partial included many times', () => {
   it('takes its line’s indentation in a text template at each inclusion, and none in a chat template', () => {
-    const partials = { rules: 'one\ntwo\n' };
+    const partials = new Map([['rules', 'one\ntwo\n']]);
     const text = compileTemplate('completion', 'Rules:\n  {{>rules}}\n    {{>rules}}\nEnd');
     expect(renderTemplate(text, {}, partials)).toBe('Rules:\n  one\n  two\n    one\n    two\nEnd');
     const chat = compileTemplate('chat', '[{"role":"user","content":"{{#a}}\n  {{>rules}}\n{{/a}}"}]');

@@ -420,14 +420,15 @@ export function escapeRawControlCharacters(json: string): string {
 export function renderTemplate(
   compiled: CompiledTemplate,
   variables: Record<string, unknown>,
-  partials: Record<string, string>,
+  partials: ReadonlyMap<string, string>,
 ): string {
   return writer.renderTokens(
     compiled.tokens as never,
     // Without a prototype: a name the call does not give (`constructor`, `toString`) is absent, not
     // Object's method, which Mustache would call.
     new Mustache.Context({ __proto__: null, ...variables }),
-    partials,
+    // Looked up in a Map, not an object: a partial named `__proto__` or `constructor` is that partial.
+    (name) => partials.get(name),
     compiled.text,
     renderBudget(compiled.type) as never,
   );

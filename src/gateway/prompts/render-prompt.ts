@@ -57,7 +57,9 @@ function compiledFor(record: object, type: TemplateType, text: string, inString:
 }
 
 interface Collected {
-  partials: Record<string, string>;
+  /** Each partial's text by the name the templates include it by: a Map, so that every slug is a key
+   * (`__proto__` written into an object would set its prototype). */
+  partials: Map<string, string>;
   required: Set<string>;
   known: Set<string>;
   /** A partial writes a raw control character inside a JSON string. */
@@ -121,7 +123,7 @@ async function collectPartials(
     if (path.some((step) => step.id === partial.id)) throw cycleError(path, use.name);
     const param = `partials.${use.name}`;
     const parsed = compiledFor(partial.record, root.type, partial.text, use.inString, param);
-    into.partials[use.name] = partial.text;
+    into.partials.set(use.name, partial.text);
     if (parsed.rawControl) into.rawControl = true;
     for (const name of parsed.known) into.known.add(name);
     if (!sectioned) for (const name of parsed.required) into.required.add(name);
@@ -209,7 +211,7 @@ function renderedText(prepared: PreparedTemplate, variables: Record<string, unkn
 
 interface PreparedTemplate {
   template: CompiledTemplate;
-  partials: Record<string, string>;
+  partials: ReadonlyMap<string, string>;
   required: ReadonlySet<string>;
   known: ReadonlySet<string>;
   rawControl: boolean;
@@ -224,10 +226,10 @@ async function preparedTemplate(
   const template = compiledFor(version, document.template_type, document.string, false, 'string');
   if (template.partials.length === 0) {
     const { required, known, rawControl } = template;
-    return { template, partials: {}, required, known, rawControl };
+    return { template, partials: new Map(), required, known, rawControl };
   }
   const collected: Collected = {
-    partials: {},
+    partials: new Map(),
     required: new Set(template.required),
     known: new Set(template.known),
     rawControl: template.rawControl,
@@ -408,7 +410,7 @@ export async function checkPartialText(
   await collectPartials(
     compiled,
     loadPartial,
-    { partials: {}, required: new Set(), known: new Set(), rawControl: false, visited: new Map() },
+    { partials: new Map(), required: new Set(), known: new Set(), rawControl: false, visited: new Map() },
     [{ name: partial.slug, id: partial.id }],
     false,
   );
