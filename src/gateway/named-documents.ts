@@ -387,12 +387,13 @@ function vertexCapacityRefusal(
 }
 
 /**
- * What refuses each call of a node at the stored credential it goes with: a host setting of its own that
- * is not the stored one (refusedHost), or Vertex AI settings that Vertex would not serve together — those
- * its calls meet through its prompt's destination (the target's own over the destination's: the parent's
- * pass only to a node naming no credential, which the expanded one does), and those they meet with the
- * credential it uses (`used`: its own, or `parent`'s when it takes that). The one rule a config is stored
- * by and a change of what its prompt_id targets are sent to is judged by (callsRefusedByVersion).
+ * What refuses each call of a node at the stored credential it goes with, every one of them: a host setting
+ * of its own that is not the stored one (refusedHost), and Vertex AI settings that Vertex would not serve
+ * together — those its calls meet through its prompt's destination (the target's own over the
+ * destination's: the parent's pass only to a node naming no credential, which the expanded one does), and
+ * those they meet with the credential it uses (`used`: its own, or `parent`'s when it takes that). The one
+ * rule a config is stored by (the first refusal refuses it) and a change of what its prompt_id targets are
+ * sent to is judged by (callsRefusedByVersion, which names them all).
  */
 function refusedCalls(
   node: GatewayConfig,
@@ -400,26 +401,29 @@ function refusedCalls(
   parent: UsedCredential | undefined,
   destination: PromptDestination | undefined,
   used: UsedCredential | undefined,
-): RefusedCalls | undefined {
+): RefusedCalls[] {
+  const refused: RefusedCalls[] = [];
   const host = refusedHost(node, effective, parent, destination);
-  if (host !== undefined) return { kind: 'host', ...host };
+  if (host !== undefined) refused.push({ kind: 'host', ...host });
   if (destination?.used !== undefined && destination.reached) {
     const met = { ...destination.root, ...node } as GatewayConfig;
     const through = `${destination.shown} ${destination.used.shown}`;
     const capacity = vertexCapacityRefusal(node, met, destination.used, through);
-    if (capacity !== undefined) return capacity;
+    if (capacity !== undefined) refused.push(capacity);
   }
-  if (used === undefined) return undefined;
+  if (used === undefined) return refused;
   // A node sent to its prompt's destination names no credential: the one it uses is its parent's.
   const through =
     destination === undefined ? undefined : `${destination.shown} the ${used.shown} of the target's parent`;
-  return vertexCapacityRefusal(node, effective, used, through);
+  const capacity = vertexCapacityRefusal(node, effective, used, through);
+  if (capacity !== undefined) refused.push(capacity);
+  return refused;
 }
 
 /**
- * The setting of a `prompt_id` target (`leaf`, one promptTargetReference finds a reference for) that the
- * given version of its prompt would refuse each call for, as this check refuses the config when it is
- * stored (refusedCalls): what a change of the prompt (a version published, or stored as its latest) or of
+ * The settings of a `prompt_id` target (`leaf`, one promptTargetReference finds a reference for) that the
+ * given version of its prompt would refuse each call for, every one (none: an empty list), as this check
+ * refuses the config when it is stored (refusedCalls): what a change of the prompt (a version published, or stored as its latest) or of
  * the stored config its versions send their calls to is judged by (prompts/prompt-host-dependents.ts).
  */
 export async function callsRefusedByVersion(
@@ -427,7 +431,7 @@ export async function callsRefusedByVersion(
   workspaceId: string,
   leaf: LeafTarget,
   version: ReachedVersion,
-): Promise<RefusedCalls | undefined> {
+): Promise<RefusedCalls[]> {
   const node = leaf.own as GatewayConfig;
   const parent = await parentCredential(store, workspaceId, leaf);
   const destination = await reachedDestination(store, workspaceId, version);
@@ -480,7 +484,7 @@ async function assertNode(
   }
   // A node naming a credential of its own has no prompt destination and takes nothing of its parent's: the
   // checks above and these never both apply.
-  const refused = refusedCalls(node, effective, parent?.used, destination, used);
+  const [refused] = refusedCalls(node, effective, parent?.used, destination, used);
   if (refused !== undefined) throw missing(param(refused.setting), refused.message);
   if (node.prompt_id !== undefined)
     await assertPrompt(store, workspaceId, node.prompt_id, param('prompt_id'));

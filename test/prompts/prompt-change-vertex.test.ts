@@ -128,4 +128,38 @@ describe("a prompt change moving a prompt_id target's Vertex AI calls off the gl
     expect(configs[0].reason).toContain('virtual key "vx-eu"');
     expect((await admin.get('/prompts/to-parent')).body.version).toBe(1);
   });
+
+  it('names every refusal of one target: its host and its Vertex AI settings', async () => {
+    // Another regional key, stored with another host.
+    await create('/virtual-keys', {
+      slug: 'vx-eu-other',
+      provider: 'vertex-ai',
+      cloudb_project_id: 'test-project',
+      cloudb_service_account_json: vertex.serviceAccount,
+      custom_host: 'http://127.0.0.1:9',
+      cloudb_region: 'europe-west4',
+    });
+    await create('/prompts', { slug: 'two-reasons', string: template, parameters, virtual_key: 'vx-global' });
+    await create('/configs', {
+      slug: 'host-and-priority',
+      config: { prompt_id: 'two-reasons@latest', custom_host: vertex.url, ...PRIORITY },
+    });
+    const refused = await admin.put('/prompts/two-reasons', {
+      string: template,
+      parameters,
+      virtual_key: 'vx-eu-other',
+    });
+    const error = expectError(refused, 409, 'conflict', 'virtual_key');
+    const { configs } = refused.body.error.dependents as {
+      configs: Array<{ slug: string; param: string; reason: string }>;
+    };
+    expect(configs.map(({ slug, param }) => ({ slug, param }))).toEqual([
+      { slug: 'host-and-priority', param: 'config.custom_host' },
+      { slug: 'host-and-priority', param: 'config.cloudb_shared_request_type' },
+    ]);
+    expect(configs[1].reason).toContain("(got 'europe-west4')");
+    expect(error.message).toContain('to a stored credential beside a host of their own');
+    expect(error.message).toContain('to a Vertex AI credential whose settings');
+    expect((await admin.get('/prompts/two-reasons')).body.version).toBe(1);
+  });
 });

@@ -113,7 +113,7 @@ async function brokenTargets(
     const reference = promptTargetReference(node, leaf.node as GatewayConfig);
     if (reference === undefined || !names.has(reference.name) || reference.selector !== selector) continue;
     const after = await callsRefusedByVersion(store, workspaceId, leaf, { name: reference.name, ...next });
-    if (after === undefined) continue;
+    if (after.length === 0) continue;
     // One refused already is not broken by the change.
     const before =
       current &&
@@ -122,8 +122,9 @@ async function brokenTargets(
         number: selected,
         document: current.prompt,
       }));
-    if (before) continue;
-    broken.push({ param: configParam(leaf.path, after.setting), reason: after.message, kind: after.kind });
+    if (before && before.length > 0) continue;
+    for (const { setting, message, kind } of after)
+      broken.push({ param: configParam(leaf.path, setting), reason: message, kind });
   }
   return broken;
 }
@@ -210,12 +211,12 @@ export async function refuseBreakingPromptTargets(
  * The targets of active stored configs (but the destination's own) whose calls go, through the prompt
  * their reference names, to the stored config `destination` (the version it selects sends its calls
  * there), and are refused at the stored credential they go with as it is stored now
- * (callsRefusedByVersion): by config and target.
+ * (callsRefusedByVersion): by config and target, each refusal of a target.
  */
 async function refusedThrough(
   store: Repositories,
   destination: StoredConfig,
-): Promise<Map<string, BrokenTarget & { slug: string }>> {
+): Promise<Map<string, Array<BrokenTarget & { slug: string }>>> {
   const workspaceId = destination.workspace_id;
   const names = new Set([destination.slug, destination.id]);
   // The versions sending their calls to it, by prompt and number.
@@ -229,7 +230,7 @@ async function refusedThrough(
     const versions = sending.get(version.prompt_id) ?? new Map<number, PromptDocument>();
     sending.set(version.prompt_id, versions.set(version.version, version.prompt));
   }
-  const refused = new Map<string, BrokenTarget & { slug: string }>();
+  const refused = new Map<string, Array<BrokenTarget & { slug: string }>>();
   for (const [promptId, versions] of sending) {
     const prompt = await store.getPrompt(workspaceId, promptId);
     if (!prompt) continue;
@@ -251,15 +252,17 @@ async function refusedThrough(
           number,
           document,
         });
-        if (calls === undefined) continue;
-        const param = configParam(leaf.path, calls.setting);
+        if (calls.length === 0) continue;
         // By target: one refused already, for whatever reason, is not broken by the change.
-        refused.set(`${config.id}\u0000${leaf.path}`, {
-          slug: config.slug,
-          param,
-          reason: calls.message,
-          kind: calls.kind,
-        });
+        refused.set(
+          `${config.id}\u0000${leaf.path}`,
+          calls.map(({ setting, message, kind }) => ({
+            slug: config.slug,
+            param: configParam(leaf.path, setting),
+            reason: message,
+            kind,
+          })),
+        );
       }
     }
   }
@@ -282,7 +285,7 @@ export async function refuseBreakingDestinationChange<T>(
   const before = await refusedThrough(store, destination);
   const changed = await change();
   const after = await refusedThrough(store, destination);
-  const broken = [...after].filter(([key]) => !before.has(key)).map(([, target]) => target);
+  const broken = [...after].filter(([key]) => !before.has(key)).flatMap(([, targets]) => targets);
   if (broken.length === 0) return changed;
   const breaking = new Set(broken.map(({ kind }) => kind));
   throw new DependentsConflictError(
