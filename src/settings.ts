@@ -36,6 +36,9 @@ export interface Settings {
   fileTransferIdleTimeoutMs: number;
   /** `private`: custom_host may be loopback/private (self-hosted); `public`: only public addresses. */
   customHostPolicy: 'private' | 'public';
+  /** The address policy of the URLs `default.validUrls` and `default.endpointReachability` probe, which come
+   * from a caller's or a model's text: `public` unless the operator opts in to `private`. */
+  urlCheckPolicy: 'private' | 'public';
   /** How long a stop may take, all of it: draining requests, the jobs in flight, the final writes, closing
    * the connections (stop-plan.ts). */
   shutdownGraceMs: number;
@@ -221,6 +224,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (policy !== 'private' && policy !== 'public') {
     throw new Error(`Setting GATEWAY_CUSTOM_HOST_POLICY must be "private" or "public", got "${policy}"`);
   }
+  const urlCheckPolicy = source.GATEWAY_URL_CHECK_POLICY || 'public';
+  if (urlCheckPolicy !== 'private' && urlCheckPolicy !== 'public') {
+    throw new Error(
+      `Setting GATEWAY_URL_CHECK_POLICY must be "private" or "public", got "${urlCheckPolicy}"`,
+    );
+  }
   const failMode = source.GATEWAY_RATE_LIMIT_FAIL_MODE || 'open';
   if (failMode !== 'open' && failMode !== 'closed') {
     throw new Error(`Setting GATEWAY_RATE_LIMIT_FAIL_MODE must be "open" or "closed", got "${failMode}"`);
@@ -255,6 +264,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ),
     fileTransferIdleTimeoutMs: integer(source, 'GATEWAY_FILE_TRANSFER_IDLE_TIMEOUT_MS', 60_000, 1),
     customHostPolicy: policy,
+    urlCheckPolicy,
     shutdownGraceMs: integer(source, 'GATEWAY_SHUTDOWN_GRACE_MS', 25_000),
     lookupCacheTtlMs: integer(source, 'GATEWAY_LOOKUP_CACHE_TTL_MS', 30_000),
     redisPrefix: source.GATEWAY_REDIS_PREFIX || 'gateway:',

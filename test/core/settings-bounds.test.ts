@@ -69,4 +69,12 @@ describe('upstream answer bounds', () => {
       'Setting GATEWAY_UPSTREAM_EVENT_MAX_BYTES must be an integer from 1024 to 536870888, got "10"',
     );
   });
+
+  it('judges the URLs checks probe as public unless GATEWAY_URL_CHECK_POLICY opts in', () => {
+    expect(loadSettings({ GATEWAY_CUSTOM_HOST_POLICY: 'private' }).urlCheckPolicy).toBe('public');
+    expect(loadSettings({ GATEWAY_URL_CHECK_POLICY: 'private' }).urlCheckPolicy).toBe('private');
+    expect(() => loadSettings({ GATEWAY_URL_CHECK_POLICY: 'any' })).toThrow(
+      'Setting GATEWAY_URL_CHECK_POLICY must be "private" or "public", got "any"',
+    );
+  });
 });

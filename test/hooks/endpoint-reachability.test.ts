@@ -1,8 +1,11 @@
 /**
  * default.endpointReachability: the text is a URL the gateway probes with a HEAD request through the
  * engine's guarded outbound path. The check against fake services, then end to end against endpoints on
- * 127.0.0.1 (answering, missing, hanging past the check's timeout) and at a cloud metadata address, which
- * the address policy refuses.
+ * 127.0.0.1 (answering, missing, hanging past the check's timeout), reached by a gateway that opts in to
+ * probing private addresses (GATEWAY_URL_CHECK_POLICY=private), and at a cloud metadata address, which
+ * every policy refuses. A gateway left at the default judges the URLs of the text (and of default.validUrls)
+ * under the public rules whatever GATEWAY_CUSTOM_HOST_POLICY says: loopback and private addresses are
+ * refused without being contacted.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +60,7 @@ describe('default.endpointReachability through the gateway', () => {
   let base: string;
   const seen: string[] = [];
   let gateway: TestGateway;
+  let guarded: TestGateway;
   let fake: FakeUpstream;
 
   beforeAll(async () => {
@@ -67,19 +71,33 @@ describe('default.endpointReachability through the gateway', () => {
     });
     await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
-    [gateway, fake] = await Promise.all([startGateway(), startFakeOpenAI({ name: 'reach' })]);
+    [gateway, guarded, fake] = await Promise.all([
+      startGateway({ env: { GATEWAY_URL_CHECK_POLICY: 'private' } }),
+      startGateway({ env: { GATEWAY_CUSTOM_HOST_POLICY: 'private' } }),
+      startFakeOpenAI({ name: 'reach' }),
+    ]);
   });
 
   afterAll(async () => {
     endpoint?.closeAllConnections();
-    await Promise.all([gateway?.close(), fake?.close(), new Promise((resolve) => endpoint?.close(resolve))]);
+    await Promise.all([
+      gateway?.close(),
+      guarded?.close(),
+      fake?.close(),
+      new Promise((resolve) => endpoint?.close(resolve)),
+    ]);
   });
 
   type Check = { verdict: boolean; data: unknown; error: unknown };
-  async function checked(on: TestGateway, url: string, extra: Record<string, unknown> = {}): Promise<Check> {
+  async function checked(
+    on: TestGateway,
+    url: string,
+    extra: Record<string, unknown> = {},
+    check = 'default.endpointReachability',
+  ): Promise<Check> {
     const config = {
       ...target(fake),
-      input_guardrails: [{ id: 'reach', 'default.endpointReachability': extra }],
+      input_guardrails: [{ id: 'reach', [check]: extra }],
     };
     const response = await postChat(on, config, {
       model: 'gpt-4o-mini',
@@ -109,5 +127,23 @@ describe('default.endpointReachability through the gateway', () => {
     const result = await checked(gateway, 'http://169.254.169.254/latest/meta-data/');
     expect(result.verdict).toBe(false);
     expect(result.data).toEqual({ url: 'http://169.254.169.254/latest/meta-data/' });
+  });
+
+  // The URLs are the caller's (or the model's) text: judged as a config author's custom_host is, they
+  // would let any caller of the config ask the gateway which internal hosts and ports answer.
+  it('refuses loopback and private addresses of the text without contacting them, by default', async () => {
+    const before = seen.length;
+    for (const url of [`${base}/ok`, 'http://10.0.0.5:6379/', `http://localhost:${new URL(base).port}/ok`]) {
+      const result = await checked(guarded, url, { timeout: 2_000 });
+      expect(result.verdict, url).toBe(false);
+      expect(result.error, url).toBeNull();
+    }
+    const text = `see ${base}/ok and http://10.0.0.5/`;
+    for (const onlyDNS of [false, true]) {
+      const result = await checked(guarded, text, { onlyDNS, timeout: 2_000 }, 'default.validUrls');
+      expect(result.verdict).toBe(false);
+      expect(result.data).toMatchObject({ checked: 2, invalid: [`${base}/ok`, 'http://10.0.0.5/'] });
+    }
+    expect(seen.length).toBe(before);
   });
 });

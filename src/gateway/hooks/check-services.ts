@@ -1,9 +1,13 @@
 /**
  * The services hook checks reach the outside through (hooks/check-types.ts `CheckServices`): a webhook
- * POST, a JSON GET (a JWKS), a URL probe and a judge model. Outbound addresses go through the custom-host policy — the literal
- * URL is checked first, and every name is checked again when it resolves, at connect time — so a config
- * cannot aim a check at the gateway's own network or a cloud metadata service. Bodies a webhook gets are
- * signed (webhook-signature.ts). The caller's signal (the check's timeout) bounds every call.
+ * POST, a JSON GET (a JWKS), a URL probe and a judge model. Outbound addresses go through an address
+ * policy — the literal URL is checked first, and every name is checked again when it resolves, at connect
+ * time — so a check cannot be aimed at the gateway's own network or a cloud metadata service. A webhook's
+ * URL and a JWKS address are a config author's, judged by the custom-host policy; a probed URL comes from
+ * the caller's or the model's text, judged by GATEWAY_URL_CHECK_POLICY (`public` unless the operator opts
+ * in), whatever the custom-host policy allows: otherwise any caller of a config with such a check could
+ * learn which internal hosts and ports answer. Bodies a webhook gets are signed (webhook-signature.ts). The
+ * caller's signal (the check's timeout) bounds every call.
  */
 import { lookup } from 'node:dns/promises';
 import { Agent } from 'undici';
@@ -35,6 +39,11 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
     keepAliveTimeout: 10_000,
     connect: { lookup: guardedLookup(policy) as never, timeout: 10_000 },
   });
+  const probePolicy = settings.urlCheckPolicy;
+  const probeAgent = new Agent({
+    keepAliveTimeout: 10_000,
+    connect: { lookup: guardedLookup(probePolicy) as never, timeout: 10_000 },
+  });
   const secret = settings.hooksWebhookSecret;
   // The receiver holds the signing key to verify the signature, and may echo it like any header.
   const sentSecrets: readonly string[] = secret === undefined ? [] : [secret];
@@ -57,7 +66,7 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
 
   const probeUrl: CheckServices['probeUrl'] = async (url, dnsOnly, signal) => {
     try {
-      checkCustomHost(url, policy, 'url');
+      checkCustomHost(url, probePolicy, 'url');
     } catch {
       return false;
     }
@@ -66,14 +75,14 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
       try {
         const addresses = await lookup(normaliseHost(target.hostname), { all: true });
         return (
-          addresses.length > 0 && addresses.every((a) => addressRefusal(a.address, policy) === undefined)
+          addresses.length > 0 && addresses.every((a) => addressRefusal(a.address, probePolicy) === undefined)
         );
       } catch {
         return false;
       }
     }
     try {
-      const response = await agent.request({
+      const response = await probeAgent.request({
         origin: target.origin,
         path: target.pathname + target.search,
         method: 'HEAD',
@@ -95,8 +104,13 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
         judge: (target, messages, signal) => judge(run, target, messages, model, signal),
       };
     },
-    close: (timeoutMs = Infinity) =>
-      closeWithin(agent, timeoutMs, new Error('the gateway stopped while the check was running')),
+    close: async (timeoutMs = Infinity) => {
+      const stopped = new Error('the gateway stopped while the check was running');
+      await Promise.all([
+        closeWithin(agent, timeoutMs, stopped),
+        closeWithin(probeAgent, timeoutMs, stopped),
+      ]);
+    },
   };
 }
 

@@ -2,8 +2,9 @@
  * `default.endpointReachability`: passes when the text, as the reference gateway reads it, is the address
  * of an endpoint that answers: an http(s) URL (white space around it aside) that the engine's `probeUrl`
  * reaches, a HEAD request answered below 400 (an unfollowed redirect counts as reachable, as for
- * `validUrls`). The probe goes through the engine's guarded outbound path: the custom-host address policy
- * (a refused address counts as unreachable and is never contacted) and the check's timeout. A text that is
+ * `validUrls`). The probe goes through the engine's guarded outbound path: the policy of probed URLs
+ * (GATEWAY_URL_CHECK_POLICY, not the custom-host policy: the text is a caller's or a model's; a refused
+ * address counts as unreachable and is never contacted) and the check's timeout. A text that is
  * not such a URL fails. `data.url` is the URL without its query string or fragment, which may carry tokens.
  */
 import { Type } from '@sinclair/typebox';

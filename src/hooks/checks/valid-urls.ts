@@ -1,7 +1,8 @@
 /**
  * `default.validUrls` {onlyDNS}: passes when every http(s) URL in the text is reachable (the engine's
- * `probeUrl`: a HEAD answered below 400, or with `onlyDNS` the host resolving; addresses the custom-host
- * policy refuses count as unreachable). Text without URLs passes. At most 20 distinct URLs are probed, in
+ * `probeUrl`: a HEAD answered below 400, or with `onlyDNS` the host resolving; addresses the policy of
+ * probed URLs refuses, GATEWAY_URL_CHECK_POLICY and not the custom-host policy, since the text is a
+ * caller's or a model's, count as unreachable). Text without URLs passes. At most 20 distinct URLs are probed, in
  * parallel; further ones are counted in `data.unchecked` and do not change the verdict. `data.invalid`
  * lists the unreachable ones without their query string or fragment, which may carry tokens.
  */
