@@ -35,7 +35,7 @@ import {
   type RateTakeResult,
 } from './rate-counter.js';
 import type { LeasingTakeResult, RedisRateCounter } from './redis-rate-counter.js';
-import { ScriptNotSentError } from './types.js';
+import { answerLost } from './types.js';
 
 /** A lease covers about this long of the node's own recent rate on a counter. */
 const LEASE_HORIZON_MS = 50;
@@ -197,8 +197,9 @@ export class LeasedRateCounter implements RateCounter {
       );
     } catch (error) {
       this.putBack(slots, local);
-      // Sent, and unanswered: Redis may have run it; what it asked Redis for is kept for its give-back.
-      if (charge !== undefined && !(error instanceof ScriptNotSentError)) {
+      // Sent, and its answer lost: Redis may have run it; what it asked Redis for is kept for its give-back.
+      // An error Redis answered is no lost answer: what the script charged before it stands (answerLost).
+      if (charge !== undefined && answerLost(error)) {
         if (this.unanswered.size >= MAX_UNANSWERED) this.unanswered.clear();
         this.unanswered.set(
           charge,

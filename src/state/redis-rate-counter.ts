@@ -222,7 +222,8 @@ export class RedisRateCounter implements RateCounter {
   }
 
   /**
-   * A take named `charge` whose answer never came (its connection lost, or timed out): if Redis ran it, and
+   * A take named `charge` whose answer never came (its connection lost, or timed out; not one Redis answered
+   * with an error, which may have stopped partway: answerLost in types.ts): if Redis ran it, and
    * its mark is still on its counters (no other call charged them since), the lease units it granted go
    * back, and `adjusts` (the call's own units, negative, in the take's order); if it did not, nothing.
    * Queued until the connection is ready, unlike a take: the mark makes it right whenever it runs. On the

@@ -7,6 +7,8 @@
  * means the key does not expire. A non-positive or non-finite TTL is a programming error and throws
  * a RangeError, in both implementations.
  */
+import { ReplyError } from 'ioredis';
+
 export interface SharedState {
   readonly kind: 'memory' | 'redis';
 
@@ -59,6 +61,17 @@ export interface StateScript {
  * certainly did not run. */
 export class ScriptNotSentError extends Error {
   override name = 'ScriptNotSentError';
+}
+
+/**
+ * Whether a script whose run failed may have run to its end all the same: its answer was lost (the
+ * connection closed after it was sent, or the wait for it timed out). Not when it was never sent
+ * (ScriptNotSentError), nor when Redis answered it with an error (ioredis's ReplyError: refused before it
+ * ran, or stopped partway by an error, such as a write refused for memory under `noeviction`, after which
+ * what it wrote before stands, since Redis does not roll a script back).
+ */
+export function answerLost(error: unknown): boolean {
+  return !(error instanceof ScriptNotSentError) && !(error instanceof ReplyError);
 }
 
 /** Shared state that runs scripts: Redis. Keys are given without the state's prefix, as everywhere. */

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GatewayError } from '../../core/errors.js';
 import type { RateCounter, RateTake, RateTakeResult } from '../../state/rate-counter.js';
-import { ScriptNotSentError } from '../../state/types.js';
+import { answerLost } from '../../state/types.js';
 import type { RateLimitPolicy } from '../../store/types.js';
 import type {
   RateLimitAdmission as Admission,
@@ -239,10 +239,13 @@ export class RateLimiter implements RateLimits {
     };
     // No answer at all (already counted as unavailable): the connection went after the take was sent, or
     // it timed out, and Redis may have charged it all the same. The charge's mark tells, when the node is
-    // connected again: given back if it ran, nothing if it did not. A take never sent did not run.
+    // connected again: given back if it ran, nothing if it did not. A take never sent did not run. An error
+    // Redis answered (a ReplyError) is no lost answer: the script may have stopped partway, its first
+    // counters charged and marked and the others not, and giving back every counter's units would return
+    // some it never took; what it charged stands until drained.
     const giveBackUnanswered = (error: unknown) => {
       const { counter } = this.options;
-      if (chargeName === undefined || error instanceof ScriptNotSentError) return;
+      if (chargeName === undefined || !answerLost(error)) return;
       counter.giveBackUnanswered?.(chargeName, adjusts, this.options.clock?.()).catch(couldNotGiveBack);
     };
     answer.then(giveBack, giveBackUnanswered);
