@@ -8,8 +8,10 @@
  * A take named by its caller (a `charge`) leaves a mark in the digits of each counter it charged, past the
  * ninth decimal of the level, where they change no reading (less than a billionth of a unit) and are
  * dropped by the counter's next write; with it, the unit count of the lease it was granted there. A take
- * whose answer was lost is given back by `giveBackUnanswered` only where its mark is still found: so never
- * when Redis did not run it, once at most, and with no write or key added to the take itself.
+ * whose answer was lost is given back by `giveBackUnanswered` only while its mark is still found on any one
+ * of its counters (a counter's next write drops it there): so never when Redis did not run it, once at most,
+ * and with no write or key added to the take itself. Then every counter's units go back, and the lease of
+ * each counter still marked; a counter written since keeps its lease charged.
  *
  * A take may also ask for a lease (leased-rate-counter.ts): units charged beyond its cost, for this node
  * to hand out later without a round trip. Whether the call is admitted does not depend on it: an
@@ -118,10 +120,12 @@ if admitted then
 end
 return results`;
 
-/** Gives back what a take whose answer was lost charged, where its mark (ARGV[2]) is still found: the
- * call's own units (ARGV, per counter) and the lease the mark says it was granted there. The take charged
- * all its counters or none, so one mark found says it ran, and every counter's units go back; a lease whose
- * mark a later write dropped stays charged. The counters are written again without the mark: once. */
+/** Gives back what a take whose answer was lost charged, when its mark (ARGV[2]) is still found on any one
+ * of its counters: the call's own units (ARGV, per counter) on every counter, and on each counter still
+ * marked the lease the mark says it was granted there. The take charged all its counters or none, so one
+ * mark found says it ran, and every counter's units go back, a counter written since by another call
+ * included; only the lease of a counter whose mark a later write dropped stays charged. The counters are
+ * written again without the mark: once. */
 const GIVE_BACK_UNANSWERED = `${PRELUDE}
 local found = false
 local leases = {}
@@ -223,12 +227,15 @@ export class RedisRateCounter implements RateCounter {
 
   /**
    * A take named `charge` whose answer never came (its connection lost, or timed out; not one Redis answered
-   * with an error, which may have stopped partway: answerLost in types.ts): if Redis ran it, and
-   * its mark is still on its counters (no other call charged them since), the lease units it granted go
-   * back, and `adjusts` (the call's own units, negative, in the take's order); if it did not, nothing.
-   * Queued until the connection is ready, unlike a take: the mark makes it right whenever it runs. On the
-   * same connection as the take, or on one made after the take's was lost, it runs after the take, or the
-   * take never runs.
+   * with an error, which may have stopped partway: answerLost in types.ts): if Redis ran it, and its mark
+   * is still on any one of its counters, `adjusts` (the call's own units, negative, in the take's order) go
+   * back on every counter, and the lease units it granted on each counter still marked (a counter another
+   * call wrote since keeps its lease charged); if it did not run, or no counter carries the mark any more,
+   * nothing. Queued until the connection is ready, unlike a take: the mark makes it right whenever it
+   * runs. On the same connection as the take, it runs after the take. On one made after the take's was
+   * lost, that order is not assured: the take's bytes, still in the send buffer of the destroyed socket,
+   * may reach Redis after it. Then it finds no mark and gives back nothing, and the take's charge stands
+   * until drained: the safe way to fail, never a give-back of what was not charged.
    */
   async giveBackUnanswered(charge: string, adjusts: readonly RateAdjust[], now?: number): Promise<boolean> {
     const args: Array<string | number> = [now === undefined ? '' : String(now), markOf(charge)];
