@@ -510,8 +510,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     try {
       const { result, callId, cost } = await answer(batch, line);
       endCall();
-      // A call the stop failed (cut) is given back, to be run again; an answer that came in whole before
-      // the cut is the line's, and is committed like any other.
+      // A call the stop failed (cut) is given back, to be run again; so is any error once the stop has
+      // begun, an error answer that came in whole before the cut too (the two are not told apart). A
+      // successful answer that came in before the cut is the line's, and is committed like any other.
       if (stopping.aborted && result.kind === 'error') {
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now());
         return;
