@@ -4,11 +4,14 @@
  * choice, as `default.pii` rewrites), and passes; with `failOnDetection` a body that held a match fails, its
  * rewrite applied all the same, as the reference gateway does.
  *
- * The rule is the reference gateway's: a pattern, or `/pattern/flags` (`i`, `m`, `s` are honoured; `g`, `u`,
- * `y`, `d` change nothing here, since every match is replaced). It runs on the linear-time engine
- * (linear-regex.ts) like `regexMatch` rules. `redactText` goes in as written: `$1` or `$&` in it are not
- * group references, so a replacement never copies what it replaces. Empty matches are left alone: a rule
- * such as `x*` must not put the replacement between every character.
+ * The rule is written as the reference gateway's is: a pattern, or `/pattern/flags` (`i`, `m`, `s` are
+ * honoured; `g`, `u`, `y`, `d` change nothing here, since every match is replaced). It runs on the
+ * linear-time engine (linear-regex.ts) like `regexMatch` rules. `redactText` goes in as written: `$1` or
+ * `$&` in it are not group references, so a replacement never copies what it replaces. Both differ from
+ * the reference gateway, which replaces the first match only unless the rule is written `/…/g`, and reads
+ * `$1`, `$&` and the like in `redactText` as references to the match (String.prototype.replace);
+ * docs/guardrails.md says so. Empty matches are left alone: a rule such as `x*` must not put the
+ * replacement between every character.
  */
 import { Type } from '@sinclair/typebox';
 import { checkedSubject, defineCheck } from '../built-in-check.js';
