@@ -18,8 +18,11 @@ const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const PROVIDER = 'vertex-ai';
 /** A token is replaced this long before it expires (or half its life, when that is shorter). */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
-/** How long one token exchange may take before it fails, whoever is waiting for it. */
+/** How long one token exchange may take before it fails, whoever is waiting for it: its attempts together. */
 const EXCHANGE_TIMEOUT_MS = 30_000;
+/** How many times an exchange is tried again after a failure of the endpoint (a 5xx, 408 or 429, or a
+ * connection that failed); never after the address policy refused it, nor past EXCHANGE_TIMEOUT_MS. */
+const EXCHANGE_RETRIES = 1;
 /** The most of the token endpoint's answer read (a token answer is a few hundred bytes): google-auth-library
  * reads it whole, and `token_uri` may name any host. */
 const MAX_TOKEN_ANSWER_BYTES = 1024 * 1024;
@@ -149,15 +152,26 @@ async function exchangeToken(account: ServiceAccount, sender: OwnRequestSender):
   // Loaded on the first token exchange, not at start: most gateways never call Vertex with a service account.
   const { JWT } = await import('google-auth-library');
   const tokenUri = account.token_uri ?? GOOGLE_TOKEN_URL;
+  const deadline = AbortSignal.timeout(EXCHANGE_TIMEOUT_MS);
   const client = new JWT({
     email: account.client_email,
     key: account.private_key,
     ...(account.private_key_id ? { keyId: account.private_key_id } : {}),
     scopes: [CLOUD_PLATFORM_SCOPE],
-    // It sets no timeout of its own: an endpoint that never answers would hold the exchange forever.
     transporterOptions: {
-      timeout: EXCHANGE_TIMEOUT_MS,
-      fetchImplementation: (input, init) => sendThrough(sender, tokenUri, input, init),
+      // google-auth-library asks for 3 retries of the token request (2 with no answer), each attempt with
+      // its own timeout, none by default: the gateway's policy decides whether and how long instead.
+      retryConfig: {
+        retry: EXCHANGE_RETRIES,
+        noResponseRetries: EXCHANGE_RETRIES,
+        shouldRetry: (error) => worthRetrying(error, deadline),
+      },
+      // The attempts share one deadline: an endpoint that never answers holds the exchange no longer.
+      fetchImplementation: (input, init) =>
+        sendThrough(sender, tokenUri, input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+        }),
     },
   });
   const started = Date.now();
@@ -280,6 +294,26 @@ function tokenError(error: unknown): GatewayError | ProviderError {
     code: 'token_exchange_failed',
     message: `vertex-ai token endpoint could not be used (HTTP ${status})${because}`,
   });
+}
+
+/**
+ * Whether a failed attempt of the exchange is worth another: not when the gateway itself stopped it (the
+ * address policy refused the address, the answer was too large: a second attempt ends the same way, after
+ * another DNS lookup), nor after a refusal of the credentials (4xx), nor once the deadline passed or the
+ * retries are spent; yes after a 5xx, 408 or 429 or a connection that failed without an answer.
+ */
+function worthRetrying(
+  error: { response?: { status?: number }; config?: { retryConfig?: { currentRetryAttempt?: number } } },
+  deadline: AbortSignal,
+): boolean {
+  if (deadline.aborted) return false;
+  if ((error.config?.retryConfig?.currentRetryAttempt ?? 0) >= EXCHANGE_RETRIES) return false;
+  const ours = causes(error).some(
+    (cause) => cause instanceof GatewayError || cause instanceof UpstreamTooLarge,
+  );
+  if (ours) return false;
+  const status = error.response?.status;
+  return status === undefined || status === 408 || status === 429 || status >= 500;
 }
 
 /** `error` and the errors it wraps (`cause`), outermost first. */
