@@ -73,19 +73,23 @@ function subnet(net: string, bits: number): BlockList {
   return list;
 }
 
-/** The IPv4 address an IPv6 address carries (see `ipv4Carriers`), or undefined. */
-function carriedIPv4(address: string): string | undefined {
+/** The IPv4 address an IPv6 address carries (see `ipv4Carriers`), undefined when it carries none, null when
+ * it is a carrier whose address cannot be read (refused). A zone id (`%eth0`) is no part of the address. */
+function carriedIPv4(address: string): string | null | undefined {
   const carrier = ipv4Carriers.find(({ net }) => net.check(address, 'ipv6'));
   if (!carrier) return undefined;
-  const hextets = expandIPv6(address);
+  const hextets = expandIPv6(address.split('%', 1)[0] ?? '');
+  if (!hextets) return null;
   const high = hextets[carrier.hextet] ?? 0;
   const low = hextets[carrier.hextet + 1] ?? 0;
   return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
 }
 
 /** The eight 16-bit groups of an IPv6 address, in any notation WHATWG URL parsing takes (it rewrites a
- * dotted IPv4 tail as hex and lower-cases; its `::` is expanded here). */
-function expandIPv6(address: string): number[] {
+ * dotted IPv4 tail as hex and lower-cases; its `::` is expanded here); undefined for one it does not take.
+ * Never throws: it runs in the connect-time DNS callback, where a throw would not be caught. */
+function expandIPv6(address: string): number[] | undefined {
+  if (!URL.canParse(`http://[${address}]`)) return undefined;
   const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
   const [head = '', tail] = canonical.split('::');
   const groups = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
@@ -114,6 +118,7 @@ export function addressRefusal(rawAddress: string, policy: CustomHostPolicy): st
   const refusal = refusalOf(address, kind, policy);
   if (refusal) return `${address} is ${refusal}`;
   const carried = kind === 'ipv6' ? carriedIPv4(address) : undefined;
+  if (carried === null) return `${address} carries an IPv4 address that cannot be read`;
   const carriedRefusal = carried === undefined ? undefined : refusalOf(carried, 'ipv4', policy);
   return carriedRefusal && `${address} carries ${carried}, which is ${carriedRefusal}`;
 }

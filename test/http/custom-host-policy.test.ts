@@ -149,6 +149,18 @@ describe('address rules', () => {
     expect(await outcome('public', '64:ff9b::808:808')).toBeNull();
   });
 
+  it('an IPv6 address with a zone id is judged by the IPv4 address it carries, without throwing', async () => {
+    expect(addressRefusal('64:ff9b::a9fe:a9fe%eth0', 'private')).toMatch(/carries 169\.254\.169\.254/);
+    expect(addressRefusal('2002:a00:1::%2', 'public')).toMatch(/carries 10\.0\.0\.1/);
+    expect(addressRefusal('64:ff9b::808:808%eth0', 'public')).toBeUndefined();
+    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup('private', (_hostname, _options, callback) =>
+        callback(null, [{ address: '64:ff9b::a9fe:a9fe%eth0', family: 6 }]),
+      )('nat64.example', {}, (err) => resolve(err)),
+    );
+    expect(refused?.code).toBe(POLICY_REFUSAL_CODE);
+  });
+
   it('localhost names are refused under the public policy only', () => {
     expect(() => checkCustomHost('http://localhost:11434/v1', 'public')).toThrow(GatewayError);
     expect(() => checkCustomHost('http://LOCALHOST.:11434/v1', 'public')).toThrow(GatewayError);
