@@ -89,7 +89,7 @@ function idHeader(headers: IncomingHttpHeaders, name: string): string | undefine
  * 64-character keys for what clients of other gateways already send in theirs (Portkey's metadata header
  * documents no such limit); values as long as OpenAI's.
  */
-const HEADER_METADATA_LIMITS: MetadataLimits = { pairs: 64, keyLength: 128, valueLength: 512 };
+export const HEADER_METADATA_LIMITS: MetadataLimits = { pairs: 64, keyLength: 128, valueLength: 512 };
 
 /**
  * Parses `x-gateway-metadata`: a JSON object of string values (numbers and booleans are kept as text), held

@@ -305,6 +305,20 @@ describe('errors', () => {
     }
   });
 
+  it('more metadata filters, or longer keys or values, than x-gateway-metadata holds → 400 naming them', async () => {
+    const filters = (count: number) =>
+      Array.from({ length: count }, (_, index) => `metadata.k${index}=v`).join('&');
+    await expectQueryRefused(filters(65), 'metadata');
+    await expectQueryRefused(`metadata.${'k'.repeat(129)}=v`, `metadata.${'k'.repeat(129)}`);
+    await expectQueryRefused(`metadata.team=${'v'.repeat(513)}`, 'metadata.team');
+    // At the limits: taken (an emoji is one character, as the header counts it).
+    const atLimits = await fetch(
+      `${gateway.url}/logs?${filters(63)}&metadata.${'k'.repeat(128)}=${encodeURIComponent('😀'.repeat(512))}`,
+      { headers: { 'x-gateway-api-key': gateway.adminKey } },
+    );
+    expect(atLimits.status).toBe(200);
+  });
+
   /** `GET /v1/logs?<query>` is a 400 from the gateway naming `param`. */
   async function expectQueryRefused(query: string, param: string): Promise<void> {
     const response = await fetch(`${gateway.url}/logs?${query}`, {

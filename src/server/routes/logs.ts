@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { GatewayError } from '../../core/errors.js';
+import { checkMetadataLimits } from '../../core/metadata-limits.js';
+import { HEADER_METADATA_LIMITS } from '../../gateway/context.js';
 import type { LogQuery } from '../../store/types.js';
 import { integerValue } from './query-params.js';
 
@@ -25,7 +27,9 @@ function stringParam(query: Record<string, string | undefined>, name: string): s
 
 /**
  * `metadata.<key>=<value>` query parameters filter on metadata. A key given twice is refused: a record's key
- * holds one value, and leaving the filter out would list records the caller asked to leave out.
+ * holds one value, and leaving the filter out would list records the caller asked to leave out. The filters
+ * are held to the x-gateway-metadata header's limits (64 pairs, keys of 128 characters, values of 512): a
+ * longer one matches no record, and each filter is one more scan of every record's metadata.
  */
 function metadataFilters(query: Record<string, unknown>): Record<string, string> | undefined {
   // No prototype: `metadata.__proto__=x` is a filter like any other, not a change of prototype that
@@ -38,6 +42,7 @@ function metadataFilters(query: Record<string, unknown>): Record<string, string>
     }
     out[name.slice('metadata.'.length)] = value;
   }
+  checkMetadataLimits(out, 'metadata', 'invalid_query', HEADER_METADATA_LIMITS);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
