@@ -55,7 +55,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 }
 
 /** The name of the SQLite function that lower-cases every letter (registered on each connection). */
-const UNICODE_LOWER = 'unicode_lower';
+export const UNICODE_LOWER = 'unicode_lower';
 
 function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { connect, SQLITE_FILE } from './connect.js';
+import { startSqliteLogReader, type SqliteLogReader } from './sqlite-log-reader.js';
 import { startSqliteLogThread, type SqliteLogThread } from './sqlite-log-thread.js';
 import { deriveKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
@@ -34,8 +35,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     throw error;
   }
   // The log thread opens the file only once the migrations have created its table.
-  if (kind === 'sqlite') logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
-  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown);
+  let logReader: SqliteLogReader | undefined;
+  if (kind === 'sqlite') {
+    logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
+    logReader = startSqliteLogReader(join(options.dataDir, SQLITE_FILE));
+  }
+  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown, logReader);
 }
 
 export { loadMasterKey } from './crypto.js';

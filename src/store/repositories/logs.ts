@@ -3,10 +3,11 @@
  * (created_at_ms desc, id desc); ids are unique, so records with the same timestamp still have one
  * fixed order and a page boundary never skips or repeats a record.
  */
-import { sql, type Expression, type Insertable, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
 import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
-import type { Database, LogRollupsTable } from '../schema.js';
+import type { Database, LogRollupsTable, LogsTable } from '../schema.js';
+import type { SqliteLogReader } from '../sqlite-log-reader.js';
 import {
   ROLLUP_COLUMNS,
   ROLLUP_KEY_COLUMNS,
@@ -29,6 +30,7 @@ export function createLogRepository({
   db,
   kind,
   logThread,
+  logReader,
   analyticsMetadataKeys,
 }: RepositoryContext): Omit<LogRepository, 'analytics'> {
   return {
@@ -44,7 +46,7 @@ export function createLogRepository({
       return insertLogs(db, records, rollups);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
-    listLogs: (query) => listLogs(db, kind, query),
+    listLogs: (query) => listLogs(db, kind, query, logReader),
     deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
 }
@@ -183,7 +185,17 @@ async function getLog(db: Kysely<Database>, workspaceId: string, id: string): Pr
   return row ? toLogRecord(row) : undefined;
 }
 
-async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery): Promise<Page<LogRecord>> {
+/**
+ * A page of the workspace's records, newest first. On SQLite the page's query runs on the reader thread
+ * when there is one (a search scans every record of the workspace); the cursor's lookup, one indexed row,
+ * stays on the main connection.
+ */
+async function listLogs(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  query: LogQuery,
+  reader: SqliteLogReader | undefined,
+): Promise<Page<LogRecord>> {
   const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
   let cursor: { createdAtMs: number; id: string } | undefined;
   if (query.after !== undefined) {
@@ -221,11 +233,17 @@ async function listLogs(db: Kysely<Database>, kind: StoreKind, query: LogQuery):
       ]),
     );
   }
-  const rows = await builder
+  const page = builder
     .orderBy('created_at_ms', 'desc')
     .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+    .limit(limit + 1);
+  let rows: Selectable<LogsTable>[];
+  if (reader) {
+    const compiled = page.compile();
+    rows = await reader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters);
+  } else {
+    rows = await page.execute();
+  }
   return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
 }
 

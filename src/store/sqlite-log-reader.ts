@@ -1,0 +1,148 @@
+/**
+ * The log's list and search reads on SQLite run on a worker thread with a read-only connection of their
+ * own. better-sqlite3 is synchronous, and a search scans every record of the workspace (the text may be in
+ * any metadata key or value of any of them): 100,000 records took seconds, during which the main thread
+ * answered nothing. WAL mode lets this connection read while the log thread (sqlite-log-thread.ts) writes.
+ *
+ * SQLite has no statement timeout. A read that runs past its bound is stopped by ending the thread; the
+ * next read starts a new one. Reads run one at a time, each bound timed from its own start.
+ */
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
+import { GatewayError } from '../core/errors.js';
+import { UNICODE_LOWER } from './connect.js';
+import { startWorker } from './worker-heap.js';
+
+// Plain JavaScript, evaluated as the worker's script, so it runs the same from `dist/` and from sources.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+// Reads only: a statement that would write is refused.
+db.pragma('query_only = ON');
+db.pragma('busy_timeout = 5000');
+// The same folding as the main connection's (connect.ts).
+db.function(workerData.unicodeLower, { deterministic: true }, (value) =>
+  value === null || value === undefined ? null : String(value).toLowerCase(),
+);
+const statements = new Map();
+parentPort.on('message', (message) => {
+  try {
+    let statement = statements.get(message.sql);
+    if (!statement) {
+      if (statements.size >= 100) statements.clear();
+      statement = db.prepare(message.sql);
+      statements.set(message.sql, statement);
+    }
+    parentPort.postMessage({ rows: statement.all(message.parameters) });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error), code: error && error.code });
+  }
+});
+`;
+
+/** How long one read may run before it is stopped. */
+export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+export interface SqliteLogReader {
+  /** The rows of one SELECT; rejects with a 408 `request_timeout` when it runs past the bound. */
+  all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+interface Read {
+  sql: string;
+  parameters: readonly unknown[];
+  resolve: (rows: unknown[]) => void;
+  reject: (error: Error) => void;
+}
+
+export function startSqliteLogReader(
+  file: string,
+  { timeoutMs = DEFAULT_READ_TIMEOUT_MS }: { timeoutMs?: number } = {},
+): SqliteLogReader {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const queue: Read[] = [];
+  let worker: Worker | undefined;
+  let running: { read: Read; timer: NodeJS.Timeout } | undefined;
+  let closed = false;
+
+  const settle = (): Read | undefined => {
+    if (!running) return undefined;
+    clearTimeout(running.timer);
+    const { read } = running;
+    running = undefined;
+    return read;
+  };
+
+  const workerFor = (): Worker => {
+    if (worker) return worker;
+    const started = startWorker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver, unicodeLower: UNICODE_LOWER },
+      // A page of records at a time: a small young generation (see worker-heap.ts).
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
+    started.unref();
+    started.on('message', (message: { rows?: unknown[]; error?: string; code?: string }) => {
+      const read = settle();
+      if (message.error !== undefined) {
+        read?.reject(Object.assign(new Error(message.error), { code: message.code }));
+      } else {
+        read?.resolve(message.rows ?? []);
+      }
+      next();
+    });
+    const lost = (error: Error) => {
+      if (worker !== started) return;
+      worker = undefined;
+      settle()?.reject(error);
+      next();
+    };
+    started.on('error', lost);
+    started.on('exit', (code) => lost(new Error(`The log reader thread exited (code ${code})`)));
+    worker = started;
+    return started;
+  };
+
+  const next = () => {
+    if (running || closed) return;
+    const read = queue.shift();
+    if (!read) return;
+    const target = workerFor();
+    const timer = setTimeout(() => {
+      // The thread is busy in SQLite's C code: only ending it stops the statement.
+      worker = undefined;
+      void target.terminate();
+      settle()?.reject(
+        new GatewayError(
+          'request_timeout',
+          `The logs query ran past ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
+        ),
+      );
+      next();
+    }, timeoutMs);
+    timer.unref();
+    running = { read, timer };
+    target.postMessage({ sql: read.sql, parameters: read.parameters });
+  };
+
+  return {
+    all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
+      if (closed) return Promise.reject(new Error('The log reader is closed'));
+      return new Promise<Row[]>((resolve, reject) => {
+        queue.push({ sql, parameters, resolve: resolve as (rows: unknown[]) => void, reject });
+        next();
+      });
+    },
+    async close() {
+      closed = true;
+      const error = new Error('The log reader is closed');
+      settle()?.reject(error);
+      for (const read of queue.splice(0)) read.reject(error);
+      const ending = worker;
+      worker = undefined;
+      await ending?.terminate();
+    },
+  };
+}
