@@ -3,7 +3,7 @@
  * (created_at_ms desc, id desc); ids are unique, so records with the same timestamp still have one
  * fixed order and a page boundary never skips or repeats a record.
  */
-import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../../core/errors.js';
 import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
 import type { Database, LogRollupsTable, LogsTable } from '../schema.js';
@@ -17,7 +17,7 @@ import {
 } from '../rollups.js';
 import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
 import { inTransaction, type RepositoryContext } from './context.js';
-import { metadataEquals } from './metadata-filter.js';
+import { metadataContains, metadataEquals } from './metadata-filter.js';
 
 /** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
 const MAX_PARAMETERS = 30_000;
@@ -223,7 +223,8 @@ async function listLogs(
   for (const [key, value] of Object.entries(query.metadata ?? {})) {
     builder = builder.where(metadataEquals(kind, 'logs.metadata', key, value));
   }
-  if (query.search !== undefined) builder = builder.where(metadataContains(kind, query.search));
+  if (query.search !== undefined)
+    builder = builder.where(metadataContains(kind, 'logs.metadata', query.search));
   if (cursor) {
     const { createdAtMs, id } = cursor;
     builder = builder.where((eb) =>
@@ -245,17 +246,4 @@ async function listLogs(
     rows = await page.execute();
   }
   return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
-}
-
-/**
- * Case-insensitive substring search over the metadata's keys and values. `instr` / `strpos` rather than
- * LIKE, so `%` and `_` in the text are matched literally with no escaping.
- */
-function metadataContains(kind: StoreKind, text: string): Expression<SqlBool> {
-  const needle = text.toLowerCase();
-  if (kind === 'postgres') {
-    return sql<SqlBool>`exists (select 1 from jsonb_each_text(cast(logs.metadata as jsonb)) as m where strpos(lower(m.key), ${needle}) > 0 or strpos(lower(m.value), ${needle}) > 0)`;
-  }
-  // unicode_lower (connect.ts): SQLite's lower() would leave "É" as it is.
-  return sql<SqlBool>`exists (select 1 from json_each(logs.metadata) as m where instr(unicode_lower(m.key), ${needle}) > 0 or instr(unicode_lower(m.value), ${needle}) > 0)`;
 }

@@ -1,5 +1,5 @@
 /** Filters on a metadata column (a JSON object of strings, as text) in both dialects. */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { StoreKind } from '../types.js';
 
 /**
@@ -16,4 +16,27 @@ export function metadataEquals(
     return sql<SqlBool>`cast(${sql.ref(column)} as jsonb) @> jsonb_build_object(cast(${key} as text), cast(${value} as text))`;
   }
   return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) as m where m.key = ${key} and m.type = 'text' and m.value = ${value})`;
+}
+
+/**
+ * Case-insensitive substring search over the keys and values of the metadata JSON text of `column`.
+ * `instr` / `strpos` rather than LIKE, so `%` and `_` in the text are matched literally with no escaping.
+ */
+export function metadataContains(kind: StoreKind, column: string, text: string): Expression<SqlBool> {
+  const needle = text.toLowerCase();
+  if (kind === 'postgres') {
+    return sql<SqlBool>`exists (select 1 from jsonb_each_text(cast(${sql.ref(column)} as jsonb)) as m where strpos(lower(m.key), ${needle}) > 0 or strpos(lower(m.value), ${needle}) > 0)`;
+  }
+  return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) as m where ${foldedContains(sql.ref('m.key'), needle)} or ${foldedContains(sql.ref('m.value'), needle)})`;
+}
+
+/**
+ * Whether `needle` (folded already) is in `text` folded as JavaScript folds it. SQLite's lower() folds ASCII
+ * letters only, which is the whole folding of text written in ASCII, in C. Text outside ASCII (its UTF-8
+ * longer than its count of characters) goes to unicode_lower (connect.ts), a JavaScript function called
+ * back from SQLite for each value: "ÉQUIPE" is found by "équipe", the Kelvin sign by "k". Searches scan
+ * every record of a workspace, nearly all in ASCII, and the call back cost most of their time.
+ */
+function foldedContains(text: RawBuilder<unknown>, needle: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(instr(lower(${text}), ${needle}) > 0 or (length(cast(${text} as blob)) <> length(${text}) and instr(unicode_lower(${text}), ${needle}) > 0))`;
 }
