@@ -16,6 +16,7 @@ const METADATA: Record<string, Record<string, string>> = {
   ascii: { Team: 'Alpha-RED', region: 'eu' },
   accented: { team: 'ÉQUIPE' },
   kelvin: { unit: '300\u212A' },
+  escaped: { path: 'C:\\Temp', quote: 'say "Hi"', line: 'a\nb' },
   numberless: {},
 };
 
@@ -26,6 +27,14 @@ describe('metadataContains on SQLite', () => {
   function open() {
     database = new BetterSqlite3(':memory:');
     let calls = 0;
+    const lowered: string[] = [];
+    // SQLite's own lower(), counted: which texts the search folded.
+    database.function('lower', { deterministic: true }, (value: unknown) => {
+      lowered.push(String(value));
+      return value === null || value === undefined
+        ? null
+        : String(value).replace(/[A-Z]+/g, (t) => t.toLowerCase());
+    });
     database.function(UNICODE_LOWER, { deterministic: true }, (value: unknown) => {
       calls += 1;
       return value === null || value === undefined ? null : String(value).toLowerCase();
@@ -36,13 +45,14 @@ describe('metadataContains on SQLite', () => {
     const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
     const search = async (text: string) => {
       calls = 0;
+      lowered.length = 0;
       const rows = await db
         .selectFrom('logs')
         .select('id')
         .where(metadataContains('sqlite', 'logs.metadata', text))
         .orderBy('id')
         .execute();
-      return { ids: rows.map((row) => row.id), calls };
+      return { ids: rows.map((row) => row.id), calls, lowered: [...lowered] };
     };
     return search;
   }
@@ -56,11 +66,27 @@ describe('metadataContains on SQLite', () => {
     // The Kelvin sign folds to an ASCII "k", as JavaScript and PostgreSQL fold it.
     expect((await search('300k')).ids).toEqual(['kelvin']);
     expect((await search('%')).ids).toEqual([]);
+    // Escaped in the JSON text: found as the value holds them.
+    expect((await search('c:\\temp')).ids).toEqual(['escaped']);
+    expect((await search('say "hi"')).ids).toEqual(['escaped']);
+    expect((await search('a\nb')).ids).toEqual(['escaped']);
+    // Across a key and its value in the JSON text, but in neither.
+    expect((await search('":"')).ids).toEqual([]);
+    expect((await search('region":"eu')).ids).toEqual([]);
+  });
+
+  it('parses no metadata whose JSON text cannot hold the text', async () => {
+    const search = open();
+    const { ids, lowered } = await search('no-such-text');
+    expect(ids).toEqual([]);
+    // The ASCII record's JSON text was folded whole, and none of its keys or values one by one.
+    expect(lowered).toContain(JSON.stringify(METADATA.ascii));
+    for (const text of ['Team', 'Alpha-RED', 'region', 'eu']) expect(lowered).not.toContain(text);
   });
 
   it('calls the JavaScript folding only for text outside ASCII', async () => {
     const search = open();
-    // Six keys and values in ASCII, two values outside it.
+    // Values outside ASCII: two.
     expect((await search('no-such-text')).calls).toBe(2);
   });
 });
