@@ -94,7 +94,13 @@ describe('cache invalidation from the store', () => {
 });
 
 describe('lookups', () => {
-  it('do not cache an answer read before a change that overtook it', async () => {
+  /**
+   * A store with config `c` ({ v: 1 }) in workspace `w`, and a view of it whose config reads answer late,
+   * once `release` is called: the read is done, its answer still on its way. Closed after `test`.
+   */
+  async function withHeldConfigReads(
+    test: (held: { own: Store; workspaceId: string; slow: Store; release: () => void }) => Promise<void>,
+  ): Promise<void> {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-lookups-'));
     const own = await openStore({ dataDir, masterKey: randomBytes(32) });
     try {
@@ -107,7 +113,6 @@ describe('lookups', () => {
         name: 'c',
         config: { v: 1 },
       });
-      // A store whose config reads answer late: the read is done, its answer still on its way.
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       const slow: Store = {
@@ -118,60 +123,40 @@ describe('lookups', () => {
           return config;
         },
       };
-      const lookups = createLookups(slow, 60_000);
-      own.onChange((change) => lookups.applyChange(change));
-
-      const inFlight = lookups.config(ws.id, 'c');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await own.updateConfig(ws.id, 'c', { config: { v: 2 } });
-      release();
-      expect((await inFlight)?.config).toEqual({ v: 1 });
-      expect((await lookups.config(ws.id, 'c'))?.config).toEqual({ v: 2 });
+      await test({ own, workspaceId: ws.id, slow, release });
     } finally {
       await own.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }
 
-  it('keep what a change no one announced made stale at most the cache lifetime after it committed, however long the read that cached it took', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-lookups-'));
-    const own = await openStore({ dataDir, masterKey: randomBytes(32) });
-    try {
-      const org = await own.createOrganisation({ name: 'o' });
-      const ws = await own.createWorkspace({ organisation_id: org.id, name: 'w', slug: 'w' });
-      await own.createConfig({
-        organisation_id: org.id,
-        workspace_id: ws.id,
-        slug: 'c',
-        name: 'c',
-        config: { v: 1 },
-      });
-      // Another node's lookups, which never hear the change (its node stopped before announcing it), and a
-      // read of theirs done before the change whose answer arrives after it.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const slow: Store = {
-        ...own,
-        async getConfig(workspaceId, slugOrId) {
-          const config = await own.getConfig(workspaceId, slugOrId);
-          await held;
-          return config;
-        },
-      };
+  it('do not cache an answer read before a change that overtook it', () =>
+    withHeldConfigReads(async ({ own, workspaceId, slow, release }) => {
+      const lookups = createLookups(slow, 60_000);
+      own.onChange((change) => lookups.applyChange(change));
+
+      const inFlight = lookups.config(workspaceId, 'c');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await own.updateConfig(workspaceId, 'c', { config: { v: 2 } });
+      release();
+      expect((await inFlight)?.config).toEqual({ v: 1 });
+      expect((await lookups.config(workspaceId, 'c'))?.config).toEqual({ v: 2 });
+    }));
+
+  it('keep what a change no one announced made stale at most the cache lifetime after it committed, however long the read that cached it took', () =>
+    // Another node's lookups, which never hear the change (its node stopped before announcing it), and a
+    // read of theirs done before the change whose answer arrives after it.
+    withHeldConfigReads(async ({ own, workspaceId, slow, release }) => {
       const ttlMs = 1_000;
       const lookups = createLookups(slow, ttlMs);
-      const inFlight = lookups.config(ws.id, 'c');
+      const inFlight = lookups.config(workspaceId, 'c');
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await own.updateConfig(ws.id, 'c', { config: { v: 2 } });
+      await own.updateConfig(workspaceId, 'c', { config: { v: 2 } });
       const committed = performance.now();
       await new Promise((resolve) => setTimeout(resolve, 800));
       release();
       expect((await inFlight)?.config).toEqual({ v: 1 });
       await new Promise((resolve) => setTimeout(resolve, ttlMs + 100 - (performance.now() - committed)));
-      expect((await lookups.config(ws.id, 'c'))?.config).toEqual({ v: 2 });
-    } finally {
-      await own.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+      expect((await lookups.config(workspaceId, 'c'))?.config).toEqual({ v: 2 });
+    }));
 });
