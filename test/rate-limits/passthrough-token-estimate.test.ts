@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { target } from '../routing/support.js';
-import { client } from '../management/http.js';
+import { client, ok } from '../management/http.js';
 
 describe('pass-through calls without usage under a tokens policy', () => {
   let gateway: TestGateway;
@@ -49,15 +49,20 @@ describe('pass-through calls without usage under a tokens policy', () => {
     return { response, answerBytes: answer.byteLength };
   };
 
+  /** A policy of 100,000 tokens a minute per API key, met by the calls whose metadata `case` is `name`. */
+  const tokenPolicy = (name: string) =>
+    ok(
+      client(gateway.url, gateway.adminKey).post('/policies/rate-limits', {
+        conditions: [{ key: 'metadata.case', value: name }],
+        group_by: [{ key: 'api_key' }],
+        type: 'tokens',
+        unit: 'rpm',
+        value: 100_000,
+      }),
+    );
+
   it('settles a chunked, streamed chat without usage to the bytes read and relayed', async () => {
-    const created = await client(gateway.url, gateway.adminKey).post('/policies/rate-limits', {
-      conditions: [{ key: 'metadata.case', value: 'pt-stream' }],
-      group_by: [{ key: 'api_key' }],
-      type: 'tokens',
-      unit: 'rpm',
-      value: 100_000,
-    });
-    expect(created.status, created.text).toBe(200);
+    await tokenPolicy('pt-stream');
     const body = JSON.stringify({
       model: 'gpt-4o-mini',
       stream: true,
@@ -79,14 +84,7 @@ describe('pass-through calls without usage under a tokens policy', () => {
   });
 
   it('still settles to the usage a stream gives', async () => {
-    const created = await client(gateway.url, gateway.adminKey).post('/policies/rate-limits', {
-      conditions: [{ key: 'metadata.case', value: 'pt-usage' }],
-      group_by: [{ key: 'api_key' }],
-      type: 'tokens',
-      unit: 'rpm',
-      value: 100_000,
-    });
-    expect(created.status, created.text).toBe(200);
+    await tokenPolicy('pt-usage');
     const body = JSON.stringify({
       model: 'gpt-4o-mini',
       stream: true,
