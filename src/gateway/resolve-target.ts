@@ -26,6 +26,10 @@ export interface ResolvedTarget {
   /** The stored credential the node named (a virtual key, or a catalog provider's `@slug`), whichever of
    * its slug or its id the node gave: what rate-limit policies count the call by, one credential one name. */
   credential?: StoredCredentialName;
+  /** The call goes with the client's own provider key: its Authorization is the target's `api_key`, and
+   * neither the node nor a stored credential holds another credential (a key, a service account, access
+   * keys). */
+  clientKey?: true;
 }
 
 export interface StoredCredentialName {
@@ -151,6 +155,13 @@ export function targetOf(
     if (TARGET_KEYS.has(key) && fields[key] !== undefined && fields[key] !== null)
       writable[key] = fields[key];
   }
+  // The client's own key: its Authorization, taken by a target holding no key of its own or given as the
+  // node's api_key by the request's headers (request-config.ts), with no other credential to sign the call.
+  const clientKey =
+    Boolean(clientApiKey) &&
+    !holdsCredential(target) &&
+    (target.api_key === undefined ||
+      (typeof fields.api_key === 'string' && paramFor(node, path, 'api_key') === 'authorization'));
   if (target.api_key === undefined && clientApiKey) target.api_key = clientApiKey;
   if (target.custom_host !== undefined && !customHostAccepted(target.custom_host, policy)) {
     checkCustomHost(target.custom_host, policy, paramFor(node, path, 'custom_host'));
@@ -160,5 +171,20 @@ export function targetOf(
   if (typeof tokenUri === 'string' && !customHostAccepted(tokenUri, policy)) {
     checkCustomHost(tokenUri, policy, `${paramFor(node, path, 'cloudb_service_account_json')}.token_uri`);
   }
-  return { adapter, target, node, path };
+  const resolved: ResolvedTarget = { adapter, target, node, path };
+  if (clientKey) resolved.clientKey = true;
+  return resolved;
+}
+
+/** The fields besides `api_key` that hold a credential: with any of them set, the node's or the stored one
+ * signs the call (Vertex AI takes its service account before any key, Bedrock its access keys). */
+const CREDENTIAL_KEYS = [
+  'cloudb_service_account_json',
+  'cloudc_access_key_id',
+  'cloudc_secret_access_key',
+  'cloudc_session_token',
+] as const satisfies ReadonlyArray<keyof ProviderTarget>;
+
+function holdsCredential(target: ProviderTarget): boolean {
+  return CREDENTIAL_KEYS.some((key) => target[key] !== undefined);
 }

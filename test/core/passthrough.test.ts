@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
+import { startFakeVertex } from '../fakes/vertex-ai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { client } from '../management/http.js';
 import {
@@ -253,6 +254,57 @@ describe('headers', () => {
     expect(withVirtualKey.headers.authorization).toBe('Bearer sk-from-virtual-key');
     for (const name of Object.keys(accountHeaders))
       expect(withVirtualKey.headers[name], name).toBeUndefined();
+  });
+
+  it('drops the account headers with a stored Vertex AI service account or Bedrock keys, whatever Authorization says', async () => {
+    // The client's Authorization becomes the target's api_key, but the stored credential is what signs the call.
+    const vertex = await startFakeVertex();
+    try {
+      const stored = [
+        {
+          slug: 'vk-account-headers-vertex',
+          provider: 'vertex-ai',
+          cloudb_project_id: 'owner-project',
+          cloudb_region: 'us-central1',
+          cloudb_service_account_json: vertex.serviceAccount,
+          custom_host: fake.url,
+        },
+        {
+          slug: 'vk-account-headers-bedrock',
+          provider: 'bedrock',
+          cloudc_access_key_id: 'AKIDSTORED',
+          cloudc_secret_access_key: 'stored-secret',
+          cloudc_region: 'us-east-1',
+          custom_host: fake.url,
+        },
+      ];
+      for (const body of stored) {
+        const created = await client(gateway.url, gateway.adminKey).post('/virtual-keys', body);
+        expect(created.status, created.text).toBe(200);
+        const echo = await echoOf(
+          await fetch(`${gateway.url}/assistants`, {
+            headers: {
+              'x-gateway-api-key': gateway.adminKey,
+              'x-gateway-virtual-key': body.slug,
+              authorization: 'Bearer anything-at-all',
+              ...accountHeaders,
+            },
+          }),
+        );
+        for (const name of Object.keys(accountHeaders))
+          expect(echo.headers[name], `${body.provider} ${name}`).toBeUndefined();
+      }
+      // Vertex AI with the client's own key (its Authorization, no service account): the headers are its own.
+      const own = await echoOf(
+        await fetch(`${gateway.url}/assistants`, {
+          headers: { ...providerHeaders(gateway, fake, accountHeaders), 'x-gateway-provider': 'vertex-ai' },
+        }),
+      );
+      expect(own.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+      expect(own.headers).toMatchObject(accountHeaders);
+    } finally {
+      await vertex.close();
+    }
   });
 
   it('without the gateway key nothing is forwarded', async () => {

@@ -78,8 +78,8 @@ export const callPassthrough: TargetHandler = async (call) => {
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
       const { body } = passthrough;
-      // The client's own key: the one its Authorization gave, which a target without a key takes.
-      const ownKey = ctx.clientApiKey !== undefined && resolved.target.api_key === ctx.clientApiKey;
+      // The client's own key: the one its Authorization gave, taken by a target holding no credential of its own.
+      const ownKey = resolved.clientKey === true;
       const request: PassthroughRequest = {
         method: passthrough.method,
         path: passthrough.path,
