@@ -17,7 +17,7 @@ import {
   type AttemptSuccess,
 } from './attempt.js';
 import { addUsage } from './add-usage.js';
-import { runCallsAtOnce } from './calls-at-once.js';
+import { deadlinesOfACallStartingNow, runCallsAtOnce } from './calls-at-once.js';
 
 /** Calls of one request in flight at once: a 2048-input request to a one-input model is not 2048 sockets. */
 export const EMBEDDING_CALLS_AT_ONCE = 8;
@@ -85,7 +85,12 @@ export async function fanOutEmbeddings(
       requests,
       EMBEDDING_CALLS_AT_ONCE,
       async (request) => {
-        const outcome = await runAttempt({ ...input, request, clientSignal: abort });
+        const outcome = await runAttempt({
+          ...input,
+          ...deadlinesOfACallStartingNow(input),
+          request,
+          clientSignal: abort,
+        });
         if (!outcome.ok) abort.abort();
         return outcome;
       },

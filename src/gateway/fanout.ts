@@ -5,7 +5,6 @@
  * client's one stream as their chunks arrive, each renumbered to its choice. Usage is the sum of the calls
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
-import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../core/abort.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest } from '../providers/types.js';
@@ -17,7 +16,7 @@ import {
   type AttemptSuccess,
 } from './attempt.js';
 import { addUsage } from './add-usage.js';
-import { runCallsAtOnce } from './calls-at-once.js';
+import { deadlinesOfACallStartingNow, runCallsAtOnce } from './calls-at-once.js';
 import { embeddingRequests, fanOutEmbeddings } from './embeddings-fanout.js';
 import { ForwardingSink, type AnswerChunk, type CallSink, type OpenAIChunk } from './sink.js';
 
@@ -91,17 +90,6 @@ export function runModelAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   if (embeddings) return fanOutEmbeddings(input, embeddings);
   // One call (the common case): its own promise, with no async frame of this function's around it.
   return runAttempt(input);
-}
-
-/**
- * The deadlines of a call starting now, perhaps after others ended: like the first calls (attempt-step.ts),
- * bounded by the request's deadline until the client holds part of the answer, then by its own alone.
- */
-function deadlinesOfACallStartingNow(input: AttemptInput): Pick<AttemptInput, 'timeoutMs' | 'firstChunkBy'> {
-  const { firstChunkBy, timeoutMs } = input;
-  if (firstChunkBy === undefined) return { timeoutMs, firstChunkBy };
-  if ((input.sink?.written ?? 0) > 0) return { timeoutMs, firstChunkBy: undefined };
-  return { timeoutMs: Math.max(1, Math.min(timeoutMs, firstChunkBy - performance.now())), firstChunkBy };
 }
 
 async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<AttemptOutcome> {
