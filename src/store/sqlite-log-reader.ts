@@ -34,9 +34,13 @@ parentPort.on('message', (message) => {
       statement = db.prepare(message.sql);
       statements.set(message.sql, statement);
     }
-    parentPort.postMessage({ rows: statement.all(message.parameters) });
+    parentPort.postMessage({ id: message.id, rows: statement.all(message.parameters) });
   } catch (error) {
-    parentPort.postMessage({ error: String((error && error.message) || error), code: error && error.code });
+    parentPort.postMessage({
+      id: message.id,
+      error: String((error && error.message) || error),
+      code: error && error.code,
+    });
   }
 });
 `;
@@ -51,6 +55,8 @@ export interface SqliteLogReader {
 }
 
 interface Read {
+  /** Sent with the read's message and echoed in its answer. */
+  id: number;
   sql: string;
   parameters: readonly unknown[];
   resolve: (rows: unknown[]) => void;
@@ -64,8 +70,9 @@ export function startSqliteLogReader(
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const queue: Read[] = [];
   let worker: Worker | undefined;
-  let running: { read: Read; timer: NodeJS.Timeout } | undefined;
+  let running: { read: Read; timer: NodeJS.Timeout; worker: Worker } | undefined;
   let closed = false;
+  let lastId = 0;
 
   const settle = (): Read | undefined => {
     if (!running) return undefined;
@@ -84,7 +91,10 @@ export function startSqliteLogReader(
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     started.unref();
-    started.on('message', (message: { rows?: unknown[]; error?: string; code?: string }) => {
+    started.on('message', (message: { id: number; rows?: unknown[]; error?: string; code?: string }) => {
+      // An answer of a thread already ended (its read stopped at the bound, the next one started on a
+      // new thread) may still arrive: it belongs to no read now running and is dropped.
+      if (running?.worker !== started || running.read.id !== message.id) return;
       const read = settle();
       if (message.error !== undefined) {
         read?.reject(Object.assign(new Error(message.error), { code: message.code }));
@@ -123,15 +133,15 @@ export function startSqliteLogReader(
       next();
     }, timeoutMs);
     timer.unref();
-    running = { read, timer };
-    target.postMessage({ sql: read.sql, parameters: read.parameters });
+    running = { read, timer, worker: target };
+    target.postMessage({ id: read.id, sql: read.sql, parameters: read.parameters });
   };
 
   return {
     all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
       if (closed) return Promise.reject(new Error('The log reader is closed'));
       return new Promise<Row[]>((resolve, reject) => {
-        queue.push({ sql, parameters, resolve: resolve as (rows: unknown[]) => void, reject });
+        queue.push({ id: ++lastId, sql, parameters, resolve: resolve as (rows: unknown[]) => void, reject });
         next();
       });
     },
