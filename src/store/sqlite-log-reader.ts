@@ -4,11 +4,14 @@
  * any metadata key or value of any of them): 100,000 records took seconds, during which the main thread
  * answered nothing. WAL mode lets this connection read while the log thread (sqlite-log-thread.ts) writes.
  *
- * SQLite has no statement timeout. A read that runs past its bound is stopped by ending the thread; the
- * next read starts a new one. Reads run one at a time, each bound timed from its own start.
+ * SQLite has no statement timeout. A read still unanswered at its bound is stopped by ending the thread; the
+ * next read starts a new one. Reads run one at a time, each bound timed from when it was queued (a read
+ * behind others waits no longer than its bound); at most MAX_QUEUED_READS wait, and a read whose request
+ * ended (its signal) is dropped from the queue.
  */
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
+import type { AbortSignalLike } from '../core/abort.js';
 import { GatewayError } from '../core/errors.js';
 import { UNICODE_LOWER } from './connect.js';
 import { startWorker } from './worker-heap.js';
@@ -45,12 +48,22 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** How long one read may run before it is stopped. */
+/** How long one read may wait and run, from when it is queued, before it is stopped. */
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/** The reads that may wait behind the running one, all workspaces together; one more is refused. */
+export const MAX_QUEUED_READS = 16;
 
 export interface SqliteLogReader {
-  /** The rows of one SELECT; rejects with a 408 `request_timeout` when it runs past the bound. */
-  all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
+  /**
+   * The rows of one SELECT; rejects with a 408 `request_timeout` when it is unanswered at the bound, a 429
+   * `rate_limited` when MAX_QUEUED_READS already wait, and with the signal's reason when it is aborted
+   * before the read starts.
+   */
+  all<Row>(
+    sql: string,
+    parameters: readonly unknown[],
+    options?: { signal?: AbortSignalLike },
+  ): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -60,7 +73,15 @@ interface Read {
   sql: string;
   parameters: readonly unknown[];
   resolve: (rows: unknown[]) => void;
-  reject: (error: Error) => void;
+  reject: (error: unknown) => void;
+  /** The bound, from when the read was queued. */
+  timer: NodeJS.Timeout;
+  /** Removes the abort listener of the request's signal. */
+  release: () => void;
+}
+
+function endedError(signal: AbortSignalLike): unknown {
+  return signal.reason ?? new Error('The request ended before its logs query started');
 }
 
 export function startSqliteLogReader(
@@ -70,16 +91,47 @@ export function startSqliteLogReader(
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const queue: Read[] = [];
   let worker: Worker | undefined;
-  let running: { read: Read; timer: NodeJS.Timeout; worker: Worker } | undefined;
+  let running: { read: Read; worker: Worker } | undefined;
   let closed = false;
   let lastId = 0;
 
+  const finish = (read: Read): Read => {
+    clearTimeout(read.timer);
+    read.release();
+    return read;
+  };
+
   const settle = (): Read | undefined => {
     if (!running) return undefined;
-    clearTimeout(running.timer);
     const { read } = running;
     running = undefined;
-    return read;
+    return finish(read);
+  };
+
+  const unqueue = (read: Read): boolean => {
+    const index = queue.indexOf(read);
+    if (index < 0) return false;
+    queue.splice(index, 1);
+    finish(read);
+    return true;
+  };
+
+  const timedOut = (read: Read) => {
+    const error = new GatewayError(
+      'request_timeout',
+      `The logs query was unanswered after ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
+    );
+    if (unqueue(read)) {
+      read.reject(error);
+      return;
+    }
+    if (running?.read !== read) return;
+    // The thread is busy in SQLite's C code: only ending it stops the statement.
+    const target = running.worker;
+    worker = undefined;
+    void target.terminate();
+    settle()?.reject(error);
+    next();
   };
 
   const workerFor = (): Worker => {
@@ -120,28 +172,45 @@ export function startSqliteLogReader(
     const read = queue.shift();
     if (!read) return;
     const target = workerFor();
-    const timer = setTimeout(() => {
-      // The thread is busy in SQLite's C code: only ending it stops the statement.
-      worker = undefined;
-      void target.terminate();
-      settle()?.reject(
-        new GatewayError(
-          'request_timeout',
-          `The logs query ran past ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
-        ),
-      );
-      next();
-    }, timeoutMs);
-    timer.unref();
-    running = { read, timer, worker: target };
+    running = { read, worker: target };
     target.postMessage({ id: read.id, sql: read.sql, parameters: read.parameters });
   };
 
   return {
-    all<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
+    all<Row>(
+      sql: string,
+      parameters: readonly unknown[],
+      { signal }: { signal?: AbortSignalLike } = {},
+    ): Promise<Row[]> {
       if (closed) return Promise.reject(new Error('The log reader is closed'));
+      if (signal?.aborted) return Promise.reject(endedError(signal));
+      if (queue.length >= MAX_QUEUED_READS) {
+        return Promise.reject(
+          new GatewayError(
+            'rate_limited',
+            'Too many logs queries are waiting: send the request again shortly',
+            {
+              headers: { 'retry-after': '1' },
+            },
+          ),
+        );
+      }
       return new Promise<Row[]>((resolve, reject) => {
-        queue.push({ id: ++lastId, sql, parameters, resolve: resolve as (rows: unknown[]) => void, reject });
+        const read: Read = {
+          id: ++lastId,
+          sql,
+          parameters,
+          resolve: resolve as (rows: unknown[]) => void,
+          reject,
+          timer: setTimeout(() => timedOut(read), timeoutMs).unref(),
+          release: () => signal?.removeEventListener('abort', ended),
+        };
+        // A read not yet started is dropped when its request ends; a running one goes on to its answer.
+        const ended = () => {
+          if (unqueue(read) && signal) read.reject(endedError(signal));
+        };
+        signal?.addEventListener('abort', ended, { once: true });
+        queue.push(read);
         next();
       });
     },
@@ -149,7 +218,7 @@ export function startSqliteLogReader(
       closed = true;
       const error = new Error('The log reader is closed');
       settle()?.reject(error);
-      for (const read of queue.splice(0)) read.reject(error);
+      for (const read of queue.splice(0)) finish(read).reject(error);
       const ending = worker;
       worker = undefined;
       await ending?.terminate();

@@ -10,6 +10,7 @@
  * decrypted (wrong master key) is `internal_error`. Missing rows are `undefined` / `false`, not errors.
  * Deleted credentials, configs and guardrails are hidden from every read and free their slug.
  */
+import type { AbortSignalLike } from '../core/abort.js';
 import type { BatchCall, BatchRepository, FileRepository } from './file-batch-types.js';
 import type {
   FineTuningJobRepository,
@@ -799,7 +800,8 @@ export interface ResponseRepository {
 export interface LogRepository {
   insertLogs(records: LogRecord[]): Promise<void>;
   getLog(workspace_id: string, id: string): Promise<LogRecord | undefined>;
-  listLogs(query: LogQuery): Promise<Page<LogRecord>>;
+  /** On SQLite a page waiting for the reader thread is dropped when `signal` aborts (its request ended). */
+  listLogs(query: LogQuery, options?: { signal?: AbortSignalLike }): Promise<Page<LogRecord>>;
   /** Deletes up to `limit` of the oldest records created before `cutoffMs`; resolves with how many. */
   deleteLogsBefore(cutoffMs: number, limit: number): Promise<number>;
   /** Sums of the log's rollups (store/rollups.ts), per time bucket and group. */

@@ -66,7 +66,8 @@ export async function registerLogRoutes(app: FastifyInstance, deps: GatewayDeps)
     if (logQuery.from_ms !== undefined && logQuery.to_ms !== undefined && logQuery.from_ms > logQuery.to_ms) {
       throw new GatewayError('invalid_query', 'from_ms must not be after to_ms', { param: 'from_ms' });
     }
-    const page = await deps.store.listLogs(logQuery);
+    // A page still waiting for the SQLite reader thread is dropped when the client goes away.
+    const page = await deps.store.listLogs(logQuery, { signal: request.gw.signal });
     return {
       object: 'list',
       data: page.data,

@@ -4,6 +4,7 @@
  * fixed order and a page boundary never skips or repeats a record.
  */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
 import type { Database, LogRollupsTable, LogsTable } from '../schema.js';
@@ -46,7 +47,7 @@ export function createLogRepository({
       return insertLogs(db, records, rollups);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
-    listLogs: (query) => listLogs(db, kind, query, logReader),
+    listLogs: (query, options) => listLogs(db, kind, query, logReader, options?.signal),
     deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
 }
@@ -195,6 +196,7 @@ async function listLogs(
   kind: StoreKind,
   query: LogQuery,
   reader: SqliteLogReader | undefined,
+  signal: AbortSignalLike | undefined,
 ): Promise<Page<LogRecord>> {
   const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
   let cursor: { createdAtMs: number; id: string } | undefined;
@@ -241,7 +243,7 @@ async function listLogs(
   let rows: Selectable<LogsTable>[];
   if (reader) {
     const compiled = page.compile();
-    rows = await reader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters);
+    rows = await reader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
   } else {
     rows = await page.execute();
   }
