@@ -32,6 +32,8 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export interface Connection {
   db: Kysely<Database>;
   kind: 'sqlite' | 'postgres';
+  /** SQLite: whether the file is in WAL mode, which lets the log reader thread read while others write. */
+  wal?: boolean;
   /** Destroys the connections to the database server at once, waiting for no reply (a stop whose close of
    * `db` did not end: the server no longer answers). SQLite has none. */
   teardown(): void;
@@ -48,21 +50,32 @@ export interface ConnectOptions {
 export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.pgSchema);
   return {
-    db: connectSqlite(options.dataDir, options.onSqliteBusy),
+    ...connectSqlite(options.dataDir, options.onSqliteBusy),
     kind: 'sqlite',
     teardown: () => undefined,
   };
 }
 
+/**
+ * Asks for WAL mode and says whether SQLite gave it: it answers the mode in force, another one (`memory`
+ * for an in-memory database, `delete` where the file system cannot share the WAL index) when it cannot.
+ */
+export function useWal(database: BetterSqlite3.Database): boolean {
+  return database.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+}
+
 /** The name of the SQLite function that lower-cases every letter (registered on each connection). */
 export const UNICODE_LOWER = 'unicode_lower';
 
-function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysely<Database> {
+function connectSqlite(
+  dataDir: string,
+  onBusy: (() => void) | undefined,
+): { db: Kysely<Database>; wal: boolean } {
   mkdirSync(dataDir, { recursive: true });
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
   // WAL lets readers run while the log writer writes; NORMAL is durable across process crashes in
   // WAL mode and only risks the last commits on power loss, which is the right trade for logs.
-  database.pragma('journal_mode = WAL');
+  const wal = useWal(database);
   database.pragma('synchronous = NORMAL');
   // No busy handler: it would sleep on the event loop. A query that finds the write lock taken is tried
   // again asynchronously (RetryWhenBusy below), so requests in flight go on meanwhile.
@@ -76,9 +89,10 @@ function connectSqlite(dataDir: string, onBusy: (() => void) | undefined): Kysel
   database.function(UNICODE_LOWER, { deterministic: true }, (value: unknown) =>
     value === null || value === undefined ? null : String(value).toLowerCase(),
   );
-  return new Kysely<Database>({
+  const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, onBusy),
   });
+  return { db, wal };
 }
 
 /** Distinct statements kept compiled; the store's queries are a few hundred shapes. */

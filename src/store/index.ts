@@ -27,7 +27,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const keys = deriveKeys(options.masterKey);
   // A query of this connection that waits for the file's write lock raises the log thread's priority.
   let logThread: SqliteLogThread | undefined;
-  const { db, kind, teardown } = await connect({ ...options, onSqliteBusy: () => logThread?.boost() });
+  const { db, kind, wal, teardown } = await connect({ ...options, onSqliteBusy: () => logThread?.boost() });
   try {
     await runMigrations(db, kind);
   } catch (error) {
@@ -38,7 +38,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let logReader: SqliteLogReader | undefined;
   if (kind === 'sqlite') {
     logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
-    logReader = startSqliteLogReader(join(options.dataDir, SQLITE_FILE));
+    // Without WAL the reader's shared lock during a long search would hold every write back: the page
+    // query then runs on the main connection.
+    if (wal) logReader = startSqliteLogReader(join(options.dataDir, SQLITE_FILE));
   }
   return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown, logReader);
 }

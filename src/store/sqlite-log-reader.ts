@@ -20,9 +20,9 @@ import { startWorker } from './worker-heap.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-// Reads only: a statement that would write is refused.
-db.pragma('query_only = ON');
+// Read-only: a statement that would write is refused. The main connection opened the file in WAL mode
+// first, so the WAL index (the -shm file) this connection shares exists.
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 // The same folding as the main connection's (connect.ts).
 db.function(workerData.unicodeLower, { deterministic: true }, (value) =>
