@@ -51,16 +51,47 @@ class FanoutMemberSink extends ForwardingSink {
 /** Calls of one fanned-out request in flight at once: each holds its own serialized copy of the request. */
 export const FANOUT_CALLS_AT_ONCE = 8;
 
-/** The most of the client's request body the calls in flight hold copies of at once: a large prompt is
- * fanned out fewer calls at a time, down to one (a 25 MB prompt with n = 8 is not 200 MB held at once). */
+/** The most of the request body the calls in flight hold copies of at once: a large prompt is fanned out
+ * fewer calls at a time, down to one (a 25 MB prompt with n = 8 is not 200 MB held at once). */
 export const FANOUT_BODY_BYTES_AT_ONCE = 16 * 1024 * 1024;
 
-/** How many of a fan-out's calls run at once, by the size of the client's body when it said (its
- * `content-length`). */
+/** How many of a fan-out's calls run at once, by the size of the body each call copies: measured on the
+ * body itself, however it came (a client's `content-length` is absent from a body sent in chunks, and says
+ * nothing of a prompt's or a batch line's). */
 export function fanoutCallsAtOnce(request: AdapterRequest): number {
-  const declared = Number(request.clientHeaders['content-length']);
-  if (!Number.isFinite(declared) || declared <= 0) return FANOUT_CALLS_AT_ONCE;
-  return Math.max(1, Math.min(FANOUT_CALLS_AT_ONCE, Math.floor(FANOUT_BODY_BYTES_AT_ONCE / declared)));
+  const bytes = jsonTextBytes(request.body);
+  if (bytes <= 0) return FANOUT_CALLS_AT_ONCE;
+  return Math.max(1, Math.min(FANOUT_CALLS_AT_ONCE, Math.floor(FANOUT_BODY_BYTES_AT_ONCE / bytes)));
+}
+
+/**
+ * The UTF-8 size of a parsed JSON value's text, without writing it (the text of a 25 MB prompt is not
+ * made once more to be measured): its strings' bytes and quotes, its numbers' digits, its punctuation.
+ * Escapes are not counted, so it may fall short of JSON.stringify's by those few bytes.
+ */
+export function jsonTextBytes(value: unknown): number {
+  let bytes = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') bytes += Buffer.byteLength(next, 'utf8') + 2;
+    else if (typeof next === 'number' || typeof next === 'boolean') bytes += String(next).length;
+    else if (next === null) bytes += 4;
+    else if (Array.isArray(next)) {
+      bytes += 1 + Math.max(1, next.length);
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object') {
+      let fields = 0;
+      for (const [key, field] of Object.entries(next)) {
+        if (field === undefined) continue;
+        fields++;
+        bytes += Buffer.byteLength(key, 'utf8') + 3;
+        pending.push(field);
+      }
+      bytes += 1 + Math.max(1, fields);
+    }
+  }
+  return bytes;
 }
 
 /** The requests `n` is fanned out into, one per choice; undefined when the provider honours n itself, or n

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE } from '../../src/gateway/fanout.js';
+import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE, jsonTextBytes } from '../../src/gateway/fanout.js';
 import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
 import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -44,18 +44,43 @@ beforeEach(() => {
   served = 0;
 });
 
+function config() {
+  return { provider: 'anthropic', api_key: 'sk-ant-held', custom_host: url };
+}
+
+function chatBody(n: number, contentBytes: number) {
+  return {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 16,
+    n,
+    messages: [{ role: 'user', content: 'x'.repeat(contentBytes) }],
+  };
+}
+
 async function fanOut(n: number, contentBytes: number): Promise<Response> {
-  return postWithConfig(
-    gateway,
-    '/chat/completions',
-    { provider: 'anthropic', api_key: 'sk-ant-held', custom_host: url },
-    {
-      model: 'claude-sonnet-4-5',
-      max_tokens: 16,
-      n,
-      messages: [{ role: 'user', content: 'x'.repeat(contentBytes) }],
+  return postWithConfig(gateway, '/chat/completions', config(), chatBody(n, contentBytes));
+}
+
+/** The same request sent in chunks: no `content-length` says how large it is. */
+async function fanOutChunked(n: number, contentBytes: number): Promise<Response> {
+  const text = new TextEncoder().encode(JSON.stringify(chatBody(n, contentBytes)));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let at = 0; at < text.length; at += 1024 * 1024)
+        controller.enqueue(text.slice(at, at + 1024 * 1024));
+      controller.close();
     },
-  );
+  });
+  return fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config()),
+    },
+    body,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 afterAll(async () => {
@@ -82,5 +107,34 @@ describe('n fanned out', () => {
     expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
     expect(served).toBe(3);
     expect(mostHeld).toBe(1);
+  });
+
+  it('sizes a body sent in chunks (no content-length) by what it is, not as a small one', async () => {
+    const response = await fanOutChunked(3, FANOUT_BODY_BYTES_AT_ONCE / 2 + 1024);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ index: number }> };
+    expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
+    expect(served).toBe(3);
+    expect(mostHeld).toBe(1);
+  });
+});
+
+describe('jsonTextBytes', () => {
+  it('is the UTF-8 size of the JSON text of a value without escapes', () => {
+    const value = {
+      model: 'm',
+      n: 3,
+      stream: false,
+      stop: null,
+      empty: [],
+      none: {},
+      skipped: undefined,
+      messages: [
+        { role: 'user', content: 'héllo 世界' },
+        { role: 'assistant', content: '' },
+      ],
+      temperature: 0.25,
+    };
+    expect(jsonTextBytes(value)).toBe(Buffer.byteLength(JSON.stringify(value)));
   });
 });
