@@ -2,7 +2,8 @@
  * A stored job (a managed batch, a background response) runs its calls as the API key that created it,
  * which may since have been revoked, deleted or passed its expiry: such a key makes no more calls, as it
  * could make no request. Read from the store by the key's id (the job holds no key value, which is what
- * the lookups' cache is keyed by), before each batch line's call and each background response's run.
+ * the lookups' cache is keyed by), before each background response's run, and before a batch's lines'
+ * calls at most once a second a batch (BATCH_KEY_CHECK_MS, batch-worker.ts).
  */
 import { GatewayError } from '../core/errors.js';
 import type { ApiKeyRepository } from '../store/types.js';

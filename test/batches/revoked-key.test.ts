@@ -1,9 +1,10 @@
 /**
  * A managed batch runs its lines as the API key that created it: once that key is revoked, deleted or past
- * its expiry, the batch runs no more lines. It ends `cancelled` with the error `api_key_revoked`, the lines
- * already answered in its output file, the others in its error file.
+ * its expiry, the batch runs no more lines (within about a second: the key is read again at most once a
+ * second a batch, not once a line). It ends `cancelled` with the error `api_key_revoked`, the lines already
+ * answered in its output file, the others in its error file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../management/http.js';
@@ -23,15 +24,18 @@ import {
 
 let gateway: TestGateway;
 let slow: FakeUpstream;
+let fast: FakeUpstream;
 
 beforeAll(async () => {
   slow = await startFakeOpenAI({ name: 'revoked-key', latencyMs: 300 });
+  fast = await startFakeOpenAI({ name: 'revoked-key-fast' });
   gateway = await startGateway({ env: { GATEWAY_BATCH_POLL_MS: '50' } });
 });
 
 afterAll(async () => {
   await gateway?.close();
   await slow?.close();
+  await fast?.close();
 });
 
 async function memberKey(name: string): Promise<{ id: string; key: string }> {
@@ -57,7 +61,7 @@ describe('a batch whose API key is taken away', () => {
       async () => {
         const key = await memberKey(`batch-${how}`);
         const client = sdk(gateway.url, key.key, target(slow));
-        const lines = Array.from({ length: 6 }, (_, i) => chatLine(`${how}-${i}`));
+        const lines = Array.from({ length: 12 }, (_, i) => chatLine(`${how}-${i}`));
         const file = await upload(client, jsonl(lines));
         const before = slow.requests.length;
         const created = await createBatch(client, file.id, { concurrency: 1 });
@@ -71,9 +75,10 @@ describe('a batch whose API key is taken away', () => {
         expect(batch.status).toBe('cancelled');
         expect(batch.errors?.data?.map((error) => error.code)).toEqual(['api_key_revoked']);
         expect(batch.request_counts?.total).toBe(lines.length);
-        // The line in flight may end, and one more may have started before the worker looked again: not all.
-        expect(batch.request_counts?.completed).toBeLessThan(lines.length - 2);
-        expect(slow.requests.length - before).toBeLessThan(lines.length - 2);
+        // The line in flight may end, and the lines started within a second of the key's last read (about
+        // three of 300 ms each) run: not all.
+        expect(batch.request_counts?.completed).toBeLessThan(lines.length - 4);
+        expect(slow.requests.length - before).toBeLessThan(lines.length - 4);
         // The line that found the key gone is refused for it; those never run are cancelled.
         const errors = await contentLines(admin, batch.error_file_id);
         const codes = errors.map(
@@ -85,4 +90,32 @@ describe('a batch whose API key is taken away', () => {
       SLOW_TEST_MS,
     );
   }
+});
+
+describe('a batch whose API key stays', () => {
+  it(
+    'reads the key about once a second, not once a line',
+    async () => {
+      const key = await memberKey('batch-many-lines');
+      const client = sdk(gateway.url, key.key, target(fast));
+      const lines = Array.from({ length: 300 }, (_, i) => chatLine(`many-${i}`));
+      const file = await upload(client, jsonl(lines));
+      const { store } = gateway.server.deps;
+      const reads = vi.spyOn(store, 'getApiKey');
+      try {
+        const started = Date.now();
+        const created = await createBatch(client, file.id, { concurrency: 8 });
+        const batch = await waitFor(sdk(gateway.url, gateway.adminKey), created.id, finished);
+        const seconds = (Date.now() - started) / 1000;
+        expect(batch.status).toBe('completed');
+        expect(batch.request_counts?.completed).toBe(lines.length);
+        const ofTheKey = reads.mock.calls.filter(([, id]) => id === key.id).length;
+        expect(ofTheKey).toBeGreaterThan(0);
+        expect(ofTheKey).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      } finally {
+        reads.mockRestore();
+      }
+    },
+    SLOW_TEST_MS,
+  );
 });

@@ -27,6 +27,7 @@ import {
   callContextFromStoredRequest,
   jobCallIdentity,
   type CallContext,
+  type CallerKey,
   type StoredRequestCall,
 } from '../call-context.js';
 import type { GatewayDeps } from '../deps.js';
@@ -74,6 +75,9 @@ const nothing = (): void => undefined;
 const MAX_JOBS = 2;
 /** How often a node deletes the files that have expired (sweepExpiredFiles). */
 const FILE_SWEEP_MS = 60_000;
+/** How long a batch's lines start on the last read of its API key before it is read again: a key taken away
+ * stops its batch within about this, and a batch of 50,000 lines is not 50,000 reads of it. */
+export const BATCH_KEY_CHECK_MS = 1000;
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -88,6 +92,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   const settles = createSettleQueue(store.batches, owner);
   const running = new Set<Promise<void>>();
   const calls = new Map<string, Promise<BatchCall | undefined>>();
+  /** The last read of each batch's API key, and when it began: the lines started within BATCH_KEY_CHECK_MS
+   * of it (those started together too) share it. */
+  const keyChecks = new Map<string, { at: number; usable: Promise<boolean> }>();
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -337,6 +344,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       });
     });
     calls.delete(batch.id);
+    keyChecks.delete(batch.id);
   }
 
   /** A batch whose API key was revoked, deleted or has expired runs no more lines: it is cancelled with
@@ -420,6 +428,19 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     return call;
   }
 
+  /** Whether the batch's API key may still make calls: read again once the last read is
+   * BATCH_KEY_CHECK_MS old. A read that failed is not kept (the next line reads again). */
+  function keyUsable(batchId: string, caller: CallerKey): Promise<boolean> {
+    const last = keyChecks.get(batchId);
+    if (last && Date.now() - last.at < BATCH_KEY_CHECK_MS) return last.usable;
+    const check = { at: Date.now(), usable: callerKeyUsable(store, caller) };
+    keyChecks.set(batchId, check);
+    check.usable.catch(() => {
+      if (keyChecks.get(batchId) === check) keyChecks.delete(batchId);
+    });
+    return check.usable;
+  }
+
   async function answer(
     batch: StoredBatch,
     line: ClaimedLine,
@@ -447,7 +468,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     let ctx: CallContext | undefined;
     let request: ModelRequest;
     try {
-      if (!(await callerKeyUsable(store, call.caller))) throw await cancelForItsKey(batch);
+      if (!(await keyUsable(batch.id, call.caller))) throw await cancelForItsKey(batch);
       ctx = await callContextFromStoredRequest(deps.lookups, job);
       request = validateRequest(endpoint, body);
     } catch (err) {
