@@ -658,6 +658,78 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect((await api.delete('/virtual-keys/legacy-key?force=true')).status).toBe(200);
   });
 
+  it("keeps the previous version's credential where a new version sends it back as shown ([REDACTED])", async () => {
+    const secret = 'sk-secret-prompt-key-kept';
+    const created = await api.post('/prompts', {
+      slug: 'redacted-kept',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: secret }] },
+    });
+    expect(created.status, created.text).toBe(200);
+    const { id, workspace_id: workspaceId } = created.body as { id: string; workspace_id: string };
+    const shown = (await api.get('/prompts/redacted-kept')).body as Record<string, unknown>;
+    expect(shown.config).toEqual({
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai', api_key: '[REDACTED]' }],
+    });
+    const { store } = gateway.server.deps;
+    const storedKey = async (version: number) =>
+      (
+        (await store.getPromptVersion(workspaceId, id, version))?.prompt.config as {
+          targets: Array<{ api_key: unknown }>;
+        }
+      ).targets[0].api_key;
+
+    // Sent back as read, with another parameter: the new version keeps the key.
+    const next = await api.put('/prompts/redacted-kept', {
+      string: shown.string,
+      parameters: { model: 'gpt-4o' },
+      config: shown.config,
+    });
+    expect(next.status, next.text).toBe(200);
+    expect(next.body).toMatchObject({ version: 2, config: shown.config });
+    expect(await storedKey(2)).toBe(secret);
+
+    // Not to another provider, nor where the previous version had none: refused, naming it, nothing stored.
+    expectError(
+      await api.put('/prompts/redacted-kept', {
+        string: template,
+        config: { targets: [{ provider: 'anthropic', api_key: '[REDACTED]' }] },
+      }),
+      400,
+      'invalid_body',
+      'config.targets[0].api_key',
+    );
+    expectError(
+      await api.put('/prompts/redacted-kept', {
+        string: template,
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { provider: 'openai', api_key: '[REDACTED]' },
+            { provider: 'openai', api_key: '[REDACTED]' },
+          ],
+        },
+      }),
+      400,
+      'invalid_body',
+      'config.targets[1].api_key',
+    );
+    expect((await api.get('/prompts/redacted-kept')).body.version).toBe(2);
+    expectError(
+      await api.post('/prompts', {
+        slug: 'redacted-new',
+        string: template,
+        config: { provider: 'openai', api_key: '[REDACTED]' },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expectError(await api.get('/prompts/redacted-new'), 404, 'prompt_not_found');
+  });
+
   it('management needs an admin key; completions take a member key', async () => {
     const member = await api.post('/api-keys', { name: 'member', role: 'member' });
     const key = member.body.key as string;

@@ -43,6 +43,7 @@ import {
   type CreatePrompt,
 } from './body-schemas.js';
 import { stringQuery, type Query } from '../query-params.js';
+import { keepRedactedValues } from './redacted-values.js';
 import { forced, notFound, pathParam } from './route-helpers.js';
 import {
   deletedView,
@@ -105,6 +106,19 @@ async function promptDocument(
   // The store's partials, not this node's cache: the check is made again if they change before the write.
   await checkPromptDocument(document, partialLoader(storedPartials(deps.store), workspaceId));
   return document;
+}
+
+/**
+ * A version sent back as it was shown: each `[REDACTED]` credential (an inline config's) stands for the one
+ * the previous version holds at the same place, kept while it goes to the same provider or host, as a
+ * stored config's is (redacted-values.ts); with no previous version, or nothing to keep there, it is
+ * refused naming it (`config.api_key`) rather than stored as the credential.
+ */
+function keepPreviousCredentials<T extends Omit<CreatePrompt, 'slug'>>(
+  body: T,
+  previous: PromptDocument | undefined,
+): T {
+  return keepRedactedValues(body, previous, '') as T;
 }
 
 /** PUT sends the whole body again: its slug, if any, must be the one the record has. */
@@ -337,7 +351,8 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
   });
 
   app.post('/prompts', async (request) => {
-    const { slug, ...body } = validateCreatePrompt(request.body);
+    const { slug, ...sent } = validateCreatePrompt(request.body);
+    const body = keepPreviousCredentials(sent, undefined);
     const caller = request.gw.apiKey;
     const prompt = await storeVersion(caller.workspace_id, body, (tx, document) =>
       tx.createPrompt({
@@ -366,10 +381,12 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
 
   app.put('/prompts/:id', async (request) => {
     const workspaceId = workspaceOf(request);
-    const { slug, ...body } = validateUpdatePrompt(request.body);
+    const { slug, ...sent } = validateUpdatePrompt(request.body);
     const force = forced(request);
     const current = await existingPrompt(workspaceId, pathParam(request.params, 'id'));
     assertSameSlug(current, slug);
+    // Credentials sent back as shown ([REDACTED]) keep the latest version's values.
+    const body = keepPreviousCredentials(sent, current.prompt);
     // Recorded outside the change's transaction, which a refusal rolls back.
     if (!force) await recordMissingReferences(store, workspaceId);
     const prompt = await storeVersion(workspaceId, body, async (tx, document) => {

@@ -1,5 +1,6 @@
 /**
- * Stored configs and guardrails are shown with their credentials as `[REDACTED]` (views.ts), and an editor
+ * Stored configs, guardrails and prompt versions (an inline config's) are shown with their credentials as
+ * `[REDACTED]` (views.ts), and an editor
  * (the console's, a script's) sends a new version back as it was shown. A `[REDACTED]` under a credential
  * key of the new version stands for the stored value at the same place, and is kept as it was — as long
  * as every object on the way to it still says the same about where the credential goes (its `provider`,
@@ -41,7 +42,8 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. */
+/** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. `path` names `next`
+ * in a refusal; an empty one names its fields alone (`config.api_key` in a prompt version). */
 export function keepRedactedValues(next: unknown, stored: unknown, path: string): unknown {
   return walk(next, stored, path, true);
 }
@@ -59,7 +61,7 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
     ADDRESS_FIELDS.every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
   const out: Json = {};
   for (const [key, value] of Object.entries(next)) {
-    const at = `${path}.${key}`;
+    const at = path === '' ? key : `${path}.${key}`;
     if (value === REDACTED && isSecretSetting(key)) {
       const kept = here ? before[key] : undefined;
       if (kept === undefined || kept === REDACTED) {
