@@ -4,8 +4,10 @@
  * cache answers, continuations) also writes one record per attempt, each a span under the call's. So does a
  * call whose only attempt sent another stored prompt than the one called (a `prompt_id` target): the call's
  * record names the prompt called, the attempt's the prompt it sent. A job's call cut by its node's stop, the
- * job given back to be run again (a batch line), writes attempt records only: the job's call is the one
- * that answers it, and the log's request records (and the rollups that count them) hold it once.
+ * job given back to be run again (a batch line), writes its own record marked as an attempt (of the job),
+ * its attempts' under it: the job's request record is the call that answers it, and the log's request
+ * records (and the rollups that count them) hold it once, while every attempt record's parent span has
+ * a record.
  */
 import type { LogWriter } from '../observability/log-writer.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
@@ -23,7 +25,7 @@ export function createLogObserver(writer: LogWriter, bodies: LogBodies, prices: 
     callEnded(summary) {
       const { attempts } = summary;
       if (cutToRunAgain(summary)) {
-        if (attempts.length === 0) writer.enqueue(callLogRecord(summary, bodies, true));
+        writer.enqueue(callLogRecord(summary, bodies, true));
         for (const attempt of attempts) writer.enqueue(attemptLogRecord(summary, attempt, bodies, prices));
         return;
       }

@@ -89,6 +89,9 @@ export interface RecordFields {
   model: string | null;
   target: string | null;
   stream: boolean;
+  /** An attempt's record (with `spanId`: under the call's span), or the record of a call that was one
+   * attempt of a job (without: at the call's own place, its attempts under it). Neither is counted as a
+   * request. */
   isAttempt: boolean;
   ttfbMs: number | null;
   usage: Usage | undefined;
@@ -141,8 +144,8 @@ export function buildLogRecord(ctx: RecordContext, fields: RecordFields): LogRec
     api_key_id: ctx.apiKey.id,
     trace_id: ctx.traceId,
     span_id: fields.spanId ?? ctx.spanId,
-    parent_span_id: fields.isAttempt ? ctx.spanId : ctx.parentSpanId,
-    span_name: fields.isAttempt ? `attempt ${fields.target ?? ''}`.trim() : ctx.spanName,
+    parent_span_id: fields.spanId !== undefined ? ctx.spanId : ctx.parentSpanId,
+    span_name: fields.spanId !== undefined ? `attempt ${fields.target ?? ''}`.trim() : ctx.spanName,
     method: fields.method,
     path: fields.path,
     endpoint: fields.endpoint,

@@ -1,8 +1,9 @@
 /**
  * A node stopped (SIGTERM: `close`) while it calls a managed batch's lines cuts those calls at its grace
  * period's cut and gives the lines back; the next node runs them. Each line's outcome is in the output or
- * error file once and counted once; the log keeps the cut attempt as the record of a call that was made,
- * beside the line's answered call, as a retried call's attempts are kept.
+ * error file once and counted once; the log keeps the cut call as records of a call that was made (its
+ * own, marked an attempt of the line, and its attempt's under it), beside the line's answered call, as a
+ * retried call's attempts are kept. Every record's parent span has a record.
  */
 import { describe, expect, it } from 'vitest';
 import { call } from '../management/http.js';
@@ -24,6 +25,8 @@ const LINES = 6;
 interface LineRecord {
   status: number;
   is_attempt: boolean;
+  span_id: string;
+  parent_span_id: string | null;
   metadata: Record<string, string>;
 }
 
@@ -62,7 +65,7 @@ describe('a managed batch whose node stops while it calls lines', () => {
             `/logs?metadata.batch_id=${batch.id}&limit=100`,
           );
           records = (logs.body as { data: LineRecord[] }).data;
-          return records.length >= LINES + 2;
+          return records.length >= LINES + 4;
         }, 10_000);
         // One call record per line: the line's answer. The cut calls are attempts (two lines were cut).
         const calls = records.filter((record) => !record.is_attempt);
@@ -71,7 +74,13 @@ describe('a managed batch whose node stops while it calls lines', () => {
         );
         expect(calls.every((record) => record.status === 200)).toBe(true);
         const cut = records.filter((record) => record.is_attempt);
-        expect(cut.map((record) => record.status)).toEqual([499, 499]);
+        expect(cut.map((record) => record.status)).toEqual([499, 499, 499, 499]);
+        // Each cut call's record is the parent of its attempt's: no record hangs under a span without one.
+        const spans = new Set(records.map((record) => record.span_id));
+        for (const record of records) {
+          if (record.parent_span_id !== null) expect(spans.has(record.parent_span_id)).toBe(true);
+        }
+        expect(cut.filter((record) => record.parent_span_id === null)).toHaveLength(2);
       } finally {
         await next.close();
       }
