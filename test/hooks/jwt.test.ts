@@ -94,7 +94,7 @@ describe('default.jwt, the check', () => {
     const expired = await token(rsa, { exp: now() - 30 });
     const failed = await runCheck('jwt', onRequest('hi', bearer(expired)), { jwksUri }, services);
     expect(failed.verdict).toBe(false);
-    expect(failed.explanation).toMatch(/^JWT validation error: .*"exp"/);
+    expect(failed.explanation).toMatch(/^JWT signature validation error: .*"exp"/);
     const tolerated = await runCheck(
       'jwt',
       onRequest('hi', bearer(expired)),
@@ -156,7 +156,7 @@ describe('default.jwt, the check', () => {
     );
     const refused = await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), params, services);
     expect(refused.verdict).toBe(false);
-    expect(refused.explanation).toMatch(/^JWT validation error: .*"alg"/);
+    expect(refused.explanation).toMatch(/^JWT signature validation error: .*"alg"/);
   });
 
   it('fetches the set again for a key id it lacks, at most once per 30 s cooldown', async () => {
@@ -203,6 +203,169 @@ describe('default.jwt, the check', () => {
     );
   });
 
+  it('verifies against an inline jwks, fetching nothing, and falls back to jwksUri for a key id it lacks', async () => {
+    const services = jwksServices([ec.jwk]);
+    const jwks = { keys: [rsa.jwk] };
+    const inline = await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), { jwks }, services);
+    expect(inline).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+    const missing = await runCheck('jwt', onRequest('hi', bearer(await token(ec))), { jwks }, services);
+    expect(missing).toMatchObject({ verdict: false, explanation: 'No matching key found for kid' });
+    expect(services.gets).toEqual([]);
+    const jwksUri = freshUri();
+    const both = await runCheck('jwt', onRequest('hi', bearer(await token(ec))), { jwks, jwksUri }, services);
+    expect(both.verdict).toBe(true);
+    expect(services.gets).toEqual([jwksUri]);
+  });
+
+  it('fails a token without kid, as no key is chosen for it', async () => {
+    const noKid = await new SignJWT({ sub: 'user-1' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuedAt()
+      .sign(rsa.key);
+    const result = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(noKid)),
+      { jwks: { keys: [rsa.jwk] } },
+      fakeServices(),
+    );
+    expect(result).toMatchObject({ verdict: false, explanation: 'No matching key found for kid' });
+  });
+
+  it('checks maxTokenAge only on a token that has an iat', async () => {
+    const noIat = await new SignJWT({ sub: 'user-1' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' })
+      .sign(rsa.key);
+    const result = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(noIat)),
+      { jwks: { keys: [rsa.jwk] }, maxTokenAge: '1h' },
+      fakeServices(),
+    );
+    expect(result.verdict).toBe(true);
+  });
+
+  it('says a bad signature is a signature error, and a token that is not a JWT a validation error', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const forged = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(await token(other))),
+      { jwks },
+      fakeServices(),
+    );
+    expect(forged).toMatchObject({ verdict: false, data: { validations: { signatureValid: false } } });
+    expect(forged.explanation).toMatch(/^JWT signature validation error: signature verification failed/);
+    const junk = await runCheck('jwt', onRequest('hi', bearer('not-a-jwt')), { jwks }, fakeServices());
+    expect(junk.verdict).toBe(false);
+    expect(junk.explanation).toMatch(/^JWT validation error: /);
+  });
+
+  it('fails a token missing a requiredClaims claim (absent or null), naming them', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const t = await token(rsa, { email: 'a@example.com', tenant_id: null });
+    const run = (requiredClaims: string[]) =>
+      runCheck('jwt', onRequest('hi', bearer(t)), { jwks, requiredClaims }, fakeServices());
+    expect(await run(['sub', 'email'])).toMatchObject({
+      verdict: true,
+      data: { validations: { signatureValid: true, requiredClaims: { valid: true } } },
+    });
+    expect(await run(['sub', 'tenant_id', 'groups'])).toMatchObject({
+      verdict: false,
+      explanation: 'JWT validation failed: Missing required claims: tenant_id, groups',
+      data: {
+        validations: {
+          signatureValid: true,
+          requiredClaims: { valid: false, missing: ['tenant_id', 'groups'] },
+        },
+      },
+    });
+  });
+
+  it('checks claimValues with each matchType as the reference gateway does', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const t = await token(rsa, {
+      iss: 'https://auth.example.com',
+      aud: ['https://api.example.com', 'https://other.example.com'],
+      groups: ['super-admin', 'user'],
+      scope: 'read:api write:api',
+      email: 'ann@company1.com',
+      name: 'Ann Lee',
+      level: 3,
+    });
+    const verdict = async (claimValues: Record<string, unknown>) =>
+      (await runCheck('jwt', onRequest('hi', bearer(t)), { jwks, claimValues }, fakeServices())).verdict;
+    // exact (the default): one string claim equal to one expected value.
+    expect(await verdict({ iss: { values: 'https://auth.example.com' } })).toBe(true);
+    expect(await verdict({ iss: { values: ['https://auth.example.com'] } })).toBe(true);
+    expect(await verdict({ iss: { values: ['https://auth.example.com', 'https://b.example.com'] } })).toBe(
+      false,
+    );
+    expect(await verdict({ aud: { values: 'https://api.example.com' } })).toBe(false);
+    expect(await verdict({ name: { values: 'Ann Lee', matchType: 'exact' } })).toBe(true);
+    expect(await verdict({ level: { values: 3 } })).toBe(true);
+    // contains: any expected value is a substring of any value of the claim.
+    expect(await verdict({ aud: { values: 'https://api.example.com', matchType: 'contains' } })).toBe(true);
+    expect(await verdict({ groups: { values: ['admin', 'moderator'], matchType: 'contains' } })).toBe(true);
+    expect(await verdict({ groups: { values: ['moderator'], matchType: 'contains' } })).toBe(false);
+    // containsAll: every expected value is found; a string scope is split at spaces, other strings are not.
+    expect(await verdict({ scope: { values: ['read:api', 'write:api'], matchType: 'containsAll' } })).toBe(
+      true,
+    );
+    expect(await verdict({ scope: { values: ['read:api', 'admin:api'], matchType: 'containsAll' } })).toBe(
+      false,
+    );
+    expect(await verdict({ scope: { values: 'read:api write:api', matchType: 'exact' } })).toBe(false);
+    expect(await verdict({ name: { values: 'Ann Lee' } })).toBe(true);
+    // regex: any pattern matches (anywhere) any value of the claim.
+    expect(await verdict({ email: { values: '.*@(company1|company2)\\.com$', matchType: 'regex' } })).toBe(
+      true,
+    );
+    expect(await verdict({ email: { values: ['@other\\.com$', '^ann@'], matchType: 'regex' } })).toBe(true);
+    expect(await verdict({ email: { values: '@other\\.com$', matchType: 'regex' } })).toBe(false);
+    const failed = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(t)),
+      {
+        jwks,
+        claimValues: {
+          tenant_id: { values: 'x' },
+          groups: { values: 'admin' },
+          iss: { values: 'https://auth.example.com' },
+        },
+      },
+      fakeServices(),
+    );
+    expect(failed).toMatchObject({
+      verdict: false,
+      explanation: 'JWT validation failed: Invalid claim values: tenant_id (missing), groups',
+      data: { validations: { claimValues: { valid: false, failed: ['tenant_id (missing)', 'groups'] } } },
+    });
+  });
+
+  it('checks headerPayloadMatch, and joins every failure in one explanation', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const t = await token(rsa, { kid: 'rsa-1', alg: 'HS256' });
+    const run = (p: Record<string, unknown>) =>
+      runCheck('jwt', onRequest('hi', bearer(t)), { jwks, ...p }, fakeServices());
+    expect((await run({ headerPayloadMatch: ['kid'] })).verdict).toBe(true);
+    const both = await run({ headerPayloadMatch: ['kid', 'alg'], requiredClaims: ['email'] });
+    expect(both).toMatchObject({
+      verdict: false,
+      explanation: 'JWT validation failed: Missing required claims: email; Header-payload mismatch: alg',
+      data: { validations: { headerPayloadMatch: { valid: false, mismatched: ['alg'] } } },
+    });
+  });
+
+  it('takes extractClaims and claimPrefix, sending no header on', async () => {
+    const result = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(await token(rsa))),
+      { jwks: { keys: [rsa.jwk] }, extractClaims: ['sub'], claimPrefix: 'x-user-' },
+      fakeServices(),
+    );
+    expect(result.verdict).toBe(true);
+    expect(result.transformed).toBeUndefined();
+  });
+
   it('validates its parameters with the config', () => {
     const ok = { jwksUri: 'https://idp.example.com/jwks.json' };
     expect(checkParameterError('default.jwt', ok, 'beforeRequestHook')).toBeNull();
@@ -227,6 +390,36 @@ describe('default.jwt, the check', () => {
     // A key set is public: a symmetric key in one would let anyone sign.
     expect(param({ ...ok, algorithms: ['HS256'] })).toMatch(/^parameters\.algorithms/);
     expect(param({ ...ok, audience: 'x' })).toBe('parameters.audience');
+    const jwks = { keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', kid: 'k' }] };
+    expect(param({ jwks: { keys: [] } })).toBeUndefined();
+    expect(
+      param({
+        ...ok,
+        requiredClaims: ['sub'],
+        headerPayloadMatch: ['kid'],
+        extractClaims: ['sub'],
+        claimPrefix: 'x-',
+      }),
+    ).toBeUndefined();
+    expect(
+      param({ ...ok, claimValues: { iss: { values: 'a' }, n: { values: [1, 'b'], matchType: 'contains' } } }),
+    ).toBeUndefined();
+    expect(param({ jwks: 'https://idp.example.com/jwks.json' })).toBe('parameters.jwks');
+    expect(param({ jwks: { keys: 'x' } })).toMatch(/^parameters\.jwks/);
+    // A symmetric key would sit in the config as a secret, and is refused as HS* algorithms are.
+    expect(param({ jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'k' }] } })).toMatch(/^parameters\.jwks/);
+    expect(param({ ...ok, jwks })).toBeUndefined();
+    expect(param({ ...ok, requiredClaims: 'sub' })).toBe('parameters.requiredClaims');
+    expect(param({ ...ok, claimValues: { iss: { values: 'a', matchType: 'startsWith' } } })).toMatch(
+      /^parameters\.claimValues/,
+    );
+    expect(param({ ...ok, claimValues: { iss: 'a' } })).toMatch(/^parameters\.claimValues/);
+    expect(param({ ...ok, claimValues: { email: { values: ['ok', '(?=x)'], matchType: 'regex' } } })).toBe(
+      'parameters.claimValues.email.values',
+    );
+    expect(param({ ...ok, introspectEndpoint: 'https://idp.example.com/introspect' })).toBe(
+      'parameters.introspectEndpoint',
+    );
     expect(checkParameterError('default.jwt', ok, 'afterRequestHook')?.param).toBe('id');
   });
 });
@@ -293,6 +486,27 @@ describe('default.jwt through the gateway', () => {
     );
     expect(forged).toMatchObject({ verdict: false, error: null });
     expect(seen.filter((s) => s === 'GET /jwks')).toHaveLength(1);
+  });
+
+  it('checks claims of a token verified at a loopback jwksUri, and verifies with an inline jwks alone', async () => {
+    const t = await token(rsa, { iss: 'https://auth.example.com', groups: ['admin'] });
+    const headers = { authorization: `Bearer ${t}` };
+    const claimValues = {
+      iss: { values: 'https://auth.example.com' },
+      groups: { values: 'admin', matchType: 'contains' },
+    };
+    const pass = await checked({ jwksUri: `${base}/jwks`, requiredClaims: ['sub'], claimValues }, headers);
+    expect(pass).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded', error: null });
+    const fail = await checked({ jwksUri: `${base}/jwks`, requiredClaims: ['tenant_id'] }, headers);
+    expect(fail).toMatchObject({
+      verdict: false,
+      explanation: 'JWT validation failed: Missing required claims: tenant_id',
+      error: null,
+    });
+    const before = seen.length;
+    const inline = await checked({ jwks: { keys: [rsa.jwk] }, claimValues }, headers);
+    expect(inline).toMatchObject({ verdict: true, error: null });
+    expect(seen).toHaveLength(before);
   });
 
   it('errs when the set is unreachable, redirected or too large', async () => {

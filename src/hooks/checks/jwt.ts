@@ -1,29 +1,39 @@
 /**
- * `default.jwt` {jwksUri, headerKey, cacheMaxAge, clockTolerance, maxTokenAge, algorithms}, the reference
- * gateway's parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
- * dropped) holds a JWT whose signature a key of the JSON Web Key Set at `jwksUri` verifies and whose `exp`,
- * `nbf` and `iat` hold (within `clockTolerance`, 5 s by default; `iat` no older than `maxTokenAge`, 1 day by
- * default), signed with one of `algorithms` when it is given (else any the key is for; never `none`). jose
- * verifies; nothing here is cryptography.
+ * `default.jwt` {jwks, jwksUri, headerKey, cacheMaxAge, clockTolerance, maxTokenAge, algorithms,
+ * requiredClaims, claimValues, headerPayloadMatch, extractClaims, claimPrefix}, the reference gateway's
+ * parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
+ * dropped) holds a JWT whose signature a key of the inline JSON Web Key Set `jwks` or of the one at
+ * `jwksUri` verifies (chosen by the token's `kid`; one `jwks` lacks is looked for at `jwksUri`), whose `exp`
+ * and `nbf` hold within `clockTolerance` (5 s by default), whose `iat`, when it has one, is no older than
+ * `maxTokenAge` (1 day by default), signed with one of `algorithms` (by default any asymmetric one; never
+ * `none` nor HS*), and whose claims then pass the rules of jwt-claims.ts. jose verifies; nothing here is
+ * cryptography.
  *
- * The key set is fetched through the engine's guarded `getJson` (custom-host address policy, no redirects
- * followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default), in a bounded
- * cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for keys rotated
- * since. A set that cannot be had (refused address, network error, a status other than 200, an answer that is
- * not a key set) is an error, which the hook's `on_error` decides; a token that does not verify is a fail.
+ * The key set at `jwksUri` is fetched through the engine's guarded `getJson` (custom-host address policy,
+ * no redirects followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default),
+ * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
+ * keys rotated since. A set that cannot be had (refused address, network error, a status other than 200,
+ * an answer that is not a key set) is an error, which the hook's `on_error` decides; a token that does not
+ * verify, or whose claims break a rule, is a fail. `extractClaims` and `claimPrefix` are taken and unused:
+ * no claim is sent on.
  */
 import { Type } from '@sinclair/typebox';
 import {
   createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
   errors,
   jwtVerify,
   type FlattenedJWSInput,
   type JSONWebKeySet,
   type JWSHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyResult,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { defineCheck } from '../built-in-check.js';
 import type { CheckContext, CheckServices } from '../check-types.js';
+import { claimValuesRuleBreak, ClaimValuesSchema, judgeClaims } from './jwt-claims.js';
 import { HttpUrlSchema, outboundRuleBreak } from './outbound-call.js';
 
 /** jose's durations: a number of seconds, or `30s`, `5 minutes`, `2h`, `1d`, `1w`, `1y` … */
@@ -67,18 +77,26 @@ interface CachedSet {
 
 /** Key sets by URI; few are configured, so a bound stops only a config that names a new one per call. */
 const cache = new LRUCache<string, CachedSet>({ max: 100 });
+/** Verifiers of inline key sets, by the set's JSON. */
+const inlineSets = new LRUCache<string, KeySet>({ max: 100 });
 /** Fetches under way, by URI: concurrent checks of a cold cache share one. */
 const fetching = new Map<string, Promise<CachedSet>>();
 
 /** A key set that could not be had: the check errs, rather than fail the token. */
 class KeySetUnavailable extends Error {}
 
+const JwksSchema = Type.Object(
+  { keys: Type.Array(Type.Object({ kty: Type.String() }, { additionalProperties: true })) },
+  { additionalProperties: true },
+);
+
 export const jwt = defineCheck({
   id: 'jwt',
   events: ['beforeRequestHook'],
   parameters: Type.Object(
     {
-      jwksUri: HttpUrlSchema,
+      jwks: Type.Optional(JwksSchema),
+      jwksUri: Type.Optional(HttpUrlSchema),
       headerKey: Type.Optional(Type.String({ pattern: HEADER_NAME })),
       cacheMaxAge: Type.Optional(Type.Number({ minimum: 0 })),
       clockTolerance: Type.Optional(DurationSchema),
@@ -86,45 +104,126 @@ export const jwt = defineCheck({
       algorithms: Type.Optional(
         Type.Array(Type.Union(ALGORITHMS.map((alg) => Type.Literal(alg))), { minItems: 1 }),
       ),
+      requiredClaims: Type.Optional(Type.Array(Type.String())),
+      claimValues: Type.Optional(ClaimValuesSchema),
+      headerPayloadMatch: Type.Optional(Type.Array(Type.String())),
+      // Taken so that a config written for the reference gateway runs unchanged; no claim is sent on.
+      extractClaims: Type.Optional(Type.Array(Type.String())),
+      claimPrefix: Type.Optional(Type.String()),
     },
     { additionalProperties: false },
   ),
-  refine: (p) => outboundRuleBreak('jwksUri', p.jwksUri, undefined),
+  refine(p) {
+    if (p.jwks === undefined && p.jwksUri === undefined) {
+      return { param: 'parameters.jwksUri', message: 'is required when jwks is not given' };
+    }
+    if (p.jwks !== undefined) {
+      const problem = inlineSetProblem(p.jwks);
+      if (problem !== null) return { param: 'parameters.jwks', message: problem };
+    }
+    if (p.jwksUri !== undefined) {
+      const broken = outboundRuleBreak('jwksUri', p.jwksUri, undefined);
+      if (broken !== null) return broken;
+    }
+    return claimValuesRuleBreak(p.claimValues);
+  },
   async run(ctx, p, services) {
     const header = headerValue(ctx, p.headerKey ?? 'Authorization');
     if (header === undefined || header.trim() === '') {
       return { verdict: false, explanation: 'Missing authorization header' };
     }
     const token = header.replace(/^Bearer\s+/i, '').trim();
+    let decoded: { header: JWSHeaderParameters; payload: JWTPayload };
+    try {
+      decoded = { header: decodeProtectedHeader(token), payload: decodeJwt(token) };
+    } catch (err) {
+      // Decoding reads only the token: whatever it throws (a TypeError for a malformed header), the
+      // token is at fault.
+      return { verdict: false, explanation: `JWT validation error: ${(err as Error).message}` };
+    }
+    // As the reference gateway's: a key is chosen by its id alone, so a token without one has none.
+    if (typeof decoded.header.kid !== 'string') {
+      return { verdict: false, explanation: 'No matching key found for kid' };
+    }
+    const inline = p.jwks === undefined ? undefined : inlineSet(p.jwks);
     const maxAgeMs = (p.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE_S) * 1000;
-    let set = await keySet(p.jwksUri, maxAgeMs, services, ctx.signal);
+    let set: CachedSet | undefined;
     const getKey = async (protectedHeader: JWSHeaderParameters, input: FlattenedJWSInput) => {
+      if (inline !== undefined) {
+        try {
+          return await inline(protectedHeader, input);
+        } catch (err) {
+          // A key the inline set lacks is looked for at jwksUri, when there is one.
+          if (!(err instanceof errors.JWKSNoMatchingKey) || p.jwksUri === undefined) throw err;
+        }
+      }
+      const uri = p.jwksUri!;
+      set = await keySet(uri, maxAgeMs, services, ctx.signal);
       try {
         return await set.keys(protectedHeader, input);
       } catch (err) {
         if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - set.fetchedAt < COOLDOWN_MS) throw err;
-        set = await keySet(p.jwksUri, 0, services, ctx.signal);
+        set = await keySet(uri, 0, services, ctx.signal);
         return set.keys(protectedHeader, input);
       }
     };
+    let verified: JWTVerifyResult;
     try {
-      await jwtVerify(token, getKey, {
+      verified = await jwtVerify(token, getKey, {
         clockTolerance: p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S,
-        maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE,
-        ...(p.algorithms !== undefined && { algorithms: p.algorithms }),
+        algorithms: p.algorithms ?? ALGORITHMS,
+        // As the reference gateway's: the token's age is bounded only when it says when it was issued.
+        ...(Boolean(decoded.payload.iat) && { maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE }),
       });
     } catch (err) {
       if (err instanceof errors.JWKSNoMatchingKey) {
         return { verdict: false, explanation: 'No matching key found for kid' };
       }
       if (err instanceof errors.JOSEError) {
-        return { verdict: false, explanation: `JWT validation error: ${err.message}` };
+        return {
+          verdict: false,
+          explanation: `JWT signature validation error: ${err.message}`,
+          data: { validations: { signatureValid: false } },
+        };
       }
       throw err;
     }
-    return { verdict: true, explanation: 'JWT token validation succeeded' };
+    const claims = judgeClaims(p, verified.protectedHeader, verified.payload);
+    const passed = claims.failures.length === 0;
+    return {
+      verdict: passed,
+      explanation: passed
+        ? 'JWT token validation succeeded'
+        : `JWT validation failed: ${claims.failures.join('; ')}`,
+      data: { validations: { signatureValid: true, ...claims.validations } },
+    };
   },
 });
+
+/** Why an inline key set cannot be used, or null. A symmetric key would be a secret kept in the config,
+ * and is refused as the HS* algorithms are. */
+function inlineSetProblem(jwks: JSONWebKeySet): string | null {
+  if (jwks.keys.some((key) => key.kty === 'oct')) {
+    return 'holds a symmetric (oct) key; only public keys (RSA, EC, OKP) are taken';
+  }
+  try {
+    createLocalJWKSet(jwks);
+    return null;
+  } catch (err) {
+    return `is not a JSON Web Key Set (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+/** The verifier of an inline set, kept per distinct set so its imported keys are reused. */
+function inlineSet(jwks: JSONWebKeySet): KeySet {
+  const key = JSON.stringify(jwks);
+  let keys = inlineSets.get(key);
+  if (keys === undefined) {
+    keys = createLocalJWKSet(jwks);
+    inlineSets.set(key, keys);
+  }
+  return keys;
+}
 
 function headerValue(ctx: CheckContext, name: string): string | undefined {
   const value = ctx.headers[name.toLowerCase()];
