@@ -21,6 +21,8 @@ const deployment = (alias: string, deploymentId: string) => ({
   deployment_id: deploymentId,
   api_version: API_VERSION,
 });
+/** The settings of an Azure key that calls one deployment, by its name and API version. */
+const namedDeployment = { cloudd_deployment_name: 'gpt4o', cloudd_api_version: API_VERSION };
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
 
 function settingsDependents(start: () => Promise<TestGateway>): void {
@@ -47,6 +49,18 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     await vertex?.close();
   });
 
+  /** Stores an Azure OpenAI credential (a virtual key, or a provider under `/providers`) on the fake Azure,
+   * with its secret unless `settings` set `api_key: undefined` (a keyless one: undefined is not sent). */
+  const azureKey = (slug: string, settings: Record<string, unknown>, collection = '/virtual-keys') =>
+    ok(
+      admin.post(collection, {
+        slug,
+        provider: 'azure-openai',
+        api_key: azure.apiKey,
+        custom_host: azure.url,
+        ...settings,
+      }),
+    );
   const chatThrough = (config: string) =>
     call(
       gateway.url,
@@ -60,15 +74,9 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
     call(gateway.url, gateway.adminKey, 'POST', `/prompts/${prompt}/completions`, { variables: {} });
 
   it('an Azure key whose deployments lose the alias a config and a prompt pick is refused', async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-aliases',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-      }),
-    );
+    await azureKey('azure-aliases', {
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
     await ok(
       admin.post('/configs', {
         slug: 'picks-small',
@@ -255,17 +263,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a catalog provider's Azure resource that a config repeats is refused", async () => {
-    await ok(
-      admin.post('/providers', {
-        slug: 'azure-resource',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        resource_name: 'res-a',
-        cloudd_deployment_name: 'gpt4o',
-        cloudd_api_version: API_VERSION,
-      }),
-    );
+    await azureKey('azure-resource', { ...namedDeployment, resource_name: 'res-a' }, '/providers');
     await ok(
       admin.post('/configs', {
         slug: 'repeats-resource',
@@ -292,16 +290,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('a setting the provider needs, removed from the credential, is refused', async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-versioned',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        cloudd_deployment_name: 'gpt4o',
-        cloudd_api_version: API_VERSION,
-      }),
-    );
+    await azureKey('azure-versioned', namedDeployment);
     // No model: the client's picks nothing here, the deployment is the key's.
     await ok(
       admin.post('/configs', {
@@ -355,15 +344,9 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a prompt_id target is judged with its prompt's model, a strategy node not at all", async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-prompted',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-      }),
-    );
+    await azureKey('azure-prompted', {
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
     await ok(
       admin.post('/prompts', {
         slug: 'named-small',
@@ -424,15 +407,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('the setting named is the one that breaks the calls, among several sent', async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-several',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        deployments: [deployment('big', 'gpt4o')],
-      }),
-    );
+    await azureKey('azure-several', { deployments: [deployment('big', 'gpt4o')] });
     await ok(
       admin.post('/configs', {
         slug: 'several-route',
@@ -453,16 +428,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it('a keyless credential losing the host that needed no key is refused', async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-keyless',
-        provider: 'azure-openai',
-        custom_host: azure.url,
-        resource_name: 'res-keyless',
-        cloudd_deployment_name: 'gpt4o',
-        cloudd_api_version: API_VERSION,
-      }),
-    );
+    await azureKey('azure-keyless', { ...namedDeployment, resource_name: 'res-keyless', api_key: undefined });
     await ok(
       admin.post('/configs', {
         slug: 'keyless-route',
@@ -484,16 +450,7 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a model-judged check asking its judge through the key is judged: a stored guardrail's, a node's", async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-judge',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        cloudd_deployment_name: 'gpt4o',
-        cloudd_api_version: API_VERSION,
-      }),
-    );
+    await azureKey('azure-judge', namedDeployment);
     await ok(
       admin.post('/virtual-keys', {
         slug: 'openai-judged',
@@ -596,15 +553,9 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a judge through a key whose deployments the judged call's model picks is not judged", async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-judge-aliases',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
-      }),
-    );
+    await azureKey('azure-judge-aliases', {
+      deployments: [deployment('big', 'gpt4o'), deployment('small', 'gpt4o-mini')],
+    });
     await ok(
       admin.post('/guardrails', {
         slug: 'aliased-judge',
@@ -622,15 +573,9 @@ function settingsDependents(start: () => Promise<TestGateway>): void {
   });
 
   it("a semantic cache's embedding through the key is judged, with the cache's model", async () => {
-    await ok(
-      admin.post('/virtual-keys', {
-        slug: 'azure-embeddings',
-        provider: 'azure-openai',
-        api_key: azure.apiKey,
-        custom_host: azure.url,
-        deployments: [deployment('text-embedding-3-small', 'emb-small'), deployment('big', 'gpt4o')],
-      }),
-    );
+    await azureKey('azure-embeddings', {
+      deployments: [deployment('text-embedding-3-small', 'emb-small'), deployment('big', 'gpt4o')],
+    });
     await ok(
       admin.post('/virtual-keys', {
         slug: 'openai-cached',
