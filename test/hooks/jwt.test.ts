@@ -366,6 +366,93 @@ describe('default.jwt, the check', () => {
     expect(result.transformed).toBeUndefined();
   });
 
+  it('asks introspectEndpoint instead of a key set, and judges the claims it answers', async () => {
+    const answers: Array<{ status: number; body: unknown }> = [];
+    const services = fakeServices({ post: () => answers.shift()! });
+    const introspectEndpoint = 'https://idp.example.com/introspect';
+    const ctx = () => onRequest('hi', bearer('opaque-token-1'));
+    const run = (extra: Record<string, unknown> = {}) =>
+      runCheck('jwt', ctx(), { introspectEndpoint, jwksUri: freshUri(), ...extra }, services);
+    answers.push({ status: 200, body: { active: true, sub: 'u1', exp: now() + 60, groups: ['admin'] } });
+    const good = await run({
+      requiredClaims: ['sub'],
+      claimValues: { groups: { values: 'admin', matchType: 'contains' } },
+    });
+    expect(good).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+    expect(services.posts.at(-1)).toMatchObject({
+      url: introspectEndpoint,
+      body: { token: 'opaque-token-1' },
+    });
+    expect(services.gets).toEqual([]);
+    answers.push({ status: 200, body: { active: true, sub: 'u1' } });
+    expect(await run({ requiredClaims: ['email'] })).toMatchObject({
+      verdict: false,
+      explanation: 'JWT validation failed: Missing required claims: email',
+    });
+    answers.push({ status: 200, body: { active: false, sub: 'u1' } });
+    expect(await run()).toMatchObject({
+      verdict: false,
+      explanation: 'Token validation failed',
+      data: { validations: { signatureValid: false } },
+    });
+    // Without active, valid: true or a sub says the token is good.
+    answers.push(
+      { status: 200, body: { valid: true } },
+      { status: 200, body: { sub: 'u2' } },
+      { status: 200, body: {} },
+    );
+    expect((await run()).verdict).toBe(true);
+    expect((await run()).verdict).toBe(true);
+    expect((await run()).verdict).toBe(false);
+    answers.push({ status: 401, body: undefined });
+    expect(await run()).toMatchObject({
+      verdict: false,
+      explanation: 'Endpoint validation failed with status 401',
+    });
+    answers.push({ status: 200, body: { active: true, exp: now() - 30 } });
+    expect(await run()).toMatchObject({ verdict: false, explanation: 'Token has expired' });
+    answers.push({ status: 200, body: { active: true, exp: now() - 30 } });
+    expect((await run({ clockTolerance: '1m' })).verdict).toBe(true);
+    answers.push({ status: 200, body: { active: true, nbf: now() + 120 } });
+    expect(await run()).toMatchObject({ verdict: false, explanation: 'Token not yet valid' });
+  });
+
+  it('keeps good introspection answers for introspectCacheMaxAge, never past the token exp', async () => {
+    const exp = now() + 100;
+    const services = fakeServices({ post: () => ({ status: 200, body: { active: true, exp } }) });
+    const params = {
+      introspectEndpoint: 'https://idp.example.com/introspect-cached',
+      introspectCacheMaxAge: 300,
+    };
+    const run = (t: string) => runCheck('jwt', onRequest('hi', bearer(t)), params, services);
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    try {
+      expect((await run('tok-a')).verdict).toBe(true);
+      expect((await run('tok-a')).verdict).toBe(true);
+      expect(services.posts).toHaveLength(1);
+      expect((await run('tok-b')).verdict).toBe(true);
+      expect(services.posts).toHaveLength(2);
+      // Past the token's exp (100 s, and 5 s of tolerance), the kept answer is not used.
+      vi.setSystemTime(Date.now() + 110_000);
+      vi.advanceTimersByTime(110_000);
+      expect(await run('tok-a')).toMatchObject({ verdict: false, explanation: 'Token has expired' });
+      expect(services.posts).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Without introspectCacheMaxAge, each check asks.
+    const uncached = fakeServices({ post: () => ({ status: 200, body: { active: true } }) });
+    for (let i = 0; i < 2; i++) {
+      await runCheck(
+        'jwt',
+        onRequest('hi', bearer('tok-c')),
+        { introspectEndpoint: 'https://idp.example.com/i' },
+        uncached,
+      );
+    }
+    expect(uncached.posts).toHaveLength(2);
+  });
+
   it('validates its parameters with the config', () => {
     const ok = { jwksUri: 'https://idp.example.com/jwks.json' };
     expect(checkParameterError('default.jwt', ok, 'beforeRequestHook')).toBeNull();
@@ -417,9 +504,16 @@ describe('default.jwt, the check', () => {
     expect(param({ ...ok, claimValues: { email: { values: ['ok', '(?=x)'], matchType: 'regex' } } })).toBe(
       'parameters.claimValues.email.values',
     );
-    expect(param({ ...ok, introspectEndpoint: 'https://idp.example.com/introspect' })).toBe(
+    const introspection = {
+      introspectEndpoint: 'https://idp.example.com/introspect',
+      introspectContentType: 'application/json',
+      introspectCacheMaxAge: 300,
+    };
+    expect(param(introspection)).toBeUndefined();
+    expect(param({ introspectEndpoint: 'ftp://idp.example.com/introspect' })).toBe(
       'parameters.introspectEndpoint',
     );
+    expect(param({ ...introspection, introspectCacheMaxAge: -1 })).toBe('parameters.introspectCacheMaxAge');
     expect(checkParameterError('default.jwt', ok, 'afterRequestHook')?.param).toBe('id');
   });
 });
@@ -436,6 +530,15 @@ describe('default.jwt through the gateway', () => {
       seen.push(`${req.method} ${req.url}`);
       if (req.url === '/jwks') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+      } else if (req.url === '/introspect') {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          const { token: sent } = JSON.parse(body) as { token: string };
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(sent === 'good-opaque' ? { active: true, sub: 'u1' } : { active: false }));
+        });
       } else if (req.url === '/moved') {
         res.writeHead(302, { location: '/jwks' }).end();
       } else if (req.url === '/huge') {
@@ -507,6 +610,15 @@ describe('default.jwt through the gateway', () => {
     const inline = await checked({ jwks: { keys: [rsa.jwk] }, claimValues }, headers);
     expect(inline).toMatchObject({ verdict: true, error: null });
     expect(seen).toHaveLength(before);
+  });
+
+  it('asks a loopback introspectEndpoint with the token', async () => {
+    const params = { introspectEndpoint: `${base}/introspect`, requiredClaims: ['sub'] };
+    const good = await checked(params, { authorization: 'Bearer good-opaque' });
+    expect(good).toMatchObject({ verdict: true, error: null });
+    const bad = await checked(params, { authorization: 'Bearer bad-opaque' });
+    expect(bad).toMatchObject({ verdict: false, explanation: 'Token validation failed', error: null });
+    expect(seen.filter((s) => s === 'POST /introspect')).toHaveLength(2);
   });
 
   it('errs when the set is unreachable, redirected or too large', async () => {

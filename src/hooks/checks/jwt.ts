@@ -1,7 +1,7 @@
 /**
- * `default.jwt` {jwks, jwksUri, headerKey, cacheMaxAge, clockTolerance, maxTokenAge, algorithms,
- * requiredClaims, claimValues, headerPayloadMatch, extractClaims, claimPrefix}, the reference gateway's
- * parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
+ * `default.jwt` {jwks, jwksUri, introspectEndpoint, headerKey, cacheMaxAge, clockTolerance, maxTokenAge,
+ * algorithms, requiredClaims, claimValues, headerPayloadMatch, extractClaims, claimPrefix, …}, the
+ * reference gateway's parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
  * dropped) holds a JWT whose signature a key of the inline JSON Web Key Set `jwks` or of the one at
  * `jwksUri` verifies (chosen by the token's `kid`; one `jwks` lacks is looked for at `jwksUri`), whose `exp`
  * and `nbf` hold within `clockTolerance` (5 s by default), whose `iat`, when it has one, is no older than
@@ -14,8 +14,9 @@
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
  * keys rotated since. A set that cannot be had (refused address, network error, a status other than 200,
  * an answer that is not a key set) is an error, which the hook's `on_error` decides; a token that does not
- * verify, or whose claims break a rule, is a fail. `extractClaims` and `claimPrefix` are taken and unused:
- * no claim is sent on.
+ * verify, or whose claims break a rule, is a fail. With `introspectEndpoint` (and `introspectContentType`,
+ * `introspectCacheMaxAge`), the endpoint is asked instead of any key set (jwt-introspect.ts), and the claims
+ * it answers are judged. `extractClaims` and `claimPrefix` are taken and unused: no claim is sent on.
  */
 import { Type } from '@sinclair/typebox';
 import {
@@ -32,8 +33,9 @@ import {
 } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { defineCheck } from '../built-in-check.js';
-import type { CheckContext, CheckServices } from '../check-types.js';
-import { claimValuesRuleBreak, ClaimValuesSchema, judgeClaims } from './jwt-claims.js';
+import type { CheckContext, CheckServices, CheckVerdict } from '../check-types.js';
+import { claimValuesRuleBreak, ClaimValuesSchema, judgeClaims, type ClaimRules } from './jwt-claims.js';
+import { introspect } from './jwt-introspect.js';
 import { HttpUrlSchema, outboundRuleBreak } from './outbound-call.js';
 
 /** jose's durations: a number of seconds, or `30s`, `5 minutes`, `2h`, `1d`, `1w`, `1y` … */
@@ -97,6 +99,10 @@ export const jwt = defineCheck({
     {
       jwks: Type.Optional(JwksSchema),
       jwksUri: Type.Optional(HttpUrlSchema),
+      introspectEndpoint: Type.Optional(HttpUrlSchema),
+      // Taken as the reference gateway's, which sends a JSON body whatever it says; so does this check.
+      introspectContentType: Type.Optional(Type.String()),
+      introspectCacheMaxAge: Type.Optional(Type.Number({ minimum: 0 })),
       headerKey: Type.Optional(Type.String({ pattern: HEADER_NAME })),
       cacheMaxAge: Type.Optional(Type.Number({ minimum: 0 })),
       clockTolerance: Type.Optional(DurationSchema),
@@ -114,15 +120,19 @@ export const jwt = defineCheck({
     { additionalProperties: false },
   ),
   refine(p) {
-    if (p.jwks === undefined && p.jwksUri === undefined) {
-      return { param: 'parameters.jwksUri', message: 'is required when jwks is not given' };
+    if (p.jwks === undefined && p.jwksUri === undefined && p.introspectEndpoint === undefined) {
+      return {
+        param: 'parameters.jwksUri',
+        message: 'is required when neither jwks nor introspectEndpoint is given',
+      };
     }
     if (p.jwks !== undefined) {
       const problem = inlineSetProblem(p.jwks);
       if (problem !== null) return { param: 'parameters.jwks', message: problem };
     }
-    if (p.jwksUri !== undefined) {
-      const broken = outboundRuleBreak('jwksUri', p.jwksUri, undefined);
+    for (const field of ['jwksUri', 'introspectEndpoint'] as const) {
+      const url = p[field];
+      const broken = url === undefined ? null : outboundRuleBreak(field, url, undefined);
       if (broken !== null) return broken;
     }
     return claimValuesRuleBreak(p.claimValues);
@@ -133,6 +143,31 @@ export const jwt = defineCheck({
       return { verdict: false, explanation: 'Missing authorization header' };
     }
     const token = header.replace(/^Bearer\s+/i, '').trim();
+    // As the reference gateway's: an endpoint, when given, is asked instead of any key set.
+    if (p.introspectEndpoint !== undefined) {
+      const answer = await introspect(
+        token,
+        p.introspectEndpoint,
+        p.introspectCacheMaxAge,
+        seconds(p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S),
+        services,
+        ctx.signal,
+      );
+      if (!answer.valid) {
+        return {
+          verdict: false,
+          explanation: answer.explanation,
+          data: { validations: { signatureValid: false } },
+        };
+      }
+      let tokenHeader: JWSHeaderParameters = {};
+      try {
+        tokenHeader = decodeProtectedHeader(token);
+      } catch {
+        // An opaque token has no header: a headerPayloadMatch rule compares with nothing.
+      }
+      return claimsVerdict(p, tokenHeader, answer.payload);
+    }
     let decoded: { header: JWSHeaderParameters; payload: JWTPayload };
     try {
       decoded = { header: decodeProtectedHeader(token), payload: decodeJwt(token) };
@@ -188,17 +223,43 @@ export const jwt = defineCheck({
       }
       throw err;
     }
-    const claims = judgeClaims(p, verified.protectedHeader, verified.payload);
-    const passed = claims.failures.length === 0;
-    return {
-      verdict: passed,
-      explanation: passed
-        ? 'JWT token validation succeeded'
-        : `JWT validation failed: ${claims.failures.join('; ')}`,
-      data: { validations: { signatureValid: true, ...claims.validations } },
-    };
+    return claimsVerdict(p, verified.protectedHeader, verified.payload);
   },
 });
+
+/** The verdict on a token whose signature (or introspection) and times held: its claims decide. */
+function claimsVerdict(
+  rules: ClaimRules,
+  header: JWSHeaderParameters,
+  payload: Record<string, unknown>,
+): CheckVerdict {
+  const claims = judgeClaims(rules, header, payload);
+  const passed = claims.failures.length === 0;
+  return {
+    verdict: passed,
+    explanation: passed
+      ? 'JWT token validation succeeded'
+      : `JWT validation failed: ${claims.failures.join('; ')}`,
+    data: { validations: { signatureValid: true, ...claims.validations } },
+  };
+}
+
+const UNIT_SECONDS: Array<[RegExp, number]> = [
+  [/^(seconds?|secs?|s)$/, 1],
+  [/^(minutes?|mins?|m)$/, 60],
+  [/^(hours?|hrs?|h)$/, 3600],
+  [/^(days?|d)$/, 86_400],
+  [/^(weeks?|w)$/, 604_800],
+  [/^(years?|yrs?|y)$/, 31_557_600],
+];
+
+/** A duration as the schema takes it (seconds, or jose's `30s`, `2m` …), in seconds. */
+function seconds(duration: number | string): number {
+  if (typeof duration === 'number') return duration;
+  const [, amount, unit] = /^(\d+(?:\.\d+)?) ?([a-z]+)$/.exec(duration)!;
+  const factor = UNIT_SECONDS.find(([pattern]) => pattern.test(unit!))![1];
+  return Math.round(Number(amount) * factor);
+}
 
 /** Why an inline key set cannot be used, or null. A symmetric key would be a secret kept in the config,
  * and is refused as the HS* algorithms are. */
