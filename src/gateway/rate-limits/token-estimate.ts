@@ -4,7 +4,9 @@
  * tokenizers) plus the most it may produce (`max_completion_tokens`, else `max_tokens`, else a Responses
  * request's `max_output_tokens`, for each of its `n` choices) when it says. Inline media (a data URL, `input_audio.data`, `file_data`)
  * counts as INLINE_MEDIA_TOKENS, not as its base64.
- * An answer may use more than was reserved; its usage is charged in full when it is settled.
+ * An answer may use more than was reserved; its usage is charged in full when it is settled, and an answer
+ * that gives none is settled to an estimate of its request and its answer at the same rate
+ * (tokensWithoutUsage).
  */
 import type { TargetCall } from '../pipeline-types.js';
 
@@ -32,13 +34,11 @@ const INLINE_MEDIA_PLACEHOLDER = ' '.repeat(INLINE_MEDIA_CHARACTERS);
 export function tokenReservation(call: TargetCall): number {
   if (call.endpoint === 'passthrough') {
     // The body is the provider's own and streams through unread: its size is the estimate (a body sent
-    // in chunks has none yet; it is settled to the bytes that went by, passthroughTokens).
+    // in chunks has none yet; it is settled to the bytes that went by, tokensWithoutUsage).
     const length = Number(call.run.call.passthrough?.headers['content-length'] ?? 0);
     return Math.max(1, tokensOfBytes(Number.isFinite(length) ? length : 0));
   }
   const body = call.body as Record<string, unknown>;
-  const input = body.messages ?? body.prompt ?? body.input ?? '';
-  const text = typeof input === 'string' ? input : JSON.stringify(input, countingMediaAsTokens);
   const output =
     numberOf(body.max_completion_tokens) ??
     numberOf(body.max_tokens) ??
@@ -46,20 +46,30 @@ export function tokenReservation(call: TargetCall): number {
     0;
   // Each of `n` choices may produce that much.
   const choices = numberOf(body.n) ?? 1;
-  return Math.min(
-    MAX_RESERVATION,
-    Math.max(1, Math.ceil(text.length / CHARACTERS_PER_TOKEN) + output * choices),
-  );
+  return Math.min(MAX_RESERVATION, Math.max(1, tokensOfBytes(inputLength(call)) + output * choices));
 }
 
 /**
- * What a pass-through call whose answer gave no usage is settled to: its request body's bytes as read
- * from the client and its answer's as relayed, at CHARACTERS_PER_TOKEN a token. Without it a body sent
- * in chunks (no `content-length`) and a stream without usage (an OpenAI stream the client asked for
- * without `stream_options.include_usage`) would stand at the 1-token reservation, however long.
+ * The characters of a model call's input as its reservation counts them: its messages, prompt or input
+ * (as JSON when not one string), inline media at INLINE_MEDIA_TOKENS' length.
  */
-export function passthroughTokens(requestBytes: number, answerBytes: number): number {
-  return tokensOfBytes(requestBytes + answerBytes);
+export function inputLength(call: TargetCall): number {
+  const body = call.body as Record<string, unknown>;
+  const input = body.messages ?? body.prompt ?? body.input ?? '';
+  return typeof input === 'string' ? input.length : JSON.stringify(input, countingMediaAsTokens).length;
+}
+
+/**
+ * What a call whose answer gave no usage is settled to: its request and its answer at CHARACTERS_PER_TOKEN
+ * a token. A pass-through call's are its request body's bytes as read from the client and its answer's as
+ * relayed; a model call's its input's characters as its reservation counts them (inputLength) and its
+ * answer's text (answer-text.ts). Without it a body sent in chunks (no `content-length`), a stream without
+ * usage (an OpenAI stream the client asked for without `stream_options.include_usage`, a provider that
+ * sends none) and a model call's answer without usage would stand at their reservation, which counts no
+ * output when the request set no limit on it, however long the answer.
+ */
+export function tokensWithoutUsage(requestLength: number, answerLength: number): number {
+  return tokensOfBytes(requestLength + answerLength);
 }
 
 function tokensOfBytes(bytes: number): number {

@@ -5,13 +5,16 @@
  * or the call ends with the policy's 429, thrown past the router so that neither the config's retry (an
  * inner step) nor its fallback sees it. After the call: token reservations are settled to the answer's
  * usage — a stream's once its last chunk is in, before the client is told it ended; a pass-through's once
- * its body has been relayed, to an estimate of the bytes that went both ways when the answer gave no usage.
+ * its body has been relayed. An answer that gave no usage is settled to an estimate (tokensWithoutUsage):
+ * a pass-through's of the bytes that went both ways, a model call's of its input and of its answer's text
+ * (a stream's counted as its chunks go by).
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { readRelayedAnswer } from '../passthrough/relayed-answer.js';
-import { passthroughTokens } from '../rate-limits/token-estimate.js';
-import type { AttemptRecord, RateLimitAdmission, RateLimits, RouteRun } from '../pipeline-types.js';
+import { AnswerTextCount, answerTextLength } from '../rate-limits/answer-text.js';
+import { inputLength, tokensWithoutUsage } from '../rate-limits/token-estimate.js';
+import type { AttemptRecord, RateLimitAdmission, RateLimits } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
 export const rateLimitStep: TargetStep = (next) => (call) => {
@@ -41,9 +44,12 @@ async function settled(
 ): Promise<AttemptOutcome> {
   const { run } = call;
   const firstAttempt = run.attempts.length;
+  // A model stream's text, counted as it goes by, for an answer that gives no usage.
+  const streamed =
+    call.sink !== undefined && call.endpoint !== 'passthrough' ? new AnswerTextCount(call.sink) : undefined;
   let outcome: AttemptOutcome;
   try {
-    outcome = await next(call);
+    outcome = await next(streamed ? { ...call, sink: streamed } : call);
   } catch (error) {
     await limiter.settle(admission, billedSince(run.attempts, firstAttempt, undefined));
     throw error;
@@ -56,35 +62,52 @@ async function settled(
       limiter.settle(
         admission,
         read?.result()?.usage?.total_tokens ??
-          passthroughTokens(run.call.passthrough?.body?.received ?? 0, answerIsText ? answerBytes : 0),
+          tokensWithoutUsage(run.call.passthrough?.body?.received ?? 0, answerIsText ? answerBytes : 0),
       ),
     );
     return outcome;
   }
-  await limiter.settle(admission, tokensUsed(outcome, run, firstAttempt));
+  await limiter.settle(admission, tokensUsed(call, outcome, firstAttempt, streamed));
   return outcome;
 }
 
 /**
  * What the target's calls used: the usage of every answer a provider gave it, retries included (an answer
  * an output guardrail denied and a retry replaced was billed all the same); none for a cache hit or a
- * failure before any answer. Unknown — the reservation stands — when the answer that ends the call
- * carries no usage and no earlier answer did.
+ * failure before any answer. The answer that ends the call, when it carries no usage, counts as an
+ * estimate of its input and of its text (a stream's, as much as went by), as a pass-through's bytes do:
+ * left at its reservation, which counts no output when the request set no limit on it, a provider (or a
+ * model the client chose) that omits usage would take every token policy out of play.
  */
-function tokensUsed(outcome: AttemptOutcome, run: RouteRun, firstAttempt: number): number | undefined {
+function tokensUsed(
+  call: TargetCall,
+  outcome: AttemptOutcome,
+  firstAttempt: number,
+  streamed: AnswerTextCount | undefined,
+): number | undefined {
+  const { run } = call;
   const answerWithoutUsage =
     !answeredFromCache(run.call.state.cacheStatus) &&
     !outcome.usage &&
     (outcome.ok || outcome.afterFirstByte);
-  return billedSince(run.attempts, firstAttempt, answerWithoutUsage ? undefined : 0);
+  if (!answerWithoutUsage) return billedSince(run.attempts, firstAttempt, 0);
+  // A pass-through's answer read whole (not relayed as it came, so not estimated as it goes): its
+  // reservation stands unless an earlier answer gave usage.
+  if (call.endpoint === 'passthrough') return billedSince(run.attempts, firstAttempt, undefined);
+  const answerLength = streamed
+    ? streamed.length
+    : outcome.ok
+      ? answerTextLength(call.endpoint, outcome.body)
+      : 0;
+  return billedSince(run.attempts, firstAttempt, 0) + tokensWithoutUsage(inputLength(call), answerLength);
 }
 
 /** The tokens of the provider answers recorded from `first` on; `none` when no answer had usage. */
-function billedSince(
+function billedSince<None extends number | undefined>(
   attempts: readonly AttemptRecord[],
   first: number,
-  none: number | undefined,
-): number | undefined {
+  none: None,
+): number | None {
   let billed: number | undefined;
   for (let i = first; i < attempts.length; i++) {
     const { outcome, cacheStatus } = attempts[i];
