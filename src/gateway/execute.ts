@@ -120,6 +120,9 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
           : error.toBody();
       sink.fail(error, status);
     }
+    // A failure the caller holds back to run the call again (a rate-limit refusal a batch line waits
+    // out) is no end of the call: the run that ends it leaves the record.
+    if (sink.heldBack === true) return { outcome, error, status, state };
     const endedAt = performance.now();
 
     // A request a hook rewrote (PII redacted) is recorded as the provider got it.

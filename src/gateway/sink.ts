@@ -52,6 +52,10 @@ export interface CallSink {
    * `response.completed`): a stream it gets is then read only up to GATEWAY_UPSTREAM_ANSWER_MAX_BYTES, as
    * a whole answer is. Other streams are relayed however long they go on. */
   readonly holdsWhole?: boolean;
+  /** Once told `fail`: the consumer holds the failure back and runs the call again later (a rate-limit
+   * refusal a batch line waits out: batches/batch-output.ts LineSink). The call is then not over, and
+   * leaves no record: its record is the run that ends it. */
+  readonly heldBack?: boolean;
   /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
    * is slow (backpressure). */
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined;
@@ -80,6 +84,10 @@ export class ForwardingSink implements CallSink {
 
   get holdsWhole(): boolean {
     return this.next.holdsWhole === true;
+  }
+
+  get heldBack(): boolean {
+    return this.next.heldBack === true;
   }
 
   chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {

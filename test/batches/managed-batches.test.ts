@@ -69,7 +69,7 @@ interface LineRecord {
 
 /** The log's records of a batch's lines, once there are `count`: a line's record is written after its
  * answer is in, not before the batch ends. */
-async function lineRecords(batchId: string, count: number): Promise<LineRecord[]> {
+async function lineRecords(batchId: string, count: number, limit = 10): Promise<LineRecord[]> {
   let records: LineRecord[] = [];
   for (let i = 0; i < 100 && records.length < count; i++) {
     if (i > 0) await sleep(50);
@@ -77,7 +77,7 @@ async function lineRecords(batchId: string, count: number): Promise<LineRecord[]
       gateway.url,
       gateway.adminKey,
       'GET',
-      `/logs?metadata.batch_id=${batchId}&limit=10`,
+      `/logs?metadata.batch_id=${batchId}&limit=${limit}`,
     );
     records = (logs.body as { data: LineRecord[] }).data;
   }
@@ -581,6 +581,50 @@ describe('rate-limit policies', () => {
         expect(batch.request_counts).toEqual({ total: 126, completed: 126, failed: 0 });
         // Refusals never reached the provider: one request per line.
         expect(limited.requests.length).toBe(126);
+      } finally {
+        rateLimitNow = undefined;
+        await limited.close();
+      }
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'leave one record per line, for the run that answered it, not one for each refusal it waited out',
+    async () => {
+      const limited = await startFakeOpenAI({ name: 'limited-records' });
+      // Held still, the clock gives 60 lines room and none to the last until the test moves it on.
+      rateLimitNow = Date.now();
+      try {
+        const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
+          conditions: [{ key: 'metadata.case', value: 'batch-records' }],
+          group_by: [{ key: 'api_key' }],
+          type: 'requests',
+          unit: 'rpm',
+          value: 60,
+        });
+        expect(policy.status, policy.text).toBe(200);
+        const client = gatewayOpenAI(gateway, target(limited), {
+          'x-gateway-metadata': JSON.stringify({ case: 'batch-records' }),
+        });
+        const { stats } = gateway.server.deps.routing.rateLimits;
+        const refusedBefore = stats.refused;
+        const lines = Array.from({ length: 61 }, (_, i) => chatLine(`recorded-${i}`));
+        const created = await createBatch(client, (await upload(client, jsonl(lines))).id);
+        await waitFor(client, created.id, (batch) => batch.request_counts?.completed === 60);
+        // The last line is refused, waits its Retry-After (a second) and is refused again.
+        await until(() => stats.refused >= refusedBefore + 2, 30_000);
+        rateLimitNow += 60_000;
+        const batch = await waitFor(client, created.id, finished);
+        expect(batch.request_counts).toEqual({ total: 61, completed: 61, failed: 0 });
+
+        const records = await lineRecords(created.id, 61, 1000);
+        // Written after their answers: a refusal's record, were there one, came long before.
+        await sleep(200);
+        const again = await lineRecords(created.id, 61, 1000);
+        expect(again.length).toBe(records.length);
+        expect(countBy(again, (r) => String(r.status))).toEqual(new Map([['200', 61]]));
+        expect(new Set(again.map((r) => r.metadata.custom_id)).size).toBe(61);
       } finally {
         rateLimitNow = undefined;
         await limited.close();

@@ -6,7 +6,7 @@
  */
 import { GatewayError, type ProviderError } from '../../core/errors.js';
 import type { SettledLine } from '../../store/file-batch-types.js';
-import type { BufferedResult } from '../sink.js';
+import { BufferSink, type BufferedResult } from '../sink.js';
 import { refusalWaitMs } from '../rate-limits/refusal-wait.js';
 
 export function requestIdOf(batchId: string, line: number): string {
@@ -114,4 +114,18 @@ export function unfinishedLineOf(
 /** When the result is a rate-limit refusal: how long to wait before the line runs again, ms. */
 export function rateLimitWaitMs(result: BufferedResult): number | undefined {
   return result.kind === 'error' ? refusalWaitMs(result.error) : undefined;
+}
+
+/**
+ * Where a line's call answers: the whole answer kept (BufferSink). A rate-limit refusal, which the line
+ * waits out and runs again after (rateLimitWaitMs), is held back from the log: the line leaves the record
+ * of the run that answers it, not one for each refusal it waited out.
+ */
+export class LineSink extends BufferSink {
+  heldBack = false;
+
+  override fail(error: GatewayError | ProviderError, status: number): void {
+    this.heldBack = refusalWaitMs(error) !== undefined;
+    super.fail(error, status);
+  }
 }

@@ -5,12 +5,13 @@
  *     (`completed`), as is a cancelled or expired one once no line of it is running any more;
  *  3. claims lines of running batches — as many as the batch's concurrency and the node's allow — and
  *     runs each through the whole pipeline (`callContextFromStoredRequest` with the headers the batch
- *     was created with, `execute` into a `BufferSink`), then commits the line's result while it still
+ *     was created with, `execute` into a `LineSink`), then commits the line's result while it still
  *     holds the line's lease (results that end together are committed together: `settle-queue.ts`).
  *     The line's slot goes to the next line as soon as its call ends, from lines claimed ahead (as many as
  *     the batch's calls on this node once its room is filled, claimed again once fewer than half of those
  *     are left; none for a batch the node runs no line of), so no claim stands between them. A rate-limit
- *     policy's refusal puts the line back until its window opens.
+ *     policy's refusal puts the line back until its window opens, and leaves no record (the run that
+ *     answers the line does).
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -36,12 +37,12 @@ import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
 import { claimUnlessStopped } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
-import { BufferSink, type BufferedResult } from '../sink.js';
+import type { BufferedResult } from '../sink.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
-import { rateLimitWaitMs, settledLineOf } from './batch-output.js';
+import { LineSink, rateLimitWaitMs, settledLineOf } from './batch-output.js';
 import {
   FINALIZE_JOB,
   finalizeBatch,
@@ -448,7 +449,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const call = await callOf(batch.id);
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
-    const sink = new BufferSink();
+    const sink = new LineSink();
     // Drawn before the call's context, so that a line refused before its call has a request_id in the
     // error file too, as every line of OpenAI's has.
     const callId = sequentialId();
