@@ -225,6 +225,23 @@ describeWithRedis('a take whose answer was lost, in Redis', () => {
     expect(await level('rl:busy')).toBe(2);
   });
 
+  it('stands for all but the last of the checks of one counter whose answers were lost together', async () => {
+    // A dropped connection takes the answers of every check in flight on it: Redis ran both, and the
+    // counter carries the mark of the one it ran last.
+    await counter.take([take('rl:burst')], T0, 'node-1:6');
+    await counter.take([take('rl:burst')], T0, 'node-1:7');
+    expect(await counter.giveBackUnanswered('node-1:6', giveBack('rl:burst'), T0)).toBe(false);
+    expect(await counter.giveBackUnanswered('node-1:7', giveBack('rl:burst'), T0)).toBe(true);
+    expect(await level('rl:burst')).toBe(1);
+  });
+
+  it('stands once a settlement wrote its counter', async () => {
+    await counter.take([take('rl:settled')], T0, 'node-1:8');
+    await counter.adjust([{ key: 'rl:settled', periodMs: MINUTE, limit: 1_000, units: 0 }], T0);
+    expect(await counter.giveBackUnanswered('node-1:8', giveBack('rl:settled'), T0)).toBe(false);
+    expect(await level('rl:settled')).toBe(1);
+  });
+
   it('leaves no reading changed by its mark', async () => {
     const marked = await counter.take([take('rl:marked')], T0, 'node-1:5', [9]);
     const unmarked = await counter.take([take('rl:unmarked')], T0, undefined, [9]);

@@ -239,7 +239,10 @@ export class RateLimiter implements RateLimits {
     };
     // No answer at all (already counted as unavailable): the connection went after the take was sent, or
     // it timed out, and Redis may have charged it all the same. The charge's mark tells, when the node is
-    // connected again: given back if it ran, nothing if it did not. A take never sent did not run. An error
+    // connected again: given back if it ran and its mark is still on one of its counters, nothing if it
+    // did not run, and nothing either once every one of its counters was written since (the charge then
+    // stands until drained: docs/rate-limits.md, "The give-back is not exact"). A take never sent did not
+    // run. An error
     // Redis answered (a ReplyError) is no lost answer: the script may have stopped partway, its first
     // counters charged and marked and the others not, and giving back every counter's units would return
     // some it never took; what it charged stands until drained.
