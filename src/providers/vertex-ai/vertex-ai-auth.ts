@@ -7,6 +7,7 @@
  * the exchange connects), and a redirect from it is not followed.
  */
 import { createHash, createPrivateKey } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { UpstreamTooLarge } from '../../core/upstream-limits.js';
@@ -16,6 +17,9 @@ export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platf
 /** The endpoint google-auth-library posts to, whatever the credentials say; rewritten to `token_uri`. */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const PROVIDER = 'vertex-ai';
+/** The most service accounts whose token is kept: a client may send a new inline one with every request,
+ * and a token is only worth keeping for the accounts in use (the least recently used is dropped first). */
+export const MAX_CACHED_TOKENS = 1000;
 /** A token is replaced this long before it expires (or half its life, when that is shorter). */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
 /** How long one token exchange may take before it fails, whoever is waiting for it: its attempts together. */
@@ -56,7 +60,8 @@ interface CachedToken {
   refreshAt: number;
 }
 
-const tokens = new Map<string, CachedToken>();
+/** Each token until its refreshAt (its entry's ttl), within MAX_CACHED_TOKENS accounts. */
+const tokens = new LRUCache<string, CachedToken>({ max: MAX_CACHED_TOKENS });
 const inFlight = new Map<string, Promise<CachedToken>>();
 
 export async function authenticateVertex(
@@ -78,7 +83,7 @@ export async function authenticateVertex(
   const account = readServiceAccount(json);
   const key = cacheKey(account);
   const cached = tokens.get(key);
-  if (cached && cached.refreshAt > Date.now()) return { accessToken: cached.accessToken };
+  if (cached) return { accessToken: cached.accessToken };
 
   let exchange = inFlight.get(key);
   if (!exchange) {
@@ -94,7 +99,8 @@ export async function authenticateVertex(
   const token = await abortable(shared, signal, () => {
     if (inFlight.get(key) === shared) inFlight.delete(key);
   });
-  tokens.set(key, token);
+  const ttl = token.refreshAt - Date.now();
+  if (ttl > 0) tokens.set(key, token, { ttl });
   return { accessToken: token.accessToken };
 }
 

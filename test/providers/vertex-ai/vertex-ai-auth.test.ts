@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProviderError } from '../../../src/core/errors.js';
 import { createUpstreamClient } from '../../../src/gateway/upstream.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
+import { MAX_CACHED_TOKENS } from '../../../src/providers/vertex-ai/vertex-ai-auth.js';
 import type { ProviderTarget } from '../../../src/providers/types.js';
 import { startFakeVertex, type FakeVertex } from '../../fakes/vertex-ai/server.js';
 
@@ -72,6 +73,24 @@ describe('vertex-ai authenticate', () => {
       await shortLived.close();
     }
   });
+
+  it('keeps the tokens of a bounded number of service accounts, the least recently used dropped first', async () => {
+    // Another token_uri is another account to the cache, as a new inline service account is: the fake
+    // answers its token endpoint whatever the query.
+    const account = (n: number) =>
+      target({ ...fake.serviceAccount, token_uri: `${fake.serviceAccount.token_uri}?account=${n}` });
+    await authenticateVertex(account(0), signal, sender);
+    for (let from = 1; from <= MAX_CACHED_TOKENS; from += 50) {
+      const batch = Array.from({ length: Math.min(50, MAX_CACHED_TOKENS + 1 - from) }, (_, i) => from + i);
+      await Promise.all(batch.map((n) => authenticateVertex(account(n), signal, sender)));
+    }
+    const before = fake.tokenRequests;
+    await authenticateVertex(account(MAX_CACHED_TOKENS), signal, sender);
+    expect(fake.tokenRequests).toBe(before);
+    // The first account's token was dropped for the later ones: it is exchanged again.
+    await authenticateVertex(account(0), signal, sender);
+    expect(fake.tokenRequests).toBe(before + 1);
+  }, 60_000);
 
   it('refuses credentials without private_key or client_email, naming the key', async () => {
     for (const json of [
