@@ -249,6 +249,16 @@ export interface PassthroughRequest {
   auth?: AuthMaterial;
 }
 
+/** A pass-through call as its adapter judges it before any credential is used. */
+export interface PassthroughCall {
+  /** The path after `/v1`, with its query string. */
+  path: string;
+  target: ProviderTarget;
+  /** The call is signed by a credential the caller did not send with it: a virtual key's, a catalog
+   * provider's, a stored config's (not the client's Authorization, nor a config sent with the request). */
+  storedCredential: boolean;
+}
+
 /** A provider's own APIs for work the gateway cannot do itself or hands over: its Files API, its
  * fine-tuning jobs (`fine_tuning_pause`: which it can also pause and resume) and its Batch API. */
 export type ProviderResourceKind = 'files' | 'fine_tuning' | 'fine_tuning_pause' | 'batches';
@@ -388,6 +398,10 @@ export interface ProviderAdapter {
   /** Normalises a non-2xx answer: status kept, message/type/code from the provider's own error shape,
    * `retryAfterMs` from Retry-After / Retry-After-ms or the provider's own hint. */
   parseError(req: AdapterRequest, res: UpstreamErrorResponse): ProviderError;
+
+  /** Refuses (throws a 4xx GatewayError) a pass-through call its target's credential may not make, before
+   * the credential is used: Vertex AI's stored service account in a project other than the target's. */
+  refusePassthrough?(call: PassthroughCall): void;
 
   /** Builds a pass-through request (provider base URL + path, provider auth added). */
   buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;

@@ -74,12 +74,17 @@ export const callPassthrough: TargetHandler = async (call) => {
   try {
     let response;
     try {
+      // The client's own key: the one its Authorization gave, taken by a target holding no credential of its own.
+      const ownKey = resolved.clientKey === true;
+      // A credential the caller sent (its key, or one written in the config it sent) is its own to use
+      // anywhere; a virtual key's, a catalog provider's or a stored config's only as stored.
+      const storedCredential =
+        !ownKey && (resolved.credential !== undefined || ctx.storedConfig !== undefined);
+      adapter.refusePassthrough?.({ path: passthrough.path, target: resolved.target, storedCredential });
       auth = adapter.authenticate
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
       const { body } = passthrough;
-      // The client's own key: the one its Authorization gave, taken by a target holding no credential of its own.
-      const ownKey = resolved.clientKey === true;
       const request: PassthroughRequest = {
         method: passthrough.method,
         path: passthrough.path,

@@ -19,6 +19,7 @@ import {
   vertexModelOf,
 } from './vertex-ai-operations.js';
 import { vertexMessagesOperation } from './vertex-ai-messages-operation.js';
+import { refuseOtherProject } from './vertex-ai-passthrough-project.js';
 import { vertexRequestTypeHeaders } from './vertex-ai-request-type.js';
 import { vertexBaseUrl } from './vertex-ai-urls.js';
 
@@ -69,6 +70,8 @@ export const vertexAIAdapter: ProviderAdapter = {
       return anthropicErrorFromResponse(VERTEX_PROVIDER, res);
     return googleErrorFromResponse(VERTEX_PROVIDER, res);
   },
+
+  refusePassthrough: refuseOtherProject,
 
   buildPassthrough(req): UpstreamRequest {
     const headers: Record<string, string> = { ...req.headers };

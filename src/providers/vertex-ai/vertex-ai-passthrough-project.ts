@@ -1,0 +1,58 @@
+/**
+ * A Vertex AI path names the project a call is made in and billed to (`/projects/{project}/locations/…`).
+ * A service account may reach projects other than the one its stored credential is for, and a caller who
+ * may use the credential is given that one project only: with a stored credential, every project the
+ * pass-through path names must be the target's (`cloudb_project_id`, else the service account's own
+ * `project_id`). The caller's own credentials go to any project they reach.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { PassthroughCall, ProviderTarget } from '../types.js';
+
+export function refuseOtherProject(call: PassthroughCall): void {
+  if (!call.storedCredential) return;
+  const named = projectsNamed(call.path);
+  if (named.length === 0) return;
+  const own = targetProject(call.target);
+  const other = named.find((project) => own === undefined || !isProject(project, own));
+  if (other === undefined) return;
+  const allowed =
+    own === undefined
+      ? 'it names no project (set cloudb_project_id on it)'
+      : `it is used in project "${own}" only`;
+  throw new GatewayError(
+    'forbidden',
+    `The path names project "${other}": the stored vertex-ai credential may not be used there, as ${allowed}. ` +
+      'Call with your own credentials to reach another project',
+  );
+}
+
+/** The project the target's calls are made in: its cloudb_project_id, else its service account's. */
+function targetProject(target: ProviderTarget): string | undefined {
+  const project = target.cloudb_project_id ?? target.cloudb_service_account_json?.project_id;
+  return typeof project === 'string' && project !== '' ? project : undefined;
+}
+
+/**
+ * The segment after each `projects` segment of the path, as Vertex reads it: percent-decoded (`%2F` is a
+ * slash there too), `\` a slash as a URL parser takes it, any case of `projects`.
+ */
+function projectsNamed(path: string): string[] {
+  const pathname = path.split(/[?#]/, 1)[0];
+  let decoded = pathname;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    // Not decodable, so not decoded by Vertex either: read as written.
+  }
+  const segments = decoded.split(/[/\\]/);
+  const named: string[] = [];
+  for (let i = 0; i < segments.length - 1; i++) {
+    if (segments[i].toLowerCase() === 'projects') named.push(segments[i + 1]);
+  }
+  return named;
+}
+
+/** `projects/{project}` itself, or with a custom method after it (`projects/{project}:method`). */
+function isProject(segment: string, project: string): boolean {
+  return segment === project || segment.startsWith(`${project}:`);
+}

@@ -1,0 +1,163 @@
+/**
+ * A Vertex AI pass-through path names the project the call is made in (`/projects/{project}/locations/…`).
+ * A stored service account (a virtual key's, a catalog provider's, a stored config's) goes only to its
+ * target's project — its cloudb_project_id, else the service account's own project_id — so a caller who may
+ * use it cannot write another project it reaches into the path; the caller's own credentials go anywhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeVertex, type FakeVertex } from '../fakes/vertex-ai/server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { client } from '../management/http.js';
+
+let gateway: TestGateway;
+let vertex: FakeVertex;
+
+/** The fake's service account names `test-project` as its project_id. */
+const OWN_PROJECT = 'test-project';
+const generate = (project: string) =>
+  `/projects/${project}/locations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent`;
+const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+
+function vertexKey(slug: string, extra: Record<string, unknown> = {}) {
+  return {
+    slug,
+    provider: 'vertex-ai',
+    cloudb_region: 'us-central1',
+    cloudb_service_account_json: vertex.serviceAccount,
+    custom_host: vertex.url,
+    ...extra,
+  };
+}
+
+function passThrough(path: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...headers },
+    body,
+  });
+}
+
+/** Asserts a 403 in the OpenAI error shape naming the project asked for and the one allowed, and that
+ * nothing reached Vertex (not even a token exchange). */
+async function expectRefused(response: Response, asked: string, allowed: string, before: Counts) {
+  const text = await response.text();
+  expect(response.status, text).toBe(403);
+  const { error } = JSON.parse(text) as { error: Record<string, unknown> };
+  expect(error).toMatchObject({ type: 'permission_error', code: 'forbidden' });
+  expect(error.message).toContain(`"${asked}"`);
+  expect(error.message).toContain(`"${allowed}"`);
+  expect(counts()).toEqual(before);
+}
+
+interface Counts {
+  calls: number;
+  tokens: number;
+}
+const counts = (): Counts => ({ calls: vertex.requests.length, tokens: vertex.tokenRequests });
+
+beforeAll(async () => {
+  vertex = await startFakeVertex();
+  gateway = await startGateway();
+  const admin = client(gateway.url, gateway.adminKey);
+  for (const created of [
+    await admin.post('/virtual-keys', vertexKey('vx-project', { cloudb_project_id: OWN_PROJECT })),
+    await admin.post('/virtual-keys', vertexKey('vx-no-project')),
+    await admin.post('/providers', vertexKey('vx-catalog', { cloudb_project_id: OWN_PROJECT })),
+    await admin.post('/configs', {
+      slug: 'vx-stored-config',
+      config: { ...vertexKey('', { cloudb_project_id: OWN_PROJECT }), slug: undefined },
+    }),
+  ]) {
+    expect(created.status, created.text).toBe(200);
+  }
+});
+afterAll(async () => {
+  await gateway?.close();
+  await vertex?.close();
+});
+
+describe('a stored service account', () => {
+  it.each([
+    ['a virtual key', { 'x-gateway-virtual-key': 'vx-project' }],
+    ['a catalog provider', { 'x-gateway-provider': '@vx-catalog' }],
+    ['a stored config', { 'x-gateway-config': 'vx-stored-config' }],
+    [
+      'a virtual key, whatever Authorization says',
+      { 'x-gateway-virtual-key': 'vx-project', authorization: 'Bearer mine' },
+    ],
+  ])('behind %s goes to its own project only', async (_, headers) => {
+    const before = counts();
+    await expectRefused(
+      await passThrough(generate('other-project'), headers),
+      'other-project',
+      OWN_PROJECT,
+      before,
+    );
+
+    const own = await passThrough(generate(OWN_PROJECT), headers);
+    expect(own.status, await own.clone().text()).toBe(200);
+    expect(vertex.requests.at(-1)?.path).toBe(`/v1${generate(OWN_PROJECT)}`);
+  });
+
+  it("with no cloudb_project_id goes to its service account's project_id only", async () => {
+    const headers = { 'x-gateway-virtual-key': 'vx-no-project' };
+    const before = counts();
+    await expectRefused(
+      await passThrough(generate('other-project'), headers),
+      'other-project',
+      OWN_PROJECT,
+      before,
+    );
+    expect((await passThrough(generate(OWN_PROJECT), headers)).status).toBe(200);
+  });
+
+  it('is not sent to another project written however the path spells it', async () => {
+    const headers = { 'x-gateway-virtual-key': 'vx-project' };
+    for (const [path, asked] of [
+      [generate('other%2Dproject'), 'other-project'],
+      [
+        `/projects%2Fother-project%2Flocations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent`,
+        'other-project',
+      ],
+      [`/PROJECTS/other-project/locations/us-central1/publishers/google/models/m:x`, 'other-project'],
+      [
+        `/projects/${OWN_PROJECT}/locations/us-central1/publishers/google/models/m/projects/other-project`,
+        'other-project',
+      ],
+      [`/projects/other-project:generateContent`, 'other-project:generateContent'],
+      [
+        `/projects/${OWN_PROJECT}-evil/locations/us-central1/publishers/google/models/m:x`,
+        `${OWN_PROJECT}-evil`,
+      ],
+    ]) {
+      const before = counts();
+      await expectRefused(await passThrough(path, headers), asked, OWN_PROJECT, before);
+    }
+  });
+});
+
+describe("the caller's own credentials", () => {
+  it('go to any project: a service account sent in the config with the request', async () => {
+    const config = JSON.stringify({
+      provider: 'vertex-ai',
+      cloudb_region: 'us-central1',
+      cloudb_project_id: OWN_PROJECT,
+      cloudb_service_account_json: vertex.serviceAccount,
+      custom_host: vertex.url,
+    });
+    const response = await passThrough(generate('other-project'), { 'x-gateway-config': config });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(vertex.requests.at(-1)?.path).toBe(`/v1${generate('other-project')}`);
+  });
+
+  it('go to any project: an access token as Authorization', async () => {
+    const [token] = vertex.issuedTokens;
+    const response = await passThrough(generate('other-project'), {
+      'x-gateway-provider': 'vertex-ai',
+      'x-gateway-custom-host': vertex.url,
+      authorization: `Bearer ${token}`,
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(vertex.requests.at(-1)?.path).toBe(`/v1${generate('other-project')}`);
+  });
+});
