@@ -94,7 +94,8 @@ function withCredential(
         throw new GatewayError(code, `${param}: ${refusal}`, { param });
       }
     }
-    const resolved = targetOf(node, where, credential.secret, credential.provider);
+    const storedOn = kind === 'virtual_key' ? `virtual key "${slug}"` : `provider "@${slug}"`;
+    const resolved = targetOf(node, { ...where, storedOn }, credential.secret, credential.provider);
     resolved.credential = { kind, id: credential.id, slug: credential.slug };
     return resolved;
   });
@@ -105,6 +106,8 @@ export interface TargetPlace {
   path: string;
   clientApiKey: string | undefined;
   policy: CustomHostPolicy;
+  /** The stored credential the settings `stored` come from, as errors name it: `virtual key "vertex-prod"`. */
+  storedOn?: string;
 }
 
 /** The adapter and provider settings of a node, with what a stored credential holds (`stored`): pure, so
@@ -112,7 +115,7 @@ export interface TargetPlace {
  * (credential-settings-dependents.ts). */
 export function targetOf(
   node: TargetConfig,
-  { path, clientApiKey, policy }: TargetPlace,
+  { path, clientApiKey, policy, storedOn }: TargetPlace,
   stored: Record<string, unknown>,
   provider: string | undefined,
 ): ResolvedTarget {
@@ -163,17 +166,48 @@ export function targetOf(
     (target.api_key === undefined ||
       (typeof fields.api_key === 'string' && paramFor(node, path, 'api_key') === 'authorization'));
   if (target.api_key === undefined && clientApiKey) target.api_key = clientApiKey;
+  // Where a refused host was written is looked for only when one is refused (this runs for every call).
   if (target.custom_host !== undefined && !customHostAccepted(target.custom_host, policy)) {
-    checkCustomHost(target.custom_host, policy, paramFor(node, path, 'custom_host'));
+    refuseHost(target.custom_host, 'custom_host', '', { node, path, policy, storedOn });
   }
   // A service account's token endpoint is called too (Vertex AI's token exchange): held to the same policy.
   const tokenUri = target.cloudb_service_account_json?.token_uri;
   if (typeof tokenUri === 'string' && !customHostAccepted(tokenUri, policy)) {
-    checkCustomHost(tokenUri, policy, `${paramFor(node, path, 'cloudb_service_account_json')}.token_uri`);
+    refuseHost(tokenUri, 'cloudb_service_account_json', '.token_uri', { node, path, policy, storedOn });
   }
   const resolved: ResolvedTarget = { adapter, target, node, path };
   if (clientKey) resolved.clientKey = true;
   return resolved;
+}
+
+/**
+ * Refuses a host the target would call (`value`, the setting `key` or a field `below` it) that the policy
+ * refuses, named as its user wrote it: the node's setting by its place in the config (or the header it came
+ * from), a stored credential's by the credential's own field, after the credential it is set on.
+ */
+function refuseHost(
+  value: string,
+  key: string,
+  below: string,
+  {
+    node,
+    path,
+    policy,
+    storedOn,
+  }: { node: TargetConfig; path: string; policy: CustomHostPolicy; storedOn?: string },
+): void {
+  const written = (node as Record<string, unknown>)[key];
+  if (written !== undefined && written !== null) {
+    checkCustomHost(value, policy, paramFor(node, path, key) + below);
+    return;
+  }
+  const param = key + below;
+  try {
+    checkCustomHost(value, policy, param);
+  } catch (err) {
+    if (storedOn === undefined || !(err instanceof GatewayError)) throw err;
+    throw new GatewayError(err.code, `${storedOn}: ${err.message}`, { param });
+  }
 }
 
 /** The fields besides `api_key` that hold a credential: with any of them set, the node's or the stored one

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProviderError } from '../../../src/core/errors.js';
 import { createUpstreamClient, type UpstreamClient } from '../../../src/gateway/upstream.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
-import { postChat, startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { deploymentKeys, postChat, startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { client } from '../../management/http.js';
 
 interface Endpoint {
   server: Server;
@@ -163,6 +164,113 @@ describe('token_uri whose name resolves to a forbidden address', () => {
       code: 'custom_host_refused',
       param: 'cloudb_service_account_json.token_uri',
     });
+    expect(tokens.hits).toHaveLength(0);
+  });
+});
+
+describe('token_uri of a stored credential', () => {
+  // Stored under the default policy, which lets it reach 127.0.0.1; called on a node of the same deployment
+  // whose policy is public (a deployment that tightened its policy since): refused as it is resolved.
+  let storing: TestGateway;
+  let calling: TestGateway;
+  const account = () => ({
+    client_email: 'stored@p.iam.gserviceaccount.com',
+    private_key: key,
+    token_uri: `${tokens.url}/token`,
+  });
+  beforeAll(async () => {
+    const deployment = deploymentKeys('token-uri');
+    storing = await startGateway({ env: deployment });
+    const admin = client(storing.url, storing.adminKey);
+    const settings = { provider: 'vertex-ai', cloudb_region: 'us-central1', cloudb_project_id: 'p' };
+    for (const created of [
+      await admin.post('/virtual-keys', {
+        slug: 'vx-token-uri',
+        ...settings,
+        cloudb_service_account_json: account(),
+      }),
+      await admin.post('/providers', {
+        slug: 'vx-token-uri',
+        ...settings,
+        cloudb_service_account_json: account(),
+      }),
+      await admin.post('/virtual-keys', {
+        slug: 'vx-host',
+        ...settings,
+        api_key: 'k',
+        custom_host: tokens.url,
+      }),
+    ]) {
+      expect(created.status, created.text).toBe(200);
+    }
+    calling = await startGateway({
+      env: { ...deployment, GATEWAY_DATA_DIR: storing.dataDir, GATEWAY_CUSTOM_HOST_POLICY: 'public' },
+    });
+  });
+  afterAll(async () => {
+    await calling?.close();
+    await storing?.close();
+  });
+
+  const refusal = async (response: Response) => {
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    return (JSON.parse(text) as { error: { param: string; code: string; message: string } }).error;
+  };
+  const headers = (extra: Record<string, string>) => ({
+    'x-gateway-api-key': calling.adminKey,
+    'content-type': 'application/json',
+    ...extra,
+  });
+  const chatWith = (extra: Record<string, string>) =>
+    fetch(`${calling.url}/chat/completions`, {
+      method: 'POST',
+      headers: headers(extra),
+      body: JSON.stringify(chat),
+    });
+
+  it.each([
+    ['a virtual key header', { 'x-gateway-virtual-key': 'vx-token-uri' }, 'virtual key "vx-token-uri"'],
+    ['a catalog provider', { 'x-gateway-provider': '@vx-token-uri' }, 'provider "@vx-token-uri"'],
+    [
+      'a config target naming the virtual key',
+      {
+        'x-gateway-config': JSON.stringify({
+          strategy: { mode: 'fallback' },
+          targets: [{ virtual_key: 'vx-token-uri' }],
+        }),
+      },
+      'virtual key "vx-token-uri"',
+    ],
+  ])('behind %s is named by the credential field it was written in', async (_, extra, storedOn) => {
+    const error = await refusal(await chatWith(extra));
+    expect(error).toMatchObject({
+      code: 'custom_host_refused',
+      param: 'cloudb_service_account_json.token_uri',
+    });
+    expect(error.message).toMatch(
+      new RegExp(`^${storedOn}: cloudb_service_account_json\\.token_uri refused`),
+    );
+    expect(tokens.hits).toHaveLength(0);
+  });
+
+  it('is named so on a pass-through call too', async () => {
+    const response = await fetch(
+      `${calling.url}/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent`,
+      { method: 'POST', headers: headers({ 'x-gateway-virtual-key': 'vx-token-uri' }), body: '{}' },
+    );
+    const error = await refusal(response);
+    expect(error).toMatchObject({
+      code: 'custom_host_refused',
+      param: 'cloudb_service_account_json.token_uri',
+    });
+    expect(tokens.hits).toHaveLength(0);
+  });
+
+  it("names a stored custom_host by the credential's custom_host, not the header a caller never sent", async () => {
+    const error = await refusal(await chatWith({ 'x-gateway-virtual-key': 'vx-host' }));
+    expect(error).toMatchObject({ code: 'custom_host_refused', param: 'custom_host' });
+    expect(error.message).toMatch(/^virtual key "vx-host": custom_host /);
     expect(tokens.hits).toHaveLength(0);
   });
 });
