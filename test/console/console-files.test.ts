@@ -85,3 +85,27 @@ it('serves the precompressed copy a client accepts, brotli first, and the file a
     expect(plain.body, name).toBe(PACKED);
   }
 });
+
+it('revalidates the page when the console is installed under a directory named assets', async () => {
+  // Only the path under the console's own root tells a hashed asset: an install path such as
+  // /srv/assets/gateway/dist/console holds `/assets/` too.
+  const installed = join(dir, 'srv', 'assets', 'gateway', 'console');
+  mkdirSync(join(installed, 'assets'), { recursive: true });
+  writeFileSync(join(installed, 'index.html'), '<script src="/console/assets/index-here.js"></script>');
+  writeFileSync(join(installed, 'assets', 'index-here.js'), 'here();');
+  const other = Fastify();
+  try {
+    await registerConsoleRoutes(other, installed);
+    await other.ready();
+    for (const path of ['/console/', '/console/index.html', '/console/logs/abc']) {
+      const page = await other.inject(path);
+      expect(page.statusCode, path).toBe(200);
+      expect(page.body, path).toContain('index-here.js');
+      expect(page.headers['cache-control'], path).toBe('no-cache');
+    }
+    const asset = await other.inject('/console/assets/index-here.js');
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  } finally {
+    await other.close();
+  }
+});

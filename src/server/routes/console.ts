@@ -6,7 +6,7 @@
  * The console calls only /v1 with the key it was signed in with; these files need no key.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -28,6 +28,11 @@ const SECURITY_HEADERS = {
 
 function sendIndex(reply: FastifyReply) {
   return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-cache').sendFile('index.html');
+}
+
+/** A file under the root's `assets/` folder, where the build writes its hashed bundles. */
+function isHashedAsset(root: string, file: string): boolean {
+  return relative(root, file).split(sep)[0] === 'assets';
 }
 
 export async function registerConsoleRoutes(app: FastifyInstance, dir: string = CONSOLE_DIR): Promise<void> {
@@ -53,7 +58,9 @@ export async function registerConsoleRoutes(app: FastifyInstance, dir: string = 
     preCompressed: true,
     setHeaders(response, path) {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.header(name, value);
-      response.header('cache-control', path.includes('/assets/') ? IMMUTABLE : 'no-cache');
+      // It runs for sendFile too (index.html), after the route's own cache-control: a hashed asset is told
+      // by its path under the console's root, never the root's own path, which may hold an `assets` folder.
+      response.header('cache-control', isHashedAsset(dir, path) ? IMMUTABLE : 'no-cache');
     },
   });
   app.get('/console', (_request, reply) => reply.redirect('/console/'));
