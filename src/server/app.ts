@@ -248,12 +248,16 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         }
         reply.header(HEADERS.traceId, trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
+        const isPublic = PUBLIC_PATHS.has(request.routeOptions.url ?? '');
+        // Answers behind a key hold log bodies, prompts, a new key's secret: no cache on the way may keep
+        // them. Every answer's headers start from the reply's (streams and relays too), so one header here.
+        if (!isPublic) reply.header('cache-control', 'no-store');
         const refused = nulInUrl(request);
         if (refused) {
           done(refused);
           return;
         }
-        if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) {
+        if (isPublic) {
           done();
           return;
         }

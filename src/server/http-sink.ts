@@ -79,7 +79,7 @@ export class HttpSink implements CallSink {
     const headers = this.reply.getHeaders() as Record<string, string>;
     if (this.upstream) copyForwardableHeaders(this.upstream, headers);
     headers['content-type'] = this.codec.streamContentType;
-    headers['cache-control'] = 'no-cache';
+    headers['cache-control'] = 'no-store';
     headers.connection = 'keep-alive';
     headers['x-accel-buffering'] = 'no';
     this.res.writeHead(this.state.streamStatus ?? 200, addRouteHeaders(this.state, headers));

@@ -77,7 +77,9 @@ function responseHeadersToReturn(
     if (
       (name !== 'content-length' && (HOP_BY_HOP.has(name) || hops.has(name))) ||
       name.startsWith('x-gateway-') ||
-      ORIGIN_POLICIES.has(name)
+      ORIGIN_POLICIES.has(name) ||
+      // The answer is one key's own: the gateway's no-store stays, whatever the provider allows.
+      name === 'cache-control'
     ) {
       continue;
     }

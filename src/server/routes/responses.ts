@@ -106,7 +106,7 @@ export async function registerResponseRoutes(
     res.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
+      'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
