@@ -53,6 +53,8 @@ export interface AnalyticsRow {
   bucket?: string;
   bucket_ms?: number;
   group: string | null;
+  /** The sums of the groups past the answer's limit; its group is "(other)". */
+  other?: boolean;
   requests: number;
   errors: number;
   error_rate: number;

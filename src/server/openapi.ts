@@ -161,6 +161,12 @@ const ANALYTICS_PARAMETERS = [
   })),
   ...['group_by', 'provider', 'model', 'api_key_id', 'prompt_id', 'workspace_id'].map(stringQuery),
   { name: 'status_class', in: 'query' as const, schema: { type: 'string', pattern: '^[1-5]xx$' } },
+  {
+    name: 'limit',
+    in: 'query' as const,
+    description: 'Groups kept, the most requested; the rest are summed as "(other)"',
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  },
 ];
 
 const MODEL_OPERATIONS: Operation[] = [

@@ -804,8 +804,9 @@ export interface LogRepository {
   listLogs(query: LogQuery, options?: { signal?: AbortSignalLike }): Promise<Page<LogRecord>>;
   /** Deletes up to `limit` of the oldest records created before `cutoffMs`; resolves with how many. */
   deleteLogsBefore(cutoffMs: number, limit: number): Promise<number>;
-  /** Sums of the log's rollups (store/rollups.ts), per time bucket and group. */
-  analytics(query: AnalyticsQuery): Promise<AnalyticsRow[]>;
+  /** Sums of the log's rollups (store/rollups.ts), per time bucket and group. On SQLite it runs on the log
+   * reader thread when there is one, and a query waiting for it is dropped when `signal` aborts. */
+  analytics(query: AnalyticsQuery, options?: { signal?: AbortSignalLike }): Promise<AnalyticsRow[]>;
 }
 
 /** What analytics can group and filter by: a rollup key column, or a metadata key's value. */
@@ -820,6 +821,9 @@ export interface AnalyticsQuery {
   /** [from_ms, to_ms), whole periods. */
   from_ms: number;
   to_ms: number;
+  /** Whole UTC days within [from_ms, to_ms) read from the daily rows instead of the period's: a summary's
+   * days between its partial first and last (without an interval only). */
+  whole_days?: { from_ms: number; to_ms: number };
   /** The size of a time bucket (a multiple of the period); absent: one bucket for the whole range. */
   interval_ms?: number;
   group_by?: AnalyticsDimension;
@@ -827,6 +831,9 @@ export interface AnalyticsQuery {
   filters: Partial<Record<Exclude<AnalyticsDimension, object>, string | number>> & {
     metadata?: { key: string; value: string };
   };
+  /** With group_by: the groups kept, those of the most requests over the whole range; the others are
+   * summed in one row per bucket (`other`). Absent: every group. */
+  group_limit?: number;
 }
 
 export interface AnalyticsRow {
@@ -834,6 +841,8 @@ export interface AnalyticsRow {
   bucket_ms: number | null;
   /** The group's value; null without a group (or for calls that have none, e.g. no prompt). */
   group: string | null;
+  /** The sums of the groups past the query's group_limit (group null). */
+  other: boolean;
   requests: number;
   errors: number;
   prompt_tokens: number;

@@ -177,6 +177,73 @@ function suite(open: () => Promise<{ store: Store; close: () => Promise<void> }>
     );
   });
 
+  it('keeps the groups of the most requests and sums the rest in one row per bucket', async () => {
+    const all = await store.analytics({ ...base(), period: 'hour', group_by: 'model' });
+    const ranked = [...all].sort(
+      (a, b) => b.requests - a.requests || (a.group! < b.group! ? -1 : a.group! > b.group! ? 1 : 0),
+    );
+    const limited = await store.analytics({ ...base(), period: 'hour', group_by: 'model', group_limit: 2 });
+    expect(limited.filter((row) => !row.other).map((row) => row.group)).toEqual(
+      ranked
+        .slice(0, 2)
+        .map((row) => row.group)
+        .sort(),
+    );
+    const other = limited.find((row) => row.other)!;
+    expect(other.group).toBeNull();
+    const rest = ranked.slice(2);
+    expect(other).toMatchObject({
+      requests: rest.reduce((n, row) => n + row.requests, 0),
+      errors: rest.reduce((n, row) => n + row.errors, 0),
+      prompt_tokens: rest.reduce((n, row) => n + row.prompt_tokens, 0),
+    });
+    expect(other.histogram.reduce((a, b) => a + b, 0)).toBe(other.requests);
+
+    // The same groups kept in every bucket; each bucket's sums whole.
+    const hourly = { ...base(), period: 'hour' as const, interval_ms: HOUR, group_by: 'model' as const };
+    const series = await store.analytics({ ...hourly, group_limit: 1 });
+    const unlimited = await store.analytics(hourly);
+    const perBucket = (rows: typeof series) =>
+      Object.fromEntries(
+        [...new Set(rows.map((row) => row.bucket_ms))].map((bucket) => [
+          bucket,
+          rows.filter((row) => row.bucket_ms === bucket).reduce((n, row) => n + row.requests, 0),
+        ]),
+      );
+    expect(perBucket(series)).toEqual(perBucket(unlimited));
+    const buckets = new Set(unlimited.map((row) => row.bucket_ms)).size;
+    expect(buckets).toBeGreaterThan(10);
+    expect(series).toHaveLength(2 * buckets);
+    expect(new Set(series.filter((row) => !row.other).map((row) => row.group))).toEqual(
+      new Set([ranked[0].group]),
+    );
+  });
+
+  it("reads a summary's whole days from the daily rows, its partial ones from the hourly, with the same sums", async () => {
+    // Records from START to about START + 13 h, a few more logged at either end of the range below.
+    const edges = [START - 2 * HOUR, START - HOUR, START + 24 * HOUR, START + 29 * HOUR].map(
+      (created_at_ms) =>
+        logRecord(workspaceId, { created_at_ms, provider: 'openai', model: 'gpt-4o', status: 200 }),
+    );
+    await store.insertLogs(edges);
+    const range = { ...base(), from_ms: START - 3 * HOUR, to_ms: START + 30 * HOUR, period: 'hour' as const };
+    const hourly = await store.analytics({ ...range, group_by: 'provider' });
+    const split = await store.analytics({
+      ...range,
+      whole_days: { from_ms: START, to_ms: START + 24 * HOUR },
+      group_by: 'provider',
+    });
+    const withoutCost = (rows: typeof hourly) => rows.map(({ cost: _cost, ...rest }) => rest);
+    expect(withoutCost(split)).toEqual(withoutCost(hourly));
+    const expected = expectedSums(
+      [...records, ...edges].filter((r) => r.created_at_ms >= range.from_ms && r.created_at_ms < range.to_ms),
+      (record) => record.provider,
+    );
+    expect(Object.fromEntries(split.map((row) => [row.group, row.requests]))).toEqual(
+      Object.fromEntries([...expected].map(([provider, sums]) => [provider, sums.requests])),
+    );
+  });
+
   it('reads only its workspaces and its range', async () => {
     expect(await store.analytics({ ...base(), period: 'hour', workspace_ids: ['ws_nobody'] })).toEqual([]);
     const firstHour = await store.analytics({ ...base(), period: 'minute', to_ms: START + HOUR });

@@ -151,7 +151,9 @@ export function AnalyticsPage() {
       api<Timeseries>(`/analytics/timeseries${query({ ...window, interval })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'model' })}`),
       api<Answer>(`/analytics/summary${query({ ...window, group_by: 'api_key' })}`).then((byKey) =>
-        Promise.all(top(byKey.data).map(async (row) => ({ ...row, group: await keyName(row.group) }))),
+        Promise.all(
+          top(byKey.data).map(async (row) => (row.other ? row : { ...row, group: await keyName(row.group) })),
+        ),
       ),
     ])
       .then(([timeseries, byModel, topKeys]) => {

@@ -21,6 +21,13 @@ const INTERVALS: ReadonlyMap<string, number> = new Map([
 ]);
 /** At most this many time buckets in one answer. */
 const MAX_BUCKETS = 1_500;
+/** The groups kept when `limit` is not given, and the most it may ask for. */
+const DEFAULT_GROUP_LIMIT = 100;
+const MAX_GROUP_LIMIT = 1_000;
+/** At most this many rows (buckets × groups, the folded one included) in one timeseries. */
+const MAX_ROWS = 50_000;
+/** What the row of the groups past the limit is called. */
+const OTHER_GROUP = '(other)';
 const GROUPS: ReadonlyMap<string, AnalyticsDimension> = new Map([
   ['provider', 'provider'],
   ['model', 'model'],
@@ -81,6 +88,16 @@ function timeParam(query: Query, name: string): number | undefined {
       name,
       `${name} must be an ISO 8601 time or milliseconds since the epoch, up to ${MAX_TIME_MS}`,
     );
+  }
+  return value;
+}
+
+function limitParam(query: Query): number {
+  const raw = query.limit;
+  if (raw === undefined || raw === '') return DEFAULT_GROUP_LIMIT;
+  const value = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1 && value <= MAX_GROUP_LIMIT)) {
+    throw invalid('limit', `limit must be a whole number from 1 to ${MAX_GROUP_LIMIT}`);
   }
   return value;
 }
@@ -169,6 +186,15 @@ async function buildQuery(
   const period = periodOf(from, to, interval);
   const step = PERIOD_MS[period];
   const group_by = groupParam(query, metadataKeys);
+  let group_limit = limitParam(query);
+  // Whole periods: the range is widened to the rollups' buckets it touches.
+  const from_ms = from - (from % step);
+  const to_ms = Math.ceil(to / step) * step;
+  if (interval !== undefined) {
+    // Each bucket holds a row per group kept and one of the rest: fewer groups for a longer series.
+    const buckets = Math.ceil(to_ms / interval) - Math.floor(from_ms / interval);
+    group_limit = Math.max(1, Math.min(group_limit, Math.floor(MAX_ROWS / buckets) - 1));
+  }
 
   const filters: AnalyticsQuery['filters'] = {};
   for (const name of FILTERS) {
@@ -196,24 +222,32 @@ async function buildQuery(
   return {
     workspace_ids: await workspacesOf(deps, request, query, group_by === 'workspace_id'),
     period,
-    // Whole periods: the range is widened to the rollups' buckets it touches.
-    from_ms: from - (from % step),
-    to_ms: Math.ceil(to / step) * step,
+    from_ms,
+    to_ms,
+    whole_days: interval === undefined ? wholeDays(from_ms, to_ms) : undefined,
     interval_ms: interval,
     group_by,
     filters,
+    group_limit: group_by === undefined ? undefined : group_limit,
   };
 }
 
+/** The whole UTC days of a summary's range, read from the daily rows; its partial first and last days are
+ * read from the period's rows. */
+function wholeDays(from: number, to: number): AnalyticsQuery['whole_days'] {
+  const first = Math.ceil(from / DAY_MS) * DAY_MS;
+  const last = Math.floor(to / DAY_MS) * DAY_MS;
+  return first < last ? { from_ms: first, to_ms: last } : undefined;
+}
+
 /**
- * The rollups that answer a query: a timeseries reads those of its interval; a summary reads daily rows
- * for a range of whole days of 3 days or more, hourly rows for one of 6 hours or more, minute rows
+ * The rollups that answer a query: a timeseries reads those of its interval; a summary reads hourly rows
+ * for a range of 6 hours or more (but daily rows for the whole days within it: wholeDays), minute rows
  * otherwise. The range is widened to the rows' whole periods.
  */
 function periodOf(from: number, to: number, interval: number | undefined): 'minute' | 'hour' | 'day' {
   if (interval !== undefined)
     return interval >= PERIOD_MS.day ? 'day' : interval >= PERIOD_MS.hour ? 'hour' : 'minute';
-  if (to - from >= 3 * PERIOD_MS.day && from % PERIOD_MS.day === 0 && to % PERIOD_MS.day === 0) return 'day';
   return to - from >= 6 * PERIOD_MS.hour ? 'hour' : 'minute';
 }
 
@@ -242,7 +276,12 @@ function present(row: AnalyticsRow, group: AnalyticsDimension | undefined): Reco
     ...(row.bucket_ms === null
       ? {}
       : { bucket: new Date(row.bucket_ms).toISOString(), bucket_ms: row.bucket_ms }),
-    group: row.group !== null && group === 'status_class' ? `${row.group}xx` : row.group,
+    group: row.other
+      ? OTHER_GROUP
+      : row.group !== null && group === 'status_class'
+        ? `${row.group}xx`
+        : row.group,
+    ...(row.other ? { other: true } : {}),
     requests: row.requests,
     errors: row.errors,
     error_rate: row.requests === 0 ? 0 : row.errors / row.requests,
@@ -269,13 +308,14 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, deps: Gatewa
   for (const kind of ['timeseries', 'summary'] as const) {
     app.get(`/analytics/${kind}`, async (request) => {
       const query = await buildQuery(deps, request, kind === 'timeseries');
-      const rows = await deps.store.analytics(query);
+      const rows = await deps.store.analytics(query, { signal: request.gw.signal });
       return {
         object: `analytics.${kind}`,
         from: new Date(query.from_ms).toISOString(),
         to: new Date(query.to_ms).toISOString(),
         ...(query.interval_ms === undefined ? {} : { interval_ms: query.interval_ms }),
         group_by: groupName(query.group_by),
+        ...(query.group_limit === undefined ? {} : { limit: query.group_limit }),
         data: rows.map((row) => present(row, query.group_by)),
       };
     });
