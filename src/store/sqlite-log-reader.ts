@@ -4,10 +4,13 @@
  * any metadata key or value of any of them): 100,000 records took seconds, during which the main thread
  * answered nothing. WAL mode lets this connection read while the log thread (sqlite-log-thread.ts) writes.
  *
- * SQLite has no statement timeout. A read still unanswered at its bound is stopped by ending the thread; the
- * next read starts a new one. Reads run one at a time, each bound timed from when it was queued (a read
- * behind others waits no longer than its bound); at most MAX_QUEUED_READS wait, and a read whose request
- * ended (its signal) is dropped from the queue.
+ * Reads run one at a time, each bound timed from when it was queued (a read behind others waits no longer
+ * than its bound); at most MAX_QUEUED_READS wait, and a read whose request ended (its signal) is dropped
+ * from the queue. SQLite has no statement timeout, and better-sqlite3 cannot interrupt a statement: a read
+ * still running at its bound, or whose request ended, is stopped by ending the thread, and the next read
+ * starts a new one once that thread is gone, so there is never more than one. A thread busy in SQLite's C
+ * code ends only when it next runs JavaScript, which a search in ASCII never does: each query sent here
+ * calls STOP_POINT for each row it looks at, a call back that lets the ending thread stop there.
  */
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
@@ -28,6 +31,9 @@ db.pragma('busy_timeout = 5000');
 db.function(workerData.unicodeLower, { deterministic: true }, (value) =>
   value === null || value === undefined ? null : String(value).toLowerCase(),
 );
+// Called for each row a query looks at: once the thread is being ended, the call throws and the
+// statement stops there.
+db.function(workerData.stopPoint, { deterministic: false }, () => 1);
 const statements = new Map();
 parentPort.on('message', (message) => {
   try {
@@ -48,6 +54,13 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * The SQL function every query sent to the reader calls for each row it looks at, first among its
+ * conditions (`where … and stop_point() and …`; it is true): without it a stopped statement runs on to its
+ * end on a thread nothing waits for.
+ */
+export const STOP_POINT = 'stop_point';
+
 /** How long one read may wait and run, from when it is queued, before it is stopped. */
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** The reads that may wait behind the running one, all workspaces together; one more is refused. */
@@ -55,9 +68,9 @@ export const MAX_QUEUED_READS = 16;
 
 export interface SqliteLogReader {
   /**
-   * The rows of one SELECT; rejects with a 408 `request_timeout` when it is unanswered at the bound, a 429
-   * `rate_limited` when MAX_QUEUED_READS already wait, and with the signal's reason when it is aborted
-   * before the read starts.
+   * The rows of one SELECT, which calls STOP_POINT for each row it looks at; rejects with a 408
+   * `request_timeout` when it is unanswered at the bound, a 429 `rate_limited` when MAX_QUEUED_READS
+   * already wait, and with the signal's reason when the signal aborts, the read waiting or running.
    */
   all<Row>(
     sql: string,
@@ -90,7 +103,10 @@ export function startSqliteLogReader(
 ): SqliteLogReader {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const queue: Read[] = [];
+  /** The thread reads are sent to. */
   let worker: Worker | undefined;
+  /** A thread ended while it ran a read, until it has exited: no other starts meanwhile. */
+  let ending: Worker | undefined;
   let running: { read: Read; worker: Worker } | undefined;
   let closed = false;
   let lastId = 0;
@@ -116,29 +132,36 @@ export function startSqliteLogReader(
     return true;
   };
 
-  const timedOut = (read: Read) => {
-    const error = new GatewayError(
-      'request_timeout',
-      `The logs query was unanswered after ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
-    );
+  /** Takes the read from the queue, or stops it where it runs, and rejects it with `error`. */
+  const abandon = (read: Read, error: unknown) => {
     if (unqueue(read)) {
       read.reject(error);
       return;
     }
     if (running?.read !== read) return;
-    // The thread is busy in SQLite's C code: only ending it stops the statement.
+    // The thread is busy in SQLite's C code: only ending it stops the statement. The next read waits for
+    // its exit (the 'exit' listener), at its next stop point.
     const target = running.worker;
-    worker = undefined;
+    if (worker === target) worker = undefined;
+    ending = target;
     void target.terminate();
     settle()?.reject(error);
-    next();
   };
+
+  const timedOut = (read: Read) =>
+    abandon(
+      read,
+      new GatewayError(
+        'request_timeout',
+        `The logs query was unanswered after ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
+      ),
+    );
 
   const workerFor = (): Worker => {
     if (worker) return worker;
     const started = startWorker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, driver, unicodeLower: UNICODE_LOWER },
+      workerData: { file, driver, unicodeLower: UNICODE_LOWER, stopPoint: STOP_POINT },
       // A page of records at a time: a small young generation (see worker-heap.ts).
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
@@ -162,13 +185,20 @@ export function startSqliteLogReader(
       next();
     };
     started.on('error', lost);
-    started.on('exit', (code) => lost(new Error(`The log reader thread exited (code ${code})`)));
+    started.on('exit', (code) => {
+      if (ending === started) {
+        ending = undefined;
+        next();
+        return;
+      }
+      lost(new Error(`The log reader thread exited (code ${code})`));
+    });
     worker = started;
     return started;
   };
 
   const next = () => {
-    if (running || closed) return;
+    if (running || ending || closed) return;
     const read = queue.shift();
     if (!read) return;
     const target = workerFor();
@@ -205,9 +235,9 @@ export function startSqliteLogReader(
           timer: setTimeout(() => timedOut(read), timeoutMs).unref(),
           release: () => signal?.removeEventListener('abort', ended),
         };
-        // A read not yet started is dropped when its request ends; a running one goes on to its answer.
+        // Nobody waits for the read of a request that ended: it is dropped, or stopped where it runs.
         const ended = () => {
-          if (unqueue(read) && signal) read.reject(endedError(signal));
+          if (signal) abandon(read, endedError(signal));
         };
         signal?.addEventListener('abort', ended, { once: true });
         queue.push(read);
@@ -219,9 +249,10 @@ export function startSqliteLogReader(
       const error = new Error('The log reader is closed');
       settle()?.reject(error);
       for (const read of queue.splice(0)) finish(read).reject(error);
-      const ending = worker;
+      const threads = [worker, ending];
       worker = undefined;
-      await ending?.terminate();
+      ending = undefined;
+      await Promise.all(threads.map((thread) => thread?.terminate()));
     },
   };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
-import { startSqliteLogReader, type SqliteLogReader } from '../../src/store/sqlite-log-reader.js';
+import { STOP_POINT, startSqliteLogReader, type SqliteLogReader } from '../../src/store/sqlite-log-reader.js';
 
 let file: string;
 const readers: SqliteLogReader[] = [];
@@ -60,7 +60,8 @@ it('gives an answer only to the read it belongs to when the main thread was busy
   answers.forEach((answer, index) => expect(['ABC'[index], 'request_timeout']).toContain(answer));
 }, 20_000);
 
-const SLOW = 'with recursive c(i) as (select 1 union all select i + 1 from c) select count(*) as n from c';
+// Endless; it calls the stop point for each row, as every query sent to the reader does.
+const SLOW = `with recursive c(i) as (select 1 union all select i + 1 from c) select count(*) as n from c where ${STOP_POINT}()`;
 
 it("bounds a read's wait from when it was queued, not from when it started", async () => {
   const logs = reader({ timeoutMs: 500 });

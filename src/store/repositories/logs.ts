@@ -3,12 +3,12 @@
  * (created_at_ms desc, id desc); ids are unique, so records with the same timestamp still have one
  * fixed order and a page boundary never skips or repeats a record.
  */
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { AbortSignalLike } from '../../core/abort.js';
 import { GatewayError } from '../../core/errors.js';
 import { LOG_ROW_COLUMNS, toLogRecord, toLogRow, toLogValues, toNumber } from '../rows.js';
 import type { Database, LogRollupsTable, LogsTable } from '../schema.js';
-import type { SqliteLogReader } from '../sqlite-log-reader.js';
+import { STOP_POINT, type SqliteLogReader } from '../sqlite-log-reader.js';
 import {
   ROLLUP_COLUMNS,
   ROLLUP_KEY_COLUMNS,
@@ -215,6 +215,8 @@ async function listLogs(
   }
 
   let builder = db.selectFrom('logs').selectAll().where('workspace_id', '=', query.workspace_id);
+  // First of the conditions on a record, so a stopped read stops before its next record's search.
+  if (reader) builder = builder.where(sql<SqlBool>`${sql.raw(STOP_POINT)}()`);
   if (query.trace_id !== undefined) builder = builder.where('trace_id', '=', query.trace_id);
   if (query.provider !== undefined) builder = builder.where('provider', '=', query.provider);
   if (query.model !== undefined) builder = builder.where('model', '=', query.model);

@@ -1,0 +1,126 @@
+/**
+ * A page query the log reader thread runs no longer holds the reader once nobody waits for it: a search
+ * whose request ended, or which passed its bound, is stopped, and the listings behind it go on. SQLite
+ * has no statement timeout and a thread busy in its C code does not end when asked to; the searches here
+ * are in ASCII, so SQLite never calls back into JavaScript for their folding.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SQLITE_FILE } from '../../src/store/connect.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { STOP_POINT, startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
+
+const RECORDS = 60_000;
+
+let dataDir: string;
+let store: Store;
+
+/** Records whose metadata holds an escaped line break: a search parses every one's JSON (json_each). */
+function seed(file: string): void {
+  const db = new Database(file);
+  try {
+    const pairs = Array.from(
+      { length: 16 },
+      (_, index) => `'key${index}', 'line-${index}' || char(10) || 'value-' || i`,
+    ).join(', ');
+    db.prepare(
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
+       insert into logs (id, created_at_ms, workspace_id, trace_id, span_id, method, path, endpoint, status,
+         is_attempt, stream, latency_ms, retry_count, metadata)
+       select 'log_' || i, i, 'ws', 'trace-' || i, 'span-' || i, 'POST', '/v1/chat/completions',
+         'chat.completions', 200, 0, 0, 1.5, 0, json_object(${pairs}) from n`,
+    ).run(RECORDS);
+  } finally {
+    db.close();
+  }
+}
+
+function threadCount(): number {
+  return readdirSync('/proc/self/task').length;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'log-reader-stop-'));
+  store = await openStore({ dataDir, masterKey: randomBytes(32) });
+  seed(join(dataDir, SQLITE_FILE));
+}, 120_000);
+
+afterAll(async () => {
+  await store?.close();
+});
+
+/** How long a search that matches nothing takes here, through the reader thread. */
+async function searchTime(): Promise<number> {
+  const started = performance.now();
+  expect(await store.listLogs({ workspace_id: 'ws', limit: 50, search: 'no-such-text' })).toEqual({
+    data: [],
+    has_more: false,
+  });
+  return performance.now() - started;
+}
+
+it('stops a running search whose request ended: the listing behind it does not wait for it', async () => {
+  const took = await searchTime();
+  // The search must run long enough to tell its end from its stop.
+  expect(took).toBeGreaterThan(300);
+  const ended = new AbortController();
+  const searching = store.listLogs(
+    { workspace_id: 'ws', limit: 50, search: 'no-such-text' },
+    { signal: ended.signal },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const stopped = performance.now();
+  ended.abort(new Error('the client went away'));
+  await expect(searching).rejects.toThrow('the client went away');
+  const page = await store.listLogs({ workspace_id: 'ws', limit: 2 });
+  const waited = performance.now() - stopped;
+  expect(page.data.map((record) => record.id)).toEqual([`log_${RECORDS}`, `log_${RECORDS - 1}`]);
+  // The listing waited for the stopped thread to end and a new one to open the file, not for the search.
+  expect(waited).toBeLessThan(Math.min(250, took / 2));
+}, 60_000);
+
+it('leaves one reader thread after many searches ended in a row', async () => {
+  await searchTime();
+  const threads = threadCount();
+  for (let round = 0; round < 8; round++) {
+    const ended = new AbortController();
+    const searching = store.listLogs(
+      { workspace_id: 'ws', limit: 50, search: `no-such-text-${round}` },
+      { signal: ended.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    ended.abort();
+    await expect(searching).rejects.toThrow();
+  }
+  expect((await store.listLogs({ workspace_id: 'ws', limit: 1 })).data).toHaveLength(1);
+  expect(threadCount()).toBe(threads);
+}, 60_000);
+
+it('leaves one reader thread after many reads stopped at their bound in a row', async () => {
+  const reader = startSqliteLogReader(join(dataDir, SQLITE_FILE), { timeoutMs: 200 });
+  // The shape of a page query with a search: the stop point first, for each record it looks at.
+  const search = `select * from logs where workspace_id = ? and ${STOP_POINT}()
+    and exists (select 1 from json_each(metadata) as m where instr(lower(m.value), ?) > 0)
+    order by created_at_ms desc, id desc limit 51`;
+  try {
+    expect(await reader.all('select 1 as a', [])).toEqual([{ a: 1 }]);
+    const threads = threadCount();
+    const started = performance.now();
+    for (let round = 0; round < 8; round++) {
+      await expect(reader.all(search, ['ws', `no-such-text-${round}`])).rejects.toMatchObject({
+        code: 'request_timeout',
+        status: 408,
+      });
+    }
+    expect(await reader.all('select 2 as a', [])).toEqual([{ a: 2 }]);
+    // Each stop ended its thread before the next read started on a new one.
+    expect(threadCount()).toBe(threads);
+    expect(performance.now() - started).toBeLessThan(8 * 200 + 2_000);
+  } finally {
+    await reader.close();
+  }
+}, 60_000);
