@@ -101,7 +101,7 @@ it('refuses a read when 16 are already waiting', async () => {
   await Promise.all([running, ...waiting]);
 }, 20_000);
 
-it("passes a listing's signal to the reader thread", async () => {
+it("passes a search's signal to the reader thread", async () => {
   const store = await openStore({
     dataDir: mkdtempSync(join(tmpdir(), 'log-reader-signal-')),
     masterKey: randomBytes(32),
@@ -109,10 +109,13 @@ it("passes a listing's signal to the reader thread", async () => {
   try {
     const ended = new AbortController();
     ended.abort(new Error('the client went away'));
-    await expect(store.listLogs({ workspace_id: 'ws', limit: 10 }, { signal: ended.signal })).rejects.toThrow(
-      'the client went away',
-    );
-    expect(await store.listLogs({ workspace_id: 'ws', limit: 10 })).toEqual({ data: [], has_more: false });
+    await expect(
+      store.listLogs({ workspace_id: 'ws', limit: 10, search: 'a' }, { signal: ended.signal }),
+    ).rejects.toThrow('the client went away');
+    expect(await store.listLogs({ workspace_id: 'ws', limit: 10, search: 'a' })).toEqual({
+      data: [],
+      has_more: false,
+    });
   } finally {
     await store.close();
   }

@@ -186,10 +186,21 @@ async function getLog(db: Kysely<Database>, workspaceId: string, id: string): Pr
   return row ? toLogRecord(row) : undefined;
 }
 
+/** Whether the query filters by workspace, time and cursor only. */
+function byTimeAlone(query: LogQuery): boolean {
+  return (
+    query.search === undefined &&
+    Object.keys(query.metadata ?? {}).length === 0 &&
+    [query.trace_id, query.provider, query.model, query.status, query.api_key_id].every(
+      (filter) => filter === undefined,
+    )
+  );
+}
+
 /**
  * A page of the workspace's records, newest first. On SQLite the page's query runs on the reader thread
- * when there is one (a search scans every record of the workspace); the cursor's lookup, one indexed row,
- * stays on the main connection.
+ * when there is one (a search scans every record of the workspace), unless it lists by time alone; the
+ * cursor's lookup, one indexed row, stays on the main connection.
  */
 async function listLogs(
   db: Kysely<Database>,
@@ -214,9 +225,13 @@ async function listLogs(
     cursor = { createdAtMs: toNumber(row.created_at_ms), id: row.id };
   }
 
+  // A listing by time alone reads its page off the workspace's index in order, no other row: it runs on
+  // the main connection, never behind a search on the reader thread. Any other filter may pass over
+  // every record of the workspace.
+  const onReader = reader && !byTimeAlone(query) ? reader : undefined;
   let builder = db.selectFrom('logs').selectAll().where('workspace_id', '=', query.workspace_id);
   // First of the conditions on a record, so a stopped read stops before its next record's search.
-  if (reader) builder = builder.where(sql<SqlBool>`${sql.raw(STOP_POINT)}()`);
+  if (onReader) builder = builder.where(sql<SqlBool>`${sql.raw(STOP_POINT)}()`);
   if (query.trace_id !== undefined) builder = builder.where('trace_id', '=', query.trace_id);
   if (query.provider !== undefined) builder = builder.where('provider', '=', query.provider);
   if (query.model !== undefined) builder = builder.where('model', '=', query.model);
@@ -231,11 +246,15 @@ async function listLogs(
     builder = builder.where(metadataContains(kind, 'logs.metadata', query.search));
   if (cursor) {
     const { createdAtMs, id } = cursor;
+    // On SQLite the row value is a range of the index (the page starts at the cursor); the two
+    // conditions' `or` had the listing pass over every newer record first.
     builder = builder.where((eb) =>
-      eb.or([
-        eb('created_at_ms', '<', createdAtMs),
-        eb.and([eb('created_at_ms', '=', createdAtMs), eb('id', '<', id)]),
-      ]),
+      kind === 'sqlite'
+        ? eb(eb.refTuple('created_at_ms', 'id'), '<', eb.tuple(createdAtMs, id))
+        : eb.or([
+            eb('created_at_ms', '<', createdAtMs),
+            eb.and([eb('created_at_ms', '=', createdAtMs), eb('id', '<', id)]),
+          ]),
     );
   }
   const page = builder
@@ -243,9 +262,9 @@ async function listLogs(
     .orderBy('id', 'desc')
     .limit(limit + 1);
   let rows: Selectable<LogsTable>[];
-  if (reader) {
+  if (onReader) {
     const compiled = page.compile();
-    rows = await reader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
+    rows = await onReader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
   } else {
     rows = await page.execute();
   }
