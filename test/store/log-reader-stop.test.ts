@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { ROLLUP_COLUMNS, ROLLUP_SUM_COLUMNS } from '../../src/store/rollups.js';
 import { STOP_POINT, startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
 
 const RECORDS = 60_000;
@@ -152,3 +153,52 @@ it('answers a listing by time alone at once while a search runs on the reader th
   expect(waited).toBeLessThan(took / 4);
   expect(await searching).toEqual({ data: [], has_more: false });
 }, 60_000);
+
+it('stops a running analytics query whose request ended: the listing behind it does not wait for it', async () => {
+  // Hourly rollup rows of many `_user` values: a summary grouped by them, its top groups kept, sums them all.
+  const users = 2_000;
+  const hours = 150;
+  const db = new Database(join(dataDir, SQLITE_FILE));
+  try {
+    db.pragma('busy_timeout = 5000');
+    const sums = ROLLUP_SUM_COLUMNS.map((column) => (column === 'requests' ? 'u.i' : '0')).join(', ');
+    db.prepare(
+      `with recursive u(i) as (select 1 union all select i + 1 from u where i < ?),
+         h(i) as (select 0 union all select i + 1 from h where i < ? - 1)
+       insert into log_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')})
+       select 'ws', 'hour', h.i * 3600000, 'openai', 'gpt-4o', 'key', '', 2, '_user', 'user-' || u.i, ${sums}
+       from u, h`,
+    ).run(users, hours);
+  } finally {
+    db.close();
+  }
+  const query = (signal?: AbortSignal) =>
+    store.analytics(
+      {
+        workspace_ids: ['ws'],
+        period: 'hour',
+        from_ms: 0,
+        to_ms: hours * 3_600_000,
+        group_by: { metadata: '_user' },
+        filters: {},
+        group_limit: 10,
+      },
+      { signal },
+    );
+  const started = performance.now();
+  const rows = await query();
+  const took = performance.now() - started;
+  expect(rows.filter((row) => !row.other).map((row) => row.group)).toContain(`user-${users}`);
+  expect(took).toBeGreaterThan(300);
+
+  const ended = new AbortController();
+  const summing = query(ended.signal);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const stopped = performance.now();
+  ended.abort(new Error('the client went away'));
+  await expect(summing).rejects.toThrow('the client went away');
+  const page = await store.listLogs({ workspace_id: 'ws', limit: 1, status: 200 });
+  expect(page.data).toHaveLength(1);
+  // The listing waited for the stopped thread to end and a new one to open the file, not for the sums.
+  expect(performance.now() - stopped).toBeLessThan(took / 2);
+}, 120_000);

@@ -11,7 +11,7 @@ import { GatewayError } from '../../core/errors.js';
 import { HISTOGRAM_COLUMNS, ROLLUP_SUM_COLUMNS, type RollupPeriod } from '../rollups.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
-import type { SqliteLogReader } from '../sqlite-log-reader.js';
+import { STOP_POINT, type SqliteLogReader } from '../sqlite-log-reader.js';
 import type { AnalyticsQuery, AnalyticsRow, LogRepository } from '../types.js';
 import type { RepositoryContext } from './context.js';
 
@@ -49,8 +49,12 @@ function sumsOf(table: string): RawBuilder<unknown> {
   );
 }
 
-/** The statement of a query: rows of (bucket, grp, other, sums…), in bucket, then group order. */
-function analyticsSql(query: AnalyticsQuery): RawBuilder<unknown> {
+/**
+ * The statement of a query: rows of (bucket, grp, other, sums…), in bucket, then group order. On the reader
+ * thread (`stoppable`) each rollup row read first calls its stop point, so a read stopped (its client gone,
+ * its bound passed) ends there instead of summing on to the end (sqlite-log-reader.ts).
+ */
+function analyticsSql(query: AnalyticsQuery, stoppable: boolean): RawBuilder<unknown> {
   const metaKey =
     typeof query.group_by === 'object' ? query.group_by.metadata : (query.filters.metadata?.key ?? '');
   const bucket =
@@ -64,6 +68,7 @@ function analyticsSql(query: AnalyticsQuery): RawBuilder<unknown> {
         ? sql`meta_value`
         : sql.ref(query.group_by);
   const conditions = [sql`workspace_id in (${sql.join(query.workspace_ids)})`, sql`meta_key = ${metaKey}`];
+  if (stoppable) conditions.unshift(sql`${sql.raw(STOP_POINT)}()`);
   for (const [column, value] of Object.entries(query.filters)) {
     if (column === 'metadata' || value === undefined) continue;
     conditions.push(sql`${sql.ref(column)} = ${value as string | number}`);
@@ -104,7 +109,7 @@ async function analytics(
   signal: AbortSignalLike | undefined,
 ): Promise<AnalyticsRow[]> {
   if (query.workspace_ids.length === 0 || query.from_ms >= query.to_ms) return [];
-  const compiled = analyticsSql(query).compile(db);
+  const compiled = analyticsSql(query, reader !== undefined).compile(db);
   let rows: Record<string, unknown>[];
   if (reader) {
     // Off the event loop: a range of many groups sums hundreds of thousands of rows.
