@@ -453,6 +453,42 @@ describe('default.jwt, the check', () => {
     expect(uncached.posts).toHaveLength(2);
   });
 
+  it('reads a kept introspection answer by the reading check’s introspectCacheMaxAge, not the storing one’s', async () => {
+    let active = true;
+    const services = fakeServices({ post: () => ({ status: 200, body: { active, sub: 'u1' } }) });
+    const introspectEndpoint = 'https://idp.example.com/introspect-shared';
+    const run = (introspectCacheMaxAge: number) =>
+      runCheck(
+        'jwt',
+        onRequest('hi', bearer('tok-shared')),
+        { introspectEndpoint, introspectCacheMaxAge },
+        services,
+      );
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    try {
+      expect((await run(3600)).verdict).toBe(true);
+      // The endpoint revokes the token; a check keeping answers 1 s must not take the hour-long one's.
+      active = false;
+      vi.setSystemTime(Date.now() + 1500);
+      vi.advanceTimersByTime(1500);
+      expect(await run(1)).toMatchObject({ verdict: false, explanation: 'Token validation failed' });
+      expect(services.posts).toHaveLength(2);
+      // The answer saying the token is no longer good dropped the kept one, for every config.
+      expect((await run(3600)).verdict).toBe(false);
+      expect(services.posts).toHaveLength(3);
+      // An answer kept 1.5 s ago is still young enough for a check keeping answers an hour.
+      active = true;
+      expect((await run(1)).verdict).toBe(true);
+      active = false;
+      vi.setSystemTime(Date.now() + 1500);
+      vi.advanceTimersByTime(1500);
+      expect((await run(3600)).verdict).toBe(true);
+      expect(services.posts).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('validates its parameters with the config', () => {
     const ok = { jwksUri: 'https://idp.example.com/jwks.json' };
     expect(checkParameterError('default.jwt', ok, 'beforeRequestHook')).toBeNull();

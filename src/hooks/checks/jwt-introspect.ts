@@ -6,8 +6,11 @@
  *
  * The POST goes through the engine's `postJson` (custom-host address policy, the HMAC signature, the
  * check's timeout); an endpoint that cannot be reached is an error, which the hook's `on_error` decides. A
- * good answer is kept for `introspectCacheMaxAge` seconds when given, never past the token's `exp`, keyed by
- * a hash of the endpoint and the token (no token is kept).
+ * good answer is kept, keyed by a hash of the endpoint and the token (no token is kept), and read by a check
+ * with `introspectCacheMaxAge` while younger than that check's own `introspectCacheMaxAge`: the cache is
+ * shared by every config naming the endpoint, so how long an answer holds is the reader's to say, not the
+ * one's that stored it. An answer is never read once the token's `exp` has passed, and an answer saying the
+ * token is not good drops the kept one.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -16,8 +19,13 @@ import type { CheckServices } from '../check-types.js';
 export type Introspection =
   { valid: true; payload: Record<string, unknown> } | { valid: false; explanation: string };
 
+interface KeptAnswer {
+  payload: Record<string, unknown>;
+  storedAt: number;
+}
+
 /** Good answers by endpoint and token hash; bounded, so many callers' tokens cannot grow it. */
-const answers = new LRUCache<string, Record<string, unknown>>({ max: 10_000 });
+const answers = new LRUCache<string, KeptAnswer>({ max: 10_000 });
 
 export async function introspect(
   token: string,
@@ -28,8 +36,16 @@ export async function introspect(
   signal: AbortSignal,
 ): Promise<Introspection> {
   const key = createHash('sha256').update(endpoint).update('\0').update(token).digest('hex');
-  const cached = cacheMaxAgeS ? answers.get(key) : undefined;
-  if (cached !== undefined && secondsLeft(cached, toleranceS) !== 0) return timed(cached, toleranceS);
+  if (cacheMaxAgeS) {
+    const kept = answers.get(key);
+    if (
+      kept !== undefined &&
+      Date.now() - kept.storedAt < cacheMaxAgeS * 1000 &&
+      secondsLeft(kept.payload, toleranceS) !== 0
+    ) {
+      return timed(kept.payload, toleranceS);
+    }
+  }
 
   const answer = await services.postJson(endpoint, { token }, {}, signal, 'introspectEndpoint');
   if (answer.status < 200 || answer.status > 299) {
@@ -44,11 +60,16 @@ export async function introspect(
     payload.active !== undefined
       ? payload.active === true
       : payload.valid === true || (payload.sub !== undefined && payload.sub !== null);
-  if (!good) return { valid: false, explanation: 'Token validation failed' };
+  if (!good) {
+    answers.delete(key);
+    return { valid: false, explanation: 'Token validation failed' };
+  }
   if (cacheMaxAgeS) {
+    // Whatever age a later reader takes, the answer is no use past the token's exp: it goes then (an
+    // answer without exp stays until pushed out).
     const left = secondsLeft(payload, toleranceS);
-    const ttl = Math.min(cacheMaxAgeS, left ?? Infinity);
-    if (ttl > 0) answers.set(key, payload, { ttl: ttl * 1000 });
+    const ttl = left === undefined ? 0 : left * 1000;
+    if (left !== 0) answers.set(key, { payload, storedAt: Date.now() }, { ttl });
   }
   return timed(payload, toleranceS);
 }
