@@ -244,6 +244,20 @@ describe('default.jwt, the check', () => {
     expect(result.verdict).toBe(true);
   });
 
+  it('checks maxTokenAge on a token issued at 0, and fails an iat that is not a number', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const atEpoch = await token(rsa, { iat: 0, exp: now() + 60 });
+    const old = await runCheck('jwt', onRequest('hi', bearer(atEpoch)), { jwks }, fakeServices());
+    expect(old.verdict).toBe(false);
+    expect(old.explanation).toMatch(/"iat" claim timestamp check failed/);
+    const textual = await new SignJWT({ sub: 'user-1', iat: 'yesterday' as unknown as number })
+      .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' })
+      .sign(rsa.key);
+    const notANumber = await runCheck('jwt', onRequest('hi', bearer(textual)), { jwks }, fakeServices());
+    expect(notANumber.verdict).toBe(false);
+    expect(notANumber.explanation).toMatch(/"iat" claim must be a number/);
+  });
+
   it('says a bad signature is a signature error, and a token that is not a JWT a validation error', async () => {
     const jwks = { keys: [rsa.jwk] };
     const forged = await runCheck(
@@ -415,6 +429,36 @@ describe('default.jwt, the check', () => {
     expect((await run({ clockTolerance: '1m' })).verdict).toBe(true);
     answers.push({ status: 200, body: { active: true, nbf: now() + 120 } });
     expect(await run()).toMatchObject({ verdict: false, explanation: 'Token not yet valid' });
+  });
+
+  it('judges an introspected exp or nbf of 0 as a time, and fails one that is not a number', async () => {
+    const answers: unknown[] = [];
+    const services = fakeServices({ post: () => ({ status: 200, body: answers.shift() }) });
+    const run = () =>
+      runCheck(
+        'jwt',
+        onRequest('hi', bearer('opaque-token-2')),
+        { introspectEndpoint: 'https://idp.example.com/introspect-times' },
+        services,
+      );
+    answers.push({ active: true, exp: 0 });
+    expect(await run()).toMatchObject({ verdict: false, explanation: 'Token has expired' });
+    answers.push({ active: true, exp: 'soon' });
+    expect(await run()).toMatchObject({
+      verdict: false,
+      explanation: 'Token validation failed: "exp" claim must be a number',
+      data: { validations: { signatureValid: false } },
+    });
+    answers.push({ active: true, nbf: 'later' });
+    expect(await run()).toMatchObject({
+      verdict: false,
+      explanation: 'Token validation failed: "nbf" claim must be a number',
+    });
+    answers.push({ active: true, exp: String(now() + 60) });
+    expect((await run()).verdict).toBe(false);
+    // nbf 0 is long past; a null time is no time.
+    answers.push({ active: true, nbf: 0, exp: null });
+    expect((await run()).verdict).toBe(true);
   });
 
   it('keeps good introspection answers for introspectCacheMaxAge, never past the token exp', async () => {

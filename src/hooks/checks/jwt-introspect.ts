@@ -2,7 +2,8 @@
  * Token introspection for `default.jwt` (`introspectEndpoint`), as the reference gateway does it: the
  * token is POSTed as `{"token": …}` to the endpoint, which says whether it is good (`active: true`, as RFC
  * 7662 answers; else `valid: true`, or a `sub`), and whose answer is then the token's claims: `exp` and
- * `nbf` are checked against the clock within the tolerance, and the claim rules run on them.
+ * `nbf`, when present, must be numbers and hold against the clock within the tolerance, and the claim rules
+ * run on them.
  *
  * The POST goes through the engine's `postJson` (custom-host address policy, the HMAC signature, the
  * check's timeout); an endpoint that cannot be reached is an error, which the hook's `on_error` decides. A
@@ -64,7 +65,7 @@ export async function introspect(
     answers.delete(key);
     return { valid: false, explanation: 'Token validation failed' };
   }
-  if (cacheMaxAgeS) {
+  if (cacheMaxAgeS && malformedTime(payload) === undefined) {
     // Whatever age a later reader takes, the answer is no use past the token's exp: it goes then (an
     // answer without exp stays until pushed out).
     const left = secondsLeft(payload, toleranceS);
@@ -74,22 +75,37 @@ export async function introspect(
   return timed(payload, toleranceS);
 }
 
-/** Seconds until the answer's `exp` passes (with the tolerance), 0 once it has; undefined without `exp`. */
+/** The answer's `exp` or `nbf`: undefined when absent (or null), NaN when present and not a number. */
+function time(payload: Record<string, unknown>, claim: 'exp' | 'nbf'): number | undefined {
+  const value = payload[claim];
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'number' ? value : NaN;
+}
+
+/** The first of `exp` and `nbf` present in the answer and not a number. */
+function malformedTime(payload: Record<string, unknown>): 'exp' | 'nbf' | undefined {
+  return (['exp', 'nbf'] as const).find((claim) => Number.isNaN(time(payload, claim)));
+}
+
+/** Seconds until the answer's `exp` passes (with the tolerance), 0 once it has; undefined without a numeric
+ * `exp`. */
 function secondsLeft(payload: Record<string, unknown>, toleranceS: number): number | undefined {
-  if (!payload.exp) return undefined;
-  const exp = Number(payload.exp);
-  if (Number.isNaN(exp)) return undefined;
+  const exp = time(payload, 'exp');
+  if (exp === undefined || Number.isNaN(exp)) return undefined;
   return Math.max(0, exp + toleranceS - Math.floor(Date.now() / 1000));
 }
 
-/** The answer, unless its `exp` has passed or its `nbf` is yet to come (within the tolerance). */
+/** The answer, unless its `exp` or `nbf` is not a number, its `exp` has passed or its `nbf` is yet to come
+ * (within the tolerance). */
 function timed(payload: Record<string, unknown>, toleranceS: number): Introspection {
+  const malformed = malformedTime(payload);
+  if (malformed !== undefined) {
+    return { valid: false, explanation: `Token validation failed: "${malformed}" claim must be a number` };
+  }
   if (secondsLeft(payload, toleranceS) === 0) return { valid: false, explanation: 'Token has expired' };
-  if (payload.nbf) {
-    const nbf = Number(payload.nbf);
-    if (!Number.isNaN(nbf) && nbf - toleranceS > Math.floor(Date.now() / 1000)) {
-      return { valid: false, explanation: 'Token not yet valid' };
-    }
+  const nbf = time(payload, 'nbf');
+  if (nbf !== undefined && nbf - toleranceS > Math.floor(Date.now() / 1000)) {
+    return { valid: false, explanation: 'Token not yet valid' };
   }
   return { valid: true, payload };
 }

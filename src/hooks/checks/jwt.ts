@@ -207,8 +207,9 @@ export const jwt = defineCheck({
       verified = await jwtVerify(token, getKey, {
         clockTolerance: p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S,
         algorithms: p.algorithms ?? ALGORITHMS,
-        // As the reference gateway's: the token's age is bounded only when it says when it was issued.
-        ...(Boolean(decoded.payload.iat) && { maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE }),
+        // As the reference gateway's: the token's age is bounded only when it says when it was issued; an iat
+        // of 0 says so too (and one that is not a number fails, as jose takes none).
+        ...(decoded.payload.iat !== undefined && { maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE }),
       });
     } catch (err) {
       if (err instanceof errors.JWKSNoMatchingKey) {
