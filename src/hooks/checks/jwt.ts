@@ -215,6 +215,14 @@ export const jwt = defineCheck({
       if (err instanceof errors.JWKSNoMatchingKey) {
         return { verdict: false, explanation: 'No matching key found for kid' };
       }
+      // jose judges the claims only once the signature has verified.
+      if (err instanceof errors.JWTExpired || err instanceof errors.JWTClaimValidationFailed) {
+        return {
+          verdict: false,
+          explanation: claimsFailure(err),
+          data: { validations: { signatureValid: true } },
+        };
+      }
       if (err instanceof errors.JOSEError) {
         return {
           verdict: false,
@@ -243,6 +251,14 @@ function claimsVerdict(
       : `JWT validation failed: ${claims.failures.join('; ')}`,
     data: { validations: { signatureValid: true, ...claims.validations } },
   };
+}
+
+/** What is wrong with the claims of a token whose signature verified, in the reference gateway's words
+ * for a token expired or not yet valid (its introspection's), else jose's reason. */
+function claimsFailure(err: errors.JWTExpired | errors.JWTClaimValidationFailed): string {
+  if (err.reason === 'check_failed' && err.claim === 'exp') return 'Token has expired';
+  if (err.reason === 'check_failed' && err.claim === 'nbf') return 'Token not yet valid';
+  return `JWT validation failed: ${err.message}`;
 }
 
 const UNIT_SECONDS: Array<[RegExp, number]> = [
