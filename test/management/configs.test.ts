@@ -198,6 +198,39 @@ describe('/v1/configs', () => {
     expect((await admin.get('/configs/edited-as-shown')).body.version).toBe(2);
   });
 
+  it("refuses a [REDACTED] key that a target below, taking its parent's key, would send to a new host", async () => {
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-REAL-SECRET',
+      strategy: { mode: 'fallback' },
+      targets: [{ retry: { attempts: 1 } }],
+    };
+    const created = await ok(admin.post('/configs', { slug: 'inherited-key', config }));
+    const storedConfig = () =>
+      gateway.server.deps.store.getConfig(created.body.workspace_id as string, 'inherited-key');
+    const shown = (await admin.get('/configs/inherited-key')).body.config;
+    expect(shown.api_key).toBe('[REDACTED]');
+    const error = expectError(
+      await admin.patch('/configs/inherited-key', {
+        config: { ...shown, targets: [{ retry: { attempts: 1 }, custom_host: 'https://evil.example/v1' }] },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expect(error.message).not.toContain('sk-REAL-SECRET');
+    expect(await storedConfig()).toMatchObject({ version: 1, config });
+    // Another setting of the target changed, its address not: the key is kept.
+    const edited = await ok(
+      admin.patch('/configs/inherited-key', { config: { ...shown, targets: [{ retry: { attempts: 2 } }] } }),
+    );
+    expect(edited.body.version).toBe(2);
+    expect((await storedConfig())?.config).toEqual({
+      ...config,
+      targets: [{ retry: { attempts: 2 } }],
+    });
+  });
+
   it('shows an AWS access key id as a credential, as virtual keys do, and keeps it when sent back', async () => {
     const config = {
       provider: 'bedrock',

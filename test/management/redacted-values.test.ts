@@ -142,6 +142,101 @@ describe('keepRedactedValues', () => {
     );
   });
 
+  it('refuses a key once a target below that takes it (names no provider or virtual key) adds or changes an address', () => {
+    const stored = { provider: 'openai', api_key: 'sk-REAL-SECRET', targets: [{ retry: { attempts: 1 } }] };
+    const moved = {
+      provider: 'openai',
+      api_key: '[REDACTED]',
+      targets: [{ retry: { attempts: 2 }, custom_host: 'https://evil.example/v1' }],
+    };
+    expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.api_key' }),
+    );
+    // Deeper too, and for any address field (an Azure resource name is a host).
+    const deep = {
+      provider: 'azure-openai',
+      api_key: 'azure-secret',
+      cloudd_resource_name: 'ours',
+      targets: [{ targets: [{ retry: { attempts: 1 } }] }],
+    };
+    const deepMoved = structuredClone(deep) as typeof deep & {
+      targets: Array<{ targets: Array<Record<string, unknown>> }>;
+    };
+    deepMoved.api_key = '[REDACTED]';
+    deepMoved.targets[0].targets[0].cloudd_resource_name = 'theirs';
+    expect(() => keepRedactedValues(deepMoved, deep, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.api_key' }),
+    );
+    // A target's own key is refused as well when a target below it that takes it moves.
+    const nested = { targets: [{ provider: 'openai', api_key: 'sk-nested', targets: [{ weight: 1 }] }] };
+    expect(() =>
+      keepRedactedValues(
+        {
+          targets: [
+            {
+              provider: 'openai',
+              api_key: '[REDACTED]',
+              targets: [{ weight: 1, custom_host: 'https://evil.example/' }],
+            },
+          ],
+        },
+        nested,
+        'config',
+      ),
+    ).toThrow(expect.objectContaining({ param: 'config.targets[0].api_key' }));
+    // A target that was its own provider and now takes its parent's, at the host it had, moves the key too.
+    const own = {
+      provider: 'openai',
+      api_key: 'sk-root',
+      targets: [{ provider: 'openai', api_key: 'sk-child', custom_host: 'https://evil.example/' }],
+    };
+    expect(() =>
+      keepRedactedValues(
+        { provider: 'openai', api_key: '[REDACTED]', targets: [{ custom_host: 'https://evil.example/' }] },
+        own,
+        'config',
+      ),
+    ).toThrow(expect.objectContaining({ param: 'config.api_key' }));
+  });
+
+  it('keeps a key while the targets below that take it keep their addresses, whatever the others do', () => {
+    const stored = {
+      provider: 'openai',
+      api_key: 'sk-root',
+      custom_host: 'https://api.openai.example/v1',
+      targets: [
+        { retry: { attempts: 1 }, custom_host: 'https://eu.openai.example/v1' },
+        { provider: 'anthropic', api_key: 'sk-ant' },
+      ],
+    };
+    // Other settings of a target taking the key change, a new one sets no address, and a target naming its
+    // own provider goes elsewhere with its own new key: the root's key still goes where it went.
+    const sent = {
+      provider: 'openai',
+      api_key: '[REDACTED]',
+      custom_host: 'https://api.openai.example/v1',
+      targets: [
+        { retry: { attempts: 3 }, custom_host: 'https://eu.openai.example/v1' },
+        { provider: 'mistral-ai', api_key: 'sk-mistral', custom_host: 'https://mistral.example/v1' },
+        { weight: 2 },
+      ],
+    };
+    expect(keepRedactedValues(sent, stored, 'config')).toEqual({ ...sent, api_key: 'sk-root' });
+    // A target's own key is judged by what is below it, not by its siblings.
+    const sibling = {
+      targets: [{ provider: 'openai', api_key: 'sk-a' }, { retry: { attempts: 1 } }],
+    };
+    const siblingSent = {
+      targets: [
+        { provider: 'openai', api_key: '[REDACTED]' },
+        { provider: 'openai', api_key: 'sk-b', custom_host: 'https://other.example/v1' },
+      ],
+    };
+    expect(keepRedactedValues(siblingSent, sibling, 'config')).toEqual({
+      targets: [{ provider: 'openai', api_key: 'sk-a' }, siblingSent.targets[1]],
+    });
+  });
+
   it("counts every URL field of every built-in check's parameters as an address", () => {
     /** Property names of string fields, at any depth of a schema, whose name says URL, URI, host or endpoint. */
     const urlFields = (schema: TSchema): string[] => {

@@ -730,6 +730,45 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expectError(await api.get('/prompts/redacted-new'), 404, 'prompt_not_found');
   });
 
+  it("refuses a [REDACTED] key that a target below, taking its parent's key, would send to a new host", async () => {
+    const secret = 'sk-REAL-SECRET-inherited';
+    const config = {
+      provider: 'openai',
+      api_key: secret,
+      strategy: { mode: 'fallback' },
+      targets: [{ retry: { attempts: 1 } }],
+    };
+    const created = await api.post('/prompts', { slug: 'redacted-inherited', string: template, config });
+    expect(created.status, created.text).toBe(200);
+    const { id, workspace_id: workspaceId } = created.body as { id: string; workspace_id: string };
+    const shown = (await api.get('/prompts/redacted-inherited')).body as { config: Record<string, unknown> };
+    expect(shown.config.api_key).toBe('[REDACTED]');
+
+    const refused = expectError(
+      await api.put('/prompts/redacted-inherited', {
+        string: template,
+        config: {
+          ...shown.config,
+          targets: [{ retry: { attempts: 1 }, custom_host: 'https://evil.example/v1' }],
+        },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expect(refused.message).not.toContain(secret);
+    expect((await api.get('/prompts/redacted-inherited')).body.version).toBe(1);
+
+    // The target's other settings changed, not where it sends the key: kept.
+    const next = await api.put('/prompts/redacted-inherited', {
+      string: template,
+      config: { ...shown.config, targets: [{ retry: { attempts: 2 } }] },
+    });
+    expect(next.status, next.text).toBe(200);
+    const stored = await gateway.server.deps.store.getPromptVersion(workspaceId, id, 2);
+    expect(stored?.prompt.config).toEqual({ ...config, targets: [{ retry: { attempts: 2 } }] });
+  });
+
   it('management needs an admin key; completions take a member key', async () => {
     const member = await api.post('/api-keys', { name: 'member', role: 'member' });
     const key = member.body.key as string;

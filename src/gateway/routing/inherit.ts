@@ -27,6 +27,11 @@ const INHERITED_SETTINGS = [
 /** Keys that say which provider is called and how; inherited together or not at all. */
 const PROVIDER_IDENTITY = ['provider', 'virtual_key', ...PROVIDER_TARGET_KEYS] as const;
 
+/** Whether `node` takes its parent's provider identity: it names no provider or virtual key of its own. */
+export function takesParentProvider(node: { provider?: unknown; virtual_key?: unknown }): boolean {
+  return node.provider === undefined && node.virtual_key === undefined;
+}
+
 export function inheritFrom(parent: TargetConfig, child: TargetConfig): TargetConfig {
   const from = parent as Record<string, unknown>;
   const out: Record<string, unknown> = { ...child };
@@ -36,7 +41,7 @@ export function inheritFrom(parent: TargetConfig, child: TargetConfig): TargetCo
   if (child.override_params && parent.override_params) {
     out.override_params = { ...parent.override_params, ...child.override_params };
   }
-  if (child.provider === undefined && child.virtual_key === undefined) {
+  if (takesParentProvider(child)) {
     for (const key of PROVIDER_IDENTITY) {
       if (out[key] === undefined && from[key] !== undefined) out[key] = from[key];
     }

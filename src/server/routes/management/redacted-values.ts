@@ -4,10 +4,13 @@
  * (the console's, a script's) sends a new version back as it was shown. A `[REDACTED]` under a credential
  * key of the new version stands for the stored value at the same place, and is kept as it was — as long
  * as every object on the way to it still says the same about where the credential goes (its `provider`,
- * `custom_host`, a webhook's URL): a key is never carried over to another provider or host. Anywhere else
- * the placeholder is refused, naming it, rather than stored as if it were the credential.
+ * `custom_host`, a webhook's URL), and so does every target below it that takes its parent's provider
+ * settings (inherit.ts: one naming no provider or virtual key of its own, which the key reaches with its
+ * own host): a key is never carried over to another provider or host. Anywhere else the placeholder is
+ * refused, naming it, rather than stored as if it were the credential.
  */
 import { GatewayError } from '../../../core/errors.js';
+import { takesParentProvider } from '../../../gateway/routing/inherit.js';
 import { CHECK_ADDRESS_FIELDS } from '../../../hooks/registry.js';
 import { REDACTED } from '../../../observability/redact.js';
 import { isSecretSetting } from './views.js';
@@ -55,19 +58,23 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
   }
   if (!isObject(next)) return next;
   const before = isObject(stored) ? stored : undefined;
-  const here =
-    sameAddress &&
-    before !== undefined &&
-    ADDRESS_FIELDS.every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
+  const onTheWay = sameAddress && before !== undefined && sameAddressFields(next, before);
+  // A target's own credentials are judged by what is below it, not by its siblings: its parent's targets
+  // are on its way only as far as their own fields say.
+  const here = onTheWay && takersKeepAddresses(next, before);
   const out: Json = {};
   for (const [key, value] of Object.entries(next)) {
     const at = path === '' ? key : `${path}.${key}`;
+    if (key === 'targets') {
+      out[key] = walk(value, before?.[key], at, onTheWay);
+      continue;
+    }
     if (value === REDACTED && isSecretSetting(key)) {
       const kept = here ? before[key] : undefined;
       if (kept === undefined || kept === REDACTED) {
         throw new GatewayError(
           'invalid_body',
-          `${at} is ${REDACTED}, which stands for a stored value: there is none here (or its provider or host changed); send the real value`,
+          `${at} is ${REDACTED}, which stands for a stored value: there is none here (or where it goes changed: its provider or host, or a host of a target below taking it); send the real value`,
           { param: at },
         );
       }
@@ -80,6 +87,25 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
         : walk(value, before?.[key], at, here);
   }
   return out;
+}
+
+function sameAddressFields(next: Json, before: Json): boolean {
+  return ADDRESS_FIELDS.every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
+}
+
+/**
+ * Whether each target below `next` that takes its provider settings (and so its credentials, with any host
+ * it sets itself) sets the same address fields as the target at its place in `before`, or, where there was
+ * none, sets none. One naming a provider or virtual key of its own takes none of them, nor do those below it.
+ */
+function takersKeepAddresses(next: Json, before: Json | undefined): boolean {
+  const targets = Array.isArray(next.targets) ? next.targets : [];
+  const previous = before !== undefined && Array.isArray(before.targets) ? before.targets : [];
+  return targets.every((target: unknown, i) => {
+    if (!isObject(target) || !takesParentProvider(target)) return true;
+    const was: Json = isObject(previous[i]) ? previous[i] : {};
+    return sameAddressFields(target, was) && takersKeepAddresses(target, was);
+  });
 }
 
 /** Headers given as the text of a JSON object, shown redacted inside: the same rule, inside the text. */
