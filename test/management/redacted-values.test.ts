@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/observability/redact.js';
 import type { TSchema } from '@sinclair/typebox';
 import { BUILT_IN_CHECKS } from '../../src/hooks/registry.js';
-import { ADDRESS_FIELDS, keepRedactedValues } from '../../src/server/routes/management/redacted-values.js';
+import {
+  ADDRESS_FIELDS,
+  keepRedactedPromptValues,
+  keepRedactedValues,
+} from '../../src/server/routes/management/redacted-values.js';
 
 const guardrail = (url: string, authorization: string) => ({
   checks: [
@@ -235,6 +239,41 @@ describe('keepRedactedValues', () => {
     expect(keepRedactedValues(siblingSent, sibling, 'config')).toEqual({
       targets: [{ provider: 'openai', api_key: 'sk-a' }, siblingSent.targets[1]],
     });
+  });
+
+  it("keeps a prompt's parameter secrets only while its config sends calls to the same places", () => {
+    const stored = {
+      parameters: { user_api_key: 'user-secret' },
+      config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-a' }] },
+    };
+    const sent = (config: unknown) => ({ parameters: { user_api_key: '[REDACTED]' }, config });
+    // The same addresses written in another order, with other settings: kept.
+    const reordered = {
+      targets: [{ api_key: 'sk-b', provider: 'openai' }],
+      strategy: { mode: 'loadbalance' },
+    };
+    expect(keepRedactedPromptValues(sent(reordered), stored)).toEqual({
+      parameters: stored.parameters,
+      config: reordered,
+    });
+    for (const config of [
+      'some-config',
+      undefined,
+      { strategy: { mode: 'fallback' }, targets: [{ provider: 'anthropic', api_key: 'sk-b' }] },
+      {
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'openai', api_key: 'sk-b' },
+          { provider: 'openai', api_key: 'sk-c' },
+        ],
+      },
+    ]) {
+      expect(() => keepRedactedPromptValues(sent(config), stored), JSON.stringify(config)).toThrow(
+        expect.objectContaining({ param: 'parameters.user_api_key' }),
+      );
+    }
+    const byName = { parameters: { user_api_key: 'user-secret' }, config: 'ours' };
+    expect(keepRedactedPromptValues(sent('ours'), byName)).toEqual(byName);
   });
 
   it("counts every URL field of every built-in check's parameters as an address", () => {

@@ -769,6 +769,97 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect(stored?.prompt.config).toEqual({ ...config, targets: [{ retry: { attempts: 2 } }] });
   });
 
+  it("refuses a [REDACTED] secret outside the config once the config (its slug, or an inline one's addresses) changes", async () => {
+    const parameters = {
+      model: 'gpt-4o-mini',
+      user_api_key: 'user-secret-parameter',
+      extra_headers: { authorization: 'Bearer header-secret' },
+    };
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-config-secret',
+      custom_host: 'https://api.openai.example/v1',
+    };
+    const created = await api.post('/prompts', {
+      slug: 'redacted-outside',
+      string: template,
+      parameters,
+      config,
+    });
+    expect(created.status, created.text).toBe(200);
+    const { id, workspace_id: workspaceId } = created.body as { id: string; workspace_id: string };
+    const shown = (await api.get('/prompts/redacted-outside')).body as {
+      parameters: Record<string, unknown>;
+      config: Record<string, unknown>;
+    };
+    expect(shown.parameters).toEqual({
+      model: 'gpt-4o-mini',
+      user_api_key: '[REDACTED]',
+      extra_headers: { authorization: '[REDACTED]' },
+    });
+    const elsewhere = await api.post('/configs', {
+      slug: 'evil-config-slug',
+      config: { provider: 'openai', api_key: 'sk-theirs', custom_host: 'https://evil.example/v1' },
+    });
+    expect(elsewhere.status, elsewhere.text).toBe(200);
+
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      // Sent under another stored config.
+      [{ parameters: shown.parameters, config: 'evil-config-slug' }, 'parameters.user_api_key'],
+      [
+        { parameters: { ...shown.parameters, user_api_key: 'sk-new' }, config: 'evil-config-slug' },
+        'parameters.extra_headers.authorization',
+      ],
+      // Under an inline config sending calls to another host (with a key of its own).
+      [
+        {
+          parameters: shown.parameters,
+          config: { provider: 'openai', api_key: 'sk-theirs', custom_host: 'https://evil.example/v1' },
+        },
+        'parameters.user_api_key',
+      ],
+      // Under an inline config whose target, taking its key, goes to another host.
+      [
+        {
+          parameters: shown.parameters,
+          config: {
+            ...config,
+            strategy: { mode: 'fallback' },
+            targets: [{ custom_host: 'https://evil.example/v1' }],
+          },
+        },
+        'parameters.user_api_key',
+      ],
+      // With no config at all: calls go wherever the caller says.
+      [{ parameters: shown.parameters }, 'parameters.user_api_key'],
+    ];
+    for (const [body, param] of refusals) {
+      const refused = expectError(
+        await api.put('/prompts/redacted-outside', { string: template, ...body }),
+        400,
+        'invalid_body',
+        param,
+      );
+      expect(refused.message).not.toMatch(/user-secret-parameter|header-secret/);
+    }
+    expect((await api.get('/prompts/redacted-outside')).body.version).toBe(1);
+
+    // The config's other settings changed, not where it sends calls: the secrets are kept.
+    const next = await api.put('/prompts/redacted-outside', {
+      string: template,
+      parameters: { ...shown.parameters, model: 'gpt-4o' },
+      config: { ...shown.config, retry: { attempts: 2 } },
+    });
+    expect(next.status, next.text).toBe(200);
+    const stored = await gateway.server.deps.store.getPromptVersion(workspaceId, id, 2);
+    expect(stored?.prompt).toMatchObject({
+      parameters: { ...parameters, model: 'gpt-4o' },
+      config: { ...config, retry: { attempts: 2 } },
+    });
+    expect((await api.delete('/prompts/redacted-outside')).status).toBe(200);
+    expect((await api.delete('/configs/evil-config-slug')).status).toBe(200);
+  });
+
   it('management needs an admin key; completions take a member key', async () => {
     const member = await api.post('/api-keys', { name: 'member', role: 'member' });
     const key = member.body.key as string;

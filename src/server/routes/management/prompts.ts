@@ -43,7 +43,7 @@ import {
   type CreatePrompt,
 } from './body-schemas.js';
 import { stringQuery, type Query } from '../query-params.js';
-import { keepRedactedValues } from './redacted-values.js';
+import { keepRedactedPromptValues } from './redacted-values.js';
 import { forced, notFound, pathParam } from './route-helpers.js';
 import {
   deletedView,
@@ -109,16 +109,17 @@ async function promptDocument(
 }
 
 /**
- * A version sent back as it was shown: each `[REDACTED]` credential (an inline config's) stands for the one
- * the previous version holds at the same place, kept while it goes to the same provider or host, as a
- * stored config's is (redacted-values.ts); with no previous version, or nothing to keep there, it is
- * refused naming it (`config.api_key`) rather than stored as the credential.
+ * A version sent back as it was shown: each `[REDACTED]` credential (an inline config's, a parameter's)
+ * stands for the one the previous version holds at the same place, kept while it goes to the same provider
+ * or host, as a stored config's is, one outside the config only while the config is the same
+ * (redacted-values.ts); with no previous version, or nothing to keep there, it is refused naming it
+ * (`config.api_key`, `parameters.user_api_key`) rather than stored as the credential.
  */
 function keepPreviousCredentials<T extends Omit<CreatePrompt, 'slug'>>(
   body: T,
   previous: PromptDocument | undefined,
 ): T {
-  return keepRedactedValues(body, previous, '') as T;
+  return keepRedactedPromptValues(body, previous) as T;
 }
 
 /** PUT sends the whole body again: its slug, if any, must be the one the record has. */

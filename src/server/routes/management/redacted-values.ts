@@ -51,7 +51,28 @@ export function keepRedactedValues(next: unknown, stored: unknown, path: string)
   return walk(next, stored, path, true);
 }
 
-function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean): unknown {
+/**
+ * A prompt version sent back as shown, as keepRedactedValues keeps a config's. Its `config` decides where
+ * everything outside it goes as well (`parameters` are the body of its calls, their `extra_headers` the
+ * headers), so a `[REDACTED]` outside it is kept only while the config is the same too: the same stored
+ * config's id or slug, or an inline config setting the same address fields at the same places.
+ */
+export function keepRedactedPromptValues(next: unknown, stored: unknown): unknown {
+  const sameConfig = isObject(next) && isObject(stored) && sameConfigAddresses(next.config, stored.config);
+  return walk(next, stored, '', true, (key) => key === 'config' || sameConfig);
+}
+
+/**
+ * `keeps` says, for a key of `next` itself, whether values under it may be kept at all (a prompt's
+ * `parameters` not once its config changed); below it, only where they go decides.
+ */
+function walk(
+  next: unknown,
+  stored: unknown,
+  path: string,
+  sameAddress: boolean,
+  keeps: (key: string) => boolean = () => true,
+): unknown {
   if (Array.isArray(next)) {
     const list = Array.isArray(stored) ? stored : [];
     return next.map((item, i) => walk(item, list[i], `${path}[${i}]`, sameAddress));
@@ -66,11 +87,12 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
   for (const [key, value] of Object.entries(next)) {
     const at = path === '' ? key : `${path}.${key}`;
     if (key === 'targets') {
-      out[key] = walk(value, before?.[key], at, onTheWay);
+      out[key] = walk(value, before?.[key], at, onTheWay && keeps(key));
       continue;
     }
+    const keptHere = here && keeps(key);
     if (value === REDACTED && isSecretSetting(key)) {
-      const kept = here ? before[key] : undefined;
+      const kept = keptHere ? before[key] : undefined;
       if (kept === undefined || kept === REDACTED) {
         throw new GatewayError(
           'invalid_body',
@@ -83,8 +105,8 @@ function walk(next: unknown, stored: unknown, path: string, sameAddress: boolean
     }
     out[key] =
       key === 'headers' && typeof value === 'string'
-        ? headersText(value, before?.[key], at, here)
-        : walk(value, before?.[key], at, here);
+        ? headersText(value, before?.[key], at, keptHere)
+        : walk(value, before?.[key], at, keptHere);
   }
   return out;
 }
@@ -106,6 +128,27 @@ function takersKeepAddresses(next: Json, before: Json | undefined): boolean {
     const was: Json = isObject(previous[i]) ? previous[i] : {};
     return sameAddressFields(target, was) && takersKeepAddresses(target, was);
   });
+}
+
+/** Whether two prompt configs send calls to the same places: the same stored config's id or slug (or no
+ * config in either), or inline configs setting the same address fields at the same places. */
+function sameConfigAddresses(next: unknown, stored: unknown): boolean {
+  if (!isObject(next) || !isObject(stored)) return next === stored;
+  const now = addressesOf(next);
+  const before = addressesOf(stored);
+  return now.size === before.size && [...now].every(([at, value]) => before.get(at) === value);
+}
+
+/** Each address field set anywhere in `value`, by its place (`.targets[1].custom_host`), as JSON text. */
+function addressesOf(value: unknown, path = '', found = new Map<string, string>()): Map<string, string> {
+  if (Array.isArray(value)) value.forEach((item, i) => addressesOf(item, `${path}[${i}]`, found));
+  else if (isObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (ADDRESS_FIELDS.includes(key)) found.set(`${path}.${key}`, JSON.stringify(inner));
+      addressesOf(inner, `${path}.${key}`, found);
+    }
+  }
+  return found;
 }
 
 /** Headers given as the text of a JSON object, shown redacted inside: the same rule, inside the text. */
