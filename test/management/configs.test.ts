@@ -231,6 +231,29 @@ describe('/v1/configs', () => {
     });
   });
 
+  it('refuses a [REDACTED] override_params secret once a target below goes to another host', async () => {
+    const config = {
+      override_params: { user_api_key: 'user-REAL-SECRET' },
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai', api_key: 'sk-ours', custom_host: fake.url }],
+    };
+    await ok(admin.post('/configs', { slug: 'override-secret', config }));
+    const shown = (await admin.get('/configs/override-secret')).body.config;
+    expect(shown.override_params).toEqual({ user_api_key: '[REDACTED]' });
+    expectError(
+      await admin.patch('/configs/override-secret', {
+        config: {
+          ...shown,
+          targets: [{ provider: 'openai', api_key: 'sk-theirs', custom_host: 'https://evil.example/v1' }],
+        },
+      }),
+      400,
+      'invalid_body',
+      'config.override_params.user_api_key',
+    );
+    expect((await admin.get('/configs/override-secret')).body.version).toBe(1);
+  });
+
   it('shows an AWS access key id as a credential, as virtual keys do, and keeps it when sent back', async () => {
     const config = {
       provider: 'bedrock',

@@ -241,6 +241,35 @@ describe('keepRedactedValues', () => {
     });
   });
 
+  it('keeps an override_params secret only while every target below, whatever its provider, keeps its address', () => {
+    // override_params go into the body of every call below the node, each target's own provider's too.
+    const stored = {
+      override_params: { user_api_key: 'user-secret' },
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai', api_key: 'sk-a' }],
+    };
+    const sent = (targets: unknown[]) => ({
+      override_params: { user_api_key: '[REDACTED]' },
+      strategy: { mode: 'loadbalance' },
+      targets,
+    });
+    expect(keepRedactedValues(sent([{ provider: 'openai', api_key: 'sk-b' }]), stored, 'config')).toEqual({
+      ...sent([{ provider: 'openai', api_key: 'sk-b' }]),
+      override_params: stored.override_params,
+    });
+    for (const targets of [
+      [{ provider: 'openai', api_key: 'sk-b', custom_host: 'https://evil.example/v1' }],
+      [
+        { provider: 'openai', api_key: 'sk-a' },
+        { provider: 'mistral-ai', api_key: 'sk-m' },
+      ],
+    ]) {
+      expect(() => keepRedactedValues(sent(targets), stored, 'config'), JSON.stringify(targets)).toThrow(
+        expect.objectContaining({ param: 'config.override_params.user_api_key' }),
+      );
+    }
+  });
+
   it("keeps a prompt's parameter secrets only while its config sends calls to the same places", () => {
     const stored = {
       parameters: { user_api_key: 'user-secret' },

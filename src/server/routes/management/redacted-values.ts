@@ -6,7 +6,8 @@
  * as every object on the way to it still says the same about where the credential goes (its `provider`,
  * `custom_host`, a webhook's URL), and so does every target below it that takes its parent's provider
  * settings (inherit.ts: one naming no provider or virtual key of its own, which the key reaches with its
- * own host): a key is never carried over to another provider or host. Anywhere else the placeholder is
+ * own host) — every target below, for a value of `override_params`, which all of them send: a key is never
+ * carried over to another provider or host. Anywhere else the placeholder is
  * refused, naming it, rather than stored as if it were the credential.
  */
 import { GatewayError } from '../../../core/errors.js';
@@ -80,8 +81,8 @@ function walk(
   if (!isObject(next)) return next;
   const before = isObject(stored) ? stored : undefined;
   const onTheWay = sameAddress && before !== undefined && sameAddressFields(next, before);
-  // A target's own credentials are judged by what is below it, not by its siblings: its parent's targets
-  // are on its way only as far as their own fields say.
+  // The node's credentials also reach the targets below that take them (here); a target's own are judged by
+  // the nodes above it (onTheWay) and its own targets, never by its siblings.
   const here = onTheWay && takersKeepAddresses(next, before);
   const out: Json = {};
   for (const [key, value] of Object.entries(next)) {
@@ -90,7 +91,9 @@ function walk(
       out[key] = walk(value, before?.[key], at, onTheWay && keeps(key));
       continue;
     }
-    const keptHere = here && keeps(key);
+    // A node's override_params go into the body of every call below it, to each target's own provider too.
+    const keptHere =
+      here && keeps(key) && (key !== 'override_params' || sameAddressesAt(next.targets, before?.targets));
     if (value === REDACTED && isSecretSetting(key)) {
       const kept = keptHere ? before[key] : undefined;
       if (kept === undefined || kept === REDACTED) {
@@ -134,6 +137,11 @@ function takersKeepAddresses(next: Json, before: Json | undefined): boolean {
  * config in either), or inline configs setting the same address fields at the same places. */
 function sameConfigAddresses(next: unknown, stored: unknown): boolean {
   if (!isObject(next) || !isObject(stored)) return next === stored;
+  return sameAddressesAt(next, stored);
+}
+
+/** Whether `next` sets the same address fields as `stored` at the same places, anywhere within them. */
+function sameAddressesAt(next: unknown, stored: unknown): boolean {
   const now = addressesOf(next);
   const before = addressesOf(stored);
   return now.size === before.size && [...now].every(([at, value]) => before.get(at) === value);
