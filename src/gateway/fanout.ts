@@ -6,6 +6,7 @@
  * (what the provider bills). Any call failing fails the whole attempt, so routing treats it as one.
  */
 import { CallAbort } from '../core/abort.js';
+import { jsonTextBytes } from '../core/json-text-bytes.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../core/openai-types.js';
 import type { AdapterRequest } from '../providers/types.js';
 import {
@@ -62,36 +63,6 @@ export function fanoutCallsAtOnce(request: AdapterRequest): number {
   const bytes = jsonTextBytes(request.body);
   if (bytes <= 0) return FANOUT_CALLS_AT_ONCE;
   return Math.max(1, Math.min(FANOUT_CALLS_AT_ONCE, Math.floor(FANOUT_BODY_BYTES_AT_ONCE / bytes)));
-}
-
-/**
- * The UTF-8 size of a parsed JSON value's text, without writing it (the text of a 25 MB prompt is not
- * made once more to be measured): its strings' bytes and quotes, its numbers' digits, its punctuation.
- * Escapes are not counted, so it may fall short of JSON.stringify's by those few bytes.
- */
-export function jsonTextBytes(value: unknown): number {
-  let bytes = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next === 'string') bytes += Buffer.byteLength(next, 'utf8') + 2;
-    else if (typeof next === 'number' || typeof next === 'boolean') bytes += String(next).length;
-    else if (next === null) bytes += 4;
-    else if (Array.isArray(next)) {
-      bytes += 1 + Math.max(1, next.length);
-      for (const item of next) pending.push(item);
-    } else if (typeof next === 'object') {
-      let fields = 0;
-      for (const [key, field] of Object.entries(next)) {
-        if (field === undefined) continue;
-        fields++;
-        bytes += Buffer.byteLength(key, 'utf8') + 3;
-        pending.push(field);
-      }
-      bytes += 1 + Math.max(1, fields);
-    }
-  }
-  return bytes;
 }
 
 /** The requests `n` is fanned out into, one per choice; undefined when the provider honours n itself, or n

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE, jsonTextBytes } from '../../src/gateway/fanout.js';
+import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE } from '../../src/gateway/fanout.js';
 import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
 import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -116,25 +116,5 @@ describe('n fanned out', () => {
     expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
     expect(served).toBe(3);
     expect(mostHeld).toBe(1);
-  });
-});
-
-describe('jsonTextBytes', () => {
-  it('is the UTF-8 size of the JSON text of a value without escapes', () => {
-    const value = {
-      model: 'm',
-      n: 3,
-      stream: false,
-      stop: null,
-      empty: [],
-      none: {},
-      skipped: undefined,
-      messages: [
-        { role: 'user', content: 'héllo 世界' },
-        { role: 'assistant', content: '' },
-      ],
-      temperature: 0.25,
-    };
-    expect(jsonTextBytes(value)).toBe(Buffer.byteLength(JSON.stringify(value)));
   });
 });
