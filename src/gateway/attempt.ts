@@ -104,6 +104,9 @@ export interface AttemptInput {
   firstChunkBy?: number | undefined;
   /** Streams only: where chunks go, every one as the adapter produced it (usage included). */
   sink?: CallSink;
+  /** The JSON text the client sent `request.body` as, when the target is sent the client's body (no
+   * override_params, no hook rewrote it): what sizes a fan-out of n (fanoutCallsAtOnce). */
+  clientBodyText?: string | undefined;
 }
 
 /** After every choice finished, how long the rest of a stream (usage, [DONE]) may take. */

@@ -58,7 +58,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
       stream && (call.endpoint === 'chat' || call.endpoint === 'completions') ? withUsageAsked(call) : call;
     const run = newRouteRun(
       deps,
-      routedCall(request, ctx, deps.routing.modelChain, stream, delivered, state),
+      routedCall(request, ctx, deps.routing.modelChain, stream, delivered, state, call.bodyText),
     );
     let result: RouteResult | undefined;
     let failure: unknown;
@@ -168,8 +168,9 @@ function routedCall<K extends RoutedKind>(
   stream: boolean,
   sink: DeliveredStream | undefined,
   state: RouteState,
+  bodyText: string | undefined,
 ): RoutedCall<K> {
-  return { ctx, endpoint, chain, body, stream, sink, state, passthrough: undefined };
+  return { ctx, endpoint, chain, body, stream, bodyText, sink, state, passthrough: undefined };
 }
 
 /**

@@ -56,13 +56,23 @@ export const FANOUT_CALLS_AT_ONCE = 8;
  * fewer calls at a time, down to one (a 25 MB prompt with n = 8 is not 200 MB held at once). */
 export const FANOUT_BODY_BYTES_AT_ONCE = 16 * 1024 * 1024;
 
-/** How many of a fan-out's calls run at once, by the size of the body each call copies: measured on the
- * body itself, however it came (a client's `content-length` is absent from a body sent in chunks, and says
- * nothing of a prompt's or a batch line's). */
-export function fanoutCallsAtOnce(request: AdapterRequest): number {
-  const bytes = jsonTextBytes(request.body);
+/** How many of a fan-out's calls run at once, by the size of the body each call copies. The client's own
+ * body is as large as the text it sent (kept by the parser, so a body sent in chunks with no
+ * `content-length` is sized too), or its `content-length` when larger: read, not measured. Any other body
+ * (a prompt's rendered one, a batch line's, one override_params or a hook made) is measured, as
+ * JSON.stringify would write it. */
+export function fanoutCallsAtOnce(request: AdapterRequest, clientBodyText?: string): number {
+  const bytes =
+    clientBodyText === undefined
+      ? jsonTextBytes(request.body)
+      : Math.max(Buffer.byteLength(clientBodyText, 'utf8'), declaredBytes(request));
   if (bytes <= 0) return FANOUT_CALLS_AT_ONCE;
   return Math.max(1, Math.min(FANOUT_CALLS_AT_ONCE, Math.floor(FANOUT_BODY_BYTES_AT_ONCE / bytes)));
+}
+
+function declaredBytes(request: AdapterRequest): number {
+  const declared = Number(request.clientHeaders['content-length']);
+  return Number.isFinite(declared) ? declared : 0;
 }
 
 /** The requests `n` is fanned out into, one per choice; undefined when the provider honours n itself, or n
@@ -105,7 +115,7 @@ async function fanOut(input: AttemptInput, requests: AdapterRequest[]): Promise<
     // One failed call dooms the merged answer: stop the others at once, and start no more.
     const outcomes = await runCallsAtOnce(
       requests,
-      fanoutCallsAtOnce(input.request),
+      fanoutCallsAtOnce(input.request, input.clientBodyText),
       async (request, index) => {
         const outcome = await runAttempt({
           ...input,

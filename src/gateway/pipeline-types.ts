@@ -208,6 +208,10 @@ export type RoutedCall<K extends RoutedKind = RoutedKind> = RoutedRequest<K> & {
   /** Pass-through only. */
   passthrough?: PassthroughCall;
   stream: boolean;
+  /** The JSON text the client sent `body` as, kept by the HTTP layer's parser (`ModelCall.bodyText`); `body`
+   * may carry the stream_options that ask a stream's usage besides. A target sent `body` itself sizes a
+   * fan-out by it, without measuring the body. */
+  bodyText?: string;
   /** Streams only: the answer as delivered so far, in front of the caller's sink. */
   sink: DeliveredStream | undefined;
   state: RouteState;

@@ -7,7 +7,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FANOUT_BODY_BYTES_AT_ONCE, FANOUT_CALLS_AT_ONCE } from '../../src/gateway/fanout.js';
+import {
+  FANOUT_BODY_BYTES_AT_ONCE,
+  FANOUT_CALLS_AT_ONCE,
+  fanoutCallsAtOnce,
+} from '../../src/gateway/fanout.js';
+import type { AdapterRequest } from '../../src/providers/types.js';
 import { readAnthropicJsonFixture } from '../fakes/anthropic/fixtures.js';
 import { postWithConfig, startGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -83,6 +88,21 @@ async function fanOutChunked(n: number, contentBytes: number): Promise<Response>
   } as RequestInit);
 }
 
+/** A small request whose text is large: its fields padded with spaces, which parsing drops. */
+async function fanOutPadded(n: number, textBytes: number): Promise<Response> {
+  const json = JSON.stringify(chatBody(n, 16));
+  const text = `${json.slice(0, -1)}${' '.repeat(textBytes - json.length)}}`;
+  return fetch(`${gateway.url}/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gateway.adminKey,
+      'x-gateway-config': JSON.stringify(config()),
+    },
+    body: text,
+  });
+}
+
 afterAll(async () => {
   await gateway?.close();
   await new Promise((resolve) => server?.close(resolve));
@@ -116,5 +136,52 @@ describe('n fanned out', () => {
     expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
     expect(served).toBe(3);
     expect(mostHeld).toBe(1);
+  });
+
+  it("sizes a client's body by the text it sent, as kept by the parser, not by measuring the parsed body", async () => {
+    // Parsed, it is a few dozen bytes (8 calls at once); its text is over half the bytes held at once.
+    const response = await fanOutPadded(3, FANOUT_BODY_BYTES_AT_ONCE / 2 + 1024);
+    expect(response.status).toBe(200);
+    expect(served).toBe(3);
+    expect(mostHeld).toBe(1);
+  });
+});
+
+describe('fanoutCallsAtOnce', () => {
+  const request = (body: unknown, contentLength?: number) =>
+    ({
+      endpoint: 'chat',
+      body,
+      clientHeaders: contentLength === undefined ? {} : { 'content-length': String(contentLength) },
+    }) as unknown as AdapterRequest;
+  /** A body that fails the test if anything walks it. */
+  const untouchable = new Proxy(
+    {},
+    {
+      get: () => expect.fail('the body was walked'),
+      ownKeys: () => expect.fail('the body was walked'),
+    },
+  );
+
+  it('takes the size of the text the client sent, without walking the body', () => {
+    expect(fanoutCallsAtOnce(request(untouchable), 'x'.repeat(1024))).toBe(FANOUT_CALLS_AT_ONCE);
+    const large = 'x'.repeat(FANOUT_BODY_BYTES_AT_ONCE / 3);
+    expect(fanoutCallsAtOnce(request(untouchable), large)).toBe(3);
+    // Its UTF-8 bytes, not its characters.
+    expect(fanoutCallsAtOnce(request(untouchable), 'é'.repeat(FANOUT_BODY_BYTES_AT_ONCE / 6))).toBe(3);
+  });
+
+  it("takes the larger of the text's size and the client's content-length", () => {
+    const text = 'x'.repeat(1024);
+    expect(fanoutCallsAtOnce(request(untouchable, FANOUT_BODY_BYTES_AT_ONCE / 2), text)).toBe(2);
+    expect(fanoutCallsAtOnce(request(untouchable, 10), 'x'.repeat(FANOUT_BODY_BYTES_AT_ONCE / 2))).toBe(2);
+  });
+
+  it('measures a body with no text of its own at its written size, escapes included', () => {
+    // 4M characters written as 24 MB: one call at a time, not four.
+    const body = { model: 'm', messages: [{ role: 'user', content: '\u0001'.repeat(4 * 1024 * 1024) }] };
+    expect(fanoutCallsAtOnce(request(body, 100))).toBe(1);
+    const quotes = { model: 'm', messages: [{ role: 'user', content: '"'.repeat(3 * 1024 * 1024) }] };
+    expect(fanoutCallsAtOnce(request(quotes))).toBe(2);
   });
 });

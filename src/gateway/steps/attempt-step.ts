@@ -64,6 +64,7 @@ export const callTarget: TargetHandler = (call) => {
       limits: deps.settings.upstreamLimits,
       firstChunkBy: continuing ? undefined : run.deadline,
       sink: call.sink,
+      clientBodyText: call.body === run.call.body ? run.call.bodyText : undefined,
     });
   } catch (err) {
     // Failed as the async function it replaces would: by rejection, for the steps around it.
