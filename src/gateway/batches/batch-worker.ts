@@ -43,6 +43,7 @@ import { batchEndpoint } from './batch-endpoints.js';
 import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
 import { LineSink, rateLimitWaitMs, settledLineOf } from './batch-output.js';
+import { SharedReads } from './shared-reads.js';
 import {
   FINALIZE_JOB,
   finalizeBatch,
@@ -92,10 +93,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   const calling = new Map<string, number>();
   const settles = createSettleQueue(store.batches, owner);
   const running = new Set<Promise<void>>();
-  const calls = new Map<string, Promise<BatchCall | undefined>>();
-  /** The last read of each batch's API key, and when it began: the lines started within BATCH_KEY_CHECK_MS
-   * of it (those started together too) share it. */
-  const keyChecks = new Map<string, { at: number; usable: Promise<boolean> }>();
+  /** Each batch's call (its caller, headers, metadata), read once for all its lines on this node. */
+  const calls = new SharedReads<string, BatchCall | undefined>();
+  /** Whether each batch's API key may still make calls: the lines started within BATCH_KEY_CHECK_MS of a
+   * read's start (those started together too) share it. */
+  const keyChecks = new SharedReads<string, boolean>(BATCH_KEY_CHECK_MS);
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -415,31 +417,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   }
 
   function callOf(batchId: string): Promise<BatchCall | undefined> {
-    let call = calls.get(batchId);
-    if (!call) {
-      const read = store.batches.callOf(batchId);
-      calls.set(batchId, read);
-      // A read that failed (the store dropped a connection) is not kept: kept, it would fail every
-      // later line of the batch on this node, each claimed again when its lease ran out, for ever.
-      read.catch(() => {
-        if (calls.get(batchId) === read) calls.delete(batchId);
-      });
-      call = read;
-    }
-    return call;
+    return calls.get(batchId, () => store.batches.callOf(batchId));
   }
 
-  /** Whether the batch's API key may still make calls: read again once the last read is
-   * BATCH_KEY_CHECK_MS old. A read that failed is not kept (the next line reads again). */
   function keyUsable(batchId: string, caller: CallerKey): Promise<boolean> {
-    const last = keyChecks.get(batchId);
-    if (last && Date.now() - last.at < BATCH_KEY_CHECK_MS) return last.usable;
-    const check = { at: Date.now(), usable: callerKeyUsable(store, caller) };
-    keyChecks.set(batchId, check);
-    check.usable.catch(() => {
-      if (keyChecks.get(batchId) === check) keyChecks.delete(batchId);
-    });
-    return check.usable;
+    return keyChecks.get(batchId, () => callerKeyUsable(store, caller));
   }
 
   async function answer(
