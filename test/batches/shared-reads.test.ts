@@ -2,7 +2,7 @@
  * SharedReads: the batch worker's reads of a batch's call and of its API key, shared by the lines that need
  * them at once, kept (for a while), and not kept once failed.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SharedReads } from '../../src/gateway/batches/shared-reads.js';
 import { sleep } from './support.js';
 
@@ -49,6 +49,22 @@ describe('SharedReads', () => {
     await sleep(60);
     expect(await reads.get('a', read)).toBe(2);
     expect(read.count).toBe(2);
+  });
+
+  it('reads again once maxAgeMs have passed though the wall clock stepped back', async () => {
+    const reads = new SharedReads<string, number>(40);
+    const read = counted(() => Promise.resolve(1));
+    await reads.get('a', read);
+    // The system clock set back an hour (NTP, a VM resumed): the read is as old as the time that passed.
+    const stepped = Date.now() - 3_600_000;
+    const wallClock = vi.spyOn(Date, 'now').mockReturnValue(stepped);
+    try {
+      await sleep(60);
+      await reads.get('a', read);
+      expect(read.count).toBe(2);
+    } finally {
+      wallClock.mockRestore();
+    }
   });
 
   it('forgets a key deleted', async () => {
