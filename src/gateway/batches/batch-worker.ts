@@ -448,10 +448,14 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       // Names the line's provider when the batch's headers name none, as a direct call's body does.
       model: body.model,
     };
+    // Outside the refusal below, as the read of the batch's call: a read or write of the key's check the
+    // store failed (a connection dropped) says nothing of the line, which is not answered for it but run
+    // again once its lease runs out; so are the other lines that shared that read.
+    const revoked = (await keyUsable(batch.id, call.caller)) ? undefined : await cancelForItsKey(batch);
     let ctx: CallContext | undefined;
     let request: ModelRequest;
     try {
-      if (!(await keyUsable(batch.id, call.caller))) throw await cancelForItsKey(batch);
+      if (revoked) throw revoked;
       ctx = await callContextFromStoredRequest(deps.lookups, job);
       request = validateRequest(endpoint, body);
     } catch (err) {
