@@ -75,4 +75,12 @@ describe('SharedReads', () => {
     await reads.get('a', read);
     expect(read.count).toBe(2);
   });
+
+  it('forgets the keys picked', async () => {
+    const reads = new SharedReads<string, number>();
+    const read = counted(() => Promise.resolve(1));
+    await Promise.all(['a', 'b', 'c'].map((key) => reads.get(key, read)));
+    reads.forget((key) => key !== 'b');
+    expect([...reads.keys()]).toEqual(['b']);
+  });
 });

@@ -73,7 +73,7 @@ function holdClaims<R extends object, M extends keyof R & string>(repository: R,
   return { claims, leased: claimLeased, answer };
 }
 
-function batchWorker(concurrency = 1) {
+function batchWorker(concurrency = 1, pollMs = 10_000) {
   const deps = {
     store,
     logger: pino({ level: 'silent' }),
@@ -84,7 +84,7 @@ function batchWorker(concurrency = 1) {
     nodeConcurrency: concurrency,
     batchConcurrency: concurrency,
     leaseMs: 30_000,
-    pollMs: 10_000,
+    pollMs,
   });
 }
 
@@ -111,6 +111,24 @@ describe('a node at its concurrency limit', () => {
       const closing = worker.close(0);
       letGo();
       await closing;
+    }
+  });
+});
+
+describe('a batch finalized by another node', () => {
+  it('leaves no read of it kept on a node that ran lines of it', async () => {
+    const batch = await runningBatch(2);
+    // Its lines fail to run here (its call reads as gone): they stay leased, to be run again elsewhere.
+    const reads = vi.spyOn(store.batches, 'callOf').mockResolvedValue(undefined);
+    const worker = batchWorker(2, 50);
+    try {
+      await until(() => reads.mock.calls.length >= 1);
+      await until(() => worker.batchesRead().includes(batch.id));
+      // Another node ran its lines and queued its finalization, which has run.
+      await store.batches.update(batch.id, { status: 'completed' }, ['in_progress']);
+      await until(() => !worker.batchesRead().includes(batch.id));
+    } finally {
+      await worker.close(0);
     }
   });
 });

@@ -65,6 +65,8 @@ export interface BatchWorkerOptions {
 export interface BatchWorker {
   /** Look for work now (a batch was created or cancelled). */
   poke(): void;
+  /** The batches this node keeps reads of (a batch's call, its key's last check). */
+  batchesRead(): string[];
   /** Stops claiming, gives back the lines claimed ahead (and the lines and jobs a claim under way brings
    * after), lets the lines and jobs in flight end and commits them; lines still running when `graceMs`
    * runs out are given back, and so is a validation or a finalization (its attempt with it). */
@@ -201,6 +203,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         active = await store.batches.withStatus(['in_progress', 'cancelling']);
         latest.clear();
         for (const batch of active) latest.set(batch.id, batch);
+        // The reads of a batch no longer running that this node holds no line of: its finalization
+        // queued (here, which drops them at once, or on another node), it runs no more lines.
+        const done = (batchId: string) => !latest.has(batchId) && !leased.has(batchId);
+        calls.forget(done);
+        keyChecks.forget(done);
       }
       for (const batch of active) {
         if (closed) break;
@@ -561,6 +568,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       lastPollAt = 0;
       again = true;
       schedule(0);
+    },
+    batchesRead() {
+      return [...new Set([...calls.keys(), ...keyChecks.keys()])];
     },
     async close(graceMs) {
       closed = true;

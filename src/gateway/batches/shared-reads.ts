@@ -25,4 +25,13 @@ export class SharedReads<K, V> {
   delete(key: K): void {
     this.reads.delete(key);
   }
+
+  /** Drops the reads of the keys `which` picks. */
+  forget(which: (key: K) => boolean): void {
+    for (const key of this.reads.keys()) if (which(key)) this.reads.delete(key);
+  }
+
+  keys(): IterableIterator<K> {
+    return this.reads.keys();
+  }
 }
