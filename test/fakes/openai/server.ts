@@ -272,6 +272,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       (behaviour.firstByteDelayMs ?? 0) +
       (isStream ? 0 : (behaviour.delayMs ?? 0));
     if (delay > 0) await wait(delay);
+    if (behaviour.until) await behaviour.until.catch(() => undefined);
     if (res.destroyed) return;
     if (behaviour.reset) {
       req.socket.destroy();

@@ -21,6 +21,8 @@ export interface FakeBehaviour {
   firstByteDelayMs?: number;
   /** Delay before a non-stream answer (adds to `firstByteDelayMs`). */
   delayMs?: number;
+  /** Answer only once this has settled (after the delays): holds a request until the test lets it go. */
+  until?: Promise<unknown>;
   /** Gap between stream events. */
   chunkDelayMs?: number;
   /** Number of content chunks in a stream (default: one per word of the reply). */
