@@ -7,7 +7,8 @@
  * usage — a stream's once its last chunk is in, before the client is told it ended; a pass-through's once
  * its body has been relayed. An answer that gave no usage is settled to an estimate (tokensWithoutUsage):
  * a pass-through's of the bytes that went both ways, a model call's of its input and of its answer's text
- * (a stream's counted as its chunks go by).
+ * (a stream's counted as its chunks go by); a model call's stream cut mid-way to the larger of its usage
+ * and that estimate.
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
@@ -77,7 +78,10 @@ async function settled(
  * failure before any answer. The answer that ends the call, when it carries no usage, counts as an
  * estimate of its input and of its text (a stream's, as much as went by), as a pass-through's bytes do:
  * left at its reservation, which counts no output when the request set no limit on it, a provider (or a
- * model the client chose) that omits usage would take every token policy out of play.
+ * model the client chose) that omits usage would take every token policy out of play. A stream cut
+ * mid-way counts as the larger of the usage it reported and that estimate: its usage may be only what its
+ * first event said (an Anthropic stream's `message_start`: its input and one output token), however much
+ * text went out after.
  */
 function tokensUsed(
   call: TargetCall,
@@ -86,11 +90,9 @@ function tokensUsed(
   streamed: AnswerTextCount | undefined,
 ): number | undefined {
   const { run } = call;
-  const answerWithoutUsage =
-    !answeredFromCache(run.call.state.cacheStatus) &&
-    !outcome.usage &&
-    (outcome.ok || outcome.afterFirstByte);
-  if (!answerWithoutUsage) return billedSince(run.attempts, firstAttempt, 0);
+  const answered = !answeredFromCache(run.call.state.cacheStatus) && (outcome.ok || outcome.afterFirstByte);
+  const cut = !outcome.ok && outcome.afterFirstByte;
+  if (!answered || (outcome.usage && !cut)) return billedSince(run.attempts, firstAttempt, 0);
   // A pass-through's answer read whole (not relayed as it came, so not estimated as it goes): its
   // reservation stands unless an earlier answer gave usage.
   if (call.endpoint === 'passthrough') return billedSince(run.attempts, firstAttempt, undefined);
@@ -99,7 +101,11 @@ function tokensUsed(
     : outcome.ok
       ? answerTextLength(call.endpoint, outcome.body)
       : 0;
-  return billedSince(run.attempts, firstAttempt, 0) + tokensWithoutUsage(inputLength(call), answerLength);
+  const estimate = tokensWithoutUsage(inputLength(call), answerLength);
+  // The estimate stands for the usage this answer reported, which its attempt's record counts among the
+  // billed when it has one.
+  const reported = outcome.usage?.total_tokens ?? 0;
+  return billedSince(run.attempts, firstAttempt, 0) + Math.max(0, estimate - reported);
 }
 
 /** The tokens of the provider answers recorded from `first` on; `none` when no answer had usage. */
