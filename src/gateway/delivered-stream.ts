@@ -11,6 +11,7 @@
  */
 import type { MessagesStreamEvent } from '../core/messages-types.js';
 import type { ResponsesStreamEvent } from '../core/responses-types.js';
+import { eventText, visitChunkText, type ChunkTextKind } from './chunk-text.js';
 import { ForwardingSink, type AnswerChunk, type CallSink } from './sink.js';
 
 /** What every chunk of the client's stream shares; a continuation on another target keeps it. */
@@ -63,8 +64,7 @@ export class DeliveredStream extends ForwardingSink {
       // record and for a continuation: a Messages stream that has opened nothing but one text block can
       // be continued inside it (ingress/messages-codec.ts); anything else cannot be continued elsewhere.
       if (!this.continuesAsText(chunk)) this.continuable = false;
-      const text = eventText(chunk);
-      if (text !== undefined) this.keep(0, text);
+      visitChunkText(chunk, this.keepContent);
       return;
     }
     if (!this.identity && typeof chunk.id === 'string') {
@@ -73,11 +73,15 @@ export class DeliveredStream extends ForwardingSink {
     for (const choice of chunk.choices) {
       if (choice.index !== 0) this.continuable = false;
       const delta = (choice as { delta?: Record<string, unknown> }).delta;
-      const content = delta ? delta.content : (choice as { text?: unknown }).text;
-      if (typeof content === 'string' && content.length > 0) this.keep(choice.index, content);
       if (delta && (delta.tool_calls || delta.function_call)) this.continuable = false;
     }
+    visitChunkText(chunk, this.keepContent);
   }
+
+  /** Keeps a choice's content (chunk-text.ts); tool text is not kept, and only ends continuability above. */
+  private readonly keepContent = (index: number, text: string, kind: ChunkTextKind): void => {
+    if (kind === 'content' && text.length > 0) this.keep(index, text);
+  };
 
   /** Adds a choice's text while the whole is within the bound; past it, the answer is not continuable. */
   private keep(index: number, text: string): void {
@@ -106,17 +110,4 @@ function textOnlyEvent(chunk: MessagesStreamEvent | ResponsesStreamEvent, blocks
     default:
       return false;
   }
-}
-
-/** The answer text an Anthropic Messages or Responses event carries. */
-export function eventText(chunk: MessagesStreamEvent | ResponsesStreamEvent): string | undefined {
-  if (chunk.type === 'content_block_delta') {
-    const delta = (chunk as Extract<MessagesStreamEvent, { type: 'content_block_delta' }>).delta;
-    return delta.type === 'text_delta' ? delta.text : undefined;
-  }
-  if (chunk.type === 'response.output_text.delta') {
-    const delta = (chunk as ResponsesStreamEvent).delta;
-    return typeof delta === 'string' ? delta : undefined;
-  }
-  return undefined;
 }

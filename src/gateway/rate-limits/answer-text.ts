@@ -6,8 +6,7 @@
  */
 import type { HookRequestType } from '../../hooks/check-types.js';
 import { allAnswerTexts } from '../../hooks/text.js';
-import type { ChatCompletionChunk } from '../../core/openai-types.js';
-import { eventText } from '../delivered-stream.js';
+import { visitChunkText } from '../chunk-text.js';
 import type { RoutedKind } from '../pipeline-types.js';
 import { ForwardingSink, type AnswerChunk } from '../sink.js';
 
@@ -37,36 +36,12 @@ export class AnswerTextCount extends ForwardingSink {
   length = 0;
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
-    this.length += chunkTextLength(chunk);
+    visitChunkText(chunk, this.count);
     return super.chunk(chunk, raw);
   }
-}
 
-/** The text one chunk adds: an OpenAI chunk's content, completion text and tool-call arguments; a Messages
- * or Responses event's text and tool-input deltas. */
-function chunkTextLength(chunk: AnswerChunk): number {
-  if (!('choices' in chunk)) {
-    const text = eventText(chunk);
-    if (text !== undefined) return text.length;
-    if (chunk.type === 'content_block_delta' && chunk.delta.type === 'input_json_delta') {
-      return chunk.delta.partial_json.length;
-    }
-    const delta = (chunk as { delta?: unknown }).delta;
-    return chunk.type === 'response.function_call_arguments.delta' && typeof delta === 'string'
-      ? delta.length
-      : 0;
-  }
-  let length = 0;
-  for (const choice of chunk.choices as Array<ChatCompletionChunk['choices'][number] & { text?: unknown }>) {
-    if (typeof choice.text === 'string') length += choice.text.length;
-    const delta = choice.delta as { content?: unknown; tool_calls?: unknown } | undefined;
-    if (!delta) continue;
-    if (typeof delta.content === 'string') length += delta.content.length;
-    if (!Array.isArray(delta.tool_calls)) continue;
-    for (const call of delta.tool_calls as Array<{ function?: { arguments?: unknown } }>) {
-      const args = call.function?.arguments;
-      if (typeof args === 'string') length += args.length;
-    }
-  }
-  return length;
+  /** Every piece of a chunk's text counts: content and tool-call arguments (chunk-text.ts). */
+  private readonly count = (_index: number, text: string): void => {
+    this.length += text.length;
+  };
 }
