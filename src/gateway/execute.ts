@@ -120,9 +120,6 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
           : error.toBody();
       sink.fail(error, status);
     }
-    // A failure the caller holds back to run the call again (a rate-limit refusal a batch line waits
-    // out) is no end of the call: the run that ends it leaves the record.
-    if (sink.heldBack === true) return { outcome, error, status, state };
     const endedAt = performance.now();
 
     // A request a hook rewrote (PII redacted) is recorded as the provider got it.
@@ -148,6 +145,13 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
       hooks: hooks?.results,
       hooksText: hooks?.resultsText,
     };
+    // A failure the caller holds back to run the call again (a rate-limit refusal a batch line or a
+    // background response waits out) is no end of the call: the run that ends it leaves the record, and
+    // the refusal is only measured.
+    if (sink.heldBack === true) {
+      for (const observer of deps.observers) observer.callHeldBack?.(summary);
+      return { outcome, error, status, state };
+    }
     // Async hooks never delay the answer (the sink has it); the record waits for their results.
     if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
     for (const observer of deps.observers) observer.callEnded(summary);

@@ -1,6 +1,8 @@
 /**
  * Metrics: every call's summary measured into the gateway's Prometheus registry
- * (observability/metrics.ts), beside the log record the log observer writes from the same summary.
+ * (observability/metrics.ts), beside the log record the log observer writes from the same summary; and
+ * a failure held back to run again (a rate-limit refusal a batch line or a background response waits out),
+ * which has no record.
  */
 import type { CallMeasures, GatewayMetrics } from '../observability/metrics.js';
 import { answeredFromCache } from './cache/response-cache.js';
@@ -35,6 +37,11 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
         for (const hook of summary.hooks.before_request_hooks) metrics.recordHook(hookMeasure(hook));
         for (const hook of summary.hooks.after_request_hooks) metrics.recordHook(hookMeasure(hook));
       }
+    },
+    // A refusal a job waits out is measured as any call's end is: the calls and errors it counts have
+    // the policy's refusals the log does not record.
+    callHeldBack(summary) {
+      this.callEnded(summary);
     },
   };
 }
