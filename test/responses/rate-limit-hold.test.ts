@@ -10,8 +10,11 @@ describe("a background response's hold on rate-limit refusals", () => {
   it("holds a refusal made before any of the answer, for the policy's Retry-After", () => {
     const next = new BufferSink();
     const hold = new RateLimitHold(next, Date.now() + 60_000);
+    expect(hold.heldBack).toBe(false);
     hold.fail(refusal('7'), 429);
     expect(hold.waitMs).toBe(7_000);
+    // Held back from the log as well: the run that answers the response leaves its record.
+    expect(hold.heldBack).toBe(true);
     let told = false;
     void next.result.then(() => (told = true));
     return Promise.resolve().then(() => expect(told).toBe(false));
@@ -28,6 +31,7 @@ describe("a background response's hold on rate-limit refusals", () => {
     const hold = new RateLimitHold(late, Date.now() + 5_000);
     hold.fail(refusal('60'), 429);
     expect(hold.waitMs).toBeUndefined();
+    expect(hold.heldBack).toBe(false);
     expect(await late.result).toMatchObject({ kind: 'error', status: 429 });
 
     const provider = new BufferSink();

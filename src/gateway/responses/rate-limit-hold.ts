@@ -3,7 +3,7 @@
  * answer (a policy's limit reached, or the limits unreachable in fail mode `closed`) is held back rather
  * than stored, so that the response waits `queued` for the policy's window and runs again
  * (background-worker.ts), as a batch line does. Only while the wait ends by `until`: a refusal past that
- * fails the response as any failure does.
+ * fails the response as any failure does. A refusal held leaves no log record (heldBack).
  */
 import type { GatewayError, ProviderError } from '../../core/errors.js';
 import { refusalWaitMs } from '../rate-limits/refusal-wait.js';
@@ -19,6 +19,12 @@ export class RateLimitHold extends ForwardingSink {
     private readonly until: number,
   ) {
     super(next);
+  }
+
+  /** A refusal held is no end of the call (CallSink.heldBack): it leaves no log record, only its
+   * measures; the run that answers the response leaves its record, as a batch line's does. */
+  override get heldBack(): boolean {
+    return this.waitMs !== undefined;
   }
 
   override chunk(chunk: AnswerChunk, raw: string | undefined): Promise<void> | undefined {
