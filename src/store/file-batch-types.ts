@@ -8,16 +8,21 @@ export const FILE_PURPOSES = [
   'fine-tune',
   'fine-tune-results',
   'vision',
+  'user_data',
+  'evals',
 ] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
-/** The purposes a client may upload a file with, as OpenAI's `POST /files` takes them; the others are
- * those of the files the gateway writes itself (a batch's results). */
+/** The purposes a client may upload a file with, as OpenAI's `POST /files` takes them (`user_data` is the
+ * one OpenAI documents for a PDF given to the Responses API as an `input_file`); the others are those of
+ * the files the gateway writes itself (a batch's results). */
 export const UPLOAD_PURPOSES = [
   'assistants',
   'batch',
   'fine-tune',
   'vision',
+  'user_data',
+  'evals',
 ] as const satisfies readonly FilePurpose[];
 
 export interface StoredFile {

@@ -223,6 +223,19 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
       ).toBe(true);
     });
 
+    it('takes every purpose OpenAI takes on an upload: user_data (a PDF for input_file) and evals too', async () => {
+      const client = sdk(gateway);
+      for (const purpose of ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'] as const) {
+        const file = await client.files.create({
+          file: await toFile(Buffer.from('{}\n'), `${purpose}.jsonl`),
+          purpose,
+        });
+        expect(file, purpose).toMatchObject({ object: 'file', purpose, filename: `${purpose}.jsonl` });
+        expect((await client.files.list({ purpose })).data.map((f) => f.id)).toContain(file.id);
+        await client.files.delete(file.id);
+      }
+    });
+
     it('refuses an upload with a purpose only the gateway gives its own files, naming purpose', async () => {
       const client = sdk(gateway);
       for (const purpose of ['batch_output', 'fine-tune-results', 'assistants_output']) {
@@ -234,7 +247,7 @@ function suite(name: string, start: () => Promise<{ gateway: TestGateway; close(
           );
         expect(refused?.status, purpose).toBe(400);
         expect(refused?.error.param).toBe('purpose');
-        expect(refused?.error.message).toContain('assistants, batch, fine-tune, vision');
+        expect(refused?.error.message).toContain('assistants, batch, fine-tune, vision, user_data, evals');
       }
       expect((await client.files.list({ purpose: 'batch_output' })).data).toEqual([]);
     });
