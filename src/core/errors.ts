@@ -142,6 +142,10 @@ export class ProviderError extends Error {
   }
 }
 
+/** A Response the provider answered as failed (a `response.failed` event, a failed Response in a 200
+ * answer): its failure is the Response's own, with no `error` event of the provider's to pass on. */
+export class FailedResponseError extends ProviderError {}
+
 export function typeForStatus(status: number): ErrorType {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';

@@ -4,7 +4,7 @@
  * events, `event: <type>` and `data: <event>`, each chat chunk becoming the Responses events it completes
  * and each native event relayed with the gateway's ids and numbering
  * (gateway/responses/response-assembler.ts), ending with `response.completed`, `response.incomplete`, or,
- * when the stream broke, `response.failed`. Errors answered before anything went out are the OpenAI error
+ * when the stream broke, `response.failed` (after an `error` event when the provider reported it). Errors answered before anything went out are the OpenAI error
  * object.
  */
 import type { GatewayError, ProviderError } from '../core/errors.js';

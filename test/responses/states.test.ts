@@ -89,12 +89,22 @@ describe('states', () => {
 
   it('fails in band when the stream breaks after it began, and is stored as failed', async () => {
     upstream.enqueue({ text: 'one two three four five six', errorEventAfter: 3 });
-    const events = await collect(
-      await client.responses.create({ model: 'gpt-4o', input: 'Talk', stream: true }),
-    );
+    // Read as sent: the openai SDK stops at the provider's error event, which comes first.
+    const sent = await client.responses.create({ model: 'gpt-4o', input: 'Talk', stream: true }).asResponse();
+    const events = (await sent.text())
+      .split('\n\n')
+      .filter((frame) => frame.trim() !== '')
+      .map((frame) => JSON.parse(/^data: (.*)$/m.exec(frame)![1]));
+    for (const event of events) expectOpenAPIValid('ResponseStreamEvent', event);
     const terminal = events.filter((e) => /^response\.(completed|failed|incomplete)$/.test(e.type));
     expect(terminal.map((e) => e.type)).toEqual(['response.failed']);
-    expect(events.at(-1)).toBe(terminal[0]);
+    expect(events.at(-1)).toEqual(terminal[0]);
+    // The provider's error, as it sent it, then the Response's failure in the Response's own codes.
+    expect(events.at(-2)).toMatchObject({
+      type: 'error',
+      code: 'stream_error',
+      error: { type: 'server_error', code: 'stream_error' },
+    });
     expect(terminal[0].response.error).toMatchObject({ code: 'server_error' });
     const stored = await client.responses.retrieve(terminal[0].response.id);
     expect(stored.status).toBe('failed');

@@ -19,7 +19,7 @@
  *
  * Pure: the sink stores what `finish()` / `fail()` return, the codec sends their events.
  */
-import type { GatewayError, ProviderError } from '../../core/errors.js';
+import { FailedResponseError, ProviderError, type GatewayError } from '../../core/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../core/openai-types.js';
 import { reasoningText } from '../../core/reasoning-text.js';
 import type { ResponsesStreamEvent } from '../../core/responses-types.js';
@@ -393,6 +393,11 @@ export class ResponseAssembler {
     if (this.settled) return this.settled;
     // The item the failure cut short is incomplete; a native stream's, with what it had.
     const events = this.started ? [...this.closeOpen('incomplete'), ...this.closeNative()] : [];
+    // A provider's error (an `error` event, native or translated) goes out as OpenAI sends it, before the
+    // Response fails: the SDKs throw on it with the provider's code, which response.failed may not keep.
+    if (error instanceof ProviderError && !(error instanceof FailedResponseError)) {
+      events.push(this.errorEvent(error));
+    }
     const response: ResponseObject = {
       ...this.shell,
       model: this.model ?? this.shell.model,
@@ -405,6 +410,13 @@ export class ResponseAssembler {
     events.push(this.event('response.failed', { response }));
     this.settled = { events, response };
     return this.settled;
+  }
+
+  /** OpenAI's `error` event: the document's fields (`code`, `message`, `param`) and, as OpenAI's stream
+   * carries them, the same in `error` (with the provider's `type`), which is what the SDKs read. */
+  private errorEvent(error: ProviderError): ResponseEvent {
+    const { code, message, param, type } = error;
+    return this.event('error', { code, message, param, error: { type, code, message, param } });
   }
 
   /** The `done` event of each item of a native stream still in progress, which is then incomplete. */

@@ -6,7 +6,7 @@
  * the answer is complete (`response.completed`, `response.incomplete`) or failed (`response.failed`, an
  * `error` event). The Responses ingress gives them the gateway's ids and numbering.
  */
-import { ProviderError } from '../../core/errors.js';
+import { FailedResponseError, ProviderError } from '../../core/errors.js';
 import type { Usage } from '../../core/openai-types.js';
 import type { ResponsesStreamEvent } from '../../core/responses-types.js';
 import type { OperationHandler, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
@@ -53,10 +53,13 @@ export function responsesUsage(body: unknown): Usage | undefined {
 }
 
 /** A Response the provider reports as failed (in a 200 answer, or a `response.failed` event). */
-function failedResponseError(provider: string, response: UpstreamResponseObject | undefined): ProviderError {
+function failedResponseError(
+  provider: string,
+  response: UpstreamResponseObject | undefined,
+): FailedResponseError {
   const error = response?.error;
   const code = typeof error?.code === 'string' ? error.code : null;
-  return new ProviderError({
+  return new FailedResponseError({
     status: code === 'rate_limit_exceeded' ? 429 : 500,
     provider,
     code,
