@@ -12,7 +12,7 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'timeout_error'
   | 'api_error'
-  /** A rate-limit policy of the gateway refused the call (its `code` names the policy). */
+  /** A rate-limit policy of the gateway refused the call (answered as OpenAI answers it: rate-limit-error.ts). */
   | 'rate_limit_exceeded'
   /** A hook with `deny` failed: the call was refused before, or its answer withheld after, the provider. */
   | 'hooks_failed';

@@ -58,7 +58,11 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     const refused = await ask().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(APIError);
     expect((refused as APIError).status).toBe(429);
-    expect((refused as APIError).code).toBe(id);
+    // OpenAI's 429: the unit in type, rate_limit_exceeded in code; the policy in the message and a header.
+    expect((refused as APIError).code).toBe('rate_limit_exceeded');
+    expect((refused as APIError).type).toBe('requests');
+    expect((refused as APIError).message).toContain(id);
+    expect((refused as APIError).headers?.get('x-gateway-rate-limit-policy')).toBe(id);
     expect((refused as APIError).headers?.get('retry-after')).toBe('30');
     now += 30_000;
     expect((await ask()).response.status).toBe(200);
@@ -131,7 +135,7 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
       unit: 'rpd',
       value: 100,
     });
-    await policy({
+    const tokensPolicy = await policy({
       conditions: [{ key: 'metadata.case', value: 'two-types' }],
       group_by: [{ key: 'api_key' }],
       type: 'tokens',
@@ -148,6 +152,8 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     expect(first.response.headers.get('x-ratelimit-remaining-requests')).toBe('99');
     const refused = (await ask().catch((error: unknown) => error)) as APIError;
     expect(refused.status).toBe(429);
+    expect([refused.type, refused.code]).toEqual(['tokens', 'rate_limit_exceeded']);
+    expect(refused.headers?.get('x-gateway-rate-limit-policy')).toBe(tokensPolicy);
     expect(refused.headers?.get('x-ratelimit-remaining-tokens')).toBe('0');
     // Refused, the call took no request: 99 are left, as before it.
     expect(refused.headers?.get('x-ratelimit-remaining-requests')).toBe('99');
@@ -256,7 +262,8 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
     expect(envelope.headers['x-ratelimit-remaining-requests']).toBe('0');
     const refused = await run();
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(id);
+    expect(refused.headers.get('x-gateway-rate-limit-policy')).toBe(id);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
   });
   it('counts a virtual key and a catalog provider by what they are, named by slug or by id', async () => {
     const api = client(gateway.url, gateway.adminKey);
@@ -293,7 +300,10 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
         .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
         .then(
           () => 200,
-          (error: unknown) => [(error as APIError).status, (error as APIError).code],
+          (error: unknown) => [
+            (error as APIError).status,
+            (error as APIError).headers?.get('x-gateway-rate-limit-policy'),
+          ],
         );
     expect(await ask({ virtual_key: 'limited-vk' })).toBe(200);
     expect(await ask({ virtual_key: stored['limited-vk'] })).toEqual([429, byVirtualKey]);
@@ -346,7 +356,10 @@ describe('rate-limit policies on one embedded node (memory counters)', () => {
         .withResponse()
         .then(
           (answer) => [answer.response.status, answer.response.headers.get('x-ratelimit-limit-requests')],
-          (error: unknown) => [(error as APIError).status, (error as APIError).code],
+          (error: unknown) => [
+            (error as APIError).status,
+            (error as APIError).headers?.get('x-gateway-rate-limit-policy'),
+          ],
         );
     expect(await ask()).toEqual([200, '1']);
     expect(await ask()).toEqual([429, id]);

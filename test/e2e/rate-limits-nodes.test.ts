@@ -237,8 +237,9 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       expect(headers.get('x-ratelimit-remaining-requests')).toBe('0');
       expect(headers.get('x-ratelimit-reset-requests')).toBe('1m0s');
       expect(headers.get('x-gateway-error-source')).toBe('gateway');
-      expect(error?.type).toBe('rate_limit_exceeded');
-      expect(error?.code).toBe(policyId);
+      expect(error?.type).toBe('requests');
+      expect(error?.code).toBe('rate_limit_exceeded');
+      expect(headers.get('x-gateway-rate-limit-policy')).toBe(policyId);
       expect(error?.message).toContain(policyId);
       expect(error?.message).toContain(`api_key=${key.id}`);
 
@@ -421,7 +422,7 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       const calls = fake.requests.length + backup.requests.length;
       const refused = await outcome(chat(sdk(nodeB, key, { case: 'no-retry' }, config)));
       expect(refused.status).toBe(429);
-      expect(refused.error?.type).toBe('rate_limit_exceeded');
+      expect(refused.error?.code).toBe('rate_limit_exceeded');
       expect(refused.headers.get('x-gateway-retry-attempt-count')).toBe('0');
       expect(fake.requests.length + backup.requests.length).toBe(calls);
     });
@@ -463,7 +464,7 @@ describeWithPostgres('rate-limit policies on two nodes (PostgreSQL)', () => {
       const refused = await speech();
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('15');
-      expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('rate_limit_exceeded');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
     });
 
     it('a change made on node A governs node B as soon as it crosses Redis', async () => {

@@ -174,5 +174,9 @@ describe('guardrails and rate limits', () => {
     expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
     const body = (refused as InstanceType<typeof Anthropic.RateLimitError>).error;
     expectAnthropicShape('ErrorResponse', body);
+    expect(body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(
+      (refused as InstanceType<typeof Anthropic.RateLimitError>).headers.get('x-gateway-rate-limit-policy'),
+    ).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

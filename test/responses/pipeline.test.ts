@@ -144,7 +144,8 @@ describe('the pipeline under /v1/responses', () => {
       .create({ model: 'gpt-4o-mini', input: 'two' })
       .catch((e) => e);
     expect(refused.status).toBe(429);
-    expect(refused.error.type).toBe('rate_limit_exceeded');
+    expect([refused.error.type, refused.code]).toEqual(['requests', 'rate_limit_exceeded']);
+    expect(refused.headers.get('x-gateway-rate-limit-policy')).toMatch(/^[0-9a-f-]{36}$/);
     expect(upstream.requests).toHaveLength(1);
   });
 
