@@ -116,17 +116,28 @@ const FINISHED_STREAM_GRACE_MS = 1000;
  * `x-request-id` or Anthropic's `request-id`, which each SDK gives its user (`_request_id`). */
 const FORWARDED_RESPONSE_HEADERS = /^(x-ratelimit-|retry-after|(x-)?request-id$|openai-processing-ms$)/;
 
-export function forwardableHeaders(headers: Record<string, string>): Record<string, string> {
-  return copyForwardableHeaders(headers, {});
+export function forwardableHeaders(
+  headers: Record<string, string>,
+  requestIdHeader?: string,
+): Record<string, string> {
+  return copyForwardableHeaders(headers, {}, requestIdHeader);
 }
 
-/** Adds the forwardable ones of a provider's `headers` to `into` (the answer's), and returns it. */
+/** Adds the forwardable ones of a provider's `headers` to `into` (the answer's), and returns it. The
+ * provider's request id, under whichever of the two names it gave it, is also written under
+ * `requestIdHeader`, the one the client's SDK reads (an Anthropic answer to an OpenAI client). */
 export function copyForwardableHeaders(
   headers: Record<string, string>,
   into: Record<string, string>,
+  requestIdHeader?: string,
 ): Record<string, string> {
   for (const name in headers) {
-    if (FORWARDED_RESPONSE_HEADERS.test(name)) into[name] = headers[name];
+    if (!FORWARDED_RESPONSE_HEADERS.test(name)) continue;
+    const value = headers[name];
+    into[name] = value;
+    if (requestIdHeader !== undefined && (name === 'x-request-id' || name === 'request-id')) {
+      into[requestIdHeader] = value;
+    }
   }
   return into;
 }

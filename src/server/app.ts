@@ -42,6 +42,7 @@ import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerManagementRoutes } from './routes/management/index.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { traceparentOf } from '../observability/tracing.js';
+import type { RequestIdHeader } from '../ingress/codec.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -133,6 +134,12 @@ function admit(
 /** Paths under /v1 that need no API key. */
 const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
+/** The header the route's SDK reads an answer's request id from: Anthropic's on /v1/messages (and its
+ * count_tokens), OpenAI's on every other route (ingress/codec.ts). */
+function requestIdHeaderOf(route: string | undefined): RequestIdHeader {
+  return route !== undefined && route.startsWith('/v1/messages') ? 'request-id' : 'x-request-id';
+}
+
 /** What the HTTP surface tells the rest of the node. */
 export interface AppHooks {
   /** A batch was created or cancelled: the node's batch worker looks at once instead of at its next poll. */
@@ -169,6 +176,8 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         traceId = newTraceId();
       }
       reply.header(HEADERS.traceId, traceId);
+      // No route was matched: the path says which API family the client speaks.
+      reply.header(requestIdHeaderOf(request.url), traceId);
       handleError(error, request, reply);
     },
   });
@@ -242,11 +251,15 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
           trace = readTrace(request.headers);
         } catch (err) {
           // A malformed trace header is refused; the refusal still carries a (fresh) trace id.
-          reply.header(HEADERS.traceId, newTraceId());
+          const traceId = newTraceId();
+          reply.header(HEADERS.traceId, traceId);
+          reply.header(requestIdHeaderOf(request.routeOptions.url), traceId);
           done(err as Error);
           return;
         }
         reply.header(HEADERS.traceId, trace.traceId);
+        // The request id the route's SDK reads, until a provider's replaces it (http-sink.ts).
+        reply.header(requestIdHeaderOf(request.routeOptions.url), trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
         const isPublic = PUBLIC_PATHS.has(request.routeOptions.url ?? '');
         // Answers behind a key hold log bodies, prompts, a new key's secret: no cache on the way may keep

@@ -34,7 +34,8 @@ type CodecFor = (reply: FastifyReply, state: RouteState) => IngressCodec<never>;
 const INGRESSES: Array<{ path: string; codec: CodecFor; only?: 'chat' }> = [
   {
     path: '/prompts/:promptId/completions',
-    codec: (reply, state) => promptEnvelopeCodec((answer) => answerHeaders(reply, state, answer)),
+    codec: (reply, state) =>
+      promptEnvelopeCodec((answer) => answerHeaders(reply, state, answer, openAICodec.requestIdHeader)),
   },
   { path: '/prompts/:promptId/chat/completions', codec: () => openAICodec, only: 'chat' },
 ];
