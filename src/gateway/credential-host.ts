@@ -19,9 +19,10 @@ export const STORED_SECRET_KEYS = [
 /**
  * Settings a provider's host is made from where the name is one anyone can own: Azure resource and endpoint
  * names (an Azure AI endpoint's name is unique within its region only, so its region is one of them). A
- * Bedrock or Vertex AI region, checked against its pattern, and a Vertex AI project only choose among
- * AWS's and Google's own hosts, where the credential goes anyway: a config may set them beside a stored
- * credential (one key serving several regions, a fallback from one region to another).
+ * Bedrock or Vertex AI region, checked against its pattern, only chooses among AWS's and Google's own
+ * hosts, where the credential goes anyway: a config may set it beside a stored credential (one key serving
+ * several regions, a fallback from one region to another). A Vertex AI project is not a host but is held
+ * to the credential's own all the same (movedProject).
  */
 const HOST_SETTINGS = [
   'custom_host',
@@ -60,5 +61,52 @@ export function movedHostMessage(setting: string): string {
     `stored credentials are sent only to the host stored with them: ${setting} beside a virtual key or ` +
     `@provider (the node's own, one it takes from its parent, or its prompt's destination) must be the ` +
     `stored one, or left out; set it on the virtual key or provider instead`
+  );
+}
+
+/**
+ * The project a stored Vertex AI credential is for: its `cloudb_project_id`, else its service account's
+ * `project_id`; undefined when it names none.
+ */
+export function storedProject(stored: Readonly<Record<string, unknown>>): string | undefined {
+  const account = stored.cloudb_service_account_json;
+  const project =
+    stored.cloudb_project_id ??
+    (typeof account === 'object' && account !== null
+      ? (account as Record<string, unknown>).project_id
+      : undefined);
+  return typeof project === 'string' && project !== '' ? project : undefined;
+}
+
+/**
+ * A Vertex AI project the node gives beside a stored credential holding a secret that is not the
+ * credential's own (storedProject): the project a call is made in and billed to. A service account may
+ * reach projects other than the one its credential is stored for, and a caller who may use the credential
+ * is given that one only, as with its host; a region is not one of these (one key, several regions).
+ * Undefined when the node gives none, the credential's own, or the credential holds no secret.
+ */
+export function movedProject(
+  node: Readonly<Record<string, unknown>>,
+  stored: Readonly<Record<string, unknown>>,
+): { asked: string; own: string | undefined } | undefined {
+  const asked = node.cloudb_project_id;
+  if (asked === undefined || asked === null) return undefined;
+  if (!STORED_SECRET_KEYS.some((key) => stored[key] !== undefined)) return undefined;
+  const own = storedProject(stored);
+  return asked === own ? undefined : { asked: String(asked), own };
+}
+
+/** Why the node's project (found by movedProject) is refused, after the credential it is set on. */
+export function movedProjectMessage(
+  storedOn: string,
+  { asked, own }: { asked: string; own?: string },
+): string {
+  const allowed =
+    own === undefined
+      ? 'it names no project (set cloudb_project_id on it)'
+      : `it is used in project "${own}" only`;
+  return (
+    `project "${asked}" may not be set beside the ${storedOn}: ${allowed}. Leave cloudb_project_id out, ` +
+    'or call with your own credentials to reach another project'
   );
 }

@@ -24,7 +24,13 @@ import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vert
 import type { PromptDocument, ProviderCredential, Repositories } from '../store/types.js';
 import { keyAsWritten, type GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
-import { movedHostMessage, movedHostSetting, movedHostSettings } from './credential-host.js';
+import {
+  movedHostMessage,
+  movedHostSetting,
+  movedHostSettings,
+  movedProject,
+  movedProjectMessage,
+} from './credential-host.js';
 import { guardrailJudges, nodeJudges } from './config/model-judges.js';
 import { assertStoredGuardrailsExist } from './hooks/stored-guardrail.js';
 import { versionDestination } from './prompts/prompt-call.js';
@@ -105,10 +111,21 @@ async function assertJudge(
   }
 }
 
-/** The host settings beside a stored credential are its own (credential-host.ts). */
-function assertOwnHost(node: GatewayConfig, credential: ProviderCredential, param: (key: string) => string) {
+/** The host settings beside a stored credential are its own, and so is a Vertex AI project
+ * (credential-host.ts); `shown` names the credential as messages do. */
+function assertOwnHost(
+  node: GatewayConfig,
+  credential: ProviderCredential,
+  param: (key: string) => string,
+  shown: string,
+) {
   const moved = movedHostSetting(node as Record<string, unknown>, credential.secret);
   if (moved !== undefined) throw missing(param(moved), movedHostMessage(moved));
+  if (credential.provider !== 'vertex-ai') return;
+  const project = movedProject(node as Record<string, unknown>, credential.secret);
+  if (project !== undefined) {
+    throw missing(param('cloudb_project_id'), movedProjectMessage(shown, project));
+  }
 }
 
 /** The stored credential a node's calls use: the one it names, or the one it takes from its parent. */
@@ -472,13 +489,13 @@ async function assertNode(
         ? undefined
         : providerBesideVirtualKey(node.provider, node.virtual_key, key.provider);
     if (refusal !== undefined) throw missing(param('provider'), refusal);
-    assertOwnHost(node, key, param);
+    assertOwnHost(node, key, param, `virtual key "${node.virtual_key}"`);
     used = { credential: key, shown: `virtual key "${node.virtual_key}"`, namedBy: 'virtual_key' };
   }
   if (node.provider?.startsWith('@')) {
     const slug = node.provider.slice(1);
     const catalog = await assertCredential(store, workspaceId, 'provider', slug, param('provider'));
-    assertOwnHost(node, catalog, param);
+    assertOwnHost(node, catalog, param, `provider "@${slug}"`);
     // A virtual key beside it is what a call resolves (resolve-target.ts).
     used ??= { credential: catalog, shown: `provider "@${slug}"`, namedBy: 'provider' };
   }

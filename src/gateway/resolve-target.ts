@@ -5,7 +5,7 @@
 import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
-import { movedHostMessage, movedHostSetting } from './credential-host.js';
+import { movedHostMessage, movedHostSetting, movedProject, movedProjectMessage } from './credential-host.js';
 import { checkCustomHost, customHostAccepted, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
@@ -145,6 +145,15 @@ export function targetOf(
   if (moved !== undefined) {
     const param = paramFor(node, path, moved);
     throw new GatewayError('invalid_config', `${param}: ${movedHostMessage(moved)}`, { param });
+  }
+  // …and is used in its own Vertex AI project only (a service account may reach others).
+  if (adapter.id === 'vertex-ai') {
+    const project = movedProject(fields, stored);
+    if (project !== undefined) {
+      const param = paramFor(node, path, 'cloudb_project_id');
+      const on = storedOn ?? 'stored vertex-ai credential';
+      throw new GatewayError('forbidden', `${param}: ${movedProjectMessage(on, project)}`, { param });
+    }
   }
 
   // Each provider setting the node or the credential holds, the node's unless it has none (`??`): read

@@ -161,3 +161,87 @@ describe("the caller's own credentials", () => {
     expect(vertex.requests.at(-1)?.path).toBe(`/v1${generate('other-project')}`);
   });
 });
+
+describe('a project set beside a stored credential', () => {
+  /** Asserts a 403 naming the config's cloudb_project_id, the project asked for and the credential's, with
+   * nothing sent to Vertex. */
+  async function expectProjectRefused(response: Response, asked: string, own: string, before: Counts) {
+    const text = await response.text();
+    expect(response.status, text).toBe(403);
+    const { error } = JSON.parse(text) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({
+      type: 'permission_error',
+      code: 'forbidden',
+      param: 'config.cloudb_project_id',
+    });
+    expect(error.message).toContain(`"${asked}"`);
+    expect(error.message).toContain(`"${own}"`);
+    expect(counts()).toEqual(before);
+  }
+
+  const chat = (config: Record<string, unknown>) =>
+    fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gateway.adminKey,
+        'content-type': 'application/json',
+        'x-gateway-config': JSON.stringify(config),
+      },
+      body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  it.each([
+    ['a virtual key', { virtual_key: 'vx-project' }],
+    ['a catalog provider', { provider: '@vx-catalog' }],
+    [
+      "a virtual key with no cloudb_project_id (its service account's project_id)",
+      { virtual_key: 'vx-no-project' },
+    ],
+  ])(
+    'is refused beside %s when it is another project, on a pass-through and a model call',
+    async (_, named) => {
+      const config = { ...named, cloudb_project_id: 'other-project' };
+      let before = counts();
+      await expectProjectRefused(
+        await passThrough(generate('other-project'), { 'x-gateway-config': JSON.stringify(config) }),
+        'other-project',
+        OWN_PROJECT,
+        before,
+      );
+      before = counts();
+      await expectProjectRefused(await chat(config), 'other-project', OWN_PROJECT, before);
+    },
+  );
+
+  it("is taken beside a stored credential when it is the credential's own, and a region may be chosen", async () => {
+    for (const config of [
+      { virtual_key: 'vx-project', cloudb_project_id: OWN_PROJECT },
+      { virtual_key: 'vx-no-project', cloudb_project_id: OWN_PROJECT },
+      { virtual_key: 'vx-project', cloudb_region: 'europe-west4' },
+    ]) {
+      const response = await chat(config);
+      expect(response.status, `${await response.clone().text()} ${vertex.requests.at(-1)?.path}`).toBe(200);
+      expect(vertex.requests.at(-1)?.path).toContain(`/projects/${OWN_PROJECT}/locations/`);
+    }
+  });
+
+  it('is refused in a config stored beside a virtual key or catalog provider when it is another project', async () => {
+    const admin = client(gateway.url, gateway.adminKey);
+    for (const config of [
+      { virtual_key: 'vx-project', cloudb_project_id: 'other-project' },
+      { provider: '@vx-catalog', cloudb_project_id: 'other-project' },
+      { virtual_key: 'vx-no-project', cloudb_project_id: 'other-project' },
+    ]) {
+      const stored = await admin.post('/configs', { slug: 'vx-moved-project', config });
+      expect(stored.status, stored.text).toBe(400);
+      expect(stored.body).toMatchObject({
+        error: { code: 'invalid_config', param: 'config.cloudb_project_id' },
+      });
+    }
+    const own = await admin.post('/configs', {
+      slug: 'vx-own-project',
+      config: { virtual_key: 'vx-no-project', cloudb_project_id: OWN_PROJECT },
+    });
+    expect(own.status, own.text).toBe(200);
+  });
+});

@@ -2,8 +2,11 @@
  * A Vertex AI path names the project a call is made in and billed to (`/projects/{project}/locations/…`).
  * A service account may reach projects other than the one its stored credential is for, and a caller who
  * may use the credential is given that one project only: with a stored credential, every project the
- * pass-through path names must be the target's (`cloudb_project_id`, else the service account's own
- * `project_id`). The caller's own credentials go to any project they reach.
+ * pass-through path names must be the credential's own (`cloudb_project_id`, else the service account's own
+ * `project_id`). The target's project is the credential's: a config may not set another beside a virtual
+ * key or catalog provider (credential-host.ts movedProject, refused as the target is resolved), and a
+ * stored config holding the service account is the credential. The caller's own credentials go to any
+ * project they reach.
  */
 import { GatewayError } from '../../core/errors.js';
 import type { PassthroughCall, ProviderTarget } from '../types.js';
