@@ -245,3 +245,41 @@ describe('a project set beside a stored credential', () => {
     expect(own.status, own.text).toBe(200);
   });
 });
+
+describe('a path a stored credential signs', () => {
+  const model = 'locations/us-central1/publishers/google/models/gemini-2.0-flash:generateContent';
+  const hidden = [
+    `/projects/${OWN_PROJECT}%2F..%2Fother-project/${model}`,
+    `/projects/${OWN_PROJECT}%2f..%2fother-project/${model}`,
+    `/projects/${OWN_PROJECT}%5C..%5Cother-project/${model}`,
+    `/projects/${OWN_PROJECT}/locations/us-central1%2F..%2F..%2Fx/publishers/google/models/gemini-2.0-flash:generateContent`,
+    `/projects/${OWN_PROJECT}/locations/us-central1/publishers%2Fgoogle/models/gemini-2.0-flash:generateContent`,
+  ];
+
+  it.each(hidden)(
+    'is refused when its decoded form holds dot segments or a separator is encoded: %s',
+    async (path) => {
+      const before = counts();
+      const response = await passThrough(path, { 'x-gateway-virtual-key': 'vx-project' });
+      const text = await response.text();
+      expect(response.status, text).toBe(400);
+      const { error } = JSON.parse(text) as { error: Record<string, unknown> };
+      expect(error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_path', param: 'path' });
+      expect(error.message).toContain(path);
+      expect(counts()).toEqual(before);
+    },
+  );
+
+  it("is sent as written with the caller's own service account", async () => {
+    const config = JSON.stringify({
+      provider: 'vertex-ai',
+      cloudb_region: 'us-central1',
+      cloudb_project_id: OWN_PROJECT,
+      cloudb_service_account_json: vertex.serviceAccount,
+      custom_host: vertex.url,
+    });
+    const sent = vertex.requests.length;
+    await passThrough(hidden[0], { 'x-gateway-config': config });
+    expect(vertex.requests.length).toBe(sent + 1);
+  });
+});

@@ -14,10 +14,12 @@ import type { PassthroughCall, ProviderTarget } from '../types.js';
 export function refuseOtherProject(call: PassthroughCall): void {
   if (!call.storedCredential) return;
   const named = projectsNamed(call.path);
-  if (named.length === 0) return;
   const own = targetProject(call.target);
   const other = named.find((project) => own === undefined || !isProject(project, own));
-  if (other === undefined) return;
+  if (other === undefined) {
+    refuseHiddenSegments(call.path);
+    return;
+  }
   const allowed =
     own === undefined
       ? 'it names no project (set cloudb_project_id on it)'
@@ -26,6 +28,24 @@ export function refuseOtherProject(call: PassthroughCall): void {
     'forbidden',
     `The path names project "${other}": the stored vertex-ai credential may not be used there, as ${allowed}. ` +
       'Call with your own credentials to reach another project',
+  );
+}
+
+/**
+ * A path whose separators are written encoded (`%2F`, `%5C`) or whose decoded form has `.` or `..`
+ * segments: the project it names is not what it looks like (`/projects/own%2F..%2Fother/…` reaches
+ * `other` when Vertex, or a proxy on the way, decodes and resolves it), so it is refused as a whole rather
+ * than read one way here and another there.
+ */
+function refuseHiddenSegments(path: string): void {
+  const pathname = path.split(/[?#]/, 1)[0];
+  const encodedSeparator = /%(?:2f|5c)/i.test(pathname);
+  if (!encodedSeparator && !decodedSegments(pathname).some((segment) => /^\.{1,2}$/.test(segment))) return;
+  throw new GatewayError(
+    'invalid_path',
+    `The path ${pathname} ${encodedSeparator ? 'has an encoded / or \\ (%2F, %5C)' : "has a '.' or '..' segment once decoded"}: ` +
+      'with a stored vertex-ai credential a pass-through path must name the resource itself, with plain separators',
+    { param: 'path' },
   );
 }
 
@@ -40,19 +60,23 @@ function targetProject(target: ProviderTarget): string | undefined {
  * slash there too), `\` a slash as a URL parser takes it, any case of `projects`.
  */
 function projectsNamed(path: string): string[] {
-  const pathname = path.split(/[?#]/, 1)[0];
+  const segments = decodedSegments(path.split(/[?#]/, 1)[0]);
+  const named: string[] = [];
+  for (let i = 0; i < segments.length - 1; i++) {
+    if (segments[i].toLowerCase() === 'projects') named.push(segments[i + 1]);
+  }
+  return named;
+}
+
+/** The segments of a path as Vertex reads it: percent-decoded, `\` a slash as a URL parser takes it. */
+function decodedSegments(pathname: string): string[] {
   let decoded = pathname;
   try {
     decoded = decodeURIComponent(pathname);
   } catch {
     // Not decodable, so not decoded by Vertex either: read as written.
   }
-  const segments = decoded.split(/[/\\]/);
-  const named: string[] = [];
-  for (let i = 0; i < segments.length - 1; i++) {
-    if (segments[i].toLowerCase() === 'projects') named.push(segments[i + 1]);
-  }
-  return named;
+  return decoded.split(/[/\\]/);
 }
 
 /** `projects/{project}` itself, or with a custom method after it (`projects/{project}:method`). */
