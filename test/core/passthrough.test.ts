@@ -219,13 +219,32 @@ describe('headers', () => {
     expect(echo.headers).toMatchObject(accountHeaders);
   });
 
-  it("drops the account headers with a stored credential's key: a config's, a virtual key's", async () => {
+  it("forwards the account headers with a key written in the config the request sends: the caller's own", async () => {
     const config = { provider: 'openai', api_key: 'sk-from-config', custom_host: fake.url };
-    const withConfig = await echoOf(
+    const echo = await echoOf(
       await fetch(`${gateway.url}/assistants`, {
         headers: {
           'x-gateway-api-key': gateway.adminKey,
           'x-gateway-config': JSON.stringify(config),
+          ...accountHeaders,
+        },
+      }),
+    );
+    expect(echo.headers.authorization).toBe('Bearer sk-from-config');
+    expect(echo.headers).toMatchObject(accountHeaders);
+  });
+
+  it("drops the account headers with a stored credential's key: a stored config's, a virtual key's", async () => {
+    const stored = await client(gateway.url, gateway.adminKey).post('/configs', {
+      slug: 'cfg-account-headers',
+      config: { provider: 'openai', api_key: 'sk-from-config', custom_host: fake.url },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    const withConfig = await echoOf(
+      await fetch(`${gateway.url}/assistants`, {
+        headers: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-config': 'cfg-account-headers',
           ...accountHeaders,
         },
       }),

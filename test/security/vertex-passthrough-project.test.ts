@@ -125,6 +125,8 @@ describe('a stored service account', () => {
         'other-project',
       ],
       [`/projects/other-project:generateContent`, 'other-project:generateContent'],
+      // Its number is not compared with its id: named so, even the credential's own project is refused.
+      [generate('123456789012'), '123456789012'],
       [
         `/projects/${OWN_PROJECT}-evil/locations/us-central1/publishers/google/models/m:x`,
         `${OWN_PROJECT}-evil`,
@@ -281,5 +283,39 @@ describe('a path a stored credential signs', () => {
     const sent = vertex.requests.length;
     await passThrough(hidden[0], { 'x-gateway-config': config });
     expect(vertex.requests.length).toBe(sent + 1);
+  });
+});
+
+describe('the quota project header (x-goog-user-project)', () => {
+  const inline = () =>
+    JSON.stringify({
+      provider: 'vertex-ai',
+      cloudb_region: 'us-central1',
+      cloudb_project_id: OWN_PROJECT,
+      cloudb_service_account_json: vertex.serviceAccount,
+      custom_host: vertex.url,
+    });
+
+  it("is sent with a service account in the config the request sends: the caller's own, as for the project", async () => {
+    const response = await passThrough(generate('other-project'), {
+      'x-gateway-config': inline(),
+      'x-goog-user-project': 'other-project',
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(vertex.requests.at(-1)?.headers['x-goog-user-project']).toBe('other-project');
+  });
+
+  it('stays behind with a stored service account', async () => {
+    for (const headers of [
+      { 'x-gateway-virtual-key': 'vx-project' } as Record<string, string>,
+      { 'x-gateway-config': 'vx-stored-config' },
+    ]) {
+      const response = await passThrough(generate(OWN_PROJECT), {
+        ...headers,
+        'x-goog-user-project': 'other-project',
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(vertex.requests.at(-1)?.headers['x-goog-user-project']).toBeUndefined();
+    }
   });
 });

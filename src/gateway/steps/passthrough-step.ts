@@ -74,13 +74,16 @@ export const callPassthrough: TargetHandler = async (call) => {
   try {
     let response;
     try {
-      // The client's own key: the one its Authorization gave, taken by a target holding no credential of its own.
-      const ownKey = resolved.clientKey === true;
-      // A credential the caller sent (its key, or one written in the config it sent) is its own to use
-      // anywhere; a virtual key's, a catalog provider's or a stored config's only as stored.
-      const storedCredential =
-        !ownKey && (resolved.credential !== undefined || ctx.storedConfig !== undefined);
-      adapter.refusePassthrough?.({ path: passthrough.path, target: resolved.target, storedCredential });
+      // A credential the caller sent (its key — the one its Authorization gave, taken by a target holding
+      // no credential of its own — or one written in the config it sent) is its own to use anywhere and on
+      // any of its accounts; a virtual key's, a catalog provider's or a stored config's only as stored.
+      const ownCredential =
+        resolved.clientKey === true || (resolved.credential === undefined && ctx.storedConfig === undefined);
+      adapter.refusePassthrough?.({
+        path: passthrough.path,
+        target: resolved.target,
+        storedCredential: !ownCredential,
+      });
       auth = adapter.authenticate
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
@@ -88,7 +91,7 @@ export const callPassthrough: TargetHandler = async (call) => {
       const request: PassthroughRequest = {
         method: passthrough.method,
         path: passthrough.path,
-        headers: withoutAccountHeaders(passthrough.headers, ownKey),
+        headers: withoutAccountHeaders(passthrough.headers, ownCredential),
         target: resolved.target,
         auth,
       };
