@@ -60,14 +60,32 @@ interface CachedToken {
   refreshAt: number;
 }
 
-/** Each token until its refreshAt (its entry's ttl), within MAX_CACHED_TOKENS accounts. */
-const tokens = new LRUCache<string, CachedToken>({ max: MAX_CACHED_TOKENS });
-const inFlight = new Map<string, Promise<CachedToken>>();
+/**
+ * The tokens of the service accounts in use, each until its refreshAt (its entry's ttl), within a bound of
+ * accounts (the least recently used dropped first), and the exchanges under way. The gateway keeps one
+ * (MAX_CACHED_TOKENS accounts); another, of any bound, can be given to authenticateVertex.
+ */
+export class VertexTokenCache {
+  readonly tokens: LRUCache<string, CachedToken>;
+  readonly inFlight = new Map<string, Promise<CachedToken>>();
+
+  constructor({ maxAccounts = MAX_CACHED_TOKENS }: { maxAccounts?: number } = {}) {
+    this.tokens = new LRUCache<string, CachedToken>({ max: maxAccounts });
+  }
+
+  /** Forgets every token (exchanges under way are kept, and their tokens are cached when they end). */
+  clear(): void {
+    this.tokens.clear();
+  }
+}
+
+const sharedCache = new VertexTokenCache();
 
 export async function authenticateVertex(
   target: ProviderTarget,
   signal: AbortSignalLike,
   sender: OwnRequestSender,
+  { tokens, inFlight }: VertexTokenCache = sharedCache,
 ): Promise<AuthMaterial> {
   const json = target.cloudb_service_account_json;
   if (json === undefined) {
@@ -104,9 +122,9 @@ export async function authenticateVertex(
   return { accessToken: token.accessToken };
 }
 
-/** Forgets every cached token (tests, key rotation). */
+/** Forgets every token the gateway's cache holds (tests, key rotation). */
 export function clearVertexTokenCache(): void {
-  tokens.clear();
+  sharedCache.clear();
 }
 
 function readServiceAccount(json: Record<string, unknown>): ServiceAccount {

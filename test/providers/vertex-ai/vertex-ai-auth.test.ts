@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProviderError } from '../../../src/core/errors.js';
 import { createUpstreamClient } from '../../../src/gateway/upstream.js';
 import { authenticateVertex, clearVertexTokenCache } from '../../../src/providers/vertex-ai/index.js';
-import { MAX_CACHED_TOKENS } from '../../../src/providers/vertex-ai/vertex-ai-auth.js';
+import { VertexTokenCache } from '../../../src/providers/vertex-ai/vertex-ai-auth.js';
 import type { ProviderTarget } from '../../../src/providers/types.js';
 import { startFakeVertex, type FakeVertex } from '../../fakes/vertex-ai/server.js';
 
@@ -79,18 +79,26 @@ describe('vertex-ai authenticate', () => {
     // answers its token endpoint whatever the query.
     const account = (n: number) =>
       target({ ...fake.serviceAccount, token_uri: `${fake.serviceAccount.token_uri}?account=${n}` });
-    await authenticateVertex(account(0), signal, sender);
-    for (let from = 1; from <= MAX_CACHED_TOKENS; from += 50) {
-      const batch = Array.from({ length: Math.min(50, MAX_CACHED_TOKENS + 1 - from) }, (_, i) => from + i);
-      await Promise.all(batch.map((n) => authenticateVertex(account(n), signal, sender)));
-    }
+    const cache = new VertexTokenCache({ maxAccounts: 3 });
+    const exchanges = async (n: number) => {
+      const before = fake.tokenRequests;
+      await authenticateVertex(account(n), signal, sender, cache);
+      return fake.tokenRequests - before;
+    };
+    for (const n of [0, 1, 2]) expect(await exchanges(n)).toBe(1);
+    // Account 0, the first in, is used again: account 1 is now the least recently used.
+    expect(await exchanges(0)).toBe(0);
+    expect(await exchanges(3)).toBe(1);
+    expect(await exchanges(0)).toBe(0);
+    expect(await exchanges(2)).toBe(0);
+    expect(await exchanges(3)).toBe(0);
+    // Account 1's token was dropped for account 3's: it is exchanged again.
+    expect(await exchanges(1)).toBe(1);
+    // The shared cache was not touched.
     const before = fake.tokenRequests;
-    await authenticateVertex(account(MAX_CACHED_TOKENS), signal, sender);
-    expect(fake.tokenRequests).toBe(before);
-    // The first account's token was dropped for the later ones: it is exchanged again.
     await authenticateVertex(account(0), signal, sender);
     expect(fake.tokenRequests).toBe(before + 1);
-  }, 60_000);
+  });
 
   it('refuses credentials without private_key or client_email, naming the key', async () => {
     for (const json of [
