@@ -140,6 +140,16 @@ function requestIdHeaderOf(route: string | undefined): RequestIdHeader {
   return route !== undefined && route.startsWith('/v1/messages') ? 'request-id' : 'x-request-id';
 }
 
+/**
+ * Whether an answer to `url` (the request's, query included) goes out with `cache-control: no-store`:
+ * every one under /v1 but the public paths. For the answers given before the /v1 hook ran (the router's
+ * refusals, a stopping node's).
+ */
+function noStorePath(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return (path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path);
+}
+
 /** What the HTTP surface tells the rest of the node. */
 export interface AppHooks {
   /** A batch was created or cancelled: the node's batch worker looks at once instead of at its next poll. */
@@ -178,6 +188,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       reply.header(HEADERS.traceId, traceId);
       // No route was matched: the path says which API family the client speaks.
       reply.header(requestIdHeaderOf(request.url), traceId);
+      if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
       handleError(error, request, reply);
     },
   });
@@ -196,11 +207,12 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
   // A request that reaches a stopping node (on a connection still open: a new one is refused) never ran:
   // the client may send it again at once, to another node. /health answers it too, so that a load
   // balancer's check on such a connection sees the node as not ready. Fastify adds Connection: close.
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (!stop.stopping) {
       done();
       return;
     }
+    if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
     done(
       new GatewayError('shutting_down', 'The gateway is stopping: send the request again', {
         headers: { 'retry-after': '1' },
@@ -246,6 +258,11 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       // A callback hook, not an async one: a key found in the lookup cache (nearly every request's) admits
       // the request without a promise or a turn of the microtask queue.
       v1.addHook('onRequest', (request, reply, done) => {
+        const isPublic = PUBLIC_PATHS.has(request.routeOptions.url ?? '');
+        // Answers behind a key hold log bodies, prompts, a new key's secret: no cache on the way may keep
+        // them. Every answer's headers start from the reply's (streams, relays and refusals of the trace
+        // headers too), so one header here, first.
+        if (!isPublic) reply.header('cache-control', 'no-store');
         let trace: Trace;
         try {
           trace = readTrace(request.headers);
@@ -261,10 +278,6 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         // The request id the route's SDK reads, until a provider's replaces it (http-sink.ts).
         reply.header(requestIdHeaderOf(request.routeOptions.url), trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
-        const isPublic = PUBLIC_PATHS.has(request.routeOptions.url ?? '');
-        // Answers behind a key hold log bodies, prompts, a new key's secret: no cache on the way may keep
-        // them. Every answer's headers start from the reply's (streams and relays too), so one header here.
-        if (!isPublic) reply.header('cache-control', 'no-store');
         const refused = nulInUrl(request);
         if (refused) {
           done(refused);

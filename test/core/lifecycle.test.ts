@@ -578,6 +578,7 @@ describe('a request that reaches a stopping node', () => {
     expect(second!.headers.connection).toBe('close');
     expect(second!.headers['retry-after']).toBe('1');
     expect(second!.headers['x-gateway-error-source']).toBe('gateway');
+    expect(second!.headers['cache-control']).toBe('no-store');
     const error = JSON.parse(second!.body) as unknown;
     expectOpenAIError(error);
     expect(error.error.code).toBe('shutting_down');

@@ -19,7 +19,10 @@ let cacheableUrl: string;
 beforeAll(async () => {
   fake = await startFakeOpenAI({ name: 'no-store' });
   cacheable = createServer((_request, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=600' });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'cache-control': 'public, max-age=600',
+    });
     res.end('{"object":"list","data":[]}');
   });
   await new Promise<void>((resolve) => cacheable.listen(0, '127.0.0.1', resolve));
@@ -90,6 +93,21 @@ it("keeps no-store on a pass-through whatever the provider's cache-control says"
   });
   expect(relayed.status).toBe(200);
   expect(relayed.headers.get('cache-control')).toBe('no-store');
+});
+
+it.each([
+  ['a malformed trace id', { 'x-gateway-trace-id': 'not an id' }],
+  ['a span name over 256 characters', { 'x-gateway-span-name': 'x'.repeat(257) }],
+])('sends no-store on the refusal of %s', async (_name, headers) => {
+  const refused = await call('/logs', { headers });
+  expect(refused.status).toBe(400);
+  expect(refused.headers.get('cache-control')).toBe('no-store');
+});
+
+it('sends no-store on the refusal of a path that is not percent-encoded UTF-8', async () => {
+  const refused = await call('/logs/%ED%A0%80');
+  expect(refused.status).toBe(400);
+  expect(refused.headers.get('cache-control')).toBe('no-store');
 });
 
 it('leaves the public OpenAPI document cacheable', async () => {
