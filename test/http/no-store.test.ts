@@ -22,6 +22,10 @@ beforeAll(async () => {
     res.writeHead(200, {
       'content-type': 'application/json',
       'cache-control': 'public, max-age=600',
+      // The fields a CDN in front reads before Cache-Control (RFC 9213, and Surrogate-Control).
+      'cdn-cache-control': 'max-age=600',
+      'cloudflare-cdn-cache-control': 'max-age=600',
+      'surrogate-control': 'max-age=600',
     });
     res.end('{"object":"list","data":[]}');
   });
@@ -93,6 +97,9 @@ it("keeps no-store on a pass-through whatever the provider's cache-control says"
   });
   expect(relayed.status).toBe(200);
   expect(relayed.headers.get('cache-control')).toBe('no-store');
+  for (const name of ['cdn-cache-control', 'cloudflare-cdn-cache-control', 'surrogate-control']) {
+    expect(relayed.headers.get(name), name).toBeNull();
+  }
 });
 
 it.each([

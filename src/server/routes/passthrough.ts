@@ -78,8 +78,13 @@ function responseHeadersToReturn(
       (name !== 'content-length' && (HOP_BY_HOP.has(name) || hops.has(name))) ||
       name.startsWith('x-gateway-') ||
       ORIGIN_POLICIES.has(name) ||
-      // The answer is one key's own: the gateway's no-store stays, whatever the provider allows.
-      name === 'cache-control'
+      // The answer is one key's own: the gateway's no-store stays, whatever the provider allows, and no
+      // field a CDN in front reads before it (RFC 9213's CDN-Cache-Control and its targeted
+      // `<cdn>-CDN-Cache-Control`, Surrogate-Control) lets one keep it.
+      name === 'cache-control' ||
+      name === 'surrogate-control' ||
+      name === 'cdn-cache-control' ||
+      name.endsWith('-cdn-cache-control')
     ) {
       continue;
     }
