@@ -229,16 +229,42 @@ async function listLogs(
   // the main connection, never behind a search on the reader thread. Any other filter may pass over
   // every record of the workspace.
   const onReader = reader && !byTimeAlone(query) ? reader : undefined;
+  const page = logPageQuery(db, kind, query, cursor, onReader !== undefined);
+  let rows: Selectable<LogsTable>[];
+  if (onReader) {
+    const compiled = page.compile();
+    rows = await onReader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
+  } else {
+    rows = await page.execute();
+  }
+  return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
+}
+
+/**
+ * The page query of `listLogs`: the records after `cursor` (newest first), `query.limit + 1` of them.
+ * `stoppable` (on the reader thread) calls STOP_POINT first for each record it looks at.
+ */
+export function logPageQuery(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  query: LogQuery,
+  cursor: { createdAtMs: number; id: string } | undefined,
+  stoppable: boolean,
+) {
+  const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
   let builder = db.selectFrom('logs').selectAll().where('workspace_id', '=', query.workspace_id);
   // First of the conditions on a record, so a stopped read stops before its next record's search.
-  if (onReader) builder = builder.where(sql<SqlBool>`${sql.raw(STOP_POINT)}()`);
+  if (stoppable) builder = builder.where(sql<SqlBool>`${sql.raw(STOP_POINT)}()`);
   if (query.trace_id !== undefined) builder = builder.where('trace_id', '=', query.trace_id);
   if (query.provider !== undefined) builder = builder.where('provider', '=', query.provider);
   if (query.model !== undefined) builder = builder.where('model', '=', query.model);
   if (query.status !== undefined) builder = builder.where('status', '=', query.status);
   if (query.api_key_id !== undefined) builder = builder.where('api_key_id', '=', query.api_key_id);
   if (query.from_ms !== undefined) builder = builder.where('created_at_ms', '>=', query.from_ms);
-  if (query.to_ms !== undefined) builder = builder.where('created_at_ms', '<=', query.to_ms);
+  // A cursor at or before to_ms implies its bound: given both, SQLite took the bound for the index's
+  // range and passed over every record between to_ms and the cursor.
+  if (query.to_ms !== undefined && !(cursor && cursor.createdAtMs <= query.to_ms))
+    builder = builder.where('created_at_ms', '<=', query.to_ms);
   for (const [key, value] of Object.entries(query.metadata ?? {})) {
     builder = builder.where(metadataEquals(kind, 'logs.metadata', key, value));
   }
@@ -261,12 +287,5 @@ async function listLogs(
     .orderBy('created_at_ms', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1);
-  let rows: Selectable<LogsTable>[];
-  if (onReader) {
-    const compiled = page.compile();
-    rows = await onReader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
-  } else {
-    rows = await page.execute();
-  }
-  return { data: rows.slice(0, limit).map(toLogRecord), has_more: rows.length > limit };
+  return page;
 }
