@@ -272,16 +272,9 @@ export function logPageQuery(
     builder = builder.where(metadataContains(kind, 'logs.metadata', query.search));
   if (cursor) {
     const { createdAtMs, id } = cursor;
-    // On SQLite the row value is a range of the index (the page starts at the cursor); the two
+    // The row value is a range of the index on both databases (the page starts at the cursor); the two
     // conditions' `or` had the listing pass over every newer record first.
-    builder = builder.where((eb) =>
-      kind === 'sqlite'
-        ? eb(eb.refTuple('created_at_ms', 'id'), '<', eb.tuple(createdAtMs, id))
-        : eb.or([
-            eb('created_at_ms', '<', createdAtMs),
-            eb.and([eb('created_at_ms', '=', createdAtMs), eb('id', '<', id)]),
-          ]),
-    );
+    builder = builder.where((eb) => eb(eb.refTuple('created_at_ms', 'id'), '<', eb.tuple(createdAtMs, id)));
   }
   const page = builder
     .orderBy('created_at_ms', 'desc')
