@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
+import { startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
 import { listLogs, providerHeaders, uniqueId, waitForLogs } from '../core/support.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -26,6 +27,12 @@ vi.mock('better-sqlite3', async (importOriginal) => {
     }
   }
   return { default: WithoutSharedMemory };
+});
+
+// The reader module as it is, its start recorded.
+vi.mock('../../src/store/sqlite-log-reader.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/store/sqlite-log-reader.js')>();
+  return { ...actual, startSqliteLogReader: vi.fn(actual.startSqliteLogReader) };
 });
 
 let gateway: TestGateway;
@@ -70,6 +77,8 @@ it('searches the log on the main connection when SQLite keeps the rollback journ
   // The header's read and write versions: 1 is the rollback journal, 2 WAL.
   expect([...readFileSync(file).subarray(18, 20)]).toEqual([1, 1]);
   expect(existsSync(`${file}-wal`)).toBe(false);
+  // No reader thread: the page queries below are the main connection's.
+  expect(startSqliteLogReader).not.toHaveBeenCalled();
 
   // In any case, outside ASCII too: the main connection's folding.
   const found = await listLogs(gateway, { search: 'équipe-rare', 'metadata.run': run });
