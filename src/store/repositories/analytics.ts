@@ -51,10 +51,10 @@ function sumsOf(table: string): RawBuilder<unknown> {
 
 /**
  * The statement of a query: rows of (bucket, grp, other, sums…), in bucket, then group order. On the reader
- * thread (`stoppable`) each rollup row read first calls its stop point, so a read stopped (its client gone,
- * its bound passed) ends there instead of summing on to the end (sqlite-log-reader.ts).
+ * thread (`stoppable`) each rollup row read first calls its stop point, and each summed, so a read stopped
+ * (its client gone, its bound passed) ends there instead of summing on to the end (sqlite-log-reader.ts).
  */
-function analyticsSql(query: AnalyticsQuery, stoppable: boolean): RawBuilder<unknown> {
+export function analyticsSql(query: AnalyticsQuery, stoppable: boolean): RawBuilder<unknown> {
   const metaKey =
     typeof query.group_by === 'object' ? query.group_by.metadata : (query.filters.metadata?.key ?? '');
   const bucket =
@@ -85,20 +85,25 @@ function analyticsSql(query: AnalyticsQuery, stoppable: boolean): RawBuilder<unk
     ),
     sql` union all `,
   );
+  // A GROUP BY sorts the rows read, then sums them in order: a stop point for each row summed too (an
+  // aggregate, true for every group), or the summing, a fifth of the query, ran on once stopped. Only the
+  // sorting itself, in SQLite's C code, has none (about 50 ms for 300,000 rows).
+  const summed = stoppable ? sql` having min(${sql.raw(STOP_POINT)}())` : sql``;
   if (query.group_by === undefined || query.group_limit === undefined) {
     return sql`select bucket, grp, 0 as other, ${sumsOf('r')} from (${rows}) as r
-      group by bucket, grp order by bucket, grp`;
+      group by bucket, grp${summed} order by bucket, grp`;
   }
   // The groups of the most requests over the whole range (ties by value), so a timeseries keeps the same ones
   // in every bucket; the rest are summed per bucket in one row, whose group is null. Both sums read the
   // rollup rows themselves: summing them per bucket and group first, then again, took three times as long
   // for an hourly series of many groups.
   return sql`with r as (${rows}),
-    kept as (select grp from r group by grp order by sum(requests) desc, grp limit ${sql.lit(query.group_limit)})
+    kept as (select grp from r group by grp${summed}
+      order by sum(requests) desc, grp limit ${sql.lit(query.group_limit)})
     select r.bucket as bucket, kept.grp as grp, case when kept.grp is null then 1 else 0 end as other,
       ${sumsOf('r')}
     from r left join kept on kept.grp = r.grp
-    group by 1, 2, 3
+    group by 1, 2, 3${summed}
     order by 1, 3, 2`;
 }
 
