@@ -16,26 +16,30 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { ROLLUP_COLUMNS, ROLLUP_SUM_COLUMNS } from '../../src/store/rollups.js';
 import { STOP_POINT, startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
 
-const RECORDS = 60_000;
-
 let dataDir: string;
 let store: Store;
+/** The records seeded: ids log_1 to log_<records>. */
+let records = 0;
 
-/** Records whose metadata holds an escaped line break: a search parses every one's JSON (json_each). */
-function seed(file: string): void {
-  const db = new Database(file);
+/**
+ * Records `records` + 1 to `to` whose metadata holds an escaped line break: a search parses every one's
+ * JSON (json_each).
+ */
+function seed(to: number): void {
+  const db = new Database(join(dataDir, SQLITE_FILE));
   try {
     const pairs = Array.from(
       { length: 16 },
       (_, index) => `'key${index}', 'line-${index}' || char(10) || 'value-' || i`,
     ).join(', ');
     db.prepare(
-      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
+      `with recursive n(i) as (select cast(? as integer) + 1 union all select i + 1 from n where i < ?)
        insert into logs (id, created_at_ms, workspace_id, trace_id, span_id, method, path, endpoint, status,
          is_attempt, stream, latency_ms, retry_count, metadata)
        select 'log_' || i, i, 'ws', 'trace-' || i, 'span-' || i, 'POST', '/v1/chat/completions',
          'chat.completions', 200, 0, 0, 1.5, 0, json_object(${pairs}) from n`,
-    ).run(RECORDS);
+    ).run(records, to);
+    records = to;
   } finally {
     db.close();
   }
@@ -50,8 +54,13 @@ async function threadCount(): Promise<number> {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'log-reader-stop-'));
   store = await openStore({ dataDir, masterKey: randomBytes(32) });
-  seed(join(dataDir, SQLITE_FILE));
-}, 120_000);
+  // A search must run long enough to tell its end from its stop, and well within the store's bound (10 s)
+  // however loaded the machine: the records are doubled until it takes a second, up to 240,000.
+  for (let next = 15_000; next <= 240_000; next *= 2) {
+    seed(next);
+    if ((await searchTime()) >= 1_000) break;
+  }
+}, 180_000);
 
 afterAll(async () => {
   await store?.close();
@@ -83,7 +92,7 @@ it('stops a running search whose request ended: the listing behind it does not w
   // A filter other than time: the reader thread's.
   const page = await store.listLogs({ workspace_id: 'ws', limit: 2, status: 200 });
   const waited = performance.now() - stopped;
-  expect(page.data.map((record) => record.id)).toEqual([`log_${RECORDS}`, `log_${RECORDS - 1}`]);
+  expect(page.data.map((record) => record.id)).toEqual([`log_${records}`, `log_${records - 1}`]);
   // The listing waited for the stopped thread to end and a new one to open the file, not for the search.
   expect(waited).toBeLessThan(took / 2);
 }, 60_000);
@@ -111,10 +120,11 @@ it('leaves one reader thread after many reads stopped at their bound in a row', 
   const boundMs = 1_000;
   const reader = startSqliteLogReader(join(dataDir, SQLITE_FILE), { timeoutMs: boundMs });
   // The shape of a page query with a search, the stop point first, for each record it looks at; each
-  // record's pairs are looked at two by two, so the search runs seconds (2 to 6 measured), past the bound.
+  // record's pairs are looked at three by three (milliseconds a record), so the search runs far past the
+  // bound however few the records.
   const search = `select * from logs where workspace_id = ? and ${STOP_POINT}()
-    and exists (select 1 from json_each(metadata) as m, json_each(metadata) as n
-      where instr(lower(m.value || n.value), ?) > 0)
+    and exists (select 1 from json_each(metadata) as m, json_each(metadata) as n, json_each(metadata) as o
+      where instr(lower(m.value || n.value || o.value), ?) > 0)
     order by created_at_ms desc, id desc limit 51`;
   try {
     expect(await reader.all('select 1 as a', [])).toEqual([{ a: 1 }]);
@@ -160,22 +170,24 @@ it('answers a listing by time alone at once while a search runs on the reader th
 
 it('stops a running analytics query whose request ended: the listing behind it does not wait for it', async () => {
   // Hourly rollup rows of many `_user` values: a summary grouped by them, its top groups kept, sums them all.
-  const users = 2_000;
   const hours = 150;
-  const db = new Database(join(dataDir, SQLITE_FILE));
-  try {
-    db.pragma('busy_timeout = 5000');
-    const sums = ROLLUP_SUM_COLUMNS.map((column) => (column === 'requests' ? 'u.i' : '0')).join(', ');
-    db.prepare(
-      `with recursive u(i) as (select 1 union all select i + 1 from u where i < ?),
-         h(i) as (select 0 union all select i + 1 from h where i < ? - 1)
-       insert into log_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')})
-       select 'ws', 'hour', h.i * 3600000, 'openai', 'gpt-4o', 'key', '', 2, '_user', 'user-' || u.i, ${sums}
-       from u, h`,
-    ).run(users, hours);
-  } finally {
-    db.close();
-  }
+  /** Adds the rows of users `from` + 1 to `to`. */
+  const addUsers = (from: number, to: number) => {
+    const db = new Database(join(dataDir, SQLITE_FILE));
+    try {
+      db.pragma('busy_timeout = 5000');
+      const sums = ROLLUP_SUM_COLUMNS.map((column) => (column === 'requests' ? 'u.i' : '0')).join(', ');
+      db.prepare(
+        `with recursive u(i) as (select cast(? as integer) + 1 union all select i + 1 from u where i < ?),
+           h(i) as (select 0 union all select i + 1 from h where i < ? - 1)
+         insert into log_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')})
+         select 'ws', 'hour', h.i * 3600000, 'openai', 'gpt-4o', 'key', '', 2, '_user', 'user-' || u.i, ${sums}
+         from u, h`,
+      ).run(from, to, hours);
+    } finally {
+      db.close();
+    }
+  };
   const query = (signal?: AbortSignal) =>
     store.analytics(
       {
@@ -189,10 +201,18 @@ it('stops a running analytics query whose request ended: the listing behind it d
       },
       { signal },
     );
-  const started = performance.now();
-  const rows = await query();
-  const took = performance.now() - started;
-  expect(rows.filter((row) => !row.other).map((row) => row.group)).toContain(`user-${users}`);
+  // The query must run long enough to tell its end from its stop, and well within the store's bound (10 s)
+  // however loaded the machine: the users are doubled until it takes a second, up to 1,200,000 rows.
+  let users = 0;
+  let took = 0;
+  for (let next = 250; took < 1_000 && next <= 8_000; next *= 2) {
+    addUsers(users, next);
+    users = next;
+    const started = performance.now();
+    const rows = await query();
+    took = performance.now() - started;
+    expect(rows.filter((row) => !row.other).map((row) => row.group)).toContain(`user-${users}`);
+  }
   expect(took).toBeGreaterThan(300);
 
   const ended = new AbortController();
