@@ -125,7 +125,8 @@ export function forwardableHeaders(
 
 /** Adds the forwardable ones of a provider's `headers` to `into` (the answer's), and returns it. The
  * provider's request id, under whichever of the two names it gave it, is also written under
- * `requestIdHeader`, the one the client's SDK reads (an Anthropic answer to an OpenAI client). */
+ * `requestIdHeader`, the one the client's SDK reads (an Anthropic answer to an OpenAI client); a provider
+ * that sent both keeps its own of that name, whatever the order of its headers. */
 export function copyForwardableHeaders(
   headers: Record<string, string>,
   into: Record<string, string>,
@@ -135,7 +136,12 @@ export function copyForwardableHeaders(
     if (!FORWARDED_RESPONSE_HEADERS.test(name)) continue;
     const value = headers[name];
     into[name] = value;
-    if (requestIdHeader !== undefined && (name === 'x-request-id' || name === 'request-id')) {
+    if (
+      requestIdHeader !== undefined &&
+      name !== requestIdHeader &&
+      (name === 'x-request-id' || name === 'request-id') &&
+      headers[requestIdHeader] === undefined
+    ) {
       into[requestIdHeader] = value;
     }
   }
