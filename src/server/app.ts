@@ -150,6 +150,19 @@ function noStorePath(url: string): boolean {
   return (path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path);
 }
 
+/** The trace id and request id headers of a refusal made before the /v1 hook sets them: the client's
+ * trace id, or a fresh one when it sent none or a malformed one. */
+function setRefusalIds(headers: FastifyRequest['headers'], reply: FastifyReply, path: string): void {
+  let traceId: string;
+  try {
+    traceId = readTrace(headers).traceId;
+  } catch {
+    traceId = newTraceId();
+  }
+  reply.header(HEADERS.traceId, traceId);
+  reply.header(requestIdHeaderOf(path), traceId);
+}
+
 /** What the HTTP surface tells the rest of the node. */
 export interface AppHooks {
   /** A batch was created or cancelled: the node's batch worker looks at once instead of at its next poll. */
@@ -179,15 +192,8 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     // Errors the router meets before any hook runs (a path that is not percent-encoded UTF-8): the same
     // OpenAI error object and headers as every other error, not Fastify's own body.
     frameworkErrors: (error, request, reply) => {
-      let traceId: string;
-      try {
-        traceId = readTrace(request.headers).traceId;
-      } catch {
-        traceId = newTraceId();
-      }
-      reply.header(HEADERS.traceId, traceId);
       // No route was matched: the path says which API family the client speaks.
-      reply.header(requestIdHeaderOf(request.url), traceId);
+      setRefusalIds(request.headers, reply, request.url);
       if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
       handleError(error, request, reply);
     },
@@ -213,6 +219,8 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       return;
     }
     if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
+    // Set here: the /v1 hook that sets them on every other answer does not run after a refusal.
+    setRefusalIds(request.headers, reply, request.routeOptions.url ?? request.url);
     done(
       new GatewayError('shutting_down', 'The gateway is stopping: send the request again', {
         headers: { 'retry-after': '1' },

@@ -567,7 +567,8 @@ describe('a request that reaches a stopping node', () => {
     for (let i = 0; i < 100 && fake.requests.length === before; i++) await sleep(10);
     const closing = gateway.server.close();
     await sleep(100);
-    socket.write(request);
+    // The refusal carries the trace id the client sent, and the request id its SDK reads.
+    socket.write(request.replace('\r\n\r\n', '\r\nx-gateway-trace-id: trace-stopping\r\n\r\n'));
     await Promise.race([ended, sleep(5000)]);
     socket.destroy();
     await closing;
@@ -579,6 +580,8 @@ describe('a request that reaches a stopping node', () => {
     expect(second!.headers['retry-after']).toBe('1');
     expect(second!.headers['x-gateway-error-source']).toBe('gateway');
     expect(second!.headers['cache-control']).toBe('no-store');
+    expect(second!.headers['x-gateway-trace-id']).toBe('trace-stopping');
+    expect(second!.headers['x-request-id']).toBe('trace-stopping');
     const error = JSON.parse(second!.body) as unknown;
     expectOpenAIError(error);
     expect(error.error.code).toBe('shutting_down');
