@@ -17,13 +17,8 @@ export interface StreamEncoder {
   error(error: GatewayError | ProviderError): string;
 }
 
-/** Where the API family's SDK reads an answer's request id: the `openai` SDK `x-request-id`, Anthropic's
- * `request-id`. Every answer carries it: the provider's request id, else the gateway's trace id. */
-export type RequestIdHeader = 'x-request-id' | 'request-id';
-
 export interface IngressCodec<Body = unknown> {
   readonly streamContentType: string;
-  readonly requestIdHeader: RequestIdHeader;
   streamEncoder(body: Body): StreamEncoder;
   /** The text of a non-streamed answer. */
   answer(answer: JsonAnswer): string;

@@ -63,7 +63,6 @@ function isChatCompletion(body: unknown): body is ChatCompletion {
 function messagesCodecShowing(display: ThinkingDisplay): IngressCodec<unknown> {
   return {
     streamContentType: 'text/event-stream; charset=utf-8',
-    requestIdHeader: 'request-id',
     streamEncoder: () => new MessagesStreamEncoder(display),
     answer: (answer: JsonAnswer) =>
       isChatCompletion(answer.body)

@@ -41,7 +41,6 @@ export interface OpenAIStreamOptions {
 
 export const openAICodec: IngressCodec<OpenAIStreamOptions> = {
   streamContentType: 'text/event-stream; charset=utf-8',
-  requestIdHeader: 'x-request-id',
   streamEncoder: (body) => new OpenAIStreamEncoder(body.stream_options?.include_usage === true),
   answer: (answer: JsonAnswer) => answer.rawText ?? JSON.stringify(answer.body),
   errorBody: (error) => JSON.stringify(error.toBody()),

@@ -45,7 +45,6 @@ class ResponsesStreamEncoder implements StreamEncoder {
 export function responsesCodec(assembler: ResponseAssembler): IngressCodec<unknown> {
   return {
     streamContentType: 'text/event-stream; charset=utf-8',
-    requestIdHeader: 'x-request-id',
     streamEncoder: () => new ResponsesStreamEncoder(assembler),
     answer: (answer: JsonAnswer) => JSON.stringify(answer.body),
     errorBody: (error) => JSON.stringify(error.toBody()),

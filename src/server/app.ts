@@ -42,13 +42,15 @@ import { registerOpenApiRoute } from './routes/openapi.js';
 import { registerManagementRoutes } from './routes/management/index.js';
 import { registerConsoleRoutes } from './routes/console.js';
 import { traceparentOf } from '../observability/tracing.js';
-import type { RequestIdHeader } from '../ingress/codec.js';
+import type { RequestIdHeader } from './http-sink.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     gw: RequestContext;
     /** The text a JSON body was parsed from (a log record stores it rather than serialising the body again). */
     bodyText: string | null;
+    /** The header the route's SDK reads an answer's request id from (requestIdHeaderOf). */
+    requestIdHeader: RequestIdHeader;
   }
 }
 
@@ -134,10 +136,19 @@ function admit(
 /** Paths under /v1 that need no API key. */
 const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
-/** The header the route's SDK reads an answer's request id from: Anthropic's on /v1/messages (and its
- * count_tokens), OpenAI's on every other route (ingress/codec.ts). */
-function requestIdHeaderOf(route: string | undefined): RequestIdHeader {
-  return route !== undefined && route.startsWith('/v1/messages') ? 'request-id' : 'x-request-id';
+/** The header the SDK of the API family a path belongs to reads an answer's request id from: Anthropic's
+ * under /v1/messages (count_tokens, and its batches through the pass-through), OpenAI's on every other
+ * path. The one place it is chosen: every answer's headers go by it (request.requestIdHeader). */
+function requestIdHeaderOf(url: string): RequestIdHeader {
+  const path = url.split('?')[0];
+  return path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'request-id' : 'x-request-id';
+}
+
+/** The path a request's API family is read from: its route's, or the request's own (without its query)
+ * under the pass-through's wildcard route, which takes every API family's paths. */
+function routePathOf(request: FastifyRequest): string {
+  const route = request.routeOptions.url;
+  return route === undefined || route.endsWith('*') ? request.url : route;
 }
 
 /**
@@ -200,6 +211,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
   });
   app.decorateRequest('gw', null as unknown as RequestContext);
   app.decorateRequest('bodyText', null);
+  app.decorateRequest('requestIdHeader', 'x-request-id');
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const error = new GatewayError(
@@ -220,7 +232,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     }
     if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
     // Set here: the /v1 hook that sets them on every other answer does not run after a refusal.
-    setRefusalIds(request.headers, reply, request.routeOptions.url ?? request.url);
+    setRefusalIds(request.headers, reply, routePathOf(request));
     done(
       new GatewayError('shutting_down', 'The gateway is stopping: send the request again', {
         headers: { 'retry-after': '1' },
@@ -272,19 +284,21 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         // headers too), so one header here, first.
         if (!isPublic) reply.header('cache-control', 'no-store');
         let trace: Trace;
+        const requestIdHeader = requestIdHeaderOf(routePathOf(request));
+        request.requestIdHeader = requestIdHeader;
         try {
           trace = readTrace(request.headers);
         } catch (err) {
           // A malformed trace header is refused; the refusal still carries a (fresh) trace id.
           const traceId = newTraceId();
           reply.header(HEADERS.traceId, traceId);
-          reply.header(requestIdHeaderOf(request.routeOptions.url), traceId);
+          reply.header(requestIdHeader, traceId);
           done(err as Error);
           return;
         }
         reply.header(HEADERS.traceId, trace.traceId);
         // The request id the route's SDK reads, until a provider's replaces it (http-sink.ts).
-        reply.header(requestIdHeaderOf(request.routeOptions.url), trace.traceId);
+        reply.header(requestIdHeader, trace.traceId);
         reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
         const refused = nulInUrl(request);
         if (refused) {

@@ -11,8 +11,13 @@ import { copyForwardableHeaders, forwardableHeaders } from '../gateway/attempt.j
 import { HEADERS } from '../gateway/context.js';
 import type { RouteState } from '../gateway/router.js';
 import type { AnswerChunk, CallSink, JsonAnswer } from '../gateway/sink.js';
-import type { IngressCodec, RequestIdHeader, StreamEncoder } from '../ingress/codec.js';
+import type { IngressCodec, StreamEncoder } from '../ingress/codec.js';
 import { formatCost } from '../observability/pricing/cost.js';
+
+/** Where the API family's SDK reads an answer's request id from: the `openai` SDK `x-request-id`, Anthropic's
+ * `request-id`. Every answer carries it: the provider's request id, else the gateway's trace id. The one a
+ * request's answers carry is chosen by its path (app.ts, request.requestIdHeader). */
+export type RequestIdHeader = 'x-request-id' | 'request-id';
 
 export function routeHeaders(state: RouteState): Record<string, string> {
   return addRouteHeaders(state, {});
@@ -40,12 +45,11 @@ export function answerHeaders(
   reply: FastifyReply,
   state: RouteState,
   answer: JsonAnswer,
-  requestIdHeader: RequestIdHeader,
 ): Record<string, string> {
   // A copy made for this call: Fastify builds a new object for each getHeaders(). It holds the request id
   // header already (the trace id, app.ts), which the provider's request id replaces.
   const headers = reply.getHeaders() as Record<string, string>;
-  copyForwardableHeaders(answer.headers, headers, requestIdHeader);
+  copyForwardableHeaders(answer.headers, headers, reply.request.requestIdHeader);
   return addRouteHeaders(state, headers);
 }
 
@@ -79,7 +83,7 @@ export class HttpSink implements CallSink {
     this.opened = true;
     this.reply.hijack();
     const headers = this.reply.getHeaders() as Record<string, string>;
-    if (this.upstream) copyForwardableHeaders(this.upstream, headers, this.codec.requestIdHeader);
+    if (this.upstream) copyForwardableHeaders(this.upstream, headers, this.reply.request.requestIdHeader);
     headers['content-type'] = this.codec.streamContentType;
     headers['cache-control'] = 'no-store';
     headers.connection = 'keep-alive';
@@ -120,7 +124,7 @@ export class HttpSink implements CallSink {
     // hooks) has nothing to do for a body that is already its final text.
     this.reply.hijack();
     if (this.res.destroyed) return;
-    const headers = answerHeaders(this.reply, this.state, answer, this.codec.requestIdHeader);
+    const headers = answerHeaders(this.reply, this.state, answer);
     const body = this.codec.answer(answer);
     headers['content-type'] = 'application/json; charset=utf-8';
     // The whole answer is known: sent with its length, in one piece, rather than as a chunked body.
@@ -147,7 +151,7 @@ export class HttpSink implements CallSink {
     reply.headers(routeHeaders(this.state));
     reply.header(ERROR_SOURCE_HEADER, error instanceof ProviderError ? 'provider' : 'gateway');
     if (error instanceof ProviderError) {
-      reply.headers(forwardableHeaders(error.headers, this.codec.requestIdHeader));
+      reply.headers(forwardableHeaders(error.headers, this.reply.request.requestIdHeader));
       if (this.state.rateLimitHeaders) reply.headers(this.state.rateLimitHeaders);
       if (error.retryAfterMs !== undefined)
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));

@@ -127,4 +127,23 @@ describe('the Anthropic SDK on /v1/messages', () => {
     expect(denied.status).toBe(401);
     expect(denied.requestID).toBe(TRACE);
   });
+
+  it('gets the gateway trace id as request-id on its own errors under /v1/messages/ (the pass-through)', async () => {
+    const unknownKey = gatewayAnthropic(gateway, toAnthropic(), {
+      'x-gateway-api-key': 'not-a-key',
+      'x-gateway-trace-id': TRACE,
+    });
+    const denied = await failure<InstanceType<typeof Anthropic.APIError>>(
+      unknownKey.messages.batches.create({ requests: [{ custom_id: 'a', params: message }] }),
+    );
+    expect(denied.status).toBe(401);
+    expect(denied.requestID).toBe(TRACE);
+
+    const listed = await fetch(`${gateway.url}/messages/batches?limit=1`, {
+      headers: { 'x-gateway-api-key': 'not-a-key', 'x-gateway-trace-id': TRACE },
+    });
+    expect(listed.status).toBe(401);
+    expect(listed.headers.get('request-id')).toBe(TRACE);
+    expect(listed.headers.get('x-request-id')).toBeNull();
+  });
 });

@@ -34,8 +34,7 @@ type CodecFor = (reply: FastifyReply, state: RouteState) => IngressCodec<never>;
 const INGRESSES: Array<{ path: string; codec: CodecFor; only?: 'chat' }> = [
   {
     path: '/prompts/:promptId/completions',
-    codec: (reply, state) =>
-      promptEnvelopeCodec((answer) => answerHeaders(reply, state, answer, openAICodec.requestIdHeader)),
+    codec: (reply, state) => promptEnvelopeCodec((answer) => answerHeaders(reply, state, answer)),
   },
   { path: '/prompts/:promptId/chat/completions', codec: () => openAICodec, only: 'chat' },
 ];
