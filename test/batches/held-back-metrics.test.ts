@@ -105,16 +105,21 @@ describe('a batch line that waits out a rate-limit refusal', () => {
       rateLimitNow += 60_000;
       const batch = await waitFor(client, created.id, finished);
       expect(batch.request_counts).toEqual({ total: 61, completed: 61, failed: 0 });
-      // The log has the runs that answered, none of the refusals.
+      // The log has the runs that answered, none of the refusals. Its records are written in the
+      // background (every 50 ms): waited for until the 61 runs' are there, then a while more, in which a
+      // refusal's record, were there one, would have come too.
+      const records = async () => {
+        const logs = await call(
+          gateway.url,
+          gateway.adminKey,
+          'GET',
+          `/logs?metadata.batch_id=${created.id}&limit=100`,
+        );
+        return (logs.body as { data: Array<{ status: number }> }).data.map((r) => r.status);
+      };
+      await until(async () => (await records()).length >= 61, 10_000);
       await sleep(200);
-      const logs = await call(
-        gateway.url,
-        gateway.adminKey,
-        'GET',
-        `/logs?metadata.batch_id=${created.id}&limit=100`,
-      );
-      const records = (logs.body as { data: Array<{ status: number }> }).data;
-      expect(records.map((r) => r.status)).toEqual(Array.from({ length: 61 }, () => 200));
+      expect(await records()).toEqual(Array.from({ length: 61 }, () => 200));
     },
     SLOW_TEST_MS,
   );
