@@ -1,7 +1,8 @@
 /**
  * The text one stream chunk carries, read alike by whatever counts or keeps it: the stream the client has
- * so far (delivered-stream.ts keeps each choice's content) and a tokens policy's estimate of an answer
- * without usage (rate-limits/answer-text.ts counts every piece). An OpenAI chunk's content is its chat
+ * so far (delivered-stream.ts keeps each choice's content), a tokens policy's estimate of an answer
+ * without usage (rate-limits/answer-text.ts counts every piece) and the answer output checks judge of a
+ * stream (hooks/stream-answer.ts assembles and rewrites each choice's content). An OpenAI chunk's content is its chat
  * delta's `content`, or a completion choice's `text` when it has no delta; its tool calls' arguments are
  * tool text. A Messages or Responses event is one answer (index 0): its text deltas are content, its
  * tool-input (`input_json_delta`) and function-call argument deltas tool text.

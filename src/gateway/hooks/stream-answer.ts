@@ -11,6 +11,7 @@
 import { isMessagesStreamEvent, type MessagesStreamEvent } from '../../core/messages-types.js';
 import type { ChatCompletionChunk, TextCompletion } from '../../core/openai-types.js';
 import { isResponsesStreamEvent, type ResponsesStreamEvent } from '../../core/responses-types.js';
+import { visitChunkText } from '../chunk-text.js';
 import type { AnswerChunk, OpenAIChunk } from '../sink.js';
 import { assembleToolCalls, rewriteToolCallArguments } from './streamed-tool-calls.js';
 
@@ -87,11 +88,12 @@ function assembleOpenAIAnswer(chunks: readonly OpenAIChunk[]): Json {
   for (const chunk of chunks) {
     if (chunk.usage) usage = chunk.usage;
     for (const choice of chunk.choices) {
-      const piece = 'delta' in choice ? choice.delta.content : choice.text;
-      if (typeof piece === 'string') texts.set(choice.index, (texts.get(choice.index) ?? '') + piece);
-      else if (!texts.has(choice.index)) texts.set(choice.index, '');
+      if (!texts.has(choice.index)) texts.set(choice.index, '');
       if (choice.finish_reason) finish.set(choice.index, choice.finish_reason);
     }
+    visitChunkText(chunk, (index, piece, kind) => {
+      if (kind === 'content') texts.set(index, (texts.get(index) ?? '') + piece);
+    });
   }
   const indexes = [...texts.keys()].sort((a, b) => a - b);
   const chat = first === undefined || isChat(first);
@@ -143,16 +145,21 @@ function rewriteOpenAITexts(chunks: readonly OpenAIChunk[], answer: Json): OpenA
   const placed = new Set<number>();
   return chunks.map((chunk) => {
     let changed = false;
+    // Each choice's content in this chunk, read as every reader of a chunk's text reads it.
+    const pieces = new Map<number, string>();
+    visitChunkText(chunk, (index, piece, kind) => {
+      if (kind === 'content') pieces.set(index, piece);
+    });
     const choices = chunk.choices.map((choice) => {
       const replacement = texts.get(choice.index);
-      const piece = 'delta' in choice ? choice.delta.content : choice.text;
-      if (replacement === undefined || typeof piece !== 'string' || piece.length === 0) return choice;
+      const piece = pieces.get(choice.index);
+      if (replacement === undefined || piece === undefined || piece.length === 0) return choice;
       changed = true;
       const text = placed.has(choice.index) ? '' : replacement;
       placed.add(choice.index);
-      return 'delta' in choice
-        ? { ...choice, delta: { ...choice.delta, content: text } }
-        : { ...choice, text };
+      // Where visitChunkText read it from: the delta when there is one, else the choice's text.
+      const { delta } = choice as { delta?: ChatCompletionChunk['choices'][number]['delta'] | null };
+      return delta ? { ...choice, delta: { ...delta, content: text } } : { ...choice, text };
     });
     return changed ? ({ ...chunk, choices } as ChatCompletionChunk | TextCompletion) : chunk;
   });
