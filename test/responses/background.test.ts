@@ -147,6 +147,59 @@ describe('a background response under a rate-limit policy', () => {
     expect(mine.length).toBeGreaterThanOrEqual(2);
     expect(mine.at(-1)!.payload).toMatchObject({ earlier_runs: 0 });
   });
+
+  it('leaves no log record when cancelled while it waits out a refusal', async () => {
+    const policy = await fetch(`${gateway.url}/policies/rate-limits`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        conditions: [{ key: 'metadata.case', value: 'bg-limits-cancel' }],
+        group_by: [{ key: 'api_key' }],
+        type: 'requests',
+        unit: 'rpm',
+        value: 60,
+      }),
+    });
+    expect(policy.status, await policy.clone().text()).toBe(200);
+    const { traceId, headers } = traceHeaders();
+    const client = sdk(gateway, {
+      ...headers,
+      'x-gateway-metadata': JSON.stringify({ case: 'bg-limits-cancel' }),
+    });
+    for (let i = 0; i < 60; i++) {
+      await client.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: `${i}` }],
+      });
+    }
+    const { stats } = gateway.server.deps.routing.rateLimits;
+    const refusedBefore = stats.refused;
+    const created: any = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'Limited',
+      background: true,
+    });
+    await until(() => stats.refused > refusedBefore);
+    await pollUntil(client, created.id, (r) => r.status === 'queued');
+    expect((await client.responses.cancel(created.id)).status).toBe('cancelled');
+    // Past the refusal's Retry-After (a second), with room in the window: the job comes back and finds the
+    // response cancelled.
+    now += 1_000;
+    const { store } = gateway.server.deps;
+    const jobsOf = async () =>
+      (await store.jobs.list({ kind: 'response.background' })).data.filter(
+        (job) => (job.payload as any).response_id === created.id,
+      );
+    const deadline = Date.now() + 10_000;
+    while ((await jobsOf()).some((job) => job.status !== 'completed') && Date.now() < deadline)
+      await sleep(50);
+    expect((await jobsOf()).map((job) => job.status)).toEqual(['completed', 'completed']);
+    expect((await client.responses.retrieve(created.id)).status).toBe('cancelled');
+    expect(withUpstreamRequests()).toHaveLength(0);
+    const records = await logsOf(gateway, traceId, 60);
+    expect(records).toHaveLength(60);
+    expect(records.filter((r) => r.path === '/v1/responses')).toEqual([]);
+  });
 });
 
 describe('a background response', () => {
