@@ -139,6 +139,12 @@ describe('keepRedactedValues', () => {
     expect(keepRedactedValues(redact(stored), stored, 'config')).toEqual(stored);
     const moved = config('https://collector.attacker.example/', '[REDACTED]');
     moved.api_key = '[REDACTED]';
+    // The whole document is refused, naming its first [REDACTED]: the provider's key too, which would go
+    // where it went, since a document whose destinations changed must send all its secrets again.
+    expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.api_key' }),
+    );
+    moved.api_key = 'sk-openai-secret';
     expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
       expect.objectContaining({
         param: 'config.before_request_hooks[0].checks[0].parameters.headers.Authorization',
@@ -203,7 +209,7 @@ describe('keepRedactedValues', () => {
     ).toThrow(expect.objectContaining({ param: 'config.api_key' }));
   });
 
-  it('keeps a key while the targets below that take it keep their addresses, whatever the others do', () => {
+  it('keeps a key while only settings that are no destination change, and refuses it once any destination changes', () => {
     const stored = {
       provider: 'openai',
       api_key: 'sk-root',
@@ -213,32 +219,34 @@ describe('keepRedactedValues', () => {
         { provider: 'anthropic', api_key: 'sk-ant' },
       ],
     };
-    // Other settings of a target taking the key change, a new one sets no address, and a target naming its
-    // own provider goes elsewhere with its own new key: the root's key still goes where it went.
+    // Other settings change, and a new target names no destination: every destination is where it was.
     const sent = {
       provider: 'openai',
       api_key: '[REDACTED]',
       custom_host: 'https://api.openai.example/v1',
       targets: [
         { retry: { attempts: 3 }, custom_host: 'https://eu.openai.example/v1' },
-        { provider: 'mistral-ai', api_key: 'sk-mistral', custom_host: 'https://mistral.example/v1' },
+        { provider: 'anthropic', api_key: '[REDACTED]' },
         { weight: 2 },
       ],
     };
-    expect(keepRedactedValues(sent, stored, 'config')).toEqual({ ...sent, api_key: 'sk-root' });
-    // A target's own key is judged by what is below it, not by its siblings.
-    const sibling = {
-      targets: [{ provider: 'openai', api_key: 'sk-a' }, { retry: { attempts: 1 } }],
-    };
-    const siblingSent = {
+    expect(keepRedactedValues(sent, stored, 'config')).toEqual({
+      ...sent,
+      api_key: 'sk-root',
+      targets: [sent.targets[0], stored.targets[1], sent.targets[2]],
+    });
+    // A target going elsewhere with its own new key changes the document's destinations: the root's key
+    // must be sent again, though it would still go where it went (the rule is one for the whole document).
+    const elsewhere = {
+      ...sent,
       targets: [
-        { provider: 'openai', api_key: '[REDACTED]' },
-        { provider: 'openai', api_key: 'sk-b', custom_host: 'https://other.example/v1' },
+        sent.targets[0],
+        { provider: 'mistral-ai', api_key: 'sk-mistral', custom_host: 'https://mistral.example/v1' },
       ],
     };
-    expect(keepRedactedValues(siblingSent, sibling, 'config')).toEqual({
-      targets: [{ provider: 'openai', api_key: 'sk-a' }, siblingSent.targets[1]],
-    });
+    expect(() => keepRedactedValues(elsewhere, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.api_key' }),
+    );
   });
 
   it('keeps an override_params secret only while every target below, whatever its provider, keeps its address', () => {
@@ -326,6 +334,76 @@ describe('keepRedactedValues', () => {
     const fields = BUILT_IN_CHECKS.flatMap((check) => urlFields(check.parameters));
     expect(fields).toEqual(expect.arrayContaining(['webhookURL', 'logURL']));
     for (const field of fields) expect(ADDRESS_FIELDS, field).toContain(field);
+  });
+
+  it("refuses a node's key once its override_params.model names another catalog provider (@slug/model)", () => {
+    const stored = { override_params: { model: 'gpt-4o' }, api_key: 'sk-node' };
+    const moved = { override_params: { model: '@evil-slug/m' }, api_key: '[REDACTED]' };
+    expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
+      expect.objectContaining({
+        param: 'config.api_key',
+        message: expect.stringContaining('destinations changed'),
+      }),
+    );
+    // A target's model naming a catalog provider counts as well, and a prompt's model too.
+    const targets = { targets: [{ provider: 'openai', api_key: 'sk-t', model: 'gpt-4o' }] };
+    expect(() =>
+      keepRedactedValues(
+        { targets: [{ provider: 'openai', api_key: '[REDACTED]', model: '@evil/m' }] },
+        targets,
+        'config',
+      ),
+    ).toThrow(expect.objectContaining({ param: 'config.targets[0].api_key' }));
+    const prompt = { parameters: { user_api_key: 'user-secret', model: 'gpt-4o' }, config: 'ours' };
+    expect(() =>
+      keepRedactedPromptValues(
+        { parameters: { user_api_key: '[REDACTED]', model: '@evil/m' }, config: 'ours' },
+        prompt,
+      ),
+    ).toThrow(expect.objectContaining({ param: 'parameters.user_api_key' }));
+  });
+
+  it('refuses an override_params secret once a webhook or a stored guardrail is added beside it', () => {
+    const stored = { provider: 'openai', api_key: 'sk-a', override_params: { user_api_key: 'user-secret' } };
+    const sent = { provider: 'openai', api_key: 'sk-a', override_params: { user_api_key: '[REDACTED]' } };
+    const webhook = {
+      ...sent,
+      before_request_hooks: [
+        { id: 'h', checks: [{ id: 'default.webhook', parameters: { webhookURL: 'https://evil.example/' } }] },
+      ],
+    };
+    const guardrail = { ...sent, input_guardrails: ['evil-guardrail'] };
+    for (const moved of [webhook, guardrail]) {
+      expect(() => keepRedactedValues(moved, stored, 'config'), JSON.stringify(moved)).toThrow(
+        expect.objectContaining({ param: 'config.override_params.user_api_key' }),
+      );
+    }
+    // The same in a prompt's inline config, for a parameter secret.
+    const prompt = {
+      parameters: { user_api_key: 'user-secret' },
+      config: { provider: 'openai', api_key: 'sk-a' },
+    };
+    expect(() =>
+      keepRedactedPromptValues(
+        {
+          parameters: { user_api_key: '[REDACTED]' },
+          config: { provider: 'openai', api_key: 'sk-a', output_guardrails: ['evil-guardrail'] },
+        },
+        prompt,
+      ),
+    ).toThrow(expect.objectContaining({ param: 'parameters.user_api_key' }));
+  });
+
+  it("refuses an override_params secret once a target's prompt_id (its calls' destination) changes", () => {
+    const stored = { override_params: { user_api_key: 'user-secret' }, targets: [{ prompt_id: 'ours' }] };
+    const moved = {
+      override_params: { user_api_key: '[REDACTED]' },
+      targets: [{ prompt_id: 'evil-prompt' }],
+    };
+    expect(() => keepRedactedValues(moved, stored, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.override_params.user_api_key' }),
+    );
+    expect(keepRedactedValues({ ...moved, targets: stored.targets }, stored, 'config')).toEqual(stored);
   });
 
   it('leaves a [REDACTED] text under a key that holds no credential as it is', () => {

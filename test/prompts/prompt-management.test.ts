@@ -714,7 +714,8 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
       }),
       400,
       'invalid_body',
-      'config.targets[1].api_key',
+      // A target added: the destinations changed, so the first [REDACTED] is refused.
+      'config.targets[0].api_key',
     );
     expect((await api.get('/prompts/redacted-kept')).body.version).toBe(2);
     expectError(

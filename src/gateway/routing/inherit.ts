@@ -28,7 +28,7 @@ const INHERITED_SETTINGS = [
 const PROVIDER_IDENTITY = ['provider', 'virtual_key', ...PROVIDER_TARGET_KEYS] as const;
 
 /** Whether `node` takes its parent's provider identity: it names no provider or virtual key of its own. */
-export function takesParentProvider(node: { provider?: unknown; virtual_key?: unknown }): boolean {
+function takesParentProvider(node: { provider?: unknown; virtual_key?: unknown }): boolean {
   return node.provider === undefined && node.virtual_key === undefined;
 }
 

@@ -15,8 +15,9 @@ export const HeadersSchema = Type.Union([Type.Record(Type.String(), Type.String(
 
 /**
  * Annotation of a check parameter that says where the check sends the call, and with it the credentials
- * beside it (`headers`): a stored credential shown `[REDACTED]` is kept on an update only while every field
- * so marked is unchanged (the management API's redacted-values.ts reads them through `CHECK_ADDRESS_FIELDS`).
+ * beside it (`headers`): each field so marked is one of a stored document's destinations, and a credential
+ * shown `[REDACTED]` is kept on an update only while those are unchanged (the management API's
+ * redacted-values.ts reads them through `CHECK_ADDRESS_FIELDS`).
  */
 export const ADDRESS_ANNOTATION = 'x-address';
 

@@ -110,10 +110,10 @@ async function promptDocument(
 
 /**
  * A version sent back as it was shown: each `[REDACTED]` credential (an inline config's, a parameter's)
- * stands for the one the previous version holds at the same place, kept while it goes to the same provider
- * or host, as a stored config's is, one outside the config only while the config is the same
- * (redacted-values.ts); with no previous version, or nothing to keep there, it is refused naming it
- * (`config.api_key`, `parameters.user_api_key`) rather than stored as the credential.
+ * stands for the one the previous version holds at the same place, while the version's destinations (its
+ * `config` among them) are all the previous version's (redacted-values.ts); otherwise, with no previous
+ * version, or nothing to keep there, it is refused naming it (`config.api_key`, `parameters.user_api_key`)
+ * rather than stored as the credential.
  */
 function keepPreviousCredentials<T extends Omit<CreatePrompt, 'slug'>>(
   body: T,

@@ -1,17 +1,15 @@
 /**
- * Stored configs, guardrails and prompt versions (an inline config's) are shown with their credentials as
- * `[REDACTED]` (views.ts), and an editor
- * (the console's, a script's) sends a new version back as it was shown. A `[REDACTED]` under a credential
- * key of the new version stands for the stored value at the same place, and is kept as it was — as long
- * as every object on the way to it still says the same about where the credential goes (its `provider`,
- * `custom_host`, a webhook's URL), and so does every target below it that takes its parent's provider
- * settings (inherit.ts: one naming no provider or virtual key of its own, which the key reaches with its
- * own host) — every target below, for a value of `override_params`, which all of them send: a key is never
- * carried over to another provider or host. Anywhere else the placeholder is
- * refused, naming it, rather than stored as if it were the credential.
+ * Stored configs, guardrails and prompt versions are shown with their credentials as `[REDACTED]`
+ * (views.ts), and an editor (the console's, a script's) sends a new version back as it was shown. One rule
+ * decides what such a placeholder means: a `[REDACTED]` under a credential key stands for the stored value at
+ * the same place only while the new document's destinations (destinationsOf: every value anywhere in it that
+ * says where something is sent) are exactly the previous version's, each at its place. When any differs,
+ * a document carrying a `[REDACTED]` credential is refused, naming the first, and its secrets must be sent
+ * again: a kept secret never reaches a provider, host, hook, guardrail, prompt or config it did not reach
+ * before. A `[REDACTED]` where the previous version holds nothing is refused the same way.
  */
 import { GatewayError } from '../../../core/errors.js';
-import { takesParentProvider } from '../../../gateway/routing/inherit.js';
+import { catalogModel } from '../../../gateway/config/model-provider.js';
 import { CHECK_ADDRESS_FIELDS } from '../../../hooks/registry.js';
 import { REDACTED } from '../../../observability/redact.js';
 import { isSecretSetting } from './views.js';
@@ -41,136 +39,158 @@ export const ADDRESS_FIELDS: readonly string[] = [
   ...CHECK_ADDRESS_FIELDS,
 ];
 
+/**
+ * Every field whose value names a destination: the address fields, the deployments and projects a call is
+ * made for, the prompt a `prompt_id` target sends its calls through, and a prompt version's `config` (a
+ * stored config's slug or id; an inline one's own fields count where they are).
+ */
+const DESTINATION_FIELDS: ReadonlySet<string> = new Set([
+  ...ADDRESS_FIELDS,
+  'deployments',
+  'deployment_id',
+  'cloudd_deployment_name',
+  'cloudd_deployment_id',
+  'vendora_organization',
+  'vendora_project',
+  'prompt_id',
+]);
+
+/** Lists whose string items name a stored guardrail (by slug or id) that is sent the call. */
+const NAMED_GUARDRAIL_LISTS: ReadonlySet<string> = new Set([
+  'input_guardrails',
+  'output_guardrails',
+  'before_request_hooks',
+  'after_request_hooks',
+]);
+
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. `path` names `next`
- * in a refusal; an empty one names its fields alone (`config.api_key` in a prompt version). */
-export function keepRedactedValues(next: unknown, stored: unknown, path: string): unknown {
-  return walk(next, stored, path, true);
-}
+/** A destination: where in the document (`targets[1].custom_host`) and what it names, as JSON text. */
+type Destination = readonly [place: string, value: string];
 
 /**
- * A prompt version sent back as shown, as keepRedactedValues keeps a config's. Its `config` decides where
- * everything outside it goes as well (`parameters` are the body of its calls, their `extra_headers` the
- * headers), so a `[REDACTED]` outside it is kept only while the config is the same too: the same stored
- * config's id or slug, or an inline config setting the same address fields at the same places.
+ * Every destination anywhere in `value`: each DESTINATION_FIELDS value, the catalog provider (`@slug`) of a
+ * `model` written `@slug/model`, each stored guardrail named in a guardrail or hook list, each check's id
+ * (a check sends the call to its service), and a `config` given as a stored config's slug or id.
  */
-export function keepRedactedPromptValues(next: unknown, stored: unknown): unknown {
-  const sameConfig = isObject(next) && isObject(stored) && sameConfigAddresses(next.config, stored.config);
-  return walk(next, stored, '', true, (key) => key === 'config' || sameConfig);
-}
-
-/**
- * `keeps` says, for a key of `next` itself, whether values under it may be kept at all (a prompt's
- * `parameters` not once its config changed); below it, only where they go decides.
- */
-function walk(
-  next: unknown,
-  stored: unknown,
-  path: string,
-  sameAddress: boolean,
-  keeps: (key: string) => boolean = () => true,
-): unknown {
-  if (Array.isArray(next)) {
-    const list = Array.isArray(stored) ? stored : [];
-    return next.map((item, i) => walk(item, list[i], `${path}[${i}]`, sameAddress));
-  }
-  if (!isObject(next)) return next;
-  const before = isObject(stored) ? stored : undefined;
-  const onTheWay = sameAddress && before !== undefined && sameAddressFields(next, before);
-  // The node's credentials also reach the targets below that take them (here); a target's own are judged by
-  // the nodes above it (onTheWay) and its own targets, never by its siblings.
-  const here = onTheWay && takersKeepAddresses(next, before);
-  const out: Json = {};
-  for (const [key, value] of Object.entries(next)) {
+export function destinationsOf(value: unknown, path = '', found: Destination[] = []): Destination[] {
+  if (Array.isArray(value)) value.forEach((item, i) => destinationsOf(item, `${path}[${i}]`, found));
+  if (!isObject(value)) return found;
+  for (const [key, inner] of Object.entries(value)) {
     const at = path === '' ? key : `${path}.${key}`;
-    if (key === 'targets') {
-      out[key] = walk(value, before?.[key], at, onTheWay && keeps(key));
+    if (DESTINATION_FIELDS.has(key) || (key === 'config' && typeof inner === 'string')) {
+      found.push([at, JSON.stringify(inner)]);
       continue;
     }
-    // A node's override_params go into the body of every call below it, to each target's own provider too.
-    const keptHere =
-      here && keeps(key) && (key !== 'override_params' || sameAddressesAt(next.targets, before?.targets));
-    if (value === REDACTED && isSecretSetting(key)) {
-      const kept = keptHere ? before[key] : undefined;
-      if (kept === undefined || kept === REDACTED) {
-        throw new GatewayError(
-          'invalid_body',
-          `${at} is ${REDACTED}, which stands for a stored value: there is none here (or where it goes changed: its provider or host, or a host of a target below taking it); send the real value`,
-          { param: at },
-        );
-      }
-      out[key] = kept;
-      continue;
+    const catalog = key === 'model' ? catalogModel(inner) : undefined;
+    if (catalog !== undefined) found.push([at, JSON.stringify(catalog.provider)]);
+    if (NAMED_GUARDRAIL_LISTS.has(key) && Array.isArray(inner)) {
+      inner.forEach((item, i) => {
+        if (typeof item === 'string') found.push([`${at}[${i}]`, JSON.stringify(item)]);
+      });
     }
-    out[key] =
-      key === 'headers' && typeof value === 'string'
-        ? headersText(value, before?.[key], at, keptHere)
-        : walk(value, before?.[key], at, keptHere);
-  }
-  return out;
-}
-
-function sameAddressFields(next: Json, before: Json): boolean {
-  return ADDRESS_FIELDS.every((field) => JSON.stringify(next[field]) === JSON.stringify(before[field]));
-}
-
-/**
- * Whether each target below `next` that takes its provider settings (and so its credentials, with any host
- * it sets itself) sets the same address fields as the target at its place in `before`, or, where there was
- * none, sets none. One naming a provider or virtual key of its own takes none of them, nor do those below it.
- */
-function takersKeepAddresses(next: Json, before: Json | undefined): boolean {
-  const targets = Array.isArray(next.targets) ? next.targets : [];
-  const previous = before !== undefined && Array.isArray(before.targets) ? before.targets : [];
-  return targets.every((target: unknown, i) => {
-    if (!isObject(target) || !takesParentProvider(target)) return true;
-    const was: Json = isObject(previous[i]) ? previous[i] : {};
-    return sameAddressFields(target, was) && takersKeepAddresses(target, was);
-  });
-}
-
-/** Whether two prompt configs send calls to the same places: the same stored config's id or slug (or no
- * config in either), or inline configs setting the same address fields at the same places. */
-function sameConfigAddresses(next: unknown, stored: unknown): boolean {
-  if (!isObject(next) || !isObject(stored)) return next === stored;
-  return sameAddressesAt(next, stored);
-}
-
-/** Whether `next` sets the same address fields as `stored` at the same places, anywhere within them. */
-function sameAddressesAt(next: unknown, stored: unknown): boolean {
-  const now = addressesOf(next);
-  const before = addressesOf(stored);
-  return now.size === before.size && [...now].every(([at, value]) => before.get(at) === value);
-}
-
-/** Each address field set anywhere in `value`, by its place (`.targets[1].custom_host`), as JSON text. */
-function addressesOf(value: unknown, path = '', found = new Map<string, string>()): Map<string, string> {
-  if (Array.isArray(value)) value.forEach((item, i) => addressesOf(item, `${path}[${i}]`, found));
-  else if (isObject(value)) {
-    for (const [key, inner] of Object.entries(value)) {
-      if (ADDRESS_FIELDS.includes(key)) found.set(`${path}.${key}`, JSON.stringify(inner));
-      addressesOf(inner, `${path}.${key}`, found);
+    if (key === 'checks' && Array.isArray(inner)) {
+      inner.forEach((check, i) => {
+        if (isObject(check) && check.id !== undefined)
+          found.push([`${at}[${i}].id`, JSON.stringify(check.id)]);
+      });
     }
+    destinationsOf(inner, at, found);
   }
   return found;
 }
 
+const text = ([place, value]: Destination) => `${place}=${value}`;
+
+/** Whether two documents name the same destinations, each at the same place. */
+function sameDestinations(next: unknown, stored: unknown): boolean {
+  const now = destinationsOf(next).map(text).sort();
+  const before = destinationsOf(stored).map(text).sort();
+  return now.length === before.length && now.every((item, i) => item === before[i]);
+}
+
+/** Whether two documents name the same destinations as many times each, wherever they name them: what a
+ * prompt version's secrets, sent with every call through a stored config, would reach. */
+export function sameDestinationValues(next: unknown, stored: unknown): boolean {
+  const now = destinationsOf(next)
+    .map(([, value]) => value)
+    .sort();
+  const before = destinationsOf(stored)
+    .map(([, value]) => value)
+    .sort();
+  return now.length === before.length && now.every((item, i) => item === before[i]);
+}
+
+/** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. `path` names `next`
+ * in a refusal; an empty one names its fields alone (`config.api_key` in a prompt version). */
+export function keepRedactedValues(next: unknown, stored: unknown, path: string): unknown {
+  return walk(next, stored, path, sameDestinations(next, stored));
+}
+
+/** A prompt version sent back as shown: the same rule over the whole version, its `config` (a stored
+ * config's slug or id, or an inline config's destinations) among its destinations. */
+export function keepRedactedPromptValues(next: unknown, stored: unknown): unknown {
+  return keepRedactedValues(next, stored, '');
+}
+
+function walk(next: unknown, stored: unknown, path: string, same: boolean): unknown {
+  if (Array.isArray(next)) {
+    const list = Array.isArray(stored) ? stored : [];
+    return next.map((item, i) => walk(item, list[i], `${path}[${i}]`, same));
+  }
+  if (!isObject(next)) return next;
+  const before = isObject(stored) ? stored : undefined;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(next)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (value === REDACTED && isSecretSetting(key)) {
+      out[key] = kept(before?.[key], at, same);
+      continue;
+    }
+    out[key] =
+      key === 'headers' && typeof value === 'string'
+        ? headersText(value, before?.[key], at, same)
+        : walk(value, before?.[key], at, same);
+  }
+  return out;
+}
+
+/** The stored value a `[REDACTED]` at `at` stands for, or the refusal naming it. */
+function kept(stored: unknown, at: string, same: boolean): unknown {
+  if (!same) {
+    throw new GatewayError(
+      'invalid_body',
+      `${at} is ${REDACTED}, which stands for a stored value, but the document's destinations changed ` +
+        '(a provider, host, hook, guardrail, prompt or config it sends to), so its secrets must be sent again: ' +
+        'send the real value',
+      { param: at },
+    );
+  }
+  if (stored === undefined || stored === REDACTED) {
+    throw new GatewayError(
+      'invalid_body',
+      `${at} is ${REDACTED}, which stands for a stored value: there is none here; send the real value`,
+      { param: at },
+    );
+  }
+  return stored;
+}
+
 /** Headers given as the text of a JSON object, shown redacted inside: the same rule, inside the text. */
-function headersText(text: string, stored: unknown, path: string, sameAddress: boolean): string {
-  if (!text.includes(REDACTED)) return text;
-  const parse = (value: unknown): unknown => {
-    if (typeof value !== 'string') return value;
+function headersText(value: string, stored: unknown, path: string, same: boolean): string {
+  if (!value.includes(REDACTED)) return value;
+  const parse = (raw: unknown): unknown => {
+    if (typeof raw !== 'string') return raw;
     try {
-      return JSON.parse(value);
+      return JSON.parse(raw);
     } catch {
       return undefined;
     }
   };
-  const parsed = parse(text);
-  if (!isObject(parsed)) return text;
-  return JSON.stringify(walk(parsed, parse(stored), path, sameAddress));
+  const parsed = parse(value);
+  if (!isObject(parsed)) return value;
+  return JSON.stringify(walk(parsed, parse(stored), path, same));
 }
