@@ -558,6 +558,29 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('ages a kept introspection answer by a monotonic clock, not the wall clock that may step back', async () => {
+    const services = fakeServices({ post: () => ({ status: 200, body: { active: true, sub: 'u1' } }) });
+    const run = () =>
+      runCheck(
+        'jwt',
+        onRequest('hi', bearer('tok-stepped')),
+        { introspectEndpoint: 'https://idp.example.com/introspect-stepped', introspectCacheMaxAge: 1 },
+        services,
+      );
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    try {
+      expect((await run()).verdict).toBe(true);
+      expect(services.posts).toHaveLength(1);
+      // Two seconds pass, and the wall clock is then set back an hour (an NTP step): the answer is 2 s old.
+      vi.advanceTimersByTime(2000);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      expect((await run()).verdict).toBe(true);
+      expect(services.posts).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('validates its parameters with the config', () => {
     const ok = { jwksUri: 'https://idp.example.com/jwks.json' };
     expect(checkParameterError('default.jwt', ok, 'beforeRequestHook')).toBeNull();

@@ -22,6 +22,8 @@ export type Introspection =
 
 interface KeptAnswer {
   payload: Record<string, unknown>;
+  /** When it was kept, by the monotonic clock (performance.now()): a wall clock set back must not make
+   * an answer younger. The token's `exp` and `nbf` are judged by the wall clock, as they are written. */
   storedAt: number;
 }
 
@@ -41,7 +43,7 @@ export async function introspect(
     const kept = answers.get(key);
     if (
       kept !== undefined &&
-      Date.now() - kept.storedAt < cacheMaxAgeS * 1000 &&
+      performance.now() - kept.storedAt < cacheMaxAgeS * 1000 &&
       secondsLeft(kept.payload, toleranceS) !== 0
     ) {
       return timed(kept.payload, toleranceS);
@@ -70,7 +72,7 @@ export async function introspect(
     // answer without exp stays until pushed out).
     const left = secondsLeft(payload, toleranceS);
     const ttl = left === undefined ? 0 : left * 1000;
-    if (left !== 0) answers.set(key, { payload, storedAt: Date.now() }, { ttl });
+    if (left !== 0) answers.set(key, { payload, storedAt: performance.now() }, { ttl });
   }
   return timed(payload, toleranceS);
 }
