@@ -40,15 +40,23 @@ describe('SharedReads', () => {
   });
 
   it('reads again once the kept read is maxAgeMs old', async () => {
-    const reads = new SharedReads<string, number>(40);
-    let value = 1;
-    const read = counted(() => Promise.resolve(value));
-    expect(await reads.get('a', read)).toBe(1);
-    value = 2;
-    expect(await reads.get('a', read)).toBe(1);
-    await sleep(60);
-    expect(await reads.get('a', read)).toBe(2);
-    expect(read.count).toBe(2);
+    // The monotonic clock SharedReads reads is faked: the second read is within maxAgeMs however slowly
+    // the machine runs the test.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const reads = new SharedReads<string, number>(40);
+      let value = 1;
+      const read = counted(() => Promise.resolve(value));
+      expect(await reads.get('a', read)).toBe(1);
+      value = 2;
+      vi.advanceTimersByTime(39);
+      expect(await reads.get('a', read)).toBe(1);
+      vi.advanceTimersByTime(1);
+      expect(await reads.get('a', read)).toBe(2);
+      expect(read.count).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reads again once maxAgeMs have passed though the wall clock stepped back', async () => {
