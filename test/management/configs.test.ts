@@ -231,6 +231,46 @@ describe('/v1/configs', () => {
     });
   });
 
+  it("refuses a [REDACTED] key once a target below drops its own key (it would take its parent's)", async () => {
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-root-secret',
+      custom_host: fake.url,
+      strategy: { mode: 'fallback' },
+      targets: [{ custom_host: 'https://evil.example/v1', request_timeout: 10000, api_key: 'sk-own' }],
+    };
+    const created = await ok(admin.post('/configs', { slug: 'dropped-key', config }));
+    const shown = (await admin.get('/configs/dropped-key')).body.config;
+    const error = expectError(
+      await admin.patch('/configs/dropped-key', {
+        config: { ...shown, targets: [{ custom_host: 'https://evil.example/v1', request_timeout: 10000 }] },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expect(error.message).not.toContain('sk-root-secret');
+    const stored = await gateway.server.deps.store.getConfig(
+      created.body.workspace_id as string,
+      'dropped-key',
+    );
+    expect(stored).toMatchObject({ version: 1, config });
+    // A key added where there was none is a change too; the same places with a new key are not.
+    expectError(
+      await admin.patch('/configs/dropped-key', {
+        config: { ...shown, targets: [{ ...shown.targets[0], cloudc_access_key_id: 'AKIA-new' }] },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    await ok(
+      admin.patch('/configs/dropped-key', {
+        config: { ...shown, targets: [{ ...shown.targets[0], api_key: 'sk-own-rotated' }] },
+      }),
+    );
+  });
+
   it('refuses a [REDACTED] override_params secret once a target below goes to another host', async () => {
     const config = {
       override_params: { user_api_key: 'user-REAL-SECRET' },

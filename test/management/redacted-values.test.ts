@@ -12,6 +12,8 @@ import {
   keepRedactedValues,
 } from '../../src/server/routes/management/redacted-values.js';
 
+type Json = Record<string, unknown>;
+
 const guardrail = (url: string, authorization: string) => ({
   checks: [
     { id: 'default.webhook', parameters: { webhookURL: url, headers: { Authorization: authorization } } },
@@ -78,6 +80,39 @@ describe('keepRedactedValues', () => {
     expect(() =>
       keepRedactedValues(account('https://tokens.attacker.example/', '[REDACTED]'), stored, 'config'),
     ).toThrow(expect.objectContaining({ param: 'config.cloudb_service_account_json.private_key' }));
+  });
+
+  it("refuses a kept credential once a target below drops or adds its own (it takes its parent's when it has none)", () => {
+    const bedrock = {
+      provider: 'bedrock',
+      cloudc_access_key_id: 'AKIA-root',
+      cloudc_secret_access_key: 'root-secret',
+      cloudc_region: 'us-east-1',
+      strategy: { mode: 'fallback' },
+      targets: [{ custom_host: 'https://evil.example/', cloudc_access_key_id: 'AKIA-own' }],
+    };
+    const shown = redact(bedrock, (key) => key.startsWith('cloudc_') && key !== 'cloudc_region') as Json;
+    expect(keepRedactedValues(shown, bedrock, 'config')).toEqual(bedrock);
+    expect(() =>
+      keepRedactedValues(
+        { ...shown, targets: [{ custom_host: 'https://evil.example/' }] },
+        bedrock,
+        'config',
+      ),
+    ).toThrow(expect.objectContaining({ param: 'config.cloudc_access_key_id' }));
+
+    const vertex = {
+      provider: 'vertex-ai',
+      cloudb_region: 'us-central1',
+      cloudb_service_account_json: { private_key: 'root-key' },
+      targets: [{ custom_host: 'https://evil.example/' }],
+    };
+    const sent = { ...vertex, cloudb_service_account_json: '[REDACTED]' };
+    expect(keepRedactedValues(sent, vertex, 'config')).toEqual(vertex);
+    const added = { ...sent, targets: [{ custom_host: 'https://evil.example/', api_key: 'sk-new' }] };
+    expect(() => keepRedactedValues(added, vertex, 'config')).toThrow(
+      expect.objectContaining({ param: 'config.cloudb_service_account_json' }),
+    );
   });
 
   it('refuses an Azure key whose resource name (its host) changed', () => {

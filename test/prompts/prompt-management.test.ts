@@ -770,6 +770,33 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     expect(stored?.prompt.config).toEqual({ ...config, targets: [{ retry: { attempts: 2 } }] });
   });
 
+  it("refuses a [REDACTED] key once a target below drops its own key (it would take its parent's)", async () => {
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-root-secret-prompt',
+      custom_host: 'https://home.example/v1',
+      strategy: { mode: 'fallback' },
+      targets: [{ custom_host: 'https://evil.example/v1', request_timeout: 10000, api_key: 'sk-own' }],
+    };
+    const created = await api.post('/prompts', { slug: 'redacted-dropped', string: template, config });
+    expect(created.status, created.text).toBe(200);
+    const shown = (await api.get('/prompts/redacted-dropped')).body as { config: Record<string, unknown> };
+    const refused = expectError(
+      await api.put('/prompts/redacted-dropped', {
+        string: template,
+        config: {
+          ...shown.config,
+          targets: [{ custom_host: 'https://evil.example/v1', request_timeout: 10000 }],
+        },
+      }),
+      400,
+      'invalid_body',
+      'config.api_key',
+    );
+    expect(refused.message).not.toContain('sk-root-secret-prompt');
+    expect((await api.get('/prompts/redacted-dropped')).body.version).toBe(1);
+  });
+
   it("refuses a [REDACTED] secret outside the config once the config (its slug, or an inline one's addresses) changes", async () => {
     const parameters = {
       model: 'gpt-4o-mini',

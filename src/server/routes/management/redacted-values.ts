@@ -3,7 +3,9 @@
  * (views.ts), and an editor (the console's, a script's) sends a new version back as it was shown. One rule
  * decides what such a placeholder means: a `[REDACTED]` under a credential key stands for the stored value at
  * the same place only while the new document's destinations (destinationsOf: every value anywhere in it that
- * says where something is sent) are exactly the previous version's, each at its place. When any differs,
+ * says where something is sent) are exactly the previous version's, each at its place, and its credentials
+ * are at the same places (credentialPlaces: a target without a key of its own takes its parent's, so a key
+ * dropped or added anywhere changes where a kept one goes). When any differs,
  * a document carrying a `[REDACTED]` credential is refused, naming the first, and its secrets must be sent
  * again: a kept secret never reaches a provider, host, hook, guardrail, prompt or config it did not reach
  * before. A `[REDACTED]` where the previous version holds nothing is refused the same way.
@@ -105,29 +107,52 @@ export function destinationsOf(value: unknown, path = '', found: Destination[] =
 
 const text = ([place, value]: Destination) => `${place}=${value}`;
 
+/**
+ * Every place in `value` where a credential is held: each key shown as `[REDACTED]` (views.ts:
+ * isSecretSetting, with any value), inside headers given as JSON text too. The values do not count (a key
+ * rotated at its place goes where it went); their places do, as whether a target takes its parent's key
+ * depends on them.
+ */
+function credentialPlaces(value: unknown, path = '', found: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item, i) => credentialPlaces(item, `${path}[${i}]`, found));
+  if (!isObject(value)) return found;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (isSecretSetting(key) && inner !== null && inner !== undefined) found.push(`${at} holds a credential`);
+    else credentialPlaces(key === 'headers' ? parsedText(inner) : inner, at, found);
+  }
+  return found;
+}
+
+const sameItems = (now: string[], before: string[]): boolean => {
+  now.sort();
+  before.sort();
+  return now.length === before.length && now.every((item, i) => item === before[i]);
+};
+
 /** Whether two documents name the same destinations, each at the same place. */
 function sameDestinations(next: unknown, stored: unknown): boolean {
-  const now = destinationsOf(next).map(text).sort();
-  const before = destinationsOf(stored).map(text).sort();
-  return now.length === before.length && now.every((item, i) => item === before[i]);
+  return sameItems(destinationsOf(next).map(text), destinationsOf(stored).map(text));
 }
 
 /** Whether two documents name the same destinations as many times each, wherever they name them: what a
  * prompt version's secrets, sent with every call through a stored config, would reach. */
 export function sameDestinationValues(next: unknown, stored: unknown): boolean {
-  const now = destinationsOf(next)
-    .map(([, value]) => value)
-    .sort();
-  const before = destinationsOf(stored)
-    .map(([, value]) => value)
-    .sort();
-  return now.length === before.length && now.every((item, i) => item === before[i]);
+  return sameItems(
+    destinationsOf(next).map(([, value]) => value),
+    destinationsOf(stored).map(([, value]) => value),
+  );
+}
+
+/** sameDestinations, and their credentials held at the same places: what keeping a `[REDACTED]` asks. */
+function sameDestinationsAndCredentials(next: unknown, stored: unknown): boolean {
+  return sameDestinations(next, stored) && sameItems(credentialPlaces(next), credentialPlaces(stored));
 }
 
 /** `next` with each `[REDACTED]` credential replaced by the value `stored` holds there. `path` names `next`
  * in a refusal; an empty one names its fields alone (`config.api_key` in a prompt version). */
 export function keepRedactedValues(next: unknown, stored: unknown, path: string): unknown {
-  return walk(next, stored, path, sameDestinations(next, stored));
+  return walk(next, stored, path, sameDestinationsAndCredentials(next, stored));
 }
 
 /** A prompt version sent back as shown: the same rule over the whole version, its `config` (a stored
@@ -179,18 +204,20 @@ function kept(stored: unknown, at: string, same: boolean): unknown {
   return stored;
 }
 
+/** Headers given as the text of a JSON object: that object (undefined for other text); what is not text as it is. */
+function parsedText(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Headers given as the text of a JSON object, shown redacted inside: the same rule, inside the text. */
 function headersText(value: string, stored: unknown, path: string, same: boolean): string {
   if (!value.includes(REDACTED)) return value;
-  const parse = (raw: unknown): unknown => {
-    if (typeof raw !== 'string') return raw;
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return undefined;
-    }
-  };
-  const parsed = parse(value);
+  const parsed = parsedText(value);
   if (!isObject(parsed)) return value;
-  return JSON.stringify(walk(parsed, parse(stored), path, same));
+  return JSON.stringify(walk(parsed, parsedText(stored), path, same));
 }
