@@ -67,6 +67,21 @@ describe('a stored config named by prompt versions holding secrets of their own'
     await ok(admin.patch('/configs/q-cfg', { config: at(home.url, 'sk-rotated') }));
     await ok(admin.patch('/configs/plain-cfg', { config: at(evil.url) }));
 
+    // The same values at other places: the host swapped with a log check's URL is a move.
+    const withLog = (host: string, logURL: string) => ({
+      ...at(host, 'sk-rotated'),
+      input_guardrails: [{ 'default.log': { logURL } }],
+    });
+    await ok(admin.patch('/configs/q-cfg?force=true', { config: withLog(home.url, evil.url) }));
+    expectError(
+      await admin.patch('/configs/q-cfg', { config: withLog(evil.url, home.url) }),
+      409,
+      'conflict',
+      'config',
+    );
+    expect((await admin.get('/configs/q-cfg')).body.config.custom_host).toBe(home.url);
+    await ok(admin.patch('/configs/q-cfg', { config: withLog(home.url, evil.url) }));
+
     const forced = await admin.patch('/configs/q-cfg?force=true', { config: at(evil.url, 'sk-new') });
     expect(forced.status, forced.text).toBe(200);
     expect(forced.body.config.custom_host).toBe(evil.url);

@@ -20,7 +20,7 @@ import { DependentsConflictError, listedPrompts } from '../../../gateway/prompts
 import { versionDestination } from '../../../gateway/prompts/prompt-call.js';
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { REDACTED } from '../../../observability/redact.js';
-import { keepRedactedValues, sameDestinationValues } from './redacted-values.js';
+import { keepRedactedValues, sameDestinations } from './redacted-values.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import type { Repositories, StoredConfig } from '../../../store/types.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -187,16 +187,17 @@ function holdsSecret(value: unknown): boolean {
 
 /**
  * Refuses (409 `conflict`, `param` config) a new `config` of a stored config whose destinations
- * (redacted-values.ts: destinationsOf, wherever they are) are not the stored one's, while versions of
- * prompts sending their calls to it hold secrets outside it (`parameters.user_api_key`, `extra_headers`):
- * those would go with every call to the new destinations. Names the prompts with their versions.
+ * (redacted-values.ts: destinationsOf, each at its place: a host swapped with a check's URL is a move) are
+ * not the stored one's, while versions of prompts sending their calls to it hold secrets outside it
+ * (`parameters.user_api_key`, `extra_headers`): those would go with every call to the new destinations.
+ * Names the prompts with their versions.
  */
 async function refuseMovingPromptSecrets(
   store: Repositories,
   current: StoredConfig,
   next: unknown,
 ): Promise<void> {
-  if (sameDestinationValues(next, current.config)) return;
+  if (sameDestinations(next, current.config)) return;
   const workspaceId = current.workspace_id;
   const names = new Set([current.slug, current.id]);
   const holding = new Map<string, { slug: string; versions: number[] }>();

@@ -131,17 +131,8 @@ const sameItems = (now: string[], before: string[]): boolean => {
 };
 
 /** Whether two documents name the same destinations, each at the same place. */
-function sameDestinations(next: unknown, stored: unknown): boolean {
+export function sameDestinations(next: unknown, stored: unknown): boolean {
   return sameItems(destinationsOf(next).map(text), destinationsOf(stored).map(text));
-}
-
-/** Whether two documents name the same destinations as many times each, wherever they name them: what a
- * prompt version's secrets, sent with every call through a stored config, would reach. */
-export function sameDestinationValues(next: unknown, stored: unknown): boolean {
-  return sameItems(
-    destinationsOf(next).map(([, value]) => value),
-    destinationsOf(stored).map(([, value]) => value),
-  );
 }
 
 /** sameDestinations, and their credentials held at the same places: what keeping a `[REDACTED]` asks. */
