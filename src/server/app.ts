@@ -161,17 +161,21 @@ function noStorePath(url: string): boolean {
   return (path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path);
 }
 
-/** The trace id and request id headers of a refusal made before the /v1 hook sets them: the client's
- * trace id, or a fresh one when it sent none or a malformed one. */
-function setRefusalIds(headers: FastifyRequest['headers'], reply: FastifyReply, path: string): void {
+/**
+ * The headers of a refusal made before the /v1 hook sets them (the router's own errors, a stopping node's):
+ * the trace id (the client's, or a fresh one when it sent none or a malformed one), the request id under
+ * the header `path`'s SDK reads, and `no-store` under /v1.
+ */
+function setRefusalHeaders(request: FastifyRequest, reply: FastifyReply, path: string): void {
   let traceId: string;
   try {
-    traceId = readTrace(headers).traceId;
+    traceId = readTrace(request.headers).traceId;
   } catch {
     traceId = newTraceId();
   }
   reply.header(HEADERS.traceId, traceId);
   reply.header(requestIdHeaderOf(path), traceId);
+  if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
 }
 
 /** What the HTTP surface tells the rest of the node. */
@@ -204,8 +208,7 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
     // OpenAI error object and headers as every other error, not Fastify's own body.
     frameworkErrors: (error, request, reply) => {
       // No route was matched: the path says which API family the client speaks.
-      setRefusalIds(request.headers, reply, request.url);
-      if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
+      setRefusalHeaders(request, reply, request.url);
       handleError(error, request, reply);
     },
   });
@@ -230,9 +233,8 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
       done();
       return;
     }
-    if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
     // Set here: the /v1 hook that sets them on every other answer does not run after a refusal.
-    setRefusalIds(request.headers, reply, routePathOf(request));
+    setRefusalHeaders(request, reply, routePathOf(request));
     done(
       new GatewayError('shutting_down', 'The gateway is stopping: send the request again', {
         headers: { 'retry-after': '1' },
