@@ -5,7 +5,13 @@
 import { findAdapter } from '../providers/registry.js';
 import { PROVIDER_TARGET_KEYS, type ProviderAdapter, type ProviderTarget } from '../providers/types.js';
 import type { TargetConfig } from './config/index.js';
-import { movedHostMessage, movedHostSetting, movedProject, movedProjectMessage } from './credential-host.js';
+import {
+  movedHostMessage,
+  movedHostSetting,
+  movedProject,
+  movedProjectMessage,
+  STORED_SECRET_KEYS,
+} from './credential-host.js';
 import { checkCustomHost, customHostAccepted, type CustomHostPolicy } from './custom-host.js';
 import { GatewayError } from '../core/errors.js';
 import type { Lookups } from './lookups.js';
@@ -221,12 +227,7 @@ function refuseHost(
 
 /** The fields besides `api_key` that hold a credential: with any of them set, the node's or the stored one
  * signs the call (Vertex AI takes its service account before any key, Bedrock its access keys). */
-const CREDENTIAL_KEYS = [
-  'cloudb_service_account_json',
-  'cloudc_access_key_id',
-  'cloudc_secret_access_key',
-  'cloudc_session_token',
-] as const satisfies ReadonlyArray<keyof ProviderTarget>;
+const CREDENTIAL_KEYS = STORED_SECRET_KEYS.filter((key) => key !== 'api_key');
 
 function holdsCredential(target: ProviderTarget): boolean {
   return CREDENTIAL_KEYS.some((key) => target[key] !== undefined);
