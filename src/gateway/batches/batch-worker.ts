@@ -457,7 +457,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     };
     // Outside the refusal below, as the read of the batch's call: a read or write of the key's check the
     // store failed (a connection dropped) says nothing of the line, which is not answered for it but run
-    // again once its lease runs out; so are the other lines that shared that read.
+    // again (runLine); so are the other lines that shared that read.
     const revoked = (await keyUsable(batch.id, call.caller)) ? undefined : await cancelForItsKey(batch);
     let ctx: CallContext | undefined;
     let request: ModelRequest;
@@ -466,9 +466,12 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       ctx = await callContextFromStoredRequest(deps.lookups, job);
       request = validateRequest(endpoint, body);
     } catch (err) {
+      // A read the store could not answer (a connection dropped) says nothing of the line: it is given
+      // back and run again (runLine), as when the key's check fails.
+      if (!(err instanceof GatewayError)) throw err;
       // Refused before it was a call (its stored config or virtual key deleted since the batch was
-      // created, its API key revoked): answered with the error, at no cost, and recorded as a direct
-      // call refused so is.
+      // created, its API key revoked, its body invalid): answered with the error, at no cost, and recorded
+      // as a direct call refused so is.
       const refused = { endpoint: endpoint.kind, body } as ModelRequest;
       refuseCall(deps, { ...refused, ctx: ctx ?? jobCallIdentity(job) }, err, sink);
       return { result: await sink.result, callId, cost: 0 };
