@@ -1,7 +1,7 @@
 /**
  * A batch's lines share the read of its API key (at most one a second a batch). A read the store could not
  * answer (a connection dropped) says nothing of the key: the lines that waited on it are not answered for
- * it, but run again, as a line whose batch could not be read is (once its lease runs out).
+ * it, but given back and run again, as a line whose batch could not be read is.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';

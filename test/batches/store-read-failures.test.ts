@@ -1,11 +1,13 @@
 /**
  * A read the store could not answer (a connection dropped) says nothing of a batch's line: the line is not
- * answered with the failure but given back and run again, as many times as the store keeps failing. Only what the store answers (a config deleted, a key revoked) is the line's
+ * answered with the failure but given back and run again, soon (well within its lease), as many times as
+ * the store keeps failing. Only what the store answers (a config deleted, a key revoked) is the line's
  * answer. The store here is a real SQLite file; its reads are made to fail on demand.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { lineRetryDelayMs } from '../../src/gateway/batches/batch-worker.js';
 import { call } from '../management/http.js';
 import {
   chatLine,
@@ -21,6 +23,9 @@ import {
 } from './support.js';
 
 let gateway: TestGateway;
+/** A gateway whose lines' leases outlast the test: a line given back only when its lease runs out is
+ * never run again in it. */
+let longLease: TestGateway;
 let fake: FakeUpstream;
 
 beforeAll(async () => {
@@ -34,10 +39,14 @@ beforeAll(async () => {
       GATEWAY_LOOKUP_CACHE_TTL_MS: '0',
     },
   });
+  longLease = await startGateway({
+    env: { GATEWAY_BATCH_POLL_MS: '50', GATEWAY_BATCH_LEASE_MS: '120000', GATEWAY_BATCH_CONCURRENCY: '4' },
+  });
 });
 
 afterAll(async () => {
   await gateway?.close();
+  await longLease?.close();
   await fake?.close();
 });
 
@@ -45,9 +54,10 @@ function connectionDropped(): Error {
   return Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
 }
 
-async function expectAllAnswered(batchId: string, customIds: string[]) {
-  const admin = sdk(gateway.url, gateway.adminKey);
-  const done = await waitFor(admin, batchId, finished);
+async function expectAllAnswered(on: TestGateway, batchId: string, customIds: string[]) {
+  const admin = sdk(on.url, on.adminKey);
+  // Well within a lease (longLease's): the lines given back are run again at once.
+  const done = await waitFor(admin, batchId, finished, 30_000);
   expect(done.status).toBe('completed');
   const errors = await contentLines(admin, done.error_file_id);
   expect(errors, JSON.stringify(errors)).toEqual([]);
@@ -86,6 +96,7 @@ it(
       // Once the batch is created (its request read the config): its lines' reads fail.
       failing = true;
       await expectAllAnswered(
+        gateway,
         batch.id,
         lines.map((line) => line.custom_id),
       );
@@ -96,3 +107,55 @@ it(
   },
   SLOW_TEST_MS,
 );
+
+it(
+  'runs again soon, not once their lease has run out, the lines whose read of the key the store failed',
+  async () => {
+    const created = await call(longLease.url, longLease.adminKey, 'POST', '/api-keys', {
+      name: 'batch-key-read-fails-long-lease',
+      role: 'member',
+    });
+    expect(created.status, created.text).toBe(200);
+    const key = created.body as { id: string; key: string };
+    const client = sdk(longLease.url, key.key, target(fake));
+    const lines = Array.from({ length: 6 }, (_, i) => chatLine(`key-${i}`));
+    const file = await upload(client, jsonl(lines));
+
+    const { store } = longLease.server.deps;
+    const getApiKey = store.getApiKey.bind(store);
+    let failed = 0;
+    const reads = vi.spyOn(store, 'getApiKey').mockImplementation(async (workspaceId, id) => {
+      // The batch's first three reads of its key: the store dropped its connection each time.
+      if (id === key.id && failed < 3) {
+        failed++;
+        throw connectionDropped();
+      }
+      return getApiKey(workspaceId, id);
+    });
+    try {
+      const batch = await createBatch(client, file.id);
+      await expectAllAnswered(
+        longLease,
+        batch.id,
+        lines.map((line) => line.custom_id),
+      );
+      expect(failed).toBe(3);
+    } finally {
+      reads.mockRestore();
+    }
+  },
+  SLOW_TEST_MS,
+);
+
+it('waits longer for each failure in a row before a line runs again, within its bound', () => {
+  for (let failures = 1; failures <= 40; failures++) {
+    const full = Math.min(100 * 2 ** (failures - 1), 5000);
+    for (let i = 0; i < 20; i++) {
+      const delay = lineRetryDelayMs(failures, 5000);
+      expect(delay).toBeGreaterThanOrEqual(full / 2);
+      expect(delay).toBeLessThanOrEqual(full);
+    }
+  }
+  // Never past the bound given (a lease shorter than the usual bound).
+  expect(lineRetryDelayMs(30, 300)).toBeLessThanOrEqual(300);
+});

@@ -11,7 +11,9 @@
  *     the batch's calls on this node once its room is filled, claimed again once fewer than half of those
  *     are left; none for a batch the node runs no line of), so no claim stands between them. A rate-limit
  *     policy's refusal puts the line back until its window opens, and leaves no record (the run that
- *     answers the line does).
+ *     answers the line does). A line the store failed to read or write for (its batch's call, its key's
+ *     check, its stored config, its result) is not answered: it is given back, to run again shortly
+ *     (lineRetryDelayMs).
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -82,6 +84,19 @@ const FILE_SWEEP_MS = 60_000;
 /** How long a batch's lines start on the last read of its API key before it is read again: a key taken away
  * stops its batch within about this, and a batch of 50,000 lines is not 50,000 reads of it. */
 export const BATCH_KEY_CHECK_MS = 1000;
+/** How long a line that failed to run (a read or write the store failed) waits before it is run again:
+ * doubled for each failure in a row of its batch's lines on this node, up to LINE_RETRY_MAX_MS (and never
+ * past a lease, after which any node could claim it anyway). */
+const LINE_RETRY_BASE_MS = 100;
+const LINE_RETRY_MAX_MS = 5000;
+
+/** The wait before a line runs again after `failures` failures in a row: `base·2^(failures-1)`, up to the
+ * bound, less up to a half at random so that the lines (and nodes) that failed together do not all come
+ * back at once. */
+export function lineRetryDelayMs(failures: number, boundMs: number): number {
+  const full = Math.min(LINE_RETRY_BASE_MS * 2 ** Math.min(Math.max(failures - 1, 0), 16), boundMs);
+  return full * (0.5 + Math.random() / 2);
+}
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -100,6 +115,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   /** Whether each batch's API key may still make calls: the lines started within BATCH_KEY_CHECK_MS of a
    * read's start (those started together too) share it. */
   const keyChecks = new SharedReads<string, boolean>(BATCH_KEY_CHECK_MS);
+  /** Lines of each batch that failed to run in a row on this node (lineRetryDelayMs). */
+  const failuresInRow = new Map<string, number>();
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -208,6 +225,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         const done = (batchId: string) => !latest.has(batchId) && !leased.has(batchId);
         calls.forget(done);
         keyChecks.forget(done);
+        for (const batchId of failuresInRow.keys()) if (done(batchId)) failuresInRow.delete(batchId);
       }
       for (const batch of active) {
         if (closed) break;
@@ -527,6 +545,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     };
     try {
       const { result, callId, cost } = await answer(batch, line);
+      failuresInRow.delete(batch.id);
       endCall();
       // A call the stop failed (cut) is given back, to be run again; so is any error once the stop has
       // begun, an error answer that came in whole before the cut too (the two are not told apart). A
@@ -545,7 +564,23 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       if (!settled)
         logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');
     } catch (err) {
-      logger.error({ err, batch: batch.id, line: line.line }, 'batch line failed to run; it will be retried');
+      // Not answered (the store failed a read or write of it): given back, to run again after a short wait
+      // rather than once its lease has run out. A give-back the store fails too leaves the lease to run out.
+      const failures = (failuresInRow.get(batch.id) ?? 0) + 1;
+      failuresInRow.set(batch.id, failures);
+      const delayMs = lineRetryDelayMs(failures, Math.min(LINE_RETRY_MAX_MS, options.leaseMs));
+      logger.error(
+        { err, batch: batch.id, line: line.line, retryInMs: Math.round(delayMs) },
+        'batch line failed to run; it will be retried',
+      );
+      await store.batches
+        .releaseLine(batch.id, line.line, owner, Date.now() + delayMs)
+        .catch((releaseErr: unknown) => {
+          logger.error(
+            { err: releaseErr, batch: batch.id, line: line.line },
+            'batch line not given back; it runs again once its lease runs out',
+          );
+        });
     } finally {
       endCall();
       letGo(batch.id, line.line);
