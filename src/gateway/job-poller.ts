@@ -11,6 +11,22 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobRepository, Store } from '../store/types.js';
 
+/** The shortest and the longest wait before a job (a batch line, a background response) the store failed
+ * for runs again (retryDelayMs). */
+const RETRY_BASE_MS = 100;
+export const RETRY_MAX_MS = 5000;
+
+/**
+ * How long a job that failed to run for its store (a read or write failed: a connection dropped) waits
+ * before it runs again, after `failures` such failures in a row: `100 ms·2^(failures-1)`, up to `boundMs`
+ * (RETRY_MAX_MS, or a lease if shorter: after one, any node could claim it anyway), less up to a half at
+ * random so that the jobs (and nodes) that failed together do not all come back at once.
+ */
+export function retryDelayMs(failures: number, boundMs: number): number {
+  const full = Math.min(RETRY_BASE_MS * 2 ** Math.min(Math.max(failures - 1, 0), 16), boundMs);
+  return full * (0.5 + Math.random() / 2);
+}
+
 /** A worker's lease owner: unique to the node, the process and the worker (`<host>-<pid>-<random>-<name>`). */
 export function jobOwner(name: string): string {
   return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}-${name}`;

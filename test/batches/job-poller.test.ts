@@ -1,7 +1,7 @@
 /**
  * The claim loop of the job workers (gateway/job-poller.ts) over a real store, SQLite and PostgreSQL:
  * however often it is poked while a round is claiming, it never runs more jobs at once than its
- * concurrency.
+ * concurrency. And the wait before a job the store failed for runs again (retryDelayMs).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,10 +9,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobOwner, startJobPoller } from '../../src/gateway/job-poller.js';
+import { jobOwner, retryDelayMs, startJobPoller } from '../../src/gateway/job-poller.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
+
+describe('retryDelayMs', () => {
+  it('waits longer for each failure in a row, within its bound', () => {
+    for (let failures = 1; failures <= 40; failures++) {
+      const full = Math.min(100 * 2 ** (failures - 1), 5000);
+      for (let i = 0; i < 20; i++) {
+        const delay = retryDelayMs(failures, 5000);
+        expect(delay).toBeGreaterThanOrEqual(full / 2);
+        expect(delay).toBeLessThanOrEqual(full);
+      }
+    }
+    // Never past the bound given (a lease shorter than the usual bound).
+    expect(retryDelayMs(30, 300)).toBeLessThanOrEqual(300);
+  });
+});
 
 describe('startJobPoller on SQLite', () => {
   let dataDir: string;

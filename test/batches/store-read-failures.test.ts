@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { lineRetryDelayMs } from '../../src/gateway/batches/batch-worker.js';
 import { call } from '../management/http.js';
 import {
   chatLine,
@@ -146,16 +145,3 @@ it(
   },
   SLOW_TEST_MS,
 );
-
-it('waits longer for each failure in a row before a line runs again, within its bound', () => {
-  for (let failures = 1; failures <= 40; failures++) {
-    const full = Math.min(100 * 2 ** (failures - 1), 5000);
-    for (let i = 0; i < 20; i++) {
-      const delay = lineRetryDelayMs(failures, 5000);
-      expect(delay).toBeGreaterThanOrEqual(full / 2);
-      expect(delay).toBeLessThanOrEqual(full);
-    }
-  }
-  // Never past the bound given (a lease shorter than the usual bound).
-  expect(lineRetryDelayMs(30, 300)).toBeLessThanOrEqual(300);
-});

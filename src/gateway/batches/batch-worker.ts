@@ -13,7 +13,7 @@
  *     policy's refusal puts the line back until its window opens, and leaves no record (the run that
  *     answers the line does). A line the store failed to read or write for (its batch's call, its key's
  *     check, its stored config, its result) is not answered: it is given back, to run again shortly
- *     (lineRetryDelayMs).
+ *     (retryDelayMs).
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -37,7 +37,7 @@ import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
-import { claimUnlessStopped } from '../job-poller.js';
+import { claimUnlessStopped, retryDelayMs, RETRY_MAX_MS } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import type { BufferedResult } from '../sink.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
@@ -84,19 +84,6 @@ const FILE_SWEEP_MS = 60_000;
 /** How long a batch's lines start on the last read of its API key before it is read again: a key taken away
  * stops its batch within about this, and a batch of 50,000 lines is not 50,000 reads of it. */
 export const BATCH_KEY_CHECK_MS = 1000;
-/** How long a line that failed to run (a read or write the store failed) waits before it is run again:
- * doubled for each failure in a row of its batch's lines on this node, up to LINE_RETRY_MAX_MS (and never
- * past a lease, after which any node could claim it anyway). */
-const LINE_RETRY_BASE_MS = 100;
-const LINE_RETRY_MAX_MS = 5000;
-
-/** The wait before a line runs again after `failures` failures in a row: `base·2^(failures-1)`, up to the
- * bound, less up to a half at random so that the lines (and nodes) that failed together do not all come
- * back at once. */
-export function lineRetryDelayMs(failures: number, boundMs: number): number {
-  const full = Math.min(LINE_RETRY_BASE_MS * 2 ** Math.min(Math.max(failures - 1, 0), 16), boundMs);
-  return full * (0.5 + Math.random() / 2);
-}
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -115,7 +102,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   /** Whether each batch's API key may still make calls: the lines started within BATCH_KEY_CHECK_MS of a
    * read's start (those started together too) share it. */
   const keyChecks = new SharedReads<string, boolean>(BATCH_KEY_CHECK_MS);
-  /** Lines of each batch that failed to run in a row on this node (lineRetryDelayMs). */
+  /** Lines of each batch that failed to run in a row on this node (retryDelayMs). */
   const failuresInRow = new Map<string, number>();
   let lines = 0;
   let jobs = 0;
@@ -568,7 +555,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       // rather than once its lease has run out. A give-back the store fails too leaves the lease to run out.
       const failures = (failuresInRow.get(batch.id) ?? 0) + 1;
       failuresInRow.set(batch.id, failures);
-      const delayMs = lineRetryDelayMs(failures, Math.min(LINE_RETRY_MAX_MS, options.leaseMs));
+      const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
       logger.error(
         { err, batch: batch.id, line: line.line, retryInMs: Math.round(delayMs) },
         'batch line failed to run; it will be retried',

@@ -11,7 +11,9 @@
  * dies stops renewing; once the lease has run out another node claims the job again: a response whose
  * client had not yet been sent any of the run is run again, up to `BACKGROUND_RUNS` runs; any other is
  * failed, so none stays `in_progress` for ever. A node that stops cleanly gives its runs back without
- * counting them (`jobs.release`). A run the rate limits refuse before it began waits, the
+ * counting them (`jobs.release`), as does a run the store fails before its call (a read of the response,
+ * its key or its config: a connection dropped), to run again shortly (retryDelayMs) rather than spend one
+ * of the response's runs or fail it. A run the rate limits refuse before it began waits, the
  * response `queued` again, for the policy's window (`Retry-After`) and is run again then, as a batch line
  * is, while that falls within BACKGROUND_RATE_LIMIT_WAIT_MS of the response's creation. Every minute the
  * runs and events of responses that ended more than `eventRetentionMs` ago are removed, and foreground
@@ -24,7 +26,7 @@ import type { Job, Repositories } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import type { GatewayDeps } from '../deps.js';
-import { jobOwner, startJobPoller } from '../job-poller.js';
+import { jobOwner, retryDelayMs, RETRY_MAX_MS, startJobPoller } from '../job-poller.js';
 import { execute } from '../execute.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink } from '../sink.js';
@@ -70,6 +72,14 @@ const CANCEL_POLL_MS = 500;
 const PRUNE_EVERY_MS = 60_000;
 const RUNNING: readonly string[] = RUNNING_STATUSES;
 
+/** A run stopped before its call by a failure of the store's (a read of its key or config): its job is
+ * given back to run again. */
+class NotRun extends Error {
+  constructor(cause: unknown) {
+    super('The response could not be run: the store failed', { cause });
+  }
+}
+
 export function startBackgroundResponseWorker(
   deps: GatewayDeps,
   hub: BackgroundHub,
@@ -77,6 +87,8 @@ export function startBackgroundResponseWorker(
 ): BackgroundWorker {
   const { store, logger } = deps;
   const owner = jobOwner('responses');
+  /** Runs of each job that the store failed before their call, in a row, on this node (retryDelayMs). */
+  const failuresInRow = new Map<string, number>();
   /** Aborts the calls still running when the grace period of `close` runs out. */
   const stopping = new CallAbort();
   let lastPrune = 0;
@@ -168,6 +180,9 @@ export function startBackgroundResponseWorker(
       Math.min(CANCEL_POLL_MS, Math.max(options.leaseMs / 3, 10)),
     );
     watch.unref();
+    /** Whether the run has come to its call: a failure before it (the store's) spends none of its runs. */
+    let calling = false;
+    let retrying = false;
     try {
       const stored = await store.getResponse(workspace_id, response_id);
       if (!stored || !RUNNING.includes(stored.status)) {
@@ -206,6 +221,7 @@ export function startBackgroundResponseWorker(
         await store.jobs.complete(job.id, owner, null);
         return;
       }
+      calling = true;
       const waitMs = await runCall(
         job,
         run,
@@ -228,10 +244,25 @@ export function startBackgroundResponseWorker(
       }
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
+      if (!calling || err instanceof NotRun) {
+        // Before its call (the store failed a read or write of it: a connection dropped): given back, its
+        // attempt with it, to run again after a short wait, rather than spend one of its runs or fail it.
+        retrying = true;
+        const failures = (failuresInRow.get(job.id) ?? 0) + 1;
+        failuresInRow.set(job.id, failures);
+        const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
+        logger.error(
+          { err, job: job.id, response: response_id, retryInMs: Math.round(delayMs) },
+          'background response could not be run; it will be retried',
+        );
+        await store.jobs.release(job.id, owner, Date.now() + delayMs).catch(() => undefined);
+        return;
+      }
       logger.error({ err, job: job.id, response: response_id }, 'background response failed to run');
       const message = err instanceof Error ? err.message : String(err);
       await store.jobs.fail(job.id, owner, message, Date.now() + 1000).catch(() => undefined);
     } finally {
+      if (!retrying) failuresInRow.delete(job.id);
       clearInterval(watch);
       forget();
       stopping.removeEventListener('abort', onStop);
@@ -315,6 +346,7 @@ export function startBackgroundResponseWorker(
     const sink = new StoredResponseSink(end, assembler, save);
     const hold = new RateLimitHold(sink, shell.created_at * 1000 + BACKGROUND_RATE_LIMIT_WAIT_MS);
     const request = { endpoint: 'responses', body: run.request } as ModelRequest<'responses'>;
+    let calling = false;
     try {
       if (!(await callerKeyUsable(store, run.call.caller))) throw callerKeyRevoked('response');
       const ctx = await callContextFromStoredRequest(deps.lookups, {
@@ -326,10 +358,14 @@ export function startBackgroundResponseWorker(
         traceId: run.call.trace_id,
         signal: abort,
       });
+      calling = true;
       // Thinking comes back (as content_blocks) only when not strict: the Response shows it as reasoning.
       await execute(deps, { ...request, ctx: { ...ctx, strictCompat: false }, state }, hold);
       if (hold.waitMs !== undefined) return hold.waitMs;
     } catch (err) {
+      // A read of its key or config the store failed says nothing of the response: thrown on, for runJob
+      // to give its job back to run again.
+      if (!calling && !(err instanceof GatewayError)) throw new NotRun(err);
       // The call could not be made (its config, virtual key or API key is gone): the response failed with it.
       const error =
         err instanceof GatewayError
