@@ -145,3 +145,90 @@ it(
   },
   SLOW_TEST_MS,
 );
+
+it(
+  'runs again the lines whose virtual key the store could not read as their call was routed',
+  async () => {
+    const slug = 'batch-vk-read-fails';
+    const created = await call(gateway.url, gateway.adminKey, 'POST', '/virtual-keys', {
+      slug,
+      provider: 'openai',
+      api_key: 'sk-test',
+      custom_host: fake.url,
+    });
+    expect(created.status, created.text).toBe(200);
+    const client = sdk(gateway.url, gateway.adminKey);
+    const lines = Array.from({ length: 6 }, (_, i) => chatLine(`vk-${i}`));
+    const file = await upload(client, jsonl(lines));
+
+    const { store } = gateway.server.deps;
+    const getCredential = store.getCredential.bind(store);
+    let failing = false;
+    let failed = 0;
+    const reads = vi.spyOn(store, 'getCredential').mockImplementation(async (workspaceId, kind, name) => {
+      if (failing && name === slug && failed < 4) {
+        failed++;
+        throw connectionDropped();
+      }
+      return getCredential(workspaceId, kind, name);
+    });
+    try {
+      const batch = await createBatch(client, file.id, {}, { 'x-gateway-virtual-key': slug });
+      // Once the batch is created (its request read the virtual key): its lines' reads fail.
+      failing = true;
+      await expectAllAnswered(
+        gateway,
+        batch.id,
+        lines.map((line) => line.custom_id),
+      );
+      expect(failed).toBe(4);
+    } finally {
+      reads.mockRestore();
+    }
+  },
+  SLOW_TEST_MS,
+);
+
+it(
+  'answers a line with the failure once the gateway has failed its call five times on the node',
+  async () => {
+    const slug = 'batch-vk-read-always-fails';
+    const created = await call(gateway.url, gateway.adminKey, 'POST', '/virtual-keys', {
+      slug,
+      provider: 'openai',
+      api_key: 'sk-test',
+      custom_host: fake.url,
+    });
+    expect(created.status, created.text).toBe(200);
+    const client = sdk(gateway.url, gateway.adminKey);
+    const file = await upload(client, jsonl([chatLine('always-0')]));
+
+    const { store } = gateway.server.deps;
+    const getCredential = store.getCredential.bind(store);
+    let failing = false;
+    let failed = 0;
+    const reads = vi.spyOn(store, 'getCredential').mockImplementation(async (workspaceId, kind, name) => {
+      if (failing && name === slug) {
+        failed++;
+        throw connectionDropped();
+      }
+      return getCredential(workspaceId, kind, name);
+    });
+    try {
+      const batch = await createBatch(client, file.id, {}, { 'x-gateway-virtual-key': slug });
+      failing = true;
+      const admin = sdk(gateway.url, gateway.adminKey);
+      const done = await waitFor(admin, batch.id, finished, 30_000);
+      expect(done.request_counts).toEqual({ total: 1, completed: 0, failed: 1 });
+      const errors = await contentLines(admin, done.error_file_id);
+      expect(errors.map((line) => [line.custom_id, line.response?.status_code, line.error?.code])).toEqual([
+        ['always-0', 500, 'internal_error'],
+      ]);
+      // Run five times again after the first, then answered.
+      expect(failed).toBe(6);
+    } finally {
+      reads.mockRestore();
+    }
+  },
+  SLOW_TEST_MS,
+);

@@ -4,7 +4,7 @@
  * a failure to the error file, with the status and the error body a client would have had, and `error`
  * (`code`, `message`) set when the gateway itself failed the request (no provider answer behind it).
  */
-import { GatewayError, type ProviderError } from '../../core/errors.js';
+import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { SettledLine } from '../../store/file-batch-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { refusalWaitMs } from '../rate-limits/refusal-wait.js';
@@ -117,15 +117,31 @@ export function rateLimitWaitMs(result: BufferedResult): number | undefined {
 }
 
 /**
+ * Whether the gateway failed the call itself, for no answer of a provider's nor a refusal of its own: a
+ * read or write of the store's failed (a connection dropped, as its virtual key was read), or a fault of
+ * the gateway's (execute.ts asCallError). Such a failure says nothing of the line.
+ */
+export function gatewayFailed(error: GatewayError | ProviderError): boolean {
+  if (!(error instanceof GatewayError) || error.code !== 'internal_error') return false;
+  const { cause } = error;
+  return cause !== undefined && !(cause instanceof GatewayError) && !(cause instanceof ProviderError);
+}
+
+/**
  * Where a line's call answers: the whole answer kept (BufferSink). A rate-limit refusal, which the line
  * waits out and runs again after (rateLimitWaitMs), is held back from the log: the line leaves the record
- * of the run that answers it, not one for each refusal it waited out.
+ * of the run that answers it, not one for each refusal it waited out. So is a failure of the gateway's
+ * own (gatewayFailed) while the line may still run again for one (`runsAgain`).
  */
 export class LineSink extends BufferSink {
   heldBack = false;
 
+  constructor(private readonly runsAgain = false) {
+    super();
+  }
+
   override fail(error: GatewayError | ProviderError, status: number): void {
-    this.heldBack = refusalWaitMs(error) !== undefined;
+    this.heldBack = refusalWaitMs(error) !== undefined || (this.runsAgain && gatewayFailed(error));
     super.fail(error, status);
   }
 }

@@ -44,7 +44,7 @@ import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
-import { LineSink, rateLimitWaitMs, settledLineOf } from './batch-output.js';
+import { gatewayFailed, LineSink, rateLimitWaitMs, settledLineOf } from './batch-output.js';
 import { SharedReads } from './shared-reads.js';
 import {
   FINALIZE_JOB,
@@ -84,6 +84,17 @@ const FILE_SWEEP_MS = 60_000;
 /** How long a batch's lines start on the last read of its API key before it is read again: a key taken away
  * stops its batch within about this, and a batch of 50,000 lines is not 50,000 reads of it. */
 export const BATCH_KEY_CHECK_MS = 1000;
+/** How many times a line's call the gateway failed itself (gatewayFailed: a store read as it was routed)
+ * runs again on one node before the failure is its answer: a fault that is no passing failure of the
+ * store's does not run the line, and whatever provider calls it made before the fault, for ever. */
+const MAX_GATEWAY_FAILURES = 5;
+
+/** A line's call the gateway failed itself, while the line may still run again for it: not its answer. */
+class GatewayFailure extends Error {
+  constructor(cause: unknown) {
+    super('The gateway failed the call of the line', { cause });
+  }
+}
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -104,6 +115,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   const keyChecks = new SharedReads<string, boolean>(BATCH_KEY_CHECK_MS);
   /** Lines of each batch that failed to run in a row on this node (retryDelayMs). */
   const failuresInRow = new Map<string, number>();
+  /** The calls the gateway failed itself (GatewayFailure) of each line, by batch, on this node. */
+  const gatewayFailures = new Map<string, Map<number, number>>();
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -213,6 +226,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         calls.forget(done);
         keyChecks.forget(done);
         for (const batchId of failuresInRow.keys()) if (done(batchId)) failuresInRow.delete(batchId);
+        for (const batchId of gatewayFailures.keys()) if (done(batchId)) gatewayFailures.delete(batchId);
       }
       for (const batch of active) {
         if (closed) break;
@@ -443,7 +457,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const call = await callOf(batch.id);
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
-    const sink = new LineSink();
+    const runsAgain = (gatewayFailures.get(batch.id)?.get(line.line) ?? 0) < MAX_GATEWAY_FAILURES;
+    const sink = new LineSink(runsAgain);
     // Drawn before the call's context, so that a line refused before its call has a request_id in the
     // error file too, as every line of OpenAI's has.
     const callId = sequentialId();
@@ -495,8 +510,16 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         ),
       );
       await Promise.race([sink.result, executed]);
+      const result = await sink.result;
+      // The gateway failed the call itself (the store failed a read as it was routed): given back, to run
+      // again (runLine), and left out of the log (LineSink), while the line may still run again for it.
+      if (sink.heldBack && result.kind === 'error' && gatewayFailed(result.error)) {
+        throw new GatewayFailure(result.error.cause);
+      }
       cost = state.cost;
     } catch (err) {
+      if (err instanceof GatewayFailure) throw err;
+      if (runsAgain && !(err instanceof GatewayError)) throw new GatewayFailure(err);
       // The call failed without an answer: the line's answer is the error.
       const error =
         err instanceof GatewayError
@@ -533,6 +556,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     try {
       const { result, callId, cost } = await answer(batch, line);
       failuresInRow.delete(batch.id);
+      gatewayFailures.get(batch.id)?.delete(line.line);
       endCall();
       // A call the stop failed (cut) is given back, to be run again; so is any error once the stop has
       // begun, an error answer that came in whole before the cut too (the two are not told apart). A
@@ -555,6 +579,11 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       // rather than once its lease has run out. A give-back the store fails too leaves the lease to run out.
       const failures = (failuresInRow.get(batch.id) ?? 0) + 1;
       failuresInRow.set(batch.id, failures);
+      if (err instanceof GatewayFailure) {
+        let ofBatch = gatewayFailures.get(batch.id);
+        if (!ofBatch) gatewayFailures.set(batch.id, (ofBatch = new Map()));
+        ofBatch.set(line.line, (ofBatch.get(line.line) ?? 0) + 1);
+      }
       const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
       logger.error(
         { err, batch: batch.id, line: line.line, retryInMs: Math.round(delayMs) },
