@@ -22,6 +22,7 @@ import {
   vertexRequestTypeHeaders,
   withDedicatedTraffic,
 } from './vertex-ai-request-type.js';
+import { vertexModelIdFor } from './vertex-ai-model-project.js';
 import { vertexModelUrl } from './vertex-ai-urls.js';
 
 export const vertexMessagesOperation: OperationHandler<'messages'> = {
@@ -32,9 +33,10 @@ export const vertexMessagesOperation: OperationHandler<'messages'> = {
     // Vertex AI refuses a request-level cache_control: the breakpoint goes where Anthropic would put it.
     const { model, ...rest } = withAutomaticCacheBreakpoint(req.body);
     const action = req.stream ? 'streamRawPredict' : 'rawPredict';
+    const id = vertexModelIdFor(req.target, model);
     return {
       method: 'POST',
-      url: vertexModelUrl(req.target, 'anthropic', vertexAnthropicModelId(model) ?? model, action),
+      url: vertexModelUrl(req.target, 'anthropic', vertexAnthropicModelId(id) ?? id, action),
       headers: {
         'content-type': 'application/json',
         ...req.forwardHeaders,

@@ -36,6 +36,7 @@ import {
   type VertexEmbedContentResponse,
   type VertexPredictEmbeddingResponse,
 } from './vertex-ai-embeddings.js';
+import { vertexModelIdFor } from './vertex-ai-model-project.js';
 import { vertexModelId, vertexModelUrl } from './vertex-ai-urls.js';
 
 export const VERTEX_PROVIDER = 'vertex-ai';
@@ -57,7 +58,7 @@ function jsonHeaders(req: AdapterRequest): Record<string, string> {
 
 export const vertexChatOperation: OperationHandler<'chat'> = {
   buildRequest(req) {
-    const model = vertexModelOf(req);
+    const model = vertexModelIdFor(req.target, String(req.body.model ?? ''));
     const headers = jsonHeaders(req);
     const anthropicModel = vertexAnthropicModelId(model);
     if (anthropicModel !== undefined) {
@@ -109,7 +110,7 @@ export const vertexChatOperation: OperationHandler<'chat'> = {
 export const vertexEmbeddingsOperation: OperationHandler<'embeddings'> = {
   buildRequest(req) {
     const headers = jsonHeaders(req);
-    const model = vertexModelOf(req);
+    const model = vertexModelIdFor(req.target, String(req.body.model ?? ''));
     const method = vertexEmbeddingMethod(model);
     return {
       method: 'POST',

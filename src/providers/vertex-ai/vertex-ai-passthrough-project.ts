@@ -10,21 +10,25 @@
  * a RAG corpus, a batch job's output) goes as it is, reached with the service account's own permissions.
  */
 import { GatewayError } from '../../core/errors.js';
-import type { PassthroughCall, ProviderTarget } from '../types.js';
+import type { PassthroughCall } from '../types.js';
+import {
+  allowedProjects,
+  decodedSegments,
+  otherProject,
+  projectsNamed,
+  targetProject,
+} from './vertex-ai-project-names.js';
 
 export function refuseOtherProject(call: PassthroughCall): void {
   if (!call.storedCredential) return;
   const named = projectsNamed(call.path);
   const own = targetProject(call.target);
-  const other = named.find((project) => own === undefined || !isProject(project, own));
+  const other = otherProject(named, own);
   if (other === undefined) {
     refuseHiddenSegments(call.path);
     return;
   }
-  const allowed =
-    own === undefined
-      ? 'it names no project (set cloudb_project_id on it)'
-      : `it is used in project "${own}" only`;
+  const allowed = allowedProjects(own);
   throw new GatewayError(
     'forbidden',
     `The path names project "${other}": the stored vertex-ai credential may not be used there, as ${allowed}. ` +
@@ -48,39 +52,4 @@ function refuseHiddenSegments(path: string): void {
       'with a stored vertex-ai credential a pass-through path must name the resource itself, with plain separators',
     { param: 'path' },
   );
-}
-
-/** The project the target's calls are made in: its cloudb_project_id, else its service account's. */
-function targetProject(target: ProviderTarget): string | undefined {
-  const project = target.cloudb_project_id ?? target.cloudb_service_account_json?.project_id;
-  return typeof project === 'string' && project !== '' ? project : undefined;
-}
-
-/**
- * The segment after each `projects` segment of the path, as Vertex reads it: percent-decoded (`%2F` is a
- * slash there too), `\` a slash as a URL parser takes it, any case of `projects`.
- */
-function projectsNamed(path: string): string[] {
-  const segments = decodedSegments(path.split(/[?#]/, 1)[0]);
-  const named: string[] = [];
-  for (let i = 0; i < segments.length - 1; i++) {
-    if (segments[i].toLowerCase() === 'projects') named.push(segments[i + 1]);
-  }
-  return named;
-}
-
-/** The segments of a path as Vertex reads it: percent-decoded, `\` a slash as a URL parser takes it. */
-function decodedSegments(pathname: string): string[] {
-  let decoded = pathname;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    // Not decodable, so not decoded by Vertex either: read as written.
-  }
-  return decoded.split(/[/\\]/);
-}
-
-/** `projects/{project}` itself, or with a custom method after it (`projects/{project}:method`). */
-function isProject(segment: string, project: string): boolean {
-  return segment === project || segment.startsWith(`${project}:`);
 }

@@ -1,0 +1,63 @@
+/**
+ * The projects a value sent to Vertex AI names, read as Vertex reads them: the segment after each
+ * `projects` segment of a path or resource name (percent-decoded, `\` a slash as a URL parser takes it, any
+ * case of `projects`), and the project of a BigQuery URI (`bq://{project}.{dataset}.{table}`).
+ */
+import type { ProviderTarget } from '../types.js';
+
+/** The project the target's calls are made in: its cloudb_project_id, else its service account's. */
+export function targetProject(target: ProviderTarget): string | undefined {
+  const project = target.cloudb_project_id ?? target.cloudb_service_account_json?.project_id;
+  return typeof project === 'string' && project !== '' ? project : undefined;
+}
+
+/** The segment after each `projects` segment of a path or resource name (its query string left out). */
+export function projectsNamed(path: string): string[] {
+  const segments = decodedSegments(path.split(/[?#]/, 1)[0]);
+  const named: string[] = [];
+  for (let i = 0; i < segments.length - 1; i++) {
+    if (segments[i].toLowerCase() === 'projects') named.push(segments[i + 1]);
+  }
+  return named;
+}
+
+/** The segments of a path as Vertex reads it: percent-decoded, `\` a slash as a URL parser takes it. */
+export function decodedSegments(pathname: string): string[] {
+  let decoded = pathname;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    // Not decodable, so not decoded by Vertex either: read as written.
+  }
+  return decoded.split(/[/\\]/);
+}
+
+/** `projects/{project}` itself, or with a custom method after it (`projects/{project}:method`). */
+export function isProject(segment: string, project: string): boolean {
+  return segment === project || segment.startsWith(`${project}:`);
+}
+
+/**
+ * The project a BigQuery URI names: `bq://{project}`, `bq://{project}.{dataset}[.{table}]`, a domain-scoped
+ * project (`bq://example.com:my-project.dataset`) whole; undefined for anything else.
+ */
+export function bigQueryProject(uri: string): string | undefined {
+  const match = /^bq:\/\/(.*)$/i.exec(uri.trim());
+  if (!match) return undefined;
+  const rest = match[1];
+  const colon = rest.indexOf(':');
+  const dot = rest.indexOf('.', colon === -1 ? 0 : colon);
+  return dot === -1 ? rest : rest.slice(0, dot);
+}
+
+/** The first of `named` that is not `own` (any, when `own` is unknown); undefined when all are. */
+export function otherProject(named: readonly string[], own: string | undefined): string | undefined {
+  return named.find((project) => own === undefined || !isProject(project, own));
+}
+
+/** Why a stored credential's call may not go to another project, after the project it is made in. */
+export function allowedProjects(own: string | undefined): string {
+  return own === undefined
+    ? 'it names no project (set cloudb_project_id on it)'
+    : `it is used in project "${own}" only`;
+}
