@@ -403,6 +403,11 @@ export interface ProviderAdapter {
    * the credential is used: Vertex AI's stored service account in a project other than the target's. */
   refusePassthrough?(call: PassthroughCall): void;
 
+  /** Refuses (throws a 4xx GatewayError) a pass-through body a stored credential may not send, before the
+   * credential is used: Vertex AI's naming resources of a project other than the target's. With it, the
+   * body of a stored credential's call is read whole first (up to the body limit) and judged, then sent. */
+  refuseStoredPassthroughBody?(call: PassthroughCall, body: Uint8Array): void;
+
   /** Builds a pass-through request (provider base URL + path, provider auth added). */
   buildPassthrough(req: PassthroughRequest): UpstreamRequest | Promise<UpstreamRequest>;
 

@@ -79,15 +79,16 @@ export const callPassthrough: TargetHandler = async (call) => {
       // any of its accounts; a virtual key's, a catalog provider's or a stored config's only as stored.
       const ownCredential =
         resolved.clientKey === true || (resolved.credential === undefined && ctx.storedConfig === undefined);
-      adapter.refusePassthrough?.({
-        path: passthrough.path,
-        target: resolved.target,
-        storedCredential: !ownCredential,
-      });
+      const judged = { path: passthrough.path, target: resolved.target, storedCredential: !ownCredential };
+      adapter.refusePassthrough?.(judged);
+      const { body } = passthrough;
+      // A body the adapter signs, or judges for a stored credential, is read whole before the credential is used.
+      const judgesBody = !ownCredential && adapter.refuseStoredPassthroughBody !== undefined;
+      const bytes = body && (adapter.passthroughSignsBody || judgesBody) ? await body.bytes() : undefined;
+      if (bytes && judgesBody) adapter.refuseStoredPassthroughBody?.(judged, bytes);
       auth = adapter.authenticate
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
-      const { body } = passthrough;
       const request: PassthroughRequest = {
         method: passthrough.method,
         path: passthrough.path,
@@ -95,7 +96,7 @@ export const callPassthrough: TargetHandler = async (call) => {
         target: resolved.target,
         auth,
       };
-      if (body) request.body = adapter.passthroughSignsBody ? await body.bytes() : body.send();
+      if (body) request.body = bytes ?? body.send();
       response = await deps.upstream.send(await adapter.buildPassthrough(request), controller);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {

@@ -19,6 +19,7 @@ import {
   vertexModelOf,
 } from './vertex-ai-operations.js';
 import { vertexMessagesOperation } from './vertex-ai-messages-operation.js';
+import { refuseOtherProjectInBody } from './vertex-ai-body-projects.js';
 import { refuseOtherProject } from './vertex-ai-passthrough-project.js';
 import { vertexRequestTypeHeaders } from './vertex-ai-request-type.js';
 import { vertexBaseUrl } from './vertex-ai-urls.js';
@@ -72,6 +73,7 @@ export const vertexAIAdapter: ProviderAdapter = {
   },
 
   refusePassthrough: refuseOtherProject,
+  refuseStoredPassthroughBody: refuseOtherProjectInBody,
 
   buildPassthrough(req): UpstreamRequest {
     const headers: Record<string, string> = { ...req.headers };

@@ -6,8 +6,8 @@
  * `project_id`). The target's project is the credential's: a config may not set another beside a virtual
  * key or catalog provider (credential-host.ts movedProject, refused as the target is resolved), and a
  * stored config holding the service account is the credential. The caller's own credentials go to any
- * project they reach. Only the path is read: a body naming another project's resources (a cachedContent,
- * a RAG corpus, a batch job's output) goes as it is, reached with the service account's own permissions.
+ * project they reach. The body is held to the same project (vertex-ai-body-projects.ts), and a model
+ * call's `model` to the target's (vertex-ai-model-project.ts).
  */
 import { GatewayError } from '../../core/errors.js';
 import type { PassthroughCall } from '../types.js';

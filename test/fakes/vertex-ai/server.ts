@@ -2,7 +2,8 @@
 // A fake of Vertex AI on 127.0.0.1: an OAuth2 token endpoint implementing the JWT-bearer grant (RS256
 // assertions verified with the test service account's public key), Gemini models under
 // /v1/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent|streamGenerateContent|predict
-// and Anthropic models under .../publishers/anthropic/models/{m}:rawPredict|streamRawPredict. Model calls
+// and Anthropic models under .../publishers/anthropic/models/{m}:rawPredict|streamRawPredict, and batch
+// prediction jobs' create (/v1/projects/{p}/locations/{r}/batchPredictionJobs). Model calls
 // must carry a bearer token this fake issued; failures use Google's error shape.
 import { createPublicKey, createVerify, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -67,6 +68,11 @@ export interface FakeVertex {
 const GOOGLE_TOKEN_AUDIENCE = 'https://oauth2.googleapis.com/token';
 const MODEL_PATH =
   /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)$/;
+
+/** `projects.locations.batchPredictionJobs.create`. */
+const BATCH_JOBS_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/batchPredictionJobs$/;
+/** The number Vertex writes a project's resource names with, whatever name the call used. */
+const PROJECT_NUMBER = '123456789012';
 
 function anthropicFixture(name: string): string {
   return readFileSync(
@@ -165,6 +171,8 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
         'UNAUTHENTICATED',
       );
     }
+    const batch = BATCH_JOBS_PATH.exec(request.path);
+    if (req.method === 'POST' && batch) return createBatchJob(res, batch[2], request.body);
     const match = MODEL_PATH.exec(request.path);
     if (req.method !== 'POST' || !match)
       return sendGoogleError(res, 404, `Requested entity was not found.`, 'NOT_FOUND');
@@ -278,6 +286,25 @@ export async function startFakeVertex(options: { tokenLifetimeSeconds?: number }
     sendJson(res, 200, {
       embedding: { values: [text.length, 0.25, -0.5] },
       usageMetadata: { promptTokenCount: words, totalTokenCount: words },
+    });
+  }
+
+  /** A BatchPredictionJob as Vertex answers its create: named under the project's number, pending. */
+  function createBatchJob(res: ServerResponse, location: string, body: any): void {
+    if (typeof body?.model !== 'string' || typeof body?.inputConfig?.instancesFormat !== 'string') {
+      return sendGoogleError(res, 400, 'Request contains an invalid argument.', 'INVALID_ARGUMENT');
+    }
+    const now = new Date().toISOString();
+    sendJson(res, 200, {
+      name: `projects/${PROJECT_NUMBER}/locations/${location}/batchPredictionJobs/${4311187542433153024n + BigInt(++state.counter)}`,
+      displayName: body.displayName,
+      model: body.model,
+      inputConfig: body.inputConfig,
+      outputConfig: body.outputConfig,
+      state: 'JOB_STATE_PENDING',
+      createTime: now,
+      updateTime: now,
+      modelVersionId: '1',
     });
   }
 

@@ -1,0 +1,154 @@
+/**
+ * A Vertex AI pass-through body names resources by their project as its path does: a generateContent's
+ * `cachedContent`, a RAG corpus or Vertex AI Search datastore in its `tools`, a batch prediction job's
+ * `model`, its BigQuery input and output (`bq://{project}.{dataset}`), a customer-managed key's
+ * `kmsKeyName`. Vertex reaches them with the signing service account's own permissions, so a stored
+ * credential's body, like its path (vertex-ai-passthrough-project.ts), may name its own project only.
+ *
+ * Field names are not relied on: Vertex's JSON takes a field by its proto name too (`cached_content`), and
+ * new fields come. Every string of the body that is written as a resource name — `projects/…`,
+ * `//aiplatform.googleapis.com/projects/…`, a googleapis.com URL, a `bq://` URI — is judged, wherever it is,
+ * except under the keys that hold the conversation and its schemas (a text, a function's arguments and
+ * result, inline data, a schema), where a resource name is something spoken of, not used. A Cloud Storage
+ * URI (`gs://bucket/…`) names a bucket, not its project, and is not judged. The body must be JSON read one
+ * way only: a key given twice in an object (read as the last by one parser and the first by another) is
+ * refused, as is a body that is not JSON.
+ */
+import { GatewayError } from '../../core/errors.js';
+import type { PassthroughCall } from '../types.js';
+import {
+  allowedProjects,
+  bigQueryProject,
+  otherProject,
+  projectsNamed,
+  targetProject,
+} from './vertex-ai-project-names.js';
+
+/** Keys (lower case, without `_`) whose values are the conversation or a schema, never a resource used. */
+const SPOKEN_OF: ReadonlySet<string> = new Set([
+  'text',
+  'content',
+  'system',
+  'prompt',
+  'args',
+  'partialargs',
+  'response',
+  'data',
+  'code',
+  'output',
+  'description',
+  'displayname',
+  'parameters',
+  'parametersjsonschema',
+  'responseschema',
+  'responsejsonschema',
+  'schema',
+  'inputschema',
+]);
+
+export function refuseOtherProjectInBody(call: PassthroughCall, body: Uint8Array): void {
+  if (!call.storedCredential || body.byteLength === 0) return;
+  const parsed = readJson(body);
+  const own = targetProject(call.target);
+  visit(parsed, '', (value, param) => {
+    const other = otherProject(projectsOf(value), own);
+    if (other === undefined) return;
+    throw new GatewayError(
+      'forbidden',
+      `${param} names project "${other}": the stored vertex-ai credential may not be used there, as ${allowedProjects(own)}. ` +
+        'Call with your own credentials to reach another project',
+      { param },
+    );
+  });
+}
+
+function readJson(body: Uint8Array): unknown {
+  let text: string;
+  let parsed: unknown;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    parsed = JSON.parse(text);
+  } catch {
+    throw new GatewayError(
+      'invalid_body',
+      'With a stored vertex-ai credential a pass-through body must be JSON: it is read for the projects it names',
+      { param: 'body' },
+    );
+  }
+  const twice = keyGivenTwice(text);
+  if (twice !== undefined) {
+    throw new GatewayError(
+      'invalid_body',
+      `With a stored vertex-ai credential a pass-through body may not give a key twice in one object (${twice})`,
+      { param: twice },
+    );
+  }
+  return parsed;
+}
+
+/** A string literal, then the colon that makes it a key, or a brace, in JSON text (read whole, so that a
+ * brace or colon inside a string is not taken for one outside). */
+const KEY_OR_BRACE = /"(?:[^"\\]|\\.)*"(\s*:)?|[{}]/g;
+
+/** The first key of (valid JSON) `text` given twice in one object, as decoded; undefined when none is. */
+function keyGivenTwice(text: string): string | undefined {
+  const objects: Array<Set<string>> = [];
+  for (const [token, colon] of text.matchAll(KEY_OR_BRACE)) {
+    if (token === '{') objects.push(new Set());
+    else if (token === '}') objects.pop();
+    else if (colon !== undefined) {
+      const key = JSON.parse(token.slice(0, token.length - colon.length)) as string;
+      const keys = objects.at(-1);
+      if (keys?.has(key)) return key;
+      keys?.add(key);
+    }
+  }
+  return undefined;
+}
+
+/** Calls `judge` with every string of `value` outside the keys SPOKEN_OF, and where it is. */
+function visit(value: unknown, at: string, judge: (value: string, param: string) => void): void {
+  if (typeof value === 'string') {
+    judge(value, at || 'body');
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => visit(item, `${at}[${i}]`, judge));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (SPOKEN_OF.has(key.toLowerCase().replaceAll('_', ''))) continue;
+      visit(item, at ? `${at}.${key}` : key, judge);
+    }
+  }
+}
+
+/**
+ * The projects a string names when it is written as a resource name: one that starts with
+ * `projects/{project}/…` (also after a `/`), a full resource name (`//{service}.googleapis.com/projects/…`), a
+ * URL of Google's APIs (`https://{host}.googleapis.com/v1/projects/…`), percent-decoded; or a BigQuery URI.
+ * Any other string (a bucket's `gs://` URI, an object path with a `projects` folder in it, a URL elsewhere,
+ * words) names none.
+ */
+function projectsOf(value: string): string[] {
+  const written = value.trim();
+  if (/\s/.test(written)) return [];
+  const bigQuery = bigQueryProject(written);
+  if (bigQuery !== undefined) return [bigQuery];
+  let path = decoded(written);
+  const address = /^(?:[a-z][a-z0-9+.-]*:)?\/\/([^/?#]*)(.*)$/i.exec(path);
+  if (address) {
+    const host = address[1].toLowerCase().replace(/:\d+$/, '');
+    if (host !== 'googleapis.com' && !host.endsWith('.googleapis.com')) return [];
+    // A URL's path starts with the API version (`/v1/`, `/v1beta1/`), a full resource name's does not.
+    path = address[2].replace(/^[/\\]+v\d\w*(?=[/\\])/i, '');
+  }
+  path = path.replace(/^[/\\]+/, '');
+  return /^projects[/\\]/i.test(path) ? projectsNamed(path) : [];
+}
+
+/** `value` percent-decoded, as Vertex reads a resource name; as written when it cannot be decoded. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
