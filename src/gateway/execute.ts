@@ -147,7 +147,7 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
     };
     // A failure the caller holds back to run the call again (a rate-limit refusal a batch line or a
     // background response waits out) is no end of the call: the run that ends it leaves the record, and
-    // the refusal is only measured.
+    // the refusal is only measured and traced.
     if (sink.heldBack === true) {
       for (const observer of deps.observers) observer.callHeldBack?.(summary);
       return { outcome, error, status, state };

@@ -55,7 +55,7 @@ export interface CallSink {
   /** Once told `fail`: the consumer holds the failure back and runs the call again later (a rate-limit
    * refusal a batch line or a background response waits out: batches/batch-output.ts LineSink,
    * responses/rate-limit-hold.ts). The call is then not over, and leaves no record, only its measures
-   * (CallObserver.callHeldBack): its record is the run that ends it. */
+   * and its spans (CallObserver.callHeldBack): its record is the run that ends it. */
   readonly heldBack?: boolean;
   /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
    * is slow (backpressure). */

@@ -2,13 +2,17 @@
  * Traces: every call's summary written as OpenTelemetry spans (observability/tracing.ts), following the
  * GenAI semantic conventions. The request is a span of its own (`chat gpt-4o`), each call to a provider a
  * CLIENT span under it (a retry or a fallback is another such span, marked so), a cache answer or a skip
- * by an open circuit an INTERNAL span, and each hook an INTERNAL span.
+ * by an open circuit an INTERNAL span, and each hook an INTERNAL span. A run of a batch line or a
+ * background response that the rate limits refused, and that runs again once the policy has room, is
+ * written too, marked as held back (heldBackSpans).
  */
 import type { SpanRecord } from '../observability/span-record.js';
 import type { TraceExporter } from '../observability/tracing.js';
 import { otelSpanId, otelTraceId } from '../observability/tracing.js';
 import { newSpanId } from './context.js';
 import { answeredFromCache } from './cache/response-cache.js';
+import { RateLimitExceededError } from './rate-limits/rate-limit-error.js';
+import { refusalWaitMs } from './rate-limits/refusal-wait.js';
 import { attemptCost } from './call-cost.js';
 import type { HookResult } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
@@ -43,7 +47,38 @@ export function createTraceObserver(exporter: TraceExporter, prices: PriceTable)
       if (!exporter.sampled(traceId)) return;
       exporter.export(callSpans(summary, prices, summary.endedAt, traceId));
     },
+    callHeldBack(summary) {
+      const traceId = otelTraceId(summary.ctx.traceId);
+      if (!exporter.sampled(traceId)) return;
+      exporter.export(heldBackSpans(summary, prices, traceId));
+    },
   };
+}
+
+/**
+ * The spans of a run held back to be made again (CallObserver.callHeldBack: a rate-limit refusal a batch
+ * line or a background response waits out), in the trace of the run that will end the call. The run's
+ * own span says why it ended and for how long the call waits: `gateway.held_back.reason` (the refusal's
+ * code), `gateway.held_back.wait_ms` and, for a policy's limit, `gateway.rate_limit.policy_id`. Its
+ * status is left unset and it has no `error.type`: the refusal is waited out, not the call's failure
+ * (OpenTelemetry's conventions record no error that was retried), which the span of the run that ends
+ * the call records, if it fails. Written only here, apart from every call's path.
+ */
+export function heldBackSpans(
+  summary: CallSummary,
+  prices: PriceTable,
+  traceId = otelTraceId(summary.ctx.traceId),
+): SpanRecord[] {
+  const spans = callSpans(summary, prices, summary.endedAt, traceId);
+  const run = spans[0];
+  const { error } = summary;
+  run.error = undefined;
+  run.attributes['error.type'] = undefined;
+  run.attributes['gateway.held_back.reason'] = error ? String(error.code ?? error.type) : undefined;
+  run.attributes['gateway.held_back.wait_ms'] = error ? refusalWaitMs(error) : undefined;
+  run.attributes['gateway.rate_limit.policy_id'] =
+    error instanceof RateLimitExceededError ? error.policyId : undefined;
+  return spans;
 }
 
 /** The spans of one call; `endedAt` is performance.now() when it ended. */
