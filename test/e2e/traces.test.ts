@@ -207,6 +207,43 @@ describe('traces', () => {
     expect(spans.find((span) => span.kind === SERVER)?.name).toBe(`chat ${model.slice(0, 256)}`);
   });
 
+  it('takes the span, its parent and its name from the gateway’s own headers, over traceparent', async () => {
+    const { traceparent, traceId } = newTraceparent();
+    const spanId = randomBytes(8).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    const { response } = await client(gateway, target(fake), {
+      traceparent,
+      'x-gateway-span-id': spanId,
+      'x-gateway-parent-span-id': parentId,
+      'x-gateway-span-name': 'summarise step',
+    })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('named span') })
+      .withResponse();
+    // The trace is still traceparent's; the span and its parent are the headers'.
+    expect(response.headers.get('traceparent')).toBe(`00-${traceId}-${spanId}-01`);
+    const spans = await spansOf(traceId, 2);
+    const request = spans.find((span) => span.kind === SERVER)!;
+    expect(request).toMatchObject({ spanId, parentSpanId: parentId, name: 'summarise step' });
+    expect(request.flags).toBe(0x301);
+    expect(spans.find((span) => span.kind === CLIENT)?.parentSpanId).toBe(spanId);
+
+    // x-gateway-trace-id names the trace: traceparent, and the parent it names, are not read at all.
+    const other = newTraceparent();
+    const { response: named } = await client(gateway, target(fake), {
+      traceparent: other.traceparent,
+      'x-gateway-trace-id': uuidOf(traceId),
+    })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('own trace') })
+      .withResponse();
+    const returned = named.headers.get('traceparent')!;
+    expect(returned.split('-')[1]).toBe(traceId);
+    const [second] = (await spansOf(traceId, 4)).filter(
+      (span) => span.kind === SERVER && span.spanId === returned.split('-')[2],
+    );
+    expect(second.parentSpanId).toBeUndefined();
+    expect(second.flags).toBe(0x101);
+  });
+
   it('ignores an invalid traceparent', async () => {
     const { response } = await client(gateway, target(fake), { traceparent: '00-nope-01' })
       .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('bad parent') })
