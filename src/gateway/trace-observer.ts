@@ -18,12 +18,17 @@ import type { HookResult } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
 
-/** `gen_ai.operation.name` of each endpoint. */
+/**
+ * `gen_ai.operation.name` of each endpoint: the conventions' value where one applies (they require it
+ * then), OpenAI's Responses API and Anthropic's Messages API being chat as Chat Completions is; the
+ * endpoint's own name for the others (a Messages token count, a pass-through).
+ */
 const OPERATIONS: Readonly<Record<string, string>> = {
   chat: 'chat',
   completions: 'text_completion',
   embeddings: 'embeddings',
   messages: 'chat',
+  responses: 'chat',
 };
 
 /** `gen_ai.provider.name` of the providers the conventions name; the others keep the gateway's id. */
@@ -110,7 +115,8 @@ export function callSpans(
     'gen_ai.provider.name': providerName(state.provider),
     'gen_ai.request.model': requestModel,
     'gen_ai.response.model': error ? undefined : modelText(summary.model),
-    'gen_ai.request.max_tokens': number(body.max_completion_tokens) ?? number(body.max_tokens),
+    'gen_ai.request.max_tokens':
+      number(body.max_completion_tokens) ?? number(body.max_tokens) ?? number(body.max_output_tokens),
     'gen_ai.request.temperature': number(body.temperature),
     'gen_ai.request.top_p': number(body.top_p),
     'gen_ai.request.choice.count': number(body.n),

@@ -244,6 +244,23 @@ describe('traces', () => {
     expect(second.flags).toBe(0x101);
   });
 
+  it('names a Responses call `chat`, with its max_output_tokens', async () => {
+    const { traceparent, traceId } = newTraceparent();
+    await client(gateway, target(fake), { traceparent }).responses.create({
+      model: 'gpt-4o-mini',
+      input: 'respond',
+      max_output_tokens: 40,
+    });
+    const spans = await spansOf(traceId, 2);
+    const request = spans.find((span) => span.kind === SERVER)!;
+    expect(request.name).toBe('chat gpt-4o-mini');
+    expect(request.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.max_tokens': 40,
+    });
+    expect(spans.find((span) => span.kind === CLIENT)?.name).toBe('chat gpt-4o-mini');
+  });
+
   it('ignores an invalid traceparent', async () => {
     const { response } = await client(gateway, target(fake), { traceparent: '00-nope-01' })
       .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('bad parent') })
