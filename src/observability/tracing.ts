@@ -94,13 +94,18 @@ export function otelSpanId(spanId: string): string {
   return createHash('sha256').update(spanId).digest('hex').slice(0, 16);
 }
 
-/** `traceparent` (W3C Trace Context) → the trace id as a UUID and the parent span id; undefined when invalid. */
+/**
+ * `traceparent` (W3C Trace Context) → the trace id as a UUID and the parent span id; undefined when invalid.
+ * A version after 00 may add fields: its first four are read as 00's, and what follows the flags must
+ * begin with a dash, as Trace Context asks of a reader of version 00 meeting a later version.
+ */
 export function readTraceparent(
   value: string | undefined,
 ): { traceId: string; parentSpanId: string } | undefined {
   if (value === undefined) return undefined;
-  const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
+  const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/.exec(value.trim());
   if (!match || match[1] === 'ff' || match[2] === ZERO32 || match[3] === ZERO16) return undefined;
+  if (match[1] === '00' && match[5] !== undefined) return undefined;
   const t = match[2];
   return {
     traceId: `${t.slice(0, 8)}-${t.slice(8, 12)}-${t.slice(12, 16)}-${t.slice(16, 20)}-${t.slice(20)}`,

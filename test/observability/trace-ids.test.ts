@@ -1,12 +1,12 @@
 /**
  * The OpenTelemetry ids of the gateway's trace and span ids: a UUID (the gateway's own trace ids, or a
  * client's in any case) is its hex; any other text, or an all-zero id, is hashed, the same text to the
- * same id.
+ * same id. A W3C `traceparent` is read as Trace Context says, a later version's too.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newSpanId, newTraceId } from '../../src/gateway/context.js';
-import { otelSpanId, otelTraceId, traceparentOf } from '../../src/observability/tracing.js';
+import { otelSpanId, otelTraceId, readTraceparent, traceparentOf } from '../../src/observability/tracing.js';
 
 const sha = (text: string, length: number) =>
   createHash('sha256').update(text).digest('hex').slice(0, length);
@@ -47,6 +47,42 @@ describe('OpenTelemetry ids', () => {
     for (let i = 0; i < 200; i++) cases.push([newTraceId(), newSpanId()]);
     for (const [traceId, spanId] of cases) {
       expect(traceparentOf(traceId, spanId)).toBe(`00-${otelTraceId(traceId)}-${otelSpanId(spanId)}-01`);
+    }
+  });
+});
+
+describe('traceparent', () => {
+  const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const PARENT = '00f067aa0ba902b7';
+  const read = { traceId: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736', parentSpanId: PARENT };
+
+  it('joins the trace and the parent it names, sampled or not', () => {
+    expect(readTraceparent(`00-${TRACE}-${PARENT}-01`)).toEqual(read);
+    expect(readTraceparent(`00-${TRACE}-${PARENT}-00`)).toEqual(read);
+  });
+
+  it('reads a later version by its first four fields, whatever follows them after a dash', () => {
+    expect(readTraceparent(`01-${TRACE}-${PARENT}-01`)).toEqual(read);
+    expect(readTraceparent(`cc-${TRACE}-${PARENT}-09-what-comes-later`)).toEqual(read);
+    // What follows the flags is no field of theirs.
+    expect(readTraceparent(`cc-${TRACE}-${PARENT}-01x`)).toBeUndefined();
+    expect(readTraceparent(`cc-${TRACE}-${PARENT}-0`)).toBeUndefined();
+  });
+
+  it('ignores an invalid one', () => {
+    for (const invalid of [
+      // Version 00 has exactly four fields; version ff is invalid.
+      `00-${TRACE}-${PARENT}-01-more`,
+      `ff-${TRACE}-${PARENT}-01`,
+      `00-${'0'.repeat(32)}-${PARENT}-01`,
+      `00-${TRACE}-${'0'.repeat(16)}-01`,
+      `00-${TRACE.toUpperCase()}-${PARENT}-01`,
+      `00-${TRACE}-${PARENT}`,
+      `0-${TRACE}-${PARENT}-01`,
+      `00-${TRACE}-${PARENT}-01, 00-${TRACE}-${PARENT}-01`,
+      '',
+    ]) {
+      expect(readTraceparent(invalid), invalid).toBeUndefined();
     }
   });
 });
