@@ -194,6 +194,10 @@ function attemptSpan(
   if (!outcome.ok && (outcome.reason === 'circuit_open' || outcome.reason === 'config')) {
     return skipped(outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused', outcome.reason);
   }
+  // Denied by a before-request hook: no provider was called (one denied after its answer was).
+  if (!outcome.ok && outcome.reason === 'hooks_denied' && outcome.ttfbMs === null) {
+    return skipped('hooks denied', outcome.reason);
+  }
   const errorType = outcome.ok ? undefined : outcome.reason;
   const usage = outcome.ok ? outcome.usage : undefined;
   const requestModel = modelText(attempt.model);

@@ -176,6 +176,29 @@ describe('traces', () => {
     expect(request.attributes['error.type']).toBeDefined();
   });
 
+  it('writes no CLIENT span for a call a denying hook refused before any provider was called', async () => {
+    const { traceparent, traceId } = newTraceparent();
+    const config = target(fake, {
+      input_guardrails: [
+        { id: 'no-pw', deny: true, 'default.contains': { words: ['password'], operator: 'none' } },
+      ],
+    });
+    const before = fake.requests.length;
+    await expect(
+      client(gateway, config, { traceparent }).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: userMessage('my password is hunter2'),
+      }),
+    ).rejects.toMatchObject({ status: 446 });
+    expect(fake.requests.length).toBe(before);
+    const spans = await spansOf(traceId, 3);
+    expect(spans.filter((span) => span.kind === CLIENT)).toEqual([]);
+    const refused = spans.find((span) => span.name === 'hooks denied')!;
+    expect(refused).toMatchObject({ kind: INTERNAL, statusCode: ERROR });
+    expect(refused.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'gateway.retry': 0 });
+    expect(spans.find((span) => span.name === 'hook no-pw')?.attributes['gateway.hook.deny']).toBe(true);
+  });
+
   it('maps a trace id of the client’s own choosing to one OpenTelemetry trace id', async () => {
     const mine = `order-${randomBytes(4).toString('hex')}`;
     const { response } = await client(gateway, target(fake), { 'x-gateway-trace-id': mine })
