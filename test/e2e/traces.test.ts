@@ -199,6 +199,27 @@ describe('traces', () => {
     expect(spans.find((span) => span.name === 'hook no-pw')?.attributes['gateway.hook.deny']).toBe(true);
   });
 
+  it('places an after-request hook after the call, and returns the traceparent of a stream', async () => {
+    const { traceparent, traceId } = newTraceparent();
+    const config = target(fake, {
+      output_guardrails: [{ id: 'long-enough', 'default.characterCount': { minCharacters: 1 } }],
+    });
+    const { data: stream, response } = await client(gateway, config, { traceparent })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('stream me'), stream: true })
+      .withResponse();
+    for await (const chunk of stream) void chunk;
+    const requestSpanId = response.headers.get('traceparent')!.split('-')[2];
+    const spans = await spansOf(traceId, 3);
+    const request = spans.find((span) => span.kind === SERVER)!;
+    expect(request.spanId).toBe(requestSpanId);
+    expect(request.attributes['gateway.stream']).toBe(true);
+    const call = spans.find((span) => span.kind === CLIENT)!;
+    const hook = spans.find((span) => span.name === 'hook long-enough')!;
+    expect(hook).toMatchObject({ kind: INTERNAL, parentSpanId: requestSpanId });
+    expect(hook.attributes['gateway.hook.event']).toBe('afterRequestHook');
+    expect(hook.startNs >= call.endNs).toBe(true);
+  });
+
   it('maps a trace id of the client’s own choosing to one OpenTelemetry trace id', async () => {
     const mine = `order-${randomBytes(4).toString('hex')}`;
     const { response } = await client(gateway, target(fake), { 'x-gateway-trace-id': mine })
