@@ -1,8 +1,8 @@
 /**
- * A batch line refused by a rate-limit policy waits out the refusal and runs again. The run refused leaves
- * no log record, but it is in the batch's trace: a span of the operation, marked held back with the
- * refusal's code, the policy and the wait, its status unset (the refusal is waited out, not the line's
- * failure), beside the span of the run that answers the line.
+ * A batch line or a background response refused by a rate-limit policy waits out the refusal and runs
+ * again. The run refused leaves no log record, but it is in the trace: a span of the operation, marked
+ * held back with the refusal's code, the policy and the wait, its status unset (the refusal is waited out,
+ * not the call's failure), beside the span of the run that answers.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,20 @@ import {
 
 const SERVER = 2;
 const UNSET = 0;
+
+const isHeldBack = (span: ReceivedSpan) => span.attributes['gateway.held_back.reason'] !== undefined;
+
+async function rateLimitPolicy(name: string): Promise<string> {
+  const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
+    conditions: [{ key: 'metadata.case', value: name }],
+    group_by: [{ key: 'api_key' }],
+    type: 'requests',
+    unit: 'rpm',
+    value: 60,
+  });
+  expect(policy.status, policy.text).toBe(200);
+  return (policy.body as { id: string }).id;
+}
 
 let gateway: TestGateway;
 let fake: FakeUpstream;
@@ -58,15 +72,7 @@ describe('a batch line that waits out a rate-limit refusal', () => {
   it(
     'leaves a span of each refused run in the batch’s trace, marked held back, beside the answering run’s',
     async () => {
-      const policy = await call(gateway.url, gateway.adminKey, 'POST', '/policies/rate-limits', {
-        conditions: [{ key: 'metadata.case', value: 'held-back-spans' }],
-        group_by: [{ key: 'api_key' }],
-        type: 'requests',
-        unit: 'rpm',
-        value: 60,
-      });
-      expect(policy.status, policy.text).toBe(200);
-      const policyId = (policy.body as { id: string }).id;
+      const policyId = await rateLimitPolicy('held-back-spans');
       const traceId = randomBytes(16).toString('hex');
       const client = gatewayOpenAI(gateway, target(fake), {
         'x-gateway-metadata': JSON.stringify({ case: 'held-back-spans' }),
@@ -81,7 +87,6 @@ describe('a batch line that waits out a rate-limit refusal', () => {
       await until(() => stats.refused > refusedBefore, 30_000);
       const ofTrace = (spans: ReceivedSpan[]) =>
         spans.filter((span) => span.traceId === traceId && span.kind === SERVER);
-      const isHeldBack = (span: ReceivedSpan) => span.attributes['gateway.held_back.reason'] !== undefined;
       const [held] = ofTrace(await receiver.waitFor((spans) => ofTrace(spans).some(isHeldBack))).filter(
         isHeldBack,
       );
@@ -110,6 +115,55 @@ describe('a batch line that waits out a rate-limit refusal', () => {
       );
       // One span per refused run.
       expect(ofTrace(answered).filter(isHeldBack)).toHaveLength(stats.refused - refusedBefore);
+    },
+    SLOW_TEST_MS,
+  );
+});
+
+describe('a background response that waits out a rate-limit refusal', () => {
+  it(
+    'leaves a span of the refused run in the response’s trace, marked held back',
+    async () => {
+      const policyId = await rateLimitPolicy('held-back-response');
+      const traceId = randomBytes(16).toString('hex');
+      const client = gatewayOpenAI(gateway, target(fake), {
+        'x-gateway-metadata': JSON.stringify({ case: 'held-back-response' }),
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      });
+      // The minute's 60 requests, taken in the foreground: the response's run is refused.
+      for (let i = 0; i < 60; i++) {
+        await client.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: `${i}` }],
+        });
+      }
+      const created = await client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'Limited',
+        background: true,
+      });
+      const ofTrace = (spans: ReceivedSpan[]) =>
+        spans.filter(
+          (span) => span.traceId === traceId && span.kind === SERVER && span.name === 'chat gpt-4o-mini',
+        );
+      const [held] = ofTrace(await receiver.waitFor((spans) => ofTrace(spans).some(isHeldBack))).filter(
+        isHeldBack,
+      );
+      expect(held.statusCode).toBe(UNSET);
+      expect(held.attributes).toMatchObject({
+        'http.response.status_code': 429,
+        'gateway.held_back.reason': 'rate_limit_exceeded',
+        'gateway.held_back.wait_ms': 1000,
+        'gateway.rate_limit.policy_id': policyId,
+      });
+
+      rateLimitNow += 60_000;
+      await until(async () => (await client.responses.retrieve(created.id)).status === 'completed', 30_000);
+      // The run that answers, after it, in the same trace: the response's only span not held back.
+      const answering = (spans: ReceivedSpan[]) =>
+        ofTrace(spans).filter((span) => span.startNs > held.startNs && !isHeldBack(span));
+      const answered = answering(await receiver.waitFor((spans) => answering(spans).length > 0));
+      expect(answered.map((span) => span.attributes['http.response.status_code'])).toEqual([200]);
     },
     SLOW_TEST_MS,
   );
