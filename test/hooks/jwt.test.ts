@@ -4,9 +4,10 @@
  * then end to end against a JWKS server on 127.0.0.1 and at a cloud metadata address, which the address
  * policy refuses.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkParameterError } from '../../src/hooks/registry.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -67,7 +68,12 @@ describe('default.jwt, the check', () => {
     const services = jwksServices([rsa.jwk, ec.jwk]);
     const jwksUri = freshUri();
     for (const by of [rsa, ec]) {
-      const result = await runCheck('jwt', onRequest('hi', bearer(await token(by))), { jwksUri }, services);
+      const result = await runCheck(
+        'jwt',
+        onRequest('hi', bearer(await token(by))),
+        { jwksUri, algorithms: ['RS256', 'ES256'] },
+        services,
+      );
       expect(result).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
     }
     expect(services.gets).toEqual([jwksUri]);
@@ -157,11 +163,64 @@ describe('default.jwt, the check', () => {
     expect(refused.explanation).toMatch(/^JWT signature validation error: .*"alg"/);
   });
 
+  it('takes only RS256 when algorithms is not given, or is empty, as the reference gateway does', async () => {
+    const services = jwksServices([rsa.jwk, ec.jwk]);
+    const jwksUri = freshUri();
+    const run = async (by: Signer, extra: Record<string, unknown> = {}) =>
+      runCheck('jwt', onRequest('hi', bearer(await token(by))), { jwksUri, ...extra }, services);
+    expect((await run(rsa)).verdict).toBe(true);
+    for (const extra of [{}, { algorithms: [] }]) {
+      const refused = await run(ec, extra);
+      expect(refused).toMatchObject({ verdict: false, data: { validations: { signatureValid: false } } });
+      expect(refused.explanation).toMatch(/^JWT signature validation error: .*"alg"/);
+    }
+    // An explicit list still decides.
+    expect((await run(ec, { algorithms: ['RS256', 'ES256'] })).verdict).toBe(true);
+  });
+
+  it('refuses alg none and an HMAC token keyed with the public key, whatever algorithms says', async () => {
+    const publicKey = await importJWK(rsa.jwk, 'RS256');
+    const pem = await exportSPKI(publicKey as CryptoKey);
+    const forge = (alg: string, secret: string | null) => {
+      const head = Buffer.from(JSON.stringify({ alg, kid: 'rsa-1', typ: 'JWT' })).toString('base64url');
+      const body = Buffer.from(JSON.stringify({ sub: 'admin', iat: now() })).toString('base64url');
+      const signature =
+        secret === null ? '' : createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url');
+      return `${head}.${body}.${signature}`;
+    };
+    const forged = [
+      forge('none', null),
+      forge('HS256', pem),
+      forge('HS256', JSON.stringify(rsa.jwk)),
+      forge('HS256', rsa.jwk.n!),
+    ];
+    // A fetched set may hold a symmetric key under the same id: it never verifies anything either.
+    const oct = { kty: 'oct', kid: 'rsa-1', k: Buffer.from(pem).toString('base64url') };
+    const services = jwksServices([rsa.jwk, oct]);
+    const jwksUri = freshUri();
+    for (const params of [
+      { jwksUri },
+      { jwksUri, algorithms: ['RS256'] },
+      { jwks: { keys: [rsa.jwk] } },
+      { jwks: { keys: [rsa.jwk] }, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'] },
+    ]) {
+      for (const t of forged) {
+        const result = await runCheck('jwt', onRequest('hi', bearer(t)), params, services);
+        expect(result.verdict, `${JSON.stringify(params)} ${t.split('.')[0]}`).toBe(false);
+      }
+    }
+  });
+
   it('fetches the set again for a key id it lacks, at most once per 30 s cooldown', async () => {
     const services = jwksServices([rsa.jwk], [rsa.jwk, ec.jwk]);
     const jwksUri = freshUri();
     const run = async (by: Signer, kid?: string) =>
-      runCheck('jwt', onRequest('hi', bearer(await token(by, {}, { kid }))), { jwksUri }, services);
+      runCheck(
+        'jwt',
+        onRequest('hi', bearer(await token(by, {}, { kid }))),
+        { jwksUri, algorithms: ['RS256', 'ES256'] },
+        services,
+      );
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       expect((await run(rsa)).verdict).toBe(true);
@@ -204,13 +263,24 @@ describe('default.jwt, the check', () => {
   it('verifies against an inline jwks, fetching nothing, and falls back to jwksUri for a key id it lacks', async () => {
     const services = jwksServices([ec.jwk]);
     const jwks = { keys: [rsa.jwk] };
+    const algorithms = ['RS256', 'ES256'];
     const inline = await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), { jwks }, services);
     expect(inline).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
-    const missing = await runCheck('jwt', onRequest('hi', bearer(await token(ec))), { jwks }, services);
+    const missing = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(await token(ec))),
+      { jwks, algorithms },
+      services,
+    );
     expect(missing).toMatchObject({ verdict: false, explanation: 'No matching key found for kid' });
     expect(services.gets).toEqual([]);
     const jwksUri = freshUri();
-    const both = await runCheck('jwt', onRequest('hi', bearer(await token(ec))), { jwks, jwksUri }, services);
+    const both = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(await token(ec))),
+      { jwks, jwksUri, algorithms },
+      services,
+    );
     expect(both.verdict).toBe(true);
     expect(services.gets).toEqual([jwksUri]);
   });
@@ -600,7 +670,8 @@ describe('default.jwt, the check', () => {
     expect(param({ ...ok, maxTokenAge: 'soon' })).toBe('parameters.maxTokenAge');
     expect(param({ ...ok, cacheMaxAge: -1 })).toBe('parameters.cacheMaxAge');
     expect(param({ ...ok, clockTolerance: -5 })).toBe('parameters.clockTolerance');
-    expect(param({ ...ok, algorithms: [] })).toBe('parameters.algorithms');
+    // As the reference gateway reads it: no list, so RS256.
+    expect(param({ ...ok, algorithms: [] })).toBeUndefined();
     expect(param({ ...ok, algorithms: ['none'] })).toMatch(/^parameters\.algorithms/);
     // A key set is public: a symmetric key in one would let anyone sign.
     expect(param({ ...ok, algorithms: ['HS256'] })).toMatch(/^parameters\.algorithms/);
@@ -658,6 +729,10 @@ describe('default.jwt through the gateway', () => {
       seen.push(`${req.method} ${req.url}`);
       if (req.url === '/jwks') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+      } else if (req.url === '/jwks-mixed') {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keys: [rsa.jwk, ec.jwk] }));
       } else if (req.url === '/introspect') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -738,6 +813,18 @@ describe('default.jwt through the gateway', () => {
     const inline = await checked({ jwks: { keys: [rsa.jwk] }, claimValues }, headers);
     expect(inline).toMatchObject({ verdict: true, error: null });
     expect(seen).toHaveLength(before);
+  });
+
+  it('takes an ES256 token from a loopback jwksUri only when algorithms lists ES256', async () => {
+    const headers = { authorization: `Bearer ${await token(ec)}` };
+    const jwksUri = `${base}/jwks-mixed`;
+    const refused = await checked({ jwksUri }, headers);
+    expect(refused).toMatchObject({ verdict: false, error: null });
+    expect(refused.explanation).toMatch(/^JWT signature validation error: /);
+    expect(await checked({ jwksUri, algorithms: ['ES256'] }, headers)).toMatchObject({
+      verdict: true,
+      error: null,
+    });
   });
 
   it('asks a loopback introspectEndpoint with the token', async () => {

@@ -5,8 +5,8 @@
  * dropped) holds a JWT whose signature a key of the inline JSON Web Key Set `jwks` or of the one at
  * `jwksUri` verifies (chosen by the token's `kid`; one `jwks` lacks is looked for at `jwksUri`), whose `exp`
  * and `nbf` hold within `clockTolerance` (5 s by default), whose `iat`, when it has one, is no older than
- * `maxTokenAge` (1 day by default), signed with one of `algorithms` (by default any asymmetric one; never
- * `none` nor HS*), and whose claims then pass the rules of jwt-claims.ts. jose verifies; nothing here is
+ * `maxTokenAge` (1 day by default), signed with one of `algorithms` (RS256 alone by default, as the
+ * reference's; never `none` nor HS*), and whose claims then pass the rules of jwt-claims.ts. jose verifies; nothing here is
  * cryptography.
  *
  * The key set at `jwksUri` is fetched through the engine's guarded `getJson` (custom-host address policy,
@@ -43,8 +43,8 @@ const DURATION =
   '^\\d+(\\.\\d+)? ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$';
 const DurationSchema = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: DURATION })]);
 
-/** The asymmetric JWS algorithms jose verifies. A key set is public, so a symmetric (HS*) key in one would
- * let anyone sign: those are refused with the config. */
+/** The asymmetric JWS algorithms jose verifies, those `algorithms` may list. A key set is public, so a
+ * symmetric (HS*) key in one would let anyone sign: those are refused with the config, as is `none`. */
 const ALGORITHMS = [
   'RS256',
   'RS384',
@@ -58,6 +58,9 @@ const ALGORITHMS = [
   'EdDSA',
   'Ed25519',
 ];
+
+/** Without `algorithms` (or with an empty list), the reference gateway's default. */
+const DEFAULT_ALGORITHMS = ['RS256'];
 
 /** RFC 9110's token: what a header name may hold. */
 const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
@@ -107,9 +110,8 @@ export const jwt = defineCheck({
       cacheMaxAge: Type.Optional(Type.Number({ minimum: 0 })),
       clockTolerance: Type.Optional(DurationSchema),
       maxTokenAge: Type.Optional(DurationSchema),
-      algorithms: Type.Optional(
-        Type.Array(Type.Union(ALGORITHMS.map((alg) => Type.Literal(alg))), { minItems: 1 }),
-      ),
+      // An empty list is the reference gateway's default, as it reads one.
+      algorithms: Type.Optional(Type.Array(Type.Union(ALGORITHMS.map((alg) => Type.Literal(alg))))),
       requiredClaims: Type.Optional(Type.Array(Type.String())),
       claimValues: Type.Optional(ClaimValuesSchema),
       headerPayloadMatch: Type.Optional(Type.Array(Type.String())),
@@ -206,7 +208,8 @@ export const jwt = defineCheck({
     try {
       verified = await jwtVerify(token, getKey, {
         clockTolerance: p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S,
-        algorithms: p.algorithms ?? ALGORITHMS,
+        // Never `none` nor HS*: the schema lists neither, and jose's key sets take no secret algorithm.
+        algorithms: p.algorithms !== undefined && p.algorithms.length > 0 ? p.algorithms : DEFAULT_ALGORITHMS,
         // As the reference gateway's: the token's age is bounded only when it says when it was issued; an iat
         // of 0 says so too (and one that is not a number fails, as jose takes none).
         ...(decoded.payload.iat !== undefined && { maxTokenAge: p.maxTokenAge ?? DEFAULT_MAX_TOKEN_AGE }),
