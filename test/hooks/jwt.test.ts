@@ -464,15 +464,78 @@ describe('default.jwt, the check', () => {
     });
   });
 
-  it('takes extractClaims and claimPrefix, sending no header on', async () => {
-    const result = await runCheck(
+  it('gives the extractClaims of a token that passed in data.extractedClaims, named with claimPrefix', async () => {
+    const jwks = { keys: [rsa.jwk] };
+    const t = await token(rsa, {
+      email: 'ann@example.com',
+      tenant_id: 'tenant-456',
+      groups: ['admin', 'developer'],
+      org: { id: 7, name: 'Acme' },
+      level: 3,
+      admin: false,
+      gone: null,
+    });
+    const run = (p: Record<string, unknown>) =>
+      runCheck('jwt', onRequest('hi', bearer(t)), { jwks, ...p }, fakeServices());
+    const extractClaims = ['sub', 'email', 'tenant_id', 'groups', 'org', 'level', 'admin', 'gone', 'absent'];
+    const passed = await run({ extractClaims });
+    expect(passed).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+    // As the reference gateway formats them: an array's items joined with commas, an object as JSON, the
+    // rest as strings; a claim absent or null is left out.
+    expect((passed.data as { extractedClaims: unknown }).extractedClaims).toEqual({
+      'x-jwt-sub': 'user-1',
+      'x-jwt-email': 'ann@example.com',
+      'x-jwt-tenant_id': 'tenant-456',
+      'x-jwt-groups': 'admin,developer',
+      'x-jwt-org': '{"id":7,"name":"Acme"}',
+      'x-jwt-level': '3',
+      'x-jwt-admin': 'false',
+    });
+    // Nothing is sent on: the request body is untouched.
+    expect(passed.transformed).toBeUndefined();
+    const prefixed = await run({ extractClaims: ['sub'], claimPrefix: 'x-user-' });
+    expect((prefixed.data as { extractedClaims: unknown }).extractedClaims).toEqual({
+      'x-user-sub': 'user-1',
+    });
+    // Only a token that passed gives its claims.
+    const failed = await run({ extractClaims: ['sub'], requiredClaims: ['tenant'] });
+    expect(failed.verdict).toBe(false);
+    expect(failed.data).not.toHaveProperty('extractedClaims');
+    const forged = await runCheck(
       'jwt',
-      onRequest('hi', bearer(await token(rsa))),
-      { jwks: { keys: [rsa.jwk] }, extractClaims: ['sub'], claimPrefix: 'x-user-' },
+      onRequest('hi', bearer(await token(other))),
+      { jwks, extractClaims: ['sub'] },
       fakeServices(),
     );
+    expect(forged.data).not.toHaveProperty('extractedClaims');
+    expect((await run({})).data).not.toHaveProperty('extractedClaims');
+  });
+
+  it('extracts the claims an introspection answers, never the token itself', async () => {
+    const opaque = 'opaque-token-extract-1';
+    const services = fakeServices({
+      post: () => ({
+        status: 200,
+        body: { active: true, sub: 'u9', scope: 'read write', echoed: `token=${opaque}`, list: [opaque] },
+      }),
+    });
+    const result = await runCheck(
+      'jwt',
+      onRequest('hi', bearer(opaque)),
+      {
+        introspectEndpoint: 'https://idp.example.com/introspect-extract',
+        extractClaims: ['sub', 'scope', 'echoed', 'list', '__proto__', 'constructor'],
+      },
+      services,
+    );
     expect(result.verdict).toBe(true);
-    expect(result.transformed).toBeUndefined();
+    expect((result.data as { extractedClaims: unknown }).extractedClaims).toEqual({
+      'x-jwt-sub': 'u9',
+      'x-jwt-scope': 'read write',
+      'x-jwt-echoed': 'token=[REDACTED]',
+      'x-jwt-list': '[REDACTED]',
+    });
+    expect(JSON.stringify(result)).not.toContain(opaque);
   });
 
   it('asks introspectEndpoint instead of a key set, and judges the claims it answers', async () => {
@@ -762,7 +825,7 @@ describe('default.jwt through the gateway', () => {
     await Promise.all([gateway?.close(), fake?.close(), new Promise((resolve) => idp?.close(resolve))]);
   });
 
-  type Check = { verdict: boolean; explanation: string | null; error: unknown };
+  type Check = { verdict: boolean; explanation: string | null; error: unknown; data: unknown };
   async function checked(
     parameters: Record<string, unknown>,
     headers: Record<string, string>,
@@ -825,6 +888,28 @@ describe('default.jwt through the gateway', () => {
       verdict: true,
       error: null,
     });
+  });
+
+  it('shows the extracted claims in hook_results, and sends none of them to the provider', async () => {
+    const t = await token(rsa, { tenant_id: 'tenant-456', groups: ['admin', 'developer'] });
+    const result = await checked(
+      { jwksUri: `${base}/jwks`, extractClaims: ['sub', 'tenant_id', 'groups'] },
+      { authorization: `Bearer ${t}` },
+    );
+    expect(result).toMatchObject({
+      verdict: true,
+      error: null,
+      data: {
+        extractedClaims: {
+          'x-jwt-sub': 'user-1',
+          'x-jwt-tenant_id': 'tenant-456',
+          'x-jwt-groups': 'admin,developer',
+        },
+      },
+    });
+    const sent = fake.requests.at(-1)!;
+    expect(Object.keys(sent.headers).filter((name) => name.startsWith('x-jwt-'))).toEqual([]);
+    expect(JSON.stringify(sent.body)).not.toContain('tenant-456');
   });
 
   it('asks a loopback introspectEndpoint with the token', async () => {

@@ -16,7 +16,9 @@
  * an answer that is not a key set) is an error, which the hook's `on_error` decides; a token that does not
  * verify, or whose claims break a rule, is a fail. With `introspectEndpoint` (and `introspectContentType`,
  * `introspectCacheMaxAge`), the endpoint is asked instead of any key set (jwt-introspect.ts), and the claims
- * it answers are judged. `extractClaims` and `claimPrefix` are taken and unused: no claim is sent on.
+ * it answers are judged. The claims `extractClaims` names, of a token that passed, are given in the result's
+ * `data.extractedClaims` under the reference's header names (`claimPrefix`, `x-jwt-` by default, and the
+ * claim's name); they are not sent on to the provider (jwt-extract-claims.ts).
  */
 import { Type } from '@sinclair/typebox';
 import {
@@ -35,6 +37,7 @@ import { LRUCache } from 'lru-cache';
 import { defineCheck } from '../built-in-check.js';
 import type { CheckContext, CheckServices, CheckVerdict } from '../check-types.js';
 import { claimValuesRuleBreak, ClaimValuesSchema, judgeClaims, type ClaimRules } from './jwt-claims.js';
+import { DEFAULT_CLAIM_PREFIX, extractClaims } from './jwt-extract-claims.js';
 import { introspect } from './jwt-introspect.js';
 import { HttpUrlSchema, outboundRuleBreak } from './outbound-call.js';
 
@@ -115,7 +118,7 @@ export const jwt = defineCheck({
       requiredClaims: Type.Optional(Type.Array(Type.String())),
       claimValues: Type.Optional(ClaimValuesSchema),
       headerPayloadMatch: Type.Optional(Type.Array(Type.String())),
-      // Taken so that a config written for the reference gateway runs unchanged; no claim is sent on.
+      // Given in the check's data once the token passed (jwt-extract-claims.ts); the provider gets none.
       extractClaims: Type.Optional(Type.Array(Type.String())),
       claimPrefix: Type.Optional(Type.String()),
     },
@@ -168,7 +171,7 @@ export const jwt = defineCheck({
       } catch {
         // An opaque token has no header: a headerPayloadMatch rule compares with nothing.
       }
-      return claimsVerdict(p, tokenHeader, answer.payload);
+      return claimsVerdict(p, tokenHeader, answer.payload, token);
     }
     let decoded: { header: JWSHeaderParameters; payload: JWTPayload };
     try {
@@ -235,24 +238,32 @@ export const jwt = defineCheck({
       }
       throw err;
     }
-    return claimsVerdict(p, verified.protectedHeader, verified.payload);
+    return claimsVerdict(p, verified.protectedHeader, verified.payload, token);
   },
 });
 
-/** The verdict on a token whose signature (or introspection) and times held: its claims decide. */
+/** The verdict on a token whose signature (or introspection) and times held: its claims decide, and
+ * those `extractClaims` names are given with a pass, as the reference gateway gives them only then. */
 function claimsVerdict(
-  rules: ClaimRules,
+  p: ClaimRules & { extractClaims?: string[]; claimPrefix?: string },
   header: JWSHeaderParameters,
   payload: Record<string, unknown>,
+  token: string,
 ): CheckVerdict {
-  const claims = judgeClaims(rules, header, payload);
+  const claims = judgeClaims(p, header, payload);
   const passed = claims.failures.length === 0;
+  const toExtract = passed ? (p.extractClaims ?? []) : [];
   return {
     verdict: passed,
     explanation: passed
       ? 'JWT token validation succeeded'
       : `JWT validation failed: ${claims.failures.join('; ')}`,
-    data: { validations: { signatureValid: true, ...claims.validations } },
+    data: {
+      validations: { signatureValid: true, ...claims.validations },
+      ...(toExtract.length > 0 && {
+        extractedClaims: extractClaims(payload, toExtract, p.claimPrefix ?? DEFAULT_CLAIM_PREFIX, token),
+      }),
+    },
   };
 }
 
