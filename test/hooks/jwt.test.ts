@@ -237,6 +237,45 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('fails a token of an unknown key id when fetching the set again fails, rather than err', async () => {
+    // An error is a pass under the default on_error: a forged kid must not pass while the key set is down.
+    let served = 0;
+    const answers = [
+      () => ({ status: 200, body: { keys: [rsa.jwk] } }),
+      () => ({ status: 503, body: undefined }),
+      () => Promise.reject(new Error('connect ECONNREFUSED')),
+    ];
+    const services = fakeServices({ get: () => answers[Math.min(served++, answers.length - 1)]!() });
+    const jwksUri = freshUri();
+    const run = async (by: Signer, kid?: string) =>
+      runCheck(
+        'jwt',
+        onRequest('hi', bearer(await token(by, {}, { kid }))),
+        { jwksUri, algorithms: ['RS256', 'ES256'] },
+        services,
+      );
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await run(rsa)).verdict).toBe(true);
+      for (const failure of ['a 503', 'a network error']) {
+        vi.setSystemTime(Date.now() + 31_000);
+        expect(await run(ec), failure).toMatchObject({
+          verdict: false,
+          explanation: 'No matching key found for kid',
+        });
+        // The set kept still verifies the tokens of its keys.
+        expect((await run(rsa)).verdict, failure).toBe(true);
+        // A failed fetch counts for the cooldown too: another unknown key id does not fetch at once.
+        const fetched = services.gets.length;
+        expect((await run(ec, 'ec-2')).verdict, failure).toBe(false);
+        expect(services.gets, failure).toHaveLength(fetched);
+      }
+      expect(services.gets).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('fetches the set again once it is older than cacheMaxAge', async () => {
     const services = jwksServices([rsa.jwk]);
     const params = { jwksUri: freshUri(), cacheMaxAge: 0 };

@@ -12,7 +12,7 @@
  * The key set at `jwksUri` is fetched through the engine's guarded `getJson` (custom-host address policy,
  * no redirects followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default),
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
- * keys rotated since. A set that cannot be had (refused address, network error, a status other than 200,
+ * keys rotated since; when that fetch fails, the token fails for want of its key. A set that cannot be had (refused address, network error, a status other than 200,
  * an answer that is not a key set) is an error, which the hook's `on_error` decides; a token that does not
  * verify, or whose claims break a rule, is a fail. With `introspectEndpoint` (and `introspectContentType`,
  * `introspectCacheMaxAge`), the endpoint is asked instead of any key set (jwt-introspect.ts), and the claims
@@ -71,7 +71,8 @@ const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const DEFAULT_CACHE_MAX_AGE_S = 86_400;
 const DEFAULT_CLOCK_TOLERANCE_S = 5;
 const DEFAULT_MAX_TOKEN_AGE = '1d';
-/** A key id the set lacks fetches it again only when it is older than this (jose's own default). */
+/** A key id the set lacks fetches it again only when it was fetched, or last tried for such a key id, longer
+ * ago than this (jose's own default). */
 const COOLDOWN_MS = 30_000;
 /** How long a fetch of a set may take, whoever waits for it; each check also stops at its own timeout. */
 const FETCH_TIMEOUT_MS = 10_000;
@@ -81,6 +82,8 @@ type KeySet = ReturnType<typeof createLocalJWKSet>;
 interface CachedSet {
   keys: KeySet;
   fetchedAt: number;
+  /** When a key id the set lacked last had it fetched again (or tried to): once per cooldown. */
+  refreshedAt: number;
 }
 
 /** Key sets by URI; few are configured, so a bound stops only a config that names a new one per call. */
@@ -202,8 +205,18 @@ export const jwt = defineCheck({
       try {
         return await set.keys(protectedHeader, input);
       } catch (err) {
-        if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - set.fetchedAt < COOLDOWN_MS) throw err;
-        set = await keySet(uri, 0, services, ctx.signal);
+        if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - set.refreshedAt < COOLDOWN_MS)
+          throw err;
+        // Tried once per cooldown, whether the fetch works or not. A set that cannot be had just now leaves
+        // the token without its key, a fail: as an error, which on_error passes by default, any made-up
+        // key id would pass while the set's host is down.
+        set.refreshedAt = Date.now();
+        try {
+          set = await keySet(uri, 0, services, ctx.signal);
+        } catch (fetchErr) {
+          if (ctx.signal.aborted) throw fetchErr;
+          throw err;
+        }
         return set.keys(protectedHeader, input);
       }
     };
@@ -353,7 +366,8 @@ async function fetchKeySet(uri: string, services: CheckServices): Promise<Cached
   } catch {
     throw new KeySetUnavailable(`The JWKS at ${shown} answered with something other than a JSON Web Key Set`);
   }
-  const set = { keys, fetchedAt: Date.now() };
+  const fetchedAt = Date.now();
+  const set = { keys, fetchedAt, refreshedAt: fetchedAt };
   cache.set(uri, set);
   return set;
 }
