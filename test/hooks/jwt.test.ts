@@ -276,6 +276,40 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('tries each key of the set that has the token key id, as a set may hold two', async () => {
+    // `other` is an RSA key published under the same id as `rsa`, as when a key is rotated in place.
+    for (const keys of [
+      [other.jwk, rsa.jwk],
+      [rsa.jwk, other.jwk],
+    ]) {
+      const services = jwksServices(keys);
+      const params = { jwksUri: freshUri() };
+      const good = await runCheck('jwt', onRequest('hi', bearer(await token(rsa))), params, services);
+      expect(good).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+      const expired = await runCheck(
+        'jwt',
+        onRequest('hi', bearer(await token(rsa, { exp: now() - 60 }))),
+        params,
+        services,
+      );
+      expect(expired).toMatchObject({ verdict: false, explanation: 'Token has expired' });
+      const forged = await runCheck(
+        'jwt',
+        onRequest('hi', bearer(await token(ec, {}, { kid: 'rsa-1', alg: 'ES256' }))),
+        { ...params, algorithms: ['RS256', 'ES256'] },
+        services,
+      );
+      expect(forged.verdict).toBe(false);
+      const unknown = await new SignJWT({ sub: 'x' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' })
+        .setIssuedAt()
+        .sign((await generateKeyPair('RS256')).privateKey);
+      const wrong = await runCheck('jwt', onRequest('hi', bearer(unknown)), params, services);
+      expect(wrong).toMatchObject({ verdict: false, data: { validations: { signatureValid: false } } });
+      expect(wrong.explanation).toMatch(/^JWT signature validation error: signature verification failed/);
+    }
+  });
+
   it('fetches the set again once it is older than cacheMaxAge', async () => {
     const services = jwksServices([rsa.jwk]);
     const params = { jwksUri: freshUri(), cacheMaxAge: 0 };
@@ -831,6 +865,10 @@ describe('default.jwt through the gateway', () => {
       seen.push(`${req.method} ${req.url}`);
       if (req.url === '/jwks') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+      } else if (req.url === '/jwks-twice') {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keys: [other.jwk, rsa.jwk] }));
       } else if (req.url === '/jwks-mixed') {
         res
           .writeHead(200, { 'content-type': 'application/json' })
@@ -949,6 +987,18 @@ describe('default.jwt through the gateway', () => {
     const sent = fake.requests.at(-1)!;
     expect(Object.keys(sent.headers).filter((name) => name.startsWith('x-jwt-'))).toEqual([]);
     expect(JSON.stringify(sent.body)).not.toContain('tenant-456');
+  });
+
+  it('verifies with the second of two keys a loopback set holds under one key id', async () => {
+    const result = await checked(
+      { jwksUri: `${base}/jwks-twice` },
+      { authorization: `Bearer ${await token(rsa)}` },
+    );
+    expect(result).toMatchObject({
+      verdict: true,
+      explanation: 'JWT token validation succeeded',
+      error: null,
+    });
   });
 
   it('asks a loopback introspectEndpoint with the token', async () => {

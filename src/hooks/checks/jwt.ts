@@ -27,10 +27,12 @@ import {
   decodeProtectedHeader,
   errors,
   jwtVerify,
+  type CryptoKey,
   type FlattenedJWSInput,
   type JSONWebKeySet,
   type JWSHeaderParameters,
   type JWTPayload,
+  type JWTVerifyOptions,
   type JWTVerifyResult,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -222,7 +224,7 @@ export const jwt = defineCheck({
     };
     let verified: JWTVerifyResult;
     try {
-      verified = await jwtVerify(token, getKey, {
+      verified = await verifyWithEachKey(token, getKey, {
         clockTolerance: p.clockTolerance ?? DEFAULT_CLOCK_TOLERANCE_S,
         // Never `none` nor HS*: the schema lists neither, and jose's key sets take no secret algorithm.
         algorithms: p.algorithms !== undefined && p.algorithms.length > 0 ? p.algorithms : DEFAULT_ALGORITHMS,
@@ -254,6 +256,33 @@ export const jwt = defineCheck({
     return claimsVerdict(p, verified.protectedHeader, verified.payload, token);
   },
 });
+
+/**
+ * jose's `jwtVerify`, but a set holding more than one key for the token's key id and algorithm (a key
+ * rotated in place) has each tried, as jose advises, where `jwtVerify` gives up; the reference gateway takes
+ * the first. A key whose signature verifies decides, times and all.
+ */
+async function verifyWithEachKey(
+  token: string,
+  getKey: (header: JWSHeaderParameters, input: FlattenedJWSInput) => Promise<CryptoKey>,
+  options: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
+  try {
+    return await jwtVerify(token, getKey, options);
+  } catch (err) {
+    if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+    let failure: unknown = err;
+    for await (const key of err) {
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (keyErr) {
+        if (!(keyErr instanceof errors.JWSSignatureVerificationFailed)) throw keyErr;
+        failure = keyErr;
+      }
+    }
+    throw failure;
+  }
+}
 
 /** The verdict on a token whose signature (or introspection) and times held: its claims decide, and
  * those `extractClaims` names are given with a pass, as the reference gateway gives them only then. */
