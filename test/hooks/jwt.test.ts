@@ -831,6 +831,12 @@ describe('default.jwt, the check', () => {
     // A symmetric key would sit in the config as a secret, and is refused as HS* algorithms are.
     expect(param({ jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'k' }] } })).toMatch(/^parameters\.jwks/);
     expect(param({ ...ok, jwks })).toBeUndefined();
+    // A private key pasted in place of its public half is a secret in the config, and verifies nothing.
+    for (const privateMember of ['d', 'p', 'q', 'dp', 'dq', 'qi']) {
+      expect(param({ jwks: { keys: [{ ...rsa.jwk, [privateMember]: 'c2VjcmV0' }] } }), privateMember).toBe(
+        'parameters.jwks',
+      );
+    }
     expect(param({ ...ok, requiredClaims: 'sub' })).toBe('parameters.requiredClaims');
     expect(param({ ...ok, claimValues: { iss: { values: 'a', matchType: 'startsWith' } } })).toMatch(
       /^parameters\.claimValues/,

@@ -334,11 +334,18 @@ function seconds(duration: number | string): number {
   return Math.round(Number(amount) * factor);
 }
 
-/** Why an inline key set cannot be used, or null. A symmetric key would be a secret kept in the config,
- * and is refused as the HS* algorithms are. */
+/** The members of a JWK that hold its private half (RFC 7518 §6.2.2, §6.3.2; OKP's `d` of RFC 8037). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
+
+/** Why an inline key set cannot be used, or null. A symmetric key, or a private one pasted in place of its
+ * public half, would be a secret kept in the config (and the latter verifies nothing), and is refused as
+ * the HS* algorithms are. */
 function inlineSetProblem(jwks: JSONWebKeySet): string | null {
   if (jwks.keys.some((key) => key.kty === 'oct')) {
     return 'holds a symmetric (oct) key; only public keys (RSA, EC, OKP) are taken';
+  }
+  if (jwks.keys.some((key) => PRIVATE_MEMBERS.some((member) => Object.hasOwn(key, member)))) {
+    return 'holds a private key; give only its public members (kty, n, e, crv, x, y, kid, alg, use)';
   }
   try {
     createLocalJWKSet(jwks);
