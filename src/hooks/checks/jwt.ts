@@ -1,24 +1,25 @@
 /**
  * `default.jwt` {jwks, jwksUri, introspectEndpoint, headerKey, cacheMaxAge, clockTolerance, maxTokenAge,
  * algorithms, requiredClaims, claimValues, headerPayloadMatch, extractClaims, claimPrefix, …}, the
- * reference gateway's parameters: passes when the request header `headerKey` (Authorization by default; a `Bearer ` prefix is
- * dropped) holds a JWT whose signature a key of the inline JSON Web Key Set `jwks` or of the one at
- * `jwksUri` verifies (chosen by the token's `kid`; one `jwks` lacks is looked for at `jwksUri`), whose `exp`
- * and `nbf` hold within `clockTolerance` (5 s by default), whose `iat`, when it has one, is no older than
- * `maxTokenAge` (1 day by default), signed with one of `algorithms` (RS256 alone by default, as the
- * reference's; never `none` nor HS*), and whose claims then pass the rules of jwt-claims.ts. jose verifies; nothing here is
- * cryptography.
+ * reference gateway's parameters: passes when the request header `headerKey` (Authorization by default; a
+ * `Bearer ` prefix is dropped) holds a JWT whose signature a key of the inline JSON Web Key Set `jwks` or of
+ * the one at `jwksUri` verifies (chosen by the token's `kid`, each such key tried; one `jwks` lacks is
+ * looked for at `jwksUri`), whose `exp` and `nbf` hold within `clockTolerance` (5 s by default), whose
+ * `iat`, when it has one, is no older than `maxTokenAge` (1 day by default), signed with one of
+ * `algorithms` (RS256 alone by default, as the reference's; never `none` nor HS*), and whose claims then
+ * pass the rules of jwt-claims.ts. jose verifies; nothing here is cryptography.
  *
  * The key set at `jwksUri` is fetched through the engine's guarded `getJson` (custom-host address policy,
  * no redirects followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default),
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
- * keys rotated since; when that fetch fails, the token fails for want of its key. A set that cannot be had (refused address, network error, a status other than 200,
- * an answer that is not a key set) is an error, which the hook's `on_error` decides; a token that does not
- * verify, or whose claims break a rule, is a fail. With `introspectEndpoint` (and `introspectContentType`,
- * `introspectCacheMaxAge`), the endpoint is asked instead of any key set (jwt-introspect.ts), and the claims
- * it answers are judged. The claims `extractClaims` names, of a token that passed, are given in the result's
- * `data.extractedClaims` under the reference's header names (`claimPrefix`, `x-jwt-` by default, and the
- * claim's name); they are not sent on to the provider (jwt-extract-claims.ts).
+ * keys rotated since; when that fetch fails, the token fails for want of its key. A set that cannot be had
+ * (refused address, network error, a status other than 200, an answer that is not a key set) is an error,
+ * which the hook's `on_error` decides; a token that does not verify, or whose claims break a rule, is a
+ * fail. With `introspectEndpoint` (and `introspectContentType`, `introspectCacheMaxAge`), the endpoint is
+ * asked instead of any key set (jwt-introspect.ts), and the claims it answers are judged. The claims
+ * `extractClaims` names, of a token that passed, are given in the result's `data.extractedClaims` under the
+ * reference's header names (`claimPrefix`, `x-jwt-` by default, and the claim's name); they are not sent on
+ * to the provider (jwt-extract-claims.ts).
  */
 import { Type } from '@sinclair/typebox';
 import {
