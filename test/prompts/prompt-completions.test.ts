@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAPIValid } from '../helpers/openapi.js';
-import { call, expectError } from '../management/http.js';
+import { addCatalogProvider, call, client, expectError } from '../management/http.js';
 import { logsOf, traceHeaders } from '../routing/support.js';
 import {
   admin,
@@ -1099,5 +1099,109 @@ describe('templates refused when stored, storing nothing', () => {
     await createPrompt({ slug: 'kept', string: chatTemplate('x', '{{y}}') });
     expectError(await api.put('/prompts/kept', { string: '[{{x}}]' }), 400, 'invalid_prompt');
     expect((await api.get('/prompts/kept')).body.version).toBe(1);
+  });
+});
+
+describe('a model written @provider_slug/model', () => {
+  let catalog: FakeUpstream;
+  beforeAll(async () => {
+    catalog = await startFakeOpenAI({ name: 'prompts-catalog' });
+    await addCatalogProvider(
+      client(gateway.url, gateway.adminKey),
+      'prompt-cat',
+      'sk-prompt-cat',
+      catalog.url,
+    );
+    const created = await api.post('/prompts', {
+      slug: 'catalog-model',
+      string: JSON.stringify([{ role: 'user', content: 'Yo {{name}}' }]),
+      parameters: { model: '@prompt-cat/gpt-4o-mini' },
+    });
+    expect(created.status, created.text).toBe(200);
+    await createPrompt({ slug: 'plain-model', string: chatTemplate('S', '{{q}}'), config: undefined });
+  });
+  afterAll(async () => {
+    await catalog?.close();
+  });
+
+  const sent = () => {
+    const request = catalog.requests.at(-1)!;
+    return {
+      model: (request.body as { model?: unknown }).model,
+      authorization: request.headers.authorization,
+    };
+  };
+
+  it("sends a version's catalog model to that provider, with only the gateway key, as chat completions do", async () => {
+    const reply = await complete(gateway, 'catalog-model', { variables: { name: 'a' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect(sent()).toEqual({ model: 'gpt-4o-mini', authorization: 'Bearer sk-prompt-cat' });
+    expect(lastUserContent(catalog)).toBe('Yo a');
+
+    const answer = await promptClient(gateway, 'catalog-model').chat.completions.create({
+      variables: { name: 'b' },
+    } as never);
+    expect(answer.model).toBe('gpt-4o-mini');
+    expect(lastUserContent(catalog)).toBe('Yo b');
+  });
+
+  it("takes the request's model over the version's: the rendered body's model decides", async () => {
+    const reply = await complete(gateway, 'catalog-model', {
+      variables: { name: 'a' },
+      model: '@prompt-cat/gpt-4o',
+    });
+    expect(reply.status, reply.text).toBe(200);
+    expect(sent()).toEqual({ model: 'gpt-4o', authorization: 'Bearer sk-prompt-cat' });
+
+    const calls = catalog.requests.length;
+    const plain = await complete(
+      gateway,
+      'plain-model',
+      { variables: { q: 'x' }, model: '@prompt-cat/gpt-4o' },
+      {},
+    );
+    expect(plain.status, plain.text).toBe(200);
+    expect(catalog.requests.length).toBe(calls + 1);
+    expect(sent()).toEqual({ model: 'gpt-4o', authorization: 'Bearer sk-prompt-cat' });
+  });
+
+  it('sends a prompt_id target whose version names a catalog model to that provider', async () => {
+    const config = { strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'catalog-model' }] };
+    const reply = await complete(
+      gateway,
+      'plain-model',
+      { variables: { q: 'x', name: 'c' } },
+      { 'x-gateway-config': JSON.stringify(config) },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(sent()).toEqual({ model: 'gpt-4o-mini', authorization: 'Bearer sk-prompt-cat' });
+    expect(lastUserContent(catalog)).toBe('Yo c');
+  });
+
+  it('streams from the catalog provider', async () => {
+    const reply = await call(gateway.url, gateway.adminKey, 'POST', '/prompts/catalog-model/completions', {
+      variables: { name: 'a' },
+      stream: true,
+    });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.text).toContain('data: [DONE]');
+    expect(sent().model).toBe('gpt-4o-mini');
+  });
+
+  it('names the model as a way to say where to go when nothing says so', async () => {
+    const refused = expectError(
+      await complete(gateway, 'plain-model', { variables: { q: 'x' } }),
+      400,
+      'missing_provider',
+    );
+    expect(refused.message).toContain('@<provider_slug>/<model>');
+    const calls = catalog.requests.length;
+    expectError(
+      await complete(gateway, 'catalog-model', { variables: { name: 'a' }, model: '@no-such-cat/gpt-4o' }),
+      404,
+      'virtual_key_not_found',
+      'model',
+    );
+    expect(catalog.requests.length).toBe(calls);
   });
 });

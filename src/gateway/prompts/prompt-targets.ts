@@ -11,6 +11,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { CallContext, PromptRef } from '../call-context.js';
 import type { GatewayConfig, TargetConfig } from '../config/index.js';
+import { withModelProvider } from '../config/model-provider.js';
 import { HEADERS } from '../context.js';
 import type { Lookups } from '../lookups.js';
 import { resolveRequestConfig } from '../request-config.js';
@@ -131,7 +132,9 @@ async function expandNode(
   const expanded: TargetConfig = { ...rest, override_params: { ...rendered, ...rest.override_params } };
   const called = how.called.body as Record<string, unknown>;
   if (prepared.destination === undefined || NAMES_A_PROVIDER.some((key) => rest[key] !== undefined)) {
-    return withoutCalledFields(expanded, called, overridden);
+    // A target naming no provider of its own sends a catalog model (`@<provider_slug>/<model>`) to that
+    // provider, as a config's target so written does (config/model-provider.ts).
+    return withModelProvider(withoutCalledFields(expanded, called, overridden));
   }
   let destination;
   try {

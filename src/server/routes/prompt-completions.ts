@@ -88,9 +88,12 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
       const how = { method: request.method, url: request.url, prompt };
       const ctx = await contextOrRefuse(deps, call, sink, request.gw, how, async () => {
         const headers = configHeaders(request, prepared);
+        // Where neither the headers nor the version say where to go, the rendered request's model may (a
+        // catalog model, `@<provider_slug>/<model>`): the version's, or the one the call overrides it with.
+        const model = (call.body as { model?: unknown }).model;
         let resolved;
         try {
-          resolved = await callContextFromRequest(deps.lookups, request.gw, how, undefined, headers);
+          resolved = await callContextFromRequest(deps.lookups, request.gw, how, model, headers);
         } catch (err) {
           // The request's own headers (its config, if any) are named as sent; the version's destination
           // is named as the prompt's.
