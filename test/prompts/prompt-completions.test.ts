@@ -359,6 +359,77 @@ describe('a partial that prompts include', () => {
     expect(forced.status, forced.text).toBe(200);
   });
 
+  it('is not published reading other variables than the prompts including it call with, unless forced', async () => {
+    expect(
+      (await api.post('/prompts/partials', { slug: 'style', string: 'Be brief, {{who}}.' })).status,
+    ).toBe(200);
+    await createPrompt({ slug: 'withp', string: chatTemplate('{{>style}}', '{{q}}') });
+    // Reads `who` itself: the partial's variables are not all it reads.
+    await createPrompt({ slug: 'withp-too', string: chatTemplate('{{>style}}', '{{q}} {{who}}') });
+    const variables = { q: 'x', who: 'Ada' };
+    expect((await complete(gateway, 'withp', { variables })).status).toBe(200);
+
+    // No longer reading `who`: every call sending it would be refused.
+    expect((await api.put('/prompts/partials/style', { string: 'Be nice.' })).body.version).toBe(2);
+    const dropped = expectError(
+      await api.put('/prompts/partials/style/publish', { version: 2 }),
+      409,
+      'conflict',
+      'version',
+    );
+    expect(dropped.message).toContain('"withp" (version 1)');
+    expect(dropped.message).not.toContain('withp-too');
+    expect(dropped.message).toContain('"who"');
+    expect((await api.get('/prompts/partials/style')).body.published_version).toBe(1);
+    expect((await complete(gateway, 'withp', { variables })).status).toBe(200);
+
+    // Requiring a new variable: every call without it would be refused.
+    expect((await api.put('/prompts/partials/style', { string: 'Be {{how}}, {{who}}.' })).body.version).toBe(
+      3,
+    );
+    const added = expectError(
+      await api.put('/prompts/partials/style/publish', { version: 3 }),
+      409,
+      'conflict',
+      'version',
+    );
+    expect(added.message).toContain('"withp" (version 1), "withp-too" (version 1)');
+    expect(added.message).toContain('"how"');
+
+    // Reading `who` in a section only: no call it takes now is refused after.
+    const optional = await api.put('/prompts/partials/style', {
+      string: 'Be brief{{#who}}, {{who}}{{/who}}.',
+    });
+    expect(optional.body.version).toBe(4);
+    const publish = await api.put('/prompts/partials/style/publish', { version: 4 });
+    expect(publish.status, publish.text).toBe(200);
+    expect((await complete(gateway, 'withp', { variables })).status).toBe(200);
+    expect((await complete(gateway, 'withp', { variables: { q: 'x' } })).status).toBe(200);
+
+    const forced = await api.put('/prompts/partials/style/publish?force=true', { version: 2 });
+    expect(forced.status, forced.text).toBe(200);
+    expectError(await complete(gateway, 'withp', { variables }), 400, 'invalid_variables', 'variables.who');
+  });
+
+  it('takes no new version reading other variables than the prompts including its latest call with', async () => {
+    expect((await api.post('/prompts/partials', { slug: 'style-new', string: 'Hi {{who}}.' })).status).toBe(
+      200,
+    );
+    await createPrompt({ slug: 'withp-latest', string: chatTemplate('{{>style-new@latest}}', '{{q}}') });
+    const update = expectError(
+      await api.put('/prompts/partials/style-new', { string: 'Hi.' }),
+      409,
+      'conflict',
+      'string',
+    );
+    expect(update.message).toContain('"withp-latest" (version 1)');
+    expect((await api.get('/prompts/partials/style-new')).body.version).toBe(1);
+    const call = await complete(gateway, 'withp-latest', { variables: { q: 'x', who: 'Ada' } });
+    expect(call.status, call.text).toBe(200);
+    const forced = await api.put('/prompts/partials/style-new?force=true', { string: 'Hi.' });
+    expect(forced.status, forced.text).toBe(200);
+  });
+
   it('names at most 10 of the prompts that include it', async () => {
     expect((await api.post('/prompts/partials', { slug: 'common', string: 'Hi.' })).status).toBe(200);
     for (let i = 0; i < 12; i++) {

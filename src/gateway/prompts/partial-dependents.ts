@@ -24,7 +24,12 @@ import { DependentsConflictError, listedPrompts, type NamingPrompt } from './dep
 import { partialLoader, storedPartials } from './prompt-call.js';
 import { parsePromptReference, type VersionSelector } from './prompt-reference.js';
 import { includedPartials } from './prompt-template.js';
-import { checkPromptDocument, type LoadedPartial, type PartialLoader } from './render-prompt.js';
+import {
+  checkPromptDocument,
+  type LoadedPartial,
+  type PartialLoader,
+  type PromptVariables,
+} from './render-prompt.js';
 
 /** What the partial is after the change, for a use of it with this selector: `undefined` when deleted,
  * 'unchanged' when the change does not reach that use. */
@@ -81,18 +86,35 @@ async function namesReaching(
   return [...names];
 }
 
-/** Why a version's check fails, or undefined when it passes. */
-async function failure(
+/** The variables a version requires and reads, or why its check fails. */
+async function checked(
   version: Parameters<typeof checkPromptDocument>[0],
   load: PartialLoader,
-): Promise<string | undefined> {
+): Promise<PromptVariables | { reason: string }> {
   try {
-    await checkPromptDocument(version, load);
-    return undefined;
+    return await checkPromptDocument(version, load);
   } catch (err) {
-    if (err instanceof GatewayError) return err.message;
+    if (err instanceof GatewayError) return { reason: err.message };
     throw err;
   }
+}
+
+const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(', ');
+
+/**
+ * Why calls that a version takes with its variables as they are would be refused with them as they would
+ * be, or undefined when none would: variables are strict, so one it would require that it does not (a call
+ * may leave it out) and one it would no longer read (a call may send it) each break its calls. One it
+ * would read without requiring it, or no longer require but still read, breaks none.
+ */
+export function variablesChange(before: PromptVariables, after: PromptVariables): string | undefined {
+  const required = [...after.required].filter((name) => !before.required.has(name));
+  const unread = [...before.known].filter((name) => !after.known.has(name));
+  const why = [
+    ...(required.length > 0 ? [`it would require ${quoted(required)}, which its calls may leave out`] : []),
+    ...(unread.length > 0 ? [`it would no longer read ${quoted(unread)}, which its calls may send`] : []),
+  ];
+  return why.length === 0 ? undefined : `${why.join('; ')} (variables are strict)`;
 }
 
 async function brokenPrompts(
@@ -116,9 +138,12 @@ async function brokenPrompts(
     await namesReaching(store, partial),
   );
   for (const version of candidates) {
-    const reason = await failure(version.prompt, changed);
+    const before = await checked(version.prompt, load);
     // Already failing: the change does not break it.
-    if (reason === undefined || (await failure(version.prompt, load)) !== undefined) continue;
+    if ('reason' in before) continue;
+    const after = await checked(version.prompt, changed);
+    const reason = 'reason' in after ? after.reason : variablesChange(before, after);
+    if (reason === undefined) continue;
     const entry = broken.get(version.prompt_id);
     if (entry) entry.versions.push(version.version);
     else broken.set(version.prompt_id, { slug: version.slug, versions: [version.version], reason });

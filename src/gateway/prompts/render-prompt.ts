@@ -369,21 +369,29 @@ function sampleVariables(required: ReadonlySet<string>): Record<string, unknown>
   return variables;
 }
 
+/** The variables a version's template, with its partials, requires (outside sections, dotted names to
+ * their last name) and reads (anywhere, by their first name): what its calls must send, and may. */
+export interface PromptVariables {
+  required: ReadonlySet<string>;
+  known: ReadonlySet<string>;
+}
+
 /**
  * Checks a version before it is stored: its template reads as Mustache, its variables sit where values
  * stay text, its partials exist without including one another in a cycle, and — rendered with a sample
  * value for each variable it requires — it makes a valid request with its parameters (a model may come
- * later, from the call or a config's override_params).
+ * later, from the call or a config's override_params). Answers the variables it requires and reads.
  */
 export async function checkPromptDocument(
   document: PromptDocument,
   loadPartial: PartialLoader,
-): Promise<void> {
+): Promise<PromptVariables> {
   checkParameterNames(document);
   const prepared = await preparedTemplate({ prompt: document }, loadPartial);
   const variables = sampleVariables(prepared.required);
   try {
     render(document, prepared, { variables, allowUnknownVariables: true, overrides: {}, stream: undefined });
+    return { required: prepared.required, known: prepared.known };
   } catch (err) {
     if (err instanceof GatewayError && err.code === 'invalid_body') {
       const param = err.param ? `parameters.${err.param}` : 'parameters';
