@@ -635,6 +635,34 @@ describe('the request', () => {
     });
     expect(fake.requests.length).toBe(calls);
   });
+
+  it("/render answers as Portkey's SDKs read it too: success, and the request as data", async () => {
+    const rendered = await api.post('/prompts/params/render', { variables: { q: 'x' }, model: 'gpt-4o' });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(rendered.body.success).toBe(true);
+    expect(rendered.body.data).toEqual(rendered.body.body);
+    expect(rendered.body.data).toMatchObject({
+      model: 'gpt-4o',
+      messages: [{ role: 'system' }, { role: 'user' }],
+    });
+
+    await createPrompt({ slug: 'text-render', template_type: 'completion', string: 'Say {{word}}' });
+    const text = await api.post('/prompts/text-render/render', { variables: { word: 'hi' } });
+    expect(text.status, text.text).toBe(200);
+    expect(text.body).toMatchObject({
+      success: true,
+      endpoint: '/v1/completions',
+      data: { model: 'gpt-4o-mini', prompt: 'Say hi' },
+    });
+
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { responses: Record<string, any> } }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON read
+    };
+    const answer = document.paths['/v1/prompts/{promptId}/render'].post.responses['200'];
+    expect(answer.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['object', 'body', 'success', 'data']),
+    );
+  });
 });
 
 describe('the answer', () => {

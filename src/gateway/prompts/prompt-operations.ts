@@ -24,6 +24,28 @@ export const PromptCompletionEnvelopeSchema = {
   required: ['status', 'headers', 'body'],
 };
 
+/** The answer of a render: the request, with what it came from, and again as `data` beside
+ * `success: true`, where Portkey's SDKs read it (`render(…).data`). */
+export const PromptRenderSchema = {
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['prompt.render'] },
+    prompt_id: { type: 'string' },
+    slug: { type: 'string' },
+    version: { type: 'integer' },
+    endpoint: { type: 'string', enum: ['/v1/chat/completions', '/v1/completions'] },
+    body: {
+      type: 'object',
+      description:
+        'The request the prompt makes: the rendered messages (a chat prompt) or prompt (a completion ' +
+        "prompt), the version's parameters and the call's overrides over them.",
+    },
+    success: { type: 'boolean', enum: [true] },
+    data: { type: 'object', description: 'The same request as `body`.' },
+  },
+  required: ['object', 'prompt_id', 'slug', 'version', 'endpoint', 'body', 'success', 'data'],
+};
+
 export const PROMPT_OPERATIONS: Operation[] = [
   {
     method: 'post',
@@ -48,5 +70,6 @@ export const PROMPT_OPERATIONS: Operation[] = [
     summary: 'The request a stored prompt makes with these variables, without calling a model',
     tags: ['Prompts'],
     requestBody: PromptCompletionRequestSchema,
+    response: PromptRenderSchema,
   },
 ];

@@ -4,7 +4,8 @@
  * fallbacks, cache, hooks and guardrails, the log — under the config the request names, else the one the
  * version names. The answer is the prompt envelope (`/completions`) or the plain OpenAI object
  * (`/chat/completions`, which is where the `openai` SDK's chat client lands with its base URL at
- * `/v1/prompts/{promptId}`); `/render` returns the request without calling a model.
+ * `/v1/prompts/{promptId}`); `/render` returns the request without calling a model (as `body`, and as
+ * `data` beside `success` for Portkey's SDKs).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -107,6 +108,7 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
     });
   }
 
+  // The request as `body`, and again as `data` beside `success`, where Portkey's SDKs read a render.
   app.post('/prompts/:promptId/render', async (request) => {
     const { request: call, prompt } = await prepare(deps, request);
     return {
@@ -116,6 +118,8 @@ export async function registerPromptCompletionRoutes(app: FastifyInstance, deps:
       version: prompt.version,
       endpoint: call.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions',
       body: call.body,
+      success: true as const,
+      data: call.body,
     };
   });
 }
