@@ -12,7 +12,7 @@ import { operationOf, streamTranslatorOf } from '../providers/registry.js';
 import { CallAbort, type AbortSignalLike } from '../core/abort.js';
 import type { Usage } from '../core/openai-types.js';
 import { tooLargeFailure, UpstreamTooLarge, type UpstreamLimits } from '../core/upstream-limits.js';
-import type { AdapterRequest, FrameDecoder, StreamOutput } from '../providers/types.js';
+import type { AdapterRequest, FrameDecoder, StreamFailureReader, StreamOutput } from '../providers/types.js';
 import { chunkModel, type AnswerChunk, type CallSink } from './sink.js';
 import { GatewayError, ProviderError } from '../core/errors.js';
 import type { ResolvedTarget } from './resolve-target.js';
@@ -68,6 +68,9 @@ export interface UpstreamRelay {
   maxEventBytes?: number;
   /** The usage the answer's headers give, for a body that carries none. */
   headerUsage?: Usage | undefined;
+  /** Reads the failure a stream event reports (the provider's error inside its 200), with the target's
+   * credentials cut out of it (passthrough/relayed-answer.ts). */
+  failureOf?: StreamFailureReader | undefined;
 }
 
 export interface AttemptFailure {

@@ -65,12 +65,14 @@ function servedTier(attempt: AttemptRecord): string | undefined {
 
 /**
  * Dollars of a whole call. `answered` prices a call whose answer's usage its attempts do not carry (a
- * pass-through reads it from the relayed body).
+ * pass-through reads it from the relayed body); `failed` when that answer ended with the provider's error
+ * (a stream's error event), which is billed as a failed attempt is: its usage if it reported any, else
+ * nothing.
  */
 export function callCost(
   prices: PriceTable,
   attempts: readonly AttemptRecord[],
-  answered?: { provider: string | null; model: string | null; usage: Usage | undefined },
+  answered?: { provider: string | null; model: string | null; usage: Usage | undefined; failed?: boolean },
 ): number | null {
   let total = 0;
   let unpriced = false;
@@ -86,8 +88,10 @@ export function callCost(
   // Only the last answered attempt's usage is the relayed body's.
   const relayed = attempts.findLast((attempt) => attempt.outcome.ok);
   const options = { tier: relayed && servedTier(relayed) };
-  const last = answered
-    ? answerCost(prices, answered.provider, answered.model, answered.usage, options)
-    : null;
+  const last = !answered
+    ? null
+    : answered.failed === true && !answered.usage
+      ? 0
+      : answerCost(prices, answered.provider, answered.model, answered.usage, options);
   return last === null ? null : total + last;
 }

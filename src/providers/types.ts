@@ -197,6 +197,12 @@ export type UpstreamEvent =
    * parsed as JSON (or the raw text when it is not JSON). */
   | { kind: 'message'; headers: Record<string, string>; payload: unknown };
 
+/** Reads the failure one kind of stream event reports; undefined when the event is not one. */
+export type StreamFailureReader = (
+  event: UpstreamEvent,
+  json: Record<string, unknown> | undefined,
+) => ProviderError | undefined;
+
 /** Turns the bytes of an upstream stream into events. Pure and incremental. */
 export interface FrameDecoder {
   /** Throws UpstreamTooLarge (core/upstream-limits.ts) when an event passes the decoder's bound. */
@@ -419,6 +425,11 @@ export interface ProviderAdapter {
   /** The usage a pass-through's answer gives in its headers, for an answer whose body carries none
    * (Bedrock's InvokeModel of most models); lower-case names. */
   passthroughHeaderUsage?(headers: Record<string, string>): Usage | undefined;
+
+  /** The failure an event of a pass-through's stream reports (an error the provider sends inside the 200
+   * it already answered with), as its translated calls' streams read it; undefined for any other event.
+   * `json` is the event's JSON object where it has one (a server-sent event's data). */
+  passthroughStreamFailure?: StreamFailureReader;
 
   /** The provider's own Files, fine-tuning and Batch APIs, where it has them (gateway/provider-resources/). */
   readonly resources?: ProviderResourceApi;

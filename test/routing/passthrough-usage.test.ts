@@ -37,6 +37,7 @@ function relayAnswer(
     headers: { 'content-type': contentType },
     body: body(),
     usageOf: (parsed) => adapter.passthroughUsage(parsed),
+    failureOf: adapter.passthroughStreamFailure,
     ...more(adapter),
   };
   const reader = readRelayedAnswer(relay);
@@ -256,6 +257,24 @@ describe('pass-through usage of a stream (server-sent events)', () => {
     // (the usage is then unknown), and the stream is relayed unchanged all the same (streamRead checks).
     expect((await streamRead('openai', sse(large), 16_384))?.usage).toMatchObject({ total_tokens: 316 });
     expect(await streamRead('openai', sse(large), 4096)).toBeUndefined();
+  });
+
+  it('an Anthropic stream ended by an error event: the failure, and the usage reported before it', async () => {
+    // message_start (12 in, 1 out), content_block_start, ping, "Hello", "! I", then Anthropic's error.
+    const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt').slice(0, 5);
+    const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+    const text =
+      events.map((event) => `event: ${JSON.parse(event).type}\ndata: ${event}\n\n`).join('') +
+      `event: error\ndata: ${JSON.stringify(error)}\n\n`;
+    const read = await streamRead('anthropic', pieces(Buffer.from(text), 97));
+    expect(read?.model).toBe('claude-sonnet-4-5-20250929');
+    expect(read?.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 });
+    expect(read?.failure).toMatchObject({ status: 529, code: 'overloaded_error', message: 'Overloaded' });
+  });
+
+  it('a stream that ends well reports no failure', async () => {
+    const read = await streamRead('anthropic', sse(recordedEvents('anthropic', 'anthropic-text.chunks.txt')));
+    expect(read?.failure).toBeUndefined();
   });
 
   it('a stream cut short reads no usage', async () => {

@@ -3,6 +3,8 @@
  * and breaker apply (passthrough step chain, steps/index.ts); the provider's answer is relayed as it came,
  * its body streamed; a failed answer's body has the target's credentials cut out. When the answer is JSON,
  * its `model` and its usage (in the provider's own shapes, read by its adapter) are recorded and priced.
+ * A stream the provider ends with its own error event is recorded as that failure, with the usage its
+ * events reported before it (docs/api.md, Pass-through).
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { UpstreamRelay } from '../attempt.js';
@@ -64,12 +66,13 @@ async function relayCall(
   const outcome = result?.outcome;
   let status: number;
   let error: GatewayError | ProviderError | undefined;
-  let read: AnswerReader | undefined;
+  let answer: ReturnType<AnswerReader['result']>;
   const relay = outcome?.relay;
   if (relay) {
-    read = readRelayedAnswer(relay);
+    const read = readRelayedAnswer(relay);
     const broke = watchBody(relay);
     const whole = await sink.relay(relay, state);
+    answer = read?.result();
     status = relay.status;
     if (!outcome.ok) error = outcome.error;
     else if (broke.error !== undefined) {
@@ -89,6 +92,14 @@ async function relayCall(
         'upstream_unreachable',
         'The response was cut before the whole body was relayed',
       );
+    } else {
+      // The provider ended its stream with an error of its own, in the 200 it had sent: the call failed
+      // with that error and the status it stands for, as a model call on the same stream does.
+      const failure = answer?.failure;
+      if (failure) {
+        error = failure;
+        status = failure.status;
+      }
     }
   } else {
     error = outcome && !outcome.ok ? outcome.error : asCallError(deps, ctx, failure);
@@ -97,7 +108,6 @@ async function relayCall(
     sink.fail(error, status, state);
   }
 
-  const answer = read?.result();
   const requestBody = requestBodyForLog(passthrough);
   // The model the provider says answered, else the one the request names: in its body, else its path.
   const model = answer?.model ?? bodyModel(requestBody) ?? modelOfPath(passthrough.path);
@@ -105,6 +115,7 @@ async function relayCall(
     provider: state.provider,
     model,
     usage: answer?.usage,
+    failed: answer?.failure !== undefined,
   });
   const summary: CallSummary = {
     ctx,

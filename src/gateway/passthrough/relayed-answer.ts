@@ -11,6 +11,8 @@
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
  *   `response.completed` — each count is the highest any event gave, and the total at least their sum.
  *   A stream cut short gives none: its usage is unknown, as for a JSON answer cut short.
+ * - A stream the provider ends with its own error event (Anthropic's `event: error`, read by the adapter's
+ *   `passthroughStreamFailure`) gives that failure beside the usage its events reported before it.
  * - Bedrock's streams (`application/vnd.amazon.eventstream`): AWS event-stream frames, decoded by the
  *   adapter's own decoder, read the same way. ConverseStream's `metadata` event carries the usage;
  *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
@@ -21,6 +23,7 @@
  * - Usage the answer's headers give (Bedrock's InvokeModel, `x-amzn-bedrock-input-token-count`…, read by
  *   the adapter's `passthroughHeaderUsage`) counts for a body that carries none, whatever its type.
  */
+import type { ProviderError } from '../../core/errors.js';
 import type { Usage } from '../../core/openai-types.js';
 import { createSseDecoder } from '../../providers/shared/sse-decoder.js';
 import type { FrameDecoder, UpstreamEvent } from '../../providers/types.js';
@@ -32,7 +35,12 @@ import { JsonSkeleton } from './json-skeleton.js';
 const MAX_JSON_KEPT = 1 << 20;
 const MAX_MEMBER_KEPT = 64 << 10;
 
-type AnswerRead = { model: string | undefined; usage: Usage | undefined };
+type AnswerRead = {
+  model: string | undefined;
+  usage: Usage | undefined;
+  /** The failure a stream's event reported (the provider's error inside its 200), when one did. */
+  failure?: ProviderError;
+};
 
 export interface AnswerReader {
   result(): AnswerRead | undefined;
@@ -128,9 +136,11 @@ function readEvents(
 ): AnswerReader {
   const events = eventsRead(usageOf);
   let complete = false;
+  let failure: ProviderError | undefined;
   const read = (upstreamEvents: UpstreamEvent[]) => {
     for (const upstreamEvent of upstreamEvents) {
       const event = eventJson(upstreamEvent);
+      failure ??= relay.failureOf?.(upstreamEvent, event);
       if (event) events.read(event); // else `[DONE]`, an exception, a malformed event: relayed, not read
     }
   };
@@ -154,7 +164,8 @@ function readEvents(
     complete = !undecodable;
   })();
   return {
-    result: () => (complete ? { model: events.model, usage: events.usage } : undefined),
+    result: () =>
+      complete ? { model: events.model, usage: events.usage, ...(failure && { failure }) } : undefined,
   };
 }
 

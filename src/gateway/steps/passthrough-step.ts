@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { CallAbort } from '../../core/abort.js';
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import { tooLargeFailure, UpstreamTooLarge } from '../../core/upstream-limits.js';
-import type { AuthMaterial, PassthroughRequest } from '../../providers/types.js';
+import type { AuthMaterial, PassthroughRequest, StreamFailureReader } from '../../providers/types.js';
 import { gatewayFailure, MAX_TIMER_MS, type AttemptOutcome, type UpstreamRelay } from '../attempt.js';
 import { refusedByPolicy } from '../custom-host.js';
 import { recordAttempt } from '../routing/route-types.js';
@@ -134,6 +134,7 @@ export const callPassthrough: TargetHandler = async (call) => {
           frameDecoder: adapter.createFrameDecoder,
           maxEventBytes: deps.settings.upstreamLimits.eventBytes,
           headerUsage: adapter.passthroughHeaderUsage?.(headers),
+          failureOf: streamFailureOf(adapter.passthroughStreamFailure, secrets),
         }),
       );
     }
@@ -183,6 +184,19 @@ export const callPassthrough: TargetHandler = async (call) => {
     ctx.signal.removeEventListener('abort', onClientAbort);
   }
 };
+
+/** The adapter's reader of its stream's failures, the target's credentials cut out of what it reads (a
+ * provider may echo them in an error's message, which the log keeps). */
+function streamFailureOf(
+  read: StreamFailureReader | undefined,
+  secrets: string[],
+): StreamFailureReader | undefined {
+  if (!read) return undefined;
+  return (event, json) => {
+    const failure = read(event, json);
+    return failure && scrubSecrets(failure, secrets);
+  };
+}
 
 /** The body as it arrives; when nothing comes for `idleMs`, the provider's answer is closed and it fails. */
 async function* idleBounded(

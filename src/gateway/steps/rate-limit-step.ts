@@ -8,11 +8,12 @@
  * its body has been relayed. An answer that gave no usage is settled to an estimate (tokensWithoutUsage):
  * a pass-through's of the bytes that went both ways, a model call's of its input and of its answer's text
  * (a stream's counted as its chunks go by); a model call's stream cut mid-way to the larger of its usage
- * and that estimate.
+ * and that estimate, and a pass-through's stream its provider ended with an error event to the input it
+ * reported and the larger of its output count and its answer's bytes (relayedTokens).
  */
 import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
-import { readRelayedAnswer } from '../passthrough/relayed-answer.js';
+import { readRelayedAnswer, type AnswerReader } from '../passthrough/relayed-answer.js';
 import { AnswerTextCount, answerTextLength } from '../rate-limits/answer-text.js';
 import { inputLength, tokensWithoutUsage } from '../rate-limits/token-estimate.js';
 import type { AttemptRecord, RateLimitAdmission, RateLimits } from '../pipeline-types.js';
@@ -62,8 +63,11 @@ async function settled(
     relay.body = settleAfter(relay.body as AsyncIterable<Uint8Array>, (answerBytes) =>
       limiter.settle(
         admission,
-        read?.result()?.usage?.total_tokens ??
-          tokensWithoutUsage(run.call.passthrough?.body?.received ?? 0, answerIsText ? answerBytes : 0),
+        relayedTokens(
+          read?.result(),
+          run.call.passthrough?.body?.received ?? 0,
+          answerIsText ? answerBytes : 0,
+        ),
       ),
     );
     return outcome;
@@ -106,6 +110,24 @@ function tokensUsed(
   // billed when it has one.
   const reported = outcome.usage?.total_tokens ?? 0;
   return billedSince(run.attempts, firstAttempt, 0) + Math.max(0, estimate - reported);
+}
+
+/**
+ * What a pass-through's relayed answer used: its usage; without one, the estimate of the bytes that went
+ * both ways. A stream the provider ended with its own error event counts the input it reported and, as
+ * output, the larger of the count it reported and the estimate of the answer's bytes: its count may be
+ * only what its first event said (an Anthropic stream's `message_start`: one output token), the final one
+ * never having come, however much went out after — as a model call's stream cut mid-way is settled.
+ */
+function relayedTokens(
+  read: ReturnType<AnswerReader['result']>,
+  requestBytes: number,
+  answerBytes: number,
+): number {
+  const usage = read?.usage;
+  if (!usage) return tokensWithoutUsage(requestBytes, answerBytes);
+  if (!read.failure) return usage.total_tokens;
+  return usage.total_tokens + Math.max(0, tokensWithoutUsage(0, answerBytes) - usage.completion_tokens);
 }
 
 /** The tokens of the provider answers recorded from `first` on; `none` when no answer had usage. */

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js';
-import type { UpstreamErrorResponse } from '../types.js';
+import type { StreamFailureReader, UpstreamErrorResponse } from '../types.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import { withContextLengthCode } from '../shared/context-length.js';
 
@@ -58,6 +58,22 @@ export function anthropicStreamError(
     code: type,
   });
   return withContextLengthCode(failure);
+}
+
+/** Anthropic's `error` event in a stream relayed as it is (a pass-through): the failure a translated
+ * call's stream reads from it (anthropicStreamError). */
+export function anthropicEventFailure(provider: string): StreamFailureReader {
+  return (_event, json) => {
+    if (json?.type !== 'error') return undefined;
+    const error = (typeof json.error === 'object' && json.error !== null ? json.error : {}) as Record<
+      string,
+      unknown
+    >;
+    return anthropicStreamError(provider, {
+      type: typeof error.type === 'string' ? error.type : undefined,
+      message: typeof error.message === 'string' ? error.message : undefined,
+    });
+  };
 }
 
 function parseErrorBody(text: string): { type?: string; message?: string } | undefined {

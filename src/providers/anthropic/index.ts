@@ -9,14 +9,18 @@ import { anthropicCapabilities } from './anthropic-capabilities.js';
 import { anthropicChatOperation } from './anthropic-chat-operation.js';
 import { anthropicCountTokensOperation, anthropicMessagesOperation } from './anthropic-messages-operation.js';
 import { ANTHROPIC_BASE_URL } from './anthropic-config.js';
-import { anthropicErrorFromResponse } from './anthropic-error.js';
+import { anthropicErrorFromResponse, anthropicEventFailure } from './anthropic-error.js';
 import { anthropicHeaders } from './anthropic-headers.js';
 import { messagesAnswerUsage } from './anthropic-messages-relay.js';
 
 export { toAnthropicMessagesBody, type AnthropicBodyOptions } from './anthropic-request-body.js';
 export { fromAnthropicResponse } from './anthropic-response.js';
 export { createAnthropicStreamTranslator } from './anthropic-stream-translator.js';
-export { anthropicErrorFromResponse, anthropicStreamError } from './anthropic-error.js';
+export {
+  anthropicErrorFromResponse,
+  anthropicEventFailure,
+  anthropicStreamError,
+} from './anthropic-error.js';
 export { anthropicCapabilities } from './anthropic-capabilities.js';
 export { toOpenAIUsage as anthropicUsageToOpenAI } from './anthropic-usage.js';
 export { MessagesEventRelay, messagesAnswerUsage } from './anthropic-messages-relay.js';
@@ -54,4 +58,5 @@ export const anthropicAdapter: ProviderAdapter = {
 
   // Messages, and the chat completions of Anthropic's OpenAI-compatible endpoint.
   passthroughUsage: firstUsage(messagesAnswerUsage, openAIChatUsage),
+  passthroughStreamFailure: anthropicEventFailure('anthropic'),
 };

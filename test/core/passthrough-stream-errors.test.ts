@@ -1,0 +1,140 @@
+/**
+ * Pass-through streams that a provider ends with its own error event, inside the 200 it already sent
+ * (Anthropic's `event: error`, an `overloaded_error` mid-answer): relayed to the client as they came, and
+ * recorded, priced and settled as the failed calls they are — as a model call on the same stream is —
+ * not as answers that completed.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startWireUpstream, type WireReply, type WireUpstream } from '../helpers/wire-upstream.js';
+import { client, ok } from '../management/http.js';
+import { logsOf, traceHeaders } from '../routing/support.js';
+
+const PER_MILLION = 1e-6;
+const LIMIT = 100_000;
+
+/** The recorded answer's events, one JSON text a line. */
+function recordedEvents(provider: string, name: string): string[] {
+  return readFileSync(path.join(providerFixturesDir(provider), name), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+/** Anthropic's recorded stream as its wire sends it (`event: <type>`), ended after `count` events by its error. */
+function anthropicFailing(count: number): WireReply {
+  const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt')
+    .slice(0, count)
+    .map((data) => ({ event: (JSON.parse(data) as { type: string }).type, data }));
+  const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+  return { events: [...events, { event: 'error', data: JSON.stringify(error) }], done: false };
+}
+
+describe('a pass-through stream ended by the provider’s error event', () => {
+  let gateway: TestGateway;
+  let upstream: WireUpstream;
+  /** What the upstream answers next: the test's reply, else a whole answer with its usage. */
+  let next: WireReply | undefined;
+  beforeAll(async () => {
+    upstream = await startWireUpstream(() => {
+      const reply = next ?? {
+        json: JSON.stringify({ type: 'message', usage: { input_tokens: 1, output_tokens: 1 } }),
+      };
+      next = undefined;
+      return reply;
+    });
+    gateway = await startGateway({ rateLimitClock: () => Date.UTC(2030, 0, 1) });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  // A proxy in front of Anthropic's Messages API, at a path of its own (the gateway's /v1/messages is its
+  // own Messages endpoint, never passed through).
+  const anthropic = () => ({ provider: 'anthropic', api_key: 'sk-ant-pt', custom_host: upstream.url });
+  const body = JSON.stringify({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 64,
+    stream: true,
+    messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  });
+
+  const passThrough = async (
+    config: Record<string, unknown>,
+    headers: Record<string, string>,
+    reply?: WireReply,
+  ) => {
+    next = reply;
+    const response = await fetch(`${gateway.url}/proxy/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify(config),
+        ...headers,
+      },
+      body,
+    });
+    const answer = Buffer.from(await response.arrayBuffer());
+    return { response, answer };
+  };
+
+  /** A policy of LIMIT tokens a day per API key, met by the calls whose metadata `case` is `name`. */
+  const tokenPolicy = async (name: string) => {
+    await ok(
+      client(gateway.url, gateway.adminKey).post('/policies/rate-limits', {
+        conditions: [{ key: 'metadata.case', value: name }],
+        group_by: [{ key: 'api_key' }],
+        type: 'tokens',
+        unit: 'rpd',
+        value: LIMIT,
+      }),
+    );
+    return { 'x-gateway-metadata': JSON.stringify({ case: name }) };
+  };
+
+  it('records the call as failed with the provider’s error, its usage what the stream reported', async () => {
+    const { traceId, headers } = traceHeaders();
+    // message_start (12 in, 1 out), content_block_start, ping, "Hello", "! I", then the error.
+    const { response, answer } = await passThrough(anthropic(), headers, anthropicFailing(5));
+    // The client has the provider's stream as it came, its error event included.
+    expect(response.status).toBe(200);
+    expect(answer.toString()).toContain('event: error');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({
+      endpoint: 'passthrough',
+      status: 529,
+      error_code: 'overloaded_error',
+      model: 'claude-sonnet-4-5-20250929',
+      prompt_tokens: 12,
+      completion_tokens: 1,
+      total_tokens: 13,
+    });
+    // The input Anthropic counted (and bills), and the output it had counted when the stream failed.
+    expect(record.cost).toBeCloseTo((12 * 3 + 1 * 15) * PER_MILLION, 12);
+  });
+
+  it('costs nothing when the error came before the stream reported any usage', async () => {
+    const { traceId, headers } = traceHeaders();
+    await passThrough(anthropic(), headers, anthropicFailing(0));
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({ status: 529, error_code: 'overloaded_error', prompt_tokens: null });
+    expect(record.cost).toBe(0);
+  });
+
+  it('settles a tokens policy to the input reported and the output that went by', async () => {
+    const headers = await tokenPolicy('pt-anthropic-error');
+    const { answer } = await passThrough(anthropic(), headers, anthropicFailing(5));
+    const second = await passThrough(anthropic(), headers);
+    // The input message_start reported, and the answer's bytes as output: its own count (message_start's
+    // one token) lags what was sent.
+    const settled = 12 + Math.ceil(answer.byteLength / 4);
+    const reservation = Math.ceil(body.length / 4);
+    expect(Number(second.response.headers.get('x-ratelimit-remaining-tokens'))).toBe(
+      LIMIT - settled - reservation,
+    );
+  });
+});
