@@ -125,6 +125,30 @@ describe('a pass-through stream ended by the provider’s error event', () => {
     expect(record.cost).toBe(0);
   });
 
+  it('records an OpenAI stream ended by an error chunk as failed, costing nothing without usage', async () => {
+    const { traceId, headers } = traceHeaders();
+    const chunks = recordedEvents('openai', 'chat/openai-text.chunks.txt').slice(0, 4);
+    const error = {
+      error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+    };
+    const openai = { provider: 'openai', api_key: 'sk-pt', custom_host: upstream.url };
+    const { response, answer } = await passThrough(openai, headers, {
+      events: [...chunks, JSON.stringify(error)].map((data) => ({ data })),
+      done: false,
+    });
+    expect(response.status).toBe(200);
+    expect(answer.toString()).toContain('server_error');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({
+      endpoint: 'passthrough',
+      status: 502,
+      error_message: 'The server had an error while processing your request.',
+      model: 'gpt-4.1-nano-2025-04-14',
+      prompt_tokens: null,
+    });
+    expect(record.cost).toBe(0);
+  });
+
   it('settles a tokens policy to the input reported and the output that went by', async () => {
     const headers = await tokenPolicy('pt-anthropic-error');
     const { answer } = await passThrough(anthropic(), headers, anthropicFailing(5));

@@ -272,6 +272,28 @@ describe('pass-through usage of a stream (server-sent events)', () => {
     expect(read?.failure).toMatchObject({ status: 529, code: 'overloaded_error', message: 'Overloaded' });
   });
 
+  it('an OpenAI stream ended by an error chunk: the failure, no usage', async () => {
+    const events = recordedEvents('openai', 'chat/openai-text.chunks.txt').slice(0, 4);
+    const error = {
+      error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+    };
+    const read = await streamRead('openai', sse([...events, JSON.stringify(error)], false));
+    expect(read?.model).toBe('gpt-4.1-nano-2025-04-14');
+    expect(read?.usage).toBeUndefined();
+    expect(read?.failure).toMatchObject({ status: 502, type: 'server_error', provider: 'openai' });
+  });
+
+  it("a Claude stream on Vertex AI (streamRawPredict) ended by Anthropic's error event", async () => {
+    const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt').slice(0, 3);
+    const error = JSON.stringify({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+    const read = await streamRead('vertex-ai', sse([...events, error]));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 1 });
+    expect(read?.failure).toMatchObject({ status: 529, code: 'overloaded_error', provider: 'vertex-ai' });
+  });
+
   it('a stream that ends well reports no failure', async () => {
     const read = await streamRead('anthropic', sse(recordedEvents('anthropic', 'anthropic-text.chunks.txt')));
     expect(read?.failure).toBeUndefined();
@@ -359,6 +381,17 @@ describe('pass-through usage of a Bedrock stream (AWS event-stream, not server-s
     });
   });
 
+  it("InvokeModelWithResponseStream of a Claude model ended by Anthropic's error event", async () => {
+    const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt').slice(0, 4);
+    const error = JSON.stringify({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+    const read = await eventStreamRead(split([...events, error].map((line) => encodeInvokeChunk(line))));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 1 });
+    expect(read?.failure).toMatchObject({ status: 529, code: 'overloaded_error', provider: 'bedrock' });
+  });
+
   it("InvokeModelWithResponseStream of a model with no usage of its own: Bedrock's invocation metrics", async () => {
     // Meta Llama's chunks: counts of its own only in part, Bedrock's on the last.
     const events = [
@@ -403,12 +436,19 @@ describe('pass-through usage of a Bedrock stream (AWS event-stream, not server-s
     expect(await eventStreamRead(split(frames))).toBeUndefined();
   });
 
-  it('an exception in the stream is relayed, not read; a stream cut short reads no usage', async () => {
+  it('an exception in the stream is relayed and read as the failure; a stream cut short reads no usage', async () => {
     const frames = [
       encodeEvent('messageStart', { role: 'assistant' }),
       encodeException('throttlingException', 'Too many tokens'),
     ];
-    expect((await eventStreamRead(split(frames)))?.usage).toBeUndefined();
+    const read = await eventStreamRead(split(frames));
+    expect(read?.usage).toBeUndefined();
+    expect(read?.failure).toMatchObject({
+      status: 429,
+      code: 'throttlingException',
+      message: 'Too many tokens',
+      provider: 'bedrock',
+    });
 
     const whole = recordedEvents('amazon-bedrock', 'amazon-bedrock-text.chunks.txt').map((line) => {
       const { eventType, payload } = parseChunkLine(line);

@@ -11,13 +11,14 @@
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
  *   `response.completed` — each count is the highest any event gave, and the total at least their sum.
  *   A stream cut short gives none: its usage is unknown, as for a JSON answer cut short.
- * - A stream the provider ends with its own error event (Anthropic's `event: error`, read by the adapter's
- *   `passthroughStreamFailure`) gives that failure beside the usage its events reported before it.
+ * - A stream the provider ends with its own error event (Anthropic's `event: error`, on Anthropic, Vertex AI
+ *   or in a Bedrock chunk; an OpenAI-wire chunk with an `error`; Bedrock's exceptions), read by the
+ *   adapter's `passthroughStreamFailure`, gives that failure beside the usage its events reported before it.
  * - Bedrock's streams (`application/vnd.amazon.eventstream`): AWS event-stream frames, decoded by the
  *   adapter's own decoder, read the same way. ConverseStream's `metadata` event carries the usage;
  *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
  *   base64 in `bytes`, and the last one Bedrock's `amazon-bedrock-invocationMetrics` (whatever the model).
- *   Exceptions are relayed, not read.
+ *   An exception is relayed, and read as the stream's failure (below).
  * - An event larger than GATEWAY_UPSTREAM_EVENT_MAX_BYTES (`UpstreamRelay.maxEventBytes`) ends the reading,
  *   never the relay: the decoder would hold it whole, and the usage is then unknown.
  * - Usage the answer's headers give (Bedrock's InvokeModel, `x-amzn-bedrock-input-token-count`…, read by

@@ -10,7 +10,7 @@ import {
   azureWireOperation,
   withAzureApiVersion,
 } from '../azure-openai/index.js';
-import { openAIAnswerUsage, toOpenAIBody } from '../openai/index.js';
+import { openAIAnswerUsage, openAIEventFailure, toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -117,4 +117,5 @@ export const azureAIAdapter: ProviderAdapter = {
   },
 
   passthroughUsage: openAIAnswerUsage,
+  passthroughStreamFailure: openAIEventFailure(PROVIDER),
 };

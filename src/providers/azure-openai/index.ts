@@ -3,7 +3,12 @@
  * `{base}/openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`; the
  * Responses API natively on `{base}/openai/responses?api-version=…`.
  */
-import { openAIAnswerUsage, openAIResponsesOperation, toOpenAIBody } from '../openai/index.js';
+import {
+  openAIAnswerUsage,
+  openAIEventFailure,
+  openAIResponsesOperation,
+  toOpenAIBody,
+} from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -200,4 +205,5 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   },
 
   passthroughUsage: openAIAnswerUsage,
+  passthroughStreamFailure: openAIEventFailure(PROVIDER),
 };

@@ -3,10 +3,11 @@
 import type { ProviderAdapter } from '../types.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
-import { messagesAnswerUsage } from '../anthropic/index.js';
+import { anthropicEventFailure, messagesAnswerUsage } from '../anthropic/index.js';
 import { converseAnswerUsage, invocationMetricsUsage, invokeHeadersUsage } from './bedrock-usage.js';
 import { bedrockCapabilities } from './bedrock-capabilities.js';
-import { bedrockErrorFromResponse } from './bedrock-error.js';
+import { bedrockErrorFromResponse, bedrockEventFailure } from './bedrock-error.js';
+import { firstFailure } from '../shared/stream-failure.js';
 import { createBedrockEventStreamDecoder } from './bedrock-event-stream-decoder.js';
 import { bedrockMessagesOperation } from './bedrock-messages-operation.js';
 import { bedrockChatOperation, bedrockEmbeddingsOperation } from './bedrock-operations.js';
@@ -72,4 +73,10 @@ export const bedrockAdapter: ProviderAdapter = {
   ),
   // InvokeModel of the models whose answers carry no usage (Llama, Mistral, Titan, Cohere…).
   passthroughHeaderUsage: invokeHeadersUsage,
+  // An exception or error message of the event-stream (ConverseStream's and InvokeModelWithResponseStream's),
+  // and Anthropic's error event in a Claude model's chunk, as the translated calls' streams read them.
+  passthroughStreamFailure: firstFailure(
+    (event) => (event.kind === 'message' ? bedrockEventFailure('bedrock', event) : undefined),
+    anthropicEventFailure('bedrock'),
+  ),
 };

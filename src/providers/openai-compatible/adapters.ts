@@ -2,6 +2,7 @@ import { GatewayError } from '../../core/errors.js';
 import {
   openAIAnswerUsage,
   openAIErrorFromResponse,
+  openAIEventFailure,
   openAIResponsesOperation,
   openAIWireOperation,
   toOpenAIBody,
@@ -171,6 +172,7 @@ export function createOpenAICompatibleAdapter(entry: OpenAICompatibleProvider): 
       };
     },
     passthroughUsage: openAIAnswerUsage,
+    passthroughStreamFailure: openAIEventFailure(entry.id),
   };
 }
 

@@ -1,7 +1,7 @@
 import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import { withContextLengthCode } from '../shared/context-length.js';
-import type { UpstreamErrorResponse } from '../types.js';
+import type { StreamFailureReader, UpstreamErrorResponse } from '../types.js';
 
 interface OpenAIErrorShape {
   error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } | string;
@@ -42,6 +42,29 @@ export function openAIErrorFromResponse(provider: string, res: UpstreamErrorResp
     retryAfterMs: retryAfterMs(res.headers),
   });
   return withContextLengthCode(failure);
+}
+
+/**
+ * Whether a stream event of an OpenAI-wire provider is its failure: an `event: error`, or a chunk with an
+ * `error`. OpenAI's chunks carry no `error`: one that does is a failure even with choices, as OpenRouter
+ * ends a stream that broke after its first tokens (its choice closed with finish_reason "error").
+ */
+export function isOpenAIStreamError(eventName: string | undefined, object: Record<string, unknown>): boolean {
+  const error = object.error;
+  return (
+    eventName === 'error' ||
+    (error !== undefined && object.choices === undefined) ||
+    (typeof error === 'object' && error !== null)
+  );
+}
+
+/** The failure of an OpenAI-wire stream relayed as it is (a pass-through), as a translated call's stream
+ * reads it. */
+export function openAIEventFailure(provider: string): StreamFailureReader {
+  return (event, json) =>
+    event.kind === 'sse' && json && isOpenAIStreamError(event.event, json)
+      ? openAIStreamError(provider, json)
+      : undefined;
 }
 
 /** An error object sent inside a 200 stream by OpenAI-wire providers. */

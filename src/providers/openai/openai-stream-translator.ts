@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
-import { openAIStreamError } from './openai-error.js';
+import { isOpenAIStreamError, openAIStreamError } from './openai-error.js';
 import { createContentListRepair, createToolCallDeltaRepair, repairUsage } from './openai-schema-repair.js';
 
 /**
@@ -35,14 +35,7 @@ export function createOpenAIStreamTranslator(req: AdapterRequest, provider: stri
       return [{ type: 'malformed', detail: `not an object: ${data.slice(0, 200)}` }];
     }
     const object = parsed as Record<string, unknown>;
-    // OpenAI's chunks carry no `error`: one that does is a failure even with choices, as OpenRouter ends a
-    // stream that broke after its first tokens (its choice closed with finish_reason "error").
-    const error = object.error;
-    if (
-      event.event === 'error' ||
-      (error !== undefined && object.choices === undefined) ||
-      (typeof error === 'object' && error !== null)
-    ) {
+    if (isOpenAIStreamError(event.event, object)) {
       return [{ type: 'error', error: openAIStreamError(provider, object) }];
     }
     if (!Array.isArray(object.choices)) {

@@ -3,7 +3,11 @@
  * (`claude-*`, `anthropic.claude-*`) through the anthropic adapter's translation, both on Vertex's
  * addresses and OAuth2 auth.
  */
-import { anthropicErrorFromResponse, messagesAnswerUsage } from '../anthropic/index.js';
+import {
+  anthropicErrorFromResponse,
+  anthropicEventFailure,
+  messagesAnswerUsage,
+} from '../anthropic/index.js';
 import { geminiAnswerUsage, googleErrorFromResponse } from '../google/index.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
@@ -89,4 +93,6 @@ export const vertexAIAdapter: ProviderAdapter = {
 
   // Gemini's generateContent, Anthropic's rawPredict (a Message), and the OpenAI-compatible endpoint.
   passthroughUsage: firstUsage(geminiAnswerUsage, messagesAnswerUsage, openAIChatUsage),
+  // Anthropic's error event in a Claude stream (streamRawPredict).
+  passthroughStreamFailure: anthropicEventFailure(VERTEX_PROVIDER),
 };
