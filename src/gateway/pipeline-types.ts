@@ -133,6 +133,9 @@ export interface RateLimitStats {
 /** Token reservations a call holds, settled when its answer's usage is known. */
 export interface RateLimitAdmission {
   reservations: Array<{ key: string; periodMs: number; limit: number; reserved: number }>;
+  /** The characters of a model call's input its reservation counted, which an answer without usage is
+   * settled by; undefined for a pass-through (rate-limits/token-estimate.ts). */
+  inputLength: number | undefined;
 }
 
 /** The rate-limit policies at work (the step steps/rate-limit-step.ts calls them). */

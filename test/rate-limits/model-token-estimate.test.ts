@@ -126,6 +126,33 @@ describe('model calls whose answers carry no usage under a tokens policy', () =>
     expect(await remainingAfterNext('model-stream')).toBe(LIMIT - estimate - reservation);
   });
 
+  it('settles an answer without usage to its input as its reservation counted it, inline media included', async () => {
+    await tokenPolicy('model-media');
+    // A picture's base64 counts as 1,000 tokens (4,000 characters), not as its 60,000 characters.
+    const picture = `data:image/png;base64,${'A'.repeat(60_000)}`;
+    const withPicture = [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'write a long line of y' },
+          { type: 'image_url' as const, image_url: { url: picture } },
+        ],
+      },
+    ];
+    const counted = JSON.stringify(withPicture).length - picture.length + 4_000;
+    fake.enqueue({ status: 200, body: withoutUsage });
+    const first = await sdk('model-media')
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: withPicture })
+      .withResponse();
+    expect(first.response.headers.get('x-ratelimit-remaining-tokens')).toBe(
+      String(LIMIT - Math.ceil(counted / 4)),
+    );
+    // Settled to that input and the answer's text: the input counted once, as it was reserved.
+    expect(await remainingAfterNext('model-media')).toBe(
+      LIMIT - Math.ceil((counted + ANSWER.length) / 4) - reservation,
+    );
+  });
+
   it('still settles to the usage an answer gives', async () => {
     await tokenPolicy('model-usage');
     const first = await sdk('model-usage').chat.completions.create({ model: 'gpt-4o-mini', messages });

@@ -39,7 +39,7 @@ import {
 } from './policy-match.js';
 import { RateLimitExceededError } from './rate-limit-error.js';
 import { rateLimitHeaders, retryAfterSeconds, type GoverningReading } from './rate-limit-headers.js';
-import { tokenReservation } from './token-estimate.js';
+import { tokenReservation, type TokenReservation } from './token-estimate.js';
 
 export interface RateLimiterOptions {
   counter: RateCounter;
@@ -105,7 +105,7 @@ export class RateLimiter implements RateLimits {
     const record = this.recordOf(run);
     const facts = callFacts(call);
     let charges: Charge[] | undefined;
-    let reservation: number | undefined;
+    let reservation: TokenReservation | undefined;
     for (const policy of compilePolicies(policies)) {
       if (!policyMatches(policy, facts)) continue;
       const group = groupOf(policy, facts);
@@ -121,7 +121,7 @@ export class RateLimiter implements RateLimits {
           periodMs: policy.periodMs,
           limit: policy.policy.value,
           need: 1,
-          cost: tokens ? (reservation as number) : 1,
+          cost: tokens ? (reservation as TokenReservation).tokens : 1,
         },
       });
     }
@@ -187,6 +187,7 @@ export class RateLimiter implements RateLimits {
           limit: charge.take.limit,
           reserved: charge.take.cost,
         })),
+      inputLength: reservation.inputLength,
     };
   }
 

@@ -31,12 +31,23 @@ const INLINE_MEDIA_CHARACTERS = INLINE_MEDIA_TOKENS * CHARACTERS_PER_TOKEN;
 const MEDIA_FIELDS = new Set(['data', 'file_data']);
 const INLINE_MEDIA_PLACEHOLDER = ' '.repeat(INLINE_MEDIA_CHARACTERS);
 
-export function tokenReservation(call: TargetCall): number {
+/** What a call reserves, and the characters of its input that counted (a model call's, inputLength): an
+ * answer without usage is settled by them (tokensWithoutUsage), so they are counted once, here. */
+export interface TokenReservation {
+  tokens: number;
+  /** Undefined for a pass-through, whose answer without usage is settled by the bytes that went by. */
+  inputLength: number | undefined;
+}
+
+export function tokenReservation(call: TargetCall): TokenReservation {
   if (call.endpoint === 'passthrough') {
     // The body is the provider's own and streams through unread: its size is the estimate (a body sent
     // in chunks has none yet; it is settled to the bytes that went by, tokensWithoutUsage).
     const length = Number(call.run.call.passthrough?.headers['content-length'] ?? 0);
-    return Math.max(1, tokensOfBytes(Number.isFinite(length) ? length : 0));
+    return {
+      tokens: Math.max(1, tokensOfBytes(Number.isFinite(length) ? length : 0)),
+      inputLength: undefined,
+    };
   }
   const body = call.body as Record<string, unknown>;
   const output =
@@ -46,14 +57,18 @@ export function tokenReservation(call: TargetCall): number {
     0;
   // Each of `n` choices may produce that much.
   const choices = numberOf(body.n) ?? 1;
-  return Math.min(MAX_RESERVATION, Math.max(1, tokensOfBytes(inputLength(call)) + output * choices));
+  const length = inputLength(call);
+  return {
+    tokens: Math.min(MAX_RESERVATION, Math.max(1, tokensOfBytes(length) + output * choices)),
+    inputLength: length,
+  };
 }
 
 /**
  * The characters of a model call's input as its reservation counts them: its messages, prompt or input
  * (as JSON when not one string), inline media at INLINE_MEDIA_TOKENS' length.
  */
-export function inputLength(call: TargetCall): number {
+function inputLength(call: TargetCall): number {
   const body = call.body as Record<string, unknown>;
   const input = body.messages ?? body.prompt ?? body.input ?? '';
   return typeof input === 'string' ? input.length : JSON.stringify(input, countingMediaAsTokens).length;
@@ -62,11 +77,12 @@ export function inputLength(call: TargetCall): number {
 /**
  * What a call whose answer gave no usage is settled to: its request and its answer at CHARACTERS_PER_TOKEN
  * a token. A pass-through call's are its request body's bytes as read from the client and its answer's as
- * relayed; a model call's its input's characters as its reservation counts them (inputLength) and its
- * answer's text (answer-text.ts). Without it a body sent in chunks (no `content-length`), a stream without
- * usage (an OpenAI stream the client asked for without `stream_options.include_usage`, a provider that
- * sends none) and a model call's answer without usage would stand at their reservation, which counts no
- * output when the request set no limit on it, however long the answer.
+ * relayed; a model call's its input's characters as its reservation counted them (inputLength, carried in
+ * its admission) and its answer's text (answer-text.ts). Without it a body sent in chunks (no
+ * `content-length`), a stream without usage (an OpenAI stream the client asked for without
+ * `stream_options.include_usage`, a provider that sends none) and a model call's answer without usage
+ * would stand at their reservation, which counts no output when the request set no limit on it, however
+ * long the answer.
  */
 export function tokensWithoutUsage(requestLength: number, answerLength: number): number {
   return tokensOfBytes(requestLength + answerLength);

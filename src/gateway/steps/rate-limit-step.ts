@@ -15,7 +15,7 @@ import { answeredFromCache } from '../cache/response-cache.js';
 import type { AttemptOutcome } from '../attempt.js';
 import { readRelayedAnswer, type AnswerReader } from '../passthrough/relayed-answer.js';
 import { AnswerTextCount, answerTextLength } from '../rate-limits/answer-text.js';
-import { inputLength, tokensWithoutUsage } from '../rate-limits/token-estimate.js';
+import { tokensWithoutUsage } from '../rate-limits/token-estimate.js';
 import type { AttemptRecord, RateLimitAdmission, RateLimits } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 
@@ -72,7 +72,7 @@ async function settled(
     );
     return outcome;
   }
-  await limiter.settle(admission, tokensUsed(call, outcome, firstAttempt, streamed));
+  await limiter.settle(admission, tokensUsed(call, outcome, firstAttempt, streamed, admission.inputLength));
   return outcome;
 }
 
@@ -92,6 +92,7 @@ function tokensUsed(
   outcome: AttemptOutcome,
   firstAttempt: number,
   streamed: AnswerTextCount | undefined,
+  inputLength: number | undefined,
 ): number | undefined {
   const { run } = call;
   const answered = !answeredFromCache(run.call.state.cacheStatus) && (outcome.ok || outcome.afterFirstByte);
@@ -105,7 +106,8 @@ function tokensUsed(
     : outcome.ok
       ? answerTextLength(call.endpoint, outcome.body)
       : 0;
-  const estimate = tokensWithoutUsage(inputLength(call), answerLength);
+  // The input as the call's reservation counted it (a model call's admission always carries it).
+  const estimate = tokensWithoutUsage(inputLength ?? 0, answerLength);
   // The estimate stands for the usage this answer reported, which its attempt's record counts among the
   // billed when it has one.
   const reported = outcome.usage?.total_tokens ?? 0;
