@@ -400,6 +400,78 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     expect(byOrganisation.status, byOrganisation.text).toBe(200);
   });
 
+  it('stores a policy in the workspace its workspace_id conditions name when the body names none, and refuses a contradiction', async () => {
+    const made = await started.admin.post('/workspaces', { name: 'Crew', slug: 'crew' });
+    expect(made.status, made.text).toBe(200);
+    const crew = made.body as { id: string; admin_key: { key: string } };
+    const other = (await started.admin.post('/workspaces', { name: 'Band', slug: 'band' })).body as {
+      id: string;
+    };
+    const home = (await started.admin.get('/api-keys')).body.data[0].workspace_id as string;
+    const naming = (...values: Array<string | string[]>) => ({
+      ...valid,
+      conditions: [valid.conditions[0], ...values.map((value) => ({ key: 'workspace_id', value }))],
+    });
+    const workspaceOf = async (reply: { status: number; text: string; body: { id?: string } }) => {
+      expect(reply.status, reply.text).toBe(200);
+      const policies = await started.gateway.server.deps.store.listRateLimitPolicies({
+        workspace_id: crew.id,
+      });
+      const policy = policies.data.find((p) => p.id === reply.body.id);
+      return policy?.workspace_id ?? 'elsewhere';
+    };
+
+    // By slug, by id, twice, or beside a pattern: the one workspace named is the policy's.
+    expect(await workspaceOf(await started.admin.post(PATH, naming('crew')))).toBe(crew.id);
+    expect(await workspaceOf(await started.admin.post(PATH, naming([crew.id, 'crew'], crew.id)))).toBe(
+      crew.id,
+    );
+    expect(await workspaceOf(await started.admin.post(PATH, naming(['crew', '*'])))).toBe(crew.id);
+    // A pattern alone names no workspace: the policy is the caller's.
+    expect(await workspaceOf(await started.admin.post(PATH, naming('*')))).toBe('elsewhere');
+
+    // Two workspaces at once: a policy governs the calls of one.
+    for (const [body, param] of [
+      [naming(['crew', 'band']), 'conditions[1].value'],
+      [naming('crew', other.id), 'conditions[2].value'],
+      [naming('*', ['band', 'crew']), 'conditions[2].value'],
+    ] as const) {
+      const error = expectError(await started.admin.post(PATH, body), 400, 'invalid_body', param);
+      expect(error.message).toContain('one workspace');
+    }
+    // A body workspace_id the conditions contradict.
+    const contradicted = expectError(
+      await started.admin.post(PATH, { ...naming('crew'), workspace_id: home }),
+      400,
+      'invalid_body',
+      'conditions[1].value',
+    );
+    expect(contradicted.message).toContain('workspace_id');
+    expectError(
+      await started.admin.post(PATH, { ...naming(['crew', '*']), workspace_id: 'band' }),
+      400,
+      'invalid_body',
+      'conditions[1].value',
+    );
+    expect(
+      await workspaceOf(await started.admin.post(PATH, { ...naming('crew'), workspace_id: crew.id })),
+    ).toBe(crew.id);
+    // An update cannot move a policy: conditions naming another workspace than its own are refused.
+    const homePolicy = (await started.admin.post(PATH, valid)).body.id as string;
+    expectError(
+      await started.admin.patch(`${PATH}/${homePolicy}`, {
+        conditions: [{ key: 'workspace_id', value: 'crew' }],
+      }),
+      400,
+      'invalid_body',
+      'conditions[0].value',
+    );
+    // The workspace's own admin key still names only its own workspace.
+    const crewAdmin = client(started.gateway.url, crew.admin_key.key);
+    expectError(await crewAdmin.post(PATH, naming('band')), 403, 'forbidden', 'conditions[1].value');
+    expect(await workspaceOf(await crewAdmin.post(PATH, naming('crew')))).toBe(crew.id);
+  });
+
   it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {
     const first = await started.admin.post(PATH, { ...valid, type: 'tokens', unit: 'rpm' });
     expect(first.status, first.text).toBe(200);

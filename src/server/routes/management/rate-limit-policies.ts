@@ -2,7 +2,8 @@
  * Rate-limit policies (docs/rate-limits.md): `POST /policies/rate-limits` → `{id, object}`, the list with
  * filters and pages, and get, update, delete by id. A policy governs the calls of its workspace; each route
  * works in the caller's workspace, or in the one `workspace_id` names (body for create, query otherwise)
- * when the caller is an organisation-level admin key (tenant.ts). A change reaches every node's lookups at
+ * when the caller is an organisation-level admin key (tenant.ts); a create naming none goes to the workspace
+ * its `workspace_id` conditions name, if any (policyWorkspace). A change reaches every node's lookups at
  * once (store.onChange → lookups.applyChange, Redis between nodes).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -68,28 +69,41 @@ function workspaceParam(query: Query): string | undefined {
   return raw;
 }
 
+/** A workspace a `workspace_id` condition's `value` names exactly (not `*` or `…/*`), and the field naming it. */
+interface NamedWorkspace {
+  workspace_id: string;
+  path: string;
+}
+
 /**
  * The conditions with each `workspace_id` value or exclusion that names a workspace of the organisation by
  * its slug (as the interface lets `workspace_id` be written elsewhere) written as that workspace's id, which
  * is what a call's `workspace_id` is: stored as a slug it would never match. `*` and `…/*` patterns stay
  * as they are. An organisation-level admin key may name any workspace of the organisation, and a value
- * naming none is refused with a 400 naming it; any other key may name only its own workspace (the one the
- * policy is in), and naming another is a 403 naming the value, the same whether that workspace exists or
- * not, so that a workspace's key does not learn the other workspaces' slugs and ids (tenant.ts).
+ * naming none is refused with a 400 naming it; any other key may name only its own workspace, and naming
+ * another is a 403 naming the value, the same whether that workspace exists or not, so that a workspace's
+ * key does not learn the other workspaces' slugs and ids (tenant.ts). `named` lists the workspaces the
+ * values name exactly, which decide the policy's workspace (policyWorkspace).
  */
 async function conditionsWithWorkspaceIds(
   store: GatewayDeps['store'],
   caller: ApiKey,
   conditions: readonly RateLimitCondition[],
-): Promise<RateLimitCondition[]> {
-  if (!conditions.some((condition) => condition.key === 'workspace_id')) return [...conditions];
+): Promise<{ conditions: RateLimitCondition[]; named: NamedWorkspace[] }> {
+  const named: NamedWorkspace[] = [];
+  if (!conditions.some((condition) => condition.key === 'workspace_id')) {
+    return { conditions: [...conditions], named };
+  }
   const all = await store.listWorkspaces(caller.organisation_id);
   const organisationWide = isOrganisationAdmin(caller, all);
   const workspaces = organisationWide ? all : all.filter((w) => w.id === caller.workspace_id);
-  const idOf = (name: string, path: string): string => {
+  const idOf = (name: string, path: string, isValue: boolean): string => {
     if (name === '*' || name.endsWith('/*')) return name;
     const workspace = workspaces.find((w) => w.id === name) ?? workspaces.find((w) => w.slug === name);
-    if (workspace) return workspace.id;
+    if (workspace) {
+      if (isValue) named.push({ workspace_id: workspace.id, path });
+      return workspace.id;
+    }
     // Asked before whether the workspace exists: a key that may not act on other workspaces is not told
     // which of them there are.
     if (!organisationWide) {
@@ -101,17 +115,41 @@ async function conditionsWithWorkspaceIds(
     }
     throw fieldError('invalid_body', path, `names no workspace of this organisation ("${name}")`);
   };
-  const ids = (value: string | string[], path: string) =>
-    typeof value === 'string' ? idOf(value, path) : value.map((name) => idOf(name, path));
-  return conditions.map((condition, i) => {
+  const ids = (value: string | string[], path: string, isValue: boolean) =>
+    typeof value === 'string' ? idOf(value, path, isValue) : value.map((name) => idOf(name, path, isValue));
+  const resolved = conditions.map((condition, i) => {
     if (condition.key !== 'workspace_id') return condition;
     const path = `conditions[${i}]`;
     return {
       ...condition,
-      value: ids(condition.value, `${path}.value`),
-      ...(condition.excludes !== undefined && { excludes: ids(condition.excludes, `${path}.excludes`) }),
+      value: ids(condition.value, `${path}.value`, true),
+      ...(condition.excludes !== undefined && {
+        excludes: ids(condition.excludes, `${path}.excludes`, false),
+      }),
     };
   });
+  return { conditions: resolved, named };
+}
+
+/**
+ * The workspace a policy is in, as its `workspace_id` conditions have it. A policy governs the calls of its
+ * own workspace only (the gateway loads a call's policies from the workspace of the call's key), so a
+ * condition value naming another workspace could never hold. `fixed`, the workspace the body's
+ * `workspace_id` names or an updated policy is in, must then be the one every exactly named workspace is:
+ * another is refused with a 400 naming the value. Without it the conditions choose: the one workspace they
+ * name (the interface's own example names the workspace to limit this way, with no `workspace_id` in the
+ * body), or, naming none (only `*` or `…/*`, or no `workspace_id` condition), `undefined`, the caller's.
+ * Two different workspaces are refused, as no call is in both.
+ */
+function policyWorkspace(named: readonly NamedWorkspace[], fixed?: { id: string; by: string }) {
+  const [first] = named;
+  if (first === undefined) return fixed?.id;
+  const other = named.find((n) => n.workspace_id !== (fixed?.id ?? first.workspace_id));
+  if (other === undefined) return first.workspace_id;
+  const message = fixed
+    ? `names a workspace other than ${fixed.by} ("${fixed.id}"): a policy governs the calls of its own workspace only`
+    : `${other.path === first.path ? 'names two workspaces' : `names a workspace other than ${first.path}`}: a policy governs the calls of one workspace only (create one policy for each workspace)`;
+  throw fieldError('invalid_body', other.path, message);
 }
 
 export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -123,14 +161,27 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
 
   app.post(path, async (request) => {
     const body = validateCreateRateLimitPolicy(request.body);
-    const tenant = await tenantOf(store, request.gw.apiKey, body);
+    const caller = request.gw.apiKey;
+    let tenant = await tenantOf(store, caller, body);
+    const { conditions, named } = await conditionsWithWorkspaceIds(store, caller, body.conditions);
+    const chosen = policyWorkspace(
+      named,
+      body.workspace_id === undefined
+        ? undefined
+        : { id: tenant.workspace_id, by: 'the one workspace_id names' },
+    );
+    // A workspace the conditions chose: the caller may act on it (conditionsWithWorkspaceIds has refused
+    // any other), and tenantOf checks it as it would the body's.
+    if (chosen !== undefined && chosen !== tenant.workspace_id) {
+      tenant = await tenantOf(store, caller, { ...body, workspace_id: chosen });
+    }
     const policy = await store.createRateLimitPolicy({
       ...tenant,
       name: body.name ?? '',
       type: body.type,
       unit: body.unit,
       value: body.value,
-      conditions: await conditionsWithWorkspaceIds(store, request.gw.apiKey, body.conditions),
+      conditions,
       group_by: body.group_by,
     });
     return { id: policy.id, object: OBJECT };
@@ -167,13 +218,16 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
     const body = validateUpdateRateLimitPolicy(request.body);
     requireSomeField(body, ['name', 'conditions', 'group_by', 'type', 'unit', 'value', 'status']);
     const tenant = await queryTenant(request);
-    const patch =
-      body.conditions === undefined
-        ? body
-        : {
-            ...body,
-            conditions: await conditionsWithWorkspaceIds(store, request.gw.apiKey, body.conditions),
-          };
+    let patch = body;
+    if (body.conditions !== undefined) {
+      const { conditions, named } = await conditionsWithWorkspaceIds(
+        store,
+        request.gw.apiKey,
+        body.conditions,
+      );
+      policyWorkspace(named, { id: tenant.workspace_id, by: "the policy's own" });
+      patch = { ...body, conditions };
+    }
     const policy = await store.updateRateLimitPolicy(tenant.workspace_id, id, patch);
     if (!policy) throw notFound('rate-limit policy', id, 'id');
     return rateLimitPolicyView(policy);
