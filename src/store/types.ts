@@ -686,6 +686,8 @@ export interface RateLimitPolicyRepository {
     >,
   ): Promise<RateLimitPolicy>;
   getRateLimitPolicy(workspace_id: string, id: string): Promise<RateLimitPolicy | undefined>;
+  /** The policy `id` in whichever workspace of the organisation it is (an id is unique across them all). */
+  findRateLimitPolicy(organisation_id: string, id: string): Promise<RateLimitPolicy | undefined>;
   /** Oldest first; `total` counts every match, whatever the page. */
   listRateLimitPolicies(query: RateLimitPolicyQuery): Promise<{ data: RateLimitPolicy[]; total: number }>;
   updateRateLimitPolicy(

@@ -237,7 +237,7 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     expect((await started.admin.get(`${PATH}/${id}?workspace_id=${team.id}`)).body.workspace_id).toBe(
       team.id,
     );
-    expectError(await started.admin.get(`${PATH}/${id}`), 404, 'not_found', 'id');
+    expect((await started.admin.get(`${PATH}/${id}`)).body.workspace_id).toBe(team.id);
     expect((await teamAdmin.get(`${PATH}/${id}`)).body.workspace_id).toBe(team.id);
     expect((await started.admin.get(`${PATH}?workspace_id=team`)).body.total).toBe(1);
 
@@ -470,6 +470,53 @@ function policyRoutes(start: () => Promise<TestGateway>): void {
     const crewAdmin = client(started.gateway.url, crew.admin_key.key);
     expectError(await crewAdmin.post(PATH, naming('band')), 403, 'forbidden', 'conditions[1].value');
     expect(await workspaceOf(await crewAdmin.post(PATH, naming('crew')))).toBe(crew.id);
+  });
+
+  it('finds a policy by its id alone in any workspace of the organisation for an organisation-level key, and in its own for a workspace key', async () => {
+    const made = await started.admin.post('/workspaces', { name: 'Desk', slug: 'desk' });
+    expect(made.status, made.text).toBe(200);
+    const desk = made.body as { id: string; admin_key: { key: string } };
+    const deskAdmin = client(started.gateway.url, desk.admin_key.key);
+    const home = (await started.admin.get('/api-keys')).body.data[0].workspace_id as string;
+    const inDesk = (await started.admin.post(PATH, { ...valid, workspace_id: 'desk' })).body.id as string;
+    const inHome = (await started.admin.post(PATH, valid)).body.id as string;
+
+    // The organisation-level key reads, updates and deletes the desk's policy by its id.
+    const read = await started.admin.get(`${PATH}/${inDesk}`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ id: inDesk, workspace_id: desk.id });
+    const updated = await started.admin.put(`${PATH}/${inDesk}`, { value: 7 });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ id: inDesk, value: 7, workspace_id: desk.id });
+    const patched = await started.admin.patch(`${PATH}/${inDesk}`, {
+      conditions: [{ key: 'workspace_id', value: 'desk' }],
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.conditions).toEqual([{ key: 'workspace_id', value: desk.id }]);
+    expect((await deskAdmin.get(`${PATH}/${inDesk}`)).body.value).toBe(7);
+    // A query workspace_id still narrows it to that workspace.
+    expect((await started.admin.get(`${PATH}/${inDesk}?workspace_id=desk`)).status).toBe(200);
+    expectError(await started.admin.get(`${PATH}/${inDesk}?workspace_id=${home}`), 404, 'not_found', 'id');
+    expectError(await started.admin.delete(`${PATH}/${inDesk}?workspace_id=${home}`), 404, 'not_found', 'id');
+
+    // The desk's key sees its own workspace only: the home policy is as absent as an id nobody has.
+    const hidden = expectError(await deskAdmin.get(`${PATH}/${inHome}`), 404, 'not_found', 'id');
+    const absent = expectError(
+      await deskAdmin.get(`${PATH}/00000000-0000-4000-8000-000000000000`),
+      404,
+      'not_found',
+      'id',
+    );
+    expect(hidden.message.replace(inHome, 'ID')).toBe(absent.message.replace(/00000000-[0-9a-f-]+/, 'ID'));
+    expectError(await deskAdmin.put(`${PATH}/${inHome}`, { value: 1 }), 404, 'not_found', 'id');
+    expectError(await deskAdmin.delete(`${PATH}/${inHome}`), 404, 'not_found', 'id');
+    expect((await started.admin.get(`${PATH}/${inHome}`)).body.value).toBe(60);
+
+    const deleted = await started.admin.delete(`${PATH}/${inDesk}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ object: 'policy_usage_limits.deleted', id: inDesk, deleted: true });
+    expectError(await deskAdmin.get(`${PATH}/${inDesk}`), 404, 'not_found', 'id');
+    expectError(await started.admin.get(`${PATH}/${inDesk}`), 404, 'not_found', 'id');
   });
 
   it('answers a page_size past 1000 with pages of 1000, as the interface sets page_size no maximum', async () => {

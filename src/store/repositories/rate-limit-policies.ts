@@ -56,6 +56,16 @@ export function createRateLimitPolicyRepository({
       return row ? toRateLimitPolicy(row) : undefined;
     },
 
+    async findRateLimitPolicy(organisation_id, id) {
+      const row = await db
+        .selectFrom('rate_limit_policies')
+        .selectAll()
+        .where('organisation_id', '=', organisation_id)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toRateLimitPolicy(row) : undefined;
+    },
+
     async listRateLimitPolicies(query) {
       let page = filtered(db, query).selectAll().orderBy('created_at').orderBy('id');
       if (query.limit !== undefined) page = page.limit(query.limit).offset(query.offset ?? 0);

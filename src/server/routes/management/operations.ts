@@ -79,7 +79,10 @@ export const API_KEY_SELF_OPERATION: Operation = {
   tags: ['API keys'],
 };
 
-/** The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice. */
+/**
+ * The workspace a rate-limit policy route acts on, id or slug: an organisation-level admin key's choice (by
+ * id, without it such a key finds the policy in any workspace of its organisation).
+ */
 const POLICY_WORKSPACE = { name: 'workspace_id', in: 'query', schema: { type: 'string' } } as const;
 
 export const MANAGEMENT_OPERATIONS: Operation[] = [
@@ -327,7 +330,8 @@ export const MANAGEMENT_OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/policies/rate-limits/{id}',
-    summary: 'Get a rate-limit policy (`workspace_id` for org admins)',
+    summary:
+      'Get a rate-limit policy by its id (an org admin key finds it in any workspace; `workspace_id` narrows to one)',
     tags: ['Rate-limit policies'],
     parameters: [POLICY_WORKSPACE],
   },

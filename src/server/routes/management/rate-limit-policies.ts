@@ -3,7 +3,8 @@
  * filters and pages, and get, update, delete by id. A policy governs the calls of its workspace; each route
  * works in the caller's workspace, or in the one `workspace_id` names (body for create, query otherwise)
  * when the caller is an organisation-level admin key (tenant.ts); a create naming none goes to the workspace
- * its `workspace_id` conditions name, if any (policyWorkspace). A change reaches every node's lookups at
+ * its `workspace_id` conditions name, if any (policyWorkspace), and one by id naming none finds the policy
+ * in any workspace such a key may act on (policyOf). A change reaches every node's lookups at
  * once (store.onChange → lookups.applyChange, Redis between nodes).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -206,18 +207,44 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
     return { object: 'list', data: data.map(rateLimitPolicyView), total };
   });
 
-  app.get(`${path}/:id`, async (request) => {
+  /**
+   * The policy the path's id names, where the caller may see it. With `?workspace_id=`, in that workspace
+   * (tenant.ts). Without, in the caller's own workspace, and for an organisation-level admin key in any
+   * workspace of its organisation, as the interface's get, update and delete take the id alone (a UUID,
+   * unique across them all). Anywhere else it is a 404, the same as for an id no policy has, so a
+   * workspace's key does not learn what the other workspaces hold.
+   */
+  const policyOf = async (request: FastifyRequest): Promise<RateLimitPolicy> => {
     const id = pathParam(request.params, 'id');
-    const policy = await store.getRateLimitPolicy((await queryTenant(request)).workspace_id, id);
-    if (!policy) throw notFound('rate-limit policy', id, 'id');
-    return rateLimitPolicyView(policy);
-  });
+    const caller = request.gw.apiKey;
+    const named = workspaceParam(request.query as Query);
+    if (named !== undefined) {
+      const policy = await store.getRateLimitPolicy(
+        (await tenantOf(store, caller, { workspace_id: named })).workspace_id,
+        id,
+      );
+      if (!policy) throw notFound('rate-limit policy', id, 'id');
+      return policy;
+    }
+    const own = await store.getRateLimitPolicy(caller.workspace_id, id);
+    if (own) return own;
+    if (isOrganisationAdmin(caller, await store.listWorkspaces(caller.organisation_id))) {
+      const policy = await store.findRateLimitPolicy(caller.organisation_id, id);
+      if (policy) return policy;
+      throw new GatewayError('not_found', `No rate-limit policy "${id}" in this organisation`, {
+        param: 'id',
+      });
+    }
+    throw notFound('rate-limit policy', id, 'id');
+  };
+
+  app.get(`${path}/:id`, async (request) => rateLimitPolicyView(await policyOf(request)));
 
   const update = async (request: FastifyRequest) => {
     const id = pathParam(request.params, 'id');
     const body = validateUpdateRateLimitPolicy(request.body);
     requireSomeField(body, ['name', 'conditions', 'group_by', 'type', 'unit', 'value', 'status']);
-    const tenant = await queryTenant(request);
+    const { workspace_id } = await policyOf(request);
     let patch = body;
     if (body.conditions !== undefined) {
       const { conditions, named } = await conditionsWithWorkspaceIds(
@@ -225,10 +252,10 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
         request.gw.apiKey,
         body.conditions,
       );
-      policyWorkspace(named, { id: tenant.workspace_id, by: "the policy's own" });
+      policyWorkspace(named, { id: workspace_id, by: "the policy's own" });
       patch = { ...body, conditions };
     }
-    const policy = await store.updateRateLimitPolicy(tenant.workspace_id, id, patch);
+    const policy = await store.updateRateLimitPolicy(workspace_id, id, patch);
     if (!policy) throw notFound('rate-limit policy', id, 'id');
     return rateLimitPolicyView(policy);
   };
@@ -237,7 +264,7 @@ export async function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: 
 
   app.delete(`${path}/:id`, async (request) => {
     const id = pathParam(request.params, 'id');
-    const deleted = await store.deleteRateLimitPolicy((await queryTenant(request)).workspace_id, id);
+    const deleted = await store.deleteRateLimitPolicy((await policyOf(request)).workspace_id, id);
     if (!deleted) throw notFound('rate-limit policy', id, 'id');
     return deletedView(OBJECT, id);
   });
