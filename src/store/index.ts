@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { connect, SQLITE_FILE } from './connect.js';
-import { startSqliteLogReader, type SqliteLogReader } from './sqlite-log-reader.js';
+import { startSqliteLogReaders, type SqliteLogReaders } from './sqlite-log-reader.js';
 import { startSqliteLogThread, type SqliteLogThread } from './sqlite-log-thread.js';
 import { deriveKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
@@ -35,14 +35,14 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     throw error;
   }
   // The log thread opens the file only once the migrations have created its table.
-  let logReader: SqliteLogReader | undefined;
+  let logReaders: SqliteLogReaders | undefined;
   if (kind === 'sqlite') {
     logThread = startSqliteLogThread(join(options.dataDir, SQLITE_FILE));
     // Without WAL the reader's shared lock during a long search would hold every write back: the page
     // query then runs on the main connection.
-    if (wal) logReader = startSqliteLogReader(join(options.dataDir, SQLITE_FILE));
+    if (wal) logReaders = startSqliteLogReaders(join(options.dataDir, SQLITE_FILE));
   }
-  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown, logReader);
+  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown, logReaders);
 }
 
 export { loadMasterKey } from './crypto.js';

@@ -8,7 +8,7 @@ import type { StoreKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
 import { createRepositories } from './repositories/index.js';
 import type { Database } from './schema.js';
-import type { SqliteLogReader } from './sqlite-log-reader.js';
+import type { SqliteLogReaders } from './sqlite-log-reader.js';
 import type { SqliteLogThread } from './sqlite-log-thread.js';
 import type { StoreChange, StoreChangeListener, Store, StoreKind } from './types.js';
 
@@ -20,7 +20,7 @@ export function createSqlStore(
   analyticsMetadataKeys: readonly string[] = [],
   /** Destroys the connections to the database server at once (connect.ts). */
   teardown: () => void = () => undefined,
-  logReader?: SqliteLogReader,
+  logReaders?: SqliteLogReaders,
 ): Store {
   const listeners = new Set<StoreChangeListener>();
   const announce = (change: StoreChange) => {
@@ -35,19 +35,28 @@ export function createSqlStore(
   };
 
   return {
-    ...createRepositories({ db, kind, keys, logThread, logReader, analyticsMetadataKeys, changed: announce }),
+    ...createRepositories({
+      db,
+      kind,
+      keys,
+      logThread,
+      logReaders,
+      analyticsMetadataKeys,
+      changed: announce,
+    }),
     kind,
     migrate: () => runMigrations(db, kind),
     prioritiseWrites() {
       logThread?.hold();
     },
     async close() {
-      await logReader?.close();
+      await Promise.all([logReaders?.logs.close(), logReaders?.analytics.close()]);
       await logThread?.close();
       await db.destroy();
     },
     destroy() {
-      void logReader?.close();
+      void logReaders?.logs.close();
+      void logReaders?.analytics.close();
       logThread?.terminate();
       teardown();
       // SQLite's own connection, which `close` reaches only after the log thread's.

@@ -4,9 +4,11 @@
  * any metadata key or value of any of them): 100,000 records took seconds, during which the main thread
  * answered nothing. WAL mode lets this connection read while the log thread (sqlite-log-thread.ts) writes.
  *
- * Reads run one at a time, each bound timed from when it was queued (a read behind others waits no longer
- * than its bound); at most MAX_QUEUED_READS wait, and a read whose request ended (its signal) is dropped
- * from the queue. SQLite has no statement timeout, and better-sqlite3 cannot interrupt a statement: a read
+ * Log searches and analytics queries each have a reader of their own (startSqliteLogReaders): a thread, a
+ * queue and a bound each, so a search running to its bound never holds the console's charts back, nor a
+ * long sum a search. A reader runs its reads one at a time, each bound timed from when it was queued (a
+ * read behind others waits no longer than its bound); at most MAX_QUEUED_READS wait, and a read whose
+ * request ended (its signal) is dropped from the queue. SQLite has no statement timeout, and better-sqlite3 cannot interrupt a statement: a read
  * still running at its bound, or whose request ended, is stopped by ending the thread, and the next read
  * starts a new one once that thread is gone, so there is never more than one. A thread busy in SQLite's C
  * code ends only when it next runs JavaScript, which a search in ASCII never does: each query sent here
@@ -63,14 +65,20 @@ export const STOP_POINT = 'stop_point';
 
 /** How long one read may wait and run, from when it is queued, before it is stopped. */
 export const DEFAULT_READ_TIMEOUT_MS = 10_000;
-/** The reads that may wait behind the running one, all workspaces together; one more is refused. */
+/** The reads that may wait behind the running one of a reader, all workspaces together; one more is
+ * refused. */
 export const MAX_QUEUED_READS = 16;
+
+export interface SqliteLogReaderOptions {
+  timeoutMs?: number;
+  maxQueued?: number;
+}
 
 export interface SqliteLogReader {
   /**
    * The rows of one SELECT, which calls STOP_POINT for each row it looks at; rejects with a 408
-   * `request_timeout` when it is unanswered at the bound, a 429 `rate_limited` when MAX_QUEUED_READS
-   * already wait, and with the signal's reason when the signal aborts, the read waiting or running.
+   * `request_timeout` when it is unanswered at the bound, a 429 `rate_limited` when `maxQueued` already
+   * wait, and with the signal's reason when the signal aborts, the read waiting or running.
    */
   all<Row>(
     sql: string,
@@ -97,9 +105,21 @@ function endedError(signal: AbortSignalLike): unknown {
   return signal.reason ?? new Error('The request ended before its logs query started');
 }
 
+/** The readers of the log's two kinds of reads, each with its own thread, queue and bound. */
+export interface SqliteLogReaders {
+  /** Log searches and filtered listings (repositories/logs.ts). */
+  logs: SqliteLogReader;
+  /** Analytics queries (repositories/analytics.ts). */
+  analytics: SqliteLogReader;
+}
+
+export function startSqliteLogReaders(file: string, options: SqliteLogReaderOptions = {}): SqliteLogReaders {
+  return { logs: startSqliteLogReader(file, options), analytics: startSqliteLogReader(file, options) };
+}
+
 export function startSqliteLogReader(
   file: string,
-  { timeoutMs = DEFAULT_READ_TIMEOUT_MS }: { timeoutMs?: number } = {},
+  { timeoutMs = DEFAULT_READ_TIMEOUT_MS, maxQueued = MAX_QUEUED_READS }: SqliteLogReaderOptions = {},
 ): SqliteLogReader {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const queue: Read[] = [];
@@ -214,7 +234,7 @@ export function startSqliteLogReader(
     ): Promise<Row[]> {
       if (closed) return Promise.reject(new Error('The log reader is closed'));
       if (signal?.aborted) return Promise.reject(endedError(signal));
-      if (queue.length >= MAX_QUEUED_READS) {
+      if (queue.length >= maxQueued) {
         return Promise.reject(
           new GatewayError(
             'rate_limited',

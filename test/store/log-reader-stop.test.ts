@@ -15,6 +15,7 @@ import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { ROLLUP_COLUMNS, ROLLUP_SUM_COLUMNS } from '../../src/store/rollups.js';
 import { STOP_POINT, startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
+import type { AnalyticsQuery } from '../../src/store/types.js';
 
 let dataDir: string;
 let store: Store;
@@ -168,7 +169,32 @@ it('answers a listing by time alone at once while a search runs on the reader th
   expect(await searching).toEqual({ data: [], has_more: false });
 }, 60_000);
 
-it('stops a running analytics query whose request ended: the listing behind it does not wait for it', async () => {
+it('answers an analytics query at once while a search runs', async () => {
+  const hour = {
+    workspace_ids: ['ws'],
+    period: 'hour',
+    from_ms: 0,
+    to_ms: 3_600_000,
+    filters: {},
+  } satisfies AnalyticsQuery;
+  // Its thread started already, as it is once the console has drawn its first chart.
+  expect(await store.analytics(hour)).toEqual([]);
+  const took = await searchTime();
+  let searched = false;
+  const searching = store
+    .listLogs({ workspace_id: 'ws', limit: 50, search: 'no-such-text' })
+    .finally(() => (searched = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = performance.now();
+  const rows = await store.analytics(hour);
+  const waited = performance.now() - started;
+  expect(rows).toEqual([]);
+  expect(searched).toBe(false);
+  expect(waited).toBeLessThan(took / 4);
+  expect(await searching).toEqual({ data: [], has_more: false });
+}, 60_000);
+
+it('stops a running analytics query whose request ended: the query behind it does not wait for it', async () => {
   // Hourly rollup rows of many `_user` values: a summary grouped by them, its top groups kept, sums them all.
   const hours = 150;
   /** Adds the rows of users `from` + 1 to `to`. */
@@ -221,8 +247,32 @@ it('stops a running analytics query whose request ended: the listing behind it d
   const stopped = performance.now();
   ended.abort(new Error('the client went away'));
   await expect(summing).rejects.toThrow('the client went away');
-  const page = await store.listLogs({ workspace_id: 'ws', limit: 1, status: 200 });
-  expect(page.data).toHaveLength(1);
-  // The listing waited for the stopped thread to end and a new one to open the file, not for the sums.
+  // The analytics query behind it, of one user's hour, waited for the stopped thread to end and a new one
+  // to open the file, not for the sums.
+  const hour = await store.analytics({
+    workspace_ids: ['ws'],
+    period: 'hour',
+    from_ms: 0,
+    to_ms: 3_600_000,
+    filters: { metadata: { key: '_user', value: `user-${users}` } },
+  });
+  expect(hour.map((row) => row.requests)).toEqual([users]);
   expect(performance.now() - stopped).toBeLessThan(took / 2);
+
+  // A search of a few records is answered while the sums run: it does not wait behind them.
+  let summed = false;
+  const summingOn = query().finally(() => (summed = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const searchStarted = performance.now();
+  const found = await store.listLogs({
+    workspace_id: 'ws',
+    limit: 5,
+    search: 'line-7',
+    from_ms: 1,
+    to_ms: 3,
+  });
+  expect(found.data.map((record) => record.id)).toEqual(['log_3', 'log_2', 'log_1']);
+  expect(summed).toBe(false);
+  expect(performance.now() - searchStarted).toBeLessThan(took / 4);
+  await summingOn;
 }, 120_000);

@@ -17,9 +17,9 @@ import type { RepositoryContext } from './context.js';
 
 export function createAnalyticsRepository({
   db,
-  logReader,
+  logReaders,
 }: RepositoryContext): Pick<LogRepository, 'analytics'> {
-  return { analytics: (query, options) => analytics(db, query, logReader, options?.signal) };
+  return { analytics: (query, options) => analytics(db, query, logReaders?.analytics, options?.signal) };
 }
 
 interface Span {
@@ -145,7 +145,7 @@ async function analytics(
   });
 }
 
-/** The reader thread's refusals speak of logs queries: told of analytics here, with their status kept. */
+/** The reader's refusals speak of logs queries: told of analytics here, with their status kept. */
 function analyticsError(error: unknown): unknown {
   if (!(error instanceof GatewayError)) return error;
   if (error.code === 'request_timeout') {
@@ -158,7 +158,7 @@ function analyticsError(error: unknown): unknown {
   if (error.code === 'rate_limited') {
     return new GatewayError(
       'rate_limited',
-      'Too many log and analytics queries are waiting: send the request again shortly',
+      'Too many analytics queries are waiting: send the request again shortly',
       { headers: error.headers, cause: error },
     );
   }

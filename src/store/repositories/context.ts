@@ -8,7 +8,7 @@ import type { StoreKeys } from '../crypto.js';
 import { isUniqueViolation } from '../db-errors.js';
 import { toNumber } from '../rows.js';
 import type { Database } from '../schema.js';
-import type { SqliteLogReader } from '../sqlite-log-reader.js';
+import type { SqliteLogReaders } from '../sqlite-log-reader.js';
 import type { SqliteLogThread } from '../sqlite-log-thread.js';
 import type { StoreChange, StoreKind } from '../types.js';
 
@@ -20,9 +20,9 @@ export interface RepositoryContext {
   /** SQLite only, outside transactions: log inserts go to a worker thread so they never stall the
    * event loop. */
   readonly logThread?: SqliteLogThread;
-  /** SQLite only, outside transactions: the log's list and search reads run on a worker thread, off the
-   * event loop (sqlite-log-reader.ts). */
-  readonly logReader?: SqliteLogReader;
+  /** SQLite only, outside transactions: the log's list and search reads, and analytics queries, each run
+   * on a worker thread of their own, off the event loop (sqlite-log-reader.ts). */
+  readonly logReaders?: SqliteLogReaders;
   /** Metadata keys the log's analytics rollups group by (store/rollups.ts). */
   readonly analyticsMetadataKeys: readonly string[];
   /** Announces a change once it is committed (at once, or when the context's transaction commits). */

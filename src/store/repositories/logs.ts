@@ -31,7 +31,7 @@ export function createLogRepository({
   db,
   kind,
   logThread,
-  logReader,
+  logReaders,
   analyticsMetadataKeys,
 }: RepositoryContext): Omit<LogRepository, 'analytics'> {
   return {
@@ -47,7 +47,7 @@ export function createLogRepository({
       return insertLogs(db, records, rollups);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
-    listLogs: (query, options) => listLogs(db, kind, query, logReader, options?.signal),
+    listLogs: (query, options) => listLogs(db, kind, query, logReaders?.logs, options?.signal),
     deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
 }
