@@ -32,8 +32,10 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export interface Connection {
   db: Kysely<Database>;
   kind: 'sqlite' | 'postgres';
-  /** SQLite: whether the file is in WAL mode, which lets the log reader thread read while others write. */
+  /** SQLite: whether the file is in WAL mode, which lets the log reader threads read while others write. */
   wal?: boolean;
+  /** SQLite: when the read running on this connection stops (sqlite-connection-reader.ts). */
+  readStop?: ReadStop;
   /** Destroys the connections to the database server at once, waiting for no reply (a stop whose close of
    * `db` did not end: the server no longer answers). SQLite has none. */
   teardown(): void;
@@ -67,10 +69,34 @@ export function useWal(database: BetterSqlite3.Database): boolean {
 /** The name of the SQLite function that lower-cases every letter (registered on each connection). */
 export const UNICODE_LOWER = 'unicode_lower';
 
+/**
+ * The SQL function every log search and analytics query calls for each row it looks at, first among its
+ * conditions (`where … and stop_point() and …`; it is true): the one moment SQLite, busy in its C code,
+ * calls back into JavaScript, where the read can be stopped (sqlite-log-reader.ts, and on the main
+ * connection sqlite-connection-reader.ts).
+ */
+export const STOP_POINT = 'stop_point';
+
+/**
+ * The main connection's stop point throws once `at` (performance.now()) has passed: the bound of the read
+ * it runs. Infinity while no bounded read runs.
+ */
+export interface ReadStop {
+  at: number;
+}
+
+/** What the main connection's stop point throws: the read passed its bound, or its request ended. */
+export class ReadStopped extends Error {
+  constructor() {
+    super('The read was stopped');
+    this.name = 'ReadStopped';
+  }
+}
+
 function connectSqlite(
   dataDir: string,
   onBusy: (() => void) | undefined,
-): { db: Kysely<Database>; wal: boolean } {
+): { db: Kysely<Database>; wal: boolean; readStop: ReadStop } {
   mkdirSync(dataDir, { recursive: true });
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
   // WAL lets readers run while the log writer writes; NORMAL is durable across process crashes in
@@ -89,10 +115,17 @@ function connectSqlite(
   database.function(UNICODE_LOWER, { deterministic: true }, (value: unknown) =>
     value === null || value === undefined ? null : String(value).toLowerCase(),
   );
+  // Without WAL the log's searches and analytics queries run here, on the event loop: nothing can
+  // interrupt the statement but its own call back, which checks the clock.
+  const readStop: ReadStop = { at: Infinity };
+  database.function(STOP_POINT, { deterministic: false }, () => {
+    if (performance.now() >= readStop.at) throw new ReadStopped();
+    return 1;
+  });
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }, onBusy),
   });
-  return { db, wal };
+  return { db, wal, readStop };
 }
 
 /** Distinct statements kept compiled; the store's queries are a few hundred shapes. */

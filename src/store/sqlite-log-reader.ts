@@ -17,8 +17,14 @@
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
 import type { AbortSignalLike } from '../core/abort.js';
-import { GatewayError } from '../core/errors.js';
-import { UNICODE_LOWER } from './connect.js';
+import { STOP_POINT, UNICODE_LOWER } from './connect.js';
+import {
+  DEFAULT_READ_TIMEOUT_MS,
+  MAX_QUEUED_READS,
+  readEnded,
+  readTimedOut,
+  tooManyReads,
+} from './read-bounds.js';
 import { startWorker } from './worker-heap.js';
 
 // Plain JavaScript, evaluated as the worker's script, so it runs the same from `dist/` and from sources.
@@ -57,17 +63,12 @@ parentPort.on('message', (message) => {
 `;
 
 /**
- * The SQL function every query sent to the reader calls for each row it looks at, first among its
- * conditions (`where … and stop_point() and …`; it is true): without it a stopped statement runs on to its
- * end on a thread nothing waits for.
+ * Every query sent to the reader calls STOP_POINT for each row it looks at: without it a stopped statement
+ * runs on to its end on a thread nothing waits for.
  */
-export const STOP_POINT = 'stop_point';
+export { STOP_POINT };
 
-/** How long one read may wait and run, from when it is queued, before it is stopped. */
-export const DEFAULT_READ_TIMEOUT_MS = 10_000;
-/** The reads that may wait behind the running one of a reader, all workspaces together; one more is
- * refused. */
-export const MAX_QUEUED_READS = 16;
+export { DEFAULT_READ_TIMEOUT_MS, MAX_QUEUED_READS };
 
 export interface SqliteLogReaderOptions {
   timeoutMs?: number;
@@ -99,10 +100,6 @@ interface Read {
   timer: NodeJS.Timeout;
   /** Removes the abort listener of the request's signal. */
   release: () => void;
-}
-
-function endedError(signal: AbortSignalLike): unknown {
-  return signal.reason ?? new Error('The request ended before its logs query started');
 }
 
 /** The readers of the log's two kinds of reads, each with its own thread, queue and bound. */
@@ -168,14 +165,7 @@ export function startSqliteLogReader(
     settle()?.reject(error);
   };
 
-  const timedOut = (read: Read) =>
-    abandon(
-      read,
-      new GatewayError(
-        'request_timeout',
-        `The logs query was unanswered after ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
-      ),
-    );
+  const timedOut = (read: Read) => abandon(read, readTimedOut(timeoutMs));
 
   const workerFor = (): Worker => {
     if (worker) return worker;
@@ -233,18 +223,8 @@ export function startSqliteLogReader(
       { signal }: { signal?: AbortSignalLike } = {},
     ): Promise<Row[]> {
       if (closed) return Promise.reject(new Error('The log reader is closed'));
-      if (signal?.aborted) return Promise.reject(endedError(signal));
-      if (queue.length >= maxQueued) {
-        return Promise.reject(
-          new GatewayError(
-            'rate_limited',
-            'Too many logs queries are waiting: send the request again shortly',
-            {
-              headers: { 'retry-after': '1' },
-            },
-          ),
-        );
-      }
+      if (signal?.aborted) return Promise.reject(readEnded(signal));
+      if (queue.length >= maxQueued) return Promise.reject(tooManyReads());
       return new Promise<Row[]>((resolve, reject) => {
         const read: Read = {
           id: ++lastId,
@@ -257,7 +237,7 @@ export function startSqliteLogReader(
         };
         // Nobody waits for the read of a request that ended: it is dropped, or stopped where it runs.
         const ended = () => {
-          if (signal) abandon(read, endedError(signal));
+          if (signal) abandon(read, readEnded(signal));
         };
         signal?.addEventListener('abort', ended, { once: true });
         queue.push(read);

@@ -50,9 +50,10 @@ function sumsOf(table: string): RawBuilder<unknown> {
 }
 
 /**
- * The statement of a query: rows of (bucket, grp, other, sums…), in bucket, then group order. On the reader
- * thread (`stoppable`) each rollup row read first calls its stop point, and each summed, so a read stopped
- * (its client gone, its bound passed) ends there instead of summing on to the end (sqlite-log-reader.ts).
+ * The statement of a query: rows of (bucket, grp, other, sums…), in bucket, then group order. On a SQLite
+ * reader (`stoppable`) each rollup row read first calls its stop point, and each summed, so a read stopped
+ * (its client gone, its bound passed) ends there instead of summing on to the end (sqlite-log-reader.ts,
+ * sqlite-connection-reader.ts).
  */
 export function analyticsSql(query: AnalyticsQuery, stoppable: boolean): RawBuilder<unknown> {
   const metaKey =
@@ -117,7 +118,8 @@ async function analytics(
   const compiled = analyticsSql(query, reader !== undefined).compile(db);
   let rows: Record<string, unknown>[];
   if (reader) {
-    // Off the event loop: a range of many groups sums hundreds of thousands of rows.
+    // Off the event loop, or bounded on it without WAL: a range of many groups sums hundreds of thousands
+    // of rows.
     try {
       rows = await reader.all<Record<string, unknown>>(compiled.sql, compiled.parameters, { signal });
     } catch (error) {

@@ -198,9 +198,10 @@ function byTimeAlone(query: LogQuery): boolean {
 }
 
 /**
- * A page of the workspace's records, newest first. On SQLite the page's query runs on the reader thread
- * when there is one (a search scans every record of the workspace), unless it lists by time alone; the
- * cursor's lookup, one indexed row, stays on the main connection.
+ * A page of the workspace's records, newest first. On SQLite the page's query goes to the log reader (a
+ * search scans every record of the workspace), unless it lists by time alone: its thread, or without WAL
+ * the main connection under the same bound (sqlite-connection-reader.ts). The cursor's lookup, one indexed
+ * row, stays on the main connection.
  */
 async function listLogs(
   db: Kysely<Database>,
