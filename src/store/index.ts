@@ -51,7 +51,16 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     if (wal) logReaders = startSqliteLogReaders(join(options.dataDir, SQLITE_FILE), bounds);
     else if (readStop) logReaders = startSqliteConnectionReaders(db, readStop, bounds);
   }
-  return createSqlStore(db, kind, keys, logThread, options.analyticsMetadataKeys, teardown, logReaders);
+  return createSqlStore(
+    db,
+    kind,
+    keys,
+    logThread,
+    options.analyticsMetadataKeys,
+    teardown,
+    logReaders,
+    options.readTimeoutMs,
+  );
 }
 
 export { loadMasterKey } from './crypto.js';

@@ -12,10 +12,11 @@ export const DEFAULT_READ_TIMEOUT_MS = 10_000;
 export const MAX_QUEUED_READS = 16;
 
 /** A read unanswered at its bound, stopped: a 408. Told of analytics by the analytics repository. */
-export function readTimedOut(timeoutMs: number): GatewayError {
+export function readTimedOut(timeoutMs: number, cause?: unknown): GatewayError {
   return new GatewayError(
     'request_timeout',
     `The logs query was unanswered after ${timeoutMs / 1000} s and was stopped: narrow it with from_ms and to_ms or more filters`,
+    { cause },
   );
 }
 

@@ -8,6 +8,7 @@ import type { StoreKeys } from './crypto.js';
 import { runMigrations } from './migrate.js';
 import { createRepositories } from './repositories/index.js';
 import type { Database } from './schema.js';
+import { DEFAULT_READ_TIMEOUT_MS } from './read-bounds.js';
 import type { SqliteLogReaders } from './sqlite-log-reader.js';
 import type { SqliteLogThread } from './sqlite-log-thread.js';
 import type { StoreChange, StoreChangeListener, Store, StoreKind } from './types.js';
@@ -21,6 +22,8 @@ export function createSqlStore(
   /** Destroys the connections to the database server at once (connect.ts). */
   teardown: () => void = () => undefined,
   logReaders?: SqliteLogReaders,
+  /** How long a log search or analytics query may run; SQLite's readers have it already. */
+  readTimeoutMs: number = DEFAULT_READ_TIMEOUT_MS,
 ): Store {
   const listeners = new Set<StoreChangeListener>();
   const announce = (change: StoreChange) => {
@@ -41,6 +44,7 @@ export function createSqlStore(
       keys,
       logThread,
       logReaders,
+      readTimeoutMs,
       analyticsMetadataKeys,
       changed: announce,
     }),
@@ -70,6 +74,7 @@ export function createSqlStore(
             db: trx,
             kind,
             keys,
+            readTimeoutMs,
             analyticsMetadataKeys,
             changed: (change) => pending.push(change),
           }),

@@ -23,6 +23,9 @@ export interface RepositoryContext {
   /** SQLite only, outside transactions: the log's list and search reads, and analytics queries, each run
    * on a worker thread of their own, off the event loop (sqlite-log-reader.ts). */
   readonly logReaders?: SqliteLogReaders;
+  /** How long a log search or analytics query may run (read-bounds.ts): SQLite's readers keep it
+   * themselves, PostgreSQL as a statement timeout. */
+  readonly readTimeoutMs: number;
   /** Metadata keys the log's analytics rollups group by (store/rollups.ts). */
   readonly analyticsMetadataKeys: readonly string[];
   /** Announces a change once it is committed (at once, or when the context's transaction commits). */

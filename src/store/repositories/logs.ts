@@ -19,6 +19,7 @@ import {
 import type { LogQuery, LogRecord, LogRepository, Page, StoreKind } from '../types.js';
 import { inTransaction, type RepositoryContext } from './context.js';
 import { metadataContains, metadataEquals } from './metadata-filter.js';
+import { boundedPostgresRead } from './postgres-read.js';
 
 /** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535; stay under both. */
 const MAX_PARAMETERS = 30_000;
@@ -32,6 +33,7 @@ export function createLogRepository({
   kind,
   logThread,
   logReaders,
+  readTimeoutMs,
   analyticsMetadataKeys,
 }: RepositoryContext): Omit<LogRepository, 'analytics'> {
   return {
@@ -47,7 +49,8 @@ export function createLogRepository({
       return insertLogs(db, records, rollups);
     },
     getLog: (workspace_id, id) => getLog(db, workspace_id, id),
-    listLogs: (query, options) => listLogs(db, kind, query, logReaders?.logs, options?.signal),
+    listLogs: (query, options) =>
+      listLogs(db, kind, query, { reader: logReaders?.logs, timeoutMs: readTimeoutMs }, options?.signal),
     deleteLogsBefore: (cutoffMs, limit) => deleteLogsBefore(db, kind, cutoffMs, limit),
   };
 }
@@ -200,14 +203,14 @@ function byTimeAlone(query: LogQuery): boolean {
 /**
  * A page of the workspace's records, newest first. On SQLite the page's query goes to the log reader (a
  * search scans every record of the workspace), unless it lists by time alone: its thread, or without WAL
- * the main connection under the same bound (sqlite-connection-reader.ts). The cursor's lookup, one indexed
- * row, stays on the main connection.
+ * the main connection under the same bound (sqlite-connection-reader.ts). On PostgreSQL it runs under
+ * that bound as a statement timeout. The cursor's lookup, one indexed row, is read as it is.
  */
 async function listLogs(
   db: Kysely<Database>,
   kind: StoreKind,
   query: LogQuery,
-  reader: SqliteLogReader | undefined,
+  { reader, timeoutMs }: { reader: SqliteLogReader | undefined; timeoutMs: number },
   signal: AbortSignalLike | undefined,
 ): Promise<Page<LogRecord>> {
   const limit = Math.min(Math.max(Math.floor(query.limit), 1), MAX_LOG_PAGE);
@@ -229,12 +232,15 @@ async function listLogs(
   // A listing by time alone reads its page off the workspace's index in order, no other row: it runs on
   // the main connection, never behind a search on the reader thread. Any other filter may pass over
   // every record of the workspace.
-  const onReader = reader && !byTimeAlone(query) ? reader : undefined;
+  const bounded = !byTimeAlone(query);
+  const onReader = bounded ? reader : undefined;
   const page = logPageQuery(db, kind, query, cursor, onReader !== undefined);
   let rows: Selectable<LogsTable>[];
   if (onReader) {
     const compiled = page.compile();
     rows = await onReader.all<Selectable<LogsTable>>(compiled.sql, compiled.parameters, { signal });
+  } else if (bounded && kind === 'postgres') {
+    rows = await boundedPostgresRead<Selectable<LogsTable>>(db, page.compile(), timeoutMs);
   } else {
     rows = await page.execute();
   }
