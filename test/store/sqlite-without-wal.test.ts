@@ -1,7 +1,8 @@
 /**
  * Where SQLite cannot put the file in WAL mode it answers the `journal_mode=WAL` pragma with the mode in
- * force: no log reader thread is started and GET /v1/logs runs its page query on the main connection,
- * while the log thread writes in rollback-journal mode.
+ * force: no log reader thread is started and GET /v1/logs runs its page query on the main connection
+ * (under the readers' bound: sqlite-without-wal-bound.test.ts), while the log thread writes in
+ * rollback-journal mode.
  *
  * A VFS without shared memory (a file system that cannot share the WAL index) is what refuses WAL, and
  * better-sqlite3 can choose neither a VFS nor URI options (`nolock=1`), nor does Linux offer a file system
@@ -12,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
-import { startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
+import { startSqliteLogReaders } from '../../src/store/sqlite-log-reader.js';
 import { listLogs, providerHeaders, uniqueId, waitForLogs } from '../core/support.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -32,7 +33,7 @@ vi.mock('better-sqlite3', async (importOriginal) => {
 // The reader module as it is, its start recorded.
 vi.mock('../../src/store/sqlite-log-reader.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/store/sqlite-log-reader.js')>();
-  return { ...actual, startSqliteLogReader: vi.fn(actual.startSqliteLogReader) };
+  return { ...actual, startSqliteLogReaders: vi.fn(actual.startSqliteLogReaders) };
 });
 
 let gateway: TestGateway;
@@ -78,7 +79,7 @@ it('searches the log on the main connection when SQLite keeps the rollback journ
   expect([...readFileSync(file).subarray(18, 20)]).toEqual([1, 1]);
   expect(existsSync(`${file}-wal`)).toBe(false);
   // No reader thread: the page queries below are the main connection's.
-  expect(startSqliteLogReader).not.toHaveBeenCalled();
+  expect(startSqliteLogReaders).not.toHaveBeenCalled();
 
   // In any case, outside ASCII too: the main connection's folding.
   const found = await listLogs(gateway, { search: 'équipe-rare', 'metadata.run': run });
