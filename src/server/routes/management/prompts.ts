@@ -78,6 +78,20 @@ async function assertDestinationConfig(
   }
 }
 
+/**
+ * Refuses `parameters.extra_headers` given as text (a JSON object written as a string) rather than an object:
+ * its header names are not keys then, so a credential among them would be shown as it is, neither
+ * `[REDACTED]` nor counted among the secrets the version holds outside its config (configs.ts).
+ */
+function refuseHeadersAsText(parameters: Record<string, unknown> | undefined): void {
+  if (typeof parameters?.extra_headers !== 'string') return;
+  throw new GatewayError(
+    'invalid_body',
+    'parameters.extra_headers must be an object of header names and values, not text',
+    { param: 'parameters.extra_headers' },
+  );
+}
+
 /** A body's version document, checked; throws a 400 (or the 404 of a missing stored config) naming why. */
 async function promptDocument(
   deps: GatewayDeps,
@@ -94,6 +108,7 @@ async function promptDocument(
       },
     );
   }
+  refuseHeadersAsText(body.parameters);
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',
