@@ -13,6 +13,8 @@ import { client, expectError, ok, type Client } from './http.js';
 
 const template = JSON.stringify([{ role: 'user', content: 'hi' }]);
 
+const bySlug = (list: Array<{ slug: string }>) => [...list].sort((a, b) => a.slug.localeCompare(b.slug));
+
 let gateway: TestGateway;
 let home: FakeUpstream;
 let evil: FakeUpstream;
@@ -56,5 +58,96 @@ describe('a prompt version giving parameters.extra_headers as JSON text', () => 
     });
     expectError(again, 400, 'invalid_body', 'parameters.extra_headers');
     expect((await admin.get('/prompts/object-headers')).body.version).toBe(1);
+  });
+});
+
+describe('a virtual key or catalog provider that prompts or configs holding secrets send their calls through', () => {
+  const key = (slug: string) => ({ slug, provider: 'openai', api_key: `sk-${slug}`, custom_host: home.url });
+
+  it('is not moved to another host or provider, naming them, unless forced', async () => {
+    await ok(admin.post('/virtual-keys', key('vk-held')));
+    await ok(admin.post('/virtual-keys', key('vk-free')));
+    await ok(admin.post('/providers', key('prov-held')));
+    const secret = { model: 'gpt-4o-mini', user_api_key: 'user-secret-vk' };
+    await ok(
+      admin.post('/prompts', {
+        slug: 'vk-direct',
+        string: template,
+        parameters: secret,
+        virtual_key: 'vk-held',
+      }),
+    );
+    // Through a stored config naming it: the prompt's secrets go where the key sends the calls.
+    await ok(admin.post('/configs', { slug: 'vk-plain', config: { virtual_key: 'vk-held' } }));
+    await ok(
+      admin.post('/prompts', { slug: 'vk-via', string: template, parameters: secret, config: 'vk-plain' }),
+    );
+    // A stored config holding a secret of its own beside the key.
+    await ok(
+      admin.post('/configs', {
+        slug: 'vk-own',
+        config: {
+          strategy: { mode: 'fallback' },
+          override_params: { user_api_key: 'config-secret-vk' },
+          targets: [
+            { provider: 'openai', api_key: 'sk-other', custom_host: home.url },
+            { virtual_key: 'vk-held' },
+          ],
+        },
+      }),
+    );
+    // Naming a key without secrets of its own is no concern.
+    await ok(
+      admin.post('/prompts', {
+        slug: 'vk-nosecret',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        virtual_key: 'vk-free',
+      }),
+    );
+    await ok(
+      admin.post('/prompts', {
+        slug: 'prov-direct',
+        string: template,
+        parameters: secret,
+        provider: '@prov-held',
+      }),
+    );
+
+    const refused = await admin.patch('/virtual-keys/vk-held', {
+      custom_host: evil.url,
+      api_key: 'sk-moved',
+    });
+    const error = expectError(refused, 409, 'conflict', 'custom_host');
+    expect(error.message).toContain('"vk-direct" (version 1)');
+    expect(error.message).toContain('?force=true');
+    expect(bySlug(refused.body.error.dependents.prompts)).toEqual([
+      expect.objectContaining({ slug: 'vk-direct', versions: [1] }),
+      expect.objectContaining({ slug: 'vk-via', versions: [1] }),
+    ]);
+    expect(refused.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'vk-own', param: 'config.targets[1].virtual_key' }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-vk');
+    expect(refused.text).not.toContain('config-secret-vk');
+    expect((await admin.get('/virtual-keys/vk-held')).body.settings.custom_host).toBe(home.url);
+
+    expectError(
+      await admin.patch('/providers/prov-held', { custom_host: evil.url, api_key: 'sk-moved' }),
+      409,
+      'conflict',
+      'custom_host',
+    );
+
+    // A rotated key at the same host is no move; a key nothing holding secrets uses moves.
+    await ok(admin.patch('/virtual-keys/vk-held', { api_key: 'sk-rotated' }));
+    await ok(admin.patch('/virtual-keys/vk-free', { custom_host: evil.url, api_key: 'sk-free-moved' }));
+
+    const forced = await admin.patch('/virtual-keys/vk-held?force=true', {
+      custom_host: evil.url,
+      api_key: 'sk-moved',
+    });
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.settings.custom_host).toBe(evil.url);
   });
 });

@@ -295,7 +295,7 @@ export async function refuseBreakingPromptDeletion(store: Repositories, prompt: 
 /** The key of a config node naming the credential: a virtual key by `virtual_key`, a catalog provider by
  * `provider: "@<slug or id>"` or `override_params.model: "@<slug or id>/model"` (catalogProvider);
  * undefined when it names neither. */
-function credentialKey(
+export function credentialKey(
   node: Record<string, unknown>,
   kind: ProviderCredential['kind'],
   names: ReadonlySet<string>,
@@ -435,7 +435,7 @@ export async function refuseBreakingProviderChange(
 
 /** The item of a config node's guardrail lists naming the stored guardrail (`input_guardrails[1]`): a
  * string item is a stored guardrail's slug or id. */
-function guardrailItem(
+export function guardrailItem(
   node: Record<string, unknown>,
   names: ReadonlySet<string>,
   lists: readonly (typeof GUARDRAIL_LISTS)[number][] = GUARDRAIL_LISTS,

@@ -14,18 +14,15 @@ import {
   configReferences,
   recordMissingReferences,
   refuseBreakingConfigRemoval,
-  referencesTo,
 } from '../../../gateway/prompts/destination-dependents.js';
-import { DependentsConflictError, listedPrompts } from '../../../gateway/prompts/dependents-conflict.js';
-import { versionDestination } from '../../../gateway/prompts/prompt-call.js';
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
-import { REDACTED } from '../../../observability/redact.js';
 import { keepRedactedValues, sameDestinations } from './redacted-values.js';
+import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import type { Repositories, StoredConfig } from '../../../store/types.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { configVersionView, configView, deletedView, isSecretSetting, listView } from './views.js';
+import { configVersionView, configView, deletedView, listView } from './views.js';
 
 /** Stored configs are used with requests that may carry `Authorization`, so a provider without
  * api_key is acceptable here, as it is in a request that sends one. */
@@ -174,23 +171,12 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
   });
 }
 
-/** Whether `value` holds a credential anywhere (a value under a key isSecretSetting names). */
-function holdsSecret(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(holdsSecret);
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, inner]) =>
-    isSecretSetting(key) && typeof inner === 'string'
-      ? inner !== '' && inner !== REDACTED
-      : holdsSecret(inner),
-  );
-}
-
 /**
  * Refuses (409 `conflict`, `param` config) a new `config` of a stored config whose destinations
  * (redacted-values.ts: destinationsOf, each at its place: a host swapped with a check's URL is a move) are
  * not the stored one's, while versions of prompts sending their calls to it hold secrets outside it
  * (`parameters.user_api_key`, `extra_headers`): those would go with every call to the new destinations.
- * Names the prompts with their versions.
+ * Names the prompts with their versions (secret-dependents.ts).
  */
 async function refuseMovingPromptSecrets(
   store: Repositories,
@@ -198,32 +184,10 @@ async function refuseMovingPromptSecrets(
   next: unknown,
 ): Promise<void> {
   if (sameDestinations(next, current.config)) return;
-  const workspaceId = current.workspace_id;
-  const names = new Set([current.slug, current.id]);
-  const holding = new Map<string, { slug: string; versions: number[] }>();
-  for (const version of await store.listPromptVersionsReferencing(
-    workspaceId,
-    referencesTo('config', names),
-  )) {
-    const to = versionDestination(version.prompt);
-    if (to === undefined || !('stored' in to) || !names.has(to.stored)) continue;
-    const { config: _config, ...outside } = version.prompt;
-    if (!holdsSecret(outside)) continue;
-    const prompt = holding.get(version.prompt_id) ?? { slug: version.slug, versions: [] };
-    prompt.versions.push(version.version);
-    holding.set(version.prompt_id, prompt);
-  }
-  if (holding.size === 0) return;
-  const prompts = [...holding.values()].map((prompt) => ({
-    ...prompt,
-    versions: prompt.versions.sort((a, b) => a - b),
-  }));
-  throw new DependentsConflictError(
-    `Changing where the config "${current.slug}" sends its calls would send the secrets that prompts ` +
-      `sending their calls through it hold outside it (their parameters or headers) there too: ` +
-      `${listedPrompts(prompts)}. Send those prompts' versions elsewhere first, or send ?force=true to ` +
-      'make the change anyway (their secrets then go to the new destinations)',
-    { configs: [], prompts, guardrails: [] },
-    'config',
+  await refuseSendingSecretsElsewhere(
+    store,
+    current.workspace_id,
+    { kind: 'config', names: new Set([current.slug, current.id]) },
+    { doing: `Changing where the config "${current.slug}" sends its calls`, param: 'config' },
   );
 }

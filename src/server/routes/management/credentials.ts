@@ -13,6 +13,7 @@ import {
   recordMissingReferences,
   refuseBreakingCredentialDeletion,
   refuseBreakingProviderChange,
+  shownCredential,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { GatewayError } from '../../../core/errors.js';
 import { fieldError } from '../../../core/validator/compile-validator.js';
@@ -24,6 +25,7 @@ import type { ProviderCredential, ProviderSecret } from '../../../store/types.js
 import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
 import { ADDRESS_FIELDS } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import { credentialView, deletedView, isSecretSetting, listView } from './views.js';
 
 export interface CredentialRoutes {
@@ -82,25 +84,33 @@ function settingsOf(body: Record<string, unknown>): ProviderSecret {
   return secret;
 }
 
+/** The first field of a PATCH that changes where the credential sends its calls (its provider, custom_host,
+ * or a setting a host is made from: redacted-values.ts, ADDRESS_FIELDS); undefined when none does. */
+function movedBy(
+  body: Record<string, unknown>,
+  provider: string | undefined,
+  current: ProviderCredential,
+): string | undefined {
+  if (provider !== undefined && provider !== current.provider) return 'provider';
+  return ADDRESS_FIELDS.find(
+    (field) =>
+      field !== 'provider' &&
+      body[field] !== undefined &&
+      JSON.stringify(body[field]) !== JSON.stringify(current.secret[field] ?? null),
+  );
+}
+
 /**
- * A PATCH that changes where the credential goes (its provider, custom_host, or a setting a host is made
- * from) must send each stored secret again, or null it: a secret the API never shows must not be carried
- * to a host the caller picks, as configs' `[REDACTED]` values never are (redacted-values.ts).
+ * A PATCH that changes where the credential goes (movedBy) must send each stored secret again, or null it:
+ * a secret the API never shows must not be carried to a host the caller picks, as configs' `[REDACTED]`
+ * values never are (redacted-values.ts).
  */
 function refuseCarriedSecrets(
   body: Record<string, unknown>,
   provider: string | undefined,
   current: ProviderCredential,
 ): void {
-  const moved =
-    provider !== undefined && provider !== current.provider
-      ? 'provider'
-      : ADDRESS_FIELDS.find(
-          (field) =>
-            field !== 'provider' &&
-            body[field] !== undefined &&
-            JSON.stringify(body[field]) !== JSON.stringify(current.secret[field] ?? null),
-        );
+  const moved = movedBy(body, provider, current);
   if (moved === undefined) return;
   for (const [name, value] of Object.entries(current.secret)) {
     if (value === undefined || value === null || !isSecretSetting(name) || body[name] !== undefined) continue;
@@ -209,6 +219,19 @@ export async function registerCredentialRoutes(
           // The credential on its own first: what it would be is refused whatever names it.
           if (capacityChanged) checkVertexCapacity(mergeSettings(found.secret, settings));
           if (checkProvider) await refuseBreakingProviderChange(tx, found, noun, provider);
+          // What holds secrets outside it and sends them through it would send them to the new place.
+          const moved = force || found.status !== 'active' ? undefined : movedBy(body, provider, found);
+          if (moved !== undefined) {
+            await refuseSendingSecretsElsewhere(
+              tx,
+              workspaceId,
+              { kind, names: new Set([found.slug, found.id]) },
+              {
+                doing: `Changing where the ${noun} "${shownCredential(found)}" sends its calls (its ${moved})`,
+                param: moved,
+              },
+            );
+          }
           await refuseBreakingSettingsChange(
             tx,
             found,

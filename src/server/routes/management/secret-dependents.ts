@@ -1,0 +1,182 @@
+/**
+ * Secrets held outside the stored document that sends them: a prompt version's parameters
+ * (`parameters.user_api_key`, a header of `parameters.extra_headers`) go with every call to wherever the
+ * stored config, virtual key or catalog provider it names sends its calls, and to the stored guardrails
+ * those calls pass through (a webhook is sent the request body); a stored config's own settings (its
+ * `override_params`, the keys of the nodes above a target) go with the calls of the target naming a virtual
+ * key or catalog provider, and its `override_params` to the guardrails it lists. Changing where that thing
+ * sends them (a config's or a guardrail's destinations, a credential's provider or host), or creating one
+ * under a name they already use, would send those secrets elsewhere: the management API refuses it (409
+ * `conflict`, naming them in its message and in `dependents`) unless `?force=true`.
+ *
+ * What names the thing is found as for a delete (destination-dependents.ts: the store's `references` of
+ * each version); `store` is the transaction that then makes the change, holding the workspace's
+ * references.
+ */
+import {
+  anyUse,
+  credentialKey,
+  guardrailItem,
+  recordMissingReferences,
+  referencesTo,
+} from '../../../gateway/prompts/destination-dependents.js';
+import {
+  DependentsConflictError,
+  listedUses,
+  type NamingConfig,
+  type NamingPrompt,
+  type Uses,
+} from '../../../gateway/prompts/dependents-conflict.js';
+import { versionDestination } from '../../../gateway/prompts/prompt-call.js';
+import { childPath, configParam } from '../../../gateway/routing/inherit.js';
+import { REDACTED } from '../../../observability/redact.js';
+import type { PromptDocument, Repositories } from '../../../store/types.js';
+import { isSecretSetting } from './views.js';
+
+/** A stored config, virtual key, catalog provider or guardrail, by every name it is known by (slug, id). */
+export interface Carrier {
+  kind: 'config' | 'virtual_key' | 'provider' | 'guardrail';
+  names: ReadonlySet<string>;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether `value` holds a credential anywhere (a value under a key isSecretSetting names). */
+export function holdsSecret(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsSecret);
+  if (!isObject(value)) return false;
+  return Object.entries(value).some(([key, inner]) =>
+    isSecretSetting(key) && typeof inner === 'string'
+      ? inner !== '' && inner !== REDACTED
+      : holdsSecret(inner),
+  );
+}
+
+/** The key of a config node (or of a prompt version read as one) naming the carrier; undefined when none
+ * does. A stored config is named by a prompt version's `config` alone (promptsSending). */
+function namingKey(node: Json, carrier: Carrier): string | undefined {
+  if (carrier.kind === 'config') return undefined;
+  if (carrier.kind === 'guardrail') return guardrailItem(node, carrier.names);
+  return credentialKey(node, carrier.kind, carrier.names);
+}
+
+/**
+ * What of a node's own settings goes where the carrier sends its calls: for a guardrail, the request body
+ * it is sent (`override_params`); for a virtual key or catalog provider, every setting (the keys of the
+ * nodes above it, which a target inherits, among them).
+ */
+function carried(node: Json, carrier: Carrier): unknown {
+  const { targets: _targets, ...own } = node;
+  return carrier.kind === 'guardrail' ? node.override_params : own;
+}
+
+/**
+ * Where a node of `config` first names the carrier while secrets go with its calls: its own settings, those
+ * of the nodes above it (`above`: held there, or by the prompt version sending its calls through this
+ * config), or those of the targets below it. Undefined when none does.
+ */
+function secretNamingNode(config: unknown, carrier: Carrier, above: boolean, path = ''): string | undefined {
+  if (!isObject(config)) return undefined;
+  const holds = above || holdsSecret(carried(config, carrier));
+  const key = namingKey(config, carrier);
+  const targets = Array.isArray(config.targets) ? config.targets : [];
+  if (key !== undefined && (holds || targets.some((target) => holdsSecret(carried(target, carrier)))))
+    return configParam(path, key);
+  for (const [i, target] of targets.entries()) {
+    const found = secretNamingNode(target, carrier, holds, childPath(path, i));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Whether any node of `config` names the carrier, secrets or none. */
+function namesCarrier(config: unknown, carrier: Carrier): boolean {
+  if (!isObject(config)) return false;
+  if (namingKey(config, carrier) !== undefined) return true;
+  return Array.isArray(config.targets) && config.targets.some((target) => namesCarrier(target, carrier));
+}
+
+/**
+ * Whether a prompt version sends secrets of its own through the carrier: its parameters hold one and its
+ * destination is the carrier (a stored config among `configs`: the carrier, or an active config naming
+ * it), or its inline config names it with secrets going there.
+ */
+function sendsSecretsThrough(
+  document: PromptDocument,
+  carrier: Carrier,
+  configs: ReadonlySet<string>,
+): boolean {
+  const { config: _config, ...outside } = document;
+  const own = holdsSecret(outside);
+  const to = versionDestination(document);
+  if (to === undefined) return false;
+  if ('stored' in to) return own && configs.has(to.stored);
+  if ('inline' in to) return secretNamingNode(to.inline, carrier, own) !== undefined;
+  return own && namingKey(document as unknown as Json, carrier) !== undefined;
+}
+
+/**
+ * What sends secrets of its own through the carrier: the active stored configs with a node naming it while
+ * secrets go with that node's calls, each with where; and the versions of live prompts sending secrets
+ * through it, directly, through an inline config, or through a stored config naming it.
+ */
+export async function secretHolders(
+  store: Repositories,
+  workspaceId: string,
+  carrier: Carrier,
+): Promise<Uses> {
+  await recordMissingReferences(store, workspaceId);
+  const configs: NamingConfig[] = [];
+  // The stored configs a prompt version may name to send its calls through the carrier.
+  const through = new Set(carrier.kind === 'config' ? carrier.names : []);
+  if (carrier.kind !== 'config') {
+    for (const config of await store.listConfigsReferencing(
+      workspaceId,
+      referencesTo(carrier.kind, carrier.names),
+    )) {
+      if (config.status !== 'active' || !namesCarrier(config.config, carrier)) continue;
+      through.add(config.slug).add(config.id);
+      const param = secretNamingNode(config.config, carrier, false);
+      if (param !== undefined) configs.push({ slug: config.slug, param });
+    }
+  }
+  const references = [...referencesTo(carrier.kind, carrier.names), ...referencesTo('config', through)];
+  const found = new Map<string, NamingPrompt>();
+  for (const version of await store.listPromptVersionsReferencing(workspaceId, references)) {
+    if (!sendsSecretsThrough(version.prompt, carrier, through)) continue;
+    const prompt = found.get(version.prompt_id) ?? { slug: version.slug, versions: [] };
+    if (!prompt.versions.includes(version.version)) prompt.versions.push(version.version);
+    found.set(version.prompt_id, prompt);
+  }
+  const prompts = [...found.values()].map((prompt) => ({
+    ...prompt,
+    versions: prompt.versions.sort((a, b) => a - b),
+  }));
+  return { configs, prompts, guardrails: [] };
+}
+
+/**
+ * Refuses (409 `conflict`, `param` the field making the change) a change sending the calls through the
+ * carrier elsewhere (`doing`: `Changing where the config "q-cfg" sends its calls`) while something holds
+ * secrets that go with them (secretHolders), naming it.
+ */
+export async function refuseSendingSecretsElsewhere(
+  store: Repositories,
+  workspaceId: string,
+  carrier: Carrier,
+  change: { doing: string; param: string },
+): Promise<void> {
+  const uses = await secretHolders(store, workspaceId, carrier);
+  if (!anyUse(uses)) return;
+  throw new DependentsConflictError(
+    `${change.doing} would send there too the secrets held outside it by what sends its calls through it ` +
+      `(prompts' parameters or headers, configs' override_params or keys): ${listedUses(uses)}. ` +
+      'Send those elsewhere first, or send ?force=true to make the change anyway (their secrets then go ' +
+      'to the new destinations)',
+    uses,
+    change.param,
+  );
+}
