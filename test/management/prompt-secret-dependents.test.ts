@@ -151,3 +151,71 @@ describe('a virtual key or catalog provider that prompts or configs holding secr
     expect(forced.body.settings.custom_host).toBe(evil.url);
   });
 });
+
+describe('a stored guardrail that calls carrying secrets pass through', () => {
+  const hook = (webhookURL: string) => ({ 'default.webhook': { webhookURL } });
+  const listing = (guardrail: string, extra: Record<string, unknown> = {}) => ({
+    provider: 'openai',
+    api_key: 'sk-cfg',
+    custom_host: home.url,
+    input_guardrails: [guardrail],
+    ...extra,
+  });
+
+  it('is not sent to another address, naming them, unless forced', async () => {
+    await ok(admin.post('/guardrails', { slug: 'g-held', guardrail: hook('https://hooks.example/verdict') }));
+    await ok(admin.post('/guardrails', { slug: 'g-free', guardrail: hook('https://hooks.example/verdict') }));
+    const secret = { model: 'gpt-4o-mini', user_api_key: 'user-secret-g' };
+    await ok(
+      admin.post('/prompts', {
+        slug: 'g-inline',
+        string: template,
+        parameters: secret,
+        config: listing('g-held'),
+      }),
+    );
+    await ok(admin.post('/configs', { slug: 'g-plain', config: listing('g-held') }));
+    await ok(
+      admin.post('/prompts', { slug: 'g-via', string: template, parameters: secret, config: 'g-plain' }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'g-own',
+        config: listing('g-held', { override_params: { user_api_key: 'config-secret-g' } }),
+      }),
+    );
+    // The provider's key goes to the provider, not in the body a webhook is sent.
+    await ok(admin.post('/configs', { slug: 'g-keyonly', config: listing('g-free') }));
+
+    const moved = { guardrail: hook('https://elsewhere.example/verdict') };
+    const refused = await admin.patch('/guardrails/g-held', moved);
+    const error = expectError(refused, 409, 'conflict', 'guardrail');
+    expect(error.message).toContain('"g-inline" (version 1)');
+    expect(error.message).toContain('?force=true');
+    expect(bySlug(refused.body.error.dependents.prompts)).toEqual([
+      expect.objectContaining({ slug: 'g-inline', versions: [1] }),
+      expect.objectContaining({ slug: 'g-via', versions: [1] }),
+    ]);
+    expect(refused.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'g-own', param: 'config.input_guardrails[0]' }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-g');
+    expect(refused.text).not.toContain('config-secret-g');
+    expect((await admin.get('/guardrails/g-held')).body.guardrail['default.webhook'].webhookURL).toBe(
+      'https://hooks.example/verdict',
+    );
+
+    // The same address is no move; a guardrail no call carrying secrets passes through moves.
+    await ok(
+      admin.patch('/guardrails/g-held', {
+        name: 'renamed',
+        guardrail: hook('https://hooks.example/verdict'),
+      }),
+    );
+    await ok(admin.patch('/guardrails/g-free', moved));
+
+    const forced = await admin.patch('/guardrails/g-held?force=true', moved);
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.guardrail['default.webhook'].webhookURL).toBe('https://elsewhere.example/verdict');
+  });
+});

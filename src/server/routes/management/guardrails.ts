@@ -15,8 +15,9 @@ import {
   refuseBreakingGuardrailDeletion,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
-import { keepRedactedValues } from './redacted-values.js';
+import { keepRedactedValues, sameDestinations } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
+import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
 
 export async function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -79,6 +80,18 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
         await assertGuardrailDocumentsExist(tx, workspaceId, body.guardrail);
         const found = force ? undefined : await tx.getGuardrail(workspaceId, id);
         if (found) await refuseBreakingGuardrailChange(tx, found, body.guardrail);
+        // What holds secrets in the calls it is sent would send them to its new addresses.
+        if (found && !sameDestinations(body.guardrail, found.guardrail)) {
+          await refuseSendingSecretsElsewhere(
+            tx,
+            workspaceId,
+            { kind: 'guardrail', names: new Set([found.slug, found.id]) },
+            {
+              doing: `Changing where the guardrail "${found.slug}" sends the calls it checks`,
+              param: 'guardrail',
+            },
+          );
+        }
       }
       return tx.updateGuardrail(workspaceId, id, {
         ...body,
