@@ -219,3 +219,44 @@ describe('a stored guardrail that calls carrying secrets pass through', () => {
     expect(forced.body.guardrail['default.webhook'].webhookURL).toBe('https://elsewhere.example/verdict');
   });
 });
+
+describe('a config created under a slug that prompts holding secrets still name', () => {
+  const at = (host: string) => ({ provider: 'openai', api_key: 'sk-cfg', custom_host: host });
+
+  it('is refused, naming them, unless forced', async () => {
+    await ok(admin.post('/configs', { slug: 'rc-cfg', config: at(home.url) }));
+    await ok(
+      admin.post('/prompts', {
+        slug: 'rc-q',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', user_api_key: 'user-secret-rc' },
+        config: 'rc-cfg',
+      }),
+    );
+    await ok(admin.delete('/configs/rc-cfg?force=true'));
+
+    // Recreated with other destinations, it would send the prompt's secrets there.
+    const refused = await admin.post('/configs', { slug: 'rc-cfg', config: at(evil.url) });
+    const error = expectError(refused, 409, 'conflict', 'slug');
+    expect(error.message).toContain('"rc-q" (version 1)');
+    expect(error.message).toContain('?force=true');
+    expect(refused.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'rc-q', versions: [1] }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-rc');
+    expect((await admin.get('/configs/rc-cfg')).status).toBe(404);
+
+    // A slug no prompt holding secrets names is created as before.
+    await ok(admin.post('/configs', { slug: 'rc-new', config: at(evil.url) }));
+    const forced = await admin.post('/configs?force=true', { slug: 'rc-cfg', config: at(evil.url) });
+    expect(forced.status, forced.text).toBe(200);
+    // A slug in use is still that refusal, not this one.
+    const taken = expectError(
+      await admin.post('/configs', { slug: 'rc-cfg', config: at(home.url) }),
+      409,
+      'conflict',
+      'slug',
+    );
+    expect(taken.message).not.toContain('rc-q');
+  });
+});

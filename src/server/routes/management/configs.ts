@@ -65,11 +65,24 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
 
   app.post('/configs', async (request) => {
     const body = validateCreateConfig(request.body);
+    const force = forced(request);
     const caller = request.gw.apiKey;
     const parsed = await checkStoredConfig(body.config, caller.workspace_id);
+    // Recorded outside the change's transaction, which a refusal rolls back.
+    if (!force) await recordMissingReferences(store, caller.workspace_id);
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
       await assertStoredDocuments(tx, caller.workspace_id, parsed);
+      // Prompt versions still naming the slug of a config deleted with ?force=true would send the secrets
+      // they hold outside it to this one's destinations. A slug in use is the store's refusal, not this.
+      if (!force && !(await tx.getConfig(caller.workspace_id, body.slug))) {
+        await refuseSendingSecretsElsewhere(
+          tx,
+          caller.workspace_id,
+          { kind: 'config', names: new Set([body.slug]) },
+          { doing: `Creating the config "${body.slug}"`, param: 'slug' },
+        );
+      }
       return tx.createConfig({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,
