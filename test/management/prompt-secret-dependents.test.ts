@@ -260,3 +260,60 @@ describe('a config created under a slug that prompts holding secrets still name'
     expect(taken.message).not.toContain('rc-q');
   });
 });
+
+describe('a virtual key or guardrail created under a name that what holds secrets still names', () => {
+  it('is refused, naming them, unless forced', async () => {
+    const key = (host: string) => ({
+      slug: 'rk-vk',
+      provider: 'openai',
+      api_key: 'sk-rk',
+      custom_host: host,
+    });
+    await ok(admin.post('/virtual-keys', key(home.url)));
+    await ok(
+      admin.post('/prompts', {
+        slug: 'rk-q',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', user_api_key: 'user-secret-rk' },
+        virtual_key: 'rk-vk',
+      }),
+    );
+    await ok(admin.delete('/virtual-keys/rk-vk?force=true'));
+    const refused = await admin.post('/virtual-keys', key(evil.url));
+    expectError(refused, 409, 'conflict', 'slug');
+    expect(refused.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'rk-q', versions: [1] }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-rk');
+    expect((await admin.get('/virtual-keys/rk-vk')).status).toBe(404);
+    await ok(admin.post('/virtual-keys?force=true', key(evil.url)));
+
+    const hook = (webhookURL: string) => ({ 'default.webhook': { webhookURL } });
+    await ok(admin.post('/guardrails', { slug: 'rg-g', guardrail: hook('https://hooks.example/verdict') }));
+    await ok(
+      admin.post('/configs', {
+        slug: 'rg-cfg',
+        config: {
+          provider: 'openai',
+          api_key: 'sk-cfg',
+          custom_host: home.url,
+          input_guardrails: ['rg-g'],
+          override_params: { user_api_key: 'config-secret-rg' },
+        },
+      }),
+    );
+    await ok(admin.delete('/guardrails/rg-g?force=true'));
+    const again = await admin.post('/guardrails', {
+      slug: 'rg-g',
+      guardrail: hook('https://elsewhere.example/v'),
+    });
+    expectError(again, 409, 'conflict', 'slug');
+    expect(again.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'rg-cfg', param: 'config.input_guardrails[0]' }),
+    ]);
+    expect(again.text).not.toContain('config-secret-rg');
+    await ok(
+      admin.post('/guardrails?force=true', { slug: 'rg-g', guardrail: hook('https://elsewhere.example/v') }),
+    );
+  });
+});

@@ -136,15 +136,33 @@ export async function registerCredentialRoutes(
     const secret = settingsOf(body);
     checkSecret(secret, deps);
     checkVertexCapacity(secret);
+    const force = forced(request);
     const caller = request.gw.apiKey;
-    const credential = await store.createCredential({
-      organisation_id: caller.organisation_id,
-      workspace_id: caller.workspace_id,
-      kind,
-      slug: body.slug,
-      name: body.name ?? body.slug,
-      provider,
-      secret,
+    const workspaceId = caller.workspace_id;
+    // Recorded outside the change's transaction, which a refusal rolls back.
+    if (!force) await recordMissingReferences(store, workspaceId);
+    const credential = await store.transaction(async (tx) => {
+      await tx.holdReferences(workspaceId);
+      // What still names the slug of one deleted with ?force=true, holding secrets outside it, would send
+      // them to this one's host. A slug in use is the store's refusal, not this.
+      if (!force && !(await tx.getCredential(workspaceId, kind, body.slug))) {
+        const shown = kind === 'provider' ? `@${body.slug}` : body.slug;
+        await refuseSendingSecretsElsewhere(
+          tx,
+          workspaceId,
+          { kind, names: new Set([body.slug]) },
+          { doing: `Creating the ${noun} "${shown}"`, param: 'slug' },
+        );
+      }
+      return tx.createCredential({
+        organisation_id: caller.organisation_id,
+        workspace_id: workspaceId,
+        kind,
+        slug: body.slug,
+        name: body.name ?? body.slug,
+        provider,
+        secret,
+      });
     });
     return credentialView(credential);
   });

@@ -26,12 +26,25 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
   app.post('/guardrails', async (request) => {
     const body = validateCreateGuardrail(request.body);
     parseGuardrailDefinition(body.guardrail);
+    const force = forced(request);
     const caller = request.gw.apiKey;
+    // Recorded outside the change's transaction, which a refusal rolls back.
+    if (!force) await recordMissingReferences(store, caller.workspace_id);
     // What its model-judged checks judge through is found in the transaction storing it (as for a
     // config), so a delete of that config or virtual key either sees this guardrail or is seen by it.
     const guardrail = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
       await assertGuardrailDocumentsExist(tx, caller.workspace_id, body.guardrail);
+      // What still lists the slug of one deleted with ?force=true, its calls carrying secrets, would send
+      // them to this one's addresses. A slug in use is the store's refusal, not this.
+      if (!force && !(await tx.getGuardrail(caller.workspace_id, body.slug))) {
+        await refuseSendingSecretsElsewhere(
+          tx,
+          caller.workspace_id,
+          { kind: 'guardrail', names: new Set([body.slug]) },
+          { doing: `Creating the guardrail "${body.slug}"`, param: 'slug' },
+        );
+      }
       return tx.createGuardrail({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,
