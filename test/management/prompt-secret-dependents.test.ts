@@ -143,6 +143,29 @@ describe('a virtual key or catalog provider that prompts or configs holding secr
     await ok(admin.patch('/virtual-keys/vk-held', { api_key: 'sk-rotated' }));
     await ok(admin.patch('/virtual-keys/vk-free', { custom_host: evil.url, api_key: 'sk-free-moved' }));
 
+    // A secret held by a target below the node naming the key, at any depth, goes with its calls.
+    await ok(admin.post('/virtual-keys', key('vk-deep')));
+    await ok(
+      admin.post('/configs', {
+        slug: 'vk-deep-cfg',
+        config: {
+          virtual_key: 'vk-deep',
+          strategy: { mode: 'fallback' },
+          targets: [
+            {
+              strategy: { mode: 'fallback' },
+              targets: [{ request_timeout: 10000, override_params: { user_api_key: 'deep-secret' } }],
+            },
+          ],
+        },
+      }),
+    );
+    const deep = await admin.patch('/virtual-keys/vk-deep', { custom_host: evil.url, api_key: 'sk-moved' });
+    expectError(deep, 409, 'conflict', 'custom_host');
+    expect(deep.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'vk-deep-cfg', param: 'config.virtual_key' }),
+    ]);
+
     const forced = await admin.patch('/virtual-keys/vk-held?force=true', {
       custom_host: evil.url,
       api_key: 'sk-moved',

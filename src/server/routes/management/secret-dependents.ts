@@ -56,7 +56,7 @@ export function holdsSecret(value: unknown): boolean {
 }
 
 /** The key of a config node (or of a prompt version read as one) naming the carrier; undefined when none
- * does. A stored config is named by a prompt version's `config` alone (promptsSending). */
+ * does. A stored config is named by a prompt version's `config` alone (sendsSecretsThrough). */
 function namingKey(node: Json, carrier: Carrier): string | undefined {
   if (carrier.kind === 'config') return undefined;
   if (carrier.kind === 'guardrail') return guardrailItem(node, carrier.names);
@@ -73,6 +73,13 @@ function carried(node: Json, carrier: Carrier): unknown {
   return carrier.kind === 'guardrail' ? node.override_params : own;
 }
 
+/** Whether a node, or any node below it, holds a secret that goes where the carrier sends its calls. */
+function holdsBelow(node: unknown, carrier: Carrier): boolean {
+  if (!isObject(node)) return false;
+  if (holdsSecret(carried(node, carrier))) return true;
+  return Array.isArray(node.targets) && node.targets.some((target) => holdsBelow(target, carrier));
+}
+
 /**
  * Where a node of `config` first names the carrier while secrets go with its calls: its own settings, those
  * of the nodes above it (`above`: held there, or by the prompt version sending its calls through this
@@ -83,7 +90,7 @@ function secretNamingNode(config: unknown, carrier: Carrier, above: boolean, pat
   const holds = above || holdsSecret(carried(config, carrier));
   const key = namingKey(config, carrier);
   const targets = Array.isArray(config.targets) ? config.targets : [];
-  if (key !== undefined && (holds || targets.some((target) => holdsSecret(carried(target, carrier)))))
+  if (key !== undefined && (holds || targets.some((target) => holdsBelow(target, carrier))))
     return configParam(path, key);
   for (const [i, target] of targets.entries()) {
     const found = secretNamingNode(target, carrier, holds, childPath(path, i));
