@@ -45,6 +45,47 @@ describe('a prompt version giving parameters.extra_headers as JSON text', () => 
     expect(refused.text).not.toContain('text-header-secret');
     expect((await admin.get('/prompts/text-headers')).status).toBe(404);
 
+    // A version stored before the text form was refused: never shown in the clear, and counted as holding
+    // a secret.
+    await ok(
+      admin.post('/configs', {
+        slug: 'lg-cfg',
+        config: { provider: 'openai', api_key: 'sk', custom_host: home.url },
+      }),
+    );
+    const legacy = await ok(
+      admin.post('/prompts', {
+        slug: 'legacy-headers',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: 'lg-cfg',
+      }),
+    );
+    const { id, workspace_id: workspaceId } = legacy.body as { id: string; workspace_id: string };
+    const prompt = {
+      template_type: 'chat' as const,
+      string: template,
+      parameters: { model: 'gpt-4o-mini', extra_headers: headers },
+      config: 'lg-cfg',
+    };
+    await gateway.server.deps.store.updatePrompt(workspaceId, id, {
+      prompt,
+      includes: [],
+      references: ['config:lg-cfg'],
+    });
+    const shown = await ok(admin.get('/prompts/legacy-headers'));
+    expect(shown.text).not.toContain('text-header-secret');
+    expect(shown.body.parameters.extra_headers).toBe('[REDACTED]');
+    const versions = await ok(admin.get('/prompts/legacy-headers/versions'));
+    expect(versions.text).not.toContain('text-header-secret');
+    const moved = await admin.patch('/configs/lg-cfg', {
+      config: { provider: 'openai', api_key: 'sk', custom_host: evil.url },
+    });
+    expectError(moved, 409, 'conflict', 'config');
+    expect(moved.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'legacy-headers', versions: [2] }),
+    ]);
+
     await ok(
       admin.post('/prompts', {
         slug: 'object-headers',

@@ -44,12 +44,14 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Whether `value` holds a credential anywhere (a value under a key isSecretSetting names). */
+/** Whether `value` holds a credential anywhere: a value under a key isSecretSetting names, or headers
+ * given as text (`extra_headers` of a version stored before they had to be an object), whose names are no
+ * keys to tell by. */
 export function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);
   if (!isObject(value)) return false;
   return Object.entries(value).some(([key, inner]) =>
-    isSecretSetting(key) && typeof inner === 'string'
+    (isSecretSetting(key) || key === 'extra_headers') && typeof inner === 'string'
       ? inner !== '' && inner !== REDACTED
       : holdsSecret(inner),
   );

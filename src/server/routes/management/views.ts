@@ -3,9 +3,10 @@
  * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
  * people can tell keys apart; configs and guardrails are shown with every credential value redacted.
  */
-import { isSecretKey, redact } from '../../../observability/redact.js';
+import { isSecretKey, redact, REDACTED } from '../../../observability/redact.js';
 import type {
   ApiKey,
+  PromptDocument,
   ProviderCredential,
   StoredConfig,
   StoredConfigVersion,
@@ -93,15 +94,28 @@ export function guardrailVersionView(version: StoredGuardrailVersion) {
   return { object: 'guardrail.version' as const, ...version, guardrail: redact(version.guardrail) };
 }
 
-/** A prompt's version document may hold an inline config with credentials: redacted like a config. */
+/**
+ * A prompt's version document may hold an inline config with credentials: redacted like a config. A
+ * version stored before `parameters.extra_headers` had to be an object may hold it as text, whose header
+ * names are no keys: it is shown as `[REDACTED]` whole.
+ */
+function promptDocumentView(document: PromptDocument): object {
+  const headers: unknown = document.parameters?.extra_headers;
+  const shown =
+    typeof headers === 'string'
+      ? { ...document, parameters: { ...document.parameters, extra_headers: REDACTED } }
+      : document;
+  return redactDocument(shown) as object;
+}
+
 export function promptView(prompt: StoredPrompt) {
   const { prompt: document, ...rest } = prompt;
-  return { object: 'prompt' as const, ...rest, ...(redactDocument(document) as object) };
+  return { object: 'prompt' as const, ...rest, ...promptDocumentView(document) };
 }
 
 export function promptVersionView(version: StoredPromptVersion) {
   const { prompt: document, ...rest } = version;
-  return { object: 'prompt.version' as const, ...rest, ...(redactDocument(document) as object) };
+  return { object: 'prompt.version' as const, ...rest, ...promptDocumentView(document) };
 }
 
 export function promptPartialView(partial: StoredPromptPartial) {
