@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   HEADERS,
+  newSpanId,
   newTraceId,
   parseMetadata,
   readCacheDirectives,
@@ -157,24 +158,47 @@ function routePathOf(request: FastifyRequest): string {
  * refusals, a stopping node's).
  */
 function noStorePath(url: string): boolean {
+  return underV1(url) && !PUBLIC_PATHS.has(url.split('?', 1)[0] ?? '');
+}
+
+/** Whether `url` (the request's, query included) is /v1 or under it. */
+function underV1(url: string): boolean {
   const path = url.split('?', 1)[0] ?? '';
-  return (path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path);
+  return path === '/v1' || path.startsWith('/v1/');
 }
 
 /**
- * The headers of a refusal made before the /v1 hook sets them (the router's own errors, a stopping node's):
- * the trace id (the client's, or a fresh one when it sent none or a malformed one), the request id under
- * the header `path`'s SDK reads, and `no-store` under /v1.
+ * The trace headers every /v1 answer carries: the trace id, the request id under the header the route's SDK
+ * reads (until a provider's replaces it, http-sink.ts), and the `traceparent` of the request's span.
+ */
+function setTraceHeaders(
+  reply: FastifyReply,
+  trace: Pick<Trace, 'traceId' | 'spanId'>,
+  requestIdHeader: RequestIdHeader,
+): void {
+  reply.header(HEADERS.traceId, trace.traceId);
+  reply.header(requestIdHeader, trace.traceId);
+  reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
+}
+
+/** A trace of its own, for a request whose trace headers could not be read. */
+function newTrace(): Pick<Trace, 'traceId' | 'spanId'> {
+  return { traceId: newTraceId(), spanId: newSpanId() };
+}
+
+/**
+ * The headers of a refusal made before the /v1 hook sets them (the router's own errors, a request no route
+ * takes, a stopping node's): the trace headers (the client's trace, or a new one when it sent none or a
+ * malformed one) with the request id under the header `path`'s SDK reads, and `no-store` under /v1.
  */
 function setRefusalHeaders(request: FastifyRequest, reply: FastifyReply, path: string): void {
-  let traceId: string;
+  let trace: Pick<Trace, 'traceId' | 'spanId'>;
   try {
-    traceId = readTrace(request.headers).traceId;
+    trace = readTrace(request.headers);
   } catch {
-    traceId = newTraceId();
+    trace = newTrace();
   }
-  reply.header(HEADERS.traceId, traceId);
-  reply.header(requestIdHeaderOf(path), traceId);
+  setTraceHeaders(reply, trace, requestIdHeaderOf(path));
   if (noStorePath(request.url)) reply.header('cache-control', 'no-store');
 }
 
@@ -217,6 +241,9 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
   app.decorateRequest('requestIdHeader', 'x-request-id');
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
+    // No route under /v1 took it (a method none answers): the /v1 hook, which sets the trace headers, did
+    // not run.
+    if (underV1(request.url)) setRefusalHeaders(request, reply, request.url);
     const error = new GatewayError(
       'not_found',
       `No route for ${request.method} ${request.url.split('?')[0]}`,
@@ -291,17 +318,12 @@ export async function buildApp(deps: GatewayDeps, hooks: AppHooks = {}): Promise
         try {
           trace = readTrace(request.headers);
         } catch (err) {
-          // A malformed trace header is refused; the refusal still carries a (fresh) trace id.
-          const traceId = newTraceId();
-          reply.header(HEADERS.traceId, traceId);
-          reply.header(requestIdHeader, traceId);
+          // A malformed trace header is refused; the refusal still carries the headers of a (new) trace.
+          setTraceHeaders(reply, newTrace(), requestIdHeader);
           done(err as Error);
           return;
         }
-        reply.header(HEADERS.traceId, trace.traceId);
-        // The request id the route's SDK reads, until a provider's replaces it (http-sink.ts).
-        reply.header(requestIdHeader, trace.traceId);
-        reply.header('traceparent', traceparentOf(trace.traceId, trace.spanId));
+        setTraceHeaders(reply, trace, requestIdHeader);
         const refused = nulInUrl(request);
         if (refused) {
           done(refused);
