@@ -55,6 +55,8 @@ export interface CallContext extends CallIdentity {
   /** Set on a job's call that its node's stop, cutting it, gives back to be run again (a batch line's):
    * so cut, the call was one attempt of the job, whose own record is the call that answers it. */
   runAgainIfCut?: boolean;
+  /** The gateway's own span a call it makes for a call it serves runs inside (JobCall.withinSpanId). */
+  withinSpanId?: string;
 }
 
 /** The path of a call's `url`, without its query string: what the log records and conditions match. */
@@ -151,6 +153,14 @@ export interface JobCall {
   signal: AbortSignalLike;
   /** The job is given back and run again when its node's stop cuts its call (CallContext.runAgainIfCut). */
   runAgainIfCut?: boolean;
+  /**
+   * For a call the gateway makes for a call it serves (a guardrail's judge, the semantic cache's
+   * embedding): the gateway's own span it runs inside (the hook's, the request's). The call's span is
+   * traced as that span's INTERNAL child rather than as a root SERVER span. Traces only: the call's log
+   * record keeps no `parent_span_id`, which names the request a record is an attempt of, and this call is
+   * none.
+   */
+  withinSpanId?: string;
 }
 
 /** The context of a call made by the gateway itself for a stored job: no HTTP request behind it. */
@@ -218,6 +228,7 @@ export function jobCallIdentity(job: Omit<JobCall, 'config'>): JobCallIdentity {
     method: 'POST',
     url: job.url,
     runAgainIfCut: job.runAgainIfCut,
+    withinSpanId: job.withinSpanId,
   };
 }
 

@@ -309,7 +309,8 @@ export type TargetStep = (next: TargetHandler) => TargetHandler;
  * What a summary needs of the call's context (what its log record takes, and how the call came in); a call
  * refused before its config was read has only this.
  */
-export type SummaryContext = RecordContext & Pick<CallContext, 'signal' | 'method' | 'url' | 'runAgainIfCut'>;
+export type SummaryContext = RecordContext &
+  Pick<CallContext, 'signal' | 'method' | 'url' | 'runAgainIfCut' | 'withinSpanId'>;
 
 export interface CallSummary {
   ctx: SummaryContext;

@@ -2,7 +2,9 @@
  * Traces: every call's summary written as OpenTelemetry spans (observability/tracing.ts), following the
  * GenAI semantic conventions. The request is a span of its own (`chat gpt-4o`), each call to a provider a
  * CLIENT span under it (a retry or a fallback is another such span, marked so), a cache answer or a skip
- * by an open circuit an INTERNAL span, and each hook an INTERNAL span. A run of a batch line or a
+ * by an open circuit an INTERNAL span, and each hook an INTERNAL span. A call the gateway makes through
+ * its own routing for a call it serves (a judge, an embedding: CallContext.withinSpanId) is an INTERNAL
+ * span inside the span that asked, not a SERVER span of its own. A run of a batch line or a
  * background response that the rate limits refused, and that runs again once the policy has room, is
  * written too, marked as held back (heldBackSpans).
  */
@@ -15,6 +17,7 @@ import { RateLimitExceededError } from './rate-limits/rate-limit-error.js';
 import { refusalWaitMs } from './rate-limits/refusal-wait.js';
 import { attemptCost } from './call-cost.js';
 import type { HookResult } from './hooks/hook-result-types.js';
+import { hookSpanId } from './hooks/run-hooks.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
 
@@ -128,13 +131,21 @@ export function callSpans(
     'gateway.cost_usd': state.cost ?? undefined,
     'error.type': errorType,
   };
+  // A call the gateway made for a call it serves (a judge, an embedding) runs inside one of that call's
+  // spans, not as a request of its own from a client.
+  const within = ctx.withinSpanId;
   const request: SpanRecord = {
     name: ctx.spanName ?? spanName(operation, requestModel),
-    kind: 'server',
+    kind: within === undefined ? 'server' : 'internal',
     traceId,
     spanId: requestSpanId,
-    parentSpanId: ctx.parentSpanId === null ? undefined : otelSpanId(ctx.parentSpanId),
-    parentIsRemote: ctx.parentSpanId !== null,
+    parentSpanId:
+      within !== undefined
+        ? otelSpanId(within)
+        : ctx.parentSpanId === null
+          ? undefined
+          : otelSpanId(ctx.parentSpanId),
+    parentIsRemote: within === undefined && ctx.parentSpanId !== null,
     startMs: epoch(ctx.startedAt),
     endMs: epoch(endedAt),
     attributes,
@@ -232,7 +243,8 @@ function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number })
     name: `hook ${hook.id}`,
     kind: 'internal',
     traceId: place.traceId,
-    spanId: newSpanId(),
+    // The id the calls its checks had the gateway make are traced under, when there were any.
+    spanId: hookSpanId(hook) ?? newSpanId(),
     parentSpanId: place.parent,
     parentIsRemote: false,
     startMs: place.epoch(start),

@@ -44,6 +44,9 @@ export interface CheckContext {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the check's timeout passes or the client goes away. */
   signal: AbortSignal;
+  /** The id of the hook's span in the call's trace, which a call the check has the gateway make (a judge's)
+   * is traced under; drawn when first read. Absent where a check runs outside a call's hooks. */
+  hookSpanId?: string;
 }
 
 /** Outbound calls a check may make; given by the engine, which enforces the address policy and timeout. */
@@ -68,11 +71,13 @@ export interface CheckServices {
    * below 400 (redirects not followed count as reachable). Refused addresses count as unreachable. */
   probeUrl(url: string, dnsOnly: boolean, signal: AbortSignal): Promise<boolean>;
   /** Ask a model, reached through the gateway's own routing with the config or virtual key named, for a chat
-   * completion; resolves with the assistant's text. */
+   * completion; resolves with the assistant's text. `hookSpanId` (CheckContext's) is the span the call is
+   * traced under; the call's request span when absent. */
   judge(
     target: { config?: string; virtual_key?: string },
     messages: Array<{ role: 'system' | 'user'; content: string }>,
     signal: AbortSignal,
+    hookSpanId?: string,
   ): Promise<string>;
 }
 

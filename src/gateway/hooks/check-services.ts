@@ -28,6 +28,7 @@ export type JudgeRunner = (
   messages: Array<{ role: 'system' | 'user'; content: string }>,
   model: string | undefined,
   signal: AbortSignal,
+  hookSpanId: string | undefined,
 ) => Promise<string>;
 
 /** Answers larger than this are cut off: a check wants a verdict (or a key set), not a download. */
@@ -101,7 +102,8 @@ export function createHookRuntime(settings: Settings, judge: JudgeRunner): HookR
         postJson,
         getJson,
         probeUrl,
-        judge: (target, messages, signal) => judge(run, target, messages, model, signal),
+        judge: (target, messages, signal, hookSpanId) =>
+          judge(run, target, messages, model, signal, hookSpanId),
       };
     },
     close: async (timeoutMs = Infinity) => {

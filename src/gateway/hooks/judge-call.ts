@@ -1,7 +1,8 @@
 /**
  * A model-judged check's question, asked through the gateway's own routing: an internal call
  * (`execute` into a BufferSink) under the caller's tenant and trace, with the stored config or virtual
- * key the check names. It is logged like any call. A judge's own config may not ask a judge in turn.
+ * key the check names. It is logged like any call, and traced inside the span of the hook that asked
+ * (JobCall.withinSpanId). A judge's own config may not ask a judge in turn.
  */
 import type { ChatCompletion } from '../../core/openai-types.js';
 import { callContextFromJob, type CallContext } from '../call-context.js';
@@ -11,7 +12,7 @@ import type { JudgeRunner } from './check-services.js';
 
 const judgeCalls = new WeakSet<CallContext>();
 
-export const runJudge: JudgeRunner = async (run, target, messages, model, signal) => {
+export const runJudge: JudgeRunner = async (run, target, messages, model, signal, hookSpanId) => {
   const { deps } = run;
   const { ctx } = run.call;
   if (judgeCalls.has(ctx)) throw new Error("a judge's own hooks cannot ask a judge");
@@ -32,6 +33,8 @@ export const runJudge: JudgeRunner = async (run, target, messages, model, signal
     url: '/v1/chat/completions',
     metadata: ctx.metadata,
     traceId: ctx.traceId,
+    // Traced inside the hook that asked (or the judged call's request when that is not known).
+    withinSpanId: hookSpanId ?? ctx.spanId,
     signal,
   });
   judgeCalls.add(judgeCtx);

@@ -19,6 +19,7 @@ import type { AbortSignalLike } from '../../core/abort.js';
 import type { CheckSpec, HookSpec } from '../config/index.js';
 import type { CheckResult, HookResult } from './hook-result-types.js';
 import { withBody, type HookInput } from './hook-input.js';
+import { newSpanId } from '../context.js';
 
 export type { HookInput } from './hook-input.js';
 
@@ -105,19 +106,46 @@ interface HookRun {
   transformed: Json | undefined;
 }
 
+/**
+ * A hook run's span in the call's trace, its id drawn when a check first asks for it (to have the gateway
+ * make a call traced under it: a judge's). The span itself is written with the call's others
+ * (trace-observer.ts), under the id drawn here when there is one.
+ */
+class HookSpan {
+  private drawn: string | undefined;
+
+  get id(): string {
+    return (this.drawn ??= newSpanId());
+  }
+
+  /** Keeps the id drawn, if any, for the trace to find by the hook's result. */
+  keep(result: HookResult): void {
+    if (this.drawn !== undefined) hookSpanIds.set(result, this.drawn);
+  }
+}
+
+/** The span ids of the hook runs whose checks asked for one, by their result (not shown to clients). */
+const hookSpanIds = new WeakMap<HookResult, string>();
+
+/** The span id a hook's checks had the calls they made traced under; undefined when none asked for one. */
+export function hookSpanId(result: HookResult): string | undefined {
+  return hookSpanIds.get(result);
+}
+
 /** A hook's run: synchronous when every check of it answers at once. */
 function runHook(hook: HookSpec, input: HookInput, env: HookEnv): HookRun | Promise<HookRun> {
   const started = performance.now();
-  if (hook.sequential) return runSequentially(hook, input, env, started);
+  const span = new HookSpan();
+  if (hook.sequential) return runSequentially(hook, input, env, started, span);
   const runs: Array<CheckRun | Promise<CheckRun>> = [];
   let waiting = false;
   for (const check of hook.checks) {
-    const run = runCheck(check, input, env);
+    const run = runCheck(check, input, env, span);
     if (run instanceof Promise) waiting = true;
     runs.push(run);
   }
-  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran));
-  return hookRun(hook, started, runs as CheckRun[]);
+  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran, span));
+  return hookRun(hook, started, runs as CheckRun[], span);
 }
 
 /** Each check shown the input as the one before it left it (a rewrite is what the next check sees). */
@@ -126,18 +154,19 @@ async function runSequentially(
   input: HookInput,
   env: HookEnv,
   started: number,
+  span: HookSpan,
 ): Promise<HookRun> {
   const runs: CheckRun[] = [];
   let current = input;
   for (const check of hook.checks) {
-    const ran = await runCheck(check, current, env);
+    const ran = await runCheck(check, current, env, span);
     runs.push(ran);
     if (ran.transformed) current = withBody(current, ran.transformed);
   }
-  return hookRun(hook, started, runs);
+  return hookRun(hook, started, runs, span);
 }
 
-function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[]): HookRun {
+function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[], span: HookSpan): HookRun {
   const checks: CheckResult[] = [];
   let transformed: Json | undefined;
   for (const ran of runs) {
@@ -148,21 +177,20 @@ function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[]): Ho
   }
   const verdict = checks.every((check) => check.verdict);
   const outcome = verdict ? hook.onSuccess : hook.onFail;
-  return {
-    result: {
-      id: hook.id,
-      type: hook.type,
-      event: hook.event,
-      verdict,
-      deny: outcome.deny && !hook.async,
-      async: hook.async,
-      transformed: transformed !== undefined,
-      feedback: outcome.feedback ?? null,
-      execution_time: elapsed(started),
-      checks,
-    },
-    transformed,
+  const result: HookResult = {
+    id: hook.id,
+    type: hook.type,
+    event: hook.event,
+    verdict,
+    deny: outcome.deny && !hook.async,
+    async: hook.async,
+    transformed: transformed !== undefined,
+    feedback: outcome.feedback ?? null,
+    execution_time: elapsed(started),
+    checks,
   };
+  span.keep(result);
+  return { result, transformed };
 }
 
 interface CheckRun {
@@ -182,6 +210,7 @@ class CheckCall implements CheckContext {
   constructor(
     private readonly input: HookInput,
     private readonly callSignal: AbortSignalLike,
+    private readonly span: HookSpan,
   ) {}
 
   get event(): HookInput['event'] {
@@ -211,6 +240,9 @@ class CheckCall implements CheckContext {
   get headers(): HookInput['headers'] {
     return this.input.headers;
   }
+  get hookSpanId(): string {
+    return this.span.id;
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -227,9 +259,14 @@ class CheckCall implements CheckContext {
   }
 }
 
-function runCheck(check: CheckSpec, input: HookInput, env: HookEnv): CheckRun | Promise<CheckRun> {
+function runCheck(
+  check: CheckSpec,
+  input: HookInput,
+  env: HookEnv,
+  span: HookSpan,
+): CheckRun | Promise<CheckRun> {
   const started = performance.now();
-  const ctx = new CheckCall(input, env.signal);
+  const ctx = new CheckCall(input, env.signal, span);
   let value: CheckVerdict | Promise<CheckVerdict>;
   try {
     value = check.definition.run(ctx, check.parameters, env.services);

@@ -69,7 +69,7 @@ export const modelJudge = defineCheck({
   async run(ctx, p, services) {
     const target = p.config !== undefined ? { config: p.config } : { virtual_key: p.virtual_key };
     const messages = judgingMessages(p.instructions, checkedSubject(ctx), checkedText(ctx));
-    const judgement = parseJudgement(await services.judge(target, messages, ctx.signal));
+    const judgement = parseJudgement(await services.judge(target, messages, ctx.signal, ctx.hookSpanId));
     return {
       verdict: judgement.verdict,
       explanation:

@@ -1,7 +1,8 @@
 /**
  * The semantic cache's embedding, asked through the gateway's own routing: an internal call (`execute`
  * into a BufferSink) under the caller's tenant and trace, to the virtual key or stored config the cache
- * names. It is logged like any call. Imported only by the wiring (gateway-server.ts), so the step chain
+ * names. It is logged like any call, and traced inside the span of the request that asked for it
+ * (JobCall.withinSpanId). Imported only by the wiring (gateway-server.ts), so the step chain
  * does not import the pipeline that runs it.
  */
 import { CallAbort } from '../../../core/abort.js';
@@ -45,6 +46,8 @@ export const embedThroughGateway: SemanticEmbedder = async (run, target, text, t
       url: '/v1/embeddings',
       metadata: ctx.metadata,
       traceId: ctx.traceId,
+      // Traced inside the request that asked for it.
+      withinSpanId: ctx.spanId,
       signal: abort,
     });
     const running = execute(
