@@ -37,6 +37,10 @@ export interface CallContext extends CallIdentity {
   config: GatewayConfig;
   /** The stored config it came from, when `x-gateway-config` named one (rate-limit policies' `config`). */
   storedConfig?: StoredConfigRef | undefined;
+  /** Provider settings of the config that were written in the store, not sent by the caller: `true` for the
+   * whole config (a prompt version's destination), else the paths of the targets that take a `prompt_id`
+   * prompt's destination (and those below them). A credential there is a stored one (forwarded-headers.ts). */
+  storedSettings?: true | ReadonlySet<string>;
   /** true: answers carry only standard OpenAI fields (see docs/api.md). */
   strictCompat: boolean;
   /** The client's own provider key (`Authorization: Bearer`), for a target that has none of its own. */
@@ -91,7 +95,7 @@ export function targetStrictCompat(node: TargetConfig, ctx: Pick<CallContext, 's
  * The context of a call that came in over HTTP: `request` is what the server's onRequest hook read.
  * `bodyModel` is the body's `model`: `@<provider_slug>/<model>` names the provider of a request that names
  * none. `configHeaders` are the headers the config is resolved from, when an ingress adds to the request's
- * own (a prompt's destination).
+ * own (a prompt's destination): the config they give is a stored one (`storedSettings`), not the caller's.
  */
 export function callContextFromRequest(
   lookups: Lookups,
@@ -102,15 +106,17 @@ export function callContextFromRequest(
 ): CallContext | Promise<CallContext> {
   // A header or inline config resolves at once (no promise); a stored one is looked up.
   const resolved = resolveRequestConfig(configHeaders, request.apiKey.workspace_id, lookups, bodyModel);
+  const fromStore = configHeaders !== request.headers;
   return resolved instanceof Promise
-    ? resolved.then((config) => requestCallContext(request, how, config))
-    : requestCallContext(request, how, resolved);
+    ? resolved.then((config) => requestCallContext(request, how, config, fromStore))
+    : requestCallContext(request, how, resolved, fromStore);
 }
 
 function requestCallContext(
   request: RequestContext,
   how: { method: string; url: string; prompt?: PromptRef },
   { config, stored }: RequestConfig,
+  fromStore: boolean,
 ): CallContext {
   const { headers } = request;
   return {
@@ -128,6 +134,7 @@ function requestCallContext(
     signal: request.signal,
     config,
     storedConfig: stored,
+    ...(fromStore && { storedSettings: true as const }),
     strictCompat: strictCompatOf(config, headers),
     clientApiKey: bearerToken(headers),
     clientHeaders: headers,

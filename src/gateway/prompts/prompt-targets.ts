@@ -63,6 +63,8 @@ interface Expansion {
   prompts: Map<string, PromptRef>;
   /** The variables each prompt the call may send reads. */
   known: Array<ReadonlySet<string>>;
+  /** The paths of the targets sent to their prompt's destination: its provider settings are stored ones. */
+  stored: Set<string>;
 }
 
 /** What every target is sent as the request asks it, whichever prompt it sends. */
@@ -155,6 +157,7 @@ async function expandNode(
       { param },
     );
   }
+  how.stored.add(path);
   return withoutCalledFields(
     {
       ...destination,
@@ -212,6 +215,7 @@ export async function expandPromptTargets(
     return ctx;
   }
   const prompts = new Map<string, PromptRef>();
+  const stored = new Set<string>();
   const config = await expandNode(ctx.config, '', undefined, new Set(), {
     lookups,
     ctx,
@@ -220,8 +224,13 @@ export async function expandPromptTargets(
     endpoint: called.request.endpoint,
     prompts,
     known,
+    stored,
   });
   checked();
   checkModels(config, calledBody);
-  return { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };
+  const expanded: CallContext = { ...ctx, config: config as GatewayConfig, targetPrompts: prompts };
+  if (ctx.storedSettings !== true && stored.size > 0) {
+    expanded.storedSettings = new Set([...(ctx.storedSettings ?? []), ...stored]);
+  }
+  return expanded;
 }

@@ -4,24 +4,13 @@
  */
 import type { AdapterRequest, EndpointKind, ModelRequest } from '../../providers/types.js';
 import type { TargetConfig } from '../config/index.js';
-import { targetStrictCompat, type CallContext } from '../call-context.js';
+import { targetStrictCompat } from '../call-context.js';
+import { forwardedHeaders } from '../forwarded-headers.js';
 import { runModelAttempt } from '../fanout.js';
 import type { ResolvedTarget } from '../resolve-target.js';
 import { modelRequestOf, recordAttempt, type RouteRun } from '../routing/route-types.js';
 import type { TargetHandler } from './target-step.js';
 import type { AttemptOutcome } from '../attempt.js';
-
-/** The client headers named by the node's `forward_headers`, lower-case. */
-export function forwardedHeaders(node: TargetConfig, headers: CallContext['clientHeaders']) {
-  const names = node.forward_headers;
-  const out: Record<string, string> = {};
-  if (!names) return out;
-  for (const name of names) {
-    const value = headers[name.toLowerCase()];
-    if (typeof value === 'string') out[name.toLowerCase()] = value;
-  }
-  return out;
-}
 
 /** The call as the adapter sees it: the target's request (override_params applied) and how to reach it. */
 function adapterRequest<K extends EndpointKind>(
@@ -36,7 +25,7 @@ function adapterRequest<K extends EndpointKind>(
     body,
     stream: run.call.stream,
     target: resolved.target,
-    forwardHeaders: forwardedHeaders(node, ctx.clientHeaders),
+    forwardHeaders: forwardedHeaders(node, ctx, resolved),
     clientHeaders: ctx.clientHeaders,
     strictCompat: targetStrictCompat(node, ctx),
   };

@@ -30,7 +30,7 @@ import { chunkModel, ForwardingSink, type AnswerChunk, type CallSink } from '../
 import type { CheckedRewrite } from '../pipeline-types.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
-import { forwardedHeaders } from './attempt-step.js';
+import { forwardedHeaders } from '../forwarded-headers.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
 
@@ -55,7 +55,7 @@ export function exactKeyOf(call: TargetCall): string {
     namespace: ctx.cacheNamespace,
     strict: targetStrictCompat(call.node, ctx),
     headers: ctx.clientHeaders,
-    forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
+    forwarded: forwardedHeaders(call.node, ctx, call.resolved),
     target: call.resolved.target,
   });
 }

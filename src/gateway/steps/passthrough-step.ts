@@ -23,6 +23,7 @@ import type { TargetHandler } from './target-step.js';
 import type { UpstreamBody } from '../upstream.js';
 import { failedAnswerText } from '../passthrough/failed-answer-text.js';
 import { withoutAccountHeaders } from '../passthrough/account-headers.js';
+import { callerOwnsCredential } from '../forwarded-headers.js';
 
 export const callPassthrough: TargetHandler = async (call) => {
   const { run, resolved, node } = call;
@@ -77,8 +78,7 @@ export const callPassthrough: TargetHandler = async (call) => {
       // A credential the caller sent (its key — the one its Authorization gave, taken by a target holding
       // no credential of its own — or one written in the config it sent) is its own to use anywhere and on
       // any of its accounts; a virtual key's, a catalog provider's or a stored config's only as stored.
-      const ownCredential =
-        resolved.clientKey === true || (resolved.credential === undefined && ctx.storedConfig === undefined);
+      const ownCredential = callerOwnsCredential(resolved, ctx);
       const judged = { path: passthrough.path, target: resolved.target, storedCredential: !ownCredential };
       adapter.refusePassthrough?.(judged);
       const { body } = passthrough;

@@ -30,7 +30,7 @@ import {
 } from './cache-step.js';
 import type { TargetCall, TargetHandler, TargetStep } from './target-step.js';
 import { continuesAStream } from './continuation-step.js';
-import { forwardedHeaders } from './attempt-step.js';
+import { forwardedHeaders } from '../forwarded-headers.js';
 import { embeddingTargetOf, type SemanticCacheConfig } from './semantic-embedding-target.js';
 
 /** The largest answer an entry keeps, bytes of its stored text: as the simple cache's shared store keeps. */
@@ -79,7 +79,7 @@ function planSemantic(call: TargetCall, cache: SemanticCacheConfig, request: Sem
       embedder: target,
       strict: targetStrictCompat(call.node, ctx),
       headers: ctx.clientHeaders,
-      forwarded: forwardedHeaders(call.node, ctx.clientHeaders),
+      forwarded: forwardedHeaders(call.node, ctx, call.resolved),
       target: call.resolved.target,
     }),
     exactKey: exactKeyOf(call),

@@ -10,6 +10,7 @@ import { checkOverrideMetadata } from '../../../gateway/config/override-metadata
 import { storedGuardrailRefs } from '../../../gateway/config/hook-specs.js';
 import { resolveStoredGuardrail } from '../../../gateway/hooks/stored-guardrail.js';
 import { assertNamedDocumentsExist } from '../../../gateway/named-documents.js';
+import { refuseOwnerHeadersBesideStored } from '../../../gateway/forwarded-headers.js';
 import {
   configReferences,
   recordMissingReferences,
@@ -40,6 +41,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
   async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
+    refuseOwnerHeadersBesideStored(parsed);
     // Resolved as a call resolves them: a name the workspace does not hold is the call's 400, and a
     // stored definition is checked as a call would build it.
     for (const ref of storedGuardrailRefs(parsed, 'config'))

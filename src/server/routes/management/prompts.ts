@@ -11,6 +11,7 @@ import { GatewayError } from '../../../core/errors.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import { checkOverrideMetadata } from '../../../gateway/config/override-metadata.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
+import { refuseOwnerHeadersBesideStored } from '../../../gateway/forwarded-headers.js';
 import { assertVersionDocumentsExist } from '../../../gateway/named-documents.js';
 import {
   promptReferences,
@@ -190,6 +191,7 @@ export async function registerPromptRoutes(app: FastifyInstance, deps: GatewayDe
           typeof document.config === 'object'
             ? parseConfig(document.config, { authorizationPresent: true })
             : undefined;
+        if (inline !== undefined) refuseOwnerHeadersBesideStored(inline);
         if (inline !== undefined && document.template_type !== 'completion') {
           // Checked as a stored config is, with the prompt versions as the transaction reads them: its
           // targets' metadata goes into the body of every chat call (a text prompt's calls are completions,
