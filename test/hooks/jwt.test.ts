@@ -4,10 +4,19 @@
  * then end to end against a JWKS server on 127.0.0.1 and at a cloud metadata address, which the address
  * policy refuses.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import {
+  exportJWK,
+  exportSPKI,
+  FlattenedSign,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkParameterError } from '../../src/hooks/registry.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -307,6 +316,91 @@ describe('default.jwt, the check', () => {
       const wrong = await runCheck('jwt', onRequest('hi', bearer(unknown)), params, services);
       expect(wrong).toMatchObject({ verdict: false, data: { validations: { signatureValid: false } } });
       expect(wrong.explanation).toMatch(/^JWT signature validation error: signature verification failed/);
+    }
+  });
+
+  it('fails, rather than errs, a token whose key id names a key that cannot verify, trying the next one', async () => {
+    // An error is a pass under the default on_error: a key jose will not use (an RSA key shorter than
+    // 2048 bits, a malformed one) must count as a key that does not verify.
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const shortJwk = { ...(await exportJWK(short.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' };
+    // No modulus: WebCrypto refuses to import it.
+    const broken = { kty: 'RSA', kid: 'rsa-1', alg: 'RS256', use: 'sig', e: 'AQAB' };
+    const forged = await token(other);
+    const good = await token(rsa);
+    for (const keys of [[shortJwk, rsa.jwk], [rsa.jwk, shortJwk], [broken, rsa.jwk], [shortJwk], [broken]]) {
+      const services = jwksServices(keys);
+      for (const params of [{ jwksUri: freshUri() }, { jwks: { keys } }]) {
+        const names = keys.map((k) => (k === rsa.jwk ? 'rsa' : k === shortJwk ? 'short' : 'broken'));
+        const label = `${names.join(',')} ${'jwks' in params ? 'inline' : 'fetched'}`;
+        const refused = await runCheck('jwt', onRequest('hi', bearer(forged)), params, services);
+        expect(refused, label).toMatchObject({
+          verdict: false,
+          data: { validations: { signatureValid: false } },
+        });
+        expect(refused.explanation, label).toMatch(/^JWT signature validation error: /);
+        if (keys.includes(rsa.jwk)) {
+          const passed = await runCheck('jwt', onRequest('hi', bearer(good)), params, services);
+          expect(passed, label).toMatchObject({
+            verdict: true,
+            explanation: 'JWT token validation succeeded',
+          });
+        }
+      }
+    }
+  });
+
+  it('fails, rather than errs, whatever a token holds', async () => {
+    const b64 = (value: unknown) =>
+      Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    const good = await token(rsa);
+    const [, body, signature] = good.split('.') as [string, string, string];
+    const head = (header: Record<string, unknown>) => b64({ alg: 'RS256', kid: 'rsa-1', ...header });
+    // Signed by the key of the set, but with its payload not base64url-encoded (RFC 7797).
+    const flat = await new FlattenedSign(new TextEncoder().encode('{"sub":"user-1"}'))
+      .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1', b64: false, crit: ['b64'] })
+      .sign(rsa.key);
+    const unencoded = `${flat.protected}.${flat.payload}.${flat.signature}`;
+    const tokens = {
+      empty: '.',
+      dots: '..',
+      fourParts: `${good}.x`,
+      headerNotJson: `${b64('{alg')}.${body}.${signature}`,
+      headerArray: `${b64(['RS256'])}.${body}.${signature}`,
+      headerNull: `${b64('null')}.${body}.${signature}`,
+      payloadNotJson: `${head({})}.${b64('sub')}.${signature}`,
+      payloadArray: `${head({})}.${b64([1])}.${signature}`,
+      payloadNotAscii: `${head({})}.é${body}.${signature}`,
+      signatureNotBase64url: `${head({})}.${body}.!!!`,
+      unknownAlg: `${head({ alg: 'XY999' })}.${body}.${signature}`,
+      algNotString: `${head({ alg: { name: 'RS256' } })}.${body}.${signature}`,
+      kidNotString: `${head({ kid: ['rsa-1'] })}.${body}.${signature}`,
+      kidProto: `${head({ kid: '__proto__' })}.${body}.${signature}`,
+      kidConstructor: `${head({ kid: 'constructor' })}.${body}.${signature}`,
+      critUnknown: `${head({ crit: ['exp'], exp: 1 })}.${body}.${signature}`,
+      critNotArray: `${head({ crit: 'b64' })}.${body}.${signature}`,
+      critEmpty: `${head({ crit: [] })}.${body}.${signature}`,
+      critB64False: `${head({ crit: ['b64'], b64: false })}.${body}.${signature}`,
+      b64NotBoolean: `${head({ crit: ['b64'], b64: 'no' })}.${body}.${signature}`,
+      embeddedJwk: `${head({ jwk: other.jwk })}.${b64({ sub: 'admin' })}.${signature}`,
+      unencoded,
+      huge: `${head({})}.${b64({ sub: 'x', pad: 'a'.repeat(1 << 20) })}.${signature}`,
+      hugeSignature: `${head({})}.${body}.${'A'.repeat(1 << 20)}`,
+    };
+    const services = jwksServices([rsa.jwk, ec.jwk]);
+    const algorithms = ['RS256', 'ES256', 'PS256', 'EdDSA'];
+    for (const params of [
+      { jwksUri: freshUri() },
+      { jwksUri: freshUri(), algorithms },
+      { jwks: { keys: [rsa.jwk, ec.jwk] }, algorithms },
+    ]) {
+      for (const [name, t] of Object.entries(tokens)) {
+        const label = `${name} ${JSON.stringify(params).slice(0, 30)}`;
+        const result = await runCheck('jwt', onRequest('hi', bearer(t)), params, services).catch(
+          (err: unknown) => ({ threw: String(err) }),
+        );
+        expect(result, label).toMatchObject({ verdict: false });
+      }
     }
   });
 

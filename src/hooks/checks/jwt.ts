@@ -14,9 +14,10 @@
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
  * keys rotated since; when that fetch fails, the token fails for want of its key. A set that cannot be had
  * (refused address, network error, a status other than 200, an answer that is not a key set) is an error,
- * which the hook's `on_error` decides; a token that does not verify, or whose claims break a rule, is a
- * fail. With `introspectEndpoint` (and `introspectContentType`, `introspectCacheMaxAge`), the endpoint is
- * asked instead of any key set (jwt-introspect.ts), and the claims it answers are judged. The claims
+ * which the hook's `on_error` decides; a token that does not verify (a key that cannot be used verifies
+ * nothing), or whose claims break a rule, is a fail: nothing a token holds makes the check err. With
+ * `introspectEndpoint` (and `introspectContentType`, `introspectCacheMaxAge`), the endpoint is asked
+ * instead of any key set (jwt-introspect.ts), and the claims it answers are judged. The claims
  * `extractClaims` names, of a token that passed, are given in the result's `data.extractedClaims` under the
  * reference's header names (`claimPrefix`, `x-jwt-` by default, and the claim's name); they are not sent on
  * to the provider (jwt-extract-claims.ts).
@@ -194,6 +195,9 @@ export const jwt = defineCheck({
     const inline = p.jwks === undefined ? undefined : inlineSet(p.jwks);
     const maxAgeMs = (p.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE_S) * 1000;
     let set: CachedSet | undefined;
+    /** Why the set at jwksUri could not be had: the one error, with the check's timeout, that is not the
+     * token's fault. */
+    let unavailable: unknown;
     const getKey = async (protectedHeader: JWSHeaderParameters, input: FlattenedJWSInput) => {
       if (inline !== undefined) {
         try {
@@ -204,7 +208,12 @@ export const jwt = defineCheck({
         }
       }
       const uri = p.jwksUri!;
-      set = await keySet(uri, maxAgeMs, services, ctx.signal);
+      try {
+        set = await keySet(uri, maxAgeMs, services, ctx.signal);
+      } catch (fetchErr) {
+        unavailable = fetchErr;
+        throw fetchErr;
+      }
       try {
         return await set.keys(protectedHeader, input);
       } catch (err) {
@@ -245,14 +254,16 @@ export const jwt = defineCheck({
           data: { validations: { signatureValid: true } },
         };
       }
-      if (err instanceof errors.JOSEError) {
-        return {
-          verdict: false,
-          explanation: `JWT signature validation error: ${err.message}`,
-          data: { validations: { signatureValid: false } },
-        };
-      }
-      throw err;
+      if (err === unavailable || ctx.signal.aborted) throw err;
+      // Whatever else stopped the verification came of the token, or of the key its header chose (jose
+      // refuses an RSA key shorter than 2048 bits with a TypeError; WebCrypto a malformed key with a
+      // DOMException): no key verified it, and it fails. As an error, which on_error passes by default, a
+      // token made up to reach such a key would pass.
+      return {
+        verdict: false,
+        explanation: `JWT signature validation error: ${verificationFailure(err)}`,
+        data: { validations: { signatureValid: false } },
+      };
     }
     return claimsVerdict(p, verified.protectedHeader, verified.payload, token);
   },
@@ -272,17 +283,36 @@ async function verifyWithEachKey(
     return await jwtVerify(token, getKey, options);
   } catch (err) {
     if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
-    let failure: unknown = err;
+    let failure: unknown;
     for await (const key of err) {
       try {
         return await jwtVerify(token, key, options);
       } catch (keyErr) {
-        if (!(keyErr instanceof errors.JWSSignatureVerificationFailed)) throw keyErr;
-        failure = keyErr;
+        // jose judges the claims only once a key verified the signature: that key decides.
+        if (
+          keyErr instanceof errors.JWTExpired ||
+          keyErr instanceof errors.JWTClaimValidationFailed ||
+          keyErr instanceof errors.JWTInvalid
+        ) {
+          throw keyErr;
+        }
+        // Else this key did not verify, whether the signature is not its or the key cannot be used; the
+        // next may. A signature that did not verify says more than a key that could not be used.
+        if (failure === undefined || keyErr instanceof errors.JWSSignatureVerificationFailed)
+          failure = keyErr;
       }
     }
-    throw failure;
+    throw failure ?? err;
   }
+}
+
+/** Why a token did not verify, in words that hold neither the token nor a key: jose's, WebCrypto's or a
+ * TypeError's message (jose's own about keys and algorithms), else the error's name. */
+function verificationFailure(err: unknown): string {
+  if (err instanceof errors.JOSEError || err instanceof TypeError || err instanceof DOMException) {
+    return err.message;
+  }
+  return err instanceof Error ? err.name : 'the token could not be verified';
 }
 
 /** The verdict on a token whose signature (or introspection) and times held: its claims decide, and
