@@ -285,6 +285,60 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('has tokens that arrive while the set is fetched again wait for that fetch', async () => {
+    // After a key is rotated in, every client comes with a token of the new key id at once.
+    let release: (answer: { status: number; body: unknown }) => void = () => {};
+    let served = 0;
+    const services = fakeServices({
+      get: () => {
+        if (served++ === 0) return { status: 200, body: { keys: [rsa.jwk] } };
+        return new Promise((resolve) => (release = resolve));
+      },
+    });
+    const jwksUri = freshUri();
+    const run = (t: string) =>
+      runCheck('jwt', onRequest('hi', bearer(t)), { jwksUri, algorithms: ['RS256', 'ES256'] }, services);
+    // Until the fetch has begun, then a while for the other checks to come to it.
+    const fetching = async (gets: number) => {
+      await vi.waitFor(() => expect(services.gets).toHaveLength(gets));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    const [first, rotated, unknown, another] = await Promise.all([
+      token(rsa),
+      token(ec),
+      token(ec, {}, { kid: 'ec-2' }),
+      token(ec, {}, { kid: 'ec-3' }),
+    ]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await run(first)).verdict).toBe(true);
+      vi.setSystemTime(Date.now() + 31_000);
+      const afterRotation = [run(rotated), run(rotated), run(rotated)];
+      await fetching(2);
+      release({ status: 200, body: { keys: [rsa.jwk, ec.jwk] } });
+      for (const result of await Promise.all(afterRotation)) {
+        expect(result).toMatchObject({ verdict: true, explanation: 'JWT token validation succeeded' });
+      }
+      expect(services.gets).toHaveLength(2);
+
+      // A fetch that fails fails those waiting for it, and starts the cooldown only once it has failed.
+      vi.setSystemTime(Date.now() + 31_000);
+      const started = Date.now();
+      const unknownKid = [run(unknown), run(unknown)];
+      await fetching(3);
+      vi.setSystemTime(started + 20_000);
+      release({ status: 503, body: undefined });
+      for (const result of await Promise.all(unknownKid)) {
+        expect(result).toMatchObject({ verdict: false, explanation: 'No matching key found for kid' });
+      }
+      vi.setSystemTime(started + 40_000);
+      expect((await run(another)).verdict).toBe(false);
+      expect(services.gets).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('tries each key of the set that has the token key id, as a set may hold two', async () => {
     // `other` is an RSA key published under the same id as `rsa`, as when a key is rotated in place.
     for (const keys of [

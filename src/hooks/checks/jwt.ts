@@ -12,12 +12,13 @@
  * The key set at `jwksUri` is fetched through the engine's guarded `getJson` (custom-host address policy,
  * no redirects followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default),
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
- * keys rotated since; when that fetch fails, the token fails for want of its key. A set that cannot be had
- * (refused address, network error, a status other than 200, an answer that is not a key set) is an error,
- * which the hook's `on_error` decides; a token that does not verify (a key that cannot be used verifies
- * nothing), or whose claims break a rule, is a fail: nothing a token holds makes the check err. With
- * `introspectEndpoint` (and `introspectContentType`, `introspectCacheMaxAge`), the endpoint is asked
- * instead of any key set (jwt-introspect.ts), and the claims it answers are judged. The claims
+ * keys rotated since (tokens that come while a fetch is under way wait for it); when that fetch fails, the
+ * token fails for want of its key. A set that cannot be had (refused address, network error, a status
+ * other than 200, an answer that is not a key set) is an error, which the hook's `on_error` decides; a
+ * token that does not verify (a key that cannot be used verifies nothing), or whose claims break a rule,
+ * is a fail: nothing a token holds makes the check err. With `introspectEndpoint` (and
+ * `introspectContentType`, `introspectCacheMaxAge`), the endpoint is asked instead of any key set
+ * (jwt-introspect.ts), and the claims it answers are judged. The claims
  * `extractClaims` names, of a token that passed, are given in the result's `data.extractedClaims` under the
  * reference's header names (`claimPrefix`, `x-jwt-` by default, and the claim's name); they are not sent on
  * to the provider (jwt-extract-claims.ts).
@@ -75,8 +76,8 @@ const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 const DEFAULT_CACHE_MAX_AGE_S = 86_400;
 const DEFAULT_CLOCK_TOLERANCE_S = 5;
 const DEFAULT_MAX_TOKEN_AGE = '1d';
-/** A key id the set lacks fetches it again only when it was fetched, or last tried for such a key id, longer
- * ago than this (jose's own default). */
+/** A key id the set lacks fetches it again only when the last fetch of it ended, whether it brought a set or
+ * failed, longer ago than this (jose's own default). */
 const COOLDOWN_MS = 30_000;
 /** How long a fetch of a set may take, whoever waits for it; each check also stops at its own timeout. */
 const FETCH_TIMEOUT_MS = 10_000;
@@ -86,7 +87,7 @@ type KeySet = ReturnType<typeof createLocalJWKSet>;
 interface CachedSet {
   keys: KeySet;
   fetchedAt: number;
-  /** When a key id the set lacked last had it fetched again (or tried to): once per cooldown. */
+  /** When the last fetch at its URI ended: when it was fetched, or when a fetch since failed. */
   refreshedAt: number;
 }
 
@@ -194,7 +195,6 @@ export const jwt = defineCheck({
     }
     const inline = p.jwks === undefined ? undefined : inlineSet(p.jwks);
     const maxAgeMs = (p.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE_S) * 1000;
-    let set: CachedSet | undefined;
     /** Why the set at jwksUri could not be had: the one error, with the check's timeout, that is not the
      * token's fault. */
     let unavailable: unknown;
@@ -208,6 +208,7 @@ export const jwt = defineCheck({
         }
       }
       const uri = p.jwksUri!;
+      let set: CachedSet;
       try {
         set = await keySet(uri, maxAgeMs, services, ctx.signal);
       } catch (fetchErr) {
@@ -217,19 +218,10 @@ export const jwt = defineCheck({
       try {
         return await set.keys(protectedHeader, input);
       } catch (err) {
-        if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - set.refreshedAt < COOLDOWN_MS)
-          throw err;
-        // Tried once per cooldown, whether the fetch works or not. A set that cannot be had just now leaves
-        // the token without its key, a fail: as an error, which on_error passes by default, any made-up
-        // key id would pass while the set's host is down.
-        set.refreshedAt = Date.now();
-        try {
-          set = await keySet(uri, 0, services, ctx.signal);
-        } catch (fetchErr) {
-          if (ctx.signal.aborted) throw fetchErr;
-          throw err;
-        }
-        return set.keys(protectedHeader, input);
+        if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
+        const newer = await newerSet(uri, set, services, ctx.signal);
+        if (newer === null) throw err;
+        return newer.keys(protectedHeader, input);
       }
     };
     let verified: JWTVerifyResult;
@@ -402,7 +394,35 @@ function headerValue(ctx: CheckContext, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The set at `uri`, from the cache when fetched less than `maxAgeMs` ago, else fetched. */
+/**
+ * For a token whose key id `set` lacks, the set at `uri` as fetched since: the one a fetch under way brings
+ * (whoever began it), else one fetched meanwhile, else one fetched now when the last fetch ended longer
+ * than the cooldown ago. Null when there is none or the fetch failed: the token then fails for want of its
+ * key. As an error, which on_error passes by default, any made-up key id would pass while the set's host
+ * is down.
+ */
+async function newerSet(
+  uri: string,
+  set: CachedSet,
+  services: CheckServices,
+  signal: AbortSignal,
+): Promise<CachedSet | null> {
+  if (!fetching.has(uri)) {
+    // The cache holds the set fetched last.
+    const latest = cache.peek(uri);
+    if (latest !== undefined && latest !== set) return latest;
+    if (Date.now() - set.refreshedAt < COOLDOWN_MS) return null;
+  }
+  try {
+    return await keySet(uri, 0, services, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return null;
+  }
+}
+
+/** The set at `uri`, from the cache when fetched less than `maxAgeMs` ago, else fetched (or the fetch under
+ * way awaited). A fetch that fails starts the cooldown of the set kept, from when it failed. */
 async function keySet(
   uri: string,
   maxAgeMs: number,
@@ -413,7 +433,13 @@ async function keySet(
   if (cached !== undefined && Date.now() - cached.fetchedAt < maxAgeMs) return cached;
   let pending = fetching.get(uri);
   if (pending === undefined) {
-    pending = fetchKeySet(uri, services).finally(() => fetching.delete(uri));
+    pending = fetchKeySet(uri, services)
+      .catch((err: unknown) => {
+        const kept = cache.peek(uri);
+        if (kept !== undefined) kept.refreshedAt = Date.now();
+        throw err;
+      })
+      .finally(() => fetching.delete(uri));
     fetching.set(uri, pending);
   }
   return untilAborted(pending, signal);
