@@ -80,12 +80,12 @@ export const callPassthrough: TargetHandler = async (call) => {
       // any of its accounts; a virtual key's, a catalog provider's or a stored config's only as stored.
       const ownCredential = callerOwnsCredential(resolved, ctx);
       const judged = { path: passthrough.path, target: resolved.target, storedCredential: !ownCredential };
-      adapter.refusePassthrough?.(judged);
+      judging(() => adapter.refusePassthrough?.(judged));
       const { body } = passthrough;
       // A body the adapter signs, or judges for a stored credential, is read whole before the credential is used.
       const judgesBody = !ownCredential && adapter.refuseStoredPassthroughBody !== undefined;
       const bytes = body && (adapter.passthroughSignsBody || judgesBody) ? await body.bytes() : undefined;
-      if (bytes && judgesBody) adapter.refuseStoredPassthroughBody?.(judged, bytes);
+      if (bytes && judgesBody) judging(() => adapter.refuseStoredPassthroughBody?.(judged, bytes));
       auth = adapter.authenticate
         ? await adapter.authenticate(resolved.target, controller, deps.upstream.ownRequests)
         : undefined;
@@ -100,7 +100,9 @@ export const callPassthrough: TargetHandler = async (call) => {
       response = await deps.upstream.send(await adapter.buildPassthrough(request), controller);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
-        return fail(err, err instanceof GatewayError && err.status < 500 ? 'config' : 'status');
+        // The gateway's own fault (a judgment that failed) is no failure of the provider's.
+        const gateways = err instanceof GatewayError && (err.status < 500 || err.code === 'internal_error');
+        return fail(err, gateways ? 'config' : 'status');
       }
       const cut = cutShort();
       if (cut) return cut;
@@ -249,4 +251,24 @@ function relayed(ttfbMs: number | null, relay: UpstreamRelay): AttemptOutcome {
     malformedChunks: 0,
     relay,
   };
+}
+
+/**
+ * Runs an adapter's judgment of a call before anything is sent. A fault of its own (anything but the
+ * GatewayError it refuses with) is the gateway's, a 500: nothing was sent, so it is not read as a provider
+ * that could not be reached, which retries and fallbacks would count against the provider.
+ */
+function judging(judge: () => void): void {
+  try {
+    judge();
+  } catch (err) {
+    if (err instanceof GatewayError || err instanceof ProviderError) throw err;
+    throw new GatewayError(
+      'internal_error',
+      `The pass-through call could not be judged: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
 }

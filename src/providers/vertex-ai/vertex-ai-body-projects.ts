@@ -12,8 +12,10 @@
  * result, inline data, a schema), where a resource name is something spoken of, not used. A Cloud Storage
  * URI (`gs://bucket/…`) names a bucket, not its project, and is not judged. The body must be JSON read one
  * way only: a key given twice in an object (read as the last by one parser and the first by another) is
- * refused, as is a body that is not JSON.
+ * refused, as is a body that is not JSON. A pass-through body does not go through the /v1 JSON parser, so
+ * the depth bound every other body is held to (core/body-depth.ts) is applied here, before it is walked.
  */
+import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { PassthroughCall } from '../types.js';
 import {
@@ -83,6 +85,7 @@ function readJson(body: Uint8Array): unknown {
       { param: twice },
     );
   }
+  assertBodyDepth(parsed);
   return parsed;
 }
 

@@ -152,6 +152,21 @@ describe("a body naming another project's resource, signed by a stored credentia
     }
   });
 
+  it('is refused when the body nests deeper than any request, rather than overflowing the stack', async () => {
+    const before = counts();
+    const depth = 20_000;
+    const response = await passThrough(
+      GENERATE,
+      `{"contents":[],"x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    );
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    const { error } = JSON.parse(text) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body', param: 'x' });
+    expect(error.message).toContain('nested deeper than');
+    expect(counts()).toEqual(before);
+  });
+
   it('is refused when the body is not JSON, which could not be read for projects', async () => {
     const before = counts();
     const response = await passThrough(BATCH_JOBS, 'model: projects/other-project/x');
