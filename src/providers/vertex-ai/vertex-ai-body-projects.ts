@@ -5,12 +5,15 @@
  * `kmsKeyName`. Vertex reaches them with the signing service account's own permissions, so a stored
  * credential's body, like its path (vertex-ai-passthrough-project.ts), may name its own project only.
  *
- * Field names are not relied on: Vertex's JSON takes a field by its proto name too (`cached_content`), and
- * new fields come. Every string of the body that is written as a resource name — `projects/…`,
- * `//aiplatform.googleapis.com/projects/…`, a googleapis.com URL, a `bq://` URI — is judged, wherever it is,
- * except under the keys that hold the conversation and its schemas (a text, a function's arguments and
- * result, inline data, a schema), where a resource name is something spoken of, not used. A Cloud Storage
- * URI (`gs://bucket/…`) names a bucket, not its project, and is not judged. The body must be JSON read one
+ * What is judged is a string under a field where Vertex takes a resource name (RESOURCE_FIELDS: `model`,
+ * `cachedContent`, `ragCorpus`, `datastore`, `inputUri`, `outputUri`, `kmsKeyName`, …, however deep, alone
+ * or in an array), by its JSON name or its proto name (`cached_content`: Vertex takes both), and written as
+ * one — `projects/…`, `//aiplatform.googleapis.com/projects/…`, a googleapis.com URL, a `bq://` URI.
+ * Anything else a body says — an instance's title, a stop sequence, a file's URL — is the caller's words or
+ * data, which may look like a resource name without Vertex reading it as one; and nothing under the keys that
+ * hold the conversation and its schemas (a text, a function's arguments and result, a schema) is judged,
+ * whatever its field. A Cloud Storage URI (`gs://bucket/…`, `https://storage.googleapis.com/bucket/…`)
+ * names a bucket, not its project, and is not judged. The body must be JSON read one
  * way only: a key given twice in an object (read as the last by one parser and the first by another) is
  * refused, as is a body that is not JSON. A pass-through body does not go through the /v1 JSON parser, so
  * the depth bound every other body is held to (core/body-depth.ts) is applied here, before it is walked.
@@ -52,7 +55,7 @@ export function refuseOtherProjectInBody(call: PassthroughCall, body: Uint8Array
   if (!call.storedCredential || body.byteLength === 0) return;
   const parsed = readJson(body);
   const own = targetProject(call.target);
-  visit(parsed, '', (value, param) => {
+  visit(parsed, '', undefined, (value, param) => {
     const other = otherProject(projectsOf(value), own);
     if (other === undefined) return;
     throw new GatewayError(
@@ -109,16 +112,72 @@ function keyGivenTwice(text: string): string | undefined {
   return undefined;
 }
 
-/** Calls `judge` with every string of `value` outside the keys SPOKEN_OF, and where it is. */
-function visit(value: unknown, at: string, judge: (value: string, param: string) => void): void {
+/**
+ * Keys (lower case, without `_`) under which Vertex takes a resource name: a model or an endpoint (a batch
+ * job's, a tuning job's base or pre-tuned model, an embedding model's endpoint), a cached content, a RAG
+ * corpus or file, a Vertex AI Search datastore or engine, a dataset, a BigQuery source or destination, a
+ * customer-managed key, a network, a Secret Manager version (a RAG import's API key), a job's parent or name.
+ */
+const RESOURCE_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'models',
+  'basemodel',
+  'sourcemodel',
+  'tunedmodelname',
+  'endpoint',
+  'indexendpoint',
+  'index',
+  'cachedcontent',
+  'ragcorpus',
+  'ragcorpora',
+  'ragfile',
+  'datastore',
+  'datastores',
+  'engine',
+  'servingconfig',
+  'dataset',
+  'datasets',
+  'inputuri',
+  'outputuri',
+  'outputuriprefix',
+  'uri',
+  'uris',
+  'kmskeyname',
+  'network',
+  'apikeysecretversion',
+  'apikeysecret',
+  'secretversion',
+  'tensorboard',
+  'experiment',
+  'parent',
+  'name',
+  'resourcename',
+]);
+
+/** The key as RESOURCE_FIELDS and SPOKEN_OF hold it: its JSON name and its proto name alike. */
+function fieldOf(key: string): string {
+  return key.toLowerCase().replaceAll('_', '');
+}
+
+/**
+ * Calls `judge` with every string of `value` whose nearest key is in RESOURCE_FIELDS (an array's items
+ * are under the array's key), outside the keys SPOKEN_OF, and where it is.
+ */
+function visit(
+  value: unknown,
+  at: string,
+  field: string | undefined,
+  judge: (value: string, param: string) => void,
+): void {
   if (typeof value === 'string') {
-    judge(value, at || 'body');
+    if (field !== undefined && RESOURCE_FIELDS.has(field)) judge(value, at || 'body');
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => visit(item, `${at}[${i}]`, judge));
+    value.forEach((item, i) => visit(item, `${at}[${i}]`, field, judge));
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      if (SPOKEN_OF.has(key.toLowerCase().replaceAll('_', ''))) continue;
-      visit(item, at ? `${at}.${key}` : key, judge);
+      const named = fieldOf(key);
+      if (SPOKEN_OF.has(named)) continue;
+      visit(item, at ? `${at}.${key}` : key, named, judge);
     }
   }
 }
@@ -140,6 +199,8 @@ function projectsOf(value: string): string[] {
   if (address) {
     const host = address[1].toLowerCase().replace(/:\d+$/, '');
     if (host !== 'googleapis.com' && !host.endsWith('.googleapis.com')) return [];
+    // Cloud Storage's URLs name a bucket and an object (`storage.googleapis.com/{bucket}/…`), never a project.
+    if (host === 'storage.googleapis.com' || host.endsWith('.storage.googleapis.com')) return [];
     // A URL's path starts with the API version (`/v1/`, `/v1beta1/`), a full resource name's does not.
     path = address[2].replace(/^[/\\]+v\d\w*(?=[/\\])/i, '');
   }

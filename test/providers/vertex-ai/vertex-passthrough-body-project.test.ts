@@ -230,6 +230,81 @@ describe('a body a stored credential may send', () => {
   });
 });
 
+describe('a body whose words look like resource names where Vertex takes none', () => {
+  const PREDICT = `${LOCATION}/publishers/google/models/text-embedding-005:predict`;
+  it.each([
+    [
+      "an embedding instance's title",
+      PREDICT,
+      { instances: [{ content: 'the plan', title: 'projects/roadmap', task_type: 'RETRIEVAL_DOCUMENT' }] },
+    ],
+    ['a stop sequence', GENERATE, { contents, generationConfig: { stopSequences: ['projects/'] } }],
+    [
+      'a stop sequence written as a whole resource name',
+      GENERATE,
+      { contents, generation_config: { stop_sequences: ['projects/other-project/locations/x'] } },
+    ],
+    [
+      'a Cloud Storage object URL with a projects bucket',
+      GENERATE,
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              {
+                fileData: {
+                  mimeType: 'application/pdf',
+                  fileUri: 'https://storage.googleapis.com/projects/report.pdf',
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      "a batch job's input as a Cloud Storage object URL in a projects bucket",
+      BATCH_JOBS,
+      batchJob({
+        inputConfig: {
+          instancesFormat: 'jsonl',
+          gcsSource: { uris: ['https://storage.googleapis.com/projects/requests.jsonl'] },
+        },
+      }),
+    ],
+  ])('is sent: %s', async (_what, path, body) => {
+    const response = await passThrough(path, JSON.stringify(body));
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expect(vertex.requests.at(-1)?.body).toEqual(body);
+  });
+
+  it('is still judged where Vertex takes a resource name, however the field is spelt', async () => {
+    for (const [param, body] of [
+      ['cached_content', { contents, cached_content: 'projects/other-project/locations/x/cachedContents/1' }],
+      [
+        'tools[0].retrieval.vertex_rag_store.rag_corpora[0]',
+        {
+          contents,
+          tools: [
+            {
+              retrieval: {
+                vertex_rag_store: { rag_corpora: ['projects/other-project/locations/x/ragCorpora/1'] },
+              },
+            },
+          ],
+        },
+      ],
+    ] as const) {
+      const response = await passThrough(GENERATE, JSON.stringify(body));
+      const text = await response.text();
+      expect(response.status, text).toBe(403);
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'forbidden', param } });
+    }
+  });
+});
+
 describe("the caller's own credentials", () => {
   it('send a body naming any project', async () => {
     const config = JSON.stringify({
