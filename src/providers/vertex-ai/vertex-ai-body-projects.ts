@@ -8,7 +8,9 @@
  * What is judged is a string under a field where Vertex takes a resource name (RESOURCE_FIELDS: `model`,
  * `cachedContent`, `ragCorpus`, `datastore`, `inputUri`, `outputUri`, `kmsKeyName`, …, however deep, alone
  * or in an array), by its JSON name or its proto name (`cached_content`: Vertex takes both), and written as
- * one — `projects/…`, `//aiplatform.googleapis.com/projects/…`, a googleapis.com URL, a `bq://` URI.
+ * one — `projects/…`, `//aiplatform.googleapis.com/projects/…`, a googleapis.com URL, a `bq://` URI — or
+ * as a service account's email: a job runs as its `serviceAccount`, and one of another project's
+ * (`runner@other.iam.gserviceaccount.com`) would reach what that project granted it.
  * Anything else a body says — an instance's title, a stop sequence, a file's URL — is the caller's words or
  * data, which may look like a resource name without Vertex reading it as one; and nothing under the keys that
  * hold the conversation and its schemas (a text, a function's arguments and result, a schema) is judged,
@@ -26,6 +28,7 @@ import {
   bigQueryProject,
   otherProject,
   projectsNamed,
+  serviceAccountProject,
   targetProject,
 } from './vertex-ai-project-names.js';
 
@@ -116,7 +119,8 @@ function keyGivenTwice(text: string): string | undefined {
  * Keys (lower case, without `_`) under which Vertex takes a resource name: a model or an endpoint (a batch
  * job's, a tuning job's base or pre-tuned model, an embedding model's endpoint), a cached content, a RAG
  * corpus or file, a Vertex AI Search datastore or engine, a dataset, a BigQuery source or destination, a
- * customer-managed key, a network, a Secret Manager version (a RAG import's API key), a job's parent or name.
+ * customer-managed key, the service account a job runs as, a network, a Secret Manager version (a RAG
+ * import's API key), a job's parent or name.
  */
 const RESOURCE_FIELDS: ReadonlySet<string> = new Set([
   'model',
@@ -143,6 +147,7 @@ const RESOURCE_FIELDS: ReadonlySet<string> = new Set([
   'uri',
   'uris',
   'kmskeyname',
+  'serviceaccount',
   'network',
   'apikeysecretversion',
   'apikeysecret',
@@ -185,7 +190,8 @@ function visit(
 /**
  * The projects a string names when it is written as a resource name: one that starts with
  * `projects/{project}/…` (also after a `/`), a full resource name (`//{service}.googleapis.com/projects/…`), a
- * URL of Google's APIs (`https://{host}.googleapis.com/v1/projects/…`), percent-decoded; or a BigQuery URI.
+ * URL of Google's APIs (`https://{host}.googleapis.com/v1/projects/…`), percent-decoded; a BigQuery URI; a
+ * service account's email.
  * Any other string (a bucket's `gs://` URI, an object path with a `projects` folder in it, a URL elsewhere,
  * words) names none.
  */
@@ -194,6 +200,8 @@ function projectsOf(value: string): string[] {
   if (/\s/.test(written)) return [];
   const bigQuery = bigQueryProject(written);
   if (bigQuery !== undefined) return [bigQuery];
+  const account = serviceAccountProject(written);
+  if (account !== undefined) return [account];
   let path = decoded(written);
   const address = /^(?:[a-z][a-z0-9+.-]*:)?\/\/([^/?#]*)(.*)$/i.exec(path);
   if (address) {

@@ -1,7 +1,8 @@
 /**
  * The projects a value sent to Vertex AI names, read as Vertex reads them: the segment after each
  * `projects` segment of a path or resource name (percent-decoded, `\` a slash as a URL parser takes it, any
- * case of `projects`), and the project of a BigQuery URI (`bq://{project}.{dataset}.{table}`).
+ * case of `projects`), the project of a BigQuery URI (`bq://{project}.{dataset}.{table}`), and the project
+ * of a service account's email (`{name}@{project}.iam.gserviceaccount.com`).
  */
 import type { ProviderTarget } from '../types.js';
 
@@ -48,6 +49,24 @@ export function bigQueryProject(uri: string): string | undefined {
   const colon = rest.indexOf(':');
   const dot = rest.indexOf('.', colon === -1 ? 0 : colon);
   return dot === -1 ? rest : rest.slice(0, dot);
+}
+
+/**
+ * The project a service account's email names, as Google writes one (its domain, which email reads in any
+ * case, lower-cased): `{name}@{project}.iam.gserviceaccount.com`, App Engine's default
+ * `{project}@appspot.gserviceaccount.com`, Compute Engine's default
+ * `{number}-compute@developer.gserviceaccount.com` (by the project's number); undefined for anything else.
+ */
+export function serviceAccountProject(email: string): string | undefined {
+  const match = /^([^@\s]+)@([^@\s]+)$/.exec(email.trim());
+  if (!match) return undefined;
+  const local = match[1];
+  const domain = match[2].toLowerCase();
+  const iam = /^(.+)\.iam\.gserviceaccount\.com$/.exec(domain);
+  if (iam) return iam[1];
+  if (domain === 'appspot.gserviceaccount.com') return local.toLowerCase();
+  if (domain === 'developer.gserviceaccount.com') return /^(\d+)-compute$/i.exec(local)?.[1];
+  return undefined;
 }
 
 /** The first of `named` that is not `own` (any, when `own` is unknown); undefined when all are. */

@@ -137,6 +137,38 @@ describe("a body naming another project's resource, signed by a stored credentia
     expect(counts()).toEqual(before);
   });
 
+  it.each([
+    [
+      'serviceAccount',
+      BATCH_JOBS,
+      batchJob({ serviceAccount: 'runner@other-project.iam.gserviceaccount.com' }),
+    ],
+    ['serviceAccount', BATCH_JOBS, batchJob({ serviceAccount: 'other-project@appspot.gserviceaccount.com' })],
+    [
+      'serviceAccount',
+      BATCH_JOBS,
+      batchJob({ serviceAccount: '123456789012-compute@developer.gserviceaccount.com' }),
+    ],
+    [
+      'service_account',
+      `${LOCATION}/tuningJobs`,
+      {
+        base_model: 'gemini-2.0-flash-001',
+        supervised_tuning_spec: { training_dataset_uri: 'gs://in-bucket/train.jsonl' },
+        service_account: 'Tuner@Other-Project.iam.gserviceaccount.com',
+      },
+    ],
+  ])("is refused when it runs a job as another project's service account (%s)", async (param, path, body) => {
+    const before = counts();
+    const response = await passThrough(path, JSON.stringify(body));
+    const text = await response.text();
+    expect(response.status, text).toBe(403);
+    const { error } = JSON.parse(text) as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ type: 'permission_error', code: 'forbidden', param });
+    expect(error.message).toContain(`"${OWN_PROJECT}"`);
+    expect(counts()).toEqual(before);
+  });
+
   it('is refused however the JSON writes it: escaped, or a key given twice', async () => {
     for (const body of [
       `{"contents":[],"cachedContent":"projects\\u002fother-project/locations/us-central1/cachedContents/42"}`,
@@ -192,6 +224,7 @@ describe('a body a stored credential may send', () => {
           predictionsFormat: 'bigquery',
           bigqueryDestination: { outputUri: `bq://${OWN_PROJECT}` },
         },
+        serviceAccount: `runner@${OWN_PROJECT}.iam.gserviceaccount.com`,
       }),
     ]) {
       const response = await passThrough(BATCH_JOBS, JSON.stringify(body));
