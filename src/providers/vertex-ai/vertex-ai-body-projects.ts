@@ -24,9 +24,10 @@ import { assertBodyDepth } from '../../core/body-depth.js';
 import { GatewayError } from '../../core/errors.js';
 import type { PassthroughCall } from '../types.js';
 import {
-  allowedProjects,
   bigQueryProject,
   otherProject,
+  otherProjectRefused,
+  percentDecoded,
   projectsNamed,
   serviceAccountProject,
   targetProject,
@@ -60,13 +61,7 @@ export function refuseOtherProjectInBody(call: PassthroughCall, body: Uint8Array
   const own = targetProject(call.target);
   visit(parsed, '', undefined, (value, param) => {
     const other = otherProject(projectsOf(value), own);
-    if (other === undefined) return;
-    throw new GatewayError(
-      'forbidden',
-      `${param} names project "${other}": the stored vertex-ai credential may not be used there, as ${allowedProjects(own)}. ` +
-        'Call with your own credentials to reach another project',
-      { param },
-    );
+    if (other !== undefined) throw otherProjectRefused(param, other, own, { param });
   });
 }
 
@@ -202,7 +197,7 @@ function projectsOf(value: string): string[] {
   if (bigQuery !== undefined) return [bigQuery];
   const account = serviceAccountProject(written);
   if (account !== undefined) return [account];
-  let path = decoded(written);
+  let path = percentDecoded(written);
   const address = /^(?:[a-z][a-z0-9+.-]*:)?\/\/([^/?#]*)(.*)$/i.exec(path);
   if (address) {
     const host = address[1].toLowerCase().replace(/:\d+$/, '');
@@ -214,13 +209,4 @@ function projectsOf(value: string): string[] {
   }
   path = path.replace(/^[/\\]+/, '');
   return /^projects[/\\]/i.test(path) ? projectsNamed(path) : [];
-}
-
-/** `value` percent-decoded, as Vertex reads a resource name; as written when it cannot be decoded. */
-function decoded(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -11,9 +11,9 @@
 import { GatewayError } from '../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
 import {
-  allowedProjects,
   decodedSegments,
   otherProject,
+  otherProjectRefused,
   projectsNamed,
   targetProject,
 } from './vertex-ai-project-names.js';
@@ -24,12 +24,12 @@ export function vertexModelIdFor(target: ProviderTarget, model: string): string 
   const own = targetProject(target);
   const other = otherProject(projectsNamed(model), own);
   if (other !== undefined) {
-    throw new GatewayError(
-      'forbidden',
-      `model names project "${other}": the vertex-ai call is made in the target's project, and ${allowedProjects(own)}. ` +
+    throw otherProjectRefused('model', other, own, {
+      param: 'model',
+      why: "a vertex-ai model call is made in its target's project",
+      remedy:
         'Name the model by its id (gemini-2.5-flash, claude-sonnet-4@20250514) or as publishers/{publisher}/models/{id}',
-      { param: 'model' },
-    );
+    });
   }
   const id = vertexModelId(model);
   const segments = decodedSegments(id);

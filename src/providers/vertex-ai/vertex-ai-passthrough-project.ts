@@ -12,9 +12,9 @@
 import { GatewayError } from '../../core/errors.js';
 import type { PassthroughCall } from '../types.js';
 import {
-  allowedProjects,
   decodedSegments,
   otherProject,
+  otherProjectRefused,
   projectsNamed,
   targetProject,
 } from './vertex-ai-project-names.js';
@@ -28,12 +28,7 @@ export function refuseOtherProject(call: PassthroughCall): void {
     refuseHiddenSegments(call.path);
     return;
   }
-  const allowed = allowedProjects(own);
-  throw new GatewayError(
-    'forbidden',
-    `The path names project "${other}": the stored vertex-ai credential may not be used there, as ${allowed}. ` +
-      'Call with your own credentials to reach another project',
-  );
+  throw otherProjectRefused('The path', other, own);
 }
 
 /**

@@ -4,6 +4,7 @@
  * case of `projects`), the project of a BigQuery URI (`bq://{project}.{dataset}.{table}`), and the project
  * of a service account's email (`{name}@{project}.iam.gserviceaccount.com`).
  */
+import { GatewayError } from '../../core/errors.js';
 import type { ProviderTarget } from '../types.js';
 
 /** The project the target's calls are made in: its cloudb_project_id, else its service account's. */
@@ -24,13 +25,16 @@ export function projectsNamed(path: string): string[] {
 
 /** The segments of a path as Vertex reads it: percent-decoded, `\` a slash as a URL parser takes it. */
 export function decodedSegments(pathname: string): string[] {
-  let decoded = pathname;
+  return percentDecoded(pathname).split(/[/\\]/);
+}
+
+/** `value` percent-decoded, as Vertex reads a name; as written when it cannot be decoded (nor can Vertex). */
+export function percentDecoded(value: string): string {
   try {
-    decoded = decodeURIComponent(pathname);
+    return decodeURIComponent(value);
   } catch {
-    // Not decodable, so not decoded by Vertex either: read as written.
+    return value;
   }
-  return decoded.split(/[/\\]/);
 }
 
 /** `projects/{project}` itself, or with a custom method after it (`projects/{project}:method`). */
@@ -74,9 +78,28 @@ export function otherProject(named: readonly string[], own: string | undefined):
   return named.find((project) => own === undefined || !isProject(project, own));
 }
 
-/** Why a stored credential's call may not go to another project, after the project it is made in. */
-export function allowedProjects(own: string | undefined): string {
-  return own === undefined
-    ? 'it names no project (set cloudb_project_id on it)'
-    : `it is used in project "${own}" only`;
+/** How a refusal of another project goes on, unless it says otherwise. */
+const STORED_CREDENTIAL = {
+  why: 'the stored vertex-ai credential may not be used there',
+  remedy: 'Call with your own credentials to reach another project',
+};
+
+/**
+ * The refusal of `what` (the path, a body's field, a model) naming project `other` when only `own` may be
+ * named: why (a stored credential's call, by default), the project allowed, and what to do instead.
+ */
+export function otherProjectRefused(
+  what: string,
+  other: string,
+  own: string | undefined,
+  options: { param?: string; why?: string; remedy?: string } = {},
+): GatewayError {
+  const { why, remedy } = { ...STORED_CREDENTIAL, ...options };
+  const allowed =
+    own === undefined
+      ? 'it names no project (set cloudb_project_id on it)'
+      : `it is used in project "${own}" only`;
+  return new GatewayError('forbidden', `${what} names project "${other}": ${why}, as ${allowed}. ${remedy}`, {
+    param: options.param,
+  });
 }
