@@ -75,8 +75,9 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
       );
     });
 
-    // 0030 for the catalog provider a node's override_params.model names, as 0027 for the names asked
-    // through; run again from either, the migrations after it undone first, as their `down` does.
+    // 0030 for the catalog provider a node's override_params.model names, 0031 for the one a prompt
+    // version's parameters.model names, as 0027 for the names asked through; run again from any, the
+    // migrations after it undone first, as their `down` does.
     it.each([
       {
         from: '0027',
@@ -86,6 +87,7 @@ export function storeContract(makeHarness: () => Promise<StoreHarness>): void {
         ],
       },
       { from: '0030', undo: [] },
+      { from: '0031', undo: [] },
     ])(
       '$from marks the config and prompt versions recorded before it unrecorded, to be read again',
       async ({ from, undo }) => {

@@ -2,7 +2,7 @@
  * What deleting a stored config, prompt, credential or guardrail would break (or giving a credential
  * another provider), these naming each other: a
  * prompt version sends its calls to a stored config (`config: "<slug or id>"`) or a virtual key
- * (`virtual_key`, `provider: "@slug"`), and a stored config's target names a prompt (`"prompt_id":
+ * (`virtual_key`, `provider: "@slug"`, or, naming no destination, `parameters.model: "@slug/model"`), and a stored config's target names a prompt (`"prompt_id":
  * "slug@3"`) or a virtual key; a config's node (a stored config's, or a prompt version's inline config's)
  * lists stored guardrails (`"input_guardrails": ["<slug or id>"]`), and asks through a stored config or
  * a virtual key for its semantic cache's embeddings (`cache.embedding`) or a model-judged check's verdict
@@ -90,6 +90,22 @@ function catalogProvider(node: Record<string, unknown>): { slug: string; key: st
   return { slug: provider.slice(1), key: keyAsWritten(resolved, 'provider') };
 }
 
+/**
+ * A prompt version read as a config node, whose destination keys (`virtual_key`, `provider`) are a node's:
+ * a version naming no destination at all sends its calls where its model written `@<provider_slug>/<model>`
+ * names (prompt completions resolve their config from the rendered model), so that model is the node's
+ * `override_params.model`, which catalogProvider reads as a call does. A version naming a destination
+ * sends the model there as written.
+ */
+export function promptNode(document: PromptDocument): Record<string, unknown> {
+  const node = document as unknown as Record<string, unknown>;
+  const model: unknown = document.parameters?.model;
+  const namesDestination =
+    document.config !== undefined || document.virtual_key !== undefined || document.provider !== undefined;
+  if (namesDestination || typeof model !== 'string') return node;
+  return { ...node, override_params: { model } };
+}
+
 /** What a config node names, as the store indexes it (`kind:name`): a prompt (`prompt_id`, its version
  * left out), a virtual key, a catalog provider (`@slug`, or its model's `@slug/`), the stored guardrails of its lists, the config
  * or virtual key its semantic cache embeds through (`cache.embedding`), and those its model-judged
@@ -147,9 +163,10 @@ export function configReferences(config: unknown): string[] {
 }
 
 /** The stored documents a prompt version names: its destination (a stored config, a virtual key, a
- * catalog provider), or what its inline config names. */
+ * catalog provider, or the catalog provider its model names: promptNode), or what its inline config
+ * names. */
 export function promptReferences(document: PromptDocument): string[] {
-  const found = nodeReferences(document as unknown as Record<string, unknown>);
+  const found = nodeReferences(promptNode(document));
   if (typeof document.config === 'string') found.push(`config:${document.config}`);
   else if (document.config !== undefined) found.push(...configReferences(document.config));
   return [...new Set(found)];
@@ -331,8 +348,8 @@ export const anyUse = ({ configs, prompts, guardrails }: Uses) =>
   configs.length + prompts.length + guardrails.length > 0;
 
 /** The active configs whose nodes `names`, and the versions of prompts whose destination
- * (`judged.destination`, or `names` given the version's document as a node: its destination keys are a
- * node's) or inline config's nodes do; with `judged`, the stored guardrails judging through it too. */
+ * (`judged.destination`, or `names` given the version's document as a node: promptNode) or inline
+ * config's nodes do; with `judged`, the stored guardrails judging through it too. */
 async function usesOf(
   store: Repositories,
   workspaceId: string,
@@ -347,7 +364,7 @@ async function usesOf(
   const configs = await activeConfigsWhere(store, workspaceId, references, names);
   const prompts = await promptVersionsWhere(store, workspaceId, references, (document) => {
     if (judged?.destination?.(document)) return true;
-    if (names(document as unknown as Record<string, unknown>)) return true;
+    if (names(promptNode(document))) return true;
     if (typeof document.config !== 'object') return false;
     for (const { node } of configNodes(document.config)) if (names(node)) return true;
     return false;

@@ -29,6 +29,7 @@ import * as reindexDocumentReferences from './0027_reindex_document_references.j
 import * as guardrailVersionReferences from './0028_guardrail_version_references.js';
 import * as rateLimitWorkspaceSlugs from './0029_rate_limit_workspace_slugs.js';
 import * as reindexModelProviders from './0030_reindex_model_providers.js';
+import * as reindexPromptCatalogModels from './0031_reindex_prompt_catalog_models.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028_guardrail_version_references': guardrailVersionReferences,
   '0029_rate_limit_workspace_slugs': rateLimitWorkspaceSlugs,
   '0030_reindex_model_providers': reindexModelProviders,
+  '0031_reindex_prompt_catalog_models': reindexPromptCatalogModels,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,6 +17,7 @@ import {
   anyUse,
   credentialKey,
   guardrailItem,
+  promptNode,
   recordMissingReferences,
   referencesTo,
 } from '../../../gateway/prompts/destination-dependents.js';
@@ -111,7 +112,8 @@ function namesCarrier(config: unknown, carrier: Carrier): boolean {
 /**
  * Whether a prompt version sends secrets of its own through the carrier: its parameters hold one and its
  * destination is the carrier (a stored config among `configs`: the carrier, or an active config naming
- * it), or its inline config names it with secrets going there.
+ * it; or, naming none, the catalog provider its model names), or its inline config names it with secrets
+ * going there.
  */
 function sendsSecretsThrough(
   document: PromptDocument,
@@ -121,10 +123,10 @@ function sendsSecretsThrough(
   const { config: _config, ...outside } = document;
   const own = holdsSecret(outside);
   const to = versionDestination(document);
-  if (to === undefined) return false;
-  if ('stored' in to) return own && configs.has(to.stored);
-  if ('inline' in to) return secretNamingNode(to.inline, carrier, own) !== undefined;
-  return own && namingKey(document as unknown as Json, carrier) !== undefined;
+  if (to !== undefined && 'stored' in to) return own && configs.has(to.stored);
+  if (to !== undefined && 'inline' in to) return secretNamingNode(to.inline, carrier, own) !== undefined;
+  // Its virtual key or provider, or, naming none, the catalog provider its model names.
+  return own && namingKey(promptNode(document), carrier) !== undefined;
 }
 
 /**
