@@ -79,6 +79,24 @@ describe('gateway prompts', () => {
     ]);
     expect(rendered.code, rendered.stderr).toBe(0);
     expect(rendered.json().body.messages[0].content).toBe('Be calm.');
+    // The request once: not again as the `data` some SDKs read.
+    expect(Object.keys(rendered.json()).sort()).toEqual([
+      'body',
+      'endpoint',
+      'object',
+      'prompt_id',
+      'slug',
+      'version',
+    ]);
+    const shown = await cli([
+      'prompts',
+      'render',
+      'cli-prompt',
+      '--variables',
+      '{"tone": "calm", "word": "hi"}',
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split('Be calm.').length - 1).toBe(1);
 
     const published = await cli(['prompts', 'publish', 'cli-prompt', '--version', '2', '--json']);
     expect(published.code, published.stderr).toBe(0);

@@ -265,6 +265,14 @@ export function promptsCommand(io: CliIo): Command {
       ctx.print(record, () => `${JSON.stringify(record, null, 2)}\n`);
     });
 
+  /** A render's answer with the request once, as `body`: the answer gives it again as `data` beside
+   * `success`, where some SDKs read it. */
+  const renderShown = (answer: unknown): unknown => {
+    if (typeof answer !== 'object' || answer === null) return answer;
+    const { success: _success, data: _data, ...shown } = answer as Record<string, unknown>;
+    return shown;
+  };
+
   for (const [verb, description] of [
     ['render', 'Show the request a prompt makes with these variables, without calling a model'],
     ['run', 'Run a prompt and show its answer (the envelope {status, headers, body})'],
@@ -286,7 +294,8 @@ export function promptsCommand(io: CliIo): Command {
         };
         const suffix = verb === 'render' ? 'render' : 'completions';
         const answer = await ctx.api.request<unknown>('POST', `/prompts/${prompt}/${suffix}`, body);
-        ctx.print(answer, () => `${JSON.stringify(answer, null, 2)}\n`);
+        const shown = verb === 'render' ? renderShown(answer) : answer;
+        ctx.print(shown, () => `${JSON.stringify(shown, null, 2)}\n`);
       });
   }
 
