@@ -381,3 +381,146 @@ describe('a virtual key or guardrail created under a name that what holds secret
     );
   });
 });
+
+describe("a config's prompt_id target, which carries its prompt's secrets where the config sends its calls", () => {
+  const key = (slug: string) => ({ slug, provider: 'openai', api_key: `sk-${slug}`, custom_host: home.url });
+  const hook = (webhookURL: string) => ({ 'default.webhook': { webhookURL } });
+
+  it('keeps the virtual key and the guardrail it goes through from moving, naming it, unless forced', async () => {
+    await ok(admin.post('/virtual-keys', key('pt-vk')));
+    await ok(admin.post('/virtual-keys', key('pt-vk-free')));
+    await ok(admin.post('/guardrails', { slug: 'pt-g', guardrail: hook('https://hooks.example/verdict') }));
+    await ok(
+      admin.post('/prompts', {
+        slug: 'pt-q',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', user_api_key: 'user-secret-pt' },
+      }),
+    );
+    await ok(
+      admin.post('/prompts', { slug: 'pt-plain', string: template, parameters: { model: 'gpt-4o-mini' } }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'pt-cfg',
+        config: { strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'pt-q', virtual_key: 'pt-vk' }] },
+      }),
+    );
+    // The prompt_id set above the target naming the key passes down to it.
+    await ok(
+      admin.post('/configs', {
+        slug: 'pt-above',
+        config: { prompt_id: 'pt-q@1', strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'pt-vk' }] },
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'pt-g-cfg',
+        config: {
+          provider: 'openai',
+          api_key: 'sk-cfg',
+          custom_host: home.url,
+          input_guardrails: ['pt-g'],
+          prompt_id: 'pt-q',
+        },
+      }),
+    );
+    // A prompt's inline config sends the target's prompt, secrets and all.
+    await ok(
+      admin.post('/prompts', {
+        slug: 'pt-inline',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: { strategy: { mode: 'fallback' }, targets: [{ prompt_id: 'pt-q', virtual_key: 'pt-vk' }] },
+      }),
+    );
+    // A prompt holding no secret carries none.
+    await ok(
+      admin.post('/configs', {
+        slug: 'pt-free',
+        config: {
+          strategy: { mode: 'fallback' },
+          targets: [{ prompt_id: 'pt-plain', virtual_key: 'pt-vk-free' }],
+        },
+      }),
+    );
+
+    const refused = await admin.patch('/virtual-keys/pt-vk', { custom_host: evil.url, api_key: 'sk-moved' });
+    expectError(refused, 409, 'conflict', 'custom_host');
+    expect(bySlug(refused.body.error.dependents.configs)).toEqual([
+      expect.objectContaining({ slug: 'pt-above', param: 'config.targets[0].virtual_key' }),
+      expect.objectContaining({ slug: 'pt-cfg', param: 'config.targets[0].virtual_key' }),
+    ]);
+    expect(refused.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'pt-inline', versions: [1] }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-pt');
+
+    const judged = await admin.patch('/guardrails/pt-g', { guardrail: hook('https://elsewhere.example/v') });
+    expectError(judged, 409, 'conflict', 'guardrail');
+    expect(judged.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'pt-g-cfg', param: 'config.input_guardrails[0]' }),
+    ]);
+
+    await ok(admin.patch('/virtual-keys/pt-vk-free', { custom_host: evil.url, api_key: 'sk-free-moved' }));
+    await ok(admin.patch('/virtual-keys/pt-vk?force=true', { custom_host: evil.url, api_key: 'sk-moved' }));
+  });
+});
+
+describe("an inline config's override_params.extra_headers given as JSON text", () => {
+  it('is refused naming the place, and one stored before is never shown and counts as a secret', async () => {
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'ih-vk',
+        provider: 'openai',
+        api_key: 'sk-ih',
+        custom_host: home.url,
+      }),
+    );
+    const headers = JSON.stringify({ authorization: 'Bearer inline-text-secret' });
+    const inline = (extra: unknown) => ({
+      strategy: { mode: 'fallback' },
+      targets: [{ virtual_key: 'ih-vk', override_params: { extra_headers: extra } }],
+    });
+    const refused = await admin.post('/prompts', {
+      slug: 'ih-q',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: inline(headers),
+    });
+    expectError(refused, 400, 'invalid_body', 'config.targets[0].override_params.extra_headers');
+    expect(refused.text).not.toContain('inline-text-secret');
+    expect((await admin.get('/prompts/ih-q')).status).toBe(404);
+
+    const created = await ok(
+      admin.post('/prompts', {
+        slug: 'ih-q',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: inline({ authorization: 'Bearer inline-object-secret' }),
+      }),
+    );
+    const { id, workspace_id: workspaceId } = created.body as { id: string; workspace_id: string };
+    // A version stored before the text form was refused.
+    await gateway.server.deps.store.updatePrompt(workspaceId, id, {
+      prompt: {
+        template_type: 'chat',
+        string: template,
+        parameters: { model: 'gpt-4o-mini' },
+        config: inline(headers),
+      },
+      includes: [],
+      references: ['virtual_key:ih-vk'],
+    });
+    const shown = await ok(admin.get('/prompts/ih-q'));
+    expect(shown.text).not.toContain('inline-text-secret');
+    expect(shown.body.config.targets[0].override_params.extra_headers).toBe('[REDACTED]');
+    const versions = await ok(admin.get('/prompts/ih-q/versions'));
+    expect(versions.text).not.toContain('inline-text-secret');
+    const moved = await admin.patch('/virtual-keys/ih-vk', { custom_host: evil.url, api_key: 'sk-moved' });
+    expectError(moved, 409, 'conflict', 'custom_host');
+    expect(moved.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'ih-q', versions: [1, 2] }),
+    ]);
+  });
+});

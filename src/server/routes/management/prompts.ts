@@ -29,6 +29,7 @@ import { partialLoader, storedPartials } from '../../../gateway/prompts/prompt-c
 import { refuseBreakingPromptTargets } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
+import { childPath, configParam } from '../../../gateway/routing/inherit.js';
 import type {
   PromptDocument,
   Repositories,
@@ -80,17 +81,26 @@ async function assertDestinationConfig(
 }
 
 /**
- * Refuses `parameters.extra_headers` given as text (a JSON object written as a string) rather than an object:
- * its header names are not keys then, so a credential among them would be shown as it is, neither
- * `[REDACTED]` nor counted among the secrets the version holds outside its config (configs.ts).
+ * Refuses `extra_headers` given as text (a JSON object written as a string) rather than an object, in the
+ * version's `parameters` or in the `override_params` of a node of its inline config: its header names are
+ * not keys then, so a credential among them would be shown as it is, not `[REDACTED]` (views.ts), and
+ * could not be told apart from the other headers' values.
  */
-function refuseHeadersAsText(parameters: Record<string, unknown> | undefined): void {
-  if (typeof parameters?.extra_headers !== 'string') return;
-  throw new GatewayError(
-    'invalid_body',
-    'parameters.extra_headers must be an object of header names and values, not text',
-    { param: 'parameters.extra_headers' },
-  );
+function refuseHeadersAsText(body: Omit<CreatePrompt, 'slug'>): void {
+  const refuse = (param: string) =>
+    new GatewayError('invalid_body', `${param} must be an object of header names and values, not text`, {
+      param,
+    });
+  const parameters = body.parameters as Record<string, unknown> | undefined;
+  if (typeof parameters?.extra_headers === 'string') throw refuse('parameters.extra_headers');
+  const visit = (node: unknown, path: string): void => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+    const { override_params: overrides, targets } = node as Record<string, unknown>;
+    const headers = (overrides as Record<string, unknown> | undefined)?.extra_headers;
+    if (typeof headers === 'string') throw refuse(configParam(path, 'override_params.extra_headers'));
+    if (Array.isArray(targets)) targets.forEach((target, i) => visit(target, childPath(path, i)));
+  };
+  visit(body.config, '');
 }
 
 /** A body's version document, checked; throws a 400 (or the 404 of a missing stored config) naming why. */
@@ -109,7 +119,7 @@ async function promptDocument(
       },
     );
   }
-  refuseHeadersAsText(body.parameters);
+  refuseHeadersAsText(body);
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',

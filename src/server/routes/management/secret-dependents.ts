@@ -29,6 +29,7 @@ import {
   type Uses,
 } from '../../../gateway/prompts/dependents-conflict.js';
 import { versionDestination } from '../../../gateway/prompts/prompt-call.js';
+import { storedPromptVersion } from '../../../gateway/prompts/prompt-reference.js';
 import { childPath, configParam } from '../../../gateway/routing/inherit.js';
 import { REDACTED } from '../../../observability/redact.js';
 import type { PromptDocument, Repositories } from '../../../store/types.js';
@@ -66,21 +67,45 @@ function namingKey(node: Json, carrier: Carrier): string | undefined {
   return credentialKey(node, carrier.kind, carrier.names);
 }
 
+/** The parameters of the prompt version each `prompt_id` of a config selects, by the reference as written
+ * (`support@2`): what a call sends as the target's `override_params` (prompts/prompt-targets.ts). */
+type PromptParameters = ReadonlyMap<string, unknown>;
+
+/** Adds to `found` the parameters of the versions the `prompt_id` references of `config`'s nodes select, as
+ * the store holds them now; none for a reference naming no version. */
+async function readPromptParameters(
+  store: Repositories,
+  workspaceId: string,
+  config: unknown,
+  found: Map<string, unknown>,
+): Promise<void> {
+  if (!isObject(config)) return;
+  const reference = config.prompt_id;
+  if (typeof reference === 'string' && !found.has(reference)) {
+    const selected = await storedPromptVersion(store, workspaceId, reference);
+    found.set(reference, selected?.version.prompt.parameters);
+  }
+  if (!Array.isArray(config.targets)) return;
+  for (const target of config.targets) await readPromptParameters(store, workspaceId, target, found);
+}
+
 /**
  * What of a node's own settings goes where the carrier sends its calls: for a guardrail, the request body
  * it is sent (`override_params`); for a virtual key or catalog provider, every setting (the keys of the
- * nodes above it, which a target inherits, among them).
+ * nodes above it, which a target inherits, among them). A node naming a prompt (`prompt_id`, passed down
+ * to the targets below it) sends that prompt's parameters as its `override_params` too, secrets and all.
  */
-function carried(node: Json, carrier: Carrier): unknown {
+function carried(node: Json, carrier: Carrier, prompts: PromptParameters): unknown {
   const { targets: _targets, ...own } = node;
-  return carrier.kind === 'guardrail' ? node.override_params : own;
+  const fromPrompt = typeof node.prompt_id === 'string' ? prompts.get(node.prompt_id) : undefined;
+  return [carrier.kind === 'guardrail' ? node.override_params : own, fromPrompt];
 }
 
 /** Whether a node, or any node below it, holds a secret that goes where the carrier sends its calls. */
-function holdsBelow(node: unknown, carrier: Carrier): boolean {
+function holdsBelow(node: unknown, carrier: Carrier, prompts: PromptParameters): boolean {
   if (!isObject(node)) return false;
-  if (holdsSecret(carried(node, carrier))) return true;
-  return Array.isArray(node.targets) && node.targets.some((target) => holdsBelow(target, carrier));
+  if (holdsSecret(carried(node, carrier, prompts))) return true;
+  return Array.isArray(node.targets) && node.targets.some((target) => holdsBelow(target, carrier, prompts));
 }
 
 /**
@@ -88,15 +113,21 @@ function holdsBelow(node: unknown, carrier: Carrier): boolean {
  * of the nodes above it (`above`: held there, or by the prompt version sending its calls through this
  * config), or those of the targets below it. Undefined when none does.
  */
-function secretNamingNode(config: unknown, carrier: Carrier, above: boolean, path = ''): string | undefined {
+function secretNamingNode(
+  config: unknown,
+  carrier: Carrier,
+  prompts: PromptParameters,
+  above: boolean,
+  path = '',
+): string | undefined {
   if (!isObject(config)) return undefined;
-  const holds = above || holdsSecret(carried(config, carrier));
+  const holds = above || holdsSecret(carried(config, carrier, prompts));
   const key = namingKey(config, carrier);
   const targets = Array.isArray(config.targets) ? config.targets : [];
-  if (key !== undefined && (holds || targets.some((target) => holdsBelow(target, carrier))))
+  if (key !== undefined && (holds || targets.some((target) => holdsBelow(target, carrier, prompts))))
     return configParam(path, key);
   for (const [i, target] of targets.entries()) {
-    const found = secretNamingNode(target, carrier, holds, childPath(path, i));
+    const found = secretNamingNode(target, carrier, prompts, holds, childPath(path, i));
     if (found !== undefined) return found;
   }
   return undefined;
@@ -119,20 +150,23 @@ function sendsSecretsThrough(
   document: PromptDocument,
   carrier: Carrier,
   configs: ReadonlySet<string>,
+  prompts: PromptParameters,
 ): boolean {
   const { config: _config, ...outside } = document;
   const own = holdsSecret(outside);
   const to = versionDestination(document);
   if (to !== undefined && 'stored' in to) return own && configs.has(to.stored);
-  if (to !== undefined && 'inline' in to) return secretNamingNode(to.inline, carrier, own) !== undefined;
+  if (to !== undefined && 'inline' in to)
+    return secretNamingNode(to.inline, carrier, prompts, own) !== undefined;
   // Its virtual key or provider, or, naming none, the catalog provider its model names.
   return own && namingKey(promptNode(document), carrier) !== undefined;
 }
 
 /**
  * What sends secrets of its own through the carrier: the active stored configs with a node naming it while
- * secrets go with that node's calls, each with where; and the versions of live prompts sending secrets
- * through it, directly, through an inline config, or through a stored config naming it.
+ * secrets go with that node's calls (their own, or a prompt's their `prompt_id` targets send), each with
+ * where; and the versions of live prompts sending secrets through it, directly, through an inline config,
+ * or through a stored config naming it.
  */
 export async function secretHolders(
   store: Repositories,
@@ -141,6 +175,7 @@ export async function secretHolders(
 ): Promise<Uses> {
   await recordMissingReferences(store, workspaceId);
   const configs: NamingConfig[] = [];
+  const parameters = new Map<string, unknown>();
   // The stored configs a prompt version may name to send its calls through the carrier.
   const through = new Set(carrier.kind === 'config' ? carrier.names : []);
   if (carrier.kind !== 'config') {
@@ -150,14 +185,16 @@ export async function secretHolders(
     )) {
       if (config.status !== 'active' || !namesCarrier(config.config, carrier)) continue;
       through.add(config.slug).add(config.id);
-      const param = secretNamingNode(config.config, carrier, false);
+      await readPromptParameters(store, workspaceId, config.config, parameters);
+      const param = secretNamingNode(config.config, carrier, parameters, false);
       if (param !== undefined) configs.push({ slug: config.slug, param });
     }
   }
   const references = [...referencesTo(carrier.kind, carrier.names), ...referencesTo('config', through)];
   const found = new Map<string, NamingPrompt>();
   for (const version of await store.listPromptVersionsReferencing(workspaceId, references)) {
-    if (!sendsSecretsThrough(version.prompt, carrier, through)) continue;
+    await readPromptParameters(store, workspaceId, version.prompt.config, parameters);
+    if (!sendsSecretsThrough(version.prompt, carrier, through, parameters)) continue;
     const prompt = found.get(version.prompt_id) ?? { slug: version.slug, versions: [] };
     if (!prompt.versions.includes(version.version)) prompt.versions.push(version.version);
     found.set(version.prompt_id, prompt);

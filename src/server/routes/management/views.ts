@@ -94,17 +94,36 @@ export function guardrailVersionView(version: StoredGuardrailVersion) {
   return { object: 'guardrail.version' as const, ...version, guardrail: redact(version.guardrail) };
 }
 
+/** `extra_headers` of `fields` shown `[REDACTED]` whole when given as text, whose header names are no keys. */
+function withHeadersTextRedacted(fields: unknown): unknown {
+  if (typeof fields !== 'object' || fields === null) return fields;
+  const headers: unknown = (fields as Record<string, unknown>).extra_headers;
+  return typeof headers === 'string' ? { ...fields, extra_headers: REDACTED } : fields;
+}
+
+/** An inline config with each node's `override_params.extra_headers` text shown `[REDACTED]` whole. */
+function inlineConfigShown(node: unknown): unknown {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
+  const record = node as Record<string, unknown>;
+  const shown: Record<string, unknown> = { ...record };
+  if (record.override_params !== undefined)
+    shown.override_params = withHeadersTextRedacted(record.override_params);
+  if (Array.isArray(record.targets)) shown.targets = record.targets.map(inlineConfigShown);
+  return shown;
+}
+
 /**
  * A prompt's version document may hold an inline config with credentials: redacted like a config. A
- * version stored before `parameters.extra_headers` had to be an object may hold it as text, whose header
- * names are no keys: it is shown as `[REDACTED]` whole.
+ * version stored before `extra_headers` had to be an object (`parameters.extra_headers`, or an inline
+ * config node's `override_params.extra_headers`) may hold it as text, whose header names are no keys: it
+ * is shown as `[REDACTED]` whole.
  */
 function promptDocumentView(document: PromptDocument): object {
-  const headers: unknown = document.parameters?.extra_headers;
-  const shown =
-    typeof headers === 'string'
-      ? { ...document, parameters: { ...document.parameters, extra_headers: REDACTED } }
-      : document;
+  const shown = {
+    ...document,
+    parameters: withHeadersTextRedacted(document.parameters),
+    ...(typeof document.config === 'object' && { config: inlineConfigShown(document.config) }),
+  };
   return redactDocument(shown) as object;
 }
 
