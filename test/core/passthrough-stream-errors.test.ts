@@ -1,6 +1,6 @@
 /**
  * Pass-through streams that a provider ends with its own error event, inside the 200 it already sent
- * (Anthropic's `event: error`, an `overloaded_error` mid-answer): relayed to the client as they came, and
+ * (Anthropic's `event: error`, an `overloaded_error` mid-answer; Google's error object in a Gemini stream): relayed to the client as they came, and
  * recorded, priced and settled as the failed calls they are — as a model call on the same stream is —
  * not as answers that completed.
  */
@@ -147,6 +147,29 @@ describe('a pass-through stream ended by the provider’s error event', () => {
       prompt_tokens: null,
     });
     expect(record.cost).toBe(0);
+  });
+
+  it("records a Gemini stream ended by Google's error object as that error, with its running totals", async () => {
+    const { traceId, headers } = traceHeaders();
+    const google = { provider: 'google', api_key: 'g-pt', custom_host: upstream.url };
+    const first = recordedEvents('google', 'google-text.chunks.txt').slice(0, 1);
+    const error = { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } };
+    const { response, answer } = await passThrough(google, headers, {
+      events: [...first, JSON.stringify(error)].map((data) => ({ data })),
+      done: false,
+    });
+    expect(response.status).toBe(200);
+    expect(answer.toString()).toContain('UNAVAILABLE');
+    const [record] = await logsOf(gateway, traceId, 1);
+    expect(record).toMatchObject({
+      endpoint: 'passthrough',
+      status: 503,
+      error_code: 'unavailable',
+      error_message: 'The model is overloaded.',
+      model: 'gemini-3-pro-preview',
+      prompt_tokens: 9,
+      total_tokens: 199,
+    });
   });
 
   it('settles a tokens policy to the input reported and the output that went by', async () => {

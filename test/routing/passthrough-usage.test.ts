@@ -294,6 +294,88 @@ describe('pass-through usage of a stream (server-sent events)', () => {
     expect(read?.failure).toMatchObject({ status: 529, code: 'overloaded_error', provider: 'vertex-ai' });
   });
 
+  it("a Gemini stream (alt=sse) ended by Google's error object: the failure, the running totals before it", async () => {
+    const events = recordedEvents('google', 'google-text.chunks.txt').slice(0, 1);
+    const error = JSON.stringify({
+      error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' },
+    });
+    const read = await streamRead('google', sse([...events, error], false));
+    expect(read?.model).toBe('gemini-3-pro-preview');
+    expect(read?.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 190, total_tokens: 199 });
+    expect(read?.failure).toMatchObject({ status: 503, code: 'unavailable', provider: 'google' });
+  });
+
+  it("a Gemini stream on Vertex AI ended by Google's error object, its status from the rpc code", async () => {
+    const events = recordedEvents('google', 'google-text.chunks.txt').slice(0, 1);
+    const error = JSON.stringify({ error: { message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } });
+    const read = await streamRead('vertex-ai', sse([...events, error], false));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 9 });
+    expect(read?.failure).toMatchObject({ status: 429, code: 'resource_exhausted', provider: 'vertex-ai' });
+  });
+
+  it('a Cohere stream ended by message-end with finish_reason ERROR: the failure, and its usage', async () => {
+    const events = recordedEvents('cohere', 'cohere-text.chunks.txt').slice(0, 5);
+    const end = JSON.stringify({
+      type: 'message-end',
+      delta: {
+        finish_reason: 'ERROR',
+        error: 'internal error while generating',
+        usage: { billed_units: { input_tokens: 12, output_tokens: 3 } },
+      },
+    });
+    const text = [...events, end]
+      .map((event) => `event: ${JSON.parse(event).type}\ndata: ${event}\n\n`)
+      .join('');
+    const read = await streamRead('cohere', pieces(Buffer.from(text), 97));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 });
+    expect(read?.failure).toMatchObject({
+      status: 500,
+      message: 'internal error while generating',
+      provider: 'cohere',
+    });
+  });
+
+  it('a Cohere stream ended by an error object written in place of an event', async () => {
+    const events = recordedEvents('cohere', 'cohere-text.chunks.txt').slice(0, 3);
+    const read = await streamRead('cohere', sse([...events, JSON.stringify({ message: 'stream failed' })]));
+    expect(read?.failure).toMatchObject({ status: 500, message: 'stream failed', provider: 'cohere' });
+  });
+
+  it("a Responses stream ended by response.failed: the Response's error, and its usage", async () => {
+    const events = recordedEvents('openai', 'responses/openai-apply-patch-tool.1.chunks.txt').slice(0, 2);
+    const failed = {
+      type: 'response.failed',
+      sequence_number: 2,
+      response: {
+        object: 'response',
+        status: 'failed',
+        model: 'gpt-5-nano-2025-08-07',
+        error: { code: 'server_error', message: 'The model failed to generate a response.' },
+        usage: { input_tokens: 20, output_tokens: 4, total_tokens: 24 },
+      },
+    };
+    const text = [...events, JSON.stringify(failed)]
+      .map((event) => `event: ${JSON.parse(event).type}\ndata: ${event}\n\n`)
+      .join('');
+    const read = await streamRead('openai', pieces(Buffer.from(text), 97));
+    expect(read?.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 });
+    expect(read?.failure).toMatchObject({
+      status: 500,
+      code: 'server_error',
+      message: 'The model failed to generate a response.',
+    });
+  });
+
+  it("a Responses stream's error event, sent without its event name, is its failure", async () => {
+    // OpenAI's recorded stream: response.created, response.in_progress, error, response.failed.
+    const events = recordedEvents('openai', 'responses/openai-error.1.chunks.txt');
+    const bare = JSON.stringify({ type: 'error', code: 'server_error', message: 'Try again.', param: null });
+    const read = await streamRead('azure-openai', sse([...events.slice(0, 2), bare], false));
+    expect(read?.failure).toMatchObject({ code: 'server_error', message: 'Try again.' });
+    const recorded = await streamRead('openai', sse(events, false));
+    expect(recorded?.failure).toMatchObject({ code: 'insufficient_quota', provider: 'openai' });
+  });
+
   it('a stream that ends well reports no failure', async () => {
     const read = await streamRead('anthropic', sse(recordedEvents('anthropic', 'anthropic-text.chunks.txt')));
     expect(read?.failure).toBeUndefined();

@@ -2,8 +2,9 @@
 import { ProviderError } from '../../core/errors.js';
 import { withContextLengthCode } from '../shared/context-length.js';
 import { retryAfterMs } from '../shared/retry-after.js';
-import type { UpstreamErrorResponse } from '../types.js';
-import type { CohereErrorBody } from './cohere-api-types.js';
+import type { StreamFailureReader, UpstreamErrorResponse } from '../types.js';
+import type { CohereErrorBody, CohereStreamEvent } from './cohere-api-types.js';
+import { isCohereErrorFinish } from './map-cohere-finish-reason.js';
 
 export const COHERE_PROVIDER_ID = 'cohere';
 
@@ -31,6 +32,28 @@ export function cohereGenerationError(reason: string | undefined, detail: string
     code: timedOut ? 'provider_timeout' : 'provider_error',
   });
 }
+
+/**
+ * The failure one event of a v2 chat stream reports: a `message-end` whose finish_reason is ERROR or
+ * TIMEOUT or that carries an `error`, or an error object (`{"message": …}`) written into the stream in
+ * place of an event. Undefined for any other event.
+ */
+export function cohereStreamError(event: Record<string, unknown>): ProviderError | undefined {
+  if (typeof event.type !== 'string') {
+    return typeof event.message === 'string' ? cohereGenerationError('ERROR', event.message) : undefined;
+  }
+  if (event.type !== 'message-end') return undefined;
+  const { delta } = event as unknown as CohereStreamEvent;
+  const reason = delta?.finish_reason;
+  return isCohereErrorFinish(reason) || delta?.error
+    ? cohereGenerationError(reason, delta?.error)
+    : undefined;
+}
+
+/** The failure of a v2 chat stream relayed as it is (a pass-through), as a translated call's stream reads
+ * it (cohereStreamError). */
+export const cohereEventFailure: StreamFailureReader = (event, json) =>
+  event.kind === 'sse' && json ? cohereStreamError(json) : undefined;
 
 function readMessage(text: string): string | undefined {
   if (!text) return undefined;

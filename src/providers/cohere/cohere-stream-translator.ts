@@ -9,9 +9,9 @@
 import type { ChatCompletionChunk, ContentBlock, Usage } from '../../core/openai-types.js';
 import type { AdapterRequest, StreamOutput, StreamTranslator, UpstreamEvent } from '../types.js';
 import type { CohereStreamEvent } from './cohere-api-types.js';
-import { cohereGenerationError } from './cohere-error.js';
+import { cohereStreamError } from './cohere-error.js';
 import { convertCohereUsage } from './convert-cohere-usage.js';
-import { isCohereErrorFinish, mapCohereFinishReason } from './map-cohere-finish-reason.js';
+import { mapCohereFinishReason } from './map-cohere-finish-reason.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -133,9 +133,8 @@ export function createCohereStreamTranslator(req: AdapterRequest<'chat'>): Strea
     const reason = event.delta?.finish_reason;
     usage = convertCohereUsage(event.delta?.usage) ?? usage;
     ended = true;
-    if (isCohereErrorFinish(reason) || event.delta?.error) {
-      return [{ type: 'error', error: cohereGenerationError(reason, event.delta?.error) }];
-    }
+    const failure = cohereStreamError(event as unknown as Record<string, unknown>);
+    if (failure) return [{ type: 'error', error: failure }];
     finished = true;
     const out: StreamOutput[] = [chunk({}, mapCohereFinishReason(reason) ?? 'stop')];
     if (includeUsage && usage) {
@@ -164,9 +163,10 @@ export function createCohereStreamTranslator(req: AdapterRequest<'chat'>): Strea
       const value = parsed as CohereStreamEvent & { message?: unknown };
       if (typeof value.type !== 'string') {
         // An error object written into the stream instead of an event.
-        if (typeof value.message === 'string') {
+        const failure = cohereStreamError(parsed as Record<string, unknown>);
+        if (failure) {
           ended = true;
-          return [{ type: 'error', error: cohereGenerationError('ERROR', value.message) }];
+          return [{ type: 'error', error: failure }];
         }
         return [{ type: 'malformed', detail: 'event without a type' }];
       }

@@ -32,3 +32,13 @@ export const cohereAnswerUsage: AnswerUsageReader = (answer) => {
   const counts = usage?.tokens ?? usage?.billed_units;
   return typeof counts === 'object' && counts !== null ? convertCohereUsage(usage) : undefined;
 };
+
+/** A v2 chat stream's usage: its `message-end` event's, in `delta.usage` (read for a pass-through's
+ * stream, as a translated call's stream reads it). */
+export const cohereStreamEndUsage: AnswerUsageReader = (event) => {
+  if (event.type !== 'message-end') return undefined;
+  const delta = event.delta;
+  return typeof delta === 'object' && delta !== null && !Array.isArray(delta)
+    ? cohereAnswerUsage(delta as Record<string, unknown>)
+    : undefined;
+};

@@ -1,11 +1,13 @@
 /** The Cohere adapter: Chat v2 and Embed v2, translated to and from the OpenAI shapes. */
 import type { PassthroughRequest, ProviderAdapter, UpstreamRequest } from '../types.js';
+import { openAIEventFailure } from '../openai/index.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
+import { firstFailure } from '../shared/stream-failure.js';
 import { cohereHeaders, cohereUrl } from './api.js';
-import { cohereAnswerUsage } from './convert-cohere-usage.js';
+import { cohereAnswerUsage, cohereStreamEndUsage } from './convert-cohere-usage.js';
 import { COHERE_CHAT_PARAMETERS, parameterDocs } from './cohere-chat-parameters.js';
 import { COHERE_TEXTS_PER_CALL, DEFAULT_INPUT_TYPE } from './cohere-embeddings.js';
-import { COHERE_PROVIDER_ID, cohereErrorFromResponse } from './cohere-error.js';
+import { COHERE_PROVIDER_ID, cohereErrorFromResponse, cohereEventFailure } from './cohere-error.js';
 import { cohereChatOperation, cohereEmbeddingsOperation } from './cohere-operations.js';
 
 export const cohereAdapter: ProviderAdapter = {
@@ -55,6 +57,8 @@ export const cohereAdapter: ProviderAdapter = {
     return out;
   },
 
-  // Cohere's own answers, and its OpenAI-compatible endpoint's.
-  passthroughUsage: firstUsage(openAIChatUsage, cohereAnswerUsage),
+  // Cohere's own answers and v2 chat streams, and its OpenAI-compatible endpoint's.
+  passthroughUsage: firstUsage(openAIChatUsage, cohereAnswerUsage, cohereStreamEndUsage),
+  // A v2 chat stream's failures, and those of its OpenAI-compatible endpoint's streams.
+  passthroughStreamFailure: firstFailure(cohereEventFailure, openAIEventFailure(COHERE_PROVIDER_ID)),
 };

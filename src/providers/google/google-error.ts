@@ -1,8 +1,8 @@
 import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import { withContextLengthCode } from '../shared/context-length.js';
-import type { UpstreamErrorResponse } from '../types.js';
-import type { GoogleErrorObject } from './google-api-types.js';
+import type { StreamFailureReader, UpstreamErrorResponse } from '../types.js';
+import type { GeminiGenerateContentResponse, GoogleErrorObject } from './google-api-types.js';
 
 /** google.rpc canonical codes → HTTP status, for errors that arrive without a usable numeric code. */
 const STATUS_BY_RPC_CODE: Record<string, number> = {
@@ -59,6 +59,32 @@ export function googleErrorFromObject(provider: string, error: GoogleErrorObject
     retryAfterMs: retryDelayMs(error),
   });
   return withContextLengthCode(failure);
+}
+
+/**
+ * The failure one event of a Gemini stream (`streamGenerateContent?alt=sse`) reports: Google writes its
+ * error object (`{"error":{"code","message","status"}}`) as an event of the 200 it already sent, alone or
+ * as the first answer of an array as Vertex AI may. Undefined for any other event.
+ */
+export function geminiStreamError(provider: string, event: unknown): ProviderError | undefined {
+  const body = (Array.isArray(event) ? event[0] : event) as GeminiGenerateContentResponse | null | undefined;
+  return body?.error ? googleErrorFromObject(provider, body.error) : undefined;
+}
+
+/** Google's error object in a Gemini stream relayed as it is (a pass-through), as a translated call's
+ * stream reads it (geminiStreamError). */
+export function geminiEventFailure(provider: string): StreamFailureReader {
+  return (event, json) => {
+    if (event.kind !== 'sse') return undefined;
+    if (json) return geminiStreamError(provider, json);
+    // An array's data is no JSON object: read it as the translator does.
+    if (!event.data.trimStart().startsWith('[')) return undefined;
+    try {
+      return geminiStreamError(provider, JSON.parse(event.data));
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 function readErrorObject(text: string): GoogleErrorObject | undefined {

@@ -6,7 +6,7 @@ import type {
   GeminiGenerateContentResponse,
 } from './google-api-types.js';
 import { convertGoogleUsage } from './convert-google-usage.js';
-import { googleErrorFromObject } from './google-error.js';
+import { geminiStreamError } from './google-error.js';
 import { completionId, createdAt, generateToolCallId } from './google-ids.js';
 import { invalidOutputError, isInvalidCallFinish } from './google-invalid-output.js';
 import { PartialArgsBuilder } from './google-partial-args.js';
@@ -202,9 +202,10 @@ export function createGeminiStreamTranslator(options: GoogleStreamOptions): Stre
         return [{ type: 'malformed', detail: `not JSON: ${data.slice(0, 200)}` }];
       }
       if (Array.isArray(body)) body = (body[0] ?? {}) as GeminiGenerateContentResponse;
-      if (body.error) {
+      const failure = geminiStreamError(options.provider, body);
+      if (failure) {
         failed = true;
-        return [{ type: 'error', error: googleErrorFromObject(options.provider, body.error) }];
+        return [{ type: 'error', error: failure }];
       }
       if (id === undefined) {
         id = completionId(body);

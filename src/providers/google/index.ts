@@ -7,7 +7,7 @@ import { joinUrl } from '../shared/url.js';
 import { geminiAnswerUsage } from './convert-google-usage.js';
 import type { ProviderAdapter, UpstreamRequest } from '../types.js';
 import { googleCapabilities } from './google-capabilities.js';
-import { googleErrorFromResponse } from './google-error.js';
+import { geminiEventFailure, googleErrorFromResponse } from './google-error.js';
 import {
   GOOGLE_PROVIDER,
   googleBaseUrl,
@@ -19,7 +19,12 @@ import {
 export { toGeminiRequestBody, type GoogleRequestOptions } from './convert-to-google-request.js';
 export { fromGeminiResponse, type GoogleResponseOptions } from './convert-from-google-response.js';
 export { createGeminiStreamTranslator, type GoogleStreamOptions } from './google-stream-translator.js';
-export { googleErrorFromResponse, googleErrorFromObject, retryDelayMs } from './google-error.js';
+export {
+  geminiEventFailure,
+  googleErrorFromResponse,
+  googleErrorFromObject,
+  retryDelayMs,
+} from './google-error.js';
 export { convertGoogleUsage, geminiAnswerUsage } from './convert-google-usage.js';
 export { convertJsonSchemaToGoogleSchema } from './convert-json-schema-to-google-schema.js';
 export { usesLegacyFunctions } from './google-prepare-tools.js';
@@ -52,4 +57,6 @@ export const googleAdapter: ProviderAdapter = {
 
   // generateContent and embeddings, and the OpenAI-compatible endpoint's answers.
   passthroughUsage: firstUsage(geminiAnswerUsage, openAIChatUsage),
+  // Google's error object written into a stream (streamGenerateContent?alt=sse).
+  passthroughStreamFailure: geminiEventFailure(GOOGLE_PROVIDER),
 };

@@ -1,7 +1,8 @@
 export { toOpenAIBody } from './openai-body.js';
 export { parseOpenAIResponse } from './openai-response.js';
 export { createOpenAIStreamTranslator } from './openai-stream-translator.js';
-export { openAIErrorFromResponse, openAIEventFailure, openAIStreamError } from './openai-error.js';
+export { openAIErrorFromResponse, openAIStreamError } from './openai-error.js';
+export { openAIEventFailure } from './openai-stream-failure.js';
 export { openAIWireOperation } from './openai-operation.js';
 export { openAIAnswerUsage } from './openai-answer-usage.js';
 export {

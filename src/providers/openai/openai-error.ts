@@ -1,7 +1,7 @@
 import { ProviderError } from '../../core/errors.js';
 import { retryAfterMs } from '../shared/retry-after.js';
 import { withContextLengthCode } from '../shared/context-length.js';
-import type { StreamFailureReader, UpstreamErrorResponse } from '../types.js';
+import type { UpstreamErrorResponse } from '../types.js';
 
 interface OpenAIErrorShape {
   error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } | string;
@@ -56,15 +56,6 @@ export function isOpenAIStreamError(eventName: string | undefined, object: Recor
     (error !== undefined && object.choices === undefined) ||
     (typeof error === 'object' && error !== null)
   );
-}
-
-/** The failure of an OpenAI-wire stream relayed as it is (a pass-through), as a translated call's stream
- * reads it. */
-export function openAIEventFailure(provider: string): StreamFailureReader {
-  return (event, json) =>
-    event.kind === 'sse' && json && isOpenAIStreamError(event.event, json)
-      ? openAIStreamError(provider, json)
-      : undefined;
 }
 
 /** An error object sent inside a 200 stream by OpenAI-wire providers. */

@@ -68,6 +68,26 @@ function failedResponseError(
   });
 }
 
+/**
+ * The failure one event of a Responses stream reports: an `error` event (named so, or of that `type`),
+ * or `response.failed` with its Response's error. Undefined for any other event.
+ */
+export function responsesStreamError(
+  provider: string,
+  eventName: string | undefined,
+  object: Record<string, unknown>,
+): ProviderError | undefined {
+  const type = typeof object.type === 'string' ? object.type : (eventName ?? '');
+  if (type === 'error' || eventName === 'error') {
+    const payload = object.error !== undefined ? object : { error: object };
+    return openAIStreamError(provider, payload);
+  }
+  if (type === 'response.failed') {
+    return failedResponseError(provider, object.response as UpstreamResponseObject | undefined);
+  }
+  return undefined;
+}
+
 /** Relays a native Responses stream event by event (see the module's comment). */
 export class ResponsesEventRelay implements StreamTranslator {
   private lastUsage: Usage | undefined;
@@ -91,19 +111,17 @@ export class ResponsesEventRelay implements StreamTranslator {
     }
     const object = parsed as Record<string, unknown>;
     const type = typeof object.type === 'string' ? object.type : (event.event ?? '');
-    if (type === 'error' || event.event === 'error') {
-      const payload = object.error !== undefined ? object : { error: object };
-      return [{ type: 'error', error: openAIStreamError(this.provider, payload) }];
-    }
+    const failure = responsesStreamError(this.provider, event.event, object);
+    if (failure && type !== 'response.failed') return [{ type: 'error', error: failure }];
     if (!type.startsWith('response.')) {
       return [{ type: 'malformed', detail: `not a Responses event: ${text.slice(0, 200)}` }];
     }
     const chunk = object as unknown as ResponsesStreamEvent;
     const response = object.response as UpstreamResponseObject | undefined;
     if (typeof response?.service_tier === 'string') this.lastTier = response.service_tier;
-    if (type === 'response.failed') {
+    if (failure) {
       this.lastUsage = responsesUsage(response) ?? this.lastUsage;
-      return [{ type: 'error', error: failedResponseError(this.provider, response) }];
+      return [{ type: 'error', error: failure }];
     }
     if (type === 'response.completed' || type === 'response.incomplete') {
       this.lastUsage = responsesUsage(response) ?? this.lastUsage;

@@ -8,7 +8,8 @@ import {
   anthropicEventFailure,
   messagesAnswerUsage,
 } from '../anthropic/index.js';
-import { geminiAnswerUsage, googleErrorFromResponse } from '../google/index.js';
+import { geminiAnswerUsage, geminiEventFailure, googleErrorFromResponse } from '../google/index.js';
+import { firstFailure } from '../shared/stream-failure.js';
 import { firstUsage, openAIChatUsage } from '../shared/answer-usage.js';
 import { joinUrl } from '../shared/url.js';
 import type { AdapterRequest, ProviderAdapter, UpstreamErrorResponse, UpstreamRequest } from '../types.js';
@@ -93,6 +94,10 @@ export const vertexAIAdapter: ProviderAdapter = {
 
   // Gemini's generateContent, Anthropic's rawPredict (a Message), and the OpenAI-compatible endpoint.
   passthroughUsage: firstUsage(geminiAnswerUsage, messagesAnswerUsage, openAIChatUsage),
-  // Anthropic's error event in a Claude stream (streamRawPredict).
-  passthroughStreamFailure: anthropicEventFailure(VERTEX_PROVIDER),
+  // Anthropic's error event in a Claude stream (streamRawPredict), Google's error object in a Gemini one
+  // (streamGenerateContent?alt=sse). Anthropic's is read first: its event carries an `error` object too.
+  passthroughStreamFailure: firstFailure(
+    anthropicEventFailure(VERTEX_PROVIDER),
+    geminiEventFailure(VERTEX_PROVIDER),
+  ),
 };
