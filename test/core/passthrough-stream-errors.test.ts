@@ -4,7 +4,10 @@
  * recorded, priced and settled as the failed calls they are — as a model call on the same stream is —
  * not as answers that completed.
  */
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerFixturesDir } from '../fakes/cohere/fixtures.js';
@@ -22,6 +25,8 @@ function recordedEvents(provider: string, name: string): string[] {
     .split('\n')
     .filter((line) => line.trim() !== '');
 }
+
+type SseEvent = { event?: string; data: string };
 
 /** Anthropic's recorded stream as its wire sends it (`event: <type>`), ended after `count` events by its error. */
 function anthropicFailing(count: number): WireReply {
@@ -170,6 +175,39 @@ describe('a pass-through stream ended by the provider’s error event', () => {
       prompt_tokens: 9,
       total_tokens: 199,
     });
+  });
+
+  it('records the provider’s error, not a broken answer, when the connection drops after it', async () => {
+    const { traceId, headers } = traceHeaders();
+    // Anthropic's stream and its error event, then the connection lost without its end.
+    const dropping = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const { event, data } of (anthropicFailing(5) as { events: SseEvent[] }).events) {
+          res.write(`event: ${event}\ndata: ${data}\n\n`);
+        }
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    dropping.listen(0, '127.0.0.1');
+    await once(dropping, 'listening');
+    try {
+      const custom_host = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
+      // The client's connection is cut too: its read of the answer may fail.
+      await passThrough({ ...anthropic(), custom_host }, headers).catch(() => undefined);
+      const [record] = await logsOf(gateway, traceId, 1);
+      expect(record).toMatchObject({
+        endpoint: 'passthrough',
+        status: 529,
+        error_code: 'overloaded_error',
+        prompt_tokens: 12,
+        completion_tokens: 1,
+      });
+      expect(record.cost).toBeCloseTo((12 * 3 + 1 * 15) * PER_MILLION, 12);
+    } finally {
+      await new Promise<void>((resolve) => dropping.close(() => resolve()));
+    }
   });
 
   it('settles a tokens policy to the input reported and the output that went by', async () => {

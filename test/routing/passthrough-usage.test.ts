@@ -376,6 +376,25 @@ describe('pass-through usage of a stream (server-sent events)', () => {
     expect(recorded?.failure).toMatchObject({ code: 'insufficient_quota', provider: 'openai' });
   });
 
+  it('a stream ended by an error event, then the connection lost: the failure and the usage before it', async () => {
+    const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt').slice(0, 5);
+    const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+    const text =
+      events.map((event) => `event: ${JSON.parse(event).type}\ndata: ${event}\n\n`).join('') +
+      `event: error\ndata: ${JSON.stringify(error)}\n\n`;
+    const { reader, relayed } = relayAnswer(
+      'anthropic',
+      'text/event-stream',
+      cutShort(pieces(Buffer.from(text), 97)),
+    );
+    await expect(relayed()).rejects.toThrow('socket closed');
+    expect(reader!.result()).toMatchObject({
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
+      failure: { status: 529, code: 'overloaded_error' },
+    });
+  });
+
   it('a stream that ends well reports no failure', async () => {
     const read = await streamRead('anthropic', sse(recordedEvents('anthropic', 'anthropic-text.chunks.txt')));
     expect(read?.failure).toBeUndefined();

@@ -4,7 +4,7 @@
  * its body streamed; a failed answer's body has the target's credentials cut out. When the answer is JSON,
  * its `model` and its usage (in the provider's own shapes, read by its adapter) are recorded and priced.
  * A stream the provider ends with its own error event is recorded as that failure, with the usage its
- * events reported before it (docs/api.md, Pass-through).
+ * events reported before it, also when the connection then breaks off (docs/api.md, Pass-through).
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
 import type { UpstreamRelay } from '../attempt.js';
@@ -74,8 +74,15 @@ async function relayCall(
     const whole = await sink.relay(relay, state);
     answer = read?.result();
     status = relay.status;
+    // The provider ended its stream with an error of its own, in the 200 it had sent: the call failed
+    // with that error and the status it stands for, as a model call on the same stream does — also when
+    // the connection then broke off or went silent, which came after the provider's own word.
+    const streamFailure = answer?.failure;
     if (!outcome.ok) error = outcome.error;
-    else if (broke.error !== undefined) {
+    else if (streamFailure && (whole || broke.error !== undefined)) {
+      error = streamFailure;
+      status = streamFailure.status;
+    } else if (broke.error !== undefined) {
       // The provider's answer broke off (or went silent too long): the client's connection is cut too
       // (its side reads as gone).
       error =
@@ -92,14 +99,6 @@ async function relayCall(
         'upstream_unreachable',
         'The response was cut before the whole body was relayed',
       );
-    } else {
-      // The provider ended its stream with an error of its own, in the 200 it had sent: the call failed
-      // with that error and the status it stands for, as a model call on the same stream does.
-      const failure = answer?.failure;
-      if (failure) {
-        error = failure;
-        status = failure.status;
-      }
     }
   } else {
     error = outcome && !outcome.ok ? outcome.error : asCallError(deps, ctx, failure);

@@ -9,13 +9,15 @@
  * - A server-sent-events stream (`text/event-stream`): each event's JSON is read as it goes by, nothing
  *   kept but the model and the counts so far. Where a stream's usage comes — OpenAI's last chunk, Gemini's
  *   every chunk (running totals), Anthropic's `message_start` and `message_delta`, the Responses API's
- *   `response.completed`, Cohere's `message-end` — each count is the highest any event gave, and the total at least their sum.
- *   A stream cut short gives none: its usage is unknown, as for a JSON answer cut short.
+ *   `response.completed`, Cohere's `message-end` — each count is the highest any event gave, and the
+ *   total at least their sum. A stream cut short gives none: its usage is unknown, as for a JSON answer
+ *   cut short.
  * - A stream the provider ends with its own error event (Anthropic's `event: error`, on Anthropic, Vertex AI
  *   or in a Bedrock chunk; an OpenAI-wire chunk with an `error`; the Responses API's `error` and
  *   `response.failed`; Google's error object in a Gemini stream; Cohere's `message-end` with finish_reason
- *   ERROR or TIMEOUT; Bedrock's exceptions), read by the
- *   adapter's `passthroughStreamFailure`, gives that failure beside the usage its events reported before it.
+ *   ERROR or TIMEOUT; Bedrock's exceptions), read by the adapter's `passthroughStreamFailure`, gives that
+ *   failure beside the usage its events reported before it, also when the stream then broke off (or went
+ *   silent) instead of ending.
  * - Bedrock's streams (`application/vnd.amazon.eventstream`): AWS event-stream frames, decoded by the
  *   adapter's own decoder, read the same way. ConverseStream's `metadata` event carries the usage;
  *   InvokeModelWithResponseStream's `chunk` events carry the model's own events (Anthropic's for Claude)
@@ -166,9 +168,13 @@ function readEvents(
     decode(() => frames.end());
     complete = !undecodable;
   })();
+  // A stream that broke off after the provider's error event still gives that failure and what its
+  // events reported before it: the error was the provider's last word, the break only came after.
   return {
     result: () =>
-      complete ? { model: events.model, usage: events.usage, ...(failure && { failure }) } : undefined,
+      complete || failure
+        ? { model: events.model, usage: events.usage, ...(failure && { failure }) }
+        : undefined,
   };
 }
 
