@@ -37,6 +37,33 @@ function anthropicFailing(count: number): WireReply {
   return { events: [...events, { event: 'error', data: JSON.stringify(error) }], done: false };
 }
 
+/** An upstream that sends `events` as a 200 stream, then drops the connection without ending it; to the
+ * calls after the first, a whole answer. */
+async function startDropping(events: SseEvent[]): Promise<{ url: string; close(): Promise<void> }> {
+  let calls = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (calls++ > 0) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'message', usage: { input_tokens: 1, output_tokens: 1 } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const { event, data } of events) {
+        res.write(`${event === undefined ? '' : `event: ${event}\n`}data: ${data}\n\n`);
+      }
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe('a pass-through stream ended by the provider’s error event', () => {
   let gateway: TestGateway;
   let upstream: WireUpstream;
@@ -180,22 +207,10 @@ describe('a pass-through stream ended by the provider’s error event', () => {
   it('records the provider’s error, not a broken answer, when the connection drops after it', async () => {
     const { traceId, headers } = traceHeaders();
     // Anthropic's stream and its error event, then the connection lost without its end.
-    const dropping = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (const { event, data } of (anthropicFailing(5) as { events: SseEvent[] }).events) {
-          res.write(`event: ${event}\ndata: ${data}\n\n`);
-        }
-        setTimeout(() => res.socket?.destroy(), 20);
-      });
-    });
-    dropping.listen(0, '127.0.0.1');
-    await once(dropping, 'listening');
+    const dropping = await startDropping((anthropicFailing(5) as { events: SseEvent[] }).events);
     try {
-      const custom_host = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`;
       // The client's connection is cut too: its read of the answer may fail.
-      await passThrough({ ...anthropic(), custom_host }, headers).catch(() => undefined);
+      await passThrough({ ...anthropic(), custom_host: dropping.url }, headers).catch(() => undefined);
       const [record] = await logsOf(gateway, traceId, 1);
       expect(record).toMatchObject({
         endpoint: 'passthrough',
@@ -206,8 +221,54 @@ describe('a pass-through stream ended by the provider’s error event', () => {
       });
       expect(record.cost).toBeCloseTo((12 * 3 + 1 * 15) * PER_MILLION, 12);
     } finally {
-      await new Promise<void>((resolve) => dropping.close(() => resolve()));
+      await dropping.close();
     }
+  });
+
+  describe('the circuit breaker', () => {
+    /** A target whose circuit opens at its first failure, at an address of its own (its own circuit). */
+    const guarded = (address: string) => ({
+      ...anthropic(),
+      custom_host: address,
+      cb_config: { failure_threshold: 1, cooldown_interval: 60_000 },
+    });
+    const secondCall = async (target: Record<string, unknown>) => {
+      const { traceId, headers } = traceHeaders();
+      const { response } = await passThrough(target, headers);
+      const [record] = await logsOf(gateway, traceId, 1);
+      return { status: response.status, code: record.error_code };
+    };
+
+    it('counts a stream ended by an error event of a 5xx as a failure, as a model call’s', async () => {
+      const target = guarded(`${upstream.url}/breaker-error`);
+      await passThrough(target, {}, anthropicFailing(5));
+      expect(await secondCall(target)).toEqual({ status: 503, code: 'circuit_open' });
+    });
+
+    it('counts a stream that broke off as a failure, as a model call’s', async () => {
+      const events = recordedEvents('anthropic', 'anthropic-text.chunks.txt')
+        .slice(0, 5)
+        .map((data) => ({ event: (JSON.parse(data) as { type: string }).type, data }));
+      const dropping = await startDropping(events);
+      try {
+        const target = guarded(dropping.url);
+        await passThrough(target, {}).catch(() => undefined);
+        expect(await secondCall(target)).toEqual({ status: 503, code: 'circuit_open' });
+      } finally {
+        await dropping.close();
+      }
+    });
+
+    it('counts a stream ended by an error event of a 4xx or a 500 as an answer, as a model call’s', async () => {
+      const target = guarded(`${upstream.url}/breaker-invalid`);
+      const invalid = { type: 'error', error: { type: 'invalid_request_error', message: 'Bad' } };
+      await passThrough(
+        target,
+        {},
+        { events: [{ event: 'error', data: JSON.stringify(invalid) }], done: false },
+      );
+      expect(await secondCall(target)).toEqual({ status: 200, code: null });
+    });
   });
 
   it('settles a tokens policy to the input reported and the output that went by', async () => {
