@@ -144,6 +144,9 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
       attempts: run.attempts,
       hooks: hooks?.results,
       hooksText: hooks?.resultsText,
+      // Every target's and attempt's, not the answering one's only: a judge their hooks asked is traced
+      // under their spans.
+      tracedHooks: run.hooks?.traced,
     };
     // A failure the caller holds back to run the call again (a rate-limit refusal a batch line or a
     // background response waits out) is no end of the call: the run that ends it leaves the record, and
@@ -153,7 +156,10 @@ export async function execute(deps: GatewayDeps, call: ModelCall, sink: CallSink
       return { outcome, error, status, state };
     }
     // Async hooks never delay the answer (the sink has it); the record waits for their results.
-    if (run.hooks && run.hooks.pending.length > 0) await Promise.allSettled(run.hooks.pending);
+    if (run.hooks && run.hooks.pending.length > 0) {
+      await Promise.allSettled(run.hooks.pending);
+      summary.tracedHooks = run.hooks.traced;
+    }
     for (const observer of deps.observers) observer.callEnded(summary);
     return { outcome, error, status, state };
   } finally {

@@ -341,6 +341,9 @@ export interface CallSummary {
   hooks: HookRunLog['results'] | undefined;
   /** `hooks` as the answer carried them, when that text is all of them (no async hook). */
   hooksText: string | undefined;
+  /** The hook runs of every target and attempt that a call the gateway made was traced under (a judge's):
+   * the trace writes their spans, whichever target answered. Absent without any. */
+  tracedHooks?: HookRunLog['traced'];
 }
 
 export interface CallObserver {

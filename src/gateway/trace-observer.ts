@@ -16,8 +16,7 @@ import { answeredFromCache } from './cache/response-cache.js';
 import { RateLimitExceededError } from './rate-limits/rate-limit-error.js';
 import { refusalWaitMs } from './rate-limits/refusal-wait.js';
 import { attemptCost } from './call-cost.js';
-import type { HookResult } from './hooks/hook-result-types.js';
-import { hookSpanId } from './hooks/run-hooks.js';
+import type { HookResult, TracedHookRun } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
 
@@ -229,22 +228,24 @@ function attemptSpan(
 }
 
 /**
- * Hooks report how long they took, not when they started: a before-request hook is placed to end where the
- * first call to a provider began (or the request ended, when it denied), an after-request hook to start
- * where the last call ended.
+ * The spans of the answering target's hooks, and of every hook run that a call the gateway made was traced
+ * under (a judge's: CallSummary.tracedHooks), whichever target or attempt it ran for, so that such a call's
+ * parent is in the trace. Hooks report how long they took, not when they started: a before-request hook is
+ * placed to end where the first call to a provider began (or the request ended, when it denied), an
+ * after-request hook to start where the last call ended; a traced hook run, which knows when it began, is
+ * written when it ran, under the span id its calls name.
  */
 function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number }): SpanRecord[] {
-  const hooks = summary.hooks;
-  if (!hooks) return [];
+  const { hooks, tracedHooks } = summary;
+  if (!hooks && !tracedHooks) return [];
   const calls = summary.attempts.filter((attempt) => attempt.outcome.ok || attempt.outcome.ttfbMs !== null);
   const beforeEnd = calls[0]?.started ?? place.endedAt;
   const afterStart = calls.at(-1)?.ended ?? place.endedAt;
-  const span = (hook: HookResult, start: number, end: number): SpanRecord => ({
+  const span = (hook: HookResult, start: number, end: number, spanId = newSpanId()): SpanRecord => ({
     name: `hook ${hook.id}`,
     kind: 'internal',
     traceId: place.traceId,
-    // The id the calls its checks had the gateway make are traced under, when there were any.
-    spanId: hookSpanId(hook) ?? newSpanId(),
+    spanId,
     parentSpanId: place.parent,
     parentIsRemote: false,
     startMs: place.epoch(start),
@@ -260,10 +261,26 @@ function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number })
     },
     error: hook.deny ? 'hooks_failed' : undefined,
   });
-  return [
-    ...hooks.before_request_hooks.map((hook) => span(hook, beforeEnd - hook.execution_time, beforeEnd)),
-    ...hooks.after_request_hooks.map((hook) => span(hook, afterStart, afterStart + hook.execution_time)),
-  ];
+  const spans: SpanRecord[] = [];
+  if (hooks) {
+    // A traced run is written below, the answering target's among them.
+    for (const hook of hooks.before_request_hooks) {
+      if (!isTraced(hook, tracedHooks)) spans.push(span(hook, beforeEnd - hook.execution_time, beforeEnd));
+    }
+    for (const hook of hooks.after_request_hooks) {
+      if (!isTraced(hook, tracedHooks)) spans.push(span(hook, afterStart, afterStart + hook.execution_time));
+    }
+  }
+  if (tracedHooks) {
+    for (const { result, started, spanId } of tracedHooks) {
+      spans.push(span(result, started, started + result.execution_time, spanId));
+    }
+  }
+  return spans;
+}
+
+function isTraced(hook: HookResult, traced: readonly TracedHookRun[] | undefined): boolean {
+  return traced !== undefined && traced.some((run) => run.result === hook);
 }
 
 /** Characters of a model name written in a span's name and attributes. */

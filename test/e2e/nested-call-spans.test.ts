@@ -168,3 +168,106 @@ describe('a call made through the gateway for a call it serves', () => {
     expect(records.filter((record) => record.parent_span_id === requestSpanId)).toEqual([]);
   });
 });
+
+/**
+ * The spans of one call, once its own request span (the gateway's root, under the client's span) and
+ * `judges` judge calls are in: a judge's call ends before the call that asked it does, and a call's spans
+ * are exported together, so the trace is whole by then.
+ */
+async function wholeTrace(traceId: string, parentId: string, judges: number): Promise<ReceivedSpan[]> {
+  const all = await receiver.waitFor((spans) => {
+    const ours = spans.filter((span) => span.traceId === traceId);
+    return (
+      ours.some((span) => span.parentSpanId === parentId) &&
+      ours.filter((span) => span.kind === INTERNAL && span.name === 'chat judge-model').length >= judges
+    );
+  });
+  return all.filter((span) => span.traceId === traceId);
+}
+
+/** Every span but the request's has its parent among the trace's spans; the judge calls' are hook spans. */
+function expectConnected(spans: ReceivedSpan[], parentId: string, hookName: string): ReceivedSpan[] {
+  const shown = JSON.stringify(spans.map((span) => [span.name, span.kind, span.spanId, span.parentSpanId]));
+  const ids = new Set(spans.map((span) => span.spanId));
+  expect(ids.size, shown).toBe(spans.length);
+  const request = only(spans, (span) => span.parentSpanId === parentId);
+  for (const span of spans) {
+    if (span !== request) expect(ids.has(span.parentSpanId!), shown).toBe(true);
+  }
+  const hooks = spans.filter((span) => span.name === hookName);
+  for (const judgeCall of spans.filter(
+    (span) => span.kind === INTERNAL && span.name === 'chat judge-model',
+  )) {
+    expect(
+      hooks.map((hook) => hook.spanId),
+      shown,
+    ).toContain(judgeCall.parentSpanId);
+  }
+  for (const hook of hooks) expect(hook.parentSpanId, shown).toBe(request.spanId);
+  return hooks;
+}
+
+describe('a judge asked by the hooks of a run that did not answer', () => {
+  const judged = {
+    input_guardrails: [
+      {
+        id: 'judged',
+        deny: true,
+        'default.modelJudge': { config: 'nested-judge', instructions: 'Be polite.' },
+      },
+    ],
+  };
+  const approval = '{"verdict": true, "explanation": "polite enough"}';
+
+  it('is traced under the hook span of its own attempt when a retry ran the hooks again', async () => {
+    const { traceparent, traceId, parentId } = newTraceparent();
+    const config = { ...target(fake, judged), retry: { attempts: 1, on_status_codes: [500] } };
+    judge.enqueue({ text: approval });
+    judge.enqueue({ text: approval });
+    fake.enqueue({ status: 500 });
+    const { response } = await client(gateway, config, { traceparent })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('thank you') })
+      .withResponse();
+    expect(response.status).toBe(200);
+
+    const spans = await wholeTrace(traceId, parentId, 2);
+    const hooks = expectConnected(spans, parentId, 'hook judged');
+    // One hook span for each run of the hook, each with its own judge call under it.
+    expect(hooks).toHaveLength(2);
+    for (const hook of hooks) only(spans, (span) => span.parentSpanId === hook.spanId);
+    // The request, its two calls (the first failed, the second its retry), the hooks, and each judge's
+    // call with its call to the judge model.
+    expect(spans).toHaveLength(9);
+
+    // The log keeps the results of the run that answered only.
+    const requestRecord = (await logsOf(gateway, uuidOf(traceId), 3)).find(
+      (record) => record.span_id === response.headers.get('traceparent')!.split('-')[2],
+    );
+    const results = requestRecord?.hook_results as { before_request_hooks: unknown[] } | undefined;
+    expect(results?.before_request_hooks).toHaveLength(1);
+  });
+
+  it.each([
+    ['has no hooks', {}],
+    ['has hooks of its own', judged],
+  ])('is traced under its hook span when another target answered, which %s', async (_, backupHooks) => {
+    const { traceparent, traceId, parentId } = newTraceparent();
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [500] },
+      targets: [target(fake, judged), target(judge, backupHooks)],
+    };
+    const judges = backupHooks === judged ? 2 : 1;
+    for (let i = 0; i < judges; i++) judge.enqueue({ text: approval });
+    fake.enqueue({ status: 500 });
+    const { response } = await client(gateway, config, { traceparent })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: userMessage('thank you') })
+      .withResponse();
+    expect(response.status).toBe(200);
+
+    const spans = await wholeTrace(traceId, parentId, judges);
+    const hooks = expectConnected(spans, parentId, 'hook judged');
+    expect(hooks).toHaveLength(judges);
+    // The request, the two targets' calls, the hooks, and each judge's call with its judge model's.
+    expect(spans).toHaveLength(3 + 3 * judges);
+  });
+});

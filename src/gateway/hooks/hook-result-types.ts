@@ -58,4 +58,19 @@ export interface HookRunLog {
   /** `results` serialised for the answer, when the client was shown all of them (no async hook): the log
    * record keeps this text instead of serialising them again. */
   resultsText: string | undefined;
+  /**
+   * The call's hook runs that a call the gateway made was traced under (a judge's), every target's and
+   * attempt's: made when the first is kept, and handed on to the log of the call's next target or attempt,
+   * so that the call's last log holds them all (run-hooks.ts keeps them in the log current when they end).
+   */
+  traced: TracedHookRun[] | undefined;
+}
+
+/** A hook run whose span a call the gateway made for it was traced under (a judge's): the trace writes the
+ * hook's span under that id, at the time it ran, whichever target answered. */
+export interface TracedHookRun {
+  result: HookResult;
+  spanId: string;
+  /** performance.now() when the hook began. */
+  started: number;
 }

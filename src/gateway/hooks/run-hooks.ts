@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { CheckContext, CheckServices, CheckVerdict } from '../../hooks/check-types.js';
 import type { AbortSignalLike } from '../../core/abort.js';
 import type { CheckSpec, HookSpec } from '../config/index.js';
-import type { CheckResult, HookResult } from './hook-result-types.js';
+import type { CheckResult, HookResult, HookRunLog, TracedHookRun } from './hook-result-types.js';
 import { withBody, type HookInput } from './hook-input.js';
 import { newSpanId } from '../context.js';
 
@@ -31,6 +31,12 @@ export interface HookEnv {
   signal: AbortSignalLike;
   /** Where the promises of async hooks go; each resolves once its result is in `results`. */
   pending: Promise<unknown>[];
+  /**
+   * The call whose hooks these are: a hook run that a call the gateway made was traced under (a judge's) is
+   * kept in its log as it stands when the hook ends (HookRunLog.traced), a retry or another target having
+   * replaced the log the hook began with. Absent where no trace is kept of such runs.
+   */
+  call?: { readonly hooks: HookRunLog | undefined };
 }
 
 export interface HookListOutcome {
@@ -109,7 +115,7 @@ interface HookRun {
 /**
  * A hook run's span in the call's trace, its id drawn when a check first asks for it (to have the gateway
  * make a call traced under it: a judge's). The span itself is written with the call's others
- * (trace-observer.ts), under the id drawn here when there is one.
+ * (trace-observer.ts), under the id drawn here when there is one (HookRunLog.traced).
  */
 class HookSpan {
   private drawn: string | undefined;
@@ -118,18 +124,10 @@ class HookSpan {
     return (this.drawn ??= newSpanId());
   }
 
-  /** Keeps the id drawn, if any, for the trace to find by the hook's result. */
-  keep(result: HookResult): void {
-    if (this.drawn !== undefined) hookSpanIds.set(result, this.drawn);
+  /** The id drawn, if any. */
+  get drawnId(): string | undefined {
+    return this.drawn;
   }
-}
-
-/** The span ids of the hook runs whose checks asked for one, by their result (not shown to clients). */
-const hookSpanIds = new WeakMap<HookResult, string>();
-
-/** The span id a hook's checks had the calls they made traced under; undefined when none asked for one. */
-export function hookSpanId(result: HookResult): string | undefined {
-  return hookSpanIds.get(result);
 }
 
 /** A hook's run: synchronous when every check of it answers at once. */
@@ -144,8 +142,8 @@ function runHook(hook: HookSpec, input: HookInput, env: HookEnv): HookRun | Prom
     if (run instanceof Promise) waiting = true;
     runs.push(run);
   }
-  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran, span));
-  return hookRun(hook, started, runs as CheckRun[], span);
+  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran, env, span));
+  return hookRun(hook, started, runs as CheckRun[], env, span);
 }
 
 /** Each check shown the input as the one before it left it (a rewrite is what the next check sees). */
@@ -163,10 +161,16 @@ async function runSequentially(
     runs.push(ran);
     if (ran.transformed) current = withBody(current, ran.transformed);
   }
-  return hookRun(hook, started, runs, span);
+  return hookRun(hook, started, runs, env, span);
 }
 
-function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[], span: HookSpan): HookRun {
+function hookRun(
+  hook: HookSpec,
+  started: number,
+  runs: readonly CheckRun[],
+  env: HookEnv,
+  span: HookSpan,
+): HookRun {
   const checks: CheckResult[] = [];
   let transformed: Json | undefined;
   for (const ran of runs) {
@@ -189,8 +193,19 @@ function hookRun(hook: HookSpec, started: number, runs: readonly CheckRun[], spa
     execution_time: elapsed(started),
     checks,
   };
-  span.keep(result);
+  const spanId = span.drawnId;
+  if (spanId !== undefined) keepTraced(env, { result, spanId, started });
   return { result, transformed };
+}
+
+/**
+ * Keeps a hook run that a call the gateway made was traced under in the call's current log (a retry or
+ * another target may have replaced the one the hook began with), for the trace to write the hook's span
+ * under the id that call names as its parent, whichever target answered.
+ */
+function keepTraced(env: HookEnv, traced: TracedHookRun): void {
+  const log = env.call?.hooks;
+  if (log) (log.traced ??= []).push(traced);
 }
 
 interface CheckRun {

@@ -85,7 +85,8 @@ async function hookedCall(
   const results: HookResults = { before_request_hooks: [], after_request_hooks: [] };
   // What the client is shown: all the results, or (with an async hook) those that decided its answer.
   const clientView = before.some(isAsync) || after.some(isAsync) ? decidingResults : allResults;
-  // The answering target's results are the call's; async hooks of an earlier attempt are still awaited.
+  // The answering target's results are the call's; async hooks of an earlier attempt are still awaited,
+  // and the hook runs of earlier attempts that a judge was traced under are still written in the trace.
   const log: HookRunLog = {
     path: call.path,
     results,
@@ -93,12 +94,14 @@ async function hookedCall(
     requestBody: undefined,
     answer: undefined,
     resultsText: undefined,
+    traced: run.hooks?.traced,
   };
   run.hooks = log;
   const env: HookEnv = {
     services: run.deps.hooks.servicesFor(run, call.model),
     signal: ctx.signal,
     pending: log.pending,
+    call: run,
   };
   const requestType = REQUEST_TYPES[request.endpoint];
   let body = request.body as Json;
