@@ -112,38 +112,23 @@ interface HookRun {
   transformed: Json | undefined;
 }
 
-/**
- * A hook run's span in the call's trace, its id drawn when a check first asks for it (to have the gateway
- * make a call traced under it: a judge's). The span itself is written with the call's others
- * (trace-observer.ts), under the id drawn here when there is one (HookRunLog.traced).
- */
-class HookSpan {
-  private drawn: string | undefined;
-
-  get id(): string {
-    return (this.drawn ??= newSpanId());
-  }
-
-  /** The id drawn, if any. */
-  get drawnId(): string | undefined {
-    return this.drawn;
-  }
-}
-
 /** A hook's run: synchronous when every check of it answers at once. */
 function runHook(hook: HookSpec, input: HookInput, env: HookEnv): HookRun | Promise<HookRun> {
   const started = performance.now();
-  const span = new HookSpan();
-  if (hook.sequential) return runSequentially(hook, input, env, started, span);
+  if (hook.sequential) return runSequentially(hook, input, env, started);
   const runs: Array<CheckRun | Promise<CheckRun>> = [];
   let waiting = false;
+  // The first check's context holds the hook's span id, if one of its checks asks for it.
+  let first: CheckCall | undefined;
   for (const check of hook.checks) {
-    const run = runCheck(check, input, env, span);
+    const ctx = new CheckCall(input, env.signal, first);
+    first ??= ctx;
+    const run = runCheck(check, ctx, env);
     if (run instanceof Promise) waiting = true;
     runs.push(run);
   }
-  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran, env, span));
-  return hookRun(hook, started, runs as CheckRun[], env, span);
+  if (waiting) return Promise.all(runs).then((ran) => hookRun(hook, started, ran, env, first));
+  return hookRun(hook, started, runs as CheckRun[], env, first);
 }
 
 /** Each check shown the input as the one before it left it (a rewrite is what the next check sees). */
@@ -152,16 +137,18 @@ async function runSequentially(
   input: HookInput,
   env: HookEnv,
   started: number,
-  span: HookSpan,
 ): Promise<HookRun> {
   const runs: CheckRun[] = [];
   let current = input;
+  let first: CheckCall | undefined;
   for (const check of hook.checks) {
-    const ran = await runCheck(check, current, env, span);
+    const ctx = new CheckCall(current, env.signal, first);
+    first ??= ctx;
+    const ran = await runCheck(check, ctx, env);
     runs.push(ran);
     if (ran.transformed) current = withBody(current, ran.transformed);
   }
-  return hookRun(hook, started, runs, env, span);
+  return hookRun(hook, started, runs, env, first);
 }
 
 function hookRun(
@@ -169,7 +156,7 @@ function hookRun(
   started: number,
   runs: readonly CheckRun[],
   env: HookEnv,
-  span: HookSpan,
+  first: CheckCall | undefined,
 ): HookRun {
   const checks: CheckResult[] = [];
   let transformed: Json | undefined;
@@ -193,7 +180,7 @@ function hookRun(
     execution_time: elapsed(started),
     checks,
   };
-  const spanId = span.drawnId;
+  const spanId = first?.drawnSpanId;
   if (spanId !== undefined) keepTraced(env, { result, spanId, started });
   return { result, transformed };
 }
@@ -215,17 +202,22 @@ interface CheckRun {
 
 /**
  * What one check is shown. Its `signal` is made when the check first reads it: a check that answers at
- * once (every text check) never does, and an AbortController per check and call is not free.
+ * once (every text check) never does, and an AbortController per check and call is not free. So is the
+ * hook's span id (`hookSpanId`), drawn when a check first reads it and held by the hook's first check's
+ * context, which the others name: a hook whose checks make no call of their own costs nothing for it.
  */
 class CheckCall implements CheckContext {
   timedOut = false;
   private stopped = false;
   private controller: AbortController | undefined;
+  /** On the hook's first check's context: the hook's span id, once a check of it has read it. */
+  private spanId: string | undefined;
 
   constructor(
     private readonly input: HookInput,
     private readonly callSignal: AbortSignalLike,
-    private readonly span: HookSpan,
+    /** The context of the hook's first check; undefined on that one. */
+    private readonly first: CheckCall | undefined,
   ) {}
 
   get event(): HookInput['event'] {
@@ -256,7 +248,13 @@ class CheckCall implements CheckContext {
     return this.input.headers;
   }
   get hookSpanId(): string {
-    return this.span.id;
+    const first = this.first ?? this;
+    return (first.spanId ??= newSpanId());
+  }
+
+  /** The hook's span id when one of its checks read it (asked on the first check's context). */
+  get drawnSpanId(): string | undefined {
+    return this.spanId;
   }
 
   get signal(): AbortSignal {
@@ -274,14 +272,8 @@ class CheckCall implements CheckContext {
   }
 }
 
-function runCheck(
-  check: CheckSpec,
-  input: HookInput,
-  env: HookEnv,
-  span: HookSpan,
-): CheckRun | Promise<CheckRun> {
+function runCheck(check: CheckSpec, ctx: CheckCall, env: HookEnv): CheckRun | Promise<CheckRun> {
   const started = performance.now();
-  const ctx = new CheckCall(input, env.signal, span);
   let value: CheckVerdict | Promise<CheckVerdict>;
   try {
     value = check.definition.run(ctx, check.parameters, env.services);
