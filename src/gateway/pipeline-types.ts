@@ -158,6 +158,9 @@ export interface RouteState {
   provider: string | null;
   /** Retries made during the request, on every target together (moving to a fallback is not a retry). */
   retryCount: number;
+  /** Calls of a provider begun during the request (each target's, each retry; a fan-out's calls as one): a
+   * failure once there is one may come after a provider answered, and paid for, the call. */
+  providerCalls: number;
   cacheStatus: string | null;
   /** How close the request came to the semantic cache's nearest entry (x-gateway-cache-similarity). */
   cacheSimilarity: number | null;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { findAdapter } from '../../src/providers/registry.js';
 import { call } from '../management/http.js';
 import {
   chatLine,
@@ -228,6 +229,43 @@ it(
       expect(failed).toBe(6);
     } finally {
       reads.mockRestore();
+    }
+  },
+  SLOW_TEST_MS,
+);
+
+it(
+  'answers at once, calling its provider once, a line whose call the gateway failed after the provider answered',
+  async () => {
+    const client = sdk(gateway.url, gateway.adminKey, target(fake));
+    const customId = 'translation-fault-0';
+    const file = await upload(client, jsonl([chatLine(customId)]));
+    const chat = findAdapter('openai')!.operations.chat!;
+    const parseResponse = chat.parseResponse.bind(chat);
+    // The provider's answer, once it came, could not be translated: a fault of the gateway's.
+    const translations = vi.spyOn(chat, 'parseResponse').mockImplementation((req, res) => {
+      const { messages } = req.body as { messages?: Array<{ content?: unknown }> };
+      if (messages?.[0]?.content === customId) throw new TypeError('Cannot read properties of undefined');
+      return parseResponse(req, res);
+    });
+    const callsOfLine = () =>
+      fake.requests.filter(
+        (request) =>
+          (request.body as { messages?: Array<{ content?: unknown }> } | undefined)?.messages?.[0]
+            ?.content === customId,
+      ).length;
+    try {
+      const batch = await createBatch(client, file.id);
+      const admin = sdk(gateway.url, gateway.adminKey);
+      const done = await waitFor(admin, batch.id, finished, 30_000);
+      expect(done.request_counts).toEqual({ total: 1, completed: 0, failed: 1 });
+      const errors = await contentLines(admin, done.error_file_id);
+      expect(errors.map((line) => [line.custom_id, line.response?.status_code, line.error?.code])).toEqual([
+        [customId, 500, 'internal_error'],
+      ]);
+      expect(callsOfLine()).toBe(1);
+    } finally {
+      translations.mockRestore();
     }
   },
   SLOW_TEST_MS,

@@ -5,7 +5,9 @@
  * (`code`, `message`) set when the gateway itself failed the request (no provider answer behind it).
  */
 import { GatewayError, ProviderError } from '../../core/errors.js';
+import { isTransientStoreError } from '../../store/db-errors.js';
 import type { SettledLine } from '../../store/file-batch-types.js';
+import type { RouteState } from '../routing/route-types.js';
 import { BufferSink, type BufferedResult } from '../sink.js';
 import { refusalWaitMs } from '../rate-limits/refusal-wait.js';
 
@@ -119,7 +121,7 @@ export function rateLimitWaitMs(result: BufferedResult): number | undefined {
 /**
  * Whether the gateway failed the call itself, for no answer of a provider's nor a refusal of its own: a
  * read or write of the store's failed (a connection dropped, as its virtual key was read), or a fault of
- * the gateway's (execute.ts asCallError). Such a failure says nothing of the line.
+ * the gateway's (execute.ts asCallError).
  */
 export function gatewayFailed(error: GatewayError | ProviderError): boolean {
   if (!(error instanceof GatewayError) || error.code !== 'internal_error') return false;
@@ -128,20 +130,32 @@ export function gatewayFailed(error: GatewayError | ProviderError): boolean {
 }
 
 /**
+ * Whether a call that failed for `cause`, not of the line's making (gatewayFailed, or thrown by the call),
+ * may run again: when no provider was called in it (`providerCalls`: the store failed as it was routed,
+ * which says nothing of the line), or when the cause is the store's failing for the moment
+ * (isTransientStoreError). A fault of the gateway's once a provider was called (its answer translated
+ * wrong) is the line's answer: run again, it would pay for the provider's answer again, and fail again.
+ */
+export function runsAgainFor(cause: unknown, state: Pick<RouteState, 'providerCalls'>): boolean {
+  return state.providerCalls === 0 || isTransientStoreError(cause);
+}
+
+/**
  * Where a line's call answers: the whole answer kept (BufferSink). A rate-limit refusal, which the line
  * waits out and runs again after (rateLimitWaitMs), is held back from the log: the line leaves the record
  * of the run that answers it, not one for each refusal it waited out. So is a failure of the gateway's
- * own (gatewayFailed) while the line may still run again for one (`runsAgain`).
+ * own (gatewayFailed) that `runsAgain` says the line runs again for.
  */
 export class LineSink extends BufferSink {
   heldBack = false;
 
-  constructor(private readonly runsAgain = false) {
+  constructor(private readonly runsAgain: (cause: unknown) => boolean = () => false) {
     super();
   }
 
   override fail(error: GatewayError | ProviderError, status: number): void {
-    this.heldBack = refusalWaitMs(error) !== undefined || (this.runsAgain && gatewayFailed(error));
+    this.heldBack =
+      refusalWaitMs(error) !== undefined || (gatewayFailed(error) && this.runsAgain(error.cause));
     super.fail(error, status);
   }
 }

@@ -44,7 +44,7 @@ import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import { batchEndpoint } from './batch-endpoints.js';
 import { sweepExpiredFiles } from './expired-files.js';
 import { createSettleQueue } from './settle-queue.js';
-import { gatewayFailed, LineSink, rateLimitWaitMs, settledLineOf } from './batch-output.js';
+import { gatewayFailed, LineSink, rateLimitWaitMs, runsAgainFor, settledLineOf } from './batch-output.js';
 import { SharedReads } from './shared-reads.js';
 import {
   FINALIZE_JOB,
@@ -84,9 +84,9 @@ const FILE_SWEEP_MS = 60_000;
 /** How long a batch's lines start on the last read of its API key before it is read again: a key taken away
  * stops its batch within about this, and a batch of 50,000 lines is not 50,000 reads of it. */
 export const BATCH_KEY_CHECK_MS = 1000;
-/** How many times a line's call the gateway failed itself (gatewayFailed: a store read as it was routed)
- * runs again on one node before the failure is its answer: a fault that is no passing failure of the
- * store's does not run the line, and whatever provider calls it made before the fault, for ever. */
+/** How many times a line's call the gateway failed itself (gatewayFailed, runsAgainFor: a store read as it
+ * was routed) runs again on one node before the failure is its answer: a fault that is no passing failure
+ * of the store's does not run the line for ever. */
 const MAX_GATEWAY_FAILURES = 5;
 
 /** A line's call the gateway failed itself, while the line may still run again for it: not its answer. */
@@ -457,7 +457,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const call = await callOf(batch.id);
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
-    const runsAgain = (gatewayFailures.get(batch.id)?.get(line.line) ?? 0) < MAX_GATEWAY_FAILURES;
+    const mayRunAgain = (gatewayFailures.get(batch.id)?.get(line.line) ?? 0) < MAX_GATEWAY_FAILURES;
+    const state = newRouteState();
+    const runsAgain = (cause: unknown) => mayRunAgain && runsAgainFor(cause, state);
     const sink = new LineSink(runsAgain);
     // Drawn before the call's context, so that a line refused before its call has a request_id in the
     // error file too, as every line of OpenAI's has.
@@ -499,7 +501,6 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     // A call the gateway could not make cost nothing.
     let cost: number | null = 0;
     try {
-      const state = newRouteState();
       const executed = execute(deps, { ...request, ctx, state }, sink);
       // The line is answered once the sink has its answer (the call's cost is known by then): `execute`
       // goes on waiting for the config's async hooks, whose results are for the line's record only.
@@ -512,14 +513,15 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       await Promise.race([sink.result, executed]);
       const result = await sink.result;
       // The gateway failed the call itself (the store failed a read as it was routed): given back, to run
-      // again (runLine), and left out of the log (LineSink), while the line may still run again for it.
+      // again (runLine), and left out of the log (LineSink), when the line runs again for it (runsAgainFor:
+      // a fault once a provider was called is the line's answer at once).
       if (sink.heldBack && result.kind === 'error' && gatewayFailed(result.error)) {
         throw new GatewayFailure(result.error.cause);
       }
       cost = state.cost;
     } catch (err) {
       if (err instanceof GatewayFailure) throw err;
-      if (runsAgain && !(err instanceof GatewayError)) throw new GatewayFailure(err);
+      if (!(err instanceof GatewayError) && runsAgain(err)) throw new GatewayFailure(err);
       // The call failed without an answer: the line's answer is the error.
       const error =
         err instanceof GatewayError

@@ -26,6 +26,7 @@ export function newRouteState(): RouteState {
     targetPath: null,
     provider: null,
     retryCount: 0,
+    providerCalls: 0,
     cacheStatus: null,
     cacheSimilarity: null,
     cacheEntryId: null,

@@ -43,6 +43,7 @@ export const callTarget: TargetHandler = (call) => {
     const nodeTimeout = node.request_timeout ?? deps.settings.defaultRequestTimeoutMs;
     const continuing = (run.call.sink?.written ?? 0) > 0;
     const remaining = run.deadline - started;
+    run.call.state.providerCalls += 1;
     attempt = runModelAttempt({
       resolved,
       request,

@@ -97,6 +97,7 @@ export const callPassthrough: TargetHandler = async (call) => {
         auth,
       };
       if (body) request.body = bytes ?? body.send();
+      run.call.state.providerCalls += 1;
       response = await deps.upstream.send(await adapter.buildPassthrough(request), controller);
     } catch (err) {
       if (err instanceof GatewayError || err instanceof ProviderError) {
