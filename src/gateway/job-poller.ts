@@ -15,6 +15,13 @@ import type { Job, JobRepository, Store } from '../store/types.js';
  * for runs again (retryDelayMs). */
 const RETRY_BASE_MS = 100;
 export const RETRY_MAX_MS = 5000;
+/**
+ * How long work the store (or the blob storage) keeps failing for is tried again, from its first failure in
+ * a row, before the failure is its answer: a batch's validation, a batch line or a background response
+ * before its call. An outage of a few minutes (a failover, a restart of the database) passes within it; a
+ * fault that fails the same way every time does not run for ever.
+ */
+export const RETRY_FOR_MS = 10 * 60_000;
 
 /**
  * How long a job that failed to run for its store (a read or write failed: a connection dropped) waits

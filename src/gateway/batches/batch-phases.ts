@@ -26,6 +26,14 @@ export const FINALIZE_JOB = 'batch.finalize';
 
 export type FinalOutcome = 'completed' | 'cancelled' | 'expired';
 
+export interface ValidatePayload {
+  batch_id: string;
+  /** Set on a validation queued afresh after the earlier ones failed on their every attempt: when the
+   * failures in a row began (ms since the epoch), and how many there were. */
+  failing_since_ms?: number;
+  earlier_failures?: number;
+}
+
 export interface FinalizePayload {
   batch_id: string;
   outcome: FinalOutcome;

@@ -25,6 +25,7 @@ import { GatewayError } from '../../core/errors.js';
 import { longerThan, METADATA_LIMITS } from '../../core/metadata-limits.js';
 import type { ModelRequest } from '../../providers/types.js';
 import type { BatchCall, ClaimedLine, StoredBatch } from '../../store/file-batch-types.js';
+import { isRefusedValue } from '../../store/db-errors.js';
 import { exhaustedJob, type Job } from '../../store/types.js';
 import {
   callContextFromStoredRequest,
@@ -37,7 +38,7 @@ import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
-import { claimUnlessStopped, retryDelayMs, RETRY_MAX_MS } from '../job-poller.js';
+import { claimUnlessStopped, retryDelayMs, RETRY_FOR_MS, RETRY_MAX_MS } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import type { BufferedResult } from '../sink.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
@@ -53,6 +54,7 @@ import {
   validateBatch,
   type FinalizePayload,
   type FinalOutcome,
+  type ValidatePayload,
 } from './batch-phases.js';
 
 export interface BatchWorkerOptions {
@@ -62,6 +64,9 @@ export interface BatchWorkerOptions {
   batchConcurrency: number;
   leaseMs: number;
   pollMs: number;
+  /** How long a validation, or a line before its call, the store keeps failing for is tried again before
+   * the failure is its answer (RETRY_FOR_MS by default). */
+  retryForMs?: number;
 }
 
 export interface BatchWorker {
@@ -88,6 +93,8 @@ export const BATCH_KEY_CHECK_MS = 1000;
  * was routed) runs again on one node before the failure is its answer: a fault that is no passing failure
  * of the store's does not run the line for ever. */
 const MAX_GATEWAY_FAILURES = 5;
+/** The longest wait between two tries of a validation that failed (the store or the blob storage away). */
+const VALIDATE_RETRY_MAX_MS = 60_000;
 
 /** A line's call the gateway failed itself, while the line may still run again for it: not its answer. */
 class GatewayFailure extends Error {
@@ -98,6 +105,7 @@ class GatewayFailure extends Error {
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
+  const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
   const owner = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   /** Aborts the calls of lines, and stops the validations and finalizations, still running when the grace
    * period of `close` runs out. */
@@ -301,12 +309,12 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     } catch (err) {
       logger.error({ err, job: job.id, kind: job.kind }, 'batch job failed');
       const message = err instanceof Error ? err.message : String(err);
-      const exhausted = job.attempts >= job.max_attempts;
-      if (job.kind === FINALIZE_JOB && exhausted) {
+      if (job.kind === VALIDATE_JOB) {
+        await validateLater(job, err, message);
+      } else if (job.attempts >= job.max_attempts) {
         await finalizeLater(job, message);
       } else {
         await store.jobs.fail(job.id, owner, message, Date.now() + 1000);
-        if (job.kind === VALIDATE_JOB && exhausted) await giveUp(job, message);
       }
     } finally {
       clearInterval(heartbeat);
@@ -333,6 +341,42 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         ['validating'],
       );
       if (failed) await tx.batches.deleteLines(batch_id);
+    });
+  }
+
+  /**
+   * A validation that failed (the store or the blob storage failed a read or write of it) runs again after
+   * a wait that grows with its failures in a row (retryDelayMs, up to VALIDATE_RETRY_MAX_MS); once its
+   * job's attempts are spent, on a job queued afresh, which carries on the count and when the failures
+   * began. Only once they have gone on for `retryForMs` does it fail its batch, or at once when the store
+   * refused what it wrote (isRefusedValue): that fails the same way every time. A file whose content is
+   * wrong fails its batch at once, with no failure here (validateBatch).
+   */
+  async function validateLater(job: Job, err: unknown, message: string): Promise<void> {
+    const payload = job.payload as ValidatePayload;
+    const failures = (payload.earlier_failures ?? 0) + job.attempts;
+    const since = payload.failing_since_ms ?? Date.now();
+    if (isRefusedValue(err) || Date.now() - since >= retryForMs) {
+      await giveUp(job, message);
+      // Its batch is failed: nothing is left to run again.
+      await store.jobs.complete(job.id, owner, null);
+      return;
+    }
+    const runAt = Date.now() + retryDelayMs(failures, VALIDATE_RETRY_MAX_MS);
+    if (job.attempts < job.max_attempts) {
+      await store.jobs.fail(job.id, owner, message, runAt);
+      return;
+    }
+    await store.transaction(async (tx) => {
+      if (!(await tx.jobs.fail(job.id, owner, message))) return;
+      const next: ValidatePayload = { ...payload, failing_since_ms: since, earlier_failures: failures };
+      await tx.jobs.enqueue({
+        kind: VALIDATE_JOB,
+        workspace_id: job.workspace_id,
+        payload: next,
+        max_attempts: job.max_attempts,
+        run_at_ms: runAt,
+      });
     });
   }
 
