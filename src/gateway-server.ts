@@ -70,6 +70,8 @@ export async function createGatewayServer(
     rateLimitClock?: () => number;
     /** How long before a foreground response left `in_progress` is failed, when not six hours (tests). */
     responsesInterruptedAfterMs?: number;
+    /** How long the job workers try again work the store keeps failing for (RETRY_FOR_MS by default). */
+    jobRetryForMs?: number;
   } = {},
 ): Promise<GatewayServer> {
   const logger = options.logger ?? createLogger(settings.logLevel);
@@ -197,6 +199,7 @@ export async function createGatewayServer(
         batchConcurrency: settings.batchConcurrency,
         leaseMs: settings.batchLeaseMs,
         pollMs: settings.batchPollMs,
+        retryForMs: options.jobRetryForMs,
       })
     : undefined;
   const providerJobWorker = settings.batchWorker
@@ -210,6 +213,7 @@ export async function createGatewayServer(
         concurrency: BACKGROUND_RESPONSE_CONCURRENCY,
         eventRetentionMs: BACKGROUND_EVENT_RETENTION_MS,
         interruptedAfterMs: options.responsesInterruptedAfterMs ?? FOREGROUND_INTERRUPTED_AFTER_MS,
+        retryForMs: options.jobRetryForMs,
       })
     : undefined;
   const stop = new NodeStop();

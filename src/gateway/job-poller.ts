@@ -22,6 +22,22 @@ export const RETRY_MAX_MS = 5000;
  * fault that fails the same way every time does not run for ever.
  */
 export const RETRY_FOR_MS = 10 * 60_000;
+/** A failure this long after the one before it on a node begins a new row: the work ran on another node
+ * meanwhile, or waited (a rate limit's window), and the node knows nothing of that. */
+const FAILURE_GAP_MS = 2 * 60_000;
+
+/** One piece of work's failures in a row on a node (performance.now() times): since when, and the last. */
+export interface FailureRow {
+  since: number;
+  last: number;
+}
+
+/** Notes a failure of the row's work now; answers how long its failures in a row have gone on, ms. */
+export function failingFor(row: FailureRow, now = performance.now()): number {
+  if (now - row.last > FAILURE_GAP_MS) row.since = now;
+  row.last = now;
+  return now - row.since;
+}
 
 /**
  * How long a job that failed to run for its store (a read or write failed: a connection dropped) waits

@@ -33,6 +33,8 @@ export interface StartGatewayOptions {
   rateLimitClock?: () => number;
   /** How long before a foreground response left `in_progress` is failed (six hours by default). */
   responsesInterruptedAfterMs?: number;
+  /** How long the job workers try again work the store keeps failing for. */
+  jobRetryForMs?: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     ...(options.responsesInterruptedAfterMs !== undefined && {
       responsesInterruptedAfterMs: options.responsesInterruptedAfterMs,
     }),
+    ...(options.jobRetryForMs !== undefined && { jobRetryForMs: options.jobRetryForMs }),
   });
   const origin = await server.listen();
   return {

@@ -13,7 +13,7 @@
  *     policy's refusal puts the line back until its window opens, and leaves no record (the run that
  *     answers the line does). A line the store failed to read or write for (its batch's call, its key's
  *     check, its stored config, its result) is not answered: it is given back, to run again shortly
- *     (retryDelayMs).
+ *     (retryDelayMs), until it has failed so for `retryForMs` in a row, when the failure is its answer.
  * Leases of lines in flight are renewed together; a node that dies stops renewing them, and another
  * node (or this one restarted) claims them once they run out. A line answered and committed is never
  * sent again; one in flight when its node died is sent again (its answer was never committed).
@@ -38,7 +38,14 @@ import type { GatewayDeps } from '../deps.js';
 import { validateRequest } from '../endpoints.js';
 import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
-import { claimUnlessStopped, retryDelayMs, RETRY_FOR_MS, RETRY_MAX_MS } from '../job-poller.js';
+import {
+  claimUnlessStopped,
+  failingFor,
+  retryDelayMs,
+  RETRY_FOR_MS,
+  RETRY_MAX_MS,
+  type FailureRow,
+} from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import type { BufferedResult } from '../sink.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
@@ -123,8 +130,9 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   const keyChecks = new SharedReads<string, boolean>(BATCH_KEY_CHECK_MS);
   /** Lines of each batch that failed to run in a row on this node (retryDelayMs). */
   const failuresInRow = new Map<string, number>();
-  /** The calls the gateway failed itself (GatewayFailure) of each line, by batch, on this node. */
-  const gatewayFailures = new Map<string, Map<number, number>>();
+  /** The lines that failed to run on this node, by batch, while they fail in a row: how many of those runs
+   * the gateway failed the call of itself (GatewayFailure), and since when they fail (failingFor). */
+  const lineFailures = new Map<string, Map<number, FailureRow & { gateway: number }>>();
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -234,7 +242,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         calls.forget(done);
         keyChecks.forget(done);
         for (const batchId of failuresInRow.keys()) if (done(batchId)) failuresInRow.delete(batchId);
-        for (const batchId of gatewayFailures.keys()) if (done(batchId)) gatewayFailures.delete(batchId);
+        for (const batchId of lineFailures.keys()) if (done(batchId)) lineFailures.delete(batchId);
       }
       for (const batch of active) {
         if (closed) break;
@@ -501,7 +509,7 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     const call = await callOf(batch.id);
     const endpoint = batchEndpoint(batch.endpoint);
     if (!call || !endpoint) throw new GatewayError('internal_error', `Batch ${batch.id} cannot be run`);
-    const mayRunAgain = (gatewayFailures.get(batch.id)?.get(line.line) ?? 0) < MAX_GATEWAY_FAILURES;
+    const mayRunAgain = (lineFailures.get(batch.id)?.get(line.line)?.gateway ?? 0) < MAX_GATEWAY_FAILURES;
     const state = newRouteState();
     const runsAgain = (cause: unknown) => mayRunAgain && runsAgainFor(cause, state);
     const sink = new LineSink(runsAgain);
@@ -582,6 +590,40 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     schedule(0);
   }
 
+  /**
+   * Answers a line that failed to run for retryForMs in a row with a 500 (`internal_error`) in its batch's
+   * error file. Says whether that was committed: a commit the store fails too leaves the line to run again.
+   */
+  async function answerFailing(batch: StoredBatch, line: ClaimedLine, err: unknown): Promise<boolean> {
+    const seconds = Math.round(retryForMs / 1000);
+    const error = new GatewayError(
+      'internal_error',
+      `The request could not be run: the gateway failed before its call each time it tried, for ${seconds} s`,
+    );
+    const ref = {
+      batchId: batch.id,
+      line: line.line,
+      customId: line.custom_id,
+      callId: sequentialId(),
+      cost: 0,
+    };
+    const result: BufferedResult = { kind: 'error', error, status: error.status };
+    logger.error(
+      { err, batch: batch.id, line: line.line },
+      'batch line failed to run for too long; answered with the failure',
+    );
+    try {
+      const settled = await settles.settle(batch.id, line.line, settledLineOf(ref, result));
+      if (!settled)
+        logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');
+      lineFailures.get(batch.id)?.delete(line.line);
+      return true;
+    } catch (settleErr) {
+      logger.error({ err: settleErr, batch: batch.id, line: line.line }, 'batch line failure not recorded');
+      return false;
+    }
+  }
+
   async function runLine(batch: StoredBatch, line: ClaimedLine): Promise<void> {
     lines += 1;
     calling.set(batch.id, (calling.get(batch.id) ?? 0) + 1);
@@ -602,7 +644,6 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
     try {
       const { result, callId, cost } = await answer(batch, line);
       failuresInRow.delete(batch.id);
-      gatewayFailures.get(batch.id)?.delete(line.line);
       endCall();
       // A call the stop failed (cut) is given back, to be run again; so is any error once the stop has
       // begun, an error answer that came in whole before the cut too (the two are not told apart). A
@@ -614,22 +655,29 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       const waitMs = rateLimitWaitMs(result);
       if (waitMs !== undefined) {
         await store.batches.releaseLine(batch.id, line.line, owner, Date.now() + waitMs);
+        lineFailures.get(batch.id)?.delete(line.line);
         return;
       }
       const ref = { batchId: batch.id, line: line.line, customId: line.custom_id, callId, cost };
       const settled = await settles.settle(batch.id, line.line, settledLineOf(ref, result));
       if (!settled)
         logger.warn({ batch: batch.id, line: line.line }, 'batch line lease lost before its result');
+      // Its failures in a row end once its result is committed: one the store fails to commit is another.
+      lineFailures.get(batch.id)?.delete(line.line);
     } catch (err) {
       // Not answered (the store failed a read or write of it): given back, to run again after a short wait
       // rather than once its lease has run out. A give-back the store fails too leaves the lease to run out.
       const failures = (failuresInRow.get(batch.id) ?? 0) + 1;
       failuresInRow.set(batch.id, failures);
-      if (err instanceof GatewayFailure) {
-        let ofBatch = gatewayFailures.get(batch.id);
-        if (!ofBatch) gatewayFailures.set(batch.id, (ofBatch = new Map()));
-        ofBatch.set(line.line, (ofBatch.get(line.line) ?? 0) + 1);
-      }
+      let ofBatch = lineFailures.get(batch.id);
+      if (!ofBatch) lineFailures.set(batch.id, (ofBatch = new Map()));
+      const now = performance.now();
+      const ofLine = ofBatch.get(line.line) ?? { gateway: 0, since: now, last: now };
+      ofBatch.set(line.line, ofLine);
+      if (err instanceof GatewayFailure) ofLine.gateway += 1;
+      // Failing in a row for retryForMs, which no passing outage of the store's lasts: answered with the
+      // failure (a fault of the gateway's before the call would run the line, every few seconds, for ever).
+      if (failingFor(ofLine, now) >= retryForMs && (await answerFailing(batch, line, err))) return;
       const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
       logger.error(
         { err, batch: batch.id, line: line.line, retryInMs: Math.round(delayMs) },

@@ -13,7 +13,8 @@
  * failed, so none stays `in_progress` for ever. A node that stops cleanly gives its runs back without
  * counting them (`jobs.release`), as does a run the store fails before its call (a read of the response,
  * its key or its config: a connection dropped), to run again shortly (retryDelayMs) rather than spend one
- * of the response's runs or fail it. A run the rate limits refuse before it began waits, the
+ * of the response's runs or fail it, until it has failed so for `retryForMs` in a row (a fault of the
+ * gateway's there would run it for ever), when the response is failed with it. A run the rate limits refuse before it began waits, the
  * response `queued` again, for the policy's window (`Retry-After`) and is run again then, as a batch line
  * is, while that falls within BACKGROUND_RATE_LIMIT_WAIT_MS of the response's creation. Every minute the
  * runs and events of responses that ended more than `eventRetentionMs` ago are removed, and foreground
@@ -26,7 +27,15 @@ import type { Job, Repositories } from '../../store/types.js';
 import { callContextFromStoredRequest } from '../call-context.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import type { GatewayDeps } from '../deps.js';
-import { jobOwner, retryDelayMs, RETRY_MAX_MS, startJobPoller } from '../job-poller.js';
+import {
+  failingFor,
+  jobOwner,
+  retryDelayMs,
+  RETRY_FOR_MS,
+  RETRY_MAX_MS,
+  startJobPoller,
+  type FailureRow,
+} from '../job-poller.js';
 import { execute } from '../execute.js';
 import { newRouteState } from '../routing/route-types.js';
 import { BufferSink } from '../sink.js';
@@ -55,6 +64,9 @@ export interface BackgroundWorkerOptions {
   eventRetentionMs: number;
   /** How long a foreground response may stay `in_progress` before it is taken for one whose node stopped. */
   interruptedAfterMs: number;
+  /** How long a run the store keeps failing before its call is tried again before the response is failed
+   * with it (RETRY_FOR_MS by default). */
+  retryForMs?: number;
 }
 
 /** Interrupted foreground responses failed per minute, at most: a backlog is worked through over minutes. */
@@ -87,8 +99,10 @@ export function startBackgroundResponseWorker(
 ): BackgroundWorker {
   const { store, logger } = deps;
   const owner = jobOwner('responses');
-  /** Runs of each job that the store failed before their call, in a row, on this node (retryDelayMs). */
-  const failuresInRow = new Map<string, number>();
+  /** Runs of each job that the store failed before their call, in a row, on this node (retryDelayMs), and
+   * since when they fail (failingFor). */
+  const failuresInRow = new Map<string, FailureRow & { count: number }>();
+  const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
   /** Aborts the calls still running when the grace period of `close` runs out. */
   const stopping = new CallAbort();
   let lastPrune = 0;
@@ -248,9 +262,17 @@ export function startBackgroundResponseWorker(
         // Before its call (the store failed a read or write of it: a connection dropped): given back, its
         // attempt with it, to run again after a short wait, rather than spend one of its runs or fail it.
         retrying = true;
-        const failures = (failuresInRow.get(job.id) ?? 0) + 1;
-        failuresInRow.set(job.id, failures);
-        const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
+        const now = performance.now();
+        const row = failuresInRow.get(job.id) ?? { count: 0, since: now, last: now };
+        failuresInRow.set(job.id, row);
+        row.count += 1;
+        // Failing in a row for retryForMs, which no passing outage of the store's lasts: the response is
+        // failed with it (a fault of the gateway's before the call would run it, every few seconds, for ever).
+        if (failingFor(row, now) >= retryForMs && (await failNotRun(job, err))) {
+          retrying = false;
+          return;
+        }
+        const delayMs = retryDelayMs(row.count, Math.min(RETRY_MAX_MS, options.leaseMs));
         logger.error(
           { err, job: job.id, response: response_id, retryInMs: Math.round(delayMs) },
           'background response could not be run; it will be retried',
@@ -266,6 +288,33 @@ export function startBackgroundResponseWorker(
       clearInterval(watch);
       forget();
       stopping.removeEventListener('abort', onStop);
+    }
+  }
+
+  /**
+   * Fails a response whose runs failed before their call for retryForMs in a row (`internal_error`), with
+   * its stream's end, and completes its job. Says whether that was done: the store failing it too leaves
+   * the job to run again.
+   */
+  async function failNotRun(job: Job, err: unknown): Promise<boolean> {
+    const { workspace_id, response_id } = job.payload as BackgroundPayload;
+    logger.error(
+      { err, job: job.id, response: response_id },
+      'background response failed before its call for too long; failed with it',
+    );
+    try {
+      const stored = await store.getResponse(workspace_id, response_id);
+      if (stored && RUNNING.includes(stored.status)) {
+        const stream = (await store.responseRun(workspace_id, response_id))?.request.stream === true;
+        const seconds = Math.round(retryForMs / 1000);
+        const message = `The response could not be run: the gateway failed before its call each time it tried, for ${seconds} s`;
+        await giveUp(job, stored.body, stream, message);
+      }
+      await store.jobs.complete(job.id, owner, null);
+      return true;
+    } catch (failErr) {
+      logger.error({ err: failErr, job: job.id, response: response_id }, 'background response not failed');
+      return false;
     }
   }
 
