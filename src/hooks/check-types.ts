@@ -44,6 +44,11 @@ export interface CheckContext {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the check's timeout passes or the client goes away. */
   signal: AbortSignal;
+  /** When the check's timeout passes, on `performance.now()`'s clock: a check that waits for something it can
+   * do without (a key set fetched again) stops waiting shortly before, and gives its verdict without it,
+   * rather than run out of time (an error, which `on_error` passes by default). Absent where a check runs
+   * outside the engine. */
+  deadline?: number;
   /** The id of the hook's span in the call's trace, which a call the check has the gateway make (a judge's)
    * is traced under; drawn when first read. Absent where a check runs outside a call's hooks. */
   hookSpanId?: string;

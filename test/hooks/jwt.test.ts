@@ -339,6 +339,46 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('fails a token of an unknown key id shortly before its deadline when fetching the set again takes longer', async () => {
+    // A timeout is an error, which the default on_error passes: a made-up kid must not pass while the set's
+    // host is slow. The fetch goes on, and refreshes the set for later tokens.
+    let release: (answer: { status: number; body: unknown }) => void = () => {};
+    let served = 0;
+    const services = fakeServices({
+      get: () => {
+        if (served++ === 0) return { status: 200, body: { keys: [rsa.jwk] } };
+        return new Promise((resolve) => (release = resolve));
+      },
+    });
+    const jwksUri = freshUri();
+    const params = { jwksUri, algorithms: ['RS256', 'ES256'] };
+    const run = async (t: string, timeoutMs: number) => {
+      const ctx = onRequest('hi', { ...bearer(t), signal: AbortSignal.timeout(timeoutMs) });
+      ctx.deadline = performance.now() + timeoutMs;
+      return runCheck('jwt', ctx, params, services);
+    };
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await run(await token(rsa), 1000)).verdict).toBe(true);
+      vi.setSystemTime(Date.now() + 31_000);
+      const started = performance.now();
+      expect(await run(await token(ec), 400)).toMatchObject({
+        verdict: false,
+        explanation: 'No matching key found for kid',
+      });
+      expect(performance.now() - started).toBeLessThan(400);
+      expect(services.gets).toHaveLength(2);
+      // A token that comes while the fetch is still under way waits for it, up to its own deadline.
+      const waiting = run(await token(ec), 2000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release({ status: 200, body: { keys: [rsa.jwk, ec.jwk] } });
+      expect((await waiting).verdict).toBe(true);
+      expect(services.gets).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('tries each key of the set that has the token key id, as a set may hold two', async () => {
     // `other` is an RSA key published under the same id as `rsa`, as when a key is rotated in place.
     for (const keys of [
@@ -1027,6 +1067,12 @@ describe('default.jwt through the gateway', () => {
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify({ keys: [rsa.jwk, ec.jwk] }));
+      } else if (req.url === '/jwks-slow') {
+        // Answers at once the first time, then only after the check's timeout has passed.
+        const answer = () =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+        if (seen.filter((s) => s === 'GET /jwks-slow').length === 1) answer();
+        else setTimeout(answer, 3000);
       } else if (req.url === '/introspect') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -1162,6 +1208,43 @@ describe('default.jwt through the gateway', () => {
     const bad = await checked(params, { authorization: 'Bearer bad-opaque' });
     expect(bad).toMatchObject({ verdict: false, explanation: 'Token validation failed', error: null });
     expect(seen.filter((s) => s === 'POST /introspect')).toHaveLength(2);
+  });
+
+  it('denies a token of an unknown key id while the set is slow to fetch again, under the default on_error', async () => {
+    const guardrail = { jwksUri: `${base}/jwks-slow`, timeout: 1000 };
+    const call = async (t: string) => {
+      const config = {
+        ...target(fake),
+        input_guardrails: [{ id: 'auth', deny: true, 'default.jwt': guardrail }],
+      };
+      const response = await postChat(
+        gateway,
+        config,
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${t}` },
+      );
+      const body = (await response.json()) as {
+        hook_results: { before_request_hooks: Array<{ verdict: boolean; checks: Check[] }> };
+      };
+      return { status: response.status, hook: body.hook_results.before_request_hooks[0]! };
+    };
+    expect((await call(await token(rsa))).hook.checks[0]).toMatchObject({ verdict: true, error: null });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      // Past the cooldown: the made-up key id has the set fetched again, which answers after the timeout.
+      vi.setSystemTime(Date.now() + 31_000);
+      const forged = await call(await token(other, {}, { kid: 'made-up' }));
+      expect(forged.hook.checks[0]).toMatchObject({
+        verdict: false,
+        explanation: 'No matching key found for kid',
+        error: null,
+      });
+      expect(forged.hook.verdict).toBe(false);
+      expect(forged.status).toBe(446);
+      expect(seen.filter((s) => s === 'GET /jwks-slow')).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('errs when the set is unreachable, redirected or too large', async () => {

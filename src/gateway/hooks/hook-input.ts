@@ -11,8 +11,8 @@ import { answerText, requestText } from '../../hooks/text.js';
 
 type Json = Record<string, unknown>;
 
-/** What the checks of a list are shown; `signal` and the hook's span are added per check. */
-export type HookInput = Omit<CheckContext, 'signal' | 'hookSpanId'>;
+/** What the checks of a list are shown; `signal`, `deadline` and the hook's span are added per check. */
+export type HookInput = Omit<CheckContext, 'signal' | 'deadline' | 'hookSpanId'>;
 
 type ShownBody = CheckContext['request'];
 

@@ -208,6 +208,8 @@ interface CheckRun {
  */
 class CheckCall implements CheckContext {
   timedOut = false;
+  /** When the check's timeout passes (performance.now()), set as it starts (runCheck). */
+  deadline = Infinity;
   private stopped = false;
   private controller: AbortController | undefined;
   /** On the hook's first check's context: the hook's span id, once a check of it has read it. */
@@ -274,6 +276,7 @@ class CheckCall implements CheckContext {
 
 function runCheck(check: CheckSpec, ctx: CheckCall, env: HookEnv): CheckRun | Promise<CheckRun> {
   const started = performance.now();
+  ctx.deadline = started + check.timeoutMs;
   let value: CheckVerdict | Promise<CheckVerdict>;
   try {
     value = check.definition.run(ctx, check.parameters, env.services);

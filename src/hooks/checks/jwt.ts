@@ -81,6 +81,9 @@ const DEFAULT_MAX_TOKEN_AGE = '1d';
 const COOLDOWN_MS = 30_000;
 /** How long a fetch of a set may take, whoever waits for it; each check also stops at its own timeout. */
 const FETCH_TIMEOUT_MS = 10_000;
+/** How long before its deadline a token whose key id the set lacks stops waiting for the set fetched again,
+ * to give its verdict in time (at most a tenth of the time it has left). */
+const DEADLINE_MARGIN_MS = 250;
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -219,7 +222,7 @@ export const jwt = defineCheck({
         return await set.keys(protectedHeader, input);
       } catch (err) {
         if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
-        const newer = await newerSet(uri, set, services, ctx.signal);
+        const newer = await newerSet(uri, set, services, ctx.signal, ctx.deadline);
         if (newer === null) throw err;
         return newer.keys(protectedHeader, input);
       }
@@ -397,15 +400,17 @@ function headerValue(ctx: CheckContext, name: string): string | undefined {
 /**
  * For a token whose key id `set` lacks, the set at `uri` as fetched since: the one a fetch under way brings
  * (whoever began it), else one fetched meanwhile, else one fetched now when the last fetch ended longer
- * than the cooldown ago. Null when there is none or the fetch failed: the token then fails for want of its
- * key. As an error, which on_error passes by default, any made-up key id would pass while the set's host
- * is down.
+ * than the cooldown ago. Null when there is none, the fetch failed, or it has not ended shortly before the
+ * check's `deadline` (the fetch goes on, and its set serves later tokens): the token then fails for want of
+ * its key. As an error, which on_error passes by default, any made-up key id would pass while the set's
+ * host is down or slow.
  */
 async function newerSet(
   uri: string,
   set: CachedSet,
   services: CheckServices,
   signal: AbortSignal,
+  deadline: number | undefined,
 ): Promise<CachedSet | null> {
   if (!fetching.has(uri)) {
     // The cache holds the set fetched last.
@@ -413,11 +418,18 @@ async function newerSet(
     if (latest !== undefined && latest !== set) return latest;
     if (Date.now() - set.refreshedAt < COOLDOWN_MS) return null;
   }
+  const stop = new AbortController();
+  const left = deadline === undefined ? Infinity : deadline - performance.now();
+  const timer = Number.isFinite(left)
+    ? setTimeout(() => stop.abort(), Math.max(0, left - Math.min(DEADLINE_MARGIN_MS, left / 10)))
+    : undefined;
   try {
-    return await keySet(uri, 0, services, signal);
+    return await keySet(uri, 0, services, AbortSignal.any([signal, stop.signal]));
   } catch (err) {
     if (signal.aborted) throw err;
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
