@@ -1018,7 +1018,24 @@ describe('default.jwt, the check', () => {
     expect(param({ jwks: { keys: 'x' } })).toMatch(/^parameters\.jwks/);
     // A symmetric key would sit in the config as a secret, and is refused as HS* algorithms are.
     expect(param({ jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'k' }] } })).toMatch(/^parameters\.jwks/);
-    expect(param({ ...ok, jwks })).toBeUndefined();
+    expect(param({ ...ok, jwks })).toBe('parameters.jwks.keys[0]');
+    expect(param({ jwks: { keys: [rsa.jwk, ec.jwk] }, algorithms: ['RS256', 'ES256'] })).toBeUndefined();
+    // A key no allowed algorithm takes, one that cannot be imported, or an RSA key shorter than 2048 bits
+    // (which jose refuses) would verify nothing.
+    const short = {
+      ...generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }),
+      kid: 'short',
+    };
+    expect(param({ jwks: { keys: [rsa.jwk, short] } })).toBe('parameters.jwks.keys[1]');
+    expect(
+      checkParameterError('default.jwt', { jwks: { keys: [short] } }, 'beforeRequestHook')?.message,
+    ).toMatch(/1024 bits/);
+    expect(param({ jwks: { keys: [rsa.jwk, ec.jwk] } })).toBe('parameters.jwks.keys[1]');
+    expect(param({ jwks: { keys: [{ ...rsa.jwk, alg: 'PS256' }] } })).toBe('parameters.jwks.keys[0]');
+    expect(param({ jwks: { keys: [{ ...rsa.jwk, use: 'enc' }] } })).toBe('parameters.jwks.keys[0]');
+    expect(param({ jwks: { keys: [{ ...ec.jwk, x: 'a' }] }, algorithms: ['ES256'] })).toBe(
+      'parameters.jwks.keys[0]',
+    );
     // A private key pasted in place of its public half is a secret in the config, and verifies nothing.
     for (const privateMember of ['d', 'p', 'q', 'dp', 'dq', 'qi']) {
       expect(param({ jwks: { keys: [{ ...rsa.jwk, [privateMember]: 'c2VjcmV0' }] } }), privateMember).toBe(
@@ -1245,6 +1262,26 @@ describe('default.jwt through the gateway', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('refuses with a 400 an inline jwks holding an RSA key shorter than 2048 bits, naming the key', async () => {
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' });
+    const config = {
+      ...target(fake),
+      input_guardrails: [
+        { id: 'auth', 'default.jwt': { jwks: { keys: [rsa.jwk, { ...short, kid: 's' }] } } },
+      ],
+    };
+    const response = await postChat(
+      gateway,
+      config,
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${await token(rsa)}` },
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; param: string | null } };
+    expect(body.error.param).toBe('config.input_guardrails[0].default.jwt.jwks.keys[1]');
+    expect(body.error.message).toMatch(/1024 bits/);
   });
 
   it('errs when the set is unreachable, redirected or too large', async () => {

@@ -23,6 +23,7 @@
  * reference's header names (`claimPrefix`, `x-jwt-` by default, and the claim's name); they are not sent on
  * to the provider (jwt-extract-claims.ts).
  */
+import { createPublicKey, type JsonWebKey as NodeJwk } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import {
   createLocalJWKSet,
@@ -145,6 +146,12 @@ export const jwt = defineCheck({
     if (p.jwks !== undefined) {
       const problem = inlineSetProblem(p.jwks);
       if (problem !== null) return { param: 'parameters.jwks', message: problem };
+      const algorithms =
+        p.algorithms !== undefined && p.algorithms.length > 0 ? p.algorithms : DEFAULT_ALGORITHMS;
+      for (const [i, key] of p.jwks.keys.entries()) {
+        const unusable = inlineKeyProblem(key, algorithms);
+        if (unusable !== null) return { param: `parameters.jwks.keys[${i}]`, message: unusable };
+      }
     }
     for (const field of ['jwksUri', 'introspectEndpoint'] as const) {
       const url = p[field];
@@ -379,6 +386,57 @@ function inlineSetProblem(jwks: JSONWebKeySet): string | null {
   } catch (err) {
     return `is not a JSON Web Key Set (${err instanceof Error ? err.message : String(err)})`;
   }
+}
+
+/** The key type (and curve) each of `ALGORITHMS` takes a key of, as jose chooses keys from a set. */
+const KEY_OF: Record<string, { kty: string; crv?: string }> = {
+  RS256: { kty: 'RSA' },
+  RS384: { kty: 'RSA' },
+  RS512: { kty: 'RSA' },
+  PS256: { kty: 'RSA' },
+  PS384: { kty: 'RSA' },
+  PS512: { kty: 'RSA' },
+  ES256: { kty: 'EC', crv: 'P-256' },
+  ES384: { kty: 'EC', crv: 'P-384' },
+  ES512: { kty: 'EC', crv: 'P-521' },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519' },
+  Ed25519: { kty: 'OKP', crv: 'Ed25519' },
+};
+
+/** The shortest RSA modulus jose verifies with. */
+const MIN_RSA_BITS = 2048;
+
+/**
+ * Why a key of an inline set can never verify a token signed with one of `algorithms`, or null: jose
+ * chooses it for none of them (its type, curve, `alg`, `use` or `key_ops` rule each out), or it cannot be
+ * imported, or it is an RSA key shorter than jose takes. Such a key would be kept in the config and fail
+ * every token it was meant for.
+ */
+function inlineKeyProblem(key: JSONWebKeySet['keys'][number], algorithms: readonly string[]): string | null {
+  const chosenFor = algorithms.filter((alg) => {
+    const wanted = KEY_OF[alg]!;
+    const ops = key.key_ops;
+    return (
+      key.kty === wanted.kty &&
+      (wanted.crv === undefined || key.crv === wanted.crv) &&
+      (key.alg === undefined || key.alg === alg) &&
+      (key.use === undefined || key.use === 'sig') &&
+      (ops === undefined || (Array.isArray(ops) && ops.includes('verify')))
+    );
+  });
+  if (chosenFor.length === 0) {
+    return `is a key none of the algorithms (${algorithms.join(', ')}) can use: see its kty, crv, alg, use and key_ops`;
+  }
+  let details: { modulusLength?: number } | undefined;
+  try {
+    details = createPublicKey({ key: key as NodeJwk, format: 'jwk' }).asymmetricKeyDetails;
+  } catch {
+    return `is not a valid ${key.kty} public key`;
+  }
+  if (key.kty === 'RSA' && (details?.modulusLength ?? 0) < MIN_RSA_BITS) {
+    return `is an RSA key of ${details?.modulusLength ?? 0} bits; at least ${MIN_RSA_BITS} are needed to verify`;
+  }
+  return null;
 }
 
 /** The verifier of an inline set, kept per distinct set so its imported keys are reused. */
