@@ -125,3 +125,50 @@ describeWithPostgres('log reads on PostgreSQL', () => {
     expect(took).toBeGreaterThan(2 * BOUND_MS);
   }, 20_000);
 });
+
+describeWithPostgres('log reads on PostgreSQL under a stricter statement timeout', () => {
+  const schema = freshSchemaName('read_bounds_cap');
+  /** The operator's own statement timeout, shorter than the reads' bound. */
+  const CAP_MS = 300;
+  let store: Store;
+  let locker: pg.Client;
+
+  beforeAll(async () => {
+    const url = new URL(postgresUrl());
+    // Every statement of the gateway's connections capped, as ALTER ROLE … SET statement_timeout would.
+    url.searchParams.set('options', `-c statement_timeout=${CAP_MS}`);
+    store = await openStore({
+      databaseUrl: url.toString(),
+      dataDir: '/nonexistent',
+      masterKey: randomBytes(32),
+      pgSchema: schema,
+      readTimeoutMs: 10 * LOCK_MS,
+    });
+    locker = new pg.Client({ connectionString: postgresUrl() });
+    await locker.connect();
+  });
+
+  afterAll(async () => {
+    await locker?.end();
+    await store?.close();
+    await dropSchema(schema);
+  });
+
+  it("keeps the server's shorter timeout for a log search", async () => {
+    await locker.query('begin');
+    await locker.query(`lock table ${pg.escapeIdentifier(schema)}.logs in access exclusive mode`);
+    const release = setTimeout(() => void locker.query('commit'), LOCK_MS);
+    try {
+      const started = performance.now();
+      const error = await store.listLogs({ workspace_id: 'ws', limit: 10, search: 'text' }).then(
+        () => 'answered',
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toMatchObject({ code: 'request_timeout', status: 408 });
+      expect(performance.now() - started).toBeLessThan(CAP_MS + 1_500);
+    } finally {
+      clearTimeout(release);
+      await locker.query('commit');
+    }
+  }, 20_000);
+});
