@@ -168,3 +168,16 @@ it('drops a waiting read whose request ended, and refuses one past the queue', a
   expect(outcomes[1]).toBe('Error: the client went away');
   expect(outcomes.filter((answer) => answer === 'answered')).toHaveLength(MAX_QUEUED_READS);
 });
+
+it('close rejects the reads still waiting instead of running one to its bound', async () => {
+  // Each of these searches would run to its bound, on the event loop.
+  const reads = Array.from({ length: 6 }, () =>
+    outcome(store.listLogs({ workspace_id: 'ws', limit: 50, search: 'no-such-text' })),
+  );
+  const started = performance.now();
+  await store.close();
+  const took = performance.now() - started;
+  store = undefined as unknown as Store;
+  expect(await Promise.all(reads)).toEqual(Array(6).fill('Error: The log reader is closed'));
+  expect(took).toBeLessThan(BOUND_MS / 2);
+}, 60_000);
