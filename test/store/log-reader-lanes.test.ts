@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { MAX_QUEUED_READS } from '../../src/store/sqlite-log-reader.js';
 import type { AnalyticsQuery } from '../../src/store/types.js';
+import { outcome } from '../helpers/log-reads.js';
 
 let store: Store;
 
@@ -31,14 +32,6 @@ const summary: AnalyticsQuery = {
   to_ms: 3_600_000,
   filters: {},
 };
-
-/** The code a read was refused with, or 'answered'. */
-function outcome(read: Promise<unknown>): Promise<string> {
-  return read.then(
-    () => 'answered',
-    (error: { code?: string }) => error.code ?? String(error),
-  );
-}
 
 it('answers an analytics query while log searches fill their queue', async () => {
   // One running and MAX_QUEUED_READS waiting, all queued before any can be answered.

@@ -9,13 +9,12 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { ROLLUP_COLUMNS, ROLLUP_SUM_COLUMNS } from '../../src/store/rollups.js';
 import { STOP_POINT, startSqliteLogReader } from '../../src/store/sqlite-log-reader.js';
 import type { AnalyticsQuery } from '../../src/store/types.js';
+import { seedRecords, seedUserRollups } from '../helpers/log-reads.js';
 
 let dataDir: string;
 let store: Store;
@@ -27,23 +26,8 @@ let records = 0;
  * JSON (json_each).
  */
 function seed(to: number): void {
-  const db = new Database(join(dataDir, SQLITE_FILE));
-  try {
-    const pairs = Array.from(
-      { length: 16 },
-      (_, index) => `'key${index}', 'line-${index}' || char(10) || 'value-' || i`,
-    ).join(', ');
-    db.prepare(
-      `with recursive n(i) as (select cast(? as integer) + 1 union all select i + 1 from n where i < ?)
-       insert into logs (id, created_at_ms, workspace_id, trace_id, span_id, method, path, endpoint, status,
-         is_attempt, stream, latency_ms, retry_count, metadata)
-       select 'log_' || i, i, 'ws', 'trace-' || i, 'span-' || i, 'POST', '/v1/chat/completions',
-         'chat.completions', 200, 0, 0, 1.5, 0, json_object(${pairs}) from n`,
-    ).run(records, to);
-    records = to;
-  } finally {
-    db.close();
-  }
+  seedRecords(dataDir, records, to);
+  records = to;
 }
 
 /** The process's threads, once libuv's pool (started at its first use, all at once) has started. */
@@ -198,22 +182,7 @@ it('stops a running analytics query whose request ended: the query behind it doe
   // Hourly rollup rows of many `_user` values: a summary grouped by them, its top groups kept, sums them all.
   const hours = 150;
   /** Adds the rows of users `from` + 1 to `to`. */
-  const addUsers = (from: number, to: number) => {
-    const db = new Database(join(dataDir, SQLITE_FILE));
-    try {
-      db.pragma('busy_timeout = 5000');
-      const sums = ROLLUP_SUM_COLUMNS.map((column) => (column === 'requests' ? 'u.i' : '0')).join(', ');
-      db.prepare(
-        `with recursive u(i) as (select cast(? as integer) + 1 union all select i + 1 from u where i < ?),
-           h(i) as (select 0 union all select i + 1 from h where i < ? - 1)
-         insert into log_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')})
-         select 'ws', 'hour', h.i * 3600000, 'openai', 'gpt-4o', 'key', '', 2, '_user', 'user-' || u.i, ${sums}
-         from u, h`,
-      ).run(from, to, hours);
-    } finally {
-      db.close();
-    }
-  };
+  const addUsers = (from: number, to: number) => seedUserRollups(dataDir, from, to, hours);
   const query = (signal?: AbortSignal) =>
     store.analytics(
       {

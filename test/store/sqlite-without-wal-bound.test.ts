@@ -3,31 +3,22 @@
  * run on the main connection. They are bound as on the reader threads: a read past its bound is stopped at
  * its next stop point (a 408), and a read whose request ended is dropped.
  *
- * WAL is refused as sqlite-without-wal.test.ts refuses it: better-sqlite3 can choose no VFS without shared
- * memory, so the driver's class answers the pragma with the mode in force, as SQLite does there.
+ * WAL is refused as sqlite-without-wal.test.ts refuses it (helpers/sqlite-without-wal.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SQLITE_FILE } from '../../src/store/connect.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { ROLLUP_COLUMNS, ROLLUP_SUM_COLUMNS } from '../../src/store/rollups.js';
 import { MAX_QUEUED_READS } from '../../src/store/sqlite-log-reader.js';
 import type { AnalyticsQuery } from '../../src/store/types.js';
+import { outcome, seedRecords, seedUserRollups } from '../helpers/log-reads.js';
 
-vi.mock('better-sqlite3', async (importOriginal) => {
-  const { default: Driver } = await importOriginal<{ default: typeof import('better-sqlite3') }>();
-  class WithoutSharedMemory extends Driver {
-    override pragma(source: string, options?: { simple?: boolean }): unknown {
-      if (/^journal_mode\s*=\s*wal$/i.test(source.trim())) return super.pragma('journal_mode', options);
-      return super.pragma(source, options);
-    }
-  }
-  return { default: WithoutSharedMemory };
-});
+vi.mock('better-sqlite3', async (importOriginal) =>
+  (await import('../helpers/sqlite-without-wal.js')).withoutWal(await importOriginal()),
+);
 
 const BOUND_MS = 300;
 const HOUR = 3_600_000;
@@ -46,44 +37,9 @@ afterAll(async () => {
   await store?.close();
 });
 
-/** Writes through a connection of its own, as another process would. */
-function write(sql: string, ...parameters: unknown[]): void {
-  const db = new Database(join(dataDir, SQLITE_FILE));
-  try {
-    db.pragma('busy_timeout = 5000');
-    db.prepare(sql).run(...parameters);
-  } finally {
-    db.close();
-  }
-}
-
-/** Records 1 to `count` whose metadata holds an escaped line break: a search parses every one's JSON. */
-function seed(count: number): void {
-  const pairs = Array.from(
-    { length: 16 },
-    (_, index) => `'key${index}', 'line-${index}' || char(10) || 'value-' || i`,
-  ).join(', ');
-  write(
-    `with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
-     insert into logs (id, created_at_ms, workspace_id, trace_id, span_id, method, path, endpoint, status,
-       is_attempt, stream, latency_ms, retry_count, metadata)
-     select 'log_' || i, i, 'ws', 'trace-' || i, 'span-' || i, 'POST', '/v1/chat/completions',
-       'chat.completions', 200, 0, 0, 1.5, 0, json_object(${pairs}) from n`,
-    count,
-  );
-}
-
-/** The code a read was refused with, or 'answered'. */
-function outcome(read: Promise<unknown>): Promise<string> {
-  return read.then(
-    () => 'answered',
-    (error: { code?: string }) => error.code ?? String(error),
-  );
-}
-
 it('stops a search on the main connection at its bound', async () => {
   // A search that matches none of 120,000 such records runs for seconds.
-  seed(120_000);
+  seedRecords(dataDir, 0, 120_000);
   let stopped: { code?: string; status?: number; message?: string } | undefined;
   const started = performance.now();
   await store.listLogs({ workspace_id: 'ws', limit: 50, search: 'no-such-text' }).catch((error) => {
@@ -117,18 +73,9 @@ it('stops an analytics query on the main connection at its bound', async () => {
     filters: {},
     group_limit: 10,
   } satisfies AnalyticsQuery;
-  const sums = ROLLUP_SUM_COLUMNS.map((column) => (column === 'requests' ? 'u.i' : '0')).join(', ');
   // Summing 300,000 rollup rows of 2,000 users runs for seconds.
   const users = 2_000;
-  write(
-    `with recursive u(i) as (select 1 union all select i + 1 from u where i < ?),
-       h(i) as (select 0 union all select i + 1 from h where i < ? - 1)
-     insert into log_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(', ')})
-     select 'ws', 'hour', h.i * 3600000, 'openai', 'gpt-4o', 'key', '', 2, '_user', 'user-' || u.i, ${sums}
-     from u, h`,
-    users,
-    hours,
-  );
+  seedUserRollups(dataDir, 0, users, hours);
   let stopped: { code?: string; status?: number; message?: string } | undefined;
   const started = performance.now();
   await store.analytics(query).catch((error) => {

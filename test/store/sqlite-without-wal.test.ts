@@ -4,10 +4,9 @@
  * (under the readers' bound: sqlite-without-wal-bound.test.ts), while the log thread writes in
  * rollback-journal mode.
  *
- * A VFS without shared memory (a file system that cannot share the WAL index) is what refuses WAL, and
- * better-sqlite3 can choose neither a VFS nor URI options (`nolock=1`), nor does Linux offer a file system
- * here that would refuse it: the driver's class is given that answer, keeping the journal mode as SQLite
- * does. Everything else is SQLite's own, the file included.
+ * A VFS without shared memory (a file system that cannot share the WAL index) is what refuses WAL; the
+ * driver's class is given that answer (helpers/sqlite-without-wal.ts). Everything else is SQLite's own,
+ * the file included.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,17 +17,9 @@ import { listLogs, providerHeaders, uniqueId, waitForLogs } from '../core/suppor
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
-vi.mock('better-sqlite3', async (importOriginal) => {
-  const { default: Database } = await importOriginal<{ default: typeof import('better-sqlite3') }>();
-  class WithoutSharedMemory extends Database {
-    override pragma(source: string, options?: { simple?: boolean }): unknown {
-      // What SQLite does where the VFS has no shared memory: the mode is left as it is, and answered.
-      if (/^journal_mode\s*=\s*wal$/i.test(source.trim())) return super.pragma('journal_mode', options);
-      return super.pragma(source, options);
-    }
-  }
-  return { default: WithoutSharedMemory };
-});
+vi.mock('better-sqlite3', async (importOriginal) =>
+  (await import('../helpers/sqlite-without-wal.js')).withoutWal(await importOriginal()),
+);
 
 // The reader module as it is, its start recorded.
 vi.mock('../../src/store/sqlite-log-reader.js', async (importOriginal) => {

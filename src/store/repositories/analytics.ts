@@ -129,25 +129,17 @@ async function analytics(
 ): Promise<AnalyticsRow[]> {
   if (query.workspace_ids.length === 0 || query.from_ms >= query.to_ms) return [];
   const compiled = analyticsSql(query, reader !== undefined).compile(db);
-  let rows: Record<string, unknown>[];
-  if (reader) {
+  const read = async (): Promise<Record<string, unknown>[]> => {
     // Off the event loop, or bounded on it without WAL: a range of many groups sums hundreds of thousands
     // of rows.
-    try {
-      rows = await reader.all<Record<string, unknown>>(compiled.sql, compiled.parameters, { signal });
-    } catch (error) {
-      throw analyticsError(error);
-    }
-  } else if (kind === 'postgres') {
+    if (reader) return reader.all<Record<string, unknown>>(compiled.sql, compiled.parameters, { signal });
     // Under the same bound, as a statement timeout: the server stops the sums there.
-    try {
-      rows = await boundedPostgresRead<Record<string, unknown>>(db, compiled, timeoutMs);
-    } catch (error) {
-      throw analyticsError(error);
-    }
-  } else {
-    rows = (await db.executeQuery(compiled)).rows as Record<string, unknown>[];
-  }
+    if (kind === 'postgres') return boundedPostgresRead<Record<string, unknown>>(db, compiled, timeoutMs);
+    return (await db.executeQuery(compiled)).rows as Record<string, unknown>[];
+  };
+  const rows = await read().catch((error: unknown) => {
+    throw analyticsError(error);
+  });
 
   return rows.map((values) => {
     const grp = values.grp as string | number | null;
