@@ -1018,7 +1018,7 @@ describe('default.jwt, the check', () => {
     expect(param({ jwks: { keys: 'x' } })).toMatch(/^parameters\.jwks/);
     // A symmetric key would sit in the config as a secret, and is refused as HS* algorithms are.
     expect(param({ jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'k' }] } })).toMatch(/^parameters\.jwks/);
-    expect(param({ ...ok, jwks })).toBe('parameters.jwks.keys[0]');
+    expect(param({ ...ok, jwks })).toBe('parameters.jwks');
     expect(param({ jwks: { keys: [rsa.jwk, ec.jwk] }, algorithms: ['RS256', 'ES256'] })).toBeUndefined();
     // A key no allowed algorithm takes, one that cannot be imported, or an RSA key shorter than 2048 bits
     // (which jose refuses) would verify nothing.
@@ -1030,9 +1030,13 @@ describe('default.jwt, the check', () => {
     expect(
       checkParameterError('default.jwt', { jwks: { keys: [short] } }, 'beforeRequestHook')?.message,
     ).toMatch(/1024 bits/);
-    expect(param({ jwks: { keys: [rsa.jwk, ec.jwk] } })).toBe('parameters.jwks.keys[1]');
-    expect(param({ jwks: { keys: [{ ...rsa.jwk, alg: 'PS256' }] } })).toBe('parameters.jwks.keys[0]');
-    expect(param({ jwks: { keys: [{ ...rsa.jwk, use: 'enc' }] } })).toBe('parameters.jwks.keys[0]');
+    // A key no allowed algorithm takes is passed over, as jose passes it over (an identity provider's set
+    // often holds an encryption key beside its signing keys); a set with no key they take verifies nothing.
+    expect(param({ jwks: { keys: [rsa.jwk, ec.jwk] } })).toBeUndefined();
+    expect(param({ jwks: { keys: [rsa.jwk, { ...rsa.jwk, use: 'enc', kid: 'enc' }] } })).toBeUndefined();
+    expect(param({ jwks: { keys: [ec.jwk] } })).toBe('parameters.jwks');
+    expect(param({ jwks: { keys: [{ ...rsa.jwk, alg: 'PS256' }] } })).toBe('parameters.jwks');
+    expect(param({ jwks: { keys: [{ ...rsa.jwk, use: 'enc' }] } })).toBe('parameters.jwks');
     expect(param({ jwks: { keys: [{ ...ec.jwk, x: 'a' }] }, algorithms: ['ES256'] })).toBe(
       'parameters.jwks.keys[0]',
     );

@@ -148,9 +148,20 @@ export const jwt = defineCheck({
       if (problem !== null) return { param: 'parameters.jwks', message: problem };
       const algorithms =
         p.algorithms !== undefined && p.algorithms.length > 0 ? p.algorithms : DEFAULT_ALGORITHMS;
+      // A key none of the algorithms takes (an encryption key beside the signing ones, as identity providers
+      // publish them) is passed over, as jose passes it over; a key one of them takes must be able to verify.
+      let taken = 0;
       for (const [i, key] of p.jwks.keys.entries()) {
-        const unusable = inlineKeyProblem(key, algorithms);
+        if (!takenByAny(key, algorithms)) continue;
+        taken += 1;
+        const unusable = inlineKeyProblem(key);
         if (unusable !== null) return { param: `parameters.jwks.keys[${i}]`, message: unusable };
+      }
+      if (p.jwks.keys.length > 0 && taken === 0) {
+        return {
+          param: 'parameters.jwks',
+          message: `holds no key any of the algorithms (${algorithms.join(', ')}) can use: see its keys' kty, crv, alg, use and key_ops`,
+        };
       }
     }
     for (const field of ['jwksUri', 'introspectEndpoint'] as const) {
@@ -406,14 +417,9 @@ const KEY_OF: Record<string, { kty: string; crv?: string }> = {
 /** The shortest RSA modulus jose verifies with. */
 const MIN_RSA_BITS = 2048;
 
-/**
- * Why a key of an inline set can never verify a token signed with one of `algorithms`, or null: jose
- * chooses it for none of them (its type, curve, `alg`, `use` or `key_ops` rule each out), or it cannot be
- * imported, or it is an RSA key shorter than jose takes. Such a key would be kept in the config and fail
- * every token it was meant for.
- */
-function inlineKeyProblem(key: JSONWebKeySet['keys'][number], algorithms: readonly string[]): string | null {
-  const chosenFor = algorithms.filter((alg) => {
+/** Whether jose would choose a key of an inline set for one of `algorithms` (its type, curve, `alg`, `use`, `key_ops`). */
+function takenByAny(key: JSONWebKeySet['keys'][number], algorithms: readonly string[]): boolean {
+  return algorithms.some((alg) => {
     const wanted = KEY_OF[alg]!;
     const ops = key.key_ops;
     return (
@@ -424,9 +430,14 @@ function inlineKeyProblem(key: JSONWebKeySet['keys'][number], algorithms: readon
       (ops === undefined || (Array.isArray(ops) && ops.includes('verify')))
     );
   });
-  if (chosenFor.length === 0) {
-    return `is a key none of the algorithms (${algorithms.join(', ')}) can use: see its kty, crv, alg, use and key_ops`;
-  }
+}
+
+/**
+ * Why a key of an inline set that an allowed algorithm takes (takenByAny) can never verify, or null: it
+ * cannot be imported, or it is an RSA key shorter than jose takes. Such a key would be kept in the config
+ * and fail every token it was meant for.
+ */
+function inlineKeyProblem(key: JSONWebKeySet['keys'][number]): string | null {
   let details: { modulusLength?: number } | undefined;
   try {
     details = createPublicKey({ key: key as NodeJwk, format: 'jwk' }).asymmetricKeyDetails;
