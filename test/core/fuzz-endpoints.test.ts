@@ -11,7 +11,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Ajv } from 'ajv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { MANAGEMENT_OPERATIONS } from '../../src/server/routes/management/operations.js';
 import { startFakeOpenAI, type FakeUpstream } from '../fakes/openai/server.js';
@@ -61,13 +61,15 @@ function send(
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (chunk: Buffer) => parts.push(chunk));
-        res.on('end', () =>
-          resolve({
+        res.on('end', () => {
+          const answer = {
             status: res.statusCode ?? 0,
             headers: res.headers,
             text: Buffer.concat(parts).toString(),
-          }),
-        );
+          };
+          noteWorkStarted(method, path, answer);
+          resolve(answer);
+        });
         res.on('error', reject);
       },
     );
@@ -77,6 +79,48 @@ function send(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * The batches and background responses the gateway took: it calls the provider for them after it has
+ * answered, so a test that made one waits for it to end (`settled`), or its call reaches the fake provider
+ * during a later test (one counting the calls that reached the provider sees one too many).
+ */
+const workStarted: Array<{ path: string; id: string }> = [];
+
+function noteWorkStarted(method: string, path: string, answer: Answer): void {
+  if (method !== 'POST' || answer.status !== 200) return;
+  if (path !== '/batches' && path !== '/responses') return;
+  let created: { id?: unknown; background?: unknown };
+  try {
+    created = JSON.parse(answer.text) as typeof created;
+  } catch {
+    return; // A streamed response: it ended with the answer.
+  }
+  if (typeof created.id !== 'string') return;
+  if (path === '/batches' || created.background === true) workStarted.push({ path, id: created.id });
+}
+
+const ENDED = new Set(['completed', 'failed', 'cancelled', 'expired', 'incomplete']);
+
+/** Waits for every batch and background response taken so far to end (a deleted one has ended too). */
+async function settled(): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (workStarted.length > 0) {
+    const { path, id } = workStarted[0];
+    const answer = await send('GET', `${path}/${encodeURIComponent(id)}`);
+    const status =
+      answer.status === 200 ? (JSON.parse(answer.text) as { status?: string }).status : undefined;
+    if (answer.status === 404 || (status !== undefined && ENDED.has(status))) {
+      workStarted.shift();
+      continue;
+    }
+    if (Date.now() > deadline) {
+      workStarted.shift(); // Reported once, not again after every later test.
+      throw new Error(`${path}/${id} has not ended: ${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    await sleep(25);
+  }
 }
 
 function sendJson(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -474,7 +518,10 @@ function sweep(store: 'sqlite' | 'postgres'): void {
       sendJson('POST', '/fine_tuning/jobs', { model: 'gpt-4o-mini', training_file: ids.training_file }),
     );
     ids.id = 'missing';
+    await settled();
   }, 30_000);
+
+  afterEach(settled);
 
   afterAll(async () => {
     await gateway?.close();
