@@ -154,13 +154,43 @@ const RESOURCE_FIELDS: ReadonlySet<string> = new Set([
   'resourcename',
 ]);
 
+/**
+ * How the names of the fields that take a resource name end, beyond RESOURCE_FIELDS: Vertex keeps adding
+ * such fields deep in its job and tool specs (a RAG import's `llmParser.modelName`, a layout parser's
+ * `processorName`, a feature view's `featureViewResourceName`, an evaluation's `autoraterModel`, a job's
+ * `networkAttachment`, a deployed model's `sharedResources`), and a list of names alone would miss each new
+ * one. A display name is words, not a resource (`tunedModelDisplayName`).
+ */
+const RESOURCE_FIELD_ENDINGS = [
+  'name',
+  'names',
+  'model',
+  'models',
+  'uri',
+  'uris',
+  'resource',
+  'resources',
+  'attachment',
+  'endpoint',
+  'endpoints',
+  'network',
+  'serviceaccount',
+] as const;
+
+/** Whether Vertex takes a resource name under the field (as fieldOf writes it). */
+function takesResource(field: string): boolean {
+  if (RESOURCE_FIELDS.has(field)) return true;
+  if (field.endsWith('displayname')) return false;
+  return RESOURCE_FIELD_ENDINGS.some((ending) => field.endsWith(ending));
+}
+
 /** The key as RESOURCE_FIELDS and SPOKEN_OF hold it: its JSON name and its proto name alike. */
 function fieldOf(key: string): string {
   return key.toLowerCase().replaceAll('_', '');
 }
 
 /**
- * Calls `judge` with every string of `value` whose nearest key is in RESOURCE_FIELDS (an array's items
+ * Calls `judge` with every string of `value` whose nearest key takes a resource name (takesResource; an array's items
  * are under the array's key), outside the keys SPOKEN_OF, and where it is.
  */
 function visit(
@@ -170,7 +200,7 @@ function visit(
   judge: (value: string, param: string) => void,
 ): void {
   if (typeof value === 'string') {
-    if (field !== undefined && RESOURCE_FIELDS.has(field)) judge(value, at || 'body');
+    if (field !== undefined && takesResource(field)) judge(value, at || 'body');
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => visit(item, `${at}[${i}]`, field, judge));
   } else if (typeof value === 'object' && value !== null) {

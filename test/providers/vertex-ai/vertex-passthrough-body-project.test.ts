@@ -125,6 +125,69 @@ describe("a body naming another project's resource, signed by a stored credentia
         },
       }),
     ],
+    // Fields named by how they end (a name, a model, a resource, an attachment), deep in job and tool specs.
+    [
+      'importRagFilesConfig.ragFileParsingConfig.llmParser.modelName',
+      `${LOCATION}/ragCorpora/7/ragFiles:import`,
+      {
+        importRagFilesConfig: {
+          gcsSource: { uris: ['gs://in-bucket/docs/'] },
+          ragFileParsingConfig: {
+            llmParser: { modelName: `${other}/publishers/google/models/gemini-2.0-flash` },
+          },
+        },
+      },
+    ],
+    [
+      'importRagFilesConfig.ragFileParsingConfig.layoutParser.processorName',
+      `${LOCATION}/ragCorpora/7/ragFiles:import`,
+      {
+        importRagFilesConfig: {
+          ragFileParsingConfig: { layoutParser: { processorName: `${other}/processors/p1` } },
+        },
+      },
+    ],
+    [
+      'ragVectorDbConfig.vertexFeatureStore.featureViewResourceName',
+      `${LOCATION}/ragCorpora`,
+      {
+        displayName: 'docs',
+        ragVectorDbConfig: {
+          vertexFeatureStore: { featureViewResourceName: `${other}/featureOnlineStores/s/featureViews/v` },
+        },
+      },
+    ],
+    [
+      'tools[0].retrieval.vertexRagStore.ragRetrievalConfig.ranking.llmRanker.modelName',
+      GENERATE,
+      {
+        contents,
+        tools: [
+          {
+            retrieval: {
+              vertexRagStore: {
+                ragResources: [{ ragCorpus: `projects/${OWN_PROJECT}/locations/us-central1/ragCorpora/c` }],
+                ragRetrievalConfig: {
+                  ranking: { llmRanker: { modelName: `${other}/publishers/google/models/gemini` } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    ],
+    [
+      'jobSpec.pscInterfaceConfig.networkAttachment',
+      `${LOCATION}/customJobs`,
+      {
+        displayName: 'job',
+        jobSpec: {
+          pscInterfaceConfig: {
+            networkAttachment: 'projects/other-project/regions/us-central1/networkAttachments/na',
+          },
+        },
+      },
+    ],
   ])('is refused, 403 naming %s, before any token exchange', async (param, path, body) => {
     const before = counts();
     const response = await passThrough(path, JSON.stringify(body));
