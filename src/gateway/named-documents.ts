@@ -22,7 +22,7 @@
 import { GatewayError } from '../core/errors.js';
 import { sharedRequestTypeRefusal, type VertexCapacity } from '../providers/vertex-ai/index.js';
 import type { PromptDocument, ProviderCredential, Repositories } from '../store/types.js';
-import { catalogModel, keyAsWritten, type GatewayConfig } from './config/index.js';
+import { keyAsWritten, type GatewayConfig } from './config/index.js';
 import { storedGuardrailRefs } from './config/hook-specs.js';
 import {
   movedHostMessage,
@@ -551,14 +551,13 @@ export async function assertGuardrailDocumentsExist(
 
 /**
  * The same for what a prompt version names besides a stored config (which is a 404 of its own): its
- * destination's virtual key or catalog provider (`virtual_key`, `provider: "@slug"`), the catalog provider
- * its model names on a version naming no destination (`parameters.model: "@slug/model"`, where its calls
- * go), and what its inline config names.
+ * destination's virtual key or catalog provider (`virtual_key`, `provider: "@slug"`), and what its inline
+ * config names.
  */
 export async function assertVersionDocumentsExist(
   store: Reader,
   workspaceId: string,
-  version: Pick<PromptDocument, 'virtual_key' | 'provider' | 'config' | 'parameters'>,
+  version: { virtual_key?: string; provider?: string; config?: unknown },
   inlineConfig: GatewayConfig | undefined,
 ): Promise<void> {
   if (version.virtual_key !== undefined) {
@@ -566,11 +565,6 @@ export async function assertVersionDocumentsExist(
   }
   if (version.provider?.startsWith('@')) {
     await assertCredential(store, workspaceId, 'provider', version.provider.slice(1), 'provider');
-  }
-  const catalog = catalogModel(version.parameters?.model);
-  if (catalog !== undefined && versionDestination(version as PromptDocument) === undefined) {
-    const slug = catalog.provider.slice(1);
-    await assertCredential(store, workspaceId, 'provider', slug, 'parameters.model');
   }
   if (inlineConfig !== undefined) await assertNamedDocumentsExist(store, workspaceId, inlineConfig);
 }

@@ -146,8 +146,6 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ virtual_key: 'no-such-key' }, 'virtual_key'],
       [{ provider: '@no-such-provider' }, 'provider'],
-      // Naming no destination, a catalog model sends the calls to its provider.
-      [{ parameters: { model: '@no-such-provider/gpt-4o-mini' } }, 'parameters.model'],
       [
         { config: { ...inlineConfig, input_guardrails: ['no-such-guardrail'] } },
         'config.input_guardrails[0]',
