@@ -142,6 +142,17 @@ function promptRoutes(start: () => Promise<TestGateway>): void {
     }
   });
 
+  it('stores a version naming no destination whose model only reads like a catalog model (@cf/…)', async () => {
+    // Workers AI's model names start with @cf/; such a version is called with the caller's own virtual key or
+    // config, which come before the model's slug, so a workspace with no provider "cf" stores it.
+    const stored = await api.post('/prompts', {
+      slug: 'workers-ai-model',
+      string: template,
+      parameters: { model: '@cf/meta/llama-3.1-8b-instruct' },
+    });
+    expect(stored.status, stored.text).toBe(200);
+  });
+
   it('refuses a version naming a virtual key, catalog provider or stored guardrail the workspace does not have', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ virtual_key: 'no-such-key' }, 'virtual_key'],
