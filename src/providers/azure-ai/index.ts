@@ -1,6 +1,7 @@
 /**
  * Azure AI Foundry / Azure AI model inference: models hosted on serverless or managed endpoints,
- * speaking OpenAI's wire format.
+ * speaking OpenAI's wire format. Foundry's Claude models speak Anthropic's Messages format instead
+ * (`/anthropic/v1/messages`), reached by a pass-through only.
  */
 import { GatewayError } from '../../core/errors.js';
 import {
@@ -10,7 +11,7 @@ import {
   azureWireOperation,
   withAzureApiVersion,
 } from '../azure-openai/index.js';
-import { openAIAnswerUsage, openAIEventFailure, toOpenAIBody } from '../openai/index.js';
+import { openAIAnswerUsage, toOpenAIBody } from '../openai/index.js';
 import { ENDPOINT_PATHS } from '../shared/endpoint-paths.js';
 import { joinUrl } from '../shared/url.js';
 import type {
@@ -27,6 +28,7 @@ import {
   azureAIDeploymentType,
   azureAIRoute,
 } from './azure-ai-address.js';
+import { azureAIEventFailure } from './azure-ai-stream-failure.js';
 
 const PROVIDER = 'azure-ai';
 
@@ -117,5 +119,6 @@ export const azureAIAdapter: ProviderAdapter = {
   },
 
   passthroughUsage: openAIAnswerUsage,
-  passthroughStreamFailure: openAIEventFailure(PROVIDER),
+  // Anthropic's error event in a Claude model's Messages stream, an OpenAI-wire error in any other's.
+  passthroughStreamFailure: azureAIEventFailure(PROVIDER),
 };
