@@ -6,6 +6,7 @@
  * their own and read the secret from the request. The same settings a PATCH of the credential must send
  * its secrets again to change (docs/management-api.md).
  */
+import { otherProjectRefused } from '../providers/vertex-ai/vertex-ai-project-names.js';
 
 /** Stored keys that are secrets (not mere addresses or names). */
 export const STORED_SECRET_KEYS = [
@@ -96,17 +97,14 @@ export function movedProject(
   return asked === own ? undefined : { asked: String(asked), own };
 }
 
-/** Why the node's project (found by movedProject) is refused, after the credential it is set on. */
+/** Why the node's project (found by movedProject) is refused, after the credential it is set on: Vertex
+ * AI's refusal of another project (otherProjectRefused), worded as its other refusals are. */
 export function movedProjectMessage(
   storedOn: string,
   { asked, own }: { asked: string; own?: string },
 ): string {
-  const allowed =
-    own === undefined
-      ? 'it names no project (set cloudb_project_id on it)'
-      : `it is used in project "${own}" only`;
-  return (
-    `project "${asked}" may not be set beside the ${storedOn}: ${allowed}. Leave cloudb_project_id out, ` +
-    'or call with your own credentials to reach another project'
-  );
+  return otherProjectRefused('The config', asked, own, {
+    why: `the ${storedOn} may not be used there`,
+    remedy: 'Leave cloudb_project_id out, or call with your own credentials to reach another project',
+  }).message;
 }
