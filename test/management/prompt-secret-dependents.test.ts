@@ -524,3 +524,57 @@ describe("an inline config's override_params.extra_headers given as JSON text", 
     ]);
   });
 });
+
+describe('an archived config holding secrets of its own', () => {
+  const hook = (webhookURL: string) => ({ 'default.webhook': { webhookURL } });
+
+  it('keeps what it names from moving, so that making it active again sends them nowhere new', async () => {
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'ar-vk',
+        provider: 'openai',
+        api_key: 'sk-ar',
+        custom_host: home.url,
+      }),
+    );
+    await ok(
+      admin.post('/configs', {
+        slug: 'ar-cfg',
+        config: { virtual_key: 'ar-vk', override_params: { user_api_key: 'config-secret-ar' } },
+      }),
+    );
+    await ok(admin.post('/guardrails', { slug: 'ar-g', guardrail: hook('https://hooks.example/verdict') }));
+    await ok(
+      admin.post('/configs', {
+        slug: 'ar-g-cfg',
+        config: {
+          provider: 'openai',
+          api_key: 'sk-cfg',
+          custom_host: home.url,
+          input_guardrails: ['ar-g'],
+          override_params: { user_api_key: 'config-secret-ar-g' },
+        },
+      }),
+    );
+    await ok(admin.patch('/configs/ar-cfg', { status: 'archived' }));
+    await ok(admin.patch('/configs/ar-g-cfg', { status: 'archived' }));
+
+    const moved = await admin.patch('/virtual-keys/ar-vk', { custom_host: evil.url, api_key: 'sk-ar-moved' });
+    expectError(moved, 409, 'conflict', 'custom_host');
+    expect(moved.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'ar-cfg', param: 'config.virtual_key' }),
+    ]);
+    expect(moved.text).not.toContain('config-secret-ar');
+    const sent = await admin.patch('/guardrails/ar-g', { guardrail: hook('https://elsewhere.example/v') });
+    expectError(sent, 409, 'conflict', 'guardrail');
+    expect(sent.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'ar-g-cfg', param: 'config.input_guardrails[0]' }),
+    ]);
+
+    await ok(admin.patch('/configs/ar-cfg', { status: 'active' }));
+    expect((await admin.get('/virtual-keys/ar-vk')).body.settings.custom_host).toBe(home.url);
+    await ok(
+      admin.patch('/virtual-keys/ar-vk?force=true', { custom_host: evil.url, api_key: 'sk-ar-moved' }),
+    );
+  });
+});

@@ -142,8 +142,8 @@ function namesCarrier(config: unknown, carrier: Carrier): boolean {
 
 /**
  * Whether a prompt version sends secrets of its own through the carrier: its parameters hold one and its
- * destination is the carrier (a stored config among `configs`: the carrier, or an active config naming
- * it; or, naming none, the catalog provider its model names), or its inline config names it with secrets
+ * destination is the carrier (a stored config among `configs`: the carrier, or a config naming it,
+ * archived or not; or, naming none, the catalog provider its model names), or its inline config names it with secrets
  * going there.
  */
 function sendsSecretsThrough(
@@ -163,7 +163,8 @@ function sendsSecretsThrough(
 }
 
 /**
- * What sends secrets of its own through the carrier: the active stored configs with a node naming it while
+ * What sends secrets of its own through the carrier: the stored configs (archived ones too: making one
+ * active again checks only that what it names exists) with a node naming it while
  * secrets go with that node's calls (their own, or a prompt's their `prompt_id` targets send), each with
  * where; and the versions of live prompts sending secrets through it, directly, through an inline config,
  * or through a stored config naming it.
@@ -183,7 +184,9 @@ export async function secretHolders(
       workspaceId,
       referencesTo(carrier.kind, carrier.names),
     )) {
-      if (config.status !== 'active' || !namesCarrier(config.config, carrier)) continue;
+      // An archived one counts as an active one: made active again, it sends them there without a check
+      // of where that is now.
+      if (!namesCarrier(config.config, carrier)) continue;
       through.add(config.slug).add(config.id);
       await readPromptParameters(store, workspaceId, config.config, parameters);
       const param = secretNamingNode(config.config, carrier, parameters, false);
