@@ -578,3 +578,70 @@ describe('an archived config holding secrets of its own', () => {
     );
   });
 });
+
+describe("a config, virtual key or guardrail created under a slug that is another's id", () => {
+  const at = (host: string) => ({ provider: 'openai', api_key: 'sk-cfg', custom_host: host });
+  const hook = (webhookURL: string) => ({ 'default.webhook': { webhookURL } });
+
+  it('is judged as a new name, so prompts naming that id keep their secrets from it', async () => {
+    const config = await ok(admin.post('/configs', { slug: 'id-cfg', config: at(home.url) }));
+    const configId = config.body.id as string;
+    await ok(
+      admin.post('/prompts', {
+        slug: 'id-q',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', user_api_key: 'user-secret-id' },
+        config: configId,
+      }),
+    );
+    const refused = await admin.post('/configs', { slug: configId, config: at(evil.url) });
+    expectError(refused, 409, 'conflict', 'slug');
+    expect(refused.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'id-q', versions: [1] }),
+    ]);
+    expect(refused.text).not.toContain('user-secret-id');
+
+    const key = await ok(
+      admin.post('/virtual-keys', {
+        slug: 'id-vk',
+        provider: 'openai',
+        api_key: 'sk-id',
+        custom_host: home.url,
+      }),
+    );
+    const keyId = key.body.id as string;
+    await ok(
+      admin.post('/prompts', {
+        slug: 'id-vq',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', user_api_key: 'user-secret-idv' },
+        virtual_key: keyId,
+      }),
+    );
+    const twin = { slug: keyId, provider: 'openai', api_key: 'sk-id', custom_host: evil.url };
+    expectError(await admin.post('/virtual-keys', twin), 409, 'conflict', 'slug');
+
+    const guardrail = await ok(
+      admin.post('/guardrails', { slug: 'id-g', guardrail: hook('https://hooks.example/verdict') }),
+    );
+    const guardrailId = guardrail.body.id as string;
+    await ok(
+      admin.post('/configs', {
+        slug: 'id-g-cfg',
+        config: {
+          ...at(home.url),
+          input_guardrails: [guardrailId],
+          override_params: { user_api_key: 's-idg' },
+        },
+      }),
+    );
+    const again = await admin.post('/guardrails', {
+      slug: guardrailId,
+      guardrail: hook('https://elsewhere.example/v'),
+    });
+    expectError(again, 409, 'conflict', 'slug');
+    expect(again.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'id-g-cfg', param: 'config.input_guardrails[0]' }),
+    ]);
+  });
+});

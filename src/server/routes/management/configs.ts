@@ -18,7 +18,7 @@ import {
 } from '../../../gateway/prompts/destination-dependents.js';
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { keepRedactedValues, sameDestinations } from './redacted-values.js';
-import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
+import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import type { Repositories, StoredConfig } from '../../../store/types.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
@@ -75,16 +75,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     const config = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
       await assertStoredDocuments(tx, caller.workspace_id, parsed);
-      // Prompt versions still naming the slug of a config deleted with ?force=true would send the secrets
-      // they hold outside it to this one's destinations. A slug in use is the store's refusal, not this.
-      if (!force && !(await tx.getConfig(caller.workspace_id, body.slug))) {
-        await refuseSendingSecretsElsewhere(
-          tx,
-          caller.workspace_id,
-          { kind: 'config', names: new Set([body.slug]) },
-          { doing: `Creating the config "${body.slug}"`, param: 'slug' },
-        );
-      }
+      if (!force) await refuseCreatingUnderUsedName(tx, caller.workspace_id, 'config', body.slug);
       return tx.createConfig({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,

@@ -25,7 +25,7 @@ import type { ProviderCredential, ProviderSecret } from '../../../store/types.js
 import { validateCreateCredential, validateUpdateCredential } from './body-schemas.js';
 import { ADDRESS_FIELDS } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
+import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import { credentialView, deletedView, isSecretSetting, listView } from './views.js';
 
 export interface CredentialRoutes {
@@ -143,17 +143,7 @@ export async function registerCredentialRoutes(
     if (!force) await recordMissingReferences(store, workspaceId);
     const credential = await store.transaction(async (tx) => {
       await tx.holdReferences(workspaceId);
-      // What still names the slug of one deleted with ?force=true, holding secrets outside it, would send
-      // them to this one's host. A slug in use is the store's refusal, not this.
-      if (!force && !(await tx.getCredential(workspaceId, kind, body.slug))) {
-        const shown = kind === 'provider' ? `@${body.slug}` : body.slug;
-        await refuseSendingSecretsElsewhere(
-          tx,
-          workspaceId,
-          { kind, names: new Set([body.slug]) },
-          { doing: `Creating the ${noun} "${shown}"`, param: 'slug' },
-        );
-      }
+      if (!force) await refuseCreatingUnderUsedName(tx, workspaceId, kind, body.slug);
       return tx.createCredential({
         organisation_id: caller.organisation_id,
         workspace_id: workspaceId,

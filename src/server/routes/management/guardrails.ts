@@ -17,7 +17,7 @@ import {
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
 import { keepRedactedValues, sameDestinations } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { refuseSendingSecretsElsewhere } from './secret-dependents.js';
+import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
 
 export async function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -35,16 +35,7 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
     const guardrail = await store.transaction(async (tx) => {
       await tx.holdReferences(caller.workspace_id);
       await assertGuardrailDocumentsExist(tx, caller.workspace_id, body.guardrail);
-      // What still lists the slug of one deleted with ?force=true, its calls carrying secrets, would send
-      // them to this one's addresses. A slug in use is the store's refusal, not this.
-      if (!force && !(await tx.getGuardrail(caller.workspace_id, body.slug))) {
-        await refuseSendingSecretsElsewhere(
-          tx,
-          caller.workspace_id,
-          { kind: 'guardrail', names: new Set([body.slug]) },
-          { doing: `Creating the guardrail "${body.slug}"`, param: 'slug' },
-        );
-      }
+      if (!force) await refuseCreatingUnderUsedName(tx, caller.workspace_id, 'guardrail', body.slug);
       return tx.createGuardrail({
         organisation_id: caller.organisation_id,
         workspace_id: caller.workspace_id,

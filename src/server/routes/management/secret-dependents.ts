@@ -231,3 +231,32 @@ export async function refuseSendingSecretsElsewhere(
     change.param,
   );
 }
+
+/**
+ * Refuses (409 `conflict`, `param` slug) creating a stored config, virtual key, catalog provider or
+ * guardrail under `slug` while what still names it (one deleted with ?force=true, or a live one whose id it
+ * is: a lookup by name matches ids too) holds secrets that would go to the new one's destinations. A slug
+ * a live one already has is the store's refusal, not this; one equal to a live one's id is judged.
+ */
+export async function refuseCreatingUnderUsedName(
+  store: Repositories,
+  workspaceId: string,
+  kind: Carrier['kind'],
+  slug: string,
+): Promise<void> {
+  const live =
+    kind === 'config'
+      ? await store.getConfig(workspaceId, slug)
+      : kind === 'guardrail'
+        ? await store.getGuardrail(workspaceId, slug)
+        : await store.getCredential(workspaceId, kind, slug);
+  if (live?.slug === slug) return;
+  const noun = { config: 'config', guardrail: 'guardrail', virtual_key: 'virtual key', provider: 'provider' };
+  const shown = kind === 'provider' ? `@${slug}` : slug;
+  await refuseSendingSecretsElsewhere(
+    store,
+    workspaceId,
+    { kind, names: new Set([slug]) },
+    { doing: `Creating the ${noun[kind]} "${shown}"`, param: 'slug' },
+  );
+}
