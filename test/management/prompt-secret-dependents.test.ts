@@ -645,3 +645,82 @@ describe("a config, virtual key or guardrail created under a slug that is anothe
     ]);
   });
 });
+
+describe('extra_headers given as anything but an object of header names and values', () => {
+  const arrayHeaders = [['authorization', 'Bearer array-header-secret']];
+  const textHeaders = JSON.stringify({ authorization: 'Bearer config-text-secret' });
+
+  it("is refused in a prompt's parameters and a stored config's override_params, naming the field", async () => {
+    const prompt = await admin.post('/prompts', {
+      slug: 'ah-q',
+      string: template,
+      parameters: { model: 'gpt-4o-mini', extra_headers: arrayHeaders },
+    });
+    expectError(prompt, 400, 'invalid_body', 'parameters.extra_headers');
+    expect(prompt.text).not.toContain('array-header-secret');
+    const inline = await admin.post('/prompts', {
+      slug: 'ah-q',
+      string: template,
+      parameters: { model: 'gpt-4o-mini' },
+      config: { provider: 'openai', api_key: 'sk', override_params: { extra_headers: arrayHeaders } },
+    });
+    expectError(inline, 400, 'invalid_body', 'config.override_params.extra_headers');
+
+    for (const extra of [textHeaders, arrayHeaders]) {
+      const config = await admin.post('/configs', {
+        slug: 'ah-cfg',
+        config: { provider: 'openai', api_key: 'sk', override_params: { extra_headers: extra } },
+      });
+      expectError(config, 400, 'invalid_body', 'config.override_params.extra_headers');
+      expect(config.text).not.toContain('secret');
+    }
+    expect((await admin.get('/configs/ah-cfg')).status).toBe(404);
+  });
+
+  it('stored before, is never shown and counts as a secret', async () => {
+    await ok(
+      admin.post('/virtual-keys', {
+        slug: 'ah-vk',
+        provider: 'openai',
+        api_key: 'sk-ah',
+        custom_host: home.url,
+      }),
+    );
+    const created = await ok(admin.post('/configs', { slug: 'ah-old', config: { virtual_key: 'ah-vk' } }));
+    const config = created.body as { id: string; workspace_id: string };
+    await gateway.server.deps.store.updateConfig(config.workspace_id, config.id, {
+      config: { virtual_key: 'ah-vk', override_params: { extra_headers: textHeaders } },
+    });
+    const shown = await ok(admin.get('/configs/ah-old'));
+    expect(shown.text).not.toContain('config-text-secret');
+    expect(shown.body.config.override_params.extra_headers).toBe('[REDACTED]');
+    expect((await ok(admin.get('/configs/ah-old/versions'))).text).not.toContain('config-text-secret');
+
+    const prompt = await ok(
+      admin.post('/prompts', { slug: 'ah-old-q', string: template, parameters: { model: 'gpt-4o-mini' } }),
+    );
+    const stored = prompt.body as { id: string; workspace_id: string };
+    await gateway.server.deps.store.updatePrompt(stored.workspace_id, stored.id, {
+      prompt: {
+        template_type: 'chat',
+        string: template,
+        parameters: { model: 'gpt-4o-mini', extra_headers: arrayHeaders },
+        virtual_key: 'ah-vk',
+      },
+      includes: [],
+      references: ['virtual_key:ah-vk'],
+    });
+    const promptShown = await ok(admin.get('/prompts/ah-old-q'));
+    expect(promptShown.text).not.toContain('array-header-secret');
+    expect(promptShown.body.parameters.extra_headers).toBe('[REDACTED]');
+
+    const moved = await admin.patch('/virtual-keys/ah-vk', { custom_host: evil.url, api_key: 'sk-moved' });
+    expectError(moved, 409, 'conflict', 'custom_host');
+    expect(moved.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'ah-old', param: 'config.virtual_key' }),
+    ]);
+    expect(moved.body.error.dependents.prompts).toEqual([
+      expect.objectContaining({ slug: 'ah-old-q', versions: [2] }),
+    ]);
+  });
+});

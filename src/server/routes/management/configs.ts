@@ -17,6 +17,7 @@ import {
   refuseBreakingConfigRemoval,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
+import { refuseMisshapenHeaders } from './extra-headers.js';
 import { keepRedactedValues, sameDestinations } from './redacted-values.js';
 import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -39,6 +40,7 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
    * with what they hold then (assertStoredDocuments).
    */
   async function checkStoredConfig(config: unknown, workspaceId: string): Promise<GatewayConfig> {
+    refuseMisshapenHeaders({ config });
     const parsed = parseConfig(config, STORED_CONFIG_OPTIONS);
     checkProvidersKnown(parsed, 'config');
     refuseOwnerHeadersBesideStored(parsed);

@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../core/errors.js';
+import { refuseMisshapenHeaders } from './extra-headers.js';
 import { parseConfig } from '../../../gateway/config/index.js';
 import { checkOverrideMetadata } from '../../../gateway/config/override-metadata.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -29,7 +30,6 @@ import { partialLoader, storedPartials } from '../../../gateway/prompts/prompt-c
 import { refuseBreakingPromptTargets } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { checkPartialText, checkPromptDocument } from '../../../gateway/prompts/render-prompt.js';
 import { parseVersionNumber } from '../../../gateway/prompts/prompt-reference.js';
-import { childPath, configParam } from '../../../gateway/routing/inherit.js';
 import type {
   PromptDocument,
   Repositories,
@@ -80,29 +80,6 @@ async function assertDestinationConfig(
   }
 }
 
-/**
- * Refuses `extra_headers` given as text (a JSON object written as a string) rather than an object, in the
- * version's `parameters` or in the `override_params` of a node of its inline config: its header names are
- * not keys then, so a credential among them would be shown as it is, not `[REDACTED]` (views.ts), and
- * could not be told apart from the other headers' values.
- */
-function refuseHeadersAsText(body: Omit<CreatePrompt, 'slug'>): void {
-  const refuse = (param: string) =>
-    new GatewayError('invalid_body', `${param} must be an object of header names and values, not text`, {
-      param,
-    });
-  const parameters = body.parameters as Record<string, unknown> | undefined;
-  if (typeof parameters?.extra_headers === 'string') throw refuse('parameters.extra_headers');
-  const visit = (node: unknown, path: string): void => {
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
-    const { override_params: overrides, targets } = node as Record<string, unknown>;
-    const headers = (overrides as Record<string, unknown> | undefined)?.extra_headers;
-    if (typeof headers === 'string') throw refuse(configParam(path, 'override_params.extra_headers'));
-    if (Array.isArray(targets)) targets.forEach((target, i) => visit(target, childPath(path, i)));
-  };
-  visit(body.config, '');
-}
-
 /** A body's version document, checked; throws a 400 (or the 404 of a missing stored config) naming why. */
 async function promptDocument(
   deps: GatewayDeps,
@@ -119,7 +96,7 @@ async function promptDocument(
       },
     );
   }
-  refuseHeadersAsText(body);
+  refuseMisshapenHeaders(body);
   if (typeof body.config === 'string') await assertDestinationConfig(deps.store, workspaceId, body.config);
   const document: PromptDocument = {
     template_type: body.template_type ?? 'chat',

@@ -33,6 +33,7 @@ import { storedPromptVersion } from '../../../gateway/prompts/prompt-reference.j
 import { childPath, configParam } from '../../../gateway/routing/inherit.js';
 import { REDACTED } from '../../../observability/redact.js';
 import type { PromptDocument, Repositories } from '../../../store/types.js';
+import { misshapenHeaders, misshapenHeadersHold } from './extra-headers.js';
 import { isSecretSetting } from './views.js';
 
 /** A stored config, virtual key, catalog provider or guardrail, by every name it is known by (slug, id). */
@@ -46,17 +47,18 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Whether `value` holds a credential anywhere: a value under a key isSecretSetting names, or headers
- * given as text (`extra_headers` of a version stored before they had to be an object), whose names are no
- * keys to tell by. */
+/** Whether `value` holds a credential anywhere: a value under a key isSecretSetting names, or
+ * `extra_headers` given as text or an array (stored before they had to be an object: extra-headers.ts),
+ * whose names are no keys to tell by. */
 export function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);
   if (!isObject(value)) return false;
-  return Object.entries(value).some(([key, inner]) =>
-    (isSecretSetting(key) || key === 'extra_headers') && typeof inner === 'string'
+  return Object.entries(value).some(([key, inner]) => {
+    if (key === 'extra_headers' && misshapenHeaders(inner)) return misshapenHeadersHold(inner);
+    return isSecretSetting(key) && typeof inner === 'string'
       ? inner !== '' && inner !== REDACTED
-      : holdsSecret(inner),
-  );
+      : holdsSecret(inner);
+  });
 }
 
 /** The key of a config node (or of a prompt version read as one) naming the carrier; undefined when none

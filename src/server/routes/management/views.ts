@@ -3,7 +3,8 @@
  * as the names of the settings it holds, its non-secret settings, and a short hint of its api_key so
  * people can tell keys apart; configs and guardrails are shown with every credential value redacted.
  */
-import { isSecretKey, redact, REDACTED } from '../../../observability/redact.js';
+import { isSecretKey, redact } from '../../../observability/redact.js';
+import { configHeadersShown, headersShown } from './extra-headers.js';
 import type {
   ApiKey,
   PromptDocument,
@@ -78,11 +79,15 @@ export function credentialView(credential: ProviderCredential) {
 }
 
 export function configView(config: StoredConfig) {
-  return { object: 'config' as const, ...config, config: redactDocument(config.config) };
+  return { object: 'config' as const, ...config, config: redactDocument(configHeadersShown(config.config)) };
 }
 
 export function configVersionView(version: StoredConfigVersion) {
-  return { object: 'config.version' as const, ...version, config: redactDocument(version.config) };
+  return {
+    object: 'config.version' as const,
+    ...version,
+    config: redactDocument(configHeadersShown(version.config)),
+  };
 }
 
 /** A guardrail may hold credentials too (a webhook check's `headers`): redacted like a config's. */
@@ -94,35 +99,17 @@ export function guardrailVersionView(version: StoredGuardrailVersion) {
   return { object: 'guardrail.version' as const, ...version, guardrail: redact(version.guardrail) };
 }
 
-/** `extra_headers` of `fields` shown `[REDACTED]` whole when given as text, whose header names are no keys. */
-function withHeadersTextRedacted(fields: unknown): unknown {
-  if (typeof fields !== 'object' || fields === null) return fields;
-  const headers: unknown = (fields as Record<string, unknown>).extra_headers;
-  return typeof headers === 'string' ? { ...fields, extra_headers: REDACTED } : fields;
-}
-
-/** An inline config with each node's `override_params.extra_headers` text shown `[REDACTED]` whole. */
-function inlineConfigShown(node: unknown): unknown {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
-  const record = node as Record<string, unknown>;
-  const shown: Record<string, unknown> = { ...record };
-  if (record.override_params !== undefined)
-    shown.override_params = withHeadersTextRedacted(record.override_params);
-  if (Array.isArray(record.targets)) shown.targets = record.targets.map(inlineConfigShown);
-  return shown;
-}
-
 /**
  * A prompt's version document may hold an inline config with credentials: redacted like a config. A
  * version stored before `extra_headers` had to be an object (`parameters.extra_headers`, or an inline
- * config node's `override_params.extra_headers`) may hold it as text, whose header names are no keys: it
- * is shown as `[REDACTED]` whole.
+ * config node's `override_params.extra_headers`) may hold it as text or an array, whose header names are
+ * no keys: it is shown as `[REDACTED]` whole (extra-headers.ts).
  */
 function promptDocumentView(document: PromptDocument): object {
   const shown = {
     ...document,
-    parameters: withHeadersTextRedacted(document.parameters),
-    ...(typeof document.config === 'object' && { config: inlineConfigShown(document.config) }),
+    parameters: headersShown(document.parameters),
+    ...(typeof document.config === 'object' && { config: configHeadersShown(document.config) }),
   };
   return redactDocument(shown) as object;
 }
