@@ -724,3 +724,63 @@ describe('extra_headers given as anything but an object of header names and valu
     ]);
   });
 });
+
+describe('keys a config holds that never go where a virtual key sends its calls', () => {
+  const key = (slug: string) => ({ slug, provider: 'openai', api_key: `sk-${slug}`, custom_host: home.url });
+  const moved = () => ({ custom_host: evil.url, api_key: 'sk-moved' });
+
+  it('keep nothing from moving: a target naming its own provider, or a root key above a target naming the key', async () => {
+    await ok(admin.post('/virtual-keys', key('ov-below')));
+    // The first target names its own provider: it never uses the key above it, nor sends it its api_key.
+    await ok(
+      admin.post('/configs', {
+        slug: 'ov-below-cfg',
+        config: {
+          virtual_key: 'ov-below',
+          strategy: { mode: 'fallback' },
+          targets: [
+            { provider: 'openai', api_key: 'sk-own-target', custom_host: home.url },
+            { request_timeout: 10000 },
+          ],
+        },
+      }),
+    );
+    const below = await admin.patch('/virtual-keys/ov-below', moved());
+    expect(below.status, below.text).toBe(200);
+
+    await ok(admin.post('/virtual-keys', key('ov-above')));
+    // A target naming a virtual key takes no provider identity from above it: the root's api_key stays.
+    await ok(
+      admin.post('/configs', {
+        slug: 'ov-above-cfg',
+        config: {
+          provider: 'openai',
+          api_key: 'sk-root',
+          custom_host: home.url,
+          strategy: { mode: 'fallback' },
+          targets: [{ request_timeout: 10000 }, { virtual_key: 'ov-above' }],
+        },
+      }),
+    );
+    const above = await admin.patch('/virtual-keys/ov-above', moved());
+    expect(above.status, above.text).toBe(200);
+
+    // What a target below the key's node does send there still counts: override_params pass down.
+    await ok(admin.post('/virtual-keys', key('ov-sent')));
+    await ok(
+      admin.post('/configs', {
+        slug: 'ov-sent-cfg',
+        config: {
+          virtual_key: 'ov-sent',
+          strategy: { mode: 'fallback' },
+          targets: [{ request_timeout: 10000, override_params: { user_api_key: 'sent-secret' } }],
+        },
+      }),
+    );
+    const sent = await admin.patch('/virtual-keys/ov-sent', moved());
+    expectError(sent, 409, 'conflict', 'custom_host');
+    expect(sent.body.error.dependents.configs).toEqual([
+      expect.objectContaining({ slug: 'ov-sent-cfg', param: 'config.virtual_key' }),
+    ]);
+  });
+});

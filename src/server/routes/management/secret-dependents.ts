@@ -30,7 +30,8 @@ import {
 } from '../../../gateway/prompts/dependents-conflict.js';
 import { versionDestination } from '../../../gateway/prompts/prompt-call.js';
 import { storedPromptVersion } from '../../../gateway/prompts/prompt-reference.js';
-import { childPath, configParam } from '../../../gateway/routing/inherit.js';
+import type { TargetConfig } from '../../../gateway/config/index.js';
+import { childPath, configParam, inheritFrom } from '../../../gateway/routing/inherit.js';
 import { REDACTED } from '../../../observability/redact.js';
 import type { PromptDocument, Repositories } from '../../../store/types.js';
 import { misshapenHeaders, misshapenHeadersHold } from './extra-headers.js';
@@ -92,54 +93,73 @@ async function readPromptParameters(
 }
 
 /**
- * What of a node's own settings goes where the carrier sends its calls: for a guardrail, the request body
- * it is sent (`override_params`); for a virtual key or catalog provider, every setting (the keys of the
- * nodes above it, which a target inherits, among them). A node naming a prompt (`prompt_id`, passed down
- * to the targets below it) sends that prompt's parameters as its `override_params` too, secrets and all.
+ * What of a target's settings (as it resolves them, inherit.ts) goes where the carrier sends its calls:
+ * for a guardrail, the request body it is sent (`override_params`); for a virtual key or catalog provider,
+ * every setting. A target naming a prompt (`prompt_id`, its own or passed down) sends that prompt's
+ * parameters as its `override_params` too, secrets and all.
  */
-function carried(node: Json, carrier: Carrier, prompts: PromptParameters): unknown {
-  const { targets: _targets, ...own } = node;
-  const fromPrompt = typeof node.prompt_id === 'string' ? prompts.get(node.prompt_id) : undefined;
-  return [carrier.kind === 'guardrail' ? node.override_params : own, fromPrompt];
+function carried(target: Json, carrier: Carrier, prompts: PromptParameters): unknown {
+  const { targets: _targets, ...own } = target;
+  const fromPrompt = typeof target.prompt_id === 'string' ? prompts.get(target.prompt_id) : undefined;
+  return [carrier.kind === 'guardrail' ? target.override_params : own, fromPrompt];
 }
 
-/** Whether a node, or any node below it, holds a secret that goes where the carrier sends its calls. */
-function holdsBelow(node: unknown, carrier: Carrier, prompts: PromptParameters): boolean {
-  if (!isObject(node)) return false;
-  if (holdsSecret(carried(node, carrier, prompts))) return true;
-  return Array.isArray(node.targets) && node.targets.some((target) => holdsBelow(target, carrier, prompts));
+/** A target of a config (a node with no targets below it) as a call resolves it: the settings passed down
+ * to it from the nodes above (inheritFrom, as routing does: provider identity only to a node naming no
+ * provider or virtual key of its own), with the nodes from the root down to it, each at its path. */
+interface ResolvedTarget {
+  resolved: Json;
+  chain: { node: Json; path: string }[];
+}
+
+function* resolvedTargets(
+  node: unknown,
+  parent?: Json,
+  chain: ResolvedTarget['chain'] = [],
+  path = '',
+): Generator<ResolvedTarget> {
+  if (!isObject(node)) return;
+  const resolved =
+    parent === undefined ? node : (inheritFrom(parent as TargetConfig, node as TargetConfig) as Json);
+  const here = [...chain, { node, path }];
+  const targets = Array.isArray(node.targets) ? node.targets : [];
+  if (targets.length === 0) {
+    yield { resolved, chain: here };
+    return;
+  }
+  for (const [i, target] of targets.entries())
+    yield* resolvedTargets(target, resolved, here, childPath(path, i));
 }
 
 /**
- * Where a node of `config` first names the carrier while secrets go with its calls: its own settings, those
- * of the nodes above it (`above`: held there, or by the prompt version sending its calls through this
- * config), or those of the targets below it. Undefined when none does.
+ * Where a node of `config` names the carrier that a target sends its calls to while secrets go with them:
+ * its own (as resolved), or those held above (`above`: by the prompt version sending its calls through
+ * this config). The place is that of the lowest node above the target (or the target) naming it itself.
+ * Undefined when none does.
  */
 function secretNamingNode(
   config: unknown,
   carrier: Carrier,
   prompts: PromptParameters,
   above: boolean,
-  path = '',
 ): string | undefined {
-  if (!isObject(config)) return undefined;
-  const holds = above || holdsSecret(carried(config, carrier, prompts));
-  const key = namingKey(config, carrier);
-  const targets = Array.isArray(config.targets) ? config.targets : [];
-  if (key !== undefined && (holds || targets.some((target) => holdsBelow(target, carrier, prompts))))
-    return configParam(path, key);
-  for (const [i, target] of targets.entries()) {
-    const found = secretNamingNode(target, carrier, prompts, holds, childPath(path, i));
-    if (found !== undefined) return found;
+  for (const { resolved, chain } of resolvedTargets(config)) {
+    const key = namingKey(resolved, carrier);
+    if (key === undefined || !(above || holdsSecret(carried(resolved, carrier, prompts)))) continue;
+    for (const { node, path } of [...chain].reverse()) {
+      const own = namingKey(node, carrier);
+      if (own !== undefined) return configParam(path, own);
+    }
+    return configParam(chain[chain.length - 1]!.path, key);
   }
   return undefined;
 }
 
-/** Whether any node of `config` names the carrier, secrets or none. */
+/** Whether a target of `config` sends its calls to the carrier, secrets or none. */
 function namesCarrier(config: unknown, carrier: Carrier): boolean {
-  if (!isObject(config)) return false;
-  if (namingKey(config, carrier) !== undefined) return true;
-  return Array.isArray(config.targets) && config.targets.some((target) => namesCarrier(target, carrier));
+  for (const { resolved } of resolvedTargets(config))
+    if (namingKey(resolved, carrier) !== undefined) return true;
+  return false;
 }
 
 /**
