@@ -18,10 +18,10 @@ import {
 } from '../../../gateway/prompts/destination-dependents.js';
 import { refuseBreakingDestinationChange } from '../../../gateway/prompts/prompt-host-dependents.js';
 import { refuseMisshapenHeaders } from './extra-headers.js';
-import { keepRedactedValues, sameDestinations } from './redacted-values.js';
-import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
+import { keepRedactedValues } from './redacted-values.js';
+import { refuseCreatingUnderUsedName, refuseMovingSecrets } from './secret-dependents.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
-import type { Repositories, StoredConfig } from '../../../store/types.js';
+import type { Repositories } from '../../../store/types.js';
 import { validateCreateConfig, validateUpdateConfig } from './body-schemas.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
 import { configVersionView, configView, deletedView, listView } from './views.js';
@@ -127,7 +127,16 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
       if (!current) return undefined;
       // An archived config answers calls with a 404, as a deleted one does.
       if (body.status === 'archived' && !force) await refuseBreakingConfigRemoval(tx, current, 'archive');
-      if (parsed && !force) await refuseMovingPromptSecrets(tx, current, body.config);
+      // What holds secrets in the calls sent to it would send them to its new destinations.
+      if (parsed && !force) {
+        await refuseMovingSecrets(
+          tx,
+          workspaceId,
+          { kind: 'config', names: new Set([current.slug, current.id]) },
+          { next: body.config, stored: current.config },
+          { doing: `Changing where the config "${current.slug}" sends its calls`, param: 'config' },
+        );
+      }
       if (parsed) {
         // Metadata left as stored is not judged again: one stored before the check keeps its other fields'
         // changes working (override-metadata.ts).
@@ -177,25 +186,4 @@ export async function registerConfigRoutes(app: FastifyInstance, deps: GatewayDe
     });
     return deletedView('config', config.id);
   });
-}
-
-/**
- * Refuses (409 `conflict`, `param` config) a new `config` of a stored config whose destinations
- * (redacted-values.ts: destinationsOf, each at its place: a host swapped with a check's URL is a move) are
- * not the stored one's, while versions of prompts sending their calls to it hold secrets outside it
- * (`parameters.user_api_key`, `extra_headers`): those would go with every call to the new destinations.
- * Names the prompts with their versions (secret-dependents.ts).
- */
-async function refuseMovingPromptSecrets(
-  store: Repositories,
-  current: StoredConfig,
-  next: unknown,
-): Promise<void> {
-  if (sameDestinations(next, current.config)) return;
-  await refuseSendingSecretsElsewhere(
-    store,
-    current.workspace_id,
-    { kind: 'config', names: new Set([current.slug, current.id]) },
-    { doing: `Changing where the config "${current.slug}" sends its calls`, param: 'config' },
-  );
 }

@@ -9,11 +9,7 @@
 import { GatewayError } from '../../../core/errors.js';
 import { childPath, configParam } from '../../../gateway/routing/inherit.js';
 import { REDACTED } from '../../../observability/redact.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isObject, type Json } from './json.js';
 
 /** Whether `headers` is given, and as something other than an object of header names and values. */
 export function misshapenHeaders(headers: unknown): boolean {

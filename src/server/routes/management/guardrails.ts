@@ -15,9 +15,9 @@ import {
   refuseBreakingGuardrailDeletion,
 } from '../../../gateway/prompts/destination-dependents.js';
 import { validateCreateGuardrail, validateUpdateGuardrail } from './body-schemas.js';
-import { keepRedactedValues, sameDestinations } from './redacted-values.js';
+import { keepRedactedValues } from './redacted-values.js';
 import { forced, notFound, pathParam, requireSomeField } from './route-helpers.js';
-import { refuseCreatingUnderUsedName, refuseSendingSecretsElsewhere } from './secret-dependents.js';
+import { refuseCreatingUnderUsedName, refuseMovingSecrets } from './secret-dependents.js';
 import { deletedView, guardrailVersionView, guardrailView, listView } from './views.js';
 
 export async function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
@@ -85,11 +85,12 @@ export async function registerGuardrailRoutes(app: FastifyInstance, deps: Gatewa
         const found = force ? undefined : await tx.getGuardrail(workspaceId, id);
         if (found) await refuseBreakingGuardrailChange(tx, found, body.guardrail);
         // What holds secrets in the calls it is sent would send them to its new addresses.
-        if (found && !sameDestinations(body.guardrail, found.guardrail)) {
-          await refuseSendingSecretsElsewhere(
+        if (found) {
+          await refuseMovingSecrets(
             tx,
             workspaceId,
             { kind: 'guardrail', names: new Set([found.slug, found.id]) },
+            { next: body.guardrail, stored: found.guardrail },
             {
               doing: `Changing where the guardrail "${found.slug}" sends the calls it checks`,
               param: 'guardrail',

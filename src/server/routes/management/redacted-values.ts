@@ -15,6 +15,7 @@ import { catalogModel } from '../../../gateway/config/model-provider.js';
 import { CHECK_ADDRESS_FIELDS } from '../../../hooks/registry.js';
 import { REDACTED } from '../../../observability/redact.js';
 import { isSecretSetting } from './views.js';
+import { isObject, type Json } from './json.js';
 
 /**
  * Fields that say where a credential beside them (or below them) is sent: the provider, a host of one's
@@ -64,11 +65,6 @@ const NAMED_GUARDRAIL_LISTS: ReadonlySet<string> = new Set([
   'before_request_hooks',
   'after_request_hooks',
 ]);
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A destination: where in the document (`targets[1].custom_host`) and what it names, as JSON text. */
 type Destination = readonly [place: string, value: string];

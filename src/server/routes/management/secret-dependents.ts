@@ -36,17 +36,14 @@ import { REDACTED } from '../../../observability/redact.js';
 import type { PromptDocument, Repositories } from '../../../store/types.js';
 import { misshapenHeaders, misshapenHeadersHold } from './extra-headers.js';
 import { isSecretSetting } from './views.js';
+import { isObject, type Json } from './json.js';
+import { sameDestinations } from './redacted-values.js';
 
 /** A stored config, virtual key, catalog provider or guardrail, by every name it is known by (slug, id). */
 export interface Carrier {
   kind: 'config' | 'virtual_key' | 'provider' | 'guardrail';
   names: ReadonlySet<string>;
 }
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Whether `value` holds a credential anywhere: a value under a key isSecretSetting names, or
  * `extra_headers` given as text or an array (stored before they had to be an object: extra-headers.ts),
@@ -281,4 +278,20 @@ export async function refuseCreatingUnderUsedName(
     { kind, names: new Set([slug]) },
     { doing: `Creating the ${noun[kind]} "${shown}"`, param: 'slug' },
   );
+}
+
+/**
+ * Refuses (as refuseSendingSecretsElsewhere) a new definition of a stored config or guardrail (`next`)
+ * whose destinations (redacted-values.ts: destinationsOf, each at its place: a host swapped with a check's
+ * URL is a move) are not those of the stored one, while something holds secrets that go with its calls.
+ */
+export async function refuseMovingSecrets(
+  store: Repositories,
+  workspaceId: string,
+  carrier: Carrier,
+  definitions: { next: unknown; stored: unknown },
+  change: { doing: string; param: string },
+): Promise<void> {
+  if (sameDestinations(definitions.next, definitions.stored)) return;
+  await refuseSendingSecretsElsewhere(store, workspaceId, carrier, change);
 }
