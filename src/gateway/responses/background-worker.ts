@@ -14,7 +14,10 @@
  * counting them (`jobs.release`), as does a run the store fails before its call (a read of the response,
  * its key or its config: a connection dropped), to run again shortly (retryDelayMs) rather than spend one
  * of the response's runs or fail it, until it has failed so for `retryForMs` in a row (a fault of the
- * gateway's there would run it for ever), when the response is failed with it. A run the rate limits refuse before it began waits, the
+ * gateway's there would run it for ever), when the response is failed with it. A GatewayError before the
+ * call (a refusal or a fault of the gateway's own: its stored run cannot be decrypted) would fail the same
+ * way each time: the response is failed with it at once. A response whose job fails for good is failed
+ * with it, rather than left running with no job. A run the rate limits refuse before it began waits, the
  * response `queued` again, for the policy's window (`Retry-After`) and is run again then, as a batch line
  * is, while that falls within BACKGROUND_RATE_LIMIT_WAIT_MS of the response's creation. Every minute the
  * runs and events of responses that ended more than `eventRetentionMs` ago are removed, and foreground
@@ -139,10 +142,16 @@ export function startBackgroundResponseWorker(
   }
 
   /** Fails a response whose runs were all cut short (or that cannot be run), with its stream's end. */
-  async function giveUp(job: Job, body: Record<string, unknown>, stream: boolean, message: string) {
+  async function giveUp(
+    job: Job,
+    body: Record<string, unknown>,
+    stream: boolean,
+    failure: string | GatewayError,
+  ) {
     const { workspace_id, response_id } = job.payload as BackgroundPayload;
     const assembler = new ResponseAssembler({ ...(body as unknown as ResponseObject) });
-    const { response, events } = assembler.fail(new GatewayError('internal_error', message));
+    const error = typeof failure === 'string' ? new GatewayError('internal_error', failure) : failure;
+    const { response, events } = assembler.fail(error);
     // The stream's end in the transaction that fails the response: a follower that reads it failed finds
     // the end there to read (follow-response-events.ts).
     const failed = await store.transaction(async (tx) => {
@@ -258,8 +267,9 @@ export function startBackgroundResponseWorker(
       }
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
-      if (!calling || err instanceof NotRun) {
-        // Before its call (the store failed a read or write of it: a connection dropped): given back, its
+      const before = !calling || err instanceof NotRun;
+      if (before && !(err instanceof GatewayError)) {
+        // Before its call, the store failed a read or write of it (a connection dropped): given back, its
         // attempt with it, to run again after a short wait, rather than spend one of its runs or fail it.
         retrying = true;
         const now = performance.now();
@@ -268,9 +278,16 @@ export function startBackgroundResponseWorker(
         row.count += 1;
         // Failing in a row for retryForMs, which no passing outage of the store's lasts: the response is
         // failed with it (a fault of the gateway's before the call would run it, every few seconds, for ever).
-        if (failingFor(row, now) >= retryForMs && (await failNotRun(job, err))) {
-          retrying = false;
-          return;
+        if (failingFor(row, now) >= retryForMs) {
+          const seconds = Math.round(retryForMs / 1000);
+          const failure = new GatewayError(
+            'internal_error',
+            `The response could not be run: the gateway failed before its call each time it tried, for ${seconds} s`,
+          );
+          if (await failBeforeCall(job, failure, err)) {
+            retrying = false;
+            return;
+          }
         }
         const delayMs = retryDelayMs(row.count, Math.min(RETRY_MAX_MS, options.leaseMs));
         logger.error(
@@ -280,9 +297,16 @@ export function startBackgroundResponseWorker(
         await store.jobs.release(job.id, owner, Date.now() + delayMs).catch(() => undefined);
         return;
       }
+      // A refusal or a fault of the gateway's own before the call (its stored run cannot be decrypted)
+      // fails the same way each time: the response is failed with it at once.
+      if (before && err instanceof GatewayError && (await failBeforeCall(job, err, err))) return;
       logger.error({ err, job: job.id, response: response_id }, 'background response failed to run');
       const message = err instanceof Error ? err.message : String(err);
-      await store.jobs.fail(job.id, owner, message, Date.now() + 1000).catch(() => undefined);
+      const failed = await store.jobs.fail(job.id, owner, message, Date.now() + 1000).catch(() => undefined);
+      // Its job's attempts spent: the response is failed too, rather than left running with no job.
+      if (failed?.status === 'failed') {
+        await failBeforeCall(job, new GatewayError('internal_error', 'The response could not be run'), err);
+      }
     } finally {
       if (!retrying) failuresInRow.delete(job.id);
       clearInterval(watch);
@@ -292,23 +316,22 @@ export function startBackgroundResponseWorker(
   }
 
   /**
-   * Fails a response whose runs failed before their call for retryForMs in a row (`internal_error`), with
-   * its stream's end, and completes its job. Says whether that was done: the store failing it too leaves
-   * the job to run again.
+   * Fails a response that cannot be run (`error`: what failed it before its call, for its run's `cause`),
+   * with its stream's end, and completes its job. A streamed response is told by its stored events (its
+   * run, which says so too, may be what cannot be read). Says whether that was done: the store failing it
+   * too leaves the job to run again.
    */
-  async function failNotRun(job: Job, err: unknown): Promise<boolean> {
+  async function failBeforeCall(job: Job, error: GatewayError, cause: unknown): Promise<boolean> {
     const { workspace_id, response_id } = job.payload as BackgroundPayload;
     logger.error(
-      { err, job: job.id, response: response_id },
-      'background response failed before its call for too long; failed with it',
+      { err: cause, job: job.id, response: response_id },
+      'background response failed before its call',
     );
     try {
       const stored = await store.getResponse(workspace_id, response_id);
       if (stored && RUNNING.includes(stored.status)) {
-        const stream = (await store.responseRun(workspace_id, response_id))?.request.stream === true;
-        const seconds = Math.round(retryForMs / 1000);
-        const message = `The response could not be run: the gateway failed before its call each time it tried, for ${seconds} s`;
-        await giveUp(job, stored.body, stream, message);
+        const stream = (await store.lastResponseEvent(response_id)) >= 0;
+        await giveUp(job, stored.body, stream, error);
       }
       await store.jobs.complete(job.id, owner, null);
       return true;
