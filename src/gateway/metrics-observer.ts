@@ -1,8 +1,9 @@
 /**
  * Metrics: every call's summary measured into the gateway's Prometheus registry
  * (observability/metrics.ts), beside the log record the log observer writes from the same summary; and
- * a failure held back to run again (a rate-limit refusal a batch line or a background response waits out),
- * which has no record.
+ * a failure held back to run again, which has no record: a rate-limit refusal a batch line or a
+ * background response waits out, or a batch line's call the gateway failed before any provider was called
+ * (the store failing as it was routed), which the line runs again for.
  */
 import type { CallMeasures, GatewayMetrics } from '../observability/metrics.js';
 import { answeredFromCache } from './cache/response-cache.js';
@@ -38,8 +39,9 @@ export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
         for (const hook of summary.hooks.after_request_hooks) metrics.recordHook(hookMeasure(hook));
       }
     },
-    // A refusal a job waits out is measured as any call's end is: the calls and errors it counts have
-    // the policy's refusals the log does not record.
+    // Measured as what it is, as any call's end is: a refusal a job waits out (a 429 and its code), a run
+    // the gateway failed (a 500, internal_error). The calls and errors counted have the refusals and
+    // failures the log does not record; the run that ends the call is counted again, as itself.
     callHeldBack(summary) {
       this.callEnded(summary);
     },

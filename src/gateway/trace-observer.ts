@@ -6,7 +6,8 @@
  * its own routing for a call it serves (a judge, an embedding: CallContext.withinSpanId) is an INTERNAL
  * span inside the span that asked, not a SERVER span of its own. A run of a batch line or a
  * background response that the rate limits refused, and that runs again once the policy has room, is
- * written too, marked as held back (heldBackSpans).
+ * written too, marked as held back (heldBackSpans); a batch line's run that failed and that the line runs
+ * again for is written as failed, marked as run again (runsAgainSpans).
  */
 import type { SpanRecord } from '../observability/span-record.js';
 import type { TraceExporter } from '../observability/tracing.js';
@@ -57,7 +58,11 @@ export function createTraceObserver(exporter: TraceExporter, prices: PriceTable)
     callHeldBack(summary) {
       const traceId = otelTraceId(summary.ctx.traceId);
       if (!exporter.sampled(traceId)) return;
-      exporter.export(heldBackSpans(summary, prices, traceId));
+      exporter.export(
+        waitedOut(summary)
+          ? heldBackSpans(summary, prices, traceId)
+          : runsAgainSpans(summary, prices, traceId),
+      );
     },
   };
 }
@@ -85,6 +90,27 @@ export function heldBackSpans(
   run.attributes['gateway.held_back.wait_ms'] = error ? refusalWaitMs(error) : undefined;
   run.attributes['gateway.rate_limit.policy_id'] =
     error instanceof RateLimitExceededError ? error.policyId : undefined;
+  return spans;
+}
+
+/** Whether a run held back is a rate-limit refusal its call waits out (heldBackSpans), not a failure. */
+function waitedOut({ error }: CallSummary): boolean {
+  return error !== undefined && refusalWaitMs(error) !== undefined;
+}
+
+/**
+ * The spans of a run held back because it failed, and that runs again (CallObserver.callHeldBack: a batch
+ * line's call the gateway failed before any provider was called, the store failing as it was routed). It
+ * did fail: its span is a failed call's, its status ERROR and its `error.type` the gateway's, and it is
+ * marked `gateway.runs_again` (its call is made again, and the run that ends it is written as any call is).
+ */
+export function runsAgainSpans(
+  summary: CallSummary,
+  prices: PriceTable,
+  traceId = otelTraceId(summary.ctx.traceId),
+): SpanRecord[] {
+  const spans = callSpans(summary, prices, summary.endedAt, traceId);
+  spans[0].attributes['gateway.runs_again'] = true;
   return spans;
 }
 
