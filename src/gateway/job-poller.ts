@@ -40,6 +40,15 @@ export function failingFor(row: FailureRow, now = performance.now()): number {
 }
 
 /**
+ * Drops the rows of work that has not failed on the node for longer than FAILURE_GAP_MS: it was given back
+ * and may have run to its end on another node, which the node never hears of, and its next failure here
+ * would begin a new row anyway. A worker sweeps its rows so, or they would stay for the life of its process.
+ */
+export function dropEndedRows<K>(rows: Map<K, FailureRow>, now = performance.now()): void {
+  for (const [key, row] of rows) if (now - row.last > FAILURE_GAP_MS) rows.delete(key);
+}
+
+/**
  * How long a job that failed to run for its store (a read or write failed: a connection dropped) waits
  * before it runs again, after `failures` such failures in a row: `100 ms·2^(failures-1)`, up to `boundMs`
  * (RETRY_MAX_MS, or a lease if shorter: after one, any node could claim it anyway), less up to a half at

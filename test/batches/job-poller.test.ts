@@ -1,7 +1,8 @@
 /**
  * The claim loop of the job workers (gateway/job-poller.ts) over a real store, SQLite and PostgreSQL:
  * however often it is poked while a round is claiming, it never runs more jobs at once than its
- * concurrency. And the wait before a job the store failed for runs again (retryDelayMs).
+ * concurrency. And the wait before a job the store failed for runs again (retryDelayMs), and the rows of
+ * failures a node keeps of work that may have gone on elsewhere (dropEndedRows).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobOwner, retryDelayMs, startJobPoller } from '../../src/gateway/job-poller.js';
+import {
+  dropEndedRows,
+  failingFor,
+  jobOwner,
+  retryDelayMs,
+  startJobPoller,
+  type FailureRow,
+} from '../../src/gateway/job-poller.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { describeWithPostgres, dropSchema, freshSchemaName, postgresUrl } from '../helpers/postgres.js';
@@ -26,6 +34,23 @@ describe('retryDelayMs', () => {
     }
     // Never past the bound given (a lease shorter than the usual bound).
     expect(retryDelayMs(30, 300)).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('dropEndedRows', () => {
+  it('drops the rows of work that has not failed on the node for longer than a row’s gap', () => {
+    const rows = new Map<string, FailureRow>();
+    const start = 1_000_000;
+    // A job given back after a failure, then run to its end on another node: never seen here again.
+    rows.set('ended-elsewhere', { since: start, last: start });
+    // A job failing in a row here, the last failure a moment ago.
+    rows.set('failing', { since: start, last: start });
+    failingFor(rows.get('failing')!, start + 150_000);
+    dropEndedRows(rows, start + 150_001);
+    expect([...rows.keys()]).toEqual(['failing']);
+    // Within the gap, a row is kept.
+    dropEndedRows(rows, start + 150_000 + 60_000);
+    expect([...rows.keys()]).toEqual(['failing']);
   });
 });
 

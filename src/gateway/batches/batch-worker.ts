@@ -40,6 +40,7 @@ import { execute, refuseCall } from '../execute.js';
 import { sequentialId } from '../ids.js';
 import {
   claimUnlessStopped,
+  dropEndedRows,
   failingFor,
   retryDelayMs,
   RETRY_FOR_MS,
@@ -242,7 +243,15 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
         calls.forget(done);
         keyChecks.forget(done);
         for (const batchId of failuresInRow.keys()) if (done(batchId)) failuresInRow.delete(batchId);
-        for (const batchId of lineFailures.keys()) if (done(batchId)) lineFailures.delete(batchId);
+        for (const [batchId, ofBatch] of lineFailures) {
+          // The rows of lines given back and not failed here since (answered on another node, maybe): a
+          // batch runs for up to a day.
+          dropEndedRows(ofBatch);
+          if (done(batchId) || ofBatch.size === 0) {
+            lineFailures.delete(batchId);
+            failuresInRow.delete(batchId);
+          }
+        }
       }
       for (const batch of active) {
         if (closed) break;

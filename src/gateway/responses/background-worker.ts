@@ -31,6 +31,7 @@ import { callContextFromStoredRequest } from '../call-context.js';
 import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import type { GatewayDeps } from '../deps.js';
 import {
+  dropEndedRows,
   failingFor,
   jobOwner,
   retryDelayMs,
@@ -110,10 +111,13 @@ export function startBackgroundResponseWorker(
   const stopping = new CallAbort();
   let lastPrune = 0;
 
-  /** Every minute: the ended responses' runs and events, and the foreground responses left in progress. */
+  /** Every minute: the ended responses' runs and events, the foreground responses left in progress, and the
+   * rows of failures of jobs that have gone on elsewhere. */
   async function sweep(): Promise<void> {
     if (Date.now() - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = Date.now();
+    // The rows of jobs given back and not failed here since (run to their end on another node, maybe).
+    dropEndedRows(failuresInRow);
     await store.pruneResponseRuns(Date.now() - options.eventRetentionMs);
     await failInterrupted();
   }
