@@ -40,6 +40,62 @@ export function failingFor(row: FailureRow, now = performance.now()): number {
 }
 
 /**
+ * Work stopped before its answer by a failure that says nothing of it (the store's failing as it was read
+ * or routed): thrown for its worker to give it back, to run again (giveBack), not to answer it with it.
+ */
+export class RunAgain extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** A piece of work's failures in a row on a node, counted (retryDelayMs). */
+export interface CountedRow extends FailureRow {
+  count: number;
+}
+
+/**
+ * Notes a failure of the work of `rows[key]` now, beginning its row if it has none: answers its row, and
+ * whether its failures in a row have gone on for `retryForMs` (failingFor), when its failure is to be its
+ * answer rather than run again.
+ */
+export function noteFailure<K, R extends CountedRow>(
+  rows: Map<K, R>,
+  key: K,
+  fresh: (now: number) => R,
+  retryForMs: number,
+): { row: R; tooLong: boolean } {
+  const now = performance.now();
+  let row = rows.get(key);
+  if (!row) rows.set(key, (row = fresh(now)));
+  row.count += 1;
+  return { row, tooLong: failingFor(row, now) >= retryForMs };
+}
+
+/**
+ * Gives work that failed to run (for `err`) back to its queue, to run again after retryDelayMs of its
+ * `failures` in a row (bounded by RETRY_MAX_MS, and by the lease: after one, any node could claim it
+ * anyway), and logs it so (`what`, `fields`). A give-back the store fails too leaves the lease to run out.
+ */
+export async function giveBack(
+  logger: Logger,
+  what: string,
+  fields: Record<string, unknown>,
+  failures: number,
+  leaseMs: number,
+  release: (runAtMs: number) => Promise<unknown>,
+): Promise<void> {
+  const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, leaseMs));
+  logger.error({ ...fields, retryInMs: Math.round(delayMs) }, `${what} could not be run; it will be retried`);
+  await release(Date.now() + delayMs).catch((releaseErr: unknown) => {
+    logger.error(
+      { ...fields, err: releaseErr },
+      `${what} not given back; it runs again once its lease runs out`,
+    );
+  });
+}
+
+/**
  * Drops the rows of work that has not failed on the node for longer than FAILURE_GAP_MS: it was given back
  * and may have run to its end on another node, which the node never hears of, and its next failure here
  * would begin a new row anyway. A worker sweeps its rows so, or they would stay for the life of its process.

@@ -41,11 +41,12 @@ import { sequentialId } from '../ids.js';
 import {
   claimUnlessStopped,
   dropEndedRows,
-  failingFor,
+  giveBack,
+  noteFailure,
   retryDelayMs,
   RETRY_FOR_MS,
-  RETRY_MAX_MS,
-  type FailureRow,
+  RunAgain,
+  type CountedRow,
 } from '../job-poller.js';
 import { newRouteState } from '../routing/route-types.js';
 import type { BufferedResult } from '../sink.js';
@@ -104,12 +105,8 @@ const MAX_GATEWAY_FAILURES = 5;
 /** The longest wait between two tries of a validation that failed (the store or the blob storage away). */
 const VALIDATE_RETRY_MAX_MS = 60_000;
 
-/** A line's call the gateway failed itself, while the line may still run again for it: not its answer. */
-class GatewayFailure extends Error {
-  constructor(cause: unknown) {
-    super('The gateway failed the call of the line', { cause });
-  }
-}
+/** Why a line whose call the gateway failed itself runs again (RunAgain), while it may: not its answer. */
+const GATEWAY_FAILED = 'The gateway failed the call of the line';
 
 export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions): BatchWorker {
   const { store, logger } = deps;
@@ -132,8 +129,8 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
   /** Lines of each batch that failed to run in a row on this node (retryDelayMs). */
   const failuresInRow = new Map<string, number>();
   /** The lines that failed to run on this node, by batch, while they fail in a row: how many of those runs
-   * the gateway failed the call of itself (GatewayFailure), and since when they fail (failingFor). */
-  const lineFailures = new Map<string, Map<number, FailureRow & { gateway: number }>>();
+   * the gateway failed the call of itself (RunAgain, GATEWAY_FAILED), and since when they fail (failingFor). */
+  const lineFailures = new Map<string, Map<number, CountedRow & { gateway: number }>>();
   let lines = 0;
   let jobs = 0;
   let closed = false;
@@ -577,12 +574,12 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       // again (runLine), and left out of the log (LineSink), when the line runs again for it (runsAgainFor:
       // a fault once a provider was called is the line's answer at once).
       if (sink.heldBack && result.kind === 'error' && gatewayFailed(result.error)) {
-        throw new GatewayFailure(result.error.cause);
+        throw new RunAgain(GATEWAY_FAILED, result.error.cause);
       }
       cost = state.cost;
     } catch (err) {
-      if (err instanceof GatewayFailure) throw err;
-      if (!(err instanceof GatewayError) && runsAgain(err)) throw new GatewayFailure(err);
+      if (err instanceof RunAgain) throw err;
+      if (!(err instanceof GatewayError) && runsAgain(err)) throw new RunAgain(GATEWAY_FAILED, err);
       // The call failed without an answer: the line's answer is the error.
       const error =
         err instanceof GatewayError
@@ -680,26 +677,20 @@ export function startBatchWorker(deps: GatewayDeps, options: BatchWorkerOptions)
       failuresInRow.set(batch.id, failures);
       let ofBatch = lineFailures.get(batch.id);
       if (!ofBatch) lineFailures.set(batch.id, (ofBatch = new Map()));
-      const now = performance.now();
-      const ofLine = ofBatch.get(line.line) ?? { gateway: 0, since: now, last: now };
-      ofBatch.set(line.line, ofLine);
-      if (err instanceof GatewayFailure) ofLine.gateway += 1;
+      const fresh = (now: number) => ({ count: 0, gateway: 0, since: now, last: now });
+      const { row, tooLong } = noteFailure(ofBatch, line.line, fresh, retryForMs);
+      if (err instanceof RunAgain) row.gateway += 1;
       // Failing in a row for retryForMs, which no passing outage of the store's lasts: answered with the
       // failure (a fault of the gateway's before the call would run the line, every few seconds, for ever).
-      if (failingFor(ofLine, now) >= retryForMs && (await answerFailing(batch, line, err))) return;
-      const delayMs = retryDelayMs(failures, Math.min(RETRY_MAX_MS, options.leaseMs));
-      logger.error(
-        { err, batch: batch.id, line: line.line, retryInMs: Math.round(delayMs) },
-        'batch line failed to run; it will be retried',
+      if (tooLong && (await answerFailing(batch, line, err))) return;
+      await giveBack(
+        logger,
+        'batch line',
+        { err, batch: batch.id, line: line.line },
+        failures,
+        options.leaseMs,
+        (runAt) => store.batches.releaseLine(batch.id, line.line, owner, runAt),
       );
-      await store.batches
-        .releaseLine(batch.id, line.line, owner, Date.now() + delayMs)
-        .catch((releaseErr: unknown) => {
-          logger.error(
-            { err: releaseErr, batch: batch.id, line: line.line },
-            'batch line not given back; it runs again once its lease runs out',
-          );
-        });
     } finally {
       endCall();
       letGo(batch.id, line.line);

@@ -32,13 +32,13 @@ import { callerKeyRevoked, callerKeyUsable } from '../caller-key.js';
 import type { GatewayDeps } from '../deps.js';
 import {
   dropEndedRows,
-  failingFor,
+  giveBack,
   jobOwner,
-  retryDelayMs,
+  noteFailure,
   RETRY_FOR_MS,
-  RETRY_MAX_MS,
+  RunAgain,
   startJobPoller,
-  type FailureRow,
+  type CountedRow,
 } from '../job-poller.js';
 import { execute } from '../execute.js';
 import { newRouteState } from '../routing/route-types.js';
@@ -88,14 +88,6 @@ const CANCEL_POLL_MS = 500;
 const PRUNE_EVERY_MS = 60_000;
 const RUNNING: readonly string[] = RUNNING_STATUSES;
 
-/** A run stopped before its call by a failure of the store's (a read of its key or config): its job is
- * given back to run again. */
-class NotRun extends Error {
-  constructor(cause: unknown) {
-    super('The response could not be run: the store failed', { cause });
-  }
-}
-
 export function startBackgroundResponseWorker(
   deps: GatewayDeps,
   hub: BackgroundHub,
@@ -105,7 +97,7 @@ export function startBackgroundResponseWorker(
   const owner = jobOwner('responses');
   /** Runs of each job that the store failed before their call, in a row, on this node (retryDelayMs), and
    * since when they fail (failingFor). */
-  const failuresInRow = new Map<string, FailureRow & { count: number }>();
+  const failuresInRow = new Map<string, CountedRow>();
   const retryForMs = options.retryForMs ?? RETRY_FOR_MS;
   /** Aborts the calls still running when the grace period of `close` runs out. */
   const stopping = new CallAbort();
@@ -271,18 +263,16 @@ export function startBackgroundResponseWorker(
       }
       await store.jobs.complete(job.id, owner, null);
     } catch (err) {
-      const before = !calling || err instanceof NotRun;
+      const before = !calling || err instanceof RunAgain;
       if (before && !(err instanceof GatewayError)) {
         // Before its call, the store failed a read or write of it (a connection dropped): given back, its
         // attempt with it, to run again after a short wait, rather than spend one of its runs or fail it.
         retrying = true;
-        const now = performance.now();
-        const row = failuresInRow.get(job.id) ?? { count: 0, since: now, last: now };
-        failuresInRow.set(job.id, row);
-        row.count += 1;
+        const fresh = (now: number) => ({ count: 0, since: now, last: now });
+        const { row, tooLong } = noteFailure(failuresInRow, job.id, fresh, retryForMs);
         // Failing in a row for retryForMs, which no passing outage of the store's lasts: the response is
         // failed with it (a fault of the gateway's before the call would run it, every few seconds, for ever).
-        if (failingFor(row, now) >= retryForMs) {
+        if (tooLong) {
           const seconds = Math.round(retryForMs / 1000);
           const failure = new GatewayError(
             'internal_error',
@@ -293,12 +283,14 @@ export function startBackgroundResponseWorker(
             return;
           }
         }
-        const delayMs = retryDelayMs(row.count, Math.min(RETRY_MAX_MS, options.leaseMs));
-        logger.error(
-          { err, job: job.id, response: response_id, retryInMs: Math.round(delayMs) },
-          'background response could not be run; it will be retried',
+        await giveBack(
+          logger,
+          'background response',
+          { err, job: job.id, response: response_id },
+          row.count,
+          options.leaseMs,
+          (runAt) => store.jobs.release(job.id, owner, runAt),
         );
-        await store.jobs.release(job.id, owner, Date.now() + delayMs).catch(() => undefined);
         return;
       }
       // A refusal or a fault of the gateway's own before the call (its stored run cannot be decrypted)
@@ -441,7 +433,9 @@ export function startBackgroundResponseWorker(
     } catch (err) {
       // A read of its key or config the store failed says nothing of the response: thrown on, for runJob
       // to give its job back to run again.
-      if (!calling && !(err instanceof GatewayError)) throw new NotRun(err);
+      if (!calling && !(err instanceof GatewayError)) {
+        throw new RunAgain('The response could not be run: the store failed', err);
+      }
       // The call could not be made (its config, virtual key or API key is gone): the response failed with it.
       const error =
         err instanceof GatewayError
