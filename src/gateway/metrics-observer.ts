@@ -8,6 +8,7 @@
 import type { CallMeasures, GatewayMetrics } from '../observability/metrics.js';
 import { answeredFromCache } from './cache/response-cache.js';
 import type { HookResult } from './hooks/hook-result-types.js';
+import { reachedProvider } from './reached-provider.js';
 import type { CallObserver, CallSummary } from './observer.js';
 
 export function createMetricsObserver(metrics: GatewayMetrics): CallObserver {
@@ -67,13 +68,6 @@ function upstreamTimeMs(summary: CallSummary): number | null {
     total = (total ?? 0) + (attempt.ended - attempt.started);
   }
   return total;
-}
-
-function reachedProvider(outcome: CallSummary['attempts'][number]['outcome']): boolean {
-  if (outcome.ok) return true;
-  if (outcome.reason === 'circuit_open' || outcome.reason === 'config') return false;
-  // Denied before the call: no answer, no time to first byte.
-  return outcome.reason !== 'hooks_denied' || outcome.ttfbMs !== null;
 }
 
 /** Targets tried after another had failed: each change of target path past the first. */

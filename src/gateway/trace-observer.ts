@@ -17,6 +17,7 @@ import { answeredFromCache } from './cache/response-cache.js';
 import { RateLimitExceededError } from './rate-limits/rate-limit-error.js';
 import { refusalWaitMs } from './rate-limits/refusal-wait.js';
 import { attemptCost } from './call-cost.js';
+import { deniedBeforeCall, reachedProvider } from './reached-provider.js';
 import type { HookResult, TracedHookRun } from './hooks/hook-result-types.js';
 import type { AttemptRecord, CallObserver, CallSummary } from './pipeline-types.js';
 import type { PriceTable } from '../observability/pricing/price-table.js';
@@ -231,7 +232,7 @@ function attemptSpan(
     return skipped(outcome.reason === 'circuit_open' ? 'circuit open' : 'target refused', outcome.reason);
   }
   // Denied by a before-request hook: no provider was called (one denied after its answer was).
-  if (!outcome.ok && outcome.reason === 'hooks_denied' && outcome.ttfbMs === null) {
+  if (!outcome.ok && deniedBeforeCall(outcome)) {
     return skipped('hooks denied', outcome.reason);
   }
   const errorType = outcome.ok ? undefined : outcome.reason;
@@ -264,7 +265,7 @@ function attemptSpan(
 function hookSpans(summary: CallSummary, place: SpanPlace & { endedAt: number }): SpanRecord[] {
   const { hooks, tracedHooks } = summary;
   if (!hooks && !tracedHooks) return [];
-  const calls = summary.attempts.filter((attempt) => attempt.outcome.ok || attempt.outcome.ttfbMs !== null);
+  const calls = summary.attempts.filter((attempt) => reachedProvider(attempt.outcome));
   const beforeEnd = calls[0]?.started ?? place.endedAt;
   const afterStart = calls.at(-1)?.ended ?? place.endedAt;
   const span = (hook: HookResult, start: number, end: number, spanId = newSpanId()): SpanRecord => ({
