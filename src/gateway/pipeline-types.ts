@@ -353,8 +353,10 @@ export interface CallObserver {
   callEnded(summary: CallSummary): void;
   /**
    * A failure its caller holds back to run the call again (CallSink.heldBack: a rate-limit refusal a batch
-   * line or a background response waits out): no end of the call, so no record of it, but measured and
-   * traced, so that the refusals a job waits out are seen. Observers that only record leave it out.
+   * line or a background response waits out, or a batch line's run the gateway failed before any provider
+   * answered, given back to run again): no end of the call, so no record of it, but measured and traced
+   * (a waited-out refusal marked held back, a failed run as the failure it is), so that what a job went
+   * through is seen. Observers that only record leave it out.
    */
   callHeldBack?(summary: CallSummary): void;
 }

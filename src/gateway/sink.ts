@@ -53,8 +53,9 @@ export interface CallSink {
    * a whole answer is. Other streams are relayed however long they go on. */
   readonly holdsWhole?: boolean;
   /** Once told `fail`: the consumer holds the failure back and runs the call again later (a rate-limit
-   * refusal a batch line or a background response waits out: batches/batch-output.ts LineSink,
-   * responses/rate-limit-hold.ts). The call is then not over, and leaves no record, only its measures
+   * refusal a batch line or a background response waits out, or a batch line's run the gateway failed
+   * before any provider answered: batches/batch-output.ts LineSink, responses/rate-limit-hold.ts). The
+   * call is then not over, and leaves no record, only its measures
    * and its spans (CallObserver.callHeldBack): its record is the run that ends it. */
   readonly heldBack?: boolean;
   /** One chunk. `raw` is its JSON text when it can be sent as it is. Returns a promise while the consumer
