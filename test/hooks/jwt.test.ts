@@ -379,6 +379,22 @@ describe('default.jwt, the check', () => {
     }
   });
 
+  it('errs on the first token for a set whose fetch outlasts the check, as there is no set to judge it by', async () => {
+    let release: (answer: { status: number; body: unknown }) => void = () => {};
+    const services = fakeServices({ get: () => new Promise((resolve) => (release = resolve)) });
+    const jwksUri = freshUri();
+    const run = async (t: string, timeoutMs: number) => {
+      const ctx = onRequest('hi', { ...bearer(t), signal: AbortSignal.timeout(timeoutMs) });
+      ctx.deadline = performance.now() + timeoutMs;
+      return runCheck('jwt', ctx, { jwksUri }, services);
+    };
+    await expect(run(await token(other, {}, { kid: 'made-up' }), 300)).rejects.toThrow(/timeout/);
+    // The fetch went on: its set serves the next token.
+    release({ status: 200, body: { keys: [rsa.jwk] } });
+    expect((await run(await token(rsa), 1000)).verdict).toBe(true);
+    expect(services.gets).toHaveLength(1);
+  });
+
   it('tries each key of the set that has the token key id, as a set may hold two', async () => {
     // `other` is an RSA key published under the same id as `rsa`, as when a key is rotated in place.
     for (const keys of [
@@ -1094,6 +1110,11 @@ describe('default.jwt through the gateway', () => {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
         if (seen.filter((s) => s === 'GET /jwks-slow').length === 1) answer();
         else setTimeout(answer, 3000);
+      } else if (req.url === '/jwks-hanging') {
+        // Answers the first time, then never (until the connection is closed).
+        if (seen.filter((s) => s === 'GET /jwks-hanging').length === 1) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [rsa.jwk] }));
+        }
       } else if (req.url === '/introspect') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -1263,6 +1284,49 @@ describe('default.jwt through the gateway', () => {
       expect(forged.hook.verdict).toBe(false);
       expect(forged.status).toBe(446);
       expect(seen.filter((s) => s === 'GET /jwks-slow')).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('judges a token by the expired set it keeps while the set hangs past the deadline, under the default on_error', async () => {
+    // A timeout is an error, which the default on_error passes: a made-up kid, or a signature no key of the
+    // set made, must not pass while the set's host hangs once the set kept is older than cacheMaxAge.
+    const guardrail = { jwksUri: `${base}/jwks-hanging`, cacheMaxAge: 60, timeout: 1000 };
+    const call = async (t: string) => {
+      const config = {
+        ...target(fake),
+        input_guardrails: [{ id: 'auth', deny: true, 'default.jwt': guardrail }],
+      };
+      const response = await postChat(
+        gateway,
+        config,
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${t}` },
+      );
+      const body = (await response.json()) as {
+        hook_results: { before_request_hooks: Array<{ verdict: boolean; checks: Check[] }> };
+      };
+      return { status: response.status, hook: body.hook_results.before_request_hooks[0]! };
+    };
+    expect((await call(await token(rsa))).hook.checks[0]).toMatchObject({ verdict: true, error: null });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      // `other` signs under rsa's key id: a known key id, a signature that key did not make.
+      for (const forgedToken of [await token(other, {}, { kid: 'made-up' }), await token(other)]) {
+        const forged = await call(forgedToken);
+        // Judged before the timeout: no error.
+        expect(forged.hook.checks[0]).toMatchObject({ verdict: false, error: null });
+        expect(forged.hook.verdict).toBe(false);
+        expect(forged.status).toBe(446);
+      }
+      // The set kept goes on verifying the tokens of its keys.
+      const good = await call(await token(rsa));
+      expect(good.hook.checks[0]).toMatchObject({ verdict: true, error: null });
+      expect(good.status).toBe(200);
+      // One fetch, still under way, for them all.
+      expect(seen.filter((s) => s === 'GET /jwks-hanging')).toHaveLength(2);
     } finally {
       vi.useRealTimers();
     }

@@ -13,7 +13,9 @@
  * no redirects followed, the answer bounded) and kept per URI for `cacheMaxAge` seconds (a day by default),
  * in a bounded cache. A token whose key id the set lacks fetches it again, at most once per cooldown, for
  * keys rotated since (tokens that come while a fetch is under way wait for it); when that fetch fails, the
- * token fails for want of its key. A set that cannot be had (refused address, network error, a status
+ * token fails for want of its key. A set kept longer than `cacheMaxAge` is fetched again, and when that
+ * fetch has not ended shortly before the check's deadline the token is judged by the set kept. A set that
+ * cannot be had (refused address, network error, a status
  * other than 200, an answer that is not a key set) is an error, which the hook's `on_error` decides; a
  * token that does not verify (a key that cannot be used verifies nothing), or whose claims break a rule,
  * is a fail: nothing a token holds makes the check err. With `introspectEndpoint` (and
@@ -231,7 +233,7 @@ export const jwt = defineCheck({
       const uri = p.jwksUri!;
       let set: CachedSet;
       try {
-        set = await keySet(uri, maxAgeMs, services, ctx.signal);
+        set = await currentSet(uri, maxAgeMs, services, ctx.signal, ctx.deadline);
       } catch (fetchErr) {
         unavailable = fetchErr;
         throw fetchErr;
@@ -487,19 +489,53 @@ async function newerSet(
     if (latest !== undefined && latest !== set) return latest;
     if (Date.now() - set.refreshedAt < COOLDOWN_MS) return null;
   }
-  const stop = new AbortController();
-  const left = deadline === undefined ? Infinity : deadline - performance.now();
-  const timer = Number.isFinite(left)
-    ? setTimeout(() => stop.abort(), Math.max(0, left - Math.min(DEADLINE_MARGIN_MS, left / 10)))
-    : undefined;
+  const stop = shortlyBefore(deadline);
   try {
     return await keySet(uri, 0, services, AbortSignal.any([signal, stop.signal]));
   } catch (err) {
     if (signal.aborted) throw err;
     return null;
   } finally {
-    clearTimeout(timer);
+    stop.clear();
   }
+}
+
+/**
+ * The set at `uri` for a token: as `keySet` gives it, but when a set is kept and fetching it again (its
+ * `maxAgeMs` passed) has not ended shortly before the check's `deadline`, the set kept, older as it is: the
+ * token is judged by it (a key it holds verifies, else the token fails) rather than run out of time, an
+ * error which on_error passes by default. The fetch goes on, and its set serves later tokens. With no set
+ * kept there is nothing to judge by, and the wait is the check's to bound.
+ */
+async function currentSet(
+  uri: string,
+  maxAgeMs: number,
+  services: CheckServices,
+  signal: AbortSignal,
+  deadline: number | undefined,
+): Promise<CachedSet> {
+  const kept = cache.peek(uri);
+  if (kept === undefined) return keySet(uri, maxAgeMs, services, signal);
+  const stop = shortlyBefore(deadline);
+  try {
+    return await keySet(uri, maxAgeMs, services, AbortSignal.any([signal, stop.signal]));
+  } catch (err) {
+    if (signal.aborted || !stop.signal.aborted) throw err;
+    return cache.peek(uri) ?? kept;
+  } finally {
+    stop.clear();
+  }
+}
+
+/** A signal aborted shortly before `deadline` (a performance.now() time): DEADLINE_MARGIN_MS before it, or
+ * a tenth of the time left when that is less; never, without a deadline. */
+function shortlyBefore(deadline: number | undefined): { signal: AbortSignal; clear: () => void } {
+  const stop = new AbortController();
+  const left = deadline === undefined ? Infinity : deadline - performance.now();
+  const timer = Number.isFinite(left)
+    ? setTimeout(() => stop.abort(), Math.max(0, left - Math.min(DEADLINE_MARGIN_MS, left / 10)))
+    : undefined;
+  return { signal: stop.signal, clear: () => clearTimeout(timer) };
 }
 
 /** The set at `uri`, from the cache when fetched less than `maxAgeMs` ago, else fetched (or the fetch under
